@@ -1,0 +1,308 @@
+//! Validated configuration: defaults < scenario file < command-line flags.
+//!
+//! `cli` types are turned into a [`WorkloadConfig`] here; nothing below this module sees clap.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{Pattern, WorkloadArgs};
+use crate::error::usage;
+use crate::units::{parse_duration, parse_size};
+
+/// The shortest sampling interval accepted.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
+
+/// A scenario file (`scenarios/*.toml`): workload settings, all optional. Unknown keys are
+/// errors. Sizes and durations are strings in human form (`"128k"`, `"90s"`) or plain numbers
+/// (bytes, seconds).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// One line saying what the profile is.
+    pub description: Option<String>,
+    /// Where the method comes from (reviewer, standard, tool).
+    pub source: Option<String>,
+    /// "randwrite" or "seqwrite".
+    pub pattern: Option<Pattern>,
+    /// Block size.
+    pub bs: Option<SizeValue>,
+    /// Queue depth per job.
+    pub qd: Option<u32>,
+    /// Jobs.
+    pub jobs: Option<u32>,
+    /// Sampling interval.
+    pub interval: Option<DurationValue>,
+    /// Limit on the written range.
+    pub span: Option<SizeValue>,
+    /// Time limit.
+    pub duration: Option<DurationValue>,
+    /// Byte limit.
+    pub max_bytes: Option<SizeValue>,
+    /// Byte limit as a number of passes over the span (e.g. 4 for 4x capacity).
+    pub passes: Option<f64>,
+    /// Seed.
+    pub seed: Option<u64>,
+}
+
+/// A size in a scenario file: `"128k"` or a number of bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SizeValue {
+    /// Bytes.
+    Bytes(u64),
+    /// Human form.
+    Text(String),
+}
+
+/// A duration in a scenario file: `"90s"` or a number of seconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DurationValue {
+    /// Seconds.
+    Seconds(f64),
+    /// Human form.
+    Text(String),
+}
+
+impl SizeValue {
+    fn text(&self) -> String {
+        match self {
+            SizeValue::Bytes(b) => b.to_string(),
+            SizeValue::Text(s) => s.clone(),
+        }
+    }
+}
+
+impl DurationValue {
+    fn text(&self) -> String {
+        match self {
+            DurationValue::Seconds(s) => s.to_string(),
+            DurationValue::Text(s) => s.clone(),
+        }
+    }
+}
+
+impl Scenario {
+    /// Reads and checks a scenario file. Errors name the file, the line and the key.
+    pub fn load(path: &Path) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| usage(format!("scenario file {}: {e}", path.display())))?;
+        Scenario::parse(&text, &path.display().to_string())
+    }
+
+    /// Parses scenario text; `name` is used in errors.
+    pub fn parse(text: &str, name: &str) -> Result<Scenario> {
+        toml::from_str::<Scenario>(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let msg = e.message().to_string();
+            match line {
+                Some(l) => usage(format!("scenario file {name}, line {l}: {msg}")),
+                None => usage(format!("scenario file {name}: {msg}")),
+            }
+        })
+    }
+}
+
+/// The workload after defaults, scenario and flags are merged and checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadConfig {
+    /// Write pattern.
+    pub pattern: Pattern,
+    /// Block size in bytes.
+    pub block_size: u64,
+    /// Queue depth per job.
+    pub queue_depth: u32,
+    /// Jobs.
+    pub jobs: u32,
+    /// Sampling interval.
+    #[serde(with = "secs")]
+    pub interval: Duration,
+    /// Limit on the written range in bytes, if any.
+    pub span: Option<u64>,
+    /// Time limit, if any.
+    #[serde(with = "opt_secs")]
+    pub duration: Option<Duration>,
+    /// Byte limit, if any.
+    pub max_bytes: Option<u64>,
+    /// Byte limit in passes over the span, if any.
+    pub passes: Option<f64>,
+    /// Seed for offsets and data.
+    pub seed: u64,
+    /// The scenario file used, if any.
+    pub scenario: Option<PathBuf>,
+    /// The scenario's description, if any.
+    pub description: Option<String>,
+}
+
+mod secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_secs_f64(f64::deserialize(d)?))
+    }
+}
+
+mod opt_secs {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&d.as_secs_f64()),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.map(Duration::from_secs_f64))
+    }
+}
+
+impl WorkloadConfig {
+    /// Merges defaults < scenario file (if `args.scenario`) < flags, and validates.
+    pub fn resolve(args: &WorkloadArgs) -> Result<WorkloadConfig> {
+        let sc = match &args.scenario {
+            Some(p) => Scenario::load(p)?,
+            None => Scenario::default(),
+        };
+        let pattern = args.pattern.or(sc.pattern).unwrap_or(Pattern::Randwrite);
+        let size = |flag: &Option<String>, file: &Option<SizeValue>, what: &str| {
+            let text = flag.clone().or_else(|| file.as_ref().map(|v| v.text()));
+            text.map(|t| parse_size(&t).with_context(|| format!("--{what}")))
+                .transpose()
+        };
+        let dur = |flag: &Option<String>, file: &Option<DurationValue>, what: &str| {
+            let text = flag.clone().or_else(|| file.as_ref().map(|v| v.text()));
+            text.map(|t| parse_duration(&t).with_context(|| format!("--{what}")))
+                .transpose()
+        };
+        let block_size = size(&args.bs, &sc.bs, "bs")?.unwrap_or(match pattern {
+            Pattern::Randwrite => 4096,
+            Pattern::Seqwrite => 128 * 1024,
+        });
+        let queue_depth = args.qd.or(sc.qd).unwrap_or(32);
+        let jobs = args.jobs.or(sc.jobs).unwrap_or(1);
+        let interval =
+            dur(&args.interval, &sc.interval, "interval")?.unwrap_or(Duration::from_secs(1));
+        let span = size(&args.span, &sc.span, "span")?;
+        let duration = dur(&args.duration, &sc.duration, "duration")?;
+        let max_bytes = size(&args.max_bytes, &sc.max_bytes, "max-bytes")?;
+        let passes = sc.passes;
+        let seed = args.seed.or(sc.seed).unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        });
+        if block_size == 0 || block_size > 64 << 20 {
+            return Err(usage(format!(
+                "--bs {block_size} bytes is out of range; give 512 bytes to 64 MiB, e.g. 4k or 128k"
+            )));
+        }
+        if !(1..=4096).contains(&queue_depth) {
+            return Err(usage(format!(
+                "--qd {queue_depth} is out of range; give 1 to 4096"
+            )));
+        }
+        if !(1..=256).contains(&jobs) {
+            return Err(usage(format!(
+                "--jobs {jobs} is out of range; give 1 to 256"
+            )));
+        }
+        if interval < MIN_INTERVAL {
+            return Err(usage(format!(
+                "--interval {:?} is too short; the shortest is 10ms",
+                interval
+            )));
+        }
+        if let Some(d) = duration {
+            if d.is_zero() {
+                return Err(usage("--duration must be longer than zero"));
+            }
+        }
+        if max_bytes == Some(0) {
+            return Err(usage("--max-bytes must be more than zero"));
+        }
+        if let Some(p) = passes {
+            if !(p.is_finite() && p > 0.0) {
+                return Err(usage("passes in a scenario must be a positive number"));
+            }
+        }
+        Ok(WorkloadConfig {
+            pattern,
+            block_size,
+            queue_depth,
+            jobs,
+            interval,
+            span,
+            duration,
+            max_bytes,
+            passes,
+            seed,
+            scenario: args.scenario.clone(),
+            description: sc.description,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_scenario_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.toml");
+        std::fs::write(&p, "pattern = \"seqwrite\"\nqd = 8\nbs = \"1M\"\n").unwrap();
+        let args = WorkloadArgs {
+            scenario: Some(p),
+            qd: Some(4),
+            ..Default::default()
+        };
+        let c = WorkloadConfig::resolve(&args).unwrap();
+        assert_eq!(c.pattern, Pattern::Seqwrite);
+        assert_eq!(c.queue_depth, 4, "flag wins over scenario");
+        assert_eq!(c.block_size, 1 << 20, "scenario wins over default");
+        assert_eq!(c.jobs, 1);
+        let d = WorkloadConfig::resolve(&WorkloadArgs::default()).unwrap();
+        assert_eq!(d.block_size, 4096);
+        assert_eq!(d.interval, Duration::from_secs(1));
+    }
+
+    #[test]
+    fn scenario_errors_name_line_and_key() {
+        let e = Scenario::parse("qd = 8\nfoo = 1\n", "x.toml").unwrap_err();
+        let s = format!("{e:#}");
+        assert!(
+            s.contains("x.toml") && s.contains("line 2") && s.contains("foo"),
+            "{s}"
+        );
+        let e = Scenario::parse("qd = \"deep\"\n", "y.toml").unwrap_err();
+        let s = format!("{e:#}");
+        assert!(s.contains("y.toml") && s.contains("line 1"), "{s}");
+        let e = Scenario::load(Path::new("/nonexistent/z.toml")).unwrap_err();
+        assert!(format!("{e:#}").contains("z.toml"));
+        assert_eq!(crate::error::exit_code(&e), 2);
+    }
+
+    #[test]
+    fn bad_values() {
+        let a = WorkloadArgs {
+            interval: Some("1ms".into()),
+            ..Default::default()
+        };
+        assert!(WorkloadConfig::resolve(&a).is_err());
+        let a = WorkloadArgs {
+            bs: Some("lots".into()),
+            ..Default::default()
+        };
+        let e = WorkloadConfig::resolve(&a).unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+    }
+}

@@ -1,0 +1,48 @@
+//! The write engine: backends that issue writes (io_uring, threads + `pwrite`, an emulated
+//! drive) behind one [`Backend`] trait, and the job loop that keeps them at queue depth.
+
+use std::io;
+use std::time::Duration;
+
+/// One write to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOp {
+    /// Byte offset in the target, aligned to the target's direct-I/O alignment.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u32,
+    /// Index of the backend buffer that holds the data (`0..queue_depth`).
+    pub buf: usize,
+    /// Opaque tag returned in the [`Completion`].
+    pub user_data: u64,
+}
+
+/// A finished write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The tag given in [`WriteOp::user_data`].
+    pub user_data: u64,
+    /// Bytes written (>= 0) or a negated errno (< 0), as io_uring reports it.
+    pub result: i32,
+}
+
+/// One job's connection to the target. Each job thread owns one backend (its own ring).
+///
+/// The caller never has more than the backend's queue depth in flight, and only reuses a
+/// buffer after the write that used it has completed.
+pub trait Backend: Send {
+    /// Short name for reports: "io_uring", "sync", "emulated".
+    fn name(&self) -> &'static str;
+    /// The data buffer `idx`, to fill before pushing a write that uses it.
+    fn buffer_mut(&mut self, idx: usize) -> &mut [u8];
+    /// Queues a write; it is issued at the latest by the next [`Backend::submit_and_wait`].
+    fn push(&mut self, op: WriteOp) -> io::Result<()>;
+    /// Issues queued writes and waits until at least `min_complete` writes have completed or
+    /// `timeout` has passed; appends what completed to `out`.
+    fn submit_and_wait(
+        &mut self,
+        min_complete: usize,
+        timeout: Duration,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()>;
+}

@@ -1,0 +1,33 @@
+//! Errors that decide the exit code. Everything else is a runtime failure (exit 1).
+
+/// A mistake in what the user asked for (bad flag value, bad input file): exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// The run was interrupted (Ctrl-C, SIGTERM) after its outputs were written: exit code 130.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted; outputs written so far are in {0}")]
+pub struct Interrupted(pub String);
+
+/// Exit code for an error returned by a subcommand: 2 for [`UsageError`] (also when wrapped
+/// in context), 130 for [`Interrupted`], 1 otherwise.
+pub fn exit_code(err: &anyhow::Error) -> i32 {
+    for cause in err.chain() {
+        if cause.is::<UsageError>() || cause.is::<crate::units::ParseError>() {
+            return 2;
+        }
+        if cause.is::<crate::timeline::import::ImportError>() {
+            return 2;
+        }
+        if cause.is::<Interrupted>() {
+            return 130;
+        }
+    }
+    1
+}
+
+/// Shorthand: a [`UsageError`] as an `anyhow::Error`.
+pub fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
+}

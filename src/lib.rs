@@ -1,0 +1,23 @@
+//! slccache: measure how big an SSD's SLC write cache really is and what happens when it runs
+//! out.
+//!
+//! Data flows one way (see `DESIGN.md`):
+//! `cli -> config -> target -> engine -> sampler -> timeline -> detect -> report`.
+#![deny(missing_docs)]
+
+pub mod analyze;
+pub mod cli;
+pub mod compare;
+pub mod config;
+pub mod detect;
+pub mod engine;
+pub mod error;
+pub mod model;
+pub mod probe;
+pub mod report;
+pub mod simulate;
+pub mod timeline;
+pub mod units;
+
+/// The version string written into summaries and chart footers.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

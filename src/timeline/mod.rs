@@ -1,0 +1,351 @@
+//! The timeline: one [`Sample`] per interval, plus what is known about the run ([`RunMeta`]).
+//!
+//! `timeline.csv` (see DESIGN.md) is written row by row by [`CsvWriter`], flushed at the end of
+//! every interval so that a crash loses at most one row, and read back by [`read_slccache_csv`].
+//! Other formats (fio bandwidth logs, two-column CSVs) are read by [`import`].
+
+pub mod import;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The header of `timeline.csv`, in column order. Scripts depend on it.
+pub const CSV_COLUMNS: [&str; 10] = [
+    "t_s",
+    "interval_s",
+    "bytes",
+    "bytes_total",
+    "bytes_per_sec",
+    "iops",
+    "lat_p50_us",
+    "lat_p99_us",
+    "lat_max_us",
+    "temp_c",
+];
+
+/// What happened in one sampling interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// End of the interval, in seconds since the start of the run.
+    pub t_s: f64,
+    /// Real elapsed length of the interval in seconds (not the nominal interval).
+    pub interval_s: f64,
+    /// Bytes whose writes completed in this interval.
+    pub bytes: u64,
+    /// Bytes completed from the start of the run up to the end of this interval.
+    pub bytes_total: u64,
+    /// `bytes / interval_s`.
+    pub bytes_per_sec: f64,
+    /// Writes completed per second in this interval.
+    pub iops: f64,
+    /// Median submit-to-completion latency in microseconds, if any write completed.
+    pub lat_p50_us: Option<f64>,
+    /// 99th percentile latency in microseconds.
+    pub lat_p99_us: Option<f64>,
+    /// Largest latency in microseconds.
+    pub lat_max_us: Option<f64>,
+    /// Drive temperature in degrees Celsius at the end of the interval, where known.
+    pub temp_c: Option<f64>,
+}
+
+impl Sample {
+    /// Start of the interval in seconds since the start of the run.
+    pub fn t_start_s(&self) -> f64 {
+        self.t_s - self.interval_s
+    }
+}
+
+/// Identity of the target as far as it could be read (sysfs, ioctls, the drive model).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceIdentity {
+    /// The path or target string the user gave (`/dev/nvme0n1`, `emu:960evo-500g`, a file).
+    pub path: String,
+    /// "block", "file" or "emulated".
+    pub kind: String,
+    /// Drive model, e.g. "Samsung SSD 960 EVO 500GB".
+    pub model: Option<String>,
+    /// Serial number.
+    pub serial: Option<String>,
+    /// Firmware revision.
+    pub firmware: Option<String>,
+    /// Capacity of the target in bytes.
+    pub capacity_bytes: Option<u64>,
+    /// Logical block size in bytes.
+    pub logical_block_size: Option<u32>,
+    /// Physical block size in bytes.
+    pub physical_block_size: Option<u32>,
+}
+
+/// The workload that produced a timeline.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// "randwrite" or "seqwrite" (or what an imported log said, e.g. "fio").
+    pub pattern: String,
+    /// Block size in bytes.
+    pub block_size: Option<u64>,
+    /// Queue depth per job.
+    pub queue_depth: Option<u32>,
+    /// Number of jobs (threads), each with its own queue.
+    pub jobs: Option<u32>,
+    /// Nominal sampling interval in seconds.
+    pub interval_s: Option<f64>,
+    /// The engine that ran it ("io_uring", "sync", "emulated", "simulated").
+    pub engine: Option<String>,
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// `--duration` was reached.
+    Duration,
+    /// `--max-bytes` (or one pass over the target) was written.
+    MaxBytes,
+    /// Ctrl-C or SIGTERM.
+    Interrupted,
+    /// A write failed; see the error in the summary.
+    WriteError,
+    /// The source ended (imported logs, simulations).
+    EndOfData,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            StopReason::Duration => "duration reached",
+            StopReason::MaxBytes => "byte limit reached",
+            StopReason::Interrupted => "interrupted",
+            StopReason::WriteError => "write error",
+            StopReason::EndOfData => "end of data",
+        })
+    }
+}
+
+/// What is known about the run beyond the samples; used by reports for titles and footers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    /// The target.
+    pub device: DeviceIdentity,
+    /// The workload.
+    pub workload: Workload,
+    /// When the run started (RFC 3339), if known.
+    pub started_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// Why it stopped, if known.
+    pub stop_reason: Option<StopReason>,
+    /// A short label for legends and titles (drive name or file stem).
+    pub label: String,
+    /// The slccache version that produced it.
+    pub slccache_version: String,
+}
+
+/// A whole run: samples in time order and the run's metadata.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Samples in time order.
+    pub samples: Vec<Sample>,
+    /// What produced them.
+    pub meta: RunMeta,
+}
+
+impl Timeline {
+    /// Total bytes written (the last sample's running total).
+    pub fn bytes_total(&self) -> u64 {
+        self.samples.last().map(|s| s.bytes_total).unwrap_or(0)
+    }
+    /// Duration covered, in seconds (end of the last interval).
+    pub fn duration_s(&self) -> f64 {
+        self.samples.last().map(|s| s.t_s).unwrap_or(0.0)
+    }
+    /// Median interval length in seconds (0 when empty).
+    pub fn interval_s(&self) -> f64 {
+        let mut v: Vec<f64> = self.samples.iter().map(|s| s.interval_s).collect();
+        if v.is_empty() {
+            return 0.0;
+        }
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() / 2]
+    }
+    /// Builds a timeline from per-interval rates alone (imported logs, generated traces): bytes
+    /// are the integral of the rate over each interval, rounded to whole bytes, with the running
+    /// total kept exact.
+    pub fn from_rates(points: &[(f64, f64, f64)], meta: RunMeta) -> Timeline {
+        // points: (t_end_s, interval_s, bytes_per_sec)
+        let mut total = 0u64;
+        let mut exact = 0f64;
+        let samples = points
+            .iter()
+            .map(|&(t, dt, r)| {
+                exact += r * dt;
+                let new_total = exact.round().max(0.0) as u64;
+                let bytes = new_total.saturating_sub(total);
+                total = new_total;
+                Sample {
+                    t_s: t,
+                    interval_s: dt,
+                    bytes,
+                    bytes_total: total,
+                    bytes_per_sec: r,
+                    iops: 0.0,
+                    lat_p50_us: None,
+                    lat_p99_us: None,
+                    lat_max_us: None,
+                    temp_c: None,
+                }
+            })
+            .collect();
+        Timeline { samples, meta }
+    }
+}
+
+/// Writes `timeline.csv` one row at a time, flushing each row to the file.
+pub struct CsvWriter {
+    out: BufWriter<File>,
+}
+
+fn opt(v: Option<f64>) -> String {
+    match v {
+        Some(x) => format!("{x:.3}"),
+        None => String::new(),
+    }
+}
+
+impl CsvWriter {
+    /// Creates (truncates) `path` and writes the header.
+    pub fn create(path: &Path) -> std::io::Result<CsvWriter> {
+        let f = File::create(path)?;
+        let mut out = BufWriter::new(f);
+        writeln!(out, "{}", CSV_COLUMNS.join(","))?;
+        out.flush()?;
+        Ok(CsvWriter { out })
+    }
+
+    /// Appends one row and flushes it to the kernel.
+    pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
+        writeln!(
+            self.out,
+            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{}",
+            s.t_s,
+            s.interval_s,
+            s.bytes,
+            s.bytes_total,
+            s.bytes_per_sec,
+            s.iops,
+            opt(s.lat_p50_us),
+            opt(s.lat_p99_us),
+            opt(s.lat_max_us),
+            s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
+        )?;
+        self.out.flush()
+    }
+
+    /// Writes a whole timeline to `path`.
+    pub fn write_all(path: &Path, t: &Timeline) -> std::io::Result<()> {
+        let mut w = CsvWriter::create(path)?;
+        for s in &t.samples {
+            w.append(s)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a `timeline.csv` written by slccache. Errors name the line.
+pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::ImportError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let headers = rdr
+        .headers()
+        .map_err(|e| import::ImportError::at(file, 1, format!("cannot read the header: {e}")))?
+        .clone();
+    let idx = |name: &str| headers.iter().position(|h| h == name);
+    let cols: Vec<Option<usize>> = CSV_COLUMNS.iter().map(|c| idx(c)).collect();
+    for (i, c) in CSV_COLUMNS.iter().enumerate().take(5) {
+        if cols[i].is_none() {
+            return Err(import::ImportError::at(
+                file,
+                1,
+                format!("missing column '{c}' in a slccache timeline"),
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for (n, rec) in rdr.records().enumerate() {
+        let line = n + 2;
+        let rec = rec.map_err(|e| import::ImportError::at(file, line, e.to_string()))?;
+        let get_f = |k: usize| -> Result<Option<f64>, import::ImportError> {
+            match cols[k].and_then(|c| rec.get(c)) {
+                None | Some("") => Ok(None),
+                Some(v) => {
+                    let x: f64 = v.parse().map_err(|_| {
+                        import::ImportError::at(
+                            file,
+                            line,
+                            format!("column '{}' is not a number: '{v}'", CSV_COLUMNS[k]),
+                        )
+                    })?;
+                    if !x.is_finite() || x < 0.0 {
+                        return Err(import::ImportError::at(
+                            file,
+                            line,
+                            format!(
+                                "column '{}' must be finite and non-negative, got '{v}'",
+                                CSV_COLUMNS[k]
+                            ),
+                        ));
+                    }
+                    Ok(Some(x))
+                }
+            }
+        };
+        let need = |k: usize| -> Result<f64, import::ImportError> {
+            get_f(k)?.ok_or_else(|| {
+                import::ImportError::at(file, line, format!("empty '{}'", CSV_COLUMNS[k]))
+            })
+        };
+        out.push(Sample {
+            t_s: need(0)?,
+            interval_s: need(1)?,
+            bytes: need(2)? as u64,
+            bytes_total: need(3)? as u64,
+            bytes_per_sec: need(4)?,
+            iops: get_f(5)?.unwrap_or(0.0),
+            lat_p50_us: get_f(6)?,
+            lat_p99_us: get_f(7)?,
+            lat_max_us: get_f(8)?,
+            temp_c: get_f(9)?,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("timeline.csv");
+        let t = Timeline::from_rates(&[(1.0, 1.0, 100.0), (2.0, 1.0, 50.5)], RunMeta::default());
+        CsvWriter::write_all(&p, &t).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.starts_with(&CSV_COLUMNS.join(",")));
+        let back = read_slccache_csv(&text, "timeline.csv").unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[1].bytes_total, 151);
+        assert_eq!(back[0].lat_p50_us, None);
+    }
+
+    #[test]
+    fn from_rates_conserves_bytes() {
+        let pts: Vec<(f64, f64, f64)> = (1..=100).map(|i| (i as f64 * 0.1, 0.1, 333.3)).collect();
+        let t = Timeline::from_rates(&pts, RunMeta::default());
+        let sum: u64 = t.samples.iter().map(|s| s.bytes).sum();
+        assert_eq!(sum, t.bytes_total());
+        assert_eq!(t.bytes_total(), 3333);
+    }
+}

@@ -1,0 +1,307 @@
+//! Units: byte counts, rates, and the parsing and formatting of human sizes and durations.
+//!
+//! Every quantity that crosses a module boundary carries its unit in its type: [`Bytes`] for
+//! byte counts, [`Rate`] for bytes per second, [`std::time::Duration`] for spans of time.
+//! Plain `f64` seconds appear only in [`crate::timeline::Sample`], where the field name says so.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// An error from parsing a size, a rate or a duration given by a user.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid {what} '{input}': {reason}")]
+pub struct ParseError {
+    /// What was being parsed ("size", "duration", "rate").
+    pub what: &'static str,
+    /// The text the user gave.
+    pub input: String,
+    /// Why it was refused, with an example of what works.
+    pub reason: String,
+}
+
+/// A number of bytes.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    /// The count as `f64` (exact up to 2^53 bytes, 9 PB).
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_bytes(self.0 as f64, UnitSystem::Decimal))
+    }
+}
+
+impl std::str::FromStr for Bytes {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_size(s).map(Bytes)
+    }
+}
+
+/// A throughput in bytes per second.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Rate(pub f64);
+
+impl Rate {
+    /// Bytes per second.
+    pub fn bytes_per_sec(self) -> f64 {
+        self.0
+    }
+    /// Decimal megabytes per second (10^6 bytes/s), the unit drive makers quote.
+    pub fn mb_per_sec(self) -> f64 {
+        self.0 / 1e6
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_rate(self.0, UnitSystem::Decimal))
+    }
+}
+
+impl std::str::FromStr for Rate {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_rate(s)
+    }
+}
+
+/// Which prefixes to print: decimal (MB, GB; what drive makers and reviewers quote) or binary
+/// (MiB, GiB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum UnitSystem {
+    /// Powers of 1000: kB, MB, GB, TB.
+    #[default]
+    Decimal,
+    /// Powers of 1024: KiB, MiB, GiB, TiB.
+    Binary,
+}
+
+impl UnitSystem {
+    /// Bytes in one "mega" unit (MB or MiB).
+    pub fn mega(self) -> f64 {
+        match self {
+            UnitSystem::Decimal => 1e6,
+            UnitSystem::Binary => 1_048_576.0,
+        }
+    }
+    /// Bytes in one "giga" unit (GB or GiB).
+    pub fn giga(self) -> f64 {
+        match self {
+            UnitSystem::Decimal => 1e9,
+            UnitSystem::Binary => 1_073_741_824.0,
+        }
+    }
+    /// Label for the mega unit: "MB" or "MiB".
+    pub fn mega_label(self) -> &'static str {
+        match self {
+            UnitSystem::Decimal => "MB",
+            UnitSystem::Binary => "MiB",
+        }
+    }
+    /// Label for the giga unit: "GB" or "GiB".
+    pub fn giga_label(self) -> &'static str {
+        match self {
+            UnitSystem::Decimal => "GB",
+            UnitSystem::Binary => "GiB",
+        }
+    }
+}
+
+/// Parses a size such as `4k`, `128KiB`, `64GiB`, `1.5TB`, `4096`.
+///
+/// Suffixes with an `i` (`KiB`, `GiB`) and a bare letter (`4k`, `1m`, `2g`, as in fio and dd)
+/// are binary; suffixes with a `B` and no `i` (`KB`, `GB`, `1.5TB`) are decimal, as drive makers
+/// print them. A plain number is bytes. Parsing uses the `parse-size` crate.
+pub fn parse_size(s: &str) -> Result<u64, ParseError> {
+    let t = s.trim();
+    let err = |reason: &str| ParseError {
+        what: "size",
+        input: s.to_string(),
+        reason: reason.to_string(),
+    };
+    if t.is_empty() {
+        return Err(err("empty; give e.g. 4k, 128KiB, 64GiB or 1.5TB"));
+    }
+    if t.starts_with('-') {
+        return Err(err("a size cannot be negative"));
+    }
+    let last = t.chars().last().unwrap_or(' ');
+    let bare_letter = matches!(last.to_ascii_lowercase(), 'k' | 'm' | 'g' | 't' | 'p');
+    let cfg = if bare_letter {
+        parse_size::Config::new().with_binary()
+    } else {
+        parse_size::Config::new()
+    };
+    cfg.parse_size(t)
+        .map_err(|e| err(&format!("{e}; give e.g. 4k, 128KiB, 64GiB or 1.5TB")))
+}
+
+/// Parses a duration such as `90s`, `5m`, `10ms`, `1h30m`, or a plain number of seconds
+/// (`2.5`). Uses the `humantime` crate for the suffixed forms.
+pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
+    let t = s.trim();
+    let err = |reason: String| ParseError {
+        what: "duration",
+        input: s.to_string(),
+        reason,
+    };
+    if let Ok(secs) = t.parse::<f64>() {
+        if secs.is_finite() && secs >= 0.0 {
+            return Ok(Duration::from_secs_f64(secs));
+        }
+        return Err(err(
+            "must be a finite, non-negative number of seconds".into()
+        ));
+    }
+    // humantime does not take fractions such as "1.5s"; accept "<float><unit>" for s/ms/m/h.
+    for (suffix, scale) in [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)] {
+        if let Some(num) = t.strip_suffix(suffix) {
+            if let Ok(v) = num.trim().parse::<f64>() {
+                if v.is_finite() && v >= 0.0 {
+                    return Ok(Duration::from_secs_f64(v * scale));
+                }
+            }
+        }
+    }
+    humantime::parse_duration(t).map_err(|e| err(format!("{e}; give e.g. 90s, 5m, 10ms or 1h")))
+}
+
+/// Parses a rate such as `1800MB/s`, `591 MB/s`, `1.2GB/s`, `500MiB/s` into bytes per second.
+/// The `/s` may be left out (`500MB`).
+pub fn parse_rate(s: &str) -> Result<Rate, ParseError> {
+    let t = s.trim();
+    let body = t
+        .strip_suffix("/s")
+        .or_else(|| t.strip_suffix("ps"))
+        .unwrap_or(t);
+    parse_size(body)
+        .map(|b| Rate(b as f64))
+        .map_err(|e| ParseError {
+            what: "rate",
+            input: s.to_string(),
+            reason: e
+                .reason
+                .replace("4k, 128KiB, 64GiB or 1.5TB", "1800MB/s or 500MiB/s"),
+        })
+}
+
+/// Formats a byte count with three significant digits: `19.1 GB`, `512 MiB`, `4.00 kB`.
+pub fn format_bytes(bytes: f64, units: UnitSystem) -> String {
+    let (base, names): (f64, [&str; 6]) = match units {
+        UnitSystem::Decimal => (1000.0, ["B", "kB", "MB", "GB", "TB", "PB"]),
+        UnitSystem::Binary => (1024.0, ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]),
+    };
+    let mut v = bytes;
+    let mut i = 0;
+    while v.abs() >= base && i < names.len() - 1 {
+        v /= base;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{} B", bytes.round() as i64)
+    } else {
+        format!("{} {}", sig3(v), names[i])
+    }
+}
+
+/// Formats a rate in MB/s (or MiB/s) with no decimals above 100 and three significant digits
+/// below: `1365 MB/s`, `59.1 MB/s`.
+pub fn format_rate(bytes_per_sec: f64, units: UnitSystem) -> String {
+    let v = bytes_per_sec / units.mega();
+    let num = if v.abs() >= 100.0 {
+        format!("{:.0}", v)
+    } else {
+        sig3(v)
+    };
+    format!("{num} {}/s", units.mega_label())
+}
+
+/// Formats seconds as `14.0 s`, `2.5 min` above ten minutes, `1.50 h` above two hours.
+pub fn format_seconds(s: f64) -> String {
+    if s >= 7200.0 {
+        format!("{:.2} h", s / 3600.0)
+    } else if s >= 600.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} s", s)
+    }
+}
+
+fn sig3(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{:.0}", v)
+    } else if a >= 10.0 {
+        format!("{:.1}", v)
+    } else {
+        format!("{:.2}", v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("128K").unwrap(), 131072);
+        assert_eq!(parse_size("4KiB").unwrap(), 4096);
+        assert_eq!(parse_size("64GiB").unwrap(), 64 << 30);
+        assert_eq!(parse_size("1.5TB").unwrap(), 1_500_000_000_000);
+        assert_eq!(parse_size("22GB").unwrap(), 22_000_000_000);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("1g").unwrap(), 1 << 30);
+        assert!(parse_size("").is_err());
+        assert!(parse_size("-4k").is_err());
+        assert!(parse_size("four").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("10ms").unwrap(), Duration::from_millis(10));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("2.5").unwrap(), Duration::from_millis(2500));
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert!(parse_duration("soon").is_err());
+        assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("1800MB/s").unwrap().0, 1.8e9);
+        assert_eq!(parse_rate("591 MB/s").unwrap().0, 591e6);
+        assert_eq!(parse_rate("500MiB/s").unwrap().0, 500.0 * 1048576.0);
+        assert_eq!(parse_rate("1.2GB").unwrap().0, 1.2e9);
+        assert!(parse_rate("fast").is_err());
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(format_bytes(19.1e9, UnitSystem::Decimal), "19.1 GB");
+        assert_eq!(
+            format_bytes(512.0 * 1048576.0, UnitSystem::Binary),
+            "512 MiB"
+        );
+        assert_eq!(format_bytes(12.0, UnitSystem::Decimal), "12 B");
+        assert_eq!(format_rate(1365e6, UnitSystem::Decimal), "1365 MB/s");
+        assert_eq!(format_rate(59.1e6, UnitSystem::Decimal), "59.1 MB/s");
+        assert_eq!(format_seconds(14.0), "14.0 s");
+        assert_eq!(Bytes(22_000_000_000).to_string(), "22.0 GB");
+    }
+}
