@@ -46,3 +46,5 @@ pub trait Backend: Send {
         out: &mut Vec<Completion>,
     ) -> io::Result<()>;
 }
+
+pub mod emulated;

@@ -1,6 +1,8 @@
 //! Reports: `summary.json`, charts (PNG and SVG), `report.md`, and console output. The only
 //! module that prints.
 
+pub mod progress;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};

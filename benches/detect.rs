@@ -1,0 +1,4 @@
+//! Benchmarks (being built).
+fn main() {
+    divan::main();
+}

@@ -1,0 +1,1 @@
+//! Progress output while a run goes on (stderr). (Placeholder: being built.)
