@@ -1089,7 +1089,7 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
             "p99",
             |s| s.lat_p99_us,
             LineStyle {
-                color: palette::VERMILLION,
+                color: palette::BLUISH_GREEN,
                 alpha: 1.0,
                 width: 2.0,
                 dash: Dash::Dashed { on: 8, off: 4 },
@@ -1132,8 +1132,8 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
-    let lo = 10f64.powf((mn / 1.2).log10().floor());
-    let hi_data = 10f64.powf((mx * 1.2).log10().ceil().max(lo.log10() + 1.0));
+    let lo = mn / 1.5;
+    let hi_data = (mx * 1.5).max(lo * 10.0);
     let x = Axis {
         label: format!("time since start ({xun})"),
         min: rows.first().map(|r| r.0.min(0.0) / xdiv).unwrap_or(0.0),
@@ -1385,7 +1385,7 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
             XKind::Time => "Write throughput over time: comparison".to_string(),
             XKind::Data => "Write throughput over data written: comparison".to_string(),
         },
-        subtitle: format!("SLC cache  ·  {subtitle}"),
+        subtitle: format!("SLC cache size  ·  {subtitle}"),
         footer,
         x,
         y: Axis {

@@ -130,7 +130,7 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> 
         let (a, z) = (p.x(&spec.x, b.x0), p.x(&spec.x, b.x1));
         plot.draw(&Rectangle::new(
             [local(a, top), local(z, bottom)],
-            color(b.color).mix(0.14).filled(),
+            color(b.color).mix(band_alpha(b.color)).filled(),
         ))
         .map_err(err)?;
     }
@@ -183,7 +183,12 @@ fn stroke<DB: DrawingBackend>(
 ) -> Result<()> {
     let sh = shape(st, scale);
     match st.dash {
-        Dash::Solid => area.draw(&PathElement::new(pts, sh)).map_err(err),
+        Dash::Solid => {
+            for part in split_at_reversals(pts, sh.stroke_width) {
+                area.draw(&PathElement::new(part, sh)).map_err(err)?;
+            }
+            Ok(())
+        }
         Dash::Dashed { on, off } => {
             let (on, off) = (on as f64 * scale, off as f64 * scale);
             let mut dash: Vec<(i32, i32)> = Vec::new();
@@ -227,6 +232,52 @@ fn stroke<DB: DrawingBackend>(
             }
             Ok(())
         }
+    }
+}
+
+/// Splits a polyline wherever it turns back on itself (more than 120 degrees). plotters joins
+/// wide lines with unlimited miters, so the zig-zag of a min/max envelope would grow long
+/// spikes past the data; drawn as separate pieces, each corner is only as wide as the line.
+/// Lines one pixel wide are returned whole.
+pub fn split_at_reversals(mut pts: Vec<(i32, i32)>, width: u32) -> Vec<Vec<(i32, i32)>> {
+    pts.dedup();
+    if width <= 1 || pts.len() < 3 {
+        return vec![pts];
+    }
+    let mut out = Vec::new();
+    let mut cur = vec![pts[0]];
+    for i in 1..pts.len() {
+        cur.push(pts[i]);
+        if i + 1 < pts.len() {
+            let u = (
+                (pts[i].0 - pts[i - 1].0) as f64,
+                (pts[i].1 - pts[i - 1].1) as f64,
+            );
+            let v = (
+                (pts[i + 1].0 - pts[i].0) as f64,
+                (pts[i + 1].1 - pts[i].1) as f64,
+            );
+            let (nu, nv) = (
+                (u.0 * u.0 + u.1 * u.1).sqrt(),
+                (v.0 * v.0 + v.1 * v.1).sqrt(),
+            );
+            if nu > 0.0 && nv > 0.0 && (u.0 * v.0 + u.1 * v.1) / (nu * nv) < -0.5 {
+                out.push(std::mem::replace(&mut cur, vec![pts[i]]));
+            }
+        }
+    }
+    if cur.len() > 1 {
+        out.push(cur);
+    }
+    out
+}
+
+/// Tint strength of a phase band: grey (a steady run) lighter than the colours.
+fn band_alpha(c: Rgb) -> f64 {
+    if c == super::charts::palette::GREY {
+        0.07
+    } else {
+        0.14
     }
 }
 
@@ -409,7 +460,7 @@ fn draw_footer<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Band labels at the bottom of each band, marker labels in their rows at the top.
+/// Marker labels in their rows at the top; band labels where they hide no data.
 fn draw_labels<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     spec: &ChartSpec,
@@ -421,55 +472,36 @@ fn draw_labels<DB: DrawingBackend>(
     let gap = l.label_gap() as i32;
     let pad = (0.4 * f) as i32;
     let line_h = (1.25 * f) as i32;
-    for b in &spec.bands {
-        let (a, z) = (
-            p.x(&spec.x, b.x0).max(p.left),
-            p.x(&spec.x, b.x1).min(p.right),
-        );
-        let avail = z - a - 2 * gap;
-        let chosen = [&b.label, &b.short_label]
-            .into_iter()
-            .map(|t| (t, st.width(t) as i32))
-            .find(|(_, w)| w + 2 * pad <= avail);
-        if let Some((text, w)) = chosen {
-            let h = line_h + 2 * pad - (0.25 * f) as i32;
-            let x0 = a + gap;
-            let y0 = p.bottom - gap - h;
-            root.draw(&Rectangle::new(
-                [(x0, y0), (x0 + w + 2 * pad, y0 + h)],
-                WHITE.mix(0.75).filled(),
-            ))
-            .map_err(err)?;
-            root.draw(&Label::new(
-                text.clone(),
-                (x0 + pad, y0 + pad),
-                st.color(Rgb(50, 50, 50)),
-            ))
-            .map_err(err)?;
-        }
-    }
     let rows = spec.markers.iter().map(|m| m.row + 1).max().unwrap_or(0);
     let mut row_h = vec![0i32; rows];
     for m in &spec.markers {
         row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
     }
-    for m in &spec.markers {
-        let bw = l.label_box_w(&m.lines).round() as i32;
-        let bh = l.label_box_h(m.lines.len()).round() as i32;
-        let xm = p.x(&spec.x, m.x);
-        let x0 = match m.side {
-            LabelSide::Right => xm + gap,
-            LabelSide::Left => xm - gap - bw,
-        }
-        .clamp(p.left + 2, (p.right - bw - 2).max(p.left + 2));
-        let y0 = p.top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<i32>();
+    let boxes: Vec<(i32, i32, i32, i32)> = spec
+        .markers
+        .iter()
+        .map(|m| {
+            let bw = l.label_box_w(&m.lines).round() as i32;
+            let bh = l.label_box_h(m.lines.len()).round() as i32;
+            let xm = p.x(&spec.x, m.x);
+            let x0 = match m.side {
+                LabelSide::Right => xm + gap,
+                LabelSide::Left => xm - gap - bw,
+            }
+            .clamp(p.left + 2, (p.right - bw - 2).max(p.left + 2));
+            let y0 = p.top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<i32>();
+            (x0, y0, x0 + bw, y0 + bh)
+        })
+        .collect();
+    draw_band_labels(root, spec, p, l, &boxes)?;
+    for (m, &(x0, y0, x1, y1)) in spec.markers.iter().zip(&boxes) {
         root.draw(&Rectangle::new(
-            [(x0, y0), (x0 + bw, y0 + bh)],
+            [(x0, y0), (x1, y1)],
             WHITE.mix(0.92).filled(),
         ))
         .map_err(err)?;
         root.draw(&Rectangle::new(
-            [(x0, y0), (x0 + bw, y0 + bh)],
+            [(x0, y0), (x1, y1)],
             ShapeStyle {
                 color: color(m.style.color).mix(1.0),
                 filled: false,
@@ -486,6 +518,75 @@ fn draw_labels<DB: DrawingBackend>(
             ))
             .map_err(err)?;
         }
+    }
+    Ok(())
+}
+
+/// Each band's label goes just above the highest point of the lines over the label, or just
+/// below the lowest, or at the bottom, whichever first fits inside the plot without covering a
+/// cliff label; so it does not hide the data it describes.
+fn draw_band_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    p: &Px,
+    l: &Layout,
+    boxes: &[(i32, i32, i32, i32)],
+) -> Result<()> {
+    let f = l.font(font_px::LABEL);
+    let st = Style::new(f).color(Rgb(50, 50, 50));
+    let gap = l.label_gap() as i32;
+    let pad = (0.4 * f) as i32;
+    let h = (1.25 * f) as i32 + 2 * pad - (0.25 * f) as i32;
+    for b in &spec.bands {
+        let (a, z) = (
+            p.x(&spec.x, b.x0).max(p.left),
+            p.x(&spec.x, b.x1).min(p.right),
+        );
+        let avail = z - a - 2 * gap;
+        let Some((text, w)) = [&b.label, &b.short_label]
+            .into_iter()
+            .map(|t| (t, st.width(t) as i32))
+            .find(|(_, w)| w + 2 * pad <= avail)
+        else {
+            continue;
+        };
+        let x0 = a + gap;
+        let x1 = x0 + w + 2 * pad;
+        let (mut hi, mut lo) = (i32::MAX, i32::MIN);
+        for s in spec.series.iter().filter(|s| s.side == YSide::Left) {
+            for q in &s.points {
+                let x = p.x(&spec.x, q.0);
+                if x > a && x <= x1 + gap && (!spec.y.log || q.1 > 0.0) {
+                    let y = p.y(&spec.y, q.1);
+                    hi = hi.min(y);
+                    lo = lo.max(y);
+                }
+            }
+        }
+        let free = |y0: i32| {
+            y0 >= p.top + gap
+                && y0 + h <= p.bottom - gap
+                && boxes
+                    .iter()
+                    .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
+        };
+        let mut cands = Vec::new();
+        if hi != i32::MAX {
+            cands.push(hi - 2 * gap - h);
+            cands.push(lo + 2 * gap);
+        }
+        cands.push(p.bottom - gap - h);
+        let y0 = cands
+            .into_iter()
+            .find(|&y| free(y))
+            .unwrap_or(p.bottom - gap - h);
+        root.draw(&Rectangle::new(
+            [(x0, y0), (x1, y0 + h)],
+            WHITE.mix(0.75).filled(),
+        ))
+        .map_err(err)?;
+        root.draw(&Label::new(text.clone(), (x0 + pad, y0 + pad), st))
+            .map_err(err)?;
     }
     Ok(())
 }
