@@ -2,7 +2,6 @@
 //! chart content, and to PNG and SVG files. `cargo bench --bench charts`.
 
 #[path = "../tests/report_util/mod.rs"]
-#[allow(unused_imports)]
 mod report_util;
 
 use std::sync::OnceLock;

@@ -1107,7 +1107,13 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
         ),
     ];
     let mut series = Vec::new();
-    for (name, get, style) in specs {
+    for (name, get, mut style) in specs {
+        if rows.len() > cols {
+            // A min/max envelope zig-zags within each pixel column: dashes would only break it
+            // up (and bloat the SVG); colour and width keep the lines apart.
+            style.dash = Dash::Solid;
+            style.width = style.width.min(1.5);
+        }
         let pts = interval_series(
             &rows,
             XKind::Time,
