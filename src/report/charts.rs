@@ -1199,6 +1199,15 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
     }))
 }
 
+/// A run's name cut to 24 characters for labels on the plot (the legend has it in full).
+pub fn short_name(name: &str) -> String {
+    if name.chars().count() <= 24 {
+        name.to_string()
+    } else {
+        name.chars().take(23).collect::<String>() + "…"
+    }
+}
+
 /// One run of a comparison.
 #[derive(Debug, Clone, Copy)]
 pub struct CompareRun<'a> {
@@ -1318,7 +1327,7 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
                 x: xv,
                 interval: None,
                 lines: vec![
-                    format!("{}: {}", r.name, cliff_label(c.t_s, bytes, u)),
+                    format!("{}: {}", short_name(r.name), cliff_label(c.t_s, bytes, u)),
                     levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
                 ],
                 style: LineStyle {
@@ -1330,12 +1339,13 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
                 row: 0,
             });
         }
-        parts.push(format!(
-            "{}: {}; {}",
-            r.name,
-            drive_text(&r.timeline.meta, u),
-            workload_text(&r.timeline.meta, r.analysis.interval_s)
-        ));
+        let drive = drive_text(&r.timeline.meta, u);
+        let workload = workload_text(&r.timeline.meta, r.analysis.interval_s);
+        parts.push(if drive == r.name {
+            format!("{}: {workload}", r.name)
+        } else {
+            format!("{}: {drive}; {workload}", r.name)
+        });
     }
     parts.push(format!("slccache {}", crate::VERSION));
     let provisional = Layout::new(o.png_size, false, 1);

@@ -126,11 +126,17 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> 
     let local = |x: i32, y: i32| (x - left, y - top);
     draw_grid(&plot, spec, &p, local)?;
     // Phases.
-    for b in &spec.bands {
+    let mut lighter = false;
+    for (i, b) in spec.bands.iter().enumerate() {
         let (a, z) = (p.x(&spec.x, b.x0), p.x(&spec.x, b.x1));
+        // Phases of the same kind in a row alternate in strength, so the boundary shows.
+        lighter = i > 0 && spec.bands[i - 1].color == b.color && !lighter;
+        let same_as_before = lighter;
         plot.draw(&Rectangle::new(
             [local(a, top), local(z, bottom)],
-            color(b.color).mix(band_alpha(b.color)).filled(),
+            color(b.color)
+                .mix(band_alpha(b.color) * if same_as_before { 0.5 } else { 1.0 })
+                .filled(),
         ))
         .map_err(err)?;
     }
@@ -404,6 +410,30 @@ fn draw_axes<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Fits `text` into `max_w` pixels: first by shrinking the font (down to 75%), then by cutting
+/// the end with an ellipsis.
+pub fn fit_text(text: &str, st: Style, max_w: f64) -> (String, Style) {
+    if st.width(text) <= max_w {
+        return (text.to_string(), st);
+    }
+    let smaller = Style {
+        em: (st.em * max_w / st.width(text)).max(st.em * 0.75),
+        ..st
+    };
+    if smaller.width(text) <= max_w {
+        return (text.to_string(), smaller);
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() {
+        chars.pop();
+        let t: String = chars.iter().collect::<String>().trim_end().to_string() + "…";
+        if smaller.width(&t) <= max_w {
+            return (t, smaller);
+        }
+    }
+    (String::new(), smaller)
+}
+
 fn draw_header<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     spec: &ChartSpec,
@@ -411,32 +441,55 @@ fn draw_header<DB: DrawingBackend>(
 ) -> Result<()> {
     let s = l.scale;
     let x0 = (24.0 * s) as i32;
-    root.draw(&Label::new(
-        spec.title.clone(),
-        (x0, (16.0 * s) as i32),
+    let max_w = spec.size.0 as f64 - 2.0 * x0 as f64;
+    let (title, st) = fit_text(
+        &spec.title,
         Style::new(l.font(font_px::TITLE))
             .bold()
             .color(Rgb(0, 0, 0)),
-    ))
-    .map_err(err)?;
-    root.draw(&Label::new(
-        spec.subtitle.clone(),
-        (x0, (58.0 * s) as i32),
+        max_w,
+    );
+    root.draw(&Label::new(title, (x0, (16.0 * s) as i32), st))
+        .map_err(err)?;
+    let (sub, st) = fit_text(
+        &spec.subtitle,
         Style::new(l.font(font_px::SUBTITLE)).color(Rgb(40, 40, 40)),
-    ))
-    .map_err(err)?;
-    // Legend: one row, each entry a line sample and its name.
-    let st = Style::new(l.font(font_px::LEGEND));
+        max_w,
+    );
+    root.draw(&Label::new(sub, (x0, (58.0 * s) as i32), st))
+        .map_err(err)?;
+    // Legend: one row, each entry a line sample and its name; smaller type if it is too long.
+    let sample_w = (44.0 * s) as i32;
+    let spacing = |st: &Style| -> f64 {
+        spec.legend
+            .iter()
+            .map(|e| sample_w as f64 + 8.0 * s + st.width(&e.name) + 30.0 * s)
+            .sum::<f64>()
+    };
+    let mut st = Style::new(l.font(font_px::LEGEND));
+    let need = spacing(&st);
+    if need > max_w {
+        st.em = (st.em * max_w / need).max(st.em * 0.75);
+    }
     let y = (94.0 * s) as i32;
     let mid = y + (st.height() * 0.42) as i32;
     let mut x = x0;
     for e in &spec.legend {
-        let sample_w = (44.0 * s) as i32;
+        let room = (x0 as f64 + max_w) - (x + sample_w) as f64 - 8.0 * s;
+        if room < st.width("M…") {
+            break;
+        }
         stroke(root, vec![(x, mid), (x + sample_w, mid)], &e.style, s)?;
         x += sample_w + (8.0 * s) as i32;
-        root.draw(&Label::new(e.name.clone(), (x, y), st))
+        let (name, _) = fit_text(&e.name, Style { em: st.em, ..st }, room);
+        let name = if st.width(&name) > room {
+            String::new()
+        } else {
+            name
+        };
+        root.draw(&Label::new(name.clone(), (x, y), st))
             .map_err(err)?;
-        x += st.width(&e.name) as i32 + (30.0 * s) as i32;
+        x += st.width(&name) as i32 + (30.0 * s) as i32;
     }
     Ok(())
 }
@@ -450,8 +503,9 @@ fn draw_footer<DB: DrawingBackend>(
     let st = Style::new(l.font(font_px::FOOTER)).color(Rgb(70, 70, 70));
     let top = spec.size.1 as i32 - l.footer_h as i32 + (4.0 * s) as i32;
     for (i, line) in spec.footer.iter().enumerate() {
+        let (line, st) = fit_text(line, st, spec.size.0 as f64 - 48.0 * s);
         root.draw(&Label::new(
-            line.clone(),
+            line,
             ((24.0 * s) as i32, top + (i as f64 * 22.0 * s) as i32),
             st,
         ))
@@ -589,4 +643,35 @@ fn draw_band_labels<DB: DrawingBackend>(
             .map_err(err)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_shrunk_then_cut() {
+        let st = Style::new(20.0);
+        let (t, s) = fit_text("short", st, 500.0);
+        assert_eq!((t.as_str(), s.em), ("short", 20.0));
+        let long = "x".repeat(60);
+        let w = st.width(&long);
+        let (t, s) = fit_text(&long, st, w * 0.9);
+        assert_eq!(t, long);
+        assert!(s.em < 20.0 && s.width(&t) <= w * 0.9);
+        let (t, s) = fit_text(&long, st, w * 0.5);
+        assert!(t.ends_with('…') && t.chars().count() < 60);
+        assert!(s.width(&t) <= w * 0.5);
+    }
+
+    #[test]
+    fn envelopes_are_split_where_they_turn_back() {
+        let zig = vec![(0, 0), (0, 100), (1, 0), (1, 0), (2, 100)];
+        let parts = split_at_reversals(zig.clone(), 2);
+        assert_eq!(parts.len(), 3);
+        assert!(parts.iter().all(|p| p.len() == 2));
+        assert_eq!(split_at_reversals(zig, 1).len(), 1);
+        let smooth = vec![(0, 0), (10, 1), (20, 3), (30, 2)];
+        assert_eq!(split_at_reversals(smooth, 3).len(), 1);
+    }
 }
