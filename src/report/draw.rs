@@ -61,7 +61,8 @@ pub fn render_png(spec: &ChartSpec) -> Result<Vec<u8>> {
         let mut enc = png::Encoder::new(&mut out, w, h);
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
+        enc.set_compression(png::Compression::Default);
+        enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
         let mut wr = enc.write_header()?;
         wr.write_image_data(&buf)?;
     }
