@@ -186,3 +186,26 @@ fn comparison_files() {
         assert_eq!(pipes - escaped, 5, "{row}");
     }
 }
+
+#[test]
+fn empty_and_tiny_timelines_still_make_readable_files() {
+    use slccache::timeline::Timeline;
+    let empty = Timeline::default();
+    let one = Timeline::from_rates(&[(1.0, 1.0, 5e8)], Default::default());
+    let flat_zero = Timeline::from_rates(&[(1.0, 1.0, 0.0), (2.0, 1.0, 0.0)], Default::default());
+    for t in [empty, one, flat_zero] {
+        let a = slccache::detect::analyze(&t);
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_charts_and_report(dir.path(), &t, &a, &ReportOptions::default()).unwrap();
+        assert_eq!(files.len(), 5);
+        for f in &files {
+            match f.extension().unwrap().to_str().unwrap() {
+                "png" => assert_eq!(png_info(f).0, (1600, 900)),
+                "svg" => {
+                    svg_texts(&std::fs::read_to_string(f).unwrap()).unwrap();
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -74,3 +74,12 @@ fn gallery_comparison() {
     assert_eq!(files.len(), 5);
     check_files(&files, opts.png_size);
 }
+
+#[test]
+fn gallery_empty_run() {
+    let t = slccache::timeline::Timeline::default();
+    let a = slccache::detect::analyze(&t);
+    let (_keep, dir) = out_dir("empty");
+    let files = write_charts_and_report(&dir, &t, &a, &ReportOptions::default()).unwrap();
+    check_files(&files, (1600, 900));
+}

@@ -480,6 +480,9 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
             fb(e.low_bytes),
             fb(e.high_bytes)
         ),
+        (None, 0) if a.bytes_total == 0 => {
+            "Nothing was written: no cliff, no cache size".to_string()
+        }
         (None, 0) => format!(
             "No cliff seen: the cache holds at least {} (all that was written)",
             fb(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total))
