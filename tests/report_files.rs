@@ -209,3 +209,19 @@ fn empty_and_tiny_timelines_still_make_readable_files() {
         }
     }
 }
+
+#[test]
+fn smallest_and_odd_sizes_render() {
+    let (t, a) = three_phase();
+    for size in [(200, 200), (2000, 300), (300, 1200)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let files = write_charts_and_report(dir.path(), &t, &a, &o).unwrap();
+        for f in files.iter().filter(|f| f.extension().unwrap() == "png") {
+            assert_eq!(png_info(f).0, size);
+        }
+    }
+}
