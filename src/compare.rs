@@ -1,7 +1,126 @@
-//! The `compare` subcommand. (Placeholder: being built.)
+//! The `compare` subcommand: overlay several runs (run folders, `timeline.csv` files or fio
+//! logs) on both axes, one colour and dash per run, with a side-by-side Markdown table.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::cli::CompareArgs;
+use crate::report::charts::CompareRun;
+use crate::report::{parse_png_size, ReportOptions};
+use crate::timeline::{import, RunMeta, Timeline};
 
 /// Runs `slccache compare`.
-pub fn run(args: crate::cli::CompareArgs) -> anyhow::Result<()> {
-    let _ = args;
-    anyhow::bail!("'compare' is not built yet")
+pub fn run(args: CompareArgs) -> Result<()> {
+    let opts = ReportOptions {
+        units: args.output.units,
+        png_size: parse_png_size(&args.output.png_size)?,
+    };
+    let timelines = args
+        .runs
+        .iter()
+        .map(|p| load_run(p))
+        .collect::<Result<Vec<_>>>()?;
+    let analyses: Vec<_> = timelines.iter().map(crate::detect::analyze).collect();
+    let names = unique_names(&timelines);
+    let runs: Vec<CompareRun<'_>> = timelines
+        .iter()
+        .zip(&analyses)
+        .zip(&names)
+        .map(|((t, a), n)| CompareRun {
+            name: n,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    let out = args.output.out.clone().unwrap_or_else(default_out_dir);
+    let files = crate::report::write_comparison(&out, &runs, &opts)?;
+    crate::report::print_files_written(&files);
+    Ok(())
+}
+
+fn default_out_dir() -> PathBuf {
+    PathBuf::from("output").join(format!(
+        "compare-{}",
+        chrono::Utc::now().format("%Y%m%d-%H%M%S")
+    ))
+}
+
+/// Loads one run: a run folder (its `timeline.csv`, with the drive and workload from its
+/// `summary.json` when present), a `timeline.csv` (its folder's `summary.json` is used the same
+/// way), or any file [`import::load`] reads (fio bandwidth logs).
+pub fn load_run(path: &Path) -> Result<Timeline> {
+    if path.is_dir() {
+        let tl = path.join("timeline.csv");
+        if !tl.is_file() {
+            return Err(crate::error::usage(format!(
+                "{}: no timeline.csv in this folder; give a run folder written by slccache, \
+                 a timeline.csv or a fio bandwidth log",
+                path.display()
+            )));
+        }
+        return load_file(&tl);
+    }
+    if !path.exists() {
+        return Err(crate::error::usage(format!(
+            "{}: no such file or folder",
+            path.display()
+        )));
+    }
+    load_file(path)
+}
+
+fn load_file(file: &Path) -> Result<Timeline> {
+    let mut t = import::load(file)?;
+    let summary = file.parent().map(|d| d.join("summary.json"));
+    if let Some(s) = summary.filter(|s| s.is_file()) {
+        if let Some(meta) = read_summary_meta(&s)? {
+            let fallback = t.meta.label.clone();
+            t.meta = meta;
+            if t.meta.label.trim().is_empty() {
+                t.meta.label = fallback;
+            }
+        }
+    }
+    if t.meta.label.trim().is_empty() {
+        t.meta.label = import::label_of(file);
+    }
+    Ok(t)
+}
+
+/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
+/// has none. Other keys are not needed here, so summaries from other versions still work.
+fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
+    match v.get("run") {
+        None => Ok(None),
+        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
+            crate::error::usage(format!(
+                "{}: the 'run' object is not a slccache run description: {e}",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// Legend names: each run's name, with " (2)", " (3)" added where names repeat.
+pub fn unique_names(timelines: &[Timeline]) -> Vec<String> {
+    let base: Vec<String> = timelines
+        .iter()
+        .map(|t| crate::report::charts::run_name(&t.meta))
+        .collect();
+    let mut out: Vec<String> = Vec::with_capacity(base.len());
+    for b in base.iter() {
+        let mut name = b.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{b} ({k})");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
 }

@@ -1,7 +1,12 @@
 //! Reports: `summary.json`, charts (PNG and SVG), `report.md`, and console output. The only
 //! module that prints.
 
+pub mod charts;
+pub mod decimate;
+pub mod draw;
+pub mod markdown;
 pub mod progress;
+pub mod text;
 
 use std::path::{Path, PathBuf};
 
@@ -88,14 +93,80 @@ pub fn write_summary(dir: &Path, summary: &Summary) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Writes the charts (PNG and SVG) and `report.md` for one run into `dir`; returns the files
-/// written. (Placeholder until the charts land: writes nothing.)
+/// Writes one chart as `<stem>.png` and `<stem>.svg` into `dir`; returns both paths.
+pub fn write_chart(dir: &Path, spec: &charts::ChartSpec) -> Result<Vec<PathBuf>> {
+    let stem = spec.kind.file_stem();
+    let png = dir.join(format!("{stem}.png"));
+    let svg = dir.join(format!("{stem}.svg"));
+    let bytes = draw::render_png(spec).with_context(|| format!("rendering {}", png.display()))?;
+    std::fs::write(&png, bytes).with_context(|| format!("writing {}", png.display()))?;
+    let text = draw::render_svg(spec).with_context(|| format!("rendering {}", svg.display()))?;
+    std::fs::write(&svg, text).with_context(|| format!("writing {}", svg.display()))?;
+    Ok(vec![png, svg])
+}
+
+/// Writes the charts (PNG and SVG) and `report.md` for one run into `dir` (created if
+/// missing); returns the files written:
+/// `throughput-time.{png,svg}`, `throughput-data.{png,svg}`, `latency.{png,svg}` (only when
+/// the timeline has latencies; imported logs have none) and `report.md`.
 pub fn write_charts_and_report(
     dir: &Path,
     timeline: &Timeline,
     analysis: &Analysis,
     opts: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
-    let _ = (dir, timeline, analysis, opts);
-    Ok(vec![])
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut specs = vec![
+        charts::throughput_time(timeline, analysis, opts),
+        charts::throughput_data(timeline, analysis, opts),
+    ];
+    specs.extend(charts::latency(timeline, analysis, opts));
+    let mut files = Vec::new();
+    for s in &specs {
+        files.extend(write_chart(dir, s)?);
+    }
+    let name = charts::run_name(&timeline.meta);
+    let run = charts::CompareRun {
+        name: &name,
+        timeline,
+        analysis,
+    };
+    let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
+    let md = markdown::report_md(&run, &kinds, opts.units);
+    let path = dir.join("report.md");
+    std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))?;
+    files.push(path);
+    Ok(files)
+}
+
+/// Writes the comparison of several runs into `dir` (created if missing):
+/// `compare-throughput-time.{png,svg}`, `compare-throughput-data.{png,svg}` and `compare.md`;
+/// returns the files written.
+pub fn write_comparison(
+    dir: &Path,
+    runs: &[charts::CompareRun<'_>],
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let specs = [
+        charts::compare_time(runs, opts),
+        charts::compare_data(runs, opts),
+    ];
+    let mut files = Vec::new();
+    for s in &specs {
+        files.extend(write_chart(dir, s)?);
+    }
+    let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
+    let path = dir.join("compare.md");
+    std::fs::write(&path, markdown::compare_md(runs, &kinds, opts.units))
+        .with_context(|| format!("writing {}", path.display()))?;
+    files.push(path);
+    Ok(files)
+}
+
+/// Prints the files written, one per line, to stdout.
+pub fn print_files_written(files: &[PathBuf]) {
+    for f in files {
+        println!("wrote {}", f.display());
+    }
 }

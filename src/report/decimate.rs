@@ -1,0 +1,168 @@
+//! Reducing long series to what a chart can show without losing what matters.
+//!
+//! A 24-hour run at 100 ms has 864,000 samples; a chart 1600 pixels wide can show at most two
+//! values per pixel column. [`envelope`] keeps, for every column, the smallest and the largest
+//! value in the order they occurred, so a one-sample garbage-collection dip (or a latency spike)
+//! always reaches the chart. [`smooth`] computes the smoothed line: bytes-weighted block means
+//! and a moving median over them, which keeps a cliff's edge sharp.
+
+/// Reduces `points` (sorted by x) to at most two points per column of `columns` equal-width
+/// x bins between `x_min` and `x_max`: each bin's minimum and maximum y, in the order they came.
+/// Returns the points unchanged when there are no more than `2 * columns` of them.
+pub fn envelope(points: &[(f64, f64)], x_min: f64, x_max: f64, columns: usize) -> Vec<(f64, f64)> {
+    let columns = columns.max(1);
+    if points.len() <= 2 * columns || x_max <= x_min {
+        return points.to_vec();
+    }
+    let width = (x_max - x_min) / columns as f64;
+    let bin_of = |x: f64| (((x - x_min) / width).floor().max(0.0) as usize).min(columns - 1);
+    let mut out = Vec::with_capacity(2 * columns);
+    let mut i = 0;
+    while i < points.len() {
+        let bin = bin_of(points[i].0);
+        let (mut lo, mut hi) = (i, i);
+        let mut j = i + 1;
+        while j < points.len() && bin_of(points[j].0) == bin {
+            if points[j].1 < points[lo].1 {
+                lo = j;
+            }
+            if points[j].1 > points[hi].1 {
+                hi = j;
+            }
+            j += 1;
+        }
+        if lo == hi {
+            out.push(points[lo]);
+        } else {
+            let (a, b) = if lo < hi { (lo, hi) } else { (hi, lo) };
+            out.push(points[a]);
+            out.push(points[b]);
+        }
+        i = j;
+    }
+    out
+}
+
+/// One block of consecutive samples for the smoothed line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Block {
+    /// Start of the block, seconds.
+    pub t0: f64,
+    /// End of the block, seconds.
+    pub t1: f64,
+    /// Bytes written before the block.
+    pub b0: f64,
+    /// Bytes written by the end of the block.
+    pub b1: f64,
+    /// The block's value (a rate in bytes/s, or whatever was smoothed).
+    pub value: f64,
+}
+
+/// A smoothed line: the centres of the blocks with the moving median of the block values, and
+/// the width of the median window in seconds (for the legend).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Smoothed {
+    /// (time at the block centre, bytes at the block centre, smoothed value).
+    pub points: Vec<(f64, f64, f64)>,
+    /// Seconds covered by one median window (typical).
+    pub window_s: f64,
+}
+
+/// Most blocks a smoothed line is built from.
+pub const MAX_BLOCKS: usize = 2000;
+
+/// Smooths per-interval samples given as (interval start s, interval end s, bytes before,
+/// bytes after, value): groups them into at most [`MAX_BLOCKS`] blocks of equal sample count
+/// (value weighted by interval length), then takes a moving median over `window` blocks, chosen
+/// from the number of blocks (3 to 31, odd). Returns `None` with fewer than 5 samples.
+pub fn smooth(samples: &[(f64, f64, f64, f64, f64)]) -> Option<Smoothed> {
+    let n = samples.len();
+    if n < 5 {
+        return None;
+    }
+    let per_block = n.div_ceil(MAX_BLOCKS);
+    let blocks: Vec<Block> = samples
+        .chunks(per_block)
+        .map(|c| {
+            let dur: f64 = c.iter().map(|s| (s.1 - s.0).max(0.0)).sum();
+            let value = if dur > 0.0 {
+                c.iter().map(|s| s.4 * (s.1 - s.0).max(0.0)).sum::<f64>() / dur
+            } else {
+                c.iter().map(|s| s.4).sum::<f64>() / c.len() as f64
+            };
+            Block {
+                t0: c[0].0,
+                t1: c[c.len() - 1].1,
+                b0: c[0].2,
+                b1: c[c.len() - 1].3,
+                value,
+            }
+        })
+        .collect();
+    let nb = blocks.len();
+    let mut window = (nb / 50).clamp(3, 31);
+    if window % 2 == 0 {
+        window += 1;
+    }
+    let half = window / 2;
+    let mut buf: Vec<f64> = Vec::with_capacity(window);
+    let points = (0..nb)
+        .map(|i| {
+            let lo = i.saturating_sub(half);
+            let hi = (i + half + 1).min(nb);
+            buf.clear();
+            buf.extend(blocks[lo..hi].iter().map(|b| b.value));
+            buf.sort_by(|a, b| a.total_cmp(b));
+            let m = buf.len();
+            let med = if m % 2 == 1 {
+                buf[m / 2]
+            } else {
+                0.5 * (buf[m / 2 - 1] + buf[m / 2])
+            };
+            let b = &blocks[i];
+            (0.5 * (b.t0 + b.t1), 0.5 * (b.b0 + b.b1), med)
+        })
+        .collect();
+    let total_t = blocks[nb - 1].t1 - blocks[0].t0;
+    let window_s = total_t / nb as f64 * window as f64;
+    Some(Smoothed { points, window_s })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_keeps_a_single_dip_and_bounds_the_count() {
+        let mut pts: Vec<(f64, f64)> = (0..1_000_000).map(|i| (i as f64, 100.0)).collect();
+        pts[654_321].1 = 3.0;
+        pts[10].1 = 500.0;
+        let out = envelope(&pts, 0.0, 999_999.0, 1600);
+        assert!(out.len() <= 3200, "{}", out.len());
+        assert!(out.iter().any(|p| p.1 == 3.0 && p.0 == 654_321.0));
+        assert!(out.iter().any(|p| p.1 == 500.0));
+        assert!(out.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+
+    #[test]
+    fn envelope_leaves_short_series_alone() {
+        let pts = vec![(0.0, 1.0), (1.0, 2.0), (2.0, 0.5)];
+        assert_eq!(envelope(&pts, 0.0, 2.0, 10), pts);
+    }
+
+    #[test]
+    fn smoothing_keeps_a_step_sharp() {
+        let s: Vec<_> = (0..60)
+            .map(|i| {
+                let v = if i < 20 { 1000.0 } else { 400.0 };
+                (i as f64, i as f64 + 1.0, 0.0, 0.0, v)
+            })
+            .collect();
+        let sm = smooth(&s).unwrap();
+        assert_eq!(sm.points.len(), 60);
+        assert_eq!(sm.points[19].2, 1000.0);
+        assert_eq!(sm.points[20].2, 400.0);
+        assert!((sm.window_s - 3.0).abs() < 1e-9);
+        assert!(smooth(&s[..4]).is_none());
+    }
+}

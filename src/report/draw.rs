@@ -1,0 +1,678 @@
+//! Drawing a [`ChartSpec`] as PNG (plotters' bitmap backend, encoded with the `png` crate) or
+//! SVG (plotters' SVG backend; text stays text). Text is DejaVu Sans, embedded in the binary
+//! (see [`super::text`]); no system font is needed. Axes, grid, ticks and their labels are drawn
+//! here from the spec's tick positions, so PNG and SVG show the same numbers.
+
+use std::sync::Once;
+
+use anyhow::{anyhow, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::HPos;
+
+use super::charts::{
+    font_px, tick_label, Axis, ChartSpec, Dash, LabelSide, Layout, LineStyle, Rgb, YSide,
+};
+use super::text::{Label, Style};
+
+/// The font family name the charts use (and SVG files name).
+pub const FONT: &str = "sans-serif";
+
+static FONTS: Once = Once::new();
+
+/// Registers DejaVu Sans (regular and bold) as [`FONT`] in plotters' ab_glyph font table, once
+/// per process, for any text plotters draws itself.
+pub fn register_fonts() {
+    FONTS.call_once(|| {
+        // The font bytes are the dejavu crate's own TTF files; they always parse.
+        let _ = plotters::style::register_font(FONT, FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font(FONT, FontStyle::Bold, dejavu::sans::bold());
+    });
+}
+
+fn color(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+fn shape(s: &LineStyle, scale: f64) -> ShapeStyle {
+    ShapeStyle {
+        color: color(s.color).mix(s.alpha),
+        filled: false,
+        stroke_width: ((s.width * scale).round() as u32).max(1),
+    }
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("drawing the chart: {e:?}")
+}
+
+/// Renders `spec` as a PNG file's bytes, `spec.size` pixels.
+pub fn render_png(spec: &ChartSpec) -> Result<Vec<u8>> {
+    register_fonts();
+    let (w, h) = spec.size;
+    let mut buf = vec![255u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        draw(&root, spec)?;
+        root.present().map_err(err)?;
+    }
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_compression(png::Compression::Default);
+        enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+        let mut wr = enc.write_header()?;
+        wr.write_image_data(&buf)?;
+    }
+    Ok(out)
+}
+
+/// Renders `spec` as an SVG document.
+pub fn render_svg(spec: &ChartSpec) -> Result<String> {
+    register_fonts();
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, spec.size).into_drawing_area();
+        draw(&root, spec)?;
+        root.present().map_err(err)?;
+    }
+    Ok(s)
+}
+
+/// Maps chart units to pixels inside the plot rectangle.
+#[derive(Debug, Clone, Copy)]
+struct Px {
+    left: i32,
+    top: i32,
+    right: i32,
+    bottom: i32,
+}
+
+impl Px {
+    fn x(&self, a: &Axis, v: f64) -> i32 {
+        self.left + (frac(a, v) * (self.right - self.left) as f64).round() as i32
+    }
+    fn y(&self, a: &Axis, v: f64) -> i32 {
+        self.bottom - (frac(a, v) * (self.bottom - self.top) as f64).round() as i32
+    }
+}
+
+fn frac(a: &Axis, v: f64) -> f64 {
+    if a.log {
+        let (lo, hi) = (a.min.max(1e-300).ln(), a.max.max(1e-300).ln());
+        (v.max(1e-300).ln() - lo) / (hi - lo)
+    } else {
+        (v - a.min) / (a.max - a.min)
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Result<()> {
+    let l = Layout::new(spec.size, spec.y2.is_some(), spec.footer.len());
+    root.fill(&WHITE).map_err(err)?;
+    draw_header(root, spec, &l)?;
+    draw_footer(root, spec, &l)?;
+    let (left, top, right, bottom) = l.plot_rect();
+    let p = Px {
+        left,
+        top,
+        right,
+        bottom,
+    };
+    // Everything inside the plot is drawn on a clipped area in pixel coordinates.
+    let plot = root
+        .clone()
+        .shrink((left, top), ((right - left) as u32, (bottom - top) as u32));
+    let local = |x: i32, y: i32| (x - left, y - top);
+    draw_grid(&plot, spec, &p, local)?;
+    // Phases.
+    let mut lighter = false;
+    for (i, b) in spec.bands.iter().enumerate() {
+        let (a, z) = (p.x(&spec.x, b.x0), p.x(&spec.x, b.x1));
+        // Phases of the same kind in a row alternate in strength, so the boundary shows.
+        lighter = i > 0 && spec.bands[i - 1].color == b.color && !lighter;
+        let same_as_before = lighter;
+        plot.draw(&Rectangle::new(
+            [local(a, top), local(z, bottom)],
+            color(b.color)
+                .mix(band_alpha(b.color) * if same_as_before { 0.5 } else { 1.0 })
+                .filled(),
+        ))
+        .map_err(err)?;
+    }
+    // Cliff intervals.
+    for m in &spec.markers {
+        if let Some((lo, hi)) = m.interval {
+            let (a, z) = (p.x(&spec.x, lo), p.x(&spec.x, hi));
+            plot.draw(&Rectangle::new(
+                [local(a, top), local(z.max(a + 1), bottom)],
+                color(m.style.color).mix(0.15).filled(),
+            ))
+            .map_err(err)?;
+        }
+    }
+    // Series.
+    for s in &spec.series {
+        let axis = match (s.side, &spec.y2) {
+            (YSide::Right, Some(a)) => a,
+            _ => &spec.y,
+        };
+        let pts: Vec<(i32, i32)> = s
+            .points
+            .iter()
+            .filter(|q| !axis.log || q.1 > 0.0)
+            .map(|q| local(p.x(&spec.x, q.0), p.y(axis, q.1)))
+            .collect();
+        stroke(&plot, pts, &s.style, l.scale)?;
+    }
+    // Cliff lines.
+    for m in &spec.markers {
+        let x = p.x(&spec.x, m.x);
+        stroke(
+            &plot,
+            vec![local(x, top), local(x, bottom)],
+            &m.style,
+            l.scale,
+        )?;
+    }
+    draw_axes(root, spec, &p, &l)?;
+    draw_labels(root, spec, &p, &l)?;
+    Ok(())
+}
+
+/// Strokes a polyline, solid or dashed (dashes follow the path's length).
+fn stroke<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    pts: Vec<(i32, i32)>,
+    st: &LineStyle,
+    scale: f64,
+) -> Result<()> {
+    let sh = shape(st, scale);
+    match st.dash {
+        Dash::Solid => {
+            for part in split_at_reversals(pts, sh.stroke_width) {
+                area.draw(&PathElement::new(part, sh)).map_err(err)?;
+            }
+            Ok(())
+        }
+        Dash::Dashed { on, off } => {
+            let (on, off) = (on as f64 * scale, off as f64 * scale);
+            let mut dash: Vec<(i32, i32)> = Vec::new();
+            let mut drawing = true;
+            let mut left = on;
+            for w in pts.windows(2) {
+                let (a, b) = (
+                    (w[0].0 as f64, w[0].1 as f64),
+                    (w[1].0 as f64, w[1].1 as f64),
+                );
+                let len = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+                let mut pos = 0.0;
+                if drawing && dash.is_empty() {
+                    dash.push(w[0]);
+                }
+                while len - pos > left {
+                    pos += left;
+                    let t = pos / len;
+                    let q = (
+                        (a.0 + t * (b.0 - a.0)).round() as i32,
+                        (a.1 + t * (b.1 - a.1)).round() as i32,
+                    );
+                    if drawing {
+                        dash.push(q);
+                        area.draw(&PathElement::new(std::mem::take(&mut dash), sh))
+                            .map_err(err)?;
+                        left = off;
+                    } else {
+                        dash.push(q);
+                        left = on;
+                    }
+                    drawing = !drawing;
+                }
+                left -= len - pos;
+                if drawing {
+                    dash.push(w[1]);
+                }
+            }
+            if drawing && dash.len() > 1 {
+                area.draw(&PathElement::new(dash, sh)).map_err(err)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Splits a polyline wherever it turns back on itself (more than 120 degrees). plotters joins
+/// wide lines with unlimited miters, so the zig-zag of a min/max envelope would grow long
+/// spikes past the data; drawn as separate pieces, each corner is only as wide as the line.
+/// Lines one pixel wide are returned whole.
+pub fn split_at_reversals(mut pts: Vec<(i32, i32)>, width: u32) -> Vec<Vec<(i32, i32)>> {
+    pts.dedup();
+    if width <= 1 || pts.len() < 3 {
+        return vec![pts];
+    }
+    let mut out = Vec::new();
+    let mut cur = vec![pts[0]];
+    for i in 1..pts.len() {
+        cur.push(pts[i]);
+        if i + 1 < pts.len() {
+            let u = (
+                (pts[i].0 - pts[i - 1].0) as f64,
+                (pts[i].1 - pts[i - 1].1) as f64,
+            );
+            let v = (
+                (pts[i + 1].0 - pts[i].0) as f64,
+                (pts[i + 1].1 - pts[i].1) as f64,
+            );
+            let (nu, nv) = (
+                (u.0 * u.0 + u.1 * u.1).sqrt(),
+                (v.0 * v.0 + v.1 * v.1).sqrt(),
+            );
+            if nu > 0.0 && nv > 0.0 && (u.0 * v.0 + u.1 * v.1) / (nu * nv) < -0.5 {
+                out.push(std::mem::replace(&mut cur, vec![pts[i]]));
+            }
+        }
+    }
+    if cur.len() > 1 {
+        out.push(cur);
+    }
+    out
+}
+
+/// Tint strength of a phase band: grey (a steady run) lighter than the colours.
+fn band_alpha(c: Rgb) -> f64 {
+    if c == super::charts::palette::GREY {
+        0.07
+    } else {
+        0.14
+    }
+}
+
+fn draw_grid<DB: DrawingBackend>(
+    plot: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    p: &Px,
+    local: impl Fn(i32, i32) -> (i32, i32),
+) -> Result<()> {
+    let grid = RGBColor(222, 222, 222).stroke_width(1);
+    for &t in &spec.x.ticks {
+        let x = p.x(&spec.x, t);
+        plot.draw(&PathElement::new(
+            vec![local(x, p.top), local(x, p.bottom)],
+            grid,
+        ))
+        .map_err(err)?;
+    }
+    for &t in &spec.y.ticks {
+        let y = p.y(&spec.y, t);
+        plot.draw(&PathElement::new(
+            vec![local(p.left, y), local(p.right, y)],
+            grid,
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw_axes<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    p: &Px,
+    l: &Layout,
+) -> Result<()> {
+    let s = l.scale;
+    let axis = RGBColor(60, 60, 60).stroke_width(((1.5 * s).round() as u32).max(1));
+    let tick_len = (7.0 * s) as i32;
+    let gap = (5.0 * s) as i32;
+    let tick = Style::new(l.font(font_px::TICK)).color(Rgb(40, 40, 40));
+    let desc = Style::new(l.font(font_px::AXIS)).color(Rgb(20, 20, 20));
+    let mut lines = vec![
+        vec![(p.left, p.top), (p.left, p.bottom)],
+        vec![(p.left, p.bottom), (p.right, p.bottom)],
+    ];
+    if spec.y2.is_some() {
+        lines.push(vec![(p.right, p.top), (p.right, p.bottom)]);
+    }
+    for ln in lines {
+        root.draw(&PathElement::new(ln, axis)).map_err(err)?;
+    }
+    let tick_style = RGBColor(60, 60, 60).stroke_width(((1.2 * s).round() as u32).max(1));
+    // x ticks and labels.
+    for &t in &spec.x.ticks {
+        let x = p.x(&spec.x, t);
+        root.draw(&PathElement::new(
+            vec![(x, p.bottom), (x, p.bottom + tick_len)],
+            tick_style,
+        ))
+        .map_err(err)?;
+        root.draw(&Label::new(
+            tick_label(t),
+            (x, p.bottom + tick_len + gap),
+            tick.anchor(HPos::Center),
+        ))
+        .map_err(err)?;
+    }
+    let x_desc_y = p.bottom + tick_len + gap + tick.height() as i32 + (14.0 * s) as i32;
+    root.draw(&Label::new(
+        spec.x.label.clone(),
+        ((p.left + p.right) / 2, x_desc_y),
+        desc.anchor(HPos::Center),
+    ))
+    .map_err(err)?;
+    // y ticks and labels, left.
+    let mid_y = (p.top + p.bottom) / 2;
+    let half = (tick.height() * 0.45) as i32;
+    for &t in &spec.y.ticks {
+        let y = p.y(&spec.y, t);
+        root.draw(&PathElement::new(
+            vec![(p.left - tick_len, y), (p.left, y)],
+            tick_style,
+        ))
+        .map_err(err)?;
+        root.draw(&Label::new(
+            tick_label(t),
+            (p.left - tick_len - gap, y - half),
+            tick.anchor(HPos::Right),
+        ))
+        .map_err(err)?;
+    }
+    root.draw(&Label::new(
+        spec.y.label.clone(),
+        ((10.0 * s) as i32, mid_y),
+        desc.anchor(HPos::Center).up(),
+    ))
+    .map_err(err)?;
+    // Second axis, right.
+    if let Some(y2) = &spec.y2 {
+        for &t in &y2.ticks {
+            let y = p.y(y2, t);
+            root.draw(&PathElement::new(
+                vec![(p.right, y), (p.right + tick_len, y)],
+                tick_style,
+            ))
+            .map_err(err)?;
+            root.draw(&Label::new(
+                tick_label(t),
+                (p.right + tick_len + gap, y - half),
+                tick,
+            ))
+            .map_err(err)?;
+        }
+        root.draw(&Label::new(
+            y2.label.clone(),
+            (
+                spec.size.0 as i32 - (10.0 * s) as i32 - desc.height() as i32,
+                mid_y,
+            ),
+            desc.anchor(HPos::Center).up(),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Fits `text` into `max_w` pixels: first by shrinking the font (down to 75%), then by cutting
+/// the end with an ellipsis.
+pub fn fit_text(text: &str, st: Style, max_w: f64) -> (String, Style) {
+    if st.width(text) <= max_w {
+        return (text.to_string(), st);
+    }
+    let smaller = Style {
+        em: (st.em * max_w / st.width(text)).max(st.em * 0.75),
+        ..st
+    };
+    if smaller.width(text) <= max_w {
+        return (text.to_string(), smaller);
+    }
+    let mut chars: Vec<char> = text.chars().collect();
+    while !chars.is_empty() {
+        chars.pop();
+        let t: String = chars.iter().collect::<String>().trim_end().to_string() + "…";
+        if smaller.width(&t) <= max_w {
+            return (t, smaller);
+        }
+    }
+    (String::new(), smaller)
+}
+
+fn draw_header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    l: &Layout,
+) -> Result<()> {
+    let s = l.scale;
+    let x0 = (24.0 * s) as i32;
+    let max_w = spec.size.0 as f64 - 2.0 * x0 as f64;
+    let (title, st) = fit_text(
+        &spec.title,
+        Style::new(l.font(font_px::TITLE))
+            .bold()
+            .color(Rgb(0, 0, 0)),
+        max_w,
+    );
+    root.draw(&Label::new(title, (x0, (16.0 * s) as i32), st))
+        .map_err(err)?;
+    let (sub, st) = fit_text(
+        &spec.subtitle,
+        Style::new(l.font(font_px::SUBTITLE)).color(Rgb(40, 40, 40)),
+        max_w,
+    );
+    root.draw(&Label::new(sub, (x0, (58.0 * s) as i32), st))
+        .map_err(err)?;
+    // Legend: one row, each entry a line sample and its name; smaller type if it is too long.
+    let sample_w = (44.0 * s) as i32;
+    let spacing = |st: &Style| -> f64 {
+        spec.legend
+            .iter()
+            .map(|e| sample_w as f64 + 8.0 * s + st.width(&e.name) + 30.0 * s)
+            .sum::<f64>()
+    };
+    let mut st = Style::new(l.font(font_px::LEGEND));
+    let need = spacing(&st);
+    if need > max_w {
+        st.em = (st.em * max_w / need).max(st.em * 0.75);
+    }
+    let y = (94.0 * s) as i32;
+    let mid = y + (st.height() * 0.42) as i32;
+    let mut x = x0;
+    for e in &spec.legend {
+        let room = (x0 as f64 + max_w) - (x + sample_w) as f64 - 8.0 * s;
+        if room < st.width("M…") {
+            break;
+        }
+        stroke(root, vec![(x, mid), (x + sample_w, mid)], &e.style, s)?;
+        x += sample_w + (8.0 * s) as i32;
+        let (name, _) = fit_text(&e.name, Style { em: st.em, ..st }, room);
+        let name = if st.width(&name) > room {
+            String::new()
+        } else {
+            name
+        };
+        root.draw(&Label::new(name.clone(), (x, y), st))
+            .map_err(err)?;
+        x += st.width(&name) as i32 + (30.0 * s) as i32;
+    }
+    Ok(())
+}
+
+fn draw_footer<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    l: &Layout,
+) -> Result<()> {
+    let s = l.scale;
+    let st = Style::new(l.font(font_px::FOOTER)).color(Rgb(70, 70, 70));
+    let top = spec.size.1 as i32 - l.footer_h as i32 + (4.0 * s) as i32;
+    for (i, line) in spec.footer.iter().enumerate() {
+        let (line, st) = fit_text(line, st, spec.size.0 as f64 - 48.0 * s);
+        root.draw(&Label::new(
+            line,
+            ((24.0 * s) as i32, top + (i as f64 * 22.0 * s) as i32),
+            st,
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// Marker labels in their rows at the top; band labels where they hide no data.
+fn draw_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    p: &Px,
+    l: &Layout,
+) -> Result<()> {
+    let f = l.font(font_px::LABEL);
+    let st = Style::new(f).color(Rgb(20, 20, 20));
+    let gap = l.label_gap() as i32;
+    let pad = (0.4 * f) as i32;
+    let line_h = (1.25 * f) as i32;
+    let rows = spec.markers.iter().map(|m| m.row + 1).max().unwrap_or(0);
+    let mut row_h = vec![0i32; rows];
+    for m in &spec.markers {
+        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
+    }
+    let boxes: Vec<(i32, i32, i32, i32)> = spec
+        .markers
+        .iter()
+        .map(|m| {
+            let bw = l.label_box_w(&m.lines).round() as i32;
+            let bh = l.label_box_h(m.lines.len()).round() as i32;
+            let xm = p.x(&spec.x, m.x);
+            let x0 = match m.side {
+                LabelSide::Right => xm + gap,
+                LabelSide::Left => xm - gap - bw,
+            }
+            .clamp(p.left + 2, (p.right - bw - 2).max(p.left + 2));
+            let y0 = p.top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<i32>();
+            (x0, y0, x0 + bw, y0 + bh)
+        })
+        .collect();
+    draw_band_labels(root, spec, p, l, &boxes)?;
+    for (m, &(x0, y0, x1, y1)) in spec.markers.iter().zip(&boxes) {
+        root.draw(&Rectangle::new(
+            [(x0, y0), (x1, y1)],
+            WHITE.mix(0.92).filled(),
+        ))
+        .map_err(err)?;
+        root.draw(&Rectangle::new(
+            [(x0, y0), (x1, y1)],
+            ShapeStyle {
+                color: color(m.style.color).mix(1.0),
+                filled: false,
+                stroke_width: ((1.5 * l.scale).round() as u32).max(1),
+            },
+        ))
+        .map_err(err)?;
+        for (i, line) in m.lines.iter().enumerate() {
+            let s = if i == 0 { st.bold() } else { st };
+            root.draw(&Label::new(
+                line.clone(),
+                (x0 + pad, y0 + pad + i as i32 * line_h),
+                s,
+            ))
+            .map_err(err)?;
+        }
+    }
+    Ok(())
+}
+
+/// Each band's label goes just above the highest point of the lines over the label, or just
+/// below the lowest, or at the bottom, whichever first fits inside the plot without covering a
+/// cliff label; so it does not hide the data it describes.
+fn draw_band_labels<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    p: &Px,
+    l: &Layout,
+    boxes: &[(i32, i32, i32, i32)],
+) -> Result<()> {
+    let f = l.font(font_px::LABEL);
+    let st = Style::new(f).color(Rgb(50, 50, 50));
+    let gap = l.label_gap() as i32;
+    let pad = (0.4 * f) as i32;
+    let h = (1.25 * f) as i32 + 2 * pad - (0.25 * f) as i32;
+    for b in &spec.bands {
+        let (a, z) = (
+            p.x(&spec.x, b.x0).max(p.left),
+            p.x(&spec.x, b.x1).min(p.right),
+        );
+        let avail = z - a - 2 * gap;
+        let Some((text, w)) = [&b.label, &b.short_label]
+            .into_iter()
+            .map(|t| (t, st.width(t) as i32))
+            .find(|(_, w)| w + 2 * pad <= avail)
+        else {
+            continue;
+        };
+        let x0 = a + gap;
+        let x1 = x0 + w + 2 * pad;
+        let (mut hi, mut lo) = (i32::MAX, i32::MIN);
+        for s in spec.series.iter().filter(|s| s.side == YSide::Left) {
+            for q in &s.points {
+                let x = p.x(&spec.x, q.0);
+                if x > a && x <= x1 + gap && (!spec.y.log || q.1 > 0.0) {
+                    let y = p.y(&spec.y, q.1);
+                    hi = hi.min(y);
+                    lo = lo.max(y);
+                }
+            }
+        }
+        let free = |y0: i32| {
+            y0 >= p.top + gap
+                && y0 + h <= p.bottom - gap
+                && boxes
+                    .iter()
+                    .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
+        };
+        let mut cands = Vec::new();
+        if hi != i32::MAX {
+            cands.push(hi - 2 * gap - h);
+            cands.push(lo + 2 * gap);
+        }
+        cands.push(p.bottom - gap - h);
+        let y0 = cands
+            .into_iter()
+            .find(|&y| free(y))
+            .unwrap_or(p.bottom - gap - h);
+        root.draw(&Rectangle::new(
+            [(x0, y0), (x1, y0 + h)],
+            WHITE.mix(0.75).filled(),
+        ))
+        .map_err(err)?;
+        root.draw(&Label::new(text.clone(), (x0 + pad, y0 + pad), st))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_shrunk_then_cut() {
+        let st = Style::new(20.0);
+        let (t, s) = fit_text("short", st, 500.0);
+        assert_eq!((t.as_str(), s.em), ("short", 20.0));
+        let long = "x".repeat(60);
+        let w = st.width(&long);
+        let (t, s) = fit_text(&long, st, w * 0.9);
+        assert_eq!(t, long);
+        assert!(s.em < 20.0 && s.width(&t) <= w * 0.9);
+        let (t, s) = fit_text(&long, st, w * 0.5);
+        assert!(t.ends_with('…') && t.chars().count() < 60);
+        assert!(s.width(&t) <= w * 0.5);
+    }
+
+    #[test]
+    fn envelopes_are_split_where_they_turn_back() {
+        let zig = vec![(0, 0), (0, 100), (1, 0), (1, 0), (2, 100)];
+        let parts = split_at_reversals(zig.clone(), 2);
+        assert_eq!(parts.len(), 3);
+        assert!(parts.iter().all(|p| p.len() == 2));
+        assert_eq!(split_at_reversals(zig, 1).len(), 1);
+        let smooth = vec![(0, 0), (10, 1), (20, 3), (30, 2)];
+        assert_eq!(split_at_reversals(smooth, 3).len(), 1);
+    }
+}
