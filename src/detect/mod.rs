@@ -202,8 +202,7 @@ impl Work<'_> {
 fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
     let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
     let dt = w.samples[0].interval_s.max(1e-9);
-    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt).max(2.5 * block_s);
-    let tiny_mid_s = TINY_END_S.max(1.5 * block_s);
+    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s);
     loop {
         let k = segs.len();
         if k <= 1 {
@@ -238,7 +237,9 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             } else if j + 1 == k {
                 excursion_s
             } else {
-                tiny_mid_s
+                // A middle phase shorter than an excursion is a transition or a dip at a
+                // cliff, not a phase of its own.
+                excursion_s
             };
             if d < limit && short.map_or(true, |(_, bd)| d < bd) {
                 short = Some((j, d));
@@ -279,6 +280,7 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
     Level {
         mu: median(&mut c),
         scale: mad_scale(v).max(floor),
+        n: v.len(),
     }
 }
 
@@ -349,8 +351,12 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // Blocks shorter than twice the longest dip (short runs) do not remove dips: a running
     // median over the blocks, wider than twice a dip, does.
     let block_s = b as f64 * dt;
-    let filtered = if block_s < 2.0 * MAX_DIP_S {
-        let h = ((MAX_DIP_S + 2.0 * dt) / block_s).ceil() as usize;
+    let h = if block_s < 2.0 * MAX_DIP_S {
+        ((MAX_DIP_S + 2.0 * dt) / block_s).ceil() as usize
+    } else {
+        0
+    };
+    let filtered = if h > 0 {
         running_median(&w.y, h)
     } else {
         w.y.clone()
@@ -366,13 +372,18 @@ pub fn analyze(t: &Timeline) -> Analysis {
     bounds.push(n);
     let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
     // 5. Remove spurious changes.
+    if std::env::var("DBG").is_ok() { eprintln!("b={b} pelt segs {:?}", segs.iter().map(|s| (s.start, s.end, (s.level.exp()/1e6) as i64)).collect::<Vec<_>>()); }
     let segs = clean(&w, segs);
+    if std::env::var("DBG").is_ok() { eprintln!("clean segs {:?}", segs.iter().map(|s| (s.start, s.end, (s.level.exp()/1e6) as i64)).collect::<Vec<_>>()); }
     // 6. Refine each change at full resolution.
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
     let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
     let scale_floor = (0.2 * sigma_x).max(0.002);
-    let reach = b + 2;
-    let level_len = (3 * b).max(10);
+    // The filter can move an edge by up to h blocks when a dip is near it.
+    let reach = (h + 1) * b + 2;
+    let level_len = (3 * b)
+        .max(20)
+        .max((4.0 * MAX_DIP_S / dt).ceil() as usize);
     let mut changes: Vec<Change> = Vec::new();
     for j in 1..segs.len() {
         let (p, q) = (segs[j - 1], segs[j]);
@@ -392,6 +403,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
         let before = local_level(&w.x, a_range, scale_floor);
         let after = local_level(&w.x, b_range, scale_floor);
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
+        if std::env::var("DBG").is_ok() { eprintln!("refine lo={lo} hi={hi} A={:.1} sA={:.4} nA={} B={:.1} sB={:.4} nB={} -> {:?}", before.mu.exp()/1e6, before.scale, before.n, after.mu.exp()/1e6, after.scale, after.n, r); }
         if let Some(prev) = changes.last() {
             // Keep changes in order even when windows overlap.
             if r.t_s <= prev.r.t_s {

@@ -20,6 +20,8 @@ pub struct Level {
     pub mu: f64,
     /// Robust scale of ln(bytes/s).
     pub scale: f64,
+    /// How many samples the level was estimated from.
+    pub n: usize,
 }
 
 /// The refined change: time and bytes written, each with a 95% interval.
@@ -39,8 +41,32 @@ pub struct Refined {
     pub high_bytes: f64,
 }
 
-fn log_t(z: f64) -> f64 {
-    -0.5 * (NU + 1.0) * (z * z / NU).ln_1p()
+/// Prior share of samples hit by a garbage-collection dip.
+const DIP_SHARE: f64 = 0.05;
+/// Dips are taken as uniform in ln throughput from the level down to 1/50 of it.
+const DIP_DEPTH: f64 = 3.912; // ln(50)
+
+/// Density of the standardised Student-t, up to a constant shared by all terms.
+fn t_density(z: f64) -> f64 {
+    (-0.5 * (NU + 1.0) * (z * z / NU).ln_1p()).exp()
+}
+
+/// Student-t normalising constant for `NU` (so that the dip component is on the same scale).
+fn t_norm() -> f64 {
+    // Gamma((nu+1)/2) / (sqrt(nu pi) Gamma(nu/2)) for nu = 4: 3/8.
+    0.375
+}
+
+/// Log density of one sample `x` at `level` with `scale`: Student-t, mixed with a one-sided
+/// dip component (a sample below its level may be a GC dip of any depth).
+fn log_lik(x: f64, level: f64, scale: f64) -> f64 {
+    let core = (1.0 - DIP_SHARE) * t_norm() * t_density((x - level) / scale) / scale;
+    let dip = if x < level && x > level - DIP_DEPTH {
+        DIP_SHARE / DIP_DEPTH
+    } else {
+        0.0
+    };
+    (core + dip).max(1e-300).ln()
 }
 
 /// Refines a change that lies within samples `lo..hi` of `samples`; `x` is ln(throughput) of
@@ -48,7 +74,7 @@ fn log_t(z: f64) -> f64 {
 pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: Level) -> Refined {
     let hi = hi.min(samples.len()).max(lo + 1);
     let w = hi - lo;
-    let term = |i: usize, l: Level| log_t((x[i] - l.mu) / l.scale) - l.scale.ln();
+    let term = |i: usize, l: Level| log_lik(x[i], l.mu, l.scale);
     // before[k]: samples lo..lo+k at level a; after[k]: samples lo+k..hi at level b.
     let mut before = vec![0.0; w + 1];
     for k in 0..w {
@@ -59,7 +85,11 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         after[k] = after[k + 1] + term(lo + k, b);
     }
     let (ea, eb) = (a.mu.exp(), b.mu.exp());
-    let s_mix = a.scale.max(b.scale);
+    // The straddling sample: its own noise plus the uncertainty of the two levels (a median
+    // of n samples has a standard error of about 1.25 sigma / sqrt(n)).
+    let s_mix = (a.scale.max(b.scale).powi(2)
+        + 1.5625 * (a.scale.powi(2) / a.n.max(1) as f64 + b.scale.powi(2) / b.n.max(1) as f64))
+        .sqrt();
     let mut cells: Vec<(f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, width)
     for k in 0..w {
         let i = lo + k;
@@ -68,7 +98,7 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         for g in 0..GRID {
             let f = (g as f64 + 0.5) / GRID as f64;
             let r = f * ea + (1.0 - f) * eb;
-            let ll = base + log_t((x[i] - r.ln()) / s_mix) - s_mix.ln();
+            let ll = base + log_lik(x[i], r.ln(), s_mix);
             cells.push((ll, dt / GRID as f64));
         }
     }
