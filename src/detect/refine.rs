@@ -42,9 +42,22 @@ pub struct Refined {
 }
 
 /// Prior share of samples hit by a garbage-collection dip.
-const DIP_SHARE: f64 = 0.05;
+const DIP_SHARE: f64 = 0.01;
 /// Dips are taken as uniform in ln throughput from the level down to 1/50 of it.
 const DIP_DEPTH: f64 = 3.912; // ln(50)
+
+/// Mean time between GC dips assumed by the prior, seconds.
+const DIP_EVERY_S: f64 = 20.0;
+/// Longest dip the prior allows, seconds.
+const MAX_DIP_S: f64 = 3.0;
+
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return m;
+    }
+    m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
 
 /// Density of the standardised Student-t, up to a constant shared by all terms.
 fn t_density(z: f64) -> f64 {
@@ -75,18 +88,41 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
     let hi = hi.min(samples.len()).max(lo + 1);
     let w = hi - lo;
     let term = |i: usize, l: Level| log_lik(x[i], l.mu, l.scale);
-    // before[k]: samples lo..lo+k at level a; after[k]: samples lo+k..hi at level b.
-    let mut before = vec![0.0; w + 1];
-    for k in 0..w {
-        before[k + 1] = before[k] + term(lo + k, a);
-    }
-    let mut after = vec![0.0; w + 1];
-    for k in (0..w).rev() {
-        after[k] = after[k + 1] + term(lo + k, b);
-    }
     let (ea, eb) = (a.mu.exp(), b.mu.exp());
-    // The straddling sample: its own noise plus the uncertainty of the two levels (a median
-    // of n samples has a standard error of about 1.25 sigma / sqrt(n)).
+    // GC dips are events: a run of up to MAX_DIP_S of samples below the level, uniform in
+    // depth, costs the prior of one dip rather than one outlier per sample. The likelihood of
+    // the samples before (after) the change, with any number of dips, is a forward (backward)
+    // recursion over the window.
+    let dt_max = samples[lo..hi]
+        .iter()
+        .map(|s| s.interval_s)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let k_max = ((MAX_DIP_S / dt_max).ceil() as usize + 1).min(w);
+    let ln_run = (dt_max / DIP_EVERY_S).min(0.5).ln();
+    let ln_unif = -DIP_DEPTH.ln();
+    // before[k]: samples lo..lo+k at level a, with dips.
+    let mut before = vec![0.0; w + 1];
+    let mut run_a = 0usize; // consecutive samples below a ending at the current one
+    for k in 0..w {
+        run_a = if x[lo + k] < a.mu { run_a + 1 } else { 0 };
+        let mut terms = vec![before[k] + term(lo + k, a)];
+        for l in 1..=run_a.min(k_max) {
+            terms.push(before[k + 1 - l] + l as f64 * ln_unif + ln_run);
+        }
+        before[k + 1] = log_sum_exp(&terms);
+    }
+    // after[k]: samples lo+k..hi at level b, with dips.
+    let mut after = vec![0.0; w + 1];
+    let mut run_b = 0usize;
+    for k in (0..w).rev() {
+        run_b = if x[lo + k] < b.mu { run_b + 1 } else { 0 };
+        let mut terms = vec![after[k + 1] + term(lo + k, b)];
+        for l in 1..=run_b.min(k_max) {
+            terms.push(after[k + l] + l as f64 * ln_unif + ln_run);
+        }
+        after[k] = log_sum_exp(&terms);
+    }
     let s_mix = (a.scale.max(b.scale).powi(2)
         + 1.5625 * (a.scale.powi(2) / a.n.max(1) as f64 + b.scale.powi(2) / b.n.max(1) as f64))
         .sqrt();
