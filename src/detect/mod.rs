@@ -378,7 +378,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // 6. Refine each change at full resolution.
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
     let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
-    let scale_floor = (0.2 * sigma_x).max(0.002);
+    let scale_floor = (0.5 * sigma_x).max(0.002);
     // The filter can move an edge by up to h blocks when a dip is near it.
     let reach = (h + 1) * b + 2;
     let level_len = (3 * b)

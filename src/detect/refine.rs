@@ -123,9 +123,12 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         }
         after[k] = log_sum_exp(&terms);
     }
+    // A scale estimated from few samples is itself uncertain: widen it accordingly.
+    let n_min = a.n.min(b.n).max(1) as f64;
     let s_mix = (a.scale.max(b.scale).powi(2)
         + 1.5625 * (a.scale.powi(2) / a.n.max(1) as f64 + b.scale.powi(2) / b.n.max(1) as f64))
-        .sqrt();
+        .sqrt()
+        * (1.0 + 1.0 / n_min.sqrt());
     let mut cells: Vec<(f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, width)
     for k in 0..w {
         let i = lo + k;
