@@ -203,6 +203,8 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
     let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
     let dt = w.samples[0].interval_s.max(1e-9);
     let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s);
+    // A last segment this short is a dip at the end of the run, not a phase.
+    let end_s = MAX_DIP_S + 2.0 * dt + block_s;
     loop {
         let k = segs.len();
         if k <= 1 {
@@ -235,7 +237,16 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             let limit = if j == 0 {
                 TINY_END_S
             } else if j + 1 == k {
-                excursion_s
+                // A short last segment that still reaches the level before it between its
+                // lows is dips at the end of the run; a shorter one is merged regardless.
+                let mut v = w.x[s.start..s.end].to_vec();
+                v.sort_by(|a, b| a.total_cmp(b));
+                let q90 = v[(v.len() * 9 / 10).min(v.len() - 1)];
+                if q90 >= segs[j - 1].level - 0.5 * MIN_STEP {
+                    excursion_s
+                } else {
+                    end_s
+                }
             } else {
                 // A middle phase shorter than an excursion is a transition or a dip at a
                 // cliff, not a phase of its own.
@@ -288,8 +299,6 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
 #[derive(Debug, Clone, Copy)]
 struct Change {
     r: refine::Refined,
-    before: Level,
-    after: Level,
 }
 
 /// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
@@ -372,9 +381,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     bounds.push(n);
     let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
     // 5. Remove spurious changes.
-    if std::env::var("DBG").is_ok() { eprintln!("b={b} pelt segs {:?}", segs.iter().map(|s| (s.start, s.end, (s.level.exp()/1e6) as i64)).collect::<Vec<_>>()); }
     let segs = clean(&w, segs);
-    if std::env::var("DBG").is_ok() { eprintln!("clean segs {:?}", segs.iter().map(|s| (s.start, s.end, (s.level.exp()/1e6) as i64)).collect::<Vec<_>>()); }
     // 6. Refine each change at full resolution.
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
     let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
@@ -403,7 +410,6 @@ pub fn analyze(t: &Timeline) -> Analysis {
         let before = local_level(&w.x, a_range, scale_floor);
         let after = local_level(&w.x, b_range, scale_floor);
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
-        if std::env::var("DBG").is_ok() { eprintln!("refine lo={lo} hi={hi} A={:.1} sA={:.4} nA={} B={:.1} sB={:.4} nB={} -> {:?}", before.mu.exp()/1e6, before.scale, before.n, after.mu.exp()/1e6, after.scale, after.n, r); }
         if let Some(prev) = changes.last() {
             // Keep changes in order even when windows overlap.
             if r.t_s <= prev.r.t_s {
@@ -411,7 +417,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
                 r.bytes = prev.r.bytes;
             }
         }
-        changes.push(Change { r, before, after });
+        changes.push(Change { r });
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, &mut out);
@@ -442,28 +448,34 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
         tb.push((c.r.t_s, c.r.bytes));
     }
     tb.push((t_end, b_end));
-    let is_drop: Vec<bool> = changes.iter().map(|c| c.after.mu < c.before.mu).collect();
+    // A cliff is a drop to a new lowest level: a drop after a recovery that stays above the
+    // trough seen before is the post-cache level moving, not a cliff.
+    // The first drop is the first cliff; later ones must go below every level since.
+    let mut is_drop = Vec::with_capacity(changes.len());
+    let mut lowest = f64::INFINITY;
+    for j in 0..changes.len() {
+        let next = segs[j + 1].level;
+        let drop = next < segs[j].level && next < lowest - MIN_STEP;
+        is_drop.push(drop);
+        if drop || lowest.is_finite() {
+            lowest = lowest.min(next);
+        }
+    }
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());
-    let mut first_post_level: Option<f64> = None;
+    let mut cliffs_passed = 0usize;
     for j in 0..segs.len() {
+        if j > 0 && is_drop[j - 1] {
+            cliffs_passed += 1;
+        }
         let (ts, bs) = tb[j];
         let (te, be) = tb[j + 1];
         let mean = if te > ts { (be - bs) / (te - ts) } else { 0.0 };
-        let kind = match first_drop {
-            None => PhaseKind::Steady,
-            Some(fd) if j <= fd => PhaseKind::Cache,
-            Some(_) => {
-                let lvl = segs[j].level;
-                match first_post_level {
-                    None => {
-                        first_post_level = Some(lvl);
-                        PhaseKind::PostCache
-                    }
-                    Some(p) if is_drop[j - 1] && lvl < p - MIN_STEP => PhaseKind::Folding,
-                    Some(_) => PhaseKind::PostCache,
-                }
-            }
+        let kind = match (first_drop, cliffs_passed) {
+            (None, _) => PhaseKind::Steady,
+            (Some(_), 0) => PhaseKind::Cache,
+            (Some(_), 1) => PhaseKind::PostCache,
+            (Some(_), _) => PhaseKind::Folding,
         };
         phases.push(Phase {
             start_s: ts,
