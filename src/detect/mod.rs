@@ -93,6 +93,8 @@ pub struct Analysis {
 const MAX_DIP_S: f64 = 3.0;
 /// Fewest blocks the block-median series keeps.
 const MIN_BLOCKS: usize = 60;
+/// Most blocks the block-median series keeps (longer runs get longer blocks).
+const MAX_BLOCKS: usize = 4000;
 /// Smallest step (in ln throughput) that counts as a change: about 10%.
 const MIN_STEP: f64 = 0.10;
 /// Most changes reported in one run.
@@ -145,10 +147,13 @@ fn running_median(y: &[f64], h: usize) -> Vec<f64> {
 
 /// 1.4826 * median absolute deviation: a robust standard deviation.
 fn mad_scale(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
     let mut c = v.to_vec();
-    let m = median(&mut c);
+    let m = fast_median(&mut c);
     let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    1.4826 * median(&mut d)
+    1.4826 * fast_median(&mut d)
 }
 
 /// The detector's working state for one timeline.
@@ -239,6 +244,9 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             } else if j + 1 == k {
                 // A short last segment that still reaches the level before it between its
                 // lows is dips at the end of the run; a shorter one is merged regardless.
+                if d >= excursion_s {
+                    continue;
+                }
                 let mut v = w.x[s.start..s.end].to_vec();
                 v.sort_by(|a, b| a.total_cmp(b));
                 let q90 = v[(v.len() * 9 / 10).min(v.len() - 1)];
@@ -332,7 +340,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     }
     // 1. Log scale, with a floor for stalled intervals.
     let mut rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
-    let floor = (1e-3 * median(&mut rates)).max(1.0);
+    let floor = (1e-3 * fast_median(&mut rates)).max(1.0);
     let x: Vec<f64> = samples
         .iter()
         .map(|s| s.bytes_per_sec.max(floor).ln())
@@ -340,7 +348,8 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
     let dt = t.interval_s().max(1e-9);
     let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
-    let b = b_dip.min(n / MIN_BLOCKS).max(1);
+    // At most MAX_BLOCKS blocks: PELT slows down on long stretches without a change.
+    let b = b_dip.min(n / MIN_BLOCKS).max(n.div_ceil(MAX_BLOCKS)).max(1);
     let m = n / b;
     let mut w = Work {
         samples,
