@@ -149,7 +149,7 @@ pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeli
         .find(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| (i + 1, l.trim()))
         .unwrap_or((1, ""));
-    let timeline = if first.starts_with("t_s,") {
+    let timeline = if first.starts_with("t_s,") && first.split(',').count() > 2 {
         let samples = read_slccache_csv(text, name)?;
         for (i, pair) in samples.windows(2).enumerate() {
             if pair[1].t_s <= pair[0].t_s {
