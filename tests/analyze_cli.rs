@@ -35,7 +35,11 @@ fn json_has_exactly_the_contract_keys() {
         .arg(real(FRESH))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.lines().count(), 1, "one JSON object per file");
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -64,16 +68,26 @@ fn json_has_exactly_the_contract_keys() {
             "t_s"
         ]
     );
-    assert_eq!(keys(&v["cache_estimate"]), ["bytes", "high_bytes", "low_bytes"]);
+    assert_eq!(
+        keys(&v["cache_estimate"]),
+        ["bytes", "high_bytes", "low_bytes"]
+    );
     assert!(v["cache_lower_bound_bytes"].is_null());
     for p in v["phases"].as_array().unwrap() {
         assert_eq!(keys(p), ["end_s", "kind", "mean_bytes_per_sec", "start_s"]);
         let kind = p["kind"].as_str().unwrap();
-        assert!(["cache", "post_cache", "folding", "steady"].contains(&kind), "{kind}");
+        assert!(
+            ["cache", "post_cache", "folding", "steady"].contains(&kind),
+            "{kind}"
+        );
     }
     assert_eq!(v["phases"][0]["kind"], "cache");
     assert_eq!(v["interval_s"], 1.0);
-    assert!(v["warnings"].as_array().unwrap().iter().all(|w| w.is_string()));
+    assert!(v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|w| w.is_string()));
 }
 
 #[test]
@@ -125,7 +139,10 @@ fn human_summary_names_cache_speeds_and_time() {
     assert!(first.contains(" at 1"), "{first}");
     let out = slccache().arg("analyze").arg(real(MIXED)).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("no cliff") && text.contains("at least"), "{text}");
+    assert!(
+        text.contains("no cliff") && text.contains("at least"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -137,7 +154,11 @@ fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
         .arg(real(FRESH))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
@@ -145,7 +166,10 @@ fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
     assert_eq!(summary["analysis"], printed);
     let csv = std::fs::read_to_string(dir.path().join("timeline.csv")).unwrap();
     assert!(csv.starts_with("t_s,interval_s,bytes,bytes_total,bytes_per_sec"));
-    let rows = std::fs::read_to_string(real(FRESH)).unwrap().lines().count();
+    let rows = std::fs::read_to_string(real(FRESH))
+        .unwrap()
+        .lines()
+        .count();
     assert_eq!(csv.lines().count(), rows + 1, "header + one row per sample");
     // Re-analysing the written timeline gives the same cliff.
     let again = slccache()
@@ -171,11 +195,22 @@ fn headerless_csv_with_unit_flags() {
     }
     std::fs::write(&p, text).unwrap();
     let out = slccache()
-        .args(["analyze", "--json", "--time-unit", "ms", "--rate-unit", "MB/s"])
+        .args([
+            "analyze",
+            "--json",
+            "--time-unit",
+            "ms",
+            "--rate-unit",
+            "MB/s",
+        ])
         .arg(&p)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let gb = v["cache_estimate"]["bytes"].as_f64().unwrap() / 1e9;
     assert!((119.0..122.0).contains(&gb), "{gb} GB");
@@ -188,7 +223,13 @@ fn headerless_csv_with_unit_flags() {
         .stderr(predicates::str::contains("plain.csv:1:"))
         .stderr(predicates::str::contains("--time-unit"));
     slccache()
-        .args(["analyze", "--time-unit", "fortnights", "--rate-unit", "MB/s"])
+        .args([
+            "analyze",
+            "--time-unit",
+            "fortnights",
+            "--rate-unit",
+            "MB/s",
+        ])
         .arg(&p)
         .assert()
         .code(2)
@@ -200,7 +241,11 @@ fn bad_input_exits_2_naming_file_and_line_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         ("empty.csv", "", "empty"),
-        ("unknown.txt", "hello\nworld\n", "unknown.txt:1: unknown format"),
+        (
+            "unknown.txt",
+            "hello\nworld\n",
+            "unknown.txt:1: unknown format",
+        ),
         (
             "backwards.csv",
             "second,MB/s\n1,100\n2,100\n1.5,100\n",
@@ -230,10 +275,17 @@ fn bad_input_exits_2_naming_file_and_line_without_panicking() {
     for (name, text, want) in cases {
         let p = dir.path().join(name);
         std::fs::write(&p, text).unwrap();
-        let out = slccache().args(["analyze", "--json"]).arg(&p).output().unwrap();
+        let out = slccache()
+            .args(["analyze", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
-        assert!(stderr.contains(want), "{name}: got '{stderr}', want '{want}'");
+        assert!(
+            stderr.contains(want),
+            "{name}: got '{stderr}', want '{want}'"
+        );
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
         assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
     }

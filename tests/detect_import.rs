@@ -8,8 +8,8 @@ fn parse(text: &str) -> Result<slccache::timeline::Timeline, String> {
 
 #[test]
 fn windowed_fio_log_is_kib_per_s_per_window() {
-    let t = parse("1000, 1024, 1, 4096, 0\n2000, 2048, 1, 4096, 0\n3000, 1024, 1, 4096, 0\n")
-        .unwrap();
+    let t =
+        parse("1000, 1024, 1, 4096, 0\n2000, 2048, 1, 4096, 0\n3000, 1024, 1, 4096, 0\n").unwrap();
     assert_eq!(t.samples.len(), 3);
     assert_eq!(t.samples[0].t_s, 1.0);
     assert_eq!(t.samples[0].interval_s, 1.0);
@@ -61,7 +61,11 @@ fn per_io_log_is_summed_into_intervals_by_block_size() {
     }
     let t = parse(&text).unwrap();
     // At least 200 intervals of 1 s; every write counted once.
-    assert!(t.samples.len() >= 200 && t.samples.len() <= 301, "{}", t.samples.len());
+    assert!(
+        t.samples.len() >= 200 && t.samples.len() <= 301,
+        "{}",
+        t.samples.len()
+    );
     assert_eq!(t.samples[0].interval_s, 1.0);
     assert_eq!(t.bytes_total(), count * 4096);
     let early = t.samples[50].bytes_per_sec;
@@ -80,11 +84,19 @@ fn two_column_csv_units_from_the_header() {
     ];
     for (header, ts, rs) in cases {
         let step = 1.0 / ts;
-        let text = format!("{header}\n{},10\n{},20\n{},30\n", step, 2.0 * step, 3.0 * step);
+        let text = format!(
+            "{header}\n{},10\n{},20\n{},30\n",
+            step,
+            2.0 * step,
+            3.0 * step
+        );
         let t = parse(&text).unwrap_or_else(|e| panic!("{header}: {e}"));
         assert_eq!(t.samples.len(), 3, "{header}");
         assert!((t.samples[2].t_s - 3.0).abs() < 1e-9, "{header}");
-        assert!((t.samples[1].bytes_per_sec - 20.0 * rs).abs() < 1e-6 * rs, "{header}");
+        assert!(
+            (t.samples[1].bytes_per_sec - 20.0 * rs).abs() < 1e-6 * rs,
+            "{header}"
+        );
     }
 }
 
@@ -118,12 +130,30 @@ fn bad_input_errors_name_file_and_line() {
         ("   \n\n", "empty"),
         ("hello world\n", "in.log:1: unknown format"),
         ("a,b,c\n1,2,3\n", "in.log:1: unknown format"),
-        ("second,MB/s\n1,100\n3,100\n2,100\n", "in.log:4: time goes backwards"),
-        ("second,MB/s\n1,100\n2,-5\n", "in.log:3: column 2 must be finite and non-negative"),
-        ("second,MB/s\n1,100\n2,NaN\n", "in.log:3: column 2 must be finite"),
-        ("second,MB/s\n1,100\n2,fast\n", "in.log:3: column 2 is not a number"),
-        ("1000, 1, 1, 4096, 0\n900, 1, 1, 4096, 0\n", "in.log:2: time goes backwards"),
-        ("1000, 1, 1, 4096, 0\n2000, 1, 1\n", "in.log:2: expected 5 to 8 columns"),
+        (
+            "second,MB/s\n1,100\n3,100\n2,100\n",
+            "in.log:4: time goes backwards",
+        ),
+        (
+            "second,MB/s\n1,100\n2,-5\n",
+            "in.log:3: column 2 must be finite and non-negative",
+        ),
+        (
+            "second,MB/s\n1,100\n2,NaN\n",
+            "in.log:3: column 2 must be finite",
+        ),
+        (
+            "second,MB/s\n1,100\n2,fast\n",
+            "in.log:3: column 2 is not a number",
+        ),
+        (
+            "1000, 1, 1, 4096, 0\n900, 1, 1, 4096, 0\n",
+            "in.log:2: time goes backwards",
+        ),
+        (
+            "1000, 1, 1, 4096, 0\n2000, 1, 1\n",
+            "in.log:2: expected 5 to 8 columns",
+        ),
         ("second,rate\n1,100\n", "does not name the rate unit"),
     ];
     for (text, want) in cases {

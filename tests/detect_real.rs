@@ -22,13 +22,16 @@ fn trace(file: &str) -> PathBuf {
 
 /// Both forms of a trace, analysed.
 fn both(stem: &str) -> Vec<(String, Analysis)> {
-    [format!("{stem}_bw.1.log"), format!("{stem}.bandwidth_samples.csv")]
-        .into_iter()
-        .map(|f| {
-            let t = import::load(&trace(&f)).unwrap_or_else(|e| panic!("{e}"));
-            (f, analyze(&t))
-        })
-        .collect()
+    [
+        format!("{stem}_bw.1.log"),
+        format!("{stem}.bandwidth_samples.csv"),
+    ]
+    .into_iter()
+    .map(|f| {
+        let t = import::load(&trace(&f)).unwrap_or_else(|e| panic!("{e}"));
+        (f, analyze(&t))
+    })
+    .collect()
 }
 
 #[test]
@@ -48,16 +51,31 @@ fn fresh_run_cliff_at_15_s_and_74_gib_and_the_recovery_is_not_a_cliff() {
         assert_eq!(est.bytes, c.bytes_written);
         assert!(a.cache_lower_bound_bytes.is_none());
         // Before ~5070 MiB/s, after the trough ~830 MiB/s.
-        assert!((4900.0..5200.0).contains(&(c.before_bytes_per_sec / 1048576.0)), "{c:?}");
-        assert!((700.0..1000.0).contains(&(c.after_bytes_per_sec / 1048576.0)), "{c:?}");
+        assert!(
+            (4900.0..5200.0).contains(&(c.before_bytes_per_sec / 1048576.0)),
+            "{c:?}"
+        );
+        assert!(
+            (700.0..1000.0).contains(&(c.after_bytes_per_sec / 1048576.0)),
+            "{c:?}"
+        );
         // Phases: cache, then the trough and the recovery, both post-cache; no folding.
         let kinds: Vec<PhaseKind> = a.phases.iter().map(|p| p.kind).collect();
         assert_eq!(kinds[0], PhaseKind::Cache, "{f}: {kinds:?}");
-        assert!(kinds[1..].iter().all(|k| *k == PhaseKind::PostCache), "{f}: {kinds:?}");
-        let recovery = a.phases.iter().find(|p| p.start_s > 25.0).expect("a recovery");
+        assert!(
+            kinds[1..].iter().all(|k| *k == PhaseKind::PostCache),
+            "{f}: {kinds:?}"
+        );
+        let recovery = a
+            .phases
+            .iter()
+            .find(|p| p.start_s > 25.0)
+            .expect("a recovery");
         assert!((30.0..40.0).contains(&recovery.start_s), "{recovery:?}");
         assert!(
-            a.warnings.iter().any(|w| w.contains("post-cache level unstable")),
+            a.warnings
+                .iter()
+                .any(|w| w.contains("post-cache level unstable")),
             "{:?}",
             a.warnings
         );
@@ -67,7 +85,10 @@ fn fresh_run_cliff_at_15_s_and_74_gib_and_the_recovery_is_not_a_cliff() {
         x.cache_estimate.as_ref().unwrap().bytes as f64,
         y.cache_estimate.as_ref().unwrap().bytes as f64,
     );
-    assert!((bx - by).abs() / bx < 0.005, "the two forms disagree: {bx} vs {by}");
+    assert!(
+        (bx - by).abs() / bx < 0.005,
+        "the two forms disagree: {bx} vs {by}"
+    );
 }
 
 #[test]
@@ -96,7 +117,9 @@ fn mixed_run_has_no_cliff() {
         let mib_s = a.phases[0].mean_bytes_per_sec / 1048576.0;
         assert!((1200.0..1400.0).contains(&mib_s), "{f}: {mib_s} MiB/s");
         assert!(
-            a.warnings.iter().any(|w| w.contains("ended before any cliff")),
+            a.warnings
+                .iter()
+                .any(|w| w.contains("ended before any cliff")),
             "{:?}",
             a.warnings
         );

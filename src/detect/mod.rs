@@ -397,9 +397,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     let scale_floor = (0.5 * sigma_x).max(0.002);
     // The filter can move an edge by up to h blocks when a dip is near it.
     let reach = (h + 1) * b + 2;
-    let level_len = (3 * b)
-        .max(20)
-        .max((4.0 * MAX_DIP_S / dt).ceil() as usize);
+    let level_len = (3 * b).max(20).max((4.0 * MAX_DIP_S / dt).ceil() as usize);
     let mut changes: Vec<Change> = Vec::new();
     for j in 1..segs.len() {
         let (p, q) = (segs[j - 1], segs[j]);
@@ -519,7 +517,8 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
             // Sampling too coarse for the cache phase seen.
             let cache_s = r.t_s - t0;
             let dt = out.interval_s;
-            if cache_s < 20.0 * dt {
+            let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
+            if cache_s < 10.0 * dt || width > 0.05 {
                 out.warnings.push(format!(
                     "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} samples of \
                      {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
@@ -559,7 +558,10 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
             levels.join(", then ")
         ));
     } else if let (Some(p), Some(fd)) = (post.first(), first_drop) {
-        let j = phases.iter().position(|q| std::ptr::eq(q, *p)).unwrap_or(fd + 1);
+        let j = phases
+            .iter()
+            .position(|q| std::ptr::eq(q, *p))
+            .unwrap_or(fd + 1);
         let seg = segs[j];
         let v: Vec<f64> = w.x[seg.start..seg.end].to_vec();
         let spread = mad_scale(&v);

@@ -61,11 +61,9 @@ pub fn parse_published_drives(text: &str) -> Vec<DriveLevels> {
     for rec in rdr.records().flatten() {
         let get = |c: usize| rec.get(c).unwrap_or("");
         let cache_gb = first_number(get(c_cliff)).or_else(|| first_number(get(c_total)));
-        let (Some(gb), Some(inc), Some(post)) = (
-            cache_gb,
-            first_number(get(c_in)),
-            first_number(get(c_post)),
-        ) else {
+        let (Some(gb), Some(inc), Some(post)) =
+            (cache_gb, first_number(get(c_in)), first_number(get(c_post)))
+        else {
             continue;
         };
         if gb <= 0.0 || inc <= 0.0 || post <= 0.0 || post > 0.9 * inc {
@@ -273,7 +271,9 @@ pub fn random_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec
             drift: drift(rng),
             noise: jitter(rng, 0.01, 0.06),
         });
-        duration_s = (cache_s * jitter(rng, 0.4, 0.9)).max(15.0).min(cache_s * 0.95);
+        duration_s = (cache_s * jitter(rng, 0.4, 0.9))
+            .max(15.0)
+            .min(cache_s * 0.95);
     } else if kind < 20 {
         // No cache: one level throughout.
         phases.push(PhaseSpec {
