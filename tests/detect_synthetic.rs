@@ -34,7 +34,7 @@ fn synthetic_traces_meet_the_targets() {
         drives.len()
     );
     let seed = env_u64("SLCCACHE_SEED", 20261129);
-    let count = env_u64("SLCCACHE_TRACES", 240) as usize;
+    let count = env_u64("SLCCACHE_TRACES", 400) as usize;
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut right_count = 0usize;
     let mut errors: Vec<f64> = Vec::new();
