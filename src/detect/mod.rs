@@ -2,6 +2,28 @@
 //!
 //! Pure: no I/O, no clock. `probe` and `analyze` both call [`analyze`], so a saved timeline
 //! re-analyzed gives the same answer as the live run.
+//!
+//! The pipeline (DESIGN.md, with the additions marked +):
+//! 1. work on ln(throughput), so that a relative drop is a shift;
+//! 2. block medians over blocks longer than twice the longest GC dip (3 s), keeping at least
+//!    60 and at most 4000 blocks (+ the cap keeps PELT fast on very long runs); + when the
+//!    60-block floor makes blocks shorter than that, a running median over the blocks, wider
+//!    than twice a dip, removes the dips instead;
+//! 3. noise scale sigma = 1.4826 MAD(first differences) / sqrt(2);
+//! 4. exact PELT ([`pelt`]) with an O(1) L2 cost, penalty 3 sigma^2 ln(n);
+//! 5. spurious changes removed until none is left: excursions (+ a run of short segments that
+//!    leaves one level and returns to it loses all its boundaries), too-short segments merged
+//!    into the closer neighbour, steps under 10% merged, at most 4 changes;
+//! 6. every change refined at full resolution ([`refine`]): a posterior over its position
+//!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
+//!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
+//! 7. cache size = bytes written up to the first cliff from the byte counter, interpolated
+//!    inside the straddling sample; the 95% interval maps to low/high bytes.
+//!
+//! A cliff is a lasting drop: the first drop, and later drops to a new lowest level (a
+//! further, slower phase: folding). A rise, and a drop after a recovery that stays above the
+//! trough seen before, are not cliffs; they are post-cache phases and earn a warning that the
+//! post-cache level is unstable. [`synth`] generates traces with known truth for tests.
 
 pub mod pelt;
 pub mod refine;
