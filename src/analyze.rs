@@ -1,5 +1,6 @@
 //! The `analyze` subcommand: read timelines, find the cliffs, print or write the results.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -25,14 +26,22 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         let a = crate::detect::analyze(&t);
         runs.push((f, t, a));
     }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
     for (f, t, a) in &runs {
-        if args.json {
-            println!("{}", serde_json::to_string(a)?);
+        let text = if args.json {
+            serde_json::to_string(a)?
         } else {
-            println!("{}: {}", f.display(), human_summary(a, args.units));
+            let mut s = format!("{}: {}", f.display(), human_summary(a, args.units));
             for w in &a.warnings {
-                println!("  warning: {w}");
+                s.push_str(&format!("\n  warning: {w}"));
             }
+            s
+        };
+        match writeln!(out, "{text}") {
+            // A closed pipe (`| head`) is not an error worth a message.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r.context("writing to stdout")?,
         }
         if let Some(out) = &args.out {
             let dir = if runs.len() == 1 {

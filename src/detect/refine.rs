@@ -129,15 +129,40 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         + 1.5625 * (a.scale.powi(2) / a.n.max(1) as f64 + b.scale.powi(2) / b.n.max(1) as f64))
         .sqrt()
         * (1.0 + 1.0 / n_min.sqrt());
+    // One dip spanning the change: the last samples before it below level a, the straddling
+    // sample and the first samples after it below level b are one event. Inside such a dip
+    // the position within the straddling sample is unknown (uniform).
+    let span = |k: usize| -> f64 {
+        let i = lo + k;
+        if x[i] >= a.mu.max(b.mu) {
+            return f64::NEG_INFINITY;
+        }
+        let mut left = vec![before[k]];
+        for l in 1..=k.min(k_max) {
+            if x[lo + k - l] >= a.mu {
+                break;
+            }
+            left.push(before[k - l] + l as f64 * ln_unif);
+        }
+        let mut right = vec![after[k + 1]];
+        for l in 1..=(w - k - 1).min(k_max) {
+            if x[lo + k + l] >= b.mu {
+                break;
+            }
+            right.push(after[k + 1 + l] + l as f64 * ln_unif);
+        }
+        log_sum_exp(&left) + log_sum_exp(&right) + ln_run + ln_unif
+    };
     let mut cells: Vec<(f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, width)
     for k in 0..w {
         let i = lo + k;
         let base = before[k] + after[k + 1];
+        let spanned = span(k);
         let dt = samples[i].interval_s;
         for g in 0..GRID {
             let f = (g as f64 + 0.5) / GRID as f64;
             let r = f * ea + (1.0 - f) * eb;
-            let ll = base + log_lik(x[i], r.ln(), s_mix);
+            let ll = log_sum_exp(&[base + log_lik(x[i], r.ln(), s_mix), spanned]);
             cells.push((ll, dt / GRID as f64));
         }
     }
