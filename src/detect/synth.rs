@@ -139,7 +139,7 @@ fn student3(rng: &mut fastrand::Rng) -> f64 {
 /// Simulates a trace; `seed` drives the noise.
 pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let n = (spec.duration_s / spec.interval_s).round().max(1.0) as usize;
+    let n = (spec.duration_s / spec.interval_s + 1e-9).floor().max(1.0) as usize;
     const SUB: usize = 20;
     let h = spec.interval_s / SUB as f64;
     let mut phase = 0usize;
