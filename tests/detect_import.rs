@@ -169,3 +169,25 @@ fn slccache_timeline_with_time_going_backwards_is_an_error() {
     let e = parse(text).unwrap_err();
     assert!(e.starts_with("in.log:4:"), "{e}");
 }
+
+#[test]
+fn fio_logs_with_unix_epoch_times_start_at_zero() {
+    let t0 = 1_780_000_000_000u64;
+    let text: String = (1..=5)
+        .map(|i| format!("{}, 1000, 1, 4096, 0\n", t0 + i * 1000))
+        .collect();
+    let t = parse(&text).unwrap();
+    assert_eq!(t.samples[0].t_s, 1.0);
+    assert_eq!(t.samples[4].t_s, 5.0);
+    // Per-I/O rows too: about 250 s of writes at irregular times.
+    let mut ms = t0;
+    let text: String = (1..=1000u64)
+        .map(|i| {
+            ms += 50 + (i * 7919) % 400;
+            format!("{ms}, 1000, 1, 4096, 0\n")
+        })
+        .collect();
+    let t = parse(&text).unwrap();
+    assert!(t.duration_s() < 300.0, "{}", t.duration_s());
+    assert_eq!(t.bytes_total(), 1000 * 4096);
+}

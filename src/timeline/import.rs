@@ -344,13 +344,22 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
                 ));
             }
         }
-        let times: Vec<f64> = w.iter().map(|r| r.cells[0] / 1000.0).collect();
+        // `log_unix_epoch=1` logs count from 1970: start the run at the first window.
+        let mut times: Vec<f64> = w.iter().map(|r| r.cells[0] / 1000.0).collect();
+        if times[0] > EPOCH_S {
+            let step = times.get(1).map(|t| t - times[0]).unwrap_or(1.0);
+            let off = times[0] - step;
+            times.iter_mut().for_each(|t| *t -= off);
+        }
         let rates: Vec<f64> = w.iter().map(|r| r.cells[1] * 1024.0).collect();
         Ok(Timeline::from_rates(&points(&times, &rates), meta))
     } else {
         Ok(aggregate_per_io(&w, meta))
     }
 }
+
+/// Times above this many seconds are Unix epoch times (fio's `log_unix_epoch`): 1973 on.
+const EPOCH_S: f64 = 1e8;
 
 /// A windowed log has nearly constant spacing between rows; a per-I/O log does not (many rows
 /// share a millisecond, gaps follow completions).
@@ -377,7 +386,10 @@ fn is_windowed(w: &[&Row]) -> bool {
 /// Sums per-I/O rows (bytes from the `bs` column, at their completion time) into intervals:
 /// the longest of 1 s, 0.5 s, 0.2 s, 0.1 s that still gives at least 200 intervals.
 fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
-    let end_s = w.last().map(|r| r.cells[0] / 1000.0).unwrap_or(0.0);
+    // `log_unix_epoch=1` logs count from 1970: start the run at the first write.
+    let first_s = w.first().map(|r| r.cells[0] / 1000.0).unwrap_or(0.0);
+    let off = if first_s > EPOCH_S { first_s } else { 0.0 };
+    let end_s = w.last().map(|r| r.cells[0] / 1000.0 - off).unwrap_or(0.0);
     let dt = [1.0, 0.5, 0.2, 0.1]
         .into_iter()
         .find(|&dt| end_s / dt >= 200.0)
@@ -385,7 +397,7 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
     let nbins = ((end_s / dt).ceil() as usize).max(1);
     let mut bytes = vec![0u64; nbins];
     for r in w {
-        let k = (((r.cells[0] / 1000.0) / dt).ceil() as usize).clamp(1, nbins) - 1;
+        let k = (((r.cells[0] / 1000.0 - off) / dt).ceil() as usize).clamp(1, nbins) - 1;
         bytes[k] += r.cells[3] as u64;
     }
     let mut total = 0u64;
