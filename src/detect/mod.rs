@@ -2,10 +2,38 @@
 //!
 //! Pure: no I/O, no clock. `probe` and `analyze` both call [`analyze`], so a saved timeline
 //! re-analyzed gives the same answer as the live run.
+//!
+//! The pipeline (DESIGN.md, with the additions marked +):
+//! 1. work on ln(throughput), so that a relative drop is a shift;
+//! 2. block medians over blocks longer than twice the longest GC dip (3 s), keeping at least
+//!    60 and at most 4000 blocks (+ the cap keeps PELT fast on very long runs); + when the
+//!    60-block floor makes blocks shorter than that, a running median over the blocks, wider
+//!    than twice a dip, removes the dips instead;
+//! 3. noise scale sigma = 1.4826 MAD(first differences) / sqrt(2);
+//! 4. exact PELT ([`pelt`]) with an O(1) L2 cost, penalty 3 sigma^2 ln(n);
+//! 5. spurious changes removed until none is left: excursions (+ a run of short segments that
+//!    leaves one level and returns to it loses all its boundaries), too-short segments merged
+//!    into the closer neighbour, steps under 10% merged, at most 4 changes;
+//! 6. every change refined at full resolution ([`refine`]): a posterior over its position
+//!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
+//!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
+//! 7. cache size = bytes written up to the first cliff from the byte counter, interpolated
+//!    inside the straddling sample; the 95% interval maps to low/high bytes.
+//!
+//! A cliff is a lasting drop: the first drop, and later drops to a new lowest level (a
+//! further, slower phase: folding). A rise, and a drop after a recovery that stays above the
+//! trough seen before, are not cliffs; they are post-cache phases and earn a warning that the
+//! post-cache level is unstable. [`synth`] generates traces with known truth for tests.
+
+pub mod pelt;
+pub mod refine;
+pub mod synth;
 
 use serde::{Deserialize, Serialize};
 
-use crate::timeline::Timeline;
+use crate::timeline::{Sample, Timeline};
+use crate::units::{format_bytes, format_rate, UnitSystem};
+use refine::Level;
 
 /// One cliff: a lasting drop in throughput.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,26 +111,498 @@ pub struct Analysis {
     pub warnings: Vec<String>,
 }
 
-/// Analyses a timeline. (Placeholder until the detector lands: reports no cliff.)
-pub fn analyze(t: &Timeline) -> Analysis {
-    let mean = if t.duration_s() > 0.0 {
-        t.bytes_total() as f64 / t.duration_s()
+/// Longest garbage-collection dip the detector is built to ignore, seconds.
+const MAX_DIP_S: f64 = 3.0;
+/// Fewest blocks the block-median series keeps.
+const MIN_BLOCKS: usize = 60;
+/// Most blocks the block-median series keeps (longer runs get longer blocks).
+const MAX_BLOCKS: usize = 4000;
+/// Smallest step (in ln throughput) that counts as a change: about 10%.
+const MIN_STEP: f64 = 0.10;
+/// Most changes reported in one run.
+const MAX_CHANGES: usize = 4;
+/// First and last segments shorter than this (seconds) are merged into their neighbour.
+const TINY_END_S: f64 = 3.5;
+
+/// A segment of the run at one level, in sample indices `start..end`.
+#[derive(Debug, Clone, Copy)]
+struct Seg {
+    start: usize,
+    end: usize,
+    /// Robust level: median of ln throughput.
+    level: f64,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
     } else {
-        0.0
-    };
-    Analysis {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Median in O(n) (selection); for even lengths the upper middle value.
+fn fast_median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let k = v.len() / 2;
+    *v.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
+}
+
+/// Running median with half-width `h`; windows shrink at the ends so that a short phase at
+/// the start or end of the run survives.
+fn running_median(y: &[f64], h: usize) -> Vec<f64> {
+    let n = y.len();
+    (0..n)
+        .map(|i| {
+            let mut v = y[i.saturating_sub(h)..(i + h + 1).min(n)].to_vec();
+            median(&mut v)
+        })
+        .collect()
+}
+
+/// 1.4826 * median absolute deviation: a robust standard deviation.
+fn mad_scale(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut c = v.to_vec();
+    let m = fast_median(&mut c);
+    let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    1.4826 * fast_median(&mut d)
+}
+
+/// The detector's working state for one timeline.
+struct Work<'a> {
+    samples: &'a [Sample],
+    /// ln(throughput) per sample.
+    x: Vec<f64>,
+    /// Samples per block.
+    b: usize,
+    /// Block medians.
+    y: Vec<f64>,
+}
+
+impl Work<'_> {
+    fn block_range(&self, k: usize) -> (usize, usize) {
+        let m = self.y.len();
+        let s = k * self.b;
+        let e = if k + 1 == m {
+            self.x.len()
+        } else {
+            (k + 1) * self.b
+        };
+        (s, e)
+    }
+    fn t_start(&self, i: usize) -> f64 {
+        self.samples[i].t_start_s()
+    }
+    fn t_end(&self, i: usize) -> f64 {
+        self.samples[i - 1].t_s
+    }
+    fn duration(&self, s: &Seg) -> f64 {
+        self.t_end(s.end) - self.t_start(s.start)
+    }
+    /// Level of samples `start..end`: the median of their ln throughput.
+    fn level(&self, start: usize, end: usize) -> f64 {
+        let mut v = self.x[start..end].to_vec();
+        fast_median(&mut v)
+    }
+    fn seg(&self, start: usize, end: usize) -> Seg {
+        Seg {
+            start,
+            end,
+            level: self.level(start, end),
+        }
+    }
+}
+
+/// Removes spurious changes until none is left: excursions (a short segment whose
+/// neighbours are at the same level) lose both boundaries; too-short end segments merge into
+/// their neighbour; steps under [`MIN_STEP`] merge; at most [`MAX_CHANGES`] are kept.
+fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
+    let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s);
+    // A last segment this short is a dip at the end of the run, not a phase.
+    let end_s = MAX_DIP_S + 2.0 * dt + block_s;
+    loop {
+        let k = segs.len();
+        if k <= 1 {
+            return segs;
+        }
+        // 1. Excursions: the shortest run of middle segments that leaves one level and
+        //    returns to it (a dip, or a dip cut into pieces) loses all its boundaries.
+        let mut best: Option<(usize, usize, f64)> = None;
+        for p in 0..k.saturating_sub(2) {
+            for q in (p + 2)..k.min(p + 10) {
+                let d = w.t_end(segs[q - 1].end) - w.t_start(segs[p + 1].start);
+                if d > excursion_s {
+                    break;
+                }
+                let same = (segs[p].level - segs[q].level).abs() < MIN_STEP;
+                if same && best.map_or(true, |(_, _, bd)| d < bd) {
+                    best = Some((p, q, d));
+                }
+            }
+        }
+        if let Some((p, q, _)) = best {
+            let merged = w.seg(segs[p].start, segs[q].end);
+            segs.splice(p..=q, [merged]);
+            continue;
+        }
+        // 2. Too-short segments: ends below TINY_END_S, middles below tiny_mid_s.
+        let mut short: Option<(usize, f64)> = None;
+        for (j, s) in segs.iter().enumerate() {
+            let d = w.duration(s);
+            let limit = if j == 0 {
+                TINY_END_S
+            } else if j + 1 == k {
+                // A short last segment that still reaches the level before it between its
+                // lows is dips at the end of the run; a shorter one is merged regardless.
+                if d >= excursion_s {
+                    continue;
+                }
+                let mut v = w.x[s.start..s.end].to_vec();
+                v.sort_by(|a, b| a.total_cmp(b));
+                let q90 = v[(v.len() * 9 / 10).min(v.len() - 1)];
+                if q90 >= segs[j - 1].level - 0.5 * MIN_STEP {
+                    excursion_s
+                } else {
+                    end_s
+                }
+            } else {
+                // A middle phase shorter than an excursion is a transition or a dip at a
+                // cliff, not a phase of its own.
+                excursion_s
+            };
+            if d < limit && short.map_or(true, |(_, bd)| d < bd) {
+                short = Some((j, d));
+            }
+        }
+        if let Some((j, _)) = short {
+            let into_prev = if j == 0 {
+                false
+            } else if j + 1 == k {
+                true
+            } else {
+                (segs[j].level - segs[j - 1].level).abs()
+                    <= (segs[j].level - segs[j + 1].level).abs()
+            };
+            let (a, b) = if into_prev { (j - 1, j) } else { (j, j + 1) };
+            let merged = w.seg(segs[a].start, segs[b].end);
+            segs.splice(a..=b, [merged]);
+            continue;
+        }
+        // 3. Small steps, and 4. too many changes: drop the smallest step.
+        let (j, step) = (1..k)
+            .map(|j| (j, (segs[j].level - segs[j - 1].level).abs()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((1, f64::INFINITY));
+        if step < MIN_STEP || k - 1 > MAX_CHANGES {
+            let merged = w.seg(segs[j - 1].start, segs[j].end);
+            segs.splice(j - 1..=j, [merged]);
+            continue;
+        }
+        return segs;
+    }
+}
+
+/// The level and scale of ln throughput over `range`, for refinement.
+fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
+    let v = &x[range];
+    let mut c = v.to_vec();
+    Level {
+        mu: median(&mut c),
+        scale: mad_scale(v).max(floor),
+        n: v.len(),
+    }
+}
+
+/// One change after refinement.
+#[derive(Debug, Clone, Copy)]
+struct Change {
+    r: refine::Refined,
+}
+
+/// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
+/// deterministic: the same timeline always gives the same analysis.
+pub fn analyze(t: &Timeline) -> Analysis {
+    let samples = &t.samples;
+    let n = samples.len();
+    let mut out = Analysis {
         bytes_total: t.bytes_total(),
         duration_s: t.duration_s(),
         interval_s: t.interval_s(),
         cliffs: vec![],
         cache_estimate: None,
         cache_lower_bound_bytes: Some(t.bytes_total()),
-        phases: vec![Phase {
-            start_s: t.samples.first().map(|s| s.t_start_s()).unwrap_or(0.0),
-            end_s: t.duration_s(),
-            mean_bytes_per_sec: mean,
-            kind: PhaseKind::Steady,
-        }],
+        phases: vec![],
         warnings: vec![],
+    };
+    if n < 4 {
+        if n > 0 {
+            out.phases.push(Phase {
+                start_s: samples[0].t_start_s(),
+                end_s: t.duration_s(),
+                mean_bytes_per_sec: mean_rate(samples, 0, n),
+                kind: PhaseKind::Steady,
+            });
+        }
+        out.warnings.push(format!(
+            "only {n} samples: too few to find a cliff; sample more often or write for longer"
+        ));
+        return out;
     }
+    // 1. Log scale, with a floor for stalled intervals.
+    let mut rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    let floor = (1e-3 * fast_median(&mut rates)).max(1.0);
+    let x: Vec<f64> = samples
+        .iter()
+        .map(|s| s.bytes_per_sec.max(floor).ln())
+        .collect();
+    // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
+    let dt = t.interval_s().max(1e-9);
+    let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
+    // At most MAX_BLOCKS blocks: PELT slows down on long stretches without a change.
+    let b = b_dip.min(n / MIN_BLOCKS).max(n.div_ceil(MAX_BLOCKS)).max(1);
+    let m = n / b;
+    let mut w = Work {
+        samples,
+        x,
+        b,
+        y: Vec::with_capacity(m),
+    };
+    for k in 0..m {
+        let s = k * b;
+        let e = if k + 1 == m { n } else { (k + 1) * b };
+        let mut v = w.x[s..e].to_vec();
+        w.y.push(median(&mut v));
+    }
+    // 3. Noise scale from first differences.
+    let diffs: Vec<f64> = w.y.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma = (mad_scale(&diffs) / std::f64::consts::SQRT_2).max(1e-3);
+    // Blocks shorter than twice the longest dip (short runs) do not remove dips: a running
+    // median over the blocks, wider than twice a dip, does.
+    let block_s = b as f64 * dt;
+    let h = if block_s < 2.0 * MAX_DIP_S {
+        ((MAX_DIP_S + 2.0 * dt) / block_s).ceil() as usize
+    } else {
+        0
+    };
+    let filtered = if h > 0 {
+        running_median(&w.y, h)
+    } else {
+        w.y.clone()
+    };
+    // 4. Exact PELT with an MBIC-like penalty.
+    let penalty = 3.0 * sigma * sigma * (m as f64).ln();
+    let min_len = if b >= 3 { 1 } else { 2 };
+    let cps = pelt::pelt(&filtered, penalty, min_len);
+    let mut bounds = vec![0usize];
+    for c in cps {
+        bounds.push(w.block_range(c).0);
+    }
+    bounds.push(n);
+    let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
+    // 5. Remove spurious changes.
+    let segs = clean(&w, segs);
+    // 6. Refine each change at full resolution.
+    let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
+    let scale_floor = (0.5 * sigma_x).max(0.002);
+    // The filter can move an edge by up to h blocks when a dip is near it.
+    let reach = (h + 1) * b + 2;
+    let level_len = (3 * b).max(20).max((4.0 * MAX_DIP_S / dt).ceil() as usize);
+    let mut changes: Vec<Change> = Vec::new();
+    for j in 1..segs.len() {
+        let (p, q) = (segs[j - 1], segs[j]);
+        let c = q.start;
+        let lo = c.saturating_sub(reach).max(p.start);
+        let hi = (c + reach).min(q.end);
+        let a_range = if lo > p.start {
+            lo.saturating_sub(level_len).max(p.start)..lo
+        } else {
+            p.start..c
+        };
+        let b_range = if hi < q.end {
+            hi..(hi + level_len).min(q.end)
+        } else {
+            c..q.end
+        };
+        let before = local_level(&w.x, a_range, scale_floor);
+        let after = local_level(&w.x, b_range, scale_floor);
+        let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
+        if let Some(prev) = changes.last() {
+            // Keep changes in order even when windows overlap.
+            if r.t_s <= prev.r.t_s {
+                r.t_s = prev.r.t_s;
+                r.bytes = prev.r.bytes;
+            }
+        }
+        changes.push(Change { r });
+    }
+    // 7. Phases, cliffs, cache estimate.
+    build_result(&w, &segs, &changes, &mut out);
+    out
+}
+
+/// Mean throughput of samples `s..e` (bytes over time).
+fn mean_rate(samples: &[Sample], s: usize, e: usize) -> f64 {
+    let bytes: u64 = samples[s..e].iter().map(|x| x.bytes).sum();
+    let time: f64 = samples[s..e].iter().map(|x| x.interval_s).sum();
+    if time > 0.0 {
+        bytes as f64 / time
+    } else {
+        0.0
+    }
+}
+
+fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) {
+    let samples = w.samples;
+    let n = samples.len();
+    let t0 = samples[0].t_start_s();
+    let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
+    let t_end = samples[n - 1].t_s;
+    let b_end = samples[n - 1].bytes_total as f64;
+    // Phase boundaries in time and bytes.
+    let mut tb: Vec<(f64, f64)> = vec![(t0, b0)];
+    for c in changes {
+        tb.push((c.r.t_s, c.r.bytes));
+    }
+    tb.push((t_end, b_end));
+    // A cliff is a drop to a new lowest level: a drop after a recovery that stays above the
+    // trough seen before is the post-cache level moving, not a cliff.
+    // The first drop is the first cliff; later ones must go below every level since.
+    let mut is_drop = Vec::with_capacity(changes.len());
+    let mut lowest = f64::INFINITY;
+    for j in 0..changes.len() {
+        let next = segs[j + 1].level;
+        let drop = next < segs[j].level && next < lowest - MIN_STEP;
+        is_drop.push(drop);
+        if drop || lowest.is_finite() {
+            lowest = lowest.min(next);
+        }
+    }
+    let first_drop = is_drop.iter().position(|&d| d);
+    let mut phases = Vec::with_capacity(segs.len());
+    let mut cliffs_passed = 0usize;
+    for j in 0..segs.len() {
+        if j > 0 && is_drop[j - 1] {
+            cliffs_passed += 1;
+        }
+        let (ts, bs) = tb[j];
+        let (te, be) = tb[j + 1];
+        let mean = if te > ts { (be - bs) / (te - ts) } else { 0.0 };
+        let kind = match (first_drop, cliffs_passed) {
+            (None, _) => PhaseKind::Steady,
+            (Some(_), 0) => PhaseKind::Cache,
+            (Some(_), 1) => PhaseKind::PostCache,
+            (Some(_), _) => PhaseKind::Folding,
+        };
+        phases.push(Phase {
+            start_s: ts,
+            end_s: te,
+            mean_bytes_per_sec: mean.max(0.0),
+            kind,
+        });
+    }
+    for (j, c) in changes.iter().enumerate() {
+        if !is_drop[j] {
+            continue;
+        }
+        out.cliffs.push(Cliff {
+            t_s: c.r.t_s,
+            t_low_s: c.r.t_low_s,
+            t_high_s: c.r.t_high_s,
+            bytes_written: c.r.bytes.round().max(0.0) as u64,
+            before_bytes_per_sec: phases[j].mean_bytes_per_sec,
+            after_bytes_per_sec: phases[j + 1].mean_bytes_per_sec,
+        });
+    }
+    let units = UnitSystem::Decimal;
+    match first_drop {
+        Some(fd) => {
+            let r = changes[fd].r;
+            out.cache_estimate = Some(CacheEstimate {
+                bytes: r.bytes.round().max(0.0) as u64,
+                low_bytes: r.low_bytes.round().max(0.0) as u64,
+                high_bytes: r.high_bytes.round().max(0.0) as u64,
+            });
+            out.cache_lower_bound_bytes = None;
+            // Sampling too coarse for the cache phase seen.
+            let cache_s = r.t_s - t0;
+            let dt = out.interval_s;
+            let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
+            if cache_s < 10.0 * dt || width > 0.05 {
+                out.warnings.push(format!(
+                    "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} samples of \
+                     {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
+                     tighter estimate",
+                    cache_s / dt,
+                    if dt > 0.15 { "100ms" } else { "20ms" }
+                ));
+            }
+        }
+        None => {
+            out.warnings.push(format!(
+                "the run ended before any cliff: the SLC cache is at least {} (all that was \
+                 written); write more (--max-bytes or --duration) to find where it ends",
+                format_bytes(b_end - b0, units)
+            ));
+        }
+    }
+    // Post-cache level unstable: more than one post-cache level, or wide swings within it.
+    let post: Vec<&Phase> = phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::PostCache)
+        .collect();
+    if post.len() > 1 {
+        let levels: Vec<String> = post
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} from {:.0} s",
+                    format_rate(p.mean_bytes_per_sec, units),
+                    p.start_s
+                )
+            })
+            .collect();
+        out.warnings.push(format!(
+            "post-cache level unstable: {}; the drive may be recovering or throttling, so quote \
+             the post-cache speed with its time range",
+            levels.join(", then ")
+        ));
+    } else if let (Some(p), Some(fd)) = (post.first(), first_drop) {
+        let j = phases
+            .iter()
+            .position(|q| std::ptr::eq(q, *p))
+            .unwrap_or(fd + 1);
+        let seg = segs[j];
+        let v: Vec<f64> = w.x[seg.start..seg.end].to_vec();
+        let spread = mad_scale(&v);
+        if spread > 0.25 {
+            out.warnings.push(format!(
+                "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
+                 a range rather than one post-cache speed",
+                100.0 * (spread.exp() - 1.0),
+                format_rate(p.mean_bytes_per_sec, units)
+            ));
+        }
+    }
+    if let Some(f) = phases.iter().find(|p| p.kind == PhaseKind::Folding) {
+        out.warnings.push(format!(
+            "a third, slower phase (folding) from {:.1} s at {}: the drive is moving cached data \
+             while writing; sustained speed is this, not the first post-cache level",
+            f.start_s,
+            format_rate(f.mean_bytes_per_sec, units)
+        ));
+    }
+    out.phases = phases;
 }

@@ -1,0 +1,205 @@
+//! Full-resolution refinement of one change: a posterior over its position in time.
+//!
+//! Given the two levels either side (log throughput, each with a robust scale), every
+//! position tau in a window of samples is scored with a Student-t likelihood: samples wholly
+//! before tau at the first level, wholly after at the second, and the sample that straddles
+//! tau at the rate-weighted mixture of the two. A uniform prior over time gives the posterior,
+//! whose median is the estimate and whose 2.5% and 97.5% quantiles are the 95% interval.
+
+use crate::timeline::Sample;
+
+/// Degrees of freedom of the Student-t likelihood (heavy tails absorb dips and outliers).
+const NU: f64 = 4.0;
+/// Grid points per sample for the sub-sample position.
+const GRID: usize = 16;
+
+/// One level: mean and scale of log throughput.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Level {
+    /// Mean (or median) of ln(bytes/s).
+    pub mu: f64,
+    /// Robust scale of ln(bytes/s).
+    pub scale: f64,
+    /// How many samples the level was estimated from.
+    pub n: usize,
+}
+
+/// The refined change: time and bytes written, each with a 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Refined {
+    /// Posterior median of the change time, seconds.
+    pub t_s: f64,
+    /// 2.5% quantile of the change time.
+    pub t_low_s: f64,
+    /// 97.5% quantile.
+    pub t_high_s: f64,
+    /// Bytes written up to `t_s`.
+    pub bytes: f64,
+    /// Bytes written up to `t_low_s`.
+    pub low_bytes: f64,
+    /// Bytes written up to `t_high_s`.
+    pub high_bytes: f64,
+}
+
+/// Prior share of samples hit by a garbage-collection dip.
+const DIP_SHARE: f64 = 0.01;
+/// Dips are taken as uniform in ln throughput from the level down to 1/50 of it.
+const DIP_DEPTH: f64 = 3.912; // ln(50)
+
+/// Mean time between GC dips assumed by the prior, seconds.
+const DIP_EVERY_S: f64 = 20.0;
+/// Longest dip the prior allows, seconds.
+const MAX_DIP_S: f64 = 3.0;
+
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return m;
+    }
+    m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
+/// Density of the standardised Student-t, up to a constant shared by all terms.
+fn t_density(z: f64) -> f64 {
+    (-0.5 * (NU + 1.0) * (z * z / NU).ln_1p()).exp()
+}
+
+/// Student-t normalising constant for `NU` (so that the dip component is on the same scale).
+fn t_norm() -> f64 {
+    // Gamma((nu+1)/2) / (sqrt(nu pi) Gamma(nu/2)) for nu = 4: 3/8.
+    0.375
+}
+
+/// Log density of one sample `x` at `level` with `scale`: Student-t, mixed with a one-sided
+/// dip component (a sample below its level may be a GC dip of any depth).
+fn log_lik(x: f64, level: f64, scale: f64) -> f64 {
+    let core = (1.0 - DIP_SHARE) * t_norm() * t_density((x - level) / scale) / scale;
+    let dip = if x < level && x > level - DIP_DEPTH {
+        DIP_SHARE / DIP_DEPTH
+    } else {
+        0.0
+    };
+    (core + dip).max(1e-300).ln()
+}
+
+/// Refines a change that lies within samples `lo..hi` of `samples`; `x` is ln(throughput) of
+/// every sample; `a` is the level before the change and `b` after.
+pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: Level) -> Refined {
+    let hi = hi.min(samples.len()).max(lo + 1);
+    let w = hi - lo;
+    let term = |i: usize, l: Level| log_lik(x[i], l.mu, l.scale);
+    let (ea, eb) = (a.mu.exp(), b.mu.exp());
+    // GC dips are events: a run of up to MAX_DIP_S of samples below the level, uniform in
+    // depth, costs the prior of one dip rather than one outlier per sample. The likelihood of
+    // the samples before (after) the change, with any number of dips, is a forward (backward)
+    // recursion over the window.
+    let dt_max = samples[lo..hi]
+        .iter()
+        .map(|s| s.interval_s)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let k_max = ((MAX_DIP_S / dt_max).ceil() as usize + 1).min(w);
+    let ln_run = (dt_max / DIP_EVERY_S).min(0.5).ln();
+    let ln_unif = -DIP_DEPTH.ln();
+    // before[k]: samples lo..lo+k at level a, with dips.
+    let mut before = vec![0.0; w + 1];
+    let mut run_a = 0usize; // consecutive samples below a ending at the current one
+    for k in 0..w {
+        run_a = if x[lo + k] < a.mu { run_a + 1 } else { 0 };
+        let mut terms = vec![before[k] + term(lo + k, a)];
+        for l in 1..=run_a.min(k_max) {
+            terms.push(before[k + 1 - l] + l as f64 * ln_unif + ln_run);
+        }
+        before[k + 1] = log_sum_exp(&terms);
+    }
+    // after[k]: samples lo+k..hi at level b, with dips.
+    let mut after = vec![0.0; w + 1];
+    let mut run_b = 0usize;
+    for k in (0..w).rev() {
+        run_b = if x[lo + k] < b.mu { run_b + 1 } else { 0 };
+        let mut terms = vec![after[k + 1] + term(lo + k, b)];
+        for l in 1..=run_b.min(k_max) {
+            terms.push(after[k + l] + l as f64 * ln_unif + ln_run);
+        }
+        after[k] = log_sum_exp(&terms);
+    }
+    // A scale estimated from few samples is itself uncertain: widen it accordingly.
+    let n_min = a.n.min(b.n).max(1) as f64;
+    let s_mix = (a.scale.max(b.scale).powi(2)
+        + 1.5625 * (a.scale.powi(2) / a.n.max(1) as f64 + b.scale.powi(2) / b.n.max(1) as f64))
+        .sqrt()
+        * (1.0 + 1.0 / n_min.sqrt());
+    // One dip spanning the change: the last samples before it below level a, the straddling
+    // sample and the first samples after it below level b are one event. Inside such a dip
+    // the position within the straddling sample is unknown (uniform).
+    let span = |k: usize| -> f64 {
+        let i = lo + k;
+        if x[i] >= a.mu.max(b.mu) {
+            return f64::NEG_INFINITY;
+        }
+        let mut left = vec![before[k]];
+        for l in 1..=k.min(k_max) {
+            if x[lo + k - l] >= a.mu {
+                break;
+            }
+            left.push(before[k - l] + l as f64 * ln_unif);
+        }
+        let mut right = vec![after[k + 1]];
+        for l in 1..=(w - k - 1).min(k_max) {
+            if x[lo + k + l] >= b.mu {
+                break;
+            }
+            right.push(after[k + 1 + l] + l as f64 * ln_unif);
+        }
+        log_sum_exp(&left) + log_sum_exp(&right) + ln_run + ln_unif
+    };
+    let mut cells: Vec<(f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, width)
+    for k in 0..w {
+        let i = lo + k;
+        let base = before[k] + after[k + 1];
+        let spanned = span(k);
+        let dt = samples[i].interval_s;
+        for g in 0..GRID {
+            let f = (g as f64 + 0.5) / GRID as f64;
+            let r = f * ea + (1.0 - f) * eb;
+            let ll = log_sum_exp(&[base + log_lik(x[i], r.ln(), s_mix), spanned]);
+            cells.push((ll, dt / GRID as f64));
+        }
+    }
+    let mx = cells.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = cells.iter().map(|&(ll, wd)| (ll - mx).exp() * wd).collect();
+    let total: f64 = weights.iter().sum();
+    // Quantile of the posterior as (sample index, fraction of that sample before the change).
+    let quantile = |q: f64| -> (usize, f64) {
+        let target = q * total;
+        let mut acc = 0.0;
+        for (c, &wt) in weights.iter().enumerate() {
+            if acc + wt >= target && wt > 0.0 {
+                let within = ((target - acc) / wt).clamp(0.0, 1.0);
+                let k = c / GRID;
+                let g = c % GRID;
+                return (lo + k, (g as f64 + within) / GRID as f64);
+            }
+            acc += wt;
+        }
+        (hi - 1, 1.0)
+    };
+    let time_at = |(i, f): (usize, f64)| samples[i].t_start_s() + f * samples[i].interval_s;
+    let bytes_at = |(i, f): (usize, f64)| {
+        let s = &samples[i];
+        let start = (s.bytes_total - s.bytes.min(s.bytes_total)) as f64;
+        let wa = f * ea;
+        let wb = (1.0 - f) * eb;
+        let share = if wa + wb > 0.0 { wa / (wa + wb) } else { f };
+        start + share * s.bytes as f64
+    };
+    let (ql, qm, qh) = (quantile(0.025), quantile(0.5), quantile(0.975));
+    Refined {
+        t_s: time_at(qm),
+        t_low_s: time_at(ql),
+        t_high_s: time_at(qh),
+        bytes: bytes_at(qm),
+        low_bytes: bytes_at(ql),
+        high_bytes: bytes_at(qh),
+    }
+}
