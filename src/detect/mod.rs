@@ -3,9 +3,15 @@
 //! Pure: no I/O, no clock. `probe` and `analyze` both call [`analyze`], so a saved timeline
 //! re-analyzed gives the same answer as the live run.
 
+pub mod pelt;
+pub mod refine;
+pub mod synth;
+
 use serde::{Deserialize, Serialize};
 
-use crate::timeline::Timeline;
+use crate::timeline::{Sample, Timeline};
+use crate::units::{format_bytes, format_rate, UnitSystem};
+use refine::Level;
 
 /// One cliff: a lasting drop in throughput.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,26 +89,432 @@ pub struct Analysis {
     pub warnings: Vec<String>,
 }
 
-/// Analyses a timeline. (Placeholder until the detector lands: reports no cliff.)
-pub fn analyze(t: &Timeline) -> Analysis {
-    let mean = if t.duration_s() > 0.0 {
-        t.bytes_total() as f64 / t.duration_s()
+/// Longest garbage-collection dip the detector is built to ignore, seconds.
+const MAX_DIP_S: f64 = 3.0;
+/// Fewest blocks the block-median series keeps.
+const MIN_BLOCKS: usize = 60;
+/// Smallest step (in ln throughput) that counts as a change: about 10%.
+const MIN_STEP: f64 = 0.10;
+/// Most changes reported in one run.
+const MAX_CHANGES: usize = 4;
+/// First and last segments shorter than this (seconds) are merged into their neighbour.
+const TINY_END_S: f64 = 3.5;
+
+/// A segment of the run at one level, in sample indices `start..end`.
+#[derive(Debug, Clone, Copy)]
+struct Seg {
+    start: usize,
+    end: usize,
+    /// Robust level: median of ln throughput.
+    level: f64,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
     } else {
-        0.0
-    };
-    Analysis {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// 1.4826 * median absolute deviation: a robust standard deviation.
+fn mad_scale(v: &[f64]) -> f64 {
+    let mut c = v.to_vec();
+    let m = median(&mut c);
+    let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    1.4826 * median(&mut d)
+}
+
+/// The detector's working state for one timeline.
+struct Work<'a> {
+    samples: &'a [Sample],
+    /// ln(throughput) per sample.
+    x: Vec<f64>,
+    /// Samples per block.
+    b: usize,
+    /// Block medians.
+    y: Vec<f64>,
+}
+
+impl Work<'_> {
+    fn block_range(&self, k: usize) -> (usize, usize) {
+        let m = self.y.len();
+        let s = k * self.b;
+        let e = if k + 1 == m {
+            self.x.len()
+        } else {
+            (k + 1) * self.b
+        };
+        (s, e)
+    }
+    fn t_start(&self, i: usize) -> f64 {
+        self.samples[i].t_start_s()
+    }
+    fn t_end(&self, i: usize) -> f64 {
+        self.samples[i - 1].t_s
+    }
+    fn duration(&self, s: &Seg) -> f64 {
+        self.t_end(s.end) - self.t_start(s.start)
+    }
+    /// Level of samples `start..end` from the block medians that lie inside (or the samples).
+    fn level(&self, start: usize, end: usize) -> f64 {
+        let kb = start / self.b;
+        let ke = (end / self.b).min(self.y.len());
+        let mut v: Vec<f64> = if self.b > 1 && ke > kb {
+            self.y[kb..ke].to_vec()
+        } else {
+            self.x[start..end].to_vec()
+        };
+        median(&mut v)
+    }
+    fn seg(&self, start: usize, end: usize) -> Seg {
+        Seg {
+            start,
+            end,
+            level: self.level(start, end),
+        }
+    }
+}
+
+/// Removes spurious changes until none is left: excursions (a short segment whose
+/// neighbours are at the same level) lose both boundaries; too-short end segments merge into
+/// their neighbour; steps under [`MIN_STEP`] merge; at most [`MAX_CHANGES`] are kept.
+fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
+    let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
+    let excursion_s = (2.0 * MAX_DIP_S).max(2.5 * block_s);
+    let tiny_mid_s = TINY_END_S.max(1.5 * block_s);
+    loop {
+        let k = segs.len();
+        if k <= 1 {
+            return segs;
+        }
+        // 1. Excursions: the shortest middle segment that leaves and returns to one level.
+        let mut best: Option<(usize, f64)> = None;
+        for j in 1..k.saturating_sub(1) {
+            let (p, c, n) = (segs[j - 1], segs[j], segs[j + 1]);
+            let d = w.duration(&c);
+            let same = (p.level - n.level).abs() < MIN_STEP;
+            let outside = (c.level - p.level) * (c.level - n.level) > 0.0;
+            if same && outside && d <= excursion_s && best.map_or(true, |(_, bd)| d < bd) {
+                best = Some((j, d));
+            }
+        }
+        if let Some((j, _)) = best {
+            let merged = w.seg(segs[j - 1].start, segs[j + 1].end);
+            segs.splice(j - 1..=j + 1, [merged]);
+            continue;
+        }
+        // 2. Too-short segments: ends below TINY_END_S, middles below tiny_mid_s.
+        let mut short: Option<(usize, f64)> = None;
+        for (j, s) in segs.iter().enumerate() {
+            let d = w.duration(s);
+            let limit = if j == 0 || j + 1 == k {
+                TINY_END_S
+            } else {
+                tiny_mid_s
+            };
+            if d < limit && short.map_or(true, |(_, bd)| d < bd) {
+                short = Some((j, d));
+            }
+        }
+        if let Some((j, _)) = short {
+            let into_prev = if j == 0 {
+                false
+            } else if j + 1 == k {
+                true
+            } else {
+                (segs[j].level - segs[j - 1].level).abs()
+                    <= (segs[j].level - segs[j + 1].level).abs()
+            };
+            let (a, b) = if into_prev { (j - 1, j) } else { (j, j + 1) };
+            let merged = w.seg(segs[a].start, segs[b].end);
+            segs.splice(a..=b, [merged]);
+            continue;
+        }
+        // 3. Small steps, and 4. too many changes: drop the smallest step.
+        let (j, step) = (1..k)
+            .map(|j| (j, (segs[j].level - segs[j - 1].level).abs()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((1, f64::INFINITY));
+        if step < MIN_STEP || k - 1 > MAX_CHANGES {
+            let merged = w.seg(segs[j - 1].start, segs[j].end);
+            segs.splice(j - 1..=j, [merged]);
+            continue;
+        }
+        return segs;
+    }
+}
+
+/// The level and scale of ln throughput over `range`, for refinement.
+fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
+    let v = &x[range];
+    let mut c = v.to_vec();
+    Level {
+        mu: median(&mut c),
+        scale: mad_scale(v).max(floor),
+    }
+}
+
+/// One change after refinement.
+#[derive(Debug, Clone, Copy)]
+struct Change {
+    r: refine::Refined,
+    before: Level,
+    after: Level,
+}
+
+/// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
+/// deterministic: the same timeline always gives the same analysis.
+pub fn analyze(t: &Timeline) -> Analysis {
+    let samples = &t.samples;
+    let n = samples.len();
+    let mut out = Analysis {
         bytes_total: t.bytes_total(),
         duration_s: t.duration_s(),
         interval_s: t.interval_s(),
         cliffs: vec![],
         cache_estimate: None,
         cache_lower_bound_bytes: Some(t.bytes_total()),
-        phases: vec![Phase {
-            start_s: t.samples.first().map(|s| s.t_start_s()).unwrap_or(0.0),
-            end_s: t.duration_s(),
-            mean_bytes_per_sec: mean,
-            kind: PhaseKind::Steady,
-        }],
+        phases: vec![],
         warnings: vec![],
+    };
+    if n < 4 {
+        if n > 0 {
+            out.phases.push(Phase {
+                start_s: samples[0].t_start_s(),
+                end_s: t.duration_s(),
+                mean_bytes_per_sec: mean_rate(samples, 0, n),
+                kind: PhaseKind::Steady,
+            });
+        }
+        out.warnings.push(format!(
+            "only {n} samples: too few to find a cliff; sample more often or write for longer"
+        ));
+        return out;
     }
+    // 1. Log scale, with a floor for stalled intervals.
+    let mut rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    let floor = (1e-3 * median(&mut rates)).max(1.0);
+    let x: Vec<f64> = samples
+        .iter()
+        .map(|s| s.bytes_per_sec.max(floor).ln())
+        .collect();
+    // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
+    let dt = t.interval_s().max(1e-9);
+    let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
+    let b = b_dip.min(n / MIN_BLOCKS).max(1);
+    let m = n / b;
+    let mut w = Work {
+        samples,
+        x,
+        b,
+        y: Vec::with_capacity(m),
+    };
+    for k in 0..m {
+        let s = k * b;
+        let e = if k + 1 == m { n } else { (k + 1) * b };
+        let mut v = w.x[s..e].to_vec();
+        w.y.push(median(&mut v));
+    }
+    // 3. Noise scale from first differences.
+    let diffs: Vec<f64> = w.y.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma = (mad_scale(&diffs) / std::f64::consts::SQRT_2).max(1e-3);
+    // 4. Exact PELT with an MBIC-like penalty.
+    let penalty = 3.0 * sigma * sigma * (m as f64).ln();
+    let min_len = if b >= 3 { 1 } else { 2 };
+    let cps = pelt::pelt(&w.y, penalty, min_len);
+    let mut bounds = vec![0usize];
+    for c in cps {
+        bounds.push(w.block_range(c).0);
+    }
+    bounds.push(n);
+    let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
+    // 5. Remove spurious changes.
+    let segs = clean(&w, segs);
+    // 6. Refine each change at full resolution.
+    let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
+    let scale_floor = (0.2 * sigma_x).max(0.002);
+    let reach = b + 2;
+    let level_len = (3 * b).max(10);
+    let mut changes: Vec<Change> = Vec::new();
+    for j in 1..segs.len() {
+        let (p, q) = (segs[j - 1], segs[j]);
+        let c = q.start;
+        let lo = c.saturating_sub(reach).max(p.start);
+        let hi = (c + reach).min(q.end);
+        let a_range = if lo > p.start {
+            lo.saturating_sub(level_len).max(p.start)..lo
+        } else {
+            p.start..c
+        };
+        let b_range = if hi < q.end {
+            hi..(hi + level_len).min(q.end)
+        } else {
+            c..q.end
+        };
+        let before = local_level(&w.x, a_range, scale_floor);
+        let after = local_level(&w.x, b_range, scale_floor);
+        let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
+        if let Some(prev) = changes.last() {
+            // Keep changes in order even when windows overlap.
+            if r.t_s <= prev.r.t_s {
+                r.t_s = prev.r.t_s;
+                r.bytes = prev.r.bytes;
+            }
+        }
+        changes.push(Change { r, before, after });
+    }
+    // 7. Phases, cliffs, cache estimate.
+    build_result(&w, &segs, &changes, &mut out);
+    out
+}
+
+/// Mean throughput of samples `s..e` (bytes over time).
+fn mean_rate(samples: &[Sample], s: usize, e: usize) -> f64 {
+    let bytes: u64 = samples[s..e].iter().map(|x| x.bytes).sum();
+    let time: f64 = samples[s..e].iter().map(|x| x.interval_s).sum();
+    if time > 0.0 {
+        bytes as f64 / time
+    } else {
+        0.0
+    }
+}
+
+fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) {
+    let samples = w.samples;
+    let n = samples.len();
+    let t0 = samples[0].t_start_s();
+    let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
+    let t_end = samples[n - 1].t_s;
+    let b_end = samples[n - 1].bytes_total as f64;
+    // Phase boundaries in time and bytes.
+    let mut tb: Vec<(f64, f64)> = vec![(t0, b0)];
+    for c in changes {
+        tb.push((c.r.t_s, c.r.bytes));
+    }
+    tb.push((t_end, b_end));
+    let is_drop: Vec<bool> = changes.iter().map(|c| c.after.mu < c.before.mu).collect();
+    let first_drop = is_drop.iter().position(|&d| d);
+    let mut phases = Vec::with_capacity(segs.len());
+    let mut first_post_level: Option<f64> = None;
+    for j in 0..segs.len() {
+        let (ts, bs) = tb[j];
+        let (te, be) = tb[j + 1];
+        let mean = if te > ts { (be - bs) / (te - ts) } else { 0.0 };
+        let kind = match first_drop {
+            None => PhaseKind::Steady,
+            Some(fd) if j <= fd => PhaseKind::Cache,
+            Some(_) => {
+                let lvl = segs[j].level;
+                match first_post_level {
+                    None => {
+                        first_post_level = Some(lvl);
+                        PhaseKind::PostCache
+                    }
+                    Some(p) if is_drop[j - 1] && lvl < p - MIN_STEP => PhaseKind::Folding,
+                    Some(_) => PhaseKind::PostCache,
+                }
+            }
+        };
+        phases.push(Phase {
+            start_s: ts,
+            end_s: te,
+            mean_bytes_per_sec: mean.max(0.0),
+            kind,
+        });
+    }
+    for (j, c) in changes.iter().enumerate() {
+        if !is_drop[j] {
+            continue;
+        }
+        out.cliffs.push(Cliff {
+            t_s: c.r.t_s,
+            t_low_s: c.r.t_low_s,
+            t_high_s: c.r.t_high_s,
+            bytes_written: c.r.bytes.round().max(0.0) as u64,
+            before_bytes_per_sec: phases[j].mean_bytes_per_sec,
+            after_bytes_per_sec: phases[j + 1].mean_bytes_per_sec,
+        });
+    }
+    let units = UnitSystem::Decimal;
+    match first_drop {
+        Some(fd) => {
+            let r = changes[fd].r;
+            out.cache_estimate = Some(CacheEstimate {
+                bytes: r.bytes.round().max(0.0) as u64,
+                low_bytes: r.low_bytes.round().max(0.0) as u64,
+                high_bytes: r.high_bytes.round().max(0.0) as u64,
+            });
+            out.cache_lower_bound_bytes = None;
+            // Sampling too coarse for the cache phase seen.
+            let cache_s = r.t_s - t0;
+            let dt = out.interval_s;
+            if cache_s < 20.0 * dt {
+                out.warnings.push(format!(
+                    "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} samples of \
+                     {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
+                     tighter estimate",
+                    cache_s / dt,
+                    if dt > 0.15 { "100ms" } else { "20ms" }
+                ));
+            }
+        }
+        None => {
+            out.warnings.push(format!(
+                "the run ended before any cliff: the SLC cache is at least {} (all that was \
+                 written); write more (--max-bytes or --duration) to find where it ends",
+                format_bytes(b_end - b0, units)
+            ));
+        }
+    }
+    // Post-cache level unstable: more than one post-cache level, or wide swings within it.
+    let post: Vec<&Phase> = phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::PostCache)
+        .collect();
+    if post.len() > 1 {
+        let levels: Vec<String> = post
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} from {:.0} s",
+                    format_rate(p.mean_bytes_per_sec, units),
+                    p.start_s
+                )
+            })
+            .collect();
+        out.warnings.push(format!(
+            "post-cache level unstable: {}; the drive may be recovering or throttling, so quote \
+             the post-cache speed with its time range",
+            levels.join(", then ")
+        ));
+    } else if let (Some(p), Some(fd)) = (post.first(), first_drop) {
+        let j = phases.iter().position(|q| std::ptr::eq(q, *p)).unwrap_or(fd + 1);
+        let seg = segs[j];
+        let v: Vec<f64> = w.x[seg.start..seg.end].to_vec();
+        let spread = mad_scale(&v);
+        if spread > 0.25 {
+            out.warnings.push(format!(
+                "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
+                 a range rather than one post-cache speed",
+                100.0 * (spread.exp() - 1.0),
+                format_rate(p.mean_bytes_per_sec, units)
+            ));
+        }
+    }
+    if let Some(f) = phases.iter().find(|p| p.kind == PhaseKind::Folding) {
+        out.warnings.push(format!(
+            "a third, slower phase (folding) from {:.1} s at {}: the drive is moving cached data \
+             while writing; sustained speed is this, not the first post-cache level",
+            f.start_s,
+            format_rate(f.mean_bytes_per_sec, units)
+        ));
+    }
+    out.phases = phases;
 }
