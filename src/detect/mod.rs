@@ -122,6 +122,27 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Median in O(n) (selection); for even lengths the upper middle value.
+fn fast_median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let k = v.len() / 2;
+    *v.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
+}
+
+/// Running median with half-width `h`; windows shrink at the ends so that a short phase at
+/// the start or end of the run survives.
+fn running_median(y: &[f64], h: usize) -> Vec<f64> {
+    let n = y.len();
+    (0..n)
+        .map(|i| {
+            let mut v = y[i.saturating_sub(h)..(i + h + 1).min(n)].to_vec();
+            median(&mut v)
+        })
+        .collect()
+}
+
 /// 1.4826 * median absolute deviation: a robust standard deviation.
 fn mad_scale(v: &[f64]) -> f64 {
     let mut c = v.to_vec();
@@ -161,16 +182,10 @@ impl Work<'_> {
     fn duration(&self, s: &Seg) -> f64 {
         self.t_end(s.end) - self.t_start(s.start)
     }
-    /// Level of samples `start..end` from the block medians that lie inside (or the samples).
+    /// Level of samples `start..end`: the median of their ln throughput.
     fn level(&self, start: usize, end: usize) -> f64 {
-        let kb = start / self.b;
-        let ke = (end / self.b).min(self.y.len());
-        let mut v: Vec<f64> = if self.b > 1 && ke > kb {
-            self.y[kb..ke].to_vec()
-        } else {
-            self.x[start..end].to_vec()
-        };
-        median(&mut v)
+        let mut v = self.x[start..end].to_vec();
+        fast_median(&mut v)
     }
     fn seg(&self, start: usize, end: usize) -> Seg {
         Seg {
@@ -186,35 +201,42 @@ impl Work<'_> {
 /// their neighbour; steps under [`MIN_STEP`] merge; at most [`MAX_CHANGES`] are kept.
 fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
     let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
-    let excursion_s = (2.0 * MAX_DIP_S).max(2.5 * block_s);
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt).max(2.5 * block_s);
     let tiny_mid_s = TINY_END_S.max(1.5 * block_s);
     loop {
         let k = segs.len();
         if k <= 1 {
             return segs;
         }
-        // 1. Excursions: the shortest middle segment that leaves and returns to one level.
-        let mut best: Option<(usize, f64)> = None;
-        for j in 1..k.saturating_sub(1) {
-            let (p, c, n) = (segs[j - 1], segs[j], segs[j + 1]);
-            let d = w.duration(&c);
-            let same = (p.level - n.level).abs() < MIN_STEP;
-            let outside = (c.level - p.level) * (c.level - n.level) > 0.0;
-            if same && outside && d <= excursion_s && best.map_or(true, |(_, bd)| d < bd) {
-                best = Some((j, d));
+        // 1. Excursions: the shortest run of middle segments that leaves one level and
+        //    returns to it (a dip, or a dip cut into pieces) loses all its boundaries.
+        let mut best: Option<(usize, usize, f64)> = None;
+        for p in 0..k.saturating_sub(2) {
+            for q in (p + 2)..k.min(p + 10) {
+                let d = w.t_end(segs[q - 1].end) - w.t_start(segs[p + 1].start);
+                if d > excursion_s {
+                    break;
+                }
+                let same = (segs[p].level - segs[q].level).abs() < MIN_STEP;
+                if same && best.map_or(true, |(_, _, bd)| d < bd) {
+                    best = Some((p, q, d));
+                }
             }
         }
-        if let Some((j, _)) = best {
-            let merged = w.seg(segs[j - 1].start, segs[j + 1].end);
-            segs.splice(j - 1..=j + 1, [merged]);
+        if let Some((p, q, _)) = best {
+            let merged = w.seg(segs[p].start, segs[q].end);
+            segs.splice(p..=q, [merged]);
             continue;
         }
         // 2. Too-short segments: ends below TINY_END_S, middles below tiny_mid_s.
         let mut short: Option<(usize, f64)> = None;
         for (j, s) in segs.iter().enumerate() {
             let d = w.duration(s);
-            let limit = if j == 0 || j + 1 == k {
+            let limit = if j == 0 {
                 TINY_END_S
+            } else if j + 1 == k {
+                excursion_s
             } else {
                 tiny_mid_s
             };
@@ -324,10 +346,19 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // 3. Noise scale from first differences.
     let diffs: Vec<f64> = w.y.windows(2).map(|p| p[1] - p[0]).collect();
     let sigma = (mad_scale(&diffs) / std::f64::consts::SQRT_2).max(1e-3);
+    // Blocks shorter than twice the longest dip (short runs) do not remove dips: a running
+    // median over the blocks, wider than twice a dip, does.
+    let block_s = b as f64 * dt;
+    let filtered = if block_s < 2.0 * MAX_DIP_S {
+        let h = ((MAX_DIP_S + 2.0 * dt) / block_s).ceil() as usize;
+        running_median(&w.y, h)
+    } else {
+        w.y.clone()
+    };
     // 4. Exact PELT with an MBIC-like penalty.
     let penalty = 3.0 * sigma * sigma * (m as f64).ln();
     let min_len = if b >= 3 { 1 } else { 2 };
-    let cps = pelt::pelt(&w.y, penalty, min_len);
+    let cps = pelt::pelt(&filtered, penalty, min_len);
     let mut bounds = vec![0usize];
     for c in cps {
         bounds.push(w.block_range(c).0);

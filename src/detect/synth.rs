@@ -1,1 +1,333 @@
-//! Synthetic traces.
+//! Synthetic throughput traces with known truth, for tests and benchmarks.
+//!
+//! Pure and seeded: the same seed gives the same trace. A trace is simulated in fine time
+//! steps (1/20 of the sampling interval): the drive writes at its phase's level times a slow
+//! drift, a garbage-collection dip factor where one is active, and a per-sample noise factor
+//! (Gaussian or heavy-tailed, on the log scale). A phase ends at an exact byte count, so the
+//! truth is the number of bytes written before each drop.
+
+use crate::timeline::{RunMeta, Sample, StopReason, Timeline, Workload};
+
+/// Levels of one published drive, in bytes and bytes/s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DriveLevels {
+    /// Drive and capacity, for messages.
+    pub name: String,
+    /// Cache size in bytes (the measured cliff where known, else the stated cache).
+    pub cache_bytes: f64,
+    /// Write speed inside the cache, bytes/s.
+    pub in_cache_bps: f64,
+    /// Write speed after the cache, bytes/s.
+    pub post_cache_bps: f64,
+    /// A third, slower phase, where the source gives one, bytes/s.
+    pub folding_bps: Option<f64>,
+}
+
+/// The first number in a messy table cell ("~1350 (330K IOPS)", ">2000", "13-14 (measured)").
+fn first_number(cell: &str) -> Option<f64> {
+    let b = cell.as_bytes();
+    let start = b.iter().position(|c| c.is_ascii_digit())?;
+    let end = b[start..]
+        .iter()
+        .position(|c| !(c.is_ascii_digit() || *c == b'.'))
+        .map(|e| start + e)
+        .unwrap_or(b.len());
+    cell[start..end].parse().ok()
+}
+
+/// Parses `published-drives.csv`: the drives with a cache size, an in-cache and a post-cache
+/// speed, where the post-cache speed is at least 10% below the in-cache speed. Text in, no I/O.
+pub fn parse_published_drives(text: &str) -> Vec<DriveLevels> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let headers = match rdr.headers() {
+        Ok(h) => h.clone(),
+        Err(_) => return vec![],
+    };
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    let (Some(c_drive), Some(c_cap), Some(c_cliff), Some(c_total), Some(c_in), Some(c_post)) = (
+        col("drive"),
+        col("capacity"),
+        col("cliff_at_GB_written_measured"),
+        col("slc_total_or_dynamic_GB"),
+        col("in_cache_write_MBps"),
+        col("post_cache_write_MBps"),
+    ) else {
+        return vec![];
+    };
+    let c_fold = col("folding_or_later_phase_MBps");
+    let mut out = Vec::new();
+    for rec in rdr.records().flatten() {
+        let get = |c: usize| rec.get(c).unwrap_or("");
+        let cache_gb = first_number(get(c_cliff)).or_else(|| first_number(get(c_total)));
+        let (Some(gb), Some(inc), Some(post)) = (
+            cache_gb,
+            first_number(get(c_in)),
+            first_number(get(c_post)),
+        ) else {
+            continue;
+        };
+        if gb <= 0.0 || inc <= 0.0 || post <= 0.0 || post > 0.9 * inc {
+            continue;
+        }
+        let folding = c_fold
+            .and_then(|c| first_number(get(c)))
+            .filter(|&f| f > 0.0 && f < 0.9 * post)
+            .map(|f| f * 1e6);
+        out.push(DriveLevels {
+            name: format!("{} {}", get(c_drive), get(c_cap)),
+            cache_bytes: gb * 1e9,
+            in_cache_bps: inc * 1e6,
+            post_cache_bps: post * 1e6,
+            folding_bps: folding,
+        });
+    }
+    out
+}
+
+/// One phase of a synthetic drive: its level and where it ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhaseSpec {
+    /// Throughput, bytes/s.
+    pub bps: f64,
+    /// Total bytes written when this phase ends (`None`: it lasts to the end of the run).
+    pub end_bytes: Option<f64>,
+    /// Relative drift of the level from the start to the end of the phase (0.03 = +3%).
+    pub drift: f64,
+    /// Noise scale (standard deviation of ln throughput per sample).
+    pub noise: f64,
+}
+
+/// Everything that defines one synthetic trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceSpec {
+    /// Phases in order.
+    pub phases: Vec<PhaseSpec>,
+    /// Sampling interval, seconds.
+    pub interval_s: f64,
+    /// Length of the run, seconds.
+    pub duration_s: f64,
+    /// Heavy-tailed (Student-t, 3 degrees of freedom) noise instead of Gaussian.
+    pub heavy_tails: bool,
+    /// Garbage-collection dips: (start s, length s, throughput factor).
+    pub dips: Vec<(f64, f64, f64)>,
+}
+
+/// What the detector should find in a synthetic trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Truth {
+    /// Bytes written before each drop that happened within the run (the first is the cache).
+    pub drop_bytes: Vec<f64>,
+    /// Times of those drops, seconds.
+    pub drop_times: Vec<f64>,
+}
+
+fn gauss(rng: &mut fastrand::Rng) -> f64 {
+    // Box-Muller.
+    let u1 = rng.f64().max(1e-300);
+    let u2 = rng.f64();
+    (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// Student-t with 3 degrees of freedom, scaled to unit standard deviation... almost: the
+/// variance of t(3) is 3, so it is divided by sqrt(3).
+fn student3(rng: &mut fastrand::Rng) -> f64 {
+    let z = gauss(rng);
+    let chi2: f64 = (0..3).map(|_| gauss(rng).powi(2)).sum();
+    z / (chi2 / 3.0).sqrt() / 3f64.sqrt()
+}
+
+/// Simulates a trace; `seed` drives the noise.
+pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let n = (spec.duration_s / spec.interval_s).round().max(1.0) as usize;
+    const SUB: usize = 20;
+    let h = spec.interval_s / SUB as f64;
+    let mut phase = 0usize;
+    let mut phase_t0 = 0.0f64;
+    let mut written = 0.0f64;
+    let mut truth = Truth {
+        drop_bytes: vec![],
+        drop_times: vec![],
+    };
+    let mut samples = Vec::with_capacity(n);
+    let mut total: u64 = 0;
+    // Expected phase length in seconds, for the drift (a phase drifts over its own length).
+    let phase_len = |p: usize, start_bytes: f64| -> f64 {
+        match spec.phases[p].end_bytes {
+            Some(e) => ((e - start_bytes) / spec.phases[p].bps).max(1.0),
+            None => spec.duration_s.max(1.0),
+        }
+    };
+    let mut cur_len = phase_len(0, 0.0);
+    for i in 0..n {
+        let t_start = i as f64 * spec.interval_s;
+        let eps = if spec.heavy_tails {
+            student3(&mut rng)
+        } else {
+            gauss(&mut rng)
+        };
+        for k in 0..SUB {
+            let mut t = t_start + k as f64 * h;
+            let t_stop = t + h;
+            while t < t_stop - 1e-12 {
+                let p = &spec.phases[phase];
+                let drift = 1.0 + p.drift * ((t - phase_t0) / cur_len).min(1.5);
+                let dip = spec
+                    .dips
+                    .iter()
+                    .filter(|d| t >= d.0 && t < d.0 + d.1)
+                    .map(|d| d.2)
+                    .fold(1.0, f64::min);
+                let rate = p.bps * drift * dip * (p.noise * eps).exp();
+                let step = t_stop - t;
+                match p.end_bytes {
+                    Some(end) if written + rate * step >= end => {
+                        let dt = (end - written) / rate;
+                        written = end;
+                        t += dt;
+                        if phase + 1 < spec.phases.len() {
+                            if spec.phases[phase + 1].bps < p.bps {
+                                truth.drop_bytes.push(end);
+                                truth.drop_times.push(t);
+                            }
+                            phase += 1;
+                            phase_t0 = t;
+                            cur_len = phase_len(phase, end);
+                        } else {
+                            t = t_stop;
+                        }
+                    }
+                    _ => {
+                        written += rate * step;
+                        t = t_stop;
+                    }
+                }
+            }
+        }
+        let new_total = written.round() as u64;
+        let b = new_total - total;
+        total = new_total;
+        samples.push(Sample {
+            t_s: t_start + spec.interval_s,
+            interval_s: spec.interval_s,
+            bytes: b,
+            bytes_total: total,
+            bytes_per_sec: b as f64 / spec.interval_s,
+            iops: 0.0,
+            lat_p50_us: None,
+            lat_p99_us: None,
+            lat_max_us: None,
+            temp_c: None,
+        });
+    }
+    let meta = RunMeta {
+        label: "synthetic".to_string(),
+        workload: Workload {
+            pattern: "synthetic".to_string(),
+            interval_s: Some(spec.interval_s),
+            engine: Some("synthetic".to_string()),
+            ..Workload::default()
+        },
+        stop_reason: Some(StopReason::EndOfData),
+        ..RunMeta::default()
+    };
+    (Timeline { samples, meta }, truth)
+}
+
+/// Draws a random trace spec from published drive levels: two- or three-phase drives, runs
+/// that end before the cliff, drives with no cache at all; 1 s or 100 ms sampling; Gaussian or
+/// heavy-tailed noise; GC dips of 0.3-3 s; slow drift within phases.
+pub fn random_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec {
+    let d = &drives[rng.usize(..drives.len())];
+    let interval_s = if rng.bool() { 1.0 } else { 0.1 };
+    let jitter = |rng: &mut fastrand::Rng, lo: f64, hi: f64| lo + (hi - lo) * rng.f64();
+    let cache = d.cache_bytes * jitter(rng, 0.9, 1.1);
+    let a = d.in_cache_bps * jitter(rng, 0.95, 1.05);
+    let b = d.post_cache_bps * jitter(rng, 0.95, 1.05);
+    let cache_s = cache / a;
+    let mut phases = Vec::new();
+    let drift = |rng: &mut fastrand::Rng| jitter(rng, -0.04, 0.04);
+    let kind = rng.u32(0..100);
+    let duration_s;
+    if kind < 12 {
+        // The run ends inside the cache.
+        phases.push(PhaseSpec {
+            bps: a,
+            end_bytes: Some(cache),
+            drift: drift(rng),
+            noise: jitter(rng, 0.003, 0.03),
+        });
+        phases.push(PhaseSpec {
+            bps: b,
+            end_bytes: None,
+            drift: drift(rng),
+            noise: jitter(rng, 0.01, 0.06),
+        });
+        duration_s = (cache_s * jitter(rng, 0.4, 0.9)).max(15.0).min(cache_s * 0.95);
+    } else if kind < 20 {
+        // No cache: one level throughout.
+        phases.push(PhaseSpec {
+            bps: b,
+            end_bytes: None,
+            drift: drift(rng),
+            noise: jitter(rng, 0.01, 0.06),
+        });
+        duration_s = jitter(rng, 30.0, 200.0);
+    } else {
+        phases.push(PhaseSpec {
+            bps: a,
+            end_bytes: Some(cache),
+            drift: drift(rng),
+            noise: jitter(rng, 0.003, 0.03),
+        });
+        let three = kind >= 70;
+        if three {
+            let f = d
+                .folding_bps
+                .unwrap_or_else(|| b * jitter(rng, 0.1, 0.6))
+                .min(0.8 * b);
+            let second = cache + b * jitter(rng, 20.0, 120.0);
+            phases.push(PhaseSpec {
+                bps: b,
+                end_bytes: Some(second),
+                drift: drift(rng),
+                noise: jitter(rng, 0.01, 0.06),
+            });
+            phases.push(PhaseSpec {
+                bps: f,
+                end_bytes: None,
+                drift: drift(rng),
+                noise: jitter(rng, 0.01, 0.06),
+            });
+            duration_s = cache_s + (second - cache) / b + jitter(rng, 20.0, 120.0);
+        } else {
+            phases.push(PhaseSpec {
+                bps: b,
+                end_bytes: None,
+                drift: drift(rng),
+                noise: jitter(rng, 0.01, 0.06),
+            });
+            duration_s = cache_s + jitter(rng, 20.0, 150.0).max(0.3 * cache_s);
+        }
+    }
+    // GC dips: on average one per 25 s, 0.3-3 s long, throughput down to 20-70%.
+    let mut dips = Vec::new();
+    let mut t = 0.0;
+    let mean_gap = jitter(rng, 15.0, 40.0);
+    loop {
+        t += -mean_gap * rng.f64().max(1e-12).ln();
+        if t >= duration_s {
+            break;
+        }
+        dips.push((t, jitter(rng, 0.3, 3.0), jitter(rng, 0.2, 0.7)));
+    }
+    TraceSpec {
+        phases,
+        interval_s,
+        duration_s,
+        heavy_tails: rng.bool(),
+        dips,
+    }
+}
