@@ -328,8 +328,10 @@ mod tests {
 
     #[test]
     fn completes_writes_and_counts_bytes() {
-        let m = presets::parse_spec("960evo-250g,cache=64MB,in=1GB/s,after=250MB/s,noise=0,dips=0")
-            .unwrap();
+        let m = presets::parse_spec(
+            "960evo-250g,cache=64MB,in=1GB/s,after=250MB/s,noise=0,dips=0,recover_delay=1h",
+        )
+        .unwrap();
         let drive = EmulatedDrive::from_model("test", m);
         let (_, elapsed) = run(&drive, 8, 1 << 20, 96 << 20);
         assert_eq!(drive.bytes_written(), 96 << 20);
@@ -337,6 +339,28 @@ mod tests {
         // a lower one only: sleeping never completes a write early.
         let model_s = 64e6 / 1e9 + ((96u64 << 20) as f64 - 64e6) / 250e6;
         assert!(elapsed >= model_s * 0.99, "{elapsed} < {model_s}");
+    }
+
+    #[test]
+    fn jobs_share_one_drive_state() {
+        let m =
+            presets::parse_spec("960evo-250g,cache=40MB,in=2GB/s,after=500MB/s,recover_delay=1h")
+                .unwrap();
+        let drive = EmulatedDrive::from_model("shared", m);
+        let threads: Vec<_> = (0..3)
+            .map(|_| {
+                let d = drive.clone();
+                std::thread::spawn(move || run(&d, 4, 1 << 20, 20 << 20))
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        // 60 MiB written by three jobs: the one 40 MB cache was used up once, by all of them.
+        assert_eq!(drive.bytes_written(), 60 << 20);
+        let g = drive.lock();
+        assert_eq!(g.state.phase(drive.model()), crate::model::Phase::Direct);
+        assert!((g.state.direct - ((60u64 << 20) as f64 - 40e6)).abs() < 1.0);
     }
 
     #[test]
