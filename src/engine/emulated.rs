@@ -364,6 +364,26 @@ mod tests {
     }
 
     #[test]
+    fn cache_comes_back_after_idling() {
+        let m = presets::parse_spec(
+            "960evo-250g,cache=40MB,in=2GB/s,after=500MB/s,recover=10GB/s,recover_delay=1s",
+        )
+        .unwrap();
+        let drive = EmulatedDrive::from_model("idle", m);
+        run(&drive, 4, 1 << 20, 60 << 20);
+        assert_eq!(
+            drive.lock().state.phase(drive.model()),
+            crate::model::Phase::Direct
+        );
+        // Idle for longer than the delay plus the folding time (40 MB at 10 GB/s).
+        std::thread::sleep(Duration::from_millis(1100));
+        run(&drive, 1, 1 << 20, 1 << 20);
+        let g = drive.lock();
+        assert_eq!(g.state.phase(drive.model()), crate::model::Phase::Cache);
+        assert!((g.state.slc_used - (1u64 << 20) as f64).abs() < 1.0);
+    }
+
+    #[test]
     fn bad_writes_fail_like_a_drive() {
         let m = presets::parse_spec("960evo-250g,capacity=1MB,cache=0").unwrap();
         let drive = EmulatedDrive::from_model("t", m);
