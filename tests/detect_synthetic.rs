@@ -74,9 +74,20 @@ fn synthetic_traces_meet_the_targets() {
                     if (e.low_bytes as f64) <= c && c <= e.high_bytes as f64 {
                         covered += 1;
                     } else {
+                        let t0 = truth.drop_times[0];
+                        let near_dip = spec
+                            .dips
+                            .iter()
+                            .any(|d| d.0 < t0 + spec.interval_s && d.0 + d.1 > t0 - spec.interval_s);
                         failures.push(format!(
-                            "trace {i}: interval {}-{} misses {c:.0} (estimate {}), dt {}",
-                            e.low_bytes, e.high_bytes, e.bytes, spec.interval_s
+                            "trace {i}: interval {}-{} misses {c:.0} (estimate {}, error \
+                             {:.3}%), dt {}{}",
+                            e.low_bytes,
+                            e.high_bytes,
+                            e.bytes,
+                            100.0 * (e.bytes as f64 - c) / c,
+                            spec.interval_s,
+                            if near_dip { ", a GC dip at the cliff" } else { "" }
                         ));
                     }
                 }

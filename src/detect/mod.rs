@@ -202,8 +202,9 @@ impl Work<'_> {
 fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
     let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
     let dt = w.samples[0].interval_s.max(1e-9);
-    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt).max(2.5 * block_s);
-    let tiny_mid_s = TINY_END_S.max(1.5 * block_s);
+    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s);
+    // A last segment this short is a dip at the end of the run, not a phase.
+    let end_s = MAX_DIP_S + 2.0 * dt + block_s;
     loop {
         let k = segs.len();
         if k <= 1 {
@@ -236,9 +237,20 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             let limit = if j == 0 {
                 TINY_END_S
             } else if j + 1 == k {
-                excursion_s
+                // A short last segment that still reaches the level before it between its
+                // lows is dips at the end of the run; a shorter one is merged regardless.
+                let mut v = w.x[s.start..s.end].to_vec();
+                v.sort_by(|a, b| a.total_cmp(b));
+                let q90 = v[(v.len() * 9 / 10).min(v.len() - 1)];
+                if q90 >= segs[j - 1].level - 0.5 * MIN_STEP {
+                    excursion_s
+                } else {
+                    end_s
+                }
             } else {
-                tiny_mid_s
+                // A middle phase shorter than an excursion is a transition or a dip at a
+                // cliff, not a phase of its own.
+                excursion_s
             };
             if d < limit && short.map_or(true, |(_, bd)| d < bd) {
                 short = Some((j, d));
@@ -279,6 +291,7 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
     Level {
         mu: median(&mut c),
         scale: mad_scale(v).max(floor),
+        n: v.len(),
     }
 }
 
@@ -286,8 +299,6 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
 #[derive(Debug, Clone, Copy)]
 struct Change {
     r: refine::Refined,
-    before: Level,
-    after: Level,
 }
 
 /// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
@@ -349,8 +360,12 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // Blocks shorter than twice the longest dip (short runs) do not remove dips: a running
     // median over the blocks, wider than twice a dip, does.
     let block_s = b as f64 * dt;
-    let filtered = if block_s < 2.0 * MAX_DIP_S {
-        let h = ((MAX_DIP_S + 2.0 * dt) / block_s).ceil() as usize;
+    let h = if block_s < 2.0 * MAX_DIP_S {
+        ((MAX_DIP_S + 2.0 * dt) / block_s).ceil() as usize
+    } else {
+        0
+    };
+    let filtered = if h > 0 {
         running_median(&w.y, h)
     } else {
         w.y.clone()
@@ -370,9 +385,12 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // 6. Refine each change at full resolution.
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
     let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
-    let scale_floor = (0.2 * sigma_x).max(0.002);
-    let reach = b + 2;
-    let level_len = (3 * b).max(10);
+    let scale_floor = (0.5 * sigma_x).max(0.002);
+    // The filter can move an edge by up to h blocks when a dip is near it.
+    let reach = (h + 1) * b + 2;
+    let level_len = (3 * b)
+        .max(20)
+        .max((4.0 * MAX_DIP_S / dt).ceil() as usize);
     let mut changes: Vec<Change> = Vec::new();
     for j in 1..segs.len() {
         let (p, q) = (segs[j - 1], segs[j]);
@@ -399,7 +417,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
                 r.bytes = prev.r.bytes;
             }
         }
-        changes.push(Change { r, before, after });
+        changes.push(Change { r });
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, &mut out);
@@ -430,28 +448,34 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
         tb.push((c.r.t_s, c.r.bytes));
     }
     tb.push((t_end, b_end));
-    let is_drop: Vec<bool> = changes.iter().map(|c| c.after.mu < c.before.mu).collect();
+    // A cliff is a drop to a new lowest level: a drop after a recovery that stays above the
+    // trough seen before is the post-cache level moving, not a cliff.
+    // The first drop is the first cliff; later ones must go below every level since.
+    let mut is_drop = Vec::with_capacity(changes.len());
+    let mut lowest = f64::INFINITY;
+    for j in 0..changes.len() {
+        let next = segs[j + 1].level;
+        let drop = next < segs[j].level && next < lowest - MIN_STEP;
+        is_drop.push(drop);
+        if drop || lowest.is_finite() {
+            lowest = lowest.min(next);
+        }
+    }
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());
-    let mut first_post_level: Option<f64> = None;
+    let mut cliffs_passed = 0usize;
     for j in 0..segs.len() {
+        if j > 0 && is_drop[j - 1] {
+            cliffs_passed += 1;
+        }
         let (ts, bs) = tb[j];
         let (te, be) = tb[j + 1];
         let mean = if te > ts { (be - bs) / (te - ts) } else { 0.0 };
-        let kind = match first_drop {
-            None => PhaseKind::Steady,
-            Some(fd) if j <= fd => PhaseKind::Cache,
-            Some(_) => {
-                let lvl = segs[j].level;
-                match first_post_level {
-                    None => {
-                        first_post_level = Some(lvl);
-                        PhaseKind::PostCache
-                    }
-                    Some(p) if is_drop[j - 1] && lvl < p - MIN_STEP => PhaseKind::Folding,
-                    Some(_) => PhaseKind::PostCache,
-                }
-            }
+        let kind = match (first_drop, cliffs_passed) {
+            (None, _) => PhaseKind::Steady,
+            (Some(_), 0) => PhaseKind::Cache,
+            (Some(_), 1) => PhaseKind::PostCache,
+            (Some(_), _) => PhaseKind::Folding,
         };
         phases.push(Phase {
             start_s: ts,

@@ -20,6 +20,8 @@ pub struct Level {
     pub mu: f64,
     /// Robust scale of ln(bytes/s).
     pub scale: f64,
+    /// How many samples the level was estimated from.
+    pub n: usize,
 }
 
 /// The refined change: time and bytes written, each with a 95% interval.
@@ -39,8 +41,45 @@ pub struct Refined {
     pub high_bytes: f64,
 }
 
-fn log_t(z: f64) -> f64 {
-    -0.5 * (NU + 1.0) * (z * z / NU).ln_1p()
+/// Prior share of samples hit by a garbage-collection dip.
+const DIP_SHARE: f64 = 0.01;
+/// Dips are taken as uniform in ln throughput from the level down to 1/50 of it.
+const DIP_DEPTH: f64 = 3.912; // ln(50)
+
+/// Mean time between GC dips assumed by the prior, seconds.
+const DIP_EVERY_S: f64 = 20.0;
+/// Longest dip the prior allows, seconds.
+const MAX_DIP_S: f64 = 3.0;
+
+fn log_sum_exp(v: &[f64]) -> f64 {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return m;
+    }
+    m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
+/// Density of the standardised Student-t, up to a constant shared by all terms.
+fn t_density(z: f64) -> f64 {
+    (-0.5 * (NU + 1.0) * (z * z / NU).ln_1p()).exp()
+}
+
+/// Student-t normalising constant for `NU` (so that the dip component is on the same scale).
+fn t_norm() -> f64 {
+    // Gamma((nu+1)/2) / (sqrt(nu pi) Gamma(nu/2)) for nu = 4: 3/8.
+    0.375
+}
+
+/// Log density of one sample `x` at `level` with `scale`: Student-t, mixed with a one-sided
+/// dip component (a sample below its level may be a GC dip of any depth).
+fn log_lik(x: f64, level: f64, scale: f64) -> f64 {
+    let core = (1.0 - DIP_SHARE) * t_norm() * t_density((x - level) / scale) / scale;
+    let dip = if x < level && x > level - DIP_DEPTH {
+        DIP_SHARE / DIP_DEPTH
+    } else {
+        0.0
+    };
+    (core + dip).max(1e-300).ln()
 }
 
 /// Refines a change that lies within samples `lo..hi` of `samples`; `x` is ln(throughput) of
@@ -48,18 +87,48 @@ fn log_t(z: f64) -> f64 {
 pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: Level) -> Refined {
     let hi = hi.min(samples.len()).max(lo + 1);
     let w = hi - lo;
-    let term = |i: usize, l: Level| log_t((x[i] - l.mu) / l.scale) - l.scale.ln();
-    // before[k]: samples lo..lo+k at level a; after[k]: samples lo+k..hi at level b.
-    let mut before = vec![0.0; w + 1];
-    for k in 0..w {
-        before[k + 1] = before[k] + term(lo + k, a);
-    }
-    let mut after = vec![0.0; w + 1];
-    for k in (0..w).rev() {
-        after[k] = after[k + 1] + term(lo + k, b);
-    }
+    let term = |i: usize, l: Level| log_lik(x[i], l.mu, l.scale);
     let (ea, eb) = (a.mu.exp(), b.mu.exp());
-    let s_mix = a.scale.max(b.scale);
+    // GC dips are events: a run of up to MAX_DIP_S of samples below the level, uniform in
+    // depth, costs the prior of one dip rather than one outlier per sample. The likelihood of
+    // the samples before (after) the change, with any number of dips, is a forward (backward)
+    // recursion over the window.
+    let dt_max = samples[lo..hi]
+        .iter()
+        .map(|s| s.interval_s)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let k_max = ((MAX_DIP_S / dt_max).ceil() as usize + 1).min(w);
+    let ln_run = (dt_max / DIP_EVERY_S).min(0.5).ln();
+    let ln_unif = -DIP_DEPTH.ln();
+    // before[k]: samples lo..lo+k at level a, with dips.
+    let mut before = vec![0.0; w + 1];
+    let mut run_a = 0usize; // consecutive samples below a ending at the current one
+    for k in 0..w {
+        run_a = if x[lo + k] < a.mu { run_a + 1 } else { 0 };
+        let mut terms = vec![before[k] + term(lo + k, a)];
+        for l in 1..=run_a.min(k_max) {
+            terms.push(before[k + 1 - l] + l as f64 * ln_unif + ln_run);
+        }
+        before[k + 1] = log_sum_exp(&terms);
+    }
+    // after[k]: samples lo+k..hi at level b, with dips.
+    let mut after = vec![0.0; w + 1];
+    let mut run_b = 0usize;
+    for k in (0..w).rev() {
+        run_b = if x[lo + k] < b.mu { run_b + 1 } else { 0 };
+        let mut terms = vec![after[k + 1] + term(lo + k, b)];
+        for l in 1..=run_b.min(k_max) {
+            terms.push(after[k + l] + l as f64 * ln_unif + ln_run);
+        }
+        after[k] = log_sum_exp(&terms);
+    }
+    // A scale estimated from few samples is itself uncertain: widen it accordingly.
+    let n_min = a.n.min(b.n).max(1) as f64;
+    let s_mix = (a.scale.max(b.scale).powi(2)
+        + 1.5625 * (a.scale.powi(2) / a.n.max(1) as f64 + b.scale.powi(2) / b.n.max(1) as f64))
+        .sqrt()
+        * (1.0 + 1.0 / n_min.sqrt());
     let mut cells: Vec<(f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, width)
     for k in 0..w {
         let i = lo + k;
@@ -68,7 +137,7 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         for g in 0..GRID {
             let f = (g as f64 + 0.5) / GRID as f64;
             let r = f * ea + (1.0 - f) * eb;
-            let ll = base + log_t((x[i] - r.ln()) / s_mix) - s_mix.ln();
+            let ll = base + log_lik(x[i], r.ln(), s_mix);
             cells.push((ll, dt / GRID as f64));
         }
     }

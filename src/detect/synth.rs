@@ -245,7 +245,9 @@ pub fn random_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec
     let jitter = |rng: &mut fastrand::Rng, lo: f64, hi: f64| lo + (hi - lo) * rng.f64();
     let cache = d.cache_bytes * jitter(rng, 0.9, 1.1);
     let a = d.in_cache_bps * jitter(rng, 0.95, 1.05);
-    let b = d.post_cache_bps * jitter(rng, 0.95, 1.05);
+    // Jitter the levels, keeping every drop at least 15% (the detector ignores steps under
+    // about 10% by design).
+    let b = (d.post_cache_bps * jitter(rng, 0.95, 1.05)).min(0.85 * a);
     let cache_s = cache / a;
     let mut phases = Vec::new();
     let drift = |rng: &mut fastrand::Rng| jitter(rng, -0.04, 0.04);
@@ -287,7 +289,7 @@ pub fn random_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec
             let f = d
                 .folding_bps
                 .unwrap_or_else(|| b * jitter(rng, 0.1, 0.6))
-                .min(0.8 * b);
+                .min(0.85 * b);
             let second = cache + b * jitter(rng, 20.0, 120.0);
             phases.push(PhaseSpec {
                 bps: b,
