@@ -242,7 +242,7 @@ fn sigint_drains_writes_outputs_and_exits_130() {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
-    let mut child = slccache()
+    let child = slccache()
         .args([
             "probe",
             f.to_str().unwrap(),
