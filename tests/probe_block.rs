@@ -319,3 +319,152 @@ fn refuses_a_device_in_use_as_swap() {
     let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
     assert!(err.contains("swap"), "{err}");
 }
+
+/// A small tmpfs mounted for one test; unmounted on drop.
+struct SmallTmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl SmallTmpfs {
+    fn new(size: &str) -> SmallTmpfs {
+        let dir = tempfile::Builder::new()
+            .prefix("probe-tmpfs-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        run(
+            "mount",
+            &[
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size}"),
+                "tmpfs",
+                dir.path().to_str().unwrap(),
+            ],
+        );
+        SmallTmpfs { dir }
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let ok = Command::new("umount")
+            .arg(self.dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            eprintln!(
+                "umount {} failed; detaching lazily",
+                self.dir.path().display()
+            );
+            let _ = Command::new("umount")
+                .arg("-l")
+                .arg(self.dir.path())
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time() {
+    if !may_run("a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time") {
+        return;
+    }
+    // A sparse 16 MiB file on a 2 MiB tmpfs: writes fail with ENOSPC once 2 MiB are used.
+    let fs = SmallTmpfs::new("2M");
+    let f = fs.dir.path().join("sparse.bin");
+    std::fs::File::create(&f)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let out = out_dir();
+    let a = slccache()
+        .args([
+            "probe",
+            f.to_str().unwrap(),
+            "--overwrite",
+            "--pattern",
+            "seqwrite",
+        ])
+        .args(["--bs", "64k", "--qd", "4", "--interval", "20ms", "--quiet"])
+        .arg("--out")
+        .arg(out.path())
+        .stdin(Stdio::null())
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    if err.contains("direct I/O") {
+        eprintln!("skipped: tmpfs here does not do O_DIRECT: {err}");
+        return;
+    }
+    assert!(err.contains("at offset") && err.contains(" s: "), "{err}");
+    assert!(err.contains("No space left"), "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["run"]["stop_reason"], "write_error");
+    assert!(s["error"].as_str().unwrap().contains("offset"), "{s}");
+    let text = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
+    let rows = read_slccache_csv(&text, "timeline.csv").unwrap();
+    let total = rows.last().unwrap().bytes_total;
+    assert_eq!(rows.iter().map(|r| r.bytes).sum::<u64>(), total);
+    assert!(total < 16 << 20 && total > 0, "stopped part way: {total}");
+    assert_eq!(s["totals"]["bytes"], total);
+}
+
+/// Runs slccache under `script` so that it has a terminal, typing `answer` at the prompt.
+fn probe_on_a_terminal(dev: &str, out: &Path, answer: &str) -> (Option<i32>, String) {
+    let cmd = format!(
+        "{} probe {dev} --bs 64k --interval 50ms --quiet --out {}",
+        assert_cmd::cargo::cargo_bin("slccache").display(),
+        out.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(format!("{answer}\n").as_bytes()).unwrap();
+        // Keep the pty open until the child has read the answer; closing it early sends EOF.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let o = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    (o.status.code(), text)
+}
+
+#[test]
+fn on_a_terminal_the_user_types_the_device_name() {
+    if !may_run("on_a_terminal_the_user_types_the_device_name") {
+        return;
+    }
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("on_a_terminal_the_user_types_the_device_name: skipped: no `script` command");
+        return;
+    }
+    let lo = LoopDev::new(4 << 20, 0x11);
+    let name = lo.dev.trim_start_matches("/dev/").to_string();
+    let before = lo.read_all();
+    let out = out_dir();
+    // A wrong answer: refused, nothing written.
+    let (code, text) = probe_on_a_terminal(&lo.dev, &out.path().join("a"), "nope");
+    assert!(text.contains("Type the device name"), "{text}");
+    assert!(text.contains("refusing"), "{text}");
+    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(
+        lo.read_all(),
+        before,
+        "nothing written after a wrong answer"
+    );
+    // The right answer: written.
+    let (code, text) = probe_on_a_terminal(&lo.dev, &out.path().join("b"), &name);
+    assert_eq!(code, Some(0), "{text}");
+    assert_ne!(lo.read_all(), before);
+    assert!(out.path().join("b").join("summary.json").is_file());
+}
