@@ -41,6 +41,8 @@ pub struct UringBackend {
     file: Arc<File>,
     fixed_bufs: bool,
     fixed_file: bool,
+    /// The ring was made disabled and is enabled by the thread that first uses it.
+    needs_enable: bool,
 }
 
 impl UringBackend {
@@ -55,7 +57,24 @@ impl UringBackend {
         seed: u64,
     ) -> io::Result<UringBackend> {
         let entries = queue_depth.max(1).next_power_of_two();
-        let ring = IoUring::builder().build(entries)?;
+        // Like fio: no task-work interrupts (COOP_TASKRUN), one submitting thread, and
+        // completion work deferred to the moment we wait (DEFER_TASKRUN). The ring is made
+        // here but used by the job thread, so it starts disabled and the job thread enables
+        // it (becoming its single issuer) on first use. Older kernels reject these flags:
+        // fall back to a plain ring.
+        let (ring, deferred) = match IoUring::builder()
+            .setup_coop_taskrun()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_r_disabled()
+            .build(entries)
+        {
+            Ok(r) => (r, true),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                (IoUring::builder().build(entries)?, false)
+            }
+            Err(e) => return Err(e),
+        };
         let bufs = AlignedBuffers::new(queue_depth as usize, block_size, mem_align, seed)?;
         let iovecs: Vec<libc::iovec> = (0..bufs.count())
             .map(|i| libc::iovec {
@@ -74,7 +93,16 @@ impl UringBackend {
             file,
             fixed_bufs,
             fixed_file,
+            needs_enable: deferred,
         })
+    }
+
+    fn enable(&mut self) -> io::Result<()> {
+        if self.needs_enable {
+            self.ring.submitter().register_enable_rings()?;
+            self.needs_enable = false;
+        }
+        Ok(())
     }
 
     /// True when the buffers are registered (writes use `WRITE_FIXED`).
@@ -85,6 +113,21 @@ impl UringBackend {
     /// True when the file is registered.
     pub fn uses_fixed_file(&self) -> bool {
         self.fixed_file
+    }
+}
+
+impl Drop for UringBackend {
+    fn drop(&mut self) {
+        // Closing a ring releases its registered file in a kernel worker, some time after
+        // the process may have exited; a filesystem or device would then still look busy
+        // (umount: target is busy). Unregistering is synchronous, so do it now. Errors are
+        // ignored: the ring is going away either way.
+        if self.fixed_file {
+            let _ = self.ring.submitter().unregister_files();
+        }
+        if self.fixed_bufs {
+            let _ = self.ring.submitter().unregister_buffers();
+        }
     }
 }
 
@@ -104,6 +147,7 @@ impl Backend for UringBackend {
                 "write longer than its buffer",
             ));
         }
+        self.enable()?;
         let ptr = self.bufs.ptr(op.buf); // panics on a bad index rather than writing garbage
         let entry = match (self.fixed_file, self.fixed_bufs) {
             (true, true) => opcode::WriteFixed::new(types::Fixed(0), ptr, op.len, op.buf as u16)
@@ -145,6 +189,7 @@ impl Backend for UringBackend {
         timeout: Duration,
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
+        self.enable()?;
         let have = self.ring.completion().len();
         if min_complete == 0 || have >= min_complete {
             self.ring.submit()?;
