@@ -108,6 +108,26 @@ fn model_toml_file_full_and_from_preset() {
 }
 
 #[test]
+fn the_model_file_example_in_presets_works() {
+    let text = slccache::model::presets::presets_text();
+    let example: String = text
+        .lines()
+        .skip_while(|l| !l.starts_with("A model file"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| format!("{}\n", l.trim()))
+        .collect();
+    assert!(example.contains("cache = \"30GB\""), "{example}");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("my-drive.toml");
+    std::fs::write(&p, example).unwrap();
+    let m = slccache::model::presets::load_toml(&p).unwrap();
+    assert_eq!(m.model, "My Drive 500GB");
+    assert_eq!(m.cache_empty(), 30_000_000_000);
+    assert_eq!(m.fill, 0.4);
+}
+
+#[test]
 fn model_toml_errors_name_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [

@@ -785,6 +785,11 @@ file, one key = value per line, optionally starting from preset = \"NAME\").\nKe
         "\nUnits: sizes 30GB (decimal) or 30GiB / 30g (binary); rates 500MB/s; durations 25us, \
 2s; fractions 0.8 or 80%.\n",
     );
+    out.push_str(
+        "\nA model file (slccache simulate my-drive.toml, or probe emu:my-drive.toml):\n  \
+preset = \"970evo-500g\"   # optional; without it give at least capacity, in and after\n  \
+model = \"My Drive 500GB\"\n  cache = \"30GB\"\n  after = \"500MB/s\"\n  fill = \"40%\"\n",
+    );
     out
 }
 
