@@ -1,7 +1,7 @@
 //! The `simulate` subcommand: runs a drive model in virtual time.
 //!
 //! The simulator keeps `queue depth x jobs` writes in flight on the model's FIFO server and
-//! integrates the model over time with [`DriveState::write`] (the same function the real-time
+//! integrates the model over time with [`DriveState::write`](crate::model::DriveState::write) (the same function the real-time
 //! emulated backend calls per write), one sampling interval at a time. An hour of writing
 //! takes milliseconds. Each interval becomes a [`Sample`]; latencies come from Little's law
 //! (`in flight x block size / throughput`) for every stretch at one rate.
