@@ -1,13 +1,15 @@
 //! The `simulate` subcommand: runs a drive model in virtual time.
 //!
 //! The simulator keeps `queue depth x jobs` writes in flight on the model's FIFO server and
-//! integrates the model over time with [`DriveState::write`] (the same function the
+//! integrates the model over time with [`DriveState::write`][write] (the same function the
 //! real-time emulated backend calls per write), one sampling interval at a time. An hour of
 //! writing takes milliseconds. Each interval becomes a [`Sample`]; latencies come from Little's law
 //! (`in flight x block size / throughput`) for every stretch at one rate.
 //!
 //! Outputs are those of a probe: `timeline.csv`, `summary.json` (with the model and its truth
 //! under `config`), charts and `report.md`.
+//!
+//! [write]: crate::model::DriveState::write
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +20,7 @@ use crate::cli::{Pattern, SimulateArgs};
 use crate::config::WorkloadConfig;
 use crate::detect::Analysis;
 use crate::error::usage;
-use crate::model::{presets, DriveModel, DriveState, Load, Truth};
+use crate::model::{presets, DriveModel, Load, Truth};
 use crate::report::{ReportOptions, Summary, Totals};
 use crate::timeline::{CsvWriter, DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
