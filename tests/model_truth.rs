@@ -148,3 +148,71 @@ fn simulated_cliff_is_where_the_truth_says_without_the_detector() {
         );
     }
 }
+
+/// Combinations the detector (branch `detect`) gets wrong today; each has its own ignored test
+/// below so that `cargo test -- --ignored` shows it until the detector handles it.
+const KNOWN_DETECTOR_MISSES: &[(&str, &str)] = &[("p5-1tb", "techpowerup-1m-seq.toml")];
+
+fn scenario_check(m: &DriveModel, f: &std::path::Path) -> Option<String> {
+    let w = WorkloadConfig::resolve(&slccache::cli::WorkloadArgs {
+        scenario: Some(f.to_path_buf()),
+        seed: Some(5),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = simulate(m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+    let a = slccache::detect::analyze(&sim.timeline);
+    let truth = sim.truth.cache_bytes;
+    let name = format!("{} on {}", m.name, f.file_name().unwrap().to_string_lossy());
+    let past_cache = truth > 0 && sim.timeline.bytes_total() > truth + truth / 5;
+    match (&a.cache_estimate, past_cache) {
+        (Some(e), true) => {
+            let err = e.bytes as f64 / truth as f64 - 1.0;
+            (err.abs() > 0.02)
+                .then(|| format!("{name}: {} vs {truth} ({:+.1}%)", e.bytes, err * 100.0))
+        }
+        (None, true) => Some(format!("{name}: no estimate, truth {truth}")),
+        (Some(e), false) => Some(format!(
+            "{name}: estimate {} but the run never left the cache (truth {truth}, wrote {})",
+            e.bytes,
+            sim.timeline.bytes_total()
+        )),
+        (None, false) => None,
+    }
+}
+
+/// The thermal sawtooth of the P5 under the TechPowerUp method (1 MB QD1, 0.5 s samples):
+/// the detector takes a later throttle step, not the 2000 -> 1000 MB/s cliff at 100 GB.
+#[test]
+#[ignore = "detector misses the cache cliff of p5-1tb under techpowerup-1m-seq (thermal sawtooth); see KNOWN_DETECTOR_MISSES"]
+fn p5_under_the_techpowerup_method() {
+    let f =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/techpowerup-1m-seq.toml");
+    let m = presets::find("p5-1tb").unwrap();
+    if let Some(e) = scenario_check(&m, &f) {
+        panic!("{e}");
+    }
+}
+
+/// Every preset under every shipped scenario: when the run writes past the cache, the
+/// estimate is within 2% of the truth; when it does not, no cliff is reported.
+#[test]
+fn every_preset_under_every_shipped_scenario() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for f in &files {
+        let file = f.file_name().unwrap().to_string_lossy().to_string();
+        for m in presets::all() {
+            if KNOWN_DETECTOR_MISSES.contains(&(m.name.as_str(), file.as_str())) {
+                continue;
+            }
+            failures.extend(scenario_check(&m, f));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
