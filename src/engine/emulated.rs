@@ -258,7 +258,7 @@ impl Backend for EmuBackend {
             self.in_flight
                 .push(Reverse((to_ns(done), op.user_data, res)));
         }
-        let deadline = to_ns(now) + timeout.as_nanos().min(u64::MAX as u128) as u64;
+        let deadline = to_ns(now).saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64);
         let mut got = self.collect_due(to_ns(self.drive.now_s()), out);
         while got < min_complete && !self.in_flight.is_empty() {
             // Sleep until the write that makes `min_complete` is done, or the timeout.
@@ -277,10 +277,11 @@ impl Backend for EmuBackend {
             }
         }
         if got < min_complete && self.in_flight.is_empty() {
-            // Nothing left that could complete: io_uring would wait for the timeout.
+            // Nothing left that could complete: io_uring would wait for the timeout; do so too
+            // (so a caller's loop does not spin), but never longer than a second.
             let now_ns = to_ns(self.drive.now_s());
             if deadline > now_ns && !timeout.is_zero() {
-                std::thread::sleep(Duration::from_nanos(deadline - now_ns));
+                std::thread::sleep(Duration::from_nanos((deadline - now_ns).min(1_000_000_000)));
             }
         }
         Ok(())
@@ -381,6 +382,28 @@ mod tests {
         let g = drive.lock();
         assert_eq!(g.state.phase(drive.model()), crate::model::Phase::Cache);
         assert!((g.state.slc_used - (1u64 << 20) as f64).abs() < 1.0);
+    }
+
+    #[test]
+    fn zero_and_endless_timeouts() {
+        let m = presets::parse_spec("960evo-250g,cache=10MB").unwrap();
+        let drive = EmulatedDrive::from_model("t", m);
+        let mut be = drive.backend(2, 1 << 20, Pattern::Seqwrite).unwrap();
+        let mut out = Vec::new();
+        // Nothing in flight, zero timeout: returns at once with nothing.
+        be.submit_and_wait(1, Duration::ZERO, &mut out).unwrap();
+        assert!(out.is_empty());
+        be.push(WriteOp {
+            offset: 0,
+            len: 1 << 20,
+            buf: 0,
+            user_data: 9,
+        })
+        .unwrap();
+        // An endless timeout waits for the write, and only for it.
+        be.submit_and_wait(1, Duration::MAX, &mut out).unwrap();
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].user_data, 9);
     }
 
     #[test]
