@@ -617,16 +617,13 @@ pub fn apply(m: &mut DriveModel, key: &str, value: &str) -> Result<(), String> {
             ))
         }
     }
-    // A value that failed above returned already; name the key in range errors later.
     Ok(())
 }
 
 /// A model with nothing set: a TOML file without `preset` must give at least `capacity`,
 /// `in` and `after`.
 fn blank(name: &str) -> DriveModel {
-    let mut m = drive(name, name, "model file", 0, 0.0, 0.0, 0.0, 0.0);
-    m.seed = seed_of(name);
-    m
+    drive(name, name, "model file", 0, 0.0, 0.0, 0.0, 0.0)
 }
 
 /// Reads a whole drive model from a TOML file. Keys are those of [`KEYS`]; `preset = "..."`
