@@ -50,9 +50,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
 fn import_options(args: &AnalyzeArgs) -> Result<ImportOptions> {
     let time_scale = match &args.time_unit {
         None => None,
-        Some(u) => Some(import::parse_time_unit(u).ok_or_else(|| {
-            crate::error::usage(format!("--time-unit '{u}': give s or ms"))
-        })?),
+        Some(u) => Some(
+            import::parse_time_unit(u)
+                .ok_or_else(|| crate::error::usage(format!("--time-unit '{u}': give s or ms")))?,
+        ),
     };
     let rate_scale = match &args.rate_unit {
         None => None,
@@ -129,13 +130,7 @@ fn range_in_unit_of(bytes: f64, low: f64, high: f64, units: UnitSystem) -> Strin
         }
     };
     let d = digits(bytes / scale);
-    format!(
-        "{:.*}-{:.*}",
-        d,
-        low / scale,
-        d,
-        high / scale
-    )
+    format!("{:.*}-{:.*}", d, low / scale, d, high / scale)
 }
 
 /// One line for a person: `SLC cache ~19.1 GB (18.9-19.3), 1365 MB/s -> 591 MB/s at 14.0 s`.
@@ -145,7 +140,12 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
             let mut s = format!(
                 "SLC cache ~{} ({}), {} -> {} at {}",
                 format_bytes(c.bytes as f64, units),
-                range_in_unit_of(c.bytes as f64, c.low_bytes as f64, c.high_bytes as f64, units),
+                range_in_unit_of(
+                    c.bytes as f64,
+                    c.low_bytes as f64,
+                    c.high_bytes as f64,
+                    units
+                ),
                 format_rate(cliff.before_bytes_per_sec, units),
                 format_rate(cliff.after_bytes_per_sec, units),
                 format_seconds(cliff.t_s),

@@ -34,7 +34,7 @@ fn synthetic_traces_meet_the_targets() {
         drives.len()
     );
     let seed = env_u64("SLCCACHE_SEED", 20261129);
-    let count = env_u64("SLCCACHE_TRACES", 240) as usize;
+    let count = env_u64("SLCCACHE_TRACES", 400) as usize;
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut right_count = 0usize;
     let mut errors: Vec<f64> = Vec::new();
@@ -75,10 +75,9 @@ fn synthetic_traces_meet_the_targets() {
                         covered += 1;
                     } else {
                         let t0 = truth.drop_times[0];
-                        let near_dip = spec
-                            .dips
-                            .iter()
-                            .any(|d| d.0 < t0 + spec.interval_s && d.0 + d.1 > t0 - spec.interval_s);
+                        let near_dip = spec.dips.iter().any(|d| {
+                            d.0 < t0 + spec.interval_s && d.0 + d.1 > t0 - spec.interval_s
+                        });
                         failures.push(format!(
                             "trace {i}: interval {}-{} misses {c:.0} (estimate {}, error \
                              {:.3}%), dt {}{}",
@@ -87,14 +86,20 @@ fn synthetic_traces_meet_the_targets() {
                             e.bytes,
                             100.0 * (e.bytes as f64 - c) / c,
                             spec.interval_s,
-                            if near_dip { ", a GC dip at the cliff" } else { "" }
+                            if near_dip {
+                                ", a GC dip at the cliff"
+                            } else {
+                                ""
+                            }
                         ));
                     }
                 }
                 None => errors.push(1.0),
             }
         } else if a.cache_estimate.is_some() {
-            failures.push(format!("trace {i}: a cache estimate for a run without a cliff"));
+            failures.push(format!(
+                "trace {i}: a cache estimate for a run without a cliff"
+            ));
         }
     }
     errors.sort_by(|a, b| a.total_cmp(b));
@@ -114,8 +119,23 @@ fn synthetic_traces_meet_the_targets() {
     for f in &failures {
         eprintln!("  {f}");
     }
-    assert!(count >= 200, "the targets are defined over at least 200 traces");
-    assert!(right >= 0.98, "right number of cliffs in {:.1}% < 98%", 100.0 * right);
-    assert!(median_err <= 0.005, "median cache error {:.3}% > 0.5%", 100.0 * median_err);
-    assert!(coverage >= 0.95, "95% interval coverage {:.1}% < 95%", 100.0 * coverage);
+    assert!(
+        count >= 200,
+        "the targets are defined over at least 200 traces"
+    );
+    assert!(
+        right >= 0.98,
+        "right number of cliffs in {:.1}% < 98%",
+        100.0 * right
+    );
+    assert!(
+        median_err <= 0.005,
+        "median cache error {:.3}% > 0.5%",
+        100.0 * median_err
+    );
+    assert!(
+        coverage >= 0.95,
+        "95% interval coverage {:.1}% < 95%",
+        100.0 * coverage
+    );
 }

@@ -2,6 +2,28 @@
 //!
 //! Pure: no I/O, no clock. `probe` and `analyze` both call [`analyze`], so a saved timeline
 //! re-analyzed gives the same answer as the live run.
+//!
+//! The pipeline (DESIGN.md, with the additions marked +):
+//! 1. work on ln(throughput), so that a relative drop is a shift;
+//! 2. block medians over blocks longer than twice the longest GC dip (3 s), keeping at least
+//!    60 and at most 4000 blocks (+ the cap keeps PELT fast on very long runs); + when the
+//!    60-block floor makes blocks shorter than that, a running median over the blocks, wider
+//!    than twice a dip, removes the dips instead;
+//! 3. noise scale sigma = 1.4826 MAD(first differences) / sqrt(2);
+//! 4. exact PELT ([`pelt`]) with an O(1) L2 cost, penalty 3 sigma^2 ln(n);
+//! 5. spurious changes removed until none is left: excursions (+ a run of short segments that
+//!    leaves one level and returns to it loses all its boundaries), too-short segments merged
+//!    into the closer neighbour, steps under 10% merged, at most 4 changes;
+//! 6. every change refined at full resolution ([`refine`]): a posterior over its position
+//!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
+//!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
+//! 7. cache size = bytes written up to the first cliff from the byte counter, interpolated
+//!    inside the straddling sample; the 95% interval maps to low/high bytes.
+//!
+//! A cliff is a lasting drop: the first drop, and later drops to a new lowest level (a
+//! further, slower phase: folding). A rise, and a drop after a recovery that stays above the
+//! trough seen before, are not cliffs; they are post-cache phases and earn a warning that the
+//! post-cache level is unstable. [`synth`] generates traces with known truth for tests.
 
 pub mod pelt;
 pub mod refine;
@@ -93,6 +115,8 @@ pub struct Analysis {
 const MAX_DIP_S: f64 = 3.0;
 /// Fewest blocks the block-median series keeps.
 const MIN_BLOCKS: usize = 60;
+/// Most blocks the block-median series keeps (longer runs get longer blocks).
+const MAX_BLOCKS: usize = 4000;
 /// Smallest step (in ln throughput) that counts as a change: about 10%.
 const MIN_STEP: f64 = 0.10;
 /// Most changes reported in one run.
@@ -145,10 +169,13 @@ fn running_median(y: &[f64], h: usize) -> Vec<f64> {
 
 /// 1.4826 * median absolute deviation: a robust standard deviation.
 fn mad_scale(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
     let mut c = v.to_vec();
-    let m = median(&mut c);
+    let m = fast_median(&mut c);
     let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    1.4826 * median(&mut d)
+    1.4826 * fast_median(&mut d)
 }
 
 /// The detector's working state for one timeline.
@@ -239,6 +266,9 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             } else if j + 1 == k {
                 // A short last segment that still reaches the level before it between its
                 // lows is dips at the end of the run; a shorter one is merged regardless.
+                if d >= excursion_s {
+                    continue;
+                }
                 let mut v = w.x[s.start..s.end].to_vec();
                 v.sort_by(|a, b| a.total_cmp(b));
                 let q90 = v[(v.len() * 9 / 10).min(v.len() - 1)];
@@ -332,7 +362,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     }
     // 1. Log scale, with a floor for stalled intervals.
     let mut rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
-    let floor = (1e-3 * median(&mut rates)).max(1.0);
+    let floor = (1e-3 * fast_median(&mut rates)).max(1.0);
     let x: Vec<f64> = samples
         .iter()
         .map(|s| s.bytes_per_sec.max(floor).ln())
@@ -340,7 +370,8 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
     let dt = t.interval_s().max(1e-9);
     let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
-    let b = b_dip.min(n / MIN_BLOCKS).max(1);
+    // At most MAX_BLOCKS blocks: PELT slows down on long stretches without a change.
+    let b = b_dip.min(n / MIN_BLOCKS).max(n.div_ceil(MAX_BLOCKS)).max(1);
     let m = n / b;
     let mut w = Work {
         samples,
@@ -388,9 +419,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     let scale_floor = (0.5 * sigma_x).max(0.002);
     // The filter can move an edge by up to h blocks when a dip is near it.
     let reach = (h + 1) * b + 2;
-    let level_len = (3 * b)
-        .max(20)
-        .max((4.0 * MAX_DIP_S / dt).ceil() as usize);
+    let level_len = (3 * b).max(20).max((4.0 * MAX_DIP_S / dt).ceil() as usize);
     let mut changes: Vec<Change> = Vec::new();
     for j in 1..segs.len() {
         let (p, q) = (segs[j - 1], segs[j]);
@@ -510,7 +539,8 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
             // Sampling too coarse for the cache phase seen.
             let cache_s = r.t_s - t0;
             let dt = out.interval_s;
-            if cache_s < 20.0 * dt {
+            let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
+            if cache_s < 10.0 * dt || width > 0.05 {
                 out.warnings.push(format!(
                     "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} samples of \
                      {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
@@ -550,7 +580,10 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
             levels.join(", then ")
         ));
     } else if let (Some(p), Some(fd)) = (post.first(), first_drop) {
-        let j = phases.iter().position(|q| std::ptr::eq(q, *p)).unwrap_or(fd + 1);
+        let j = phases
+            .iter()
+            .position(|q| std::ptr::eq(q, *p))
+            .unwrap_or(fd + 1);
         let seg = segs[j];
         let v: Vec<f64> = w.x[seg.start..seg.end].to_vec();
         let spread = mad_scale(&v);

@@ -61,11 +61,9 @@ pub fn parse_published_drives(text: &str) -> Vec<DriveLevels> {
     for rec in rdr.records().flatten() {
         let get = |c: usize| rec.get(c).unwrap_or("");
         let cache_gb = first_number(get(c_cliff)).or_else(|| first_number(get(c_total)));
-        let (Some(gb), Some(inc), Some(post)) = (
-            cache_gb,
-            first_number(get(c_in)),
-            first_number(get(c_post)),
-        ) else {
+        let (Some(gb), Some(inc), Some(post)) =
+            (cache_gb, first_number(get(c_in)), first_number(get(c_post)))
+        else {
             continue;
         };
         if gb <= 0.0 || inc <= 0.0 || post <= 0.0 || post > 0.9 * inc {
@@ -161,6 +159,9 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
         }
     };
     let mut cur_len = phase_len(0, 0.0);
+    let mut dips = spec.dips.clone();
+    dips.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut first_dip = 0usize;
     for i in 0..n {
         let t_start = i as f64 * spec.interval_s;
         let eps = if spec.heavy_tails {
@@ -174,10 +175,13 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
             while t < t_stop - 1e-12 {
                 let p = &spec.phases[phase];
                 let drift = 1.0 + p.drift * ((t - phase_t0) / cur_len).min(1.5);
-                let dip = spec
-                    .dips
+                while first_dip < dips.len() && dips[first_dip].0 + dips[first_dip].1 <= t {
+                    first_dip += 1;
+                }
+                let dip = dips[first_dip..]
                     .iter()
-                    .filter(|d| t >= d.0 && t < d.0 + d.1)
+                    .take_while(|d| d.0 <= t)
+                    .filter(|d| t < d.0 + d.1)
                     .map(|d| d.2)
                     .fold(1.0, f64::min);
                 let rate = p.bps * drift * dip * (p.noise * eps).exp();
@@ -267,7 +271,9 @@ pub fn random_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec
             drift: drift(rng),
             noise: jitter(rng, 0.01, 0.06),
         });
-        duration_s = (cache_s * jitter(rng, 0.4, 0.9)).max(15.0).min(cache_s * 0.95);
+        duration_s = (cache_s * jitter(rng, 0.4, 0.9))
+            .max(15.0)
+            .min(cache_s * 0.95);
     } else if kind < 20 {
         // No cache: one level throughout.
         phases.push(PhaseSpec {
@@ -330,6 +336,38 @@ pub fn random_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec
         interval_s,
         duration_s,
         heavy_tails: rng.bool(),
+        dips,
+    }
+}
+
+/// A two-phase trace of `n` samples at `interval_s`: the cache ends at 30% of the run, 3 GB/s
+/// then 1 GB/s, 2% Gaussian noise, a 1.5 s GC dip every 25 s. For benchmarks.
+pub fn two_phase(n: usize, interval_s: f64) -> TraceSpec {
+    let duration_s = n as f64 * interval_s;
+    let a = 3e9;
+    let dips = (0..)
+        .map(|k| 10.0 + 25.0 * k as f64)
+        .take_while(|&t| t < duration_s)
+        .map(|t| (t, 1.5, 0.4))
+        .collect();
+    TraceSpec {
+        phases: vec![
+            PhaseSpec {
+                bps: a,
+                end_bytes: Some(a * 0.3 * duration_s),
+                drift: -0.02,
+                noise: 0.01,
+            },
+            PhaseSpec {
+                bps: 1e9,
+                end_bytes: None,
+                drift: 0.02,
+                noise: 0.03,
+            },
+        ],
+        interval_s,
+        duration_s,
+        heavy_tails: false,
         dips,
     }
 }

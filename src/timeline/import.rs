@@ -131,8 +131,9 @@ pub fn load_with(path: &Path, opts: &ImportOptions) -> Result<Timeline, ImportEr
     let name = path.display().to_string();
     let bytes =
         std::fs::read(path).map_err(|e| ImportError::whole(&name, format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| ImportError::whole(&name, "not a text file (invalid UTF-8): unknown format"))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        ImportError::whole(&name, "not a text file (invalid UTF-8): unknown format")
+    })?;
     let mut t = parse_text(&text, &name, opts)?;
     t.meta.label = label_of(path);
     Ok(t)
@@ -149,41 +150,40 @@ pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeli
         .find(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| (i + 1, l.trim()))
         .unwrap_or((1, ""));
-    let timeline = if first.starts_with("t_s,") {
-        let samples = read_slccache_csv(text, name)?;
-        for (i, pair) in samples.windows(2).enumerate() {
-            if pair[1].t_s <= pair[0].t_s {
-                return Err(ImportError::at(
-                    name,
-                    i + 3,
-                    format!(
-                        "time does not increase: t_s {} after {}",
-                        pair[1].t_s, pair[0].t_s
-                    ),
-                ));
+    let timeline =
+        if first.starts_with("t_s,") && first.split(',').count() > 2 {
+            let samples = read_slccache_csv(text, name)?;
+            for (i, pair) in samples.windows(2).enumerate() {
+                if pair[1].t_s <= pair[0].t_s {
+                    return Err(ImportError::at(
+                        name,
+                        i + 3,
+                        format!(
+                            "time does not increase: t_s {} after {}",
+                            pair[1].t_s, pair[0].t_s
+                        ),
+                    ));
+                }
             }
-        }
-        Timeline {
-            samples,
-            meta: RunMeta::default(),
-        }
-    } else {
-        let cells: Vec<&str> = first.split(',').map(str::trim).collect();
-        let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
-        match (cells.len(), numeric) {
-            (5..=8, true) => read_fio_log(text, name)?,
-            (2, _) => read_two_column(text, name, opts)?,
-            _ => {
-                return Err(ImportError::at(
+            Timeline {
+                samples,
+                meta: RunMeta::default(),
+            }
+        } else {
+            let cells: Vec<&str> = first.split(',').map(str::trim).collect();
+            let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
+            match (cells.len(), numeric) {
+                (5..=8, true) => read_fio_log(text, name)?,
+                (2, _) => read_two_column(text, name, opts)?,
+                _ => return Err(ImportError::at(
                     name,
                     first_no,
                     "unknown format: expected a slccache timeline.csv (header 't_s,...'), a fio \
                      bandwidth log (5 to 8 numeric columns: time_ms, KiB/s, ddir, bs, offset), \
                      or a two-column CSV of time and throughput",
-                ))
+                )),
             }
-        }
-    };
+        };
     validate(&timeline, name)?;
     Ok(timeline)
 }
@@ -200,7 +200,7 @@ fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
         ));
     }
     for (i, s) in t.samples.iter().enumerate() {
-        if !(s.interval_s > 0.0) || !s.t_s.is_finite() {
+        if s.interval_s.is_nan() || s.interval_s <= 0.0 || !s.t_s.is_finite() {
             return Err(ImportError::whole(
                 name,
                 format!("sample {} (t = {} s) has no positive length", i + 1, s.t_s),
@@ -254,13 +254,20 @@ fn numeric_rows(
         let mut cells = Vec::with_capacity(parts.len());
         for (k, p) in parts.iter().enumerate() {
             let v: f64 = p.parse().map_err(|_| {
-                ImportError::at(name, line, format!("column {} is not a number: '{p}'", k + 1))
+                ImportError::at(
+                    name,
+                    line,
+                    format!("column {} is not a number: '{p}'", k + 1),
+                )
             })?;
             if !v.is_finite() || v < 0.0 {
                 return Err(ImportError::at(
                     name,
                     line,
-                    format!("column {} must be finite and non-negative, got '{p}'", k + 1),
+                    format!(
+                        "column {} must be finite and non-negative, got '{p}'",
+                        k + 1
+                    ),
                 ));
             }
             cells.push(v);
@@ -351,13 +358,19 @@ fn is_windowed(w: &[&Row]) -> bool {
     if w.len() < 3 {
         return true;
     }
-    let mut d: Vec<f64> = w.windows(2).map(|p| p[1].cells[0] - p[0].cells[0]).collect();
+    let mut d: Vec<f64> = w
+        .windows(2)
+        .map(|p| p[1].cells[0] - p[0].cells[0])
+        .collect();
     d.sort_by(|a, b| a.total_cmp(b));
     let med = d[d.len() / 2];
     if med < 1.0 {
         return false;
     }
-    let near = d.iter().filter(|&&x| (x - med).abs() <= 0.1 * med + 2.0).count();
+    let near = d
+        .iter()
+        .filter(|&&x| (x - med).abs() <= 0.1 * med + 2.0)
+        .count();
     near as f64 >= 0.8 * d.len() as f64
 }
 
@@ -438,26 +451,30 @@ fn read_two_column(text: &str, name: &str, opts: &ImportOptions) -> Result<Timel
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
     let has_header = cells.iter().any(|c| c.parse::<f64>().is_err());
     let (time_scale, rate_scale) = if has_header {
-        let ts = time_unit_in_header(cells[0]).or(opts.time_scale).ok_or_else(|| {
-            ImportError::at(
-                name,
-                first_no,
-                format!(
-                    "the header '{first}' does not name the time unit: write 'seconds' or \
+        let ts = time_unit_in_header(cells[0])
+            .or(opts.time_scale)
+            .ok_or_else(|| {
+                ImportError::at(
+                    name,
+                    first_no,
+                    format!(
+                        "the header '{first}' does not name the time unit: write 'seconds' or \
                      'time_ms', or give --time-unit s|ms"
-                ),
-            )
-        })?;
-        let rs = rate_unit_in_header(cells[1]).or(opts.rate_scale).ok_or_else(|| {
-            ImportError::at(
-                name,
-                first_no,
-                format!(
-                    "the header '{first}' does not name the rate unit: write e.g. 'MB/s', \
+                    ),
+                )
+            })?;
+        let rs = rate_unit_in_header(cells[1])
+            .or(opts.rate_scale)
+            .ok_or_else(|| {
+                ImportError::at(
+                    name,
+                    first_no,
+                    format!(
+                        "the header '{first}' does not name the rate unit: write e.g. 'MB/s', \
                      'MiB/s', 'KiB/s' or 'GB/s', or give --rate-unit"
-                ),
-            )
-        })?;
+                    ),
+                )
+            })?;
         (ts, rs)
     } else {
         match (opts.time_scale, opts.rate_scale) {

@@ -1,0 +1,298 @@
+//! `slccache analyze` run as a binary: the JSON contract, the human summary, `--out`, and
+//! bad input (exit 2, file and line named, no panic).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn real(file: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real-traces");
+    assert!(
+        dir.is_dir(),
+        "missing {}: the tests need the shared data folder beside the crate",
+        dir.display()
+    );
+    dir.join(file)
+}
+
+const FRESH: &str = "biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log";
+const MIXED: &str = "biwin_x570_1tb_randrw50_1M_qd32_nocliff.bandwidth_samples.csv";
+
+fn slccache() -> Command {
+    Command::cargo_bin("slccache").unwrap()
+}
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn json_has_exactly_the_contract_keys() {
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(real(FRESH))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one JSON object per file");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        keys(&v),
+        [
+            "bytes_total",
+            "cache_estimate",
+            "cache_lower_bound_bytes",
+            "cliffs",
+            "duration_s",
+            "interval_s",
+            "phases",
+            "warnings"
+        ]
+    );
+    let cliff = &v["cliffs"][0];
+    assert_eq!(
+        keys(cliff),
+        [
+            "after_bytes_per_sec",
+            "before_bytes_per_sec",
+            "bytes_written",
+            "t_high_s",
+            "t_low_s",
+            "t_s"
+        ]
+    );
+    assert_eq!(
+        keys(&v["cache_estimate"]),
+        ["bytes", "high_bytes", "low_bytes"]
+    );
+    assert!(v["cache_lower_bound_bytes"].is_null());
+    for p in v["phases"].as_array().unwrap() {
+        assert_eq!(keys(p), ["end_s", "kind", "mean_bytes_per_sec", "start_s"]);
+        let kind = p["kind"].as_str().unwrap();
+        assert!(
+            ["cache", "post_cache", "folding", "steady"].contains(&kind),
+            "{kind}"
+        );
+    }
+    assert_eq!(v["phases"][0]["kind"], "cache");
+    assert_eq!(v["interval_s"], 1.0);
+    assert!(v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|w| w.is_string()));
+}
+
+#[test]
+fn no_cliff_gives_null_estimate_and_a_lower_bound() {
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(real(MIXED))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["cache_estimate"].is_null());
+    assert_eq!(v["cache_lower_bound_bytes"], v["bytes_total"]);
+    assert_eq!(v["cliffs"].as_array().unwrap().len(), 0);
+    assert_eq!(v["phases"][0]["kind"], "steady");
+}
+
+#[test]
+fn several_files_give_one_json_line_each() {
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(real(FRESH))
+        .arg(real(MIXED))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    for l in lines {
+        serde_json::from_str::<serde_json::Value>(l).unwrap();
+    }
+}
+
+#[test]
+fn human_summary_names_cache_speeds_and_time() {
+    let out = slccache()
+        .args(["analyze", "--units", "binary"])
+        .arg(real(FRESH))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    // e.g. "...: SLC cache ~73.9 GiB (73.5-74.5), 5075 MiB/s -> 834 MiB/s at 14.9 s"
+    assert!(first.contains("SLC cache ~7"), "{first}");
+    assert!(first.contains(" GiB ("), "{first}");
+    assert!(first.contains("MiB/s -> "), "{first}");
+    assert!(first.contains(" at 1"), "{first}");
+    let out = slccache().arg("analyze").arg(real(MIXED)).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("no cliff") && text.contains("at least"),
+        "{text}"
+    );
+}
+
+#[test]
+fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = slccache()
+        .args(["analyze", "--json", "--out"])
+        .arg(dir.path())
+        .arg(real(FRESH))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["analysis"], printed);
+    let csv = std::fs::read_to_string(dir.path().join("timeline.csv")).unwrap();
+    assert!(csv.starts_with("t_s,interval_s,bytes,bytes_total,bytes_per_sec"));
+    let rows = std::fs::read_to_string(real(FRESH))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(csv.lines().count(), rows + 1, "header + one row per sample");
+    // Re-analysing the written timeline gives the same cliff.
+    let again = slccache()
+        .args(["analyze", "--json"])
+        .arg(dir.path().join("timeline.csv"))
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let a = printed["cache_estimate"]["bytes"].as_f64().unwrap();
+    let b = v["cache_estimate"]["bytes"].as_f64().unwrap();
+    assert!((a - b).abs() / a < 1e-3, "{a} vs {b}");
+}
+
+#[test]
+fn headerless_csv_with_unit_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("plain.csv");
+    let mut text = String::new();
+    for i in 1..=120 {
+        let v = if i <= 40 { 3000.0 } else { 900.0 };
+        text.push_str(&format!("{},{}\n", i * 1000, v + (i % 3) as f64));
+    }
+    std::fs::write(&p, text).unwrap();
+    let out = slccache()
+        .args([
+            "analyze",
+            "--json",
+            "--time-unit",
+            "ms",
+            "--rate-unit",
+            "MB/s",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gb = v["cache_estimate"]["bytes"].as_f64().unwrap() / 1e9;
+    assert!((119.0..122.0).contains(&gb), "{gb} GB");
+    // Without the flags: a usage error naming the file and line.
+    slccache()
+        .arg("analyze")
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("plain.csv:1:"))
+        .stderr(predicates::str::contains("--time-unit"));
+    slccache()
+        .args([
+            "analyze",
+            "--time-unit",
+            "fortnights",
+            "--rate-unit",
+            "MB/s",
+        ])
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--time-unit"));
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_and_line_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("empty.csv", "", "empty"),
+        (
+            "unknown.txt",
+            "hello\nworld\n",
+            "unknown.txt:1: unknown format",
+        ),
+        (
+            "backwards.csv",
+            "second,MB/s\n1,100\n2,100\n1.5,100\n",
+            "backwards.csv:4: time goes backwards",
+        ),
+        (
+            "negative.csv",
+            "second,MB/s\n1,100\n2,-100\n",
+            "negative.csv:3: column 2 must be finite and non-negative",
+        ),
+        (
+            "nan.log",
+            "1000, 100, 1, 4096, 0\n2000, NaN, 1, 4096, 0\n",
+            "nan.log:2: column 2 must be finite",
+        ),
+        (
+            "reads_bw.1.log",
+            "1000, 100, 0, 4096, 0\n2000, 100, 0, 4096, 0\n",
+            "reads_bw.1.log:1: fio log without write rows",
+        ),
+        (
+            "timeline.csv",
+            "t_s,interval_s,bytes,bytes_total,bytes_per_sec\n1,1,1,1,1\n0.5,1,1,2,1\n",
+            "timeline.csv:3: time does not increase",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = slccache()
+            .args(["analyze", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(want),
+            "{name}: got '{stderr}', want '{want}'"
+        );
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
+    }
+    // A missing file is named too.
+    slccache()
+        .args(["analyze", "/nonexistent/slccache-test.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("/nonexistent/slccache-test.csv"));
+}
