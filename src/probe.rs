@@ -131,7 +131,7 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     let plan = Plan::new(&cfg, span);
 
     // 4. One backend per job.
-    let backends = match make_backends(&target, &cfg, engine) {
+    let (backends, ring_info) = match make_backends(&target, &cfg, engine) {
         Ok(b) => b,
         Err(e) => {
             target.remove_created();
@@ -145,7 +145,7 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     let outcome = run_jobs(&target, &cfg, &plan, backends, &out_dir, args.quiet, &opts)?;
 
     // 6. Summary, analysis, charts.
-    finish(&target, &cfg, &plan, &out_dir, &opts, outcome)
+    finish(&target, &cfg, &plan, &out_dir, &opts, outcome, ring_info)
 }
 
 fn default_out_dir(name: &str) -> PathBuf {
@@ -153,12 +153,23 @@ fn default_out_dir(name: &str) -> PathBuf {
     PathBuf::from("output").join(format!("{name}-{ts}"))
 }
 
+/// How the io_uring rings were set up (for the summary).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+struct RingInfo {
+    fixed_buffers: bool,
+    fixed_file: bool,
+}
+
+/// One backend per job.
+type Backends = Vec<Box<dyn Backend>>;
+
 fn make_backends(
     target: &Target,
     cfg: &WorkloadConfig,
     engine: EngineKind,
-) -> Result<Vec<Box<dyn Backend>>> {
+) -> Result<(Backends, Option<RingInfo>)> {
     let mut out: Vec<Box<dyn Backend>> = Vec::new();
+    let mut ring_info = None;
     for j in 0..cfg.jobs {
         let seed = cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(j as u64 + 1));
         let b: Box<dyn Backend> = if let Some(emu) = &target.info.emulated {
@@ -168,10 +179,15 @@ fn make_backends(
             let bs = cfg.block_size as usize;
             let align = target.info.mem_align as usize;
             match engine {
-                EngineKind::IoUring => Box::new(
-                    UringBackend::new(file, cfg.queue_depth, bs, align, seed)
-                        .map_err(|e| anyhow!(setup_error_hint(&e)))?,
-                ),
+                EngineKind::IoUring => {
+                    let u = UringBackend::new(file, cfg.queue_depth, bs, align, seed)
+                        .map_err(|e| anyhow!(setup_error_hint(&e)))?;
+                    ring_info = Some(RingInfo {
+                        fixed_buffers: u.uses_fixed_buffers(),
+                        fixed_file: u.uses_fixed_file(),
+                    });
+                    Box::new(u)
+                }
                 EngineKind::Sync => Box::new(
                     SyncBackend::new(file, cfg.queue_depth, bs, align, seed)
                         .context("starting the sync engine's threads")?,
@@ -180,7 +196,7 @@ fn make_backends(
         };
         out.push(b);
     }
-    Ok(out)
+    Ok((out, ring_info))
 }
 
 /// What a run produced.
@@ -378,6 +394,7 @@ fn finish(
     out_dir: &Path,
     opts: &ReportOptions,
     o: Outcome,
+    ring_info: Option<RingInfo>,
 ) -> Result<()> {
     let ident = &target.info.identity;
     let label = ident
@@ -416,6 +433,7 @@ fn finish(
         "engine": o.engine,
         "workload": cfg,
         "plan": plan,
+        "io_uring": ring_info,
         "out": out_dir,
     });
     let summary = Summary {

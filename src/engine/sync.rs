@@ -190,3 +190,51 @@ impl Drop for SyncBackend {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_land_where_asked_and_all_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, vec![0u8; 1 << 16]).unwrap();
+        let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        let mut b = SyncBackend::new(Arc::new(f), 4, 4096, 4096, 1).unwrap();
+        for i in 0..4usize {
+            b.buffer_mut(i).fill(i as u8 + 1);
+            b.push(WriteOp {
+                offset: (3 - i as u64) * 4096,
+                len: 4096,
+                buf: i,
+                user_data: i as u64,
+            })
+            .unwrap();
+        }
+        let mut out = Vec::new();
+        while out.len() < 4 {
+            b.submit_and_wait(4 - out.len(), Duration::from_secs(5), &mut out)
+                .unwrap();
+        }
+        out.sort_by_key(|c| c.user_data);
+        assert!(out.iter().all(|c| c.result == 4096), "{out:?}");
+        drop(b);
+        let data = std::fs::read(&p).unwrap();
+        for i in 0..4usize {
+            let at = (3 - i) * 4096;
+            assert!(data[at..at + 4096].iter().all(|&x| x == i as u8 + 1));
+        }
+        // A bad buffer index is refused, not written.
+        let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        let mut b = SyncBackend::new(Arc::new(f), 1, 4096, 4096, 1).unwrap();
+        assert!(b
+            .push(WriteOp {
+                offset: 0,
+                len: 4096,
+                buf: 1,
+                user_data: 0
+            })
+            .is_err());
+    }
+}
