@@ -93,18 +93,67 @@ impl Scenario {
         Scenario::parse(&text, &path.display().to_string())
     }
 
-    /// Parses scenario text; `name` is used in errors.
+    /// Parses scenario text; `name` is used in errors, which name the file, the line and the
+    /// key.
     pub fn parse(text: &str, name: &str) -> Result<Scenario> {
-        toml::from_str::<Scenario>(text).map_err(|e| {
+        // The key set on line `l` (1-based), if that line is `key = value`.
+        let key_on = |l: usize| {
+            text.lines()
+                .nth(l.saturating_sub(1))
+                .and_then(|s| s.split_once('='))
+                .map(|(k, _)| k.trim().trim_matches('"').to_string())
+                .filter(|k| !k.is_empty() && !k.starts_with('#'))
+        };
+        let sc = toml::from_str::<Scenario>(text).map_err(|e| {
             let line = e
                 .span()
                 .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-            let msg = e.message().to_string();
+            let mut msg = e.message().to_string();
+            if msg.contains("untagged enum SizeValue") {
+                msg = "expected a size such as \"128k\" or a number of bytes".into();
+            } else if msg.contains("untagged enum DurationValue") {
+                msg = "expected a duration such as \"90s\" or a number of seconds".into();
+            }
             match line {
-                Some(l) => usage(format!("scenario file {name}, line {l}: {msg}")),
+                Some(l) => match key_on(l) {
+                    Some(k) if !msg.contains("unknown field") => {
+                        usage(format!("scenario file {name}, line {l}, key '{k}': {msg}"))
+                    }
+                    _ => usage(format!("scenario file {name}, line {l}: {msg}")),
+                },
                 None => usage(format!("scenario file {name}: {msg}")),
             }
-        })
+        })?;
+        // Check sizes and durations given as text here, where the file and line are known.
+        let line_of = |key: &str| {
+            text.lines()
+                .position(|l| {
+                    l.split_once('=')
+                        .is_some_and(|(k, _)| k.trim().trim_matches('"') == key)
+                })
+                .map(|i| i + 1)
+        };
+        let bad = |key: &str, err: String| {
+            let at = line_of(key)
+                .map(|l| format!(", line {l}"))
+                .unwrap_or_default();
+            usage(format!("scenario file {name}{at}, key '{key}': {err}"))
+        };
+        for (key, v) in [
+            ("bs", &sc.bs),
+            ("span", &sc.span),
+            ("max_bytes", &sc.max_bytes),
+        ] {
+            if let Some(SizeValue::Text(t)) = v {
+                parse_size(t).map_err(|e| bad(key, e.to_string()))?;
+            }
+        }
+        for (key, v) in [("interval", &sc.interval), ("duration", &sc.duration)] {
+            if let Some(DurationValue::Text(t)) = v {
+                parse_duration(t).map_err(|e| bad(key, e.to_string()))?;
+            }
+        }
+        Ok(sc)
     }
 }
 

@@ -15,7 +15,9 @@ pub mod error;
 pub mod model;
 pub mod probe;
 pub mod report;
+pub mod sampler;
 pub mod simulate;
+pub mod target;
 pub mod timeline;
 pub mod units;
 

@@ -47,4 +47,9 @@ pub trait Backend: Send {
     ) -> io::Result<()>;
 }
 
+pub mod buffers;
 pub mod emulated;
+pub mod job;
+pub mod offsets;
+pub mod sync;
+pub mod uring;

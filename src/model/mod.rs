@@ -1,3 +1,713 @@
 //! Drive models: emulated SSDs with an SLC cache whose truth is known.
+//!
+//! A [`DriveModel`] describes a drive in SI units (bytes, bytes per second, seconds, degrees
+//! Celsius). A [`DriveState`] is one drive's mutable state: how much of the SLC cache is used,
+//! how much was written past it, the temperature. One function, [`DriveState::write`], advances
+//! the state while the drive writes; the real-time emulated backend
+//! ([`crate::engine::emulated`]) calls it once per write, the virtual-time simulator
+//! ([`crate::simulate`]) once per sampling interval, so the two agree.
+//!
+//! # What the model does
+//!
+//! - **Cache.** The SLC cache has a static part and a dynamic part. The dynamic part shrinks
+//!   linearly with the fill level of the drive and is gone at [`DriveModel::dynamic_until`]:
+//!   `cache(fill) = static + dynamic * max(0, 1 - fill / dynamic_until)`. The size is fixed
+//!   for one burst (it is what the drive had free when the burst began) and is evaluated again
+//!   after the drive has idled, at the fill level reached by then.
+//! - **Phases.** Writes go into the cache at the in-cache rate until the cache is full
+//!   ([`Phase::Cache`]), then straight to TLC/QLC at the post-cache rate ([`Phase::Direct`]),
+//!   and, if [`DriveModel::fold_after`] is set, after that many further bytes at the slower
+//!   folding rate ([`Phase::Folding`]). The switches happen at exact byte counts: the truth
+//!   ([`DriveModel::truth`]) is what a perfect detector would report.
+//! - **Rates.** Sequential and random writes have their own rates in and after the cache; an
+//!   IOPS limit caps small blocks (`rate = min(bandwidth, iops * block size)`), which is why a
+//!   4K random write inside the cache is slower than a sequential one.
+//! - **Latency and queue depth.** Each write occupies a single FIFO server for `len / rate`
+//!   seconds and completes a fixed [`DriveModel::latency_s`] after its service ends:
+//!   `done = max(now, server_free) + len / rate + latency`. Latency therefore grows with the
+//!   queue depth, and a shallow queue cannot keep the drive busy: with `n` writes in flight
+//!   the throughput is `min(rate, n * bs / (latency + bs / rate))` ([`closed_loop_rate`]).
+//! - **Noise.** The rate is multiplied by a log-normal factor with mean 1 that is constant over
+//!   slots of [`NOISE_SLOT_S`] seconds, and, outside the cache, by [`DriveModel::dip_depth`]
+//!   during random garbage-collection dips. Both are functions of the seed and the time only,
+//!   so every caller sees the same drive.
+//! - **Idle recovery.** After [`DriveModel::recover_delay_s`] seconds without writes, the drive
+//!   folds its SLC contents in the background at [`DriveModel::recover`] bytes/s; the cache
+//!   comes back and the folding backlog drains at that rate.
+//! - **Temperature** (optional, [`Thermal`]): first-order heating in proportion to the
+//!   throughput, cooling towards ambient with a time constant; above the throttle temperature
+//!   the rate is cut to a fraction until the drive has cooled by a few degrees.
 
 pub mod presets;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::Pattern;
+use crate::units::{Bytes, Rate};
+
+/// Length of a noise slot in seconds: the noise factor is constant within one.
+pub const NOISE_SLOT_S: f64 = 0.1;
+
+/// Length of a dip slot in seconds: each slot starts at most one garbage-collection dip.
+pub const DIP_SLOT_S: f64 = 1.0;
+
+/// Optional thermal model: heating with the throughput, cooling to ambient, throttling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thermal {
+    /// Ambient temperature and the temperature at the start, °C.
+    pub ambient_c: f64,
+    /// Heating: degrees per gigabyte (10^9 bytes) written, °C/GB. At a steady throughput of
+    /// `r` GB/s the drive settles at `ambient + heat * r * tau`.
+    pub heat_c_per_gb: f64,
+    /// Cooling time constant, seconds.
+    pub tau_s: f64,
+    /// Temperature at which the drive starts to throttle, °C.
+    pub throttle_c: f64,
+    /// Fraction of the rate left while throttled (0 < f <= 1).
+    pub throttle_factor: f64,
+    /// The drive stops throttling once it has cooled this many degrees below `throttle_c`.
+    pub hysteresis_c: f64,
+}
+
+impl Default for Thermal {
+    fn default() -> Self {
+        Thermal {
+            ambient_c: 40.0,
+            heat_c_per_gb: 0.1,
+            tau_s: 300.0,
+            throttle_c: 75.0,
+            throttle_factor: 0.5,
+            hysteresis_c: 3.0,
+        }
+    }
+}
+
+/// A drive: its cache, its rates, its latency, noise, recovery and temperature. SI units.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DriveModel {
+    /// Short name, e.g. `960evo-500g`.
+    pub name: String,
+    /// Full name for reports, e.g. "Samsung SSD 960 EVO 500GB".
+    pub model: String,
+    /// Where the figures come from (the row(s) of `published-drives.csv`).
+    pub source: String,
+    /// User capacity.
+    pub capacity: Bytes,
+    /// Static part of the SLC cache.
+    pub static_cache: Bytes,
+    /// Dynamic part of the SLC cache on an empty drive.
+    pub dynamic_cache: Bytes,
+    /// Fill level (0..=1) at which the dynamic part is gone.
+    pub dynamic_until: f64,
+    /// Fill level (0..=1) of the drive at the start (data already on it).
+    pub fill: f64,
+    /// Sequential write rate inside the cache.
+    pub seq_in: Rate,
+    /// Sequential write rate after the cache (direct to TLC/QLC).
+    pub seq_after: Rate,
+    /// Random write rate inside the cache (bandwidth; see also `iops_in`).
+    pub rand_in: Rate,
+    /// Random write rate after the cache.
+    pub rand_after: Rate,
+    /// Write IOPS limit inside the cache, if any (caps small blocks).
+    pub iops_in: Option<f64>,
+    /// Write IOPS limit after the cache, if any.
+    pub iops_after: Option<f64>,
+    /// Bytes written after the cache ran out before the folding phase begins; `None`: no
+    /// folding phase.
+    pub fold_after: Option<Bytes>,
+    /// Write rate in the folding phase (random writes: the smaller of this and `rand_after`).
+    pub fold: Rate,
+    /// Fixed part of each write's latency, seconds (command overhead, not occupying the drive).
+    pub latency_s: f64,
+    /// Standard deviation of the log of the noise factor per noise slot (0.05 is 5%).
+    pub noise: f64,
+    /// Garbage-collection dips per minute, outside the cache.
+    pub dips_per_min: f64,
+    /// Fraction of the rate left during a dip (0 < d <= 1).
+    pub dip_depth: f64,
+    /// Length of a dip, seconds.
+    pub dip_len_s: f64,
+    /// Idle folding rate: how fast the cache comes back while the drive idles.
+    pub recover: Rate,
+    /// Seconds without writes before idle folding starts.
+    pub recover_delay_s: f64,
+    /// Thermal model, if any.
+    pub thermal: Option<Thermal>,
+    /// Seed of the noise and the dips.
+    pub seed: u64,
+}
+
+/// Which phase the drive is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Writing into the SLC cache.
+    Cache,
+    /// Cache full: writing directly to TLC/QLC.
+    Direct,
+    /// The slower folding phase after `fold_after` more bytes.
+    Folding,
+}
+
+/// What a perfect measurement of a fresh drive would find, from the model alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Truth {
+    /// Bytes written when the cache runs out (0: no cache).
+    pub cache_bytes: u64,
+    /// Bytes written when the folding phase begins, if the model has one.
+    pub folding_starts_at_bytes: Option<u64>,
+    /// Noise-free rate in the cache for the workload, bytes/s (before queue-depth effects).
+    pub in_cache_bytes_per_sec: f64,
+    /// Noise-free rate after the cache, bytes/s.
+    pub after_cache_bytes_per_sec: f64,
+    /// Noise-free rate in the folding phase, bytes/s, if any.
+    pub folding_bytes_per_sec: Option<f64>,
+}
+
+/// The load a caller puts on the drive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Load {
+    /// Random or sequential.
+    pub pattern: Pattern,
+    /// Bytes per write.
+    pub block_size: u64,
+    /// Writes kept in flight in a closed loop (virtual time), or `None` when the caller
+    /// queues writes itself on the FIFO server (real time): then the raw server rate is used.
+    pub in_flight: Option<u32>,
+}
+
+/// A stretch of writing at one constant rate, reported by [`DriveState::write`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Segment {
+    /// Start, seconds.
+    pub t_s: f64,
+    /// Length, seconds.
+    pub dt_s: f64,
+    /// Bytes written in it.
+    pub bytes: f64,
+    /// The rate, bytes/s.
+    pub rate: f64,
+    /// The phase.
+    pub phase: Phase,
+}
+
+/// Throughput of a closed loop that keeps `in_flight` writes of `block_size` bytes on a FIFO
+/// server of `rate` bytes/s with a fixed extra latency `latency_s` per write:
+/// `min(rate, n * bs / (latency + bs / rate))`.
+pub fn closed_loop_rate(rate: f64, block_size: u64, in_flight: u32, latency_s: f64) -> f64 {
+    if rate <= 0.0 {
+        return 0.0;
+    }
+    let bs = block_size.max(1) as f64;
+    let n = in_flight.max(1) as f64;
+    rate.min(n * bs / (latency_s + bs / rate))
+}
+
+impl DriveModel {
+    /// The cache size at fill level `fill` (0..=1), bytes.
+    pub fn cache_at_fill(&self, fill: f64) -> f64 {
+        let dyn_left = if self.dynamic_until > 0.0 {
+            (1.0 - fill / self.dynamic_until).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.static_cache.as_f64() + self.dynamic_cache.as_f64() * dyn_left
+    }
+
+    /// Total cache of an empty drive (static + dynamic), bytes.
+    pub fn cache_empty(&self) -> u64 {
+        self.static_cache.0 + self.dynamic_cache.0
+    }
+
+    /// The noise-free rate in `phase` for `pattern` and `block_size`, bytes/s. This is the one
+    /// rate function; everything else multiplies it by noise, dips and throttling.
+    pub fn base_rate(&self, phase: Phase, pattern: Pattern, block_size: u64) -> f64 {
+        let (bw, iops) = match (phase, pattern) {
+            (Phase::Cache, Pattern::Seqwrite) => (self.seq_in.0, self.iops_in),
+            (Phase::Cache, Pattern::Randwrite) => (self.rand_in.0, self.iops_in),
+            (Phase::Direct, Pattern::Seqwrite) => (self.seq_after.0, self.iops_after),
+            (Phase::Direct, Pattern::Randwrite) => (self.rand_after.0, self.iops_after),
+            (Phase::Folding, Pattern::Seqwrite) => (self.fold.0, self.iops_after),
+            (Phase::Folding, Pattern::Randwrite) => {
+                (self.fold.0.min(self.rand_after.0), self.iops_after)
+            }
+        };
+        match iops {
+            Some(i) => bw.min(i * block_size as f64),
+            None => bw,
+        }
+    }
+
+    /// What a perfect measurement of this drive from its starting state would find for a
+    /// workload of `pattern` and `block_size`.
+    pub fn truth(&self, pattern: Pattern, block_size: u64) -> Truth {
+        let cache = self.cache_at_fill(self.fill).round() as u64;
+        Truth {
+            cache_bytes: cache,
+            folding_starts_at_bytes: self.fold_after.map(|f| cache + f.0),
+            in_cache_bytes_per_sec: self.base_rate(Phase::Cache, pattern, block_size),
+            after_cache_bytes_per_sec: self.base_rate(Phase::Direct, pattern, block_size),
+            folding_bytes_per_sec: self
+                .fold_after
+                .map(|_| self.base_rate(Phase::Folding, pattern, block_size)),
+        }
+    }
+
+    /// Checks that every field is in range; the message names the override key.
+    pub fn validate(&self) -> Result<(), String> {
+        let frac = |v: f64, k: &str, lo_open: bool| -> Result<(), String> {
+            let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
+            if ok {
+                Ok(())
+            } else if lo_open {
+                Err(format!(
+                    "{k} must be a fraction above 0 and at most 1, got {v}"
+                ))
+            } else {
+                Err(format!("{k} must be a fraction from 0 to 1, got {v}"))
+            }
+        };
+        let pos = |v: f64, k: &str| -> Result<(), String> {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{k} must be above zero, got {v}"))
+            }
+        };
+        let nonneg = |v: f64, k: &str| -> Result<(), String> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{k} must be zero or more, got {v}"))
+            }
+        };
+        if self.capacity.0 == 0 {
+            return Err("capacity must be above zero".into());
+        }
+        if self.cache_empty() > self.capacity.0 {
+            return Err(format!(
+                "the cache ({} bytes) is larger than the capacity ({} bytes)",
+                self.cache_empty(),
+                self.capacity.0
+            ));
+        }
+        frac(self.dynamic_until, "dyn_until", true)?;
+        frac(self.fill, "fill", false)?;
+        pos(self.seq_in.0, "in")?;
+        pos(self.seq_after.0, "after")?;
+        pos(self.rand_in.0, "rand_in")?;
+        pos(self.rand_after.0, "rand_after")?;
+        if let Some(i) = self.iops_in {
+            pos(i, "iops")?;
+        }
+        if let Some(i) = self.iops_after {
+            pos(i, "iops_after")?;
+        }
+        pos(self.fold.0, "fold")?;
+        nonneg(self.latency_s, "lat")?;
+        if !(self.noise.is_finite() && (0.0..=1.0).contains(&self.noise)) {
+            return Err(format!("noise must be from 0 to 1, got {}", self.noise));
+        }
+        nonneg(self.dips_per_min, "dips")?;
+        if self.dips_per_min > 60.0 {
+            return Err(format!(
+                "dips must be at most 60 per minute, got {}",
+                self.dips_per_min
+            ));
+        }
+        frac(self.dip_depth, "dip_depth", true)?;
+        nonneg(self.dip_len_s, "dip_len")?;
+        pos(self.recover.0, "recover")?;
+        nonneg(self.recover_delay_s, "recover_delay")?;
+        if let Some(th) = &self.thermal {
+            if !th.ambient_c.is_finite() {
+                return Err("ambient must be a temperature in °C".into());
+            }
+            nonneg(th.heat_c_per_gb, "heat")?;
+            pos(th.tau_s, "cool")?;
+            if !(th.throttle_c.is_finite() && th.throttle_c > th.ambient_c) {
+                return Err(format!(
+                    "throttle_at ({} °C) must be above ambient ({} °C)",
+                    th.throttle_c, th.ambient_c
+                ));
+            }
+            frac(th.throttle_factor, "throttle", true)?;
+            nonneg(th.hysteresis_c, "hysteresis")?;
+        }
+        Ok(())
+    }
+
+    /// A fresh state for this model, with noise seeded by `self.seed ^ extra_seed`.
+    pub fn new_state(&self, extra_seed: u64) -> DriveState {
+        DriveState {
+            slc_used: 0.0,
+            direct: 0.0,
+            cache_size: self.cache_at_fill(self.fill),
+            data: self.fill * self.capacity.as_f64(),
+            written: 0.0,
+            temp_c: self.thermal.as_ref().map(|t| t.ambient_c).unwrap_or(0.0),
+            throttled: false,
+            seed: self.seed ^ extra_seed,
+        }
+    }
+}
+
+/// One drive's mutable state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DriveState {
+    /// Bytes in the SLC cache awaiting folding.
+    pub slc_used: f64,
+    /// Bytes written directly to TLC/QLC since the cache ran out (decides the folding phase).
+    pub direct: f64,
+    /// Cache size for the current burst, bytes.
+    pub cache_size: f64,
+    /// Bytes of data on the drive (fill level times capacity), at most the capacity.
+    pub data: f64,
+    /// Bytes written since the state was made.
+    pub written: f64,
+    /// Temperature, °C (ambient when the model has no thermal part: then unused).
+    pub temp_c: f64,
+    /// Whether the drive is throttling.
+    pub throttled: bool,
+    /// Seed of the noise and dips.
+    pub seed: u64,
+}
+
+fn splitmix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// A uniform number in (0, 1) from the seed, a stream tag and an index.
+fn uniform(seed: u64, tag: u64, k: u64) -> f64 {
+    let h = splitmix(seed ^ splitmix(tag.wrapping_mul(0x1000_0000_01B3) ^ splitmix(k)));
+    ((h >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+}
+
+fn slot_of(t: f64, len: f64) -> i64 {
+    // A tiny nudge so that a time set exactly to a slot boundary lands in the new slot.
+    ((t / len) + 1e-9).floor() as i64
+}
+
+impl DriveState {
+    /// The phase the next byte is written in.
+    pub fn phase(&self, m: &DriveModel) -> Phase {
+        if self.slc_used < self.cache_size {
+            Phase::Cache
+        } else {
+            match m.fold_after {
+                Some(f) if self.direct >= f.as_f64() => Phase::Folding,
+                _ => Phase::Direct,
+            }
+        }
+    }
+
+    /// Bytes until the phase changes (infinite in the last phase).
+    fn bytes_to_boundary(&self, m: &DriveModel) -> f64 {
+        match self.phase(m) {
+            Phase::Cache => self.cache_size - self.slc_used,
+            Phase::Direct => match m.fold_after {
+                Some(f) => f.as_f64() - self.direct,
+                None => f64::INFINITY,
+            },
+            Phase::Folding => f64::INFINITY,
+        }
+    }
+
+    /// The multiplicative noise factor at time `t_s` (log-normal, mean 1).
+    pub fn noise_factor(&self, m: &DriveModel, t_s: f64) -> f64 {
+        if m.noise <= 0.0 {
+            return 1.0;
+        }
+        let k = slot_of(t_s, NOISE_SLOT_S).max(0) as u64;
+        let u1 = uniform(self.seed, 1, k);
+        let u2 = uniform(self.seed, 2, k);
+        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        (m.noise * z - 0.5 * m.noise * m.noise).exp()
+    }
+
+    /// The dip (start, end) that slot `k` starts, if any.
+    fn dip_in_slot(&self, m: &DriveModel, k: i64) -> Option<(f64, f64)> {
+        if k < 0 || m.dips_per_min <= 0.0 || m.dip_len_s <= 0.0 {
+            return None;
+        }
+        let p = m.dips_per_min / 60.0 * DIP_SLOT_S;
+        if uniform(self.seed, 3, k as u64) < p {
+            let start = (k as f64 + uniform(self.seed, 4, k as u64)) * DIP_SLOT_S;
+            Some((start, start + m.dip_len_s))
+        } else {
+            None
+        }
+    }
+
+    /// Whether a garbage-collection dip is going on at `t_s`, and the next time (after `t_s`)
+    /// at which a dip starts or ends.
+    fn dip_at(&self, m: &DriveModel, t_s: f64) -> (bool, f64) {
+        if m.dips_per_min <= 0.0 || m.dip_len_s <= 0.0 {
+            return (false, f64::INFINITY);
+        }
+        let k = slot_of(t_s, DIP_SLOT_S);
+        let back = (m.dip_len_s / DIP_SLOT_S).ceil() as i64 + 1;
+        let mut inside = false;
+        let mut next = (k + 1) as f64 * DIP_SLOT_S;
+        for j in (k - back)..=(k + 1) {
+            if let Some((s, e)) = self.dip_in_slot(m, j) {
+                if s <= t_s && t_s < e {
+                    inside = true;
+                }
+                for edge in [s, e] {
+                    if edge > t_s && edge < next {
+                        next = edge;
+                    }
+                }
+            }
+        }
+        (inside, next)
+    }
+
+    /// The rate at time `t_s` for `load`, with noise, dips and throttling, bytes/s; and the
+    /// phase.
+    pub fn rate_at(&self, m: &DriveModel, load: &Load, t_s: f64) -> (f64, Phase) {
+        let phase = self.phase(m);
+        let mut r = m.base_rate(phase, load.pattern, load.block_size) * self.noise_factor(m, t_s);
+        if phase != Phase::Cache && self.dip_at(m, t_s).0 {
+            r *= m.dip_depth;
+        }
+        if self.throttled {
+            if let Some(th) = &m.thermal {
+                r *= th.throttle_factor;
+            }
+        }
+        if let Some(n) = load.in_flight {
+            r = closed_loop_rate(r, load.block_size, n, m.latency_s);
+        }
+        (r, phase)
+    }
+
+    fn update_throttle(&mut self, m: &DriveModel) {
+        if let Some(th) = &m.thermal {
+            if self.throttled && self.temp_c <= th.throttle_c - th.hysteresis_c {
+                self.throttled = false;
+            } else if !self.throttled && self.temp_c >= th.throttle_c {
+                self.throttled = true;
+            }
+        }
+    }
+
+    /// Heats/cools for `dt` seconds at a constant `rate` (exact for a constant rate).
+    fn heat(&mut self, m: &DriveModel, rate: f64, dt: f64) {
+        if let Some(th) = &m.thermal {
+            let target = th.ambient_c + th.heat_c_per_gb * (rate / 1e9) * th.tau_s;
+            self.temp_c = target + (self.temp_c - target) * (-dt / th.tau_s).exp();
+        }
+    }
+
+    /// Writes without pause from `t_s` until `max_bytes` are written or `t_end_s` is reached,
+    /// whichever comes first; calls `on_segment` for every stretch at one rate. Returns the
+    /// time the writing ended.
+    ///
+    /// The rate is constant within a segment, and segments end at noise slots, dip edges and
+    /// phase boundaries, so the cache runs out at exactly the cache size in bytes.
+    pub fn write(
+        &mut self,
+        m: &DriveModel,
+        load: &Load,
+        t_s: f64,
+        max_bytes: f64,
+        t_end_s: f64,
+        mut on_segment: impl FnMut(Segment),
+    ) -> f64 {
+        let mut t = t_s;
+        let mut left = max_bytes;
+        // A guard against a stuck loop: no step may be shorter than this many seconds unless
+        // it finishes the bytes or reaches a boundary.
+        while left > 1e-6 && t < t_end_s {
+            self.update_throttle(m);
+            let (rate, phase) = self.rate_at(m, load, t);
+            let next_noise = (slot_of(t, NOISE_SLOT_S) + 1) as f64 * NOISE_SLOT_S;
+            let next_dip = self.dip_at(m, t).1;
+            let t_lim = next_noise.min(next_dip).min(t_end_s);
+            let to_boundary = self.bytes_to_boundary(m);
+            let b_lim = left.min(to_boundary);
+            let (dt, bytes, t_next) = if rate <= 0.0 {
+                (t_lim - t, 0.0, t_lim)
+            } else if b_lim / rate <= t_lim - t {
+                let dt = b_lim / rate;
+                (dt, b_lim, t + dt)
+            } else {
+                let dt = t_lim - t;
+                (dt, rate * dt, t_lim)
+            };
+            match phase {
+                Phase::Cache => {
+                    if bytes >= to_boundary {
+                        self.slc_used = self.cache_size;
+                    } else {
+                        self.slc_used += bytes;
+                    }
+                }
+                Phase::Direct | Phase::Folding => {
+                    if bytes >= to_boundary {
+                        self.direct = m.fold_after.map(|f| f.as_f64()).unwrap_or(self.direct);
+                    } else {
+                        self.direct += bytes;
+                    }
+                }
+            }
+            self.written += bytes;
+            self.data = (self.data + bytes).min(m.capacity.as_f64());
+            self.heat(m, rate, dt);
+            if dt > 0.0 || bytes > 0.0 {
+                on_segment(Segment {
+                    t_s: t,
+                    dt_s: dt,
+                    bytes,
+                    rate,
+                    phase,
+                });
+            }
+            left -= bytes;
+            t = t_next;
+        }
+        t
+    }
+
+    /// The drive idles for `dt_s` seconds: it cools, and after the recovery delay it folds its
+    /// cache contents at the recovery rate. The cache size is then evaluated again at the fill
+    /// level reached.
+    pub fn idle(&mut self, m: &DriveModel, dt_s: f64) {
+        if dt_s <= 0.0 {
+            return;
+        }
+        self.heat(m, 0.0, dt_s);
+        self.update_throttle(m);
+        let busy = dt_s - m.recover_delay_s;
+        if busy > 0.0 {
+            let folded = m.recover.0 * busy;
+            self.slc_used = (self.slc_used - folded).max(0.0);
+            self.direct = (self.direct - folded).max(0.0);
+            self.cache_size = m.cache_at_fill(self.data / m.capacity.as_f64());
+        }
+    }
+
+    /// The temperature `dt_s` seconds after the last write if the drive idles meanwhile, °C;
+    /// `None` without a thermal model.
+    pub fn temp_after_idle(&self, m: &DriveModel, dt_s: f64) -> Option<f64> {
+        let th = m.thermal.as_ref()?;
+        let dt = dt_s.max(0.0);
+        Some(th.ambient_c + (self.temp_c - th.ambient_c) * (-dt / th.tau_s).exp())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain() -> DriveModel {
+        let mut m = presets::find("960evo-500g").unwrap();
+        m.noise = 0.0;
+        m.dips_per_min = 0.0;
+        m
+    }
+
+    #[test]
+    fn cliff_at_exact_bytes() {
+        let m = plain();
+        let mut s = m.new_state(0);
+        let load = Load {
+            pattern: Pattern::Seqwrite,
+            block_size: 1 << 20,
+            in_flight: None,
+        };
+        let mut phases = vec![];
+        let end = s.write(&m, &load, 0.0, 30e9, f64::INFINITY, |seg| {
+            phases.push((seg.phase, seg.bytes, seg.rate))
+        });
+        let cache: f64 = phases
+            .iter()
+            .filter(|p| p.0 == Phase::Cache)
+            .map(|p| p.1)
+            .sum();
+        assert!((cache - 22e9).abs() < 1.0, "{cache}");
+        assert!((s.written - 30e9).abs() < 1.0);
+        let expect = 22e9 / 1.8e9 + 8e9 / 0.6e9;
+        assert!((end - expect).abs() < 1e-6, "{end} vs {expect}");
+    }
+
+    #[test]
+    fn random_4k_in_cache_limited_by_iops() {
+        let m = plain();
+        let r = m.base_rate(Phase::Cache, Pattern::Randwrite, 4096);
+        assert!(r < m.rand_in.0);
+        assert!((r - m.iops_in.unwrap() * 4096.0).abs() < 1.0);
+        assert_eq!(
+            m.base_rate(Phase::Cache, Pattern::Seqwrite, 1 << 20),
+            m.seq_in.0
+        );
+    }
+
+    #[test]
+    fn queue_depth_limits_throughput() {
+        let q1 = closed_loop_rate(1.8e9, 4096, 1, 25e-6);
+        let q32 = closed_loop_rate(1.8e9, 4096, 32, 25e-6);
+        assert!(q1 < 0.2e9, "{q1}");
+        assert!(q32 > q1 * 10.0);
+        assert!(q32 <= 1.8e9);
+    }
+
+    #[test]
+    fn idle_recovers_cache() {
+        let m = plain();
+        let mut s = m.new_state(0);
+        let load = Load {
+            pattern: Pattern::Seqwrite,
+            block_size: 1 << 20,
+            in_flight: None,
+        };
+        s.write(&m, &load, 0.0, 25e9, f64::INFINITY, |_| {});
+        assert_eq!(s.phase(&m), Phase::Direct);
+        s.idle(&m, m.recover_delay_s + 1.0);
+        assert_eq!(s.phase(&m), Phase::Cache);
+        assert!(s.slc_used < s.cache_size);
+    }
+
+    #[test]
+    fn noise_has_mean_one_and_is_deterministic() {
+        let mut m = plain();
+        m.noise = 0.1;
+        let s = m.new_state(7);
+        let n = 20000;
+        let mean: f64 = (0..n)
+            .map(|i| s.noise_factor(&m, i as f64 * NOISE_SLOT_S))
+            .sum::<f64>()
+            / n as f64;
+        assert!((mean - 1.0).abs() < 0.01, "{mean}");
+        assert_eq!(s.noise_factor(&m, 3.21), s.clone().noise_factor(&m, 3.25));
+    }
+
+    #[test]
+    fn dips_happen_at_the_rate_given() {
+        let mut m = plain();
+        m.dips_per_min = 6.0;
+        m.dip_len_s = 0.5;
+        let s = m.new_state(3);
+        let steps = 600_000;
+        let inside = (0..steps)
+            .filter(|i| s.dip_at(&m, *i as f64 * 0.001).0)
+            .count() as f64
+            / steps as f64;
+        // 6 dips/min of 0.5 s: 5% of the time.
+        assert!((inside - 0.05).abs() < 0.02, "{inside}");
+    }
+
+    #[test]
+    fn dynamic_cache_shrinks_with_fill() {
+        let m = presets::find("660p-1tb").unwrap();
+        assert!((m.cache_at_fill(0.0) - 140e9).abs() < 1.0);
+        assert!((m.cache_at_fill(0.8) - 12e9).abs() < 1.0);
+        assert!(m.cache_at_fill(0.4) < m.cache_at_fill(0.2));
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Side-by-side check of slccache's timeline against fio on the same file, block size, queue
+# depth and pattern (io_uring, O_DIRECT, registered buffers and files on both sides).
+#
+#   scripts/fio-compare.sh FILE [SIZE=1GiB] [SECONDS=10] [BS=4k] [QD=32] [PATTERN=randwrite]
+#
+# Steps: lay the file out once (one sequential slccache pass, so neither run pays for first
+# writes into unwritten extents), run `slccache probe` for SECONDS, then fio right after with
+# write_bw_log + log_avg_msec=1000, and print the per-second rates side by side with the ratio
+# of the medians (first and last second left out: both tools ramp up and drain there).
+# Outputs go to ${OUT:-output/fio-compare-<time>}/. Needs fio (apt-get install -y fio).
+set -euo pipefail
+
+file=${1:?usage: $0 FILE [SIZE] [SECONDS] [BS] [QD] [PATTERN]}
+size=${2:-1GiB}
+secs=${3:-10}
+bs=${4:-4k}
+qd=${5:-32}
+pattern=${6:-randwrite}
+out=${OUT:-output/fio-compare-$(date +%Y%m%d-%H%M%S)}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${SLCCACHE:-$here/target/release/slccache}
+
+command -v fio >/dev/null || { echo "fio is not installed (apt-get install -y fio)" >&2; exit 2; }
+if [[ ! -x $bin ]]; then
+    (cd "$here" && cargo build --release --quiet)
+fi
+mkdir -p "$out"
+
+overwrite=()
+[[ -e $file ]] && overwrite=(--overwrite)
+
+echo "laying out $file ($size)" >&2
+"$bin" probe "$file" --size "$size" "${overwrite[@]}" --pattern seqwrite --bs 1M --qd 8 \
+    --quiet --out "$out/layout" >/dev/null
+
+echo "slccache: $pattern bs=$bs qd=$qd for ${secs}s" >&2
+"$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" --bs "$bs" --qd "$qd" \
+    --duration "${secs}s" --interval 1s --quiet --out "$out/slccache" >/dev/null
+
+echo "fio: the same, right after" >&2
+bytes=$(stat -c %s "$file")
+fio --name=compare --filename="$file" --size="$bytes" --rw="$pattern" --bs="$bs" \
+    --iodepth="$qd" --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --direct=1 \
+    --time_based=1 --runtime="$secs" --randrepeat=0 --write_bw_log="$out/fio" \
+    --log_avg_msec=1000 --output="$out/fio.txt" >/dev/null
+
+fiolog=$(ls "$out"/fio_bw*.log | head -1)
+# slccache: bytes_per_sec column; fio: KiB/s. Print MB/s (10^6 bytes/s).
+awk -F, 'NR > 1 { printf "%.3f\n", $5 / 1e6 }' "$out/slccache/timeline.csv" >"$out/s.txt"
+awk -F, '{ printf "%.3f\n", $2 * 1024 / 1e6 }' "$fiolog" >"$out/f.txt"
+
+printf "%4s %14s %14s\n" sec "slccache MB/s" "fio MB/s"
+paste -d' ' "$out/s.txt" "$out/f.txt" | awk '{ printf "%4d %14s %14s\n", NR, $1, $2 }'
+
+median() { # median of lines 2..n-1 of a file
+    awk 'NR > 1 { a[n++] = $1 } END { n--; if (n < 1) { print 0; exit }
+        for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+        print (n % 2) ? a[int(n / 2)] : (a[n / 2 - 1] + a[n / 2]) / 2 }' "$1"
+}
+ms=$(median "$out/s.txt")
+mf=$(median "$out/f.txt")
+awk -v s="$ms" -v f="$mf" 'BEGIN { printf "median MB/s: slccache %.1f, fio %.1f, ratio slccache/fio %.3f\n", s, f, (f > 0 ? s / f : 0) }' \
+    | tee "$out/ratio.txt"
+echo "outputs: $out" >&2

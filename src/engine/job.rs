@@ -1,0 +1,337 @@
+//! The job loop: keeps one backend at its queue depth until the run stops, stamps each
+//! buffer with unique data before it is written, and hands every completion to the sampler.
+
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::buffers::stamp;
+use super::offsets::OffsetGen;
+use super::{Backend, Completion, WriteOp};
+use crate::sampler::{Clock, Sampler};
+
+/// How long one wait for completions may block before the loop looks at the stop flag again.
+const WAIT_SLICE: Duration = Duration::from_millis(50);
+
+/// A failed write (or a failed submission), as reported to the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteFailure {
+    /// Job that saw it.
+    pub job: usize,
+    /// Byte offset of the write (None when the submission itself failed).
+    pub offset: Option<u64>,
+    /// Length of the write.
+    pub len: u32,
+    /// The errno, if the kernel reported one; None for a short write.
+    pub errno: Option<i32>,
+    /// Bytes written, for a short write.
+    pub written: Option<u32>,
+    /// Time since the start of the run.
+    pub at: Duration,
+}
+
+impl fmt::Display for WriteFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match (self.errno, self.written) {
+            (Some(e), _) => std::io::Error::from_raw_os_error(e).to_string(),
+            (None, Some(w)) => format!("short write: {w} of {} bytes", self.len),
+            (None, None) => "unknown error".to_string(),
+        };
+        match self.offset {
+            Some(off) => write!(
+                f,
+                "write of {} bytes at offset {off} failed after {:.3} s: {what}",
+                self.len,
+                self.at.as_secs_f64()
+            ),
+            None => write!(
+                f,
+                "submitting writes failed after {:.3} s: {what}",
+                self.at.as_secs_f64()
+            ),
+        }
+    }
+}
+
+/// State shared by all jobs of a run.
+pub struct JobShared {
+    /// Set to stop submitting (Ctrl-C, time limit, error); in-flight writes are drained.
+    pub stop: AtomicBool,
+    /// The global write counter; write `k` goes to `offsets.offset(k)`.
+    pub next: AtomicU64,
+    /// Writes to issue in all (`u64::MAX`: no limit).
+    pub limit: u64,
+    /// Offsets.
+    pub offsets: OffsetGen,
+    /// Seed for the data stamps.
+    pub seed: u64,
+    /// The first failure seen.
+    pub failure: Mutex<Option<WriteFailure>>,
+}
+
+impl JobShared {
+    /// Shared state for a run issuing at most `limit` writes.
+    pub fn new(offsets: OffsetGen, limit: u64, seed: u64) -> JobShared {
+        JobShared {
+            stop: AtomicBool::new(false),
+            next: AtomicU64::new(0),
+            limit,
+            offsets,
+            seed,
+            failure: Mutex::new(None),
+        }
+    }
+
+    /// Asks every job to stop submitting.
+    pub fn request_stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// The first failure, if any.
+    pub fn failure(&self) -> Option<WriteFailure> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn fail(&self, f: WriteFailure) {
+        let mut slot = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            *slot = Some(f);
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Runs job `job` on `backend` with `queue_depth` writes in flight until the write limit is
+/// reached, a stop is requested, or a write fails. Always drains what is in flight before
+/// returning. Returns the number of writes this job completed successfully.
+pub fn run_job<C: Clock>(
+    job: usize,
+    backend: &mut dyn Backend,
+    queue_depth: u32,
+    shared: &JobShared,
+    sampler: &Sampler<C>,
+) -> u64 {
+    let qd = queue_depth.max(1) as usize;
+    let bs = shared.offsets.block_size() as u32;
+    let mut free: Vec<usize> = (0..qd).rev().collect();
+    let mut submitted_at = vec![Duration::ZERO; qd];
+    let mut slot_offset = vec![0u64; qd];
+    let mut inflight = 0usize;
+    let mut exhausted = false;
+    let mut completions: Vec<Completion> = Vec::with_capacity(qd * 2);
+    let mut done = 0u64;
+    let mut broken = false; // the backend itself failed: nothing more can be reaped
+
+    loop {
+        while !exhausted && !broken && !shared.stop.load(Ordering::Relaxed) {
+            let Some(buf) = free.pop() else { break };
+            let k = shared.next.fetch_add(1, Ordering::Relaxed);
+            if k >= shared.limit {
+                free.push(buf);
+                exhausted = true;
+                break;
+            }
+            let offset = shared.offsets.offset(k);
+            stamp(backend.buffer_mut(buf), k, shared.seed);
+            slot_offset[buf] = offset;
+            submitted_at[buf] = sampler.clock().now();
+            let op = WriteOp {
+                offset,
+                len: bs,
+                buf,
+                user_data: buf as u64,
+            };
+            if let Err(e) = backend.push(op) {
+                shared.fail(WriteFailure {
+                    job,
+                    offset: Some(offset),
+                    len: bs,
+                    errno: Some(e.raw_os_error().unwrap_or(libc::EIO)),
+                    written: None,
+                    at: sampler.clock().now(),
+                });
+                free.push(buf);
+                broken = true;
+                break;
+            }
+            inflight += 1;
+        }
+        if inflight == 0 || broken {
+            break;
+        }
+        completions.clear();
+        if let Err(e) = backend.submit_and_wait(1, WAIT_SLICE, &mut completions) {
+            shared.fail(WriteFailure {
+                job,
+                offset: None,
+                len: bs,
+                errno: Some(e.raw_os_error().unwrap_or(libc::EIO)),
+                written: None,
+                at: sampler.clock().now(),
+            });
+            break;
+        }
+        if completions.is_empty() {
+            continue;
+        }
+        let mut failures = Vec::new();
+        sampler.record(job, |now, acc| {
+            for c in &completions {
+                let buf = c.user_data as usize;
+                if buf >= qd {
+                    continue;
+                }
+                let lat = now.saturating_sub(submitted_at[buf]);
+                if c.result > 0 {
+                    acc.add(c.result as u64, lat);
+                }
+                if c.result != bs as i32 {
+                    failures.push(WriteFailure {
+                        job,
+                        offset: Some(slot_offset[buf]),
+                        len: bs,
+                        errno: (c.result < 0).then_some(-c.result),
+                        written: (c.result >= 0).then_some(c.result as u32),
+                        at: now,
+                    });
+                } else {
+                    done += 1;
+                }
+            }
+        });
+        for c in &completions {
+            let buf = c.user_data as usize;
+            if buf < qd {
+                free.push(buf);
+                inflight -= 1;
+            }
+        }
+        for f in failures {
+            shared.fail(f);
+        }
+    }
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Pattern;
+    use crate::engine::buffers::AlignedBuffers;
+    use crate::sampler::MonotonicClock;
+    use std::collections::VecDeque;
+
+    /// A backend that completes every write at once and remembers what it was given.
+    struct Recorder {
+        bufs: AlignedBuffers,
+        queued: VecDeque<WriteOp>,
+        max_inflight: usize,
+        inflight: usize,
+        written: Vec<(u64, Vec<u8>)>,
+        fail_at: Option<u64>,
+    }
+
+    impl Backend for Recorder {
+        fn name(&self) -> &'static str {
+            "test"
+        }
+        fn buffer_mut(&mut self, idx: usize) -> &mut [u8] {
+            self.bufs.get_mut(idx)
+        }
+        fn push(&mut self, op: WriteOp) -> std::io::Result<()> {
+            self.inflight += 1;
+            self.max_inflight = self.max_inflight.max(self.inflight);
+            self.queued.push_back(op);
+            Ok(())
+        }
+        fn submit_and_wait(
+            &mut self,
+            _min: usize,
+            _t: Duration,
+            out: &mut Vec<Completion>,
+        ) -> std::io::Result<()> {
+            // Complete one write per call, oldest first.
+            if let Some(op) = self.queued.pop_front() {
+                self.inflight -= 1;
+                let data = self.bufs.get_mut(op.buf)[..op.len as usize].to_vec();
+                self.written.push((op.offset, data));
+                let result = if Some(op.offset) == self.fail_at {
+                    -libc::EIO
+                } else {
+                    op.len as i32
+                };
+                out.push(Completion {
+                    user_data: op.user_data,
+                    result,
+                });
+            }
+            Ok(())
+        }
+    }
+
+    fn recorder(qd: usize, bs: usize) -> Recorder {
+        Recorder {
+            bufs: AlignedBuffers::new(qd, bs, 4096, 1).unwrap(),
+            queued: VecDeque::new(),
+            max_inflight: 0,
+            inflight: 0,
+            written: Vec::new(),
+            fail_at: None,
+        }
+    }
+
+    #[test]
+    fn one_pass_keeps_qd_and_writes_unique_data() {
+        let blocks = 300;
+        let shared = JobShared::new(OffsetGen::new(Pattern::Randwrite, 4096, blocks, 5), 300, 9);
+        let sampler = Sampler::new(
+            MonotonicClock::new(std::time::Instant::now()),
+            Duration::from_secs(3600),
+            1,
+        );
+        let mut b = recorder(8, 4096);
+        let n = run_job(0, &mut b, 8, &shared, &sampler);
+        assert_eq!(n, 300);
+        assert_eq!(b.max_inflight, 8, "queue depth kept full");
+        let mut offs: Vec<u64> = b.written.iter().map(|w| w.0).collect();
+        offs.sort();
+        assert_eq!(offs, (0..300).map(|i| i * 4096).collect::<Vec<_>>());
+        let mut sectors = std::collections::HashSet::new();
+        for (_, d) in &b.written {
+            for s in d.chunks(512) {
+                assert!(sectors.insert(s.to_vec()), "a sector repeated");
+            }
+        }
+        let rows = sampler.finish(sampler.clock().now(), None);
+        assert_eq!(rows.iter().map(|r| r.bytes).sum::<u64>(), 300 * 4096);
+        assert!(shared.failure().is_none());
+    }
+
+    #[test]
+    fn a_failed_write_stops_the_job_and_names_the_offset() {
+        let shared = JobShared::new(
+            OffsetGen::new(Pattern::Seqwrite, 4096, 1000, 5),
+            u64::MAX,
+            9,
+        );
+        let sampler = Sampler::new(
+            MonotonicClock::new(std::time::Instant::now()),
+            Duration::from_secs(3600),
+            1,
+        );
+        let mut b = recorder(4, 4096);
+        b.fail_at = Some(50 * 4096);
+        let n = run_job(0, &mut b, 4, &shared, &sampler);
+        let f = shared.failure().expect("failure recorded");
+        assert_eq!(f.offset, Some(50 * 4096));
+        assert_eq!(f.errno, Some(libc::EIO));
+        assert!(f.to_string().contains("offset 204800"), "{f}");
+        // The writes in flight were drained: 50 before it and the 3 behind it.
+        assert_eq!(n, 53);
+        assert_eq!(b.inflight, 0);
+    }
+}

@@ -1,0 +1,444 @@
+//! Turning completions into [`Sample`]s on absolute deadlines.
+//!
+//! Interval `k` is the time range `[k * interval, (k + 1) * interval)` after the start of the
+//! run (absolute deadlines, so nothing drifts over hours). Each job records its completions
+//! with the time read *while holding its own lock*, and the write is counted in the interval
+//! that contains that time. The collector closes every interval whose end lies before its own
+//! clock reading; because a job's later records are stamped under the same lock, no record can
+//! land in an interval after it was closed. If the collector wakes late it simply closes several
+//! intervals at once, each still exact. Rates divide by the real length of the interval (the
+//! last one, cut short by the end of the run, is shorter). Bytes are conserved: the sum of all
+//! intervals' bytes is the total recorded.
+//!
+//! The clock is injected ([`Clock`]) so tests can drive time by hand.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+use crate::timeline::Sample;
+
+/// A monotonic clock reading time since the start of the run.
+pub trait Clock: Send + Sync {
+    /// Time since the start of the run.
+    fn now(&self) -> Duration;
+}
+
+/// The real clock: `Instant` since a start instant.
+#[derive(Debug, Clone, Copy)]
+pub struct MonotonicClock {
+    start: Instant,
+}
+
+impl MonotonicClock {
+    /// A clock whose zero is `start`.
+    pub fn new(start: Instant) -> MonotonicClock {
+        MonotonicClock { start }
+    }
+    /// The instant of time zero.
+    pub fn start(&self) -> Instant {
+        self.start
+    }
+}
+
+impl Clock for MonotonicClock {
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// A clock moved by hand (tests, simulations).
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    nanos: AtomicU64,
+}
+
+impl ManualClock {
+    /// A clock at time zero.
+    pub fn new() -> ManualClock {
+        ManualClock::default()
+    }
+    /// Sets the time (must not go backwards).
+    pub fn set(&self, t: Duration) {
+        let n = t.as_nanos() as u64;
+        let old = self.nanos.swap(n, Ordering::SeqCst);
+        assert!(n >= old, "ManualClock must not go backwards");
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Duration {
+        Duration::from_nanos(self.nanos.load(Ordering::SeqCst))
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    fn now(&self) -> Duration {
+        (**self).now()
+    }
+}
+
+/// Highest latency the histograms hold exactly (longer ones are clamped): one hour.
+const MAX_LATENCY_NS: u64 = 3_600_000_000_000;
+
+fn new_hist() -> Histogram<u64> {
+    // Two significant digits (1% resolution) from 1 ns to one hour.
+    Histogram::new_with_bounds(1, MAX_LATENCY_NS, 2).expect("valid histogram bounds")
+}
+
+/// Counters for one interval of one job.
+#[derive(Debug, Clone)]
+pub struct Acc {
+    bytes: u64,
+    writes: u64,
+    hist: Histogram<u64>,
+}
+
+impl Acc {
+    fn new() -> Acc {
+        Acc {
+            bytes: 0,
+            writes: 0,
+            hist: new_hist(),
+        }
+    }
+    /// Counts one completed write of `bytes` bytes that took `latency` from submission.
+    pub fn add(&mut self, bytes: u64, latency: Duration) {
+        self.bytes += bytes;
+        self.writes += 1;
+        let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
+        self.hist.saturating_record(ns);
+    }
+    fn merge(&mut self, other: &Acc) {
+        self.bytes += other.bytes;
+        self.writes += other.writes;
+        self.hist
+            .add(&other.hist)
+            .expect("histograms with the same bounds");
+    }
+}
+
+#[derive(Debug, Default)]
+struct JobAccs {
+    /// Open intervals of this job, by interval index, ascending.
+    open: VecDeque<(u64, Acc)>,
+}
+
+#[derive(Debug, Default)]
+struct Collected {
+    /// Index of the first interval not yet emitted.
+    next: u64,
+    /// Bytes emitted so far.
+    bytes_total: u64,
+    /// Writes emitted so far.
+    writes_total: u64,
+}
+
+/// Per-interval counters for all jobs of a run; shared between the job threads (which
+/// [`Sampler::record`]) and the collector (which [`Sampler::collect`]s).
+pub struct Sampler<C: Clock> {
+    clock: C,
+    interval: Duration,
+    jobs: Vec<Mutex<JobAccs>>,
+    collected: Mutex<Collected>,
+}
+
+impl<C: Clock> Sampler<C> {
+    /// A sampler for `jobs` jobs with intervals of `interval` (> 0).
+    pub fn new(clock: C, interval: Duration, jobs: usize) -> Sampler<C> {
+        assert!(!interval.is_zero(), "interval must be positive");
+        Sampler {
+            clock,
+            interval,
+            jobs: (0..jobs.max(1))
+                .map(|_| Mutex::new(JobAccs::default()))
+                .collect(),
+            collected: Mutex::new(Collected::default()),
+        }
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &C {
+        &self.clock
+    }
+
+    /// The nominal interval.
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// The end of interval `k` (deadline `(k + 1) * interval`).
+    pub fn deadline(&self, k: u64) -> Duration {
+        mul(self.interval, k + 1)
+    }
+
+    fn index_of(&self, t: Duration) -> u64 {
+        (t.as_nanos() / self.interval.as_nanos()) as u64
+    }
+
+    /// Records completions for job `job`: reads the clock under the job's lock, and calls `f`
+    /// with that time and the counters of the interval it falls in. Returns the time read.
+    pub fn record<F: FnOnce(Duration, &mut Acc)>(&self, job: usize, f: F) -> Duration {
+        let mut accs = self.jobs[job].lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.clock.now();
+        let idx = self.index_of(now);
+        let needs_new = !matches!(accs.open.back(), Some((i, _)) if *i == idx);
+        if needs_new {
+            accs.open.push_back((idx, Acc::new()));
+        }
+        let acc = &mut accs.open.back_mut().expect("just pushed").1;
+        f(now, acc);
+        now
+    }
+
+    /// Closes every interval that ended before now and returns their samples (also intervals
+    /// in which nothing completed: a stalled drive shows as zero). `temp_c` is put on each.
+    pub fn collect(&self, temp_c: Option<f64>) -> Vec<Sample> {
+        let now = self.clock.now();
+        let upto = self.index_of(now); // intervals < upto have ended
+        self.close(upto, None, temp_c)
+    }
+
+    /// Ends the run at time `end` (after every job has stopped): closes the intervals that
+    /// ended before `end` and returns them, followed by one last, shorter sample for the time
+    /// from the last deadline to `end` when anything was recorded there or time passed.
+    pub fn finish(&self, end: Duration, temp_c: Option<f64>) -> Vec<Sample> {
+        let upto = self.index_of(end);
+        self.close(upto, Some(end), temp_c)
+    }
+
+    /// Same as [`Sampler::finish`] but the last sample also takes in the last *full*
+    /// interval when that has not been emitted yet, so a run stopped at a deadline ends with
+    /// one row a little longer than the interval instead of a sliver.
+    pub fn finish_merging_last(&self, end: Duration, temp_c: Option<f64>) -> Vec<Sample> {
+        let upto = self.index_of(end);
+        let next = self
+            .collected
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .next;
+        let upto = if upto > next { upto - 1 } else { upto };
+        self.close(upto, Some(end), temp_c)
+    }
+
+    fn close(&self, upto: u64, end: Option<Duration>, temp_c: Option<f64>) -> Vec<Sample> {
+        let mut col = self.collected.lock().unwrap_or_else(|e| e.into_inner());
+        // Take every closed interval (and, at the end, everything) out of each job.
+        let mut taken: Vec<(u64, Acc)> = Vec::new();
+        for job in &self.jobs {
+            let mut accs = job.lock().unwrap_or_else(|e| e.into_inner());
+            while let Some((i, _)) = accs.open.front() {
+                if *i < upto || end.is_some() {
+                    taken.push(accs.open.pop_front().expect("front exists"));
+                } else {
+                    break;
+                }
+            }
+        }
+        let mut out = Vec::new();
+        let mut k = col.next;
+        while k < upto {
+            let mut acc = Acc::new();
+            for (_, a) in taken.iter().filter(|(i, _)| *i == k) {
+                acc.merge(a);
+            }
+            let start = mul(self.interval, k);
+            let stop = mul(self.interval, k + 1);
+            out.push(make_sample(&mut col, &acc, start, stop, temp_c));
+            k += 1;
+        }
+        col.next = k;
+        if let Some(end) = end {
+            let start = mul(self.interval, k);
+            let mut acc = Acc::new();
+            for (_, a) in taken.iter().filter(|(i, _)| *i >= k) {
+                acc.merge(a);
+            }
+            if end > start || acc.writes > 0 {
+                let stop = end.max(start);
+                out.push(make_sample(&mut col, &acc, start, stop, temp_c));
+            }
+            // Nothing may be recorded after the end.
+            col.next = u64::MAX;
+        }
+        out
+    }
+}
+
+fn mul(d: Duration, k: u64) -> Duration {
+    Duration::from_nanos((d.as_nanos() as u64).saturating_mul(k))
+}
+
+fn make_sample(
+    col: &mut Collected,
+    acc: &Acc,
+    start: Duration,
+    stop: Duration,
+    temp_c: Option<f64>,
+) -> Sample {
+    col.bytes_total += acc.bytes;
+    col.writes_total += acc.writes;
+    let dt = (stop - start).as_secs_f64();
+    let (rate, iops) = if dt > 0.0 {
+        (acc.bytes as f64 / dt, acc.writes as f64 / dt)
+    } else {
+        (0.0, 0.0)
+    };
+    let us = |q: f64| Some(acc.hist.value_at_quantile(q) as f64 / 1000.0);
+    let (p50, p99, max) = if acc.writes > 0 {
+        (us(0.5), us(0.99), Some(acc.hist.max() as f64 / 1000.0))
+    } else {
+        (None, None, None)
+    };
+    Sample {
+        t_s: stop.as_secs_f64(),
+        interval_s: dt,
+        bytes: acc.bytes,
+        bytes_total: col.bytes_total,
+        bytes_per_sec: rate,
+        iops,
+        lat_p50_us: p50,
+        lat_p99_us: p99,
+        lat_max_us: max,
+        temp_c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(x: u64) -> Duration {
+        Duration::from_millis(x)
+    }
+
+    #[test]
+    fn writes_are_counted_in_the_interval_they_completed_in() {
+        let clock = Arc::new(ManualClock::new());
+        let s = Sampler::new(clock.clone(), ms(1000), 2);
+        clock.set(ms(100));
+        s.record(0, |_, a| a.add(4096, ms(1)));
+        clock.set(ms(999));
+        s.record(1, |_, a| a.add(8192, ms(2)));
+        clock.set(ms(1000)); // exactly at the deadline: belongs to the next interval
+        s.record(0, |_, a| a.add(100, ms(3)));
+        // The collector wakes late, at 2.5 s: two intervals are closed, each exact.
+        clock.set(ms(2500));
+        s.record(1, |_, a| a.add(1, ms(4))); // in interval 2, still open
+        let v = s.collect(Some(40.0));
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].bytes, 4096 + 8192);
+        assert_eq!(v[0].t_s, 1.0);
+        assert_eq!(v[0].interval_s, 1.0);
+        assert_eq!(v[0].bytes_per_sec, 12288.0);
+        assert_eq!(v[0].iops, 2.0);
+        assert_eq!(v[0].temp_c, Some(40.0));
+        assert_eq!(v[1].bytes, 100);
+        assert_eq!(v[1].t_s, 2.0);
+        assert_eq!(v[1].bytes_total, 4096 + 8192 + 100);
+        // Latency percentiles of interval 0: 1 ms and 2 ms.
+        let p50 = v[0].lat_p50_us.unwrap();
+        let max = v[0].lat_max_us.unwrap();
+        assert!((990.0..=1010.0).contains(&p50), "p50 {p50}");
+        assert!((1980.0..=2020.0).contains(&max), "max {max}");
+        // Nothing new closes until the next deadline.
+        clock.set(ms(2999));
+        assert!(s.collect(None).is_empty());
+        // The end at 3.25 s: interval 2 closes, then a 0.25 s tail.
+        clock.set(ms(3100));
+        s.record(0, |_, a| a.add(50, ms(1)));
+        let v = s.finish(ms(3250), None);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].bytes, 1);
+        assert_eq!(v[1].bytes, 50);
+        assert!((v[1].interval_s - 0.25).abs() < 1e-9);
+        assert!((v[1].bytes_per_sec - 200.0).abs() < 1e-6);
+        assert_eq!(v[1].bytes_total, 4096 + 8192 + 100 + 1 + 50);
+    }
+
+    #[test]
+    fn stalled_intervals_show_as_zero() {
+        let clock = Arc::new(ManualClock::new());
+        let s = Sampler::new(clock.clone(), ms(10), 1);
+        clock.set(ms(5));
+        s.record(0, |_, a| a.add(10, ms(1)));
+        clock.set(ms(45));
+        let v = s.collect(None);
+        assert_eq!(v.iter().map(|x| x.bytes).collect::<Vec<_>>(), [10, 0, 0, 0]);
+        assert_eq!(v[1].lat_p50_us, None);
+        assert_eq!(v[3].t_s, 0.04);
+    }
+
+    #[test]
+    fn finish_merging_last_avoids_a_sliver() {
+        let clock = Arc::new(ManualClock::new());
+        let s = Sampler::new(clock.clone(), ms(1000), 1);
+        clock.set(ms(500));
+        s.record(0, |_, a| a.add(10, ms(1)));
+        clock.set(ms(1500));
+        let v = s.collect(None);
+        assert_eq!(v.len(), 1);
+        s.record(0, |_, a| a.add(20, ms(1)));
+        // Stop requested at the 2 s deadline (no collection there); the drain ends at 2.003 s.
+        clock.set(ms(2001));
+        s.record(0, |_, a| a.add(30, ms(1)));
+        let v = s.finish_merging_last(ms(2003), None);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].bytes, 50);
+        assert!((v[0].interval_s - 1.003).abs() < 1e-9);
+        assert_eq!(v[0].bytes_total, 60);
+    }
+
+    #[test]
+    fn bytes_are_conserved_under_random_records_and_collections() {
+        let mut rng = fastrand::Rng::with_seed(9);
+        for round in 0..20 {
+            let clock = Arc::new(ManualClock::new());
+            let interval = ms(rng.u64(10..200));
+            let jobs = rng.usize(1..5);
+            let s = Sampler::new(clock.clone(), interval, jobs);
+            let mut t = Duration::ZERO;
+            let mut recorded = 0u64;
+            let mut rows = Vec::new();
+            // Ground truth: bytes per interval index from the times recorded.
+            let mut truth = std::collections::BTreeMap::<u64, u64>::new();
+            for _ in 0..2000 {
+                t += Duration::from_micros(rng.u64(0..5000));
+                clock.set(t);
+                if rng.u8(0..20) == 0 {
+                    rows.extend(s.collect(None));
+                } else {
+                    let b = rng.u64(1..100_000);
+                    let at = s.record(rng.usize(0..jobs), |_, a| a.add(b, ms(1)));
+                    assert_eq!(at, t);
+                    recorded += b;
+                    *truth
+                        .entry((at.as_nanos() / interval.as_nanos()) as u64)
+                        .or_default() += b;
+                }
+            }
+            t += Duration::from_micros(rng.u64(0..5000));
+            clock.set(t);
+            rows.extend(s.finish(t, None));
+            let sum: u64 = rows.iter().map(|r| r.bytes).sum();
+            assert_eq!(sum, recorded, "round {round}");
+            assert_eq!(rows.last().unwrap().bytes_total, recorded, "round {round}");
+            // Rows tile time without gaps and carry the running total.
+            let mut total = 0;
+            let mut prev_end = 0.0;
+            for (k, r) in rows.iter().enumerate() {
+                total += r.bytes;
+                assert_eq!(r.bytes_total, total);
+                assert!((r.t_start_s() - prev_end).abs() < 1e-9, "gap at row {k}");
+                prev_end = r.t_s;
+                if k + 1 < rows.len() {
+                    assert_eq!(r.bytes, truth.get(&(k as u64)).copied().unwrap_or(0));
+                }
+            }
+            assert!((prev_end - t.as_secs_f64()).abs() < 1e-9);
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! A short real-time `slccache probe emu:PRESET` for every preset gives a cache estimate
+//! within 2% of the model's truth. Each preset gets a small-cache override (about four
+//! seconds of in-cache writing at its own rate) and eight seconds after the cache, with two
+//! jobs of QD8 sharing the one emulated drive.
+//!
+//! Needs the probe (branch `engine`) and the detector (branch `detect`).
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+
+use slccache::cli::Pattern;
+use slccache::model::presets;
+
+const CACHE_S: f64 = 4.0;
+const AFTER_S: f64 = 8.0;
+
+/// Runs one short probe; returns an error text, or None when the estimate is right.
+fn probe_one(name: &str, dir: &Path) -> Option<String> {
+    let m = presets::find(name).unwrap();
+    // Larger blocks for fast drives, so that the host needs few wake-ups per second and the
+    // writes in flight cover a late wake-up on a busy machine.
+    let bs: u64 = if m.seq_in.0 >= 2e9 { 4 << 20 } else { 1 << 20 };
+    let t = m.truth(Pattern::Seqwrite, bs);
+    let (spec, cache, max_bytes) = if t.cache_bytes == 0 {
+        (
+            name.to_string(),
+            0u64,
+            (t.after_cache_bytes_per_sec * AFTER_S) as u64,
+        )
+    } else {
+        let cache = (t.in_cache_bytes_per_sec * CACHE_S).round() as u64;
+        let max = cache + (t.after_cache_bytes_per_sec * AFTER_S) as u64;
+        (format!("{name},cache={cache}"), cache, max)
+    };
+    let out = dir.join(name);
+    let o = Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .arg("probe")
+        .arg(format!("emu:{spec}"))
+        .args(["--pattern", "seqwrite", "--qd", "8", "--jobs", "2"])
+        .arg("--bs")
+        .arg(bs.to_string())
+        .args(["--interval", "250ms", "--seed", "1", "--quiet"])
+        .arg("--max-bytes")
+        .arg(max_bytes.to_string())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    if !o.status.success() {
+        return Some(format!(
+            "{name}: probe failed ({:?}): {}",
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr)
+        ));
+    }
+    let text = match std::fs::read_to_string(out.join("summary.json")) {
+        Ok(t) => t,
+        Err(e) => return Some(format!("{name}: no summary.json: {e}")),
+    };
+    let s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let a = &s["analysis"];
+    let written = s["totals"]["bytes"].as_u64().unwrap_or(0);
+    // Writes in flight when the limit is reached may still complete: up to jobs x QD blocks (16).
+    if written + bs < max_bytes || written > max_bytes + 16 * bs {
+        return Some(format!("{name}: wrote {written} of {max_bytes} bytes"));
+    }
+    if cache == 0 {
+        return (!a["cache_estimate"].is_null())
+            .then(|| format!("{name}: no cache, but estimate {}", a["cache_estimate"]));
+    }
+    let Some(est) = a["cache_estimate"]["bytes"].as_f64() else {
+        return Some(format!(
+            "{name}: no estimate (truth {cache}): {}",
+            a["warnings"]
+        ));
+    };
+    let err = est / cache as f64 - 1.0;
+    println!(
+        "{name}: estimate {est:.0} vs truth {cache} ({:+.3}%)",
+        err * 100.0
+    );
+    (err.abs() > 0.02).then(|| {
+        format!(
+            "{name}: estimate {est} vs truth {cache} ({:+.2}%)",
+            err * 100.0
+        )
+    })
+}
+
+#[test]
+fn probe_emu_estimates_every_preset_within_2_percent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let names: Vec<String> = presets::all().into_iter().map(|m| m.name).collect();
+    let queue = Mutex::new(names.clone());
+    let failures = Mutex::new(Vec::new());
+    // Three at a time: the runs mostly sleep, and the machine is shared.
+    std::thread::scope(|sc| {
+        for _ in 0..3 {
+            sc.spawn(|| loop {
+                let Some(name) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                if let Some(f) = probe_one(&name, tmp.path()) {
+                    failures.lock().unwrap().push(f);
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {} presets failed:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,148 @@
+//! `slccache simulate` through the real binary: outputs, summary, JSON, errors.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use slccache::timeline::{read_slccache_csv, CSV_COLUMNS};
+
+fn slccache() -> Command {
+    Command::cargo_bin("slccache").unwrap()
+}
+
+fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn writes_the_outputs_of_a_probe_with_the_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    slccache()
+        .args([
+            "simulate",
+            "960evo-500g",
+            "--seed",
+            "7",
+            "--max-bytes",
+            "60GB",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(contains("model truth: cache 22.0 GB"))
+        .stdout(contains("estimate:"));
+    let text = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();
+    assert!(text.starts_with(&CSV_COLUMNS.join(",")));
+    let samples = read_slccache_csv(&text, "timeline.csv").unwrap();
+    assert_eq!(samples.last().unwrap().bytes_total, 60_000_000_000);
+    assert!(samples.iter().all(|s| s.lat_p50_us.is_some()));
+    let s = json(&dir.join("summary.json"));
+    assert_eq!(s["config"]["command"], "simulate");
+    assert_eq!(s["config"]["model"]["name"], "960evo-500g");
+    assert_eq!(s["config"]["truth"]["cache_bytes"], 22_000_000_000u64);
+    assert_eq!(s["config"]["workload"]["block_size"], 4096);
+    assert_eq!(s["run"]["device"]["kind"], "emulated");
+    assert_eq!(s["run"]["workload"]["engine"], "simulated");
+    assert_eq!(s["run"]["stop_reason"], "max_bytes");
+    assert_eq!(s["totals"]["bytes"], 60_000_000_000u64);
+    assert_eq!(s["analysis"]["bytes_total"], 60_000_000_000u64);
+    assert_eq!(s["interrupted"], false);
+}
+
+#[test]
+fn json_prints_the_analysis_and_it_matches_the_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = slccache()
+        .args([
+            "simulate",
+            "960evo-1tb",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            "3",
+            "--json",
+        ])
+        .args(["--max-bytes", "120GB", "--out"])
+        .arg(tmp.path().join("j"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(
+        stdout.trim().lines().count(),
+        1,
+        "one JSON object: {stdout}"
+    );
+    let a: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let est = a["cache_estimate"]["bytes"].as_f64().expect("an estimate");
+    assert!((est / 42e9 - 1.0).abs() <= 0.02, "{est}");
+    assert!(!a["cliffs"].as_array().unwrap().is_empty());
+    // The human summary went to stderr.
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("model truth"), "{stderr}");
+}
+
+#[test]
+fn default_output_folder_is_named_after_the_preset() {
+    let tmp = tempfile::tempdir().unwrap();
+    slccache()
+        .current_dir(tmp.path())
+        .args(["simulate", "970evo-250g,cache=2GB", "--duration", "10s"])
+        .assert()
+        .success();
+    let runs: Vec<_> = std::fs::read_dir(tmp.path().join("output"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let name = &runs[0];
+    assert!(name.starts_with("970evo-250g-sim-"), "{name}");
+    let stamp = name.trim_start_matches("970evo-250g-sim-");
+    assert_eq!(stamp.len(), "YYYYmmdd-HHMMSS".len(), "{name}");
+    assert!(tmp
+        .path()
+        .join("output")
+        .join(name)
+        .join("timeline.csv")
+        .is_file());
+}
+
+#[test]
+fn an_hour_of_writing_in_virtual_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hour");
+    slccache()
+        .args([
+            "simulate",
+            "960evo-1tb",
+            "--duration",
+            "1h",
+            "--pattern",
+            "seqwrite",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(contains("duration reached"));
+    let text = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();
+    let samples = read_slccache_csv(&text, "timeline.csv").unwrap();
+    assert_eq!(samples.len(), 3600);
+    assert!((samples.last().unwrap().t_s - 3600.0).abs() < 1e-6);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    slccache()
+        .args(["simulate", "960evo-250g", "--span", "1TB"])
+        .assert()
+        .code(2)
+        .stderr(contains("larger than the drive"));
+    slccache()
+        .args(["simulate", "960evo-250g", "--png-size", "big"])
+        .assert()
+        .code(2);
+    slccache()
+        .args(["simulate", "960evo-250g", "--qd", "0"])
+        .assert()
+        .code(2);
+}
