@@ -9,6 +9,11 @@
 # write_bw_log + log_avg_msec=1000, and print the per-second rates side by side with the ratio
 # of the medians (first and last second left out: both tools ramp up and drain there).
 # Outputs go to ${OUT:-output/fio-compare-<time>}/. Needs fio (apt-get install -y fio).
+#
+# On a shared, noisy machine the two runs see different neighbours. THROTTLE=200 (MB/s; root,
+# cgroup v1 blkio) runs both tools in a cgroup whose writes to the file's disk are limited to
+# that rate, so both should record the same flat line: this checks the timeline's accounting
+# (per-second bytes, real elapsed time) rather than raw engine speed.
 set -euo pipefail
 
 file=${1:?usage: $0 FILE [SIZE] [SECONDS] [BS] [QD] [PATTERN]}
@@ -30,17 +35,39 @@ mkdir -p "$out"
 overwrite=()
 [[ -e $file ]] && overwrite=(--overwrite)
 
+# Run a command, inside the throttling cgroup when THROTTLE is set.
+cg=""
+cleanup() { [[ -n $cg && -d $cg ]] && rmdir "$cg" 2>/dev/null || true; }
+trap cleanup EXIT
+in_cgroup() {
+    if [[ -n $cg ]]; then
+        sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+    else
+        "$@"
+    fi
+}
+
 echo "laying out $file ($size)" >&2
 "$bin" probe "$file" --size "$size" "${overwrite[@]}" --pattern seqwrite --bs 1M --qd 8 \
     --quiet --out "$out/layout" >/dev/null
 
+if [[ -n ${THROTTLE:-} ]]; then # MB/s
+    rate=$((THROTTLE * 1000000))
+    dev=$(stat -c %d "$file")
+    devnum="$((dev >> 8 & 0xfff)):$(((dev & 0xff) | (dev >> 12 & 0xfff00)))"
+    cg=/sys/fs/cgroup/blkio/slccache-fio-compare-$$
+    mkdir "$cg"
+    echo "$devnum $rate" >"$cg/blkio.throttle.write_bps_device"
+    echo "throttled to $rate bytes/s on $devnum" >&2
+fi
+
 echo "slccache: $pattern bs=$bs qd=$qd for ${secs}s" >&2
-"$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" --bs "$bs" --qd "$qd" \
+in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" --bs "$bs" --qd "$qd" \
     --duration "${secs}s" --interval 1s --quiet --out "$out/slccache" >/dev/null
 
 echo "fio: the same, right after" >&2
 bytes=$(stat -c %s "$file")
-fio --name=compare --filename="$file" --size="$bytes" --rw="$pattern" --bs="$bs" \
+in_cgroup fio --name=compare --filename="$file" --size="$bytes" --rw="$pattern" --bs="$bs" \
     --iodepth="$qd" --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --direct=1 \
     --time_based=1 --runtime="$secs" --randrepeat=0 --write_bw_log="$out/fio" \
     --log_avg_msec=1000 --output="$out/fio.txt" >/dev/null
