@@ -72,6 +72,8 @@ median() { # median of lines 2..n-1 of a file (first and last second left out)
 }
 
 bytes=$(stat -c %s "$file")
+fio_rw=$pattern
+[[ $pattern == seqwrite ]] && fio_rw=write
 rounds=${ROUNDS:-1}
 : >"$out/rounds.txt"
 for ((r = 1; r <= rounds; r++)); do
@@ -80,7 +82,7 @@ for ((r = 1; r <= rounds; r++)); do
     echo "round $r/$rounds: slccache $pattern bs=$bs qd=$qd for ${secs}s, then fio" >&2
     in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" --bs "$bs" \
         --qd "$qd" --duration "${secs}s" --interval 1s --quiet --out "$d/slccache" >/dev/null
-    in_cgroup fio --name=compare --filename="$file" --size="$bytes" --rw="$pattern" --bs="$bs" \
+    in_cgroup fio --name=compare --filename="$file" --size="$bytes" --rw="$fio_rw" --bs="$bs" \
         --iodepth="$qd" --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --direct=1 \
         --time_based=1 --runtime="$secs" --randrepeat=0 --write_bw_log="$d/fio" \
         --log_avg_msec=1000 --output="$d/fio.txt" >/dev/null

@@ -109,7 +109,16 @@ fn duration_stops_the_run_and_passes_wrap() {
     let out = d.path().join("out");
     slccache()
         .args(["probe", f.to_str().unwrap(), "--size", "1MiB"])
-        .args(["--pattern", "seqwrite", "--bs", "64k", "--qd", "4"])
+        .args([
+            "--pattern",
+            "seqwrite",
+            "--bs",
+            "64k",
+            "--qd",
+            "4",
+            "--jobs",
+            "2",
+        ])
         .args(["--duration", "1s", "--interval", "100ms", "--quiet"])
         .arg("--out")
         .arg(&out)
@@ -119,10 +128,50 @@ fn duration_stops_the_run_and_passes_wrap() {
     check_conservation(&rows);
     let s = summary(&out);
     assert_eq!(s["run"]["stop_reason"], "duration");
+    assert_eq!(s["run"]["workload"]["jobs"], 2);
     assert_eq!(s["config"]["plan"]["write_limit"], serde_json::Value::Null);
     let last = rows.last().unwrap();
     assert!(last.t_s >= 1.0, "ran until the duration: {}", last.t_s);
     assert_eq!(s["totals"]["bytes"], last.bytes_total);
+}
+
+#[test]
+fn sequential_passes_wrap_at_the_end_of_the_span() {
+    let d = scratch();
+    let f = d.path().join("s.bin");
+    let out = d.path().join("out");
+    slccache()
+        .args([
+            "probe",
+            f.to_str().unwrap(),
+            "--size",
+            "2MiB",
+            "--span",
+            "1MiB",
+        ])
+        .args([
+            "--pattern",
+            "seqwrite",
+            "--bs",
+            "64k",
+            "--qd",
+            "4",
+            "--jobs",
+            "2",
+        ])
+        .args(["--max-bytes", "3MiB", "--quiet"])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let (_, rows) = read_rows(&out);
+    check_conservation(&rows);
+    assert_eq!(rows.last().unwrap().bytes_total, 3 << 20, "three passes");
+    let data = std::fs::read(&f).unwrap();
+    for (i, b) in data.chunks(65536).enumerate() {
+        let written = b.iter().any(|&x| x != 0);
+        assert_eq!(written, i < 16, "block {i}: only the 1 MiB span is written");
+    }
 }
 
 #[test]
