@@ -288,6 +288,15 @@ fn usage_errors_come_before_any_write() {
 
 #[test]
 fn sigint_drains_writes_outputs_and_exits_130() {
+    stop_with_signal(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_drains_writes_outputs_and_exits_130() {
+    stop_with_signal(libc::SIGTERM);
+}
+
+fn stop_with_signal(sig: i32) {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
@@ -318,7 +327,7 @@ fn sigint_drains_writes_outputs_and_exits_130() {
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: kill(2) on our own child's pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, sig) };
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);
