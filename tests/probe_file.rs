@@ -103,7 +103,7 @@ fn one_random_pass_over_a_new_file() {
 }
 
 #[test]
-fn duration_stops_the_run_and_passes_wrap() {
+fn duration_stops_the_run() {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
