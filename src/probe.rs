@@ -35,6 +35,9 @@ use crate::units::{format_bytes, format_rate, format_seconds, parse_size};
 /// Most memory the data buffers of all jobs may take together.
 const MAX_BUFFER_BYTES: u64 = 2 << 30;
 
+/// Most threads the sync engine may start (one per in-flight write).
+const MAX_SYNC_THREADS: u64 = 4096;
+
 /// How often the sampling thread looks at signals and job state between deadlines.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -108,6 +111,15 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                  lower one of them",
                 format_bytes(need as f64, crate::units::UnitSystem::Binary),
                 format_bytes(MAX_BUFFER_BYTES as f64, crate::units::UnitSystem::Binary)
+            )));
+        }
+    }
+    if engine == EngineKind::Sync && info.kind != TargetKind::Emulated {
+        let threads = cfg.queue_depth as u64 * cfg.jobs as u64;
+        if threads > MAX_SYNC_THREADS {
+            return Err(usage(format!(
+                "--engine sync runs one thread per in-flight write: --qd x --jobs = {threads} \
+                 threads, more than {MAX_SYNC_THREADS}; lower --qd or --jobs"
             )));
         }
     }

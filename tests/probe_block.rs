@@ -320,12 +320,24 @@ fn refuses_a_device_in_use_as_swap() {
     assert!(err.contains("swap"), "{err}");
 }
 
-/// A small tmpfs mounted for one test; unmounted on drop.
+/// A small tmpfs (or another memory filesystem) mounted for one test; unmounted on drop.
 struct SmallTmpfs {
     dir: tempfile::TempDir,
 }
 
 impl SmallTmpfs {
+    fn ramfs() -> SmallTmpfs {
+        let dir = tempfile::Builder::new()
+            .prefix("probe-ramfs-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        run(
+            "mount",
+            &["-t", "ramfs", "ramfs", dir.path().to_str().unwrap()],
+        );
+        SmallTmpfs { dir }
+    }
+
     fn new(size: &str) -> SmallTmpfs {
         let dir = tempfile::Builder::new()
             .prefix("probe-tmpfs-")
@@ -467,4 +479,24 @@ fn on_a_terminal_the_user_types_the_device_name() {
     assert_eq!(code, Some(0), "{text}");
     assert_ne!(lo.read_all(), before);
     assert!(out.path().join("b").join("summary.json").is_file());
+}
+
+#[test]
+fn a_filesystem_without_direct_io_gets_a_clear_error() {
+    if !may_run("a_filesystem_without_direct_io_gets_a_clear_error") {
+        return;
+    }
+    // ramfs has no direct I/O at all.
+    let fs = SmallTmpfs::ramfs();
+    let f = fs.dir.path().join("x.bin");
+    let a = slccache()
+        .args(["probe", f.to_str().unwrap(), "--size", "1MiB", "--quiet"])
+        .arg("--out")
+        .arg(fs.dir.path().join("out"))
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+    assert!(err.contains("does not support direct I/O"), "{err}");
+    assert!(!f.exists(), "the file it created is removed again");
+    assert!(!fs.dir.path().join("out").exists());
 }

@@ -103,13 +103,22 @@ fn one_random_pass_over_a_new_file() {
 }
 
 #[test]
-fn duration_stops_the_run_and_passes_wrap() {
+fn duration_stops_the_run() {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
     slccache()
         .args(["probe", f.to_str().unwrap(), "--size", "1MiB"])
-        .args(["--pattern", "seqwrite", "--bs", "64k", "--qd", "4"])
+        .args([
+            "--pattern",
+            "seqwrite",
+            "--bs",
+            "64k",
+            "--qd",
+            "4",
+            "--jobs",
+            "2",
+        ])
         .args(["--duration", "1s", "--interval", "100ms", "--quiet"])
         .arg("--out")
         .arg(&out)
@@ -119,10 +128,50 @@ fn duration_stops_the_run_and_passes_wrap() {
     check_conservation(&rows);
     let s = summary(&out);
     assert_eq!(s["run"]["stop_reason"], "duration");
+    assert_eq!(s["run"]["workload"]["jobs"], 2);
     assert_eq!(s["config"]["plan"]["write_limit"], serde_json::Value::Null);
     let last = rows.last().unwrap();
     assert!(last.t_s >= 1.0, "ran until the duration: {}", last.t_s);
     assert_eq!(s["totals"]["bytes"], last.bytes_total);
+}
+
+#[test]
+fn sequential_passes_wrap_at_the_end_of_the_span() {
+    let d = scratch();
+    let f = d.path().join("s.bin");
+    let out = d.path().join("out");
+    slccache()
+        .args([
+            "probe",
+            f.to_str().unwrap(),
+            "--size",
+            "2MiB",
+            "--span",
+            "1MiB",
+        ])
+        .args([
+            "--pattern",
+            "seqwrite",
+            "--bs",
+            "64k",
+            "--qd",
+            "4",
+            "--jobs",
+            "2",
+        ])
+        .args(["--max-bytes", "3MiB", "--quiet"])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let (_, rows) = read_rows(&out);
+    check_conservation(&rows);
+    assert_eq!(rows.last().unwrap().bytes_total, 3 << 20, "three passes");
+    let data = std::fs::read(&f).unwrap();
+    for (i, b) in data.chunks(65536).enumerate() {
+        let written = b.iter().any(|&x| x != 0);
+        assert_eq!(written, i < 16, "block {i}: only the 1 MiB span is written");
+    }
 }
 
 #[test]
@@ -239,6 +288,15 @@ fn usage_errors_come_before_any_write() {
 
 #[test]
 fn sigint_drains_writes_outputs_and_exits_130() {
+    stop_with_signal(libc::SIGINT);
+}
+
+#[test]
+fn sigterm_drains_writes_outputs_and_exits_130() {
+    stop_with_signal(libc::SIGTERM);
+}
+
+fn stop_with_signal(sig: i32) {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
@@ -269,7 +327,7 @@ fn sigint_drains_writes_outputs_and_exits_130() {
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: kill(2) on our own child's pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    unsafe { libc::kill(child.id() as i32, sig) };
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);

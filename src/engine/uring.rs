@@ -58,12 +58,14 @@ impl UringBackend {
     ) -> io::Result<UringBackend> {
         let entries = queue_depth.max(1).next_power_of_two();
         // Like fio: no task-work interrupts (COOP_TASKRUN), one submitting thread, and
-        // completion work deferred to the moment we wait (DEFER_TASKRUN). The ring is made
+        // completion work deferred to the moment we enter the kernel (DEFER_TASKRUN); the
+        // TASKRUN flag tells a non-blocking submit that completions are waiting to be posted. The ring is made
         // here but used by the job thread, so it starts disabled and the job thread enables
         // it (becoming its single issuer) on first use. Older kernels reject these flags:
         // fall back to a plain ring.
         let (ring, deferred) = match IoUring::builder()
             .setup_coop_taskrun()
+            .setup_taskrun_flag()
             .setup_single_issuer()
             .setup_defer_taskrun()
             .setup_r_disabled()
