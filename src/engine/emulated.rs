@@ -68,7 +68,7 @@ impl EmulatedDrive {
             kind: "emulated".into(),
             model: Some(format!("{} (emulated)", self.model.model)),
             serial: None,
-            firmware: Some(format!("slccache {}", crate::VERSION)),
+            firmware: None,
             capacity_bytes: Some(self.capacity_bytes()),
             logical_block_size: Some(LOGICAL_BLOCK as u32),
             physical_block_size: Some(4096),
@@ -223,6 +223,11 @@ fn to_ns(s: f64) -> u64 {
 impl Backend for EmuBackend {
     fn name(&self) -> &'static str {
         "emulated"
+    }
+
+    fn poll_before_sleep(&self) -> bool {
+        // Completions are due at times the model knows; sleeping until then costs nothing.
+        false
     }
 
     fn buffer_mut(&mut self, idx: usize) -> &mut [u8] {

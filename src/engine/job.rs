@@ -182,7 +182,7 @@ pub fn run_job<C: Clock>(
         // device queue topped up one write at a time while completions keep coming); block
         // for one completion only when nothing is there yet.
         let mut r = backend.submit_and_wait(0, Duration::ZERO, &mut completions);
-        if r.is_ok() && completions.is_empty() {
+        if r.is_ok() && completions.is_empty() && backend.poll_before_sleep() {
             // Poll a little before sleeping: waking a sleeping thread costs tens of
             // microseconds (much more in a VM), which at queue depth 32 and ~300 us per write
             // is throughput lost. fio never sleeps while completions keep coming; this gets
