@@ -169,7 +169,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
             kind: "emulated".into(),
             model: Some(format!("{} (simulated)", model.model)),
             serial: None,
-            firmware: Some(format!("slccache {}", crate::VERSION)),
+            firmware: None,
             capacity_bytes: Some(model.capacity.0),
             logical_block_size: Some(512),
             physical_block_size: Some(4096),

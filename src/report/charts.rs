@@ -885,7 +885,8 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
         side: YSide::Left,
         in_legend: true,
     }];
-    if let Some(sm) = smooth(&rows) {
+    let breaks: Vec<f64> = a.cliffs.iter().map(|c| c.t_s).collect();
+    if let Some(sm) = smooth(&rows, &breaks) {
         let pts = sm
             .points
             .iter()
@@ -1290,7 +1291,8 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
             side: YSide::Left,
             in_legend: false,
         });
-        if let Some(sm) = smooth(&rows) {
+        let breaks: Vec<f64> = r.analysis.cliffs.iter().map(|c| c.t_s).collect();
+        if let Some(sm) = smooth(&rows, &breaks) {
             series.push(Series {
                 name: r.name.to_string(),
                 points: sm

@@ -74,31 +74,48 @@ pub const MAX_BLOCKS: usize = 2000;
 /// Smooths per-interval samples given as (interval start s, interval end s, bytes before,
 /// bytes after, value): groups them into at most [`MAX_BLOCKS`] blocks of equal sample count
 /// (value weighted by interval length), then takes a moving median over `window` blocks, chosen
-/// from the number of blocks (3 to 31, odd). Returns `None` with fewer than 5 samples.
-pub fn smooth(samples: &[(f64, f64, f64, f64, f64)]) -> Option<Smoothed> {
+/// from the number of blocks (3 to 31, odd). The median window never reaches across a time in
+/// `breaks_s` (the cliffs), so the line stays sharp where the drive changed level instead of
+/// blurring one phase into the next. Returns `None` with fewer than 5 samples.
+pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option<Smoothed> {
     let n = samples.len();
     if n < 5 {
         return None;
     }
     let per_block = n.div_ceil(MAX_BLOCKS);
-    let blocks: Vec<Block> = samples
-        .chunks(per_block)
-        .map(|c| {
+    // Segment of each sample: how many breaks lie at or before the sample's midpoint. Blocks
+    // are cut within segments, so no block mixes two levels.
+    let seg_of = |x: &(f64, f64, f64, f64, f64)| {
+        let c = 0.5 * (x.0 + x.1);
+        breaks_s.iter().filter(|&&t| t <= c).count()
+    };
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut seg: Vec<usize> = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let sg = seg_of(&samples[start]);
+        let mut end = start + 1;
+        while end < n && seg_of(&samples[end]) == sg {
+            end += 1;
+        }
+        for c in samples[start..end].chunks(per_block) {
             let dur: f64 = c.iter().map(|s| (s.1 - s.0).max(0.0)).sum();
             let value = if dur > 0.0 {
                 c.iter().map(|s| s.4 * (s.1 - s.0).max(0.0)).sum::<f64>() / dur
             } else {
                 c.iter().map(|s| s.4).sum::<f64>() / c.len() as f64
             };
-            Block {
+            blocks.push(Block {
                 t0: c[0].0,
                 t1: c[c.len() - 1].1,
                 b0: c[0].2,
                 b1: c[c.len() - 1].3,
                 value,
-            }
-        })
-        .collect();
+            });
+            seg.push(sg);
+        }
+        start = end;
+    }
     let nb = blocks.len();
     let mut window = (nb / 50).clamp(3, 31);
     if window % 2 == 0 {
@@ -108,8 +125,14 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)]) -> Option<Smoothed> {
     let mut buf: Vec<f64> = Vec::with_capacity(window);
     let points = (0..nb)
         .map(|i| {
-            let lo = i.saturating_sub(half);
-            let hi = (i + half + 1).min(nb);
+            let mut lo = i.saturating_sub(half);
+            let mut hi = (i + half + 1).min(nb);
+            while seg[lo] != seg[i] {
+                lo += 1;
+            }
+            while seg[hi - 1] != seg[i] {
+                hi -= 1;
+            }
             buf.clear();
             buf.extend(blocks[lo..hi].iter().map(|b| b.value));
             buf.sort_by(|a, b| a.total_cmp(b));
@@ -145,6 +168,26 @@ mod tests {
     }
 
     #[test]
+    fn smoothing_does_not_cross_a_cliff() {
+        // 10 samples at 5000, then 2000 at 3500: a wide median window would pull the first
+        // phase down to 3500; with the cliff as a break it stays at 5000.
+        let s: Vec<(f64, f64, f64, f64, f64)> = (0..2010)
+            .map(|i| {
+                let v = if i < 10 { 5000.0 } else { 3500.0 };
+                (i as f64, i as f64 + 1.0, 0.0, 0.0, v)
+            })
+            .collect();
+        let with = smooth(&s, &[10.0]).unwrap();
+        assert!(
+            with.points.iter().take(5).all(|p| p.2 == 5000.0),
+            "{:?}",
+            &with.points[..5]
+        );
+        let without = smooth(&s, &[]).unwrap();
+        assert!(without.points.iter().take(5).any(|p| p.2 == 3500.0));
+    }
+
+    #[test]
     fn envelope_leaves_short_series_alone() {
         let pts = vec![(0.0, 1.0), (1.0, 2.0), (2.0, 0.5)];
         assert_eq!(envelope(&pts, 0.0, 2.0, 10), pts);
@@ -158,11 +201,11 @@ mod tests {
                 (i as f64, i as f64 + 1.0, 0.0, 0.0, v)
             })
             .collect();
-        let sm = smooth(&s).unwrap();
+        let sm = smooth(&s, &[]).unwrap();
         assert_eq!(sm.points.len(), 60);
         assert_eq!(sm.points[19].2, 1000.0);
         assert_eq!(sm.points[20].2, 400.0);
         assert!((sm.window_s - 3.0).abs() < 1e-9);
-        assert!(smooth(&s[..4]).is_none());
+        assert!(smooth(&s[..4], &[]).is_none());
     }
 }
