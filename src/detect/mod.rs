@@ -224,13 +224,21 @@ impl Work<'_> {
     }
 }
 
+/// The longest low stretch between two equal levels that is taken as a dip (or dips), not a
+/// phase, seconds.
+fn excursion_s(w: &Work) -> f64 {
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let block_s = w.b as f64 * dt;
+    (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s)
+}
+
 /// Removes spurious changes until none is left: excursions (a short segment whose
 /// neighbours are at the same level) lose both boundaries; too-short end segments merge into
 /// their neighbour; steps under [`MIN_STEP`] merge; at most [`MAX_CHANGES`] are kept.
 fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
     let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
     let dt = w.samples[0].interval_s.max(1e-9);
-    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s);
+    let excursion_s = excursion_s(w);
     // A last segment this short is a dip at the end of the run, not a phase.
     let end_s = MAX_DIP_S + 2.0 * dt + block_s;
     loop {
@@ -332,7 +340,8 @@ struct HighStart {
 
 /// Looks for a [`HighStart`] in the first segment `s0`, with `sigma_x` the noise scale of
 /// single samples (ln).
-fn high_start(w: &Work, s0: &Seg, sigma_x: f64) -> Option<HighStart> {
+fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
+    let s0 = &segs[0];
     let x = &w.x[s0.start..s0.end];
     let thr = MIN_STEP.max(4.0 * sigma_x);
     let lead = |low: f64| x.iter().take_while(|&&v| v > low + thr).count();
@@ -362,7 +371,14 @@ fn high_start(w: &Work, s0: &Seg, sigma_x: f64) -> Option<HighStart> {
     let dt = w.samples[0].interval_s.max(1e-9);
     let rest_s = w.t_end(s0.end) - w.t_start(s0.start + run);
     let back = rest.iter().filter(|&&v| v > low + thr).count();
-    let lasting = rest_s >= MAX_DIP_S + 2.0 * dt && back * 10 <= rest.len();
+    // A low stretch that the run leaves again for the level before it is a dip unless it
+    // lasts longer than an excursion.
+    let mut v = x[..cut.max(1)].to_vec();
+    let high = median(&mut v);
+    let returns = segs
+        .get(1)
+        .is_some_and(|s1| s1.level > high - MIN_STEP && rest_s < excursion_s(w));
+    let lasting = rest_s >= MAX_DIP_S + 2.0 * dt && back * 10 <= rest.len() && !returns;
     Some(HighStart {
         run,
         cut: s0.start + cut,
@@ -410,6 +426,10 @@ fn unconfirmed_drop(
                     if dt > 0.15 { "100ms" } else { "20ms" }
                 ),
             ));
+        }
+        if segs.len() > 1 {
+            // The low level did not last to the end: the run moved on to another level.
+            return None;
         }
         let t_drop = samples[hs.cut].t_start_s();
         let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
@@ -564,7 +584,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     // 5b. A short cache phase at the very start: too short for the block medians and the
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
     //     level after it lasts longer than any dip.
-    let start = high_start(&w, &segs[0], sigma_x);
+    let start = high_start(&w, &segs, sigma_x);
     if let Some(hs) = start.filter(|h| h.run >= 2 && h.lasting) {
         let s0 = segs[0];
         segs.splice(0..1, [w.seg(s0.start, hs.cut), w.seg(hs.cut, s0.end)]);
