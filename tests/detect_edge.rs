@@ -328,3 +328,28 @@ fn runs_of_a_few_seconds_at_100_ms() {
         }
     }
 }
+
+#[test]
+fn random_short_runs_keep_the_invariants() {
+    // Short runs of random shapes: levels, drops, rises, stalls and spikes, 1 s and 100 ms.
+    let mut rng = fastrand::Rng::with_seed(20261129);
+    for i in 0..3000 {
+        let n = rng.usize(1..80);
+        let interval_s = [1.0, 0.1, 0.5, 0.02][rng.usize(..4)];
+        let mut level = 10f64.powf(rng.f64() * 4.0);
+        let rates: Vec<f64> = (0..n)
+            .map(|_| {
+                if rng.u32(..10) == 0 {
+                    level *= 10f64.powf(rng.f64() * 2.0 - 1.0);
+                }
+                match rng.u32(..30) {
+                    0 => 0.0,
+                    1 => level * 50.0,
+                    _ => level * (1.0 + 0.05 * (rng.f64() - 0.5)),
+                }
+            })
+            .collect();
+        let a = analyze(&mb(&rates, interval_s));
+        check_invariants(&a, &format!("random run {i}: {rates:?} at {interval_s} s"));
+    }
+}
