@@ -353,3 +353,24 @@ fn random_short_runs_keep_the_invariants() {
         check_invariants(&a, &format!("random run {i}: {rates:?} at {interval_s} s"));
     }
 }
+
+#[test]
+fn one_full_sample_and_a_faint_straddle_is_a_cliff() {
+    // 2.95 GB/s for the first second and 10% of the next, then ~975 MB/s: the second sample
+    // is only 20% above the level after it, yet it makes the first a whole cache sample.
+    let mut rates = vec![2950.0, 1180.0];
+    rates.extend((0..30).map(|i| 975.0 * (1.0 + 0.03 * ((i * 7 % 5) as f64 - 2.0) / 2.0)));
+    let a = analyze(&mb(&rates, 1.0));
+    check_invariants(&a, "faint straddle");
+    assert_eq!(a.cliffs.len(), 1, "{a:#?}");
+    let truth = 2950e6 + 2950e6 * (1180.0 - 975.0) / (2950.0 - 975.0);
+    let e = a.cache_estimate.unwrap();
+    assert!(
+        (e.bytes as f64 / truth - 1.0).abs() < 0.05,
+        "{e:?} vs {truth}"
+    );
+    assert!(
+        e.low_bytes as f64 <= truth && truth <= e.high_bytes as f64,
+        "{e:?}"
+    );
+}

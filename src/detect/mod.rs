@@ -354,7 +354,16 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     if run == 0 || run >= x.len() {
         return None;
     }
-    let low = w.level(s0.start + run, s0.end);
+    let mut low = w.level(s0.start + run, s0.end);
+    // The sample after the run may straddle the drop: then it is above the low level, if
+    // by less than a whole step.
+    if run + 1 < x.len()
+        && x[run] > low + (0.5 * MIN_STEP).max(2.0 * sigma_x)
+        && x[run] < x[run - 1] - thr
+    {
+        run += 1;
+        low = w.level(s0.start + run, s0.end);
+    }
     // The last sample of the run straddles the drop when it is clearly below the others.
     let cut = if run >= 2 {
         let mut v = x[..run - 1].to_vec();
@@ -411,17 +420,27 @@ fn unconfirmed_drop(
             // sample holds the cache plus at most one interval at the lower level.
             let first = samples[0].bytes as f64;
             let bound = (first - low * samples[0].interval_s).max(0.0);
+            // Or the first sample was all cache and the drop came early in the second, whose
+            // excess over the low level is then cache written at the first sample's rate.
+            let a = first / samples[0].interval_s.max(1e-9);
+            let excess = (samples[1].bytes as f64 - low * samples[1].interval_s).max(0.0);
+            let upper = first
+                + if a > low {
+                    excess * a / (a - low)
+                } else {
+                    excess
+                };
             return Some((
                 bound,
                 format!(
                     "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of \
-                     {} to {} may have run out inside the first {} s sample, too early to \
-                     measure; rerun with a shorter --interval (e.g. {}) to see it",
+                     {} to {} may have run out within the first {} s sample (or early in the next), too early \
+                     to measure; rerun with a shorter --interval (e.g. {}) to see it",
                     format_rate(high, units),
                     high / low,
                     format_rate(low, units),
                     format_bytes(bound, units),
-                    format_bytes(first, units),
+                    format_bytes(upper, units),
                     dt,
                     if dt > 0.15 { "100ms" } else { "20ms" }
                 ),
