@@ -14,10 +14,10 @@
 //! 5. spurious changes removed until none is left: excursions (+ a run of short segments that
 //!    leaves one level and returns to it loses all its boundaries), too-short segments merged
 //!    into the closer neighbour, steps under 10% merged, at most 12 changes (+ enough for a
-//!    drive that cycles between throttled levels);
-//! 5b. + a cache phase of a few samples at the very start (too short for the blocks and the
-//!    dip filter, and with no left neighbour it is no excursion) is split off when the level
-//!    after it lasts longer than a dip and the run does not soon return to it;
+//!    drive that cycles between throttled levels); + then a cache phase of a few samples at
+//!    the very start (too short for the blocks and the dip filter, and with no left
+//!    neighbour it is no excursion) is split off when the level after it lasts longer than a
+//!    dip and the run does not soon return to it;
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
 //!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
@@ -30,8 +30,8 @@
 //! from (thermal throttling cycles) are not cliffs; they are post-cache phases and earn a
 //! warning that the post-cache level is unstable.
 //!
-//! + With no cliff, a drop seen but too short to confirm (one high first sample, or a low
-//! stretch at either end no longer than a dip) changes the lower bound to the bytes written
+//! (+) With no cliff, a drop seen but too short to confirm (one high first sample, a short
+//! high start or a low stretch at the end, either no longer than a dip) changes the lower bound to the bytes written
 //! before it, with a warning: "the cache is at least all that was written" would be wrong.
 //! [`synth`] generates traces with known truth for tests.
 
