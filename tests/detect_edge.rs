@@ -374,3 +374,28 @@ fn one_full_sample_and_a_faint_straddle_is_a_cliff() {
         "{e:?}"
     );
 }
+
+#[test]
+fn a_ramp_up_first_sample_does_not_hide_a_short_cache() {
+    // 100 ms samples: the queue fills during the first (500 MB/s, below the level after the
+    // cache), then 1.8 GB/s for 0.45 s, then 600 MB/s for good.
+    let mut rates = vec![500.0, 1810.0, 1795.0, 1802.0, 1798.0, 1200.0];
+    rates.extend((0..80).map(|i| 600.0 * (1.0 + 0.02 * ((i * 3 % 7) as f64 - 3.0) / 3.0)));
+    let a = analyze(&mb(&rates, 0.1));
+    check_invariants(&a, "ramp");
+    assert_eq!(a.cliffs.len(), 1, "{a:#?}");
+    // Bytes up to the cliff: 50 + 4 x 180 MB, and 1/2 of the straddling sample at 1.8 GB/s
+    // (1200 = 0.5 x 1800 + 0.5 x 600).
+    let truth = 50e6 + 720e6 + 90e6;
+    let e = a.cache_estimate.unwrap();
+    assert!(
+        (e.bytes as f64 / truth - 1.0).abs() < 0.03,
+        "{e:?} vs {truth}"
+    );
+    assert!(
+        e.low_bytes as f64 <= truth && truth <= e.high_bytes as f64,
+        "{e:?}"
+    );
+    let c = &a.cliffs[0];
+    assert!((c.t_s - 0.55).abs() < 0.03, "{c:?}");
+}

@@ -337,10 +337,14 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
 /// it: a cache phase too short for the block medians (or a start-up burst).
 #[derive(Debug, Clone, Copy)]
 struct HighStart {
+    /// First sample of the run (1 after a ramp-up first sample, else 0).
+    skip: usize,
     /// Samples in the run, the straddling one included.
     run: usize,
     /// First sample of the drop (the straddling sample when there is one).
     cut: usize,
+    /// Level of the run before the straddling sample, ln bytes/s.
+    high: f64,
     /// Level after the run, ln bytes/s.
     low: f64,
     /// Whether the level after the run lasts longer than a GC dip and never returns to the
@@ -354,14 +358,18 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let s0 = &segs[0];
     let x = &w.x[s0.start..s0.end];
     let thr = MIN_STEP.max(4.0 * sigma_x);
-    let lead = |low: f64| x.iter().take_while(|&&v| v > low + thr).count();
+    // A first sample clearly below the second is the queue filling up (a ramp): the run
+    // may start after it.
+    let skip = usize::from(x.len() > 3 && x[0] < x[1] - thr && x[1] > s0.level + thr);
+    // End (exclusive) of the leading run of samples above `low` by more than a step.
+    let lead = |low: f64| skip + x[skip..].iter().take_while(|&&v| v > low + thr).count();
     let mut run = lead(s0.level);
-    if run == 0 || run >= x.len() {
+    if run == skip || run >= x.len() {
         return None;
     }
     let low = w.level(s0.start + run, s0.end);
     run = lead(low);
-    if run == 0 || run >= x.len() {
+    if run == skip || run >= x.len() {
         return None;
     }
     let mut low = w.level(s0.start + run, s0.end);
@@ -374,9 +382,13 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
         run += 1;
         low = w.level(s0.start + run, s0.end);
     }
+    if skip > 0 && run - skip < 2 {
+        // One high sample between a ramp and the rest is a spike.
+        return None;
+    }
     // The last sample of the run straddles the drop when it is clearly below the others.
-    let cut = if run >= 2 {
-        let mut v = x[..run - 1].to_vec();
+    let cut = if run - skip >= 2 {
+        let mut v = x[skip..run - 1].to_vec();
         let high = median(&mut v);
         if x[run - 1] < high - thr {
             run - 1
@@ -392,15 +404,16 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let back = rest.iter().filter(|&&v| v > low + thr).count();
     // A low stretch that the run leaves again for the level before it is a dip unless it
     // lasts longer than an excursion.
-    let mut v = x[..cut.max(1)].to_vec();
-    let high = median(&mut v);
+    let high = w.level(s0.start + skip, s0.start + cut.max(skip + 1));
     let returns = segs
         .get(1)
         .is_some_and(|s1| s1.level > high - MIN_STEP && rest_s < excursion_s(w));
     let lasting = rest_s >= MAX_DIP_S + 2.0 * dt && back * 10 <= rest.len() && !returns;
     Some(HighStart {
-        run,
+        skip: s0.start + skip,
+        run: run - skip,
         cut: s0.start + cut,
+        high,
         low,
         lasting,
     })
@@ -422,8 +435,7 @@ fn unconfirmed_drop(
     let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
     let dt = w.samples[0].interval_s;
     if let Some(hs) = start {
-        let mut v = w.x[..hs.cut.max(1)].to_vec();
-        let high = median(&mut v).exp();
+        let high = hs.high.exp();
         let low = hs.low.exp();
         if hs.run == 1 {
             // One high sample: the drop may lie anywhere inside it. Were it the cliff, the
@@ -614,9 +626,17 @@ pub fn analyze(t: &Timeline) -> Analysis {
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
     //     level after it lasts longer than any dip.
     let start = high_start(&w, &segs, sigma_x);
+    // Where the level before the first change is measured from (after a ramp-up sample).
+    let mut first_level_from = 0;
     if let Some(hs) = start.filter(|h| h.run >= 2 && h.lasting) {
         let s0 = segs[0];
-        segs.splice(0..1, [w.seg(s0.start, hs.cut), w.seg(hs.cut, s0.end)]);
+        let cache = Seg {
+            start: s0.start,
+            end: hs.cut,
+            level: hs.high,
+        };
+        segs.splice(0..1, [cache, w.seg(hs.cut, s0.end)]);
+        first_level_from = hs.skip;
     }
     // 6. Refine each change at full resolution.
     let scale_floor = (0.5 * sigma_x).max(0.002);
@@ -629,11 +649,14 @@ pub fn analyze(t: &Timeline) -> Analysis {
         let c = q.start;
         let lo = c.saturating_sub(reach).max(p.start);
         let hi = (c + reach).min(q.end);
-        let a_range = if lo > p.start {
+        let mut a_range = if lo > p.start {
             lo.saturating_sub(level_len).max(p.start)..lo
         } else {
             p.start..c
         };
+        if j == 1 && a_range.start < first_level_from && first_level_from < a_range.end {
+            a_range.start = first_level_from;
+        }
         let b_range = if hi < q.end {
             hi..(hi + level_len).min(q.end)
         } else {
