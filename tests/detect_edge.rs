@@ -399,3 +399,50 @@ fn a_ramp_up_first_sample_does_not_hide_a_short_cache() {
     let c = &a.cliffs[0];
     assert!((c.t_s - 0.55).abs() < 0.03, "{c:?}");
 }
+
+#[test]
+fn steady_runs_with_dips_and_heavy_tails_have_no_cliff() {
+    // 1500 runs at one level (5-65 s, 1 s or 100 ms, drift, Gaussian or heavy-tailed noise, a
+    // GC dip every 5-35 s): no cliff, and the lower bound is everything written except, when
+    // the run ends in a dip, the last few seconds.
+    let mut rng = fastrand::Rng::with_seed(9);
+    for i in 0..1500u64 {
+        let interval_s = if rng.bool() { 1.0 } else { 0.1 };
+        let duration_s = 5.0 + rng.f64() * 60.0;
+        let mut dips = vec![];
+        let mut t = rng.f64() * 10.0;
+        while t < duration_s {
+            dips.push((t, 0.3 + 2.7 * rng.f64(), 0.2 + 0.5 * rng.f64()));
+            t += 5.0 + rng.f64() * 30.0;
+        }
+        let s = TraceSpec {
+            phases: vec![PhaseSpec {
+                bps: 1e9,
+                end_bytes: None,
+                drift: rng.f64() * 0.08 - 0.04,
+                noise: 0.005 + 0.06 * rng.f64(),
+            }],
+            interval_s,
+            duration_s,
+            heavy_tails: rng.bool(),
+            dips,
+        };
+        let (t, _) = synth(&s, i);
+        let a = analyze(&t);
+        let what = format!("steady run {i}");
+        check_invariants(&a, &what);
+        assert!(a.cliffs.is_empty(), "{what}: {:#?}", a.cliffs);
+        let lb = a.cache_lower_bound_bytes.unwrap() as f64;
+        assert!(
+            lb >= a.bytes_total as f64 - 1e9 * (3.0 + 2.0 * interval_s),
+            "{what}: lower bound {lb} of {}: {:?}",
+            a.bytes_total,
+            a.warnings
+        );
+    }
+    // A first sample 30% above the rest is noise or a start-up burst, not a cache.
+    let mut rates = vec![1300.0];
+    rates.extend(std::iter::repeat(1000.0).take(30));
+    let a = analyze(&mb(&rates, 1.0));
+    assert_eq!(a.cache_lower_bound_bytes, Some(a.bytes_total), "{a:#?}");
+}

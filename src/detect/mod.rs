@@ -357,7 +357,7 @@ struct HighStart {
 fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let s0 = &segs[0];
     let x = &w.x[s0.start..s0.end];
-    let thr = MIN_STEP.max(4.0 * sigma_x);
+    let thr = MIN_STEP.max(3.0 * sigma_x);
     // A first sample clearly below the second is the queue filling up (a ramp): the run
     // may start after it.
     let skip = usize::from(x.len() > 3 && x[0] < x[1] - thr && x[1] > s0.level + thr);
@@ -434,10 +434,19 @@ fn unconfirmed_drop(
     let units = UnitSystem::Decimal;
     let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
     let dt = w.samples[0].interval_s;
+    let thr = MIN_STEP.max(4.0 * sigma_x);
     if let Some(hs) = start {
+        if segs.len() > 1 {
+            // The low level did not last to the end: the run moved on to another level.
+            return None;
+        }
         let high = hs.high.exp();
         let low = hs.low.exp();
         if hs.run == 1 {
+            if hs.high - hs.low < (2.0 * thr).max(1.5f64.ln()) {
+                // One sample a little above the rest: noise or a start-up burst.
+                return None;
+            }
             // One high sample: the drop may lie anywhere inside it. Were it the cliff, the
             // sample holds the cache plus at most one interval at the lower level.
             let first = samples[0].bytes as f64;
@@ -468,10 +477,6 @@ fn unconfirmed_drop(
                 ),
             ));
         }
-        if segs.len() > 1 {
-            // The low level did not last to the end: the run moved on to another level.
-            return None;
-        }
         let t_drop = samples[hs.cut].t_start_s();
         let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
         let rest = samples[samples.len() - 1].t_s - samples[hs.cut].t_s;
@@ -490,9 +495,8 @@ fn unconfirmed_drop(
             ),
         ));
     }
-    // A low run at the end of the last segment.
+    // A low run at the end of the last segment, at least two samples and half a second.
     let last = segs.last()?;
-    let thr = MIN_STEP.max(4.0 * sigma_x);
     let x = &w.x[last.start..last.end];
     let k = x
         .iter()
@@ -503,6 +507,9 @@ fn unconfirmed_drop(
         return None;
     }
     let i = last.end - k;
+    if samples[samples.len() - 1].t_s - samples[i].t_start_s() < 0.5 {
+        return None;
+    }
     let mut v = w.x[i..last.end].to_vec();
     let low = median(&mut v).exp();
     let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
