@@ -443,7 +443,7 @@ fn unconfirmed_drop(
         let high = hs.high.exp();
         let low = hs.low.exp();
         if hs.run == 1 {
-            if hs.high - hs.low < (2.0 * thr).max(1.5f64.ln()) {
+            if hs.high - hs.low < (2.0 * thr).max(1.4f64.ln()) {
                 // One sample a little above the rest: noise or a start-up burst.
                 return None;
             }
