@@ -296,3 +296,33 @@ fn bad_input_exits_2_naming_file_and_line_without_panicking() {
         .code(2)
         .stderr(predicates::str::contains("/nonexistent/slccache-test.csv"));
 }
+
+#[test]
+fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
+    // The real-time probe of `emu:960evo-500g,cache=4GB` (1.8 GB/s, 1 s samples) that once
+    // came out as "no cliff, at least 14.4 GB".
+    let rates = [
+        1792, 1806, 848, 602, 603, 603, 606, 587, 419, 600, 582, 586, 586, 597, 606, 603, 587, 586,
+        596, 599,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("probe.csv");
+    let mut text = String::from("time_s,write_MB_s\n");
+    for (i, r) in rates.iter().enumerate() {
+        text += &format!("{},{r}\n", i + 1);
+    }
+    std::fs::write(&f, text).unwrap();
+    let out = slccache().arg("analyze").arg(&f).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("SLC cache ~4.0 GB") || text.contains("SLC cache ~3.9"),
+        "{text}"
+    );
+    assert!(text.contains("sampling too coarse"), "{text}");
+    assert!(!text.contains("at least"), "{text}");
+}

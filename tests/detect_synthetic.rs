@@ -139,3 +139,115 @@ fn synthetic_traces_meet_the_targets() {
         100.0 * coverage
     );
 }
+
+/// Cache phases of 2 to 12 samples at the very start of the run (the cache phase of a small
+/// or emulated cache, or a fast drive sampled coarsely): levels from the published drives,
+/// noise and dips as in the main set, 1 s and 100 ms samples.
+#[test]
+fn short_cache_phases_at_the_start() {
+    let drives = synth::parse_published_drives(&shared_data("published-drives.csv"));
+    let seed = env_u64("SLCCACHE_SEED", 20261129);
+    let count = env_u64("SLCCACHE_TRACES", 400) as usize;
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x5157);
+    let (mut right, mut covered) = (0usize, 0usize);
+    let mut errors = Vec::new();
+    let mut failures = Vec::new();
+    for i in 0..count {
+        let d = &drives[rng.usize(..drives.len())];
+        let interval_s = if rng.bool() { 1.0 } else { 0.1 };
+        let a = d.in_cache_bps * (0.95 + 0.1 * rng.f64());
+        let b = (d.post_cache_bps * (0.95 + 0.1 * rng.f64())).min(0.85 * a);
+        // 2 to 12 samples touched by the cache phase, the last one straddling the drop.
+        let k = rng.usize(2..=12) as f64;
+        let cache = a * interval_s * (k - 1.0 + rng.f64().max(0.05));
+        let duration_s = cache / a + 10.0 + 60.0 * rng.f64();
+        let mut dips = Vec::new();
+        let mut t = 0.0;
+        let gap = 15.0 + 25.0 * rng.f64();
+        loop {
+            t += -gap * rng.f64().max(1e-12).ln();
+            if t >= duration_s {
+                break;
+            }
+            dips.push((t, 0.3 + 2.7 * rng.f64(), 0.2 + 0.5 * rng.f64()));
+        }
+        let spec = synth::TraceSpec {
+            phases: vec![
+                synth::PhaseSpec {
+                    bps: a,
+                    end_bytes: Some(cache),
+                    drift: 0.0,
+                    noise: 0.003 + 0.027 * rng.f64(),
+                },
+                synth::PhaseSpec {
+                    bps: b,
+                    end_bytes: None,
+                    drift: 0.08 * rng.f64() - 0.04,
+                    noise: 0.01 + 0.05 * rng.f64(),
+                },
+            ],
+            interval_s,
+            duration_s,
+            heavy_tails: rng.bool(),
+            dips,
+        };
+        let (t, truth) = synth::simulate(&spec, rng.u64(..));
+        let an = analyze(&t);
+        let c = truth.drop_bytes[0];
+        if an.cliffs.len() == 1 {
+            right += 1;
+        }
+        match &an.cache_estimate {
+            Some(e) => {
+                errors.push((e.bytes as f64 - c).abs() / c);
+                if (e.low_bytes as f64) <= c && c <= e.high_bytes as f64 {
+                    covered += 1;
+                } else {
+                    failures.push(format!(
+                        "trace {i}: {}-{} misses {c:.0} ({k} samples of {interval_s} s, {:.0} -> \
+                         {:.0} MB/s)",
+                        e.low_bytes,
+                        e.high_bytes,
+                        a / 1e6,
+                        b / 1e6
+                    ));
+                }
+            }
+            None => {
+                errors.push(1.0);
+                failures.push(format!(
+                    "trace {i}: no cliff ({k} samples of {interval_s} s, {:.0} -> {:.0} MB/s): \
+                     {:?}",
+                    a / 1e6,
+                    b / 1e6,
+                    an.warnings
+                ));
+            }
+        }
+    }
+    errors.sort_by(|a, b| a.total_cmp(b));
+    let median_err = errors[errors.len() / 2];
+    let right = right as f64 / count as f64;
+    let coverage = covered as f64 / count as f64;
+    eprintln!(
+        "seed {seed}: {count} traces with a cache phase of 2-12 samples at the start: right \
+         number of cliffs {:.1}%, median cache error {:.3}%, 95% interval coverage {:.1}%",
+        100.0 * right,
+        100.0 * median_err,
+        100.0 * coverage
+    );
+    for f in &failures {
+        eprintln!("  {f}");
+    }
+    assert!(
+        right >= 0.95,
+        "right number of cliffs {:.1}% < 95%",
+        100.0 * right
+    );
+    assert!(
+        median_err <= 0.01,
+        "median cache error {:.3}% > 1%",
+        100.0 * median_err
+    );
+    assert!(coverage >= 0.90, "coverage {:.1}% < 90%", 100.0 * coverage);
+}

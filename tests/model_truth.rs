@@ -151,7 +151,7 @@ fn simulated_cliff_is_where_the_truth_says_without_the_detector() {
 
 /// Combinations the detector (branch `detect`) gets wrong today; each has its own ignored test
 /// below so that `cargo test -- --ignored` shows it until the detector handles it.
-const KNOWN_DETECTOR_MISSES: &[(&str, &str)] = &[("p5-1tb", "techpowerup-1m-seq.toml")];
+const KNOWN_DETECTOR_MISSES: &[(&str, &str)] = &[];
 
 fn scenario_check(m: &DriveModel, f: &std::path::Path) -> Option<String> {
     let w = WorkloadConfig::resolve(&slccache::cli::WorkloadArgs {
@@ -182,9 +182,8 @@ fn scenario_check(m: &DriveModel, f: &std::path::Path) -> Option<String> {
 }
 
 /// The thermal sawtooth of the P5 under the TechPowerUp method (1 MB QD1, 0.5 s samples):
-/// the detector takes a later throttle step, not the 2000 -> 1000 MB/s cliff at 100 GB.
+/// the estimate is the 2000 -> 1000 MB/s cliff at 100 GB, not a later throttle step.
 #[test]
-#[ignore = "detector misses the cache cliff of p5-1tb under techpowerup-1m-seq (thermal sawtooth); see KNOWN_DETECTOR_MISSES"]
 fn p5_under_the_techpowerup_method() {
     let f =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/techpowerup-1m-seq.toml");

@@ -13,17 +13,27 @@
 //! 4. exact PELT ([`pelt`]) with an O(1) L2 cost, penalty 3 sigma^2 ln(n);
 //! 5. spurious changes removed until none is left: excursions (+ a run of short segments that
 //!    leaves one level and returns to it loses all its boundaries), too-short segments merged
-//!    into the closer neighbour, steps under 10% merged, at most 4 changes;
+//!    into the closer neighbour, steps under 10% merged, at most 12 changes (+ enough for a
+//!    drive that cycles between throttled levels); + then a cache phase of a few samples at
+//!    the very start (too short for the blocks and the dip filter, and with no left
+//!    neighbour it is no excursion) is split off when the level after it lasts longer than a
+//!    dip and the run does not soon return to it;
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
 //!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
 //! 7. cache size = bytes written up to the first cliff from the byte counter, interpolated
 //!    inside the straddling sample; the 95% interval maps to low/high bytes.
 //!
-//! A cliff is a lasting drop: the first drop, and later drops to a new lowest level (a
-//! further, slower phase: folding). A rise, and a drop after a recovery that stays above the
-//! trough seen before, are not cliffs; they are post-cache phases and earn a warning that the
-//! post-cache level is unstable. [`synth`] generates traces with known truth for tests.
+//! A cliff is a lasting drop: the first drop, and later drops to a new lowest level that the
+//! run never recovers from (a further, slower phase: folding). A rise, a drop after a
+//! recovery that stays above the trough seen before, and a drop the run later climbs back
+//! from (thermal throttling cycles) are not cliffs; they are post-cache phases and earn a
+//! warning that the post-cache level is unstable.
+//!
+//! (+) With no cliff, a drop seen but too short to confirm (one high first sample, a short
+//! high start or a low stretch at the end, either no longer than a dip) changes the lower bound to the bytes written
+//! before it, with a warning: "the cache is at least all that was written" would be wrong.
+//! [`synth`] generates traces with known truth for tests.
 
 pub mod pelt;
 pub mod refine;
@@ -119,8 +129,9 @@ const MIN_BLOCKS: usize = 60;
 const MAX_BLOCKS: usize = 4000;
 /// Smallest step (in ln throughput) that counts as a change: about 10%.
 const MIN_STEP: f64 = 0.10;
-/// Most changes reported in one run.
-const MAX_CHANGES: usize = 4;
+/// Most changes kept in one run: enough for a drive that cycles between two post-cache levels
+/// (thermal throttling) without merging the cache cliff into a later step.
+const MAX_CHANGES: usize = 12;
 /// First and last segments shorter than this (seconds) are merged into their neighbour.
 const TINY_END_S: f64 = 3.5;
 
@@ -223,13 +234,21 @@ impl Work<'_> {
     }
 }
 
+/// The longest low stretch between two equal levels that is taken as a dip (or dips), not a
+/// phase, seconds.
+fn excursion_s(w: &Work) -> f64 {
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let block_s = w.b as f64 * dt;
+    (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s)
+}
+
 /// Removes spurious changes until none is left: excursions (a short segment whose
 /// neighbours are at the same level) lose both boundaries; too-short end segments merge into
 /// their neighbour; steps under [`MIN_STEP`] merge; at most [`MAX_CHANGES`] are kept.
 fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
     let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
     let dt = w.samples[0].interval_s.max(1e-9);
-    let excursion_s = (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s);
+    let excursion_s = excursion_s(w);
     // A last segment this short is a dip at the end of the run, not a phase.
     let end_s = MAX_DIP_S + 2.0 * dt + block_s;
     loop {
@@ -312,6 +331,201 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
         }
         return segs;
     }
+}
+
+/// A run of samples at the start of the first segment that is clearly above the level after
+/// it: a cache phase too short for the block medians (or a start-up burst).
+#[derive(Debug, Clone, Copy)]
+struct HighStart {
+    /// First sample of the run (1 after a ramp-up first sample, else 0).
+    skip: usize,
+    /// Samples in the run, the straddling one included.
+    run: usize,
+    /// First sample of the drop (the straddling sample when there is one).
+    cut: usize,
+    /// Level of the run before the straddling sample, ln bytes/s.
+    high: f64,
+    /// Level after the run, ln bytes/s.
+    low: f64,
+    /// Whether the level after the run lasts longer than a GC dip and never returns to the
+    /// run's level.
+    lasting: bool,
+}
+
+/// Looks for a [`HighStart`] in the first segment `s0`, with `sigma_x` the noise scale of
+/// single samples (ln).
+fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
+    let s0 = &segs[0];
+    let x = &w.x[s0.start..s0.end];
+    let thr = MIN_STEP.max(3.0 * sigma_x);
+    // A first sample clearly below the second is the queue filling up (a ramp): the run
+    // may start after it.
+    let skip = usize::from(x.len() > 3 && x[0] < x[1] - thr && x[1] > s0.level + thr);
+    // End (exclusive) of the leading run of samples above `low` by more than a step.
+    let lead = |low: f64| skip + x[skip..].iter().take_while(|&&v| v > low + thr).count();
+    let mut run = lead(s0.level);
+    if run == skip || run >= x.len() {
+        return None;
+    }
+    let low = w.level(s0.start + run, s0.end);
+    run = lead(low);
+    if run == skip || run >= x.len() {
+        return None;
+    }
+    let mut low = w.level(s0.start + run, s0.end);
+    // The sample after the run may straddle the drop: then it is above the low level, if
+    // by less than a whole step.
+    if run + 1 < x.len()
+        && x[run] > low + (0.5 * MIN_STEP).max(2.0 * sigma_x)
+        && x[run] < x[run - 1] - thr
+    {
+        run += 1;
+        low = w.level(s0.start + run, s0.end);
+    }
+    if skip > 0 && run - skip < 2 {
+        // One high sample between a ramp and the rest is a spike.
+        return None;
+    }
+    // The last sample of the run straddles the drop when it is clearly below the others.
+    let cut = if run - skip >= 2 {
+        let mut v = x[skip..run - 1].to_vec();
+        let high = median(&mut v);
+        if x[run - 1] < high - thr {
+            run - 1
+        } else {
+            run
+        }
+    } else {
+        run
+    };
+    let rest = &x[run..];
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let rest_s = w.t_end(s0.end) - w.t_start(s0.start + run);
+    let back = rest.iter().filter(|&&v| v > low + thr).count();
+    // A low stretch that the run leaves again for the level before it is a dip unless it
+    // lasts longer than an excursion.
+    let high = w.level(s0.start + skip, s0.start + cut.max(skip + 1));
+    let returns = segs
+        .get(1)
+        .is_some_and(|s1| s1.level > high - MIN_STEP && rest_s < excursion_s(w));
+    let lasting = rest_s >= MAX_DIP_S + 2.0 * dt && back * 10 <= rest.len() && !returns;
+    Some(HighStart {
+        skip: s0.start + skip,
+        run: run - skip,
+        cut: s0.start + cut,
+        high,
+        low,
+        lasting,
+    })
+}
+
+/// A drop seen but too short to call a cliff, in a run without a cliff: a short high run at
+/// the start (one sample, or a level after it that lasts no longer than a GC dip), or a low
+/// run at the end. Either may be the cache running out, so "the cache is at least all that
+/// was written" would be wrong. Returns a lower bound that holds either way (the bytes
+/// written before the drop) and a warning.
+fn unconfirmed_drop(
+    w: &Work,
+    segs: &[Seg],
+    start: Option<HighStart>,
+    sigma_x: f64,
+) -> Option<(f64, String)> {
+    let samples = w.samples;
+    let units = UnitSystem::Decimal;
+    let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
+    let dt = w.samples[0].interval_s;
+    let thr = MIN_STEP.max(4.0 * sigma_x);
+    if let Some(hs) = start {
+        if segs.len() > 1 {
+            // The low level did not last to the end: the run moved on to another level.
+            return None;
+        }
+        let high = hs.high.exp();
+        let low = hs.low.exp();
+        if hs.run == 1 {
+            if hs.high - hs.low < (2.0 * thr).max(1.4f64.ln()) {
+                // One sample a little above the rest: noise or a start-up burst.
+                return None;
+            }
+            // One high sample: the drop may lie anywhere inside it. Were it the cliff, the
+            // sample holds the cache plus at most one interval at the lower level.
+            let first = samples[0].bytes as f64;
+            let bound = (first - low * samples[0].interval_s).max(0.0);
+            // Or the first sample was all cache and the drop came early in the second, whose
+            // excess over the low level is then cache written at the first sample's rate.
+            let a = first / samples[0].interval_s.max(1e-9);
+            let excess = (samples[1].bytes as f64 - low * samples[1].interval_s).max(0.0);
+            let upper = first
+                + if a > low {
+                    excess * a / (a - low)
+                } else {
+                    excess
+                };
+            return Some((
+                bound,
+                format!(
+                    "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of \
+                     {} to {} may have run out within the first {} s sample (or early in the next), too early \
+                     to measure; rerun with a shorter --interval (e.g. {}) to see it",
+                    format_rate(high, units),
+                    high / low,
+                    format_rate(low, units),
+                    format_bytes(bound, units),
+                    format_bytes(upper, units),
+                    dt,
+                    if dt > 0.15 { "100ms" } else { "20ms" }
+                ),
+            ));
+        }
+        let t_drop = samples[hs.cut].t_start_s();
+        let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
+        let rest = samples[samples.len() - 1].t_s - samples[hs.cut].t_s;
+        return Some((
+            bound,
+            format!(
+                "throughput fell from {} to {} at {:.1} s and stayed there for the last {:.1} s \
+                 of the run: too short to tell the cache running out (after about {}) from a \
+                 long pause; without a cliff the cache is at least {}; write for longer to tell",
+                format_rate(high, units),
+                format_rate(low, units),
+                t_drop,
+                rest,
+                format_bytes(bound, units),
+                format_bytes(bound, units)
+            ),
+        ));
+    }
+    // A low run at the end of the last segment, at least two samples and half a second.
+    let last = segs.last()?;
+    let x = &w.x[last.start..last.end];
+    let k = x
+        .iter()
+        .rev()
+        .take_while(|&&v| v < last.level - thr)
+        .count();
+    if k < 2 || k >= x.len() {
+        return None;
+    }
+    let i = last.end - k;
+    if samples[samples.len() - 1].t_s - samples[i].t_start_s() < 0.5 {
+        return None;
+    }
+    let mut v = w.x[i..last.end].to_vec();
+    let low = median(&mut v).exp();
+    let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
+    Some((
+        bound,
+        format!(
+            "throughput fell from {} to {} in the last {:.1} s of the run: too short to tell the \
+             cache running out (after about {}) from a pause; without a cliff the cache is at \
+             least {}; write for longer to tell",
+            format_rate(last.level.exp(), units),
+            format_rate(low, units),
+            samples[samples.len() - 1].t_s - samples[i].t_start_s(),
+            format_bytes(bound, units),
+            format_bytes(bound, units)
+        ),
+    ))
 }
 
 /// The level and scale of ln throughput over `range`, for refinement.
@@ -412,10 +626,26 @@ pub fn analyze(t: &Timeline) -> Analysis {
     bounds.push(n);
     let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
     // 5. Remove spurious changes.
-    let segs = clean(&w, segs);
-    // 6. Refine each change at full resolution.
+    let mut segs = clean(&w, segs);
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
     let sigma_x = mad_scale(&diff_x) / std::f64::consts::SQRT_2;
+    // 5b. A short cache phase at the very start: too short for the block medians and the
+    //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
+    //     level after it lasts longer than any dip.
+    let start = high_start(&w, &segs, sigma_x);
+    // Where the level before the first change is measured from (after a ramp-up sample).
+    let mut first_level_from = 0;
+    if let Some(hs) = start.filter(|h| h.run >= 2 && h.lasting) {
+        let s0 = segs[0];
+        let cache = Seg {
+            start: s0.start,
+            end: hs.cut,
+            level: hs.high,
+        };
+        segs.splice(0..1, [cache, w.seg(hs.cut, s0.end)]);
+        first_level_from = hs.skip;
+    }
+    // 6. Refine each change at full resolution.
     let scale_floor = (0.5 * sigma_x).max(0.002);
     // The filter can move an edge by up to h blocks when a dip is near it.
     let reach = (h + 1) * b + 2;
@@ -426,11 +656,14 @@ pub fn analyze(t: &Timeline) -> Analysis {
         let c = q.start;
         let lo = c.saturating_sub(reach).max(p.start);
         let hi = (c + reach).min(q.end);
-        let a_range = if lo > p.start {
+        let mut a_range = if lo > p.start {
             lo.saturating_sub(level_len).max(p.start)..lo
         } else {
             p.start..c
         };
+        if j == 1 && a_range.start < first_level_from && first_level_from < a_range.end {
+            a_range.start = first_level_from;
+        }
         let b_range = if hi < q.end {
             hi..(hi + level_len).min(q.end)
         } else {
@@ -449,7 +682,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
         changes.push(Change { r });
     }
     // 7. Phases, cliffs, cache estimate.
-    build_result(&w, &segs, &changes, &mut out);
+    build_result(&w, &segs, &changes, start, sigma_x, &mut out);
     out
 }
 
@@ -464,7 +697,14 @@ fn mean_rate(samples: &[Sample], s: usize, e: usize) -> f64 {
     }
 }
 
-fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) {
+fn build_result(
+    w: &Work,
+    segs: &[Seg],
+    changes: &[Change],
+    start: Option<HighStart>,
+    sigma_x: f64,
+    out: &mut Analysis,
+) {
     let samples = w.samples;
     let n = samples.len();
     let t0 = samples[0].t_start_s();
@@ -480,11 +720,19 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
     // A cliff is a drop to a new lowest level: a drop after a recovery that stays above the
     // trough seen before is the post-cache level moving, not a cliff.
     // The first drop is the first cliff; later ones must go below every level since.
+    // A later drop the run recovers from (a later segment back at the level before it) is
+    // throttling or a trough, not a further phase.
     let mut is_drop = Vec::with_capacity(changes.len());
     let mut lowest = f64::INFINITY;
     for j in 0..changes.len() {
         let next = segs[j + 1].level;
-        let drop = next < segs[j].level && next < lowest - MIN_STEP;
+        let mut drop = next < segs[j].level && next < lowest - MIN_STEP;
+        if drop && lowest.is_finite() {
+            let recovered = segs[j + 2..]
+                .iter()
+                .any(|s| s.level > segs[j].level - 0.5 * MIN_STEP);
+            drop = !recovered;
+        }
         is_drop.push(drop);
         if drop || lowest.is_finite() {
             lowest = lowest.min(next);
@@ -542,7 +790,7 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
             let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
             if cache_s < 10.0 * dt || width > 0.05 {
                 out.warnings.push(format!(
-                    "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} samples of \
+                    "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} sample(s) of \
                      {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
                      tighter estimate",
                     cache_s / dt,
@@ -550,13 +798,17 @@ fn build_result(w: &Work, segs: &[Seg], changes: &[Change], out: &mut Analysis) 
                 ));
             }
         }
-        None => {
-            out.warnings.push(format!(
+        None => match unconfirmed_drop(w, segs, start, sigma_x) {
+            Some((bound, text)) => {
+                out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);
+                out.warnings.push(text);
+            }
+            None => out.warnings.push(format!(
                 "the run ended before any cliff: the SLC cache is at least {} (all that was \
                  written); write more (--max-bytes or --duration) to find where it ends",
                 format_bytes(b_end - b0, units)
-            ));
-        }
+            )),
+        },
     }
     // Post-cache level unstable: more than one post-cache level, or wide swings within it.
     let post: Vec<&Phase> = phases
