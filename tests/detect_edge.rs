@@ -446,3 +446,41 @@ fn steady_runs_with_dips_and_heavy_tails_have_no_cliff() {
     let a = analyze(&mb(&rates, 1.0));
     assert_eq!(a.cache_lower_bound_bytes, Some(a.bytes_total), "{a:#?}");
 }
+
+/// The P5 preset heats up while writing and throttles at 75 °C: the analysis names the
+/// throttling drops as heat, and a drive that never gets hot gets no such warning.
+#[test]
+fn thermal_throttling_is_named_as_heat_not_cache() {
+    let run = |preset: &str| {
+        let m = presets::find(preset).unwrap();
+        let w = WorkloadConfig::resolve(&WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            max_bytes: Some("800GB".into()),
+            seed: Some(3),
+            ..Default::default()
+        })
+        .unwrap();
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        analyze(&sim.timeline)
+    };
+    let hot = run("p5-1tb");
+    let est = hot
+        .cache_estimate
+        .as_ref()
+        .expect("the P5 cache cliff is found");
+    assert!((est.bytes as f64 / 100e9 - 1.0).abs() < 0.02, "{est:?}");
+    let w = hot
+        .warnings
+        .iter()
+        .find(|w| w.starts_with("thermal throttling"))
+        .unwrap_or_else(|| panic!("no thermal warning: {:?}", hot.warnings));
+    assert!(w.contains("°C"), "{w}");
+    // The cache cliff itself (at ~50 s, a cool drive) is not called throttling.
+    assert!(!w.contains(" 50 s"), "{w}");
+    let cool = run("960evo-1tb");
+    assert!(
+        !cool.warnings.iter().any(|w| w.starts_with("thermal")),
+        "{:?}",
+        cool.warnings
+    );
+}

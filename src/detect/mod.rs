@@ -856,5 +856,47 @@ fn build_result(
             format_rate(f.mean_bytes_per_sec, units)
         ));
     }
+    out.warnings.extend(thermal_warnings(w.samples, &phases));
     out.phases = phases;
+}
+
+/// Drops between phases that happen while the drive is at its hottest: thermal throttling, not
+/// the cache. Only where temperatures were recorded; a drop counts when the next phase is at
+/// least 10% slower and the temperature at the boundary is within 2 °C of the run's maximum and
+/// at least 10 °C above its minimum.
+fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+    let temps: Vec<(f64, f64)> = samples
+        .iter()
+        .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
+        .collect();
+    let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
+        return vec![];
+    };
+    let cold = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    if hot - cold < 10.0 {
+        return vec![];
+    }
+    let temp_at = |t: f64| {
+        temps
+            .iter()
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+            .map(|p| p.1)
+    };
+    let hot_drops: Vec<(f64, f64)> = phases
+        .windows(2)
+        .filter(|p| p[1].mean_bytes_per_sec < 0.9 * p[0].mean_bytes_per_sec)
+        .filter_map(|p| temp_at(p[1].start_s).map(|c| (p[1].start_s, c)))
+        .filter(|&(_, c)| c >= hot - 2.0)
+        .collect();
+    if hot_drops.is_empty() {
+        return vec![];
+    }
+    let list: Vec<String> = hot_drops
+        .iter()
+        .map(|(t, c)| format!("{t:.0} s ({c:.0} °C)"))
+        .collect();
+    vec![format!(
+        "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C);          these drops are heat, not the cache running out; cool the drive or quote them apart",
+        list.join(", ")
+    )]
 }
