@@ -896,7 +896,7 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         .map(|(t, c)| format!("{t:.0} s ({c:.0} °C)"))
         .collect();
     vec![format!(
-        "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C);          these drops are heat, not the cache running out; cool the drive or quote them apart",
+        "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C); these drops are heat, not the cache running out; cool the drive or quote them apart",
         list.join(", ")
     )]
 }
