@@ -90,7 +90,6 @@ fn write_outputs(
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv = dir.join("timeline.csv");
     CsvWriter::write_all(&csv, t).with_context(|| format!("writing {}", csv.display()))?;
-    let duration = t.duration_s();
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),
         config: serde_json::json!({
@@ -100,16 +99,7 @@ fn write_outputs(
             "rate_unit": args.rate_unit,
         }),
         run: t.meta.clone(),
-        totals: Totals {
-            bytes: t.bytes_total(),
-            writes: 0,
-            duration_s: duration,
-            mean_bytes_per_sec: if duration > 0.0 {
-                t.bytes_total() as f64 / duration
-            } else {
-                0.0
-            },
-        },
+        totals: Totals::of(t, 0),
         interrupted: false,
         error: None,
         analysis: a.clone(),

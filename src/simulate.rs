@@ -335,7 +335,6 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     })?;
     let analysis = crate::detect::analyze(&sim.timeline);
     let t = &sim.timeline;
-    let duration = t.duration_s();
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),
         config: serde_json::to_value(SimConfig {
@@ -346,16 +345,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             workload: &w,
         })?,
         run: t.meta.clone(),
-        totals: Totals {
-            bytes: t.bytes_total(),
-            writes: sim.writes,
-            duration_s: duration,
-            mean_bytes_per_sec: if duration > 0.0 {
-                t.bytes_total() as f64 / duration
-            } else {
-                0.0
-            },
-        },
+        totals: Totals::of(t, sim.writes),
         interrupted: false,
         error: None,
         analysis: analysis.clone(),

@@ -64,6 +64,23 @@ pub struct Totals {
     pub mean_bytes_per_sec: f64,
 }
 
+impl Totals {
+    /// Totals of a timeline: its bytes and duration, and `writes` writes.
+    pub fn of(t: &Timeline, writes: u64) -> Totals {
+        let duration_s = t.duration_s();
+        Totals {
+            bytes: t.bytes_total(),
+            writes,
+            duration_s,
+            mean_bytes_per_sec: if duration_s > 0.0 {
+                t.bytes_total() as f64 / duration_s
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
 /// The content of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
