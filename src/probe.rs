@@ -447,6 +447,13 @@ fn finish(
         "plan": plan,
         "io_uring": ring_info,
         "out": out_dir,
+        // For emulated drives, the model's truth (cache bytes, phase boundaries), so a run
+        // can be checked against it.
+        "model_truth": target
+            .info
+            .emulated
+            .as_ref()
+            .map(|e| e.truth(cfg.pattern, cfg.block_size)),
     });
     let summary = Summary {
         slccache_version: crate::VERSION.into(),
