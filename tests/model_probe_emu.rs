@@ -116,3 +116,43 @@ fn probe_emu_estimates_every_preset_within_2_percent() {
         failures.join("\n")
     );
 }
+
+/// A probe of an emulated drive records the model's truth in `summary.json`, next to the
+/// analysis, so a run can be checked against it.
+#[test]
+fn summary_of_an_emulated_probe_carries_the_model_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args([
+            "probe",
+            "emu:960evo-250g,cache=500MB",
+            "--pattern",
+            "seqwrite",
+        ])
+        .args([
+            "--bs",
+            "1M",
+            "--max-bytes",
+            "2GB",
+            "--interval",
+            "100ms",
+            "--quiet",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let truth = &s["config"]["model_truth"];
+    assert_eq!(truth["cache_bytes"].as_u64(), Some(500_000_000), "{truth}");
+    assert_eq!(
+        truth["in_cache_bytes_per_sec"].as_f64(),
+        Some(1.5e9),
+        "{truth}"
+    );
+    let est = s["analysis"]["cache_estimate"]["bytes"].as_f64().unwrap();
+    assert!((est / 5e8 - 1.0).abs() < 0.02, "estimate {est}");
+}
