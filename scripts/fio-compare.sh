@@ -10,7 +10,9 @@
 # of the medians (first and last second left out: both tools ramp up and drain there).
 # ROUNDS=n repeats the pair n times (slccache, fio, slccache, fio, ...) and reports the median
 # of the per-round ratios, which is what to trust on a machine shared with other work. Each
-# round also prints the CPU seconds (user + system) both tools used.
+# round also prints the CPU seconds (user + system) both tools used. ORDER=alternate runs fio
+# first in every second round, so that whatever the first run leaves behind (the host's
+# write-back, a warmed cache) does not always favour the same tool.
 # Outputs go to ${OUT:-output/fio-compare-<time>}/. Needs fio (apt-get install -y fio).
 #
 # On a shared, noisy machine the two runs see different neighbours. THROTTLE=200 (MB/s; root,
@@ -77,20 +79,32 @@ bytes=$(stat -c %s "$file")
 fio_rw=$pattern
 [[ $pattern == seqwrite ]] && fio_rw=write
 rounds=${ROUNDS:-1}
-: >"$out/rounds.txt"
-for ((r = 1; r <= rounds; r++)); do
-    d="$out/round-$r"
-    mkdir -p "$d"
-    echo "round $r/$rounds: slccache $pattern bs=$bs qd=$qd for ${secs}s, then fio" >&2
+# One run of each tool for round $r, into $d.
+run_slccache() {
     # CPU seconds (user, system) of the slccache process, from bash's `time`; the probe's own
     # stderr still goes to ours.
     { time in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" \
         --bs "$bs" --qd "$qd" --duration "${secs}s" --interval 1s --quiet \
         --out "$d/slccache" >/dev/null 2>&3; } 3>&2 2>"$d/slccache.cpu"
+}
+run_fio() {
     in_cgroup fio --name=compare --filename="$file" --size="$bytes" --rw="$fio_rw" --bs="$bs" \
         --iodepth="$qd" --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --direct=1 \
         --time_based=1 --runtime="$secs" --randrepeat=0 --write_bw_log="$d/fio" \
         --log_avg_msec=1000 --output="$d/fio.txt" >/dev/null
+}
+: >"$out/rounds.txt"
+for ((r = 1; r <= rounds; r++)); do
+    d="$out/round-$r"
+    mkdir -p "$d"
+    echo "round $r/$rounds: slccache and fio, $pattern bs=$bs qd=$qd for ${secs}s each" >&2
+    if [[ ${ORDER:-} == alternate ]] && ((r % 2 == 0)); then
+        run_fio
+        run_slccache
+    else
+        run_slccache
+        run_fio
+    fi
     fiolog=$(ls "$d"/fio_bw*.log | head -1)
     # slccache: bytes_per_sec column; fio: KiB/s. Both as MB/s (10^6 bytes/s).
     awk -F, 'NR > 1 { printf "%.3f\n", $5 / 1e6 }' "$d/slccache/timeline.csv" >"$d/s.txt"
