@@ -9,7 +9,10 @@
 # write_bw_log + log_avg_msec=1000, and print the per-second rates side by side with the ratio
 # of the medians (first and last second left out: both tools ramp up and drain there).
 # ROUNDS=n repeats the pair n times (slccache, fio, slccache, fio, ...) and reports the median
-# of the per-round ratios, which is what to trust on a machine shared with other work.
+# of the per-round ratios, which is what to trust on a machine shared with other work. Each
+# round also prints the CPU seconds (user + system) both tools used. ORDER=alternate runs fio
+# first in every second round, so that whatever the first run leaves behind (the host's
+# write-back, a warmed cache) does not always favour the same tool.
 # Outputs go to ${OUT:-output/fio-compare-<time>}/. Needs fio (apt-get install -y fio).
 #
 # On a shared, noisy machine the two runs see different neighbours. THROTTLE=200 (MB/s; root,
@@ -17,6 +20,7 @@
 # that rate, so both should record the same flat line: this checks the timeline's accounting
 # (per-second bytes, real elapsed time) rather than raw engine speed.
 set -euo pipefail
+TIMEFORMAT='%U %S'
 
 file=${1:?usage: $0 FILE [SIZE] [SECONDS] [BS] [QD] [PATTERN]}
 size=${2:-1GiB}
@@ -75,17 +79,32 @@ bytes=$(stat -c %s "$file")
 fio_rw=$pattern
 [[ $pattern == seqwrite ]] && fio_rw=write
 rounds=${ROUNDS:-1}
-: >"$out/rounds.txt"
-for ((r = 1; r <= rounds; r++)); do
-    d="$out/round-$r"
-    mkdir -p "$d"
-    echo "round $r/$rounds: slccache $pattern bs=$bs qd=$qd for ${secs}s, then fio" >&2
-    in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" --bs "$bs" \
-        --qd "$qd" --duration "${secs}s" --interval 1s --quiet --out "$d/slccache" >/dev/null
+# One run of each tool for round $r, into $d.
+run_slccache() {
+    # CPU seconds (user, system) of the slccache process, from bash's `time`; the probe's own
+    # stderr still goes to ours.
+    { time in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" \
+        --bs "$bs" --qd "$qd" --duration "${secs}s" --interval 1s --quiet \
+        --out "$d/slccache" >/dev/null 2>&3; } 3>&2 2>"$d/slccache.cpu"
+}
+run_fio() {
     in_cgroup fio --name=compare --filename="$file" --size="$bytes" --rw="$fio_rw" --bs="$bs" \
         --iodepth="$qd" --ioengine=io_uring --fixedbufs=1 --registerfiles=1 --direct=1 \
         --time_based=1 --runtime="$secs" --randrepeat=0 --write_bw_log="$d/fio" \
         --log_avg_msec=1000 --output="$d/fio.txt" >/dev/null
+}
+: >"$out/rounds.txt"
+for ((r = 1; r <= rounds; r++)); do
+    d="$out/round-$r"
+    mkdir -p "$d"
+    echo "round $r/$rounds: slccache and fio, $pattern bs=$bs qd=$qd for ${secs}s each" >&2
+    if [[ ${ORDER:-} == alternate ]] && ((r % 2 == 0)); then
+        run_fio
+        run_slccache
+    else
+        run_slccache
+        run_fio
+    fi
     fiolog=$(ls "$d"/fio_bw*.log | head -1)
     # slccache: bytes_per_sec column; fio: KiB/s. Both as MB/s (10^6 bytes/s).
     awk -F, 'NR > 1 { printf "%.3f\n", $5 / 1e6 }' "$d/slccache/timeline.csv" >"$d/s.txt"
@@ -96,6 +115,12 @@ for ((r = 1; r <= rounds; r++)); do
     mf=$(median "$d/f.txt")
     awk -v r="$r" -v s="$ms" -v f="$mf" 'BEGIN { printf "round %d median MB/s: slccache %.1f, fio %.1f, ratio %.3f\n", r, s, f, (f > 0 ? s / f : 0) }' \
         | tee -a "$out/rounds.txt"
+    # fio reports CPU as a percentage of its runtime: "cpu : usr=5.50%, sys=48.27%, ctx=...".
+    read -r su ss <"$d/slccache.cpu"
+    awk -v r="$r" -v su="$su" -v ss="$ss" -v secs="$secs" '/^ *cpu *:/ {
+        gsub(/[usrsy=%,]/, " "); u = $3; s = $4
+        printf "round %d CPU s: slccache %.2f user + %.2f sys, fio %.2f user + %.2f sys\n", r, su, ss, u * secs / 100, s * secs / 100 }' \
+        "$d/fio.txt" | tee -a "$out/cpu.txt"
 done
 if ((rounds > 1)); then
     awk '{ v[n++] = $NF } END { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }

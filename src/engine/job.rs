@@ -14,20 +14,6 @@ use crate::sampler::{Clock, Sampler};
 /// How long one wait for completions may block before the loop looks at the stop flag again.
 const WAIT_SLICE: Duration = Duration::from_millis(50);
 
-/// How long a job polls for completions before it sleeps: `SLCCACHE_SPIN_US` microseconds
-/// [1000]. 0 sleeps at once (least CPU; on a VM it cost 10-20% throughput at 4k QD32).
-fn spin_budget() -> Duration {
-    static BUDGET: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
-    *BUDGET.get_or_init(|| {
-        Duration::from_micros(
-            std::env::var("SLCCACHE_SPIN_US")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(1000),
-        )
-    })
-}
-
 /// A failed write (or a failed submission), as reported to the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriteFailure {
@@ -141,6 +127,12 @@ pub fn run_job<C: Clock>(
     let mut broken = false; // the backend itself failed: nothing more can be reaped
 
     loop {
+        completions.clear();
+        let mut r = Ok(());
+        // Like fio (iodepth_batch_submit=1), each write is submitted as soon as it is ready
+        // instead of after the whole batch: the device starts on it at once, and on a VM a
+        // batch submit delays its first write by the time the kernel takes to issue the rest.
+        // Each submit also reaps what has completed meanwhile, without waiting.
         while !exhausted && !broken && !shared.stop.load(Ordering::Relaxed) {
             let Some(buf) = free.pop() else { break };
             let k = shared.next.fetch_add(1, Ordering::Relaxed);
@@ -173,26 +165,16 @@ pub fn run_job<C: Clock>(
                 break;
             }
             inflight += 1;
+            r = backend.submit_and_wait(0, Duration::ZERO, &mut completions);
+            if r.is_err() {
+                break;
+            }
         }
         if inflight == 0 || broken {
             break;
         }
-        completions.clear();
-        // Submit and take what has completed without blocking (like fio, this keeps the
-        // device queue topped up one write at a time while completions keep coming); block
-        // for one completion only when nothing is there yet.
-        let mut r = backend.submit_and_wait(0, Duration::ZERO, &mut completions);
-        if r.is_ok() && completions.is_empty() && backend.poll_before_sleep() {
-            // Poll a little before sleeping: waking a sleeping thread costs tens of
-            // microseconds (much more in a VM), which at queue depth 32 and ~300 us per write
-            // is throughput lost. fio never sleeps while completions keep coming; this gets
-            // the same effect with a bounded cost.
-            let spin_until = std::time::Instant::now() + spin_budget();
-            while r.is_ok() && completions.is_empty() && std::time::Instant::now() < spin_until {
-                std::hint::spin_loop();
-                r = backend.submit_and_wait(0, Duration::ZERO, &mut completions);
-            }
-        }
+        // Nothing to refill and nothing completed: sleep until a write completes. No polling
+        // (it burnt a core and gained nothing once submits are per write, like fio's).
         if r.is_ok() && completions.is_empty() {
             r = backend.submit_and_wait(1, WAIT_SLICE, &mut completions);
         }
@@ -265,6 +247,9 @@ mod tests {
         inflight: usize,
         written: Vec<(u64, Vec<u8>)>,
         fail_at: Option<u64>,
+        /// Writes pushed since the last submit, and the most ever seen.
+        unsubmitted: usize,
+        max_unsubmitted: usize,
     }
 
     impl Backend for Recorder {
@@ -278,15 +263,22 @@ mod tests {
             self.inflight += 1;
             self.max_inflight = self.max_inflight.max(self.inflight);
             self.queued.push_back(op);
+            self.unsubmitted += 1;
+            self.max_unsubmitted = self.max_unsubmitted.max(self.unsubmitted);
             Ok(())
         }
         fn submit_and_wait(
             &mut self,
-            _min: usize,
+            min: usize,
             _t: Duration,
             out: &mut Vec<Completion>,
         ) -> std::io::Result<()> {
-            // Complete one write per call, oldest first.
+            // Like a device that is never done at submit time: complete one write per wait
+            // (oldest first), nothing on a call that does not wait.
+            self.unsubmitted = 0;
+            if min == 0 {
+                return Ok(());
+            }
             if let Some(op) = self.queued.pop_front() {
                 self.inflight -= 1;
                 let data = self.bufs.get_mut(op.buf)[..op.len as usize].to_vec();
@@ -313,6 +305,8 @@ mod tests {
             inflight: 0,
             written: Vec::new(),
             fail_at: None,
+            unsubmitted: 0,
+            max_unsubmitted: 0,
         }
     }
 
@@ -329,6 +323,10 @@ mod tests {
         let n = run_job(0, &mut b, 8, &shared, &sampler);
         assert_eq!(n, 300);
         assert_eq!(b.max_inflight, 8, "queue depth kept full");
+        assert_eq!(
+            b.max_unsubmitted, 1,
+            "each write submitted as soon as it is queued"
+        );
         let mut offs: Vec<u64> = b.written.iter().map(|w| w.0).collect();
         offs.sort();
         assert_eq!(offs, (0..300).map(|i| i * 4096).collect::<Vec<_>>());

@@ -8,7 +8,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
-use io_uring::{opcode, types, IoUring};
+use io_uring::{opcode, types, EnterFlags, IoUring};
 
 use super::buffers::AlignedBuffers;
 use super::{Backend, Completion, WriteOp};
@@ -194,7 +194,28 @@ impl Backend for UringBackend {
         self.enable()?;
         let have = self.ring.completion().len();
         if min_complete == 0 || have >= min_complete {
-            self.ring.submit()?;
+            // Submit without waiting, but with GETEVENTS: on a DEFER_TASKRUN ring, completions
+            // are only posted to the completion queue when the task enters the kernel asking
+            // for events, so a bare submit could leave finished writes unseen until the next
+            // wait. This is the call fio makes for every submission.
+            let to_submit = self.ring.submission().len() as u32;
+            // SAFETY: no argument pointer is passed (None), so the kernel reads no memory of
+            // ours beyond the rings, which the IoUring owns; the submitted entries point into
+            // `self.bufs` (see `push`).
+            unsafe {
+                self.ring.submitter().enter::<libc::sigset_t>(
+                    to_submit,
+                    0,
+                    EnterFlags::GETEVENTS.bits(),
+                    None,
+                )
+            }
+            .or_else(|e| match e.raw_os_error() {
+                // Interrupted or out of resources for now: what was not taken stays queued
+                // for the next call, and completions are reaped below either way.
+                Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY) => Ok(0),
+                _ => Err(e),
+            })?;
         } else {
             let ts = types::Timespec::from(timeout);
             let args = types::SubmitArgs::new().timespec(&ts);
