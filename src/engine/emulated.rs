@@ -225,11 +225,6 @@ impl Backend for EmuBackend {
         "emulated"
     }
 
-    fn poll_before_sleep(&self) -> bool {
-        // Completions are due at times the model knows; sleeping until then costs nothing.
-        false
-    }
-
     fn buffer_mut(&mut self, idx: usize) -> &mut [u8] {
         &mut self.buffers[idx]
     }

@@ -37,12 +37,6 @@ pub trait Backend: Send {
     fn buffer_mut(&mut self, idx: usize) -> &mut [u8];
     /// Queues a write; it is issued at the latest by the next [`Backend::submit_and_wait`].
     fn push(&mut self, op: WriteOp) -> io::Result<()>;
-    /// Whether polling for completions for a moment before sleeping pays off. True for real
-    /// devices (waking a sleeping thread costs tens of microseconds); false for backends that
-    /// know exactly when their next completion is due and sleep until then.
-    fn poll_before_sleep(&self) -> bool {
-        true
-    }
     /// Issues queued writes and waits until at least `min_complete` writes have completed or
     /// `timeout` has passed; appends what completed to `out`.
     fn submit_and_wait(
