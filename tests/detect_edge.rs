@@ -484,3 +484,21 @@ fn thermal_throttling_is_named_as_heat_not_cache() {
         cool.warnings
     );
 }
+
+/// A probe of `emu:960evo-250g,cache=2GB --max-bytes 4GB`: one sample in the cache, one that
+/// straddles the cliff, six after it with a GC dip among them. In so short a run the drop and
+/// the dip are most of the first differences, and a noise scale read from their MAD alone
+/// made a fivefold drop look like noise ("the cache is at least 4.00 GB").
+#[test]
+fn an_eight_sample_run_with_a_dip_still_shows_its_cliff() {
+    let rates = [1457.7, 730.3, 302.4, 305.1, 300.3, 211.2, 301.6, 304.7];
+    let a = analyze(&mb(&rates, 1.0));
+    check_invariants(&a, "eight samples");
+    assert_eq!(a.cliffs.len(), 1, "{a:#?}");
+    let e = a.cache_estimate.as_ref().expect("a cache estimate");
+    assert!((e.bytes as f64 / 2.0e9 - 1.0).abs() < 0.05, "{e:?}");
+    assert!(
+        e.low_bytes as f64 <= 2.0e9 && 2.0e9 <= e.high_bytes as f64,
+        "{e:?}"
+    );
+}
