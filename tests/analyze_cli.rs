@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 
 fn real(file: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real-traces");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-traces");
     assert!(
         dir.is_dir(),
-        "missing {}: the tests need the shared data folder beside the crate",
+        "missing {}: the real traces are part of the repository",
         dir.display()
     );
     dir.join(file)

@@ -1,5 +1,5 @@
 //! The detector on real fio traces of a BIWIN X570 1 TB (see
-//! `../shared/data/real-traces/README.md`), each read in both forms: fio's bandwidth log and
+//! `tests/data/real-traces/README.md`), each read in both forms: fio's bandwidth log and
 //! the two-column `second,write_MiB_s` CSV.
 
 use std::path::PathBuf;
@@ -10,11 +10,10 @@ use slccache::timeline::import;
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 fn trace(file: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/real-traces");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-traces");
     assert!(
         dir.is_dir(),
-        "missing {}: the tests need the shared data folder beside the crate (../shared/data \
-         relative to the crate root)",
+        "missing {}: the real traces are part of the repository",
         dir.display()
     );
     dir.join(file)

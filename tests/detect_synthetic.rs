@@ -1,18 +1,17 @@
 //! The detector against synthetic traces with known truth, drawn fresh from a seed.
 //!
-//! Levels and cache sizes come from `../shared/data/published-drives.csv`. Set
+//! Levels and cache sizes come from `data/published-drives.csv` (copied into the repository with its sources). Set
 //! `SLCCACHE_SEED` to draw another set and `SLCCACHE_TRACES` to change how many.
 
 use slccache::detect::{analyze, synth};
 
-fn shared_data(file: &str) -> String {
+fn repo_data(file: &str) -> String {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
+        .join("data")
         .join(file);
     std::fs::read_to_string(&p).unwrap_or_else(|e| {
         panic!(
-            "cannot read {} ({e}): the tests need the shared data folder beside the crate \
-             (../shared/data relative to the crate root)",
+            "cannot read {} ({e}): the published-drive figures are part of the repository",
             p.display()
         )
     })
@@ -27,7 +26,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 #[test]
 fn synthetic_traces_meet_the_targets() {
-    let drives = synth::parse_published_drives(&shared_data("published-drives.csv"));
+    let drives = synth::parse_published_drives(&repo_data("published-drives.csv"));
     assert!(
         drives.len() >= 15,
         "expected at least 15 usable drives in published-drives.csv, got {}",
@@ -145,7 +144,7 @@ fn synthetic_traces_meet_the_targets() {
 /// noise and dips as in the main set, 1 s and 100 ms samples.
 #[test]
 fn short_cache_phases_at_the_start() {
-    let drives = synth::parse_published_drives(&shared_data("published-drives.csv"));
+    let drives = synth::parse_published_drives(&repo_data("published-drives.csv"));
     let seed = env_u64("SLCCACHE_SEED", 20261129);
     let count = env_u64("SLCCACHE_TRACES", 400) as usize;
     let mut rng = fastrand::Rng::with_seed(seed ^ 0x5157);

@@ -1,7 +1,7 @@
 //! Built-in drive presets, each citing its row of `published-drives.csv`; overrides
 //! (`960evo-500g,cache=30GB,after=500MB/s`) and drive models read from TOML files.
 //!
-//! Row numbers are line numbers of `shared/data/published-drives.csv` (line 1 is the header).
+//! Row numbers are line numbers of `data/published-drives.csv` (line 1 is the header).
 //! Figures the file does not give are marked "assumed" in the preset's `source`.
 
 use std::collections::BTreeMap;
@@ -767,7 +767,7 @@ pub fn presets_text() -> String {
             m.model
         ));
     }
-    out.push_str("\nSources (shared/data/published-drives.csv):\n");
+    out.push_str("\nSources (data/published-drives.csv):\n");
     for m in all() {
         out.push_str(&format!("  {:<12} {}\n", m.name, m.source));
     }
@@ -825,7 +825,11 @@ mod tests {
         assert_eq!(m.dynamic_cache.0, 9 * GB);
         let m = parse_spec("660p-1tb,fill=80%").unwrap();
         assert!(
-            (m.truth(crate::cli::Pattern::Seqwrite, 1 << 20).cache_bytes as f64 - 12e9).abs() < 2.0
+            (m.truth(crate::workload::Pattern::Seqwrite, 1 << 20)
+                .cache_bytes as f64
+                - 12e9)
+                .abs()
+                < 2.0
         );
         let m = parse_spec("p5-1tb,thermal=off,iops=none").unwrap();
         assert!(m.thermal.is_none() && m.iops_in.is_none());
