@@ -8,12 +8,12 @@ use std::collections::VecDeque;
 use std::io;
 use std::time::{Duration, Instant};
 
-use slccache::cli::Pattern;
 use slccache::engine::buffers::{stamp, AlignedBuffers};
 use slccache::engine::job::{run_job, JobShared};
 use slccache::engine::offsets::OffsetGen;
 use slccache::engine::{Backend, Completion, WriteOp};
 use slccache::sampler::{MonotonicClock, Sampler};
+use slccache::workload::Pattern;
 
 fn main() {
     divan::main();

@@ -3,9 +3,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::units::UnitSystem;
+pub use crate::workload::{EngineKind, Pattern};
 
 /// Top-level command line.
 #[derive(Debug, Parser)]
@@ -65,24 +67,24 @@ slccache compare a/timeline.csv b_bw.1.log --units binary")]
     Presets,
 }
 
-/// Write pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Pattern {
-    /// Random writes, every block once per pass.
-    Randwrite,
-    /// Sequential writes, wrapping at the end of the span.
-    Seqwrite,
+// The domain enums live in `workload`; the command line maps onto them here so that the
+// modules below `config` never see clap types.
+impl ValueEnum for Pattern {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Pattern::ALL
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.help()))
+    }
 }
 
-/// I/O engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EngineKind {
-    /// io_uring with registered buffers and files (default).
-    IoUring,
-    /// One thread per in-flight write with `pwrite`, for kernels without io_uring.
-    Sync,
+impl ValueEnum for EngineKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &EngineKind::ALL
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.help()))
+    }
 }
 
 /// Workload options shared by `probe` and `simulate`. All optional so a scenario file can set

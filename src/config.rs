@@ -8,9 +8,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{Pattern, WorkloadArgs};
+use crate::cli::WorkloadArgs;
 use crate::error::usage;
 use crate::units::{parse_duration, parse_size};
+use crate::workload::Pattern;
 
 /// The shortest sampling interval accepted.
 pub const MIN_INTERVAL: Duration = Duration::from_millis(10);

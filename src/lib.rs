@@ -1,7 +1,7 @@
 //! slccache: measure how big an SSD's SLC write cache really is and what happens when it runs
 //! out.
 //!
-//! Data flows one way (see `DESIGN.md`):
+//! Data flows one way (see `docs/DESIGN.md`):
 //! `cli -> config -> target -> engine -> sampler -> timeline -> detect -> report`.
 #![deny(missing_docs)]
 
@@ -20,6 +20,7 @@ pub mod simulate;
 pub mod target;
 pub mod timeline;
 pub mod units;
+pub mod workload;
 
 /// The version string written into summaries and chart footers.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

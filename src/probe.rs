@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 
-use crate::cli::{EngineKind, Pattern, ProbeArgs};
+use crate::cli::ProbeArgs;
 use crate::config::WorkloadConfig;
 use crate::engine::job::{run_job, JobShared, WriteFailure};
 use crate::engine::offsets::OffsetGen;
@@ -31,6 +31,7 @@ use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target, TargetKind};
 use crate::timeline::{CsvWriter, RunMeta, Sample, StopReason, Timeline, Workload};
 use crate::units::{format_bytes, format_rate, format_seconds, parse_size};
+use crate::workload::{EngineKind, Pattern};
 
 /// Most memory the data buffers of all jobs may take together.
 const MAX_BUFFER_BYTES: u64 = 2 << 30;
@@ -392,13 +393,6 @@ fn run_jobs(
     })
 }
 
-fn pattern_name(p: Pattern) -> &'static str {
-    match p {
-        Pattern::Randwrite => "randwrite",
-        Pattern::Seqwrite => "seqwrite",
-    }
-}
-
 fn finish(
     target: &Target,
     cfg: &WorkloadConfig,
@@ -416,7 +410,7 @@ fn finish(
     let meta = RunMeta {
         device: ident.clone(),
         workload: Workload {
-            pattern: pattern_name(cfg.pattern).into(),
+            pattern: Pattern::name(cfg.pattern).into(),
             block_size: Some(cfg.block_size),
             queue_depth: Some(cfg.queue_depth),
             jobs: Some(cfg.jobs),

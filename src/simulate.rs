@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use crate::cli::{Pattern, SimulateArgs};
+use crate::cli::SimulateArgs;
 use crate::config::WorkloadConfig;
 use crate::detect::Analysis;
 use crate::error::usage;
@@ -175,10 +175,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
             physical_block_size: Some(4096),
         },
         workload: Workload {
-            pattern: match w.pattern {
-                Pattern::Randwrite => "randwrite".into(),
-                Pattern::Seqwrite => "seqwrite".into(),
-            },
+            pattern: w.pattern.name().into(),
             block_size: Some(w.block_size),
             queue_depth: Some(w.queue_depth),
             jobs: Some(w.jobs),
@@ -228,10 +225,7 @@ pub fn summary_text(
     analysis: &Analysis,
     units: UnitSystem,
 ) -> String {
-    let pat = match w.pattern {
-        Pattern::Randwrite => "randwrite",
-        Pattern::Seqwrite => "seqwrite",
-    };
+    let pat = w.pattern.name();
     let t = &sim.timeline;
     let truth = &sim.truth;
     let mut s = format!(
@@ -366,6 +360,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::Pattern;
     use std::time::Duration;
 
     fn workload(pattern: Pattern, bs: u64, qd: u32) -> WorkloadConfig {

@@ -38,8 +38,8 @@ fn presets_lists_every_preset_with_figures_sources_and_keys() {
 
 #[test]
 fn overrides_set_what_they_say() {
-    use slccache::cli::Pattern;
     use slccache::model::presets::parse_spec;
+    use slccache::workload::Pattern;
     let m = parse_spec("960evo-500g,cache=30GB,after=500MB/s,lat=40us,noise=2%").unwrap();
     let t = m.truth(Pattern::Seqwrite, 1 << 20);
     assert_eq!(t.cache_bytes, 30_000_000_000);

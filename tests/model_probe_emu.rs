@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
-use slccache::cli::Pattern;
 use slccache::model::presets;
+use slccache::workload::Pattern;
 
 const CACHE_S: f64 = 4.0;
 const AFTER_S: f64 = 8.0;

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use slccache::cli::Pattern;
 use slccache::config::WorkloadConfig;
 use slccache::model::presets;
 use slccache::simulate::simulate;
 use slccache::timeline::RunMeta;
+use slccache::workload::Pattern;
 
 fn seq_fill(seed: u64) -> WorkloadConfig {
     WorkloadConfig {

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
-use slccache::cli::Pattern;
 use slccache::config::WorkloadConfig;
 use slccache::model::{presets, DriveModel};
 use slccache::simulate::simulate;
 use slccache::timeline::RunMeta;
+use slccache::workload::Pattern;
 
 fn workload(pattern: Pattern, bs: u64, qd: u32, jobs: u32, seed: u64) -> WorkloadConfig {
     WorkloadConfig {

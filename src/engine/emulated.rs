@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::{Backend, Completion, WriteOp};
-use crate::cli::Pattern;
 use crate::model::{presets, DriveModel, DriveState, Load, Truth};
 use crate::timeline::DeviceIdentity;
+use crate::workload::Pattern;
 
 /// Logical block size the emulated drive reports (and the alignment it demands).
 const LOGICAL_BLOCK: u64 = 512;

@@ -234,9 +234,9 @@ pub fn run_job<C: Clock>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Pattern;
     use crate::engine::buffers::AlignedBuffers;
     use crate::sampler::MonotonicClock;
+    use crate::workload::Pattern;
     use std::collections::VecDeque;
 
     /// A backend that completes every write at once and remembers what it was given.

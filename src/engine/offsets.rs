@@ -12,7 +12,7 @@
 //! `perm(pass = k / blocks)(k % blocks)`, which keeps "each block once per pass" true across
 //! jobs, and `k` is also the unique stamp put into the data.
 
-use crate::cli::Pattern;
+use crate::workload::Pattern;
 
 /// Maps a global write index to a byte offset in the span.
 #[derive(Debug, Clone)]

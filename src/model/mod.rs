@@ -42,8 +42,8 @@ pub mod presets;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::Pattern;
 use crate::units::{Bytes, Rate};
+use crate::workload::Pattern;
 
 /// Length of a noise slot in seconds: the noise factor is constant within one.
 pub const NOISE_SLOT_S: f64 = 0.1;
