@@ -78,6 +78,7 @@ fn the_data_the_tests_need_is_in_the_repository() {
         "data/README.md",
         "tests/data/real-traces/LICENSE.md",
         "tests/data/real-traces/README.md",
+        "docs/DESIGN.md",
     ] {
         assert!(root.join(f).is_file(), "{f} is missing");
     }

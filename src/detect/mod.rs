@@ -3,7 +3,7 @@
 //! Pure: no I/O, no clock. `probe` and `analyze` both call [`analyze`], so a saved timeline
 //! re-analyzed gives the same answer as the live run.
 //!
-//! The pipeline (DESIGN.md, with the additions marked +):
+//! The pipeline (`docs/DESIGN.md`, with the additions marked +):
 //! 1. work on ln(throughput), so that a relative drop is a shift;
 //! 2. block medians over blocks longer than twice the longest GC dip (3 s), keeping at least
 //!    60 and at most 4000 blocks (+ the cap keeps PELT fast on very long runs); + when the

@@ -1,6 +1,6 @@
 //! The timeline: one [`Sample`] per interval, plus what is known about the run ([`RunMeta`]).
 //!
-//! `timeline.csv` (see DESIGN.md) is written row by row by [`CsvWriter`], flushed at the end of
+//! `timeline.csv` (see `docs/DESIGN.md`) is written row by row by [`CsvWriter`], flushed at the end of
 //! every interval so that a crash loses at most one row, and read back by [`read_slccache_csv`].
 //! Other formats (fio bandwidth logs, two-column CSVs) are read by [`import`].
 
