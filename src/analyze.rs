@@ -103,6 +103,8 @@ fn write_outputs(
         interrupted: false,
         error: None,
         analysis: a.clone(),
+        host: None,
+        drive_state: None,
     };
     let mut written = vec![csv, crate::report::write_summary(dir, &summary)?];
     written.extend(crate::report::write_charts_and_report(dir, t, a, opts)?);

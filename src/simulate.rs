@@ -147,6 +147,7 @@ pub fn simulate(
             lat_p99_us: us(quantile(&lats, 0.99)),
             lat_max_us: us(lats.last().map(|p| p.0)),
             temp_c: model.thermal.as_ref().map(|_| state.temp_c),
+            thermal_transitions: model.thermal.as_ref().map(|_| state.throttle_transitions),
         };
         on_sample(&sample)?;
         samples.push(sample);
@@ -343,6 +344,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         interrupted: false,
         error: None,
         analysis: analysis.clone(),
+        host: None,
+        drive_state: None,
     };
     crate::report::write_summary(&dir, &summary)?;
     crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;

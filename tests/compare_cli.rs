@@ -23,6 +23,8 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
         interrupted: false,
         error: None,
         analysis: slccache::detect::analyze(t),
+        host: None,
+        drive_state: None,
     };
     write_summary(&dir, &summary).unwrap();
     dir
