@@ -428,6 +428,6 @@ mod tests {
         let t = r.text(UnitSystem::Binary);
         assert!(t.contains("health log: permission denied"), "{t}");
         assert!(t.contains("in use:           no"), "{t}");
-        assert!(t.contains("capacity:         931.5 GiB"), "{t}");
+        assert!(t.contains("capacity:         932 GiB"), "{t}");
     }
 }
