@@ -63,6 +63,21 @@ slccache simulate my-drive.toml --duration 30m")]
 slccache compare output/960evo-* --out output/compare\n  \
 slccache compare a/timeline.csv b_bw.1.log --units binary")]
     Compare(CompareArgs),
+    /// Show what a target is and what the drive reports about itself; writes nothing.
+    #[command(
+        long_about = "Show what a target is and what the drive reports about itself: model, \
+serial, firmware, capacity, block sizes, whether it is in use (mounted, swap, held: probe would \
+refuse it), temperature, the disk's I/O scheduler, write cache and PCIe link, and on NVMe drives \
+the SMART / Health log (temperature, wear, spare, data written, thermal-management counters). \
+Opens the target read-only and writes nothing. The SMART log needs root on most systems.",
+        after_help = "Examples:\n  \
+slccache info /dev/nvme0n1\n  \
+slccache info /dev/sda --json\n  \
+slccache info emu:p5-1tb           # an emulated drive reports its model's counters\n  \
+slccache info scratch.bin --units binary\n\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
+    )]
+    Info(InfoArgs),
     /// List the built-in drive presets with their key figures.
     Presets,
 }
@@ -226,6 +241,19 @@ pub struct SimulateArgs {
     /// Print the analysis as JSON to stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `slccache info`.
+#[derive(Debug, Clone, Args)]
+pub struct InfoArgs {
+    /// A block device (/dev/nvme0n1), a regular file, or an emulated drive (emu:PRESET[,k=v..]).
+    pub target: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Units for sizes: decimal MB/GB or binary MiB/GiB.
+    #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
+    pub units: UnitSystem,
 }
 
 /// `slccache compare`.

@@ -12,6 +12,7 @@ pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod error;
+pub mod info;
 pub mod model;
 pub mod probe;
 pub mod report;

@@ -27,9 +27,10 @@ use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
 use crate::error::{usage, Interrupted};
 use crate::report::progress::{self, Progress};
-use crate::report::{ReportOptions, StopRecord, Summary, Totals};
+use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::sampler::{Clock, MonotonicClock, Sampler};
-use crate::target::{self, OpenRequest, Target, TargetKind};
+use crate::target::host::HostInfo;
+use crate::target::{self, DriveReading, OpenRequest, Target, TargetKind};
 use crate::timeline::{CsvWriter, RunMeta, Sample, StopReason, Timeline, Workload};
 use crate::units::{format_bytes, format_rate, format_seconds, parse_size};
 use crate::workload::{EngineKind, Pattern};
@@ -228,6 +229,9 @@ struct Outcome {
     started_at: chrono::DateTime<chrono::Utc>,
     /// The early-stop rule as it ended.
     rule: StopRule,
+    /// What the drive reported just before the first write and after the last.
+    drive_start: DriveReading,
+    drive_end: DriveReading,
 }
 
 /// The early-stop rule on its own thread, off the I/O path: the sampling loop sends it each
@@ -299,6 +303,20 @@ impl LiveDetector {
     }
 }
 
+/// Puts the drive's reading on the rows of one collection: its temperature is already there;
+/// the thermal-management transitions are counted from the start of the run.
+fn add_drive_reading(rows: &mut [Sample], reading: &DriveReading, start: &DriveReading) {
+    let now = reading.health.as_ref().map(|h| h.thermal_transitions());
+    let base = start
+        .health
+        .as_ref()
+        .map(|h| h.thermal_transitions())
+        .unwrap_or(0);
+    for r in rows {
+        r.thermal_transitions = now.map(|n| n.saturating_sub(base));
+    }
+}
+
 /// Signal handlers for the length of a run: the first Ctrl-C / SIGTERM sets the flag (the run
 /// drains and writes its outputs), a second Ctrl-C ends the process at once.
 struct Signals {
@@ -361,6 +379,8 @@ fn run_jobs(
         plan.write_limit.unwrap_or(u64::MAX),
         cfg.seed,
     ));
+    // The drive's own report before the first write (SMART, temperature).
+    let drive_start = target.info.read_drive();
     let started_at = chrono::Utc::now();
     let start = Instant::now();
     let sampler = Arc::new(Sampler::new(
@@ -438,7 +458,9 @@ fn run_jobs(
         if stop_at.is_some_and(|s| now >= s) {
             break StopReason::Duration;
         }
-        let rows = sampler.collect(target.temperature_c());
+        let reading = target.info.read_drive();
+        let mut rows = sampler.collect(reading.temp_c);
+        add_drive_reading(&mut rows, &reading, &drive_start);
         emit(rows, &mut samples, &mut csv_error);
         if csv_error.is_some() {
             break StopReason::WriteError;
@@ -450,12 +472,14 @@ fn run_jobs(
         writes += h.join().unwrap_or(0);
     }
     let end = sampler.clock().now();
-    let temp = target.temperature_c();
-    let last = if stop == StopReason::Duration {
+    let drive_end = target.info.read_drive();
+    let temp = drive_end.temp_c;
+    let mut last = if stop == StopReason::Duration {
         sampler.finish_merging_last(end, temp)
     } else {
         sampler.finish(end, temp)
     };
+    add_drive_reading(&mut last, &drive_end, &drive_start);
     emit(last, &mut samples, &mut csv_error);
     progress.finish();
     let rule = detector.finish();
@@ -477,6 +501,8 @@ fn run_jobs(
         engine,
         started_at,
         rule,
+        drive_start,
+        drive_end,
     })
 }
 
@@ -515,8 +541,23 @@ fn finish(
         samples: o.samples,
         meta: meta.clone(),
     };
-    let analysis = crate::detect::analyze(&timeline);
+    let mut analysis = crate::detect::analyze(&timeline);
     let bytes = timeline.bytes_total();
+    // What the drive itself counted, against what the probe wrote.
+    if let (Some(a), Some(b)) = (&o.drive_start.health, &o.drive_end.health) {
+        analysis
+            .warnings
+            .extend(crate::detect::drive::data_units_warning(a, b, bytes));
+    }
+    let host = HostInfo::collect(&target.info);
+    let drive_state = DriveState {
+        temperature_start_c: o.drive_start.temp_c,
+        temperature_end_c: o.drive_end.temp_c,
+        smart_start: o.drive_start.health.clone(),
+        smart_end: o.drive_end.health.clone(),
+    };
+    let extra_rows =
+        crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
     let duration_s = timeline.duration_s();
     let mean = if duration_s > 0.0 {
         bytes as f64 / duration_s
@@ -558,9 +599,17 @@ fn finish(
             &analysis,
             bytes,
         )),
+        host: Some(host),
+        drive_state: Some(drive_state),
     };
     crate::report::write_summary(out_dir, &summary)?;
-    let charts = crate::report::write_charts_and_report(out_dir, &timeline, &analysis, opts);
+    let charts = crate::report::write_charts_and_report_with(
+        out_dir,
+        &timeline,
+        &analysis,
+        opts,
+        &extra_rows,
+    );
 
     let mut line = format!(
         "{}: wrote {} in {} ({} mean), stopped: {}",

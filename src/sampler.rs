@@ -304,6 +304,7 @@ fn make_sample(
         lat_p99_us: p99,
         lat_max_us: max,
         temp_c,
+        thermal_transitions: None,
     }
 }
 

@@ -226,6 +226,11 @@ impl SampleSource for VirtualDrive<'_> {
             lat_p99_us: us(quantile(&lats, 0.99)),
             lat_max_us: us(lats.last().map(|p| p.0)),
             temp_c: self.model.thermal.as_ref().map(|_| self.state.temp_c),
+            thermal_transitions: self
+                .model
+                .thermal
+                .as_ref()
+                .map(|_| self.state.throttle_transitions),
         };
         self.t = end;
         Ok(Some(sample))
@@ -466,6 +471,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             &analysis,
             t.bytes_total(),
         )),
+        host: None,
+        drive_state: None,
     };
     crate::report::write_summary(&dir, &summary)?;
     crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;

@@ -35,6 +35,7 @@
 //! before it, with a warning: "the cache is at least all that was written" would be wrong.
 //! [`synth`] generates traces with known truth for tests.
 
+pub mod drive;
 pub mod pelt;
 pub mod refine;
 pub mod stop;
@@ -878,21 +879,107 @@ fn build_result(
     out.phases = phases;
 }
 
-/// Drops between phases that happen while the drive is at its hottest: thermal throttling, not
-/// the cache. Only where temperatures were recorded; a drop counts when the next phase is at
-/// least 10% slower and the temperature at the boundary is within 2 °C of the run's maximum and
-/// at least 10 °C above its minimum.
+/// How far from a drop (seconds, at least) the drive's thermal-management counters are
+/// compared: the counters are read once per interval, and the refined drop time can sit an
+/// interval or two from the reading that saw the transition.
+const THERMAL_COUNTER_WINDOW_S: f64 = 2.0;
+
+/// The drive's thermal-management transition count at the end of the last sample ending at or
+/// before `t` (0 before the first: the counts start at the start of the run).
+fn transitions_until(samples: &[Sample], t: f64) -> u64 {
+    samples
+        .iter()
+        .take_while(|s| s.t_s <= t + 1e-9)
+        .filter_map(|s| s.thermal_transitions)
+        .last()
+        .unwrap_or(0)
+}
+
+/// The count at the first sample ending at or after `t` (the last sample if none does).
+fn transitions_from(samples: &[Sample], t: f64) -> u64 {
+    samples
+        .iter()
+        .filter(|s| s.thermal_transitions.is_some())
+        .find(|s| s.t_s >= t - 1e-9)
+        .or_else(|| {
+            samples
+                .iter()
+                .rev()
+                .find(|s| s.thermal_transitions.is_some())
+        })
+        .and_then(|s| s.thermal_transitions)
+        .unwrap_or(0)
+}
+
+/// Thermal throttling, named from two kinds of evidence.
+///
+/// 1. The drive's own counters (NVMe SMART thermal-management transition counts, recorded
+///    per interval in `thermal_transitions`): a drop between phases (the next phase at least
+///    10% slower) within a few intervals of which the counts rose is thermal throttling,
+///    whatever the temperature did. When the drop is the one taken as the cache cliff, the
+///    warning says the cache estimate is in doubt.
+/// 2. Temperature alone, for drives without such counters: a drop whose temperature at the
+///    boundary is within 2 °C of the run's maximum and at least 10 °C above its minimum.
 fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+    let mut out = Vec::new();
+    let drops: Vec<(usize, f64)> = phases
+        .windows(2)
+        .enumerate()
+        .filter(|(_, p)| p[1].mean_bytes_per_sec < 0.9 * p[0].mean_bytes_per_sec)
+        .map(|(j, p)| (j, p[1].start_s))
+        .collect();
+    // 1. The drive's counters.
+    let mut by_counter: Vec<f64> = Vec::new();
+    if samples.iter().any(|s| s.thermal_transitions.is_some()) {
+        let mut dts: Vec<f64> = samples.iter().map(|s| s.interval_s).collect();
+        let dt = if dts.is_empty() {
+            0.0
+        } else {
+            median(&mut dts)
+        };
+        let w = (3.0 * dt).max(THERMAL_COUNTER_WINDOW_S);
+        let mut list = Vec::new();
+        let mut cache_cliff = None;
+        for &(j, t) in &drops {
+            let before = transitions_until(samples, t - w);
+            let after = transitions_from(samples, t + w);
+            if after > before {
+                by_counter.push(t);
+                list.push(format!("{t:.1} s (+{} transition(s))", after - before));
+                if phases[j].kind == PhaseKind::Cache && phases[j + 1].kind == PhaseKind::PostCache
+                {
+                    cache_cliff = Some(t);
+                }
+            }
+        }
+        if !list.is_empty() {
+            let mut text = format!(
+                "thermal throttling: throughput fell at {} as the drive's own thermal-management \
+                 counters rose; these drops are heat, not the cache running out",
+                list.join(", ")
+            );
+            if let Some(t) = cache_cliff {
+                text.push_str(&format!(
+                    "; the drop at {t:.1} s was taken as the cache cliff, so the cache size is \
+                     in doubt: cool the drive (or let it idle) and run again"
+                ));
+            } else {
+                text.push_str("; quote them apart from the post-cache speed");
+            }
+            out.push(text);
+        }
+    }
+    // 2. Temperature alone.
     let temps: Vec<(f64, f64)> = samples
         .iter()
         .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
         .collect();
     let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
-        return vec![];
+        return out;
     };
     let cold = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     if hot - cold < 10.0 {
-        return vec![];
+        return out;
     }
     let temp_at = |t: f64| {
         temps
@@ -900,21 +987,22 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
             .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
             .map(|p| p.1)
     };
-    let hot_drops: Vec<(f64, f64)> = phases
-        .windows(2)
-        .filter(|p| p[1].mean_bytes_per_sec < 0.9 * p[0].mean_bytes_per_sec)
-        .filter_map(|p| temp_at(p[1].start_s).map(|c| (p[1].start_s, c)))
+    let hot_drops: Vec<(f64, f64)> = drops
+        .iter()
+        .filter(|(_, t)| !by_counter.contains(t))
+        .filter_map(|&(_, t)| temp_at(t).map(|c| (t, c)))
         .filter(|&(_, c)| c >= hot - 2.0)
         .collect();
     if hot_drops.is_empty() {
-        return vec![];
+        return out;
     }
     let list: Vec<String> = hot_drops
         .iter()
         .map(|(t, c)| format!("{t:.0} s ({c:.0} °C)"))
         .collect();
-    vec![format!(
+    out.push(format!(
         "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C); these drops are heat, not the cache running out; cool the drive or quote them apart",
         list.join(", ")
-    )]
+    ));
+    out
 }

@@ -17,6 +17,7 @@ use anyhow::Result;
 
 use super::{Backend, Completion, WriteOp};
 use crate::model::{presets, DriveModel, DriveState, Load, Truth};
+use crate::target::nvme::{HealthLog, DATA_UNIT_BYTES};
 use crate::timeline::DeviceIdentity;
 use crate::workload::Pattern;
 
@@ -147,6 +148,16 @@ impl EmulatedDrive {
             .or(self.model.thermal.as_ref().map(|t| t.ambient_c))
     }
 
+    /// The drive's SMART / Health log now, as an NVMe drive would report it (see
+    /// [`health_of`]); the state is taken as if the drive idled since its last write.
+    pub fn health(&self) -> HealthLog {
+        let now = self.now_s();
+        let g = self.lock();
+        let mut state = g.state.clone();
+        state.idle(&self.model, now - g.free_at);
+        health_of(&self.model, &state)
+    }
+
     /// Serves one write of `len` bytes submitted at `now_s`; returns its completion time.
     fn serve(&self, now_s: f64, len: u64, pattern: Pattern) -> f64 {
         let m = &*self.model;
@@ -167,6 +178,28 @@ impl EmulatedDrive {
             .write(m, &load, start, len as f64, f64::INFINITY, |_| {});
         g.free_at = end;
         end + m.latency_s
+    }
+}
+
+/// The SMART / Health log an emulated drive in `state` reports: data units written from the
+/// bytes written (units of 1000 x 512 bytes, rounded up, as NVMe drives count them), the
+/// temperature in whole Kelvin (as the log holds it; none without a thermal model), and its
+/// throttling as Thermal Management Temperature 1 transitions and time. Wear and errors are
+/// those of a new drive.
+pub fn health_of(model: &DriveModel, state: &DriveState) -> HealthLog {
+    let written = state.written.max(0.0).round() as u128;
+    let sectors = written.div_ceil(512);
+    HealthLog {
+        temperature_c: model
+            .thermal
+            .as_ref()
+            .map(|_| (state.temp_c + 273.15).round() - 273.15),
+        available_spare_pct: 100,
+        available_spare_threshold_pct: 10,
+        data_units_written: sectors.div_ceil(DATA_UNIT_BYTES as u128 / 512),
+        thermal_mgmt_t1_transitions: state.throttle_transitions.min(u32::MAX as u64) as u32,
+        thermal_mgmt_t1_time_s: state.throttle_time_s.max(0.0).min(u32::MAX as f64) as u32,
+        ..HealthLog::default()
     }
 }
 

@@ -348,6 +348,8 @@ impl DriveModel {
             written: 0.0,
             temp_c: self.thermal.as_ref().map(|t| t.ambient_c).unwrap_or(0.0),
             throttled: false,
+            throttle_transitions: 0,
+            throttle_time_s: 0.0,
             seed: self.seed ^ extra_seed,
         }
     }
@@ -370,6 +372,11 @@ pub struct DriveState {
     pub temp_c: f64,
     /// Whether the drive is throttling.
     pub throttled: bool,
+    /// Times the drive started throttling since the state was made (what an NVMe drive
+    /// reports as thermal-management transitions in its SMART log).
+    pub throttle_transitions: u64,
+    /// Seconds spent throttling since the state was made.
+    pub throttle_time_s: f64,
     /// Seed of the noise and dips.
     pub seed: u64,
 }
@@ -493,6 +500,7 @@ impl DriveState {
                 self.throttled = false;
             } else if !self.throttled && self.temp_c >= th.throttle_c {
                 self.throttled = true;
+                self.throttle_transitions += 1;
             }
         }
     }
@@ -560,6 +568,9 @@ impl DriveState {
             self.written += bytes;
             self.data = (self.data + bytes).min(m.capacity.as_f64());
             self.heat(m, rate, dt);
+            if self.throttled {
+                self.throttle_time_s += dt;
+            }
             if dt > 0.0 || bytes > 0.0 {
                 on_segment(Segment {
                     t_s: t,
@@ -581,6 +592,19 @@ impl DriveState {
     pub fn idle(&mut self, m: &DriveModel, dt_s: f64) {
         if dt_s <= 0.0 {
             return;
+        }
+        if let (true, Some(th)) = (self.throttled, &m.thermal) {
+            // Still throttling until it has cooled to the release temperature.
+            let release = th.throttle_c - th.hysteresis_c;
+            let excess = self.temp_c - th.ambient_c;
+            let throttled_for = if release <= th.ambient_c {
+                dt_s
+            } else if self.temp_c <= release {
+                0.0
+            } else {
+                th.tau_s * (excess / (release - th.ambient_c)).ln()
+            };
+            self.throttle_time_s += throttled_for.clamp(0.0, dt_s);
         }
         self.heat(m, 0.0, dt_s);
         self.update_throttle(m);
@@ -656,6 +680,43 @@ mod tests {
         assert!(q1 < 0.2e9, "{q1}");
         assert!(q32 > q1 * 10.0);
         assert!(q32 <= 1.8e9);
+    }
+
+    #[test]
+    fn throttling_is_counted_like_a_drive_counts_it() {
+        // 1 GB/s, 10 °C per GB, throttles at 40 °C from 30 °C: after about 1 GB.
+        let m = presets::parse_spec(
+            "960evo-500g,cache=100GB,in=1GB/s,noise=0,dips=0,ambient=30,heat=10,cool=100s,\
+             throttle_at=40,hysteresis=5",
+        )
+        .unwrap();
+        let mut s = m.new_state(0);
+        let load = Load {
+            pattern: Pattern::Seqwrite,
+            block_size: 1 << 20,
+            in_flight: None,
+        };
+        s.write(&m, &load, 0.0, 0.9e9, f64::INFINITY, |_| {});
+        assert_eq!((s.throttle_transitions, s.throttle_time_s), (0, 0.0));
+        let end = s.write(&m, &load, 0.9, 2e9, f64::INFINITY, |_| {});
+        assert!(s.throttled);
+        assert_eq!(s.throttle_transitions, 1);
+        // Throttled from about 1 s (40 °C reached after about 1 GB) to the end.
+        let t_on = -100.0 * (1.0 - 10.0 / (10.0 * 1.0 * 100.0f64)).ln();
+        assert!(
+            (s.throttle_time_s - (end - t_on)).abs() < 0.15,
+            "{}",
+            s.throttle_time_s
+        );
+        // Idle: still throttled until cooled to 35 °C, which takes tau ln(excess / 5).
+        let before = s.throttle_time_s;
+        let need = 100.0 * ((s.temp_c - 30.0) / 5.0).ln();
+        s.idle(&m, 1000.0);
+        assert!(!s.throttled);
+        assert!((s.throttle_time_s - before - need).abs() < 1e-6);
+        // Writing heats it again: a second transition.
+        s.write(&m, &load, 2000.0, 3e9, f64::INFINITY, |_| {});
+        assert_eq!(s.throttle_transitions, 2);
     }
 
     #[test]

@@ -3,9 +3,11 @@
 //! written, stop reason), one column per run, followed by the charts.
 
 use crate::detect::PhaseKind;
+use crate::target::host::HostInfo;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 use super::charts::{drive_text, workload_text, ChartKind, CompareRun};
+use super::DriveState;
 
 fn esc(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -94,10 +96,123 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     v
 }
 
+/// The rows a reviewer prints about the machine and the drive's own report: host, device
+/// queue, drive temperature, health, the drive's count of data written against the probe's
+/// `probe_bytes`, and its thermal-management counters over the run. Rows with nothing known
+/// are left out.
+pub fn drive_rows(
+    host: Option<&HostInfo>,
+    state: Option<&DriveState>,
+    probe_bytes: u64,
+    units: UnitSystem,
+) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    if let Some(h) = host {
+        let mut parts = Vec::new();
+        if let Some(k) = &h.kernel {
+            parts.push(format!("Linux {k}"));
+        }
+        match (&h.cpu_model, h.cores) {
+            (Some(c), Some(n)) => parts.push(format!("{c} ({n} CPUs)")),
+            (Some(c), None) => parts.push(c.clone()),
+            (None, Some(n)) => parts.push(format!("{n} CPUs")),
+            (None, None) => {}
+        }
+        if !parts.is_empty() {
+            v.push(("Host".to_string(), parts.join("; ")));
+        }
+        let mut q = Vec::new();
+        if let Some(s) = &h.scheduler {
+            q.push(format!("scheduler {s}"));
+        }
+        if let Some(w) = &h.write_cache {
+            q.push(format!("write cache {w}"));
+        }
+        if let Some(p) = h.pcie_text() {
+            q.push(format!("PCIe {p}"));
+        }
+        if !q.is_empty() {
+            let disk = h.disk.as_deref().unwrap_or("device");
+            v.push((
+                "Device queue".to_string(),
+                format!("{disk}: {}", q.join(", ")),
+            ));
+        }
+    }
+    let Some(s) = state else {
+        return v;
+    };
+    let temp = |c: Option<f64>| c.map(|c| format!("{c:.0} °C"));
+    match (temp(s.temperature_start_c), temp(s.temperature_end_c)) {
+        (Some(a), Some(b)) => v.push((
+            "Drive temperature".to_string(),
+            format!("{a} at the start, {b} at the end"),
+        )),
+        (Some(a), None) => v.push(("Drive temperature".to_string(), format!("{a} at the start"))),
+        _ => {}
+    }
+    if let Some(h) = s.smart_end.as_ref().or(s.smart_start.as_ref()) {
+        let warn = if h.critical_warning == 0 {
+            "no critical warning".to_string()
+        } else {
+            format!("critical warning {:#04x}", h.critical_warning)
+        };
+        v.push((
+            "Drive health".to_string(),
+            format!(
+                "{}% used, spare {}% (threshold {}%), {warn}",
+                h.percentage_used, h.available_spare_pct, h.available_spare_threshold_pct
+            ),
+        ));
+    }
+    if let (Some(a), Some(b)) = (&s.smart_start, &s.smart_end) {
+        let units_delta = b.data_units_written as i128 - a.data_units_written as i128;
+        let counted = units_delta * crate::target::nvme::DATA_UNIT_BYTES as i128;
+        v.push((
+            "Written, by the drive's count".to_string(),
+            format!(
+                "{} ({units_delta} units of 512,000 bytes); the probe wrote {}",
+                if counted < 0 {
+                    format!("-{}", format_bytes(counted.unsigned_abs() as f64, units))
+                } else {
+                    format_bytes(counted as f64, units)
+                },
+                format_bytes(probe_bytes as f64, units)
+            ),
+        ));
+        let d = |x: u32, y: u32| y as i64 - x as i64;
+        v.push((
+            "Thermal management".to_string(),
+            format!(
+                "level 1: {:+} transitions, {:+} s; level 2: {:+} transitions, {:+} s; above the \
+                 warning temperature {:+} min",
+                d(a.thermal_mgmt_t1_transitions, b.thermal_mgmt_t1_transitions),
+                d(a.thermal_mgmt_t1_time_s, b.thermal_mgmt_t1_time_s),
+                d(a.thermal_mgmt_t2_transitions, b.thermal_mgmt_t2_transitions),
+                d(a.thermal_mgmt_t2_time_s, b.thermal_mgmt_t2_time_s),
+                d(a.warning_temp_min, b.warning_temp_min),
+            ),
+        ));
+    }
+    v
+}
+
 /// The table, one column per run. Rows that only some runs have (a third phase) are blank for
 /// the others.
 pub fn summary_table(runs: &[CompareRun<'_>], units: UnitSystem) -> String {
-    let per_run: Vec<Vec<(String, String)>> = runs.iter().map(|r| run_rows(r, units)).collect();
+    summary_table_with(runs, units, &[])
+}
+
+/// [`summary_table`] for one or more runs, with `extra` rows appended to the first run's.
+fn summary_table_with(
+    runs: &[CompareRun<'_>],
+    units: UnitSystem,
+    extra: &[(String, String)],
+) -> String {
+    let mut per_run: Vec<Vec<(String, String)>> = runs.iter().map(|r| run_rows(r, units)).collect();
+    if let Some(first) = per_run.first_mut() {
+        first.extend(extra.iter().cloned());
+    }
     let mut names: Vec<String> = Vec::new();
     for rows in &per_run {
         for (k, _) in rows {
@@ -172,8 +287,22 @@ fn units_note(units: UnitSystem) -> &'static str {
 
 /// `report.md` for one run, linking the charts that were written.
 pub fn report_md(run: &CompareRun<'_>, charts: &[ChartKind], units: UnitSystem) -> String {
+    report_md_with(run, charts, units, &[])
+}
+
+/// [`report_md`] with extra rows at the end of the table (host and drive state).
+pub fn report_md_with(
+    run: &CompareRun<'_>,
+    charts: &[ChartKind],
+    units: UnitSystem,
+    extra_rows: &[(String, String)],
+) -> String {
     let mut s = format!("# SLC cache report: {}\n\n", run.name);
-    s.push_str(&summary_table(std::slice::from_ref(run), units));
+    s.push_str(&summary_table_with(
+        std::slice::from_ref(run),
+        units,
+        extra_rows,
+    ));
     s.push('\n');
     if !run.analysis.warnings.is_empty() {
         s.push_str("**Warnings**\n\n");

@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
+use crate::target::host::HostInfo;
+use crate::target::nvme::HealthLog;
 use crate::timeline::{RunMeta, StopReason, Timeline};
 use crate::units::UnitSystem;
 
@@ -82,6 +84,24 @@ impl Totals {
     }
 }
 
+/// The drive's state around the run, as the drive reported it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriveState {
+    /// Temperature when the run started, °C (SMART on NVMe, the model on emulated drives,
+    /// else hwmon).
+    #[serde(default)]
+    pub temperature_start_c: Option<f64>,
+    /// Temperature when the run ended, °C.
+    #[serde(default)]
+    pub temperature_end_c: Option<f64>,
+    /// The SMART / Health log when the run started (NVMe and emulated drives).
+    #[serde(default)]
+    pub smart_start: Option<HealthLog>,
+    /// The SMART / Health log when the run ended.
+    #[serde(default)]
+    pub smart_end: Option<HealthLog>,
+}
+
 /// The content of `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -103,6 +123,13 @@ pub struct Summary {
     /// (`probe` and `simulate`).
     #[serde(default)]
     pub stop: Option<StopRecord>,
+    /// The machine and the device's queue (kernel, CPU, scheduler, write cache, PCIe link);
+    /// probes only.
+    #[serde(default)]
+    pub host: Option<HostInfo>,
+    /// The drive's state around the run (temperature, SMART snapshots).
+    #[serde(default)]
+    pub drive_state: Option<DriveState>,
 }
 
 /// How a run ended, for `summary.json`: why it stopped, the early stop's figures, and how
@@ -186,6 +213,18 @@ pub fn write_charts_and_report(
     analysis: &Analysis,
     opts: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
+    write_charts_and_report_with(dir, timeline, analysis, opts, &[])
+}
+
+/// [`write_charts_and_report`] with extra rows for the table of `report.md` (the host and
+/// drive-state lines of a probe, from [`markdown::drive_rows`]).
+pub fn write_charts_and_report_with(
+    dir: &Path,
+    timeline: &Timeline,
+    analysis: &Analysis,
+    opts: &ReportOptions,
+    extra_rows: &[(String, String)],
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut specs = vec![
         charts::throughput_time(timeline, analysis, opts),
@@ -203,7 +242,7 @@ pub fn write_charts_and_report(
         analysis,
     };
     let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
-    let md = markdown::report_md(&run, &kinds, opts.units);
+    let md = markdown::report_md_with(&run, &kinds, opts.units, extra_rows);
     let path = dir.join("report.md");
     std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))?;
     files.push(path);

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context, Result};
 
 use super::hwmon::find_hwmon;
+use super::nvme::{is_nvme_name, IdentifyController, NvmeDevice};
 use super::{refuse, ConfirmPrompt, OpenRequest, Target, TargetInfo, TargetKind};
 use crate::error::usage;
 use crate::timeline::DeviceIdentity;
@@ -29,19 +30,33 @@ pub(super) fn inspect(
     let rdev = m.rdev();
     let dev = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
     check_block_not_in_use(spec, dev)?;
+    describe(spec, path, m)
+}
+
+/// The sysfs folder of the whole disk holding block device `dev` (its parent for a
+/// partition).
+pub(super) fn disk_sys_dir(dev: (u32, u32)) -> Option<PathBuf> {
+    let s = sys_dir(dev)?;
+    if s.join("partition").exists() {
+        s.parent().map(Path::to_path_buf)
+    } else {
+        Some(s)
+    }
+}
+
+/// Reads what a block device is (identity, sizes, sensors, the NVMe admin interface) without
+/// the safety refusals and without writing anything: for `info`, and after the refusals for
+/// `probe`.
+pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Result<TargetInfo> {
+    let rdev = m.rdev();
+    let dev = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
     let f = File::open(&path).with_context(|| format!("cannot open {spec} to read its size"))?;
     let capacity = blk_size64(&f).with_context(|| format!("BLKGETSIZE64 on {spec}"))?;
     let logical = rustix::fs::ioctl_blksszget(&f).unwrap_or(512);
     let physical = rustix::fs::ioctl_blkpbszget(&f).unwrap_or(logical);
     drop(f);
-    let sys = sys_dir(dev);
-    let disk_dev_dir = sys.as_ref().map(|s| {
-        if s.join("partition").exists() {
-            s.join("..").join("device")
-        } else {
-            s.join("device")
-        }
-    });
+    let disk = disk_sys_dir(dev);
+    let disk_dev_dir = disk.as_ref().map(|d| d.join("device"));
     let read = |name: &str| -> Option<String> {
         let d = disk_dev_dir.as_ref()?;
         let v = std::fs::read_to_string(d.join(name)).ok()?;
@@ -55,12 +70,31 @@ pub(super) fn inspect(
         let s = String::from_utf8_lossy(raw.get(4..)?).trim().to_string();
         (!s.is_empty()).then_some(s)
     });
+    // NVMe: admin commands go to the namespace's block device itself (read-only open).
+    let is_nvme = disk
+        .as_ref()
+        .and_then(|d| d.file_name())
+        .is_some_and(|n| is_nvme_name(&n.to_string_lossy()));
+    let nvme = if is_nvme {
+        NvmeDevice::open(&path).ok().map(Arc::new)
+    } else {
+        None
+    };
+    let ident = nvme.as_ref().and_then(|n| n.identify().ok());
+    let from_ident = |f: fn(&IdentifyController) -> &String| {
+        ident
+            .as_ref()
+            .map(|i| f(i).clone())
+            .filter(|s| !s.is_empty())
+    };
     let identity = DeviceIdentity {
         path: spec.to_string(),
         kind: "block".into(),
-        model: read("model"),
-        serial,
-        firmware: read("firmware_rev").or_else(|| read("rev")),
+        model: read("model").or_else(|| from_ident(|i| &i.model)),
+        serial: serial.or_else(|| from_ident(|i| &i.serial)),
+        firmware: read("firmware_rev")
+            .or_else(|| read("rev"))
+            .or_else(|| from_ident(|i| &i.firmware)),
         capacity_bytes: Some(capacity),
         logical_block_size: Some(logical),
         physical_block_size: Some(physical),
@@ -77,6 +111,7 @@ pub(super) fn inspect(
         emulated: None,
         dev: Some(dev),
         hwmon: disk_dev_dir.and_then(|d| find_hwmon(&d)),
+        nvme,
     })
 }
 
@@ -330,6 +365,7 @@ mod tests {
             emulated: None,
             dev: None,
             hwmon: None,
+            nvme: None,
         };
         assert_eq!(info.check_fit(4096, None).unwrap(), 1 << 20);
         assert_eq!(info.check_fit(8192, Some(65536)).unwrap(), 65536);

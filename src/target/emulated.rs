@@ -24,5 +24,6 @@ pub(super) fn inspect(spec: &str, rest: &str) -> Result<TargetInfo> {
         emulated: Some(drive),
         dev: None,
         hwmon: None,
+        nvme: None,
     })
 }

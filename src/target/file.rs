@@ -40,6 +40,7 @@ pub(super) fn inspect_new(spec: &str, path: PathBuf, req: &OpenRequest) -> Resul
         emulated: None,
         dev: None,
         hwmon: hwmon_for_dev(pm.dev()),
+        nvme: None,
     })
 }
 
@@ -74,7 +75,29 @@ pub(super) fn inspect_existing(
         emulated: None,
         dev: None,
         hwmon: hwmon_for_dev(m.dev()),
+        nvme: None,
     })
+}
+
+/// Reads what an existing file is (size, direct-I/O alignment, the temperature sensor of the
+/// disk below it) without the overwrite refusal and without writing anything: for `info`.
+pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> TargetInfo {
+    // A filesystem without direct I/O still has a size to show.
+    let (offset_align, mem_align) = dio_alignment(&path).unwrap_or((4096, 4096));
+    TargetInfo {
+        spec: spec.to_string(),
+        kind: TargetKind::File,
+        path: Some(path),
+        identity: file_identity(spec, m.len(), Some(offset_align)),
+        capacity: m.len(),
+        offset_align: Some(offset_align),
+        mem_align,
+        exists: true,
+        emulated: None,
+        dev: None,
+        hwmon: hwmon_for_dev(m.dev()),
+        nvme: None,
+    }
 }
 
 fn file_identity(spec: &str, capacity: u64, align: Option<u64>) -> DeviceIdentity {

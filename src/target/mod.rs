@@ -10,12 +10,16 @@
 //! again, and opens the target with `O_DIRECT` (and `O_EXCL` for block devices).
 //!
 //! One file a concern: [`file`] (regular files), [`block`] (block devices and their safety
-//! checks), [`hwmon`] (temperature sensors), [`emulated`] (`emu:` specs).
+//! checks), [`hwmon`] (temperature sensors), [`nvme`] (NVMe Identify and SMART / Health log
+//! through the admin passthrough ioctl), [`host`] (the machine and the device's queue
+//! settings, for the record), [`emulated`] (`emu:` specs).
 
 pub mod block;
 pub mod emulated;
 pub mod file;
+pub mod host;
 pub mod hwmon;
+pub mod nvme;
 
 use std::fs::File;
 use std::io;
@@ -111,6 +115,18 @@ pub struct TargetInfo {
     pub dev: Option<(u32, u32)>,
     /// hwmon temperature file (millidegrees), if the drive has one.
     pub hwmon: Option<PathBuf>,
+    /// The NVMe device for admin commands (opened read-only), on NVMe block devices.
+    pub nvme: Option<Arc<nvme::NvmeDevice>>,
+}
+
+/// What the drive reports about itself at one moment.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DriveReading {
+    /// Temperature, °C: the SMART composite temperature on NVMe (the model's on emulated
+    /// drives), else hwmon.
+    pub temp_c: Option<f64>,
+    /// The SMART / Health log, on NVMe and emulated drives.
+    pub health: Option<nvme::HealthLog>,
 }
 
 /// An opened target.
@@ -198,15 +214,42 @@ impl TargetInfo {
     }
 }
 
+impl TargetInfo {
+    /// The SMART / Health log now: from the drive on NVMe (None if the drive or the kernel
+    /// refuses), from the model on emulated drives, None elsewhere.
+    pub fn health(&self) -> Option<nvme::HealthLog> {
+        if let Some(e) = &self.emulated {
+            return Some(e.health());
+        }
+        self.nvme.as_ref()?.health().ok()
+    }
+
+    /// The temperature from hwmon, °C.
+    pub fn hwmon_temperature_c(&self) -> Option<f64> {
+        let p = self.hwmon.as_ref()?;
+        let milli: f64 = std::fs::read_to_string(p).ok()?.trim().parse().ok()?;
+        Some(milli / 1000.0)
+    }
+
+    /// Reads the drive once: its health log where it has one, and its temperature (from the
+    /// health log, else hwmon).
+    pub fn read_drive(&self) -> DriveReading {
+        let health = self.health();
+        let temp_c = match &self.emulated {
+            Some(e) => e.temperature_c(),
+            None => health
+                .as_ref()
+                .and_then(|h| h.temperature_c)
+                .or_else(|| self.hwmon_temperature_c()),
+        };
+        DriveReading { temp_c, health }
+    }
+}
+
 impl Target {
     /// The drive's temperature now, where known.
     pub fn temperature_c(&self) -> Option<f64> {
-        if let Some(e) = &self.info.emulated {
-            return e.temperature_c();
-        }
-        let p = self.info.hwmon.as_ref()?;
-        let milli: f64 = std::fs::read_to_string(p).ok()?.trim().parse().ok()?;
-        Some(milli / 1000.0)
+        self.info.read_drive().temp_c
     }
 
     /// Removes the file this run created (used when the run cannot start after all).
@@ -230,6 +273,37 @@ pub fn inspect(spec: &str, req: &OpenRequest) -> Result<TargetInfo> {
         Err(e) => Err(anyhow!(e).context(format!("cannot look at {spec}"))),
         Ok(m) if m.file_type().is_block_device() => block::inspect(spec, path, &m, req),
         Ok(m) if m.is_file() => file::inspect_existing(spec, path, &m, req),
+        Ok(_) => Err(usage(format!(
+            "{spec} is neither a regular file nor a block device"
+        ))),
+    }
+}
+
+/// Reads what `spec` is, as [`inspect`] does, but without refusing anything and without any
+/// flag: for `slccache info`. Returns the target and, for a block device that `probe` would
+/// refuse (mounted, swap, held, the root filesystem), the reason. Opens read-only, writes
+/// nothing.
+pub fn describe(spec: &str) -> Result<(TargetInfo, Option<String>)> {
+    if let Some(rest) = spec.strip_prefix("emu:") {
+        return Ok((emulated::inspect(spec, rest)?, None));
+    }
+    let path = PathBuf::from(spec);
+    match std::fs::metadata(&path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err(usage(format!("{spec}: no such file or device")))
+        }
+        Err(e) => Err(anyhow!(e).context(format!("cannot look at {spec}"))),
+        Ok(m) if m.file_type().is_block_device() => {
+            use std::os::unix::fs::MetadataExt;
+            let dev = (rustix::fs::major(m.rdev()), rustix::fs::minor(m.rdev()));
+            let in_use = check_block_not_in_use(spec, dev).err().map(|e| {
+                e.downcast_ref::<Refusal>()
+                    .map(|r| r.reason.clone())
+                    .unwrap_or_else(|| e.to_string())
+            });
+            Ok((block::describe(spec, path, &m)?, in_use))
+        }
+        Ok(m) if m.is_file() => Ok((file::describe(spec, path, &m), None)),
         Ok(_) => Err(usage(format!(
             "{spec} is neither a regular file nor a block device"
         ))),

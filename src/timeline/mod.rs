@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The header of `timeline.csv`, in column order. Scripts depend on it.
-pub const CSV_COLUMNS: [&str; 10] = [
+pub const CSV_COLUMNS: [&str; 11] = [
     "t_s",
     "interval_s",
     "bytes",
@@ -24,6 +24,7 @@ pub const CSV_COLUMNS: [&str; 10] = [
     "lat_p99_us",
     "lat_max_us",
     "temp_c",
+    "thermal_transitions",
 ];
 
 /// What happened in one sampling interval.
@@ -49,6 +50,11 @@ pub struct Sample {
     pub lat_max_us: Option<f64>,
     /// Drive temperature in degrees Celsius at the end of the interval, where known.
     pub temp_c: Option<f64>,
+    /// Thermal-management transitions the drive reported (its SMART log's Thermal Management
+    /// Temperature 1 and 2 transition counts) from the start of the run to the end of this
+    /// interval; None where the drive reports none (not NVMe, or an imported log).
+    #[serde(default)]
+    pub thermal_transitions: Option<u64>,
 }
 
 impl Sample {
@@ -197,6 +203,7 @@ impl Timeline {
                     lat_p99_us: None,
                     lat_max_us: None,
                     temp_c: None,
+                    thermal_transitions: None,
                 }
             })
             .collect();
@@ -230,7 +237,7 @@ impl CsvWriter {
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
         writeln!(
             self.out,
-            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{}",
+            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{},{}",
             s.t_s,
             s.interval_s,
             s.bytes,
@@ -241,6 +248,9 @@ impl CsvWriter {
             opt(s.lat_p99_us),
             opt(s.lat_max_us),
             s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
+            s.thermal_transitions
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
         )?;
         self.out.flush()
     }
@@ -321,6 +331,7 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             lat_p99_us: get_f(7)?,
             lat_max_us: get_f(8)?,
             temp_c: get_f(9)?,
+            thermal_transitions: get_f(10)?.map(|x| x.round() as u64),
         });
     }
     Ok(out)

@@ -1,0 +1,512 @@
+//! NVMe drives read through the admin passthrough ioctl: Identify Controller (model, serial,
+//! firmware, temperature thresholds) and the SMART / Health Information log page
+//! (temperature, wear, data units written, thermal-management counters).
+//!
+//! Parsing is pure ([`parse_identify_controller`], [`parse_smart_log`]) and tested on pages
+//! built byte by byte from the NVM Express Base Specification, revision 2.0 (the figures and
+//! sections cited at each offset). Only [`NvmeDevice`] talks to the kernel.
+//!
+//! Kernel interface facts (from the uapi header `linux/nvme_ioctl.h`): `NVME_IOCTL_ADMIN_CMD`
+//! is `_IOWR('N', 0x41, struct nvme_admin_cmd)` = `0xC0484E41`, and `struct nvme_admin_cmd`
+//! (an alias of `struct nvme_passthru_cmd`) is 72 bytes: opcode u8, flags u8, rsvd1 u16,
+//! nsid u32, cdw2 u32, cdw3 u32, metadata u64, addr u64, metadata_len u32, data_len u32,
+//! cdw10..cdw15 u32 each, timeout_ms u32, result u32. The ioctl works on the controller's
+//! character device (`/dev/nvme0`) and on its namespaces' block devices (`/dev/nvme0n1`).
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Size of the Identify Controller data structure, bytes (NVMe 2.0 section 5.17.2.1).
+pub const IDENTIFY_LEN: usize = 4096;
+/// Size of the SMART / Health Information log page, bytes (NVMe 2.0 section 5.16.1.3).
+pub const SMART_LEN: usize = 512;
+/// One data unit of the SMART log: "1,000 units of 512 bytes" (NVMe 2.0 Figure 207, bytes
+/// 47:32 and 63:48).
+pub const DATA_UNIT_BYTES: u64 = 512_000;
+
+/// What Identify Controller says about the drive (NVMe 2.0 section 5.17.2.1, Figure 275).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdentifyController {
+    /// PCI Vendor ID (bytes 01:00).
+    pub pci_vendor_id: u16,
+    /// Serial Number (bytes 23:04, ASCII, space padded).
+    pub serial: String,
+    /// Model Number (bytes 63:24, ASCII, space padded).
+    pub model: String,
+    /// Firmware Revision (bytes 71:64, ASCII, space padded).
+    pub firmware: String,
+    /// Warning Composite Temperature Threshold (bytes 267:266), °C; None when not reported.
+    pub warning_temp_c: Option<f64>,
+    /// Critical Composite Temperature Threshold (bytes 269:268), °C; None when not reported.
+    pub critical_temp_c: Option<f64>,
+    /// Total NVM Capacity (bytes 295:280), bytes; None when not reported.
+    pub total_capacity_bytes: Option<u128>,
+    /// Host Controlled Thermal Management supported (HCTMA, bytes 323:322, bit 0): then the
+    /// thermal-management counters of the SMART log count its transitions.
+    pub host_thermal_management: bool,
+    /// Volatile Write Cache present (VWC, byte 525, bit 0).
+    pub volatile_write_cache: bool,
+}
+
+/// The SMART / Health Information log page (log identifier 02h; NVMe 2.0 section 5.16.1.3,
+/// Figure 207).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HealthLog {
+    /// Critical Warning bits (byte 0): 0 means nothing is wrong.
+    pub critical_warning: u8,
+    /// Composite Temperature (bytes 2:1, Kelvin), °C; None when the drive reports 0 K.
+    pub temperature_c: Option<f64>,
+    /// Available Spare (byte 3), percent of the spare capacity left.
+    pub available_spare_pct: u8,
+    /// Available Spare Threshold (byte 4), percent.
+    pub available_spare_threshold_pct: u8,
+    /// Percentage Used (byte 5): the vendor's estimate of the life used; may exceed 100.
+    pub percentage_used: u8,
+    /// Data Units Read (bytes 47:32), in units of 1000 x 512 bytes, rounded up.
+    pub data_units_read: u128,
+    /// Data Units Written (bytes 63:48), in units of 1000 x 512 bytes, rounded up.
+    pub data_units_written: u128,
+    /// Host Read Commands (bytes 79:64).
+    pub host_read_commands: u128,
+    /// Host Write Commands (bytes 95:80).
+    pub host_write_commands: u128,
+    /// Controller Busy Time (bytes 111:96), minutes.
+    pub controller_busy_min: u128,
+    /// Power Cycles (bytes 127:112).
+    pub power_cycles: u128,
+    /// Power On Hours (bytes 143:128).
+    pub power_on_hours: u128,
+    /// Unsafe Shutdowns (bytes 159:144).
+    pub unsafe_shutdowns: u128,
+    /// Media and Data Integrity Errors (bytes 175:160).
+    pub media_errors: u128,
+    /// Number of Error Information Log Entries (bytes 191:176).
+    pub error_log_entries: u128,
+    /// Warning Composite Temperature Time (bytes 195:192), minutes above the warning
+    /// threshold.
+    pub warning_temp_min: u32,
+    /// Critical Composite Temperature Time (bytes 199:196), minutes above the critical
+    /// threshold.
+    pub critical_temp_min: u32,
+    /// Temperature Sensors 1 to 8 (bytes 215:200, 2 bytes each, Kelvin), °C; only those
+    /// reported (non-zero).
+    pub sensors_c: Vec<f64>,
+    /// Thermal Management Temperature 1 Transition Count (bytes 219:216): times the drive
+    /// entered light thermal management (lower power, minimal performance impact).
+    pub thermal_mgmt_t1_transitions: u32,
+    /// Thermal Management Temperature 2 Transition Count (bytes 223:220): times the drive
+    /// entered heavy thermal management (performance cut regardless).
+    pub thermal_mgmt_t2_transitions: u32,
+    /// Total Time For Thermal Management Temperature 1 (bytes 227:224), seconds.
+    pub thermal_mgmt_t1_time_s: u32,
+    /// Total Time For Thermal Management Temperature 2 (bytes 231:228), seconds.
+    pub thermal_mgmt_t2_time_s: u32,
+}
+
+impl HealthLog {
+    /// Bytes the drive counted as written: data units times 512,000 (an upper bound: the
+    /// drive rounds up to whole units).
+    pub fn data_written_bytes(&self) -> u128 {
+        self.data_units_written * DATA_UNIT_BYTES as u128
+    }
+
+    /// Both thermal-management transition counts together.
+    pub fn thermal_transitions(&self) -> u64 {
+        self.thermal_mgmt_t1_transitions as u64 + self.thermal_mgmt_t2_transitions as u64
+    }
+
+    /// Both thermal-management times together, seconds.
+    pub fn thermal_time_s(&self) -> u64 {
+        self.thermal_mgmt_t1_time_s as u64 + self.thermal_mgmt_t2_time_s as u64
+    }
+}
+
+fn le16(b: &[u8], off: usize) -> u16 {
+    u16::from_le_bytes([b[off], b[off + 1]])
+}
+
+fn le32(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+}
+
+fn le128(b: &[u8], off: usize) -> u128 {
+    let mut a = [0u8; 16];
+    a.copy_from_slice(&b[off..off + 16]);
+    u128::from_le_bytes(a)
+}
+
+/// A Kelvin temperature as °C; 0 K means "not reported" in both data structures.
+fn kelvin(k: u16) -> Option<f64> {
+    (k != 0).then_some(k as f64 - 273.15)
+}
+
+/// ASCII field, space (or NUL) padded, trimmed; other bytes replaced.
+fn ascii(b: &[u8]) -> String {
+    let s: String = b
+        .iter()
+        .map(|&c| {
+            if c == 0 {
+                ' '
+            } else if c.is_ascii_graphic() || c == b' ' {
+                c as char
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    s.trim().to_string()
+}
+
+/// Parses the Identify Controller data structure (CNS 01h). Errors when `page` is not 4096
+/// bytes.
+pub fn parse_identify_controller(page: &[u8]) -> Result<IdentifyController, String> {
+    if page.len() != IDENTIFY_LEN {
+        return Err(format!(
+            "an Identify Controller page is {IDENTIFY_LEN} bytes, got {}",
+            page.len()
+        ));
+    }
+    // Offsets: NVMe Base Specification 2.0, Figure 275 (Identify Controller Data Structure).
+    let tnvmcap = le128(page, 280);
+    Ok(IdentifyController {
+        pci_vendor_id: le16(page, 0),
+        serial: ascii(&page[4..24]),
+        model: ascii(&page[24..64]),
+        firmware: ascii(&page[64..72]),
+        warning_temp_c: kelvin(le16(page, 266)),
+        critical_temp_c: kelvin(le16(page, 268)),
+        total_capacity_bytes: (tnvmcap != 0).then_some(tnvmcap),
+        host_thermal_management: le16(page, 322) & 1 == 1,
+        volatile_write_cache: page[525] & 1 == 1,
+    })
+}
+
+/// Parses the SMART / Health Information log page (log identifier 02h). Errors when `page` is
+/// not 512 bytes.
+pub fn parse_smart_log(page: &[u8]) -> Result<HealthLog, String> {
+    if page.len() != SMART_LEN {
+        return Err(format!(
+            "a SMART / Health log page is {SMART_LEN} bytes, got {}",
+            page.len()
+        ));
+    }
+    // Offsets: NVMe Base Specification 2.0, Figure 207 (SMART / Health Information Log Page).
+    Ok(HealthLog {
+        critical_warning: page[0],
+        temperature_c: kelvin(le16(page, 1)),
+        available_spare_pct: page[3],
+        available_spare_threshold_pct: page[4],
+        percentage_used: page[5],
+        data_units_read: le128(page, 32),
+        data_units_written: le128(page, 48),
+        host_read_commands: le128(page, 64),
+        host_write_commands: le128(page, 80),
+        controller_busy_min: le128(page, 96),
+        power_cycles: le128(page, 112),
+        power_on_hours: le128(page, 128),
+        unsafe_shutdowns: le128(page, 144),
+        media_errors: le128(page, 160),
+        error_log_entries: le128(page, 176),
+        warning_temp_min: le32(page, 192),
+        critical_temp_min: le32(page, 196),
+        sensors_c: (0..8)
+            .filter_map(|i| kelvin(le16(page, 200 + 2 * i)))
+            .collect(),
+        thermal_mgmt_t1_transitions: le32(page, 216),
+        thermal_mgmt_t2_transitions: le32(page, 220),
+        thermal_mgmt_t1_time_s: le32(page, 224),
+        thermal_mgmt_t2_time_s: le32(page, 228),
+    })
+}
+
+/// `_IOWR('N', 0x41, struct nvme_admin_cmd)`: direction read|write (3) << 30, size 72 << 16,
+/// type 'N' << 8, number 0x41.
+const NVME_IOCTL_ADMIN_CMD: libc::c_ulong =
+    (3 << 30) | (72 << 16) | ((b'N' as libc::c_ulong) << 8) | 0x41;
+
+/// Admin opcodes (NVMe 2.0 section 5, admin command set): Get Log Page 02h, Identify 06h.
+const OPC_GET_LOG_PAGE: u8 = 0x02;
+const OPC_IDENTIFY: u8 = 0x06;
+/// Identify CNS 01h: the Identify Controller data structure (NVMe 2.0 section 5.17.1).
+const CNS_CONTROLLER: u32 = 0x01;
+/// Log identifier 02h: SMART / Health Information (NVMe 2.0 section 5.16.1).
+const LID_SMART: u32 = 0x02;
+/// The namespace identifier meaning "the whole controller" (NVMe 2.0 section 3.2.1.2).
+const NSID_ALL: u32 = 0xFFFF_FFFF;
+
+/// `struct nvme_admin_cmd` from `linux/nvme_ioctl.h`, field for field.
+#[repr(C)]
+#[derive(Debug, Default)]
+struct AdminCmd {
+    opcode: u8,
+    flags: u8,
+    rsvd1: u16,
+    nsid: u32,
+    cdw2: u32,
+    cdw3: u32,
+    metadata: u64,
+    addr: u64,
+    metadata_len: u32,
+    data_len: u32,
+    cdw10: u32,
+    cdw11: u32,
+    cdw12: u32,
+    cdw13: u32,
+    cdw14: u32,
+    cdw15: u32,
+    timeout_ms: u32,
+    result: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<AdminCmd>() == 72);
+
+/// An NVMe device opened read-only for admin commands (it never writes data).
+#[derive(Debug)]
+pub struct NvmeDevice {
+    file: File,
+}
+
+impl NvmeDevice {
+    /// Opens `path` (a controller such as `/dev/nvme0`, or a namespace block device such as
+    /// `/dev/nvme0n1`) read-only. Nothing is sent yet.
+    pub fn open(path: &Path) -> io::Result<NvmeDevice> {
+        Ok(NvmeDevice {
+            file: File::open(path)?,
+        })
+    }
+
+    /// Sends one admin command that reads `buf.len()` bytes into `buf`.
+    fn admin_read(&self, opcode: u8, nsid: u32, cdw10: u32, buf: &mut [u8]) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let mut cmd = AdminCmd {
+            opcode,
+            nsid,
+            addr: buf.as_mut_ptr() as u64,
+            data_len: buf.len() as u32,
+            cdw10,
+            timeout_ms: 5000,
+            ..AdminCmd::default()
+        };
+        // SAFETY: `cmd` is a live, properly laid-out `struct nvme_admin_cmd` (72 bytes,
+        // checked at compile time) that the kernel reads and updates (`result`) during the
+        // call; `addr`/`data_len` describe `buf`, a live, exclusively borrowed buffer of
+        // exactly `data_len` bytes that the kernel fills (a read-direction command) and does
+        // not keep after the call returns; the fd is open for the whole call.
+        let r = unsafe {
+            libc::ioctl(
+                self.file.as_raw_fd(),
+                NVME_IOCTL_ADMIN_CMD as _,
+                &mut cmd as *mut AdminCmd,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if r > 0 {
+            // A positive return is the NVMe status field of the completion.
+            return Err(io::Error::other(format!(
+                "the drive rejected admin command {opcode:#04x} with NVMe status {r:#x}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Identify Controller (opcode 06h, CNS 01h): the raw 4096-byte page.
+    pub fn identify_controller_page(&self) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; IDENTIFY_LEN];
+        self.admin_read(OPC_IDENTIFY, 0, CNS_CONTROLLER, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// Get Log Page (opcode 02h) for the SMART / Health log (LID 02h) of the whole
+    /// controller: the raw 512-byte page. CDW10 holds the log identifier in bits 07:00 and
+    /// the number of dwords minus one (NUMDL) in bits 31:16 (NVMe 2.0 section 5.16).
+    pub fn smart_log_page(&self) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; SMART_LEN];
+        let numdl = (SMART_LEN as u32 / 4) - 1;
+        self.admin_read(
+            OPC_GET_LOG_PAGE,
+            NSID_ALL,
+            LID_SMART | (numdl << 16),
+            &mut buf,
+        )?;
+        Ok(buf)
+    }
+
+    /// Identify Controller, parsed.
+    pub fn identify(&self) -> io::Result<IdentifyController> {
+        parse_identify_controller(&self.identify_controller_page()?).map_err(io::Error::other)
+    }
+
+    /// The SMART / Health log, parsed.
+    pub fn health(&self) -> io::Result<HealthLog> {
+        parse_smart_log(&self.smart_log_page()?).map_err(io::Error::other)
+    }
+}
+
+/// Whether a block device name (as in `/sys/class/block`) is an NVMe namespace or one of its
+/// partitions (`nvme0n1`, `nvme0n1p2`).
+pub fn is_nvme_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("nvme") else {
+        return false;
+    };
+    let mut parts = rest.splitn(2, 'n');
+    let ctrl = parts.next().unwrap_or("");
+    let ns = parts.next().unwrap_or("");
+    !ctrl.is_empty()
+        && ctrl.bytes().all(|c| c.is_ascii_digit())
+        && ns.bytes().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    fn put(b: &mut [u8], off: usize, v: &[u8]) {
+        b[off..off + v.len()].copy_from_slice(v);
+    }
+
+    fn put_ascii(b: &mut [u8], off: usize, len: usize, s: &str) {
+        let mut f = vec![b' '; len];
+        f[..s.len()].copy_from_slice(s.as_bytes());
+        put(b, off, &f);
+    }
+
+    /// An Identify Controller page with the fields at the offsets of NVMe 2.0 Figure 275.
+    pub(crate) fn identify_page() -> Vec<u8> {
+        let mut p = vec![0u8; IDENTIFY_LEN];
+        put(&mut p, 0, &0x144Du16.to_le_bytes()); // VID
+        put_ascii(&mut p, 4, 20, "S4EWNX0R123456"); // SN
+        put_ascii(&mut p, 24, 40, "Samsung SSD 980 PRO 1TB"); // MN
+        put_ascii(&mut p, 64, 8, "5B2QGXA7"); // FR
+        put(&mut p, 266, &355u16.to_le_bytes()); // WCTEMP 355 K = 81.85 °C
+        put(&mut p, 268, &358u16.to_le_bytes()); // CCTEMP
+        put(&mut p, 280, &1_000_204_886_016u128.to_le_bytes()); // TNVMCAP
+        put(&mut p, 322, &1u16.to_le_bytes()); // HCTMA
+        p[525] = 1; // VWC
+        p
+    }
+
+    /// A SMART / Health log page with the fields at the offsets of NVMe 2.0 Figure 207.
+    pub(crate) fn smart_page(duw: u128, kelvin: u16, t1: u32, t2: u32) -> Vec<u8> {
+        let mut p = vec![0u8; SMART_LEN];
+        p[0] = 0; // critical warning
+        put(&mut p, 1, &kelvin.to_le_bytes());
+        p[3] = 100; // available spare
+        p[4] = 10; // threshold
+        p[5] = 3; // percentage used
+        put(&mut p, 32, &77_000u128.to_le_bytes()); // data units read
+        put(&mut p, 48, &duw.to_le_bytes()); // data units written
+        put(&mut p, 64, &1_234_567u128.to_le_bytes()); // host read commands
+        put(&mut p, 80, &7_654_321u128.to_le_bytes()); // host write commands
+        put(&mut p, 96, &321u128.to_le_bytes()); // controller busy time
+        put(&mut p, 112, &55u128.to_le_bytes()); // power cycles
+        put(&mut p, 128, &1500u128.to_le_bytes()); // power on hours
+        put(&mut p, 144, &7u128.to_le_bytes()); // unsafe shutdowns
+        put(&mut p, 160, &0u128.to_le_bytes()); // media errors
+        put(&mut p, 176, &12u128.to_le_bytes()); // error log entries
+        put(&mut p, 192, &4u32.to_le_bytes()); // warning temperature time
+        put(&mut p, 196, &1u32.to_le_bytes()); // critical temperature time
+        put(&mut p, 200, &(kelvin + 2).to_le_bytes()); // sensor 1
+        put(&mut p, 202, &(kelvin - 3).to_le_bytes()); // sensor 2
+        put(&mut p, 216, &t1.to_le_bytes());
+        put(&mut p, 220, &t2.to_le_bytes());
+        put(&mut p, 224, &(t1 * 10).to_le_bytes());
+        put(&mut p, 228, &(t2 * 5).to_le_bytes());
+        p
+    }
+
+    #[test]
+    fn identify_fields_at_spec_offsets() {
+        let id = parse_identify_controller(&identify_page()).unwrap();
+        assert_eq!(id.pci_vendor_id, 0x144D);
+        assert_eq!(id.serial, "S4EWNX0R123456");
+        assert_eq!(id.model, "Samsung SSD 980 PRO 1TB");
+        assert_eq!(id.firmware, "5B2QGXA7");
+        assert!((id.warning_temp_c.unwrap() - 81.85).abs() < 1e-9);
+        assert!((id.critical_temp_c.unwrap() - 84.85).abs() < 1e-9);
+        assert_eq!(id.total_capacity_bytes, Some(1_000_204_886_016));
+        assert!(id.host_thermal_management);
+        assert!(id.volatile_write_cache);
+        // Unreported fields stay unreported.
+        let blank = parse_identify_controller(&vec![0u8; IDENTIFY_LEN]).unwrap();
+        assert_eq!(blank.model, "");
+        assert_eq!(blank.warning_temp_c, None);
+        assert_eq!(blank.total_capacity_bytes, None);
+        assert!(parse_identify_controller(&[0u8; 512]).is_err());
+    }
+
+    #[test]
+    fn smart_fields_at_spec_offsets() {
+        // 1.5 * 2^64 data units: the upper half of the 128-bit counter is read too.
+        let huge = (3u128 << 63) + 17;
+        let h = parse_smart_log(&smart_page(huge, 318, 2, 1)).unwrap();
+        assert_eq!(h.critical_warning, 0);
+        assert!((h.temperature_c.unwrap() - 44.85).abs() < 1e-9);
+        assert_eq!(h.available_spare_pct, 100);
+        assert_eq!(h.available_spare_threshold_pct, 10);
+        assert_eq!(h.percentage_used, 3);
+        assert_eq!(h.data_units_read, 77_000);
+        assert_eq!(h.data_units_written, huge);
+        assert_eq!(h.host_read_commands, 1_234_567);
+        assert_eq!(h.host_write_commands, 7_654_321);
+        assert_eq!(h.controller_busy_min, 321);
+        assert_eq!(h.power_cycles, 55);
+        assert_eq!(h.power_on_hours, 1500);
+        assert_eq!(h.unsafe_shutdowns, 7);
+        assert_eq!(h.media_errors, 0);
+        assert_eq!(h.error_log_entries, 12);
+        assert_eq!(h.warning_temp_min, 4);
+        assert_eq!(h.critical_temp_min, 1);
+        assert_eq!(h.sensors_c.len(), 2);
+        assert!((h.sensors_c[0] - 46.85).abs() < 1e-9);
+        assert_eq!(h.thermal_mgmt_t1_transitions, 2);
+        assert_eq!(h.thermal_mgmt_t2_transitions, 1);
+        assert_eq!(h.thermal_mgmt_t1_time_s, 20);
+        assert_eq!(h.thermal_mgmt_t2_time_s, 5);
+        assert_eq!(h.thermal_transitions(), 3);
+        assert_eq!(h.thermal_time_s(), 25);
+        let small = parse_smart_log(&smart_page(40_000, 300, 0, 0)).unwrap();
+        assert_eq!(small.data_written_bytes(), 40_000 * 512_000);
+        // 0 K: the drive does not report a temperature.
+        assert_eq!(
+            parse_smart_log(&vec![0u8; SMART_LEN])
+                .unwrap()
+                .temperature_c,
+            None
+        );
+        assert!(parse_smart_log(&[0u8; 4096]).is_err());
+    }
+
+    #[test]
+    fn ioctl_number_and_layout() {
+        assert_eq!(NVME_IOCTL_ADMIN_CMD, 0xC048_4E41);
+        assert_eq!(std::mem::offset_of!(AdminCmd, addr), 24);
+        assert_eq!(std::mem::offset_of!(AdminCmd, data_len), 36);
+        assert_eq!(std::mem::offset_of!(AdminCmd, cdw10), 40);
+        assert_eq!(std::mem::offset_of!(AdminCmd, timeout_ms), 64);
+        assert_eq!(std::mem::offset_of!(AdminCmd, result), 68);
+    }
+
+    #[test]
+    fn nvme_names() {
+        for n in ["nvme0n1", "nvme12n3p4", "nvme0n1p1"] {
+            assert!(is_nvme_name(n), "{n}");
+        }
+        for n in ["nvme0", "sda", "loop0", "nvmen1", "nvme0c0n1x"] {
+            assert!(!is_nvme_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn not_an_nvme_device_is_an_error_not_a_crash() {
+        // A regular file does not take the ioctl: ENOTTY, reported as an error.
+        let f = tempfile::NamedTempFile::new().unwrap();
+        let d = NvmeDevice::open(f.path()).unwrap();
+        assert!(d.health().is_err());
+        assert!(d.identify().is_err());
+    }
+}
