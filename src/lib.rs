@@ -12,6 +12,7 @@ pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod error;
+pub mod install;
 pub mod model;
 pub mod probe;
 pub mod report;

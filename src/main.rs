@@ -12,6 +12,8 @@ fn main() {
         Command::Simulate(a) => slccache::simulate::run(a),
         Command::Compare(a) => slccache::compare::run(a),
         Command::Presets => slccache::model::presets::print_presets(),
+        Command::Completions(a) => slccache::install::run_completions(a),
+        Command::Man(a) => slccache::install::run_man(a),
     };
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);
