@@ -5,6 +5,10 @@
 //! - ENOSPC: a loop device (direct I/O) over a sparse file on a small tmpfs; once the tmpfs is
 //!   full, writes fail and the loop device passes the error on.
 //!
+//! - EIO: a file on a small FUSE filesystem served by the test itself, whose writes fail with
+//!   EIO past a chosen offset (this kernel has no device-mapper for dm-error or dm-flakey, and
+//!   a loop device passes its backing file's ENOSPC on as ENOSPC, with or without direct I/O).
+//!
 //! Needs root; skips with the reason otherwise, except under CI=true.
 
 mod fault_util;
@@ -25,8 +29,13 @@ struct Failed {
 
 /// Runs a seqwrite probe of `dev` that must fail part way; checks the outputs.
 fn probe_until_it_fails(dev: &str, out: &std::path::Path, qd: u64, bs: u64) -> Failed {
+    let agree = if dev.starts_with("/dev/") {
+        "--destroy-data"
+    } else {
+        "--overwrite"
+    };
     let o = slccache()
-        .args(["probe", dev, "--destroy-data", "--pattern", "seqwrite"])
+        .args(["probe", dev, agree, "--pattern", "seqwrite"])
         .args(["--bs", &bs.to_string(), "--qd", &qd.to_string()])
         .args(["--interval", "20ms", "--quiet"])
         .arg("--out")
@@ -125,4 +134,37 @@ fn enospc_through_a_loop_device_stops_the_run() {
         .as_str()
         .unwrap()
         .contains("No space left"));
+}
+
+#[test]
+fn eio_from_the_filesystem_stops_the_run() {
+    let test = "eio_from_the_filesystem_stops_the_run";
+    if !may_run(test) {
+        return;
+    }
+    const FAIL_AT: u64 = 3 << 20;
+    let Some(fs) = fuse::FailingFuse::mount(16 << 20, FAIL_AT) else {
+        assert!(!ci(), "{test}: CI=true but FUSE cannot be mounted here");
+        eprintln!("{test}: skipped: FUSE cannot be mounted here (no /dev/fuse?)");
+        return;
+    };
+    let out = scratch("fault-eio-");
+    let f = probe_until_it_fails(fs.file().to_str().unwrap(), out.path(), 4, 64 << 10);
+    assert!(f.stderr.contains("Input/output error"), "{}", f.stderr);
+    eprintln!("{test}: {}", f.stderr.trim());
+    // Writes fail from FAIL_AT on; the first failure seen is among the writes in flight then.
+    assert!(
+        f.offset >= FAIL_AT && f.offset < FAIL_AT + 4 * (64 << 10),
+        "failed at offset {}, writes fail from {FAIL_AT}",
+        f.offset
+    );
+    assert!(
+        f.bytes_total <= FAIL_AT,
+        "{} bytes completed",
+        f.bytes_total
+    );
+    assert!(f.summary["error"]
+        .as_str()
+        .unwrap()
+        .contains("Input/output error"));
 }

@@ -2,6 +2,8 @@
 //! create and remove again on drop (also when a test fails), and the root/CI rule.
 #![allow(dead_code)]
 
+pub mod fuse;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
