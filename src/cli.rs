@@ -80,6 +80,34 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
     Info(InfoArgs),
     /// List the built-in drive presets with their key figures.
     Presets,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(after_help = "Examples:\n  \
+slccache completions bash > ~/.local/share/bash-completion/completions/slccache\n  \
+slccache completions zsh > ~/.zfunc/_slccache      # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
+slccache completions fish > ~/.config/fish/completions/slccache.fish")]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) to stdout, or write one page per subcommand to a folder.
+    #[command(after_help = "Examples:\n  \
+slccache man | man -l -\n  \
+slccache man --out-dir ~/.local/share/man/man1   # slccache.1, slccache-probe.1, ...")]
+    Man(ManArgs),
+}
+
+/// `slccache completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `slccache man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// Write slccache.1 and one page per subcommand (slccache-probe.1, ...) into this folder
+    /// instead of printing the top-level page.
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
 }
 
 // The domain enums live in `workload`; the command line maps onto them here so that the

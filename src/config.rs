@@ -197,7 +197,7 @@ mod secs {
         s.serialize_f64(d.as_secs_f64())
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        Ok(Duration::from_secs_f64(f64::deserialize(d)?))
+        Duration::try_from_secs_f64(f64::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 
@@ -211,7 +211,10 @@ mod opt_secs {
         }
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.map(Duration::from_secs_f64))
+        Option::<f64>::deserialize(d)?
+            .map(Duration::try_from_secs_f64)
+            .transpose()
+            .map_err(serde::de::Error::custom)
     }
 }
 

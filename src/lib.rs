@@ -13,6 +13,7 @@ pub mod detect;
 pub mod engine;
 pub mod error;
 pub mod info;
+pub mod install;
 pub mod model;
 pub mod probe;
 pub mod report;

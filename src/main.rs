@@ -13,6 +13,8 @@ fn main() {
         Command::Compare(a) => slccache::compare::run(a),
         Command::Info(a) => slccache::info::run(a),
         Command::Presets => slccache::model::presets::print_presets(),
+        Command::Completions(a) => slccache::install::run_completions(a),
+        Command::Man(a) => slccache::install::run_man(a),
     };
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);

@@ -133,10 +133,22 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| default_out_dir(&info.short_name()));
 
-    // 3. Open it (agreement on block devices, O_DIRECT, O_EXCL).
+    // 3. Lock it (a second probe of the same file or device is refused), then open it
+    // (agreement on block devices, O_DIRECT, O_EXCL). A file this run creates is locked as
+    // soon as it exists.
+    let mut lock = target::lock(&info)?;
     let target = target::open_for_write(info, &req, &mut |p| {
         progress::confirm_device(&p.path, &p.name, p.model.as_deref(), p.capacity_bytes)
     })?;
+    if lock.is_none() {
+        lock = match target::lock(&target.info) {
+            Ok(l) => l,
+            Err(e) => {
+                target.remove_created();
+                return Err(e);
+            }
+        };
+    }
     let span = match target.info.check_fit(cfg.block_size, cfg.span) {
         Ok(s) => s,
         Err(e) => {
@@ -157,15 +169,26 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
 
-    // 5. Run.
+    // 5. Run. The signal handlers stay until the outputs are written: a Ctrl-C, SIGTERM or
+    // SIGHUP while the charts are drawn still leaves every output complete (exit 130).
+    let signals = Signals::install().context("installing signal handlers")?;
     let outcome = run_jobs(
-        &target, &cfg, stop_cfg, &plan, backends, &out_dir, args.quiet, &opts,
+        &target, &cfg, stop_cfg, &plan, backends, &out_dir, args.quiet, &opts, &signals,
     )?;
 
     // 6. Summary, analysis, charts.
-    finish(
+    let result = finish(
         &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info,
-    )
+    );
+    drop(lock);
+    let late_signal = signals.flag.load(Ordering::SeqCst);
+    drop(signals);
+    match result {
+        Ok(()) if late_signal => Err(anyhow::Error::new(Interrupted(
+            out_dir.display().to_string(),
+        ))),
+        r => r,
+    }
 }
 
 fn default_out_dir(name: &str) -> PathBuf {
@@ -317,8 +340,9 @@ fn add_drive_reading(rows: &mut [Sample], reading: &DriveReading, start: &DriveR
     }
 }
 
-/// Signal handlers for the length of a run: the first Ctrl-C / SIGTERM sets the flag (the run
-/// drains and writes its outputs), a second Ctrl-C ends the process at once.
+/// Signal handlers for the length of a run and its reports: the first Ctrl-C, SIGTERM or SIGHUP
+/// (a closed terminal or a dropped SSH session) sets the flag (the run drains and writes its
+/// outputs, exit 130); a second one ends the process at once.
 struct Signals {
     flag: Arc<AtomicBool>,
     ids: Vec<signal_hook::SigId>,
@@ -326,10 +350,10 @@ struct Signals {
 
 impl Signals {
     fn install() -> Result<Signals> {
-        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let flag = Arc::new(AtomicBool::new(false));
         let mut ids = Vec::new();
-        for sig in [SIGINT, SIGTERM] {
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
             ids.push(signal_hook::flag::register_conditional_shutdown(
                 sig,
                 130,
@@ -359,9 +383,9 @@ fn run_jobs(
     out_dir: &Path,
     quiet: bool,
     opts: &ReportOptions,
+    signals: &Signals,
 ) -> Result<Outcome> {
     let engine = backends.first().map(|b| b.name()).unwrap_or("none");
-    let signals = Signals::install().context("installing signal handlers")?;
     let csv_path = out_dir.join("timeline.csv");
     let mut csv = CsvWriter::create(&csv_path)
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
@@ -483,7 +507,6 @@ fn run_jobs(
     emit(last, &mut samples, &mut csv_error);
     progress.finish();
     let rule = detector.finish();
-    drop(signals);
     let failure = shared.failure();
     let stop = if failure.is_some() {
         StopReason::WriteError

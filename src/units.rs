@@ -159,19 +159,22 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
         reason,
     };
     if let Ok(secs) = t.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-        return Err(err(
-            "must be a finite, non-negative number of seconds".into()
-        ));
+        // try_from: a number too large for a Duration (1e300) is an error, not a panic.
+        return Duration::try_from_secs_f64(secs).map_err(|_| {
+            err(
+                "must be a finite, non-negative number of seconds, at most about 584 billion \
+                 years"
+                    .into(),
+            )
+        });
     }
     // humantime does not take fractions such as "1.5s"; accept "<float><unit>" for s/ms/m/h.
     for (suffix, scale) in [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)] {
         if let Some(num) = t.strip_suffix(suffix) {
             if let Ok(v) = num.trim().parse::<f64>() {
                 if v.is_finite() && v >= 0.0 {
-                    return Ok(Duration::from_secs_f64(v * scale));
+                    return Duration::try_from_secs_f64(v * scale)
+                        .map_err(|_| err("too long for a duration".into()));
                 }
             }
         }
@@ -254,6 +257,15 @@ fn sig3(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by tests/prop_parsers.rs: these panicked in `Duration::from_secs_f64`.
+    #[test]
+    fn huge_durations_are_errors_not_panics() {
+        for s in ["1e308ms", "1e300", "1e20h", "1e30s", "inf", "NaN", "-1"] {
+            assert!(parse_duration(s).is_err(), "{s}");
+        }
+        assert_eq!(parse_duration("1e3ms").unwrap(), Duration::from_secs(1));
+    }
 
     #[test]
     fn sizes() {

@@ -256,19 +256,19 @@ fn refuses_a_mounted_device_and_leaves_its_files_intact() {
 }
 
 #[test]
+#[ignore = "needs a kernel that reads partition tables on loop devices (CONFIG_MSDOS_PARTITION); \
+            the CI kernel reads none: run with --ignored where it does"]
 fn refuses_a_device_whose_partition_is_mounted() {
     if !may_run("refuses_a_device_whose_partition_is_mounted") {
         return;
     }
     let mut lo = LoopDev::new_partitioned(32 << 20);
     let part = format!("{}p1", lo.dev);
-    if !Path::new(&format!("/sys/class/block/{}", &part[5..])).exists() {
-        eprintln!(
-            "refuses_a_device_whose_partition_is_mounted: skipped: this kernel did not create \
-             partitions on a loop device (no partition-table support?)"
-        );
-        return;
-    }
+    // Run on purpose (--ignored): a kernel that cannot do it is a failure, not a pass.
+    assert!(
+        Path::new(&format!("/sys/class/block/{}", &part[5..])).exists(),
+        "this kernel did not create partitions on a loop device (no partition-table support)"
+    );
     if !Path::new(&part).exists() {
         // No udev here: make the node from sysfs.
         let devno =

@@ -310,6 +310,37 @@ pub fn describe(spec: &str) -> Result<(TargetInfo, Option<String>)> {
     }
 }
 
+/// An advisory lock (`flock`, exclusive) on a file or block device, held for the length of a
+/// probe so that a second probe of the same target is refused with a clear message instead of
+/// writing over the first. Released when dropped (or when the process ends, however it ends).
+#[derive(Debug)]
+pub struct TargetLock {
+    _file: File,
+}
+
+/// Takes the probe lock on a file or block device target (`None` for emulated drives and for
+/// files that do not exist yet). A target locked by another process is refused (exit code 1).
+pub fn lock(info: &TargetInfo) -> Result<Option<TargetLock>> {
+    let Some(path) = info.path.as_ref() else {
+        return Ok(None);
+    };
+    if info.kind == TargetKind::Emulated || !path.exists() {
+        return Ok(None);
+    }
+    let f =
+        File::open(path).map_err(|e| anyhow!(e).context(format!("cannot open {}", info.spec)))?;
+    match rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(Some(TargetLock { _file: f })),
+        Err(rustix::io::Errno::WOULDBLOCK) => Err(refuse(
+            &info.spec,
+            "another program holds a lock on it: another slccache probe is writing to it; \
+             wait until that run ends",
+        )),
+        Err(e) => Err(anyhow!(std::io::Error::from(e))
+            .context(format!("cannot lock {} for this run", info.spec))),
+    }
+}
+
 /// Opens the target for writing: asks for agreement on block devices, checks again that they
 /// are not in use, and opens with `O_DIRECT` (plus `O_EXCL` on block devices). Files are
 /// created or resized as asked. `confirm` shows the prompt and returns whether the user typed

@@ -28,7 +28,7 @@ pub const CSV_COLUMNS: [&str; 11] = [
 ];
 
 /// What happened in one sampling interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
     /// End of the interval, in seconds since the start of the run.
     pub t_s: f64,
@@ -301,7 +301,10 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
                             format!("column '{}' is not a number: '{v}'", CSV_COLUMNS[k]),
                         )
                     })?;
-                    if !x.is_finite() || x < 0.0 {
+                    // A temperature may be below zero (slccache writes what the sensor says);
+                    // every other column is a count, a time or a rate.
+                    let temp = CSV_COLUMNS[k] == "temp_c";
+                    if !x.is_finite() || (x < 0.0 && !temp) {
                         return Err(import::ImportError::at(
                             file,
                             line,
@@ -353,6 +356,23 @@ mod tests {
         assert_eq!(back.len(), 2);
         assert_eq!(back[1].bytes_total, 151);
         assert_eq!(back[0].lat_p50_us, None);
+    }
+
+    /// Found by tests/prop_parsers.rs: a timeline with a temperature below zero, as written,
+    /// could not be read back.
+    #[test]
+    fn a_temperature_below_zero_reads_back() {
+        let text = format!(
+            "{}\n1.0,1.0,100,100,100.0,1.0,,,,-4.5\n",
+            CSV_COLUMNS.join(",")
+        );
+        let back = read_slccache_csv(&text, "timeline.csv").unwrap();
+        assert_eq!(back[0].temp_c, Some(-4.5));
+        let bad = format!(
+            "{}\n1.0,1.0,100,100,-100.0,1.0,,,,\n",
+            CSV_COLUMNS.join(",")
+        );
+        assert!(read_slccache_csv(&bad, "timeline.csv").is_err());
     }
 
     #[test]

@@ -1,0 +1,89 @@
+//! Shell completions (`slccache completions SHELL`) and the manual page (`slccache man`), both
+//! generated from the clap definitions in [`crate::cli`], so they always match the real flags.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+
+use crate::cli::{Cli, CompletionsArgs, ManArgs};
+
+/// Writes the completion script for `shell` to `out`.
+pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) {
+    let mut cmd = Cli::command();
+    clap_complete::generate(shell, &mut cmd, "slccache", out);
+}
+
+/// Writes the manual page of `slccache` (section 1, roff) to `out`: the top-level page, which
+/// lists the subcommands.
+pub fn write_man(out: &mut dyn Write) -> std::io::Result<()> {
+    clap_mangen::Man::new(Cli::command()).render(out)
+}
+
+/// Writes `slccache.1` and one page per subcommand (`slccache-probe.1`, ...) into `dir`,
+/// which is created if missing; returns the files written.
+pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let cmd = Cli::command();
+    let mut pages = vec![("slccache".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands() {
+        if sub.get_name() == "help" {
+            continue;
+        }
+        let name = format!("slccache-{}", sub.get_name());
+        pages.push((
+            name.clone(),
+            sub.clone()
+                .display_name(name.clone())
+                .bin_name(name)
+                .version(crate::VERSION),
+        ));
+    }
+    let mut files = Vec::new();
+    for (name, page) in pages {
+        let path = dir.join(format!("{name}.1"));
+        let mut buf = Vec::new();
+        clap_mangen::Man::new(page)
+            .render(&mut buf)
+            .with_context(|| format!("rendering {}", path.display()))?;
+        std::fs::write(&path, buf).with_context(|| format!("writing {}", path.display()))?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// Treats a closed pipe (`slccache man | head`) as the reader having seen enough.
+fn pipe_ok(r: std::io::Result<()>) -> std::io::Result<()> {
+    match r {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
+}
+
+/// Runs `slccache completions`.
+pub fn run_completions(args: CompletionsArgs) -> Result<()> {
+    let mut buf = Vec::new();
+    write_completions(args.shell, &mut buf);
+    let mut out = std::io::stdout().lock();
+    pipe_ok(out.write_all(&buf).and_then(|_| out.flush()))
+        .context("writing the completion script to stdout")
+}
+
+/// Runs `slccache man`.
+pub fn run_man(args: ManArgs) -> Result<()> {
+    match args.out_dir {
+        Some(dir) => {
+            let files = write_man_pages(&dir)?;
+            crate::report::print_files_written(&files);
+            Ok(())
+        }
+        None => {
+            let mut buf = Vec::new();
+            write_man(&mut buf).context("rendering the manual page")?;
+            let mut out = std::io::stdout().lock();
+            pipe_ok(out.write_all(&buf).and_then(|_| out.flush()))
+                .context("writing the manual page to stdout")
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! A real, kernel-made cliff on a real block device (what `scripts/loop-cliff.sh` does by
+//! hand): a loop device (direct I/O) over a sparse file on a tmpfs, the probe in a cgroup-v1
+//! blkio group whose write limit drops from fast to slow once the device's own counter
+//! (`/sys/block/loopN/stat`, sectors written) passes a chosen byte count. The probe must put
+//! the cliff within 5% of that count, or within one interval's bytes if that is larger.
+//!
+//! Needs root and cgroup-v1 blkio throttling; skips with the reason otherwise, except under
+//! CI=true where both are required. The cgroup, the loop device, the tmpfs and every file are
+//! removed on drop, also when the test fails.
+
+mod fault_util;
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use fault_util::*;
+
+/// Bytes written before the limit drops.
+const CACHE: u64 = 200_000_000;
+/// Write limits before and after, bytes/s: five seconds before the cliff and five after, so
+/// that neither phase is short enough for the detector to fold into the other.
+const FAST: u64 = 40_000_000;
+const SLOW: u64 = 10_000_000;
+/// The probe stops after this much (about five seconds past the cliff).
+const TOTAL: u64 = CACHE + 50_000_000;
+const INTERVAL_S: f64 = 0.2;
+
+#[test]
+fn the_probe_finds_a_cliff_made_by_the_kernel() {
+    let test = "the_probe_finds_a_cliff_made_by_the_kernel";
+    if !may_run(test) {
+        return;
+    }
+    let Some(cg) = BlkioGroup::new("cliff") else {
+        assert!(
+            !ci(),
+            "{test}: CI=true but cgroup-v1 blkio throttling is not available"
+        );
+        eprintln!("{test}: skipped: no cgroup-v1 blkio throttling at {BLKIO_ROOT}");
+        return;
+    };
+    let fs = Tmpfs::new("320M");
+    let lo = LoopDev::sparse(&fs.path().join("backing.img"), 256 << 20, true);
+    let out = scratch("fault-cliff-out-");
+    let majmin = lo.majmin();
+    cg.set_write_bps(&majmin, FAST);
+    let base = lo.bytes_written();
+
+    // A shell moves itself into the group, then becomes the probe.
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+        cg.dir.display()
+    );
+    let child = slccache_in_shell(&script)
+        .args(["probe", &lo.dev, "--destroy-data", "--pattern", "seqwrite"])
+        .args([
+            "--bs",
+            "256k",
+            "--qd",
+            "4",
+            "--interval",
+            "200ms",
+            "--quiet",
+        ])
+        .args(["--max-bytes", &TOTAL.to_string()])
+        .arg("--out")
+        .arg(out.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = Child(Some(child));
+    let started = Instant::now();
+    let mut truth = None;
+    loop {
+        if child.0.as_mut().unwrap().try_wait().unwrap().is_some() {
+            break;
+        }
+        if truth.is_none() {
+            let w = lo.bytes_written() - base;
+            if w >= CACHE {
+                cg.set_write_bps(&majmin, SLOW);
+                truth = Some(lo.bytes_written() - base);
+            }
+        }
+        // A hang guard only: the run takes about ten seconds.
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the probe hangs"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let o = child.wait();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let truth = truth.expect("the device counter never reached the switch point") as f64;
+
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    let est = &s["analysis"]["cache_estimate"];
+    let found = est["bytes"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no cliff found: {}", s["analysis"]));
+    let text = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
+    let rows = slccache::timeline::read_slccache_csv(&text, "timeline.csv").unwrap();
+    let pre: Vec<f64> = rows
+        .iter()
+        .filter(|r| (r.bytes_total as f64) < truth * 0.9)
+        .map(|r| r.bytes_per_sec)
+        .collect();
+    let pre_rate = pre.iter().sum::<f64>() / pre.len().max(1) as f64;
+    let tolerance = (0.05 * truth).max(pre_rate * INTERVAL_S);
+    eprintln!(
+        "{test}: switched at {truth:.0} B, found {found:.0} B ({:+.2}%), interval {} to {}; \
+         tolerance {tolerance:.0} B",
+        (found / truth - 1.0) * 100.0,
+        est["low_bytes"],
+        est["high_bytes"]
+    );
+    assert!(
+        (found - truth).abs() <= tolerance,
+        "the cliff is at {truth:.0} B; the probe found {found:.0} B (tolerance {tolerance:.0} \
+         B); timeline:\n{text}"
+    );
+    assert_eq!(
+        s["analysis"]["cliffs"].as_array().unwrap().len(),
+        1,
+        "{}",
+        s["analysis"]
+    );
+}
+
+/// `sh -c SCRIPT slccache ARGS...`: the script ends with `exec "$0" "$@"`.
+fn slccache_in_shell(script: &str) -> std::process::Command {
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c")
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("slccache"));
+    c
+}
