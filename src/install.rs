@@ -24,6 +24,9 @@ pub fn write_man(out: &mut dyn Write) -> std::io::Result<()> {
 /// Writes `slccache.1` and one page per subcommand (`slccache-probe.1`, ...) into `dir`,
 /// which is created if missing; returns the files written.
 pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    if dir.exists() && !dir.is_dir() {
+        anyhow::bail!("--out-dir {}: it exists and is not a folder", dir.display());
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let cmd = Cli::command();
     let mut pages = vec![("slccache".to_string(), cmd.clone())];

@@ -269,7 +269,11 @@ fn cases() -> Vec<Case> {
         c(&["completions"], 2, Words(&["SHELL"])),
         c(&["completions", "tcsh"], 2, Words(&["tcsh"])),
         c(&["man", "--bogus"], 2, Words(&["--bogus"])),
-        c(&["man", "--out-dir", "blocker"], 1, Words(&["blocker"])),
+        c(
+            &["man", "--out-dir", "blocker"],
+            1,
+            Words(&["--out-dir", "blocker"]),
+        ),
     ]
 }
 
