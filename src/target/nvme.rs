@@ -140,7 +140,7 @@ fn le128(b: &[u8], off: usize) -> u128 {
 
 /// A Kelvin temperature as °C; 0 K means "not reported" in both data structures.
 fn kelvin(k: u16) -> Option<f64> {
-    (k != 0).then(|| k as f64 - 273.15)
+    (k != 0).then_some(k as f64 - 273.15)
 }
 
 /// ASCII field, space (or NUL) padded, trimmed; other bytes replaced.
