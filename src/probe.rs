@@ -40,6 +40,9 @@ const MAX_BUFFER_BYTES: u64 = 2 << 30;
 /// Most threads the sync engine may start (one per in-flight write).
 const MAX_SYNC_THREADS: u64 = 4096;
 
+/// Shortest time between two reads of an NVMe drive's SMART log during a run.
+const DRIVE_READ_GAP: Duration = Duration::from_millis(200);
+
 /// How often the sampling thread looks at signals and job state between deadlines.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -334,6 +337,8 @@ fn run_jobs(
     }
 
     let mut samples: Vec<Sample> = Vec::new();
+    let mut reading = drive_start.clone();
+    let mut last_read = Instant::now();
     let mut csv_error: Option<anyhow::Error> = None;
     let mut emit =
         |rows: Vec<Sample>, samples: &mut Vec<Sample>, err: &mut Option<anyhow::Error>| {
@@ -373,7 +378,12 @@ fn run_jobs(
         if stop_at.is_some_and(|s| now >= s) {
             break StopReason::Duration;
         }
-        let reading = target.info.read_drive();
+        // An NVMe drive's SMART log is read at most every DRIVE_READ_GAP: admin commands
+        // at 100 per second (10 ms intervals) could disturb what is measured.
+        if target.info.nvme.is_none() || last_read.elapsed() >= DRIVE_READ_GAP {
+            reading = target.info.read_drive();
+            last_read = Instant::now();
+        }
         let mut rows = sampler.collect(reading.temp_c);
         add_drive_reading(&mut rows, &reading, &drive_start);
         emit(rows, &mut samples, &mut csv_error);
