@@ -25,6 +25,7 @@ slccache probe scratch.bin --size 1GiB --duration 10s\n  \
 slccache analyze fio_bw.1.log --json\n  \
 slccache simulate 960evo-1tb --pattern seqwrite\n  \
 slccache compare output/run-a output/run-b --out output/compare\n  \
+slccache info /dev/nvme0n1   # identity, SMART log; writes nothing\n  \
 slccache presets"
 )]
 pub struct Cli {

@@ -41,6 +41,9 @@ const MAX_BUFFER_BYTES: u64 = 2 << 30;
 /// Most threads the sync engine may start (one per in-flight write).
 const MAX_SYNC_THREADS: u64 = 4096;
 
+/// Shortest time between two reads of an NVMe drive's SMART log during a run.
+const DRIVE_READ_GAP: Duration = Duration::from_millis(200);
+
 /// How often the sampling thread looks at signals and job state between deadlines.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -328,15 +331,15 @@ impl LiveDetector {
 
 /// Puts the drive's reading on the rows of one collection: its temperature is already there;
 /// the thermal-management transitions are counted from the start of the run.
+/// Without a start reading there is no baseline, and the column stays empty.
 fn add_drive_reading(rows: &mut [Sample], reading: &DriveReading, start: &DriveReading) {
-    let now = reading.health.as_ref().map(|h| h.thermal_transitions());
-    let base = start
-        .health
-        .as_ref()
-        .map(|h| h.thermal_transitions())
-        .unwrap_or(0);
+    let count = |r: &DriveReading| r.health.as_ref().map(|h| h.thermal_transitions());
+    let since_start = match (count(reading), count(start)) {
+        (Some(now), Some(base)) => Some(now.saturating_sub(base)),
+        _ => None,
+    };
     for r in rows {
-        r.thermal_transitions = now.map(|n| n.saturating_sub(base));
+        r.thermal_transitions = since_start;
     }
 }
 
@@ -439,6 +442,8 @@ fn run_jobs(
     }
 
     let mut samples: Vec<Sample> = Vec::new();
+    let mut reading = drive_start.clone();
+    let mut last_read = Instant::now();
     let mut csv_error: Option<anyhow::Error> = None;
     let mut emit =
         |rows: Vec<Sample>, samples: &mut Vec<Sample>, err: &mut Option<anyhow::Error>| {
@@ -482,7 +487,12 @@ fn run_jobs(
         if stop_at.is_some_and(|s| now >= s) {
             break StopReason::Duration;
         }
-        let reading = target.info.read_drive();
+        // An NVMe drive's SMART log is read at most every DRIVE_READ_GAP: admin commands
+        // at 100 per second (10 ms intervals) could disturb what is measured.
+        if target.info.nvme.is_none() || last_read.elapsed() >= DRIVE_READ_GAP {
+            reading = target.info.read_drive();
+            last_read = Instant::now();
+        }
         let mut rows = sampler.collect(reading.temp_c);
         add_drive_reading(&mut rows, &reading, &drive_start);
         emit(rows, &mut samples, &mut csv_error);
@@ -678,6 +688,29 @@ mod tests {
 
     fn cfg() -> WorkloadConfig {
         WorkloadConfig::resolve(&crate::cli::WorkloadArgs::default()).unwrap()
+    }
+
+    #[test]
+    fn thermal_transitions_count_from_the_start_reading() {
+        use crate::target::nvme::HealthLog;
+        let reading = |t1: u32, t2: u32| DriveReading {
+            temp_c: None,
+            health: Some(HealthLog {
+                thermal_mgmt_t1_transitions: t1,
+                thermal_mgmt_t2_transitions: t2,
+                ..HealthLog::default()
+            }),
+        };
+        let t = Timeline::from_rates(&[(1.0, 1.0, 1.0), (2.0, 1.0, 1.0)], RunMeta::default());
+        let mut rows = t.samples.clone();
+        add_drive_reading(&mut rows, &reading(7, 2), &reading(5, 1));
+        assert!(rows.iter().all(|r| r.thermal_transitions == Some(3)));
+        // A drive whose log could not be read at the start has no baseline: no counts, rather
+        // than its lifetime counts.
+        add_drive_reading(&mut rows, &reading(7, 2), &DriveReading::default());
+        assert!(rows.iter().all(|r| r.thermal_transitions.is_none()));
+        add_drive_reading(&mut rows, &DriveReading::default(), &reading(5, 1));
+        assert!(rows.iter().all(|r| r.thermal_transitions.is_none()));
     }
 
     #[test]

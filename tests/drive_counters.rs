@@ -199,3 +199,33 @@ fn p5_sawtooth_in_virtual_time_is_named_from_the_counters() {
     let c = a.cache_estimate.unwrap();
     assert!((c.bytes as f64 / sim.truth.cache_bytes as f64 - 1.0).abs() < 0.02);
 }
+
+/// The counter rule on a synthetic timeline: 2 GB/s for 20 s, then 1 GB/s for 40 s (0.5 s
+/// samples, a little noise). A counter rise at the drop names it; the same rise 20 s after
+/// the drop, with no drop there, names nothing.
+#[test]
+fn only_a_counter_rise_at_the_drop_names_it() {
+    let pts: Vec<(f64, f64, f64)> = (1..=120)
+        .map(|i| {
+            let t = i as f64 * 0.5;
+            let wobble = 1.0 + 0.02 * ((i * 7919 % 13) as f64 / 13.0 - 0.5);
+            (t, 0.5, if t <= 20.0 { 2e9 } else { 1e9 } * wobble)
+        })
+        .collect();
+    let with_rise_at = |t_rise: f64| {
+        let mut t = Timeline::from_rates(&pts, RunMeta::default());
+        for s in &mut t.samples {
+            s.thermal_transitions = Some(u64::from(s.t_s >= t_rise));
+        }
+        slccache::detect::analyze(&t)
+    };
+    let at_drop = with_rise_at(20.5);
+    assert_eq!(at_drop.cliffs.len(), 1);
+    let th = thermal(&at_drop.warnings);
+    assert_eq!(th.len(), 1, "{:?}", at_drop.warnings);
+    assert!(th[0].contains("taken as the cache cliff"), "{}", th[0]);
+    let later = with_rise_at(40.0);
+    assert!(thermal(&later.warnings).is_empty(), "{:?}", later.warnings);
+    // Counters that never rise name nothing either.
+    assert!(thermal(&with_rise_at(1e9).warnings).is_empty());
+}

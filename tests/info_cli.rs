@@ -134,6 +134,37 @@ fn info_on_a_loop_device_reads_and_writes_nothing() {
         "info changed the device"
     );
 
+    // A probe of the same device records the disk's queue under `host`; a loop device has
+    // no SMART log and no sensor.
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args(["probe", &lo.dev, "--pattern", "seqwrite", "--bs", "64k"])
+        .args(["--max-bytes", "1MiB", "--destroy-data", "--quiet", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        s["host"]["disk"].as_str(),
+        Some(name.as_str()),
+        "{}",
+        s["host"]
+    );
+    assert_eq!(s["host"]["scheduler"], j["host"]["scheduler"]);
+    assert!(
+        s["drive_state"]["smart_start"].is_null(),
+        "{}",
+        s["drive_state"]
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!("| Device queue | {name}: scheduler ")),
+        "{md}"
+    );
+
     // Mounted: info still reports, and says why probe would refuse it.
     sh("mkfs.ext4", &["-q", "-F", &lo.dev]);
     let m = tempfile::Builder::new()

@@ -928,6 +928,16 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         .filter(|(_, p)| p[1].mean_bytes_per_sec < 0.9 * p[0].mean_bytes_per_sec)
         .map(|(j, p)| (j, p[1].start_s))
         .collect();
+    let temps: Vec<(f64, f64)> = samples
+        .iter()
+        .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
+        .collect();
+    let temp_at = |t: f64| {
+        temps
+            .iter()
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+            .map(|p| p.1)
+    };
     // 1. The drive's counters.
     let mut by_counter: Vec<f64> = Vec::new();
     if samples.iter().any(|s| s.thermal_transitions.is_some()) {
@@ -945,7 +955,13 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
             let after = transitions_from(samples, t + w);
             if after > before {
                 by_counter.push(t);
-                list.push(format!("{t:.1} s (+{} transition(s))", after - before));
+                let temp = temp_at(t)
+                    .map(|c| format!(", {c:.0} °C"))
+                    .unwrap_or_default();
+                list.push(format!(
+                    "{t:.1} s (+{} transition(s){temp})",
+                    after - before
+                ));
                 if phases[j].kind == PhaseKind::Cache && phases[j + 1].kind == PhaseKind::PostCache
                 {
                     cache_cliff = Some(t);
@@ -970,10 +986,6 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         }
     }
     // 2. Temperature alone.
-    let temps: Vec<(f64, f64)> = samples
-        .iter()
-        .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
-        .collect();
     let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
         return out;
     };
@@ -981,12 +993,6 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
     if hot - cold < 10.0 {
         return out;
     }
-    let temp_at = |t: f64| {
-        temps
-            .iter()
-            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
-            .map(|p| p.1)
-    };
     let hot_drops: Vec<(f64, f64)> = drops
         .iter()
         .filter(|(_, t)| !by_counter.contains(t))

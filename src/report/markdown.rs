@@ -1,6 +1,7 @@
 //! `report.md` and `compare.md`: a Markdown table ready to paste into a review (drive,
 //! workload, cache size with its interval, the rate in each phase, time to the cliff, bytes
-//! written, stop reason), one column per run, followed by the charts.
+//! written, stop reason), one column per run, followed by the charts. A probe's report adds
+//! the host and the drive's own report ([`drive_rows`]).
 
 use crate::detect::PhaseKind;
 use crate::target::host::HostInfo;

@@ -280,3 +280,57 @@ pub fn print_files_written(files: &[PathBuf]) {
         println!("wrote {}", f.display());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `summary.json` with the drive's state reads back as written, 128-bit counters included.
+    #[test]
+    fn summary_with_drive_state_round_trips() {
+        let t = Timeline::from_rates(&[(1.0, 1.0, 1e9), (2.0, 1.0, 1e9)], RunMeta::default());
+        let end = HealthLog {
+            data_units_written: (1u128 << 70) + 3,
+            temperature_c: Some(44.85),
+            thermal_mgmt_t1_transitions: 2,
+            ..HealthLog::default()
+        };
+        let s = Summary {
+            slccache_version: "x".into(),
+            config: serde_json::json!({}),
+            run: t.meta.clone(),
+            totals: Totals::of(&t, 2),
+            interrupted: false,
+            error: None,
+            analysis: crate::detect::analyze(&t),
+            stop: None,
+            host: Some(HostInfo {
+                kernel: Some("6.8.0".into()),
+                cores: Some(8),
+                ..HostInfo::default()
+            }),
+            drive_state: Some(DriveState {
+                temperature_start_c: Some(31.0),
+                temperature_end_c: Some(44.85),
+                smart_start: Some(HealthLog::default()),
+                smart_end: Some(end),
+            }),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_summary(dir.path(), &s).unwrap();
+        let text = std::fs::read_to_string(p).unwrap();
+        assert!(
+            text.contains("\"data_units_written\": 1180591620717411303427"),
+            "{text}"
+        );
+        let back: Summary = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, s);
+        // Summaries written before these sections existed still read.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("host");
+        o.remove("drive_state");
+        let old: Summary = serde_json::from_value(v).unwrap();
+        assert_eq!((old.host, old.drive_state), (None, None));
+    }
+}

@@ -304,6 +304,9 @@ pub fn describe(spec: &str) -> Result<(TargetInfo, Option<String>)> {
             Ok((block::describe(spec, path, &m)?, in_use))
         }
         Ok(m) if m.is_file() => Ok((file::describe(spec, path, &m), None)),
+        Ok(m) if m.file_type().is_char_device() && is_nvme_controller(&path) => Err(usage(
+            format!("{spec} is an NVMe controller; give one of its namespaces, e.g. {spec}n1"),
+        )),
         Ok(_) => Err(usage(format!(
             "{spec} is neither a regular file nor a block device"
         ))),
@@ -341,6 +344,14 @@ pub fn lock(info: &TargetInfo) -> Result<Option<TargetLock>> {
     }
 }
 
+/// Whether `path` is named like an NVMe controller's character device (`nvme0`).
+fn is_nvme_controller(path: &std::path::Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix("nvme"))
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
 /// Opens the target for writing: asks for agreement on block devices, checks again that they
 /// are not in use, and opens with `O_DIRECT` (plus `O_EXCL` on block devices). Files are
 /// created or resized as asked. `confirm` shows the prompt and returns whether the user typed
@@ -358,5 +369,38 @@ pub fn open_for_write(
         }),
         TargetKind::Block => block::open(info, req, confirm),
         TargetKind::File => file::open(info),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvme_controller_names() {
+        assert!(is_nvme_controller(std::path::Path::new("/dev/nvme0")));
+        assert!(is_nvme_controller(std::path::Path::new("/dev/nvme12")));
+        assert!(!is_nvme_controller(std::path::Path::new("/dev/nvme0n1")));
+        assert!(!is_nvme_controller(std::path::Path::new("/dev/nvme")));
+        assert!(!is_nvme_controller(std::path::Path::new("/dev/null")));
+    }
+
+    #[test]
+    fn describe_refuses_nothing_and_names_bad_targets() {
+        // A missing path and a character device are usage errors.
+        for spec in ["/nonexistent/slccache-x", "/dev/null"] {
+            let e = describe(spec).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{e}");
+        }
+        // An existing file is described even without --overwrite (probe would refuse).
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), [1u8; 8192]).unwrap();
+        let spec = f.path().to_str().unwrap();
+        assert!(inspect(spec, &OpenRequest::default()).is_err());
+        let (info, in_use) = describe(spec).unwrap();
+        assert_eq!(
+            (info.kind, info.capacity, in_use),
+            (TargetKind::File, 8192, None)
+        );
     }
 }

@@ -287,7 +287,8 @@ impl NvmeDevice {
             addr: buf.as_mut_ptr() as u64,
             data_len: buf.len() as u32,
             cdw10,
-            timeout_ms: 5000,
+            // A drive that does not answer within this stalls the sampler no longer.
+            timeout_ms: 2000,
             ..AdminCmd::default()
         };
         // SAFETY: `cmd` is a live, properly laid-out `struct nvme_admin_cmd` (72 bytes,
