@@ -104,6 +104,7 @@ fn write_outputs(
         error: None,
         analysis: a.clone(),
         stop: None,
+        drive_state: None,
     };
     let mut written = vec![csv, crate::report::write_summary(dir, &summary)?];
     written.extend(crate::report::write_charts_and_report(dir, t, a, opts)?);

@@ -13,6 +13,7 @@ pub mod detect;
 pub mod engine;
 pub mod error;
 pub mod model;
+pub mod prepare;
 pub mod probe;
 pub mod report;
 pub mod sampler;

@@ -466,6 +466,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             &analysis,
             t.bytes_total(),
         )),
+        drive_state: None,
     };
     crate::report::write_summary(&dir, &summary)?;
     crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;

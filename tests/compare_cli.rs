@@ -24,6 +24,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
         error: None,
         analysis: slccache::detect::analyze(t),
         stop: None,
+        drive_state: None,
     };
     write_summary(&dir, &summary).unwrap();
     dir

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
+pub use crate::prepare::DriveStateRecord;
 use crate::timeline::{RunMeta, StopReason, Timeline};
 use crate::units::UnitSystem;
 
@@ -103,6 +104,10 @@ pub struct Summary {
     /// (`probe` and `simulate`).
     #[serde(default)]
     pub stop: Option<StopRecord>,
+    /// The drive's state at the start of the measured run and what was done to reach it
+    /// (`--trim`, `--prefill`, `--idle-before`; `probe` only).
+    #[serde(default)]
+    pub drive_state: Option<DriveStateRecord>,
 }
 
 /// How a run ended, for `summary.json`: why it stopped, the early stop's figures, and how
