@@ -39,11 +39,15 @@ pub struct Cli {
 pub enum Command {
     /// Write to a target without pause and record its throughput timeline, then analyse it.
     #[command(after_help = "Examples:\n  \
-slccache probe emu:960evo-500g                       # emulated drive (no data written anywhere)\n  \
+slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite  # emulated drive, ~35 s\n  \
 slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absent)\n  \
 slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
+slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
-slccache probe emu:960evo-1tb --scenario scenarios/iometer-128k-seq-qd32.toml\n\n\
+slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
+slccache probe scratch.bin --size 4GiB --prefill 50 --duration 20s  # cache at 50% full\n\n\
+The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\
+long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Probe(ProbeArgs),
@@ -215,10 +219,23 @@ pub struct ProbeArgs {
     /// Agree to destroy all data on a block device without being asked (for scripts).
     #[arg(long)]
     pub destroy_data: bool,
+    /// Before writing, discard the span: BLKDISCARD on a block device, hole punching on a
+    /// file; an emulated drive empties its cache.
+    #[arg(long)]
+    pub trim: bool,
+    /// Before the measured run, write this share of the target sequentially (128k, QD32,
+    /// from its start), kept out of the timeline: measures the cache at a fill level (50 or
+    /// 50%).
+    #[arg(long, value_name = "PCT")]
+    pub prefill: Option<String>,
+    /// Before the measured run (after --trim and --prefill), wait this long so that the
+    /// drive can fold its SLC cache (e.g. 10m).
+    #[arg(long, value_name = "DUR")]
+    pub idle_before: Option<String>,
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
-    /// No progress bar.
+    /// No progress line: nothing but errors and the final line.
     #[arg(long, short)]
     pub quiet: bool,
     /// Outputs.

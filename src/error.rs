@@ -10,6 +10,12 @@ pub struct UsageError(pub String);
 #[error("interrupted; outputs written so far are in {0}")]
 pub struct Interrupted(pub String);
 
+/// The run was interrupted before anything was measured (during `--prefill` or
+/// `--idle-before`): exit code 130, no outputs.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted {0}, before anything was measured; no outputs were written")]
+pub struct InterruptedEarly(pub String);
+
 /// Exit code for an error returned by a subcommand: 2 for [`UsageError`] (also when wrapped
 /// in context), 130 for [`Interrupted`], 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
@@ -20,7 +26,7 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
         if cause.is::<crate::timeline::import::ImportError>() {
             return 2;
         }
-        if cause.is::<Interrupted>() {
+        if cause.is::<Interrupted>() || cause.is::<InterruptedEarly>() {
             return 130;
         }
     }

@@ -15,6 +15,7 @@ pub mod error;
 pub mod info;
 pub mod install;
 pub mod model;
+pub mod prepare;
 pub mod probe;
 pub mod report;
 pub mod sampler;

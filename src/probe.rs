@@ -26,13 +26,14 @@ use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
 use crate::error::{usage, Interrupted};
-use crate::report::progress::{self, Progress};
+use crate::prepare::{self, DriveStateRecord, Preparation};
+use crate::report::progress::{self, Progress, ProgressMode};
 use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::host::HostInfo;
 use crate::target::{self, DriveReading, OpenRequest, Target, TargetKind};
 use crate::timeline::{CsvWriter, RunMeta, Sample, StopReason, Timeline, Workload};
-use crate::units::{format_bytes, format_rate, format_seconds, parse_size};
+use crate::units::{format_bytes, format_rate, format_seconds, parse_duration, parse_size};
 use crate::workload::{EngineKind, Pattern};
 
 /// Most memory the data buffers of all jobs may take together.
@@ -99,6 +100,20 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         .map(parse_size)
         .transpose()
         .context("--size")?;
+    let prep = Preparation {
+        trim: args.trim,
+        prefill_pct: args
+            .prefill
+            .as_deref()
+            .map(prepare::parse_pct)
+            .transpose()?,
+        idle_before: args
+            .idle_before
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .context("--idle-before")?,
+    };
     let req = OpenRequest {
         size,
         overwrite: args.overwrite,
@@ -160,8 +175,23 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         }
     };
     let plan = Plan::new(&cfg, span);
+    let signals = Signals::install().context("installing signal handlers")?;
 
-    // 4. One backend per job.
+    // 4. Start from a known state (trim, prefill, idle), outside the measured timeline.
+    let drive_state = match prepare_target(&target, &cfg, engine, span, &prep, &signals, &args) {
+        Ok(d) => d,
+        Err(e) => {
+            target.remove_created();
+            return Err(e);
+        }
+    };
+    let truth_at_start = target
+        .info
+        .emulated
+        .as_ref()
+        .map(|e| e.truth_now(cfg.pattern, cfg.block_size));
+
+    // 5. One backend per job.
     let (backends, ring_info) = match make_backends(&target, &cfg, engine) {
         Ok(b) => b,
         Err(e) => {
@@ -172,16 +202,20 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
 
-    // 5. Run. The signal handlers stay until the outputs are written: a Ctrl-C, SIGTERM or
-    // SIGHUP while the charts are drawn still leaves every output complete (exit 130).
-    let signals = Signals::install().context("installing signal handlers")?;
+    // 6. Run. The signal handlers (installed before the preparation) stay until the outputs
+    // are written: a Ctrl-C, SIGTERM or SIGHUP while the charts are drawn still leaves every
+    // output complete (exit 130).
     let outcome = run_jobs(
         &target, &cfg, stop_cfg, &plan, backends, &out_dir, args.quiet, &opts, &signals,
     )?;
 
-    // 6. Summary, analysis, charts.
+    // 7. Summary, analysis, charts.
+    let start = StartState {
+        drive_state,
+        truth: truth_at_start,
+    };
     let result = finish(
-        &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info,
+        &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info, args.quiet, start,
     );
     drop(lock);
     let late_signal = signals.flag.load(Ordering::SeqCst);
@@ -192,6 +226,81 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         ))),
         r => r,
     }
+}
+
+/// The drive's state at the start of the measured run.
+struct StartState {
+    drive_state: DriveStateRecord,
+    /// The model's truth from that state (emulated drives).
+    truth: Option<crate::model::Truth>,
+}
+
+/// Trims, prefills and idles as asked; returns what was done and the state reached.
+fn prepare_target(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    engine: EngineKind,
+    span: u64,
+    prep: &Preparation,
+    signals: &Signals,
+    args: &ProbeArgs,
+) -> Result<DriveStateRecord> {
+    let mut rec = DriveStateRecord::default();
+    let units = args.output.units;
+    let say = |msg: String| {
+        if !args.quiet {
+            eprintln!("slccache: {msg}");
+        }
+    };
+    if prep.trim {
+        let (ok, what) = prepare::trim(target, span)?;
+        if ok {
+            say(format!("--trim: {what}"));
+        } else {
+            say(format!("--trim: {what}; going on without it"));
+        }
+        rec.trimmed = ok;
+        rec.trim = Some(what);
+    }
+    let capacity = target.info.capacity;
+    if let Some(pct) = prep.prefill_pct {
+        let bytes =
+            ((pct / 100.0) * capacity as f64) as u64 / prepare::PREFILL_BS * prepare::PREFILL_BS;
+        let pw = prepare::prefill_workload(cfg);
+        let (mut backends, _) = make_backends(target, &pw, engine)?;
+        say(format!(
+            "--prefill: writing the first {pct}% of the target ({}) at 128k QD32",
+            format_bytes(bytes as f64, units)
+        ));
+        let written = prepare::prefill(
+            backends.remove(0),
+            bytes,
+            cfg.seed,
+            ProgressMode::for_stderr(args.quiet),
+            units,
+            &signals.flag,
+        )?;
+        rec.prefill_pct = Some(pct);
+        rec.prefill_bytes = Some(written);
+    }
+    if let Some(d) = prep.idle_before {
+        say(format!(
+            "--idle-before: idling for {} so that the drive can fold its cache",
+            format_seconds(d.as_secs_f64())
+        ));
+        prepare::idle(d, &signals.flag)?;
+        rec.idle_before_s = Some(d.as_secs_f64());
+    }
+    if let Some(emu) = &target.info.emulated {
+        let st = emu.state_now();
+        rec.fill_at_start_pct = Some(100.0 * st.data / capacity as f64);
+        rec.emulated_cache_at_start_bytes =
+            Some(emu.truth_now(cfg.pattern, cfg.block_size).cache_bytes);
+    } else if rec.trimmed && span == capacity {
+        let filled = rec.prefill_bytes.unwrap_or(0);
+        rec.fill_at_start_pct = Some(100.0 * filled as f64 / capacity as f64);
+    }
+    Ok(rec)
 }
 
 fn default_out_dir(name: &str) -> PathBuf {
@@ -357,11 +466,17 @@ impl Signals {
         let flag = Arc::new(AtomicBool::new(false));
         let mut ids = Vec::new();
         for sig in [SIGINT, SIGTERM, SIGHUP] {
-            ids.push(signal_hook::flag::register_conditional_shutdown(
-                sig,
-                130,
-                flag.clone(),
-            )?);
+            let f = flag.clone();
+            // SAFETY: the handler only loads an atomic, clears the progress line with
+            // write(2) and ends the process with _exit(2): all async-signal-safe.
+            ids.push(unsafe {
+                signal_hook::low_level::register(sig, move || {
+                    if f.load(Ordering::SeqCst) {
+                        progress::clear_line_from_signal();
+                        signal_hook::low_level::exit(130);
+                    }
+                })
+            }?);
             ids.push(signal_hook::flag::register(sig, flag.clone())?);
         }
         Ok(Signals { flag, ids })
@@ -393,8 +508,11 @@ fn run_jobs(
     let mut csv = CsvWriter::create(&csv_path)
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     let progress = Progress::new(
-        quiet,
+        ProgressMode::for_stderr(quiet),
+        "probe",
         plan.write_limit.map(|w| w * cfg.block_size),
+        cfg.duration,
+        stop_cfg.early_stop,
         opts.units,
     );
 
@@ -478,6 +596,7 @@ fn run_jobs(
             if detector.should_stop() {
                 break 'run StopReason::CliffConfirmed;
             }
+            progress.tick();
             let now = sampler.clock().now();
             if now >= wake {
                 break now;
@@ -549,6 +668,8 @@ fn finish(
     opts: &ReportOptions,
     o: Outcome,
     ring_info: Option<RingInfo>,
+    quiet: bool,
+    start: StartState,
 ) -> Result<()> {
     let ident = &target.info.identity;
     let label = ident
@@ -588,6 +709,7 @@ fn finish(
         temperature_end_c: o.drive_end.temp_c,
         smart_start: o.drive_start.health.clone(),
         smart_end: o.drive_end.health.clone(),
+        preparation: start.drive_state,
     };
     let extra_rows =
         crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
@@ -606,11 +728,9 @@ fn finish(
         "out": out_dir,
         // For emulated drives, the model's truth (cache bytes, phase boundaries), so a run
         // can be checked against it.
-        "model_truth": target
-            .info
-            .emulated
-            .as_ref()
-            .map(|e| e.truth(cfg.pattern, cfg.block_size)),
+        // (From the drive's state at the start of the measured run: after --trim, --prefill
+        // and --idle-before where given.)
+        "model_truth": start.truth,
     });
     let summary = Summary {
         slccache_version: crate::VERSION.into(),
@@ -665,7 +785,7 @@ fn finish(
         )),
         (None, None) => {}
     }
-    progress::print_done(out_dir, &line);
+    progress::print_done(out_dir, &line, quiet);
     charts.context("writing charts and report")?;
 
     if let Some(f) = o.failure {

@@ -153,8 +153,9 @@ fn bad_after_cliff_is_a_usage_error() {
 /// A small, noise-free emulated drive: 1 GB of cache at 1 GB/s, then 250 MB/s.
 const EMU: &str = "emu:960evo-500g,cache=1GB,in=1GB/s,after=250MB/s,noise=0,dips=0";
 
-fn probe(dir: &Path, extra: &[&str]) -> serde_json::Value {
-    slccache()
+/// Runs a probe of [`EMU`]; returns the summary, stdout and stderr.
+fn probe(dir: &Path, extra: &[&str]) -> (serde_json::Value, String, String) {
+    let out = slccache()
         .args([
             "probe",
             EMU,
@@ -165,25 +166,51 @@ fn probe(dir: &Path, extra: &[&str]) -> serde_json::Value {
             "--qd",
             "8",
         ])
-        .args(["--interval", "200ms", "--seed", "1", "--quiet", "--out"])
+        .args(["--interval", "200ms", "--seed", "1", "--out"])
         .arg(dir)
         .args(extra)
         .assert()
         .success();
-    summary(dir)
+    let o = out.get_output();
+    (
+        summary(dir),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
 }
 
 #[test]
 fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
     let tmp = tempfile::tempdir().unwrap();
-    let early = probe(
+    let (early, out, err) = probe(
         &tmp.path().join("early"),
-        &["--after-cliff", "5s", "--max-bytes", "5GB"],
+        &["--after-cliff", "5s", "--max-bytes", "5GB", "--quiet"],
     );
-    let full = probe(
+    // --quiet: nothing but the final line.
+    assert_eq!(err, "", "stderr of a quiet run");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("stopped: cliff confirmed"), "{out}");
+    // Not quiet, stderr not a terminal (captured): one plain progress line every 10 s. The
+    // run takes more than 13 s (1 s in the cache, 12 s after it).
+    let (full, _, err) = probe(
         &tmp.path().join("full"),
         &["--no-early-stop", "--max-bytes", "4GB"],
     );
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("probe: ")).collect();
+    assert!(!lines.is_empty(), "no progress line in {err:?}");
+    for l in &lines {
+        assert!(!l.contains('\r') && !l.contains('\x1b'), "{l:?}");
+        // Elapsed, data written, the rate now, the cliff, % and ETA of the byte limit.
+        assert!(
+            l.contains(" s, ")
+                && l.contains(" GB written, ")
+                && l.contains("/s now")
+                && l.contains("cliff at ")
+                && l.contains("%, ETA "),
+            "{l}"
+        );
+    }
+    assert!(lines.len() <= 2, "one line every 10 s, not more: {lines:?}");
     assert_eq!(early["run"]["stop_reason"], "cliff_confirmed", "{early:#}");
     assert_eq!(full["run"]["stop_reason"], "max_bytes");
     let st = &early["stop"];
@@ -201,4 +228,74 @@ fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
         total - st["cliff_bytes"].as_u64().unwrap()
     );
     assert_matches(&early, &full);
+}
+
+/// On a terminal (a pty made by `script`), Ctrl-C clears the progress line before the final
+/// line is printed.
+#[test]
+fn ctrl_c_clears_the_progress_line() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(!ci, "CI=true but no `script` (bsdutils) to make a terminal");
+        eprintln!(
+            "ctrl_c_clears_the_progress_line: skipped: no `script` (bsdutils) to make a terminal"
+        );
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("pty-run");
+    let log = tmp.path().join("typescript");
+    let cmd = format!(
+        "{} probe {EMU} --pattern seqwrite --bs 1M --duration 60s --out {}",
+        env!("CARGO_BIN_EXE_slccache"),
+        out.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qfc", &cmd])
+        .arg(&log)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the probe draws its line, then interrupt the probe itself.
+    let mut text = String::new();
+    for _ in 0..200 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("GB written") {
+            break;
+        }
+    }
+    assert!(
+        text.contains("\x1b[2Kprobe: "),
+        "no progress line: {text:?}"
+    );
+    // The probe itself (not the shell `script` started it with): the process named
+    // slccache whose command line names this run's folder.
+    let want = out.display().to_string();
+    let pid: i32 = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .find(|p| {
+            let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            comm.trim() == "slccache" && String::from_utf8_lossy(&cmd).contains(&want)
+        })
+        .expect("the probe's pid");
+    // SAFETY: kill(2) with a pid we found and SIGINT; no memory is involved.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let last_draw = text.rfind("probe: ").unwrap();
+    let final_line = text.find("stopped: interrupted").expect("the final line");
+    assert!(final_line > last_draw, "{text:?}");
+    assert!(
+        text[last_draw..final_line].contains("\x1b[2K"),
+        "the progress line was not cleared: {:?}",
+        &text[last_draw..final_line]
+    );
 }

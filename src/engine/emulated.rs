@@ -139,6 +139,36 @@ impl EmulatedDrive {
         }))
     }
 
+    /// Applies the idle time since the last write up to now (the model folds its cache while
+    /// the drive idles); the next write would do the same.
+    fn settle(&self, g: &mut Shared) {
+        let now = self.now_s();
+        if now > g.free_at {
+            g.state.idle(&self.model, now - g.free_at);
+            g.free_at = now;
+        }
+    }
+
+    /// The host discards `bytes` of data (`--trim`): the drive's cache empties and its fill
+    /// level drops (see [`DriveState::trim`]).
+    pub fn trim(&self, bytes: u64) {
+        let mut g = self.lock();
+        self.settle(&mut g);
+        g.state.trim(&self.model, bytes as f64);
+    }
+
+    /// The drive's state now, with the idle time so far applied.
+    pub fn state_now(&self) -> DriveState {
+        let mut g = self.lock();
+        self.settle(&mut g);
+        g.state.clone()
+    }
+
+    /// What a perfect measurement starting now would find (the cache left now).
+    pub fn truth_now(&self, pattern: Pattern, block_size: u64) -> Truth {
+        self.state_now().truth_now(&self.model, pattern, block_size)
+    }
+
     /// The drive's temperature now, if the model has a thermal part.
     pub fn temperature_c(&self) -> Option<f64> {
         let now = self.now_s();

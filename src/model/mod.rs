@@ -617,6 +617,28 @@ impl DriveState {
         }
     }
 
+    /// The host discards `bytes` of data (TRIM, or a secure erase of the whole drive): that
+    /// much data is gone, the SLC cache is empty (nothing left to fold), and the cache size is
+    /// evaluated again at the fill level left.
+    pub fn trim(&mut self, m: &DriveModel, bytes: f64) {
+        self.data = (self.data - bytes.max(0.0)).max(0.0);
+        self.slc_used = 0.0;
+        self.direct = 0.0;
+        self.cache_size = m.cache_at_fill(self.data / m.capacity.as_f64());
+    }
+
+    /// What a perfect measurement from this state would find (the model's [`Truth`] for the
+    /// cache left now, rather than for a fresh drive).
+    pub fn truth_now(&self, m: &DriveModel, pattern: Pattern, block_size: u64) -> Truth {
+        let left = (self.cache_size - self.slc_used).max(0.0).round() as u64;
+        let mut t = m.truth(pattern, block_size);
+        t.cache_bytes = left;
+        t.folding_starts_at_bytes = m
+            .fold_after
+            .map(|f| left + (f.as_f64() - self.direct).max(0.0).round() as u64);
+        t
+    }
+
     /// The temperature `dt_s` seconds after the last write if the drive idles meanwhile, °C;
     /// `None` without a thermal model.
     pub fn temp_after_idle(&self, m: &DriveModel, dt_s: f64) -> Option<f64> {
@@ -762,6 +784,33 @@ mod tests {
             / steps as f64;
         // 6 dips/min of 0.5 s: 5% of the time.
         assert!((inside - 0.05).abs() < 0.02, "{inside}");
+    }
+
+    #[test]
+    fn trim_empties_the_cache_and_the_drive() {
+        let m = presets::parse_spec("660p-1tb,fill=0.6,noise=0,dips=0").unwrap();
+        let mut s = m.new_state(0);
+        let fresh = m.truth(Pattern::Seqwrite, 1 << 20).cache_bytes;
+        assert_eq!(
+            s.truth_now(&m, Pattern::Seqwrite, 1 << 20).cache_bytes,
+            fresh
+        );
+        let load = Load {
+            pattern: Pattern::Seqwrite,
+            block_size: 1 << 20,
+            in_flight: None,
+        };
+        s.write(&m, &load, 0.0, 10e9, f64::INFINITY, |_| {});
+        assert_eq!(
+            s.truth_now(&m, Pattern::Seqwrite, 1 << 20).cache_bytes,
+            fresh - 10_000_000_000
+        );
+        s.trim(&m, m.capacity.as_f64());
+        assert_eq!(s.data, 0.0);
+        assert_eq!(
+            s.truth_now(&m, Pattern::Seqwrite, 1 << 20).cache_bytes,
+            m.cache_empty()
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
+pub use crate::prepare::DriveStateRecord;
 use crate::target::host::HostInfo;
 use crate::target::nvme::HealthLog;
 use crate::timeline::{RunMeta, StopReason, Timeline};
@@ -100,6 +101,10 @@ pub struct DriveState {
     /// The SMART / Health log when the run ended.
     #[serde(default)]
     pub smart_end: Option<HealthLog>,
+    /// What was done to reach the starting state (`--trim`, `--prefill`, `--idle-before`)
+    /// and the fill level at the start; its keys sit directly under `drive_state`.
+    #[serde(flatten)]
+    pub preparation: DriveStateRecord,
 }
 
 /// The content of `summary.json`.
@@ -314,6 +319,11 @@ mod tests {
                 temperature_end_c: Some(44.85),
                 smart_start: Some(HealthLog::default()),
                 smart_end: Some(end),
+                preparation: DriveStateRecord {
+                    trimmed: true,
+                    prefill_pct: Some(50.0),
+                    ..DriveStateRecord::default()
+                },
             }),
         };
         let dir = tempfile::tempdir().unwrap();
@@ -323,6 +333,11 @@ mod tests {
             text.contains("\"data_units_written\": 1180591620717411303427"),
             "{text}"
         );
+        // The preparation's keys sit directly under drive_state, beside the temperatures.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["drive_state"]["trimmed"], true, "{text}");
+        assert_eq!(v["drive_state"]["prefill_pct"], 50.0, "{text}");
+        assert_eq!(v["drive_state"]["temperature_start_c"], 31.0, "{text}");
         let back: Summary = serde_json::from_str(&text).unwrap();
         assert_eq!(back, s);
         // Summaries written before these sections existed still read.

@@ -1,79 +1,340 @@
-//! Console output while a run goes on: a progress line on stderr (elapsed time, bytes written,
-//! current rate), hidden with `--quiet` or when stderr is not a terminal; the question asked
-//! before a block device is overwritten; and the closing lines of a probe.
+//! Console output while a run goes on: the progress line on stderr, the question asked
+//! before a block device is overwritten, and the closing lines of a probe.
+//!
+//! The progress line has three forms:
+//! - on a terminal, one line redrawn a few times a second: elapsed time, data written, the
+//!   rate now, a sparkline of recent rates, the cliff once one is seen ("cliff at 19.1 GB
+//!   (14.0 s)") with the current cache estimate, and % and ETA when the run has a limit;
+//! - off a terminal (logs, CI, `nohup`), one plain line every [`PLAIN_EVERY`];
+//! - with `--quiet`, nothing.
+//!
+//! [`Progress::finish`] clears the terminal line; a second Ctrl-C, which ends the process at
+//! once, clears it too ([`clear_line_from_signal`]).
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal, Write};
-use std::time::Duration;
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::detect::stop::Estimate;
 use crate::timeline::Sample;
-use crate::units::{format_bytes, format_rate, UnitSystem};
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
-/// The progress line of a running probe.
+/// How often the plain (non-terminal) form prints a line.
+pub const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// How often the terminal line is redrawn at most.
+const REDRAW_EVERY: Duration = Duration::from_millis(250);
+
+/// Recent rates shown in the sparkline.
+const SPARK_LEN: usize = 20;
+
+/// Whether a progress line is on the terminal now (read by the signal handler).
+static LINE_SHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Clears the progress line, if one is shown. Async-signal-safe: only an atomic load and
+/// write(2); for a signal handler that ends the process.
+pub fn clear_line_from_signal() {
+    if LINE_SHOWN.load(Ordering::SeqCst) {
+        let seq = b"\r\x1b[2K";
+        // SAFETY: write(2) on fd 2 with a pointer and length into a static byte string that
+        // lives for the whole program; it is async-signal-safe and its result is not needed.
+        unsafe {
+            libc::write(2, seq.as_ptr().cast(), seq.len());
+        }
+    }
+}
+
+/// Where the progress goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// Nothing (`--quiet`).
+    Hidden,
+    /// One line redrawn in place (stderr is a terminal).
+    Terminal,
+    /// A plain line every [`PLAIN_EVERY`] (stderr is not a terminal).
+    Plain,
+}
+
+impl ProgressMode {
+    /// The mode for stderr: hidden when `quiet`, else by whether stderr is a terminal.
+    pub fn for_stderr(quiet: bool) -> ProgressMode {
+        if quiet {
+            ProgressMode::Hidden
+        } else if std::io::stderr().is_terminal() {
+            ProgressMode::Terminal
+        } else {
+            ProgressMode::Plain
+        }
+    }
+}
+
+/// What the progress line knows.
+#[derive(Debug, Clone, Default)]
+pub struct ProgressState {
+    /// Seconds since the start.
+    pub elapsed_s: f64,
+    /// Bytes written so far.
+    pub bytes: u64,
+    /// The rate of the latest interval, bytes/s.
+    pub rate: Option<f64>,
+    /// Recent rates, oldest first, bytes/s.
+    pub recent: VecDeque<f64>,
+    /// The cliff and cache estimate, once one is seen.
+    pub cliff: Option<Estimate>,
+    /// Whether the run stops at the cliff (then the ETA counts down to the stop).
+    pub early_stop: bool,
+    /// The byte limit, if any.
+    pub total_bytes: Option<u64>,
+    /// The time limit, if any, seconds.
+    pub duration_s: Option<f64>,
+}
+
+/// A sparkline of `v` scaled from zero to its largest value.
+pub fn sparkline(v: &[f64]) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = v.iter().copied().fold(0.0, f64::max);
+    v.iter()
+        .map(|&x| {
+            if max <= 0.0 || !x.is_finite() {
+                BARS[0]
+            } else {
+                BARS[((x / max * 7.0).round().clamp(0.0, 7.0)) as usize]
+            }
+        })
+        .collect()
+}
+
+impl ProgressState {
+    /// The share done (0..=1) and the seconds left, when the run has a limit. The early stop,
+    /// once a cliff is seen, is a limit too.
+    pub fn done_and_eta(&self) -> Option<(f64, f64)> {
+        let t = self.elapsed_s;
+        let mut best: Option<(f64, f64)> = None;
+        let mut take = |share: f64, left: f64| {
+            if share.is_finite() && left.is_finite() {
+                let c = (share.clamp(0.0, 1.0), left.max(0.0));
+                if best.map_or(true, |b| c.1 < b.1) {
+                    best = Some(c);
+                }
+            }
+        };
+        if let Some(d) = self.duration_s {
+            if d > 0.0 {
+                take(t / d, d - t);
+            }
+        }
+        if let Some(total) = self.total_bytes {
+            let rate = self
+                .rate
+                .filter(|r| *r > 0.0)
+                .or_else(|| (t > 0.0 && self.bytes > 0).then(|| self.bytes as f64 / t));
+            if let (Some(r), true) = (rate, total > 0) {
+                take(
+                    self.bytes as f64 / total as f64,
+                    total.saturating_sub(self.bytes) as f64 / r,
+                );
+            }
+        }
+        if let (true, Some(e)) = (self.early_stop, &self.cliff) {
+            if e.stop_at_s > 0.0 {
+                take(t / e.stop_at_s, e.stop_at_s - t);
+            }
+        }
+        best
+    }
+
+    /// The line: `what`, then the figures; `spark` adds the sparkline.
+    pub fn line(&self, what: &str, units: UnitSystem, spark: bool) -> String {
+        let mut s = format!(
+            "{what}: {}, {} written",
+            format_seconds(self.elapsed_s),
+            format_bytes(self.bytes as f64, units)
+        );
+        if let Some(r) = self.rate {
+            s.push_str(&format!(", {} now", format_rate(r, units)));
+        }
+        if spark && self.recent.len() > 1 {
+            let v: Vec<f64> = self.recent.iter().copied().collect();
+            s.push(' ');
+            s.push_str(&sparkline(&v));
+        }
+        if let Some(e) = &self.cliff {
+            s.push_str(&format!(
+                ", cliff at {} ({:.1} s), cache ~{} ({} to {})",
+                format_bytes(e.cliff.bytes_written as f64, units),
+                e.cliff.t_s,
+                format_bytes(e.cache.bytes as f64, units),
+                format_bytes(e.cache.low_bytes as f64, units),
+                format_bytes(e.cache.high_bytes as f64, units)
+            ));
+        }
+        if let Some((done, left)) = self.done_and_eta() {
+            s.push_str(&format!(
+                ", {:.0}%, ETA {}",
+                100.0 * done,
+                format_seconds(left)
+            ));
+        }
+        s
+    }
+}
+
+/// The progress line of a running probe (or prefill). Used from one thread.
 pub struct Progress {
-    bar: ProgressBar,
+    mode: ProgressMode,
+    what: String,
     units: UnitSystem,
+    start: Instant,
+    inner: RefCell<Inner>,
+}
+
+struct Inner {
+    state: ProgressState,
+    last_draw: Option<Instant>,
+    last_plain: Instant,
+    shown: bool,
 }
 
 impl Progress {
-    /// A progress line; `total_bytes` is the byte limit when there is one. Hidden when `quiet`
-    /// or when stderr is not a terminal.
-    pub fn new(quiet: bool, total_bytes: Option<u64>, units: UnitSystem) -> Progress {
-        let visible = !quiet && std::io::stderr().is_terminal();
-        let bar = match total_bytes {
-            Some(t) => ProgressBar::new(t),
-            None => ProgressBar::new_spinner(),
-        };
-        bar.set_draw_target(if visible {
-            ProgressDrawTarget::stderr_with_hz(4)
-        } else {
-            ProgressDrawTarget::hidden()
-        });
-        let template = if total_bytes.is_some() {
-            "{elapsed_precise} [{bar:30}] {percent:>3}% {msg}"
-        } else {
-            "{spinner} {elapsed_precise} {msg}"
-        };
-        if let Ok(style) = ProgressStyle::with_template(template) {
-            bar.set_style(style.progress_chars("=> "));
+    /// A progress line named `what` ("probe", "prefill") for a run with an optional byte
+    /// and time limit; `early_stop` says whether the run stops at the cliff.
+    pub fn new(
+        mode: ProgressMode,
+        what: &str,
+        total_bytes: Option<u64>,
+        duration: Option<Duration>,
+        early_stop: bool,
+        units: UnitSystem,
+    ) -> Progress {
+        let now = Instant::now();
+        Progress {
+            mode,
+            what: what.to_string(),
+            units,
+            start: now,
+            inner: RefCell::new(Inner {
+                state: ProgressState {
+                    total_bytes,
+                    duration_s: duration.map(|d| d.as_secs_f64()),
+                    early_stop,
+                    ..ProgressState::default()
+                },
+                last_draw: None,
+                last_plain: now,
+                shown: false,
+            }),
         }
-        bar.enable_steady_tick(Duration::from_millis(250));
-        Progress { bar, units }
     }
 
     /// Whether anything is drawn.
     pub fn is_visible(&self) -> bool {
-        !self.bar.is_hidden()
+        self.mode != ProgressMode::Hidden
     }
 
-    /// Shows the latest interval, and the cliff once one is seen.
+    /// Takes in the latest interval, and the cliff once one is seen.
     pub fn update(&self, s: &Sample, cliff: Option<&Estimate>) {
-        self.bar.set_position(s.bytes_total);
-        let mut msg = format!(
-            "{} written, {} now",
-            format_bytes(s.bytes_total as f64, self.units),
-            format_rate(s.bytes_per_sec, self.units)
-        );
-        if let Some(e) = cliff {
-            msg.push_str(&format!(
-                ", cliff at {} ({:.1} s)",
-                format_bytes(e.cache.bytes as f64, self.units),
-                e.cliff.t_s
-            ));
+        {
+            let mut g = self.inner.borrow_mut();
+            let st = &mut g.state;
+            st.bytes = s.bytes_total;
+            st.rate = Some(s.bytes_per_sec);
+            st.recent.push_back(s.bytes_per_sec);
+            while st.recent.len() > SPARK_LEN {
+                st.recent.pop_front();
+            }
+            st.cliff = cliff.cloned();
         }
-        self.bar.set_message(msg);
+        self.tick();
     }
 
-    /// Removes the line.
+    /// Sets the bytes written so far without a whole sample (a prefill).
+    pub fn set_bytes(&self, bytes: u64) {
+        self.inner.borrow_mut().state.bytes = bytes;
+        self.tick();
+    }
+
+    /// Redraws when it is time: the terminal line a few times a second, the plain line every
+    /// [`PLAIN_EVERY`].
+    pub fn tick(&self) {
+        let now = Instant::now();
+        let mut g = self.inner.borrow_mut();
+        g.state.elapsed_s = (now - self.start).as_secs_f64();
+        match self.mode {
+            ProgressMode::Hidden => {}
+            ProgressMode::Terminal => {
+                if g.last_draw.is_some_and(|d| now - d < REDRAW_EVERY) {
+                    return;
+                }
+                g.last_draw = Some(now);
+                let mut line = g.state.line(&self.what, self.units, true);
+                let width = terminal_width();
+                if line.chars().count() >= width {
+                    line = line.chars().take(width.saturating_sub(1)).collect();
+                }
+                let mut err = std::io::stderr().lock();
+                let _ = write!(err, "\r\x1b[2K{line}");
+                let _ = err.flush();
+                g.shown = true;
+                LINE_SHOWN.store(true, Ordering::SeqCst);
+            }
+            ProgressMode::Plain => {
+                if now - g.last_plain >= PLAIN_EVERY {
+                    g.last_plain = now;
+                    eprintln!("{}", g.state.line(&self.what, self.units, false));
+                }
+            }
+        }
+    }
+
+    /// Removes the terminal line.
     pub fn finish(&self) {
-        self.bar.finish_and_clear();
+        let mut g = self.inner.borrow_mut();
+        if g.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+            g.shown = false;
+            LINE_SHOWN.store(false, Ordering::SeqCst);
+        }
     }
 
-    /// Prints a message above the progress line (stderr).
+    /// Prints a message (stderr), above the progress line on a terminal.
     pub fn note(&self, msg: &str) {
-        self.bar.suspend(|| eprintln!("{msg}"));
+        let shown = self.inner.borrow().shown;
+        if shown {
+            self.finish();
+        }
+        eprintln!("{msg}");
+        if shown {
+            self.inner.borrow_mut().last_draw = None;
+            self.tick();
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Columns of the terminal on stderr (80 when unknown).
+fn terminal_width() -> usize {
+    let mut ws: libc::winsize = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: TIOCGWINSZ writes one winsize into the struct we pass, which lives on the stack
+    // for the call; on failure it is left zeroed and we fall back to 80 columns.
+    let r = unsafe { libc::ioctl(2, libc::TIOCGWINSZ, &mut ws) };
+    if r == 0 && ws.ws_col > 0 {
+        ws.ws_col as usize
+    } else {
+        80
     }
 }
 
@@ -103,8 +364,72 @@ pub fn confirm_device(
     Ok(answer == name || answer == path)
 }
 
-/// Prints where the outputs went and one line about the run (stdout).
-pub fn print_done(out_dir: &std::path::Path, line: &str) {
+/// Prints one line about the run and where the outputs went (stdout); with `quiet`, only
+/// the line about the run.
+pub fn print_done(out_dir: &std::path::Path, line: &str, quiet: bool) {
     println!("{line}");
-    println!("outputs: {}", out_dir.display());
+    if !quiet {
+        println!("outputs: {}", out_dir.display());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{CacheEstimate, Cliff};
+
+    #[test]
+    fn sparkline_scales_to_the_largest() {
+        assert_eq!(sparkline(&[0.0, 1.0, 2.0]), "▁▅█");
+        assert_eq!(sparkline(&[0.0, 0.0]), "▁▁");
+    }
+
+    #[test]
+    fn line_shows_the_cliff_percent_and_eta() {
+        let mut st = ProgressState {
+            elapsed_s: 20.0,
+            bytes: 20_000_000_000,
+            rate: Some(1e9),
+            recent: [2e9, 2e9, 1e9].into_iter().collect(),
+            duration_s: Some(80.0),
+            ..ProgressState::default()
+        };
+        let l = st.line("probe", UnitSystem::Decimal, true);
+        assert!(
+            l.contains("20.0 s, 20.0 GB written, 1000 MB/s now ██▅"),
+            "{l}"
+        );
+        assert!(l.ends_with(", 25%, ETA 60.0 s"), "{l}");
+        st.total_bytes = Some(40_000_000_000);
+        // 20 GB left at 1 GB/s: 20 s, sooner than the time limit.
+        assert!(st
+            .line("probe", UnitSystem::Decimal, false)
+            .ends_with("50%, ETA 20.0 s"));
+        st.cliff = Some(Estimate {
+            cliff: Cliff {
+                t_s: 14.0,
+                t_low_s: 13.9,
+                t_high_s: 14.1,
+                bytes_written: 19_100_000_000,
+                before_bytes_per_sec: 2e9,
+                after_bytes_per_sec: 1e9,
+            },
+            cache: CacheEstimate {
+                bytes: 19_100_000_000,
+                low_bytes: 19_000_000_000,
+                high_bytes: 19_200_000_000,
+            },
+            seen_since_s: 18.0,
+            hold_s: 30.0,
+            stop_at_s: 44.0,
+        });
+        st.early_stop = true;
+        st.total_bytes = None;
+        let l = st.line("probe", UnitSystem::Decimal, false);
+        assert!(
+            l.contains("cliff at 19.1 GB (14.0 s), cache ~19.1 GB (19.0 GB to 19.2 GB)"),
+            "{l}"
+        );
+        assert!(l.ends_with("45%, ETA 24.0 s"), "{l}");
+    }
 }
