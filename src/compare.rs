@@ -15,6 +15,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let opts = ReportOptions {
         units: args.output.units,
         png_size: parse_png_size(&args.output.png_size)?,
+        theme: args.output.theme.into(),
+        align_cliff: args.align == crate::cli::AlignArg::Cliff,
     };
     let timelines = args
         .runs

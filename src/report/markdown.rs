@@ -147,6 +147,8 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::Latency => "Write latency per interval",
         ChartKind::CompareTime => "Write throughput over time",
         ChartKind::CompareData => "Write throughput over data written",
+        ChartKind::ThroughputTimeZoom => "Write throughput over time, zoomed on the cliffs",
+        ChartKind::ThroughputDataZoom => "Write throughput over data written, zoomed on the cliffs",
     }
 }
 

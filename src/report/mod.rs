@@ -6,6 +6,7 @@ pub mod decimate;
 pub mod draw;
 pub mod markdown;
 pub mod progress;
+pub mod svg;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -24,6 +25,10 @@ pub struct ReportOptions {
     pub units: UnitSystem,
     /// PNG width and height in pixels.
     pub png_size: (u32, u32),
+    /// Light or dark charts and report.html.
+    pub theme: charts::Theme,
+    /// Comparisons: shift every run so that its first cliff is at 0 (`--align cliff`).
+    pub align_cliff: bool,
 }
 
 impl Default for ReportOptions {
@@ -31,6 +36,8 @@ impl Default for ReportOptions {
         ReportOptions {
             units: UnitSystem::Decimal,
             png_size: (1600, 900),
+            theme: charts::Theme::Light,
+            align_cliff: false,
         }
     }
 }
@@ -137,6 +144,7 @@ pub fn write_charts_and_report(
         charts::throughput_time(timeline, analysis, opts),
         charts::throughput_data(timeline, analysis, opts),
     ];
+    specs.extend(charts::zoomed(timeline, analysis, opts));
     specs.extend(charts::latency(timeline, analysis, opts));
     let mut files = Vec::new();
     for s in &specs {
