@@ -40,14 +40,23 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         Some(p) => format!("steady  {}", format_rate(p.mean_bytes_per_sec, u)),
         None => String::new(),
     };
-    // After the cache: the slowest sustained phase after the first (what a long copy gets).
-    let after = a
+    // After the cache: the first level after it and, when a slower one follows (folding),
+    // that too: what a long copy ends up at.
+    let rest: Vec<f64> = a
         .phases
         .iter()
         .skip(1)
-        .min_by(|x, y| x.mean_bytes_per_sec.total_cmp(&y.mean_bytes_per_sec))
-        .map(|p| format!("after  {}", format_rate(p.mean_bytes_per_sec, u)))
-        .unwrap_or_default();
+        .map(|p| p.mean_bytes_per_sec)
+        .collect();
+    let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
+        (Some(&first), Some(min)) if min < 0.8 * first => format!(
+            "after  {} → {}",
+            super::charts::rate_number(first, u),
+            format_rate(min, u)
+        ),
+        (Some(&first), _) => format!("after  {}", format_rate(first, u)),
+        _ => String::new(),
+    };
     (drive, cache, in_cache, after)
 }
 

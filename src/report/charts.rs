@@ -666,7 +666,8 @@ pub fn drive_text(meta: &RunMeta, units: UnitSystem) -> String {
     match (&d.model, d.path.is_empty()) {
         (Some(m), _) if !m.trim().is_empty() => parts.push(m.trim().to_string()),
         (_, false) => parts.push(d.path.clone()),
-        _ => parts.push(run_name(meta)),
+        // An imported log: its file name is not a drive.
+        _ => parts.push("not recorded in the input".to_string()),
     }
     if let Some(c) = d.capacity_bytes {
         parts.push(format_bytes(c as f64, units));
@@ -1016,8 +1017,8 @@ pub fn round_duration(s: f64) -> String {
 }
 
 /// Stretches (start s, end s) where a drive ran hot and slowed down: the temperature within
-/// 3 °C of the run's peak while the rate is below 80% of the usual rate of its phase. Only when
-/// the temperature rose by 10 °C or more.
+/// 3 °C of the run's peak while the rate is below 80% of the usual rate of its phase, for at
+/// least three intervals in a row. Only when the temperature rose by 10 °C or more.
 pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
     let temps: Vec<f64> = t.samples.iter().filter_map(|s| s.temp_c).collect();
     let (mn, mx) = temps
@@ -1058,6 +1059,10 @@ pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
             }
         }
     }
+    // A single slow interval is a dip (garbage collection), not throttling: keep stretches
+    // of at least three intervals.
+    let iv = t.interval_s().max(1e-9);
+    out.retain(|(a, b)| b - a >= 2.5 * iv);
     out
 }
 

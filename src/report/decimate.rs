@@ -132,6 +132,23 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option
             while seg[hi - 1] != seg[i] {
                 hi -= 1;
             }
+            // Cut short by a cliff on one side: take more on the other side, within the same
+            // segment, so the window keeps its width...
+            while hi - lo < window && hi < nb && seg[hi] == seg[i] {
+                hi += 1;
+            }
+            while hi - lo < window && lo > 0 && seg[lo - 1] == seg[i] {
+                lo -= 1;
+            }
+            // ...and an odd count, so the median is a middle value, not the lower of two
+            // (which could be a dip): drop the block farthest from this one.
+            if (hi - lo) % 2 == 0 {
+                if i - lo >= hi - 1 - i {
+                    lo += 1;
+                } else {
+                    hi -= 1;
+                }
+            }
             buf.clear();
             buf.extend(blocks[lo..hi].iter().map(|b| b.value));
             buf.sort_by(|a, b| a.total_cmp(b));

@@ -568,6 +568,40 @@ const SCRIPT: &str = r#"(function () {
     svg.addEventListener('mouseleave', function () { tip.hidden = true; guide.hidden = true; });
   });
   document.body.setAttribute('data-ready', 'yes');
+  // With #selftest in the address, exercise the page once and record what happened in the
+  // body's data-selftest attribute (the browser tests read it from the DOM).
+  if (location.hash === '#selftest') {
+    var out = [];
+    var dataBtn = document.querySelector('.switch button[data-x="data"]');
+    var timeBtn = document.querySelector('.switch button[data-x="time"]');
+    var t0 = document.querySelector('figure.sw[data-x="time"]');
+    var d0 = document.querySelector('figure.sw[data-x="data"]');
+    if (dataBtn && t0 && d0) {
+      dataBtn.click();
+      out.push('switch:' + (t0.hidden && !d0.hidden ? 'ok' : 'fail'));
+      timeBtn.click();
+    }
+    var leg = document.querySelector('.legend button.run');
+    if (leg) {
+      leg.click();
+      var g = document.querySelector('g.run[data-run="0"]');
+      out.push('legend:' + (g && g.classList.contains('off') && getComputedStyle(g).display === 'none' ? 'ok' : 'fail'));
+      leg.click();
+    }
+    var fig = document.querySelector('figure.chart:not([hidden])');
+    if (fig) {
+      var meta = data.charts[+fig.getAttribute('data-chart')];
+      var svg = fig.querySelector('svg');
+      var box = svg.getBoundingClientRect();
+      var k = box.width / meta.w;
+      var cx = box.left + k * (meta.plot[0] + meta.plot[2]) / 2;
+      var cy = box.top + k * (meta.plot[1] + meta.plot[3]) / 2;
+      svg.dispatchEvent(new MouseEvent('mousemove', { clientX: cx, clientY: cy, bubbles: true }));
+      var tip = fig.querySelector('.tip');
+      out.push('tooltip:' + (!tip.hidden && /written/.test(tip.textContent) ? 'ok' : 'fail') + ':' + tip.textContent);
+    }
+    document.body.setAttribute('data-selftest', out.join('|'));
+  }
 })();
 "#;
 

@@ -255,9 +255,16 @@ impl DrawingBackend for GlyphSvg {
         if c.alpha <= 0.0 {
             return Ok(());
         }
-        let w = st.stroke_width();
-        // Odd widths sit on pixel centres, as the bitmap backend draws them.
-        let off = if w % 2 == 1 { 0.5 } else { 0.0 };
+        // As the bitmap backend draws them: a single segment of even width covers one pixel
+        // more (both edge pixels), centred on the pixel centre; a longer path is widened to
+        // exactly its width, centred on the pixel corner for even widths.
+        let path: Vec<BackendCoord> = path.into_iter().collect();
+        let w0 = st.stroke_width();
+        let (w, off) = match (path.len(), w0 > 1 && w0 % 2 == 0) {
+            (2, true) => (w0 + 1, 0.5),
+            (_, true) => (w0, 0.0),
+            _ => (w0, 0.5),
+        };
         let mut pts = String::new();
         for (i, p) in path.into_iter().enumerate() {
             if i > 0 {
@@ -350,11 +357,13 @@ impl DrawingBackend for GlyphSvg {
             VPos::Center => -height / 2,
             VPos::Bottom => -height,
         };
-        let rot = match st.transform() {
-            FontTransform::Rotate90 => " rotate(90)",
-            FontTransform::Rotate180 => " rotate(180)",
-            FontTransform::Rotate270 => " rotate(-90)",
-            _ => "",
+        // The bitmap backend rotates pixel squares: pixel (x, y) lands on (y, -x) for 270
+        // degrees, which as a continuous map is one pixel further down (and so on).
+        let (rot, ox, oy) = match st.transform() {
+            FontTransform::Rotate90 => (" rotate(90)", 1, 0),
+            FontTransform::Rotate180 => (" rotate(180)", 1, 1),
+            FontTransform::Rotate270 => (" rotate(-90)", 0, 1),
+            _ => ("", 0, 0),
         };
         let placed = s.glyph_positions(text);
         let font = s.font_ref();
@@ -373,8 +382,8 @@ impl DrawingBackend for GlyphSvg {
             esc(text),
             rgb(c),
             opacity("fill-opacity", c.alpha),
-            pos.0,
-            pos.1,
+            pos.0 + ox,
+            pos.1 + oy,
             dy as f64 + s.baseline()
         );
         self.element(&el);
