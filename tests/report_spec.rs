@@ -190,9 +190,22 @@ fn clean_cliff_over_time() {
     let max = raw.points.iter().map(|p| p.1).fold(0.0, f64::max);
     assert!(s.y.max > max * 1.04);
     // Legend and footer.
-    let legend: Vec<&str> = s.legend.iter().map(|l| l.name.as_str()).collect();
+    let legend: Vec<&str> = s
+        .legend
+        .iter()
+        .filter(|l| !l.swatch)
+        .map(|l| l.name.as_str())
+        .collect();
     assert_eq!(legend.len(), 4, "{legend:?}");
     assert!(legend[3].starts_with("cliff"));
+    // The phase tints have swatches.
+    let swatches: Vec<&str> = s
+        .legend
+        .iter()
+        .filter(|l| l.swatch)
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(swatches, ["SLC cache", "after the cache"]);
     let footer = s.footer.join(" ");
     for want in [
         "Samsung SSD 960 EVO 500GB",
