@@ -1029,7 +1029,8 @@ pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
     if temps.is_empty() || mx - mn < 10.0 {
         return vec![];
     }
-    // The usual rate of each phase: its 90th percentile.
+    // The usual rate of each phase: the 90th percentile of all phases of its kind (a drive
+    // that throttles in turns splits one level into phases of the same kind).
     let usual: Vec<f64> = a
         .phases
         .iter()
@@ -1037,7 +1038,11 @@ pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
             let mut v: Vec<f64> = t
                 .samples
                 .iter()
-                .filter(|s| s.t_s > p.start_s && s.t_s <= p.end_s)
+                .filter(|s| {
+                    a.phases
+                        .iter()
+                        .any(|q| q.kind == p.kind && s.t_s > q.start_s && s.t_s <= q.end_s)
+                })
                 .map(|s| s.bytes_per_sec)
                 .collect();
             v.sort_by(f64::total_cmp);
@@ -1346,10 +1351,10 @@ fn throughput(
     };
     let mut frac = place_markers(&mut markers, &x, &layout);
     if let Some(z) = &zoom_mark {
+        // The zoom's label goes below the cliff labels' rows.
         let (_, top, _, bottom) = layout.plot_rect();
-        frac = frac.max(
-            (layout.label_box_h(z.lines.len()) + 3.0 * layout.label_gap()) / (bottom - top) as f64,
-        );
+        frac +=
+            (layout.label_box_h(z.lines.len()) + 2.0 * layout.label_gap()) / (bottom - top) as f64;
     }
     let data_max = series
         .iter()
@@ -1679,6 +1684,33 @@ fn column_series(
         })
         .collect()
 }
+/// The names without the words all of them start with (when something is left of each).
+pub fn distinct_tails(names: &[&str]) -> Vec<String> {
+    let first = names.first().copied().unwrap_or("");
+    let mut cut = 0;
+    if names.len() > 1 {
+        // The longest common start, cut back to just after a space.
+        let common = names.iter().skip(1).fold(first.len(), |n, s| {
+            first
+                .char_indices()
+                .zip(s.chars())
+                .take_while(|((_, a), b)| a == b)
+                .map(|((i, a), _)| i + a.len_utf8())
+                .last()
+                .unwrap_or(0)
+                .min(n)
+        });
+        cut = first[..common].rfind(' ').map(|i| i + 1).unwrap_or(0);
+    }
+    names
+        .iter()
+        .map(|n| {
+            let tail = n[cut.min(n.len())..].trim_start_matches([',', ' ']);
+            if tail.is_empty() { n } else { tail }.to_string()
+        })
+        .collect()
+}
+
 /// A run's name cut to 24 characters for labels on the plot (the legend has it in full).
 pub fn short_name(name: &str) -> String {
     if name.chars().count() <= 24 {
@@ -1783,6 +1815,10 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
     let ydiv = u.mega();
     let cols = columns(o.png_size);
     let many = runs.len() > 4;
+    // Label texts on the plot: each name without what all names share at their start
+    // ("Samsung SSD 960 EVO 250GB (simulated), " before the start times).
+    let all: Vec<&str> = runs.iter().map(|r| r.name).collect();
+    let tags = distinct_tails(&all);
     let mut series = Vec::new();
     let mut legend = Vec::new();
     let mut markers = Vec::new();
@@ -1854,7 +1890,7 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
             let lines = if many {
                 vec![format!(
                     "{}: {}",
-                    short_name(r.name),
+                    short_name(&tags[i]),
                     match xk {
                         XKind::Time => format_seconds(c.t_s),
                         XKind::Data => format_bytes(bytes as f64, u),
@@ -1862,7 +1898,7 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
                 )]
             } else {
                 vec![
-                    format!("{}: {}", short_name(r.name), cliff_label(c.t_s, bytes, u)),
+                    format!("{}: {}", short_name(&tags[i]), cliff_label(c.t_s, bytes, u)),
                     levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
                 ]
             };
@@ -2019,6 +2055,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn plot_labels_drop_the_shared_start() {
+        assert_eq!(
+            distinct_tails(&["Samsung 960, 10:06:55", "Samsung 960, 10:07:16"]),
+            ["10:06:55", "10:07:16"]
+        );
+        assert_eq!(distinct_tails(&["a", "b"]), ["a", "b"]);
+        assert_eq!(distinct_tails(&["one run", "one run"]), ["run", "run"]);
     }
 
     #[test]

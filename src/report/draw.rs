@@ -66,7 +66,7 @@ pub fn ink(theme: Theme, c: Rgb) -> Rgb {
     match theme {
         Theme::Light => c,
         Theme::Dark if c == palette::BLACK => Rgb(235, 235, 235),
-        Theme::Dark if c == palette::BLUE => Rgb(80, 165, 235),
+        Theme::Dark if c == palette::BLUE => Rgb(150, 150, 255),
         Theme::Dark => c,
     }
 }
@@ -333,7 +333,19 @@ fn draw_zoom_mark<DB: DrawingBackend>(
     let bh = l.label_box_h(z.lines.len()).round() as i32;
     let gap = l.label_gap() as i32;
     let x0 = (b + gap).min(p.right - bw - 2);
-    let y0 = p.top + gap;
+    // Below the rows of cliff labels, if any.
+    let rows = spec
+        .markers
+        .iter()
+        .filter(|m| !m.lines.is_empty())
+        .map(|m| m.row + 1)
+        .max()
+        .unwrap_or(0);
+    let mut row_h = vec![0i32; rows];
+    for m in spec.markers.iter().filter(|m| !m.lines.is_empty()) {
+        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
+    }
+    let y0 = p.top + gap + row_h.iter().map(|h| h + gap).sum::<i32>();
     root.draw(&Rectangle::new(
         [(x0, y0), (x0 + bw, y0 + bh)],
         color(cs.bg).mix(0.92).filled(),
