@@ -1084,7 +1084,7 @@ pub fn gradual_drop(rows: &[(f64, f64, f64, f64, f64)]) -> Option<(f64, f64, f64
         x[x.len() / 2]
     };
     let (first, last) = (med(&sm.points[..k]), med(&sm.points[n - k..]));
-    if !(first > 0.0 && last <= 0.75 * first) {
+    if first.is_nan() || first <= 0.0 || last > 0.75 * first {
         return None;
     }
     let mid = 0.5 * (first + last);
@@ -1636,7 +1636,7 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
 
 /// The largest 1, 2 or 5 times a power of ten at or below `v` (> 0).
 fn nice_floor_125(v: f64) -> f64 {
-    if !(v > 0.0) || !v.is_finite() {
+    if v.is_nan() || v <= 0.0 || !v.is_finite() {
         return 1e-3;
     }
     let p = 10f64.powf(v.log10().floor());
