@@ -18,6 +18,8 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let report_opts = ReportOptions {
         units: args.units,
         png_size: crate::report::parse_png_size(&args.png_size)?,
+        theme: args.theme.into(),
+        align_cliff: false,
     };
     // Read every file first so that a bad file fails before anything is written.
     let mut runs = Vec::with_capacity(args.files.len());

@@ -63,10 +63,12 @@ slccache simulate 960evo-1tb\n  \
 slccache simulate fx700-2tb --pattern seqwrite --max-bytes 600GB\n  \
 slccache simulate my-drive.toml --duration 30m")]
     Simulate(SimulateArgs),
-    /// Overlay several runs on one chart with a side-by-side table.
+    /// Overlay several runs (2 to 12 read well) on one chart with a side-by-side table.
     #[command(after_help = "Examples:\n  \
 slccache compare output/960evo-* --out output/compare\n  \
-slccache compare a/timeline.csv b_bw.1.log --units binary")]
+slccache compare a/timeline.csv b_bw.1.log --units binary\n  \
+slccache compare run-a run-b run-c --label 'fresh,after TRIM,full' --align cliff\n  \
+slccache compare output/run-* --theme dark")]
     Compare(CompareArgs),
     /// Show what a target is and what the drive reports about itself; writes nothing.
     #[command(
@@ -197,6 +199,38 @@ pub struct OutputArgs {
     /// PNG size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "1600x900")]
     pub png_size: String,
+    /// Chart and report.html colours: light (white background) or dark (for dark web pages).
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    pub theme: ThemeArg,
+}
+
+/// `--theme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ThemeArg {
+    /// Dark text on white.
+    #[default]
+    Light,
+    /// Light text on a dark background.
+    Dark,
+}
+
+impl From<ThemeArg> for crate::report::charts::Theme {
+    fn from(t: ThemeArg) -> Self {
+        match t {
+            ThemeArg::Light => crate::report::charts::Theme::Light,
+            ThemeArg::Dark => crate::report::charts::Theme::Dark,
+        }
+    }
+}
+
+/// `compare --align`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum AlignArg {
+    /// Every run from its start.
+    #[default]
+    Start,
+    /// Every run shifted so that its first cliff is at 0.
+    Cliff,
 }
 
 /// `slccache probe`.
@@ -267,6 +301,9 @@ pub struct AnalyzeArgs {
     /// PNG size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "1600x900")]
     pub png_size: String,
+    /// Chart and report.html colours.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    pub theme: ThemeArg,
 }
 
 /// `slccache simulate`.
@@ -308,6 +345,13 @@ pub struct CompareArgs {
     /// Runs: run folders, timeline.csv files or fio logs.
     #[arg(required = true, num_args = 2..)]
     pub runs: Vec<PathBuf>,
+    /// Names for the runs in the legend, comma-separated, one per run in order
+    /// [default: each run's drive, with its start time where two runs share a drive].
+    #[arg(long, value_delimiter = ',')]
+    pub label: Option<Vec<String>>,
+    /// Line the runs up: from their start, or with every run's first cliff at 0.
+    #[arg(long, value_enum, default_value_t = AlignArg::Start)]
+    pub align: AlignArg,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

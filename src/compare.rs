@@ -15,6 +15,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let opts = ReportOptions {
         units: args.output.units,
         png_size: parse_png_size(&args.output.png_size)?,
+        theme: args.output.theme.into(),
+        align_cliff: args.align == crate::cli::AlignArg::Cliff,
     };
     let timelines = args
         .runs
@@ -22,7 +24,20 @@ pub fn run(args: CompareArgs) -> Result<()> {
         .map(|p| load_run(p))
         .collect::<Result<Vec<_>>>()?;
     let analyses: Vec<_> = timelines.iter().map(crate::detect::analyze).collect();
-    let names = unique_names(&timelines);
+    let names = match &args.label {
+        Some(l) if l.len() != timelines.len() => {
+            return Err(crate::error::usage(format!(
+                "--label: {} names for {} runs; give one name per run, comma-separated",
+                l.len(),
+                timelines.len()
+            )))
+        }
+        Some(l) if l.iter().any(|n| n.trim().is_empty()) => {
+            return Err(crate::error::usage("--label: a name is empty"))
+        }
+        Some(l) => l.iter().map(|n| n.trim().to_string()).collect(),
+        None => unique_names(&timelines),
+    };
     let runs: Vec<CompareRun<'_>> = timelines
         .iter()
         .zip(&analyses)
@@ -106,11 +121,31 @@ fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
     }
 }
 
-/// Legend names: each run's name, with " (2)", " (3)" added where names repeat.
+/// Legend names: each run's name (its drive); where several runs share it, with the run's start
+/// time ("loop0, 09:14"; with the date when the runs are on different days), and " (2)",
+/// " (3)" added only where that still repeats.
 pub fn unique_names(timelines: &[Timeline]) -> Vec<String> {
-    let base: Vec<String> = timelines
+    let plain: Vec<String> = timelines
         .iter()
         .map(|t| crate::report::charts::run_name(&t.meta))
+        .collect();
+    let days: std::collections::BTreeSet<String> = timelines
+        .iter()
+        .filter_map(|t| t.meta.started_at.map(|d| d.format("%Y-%m-%d").to_string()))
+        .collect();
+    let base: Vec<String> = timelines
+        .iter()
+        .zip(&plain)
+        .map(|(t, n)| {
+            let shared = plain.iter().filter(|m| *m == n).count() > 1;
+            match (shared, t.meta.started_at) {
+                (true, Some(d)) if days.len() > 1 => {
+                    format!("{n}, {}", d.format("%Y-%m-%d %H:%M"))
+                }
+                (true, Some(d)) => format!("{n}, {}", d.format("%H:%M:%S")),
+                _ => n.clone(),
+            }
+        })
         .collect();
     let mut out: Vec<String> = Vec::with_capacity(base.len());
     for b in base.iter() {

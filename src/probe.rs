@@ -92,6 +92,8 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     let opts = ReportOptions {
         units: args.output.units,
         png_size: crate::report::parse_png_size(&args.output.png_size)?,
+        theme: args.output.theme.into(),
+        align_cliff: false,
     };
     let engine = args.engine.unwrap_or(EngineKind::IoUring);
     let size = args

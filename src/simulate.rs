@@ -428,6 +428,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let opts = ReportOptions {
         units: args.output.units,
         png_size,
+        theme: args.output.theme.into(),
+        align_cliff: false,
     };
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;

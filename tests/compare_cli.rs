@@ -133,7 +133,11 @@ fn same_names_are_told_apart() {
         .assert()
         .success();
     let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
-    assert!(md.contains("| | 960evo-500g | 960evo-500g (2) |"), "{md}");
+    // Same drive: told apart by start time, and by a number when that is the same too.
+    assert!(
+        md.contains("| | 960evo-500g, 20:00:00 | 960evo-500g, 20:00:00 (2) |"),
+        "{md}"
+    );
 }
 
 #[test]

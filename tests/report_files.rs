@@ -30,7 +30,9 @@ fn one_run_writes_charts_and_report() {
             "throughput-data.svg",
             "latency.png",
             "latency.svg",
-            "report.md"
+            "card.png",
+            "report.md",
+            "report.html"
         ]
     );
     for f in &files {
@@ -38,7 +40,12 @@ fn one_run_writes_charts_and_report() {
     }
     for f in files.iter().filter(|f| f.extension().unwrap() == "png") {
         let (size, inked) = png_info(f);
-        assert_eq!(size, (1600, 900), "{}", f.display());
+        let want = if f.ends_with("card.png") {
+            (1200, 630)
+        } else {
+            (1600, 900)
+        };
+        assert_eq!(size, want, "{}", f.display());
         assert!(inked);
     }
     let cliff = charts::cliff_label(14.0, a.cliffs[0].bytes_written, UnitSystem::Decimal);
@@ -77,10 +84,17 @@ fn one_run_writes_charts_and_report() {
         let texts = svg_texts(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
         let texts: Vec<String> = texts.iter().map(|t| t.trim().to_string()).collect();
         for m in must {
-            assert!(texts.contains(&m), "{file} lacks text {m:?}");
+            // A footer part may share its line with others.
+            assert!(
+                texts
+                    .iter()
+                    .any(|t| t == &m || t.split("  ·  ").any(|p| p == m)),
+                "{file} lacks text {m:?}"
+            );
         }
-        // Text stays text, in the embedded font's family; no bitmaps inside.
-        assert!(text.contains("<text") && text.contains("font-family=\"sans-serif\""));
+        // Text is glyph outlines (no font needed to show it), named in aria-label; no
+        // bitmaps inside.
+        assert!(!text.contains("<text") && text.contains("<use xlink:href=\"#r"));
         assert!(!text.contains("<image"));
         assert!(text.contains("width=\"1600\"") && text.contains("height=\"900\""));
     }
@@ -106,7 +120,7 @@ fn without_latencies_no_latency_chart_and_no_link() {
     }
     let dir = tempfile::tempdir().unwrap();
     let files = write_charts_and_report(dir.path(), &t, &a, &ReportOptions::default()).unwrap();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 7);
     assert!(!dir.path().join("latency.png").exists());
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(!md.contains("latency."));
@@ -120,11 +134,17 @@ fn custom_png_size_and_binary_units() {
     let o = ReportOptions {
         units: UnitSystem::Binary,
         png_size: (800, 450),
+        ..ReportOptions::default()
     };
     let dir = tempfile::tempdir().unwrap();
     let files = write_charts_and_report(dir.path(), &t, &a, &o).unwrap();
     for f in files.iter().filter(|f| f.extension().unwrap() == "png") {
-        assert_eq!(png_info(f).0, (800, 450), "{}", f.display());
+        let want = if f.ends_with("card.png") {
+            (1200, 630)
+        } else {
+            (800, 450)
+        };
+        assert_eq!(png_info(f).0, want, "{}", f.display());
     }
     let svg = std::fs::read_to_string(dir.path().join("throughput-data.svg")).unwrap();
     let texts = svg_texts(&svg).unwrap();
@@ -158,7 +178,8 @@ fn comparison_files() {
             "compare-throughput-time.svg",
             "compare-throughput-data.png",
             "compare-throughput-data.svg",
-            "compare.md"
+            "compare.md",
+            "report.html"
         ]
     );
     for f in files.iter().filter(|f| f.extension().unwrap() == "png") {
@@ -197,9 +218,10 @@ fn empty_and_tiny_timelines_still_make_readable_files() {
         let a = slccache::detect::analyze(&t);
         let dir = tempfile::tempdir().unwrap();
         let files = write_charts_and_report(dir.path(), &t, &a, &ReportOptions::default()).unwrap();
-        assert_eq!(files.len(), 5);
+        assert_eq!(files.len(), 7);
         for f in &files {
             match f.extension().unwrap().to_str().unwrap() {
+                "png" if f.ends_with("card.png") => assert_eq!(png_info(f).0, (1200, 630)),
                 "png" => assert_eq!(png_info(f).0, (1600, 900)),
                 "svg" => {
                     svg_texts(&std::fs::read_to_string(f).unwrap()).unwrap();
@@ -221,7 +243,9 @@ fn smallest_and_odd_sizes_render() {
         let dir = tempfile::tempdir().unwrap();
         let files = write_charts_and_report(dir.path(), &t, &a, &o).unwrap();
         for f in files.iter().filter(|f| f.extension().unwrap() == "png") {
-            assert_eq!(png_info(f).0, size);
+            if !f.ends_with("card.png") {
+                assert_eq!(png_info(f).0, size);
+            }
         }
     }
 }

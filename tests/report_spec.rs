@@ -182,7 +182,7 @@ fn clean_cliff_over_time() {
     assert_eq!(raw.points.len(), 240);
     assert_eq!(raw.points[0], (0.0, t.samples[0].bytes_per_sec / 1e6));
     assert_eq!(raw.points[1], (0.5, t.samples[0].bytes_per_sec / 1e6));
-    assert!(s.series[1].name.starts_with("smoothed (moving median"));
+    assert!(s.series[1].name.starts_with("smoothed (median over "));
     let temp = s.series.iter().find(|x| x.side == YSide::Right).unwrap();
     assert!(temp.name.contains("°C"));
     assert_eq!(s.y2.as_ref().unwrap().label, "drive temperature (°C)");
@@ -190,9 +190,22 @@ fn clean_cliff_over_time() {
     let max = raw.points.iter().map(|p| p.1).fold(0.0, f64::max);
     assert!(s.y.max > max * 1.04);
     // Legend and footer.
-    let legend: Vec<&str> = s.legend.iter().map(|l| l.name.as_str()).collect();
+    let legend: Vec<&str> = s
+        .legend
+        .iter()
+        .filter(|l| !l.swatch)
+        .map(|l| l.name.as_str())
+        .collect();
     assert_eq!(legend.len(), 4, "{legend:?}");
     assert!(legend[3].starts_with("cliff"));
+    // The phase tints have swatches.
+    let swatches: Vec<&str> = s
+        .legend
+        .iter()
+        .filter(|l| l.swatch)
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(swatches, ["SLC cache", "after the cache"]);
     let footer = s.footer.join(" ");
     for want in [
         "Samsung SSD 960 EVO 500GB",
@@ -338,8 +351,9 @@ fn latency_chart() {
     assert!(s.y.log);
     assert_eq!(s.y.label, "write latency (ms, log scale)");
     let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
-    assert_eq!(names, ["max", "p99", "p50 (median)"]);
-    let p50 = &s.series[2];
+    // Drawn median first, max last (thin, on top of p99).
+    assert_eq!(names, ["p50 (median)", "p99", "max"]);
+    let p50 = &s.series[0];
     assert_eq!(p50.points[0].1, t.samples[0].lat_p50_us.unwrap() / 1000.0);
     assert_eq!(s.markers.len(), 1);
     assert!(s.markers[0].lines[0].starts_with("cliff at 14.0 s, "));

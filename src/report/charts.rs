@@ -31,6 +31,10 @@ pub enum ChartKind {
     CompareTime,
     /// Several runs' throughput over data written.
     CompareData,
+    /// Throughput over time, zoomed on the cache phase and the minutes after the last cliff.
+    ThroughputTimeZoom,
+    /// Throughput over data written, zoomed the same way.
+    ThroughputDataZoom,
 }
 
 impl ChartKind {
@@ -42,6 +46,8 @@ impl ChartKind {
             ChartKind::Latency => "latency",
             ChartKind::CompareTime => "compare-throughput-time",
             ChartKind::CompareData => "compare-throughput-data",
+            ChartKind::ThroughputTimeZoom => "throughput-time-zoom",
+            ChartKind::ThroughputDataZoom => "throughput-data-zoom",
         }
     }
 }
@@ -123,6 +129,8 @@ pub struct Series {
     pub side: YSide,
     /// Shown in the legend.
     pub in_legend: bool,
+    /// The run this line belongs to in a comparison (index), so report.html can hide it.
+    pub group: Option<usize>,
 }
 
 /// An axis: its label (always with the unit), its range in chart units, and its scale.
@@ -161,6 +169,16 @@ impl Axis {
                         v.push(x);
                     }
                 }
+            }
+            // Few labels: add 3 times the powers of ten too.
+            if v.len() < 4 && b - a < 3 {
+                for e in (a - 1)..=b {
+                    let x = 3.0 * 10f64.powi(e);
+                    if x >= self.min * (1.0 - 1e-9) && x <= self.max * (1.0 + 1e-9) {
+                        v.push(x);
+                    }
+                }
+                v.sort_by(f64::total_cmp);
             }
             return v;
         }
@@ -226,6 +244,8 @@ pub struct Marker {
     pub side: LabelSide,
     /// Row of the label from the top (0 = top), so that labels never overlap.
     pub row: usize,
+    /// The run this marker belongs to in a comparison.
+    pub group: Option<usize>,
 }
 
 /// One entry of the legend.
@@ -235,6 +255,43 @@ pub struct LegendEntry {
     pub name: String,
     /// The line sample drawn next to it.
     pub style: LineStyle,
+    /// Drawn as a filled swatch (a shaded phase) instead of a line sample.
+    pub swatch: bool,
+    /// The run this entry names in a comparison.
+    pub group: Option<usize>,
+}
+
+impl LegendEntry {
+    /// An entry with a line sample.
+    pub fn line(name: impl Into<String>, style: LineStyle) -> LegendEntry {
+        LegendEntry {
+            name: name.into(),
+            style,
+            swatch: false,
+            group: None,
+        }
+    }
+}
+
+/// Light (white background) or dark charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Theme {
+    /// Dark text on white.
+    #[default]
+    Light,
+    /// Light text on a dark background, for dark web pages.
+    Dark,
+}
+
+/// A stretch of the x axis another chart shows enlarged, marked on the full chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoomMark {
+    /// Start, chart units.
+    pub x0: f64,
+    /// End, chart units.
+    pub x1: f64,
+    /// Label lines, e.g. ["2 cliffs: 10.9 s, 127.3 s", "enlarged in throughput-time-zoom"].
+    pub lines: Vec<String>,
 }
 
 /// Everything a chart shows.
@@ -262,8 +319,14 @@ pub struct ChartSpec {
     pub bands: Vec<Band>,
     /// Cliff markers.
     pub markers: Vec<Marker>,
-    /// Legend, drawn in one row under the subtitle.
+    /// Legend, drawn in rows under the subtitle.
     pub legend: Vec<LegendEntry>,
+    /// The range shown enlarged by a zoomed chart, if any.
+    pub zoom: Option<ZoomMark>,
+    /// Colours of the background and text.
+    pub theme: Theme,
+    /// Stretches where the drive throttled (hot and slower), chart units; marked along the top.
+    pub throttled: Vec<(f64, f64)>,
 }
 
 impl ChartSpec {
@@ -280,6 +343,7 @@ impl ChartSpec {
         v.extend(self.markers.iter().flat_map(|m| m.lines.iter().cloned()));
         v.extend(self.bands.iter().map(|b| b.label.clone()));
         v.extend(self.footer.iter().cloned());
+        v.extend(self.zoom.iter().flat_map(|z| z.lines.iter().cloned()));
         v
     }
 }
@@ -304,6 +368,8 @@ pub struct Layout {
     pub x_area_h: u32,
     /// Gap above the plot.
     pub top_gap: u32,
+    /// Rows of legend entries under the subtitle.
+    pub legend_rows: usize,
 }
 
 /// Font sizes in pixels at the 1600x900 scale.
@@ -322,6 +388,40 @@ pub mod font_px {
     pub const LABEL: f64 = 17.0;
     /// Footer.
     pub const FOOTER: f64 = 15.0;
+}
+
+/// Height of one legend row at the 1600x900 scale.
+pub const LEGEND_ROW_H: f64 = 27.0;
+
+/// The legend in rows: the entries' indices, as many per row as fit the width of an image of
+/// `size` (at the legend's type size).
+pub fn legend_rows(legend: &[LegendEntry], size: (u32, u32)) -> Vec<Vec<usize>> {
+    let l = Layout::new(size, false, 1);
+    let s = l.scale;
+    let max_w = size.0 as f64 - 48.0 * s;
+    let f = l.font(font_px::LEGEND);
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut x = 0.0;
+    for (i, e) in legend.iter().enumerate() {
+        let w = legend_sample_w(e, s) + 8.0 * s + text_width(&e.name, f);
+        if rows.is_empty() || x + w > max_w {
+            rows.push(vec![i]);
+            x = w + 30.0 * s;
+        } else {
+            rows.last_mut().expect("a row").push(i);
+            x += w + 30.0 * s;
+        }
+    }
+    rows
+}
+
+/// Width of a legend entry's sample: a line, or a smaller swatch for a shaded phase.
+pub fn legend_sample_w(e: &LegendEntry, scale: f64) -> f64 {
+    if e.swatch {
+        22.0 * scale
+    } else {
+        44.0 * scale
+    }
 }
 
 /// The width of `text` in DejaVu Sans at `px` pixels per em, as it will be drawn.
@@ -356,7 +456,15 @@ impl Layout {
             y2_area_w: if has_y2 { px(96.0) } else { px(40.0) },
             x_area_h: px(70.0),
             top_gap: px(6.0),
+            legend_rows: 1,
         }
+    }
+    /// The same with `rows` rows of legend (the header grows by a row's height for each).
+    pub fn with_legend_rows(mut self, rows: usize) -> Layout {
+        let extra = rows.max(1) - 1;
+        self.legend_rows = rows.max(1);
+        self.header_h += (LEGEND_ROW_H * extra as f64 * self.scale).round() as u32;
+        self
     }
     /// Font size in pixels for a size given at the 1600x900 scale.
     pub fn font(&self, px: f64) -> f64 {
@@ -558,7 +666,8 @@ pub fn drive_text(meta: &RunMeta, units: UnitSystem) -> String {
     match (&d.model, d.path.is_empty()) {
         (Some(m), _) if !m.trim().is_empty() => parts.push(m.trim().to_string()),
         (_, false) => parts.push(d.path.clone()),
-        _ => parts.push(run_name(meta)),
+        // An imported log: its file name is not a drive.
+        _ => parts.push("not recorded in the input".to_string()),
     }
     if let Some(c) = d.capacity_bytes {
         parts.push(format_bytes(c as f64, units));
@@ -585,8 +694,32 @@ fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> Vec<String> 
     v
 }
 
-/// Joins parts into lines that fit `width` pixels at footer size (at most 3 lines).
+/// Joins parts into lines that fit `width` pixels at footer size (at most 3 lines). A line
+/// up to 12% too long stays one line (it is drawn a little smaller), and the last part never
+/// sits alone on a line when the line before can give it company.
 pub fn wrap_parts(parts: &[String], width: f64, px: f64) -> Vec<String> {
+    let sep = "  ·  ";
+    if text_width(&parts.join(sep), px) <= width / 0.88 {
+        return vec![parts.join(sep)];
+    }
+    let mut lines = wrap_greedy(parts, width, px);
+    // Move parts down from the line before while the last line holds a single part.
+    let n = lines.len();
+    if n >= 2 && !lines[n - 1].contains(sep) {
+        let mut prev: Vec<&str> = lines[n - 2].split(sep).collect();
+        if prev.len() >= 2 {
+            let moved = prev.pop().unwrap_or_default().to_string();
+            let last = format!("{moved}{sep}{}", lines[n - 1]);
+            if text_width(&last, px) <= width {
+                lines[n - 2] = prev.join(sep);
+                lines[n - 1] = last;
+            }
+        }
+    }
+    lines
+}
+
+fn wrap_greedy(parts: &[String], width: f64, px: f64) -> Vec<String> {
     let sep = "  ·  ";
     let mut lines: Vec<String> = Vec::new();
     for p in parts {
@@ -635,7 +768,9 @@ pub fn tick_label(v: f64) -> String {
 
 /// Time axis scale: seconds up to 20 minutes, minutes up to 3 hours, then hours.
 pub fn time_scale(max_s: f64) -> (f64, &'static str) {
-    if max_s <= 1200.0 {
+    if max_s < 1.0 {
+        (0.001, "ms")
+    } else if max_s <= 1200.0 {
         (1.0, "s")
     } else if max_s <= 3.0 * 3600.0 {
         (60.0, "min")
@@ -644,14 +779,17 @@ pub fn time_scale(max_s: f64) -> (f64, &'static str) {
     }
 }
 
-/// Data axis scale: GB (GiB), or TB (TiB) above 2000 GB.
+/// Data axis scale, picked from the range: MB (MiB) below 2 GB, GB (GiB), or TB (TiB) above
+/// 2000 GB.
 pub fn data_scale(max_bytes: f64, units: UnitSystem) -> (f64, &'static str) {
     let g = units.giga();
     let k = match units {
         UnitSystem::Decimal => 1000.0,
         UnitSystem::Binary => 1024.0,
     };
-    if max_bytes > 2000.0 * g {
+    if max_bytes < 2.0 * g {
+        (units.mega(), units.mega_label())
+    } else if max_bytes > 2000.0 * g {
         (
             g * k,
             match units {
@@ -779,6 +917,22 @@ const CLIFF_STYLE: LineStyle = LineStyle {
     dash: Dash::Dashed { on: 10, off: 6 },
 };
 
+/// The marker of a gradual drop in a run without a cliff.
+const DROP_STYLE: LineStyle = LineStyle {
+    color: palette::GREY,
+    alpha: 1.0,
+    width: 2.0,
+    dash: Dash::Dashed { on: 4, off: 5 },
+};
+
+/// The throttled stretches (a swatch in the legend, a strip on the chart).
+pub const THROTTLE_STYLE: LineStyle = LineStyle {
+    color: palette::VERMILLION,
+    alpha: 1.0,
+    width: 1.0,
+    dash: Dash::Solid,
+};
+
 /// Linear range 0..max with room at the top for `frac` of the height (labels).
 fn headroom_linear(data_max: f64, frac: f64) -> f64 {
     let m = if data_max > 0.0 { data_max } else { 1.0 };
@@ -794,9 +948,13 @@ fn place_markers(markers: &mut [Marker], x: &Axis, layout: &Layout) -> f64 {
     let (l, top, r, bottom) = layout.plot_rect();
     let (l, r) = (l as f64, r as f64);
     let span = (x.max - x.min).max(1e-12);
-    let anchors: Vec<(f64, f64)> = markers
+    let labelled: Vec<usize> = (0..markers.len())
+        .filter(|&i| !markers[i].lines.is_empty())
+        .collect();
+    let anchors: Vec<(f64, f64)> = labelled
         .iter()
-        .map(|m| {
+        .map(|&i| {
+            let m = &markers[i];
             (
                 l + (m.x - x.min) / span * (r - l),
                 layout.label_box_w(&m.lines),
@@ -805,7 +963,8 @@ fn place_markers(markers: &mut [Marker], x: &Axis, layout: &Layout) -> f64 {
         .collect();
     let placed = place_labels(&anchors, l, r, layout.label_gap());
     let mut rows_h = vec![0.0f64; markers.len() + 1];
-    for (m, (side, row, _)) in markers.iter_mut().zip(placed) {
+    for (&i, (side, row, _)) in labelled.iter().zip(placed) {
+        let m = &mut markers[i];
         m.side = side;
         m.row = row;
         rows_h[row] = rows_h[row].max(layout.label_box_h(m.lines.len()));
@@ -818,14 +977,143 @@ fn place_markers(markers: &mut [Marker], x: &Axis, layout: &Layout) -> f64 {
     (used + layout.label_gap()) / (bottom - top) as f64
 }
 
-/// The single-run throughput charts (over time or over data written).
-fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> ChartSpec {
+/// Where the zoomed charts end, when the cliffs sit in a small part of a long run: the time
+/// (seconds) and the data written (bytes) a little after the last cliff. `None` when the full
+/// charts already show the cliffs well (they take more than 40% of the width).
+pub fn zoom_range(t: &Timeline, a: &Analysis) -> Option<(f64, f64)> {
+    let last = a.cliffs.last()?;
+    let dur = t.duration_s();
+    let total = t.bytes_total() as f64;
+    if dur <= 0.0 || total <= 0.0 {
+        return None;
+    }
+    // The cache phase and the first minutes after the last cliff (at least 3 minutes, or half
+    // as long again as the time to the cliff).
+    let end_s = (last.t_s + (0.5 * last.t_s).max(180.0)).min(dur);
+    let end_b = bytes_at(t, end_s)
+        .max(1.25 * last.bytes_written as f64)
+        .min(total);
+    (end_s < 0.4 * dur && end_b < 0.6 * total).then_some((end_s, end_b))
+}
+
+/// "5.1 min", "40 s", "2.5 h": a duration rounded to what a reader needs.
+pub fn round_duration(s: f64) -> String {
+    let num = |v: f64| {
+        if v >= 10.0 {
+            format!("{v:.0}")
+        } else {
+            trim_num(v, 1)
+        }
+    };
+    if s < 1.0 {
+        format!("{} ms", num(s * 1000.0))
+    } else if s < 120.0 {
+        format!("{} s", num(s))
+    } else if s < 7200.0 {
+        format!("{} min", num(s / 60.0))
+    } else {
+        format!("{} h", num(s / 3600.0))
+    }
+}
+
+/// Stretches (start s, end s) where a drive ran hot and slowed down: the temperature within
+/// 3 °C of the run's peak while the rate is below 80% of the usual rate of its phase, for at
+/// least three intervals in a row. Only when the temperature rose by 10 °C or more.
+pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
+    let temps: Vec<f64> = t.samples.iter().filter_map(|s| s.temp_c).collect();
+    let (mn, mx) = temps
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    if temps.is_empty() || mx - mn < 10.0 {
+        return vec![];
+    }
+    // The usual rate of each phase: the 90th percentile of all phases of its kind (a drive
+    // that throttles in turns splits one level into phases of the same kind).
+    let usual: Vec<f64> = a
+        .phases
+        .iter()
+        .map(|p| {
+            let mut v: Vec<f64> = t
+                .samples
+                .iter()
+                .filter(|s| {
+                    a.phases
+                        .iter()
+                        .any(|q| q.kind == p.kind && s.t_s > q.start_s && s.t_s <= q.end_s)
+                })
+                .map(|s| s.bytes_per_sec)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() * 9 / 10).copied().unwrap_or(0.0)
+        })
+        .collect();
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for s in &t.samples {
+        let Some(tc) = s.temp_c else { continue };
+        let phase = a
+            .phases
+            .iter()
+            .position(|p| s.t_s > p.start_s && s.t_s <= p.end_s);
+        let slow = phase.is_some_and(|i| s.bytes_per_sec < 0.8 * usual[i]);
+        if tc >= mx - 3.0 && slow {
+            match out.last_mut() {
+                Some(l) if (s.t_start_s() - l.1).abs() < 1e-6 => l.1 = s.t_s,
+                _ => out.push((s.t_start_s(), s.t_s)),
+            }
+        }
+    }
+    // A single slow interval is a dip (garbage collection), not throttling: keep stretches
+    // of at least three intervals.
+    let iv = t.interval_s().max(1e-9);
+    out.retain(|(a, b)| b - a >= 2.5 * iv);
+    out
+}
+
+/// A visible slow-down in a run without a cliff: (time s, rate before, rate after) where the
+/// smoothed line first falls below the midpoint between its first and last tenth, when the
+/// last tenth is at most 75% of the first.
+pub fn gradual_drop(rows: &[(f64, f64, f64, f64, f64)]) -> Option<(f64, f64, f64)> {
+    let sm = smooth(rows, &[])?;
+    let n = sm.points.len();
+    let k = (n / 10).max(1);
+    let med = |v: &[(f64, f64, f64)]| {
+        let mut x: Vec<f64> = v.iter().map(|p| p.2).collect();
+        x.sort_by(f64::total_cmp);
+        x[x.len() / 2]
+    };
+    let (first, last) = (med(&sm.points[..k]), med(&sm.points[n - k..]));
+    if first.is_nan() || first <= 0.0 || last > 0.75 * first {
+        return None;
+    }
+    let mid = 0.5 * (first + last);
+    let at = sm.points.iter().find(|p| p.2 < mid)?;
+    Some((at.0, first, last))
+}
+
+/// The single-run throughput charts (over time or over data written); with `zoom` (the end of
+/// the range in seconds or bytes, as the axis measures) only the start of the run.
+fn throughput(
+    t: &Timeline,
+    a: &Analysis,
+    o: &ReportOptions,
+    xk: XKind,
+    zoom: Option<f64>,
+) -> ChartSpec {
     let u = o.units;
-    let rows = sample_rows(t);
-    let temps: Vec<Option<f64>> = t.samples.iter().map(|s| s.temp_c).collect();
+    let mut rows = sample_rows(t);
+    let mut temps: Vec<Option<f64>> = t.samples.iter().map(|s| s.temp_c).collect();
+    if let Some(end) = zoom {
+        let n = rows.partition_point(|r| match xk {
+            XKind::Time => r.0 < end,
+            XKind::Data => r.2 < end,
+        });
+        rows.truncate(n);
+        temps.truncate(n);
+    }
     let has_temp = xk == XKind::Time && temps.iter().any(|x| x.is_some());
     let provisional = Layout::new(o.png_size, has_temp, 1);
-    let (plot_l, _, plot_r, _) = provisional.plot_rect();
     let mut parts = footer_parts(&t.meta, a, u);
     if t.samples.is_empty() {
         parts.insert(0, "no samples".to_string());
@@ -836,30 +1124,29 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
         provisional.font(font_px::FOOTER),
     );
     let layout = Layout::new(o.png_size, has_temp, footer.len());
-    let _ = (plot_l, plot_r);
 
-    let (xdiv, xunit, xlabel) = match xk {
+    let x_end = zoom.unwrap_or(match xk {
+        XKind::Time => t.duration_s(),
+        XKind::Data => t.bytes_total() as f64,
+    });
+    let (xdiv, xlabel) = match xk {
         XKind::Time => {
-            let (d, un) = time_scale(t.duration_s());
-            (d, un, format!("time since start ({un})"))
+            let (d, un) = time_scale(x_end);
+            (d, format!("time since start ({un})"))
         }
         XKind::Data => {
-            let (d, un) = data_scale(t.bytes_total() as f64, u);
-            (d, un, format!("data written ({un})"))
+            let (d, un) = data_scale(x_end, u);
+            (d, format!("data written ({un})"))
         }
     };
-    let _ = xunit;
     let ydiv = u.mega();
     let cols = columns(o.png_size);
 
     let x_min = match xk {
-        XKind::Time => rows.first().map(|r| r.0.min(0.0)).unwrap_or(0.0),
+        XKind::Time => rows.first().map(|r| r.0.min(0.0) / xdiv).unwrap_or(0.0),
         XKind::Data => 0.0,
     };
-    let x_max_raw = match xk {
-        XKind::Time => t.duration_s() / xdiv,
-        XKind::Data => t.bytes_total() as f64 / xdiv,
-    };
+    let x_max_raw = x_end / xdiv;
     let x = Axis {
         label: xlabel,
         min: x_min,
@@ -884,6 +1171,7 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
         },
         side: YSide::Left,
         in_legend: true,
+        group: None,
     }];
     let breaks: Vec<f64> = a.cliffs.iter().map(|c| c.t_s).collect();
     if let Some(sm) = smooth(&rows, &breaks) {
@@ -899,7 +1187,7 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
             })
             .collect();
         series.push(Series {
-            name: format!("smoothed (moving median, {})", format_seconds(sm.window_s)),
+            name: format!("smoothed (median over {})", round_duration(sm.window_s)),
             points: pts,
             style: LineStyle {
                 color: palette::BLUE,
@@ -909,6 +1197,7 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
             },
             side: YSide::Left,
             in_legend: true,
+            group: None,
         });
     }
     let mut y2 = None;
@@ -937,6 +1226,7 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
             },
             side: YSide::Right,
             in_legend: true,
+            group: None,
         });
     }
 
@@ -944,7 +1234,7 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
         XKind::Time => t_s / xdiv,
         XKind::Data => bytes_at(t, t_s) / xdiv,
     };
-    let bands = a
+    let bands: Vec<Band> = a
         .phases
         .iter()
         .map(|p| Band {
@@ -958,6 +1248,7 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
             short_label: format_rate(p.mean_bytes_per_sec, u),
             color: phase_color(p.kind),
         })
+        .filter(|b| b.x1 > b.x0)
         .collect();
     let mut markers: Vec<Marker> = a
         .cliffs
@@ -991,10 +1282,80 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
                 style: CLIFF_STYLE,
                 side: LabelSide::Right,
                 row: 0,
+                group: None,
             }
         })
+        .filter(|m| m.x <= x.max)
         .collect();
-    let frac = place_markers(&mut markers, &x, &layout);
+    // A run without a cliff that still slows down visibly: say so on the chart.
+    let drop = if a.cliffs.is_empty() {
+        gradual_drop(&rows)
+    } else {
+        None
+    };
+    if let Some((at, before, after)) = drop {
+        markers.push(Marker {
+            x: to_x(at),
+            interval: None,
+            lines: vec![
+                format!(
+                    "gradual drop: {} (-{:.0}%)",
+                    levels_label(before, after, u),
+                    100.0 * (1.0 - after / before)
+                ),
+                "no single cliff: the rate fell over time".to_string(),
+            ],
+            style: DROP_STYLE,
+            side: LabelSide::Right,
+            row: 0,
+            group: None,
+        });
+    }
+    // The zoomed range, marked on the full chart. When the cliffs all sit in a sliver of the
+    // width, their labels would only pile up there: one label at the mark names them instead.
+    let zoom_mark = match (zoom, zoom_range(t, a)) {
+        (None, Some((es, eb))) => {
+            let end = match xk {
+                XKind::Time => es,
+                XKind::Data => eb,
+            } / xdiv;
+            let squeezed = (end - x.min) / (x.max - x.min) < 0.15;
+            let mut lines = Vec::new();
+            if squeezed && !a.cliffs.is_empty() {
+                let at: Vec<String> = a
+                    .cliffs
+                    .iter()
+                    .map(|c| match xk {
+                        XKind::Time => format_seconds(c.t_s),
+                        XKind::Data => format_bytes(c.bytes_written as f64, u),
+                    })
+                    .collect();
+                lines.push(format!(
+                    "{} cliff{} in this stretch: {}",
+                    a.cliffs.len(),
+                    if a.cliffs.len() == 1 { "" } else { "s" },
+                    at.join(", ")
+                ));
+                for m in markers.iter_mut().filter(|m| m.x <= end) {
+                    m.lines.clear();
+                }
+            }
+            lines.push(format!("enlarged in {}", zoom_kind(xk).file_stem()));
+            Some(ZoomMark {
+                x0: x.min,
+                x1: end,
+                lines,
+            })
+        }
+        _ => None,
+    };
+    let mut frac = place_markers(&mut markers, &x, &layout);
+    if let Some(z) = &zoom_mark {
+        // The zoom's label goes below the cliff labels' rows.
+        let (_, top, _, bottom) = layout.plot_rect();
+        frac +=
+            (layout.label_box_h(z.lines.len()) + 2.0 * layout.label_gap()) / (bottom - top) as f64;
+    }
     let data_max = series
         .iter()
         .filter(|s| s.side == YSide::Left)
@@ -1008,26 +1369,76 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
         ticks: vec![],
     };
     let name = run_name(&t.meta);
-    let title = match xk {
-        XKind::Time => format!("Write throughput over time: {name}"),
-        XKind::Data => format!("Write throughput over data written: {name}"),
+    let title = match (xk, zoom) {
+        (XKind::Time, None) => format!("Write throughput over time: {name}"),
+        (XKind::Data, None) => format!("Write throughput over data written: {name}"),
+        (XKind::Time, Some(e)) => format!("Write throughput, first {}: {name}", round_duration(e)),
+        (XKind::Data, Some(e)) => format!(
+            "Write throughput, first {} written: {name}",
+            format_bytes(e, u)
+        ),
     };
-    let legend = series
+    let mut legend: Vec<LegendEntry> = series
         .iter()
         .filter(|s| s.in_legend)
-        .map(|s| LegendEntry {
-            name: s.name.clone(),
-            style: s.style,
-        })
-        .chain((!markers.is_empty()).then(|| LegendEntry {
-            name: "cliff (shaded: 95% interval)".to_string(),
-            style: CLIFF_STYLE,
-        }))
+        .map(|s| LegendEntry::line(s.name.clone(), s.style))
         .collect();
+    if markers.iter().any(|m| m.style == CLIFF_STYLE) {
+        legend.push(LegendEntry::line(
+            if markers.iter().any(|m| m.interval.is_some()) {
+                "cliff (shaded: 95% interval)"
+            } else {
+                "cliff"
+            },
+            CLIFF_STYLE,
+        ));
+    }
+    if drop.is_some() {
+        legend.push(LegendEntry::line("gradual drop", DROP_STYLE));
+    }
+    // The phase tints, one legend swatch per kind shown.
+    let mut kinds: Vec<PhaseKind> = Vec::new();
+    for p in &a.phases {
+        if !kinds.contains(&p.kind) && to_x(p.start_s) < x.max {
+            kinds.push(p.kind);
+        }
+    }
+    for k in kinds {
+        legend.push(LegendEntry {
+            name: phase_name(k).to_string(),
+            style: LineStyle {
+                color: phase_color(k),
+                alpha: 1.0,
+                width: 1.0,
+                dash: Dash::Solid,
+            },
+            swatch: true,
+            group: None,
+        });
+    }
+    let throttled: Vec<(f64, f64)> = if xk == XKind::Time {
+        throttled_stretches(t, a)
+            .into_iter()
+            .map(|(s, e)| (to_x(s), to_x(e).min(x.max)))
+            .filter(|(s, e)| e > s)
+            .collect()
+    } else {
+        vec![]
+    };
+    if !throttled.is_empty() {
+        legend.push(LegendEntry {
+            name: "throttled (hot and slower)".to_string(),
+            style: THROTTLE_STYLE,
+            swatch: true,
+            group: None,
+        });
+    }
     with_ticks(ChartSpec {
-        kind: match xk {
-            XKind::Time => ChartKind::ThroughputTime,
-            XKind::Data => ChartKind::ThroughputData,
+        kind: match (xk, zoom.is_some()) {
+            (XKind::Time, false) => ChartKind::ThroughputTime,
+            (XKind::Data, false) => ChartKind::ThroughputData,
+            (XKind::Time, true) => ChartKind::ThroughputTimeZoom,
+            (XKind::Data, true) => ChartKind::ThroughputDataZoom,
         },
         size: o.png_size,
         title,
@@ -1040,17 +1451,38 @@ fn throughput(t: &Timeline, a: &Analysis, o: &ReportOptions, xk: XKind) -> Chart
         bands,
         markers,
         legend,
+        zoom: zoom_mark,
+        theme: o.theme,
+        throttled,
     })
 }
 
+fn zoom_kind(xk: XKind) -> ChartKind {
+    match xk {
+        XKind::Time => ChartKind::ThroughputTimeZoom,
+        XKind::Data => ChartKind::ThroughputDataZoom,
+    }
+}
 /// Chart 1: throughput over time.
 pub fn throughput_time(t: &Timeline, a: &Analysis, o: &ReportOptions) -> ChartSpec {
-    throughput(t, a, o, XKind::Time)
+    throughput(t, a, o, XKind::Time, None)
 }
 
 /// Chart 2: throughput over data written (the reviewers' chart).
 pub fn throughput_data(t: &Timeline, a: &Analysis, o: &ReportOptions) -> ChartSpec {
-    throughput(t, a, o, XKind::Data)
+    throughput(t, a, o, XKind::Data, None)
+}
+
+/// The zoomed charts (over time, over data written) when the cliffs sit in a small part of a
+/// long run (see [`zoom_range`]); none otherwise.
+pub fn zoomed(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Vec<ChartSpec> {
+    match zoom_range(t, a) {
+        Some((es, eb)) => vec![
+            throughput(t, a, o, XKind::Time, Some(es)),
+            throughput(t, a, o, XKind::Data, Some(eb)),
+        ],
+        None => vec![],
+    }
 }
 
 /// Reads one latency from a sample.
@@ -1078,27 +1510,9 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
     let (xdiv, xun) = time_scale(t.duration_s());
     let cols = columns(o.png_size);
     let ms = 1000.0;
-    let specs: [(&str, LatencyOf, LineStyle); 3] = [
-        (
-            "max",
-            |s| s.lat_max_us,
-            LineStyle {
-                color: palette::SKY_BLUE,
-                alpha: 1.0,
-                width: 1.5,
-                dash: Dash::Solid,
-            },
-        ),
-        (
-            "p99",
-            |s| s.lat_p99_us,
-            LineStyle {
-                color: palette::BLUISH_GREEN,
-                alpha: 1.0,
-                width: 2.0,
-                dash: Dash::Dashed { on: 8, off: 4 },
-            },
-        ),
+    // Drawn in this order: the median first, max last and thin on top, so that max shows
+    // where it meets p99.
+    let specs: [(&str, LatencyOf, LineStyle, bool); 3] = [
         (
             "p50 (median)",
             |s| s.lat_p50_us,
@@ -1108,24 +1522,41 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
                 width: 2.5,
                 dash: Dash::Solid,
             },
+            false,
+        ),
+        (
+            "p99",
+            |s| s.lat_p99_us,
+            LineStyle {
+                color: palette::BLUISH_GREEN,
+                alpha: 1.0,
+                width: 3.0,
+                dash: Dash::Dashed { on: 12, off: 7 },
+            },
+            true,
+        ),
+        (
+            "max",
+            |s| s.lat_max_us,
+            LineStyle {
+                color: palette::VERMILLION,
+                alpha: 1.0,
+                width: 1.5,
+                dash: Dash::Solid,
+            },
+            true,
         ),
     ];
     let mut series = Vec::new();
-    for (name, get, mut style) in specs {
-        if rows.len() > cols {
-            // A min/max envelope zig-zags within each pixel column: dashes would only break it
-            // up (and bloat the SVG); colour and width keep the lines apart.
-            style.dash = Dash::Solid;
-            style.width = style.width.min(1.5);
-        }
-        let pts = interval_series(
-            &rows,
-            XKind::Time,
-            xdiv,
-            |i| get(&t.samples[i]).filter(|v| *v > 0.0),
-            ms,
-            cols,
-        );
+    for (name, get, style, worst) in specs {
+        let value = |i: usize| get(&t.samples[i]).filter(|v| *v > 0.0);
+        let pts = if rows.len() > cols {
+            // Dense data: one point per pair of pixel columns (the column's median, or its
+            // largest value for p99 and max), so the line is a plain path and dashes show.
+            column_series(&rows, xdiv, value, ms, cols / 2, worst)
+        } else {
+            interval_series(&rows, XKind::Time, xdiv, value, ms, cols)
+        };
         if !pts.is_empty() {
             series.push(Series {
                 name: name.to_string(),
@@ -1133,6 +1564,7 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
                 style,
                 side: YSide::Left,
                 in_legend: true,
+                group: None,
             });
         }
     }
@@ -1142,7 +1574,8 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(v), b.max(v))
         });
-    let lo = mn / 1.5;
+    // The axis starts at a labelled value (1, 2 or 5 times a power of ten) below the data.
+    let lo = nice_floor_125(mn / 1.2);
     let hi_data = (mx * 1.5).max(lo * 10.0);
     let x = Axis {
         label: format!("time since start ({xun})"),
@@ -1161,6 +1594,7 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
             style: CLIFF_STYLE,
             side: LabelSide::Right,
             row: 0,
+            group: None,
         })
         .collect();
     let frac = place_markers(&mut markers, &x, &layout).clamp(0.0, 0.6);
@@ -1170,16 +1604,10 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
     let mut legend: Vec<LegendEntry> = series
         .iter()
         .rev()
-        .map(|s| LegendEntry {
-            name: s.name.clone(),
-            style: s.style,
-        })
+        .map(|s| LegendEntry::line(s.name.clone(), s.style))
         .collect();
     if !markers.is_empty() {
-        legend.push(LegendEntry {
-            name: "cliff".to_string(),
-            style: CLIFF_STYLE,
-        });
+        legend.push(LegendEntry::line("cliff", CLIFF_STYLE));
     }
     Some(with_ticks(ChartSpec {
         kind: ChartKind::Latency,
@@ -1200,7 +1628,87 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
         bands: vec![],
         markers,
         legend,
+        zoom: None,
+        theme: o.theme,
+        throttled: vec![],
     }))
+}
+
+/// The largest 1, 2 or 5 times a power of ten at or below `v` (> 0).
+fn nice_floor_125(v: f64) -> f64 {
+    if v.is_nan() || v <= 0.0 || !v.is_finite() {
+        return 1e-3;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    [5.0, 2.0, 1.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|x| *x <= v * (1.0 + 1e-9))
+        .unwrap_or(p)
+}
+
+/// One point per column of `columns` equal time bins: the bin's median, or its largest value
+/// with `worst`.
+fn column_series(
+    rows: &[(f64, f64, f64, f64, f64)],
+    xdiv: f64,
+    value: impl Fn(usize) -> Option<f64>,
+    ydiv: f64,
+    columns: usize,
+    worst: bool,
+) -> Vec<(f64, f64)> {
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return vec![];
+    };
+    let (lo, hi) = (first.0, last.1);
+    let columns = columns.max(1);
+    let w = ((hi - lo) / columns as f64).max(1e-12);
+    let mut bins: Vec<Vec<f64>> = vec![Vec::new(); columns];
+    for (i, r) in rows.iter().enumerate() {
+        if let Some(v) = value(i) {
+            let c = (((0.5 * (r.0 + r.1) - lo) / w) as usize).min(columns - 1);
+            bins[c].push(v);
+        }
+    }
+    bins.into_iter()
+        .enumerate()
+        .filter(|(_, b)| !b.is_empty())
+        .map(|(c, mut b)| {
+            b.sort_by(f64::total_cmp);
+            let v = if worst {
+                b[b.len() - 1]
+            } else {
+                b[b.len() / 2]
+            };
+            ((lo + (c as f64 + 0.5) * w) / xdiv, v / ydiv)
+        })
+        .collect()
+}
+/// The names without the words all of them start with (when something is left of each).
+pub fn distinct_tails(names: &[&str]) -> Vec<String> {
+    let first = names.first().copied().unwrap_or("");
+    let mut cut = 0;
+    if names.len() > 1 {
+        // The longest common start, cut back to just after a space.
+        let common = names.iter().skip(1).fold(first.len(), |n, s| {
+            first
+                .char_indices()
+                .zip(s.chars())
+                .take_while(|((_, a), b)| a == b)
+                .map(|((i, a), _)| i + a.len_utf8())
+                .last()
+                .unwrap_or(0)
+                .min(n)
+        });
+        cut = first[..common].rfind(' ').map(|i| i + 1).unwrap_or(0);
+    }
+    names
+        .iter()
+        .map(|n| {
+            let tail = n[cut.min(n.len())..].trim_start_matches([',', ' ']);
+            if tail.is_empty() { n } else { tail }.to_string()
+        })
+        .collect()
 }
 
 /// A run's name cut to 24 characters for labels on the plot (the legend has it in full).
@@ -1224,7 +1732,8 @@ pub struct CompareRun<'a> {
 }
 
 /// The colour and dash of the `i`-th run of a comparison: Okabe-Ito colours (no yellow, too
-/// light on white) each with its own dash pattern, so runs stay apart in grey.
+/// light on white) and four dash patterns, combined so that no two of the first 14 runs share
+/// both; runs stay apart in grey too.
 pub fn run_style(i: usize) -> LineStyle {
     const COLORS: [Rgb; 7] = [
         palette::BLUE,
@@ -1241,55 +1750,98 @@ pub fn run_style(i: usize) -> LineStyle {
         Dash::Dashed { on: 4, off: 4 },
         Dash::Dashed { on: 20, off: 6 },
     ];
+    let (c, round) = (i % COLORS.len(), i / COLORS.len());
     LineStyle {
-        color: COLORS[i % COLORS.len()],
+        color: COLORS[c],
         alpha: 1.0,
         width: 3.0,
-        dash: DASHES[i % DASHES.len()],
+        dash: DASHES[(c + 2 * round) % DASHES.len()],
     }
+}
+
+/// Where a run's x axis starts in a comparison aligned on the cliff: its first cliff (time in
+/// seconds, bytes written), or none without a cliff (then it is not shifted).
+fn cliff_origin(r: &CompareRun<'_>) -> Option<(f64, f64)> {
+    let c = r.analysis.cliffs.first()?;
+    let bytes = r
+        .analysis
+        .cache_estimate
+        .as_ref()
+        .map(|e| e.bytes)
+        .unwrap_or(c.bytes_written);
+    Some((c.t_s, bytes as f64))
 }
 
 fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
     let u = o.units;
-    let max_t = runs
+    let align = o.align_cliff;
+    // Per run: the shift of its x axis (seconds or bytes) when aligned on the cliff.
+    let shift: Vec<f64> = runs
         .iter()
-        .map(|r| r.timeline.duration_s())
-        .fold(0.0, f64::max);
-    let max_b = runs
-        .iter()
-        .map(|r| r.timeline.bytes_total() as f64)
-        .fold(0.0, f64::max);
+        .map(|r| match (align, cliff_origin(r), xk) {
+            (true, Some((ts, _)), XKind::Time) => ts,
+            (true, Some((_, b)), XKind::Data) => b,
+            _ => 0.0,
+        })
+        .collect();
+    let (mut lo_raw, mut hi_raw) = (0.0f64, 0.0f64);
+    for (r, s) in runs.iter().zip(&shift) {
+        let end = match xk {
+            XKind::Time => r.timeline.duration_s(),
+            XKind::Data => r.timeline.bytes_total() as f64,
+        };
+        lo_raw = lo_raw.min(-s);
+        hi_raw = hi_raw.max(end - s);
+    }
+    let span = (hi_raw - lo_raw).max(hi_raw.abs()).max(lo_raw.abs());
+    let from = if align { " from the cliff" } else { "" };
     let (xdiv, xlabel) = match xk {
         XKind::Time => {
-            let (d, un) = time_scale(max_t);
-            (d, format!("time since start ({un})"))
+            let (d, un) = time_scale(span);
+            (
+                d,
+                if align {
+                    format!("time from the cliff ({un})")
+                } else {
+                    format!("time since start ({un})")
+                },
+            )
         }
         XKind::Data => {
-            let (d, un) = data_scale(max_b, u);
-            (d, format!("data written ({un})"))
+            let (d, un) = data_scale(span, u);
+            (d, format!("data written{from} ({un})"))
         }
     };
     let ydiv = u.mega();
     let cols = columns(o.png_size);
+    let many = runs.len() > 4;
+    // Label texts on the plot: each name without what all names share at their start
+    // ("Samsung SSD 960 EVO 250GB (simulated), " before the start times).
+    let all: Vec<&str> = runs.iter().map(|r| r.name).collect();
+    let tags = distinct_tails(&all);
     let mut series = Vec::new();
     let mut legend = Vec::new();
     let mut markers = Vec::new();
-    let mut parts = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let style = run_style(i);
+        let sh = shift[i] / xdiv;
         let rows = sample_rows(r.timeline);
-        let raw = interval_series(&rows, xk, xdiv, |k| Some(rows[k].4), ydiv, cols);
+        let mut raw = interval_series(&rows, xk, xdiv, |k| Some(rows[k].4), ydiv, cols);
+        for p in &mut raw {
+            p.0 -= sh;
+        }
         series.push(Series {
             name: format!("{} (per interval)", r.name),
             points: raw,
             style: LineStyle {
-                alpha: 0.30,
+                alpha: if many { 0.18 } else { 0.30 },
                 width: 1.0,
                 dash: Dash::Solid,
                 ..style
             },
             side: YSide::Left,
             in_legend: false,
+            group: Some(i),
         });
         let breaks: Vec<f64> = r.analysis.cliffs.iter().map(|c| c.t_s).collect();
         if let Some(sm) = smooth(&rows, &breaks) {
@@ -1303,7 +1855,7 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
                             match xk {
                                 XKind::Time => tm / xdiv,
                                 XKind::Data => bm / xdiv,
-                            },
+                            } - sh,
                             v / ydiv,
                         )
                     })
@@ -1311,30 +1863,49 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
                 style,
                 side: YSide::Left,
                 in_legend: false,
+                group: Some(i),
             });
         }
+        let no_cliff_note = if align && r.analysis.cliffs.is_empty() {
+            " (no cliff: not shifted)"
+        } else {
+            ""
+        };
         legend.push(LegendEntry {
-            name: r.name.to_string(),
+            name: format!("{}{no_cliff_note}", r.name),
             style,
+            swatch: false,
+            group: Some(i),
         });
         if let Some(c) = r.analysis.cliffs.first() {
-            let bytes = r
-                .analysis
-                .cache_estimate
-                .as_ref()
-                .map(|e| e.bytes)
+            let bytes = cliff_origin(r)
+                .map(|x| x.1 as u64)
                 .unwrap_or(c.bytes_written);
             let xv = match xk {
                 XKind::Time => c.t_s / xdiv,
                 XKind::Data => bytes as f64 / xdiv,
+            } - sh;
+            // Many runs: one short line per label (the name and where its cliff is), so the
+            // labels do not cover the plot.
+            let lines = if many {
+                vec![format!(
+                    "{}: {}",
+                    short_name(&tags[i]),
+                    match xk {
+                        XKind::Time => format_seconds(c.t_s),
+                        XKind::Data => format_bytes(bytes as f64, u),
+                    }
+                )]
+            } else {
+                vec![
+                    format!("{}: {}", short_name(&tags[i]), cliff_label(c.t_s, bytes, u)),
+                    levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
+                ]
             };
             markers.push(Marker {
                 x: xv,
                 interval: None,
-                lines: vec![
-                    format!("{}: {}", short_name(r.name), cliff_label(c.t_s, bytes, u)),
-                    levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
-                ],
+                lines,
                 style: LineStyle {
                     width: 2.0,
                     dash: Dash::Dashed { on: 10, off: 6 },
@@ -1342,15 +1913,28 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
                 },
                 side: LabelSide::Right,
                 row: 0,
+                group: Some(i),
             });
         }
-        let drive = drive_text(&r.timeline.meta, u);
-        let workload = workload_text(&r.timeline.meta, r.analysis.interval_s);
-        parts.push(if drive == r.name {
-            format!("{}: {workload}", r.name)
-        } else {
-            format!("{}: {drive}; {workload}", r.name)
-        });
+    }
+    // The footer: the workload once when the runs share it, then the version. The drives are
+    // in the legend and in compare.md's table.
+    let workloads: Vec<String> = runs
+        .iter()
+        .map(|r| workload_text(&r.timeline.meta, r.analysis.interval_s))
+        .collect();
+    let mut parts = Vec::new();
+    if workloads.iter().all(|w| *w == workloads[0]) {
+        parts.push(format!("Workload: {}", workloads[0]));
+    } else if !many {
+        for (r, w) in runs.iter().zip(&workloads) {
+            parts.push(format!("{}: {w}", short_name(r.name)));
+        }
+    } else {
+        parts.push("Workloads differ: see compare.md".to_string());
+    }
+    if align {
+        parts.push("each run shifted so that its first cliff is at 0".to_string());
     }
     parts.push(format!("slccache {}", crate::VERSION));
     let provisional = Layout::new(o.png_size, false, 1);
@@ -1359,43 +1943,52 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
         (o.png_size.0 as f64) - 40.0 * provisional.scale,
         provisional.font(font_px::FOOTER),
     );
-    let layout = Layout::new(o.png_size, false, footer.len());
+    let layout = Layout::new(o.png_size, false, footer.len())
+        .with_legend_rows(legend_rows(&legend, o.png_size).len());
     let x = Axis {
         label: xlabel,
-        min: 0.0,
-        max: match xk {
-            XKind::Time => max_t / xdiv,
-            XKind::Data => max_b / xdiv,
-        }
-        .max(1e-9),
+        min: lo_raw / xdiv,
+        max: (hi_raw / xdiv).max(lo_raw / xdiv + 1e-9),
         log: false,
         ticks: vec![],
     };
-    let frac = place_markers(&mut markers, &x, &layout);
+    let frac = place_markers(&mut markers, &x, &layout).min(0.45);
     let data_max = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .fold(0.0, f64::max);
-    let subtitle = runs
+    let sizes: Vec<String> = runs
         .iter()
         .map(
             |r| match (&r.analysis.cache_estimate, r.analysis.cliffs.is_empty()) {
                 (Some(e), _) => format!("{}: {}", r.name, format_bytes(e.bytes as f64, u)),
-                (None, true) => format!(
-                    "{}: no cliff (≥ {})",
-                    r.name,
-                    format_bytes(
-                        r.analysis
-                            .cache_lower_bound_bytes
-                            .unwrap_or(r.analysis.bytes_total) as f64,
-                        u
-                    )
-                ),
+                (None, true) => format!("{}: no cliff", r.name),
                 (None, false) => format!("{}: cliff, size not estimated", r.name),
             },
         )
-        .collect::<Vec<_>>()
-        .join("  ·  ");
+        .collect();
+    let mut subtitle = format!("SLC cache size  ·  {}", sizes.join("  ·  "));
+    let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;
+    if text_width(&subtitle, layout.font(font_px::SUBTITLE)) > sub_w {
+        // Too long for one line: the range of the sizes (each run's is in its cliff label).
+        let est: Vec<u64> = runs
+            .iter()
+            .filter_map(|r| r.analysis.cache_estimate.as_ref().map(|e| e.bytes))
+            .collect();
+        let without = runs.iter().filter(|r| r.analysis.cliffs.is_empty()).count();
+        subtitle = format!("{} runs", runs.len());
+        if let (Some(lo), Some(hi)) = (est.iter().min(), est.iter().max()) {
+            subtitle.push_str(&format!(
+                "  ·  SLC cache from {} to {}",
+                format_bytes(*lo as f64, u),
+                format_bytes(*hi as f64, u)
+            ));
+        }
+        if without > 0 {
+            subtitle.push_str(&format!("  ·  {without} without a cliff"));
+        }
+        subtitle.push_str("  ·  sizes per run in the labels and in compare.md");
+    }
     with_ticks(ChartSpec {
         kind: match xk {
             XKind::Time => ChartKind::CompareTime,
@@ -1406,7 +1999,7 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
             XKind::Time => "Write throughput over time: comparison".to_string(),
             XKind::Data => "Write throughput over data written: comparison".to_string(),
         },
-        subtitle: format!("SLC cache size  ·  {subtitle}"),
+        subtitle,
         footer,
         x,
         y: Axis {
@@ -1421,9 +2014,11 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
         bands: vec![],
         markers,
         legend,
+        zoom: None,
+        theme: o.theme,
+        throttled: vec![],
     })
 }
-
 /// Comparison over time: thin per-interval lines and a thick smoothed line per run.
 pub fn compare_time(runs: &[CompareRun<'_>], o: &ReportOptions) -> ChartSpec {
     compare(runs, o, XKind::Time)
@@ -1460,6 +2055,16 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn plot_labels_drop_the_shared_start() {
+        assert_eq!(
+            distinct_tails(&["Samsung 960, 10:06:55", "Samsung 960, 10:07:16"]),
+            ["10:06:55", "10:07:16"]
+        );
+        assert_eq!(distinct_tails(&["a", "b"]), ["a", "b"]);
+        assert_eq!(distinct_tails(&["one run", "one run"]), ["run", "run"]);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! A 24-hour run at 100 ms has 864,000 samples; a chart 1600 pixels wide can show at most two
 //! values per pixel column. [`envelope`] keeps, for every column, the smallest and the largest
 //! value in the order they occurred, so a one-sample garbage-collection dip (or a latency spike)
-//! always reaches the chart. [`smooth`] computes the smoothed line: bytes-weighted block means
-//! and a moving median over them, which keeps a cliff's edge sharp.
+//! always reaches the chart. [`smooth`] computes the smoothed line: block medians and a moving
+//! median over them, which keeps a cliff's edge sharp and only takes values that samples have.
 
 /// Reduces `points` (sorted by x) to at most two points per column of `columns` equal-width
 /// x bins between `x_min` and `x_max`: each bin's minimum and maximum y, in the order they came.
@@ -73,7 +73,7 @@ pub const MAX_BLOCKS: usize = 2000;
 
 /// Smooths per-interval samples given as (interval start s, interval end s, bytes before,
 /// bytes after, value): groups them into at most [`MAX_BLOCKS`] blocks of equal sample count
-/// (value weighted by interval length), then takes a moving median over `window` blocks, chosen
+/// (each block's value is its median sample), then takes a moving median over `window` blocks, chosen
 /// from the number of blocks (3 to 31, odd). The median window never reaches across a time in
 /// `breaks_s` (the cliffs), so the line stays sharp where the drive changed level instead of
 /// blurring one phase into the next. Returns `None` with fewer than 5 samples.
@@ -99,12 +99,11 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option
             end += 1;
         }
         for c in samples[start..end].chunks(per_block) {
-            let dur: f64 = c.iter().map(|s| (s.1 - s.0).max(0.0)).sum();
-            let value = if dur > 0.0 {
-                c.iter().map(|s| s.4 * (s.1 - s.0).max(0.0)).sum::<f64>() / dur
-            } else {
-                c.iter().map(|s| s.4).sum::<f64>() / c.len() as f64
-            };
+            // The block's median sample (the lower one of an even count): a value a sample
+            // has, never a mean of two levels.
+            let mut vals: Vec<f64> = c.iter().map(|s| s.4).collect();
+            vals.sort_by(|a, b| a.total_cmp(b));
+            let value = vals[(vals.len() - 1) / 2];
             blocks.push(Block {
                 t0: c[0].0,
                 t1: c[c.len() - 1].1,
@@ -133,15 +132,28 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option
             while seg[hi - 1] != seg[i] {
                 hi -= 1;
             }
+            // Cut short by a cliff on one side: take more on the other side, within the same
+            // segment, so the window keeps its width...
+            while hi - lo < window && hi < nb && seg[hi] == seg[i] {
+                hi += 1;
+            }
+            while hi - lo < window && lo > 0 && seg[lo - 1] == seg[i] {
+                lo -= 1;
+            }
+            // ...and an odd count, so the median is a middle value, not the lower of two
+            // (which could be a dip): drop the block farthest from this one.
+            if (hi - lo) % 2 == 0 {
+                if i - lo >= hi - 1 - i {
+                    lo += 1;
+                } else {
+                    hi -= 1;
+                }
+            }
             buf.clear();
             buf.extend(blocks[lo..hi].iter().map(|b| b.value));
             buf.sort_by(|a, b| a.total_cmp(b));
-            let m = buf.len();
-            let med = if m % 2 == 1 {
-                buf[m / 2]
-            } else {
-                0.5 * (buf[m / 2 - 1] + buf[m / 2])
-            };
+            // The lower median of an even count, so the line only takes values samples have.
+            let med = buf[(buf.len() - 1) / 2];
             let b = &blocks[i];
             (0.5 * (b.t0 + b.t1), 0.5 * (b.b0 + b.b1), med)
         })
@@ -185,6 +197,23 @@ mod tests {
         );
         let without = smooth(&s, &[]).unwrap();
         assert!(without.points.iter().take(5).any(|p| p.2 == 3500.0));
+    }
+
+    #[test]
+    fn smoothed_values_are_sample_values() {
+        // A cliff between two noisy levels, at a block boundary that mixes both levels (7
+        // samples per block): block means would show values between the levels.
+        let s: Vec<(f64, f64, f64, f64, f64)> = (0..14_001)
+            .map(|i| {
+                let base = if i < 5003 { 5000.0 } else { 3500.0 };
+                let v = base + ((i * 37) % 11) as f64;
+                (i as f64, i as f64 + 1.0, 0.0, 0.0, v)
+            })
+            .collect();
+        let sm = smooth(&s, &[]).unwrap();
+        for p in &sm.points {
+            assert!(s.iter().any(|x| x.4 == p.2), "{} is no sample's value", p.2);
+        }
     }
 
     #[test]

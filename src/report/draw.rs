@@ -1,8 +1,11 @@
 //! Drawing a [`ChartSpec`] as PNG (plotters' bitmap backend, encoded with the `png` crate) or
-//! SVG (plotters' SVG backend; text stays text). Text is DejaVu Sans, embedded in the binary
-//! (see [`super::text`]); no system font is needed. Axes, grid, ticks and their labels are drawn
-//! here from the spec's tick positions, so PNG and SVG show the same numbers.
+//! SVG ([`super::svg`]: text as glyph outlines, so it looks the same in every viewer). Text is
+//! DejaVu Sans, embedded in the binary (see [`super::text`]); no system font is needed. Axes,
+//! grid, ticks and their labels are drawn here from the spec's tick positions, so PNG and SVG
+//! show the same numbers.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::Once;
 
 use anyhow::{anyhow, Result};
@@ -11,9 +14,67 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
 use super::charts::{
-    font_px, tick_label, Axis, ChartSpec, Dash, LabelSide, Layout, LineStyle, Rgb, YSide,
+    font_px, legend_rows, legend_sample_w, tick_label, Axis, ChartSpec, Dash, LabelSide, Layout,
+    LineStyle, Rgb, Theme, YSide, LEGEND_ROW_H,
 };
+use super::svg::{GlyphSvg, GroupCell};
 use super::text::{Label, Style};
+
+/// The colours of a theme.
+#[derive(Debug, Clone, Copy)]
+pub struct Colors {
+    /// Background.
+    pub bg: Rgb,
+    /// Title.
+    pub title: Rgb,
+    /// Body text (subtitle, ticks, labels).
+    pub text: Rgb,
+    /// Footer text.
+    pub footer: Rgb,
+    /// Axis lines and ticks.
+    pub axis: Rgb,
+    /// Grid lines.
+    pub grid: Rgb,
+}
+
+/// The colours of `theme`.
+pub fn colors(theme: Theme) -> Colors {
+    match theme {
+        Theme::Light => Colors {
+            bg: Rgb(255, 255, 255),
+            title: Rgb(0, 0, 0),
+            text: Rgb(35, 35, 35),
+            footer: Rgb(70, 70, 70),
+            axis: Rgb(60, 60, 60),
+            grid: Rgb(222, 222, 222),
+        },
+        Theme::Dark => Colors {
+            bg: Rgb(22, 24, 29),
+            title: Rgb(245, 245, 245),
+            text: Rgb(215, 215, 215),
+            footer: Rgb(165, 165, 165),
+            axis: Rgb(170, 170, 170),
+            grid: Rgb(58, 61, 68),
+        },
+    }
+}
+
+/// A series colour as drawn in `theme`: on dark backgrounds black becomes near-white and the
+/// dark blue lighter, so every line keeps its contrast.
+pub fn ink(theme: Theme, c: Rgb) -> Rgb {
+    use super::charts::palette;
+    match theme {
+        Theme::Light => c,
+        Theme::Dark if c == palette::BLACK => Rgb(235, 235, 235),
+        Theme::Dark if c == palette::BLUE => Rgb(150, 150, 255),
+        Theme::Dark => c,
+    }
+}
+
+/// The CSS colour of an [`Rgb`].
+pub fn css(c: Rgb) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
 
 /// The font family name the charts use (and SVG files name).
 pub const FONT: &str = "sans-serif";
@@ -53,7 +114,7 @@ pub fn render_png(spec: &ChartSpec) -> Result<Vec<u8>> {
     let mut buf = vec![255u8; w as usize * h as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        draw(&root, spec)?;
+        draw(&root, spec, &|_| {})?;
         root.present().map_err(err)?;
     }
     let mut out = Vec::new();
@@ -69,15 +130,24 @@ pub fn render_png(spec: &ChartSpec) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Renders `spec` as an SVG document.
+/// Renders `spec` as an SVG document: text as glyph outlines, and in comparisons each run's
+/// lines and marks in a `<g class="run" data-run="i">`.
 pub fn render_svg(spec: &ChartSpec) -> Result<String> {
     register_fonts();
-    let mut s = String::new();
+    let group: GroupCell = Rc::new(Cell::new(None));
+    let out = Rc::new(std::cell::RefCell::new(String::new()));
     {
-        let root = SVGBackend::with_string(&mut s, spec.size).into_drawing_area();
-        draw(&root, spec)?;
+        let backend = GlyphSvg::new(
+            spec.size,
+            &css(colors(spec.theme).bg),
+            group.clone(),
+            out.clone(),
+        );
+        let root = backend.into_drawing_area();
+        draw(&root, spec, &|g| group.set(g))?;
         root.present().map_err(err)?;
     }
+    let s = out.borrow().clone();
     Ok(s)
 }
 
@@ -108,9 +178,26 @@ fn frac(a: &Axis, v: f64) -> f64 {
     }
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Result<()> {
-    let l = Layout::new(spec.size, spec.y2.is_some(), spec.footer.len());
-    root.fill(&WHITE).map_err(err)?;
+/// The layout a spec is drawn with (the header grows with the legend's rows).
+pub fn layout_of(spec: &ChartSpec) -> Layout {
+    Layout::new(spec.size, spec.y2.is_some(), spec.footer.len())
+        .with_legend_rows(legend_rows(&spec.legend, spec.size).len())
+}
+
+/// The plot rectangle of a drawn spec: (left, top, right, bottom) in pixels.
+pub fn plot_rect_of(spec: &ChartSpec) -> (i32, i32, i32, i32) {
+    layout_of(spec).plot_rect()
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    group: &dyn Fn(Option<usize>),
+) -> Result<()> {
+    let l = layout_of(spec);
+    let th = spec.theme;
+    let cs = colors(th);
+    root.fill(&color(cs.bg)).map_err(err)?;
     draw_header(root, spec, &l)?;
     draw_footer(root, spec, &l)?;
     let (left, top, right, bottom) = l.plot_rect();
@@ -133,27 +220,37 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> 
         // Phases of the same kind in a row alternate in strength, so the boundary shows.
         lighter = i > 0 && spec.bands[i - 1].color == b.color && !lighter;
         let same_as_before = lighter;
+        let boost = if th == Theme::Dark { 1.6 } else { 1.0 };
         plot.draw(&Rectangle::new(
             [local(a, top), local(z, bottom)],
             color(b.color)
-                .mix(band_alpha(b.color) * if same_as_before { 0.5 } else { 1.0 })
+                .mix(band_alpha(b.color) * boost * if same_as_before { 0.5 } else { 1.0 })
                 .filled(),
         ))
         .map_err(err)?;
     }
-    // Cliff intervals.
+    // Cliff intervals: at least 6 pixels wide so that the shading shows, and stronger than the
+    // phase tints.
+    let min_w = (6.0 * l.scale).round() as i32;
     for m in &spec.markers {
         if let Some((lo, hi)) = m.interval {
             let (a, z) = (p.x(&spec.x, lo), p.x(&spec.x, hi));
+            let (a, z) = if z - a < min_w {
+                let c = (a + z) / 2;
+                (c - min_w / 2, c - min_w / 2 + min_w)
+            } else {
+                (a, z)
+            };
             plot.draw(&Rectangle::new(
-                [local(a, top), local(z.max(a + 1), bottom)],
-                color(m.style.color).mix(0.15).filled(),
+                [local(a, top), local(z, bottom)],
+                color(ink(th, m.style.color)).mix(0.28).filled(),
             ))
             .map_err(err)?;
         }
     }
     // Series.
     for s in &spec.series {
+        group(s.group);
         let axis = match (s.side, &spec.y2) {
             (YSide::Right, Some(a)) => a,
             _ => &spec.y,
@@ -164,20 +261,110 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> 
             .filter(|q| !axis.log || q.1 > 0.0)
             .map(|q| local(p.x(&spec.x, q.0), p.y(axis, q.1)))
             .collect();
-        stroke(&plot, pts, &s.style, l.scale)?;
+        let st = LineStyle {
+            color: ink(th, s.style.color),
+            ..s.style
+        };
+        stroke(&plot, pts, &st, l.scale)?;
     }
+    group(None);
     // Cliff lines.
     for m in &spec.markers {
+        group(m.group);
         let x = p.x(&spec.x, m.x);
-        stroke(
-            &plot,
-            vec![local(x, top), local(x, bottom)],
-            &m.style,
-            l.scale,
-        )?;
+        let st = LineStyle {
+            color: ink(th, m.style.color),
+            ..m.style
+        };
+        stroke(&plot, vec![local(x, top), local(x, bottom)], &st, l.scale)?;
+    }
+    group(None);
+    // Throttled stretches: a strip along the bottom of the plot.
+    let strip = (9.0 * l.scale).round() as i32;
+    for &(a, z) in &spec.throttled {
+        let (a, z) = (p.x(&spec.x, a), p.x(&spec.x, z));
+        plot.draw(&Rectangle::new(
+            [local(a, bottom - strip), local(z.max(a + 2), bottom)],
+            color(super::charts::THROTTLE_STYLE.color)
+                .mix(0.85)
+                .filled(),
+        ))
+        .map_err(err)?;
     }
     draw_axes(root, spec, &p, &l)?;
-    draw_labels(root, spec, &p, &l)?;
+    draw_zoom_mark(root, spec, &p, &l)?;
+    draw_labels(root, spec, &p, &l, group)?;
+    Ok(())
+}
+
+/// The stretch a zoomed chart enlarges: a bracket along the top of the plot and a thin
+/// outline over the stretch, with a label box just right of it at the top.
+fn draw_zoom_mark<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    p: &Px,
+    l: &Layout,
+) -> Result<()> {
+    let Some(z) = &spec.zoom else {
+        return Ok(());
+    };
+    let cs = colors(spec.theme);
+    let s = l.scale;
+    let a = p.x(&spec.x, z.x0);
+    let b = p.x(&spec.x, z.x1).max(a + 3);
+    let w = ((2.5 * s).round() as u32).max(1);
+    root.draw(&Rectangle::new(
+        [(a, p.top), (b, p.bottom)],
+        color(cs.title).mix(0.7).stroke_width(1),
+    ))
+    .map_err(err)?;
+    let y = p.top + (2.0 * s) as i32;
+    let tick = (10.0 * s) as i32;
+    root.draw(&PathElement::new(
+        vec![(a, y + tick), (a, y), (b, y), (b, y + tick)],
+        color(cs.title).stroke_width(w),
+    ))
+    .map_err(err)?;
+    let f = l.font(font_px::LABEL);
+    let st = Style::new(f).color(cs.title);
+    let pad = (0.4 * f) as i32;
+    let line_h = (1.25 * f) as i32;
+    let bw = l.label_box_w(&z.lines).round() as i32;
+    let bh = l.label_box_h(z.lines.len()).round() as i32;
+    let gap = l.label_gap() as i32;
+    let x0 = (b + gap).min(p.right - bw - 2);
+    // Below the rows of cliff labels, if any.
+    let rows = spec
+        .markers
+        .iter()
+        .filter(|m| !m.lines.is_empty())
+        .map(|m| m.row + 1)
+        .max()
+        .unwrap_or(0);
+    let mut row_h = vec![0i32; rows];
+    for m in spec.markers.iter().filter(|m| !m.lines.is_empty()) {
+        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
+    }
+    let y0 = p.top + gap + row_h.iter().map(|h| h + gap).sum::<i32>();
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + bw, y0 + bh)],
+        color(cs.bg).mix(0.92).filled(),
+    ))
+    .map_err(err)?;
+    root.draw(&Rectangle::new(
+        [(x0, y0), (x0 + bw, y0 + bh)],
+        color(cs.title).stroke_width(((1.5 * s).round() as u32).max(1)),
+    ))
+    .map_err(err)?;
+    for (i, line) in z.lines.iter().enumerate() {
+        let st = if i == 0 { st.bold() } else { st };
+        root.draw(&Label::new(
+            line.clone(),
+            (x0 + pad, y0 + pad + i as i32 * line_h),
+            st,
+        ))
+        .map_err(err)?;
+    }
     Ok(())
 }
 
@@ -294,7 +481,7 @@ fn draw_grid<DB: DrawingBackend>(
     p: &Px,
     local: impl Fn(i32, i32) -> (i32, i32),
 ) -> Result<()> {
-    let grid = RGBColor(222, 222, 222).stroke_width(1);
+    let grid = color(colors(spec.theme).grid).stroke_width(1);
     for &t in &spec.x.ticks {
         let x = p.x(&spec.x, t);
         plot.draw(&PathElement::new(
@@ -321,11 +508,12 @@ fn draw_axes<DB: DrawingBackend>(
     l: &Layout,
 ) -> Result<()> {
     let s = l.scale;
-    let axis = RGBColor(60, 60, 60).stroke_width(((1.5 * s).round() as u32).max(1));
+    let cs = colors(spec.theme);
+    let axis = color(cs.axis).stroke_width(((1.5 * s).round() as u32).max(1));
     let tick_len = (7.0 * s) as i32;
     let gap = (5.0 * s) as i32;
-    let tick = Style::new(l.font(font_px::TICK)).color(Rgb(40, 40, 40));
-    let desc = Style::new(l.font(font_px::AXIS)).color(Rgb(20, 20, 20));
+    let tick = Style::new(l.font(font_px::TICK)).color(cs.text);
+    let desc = Style::new(l.font(font_px::AXIS)).color(cs.title);
     let mut lines = vec![
         vec![(p.left, p.top), (p.left, p.bottom)],
         vec![(p.left, p.bottom), (p.right, p.bottom)],
@@ -336,7 +524,7 @@ fn draw_axes<DB: DrawingBackend>(
     for ln in lines {
         root.draw(&PathElement::new(ln, axis)).map_err(err)?;
     }
-    let tick_style = RGBColor(60, 60, 60).stroke_width(((1.2 * s).round() as u32).max(1));
+    let tick_style = color(cs.axis).stroke_width(((1.2 * s).round() as u32).max(1));
     // x ticks and labels.
     for &t in &spec.x.ticks {
         let x = p.x(&spec.x, t);
@@ -441,56 +629,60 @@ fn draw_header<DB: DrawingBackend>(
     l: &Layout,
 ) -> Result<()> {
     let s = l.scale;
+    let cs = colors(spec.theme);
     let x0 = (24.0 * s) as i32;
     let max_w = spec.size.0 as f64 - 2.0 * x0 as f64;
     let (title, st) = fit_text(
         &spec.title,
-        Style::new(l.font(font_px::TITLE))
-            .bold()
-            .color(Rgb(0, 0, 0)),
+        Style::new(l.font(font_px::TITLE)).bold().color(cs.title),
         max_w,
     );
     root.draw(&Label::new(title, (x0, (16.0 * s) as i32), st))
         .map_err(err)?;
     let (sub, st) = fit_text(
         &spec.subtitle,
-        Style::new(l.font(font_px::SUBTITLE)).color(Rgb(40, 40, 40)),
+        Style::new(l.font(font_px::SUBTITLE)).color(cs.text),
         max_w,
     );
     root.draw(&Label::new(sub, (x0, (58.0 * s) as i32), st))
         .map_err(err)?;
-    // Legend: one row, each entry a line sample and its name; smaller type if it is too long.
-    let sample_w = (44.0 * s) as i32;
-    let spacing = |st: &Style| -> f64 {
-        spec.legend
-            .iter()
-            .map(|e| sample_w as f64 + 8.0 * s + st.width(&e.name) + 30.0 * s)
-            .sum::<f64>()
-    };
-    let mut st = Style::new(l.font(font_px::LEGEND));
-    let need = spacing(&st);
-    if need > max_w {
-        st.em = (st.em * max_w / need).max(st.em * 0.75);
-    }
-    let y = (94.0 * s) as i32;
-    let mid = y + (st.height() * 0.42) as i32;
-    let mut x = x0;
-    for e in &spec.legend {
-        let room = (x0 as f64 + max_w) - (x + sample_w) as f64 - 8.0 * s;
-        if room < st.width("M…") {
-            break;
+    // Legend: rows of entries, each a line sample (or a swatch for a shaded phase) and its
+    // name.
+    let st = Style::new(l.font(font_px::LEGEND)).color(cs.text);
+    for (r, row) in legend_rows(&spec.legend, spec.size).iter().enumerate() {
+        let y = ((94.0 + LEGEND_ROW_H * r as f64) * s) as i32;
+        let mid = y + (st.height() * 0.42) as i32;
+        let mut x = x0;
+        for &i in row {
+            let e = &spec.legend[i];
+            let sw = legend_sample_w(e, s) as i32;
+            if e.swatch {
+                let h = (st.height() * 0.8) as i32;
+                let boost = if spec.theme == Theme::Dark { 1.6 } else { 1.0 };
+                let alpha = if e.style == super::charts::THROTTLE_STYLE {
+                    0.85
+                } else {
+                    (band_alpha(e.style.color) * 2.5 * boost).min(1.0)
+                };
+                root.draw(&Rectangle::new(
+                    [(x, mid - h / 2), (x + sw, mid + h / 2)],
+                    color(e.style.color).mix(alpha).filled(),
+                ))
+                .map_err(err)?;
+            } else {
+                let st2 = LineStyle {
+                    color: ink(spec.theme, e.style.color),
+                    ..e.style
+                };
+                stroke(root, vec![(x, mid), (x + sw, mid)], &st2, s)?;
+            }
+            x += sw + (8.0 * s) as i32;
+            let room = (x0 as f64 + max_w) - x as f64;
+            let (name, st) = fit_text(&e.name, st, room.max(0.0));
+            root.draw(&Label::new(name.clone(), (x, y), st))
+                .map_err(err)?;
+            x += st.width(&name) as i32 + (30.0 * s) as i32;
         }
-        stroke(root, vec![(x, mid), (x + sample_w, mid)], &e.style, s)?;
-        x += sample_w + (8.0 * s) as i32;
-        let (name, _) = fit_text(&e.name, Style { em: st.em, ..st }, room);
-        let name = if st.width(&name) > room {
-            String::new()
-        } else {
-            name
-        };
-        root.draw(&Label::new(name.clone(), (x, y), st))
-            .map_err(err)?;
-        x += st.width(&name) as i32 + (30.0 * s) as i32;
     }
     Ok(())
 }
@@ -501,7 +693,7 @@ fn draw_footer<DB: DrawingBackend>(
     l: &Layout,
 ) -> Result<()> {
     let s = l.scale;
-    let st = Style::new(l.font(font_px::FOOTER)).color(Rgb(70, 70, 70));
+    let st = Style::new(l.font(font_px::FOOTER)).color(colors(spec.theme).footer);
     let top = spec.size.1 as i32 - l.footer_h as i32 + (4.0 * s) as i32;
     for (i, line) in spec.footer.iter().enumerate() {
         let (line, st) = fit_text(line, st, spec.size.0 as f64 - 48.0 * s);
@@ -521,21 +713,32 @@ fn draw_labels<DB: DrawingBackend>(
     spec: &ChartSpec,
     p: &Px,
     l: &Layout,
+    group: &dyn Fn(Option<usize>),
 ) -> Result<()> {
     let f = l.font(font_px::LABEL);
-    let st = Style::new(f).color(Rgb(20, 20, 20));
+    let cs = colors(spec.theme);
+    let st = Style::new(f).color(cs.title);
     let gap = l.label_gap() as i32;
     let pad = (0.4 * f) as i32;
     let line_h = (1.25 * f) as i32;
-    let rows = spec.markers.iter().map(|m| m.row + 1).max().unwrap_or(0);
+    let rows = spec
+        .markers
+        .iter()
+        .filter(|m| !m.lines.is_empty())
+        .map(|m| m.row + 1)
+        .max()
+        .unwrap_or(0);
     let mut row_h = vec![0i32; rows];
-    for m in &spec.markers {
+    for m in spec.markers.iter().filter(|m| !m.lines.is_empty()) {
         row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
     }
     let boxes: Vec<(i32, i32, i32, i32)> = spec
         .markers
         .iter()
         .map(|m| {
+            if m.lines.is_empty() {
+                return (0, 0, -1, -1);
+            }
             let bw = l.label_box_w(&m.lines).round() as i32;
             let bh = l.label_box_h(m.lines.len()).round() as i32;
             let xm = p.x(&spec.x, m.x);
@@ -550,15 +753,19 @@ fn draw_labels<DB: DrawingBackend>(
         .collect();
     draw_band_labels(root, spec, p, l, &boxes)?;
     for (m, &(x0, y0, x1, y1)) in spec.markers.iter().zip(&boxes) {
+        if m.lines.is_empty() {
+            continue;
+        }
+        group(m.group);
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y1)],
-            WHITE.mix(0.92).filled(),
+            color(cs.bg).mix(0.92).filled(),
         ))
         .map_err(err)?;
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y1)],
             ShapeStyle {
-                color: color(m.style.color).mix(1.0),
+                color: color(ink(spec.theme, m.style.color)).mix(1.0),
                 filled: false,
                 stroke_width: ((1.5 * l.scale).round() as u32).max(1),
             },
@@ -574,6 +781,7 @@ fn draw_labels<DB: DrawingBackend>(
             .map_err(err)?;
         }
     }
+    group(None);
     Ok(())
 }
 
@@ -588,7 +796,8 @@ fn draw_band_labels<DB: DrawingBackend>(
     boxes: &[(i32, i32, i32, i32)],
 ) -> Result<()> {
     let f = l.font(font_px::LABEL);
-    let st = Style::new(f).color(Rgb(50, 50, 50));
+    let cs = colors(spec.theme);
+    let st = Style::new(f).color(cs.text);
     let gap = l.label_gap() as i32;
     let pad = (0.4 * f) as i32;
     let h = (1.25 * f) as i32 + 2 * pad - (0.25 * f) as i32;
@@ -607,17 +816,37 @@ fn draw_band_labels<DB: DrawingBackend>(
         };
         let x0 = a + gap;
         let x1 = x0 + w + 2 * pad;
-        let (mut hi, mut lo) = (i32::MAX, i32::MIN);
-        for s in spec.series.iter().filter(|s| s.side == YSide::Left) {
-            for q in &s.points {
-                let x = p.x(&spec.x, q.0);
-                if x > a && x <= x1 + gap && (!spec.y.log || q.1 > 0.0) {
-                    let y = p.y(&spec.y, q.1);
-                    hi = hi.min(y);
-                    lo = lo.max(y);
-                }
-            }
+        // The lines' extent over the label, leaving out the edge of the band (where the line
+        // comes down a cliff) and the few highest and lowest points (spikes and dips), so
+        // the label sits next to the level it names.
+        let ys_in = |from: i32| -> Vec<i32> {
+            let mut ys: Vec<i32> = spec
+                .series
+                .iter()
+                .filter(|s| s.side == YSide::Left)
+                .flat_map(|s| s.points.iter())
+                .filter(|q| !spec.y.log || q.1 > 0.0)
+                .filter(|q| {
+                    let x = p.x(&spec.x, q.0);
+                    x > from && x <= x1 + gap
+                })
+                .map(|q| p.y(&spec.y, q.1))
+                .collect();
+            ys.sort_unstable();
+            ys
+        };
+        let mut ys = ys_in(a + 3 * gap);
+        if ys.len() < 3 {
+            ys = ys_in(a);
         }
+        let (hi, lo) = if ys.is_empty() {
+            (i32::MAX, i32::MIN)
+        } else {
+            (
+                ys[ys.len() * 3 / 100],
+                ys[(ys.len() * 97 / 100).min(ys.len() - 1)],
+            )
+        };
         let free = |y0: i32| {
             y0 >= p.top + gap
                 && y0 + h <= p.bottom - gap
@@ -637,7 +866,7 @@ fn draw_band_labels<DB: DrawingBackend>(
             .unwrap_or(p.bottom - gap - h);
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y0 + h)],
-            WHITE.mix(0.75).filled(),
+            color(cs.bg).mix(0.75).filled(),
         ))
         .map_err(err)?;
         root.draw(&Label::new(text.clone(), (x0 + pad, y0 + pad), st))

@@ -28,10 +28,17 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     let a = r.analysis;
     let meta = &r.timeline.meta;
     let fb = |b: u64| format_bytes(b as f64, units);
-    let mut v = vec![
-        ("Drive".to_string(), drive_text(meta, units)),
-        ("Workload".to_string(), workload_text(meta, a.interval_s)),
-    ];
+    let mut v = vec![("Drive".to_string(), drive_text(meta, units))];
+    if meta.device.path.is_empty() && meta.device.model.is_none() && !meta.label.is_empty() {
+        v.push(("Input".to_string(), meta.label.clone()));
+    }
+    v.push(("Workload".to_string(), workload_text(meta, a.interval_s)));
+    v.push((
+        "Run date".to_string(),
+        meta.started_at
+            .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
+            .unwrap_or_else(|| "not recorded".to_string()),
+    ));
     let cache = match (&a.cache_estimate, a.cliffs.is_empty()) {
         (Some(e), _) => format!(
             "{} (95% interval {} to {})",
@@ -263,6 +270,8 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::Latency => "Write latency per interval",
         ChartKind::CompareTime => "Write throughput over time",
         ChartKind::CompareData => "Write throughput over data written",
+        ChartKind::ThroughputTimeZoom => "Write throughput over time, zoomed on the cliffs",
+        ChartKind::ThroughputDataZoom => "Write throughput over data written, zoomed on the cliffs",
     }
 }
 
@@ -315,7 +324,7 @@ pub fn report_md_with(
     s.push_str("## Charts\n\n");
     s.push_str(&charts_section(charts));
     s.push_str(&format!(
-        "Made with slccache {} ({}). The table is Markdown, ready to paste.\n",
+        "Made with slccache {} ({}).\n",
         crate::VERSION,
         units_note(units)
     ));

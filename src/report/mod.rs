@@ -1,11 +1,14 @@
 //! Reports: `summary.json`, charts (PNG and SVG), `report.md`, and console output. The only
 //! module that prints.
 
+pub mod card;
 pub mod charts;
 pub mod decimate;
 pub mod draw;
+pub mod html;
 pub mod markdown;
 pub mod progress;
+pub mod svg;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +31,10 @@ pub struct ReportOptions {
     pub units: UnitSystem,
     /// PNG width and height in pixels.
     pub png_size: (u32, u32),
+    /// Light or dark charts and report.html.
+    pub theme: charts::Theme,
+    /// Comparisons: shift every run so that its first cliff is at 0 (`--align cliff`).
+    pub align_cliff: bool,
 }
 
 impl Default for ReportOptions {
@@ -35,6 +42,8 @@ impl Default for ReportOptions {
         ReportOptions {
             units: UnitSystem::Decimal,
             png_size: (1600, 900),
+            theme: charts::Theme::Light,
+            align_cliff: false,
         }
     }
 }
@@ -208,10 +217,13 @@ pub fn write_chart(dir: &Path, spec: &charts::ChartSpec) -> Result<Vec<PathBuf>>
     Ok(vec![png, svg])
 }
 
-/// Writes the charts (PNG and SVG) and `report.md` for one run into `dir` (created if
-/// missing); returns the files written:
-/// `throughput-time.{png,svg}`, `throughput-data.{png,svg}`, `latency.{png,svg}` (only when
-/// the timeline has latencies; imported logs have none) and `report.md`.
+/// Writes the charts (PNG and SVG), `card.png`, `report.md` and `report.html` for one run into
+/// `dir` (created if missing); returns the files written:
+/// `throughput-time.{png,svg}`, `throughput-data.{png,svg}`, the zoomed
+/// `throughput-time-zoom.{png,svg}` and `throughput-data-zoom.{png,svg}` when the cliffs sit in
+/// a small part of a long run, `latency.{png,svg}` (only when the timeline has latencies;
+/// imported logs have none), `card.png`, `report.md` and `report.html`. A `summary.json`
+/// already in `dir` adds its configuration, host and drive-state records to report.html.
 pub fn write_charts_and_report(
     dir: &Path,
     timeline: &Timeline,
@@ -235,11 +247,17 @@ pub fn write_charts_and_report_with(
         charts::throughput_time(timeline, analysis, opts),
         charts::throughput_data(timeline, analysis, opts),
     ];
+    specs.extend(charts::zoomed(timeline, analysis, opts));
     specs.extend(charts::latency(timeline, analysis, opts));
     let mut files = Vec::new();
     for s in &specs {
         files.extend(write_chart(dir, s)?);
     }
+    let card = dir.join("card.png");
+    let bytes = card::render_card(timeline, analysis, opts.units, opts.theme)
+        .with_context(|| format!("rendering {}", card.display()))?;
+    std::fs::write(&card, bytes).with_context(|| format!("writing {}", card.display()))?;
+    files.push(card);
     let name = charts::run_name(&timeline.meta);
     let run = charts::CompareRun {
         name: &name,
@@ -251,12 +269,26 @@ pub fn write_charts_and_report_with(
     let path = dir.join("report.md");
     std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))?;
     files.push(path);
+    let summary = std::fs::read_to_string(dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let extra = html::HtmlExtra {
+        summary,
+        ..Default::default()
+    };
+    files.push(html::write_report_html(
+        dir,
+        std::slice::from_ref(&run),
+        &specs,
+        opts,
+        &extra,
+    )?);
     Ok(files)
 }
 
 /// Writes the comparison of several runs into `dir` (created if missing):
-/// `compare-throughput-time.{png,svg}`, `compare-throughput-data.{png,svg}` and `compare.md`;
-/// returns the files written.
+/// `compare-throughput-time.{png,svg}`, `compare-throughput-data.{png,svg}`, `compare.md` and
+/// `report.html`; returns the files written.
 pub fn write_comparison(
     dir: &Path,
     runs: &[charts::CompareRun<'_>],
@@ -276,6 +308,13 @@ pub fn write_comparison(
     std::fs::write(&path, markdown::compare_md(runs, &kinds, opts.units))
         .with_context(|| format!("writing {}", path.display()))?;
     files.push(path);
+    files.push(html::write_report_html(
+        dir,
+        runs,
+        &specs,
+        opts,
+        &html::HtmlExtra::default(),
+    )?);
     Ok(files)
 }
 

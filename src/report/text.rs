@@ -4,8 +4,8 @@
 //! Why not plotters' own ab_glyph text: in plotters 0.3.7 it drops each glyph's left side
 //! bearing and truncates vertical offsets, so at chart sizes digits sit unevenly and a decimal
 //! point floats ("14·0"). This style places glyphs at their exact positions with kerning, on
-//! the same baseline the SVG backend uses (0.76 em below the top), so PNG and SVG agree. In SVG
-//! it stays text: the backend writes a `<text>` element.
+//! the same baseline 0.76 em below the top of the line. In SVG the same glyphs are written as
+//! outlines at the same positions (see [`super::svg`]), so PNG and SVG agree.
 
 use std::sync::OnceLock;
 
@@ -35,7 +35,7 @@ fn fonts() -> &'static Fonts {
 /// Where the baseline sits below the top of a line, in em (as the SVG backend's `dy`).
 const BASELINE_EM: f64 = 0.76;
 /// plotters' text "size" is 1.24 em (the SVG backend writes `font-size = size / 1.24`).
-const SIZE_PER_EM: f64 = 1.24;
+pub const SIZE_PER_EM: f64 = 1.24;
 
 /// A text style: size in pixels per em, weight, colour, anchor, and whether it runs upwards.
 #[derive(Clone, Copy)]
@@ -113,6 +113,35 @@ impl Style {
     /// Height of a line in pixels (one em).
     pub fn height(&self) -> f64 {
         self.em
+    }
+    /// Each glyph of `text` with its left edge in pixels (kerning applied), as drawn.
+    pub fn glyph_positions(&self, text: &str) -> Vec<(ab_glyph::GlyphId, f32)> {
+        let font = self.font().as_scaled(self.scale());
+        let mut x = 0f32;
+        let mut prev = None;
+        let mut v = Vec::with_capacity(text.len());
+        for c in text.chars() {
+            let id = font.glyph_id(c);
+            if let Some(p) = prev {
+                x += font.kern(p, id);
+            }
+            v.push((id, x));
+            x += font.h_advance(id);
+            prev = Some(id);
+        }
+        v
+    }
+    /// The font (regular or bold).
+    pub fn font_ref(&self) -> &'static FontRef<'static> {
+        self.font()
+    }
+    /// Pixels per font unit at this size.
+    pub fn units_to_px(&self) -> f64 {
+        self.font().as_scaled(self.scale()).h_scale_factor() as f64
+    }
+    /// Distance of the baseline below the top of the line, pixels.
+    pub fn baseline(&self) -> f64 {
+        (self.em * BASELINE_EM) as f32 as f64
     }
 }
 

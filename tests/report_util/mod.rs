@@ -373,6 +373,11 @@ pub fn svg_texts(svg: &str) -> Result<Vec<String>, String> {
                 }
                 seen_root = true;
             }
+            // Text drawn as glyph outlines carries its text in aria-label.
+            if let Some(v) = tag.split("aria-label=\"").nth(1) {
+                let v = v.split('"').next().ok_or("unclosed aria-label")?;
+                texts.push(unescape(v)?);
+            }
             if !self_closing {
                 stack.push(name);
             }

@@ -1,0 +1,182 @@
+//! `card.png`: a 1200x630 review card (the size link previews use) that reads in two seconds:
+//! the drive, the cache size with its interval, the speed in the cache and after it, and a
+//! small sparkline of the throughput over data written.
+
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+use plotters::style::text_anchor::HPos;
+
+use super::charts::{palette, run_name, Rgb, Theme};
+use super::draw::{colors, fit_text, ink, register_fonts};
+use super::text::{Label, Style};
+use crate::detect::{Analysis, PhaseKind};
+use crate::timeline::Timeline;
+use crate::units::{format_bytes, format_rate, UnitSystem};
+
+/// The card's size in pixels.
+pub const CARD_SIZE: (u32, u32) = (1200, 630);
+
+/// The card's texts: (drive, cache line, in-cache line, after-cache line).
+pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String, String, String) {
+    let drive = run_name(&t.meta);
+    let cache = match (&a.cache_estimate, a.cliffs.is_empty()) {
+        (Some(e), _) => format!(
+            "SLC cache {} ({} to {})",
+            format_bytes(e.bytes as f64, u),
+            format_bytes(e.low_bytes as f64, u),
+            format_bytes(e.high_bytes as f64, u)
+        ),
+        (None, true) => format!(
+            "No cliff in {} written",
+            format_bytes(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total) as f64, u)
+        ),
+        (None, false) => "Cache size not estimated".to_string(),
+    };
+    let first = a.phases.first();
+    let in_cache = match first {
+        Some(p) if p.kind == PhaseKind::Cache => {
+            format!("in cache  {}", format_rate(p.mean_bytes_per_sec, u))
+        }
+        Some(p) => format!("steady  {}", format_rate(p.mean_bytes_per_sec, u)),
+        None => String::new(),
+    };
+    // After the cache: the first level after it and, when a slower one follows (folding),
+    // that too: what a long copy ends up at.
+    let rest: Vec<f64> = a
+        .phases
+        .iter()
+        .skip(1)
+        .map(|p| p.mean_bytes_per_sec)
+        .collect();
+    let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
+        (Some(&first), Some(min)) if min < 0.8 * first => format!(
+            "after  {} → {}",
+            super::charts::rate_number(first, u),
+            format_rate(min, u)
+        ),
+        (Some(&first), _) => format!("after  {}", format_rate(first, u)),
+        _ => String::new(),
+    };
+    (drive, cache, in_cache, after)
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("drawing the card: {e:?}")
+}
+
+/// Renders the card as PNG bytes.
+pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> Result<Vec<u8>> {
+    register_fonts();
+    let (w, h) = CARD_SIZE;
+    let cs = colors(theme);
+    let mut buf = vec![255u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        let c = |x: Rgb| RGBColor(x.0, x.1, x.2);
+        root.fill(&c(cs.bg)).map_err(err)?;
+        let (drive, cache, in_cache, after) = card_texts(t, a, u);
+        let x0 = 56;
+        let (d, st) = fit_text(
+            &drive,
+            Style::new(46.0).bold().color(cs.title),
+            (w as i32 - 2 * x0) as f64,
+        );
+        root.draw(&Label::new(d, (x0, 48), st)).map_err(err)?;
+        let (cline, st) = fit_text(
+            &cache,
+            Style::new(40.0).color(ink(theme, palette::BLUE)),
+            (w as i32 - 2 * x0) as f64,
+        );
+        root.draw(&Label::new(cline, (x0, 118), st)).map_err(err)?;
+        let big = Style::new(34.0).bold().color(cs.title);
+        root.draw(&Label::new(in_cache, (x0, 184), big))
+            .map_err(err)?;
+        root.draw(&Label::new(
+            after,
+            (w as i32 - x0, 184),
+            big.color(ink(theme, palette::VERMILLION))
+                .anchor(HPos::Right),
+        ))
+        .map_err(err)?;
+        // The sparkline: throughput over data written, filled below the line.
+        let (sl, st_, sr, sb) = (x0, 260, w as i32 - x0, h as i32 - 70);
+        let n = t.samples.len();
+        let max_b = t.bytes_total().max(1) as f64;
+        let max_r = t
+            .samples
+            .iter()
+            .map(|s| s.bytes_per_sec)
+            .fold(0.0, f64::max)
+            .max(1.0);
+        let cols = (sr - sl) as usize;
+        let mut col_min = vec![f64::INFINITY; cols];
+        for s in &t.samples {
+            let x = ((s.bytes_total as f64 / max_b) * (cols - 1) as f64) as usize;
+            col_min[x.min(cols - 1)] = col_min[x.min(cols - 1)].min(s.bytes_per_sec);
+        }
+        let mut last = 0.0;
+        let ys: Vec<i32> = col_min
+            .iter()
+            .map(|v| {
+                if v.is_finite() {
+                    last = *v;
+                }
+                sb - ((last / (max_r * 1.05)) * (sb - st_) as f64) as i32
+            })
+            .collect();
+        let line = ink(theme, palette::BLUE);
+        if n > 0 {
+            let mut poly: Vec<(i32, i32)> = vec![(sl, sb)];
+            poly.extend(ys.iter().enumerate().map(|(i, y)| (sl + i as i32, *y)));
+            poly.push((sr, sb));
+            root.draw(&Polygon::new(poly, c(line).mix(0.18).filled()))
+                .map_err(err)?;
+            let pts: Vec<(i32, i32)> = ys
+                .iter()
+                .enumerate()
+                .map(|(i, y)| (sl + i as i32, *y))
+                .collect();
+            root.draw(&PathElement::new(pts, c(line).stroke_width(4)))
+                .map_err(err)?;
+        }
+        if let Some(e) = &a.cache_estimate {
+            let x = sl + ((e.bytes as f64 / max_b) * (sr - sl) as f64) as i32;
+            root.draw(&PathElement::new(
+                vec![(x, st_), (x, sb)],
+                c(ink(theme, palette::VERMILLION)).stroke_width(3),
+            ))
+            .map_err(err)?;
+        }
+        root.draw(&PathElement::new(
+            vec![(sl, sb), (sr, sb)],
+            c(cs.axis).stroke_width(2),
+        ))
+        .map_err(err)?;
+        let small = Style::new(22.0).color(cs.footer);
+        root.draw(&Label::new(
+            format!(
+                "write throughput over data written, 0 to {}",
+                format_bytes(max_b, u)
+            ),
+            (sl, sb + 14),
+            small,
+        ))
+        .map_err(err)?;
+        root.draw(&Label::new(
+            format!("slccache {}", crate::VERSION),
+            (sr, sb + 14),
+            small.anchor(HPos::Right),
+        ))
+        .map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    let mut out = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut wr = enc.write_header()?;
+        wr.write_image_data(&buf)?;
+    }
+    Ok(out)
+}

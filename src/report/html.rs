@@ -1,0 +1,620 @@
+//! `report.html`: one self-contained file with the summary table, the charts (inline SVG), the
+//! warnings, the host and drive-state records where the run has them, and a collapsed section
+//! with the configuration and the command line. A little inline JavaScript adds a tooltip
+//! (time, data written and rate under the pointer), a switch between the time and the
+//! data-written axis, and in comparisons a legend whose entries hide and show a run. Nothing is
+//! loaded from anywhere: a Content-Security-Policy forbids every network access.
+//!
+//! The charts are the same SVGs as the `.svg` files (already reduced to a min/max envelope per
+//! pixel column), and the tooltip data is reduced the same way, so a run of a million samples
+//! still makes a file of a few hundred kB.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::charts::{ChartKind, ChartSpec, CompareRun, Theme};
+use super::draw::{colors, css, ink, plot_rect_of, render_svg};
+use super::ReportOptions;
+
+/// What a report.html shows besides the runs and their charts.
+#[derive(Debug, Clone, Default)]
+pub struct HtmlExtra {
+    /// Page title [default: from the run's name, or "SLC cache comparison"].
+    pub title: Option<String>,
+    /// The run's `summary.json` (its `config`, `host` and `drive_state` are shown), if any.
+    pub summary: Option<serde_json::Value>,
+    /// The command line that reproduces the run [default: this process's command line].
+    pub command: Option<String>,
+    /// Notes shown under the table (e.g. an experiment's findings).
+    pub notes: Vec<String>,
+}
+
+/// Escapes text for HTML.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// This process's command line, quoted for a POSIX shell, with the program named `slccache`.
+pub fn command_line() -> String {
+    let mut v = vec!["slccache".to_string()];
+    for a in std::env::args().skip(1) {
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+        v.push(if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        });
+    }
+    v.join(" ")
+}
+
+/// Per pixel column, the samples with the smallest and the largest rate, as (time s, bytes
+/// written, rate bytes/s), for the tooltip.
+fn tooltip_points(r: &CompareRun<'_>, columns: usize) -> Vec<(f64, f64, f64)> {
+    let s = &r.timeline.samples;
+    let all: Vec<(f64, f64, f64)> = s
+        .iter()
+        .map(|x| (x.t_s, x.bytes_total as f64, x.bytes_per_sec))
+        .collect();
+    if all.len() <= 2 * columns {
+        return all;
+    }
+    let pts: Vec<(f64, f64)> = all.iter().map(|p| (p.0, p.2)).collect();
+    let (lo, hi) = (pts[0].0, pts[pts.len() - 1].0);
+    let env = super::decimate::envelope(&pts, lo, hi, columns);
+    // Map each kept point back to its sample (the envelope keeps points unchanged, in order).
+    let mut out = Vec::with_capacity(env.len());
+    let mut i = 0;
+    for p in env {
+        while i < all.len() && (all[i].0 != p.0 || all[i].2 != p.1) {
+            i += 1;
+        }
+        if i < all.len() {
+            out.push(all[i]);
+        }
+    }
+    out
+}
+
+fn num(v: f64) -> String {
+    if v.is_finite() {
+        let s = format!("{v:.6e}");
+        // Compact but exact enough: 7 significant digits.
+        s.parse::<f64>()
+            .map(|x| format!("{x}"))
+            .unwrap_or_else(|_| "0".into())
+    } else {
+        "0".to_string()
+    }
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// The x axis of a chart: "time" or "data".
+fn x_kind(k: ChartKind) -> &'static str {
+    match k {
+        ChartKind::ThroughputData | ChartKind::ThroughputDataZoom | ChartKind::CompareData => {
+            "data"
+        }
+        _ => "time",
+    }
+}
+
+/// Whether a chart has a twin on the other axis (the switch toggles between them).
+fn switchable(k: ChartKind) -> bool {
+    k != ChartKind::Latency
+}
+
+/// Flattens a JSON object into (key path, value) rows for a table.
+fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&key, x, out);
+            }
+        }
+        serde_json::Value::Array(a) if a.iter().all(|x| !x.is_object()) => {
+            let items: Vec<String> = a
+                .iter()
+                .map(|x| match x {
+                    serde_json::Value::String(s) => s.clone(),
+                    o => o.to_string(),
+                })
+                .collect();
+            out.push((prefix.to_string(), items.join(", ")));
+        }
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten(&format!("{prefix}[{i}]"), x, out);
+            }
+        }
+        serde_json::Value::Null => out.push((prefix.to_string(), "-".into())),
+        serde_json::Value::String(s) => out.push((prefix.to_string(), s.clone())),
+        o => out.push((prefix.to_string(), o.to_string())),
+    }
+}
+
+fn record_table(title: &str, v: &serde_json::Value) -> String {
+    let mut rows = Vec::new();
+    flatten("", v, &mut rows);
+    let mut s = format!("<section><h2>{}</h2><table class=\"kv\">", esc(title));
+    for (k, x) in rows {
+        let _ = write!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(&k), esc(&x));
+    }
+    s.push_str("</table></section>\n");
+    s
+}
+
+/// The page for `runs` (one run, or a comparison) with `specs` (charts drawn inline).
+pub fn report_html(
+    runs: &[CompareRun<'_>],
+    specs: &[ChartSpec],
+    opts: &ReportOptions,
+    extra: &HtmlExtra,
+) -> Result<String> {
+    let u = opts.units;
+    let compare = runs.len() > 1;
+    let title = extra.title.clone().unwrap_or_else(|| match runs {
+        [r] => format!("SLC cache report: {}", r.name),
+        _ => "SLC cache comparison".to_string(),
+    });
+    let mut h = String::with_capacity(1 << 20);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+<link rel=\"icon\" href=\"data:,\">\n<title>{}</title>\n<style>{}</style></head>\n<body class=\"{}\">\n",
+        esc(&title),
+        style(opts.theme),
+        match opts.theme {
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    );
+    let _ = writeln!(h, "<h1>{}</h1>", esc(&title));
+    // When and what.
+    let dates: Vec<String> = runs
+        .iter()
+        .filter_map(|r| r.timeline.meta.started_at)
+        .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
+        .collect();
+    let _ = writeln!(
+        h,
+        "<p class=\"meta\">{}slccache {}</p>",
+        if dates.is_empty() {
+            String::new()
+        } else {
+            format!("Run {}  ·  ", esc(&dates.join(", ")))
+        },
+        crate::VERSION
+    );
+    // The summary table.
+    let per_run: Vec<Vec<(String, String)>> = runs
+        .iter()
+        .map(|r| super::markdown::run_rows(r, u))
+        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for rows in &per_run {
+        for (k, _) in rows {
+            if !names.contains(k) {
+                names.push(k.clone());
+            }
+        }
+    }
+    h.push_str("<section><h2>Summary</h2><div class=\"scroll\"><table class=\"summary\">");
+    if compare {
+        h.push_str("<tr><th></th>");
+        for r in runs {
+            let _ = write!(h, "<th>{}</th>", esc(r.name));
+        }
+        h.push_str("</tr>");
+    }
+    for n in &names {
+        let _ = write!(h, "<tr><th>{}</th>", esc(n));
+        for rows in &per_run {
+            let v = rows
+                .iter()
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| v.as_str())
+                .unwrap_or("");
+            let _ = write!(h, "<td>{}</td>", esc(v));
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table></div></section>\n");
+    for n in &extra.notes {
+        let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(n));
+    }
+    // Warnings.
+    let warnings: Vec<String> = runs
+        .iter()
+        .flat_map(|r| {
+            r.analysis.warnings.iter().map(move |w| {
+                if compare {
+                    format!("{}: {w}", r.name)
+                } else {
+                    w.clone()
+                }
+            })
+        })
+        .collect();
+    if !warnings.is_empty() {
+        h.push_str("<section class=\"warnings\"><h2>Warnings</h2><ul>");
+        for w in &warnings {
+            let _ = write!(h, "<li>{}</li>", esc(w));
+        }
+        h.push_str("</ul></section>\n");
+    }
+    // Charts.
+    h.push_str("<section><h2>Charts</h2>\n<div class=\"controls\">");
+    h.push_str(
+        "<span class=\"switch\" role=\"group\" aria-label=\"x axis\">x axis: \
+<button type=\"button\" data-x=\"time\" class=\"on\">time</button>\
+<button type=\"button\" data-x=\"data\">data written</button></span>",
+    );
+    if compare {
+        h.push_str("<span class=\"legend\" aria-label=\"runs: click to hide or show\">");
+        for (i, r) in runs.iter().enumerate() {
+            let st = super::charts::run_style(i);
+            let _ = write!(
+                h,
+                "<button type=\"button\" class=\"run on\" data-run=\"{i}\" title=\"click to hide or show\">\
+<i style=\"background:{}\"></i>{}</button>",
+                css(ink(opts.theme, st.color)),
+                esc(r.name)
+            );
+        }
+        h.push_str("</span>");
+    }
+    h.push_str("</div>\n");
+    let mut chart_meta = Vec::new();
+    for (ci, spec) in specs.iter().enumerate() {
+        let svg = render_svg(spec).context("drawing a chart for report.html")?;
+        // Drop the XML prolog, if any; inline SVG starts at <svg.
+        let svg = svg.trim_start_matches(|c| c != '<');
+        let xk = x_kind(spec.kind);
+        let hidden = switchable(spec.kind) && xk == "data";
+        let _ = writeln!(
+            h,
+            "<figure class=\"chart{}\" data-chart=\"{ci}\" data-x=\"{}\"{}>{}<figcaption>{} \
+<a href=\"{stem}.svg\">{stem}.svg</a> · <a href=\"{stem}.png\">{stem}.png</a></figcaption>\
+<div class=\"tip\" hidden></div><div class=\"guide\" hidden></div></figure>",
+            if switchable(spec.kind) { " sw" } else { "" },
+            xk,
+            if hidden { " hidden" } else { "" },
+            svg,
+            esc(&spec.title),
+            stem = spec.kind.file_stem()
+        );
+        let (l, t, r, b) = plot_rect_of(spec);
+        let xdiv = x_div(spec, runs);
+        let shifts: Vec<String> = runs
+            .iter()
+            .map(|run| num(x_shift(spec, run, opts)))
+            .collect();
+        chart_meta.push(format!(
+            "{{\"x\":{},\"w\":{},\"h\":{},\"plot\":[{l},{t},{r},{b}],\"xmin\":{},\"xmax\":{},\"xdiv\":{},\"shift\":[{}]}}",
+            json_str(xk),
+            spec.size.0,
+            spec.size.1,
+            num(spec.x.min),
+            num(spec.x.max),
+            num(xdiv),
+            shifts.join(",")
+        ));
+    }
+    h.push_str("</section>\n");
+    // Host and drive state, where the run recorded them.
+    if let Some(sum) = &extra.summary {
+        for (key, name) in [("host", "Host"), ("drive_state", "Drive state")] {
+            if let Some(v) = sum.get(key).filter(|v| !v.is_null()) {
+                h.push_str(&record_table(name, v));
+            }
+        }
+    }
+    // Configuration and command line, collapsed.
+    h.push_str("<details><summary>Configuration and command line</summary>\n");
+    let cmd = extra.command.clone().unwrap_or_else(command_line);
+    let _ = writeln!(
+        h,
+        "<h3>Command line</h3><pre class=\"cmd\">{}</pre>",
+        esc(&cmd)
+    );
+    if let Some(cfg) = extra.summary.as_ref().and_then(|s| s.get("config")) {
+        let _ = writeln!(
+            h,
+            "<h3>Configuration</h3><pre>{}</pre>",
+            esc(&serde_json::to_string_pretty(cfg).unwrap_or_default())
+        );
+    }
+    for r in runs {
+        let m = &r.timeline.meta;
+        let _ = writeln!(
+            h,
+            "<h3>{}</h3><pre>{}</pre>",
+            esc(r.name),
+            esc(&serde_json::to_string_pretty(m).unwrap_or_default())
+        );
+    }
+    h.push_str("</details>\n");
+    let _ = writeln!(
+        h,
+        "<footer>Made with slccache {} ({}). This page loads nothing from the network.</footer>",
+        crate::VERSION,
+        match u {
+            crate::units::UnitSystem::Decimal => "1 MB = 10^6 bytes, 1 GB = 10^9 bytes",
+            crate::units::UnitSystem::Binary => "1 MiB = 2^20 bytes, 1 GiB = 2^30 bytes",
+        }
+    );
+    // Data for the tooltip.
+    let cols = ((opts.png_size.0 as f64) * 0.85) as usize;
+    let mut data = String::from("{\"runs\":[");
+    for (i, r) in runs.iter().enumerate() {
+        let pts = tooltip_points(r, cols);
+        let join = |f: &dyn Fn(&(f64, f64, f64)) -> f64| {
+            pts.iter().map(|p| num(f(p))).collect::<Vec<_>>().join(",")
+        };
+        let _ = write!(
+            data,
+            "{}{{\"name\":{},\"t\":[{}],\"b\":[{}],\"r\":[{}]}}",
+            if i > 0 { "," } else { "" },
+            json_str(r.name),
+            join(&|p| p.0),
+            join(&|p| p.1),
+            join(&|p| p.2)
+        );
+    }
+    let _ = write!(
+        data,
+        "],\"charts\":[{}],\"mega\":{},\"giga\":{},\"units\":{}}}",
+        chart_meta.join(","),
+        num(u.mega()),
+        num(u.giga()),
+        json_str(match u {
+            crate::units::UnitSystem::Decimal => "decimal",
+            crate::units::UnitSystem::Binary => "binary",
+        })
+    );
+    // `</` cannot occur in the JSON (names are JSON-escaped, and '<' is escaped below).
+    let data = data.replace('<', "\\u003c");
+    let _ = writeln!(
+        h,
+        "<script type=\"application/json\" id=\"slc-data\">{data}</script>\n<script>{}</script>\n</body></html>",
+        SCRIPT
+    );
+    Ok(h)
+}
+
+/// Chart units per second (time axis) or per byte (data axis): the divisor the builders used.
+fn x_div(spec: &ChartSpec, runs: &[CompareRun<'_>]) -> f64 {
+    let label = &spec.x.label;
+    let unit = label
+        .rsplit_once('(')
+        .map(|(_, u)| u.trim_end_matches(')'))
+        .unwrap_or("");
+    let _ = runs;
+    match unit {
+        "ms" => 0.001,
+        "s" => 1.0,
+        "min" => 60.0,
+        "h" => 3600.0,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "MiB" => (1u64 << 20) as f64,
+        "GiB" => (1u64 << 30) as f64,
+        "TiB" => (1u64 << 40) as f64,
+        _ => 1.0,
+    }
+}
+
+/// The shift of a run's x axis (seconds or bytes) in a comparison aligned on the cliff.
+fn x_shift(spec: &ChartSpec, r: &CompareRun<'_>, opts: &ReportOptions) -> f64 {
+    if !opts.align_cliff || !matches!(spec.kind, ChartKind::CompareTime | ChartKind::CompareData) {
+        return 0.0;
+    }
+    let Some(c) = r.analysis.cliffs.first() else {
+        return 0.0;
+    };
+    match x_kind(spec.kind) {
+        "time" => c.t_s,
+        _ => r
+            .analysis
+            .cache_estimate
+            .as_ref()
+            .map(|e| e.bytes)
+            .unwrap_or(c.bytes_written) as f64,
+    }
+}
+
+fn style(theme: Theme) -> String {
+    let c = colors(theme);
+    let (panel, border) = match theme {
+        Theme::Light => ("#f4f5f7", "#d0d3d8"),
+        Theme::Dark => ("#2a2d34", "#454a53"),
+    };
+    format!(
+        "body{{background:{bg};color:{fg};font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;max-width:1240px;padding:16px 20px}}\
+h1{{font-size:1.6em;margin:.3em 0}}h2{{font-size:1.2em;margin:1.2em 0 .5em}}h3{{font-size:1em}}\
+.meta{{color:{muted};margin-top:0}}\
+table{{border-collapse:collapse}}th,td{{border:1px solid {border};padding:4px 8px;text-align:left;vertical-align:top}}\
+th{{background:{panel};font-weight:600}}.scroll{{overflow-x:auto}}\
+.warnings{{border-left:4px solid #d55e00;padding-left:12px}}\
+.controls{{display:flex;flex-wrap:wrap;gap:10px 24px;align-items:center;margin:8px 0}}\
+button{{font:inherit;color:inherit;background:{panel};border:1px solid {border};border-radius:4px;padding:2px 10px;cursor:pointer}}\
+.switch button.on{{background:{fg};color:{bg}}}\
+.legend button{{margin:2px 4px 2px 0}}.legend button i{{display:inline-block;width:18px;height:4px;margin:0 6px 3px 0;vertical-align:middle}}\
+.legend button:not(.on){{opacity:.45;text-decoration:line-through}}\
+figure{{margin:12px 0 28px;position:relative}}figure svg{{width:100%;height:auto;display:block}}\
+figcaption{{color:{muted};font-size:.9em}}a{{color:inherit}}\
+.tip{{position:absolute;pointer-events:none;background:{bg};color:{fg};border:1px solid {border};border-radius:4px;padding:4px 8px;font-size:13px;white-space:nowrap;box-shadow:0 2px 6px rgba(0,0,0,.25)}}\
+.guide{{position:absolute;pointer-events:none;width:1px;background:{fg};opacity:.5}}\
+g.run.off{{display:none}}pre{{background:{panel};padding:8px;overflow-x:auto}}\
+details{{margin:20px 0}}summary{{cursor:pointer;font-weight:600}}footer{{color:{muted};font-size:.9em;margin:24px 0}}",
+        bg = css(c.bg),
+        fg = css(c.title),
+        muted = css(c.footer),
+    )
+}
+
+/// The page's script: the axis switch, the run legend, and the tooltip. Plain ES2015, no
+/// network, no eval.
+const SCRIPT: &str = r#"(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('slc-data').textContent);
+  var unitsDec = data.units === 'decimal';
+  function fmtBytes(b) {
+    var k = unitsDec ? 1000 : 1024;
+    var names = unitsDec ? ['B', 'kB', 'MB', 'GB', 'TB', 'PB'] : ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    var i = 0;
+    while (Math.abs(b) >= k && i < names.length - 1) { b /= k; i++; }
+    return (i === 0 ? b.toFixed(0) : b >= 100 ? b.toFixed(0) : b >= 10 ? b.toFixed(1) : b.toFixed(2)) + ' ' + names[i];
+  }
+  function fmtRate(r) {
+    var v = r / data.mega;
+    return (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + (unitsDec ? ' MB/s' : ' MiB/s');
+  }
+  function fmtTime(s) {
+    if (s < 1) { return (s * 1000).toFixed(0) + ' ms'; }
+    if (s < 120) { return s.toFixed(1) + ' s'; }
+    if (s < 7200) { return (s / 60).toFixed(1) + ' min'; }
+    return (s / 3600).toFixed(2) + ' h';
+  }
+  // The axis switch.
+  var buttons = document.querySelectorAll('.switch button');
+  Array.prototype.forEach.call(buttons, function (b) {
+    b.addEventListener('click', function () {
+      var x = b.getAttribute('data-x');
+      Array.prototype.forEach.call(buttons, function (o) { o.classList.toggle('on', o === b); });
+      Array.prototype.forEach.call(document.querySelectorAll('figure.sw'), function (f) {
+        f.hidden = f.getAttribute('data-x') !== x;
+      });
+    });
+  });
+  // The run legend of a comparison.
+  var hiddenRuns = {};
+  Array.prototype.forEach.call(document.querySelectorAll('.legend button.run'), function (b) {
+    b.addEventListener('click', function () {
+      var i = b.getAttribute('data-run');
+      hiddenRuns[i] = !hiddenRuns[i];
+      b.classList.toggle('on', !hiddenRuns[i]);
+      Array.prototype.forEach.call(document.querySelectorAll('g.run[data-run="' + i + '"]'), function (g) {
+        g.classList.toggle('off', !!hiddenRuns[i]);
+      });
+    });
+  });
+  // The tooltip.
+  function nearest(arr, v) {
+    var lo = 0, hi = arr.length - 1;
+    if (hi < 0) { return -1; }
+    while (hi - lo > 1) {
+      var mid = (lo + hi) >> 1;
+      if (arr[mid] < v) { lo = mid; } else { hi = mid; }
+    }
+    return Math.abs(arr[lo] - v) <= Math.abs(arr[hi] - v) ? lo : hi;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('figure.chart'), function (fig) {
+    var meta = data.charts[+fig.getAttribute('data-chart')];
+    var svg = fig.querySelector('svg');
+    var tip = fig.querySelector('.tip');
+    var guide = fig.querySelector('.guide');
+    if (!meta || !svg || !tip || !guide) { return; }
+    svg.addEventListener('mousemove', function (ev) {
+      var box = svg.getBoundingClientRect();
+      var k = box.width / meta.w;
+      var px = (ev.clientX - box.left) / k, py = (ev.clientY - box.top) / k;
+      var p = meta.plot;
+      if (px < p[0] || px > p[2] || py < p[1] || py > p[3]) {
+        tip.hidden = true; guide.hidden = true; return;
+      }
+      var xv = meta.xmin + (px - p[0]) / (p[2] - p[0]) * (meta.xmax - meta.xmin);
+      var lines = [];
+      data.runs.forEach(function (r, i) {
+        if (hiddenRuns[i]) { return; }
+        var raw = xv * meta.xdiv + (meta.shift[i] || 0);
+        var j = nearest(meta.x === 'time' ? r.t : r.b, raw);
+        if (j < 0) { return; }
+        var text = fmtTime(r.t[j]) + ' · ' + fmtBytes(r.b[j]) + ' written · ' + fmtRate(r.r[j]);
+        lines.push(data.runs.length > 1 ? r.name + ': ' + text : text);
+      });
+      tip.textContent = '';
+      lines.forEach(function (l) { var d = document.createElement('div'); d.textContent = l; tip.appendChild(d); });
+      tip.hidden = lines.length === 0;
+      var figBox = fig.getBoundingClientRect();
+      var left = ev.clientX - figBox.left + 14, top = ev.clientY - figBox.top + 14;
+      if (left + tip.offsetWidth > figBox.width) { left = ev.clientX - figBox.left - tip.offsetWidth - 14; }
+      tip.style.left = left + 'px';
+      tip.style.top = top + 'px';
+      guide.hidden = false;
+      guide.style.left = (ev.clientX - figBox.left) + 'px';
+      guide.style.top = (box.top - figBox.top + p[1] * k) + 'px';
+      guide.style.height = ((p[3] - p[1]) * k) + 'px';
+    });
+    svg.addEventListener('mouseleave', function () { tip.hidden = true; guide.hidden = true; });
+  });
+  document.body.setAttribute('data-ready', 'yes');
+  // With #selftest in the address, exercise the page once and record what happened in the
+  // body's data-selftest attribute (the browser tests read it from the DOM).
+  if (location.hash === '#selftest') {
+    var out = [];
+    var dataBtn = document.querySelector('.switch button[data-x="data"]');
+    var timeBtn = document.querySelector('.switch button[data-x="time"]');
+    var t0 = document.querySelector('figure.sw[data-x="time"]');
+    var d0 = document.querySelector('figure.sw[data-x="data"]');
+    if (dataBtn && t0 && d0) {
+      dataBtn.click();
+      out.push('switch:' + (t0.hidden && !d0.hidden ? 'ok' : 'fail'));
+      timeBtn.click();
+    }
+    var leg = document.querySelector('.legend button.run');
+    if (leg) {
+      leg.click();
+      var g = document.querySelector('g.run[data-run="0"]');
+      out.push('legend:' + (g && g.classList.contains('off') && getComputedStyle(g).display === 'none' ? 'ok' : 'fail'));
+      leg.click();
+    }
+    var fig = document.querySelector('figure.chart:not([hidden])');
+    if (fig) {
+      var meta = data.charts[+fig.getAttribute('data-chart')];
+      var svg = fig.querySelector('svg');
+      var box = svg.getBoundingClientRect();
+      var k = box.width / meta.w;
+      var cx = box.left + k * (meta.plot[0] + meta.plot[2]) / 2;
+      var cy = box.top + k * (meta.plot[1] + meta.plot[3]) / 2;
+      svg.dispatchEvent(new MouseEvent('mousemove', { clientX: cx, clientY: cy, bubbles: true }));
+      var tip = fig.querySelector('.tip');
+      out.push('tooltip:' + (!tip.hidden && /written/.test(tip.textContent) ? 'ok' : 'fail') + ':' + tip.textContent);
+    }
+    document.body.setAttribute('data-selftest', out.join('|'));
+  }
+})();
+"#;
+
+/// Writes `report.html` into `dir` for `runs` with the charts `specs`; returns its path.
+pub fn write_report_html(
+    dir: &Path,
+    runs: &[CompareRun<'_>],
+    specs: &[ChartSpec],
+    opts: &ReportOptions,
+    extra: &HtmlExtra,
+) -> Result<PathBuf> {
+    let path = dir.join("report.html");
+    let text = report_html(runs, specs, opts, extra)?;
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
