@@ -42,7 +42,9 @@ slccache probe emu:960evo-500g                       # emulated drive (no data w
 slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absent)\n  \
 slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
-slccache probe emu:960evo-1tb --scenario scenarios/iometer-128k-seq-qd32.toml\n\n\
+slccache probe emu:960evo-1tb --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
+slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
+slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Probe(ProbeArgs),
@@ -91,9 +93,12 @@ impl ValueEnum for EngineKind {
 /// them; flags given on the command line win.
 #[derive(Debug, Clone, Default, Args)]
 pub struct WorkloadArgs {
-    /// Write pattern [default: randwrite].
+    /// Access pattern [default: randwrite]. Reads need written data: see README, "Reads".
     #[arg(long, value_enum)]
     pub pattern: Option<Pattern>,
+    /// Percentage of reads for --pattern randrw or rw [default: 50].
+    #[arg(long, value_name = "PCT")]
+    pub rwmix_read: Option<u32>,
     /// Block size [default: 4k for randwrite, 128k for seqwrite].
     #[arg(long)]
     pub bs: Option<String>,
@@ -154,6 +159,10 @@ pub struct ProbeArgs {
     /// Agree to destroy all data on a block device without being asked (for scripts).
     #[arg(long)]
     pub destroy_data: bool,
+    /// For reads of a block device: state that the span holds written data (otherwise the
+    /// run warns that reads of never-written blocks measure nothing; see --prefill).
+    #[arg(long)]
+    pub assume_written: bool,
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,

@@ -95,7 +95,8 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         .context("--size")?;
     let req = OpenRequest {
         size,
-        overwrite: args.overwrite,
+        // A run that only reads destroys nothing in a file.
+        overwrite: args.overwrite || cfg.read_pct == 100,
         destroy_data: args.destroy_data,
         interactive: std::io::stdin().is_terminal(),
     };
@@ -123,6 +124,16 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                  threads, more than {MAX_SYNC_THREADS}; lower --qd or --jobs"
             )));
         }
+    }
+    // Reads need written data: refuse holes in files, warn on block devices.
+    let read_note = if cfg.read_pct > 0 {
+        let span = info.check_fit(cfg.block_size, cfg.span)?;
+        target::reads::check_readable(&info, span, args.assume_written, false)?
+    } else {
+        None
+    };
+    if let Some(n) = &read_note {
+        eprintln!("slccache: {n}");
     }
     let out_dir = args
         .output
@@ -158,7 +169,9 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     let outcome = run_jobs(&target, &cfg, &plan, backends, &out_dir, args.quiet, &opts)?;
 
     // 6. Summary, analysis, charts.
-    finish(&target, &cfg, &plan, &out_dir, &opts, outcome, ring_info)
+    finish(
+        &target, &cfg, &plan, &out_dir, &opts, outcome, ring_info, read_note,
+    )
 }
 
 fn default_out_dir(name: &str) -> PathBuf {
@@ -186,7 +199,7 @@ fn make_backends(
     for j in 0..cfg.jobs {
         let seed = cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(j as u64 + 1));
         let b: Box<dyn Backend> = if let Some(emu) = &target.info.emulated {
-            emu.backend(cfg.queue_depth, cfg.block_size, cfg.pattern)?
+            emu.backend_mixed(cfg.queue_depth, cfg.block_size, cfg.pattern, cfg.read_pct)?
         } else {
             let file = target.file.clone().expect("real targets are open");
             let bs = cfg.block_size as usize;
@@ -266,7 +279,7 @@ fn run_jobs(
     let engine = backends.first().map(|b| b.name()).unwrap_or("none");
     let signals = Signals::install().context("installing signal handlers")?;
     let csv_path = out_dir.join("timeline.csv");
-    let mut csv = CsvWriter::create(&csv_path)
+    let mut csv = CsvWriter::create_with_reads(&csv_path, cfg.read_pct > 0)
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     let progress = Progress::new(
         quiet,
@@ -275,18 +288,16 @@ fn run_jobs(
     );
 
     let offsets = OffsetGen::new(cfg.pattern, cfg.block_size, plan.blocks, cfg.seed);
-    let shared = Arc::new(JobShared::new(
-        offsets,
-        plan.write_limit.unwrap_or(u64::MAX),
-        cfg.seed,
-    ));
+    let shared = Arc::new(
+        JobShared::new(offsets, plan.write_limit.unwrap_or(u64::MAX), cfg.seed)
+            .with_read_pct(cfg.read_pct),
+    );
     let started_at = chrono::Utc::now();
     let start = Instant::now();
-    let sampler = Arc::new(Sampler::new(
-        MonotonicClock::new(start),
-        cfg.interval,
-        cfg.jobs as usize,
-    ));
+    let sampler = Arc::new(
+        Sampler::new(MonotonicClock::new(start), cfg.interval, cfg.jobs as usize)
+            .with_reads(cfg.read_pct > 0),
+    );
     let running = Arc::new(AtomicUsize::new(backends.len()));
     let mut handles = Vec::new();
     for (j, mut backend) in backends.into_iter().enumerate() {
@@ -393,6 +404,7 @@ fn run_jobs(
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finish(
     target: &Target,
     cfg: &WorkloadConfig,
@@ -401,6 +413,7 @@ fn finish(
     opts: &ReportOptions,
     o: Outcome,
     ring_info: Option<RingInfo>,
+    read_note: Option<String>,
 ) -> Result<()> {
     let ident = &target.info.identity;
     let label = ident
@@ -426,7 +439,10 @@ fn finish(
         samples: o.samples,
         meta: meta.clone(),
     };
-    let analysis = crate::detect::analyze(&timeline);
+    let mut analysis = crate::detect::analyze(&timeline);
+    if let Some(n) = &read_note {
+        analysis.warnings.push(n.clone());
+    }
     let bytes = timeline.bytes_total();
     let duration_s = timeline.duration_s();
     let mean = if duration_s > 0.0 {
@@ -447,7 +463,7 @@ fn finish(
             .info
             .emulated
             .as_ref()
-            .map(|e| e.truth(cfg.pattern, cfg.block_size)),
+            .map(|e| e.model().truth_mixed(cfg.pattern, cfg.block_size, cfg.read_pct)),
     });
     let summary = Summary {
         slccache_version: crate::VERSION.into(),

@@ -34,6 +34,10 @@ pub struct Simulation {
     pub truth: Truth,
     /// Writes completed.
     pub writes: u64,
+    /// Reads completed.
+    pub reads: u64,
+    /// Virtual time at which the drive first wrote outside its SLC cache, if it did.
+    pub left_cache_at_s: Option<f64>,
 }
 
 /// The byte limit of a workload on a drive of `capacity` bytes: `max_bytes`, else `passes`
@@ -89,11 +93,7 @@ pub fn simulate(
     let limit = byte_limit(w, model.capacity.0)?;
     let end_time = w.duration.map(|d| d.as_secs_f64()).unwrap_or(f64::INFINITY);
     let in_flight = w.queue_depth.saturating_mul(w.jobs);
-    let load = Load {
-        pattern: w.pattern,
-        block_size: w.block_size,
-        in_flight: Some(in_flight),
-    };
+    let load = Load::new(w.pattern, w.block_size, Some(in_flight), w.read_pct);
     let bs = w.block_size as f64;
     let mut state = model.new_state(w.seed);
     let interval = w.interval.as_secs_f64();
@@ -101,6 +101,13 @@ pub fn simulate(
     let mut t = 0.0f64;
     let mut exact_total = 0.0f64;
     let mut total = 0u64;
+    // Reads and writes share the I/O: a fraction `rf` of every byte is read.
+    let rf = w.read_pct.min(100) as f64 / 100.0;
+    let reads_on = w.read_pct > 0;
+    let mut read_total = 0u64;
+    let mut left_cache_at_s = None;
+    let lat_w = model.latency_s - model.latency_for(rf);
+    let lat_r = model.read_latency_s - model.latency_for(rf);
     let stop;
     loop {
         let left = match limit {
@@ -120,6 +127,9 @@ pub fn simulate(
         let mut written = 0.0;
         let end = state.write(model, &load, t, left, t_end, |seg| {
             written += seg.bytes;
+            if seg.phase != crate::model::Phase::Cache && seg.bytes * (1.0 - rf) > 0.0 {
+                left_cache_at_s.get_or_insert(seg.t_s);
+            }
             if seg.rate > 0.0 && seg.bytes > 0.0 {
                 lats.push((in_flight as f64 * bs / seg.rate, seg.bytes / bs));
             }
@@ -129,13 +139,27 @@ pub fn simulate(
             stop = StopReason::EndOfData;
             break;
         }
+        let read_before = (exact_total * rf).round() as u64;
         exact_total += written;
-        let new_total = exact_total.round() as u64;
+        let new_total = (exact_total * (1.0 - rf)).round() as u64;
         let bytes = new_total - total;
         total = new_total;
+        let read_bytes = (exact_total * rf).round() as u64 - read_before;
+        read_total += read_bytes;
         let dt = end - t;
         lats.sort_by(|a, b| a.0.total_cmp(&b.0));
         let us = |v: Option<f64>| v.map(|s| s * 1e6);
+        // Little's law gives the mean latency of an I/O; each direction differs from it by
+        // its own fixed latency.
+        let shift = |v: Option<f64>, by: f64| us(v.map(|x| (x + by).max(0.0)));
+        let has = |b: u64| b > 0;
+        let read = reads_on.then(|| crate::timeline::ReadStats {
+            bytes: read_bytes,
+            iops: read_bytes as f64 / bs / dt,
+            lat_p50_us: shift(quantile(&lats, 0.5), lat_r).filter(|_| has(read_bytes)),
+            lat_p99_us: shift(quantile(&lats, 0.99), lat_r).filter(|_| has(read_bytes)),
+            lat_max_us: shift(lats.last().map(|p| p.0), lat_r).filter(|_| has(read_bytes)),
+        });
         let sample = Sample {
             t_s: end,
             interval_s: dt,
@@ -143,10 +167,11 @@ pub fn simulate(
             bytes_total: total,
             bytes_per_sec: bytes as f64 / dt,
             iops: bytes as f64 / bs / dt,
-            lat_p50_us: us(quantile(&lats, 0.5)),
-            lat_p99_us: us(quantile(&lats, 0.99)),
-            lat_max_us: us(lats.last().map(|p| p.0)),
+            lat_p50_us: shift(quantile(&lats, 0.5), lat_w).filter(|_| has(bytes)),
+            lat_p99_us: shift(quantile(&lats, 0.99), lat_w).filter(|_| has(bytes)),
+            lat_max_us: shift(lats.last().map(|p| p.0), lat_w).filter(|_| has(bytes)),
             temp_c: model.thermal.as_ref().map(|_| state.temp_c),
+            read,
         };
         on_sample(&sample)?;
         samples.push(sample);
@@ -156,8 +181,10 @@ pub fn simulate(
     meta.stop_reason = Some(stop);
     Ok(Simulation {
         timeline: Timeline { samples, meta },
-        truth: model.truth(w.pattern, w.block_size),
-        writes: (exact_total / bs).round() as u64,
+        truth: model.truth_mixed(w.pattern, w.block_size, w.read_pct),
+        writes: (total as f64 / bs).round() as u64,
+        reads: (read_total as f64 / bs).round() as u64,
+        left_cache_at_s,
     })
 }
 
@@ -366,6 +393,7 @@ mod tests {
     fn workload(pattern: Pattern, bs: u64, qd: u32) -> WorkloadConfig {
         WorkloadConfig {
             pattern,
+            read_pct: 0,
             block_size: bs,
             queue_depth: qd,
             jobs: 1,

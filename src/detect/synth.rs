@@ -224,6 +224,7 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
             lat_p99_us: None,
             lat_max_us: None,
             temp_c: None,
+            read: None,
         });
     }
     let meta = RunMeta {

@@ -16,6 +16,7 @@ pub mod block;
 pub mod emulated;
 pub mod file;
 pub mod hwmon;
+pub mod reads;
 
 use std::fs::File;
 use std::io;

@@ -419,6 +419,7 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
                 lat_p99_us: None,
                 lat_max_us: None,
                 temp_c: None,
+                read: None,
             }
         })
         .collect();
