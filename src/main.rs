@@ -11,6 +11,7 @@ fn main() {
         Command::Analyze(a) => slccache::analyze::run(a),
         Command::Simulate(a) => slccache::simulate::run(a),
         Command::Compare(a) => slccache::compare::run(a),
+        Command::Sweep(a) => slccache::sweep::run(a),
         Command::Presets => slccache::model::presets::print_presets(),
     };
     if let Err(e) = result {

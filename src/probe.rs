@@ -181,15 +181,15 @@ fn default_out_dir(name: &str) -> PathBuf {
 
 /// How the io_uring rings were set up (for the summary).
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-struct RingInfo {
+pub(crate) struct RingInfo {
     fixed_buffers: bool,
     fixed_file: bool,
 }
 
 /// One backend per job.
-type Backends = Vec<Box<dyn Backend>>;
+pub(crate) type Backends = Vec<Box<dyn Backend>>;
 
-fn make_backends(
+pub(crate) fn make_backends(
     target: &Target,
     cfg: &WorkloadConfig,
     engine: EngineKind,
@@ -237,13 +237,13 @@ struct Outcome {
 
 /// Signal handlers for the length of a run: the first Ctrl-C / SIGTERM sets the flag (the run
 /// drains and writes its outputs), a second Ctrl-C ends the process at once.
-struct Signals {
-    flag: Arc<AtomicBool>,
+pub(crate) struct Signals {
+    pub(crate) flag: Arc<AtomicBool>,
     ids: Vec<signal_hook::SigId>,
 }
 
 impl Signals {
-    fn install() -> Result<Signals> {
+    pub(crate) fn install() -> Result<Signals> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let flag = Arc::new(AtomicBool::new(false));
         let mut ids = Vec::new();

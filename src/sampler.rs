@@ -183,6 +183,8 @@ pub struct Sampler<C: Clock> {
     reads: bool,
     jobs: Vec<Mutex<JobAccs>>,
     collected: Mutex<Collected>,
+    /// Latencies of every I/O (reads and writes) emitted so far, for whole-run percentiles.
+    total: Mutex<Histogram<u64>>,
 }
 
 impl<C: Clock> Sampler<C> {
@@ -197,6 +199,7 @@ impl<C: Clock> Sampler<C> {
                 .map(|_| Mutex::new(JobAccs::default()))
                 .collect(),
             collected: Mutex::new(Collected::default()),
+            total: Mutex::new(new_hist()),
         }
     }
 
@@ -205,6 +208,17 @@ impl<C: Clock> Sampler<C> {
     pub fn with_reads(mut self, reads: bool) -> Sampler<C> {
         self.reads = reads;
         self
+    }
+
+    /// Latency percentiles `(p50, p99)` in microseconds over every I/O (reads and writes) in
+    /// the samples emitted so far; `None` before any I/O.
+    pub fn total_latency_us(&self) -> (Option<f64>, Option<f64>) {
+        let h = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        if h.is_empty() {
+            return (None, None);
+        }
+        let us = |q: f64| Some(h.value_at_quantile(q) as f64 / 1000.0);
+        (us(0.5), us(0.99))
     }
 
     /// The clock.
@@ -282,6 +296,15 @@ impl<C: Clock> Sampler<C> {
                     taken.push(accs.open.pop_front().expect("front exists"));
                 } else {
                     break;
+                }
+            }
+        }
+        {
+            let mut total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+            for (_, a) in &taken {
+                let _ = total.add(&a.hist);
+                if let Some(r) = &a.reads {
+                    let _ = total.add(&r.hist);
                 }
             }
         }
@@ -447,6 +470,10 @@ mod tests {
         // An interval without reads still carries (zero) read counters in a run that reads.
         assert_eq!(v[1].read.as_ref().unwrap().bytes, 0);
         assert_eq!(v[1].read.as_ref().unwrap().lat_p50_us, None);
+        // Whole-run percentiles take in reads and writes: 1, 1, 2, 4 ms.
+        let (p50, p99) = s.total_latency_us();
+        assert!((990.0..=2020.0).contains(&p50.unwrap()), "{p50:?}");
+        assert!((3960.0..=4040.0).contains(&p99.unwrap()), "{p99:?}");
         // A write-only sampler makes no read counters at all.
         let w = Sampler::new(clock.clone(), ms(1000), 1);
         w.record(0, |_, a| a.add(1, ms(1)));

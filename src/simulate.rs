@@ -347,8 +347,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv_path = dir.join("timeline.csv");
-    let mut csv =
-        CsvWriter::create(&csv_path).with_context(|| format!("writing {}", csv_path.display()))?;
+    let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
+        .with_context(|| format!("writing {}", csv_path.display()))?;
     let meta = run_meta(&args.model, &model, &w);
     let sim = simulate(&model, &w, meta, |s| {
         csv.append(s)

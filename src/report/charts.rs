@@ -31,6 +31,12 @@ pub enum ChartKind {
     CompareTime,
     /// Several runs' throughput over data written.
     CompareData,
+    /// A sweep's IOPS over queue depth, one line per job count.
+    SweepIops,
+    /// A sweep's latency over IOPS.
+    SweepLatency,
+    /// A sweep's IOPS and throughput over the read share.
+    SweepRwmix,
 }
 
 impl ChartKind {
@@ -42,6 +48,9 @@ impl ChartKind {
             ChartKind::Latency => "latency",
             ChartKind::CompareTime => "compare-throughput-time",
             ChartKind::CompareData => "compare-throughput-data",
+            ChartKind::SweepIops => "sweep-iops-qd",
+            ChartKind::SweepLatency => "sweep-latency-iops",
+            ChartKind::SweepRwmix => "sweep-rwmix",
         }
     }
 }

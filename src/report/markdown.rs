@@ -147,6 +147,9 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::Latency => "Write latency per interval",
         ChartKind::CompareTime => "Write throughput over time",
         ChartKind::CompareData => "Write throughput over data written",
+        ChartKind::SweepIops => "IOPS over queue depth",
+        ChartKind::SweepLatency => "Latency over IOPS",
+        ChartKind::SweepRwmix => "IOPS over the read share",
     }
 }
 

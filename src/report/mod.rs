@@ -6,6 +6,8 @@ pub mod decimate;
 pub mod draw;
 pub mod markdown;
 pub mod progress;
+pub mod reads;
+pub mod sweep_charts;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -133,11 +135,21 @@ pub fn write_charts_and_report(
     opts: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // A run that only reads is drawn from its reads; a mixed one gets a read series.
+    let primary = timeline.primary();
+    let read_only = matches!(primary, std::borrow::Cow::Owned(_));
     let mut specs = vec![
-        charts::throughput_time(timeline, analysis, opts),
-        charts::throughput_data(timeline, analysis, opts),
+        charts::throughput_time(&primary, analysis, opts),
+        charts::throughput_data(&primary, analysis, opts),
     ];
-    specs.extend(charts::latency(timeline, analysis, opts));
+    specs.extend(charts::latency(&primary, analysis, opts));
+    for s in &mut specs {
+        if read_only {
+            reads::relabel_as_reads(s);
+        } else {
+            reads::add_read_series(s, timeline, opts.units);
+        }
+    }
     let mut files = Vec::new();
     for s in &specs {
         files.extend(write_chart(dir, s)?);
