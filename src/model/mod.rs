@@ -779,6 +779,47 @@ mod tests {
     }
 
     #[test]
+    fn reads_leave_the_cache_alone_and_mixes_pay_a_penalty() {
+        let m = plain();
+        // A 50/50 mix puts only its writes into the cache: it runs out after twice the cache.
+        let mut s = m.new_state(0);
+        let mix = Load::new(Pattern::Rw, 1 << 20, None, 50);
+        let mut cache_bytes = 0.0;
+        s.write(&m, &mix, 0.0, 60e9, f64::INFINITY, |seg| {
+            if seg.phase == Phase::Cache {
+                cache_bytes += seg.bytes;
+            }
+        });
+        assert!((cache_bytes - 44e9).abs() < 1.0, "{cache_bytes}");
+        assert!(
+            (s.written - 30e9).abs() < 1.0,
+            "only writes count as written"
+        );
+        // Pure reads never leave the cache phase.
+        let mut s = m.new_state(0);
+        let rd = Load::new(Pattern::Seqread, 1 << 20, None, 100);
+        s.write(&m, &rd, 0.0, 100e9, f64::INFINITY, |seg| {
+            assert_eq!(seg.phase, Phase::Cache)
+        });
+        assert_eq!(s.written, 0.0);
+        // The penalty: a 50/50 mix of two equal rates loses mix_penalty; the ends lose nothing.
+        let r = m.read_rate(Pattern::Randrw, 4096);
+        let w = m.write_rate(Phase::Cache, Pattern::Randrw, 4096);
+        assert_eq!(
+            m.mixed_rate(Phase::Cache, Pattern::Randrw, 4096, 1.0, 1.0),
+            r
+        );
+        assert_eq!(
+            m.mixed_rate(Phase::Cache, Pattern::Randrw, 4096, 0.0, 0.0),
+            w
+        );
+        let half = m.mixed_rate(Phase::Cache, Pattern::Randrw, 4096, 0.5, 0.5);
+        let shared = 1.0 / (0.5 / r + 0.5 / w);
+        assert!((half - shared * (1.0 - m.mix_penalty)).abs() < 1e-6 * half);
+        assert!(m.read_source.contains("assumed"), "{}", m.read_source);
+    }
+
+    #[test]
     fn random_4k_in_cache_limited_by_iops() {
         let m = plain();
         let r = m.base_rate(Phase::Cache, Pattern::Randwrite, 4096);
