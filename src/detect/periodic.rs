@@ -140,7 +140,7 @@ pub fn find(samples: &[Sample]) -> Option<Periodic> {
     let starts: Vec<f64> = runs.iter().map(|r| start_t(r.0)).collect();
     let mut gaps: Vec<f64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
     let period = median(&mut gaps.clone());
-    if !(period > 0.0) {
+    if period.is_nan() || period <= 0.0 {
         return None;
     }
     let mut gdev: Vec<f64> = gaps.iter_mut().map(|g| (*g - period).abs()).collect();
