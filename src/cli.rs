@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::sweep::SweepPreset;
 use crate::units::UnitSystem;
 pub use crate::workload::{EngineKind, Pattern};
 
@@ -26,6 +27,7 @@ slccache analyze fio_bw.1.log --json\n  \
 slccache simulate 960evo-1tb --pattern seqwrite\n  \
 slccache compare output/run-a output/run-b --out output/compare\n  \
 slccache info /dev/nvme0n1   # identity, SMART log; writes nothing\n  \
+slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
 slccache presets"
 )]
 pub struct Cli {
@@ -45,7 +47,9 @@ slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the devi
 slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
 slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
-slccache probe scratch.bin --size 4GiB --prefill 50 --duration 20s  # cache at 50% full\n\n\
+slccache probe scratch.bin --size 4GiB --prefill 50 --duration 20s  # cache at 50% full\n  \
+slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
+slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
 The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\
 long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
@@ -85,6 +89,19 @@ slccache info scratch.bin --units binary\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
     )]
     Info(InfoArgs),
+    /// Measure IOPS, throughput and latency over a grid of queue depths, job counts and
+    /// read/write mixes (or the CrystalDiskMark table), and find where IOPS saturate.
+    #[command(after_help = "Examples:\n  \
+slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4   # seconds, virtual time\n  \
+slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 --jobs 1\n  \
+slccache sweep emu:970evo-500g --simulate --preset cdm\n  \
+slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data\n  \
+slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4   # reads need a filled file\n\n\
+Outputs: sweep.csv (qd,jobs,bs,rwmix_read,iops,bytes_per_sec,lat_p50_us,lat_p99_us,cpu_pct,\
+crossed_cliff), summary.json (sweep.points, sweep.saturation, truth on a model), report.md and \
+charts. The saturation point is the smallest QD x jobs reaching 95% of the best IOPS.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
+    Sweep(SweepArgs),
     /// List the built-in drive presets with their key figures.
     Presets,
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
@@ -117,6 +134,80 @@ pub struct ManArgs {
     pub out_dir: Option<PathBuf>,
 }
 
+impl ValueEnum for SweepPreset {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[SweepPreset::Cdm]
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        match self {
+            SweepPreset::Cdm => Some(PossibleValue::new("cdm").help(
+                "CrystalDiskMark's table: Seq Q32T1 (1 MiB), 4K Q8T8, 4K Q1T1, read and write",
+            )),
+        }
+    }
+}
+
+/// `slccache sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    /// A block device, a regular file, or an emulated drive (emu:PRESET[,k=v..]).
+    pub target: String,
+    /// Queue depths per job, a comma-separated list.
+    #[arg(long, default_value = "1,2,4,8,16,32,64,128,256")]
+    pub qd: String,
+    /// Job counts (threads, each with its own queue), a comma-separated list.
+    #[arg(long, default_value = "1,4,8")]
+    pub jobs: String,
+    /// Block size.
+    #[arg(long, default_value = "4k")]
+    pub bs: String,
+    /// Access pattern [default: randwrite]; with --rwmix-read its random or sequential order.
+    #[arg(long, value_enum)]
+    pub pattern: Option<Pattern>,
+    /// Read percentages, a comma-separated list (AnandTech's form: 100,80,60,40,20,0).
+    #[arg(long, value_name = "PCTS")]
+    pub rwmix_read: Option<String>,
+    /// Length of each point.
+    #[arg(long, default_value = "10s")]
+    pub point_duration: String,
+    /// Stop each point after this many bytes (keeps write points inside the cache).
+    #[arg(long)]
+    pub max_bytes_per_point: Option<String>,
+    /// A named grid instead of --qd/--jobs/--bs/--pattern.
+    #[arg(long, value_enum)]
+    pub preset: Option<SweepPreset>,
+    /// Run an emulated drive's points in virtual time (seconds for the whole grid).
+    #[arg(long)]
+    pub simulate: bool,
+    /// Limit the I/O to the first SIZE bytes of the target [default: whole target].
+    #[arg(long)]
+    pub span: Option<String>,
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// For reads of a block device: state that the span holds written data.
+    #[arg(long)]
+    pub assume_written: bool,
+    /// I/O engine [default: io-uring].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// Seed for offsets, data and the read/write choice [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// No per-point lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 // The domain enums live in `workload`; the command line maps onto them here so that the
 // modules below `config` never see clap types.
 impl ValueEnum for Pattern {
@@ -141,9 +232,12 @@ impl ValueEnum for EngineKind {
 /// them; flags given on the command line win.
 #[derive(Debug, Clone, Default, Args)]
 pub struct WorkloadArgs {
-    /// Write pattern [default: randwrite].
+    /// Access pattern [default: randwrite]. Reads need written data: see README, "Reads".
     #[arg(long, value_enum)]
     pub pattern: Option<Pattern>,
+    /// Percentage of reads for --pattern randrw or rw [default: 50].
+    #[arg(long, value_name = "PCT")]
+    pub rwmix_read: Option<u32>,
     /// Block size [default: 4k for randwrite, 128k for seqwrite].
     #[arg(long)]
     pub bs: Option<String>,
@@ -266,6 +360,10 @@ pub struct ProbeArgs {
     /// drive can fold its SLC cache (e.g. 10m).
     #[arg(long, value_name = "DUR")]
     pub idle_before: Option<String>,
+    /// For reads of a block device: state that the span holds written data (otherwise the
+    /// run warns that reads of never-written blocks measure nothing; see --prefill).
+    #[arg(long)]
+    pub assume_written: bool,
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,

@@ -27,8 +27,10 @@ pub struct Scenario {
     pub description: Option<String>,
     /// Where the method comes from (reviewer, standard, tool).
     pub source: Option<String>,
-    /// "randwrite" or "seqwrite".
+    /// "randwrite", "seqwrite", "randread", "seqread", "randrw" or "rw".
     pub pattern: Option<Pattern>,
+    /// Percentage of reads in the mixed patterns (randrw, rw).
+    pub rwmix_read: Option<u32>,
     /// Block size.
     pub bs: Option<SizeValue>,
     /// Queue depth per job.
@@ -162,8 +164,12 @@ impl Scenario {
 /// The workload after defaults, scenario and flags are merged and checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadConfig {
-    /// Write pattern.
+    /// Access pattern.
     pub pattern: Pattern,
+    /// Percentage of reads (0 for the write patterns, 100 for the read patterns, the
+    /// `--rwmix-read` share for the mixed ones).
+    #[serde(default)]
+    pub read_pct: u32,
     /// Block size in bytes.
     pub block_size: u64,
     /// Queue depth per job.
@@ -236,10 +242,25 @@ impl WorkloadConfig {
             text.map(|t| parse_duration(&t).with_context(|| format!("--{what}")))
                 .transpose()
         };
-        let block_size = size(&args.bs, &sc.bs, "bs")?.unwrap_or(match pattern {
-            Pattern::Randwrite => 4096,
-            Pattern::Seqwrite => 128 * 1024,
+        let block_size = size(&args.bs, &sc.bs, "bs")?.unwrap_or(if pattern.is_random() {
+            4096
+        } else {
+            128 * 1024
         });
+        let mix = args.rwmix_read.or(sc.rwmix_read);
+        if let Some(m) = mix {
+            if m > 100 {
+                return Err(usage(format!(
+                    "--rwmix-read {m} is out of range; give a percentage from 0 to 100"
+                )));
+            }
+            if !pattern.is_mixed() {
+                return Err(usage(format!(
+                    "--rwmix-read applies to the mixed patterns randrw and rw, not to {pattern}"
+                )));
+            }
+        }
+        let read_pct = pattern.read_pct(mix);
         let queue_depth = args.qd.or(sc.qd).unwrap_or(32);
         let jobs = args.jobs.or(sc.jobs).unwrap_or(1);
         let interval =
@@ -290,6 +311,7 @@ impl WorkloadConfig {
         }
         Ok(WorkloadConfig {
             pattern,
+            read_pct,
             block_size,
             queue_depth,
             jobs,

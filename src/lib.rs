@@ -20,6 +20,7 @@ pub mod probe;
 pub mod report;
 pub mod sampler;
 pub mod simulate;
+pub mod sweep;
 pub mod target;
 pub mod timeline;
 pub mod units;

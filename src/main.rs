@@ -12,6 +12,7 @@ fn main() {
         Command::Simulate(a) => slccache::simulate::run(a),
         Command::Compare(a) => slccache::compare::run(a),
         Command::Info(a) => slccache::info::run(a),
+        Command::Sweep(a) => slccache::sweep::run(a),
         Command::Presets => slccache::model::presets::print_presets(),
         Command::Completions(a) => slccache::install::run_completions(a),
         Command::Man(a) => slccache::install::run_man(a),

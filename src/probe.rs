@@ -118,7 +118,8 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     };
     let req = OpenRequest {
         size,
-        overwrite: args.overwrite,
+        // A run that only reads destroys nothing in a file.
+        overwrite: args.overwrite || cfg.read_pct == 100,
         destroy_data: args.destroy_data,
         interactive: std::io::stdin().is_terminal(),
     };
@@ -146,6 +147,16 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                  threads, more than {MAX_SYNC_THREADS}; lower --qd or --jobs"
             )));
         }
+    }
+    // Reads need written data: refuse holes in files, warn on block devices.
+    let read_note = if cfg.read_pct > 0 {
+        let span = info.check_fit(cfg.block_size, cfg.span)?;
+        target::reads::check_readable(&info, span, args.assume_written, false)?
+    } else {
+        None
+    };
+    if let Some(n) = &read_note {
+        eprintln!("slccache: {n}");
     }
     let out_dir = args
         .output
@@ -218,6 +229,7 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     };
     let result = finish(
         &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info, args.quiet, start,
+        read_note,
     );
     drop(lock);
     let late_signal = signals.flag.load(Ordering::SeqCst);
@@ -312,15 +324,15 @@ fn default_out_dir(name: &str) -> PathBuf {
 
 /// How the io_uring rings were set up (for the summary).
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-struct RingInfo {
+pub(crate) struct RingInfo {
     fixed_buffers: bool,
     fixed_file: bool,
 }
 
 /// One backend per job.
-type Backends = Vec<Box<dyn Backend>>;
+pub(crate) type Backends = Vec<Box<dyn Backend>>;
 
-fn make_backends(
+pub(crate) fn make_backends(
     target: &Target,
     cfg: &WorkloadConfig,
     engine: EngineKind,
@@ -330,7 +342,7 @@ fn make_backends(
     for j in 0..cfg.jobs {
         let seed = cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(j as u64 + 1));
         let b: Box<dyn Backend> = if let Some(emu) = &target.info.emulated {
-            emu.backend(cfg.queue_depth, cfg.block_size, cfg.pattern)?
+            emu.backend_mixed(cfg.queue_depth, cfg.block_size, cfg.pattern, cfg.read_pct)?
         } else {
             let file = target.file.clone().expect("real targets are open");
             let bs = cfg.block_size as usize;
@@ -457,13 +469,13 @@ fn add_drive_reading(rows: &mut [Sample], reading: &DriveReading, start: &DriveR
 /// Signal handlers for the length of a run and its reports: the first Ctrl-C, SIGTERM or SIGHUP
 /// (a closed terminal or a dropped SSH session) sets the flag (the run drains and writes its
 /// outputs, exit 130); a second one ends the process at once.
-struct Signals {
-    flag: Arc<AtomicBool>,
+pub(crate) struct Signals {
+    pub(crate) flag: Arc<AtomicBool>,
     ids: Vec<signal_hook::SigId>,
 }
 
 impl Signals {
-    fn install() -> Result<Signals> {
+    pub(crate) fn install() -> Result<Signals> {
         use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let flag = Arc::new(AtomicBool::new(false));
         let mut ids = Vec::new();
@@ -507,7 +519,7 @@ fn run_jobs(
 ) -> Result<Outcome> {
     let engine = backends.first().map(|b| b.name()).unwrap_or("none");
     let csv_path = out_dir.join("timeline.csv");
-    let mut csv = CsvWriter::create(&csv_path)
+    let mut csv = CsvWriter::create_with_reads(&csv_path, cfg.read_pct > 0)
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     let progress = Progress::new(
         ProgressMode::for_stderr(quiet),
@@ -521,20 +533,18 @@ fn run_jobs(
     let detector = LiveDetector::start(stop_cfg)?;
 
     let offsets = OffsetGen::new(cfg.pattern, cfg.block_size, plan.blocks, cfg.seed);
-    let shared = Arc::new(JobShared::new(
-        offsets,
-        plan.write_limit.unwrap_or(u64::MAX),
-        cfg.seed,
-    ));
+    let shared = Arc::new(
+        JobShared::new(offsets, plan.write_limit.unwrap_or(u64::MAX), cfg.seed)
+            .with_read_pct(cfg.read_pct),
+    );
     // The drive's own report before the first write (SMART, temperature).
     let drive_start = target.info.read_drive();
     let started_at = chrono::Utc::now();
     let start = Instant::now();
-    let sampler = Arc::new(Sampler::new(
-        MonotonicClock::new(start),
-        cfg.interval,
-        cfg.jobs as usize,
-    ));
+    let sampler = Arc::new(
+        Sampler::new(MonotonicClock::new(start), cfg.interval, cfg.jobs as usize)
+            .with_reads(cfg.read_pct > 0),
+    );
     let running = Arc::new(AtomicUsize::new(backends.len()));
     let mut handles = Vec::new();
     for (j, mut backend) in backends.into_iter().enumerate() {
@@ -672,6 +682,7 @@ fn finish(
     ring_info: Option<RingInfo>,
     quiet: bool,
     start: StartState,
+    read_note: Option<String>,
 ) -> Result<()> {
     let ident = &target.info.identity;
     let label = ident
@@ -698,6 +709,9 @@ fn finish(
         meta: meta.clone(),
     };
     let mut analysis = crate::detect::analyze(&timeline);
+    if let Some(n) = &read_note {
+        analysis.warnings.push(n.clone());
+    }
     let bytes = timeline.bytes_total();
     // What the drive itself counted, against what the probe wrote.
     if let (Some(a), Some(b)) = (&o.drive_start.health, &o.drive_end.health) {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::timeline::Sample;
+use crate::timeline::{ReadStats, Sample};
 
 /// A monotonic clock reading time since the start of the run.
 pub trait Clock: Send + Sync {
@@ -95,6 +95,26 @@ pub struct Acc {
     bytes: u64,
     writes: u64,
     hist: Histogram<u64>,
+    /// Reads, counted apart; None until the first read (a write-only run never makes one).
+    reads: Option<Box<ReadAcc>>,
+}
+
+/// Read counters of one interval.
+#[derive(Debug, Clone)]
+struct ReadAcc {
+    bytes: u64,
+    reads: u64,
+    hist: Histogram<u64>,
+}
+
+impl ReadAcc {
+    fn new() -> ReadAcc {
+        ReadAcc {
+            bytes: 0,
+            reads: 0,
+            hist: new_hist(),
+        }
+    }
 }
 
 impl Acc {
@@ -103,7 +123,16 @@ impl Acc {
             bytes: 0,
             writes: 0,
             hist: new_hist(),
+            reads: None,
         }
+    }
+    /// Counts one completed read of `bytes` bytes that took `latency` from submission.
+    pub fn add_read(&mut self, bytes: u64, latency: Duration) {
+        let r = self.reads.get_or_insert_with(|| Box::new(ReadAcc::new()));
+        r.bytes += bytes;
+        r.reads += 1;
+        let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
+        r.hist.saturating_record(ns);
     }
     /// Counts one completed write of `bytes` bytes that took `latency` from submission.
     pub fn add(&mut self, bytes: u64, latency: Duration) {
@@ -118,6 +147,14 @@ impl Acc {
         self.hist
             .add(&other.hist)
             .expect("histograms with the same bounds");
+        if let Some(o) = &other.reads {
+            let r = self.reads.get_or_insert_with(|| Box::new(ReadAcc::new()));
+            r.bytes += o.bytes;
+            r.reads += o.reads;
+            r.hist
+                .add(&o.hist)
+                .expect("histograms with the same bounds");
+        }
     }
 }
 
@@ -142,8 +179,12 @@ struct Collected {
 pub struct Sampler<C: Clock> {
     clock: C,
     interval: Duration,
+    /// Every sample carries read counters (a run that reads), also intervals without reads.
+    reads: bool,
     jobs: Vec<Mutex<JobAccs>>,
     collected: Mutex<Collected>,
+    /// Latencies of every I/O (reads and writes) emitted so far, for whole-run percentiles.
+    total: Mutex<Histogram<u64>>,
 }
 
 impl<C: Clock> Sampler<C> {
@@ -153,11 +194,31 @@ impl<C: Clock> Sampler<C> {
         Sampler {
             clock,
             interval,
+            reads: false,
             jobs: (0..jobs.max(1))
                 .map(|_| Mutex::new(JobAccs::default()))
                 .collect(),
             collected: Mutex::new(Collected::default()),
+            total: Mutex::new(new_hist()),
         }
+    }
+
+    /// Makes every sample carry read counters (for a run that reads), so the read columns of
+    /// the timeline are filled also in intervals without reads.
+    pub fn with_reads(mut self, reads: bool) -> Sampler<C> {
+        self.reads = reads;
+        self
+    }
+
+    /// Latency percentiles `(p50, p99)` in microseconds over every I/O (reads and writes) in
+    /// the samples emitted so far; `None` before any I/O.
+    pub fn total_latency_us(&self) -> (Option<f64>, Option<f64>) {
+        let h = self.total.lock().unwrap_or_else(|e| e.into_inner());
+        if h.is_empty() {
+            return (None, None);
+        }
+        let us = |q: f64| Some(h.value_at_quantile(q) as f64 / 1000.0);
+        (us(0.5), us(0.99))
     }
 
     /// The clock.
@@ -238,6 +299,15 @@ impl<C: Clock> Sampler<C> {
                 }
             }
         }
+        {
+            let mut total = self.total.lock().unwrap_or_else(|e| e.into_inner());
+            for (_, a) in &taken {
+                let _ = total.add(&a.hist);
+                if let Some(r) = &a.reads {
+                    let _ = total.add(&r.hist);
+                }
+            }
+        }
         let mut out = Vec::new();
         let mut k = col.next;
         while k < upto {
@@ -247,7 +317,7 @@ impl<C: Clock> Sampler<C> {
             }
             let start = mul(self.interval, k);
             let stop = mul(self.interval, k + 1);
-            out.push(make_sample(&mut col, &acc, start, stop, temp_c));
+            out.push(make_sample(&mut col, &acc, start, stop, temp_c, self.reads));
             k += 1;
         }
         col.next = k;
@@ -257,9 +327,10 @@ impl<C: Clock> Sampler<C> {
             for (_, a) in taken.iter().filter(|(i, _)| *i >= k) {
                 acc.merge(a);
             }
-            if end > start || acc.writes > 0 {
+            let any = acc.writes > 0 || acc.reads.as_ref().is_some_and(|r| r.reads > 0);
+            if end > start || any {
                 let stop = end.max(start);
-                out.push(make_sample(&mut col, &acc, start, stop, temp_c));
+                out.push(make_sample(&mut col, &acc, start, stop, temp_c, self.reads));
             }
             // Nothing may be recorded after the end.
             col.next = u64::MAX;
@@ -278,6 +349,7 @@ fn make_sample(
     start: Duration,
     stop: Duration,
     temp_c: Option<f64>,
+    reads: bool,
 ) -> Sample {
     col.bytes_total += acc.bytes;
     col.writes_total += acc.writes;
@@ -305,6 +377,21 @@ fn make_sample(
         lat_max_us: max,
         temp_c,
         thermal_transitions: None,
+        read: (reads || acc.reads.is_some()).then(|| read_stats(acc.reads.as_deref(), dt)),
+    }
+}
+
+fn read_stats(r: Option<&ReadAcc>, dt: f64) -> ReadStats {
+    let Some(r) = r.filter(|r| r.reads > 0) else {
+        return ReadStats::default();
+    };
+    let us = |q: f64| Some(r.hist.value_at_quantile(q) as f64 / 1000.0);
+    ReadStats {
+        bytes: r.bytes,
+        iops: if dt > 0.0 { r.reads as f64 / dt } else { 0.0 },
+        lat_p50_us: us(0.5),
+        lat_p99_us: us(0.99),
+        lat_max_us: Some(r.hist.max() as f64 / 1000.0),
     }
 }
 
@@ -358,6 +445,40 @@ mod tests {
         assert!((v[1].interval_s - 0.25).abs() < 1e-9);
         assert!((v[1].bytes_per_sec - 200.0).abs() < 1e-6);
         assert_eq!(v[1].bytes_total, 4096 + 8192 + 100 + 1 + 50);
+    }
+
+    #[test]
+    fn reads_are_counted_apart_from_writes() {
+        let clock = Arc::new(ManualClock::new());
+        let s = Sampler::new(clock.clone(), ms(1000), 2).with_reads(true);
+        clock.set(ms(100));
+        s.record(0, |_, a| {
+            a.add(4096, ms(1));
+            a.add_read(8192, ms(2));
+        });
+        s.record(1, |_, a| a.add_read(8192, ms(4)));
+        clock.set(ms(1500));
+        s.record(0, |_, a| a.add(4096, ms(1)));
+        let v = s.finish(ms(2000), None);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].bytes, 4096, "writes only in the main columns");
+        assert_eq!(v[0].iops, 1.0);
+        let r = v[0].read.as_ref().unwrap();
+        assert_eq!(r.bytes, 16384);
+        assert_eq!(r.iops, 2.0);
+        let max = r.lat_max_us.unwrap();
+        assert!((3960.0..=4040.0).contains(&max), "{max}");
+        // An interval without reads still carries (zero) read counters in a run that reads.
+        assert_eq!(v[1].read.as_ref().unwrap().bytes, 0);
+        assert_eq!(v[1].read.as_ref().unwrap().lat_p50_us, None);
+        // Whole-run percentiles take in reads and writes: 1, 1, 2, 4 ms.
+        let (p50, p99) = s.total_latency_us();
+        assert!((990.0..=2020.0).contains(&p50.unwrap()), "{p50:?}");
+        assert!((3960.0..=4040.0).contains(&p99.unwrap()), "{p99:?}");
+        // A write-only sampler makes no read counters at all.
+        let w = Sampler::new(clock.clone(), ms(1000), 1);
+        w.record(0, |_, a| a.add(1, ms(1)));
+        assert!(w.finish(ms(3000), None).iter().all(|x| x.read.is_none()));
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Simulation {
     pub writes: u64,
     /// The early-stop rule as it ended, when the run had one.
     pub stop_rule: Option<StopRule>,
+    /// Reads completed.
+    pub reads: u64,
+    /// Virtual time at which the drive first wrote outside its SLC cache, if it did.
+    pub left_cache_at_s: Option<f64>,
 }
 
 /// The byte limit of a workload on a drive of `capacity` bytes: `max_bytes`, else `passes`
@@ -103,6 +107,15 @@ pub struct VirtualDrive<'a> {
     exact_total: f64,
     total: u64,
     stop: Option<StopReason>,
+    /// The share of every byte that is read (`--rwmix-read`), 0 to 1.
+    read_frac: f64,
+    /// Bytes read in the current burst.
+    read_total: u64,
+    /// Fixed latency of a write and of a read against the mean one of the mix, seconds.
+    lat_w: f64,
+    lat_r: f64,
+    /// Time into the current burst at which the drive first wrote outside its SLC cache.
+    left_cache_at_s: Option<f64>,
 }
 
 impl<'a> VirtualDrive<'a> {
@@ -113,11 +126,7 @@ impl<'a> VirtualDrive<'a> {
         let in_flight = w.queue_depth.saturating_mul(w.jobs);
         let mut d = VirtualDrive {
             model,
-            load: Load {
-                pattern: w.pattern,
-                block_size: w.block_size,
-                in_flight: Some(in_flight),
-            },
+            load: Load::new(w.pattern, w.block_size, Some(in_flight), w.read_pct),
             state: model.new_state(w.seed),
             interval: w.interval.as_secs_f64(),
             in_flight,
@@ -128,7 +137,14 @@ impl<'a> VirtualDrive<'a> {
             exact_total: 0.0,
             total: 0,
             stop: None,
+            read_frac: w.read_pct.min(100) as f64 / 100.0,
+            read_total: 0,
+            lat_w: 0.0,
+            lat_r: 0.0,
+            left_cache_at_s: None,
         };
+        d.lat_w = model.latency_s - model.latency_for(d.read_frac);
+        d.lat_r = model.read_latency_s - model.latency_for(d.read_frac);
         d.begin_burst(limit, w.duration.map(|d| d.as_secs_f64()));
         Ok(d)
     }
@@ -140,6 +156,8 @@ impl<'a> VirtualDrive<'a> {
         self.end_time = duration_s.unwrap_or(f64::INFINITY);
         self.exact_total = 0.0;
         self.total = 0;
+        self.read_total = 0;
+        self.left_cache_at_s = None;
         self.stop = None;
     }
 
@@ -163,7 +181,17 @@ impl<'a> VirtualDrive<'a> {
 
     /// Writes completed in the current burst.
     pub fn writes(&self) -> u64 {
-        (self.exact_total / self.load.block_size as f64).round() as u64
+        (self.total as f64 / self.load.block_size as f64).round() as u64
+    }
+
+    /// Reads completed in the current burst.
+    pub fn reads(&self) -> u64 {
+        (self.read_total as f64 / self.load.block_size as f64).round() as u64
+    }
+
+    /// Time into the current burst at which the drive first wrote outside its SLC cache.
+    pub fn left_cache_at_s(&self) -> Option<f64> {
+        self.left_cache_at_s
     }
 }
 
@@ -190,6 +218,9 @@ impl SampleSource for VirtualDrive<'_> {
         let in_flight = self.in_flight as f64;
         let mut lats: Vec<(f64, f64)> = Vec::new();
         let mut written = 0.0;
+        let rf = self.read_frac;
+        let t0 = self.t0;
+        let mut left_cache = self.left_cache_at_s;
         let end = self.state.write(
             self.model,
             &self.load,
@@ -198,23 +229,43 @@ impl SampleSource for VirtualDrive<'_> {
             self.t0 + t_end,
             |seg| {
                 written += seg.bytes;
+                if seg.phase != crate::model::Phase::Cache && seg.bytes * (1.0 - rf) > 0.0 {
+                    left_cache.get_or_insert(seg.t_s - t0);
+                }
                 if seg.rate > 0.0 && seg.bytes > 0.0 {
                     lats.push((in_flight * bs / seg.rate, seg.bytes / bs));
                 }
             },
         );
+        self.left_cache_at_s = left_cache;
         if end <= self.t {
             // Nothing more can happen (no rate): stop rather than loop.
             self.stop = Some(StopReason::EndOfData);
             return Ok(None);
         }
+        // Reads and writes share the I/O: a fraction `rf` of every byte is read.
+        let read_before = (self.exact_total * rf).round() as u64;
         self.exact_total += written;
-        let new_total = self.exact_total.round() as u64;
+        let new_total = (self.exact_total * (1.0 - rf)).round() as u64;
         let bytes = new_total - self.total;
         self.total = new_total;
+        let read_bytes = (self.exact_total * rf).round() as u64 - read_before;
+        self.read_total += read_bytes;
         let dt = end - self.t;
         lats.sort_by(|a, b| a.0.total_cmp(&b.0));
         let us = |v: Option<f64>| v.map(|s| s * 1e6);
+        // Little's law gives the mean latency of an I/O; each direction differs from it by
+        // its own fixed latency.
+        let shift = |v: Option<f64>, by: f64| us(v.map(|x| (x + by).max(0.0)));
+        let has = |b: u64| b > 0;
+        let (lat_w, lat_r) = (self.lat_w, self.lat_r);
+        let read = (rf > 0.0).then(|| crate::timeline::ReadStats {
+            bytes: read_bytes,
+            iops: read_bytes as f64 / bs / dt,
+            lat_p50_us: shift(quantile(&lats, 0.5), lat_r).filter(|_| has(read_bytes)),
+            lat_p99_us: shift(quantile(&lats, 0.99), lat_r).filter(|_| has(read_bytes)),
+            lat_max_us: shift(lats.last().map(|p| p.0), lat_r).filter(|_| has(read_bytes)),
+        });
         let sample = Sample {
             t_s: end - self.t0,
             interval_s: dt,
@@ -222,10 +273,11 @@ impl SampleSource for VirtualDrive<'_> {
             bytes_total: self.total,
             bytes_per_sec: bytes as f64 / dt,
             iops: bytes as f64 / bs / dt,
-            lat_p50_us: us(quantile(&lats, 0.5)),
-            lat_p99_us: us(quantile(&lats, 0.99)),
-            lat_max_us: us(lats.last().map(|p| p.0)),
+            lat_p50_us: shift(quantile(&lats, 0.5), lat_w).filter(|_| has(bytes)),
+            lat_p99_us: shift(quantile(&lats, 0.99), lat_w).filter(|_| has(bytes)),
+            lat_max_us: shift(lats.last().map(|p| p.0), lat_w).filter(|_| has(bytes)),
             temp_c: self.model.thermal.as_ref().map(|_| self.state.temp_c),
+            read,
             thermal_transitions: self
                 .model
                 .thermal
@@ -275,8 +327,10 @@ pub fn simulate_with_stop(
     meta.stop_reason = Some(reason);
     Ok(Simulation {
         timeline: Timeline { samples, meta },
-        truth: model.truth(w.pattern, w.block_size),
+        truth: model.truth_mixed(w.pattern, w.block_size, w.read_pct),
         writes: drive.writes(),
+        reads: drive.reads(),
+        left_cache_at_s: drive.left_cache_at_s(),
         stop_rule: rule,
     })
 }
@@ -443,8 +497,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv_path = dir.join("timeline.csv");
-    let mut csv =
-        CsvWriter::create(&csv_path).with_context(|| format!("writing {}", csv_path.display()))?;
+    let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
+        .with_context(|| format!("writing {}", csv_path.display()))?;
     let meta = run_meta(&args.model, &model, &w);
     let sim = simulate_with_stop(&model, &w, Some(stop_cfg), meta, |s| {
         csv.append(s)
@@ -498,6 +552,7 @@ mod tests {
     fn workload(pattern: Pattern, bs: u64, qd: u32) -> WorkloadConfig {
         WorkloadConfig {
             pattern,
+            read_pct: 0,
             block_size: bs,
             queue_depth: qd,
             jobs: 1,

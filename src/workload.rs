@@ -11,17 +11,36 @@ pub enum Pattern {
     Randwrite,
     /// Sequential writes, wrapping at the end of the span.
     Seqwrite,
+    /// Random reads (the span must hold written data).
+    Randread,
+    /// Sequential reads, wrapping at the end of the span.
+    Seqread,
+    /// Random reads and writes mixed by `--rwmix-read` (default 50% reads).
+    Randrw,
+    /// Sequential reads and writes mixed by `--rwmix-read` (default 50% reads).
+    Rw,
 }
 
 impl Pattern {
     /// Every pattern, in the order the help lists them.
-    pub const ALL: [Pattern; 2] = [Pattern::Randwrite, Pattern::Seqwrite];
+    pub const ALL: [Pattern; 6] = [
+        Pattern::Randwrite,
+        Pattern::Seqwrite,
+        Pattern::Randread,
+        Pattern::Seqread,
+        Pattern::Randrw,
+        Pattern::Rw,
+    ];
 
     /// The name used on the command line, in scenario files and in `summary.json`.
     pub fn name(self) -> &'static str {
         match self {
             Pattern::Randwrite => "randwrite",
             Pattern::Seqwrite => "seqwrite",
+            Pattern::Randread => "randread",
+            Pattern::Seqread => "seqread",
+            Pattern::Randrw => "randrw",
+            Pattern::Rw => "rw",
         }
     }
 
@@ -30,6 +49,51 @@ impl Pattern {
         match self {
             Pattern::Randwrite => "Random writes, every block once per pass",
             Pattern::Seqwrite => "Sequential writes, wrapping at the end of the span",
+            Pattern::Randread => "Random reads of written data (see README: reads)",
+            Pattern::Seqread => "Sequential reads of written data, wrapping at the end",
+            Pattern::Randrw => "Random reads and writes, --rwmix-read percent reads [50]",
+            Pattern::Rw => "Sequential reads and writes, --rwmix-read percent reads [50]",
+        }
+    }
+
+    /// True for the random patterns (offsets from a per-pass permutation).
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            Pattern::Randwrite | Pattern::Randread | Pattern::Randrw
+        )
+    }
+
+    /// True for the mixed patterns, whose read share `--rwmix-read` sets.
+    pub fn is_mixed(self) -> bool {
+        matches!(self, Pattern::Randrw | Pattern::Rw)
+    }
+
+    /// The percentage of reads the pattern implies: 0 for writes, 100 for reads, `mix` (or
+    /// 50, fio's default) for the mixed patterns.
+    pub fn read_pct(self, mix: Option<u32>) -> u32 {
+        match self {
+            Pattern::Randwrite | Pattern::Seqwrite => 0,
+            Pattern::Randread | Pattern::Seqread => 100,
+            Pattern::Randrw | Pattern::Rw => mix.unwrap_or(50).min(100),
+        }
+    }
+
+    /// The pure-write pattern with the same access order (random or sequential).
+    pub fn write_equivalent(self) -> Pattern {
+        if self.is_random() {
+            Pattern::Randwrite
+        } else {
+            Pattern::Seqwrite
+        }
+    }
+
+    /// The mixed pattern with the same access order, for a sweep over read shares.
+    pub fn mixed_equivalent(self) -> Pattern {
+        if self.is_random() {
+            Pattern::Randrw
+        } else {
+            Pattern::Rw
         }
     }
 }

@@ -52,6 +52,7 @@ fn json_has_exactly_the_contract_keys() {
             "cliffs",
             "duration_s",
             "interval_s",
+            "periodic",
             "phases",
             "warnings"
         ]

@@ -184,6 +184,7 @@ fn p5_sawtooth_in_virtual_time_is_named_from_the_counters() {
         seed: 1,
         scenario: None,
         description: None,
+        read_pct: 0,
     };
     let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
     let s = &sim.timeline.samples;

@@ -12,6 +12,7 @@ use slccache::workload::Pattern;
 fn seq_fill(seed: u64) -> WorkloadConfig {
     WorkloadConfig {
         pattern: Pattern::Seqwrite,
+        read_pct: 0,
         block_size: 128 << 10,
         queue_depth: 32,
         jobs: 1,

@@ -13,6 +13,7 @@ use slccache::workload::Pattern;
 fn workload(pattern: Pattern, bs: u64, qd: u32, jobs: u32, seed: u64) -> WorkloadConfig {
     WorkloadConfig {
         pattern,
+        read_pct: 0,
         block_size: bs,
         queue_depth: qd,
         jobs,

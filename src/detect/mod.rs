@@ -37,6 +37,7 @@
 
 pub mod drive;
 pub mod pelt;
+pub mod periodic;
 pub mod refine;
 pub mod stop;
 pub mod synth;
@@ -121,6 +122,9 @@ pub struct Analysis {
     pub phases: Vec<Phase>,
     /// Things a reviewer should know, as sentences.
     pub warnings: Vec<String>,
+    /// Recurring slowdowns in a steady run, reported apart from cliffs (`null`: none).
+    #[serde(default)]
+    pub periodic: Option<periodic::Periodic>,
 }
 
 /// Longest garbage-collection dip the detector is built to ignore, seconds.
@@ -567,6 +571,50 @@ struct Change {
 /// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
 /// deterministic: the same timeline always gives the same analysis.
 pub fn analyze(t: &Timeline) -> Analysis {
+    // A run that only reads is analysed on its reads.
+    let t = t.primary();
+    let mut a = analyze_levels(&t);
+    if let Some(p) = periodic::find(&t.samples) {
+        drop_periodic_cliffs(&mut a, &p, &t);
+        a.warnings.push(p.describe());
+        a.periodic = Some(p);
+    }
+    a
+}
+
+/// Removes the cliffs (and the phases they made) that are the dips of a periodic pattern:
+/// those that fall within a dip's time (give or take one dip length).
+fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline) {
+    let near = |x: f64| {
+        p.starts_s
+            .iter()
+            .any(|&s| x >= s - p.duration_s && x <= s + 2.0 * p.duration_s)
+    };
+    let before = a.cliffs.len();
+    a.cliffs.retain(|c| !near(c.t_s));
+    if a.cliffs.len() == before {
+        return;
+    }
+    if a.cliffs.is_empty() {
+        a.cache_estimate = None;
+        a.cache_lower_bound_bytes = Some(t.bytes_total());
+        let mean = if t.duration_s() > 0.0 {
+            t.bytes_total() as f64 / t.duration_s()
+        } else {
+            0.0
+        };
+        a.phases = vec![Phase {
+            start_s: t.samples.first().map(|s| s.t_start_s()).unwrap_or(0.0),
+            end_s: t.duration_s(),
+            mean_bytes_per_sec: mean,
+            kind: PhaseKind::Steady,
+        }];
+        a.warnings.retain(|w| !w.contains("cliff"));
+    }
+}
+
+/// The level analysis (cliffs, phases, cache estimate) of a timeline.
+fn analyze_levels(t: &Timeline) -> Analysis {
     let samples = &t.samples;
     let n = samples.len();
     let mut out = Analysis {
@@ -578,6 +626,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
         cache_lower_bound_bytes: Some(t.bytes_total()),
         phases: vec![],
         warnings: vec![],
+        periodic: None,
     };
     if n < 4 {
         if n > 0 {

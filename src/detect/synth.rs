@@ -225,6 +225,7 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
             lat_max_us: None,
             temp_c: None,
             thermal_transitions: None,
+            read: None,
         });
     }
     let meta = RunMeta {

@@ -118,6 +118,18 @@ impl EmulatedDrive {
         block_size: u64,
         pattern: Pattern,
     ) -> Result<Box<dyn Backend>> {
+        self.backend_mixed(queue_depth, block_size, pattern, pattern.read_pct(None))
+    }
+
+    /// [`EmulatedDrive::backend`] for a workload of `read_pct` percent reads (which sets the
+    /// model's mixed-workload penalty). Reads are served as a filled drive would serve them.
+    pub fn backend_mixed(
+        &self,
+        queue_depth: u32,
+        block_size: u64,
+        pattern: Pattern,
+        read_pct: u32,
+    ) -> Result<Box<dyn Backend>> {
         if queue_depth == 0 {
             return Err(crate::error::usage("queue depth must be at least 1"));
         }
@@ -131,6 +143,7 @@ impl EmulatedDrive {
         Ok(Box::new(EmuBackend {
             drive: self.clone(),
             pattern,
+            mix: read_pct.min(100) as f64 / 100.0,
             block_size,
             queue_depth: queue_depth as usize,
             buffers: (0..queue_depth).map(|_| vec![0u8; bs]).collect(),
@@ -188,8 +201,9 @@ impl EmulatedDrive {
         health_of(&self.model, &state)
     }
 
-    /// Serves one write of `len` bytes submitted at `now_s`; returns its completion time.
-    fn serve(&self, now_s: f64, len: u64, pattern: Pattern) -> f64 {
+    /// Serves one write (or, with `read`, one read) of `len` bytes submitted at `now_s`, part
+    /// of a workload of `mix` reads; returns its completion time.
+    fn serve(&self, now_s: f64, len: u64, pattern: Pattern, read: bool, mix: f64) -> f64 {
         let m = &*self.model;
         let mut g = self.lock();
         if now_s > g.free_at {
@@ -201,13 +215,15 @@ impl EmulatedDrive {
             pattern,
             block_size: len,
             in_flight: None,
+            read_frac: if read { 1.0 } else { 0.0 },
+            mix_read_frac: mix,
         };
         let start = g.free_at;
         let end = g
             .state
             .write(m, &load, start, len as f64, f64::INFINITY, |_| {});
         g.free_at = end;
-        end + m.latency_s
+        end + if read { m.read_latency_s } else { m.latency_s }
     }
 }
 
@@ -239,10 +255,13 @@ type InFlight = Reverse<(u64, u64, i32)>;
 struct EmuBackend {
     drive: EmulatedDrive,
     pattern: Pattern,
+    /// Read share of the workload (for the mixed-workload penalty).
+    mix: f64,
     block_size: u64,
     queue_depth: usize,
     buffers: Vec<Vec<u8>>,
-    queued: Vec<WriteOp>,
+    /// Queued I/Os, with true for a read.
+    queued: Vec<(WriteOp, bool)>,
     in_flight: BinaryHeap<InFlight>,
 }
 
@@ -299,7 +318,15 @@ impl Backend for EmuBackend {
                 "emulated drive: more writes pushed than the queue depth",
             ));
         }
-        self.queued.push(op);
+        self.queued.push((op, false));
+        Ok(())
+    }
+
+    fn push_read(&mut self, op: WriteOp) -> io::Result<()> {
+        self.push(op)?;
+        if let Some(last) = self.queued.last_mut() {
+            last.1 = true;
+        }
         Ok(())
     }
 
@@ -310,10 +337,11 @@ impl Backend for EmuBackend {
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
         let now = self.drive.now_s();
-        for op in std::mem::take(&mut self.queued) {
+        for (op, read) in std::mem::take(&mut self.queued) {
             let (done, res) = match self.check(&op) {
                 Ok(()) => (
-                    self.drive.serve(now, op.len as u64, self.pattern),
+                    self.drive
+                        .serve(now, op.len as u64, self.pattern, read, self.mix),
                     op.len as i32,
                 ),
                 Err(e) => (now, e),

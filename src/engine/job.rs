@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::buffers::stamp;
-use super::offsets::OffsetGen;
+use super::offsets::{mix64, OffsetGen};
 use super::{Backend, Completion, WriteOp};
 use crate::sampler::{Clock, Sampler};
 
@@ -29,19 +29,22 @@ pub struct WriteFailure {
     pub written: Option<u32>,
     /// Time since the start of the run.
     pub at: Duration,
+    /// The failed I/O was a read.
+    pub read: bool,
 }
 
 impl fmt::Display for WriteFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let io = if self.read { "read" } else { "write" };
         let what = match (self.errno, self.written) {
             (Some(e), _) => std::io::Error::from_raw_os_error(e).to_string(),
-            (None, Some(w)) => format!("short write: {w} of {} bytes", self.len),
+            (None, Some(w)) => format!("short {io}: {w} of {} bytes", self.len),
             (None, None) => "unknown error".to_string(),
         };
         match self.offset {
             Some(off) => write!(
                 f,
-                "write of {} bytes at offset {off} failed after {:.3} s: {what}",
+                "{io} of {} bytes at offset {off} failed after {:.3} s: {what}",
                 self.len,
                 self.at.as_secs_f64()
             ),
@@ -68,6 +71,8 @@ pub struct JobShared {
     pub seed: u64,
     /// The first failure seen.
     pub failure: Mutex<Option<WriteFailure>>,
+    /// Percentage of I/Os that are reads (0: a write run).
+    pub read_pct: u32,
 }
 
 impl JobShared {
@@ -80,6 +85,23 @@ impl JobShared {
             offsets,
             seed,
             failure: Mutex::new(None),
+            read_pct: 0,
+        }
+    }
+
+    /// Makes `read_pct` percent of the I/Os reads (which ones is a function of the seed and
+    /// the I/O number, so the mix is the same in every run with the same seed).
+    pub fn with_read_pct(mut self, read_pct: u32) -> JobShared {
+        self.read_pct = read_pct.min(100);
+        self
+    }
+
+    /// Whether I/O number `k` is a read.
+    pub fn is_read(&self, k: u64) -> bool {
+        match self.read_pct {
+            0 => false,
+            100.. => true,
+            p => mix64(k ^ self.seed.rotate_left(17) ^ 0x7265_6164) % 100 < p as u64,
         }
     }
 
@@ -120,6 +142,7 @@ pub fn run_job<C: Clock>(
     let mut free: Vec<usize> = (0..qd).rev().collect();
     let mut submitted_at = vec![Duration::ZERO; qd];
     let mut slot_offset = vec![0u64; qd];
+    let mut slot_read = vec![false; qd];
     let mut inflight = 0usize;
     let mut exhausted = false;
     let mut completions: Vec<Completion> = Vec::with_capacity(qd * 2);
@@ -142,8 +165,12 @@ pub fn run_job<C: Clock>(
                 break;
             }
             let offset = shared.offsets.offset(k);
-            stamp(backend.buffer_mut(buf), k, shared.seed);
+            let read = shared.is_read(k);
+            if !read {
+                stamp(backend.buffer_mut(buf), k, shared.seed);
+            }
             slot_offset[buf] = offset;
+            slot_read[buf] = read;
             submitted_at[buf] = sampler.clock().now();
             let op = WriteOp {
                 offset,
@@ -151,7 +178,12 @@ pub fn run_job<C: Clock>(
                 buf,
                 user_data: buf as u64,
             };
-            if let Err(e) = backend.push(op) {
+            let pushed = if read {
+                backend.push_read(op)
+            } else {
+                backend.push(op)
+            };
+            if let Err(e) = pushed {
                 shared.fail(WriteFailure {
                     job,
                     offset: Some(offset),
@@ -159,6 +191,7 @@ pub fn run_job<C: Clock>(
                     errno: Some(e.raw_os_error().unwrap_or(libc::EIO)),
                     written: None,
                     at: sampler.clock().now(),
+                    read,
                 });
                 free.push(buf);
                 broken = true;
@@ -186,6 +219,7 @@ pub fn run_job<C: Clock>(
                 errno: Some(e.raw_os_error().unwrap_or(libc::EIO)),
                 written: None,
                 at: sampler.clock().now(),
+                read: false,
             });
             break;
         }
@@ -201,7 +235,11 @@ pub fn run_job<C: Clock>(
                 }
                 let lat = now.saturating_sub(submitted_at[buf]);
                 if c.result > 0 {
-                    acc.add(c.result as u64, lat);
+                    if slot_read[buf] {
+                        acc.add_read(c.result as u64, lat);
+                    } else {
+                        acc.add(c.result as u64, lat);
+                    }
                 }
                 if c.result != bs as i32 {
                     failures.push(WriteFailure {
@@ -211,6 +249,7 @@ pub fn run_job<C: Clock>(
                         errno: (c.result < 0).then_some(-c.result),
                         written: (c.result >= 0).then_some(c.result as u32),
                         at: now,
+                        read: slot_read[buf],
                     });
                 } else {
                     done += 1;
@@ -246,6 +285,10 @@ mod tests {
         max_inflight: usize,
         inflight: usize,
         written: Vec<(u64, Vec<u8>)>,
+        /// Offsets read.
+        reads: Vec<u64>,
+        /// user_data of the queued reads.
+        read_tags: std::collections::HashSet<u64>,
         fail_at: Option<u64>,
         /// Writes pushed since the last submit, and the most ever seen.
         unsubmitted: usize,
@@ -267,6 +310,10 @@ mod tests {
             self.max_unsubmitted = self.max_unsubmitted.max(self.unsubmitted);
             Ok(())
         }
+        fn push_read(&mut self, op: WriteOp) -> std::io::Result<()> {
+            self.read_tags.insert(op.user_data);
+            self.push(op)
+        }
         fn submit_and_wait(
             &mut self,
             min: usize,
@@ -281,8 +328,12 @@ mod tests {
             }
             if let Some(op) = self.queued.pop_front() {
                 self.inflight -= 1;
-                let data = self.bufs.get_mut(op.buf)[..op.len as usize].to_vec();
-                self.written.push((op.offset, data));
+                if self.read_tags.remove(&op.user_data) {
+                    self.reads.push(op.offset);
+                } else {
+                    let data = self.bufs.get_mut(op.buf)[..op.len as usize].to_vec();
+                    self.written.push((op.offset, data));
+                }
                 let result = if Some(op.offset) == self.fail_at {
                     -libc::EIO
                 } else {
@@ -304,6 +355,8 @@ mod tests {
             max_inflight: 0,
             inflight: 0,
             written: Vec::new(),
+            reads: Vec::new(),
+            read_tags: std::collections::HashSet::new(),
             fail_at: None,
             unsubmitted: 0,
             max_unsubmitted: 0,
@@ -339,6 +392,38 @@ mod tests {
         let rows = sampler.finish(sampler.clock().now(), None);
         assert_eq!(rows.iter().map(|r| r.bytes).sum::<u64>(), 300 * 4096);
         assert!(shared.failure().is_none());
+    }
+
+    #[test]
+    fn a_mix_reads_the_share_asked_and_counts_reads_apart() {
+        let shared = JobShared::new(OffsetGen::new(Pattern::Randrw, 4096, 1000, 5), 1000, 9)
+            .with_read_pct(30);
+        let sampler = Sampler::new(
+            MonotonicClock::new(std::time::Instant::now()),
+            Duration::from_secs(3600),
+            1,
+        );
+        let mut b = recorder(4, 4096);
+        let n = run_job(0, &mut b, 4, &shared, &sampler);
+        assert_eq!(n, 1000);
+        let reads = b.reads.len() as u64;
+        assert!((240..=360).contains(&reads), "{reads} reads of 1000 at 30%");
+        assert_eq!(b.written.len() as u64 + reads, 1000);
+        let rows = sampler.finish(sampler.clock().now(), None);
+        let wbytes: u64 = rows.iter().map(|r| r.bytes).sum();
+        let rbytes: u64 = rows
+            .iter()
+            .filter_map(|r| r.read.as_ref())
+            .map(|r| r.bytes)
+            .sum();
+        assert_eq!(wbytes, b.written.len() as u64 * 4096);
+        assert_eq!(rbytes, reads * 4096);
+        // Pure patterns: all or nothing.
+        let all = JobShared::new(OffsetGen::new(Pattern::Randread, 4096, 10, 5), 10, 9)
+            .with_read_pct(100);
+        assert!((0..1000).all(|k| all.is_read(k)));
+        let none = JobShared::new(OffsetGen::new(Pattern::Randwrite, 4096, 10, 5), 10, 9);
+        assert!((0..1000).all(|k| !none.is_read(k)));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 use std::io;
 use std::time::Duration;
 
-/// One write to issue.
+/// One I/O to issue: a write ([`Backend::push`]) or, with the same fields, a read
+/// ([`Backend::push_read`], which fills the buffer instead of writing it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriteOp {
     /// Byte offset in the target, aligned to the target's direct-I/O alignment.
@@ -37,6 +38,15 @@ pub trait Backend: Send {
     fn buffer_mut(&mut self, idx: usize) -> &mut [u8];
     /// Queues a write; it is issued at the latest by the next [`Backend::submit_and_wait`].
     fn push(&mut self, op: WriteOp) -> io::Result<()>;
+    /// Queues a read of `op.len` bytes at `op.offset` into buffer `op.buf`; completes like a
+    /// write. Backends that cannot read say so.
+    fn push_read(&mut self, op: WriteOp) -> io::Result<()> {
+        let _ = op;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("the {} engine cannot read", self.name()),
+        ))
+    }
     /// Issues queued writes and waits until at least `min_complete` writes have completed or
     /// `timeout` has passed; appends what completed to `out`.
     fn submit_and_wait(

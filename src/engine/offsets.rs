@@ -64,9 +64,10 @@ impl OffsetGen {
     /// The block written by global write number `k`.
     pub fn block(&self, k: u64) -> u64 {
         let i = k % self.blocks;
-        match self.pattern {
-            Pattern::Seqwrite => i,
-            Pattern::Randwrite => self.permute(k / self.blocks, i),
+        if self.pattern.is_random() {
+            self.permute(k / self.blocks, i)
+        } else {
+            i
         }
     }
 

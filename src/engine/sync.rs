@@ -1,5 +1,6 @@
 //! The `sync` backend, for kernels or containers without io_uring: one worker thread per
-//! in-flight write, each doing a blocking `pwrite` on the `O_DIRECT` file. Queue depth N means
+//! in-flight write, each doing a blocking `pwrite` (or `pread` for reads) on the `O_DIRECT`
+//! file. Queue depth N means
 //! N threads, so the drive still sees N writes at once.
 
 use std::collections::VecDeque;
@@ -15,7 +16,8 @@ use super::{Backend, Completion, WriteOp};
 
 #[derive(Default)]
 struct Queues {
-    work: VecDeque<WriteOp>,
+    /// Queued I/Os, with true for a read.
+    work: VecDeque<(WriteOp, bool)>,
     done: Vec<Completion>,
     shutdown: bool,
 }
@@ -43,7 +45,7 @@ unsafe impl Send for BufBase {}
 /// Threads + `pwrite`.
 pub struct SyncBackend {
     shared: Arc<Shared>,
-    pending: Vec<WriteOp>,
+    pending: Vec<(WriteOp, bool)>,
     workers: Vec<JoinHandle<()>>,
     // Dropped after the workers are joined (Drop joins them first).
     bufs: AlignedBuffers,
@@ -89,7 +91,7 @@ impl SyncBackend {
 
 fn worker(shared: &Shared, file: &File, base: BufBase) {
     loop {
-        let op = {
+        let (op, read) = {
             let mut q = shared.q.lock().unwrap_or_else(|e| e.into_inner());
             loop {
                 if q.shutdown {
@@ -102,12 +104,27 @@ fn worker(shared: &Shared, file: &File, base: BufBase) {
             }
         };
         let result = if op.buf < base.count && op.len as usize <= base.size {
-            // SAFETY: op.buf < count and len <= size, so the slice lies in the allocation; the
-            // buffer is not touched by anyone else while this write is in flight (see BufBase).
-            let data = unsafe {
-                std::slice::from_raw_parts(base.ptr.add(op.buf * base.size), op.len as usize)
+            let done = if read {
+                // SAFETY: op.buf < count and len <= size, so the slice lies in the allocation;
+                // the buffer is not touched by anyone else while this read is in flight (see
+                // BufBase), so a mutable slice of it aliases nothing.
+                let data = unsafe {
+                    std::slice::from_raw_parts_mut(
+                        base.ptr.add(op.buf * base.size),
+                        op.len as usize,
+                    )
+                };
+                file.read_at(data, op.offset)
+            } else {
+                // SAFETY: op.buf < count and len <= size, so the slice lies in the allocation;
+                // the buffer is not touched by anyone else while this write is in flight (see
+                // BufBase).
+                let data = unsafe {
+                    std::slice::from_raw_parts(base.ptr.add(op.buf * base.size), op.len as usize)
+                };
+                file.write_at(data, op.offset)
             };
-            match file.write_at(data, op.offset) {
+            match done {
                 Ok(n) => n as i32,
                 Err(e) => -e.raw_os_error().unwrap_or(libc::EIO),
             }
@@ -139,7 +156,15 @@ impl Backend for SyncBackend {
                 "bad buffer index or length",
             ));
         }
-        self.pending.push(op);
+        self.pending.push((op, false));
+        Ok(())
+    }
+
+    fn push_read(&mut self, op: WriteOp) -> io::Result<()> {
+        self.push(op)?;
+        if let Some(last) = self.pending.last_mut() {
+            last.1 = true;
+        }
         Ok(())
     }
 
@@ -225,6 +250,27 @@ mod tests {
             let at = (3 - i) * 4096;
             assert!(data[at..at + 4096].iter().all(|&x| x == i as u8 + 1));
         }
+        // Reads fill the buffers from the file.
+        let f = std::fs::OpenOptions::new().read(true).open(&p).unwrap();
+        let mut b = SyncBackend::new(Arc::new(f), 2, 4096, 4096, 1).unwrap();
+        b.push_read(WriteOp {
+            offset: 4096,
+            len: 4096,
+            buf: 1,
+            user_data: 7,
+        })
+        .unwrap();
+        let mut out = Vec::new();
+        while out.is_empty() {
+            b.submit_and_wait(1, Duration::from_secs(5), &mut out)
+                .unwrap();
+        }
+        assert_eq!(out[0].result, 4096);
+        assert!(
+            b.buffer_mut(1).iter().all(|&x| x == 3),
+            "read what i=2 wrote"
+        );
+        drop(b);
         // A bad buffer index is refused, not written.
         let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
         let mut b = SyncBackend::new(Arc::new(f), 1, 4096, 4096, 1).unwrap();

@@ -99,6 +99,70 @@ impl UringBackend {
         })
     }
 
+    /// Queues a write (or, with `read`, a read into the buffer) on the submission queue.
+    fn push_op(&mut self, op: WriteOp, read: bool) -> io::Result<()> {
+        if op.len as usize > self.bufs.size() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "I/O longer than its buffer",
+            ));
+        }
+        self.enable()?;
+        let ptr = self.bufs.ptr(op.buf); // panics on a bad index rather than writing garbage
+        let fd = self.file.as_raw_fd();
+        let entry = if read {
+            match (self.fixed_file, self.fixed_bufs) {
+                (true, true) => opcode::ReadFixed::new(types::Fixed(0), ptr, op.len, op.buf as u16)
+                    .offset(op.offset)
+                    .build(),
+                (false, true) => opcode::ReadFixed::new(types::Fd(fd), ptr, op.len, op.buf as u16)
+                    .offset(op.offset)
+                    .build(),
+                (true, false) => opcode::Read::new(types::Fixed(0), ptr, op.len)
+                    .offset(op.offset)
+                    .build(),
+                (false, false) => opcode::Read::new(types::Fd(fd), ptr, op.len)
+                    .offset(op.offset)
+                    .build(),
+            }
+        } else {
+            match (self.fixed_file, self.fixed_bufs) {
+                (true, true) => {
+                    opcode::WriteFixed::new(types::Fixed(0), ptr, op.len, op.buf as u16)
+                        .offset(op.offset)
+                        .build()
+                }
+                (false, true) => opcode::WriteFixed::new(
+                    types::Fd(self.file.as_raw_fd()),
+                    ptr,
+                    op.len,
+                    op.buf as u16,
+                )
+                .offset(op.offset)
+                .build(),
+                (true, false) => opcode::Write::new(types::Fixed(0), ptr, op.len)
+                    .offset(op.offset)
+                    .build(),
+                (false, false) => opcode::Write::new(types::Fd(self.file.as_raw_fd()), ptr, op.len)
+                    .offset(op.offset)
+                    .build(),
+            }
+        }
+        .user_data(op.user_data);
+        // SAFETY: the entry points at buffer `op.buf` of `self.bufs`, which stays allocated
+        // for the life of the ring; the Backend contract says the caller does not touch that
+        // buffer until the write (or read) completes. The file stays open (we hold an Arc).
+        let pushed = unsafe { self.ring.submission().push(&entry) };
+        if pushed.is_err() {
+            // The queue is full: submit what is there and try once more.
+            self.ring.submit()?;
+            // SAFETY: as above.
+            unsafe { self.ring.submission().push(&entry) }
+                .map_err(|_| io::Error::other("io_uring submission queue full"))?;
+        }
+        Ok(())
+    }
+
     fn enable(&mut self) -> io::Result<()> {
         if self.needs_enable {
             self.ring.submitter().register_enable_rings()?;
@@ -143,46 +207,11 @@ impl Backend for UringBackend {
     }
 
     fn push(&mut self, op: WriteOp) -> io::Result<()> {
-        if op.len as usize > self.bufs.size() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "write longer than its buffer",
-            ));
-        }
-        self.enable()?;
-        let ptr = self.bufs.ptr(op.buf); // panics on a bad index rather than writing garbage
-        let entry = match (self.fixed_file, self.fixed_bufs) {
-            (true, true) => opcode::WriteFixed::new(types::Fixed(0), ptr, op.len, op.buf as u16)
-                .offset(op.offset)
-                .build(),
-            (false, true) => opcode::WriteFixed::new(
-                types::Fd(self.file.as_raw_fd()),
-                ptr,
-                op.len,
-                op.buf as u16,
-            )
-            .offset(op.offset)
-            .build(),
-            (true, false) => opcode::Write::new(types::Fixed(0), ptr, op.len)
-                .offset(op.offset)
-                .build(),
-            (false, false) => opcode::Write::new(types::Fd(self.file.as_raw_fd()), ptr, op.len)
-                .offset(op.offset)
-                .build(),
-        }
-        .user_data(op.user_data);
-        // SAFETY: the entry points at buffer `op.buf` of `self.bufs`, which stays allocated
-        // for the life of the ring; the Backend contract says the caller does not touch that
-        // buffer until the write completes. The file stays open (we hold an Arc).
-        let pushed = unsafe { self.ring.submission().push(&entry) };
-        if pushed.is_err() {
-            // The queue is full: submit what is there and try once more.
-            self.ring.submit()?;
-            // SAFETY: as above.
-            unsafe { self.ring.submission().push(&entry) }
-                .map_err(|_| io::Error::other("io_uring submission queue full"))?;
-        }
-        Ok(())
+        self.push_op(op, false)
+    }
+
+    fn push_read(&mut self, op: WriteOp) -> io::Result<()> {
+        self.push_op(op, true)
     }
 
     fn submit_and_wait(
@@ -258,7 +287,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
         std::fs::write(&p, vec![0u8; 1 << 16]).unwrap();
-        let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&p)
+            .unwrap();
         let mut b = match UringBackend::new(Arc::new(f), 2, 4096, 4096, 1) {
             Ok(b) => b,
             Err(e) => {
@@ -296,6 +329,21 @@ mod tests {
                 }
             ]
         );
+        // Reads fill a buffer from the file.
+        b.push_read(WriteOp {
+            offset: 8192,
+            len: 4096,
+            buf: 1,
+            user_data: 5,
+        })
+        .unwrap();
+        let mut out = Vec::new();
+        while out.is_empty() {
+            b.submit_and_wait(1, Duration::from_secs(5), &mut out)
+                .unwrap();
+        }
+        assert_eq!(out[0].result, 4096);
+        assert!(b.buffer_mut(1).iter().all(|&x| x == 7));
         drop(b);
         let data = std::fs::read(&p).unwrap();
         assert!(data[8192..12288].iter().all(|&x| x == 7));

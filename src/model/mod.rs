@@ -34,6 +34,13 @@
 //! - **Idle recovery.** After [`DriveModel::recover_delay_s`] seconds without writes, the drive
 //!   folds its SLC contents in the background at [`DriveModel::recover`] bytes/s; the cache
 //!   comes back and the folding backlog drains at that rate.
+//! - **Reads** ([`DriveModel::read_rate`]): sequential and random read bandwidth, a read IOPS
+//!   limit and a read latency of their own. Reads do not touch the SLC cache and read as a
+//!   filled drive would (the model keeps no map of written blocks). A mix of reads and writes
+//!   time-shares the drive (`1 / rate = f / read + (1 - f) / write` for a read share `f`) and
+//!   loses [`DriveModel::mix_penalty`] of that at a 50/50 mix (`x 1 - penalty * 4f(1-f)`):
+//!   the bathtub AnandTech's mixed tests show. With the IOPS limits, this gives the IOPS
+//!   ceiling a queue-depth sweep finds ([`Truth::iops_limit`]).
 //! - **Temperature** (optional, [`Thermal`]): first-order heating in proportion to the
 //!   throughput, cooling towards ambient with a time constant; above the throttle temperature
 //!   the rate is cut to a fraction until the drive has cooled by a few degrees.
@@ -136,6 +143,18 @@ pub struct DriveModel {
     pub thermal: Option<Thermal>,
     /// Seed of the noise and the dips.
     pub seed: u64,
+    /// Sequential read rate.
+    pub seq_read: Rate,
+    /// Random read rate (bandwidth; see also `read_iops`).
+    pub rand_read: Rate,
+    /// Read IOPS limit, if any (caps small blocks).
+    pub read_iops: Option<f64>,
+    /// Fixed part of each read's latency, seconds (the NAND page read).
+    pub read_latency_s: f64,
+    /// Fraction of the time-shared rate lost at a 50/50 read/write mix (0..1).
+    pub mix_penalty: f64,
+    /// Where the read figures come from, or that they are assumed.
+    pub read_source: String,
 }
 
 /// Which phase the drive is in.
@@ -163,6 +182,13 @@ pub struct Truth {
     pub after_cache_bytes_per_sec: f64,
     /// Noise-free rate in the folding phase, bytes/s, if any.
     pub folding_bytes_per_sec: Option<f64>,
+    /// Percentage of reads in the workload.
+    pub read_pct: u32,
+    /// The IOPS ceiling in the cache (noise-free rate / block size): what a queue-depth sweep
+    /// finds at its deepest queues.
+    pub iops_limit: f64,
+    /// IOPS with one I/O in flight: `1 / (latency + block / rate)`.
+    pub qd1_iops: f64,
 }
 
 /// The load a caller puts on the drive.
@@ -175,6 +201,25 @@ pub struct Load {
     /// Writes kept in flight in a closed loop (virtual time), or `None` when the caller
     /// queues writes itself on the FIFO server (real time): then the raw server rate is used.
     pub in_flight: Option<u32>,
+    /// Share of this load's bytes that are reads (0: writes only, 1: reads only).
+    pub read_frac: f64,
+    /// Read share of the whole workload this load is part of; sets the mixed-workload
+    /// penalty (a single write of a 50/50 stream is slowed like the stream).
+    pub mix_read_frac: f64,
+}
+
+impl Load {
+    /// The load of a workload of `pattern` with `read_pct` percent reads.
+    pub fn new(pattern: Pattern, block_size: u64, in_flight: Option<u32>, read_pct: u32) -> Load {
+        let f = read_pct.min(100) as f64 / 100.0;
+        Load {
+            pattern,
+            block_size,
+            in_flight,
+            read_frac: f,
+            mix_read_frac: f,
+        }
+    }
 }
 
 /// A stretch of writing at one constant rate, reported by [`DriveState::write`].
@@ -220,18 +265,17 @@ impl DriveModel {
         self.static_cache.0 + self.dynamic_cache.0
     }
 
-    /// The noise-free rate in `phase` for `pattern` and `block_size`, bytes/s. This is the one
-    /// rate function; everything else multiplies it by noise, dips and throttling.
-    pub fn base_rate(&self, phase: Phase, pattern: Pattern, block_size: u64) -> f64 {
-        let (bw, iops) = match (phase, pattern) {
-            (Phase::Cache, Pattern::Seqwrite) => (self.seq_in.0, self.iops_in),
-            (Phase::Cache, Pattern::Randwrite) => (self.rand_in.0, self.iops_in),
-            (Phase::Direct, Pattern::Seqwrite) => (self.seq_after.0, self.iops_after),
-            (Phase::Direct, Pattern::Randwrite) => (self.rand_after.0, self.iops_after),
-            (Phase::Folding, Pattern::Seqwrite) => (self.fold.0, self.iops_after),
-            (Phase::Folding, Pattern::Randwrite) => {
-                (self.fold.0.min(self.rand_after.0), self.iops_after)
-            }
+    /// The noise-free write rate in `phase` for the access order of `pattern` (random or
+    /// sequential) and `block_size`, bytes/s.
+    pub fn write_rate(&self, phase: Phase, pattern: Pattern, block_size: u64) -> f64 {
+        let random = pattern.is_random();
+        let (bw, iops) = match (phase, random) {
+            (Phase::Cache, false) => (self.seq_in.0, self.iops_in),
+            (Phase::Cache, true) => (self.rand_in.0, self.iops_in),
+            (Phase::Direct, false) => (self.seq_after.0, self.iops_after),
+            (Phase::Direct, true) => (self.rand_after.0, self.iops_after),
+            (Phase::Folding, false) => (self.fold.0, self.iops_after),
+            (Phase::Folding, true) => (self.fold.0.min(self.rand_after.0), self.iops_after),
         };
         match iops {
             Some(i) => bw.min(i * block_size as f64),
@@ -239,18 +283,89 @@ impl DriveModel {
         }
     }
 
+    /// The noise-free read rate for the access order of `pattern` and `block_size`, bytes/s.
+    /// Reads do not depend on the cache phase.
+    pub fn read_rate(&self, pattern: Pattern, block_size: u64) -> f64 {
+        let bw = if pattern.is_random() {
+            self.rand_read.0
+        } else {
+            self.seq_read.0
+        };
+        match self.read_iops {
+            Some(i) => bw.min(i * block_size as f64),
+            None => bw,
+        }
+    }
+
+    /// The factor left by the mixed-workload penalty for a read share `mix` (1 for pure
+    /// reads or writes, `1 - mix_penalty` at 50/50).
+    pub fn mix_factor(&self, mix: f64) -> f64 {
+        let f = mix.clamp(0.0, 1.0);
+        (1.0 - self.mix_penalty * 4.0 * f * (1.0 - f)).max(0.01)
+    }
+
+    /// The noise-free rate (reads and writes together) in `phase` for a load of `read_frac`
+    /// reads that is part of a workload of `mix` reads, bytes/s.
+    pub fn mixed_rate(
+        &self,
+        phase: Phase,
+        pattern: Pattern,
+        block_size: u64,
+        read_frac: f64,
+        mix: f64,
+    ) -> f64 {
+        let f = read_frac.clamp(0.0, 1.0);
+        let w = self.write_rate(phase, pattern, block_size);
+        let r = self.read_rate(pattern, block_size);
+        let shared = if f <= 0.0 {
+            w
+        } else if f >= 1.0 {
+            r
+        } else if w <= 0.0 || r <= 0.0 {
+            0.0
+        } else {
+            1.0 / (f / r + (1.0 - f) / w)
+        };
+        shared * self.mix_factor(mix)
+    }
+
+    /// The noise-free rate in `phase` for `pattern` (at its default read share) and
+    /// `block_size`, bytes/s. Everything else multiplies a rate like this one by noise, dips
+    /// and throttling.
+    pub fn base_rate(&self, phase: Phase, pattern: Pattern, block_size: u64) -> f64 {
+        let f = pattern.read_pct(None) as f64 / 100.0;
+        self.mixed_rate(phase, pattern, block_size, f, f)
+    }
+
+    /// The fixed latency of an I/O of a load with `read_frac` reads, seconds (the mean of
+    /// the read and write latencies, weighted by the share).
+    pub fn latency_for(&self, read_frac: f64) -> f64 {
+        let f = read_frac.clamp(0.0, 1.0);
+        f * self.read_latency_s + (1.0 - f) * self.latency_s
+    }
+
     /// What a perfect measurement of this drive from its starting state would find for a
     /// workload of `pattern` and `block_size`.
     pub fn truth(&self, pattern: Pattern, block_size: u64) -> Truth {
+        self.truth_mixed(pattern, block_size, pattern.read_pct(None))
+    }
+
+    /// [`DriveModel::truth`] for a workload with `read_pct` percent reads.
+    pub fn truth_mixed(&self, pattern: Pattern, block_size: u64, read_pct: u32) -> Truth {
         let cache = self.cache_at_fill(self.fill).round() as u64;
+        let f = read_pct.min(100) as f64 / 100.0;
+        let rate = |p: Phase| self.mixed_rate(p, pattern, block_size, f, f);
+        let bs = block_size.max(1) as f64;
+        let in_cache = rate(Phase::Cache);
         Truth {
             cache_bytes: cache,
             folding_starts_at_bytes: self.fold_after.map(|f| cache + f.0),
-            in_cache_bytes_per_sec: self.base_rate(Phase::Cache, pattern, block_size),
-            after_cache_bytes_per_sec: self.base_rate(Phase::Direct, pattern, block_size),
-            folding_bytes_per_sec: self
-                .fold_after
-                .map(|_| self.base_rate(Phase::Folding, pattern, block_size)),
+            in_cache_bytes_per_sec: in_cache,
+            after_cache_bytes_per_sec: rate(Phase::Direct),
+            folding_bytes_per_sec: self.fold_after.map(|_| rate(Phase::Folding)),
+            read_pct: read_pct.min(100),
+            iops_limit: in_cache / bs,
+            qd1_iops: closed_loop_rate(in_cache, block_size, 1, self.latency_for(f)) / bs,
         }
     }
 
@@ -306,6 +421,18 @@ impl DriveModel {
         }
         pos(self.fold.0, "fold")?;
         nonneg(self.latency_s, "lat")?;
+        pos(self.seq_read.0, "read")?;
+        pos(self.rand_read.0, "rand_read")?;
+        if let Some(i) = self.read_iops {
+            pos(i, "read_iops")?;
+        }
+        nonneg(self.read_latency_s, "read_lat")?;
+        if !(self.mix_penalty.is_finite() && (0.0..0.99).contains(&self.mix_penalty)) {
+            return Err(format!(
+                "mix_penalty must be from 0 to below 0.99, got {}",
+                self.mix_penalty
+            ));
+        }
         if !(self.noise.is_finite() && (0.0..=1.0).contains(&self.noise)) {
             return Err(format!("noise must be from 0 to 1, got {}", self.noise));
         }
@@ -366,7 +493,7 @@ pub struct DriveState {
     pub cache_size: f64,
     /// Bytes of data on the drive (fill level times capacity), at most the capacity.
     pub data: f64,
-    /// Bytes written since the state was made.
+    /// Bytes written since the state was made (reads not counted).
     pub written: f64,
     /// Temperature, °C (ambient when the model has no thermal part: then unused).
     pub temp_c: f64,
@@ -479,7 +606,13 @@ impl DriveState {
     /// phase.
     pub fn rate_at(&self, m: &DriveModel, load: &Load, t_s: f64) -> (f64, Phase) {
         let phase = self.phase(m);
-        let mut r = m.base_rate(phase, load.pattern, load.block_size) * self.noise_factor(m, t_s);
+        let mut r = m.mixed_rate(
+            phase,
+            load.pattern,
+            load.block_size,
+            load.read_frac,
+            load.mix_read_frac,
+        ) * self.noise_factor(m, t_s);
         if phase != Phase::Cache && self.dip_at(m, t_s).0 {
             r *= m.dip_depth;
         }
@@ -489,7 +622,7 @@ impl DriveState {
             }
         }
         if let Some(n) = load.in_flight {
-            r = closed_loop_rate(r, load.block_size, n, m.latency_s);
+            r = closed_loop_rate(r, load.block_size, n, m.latency_for(load.read_frac));
         }
         (r, phase)
     }
@@ -530,6 +663,8 @@ impl DriveState {
     ) -> f64 {
         let mut t = t_s;
         let mut left = max_bytes;
+        // Only the written share of the bytes goes into the cache (reads leave it alone).
+        let wf = 1.0 - load.read_frac.clamp(0.0, 1.0);
         // A guard against a stuck loop: no step may be shorter than this many seconds unless
         // it finishes the bytes or reaches a boundary.
         while left > 1e-6 && t < t_end_s {
@@ -538,7 +673,11 @@ impl DriveState {
             let next_noise = (slot_of(t, NOISE_SLOT_S) + 1) as f64 * NOISE_SLOT_S;
             let next_dip = self.dip_at(m, t).1;
             let t_lim = next_noise.min(next_dip).min(t_end_s);
-            let to_boundary = self.bytes_to_boundary(m);
+            let to_boundary = if wf > 0.0 {
+                self.bytes_to_boundary(m) / wf
+            } else {
+                f64::INFINITY
+            };
             let b_lim = left.min(to_boundary);
             let (dt, bytes, t_next) = if rate <= 0.0 {
                 (t_lim - t, 0.0, t_lim)
@@ -554,19 +693,19 @@ impl DriveState {
                     if bytes >= to_boundary {
                         self.slc_used = self.cache_size;
                     } else {
-                        self.slc_used += bytes;
+                        self.slc_used += bytes * wf;
                     }
                 }
                 Phase::Direct | Phase::Folding => {
                     if bytes >= to_boundary {
                         self.direct = m.fold_after.map(|f| f.as_f64()).unwrap_or(self.direct);
                     } else {
-                        self.direct += bytes;
+                        self.direct += bytes * wf;
                     }
                 }
             }
-            self.written += bytes;
-            self.data = (self.data + bytes).min(m.capacity.as_f64());
+            self.written += bytes * wf;
+            self.data = (self.data + bytes * wf).min(m.capacity.as_f64());
             self.heat(m, rate, dt);
             if self.throttled {
                 self.throttle_time_s += dt;
@@ -667,6 +806,8 @@ mod tests {
             pattern: Pattern::Seqwrite,
             block_size: 1 << 20,
             in_flight: None,
+            read_frac: 0.0,
+            mix_read_frac: 0.0,
         };
         let mut phases = vec![];
         let end = s.write(&m, &load, 0.0, 30e9, f64::INFINITY, |seg| {
@@ -681,6 +822,47 @@ mod tests {
         assert!((s.written - 30e9).abs() < 1.0);
         let expect = 22e9 / 1.8e9 + 8e9 / 0.6e9;
         assert!((end - expect).abs() < 1e-6, "{end} vs {expect}");
+    }
+
+    #[test]
+    fn reads_leave_the_cache_alone_and_mixes_pay_a_penalty() {
+        let m = plain();
+        // A 50/50 mix puts only its writes into the cache: it runs out after twice the cache.
+        let mut s = m.new_state(0);
+        let mix = Load::new(Pattern::Rw, 1 << 20, None, 50);
+        let mut cache_bytes = 0.0;
+        s.write(&m, &mix, 0.0, 60e9, f64::INFINITY, |seg| {
+            if seg.phase == Phase::Cache {
+                cache_bytes += seg.bytes;
+            }
+        });
+        assert!((cache_bytes - 44e9).abs() < 1.0, "{cache_bytes}");
+        assert!(
+            (s.written - 30e9).abs() < 1.0,
+            "only writes count as written"
+        );
+        // Pure reads never leave the cache phase.
+        let mut s = m.new_state(0);
+        let rd = Load::new(Pattern::Seqread, 1 << 20, None, 100);
+        s.write(&m, &rd, 0.0, 100e9, f64::INFINITY, |seg| {
+            assert_eq!(seg.phase, Phase::Cache)
+        });
+        assert_eq!(s.written, 0.0);
+        // The penalty: a 50/50 mix of two equal rates loses mix_penalty; the ends lose nothing.
+        let r = m.read_rate(Pattern::Randrw, 4096);
+        let w = m.write_rate(Phase::Cache, Pattern::Randrw, 4096);
+        assert_eq!(
+            m.mixed_rate(Phase::Cache, Pattern::Randrw, 4096, 1.0, 1.0),
+            r
+        );
+        assert_eq!(
+            m.mixed_rate(Phase::Cache, Pattern::Randrw, 4096, 0.0, 0.0),
+            w
+        );
+        let half = m.mixed_rate(Phase::Cache, Pattern::Randrw, 4096, 0.5, 0.5);
+        let shared = 1.0 / (0.5 / r + 0.5 / w);
+        assert!((half - shared * (1.0 - m.mix_penalty)).abs() < 1e-6 * half);
+        assert!(m.read_source.contains("assumed"), "{}", m.read_source);
     }
 
     #[test]
@@ -713,11 +895,7 @@ mod tests {
         )
         .unwrap();
         let mut s = m.new_state(0);
-        let load = Load {
-            pattern: Pattern::Seqwrite,
-            block_size: 1 << 20,
-            in_flight: None,
-        };
+        let load = Load::new(Pattern::Seqwrite, 1 << 20, None, 0);
         s.write(&m, &load, 0.0, 0.9e9, f64::INFINITY, |_| {});
         assert_eq!((s.throttle_transitions, s.throttle_time_s), (0, 0.0));
         let end = s.write(&m, &load, 0.9, 2e9, f64::INFINITY, |_| {});
@@ -749,6 +927,8 @@ mod tests {
             pattern: Pattern::Seqwrite,
             block_size: 1 << 20,
             in_flight: None,
+            read_frac: 0.0,
+            mix_read_frac: 0.0,
         };
         s.write(&m, &load, 0.0, 25e9, f64::INFINITY, |_| {});
         assert_eq!(s.phase(&m), Phase::Direct);
@@ -795,11 +975,7 @@ mod tests {
             s.truth_now(&m, Pattern::Seqwrite, 1 << 20).cache_bytes,
             fresh
         );
-        let load = Load {
-            pattern: Pattern::Seqwrite,
-            block_size: 1 << 20,
-            in_flight: None,
-        };
+        let load = Load::new(Pattern::Seqwrite, 1 << 20, None, 0);
         s.write(&m, &load, 0.0, 10e9, f64::INFINITY, |_| {});
         assert_eq!(
             s.truth_now(&m, Pattern::Seqwrite, 1 << 20).cache_bytes,

@@ -35,6 +35,12 @@ pub enum ChartKind {
     ThroughputTimeZoom,
     /// Throughput over data written, zoomed the same way.
     ThroughputDataZoom,
+    /// A sweep's IOPS over queue depth, one line per job count.
+    SweepIops,
+    /// A sweep's latency over IOPS.
+    SweepLatency,
+    /// A sweep's IOPS and throughput over the read share.
+    SweepRwmix,
 }
 
 impl ChartKind {
@@ -48,6 +54,9 @@ impl ChartKind {
             ChartKind::CompareData => "compare-throughput-data",
             ChartKind::ThroughputTimeZoom => "throughput-time-zoom",
             ChartKind::ThroughputDataZoom => "throughput-data-zoom",
+            ChartKind::SweepIops => "sweep-iops-qd",
+            ChartKind::SweepLatency => "sweep-latency-iops",
+            ChartKind::SweepRwmix => "sweep-rwmix",
         }
     }
 }

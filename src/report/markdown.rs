@@ -272,6 +272,9 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::CompareData => "Write throughput over data written",
         ChartKind::ThroughputTimeZoom => "Write throughput over time, zoomed on the cliffs",
         ChartKind::ThroughputDataZoom => "Write throughput over data written, zoomed on the cliffs",
+        ChartKind::SweepIops => "IOPS over queue depth",
+        ChartKind::SweepLatency => "Latency over IOPS",
+        ChartKind::SweepRwmix => "IOPS over the read share",
     }
 }
 

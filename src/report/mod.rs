@@ -8,7 +8,9 @@ pub mod draw;
 pub mod html;
 pub mod markdown;
 pub mod progress;
+pub mod reads;
 pub mod svg;
+pub mod sweep_charts;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -243,12 +245,22 @@ pub fn write_charts_and_report_with(
     extra_rows: &[(String, String)],
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // A run that only reads is drawn from its reads; a mixed one gets a read series.
+    let primary = timeline.primary();
+    let read_only = matches!(primary, std::borrow::Cow::Owned(_));
     let mut specs = vec![
-        charts::throughput_time(timeline, analysis, opts),
-        charts::throughput_data(timeline, analysis, opts),
+        charts::throughput_time(&primary, analysis, opts),
+        charts::throughput_data(&primary, analysis, opts),
     ];
-    specs.extend(charts::zoomed(timeline, analysis, opts));
-    specs.extend(charts::latency(timeline, analysis, opts));
+    specs.extend(charts::zoomed(&primary, analysis, opts));
+    specs.extend(charts::latency(&primary, analysis, opts));
+    for s in &mut specs {
+        if read_only {
+            reads::relabel_as_reads(s);
+        } else {
+            reads::add_read_series(s, timeline, opts.units);
+        }
+    }
     let mut files = Vec::new();
     for s in &specs {
         files.extend(write_chart(dir, s)?);

@@ -306,6 +306,7 @@ pub(super) fn open(
         check_block_not_in_use(&info.spec, dev)?;
     }
     let f = OpenOptions::new()
+        .read(true)
         .write(true)
         .custom_flags(libc::O_DIRECT | libc::O_EXCL)
         .open(&path)

@@ -182,6 +182,7 @@ pub(super) fn open(mut info: TargetInfo) -> Result<Target> {
         })
         .map_err(cleanup)?;
     let f = OpenOptions::new()
+        .read(true)
         .write(true)
         .custom_flags(libc::O_DIRECT)
         .open(&path)

@@ -20,6 +20,7 @@ pub mod file;
 pub mod host;
 pub mod hwmon;
 pub mod nvme;
+pub mod reads;
 
 use std::fs::File;
 use std::io;

@@ -420,6 +420,7 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
                 lat_max_us: None,
                 temp_c: None,
                 thermal_transitions: None,
+                read: None,
             }
         })
         .collect();

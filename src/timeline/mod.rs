@@ -27,6 +27,31 @@ pub const CSV_COLUMNS: [&str; 11] = [
     "thermal_transitions",
 ];
 
+/// The extra columns of a timeline that has reads, after the columns above. In such a
+/// timeline the columns above count writes only.
+pub const READ_COLUMNS: [&str; 5] = [
+    "read_bytes",
+    "read_iops",
+    "read_lat_p50_us",
+    "read_lat_p99_us",
+    "read_lat_max_us",
+];
+
+/// The reads of one sampling interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadStats {
+    /// Bytes whose reads completed in the interval.
+    pub bytes: u64,
+    /// Reads completed per second.
+    pub iops: f64,
+    /// Median read latency in microseconds, if any read completed.
+    pub lat_p50_us: Option<f64>,
+    /// 99th percentile read latency in microseconds.
+    pub lat_p99_us: Option<f64>,
+    /// Largest read latency in microseconds.
+    pub lat_max_us: Option<f64>,
+}
+
 /// What happened in one sampling interval.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Sample {
@@ -55,12 +80,23 @@ pub struct Sample {
     /// interval; None where the drive reports none (not NVMe, or an imported log).
     #[serde(default)]
     pub thermal_transitions: Option<u64>,
+    /// Reads in this interval, for runs that read (the fields above then count writes only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<ReadStats>,
 }
 
 impl Sample {
     /// Start of the interval in seconds since the start of the run.
     pub fn t_start_s(&self) -> f64 {
         self.t_s - self.interval_s
+    }
+
+    /// Read throughput in bytes/s (0 without reads).
+    pub fn read_bytes_per_sec(&self) -> f64 {
+        match &self.read {
+            Some(r) if self.interval_s > 0.0 => r.bytes as f64 / self.interval_s,
+            _ => 0.0,
+        }
     }
 }
 
@@ -169,6 +205,47 @@ impl Timeline {
     pub fn duration_s(&self) -> f64 {
         self.samples.last().map(|s| s.t_s).unwrap_or(0.0)
     }
+    /// True when any sample carries reads (the timeline has the read columns).
+    pub fn has_reads(&self) -> bool {
+        self.samples.iter().any(|s| s.read.is_some())
+    }
+
+    /// Total bytes read.
+    pub fn read_bytes_total(&self) -> u64 {
+        self.samples
+            .iter()
+            .filter_map(|s| s.read.as_ref().map(|r| r.bytes))
+            .sum()
+    }
+
+    /// The series the detector looks at: the timeline itself when it writes, and for a run
+    /// that only reads, a copy whose main columns are the reads (so that a read run's
+    /// slowdowns are found like a write run's).
+    pub fn primary(&self) -> std::borrow::Cow<'_, Timeline> {
+        if self.bytes_total() > 0 || !self.has_reads() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut t = self.clone();
+        let mut total = 0u64;
+        for s in &mut t.samples {
+            if let Some(r) = s.read.take() {
+                total += r.bytes;
+                s.bytes = r.bytes;
+                s.bytes_per_sec = if s.interval_s > 0.0 {
+                    r.bytes as f64 / s.interval_s
+                } else {
+                    0.0
+                };
+                s.iops = r.iops;
+                s.lat_p50_us = r.lat_p50_us;
+                s.lat_p99_us = r.lat_p99_us;
+                s.lat_max_us = r.lat_max_us;
+            }
+            s.bytes_total = total;
+        }
+        std::borrow::Cow::Owned(t)
+    }
+
     /// Median interval length in seconds (0 when empty).
     pub fn interval_s(&self) -> f64 {
         let mut v: Vec<f64> = self.samples.iter().map(|s| s.interval_s).collect();
@@ -204,6 +281,7 @@ impl Timeline {
                     lat_max_us: None,
                     temp_c: None,
                     thermal_transitions: None,
+                    read: None,
                 }
             })
             .collect();
@@ -214,6 +292,7 @@ impl Timeline {
 /// Writes `timeline.csv` one row at a time, flushing each row to the file.
 pub struct CsvWriter {
     out: BufWriter<File>,
+    reads: bool,
 }
 
 fn opt(v: Option<f64>) -> String {
@@ -226,16 +305,27 @@ fn opt(v: Option<f64>) -> String {
 impl CsvWriter {
     /// Creates (truncates) `path` and writes the header.
     pub fn create(path: &Path) -> std::io::Result<CsvWriter> {
+        CsvWriter::create_with_reads(path, false)
+    }
+
+    /// Creates `path` with the header; with `reads`, the read columns ([`READ_COLUMNS`]) are
+    /// appended after the others (a pure write run keeps the old header).
+    pub fn create_with_reads(path: &Path, reads: bool) -> std::io::Result<CsvWriter> {
         let f = File::create(path)?;
         let mut out = BufWriter::new(f);
-        writeln!(out, "{}", CSV_COLUMNS.join(","))?;
+        let mut head = CSV_COLUMNS.join(",");
+        if reads {
+            head.push(',');
+            head.push_str(&READ_COLUMNS.join(","));
+        }
+        writeln!(out, "{head}")?;
         out.flush()?;
-        Ok(CsvWriter { out })
+        Ok(CsvWriter { out, reads })
     }
 
     /// Appends one row and flushes it to the kernel.
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
-        writeln!(
+        write!(
             self.out,
             "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{},{}",
             s.t_s,
@@ -252,12 +342,25 @@ impl CsvWriter {
                 .map(|n| n.to_string())
                 .unwrap_or_default(),
         )?;
+        if self.reads {
+            let r = s.read.clone().unwrap_or_default();
+            write!(
+                self.out,
+                ",{},{:.1},{},{},{}",
+                r.bytes,
+                r.iops,
+                opt(r.lat_p50_us),
+                opt(r.lat_p99_us),
+                opt(r.lat_max_us)
+            )?;
+        }
+        writeln!(self.out)?;
         self.out.flush()
     }
 
     /// Writes a whole timeline to `path`.
     pub fn write_all(path: &Path, t: &Timeline) -> std::io::Result<()> {
-        let mut w = CsvWriter::create(path)?;
+        let mut w = CsvWriter::create_with_reads(path, t.has_reads())?;
         for s in &t.samples {
             w.append(s)?;
         }
@@ -276,7 +379,20 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
         .map_err(|e| import::ImportError::at(file, 1, format!("cannot read the header: {e}")))?
         .clone();
     let idx = |name: &str| headers.iter().position(|h| h == name);
-    let cols: Vec<Option<usize>> = CSV_COLUMNS.iter().map(|c| idx(c)).collect();
+    let cols: Vec<Option<usize>> = CSV_COLUMNS
+        .iter()
+        .chain(READ_COLUMNS.iter())
+        .map(|c| idx(c))
+        .collect();
+    let name_of = |k: usize| {
+        CSV_COLUMNS
+            .iter()
+            .chain(READ_COLUMNS.iter())
+            .nth(k)
+            .copied()
+    };
+    // Reads are there when the read byte column is (columns are found by name, in any order).
+    let has_reads = cols[CSV_COLUMNS.len()].is_some();
     for (i, c) in CSV_COLUMNS.iter().enumerate().take(5) {
         if cols[i].is_none() {
             return Err(import::ImportError::at(
@@ -298,19 +414,22 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
                         import::ImportError::at(
                             file,
                             line,
-                            format!("column '{}' is not a number: '{v}'", CSV_COLUMNS[k]),
+                            format!(
+                                "column '{}' is not a number: '{v}'",
+                                name_of(k).unwrap_or("?")
+                            ),
                         )
                     })?;
                     // A temperature may be below zero (slccache writes what the sensor says);
                     // every other column is a count, a time or a rate.
-                    let temp = CSV_COLUMNS[k] == "temp_c";
+                    let temp = name_of(k) == Some("temp_c");
                     if !x.is_finite() || (x < 0.0 && !temp) {
                         return Err(import::ImportError::at(
                             file,
                             line,
                             format!(
                                 "column '{}' must be finite and non-negative, got '{v}'",
-                                CSV_COLUMNS[k]
+                                name_of(k).unwrap_or("?")
                             ),
                         ));
                     }
@@ -322,6 +441,18 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             get_f(k)?.ok_or_else(|| {
                 import::ImportError::at(file, line, format!("empty '{}'", CSV_COLUMNS[k]))
             })
+        };
+        let n = CSV_COLUMNS.len();
+        let read = if has_reads {
+            Some(ReadStats {
+                bytes: get_f(n)?.unwrap_or(0.0) as u64,
+                iops: get_f(n + 1)?.unwrap_or(0.0),
+                lat_p50_us: get_f(n + 2)?,
+                lat_p99_us: get_f(n + 3)?,
+                lat_max_us: get_f(n + 4)?,
+            })
+        } else {
+            None
         };
         out.push(Sample {
             t_s: need(0)?,
@@ -335,6 +466,7 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             lat_max_us: get_f(8)?,
             temp_c: get_f(9)?,
             thermal_transitions: get_f(10)?.map(|x| x.round() as u64),
+            read,
         });
     }
     Ok(out)
@@ -373,6 +505,63 @@ mod tests {
             CSV_COLUMNS.join(",")
         );
         assert!(read_slccache_csv(&bad, "timeline.csv").is_err());
+    }
+
+    #[test]
+    fn read_columns_round_trip_and_are_found_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("timeline.csv");
+        let mut t =
+            Timeline::from_rates(&[(1.0, 1.0, 100.0), (2.0, 1.0, 50.0)], RunMeta::default());
+        t.samples[1].read = Some(ReadStats {
+            bytes: 4096,
+            iops: 1.0,
+            lat_p50_us: Some(80.0),
+            lat_p99_us: Some(90.0),
+            lat_max_us: Some(95.5),
+        });
+        CsvWriter::write_all(&p, &t).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let head = text.lines().next().unwrap();
+        assert_eq!(
+            head,
+            format!("{},{}", CSV_COLUMNS.join(","), READ_COLUMNS.join(","))
+        );
+        let back = read_slccache_csv(&text, "t.csv").unwrap();
+        assert_eq!(back[1].read.as_ref().unwrap().bytes, 4096);
+        assert_eq!(back[1].read.as_ref().unwrap().lat_max_us, Some(95.5));
+        assert_eq!(back[0].read.as_ref().unwrap().bytes, 0);
+        // Another helper's column between the write and read columns, and columns moved
+        // around: still read by name.
+        let shuffled =
+            "read_bytes,t_s,interval_s,bytes,bytes_total,bytes_per_sec,cpu_pct,read_iops\n\
+                        8192,1.0,1.0,10,10,10.0,12.5,2.0\n";
+        let back = read_slccache_csv(shuffled, "s.csv").unwrap();
+        assert_eq!(back[0].bytes, 10);
+        assert_eq!(back[0].read.as_ref().unwrap().bytes, 8192);
+        assert_eq!(back[0].read.as_ref().unwrap().iops, 2.0);
+        // A pure write timeline has no read columns and reads back without reads.
+        let w = Timeline::from_rates(&[(1.0, 1.0, 100.0)], RunMeta::default());
+        CsvWriter::write_all(&p, &w).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(text.lines().next().unwrap(), CSV_COLUMNS.join(","));
+        assert!(read_slccache_csv(&text, "w.csv").unwrap()[0].read.is_none());
+    }
+
+    #[test]
+    fn a_read_only_timeline_is_analysed_on_its_reads() {
+        let mut t = Timeline::from_rates(&[(1.0, 1.0, 0.0), (2.0, 1.0, 0.0)], RunMeta::default());
+        for s in &mut t.samples {
+            s.read = Some(ReadStats {
+                bytes: 1000,
+                iops: 10.0,
+                ..ReadStats::default()
+            });
+        }
+        let p = t.primary();
+        assert_eq!(p.bytes_total(), 2000);
+        assert_eq!(p.samples[1].bytes_per_sec, 1000.0);
+        assert!(p.samples[0].read.is_none());
     }
 
     #[test]

@@ -147,6 +147,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         cache_estimate,
         phases,
         warnings: vec![],
+        periodic: None,
     }
 }
 

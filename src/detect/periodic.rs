@@ -1,0 +1,180 @@
+//! Periodic slowdowns: dips that recur at a regular period in a long steady run (Percona's
+//! day-long random-read run on a 960 Pro dips from 1.5 GB/s to 0.8 GB/s every few minutes).
+//! They are reported with their period, depth, duration and regularity, not as cliffs.
+//!
+//! Method: the baseline is a running median of block medians over a window long enough that
+//! dips are a minority in it; samples more than `max(15%, 4 sigma)` below it are low; low
+//! runs (gaps of one sample bridged) of at least two samples are dips. At least four dips
+//! whose start-to-start intervals vary by at most 15% (median absolute deviation over median)
+//! and that cover most of the run make a periodic pattern.
+
+use serde::{Deserialize, Serialize};
+
+use crate::timeline::Sample;
+
+/// Recurring slowdowns found in a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Periodic {
+    /// Median time from the start of one dip to the start of the next, seconds.
+    pub period_s: f64,
+    /// Throughput during a dip as a fraction of the level around it (0.55: down to 55%).
+    pub depth: f64,
+    /// Median length of a dip, seconds.
+    pub duration_s: f64,
+    /// How regular the period is: 1 - (median absolute deviation of the intervals / period).
+    pub regularity: f64,
+    /// Number of dips seen.
+    pub count: usize,
+    /// Start of each dip, seconds since the start of the run.
+    pub starts_s: Vec<f64>,
+}
+
+impl Periodic {
+    /// The one-line description: "periodic slowdowns, every 9.8 min, to 55% for 40 s".
+    pub fn describe(&self) -> String {
+        format!(
+            "periodic slowdowns, every {}, to {:.0}% for {} ({} dips, regularity {:.2})",
+            human_s(self.period_s),
+            self.depth * 100.0,
+            human_s(self.duration_s),
+            self.count,
+            self.regularity
+        )
+    }
+}
+
+fn human_s(s: f64) -> String {
+    if s >= 120.0 {
+        format!("{:.1} min", s / 60.0)
+    } else if s >= 10.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Fewest dips that make a pattern.
+const MIN_DIPS: usize = 4;
+/// Largest spread of the intervals (MAD / median) still called periodic.
+const MAX_SPREAD: f64 = 0.15;
+/// Smallest drop (fraction of the baseline) that counts as a dip.
+const MIN_DROP: f64 = 0.15;
+
+/// Finds periodic slowdowns in `samples` (throughput in `bytes_per_sec`), or `None`.
+pub fn find(samples: &[Sample]) -> Option<Periodic> {
+    let n = samples.len();
+    if n < 4 * MIN_DIPS {
+        return None;
+    }
+    let rate: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    let mut sorted = rate.clone();
+    let overall = median(&mut sorted);
+    if overall.is_nan() || overall <= 0.0 {
+        return None;
+    }
+    // Baseline: running median of block medians, a window of about a tenth of the run (at
+    // least 9 blocks), so that dips shorter than a third of their period stay a minority.
+    let b = (n / 2000).max(1);
+    let blocks: Vec<f64> = rate.chunks(b).map(|c| median(&mut c.to_vec())).collect();
+    let k = (blocks.len() / 20).max(4);
+    let base_block: Vec<f64> = (0..blocks.len())
+        .map(|i| {
+            let lo = i.saturating_sub(k);
+            let hi = (i + k + 1).min(blocks.len());
+            median(&mut blocks[lo..hi].to_vec())
+        })
+        .collect();
+    let base = |i: usize| base_block[(i / b).min(base_block.len() - 1)];
+    // Noise of ln rate from the samples near the baseline (robust: MAD of the ratio).
+    let mut ratios: Vec<f64> = (0..n)
+        .filter(|&i| rate[i] > 0.0 && base(i) > 0.0)
+        .map(|i| (rate[i] / base(i)).ln())
+        .collect();
+    let m = median(&mut ratios.clone());
+    let mut dev: Vec<f64> = ratios.iter_mut().map(|r| (*r - m).abs()).collect();
+    let sigma = 1.4826 * median(&mut dev);
+    let thr = (1.0 - MIN_DROP).min((-4.0 * sigma).exp());
+    let low: Vec<bool> = (0..n).map(|i| rate[i] < thr * base(i)).collect();
+    // Low runs, bridging single-sample gaps.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !low[i] {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        let mut e = i + 1;
+        loop {
+            while e < n && low[e] {
+                e += 1;
+            }
+            if e + 1 < n && !low[e] && low[e + 1] {
+                e += 1;
+                continue;
+            }
+            break;
+        }
+        if e - s >= 2 {
+            runs.push((s, e));
+        }
+        i = e;
+    }
+    if runs.len() < MIN_DIPS {
+        return None;
+    }
+    let start_t = |i: usize| samples[i].t_start_s();
+    let starts: Vec<f64> = runs.iter().map(|r| start_t(r.0)).collect();
+    let mut gaps: Vec<f64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let period = median(&mut gaps.clone());
+    if period.is_nan() || period <= 0.0 {
+        return None;
+    }
+    let mut gdev: Vec<f64> = gaps.iter_mut().map(|g| (*g - period).abs()).collect();
+    let spread = median(&mut gdev) / period;
+    if spread > MAX_SPREAD {
+        return None;
+    }
+    // The dips must recur over most of the run, not bunch up in one stretch.
+    let span = samples[n - 1].t_s - samples[0].t_start_s();
+    if (runs.len() as f64) < 0.6 * span / period {
+        return None;
+    }
+    let mut durs: Vec<f64> = runs
+        .iter()
+        .map(|&(s, e)| samples[e - 1].t_s - samples[s].t_start_s())
+        .collect();
+    let duration = median(&mut durs);
+    // A "dip" longer than half the period is a level change, not a dip.
+    if duration > 0.5 * period {
+        return None;
+    }
+    let mut depths: Vec<f64> = runs
+        .iter()
+        .map(|&(s, e)| {
+            let mut v: Vec<f64> = (s..e).map(|i| rate[i] / base(i)).collect();
+            median(&mut v)
+        })
+        .collect();
+    Some(Periodic {
+        period_s: period,
+        depth: median(&mut depths),
+        duration_s: duration,
+        regularity: 1.0 - spread,
+        count: runs.len(),
+        starts_s: starts,
+    })
+}

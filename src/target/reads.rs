@@ -1,0 +1,132 @@
+//! Reads need written data. An SSD answers a read of a block that was never written (or was
+//! trimmed) from its mapping table without touching the flash, so such a read measures
+//! nothing. Before a run that reads:
+//!
+//! - a **file** must have data over the whole span: holes (found with `SEEK_HOLE`) are
+//!   refused, with the command that fills the file;
+//! - an **emulated drive** reads as a filled drive would (the model keeps no map of written
+//!   blocks), and the run says so;
+//! - a **block device** cannot tell: the run warns unless the user states that the span holds
+//!   data (`--assume-written`) or fills it first (`--prefill`, where available).
+
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::Result;
+use rustix::fs::{seek, SeekFrom};
+
+use super::{refuse, TargetInfo, TargetKind};
+
+/// The first hole in `path` below `span` bytes, if any (`None` when the file has data all the
+/// way, or the filesystem does not report holes: then it answers the file end).
+pub fn first_hole(path: &Path, span: u64) -> std::io::Result<Option<u64>> {
+    let f = File::open(path)?;
+    let len = f.metadata()?.len();
+    if len < span {
+        // Past the end there is nothing at all.
+        let hole = match seek(&f, SeekFrom::Hole(0)) {
+            Ok(h) => h.min(len),
+            Err(_) => len,
+        };
+        return Ok(Some(hole));
+    }
+    match seek(&f, SeekFrom::Hole(0)) {
+        Ok(h) if h < span => Ok(Some(h)),
+        Ok(_) => Ok(None),
+        // ENXIO: no hole at or after 0 (cannot happen with a nonempty file, but harmless).
+        Err(e) if e == rustix::io::Errno::NXIO => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What to tell the user before a run with reads of `span` bytes of the target, or a refusal
+/// (files with holes, files this run would create). `exists` says whether the file is there
+/// already.
+pub fn check_readable(
+    info: &TargetInfo,
+    span: u64,
+    assume_written: bool,
+    prefilled: bool,
+) -> Result<Option<String>> {
+    match info.kind {
+        TargetKind::Emulated => Ok(Some(
+            "reads: the emulated drive reads as a filled drive would (the model keeps no map \
+             of written blocks; its read figures are in summary.json under model.read_source)"
+                .into(),
+        )),
+        TargetKind::File => {
+            let fill = format!(
+                "fill it first, e.g. `slccache probe {} --pattern seqwrite --bs 1M --overwrite` \
+                 (or `dd if=/dev/urandom of={} bs=1M count={} oflag=direct`)",
+                info.spec,
+                info.spec,
+                span.div_ceil(1 << 20)
+            );
+            let path = match &info.path {
+                Some(p) if info.exists => p,
+                _ => {
+                    return Err(refuse(
+                        &info.spec,
+                        format!("the file does not exist yet, so there is nothing to read; {fill}"),
+                    ))
+                }
+            };
+            match first_hole(path, span)? {
+                Some(h) => Err(refuse(
+                    &info.spec,
+                    format!(
+                        "reads need written data, but the file has a hole (never-written \
+                         blocks) at offset {h} within the {span} bytes to read; a read there \
+                         measures nothing; {fill}"
+                    ),
+                )),
+                None => Ok(None),
+            }
+        }
+        TargetKind::Block if prefilled || assume_written => Ok(None),
+        TargetKind::Block => Ok(Some(format!(
+            "warning: reads of {} measure nothing where its blocks were never written or were \
+             trimmed (the drive answers from its mapping table). Fill the span first (a \
+             seqwrite probe, or --prefill where available) or, if it holds data, say so with \
+             --assume-written",
+            info.spec
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Seek, Write};
+
+    #[test]
+    fn holes_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        // Data, then a hole: write 64 KiB, then extend to 8 MiB.
+        let mut f = File::create(&p).unwrap();
+        f.write_all(&vec![1u8; 65536]).unwrap();
+        f.set_len(8 << 20).unwrap();
+        drop(f);
+        match first_hole(&p, 8 << 20).unwrap() {
+            Some(h) => assert!((65536..8 << 20).contains(&h), "{h}"),
+            None => eprintln!("this filesystem reports no holes; skipped"),
+        }
+        assert_eq!(
+            first_hole(&p, 65536).unwrap(),
+            None,
+            "the data part has no hole"
+        );
+        // Past the end of a short file is a hole too.
+        assert_eq!(
+            first_hole(&p, 16 << 20).unwrap().map(|h| h <= 8 << 20),
+            Some(true)
+        );
+        // A file written all the way has none.
+        let q = dir.path().join("g");
+        let mut g = File::create(&q).unwrap();
+        g.write_all(&vec![2u8; 1 << 20]).unwrap();
+        g.rewind().unwrap();
+        assert_eq!(first_hole(&q, 1 << 20).unwrap(), None);
+    }
+}
