@@ -147,6 +147,8 @@ pub fn simulate(
             lat_p99_us: us(quantile(&lats, 0.99)),
             lat_max_us: us(lats.last().map(|p| p.0)),
             temp_c: model.thermal.as_ref().map(|_| state.temp_c),
+            cpu_pct: None,
+            cpu_wait_pct: None,
         };
         on_sample(&sample)?;
         samples.push(sample);

@@ -224,6 +224,8 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
             lat_p99_us: None,
             lat_max_us: None,
             temp_c: None,
+            cpu_pct: None,
+            cpu_wait_pct: None,
         });
     }
     let meta = RunMeta {

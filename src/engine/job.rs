@@ -125,6 +125,7 @@ pub fn run_job<C: Clock>(
     let mut completions: Vec<Completion> = Vec::with_capacity(qd * 2);
     let mut done = 0u64;
     let mut broken = false; // the backend itself failed: nothing more can be reaped
+    sampler.attach_cpu(job); // this thread's CPU time per interval (timeline's cpu_pct)
 
     loop {
         completions.clear();
@@ -228,6 +229,7 @@ pub fn run_job<C: Clock>(
             shared.fail(f);
         }
     }
+    sampler.detach_cpu(job);
     done
 }
 

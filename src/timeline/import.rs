@@ -419,6 +419,8 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
                 lat_p99_us: None,
                 lat_max_us: None,
                 temp_c: None,
+                cpu_pct: None,
+                cpu_wait_pct: None,
             }
         })
         .collect();

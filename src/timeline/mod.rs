@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The header of `timeline.csv`, in column order. Scripts depend on it.
-pub const CSV_COLUMNS: [&str; 10] = [
+pub const CSV_COLUMNS: [&str; 12] = [
     "t_s",
     "interval_s",
     "bytes",
@@ -24,6 +24,8 @@ pub const CSV_COLUMNS: [&str; 10] = [
     "lat_p99_us",
     "lat_max_us",
     "temp_c",
+    "cpu_pct",
+    "cpu_wait_pct",
 ];
 
 /// What happened in one sampling interval.
@@ -49,6 +51,14 @@ pub struct Sample {
     pub lat_max_us: Option<f64>,
     /// Drive temperature in degrees Celsius at the end of the interval, where known.
     pub temp_c: Option<f64>,
+    /// CPU time the writer threads used in this interval, as a percentage of one core per
+    /// job (thread CPU clock); None where not measured (imports, simulations, old files).
+    #[serde(default)]
+    pub cpu_pct: Option<f64>,
+    /// Time the writer threads were ready to run but waited for a CPU (the scheduler's run
+    /// queue), as a percentage of the interval per job; None where not measured.
+    #[serde(default)]
+    pub cpu_wait_pct: Option<f64>,
 }
 
 impl Sample {
@@ -193,6 +203,8 @@ impl Timeline {
                     lat_p99_us: None,
                     lat_max_us: None,
                     temp_c: None,
+                    cpu_pct: None,
+                    cpu_wait_pct: None,
                 }
             })
             .collect();
@@ -226,7 +238,7 @@ impl CsvWriter {
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
         writeln!(
             self.out,
-            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{}",
+            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{},{},{}",
             s.t_s,
             s.interval_s,
             s.bytes,
@@ -237,6 +249,10 @@ impl CsvWriter {
             opt(s.lat_p99_us),
             opt(s.lat_max_us),
             s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
+            s.cpu_pct.map(|t| format!("{t:.1}")).unwrap_or_default(),
+            s.cpu_wait_pct
+                .map(|t| format!("{t:.1}"))
+                .unwrap_or_default(),
         )?;
         self.out.flush()
     }
@@ -317,6 +333,8 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             lat_p99_us: get_f(7)?,
             lat_max_us: get_f(8)?,
             temp_c: get_f(9)?,
+            cpu_pct: get_f(10)?,
+            cpu_wait_pct: get_f(11)?,
         });
     }
     Ok(out)
@@ -338,6 +356,33 @@ mod tests {
         assert_eq!(back.len(), 2);
         assert_eq!(back[1].bytes_total, 151);
         assert_eq!(back[0].lat_p50_us, None);
+        assert_eq!(back[0].cpu_pct, None);
+    }
+
+    #[test]
+    fn cpu_columns_round_trip_and_old_files_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("timeline.csv");
+        let mut t = Timeline::from_rates(&[(1.0, 1.0, 100.0)], RunMeta::default());
+        t.samples[0].cpu_pct = Some(97.25);
+        t.samples[0].cpu_wait_pct = Some(1.5);
+        CsvWriter::write_all(&p, &t).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",temp_c,cpu_pct,cpu_wait_pct"));
+        let back = read_slccache_csv(&text, "timeline.csv").unwrap();
+        assert_eq!(back[0].cpu_pct, Some(97.2)); // one decimal, as written (97.25 rounds to even)
+        assert_eq!(back[0].cpu_wait_pct, Some(1.5));
+        // A timeline written before the CPU columns existed.
+        let old = "t_s,interval_s,bytes,bytes_total,bytes_per_sec,iops,lat_p50_us,lat_p99_us,lat_max_us,temp_c\n\
+                   1.000000,1.000000,100,100,100.0,1.0,,,,\n";
+        let back = read_slccache_csv(old, "old.csv").unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].cpu_pct, None);
+        assert_eq!(back[0].cpu_wait_pct, None);
     }
 
     #[test]
