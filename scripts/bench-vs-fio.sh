@@ -19,8 +19,14 @@
 # slccache's per-interval cpu_pct column of timeline.csv (thread CPU clock), so neither side
 # counts set-up, reports or charts.
 #
-# LOAD=1 starts one busy loop per core beside both tools (the "loaded" variant); they are
-# stopped at the end. Results: $OUT/results.md (the table) and $OUT/runs.csv (every run).
+# Scheduling: fio runs each job in a process of its own that calls setsid(), so where the
+# kernel groups tasks by session for fairness (autogroup, /proc/sys/kernel/sched_autogroup_enabled
+# = 1, the default on most desktops and on this VM) each fio job gets a CPU share of its own,
+# while a program started from a shell shares its session's. The script therefore starts
+# slccache with `setsid -w` too, so both writers compete for the CPU on the same terms.
+#
+# LOAD=1 starts one busy loop per core beside both tools (the "loaded" variant), each in a
+# session of its own (like another user's work); they are stopped at the end. Results: $OUT/results.md (the table) and $OUT/runs.csv (every run).
 # Needs fio (installed with apt-get when missing and running as root).
 set -euo pipefail
 
@@ -76,11 +82,17 @@ loopdev=""
 shmfile=""
 rootfile=""
 hogs=()
+drop_target() {
+    if [[ -n $loopdev ]]; then losetup -d "$loopdev" 2>/dev/null || true; fi
+    if [[ -n $shmfile ]]; then rm -f "$shmfile"; fi
+    if [[ -n $rootfile ]]; then rm -f "$rootfile"; fi
+    loopdev="" shmfile="" rootfile=""
+    return 0
+}
 cleanup() {
     for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
-    [[ -n $loopdev ]] && losetup -d "$loopdev" 2>/dev/null || true
-    [[ -n $shmfile ]] && rm -f "$shmfile"
-    [[ -n $rootfile ]] && rm -f "$rootfile"
+    hogs=()
+    drop_target
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -114,7 +126,7 @@ setup_target() { # sets $tpath to the path of target $1 (and the globals cleanup
 
 if [[ $load == 1 ]]; then
     for ((c = 0; c < $(nproc); c++)); do
-        (while :; do :; done) &
+        setsid bash -c 'while :; do :; done' &
         hogs+=($!)
     done
     echo "CPU hog: ${#hogs[@]} busy loops (pids ${hogs[*]})" >&2
@@ -125,7 +137,7 @@ run_slccache() { # target bs qd jobs pattern dir
     local t=$1 bs=$2 qd=$3 jobs=$4 pat=$5 d=$6 extra=()
     [[ -b $t ]] && extra=(--destroy-data)
     [[ -f $t ]] && extra=(--overwrite)
-    "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
+    setsid -w "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
         --duration "${secs}s" --interval 1s --quiet --out "$d" >/dev/null
     python3 - "$d" "$jobs" <<'EOF'
 import csv, json, sys
@@ -183,8 +195,7 @@ for tgt in $targets; do
             done
         done
     done
-    cleanup
-    loopdev="" shmfile="" rootfile=""
+    drop_target
 done
 
 python3 - "$out/runs.csv" "$load" "$rounds" "$secs" >"$out/results.md" <<'EOF'

@@ -94,27 +94,33 @@ fn new_hist() -> Histogram<u64> {
 pub struct Acc {
     bytes: u64,
     writes: u64,
+    latency: bool,
     hist: Histogram<u64>,
 }
 
 impl Acc {
-    fn new() -> Acc {
+    fn new(latency: bool) -> Acc {
         Acc {
             bytes: 0,
             writes: 0,
+            latency,
             hist: new_hist(),
         }
     }
-    /// Counts one completed write of `bytes` bytes that took `latency` from submission.
+    /// Counts one completed write of `bytes` bytes that took `latency` from submission (the
+    /// latency is ignored when the sampler does not record latencies).
     pub fn add(&mut self, bytes: u64, latency: Duration) {
         self.bytes += bytes;
         self.writes += 1;
-        let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
-        self.hist.saturating_record(ns);
+        if self.latency {
+            let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
+            self.hist.saturating_record(ns);
+        }
     }
     fn merge(&mut self, other: &Acc) {
         self.bytes += other.bytes;
         self.writes += other.writes;
+        self.latency |= other.latency;
         self.hist
             .add(&other.hist)
             .expect("histograms with the same bounds");
@@ -213,6 +219,7 @@ pub struct Sampler<C: Clock> {
     jobs: Vec<Mutex<JobAccs>>,
     cpu: Vec<Mutex<Option<CpuTrack>>>,
     collected: Mutex<Collected>,
+    latency: bool,
 }
 
 impl<C: Clock> Sampler<C> {
@@ -227,7 +234,21 @@ impl<C: Clock> Sampler<C> {
                 .collect(),
             cpu: (0..jobs.max(1)).map(|_| Mutex::new(None)).collect(),
             collected: Mutex::new(Collected::default()),
+            latency: true,
         }
+    }
+
+    /// The same sampler without per-write latencies: no clock read at submission and no
+    /// histogram, and the samples' latency columns stay empty. Measures what latency
+    /// recording costs (docs/PERFORMANCE.md).
+    pub fn without_latency(mut self) -> Sampler<C> {
+        self.latency = false;
+        self
+    }
+
+    /// Whether per-write latencies are recorded (the job loop then timestamps submissions).
+    pub fn records_latency(&self) -> bool {
+        self.latency
     }
 
     /// The clock.
@@ -309,7 +330,7 @@ impl<C: Clock> Sampler<C> {
         let idx = self.index_of(now);
         let needs_new = !matches!(accs.open.back(), Some((i, _)) if *i == idx);
         if needs_new {
-            accs.open.push_back((idx, Acc::new()));
+            accs.open.push_back((idx, Acc::new(self.latency)));
         }
         let acc = &mut accs.open.back_mut().expect("just pushed").1;
         f(now, acc);
@@ -379,7 +400,7 @@ impl<C: Clock> Sampler<C> {
             None
         };
         while k < upto {
-            let mut acc = Acc::new();
+            let mut acc = Acc::new(self.latency);
             for (_, a) in taken.iter().filter(|(i, _)| *i == k) {
                 acc.merge(a);
             }
@@ -391,7 +412,7 @@ impl<C: Clock> Sampler<C> {
         col.next = k;
         if let Some(end) = end {
             let start = mul(self.interval, k);
-            let mut acc = Acc::new();
+            let mut acc = Acc::new(self.latency);
             for (_, a) in taken.iter().filter(|(i, _)| *i >= k) {
                 acc.merge(a);
             }
@@ -435,7 +456,7 @@ fn make_sample(
         (0.0, 0.0)
     };
     let us = |q: f64| Some(acc.hist.value_at_quantile(q) as f64 / 1000.0);
-    let (p50, p99, max) = if acc.writes > 0 {
+    let (p50, p99, max) = if acc.writes > 0 && acc.latency {
         (us(0.5), us(0.99), Some(acc.hist.max() as f64 / 1000.0))
     } else {
         (None, None, None)
