@@ -26,7 +26,9 @@
 # slccache with `setsid -w` too, so both writers compete for the CPU on the same terms.
 #
 # LOAD=1 starts one busy loop per core beside both tools (the "loaded" variant), each in a
-# session of its own (like another user's work); they are stopped at the end. Results: $OUT/results.md (the table) and $OUT/runs.csv (every run).
+# session of its own (like another user's work); they are stopped at the end.
+# Results: $OUT/results.md (the table) and $OUT/runs.csv (every run).
+# SUMMARY=path/to/runs.csv only prints the table of a run made before (or still going).
 # Needs fio (installed with apt-get when missing and running as root).
 set -euo pipefail
 
@@ -39,6 +41,48 @@ rows=${ROWS:-qd1 qd32 qd32x2 128k 1m}
 size=${SIZE:-2GiB}
 load=${LOAD:-0}
 out=${OUT:-$here/output/bench-vs-fio-$(date +%Y%m%d-%H%M%S)}
+
+# The table: medians per target and row over the rounds in runs.csv.
+summary() { # runs.csv load rounds secs
+python3 - "$@" <<'EOF'
+import csv, statistics, sys
+runs, load, rounds, secs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+titles = {"qd1": "4K random write, QD1", "qd32": "4K random write, QD32",
+          "qd32x2": "4K random write, QD32, 2 jobs", "128k": "128K sequential write, QD32",
+          "1m": "1M sequential write, QD8"}
+data = {}
+rounds_of = {}
+for r in csv.DictReader(open(runs)):
+    k = (r["target"], r["row"])
+    rounds_of.setdefault(k, {}).setdefault(r["round"], {})[r["tool"]] = float(r["iops"])
+    data.setdefault(k, {}).setdefault(r["tool"], []).append(
+        (float(r["iops"]), float(r["bytes_per_sec"]), float(r["cpu_us_per_write"])))
+print(f"{'loaded (one busy loop per core)' if load == '1' else 'no extra load'}; "
+      f"median of {rounds} rounds of {secs} s per tool")
+print()
+print("| target | row | slccache IOPS | fio IOPS | slccache MB/s | fio MB/s | ratio | paired ratio "
+      "| CPU µs/write slccache | CPU µs/write fio |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for (tgt, row), tools in data.items():
+    med = {t: [statistics.median(x[i] for x in v) for i in range(3)] for t, v in tools.items()}
+    s, f = med.get("slccache"), med.get("fio")
+    if not s or not f:
+        continue
+    ratio = s[0] / f[0] if f[0] > 0 else float("nan")
+    pairs = [p["slccache"] / p["fio"] for p in rounds_of[(tgt, row)].values()
+             if p.get("fio", 0) > 0 and "slccache" in p]
+    paired = statistics.median(pairs) if pairs else float("nan")
+    n = min(len(tools["slccache"]), len(tools["fio"]))
+    note = "" if str(n) == rounds else f" ({n} of {rounds} rounds)"
+    print(f"| {tgt} | {titles.get(row, row)}{note} | {s[0]:,.0f} | {f[0]:,.0f} | {s[1] / 1e6:,.0f} "
+          f"| {f[1] / 1e6:,.0f} | {ratio:.2f} | {paired:.2f} | {s[2]:.2f} | {f[2]:.2f} |")
+EOF
+}
+
+if [[ -n ${SUMMARY:-} ]]; then
+    summary "$SUMMARY" "$load" "$rounds" "$secs"
+    exit 0
+fi
 
 if ! command -v fio >/dev/null; then
     if [[ $(id -u) == 0 ]]; then
@@ -198,31 +242,6 @@ for tgt in $targets; do
     drop_target
 done
 
-python3 - "$out/runs.csv" "$load" "$rounds" "$secs" >"$out/results.md" <<'EOF'
-import csv, statistics, sys
-runs, load, rounds, secs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-titles = {"qd1": "4K random write, QD1", "qd32": "4K random write, QD32",
-          "qd32x2": "4K random write, QD32, 2 jobs", "128k": "128K sequential write, QD32",
-          "1m": "1M sequential write, QD8"}
-data = {}
-for r in csv.DictReader(open(runs)):
-    k = (r["target"], r["row"])
-    data.setdefault(k, {}).setdefault(r["tool"], []).append(
-        (float(r["iops"]), float(r["bytes_per_sec"]), float(r["cpu_us_per_write"])))
-print(f"{'loaded (one busy loop per core)' if load == '1' else 'no extra load'}; "
-      f"median of {rounds} rounds of {secs} s per tool")
-print()
-print("| target | row | slccache IOPS | fio IOPS | slccache MB/s | fio MB/s | ratio slccache/fio "
-      "| CPU µs/write slccache | CPU µs/write fio |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-for (tgt, row), tools in data.items():
-    med = {t: [statistics.median(x[i] for x in v) for i in range(3)] for t, v in tools.items()}
-    s, f = med.get("slccache"), med.get("fio")
-    if not s or not f:
-        continue
-    ratio = s[0] / f[0] if f[0] > 0 else float("nan")
-    print(f"| {tgt} | {titles.get(row, row)} | {s[0]:,.0f} | {f[0]:,.0f} | {s[1] / 1e6:,.0f} "
-          f"| {f[1] / 1e6:,.0f} | {ratio:.2f} | {s[2]:.2f} | {f[2]:.2f} |")
-EOF
+summary "$out/runs.csv" "$load" "$rounds" "$secs" >"$out/results.md"
 cat "$out/results.md"
 echo "outputs: $out" >&2

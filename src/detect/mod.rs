@@ -748,7 +748,9 @@ fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         return vec![];
     }
     let starved = if worst_run < 0.5 * CPU_BOUND_PCT {
-        "; it was mostly waiting for a CPU, so other work on the host slowed it"
+        "; it was mostly waiting for a CPU, so other work on the host slowed it (with \
+         autogroup scheduling, `setsid -w slccache ...` gives the writer a CPU share of its \
+         own, as fio's jobs have)"
     } else {
         ""
     };
