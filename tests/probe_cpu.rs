@@ -48,7 +48,8 @@ fn collect_warnings(v: &serde_json::Value, out: &mut Vec<String>) {
     }
 }
 
-/// The cpu_pct + cpu_wait_pct of every row of a timeline.csv (header names looked up).
+/// The cpu_pct and cpu_wait_pct of every row of a timeline.csv (header names looked up);
+/// panics on a row without cpu_pct.
 fn cpu_columns(dir: &Path) -> Vec<(f64, f64)> {
     let text = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();
     let mut lines = text.lines();
@@ -64,8 +65,12 @@ fn cpu_columns(dir: &Path) -> Vec<(f64, f64)> {
     lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            let num = |i: usize| f[i].parse::<f64>().unwrap_or(0.0);
-            (num(run), num(wait))
+            let num = |i: usize| {
+                f[i].parse::<f64>()
+                    .unwrap_or_else(|_| panic!("row without a CPU figure: {l}"))
+            };
+            // The run-queue wait is empty where the kernel has no schedstat.
+            (num(run), f[wait].parse::<f64>().unwrap_or(0.0))
         })
         .collect()
 }
@@ -97,11 +102,9 @@ fn a_writer_that_waits_for_the_drive_is_not_called_cpu_bound() {
         &["--bs", "1M", "--qd", "2"],
         dir.path(),
     );
+    // Every row has its CPU figures (a sleeping writer may round to 0.0%).
     let cols = cpu_columns(dir.path());
-    assert!(
-        cols.iter().any(|(r, _)| *r > 0.0),
-        "cpu_pct measured: {cols:?}"
-    );
+    assert!(cols.len() >= 10, "{} rows", cols.len());
     let w = warnings(&s);
     assert!(
         !w.iter().any(|x| x.contains("CPU-bound")),
