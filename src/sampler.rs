@@ -94,6 +94,7 @@ fn new_hist() -> Histogram<u64> {
 pub struct Acc {
     bytes: u64,
     writes: u64,
+    latency: bool,
     hist: Histogram<u64>,
     /// Reads, counted apart; None until the first read (a write-only run never makes one).
     reads: Option<Box<ReadAcc>>,
@@ -118,10 +119,11 @@ impl ReadAcc {
 }
 
 impl Acc {
-    fn new() -> Acc {
+    fn new(latency: bool) -> Acc {
         Acc {
             bytes: 0,
             writes: 0,
+            latency,
             hist: new_hist(),
             reads: None,
         }
@@ -134,16 +136,20 @@ impl Acc {
         let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
         r.hist.saturating_record(ns);
     }
-    /// Counts one completed write of `bytes` bytes that took `latency` from submission.
+    /// Counts one completed write of `bytes` bytes that took `latency` from submission (the
+    /// latency is ignored when the sampler does not record latencies).
     pub fn add(&mut self, bytes: u64, latency: Duration) {
         self.bytes += bytes;
         self.writes += 1;
-        let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
-        self.hist.saturating_record(ns);
+        if self.latency {
+            let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
+            self.hist.saturating_record(ns);
+        }
     }
     fn merge(&mut self, other: &Acc) {
         self.bytes += other.bytes;
         self.writes += other.writes;
+        self.latency |= other.latency;
         self.hist
             .add(&other.hist)
             .expect("histograms with the same bounds");
@@ -174,17 +180,87 @@ struct Collected {
     writes_total: u64,
 }
 
+/// CPU use of one thread so far: time on a CPU, and (where the kernel's scheduler statistics
+/// say) time spent runnable but waiting for a CPU, both in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuReading {
+    /// Time the thread ran (its thread CPU clock).
+    pub run_ns: u64,
+    /// Time it was ready to run but waited on a run queue; None where
+    /// `/proc/.../schedstat` is not available.
+    pub wait_ns: Option<u64>,
+}
+
+/// Where a job thread's CPU use is read from, by any thread of the process: its thread CPU
+/// clock (`pthread_getcpuclockid`, the clock `CLOCK_THREAD_CPUTIME_ID` reads on the thread
+/// itself) and `/proc/self/task/TID/schedstat`.
+#[derive(Debug)]
+struct CpuTrack {
+    clock: libc::clockid_t,
+    tid: i32,
+    /// The reading the last closed interval ended with.
+    last: CpuReading,
+    /// The last reading, taken by the job itself as it stopped: its clock is gone after that.
+    ended: Option<CpuReading>,
+}
+
+impl CpuTrack {
+    fn read(&self) -> Option<CpuReading> {
+        if let Some(e) = self.ended {
+            return Some(e);
+        }
+        let run_ns = read_cpu_clock(self.clock)?;
+        Some(CpuReading {
+            run_ns,
+            wait_ns: read_schedstat_wait(&format!("/proc/self/task/{}/schedstat", self.tid)),
+        })
+    }
+}
+
+fn read_cpu_clock(clock: libc::clockid_t) -> Option<u64> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid, writable timespec; an invalid clock id (a thread that is gone)
+    // makes the call fail with EINVAL, which we report as None.
+    let r = unsafe { libc::clock_gettime(clock, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+/// The second field of a schedstat file: nanoseconds spent waiting on a run queue.
+fn read_schedstat_wait(path: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The calling thread's CPU use so far.
+pub fn thread_cpu_now() -> Option<CpuReading> {
+    let run_ns = read_cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)?;
+    Some(CpuReading {
+        run_ns,
+        wait_ns: read_schedstat_wait("/proc/thread-self/schedstat"),
+    })
+}
+
 /// Per-interval counters for all jobs of a run; shared between the job threads (which
 /// [`Sampler::record`]) and the collector (which [`Sampler::collect`]s).
+///
+/// Each job thread that calls [`Sampler::attach_cpu`] also gets its CPU use measured: its
+/// thread CPU clock is read once per interval boundary, when the collector closes intervals
+/// (never per write), and becomes the samples' `cpu_pct` (and `cpu_wait_pct`, the time it was
+/// ready to run but had no CPU).
 pub struct Sampler<C: Clock> {
     clock: C,
     interval: Duration,
     /// Every sample carries read counters (a run that reads), also intervals without reads.
     reads: bool,
     jobs: Vec<Mutex<JobAccs>>,
+    cpu: Vec<Mutex<Option<CpuTrack>>>,
     collected: Mutex<Collected>,
     /// Latencies of every I/O (reads and writes) emitted so far, for whole-run percentiles.
     total: Mutex<Histogram<u64>>,
+    latency: bool,
 }
 
 impl<C: Clock> Sampler<C> {
@@ -198,8 +274,10 @@ impl<C: Clock> Sampler<C> {
             jobs: (0..jobs.max(1))
                 .map(|_| Mutex::new(JobAccs::default()))
                 .collect(),
+            cpu: (0..jobs.max(1)).map(|_| Mutex::new(None)).collect(),
             collected: Mutex::new(Collected::default()),
             total: Mutex::new(new_hist()),
+            latency: true,
         }
     }
 
@@ -221,6 +299,19 @@ impl<C: Clock> Sampler<C> {
         (us(0.5), us(0.99))
     }
 
+    /// The same sampler without per-write latencies: no clock read at submission and no
+    /// histogram, and the samples' latency columns stay empty. Measures what latency
+    /// recording costs (docs/PERFORMANCE.md).
+    pub fn without_latency(mut self) -> Sampler<C> {
+        self.latency = false;
+        self
+    }
+
+    /// Whether per-write latencies are recorded (the job loop then timestamps submissions).
+    pub fn records_latency(&self) -> bool {
+        self.latency
+    }
+
     /// The clock.
     pub fn clock(&self) -> &C {
         &self.clock
@@ -240,6 +331,58 @@ impl<C: Clock> Sampler<C> {
         (t.as_nanos() / self.interval.as_nanos()) as u64
     }
 
+    /// Called on job `job`'s own thread before it starts writing: from now on that thread's
+    /// CPU time is measured per interval. Does nothing where the thread CPU clock cannot be
+    /// read.
+    pub fn attach_cpu(&self, job: usize) {
+        let mut clock: libc::clockid_t = 0;
+        // SAFETY: pthread_self() is the calling thread, alive for this call; clock is a valid
+        // place for the result.
+        if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } != 0 {
+            return;
+        }
+        let Some(last) = thread_cpu_now() else { return };
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() };
+        *self.cpu[job].lock().unwrap_or_else(|e| e.into_inner()) = Some(CpuTrack {
+            clock,
+            tid,
+            last,
+            ended: None,
+        });
+    }
+
+    /// Called on job `job`'s own thread when it has stopped writing (after
+    /// [`Sampler::attach_cpu`]): takes its last CPU reading while the thread still exists.
+    pub fn detach_cpu(&self, job: usize) {
+        let mut g = self.cpu[job].lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = g.as_mut() {
+            t.ended = thread_cpu_now().or(Some(t.last));
+        }
+    }
+
+    /// CPU used by all attached jobs since the last call, and how many jobs were attached.
+    fn take_cpu(&self) -> Option<(CpuReading, usize)> {
+        let mut sum = CpuReading {
+            run_ns: 0,
+            wait_ns: Some(0),
+        };
+        let mut n = 0;
+        for slot in &self.cpu {
+            let mut g = slot.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(t) = g.as_mut() else { continue };
+            n += 1;
+            let Some(now) = t.read() else { continue };
+            sum.run_ns += now.run_ns.saturating_sub(t.last.run_ns);
+            sum.wait_ns = match (sum.wait_ns, now.wait_ns, t.last.wait_ns) {
+                (Some(s), Some(a), Some(b)) => Some(s + a.saturating_sub(b)),
+                _ => None,
+            };
+            t.last = now;
+        }
+        (n > 0).then_some((sum, n))
+    }
+
     /// Records completions for job `job`: reads the clock under the job's lock, and calls `f`
     /// with that time and the counters of the interval it falls in. Returns the time read.
     pub fn record<F: FnOnce(Duration, &mut Acc)>(&self, job: usize, f: F) -> Duration {
@@ -248,7 +391,7 @@ impl<C: Clock> Sampler<C> {
         let idx = self.index_of(now);
         let needs_new = !matches!(accs.open.back(), Some((i, _)) if *i == idx);
         if needs_new {
-            accs.open.push_back((idx, Acc::new()));
+            accs.open.push_back((idx, Acc::new(self.latency)));
         }
         let acc = &mut accs.open.back_mut().expect("just pushed").1;
         f(now, acc);
@@ -310,27 +453,47 @@ impl<C: Clock> Sampler<C> {
         }
         let mut out = Vec::new();
         let mut k = col.next;
+        // The CPU the jobs used since the last close, spread over the rows closed now in
+        // proportion to their length.
+        let span_end = match end {
+            Some(e) => e.max(mul(self.interval, upto.max(k))),
+            None => mul(self.interval, upto.max(k)),
+        };
+        let span = span_end.saturating_sub(mul(self.interval, k)).as_secs_f64();
+        let cpu = if span > 0.0 && col.next != u64::MAX {
+            self.take_cpu().map(|(r, n)| CpuShare {
+                run_ns_per_s: r.run_ns as f64 / span,
+                wait_ns_per_s: r.wait_ns.map(|w| w as f64 / span),
+                jobs: n,
+            })
+        } else {
+            None
+        };
         while k < upto {
-            let mut acc = Acc::new();
+            let mut acc = Acc::new(self.latency);
             for (_, a) in taken.iter().filter(|(i, _)| *i == k) {
                 acc.merge(a);
             }
             let start = mul(self.interval, k);
             let stop = mul(self.interval, k + 1);
-            out.push(make_sample(&mut col, &acc, start, stop, temp_c, self.reads));
+            out.push(make_sample(
+                &mut col, &acc, start, stop, temp_c, self.reads, cpu,
+            ));
             k += 1;
         }
         col.next = k;
         if let Some(end) = end {
             let start = mul(self.interval, k);
-            let mut acc = Acc::new();
+            let mut acc = Acc::new(self.latency);
             for (_, a) in taken.iter().filter(|(i, _)| *i >= k) {
                 acc.merge(a);
             }
             let any = acc.writes > 0 || acc.reads.as_ref().is_some_and(|r| r.reads > 0);
             if end > start || any {
                 let stop = end.max(start);
-                out.push(make_sample(&mut col, &acc, start, stop, temp_c, self.reads));
+                out.push(make_sample(
+                    &mut col, &acc, start, stop, temp_c, self.reads, cpu,
+                ));
             }
             // Nothing may be recorded after the end.
             col.next = u64::MAX;
@@ -343,6 +506,14 @@ fn mul(d: Duration, k: u64) -> Duration {
     Duration::from_nanos((d.as_nanos() as u64).saturating_mul(k))
 }
 
+/// The jobs' CPU use over the rows being closed, as a rate (CPU ns per second of run time).
+#[derive(Debug, Clone, Copy)]
+struct CpuShare {
+    run_ns_per_s: f64,
+    wait_ns_per_s: Option<f64>,
+    jobs: usize,
+}
+
 fn make_sample(
     col: &mut Collected,
     acc: &Acc,
@@ -350,6 +521,7 @@ fn make_sample(
     stop: Duration,
     temp_c: Option<f64>,
     reads: bool,
+    cpu: Option<CpuShare>,
 ) -> Sample {
     col.bytes_total += acc.bytes;
     col.writes_total += acc.writes;
@@ -360,7 +532,7 @@ fn make_sample(
         (0.0, 0.0)
     };
     let us = |q: f64| Some(acc.hist.value_at_quantile(q) as f64 / 1000.0);
-    let (p50, p99, max) = if acc.writes > 0 {
+    let (p50, p99, max) = if acc.writes > 0 && acc.latency {
         (us(0.5), us(0.99), Some(acc.hist.max() as f64 / 1000.0))
     } else {
         (None, None, None)
@@ -378,6 +550,9 @@ fn make_sample(
         temp_c,
         thermal_transitions: None,
         read: (reads || acc.reads.is_some()).then(|| read_stats(acc.reads.as_deref(), dt)),
+        // Percent of one core per job: ns per s / 1e9 * 100 / jobs.
+        cpu_pct: cpu.map(|c| c.run_ns_per_s / 1e7 / c.jobs as f64),
+        cpu_wait_pct: cpu.and_then(|c| c.wait_ns_per_s.map(|w| w / 1e7 / c.jobs as f64)),
     }
 }
 

@@ -283,6 +283,8 @@ impl SampleSource for VirtualDrive<'_> {
                 .thermal
                 .as_ref()
                 .map(|_| self.state.throttle_transitions),
+            cpu_pct: None,
+            cpu_wait_pct: None,
         };
         self.t = end;
         Ok(Some(sample))

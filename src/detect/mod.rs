@@ -640,6 +640,8 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         out.warnings.push(format!(
             "only {n} samples: too few to find a cliff; sample more often or write for longer"
         ));
+        out.warnings
+            .extend(cpu_bound_warnings(samples, &out.phases));
         return out;
     }
     // 1. Log scale, with a floor for stalled intervals.
@@ -751,7 +753,64 @@ fn analyze_levels(t: &Timeline) -> Analysis {
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, start, sigma_x, &mut out);
+    out.warnings
+        .extend(cpu_bound_warnings(samples, &out.phases));
     out
+}
+
+/// A phase counts as CPU-bound when the writer threads were busy (on a CPU, or ready to run
+/// and waiting for one) at least this share of the time, in percent per job.
+pub const CPU_BOUND_PCT: f64 = 90.0;
+
+/// Phases (stretches of flat rate) in which the writer was CPU-bound: the median over their
+/// samples of `cpu_pct + cpu_wait_pct` is at least [`CPU_BOUND_PCT`]. Their rate is the host's
+/// limit, not the drive's. Needs at least 3 samples with CPU figures in a phase; timelines
+/// without CPU figures (imports, simulations, older files) never warn.
+fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+    let mut hits: Vec<String> = Vec::new();
+    let mut worst_run: f64 = 0.0;
+    for p in phases {
+        let mut busy = Vec::new();
+        let mut run = Vec::new();
+        for s in samples {
+            let mid = s.t_s - 0.5 * s.interval_s;
+            if mid < p.start_s || mid > p.end_s {
+                continue;
+            }
+            if let Some(c) = s.cpu_pct {
+                busy.push(c + s.cpu_wait_pct.unwrap_or(0.0));
+                run.push(c);
+            }
+        }
+        if busy.len() < 3 {
+            continue;
+        }
+        let b = median(&mut busy);
+        if b >= CPU_BOUND_PCT {
+            let r = median(&mut run);
+            worst_run = worst_run.max(r);
+            hits.push(format!(
+                "{:.1}-{:.1} s (busy {b:.0}%, on a CPU {r:.0}%)",
+                p.start_s, p.end_s
+            ));
+        }
+    }
+    if hits.is_empty() {
+        return vec![];
+    }
+    let starved = if worst_run < 0.5 * CPU_BOUND_PCT {
+        "; it was mostly waiting for a CPU, so other work on the host slowed it (with \
+         autogroup scheduling, `setsid -w slccache ...` gives the writer a CPU share of its \
+         own, as fio's jobs have)"
+    } else {
+        ""
+    };
+    vec![format!(
+        "writer CPU-bound at {} (shares of one core per job){starved}: the rate there \
+         measured the host, not the drive; rerun on a quieter host, with more --jobs or a \
+         larger --bs",
+        hits.join(", ")
+    )]
 }
 
 /// Mean throughput of samples `s..e` (bytes over time).
@@ -1060,4 +1119,56 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         list.join(", ")
     ));
     out
+}
+
+#[cfg(test)]
+mod cpu_tests {
+    use super::*;
+
+    fn trace_with_cpu(run: Option<f64>, wait: Option<f64>) -> Timeline {
+        let (mut t, _) = synth::simulate(&synth::two_phase(400, 0.1), 4);
+        for s in &mut t.samples {
+            s.cpu_pct = run;
+            s.cpu_wait_pct = wait;
+        }
+        t
+    }
+
+    fn cpu_warning(a: &Analysis) -> Option<&String> {
+        a.warnings.iter().find(|w| w.contains("CPU-bound"))
+    }
+
+    #[test]
+    fn a_busy_writer_is_named_and_an_idle_one_is_not() {
+        let a = analyze(&trace_with_cpu(Some(97.0), Some(0.5)));
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert!(w.contains("measured the host, not the drive"), "{w}");
+        assert!(!w.contains("waiting for a CPU"), "{w}");
+        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(20.0), Some(1.0)))).is_none());
+        // Old timelines and imports have no CPU figures: no warning.
+        assert!(cpu_warning(&analyze(&trace_with_cpu(None, None))).is_none());
+    }
+
+    #[test]
+    fn a_writer_starved_by_other_work_is_named_too() {
+        // On a CPU 35% of the time and runnable but waiting another 60%: busy 95%.
+        let a = analyze(&trace_with_cpu(Some(35.0), Some(60.0)));
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert!(w.contains("waiting for a CPU"), "{w}");
+        // Without schedstat (no wait figure) the same run time is not CPU-bound.
+        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(35.0), None))).is_none());
+    }
+
+    #[test]
+    fn only_the_busy_phase_is_named() {
+        let mut t = trace_with_cpu(Some(10.0), Some(0.0));
+        let a0 = analyze(&t);
+        let cliff = a0.cliffs.first().expect("a cliff").t_s;
+        for s in t.samples.iter_mut().filter(|s| s.t_s > cliff + 1.0) {
+            s.cpu_pct = Some(99.0);
+        }
+        let a = analyze(&t);
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert_eq!(w.matches(" s (busy").count(), 1, "{w}");
+    }
 }

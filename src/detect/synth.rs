@@ -226,6 +226,8 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
             temp_c: None,
             thermal_transitions: None,
             read: None,
+            cpu_pct: None,
+            cpu_wait_pct: None,
         });
     }
     let meta = RunMeta {

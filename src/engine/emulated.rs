@@ -24,6 +24,9 @@ use crate::workload::Pattern;
 /// Logical block size the emulated drive reports (and the alignment it demands).
 const LOGICAL_BLOCK: u64 = 512;
 
+/// The spec word for a drive that completes every write at once.
+pub const INSTANT: &str = "instant";
+
 #[derive(Debug)]
 struct Shared {
     state: DriveState,
@@ -35,6 +38,9 @@ struct Shared {
 #[derive(Debug, Clone)]
 pub struct EmulatedDrive {
     spec: String,
+    /// Every write completes the moment it is submitted (`instant` in the spec): no model
+    /// time, no sleeping. Measures the engine's own ceiling.
+    instant: bool,
     model: Arc<DriveModel>,
     shared: Arc<Mutex<Shared>>,
     epoch: Instant,
@@ -43,9 +49,26 @@ pub struct EmulatedDrive {
 impl EmulatedDrive {
     /// Opens `spec`, the part of an `emu:PRESET[,key=value...]` target after `emu:` (a preset
     /// name or a model TOML file, with optional overrides; see `slccache presets`).
+    ///
+    /// The word `instant` among the parts (`emu:instant`, `emu:960evo-1tb,instant`) makes a
+    /// drive that completes every write at once, without consulting the model: a writer
+    /// against it is always CPU-bound, which measures the engine's own ceiling. `emu:instant`
+    /// alone uses the `960evo-1tb` preset's capacity.
     pub fn open(spec: &str) -> Result<EmulatedDrive> {
-        let model = presets::parse_spec(spec)?;
-        Ok(EmulatedDrive::from_model(spec, model))
+        let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
+        let instant = parts.contains(&INSTANT);
+        let mut rest: Vec<&str> = parts.into_iter().filter(|p| *p != INSTANT).collect();
+        if instant
+            && rest
+                .first()
+                .map_or(true, |h| h.is_empty() || h.contains('='))
+        {
+            rest.insert(0, "960evo-1tb");
+        }
+        let model = presets::parse_spec(&rest.join(","))?;
+        let mut d = EmulatedDrive::from_model(spec, model);
+        d.instant = instant;
+        Ok(d)
     }
 
     /// An emulated drive for a model already built (`spec` is used in its identity).
@@ -53,6 +76,7 @@ impl EmulatedDrive {
         let state = model.new_state(0);
         EmulatedDrive {
             spec: spec.to_string(),
+            instant: false,
             model: Arc::new(model),
             shared: Arc::new(Mutex::new(Shared {
                 state,
@@ -67,7 +91,11 @@ impl EmulatedDrive {
         DeviceIdentity {
             path: format!("emu:{}", self.spec),
             kind: "emulated".into(),
-            model: Some(format!("{} (emulated)", self.model.model)),
+            model: Some(if self.instant {
+                "instant (emulated, completes every write at once)".to_string()
+            } else {
+                format!("{} (emulated)", self.model.model)
+            }),
             serial: None,
             firmware: None,
             capacity_bytes: Some(self.capacity_bytes()),
@@ -336,6 +364,22 @@ impl Backend for EmuBackend {
         timeout: Duration,
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
+        if self.drive.instant {
+            // The engine's ceiling: everything queued is done now, nothing is timed.
+            for i in 0..self.queued.len() {
+                let (op, _read) = self.queued[i];
+                let res = match self.check(&op) {
+                    Ok(()) => op.len as i32,
+                    Err(e) => e,
+                };
+                out.push(Completion {
+                    user_data: op.user_data,
+                    result: res,
+                });
+            }
+            self.queued.clear();
+            return Ok(());
+        }
         let now = self.drive.now_s();
         for (op, read) in std::mem::take(&mut self.queued) {
             let (done, res) = match self.check(&op) {

@@ -421,6 +421,8 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
                 temp_c: None,
                 thermal_transitions: None,
                 read: None,
+                cpu_pct: None,
+                cpu_wait_pct: None,
             }
         })
         .collect();

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The header of `timeline.csv`, in column order. Scripts depend on it.
-pub const CSV_COLUMNS: [&str; 11] = [
+pub const CSV_COLUMNS: [&str; 13] = [
     "t_s",
     "interval_s",
     "bytes",
@@ -25,6 +25,8 @@ pub const CSV_COLUMNS: [&str; 11] = [
     "lat_max_us",
     "temp_c",
     "thermal_transitions",
+    "cpu_pct",
+    "cpu_wait_pct",
 ];
 
 /// The extra columns of a timeline that has reads, after the columns above. In such a
@@ -83,6 +85,14 @@ pub struct Sample {
     /// Reads in this interval, for runs that read (the fields above then count writes only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read: Option<ReadStats>,
+    /// CPU time the writer threads used in this interval, as a percentage of one core per
+    /// job (thread CPU clock); None where not measured (imports, simulations, old files).
+    #[serde(default)]
+    pub cpu_pct: Option<f64>,
+    /// Time the writer threads were ready to run but waited for a CPU (the scheduler's run
+    /// queue), as a percentage of the interval per job; None where not measured.
+    #[serde(default)]
+    pub cpu_wait_pct: Option<f64>,
 }
 
 impl Sample {
@@ -282,6 +292,8 @@ impl Timeline {
                     temp_c: None,
                     thermal_transitions: None,
                     read: None,
+                    cpu_pct: None,
+                    cpu_wait_pct: None,
                 }
             })
             .collect();
@@ -327,7 +339,7 @@ impl CsvWriter {
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
         write!(
             self.out,
-            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{},{}",
+            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{},{},{},{}",
             s.t_s,
             s.interval_s,
             s.bytes,
@@ -340,6 +352,10 @@ impl CsvWriter {
             s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
             s.thermal_transitions
                 .map(|n| n.to_string())
+                .unwrap_or_default(),
+            s.cpu_pct.map(|t| format!("{t:.1}")).unwrap_or_default(),
+            s.cpu_wait_pct
+                .map(|t| format!("{t:.1}"))
                 .unwrap_or_default(),
         )?;
         if self.reads {
@@ -466,6 +482,8 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             lat_max_us: get_f(8)?,
             temp_c: get_f(9)?,
             thermal_transitions: get_f(10)?.map(|x| x.round() as u64),
+            cpu_pct: get_f(11)?,
+            cpu_wait_pct: get_f(12)?,
             read,
         });
     }
@@ -488,6 +506,33 @@ mod tests {
         assert_eq!(back.len(), 2);
         assert_eq!(back[1].bytes_total, 151);
         assert_eq!(back[0].lat_p50_us, None);
+        assert_eq!(back[0].cpu_pct, None);
+    }
+
+    #[test]
+    fn cpu_columns_round_trip_and_old_files_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("timeline.csv");
+        let mut t = Timeline::from_rates(&[(1.0, 1.0, 100.0)], RunMeta::default());
+        t.samples[0].cpu_pct = Some(97.25);
+        t.samples[0].cpu_wait_pct = Some(1.5);
+        CsvWriter::write_all(&p, &t).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",temp_c,cpu_pct,cpu_wait_pct"));
+        let back = read_slccache_csv(&text, "timeline.csv").unwrap();
+        assert_eq!(back[0].cpu_pct, Some(97.2)); // one decimal, as written (97.25 rounds to even)
+        assert_eq!(back[0].cpu_wait_pct, Some(1.5));
+        // A timeline written before the CPU columns existed.
+        let old = "t_s,interval_s,bytes,bytes_total,bytes_per_sec,iops,lat_p50_us,lat_p99_us,lat_max_us,temp_c\n\
+                   1.000000,1.000000,100,100,100.0,1.0,,,,\n";
+        let back = read_slccache_csv(old, "old.csv").unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].cpu_pct, None);
+        assert_eq!(back[0].cpu_wait_pct, None);
     }
 
     /// Found by tests/prop_parsers.rs: a timeline with a temperature below zero, as written,

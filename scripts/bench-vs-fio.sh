@@ -1,0 +1,247 @@
+#!/usr/bin/env bash
+# slccache against fio, row by row: is the tool ever the bottleneck?
+#
+#   [ROUNDS=3] [SECS=10] [TARGETS="loop file"] [LOAD=0|1] [ROWS="qd1 qd32 qd32x2 128k 1m"] \
+#   [SIZE=2GiB] [OUT=dir] scripts/bench-vs-fio.sh
+#
+# For each target and each row, runs fio and `slccache probe` alternately (slccache first in
+# odd rounds, fio first in even ones), ROUNDS rounds of SECS seconds each, with the same block
+# size, queue depth, jobs and target. fio gets ioengine=io_uring, fixedbufs, registerfiles,
+# direct=1 (slccache always runs io_uring with registered buffers and files and O_DIRECT).
+#
+# Targets (created here, removed at the end, also on Ctrl-C):
+#   loop: a loop device over a file on /dev/shm (tmpfs), SIZE bytes; needs root;
+#   file: a SIZE file on the root filesystem (under output/), laid out once before the runs.
+#
+# Printed per row: the median over the rounds of IOPS and MB/s for both tools, the ratio
+# slccache/fio of the medians, and CPU µs per write for both. CPU is the writer threads' own
+# CPU (user + system) over the run: fio's per-job usr_cpu + sys_cpu (its JSON output), and
+# slccache's per-interval cpu_pct column of timeline.csv (thread CPU clock), so neither side
+# counts set-up, reports or charts.
+#
+# Scheduling: fio runs each job in a process of its own that calls setsid(), so where the
+# kernel groups tasks by session for fairness (autogroup, /proc/sys/kernel/sched_autogroup_enabled
+# = 1, the default on most desktops and on this VM) each fio job gets a CPU share of its own,
+# while a program started from a shell shares its session's. The script therefore starts
+# slccache with `setsid -w` too, so both writers compete for the CPU on the same terms.
+#
+# LOAD=1 starts one busy loop per core beside both tools (the "loaded" variant), each in a
+# session of its own (like another user's work); they are stopped at the end.
+# Results: $OUT/results.md (the table) and $OUT/runs.csv (every run).
+# SUMMARY=path/to/runs.csv only prints the table of a run made before (or still going).
+# Needs fio (installed with apt-get when missing and running as root).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${SLCCACHE:-$here/target/release/slccache}
+rounds=${ROUNDS:-3}
+secs=${SECS:-10}
+targets=${TARGETS:-loop file}
+rows=${ROWS:-qd1 qd32 qd32x2 128k 1m}
+size=${SIZE:-2GiB}
+load=${LOAD:-0}
+out=${OUT:-$here/output/bench-vs-fio-$(date +%Y%m%d-%H%M%S)}
+
+# The table: medians per target and row over the rounds in runs.csv.
+summary() { # runs.csv load rounds secs
+python3 - "$@" <<'EOF'
+import csv, statistics, sys
+runs, load, rounds, secs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+titles = {"qd1": "4K random write, QD1", "qd32": "4K random write, QD32",
+          "qd32x2": "4K random write, QD32, 2 jobs", "128k": "128K sequential write, QD32",
+          "1m": "1M sequential write, QD8"}
+data = {}
+rounds_of = {}
+for r in csv.DictReader(open(runs)):
+    k = (r["target"], r["row"])
+    rounds_of.setdefault(k, {}).setdefault(r["round"], {})[r["tool"]] = float(r["iops"])
+    data.setdefault(k, {}).setdefault(r["tool"], []).append(
+        (float(r["iops"]), float(r["bytes_per_sec"]), float(r["cpu_us_per_write"])))
+print(f"{'loaded (one busy loop per core)' if load == '1' else 'no extra load'}; "
+      f"median of {rounds} rounds of {secs} s per tool")
+print()
+print("| target | row | slccache IOPS | fio IOPS | slccache MB/s | fio MB/s | ratio | paired ratio "
+      "| CPU µs/write slccache | CPU µs/write fio |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for (tgt, row), tools in data.items():
+    med = {t: [statistics.median(x[i] for x in v) for i in range(3)] for t, v in tools.items()}
+    s, f = med.get("slccache"), med.get("fio")
+    if not s or not f:
+        continue
+    ratio = s[0] / f[0] if f[0] > 0 else float("nan")
+    pairs = [p["slccache"] / p["fio"] for p in rounds_of[(tgt, row)].values()
+             if p.get("fio", 0) > 0 and "slccache" in p]
+    paired = statistics.median(pairs) if pairs else float("nan")
+    n = min(len(tools["slccache"]), len(tools["fio"]))
+    note = "" if str(n) == rounds else f" ({n} of {rounds} rounds)"
+    print(f"| {tgt} | {titles.get(row, row)}{note} | {s[0]:,.0f} | {f[0]:,.0f} | {s[1] / 1e6:,.0f} "
+          f"| {f[1] / 1e6:,.0f} | {ratio:.2f} | {paired:.2f} | {s[2]:.2f} | {f[2]:.2f} |")
+EOF
+}
+
+if [[ -n ${SUMMARY:-} ]]; then
+    summary "$SUMMARY" "$load" "$rounds" "$secs"
+    exit 0
+fi
+
+if ! command -v fio >/dev/null; then
+    if [[ $(id -u) == 0 ]]; then
+        apt-get install -y fio >/dev/null || { apt-get update >/dev/null && apt-get install -y fio >/dev/null; }
+    else
+        echo "fio is not installed (apt-get install -y fio)" >&2
+        exit 2
+    fi
+fi
+[[ -x $bin ]] || (cd "$here" && cargo build --release --quiet)
+mkdir -p "$out"
+
+# Row name -> "bs qd jobs slccache-pattern fio-rw".
+row_spec() {
+    case $1 in
+        qd1) echo "4k 1 1 randwrite randwrite" ;;
+        qd32) echo "4k 32 1 randwrite randwrite" ;;
+        qd32x2) echo "4k 32 2 randwrite randwrite" ;;
+        128k) echo "128k 32 1 seqwrite write" ;;
+        1m) echo "1M 8 1 seqwrite write" ;;
+        # READS: once `slccache probe` can read (helper "rw"), add the read row here, e.g.
+        #   randread) echo "4k 32 1 randread randread" ;;
+        # and add `randread` to the default ROWS above.
+        *)
+            echo "unknown row '$1' (rows: qd1 qd32 qd32x2 128k 1m)" >&2
+            exit 2
+            ;;
+    esac
+}
+row_title() {
+    case $1 in
+        qd1) echo "4K random write, QD1" ;;
+        qd32) echo "4K random write, QD32" ;;
+        qd32x2) echo "4K random write, QD32, 2 jobs" ;;
+        128k) echo "128K sequential write, QD32" ;;
+        1m) echo "1M sequential write, QD8" ;;
+    esac
+}
+
+loopdev=""
+shmfile=""
+rootfile=""
+hogs=()
+drop_target() {
+    if [[ -n $loopdev ]]; then losetup -d "$loopdev" 2>/dev/null || true; fi
+    if [[ -n $shmfile ]]; then rm -f "$shmfile"; fi
+    if [[ -n $rootfile ]]; then rm -f "$rootfile"; fi
+    loopdev="" shmfile="" rootfile=""
+    return 0
+}
+cleanup() {
+    for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
+    hogs=()
+    drop_target
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bytes=$(numfmt --from=iec "${size%B}" 2>/dev/null || echo $((2 << 30)))
+
+setup_target() { # sets $tpath to the path of target $1 (and the globals cleanup needs)
+    case $1 in
+        loop)
+            [[ $(id -u) == 0 ]] || { echo "the loop target needs root" >&2; exit 2; }
+            shmfile=/dev/shm/slccache-bench-$$.img
+            truncate -s "$bytes" "$shmfile"
+            # tmpfs: fill it once so that no run pays for allocating pages.
+            dd if=/dev/zero of="$shmfile" bs=1M count=$((bytes >> 20)) conv=notrunc status=none
+            loopdev=$(losetup -f --show "$shmfile")
+            tpath=$loopdev
+            ;;
+        file)
+            rootfile=$here/output/bench-vs-fio-$$.img
+            "$bin" probe "$rootfile" --size "$bytes" --pattern seqwrite --bs 1M --qd 8 --quiet \
+                --out "$out/layout" >/dev/null
+            sync
+            tpath=$rootfile
+            ;;
+        *)
+            echo "unknown target '$1' (targets: loop file)" >&2
+            exit 2
+            ;;
+    esac
+}
+
+if [[ $load == 1 ]]; then
+    for ((c = 0; c < $(nproc); c++)); do
+        setsid bash -c 'while :; do :; done' &
+        hogs+=($!)
+    done
+    echo "CPU hog: ${#hogs[@]} busy loops (pids ${hogs[*]})" >&2
+fi
+
+# One slccache run; prints "iops bytes_per_sec cpu_us_per_write".
+run_slccache() { # target bs qd jobs pattern dir
+    local t=$1 bs=$2 qd=$3 jobs=$4 pat=$5 d=$6 extra=()
+    [[ -b $t ]] && extra=(--destroy-data)
+    [[ -f $t ]] && extra=(--overwrite)
+    setsid -w "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
+        --duration "${secs}s" --interval 1s --quiet --out "$d" >/dev/null
+    python3 - "$d" "$jobs" <<'EOF'
+import csv, json, sys
+d, jobs = sys.argv[1], int(sys.argv[2])
+s = json.load(open(f"{d}/summary.json"))["totals"]
+cpu_s = 0.0
+with open(f"{d}/timeline.csv") as f:
+    for r in csv.DictReader(f):
+        if r.get("cpu_pct"):
+            cpu_s += float(r["cpu_pct"]) / 100 * float(r["interval_s"]) * jobs
+w, t = s["writes"], s["duration_s"]
+print(f"{w / t:.1f} {s['bytes'] / t:.1f} {1e6 * cpu_s / max(w, 1):.3f}")
+EOF
+}
+
+# One fio run; prints "iops bytes_per_sec cpu_us_per_write".
+run_fio() { # target bs qd jobs rw dir
+    local t=$1 bs=$2 qd=$3 jobs=$4 rw=$5 d=$6
+    mkdir -p "$d"
+    fio --name=bench --filename="$t" --size="$bytes" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+        --numjobs="$jobs" --group_reporting=1 --ioengine=io_uring --fixedbufs=1 \
+        --registerfiles=1 --direct=1 --time_based=1 --runtime="$secs" --randrepeat=0 \
+        --output-format=json --output="$d/fio.json" >/dev/null
+    python3 - "$d/fio.json" "$jobs" "$secs" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+jobs, secs = int(sys.argv[2]), float(sys.argv[3])
+w = j["write"]
+runtime_s = j["job_runtime"] / 1000 if j.get("job_runtime") else secs * jobs
+# usr_cpu/sys_cpu: percent of the job runtime (summed over the jobs with group_reporting).
+cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_s
+ios = w["total_ios"]
+print(f"{w['iops']:.1f} {w['bw_bytes']:.1f} {1e6 * cpu_s / max(ios, 1):.3f}")
+EOF
+}
+
+echo "target,row,round,tool,iops,bytes_per_sec,cpu_us_per_write" >"$out/runs.csv"
+for tgt in $targets; do
+    setup_target "$tgt"
+    path=$tpath
+    echo "target $tgt: $path" >&2
+    for row in $rows; do
+        read -r bs qd jobs pat rw <<<"$(row_spec "$row")"
+        for ((r = 1; r <= rounds; r++)); do
+            d=$out/$tgt/$row/round-$r
+            if ((r % 2 == 1)); then order="slccache fio"; else order="fio slccache"; fi
+            for tool in $order; do
+                if [[ $tool == slccache ]]; then
+                    res=$(run_slccache "$path" "$bs" "$qd" "$jobs" "$pat" "$d/slccache")
+                else
+                    res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio")
+                fi
+                echo "$tgt,$row,$r,$tool,${res// /,}" >>"$out/runs.csv"
+                echo "  $tgt $row round $r $tool: $res" >&2
+            done
+        done
+    done
+    drop_target
+done
+
+summary "$out/runs.csv" "$load" "$rounds" "$secs" >"$out/results.md"
+cat "$out/results.md"
+echo "outputs: $out" >&2
