@@ -44,7 +44,7 @@ slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the devi
 slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
 slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
-slccache probe scratch.bin --size 4GiB --prefill 50 --duration 20s  # cache at 50% full\n\n\
+slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n\n\
 The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\
 long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
