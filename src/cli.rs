@@ -47,7 +47,7 @@ slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the devi
 slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
 slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
-slccache probe scratch.bin --size 4GiB --prefill 50 --duration 20s  # cache at 50% full\n  \
+slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n  \
 slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
 slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
 The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\

@@ -368,19 +368,53 @@ pub(crate) fn make_backends(
     Ok((out, ring_info))
 }
 
-/// What a run produced.
-struct Outcome {
-    samples: Vec<Sample>,
-    stop: StopReason,
-    failure: Option<WriteFailure>,
-    writes: u64,
-    engine: &'static str,
-    started_at: chrono::DateTime<chrono::Utc>,
-    /// The early-stop rule as it ended.
-    rule: StopRule,
-    /// What the drive reported just before the first write and after the last.
-    drive_start: DriveReading,
-    drive_end: DriveReading,
+/// What a run (or one burst) produced.
+pub struct Outcome {
+    /// The samples, one per interval.
+    pub samples: Vec<Sample>,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// The write error that stopped it, if any.
+    pub failure: Option<WriteFailure>,
+    /// Writes completed.
+    pub writes: u64,
+    /// The engine's name.
+    pub engine: &'static str,
+    /// When it started.
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    /// The early-stop rule as it ended (its estimate, withdrawn cliffs).
+    pub rule: StopRule,
+    /// What the drive reported just before the first write.
+    pub drive_start: DriveReading,
+    /// What the drive reported just after the last write.
+    pub drive_end: DriveReading,
+}
+
+/// One burst on an open target: writes with `cfg` over the first `span` bytes until the
+/// cliff is certain (per `stop`), the workload's limit, Ctrl-C / SIGTERM, or a write error,
+/// appending each interval to `out_dir/timeline.csv` (created anew) and showing progress
+/// unless `quiet`. The building block for experiments that write in bursts on emulated and
+/// real targets (the simulator's is [`crate::simulate::VirtualDrive`]); `probe` is one burst
+/// plus preparation and reports.
+#[allow(clippy::too_many_arguments)]
+pub fn burst(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    span: u64,
+    stop: StopConfig,
+    engine: EngineKind,
+    out_dir: &Path,
+    quiet: bool,
+    opts: &ReportOptions,
+) -> Result<Outcome> {
+    let plan = Plan::new(cfg, span);
+    let (backends, _) = make_backends(target, cfg, engine)?;
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
+    let signals = Signals::install().context("installing signal handlers")?;
+    run_jobs(
+        target, cfg, stop, &plan, backends, out_dir, quiet, opts, &signals,
+    )
 }
 
 /// The early-stop rule on its own thread, off the I/O path: the sampling loop sends it each

@@ -299,3 +299,56 @@ fn ctrl_c_clears_the_progress_line() {
         &text[last_draw..final_line]
     );
 }
+
+/// The burst building block on a real-time emulated drive: write until the cliff is
+/// certain, idle while the drive folds its cache, write again: the cache is back.
+#[test]
+fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
+    use slccache::config::WorkloadConfig;
+    use slccache::detect::stop::StopConfig;
+    use slccache::target::{inspect, open_for_write, OpenRequest};
+    use slccache::workload::{EngineKind, Pattern};
+
+    let spec = "emu:960evo-500g,cache=500MB,in=1GB/s,after=250MB/s,noise=0,dips=0,\
+                recover=10GB/s,recover_delay=0.3s";
+    let req = OpenRequest::default();
+    let target = open_for_write(inspect(spec, &req).unwrap(), &req, &mut |_| Ok(false)).unwrap();
+    let cfg = WorkloadConfig {
+        pattern: Pattern::Seqwrite,
+        block_size: 1 << 20,
+        queue_depth: 8,
+        interval: std::time::Duration::from_millis(100),
+        max_bytes: Some(5_000_000_000),
+        ..WorkloadConfig::resolve(&Default::default()).unwrap()
+    };
+    let stop = StopConfig {
+        early_stop: true,
+        after_cliff_s: 4.0,
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let span = target.info.capacity;
+    let opts = slccache::report::ReportOptions::default();
+    let mut caches = Vec::new();
+    for k in 0..2 {
+        let dir = tmp.path().join(format!("burst-{k}"));
+        let o = slccache::probe::burst(
+            &target,
+            &cfg,
+            span,
+            stop,
+            EngineKind::IoUring,
+            &dir,
+            true,
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(o.stop, slccache::timeline::StopReason::CliffConfirmed);
+        assert!(dir.join("timeline.csv").is_file());
+        caches.push(o.rule.estimate().unwrap().cache.bytes as f64);
+        // Idle longer than the delay plus the folding (0.5 GB at 10 GB/s).
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+    }
+    for c in &caches {
+        assert!((c / 5e8 - 1.0).abs() < 0.05, "{caches:?}");
+    }
+}

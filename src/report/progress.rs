@@ -364,11 +364,13 @@ pub fn confirm_device(
     Ok(answer == name || answer == path)
 }
 
-/// Prints one line about the run and where the outputs went (stdout); with `quiet`, only
-/// the line about the run.
+/// Prints one line about the run and where the outputs went (stdout); with `quiet`, both
+/// on one line.
 pub fn print_done(out_dir: &std::path::Path, line: &str, quiet: bool) {
-    println!("{line}");
-    if !quiet {
+    if quiet {
+        println!("{line}; outputs: {}", out_dir.display());
+    } else {
+        println!("{line}");
         println!("outputs: {}", out_dir.display());
     }
 }
