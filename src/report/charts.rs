@@ -1548,7 +1548,8 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
             "max",
             |s| s.lat_max_us,
             LineStyle {
-                color: palette::VERMILLION,
+                // Not vermillion: that is the cliff markers' colour.
+                color: palette::SKY_BLUE,
                 alpha: 1.0,
                 width: 1.5,
                 dash: Dash::Solid,

@@ -210,9 +210,15 @@ pub fn report_html(
         .collect();
     let mut names: Vec<String> = Vec::new();
     for rows in &per_run {
-        for (k, _) in rows {
+        for (i, (k, _)) in rows.iter().enumerate() {
             if !names.contains(k) {
-                names.push(k.clone());
+                // A row only some runs have goes after the row it follows in its own run.
+                let pos = i
+                    .checked_sub(1)
+                    .and_then(|j| names.iter().position(|n| *n == rows[j].0))
+                    .map(|p| p + 1)
+                    .unwrap_or(names.len());
+                names.insert(pos, k.clone());
             }
         }
     }
