@@ -14,6 +14,7 @@ pub mod engine;
 pub mod error;
 pub mod model;
 pub mod probe;
+pub mod recovery;
 pub mod report;
 pub mod sampler;
 pub mod simulate;

@@ -12,6 +12,8 @@ fn main() {
         Command::Simulate(a) => slccache::simulate::run(a),
         Command::Compare(a) => slccache::compare::run(a),
         Command::Presets => slccache::model::presets::print_presets(),
+        Command::Recovery(a) => slccache::recovery::run::recovery(a),
+        Command::FillSweep(a) => slccache::recovery::run::fill_sweep(a),
     };
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);

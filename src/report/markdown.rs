@@ -147,6 +147,10 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::Latency => "Write latency per interval",
         ChartKind::CompareTime => "Write throughput over time",
         ChartKind::CompareData => "Write throughput over data written",
+        ChartKind::Recovery => "Cache recovered against idle time",
+        ChartKind::RecoveryBursts => "The bursts over data written",
+        ChartKind::FillSweep => "Cache size against fill level",
+        ChartKind::FillSweepBursts => "The bursts over data written",
     }
 }
 

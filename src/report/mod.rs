@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod decimate;
 pub mod draw;
+pub mod experiments;
 pub mod markdown;
 pub mod progress;
 pub mod text;
