@@ -1077,3 +1077,135 @@ pub fn fill_sweep(args: FillSweepArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::Sample;
+    use std::sync::atomic::Ordering;
+
+    /// A virtual drive that raises the stop flag (as Ctrl-C would) when its `n`-th idle
+    /// begins.
+    struct StopAtIdle {
+        inner: VirtualDrive,
+        idles: usize,
+        n: usize,
+    }
+
+    impl TestDrive for StopAtIdle {
+        fn span(&self) -> u64 {
+            self.inner.span()
+        }
+        fn meta(&self) -> RunMeta {
+            self.inner.meta()
+        }
+        fn model(&self) -> Option<&DriveModel> {
+            self.inner.model()
+        }
+        fn trim(&mut self) -> Result<()> {
+            self.inner.trim()
+        }
+        fn fill(&mut self, from: u64, to: u64, p: &mut dyn FnMut(u64, u64)) -> Result<()> {
+            self.inner.fill(from, to, p)
+        }
+        fn idle(&mut self, secs: f64, stop: &AtomicBool, p: &mut dyn FnMut(f64)) -> Result<bool> {
+            self.idles += 1;
+            if self.idles == self.n {
+                stop.store(true, Ordering::SeqCst);
+            }
+            self.inner.idle(secs, stop, p)
+        }
+        fn burst(
+            &mut self,
+            start: u64,
+            max: u64,
+            rule: &mut BurstRule,
+            stop: &AtomicBool,
+            on: &mut dyn FnMut(&Sample),
+        ) -> Result<(Vec<Sample>, BurstEnd)> {
+            self.inner.burst(start, max, rule, stop, on)
+        }
+        fn fill_level(&self) -> f64 {
+            self.inner.fill_level()
+        }
+        fn model_cache_now(&self) -> Option<f64> {
+            self.inner.model_cache_now()
+        }
+    }
+
+    fn setup_with(n: usize, dir: &Path) -> Setup {
+        let mut wa = crate::cli::WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            seed: Some(2),
+            ..Default::default()
+        };
+        wa.interval = Some("1s".into());
+        let w = WorkloadConfig::resolve(&wa).unwrap();
+        let model = presets::parse_spec("970evo-500g").unwrap();
+        let meta = crate::simulate::run_meta("970evo-500g", &model, &w);
+        std::fs::create_dir_all(dir.join("bursts")).unwrap();
+        Setup {
+            drive: Box::new(StopAtIdle {
+                inner: VirtualDrive::new(model, &w, meta),
+                idles: 0,
+                n,
+            }),
+            workload: w,
+            after_cliff_s: 30.0,
+            opts: ReportOptions::default(),
+            out: dir.to_path_buf(),
+            target: "970evo-500g".into(),
+            simulate: true,
+            progress: StepProgress::new(true),
+        }
+    }
+
+    #[test]
+    fn an_interrupt_keeps_the_finished_steps_and_marks_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        // Ctrl-C during the third idle: two steps are finished.
+        let mut s = setup_with(3, dir.path());
+        let stop = AtomicBool::new(false);
+        let order = [300.0, 60.0, 10.0, 30.0];
+        let o = run_recovery_steps(&mut s, &order, &stop).unwrap();
+        assert!(o.interrupted);
+        assert!(o.first.is_some());
+        assert_eq!(o.steps.len(), 2);
+        let sum = recovery_summary(&s, &o, &order);
+        assert!(sum.interrupted);
+        assert_eq!(sum.recovery.points.len(), 2);
+        assert!(sum
+            .warnings
+            .iter()
+            .any(|w| w.contains("interrupted: 2 of 4")));
+        let v = serde_json::to_value(&sum).unwrap();
+        assert_eq!(v["interrupted"], true);
+        assert!(v["recovery"]["fit"]["fold_rate_bytes_per_sec"].is_number());
+        // The outputs can be written from what was finished.
+        let bursts: Vec<&BurstRecord> =
+            o.first.iter().chain(o.steps.iter().map(|x| &x.2)).collect();
+        crate::report::experiments::write_recovery_outputs(dir.path(), &sum, &bursts, &s.opts)
+            .unwrap();
+        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+        assert!(md.contains("Interrupted"));
+        // Without the interrupt, all four steps finish.
+        let dir2 = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir2.path());
+        let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
+        assert!(!o.interrupted);
+        assert_eq!(o.steps.len(), 4);
+    }
+
+    #[test]
+    fn a_fill_sweep_interrupted_keeps_the_finished_levels() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(2, dir.path());
+        let stop = AtomicBool::new(false);
+        let o = run_fill_steps(&mut s, &[0.0, 20.0, 40.0], 600.0, true, &stop).unwrap();
+        assert!(o.interrupted);
+        assert_eq!(o.levels.len(), 1);
+        let sum = fill_summary(&s, &o, &[0.0, 20.0, 40.0], 600.0, true);
+        assert!(sum.interrupted);
+        assert_eq!(sum.fill_sweep.points.len(), 1);
+    }
+}
