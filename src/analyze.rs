@@ -103,6 +103,7 @@ fn write_outputs(
         interrupted: false,
         error: None,
         analysis: a.clone(),
+        stop: None,
     };
     let mut written = vec![csv, crate::report::write_summary(dir, &summary)?];
     written.extend(crate::report::write_charts_and_report(dir, t, a, opts)?);

@@ -133,10 +133,11 @@ pub struct WorkloadArgs {
     /// Limit the written range to the first SIZE bytes of the target [default: whole target].
     #[arg(long)]
     pub span: Option<String>,
-    /// Stop after this long [default: one pass over the span].
+    /// Stop after this long at the latest [default: one pass over the span; the early stop
+    /// usually ends the run sooner].
     #[arg(long)]
     pub duration: Option<String>,
-    /// Stop after writing this many bytes [default: one pass over the span].
+    /// Stop after writing this many bytes at the latest [default: one pass over the span].
     #[arg(long)]
     pub max_bytes: Option<String>,
     /// Seed for the random offset sequence and data [default: from the clock].
@@ -145,6 +146,19 @@ pub struct WorkloadArgs {
     /// A scenario file (TOML) with workload settings; flags override it.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
+}
+
+/// When to stop: the early stop, shared by `probe` and `simulate`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct StopArgs {
+    /// Write to the limit (--max-bytes, --duration or one pass over the span) instead of
+    /// stopping once the cliff is certain.
+    #[arg(long, conflicts_with = "after_cliff")]
+    pub no_early_stop: bool,
+    /// After a confirmed cliff, keep writing this long before stopping; the hold grows to the
+    /// length of the cache phase, up to 2 minutes [default: 30s].
+    #[arg(long, value_name = "DUR")]
+    pub after_cliff: Option<String>,
 }
 
 /// Output options shared by every subcommand that writes charts.
@@ -169,6 +183,9 @@ pub struct ProbeArgs {
     /// Workload.
     #[command(flatten)]
     pub workload: WorkloadArgs,
+    /// When to stop.
+    #[command(flatten)]
+    pub stop: StopArgs,
     /// Size of the file to create when TARGET is a file that does not exist.
     #[arg(long)]
     pub size: Option<String>,
@@ -224,6 +241,9 @@ pub struct SimulateArgs {
     /// Workload.
     #[command(flatten)]
     pub workload: WorkloadArgs,
+    /// When to stop.
+    #[command(flatten)]
+    pub stop: StopArgs,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::WorkloadArgs;
+use crate::cli::{StopArgs, WorkloadArgs};
+use crate::detect::stop::StopConfig;
 use crate::error::usage;
 use crate::units::{parse_duration, parse_size};
 use crate::workload::Pattern;
@@ -301,6 +302,28 @@ impl WorkloadConfig {
     }
 }
 
+/// The longest `--after-cliff` accepted.
+pub const MAX_AFTER_CLIFF: Duration = Duration::from_secs(24 * 3600);
+
+/// The early-stop configuration from `--no-early-stop` and `--after-cliff`.
+pub fn stop_config(args: &StopArgs) -> Result<StopConfig> {
+    let mut c = StopConfig {
+        early_stop: !args.no_early_stop,
+        ..StopConfig::default()
+    };
+    if let Some(text) = &args.after_cliff {
+        let d = parse_duration(text).context("--after-cliff")?;
+        if d.is_zero() || d > MAX_AFTER_CLIFF {
+            return Err(usage(format!(
+                "--after-cliff {text} is out of range; give more than zero and at most 24h, \
+                 e.g. 30s"
+            )));
+        }
+        c.after_cliff_s = d.as_secs_f64();
+    }
+    Ok(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +362,34 @@ mod tests {
         let e = Scenario::load(Path::new("/nonexistent/z.toml")).unwrap_err();
         assert!(format!("{e:#}").contains("z.toml"));
         assert_eq!(crate::error::exit_code(&e), 2);
+    }
+
+    #[test]
+    fn stop_flags() {
+        let c = stop_config(&StopArgs::default()).unwrap();
+        assert!(c.early_stop);
+        assert_eq!(c.after_cliff_s, 30.0);
+        let c = stop_config(&StopArgs {
+            no_early_stop: true,
+            after_cliff: None,
+        })
+        .unwrap();
+        assert!(!c.early_stop);
+        let c = stop_config(&StopArgs {
+            no_early_stop: false,
+            after_cliff: Some("2m".into()),
+        })
+        .unwrap();
+        assert_eq!(c.after_cliff_s, 120.0);
+        for bad in ["0s", "soon", "2d"] {
+            let e = stop_config(&StopArgs {
+                no_early_stop: false,
+                after_cliff: Some(bad.into()),
+            })
+            .unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
+            assert!(format!("{e:#}").contains("--after-cliff"), "{bad}: {e:#}");
+        }
     }
 
     #[test]

@@ -12,13 +12,14 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 
 use crate::cli::ProbeArgs;
 use crate::config::WorkloadConfig;
+use crate::detect::stop::{Decision, Estimate, StopConfig, StopRule};
 use crate::engine::job::{run_job, JobShared, WriteFailure};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::sync::SyncBackend;
@@ -26,7 +27,7 @@ use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
 use crate::error::{usage, Interrupted};
 use crate::report::progress::{self, Progress};
-use crate::report::{ReportOptions, Summary, Totals};
+use crate::report::{ReportOptions, StopRecord, Summary, Totals};
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target, TargetKind};
 use crate::timeline::{CsvWriter, RunMeta, Sample, StopReason, Timeline, Workload};
@@ -82,6 +83,7 @@ impl Plan {
 /// Runs `slccache probe`.
 pub fn run(args: ProbeArgs) -> Result<()> {
     let cfg = WorkloadConfig::resolve(&args.workload)?;
+    let stop_cfg = crate::config::stop_config(&args.stop)?;
     let opts = ReportOptions {
         units: args.output.units,
         png_size: crate::report::parse_png_size(&args.output.png_size)?,
@@ -155,10 +157,14 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
 
     // 5. Run.
-    let outcome = run_jobs(&target, &cfg, &plan, backends, &out_dir, args.quiet, &opts)?;
+    let outcome = run_jobs(
+        &target, &cfg, stop_cfg, &plan, backends, &out_dir, args.quiet, &opts,
+    )?;
 
     // 6. Summary, analysis, charts.
-    finish(&target, &cfg, &plan, &out_dir, &opts, outcome, ring_info)
+    finish(
+        &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info,
+    )
 }
 
 fn default_out_dir(name: &str) -> PathBuf {
@@ -220,6 +226,77 @@ struct Outcome {
     writes: u64,
     engine: &'static str,
     started_at: chrono::DateTime<chrono::Utc>,
+    /// The early-stop rule as it ended.
+    rule: StopRule,
+}
+
+/// The early-stop rule on its own thread, off the I/O path: the sampling loop sends it each
+/// sample and reads back the current estimate and whether to stop. When the thread falls
+/// behind, it analyses the samples that piled up at once.
+pub struct LiveDetector {
+    tx: Option<mpsc::Sender<Sample>>,
+    state: Arc<Mutex<Option<Estimate>>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<StopRule>>,
+}
+
+impl LiveDetector {
+    /// Starts the thread.
+    pub fn start(cfg: StopConfig) -> Result<LiveDetector> {
+        let (tx, rx) = mpsc::channel::<Sample>();
+        let state = Arc::new(Mutex::new(None));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (st, sp) = (state.clone(), stop.clone());
+        let handle = std::thread::Builder::new()
+            .name("slccache-detect".into())
+            .spawn(move || {
+                let mut rule = StopRule::new(cfg);
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(rx.try_iter());
+                    let d = rule.extend(batch);
+                    *st.lock().unwrap_or_else(|e| e.into_inner()) = rule.estimate().cloned();
+                    if d == Decision::Stop {
+                        sp.store(true, Ordering::SeqCst);
+                    }
+                }
+                rule
+            })
+            .context("cannot start the detector thread")?;
+        Ok(LiveDetector {
+            tx: Some(tx),
+            state,
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// Hands a sample to the detector (never blocks).
+    pub fn send(&self, s: &Sample) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(s.clone());
+        }
+    }
+
+    /// The detector's current estimate.
+    pub fn estimate(&self) -> Option<Estimate> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether the rule says stop.
+    pub fn should_stop(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Waits for the detector to see every sample sent, and returns the rule as it ended.
+    pub fn finish(mut self) -> StopRule {
+        self.tx = None;
+        let cfg_rule = || StopRule::new(StopConfig::default());
+        self.handle
+            .take()
+            .map(|h| h.join().unwrap_or_else(|_| cfg_rule()))
+            .unwrap_or_else(cfg_rule)
+    }
 }
 
 /// Signal handlers for the length of a run: the first Ctrl-C / SIGTERM sets the flag (the run
@@ -254,9 +331,11 @@ impl Drop for Signals {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_jobs(
     target: &Target,
     cfg: &WorkloadConfig,
+    stop_cfg: StopConfig,
     plan: &Plan,
     backends: Vec<Box<dyn Backend>>,
     out_dir: &Path,
@@ -273,6 +352,8 @@ fn run_jobs(
         plan.write_limit.map(|w| w * cfg.block_size),
         opts.units,
     );
+
+    let detector = LiveDetector::start(stop_cfg)?;
 
     let offsets = OffsetGen::new(cfg.pattern, cfg.block_size, plan.blocks, cfg.seed);
     let shared = Arc::new(JobShared::new(
@@ -323,7 +404,8 @@ fn run_jobs(
                         *err = Some(anyhow!(e).context(format!("writing {}", csv_path.display())));
                     }
                 }
-                progress.update(&r);
+                detector.send(&r);
+                progress.update(&r, detector.estimate().as_ref());
                 samples.push(r);
             }
         };
@@ -343,6 +425,9 @@ fn run_jobs(
             }
             if running.load(Ordering::SeqCst) == 0 {
                 break 'run StopReason::MaxBytes;
+            }
+            if detector.should_stop() {
+                break 'run StopReason::CliffConfirmed;
             }
             let now = sampler.clock().now();
             if now >= wake {
@@ -373,6 +458,7 @@ fn run_jobs(
     };
     emit(last, &mut samples, &mut csv_error);
     progress.finish();
+    let rule = detector.finish();
     drop(signals);
     let failure = shared.failure();
     let stop = if failure.is_some() {
@@ -390,12 +476,15 @@ fn run_jobs(
         writes,
         engine,
         started_at,
+        rule,
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn finish(
     target: &Target,
     cfg: &WorkloadConfig,
+    stop_cfg: StopConfig,
     plan: &Plan,
     out_dir: &Path,
     opts: &ReportOptions,
@@ -462,6 +551,13 @@ fn finish(
         interrupted: o.stop == StopReason::Interrupted,
         error: o.failure.as_ref().map(|f| f.to_string()),
         analysis: analysis.clone(),
+        stop: Some(StopRecord::new(
+            stop_cfg,
+            o.stop,
+            Some(&o.rule),
+            &analysis,
+            bytes,
+        )),
     };
     crate::report::write_summary(out_dir, &summary)?;
     let charts = crate::report::write_charts_and_report(out_dir, &timeline, &analysis, opts);

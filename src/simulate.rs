@@ -18,10 +18,11 @@ use serde::Serialize;
 
 use crate::cli::SimulateArgs;
 use crate::config::WorkloadConfig;
+use crate::detect::stop::{Decision, SampleSource, StopConfig, StopRule};
 use crate::detect::Analysis;
 use crate::error::usage;
-use crate::model::{presets, DriveModel, Load, Truth};
-use crate::report::{ReportOptions, Summary, Totals};
+use crate::model::{presets, DriveModel, DriveState, Load, Truth};
+use crate::report::{ReportOptions, StopRecord, Summary, Totals};
 use crate::timeline::{CsvWriter, DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -34,6 +35,8 @@ pub struct Simulation {
     pub truth: Truth,
     /// Writes completed.
     pub writes: u64,
+    /// The early-stop rule as it ended, when the run had one.
+    pub stop_rule: Option<StopRule>,
 }
 
 /// The byte limit of a workload on a drive of `capacity` bytes: `max_bytes`, else `passes`
@@ -78,86 +81,198 @@ fn quantile(sorted: &[(f64, f64)], q: f64) -> Option<f64> {
     sorted.last().map(|p| p.0)
 }
 
-/// Runs `model` under workload `w` in virtual time. `on_sample` sees each sample as it is
-/// made (to write it out at once).
-pub fn simulate(
-    model: &DriveModel,
-    w: &WorkloadConfig,
-    meta: RunMeta,
-    mut on_sample: impl FnMut(&Sample) -> Result<()>,
-) -> Result<Simulation> {
-    let limit = byte_limit(w, model.capacity.0)?;
-    let end_time = w.duration.map(|d| d.as_secs_f64()).unwrap_or(f64::INFINITY);
-    let in_flight = w.queue_depth.saturating_mul(w.jobs);
-    let load = Load {
-        pattern: w.pattern,
-        block_size: w.block_size,
-        in_flight: Some(in_flight),
-    };
-    let bs = w.block_size as f64;
-    let mut state = model.new_state(w.seed);
-    let interval = w.interval.as_secs_f64();
-    let mut samples = Vec::new();
-    let mut t = 0.0f64;
-    let mut exact_total = 0.0f64;
-    let mut total = 0u64;
-    let stop;
-    loop {
-        let left = match limit {
-            Some(l) => l as f64 - exact_total,
+/// A drive model written in virtual time, one sampling interval per [`SampleSource::next_sample`].
+///
+/// The building block of [`simulate`] and of experiments that write in bursts: write until
+/// the cliff is confirmed ([`crate::detect::stop::run_burst`]), [`VirtualDrive::idle`] for a
+/// while, [`VirtualDrive::begin_burst`] again. Each burst's samples count time and bytes from
+/// the start of that burst; the drive state (cache used, temperature) carries over.
+#[derive(Debug, Clone)]
+pub struct VirtualDrive<'a> {
+    model: &'a DriveModel,
+    load: Load,
+    state: DriveState,
+    interval: f64,
+    in_flight: u32,
+    /// Virtual time now, seconds since the drive was made.
+    t: f64,
+    /// Start of the current burst.
+    t0: f64,
+    limit: Option<u64>,
+    end_time: f64,
+    exact_total: f64,
+    total: u64,
+    stop: Option<StopReason>,
+}
+
+impl<'a> VirtualDrive<'a> {
+    /// A fresh drive of `model` under workload `w` (noise seeded by `w.seed`), with a first
+    /// burst limited as `w` says ([`byte_limit`], `w.duration`).
+    pub fn new(model: &'a DriveModel, w: &WorkloadConfig) -> Result<VirtualDrive<'a>> {
+        let limit = byte_limit(w, model.capacity.0)?;
+        let in_flight = w.queue_depth.saturating_mul(w.jobs);
+        let mut d = VirtualDrive {
+            model,
+            load: Load {
+                pattern: w.pattern,
+                block_size: w.block_size,
+                in_flight: Some(in_flight),
+            },
+            state: model.new_state(w.seed),
+            interval: w.interval.as_secs_f64(),
+            in_flight,
+            t: 0.0,
+            t0: 0.0,
+            limit: None,
+            end_time: f64::INFINITY,
+            exact_total: 0.0,
+            total: 0,
+            stop: None,
+        };
+        d.begin_burst(limit, w.duration.map(|d| d.as_secs_f64()));
+        Ok(d)
+    }
+
+    /// Starts a new burst now, limited to `max_bytes` and `duration_s` (`None`: no limit).
+    pub fn begin_burst(&mut self, max_bytes: Option<u64>, duration_s: Option<f64>) {
+        self.t0 = self.t;
+        self.limit = max_bytes;
+        self.end_time = duration_s.unwrap_or(f64::INFINITY);
+        self.exact_total = 0.0;
+        self.total = 0;
+        self.stop = None;
+    }
+
+    /// The drive idles for `dt_s` seconds (it folds its cache and cools, as the model says).
+    pub fn idle(&mut self, dt_s: f64) {
+        if dt_s > 0.0 {
+            self.state.idle(self.model, dt_s);
+            self.t += dt_s;
+        }
+    }
+
+    /// The drive's state.
+    pub fn state(&self) -> &DriveState {
+        &self.state
+    }
+
+    /// Why the current burst ended on its own, once it has.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stop
+    }
+
+    /// Writes completed in the current burst.
+    pub fn writes(&self) -> u64 {
+        (self.exact_total / self.load.block_size as f64).round() as u64
+    }
+}
+
+impl SampleSource for VirtualDrive<'_> {
+    fn next_sample(&mut self) -> Result<Option<Sample>> {
+        if self.stop.is_some() {
+            return Ok(None);
+        }
+        let left = match self.limit {
+            Some(l) => l as f64 - self.exact_total,
             None => f64::INFINITY,
         };
         if left < 0.5 {
-            stop = StopReason::MaxBytes;
-            break;
+            self.stop = Some(StopReason::MaxBytes);
+            return Ok(None);
         }
-        if t >= end_time - 1e-9 {
-            stop = StopReason::Duration;
-            break;
+        let t = self.t - self.t0;
+        if t >= self.end_time - 1e-9 {
+            self.stop = Some(StopReason::Duration);
+            return Ok(None);
         }
-        let t_end = (t + interval).min(end_time);
+        let t_end = (t + self.interval).min(self.end_time);
+        let bs = self.load.block_size as f64;
+        let in_flight = self.in_flight as f64;
         let mut lats: Vec<(f64, f64)> = Vec::new();
         let mut written = 0.0;
-        let end = state.write(model, &load, t, left, t_end, |seg| {
-            written += seg.bytes;
-            if seg.rate > 0.0 && seg.bytes > 0.0 {
-                lats.push((in_flight as f64 * bs / seg.rate, seg.bytes / bs));
-            }
-        });
-        if end <= t {
+        let end = self.state.write(
+            self.model,
+            &self.load,
+            self.t,
+            left,
+            self.t0 + t_end,
+            |seg| {
+                written += seg.bytes;
+                if seg.rate > 0.0 && seg.bytes > 0.0 {
+                    lats.push((in_flight * bs / seg.rate, seg.bytes / bs));
+                }
+            },
+        );
+        if end <= self.t {
             // Nothing more can happen (no rate): stop rather than loop.
-            stop = StopReason::EndOfData;
-            break;
+            self.stop = Some(StopReason::EndOfData);
+            return Ok(None);
         }
-        exact_total += written;
-        let new_total = exact_total.round() as u64;
-        let bytes = new_total - total;
-        total = new_total;
-        let dt = end - t;
+        self.exact_total += written;
+        let new_total = self.exact_total.round() as u64;
+        let bytes = new_total - self.total;
+        self.total = new_total;
+        let dt = end - self.t;
         lats.sort_by(|a, b| a.0.total_cmp(&b.0));
         let us = |v: Option<f64>| v.map(|s| s * 1e6);
         let sample = Sample {
-            t_s: end,
+            t_s: end - self.t0,
             interval_s: dt,
             bytes,
-            bytes_total: total,
+            bytes_total: self.total,
             bytes_per_sec: bytes as f64 / dt,
             iops: bytes as f64 / bs / dt,
             lat_p50_us: us(quantile(&lats, 0.5)),
             lat_p99_us: us(quantile(&lats, 0.99)),
             lat_max_us: us(lats.last().map(|p| p.0)),
-            temp_c: model.thermal.as_ref().map(|_| state.temp_c),
+            temp_c: self.model.thermal.as_ref().map(|_| self.state.temp_c),
         };
-        on_sample(&sample)?;
-        samples.push(sample);
-        t = end;
+        self.t = end;
+        Ok(Some(sample))
     }
+}
+
+/// Runs `model` under workload `w` in virtual time to the workload's limit. `on_sample` sees
+/// each sample as it is made (to write it out at once).
+pub fn simulate(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    meta: RunMeta,
+    on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    simulate_with_stop(model, w, None, meta, on_sample)
+}
+
+/// Like [`simulate`], with the early stop of `stop` when given: the run ends once the
+/// cliff is certain ([`StopRule`]), with stop reason [`StopReason::CliffConfirmed`].
+pub fn simulate_with_stop(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    stop: Option<StopConfig>,
+    meta: RunMeta,
+    mut on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    let mut drive = VirtualDrive::new(model, w)?;
+    let mut rule = stop.map(StopRule::new);
+    let mut samples = Vec::new();
+    let reason = loop {
+        let Some(s) = drive.next_sample()? else {
+            break drive.stop_reason().unwrap_or(StopReason::EndOfData);
+        };
+        on_sample(&s)?;
+        let decision = rule.as_mut().map(|r| r.push(s.clone()));
+        samples.push(s);
+        if decision == Some(Decision::Stop) {
+            break StopReason::CliffConfirmed;
+        }
+    };
     let mut meta = meta;
-    meta.stop_reason = Some(stop);
+    meta.stop_reason = Some(reason);
     Ok(Simulation {
         timeline: Timeline { samples, meta },
         truth: model.truth(w.pattern, w.block_size),
-        writes: (exact_total / bs).round() as u64,
+        writes: drive.writes(),
+        stop_rule: rule,
     })
 }
 
@@ -303,6 +418,7 @@ pub fn summary_text(
 pub fn run(args: SimulateArgs) -> Result<()> {
     let model = presets::parse_spec(&args.model)?;
     let w = WorkloadConfig::resolve(&args.workload)?;
+    let stop_cfg = crate::config::stop_config(&args.stop)?;
     let png_size = crate::report::parse_png_size(&args.output.png_size)?;
     let opts = ReportOptions {
         units: args.output.units,
@@ -323,7 +439,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut csv =
         CsvWriter::create(&csv_path).with_context(|| format!("writing {}", csv_path.display()))?;
     let meta = run_meta(&args.model, &model, &w);
-    let sim = simulate(&model, &w, meta, |s| {
+    let sim = simulate_with_stop(&model, &w, Some(stop_cfg), meta, |s| {
         csv.append(s)
             .with_context(|| format!("writing {}", csv_path.display()))
     })?;
@@ -343,6 +459,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         interrupted: false,
         error: None,
         analysis: analysis.clone(),
+        stop: Some(StopRecord::new(
+            stop_cfg,
+            t.meta.stop_reason.unwrap_or(StopReason::EndOfData),
+            sim.stop_rule.as_ref(),
+            &analysis,
+            t.bytes_total(),
+        )),
     };
     crate::report::write_summary(&dir, &summary)?;
     crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;

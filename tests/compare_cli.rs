@@ -23,6 +23,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
         interrupted: false,
         error: None,
         analysis: slccache::detect::analyze(t),
+        stop: None,
     };
     write_summary(&dir, &summary).unwrap();
     dir

@@ -24,6 +24,7 @@ fn writes_the_outputs_of_a_probe_with_the_truth() {
             "7",
             "--max-bytes",
             "60GB",
+            "--no-early-stop",
             "--out",
         ])
         .arg(&dir)
@@ -118,6 +119,7 @@ fn an_hour_of_writing_in_virtual_time() {
             "1h",
             "--pattern",
             "seqwrite",
+            "--no-early-stop",
             "--out",
         ])
         .arg(&dir)

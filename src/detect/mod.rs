@@ -37,6 +37,7 @@
 
 pub mod pelt;
 pub mod refine;
+pub mod stop;
 pub mod synth;
 
 use serde::{Deserialize, Serialize};

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
-use crate::timeline::{RunMeta, Timeline};
+use crate::timeline::{RunMeta, StopReason, Timeline};
 use crate::units::UnitSystem;
 
 /// How to render charts and reports.
@@ -99,6 +100,59 @@ pub struct Summary {
     pub error: Option<String>,
     /// The analysis of the timeline.
     pub analysis: Analysis,
+    /// How the run ended: the early stop, the bytes written after the cliff, the wear
+    /// (`probe` and `simulate`).
+    #[serde(default)]
+    pub stop: Option<StopRecord>,
+}
+
+/// How a run ended, for `summary.json`: why it stopped, the early stop's figures, and how
+/// much was written (the wear the test cost).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StopRecord {
+    /// Why the run stopped (also under `run.stop_reason`).
+    pub reason: Option<StopReason>,
+    /// Whether the early stop was on (off with `--no-early-stop`).
+    pub early_stop: bool,
+    /// `--after-cliff`, seconds.
+    pub after_cliff_s: f64,
+    /// The hold time after the cliff that applied, seconds, once a cliff was seen.
+    pub hold_s: Option<f64>,
+    /// Run time at which the early stop found the cliff certain, seconds.
+    pub cliff_confirmed_at_s: Option<f64>,
+    /// Bytes written before the cliff (the cache estimate of the final analysis).
+    pub cliff_bytes: Option<u64>,
+    /// Bytes written after the cliff.
+    pub bytes_after_cliff: Option<u64>,
+    /// Bytes written in all: the wear the test cost.
+    pub bytes_written: u64,
+    /// How many times the cliff seen during the run was withdrawn or moved.
+    pub cliff_withdrawn: u32,
+}
+
+impl StopRecord {
+    /// The record of a run that stopped for `reason` after writing `bytes_written` bytes,
+    /// with the early-stop rule `rule` (as it ended) and the final `analysis`.
+    pub fn new(
+        cfg: StopConfig,
+        reason: StopReason,
+        rule: Option<&StopRule>,
+        analysis: &Analysis,
+        bytes_written: u64,
+    ) -> StopRecord {
+        let cliff = analysis.cache_estimate.as_ref().map(|c| c.bytes);
+        StopRecord {
+            reason: Some(reason),
+            early_stop: cfg.early_stop,
+            after_cliff_s: cfg.after_cliff_s,
+            hold_s: rule.and_then(|r| r.estimate()).map(|e| e.hold_s),
+            cliff_confirmed_at_s: rule.and_then(|r| r.stopped_at_s()),
+            cliff_bytes: cliff,
+            bytes_after_cliff: cliff.map(|c| bytes_written.saturating_sub(c)),
+            bytes_written,
+            cliff_withdrawn: rule.map_or(0, |r| r.withdrawn()),
+        }
+    }
 }
 
 /// Writes `summary.json` into `dir` (atomically: a temp file renamed into place).

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::detect::stop::Estimate;
 use crate::timeline::Sample;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
@@ -47,14 +48,22 @@ impl Progress {
         !self.bar.is_hidden()
     }
 
-    /// Shows the latest interval.
-    pub fn update(&self, s: &Sample) {
+    /// Shows the latest interval, and the cliff once one is seen.
+    pub fn update(&self, s: &Sample, cliff: Option<&Estimate>) {
         self.bar.set_position(s.bytes_total);
-        self.bar.set_message(format!(
+        let mut msg = format!(
             "{} written, {} now",
             format_bytes(s.bytes_total as f64, self.units),
             format_rate(s.bytes_per_sec, self.units)
-        ));
+        );
+        if let Some(e) = cliff {
+            msg.push_str(&format!(
+                ", cliff at {} ({:.1} s)",
+                format_bytes(e.cache.bytes as f64, self.units),
+                e.cliff.t_s
+            ));
+        }
+        self.bar.set_message(msg);
     }
 
     /// Removes the line.

@@ -110,6 +110,9 @@ pub enum StopReason {
     WriteError,
     /// The source ended (imported logs, simulations).
     EndOfData,
+    /// The early stop: a cliff was confirmed and the level after it held for the hold time
+    /// ([`crate::detect::stop`]).
+    CliffConfirmed,
 }
 
 impl std::fmt::Display for StopReason {
@@ -120,6 +123,7 @@ impl std::fmt::Display for StopReason {
             StopReason::Interrupted => "interrupted",
             StopReason::WriteError => "write error",
             StopReason::EndOfData => "end of data",
+            StopReason::CliffConfirmed => "cliff confirmed",
         })
     }
 }

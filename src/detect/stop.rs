@@ -1,0 +1,461 @@
+//! The early-stop rule: when is the answer certain, so that writing can stop?
+//!
+//! Pure: no I/O, no clock, no threads. A [`StopRule`] is fed the samples of a run as they
+//! arrive (real time in `probe`, virtual time in `simulate`, a saved trace in a replay). Every
+//! so often it analyses the timeline so far with [`analyze`] and keeps track of the first cliff
+//! (the end of the cache). It says [`Decision::Stop`] once
+//!
+//! 1. the analysis of the timeline so far has a cliff (a drop the detector confirms: the lower
+//!    level lasted longer than a garbage-collection dip and did not come back);
+//! 2. the level after the cliff has held for the hold time: `--after-cliff` (30 s by
+//!    default), or as long as the cache phase took if that is longer, but at most two minutes
+//!    ([`StopConfig::hold_s`]);
+//! 3. the cliff has stayed put: every analysis for the last half of the hold time found the
+//!    same cliff (its cache estimate within the interval of the one before, give or take
+//!    0.5%). A cliff that is withdrawn, or moves, starts that clock again.
+//!
+//! With `early_stop` off the rule never stops but still tracks the estimate (for the
+//! progress line).
+//!
+//! The analysis is repeated when the timeline has grown by one sample or by
+//! [`REANALYSE_SHARE`] of its length, whichever is more, so that a long run costs
+//! O(n log n) analyses of growing prefixes, not O(n^2).
+//!
+//! Building blocks for experiments that write in bursts (recovery after idling, cache size
+//! against fill level): [`SampleSource`] is anything that writes and yields one sample per
+//! interval, and [`run_burst`] writes from one until the cliff is confirmed or the source
+//! ends. [`replay`] runs the rule over a saved timeline, prefix by prefix.
+
+use serde::{Deserialize, Serialize};
+
+use super::{analyze, Analysis, CacheEstimate, Cliff};
+use crate::timeline::{RunMeta, Sample, Timeline};
+
+/// Default `--after-cliff`: the level after the cliff must hold this long, seconds.
+pub const DEFAULT_AFTER_CLIFF_S: f64 = 30.0;
+
+/// The hold time grows to the length of the cache phase, but not past this, seconds.
+pub const MAX_AUTO_HOLD_S: f64 = 120.0;
+
+/// The timeline is analysed again once it has grown by this share of its length (or by one
+/// sample, whichever is more).
+pub const REANALYSE_SHARE: f64 = 0.01;
+
+/// Two estimates are the same cliff when one lies inside the other's interval widened by
+/// this share of its bytes.
+pub const SAME_CLIFF_SLACK: f64 = 0.005;
+
+/// How the rule stops.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StopConfig {
+    /// Stop once the cliff is certain (`false`: `--no-early-stop`, write to the limit).
+    pub early_stop: bool,
+    /// Least time the level after the cliff must hold, seconds (`--after-cliff`).
+    pub after_cliff_s: f64,
+}
+
+impl Default for StopConfig {
+    fn default() -> Self {
+        StopConfig {
+            early_stop: true,
+            after_cliff_s: DEFAULT_AFTER_CLIFF_S,
+        }
+    }
+}
+
+impl StopConfig {
+    /// The hold time after a cliff that ended a cache phase of `cache_phase_s` seconds:
+    /// `after_cliff_s`, or the cache phase if longer, the latter capped at
+    /// [`MAX_AUTO_HOLD_S`].
+    pub fn hold_s(&self, cache_phase_s: f64) -> f64 {
+        self.after_cliff_s
+            .max(cache_phase_s.clamp(0.0, MAX_AUTO_HOLD_S))
+    }
+}
+
+/// The cliff the rule currently believes in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    /// The first cliff of the latest analysis.
+    pub cliff: Cliff,
+    /// The cache size it implies, with its 95% interval.
+    pub cache: CacheEstimate,
+    /// Run time (end of the newest sample analysed) since which every analysis found this
+    /// cliff, seconds.
+    pub seen_since_s: f64,
+    /// How long the level after the cliff must hold, seconds.
+    pub hold_s: f64,
+    /// The earliest run time at which the rule stops if the cliff stays put, seconds.
+    pub stop_at_s: f64,
+}
+
+impl Estimate {
+    /// Whether `other` is the same cliff: either estimate inside the other's interval,
+    /// widened by [`SAME_CLIFF_SLACK`].
+    pub fn same_cliff(a: &CacheEstimate, b: &CacheEstimate) -> bool {
+        let inside = |x: &CacheEstimate, y: &CacheEstimate| {
+            let slack = SAME_CLIFF_SLACK * y.bytes as f64;
+            (y.low_bytes as f64 - slack) <= x.bytes as f64
+                && x.bytes as f64 <= y.high_bytes as f64 + slack
+        };
+        inside(a, b) || inside(b, a)
+    }
+}
+
+/// What the rule says after a sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Keep writing.
+    Continue,
+    /// The cliff is certain: stop writing.
+    Stop,
+}
+
+/// The early-stop rule (see the module documentation). Feed it samples in time order.
+#[derive(Debug, Clone)]
+pub struct StopRule {
+    cfg: StopConfig,
+    timeline: Timeline,
+    /// Analyse again once the newest sample ends at or after this time.
+    next_eval_t: f64,
+    estimate: Option<Estimate>,
+    analysis: Option<Analysis>,
+    withdrawn: u32,
+    analyses: u32,
+    stopped_at_s: Option<f64>,
+}
+
+impl StopRule {
+    /// A rule with no samples yet.
+    pub fn new(cfg: StopConfig) -> StopRule {
+        StopRule {
+            cfg,
+            timeline: Timeline {
+                samples: Vec::new(),
+                meta: RunMeta::default(),
+            },
+            next_eval_t: f64::NEG_INFINITY,
+            estimate: None,
+            analysis: None,
+            withdrawn: 0,
+            analyses: 0,
+            stopped_at_s: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> StopConfig {
+        self.cfg
+    }
+
+    /// Adds one sample; analyses the timeline so far when it is due; returns the decision.
+    /// Once the rule has said [`Decision::Stop`], it keeps saying it.
+    pub fn push(&mut self, s: Sample) -> Decision {
+        self.timeline.samples.push(s);
+        self.evaluate_if_due()
+    }
+
+    /// Adds several samples and analyses at most once (for a caller that fell behind).
+    pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) -> Decision {
+        self.timeline.samples.extend(samples);
+        self.evaluate_if_due()
+    }
+
+    /// The decision so far (without analysing).
+    pub fn decision(&self) -> Decision {
+        if self.stopped_at_s.is_some() {
+            Decision::Stop
+        } else {
+            Decision::Continue
+        }
+    }
+
+    /// Run time at which the rule said stop, seconds.
+    pub fn stopped_at_s(&self) -> Option<f64> {
+        self.stopped_at_s
+    }
+
+    /// The cliff the rule currently believes in, if any.
+    pub fn estimate(&self) -> Option<&Estimate> {
+        self.estimate.as_ref()
+    }
+
+    /// The latest analysis of the timeline so far.
+    pub fn analysis(&self) -> Option<&Analysis> {
+        self.analysis.as_ref()
+    }
+
+    /// How many times a cliff was withdrawn or moved to another place.
+    pub fn withdrawn(&self) -> u32 {
+        self.withdrawn
+    }
+
+    /// How many analyses were run.
+    pub fn analyses(&self) -> u32 {
+        self.analyses
+    }
+
+    /// The samples so far.
+    pub fn samples(&self) -> &[Sample] {
+        &self.timeline.samples
+    }
+
+    fn evaluate_if_due(&mut self) -> Decision {
+        let Some(last) = self.timeline.samples.last() else {
+            return Decision::Continue;
+        };
+        if self.stopped_at_s.is_none() && last.t_s >= self.next_eval_t {
+            self.evaluate();
+        }
+        self.decision()
+    }
+
+    /// Analyses the timeline so far now, whether due or not; returns the decision.
+    pub fn evaluate(&mut self) -> Decision {
+        let samples = &self.timeline.samples;
+        let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
+            return Decision::Continue;
+        };
+        let (t0, now) = (first.t_start_s(), last.t_s);
+        let interval = last.interval_s.max(1e-9);
+        self.next_eval_t = now + (REANALYSE_SHARE * (now - t0)).max(0.5 * interval);
+        let a = analyze(&self.timeline);
+        self.analyses += 1;
+        let found = a.cliffs.first().cloned().zip(a.cache_estimate.clone());
+        match (found, self.estimate.take()) {
+            (Some((cliff, cache)), prev) => {
+                let since = match prev {
+                    Some(p) if Estimate::same_cliff(&p.cache, &cache) => p.seen_since_s,
+                    Some(_) => {
+                        self.withdrawn += 1;
+                        now
+                    }
+                    None => now,
+                };
+                let hold = self.cfg.hold_s(cliff.t_s - t0);
+                let stop_at = (cliff.t_s + hold).max(since + 0.5 * hold);
+                self.estimate = Some(Estimate {
+                    cliff,
+                    cache,
+                    seen_since_s: since,
+                    hold_s: hold,
+                    stop_at_s: stop_at,
+                });
+                if self.cfg.early_stop && now >= stop_at {
+                    self.stopped_at_s = Some(now);
+                }
+            }
+            (None, Some(_)) => self.withdrawn += 1,
+            (None, None) => {}
+        }
+        self.analysis = Some(a);
+        self.decision()
+    }
+}
+
+/// Where [`replay`] would have stopped a saved run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayStop {
+    /// Samples written when the rule said stop (the prefix length).
+    pub samples: usize,
+    /// Run time of the stop, seconds.
+    pub t_s: f64,
+    /// Bytes written by then.
+    pub bytes: u64,
+    /// The estimate the rule stopped on.
+    pub estimate: Estimate,
+    /// Withdrawn or moved cliffs before the stop.
+    pub withdrawn: u32,
+}
+
+/// Runs the rule over a saved timeline sample by sample, as a live run would have seen it;
+/// returns where it would have stopped, or `None` if it would have written to the end.
+pub fn replay(samples: &[Sample], cfg: StopConfig) -> Option<ReplayStop> {
+    let mut rule = StopRule::new(StopConfig {
+        early_stop: true,
+        ..cfg
+    });
+    for (i, s) in samples.iter().enumerate() {
+        if rule.push(s.clone()) == Decision::Stop {
+            return Some(ReplayStop {
+                samples: i + 1,
+                t_s: s.t_s,
+                bytes: s.bytes_total,
+                estimate: rule.estimate.clone()?,
+                withdrawn: rule.withdrawn,
+            });
+        }
+    }
+    None
+}
+
+/// Anything that writes without pause and yields one sample per interval: an emulated or
+/// real drive driven by the engine, or the virtual-time simulator
+/// ([`crate::simulate::VirtualDrive`]).
+pub trait SampleSource {
+    /// The next sample, or `None` once the source has stopped on its own (a byte or time
+    /// limit, the end of a trace).
+    fn next_sample(&mut self) -> anyhow::Result<Option<Sample>>;
+}
+
+/// What [`run_burst`] wrote.
+#[derive(Debug, Clone)]
+pub struct Burst {
+    /// The samples, in time order.
+    pub samples: Vec<Sample>,
+    /// True when the rule stopped the burst (the cliff is certain); false when the source
+    /// ended first.
+    pub cliff_confirmed: bool,
+    /// The estimate at the end of the burst, if a cliff was seen.
+    pub estimate: Option<Estimate>,
+    /// How many times a cliff was withdrawn or moved.
+    pub withdrawn: u32,
+}
+
+/// Writes from `source` until `cfg`'s rule says the cliff is certain or the source ends:
+/// one burst of an experiment. Samples also go to `on_sample` as they arrive (to write them
+/// out at once).
+pub fn run_burst(
+    source: &mut dyn SampleSource,
+    cfg: StopConfig,
+    mut on_sample: impl FnMut(&Sample) -> anyhow::Result<()>,
+) -> anyhow::Result<Burst> {
+    let mut rule = StopRule::new(cfg);
+    let mut confirmed = false;
+    while let Some(s) = source.next_sample()? {
+        on_sample(&s)?;
+        if rule.push(s) == Decision::Stop {
+            confirmed = true;
+            break;
+        }
+    }
+    Ok(Burst {
+        cliff_confirmed: confirmed,
+        estimate: rule.estimate.clone(),
+        withdrawn: rule.withdrawn,
+        samples: rule.timeline.samples,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::synth;
+
+    fn step(cache_s: f64, after_s: f64, interval: f64) -> Vec<Sample> {
+        let spec = synth::TraceSpec {
+            phases: vec![
+                synth::PhaseSpec {
+                    bps: 2e9,
+                    end_bytes: Some(2e9 * cache_s),
+                    drift: 0.0,
+                    noise: 0.01,
+                },
+                synth::PhaseSpec {
+                    bps: 5e8,
+                    end_bytes: None,
+                    drift: 0.0,
+                    noise: 0.02,
+                },
+            ],
+            interval_s: interval,
+            duration_s: cache_s + after_s,
+            heavy_tails: false,
+            dips: vec![],
+        };
+        synth::simulate(&spec, 5).0.samples
+    }
+
+    #[test]
+    fn hold_time_rules() {
+        let c = StopConfig::default();
+        assert_eq!(c.hold_s(10.0), 30.0);
+        assert_eq!(c.hold_s(50.0), 50.0);
+        assert_eq!(c.hold_s(1000.0), 120.0);
+        let c = StopConfig {
+            early_stop: true,
+            after_cliff_s: 300.0,
+        };
+        assert_eq!(c.hold_s(1000.0), 300.0);
+    }
+
+    #[test]
+    fn stops_after_the_hold_and_not_before() {
+        let s = step(20.0, 100.0, 1.0);
+        let r = replay(&s, StopConfig::default()).expect("a stop");
+        let cliff = r.estimate.cliff.t_s;
+        assert!((19.0..21.0).contains(&cliff), "{cliff}");
+        assert!(r.t_s >= cliff + 30.0, "{} < {} + 30", r.t_s, cliff);
+        assert!(r.t_s <= cliff + 32.0, "{} > {} + 32", r.t_s, cliff);
+        assert!((r.estimate.cache.bytes as f64 / 40e9 - 1.0).abs() < 0.01);
+        // A run that ends before the hold is over is never stopped.
+        assert!(replay(&step(20.0, 25.0, 1.0), StopConfig::default()).is_none());
+        // Without the early stop the estimate is tracked but the rule never stops.
+        let mut rule = StopRule::new(StopConfig {
+            early_stop: false,
+            ..StopConfig::default()
+        });
+        for x in s {
+            assert_eq!(rule.push(x), Decision::Continue);
+        }
+        assert!(rule.estimate().is_some());
+    }
+
+    #[test]
+    fn a_cliff_that_moves_restarts_the_clock() {
+        let mut rule = StopRule::new(StopConfig::default());
+        let est = |b: u64| CacheEstimate {
+            bytes: b,
+            low_bytes: b - b / 100,
+            high_bytes: b + b / 100,
+        };
+        assert!(Estimate::same_cliff(&est(100_000), &est(101_000)));
+        assert!(!Estimate::same_cliff(&est(100_000), &est(110_000)));
+        // No samples: nothing to decide.
+        assert_eq!(rule.evaluate(), Decision::Continue);
+        assert_eq!(rule.withdrawn(), 0);
+    }
+
+    #[test]
+    fn steady_runs_never_stop() {
+        let spec = synth::TraceSpec {
+            phases: vec![synth::PhaseSpec {
+                bps: 1e9,
+                end_bytes: None,
+                drift: 0.0,
+                noise: 0.03,
+            }],
+            interval_s: 1.0,
+            duration_s: 600.0,
+            heavy_tails: true,
+            dips: vec![(100.0, 2.5, 0.3), (300.0, 1.0, 0.2)],
+        };
+        let (t, _) = synth::simulate(&spec, 9);
+        assert!(replay(&t.samples, StopConfig::default()).is_none());
+    }
+
+    struct Trace(std::vec::IntoIter<Sample>);
+    impl SampleSource for Trace {
+        fn next_sample(&mut self) -> anyhow::Result<Option<Sample>> {
+            Ok(self.0.next())
+        }
+    }
+
+    #[test]
+    fn a_burst_ends_at_the_stop() {
+        let s = step(10.0, 100.0, 1.0);
+        let n = s.len();
+        let mut seen = 0;
+        let b = run_burst(&mut Trace(s.into_iter()), StopConfig::default(), |_| {
+            seen += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert!(b.cliff_confirmed);
+        assert!(b.samples.len() < n);
+        assert_eq!(seen, b.samples.len());
+        let e = b.estimate.unwrap();
+        assert!(b.samples.last().unwrap().t_s >= e.cliff.t_s + 30.0);
+    }
+}
