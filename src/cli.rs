@@ -272,10 +272,10 @@ pub struct BurstTargetArgs {
     /// Run the drive model in virtual time (seconds of computing for hours of drive time).
     #[arg(long)]
     pub simulate: bool,
-    /// Least time the level after a cliff must hold before a burst stops [30s; longer when
-    /// the cache phase took longer, up to 2 min].
-    #[arg(long, default_value = "30s")]
-    pub after_cliff: String,
+    /// After a confirmed cliff, keep writing this long before the burst stops; the hold grows
+    /// to the length of the cache phase, up to 2 minutes [default: 30s].
+    #[arg(long, value_name = "DUR")]
+    pub after_cliff: Option<String>,
     /// Workload of the bursts [default: seqwrite, 128k, QD32]. --max-bytes caps each burst.
     #[command(flatten)]
     pub workload: WorkloadArgs,

@@ -35,18 +35,12 @@ use std::sync::Arc;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::detect::{analyze, Analysis};
+use crate::detect::stop::{Decision, StopConfig, StopRule};
+use crate::detect::Analysis;
 use crate::error::usage;
 use crate::model::DriveModel;
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::units::parse_duration;
-
-/// Default least hold time after a cliff before a burst stops, seconds (as the probe's
-/// `--after-cliff`).
-pub const DEFAULT_AFTER_CLIFF_S: f64 = 30.0;
-
-/// The hold time grows to the length of the cache phase, but not past this, seconds.
-pub const MAX_AUTO_HOLD_S: f64 = 120.0;
 
 /// What a burst knows from an earlier one: the levels in and after the cache and the longest
 /// cache phase to expect.
@@ -74,81 +68,58 @@ pub enum BurstEnd {
     Interrupted,
 }
 
-/// The stop rule of a burst (see the module documentation). Feed it samples in time order.
+/// The stop rule of a burst: the early stop of [`crate::detect::stop::StopRule`] (the cliff
+/// confirmed and the level after it held), and, with a reference burst, an end when the
+/// drive wrote at its after-cache level from the start (nothing came back). Feed it samples
+/// in time order.
 #[derive(Debug, Clone)]
 pub struct BurstRule {
-    after_cliff_s: f64,
+    rule: StopRule,
     reference: Option<Reference>,
-    timeline: Timeline,
-    next_eval_t: f64,
-    /// The bytes of the cliff seen at the last analysis and since when (run time).
-    cliff: Option<(u64, f64)>,
 }
 
 impl BurstRule {
-    /// A rule with a least hold time of `after_cliff_s` and an optional reference burst.
-    pub fn new(after_cliff_s: f64, reference: Option<Reference>) -> BurstRule {
+    /// A rule stopping as `cfg` says (its early stop is always on here), with an optional
+    /// reference burst.
+    pub fn new(cfg: StopConfig, reference: Option<Reference>) -> BurstRule {
         BurstRule {
-            after_cliff_s,
+            rule: StopRule::new(StopConfig {
+                early_stop: true,
+                ..cfg
+            }),
             reference,
-            timeline: Timeline {
-                samples: vec![],
-                meta: RunMeta::default(),
-            },
-            next_eval_t: f64::NEG_INFINITY,
-            cliff: None,
         }
-    }
-
-    /// The hold time after a cache phase of `cache_s` seconds.
-    pub fn hold_s(&self, cache_s: f64) -> f64 {
-        self.after_cliff_s.max(cache_s.clamp(0.0, MAX_AUTO_HOLD_S))
     }
 
     /// Adds a sample; returns `Some(why)` when the burst should end.
     pub fn push(&mut self, s: &Sample) -> Option<BurstEnd> {
-        self.timeline.samples.push(s.clone());
+        if self.rule.push(s.clone()) == Decision::Stop {
+            return Some(BurstEnd::CliffConfirmed);
+        }
+        if self.rule.estimate().is_some() {
+            // A cliff is seen: the early stop decides.
+            return None;
+        }
+        let r = self.reference?;
+        let samples = self.rule.samples();
+        let t0 = samples.first()?.t_start_s();
         let now = s.t_s;
-        if now < self.next_eval_t {
-            return None;
+        let hold = self.rule.config().hold_s(0.0);
+        let mid = r.after_cache_bytes_per_sec
+            + 0.5 * (r.in_cache_bytes_per_sec - r.after_cache_bytes_per_sec);
+        let at_after = tail_rate(samples) < mid;
+        // Past the longest cache phase plus the hold with no cliff, at the after-cache
+        // level: nothing (or less than a sample) came back.
+        let longest = r.max_cache_bytes / r.in_cache_bytes_per_sec.max(1.0);
+        if at_after && now - t0 >= 1.2 * longest + hold {
+            return Some(BurstEnd::NoCache);
         }
-        let t0 = self.timeline.samples[0].t_start_s();
-        self.next_eval_t = now + (0.01 * (now - t0)).max(0.5 * s.interval_s);
-        let a = analyze(&self.timeline);
-        if let (Some(c), Some(e)) = (a.cliffs.first(), &a.cache_estimate) {
-            let since = match self.cliff {
-                Some((b, since)) if (b as f64 - e.bytes as f64).abs() <= 0.01 * e.bytes as f64 => {
-                    since
-                }
-                _ => now,
-            };
-            self.cliff = Some((e.bytes, since));
-            let hold = self.hold_s(c.t_s - t0);
-            if now >= c.t_s + hold && now >= since + 0.5 * hold {
-                return Some(BurstEnd::CliffConfirmed);
-            }
-            return None;
-        }
-        self.cliff = None;
-        if let Some(r) = self.reference {
-            // No cliff (yet). Past the longest cache phase plus the hold, at the after-cache
-            // level: nothing (or less than a sample) came back.
-            let longest = r.max_cache_bytes / r.in_cache_bytes_per_sec.max(1.0);
-            let hold = self.hold_s(0.0);
-            let tail_rate = tail_rate(&self.timeline.samples);
-            let at_after = tail_rate
-                < r.after_cache_bytes_per_sec
-                    + 0.5 * (r.in_cache_bytes_per_sec - r.after_cache_bytes_per_sec);
-            if now - t0 >= 1.2 * longest + hold && at_after {
-                return Some(BurstEnd::NoCache);
-            }
-            if now - t0 >= hold
-                && at_after
-                && a.phases.len() <= 1
-                && first_is_near_after(&self.timeline.samples, r)
-            {
-                return Some(BurstEnd::NoCache);
-            }
+        // At the after-cache level from the second sample on, for the hold: whatever came
+        // back fitted in the first sample.
+        let one_level = self.rule.analysis().map_or(true, |a| a.phases.len() <= 1);
+        let from_second = samples.iter().skip(1).all(|x| x.bytes_per_sec < mid);
+        if at_after && one_level && from_second && now - t0 >= hold {
+            return Some(BurstEnd::NoCache);
         }
         None
     }
@@ -174,14 +145,6 @@ fn median(v: &mut [f64]) -> f64 {
     } else {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
-}
-
-/// Whether the burst started (its second sample on) at the after-cache level: whatever cache
-/// came back fitted in the first sample.
-fn first_is_near_after(samples: &[Sample], r: Reference) -> bool {
-    let mid = r.after_cache_bytes_per_sec
-        + 0.5 * (r.in_cache_bytes_per_sec - r.after_cache_bytes_per_sec);
-    samples.iter().skip(1).all(|s| s.bytes_per_sec < mid)
 }
 
 /// The cache a burst found, with its 95% interval, and how it was read.

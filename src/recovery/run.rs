@@ -17,8 +17,9 @@ use super::{
     estimate_cache, parse_idle_list, parse_levels, reference_of, shuffled, BurstEnd, BurstRule,
     CacheFound, Reference, Signals, TestDrive,
 };
-use crate::cli::{BurstTargetArgs, FillSweepArgs, RecoveryArgs};
+use crate::cli::{BurstTargetArgs, FillSweepArgs, RecoveryArgs, StopArgs};
 use crate::config::WorkloadConfig;
+use crate::detect::stop::StopConfig;
 use crate::detect::{analyze, Analysis};
 use crate::error::{usage, Interrupted};
 use crate::model::{presets, DriveModel};
@@ -106,8 +107,8 @@ pub struct Setup {
     pub drive: Box<dyn TestDrive>,
     /// The bursts' workload.
     pub workload: WorkloadConfig,
-    /// Least hold after a cliff, seconds.
-    pub after_cliff_s: f64,
+    /// When a burst stops after its cliff.
+    pub stop: StopConfig,
     /// Chart and report options.
     pub opts: ReportOptions,
     /// The output folder.
@@ -151,9 +152,10 @@ pub fn setup(c: &BurstTargetArgs, what: &str) -> Result<Setup> {
              use --max-bytes to cap a burst"
         )));
     }
-    let after_cliff_s = parse_duration(&c.after_cliff)
-        .context("--after-cliff")?
-        .as_secs_f64();
+    let stop = crate::config::stop_config(&StopArgs {
+        no_early_stop: false,
+        after_cliff: c.after_cliff.clone(),
+    })?;
     let opts = ReportOptions {
         units: c.output.units,
         png_size: crate::report::parse_png_size(&c.output.png_size)?,
@@ -182,7 +184,7 @@ pub fn setup(c: &BurstTargetArgs, what: &str) -> Result<Setup> {
     Ok(Setup {
         drive,
         workload: w,
-        after_cliff_s,
+        stop,
         opts,
         out,
         target: c.target.clone(),
@@ -215,7 +217,7 @@ fn burst(
         .unwrap_or(u64::MAX)
         .min(span.saturating_sub(start));
     let model_cache = s.drive.model_cache_now();
-    let mut rule = BurstRule::new(s.after_cliff_s, reference);
+    let mut rule = BurstRule::new(s.stop, reference);
     let units = s.opts.units;
     let progress = &s.progress;
     progress.event(&format!("{step}: burst ({label})"));
@@ -605,7 +607,7 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
             target: s.target.clone(),
             simulate: s.simulate,
             workload: s.workload.clone(),
-            after_cliff_s: s.after_cliff_s,
+            after_cliff_s: s.stop.after_cliff_s,
             idle_s: idles.to_vec(),
             levels_pct: None,
             trim_first: None,
@@ -964,7 +966,7 @@ pub fn fill_summary(
             target: s.target.clone(),
             simulate: s.simulate,
             workload: s.workload.clone(),
-            after_cliff_s: s.after_cliff_s,
+            after_cliff_s: s.stop.after_cliff_s,
             idle_s: vec![idle_s],
             levels_pct: Some(levels.to_vec()),
             trim_first: Some(trim_first),
@@ -1151,7 +1153,7 @@ mod tests {
                 n,
             }),
             workload: w,
-            after_cliff_s: 30.0,
+            stop: StopConfig::default(),
             opts: ReportOptions::default(),
             out: dir.to_path_buf(),
             target: "970evo-500g".into(),
