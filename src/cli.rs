@@ -82,8 +82,8 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finish
     #[command(after_help = "Examples:\n  \
 slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in virtual time\n  \
 slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim-first --idle 30m\n\n\
-At each level (rising, in % of the span): fill the drive sequentially to that share (128 KiB writes\n\
-at the workload's queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
+At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
+block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
 then write until the cliff. --trim-first discards the whole span first.\n\
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
 report.md and bursts/*.csv.\n\

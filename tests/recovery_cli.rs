@@ -228,3 +228,58 @@ fn bad_lists_are_usage_errors_and_write_nothing() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let out = out_dir();
+    let mut child = slccache()
+        .args([
+            "recovery",
+            "emu:960evo-250g,cache=1GB,in=1GB/s,after=250MB/s,noise=0.02,dips=0,recover=400MB/s,recover_delay=0.5s",
+            "--idle",
+            "60s,90s",
+            "--interval",
+            "100ms",
+            "--after-cliff",
+            "1s",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Not on a terminal, progress comes as one line per step event: wait for the first idle.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            panic!("slccache ended before its first idle: {seen}");
+        }
+        seen.push_str(&line);
+        if line.contains("step 1/2: idle") {
+            break;
+        }
+    }
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own child, still
+    // running (it is idling for 90 s).
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{seen}");
+    let s = summary(out.path());
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["recovery"]["first_burst"]["end"], "cliff_confirmed");
+    assert!(s["recovery"]["points"].as_array().unwrap().is_empty());
+    assert!(s["truth"]["recover_bytes_per_sec"].is_number());
+    assert!(out.path().join("report.md").is_file());
+    assert!(out.path().join("bursts/00-first.csv").is_file());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(interrupted)"), "{text}");
+}

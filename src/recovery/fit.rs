@@ -199,12 +199,14 @@ pub fn fit_curve(ts: &[f64], ys: &[f64], w: &[f64]) -> Curve {
         }
         step *= 0.6;
     }
-    // A plateau must earn its parameter: keep the ramp unless the knee fits clearly better,
-    // or the knee lies inside the observed range with a point after it.
+    // A plateau must earn its parameter: the knee must lie inside the observed range (a point
+    // after it) and fit clearly better than the ramp alone (the weighted error, a chi-square,
+    // lower by more than 4). With as many points as parameters both fit exactly, and the
+    // simpler ramp stays.
     let knee_inside = knee_curve
         .knee_s()
         .is_some_and(|k| ts.iter().any(|t| *t >= k - 1e-9));
-    if knee_inside && e_knee <= e_ramp * (1.0 + 1e-9) {
+    if knee_inside && e_ramp - e_knee > 4.0 {
         knee_curve
     } else {
         best_ramp
@@ -436,6 +438,22 @@ mod tests {
         let f = fit(&p, Some(1e10), 1);
         assert!(f.fold_rate_bytes_per_sec.is_none());
         assert!(f.warnings.iter().any(|w| w.contains("no cache came back")));
+    }
+
+    #[test]
+    fn two_points_on_a_ramp_stay_a_ramp() {
+        // Two points, both exactly on a ramp: a plateau at the higher one would fit as well,
+        // but nothing says the cache is whole there.
+        let truth = Curve {
+            delay_s: 0.5,
+            rate: 400e6,
+            plateau: None,
+        };
+        let p = pts(&truth, &[1.0, 2.0], 0.01);
+        let f = fit(&p, Some(1e9), 4);
+        assert!(!f.plateau_seen, "{f:?}");
+        assert!((f.fold_rate_bytes_per_sec.unwrap() / 400e6 - 1.0).abs() < 0.01);
+        assert!((f.full_recovery_s.unwrap() - 3.0).abs() < 0.05, "{f:?}");
     }
 
     #[test]

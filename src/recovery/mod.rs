@@ -42,6 +42,10 @@ use crate::model::DriveModel;
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::units::parse_duration;
 
+/// Fewest samples a burst writes before it may end as having no cache (enough to read the
+/// after-cache level and the excess of the first sample over it).
+pub const MIN_NO_CACHE_SAMPLES: usize = 6;
+
 /// What a burst knows from an earlier one: the levels in and after the cache and the longest
 /// cache phase to expect.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -111,14 +115,19 @@ impl BurstRule {
         // Past the longest cache phase plus the hold with no cliff, at the after-cache
         // level: nothing (or less than a sample) came back.
         let longest = r.max_cache_bytes / r.in_cache_bytes_per_sec.max(1.0);
-        if at_after && now - t0 >= 1.2 * longest + hold {
+        if at_after && now - t0 >= 1.5 * longest + 2.0 * hold {
             return Some(BurstEnd::NoCache);
         }
         // At the after-cache level from the second sample on, for the hold: whatever came
         // back fitted in the first sample.
         let one_level = self.rule.analysis().map_or(true, |a| a.phases.len() <= 1);
         let from_second = samples.iter().skip(1).all(|x| x.bytes_per_sec < mid);
-        if at_after && one_level && from_second && now - t0 >= hold {
+        if at_after
+            && one_level
+            && from_second
+            && now - t0 >= hold
+            && samples.len() >= MIN_NO_CACHE_SAMPLES
+        {
             return Some(BurstEnd::NoCache);
         }
         None
