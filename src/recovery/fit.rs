@@ -146,7 +146,7 @@ pub fn fit_curve(ts: &[f64], ys: &[f64], w: &[f64]) -> Curve {
     let n = 48;
     let mut best: Option<(f64, f64, f64, Curve)> = None; // (sse, d, k, curve)
     let consider = |d: f64, k: f64, best: &mut Option<(f64, f64, f64, Curve)>| {
-        if !(k > d + 1e-9) || d < 0.0 {
+        if k <= d + 1e-9 || d < 0.0 || k.is_nan() {
             return;
         }
         let c = with_knee(ts, ys, w, d, k);
@@ -309,7 +309,7 @@ pub fn fit(points: &[Point], first_cache: Option<f64>, seed: u64) -> RecoveryFit
         ));
     }
     // Parametric bootstrap.
-    let mut rng = fastrand::Rng::with_seed(seed ^ 0x5eed_f17);
+    let mut rng = fastrand::Rng::with_seed(seed ^ 0x05ee_df17);
     let (mut rs, mut ds, mut ks) = (Vec::new(), Vec::new(), Vec::new());
     let wb = w(&se);
     for _ in 0..BOOTSTRAP {

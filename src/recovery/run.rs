@@ -902,11 +902,24 @@ pub fn run_fill_steps(
             .map(|m| m.cache_at_fill(extent as f64 / m.capacity.as_f64()));
         let label = format!("fill {level}%");
         let file = format!("{:02}-fill-{level}pct", i + 1);
+        if span.saturating_sub(extent) < bs {
+            out.warnings.push(format!(
+                "at {level}%: nothing left to write: the earlier bursts reached the end of the \
+                 span; give a larger span or fewer levels"
+            ));
+            continue;
+        }
         let Some(b) = burst(s, &step, &label, &file, extent, reference, stop)? else {
             out.interrupted = true;
             break;
         };
         out.totals.burst_bytes += b.timeline.bytes_total();
+        if b.cache.method == "none" {
+            out.warnings.push(format!(
+                "at {level}%: no cliff before the burst ended: the cache is at least {}",
+                format_bytes(b.cache.bytes, UnitSystem::Decimal)
+            ));
+        }
         if let (Some(t), Some(now)) = (truth, b.model_cache_bytes) {
             if now < 0.99 * t {
                 out.warnings.push(format!(
@@ -1061,6 +1074,12 @@ pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
 pub fn fill_sweep(args: FillSweepArgs) -> Result<()> {
     let levels = parse_levels(&args.levels)?;
     let idle_s = parse_duration(&args.idle).context("--idle")?.as_secs_f64();
+    if args.trim_first && !args.common.simulate && args.common.target.starts_with("emu:") {
+        return Err(usage(
+            "--trim-first on an emu: target in real time is not supported; run the model with \
+             --simulate, or leave --trim-first out",
+        ));
+    }
     let mut s = setup(&args.common, "fill-sweep")?;
     let signals = Signals::install().context("installing signal handlers")?;
     let outcome = run_fill_steps(&mut s, &levels, idle_s, args.trim_first, &signals.flag);
