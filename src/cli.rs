@@ -73,7 +73,9 @@ slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s           # emulate
 A first burst writes until the cliff is confirmed (the cache is then empty). Then, for each idle\n\
 time in an order shuffled with --seed: idle, write again until the cliff, and record how much cache\n\
 came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
-to full recovery, each with a 95% interval.\n\
+to full recovery, each with a 95% interval. The longest idle runs first (see the README).\n\
+Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite as\n\
+for probe); --max-bytes caps each burst.\n\
 Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md and\n\
 bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
@@ -84,7 +86,8 @@ slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in 
 slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim-first --idle 30m\n\n\
 At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
 block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
-then write until the cliff. --trim-first discards the whole span first.\n\
+then write until the cliff. --trim-first discards the whole span first. Bursts are seqwrite,\n\
+128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
 report.md and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]

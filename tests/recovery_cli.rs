@@ -283,3 +283,49 @@ fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("(interrupted)"), "{text}");
 }
+
+#[test]
+fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() {
+    // The PM983 model has no SLC cache: the first level's burst finds no cliff and writes to
+    // the end of the 2 GB span; the next level has nothing left to write.
+    let out = out_dir();
+    let o = slccache()
+        .args([
+            "fill-sweep",
+            "emu:pm983-960g",
+            "--simulate",
+            "--span",
+            "2GB",
+            "--levels",
+            "0,50",
+            "--idle",
+            "1s",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(out.path());
+    let points = s["fill_sweep"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0]["burst"]["end"], "end_of_span");
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.contains("at 0%: no cliff")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("at 50%: nothing left to write")),
+        "{warnings:?}"
+    );
+}

@@ -1,8 +1,8 @@
 //! Real-time drives for the burst experiments: block devices, files and `emu:` drives, written
 //! by the probe's engine (one backend per job, the job loop, the sampler).
 //!
-//! A burst writes sequentially from an offset: each job's backend is wrapped so that the
-//! engine's offsets (from 0) land after that offset. The sampler thread feeds every closed
+//! A burst writes from an offset (sequentially unless the workload says randwrite): each
+//! job's backend is wrapped so that the engine's offsets (from 0) land after that offset. The sampler thread feeds every closed
 //! interval to the burst's stop rule and stops the jobs when it says so. Idling is sleeping
 //! (an emulated drive counts the time its server had nothing to do as idle, so it folds
 //! then as the model says).
@@ -147,6 +147,7 @@ impl RealDrive {
     /// which returns true to stop. Returns the samples and why it ended.
     fn write_run(
         &mut self,
+        pattern: Pattern,
         start: u64,
         blocks: u64,
         stop: &AtomicBool,
@@ -155,7 +156,7 @@ impl RealDrive {
         let cfg = self.w.clone();
         let backends = self.backends(start)?;
         self.engine_name = backends.first().map(|b| b.name()).unwrap_or("none");
-        let offsets = OffsetGen::new(Pattern::Seqwrite, cfg.block_size, blocks.max(1), cfg.seed);
+        let offsets = OffsetGen::new(pattern, cfg.block_size, blocks.max(1), cfg.seed);
         let shared = Arc::new(JobShared::new(offsets, blocks, cfg.seed));
         let sampler = Arc::new(Sampler::new(
             MonotonicClock::new(Instant::now()),
@@ -273,7 +274,7 @@ impl TestDrive for RealDrive {
         let blocks = (to - from) / bs;
         let never = AtomicBool::new(false);
         let total = blocks * bs;
-        let (_, _) = self.write_run(from, blocks, &never, |rows| {
+        let (_, _) = self.write_run(Pattern::Seqwrite, from, blocks, &never, |rows| {
             if let Some(last) = rows.last() {
                 progress(last.bytes_total, total);
             }
@@ -323,7 +324,8 @@ impl TestDrive for RealDrive {
             return Ok((vec![], BurstEnd::EndOfSpan));
         }
         let mut fed = 0usize;
-        let (samples, end) = self.write_run(start, blocks, stop, |rows| {
+        let pattern = self.w.pattern;
+        let (samples, end) = self.write_run(pattern, start, blocks, stop, |rows| {
             let mut why = None;
             for r in rows {
                 fed += 1;
