@@ -115,6 +115,33 @@ slccache completions fish > ~/.config/fish/completions/slccache.fish")]
 slccache man | man -l -\n  \
 slccache man --out-dir ~/.local/share/man/man1   # slccache.1, slccache-probe.1, ...")]
     Man(ManArgs),
+    /// How fast the cache comes back while the drive idles: burst, pause, burst, and a fit.
+    #[command(after_help = "Examples:\n  \
+slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s   # a model, in virtual time\n  \
+slccache recovery /dev/nvme0n1 --idle 5s,15s,30s,60s,120s,300s --seed 7\n  \
+slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s           # emulated, real time\n\n\
+A first burst writes until the cliff is confirmed (the cache is then empty). Then, for each idle\n\
+time in an order shuffled with --seed: idle, write again until the cliff, and record how much cache\n\
+came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
+to full recovery, each with a 95% interval. The longest idle runs first (see the README).\n\
+Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite as\n\
+for probe); --max-bytes caps each burst.\n\
+Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md and\n\
+bursts/*.csv (each burst's timeline).\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    Recovery(RecoveryArgs),
+    /// Cache size against fill level: fill to each level, idle, write until the cliff.
+    #[command(after_help = "Examples:\n  \
+slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in virtual time\n  \
+slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim-first --idle 30m\n\n\
+At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
+block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
+then write until the cliff. --trim-first discards the whole span first. Bursts are seqwrite,\n\
+128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
+Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
+report.md and bursts/*.csv.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    FillSweep(FillSweepArgs),
 }
 
 /// `slccache completions`.
@@ -453,4 +480,69 @@ pub struct CompareArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Options shared by the burst experiments (`recovery`, `fill-sweep`).
+#[derive(Debug, Clone, Args)]
+pub struct BurstTargetArgs {
+    /// A block device, a regular file, or an emulated drive (emu:PRESET[,k=v..]); with
+    /// --simulate, a drive model (emu:PRESET, a preset name or a model TOML file).
+    pub target: String,
+    /// Run the drive model in virtual time (seconds of computing for hours of drive time).
+    #[arg(long)]
+    pub simulate: bool,
+    /// After a confirmed cliff, keep writing this long before the burst stops; the hold grows
+    /// to the length of the cache phase, up to 2 minutes [default: 30s].
+    #[arg(long, value_name = "DUR")]
+    pub after_cliff: Option<String>,
+    /// Workload of the bursts [default: seqwrite, 128k, QD32]. --max-bytes caps each burst.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// I/O engine [default: io-uring].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `slccache recovery`.
+#[derive(Debug, Clone, Args)]
+pub struct RecoveryArgs {
+    /// Idle times, comma-separated (e.g. 5s,15s,30s,60s,120s,300s); run in an order shuffled
+    /// with --seed.
+    #[arg(long, required = true)]
+    pub idle: String,
+    /// Target and workload.
+    #[command(flatten)]
+    pub common: BurstTargetArgs,
+}
+
+/// `slccache fill-sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct FillSweepArgs {
+    /// Fill levels in % of the span, rising.
+    #[arg(long, default_value = "0,25,50,75,90")]
+    pub levels: String,
+    /// Idle time after each fill, so that the cache refills.
+    #[arg(long, default_value = "30m")]
+    pub idle: String,
+    /// Discard the whole span first (BLKDISCARD, hole punching; an emulated drive empties).
+    #[arg(long)]
+    pub trim_first: bool,
+    /// Target and workload.
+    #[command(flatten)]
+    pub common: BurstTargetArgs,
 }

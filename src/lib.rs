@@ -17,6 +17,7 @@ pub mod install;
 pub mod model;
 pub mod prepare;
 pub mod probe;
+pub mod recovery;
 pub mod report;
 pub mod sampler;
 pub mod simulate;

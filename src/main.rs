@@ -16,6 +16,8 @@ fn main() {
         Command::Presets => slccache::model::presets::print_presets(),
         Command::Completions(a) => slccache::install::run_completions(a),
         Command::Man(a) => slccache::install::run_man(a),
+        Command::Recovery(a) => slccache::recovery::run::recovery(a),
+        Command::FillSweep(a) => slccache::recovery::run::fill_sweep(a),
     };
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);

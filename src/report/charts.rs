@@ -41,6 +41,14 @@ pub enum ChartKind {
     SweepLatency,
     /// A sweep's IOPS and throughput over the read share.
     SweepRwmix,
+    /// Cache recovered against idle time, with the fitted recovery model (`recovery`).
+    Recovery,
+    /// The bursts of `recovery` overlaid over data written.
+    RecoveryBursts,
+    /// Cache size against fill level (`fill-sweep`).
+    FillSweep,
+    /// The bursts of `fill-sweep` overlaid over data written.
+    FillSweepBursts,
 }
 
 impl ChartKind {
@@ -57,6 +65,10 @@ impl ChartKind {
             ChartKind::SweepIops => "sweep-iops-qd",
             ChartKind::SweepLatency => "sweep-latency-iops",
             ChartKind::SweepRwmix => "sweep-rwmix",
+            ChartKind::Recovery => "recovery",
+            ChartKind::RecoveryBursts => "recovery-bursts",
+            ChartKind::FillSweep => "fill-sweep",
+            ChartKind::FillSweepBursts => "fill-sweep-bursts",
         }
     }
 }
@@ -205,7 +217,7 @@ impl Axis {
 }
 
 /// Fills in the tick positions of every axis of a spec.
-fn with_ticks(mut s: ChartSpec) -> ChartSpec {
+pub(crate) fn with_ticks(mut s: ChartSpec) -> ChartSpec {
     s.x.ticks = s.x.compute_ticks(12);
     s.y.ticks = s.y.compute_ticks(9);
     if let Some(y2) = s.y2.as_mut() {
@@ -943,14 +955,14 @@ pub const THROTTLE_STYLE: LineStyle = LineStyle {
 };
 
 /// Linear range 0..max with room at the top for `frac` of the height (labels).
-fn headroom_linear(data_max: f64, frac: f64) -> f64 {
+pub(crate) fn headroom_linear(data_max: f64, frac: f64) -> f64 {
     let m = if data_max > 0.0 { data_max } else { 1.0 };
     m * 1.04 / (1.0 - frac.clamp(0.0, 0.6))
 }
 
 /// Assigns label sides and rows to markers and returns the fraction of the plot height the
 /// label rows take.
-fn place_markers(markers: &mut [Marker], x: &Axis, layout: &Layout) -> f64 {
+pub(crate) fn place_markers(markers: &mut [Marker], x: &Axis, layout: &Layout) -> f64 {
     if markers.is_empty() {
         return 0.0;
     }

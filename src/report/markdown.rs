@@ -275,6 +275,10 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::SweepIops => "IOPS over queue depth",
         ChartKind::SweepLatency => "Latency over IOPS",
         ChartKind::SweepRwmix => "IOPS over the read share",
+        ChartKind::Recovery => "Cache recovered against idle time",
+        ChartKind::RecoveryBursts => "The bursts over data written",
+        ChartKind::FillSweep => "Cache size against fill level",
+        ChartKind::FillSweepBursts => "The bursts over data written",
     }
 }
 

@@ -5,6 +5,7 @@ pub mod card;
 pub mod charts;
 pub mod decimate;
 pub mod draw;
+pub mod experiments;
 pub mod html;
 pub mod markdown;
 pub mod progress;

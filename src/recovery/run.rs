@@ -1,0 +1,1234 @@
+//! The `recovery` and `fill-sweep` subcommands: the steps, the progress line, and the outputs
+//! (`summary.json`, `recovery.csv` / `fill-sweep.csv`, charts, `report.md`, one timeline per
+//! burst under `bursts/`).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use super::fit::{self, Point, RecoveryFit};
+use super::virtual_drive::VirtualDrive;
+use super::{
+    estimate_cache, parse_idle_list, parse_levels, reference_of, shuffled, BurstEnd, BurstRule,
+    CacheFound, Reference, Signals, TestDrive,
+};
+use crate::cli::{BurstTargetArgs, FillSweepArgs, RecoveryArgs, StopArgs};
+use crate::config::WorkloadConfig;
+use crate::detect::stop::StopConfig;
+use crate::detect::{analyze, Analysis};
+use crate::error::{usage, Interrupted};
+use crate::model::{presets, DriveModel};
+use crate::report::ReportOptions;
+use crate::timeline::{CsvWriter, RunMeta, Timeline};
+use crate::units::{format_bytes, format_rate, format_seconds, parse_duration, UnitSystem};
+use crate::workload::Pattern;
+
+/// One burst of an experiment, finished.
+#[derive(Debug, Clone)]
+pub struct BurstRecord {
+    /// What it was: "first burst", "idle 60 s", "fill 25%".
+    pub label: String,
+    /// Its timeline file, relative to the output folder.
+    pub file: String,
+    /// The timeline.
+    pub timeline: Timeline,
+    /// The detector's analysis of it.
+    pub analysis: Analysis,
+    /// The cache it found.
+    pub cache: CacheFound,
+    /// Why it ended.
+    pub end: BurstEnd,
+    /// Where on the target it started, bytes.
+    pub start_offset: u64,
+    /// The cache the model had available when it began (models only), bytes.
+    pub model_cache_bytes: Option<f64>,
+}
+
+/// Progress of an experiment: a line on stderr on a terminal (step, idle left, burst in
+/// progress); elsewhere one plain line per step event; nothing with `--quiet`.
+pub struct StepProgress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+}
+
+impl StepProgress {
+    /// A progress reporter.
+    pub fn new(quiet: bool) -> StepProgress {
+        let tty = std::io::stderr().is_terminal();
+        let bar = (!quiet && tty).then(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            if let Ok(st) = ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}") {
+                b.set_style(st);
+            }
+            b.enable_steady_tick(Duration::from_millis(250));
+            b
+        });
+        StepProgress {
+            bar,
+            plain: !quiet && !tty,
+        }
+    }
+
+    /// A step begins or ends: shown on the line, and printed as a line of its own.
+    pub fn event(&self, msg: &str) {
+        match &self.bar {
+            Some(b) => {
+                b.suspend(|| eprintln!("{msg}"));
+                b.set_message(msg.to_string());
+            }
+            None if self.plain => eprintln!("{msg}"),
+            None => {}
+        }
+    }
+
+    /// The line now (terminal only).
+    pub fn status(&self, msg: String) {
+        if let Some(b) = &self.bar {
+            b.set_message(msg);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// What every experiment needs: the drive, the workload, the stop rule, where to write.
+pub struct Setup {
+    /// The drive.
+    pub drive: Box<dyn TestDrive>,
+    /// The bursts' workload.
+    pub workload: WorkloadConfig,
+    /// When a burst stops after its cliff.
+    pub stop: StopConfig,
+    /// Chart and report options.
+    pub opts: ReportOptions,
+    /// The output folder.
+    pub out: PathBuf,
+    /// The target as given.
+    pub target: String,
+    /// Virtual time.
+    pub simulate: bool,
+    /// Progress.
+    pub progress: StepProgress,
+}
+
+fn safe(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if t.is_empty() {
+        "target".into()
+    } else {
+        t
+    }
+}
+
+/// Resolves the common options and opens the drive (nothing written yet).
+pub fn setup(c: &BurstTargetArgs, what: &str) -> Result<Setup> {
+    let mut wa = c.workload.clone();
+    if wa.pattern.is_none() && wa.scenario.is_none() {
+        wa.pattern = Some(Pattern::Seqwrite);
+    }
+    let w = WorkloadConfig::resolve(&wa)?;
+    if w.duration.is_some() {
+        return Err(usage(format!(
+            "--duration is not used by {what}: each burst writes until the cliff is confirmed; \
+             use --max-bytes to cap a burst"
+        )));
+    }
+    let stop = crate::config::stop_config(&StopArgs {
+        no_early_stop: false,
+        after_cliff: c.after_cliff.clone(),
+    })?;
+    let opts = ReportOptions {
+        units: c.output.units,
+        png_size: crate::report::parse_png_size(&c.output.png_size)?,
+        theme: c.output.theme.into(),
+        align_cliff: false,
+    };
+    let progress = StepProgress::new(c.quiet);
+    let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
+        let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
+        let model = presets::parse_spec(spec)?;
+        crate::simulate::byte_limit(&w, model.capacity.0)?;
+        let meta = crate::simulate::run_meta(spec, &model, &w);
+        let name = format!("{}-sim", safe(&model.name));
+        (Box::new(VirtualDrive::new(model, &w, meta)), name)
+    } else {
+        let d = super::realtime::RealDrive::open(c, &w)?;
+        let name = d.short_name();
+        (Box::new(d), name)
+    };
+    let out = c.output.out.clone().unwrap_or_else(|| {
+        Path::new("output").join(format!(
+            "{name}-{what}-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ))
+    });
+    std::fs::create_dir_all(out.join("bursts"))
+        .with_context(|| format!("cannot create the output folder {}", out.display()))?;
+    Ok(Setup {
+        drive,
+        workload: w,
+        stop,
+        opts,
+        out,
+        target: c.target.clone(),
+        simulate: c.simulate,
+        progress,
+    })
+}
+
+/// Runs one burst from `start` and writes its timeline to `bursts/<file>.csv`. Returns `None`
+/// when it was interrupted (an unfinished step).
+#[allow(clippy::too_many_arguments)]
+fn burst(
+    s: &mut Setup,
+    step: &str,
+    label: &str,
+    file: &str,
+    start: u64,
+    reference: Option<Reference>,
+    stop: &AtomicBool,
+) -> Result<Option<BurstRecord>> {
+    let rel = format!("bursts/{file}.csv");
+    let path = s.out.join(&rel);
+    let mut csv =
+        CsvWriter::create(&path).with_context(|| format!("writing {}", path.display()))?;
+    let mut csv_err: Option<std::io::Error> = None;
+    let span = s.drive.span();
+    let limit = s
+        .workload
+        .max_bytes
+        .unwrap_or(u64::MAX)
+        .min(span.saturating_sub(start));
+    let model_cache = s.drive.model_cache_now();
+    let mut rule = BurstRule::new(s.stop, reference);
+    let units = s.opts.units;
+    let progress = &s.progress;
+    progress.event(&format!("{step}: burst ({label})"));
+    let (samples, end) = s.drive.burst(start, limit, &mut rule, stop, &mut |x| {
+        if csv_err.is_none() {
+            if let Err(e) = csv.append(x) {
+                csv_err = Some(e);
+            }
+        }
+        progress.status(format!(
+            "{step}: burst ({label}): {} written, {} now",
+            format_bytes(x.bytes_total as f64, units),
+            format_rate(x.bytes_per_sec, units)
+        ));
+    })?;
+    if let Some(e) = csv_err {
+        return Err(anyhow::Error::new(e).context(format!("writing {}", path.display())));
+    }
+    if end == BurstEnd::Interrupted {
+        return Ok(None);
+    }
+    let mut meta = s.drive.meta();
+    meta.label = format!("{} ({label})", meta.label);
+    let timeline = Timeline { samples, meta };
+    let analysis = analyze(&timeline);
+    let cache = estimate_cache(&timeline, &analysis, reference);
+    progress.event(&format!(
+        "{step}: {label}: cache {} [{} .. {}], {} written in {}",
+        format_bytes(cache.bytes, units),
+        format_bytes(cache.low, units),
+        format_bytes(cache.high, units),
+        format_bytes(timeline.bytes_total() as f64, units),
+        format_seconds(timeline.duration_s())
+    ));
+    Ok(Some(BurstRecord {
+        label: label.to_string(),
+        file: rel,
+        timeline,
+        analysis,
+        cache,
+        end,
+        start_offset: start,
+        model_cache_bytes: model_cache,
+    }))
+}
+
+/// Idles with progress; returns false when interrupted.
+fn idle(s: &mut Setup, step: &str, secs: f64, stop: &AtomicBool) -> Result<bool> {
+    s.progress
+        .event(&format!("{step}: idle {}", format_seconds(secs)));
+    let progress = &s.progress;
+    s.drive.idle(secs, stop, &mut |left| {
+        progress.status(format!(
+            "{step}: idle {}, {} left",
+            format_seconds(secs),
+            format_seconds(left)
+        ))
+    })
+}
+
+/// A burst's line in `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BurstSummary {
+    /// What it was.
+    pub label: String,
+    /// Its timeline, relative to the output folder.
+    pub timeline: String,
+    /// Where it started on the target, bytes.
+    pub start_offset_bytes: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// How long it wrote, seconds.
+    pub duration_s: f64,
+    /// Why it ended.
+    pub end: BurstEnd,
+    /// The cache it found, bytes, and its 95% interval.
+    pub cache_bytes: f64,
+    /// Lower end.
+    pub low_bytes: f64,
+    /// Upper end.
+    pub high_bytes: f64,
+    /// How the cache was read ("detector" or "excess").
+    pub method: &'static str,
+    /// Throughput in the cache, bytes/s (when a cliff was seen).
+    pub in_cache_bytes_per_sec: Option<f64>,
+    /// Throughput after the cache, bytes/s (when a cliff was seen).
+    pub after_cache_bytes_per_sec: Option<f64>,
+    /// The detector's warnings.
+    pub warnings: Vec<String>,
+}
+
+impl BurstSummary {
+    fn of(b: &BurstRecord) -> BurstSummary {
+        let c = b.analysis.cliffs.first();
+        BurstSummary {
+            label: b.label.clone(),
+            timeline: b.file.clone(),
+            start_offset_bytes: b.start_offset,
+            bytes_written: b.timeline.bytes_total(),
+            duration_s: b.timeline.duration_s(),
+            end: b.end,
+            cache_bytes: b.cache.bytes.round(),
+            low_bytes: b.cache.low.round(),
+            high_bytes: b.cache.high.round(),
+            method: b.cache.method,
+            in_cache_bytes_per_sec: c.map(|c| c.before_bytes_per_sec),
+            after_cache_bytes_per_sec: c.map(|c| c.after_bytes_per_sec),
+            warnings: b.analysis.warnings.clone(),
+        }
+    }
+}
+
+/// One point of `recovery.points`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoveryPoint {
+    /// Idle time before the burst, seconds.
+    pub idle_s: f64,
+    /// Cache that came back, bytes.
+    pub recovered_bytes: f64,
+    /// Lower end of its 95% interval.
+    pub low_bytes: f64,
+    /// Upper end of its 95% interval.
+    pub high_bytes: f64,
+    /// Which step it was (1 = the first after the first burst), in the shuffled order.
+    pub step: usize,
+    /// The model's cache when the burst began (models only), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth_recovered_bytes: Option<f64>,
+    /// The burst.
+    pub burst: BurstSummary,
+}
+
+/// `recovery` in `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoverySection {
+    /// The points, by idle time.
+    pub points: Vec<RecoveryPoint>,
+    /// The fitted model.
+    pub fit: RecoveryFit,
+    /// The first burst (which emptied the cache).
+    pub first_burst: Option<BurstSummary>,
+    /// The idle times in the order they were run, seconds.
+    pub order_s: Vec<f64>,
+}
+
+/// `truth` in `summary.json` (models only).
+#[derive(Debug, Clone, Serialize)]
+pub struct Truth {
+    /// The model's folding rate while idle, bytes/s.
+    pub recover_bytes_per_sec: f64,
+    /// The model's delay before folding starts, seconds.
+    pub recover_delay_s: f64,
+    /// Idle time to bring back the whole cache: delay + cache / rate, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_recovery_s: Option<f64>,
+    /// The whole cache at the fill level of the experiment, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_cache_bytes: Option<f64>,
+    /// The model's cache on an empty drive, bytes.
+    pub cache_empty_bytes: u64,
+    /// Fill level at which the dynamic part is gone, %.
+    pub dynamic_until_pct: f64,
+}
+
+impl Truth {
+    fn of(m: &DriveModel, plateau: Option<f64>) -> Truth {
+        Truth {
+            recover_bytes_per_sec: m.recover.0,
+            recover_delay_s: m.recover_delay_s,
+            full_recovery_s: plateau.map(|c| m.recover_delay_s + c / m.recover.0),
+            full_cache_bytes: plateau.map(f64::round),
+            cache_empty_bytes: m.cache_empty(),
+            dynamic_until_pct: 100.0 * m.dynamic_until,
+        }
+    }
+}
+
+/// Totals in `summary.json`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ExperimentTotals {
+    /// Bytes written by the bursts.
+    pub burst_bytes: u64,
+    /// Bytes written by fills.
+    pub fill_bytes: u64,
+    /// Seconds spent idling.
+    pub idle_s: f64,
+}
+
+/// `config` in `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentConfig {
+    /// The target as given.
+    pub target: String,
+    /// Virtual time.
+    pub simulate: bool,
+    /// The bursts' workload.
+    pub workload: WorkloadConfig,
+    /// Least hold after a cliff, seconds.
+    pub after_cliff_s: f64,
+    /// Idle times as given (recovery) or after each fill (fill-sweep), seconds.
+    pub idle_s: Vec<f64>,
+    /// Fill levels, % (fill-sweep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub levels_pct: Option<Vec<f64>>,
+    /// The span was discarded first (fill-sweep).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trim_first: Option<bool>,
+    /// The seed of the shuffle and the data.
+    pub seed: u64,
+    /// The model (models only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<DriveModel>,
+}
+
+/// `summary.json` of `recovery`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecoverySummary {
+    /// slccache version.
+    pub slccache_version: String,
+    /// "recovery".
+    pub command: &'static str,
+    /// Stopped by Ctrl-C / SIGTERM: only the finished steps are in.
+    pub interrupted: bool,
+    /// Device identity and workload.
+    pub run: RunMeta,
+    /// The configuration.
+    pub config: ExperimentConfig,
+    /// The results.
+    pub recovery: RecoverySection,
+    /// The model's truth (models only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth: Option<Truth>,
+    /// Totals.
+    pub totals: ExperimentTotals,
+    /// Things a reader should know.
+    pub warnings: Vec<String>,
+}
+
+/// The outcome of a recovery experiment, before it is written out.
+pub struct RecoveryOutcome {
+    /// The first burst, if it finished.
+    pub first: Option<BurstRecord>,
+    /// (idle seconds, step number, burst), in the order run.
+    pub steps: Vec<(f64, usize, BurstRecord)>,
+    /// The idle times in the order planned.
+    pub order: Vec<f64>,
+    /// Interrupted.
+    pub interrupted: bool,
+    /// Totals.
+    pub totals: ExperimentTotals,
+    /// Warnings gathered on the way.
+    pub warnings: Vec<String>,
+    /// The model's whole cache once the first burst's data is on the drive (models only).
+    pub model_plateau: Option<f64>,
+}
+
+/// Runs the recovery steps on `s.drive`: the first burst, then idle + burst for each idle
+/// time in `order`.
+pub fn run_recovery_steps(
+    s: &mut Setup,
+    order: &[f64],
+    stop: &AtomicBool,
+) -> Result<RecoveryOutcome> {
+    let n = order.len();
+    let mut out = RecoveryOutcome {
+        first: None,
+        steps: vec![],
+        order: order.to_vec(),
+        interrupted: false,
+        totals: ExperimentTotals::default(),
+        warnings: vec![],
+        model_plateau: None,
+    };
+    let Some(first) = burst(
+        s,
+        &format!("step 0/{n}"),
+        "first burst",
+        "00-first",
+        0,
+        None,
+        stop,
+    )?
+    else {
+        out.interrupted = true;
+        return Ok(out);
+    };
+    out.totals.burst_bytes += first.timeline.bytes_total();
+    out.model_plateau = s.drive.model().map(|m| {
+        m.cache_at_fill(s.drive.fill_level() * s.drive.span() as f64 / m.capacity.as_f64())
+    });
+    let reference = reference_of(&first.analysis, &first.cache);
+    if reference.is_none() {
+        out.warnings.push(
+            "the first burst found no cliff: the cache was not emptied, so nothing can be said \
+             about its recovery; give a larger span or check that the drive has an SLC cache"
+                .into(),
+        );
+        out.first = Some(first);
+        return Ok(out);
+    }
+    out.first = Some(first);
+    for (i, &idle_s) in order.iter().enumerate() {
+        let step = format!("step {}/{n}", i + 1);
+        if !idle(s, &step, idle_s, stop)? {
+            out.interrupted = true;
+            break;
+        }
+        out.totals.idle_s += idle_s;
+        let label = format!("idle {}", short_secs(idle_s));
+        let file = format!("{:02}-idle-{}", i + 1, short_secs(idle_s).replace(' ', ""));
+        match burst(s, &step, &label, &file, 0, reference, stop)? {
+            Some(b) => {
+                out.totals.burst_bytes += b.timeline.bytes_total();
+                out.steps.push((idle_s, i + 1, b));
+            }
+            None => {
+                out.interrupted = true;
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `10 s`, `5 min`, `2.5 s`: an idle time, short.
+pub fn short_secs(s: f64) -> String {
+    if s >= 120.0 && (s / 60.0).fract().abs() < 1e-9 {
+        format!("{} min", s / 60.0)
+    } else if s.fract().abs() < 1e-9 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
+/// Builds the summary of a recovery experiment (and fits the model).
+pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> RecoverySummary {
+    let mut points: Vec<RecoveryPoint> = o
+        .steps
+        .iter()
+        .map(|(idle_s, step, b)| RecoveryPoint {
+            idle_s: *idle_s,
+            recovered_bytes: b.cache.bytes.round(),
+            low_bytes: b.cache.low.round(),
+            high_bytes: b.cache.high.round(),
+            step: *step,
+            truth_recovered_bytes: b.model_cache_bytes.map(f64::round),
+            burst: BurstSummary::of(b),
+        })
+        .collect();
+    points.sort_by(|a, b| a.idle_s.total_cmp(&b.idle_s).then(a.step.cmp(&b.step)));
+    let fit_points: Vec<Point> = points
+        .iter()
+        .map(|p| Point {
+            idle_s: p.idle_s,
+            bytes: p.recovered_bytes,
+            low: p.low_bytes,
+            high: p.high_bytes,
+        })
+        .collect();
+    let first_cache = o.first.as_ref().map(|f| f.cache.bytes);
+    let fit = if o
+        .first
+        .as_ref()
+        .is_some_and(|f| f.analysis.cache_estimate.is_some())
+    {
+        fit::fit(&fit_points, first_cache, s.workload.seed)
+    } else {
+        RecoveryFit::default()
+    };
+    let mut warnings = o.warnings.clone();
+    warnings.extend(fit.warnings.iter().cloned());
+    if o.interrupted {
+        warnings.push(format!(
+            "interrupted: {} of {} steps finished; the fit uses those",
+            o.steps.len(),
+            o.order.len()
+        ));
+    }
+    let model = s.drive.model();
+    RecoverySummary {
+        slccache_version: crate::VERSION.into(),
+        command: "recovery",
+        interrupted: o.interrupted,
+        run: s.drive.meta(),
+        config: ExperimentConfig {
+            target: s.target.clone(),
+            simulate: s.simulate,
+            workload: s.workload.clone(),
+            after_cliff_s: s.stop.after_cliff_s,
+            idle_s: idles.to_vec(),
+            levels_pct: None,
+            trim_first: None,
+            seed: s.workload.seed,
+            model: model.cloned(),
+        },
+        recovery: RecoverySection {
+            points,
+            fit,
+            first_burst: o.first.as_ref().map(BurstSummary::of),
+            order_s: o.order.clone(),
+        },
+        truth: model.map(|m| Truth::of(m, o.model_plateau)),
+        totals: o.totals.clone(),
+        warnings,
+    }
+}
+
+fn write_json(dir: &Path, v: &impl Serialize) -> Result<PathBuf> {
+    let path = dir.join("summary.json");
+    let tmp = dir.join(".summary.json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(v)? + "\n")
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
+    let path = dir.join("recovery.csv");
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    let model = sum.truth.is_some();
+    let mut head = vec![
+        "idle_s",
+        "recovered_bytes",
+        "low_bytes",
+        "high_bytes",
+        "step",
+        "method",
+        "burst_bytes",
+        "burst_s",
+        "end",
+        "timeline",
+    ];
+    if model {
+        head.push("truth_recovered_bytes");
+    }
+    w.write_record(&head)?;
+    for p in &sum.recovery.points {
+        let mut row = vec![
+            p.idle_s.to_string(),
+            format!("{:.0}", p.recovered_bytes),
+            format!("{:.0}", p.low_bytes),
+            format!("{:.0}", p.high_bytes),
+            p.step.to_string(),
+            p.burst.method.to_string(),
+            p.burst.bytes_written.to_string(),
+            format!("{:.3}", p.burst.duration_s),
+            serde_json::to_value(p.burst.end)?
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            p.burst.timeline.clone(),
+        ];
+        if model {
+            row.push(
+                p.truth_recovered_bytes
+                    .map(|v| format!("{v:.0}"))
+                    .unwrap_or_default(),
+            );
+        }
+        w.write_record(&row)?;
+    }
+    w.flush()?;
+    Ok(path)
+}
+
+/// Runs `slccache recovery`.
+pub fn recovery(args: RecoveryArgs) -> Result<()> {
+    let idles = parse_idle_list(&args.idle)?;
+    let mut s = setup(&args.common, "recovery")?;
+    let order = shuffled(&idles, s.workload.seed);
+    let signals = Signals::install().context("installing signal handlers")?;
+    let outcome = run_recovery_steps(&mut s, &order, &signals.flag);
+    drop(signals);
+    s.progress.finish();
+    let outcome = outcome?;
+    let sum = recovery_summary(&s, &outcome, &idles);
+    write_json(&s.out, &sum)?;
+    write_recovery_csv(&s.out, &sum)?;
+    let bursts: Vec<&BurstRecord> = outcome
+        .first
+        .iter()
+        .chain(outcome.steps.iter().map(|x| &x.2))
+        .collect();
+    crate::report::experiments::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    print!("{}", recovery_text(&sum, s.opts.units));
+    println!("outputs: {}", s.out.display());
+    if outcome.interrupted {
+        return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
+    }
+    Ok(())
+}
+
+fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "?".into())
+}
+
+/// The closing lines of `recovery`.
+pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
+    let f = &sum.recovery.fit;
+    let rate = |v: f64| format_rate(v, units);
+    let mut s = format!(
+        "{}: {} steps{}\n",
+        sum.run.label,
+        sum.recovery.points.len(),
+        if sum.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    if let Some(b) = &sum.recovery.first_burst {
+        s += &format!(
+            "  first burst: cache {} [{} .. {}]\n",
+            format_bytes(b.cache_bytes, units),
+            format_bytes(b.low_bytes, units),
+            format_bytes(b.high_bytes, units)
+        );
+    }
+    for p in &sum.recovery.points {
+        s += &format!(
+            "  idle {:>8}: {} came back [{} .. {}]\n",
+            short_secs(p.idle_s),
+            format_bytes(p.recovered_bytes, units),
+            format_bytes(p.low_bytes, units),
+            format_bytes(p.high_bytes, units)
+        );
+    }
+    s += &format!(
+        "  fit: folding {} [{} .. {}] after a delay of {} [{} .. {}]; whole again after {} [{} .. {}]\n",
+        opt_num(f.fold_rate_bytes_per_sec, rate),
+        opt_num(f.fold_rate_bytes_per_sec_low, rate),
+        opt_num(f.fold_rate_bytes_per_sec_high, rate),
+        opt_num(f.delay_s, format_seconds),
+        opt_num(f.delay_s_low, format_seconds),
+        opt_num(f.delay_s_high, format_seconds),
+        opt_num(f.full_recovery_s, format_seconds),
+        opt_num(f.full_recovery_s_low, format_seconds),
+        opt_num(f.full_recovery_s_high, format_seconds),
+    );
+    if let Some(t) = &sum.truth {
+        s += &format!(
+            "  model truth: folding {} after {}\n",
+            rate(t.recover_bytes_per_sec),
+            format_seconds(t.recover_delay_s)
+        );
+    }
+    for w in &sum.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+/// One point of `fill_sweep.points`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FillPoint {
+    /// The fill level asked for, % of the span.
+    pub fill_pct: f64,
+    /// The cache found, bytes.
+    pub cache_bytes: f64,
+    /// Lower end of its 95% interval.
+    pub low_bytes: f64,
+    /// Upper end of its 95% interval.
+    pub high_bytes: f64,
+    /// The model's cache at this fill level (models only), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth_cache_bytes: Option<f64>,
+    /// The fill level when the burst began, % (above `fill_pct` when an earlier burst
+    /// already wrote past it).
+    pub actual_fill_pct: f64,
+    /// Bytes written to fill up to this level.
+    pub filled_bytes: u64,
+    /// The burst.
+    pub burst: BurstSummary,
+}
+
+/// `fill_sweep` in `summary.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FillSweepSection {
+    /// The points, by fill level.
+    pub points: Vec<FillPoint>,
+    /// Idle after each fill, seconds.
+    pub idle_s: f64,
+}
+
+/// `summary.json` of `fill-sweep`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FillSweepSummary {
+    /// slccache version.
+    pub slccache_version: String,
+    /// "fill-sweep".
+    pub command: &'static str,
+    /// Stopped by Ctrl-C / SIGTERM: only the finished levels are in.
+    pub interrupted: bool,
+    /// Device identity and workload.
+    pub run: RunMeta,
+    /// The configuration.
+    pub config: ExperimentConfig,
+    /// The results.
+    pub fill_sweep: FillSweepSection,
+    /// The model's truth (models only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth: Option<Truth>,
+    /// Totals.
+    pub totals: ExperimentTotals,
+    /// Things a reader should know.
+    pub warnings: Vec<String>,
+}
+
+/// The outcome of a fill sweep.
+pub struct FillOutcome {
+    /// (level %, actual fill %, bytes filled, burst, model cache at the fill level).
+    pub levels: Vec<(f64, f64, u64, BurstRecord, Option<f64>)>,
+    /// Interrupted.
+    pub interrupted: bool,
+    /// Totals.
+    pub totals: ExperimentTotals,
+    /// Warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Runs the fill-sweep steps: for each level, fill, idle, burst.
+pub fn run_fill_steps(
+    s: &mut Setup,
+    levels: &[f64],
+    idle_s: f64,
+    trim_first: bool,
+    stop: &AtomicBool,
+) -> Result<FillOutcome> {
+    let n = levels.len();
+    let mut out = FillOutcome {
+        levels: vec![],
+        interrupted: false,
+        totals: ExperimentTotals::default(),
+        warnings: vec![],
+    };
+    if trim_first {
+        s.progress.event("discarding the span");
+        s.drive.trim()?;
+    }
+    let span = s.drive.span();
+    let bs = s.workload.block_size;
+    let mut reference: Option<Reference> = None;
+    // Where data ends on the target (bursts write after the fill).
+    let mut extent = (s.drive.fill_level() * span as f64).round() as u64;
+    for (i, &level) in levels.iter().enumerate() {
+        let step = format!("level {}/{n} ({level}%)", i + 1);
+        let target = ((level / 100.0 * span as f64) as u64) / bs * bs;
+        let mut filled = 0;
+        if target > extent {
+            s.progress.event(&format!(
+                "{step}: fill {} sequentially",
+                format_bytes((target - extent) as f64, s.opts.units)
+            ));
+            let progress = &s.progress;
+            let units = s.opts.units;
+            s.drive.fill(extent, target, &mut |done, total| {
+                progress.status(format!(
+                    "{step}: fill {} of {}",
+                    format_bytes(done as f64, units),
+                    format_bytes(total as f64, units)
+                ))
+            })?;
+            filled = target - extent;
+            out.totals.fill_bytes += filled;
+            extent = target;
+        }
+        if crate::recovery::stop_requested(stop) {
+            out.interrupted = true;
+            break;
+        }
+        if !idle(s, &step, idle_s, stop)? {
+            out.interrupted = true;
+            break;
+        }
+        out.totals.idle_s += idle_s;
+        let actual = 100.0 * extent as f64 / span as f64;
+        let truth = s
+            .drive
+            .model()
+            .map(|m| m.cache_at_fill(extent as f64 / m.capacity.as_f64()));
+        let label = format!("fill {level}%");
+        let file = format!("{:02}-fill-{level}pct", i + 1);
+        if span.saturating_sub(extent) < bs {
+            out.warnings.push(format!(
+                "at {level}%: nothing left to write: the earlier bursts reached the end of the \
+                 span; give a larger span or fewer levels"
+            ));
+            continue;
+        }
+        let Some(b) = burst(s, &step, &label, &file, extent, reference, stop)? else {
+            out.interrupted = true;
+            break;
+        };
+        out.totals.burst_bytes += b.timeline.bytes_total();
+        if b.cache.method == "none" {
+            out.warnings.push(format!(
+                "at {level}%: no cliff before the burst ended: the cache is at least {}",
+                format_bytes(b.cache.bytes, UnitSystem::Decimal)
+            ));
+        }
+        if let (Some(t), Some(now)) = (truth, b.model_cache_bytes) {
+            if now < 0.99 * t {
+                out.warnings.push(format!(
+                    "at {level}%: the model had only {} of its {} cache back when the burst began; \
+                     idle longer (--idle)",
+                    format_bytes(now, UnitSystem::Decimal),
+                    format_bytes(t, UnitSystem::Decimal)
+                ));
+            }
+        }
+        if reference.is_none() {
+            reference = reference_of(&b.analysis, &b.cache);
+        }
+        extent = extent.saturating_add(b.timeline.bytes_total()).min(span);
+        out.levels.push((level, actual, filled, b, truth));
+    }
+    Ok(out)
+}
+
+/// Builds the summary of a fill sweep.
+pub fn fill_summary(
+    s: &Setup,
+    o: &FillOutcome,
+    levels: &[f64],
+    idle_s: f64,
+    trim_first: bool,
+) -> FillSweepSummary {
+    let points = o
+        .levels
+        .iter()
+        .map(|(level, actual, filled, b, truth)| FillPoint {
+            fill_pct: *level,
+            cache_bytes: b.cache.bytes.round(),
+            low_bytes: b.cache.low.round(),
+            high_bytes: b.cache.high.round(),
+            truth_cache_bytes: truth.map(f64::round),
+            actual_fill_pct: *actual,
+            filled_bytes: *filled,
+            burst: BurstSummary::of(b),
+        })
+        .collect();
+    let mut warnings = o.warnings.clone();
+    if o.interrupted {
+        warnings.push(format!(
+            "interrupted: {} of {} levels finished",
+            o.levels.len(),
+            levels.len()
+        ));
+    }
+    let model = s.drive.model();
+    FillSweepSummary {
+        slccache_version: crate::VERSION.into(),
+        command: "fill-sweep",
+        interrupted: o.interrupted,
+        run: s.drive.meta(),
+        config: ExperimentConfig {
+            target: s.target.clone(),
+            simulate: s.simulate,
+            workload: s.workload.clone(),
+            after_cliff_s: s.stop.after_cliff_s,
+            idle_s: vec![idle_s],
+            levels_pct: Some(levels.to_vec()),
+            trim_first: Some(trim_first),
+            seed: s.workload.seed,
+            model: model.cloned(),
+        },
+        fill_sweep: FillSweepSection { points, idle_s },
+        truth: model.map(|m| Truth::of(m, None)),
+        totals: o.totals.clone(),
+        warnings,
+    }
+}
+
+fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
+    let path = dir.join("fill-sweep.csv");
+    let mut w =
+        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
+    let model = sum.truth.is_some();
+    let mut head = vec![
+        "fill_pct",
+        "cache_bytes",
+        "low_bytes",
+        "high_bytes",
+        "actual_fill_pct",
+        "filled_bytes",
+        "method",
+        "burst_bytes",
+        "burst_s",
+        "timeline",
+    ];
+    if model {
+        head.push("truth_cache_bytes");
+    }
+    w.write_record(&head)?;
+    for p in &sum.fill_sweep.points {
+        let mut row = vec![
+            p.fill_pct.to_string(),
+            format!("{:.0}", p.cache_bytes),
+            format!("{:.0}", p.low_bytes),
+            format!("{:.0}", p.high_bytes),
+            format!("{:.2}", p.actual_fill_pct),
+            p.filled_bytes.to_string(),
+            p.burst.method.to_string(),
+            p.burst.bytes_written.to_string(),
+            format!("{:.3}", p.burst.duration_s),
+            p.burst.timeline.clone(),
+        ];
+        if model {
+            row.push(
+                p.truth_cache_bytes
+                    .map(|v| format!("{v:.0}"))
+                    .unwrap_or_default(),
+            );
+        }
+        w.write_record(&row)?;
+    }
+    w.flush()?;
+    Ok(path)
+}
+
+/// The closing lines of `fill-sweep`.
+pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
+    let mut s = format!(
+        "{}: {} levels{}\n",
+        sum.run.label,
+        sum.fill_sweep.points.len(),
+        if sum.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for p in &sum.fill_sweep.points {
+        s += &format!(
+            "  {:>5.1}% full: cache {} [{} .. {}]{}\n",
+            p.fill_pct,
+            format_bytes(p.cache_bytes, units),
+            format_bytes(p.low_bytes, units),
+            format_bytes(p.high_bytes, units),
+            p.truth_cache_bytes
+                .map(|t| format!(" (model: {})", format_bytes(t, units)))
+                .unwrap_or_default()
+        );
+    }
+    for w in &sum.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+/// Runs `slccache fill-sweep`.
+pub fn fill_sweep(args: FillSweepArgs) -> Result<()> {
+    let levels = parse_levels(&args.levels)?;
+    let idle_s = parse_duration(&args.idle).context("--idle")?.as_secs_f64();
+    if args.trim_first && !args.common.simulate && args.common.target.starts_with("emu:") {
+        return Err(usage(
+            "--trim-first on an emu: target in real time is not supported; run the model with \
+             --simulate, or leave --trim-first out",
+        ));
+    }
+    let mut s = setup(&args.common, "fill-sweep")?;
+    let signals = Signals::install().context("installing signal handlers")?;
+    let outcome = run_fill_steps(&mut s, &levels, idle_s, args.trim_first, &signals.flag);
+    drop(signals);
+    s.progress.finish();
+    let outcome = outcome?;
+    let sum = fill_summary(&s, &outcome, &levels, idle_s, args.trim_first);
+    write_json(&s.out, &sum)?;
+    write_fill_csv(&s.out, &sum)?;
+    let bursts: Vec<&BurstRecord> = outcome.levels.iter().map(|x| &x.3).collect();
+    crate::report::experiments::write_fill_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    print!("{}", fill_text(&sum, s.opts.units));
+    println!("outputs: {}", s.out.display());
+    if outcome.interrupted {
+        return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::Sample;
+    use std::sync::atomic::Ordering;
+
+    /// A virtual drive that raises the stop flag (as Ctrl-C would) when its `n`-th idle
+    /// begins.
+    struct StopAtIdle {
+        inner: VirtualDrive,
+        idles: usize,
+        n: usize,
+    }
+
+    impl TestDrive for StopAtIdle {
+        fn span(&self) -> u64 {
+            self.inner.span()
+        }
+        fn meta(&self) -> RunMeta {
+            self.inner.meta()
+        }
+        fn model(&self) -> Option<&DriveModel> {
+            self.inner.model()
+        }
+        fn trim(&mut self) -> Result<()> {
+            self.inner.trim()
+        }
+        fn fill(&mut self, from: u64, to: u64, p: &mut dyn FnMut(u64, u64)) -> Result<()> {
+            self.inner.fill(from, to, p)
+        }
+        fn idle(&mut self, secs: f64, stop: &AtomicBool, p: &mut dyn FnMut(f64)) -> Result<bool> {
+            self.idles += 1;
+            if self.idles == self.n {
+                stop.store(true, Ordering::SeqCst);
+            }
+            self.inner.idle(secs, stop, p)
+        }
+        fn burst(
+            &mut self,
+            start: u64,
+            max: u64,
+            rule: &mut BurstRule,
+            stop: &AtomicBool,
+            on: &mut dyn FnMut(&Sample),
+        ) -> Result<(Vec<Sample>, BurstEnd)> {
+            self.inner.burst(start, max, rule, stop, on)
+        }
+        fn fill_level(&self) -> f64 {
+            self.inner.fill_level()
+        }
+        fn model_cache_now(&self) -> Option<f64> {
+            self.inner.model_cache_now()
+        }
+    }
+
+    fn setup_with(n: usize, dir: &Path) -> Setup {
+        let mut wa = crate::cli::WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            seed: Some(2),
+            ..Default::default()
+        };
+        wa.interval = Some("1s".into());
+        let w = WorkloadConfig::resolve(&wa).unwrap();
+        let model = presets::parse_spec("970evo-500g").unwrap();
+        let meta = crate::simulate::run_meta("970evo-500g", &model, &w);
+        std::fs::create_dir_all(dir.join("bursts")).unwrap();
+        Setup {
+            drive: Box::new(StopAtIdle {
+                inner: VirtualDrive::new(model, &w, meta),
+                idles: 0,
+                n,
+            }),
+            workload: w,
+            stop: StopConfig::default(),
+            opts: ReportOptions::default(),
+            out: dir.to_path_buf(),
+            target: "970evo-500g".into(),
+            simulate: true,
+            progress: StepProgress::new(true),
+        }
+    }
+
+    #[test]
+    fn an_interrupt_keeps_the_finished_steps_and_marks_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        // Ctrl-C during the third idle: two steps are finished.
+        let mut s = setup_with(3, dir.path());
+        let stop = AtomicBool::new(false);
+        let order = [300.0, 60.0, 10.0, 30.0];
+        let o = run_recovery_steps(&mut s, &order, &stop).unwrap();
+        assert!(o.interrupted);
+        assert!(o.first.is_some());
+        assert_eq!(o.steps.len(), 2);
+        let sum = recovery_summary(&s, &o, &order);
+        assert!(sum.interrupted);
+        assert_eq!(sum.recovery.points.len(), 2);
+        assert!(sum
+            .warnings
+            .iter()
+            .any(|w| w.contains("interrupted: 2 of 4")));
+        let v = serde_json::to_value(&sum).unwrap();
+        assert_eq!(v["interrupted"], true);
+        assert!(v["recovery"]["fit"]["fold_rate_bytes_per_sec"].is_number());
+        // The outputs can be written from what was finished.
+        let bursts: Vec<&BurstRecord> =
+            o.first.iter().chain(o.steps.iter().map(|x| &x.2)).collect();
+        crate::report::experiments::write_recovery_outputs(dir.path(), &sum, &bursts, &s.opts)
+            .unwrap();
+        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+        assert!(md.contains("Interrupted"));
+        // Without the interrupt, all four steps finish.
+        let dir2 = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir2.path());
+        let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
+        assert!(!o.interrupted);
+        assert_eq!(o.steps.len(), 4);
+    }
+
+    #[test]
+    fn a_fill_sweep_interrupted_keeps_the_finished_levels() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(2, dir.path());
+        let stop = AtomicBool::new(false);
+        let o = run_fill_steps(&mut s, &[0.0, 20.0, 40.0], 600.0, true, &stop).unwrap();
+        assert!(o.interrupted);
+        assert_eq!(o.levels.len(), 1);
+        let sum = fill_summary(&s, &o, &[0.0, 20.0, 40.0], 600.0, true);
+        assert!(sum.interrupted);
+        assert_eq!(sum.fill_sweep.points.len(), 1);
+    }
+}

@@ -1,0 +1,331 @@
+//! `slccache recovery` and `slccache fill-sweep` on drive models in virtual time: the model's
+//! truth comes back (recovery rate and delay within 10%, cache at each fill level within 5%),
+//! the outputs and the `summary.json` contract are there, bad input is a usage error with
+//! nothing written, and an interrupted experiment keeps its finished steps.
+
+use std::process::Command;
+
+use assert_cmd::prelude::*;
+use serde_json::Value;
+
+fn slccache() -> Command {
+    Command::cargo_bin("slccache").unwrap()
+}
+
+fn out_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("recovery-out-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+fn summary(dir: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number in {v}"))
+}
+
+#[test]
+fn recovery_on_the_970_evo_model_finds_its_rate_and_delay() {
+    let out = out_dir();
+    let o = slccache()
+        .args([
+            "recovery",
+            "emu:970evo-500g",
+            "--simulate",
+            "--idle",
+            "10s,60s,300s",
+            "--seed",
+            "3",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(out.path());
+    assert_eq!(s["command"], "recovery");
+    assert_eq!(s["interrupted"], false);
+    // The contract: points and fit keys, and the model's truth.
+    let points = s["recovery"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for p in points {
+        for k in ["idle_s", "recovered_bytes", "low_bytes", "high_bytes"] {
+            num(p, k);
+        }
+        assert!(num(p, "low_bytes") <= num(p, "recovered_bytes"));
+        assert!(num(p, "recovered_bytes") <= num(p, "high_bytes"));
+    }
+    let idles: Vec<f64> = points.iter().map(|p| num(p, "idle_s")).collect();
+    assert_eq!(idles, vec![10.0, 60.0, 300.0]);
+    let fit = &s["recovery"]["fit"];
+    for k in ["fold_rate_bytes_per_sec", "delay_s", "full_recovery_s"] {
+        let (v, lo, hi) = (
+            num(fit, k),
+            num(fit, &format!("{k}_low")),
+            num(fit, &format!("{k}_high")),
+        );
+        assert!(lo <= v && v <= hi, "{k}: {lo} {v} {hi}");
+    }
+    let truth = &s["truth"];
+    let rate = num(fit, "fold_rate_bytes_per_sec");
+    let t_rate = num(truth, "recover_bytes_per_sec");
+    assert!(
+        (rate / t_rate - 1.0).abs() < 0.10,
+        "rate {rate} vs truth {t_rate}"
+    );
+    let delay = num(fit, "delay_s");
+    let t_delay = num(truth, "recover_delay_s");
+    assert!(
+        (delay / t_delay - 1.0).abs() < 0.10,
+        "delay {delay} vs truth {t_delay}"
+    );
+    // Each point agrees with what the model had available when its burst began.
+    for p in points {
+        let t = num(p, "truth_recovered_bytes");
+        let v = num(p, "recovered_bytes");
+        assert!((v - t).abs() <= 0.05 * t.max(1e9), "{v} vs {t}");
+    }
+    // Outputs: table, charts, report, one timeline per burst (the first and three more).
+    for f in [
+        "recovery.csv",
+        "recovery.png",
+        "recovery.svg",
+        "recovery-bursts.png",
+        "recovery-bursts.svg",
+        "report.md",
+    ] {
+        assert!(out.path().join(f).is_file(), "{f} missing");
+    }
+    let bursts = std::fs::read_dir(out.path().join("bursts"))
+        .unwrap()
+        .count();
+    assert_eq!(bursts, 4);
+    let csv = std::fs::read_to_string(out.path().join("recovery.csv")).unwrap();
+    assert!(csv.starts_with("idle_s,recovered_bytes,low_bytes,high_bytes,"));
+    assert_eq!(csv.lines().count(), 4);
+    // The idle order is the longest first, then the rest shuffled by the seed; it is recorded.
+    let order: Vec<f64> = s["recovery"]["order_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(order[0], 300.0);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("fit: folding") && text.contains("MB/s"),
+        "{text}"
+    );
+}
+
+#[test]
+fn fill_sweep_on_the_660p_model_shows_the_dynamic_cache_gone_at_75_percent() {
+    let out = out_dir();
+    let o = slccache()
+        .args([
+            "fill-sweep",
+            "emu:660p-1tb",
+            "--simulate",
+            "--levels",
+            "0,25,50,75",
+            "--seed",
+            "5",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(out.path());
+    assert_eq!(s["command"], "fill-sweep");
+    let points = s["fill_sweep"]["points"].as_array().unwrap();
+    let levels: Vec<f64> = points.iter().map(|p| num(p, "fill_pct")).collect();
+    assert_eq!(levels, vec![0.0, 25.0, 50.0, 75.0]);
+    for p in points {
+        let (c, lo, hi, t) = (
+            num(p, "cache_bytes"),
+            num(p, "low_bytes"),
+            num(p, "high_bytes"),
+            num(p, "truth_cache_bytes"),
+        );
+        assert!(lo <= c && c <= hi);
+        assert!(
+            (c / t - 1.0).abs() < 0.05,
+            "at {}%: {c} vs truth {t}",
+            num(p, "fill_pct")
+        );
+    }
+    // 140 GB empty; at 75% the dynamic part is gone: only the 12 GB static cache is left.
+    assert!((num(&points[0], "truth_cache_bytes") - 140e9).abs() < 1e6);
+    assert!((num(&points[3], "truth_cache_bytes") - 12e9).abs() < 1e6);
+    assert!((num(&points[3], "cache_bytes") / 12e9 - 1.0).abs() < 0.05);
+    assert!(num(&points[2], "cache_bytes") > 3.0 * num(&points[3], "cache_bytes"));
+    assert!(num(&s["truth"], "recover_bytes_per_sec") > 0.0);
+    assert!(num(&s["truth"], "recover_delay_s") >= 0.0);
+    for f in [
+        "fill-sweep.csv",
+        "fill-sweep.png",
+        "fill-sweep.svg",
+        "fill-sweep-bursts.png",
+        "report.md",
+    ] {
+        assert!(out.path().join(f).is_file(), "{f} missing");
+    }
+    assert_eq!(
+        std::fs::read_dir(out.path().join("bursts"))
+            .unwrap()
+            .count(),
+        4
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains("| 75% | 12.0 GB |"), "{md}");
+}
+
+#[test]
+fn bad_lists_are_usage_errors_and_write_nothing() {
+    for (cmd, flag, value, want) in [
+        ("recovery", "--idle", "10s,abc", "--idle"),
+        ("recovery", "--idle", "0s", "--idle"),
+        ("fill-sweep", "--levels", "50,25", "--levels"),
+        ("fill-sweep", "--levels", "0,120", "--levels"),
+    ] {
+        let out = out_dir();
+        let dir = out.path().join("o");
+        let mut c = slccache();
+        c.args([cmd, "emu:970evo-500g", "--simulate", flag, value, "--out"])
+            .arg(&dir);
+        let o = c.output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cmd} {flag} {value}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(want), "{err}");
+        assert!(
+            !dir.exists(),
+            "{cmd} {flag} {value} wrote {}",
+            dir.display()
+        );
+    }
+    // --duration makes no sense for bursts that stop at the cliff.
+    let out = out_dir();
+    let o = slccache()
+        .args([
+            "recovery",
+            "emu:970evo-500g",
+            "--simulate",
+            "--idle",
+            "10s",
+            "--duration",
+            "10s",
+            "--out",
+        ])
+        .arg(out.path().join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let out = out_dir();
+    let mut child = slccache()
+        .args([
+            "recovery",
+            "emu:960evo-250g,cache=1GB,in=1GB/s,after=250MB/s,noise=0.02,dips=0,recover=400MB/s,recover_delay=0.5s",
+            "--idle",
+            "60s,90s",
+            "--interval",
+            "100ms",
+            "--after-cliff",
+            "1s",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Not on a terminal, progress comes as one line per step event: wait for the first idle.
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            panic!("slccache ended before its first idle: {seen}");
+        }
+        seen.push_str(&line);
+        if line.contains("step 1/2: idle") {
+            break;
+        }
+    }
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own child, still
+    // running (it is idling for 90 s).
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{seen}");
+    let s = summary(out.path());
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["recovery"]["first_burst"]["end"], "cliff_confirmed");
+    assert!(s["recovery"]["points"].as_array().unwrap().is_empty());
+    assert!(s["truth"]["recover_bytes_per_sec"].is_number());
+    assert!(out.path().join("report.md").is_file());
+    assert!(out.path().join("bursts/00-first.csv").is_file());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(interrupted)"), "{text}");
+}
+
+#[test]
+fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() {
+    // The PM983 model has no SLC cache: the first level's burst finds no cliff and writes to
+    // the end of the 2 GB span; the next level has nothing left to write.
+    let out = out_dir();
+    let o = slccache()
+        .args([
+            "fill-sweep",
+            "emu:pm983-960g",
+            "--simulate",
+            "--span",
+            "2GB",
+            "--levels",
+            "0,50",
+            "--idle",
+            "1s",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(out.path());
+    let points = s["fill_sweep"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1);
+    assert_eq!(points[0]["burst"]["end"], "end_of_span");
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.contains("at 0%: no cliff")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("at 50%: nothing left to write")),
+        "{warnings:?}"
+    );
+}
