@@ -416,6 +416,7 @@ fn finish(
             jobs: Some(cfg.jobs),
             interval_s: Some(cfg.interval.as_secs_f64()),
             engine: Some(o.engine.into()),
+            span_bytes: Some(plan.span_bytes),
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),

@@ -181,6 +181,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
             jobs: Some(w.jobs),
             interval_s: Some(w.interval.as_secs_f64()),
             engine: Some("simulated".into()),
+            span_bytes: Some(w.span.unwrap_or(model.capacity.0)),
         },
         started_at: Some(chrono::Utc::now()),
         stop_reason: None,

@@ -94,6 +94,10 @@ pub struct Workload {
     pub interval_s: Option<f64>,
     /// The engine that ran it ("io_uring", "sync", "emulated", "simulated").
     pub engine: Option<String>,
+    /// Bytes of the target written over (one pass), where known: without a cliff, the cache
+    /// cannot be shown to be larger than this, however often the writes wrapped around it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_bytes: Option<u64>,
 }
 
 /// Why a run stopped.
