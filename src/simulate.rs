@@ -12,6 +12,8 @@
 //! [write]: crate::model::DriveState::write
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -19,7 +21,7 @@ use serde::Serialize;
 use crate::cli::SimulateArgs;
 use crate::config::WorkloadConfig;
 use crate::detect::Analysis;
-use crate::error::usage;
+use crate::error::{usage, Interrupted};
 use crate::model::{presets, DriveModel, Load, Truth};
 use crate::report::{ReportOptions, Summary, Totals};
 use crate::timeline::{CsvWriter, DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
@@ -78,12 +80,62 @@ fn quantile(sorted: &[(f64, f64)], q: f64) -> Option<f64> {
     sorted.last().map(|p| p.0)
 }
 
+/// Most samples a simulation keeps (about 500 MB of timeline in memory).
+pub const MAX_SAMPLES: f64 = 5e6;
+
+/// Refuses a simulation that would make more than [`MAX_SAMPLES`] samples (a usage error,
+/// before anything is written): `--max-bytes 1EB` at 1 s intervals would run for decades of
+/// virtual time and never finish.
+pub fn check_length(model: &DriveModel, w: &WorkloadConfig) -> Result<()> {
+    let limit = byte_limit(w, model.capacity.0)?;
+    let truth = model.truth(w.pattern, w.block_size);
+    let slowest = [
+        Some(truth.after_cache_bytes_per_sec),
+        truth.folding_bytes_per_sec,
+        Some(truth.in_cache_bytes_per_sec),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|r| *r > 0.0)
+    .fold(f64::INFINITY, f64::min);
+    let by_bytes = limit.map(|l| l as f64 / slowest).unwrap_or(f64::INFINITY);
+    let by_time = w.duration.map(|d| d.as_secs_f64()).unwrap_or(f64::INFINITY);
+    let virtual_s = by_bytes.min(by_time);
+    let interval = w.interval.as_secs_f64();
+    if virtual_s / interval > MAX_SAMPLES {
+        let need = (virtual_s / MAX_SAMPLES).ceil();
+        return Err(usage(format!(
+            "this run would last up to {} of virtual time: {:.0} samples of --interval {}, \
+             more than the {} a simulation keeps; give --interval {}s or longer, or a \
+             smaller --max-bytes or --duration",
+            format_seconds(virtual_s),
+            virtual_s / interval,
+            format_seconds(interval),
+            MAX_SAMPLES,
+            need
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `model` under workload `w` in virtual time. `on_sample` sees each sample as it is
 /// made (to write it out at once).
 pub fn simulate(
     model: &DriveModel,
     w: &WorkloadConfig,
     meta: RunMeta,
+    on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    simulate_until(model, w, meta, &AtomicBool::new(false), on_sample)
+}
+
+/// [`simulate`], stopping (with [`StopReason::Interrupted`]) after the sample during which
+/// `stop` becomes true.
+pub fn simulate_until(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    meta: RunMeta,
+    stop_flag: &AtomicBool,
     mut on_sample: impl FnMut(&Sample) -> Result<()>,
 ) -> Result<Simulation> {
     let limit = byte_limit(w, model.capacity.0)?;
@@ -113,6 +165,10 @@ pub fn simulate(
         }
         if t >= end_time - 1e-9 {
             stop = StopReason::Duration;
+            break;
+        }
+        if stop_flag.load(Ordering::SeqCst) {
+            stop = StopReason::Interrupted;
             break;
         }
         let t_end = (t + interval).min(end_time);
@@ -278,17 +334,17 @@ pub fn summary_text(
                 " (the model has no cache)".into()
             };
             s += &format!(
-                "  estimate:    cache {} [{} .. {}]{err}\n",
+                "  estimate:    cache {} {}{err}\n",
                 format_bytes(e.bytes as f64, units),
-                format_bytes(e.low_bytes as f64, units),
-                format_bytes(e.high_bytes as f64, units)
+                crate::analyze::interval_text(e.low_bytes, e.high_bytes, units)
             );
         }
         None => {
             s += &format!(
-                "  estimate:    no cliff seen; the cache is at least {}\n",
-                format_bytes(
-                    analysis.cache_lower_bound_bytes.unwrap_or(t.bytes_total()) as f64,
+                "  estimate:    no cliff seen: {}\n",
+                crate::detect::no_cliff_text(
+                    analysis.cache_lower_bound_bytes,
+                    t.bytes_total(),
                     units
                 )
             );
@@ -311,6 +367,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
+    check_length(&model, &w)?;
     let dir: PathBuf = match &args.output.out {
         Some(d) => d.clone(),
         None => Path::new("output").join(format!(
@@ -324,10 +381,27 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut csv =
         CsvWriter::create(&csv_path).with_context(|| format!("writing {}", csv_path.display()))?;
     let meta = run_meta(&args.model, &model, &w);
-    let sim = simulate(&model, &w, meta, |s| {
+    // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
+    // 130); a second Ctrl-C ends the process at once.
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut ids = Vec::new();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        ids.push(signal_hook::flag::register_conditional_shutdown(
+            sig,
+            130,
+            flag.clone(),
+        )?);
+        ids.push(signal_hook::flag::register(sig, flag.clone())?);
+    }
+    let sim = simulate_until(&model, &w, meta, &flag, |s| {
         csv.append(s)
             .with_context(|| format!("writing {}", csv_path.display()))
-    })?;
+    });
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
+    let sim = sim?;
+    let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
     let analysis = crate::detect::analyze(&sim.timeline);
     let t = &sim.timeline;
     let summary = Summary {
@@ -341,7 +415,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         })?,
         run: t.meta.clone(),
         totals: Totals::of(t, sim.writes),
-        interrupted: false,
+        interrupted,
         error: None,
         analysis: analysis.clone(),
     };
@@ -354,6 +428,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         eprint!("{text}");
     } else {
         print!("{text}");
+    }
+    if interrupted {
+        return Err(anyhow::Error::new(Interrupted(dir.display().to_string())));
     }
     Ok(())
 }
