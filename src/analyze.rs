@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use crate::cli::AnalyzeArgs;
 use crate::detect::Analysis;
 use crate::report::{ReportOptions, Summary, Totals};
-use crate::timeline::import::{self, ImportOptions};
+use crate::timeline::import::{self, ImportOptions, ReadOptions};
 use crate::timeline::{CsvWriter, Timeline};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -59,7 +59,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
 
 /// Reads one file with notes on how it was read; a `timeline.csv` takes the drive and the
 /// workload from the `summary.json` beside it, as `compare` does.
-fn load(f: &Path, opts: &ImportOptions) -> Result<(Timeline, Vec<String>)> {
+fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
     let (mut t, notes) = import::load_with_notes(f, opts)?;
     let summary = f.parent().map(|d| d.join("summary.json"));
     if let Some(s) = summary.filter(|s| s.is_file()) {
@@ -75,7 +75,7 @@ fn load(f: &Path, opts: &ImportOptions) -> Result<(Timeline, Vec<String>)> {
 }
 
 /// The unit flags as import options; a bad unit is a usage error (exit 2).
-fn import_options(args: &AnalyzeArgs) -> Result<ImportOptions> {
+fn import_options(args: &AnalyzeArgs) -> Result<ReadOptions> {
     let time_scale = match &args.time_unit {
         None => None,
         Some(u) => Some(
@@ -125,9 +125,11 @@ fn import_options(args: &AnalyzeArgs) -> Result<ImportOptions> {
             )))
         }
     };
-    Ok(ImportOptions {
-        time_scale,
-        rate_scale,
+    Ok(ReadOptions {
+        units: ImportOptions {
+            time_scale,
+            rate_scale,
+        },
         position_scale,
     })
 }

@@ -591,3 +591,62 @@ fn help_texts_say_what_a_new_user_needs() {
     let presets = help(&["presets"]);
     assert!(!presets.contains("AFTER LATER"), "{presets}");
 }
+
+// ---- a read-only block device (root) ----------------------------------------------------
+
+/// A read-only loop device (`losetup -r`) over a scratch file; detached on drop.
+struct ReadOnlyLoop {
+    dev: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for ReadOnlyLoop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}
+
+#[test]
+fn a_read_only_block_device_is_refused_up_front() {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but not root: loop devices need root"
+        );
+        eprintln!("a_read_only_block_device_is_refused_up_front: skipped: needs root");
+        return;
+    }
+    let dir = tmp();
+    let backing = dir.path().join("ro.img");
+    std::fs::write(&backing, vec![0x5au8; 8 << 20]).unwrap();
+    let o = std::process::Command::new("losetup")
+        .args(["-f", "--show", "-r"])
+        .arg(&backing)
+        .output()
+        .unwrap();
+    let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    assert!(dev.starts_with("/dev/loop"), "losetup said {dev}");
+    let lo = ReadOnlyLoop { dev, _dir: dir };
+    let out = tmp();
+    let o = run(slccache()
+        .args([
+            "probe",
+            &lo.dev,
+            "--destroy-data",
+            "--bs",
+            "64k",
+            "-q",
+            "--out",
+        ])
+        .arg(out.path().join("p")));
+    assert_eq!(o.code, Some(1), "{}{}", o.stdout, o.stderr);
+    assert!(o.stderr.contains("read-only"), "{}", o.stderr);
+    assert!(
+        !out.path().join("p").exists(),
+        "no output of a run that measured nothing"
+    );
+}

@@ -516,12 +516,15 @@ fn thermal(m: &mut DriveModel) -> &mut Thermal {
 
 /// Sets one key (see [`KEYS`]). Errors say what is wrong and what would work.
 pub fn apply(m: &mut DriveModel, key: &str, value: &str) -> Result<(), String> {
-    // A bare number would be bytes (or bytes/s): `cache = 30` meant 30 GB, not 30 B. Sizes
-    // and rates need a unit; only 0 is the same in every unit.
+    // A bare number is bytes (or bytes/s): `cache = 30` surely meant 30 GB, not 30 B. A bare
+    // number below a million makes no sense for a drive's sizes and rates: refuse it and ask
+    // for a unit. (0 is the same in every unit; 1920000000 is plainly bytes.)
     let unitless = |v: &str, example: &str| -> Result<(), String> {
         match v.trim().parse::<f64>() {
-            Ok(x) if x != 0.0 => Err(format!(
-                "'{v}' has no unit; write e.g. '{v}{example}' (a bare number would be bytes)"
+            Ok(x) if x != 0.0 && x.abs() < 1e6 => Err(format!(
+                "'{v}' has no unit, so it would mean {v} bytes{}, too small for a drive; \
+                 write e.g. '{v}{example}'",
+                if example.ends_with("/s") { "/s" } else { "" }
             )),
             _ => Ok(()),
         }

@@ -44,9 +44,34 @@ pub struct ImportOptions {
     pub time_scale: Option<f64>,
     /// Bytes/s per unit of the rate column (1e6 for MB/s, 1048576 for MiB/s, ...).
     pub rate_scale: Option<f64>,
+}
+
+/// [`ImportOptions`] plus what the first column of a two-column CSV is.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReadOptions {
+    /// Units of a headerless two-column CSV.
+    pub units: ImportOptions,
     /// The first column is a position (data written), in bytes per unit (`--x bytes
     /// --x-unit MiB`: 1048576), not a time.
     pub position_scale: Option<f64>,
+}
+
+/// The options as the readers below use them.
+#[derive(Debug, Clone, Copy)]
+struct Opts {
+    time_scale: Option<f64>,
+    rate_scale: Option<f64>,
+    position_scale: Option<f64>,
+}
+
+impl From<&ReadOptions> for Opts {
+    fn from(o: &ReadOptions) -> Opts {
+        Opts {
+            time_scale: o.units.time_scale,
+            rate_scale: o.units.rate_scale,
+            position_scale: o.position_scale,
+        }
+    }
 }
 
 /// Fastest rate accepted in any input, bytes/s (1 TB/s: ten times the fastest PCIe 5 x16 link).
@@ -176,7 +201,11 @@ pub fn load(path: &Path) -> Result<Timeline, ImportError> {
 
 /// Loads a timeline from `path` with units for a headerless two-column CSV.
 pub fn load_with(path: &Path, opts: &ImportOptions) -> Result<Timeline, ImportError> {
-    load_with_notes(path, opts).map(|(t, _)| t)
+    let o = ReadOptions {
+        units: *opts,
+        position_scale: None,
+    };
+    load_with_notes(path, &o).map(|(t, _)| t)
 }
 
 /// Reads the text of a timeline file: refuses what is not text (looking at the start first,
@@ -236,7 +265,7 @@ fn read_text(path: &Path, name: &str) -> Result<String, ImportError> {
 /// last line dropped, times derived from positions, unit flags a header overrides).
 pub fn load_with_notes(
     path: &Path,
-    opts: &ImportOptions,
+    opts: &ReadOptions,
 ) -> Result<(Timeline, Vec<String>), ImportError> {
     let name = path.display().to_string();
     if let Some(what) = fio_non_bandwidth_log(path) {
@@ -256,7 +285,11 @@ pub fn load_with_notes(
 
 /// Parses the content of a timeline file; `name` is used in error messages.
 pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeline, ImportError> {
-    parse_text_notes(text, name, opts).map(|(t, _)| t)
+    let o = ReadOptions {
+        units: *opts,
+        position_scale: None,
+    };
+    parse_text_notes(text, name, &o).map(|(t, _)| t)
 }
 
 /// [`parse_text`], with notes on how the text was read. A last line that does not end with a
@@ -265,8 +298,9 @@ pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeli
 pub fn parse_text_notes(
     text: &str,
     name: &str,
-    opts: &ImportOptions,
+    opts: &ReadOptions,
 ) -> Result<(Timeline, Vec<String>), ImportError> {
+    let opts = &Opts::from(opts);
     // Excel saves UTF-8 with a byte-order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut notes = Vec::new();
@@ -292,7 +326,7 @@ pub fn parse_text_notes(
 fn parse_whole(
     text: &str,
     name: &str,
-    opts: &ImportOptions,
+    opts: &Opts,
     notes: &mut Vec<String>,
 ) -> Result<Timeline, ImportError> {
     if text.trim().is_empty() {
@@ -694,7 +728,7 @@ fn position_in_header(cell: &str) -> Option<Option<f64>> {
 fn read_two_column(
     text: &str,
     name: &str,
-    opts: &ImportOptions,
+    opts: &Opts,
     notes: &mut Vec<String>,
 ) -> Result<Timeline, ImportError> {
     let (first_no, first) = text
