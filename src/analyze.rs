@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::AnalyzeArgs;
-use crate::detect::{Analysis, PhaseKind};
+use crate::detect::Analysis;
 use crate::report::{ReportOptions, Summary, Totals};
-use crate::timeline::import::{self, ImportOptions};
+use crate::timeline::import::{self, ImportOptions, ReadOptions};
 use crate::timeline::{CsvWriter, Timeline};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -24,8 +24,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     // Read every file first so that a bad file fails before anything is written.
     let mut runs = Vec::with_capacity(args.files.len());
     for f in &args.files {
-        let t = import::load_with(f, &opts)?;
-        let a = crate::detect::analyze(&t);
+        let (t, notes) = load(f, &opts)?;
+        let mut a = crate::detect::analyze(&t);
+        // How the file was read comes first: it qualifies everything after it.
+        a.warnings.splice(0..0, notes);
         runs.push((f, t, a));
     }
     let stdout = std::io::stdout();
@@ -57,8 +59,25 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
+/// Reads one file with notes on how it was read; a `timeline.csv` takes the drive and the
+/// workload from the `summary.json` beside it, as `compare` does.
+fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
+    let (mut t, notes) = import::load_with_notes(f, opts)?;
+    let summary = f.parent().map(|d| d.join("summary.json"));
+    if let Some(s) = summary.filter(|s| s.is_file()) {
+        if let Some(meta) = crate::compare::read_summary_meta(&s)? {
+            let label = t.meta.label.clone();
+            t.meta = meta;
+            if t.meta.label.trim().is_empty() {
+                t.meta.label = label;
+            }
+        }
+    }
+    Ok((t, notes))
+}
+
 /// The unit flags as import options; a bad unit is a usage error (exit 2).
-fn import_options(args: &AnalyzeArgs) -> Result<ImportOptions> {
+fn import_options(args: &AnalyzeArgs) -> Result<ReadOptions> {
     let time_scale = match &args.time_unit {
         None => None,
         Some(u) => Some(
@@ -74,13 +93,62 @@ fn import_options(args: &AnalyzeArgs) -> Result<ImportOptions> {
             ))
         })?),
     };
-    Ok(ImportOptions {
-        time_scale,
-        rate_scale,
+    let x_unit = match &args.x_unit {
+        None => None,
+        Some(u) => Some(import::parse_size_unit(u).ok_or_else(|| {
+            crate::error::usage(format!(
+                "--x-unit '{u}': give B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
+            ))
+        })?),
+    };
+    let position_scale = match args.x.as_deref().map(|x| x.trim().to_ascii_lowercase()) {
+        None if x_unit.is_some() => {
+            return Err(crate::error::usage(
+                "--x-unit needs --x bytes (the first column is data written)",
+            ))
+        }
+        None => None,
+        Some(x) if x == "time" => {
+            if x_unit.is_some() {
+                return Err(crate::error::usage(
+                    "--x-unit is for --x bytes; with --x time give --time-unit",
+                ));
+            }
+            None
+        }
+        Some(x) if x == "bytes" || x == "position" || x == "written" => {
+            Some(x_unit.ok_or_else(|| {
+                crate::error::usage("--x bytes needs --x-unit (e.g. --x-unit MiB)")
+            })?)
+        }
+        Some(x) => {
+            return Err(crate::error::usage(format!(
+                "--x '{x}': give time or bytes"
+            )))
+        }
+    };
+    Ok(ReadOptions {
+        units: ImportOptions {
+            time_scale,
+            rate_scale,
+        },
+        position_scale,
     })
 }
 
+/// Whether two paths name the same folder.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
 /// Writes `timeline.csv`, `summary.json` and the charts for one file into `dir`.
+///
+/// When `dir` already holds the `summary.json` of a probe or a simulation (analysing a run
+/// into its own folder), that summary keeps its run metadata and configuration and only its
+/// analysis is replaced, with a note on stderr; the run's own `timeline.csv` is left as it is.
 fn write_outputs(
     dir: &Path,
     file: &Path,
@@ -91,65 +159,72 @@ fn write_outputs(
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv = dir.join("timeline.csv");
-    CsvWriter::write_all(&csv, t).with_context(|| format!("writing {}", csv.display()))?;
-    let summary = Summary {
-        slccache_version: crate::VERSION.to_string(),
-        config: serde_json::json!({
-            "command": "analyze",
-            "file": file.display().to_string(),
-            "time_unit": args.time_unit,
-            "rate_unit": args.rate_unit,
-        }),
-        run: t.meta.clone(),
-        totals: Totals::of(t, 0),
-        interrupted: false,
-        error: None,
-        analysis: a.clone(),
-        stop: None,
-        host: None,
-        drive_state: None,
+    let own_folder = file.parent().is_some_and(|p| same_dir(p, dir))
+        && file.file_name() == Some(std::ffi::OsStr::new("timeline.csv"));
+    if !own_folder {
+        CsvWriter::write_all(&csv, t).with_context(|| format!("writing {}", csv.display()))?;
+    }
+    let summary_path = dir.join("summary.json");
+    let existing: Option<serde_json::Value> = std::fs::read_to_string(&summary_path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
+    let summary_file = match existing {
+        Some(mut v) => {
+            eprintln!(
+                "slccache: note: {} belongs to a {} run: its drive, workload and configuration \
+                 are kept; only its analysis is replaced",
+                summary_path.display(),
+                v["config"]["command"].as_str().unwrap_or("probe")
+            );
+            v["analysis"] = serde_json::to_value(a)?;
+            let tmp = dir.join(".summary.json.tmp");
+            std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")
+                .with_context(|| format!("writing {}", tmp.display()))?;
+            std::fs::rename(&tmp, &summary_path)
+                .with_context(|| format!("writing {}", summary_path.display()))?;
+            summary_path
+        }
+        None => {
+            let summary = Summary {
+                slccache_version: crate::VERSION.to_string(),
+                config: serde_json::json!({
+                    "command": "analyze",
+                    "file": file.display().to_string(),
+                    "time_unit": args.time_unit,
+                    "rate_unit": args.rate_unit,
+                    "x": args.x,
+                    "x_unit": args.x_unit,
+                }),
+                run: t.meta.clone(),
+                totals: Totals::of(t, 0),
+                interrupted: false,
+                error: None,
+                analysis: a.clone(),
+                stop: None,
+                host: None,
+                drive_state: None,
+            };
+            crate::report::write_summary(dir, &summary)?
+        }
     };
-    let mut written = vec![csv, crate::report::write_summary(dir, &summary)?];
+    let mut written = vec![summary_file];
+    if !own_folder {
+        written.insert(0, csv);
+    }
     written.extend(crate::report::write_charts_and_report(dir, t, a, opts)?);
     Ok(written)
 }
 
-/// `low-high` in the unit of `bytes` as chosen by [`format_bytes`]: `18.9-19.3`.
-fn range_in_unit_of(bytes: f64, low: f64, high: f64, units: UnitSystem) -> String {
-    let base: f64 = match units {
-        UnitSystem::Decimal => 1000.0,
-        UnitSystem::Binary => 1024.0,
-    };
-    let mut scale = 1.0;
-    while bytes.abs() >= base * scale && scale < base.powi(5) {
-        scale *= base;
-    }
-    let digits = |v: f64| {
-        if v >= 100.0 {
-            0
-        } else if v >= 10.0 {
-            1
-        } else {
-            2
-        }
-    };
-    let d = digits(bytes / scale);
-    format!("{:.*}-{:.*}", d, low / scale, d, high / scale)
-}
-
-/// One line for a person: `SLC cache ~19.1 GB (18.9-19.3), 1365 MB/s -> 591 MB/s at 14.0 s`.
+/// One line for a person:
+/// `SLC cache ~19.1 GB (95% interval 18.9 GB to 19.3 GB), 1365 MB/s -> 591 MB/s at 14.0 s`.
 pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
     match (&a.cache_estimate, a.cliffs.first()) {
         (Some(c), Some(cliff)) => {
             let mut s = format!(
-                "SLC cache ~{} ({}), {} -> {} at {}",
+                "SLC cache ~{} {}, {} -> {} at {}",
                 format_bytes(c.bytes as f64, units),
-                range_in_unit_of(
-                    c.bytes as f64,
-                    c.low_bytes as f64,
-                    c.high_bytes as f64,
-                    units
-                ),
+                interval_text(c.low_bytes, c.high_bytes, units),
                 format_rate(cliff.before_bytes_per_sec, units),
                 format_rate(cliff.after_bytes_per_sec, units),
                 format_seconds(cliff.t_s),
@@ -167,23 +242,28 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
             s
         }
         _ => {
-            let level = a
-                .phases
-                .iter()
-                .find(|p| p.kind == PhaseKind::Steady)
-                .or(a.phases.first())
-                .map(|p| format_rate(p.mean_bytes_per_sec, units))
-                .unwrap_or_default();
+            // The run's mean: all that was written over all the time it took.
+            let level = if a.duration_s > 0.0 {
+                format_rate(a.bytes_total as f64 / a.duration_s, units)
+            } else {
+                "an unknown rate".to_string()
+            };
             format!(
-                "no cliff in {} ({} written at about {}): the SLC cache is at least {}",
+                "no cliff in {} ({} written at about {}): {}",
                 format_seconds(a.duration_s),
                 format_bytes(a.bytes_total as f64, units),
                 level,
-                format_bytes(
-                    a.cache_lower_bound_bytes.unwrap_or(a.bytes_total) as f64,
-                    units
-                ),
+                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units),
             )
         }
     }
+}
+
+/// The one way slccache writes a 95% interval of bytes: `(95% interval 21.9 GB to 22.1 GB)`.
+pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
+    format!(
+        "(95% interval {} to {})",
+        format_bytes(low as f64, units),
+        format_bytes(high as f64, units)
+    )
 }

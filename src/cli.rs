@@ -21,14 +21,15 @@ finds the cliff(s) where the SLC cache runs out, estimates the effective cache s
 error bar, and writes charts (PNG, SVG), a CSV timeline, a JSON summary and a Markdown report.",
     after_help = "Examples:\n  \
 slccache probe emu:960evo-250g,cache=2GB --pattern seqwrite   # an emulated drive, no SSD needed\n  \
-slccache probe /dev/nvme0n1 --pattern randwrite --destroy-data\n  \
 slccache probe scratch.bin --size 1GiB --duration 10s\n  \
 slccache analyze fio_bw.1.log --json\n  \
 slccache simulate 960evo-1tb --pattern seqwrite\n  \
 slccache compare output/run-a output/run-b --out output/compare\n  \
 slccache info /dev/nvme0n1   # identity, SMART log; writes nothing\n  \
 slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
-slccache presets"
+slccache presets\n  \
+slccache probe /dev/nvme0n1 --pattern randwrite --destroy-data  # DESTROYS all data on the drive\n\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file, 130 interrupted."
 )]
 pub struct Cli {
     /// What to do.
@@ -59,20 +60,30 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (output
     #[command(after_help = "Examples:\n  \
 slccache analyze output/run/timeline.csv\n  \
 slccache analyze fio_bw.1.log --json\n  \
-slccache analyze trace.csv --time-unit s --rate-unit MiB/s --out output/trace")]
+slccache analyze trace.csv --time-unit s --rate-unit MiB/s --out output/trace\n  \
+slccache analyze chunks.csv --x bytes --x-unit MiB --rate-unit MB/s   # throughput per data written\n\n\
+Two-column CSVs: time and throughput, or data written and throughput (a header such as \
+'MiB,MB/s' or 'written_GB,MB/s' says so; then the times are derived from bytes and rate).\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).")]
     Analyze(AnalyzeArgs),
     /// Run a drive model in virtual time: an hour of writing in well under a second.
     #[command(after_help = "Examples:\n  \
 slccache simulate 960evo-1tb\n  \
 slccache simulate fx700-2tb --pattern seqwrite --max-bytes 600GB\n  \
-slccache simulate my-drive.toml --duration 30m")]
+slccache simulate my-drive.toml --duration 30m\n\n\
+Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad model file, 130 interrupted \
+(outputs still written).",
+        mut_arg("seed", |a| a.help("Seed for the model's noise and GC dips [default: from the clock]")))]
     Simulate(SimulateArgs),
     /// Overlay several runs (2 to 12 read well) on one chart with a side-by-side table.
     #[command(after_help = "Examples:\n  \
 slccache compare output/960evo-* --out output/compare\n  \
 slccache compare a/timeline.csv b_bw.1.log --units binary\n  \
 slccache compare run-a run-b run-c --label 'fresh,after TRIM,full' --align cliff\n  \
-slccache compare output/run-* --theme dark")]
+slccache compare output/run-* --theme dark\n\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).",
+        mut_arg("out", |a| a.help("Output folder [default: output/compare-<timestamp>/]")))]
     Compare(CompareArgs),
     /// Show what a target is and what the drive reports about itself; writes nothing.
     #[command(
@@ -274,7 +285,7 @@ pub struct WorkloadArgs {
     /// Number of jobs, each with its own queue [default: 1].
     #[arg(long)]
     pub jobs: Option<u32>,
-    /// Sampling interval, 10ms or more [default: 1s].
+    /// Sampling interval, from 10ms up to the run's --duration [default: 1s].
     #[arg(long)]
     pub interval: Option<String>,
     /// Limit the written range to the first SIZE bytes of the target [default: whole target].
@@ -287,7 +298,7 @@ pub struct WorkloadArgs {
     /// Stop after writing this many bytes at the latest [default: one pass over the span].
     #[arg(long)]
     pub max_bytes: Option<String>,
-    /// Seed for the random offset sequence and data [default: from the clock].
+    /// Seed for the random offsets and the data written [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
     /// A scenario file (TOML) with workload settings; flags override it.
@@ -311,7 +322,7 @@ pub struct StopArgs {
 /// Output options shared by every subcommand that writes charts.
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
-    /// Output folder [default: output/<target>-<timestamp>/].
+    /// Output folder [default: output/<name>-<timestamp>/, named after the target or model].
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Units in charts and reports: decimal MB/GB (as drive makers quote) or binary MiB/GiB.
@@ -358,6 +369,11 @@ pub enum AlignArg {
 #[derive(Debug, Clone, Args)]
 pub struct ProbeArgs {
     /// A block device (/dev/nvme0n1), a regular file, or an emulated drive (emu:PRESET[,k=v..]).
+    ///
+    /// Emulated drives: emu:PRESET with any keys overridden, e.g.
+    /// emu:960evo-500g,cache=30GB,after=500MB/s. Keys: capacity=, cache=, static=, dynamic=,
+    /// in=, after=, fold_after=, fold=, noise=, dips=, thermal=, and more; `slccache presets`
+    /// lists the presets and every key.
     pub target: String,
     /// Workload.
     #[command(flatten)]
@@ -417,6 +433,13 @@ pub struct AnalyzeArgs {
     /// Rate unit of a two-column CSV without a header (MB/s, MiB/s, KiB/s, GB/s).
     #[arg(long)]
     pub rate_unit: Option<String>,
+    /// What the first column of a two-column CSV is: time, or bytes (data written, as HD
+    /// Tune, AIDA64 and SsdSlowMark export) [default: from the header, else time].
+    #[arg(long, value_name = "time|bytes")]
+    pub x: Option<String>,
+    /// Unit of the first column when it is data written: B, kB, MB, GB, KiB, MiB, GiB.
+    #[arg(long, value_name = "UNIT")]
+    pub x_unit: Option<String>,
     /// Write charts and reports to this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,

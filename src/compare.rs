@@ -105,7 +105,7 @@ fn load_file(file: &Path) -> Result<Timeline> {
 
 /// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
 /// has none. Other keys are not needed here, so summaries from other versions still work.
-fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
+pub(crate) fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text)

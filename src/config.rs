@@ -242,6 +242,28 @@ impl WorkloadConfig {
             text.map(|t| parse_duration(&t).with_context(|| format!("--{what}")))
                 .transpose()
         };
+        // Where a value came from, for errors: the flag, or the scenario file's line and key.
+        let scenario_text = args
+            .scenario
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok());
+        let origin = |flag_given: bool, key: &str, flag: &str| -> String {
+            if flag_given {
+                return format!("--{flag}");
+            }
+            let p = args.scenario.as_ref().map(|p| p.display().to_string());
+            let line = scenario_text.as_ref().and_then(|t| {
+                t.lines().position(|l| {
+                    l.split_once('=')
+                        .is_some_and(|(k, _)| k.trim().trim_matches('"') == key)
+                })
+            });
+            match (p, line) {
+                (Some(p), Some(l)) => format!("scenario file {p}, line {}, key '{key}':", l + 1),
+                (Some(p), None) => format!("scenario file {p}, key '{key}':"),
+                (None, _) => format!("--{flag}"),
+            }
+        };
         let block_size = size(&args.bs, &sc.bs, "bs")?.unwrap_or(if pattern.is_random() {
             4096
         } else {
@@ -277,32 +299,56 @@ impl WorkloadConfig {
         });
         if block_size == 0 || block_size > 64 << 20 {
             return Err(usage(format!(
-                "--bs {block_size} bytes is out of range; give 512 bytes to 64 MiB, e.g. 4k or 128k"
+                "{} {block_size} bytes is out of range; give 512 bytes to 64 MiB, e.g. 4k or 128k",
+                origin(args.bs.is_some(), "bs", "bs")
             )));
         }
         if !(1..=4096).contains(&queue_depth) {
             return Err(usage(format!(
-                "--qd {queue_depth} is out of range; give 1 to 4096"
+                "{} {queue_depth} is out of range; give 1 to 4096",
+                origin(args.qd.is_some(), "qd", "qd")
             )));
         }
         if !(1..=256).contains(&jobs) {
             return Err(usage(format!(
-                "--jobs {jobs} is out of range; give 1 to 256"
+                "{} {jobs} is out of range; give 1 to 256",
+                origin(args.jobs.is_some(), "jobs", "jobs")
             )));
         }
         if interval < MIN_INTERVAL {
             return Err(usage(format!(
-                "--interval {:?} is too short; the shortest is 10ms",
+                "{} {:?} is too short; the shortest is 10ms",
+                origin(args.interval.is_some(), "interval", "interval"),
                 interval
             )));
         }
         if let Some(d) = duration {
             if d.is_zero() {
-                return Err(usage("--duration must be longer than zero"));
+                return Err(usage(format!(
+                    "{} must be longer than zero",
+                    origin(args.duration.is_some(), "duration", "duration")
+                )));
+            }
+            if interval > d {
+                return Err(usage(format!(
+                    "--interval {:?} is longer than the run (--duration {:?}): no interval \
+                     would ever finish; give an interval of at most the duration",
+                    interval, d
+                )));
             }
         }
         if max_bytes == Some(0) {
-            return Err(usage("--max-bytes must be more than zero"));
+            return Err(usage(format!(
+                "{} must be more than zero",
+                origin(args.max_bytes.is_some(), "max_bytes", "max-bytes")
+            )));
+        }
+        if let Some(m) = max_bytes.filter(|&m| m < block_size) {
+            return Err(usage(format!(
+                "{} {m} bytes is less than one block ({block_size} bytes): nothing could be \
+                 written; give at least the block size",
+                origin(args.max_bytes.is_some(), "max_bytes", "max-bytes")
+            )));
         }
         if let Some(p) = passes {
             if !(p.is_finite() && p > 0.0) {

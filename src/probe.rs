@@ -87,6 +87,12 @@ impl Plan {
 
 /// Runs `slccache probe`.
 pub fn run(args: ProbeArgs) -> Result<()> {
+    if args.target.trim().is_empty() {
+        return Err(usage(
+            "the target is empty: give a block device (/dev/nvme0n1), a file (scratch.bin) or \
+             an emulated drive (emu:960evo-500g; see slccache presets)",
+        ));
+    }
     let cfg = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::config::stop_config(&args.stop)?;
     let opts = ReportOptions {
@@ -125,6 +131,27 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     };
 
     // 1. What is it? (refusals; nothing written)
+    if args.target.starts_with("emu:") {
+        // An emulated drive writes nothing anywhere: these flags would be ignored silently.
+        let ignored = [
+            (
+                args.size.is_some(),
+                "--size (an emulated drive's size is its capacity=)",
+            ),
+            (args.overwrite, "--overwrite (nothing is overwritten)"),
+            (args.destroy_data, "--destroy-data (no data is destroyed)"),
+            (
+                args.engine == Some(EngineKind::Sync),
+                "--engine sync (an emulated drive has its own engine)",
+            ),
+        ];
+        if let Some((_, flag)) = ignored.iter().find(|(given, _)| *given) {
+            return Err(usage(format!(
+                "{flag} does not apply to an emulated drive ({}); leave it out",
+                args.target
+            )));
+        }
+    }
     let info = target::inspect(&args.target, &req)?;
     // 2. Does the workload fit? (usage errors; nothing written)
     info.check_fit(cfg.block_size, cfg.span)?;
@@ -732,6 +759,7 @@ fn finish(
             jobs: Some(cfg.jobs),
             interval_s: Some(cfg.interval.as_secs_f64()),
             engine: Some(o.engine.into()),
+            span_bytes: Some(plan.span_bytes),
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),
@@ -806,13 +834,18 @@ fn finish(
         drive_state: Some(drive_state),
     };
     crate::report::write_summary(out_dir, &summary)?;
-    let charts = crate::report::write_charts_and_report_with(
-        out_dir,
-        &timeline,
-        &analysis,
-        opts,
-        &extra_rows,
-    );
+    // A run that wrote nothing measured nothing: no charts and no report of it.
+    let charts = if bytes > 0 {
+        crate::report::write_charts_and_report_with(
+            out_dir,
+            &timeline,
+            &analysis,
+            opts,
+            &extra_rows,
+        )
+    } else {
+        Ok(vec![])
+    };
 
     let mut line = format!(
         "{}: wrote {} in {} ({} mean), stopped: {}",
@@ -822,18 +855,25 @@ fn finish(
         format_rate(mean, opts.units),
         o.stop
     );
-    match (&analysis.cache_estimate, analysis.cache_lower_bound_bytes) {
-        (Some(c), _) => line.push_str(&format!(
-            "; cache ~{} ({} to {})",
-            format_bytes(c.bytes as f64, opts.units),
-            format_bytes(c.low_bytes as f64, opts.units),
-            format_bytes(c.high_bytes as f64, opts.units)
-        )),
-        (None, Some(lb)) => line.push_str(&format!(
-            "; no cliff seen: the cache holds at least {}",
-            format_bytes(lb as f64, opts.units)
-        )),
-        (None, None) => {}
+    if bytes == 0 {
+        line.push_str("; nothing was written, so there is no analysis and no report");
+    } else {
+        match (&analysis.cache_estimate, analysis.cache_lower_bound_bytes) {
+            (Some(c), _) => line.push_str(&format!(
+                "; cache ~{} {}",
+                format_bytes(c.bytes as f64, opts.units),
+                crate::analyze::interval_text(c.low_bytes, c.high_bytes, opts.units)
+            )),
+            (None, Some(lb)) => line.push_str(&format!(
+                "; no cliff seen: {}",
+                crate::detect::no_cliff_text(Some(lb), bytes, opts.units)
+            )),
+            (None, None) => {}
+        }
+        // The analysis warnings, as analyze and simulate print them.
+        for w in &analysis.warnings {
+            line.push_str(&format!("\n  warning: {w}"));
+        }
     }
     progress::print_done(out_dir, &line, quiet);
     charts.context("writing charts and report")?;

@@ -12,6 +12,8 @@
 //! [write]: crate::model::DriveState::write
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -20,7 +22,7 @@ use crate::cli::SimulateArgs;
 use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, SampleSource, StopConfig, StopRule};
 use crate::detect::Analysis;
-use crate::error::usage;
+use crate::error::{usage, Interrupted};
 use crate::model::{presets, DriveModel, DriveState, Load, Truth};
 use crate::report::{ReportOptions, StopRecord, Summary, Totals};
 use crate::timeline::{CsvWriter, DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
@@ -293,22 +295,76 @@ impl SampleSource for VirtualDrive<'_> {
 
 /// Runs `model` under workload `w` in virtual time to the workload's limit. `on_sample` sees
 /// each sample as it is made (to write it out at once).
+/// Most samples a simulation keeps (about 500 MB of timeline in memory).
+pub const MAX_SAMPLES: f64 = 5e6;
+
+/// Refuses a simulation that would make more than [`MAX_SAMPLES`] samples (a usage error,
+/// before anything is written): `--max-bytes 1EB` at 1 s intervals would run for decades of
+/// virtual time and never finish.
+pub fn check_length(model: &DriveModel, w: &WorkloadConfig) -> Result<()> {
+    let limit = byte_limit(w, model.capacity.0)?;
+    let truth = model.truth(w.pattern, w.block_size);
+    let slowest = [
+        Some(truth.after_cache_bytes_per_sec),
+        truth.folding_bytes_per_sec,
+        Some(truth.in_cache_bytes_per_sec),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|r| *r > 0.0)
+    .fold(f64::INFINITY, f64::min);
+    let by_bytes = limit.map(|l| l as f64 / slowest).unwrap_or(f64::INFINITY);
+    let by_time = w.duration.map(|d| d.as_secs_f64()).unwrap_or(f64::INFINITY);
+    let virtual_s = by_bytes.min(by_time);
+    let interval = w.interval.as_secs_f64();
+    if virtual_s / interval > MAX_SAMPLES {
+        let need = (virtual_s / MAX_SAMPLES).ceil();
+        return Err(usage(format!(
+            "this run would last up to {} of virtual time: {:.0} samples of --interval {}, \
+             more than the {} a simulation keeps; give --interval {}s or longer, or a \
+             smaller --max-bytes or --duration",
+            format_seconds(virtual_s),
+            virtual_s / interval,
+            format_seconds(interval),
+            MAX_SAMPLES,
+            need
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `model` under workload `w` in virtual time. `on_sample` sees each sample as it is
+/// made (to write it out at once).
 pub fn simulate(
     model: &DriveModel,
     w: &WorkloadConfig,
     meta: RunMeta,
     on_sample: impl FnMut(&Sample) -> Result<()>,
 ) -> Result<Simulation> {
-    simulate_with_stop(model, w, None, meta, on_sample)
+    simulate_with_stop(model, w, None, meta, &AtomicBool::new(false), on_sample)
+}
+
+/// [`simulate`], stopping (with [`StopReason::Interrupted`]) after the sample during which
+/// `stop_flag` becomes true.
+pub fn simulate_until(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    meta: RunMeta,
+    stop_flag: &AtomicBool,
+    on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    simulate_with_stop(model, w, None, meta, stop_flag, on_sample)
 }
 
 /// Like [`simulate`], with the early stop of `stop` when given: the run ends once the
-/// cliff is certain ([`StopRule`]), with stop reason [`StopReason::CliffConfirmed`].
+/// cliff is certain ([`StopRule`]), with stop reason [`StopReason::CliffConfirmed`]; and
+/// after the sample during which `stop_flag` becomes true ([`StopReason::Interrupted`]).
 pub fn simulate_with_stop(
     model: &DriveModel,
     w: &WorkloadConfig,
     stop: Option<StopConfig>,
     meta: RunMeta,
+    stop_flag: &AtomicBool,
     mut on_sample: impl FnMut(&Sample) -> Result<()>,
 ) -> Result<Simulation> {
     let mut drive = VirtualDrive::new(model, w)?;
@@ -323,6 +379,9 @@ pub fn simulate_with_stop(
         samples.push(s);
         if decision == Some(Decision::Stop) {
             break StopReason::CliffConfirmed;
+        }
+        if stop_flag.load(Ordering::SeqCst) {
+            break StopReason::Interrupted;
         }
     };
     let mut meta = meta;
@@ -357,6 +416,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
             jobs: Some(w.jobs),
             interval_s: Some(w.interval.as_secs_f64()),
             engine: Some("simulated".into()),
+            span_bytes: Some(w.span.unwrap_or(model.capacity.0)),
         },
         started_at: Some(chrono::Utc::now()),
         stop_reason: None,
@@ -453,17 +513,17 @@ pub fn summary_text(
                 " (the model has no cache)".into()
             };
             s += &format!(
-                "  estimate:    cache {} [{} .. {}]{err}\n",
+                "  estimate:    cache {} {}{err}\n",
                 format_bytes(e.bytes as f64, units),
-                format_bytes(e.low_bytes as f64, units),
-                format_bytes(e.high_bytes as f64, units)
+                crate::analyze::interval_text(e.low_bytes, e.high_bytes, units)
             );
         }
         None => {
             s += &format!(
-                "  estimate:    no cliff seen; the cache is at least {}\n",
-                format_bytes(
-                    analysis.cache_lower_bound_bytes.unwrap_or(t.bytes_total()) as f64,
+                "  estimate:    no cliff seen: {}\n",
+                crate::detect::no_cliff_text(
+                    analysis.cache_lower_bound_bytes,
+                    t.bytes_total(),
                     units
                 )
             );
@@ -489,6 +549,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
+    check_length(&model, &w)?;
     let dir: PathBuf = match &args.output.out {
         Some(d) => d.clone(),
         None => Path::new("output").join(format!(
@@ -502,10 +563,27 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
         .with_context(|| format!("writing {}", csv_path.display()))?;
     let meta = run_meta(&args.model, &model, &w);
-    let sim = simulate_with_stop(&model, &w, Some(stop_cfg), meta, |s| {
+    // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
+    // 130); a second Ctrl-C ends the process at once.
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut ids = Vec::new();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        ids.push(signal_hook::flag::register_conditional_shutdown(
+            sig,
+            130,
+            flag.clone(),
+        )?);
+        ids.push(signal_hook::flag::register(sig, flag.clone())?);
+    }
+    let sim = simulate_with_stop(&model, &w, Some(stop_cfg), meta, &flag, |s| {
         csv.append(s)
             .with_context(|| format!("writing {}", csv_path.display()))
-    })?;
+    });
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
+    let sim = sim?;
+    let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
     let analysis = crate::detect::analyze(&sim.timeline);
     let t = &sim.timeline;
     let summary = Summary {
@@ -519,7 +597,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         })?,
         run: t.meta.clone(),
         totals: Totals::of(t, sim.writes),
-        interrupted: false,
+        interrupted,
         error: None,
         analysis: analysis.clone(),
         stop: Some(StopRecord::new(
@@ -541,6 +619,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         eprint!("{text}");
     } else {
         print!("{text}");
+    }
+    if interrupted {
+        return Err(anyhow::Error::new(Interrupted(dir.display().to_string())));
     }
     Ok(())
 }

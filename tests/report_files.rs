@@ -124,7 +124,7 @@ fn without_latencies_no_latency_chart_and_no_link() {
     assert!(!dir.path().join("latency.png").exists());
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(!md.contains("latency."));
-    assert!(md.contains("| Cache size | no cliff: at least "));
+    assert!(md.contains("| Cache size | no cliff: no cache, or one larger than "));
     assert!(md.contains("| Time to cliff | no cliff |"));
 }
 

@@ -299,7 +299,7 @@ fn no_cliff_says_so() {
     assert!(s.markers.is_empty());
     assert!(
         s.subtitle.starts_with(&format!(
-            "No cliff seen: the cache holds at least {}",
+            "No cliff seen: no cache, or one larger than {}",
             format_bytes(t.bytes_total() as f64, UnitSystem::Decimal)
         )),
         "{}",

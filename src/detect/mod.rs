@@ -125,6 +125,40 @@ pub struct Analysis {
     /// Recurring slowdowns in a steady run, reported apart from cliffs (`null`: none).
     #[serde(default)]
     pub periodic: Option<periodic::Periodic>,
+    /// Temporary slowdowns: lower stretches after which the level came back (garbage
+    /// collection, a host hiccup). Not cliffs, and not part of the cache estimate. Absent from
+    /// the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowdowns: Vec<Slowdown>,
+}
+
+/// A temporary slowdown: the throughput fell and later came back to the level before it. A
+/// cache does not refill while the drive is written without pause, so this is not the cache
+/// running out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Slowdown {
+    /// When it started, seconds since the start of the run.
+    pub t_s: f64,
+    /// How long it lasted, seconds.
+    pub duration_s: f64,
+    /// Bytes written during it.
+    pub bytes: u64,
+    /// Bytes written before it started.
+    pub bytes_before: u64,
+    /// Mean throughput before it, bytes/s.
+    pub before_bytes_per_sec: f64,
+    /// Mean throughput during its lowest stretch, bytes/s.
+    pub low_bytes_per_sec: f64,
+}
+
+/// The words for "no cliff seen" with the lower bound `bound` (or `bytes_total` when there is
+/// none): "no cache, or one larger than X". A run that saw no cliff cannot tell a drive
+/// without an SLC cache from one whose cache is larger than what was written.
+pub fn no_cliff_text(bound: Option<u64>, bytes_total: u64, units: UnitSystem) -> String {
+    format!(
+        "no cache, or one larger than {}",
+        format_bytes(bound.unwrap_or(bytes_total) as f64, units)
+    )
 }
 
 /// Longest garbage-collection dip the detector is built to ignore, seconds.
@@ -138,6 +172,10 @@ const MIN_STEP: f64 = 0.10;
 /// Most changes kept in one run: enough for a drive that cycles between two post-cache levels
 /// (thermal throttling) without merging the cache cliff into a later step.
 const MAX_CHANGES: usize = 12;
+/// A segment this far (ln) below the highest level before it is a stall: under 0.15% of it,
+/// which no drive's slowest phase is (QLC folding is still 0.5% or more of its cache speed),
+/// while stalled samples sit at the floor of 0.1% of the median rate.
+const STALL_DROP: f64 = 6.5;
 /// First and last segments shorter than this (seconds) are merged into their neighbour.
 const TINY_END_S: f64 = 3.5;
 
@@ -562,6 +600,19 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
     }
 }
 
+/// All that was written, but at most one pass over the span (or the whole target): a run
+/// whose writes wrapped around the span cannot show a cache larger than the span.
+fn lower_bound_cap(t: &Timeline) -> u64 {
+    let cap = t
+        .meta
+        .workload
+        .span_bytes
+        .or(t.meta.device.capacity_bytes)
+        .filter(|&c| c > 0)
+        .unwrap_or(u64::MAX);
+    t.bytes_total().min(cap)
+}
+
 /// One change after refinement.
 #[derive(Debug, Clone, Copy)]
 struct Change {
@@ -623,10 +674,11 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         interval_s: t.interval_s(),
         cliffs: vec![],
         cache_estimate: None,
-        cache_lower_bound_bytes: Some(t.bytes_total()),
+        cache_lower_bound_bytes: Some(lower_bound_cap(t)),
         phases: vec![],
         warnings: vec![],
         periodic: None,
+        slowdowns: vec![],
     };
     if n < 4 {
         if n > 0 {
@@ -638,7 +690,8 @@ fn analyze_levels(t: &Timeline) -> Analysis {
             });
         }
         out.warnings.push(format!(
-            "only {n} samples: too few to find a cliff; sample more often or write for longer"
+            "only {n} sample{}: too few to find a cliff; sample more often or write for longer",
+            if n == 1 { "" } else { "s" }
         ));
         out.warnings
             .extend(cpu_bound_warnings(samples, &out.phases));
@@ -849,19 +902,35 @@ fn build_result(
     // The first drop is the first cliff; later ones must go below every level since.
     // A later drop the run recovers from (a later segment back at the level before it) is
     // throttling or a trough, not a further phase.
+    // Any drop the run later climbs back from (to the level before it) is a temporary
+    // slowdown, not the cache running out: a cache does not refill while it is written.
+    // A drop to (nearly) nothing is a stall: the drive or the host stopped, not a phase.
+    let stall: Vec<bool> = segs
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            j > 0
+                && s.level
+                    < segs[..j]
+                        .iter()
+                        .map(|p| p.level)
+                        .fold(f64::NEG_INFINITY, f64::max)
+                        - STALL_DROP
+        })
+        .collect();
     let mut is_drop = Vec::with_capacity(changes.len());
     let mut lowest = f64::INFINITY;
     for j in 0..changes.len() {
         let next = segs[j + 1].level;
-        let mut drop = next < segs[j].level && next < lowest - MIN_STEP;
-        if drop && lowest.is_finite() {
+        let mut drop = next < segs[j].level && next < lowest - MIN_STEP && !stall[j + 1];
+        if drop {
             let recovered = segs[j + 2..]
                 .iter()
                 .any(|s| s.level > segs[j].level - 0.5 * MIN_STEP);
             drop = !recovered;
         }
         is_drop.push(drop);
-        if drop || lowest.is_finite() {
+        if (drop || lowest.is_finite()) && !stall[j + 1] {
             lowest = lowest.min(next);
         }
     }
@@ -888,6 +957,63 @@ fn build_result(
             kind,
         });
     }
+    let units = UnitSystem::Decimal;
+    // Slowdown episodes: a drop by more than a step, then (after any number of lower
+    // segments) the first segment back at the level before it.
+    let mut j = 0;
+    while j < changes.len() {
+        let before = segs[j].level;
+        let back = (j + 2..segs.len()).find(|&k| segs[k].level > before - 0.5 * MIN_STEP);
+        let low = segs[j + 1..back.unwrap_or(j + 1)]
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.level.total_cmp(&b.1.level))
+            .map(|(i, s)| (j + 1 + i, s.level));
+        match (back, low) {
+            (Some(k), Some((m, lvl))) if lvl < before - MIN_STEP => {
+                let (ts, bs) = tb[j + 1];
+                let (te, be) = tb[k];
+                out.slowdowns.push(Slowdown {
+                    t_s: ts,
+                    duration_s: te - ts,
+                    bytes: (be - bs).round().max(0.0) as u64,
+                    bytes_before: (bs - b0).round().max(0.0) as u64,
+                    before_bytes_per_sec: phases[j].mean_bytes_per_sec,
+                    low_bytes_per_sec: phases[m].mean_bytes_per_sec,
+                });
+                j = k;
+            }
+            _ => j += 1,
+        }
+    }
+    for s in &out.slowdowns {
+        out.warnings.push(format!(
+            "a temporary slowdown at {:.1} s (after {}): {} -> {} for {:.1} s ({}), then back; \
+             garbage collection or a host hiccup, not the cache running out, so it is not a cliff",
+            s.t_s,
+            format_bytes(s.bytes_before as f64, units),
+            format_rate(s.before_bytes_per_sec, units),
+            format_rate(s.low_bytes_per_sec, units),
+            s.duration_s,
+            format_bytes(s.bytes as f64, units),
+        ));
+    }
+    if let Some(j) = (1..segs.len()).find(|&j| {
+        stall[j]
+            && !out
+                .slowdowns
+                .iter()
+                .any(|s| s.t_s <= tb[j].0 && tb[j].0 < s.t_s + s.duration_s)
+    }) {
+        out.warnings.push(format!(
+            "a stall from {:.1} s: throughput fell to {} for {:.1} s; the drive or the host \
+             stopped completing writes; this is not a phase of the drive and not its sustained \
+             speed",
+            tb[j].0,
+            format_rate(phases[j].mean_bytes_per_sec, units),
+            tb[j + 1].0 - tb[j].0,
+        ));
+    }
     for (j, c) in changes.iter().enumerate() {
         if !is_drop[j] {
             continue;
@@ -901,7 +1027,6 @@ fn build_result(
             after_bytes_per_sec: phases[j + 1].mean_bytes_per_sec,
         });
     }
-    let units = UnitSystem::Decimal;
     match first_drop {
         Some(fd) => {
             let r = changes[fd].r;
@@ -927,20 +1052,38 @@ fn build_result(
         }
         None => match unconfirmed_drop(w, segs, start, sigma_x) {
             Some((bound, text)) => {
-                out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);
+                let cap = out.cache_lower_bound_bytes.unwrap_or(u64::MAX);
+                out.cache_lower_bound_bytes = Some((bound.round().max(0.0) as u64).min(cap));
                 out.warnings.push(text);
             }
-            None => out.warnings.push(format!(
-                "the run ended before any cliff: the SLC cache is at least {} (all that was \
-                 written); write more (--max-bytes or --duration) to find where it ends",
-                format_bytes(b_end - b0, units)
-            )),
+            None => {
+                let written = (b_end - b0).round().max(0.0) as u64;
+                let bound = out.cache_lower_bound_bytes.unwrap_or(written).min(written);
+                out.cache_lower_bound_bytes = Some(bound);
+                let what = if bound < written {
+                    format!(
+                        "one pass over the {} span; the writes wrapped around it",
+                        format_bytes(bound as f64, units)
+                    )
+                } else {
+                    "all that was written".to_string()
+                };
+                out.warnings.push(format!(
+                    "the run ended before any cliff: {} ({what}); if the drive has a cache, \
+                     it holds at least {}; write more (--max-bytes or --duration) to find \
+                     where it ends",
+                    no_cliff_text(Some(bound), written, units),
+                    format_bytes(bound as f64, units),
+                ))
+            }
         },
     }
     // Post-cache level unstable: more than one post-cache level, or wide swings within it.
     let post: Vec<&Phase> = phases
         .iter()
-        .filter(|p| p.kind == PhaseKind::PostCache)
+        .zip(&stall)
+        .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st)
+        .map(|(p, _)| p)
         .collect();
     if post.len() > 1 {
         let levels: Vec<String> = post

@@ -46,6 +46,20 @@ const DIP_SHARE: f64 = 0.01;
 /// Dips are taken as uniform in ln throughput from the level down to 1/50 of it.
 const DIP_DEPTH: f64 = 3.912; // ln(50)
 
+/// Prior probability that the sample straddling a change also holds a pause after it (a
+/// throttle switching rate, a controller changing mode): its rate is then below the straight
+/// mix of the two levels, and the change lies later than the straight mix says.
+const PAUSE_PRIOR: f64 = 0.2;
+
+/// Cumulative distribution of the standardised Student-t with `NU` = 4 degrees of freedom.
+fn t_cdf(t: f64) -> f64 {
+    if t.is_infinite() {
+        return if t > 0.0 { 1.0 } else { 0.0 };
+    }
+    let a = 1.0 + t * t / 4.0;
+    0.5 + 0.375 * (t / a.sqrt()) * (1.0 - t * t / (12.0 * a))
+}
+
 /// Mean time between GC dips assumed by the prior, seconds.
 const DIP_EVERY_S: f64 = 20.0;
 /// Longest dip the prior allows, seconds.
@@ -153,24 +167,90 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         }
         log_sum_exp(&left) + log_sum_exp(&right) + ln_run + ln_unif
     };
-    let mut cells: Vec<(f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, width)
+    // The position is integrated over GRID cells per sample. A straight mix is sharply
+    // peaked in the position when the noise is low, so its likelihood is integrated over each
+    // cell in closed form (through the Student-t distribution function) rather than sampled;
+    // a change exactly on a sample boundary (noise-free steps) is then found where it is.
+    // Each cell also carries the share of the sample's bytes written before the change at
+    // its left and right edges.
+    let core = (1.0 - DIP_SHARE) * (1.0 - PAUSE_PRIOR);
+    let mut cells: Vec<(f64, f64, f64)> = Vec::with_capacity(w * GRID); // (log weight, share0, share1)
     for k in 0..w {
         let i = lo + k;
         let base = before[k] + after[k + 1];
         let spanned = span(k);
         let dt = samples[i].interval_s;
+        let observed = samples[i].bytes as f64;
+        let ex = x[i].exp();
+        let mix = |f: f64| f * ea + (1.0 - f) * eb;
+        // A pause after the switch: the rest of the sample holds level b for any share q of
+        // it (0..1-f), uniform; the density of x, integrated over q in closed form.
+        let pause_density = |f: f64| -> f64 {
+            if f >= 1.0 {
+                return 0.0;
+            }
+            let hi_u = mix(f).ln();
+            let lo_u = if f > 0.0 {
+                (f * ea).ln()
+            } else {
+                f64::NEG_INFINITY
+            };
+            let mass = t_cdf((x[i] - lo_u) / s_mix) - t_cdf((x[i] - hi_u) / s_mix);
+            ex / (eb * (1.0 - f)) * mass.max(0.0)
+        };
+        let share_np = |f: f64| {
+            let r = mix(f);
+            if r > 0.0 {
+                f * ea / r
+            } else {
+                f
+            }
+        };
+        let share_p = |f: f64| {
+            if observed > 0.0 {
+                (f * ea * dt / observed).min(1.0)
+            } else {
+                f
+            }
+        };
+        let mut floor_share = 0.0f64;
         for g in 0..GRID {
-            let f = (g as f64 + 0.5) / GRID as f64;
-            let r = f * ea + (1.0 - f) * eb;
-            let ll = log_sum_exp(&[base + log_lik(x[i], r.ln(), s_mix), spanned]);
-            cells.push((ll, dt / GRID as f64));
+            let (f0, f1) = (g as f64 / GRID as f64, (g + 1) as f64 / GRID as f64);
+            let (u0, u1) = (mix(f0).ln(), mix(f1).ln());
+            let np_core = if (u1 - u0).abs() > 1e-12 {
+                ex / (ea - eb).abs()
+                    * (t_cdf((u1 - x[i]) / s_mix) - t_cdf((u0 - x[i]) / s_mix)).abs()
+            } else {
+                (f1 - f0) * t_norm() * t_density((x[i] - u0) / s_mix) / s_mix
+            };
+            let mid = mix(0.5 * (f0 + f1)).ln();
+            let dip = if x[i] < mid && x[i] > mid - DIP_DEPTH {
+                DIP_SHARE / DIP_DEPTH * (f1 - f0) * (1.0 - PAUSE_PRIOR)
+            } else {
+                0.0
+            };
+            let np = core * np_core + dip;
+            let pause = PAUSE_PRIOR * 0.5 * (pause_density(f0) + pause_density(f1)) * (f1 - f0);
+            let lik = (np + pause).max(1e-300).ln();
+            let wp = if np + pause > 0.0 {
+                pause / (np + pause)
+            } else {
+                0.0
+            };
+            let s0 = ((1.0 - wp) * share_np(f0) + wp * share_p(f0)).max(floor_share);
+            let s1 = ((1.0 - wp) * share_np(f1) + wp * share_p(f1)).max(s0);
+            floor_share = s1;
+            let ll = log_sum_exp(&[base + lik, spanned + (f1 - f0).ln()]) + dt.ln();
+            cells.push((ll, s0, s1));
         }
     }
     let mx = cells.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
-    let weights: Vec<f64> = cells.iter().map(|&(ll, wd)| (ll - mx).exp() * wd).collect();
+    let weights: Vec<f64> = cells.iter().map(|c| (c.0 - mx).exp()).collect();
+    let edge = |c: usize| (cells[c].1, cells[c].2);
     let total: f64 = weights.iter().sum();
-    // Quantile of the posterior as (sample index, fraction of that sample before the change).
-    let quantile = |q: f64| -> (usize, f64) {
+    // Quantile of the posterior as (sample index, fraction of that sample before the change,
+    // share of the sample's bytes before the change).
+    let quantile = |q: f64| -> (usize, f64, f64) {
         let target = q * total;
         let mut acc = 0.0;
         for (c, &wt) in weights.iter().enumerate() {
@@ -178,19 +258,21 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
                 let within = ((target - acc) / wt).clamp(0.0, 1.0);
                 let k = c / GRID;
                 let g = c % GRID;
-                return (lo + k, (g as f64 + within) / GRID as f64);
+                let (s0, s1) = edge(c);
+                return (
+                    lo + k,
+                    (g as f64 + within) / GRID as f64,
+                    s0 + within * (s1 - s0),
+                );
             }
             acc += wt;
         }
-        (hi - 1, 1.0)
+        (hi - 1, 1.0, 1.0)
     };
-    let time_at = |(i, f): (usize, f64)| samples[i].t_start_s() + f * samples[i].interval_s;
-    let bytes_at = |(i, f): (usize, f64)| {
+    let time_at = |(i, f, _): (usize, f64, f64)| samples[i].t_start_s() + f * samples[i].interval_s;
+    let bytes_at = |(i, _, share): (usize, f64, f64)| {
         let s = &samples[i];
         let start = (s.bytes_total - s.bytes.min(s.bytes_total)) as f64;
-        let wa = f * ea;
-        let wb = (1.0 - f) * eb;
-        let share = if wa + wb > 0.0 { wa / (wa + wb) } else { f };
         start + share * s.bytes as f64
     };
     let (ql, qm, qh) = (quantile(0.025), quantile(0.5), quantile(0.975));

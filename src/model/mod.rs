@@ -522,8 +522,13 @@ fn uniform(seed: u64, tag: u64, k: u64) -> f64 {
 }
 
 fn slot_of(t: f64, len: f64) -> i64 {
-    // A tiny nudge so that a time set exactly to a slot boundary lands in the new slot.
-    ((t / len) + 1e-9).floor() as i64
+    // A time set exactly to a slot boundary, `(k + 1) * len`, must land in slot k + 1, or the
+    // writer's next boundary would be `t` itself and time would stop. `t / len` may round to
+    // just below k + 1, and a fixed nudge falls below f64 precision once t / len passes 2^24
+    // (582 h of 0.1 s slots): compare with the boundary itself instead.
+    let k = (t / len).floor();
+    let k = if (k + 1.0) * len <= t { k + 1.0 } else { k };
+    k as i64
 }
 
 impl DriveState {
@@ -790,6 +795,37 @@ impl DriveState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slot_boundaries_hold_far_into_a_run() {
+        // Past 2^24 slots (582 h of 0.1 s slots) a fixed nudge vanished and a time set to a
+        // boundary stayed in the old slot, so the writer's next boundary was the time itself.
+        for k in [
+            1u64 << 24,
+            (1 << 24) + 7,
+            20_971_520,
+            25_200_000,
+            1 << 30,
+            3_000_000_007,
+        ] {
+            let t = (k + 1) as f64 * NOISE_SLOT_S;
+            assert_eq!(slot_of(t, NOISE_SLOT_S), k as i64 + 1, "k {k}, t {t}");
+        }
+        for k in (0..100_000u64).chain(20_971_500..21_100_000) {
+            let t = (k + 1) as f64 * NOISE_SLOT_S;
+            assert_eq!(slot_of(t, NOISE_SLOT_S), k as i64 + 1, "k {k}");
+        }
+    }
+
+    #[test]
+    fn writing_goes_on_past_582_hours() {
+        let m = presets::find("960evo-500g").unwrap();
+        let mut s = m.new_state(1);
+        let load = Load::new(Pattern::Seqwrite, 128 << 10, Some(32), 0);
+        let t0 = 2_100_000.0; // 583 h
+        let end = s.write(&m, &load, t0, f64::INFINITY, t0 + 2.0, |_| {});
+        assert_eq!(end, t0 + 2.0);
+    }
 
     fn plain() -> DriveModel {
         let mut m = presets::find("960evo-500g").unwrap();

@@ -584,8 +584,27 @@ fn thermal(m: &mut DriveModel) -> &mut Thermal {
 
 /// Sets one key (see [`KEYS`]). Errors say what is wrong and what would work.
 pub fn apply(m: &mut DriveModel, key: &str, value: &str) -> Result<(), String> {
-    let size = |v: &str| parse_size(v).map_err(|e| e.to_string());
-    let rate = |v: &str| parse_rate(v).map_err(|e| e.to_string());
+    // A bare number is bytes (or bytes/s): `cache = 30` surely meant 30 GB, not 30 B. A bare
+    // number below a million makes no sense for a drive's sizes and rates: refuse it and ask
+    // for a unit. (0 is the same in every unit; 1920000000 is plainly bytes.)
+    let unitless = |v: &str, example: &str| -> Result<(), String> {
+        match v.trim().parse::<f64>() {
+            Ok(x) if x != 0.0 && x.abs() < 1e6 => Err(format!(
+                "'{v}' has no unit, so it would mean {v} bytes{}, too small for a drive; \
+                 write e.g. '{v}{example}'",
+                if example.ends_with("/s") { "/s" } else { "" }
+            )),
+            _ => Ok(()),
+        }
+    };
+    let size = |v: &str| {
+        unitless(v, "GB")?;
+        parse_size(v).map_err(|e| e.to_string())
+    };
+    let rate = |v: &str| {
+        unitless(v, "MB/s")?;
+        parse_rate(v).map_err(|e| e.to_string())
+    };
     let secs = |v: &str| {
         parse_duration(v)
             .map(|d| d.as_secs_f64())
@@ -823,8 +842,8 @@ pub fn presets_text() -> String {
     let mut out = String::new();
     out.push_str("Built-in drive presets (use as emu:NAME or `slccache simulate NAME`):\n\n");
     out.push_str(&format!(
-        "{:<12} {:>8} {:>22} {:>10} {:>10} {:<26} {}\n",
-        "NAME", "CAPACITY", "SLC CACHE", "IN CACHE", "AFTER", "LATER", "DRIVE"
+        "{:<12} {:>8} {:>22} {:>10} {:>11} {:<26} {}\n",
+        "NAME", "CAPACITY", "SLC CACHE", "IN CACHE", "AFTER CACHE", "FURTHER PHASES", "DRIVE"
     ));
     for m in all() {
         let mut later = Vec::new();
@@ -845,7 +864,7 @@ pub fn presets_text() -> String {
             later.push(format!("throttles at {:.0} °C", th.throttle_c));
         }
         out.push_str(&format!(
-            "{:<12} {:>8} {:>22} {:>10} {:>10} {:<26} {}\n",
+            "{:<12} {:>8} {:>22} {:>10} {:>11} {:<26} {}\n",
             m.name,
             format_bytes(m.capacity.as_f64(), u),
             cache_text(&m),

@@ -245,6 +245,7 @@ impl TestDrive for RealDrive {
                 } else {
                     self.engine_name.to_string()
                 }),
+                span_bytes: Some(self.span),
             },
             started_at: Some(chrono::Utc::now()),
             stop_reason: None,

@@ -613,8 +613,8 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
             "Nothing was written: no cliff, no cache size".to_string()
         }
         (None, 0) => format!(
-            "No cliff seen: the cache holds at least {} (all that was written)",
-            fb(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total))
+            "No cliff seen: {}",
+            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
         ),
         (None, _) => "Cache size not estimated".to_string(),
     };
@@ -1984,7 +1984,16 @@ fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
         .map(
             |r| match (&r.analysis.cache_estimate, r.analysis.cliffs.is_empty()) {
                 (Some(e), _) => format!("{}: {}", r.name, format_bytes(e.bytes as f64, u)),
-                (None, true) => format!("{}: no cliff", r.name),
+                (None, true) => format!(
+                    "{}: no cliff (no cache, or > {})",
+                    r.name,
+                    format_bytes(
+                        r.analysis
+                            .cache_lower_bound_bytes
+                            .unwrap_or(r.analysis.bytes_total) as f64,
+                        u
+                    )
+                ),
                 (None, false) => format!("{}: cliff, size not estimated", r.name),
             },
         )

@@ -47,8 +47,8 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             fb(e.high_bytes)
         ),
         (None, true) => format!(
-            "no cliff: at least {}",
-            fb(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total))
+            "no cliff: {}",
+            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
         ),
         (None, false) => "not estimated".to_string(),
     };

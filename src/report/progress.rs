@@ -349,7 +349,9 @@ pub fn confirm_device(
     writeln!(
         err,
         "slccache will overwrite ALL DATA on {path} ({}{}).",
-        model.map(|m| format!("{m}, ")).unwrap_or_default(),
+        model
+            .map(|m| format!("{m}, "))
+            .unwrap_or_else(|| "model unknown, ".to_string()),
         format_bytes(capacity_bytes as f64, UnitSystem::Decimal)
     )?;
     write!(
@@ -359,7 +361,11 @@ pub fn confirm_device(
     err.flush()?;
     drop(err);
     let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
+    let n = std::io::stdin().lock().read_line(&mut line)?;
+    if n == 0 || !line.ends_with('\n') {
+        // Ctrl-D: the terminal echoed no newline; end the prompt's line.
+        eprintln!();
+    }
     let answer = line.trim();
     Ok(answer == name || answer == path)
 }

@@ -51,6 +51,13 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
     let rdev = m.rdev();
     let dev = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
     let f = File::open(&path).with_context(|| format!("cannot open {spec} to read its size"))?;
+    if blk_read_only(&f).unwrap_or(false) {
+        return Err(refuse(
+            spec,
+            "the device is read-only (BLKROGET; e.g. a loop device set up with losetup -r, \
+             or a write-protected drive); nothing written",
+        ));
+    }
     let capacity = blk_size64(&f).with_context(|| format!("BLKGETSIZE64 on {spec}"))?;
     let logical = rustix::fs::ioctl_blksszget(&f).unwrap_or(512);
     let physical = rustix::fs::ioctl_blkpbszget(&f).unwrap_or(logical);
@@ -113,6 +120,29 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
         hwmon: disk_dev_dir.and_then(|d| find_hwmon(&d)),
         nvme,
     })
+}
+
+/// Whether the kernel has the device read-only (`BLKROGET`).
+fn blk_read_only(f: &File) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // _IO(0x12, 94)
+    const BLKROGET: libc::c_ulong = 0x125e;
+    let mut ro: libc::c_int = 0;
+    // SAFETY: BLKROGET writes one int to the pointer, which points at a live c_int; the fd is
+    // open for the duration of the call.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKROGET as _, &mut ro as *mut libc::c_int) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(ro != 0)
+}
+
+/// The file behind a loop device, from sysfs, for the confirmation prompt.
+fn loop_backing_file(dev: (u32, u32)) -> Option<String> {
+    let sys = sys_dir(dev)?;
+    let v = std::fs::read_to_string(sys.join("loop").join("backing_file")).ok()?;
+    let v = v.trim().to_string();
+    (!v.is_empty()).then_some(v)
 }
 
 fn blk_size64(f: &File) -> io::Result<u64> {
@@ -288,16 +318,21 @@ pub(super) fn open(
                  terminal to ask for agreement; give --destroy-data to agree",
             ));
         }
+        let model = info.identity.model.clone().or_else(|| {
+            info.dev
+                .and_then(loop_backing_file)
+                .map(|b| format!("a loop device over {b}"))
+        });
         let prompt = ConfirmPrompt {
             path: info.spec.clone(),
             name: name.clone(),
-            model: info.identity.model.clone(),
+            model,
             capacity_bytes: info.capacity,
         };
         if !confirm(&prompt).context("asking for agreement")? {
             return Err(refuse(
                 &info.spec,
-                "the device name was not typed; nothing written",
+                format!("the answer was not the device name ({name}); nothing written"),
             ));
         }
     }

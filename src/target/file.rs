@@ -56,6 +56,15 @@ pub(super) fn inspect_existing(
             "the file exists; give --overwrite to overwrite it (its content will be destroyed)",
         ));
     }
+    // An empty file may be given a size; a file with data in it keeps its size.
+    if let Some(size) = req.size.filter(|_| m.len() > 0) {
+        return Err(usage(format!(
+            "--size {size} bytes: {spec} exists already ({} bytes), and --size only sets the \
+             size of a new file; leave --size out to write the whole file, or give --span to \
+             write only part of it",
+            m.len()
+        )));
+    }
     let capacity = req.size.unwrap_or(m.len());
     if capacity == 0 {
         return Err(usage(format!(

@@ -51,7 +51,7 @@ pub enum TargetKind {
 /// What the user allowed on the command line.
 #[derive(Debug, Clone, Default)]
 pub struct OpenRequest {
-    /// `--size`: size of a file to create (or to resize an existing one to).
+    /// `--size`: size of a file to create (or to give an existing empty file).
     pub size: Option<u64>,
     /// `--overwrite`: an existing regular file may be overwritten.
     pub overwrite: bool,

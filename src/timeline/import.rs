@@ -46,6 +46,79 @@ pub struct ImportOptions {
     pub rate_scale: Option<f64>,
 }
 
+/// [`ImportOptions`] plus what the first column of a two-column CSV is.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReadOptions {
+    /// Units of a headerless two-column CSV.
+    pub units: ImportOptions,
+    /// The first column is a position (data written), in bytes per unit (`--x bytes
+    /// --x-unit MiB`: 1048576), not a time.
+    pub position_scale: Option<f64>,
+}
+
+/// The options as the readers below use them.
+#[derive(Debug, Clone, Copy)]
+struct Opts {
+    time_scale: Option<f64>,
+    rate_scale: Option<f64>,
+    position_scale: Option<f64>,
+}
+
+impl From<&ReadOptions> for Opts {
+    fn from(o: &ReadOptions) -> Opts {
+        Opts {
+            time_scale: o.units.time_scale,
+            rate_scale: o.units.rate_scale,
+            position_scale: o.position_scale,
+        }
+    }
+}
+
+/// Fastest rate accepted in any input, bytes/s (1 TB/s: ten times the fastest PCIe 5 x16 link).
+/// Anything above it is a broken log, and would overflow the byte totals.
+pub const MAX_RATE: f64 = 1e12;
+
+/// Most bytes read from a file that is not a regular file (a pipe, a device): 256 MiB.
+pub const MAX_NON_REGULAR_BYTES: u64 = 256 << 20;
+
+/// Parses a size unit name (`B`, `kB`, `MB`, `GB`, `TB`, `KiB`, `MiB`, `GiB`, `TiB`,
+/// `bytes`) into bytes per unit. Case-insensitive, like the rate units.
+pub fn parse_size_unit(s: &str) -> Option<f64> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "b" | "byte" | "bytes" => Some(1.0),
+        "tb" => Some(1e12),
+        "tib" => Some(1_099_511_627_776.0),
+        other => unit_prefix(other),
+    }
+}
+
+/// The fio logs that are not bandwidth logs, by their file name: `<prefix>_iops.N.log`,
+/// `_lat`, `_clat`, `_slat` (and `_clat_hist`). Returns what the log holds.
+fn fio_non_bandwidth_log(path: &Path) -> Option<&'static str> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let stem = name.strip_suffix(".log")?;
+    // Drop the job number: `io_iops.1` -> `io_iops`.
+    let stem = match stem.rsplit_once('.') {
+        Some((s, n)) if n.chars().all(|c| c.is_ascii_digit()) => s,
+        _ => stem,
+    };
+    for (suffix, what) in [
+        ("_iops", "an IOPS log (write_iops_log)"),
+        (
+            "_clat_hist",
+            "a completion latency histogram log (log_hist_msec)",
+        ),
+        ("_clat", "a completion latency log (write_lat_log)"),
+        ("_slat", "a submission latency log (write_lat_log)"),
+        ("_lat", "a latency log (write_lat_log)"),
+    ] {
+        if stem.ends_with(suffix) {
+            return Some(what);
+        }
+    }
+    None
+}
+
 /// Parses a time unit name (`s`, `ms`) into seconds per unit.
 pub fn parse_time_unit(s: &str) -> Option<f64> {
     match s.trim().to_ascii_lowercase().as_str() {
@@ -128,30 +201,164 @@ pub fn load(path: &Path) -> Result<Timeline, ImportError> {
 
 /// Loads a timeline from `path` with units for a headerless two-column CSV.
 pub fn load_with(path: &Path, opts: &ImportOptions) -> Result<Timeline, ImportError> {
+    let o = ReadOptions {
+        units: *opts,
+        position_scale: None,
+    };
+    load_with_notes(path, &o).map(|(t, _)| t)
+}
+
+/// Reads the text of a timeline file: refuses what is not text (looking at the start first,
+/// so `/dev/zero` is refused at once) and reads at most [`MAX_NON_REGULAR_BYTES`] from
+/// anything that is not a regular file.
+fn read_text(path: &Path, name: &str) -> Result<String, ImportError> {
+    use std::io::Read;
+    let f = std::fs::File::open(path)
+        .map_err(|e| ImportError::whole(name, format!("cannot read: {e}")))?;
+    let regular = f.metadata().map(|m| m.is_file()).unwrap_or(false);
+    let mut r = std::io::BufReader::new(f);
+    let binary = || {
+        ImportError::whole(
+            name,
+            "binary data, not a timeline: give a slccache timeline.csv, a fio bandwidth log \
+             or a CSV of throughput (text)",
+        )
+    };
+    // The start: NUL bytes or invalid UTF-8 there mean binary data.
+    let mut head = Vec::with_capacity(64 << 10);
+    (&mut r)
+        .take(64 << 10)
+        .read_to_end(&mut head)
+        .map_err(|e| ImportError::whole(name, format!("cannot read: {e}")))?;
+    if head.contains(&0) {
+        return Err(binary());
+    }
+    if let Err(e) = std::str::from_utf8(&head) {
+        // A multi-byte character cut at the end of the first read is fine.
+        if e.error_len().is_some() {
+            return Err(binary());
+        }
+    }
+    let limit = if regular {
+        u64::MAX
+    } else {
+        MAX_NON_REGULAR_BYTES
+    };
+    let mut bytes = head;
+    (&mut r)
+        .take(limit.saturating_sub(bytes.len() as u64))
+        .read_to_end(&mut bytes)
+        .map_err(|e| ImportError::whole(name, format!("cannot read: {e}")))?;
+    if !regular && bytes.len() as u64 >= limit {
+        return Err(ImportError::whole(
+            name,
+            format!(
+                "not a regular file, and it gave more than {} MiB: save it to a file first",
+                MAX_NON_REGULAR_BYTES >> 20
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| binary())
+}
+
+/// Loads a timeline from `path` and says how it was read: notes for the user (a truncated
+/// last line dropped, times derived from positions, unit flags a header overrides).
+pub fn load_with_notes(
+    path: &Path,
+    opts: &ReadOptions,
+) -> Result<(Timeline, Vec<String>), ImportError> {
     let name = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| ImportError::whole(&name, format!("cannot read: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        ImportError::whole(&name, "not a text file (invalid UTF-8): unknown format")
-    })?;
-    let mut t = parse_text(&text, &name, opts)?;
+    if let Some(what) = fio_non_bandwidth_log(path) {
+        return Err(ImportError::whole(
+            &name,
+            format!(
+                "this is fio's {what}, not a bandwidth log; slccache needs the bandwidth \
+                 log: run fio with --write_bw_log=PREFIX and give PREFIX_bw.N.log"
+            ),
+        ));
+    }
+    let text = read_text(path, &name)?;
+    let (mut t, notes) = parse_text_notes(&text, &name, opts)?;
     t.meta.label = label_of(path);
-    Ok(t)
+    Ok((t, notes))
 }
 
 /// Parses the content of a timeline file; `name` is used in error messages.
 pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeline, ImportError> {
+    let o = ReadOptions {
+        units: *opts,
+        position_scale: None,
+    };
+    parse_text_notes(text, name, &o).map(|(t, _)| t)
+}
+
+/// [`parse_text`], with notes on how the text was read. A last line that does not end with a
+/// newline and does not parse (a write cut short when the disk filled up, or a crash) is
+/// dropped with a note; any other bad line is an error.
+pub fn parse_text_notes(
+    text: &str,
+    name: &str,
+    opts: &ReadOptions,
+) -> Result<(Timeline, Vec<String>), ImportError> {
+    let opts = &Opts::from(opts);
+    // Excel saves UTF-8 with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut notes = Vec::new();
+    match parse_whole(text, name, opts, &mut notes) {
+        Err(e) if !text.ends_with('\n') && e.line.is_some() => {
+            let last = text.lines().count();
+            if e.line != Some(last) || last < 2 {
+                return Err(e);
+            }
+            let cut = text.rfind('\n').map(|i| &text[..=i]).unwrap_or("");
+            let mut retry_notes = Vec::new();
+            let t = parse_whole(cut, name, opts, &mut retry_notes).map_err(|_| e)?;
+            retry_notes.push(format!(
+                "{name}: line {last} is cut short (no newline at the end of the file, and it \
+                 does not parse): dropped as a truncated last line"
+            ));
+            Ok((t, retry_notes))
+        }
+        r => r.map(|t| (t, notes)),
+    }
+}
+
+fn parse_whole(
+    text: &str,
+    name: &str,
+    opts: &Opts,
+    notes: &mut Vec<String>,
+) -> Result<Timeline, ImportError> {
     if text.trim().is_empty() {
         return Err(ImportError::whole(name, "the file is empty"));
     }
     let (first_no, first) = text
         .lines()
         .enumerate()
-        .find(|(_, l)| !l.trim().is_empty())
+        .find(|(_, l)| !l.trim().is_empty() && !l.trim().starts_with('#'))
         .map(|(i, l)| (i + 1, l.trim()))
         .unwrap_or((1, ""));
+    let own_units = |what: &str, notes: &mut Vec<String>| {
+        let mut flags = vec![];
+        if opts.time_scale.is_some() {
+            flags.push("--time-unit");
+        }
+        if opts.rate_scale.is_some() {
+            flags.push("--rate-unit");
+        }
+        if opts.position_scale.is_some() {
+            flags.push("--x/--x-unit");
+        }
+        if !flags.is_empty() {
+            notes.push(format!(
+                "{name}: {} ignored: {what} carries its own units",
+                flags.join(" and ")
+            ));
+        }
+    };
     let timeline =
         if first.starts_with("t_s,") && first.split(',').count() > 2 {
+            own_units("a slccache timeline", notes);
             let samples = read_slccache_csv(text, name)?;
             for (i, pair) in samples.windows(2).enumerate() {
                 if pair[1].t_s <= pair[0].t_s {
@@ -173,14 +380,17 @@ pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeli
             let cells: Vec<&str> = first.split(',').map(str::trim).collect();
             let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
             match (cells.len(), numeric) {
-                (5..=8, true) => read_fio_log(text, name)?,
-                (2, _) => read_two_column(text, name, opts)?,
+                (5..=8, true) => {
+                    own_units("a fio log", notes);
+                    read_fio_log(text, name)?
+                }
+                (2, _) => read_two_column(text, name, opts, notes)?,
                 _ => return Err(ImportError::at(
                     name,
                     first_no,
                     "unknown format: expected a slccache timeline.csv (header 't_s,...'), a fio \
                      bandwidth log (5 to 8 numeric columns: time_ms, KiB/s, ddir, bs, offset), \
-                     or a two-column CSV of time and throughput",
+                     or a two-column CSV of time (or data written) and throughput",
                 )),
             }
         };
@@ -194,8 +404,9 @@ fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
         return Err(ImportError::whole(
             name,
             format!(
-                "only {} sample(s): at least two are needed to analyse a timeline",
-                t.samples.len()
+                "only {} sample{}: at least two are needed to analyse a timeline",
+                t.samples.len(),
+                if t.samples.len() == 1 { "" } else { "s" }
             ),
         ));
     }
@@ -206,6 +417,24 @@ fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
                 format!("sample {} (t = {} s) has no positive length", i + 1, s.t_s),
             ));
         }
+        if s.bytes_per_sec > MAX_RATE {
+            return Err(ImportError::whole(
+                name,
+                format!(
+                    "sample {} (t = {} s) says {:.3e} bytes/s, more than any drive writes \
+                     (1 TB/s): a broken log",
+                    i + 1,
+                    s.t_s,
+                    s.bytes_per_sec
+                ),
+            ));
+        }
+    }
+    if t.samples.iter().all(|s| s.bytes == 0) {
+        return Err(ImportError::whole(
+            name,
+            "nothing was written: every sample is 0 bytes, so there is no cache to measure",
+        ));
     }
     Ok(())
 }
@@ -309,6 +538,19 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
         ));
     }
     let w: Vec<&Row> = rows.iter().filter(|r| r.cells[2] as u64 == 1).collect();
+    for r in &w {
+        if r.cells[1] * 1024.0 > MAX_RATE || r.cells[3] > MAX_RATE {
+            return Err(ImportError::at(
+                name,
+                r.line,
+                format!(
+                    "{} KiB/s (block size {}) is more than any drive writes (1 TB/s): a \
+                     broken log",
+                    r.cells[1], r.cells[3]
+                ),
+            ));
+        }
+    }
     for pair in w.windows(2) {
         if pair[1].cells[0] < pair[0].cells[0] {
             return Err(ImportError::at(
@@ -454,10 +696,45 @@ fn points(times: &[f64], rates: &[f64]) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-/// Reads a two-column CSV of time and throughput. Units come from the header (`second,MiB/s`,
-/// `time_ms,write_MB_s`) or, without a header, from [`ImportOptions`]. Rows sharing a time
-/// (e.g. a mixed log whose direction column was lost) are averaged.
-fn read_two_column(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeline, ImportError> {
+/// Finds a position (data written) in a header cell such as `MB`, `GiB`, `written_MiB`,
+/// `offset` or `position (GB)`: `Some(Some(bytes per unit))`, or `Some(None)` for a position
+/// without a unit (`offset`, `written`); `None` when the cell is no position.
+fn position_in_header(cell: &str) -> Option<Option<f64>> {
+    let t = cell.to_ascii_lowercase();
+    if rate_unit_in_header(cell).is_some() || t.contains("/s") {
+        return None;
+    }
+    let words: Vec<&str> = t
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.iter().any(|w| parse_time_unit(w).is_some()) {
+        return None;
+    }
+    let unit = words.iter().find_map(|w| parse_size_unit(w));
+    let named = words.iter().any(|w| {
+        matches!(
+            *w,
+            "offset" | "written" | "position" | "pos" | "data" | "lba" | "bytes"
+        )
+    });
+    match (unit, named) {
+        (Some(u), _) => Some(Some(u)),
+        (None, true) => Some(None),
+        (None, false) => None,
+    }
+}
+
+/// Reads a two-column CSV of time and throughput, or of position (data written) and
+/// throughput. Units come from the header (`second,MiB/s`, `time_ms,write_MB_s`, `MiB,MB/s`)
+/// or, without a header, from [`ImportOptions`]. Rows sharing a time (e.g. a mixed log whose
+/// direction column was lost) are averaged.
+fn read_two_column(
+    text: &str,
+    name: &str,
+    opts: &Opts,
+    notes: &mut Vec<String>,
+) -> Result<Timeline, ImportError> {
     let (first_no, first) = text
         .lines()
         .enumerate()
@@ -466,47 +743,128 @@ fn read_two_column(text: &str, name: &str, opts: &ImportOptions) -> Result<Timel
         .unwrap_or((1, ""));
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
     let has_header = cells.iter().any(|c| c.parse::<f64>().is_err());
-    let (time_scale, rate_scale) = if has_header {
-        let ts = time_unit_in_header(cells[0])
-            .or(opts.time_scale)
-            .ok_or_else(|| {
+    let mut ignored = vec![];
+    // The first column: a time (seconds per unit) or a position (bytes per unit).
+    enum X {
+        Time(f64),
+        Position(f64),
+    }
+    let (x, rate_scale) = if has_header {
+        let x = match (time_unit_in_header(cells[0]), position_in_header(cells[0])) {
+            (Some(ts), _) => {
+                if opts.time_scale.is_some() {
+                    ignored.push("--time-unit");
+                }
+                if opts.position_scale.is_some() {
+                    ignored.push("--x/--x-unit");
+                }
+                X::Time(ts)
+            }
+            (None, Some(Some(ps))) => {
+                if opts.position_scale.is_some() {
+                    ignored.push("--x-unit");
+                }
+                X::Position(ps)
+            }
+            (None, Some(None)) => X::Position(opts.position_scale.ok_or_else(|| {
                 ImportError::at(
                     name,
                     first_no,
                     format!(
-                        "the header '{first}' does not name the time unit: write 'seconds' or \
-                     'time_ms', or give --time-unit s|ms"
+                        "the header '{first}' names a position but not its unit: write e.g. \
+                         'MiB' or 'written_GB', or give --x bytes --x-unit MiB"
                     ),
                 )
-            })?;
-        let rs = rate_unit_in_header(cells[1])
-            .or(opts.rate_scale)
-            .ok_or_else(|| {
+            })?),
+            (None, None) => match (opts.position_scale, opts.time_scale) {
+                (Some(ps), _) => X::Position(ps),
+                (None, Some(ts)) => X::Time(ts),
+                (None, None) => {
+                    return Err(ImportError::at(
+                        name,
+                        first_no,
+                        format!(
+                            "the header '{first}' does not name the time unit: write 'seconds' \
+                             or 'time_ms' (or a position such as 'MiB' or 'written_GB'), or \
+                             give --time-unit s|ms"
+                        ),
+                    ))
+                }
+            },
+        };
+        let rs = match rate_unit_in_header(cells[1]) {
+            Some(r) => {
+                if opts.rate_scale.is_some() {
+                    ignored.push("--rate-unit");
+                }
+                r
+            }
+            None => opts.rate_scale.ok_or_else(|| {
                 ImportError::at(
                     name,
                     first_no,
                     format!(
                         "the header '{first}' does not name the rate unit: write e.g. 'MB/s', \
-                     'MiB/s', 'KiB/s' or 'GB/s', or give --rate-unit"
+                         'MiB/s', 'KiB/s' or 'GB/s', or give --rate-unit"
                     ),
                 )
-            })?;
-        (ts, rs)
+            })?,
+        };
+        (x, rs)
     } else {
-        match (opts.time_scale, opts.rate_scale) {
-            (Some(t), Some(r)) => (t, r),
+        let x = match (opts.position_scale, opts.time_scale) {
+            (Some(ps), _) => Some(X::Position(ps)),
+            (None, Some(ts)) => Some(X::Time(ts)),
+            _ => None,
+        };
+        match (x, opts.rate_scale) {
+            (Some(x), Some(r)) => (x, r),
             _ => {
                 return Err(ImportError::at(
                     name,
                     first_no,
                     "a two-column CSV without a header: give its units with --time-unit s|ms \
-                     and --rate-unit MB/s|MiB/s|KiB/s|GB/s, or add a header such as \
-                     'seconds,MB/s'",
+                     (or --x bytes --x-unit MiB when the first column is data written) and \
+                     --rate-unit MB/s|MiB/s|KiB/s|GB/s, or add a header such as \
+                     'seconds,MB/s' or 'MiB,MB/s'",
                 ))
             }
         }
     };
+    if !ignored.is_empty() {
+        notes.push(format!(
+            "{name}: {} ignored: the header '{first}' gives the units",
+            ignored.join(" and ")
+        ));
+    }
     let rows = numeric_rows(text, name, 2..=2, has_header)?;
+    for r in &rows {
+        if r.cells[1] * rate_scale > MAX_RATE {
+            return Err(ImportError::at(
+                name,
+                r.line,
+                format!(
+                    "{} is more than any drive writes (1 TB/s): a broken log",
+                    r.cells[1]
+                ),
+            ));
+        }
+    }
+    let meta = RunMeta {
+        stop_reason: Some(super::StopReason::EndOfData),
+        ..RunMeta::default()
+    };
+    let time_scale = match x {
+        X::Time(ts) => ts,
+        X::Position(ps) => {
+            let t = read_positions(&rows, name, ps, rate_scale, meta)?;
+            notes.push(format!(
+                "{name}: the first column is data written, not time: the times are derived \
+                 from the bytes and the rate of each row (no time was measured)"
+            ));
+            return Ok(t);
+        }
+    };
     let mut times: Vec<f64> = Vec::with_capacity(rows.len());
     let mut rates: Vec<f64> = Vec::with_capacity(rows.len());
     let mut counts: Vec<f64> = Vec::with_capacity(rows.len());
@@ -551,11 +909,66 @@ fn read_two_column(text: &str, name: &str, opts: &ImportOptions) -> Result<Timel
     for (r, c) in rates.iter_mut().zip(&counts) {
         *r /= c;
     }
-    let meta = RunMeta {
-        stop_reason: Some(super::StopReason::EndOfData),
-        ..RunMeta::default()
-    };
     Ok(Timeline::from_rates(&points(&times, &rates), meta))
+}
+
+/// Rows of (position, rate) as a timeline: each row is one chunk of data, written at its
+/// rate, so its time is its bytes over its rate. Positions are the ends of the chunks (the
+/// first chunk starts at 0), or, when the first position is 0, their starts (the last chunk
+/// is then as long as the typical one).
+fn read_positions(
+    rows: &[Row],
+    name: &str,
+    pos_scale: f64,
+    rate_scale: f64,
+    meta: RunMeta,
+) -> Result<Timeline, ImportError> {
+    if rows.len() < 2 {
+        return Err(ImportError::whole(
+            name,
+            "a position CSV needs at least two rows",
+        ));
+    }
+    for pair in rows.windows(2) {
+        if pair[1].cells[0] <= pair[0].cells[0] {
+            return Err(ImportError::at(
+                name,
+                pair[1].line,
+                format!(
+                    "data written does not increase: {} after {} on line {}",
+                    pair[1].cells[0], pair[0].cells[0], pair[0].line
+                ),
+            ));
+        }
+    }
+    let pos: Vec<f64> = rows.iter().map(|r| r.cells[0] * pos_scale).collect();
+    let starts = pos[0] == 0.0;
+    let mut steps: Vec<f64> = pos.windows(2).map(|p| p[1] - p[0]).collect();
+    steps.sort_by(|a, b| a.total_cmp(b));
+    let typical = steps[steps.len() / 2];
+    let mut points = Vec::with_capacity(rows.len());
+    let mut t = 0.0;
+    for (i, r) in rows.iter().enumerate() {
+        let len = if starts {
+            pos.get(i + 1).map(|n| n - pos[i]).unwrap_or(typical)
+        } else if i == 0 {
+            pos[0]
+        } else {
+            pos[i] - pos[i - 1]
+        };
+        let rate = r.cells[1] * rate_scale;
+        if rate <= 0.0 {
+            return Err(ImportError::at(
+                name,
+                r.line,
+                "a rate of 0 at a position: no time can be derived for this chunk",
+            ));
+        }
+        let dt = len / rate;
+        t += dt;
+        points.push((t, dt, rate));
+    }
+    Ok(Timeline::from_rates(&points, meta))
 }
 
 /// A short label for a file: its stem, or its folder's name for `timeline.csv`.

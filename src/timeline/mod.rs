@@ -146,6 +146,10 @@ pub struct Workload {
     pub interval_s: Option<f64>,
     /// The engine that ran it ("io_uring", "sync", "emulated", "simulated").
     pub engine: Option<String>,
+    /// Bytes of the target written over (one pass), where known: without a cliff, the cache
+    /// cannot be shown to be larger than this, however often the writes wrapped around it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span_bytes: Option<u64>,
 }
 
 /// Why a run stopped.
@@ -314,6 +318,16 @@ fn opt(v: Option<f64>) -> String {
     }
 }
 
+/// The `iops` cell: blank when unknown (bytes written but no write counted, as in imported
+/// logs, which carry throughput only), else one decimal.
+fn iops_cell(s: &Sample) -> String {
+    if s.iops == 0.0 && s.bytes > 0 {
+        String::new()
+    } else {
+        format!("{:.1}", s.iops)
+    }
+}
+
 impl CsvWriter {
     /// Creates (truncates) `path` and writes the header.
     pub fn create(path: &Path) -> std::io::Result<CsvWriter> {
@@ -339,13 +353,13 @@ impl CsvWriter {
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
         write!(
             self.out,
-            "{:.6},{:.6},{},{},{:.1},{:.1},{},{},{},{},{},{},{}",
+            "{:.6},{:.6},{},{},{:.1},{},{},{},{},{},{},{},{}",
             s.t_s,
             s.interval_s,
             s.bytes,
             s.bytes_total,
             s.bytes_per_sec,
-            s.iops,
+            iops_cell(s),
             opt(s.lat_p50_us),
             opt(s.lat_p99_us),
             opt(s.lat_max_us),

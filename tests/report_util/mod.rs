@@ -26,6 +26,7 @@ pub fn meta(label: &str, model: &str, capacity: u64, bs: u64) -> RunMeta {
             jobs: Some(1),
             interval_s: None,
             engine: Some("emulated".into()),
+            span_bytes: None,
         },
         started_at: Some("2026-11-29T20:00:00Z".parse().unwrap()),
         stop_reason: Some(StopReason::Duration),
@@ -148,6 +149,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         phases,
         warnings: vec![],
         periodic: None,
+        slowdowns: vec![],
     }
 }
 

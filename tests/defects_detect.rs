@@ -1,0 +1,250 @@
+//! Regression tests for detector defects found by trying slccache as a new user (issue 9):
+//! a slowdown that comes back, a stall to 0 MB/s, the 95% interval on kernel-made and
+//! noise-free cliffs, the lower bound capped at one pass over the span, plural wording.
+
+use slccache::detect::synth::{simulate, PhaseSpec, TraceSpec};
+use slccache::detect::{analyze, PhaseKind};
+use slccache::timeline::{RunMeta, Sample, Timeline};
+
+fn phase(bps: f64, end_bytes: Option<f64>, noise: f64) -> PhaseSpec {
+    PhaseSpec {
+        bps,
+        end_bytes,
+        drift: 0.0,
+        noise,
+    }
+}
+
+fn spec(phases: Vec<PhaseSpec>, interval_s: f64, duration_s: f64) -> TraceSpec {
+    TraceSpec {
+        phases,
+        interval_s,
+        duration_s,
+        heavy_tails: false,
+        dips: vec![],
+    }
+}
+
+/// A timeline from a piecewise-constant rate: `pieces` are (length s, bytes/s); samples of
+/// `dt` seconds hold exactly the bytes written in them.
+fn piecewise(pieces: &[(f64, f64)], dt: f64) -> Timeline {
+    let total_s: f64 = pieces.iter().map(|p| p.0).sum();
+    let n = (total_s / dt).round() as usize;
+    let written_by = |t: f64| {
+        let mut acc = 0.0;
+        let mut t0 = 0.0;
+        for &(len, r) in pieces {
+            let end = t0 + len;
+            if t <= t0 {
+                break;
+            }
+            acc += r * (t.min(end) - t0);
+            t0 = end;
+        }
+        acc
+    };
+    let mut samples = Vec::with_capacity(n);
+    let mut total = 0u64;
+    for i in 0..n {
+        let t = (i + 1) as f64 * dt;
+        let new_total = written_by(t).round() as u64;
+        let bytes = new_total - total;
+        total = new_total;
+        samples.push(Sample {
+            t_s: t,
+            interval_s: dt,
+            bytes,
+            bytes_total: total,
+            bytes_per_sec: bytes as f64 / dt,
+            iops: 0.0,
+            lat_p50_us: None,
+            lat_p99_us: None,
+            lat_max_us: None,
+            temp_c: None,
+            ..Default::default()
+        });
+    }
+    Timeline {
+        samples,
+        meta: RunMeta::default(),
+    }
+}
+
+#[test]
+fn a_slowdown_that_comes_back_is_an_episode_not_a_cliff() {
+    // A steady 130 MB/s drive drops to 80 MB/s for 2.4 GB (30 s) and comes back.
+    let start = 130e6 * 40.0;
+    let s = spec(
+        vec![
+            phase(130e6, Some(start), 0.02),
+            phase(80e6, Some(start + 2.4e9), 0.02),
+            phase(130e6, None, 0.02),
+        ],
+        1.0,
+        150.0,
+    );
+    for seed in 1..=5 {
+        let (t, _) = simulate(&s, seed);
+        let a = analyze(&t);
+        assert!(a.cliffs.is_empty(), "seed {seed}: {:#?}", a.cliffs);
+        assert!(a.cache_estimate.is_none(), "seed {seed}");
+        assert_eq!(a.slowdowns.len(), 1, "seed {seed}: {:#?}", a.slowdowns);
+        let e = &a.slowdowns[0];
+        assert!((e.t_s - 40.0).abs() < 2.0, "seed {seed}: {e:?}");
+        assert!((e.duration_s - 30.0).abs() < 2.0, "seed {seed}: {e:?}");
+        assert!(
+            (e.low_bytes_per_sec / 80e6 - 1.0).abs() < 0.05,
+            "seed {seed}: {e:?}"
+        );
+        assert!(
+            (e.before_bytes_per_sec / 130e6 - 1.0).abs() < 0.05,
+            "seed {seed}: {e:?}"
+        );
+        assert!(
+            (e.bytes as f64 / 2.4e9 - 1.0).abs() < 0.08,
+            "seed {seed}: {e:?}"
+        );
+        assert!(
+            !a.phases.iter().any(|p| p.kind == PhaseKind::PostCache),
+            "seed {seed}: {:?}",
+            a.phases
+        );
+        // Without a cliff the lower bound is all that was written, wording aside.
+        assert_eq!(a.cache_lower_bound_bytes, Some(t.bytes_total()));
+    }
+}
+
+#[test]
+fn a_slowdown_after_the_cache_stays_out_of_the_cache_estimate() {
+    // 1 GB/s cache for 20 GB, then 130 MB/s with an 80 MB/s slowdown of 2.4 GB that ends.
+    let cache = 20e9;
+    let slow_at = cache + 130e6 * 40.0;
+    let s = spec(
+        vec![
+            phase(1e9, Some(cache), 0.02),
+            phase(130e6, Some(slow_at), 0.02),
+            phase(80e6, Some(slow_at + 2.4e9), 0.02),
+            phase(130e6, None, 0.02),
+        ],
+        1.0,
+        150.0,
+    );
+    let (t, truth) = simulate(&s, 7);
+    let a = analyze(&t);
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    let e = a.cache_estimate.as_ref().unwrap();
+    assert!((e.bytes as f64 / truth.drop_bytes[0] - 1.0).abs() < 0.01);
+    assert_eq!(a.slowdowns.len(), 1, "{:#?}", a.slowdowns);
+    assert!((a.slowdowns[0].t_s - 60.0).abs() < 2.0, "{:?}", a.slowdowns);
+}
+
+#[test]
+fn a_stall_to_zero_is_a_stall_not_folding() {
+    // Cache, post-cache, then the drive stops completing writes until the end of the run.
+    let t = piecewise(&[(20.0, 1e9), (40.0, 300e6), (20.0, 0.0)], 1.0);
+    let a = analyze(&t);
+    assert!(
+        !a.phases.iter().any(|p| p.kind == PhaseKind::Folding),
+        "{:?}",
+        a.phases
+    );
+    assert!(
+        !a.warnings.iter().any(|w| w.contains("folding")),
+        "{:?}",
+        a.warnings
+    );
+    assert!(
+        a.warnings.iter().any(|w| w.contains("stall")),
+        "{:?}",
+        a.warnings
+    );
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+}
+
+#[test]
+fn the_interval_covers_a_noise_free_step_on_a_sample_boundary() {
+    // 1000 MB/s for exactly 20 samples, then 300 MB/s: the cliff is at 20 s and 20 GB.
+    for dt in [1.0, 0.1] {
+        let t = piecewise(&[(20.0, 1e9), (40.0, 300e6)], dt);
+        let a = analyze(&t);
+        let e = a.cache_estimate.as_ref().expect("a cliff");
+        let c = &a.cliffs[0];
+        assert!(
+            e.low_bytes as f64 <= 20e9 && 20e9 <= e.high_bytes as f64,
+            "dt {dt}: {e:?}"
+        );
+        assert!((c.t_s - 20.0).abs() <= 0.1 * dt, "dt {dt}: {c:?}");
+        assert!(
+            (c.before_bytes_per_sec / 1e9 - 1.0).abs() < 0.002,
+            "dt {dt}: {c:?}"
+        );
+        assert!(
+            (c.after_bytes_per_sec / 300e6 - 1.0).abs() < 0.002,
+            "dt {dt}: {c:?}"
+        );
+    }
+}
+
+/// Pieces of 10 ms at `rate` with 2% noise, until exactly `bytes` are written.
+fn noisy(rate: f64, bytes: f64, rng: &mut fastrand::Rng) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let mut left = bytes;
+    while left > 0.0 {
+        let r = rate * (1.0 + 0.04 * (rng.f64() - 0.5));
+        let len = (left / r).min(0.01);
+        out.push((len, r));
+        left -= r * len;
+    }
+    out
+}
+
+#[test]
+fn the_interval_covers_a_kernel_made_cliff_with_a_pause_after_the_switch() {
+    // Like scripts/loop-cliff.sh: the write limit switches at 1,076,887,552 bytes, and the
+    // switch costs a pause before the slow rate sets in, inside the sample that straddles it.
+    let truth = 1_076_887_552.0;
+    for (fast, slow) in [(400e6, 40e6), (200e6, 20e6), (100e6, 30e6)] {
+        for (pause, dt) in [(0.3, 1.0), (0.5, 1.0), (0.04, 0.1)] {
+            let mut rng = fastrand::Rng::with_seed(11);
+            let mut pieces = noisy(fast, truth, &mut rng);
+            pieces.push((pause, 0.0));
+            pieces.extend(noisy(slow, 30.0 * slow, &mut rng));
+            let t = piecewise(&pieces, dt);
+            let a = analyze(&t);
+            let e = a.cache_estimate.as_ref().expect("a cliff");
+            let what = format!("{fast}->{slow} B/s, pause {pause} s, dt {dt} s: {e:?}");
+            assert!(
+                e.low_bytes as f64 <= truth && truth <= e.high_bytes as f64,
+                "{what}"
+            );
+            assert!((e.bytes as f64 / truth - 1.0).abs() < 0.02, "{what}");
+        }
+    }
+}
+
+#[test]
+fn the_lower_bound_is_capped_at_one_pass_over_the_span() {
+    // 104 GB written over a 2.15 GB span (the writes wrapped): the bound is the span.
+    let mut t = piecewise(&[(20.0, 5.2e9)], 1.0);
+    t.meta.workload.span_bytes = Some(2_150_000_000);
+    let a = analyze(&t);
+    assert!(a.cache_estimate.is_none());
+    assert_eq!(a.cache_lower_bound_bytes, Some(2_150_000_000));
+    // Without a span, the capacity caps it.
+    let mut t = piecewise(&[(20.0, 5.2e9)], 1.0);
+    t.meta.device.capacity_bytes = Some(4_000_000_000);
+    assert_eq!(analyze(&t).cache_lower_bound_bytes, Some(4_000_000_000));
+    let w = slccache::detect::no_cliff_text(Some(2_150_000_000), 0, Default::default());
+    assert!(w.contains("no cache, or one larger than 2.15 GB"), "{w}");
+}
+
+#[test]
+fn one_sample_is_one_sample() {
+    let t = piecewise(&[(1.0, 1e9)], 1.0);
+    let a = analyze(&t);
+    assert!(
+        a.warnings.iter().any(|w| w.starts_with("only 1 sample:")),
+        "{:?}",
+        a.warnings
+    );
+}
