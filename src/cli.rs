@@ -108,8 +108,8 @@ slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 
 slccache sweep emu:970evo-500g --simulate --preset cdm\n  \
 slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data\n  \
 slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4   # reads need a filled file\n\n\
-Outputs: sweep.csv (qd,jobs,bs,rwmix_read,iops,bytes_per_sec,lat_p50_us,lat_p99_us,cpu_pct,\
-crossed_cliff), summary.json (sweep.points, sweep.saturation, truth on a model), report.md and \
+Outputs: sweep.csv (one row per point: qd, jobs, bs, rwmix_read, iops, bytes_per_sec, lat_p50_us, \
+lat_p99_us, cpu_pct, crossed_cliff), summary.json (sweep.points, sweep.saturation, truth on a model), report.md and \
 charts. The saturation point is the smallest QD x jobs reaching 95% of the best IOPS.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Sweep(SweepArgs),

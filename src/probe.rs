@@ -870,9 +870,12 @@ fn finish(
             )),
             (None, None) => {}
         }
-        // The analysis warnings, as analyze and simulate print them.
-        for w in &analysis.warnings {
-            line.push_str(&format!("\n  warning: {w}"));
+        // The analysis warnings, as analyze and simulate print them (with --quiet, only the
+        // final line: the warnings are in summary.json and report.md).
+        if !quiet {
+            for w in &analysis.warnings {
+                line.push_str(&format!("\n  warning: {w}"));
+            }
         }
     }
     progress::print_done(out_dir, &line, quiet);

@@ -48,6 +48,16 @@ const FILES: &[(&str, &str)] = &[
         "name = \"x\"\ncapacity = \"1TB\"\ncache = \"wat\"\n",
     ),
     ("brokenmodel.toml", "name = \"x\"\ncapacity = [\n"),
+    // fio's IOPS log (values are IOPS, not KiB/s): must not be read as bandwidth.
+    (
+        "run_iops.1.log",
+        "1000, 25000, 1, 4096, 0\n2000, 25000, 1, 4096, 0\n",
+    ),
+    (
+        "bare.toml",
+        "name = \"x\"\ncapacity = \"1TB\"\ncache = 30\n",
+    ),
+    ("int.toml", "pattern = \"seqwrite\"\ninterval = \"5ms\"\n"),
 ];
 
 /// What the message must name.
@@ -265,6 +275,59 @@ fn cases() -> Vec<Case> {
         // --- presets ---
         c(&["presets", "extra"], 2, Words(&["extra"])),
         c(&["presets", "--bogus"], 2, Words(&["--bogus"])),
+        // --- found by trying it as a new user would (issue 9) ---
+        c(
+            &["analyze", "run_iops.1.log"],
+            2,
+            Words(&["run_iops.1.log", "_bw"]),
+        ),
+        c(
+            &["compare", "run_iops.1.log", "good.csv"],
+            2,
+            Words(&["run_iops.1.log"]),
+        ),
+        c(&["simulate", "bare.toml"], 2, Line("bare.toml", 3)),
+        c(
+            &["probe", EMU, "--scenario", "int.toml"],
+            2,
+            Line("int.toml", 2),
+        ),
+        c(
+            &["probe", EMU, "--max-bytes", "1k"],
+            2,
+            Words(&["--max-bytes"]),
+        ),
+        c(
+            &[
+                "simulate",
+                "960evo-500g",
+                "--interval",
+                "10h",
+                "--duration",
+                "1h",
+            ],
+            2,
+            Words(&["--interval"]),
+        ),
+        c(&["probe", ""], 2, Words(&["target is empty"])),
+        // --- info, sweep, recovery, fill-sweep ---
+        c(&["info"], 2, Words(&["TARGET"])),
+        c(&["info", "nosuch.bin"], 2, Words(&["nosuch.bin"])),
+        c(
+            &["sweep", EMU, "--qd", "x", "--simulate"],
+            2,
+            Words(&["--qd"]),
+        ),
+        c(
+            &["recovery", EMU, "--simulate", "--idle", "xyz"],
+            2,
+            Words(&["--idle"]),
+        ),
+        c(
+            &["fill-sweep", EMU, "--simulate", "--levels", "150"],
+            2,
+            Words(&["--levels"]),
+        ),
         // --- completions and man ---
         c(&["completions"], 2, Words(&["SHELL"])),
         c(&["completions", "tcsh"], 2, Words(&["tcsh"])),

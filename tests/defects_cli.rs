@@ -456,7 +456,7 @@ fn scenario_values_out_of_range_name_the_file_and_line() {
 fn probe_prints_the_warnings_and_no_impossible_cache() {
     let d = tmp();
     let o = run(slccache()
-        .args(["probe", "emu:pm983-960g", "--duration", "2s", "-q", "--out"])
+        .args(["probe", "emu:pm983-960g", "--duration", "2s", "--out"])
         .arg(d.path().join("p")));
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(o.stdout.contains("warning: "), "{}", o.stdout);

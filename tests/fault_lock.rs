@@ -96,12 +96,8 @@ fn a_second_probe_of_a_file_is_refused() {
     let f = d.path().join("scratch.bin");
     let target = f.to_str().unwrap();
     let first = start_first(target, &["--size", "32MiB"], &d.path().join("a"));
-    // With --overwrite and another --size: refused before the file is resized.
-    second_is_refused(
-        target,
-        &["--overwrite", "--size", "1MiB"],
-        &d.path().join("b"),
-    );
+    // With --overwrite: refused by the lock, before anything is written.
+    second_is_refused(target, &["--overwrite"], &d.path().join("b"));
     assert_eq!(
         std::fs::metadata(&f).unwrap().len(),
         32 << 20,

@@ -160,11 +160,15 @@ fn man_writes_one_page_per_subcommand() {
             "slccache-analyze.1",
             "slccache-compare.1",
             "slccache-completions.1",
+            "slccache-fill-sweep.1",
+            "slccache-info.1",
             "slccache-man.1",
             "slccache-presets.1",
             "slccache-probe.1",
+            "slccache-recovery.1",
             "slccache-simulate.1",
-            "slccache.1"
+            "slccache-sweep.1",
+            "slccache.1",
         ]
     );
     let probe = std::fs::read_to_string(dir.join("slccache-probe.1")).unwrap();

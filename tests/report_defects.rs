@@ -277,7 +277,14 @@ fn thermal_chart_has_phase_legend_and_throttled_stretches() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p5");
     let o = slccache()
-        .args(["simulate", "p5-1tb", "--pattern", "seqwrite", "--out"])
+        .args([
+            "simulate",
+            "p5-1tb",
+            "--pattern",
+            "seqwrite",
+            "--no-early-stop",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();

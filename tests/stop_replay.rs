@@ -178,6 +178,18 @@ fn judge(cases: &[Case], cfg: StopConfig) -> Figures {
                     ));
                 }
             }
+            // The full run missed a cliff that the early stop found where the truth has it:
+            // the detector's miss on the whole run (detect_synthetic.rs counts those), not a
+            // wrong stop.
+            None if c
+                .truth
+                .is_some_and(|(bytes, _)| near(bytes, est, 0.01 * bytes)) =>
+            {
+                f.detector_misses.push(format!(
+                    "{}: the early stop found the true cliff, the full run none",
+                    c.name
+                ))
+            }
             None => f.mismatched.push(format!(
                 "{}: the early stop found a cliff, the full run none",
                 c.name

@@ -536,7 +536,7 @@ mod tests {
             .lines()
             .next()
             .unwrap()
-            .ends_with(",temp_c,cpu_pct,cpu_wait_pct"));
+            .ends_with(",temp_c,thermal_transitions,cpu_pct,cpu_wait_pct"));
         let back = read_slccache_csv(&text, "timeline.csv").unwrap();
         assert_eq!(back[0].cpu_pct, Some(97.2)); // one decimal, as written (97.25 rounds to even)
         assert_eq!(back[0].cpu_wait_pct, Some(1.5));
@@ -554,13 +554,13 @@ mod tests {
     #[test]
     fn a_temperature_below_zero_reads_back() {
         let text = format!(
-            "{}\n1.0,1.0,100,100,100.0,1.0,,,,-4.5\n",
+            "{}\n1.0,1.0,100,100,100.0,1.0,,,,-4.5,,,\n",
             CSV_COLUMNS.join(",")
         );
         let back = read_slccache_csv(&text, "timeline.csv").unwrap();
         assert_eq!(back[0].temp_c, Some(-4.5));
         let bad = format!(
-            "{}\n1.0,1.0,100,100,-100.0,1.0,,,,\n",
+            "{}\n1.0,1.0,100,100,-100.0,1.0,,,,,,,\n",
             CSV_COLUMNS.join(",")
         );
         assert!(read_slccache_csv(&bad, "timeline.csv").is_err());
