@@ -5,7 +5,7 @@
 # (mounted here, unmounted at exit) with direct I/O on, so both tools measure the same
 # in-memory "drive" and differences are the engines'.
 #
-#   [ROUNDS=7] [SECONDS=4] [SIZE=512M] [NICE=-10] scripts/sweep-fio-compare.sh
+#   [ROUNDS=7] [SECONDS_PER_POINT=4] [SIZE=512M] [NICE=-10] scripts/sweep-fio-compare.sh
 #
 # Each round runs both tools on every point, alternating which goes first, and prints the
 # IOPS side by side with the ratio slccache / fio; at the end, the median ratio per point.
@@ -16,7 +16,8 @@
 set -euo pipefail
 
 rounds=${ROUNDS:-7}
-secs=${SECONDS_PER_POINT:-${SECONDS:-4}}
+# (Not $SECONDS: bash sets it to the seconds since the shell started.)
+secs=${SECONDS_PER_POINT:-4}
 nice=${NICE:--10}
 size=${SIZE:-512M}
 here=$(cd "$(dirname "$0")/.." && pwd)
