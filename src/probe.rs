@@ -20,7 +20,7 @@ use anyhow::{anyhow, Context, Result};
 use crate::cli::ProbeArgs;
 use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, Estimate, StopConfig, StopRule};
-use crate::engine::job::{run_job, JobShared, WriteFailure};
+use crate::engine::job::{spawn_jobs, JobShared, WriteFailure};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
@@ -607,30 +607,15 @@ fn run_jobs(
             .with_reads(cfg.read_pct > 0),
     );
     let running = Arc::new(AtomicUsize::new(backends.len()));
-    let mut handles = Vec::new();
-    for (j, mut backend) in backends.into_iter().enumerate() {
-        let (sh, sa, ru) = (shared.clone(), sampler.clone(), running.clone());
-        let qd = cfg.queue_depth;
-        let h = std::thread::Builder::new()
-            .name(format!("slccache-job-{j}"))
-            .spawn(move || {
-                let n = run_job(j, backend.as_mut(), qd, &sh, &sa);
-                drop(backend);
-                ru.fetch_sub(1, Ordering::SeqCst);
-                n
-            });
-        match h {
-            Ok(h) => handles.push(h),
-            Err(e) => {
-                shared.request_stop();
-                running.fetch_sub(1, Ordering::SeqCst);
-                for h in handles {
-                    let _ = h.join();
-                }
-                return Err(anyhow!(e).context("cannot start a job thread"));
-            }
-        }
-    }
+    let handles = spawn_jobs(
+        "slccache-job",
+        backends,
+        cfg.queue_depth,
+        &shared,
+        &sampler,
+        &running,
+    )
+    .map_err(|e| anyhow!(e).context("cannot start a job thread"))?;
 
     let mut samples: Vec<Sample> = Vec::new();
     let mut reading = drive_start.clone();

@@ -287,6 +287,44 @@ pub fn run_job<C: Clock>(
     done
 }
 
+/// Starts one thread per backend, each running [`run_job`] at `queue_depth`, named
+/// `{name}-{j}`. `running` counts the jobs still running (each thread decrements it when its
+/// job ends). If a thread cannot be started, the jobs already started are stopped and joined
+/// and the error is returned.
+pub fn spawn_jobs<C: Clock + Send + Sync + 'static>(
+    name: &str,
+    backends: Vec<Box<dyn Backend>>,
+    queue_depth: u32,
+    shared: &std::sync::Arc<JobShared>,
+    sampler: &std::sync::Arc<Sampler<C>>,
+    running: &std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> std::io::Result<Vec<std::thread::JoinHandle<u64>>> {
+    let mut handles = Vec::new();
+    for (j, mut backend) in backends.into_iter().enumerate() {
+        let (sh, sa, ru) = (shared.clone(), sampler.clone(), running.clone());
+        let h = std::thread::Builder::new()
+            .name(format!("{name}-{j}"))
+            .spawn(move || {
+                let n = run_job(j, backend.as_mut(), queue_depth, &sh, &sa);
+                drop(backend);
+                ru.fetch_sub(1, Ordering::SeqCst);
+                n
+            });
+        match h {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                shared.request_stop();
+                running.fetch_sub(1, Ordering::SeqCst);
+                for h in handles {
+                    let _ = h.join();
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(handles)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ use anyhow::{anyhow, Context, Result};
 use super::{BurstEnd, BurstRule, TestDrive};
 use crate::cli::BurstTargetArgs;
 use crate::config::WorkloadConfig;
-use crate::engine::job::{run_job, JobShared};
+use crate::engine::job::{spawn_jobs, JobShared};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
@@ -164,30 +164,15 @@ impl RealDrive {
             cfg.jobs as usize,
         ));
         let running = Arc::new(AtomicUsize::new(backends.len()));
-        let mut handles = Vec::new();
-        for (j, mut backend) in backends.into_iter().enumerate() {
-            let (sh, sa, ru) = (shared.clone(), sampler.clone(), running.clone());
-            let qd = cfg.queue_depth;
-            let h = std::thread::Builder::new()
-                .name(format!("slccache-burst-{j}"))
-                .spawn(move || {
-                    let n = run_job(j, backend.as_mut(), qd, &sh, &sa);
-                    drop(backend);
-                    ru.fetch_sub(1, Ordering::SeqCst);
-                    n
-                });
-            match h {
-                Ok(h) => handles.push(h),
-                Err(e) => {
-                    shared.request_stop();
-                    running.fetch_sub(1, Ordering::SeqCst);
-                    for h in handles {
-                        let _ = h.join();
-                    }
-                    return Err(anyhow!(e).context("cannot start a job thread"));
-                }
-            }
-        }
+        let handles = spawn_jobs(
+            "slccache-burst",
+            backends,
+            cfg.queue_depth,
+            &shared,
+            &sampler,
+            &running,
+        )
+        .map_err(|e| anyhow!(e).context("cannot start a job thread"))?;
         let mut samples: Vec<Sample> = Vec::new();
         let end = 'run: loop {
             let wake = sampler.deadline(samples.len() as u64);
