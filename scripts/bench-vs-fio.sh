@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # slccache against fio, row by row: is the tool ever the bottleneck?
 #
-#   [ROUNDS=3] [SECS=10] [TARGETS="loop file"] [LOAD=0|1] [ROWS="qd1 qd32 qd32x2 128k 1m"] \
+#   [ROUNDS=3] [SECS=10] [TARGETS="loop file"] [LOAD=0|1] [ROWS="qd1 qd32 qd32x2 128k 1m randread"] \
 #   [SIZE=2GiB] [OUT=dir] scripts/bench-vs-fio.sh
 #
 # For each target and each row, runs fio and `slccache probe` alternately (slccache first in
@@ -14,8 +14,8 @@
 #   file: a SIZE file on the root filesystem (under output/), laid out once before the runs.
 #
 # Printed per row: the median over the rounds of IOPS and MB/s for both tools, the ratio
-# slccache/fio of the medians, and CPU µs per write for both. CPU is the writer threads' own
-# CPU (user + system) over the run: fio's per-job usr_cpu + sys_cpu (its JSON output), and
+# slccache/fio of the medians, and CPU µs per I/O (a write, or a read in the read row) for
+# both. CPU is the writer threads' own CPU (user + system) over the run: fio's per-job usr_cpu + sys_cpu (its JSON output), and
 # slccache's per-interval cpu_pct column of timeline.csv (thread CPU clock), so neither side
 # counts set-up, reports or charts.
 #
@@ -37,7 +37,7 @@ bin=${SLCCACHE:-$here/target/release/slccache}
 rounds=${ROUNDS:-3}
 secs=${SECS:-10}
 targets=${TARGETS:-loop file}
-rows=${ROWS:-qd1 qd32 qd32x2 128k 1m}
+rows=${ROWS:-qd1 qd32 qd32x2 128k 1m randread}
 size=${SIZE:-2GiB}
 load=${LOAD:-0}
 out=${OUT:-$here/output/bench-vs-fio-$(date +%Y%m%d-%H%M%S)}
@@ -49,7 +49,7 @@ import csv, statistics, sys
 runs, load, rounds, secs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 titles = {"qd1": "4K random write, QD1", "qd32": "4K random write, QD32",
           "qd32x2": "4K random write, QD32, 2 jobs", "128k": "128K sequential write, QD32",
-          "1m": "1M sequential write, QD8"}
+          "1m": "1M sequential write, QD8", "randread": "4K random read, QD32"}
 data = {}
 rounds_of = {}
 for r in csv.DictReader(open(runs)):
@@ -61,7 +61,7 @@ print(f"{'loaded (one busy loop per core)' if load == '1' else 'no extra load'};
       f"median of {rounds} rounds of {secs} s per tool")
 print()
 print("| target | row | slccache IOPS | fio IOPS | slccache MB/s | fio MB/s | ratio | paired ratio "
-      "| CPU µs/write slccache | CPU µs/write fio |")
+      "| CPU µs/I/O slccache | CPU µs/I/O fio |")
 print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for (tgt, row), tools in data.items():
     med = {t: [statistics.median(x[i] for x in v) for i in range(3)] for t, v in tools.items()}
@@ -103,11 +103,9 @@ row_spec() {
         qd32x2) echo "4k 32 2 randwrite randwrite" ;;
         128k) echo "128k 32 1 seqwrite write" ;;
         1m) echo "1M 8 1 seqwrite write" ;;
-        # READS: once `slccache probe` can read (helper "rw"), add the read row here, e.g.
-        #   randread) echo "4k 32 1 randread randread" ;;
-        # and add `randread` to the default ROWS above.
+        randread) echo "4k 32 1 randread randread" ;;
         *)
-            echo "unknown row '$1' (rows: qd1 qd32 qd32x2 128k 1m)" >&2
+            echo "unknown row '$1' (rows: qd1 qd32 qd32x2 128k 1m randread)" >&2
             exit 2
             ;;
     esac
@@ -119,6 +117,7 @@ row_title() {
         qd32x2) echo "4K random write, QD32, 2 jobs" ;;
         128k) echo "128K sequential write, QD32" ;;
         1m) echo "1M sequential write, QD8" ;;
+        randread) echo "4K random read, QD32" ;;
     esac
 }
 
@@ -179,7 +178,8 @@ fi
 # One slccache run; prints "iops bytes_per_sec cpu_us_per_write".
 run_slccache() { # target bs qd jobs pattern dir
     local t=$1 bs=$2 qd=$3 jobs=$4 pat=$5 d=$6 extra=()
-    [[ -b $t ]] && extra=(--destroy-data)
+    # Reads of the loop device: it was filled by dd when it was made.
+    [[ -b $t ]] && extra=(--destroy-data --assume-written)
     [[ -f $t ]] && extra=(--overwrite)
     setsid -w "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
         --duration "${secs}s" --interval 1s --quiet --out "$d" >/dev/null
@@ -192,8 +192,10 @@ with open(f"{d}/timeline.csv") as f:
     for r in csv.DictReader(f):
         if r.get("cpu_pct"):
             cpu_s += float(r["cpu_pct"]) / 100 * float(r["interval_s"]) * jobs
-w, t = s["writes"], s["duration_s"]
-print(f"{w / t:.1f} {s['bytes'] / t:.1f} {1e6 * cpu_s / max(w, 1):.3f}")
+# I/Os: writes and reads (a read row has only reads).
+w, t = s["writes"] + s.get("reads", 0), s["duration_s"]
+b = s["bytes"] + s.get("read_bytes", 0)
+print(f"{w / t:.1f} {b / t:.1f} {1e6 * cpu_s / max(w, 1):.3f}")
 EOF
 }
 
@@ -209,7 +211,8 @@ run_fio() { # target bs qd jobs rw dir
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 jobs, secs = int(sys.argv[2]), float(sys.argv[3])
-w = j["write"]
+# The row's direction: the one that did I/O (a row is all writes or all reads).
+w = j["write"] if j["write"]["total_ios"] > 0 else j["read"]
 runtime_s = j["job_runtime"] / 1000 if j.get("job_runtime") else secs * jobs
 # usr_cpu/sys_cpu: percent of the job runtime (summed over the jobs with group_reporting).
 cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100 * runtime_s

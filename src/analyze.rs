@@ -219,6 +219,9 @@ fn write_outputs(
 /// One line for a person:
 /// `SLC cache ~19.1 GB (95% interval 18.9 GB to 19.3 GB), 1365 MB/s -> 591 MB/s at 14.0 s`.
 pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
+    if a.read_only {
+        return read_only_summary(a, units);
+    }
     match (&a.cache_estimate, a.cliffs.first()) {
         (Some(c), Some(cliff)) => {
             let mut s = format!(
@@ -257,6 +260,33 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
             )
         }
     }
+}
+
+/// [`human_summary`] of a run that only read: its mean read rate and any fall in it, with no
+/// cache size (reads measure no write cache).
+/// `1.90 GB read in 3.0 s at about 634 MB/s; no fall in the read rate`.
+pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {
+    let level = if a.duration_s > 0.0 {
+        format_rate(a.bytes_total as f64 / a.duration_s, units)
+    } else {
+        "an unknown rate".to_string()
+    };
+    let mut s = format!(
+        "{} read in {} at about {}",
+        format_bytes(a.bytes_total as f64, units),
+        format_seconds(a.duration_s),
+        level
+    );
+    match a.cliffs.first() {
+        Some(c) => s.push_str(&format!(
+            "; the read rate fell {} -> {} at {}",
+            format_rate(c.before_bytes_per_sec, units),
+            format_rate(c.after_bytes_per_sec, units),
+            format_seconds(c.t_s)
+        )),
+        None => s.push_str("; no fall in the read rate"),
+    }
+    s
 }
 
 /// The one way slccache writes a 95% interval of bytes: `(95% interval 21.9 GB to 22.1 GB)`.

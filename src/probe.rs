@@ -777,11 +777,6 @@ fn finish(
     let extra_rows =
         crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
     let duration_s = timeline.duration_s();
-    let mean = if duration_s > 0.0 {
-        bytes as f64 / duration_s
-    } else {
-        0.0
-    };
     let config = serde_json::json!({
         "target": target.info.spec,
         "engine": o.engine,
@@ -799,12 +794,7 @@ fn finish(
         slccache_version: crate::VERSION.into(),
         config,
         run: meta,
-        totals: Totals {
-            bytes,
-            writes: o.writes,
-            duration_s,
-            mean_bytes_per_sec: mean,
-        },
+        totals: Totals::of(&timeline, o.writes),
         interrupted: o.stop == StopReason::Interrupted,
         error: o.failure.as_ref().map(|f| f.to_string()),
         analysis: analysis.clone(),
@@ -819,8 +809,10 @@ fn finish(
         drive_state: Some(drive_state),
     };
     crate::report::write_summary(out_dir, &summary)?;
-    // A run that wrote nothing measured nothing: no charts and no report of it.
-    let charts = if bytes > 0 {
+    // A run that wrote and read nothing measured nothing: no charts and no report of it. A run
+    // that only read is reported on its reads.
+    let read_bytes = timeline.read_bytes_total();
+    let charts = if bytes > 0 || read_bytes > 0 {
         crate::report::write_charts_and_report_with(
             out_dir,
             &timeline,
@@ -832,17 +824,37 @@ fn finish(
         Ok(vec![])
     };
 
+    let (verb, done) = if analysis.read_only {
+        ("read", read_bytes)
+    } else {
+        ("wrote", bytes)
+    };
     let mut line = format!(
-        "{}: wrote {} in {} ({} mean), stopped: {}",
+        "{}: {verb} {} in {} ({} mean), stopped: {}",
         target.info.spec,
-        format_bytes(bytes as f64, opts.units),
+        format_bytes(done as f64, opts.units),
         format_seconds(duration_s),
-        format_rate(mean, opts.units),
+        format_rate(
+            if duration_s > 0.0 {
+                done as f64 / duration_s
+            } else {
+                0.0
+            },
+            opts.units
+        ),
         o.stop
     );
-    if bytes == 0 {
+    if bytes == 0 && read_bytes == 0 {
         line.push_str("; nothing was written, so there is no analysis and no report");
     } else {
+        if analysis.read_only {
+            line.push_str(&format!(
+                "; {}",
+                crate::analyze::read_only_summary(&analysis, opts.units)
+                    .split_once("; ")
+                    .map_or("", |(_, rest)| rest)
+            ));
+        }
         match (&analysis.cache_estimate, analysis.cache_lower_bound_bytes) {
             (Some(c), _) => line.push_str(&format!(
                 "; cache ~{} {}",

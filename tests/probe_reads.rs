@@ -191,6 +191,66 @@ fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
     assert!(d.path().join("cmp").join("compare.md").exists());
 }
 
+/// Regression: a probe that only read said "wrote 0 B ... nothing was written, so there is no
+/// analysis and no report", counted its reads as writes in `totals.writes`, and wrote no
+/// charts. It now reports its reads: the final line, the totals, the charts and a report that
+/// names no write cache (reads measure none).
+#[test]
+fn a_read_only_probe_reports_its_reads() {
+    let d = scratch();
+    let f = filled(d.path(), 4 << 20);
+    let out = d.path().join("reads");
+    let a = slccache()
+        .arg("probe")
+        .arg(&f)
+        .args(["--pattern", "randread", "--qd", "4", "--duration", "1s"])
+        .args(["--interval", "100ms", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let o = a.get_output();
+    let err = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(err.contains(": read "), "{err}");
+    assert!(!err.contains("nothing was written"), "{err}");
+    assert!(!err.contains("no cache, or one larger"), "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let t = &s["totals"];
+    assert_eq!(t["bytes"], 0);
+    assert_eq!(t["writes"], 0, "reads are not writes: {t}");
+    let (rb, n) = (
+        t["read_bytes"].as_u64().unwrap(),
+        t["reads"].as_u64().unwrap(),
+    );
+    assert!(n > 0 && rb == n * 4096, "{t}");
+    assert_eq!(s["analysis"]["read_only"], true);
+    assert!(s["analysis"]["cache_estimate"].is_null());
+    for w in s["analysis"]["warnings"].as_array().unwrap() {
+        assert!(!w.as_str().unwrap().contains("cache"), "{w}");
+    }
+    for f in [
+        "throughput-time.png",
+        "card.png",
+        "report.md",
+        "report.html",
+    ] {
+        assert!(out.join(f).exists(), "{f} missing");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Reads only"), "{md}");
+    // analyze of the same timeline says "read", not "written".
+    slccache()
+        .arg("analyze")
+        .arg(out.join("timeline.csv"))
+        .assert()
+        .success()
+        .stdout(contains(" read in ").and(contains("written").not()));
+}
+
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }

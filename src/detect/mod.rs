@@ -130,6 +130,11 @@ pub struct Analysis {
     /// the JSON when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slowdowns: Vec<Slowdown>,
+    /// The run only read: every byte and rate above is of its reads, and a "cliff" is a fall
+    /// in the read rate, not a write cache running out. Absent from the JSON for runs that
+    /// wrote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
 }
 
 /// A temporary slowdown: the throughput fell and later came back to the level before it. A
@@ -149,6 +154,15 @@ pub struct Slowdown {
     pub before_bytes_per_sec: f64,
     /// Mean throughput during its lowest stretch, bytes/s.
     pub low_bytes_per_sec: f64,
+}
+
+/// The words for a run that only read, in place of a cache size: reads measure no write cache.
+/// `Reads only (1.90 GB read): no write cache measured`.
+pub fn read_only_text(a: &Analysis, units: UnitSystem) -> String {
+    format!(
+        "Reads only ({} read): no write cache measured",
+        format_bytes(a.bytes_total as f64, units)
+    )
 }
 
 /// The words for "no cliff seen" with the lower bound `bound` (or `bytes_total` when there is
@@ -623,8 +637,23 @@ struct Change {
 /// deterministic: the same timeline always gives the same analysis.
 pub fn analyze(t: &Timeline) -> Analysis {
     // A run that only reads is analysed on its reads.
+    let read_only = t.bytes_total() == 0 && t.has_reads();
     let t = t.primary();
     let mut a = analyze_levels(&t);
+    if read_only {
+        // Reads say nothing of a write cache: the cliffs stay (a fall in the read rate), the
+        // cache size and its bound go.
+        a.read_only = true;
+        a.cache_estimate = None;
+        a.cache_lower_bound_bytes = None;
+        // Keep what holds for any series (too few samples, slowdowns, stalls); drop what
+        // speaks of the cache and of the levels after it.
+        a.warnings.retain(|w| {
+            w.starts_with("only ")
+                || w.starts_with("a temporary slowdown")
+                || w.starts_with("a stall")
+        });
+    }
     if let Some(p) = periodic::find(&t.samples) {
         drop_periodic_cliffs(&mut a, &p, &t);
         a.warnings.push(p.describe());
@@ -679,6 +708,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         warnings: vec![],
         periodic: None,
         slowdowns: vec![],
+        read_only: false,
     };
     if n < 4 {
         if n > 0 {

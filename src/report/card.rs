@@ -20,6 +20,7 @@ pub const CARD_SIZE: (u32, u32) = (1200, 630);
 pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String, String, String) {
     let drive = run_name(&t.meta);
     let cache = match (&a.cache_estimate, a.cliffs.is_empty()) {
+        _ if a.read_only => crate::detect::read_only_text(a, u),
         (Some(e), _) => format!(
             "SLC cache {} ({} to {})",
             format_bytes(e.bytes as f64, u),

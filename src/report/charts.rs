@@ -603,6 +603,7 @@ pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
 pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     let fb = |b: u64| format_bytes(b as f64, units);
     let mut s = match (&a.cache_estimate, a.cliffs.len()) {
+        _ if a.read_only => crate::detect::read_only_text(a, units),
         (Some(e), _) => format!(
             "SLC cache {} (95% interval {} to {})",
             fb(e.bytes),

@@ -40,6 +40,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             .unwrap_or_else(|| "not recorded".to_string()),
     ));
     let cache = match (&a.cache_estimate, a.cliffs.is_empty()) {
+        _ if a.read_only => crate::detect::read_only_text(a, units),
         (Some(e), _) => format!(
             "{} (95% interval {} to {})",
             fb(e.bytes),

@@ -78,21 +78,38 @@ pub struct Totals {
     pub duration_s: f64,
     /// Mean throughput, bytes/s.
     pub mean_bytes_per_sec: f64,
+    /// Bytes read (runs with reads; 0 for a run that only wrote).
+    #[serde(default)]
+    pub read_bytes: u64,
+    /// Reads completed.
+    #[serde(default)]
+    pub reads: u64,
+    /// Mean read throughput, bytes/s.
+    #[serde(default)]
+    pub mean_read_bytes_per_sec: f64,
 }
 
 impl Totals {
-    /// Totals of a timeline: its bytes and duration, and `writes` writes.
-    pub fn of(t: &Timeline, writes: u64) -> Totals {
+    /// Totals of a timeline: its bytes and duration, and `ios` writes and reads completed (the
+    /// reads among them are counted from the timeline's read columns).
+    pub fn of(t: &Timeline, ios: u64) -> Totals {
         let duration_s = t.duration_s();
-        Totals {
-            bytes: t.bytes_total(),
-            writes,
-            duration_s,
-            mean_bytes_per_sec: if duration_s > 0.0 {
-                t.bytes_total() as f64 / duration_s
+        let per_s = |b: u64| {
+            if duration_s > 0.0 {
+                b as f64 / duration_s
             } else {
                 0.0
-            },
+            }
+        };
+        let reads = t.reads_total().min(ios);
+        Totals {
+            bytes: t.bytes_total(),
+            writes: ios - reads,
+            duration_s,
+            mean_bytes_per_sec: per_s(t.bytes_total()),
+            read_bytes: t.read_bytes_total(),
+            reads,
+            mean_read_bytes_per_sec: per_s(t.read_bytes_total()),
         }
     }
 }

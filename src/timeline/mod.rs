@@ -232,6 +232,16 @@ impl Timeline {
             .sum()
     }
 
+    /// Reads completed over the run, from the read columns (each interval's read IOPS times its
+    /// length, summed and rounded).
+    pub fn reads_total(&self) -> u64 {
+        self.samples
+            .iter()
+            .filter_map(|s| s.read.as_ref().map(|r| r.iops * s.interval_s))
+            .sum::<f64>()
+            .round() as u64
+    }
+
     /// The series the detector looks at: the timeline itself when it writes, and for a run
     /// that only reads, a copy whose main columns are the reads (so that a read run's
     /// slowdowns are found like a write run's).
