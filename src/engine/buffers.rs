@@ -13,7 +13,6 @@
 //! time it is reused, so a compressor whose window spans several writes (a filesystem
 //! compressing a whole stream, not a drive) could find the repeats.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::ptr::NonNull;
 
 use super::offsets::mix64;
@@ -27,15 +26,31 @@ pub const SECTOR: usize = 512;
 /// Bytes of each unit's header.
 pub const HEADER: usize = 16;
 
-/// `count` buffers of `size` bytes each, in one allocation aligned to `align` bytes.
+/// Size of a transparent huge page on x86-64 and arm64 (4 KiB base pages).
+const HUGE_PAGE: usize = 2 << 20;
+
+/// `count` buffers of `size` bytes each, in one anonymous mapping aligned to `align` bytes.
+///
+/// Buffers of 2 MiB or more in all start on a 2 MiB boundary and are marked for transparent
+/// huge pages (`MADV_HUGEPAGE`). The kernel then backs them with 2 MiB pages where it can, and
+/// io_uring's registered buffers hand each I/O to the block layer as one segment per huge page
+/// instead of one per 4 KiB page: a 128 KiB write is 1 segment instead of 32, which the kernel
+/// builds, splits and copies faster (see docs/PERFORMANCE.md). Where huge pages are off or
+/// short, the buffers are ordinary pages and work the same. The environment variable
+/// `SLCCACHE_SMALL_PAGES` (any value) keeps them in small pages, for measuring the difference.
 pub struct AlignedBuffers {
+    /// Start of the mapping (what munmap gets).
+    map: NonNull<u8>,
+    /// Length of the mapping.
+    map_len: usize,
+    /// Start of buffer 0, inside the mapping.
     ptr: NonNull<u8>,
-    layout: Layout,
     size: usize,
     count: usize,
+    huge: bool,
 }
 
-// SAFETY: AlignedBuffers owns its allocation exclusively (like a Box<[u8]>); moving it to
+// SAFETY: AlignedBuffers owns its mapping exclusively (like a Box<[u8]>); moving it to
 // another thread moves that ownership.
 unsafe impl Send for AlignedBuffers {}
 
@@ -47,21 +62,57 @@ impl AlignedBuffers {
             .checked_mul(size)
             .filter(|&t| t > 0)
             .ok_or_else(|| std::io::Error::other("buffer size overflow or zero"))?;
-        let align = align.max(4096).next_power_of_two();
-        let layout = Layout::from_size_align(total, align).map_err(std::io::Error::other)?;
-        // SAFETY: layout has a non-zero size (checked above).
-        let raw = unsafe { alloc_zeroed(layout) };
-        let ptr = NonNull::new(raw).ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::OutOfMemory,
-                format!("cannot allocate {total} bytes of I/O buffers"),
+        // SLCCACHE_SMALL_PAGES=1 turns the huge pages off, to measure what they give.
+        let huge = total >= HUGE_PAGE && std::env::var_os("SLCCACHE_SMALL_PAGES").is_none();
+        // A mapping is page-aligned; larger alignments (huge pages, or a device asking for
+        // more than a page) come from mapping that much more and starting inside it.
+        let align = align
+            .max(if huge { HUGE_PAGE } else { PAGE })
+            .next_power_of_two();
+        let map_len = total
+            .checked_add(align - PAGE)
+            .and_then(|l| l.checked_next_multiple_of(PAGE))
+            .ok_or_else(|| std::io::Error::other("buffer size overflow"))?;
+        // SAFETY: an anonymous private mapping with no address hint touches no memory of
+        // ours; the result is checked for MAP_FAILED before use.
+        let raw = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
             )
-        })?;
+        };
+        if raw == libc::MAP_FAILED {
+            let e = std::io::Error::last_os_error();
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!("cannot allocate {total} bytes of I/O buffers: {e}"),
+            ));
+        }
+        let map = NonNull::new(raw.cast::<u8>()).expect("mmap returned null without failing");
+        let skip = (align - (raw as usize % align)) % align;
+        // SAFETY: skip < align and map_len >= total + align - PAGE >= total + skip (raw is
+        // page-aligned, so skip is a multiple of PAGE at most align - PAGE): the buffers lie
+        // inside the mapping.
+        let ptr = unsafe { NonNull::new_unchecked(map.as_ptr().add(skip)) };
+        if huge {
+            // Before the first touch, so the faults below can take huge pages. Advice only: a
+            // kernel without THP says EINVAL and the buffers stay in small pages.
+            // SAFETY: the range lies inside our mapping; madvise reads and writes no memory.
+            unsafe {
+                libc::madvise(ptr.as_ptr().cast(), total, libc::MADV_HUGEPAGE);
+            }
+        }
         let mut b = AlignedBuffers {
+            map,
+            map_len,
             ptr,
-            layout,
             size,
             count,
+            huge,
         };
         let mut rng = fastrand::Rng::with_seed(seed);
         for chunk in b.all_mut().chunks_mut(8) {
@@ -69,6 +120,12 @@ impl AlignedBuffers {
             chunk.copy_from_slice(&v[..chunk.len()]);
         }
         Ok(b)
+    }
+
+    /// True when the buffers were marked for huge pages (2 MiB or more in all); whether the
+    /// kernel gave them is up to it.
+    pub fn wants_huge_pages(&self) -> bool {
+        self.huge
     }
 
     /// Number of buffers.
@@ -94,22 +151,25 @@ impl AlignedBuffers {
     /// Buffer `idx`.
     pub fn get_mut(&mut self, idx: usize) -> &mut [u8] {
         let p = self.ptr(idx);
-        // SAFETY: p..p+size lies within our allocation, which is initialised (alloc_zeroed),
-        // and &mut self guarantees no other reference to it exists.
+        // SAFETY: p..p+size lies within our mapping, which is initialised (anonymous mappings
+        // read as zeros), and &mut self guarantees no other reference to it exists.
         unsafe { std::slice::from_raw_parts_mut(p, self.size) }
     }
 
     fn all_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the whole allocation is ours and initialised (alloc_zeroed), and &mut self
-        // guarantees no other reference to it exists.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: the buffers lie inside our mapping, which is initialised (anonymous
+        // mappings read as zeros), and &mut self guarantees no other reference to it exists.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.count * self.size) }
     }
 }
 
 impl Drop for AlignedBuffers {
     fn drop(&mut self) {
-        // SAFETY: ptr was returned by alloc with exactly this layout and is freed only here.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: map and map_len are exactly what mmap returned and was given; the mapping
+        // is unmapped only here, and no reference into it outlives self.
+        unsafe {
+            libc::munmap(self.map.as_ptr().cast(), self.map_len);
+        }
     }
 }
 
@@ -141,6 +201,25 @@ pub fn stamp(buf: &mut [u8], write: u64, seed: u64) {
 mod tests {
     use super::*;
     use std::collections::HashSet;
+
+    #[test]
+    fn large_buffers_start_on_a_huge_page_and_small_ones_on_their_alignment() {
+        // 32 x 128 KiB = 4 MiB: marked for huge pages, on a 2 MiB boundary.
+        let mut b = AlignedBuffers::new(32, 128 << 10, 4096, 1).unwrap();
+        if std::env::var_os("SLCCACHE_SMALL_PAGES").is_none() {
+            assert!(b.wants_huge_pages());
+            assert_eq!(b.ptr(0) as usize % HUGE_PAGE, 0);
+        }
+        // Every byte of the last buffer is ours to write (the mapping covers it).
+        b.get_mut(31).fill(1);
+        assert_eq!(b.get_mut(31)[(128 << 10) - 1], 1);
+        // 2 x 4 KiB: small pages; an alignment above a page is kept.
+        let b = AlignedBuffers::new(2, 4096, 4096, 1).unwrap();
+        assert!(!b.wants_huge_pages());
+        let b = AlignedBuffers::new(3, 8192, 65536, 1).unwrap();
+        assert_eq!(b.ptr(0) as usize % 65536, 0);
+        assert!(AlignedBuffers::new(0, 4096, 4096, 1).is_err());
+    }
 
     #[test]
     fn buffers_are_aligned_and_distinct() {
