@@ -186,8 +186,8 @@ fn a_high_start_that_the_run_returns_to_is_not_a_cliff() {
     // Two high samples, a lower stretch, then back at the high level for good: a slow
     // stretch at the start, not a cache.
     let mut rates = vec![3000.0, 3010.0];
-    rates.extend(std::iter::repeat(1000.0).take(6));
-    rates.extend(std::iter::repeat(3000.0).take(30));
+    rates.extend(std::iter::repeat_n(1000.0, 6));
+    rates.extend(std::iter::repeat_n(3000.0, 30));
     let a = analyze(&mb(&rates, 1.0));
     check_invariants(&a, "return");
     assert!(a.cliffs.is_empty(), "{a:#?}");
@@ -442,7 +442,7 @@ fn steady_runs_with_dips_and_heavy_tails_have_no_cliff() {
     }
     // A first sample 15% above the rest is noise or a start-up burst, not a cache.
     let mut rates = vec![1150.0];
-    rates.extend(std::iter::repeat(1000.0).take(30));
+    rates.extend(std::iter::repeat_n(1000.0, 30));
     let a = analyze(&mb(&rates, 1.0));
     assert_eq!(a.cache_lower_bound_bytes, Some(a.bytes_total), "{a:#?}");
 }

@@ -341,7 +341,7 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
                     break;
                 }
                 let same = (segs[p].level - segs[q].level).abs() < MIN_STEP;
-                if same && best.map_or(true, |(_, _, bd)| d < bd) {
+                if same && best.is_none_or(|(_, _, bd)| d < bd) {
                     best = Some((p, q, d));
                 }
             }
@@ -376,7 +376,7 @@ fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
                 // cliff, not a phase of its own.
                 excursion_s
             };
-            if d < limit && short.map_or(true, |(_, bd)| d < bd) {
+            if d < limit && short.is_none_or(|(_, bd)| d < bd) {
                 short = Some((j, d));
             }
         }

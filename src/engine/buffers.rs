@@ -176,7 +176,7 @@ impl Drop for AlignedBuffers {
 /// The unit [`stamp`] gives a unique header to in a buffer of `len` bytes: a 4 KiB page, or a
 /// 512-byte sector when `len` is not a whole number of pages.
 pub fn stamp_unit(len: usize) -> usize {
-    if len >= PAGE && len % PAGE == 0 {
+    if len >= PAGE && len.is_multiple_of(PAGE) {
         PAGE
     } else {
         SECTOR

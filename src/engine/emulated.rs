@@ -58,11 +58,7 @@ impl EmulatedDrive {
         let parts: Vec<&str> = spec.split(',').map(str::trim).collect();
         let instant = parts.contains(&INSTANT);
         let mut rest: Vec<&str> = parts.into_iter().filter(|p| *p != INSTANT).collect();
-        if instant
-            && rest
-                .first()
-                .map_or(true, |h| h.is_empty() || h.contains('='))
-        {
+        if instant && rest.first().is_none_or(|h| h.is_empty() || h.contains('=')) {
             rest.insert(0, "960evo-1tb");
         }
         let model = presets::parse_spec(&rest.join(","))?;
@@ -161,7 +157,7 @@ impl EmulatedDrive {
         if queue_depth == 0 {
             return Err(crate::error::usage("queue depth must be at least 1"));
         }
-        if block_size == 0 || block_size % LOGICAL_BLOCK != 0 {
+        if block_size == 0 || !block_size.is_multiple_of(LOGICAL_BLOCK) {
             return Err(crate::error::usage(format!(
                 "block size {block_size} is not a multiple of the emulated drive's {LOGICAL_BLOCK}-byte blocks"
             )));
@@ -300,10 +296,13 @@ impl EmuBackend {
         if op.buf >= self.buffers.len() || len > self.block_size {
             return Err(-libc::EINVAL);
         }
-        if len == 0 || op.offset % LOGICAL_BLOCK != 0 || len % LOGICAL_BLOCK != 0 {
+        if len == 0
+            || !op.offset.is_multiple_of(LOGICAL_BLOCK)
+            || !len.is_multiple_of(LOGICAL_BLOCK)
+        {
             return Err(-libc::EINVAL);
         }
-        if op.offset.checked_add(len).map_or(true, |end| end > cap) {
+        if op.offset.checked_add(len).is_none_or(|end| end > cap) {
             return Err(-libc::ENOSPC);
         }
         Ok(())

@@ -151,7 +151,7 @@ pub fn fit_curve(ts: &[f64], ys: &[f64], w: &[f64]) -> Curve {
         }
         let c = with_knee(ts, ys, w, d, k);
         let e = score(&c);
-        if best.as_ref().map_or(true, |b| e < b.0) {
+        if best.as_ref().is_none_or(|b| e < b.0) {
             *best = Some((e, d, k, c));
         }
     };

@@ -120,7 +120,7 @@ impl BurstRule {
         }
         // At the after-cache level from the second sample on, for the hold: whatever came
         // back fitted in the first sample.
-        let one_level = self.rule.analysis().map_or(true, |a| a.phases.len() <= 1);
+        let one_level = self.rule.analysis().is_none_or(|a| a.phases.len() <= 1);
         let from_second = samples.iter().skip(1).all(|x| x.bytes_per_sec < mid);
         if at_after
             && one_level

@@ -67,6 +67,9 @@ fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 
 /// Renders the card as PNG bytes.
 pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> Result<Vec<u8>> {
+    // A run that only read is drawn from its reads (as its charts are).
+    let primary = t.primary();
+    let t: &Timeline = &primary;
     register_fonts();
     let (w, h) = CARD_SIZE;
     let cs = colors(theme);
@@ -155,10 +158,17 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         .map_err(err)?;
         let small = Style::new(22.0).color(cs.footer);
         root.draw(&Label::new(
-            format!(
-                "write throughput over data written, 0 to {}",
-                format_bytes(max_b, u)
-            ),
+            if a.read_only {
+                format!(
+                    "read throughput over data read, 0 to {}",
+                    format_bytes(max_b, u)
+                )
+            } else {
+                format!(
+                    "write throughput over data written, 0 to {}",
+                    format_bytes(max_b, u)
+                )
+            },
             (sl, sb + 14),
             small,
         ))
@@ -180,4 +190,36 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         wr.write_image_data(&buf)?;
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::{ReadStats, RunMeta};
+
+    /// Regression: the card of a run that only read drew its line from the (empty) write
+    /// columns and said "write throughput over data written, 0 to 1 B". Its line is now the
+    /// reads: the card differs from the same card with the reads taken away.
+    #[test]
+    fn a_read_only_card_draws_its_reads() {
+        let pts: Vec<(f64, f64, f64)> = (1..=60).map(|i| (i as f64, 1.0, 0.0)).collect();
+        let mut t = Timeline::from_rates(&pts, RunMeta::default());
+        for (i, s) in t.samples.iter_mut().enumerate() {
+            let bytes = if i < 30 { 600_000_000 } else { 200_000_000 };
+            s.read = Some(ReadStats {
+                bytes,
+                iops: bytes as f64 / 4096.0,
+                ..ReadStats::default()
+            });
+        }
+        let a = crate::detect::analyze(&t);
+        assert!(a.read_only);
+        let with_reads = render_card(&t, &a, UnitSystem::Decimal, Theme::Light).unwrap();
+        let mut empty = t.clone();
+        for s in &mut empty.samples {
+            s.read = None;
+        }
+        let without = render_card(&empty, &a, UnitSystem::Decimal, Theme::Light).unwrap();
+        assert_ne!(with_reads, without, "the card's line ignores the reads");
+    }
 }

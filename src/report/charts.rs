@@ -543,7 +543,7 @@ pub fn place_labels(
         let x1 = x0 + w;
         let row = (0..)
             .find(|&r| {
-                rows.get(r).map_or(true, |placed: &Vec<(f64, f64)>| {
+                rows.get(r).is_none_or(|placed: &Vec<(f64, f64)>| {
                     placed.iter().all(|&(a, b)| x1 + gap <= a || b + gap <= x0)
                 })
             })
@@ -664,9 +664,9 @@ pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
 }
 
 fn format_block(bs: u64) -> String {
-    if bs >= 1 << 20 && bs % (1 << 20) == 0 {
+    if bs >= 1 << 20 && bs.is_multiple_of(1 << 20) {
         format!("{} MiB", bs >> 20)
-    } else if bs >= 1024 && bs % 1024 == 0 {
+    } else if bs >= 1024 && bs.is_multiple_of(1024) {
         format!("{} KiB", bs >> 10)
     } else {
         format!("{bs} B")

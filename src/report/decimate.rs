@@ -117,7 +117,7 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option
     }
     let nb = blocks.len();
     let mut window = (nb / 50).clamp(3, 31);
-    if window % 2 == 0 {
+    if window.is_multiple_of(2) {
         window += 1;
     }
     let half = window / 2;
@@ -142,7 +142,7 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option
             }
             // ...and an odd count, so the median is a middle value, not the lower of two
             // (which could be a dip): drop the block farthest from this one.
-            if (hi - lo) % 2 == 0 {
+            if (hi - lo).is_multiple_of(2) {
                 if i - lo >= hi - 1 - i {
                     lo += 1;
                 } else {

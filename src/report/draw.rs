@@ -892,9 +892,8 @@ mod tests {
     #[test]
     fn a_band_label_keeps_to_its_level_not_to_the_straddling_sample() {
         // 10 of 100 points (the straddling sample) at row 300, the level at row 600.
-        let mut ys: Vec<i32> = std::iter::repeat(300)
-            .take(10)
-            .chain(std::iter::repeat(600).take(90))
+        let mut ys: Vec<i32> = std::iter::repeat_n(300, 10)
+            .chain(std::iter::repeat_n(600, 90))
             .collect();
         ys.sort_unstable();
         assert_eq!(level_extent(&ys), (600, 600));

@@ -115,7 +115,7 @@ impl ProgressState {
         let mut take = |share: f64, left: f64| {
             if share.is_finite() && left.is_finite() {
                 let c = (share.clamp(0.0, 1.0), left.max(0.0));
-                if best.map_or(true, |b| c.1 < b.1) {
+                if best.is_none_or(|b| c.1 < b.1) {
                     best = Some(c);
                 }
             }

@@ -260,7 +260,7 @@ impl DrawingBackend for GlyphSvg {
         // exactly its width, centred on the pixel corner for even widths.
         let path: Vec<BackendCoord> = path.into_iter().collect();
         let w0 = st.stroke_width();
-        let (w, off) = match (path.len(), w0 > 1 && w0 % 2 == 0) {
+        let (w, off) = match (path.len(), w0 > 1 && w0.is_multiple_of(2)) {
             (2, true) => (w0 + 1, 0.5),
             (_, true) => (w0, 0.0),
             _ => (w0, 0.5),

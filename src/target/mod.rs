@@ -183,7 +183,7 @@ impl TargetInfo {
     pub fn check_fit(&self, block_size: u64, span: Option<u64>) -> Result<u64> {
         let what = self.identity.path.as_str();
         if let Some(align) = self.offset_align {
-            if block_size % align != 0 {
+            if !block_size.is_multiple_of(align) {
                 return Err(usage(format!(
                     "--bs {block_size} does not fit {what}: direct I/O there needs multiples of \
                      {align} bytes; try --bs {}",
