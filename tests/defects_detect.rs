@@ -248,3 +248,30 @@ fn one_sample_is_one_sample() {
         a.warnings
     );
 }
+
+/// A kernel-made cliff whose slow phase is short (4.7 s) and swings ±60 % around its level
+/// (1 MiB writes throttled to 10 MB/s, 0.2 s samples: 1, 2 or 3 writes per sample). The
+/// detector puts the cliff 1.6 s late (218.6 MB against 201.6 MB; the 95% interval 198-238 MB
+/// holds the truth). Seen once in CI; `tests/fault_cliff.rs` now writes 8 s after its cliff.
+/// Left as a known miss for the detector (refinement inside a short, periodic slow phase).
+#[test]
+#[ignore = "known detector miss: a short slow phase with a periodic pattern (+8.4%)"]
+fn a_kernel_cliff_with_a_short_periodic_slow_phase_is_placed_within_5_percent() {
+    let text = include_str!("data/kernel-cliff/short-slow-phase.csv");
+    let samples = slccache::timeline::read_slccache_csv(text, "short-slow-phase.csv").unwrap();
+    let t = Timeline {
+        samples,
+        meta: RunMeta::default(),
+    };
+    let a = analyze(&t);
+    let truth = 201_588_736.0;
+    let found = a
+        .cliffs
+        .first()
+        .map(|c| c.bytes_written as f64)
+        .unwrap_or(0.0);
+    assert!(
+        (found / truth - 1.0).abs() <= 0.05,
+        "found {found:.0} B against {truth:.0} B"
+    );
+}

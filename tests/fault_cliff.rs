@@ -17,12 +17,15 @@ use fault_util::*;
 
 /// Bytes written before the limit drops.
 const CACHE: u64 = 200_000_000;
-/// Write limits before and after, bytes/s: five seconds before the cliff and five after, so
-/// that neither phase is short enough for the detector to fold into the other.
+/// Write limits before and after, bytes/s: five seconds before the cliff and eight after, so
+/// that neither phase is short enough for the detector to fold into the other. (With five
+/// seconds after, one CI run's slow phase came out at 4.7 s of 5/10/14 MB/s samples and the
+/// cliff was placed 8% late; that timeline is kept in tests/data/kernel-cliff and
+/// tests/defects_detect.rs as a known detector miss.)
 const FAST: u64 = 40_000_000;
 const SLOW: u64 = 10_000_000;
-/// The probe stops after this much (about five seconds past the cliff).
-const TOTAL: u64 = CACHE + 50_000_000;
+/// The probe stops after this much (about eight seconds past the cliff).
+const TOTAL: u64 = CACHE + 80_000_000;
 const INTERVAL_S: f64 = 0.2;
 
 #[test]

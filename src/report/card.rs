@@ -113,10 +113,18 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
             .fold(0.0, f64::max)
             .max(1.0);
         let cols = (sr - sl) as usize;
+        // Each sample covers the data written during it, from the previous sample's total to
+        // its own: its rate fills those columns (the lowest rate where samples share one).
+        let col = |b: u64| (((b as f64 / max_b) * (cols - 1) as f64) as usize).min(cols - 1);
         let mut col_min = vec![f64::INFINITY; cols];
+        let mut before = 0u64;
         for s in &t.samples {
-            let x = ((s.bytes_total as f64 / max_b) * (cols - 1) as f64) as usize;
-            col_min[x.min(cols - 1)] = col_min[x.min(cols - 1)].min(s.bytes_per_sec);
+            let (from, to) = (col(before), col(s.bytes_total));
+            let from = if to > from { from + 1 } else { from };
+            for v in &mut col_min[from..=to] {
+                *v = v.min(s.bytes_per_sec);
+            }
+            before = s.bytes_total;
         }
         let mut last = 0.0;
         let ys: Vec<i32> = col_min
@@ -221,5 +229,28 @@ mod tests {
         }
         let without = render_card(&empty, &a, UnitSystem::Decimal, Theme::Light).unwrap();
         assert_ne!(with_reads, without, "the card's line ignores the reads");
+    }
+
+    /// Regression: the line started at each sample's end, so a short run's card was empty
+    /// over its first sample (half the width for a 2-sample run). Each sample now fills the
+    /// data written during it: a 2-sample run at one rate fills the whole width.
+    #[test]
+    fn a_sample_fills_the_data_written_during_it() {
+        let t = Timeline::from_rates(&[(1.0, 1.0, 5e8), (2.0, 1.0, 5e8)], RunMeta::default());
+        let a = crate::detect::analyze(&t);
+        let png = render_card(&t, &a, UnitSystem::Decimal, Theme::Light).unwrap();
+        let img = png::Decoder::new(std::io::Cursor::new(png));
+        let mut r = img.read_info().unwrap();
+        let mut px = vec![0; r.output_buffer_size()];
+        let info = r.next_frame(&mut px).unwrap();
+        let (w, h) = (info.width as usize, info.height as usize);
+        let bpp = info.line_size / w;
+        // Just above the sparkline's baseline, at a quarter and at three quarters of the
+        // width: both inside the filled area, so not the white background.
+        let y = h - 80;
+        for x in [w / 4, 3 * w / 4] {
+            let p = &px[y * info.line_size + x * bpp..][..3];
+            assert_ne!(p, [255, 255, 255], "background at x = {x}");
+        }
     }
 }
