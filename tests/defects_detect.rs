@@ -275,3 +275,34 @@ fn a_kernel_cliff_with_a_short_periodic_slow_phase_is_placed_within_5_percent() 
         "found {found:.0} B against {truth:.0} B"
     );
 }
+
+/// Regression (seen in CI): a kernel-made cliff from 40 MB/s to a slow phase that reads as a
+/// repeating pattern of 5, 10 and 14 MB/s samples (1 MiB writes throttled to 10 MB/s, 0.2 s
+/// samples). The periodic-slowdown detector took the slow phase for dips every 1.6 s to 50%,
+/// counted the cliff as its first dip and removed it: "no cliff found". A dip comes back to the level before it; a
+/// cliff does not, and is kept.
+#[test]
+fn a_cliff_into_a_periodic_slow_phase_is_kept() {
+    let mut pieces = vec![];
+    for i in 0..25 {
+        pieces.push((0.2, if i % 2 == 0 { 39.3e6 } else { 40.6e6 }));
+    }
+    // The slow phase as blkio hands it out: three samples of one write (5.2 MB/s), then five
+    // of two or three (10.5-14.4 MB/s), every 1.6 s.
+    let slow = [5.2e6, 5.2e6, 5.2e6, 14.4e6, 10.5e6, 14.4e6, 14.4e6, 10.5e6];
+    for i in 0..40 {
+        pieces.push((0.2, slow[i % slow.len()]));
+    }
+    let t = piecewise(&pieces, 0.2);
+    let a = analyze(&t);
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {a:?}"));
+    let truth = 25.0 * 0.2 * 40e6;
+    assert!(
+        (c.bytes_written as f64 / truth - 1.0).abs() < 0.05,
+        "cliff at {} B against {truth} B",
+        c.bytes_written
+    );
+}

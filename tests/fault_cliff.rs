@@ -103,10 +103,13 @@ fn the_probe_finds_a_cliff_made_by_the_kernel() {
         serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
             .unwrap();
     let est = &s["analysis"]["cache_estimate"];
-    let found = est["bytes"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no cliff found: {}", s["analysis"]));
     let text = std::fs::read_to_string(out.path().join("timeline.csv")).unwrap();
+    let found = est["bytes"].as_f64().unwrap_or_else(|| {
+        panic!(
+            "no cliff found (switched at {truth:.0} B): {}; timeline:\n{text}",
+            s["analysis"]
+        )
+    });
     let rows = slccache::timeline::read_slccache_csv(&text, "timeline.csv").unwrap();
     let pre: Vec<f64> = rows
         .iter()

@@ -663,15 +663,33 @@ pub fn analyze(t: &Timeline) -> Analysis {
 }
 
 /// Removes the cliffs (and the phases they made) that are the dips of a periodic pattern:
-/// those that fall within a dip's time (give or take one dip length).
+/// those that fall within a dip's time (give or take one dip length) and after which the
+/// throughput comes back to the level before them. A cliff into a slow phase that itself
+/// swings periodically stays: its level never comes back.
 fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline) {
     let near = |x: f64| {
         p.starts_s
             .iter()
             .any(|&s| x >= s - p.duration_s && x <= s + 2.0 * p.duration_s)
     };
+    // Comes back: after the dip, the faster samples (the upper quartile) reach 80% of the
+    // level before the change.
+    let comes_back = |c: &Cliff| {
+        let mut after: Vec<f64> = t
+            .samples
+            .iter()
+            .filter(|s| s.t_start_s() >= c.t_s + 2.0 * p.duration_s)
+            .map(|s| s.bytes_per_sec)
+            .collect();
+        if after.is_empty() {
+            return true;
+        }
+        after.sort_by(f64::total_cmp);
+        let upper = after[(after.len() * 3 / 4).min(after.len() - 1)];
+        upper >= 0.8 * c.before_bytes_per_sec
+    };
     let before = a.cliffs.len();
-    a.cliffs.retain(|c| !near(c.t_s));
+    a.cliffs.retain(|c| !(near(c.t_s) && comes_back(c)));
     if a.cliffs.len() == before {
         return;
     }
