@@ -306,3 +306,25 @@ fn a_cliff_into_a_periodic_slow_phase_is_kept() {
         c.bytes_written
     );
 }
+
+/// A cliff after a cache phase of only three samples (200 MB/s for 1.5 s at 0.5 s samples,
+/// then 40 MB/s), from a real recovery burst on a throttled loop device. The detector puts the
+/// cliff at 6.2 s on the partial last sample (472 MB against about 290 MB). Seen in this
+/// session's runs of `tests/recovery_loop.rs`, which now samples every 0.2 s. Left as a known
+/// miss for the detector.
+#[test]
+#[ignore = "known detector miss: a three-sample cache phase at the start (+60%)"]
+fn a_cliff_after_a_three_sample_cache_phase_is_found() {
+    let text = include_str!("data/kernel-cliff/short-start-phase.csv");
+    let samples = slccache::timeline::read_slccache_csv(text, "short-start-phase.csv").unwrap();
+    let t = Timeline {
+        samples,
+        meta: RunMeta::default(),
+    };
+    let a = analyze(&t);
+    let found = a.cliffs.first().map(|c| c.t_s).unwrap_or(f64::NAN);
+    assert!(
+        (1.0..=2.0).contains(&found),
+        "cliff at {found} s, where the rate fell from 200 to 40 MB/s at 1.5-2.0 s"
+    );
+}

@@ -162,7 +162,7 @@ fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
     // A shell moves itself into the cgroup, then becomes slccache.
     let script = format!(
         "echo $$ > {procs} && exec {bin} recovery {dev} --destroy-data --idle 1s,4s --seed 1 \
-         --bs 1M --qd 8 --interval 500ms --after-cliff 1s --out {out} --quiet",
+         --bs 1M --qd 8 --interval 200ms --after-cliff 1s --out {out} --quiet",
         procs = rig.cg.join("cgroup.procs").display(),
         dev = rig.dev,
         out = out.path().display(),
@@ -227,10 +227,19 @@ fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
         std::fs::read_to_string(out.path().join("bursts/00-first.csv")).unwrap_or_default();
     assert_eq!(first["end"], "cliff_confirmed", "{first}\n{first_rows}");
     let c0 = first["cache_bytes"].as_f64().unwrap();
-    assert!((c0 / CACHE - 1.0).abs() < 0.25, "first burst found {c0}");
+    assert!(
+        (c0 / CACHE - 1.0).abs() < 0.25,
+        "first burst found {c0}\n{first}\n{first_rows}"
+    );
     // Both pauses happened, longest first, and each was followed by a burst of its own.
     assert_eq!(s["recovery"]["order_s"], serde_json::json!([4.0, 1.0]));
-    assert_eq!(s["totals"]["idle_s"].as_f64().unwrap(), 5.0);
+    assert_eq!(
+        s["totals"]["idle_s"].as_f64().unwrap(),
+        5.0,
+        "{}\n{first_rows}\n{}",
+        s["recovery"],
+        s["warnings"]
+    );
     let points = s["recovery"]["points"].as_array().unwrap();
     assert_eq!(points.len(), 2);
     assert_eq!(points[0]["idle_s"], 1.0);
