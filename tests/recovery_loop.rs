@@ -145,8 +145,9 @@ fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
         return;
     }
     // The throttle counts each loop write about twice: the rates seen are about half these.
-    // Intervals of 500 ms: the slow limit lets writes through in clumps that 100 ms
-    // samples see as zeros and spikes.
+    // Intervals of 200 ms: the slow limit lets writes through in clumps that 100 ms
+    // samples see as zeros and spikes, and at 500 ms the 1.5 s cache phase was only three
+    // samples, which the detector missed (tests/data/kernel-cliff/short-start-phase.csv).
     const FAST: u64 = 200_000_000;
     const SLOW: u64 = 40_000_000;
     const CACHE: f64 = 256.0 * 1048576.0;
