@@ -257,13 +257,9 @@ fn one_sample_is_one_sample() {
 #[test]
 #[ignore = "known detector miss: a short slow phase with a periodic pattern (+8.4%)"]
 fn a_kernel_cliff_with_a_short_periodic_slow_phase_is_placed_within_5_percent() {
-    let text = include_str!("data/kernel-cliff/short-slow-phase.csv");
-    let samples = slccache::timeline::read_slccache_csv(text, "short-slow-phase.csv").unwrap();
-    let t = Timeline {
-        samples,
-        meta: RunMeta::default(),
-    };
-    let a = analyze(&t);
+    let a = analyze(&kernel_cliff(include_str!(
+        "data/kernel-cliff/short-slow-phase.csv"
+    )));
     let truth = 201_588_736.0;
     let found = a
         .cliffs
@@ -315,16 +311,20 @@ fn a_cliff_into_a_periodic_slow_phase_is_kept() {
 #[test]
 #[ignore = "known detector miss: a three-sample cache phase at the start (+60%)"]
 fn a_cliff_after_a_three_sample_cache_phase_is_found() {
-    let text = include_str!("data/kernel-cliff/short-start-phase.csv");
-    let samples = slccache::timeline::read_slccache_csv(text, "short-start-phase.csv").unwrap();
-    let t = Timeline {
-        samples,
-        meta: RunMeta::default(),
-    };
-    let a = analyze(&t);
+    let a = analyze(&kernel_cliff(include_str!(
+        "data/kernel-cliff/short-start-phase.csv"
+    )));
     let found = a.cliffs.first().map(|c| c.t_s).unwrap_or(f64::NAN);
     assert!(
         (1.0..=2.0).contains(&found),
         "cliff at {found} s, where the rate fell from 200 to 40 MB/s at 1.5-2.0 s"
     );
+}
+
+/// A timeline from a CSV of `tests/data/kernel-cliff` (slccache's own timeline format).
+fn kernel_cliff(text: &str) -> Timeline {
+    Timeline {
+        samples: slccache::timeline::read_slccache_csv(text, "kernel-cliff").unwrap(),
+        meta: RunMeta::default(),
+    }
 }
