@@ -152,44 +152,10 @@ fn short_cache_phases_at_the_start() {
     let mut errors = Vec::new();
     let mut failures = Vec::new();
     for i in 0..count {
-        let d = &drives[rng.usize(..drives.len())];
-        let interval_s = if rng.bool() { 1.0 } else { 0.1 };
-        let a = d.in_cache_bps * (0.95 + 0.1 * rng.f64());
-        let b = (d.post_cache_bps * (0.95 + 0.1 * rng.f64())).min(0.85 * a);
         // 2 to 12 samples touched by the cache phase, the last one straddling the drop.
-        let k = rng.usize(2..=12) as f64;
-        let cache = a * interval_s * (k - 1.0 + rng.f64().max(0.05));
-        let duration_s = cache / a + 10.0 + 60.0 * rng.f64();
-        let mut dips = Vec::new();
-        let mut t = 0.0;
-        let gap = 15.0 + 25.0 * rng.f64();
-        loop {
-            t += -gap * rng.f64().max(1e-12).ln();
-            if t >= duration_s {
-                break;
-            }
-            dips.push((t, 0.3 + 2.7 * rng.f64(), 0.2 + 0.5 * rng.f64()));
-        }
-        let spec = synth::TraceSpec {
-            phases: vec![
-                synth::PhaseSpec {
-                    bps: a,
-                    end_bytes: Some(cache),
-                    drift: 0.0,
-                    noise: 0.003 + 0.027 * rng.f64(),
-                },
-                synth::PhaseSpec {
-                    bps: b,
-                    end_bytes: None,
-                    drift: 0.08 * rng.f64() - 0.04,
-                    noise: 0.01 + 0.05 * rng.f64(),
-                },
-            ],
-            interval_s,
-            duration_s,
-            heavy_tails: rng.bool(),
-            dips,
-        };
+        let spec = synth::short_start_spec(&drives, &mut rng);
+        let (a, b, interval_s) = (spec.phases[0].bps, spec.phases[1].bps, spec.interval_s);
+        let k = (spec.phases[0].end_bytes.unwrap_or(0.0) / (a * interval_s)).floor() + 1.0;
         let (t, truth) = synth::simulate(&spec, rng.u64(..));
         let an = analyze(&t);
         let c = truth.drop_bytes[0];

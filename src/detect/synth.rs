@@ -244,6 +244,49 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
     (Timeline { samples, meta }, truth)
 }
 
+/// Draws a two-phase trace whose cache phase touches only 2 to 12 samples at the start (the
+/// last one straddling the drop), from published drive levels: 1 s or 100 ms sampling, GC dips
+/// of 0.3-3 s, drift after the cache, Gaussian or heavy-tailed noise.
+pub fn short_start_spec(drives: &[DriveLevels], rng: &mut fastrand::Rng) -> TraceSpec {
+    let d = &drives[rng.usize(..drives.len())];
+    let interval_s = if rng.bool() { 1.0 } else { 0.1 };
+    let a = d.in_cache_bps * (0.95 + 0.1 * rng.f64());
+    let b = (d.post_cache_bps * (0.95 + 0.1 * rng.f64())).min(0.85 * a);
+    let k = rng.usize(2..=12) as f64;
+    let cache = a * interval_s * (k - 1.0 + rng.f64().max(0.05));
+    let duration_s = cache / a + 10.0 + 60.0 * rng.f64();
+    let mut dips = Vec::new();
+    let mut t = 0.0;
+    let gap = 15.0 + 25.0 * rng.f64();
+    loop {
+        t += -gap * rng.f64().max(1e-12).ln();
+        if t >= duration_s {
+            break;
+        }
+        dips.push((t, 0.3 + 2.7 * rng.f64(), 0.2 + 0.5 * rng.f64()));
+    }
+    TraceSpec {
+        phases: vec![
+            PhaseSpec {
+                bps: a,
+                end_bytes: Some(cache),
+                drift: 0.0,
+                noise: 0.003 + 0.027 * rng.f64(),
+            },
+            PhaseSpec {
+                bps: b,
+                end_bytes: None,
+                drift: 0.08 * rng.f64() - 0.04,
+                noise: 0.01 + 0.05 * rng.f64(),
+            },
+        ],
+        interval_s,
+        duration_s,
+        heavy_tails: rng.bool(),
+        dips,
+    }
+}
+
 /// Draws a random trace spec from published drive levels: two- or three-phase drives, runs
 /// that end before the cliff, drives with no cache at all; 1 s or 100 ms sampling; Gaussian or
 /// heavy-tailed noise; GC dips of 0.3-3 s; slow drift within phases.
