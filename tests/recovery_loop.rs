@@ -148,12 +148,14 @@ fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
     // Intervals of 200 ms: the slow limit lets writes through in clumps that 100 ms
     // samples see as zeros and spikes, and at 500 ms the 1.5 s cache phase was only three
     // samples, which the detector missed (tests/data/kernel-cliff/short-start-phase.csv).
+    // A 512 MiB cache (2.7 s at the fast limit) for the same reason: with 256 MiB a CI run at
+    // 0.2 s samples still put the first cliff 44% late, after a clumpy stretch right after it.
     const FAST: u64 = 200_000_000;
     const SLOW: u64 = 40_000_000;
-    const CACHE: f64 = 256.0 * 1048576.0;
+    const CACHE: f64 = 512.0 * 1048576.0;
     const RATE: f64 = 80e6;
     const DELAY: f64 = 0.5;
-    let mut rig = Rig::new(1 << 30);
+    let mut rig = Rig::new(2 << 30);
     rig.set_limit(FAST);
     let out = tempfile::Builder::new()
         .prefix("recovery-loop-out-")
