@@ -249,13 +249,12 @@ fn one_sample_is_one_sample() {
     );
 }
 
-/// A kernel-made cliff whose slow phase is short (4.7 s) and swings ±60 % around its level
-/// (1 MiB writes throttled to 10 MB/s, 0.2 s samples: 1, 2 or 3 writes per sample). The
-/// detector puts the cliff 1.6 s late (218.6 MB against 201.6 MB; the 95% interval 198-238 MB
-/// holds the truth). Seen once in CI; `tests/fault_cliff.rs` now writes 8 s after its cliff.
-/// Left as a known miss for the detector (refinement inside a short, periodic slow phase).
+/// Regression (seen once in CI): a kernel-made cliff whose slow phase is short (4.7 s) and
+/// swings ±60 % around its level (1 MiB writes throttled to 10 MB/s, 0.2 s samples: 1, 2 or 3
+/// writes per sample). The detector put the cliff 1.6 s late (218.6 MB against 201.6 MB): the
+/// refinement window reached to two samples before the end of the run, and the level after
+/// the cliff was read from those two samples alone.
 #[test]
-#[ignore = "known detector miss: a short slow phase with a periodic pattern (+8.4%)"]
 fn a_kernel_cliff_with_a_short_periodic_slow_phase_is_placed_within_5_percent() {
     let a = analyze(&kernel_cliff(include_str!(
         "data/kernel-cliff/short-slow-phase.csv"
@@ -303,13 +302,12 @@ fn a_cliff_into_a_periodic_slow_phase_is_kept() {
     );
 }
 
-/// A cliff after a cache phase of only three samples (200 MB/s for 1.5 s at 0.5 s samples,
-/// then 40 MB/s), from a real recovery burst on a throttled loop device. The detector puts the
-/// cliff at 6.2 s on the partial last sample (472 MB against about 290 MB). Seen in this
-/// session's runs of `tests/recovery_loop.rs`, which now samples every 0.2 s. Left as a known
-/// miss for the detector.
+/// Regression: a cliff after a cache phase of only three samples (200 MB/s for 1.5 s at
+/// 0.5 s samples, then 40 MB/s), from a real recovery burst on a throttled loop device. The
+/// detector put the cliff at 6.2 s (472 MB against about 290 MB): the level after the cliff
+/// was read from the partial last sample alone (31 MB/s), so the whole 40 MB/s stretch looked
+/// like the level before a fall.
 #[test]
-#[ignore = "known detector miss: a three-sample cache phase at the start (+60%)"]
 fn a_cliff_after_a_three_sample_cache_phase_is_found() {
     let a = analyze(&kernel_cliff(include_str!(
         "data/kernel-cliff/short-start-phase.csv"
@@ -318,6 +316,35 @@ fn a_cliff_after_a_three_sample_cache_phase_is_found() {
     assert!(
         (1.0..=2.0).contains(&found),
         "cliff at {found} s, where the rate fell from 200 to 40 MB/s at 1.5-2.0 s"
+    );
+}
+
+/// Regression (seen in CI, `tests/recovery_loop.rs`): a 200 MB/s cache phase of 3 s with a
+/// 0.4 s stall in its middle (31 MB/s, then nothing), then 40 MB/s for 12 s. The detector took
+/// the stall for the end of the cache phase, and since the rate came back after it, reported
+/// no cliff: "the cache is at least 340 MB", against a cache of 512 MiB. A stall after which
+/// the rate comes back to the cache's level is part of the cache phase.
+#[test]
+fn a_stall_inside_a_short_cache_phase_is_not_its_end() {
+    let a = analyze(&kernel_cliff(include_str!(
+        "data/kernel-cliff/stall-before-cliff.csv"
+    )));
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {:?}", a.warnings));
+    // The rate fell from 200 to 40 MB/s in the sample ending at 3.2 s, after 542-558 MB.
+    assert!(
+        (3.0..=3.2).contains(&c.t_s),
+        "cliff at {} s ({} B)",
+        c.t_s,
+        c.bytes_written
+    );
+    let truth = 512.0 * 1024.0 * 1024.0;
+    assert!(
+        (c.bytes_written as f64 / truth - 1.0).abs() < 0.05,
+        "cliff after {} B against {truth} B",
+        c.bytes_written
     );
 }
 

@@ -448,6 +448,25 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
         return None;
     }
     let mut low = w.level(s0.start + run, s0.end);
+    // A short low stretch inside the run (a GC pause or a stall of the host) after which the
+    // rate comes back to the run's level belongs to the run: the run ends where the rate
+    // falls and stays down, not at its first dip.
+    loop {
+        let mut v = x[skip..run].to_vec();
+        let high = median(&mut v);
+        let Some(back) = x[run..].iter().position(|&v| v > high - thr).map(|p| run + p) else {
+            break;
+        };
+        if w.t_start(s0.start + back) - w.t_start(s0.start + run) > MAX_DIP_S {
+            break;
+        }
+        let again = back + x[back..].iter().take_while(|&&v| v > low + thr).count();
+        if again - back < 2 || again >= x.len() {
+            break;
+        }
+        run = again;
+        low = w.level(s0.start + run, s0.end);
+    }
     // The sample after the run may straddle the drop: then it is above the low level, if
     // by less than a whole step.
     if run + 1 < x.len()
@@ -827,7 +846,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         let c = q.start;
         let lo = c.saturating_sub(reach).max(p.start);
         let hi = (c + reach).min(q.end);
-        let mut a_range = if lo > p.start {
+        let mut a_range = if lo >= p.start + 3 {
             lo.saturating_sub(level_len).max(p.start)..lo
         } else {
             p.start..c
@@ -835,7 +854,10 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         if j == 1 && a_range.start < first_level_from && first_level_from < a_range.end {
             a_range.start = first_level_from;
         }
-        let b_range = if hi < q.end {
+        // The level after the change is read beyond the refinement window when enough of the
+        // segment lies there; when the window reaches (nearly) to the segment's end, from the
+        // whole segment: a partial last sample alone is no level.
+        let b_range = if hi + 3 <= q.end {
             hi..(hi + level_len).min(q.end)
         } else {
             c..q.end
