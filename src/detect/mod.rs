@@ -17,10 +17,13 @@
 //!    drive that cycles between throttled levels); + then a cache phase of a few samples at
 //!    the very start (too short for the blocks and the dip filter, and with no left
 //!    neighbour it is no excursion) is split off when the level after it lasts longer than a
-//!    dip and the run does not soon return to it;
+//!    dip and the run does not soon return to it (+ a stall inside it, no longer than a dip,
+//!    after which the rate comes back to its level, does not end it);
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
 //!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
+//!    + the levels on either side are read beyond the window, or from the whole neighbouring
+//!    segment when the window reaches (nearly) to its end;
 //! 7. cache size = bytes written up to the first cliff from the byte counter, interpolated
 //!    inside the straddling sample; the 95% interval maps to low/high bytes.
 //!
@@ -454,7 +457,11 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     loop {
         let mut v = x[skip..run].to_vec();
         let high = median(&mut v);
-        let Some(back) = x[run..].iter().position(|&v| v > high - thr).map(|p| run + p) else {
+        let Some(back) = x[run..]
+            .iter()
+            .position(|&v| v > high - thr)
+            .map(|p| run + p)
+        else {
             break;
         };
         if w.t_start(s0.start + back) - w.t_start(s0.start + run) > MAX_DIP_S {
