@@ -21,8 +21,8 @@
 //!    after which the rate comes back to its level, does not end it);
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
-//!    dip, not one outlier per sample), a straddling sample giving a sub-sample position;
-//!    + the levels on either side are read beyond the window, or from the whole neighbouring
+//!    dip, not one outlier per sample), a straddling sample giving a sub-sample position,
+//!    and + the levels on either side read beyond the window, or from the whole neighbouring
 //!    segment when the window reaches (nearly) to its end;
 //! 7. cache size = bytes written up to the first cliff from the byte counter, interpolated
 //!    inside the straddling sample; the 95% interval maps to low/high bytes.
