@@ -209,11 +209,10 @@ pub fn run_job<C: Clock>(
                 break;
             }
             inflight += 1;
-            if free.is_empty() && completions.is_empty() {
-                // The queue is full and nothing has completed: the wait below submits this
-                // write and waits in one system call (at QD1 that halves the calls per write).
-                break;
-            }
+            // Submitted at once, also when the queue is now full: the wait below is a system
+            // call of its own, as fio makes it. Submitting in the wait itself saved a call per
+            // write at QD1, but beside CPU-bound work it left the writer on the other CPU from
+            // the loop device's worker, at 0.4x the rate (docs/PERFORMANCE.md).
             r = backend.submit_and_wait(0, Duration::ZERO, &mut completions);
             if r.is_err() {
                 break;
