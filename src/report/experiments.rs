@@ -664,19 +664,13 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
             p.burst.timeline
         );
     }
-    s += "\n";
-    if !sum.warnings.is_empty() {
-        s += "**Warnings**\n\n";
-        for w in &sum.warnings {
-            s += &format!("- {w}\n");
-        }
-        s += "\n";
-    }
-    s += "## Charts\n\n";
-    s += &chart_links(&[
-        (ChartKind::Recovery, "Cache recovered against idle time"),
-        (ChartKind::RecoveryBursts, "The bursts over data written"),
-    ]);
+    s += &warnings_and_charts(
+        &sum.warnings,
+        &[
+            (ChartKind::Recovery, "Cache recovered against idle time"),
+            (ChartKind::RecoveryBursts, "The bursts over data written"),
+        ],
+    );
     s += &format!(
         "Idle times run in the order {} (shuffled with seed {}). Made with slccache {} ({}).\n",
         sum.recovery
@@ -741,19 +735,13 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
             p.burst.timeline
         );
     }
-    s += "\n";
-    if !sum.warnings.is_empty() {
-        s += "**Warnings**\n\n";
-        for w in &sum.warnings {
-            s += &format!("- {w}\n");
-        }
-        s += "\n";
-    }
-    s += "## Charts\n\n";
-    s += &chart_links(&[
-        (ChartKind::FillSweep, "Cache size against fill level"),
-        (ChartKind::FillSweepBursts, "The bursts over data written"),
-    ]);
+    s += &warnings_and_charts(
+        &sum.warnings,
+        &[
+            (ChartKind::FillSweep, "Cache size against fill level"),
+            (ChartKind::FillSweepBursts, "The bursts over data written"),
+        ],
+    );
     s += &format!(
         "Idle {} after each fill. Made with slccache {} ({}).\n",
         format_seconds(sum.fill_sweep.idle_s),
@@ -770,27 +758,13 @@ pub fn write_recovery_outputs(
     bursts: &[&BurstRecord],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
-    let mut files = vec![];
-    write(dir, &recovery_chart(sum, o), &mut files)?;
-    if !bursts.is_empty() {
-        write(
-            dir,
-            &bursts_chart(
-                bursts,
-                ChartKind::RecoveryBursts,
-                &format!(
-                    "Recovery bursts over data written: {}",
-                    charts::run_name(&sum.run)
-                ),
-                o,
-            ),
-            &mut files,
-        )?;
-    }
-    let p = dir.join("report.md");
-    std::fs::write(&p, recovery_md(sum, o.units))?;
-    files.push(p);
-    Ok(files)
+    write_experiment_outputs(
+        dir,
+        recovery_chart(sum, o),
+        (bursts, ChartKind::RecoveryBursts, "Recovery", &sum.run),
+        &recovery_md(sum, o.units),
+        o,
+    )
 }
 
 /// Writes the fill-sweep charts and `report.md`; returns the files written.
@@ -800,25 +774,52 @@ pub fn write_fill_outputs(
     bursts: &[&BurstRecord],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
+    write_experiment_outputs(
+        dir,
+        fill_chart(sum, o),
+        (bursts, ChartKind::FillSweepBursts, "Fill-sweep", &sum.run),
+        &fill_md(sum, o.units),
+        o,
+    )
+}
+
+/// The bursts of an experiment for their chart: the records, the chart's kind, the
+/// experiment's name for the title ("Recovery"), and the run.
+type BurstsChart<'a> = (&'a [&'a BurstRecord], ChartKind, &'a str, &'a RunMeta);
+
+/// Writes an experiment's own chart, the chart of its bursts over data written (when there
+/// are bursts) and its `report.md`; returns the files written.
+fn write_experiment_outputs(
+    dir: &Path,
+    main_chart: ChartSpec,
+    (bursts, kind, name, run): BurstsChart,
+    md: &str,
+    o: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
     let mut files = vec![];
-    write(dir, &fill_chart(sum, o), &mut files)?;
+    write(dir, &main_chart, &mut files)?;
     if !bursts.is_empty() {
-        write(
-            dir,
-            &bursts_chart(
-                bursts,
-                ChartKind::FillSweepBursts,
-                &format!(
-                    "Fill-sweep bursts over data written: {}",
-                    charts::run_name(&sum.run)
-                ),
-                o,
-            ),
-            &mut files,
-        )?;
+        let title = format!("{name} bursts over data written: {}", charts::run_name(run));
+        write(dir, &bursts_chart(bursts, kind, &title, o), &mut files)?;
     }
     let p = dir.join("report.md");
-    std::fs::write(&p, fill_md(sum, o.units))?;
+    std::fs::write(&p, md)?;
     files.push(p);
     Ok(files)
+}
+
+/// The end of an experiment's `report.md` before its closing line: the warnings (when there
+/// are any) and the links to its charts.
+fn warnings_and_charts(warnings: &[String], charts: &[(ChartKind, &str)]) -> String {
+    let mut s = String::from("\n");
+    if !warnings.is_empty() {
+        s += "**Warnings**\n\n";
+        for w in warnings {
+            s += &format!("- {w}\n");
+        }
+        s += "\n";
+    }
+    s += "## Charts\n\n";
+    s += &chart_links(charts);
+    s
 }
