@@ -638,11 +638,7 @@ fn write_json(dir: &Path, v: &impl Serialize) -> Result<PathBuf> {
 }
 
 fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
-    let path = dir.join("recovery.csv");
-    let mut w =
-        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
-    let model = sum.truth.is_some();
-    let mut head = vec![
+    let head = [
         "idle_s",
         "recovered_bytes",
         "low_bytes",
@@ -654,37 +650,51 @@ fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
         "end",
         "timeline",
     ];
-    if model {
-        head.push("truth_recovered_bytes");
-    }
-    w.write_record(&head)?;
+    let mut rows = Vec::with_capacity(sum.recovery.points.len());
     for p in &sum.recovery.points {
-        let mut row = vec![
-            p.idle_s.to_string(),
-            format!("{:.0}", p.recovered_bytes),
-            format!("{:.0}", p.low_bytes),
-            format!("{:.0}", p.high_bytes),
-            p.step.to_string(),
-            p.burst.method.to_string(),
-            p.burst.bytes_written.to_string(),
-            format!("{:.3}", p.burst.duration_s),
-            serde_json::to_value(p.burst.end)?
-                .as_str()
-                .unwrap_or("")
-                .to_string(),
-            p.burst.timeline.clone(),
-        ];
-        if model {
-            row.push(
-                p.truth_recovered_bytes
-                    .map(|v| format!("{v:.0}"))
-                    .unwrap_or_default(),
-            );
+        let end = serde_json::to_value(p.burst.end)?;
+        rows.push((
+            vec![
+                p.idle_s.to_string(),
+                format!("{:.0}", p.recovered_bytes),
+                format!("{:.0}", p.low_bytes),
+                format!("{:.0}", p.high_bytes),
+                p.step.to_string(),
+                p.burst.method.to_string(),
+                p.burst.bytes_written.to_string(),
+                format!("{:.3}", p.burst.duration_s),
+                end.as_str().unwrap_or("").to_string(),
+                p.burst.timeline.clone(),
+            ],
+            p.truth_recovered_bytes,
+        ));
+    }
+    let truth = sum.truth.is_some().then_some("truth_recovered_bytes");
+    write_points_csv(&dir.join("recovery.csv"), &head, truth, rows)
+}
+
+/// Writes the CSV of an experiment's points to `path`: the columns `head`, then a row per
+/// point. With a model (`truth` names the column) a last column holds the model's figure for
+/// each point, empty where it has none.
+fn write_points_csv(
+    path: &Path,
+    head: &[&str],
+    truth: Option<&str>,
+    rows: Vec<(Vec<String>, Option<f64>)>,
+) -> Result<PathBuf> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut head = head.to_vec();
+    head.extend(truth);
+    w.write_record(&head)?;
+    for (mut row, t) in rows {
+        if truth.is_some() {
+            row.push(t.map(|v| format!("{v:.0}")).unwrap_or_default());
         }
         w.write_record(&row)?;
     }
     w.flush()?;
-    Ok(path)
+    Ok(path.to_path_buf())
 }
 
 /// Runs `slccache recovery`.
@@ -996,11 +1006,7 @@ pub fn fill_summary(
 }
 
 fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
-    let path = dir.join("fill-sweep.csv");
-    let mut w =
-        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
-    let model = sum.truth.is_some();
-    let mut head = vec![
+    let head = [
         "fill_pct",
         "cache_bytes",
         "low_bytes",
@@ -1012,34 +1018,30 @@ fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
         "burst_s",
         "timeline",
     ];
-    if model {
-        head.push("truth_cache_bytes");
-    }
-    w.write_record(&head)?;
-    for p in &sum.fill_sweep.points {
-        let mut row = vec![
-            p.fill_pct.to_string(),
-            format!("{:.0}", p.cache_bytes),
-            format!("{:.0}", p.low_bytes),
-            format!("{:.0}", p.high_bytes),
-            format!("{:.2}", p.actual_fill_pct),
-            p.filled_bytes.to_string(),
-            p.burst.method.to_string(),
-            p.burst.bytes_written.to_string(),
-            format!("{:.3}", p.burst.duration_s),
-            p.burst.timeline.clone(),
-        ];
-        if model {
-            row.push(
-                p.truth_cache_bytes
-                    .map(|v| format!("{v:.0}"))
-                    .unwrap_or_default(),
-            );
-        }
-        w.write_record(&row)?;
-    }
-    w.flush()?;
-    Ok(path)
+    let rows = sum
+        .fill_sweep
+        .points
+        .iter()
+        .map(|p| {
+            (
+                vec![
+                    p.fill_pct.to_string(),
+                    format!("{:.0}", p.cache_bytes),
+                    format!("{:.0}", p.low_bytes),
+                    format!("{:.0}", p.high_bytes),
+                    format!("{:.2}", p.actual_fill_pct),
+                    p.filled_bytes.to_string(),
+                    p.burst.method.to_string(),
+                    p.burst.bytes_written.to_string(),
+                    format!("{:.3}", p.burst.duration_s),
+                    p.burst.timeline.clone(),
+                ],
+                p.truth_cache_bytes,
+            )
+        })
+        .collect();
+    let truth = sum.truth.is_some().then_some("truth_cache_bytes");
+    write_points_csv(&dir.join("fill-sweep.csv"), &head, truth, rows)
 }
 
 /// The closing lines of `fill-sweep`.
