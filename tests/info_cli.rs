@@ -9,36 +9,8 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-fn may_run(test: &str) -> bool {
-    if is_root() {
-        return true;
-    }
-    let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
-    assert!(
-        !ci,
-        "{test}: CI=true but not running as root; loop devices need root"
-    );
-    eprintln!("{test}: skipped: loop devices need root (run the tests as root)");
-    false
-}
-
-fn sh(cmd: &str, args: &[&str]) -> String {
-    let o = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd}: {e}"));
-    assert!(
-        o.status.success(),
-        "{cmd} {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).trim().to_string()
-}
+mod fault_util;
+use fault_util::{may_run, run as sh};
 
 fn info(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_slccache"))

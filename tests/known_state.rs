@@ -2,11 +2,14 @@
 //! drive's cache exactly as its model says, and on a loop device (root) `--trim` discards
 //! the span and `--prefill` writes the first share of it, outside the measured timeline.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::prelude::*;
 use slccache::model::presets;
+
+mod fault_util;
+use fault_util::{may_run, ScratchLoop};
 
 fn slccache() -> Command {
     Command::cargo_bin("slccache").unwrap()
@@ -154,59 +157,6 @@ fn bad_preparation_flags_are_usage_errors() {
 
 // ---- loop devices (root) ----
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// True when the test may run; false (after saying why) when it must skip. In CI it must run.
-fn may_run(test: &str) -> bool {
-    if is_root() {
-        return true;
-    }
-    let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
-    assert!(!ci, "{test}: CI=true but not running as root");
-    eprintln!("{test}: skipped: loop devices need root (run the tests as root)");
-    false
-}
-
-/// A loop device over a scratch file of `size` bytes of `fill`; detached and deleted on drop,
-/// also when the test fails.
-struct LoopDev {
-    dev: String,
-    _dir: tempfile::TempDir,
-}
-
-impl LoopDev {
-    fn new(size: usize, fill: u8) -> LoopDev {
-        let dir = tempfile::Builder::new()
-            .prefix("known-state-loop-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .unwrap();
-        let backing: PathBuf = dir.path().join("backing.img");
-        std::fs::write(&backing, vec![fill; size]).unwrap();
-        let o = Command::new("losetup")
-            .args(["-f", "--show", "--direct-io=on"])
-            .arg(&backing)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "losetup: {:?}", o);
-        let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        assert!(dev.starts_with("/dev/loop"), "{dev}");
-        LoopDev { dev, _dir: dir }
-    }
-
-    fn read(&self) -> Vec<u8> {
-        std::fs::read(&self.dev).unwrap()
-    }
-}
-
-impl Drop for LoopDev {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
 const MIB: usize = 1 << 20;
 
 #[test]
@@ -214,15 +164,15 @@ fn trim_on_a_loop_device_discards_the_span() {
     if !may_run("trim_on_a_loop_device_discards_the_span") {
         return;
     }
-    let lo = LoopDev::new(64 * MIB, 0xAB);
+    let lo = ScratchLoop::filled("known-state-loop-", 64 * MIB, 0xAB, true);
     let tmp = tempfile::tempdir().unwrap();
     let s = probe(
-        &lo.dev,
+        lo.dev(),
         &tmp.path().join("t"),
         &["--trim", "--destroy-data", "--max-bytes", "4MiB"],
     );
     let ds = &s["drive_state"];
-    let data = lo.read();
+    let data = std::fs::read(lo.dev()).unwrap();
     if ds["trimmed"] == true {
         // The measured run wrote the first 4 MiB again; the rest of the span is zeros.
         assert!(data[4 * MIB..].iter().all(|&b| b == 0), "not discarded");
@@ -243,11 +193,11 @@ fn prefill_on_a_loop_device_writes_the_first_share() {
     if !may_run("prefill_on_a_loop_device_writes_the_first_share") {
         return;
     }
-    let lo = LoopDev::new(64 * MIB, 0);
+    let lo = ScratchLoop::filled("known-state-loop-", 64 * MIB, 0, true);
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
     let s = probe(
-        &lo.dev,
+        lo.dev(),
         &dir,
         &["--prefill", "50", "--destroy-data", "--max-bytes", "1MiB"],
     );
@@ -259,7 +209,7 @@ fn prefill_on_a_loop_device_writes_the_first_share() {
     let rows = slccache::timeline::read_slccache_csv(&text, "timeline.csv").unwrap();
     assert_eq!(rows.last().unwrap().bytes_total, MIB as u64);
     // Every 128 KiB block of the first half holds data, the second half none.
-    let data = lo.read();
+    let data = std::fs::read(lo.dev()).unwrap();
     for (i, block) in data.chunks(128 << 10).enumerate() {
         let written = block.iter().any(|&b| b != 0);
         assert_eq!(written, i < 256, "block {i}");

@@ -10,37 +10,8 @@ use std::process::{Command, Stdio};
 use assert_cmd::prelude::*;
 use slccache::timeline::read_slccache_csv;
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// True when the test may run; false (after saying why) when it must skip.
-fn may_run(test: &str) -> bool {
-    if is_root() {
-        return true;
-    }
-    let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
-    assert!(
-        !ci,
-        "{test}: CI=true but not running as root; loop devices need root"
-    );
-    eprintln!("{test}: skipped: loop devices and mounts need root (run the tests as root)");
-    false
-}
-
-fn run(cmd: &str, args: &[&str]) -> String {
-    let o = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd}: {e}"));
-    assert!(
-        o.status.success(),
-        "{cmd} {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).trim().to_string()
-}
+mod fault_util;
+use fault_util::{may_run, run};
 
 /// A loop device over a scratch file; unmounted, detached and deleted on drop, also when the
 /// test fails.

@@ -11,6 +11,9 @@ use predicates::prelude::*;
 use predicates::str::contains;
 use slccache::timeline::{read_slccache_csv, CSV_COLUMNS, READ_COLUMNS};
 
+mod fault_util;
+use fault_util::{is_root, ScratchLoop};
+
 fn slccache() -> Command {
     Command::cargo_bin("slccache").unwrap()
 }
@@ -251,44 +254,6 @@ fn a_read_only_probe_reports_its_reads() {
         .stdout(contains(" read in ").and(contains("written").not()));
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// A loop device over a scratch file; detached and deleted on drop, also when the test fails.
-struct LoopDev {
-    dev: String,
-    _dir: tempfile::TempDir,
-}
-
-impl LoopDev {
-    fn new(size: usize) -> LoopDev {
-        let dir = scratch();
-        let backing = dir.path().join("backing.img");
-        std::fs::write(&backing, vec![1u8; size]).unwrap();
-        let o = Command::new("losetup")
-            .args(["-f", "--show", "--direct-io=on"])
-            .arg(&backing)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "losetup: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let dev = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        assert!(dev.starts_with("/dev/loop"), "losetup said {dev}");
-        LoopDev { dev, _dir: dir }
-    }
-}
-
-impl Drop for LoopDev {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
-}
-
 #[test]
 fn reads_of_an_unprepared_block_device_warn() {
     if !is_root() {
@@ -300,10 +265,10 @@ fn reads_of_an_unprepared_block_device_warn() {
         eprintln!("skipped: loop devices need root (run the tests as root)");
         return;
     }
-    let lo = LoopDev::new(8 << 20);
+    let lo = ScratchLoop::filled("probe-reads-loop-", 8 << 20, 1, true);
     let d = scratch();
     slccache()
-        .args(["probe", &lo.dev, "--pattern", "randread", "--destroy-data"])
+        .args(["probe", lo.dev(), "--pattern", "randread", "--destroy-data"])
         .args(["--duration", "300ms", "--interval", "100ms", "-q", "--out"])
         .arg(d.path().join("a"))
         .assert()
@@ -313,7 +278,7 @@ fn reads_of_an_unprepared_block_device_warn() {
     let s = std::fs::read_to_string(d.path().join("a").join("summary.json")).unwrap();
     assert!(s.contains("reads of"), "the warning is in the summary too");
     slccache()
-        .args(["probe", &lo.dev, "--pattern", "randread", "--destroy-data"])
+        .args(["probe", lo.dev(), "--pattern", "randread", "--destroy-data"])
         .args([
             "--assume-written",
             "--duration",

@@ -15,12 +15,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const CG_ROOT: &str = "/sys/fs/cgroup/blkio";
+mod fault_util;
+use fault_util::{is_root, run};
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
+const CG_ROOT: &str = "/sys/fs/cgroup/blkio";
 
 fn may_run(test: &str) -> bool {
     let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
@@ -42,19 +40,6 @@ fn may_run(test: &str) -> bool {
         return false;
     }
     true
-}
-
-fn run(cmd: &str, args: &[&str]) -> String {
-    let o = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd}: {e}"));
-    assert!(
-        o.status.success(),
-        "{cmd} {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
 
 /// Everything the test makes, removed on drop (also when the test fails): the child process,

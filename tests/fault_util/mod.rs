@@ -154,6 +154,39 @@ impl Drop for LoopDev {
     }
 }
 
+/// A loop device over a backing file filled with one byte value, in a scratch folder of its
+/// own: detached, and the folder removed, on drop (also when the test fails).
+pub struct ScratchLoop {
+    /// The device (declared first: it is detached before the folder goes).
+    pub lo: LoopDev,
+    _dir: tempfile::TempDir,
+}
+
+impl ScratchLoop {
+    /// `size` bytes of `fill`, attached with or without direct I/O; `prefix` names the folder.
+    pub fn filled(prefix: &str, size: usize, fill: u8, direct_io: bool) -> ScratchLoop {
+        let dir = scratch(prefix);
+        let backing = dir.path().join("backing.img");
+        std::fs::write(&backing, vec![fill; size]).unwrap();
+        let dio = if direct_io {
+            "--direct-io=on"
+        } else {
+            "--direct-io=off"
+        };
+        let dev = run("losetup", &["-f", "--show", dio, backing.to_str().unwrap()]);
+        assert!(dev.starts_with("/dev/loop"), "losetup said {dev}");
+        ScratchLoop {
+            lo: LoopDev { dev, backing },
+            _dir: dir,
+        }
+    }
+
+    /// The device's path, `/dev/loopN`.
+    pub fn dev(&self) -> &str {
+        &self.lo.dev
+    }
+}
+
 /// A cgroup-v1 blkio child group, named with the test's pid; on drop its processes go back
 /// to the root group and it is removed.
 pub struct BlkioGroup {
