@@ -113,6 +113,11 @@ impl LoopDev {
             .unwrap()
             .set_len(size)
             .unwrap();
+        LoopDev::attach(backing, direct_io)
+    }
+
+    /// A loop device over the file `backing` as it is, with or without direct I/O.
+    pub fn attach(backing: &Path, direct_io: bool) -> LoopDev {
         let dio = if direct_io {
             "--direct-io=on"
         } else {
@@ -168,15 +173,8 @@ impl ScratchLoop {
         let dir = scratch(prefix);
         let backing = dir.path().join("backing.img");
         std::fs::write(&backing, vec![fill; size]).unwrap();
-        let dio = if direct_io {
-            "--direct-io=on"
-        } else {
-            "--direct-io=off"
-        };
-        let dev = run("losetup", &["-f", "--show", dio, backing.to_str().unwrap()]);
-        assert!(dev.starts_with("/dev/loop"), "losetup said {dev}");
         ScratchLoop {
-            lo: LoopDev { dev, backing },
+            lo: LoopDev::attach(&backing, direct_io),
             _dir: dir,
         }
     }
