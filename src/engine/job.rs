@@ -347,6 +347,8 @@ mod tests {
         /// Writes pushed since the last submit, and the most ever seen.
         unsubmitted: usize,
         max_unsubmitted: usize,
+        /// Waits that had writes to submit first (submit and wait in one call).
+        waits_submitting: usize,
     }
 
     impl Backend for Recorder {
@@ -376,6 +378,9 @@ mod tests {
         ) -> std::io::Result<()> {
             // Like a device that is never done at submit time: complete one write per wait
             // (oldest first), nothing on a call that does not wait.
+            if min > 0 && self.unsubmitted > 0 {
+                self.waits_submitting += 1;
+            }
             self.unsubmitted = 0;
             if min == 0 {
                 return Ok(());
@@ -414,6 +419,7 @@ mod tests {
             fail_at: None,
             unsubmitted: 0,
             max_unsubmitted: 0,
+            waits_submitting: 0,
         }
     }
 
@@ -446,6 +452,25 @@ mod tests {
         let rows = sampler.finish(sampler.clock().now(), None);
         assert_eq!(rows.iter().map(|r| r.bytes).sum::<u64>(), 300 * 4096);
         assert!(shared.failure().is_none());
+    }
+
+    /// Regression: the write that filled the queue used to be submitted by the wait itself
+    /// (one system call). Beside CPU-bound work that left a QD1 writer on the other CPU from
+    /// the loop device's worker, at 0.4x fio (docs/PERFORMANCE.md). Each write is now
+    /// submitted in a call of its own, and a wait only waits.
+    #[test]
+    fn every_write_is_submitted_before_the_wait() {
+        for qd in [1usize, 8] {
+            let shared = JobShared::new(OffsetGen::new(Pattern::Randwrite, 4096, 200, 5), 200, 9);
+            let sampler = Sampler::new(
+                MonotonicClock::new(std::time::Instant::now()),
+                Duration::from_secs(3600),
+                1,
+            );
+            let mut b = recorder(qd, 4096);
+            assert_eq!(run_job(0, &mut b, qd as u32, &shared, &sampler), 200);
+            assert_eq!(b.waits_submitting, 0, "QD{qd}: a wait submitted writes");
+        }
     }
 
     #[test]
