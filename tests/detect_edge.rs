@@ -2,11 +2,11 @@
 //! throttling that cycles after the cliff, and very short runs.
 
 use slccache::cli::{Pattern, WorkloadArgs};
+use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
 use slccache::detect::synth::{simulate as synth, PhaseSpec, TraceSpec};
 use slccache::detect::{analyze, Analysis, PhaseKind};
 use slccache::model::presets;
-use slccache::simulate::simulate;
 use slccache::timeline::{RunMeta, Timeline};
 
 /// Things every analysis must satisfy, whatever the input.

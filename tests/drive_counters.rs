@@ -8,9 +8,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
 use slccache::model::presets;
-use slccache::simulate::simulate;
 use slccache::timeline::{read_slccache_csv, RunMeta, Timeline};
 use slccache::workload::Pattern;
 

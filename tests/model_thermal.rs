@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
 use slccache::model::presets;
-use slccache::simulate::simulate;
 use slccache::timeline::RunMeta;
 use slccache::workload::Pattern;
 

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
 use slccache::model::{presets, DriveModel};
-use slccache::simulate::simulate;
 use slccache::timeline::RunMeta;
 use slccache::workload::Pattern;
 

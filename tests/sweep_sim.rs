@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use predicates::str::contains;
+use slccache::commands::sweep::{model_iops, simulate_point, PointSpec, SWEEP_COLUMNS};
 use slccache::model::presets;
-use slccache::sweep::{model_iops, simulate_point, PointSpec, SWEEP_COLUMNS};
 use slccache::workload::Pattern;
 
 fn slccache() -> Command {

@@ -18,7 +18,7 @@ use super::charts::{
     ChartSpec, CompareRun, Dash, LabelSide, Layout, LegendEntry, LineStyle, Marker, Series, YSide,
 };
 use super::ReportOptions;
-use crate::recovery::run::{
+use crate::commands::recovery::{
     short_secs, BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary,
 };
 use crate::timeline::RunMeta;

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
-pub use crate::prepare::DriveStateRecord;
+pub use crate::experiment::prepare::DriveStateRecord;
 use crate::target::host::HostInfo;
 use crate::target::nvme::HealthLog;
 use crate::timeline::{RunMeta, StopReason, Timeline};

@@ -11,17 +11,17 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
-use super::fit::{self, Point, RecoveryFit};
-use super::virtual_drive::VirtualDrive;
-use super::{
-    estimate_cache, parse_idle_list, parse_levels, reference_of, shuffled, BurstEnd, BurstRule,
-    CacheFound, Reference, Signals, TestDrive,
-};
 use crate::cli::{BurstTargetArgs, FillSweepArgs, RecoveryArgs, StopArgs};
 use crate::config::WorkloadConfig;
 use crate::detect::stop::StopConfig;
 use crate::detect::{analyze, Analysis};
 use crate::error::{usage, Interrupted};
+use crate::experiment::recovery::fit::{self, Point, RecoveryFit};
+use crate::experiment::recovery::virtual_drive::VirtualDrive;
+use crate::experiment::recovery::{
+    estimate_cache, parse_idle_list, parse_levels, reference_of, shuffled, BurstEnd, BurstRule,
+    CacheFound, Reference, Signals, TestDrive,
+};
 use crate::model::{presets, DriveModel};
 use crate::report::ReportOptions;
 use crate::timeline::{CsvWriter, RunMeta, Timeline};
@@ -166,12 +166,12 @@ pub fn setup(c: &BurstTargetArgs, what: &str) -> Result<Setup> {
     let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
         let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
         let model = presets::parse_spec(spec)?;
-        crate::simulate::byte_limit(&w, model.capacity.0)?;
-        let meta = crate::simulate::run_meta(spec, &model, &w);
+        crate::commands::simulate::byte_limit(&w, model.capacity.0)?;
+        let meta = crate::commands::simulate::run_meta(spec, &model, &w);
         let name = format!("{}-sim", safe(&model.name));
         (Box::new(VirtualDrive::new(model, &w, meta)), name)
     } else {
-        let d = super::realtime::RealDrive::open(c, &w)?;
+        let d = crate::experiment::recovery::realtime::RealDrive::open(c, &w)?;
         let name = d.short_name();
         (Box::new(d), name)
     };
@@ -898,7 +898,7 @@ pub fn run_fill_steps(
             out.totals.fill_bytes += filled;
             extent = target;
         }
-        if crate::recovery::stop_requested(stop) {
+        if crate::experiment::recovery::stop_requested(stop) {
             out.interrupted = true;
             break;
         }
@@ -1167,7 +1167,7 @@ mod tests {
         wa.interval = Some("1s".into());
         let w = WorkloadConfig::resolve(&wa).unwrap();
         let model = presets::parse_spec("970evo-500g").unwrap();
-        let meta = crate::simulate::run_meta("970evo-500g", &model, &w);
+        let meta = crate::commands::simulate::run_meta("970evo-500g", &model, &w);
         std::fs::create_dir_all(dir.join("bursts")).unwrap();
         Setup {
             drive: Box::new(StopAtIdle {

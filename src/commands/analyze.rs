@@ -65,7 +65,7 @@ fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
     let (mut t, notes) = import::load_with_notes(f, opts)?;
     let summary = f.parent().map(|d| d.join("summary.json"));
     if let Some(s) = summary.filter(|s| s.is_file()) {
-        if let Some(meta) = crate::compare::read_summary_meta(&s)? {
+        if let Some(meta) = crate::commands::compare::read_summary_meta(&s)? {
             let label = t.meta.label.clone();
             t.meta = meta;
             if t.meta.label.trim().is_empty() {

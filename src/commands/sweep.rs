@@ -23,13 +23,13 @@ use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 
 use crate::cli::SweepArgs;
+use crate::commands::probe::{make_backends, Signals};
 use crate::config::WorkloadConfig;
 use crate::engine::emulated::EmulatedDrive;
 use crate::engine::job::{run_job, JobShared};
 use crate::engine::offsets::OffsetGen;
 use crate::error::{usage, Interrupted};
 use crate::model::{closed_loop_rate, presets, DriveModel, Phase};
-use crate::probe::{make_backends, Signals};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target};
@@ -376,7 +376,7 @@ pub fn simulate_point(
 ) -> Result<SweepPoint> {
     let interval = (duration / 20).max(Duration::from_millis(10));
     let w = point_config(p, duration, interval, max_bytes, seed);
-    let sim = crate::simulate::simulate(model, &w, RunMeta::default(), |_| Ok(()))?;
+    let sim = crate::commands::simulate::simulate(model, &w, RunMeta::default(), |_| Ok(()))?;
     let t = &sim.timeline;
     let mut r = result_of(p, &t.samples, sim.writes + sim.reads, t.duration_s());
     // Latency quantiles of the point from the per-interval ones, weighted by the I/Os.

@@ -26,7 +26,6 @@
 
 pub mod fit;
 pub mod realtime;
-pub mod run;
 pub mod virtual_drive;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,7 +1,7 @@
 //! A drive model in virtual time for the burst experiments (`--simulate`).
 //!
 //! Writes go through [`DriveState::write`] one sampling interval at a time, as in
-//! [`crate::simulate`]; idling is [`DriveState::idle`]; a fill writes its bytes in one call
+//! [`crate::commands::simulate`]; idling is [`DriveState::idle`]; a fill writes its bytes in one call
 //! with no timeline. The data on the drive is counted by where it was written, not by how
 //! much: the bursts of `recovery` write the same region again and again, and a real drive
 //! holds that data once, so the fill level (which sets the dynamic cache) does not creep up

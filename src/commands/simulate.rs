@@ -515,7 +515,7 @@ pub fn summary_text(
             s += &format!(
                 "  estimate:    cache {} {}{err}\n",
                 format_bytes(e.bytes as f64, units),
-                crate::analyze::interval_text(e.low_bytes, e.high_bytes, units)
+                crate::commands::analyze::interval_text(e.low_bytes, e.high_bytes, units)
             );
         }
         None => {

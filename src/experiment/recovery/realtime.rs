@@ -247,7 +247,7 @@ impl TestDrive for RealDrive {
     }
 
     fn trim(&mut self) -> Result<()> {
-        crate::recovery::realtime_trim(&self.target, self.span)?;
+        crate::experiment::recovery::realtime_trim(&self.target, self.span)?;
         self.extent = 0;
         Ok(())
     }

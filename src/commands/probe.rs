@@ -26,7 +26,7 @@ use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
 use crate::error::{usage, Interrupted};
-use crate::prepare::{self, DriveStateRecord, Preparation};
+use crate::experiment::prepare::{self, DriveStateRecord, Preparation};
 use crate::report::progress::{self, Progress, ProgressMode};
 use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::sampler::{Clock, MonotonicClock, Sampler};
@@ -421,7 +421,7 @@ pub struct Outcome {
 /// cliff is certain (per `stop`), the workload's limit, Ctrl-C / SIGTERM, or a write error,
 /// appending each interval to `out_dir/timeline.csv` (created anew) and showing progress
 /// unless `quiet`. The building block for experiments that write in bursts on emulated and
-/// real targets (the simulator's is [`crate::simulate::VirtualDrive`]); `probe` is one burst
+/// real targets (the simulator's is [`crate::commands::simulate::VirtualDrive`]); `probe` is one burst
 /// plus preparation and reports.
 #[allow(clippy::too_many_arguments)]
 pub fn burst(
@@ -850,7 +850,7 @@ fn finish(
         if analysis.read_only {
             line.push_str(&format!(
                 "; {}",
-                crate::analyze::read_only_summary(&analysis, opts.units)
+                crate::commands::analyze::read_only_summary(&analysis, opts.units)
                     .split_once("; ")
                     .map_or("", |(_, rest)| rest)
             ));
@@ -859,7 +859,7 @@ fn finish(
             (Some(c), _) => line.push_str(&format!(
                 "; cache ~{} {}",
                 format_bytes(c.bytes as f64, opts.units),
-                crate::analyze::interval_text(c.low_bytes, c.high_bytes, opts.units)
+                crate::commands::analyze::interval_text(c.low_bytes, c.high_bytes, opts.units)
             )),
             (None, Some(lb)) => line.push_str(&format!(
                 "; no cliff seen: {}",

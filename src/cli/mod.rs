@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub use crate::sweep::SweepPreset;
+pub use crate::commands::sweep::SweepPreset;
 use crate::units::UnitSystem;
 pub use crate::workload::{EngineKind, Pattern};
 

@@ -1,0 +1,5 @@
+//! The machinery that several commands share: the known starting state, bursts until the
+//! cliff, the recovery and fill-level experiments, and their plain result types.
+
+pub mod prepare;
+pub mod recovery;
