@@ -12,6 +12,7 @@ pub mod detect;
 pub mod engine;
 pub mod error;
 pub mod experiment;
+pub mod health;
 pub mod model;
 pub mod report;
 pub mod sampler;

@@ -2,10 +2,10 @@
 //! throttling that cycles after the cliff, and very short runs.
 
 use slccache::cli::{Pattern, WorkloadArgs};
-use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
 use slccache::detect::synth::{simulate as synth, PhaseSpec, TraceSpec};
 use slccache::detect::{analyze, Analysis, PhaseKind};
+use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
 use slccache::timeline::{RunMeta, Timeline};
 

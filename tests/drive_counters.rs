@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
+use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
 use slccache::timeline::{read_slccache_csv, RunMeta, Timeline};
 use slccache::workload::Pattern;

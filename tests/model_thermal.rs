@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use slccache::commands::simulate::simulate;
 use slccache::config::WorkloadConfig;
+use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
 use slccache::timeline::RunMeta;
 use slccache::workload::Pattern;

@@ -1,13 +1,16 @@
 //! Command-line arguments (clap types). Nothing below `config` sees these types: each
 //! subcommand turns its arguments into a validated configuration first.
 
+pub mod resolve;
+pub use resolve::{stop_config, MAX_AFTER_CLIFF};
+
 use std::path::PathBuf;
 
 use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub use crate::commands::sweep::SweepPreset;
 use crate::units::UnitSystem;
+pub use crate::workload::SweepPreset;
 pub use crate::workload::{EngineKind, Pattern};
 
 /// Top-level command line.

@@ -3,12 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::CompareArgs;
 use crate::report::charts::CompareRun;
-use crate::report::{parse_png_size, ReportOptions};
-use crate::timeline::{import, RunMeta, Timeline};
+use crate::report::{parse_png_size, read_summary_meta, ReportOptions};
+use crate::timeline::{import, Timeline};
 
 /// Runs `slccache compare`.
 pub fn run(args: CompareArgs) -> Result<()> {
@@ -101,24 +101,6 @@ fn load_file(file: &Path) -> Result<Timeline> {
         t.meta.label = import::label_of(file);
     }
     Ok(t)
-}
-
-/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
-/// has none. Other keys are not needed here, so summaries from other versions still work.
-pub(crate) fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
-    match v.get("run") {
-        None => Ok(None),
-        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
-            crate::error::usage(format!(
-                "{}: the 'run' object is not a slccache run description: {e}",
-                path.display()
-            ))
-        }),
-    }
 }
 
 /// Legend names: each run's name (its drive); where several runs share it, with the run's start

@@ -152,7 +152,7 @@ pub fn setup(c: &BurstTargetArgs, what: &str) -> Result<Setup> {
              use --max-bytes to cap a burst"
         )));
     }
-    let stop = crate::config::stop_config(&StopArgs {
+    let stop = crate::cli::stop_config(&StopArgs {
         no_early_stop: false,
         after_cliff: c.after_cliff.clone(),
     })?;
@@ -166,8 +166,8 @@ pub fn setup(c: &BurstTargetArgs, what: &str) -> Result<Setup> {
     let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
         let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
         let model = presets::parse_spec(spec)?;
-        crate::commands::simulate::byte_limit(&w, model.capacity.0)?;
-        let meta = crate::commands::simulate::run_meta(spec, &model, &w);
+        crate::experiment::virtual_time::byte_limit(&w, model.capacity.0)?;
+        let meta = crate::experiment::virtual_time::run_meta(spec, &model, &w);
         let name = format!("{}-sim", safe(&model.name));
         (Box::new(VirtualDrive::new(model, &w, meta)), name)
     } else {
@@ -1167,7 +1167,7 @@ mod tests {
         wa.interval = Some("1s".into());
         let w = WorkloadConfig::resolve(&wa).unwrap();
         let model = presets::parse_spec("970evo-500g").unwrap();
-        let meta = crate::commands::simulate::run_meta("970evo-500g", &model, &w);
+        let meta = crate::experiment::virtual_time::run_meta("970evo-500g", &model, &w);
         std::fs::create_dir_all(dir.join("bursts")).unwrap();
         Setup {
             drive: Box::new(StopAtIdle {

@@ -23,19 +23,19 @@ use anyhow::{anyhow, Context, Result};
 use serde::Serialize;
 
 use crate::cli::SweepArgs;
-use crate::commands::probe::{make_backends, Signals};
 use crate::config::WorkloadConfig;
 use crate::engine::emulated::EmulatedDrive;
 use crate::engine::job::{run_job, JobShared};
 use crate::engine::offsets::OffsetGen;
 use crate::error::{usage, Interrupted};
+use crate::experiment::burst::{make_backends, Signals};
 use crate::model::{closed_loop_rate, presets, DriveModel, Phase};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target};
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::units::{format_bytes, format_rate, parse_duration, parse_size, UnitSystem};
-use crate::workload::{EngineKind, Pattern};
+use crate::workload::{EngineKind, Pattern, SweepPreset};
 
 /// The header of `sweep.csv`, in column order.
 pub const SWEEP_COLUMNS: [&str; 10] = [
@@ -53,13 +53,6 @@ pub const SWEEP_COLUMNS: [&str; 10] = [
 
 /// A share of the best IOPS that counts as saturated.
 pub const SATURATION_SHARE: f64 = 0.95;
-
-/// Named grids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SweepPreset {
-    /// CrystalDiskMark's table: Seq Q32T1 (1 MiB), 4K Q8T8 and 4K Q1T1, read and write.
-    Cdm,
-}
 
 /// One point of the grid.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,7 +369,7 @@ pub fn simulate_point(
 ) -> Result<SweepPoint> {
     let interval = (duration / 20).max(Duration::from_millis(10));
     let w = point_config(p, duration, interval, max_bytes, seed);
-    let sim = crate::commands::simulate::simulate(model, &w, RunMeta::default(), |_| Ok(()))?;
+    let sim = crate::experiment::virtual_time::simulate(model, &w, RunMeta::default(), |_| Ok(()))?;
     let t = &sim.timeline;
     let mut r = result_of(p, &t.samples, sim.writes + sim.reads, t.duration_s());
     // Latency quantiles of the point from the per-interval ones, weighted by the I/Os.
