@@ -15,6 +15,7 @@ pub mod experiment;
 pub mod health;
 pub mod model;
 pub mod report;
+pub mod results;
 pub mod sampler;
 pub mod target;
 pub mod timeline;

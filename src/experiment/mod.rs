@@ -4,4 +4,5 @@
 pub mod burst;
 pub mod prepare;
 pub mod recovery;
+pub mod sweep;
 pub mod virtual_time;

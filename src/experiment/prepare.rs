@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use serde::{Deserialize, Serialize};
 
 use crate::config::WorkloadConfig;
 use crate::engine::job::{run_job, JobShared};
@@ -27,6 +26,7 @@ use crate::engine::offsets::OffsetGen;
 use crate::engine::Backend;
 use crate::error::InterruptedEarly;
 use crate::report::progress::{Progress, ProgressMode};
+pub use crate::results::drive_state::DriveStateRecord;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{Target, TargetKind};
 use crate::units::UnitSystem;
@@ -36,30 +36,6 @@ use crate::workload::Pattern;
 pub const PREFILL_BS: u64 = 128 << 10;
 /// Queue depth of the prefill.
 pub const PREFILL_QD: u32 = 32;
-
-/// The state of the drive at the start of the measured run, and what was done to reach it
-/// (`summary.json`, `drive_state`). Every field is optional so that other sources (the
-/// drive's temperature, its own fill report) can add theirs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct DriveStateRecord {
-    /// Whether the span was discarded before the run (`--trim`) and the discard succeeded.
-    pub trimmed: bool,
-    /// What `--trim` did, or why it could not ("BLKDISCARD of 1.07 GB", "not supported: ...").
-    pub trim: Option<String>,
-    /// `--prefill`: the share of the target written before the run, percent.
-    pub prefill_pct: Option<f64>,
-    /// Bytes the prefill wrote.
-    pub prefill_bytes: Option<u64>,
-    /// `--idle-before`: seconds waited before the run.
-    pub idle_before_s: Option<f64>,
-    /// Fill level of the target at the start of the measured run, percent, where known (the
-    /// model's for an emulated drive; after `--trim` of the whole target, the prefill share).
-    pub fill_at_start_pct: Option<f64>,
-    /// An emulated drive's free SLC cache at the start of the measured run, bytes: what the
-    /// model says the run should find.
-    pub emulated_cache_at_start_bytes: Option<u64>,
-}
 
 /// What to do before the run.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

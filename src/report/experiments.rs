@@ -18,10 +18,9 @@ use super::charts::{
     ChartSpec, CompareRun, Dash, LabelSide, Layout, LegendEntry, LineStyle, Marker, Series, YSide,
 };
 use super::ReportOptions;
-use crate::commands::recovery::{
-    short_secs, BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary,
-};
+use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
+use crate::units::short_secs;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 const MEASURED: LineStyle = LineStyle {

@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod progress;
 pub mod reads;
 pub mod svg;
+pub mod sweep;
 pub mod sweep_charts;
 pub mod terminal;
 pub mod text;
@@ -23,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
-pub use crate::experiment::prepare::DriveStateRecord;
 use crate::health::HealthLog;
+pub use crate::results::drive_state::DriveStateRecord;
 use crate::target::host::HostInfo;
 use crate::timeline::{RunMeta, StopReason, Timeline};
 use crate::units::UnitSystem;

@@ -20,7 +20,7 @@
 //! parameters), the model is fitted again, and the 2.5% and 97.5% quantiles of the refits are
 //! the interval. The random draws are seeded, so a fit is repeatable.
 
-use serde::{Deserialize, Serialize};
+pub use crate::results::recovery::RecoveryFit;
 
 /// One measured point: the cache recovered after idling.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,39 +33,6 @@ pub struct Point {
     pub low: f64,
     /// Upper end of its 95% interval, bytes.
     pub high: f64,
-}
-
-/// The fitted recovery model with 95% intervals (the `recovery.fit` object of
-/// `summary.json`). A value is `null` when the points do not determine it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RecoveryFit {
-    /// Folding rate while idle, bytes of cache per second of idle.
-    pub fold_rate_bytes_per_sec: Option<f64>,
-    /// Lower end of its 95% interval.
-    pub fold_rate_bytes_per_sec_low: Option<f64>,
-    /// Upper end of its 95% interval.
-    pub fold_rate_bytes_per_sec_high: Option<f64>,
-    /// Idle time before folding starts, seconds.
-    pub delay_s: Option<f64>,
-    /// Lower end of its 95% interval.
-    pub delay_s_low: Option<f64>,
-    /// Upper end of its 95% interval.
-    pub delay_s_high: Option<f64>,
-    /// Idle time after which the whole cache is back, seconds.
-    pub full_recovery_s: Option<f64>,
-    /// Lower end of its 95% interval.
-    pub full_recovery_s_low: Option<f64>,
-    /// Upper end of its 95% interval.
-    pub full_recovery_s_high: Option<f64>,
-    /// The cache when whole again, bytes (the plateau).
-    pub full_cache_bytes: Option<f64>,
-    /// True when a point lies on the plateau; false when the plateau is the first burst's
-    /// cache (the full-recovery time is then an extrapolation).
-    pub plateau_seen: bool,
-    /// Points on the ramp (idle between the delay and full recovery).
-    pub points_on_ramp: usize,
-    /// Things a reader should know about the fit, as sentences.
-    pub warnings: Vec<String>,
 }
 
 /// A fitted curve: delay, knee (full-recovery time, infinite for a ramp alone) and plateau.

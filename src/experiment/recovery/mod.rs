@@ -32,44 +32,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{Decision, StopConfig, StopRule};
 use crate::detect::Analysis;
 use crate::error::usage;
 use crate::model::DriveModel;
+use crate::results::recovery::{BurstEnd, CacheFound, Reference};
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::units::parse_duration;
 
 /// Fewest samples a burst writes before it may end as having no cache (enough to read the
 /// after-cache level and the excess of the first sample over it).
 pub const MIN_NO_CACHE_SAMPLES: usize = 6;
-
-/// What a burst knows from an earlier one: the levels in and after the cache and the longest
-/// cache phase to expect.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Reference {
-    /// Throughput in the cache, bytes/s.
-    pub in_cache_bytes_per_sec: f64,
-    /// Throughput after the cache, bytes/s.
-    pub after_cache_bytes_per_sec: f64,
-    /// The largest cache expected, bytes (a burst with no cliff by then has none to find).
-    pub max_cache_bytes: f64,
-}
-
-/// Why a burst ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BurstEnd {
-    /// The cliff was confirmed and the level after it held for the hold time.
-    CliffConfirmed,
-    /// The drive wrote at its after-cache level from the start: no cache to find.
-    NoCache,
-    /// The span (or the byte limit) was written to its end.
-    EndOfSpan,
-    /// Ctrl-C or SIGTERM.
-    Interrupted,
-}
 
 /// The stop rule of a burst: the early stop of [`crate::detect::stop::StopRule`] (the cliff
 /// confirmed and the level after it held), and, with a reference burst, an end when the
@@ -153,21 +127,6 @@ fn median(v: &mut [f64]) -> f64 {
     } else {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
-}
-
-/// The cache a burst found, with its 95% interval, and how it was read.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct CacheFound {
-    /// Bytes written in the cache.
-    pub bytes: f64,
-    /// Lower end of the 95% interval.
-    pub low: f64,
-    /// Upper end of the 95% interval.
-    pub high: f64,
-    /// "detector" (the change-point detector's cliff), "excess" (the excess of the first
-    /// samples over the after-cache level: a cache phase too short for the detector) or
-    /// "none" (no cliff and no reference).
-    pub method: &'static str,
 }
 
 /// Reads the cache a burst found: the detector's estimate where it has a cliff; otherwise,

@@ -8,7 +8,6 @@
 //! then as the model says).
 
 use std::io;
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -16,7 +15,6 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 
 use super::{BurstEnd, BurstRule, TestDrive};
-use crate::cli::BurstTargetArgs;
 use crate::config::WorkloadConfig;
 use crate::engine::job::{spawn_jobs, JobShared};
 use crate::engine::offsets::OffsetGen;
@@ -28,7 +26,6 @@ use crate::report::progress;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target};
 use crate::timeline::{RunMeta, Sample, Workload};
-use crate::units::parse_size;
 use crate::workload::{EngineKind, Pattern};
 
 /// How often the sampling loop looks at the stop flags between deadlines.
@@ -75,21 +72,15 @@ pub struct RealDrive {
 
 impl RealDrive {
     /// Inspects and opens the target as the probe does (refusals and agreement first, nothing
-    /// written).
-    pub fn open(c: &BurstTargetArgs, w: &WorkloadConfig) -> Result<RealDrive> {
-        let size = c
-            .size
-            .as_deref()
-            .map(parse_size)
-            .transpose()
-            .context("--size")?;
-        let req = OpenRequest {
-            size,
-            overwrite: c.overwrite,
-            destroy_data: c.destroy_data,
-            interactive: std::io::stdin().is_terminal(),
-        };
-        let info = target::inspect(&c.target, &req)?;
+    /// written); `req` says what the user agreed to.
+    pub fn open(
+        target_path: &str,
+        req: &OpenRequest,
+        engine: EngineKind,
+        w: &WorkloadConfig,
+    ) -> Result<RealDrive> {
+        let req = req.clone();
+        let info = target::inspect(target_path, &req)?;
         info.check_fit(w.block_size, w.span)?;
         let target = target::open_for_write(info, &req, &mut |p| {
             progress::confirm_device(&p.path, &p.name, p.model.as_deref(), p.capacity_bytes)
@@ -104,7 +95,7 @@ impl RealDrive {
         Ok(RealDrive {
             target,
             w: w.clone(),
-            engine: c.engine.unwrap_or(EngineKind::IoUring),
+            engine,
             span,
             extent: 0,
             engine_name: "",
