@@ -223,3 +223,29 @@ mod opt_secs {
             .map_err(serde::de::Error::custom)
     }
 }
+
+/// The target and options that the burst experiments (`recovery`, `fill-sweep`) share, after
+/// the flags are checked.
+#[derive(Debug, Clone)]
+pub struct BurstTargetConfig {
+    /// The target as given (`emu:` specs, files, block devices).
+    pub target: String,
+    /// Run a model in virtual time.
+    pub simulate: bool,
+    /// The bursts' workload.
+    pub workload: WorkloadConfig,
+    /// When a burst stops after its cliff.
+    pub stop: crate::detect::stop::StopConfig,
+    /// `--size` for a file that does not exist yet, bytes.
+    pub size: Option<u64>,
+    /// `--overwrite`: an existing file may be written over.
+    pub overwrite: bool,
+    /// `--destroy-data`: a block device may be written over.
+    pub destroy_data: bool,
+    /// The engine on a real target.
+    pub engine: crate::workload::EngineKind,
+    /// No progress on stderr.
+    pub quiet: bool,
+    /// `--out`, if given.
+    pub out: Option<PathBuf>,
+}

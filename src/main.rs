@@ -16,8 +16,8 @@ fn main() {
         Command::Presets => slccache::model::presets::print_presets(),
         Command::Completions(a) => slccache::commands::install::run_completions(a),
         Command::Man(a) => slccache::commands::install::run_man(a),
-        Command::Recovery(a) => slccache::commands::recovery::recovery(a),
-        Command::FillSweep(a) => slccache::commands::recovery::fill_sweep(a),
+        Command::Recovery(a) => slccache::commands::recovery::run(a),
+        Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
     };
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);

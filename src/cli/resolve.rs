@@ -184,6 +184,58 @@ pub fn stop_config(args: &StopArgs) -> Result<StopConfig> {
     Ok(c)
 }
 
+/// The common flags of `recovery` and `fill-sweep` checked and resolved: the bursts are
+/// seqwrite unless a pattern or scenario says otherwise, and `--duration` is refused (each
+/// burst writes until its cliff is confirmed). `what` names the subcommand in errors.
+pub fn burst_target(
+    c: &crate::cli::BurstTargetArgs,
+    what: &str,
+) -> Result<(
+    crate::config::BurstTargetConfig,
+    crate::report::ReportOptions,
+)> {
+    let mut wa = c.workload.clone();
+    if wa.pattern.is_none() && wa.scenario.is_none() {
+        wa.pattern = Some(Pattern::Seqwrite);
+    }
+    let w = WorkloadConfig::resolve(&wa)?;
+    if w.duration.is_some() {
+        return Err(usage(format!(
+            "--duration is not used by {what}: each burst writes until the cliff is confirmed; \
+             use --max-bytes to cap a burst"
+        )));
+    }
+    let stop = stop_config(&StopArgs {
+        no_early_stop: false,
+        after_cliff: c.after_cliff.clone(),
+    })?;
+    let opts = crate::report::ReportOptions {
+        units: c.output.units,
+        png_size: crate::report::parse_png_size(&c.output.png_size)?,
+        theme: c.output.theme.into(),
+        align_cliff: false,
+    };
+    let size = c
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .context("--size")?;
+    let bt = crate::config::BurstTargetConfig {
+        target: c.target.clone(),
+        simulate: c.simulate,
+        workload: w,
+        stop,
+        size,
+        overwrite: c.overwrite,
+        destroy_data: c.destroy_data,
+        engine: c.engine.unwrap_or(crate::workload::EngineKind::IoUring),
+        quiet: c.quiet,
+        out: c.output.out.clone(),
+    };
+    Ok((bt, opts))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod compare;
+pub mod fill_sweep;
 pub mod info;
 pub mod install;
 pub mod probe;

@@ -26,6 +26,7 @@
 
 pub mod fit;
 pub mod realtime;
+pub mod steps;
 pub mod virtual_drive;
 
 use std::sync::atomic::{AtomicBool, Ordering};
