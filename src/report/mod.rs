@@ -358,6 +358,24 @@ pub fn print_files_written(files: &[PathBuf]) {
     }
 }
 
+/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
+/// has none. Other keys are not needed here, so summaries from other versions still work.
+pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
+    match v.get("run") {
+        None => Ok(None),
+        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
+            crate::error::usage(format!(
+                "{}: the 'run' object is not a slccache run description: {e}",
+                path.display()
+            ))
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,23 +437,5 @@ mod tests {
         o.remove("drive_state");
         let old: Summary = serde_json::from_value(v).unwrap();
         assert_eq!((old.host, old.drive_state), (None, None));
-    }
-}
-
-/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
-/// has none. Other keys are not needed here, so summaries from other versions still work.
-pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
-    match v.get("run") {
-        None => Ok(None),
-        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
-            crate::error::usage(format!(
-                "{}: the 'run' object is not a slccache run description: {e}",
-                path.display()
-            ))
-        }),
     }
 }
