@@ -6,6 +6,7 @@ pub mod charts;
 pub mod color;
 pub mod decimate;
 pub mod draw;
+pub mod experiment_files;
 pub mod experiments;
 pub mod html;
 pub mod markdown;
