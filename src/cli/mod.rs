@@ -326,8 +326,13 @@ pub struct StopArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
     /// Output folder [default: output/<name>-<timestamp>/, named after the target or model].
+    /// A folder that already holds files is refused unless --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an --out folder that already holds files (outputs of the same names are
+    /// replaced; other files are kept).
+    #[arg(long)]
+    pub force: bool,
     /// Units in charts and reports: decimal MB/GB (as drive makers quote) or binary MiB/GiB.
     #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
     pub units: UnitSystem,
@@ -443,9 +448,14 @@ pub struct AnalyzeArgs {
     /// Unit of the first column when it is data written: B, kB, MB, GB, KiB, MiB, GiB.
     #[arg(long, value_name = "UNIT")]
     pub x_unit: Option<String>,
-    /// Write charts and reports to this folder.
+    /// Write charts and reports to this folder. A folder that already holds files is refused
+    /// unless --force, or unless it is the run folder of the timeline being analysed.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an --out folder that already holds files (outputs of the same names are
+    /// replaced; other files are kept).
+    #[arg(long)]
+    pub force: bool,
     /// Units in charts and reports.
     #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
     pub units: UnitSystem,
