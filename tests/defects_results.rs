@@ -315,3 +315,122 @@ fn a_full_output_disk_leaves_no_truncated_file() {
         }
     }
 }
+
+// Item 4: a file that backs a loop device (or is an active swap file) was written.
+#[test]
+fn a_file_that_backs_a_loop_device_is_refused() {
+    let test = "a_file_that_backs_a_loop_device_is_refused";
+    if !may_run(test) {
+        return;
+    }
+    let d = scratch("defects-loopfile-");
+    let img = d.path().join("loop.img");
+    std::fs::write(&img, vec![7u8; 8 << 20]).unwrap();
+    let lo = LoopDev::attach(&img, false);
+    let o = run(&[
+        "probe",
+        img.to_str().unwrap(),
+        "--overwrite",
+        "--duration",
+        "1s",
+        "--quiet",
+        "--out",
+        d.path().join("o").to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("backs the loop device") && e.contains(lo.name()),
+        "{e}"
+    );
+    assert!(std::fs::read(&img).unwrap().iter().all(|&b| b == 7));
+    drop(lo);
+}
+
+#[test]
+fn an_active_swap_file_is_refused_up_front() {
+    let test = "an_active_swap_file_is_refused_up_front";
+    if !may_run(test) {
+        return;
+    }
+    let d = scratch("defects-swapfile-");
+    let sw = d.path().join("swap.img");
+    std::fs::write(&sw, vec![0u8; 8 << 20]).unwrap();
+    let _ = Command::new("chmod").arg("600").arg(&sw).status();
+    let ok = Command::new("mkswap")
+        .arg("-q")
+        .arg(&sw)
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new("swapon")
+            .args(["-p", "-2"])
+            .arg(&sw)
+            .status()
+            .is_ok_and(|s| s.success());
+    if !ok {
+        assert!(!ci(), "{test}: CI=true but swapon of a file failed");
+        eprintln!("{test}: skipped: swapon of a file is not allowed here");
+        return;
+    }
+    struct SwapOff(std::path::PathBuf);
+    impl Drop for SwapOff {
+        fn drop(&mut self) {
+            let _ = Command::new("swapoff").arg(&self.0).status();
+        }
+    }
+    let _guard = SwapOff(sw.clone());
+    let o = run(&[
+        "probe",
+        sw.to_str().unwrap(),
+        "--overwrite",
+        "--duration",
+        "1s",
+        "--quiet",
+        "--out",
+        d.path().join("o").to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("active swap file"), "{e}");
+}
+
+// Item 8: --size beyond the free space was accepted, and tmpfs was not named.
+#[test]
+fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
+    let test = "a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named";
+    if !may_run(test) {
+        return;
+    }
+    let fs = Tmpfs::new("8M");
+    let f = fs.path().join("scratch.bin");
+    let out = scratch("defects-free-");
+    let o = run(&[
+        "probe",
+        f.to_str().unwrap(),
+        "--size",
+        "5TB",
+        "--duration",
+        "1s",
+        "--quiet",
+        "--out",
+        out.path().join("a").to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("free space"), "{e}");
+    assert!(!f.exists());
+    let o = run(&[
+        "probe",
+        f.to_str().unwrap(),
+        "--size",
+        "4MiB",
+        "--duration",
+        "1s",
+        "--quiet",
+        "--out",
+        out.path().join("b").to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains("is on tmpfs"), "{e}");
+}
