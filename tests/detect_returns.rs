@@ -150,3 +150,61 @@ fn a_deep_stretch_shorter_than_ten_dips_stays_a_slowdown() {
     assert!(a.returns.is_empty(), "{:#?}", a.returns);
     assert_eq!(a.slowdowns.len(), 1, "{:#?}", a.slowdowns);
 }
+
+#[test]
+fn the_return_is_told_on_the_terminal_in_the_report_and_on_the_card() {
+    let (t, _) = qlc_trace(1);
+    let a = analyze(&t);
+    assert_eq!(a.returns.len(), 1);
+    // The terminal line tells it between the two cliffs.
+    let line = slccache::report::terminal::human_summary(&a, UnitSystem::Binary);
+    let back = line.find("the cache came back at").expect(&line);
+    let second = line.find("(cliff 2").expect(&line);
+    assert!(back < second, "{line}");
+    // The card says it in a line: it differs from the card of the same run without it.
+    let card = |a: &slccache::detect::Analysis| {
+        slccache::report::card::render_card(
+            &t,
+            a,
+            UnitSystem::Binary,
+            slccache::report::charts::Theme::Light,
+        )
+        .unwrap()
+    };
+    let mut without = a.clone();
+    without.returns.clear();
+    assert_ne!(card(&a), card(&without));
+    // report.md has a row for it.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("qlc.csv");
+    let mut text = String::from("MiB_written,MiB/s\n");
+    for s in &t.samples {
+        text.push_str(&format!(
+            "{:.3},{:.3}\n",
+            s.bytes_total as f64 / MIB,
+            s.bytes_per_sec / MIB
+        ));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args(["analyze", "--units", "binary", "--out"])
+        .arg(&out)
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Cache came back |"))
+        .expect(&md);
+    assert!(
+        row.contains("cache came back once while writing: +12.") && row.contains("GiB written"),
+        "{row}"
+    );
+}
