@@ -191,7 +191,7 @@ pub fn drive_rows(
     }
     if let (Some(a), Some(b)) = (&s.smart_start, &s.smart_end) {
         let units_delta = b.data_units_written as i128 - a.data_units_written as i128;
-        let counted = units_delta * crate::target::nvme::DATA_UNIT_BYTES as i128;
+        let counted = units_delta * crate::health::DATA_UNIT_BYTES as i128;
         v.push((
             "Written, by the drive's count".to_string(),
             format!(
