@@ -208,3 +208,66 @@ fn the_return_is_told_on_the_terminal_in_the_report_and_on_the_card() {
         "{row}"
     );
 }
+
+#[test]
+fn the_charts_mark_the_return_and_break_the_smoothed_line_there() {
+    use slccache::report::charts::{throughput_data, throughput_time};
+    let (t, _) = qlc_trace(2);
+    let a = analyze(&t);
+    let r = a.returns[0].clone();
+    let o = slccache::report::ReportOptions {
+        units: UnitSystem::Binary,
+        ..Default::default()
+    };
+    for spec in [throughput_data(&t, &a, &o), throughput_time(&t, &a, &o)] {
+        let texts = spec.texts();
+        assert!(
+            texts.iter().any(|s| s.starts_with("cache came back at")),
+            "{texts:?}"
+        );
+        assert!(
+            spec.legend
+                .iter()
+                .any(|e| e.name == "cache came back while writing"),
+            "{:?}",
+            spec.legend
+        );
+        assert!(spec
+            .subtitle
+            .contains("cache came back once while writing: +12."));
+        assert!(spec
+            .bands
+            .iter()
+            .any(|b| b.label.starts_with("SLC cache (back)")));
+        // Three markers in order: the cliff, the return, the cliff again.
+        let xs: Vec<f64> = spec.markers.iter().map(|m| m.x).collect();
+        assert_eq!(xs.len(), 3, "{xs:?}");
+        assert!(xs[0] < xs[1] && xs[1] < xs[2], "{xs:?}");
+    }
+    // Over data written the return sits at the bytes written before it.
+    let spec = throughput_data(&t, &a, &o);
+    let gib = r.bytes_before as f64 / GIB;
+    assert!(
+        (spec.markers[1].x - gib).abs() < 1e-9,
+        "{:?}",
+        spec.markers[1]
+    );
+    // The smoothed line does not ramp across the return: no smoothed point between the
+    // last low sample and the first high one lies halfway up.
+    let smoothed = spec
+        .series
+        .iter()
+        .find(|s| s.name.starts_with("smoothed"))
+        .unwrap();
+    let near: Vec<f64> = smoothed
+        .points
+        .iter()
+        .filter(|p| (p.0 - gib).abs() < 0.3)
+        .map(|p| p.1)
+        .collect();
+    assert!(!near.is_empty());
+    assert!(
+        near.iter().all(|&v| !(250.0..550.0).contains(&v)),
+        "{near:?}"
+    );
+}
