@@ -709,14 +709,7 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
 /// All that was written, but at most one pass over the span (or the whole target): a run
 /// whose writes wrapped around the span cannot show a cache larger than the span.
 fn lower_bound_cap(t: &Timeline) -> u64 {
-    let cap = t
-        .meta
-        .workload
-        .span_bytes
-        .or(t.meta.device.capacity_bytes)
-        .filter(|&c| c > 0)
-        .unwrap_or(u64::MAX);
-    t.bytes_total().min(cap)
+    t.bytes_total().min(span_of(t).unwrap_or(u64::MAX))
 }
 
 /// One change after refinement.
@@ -971,9 +964,44 @@ fn analyze_levels(t: &Timeline) -> Analysis {
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, start, sigma_x, &mut out);
+    out.warnings.extend(wrapped_cliff_warning(t, &out));
     out.warnings
         .extend(cpu_bound_warnings(samples, &out.phases));
     out
+}
+
+/// One pass over what the run wrote to: the span, or the whole target. `None` when unknown.
+fn span_of(t: &Timeline) -> Option<u64> {
+    t.meta
+        .workload
+        .span_bytes
+        .or(t.meta.device.capacity_bytes)
+        .filter(|&c| c > 0)
+}
+
+/// A cliff found after more bytes than the span holds: the writes had wrapped around it, so
+/// the figure counts blocks written more than once and cannot be the cache size of that span
+/// (which holds at most the span). Says why and what to do.
+fn wrapped_cliff_warning(t: &Timeline, a: &Analysis) -> Option<String> {
+    let e = a.cache_estimate.as_ref()?;
+    let span = span_of(t)?;
+    if e.bytes <= span {
+        return None;
+    }
+    let units = UnitSystem::Decimal;
+    Some(format!(
+        "the cliff came after {} written, more than the {} span: the writes had wrapped around \
+         it ({:.1} passes), so blocks were written more than once and the drive may have freed \
+         cache for the blocks it overwrote; {} is not the cache size of this span (at most {} \
+         of distinct blocks); write over a span larger than the cache (--span, or the whole \
+         drive), or start from an empty cache (--trim, then --idle-before) so that the first \
+         pass finds the cliff",
+        format_bytes(e.bytes as f64, units),
+        format_bytes(span as f64, units),
+        e.bytes as f64 / span as f64,
+        format_bytes(e.bytes as f64, units),
+        format_bytes(span as f64, units),
+    ))
 }
 
 /// A phase counts as CPU-bound when the writer threads were busy (on a CPU, or ready to run
