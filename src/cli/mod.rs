@@ -59,7 +59,8 @@ long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Probe(ProbeArgs),
-    /// Find the cliffs in a saved timeline, a fio bandwidth log or a two-column CSV.
+    /// Find the cliffs in a saved timeline, a fio bandwidth log, a two-column CSV or a DiskSPD
+    /// XML result.
     #[command(after_help = "Examples:\n  \
 slccache analyze output/run/timeline.csv\n  \
 slccache analyze fio_bw.1.log --json\n  \
@@ -429,7 +430,8 @@ pub struct ProbeArgs {
 /// `slccache analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct AnalyzeArgs {
-    /// Timeline files: slccache timeline.csv, fio bandwidth logs, or two-column CSVs.
+    /// Timeline files: slccache timeline.csv, fio bandwidth logs, two-column CSVs, or DiskSPD
+    /// XML results (run with -D -Rxml).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print the analysis as one JSON object per file to stdout.
