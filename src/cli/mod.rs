@@ -144,6 +144,10 @@ for probe); --max-bytes caps each burst.\n\
 Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md and\n\
 bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    #[command(
+        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
+    )]
     Recovery(RecoveryArgs),
     /// Cache size against fill level: fill to each level, idle, write until the cliff.
     #[command(after_help = "Examples:\n  \
@@ -156,6 +160,10 @@ then write until the cliff. --trim-first discards the whole span first. Bursts a
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
 report.md and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    #[command(
+        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
+    )]
     FillSweep(FillSweepArgs),
 }
 
