@@ -190,7 +190,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
             }
         }
     }
-    humantime::parse_duration(t).map_err(|e| err(format!("{e}; give e.g. 90s, 5m, 10ms or 1h")))
+    if t.starts_with('-') {
+        return Err(err(
+            "a duration cannot be negative; give e.g. 90s, 5m, 10ms or 1h".into(),
+        ));
+    }
+    // humantime's own messages ("expected number at 0", "(and few variations)") speak of its
+    // parser; say what slccache takes instead.
+    humantime::parse_duration(t).map_err(|_| {
+        err("not a duration; give a number and a unit: 10ms, 90s, 5m or 5min, 2h, 1d".into())
+    })
 }
 
 /// Parses a rate such as `1800MB/s`, `591 MB/s`, `1.2GB/s`, `500MiB/s` into bytes per second.

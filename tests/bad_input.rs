@@ -375,8 +375,86 @@ fn cases() -> Vec<Case> {
         c(&["man", "--bogus"], 2, Words(&["--bogus"])),
         c(
             &["man", "--out-dir", "blocker"],
-            1,
-            Words(&["--out-dir", "blocker"]),
+            2,
+            Words(&["--out-dir", "blocker", "not a folder"]),
+        ),
+        // Item 31: one message for an existing file as --out, in every subcommand.
+        c(
+            &["probe", EMU, "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &["simulate", "960evo-500g", "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &["analyze", "good.csv", "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &[
+                "sweep",
+                EMU,
+                "--simulate",
+                "--qd",
+                "1",
+                "--jobs",
+                "1",
+                "--out",
+                "blocker",
+            ],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &[
+                "recovery",
+                EMU,
+                "--simulate",
+                "--idle",
+                "5s",
+                "--out",
+                "blocker",
+            ],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &[
+                "fill-sweep",
+                EMU,
+                "--simulate",
+                "--levels",
+                "0",
+                "--out",
+                "blocker",
+            ],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        // Item 32: error wording.
+        c(
+            &["sweep", EMU, "--simulate", "--point-duration", "-1s"],
+            2,
+            Words(&["--point-duration", "cannot be negative"]),
+        ),
+        c(
+            &["probe", EMU, "--duration=-5s"],
+            2,
+            Words(&["--duration", "cannot be negative"]),
+        ),
+        c(
+            &["probe", EMU, "--duration", "1x"],
+            2,
+            Words(&["--duration", "1x", "a number and a unit"]),
+        ),
+        c(
+            &["simulate", "960evo-500g,cache=1GB,cache=2GB"],
+            2,
+            Words(&["cache", "twice"]),
         ),
     ]
 }

@@ -218,7 +218,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PCTS")]
     pub rwmix_read: Option<String>,
     /// Length of each point.
-    #[arg(long, default_value = "10s")]
+    #[arg(long, default_value = "10s", allow_hyphen_values = true)]
     pub point_duration: String,
     /// Stop each point after this many bytes (keeps write points inside the cache).
     #[arg(long)]
@@ -305,7 +305,7 @@ pub struct WorkloadArgs {
     pub span: Option<String>,
     /// Stop after this long at the latest [default: one pass over the span; the early stop
     /// usually ends the run sooner].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub duration: Option<String>,
     /// Stop after writing this many bytes at the latest [default: one pass over the span].
     #[arg(long)]

@@ -376,7 +376,7 @@ pub fn load_with_notes(
         return Err(ImportError::whole(
             &name,
             format!(
-                "this is fio's {what}, not a bandwidth log; slccache needs the bandwidth \
+                "this is {what} of fio, not a bandwidth log; slccache needs the bandwidth \
                  log: run fio with --write_bw_log=PREFIX and give PREFIX_bw.N.log"
             ),
         ));
