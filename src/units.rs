@@ -285,6 +285,27 @@ pub fn short_secs(s: f64) -> String {
     }
 }
 
+/// `1 level`, `3 levels`: a count with its noun in the right number.
+pub fn count_text(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A cache found by a burst: `cache 1.07 GB [1.05 GB .. 1.09 GB]`, or, when the burst found
+/// no cliff (`method` "none"), the lower bound it is: `no cliff: the cache is at least
+/// 1.07 GB` (never a zero-width interval).
+pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
+    if method == "none" {
+        format!("no cliff: the cache is at least {}", format_bytes(bytes, u))
+    } else {
+        format!(
+            "cache {} [{} .. {}]",
+            format_bytes(bytes, u),
+            format_bytes(low, u),
+            format_bytes(high, u)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,3 +130,40 @@ fn a_model_is_named_alike_with_or_without_emu() {
     assert!(d.path().join("a/summary.json").is_file());
     assert!(d.path().join("b/sweep.csv").is_file());
 }
+
+// Item 13: a lower bound was shown as a cache with a zero-width interval.
+#[test]
+fn a_burst_without_a_cliff_reports_a_lower_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path().join("r");
+    let out = ok(&[
+        "recovery",
+        "emu:970evo-500g",
+        "--simulate",
+        "--max-bytes",
+        "1GB",
+        "--idle",
+        "5s",
+        "--out",
+        r.to_str().unwrap(),
+    ]);
+    assert!(out.contains("first burst: no cliff: the cache is at least 1.00 GB"), "{out}");
+    assert!(!out.contains("[1.00 GB .. 1.00 GB]"), "{out}");
+    assert!(out.contains("0 steps") && out.contains("fit: not determined"), "{out}");
+    let f = d.path().join("f");
+    let out = ok(&[
+        "fill-sweep",
+        "emu:660p-1tb",
+        "--simulate",
+        "--max-bytes",
+        "1GB",
+        "--levels",
+        "0",
+        "--out",
+        f.to_str().unwrap(),
+    ]);
+    assert!(out.contains(": 1 level\n"), "{out}");
+    let csv = std::fs::read_to_string(f.join("fill-sweep.csv")).unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((row[1], row[2], row[3], row[6]), ("", "1000000000", "", "none"), "{csv}");
+}
