@@ -252,9 +252,14 @@ pub fn format_rate(bytes_per_sec: f64, units: UnitSystem) -> String {
     format!("{num} {}/s", units.mega_label())
 }
 
-/// Formats seconds as `14.0 s`, `2.5 min` above ten minutes, `1.50 h` above two hours.
+/// Formats seconds as `14.0 s`, `2.5 min` above ten minutes, `2.50 h` above two hours,
+/// `16.5 h` above ten hours and `168 h` above a hundred (three significant digits).
 pub fn format_seconds(s: f64) -> String {
-    if s >= 7200.0 {
+    if s >= 360_000.0 {
+        format!("{:.0} h", s / 3600.0)
+    } else if s >= 36_000.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else if s >= 7200.0 {
         format!("{:.2} h", s / 3600.0)
     } else if s >= 600.0 {
         format!("{:.1} min", s / 60.0)

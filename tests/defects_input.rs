@@ -147,9 +147,15 @@ fn a_burst_without_a_cliff_reports_a_lower_bound() {
         "--out",
         r.to_str().unwrap(),
     ]);
-    assert!(out.contains("first burst: no cliff: the cache is at least 1.00 GB"), "{out}");
+    assert!(
+        out.contains("first burst: no cliff: the cache is at least 1.00 GB"),
+        "{out}"
+    );
     assert!(!out.contains("[1.00 GB .. 1.00 GB]"), "{out}");
-    assert!(out.contains("0 steps") && out.contains("fit: not determined"), "{out}");
+    assert!(
+        out.contains("0 steps") && out.contains("fit: not determined"),
+        "{out}"
+    );
     let f = d.path().join("f");
     let out = ok(&[
         "fill-sweep",
@@ -165,5 +171,9 @@ fn a_burst_without_a_cliff_reports_a_lower_bound() {
     assert!(out.contains(": 1 level\n"), "{out}");
     let csv = std::fs::read_to_string(f.join("fill-sweep.csv")).unwrap();
     let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
-    assert_eq!((row[1], row[2], row[3], row[6]), ("", "1000000000", "", "none"), "{csv}");
+    assert_eq!(
+        (row[1], row[2], row[3], row[6]),
+        ("", "1000000000", "", "none"),
+        "{csv}"
+    );
 }

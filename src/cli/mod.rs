@@ -50,7 +50,7 @@ slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absen
 slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
 slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
-slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
+slccache probe emu:960evo-250g --scenario iometer-128k-seq-qd32\n  \
 slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n  \
 slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
 slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
@@ -304,7 +304,8 @@ pub struct WorkloadArgs {
     #[arg(long)]
     pub span: Option<String>,
     /// Stop after this long at the latest [default: one pass over the span; the early stop
-    /// usually ends the run sooner].
+    /// usually ends the run sooner]. One pass over the span stays the limit unless --max-bytes
+    /// says more.
     #[arg(long, allow_hyphen_values = true)]
     pub duration: Option<String>,
     /// Stop after writing this many bytes at the latest [default: one pass over the span].
@@ -313,7 +314,8 @@ pub struct WorkloadArgs {
     /// Seed for the random offsets and the data written [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// A scenario file (TOML) with workload settings; flags override it.
+    /// A scenario file (TOML) with workload settings, or the name of a built-in one (e.g.
+    /// iometer-128k-seq-qd32, see scenarios/); flags override it.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
 }

@@ -63,12 +63,12 @@ pub fn summary_text(
     let t = &sim.timeline;
     let truth = &sim.truth;
     let mut s = format!(
-        "{} ({}), {pat} {} QD{} x{} jobs, virtual time\n",
+        "{} ({}), {pat} {} QD{} × {}, virtual time\n",
         model.name,
         model.model,
         format_bytes(w.block_size as f64, UnitSystem::Binary),
         w.queue_depth,
-        w.jobs
+        crate::units::count_text(w.jobs as usize, "job", "jobs")
     );
     s += &format!(
         "  wrote {} in {} (virtual), {}\n",
