@@ -30,7 +30,8 @@ pub const DATA_UNIT_BYTES: u64 = 512_000;
 /// What Identify Controller says about the drive (NVMe 2.0 section 5.17.2.1, Figure 275).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IdentifyController {
-    /// PCI Vendor ID (bytes 01:00).
+    /// PCI Vendor ID (bytes 01:00); in JSON as the ecosystem writes it, `"0x1b36"`.
+    #[serde(with = "hex_u16")]
     pub pci_vendor_id: u16,
     /// Serial Number (bytes 23:04, ASCII, space padded).
     pub serial: String,
@@ -140,7 +141,39 @@ fn le128(b: &[u8], off: usize) -> u128 {
 
 /// A Kelvin temperature as °C; 0 K means "not reported" in both data structures.
 fn kelvin(k: u16) -> Option<f64> {
-    (k != 0).then_some(k as f64 - 273.15)
+    (k != 0).then(|| celsius_from_kelvin(k as f64))
+}
+
+/// Kelvin to °C, rounded to the hundredth that the 273.15 offset has: `323 - 273.15` is
+/// `49.85000000000002` in floating point, and JSON readers would see every digit of it.
+pub fn celsius_from_kelvin(k: f64) -> f64 {
+    ((k - 273.15) * 100.0).round() / 100.0
+}
+
+/// A u16 written as `"0x1b36"` (PCI IDs are quoted in hex everywhere else: lspci, nvme-cli,
+/// the PCI ID database); read back from that or from a plain number.
+mod hex_u16 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u16, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:#06x}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Num(u16),
+            Text(String),
+        }
+        match Either::deserialize(d)? {
+            Either::Num(n) => Ok(n),
+            Either::Text(t) => {
+                let h = t.trim_start_matches("0x").trim_start_matches("0X");
+                u16::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+            }
+        }
+    }
 }
 
 /// ASCII field, space (or NUL) padded, trimmed; other bytes replaced.
@@ -480,6 +513,38 @@ pub(crate) mod tests {
             None
         );
         assert!(parse_smart_log(&[0u8; 4096]).is_err());
+    }
+
+    #[test]
+    fn temperatures_are_rounded_to_the_hundredth() {
+        // QEMU's controller: 323 K now, thresholds 343 K and 373 K.
+        let mut p = identify_page();
+        put(&mut p, 266, &343u16.to_le_bytes());
+        put(&mut p, 268, &373u16.to_le_bytes());
+        let id = parse_identify_controller(&p).unwrap();
+        let h = parse_smart_log(&smart_page(0, 323, 0, 0)).unwrap();
+        let j = serde_json::to_string(&(id, h)).unwrap();
+        assert!(j.contains("\"warning_temp_c\":69.85,"), "{j}");
+        assert!(j.contains("\"critical_temp_c\":99.85,"), "{j}");
+        assert!(j.contains("\"temperature_c\":49.85,"), "{j}");
+        assert!(j.contains("\"sensors_c\":[51.85,46.85]"), "{j}");
+        assert_eq!(celsius_from_kelvin(273.15), 0.0);
+    }
+
+    #[test]
+    fn pci_vendor_id_is_hex_in_json() {
+        let mut p = identify_page();
+        put(&mut p, 0, &0x1b36u16.to_le_bytes());
+        let id = parse_identify_controller(&p).unwrap();
+        let j = serde_json::to_value(&id).unwrap();
+        assert_eq!(j["pci_vendor_id"], "0x1b36");
+        let back: IdentifyController = serde_json::from_value(j).unwrap();
+        assert_eq!(back.pci_vendor_id, 0x1b36);
+        // Summaries written before this read back too (a plain number).
+        let mut old = serde_json::to_value(&back).unwrap();
+        old["pci_vendor_id"] = 6966.into();
+        let back: IdentifyController = serde_json::from_value(old).unwrap();
+        assert_eq!(back.pci_vendor_id, 0x1b36);
     }
 
     #[test]
