@@ -762,9 +762,16 @@ fn finish(
     let bytes = timeline.bytes_total();
     // What the drive itself counted, against what the probe wrote.
     if let (Some(a), Some(b)) = (&o.drive_start.health, &o.drive_end.health) {
-        analysis
-            .warnings
-            .extend(crate::detect::drive::data_units_warning(a, b, bytes));
+        // The log is the controller's: on one with several namespaces, say so.
+        let namespaces = target
+            .info
+            .dev
+            .map(crate::target::nvme::controller_namespaces)
+            .unwrap_or_default();
+        analysis.warnings.extend(
+            crate::detect::drive::data_units_warning(a, b, bytes)
+                .map(|w| crate::target::nvme::shared_counter_note(w, &namespaces)),
+        );
     }
     let host = HostInfo::collect(&target.info);
     let drive_state = DriveState {

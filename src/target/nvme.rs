@@ -150,6 +150,15 @@ pub fn celsius_from_kelvin(k: f64) -> f64 {
     ((k - 273.15) * 100.0).round() / 100.0
 }
 
+/// A temperature for text, to one decimal, halves rounded away from zero on the hundredths
+/// that Kelvin readings have: 69.85 °C (343 K) is 69.9, as it would be on paper, although the
+/// nearest binary number to 69.85 lies just below it.
+pub fn format_celsius(c: f64) -> String {
+    let h = (c * 100.0).round() as i64;
+    let tenths = (h + 5 * h.signum()) / 10;
+    format!("{:.1} °C", tenths as f64 / 10.0)
+}
+
 /// A u16 written as `"0x1b36"` (PCI IDs are quoted in hex everywhere else: lspci, nvme-cli,
 /// the PCI ID database); read back from that or from a plain number.
 mod hex_u16 {
@@ -395,6 +404,53 @@ pub fn is_nvme_name(name: &str) -> bool {
         && ns.bytes().next().is_some_and(|c| c.is_ascii_digit())
 }
 
+/// Whether a name is an NVMe namespace's block device itself (`nvme0n1`), not a partition.
+fn is_namespace_name(name: &str) -> bool {
+    is_nvme_name(name)
+        && name
+            .strip_prefix("nvme")
+            .and_then(|r| r.split_once('n'))
+            .is_some_and(|(_, ns)| ns.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// The namespaces of the NVMe controller that holds block device `dev` (a namespace or one
+/// of its partitions), sorted, from sysfs: the `nvmeXnY` folders beside the namespace in
+/// its controller's folder. Empty when `dev` is not on an NVMe controller.
+pub fn controller_namespaces(dev: (u32, u32)) -> Vec<String> {
+    let Some(disk) = super::block::disk_sys_dir(dev) else {
+        return Vec::new();
+    };
+    if !disk
+        .file_name()
+        .is_some_and(|n| is_namespace_name(&n.to_string_lossy()))
+    {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = std::fs::read_dir(disk.join("device"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| is_namespace_name(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A data-units warning completed for a controller with more than one namespace: the SMART
+/// log is the controller's (NSID FFFFFFFFh), so writes to every namespace count in it.
+pub fn shared_counter_note(warning: String, namespaces: &[String]) -> String {
+    if namespaces.len() < 2 {
+        return warning;
+    }
+    format!(
+        "{warning}; the controller counts for all its namespaces ({}), so writes to the \
+         others count here too",
+        namespaces.join(", ")
+    )
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -529,6 +585,12 @@ pub(crate) mod tests {
         assert!(j.contains("\"temperature_c\":49.85,"), "{j}");
         assert!(j.contains("\"sensors_c\":[51.85,46.85]"), "{j}");
         assert_eq!(celsius_from_kelvin(273.15), 0.0);
+        // As text, to the tenth, halves up (69.85 is stored just below itself).
+        assert_eq!(format_celsius(celsius_from_kelvin(343.0)), "69.9 °C");
+        assert_eq!(format_celsius(celsius_from_kelvin(323.0)), "49.9 °C");
+        assert_eq!(format_celsius(celsius_from_kelvin(373.0)), "99.9 °C");
+        assert_eq!(format_celsius(-0.25), "-0.3 °C");
+        assert_eq!(format_celsius(38.0), "38.0 °C");
     }
 
     #[test]
@@ -548,6 +610,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_shared_counter_is_named_with_the_namespaces() {
+        let one = vec!["nvme0n1".to_string()];
+        assert_eq!(shared_counter_note("w".into(), &one), "w");
+        let two = vec!["nvme0n1".to_string(), "nvme0n2".to_string()];
+        let w = shared_counter_note("w".into(), &two);
+        assert!(
+            w.contains("the controller counts for all its namespaces (nvme0n1, nvme0n2)"),
+            "{w}"
+        );
+        // A device that is no NVMe namespace (here, one that does not exist) has none.
+        assert!(controller_namespaces((u32::MAX, 0)).is_empty());
+    }
+
+    #[test]
     fn ioctl_number_and_layout() {
         assert_eq!(NVME_IOCTL_ADMIN_CMD, 0xC048_4E41);
         assert_eq!(std::mem::offset_of!(AdminCmd, addr), 24);
@@ -564,6 +640,10 @@ pub(crate) mod tests {
         }
         for n in ["nvme0", "sda", "loop0", "nvmen1", "nvme0c0n1x"] {
             assert!(!is_nvme_name(n), "{n}");
+        }
+        assert!(is_namespace_name("nvme0n12"));
+        for n in ["nvme0n1p1", "ng0n1", "nvme0", "nvme0c0n1"] {
+            assert!(!is_namespace_name(n), "{n}");
         }
     }
 
