@@ -1,0 +1,538 @@
+//! slccache against the real Linux NVMe driver: QEMU's emulated NVMe controller in a guest
+//! booted for each test (the rig is tests/nvme_util). The binary under test is the one cargo
+//! built for this run, stripped of its debug info, inside the guest's initramfs.
+//!
+//! Namespaces are QEMU `null-co` drives (writes dropped, reads zeroes: fast, deterministic),
+//! and sparse image files where data must persist (partition tables, read-back). QEMU's own
+//! counters (QMP `query-blockstats`) are the truth for the bytes written, and its
+//! `block_set_io_throttle` makes a write cliff at a chosen byte count.
+//!
+//! Skips with the reason where the rig (.ci/install-qemu) is missing; under CI=true it runs
+//! or fails. No timing is asserted: the guest is emulated in software on a shared machine.
+
+mod nvme_util;
+use nvme_util::*;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+const SERIAL: &str = "SLC0001";
+
+fn one_controller(serial: &str, namespaces: Vec<Namespace>) -> Vec<Controller> {
+    vec![Controller {
+        serial: serial.into(),
+        namespaces,
+    }]
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let t = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    serde_json::from_str(&t).unwrap()
+}
+
+fn scratch(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+/// The SMART log's rounding: units of 512,000 bytes, rounded up.
+fn data_units(bytes: u64) -> u64 {
+    bytes.div_ceil(512_000)
+}
+
+/// What a probe's summary must hold on a real NVMe namespace: the identity as QEMU was
+/// configured, the host record of the guest, the drive's state from its SMART log.
+fn check_real_drive_records(s: &serde_json::Value, rig: &Rig, dev: &str, bs: u64, what: &str) {
+    let d = &s["run"]["device"];
+    assert_eq!(d["path"], format!("/dev/{dev}"), "{what}: {d}");
+    assert_eq!(d["kind"], "block", "{what}");
+    assert_eq!(d["model"], "QEMU NVMe Ctrl", "{what}: {d}");
+    assert_eq!(d["firmware"], rig.qemu_version.as_str(), "{what}: {d}");
+    assert!(
+        d["serial"].as_str().is_some_and(|v| v.starts_with("SLC")),
+        "{what}: {d}"
+    );
+    assert_eq!(d["logical_block_size"], bs, "{what}: {d}");
+    assert_eq!(d["physical_block_size"], bs, "{what}: {d}");
+    assert!(d["capacity_bytes"].as_u64().unwrap() > 0, "{what}");
+    let h = &s["host"];
+    assert!(
+        h["kernel"]
+            .as_str()
+            .is_some_and(|k| k.contains("cloud-amd64")),
+        "{what}: {h}"
+    );
+    assert!(
+        h["cpu_model"].as_str().is_some_and(|c| c.contains("QEMU")),
+        "{what}: {h}"
+    );
+    assert_eq!(h["cores"], 2, "{what}: {h}");
+    assert_eq!(h["disk"], dev, "{what}: {h}");
+    assert!(h["scheduler"].is_string(), "{what}: {h}");
+    assert_eq!(h["pcie_link_width"], 1, "{what}: {h}");
+    assert!(
+        h["pcie_link_speed"]
+            .as_str()
+            .is_some_and(|v| v.contains("GT/s")),
+        "{what}: {h}"
+    );
+    let ds = &s["drive_state"];
+    assert_eq!(ds["temperature_start_c"], 49.85, "{what}: {ds}");
+    assert_eq!(ds["temperature_end_c"], 49.85, "{what}: {ds}");
+    for k in ["smart_start", "smart_end"] {
+        assert_eq!(ds[k]["temperature_c"], 49.85, "{what}: {k}: {ds}");
+        assert!(ds[k]["data_units_written"].is_u64(), "{what}: {k}");
+    }
+    let bytes = s["totals"]["bytes"].as_u64().unwrap();
+    assert!(bytes > 0, "{what}");
+}
+
+/// Item 1: `info` against what QEMU was given, and the SMART data units against QEMU's own
+/// count of the bytes written (and item 2's io_uring run on a 512-byte namespace).
+#[test]
+fn info_and_data_units_against_qemu() {
+    let Some(rig) = Rig::find("info_and_data_units_against_qemu") else {
+        return;
+    };
+    let script = Script::new(
+        r#"
+cmd info0 slccache info /dev/nvme0n1
+cmd info0j slccache info --json /dev/nvme0n1
+sync_host before
+cmd probe slccache probe /dev/nvme0n1 --destroy-data --pattern seqwrite --bs 128k --max-bytes 400MB --interval 250ms --quiet --out /out/p
+sync_host after
+cmd info1j slccache info --json /dev/nvme0n1
+getdir p /out/p
+"#,
+    );
+    let wr = Arc::new(Mutex::new(Vec::new()));
+    let w = wr.clone();
+    let on_sync: SyncHandler = Box::new(move |name, q| {
+        w.lock()
+            .unwrap()
+            .push((name.to_string(), q.wr_bytes(&drive_id(0, 0))));
+    });
+    let spec = GuestSpec {
+        controllers: one_controller(SERIAL, vec![Namespace::null(2 << 30)]),
+        script,
+        cmdline: String::new(),
+    };
+    let out = Guest::start(&rig, spec, Some(on_sync)).wait();
+    eprintln!(
+        "guest: script started {:?} after QEMU (guest uptime {:?} s), QEMU ran {:?}",
+        out.host_boot, out.booted_s, out.host_total
+    );
+    let text = out.expect("info0", 0);
+    eprintln!(
+        "info against QEMU (serial={SERIAL}, QEMU {}):\n{text}",
+        rig.qemu_version
+    );
+    for want in [
+        "/dev/nvme0n1 (block device)".to_string(),
+        "  model:            QEMU NVMe Ctrl".into(),
+        format!("  serial:           {SERIAL}"),
+        format!("  firmware:         {}", rig.qemu_version),
+        "  capacity:         2.15 GB (2147483648 bytes)".into(),
+        "  block sizes:      512 B logical, 512 B physical".into(),
+        "  in use:           no".into(),
+        "  temperature:      49.9 °C (smart)".into(),
+        "composite temperature:  49.9 °C (warning at 69.9 °C, critical at 99.9 °C)".into(),
+        "PCIe x1 at".into(),
+    ] {
+        assert!(text.contains(&want), "missing {want:?} in:\n{text}");
+    }
+    let j = json(&out, "info0j.out");
+    assert_eq!(out.rc("info0j"), 0);
+    assert_eq!(j["identity"]["serial"], SERIAL);
+    assert_eq!(j["identity"]["model"], "QEMU NVMe Ctrl");
+    assert_eq!(j["identity"]["firmware"], rig.qemu_version.as_str());
+    let id = &j["nvme_identify"];
+    assert_eq!(id["serial"], SERIAL);
+    assert_eq!(id["firmware"], rig.qemu_version.as_str());
+    assert_eq!(id["pci_vendor_id"], "0x1b36", "{id}");
+    // QEMU's controller: 323 K now, warning at 343 K, critical at 373 K; written rounded.
+    assert_eq!(j["temperature_c"], 49.85, "{j}");
+    assert_eq!(j["temperature_source"], "smart");
+    assert_eq!(j["health"]["temperature_c"], 49.85);
+    assert_eq!(id["warning_temp_c"], 69.85, "{id}");
+    assert_eq!(id["critical_temp_c"], 99.85, "{id}");
+    let info0 = out.text("info0j.out");
+    assert!(!info0.contains("0000000"), "unrounded figures in:\n{info0}");
+
+    // The data units, before and after the probe, against QEMU's count of the bytes written.
+    let wr = wr.lock().unwrap().clone();
+    assert_eq!(
+        wr.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ["before", "after"],
+        "the host answered at both points"
+    );
+    let (before, after) = (wr[0].1, wr[1].1);
+    out.expect("probe", 0);
+    let o = scratch("nvme-info-");
+    out.unpack("p", o.path());
+    let s = summary(o.path());
+    let written = s["totals"]["bytes"].as_u64().unwrap();
+    assert!(written >= 400_000_000 - (128 << 10), "{}", s["totals"]);
+    assert_eq!(
+        after - before,
+        written,
+        "QEMU counted the probe's writes, and no others"
+    );
+    let du0 = j["health"]["data_units_written"].as_u64().unwrap();
+    let j1 = json(&out, "info1j.out");
+    let du1 = j1["health"]["data_units_written"].as_u64().unwrap();
+    assert_eq!(du0, data_units(before), "before: {before} bytes");
+    assert_eq!(du1, data_units(after), "after: {after} bytes");
+    let ds = &s["drive_state"];
+    assert_eq!(ds["smart_start"]["data_units_written"], du0);
+    assert_eq!(ds["smart_end"]["data_units_written"], du1);
+    let warnings = s["analysis"]["warnings"].as_array().unwrap();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("own counter")),
+        "the counter agrees, so no warning: {warnings:?}"
+    );
+    assert_eq!(s["run"]["workload"]["engine"], "io_uring");
+    check_real_drive_records(&s, &rig, "nvme0n1", 512, "512 B, io_uring");
+}
+
+/// Item 2: probes on a 512-byte and a 4Kn namespace, with io_uring and with `--engine sync`.
+#[test]
+fn probes_512_and_4kn_namespaces_with_both_engines() {
+    let Some(rig) = Rig::find("probes_512_and_4kn_namespaces_with_both_engines") else {
+        return;
+    };
+    let common = "--destroy-data --max-bytes 128MB --interval 100ms --quiet";
+    let script = Script::new(&format!(
+        r#"
+cmd s512 slccache probe /dev/nvme0n1 --engine sync --pattern seqwrite --bs 128k {common} --out /out/s512
+cmd u4k slccache probe /dev/nvme0n2 --bs 4k {common} --out /out/u4k
+cmd s4k slccache probe /dev/nvme0n2 --engine sync --bs 64k {common} --out /out/s4k
+cmd bad slccache probe /dev/nvme0n2 --bs 512 {common} --out /out/bad
+cmd info4k slccache info /dev/nvme0n2
+for r in s512 u4k s4k; do getdir $r /out/$r; done
+"#
+    ));
+    let spec = GuestSpec {
+        controllers: one_controller(
+            "SLC0002",
+            vec![Namespace::null(4 << 30), Namespace::null(4 << 30).with_4k()],
+        ),
+        script,
+        cmdline: String::new(),
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    let o = scratch("nvme-probes-");
+    for (run, dev, bs, engine) in [
+        ("s512", "nvme0n1", 512, "sync"),
+        ("u4k", "nvme0n2", 4096, "io_uring"),
+        ("s4k", "nvme0n2", 4096, "sync"),
+    ] {
+        out.expect(run, 0);
+        out.unpack(run, &o.path().join(run));
+        let s = summary(&o.path().join(run));
+        assert_eq!(s["run"]["workload"]["engine"], engine, "{run}");
+        assert_eq!(s["run"]["device"]["serial"], "SLC0002", "{run}");
+        check_real_drive_records(&s, &rig, dev, bs, run);
+    }
+    // 512-byte writes do not fit a 4Kn namespace: a usage error that names the 4096 B.
+    assert_eq!(out.rc("bad"), 2, "{}", out.text("bad.err"));
+    let err = out.text("bad.err");
+    assert!(err.contains("4096"), "{err}");
+    let info = out.expect("info4k", 0);
+    assert!(
+        info.contains("block sizes:      4096 B logical, 4096 B physical"),
+        "{info}"
+    );
+}
+
+/// Item 3: a real cliff. QEMU throttles the namespace's writes once a chosen byte count has
+/// been written; the cliff is found within 2% of where the throttle landed, and the interval
+/// covers it.
+#[test]
+fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
+    let Some(rig) = Rig::find("a_throttle_at_a_byte_count_is_found_as_the_cliff") else {
+        return;
+    };
+    const AT: u64 = 3_000_000_000;
+    let script = Script::new(
+        r#"
+cmd probe slccache probe /dev/nvme0n1 --destroy-data --pattern seqwrite --bs 128k --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c
+getdir c /out/c
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0003", vec![Namespace::null(256 << 30)]),
+        script,
+        cmdline: String::new(),
+    };
+    let guest = Guest::start(&rig, spec, None);
+    let drive = drive_id(0, 0);
+    let (last_poll, landed) = {
+        let mut q = guest.qmp();
+        let mut last = 0;
+        loop {
+            let now = q.wr_bytes(&drive);
+            if now >= AT {
+                q.throttle_writes(&drive, 100_000_000);
+                break (last, q.wr_bytes(&drive));
+            }
+            last = now;
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            if guest.console().contains("@@DONE") {
+                panic!(
+                    "the probe ended before {AT} bytes; console:\n{}",
+                    guest.console()
+                );
+            }
+        }
+    };
+    let out = guest.wait();
+    out.expect("probe", 0);
+    let o = scratch("nvme-cliff-");
+    out.unpack("c", o.path());
+    let s = summary(o.path());
+    let a = &s["analysis"];
+    let est = &a["cache_estimate"];
+    let bytes = est["bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no estimate: {a}"));
+    let (low, high) = (
+        est["low_bytes"].as_u64().unwrap(),
+        est["high_bytes"].as_u64().unwrap(),
+    );
+    eprintln!(
+        "throttle landed at {landed} bytes (last poll before: {last_poll}); cliff at {bytes} \
+         ({low} to {high}): {:+.3}%",
+        (bytes as f64 / landed as f64 - 1.0) * 100.0
+    );
+    assert!(
+        (bytes as f64 - landed as f64).abs() <= 0.02 * landed as f64,
+        "cliff at {bytes}, throttle landed at {landed}: {a}"
+    );
+    assert!(
+        low <= landed && landed <= high,
+        "[{low}, {high}] does not cover {landed}: {a}"
+    );
+    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
+}
+
+/// Item 4 and 6: refusals on real NVMe naming (a partition table on the namespace, one
+/// partition mounted), a second namespace probed while the first is mounted (the data-units
+/// warning then names the controller's namespaces), and SIGINT in the middle of that probe
+/// (exit 130, every output present).
+#[test]
+fn partitions_a_second_namespace_and_sigint() {
+    let Some(rig) = Rig::find("partitions_a_second_namespace_and_sigint") else {
+        return;
+    };
+    let dir = scratch("nvme-parts-");
+    let img = dir.path().join("ns1.img");
+    const MIB: u64 = 1 << 20;
+    sparse_image(&img, 256 * MIB);
+    // p1: 1 MiB..101 MiB, p2: 101 MiB..201 MiB; the rest of the namespace unpartitioned.
+    let (p1, p2) = ((2048u32, 204_800u32), (206_848u32, 204_800u32));
+    write_mbr(&img, &[p1, p2]);
+    let mbr = std::fs::read(&img).unwrap()[..512].to_vec();
+    let script = Script::new(
+        r#"
+mke2fs -q /dev/nvme0n1p1 && mount -t ext2 /dev/nvme0n1p1 /mnt && echo precious > /mnt/precious.txt && sync
+ls /dev/nvme* > /tmp/devs; blob devs /tmp/devs
+cmd whole slccache probe /dev/nvme0n1 --destroy-data --quiet --out /out/whole
+cmd p1 slccache probe /dev/nvme0n1p1 --destroy-data --quiet --out /out/p1
+cmd infowhole slccache info --json /dev/nvme0n1
+cmd p2 slccache probe /dev/nvme0n1p2 --destroy-data --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/p2
+getdir p2 /out/p2
+# The second namespace, with the first one's partition mounted and written meanwhile.
+slccache probe /dev/nvme0n2 --destroy-data --pattern seqwrite --bs 128k --interval 100ms --no-early-stop --duration 10m --out /out/n2 >/tmp/n2.out 2>/tmp/n2.err </dev/null &
+pid=$!
+n=0
+while [ "$n" -lt 5 ]; do sleep 0.2; n=$(cat /out/n2/timeline.csv 2>/dev/null | wc -l); done
+dd if=/dev/urandom of=/mnt/noise bs=1M count=8 conv=fsync 2>/dev/null
+sync
+kill -INT $pid
+wait $pid
+echo $? > /tmp/n2.rc
+blob n2.out /tmp/n2.out; blob n2.err /tmp/n2.err; blob n2.rc /tmp/n2.rc
+(cd /out/n2 && tar czf /tmp/n2.tgz .); blob n2.tgz /tmp/n2.tgz
+cat /mnt/precious.txt > /tmp/precious; blob precious /tmp/precious
+umount /mnt
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller(
+            "SLC0004",
+            vec![Namespace::file(&img), Namespace::null(1 << 40)],
+        ),
+        script,
+        cmdline: String::new(),
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    let devs = out.text("devs");
+    for d in ["/dev/nvme0n1p1", "/dev/nvme0n1p2", "/dev/nvme0n2"] {
+        assert!(
+            devs.lines().any(|l| l == d),
+            "the guest has no {d}:\n{devs}"
+        );
+    }
+    // A mounted partition refuses the whole namespace, and names the partition.
+    assert_eq!(out.rc("whole"), 1, "{}", out.text("whole.err"));
+    let err = out.text("whole.err");
+    assert!(
+        err.contains("refusing to write to /dev/nvme0n1: nvme0n1p1 is mounted at /mnt"),
+        "{err}"
+    );
+    assert_eq!(out.rc("p1"), 1);
+    let err = out.text("p1.err");
+    assert!(err.contains("nvme0n1p1 is mounted at /mnt"), "{err}");
+    let j = json(&out, "infowhole.out");
+    assert_eq!(
+        j["in_use"], "nvme0n1p1 is mounted at /mnt; unmount it first",
+        "{j}"
+    );
+    // The other partition may be probed; the run names the partition.
+    out.expect("p2", 0);
+    let o = scratch("nvme-parts-out-");
+    out.unpack("p2", &o.path().join("p2"));
+    let s = summary(&o.path().join("p2"));
+    let d = &s["run"]["device"];
+    assert_eq!(d["path"], "/dev/nvme0n1p2", "{d}");
+    assert_eq!(d["capacity_bytes"], p2.1 as u64 * 512, "{d}");
+    assert_eq!(d["model"], "QEMU NVMe Ctrl", "{d}");
+    assert_eq!(d["serial"], "SLC0004", "{d}");
+    assert_eq!(s["totals"]["bytes"], p2.1 as u64 * 512, "one pass over p2");
+    assert_eq!(out.text("precious"), "precious\n");
+    // On the image: the partition table and p1 untouched, p2 written, nothing after it.
+    let data = std::fs::read(&img).unwrap();
+    assert_eq!(&data[..512], &mbr[..], "the MBR is untouched");
+    let sb = p1.0 as usize * 512 + 1024;
+    assert_eq!(
+        &data[sb + 56..sb + 58],
+        &[0x53, 0xEF],
+        "p1's ext2 superblock is intact"
+    );
+    let p2r = p2.0 as usize * 512..(p2.0 + p2.1) as usize * 512;
+    for (i, b) in data[p2r.clone()].chunks(1 << 20).enumerate() {
+        assert!(b.iter().any(|&x| x != 0), "MiB {i} of p2 not written");
+    }
+    assert!(data[p2r.end..].iter().all(|&x| x == 0), "written past p2");
+    assert!(
+        data[512..p1.0 as usize * 512].iter().all(|&x| x == 0),
+        "written before p1"
+    );
+
+    // The second namespace: probed while the first is mounted; interrupted with SIGINT.
+    assert_eq!(out.rc("n2"), 130, "{}", out.text("n2.err"));
+    let n2 = o.path().join("n2");
+    out.unpack("n2", &n2);
+    let s = summary(&n2);
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["run"]["stop_reason"], "interrupted");
+    assert_eq!(s["run"]["device"]["path"], "/dev/nvme0n2");
+    for f in [
+        "timeline.csv",
+        "summary.json",
+        "report.md",
+        "report.html",
+        "throughput-time.png",
+        "throughput-time.svg",
+        "throughput-data.png",
+        "throughput-data.svg",
+        "card.png",
+    ] {
+        let len = std::fs::metadata(n2.join(f)).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 0, "{f} missing after SIGINT");
+    }
+    let rows = slccache::timeline::read_slccache_csv(
+        &std::fs::read_to_string(n2.join("timeline.csv")).unwrap(),
+        "timeline.csv",
+    )
+    .unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.bytes).sum::<u64>(),
+        s["totals"]["bytes"].as_u64().unwrap()
+    );
+    let warnings: Vec<String> = s["analysis"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect();
+    let w = warnings
+        .iter()
+        .find(|w| w.contains("own counter"))
+        .unwrap_or_else(|| panic!("no data-units warning: {warnings:?}"));
+    assert!(w.contains("something else wrote"), "{w}");
+    assert!(
+        w.contains("the controller counts for all its namespaces (nvme0n1, nvme0n2)"),
+        "{w}"
+    );
+}
+
+/// Item 5: `--trim` on a namespace: discarded on an image file (QEMU punches the hole: the
+/// data there reads back as zeroes), done or reported unsupported on null-co.
+#[test]
+fn trim_on_a_namespace() {
+    let Some(rig) = Rig::find("trim_on_a_namespace") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    let dir = scratch("nvme-trim-");
+    let img = dir.path().join("ns1.img");
+    std::fs::write(&img, vec![0xABu8; 64 * MIB]).unwrap();
+    let script = Script::new(
+        r#"
+cmd t1 slccache probe /dev/nvme0n1 --destroy-data --trim --span 32MiB --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t1
+cmd t2 slccache probe /dev/nvme0n2 --destroy-data --trim --max-bytes 64MB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t2
+getdir t1 /out/t1
+getdir t2 /out/t2
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller(
+            "SLC0005",
+            vec![Namespace::file(&img), Namespace::null(2 << 30)],
+        ),
+        script,
+        cmdline: String::new(),
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    out.expect("t1", 0);
+    out.expect("t2", 0);
+    let o = scratch("nvme-trim-out-");
+    out.unpack("t1", &o.path().join("t1"));
+    out.unpack("t2", &o.path().join("t2"));
+    let s1 = summary(&o.path().join("t1"));
+    let ds = &s1["drive_state"];
+    assert_eq!(ds["trimmed"], true, "{ds}");
+    assert!(ds["trim"].as_str().unwrap().contains("BLKDISCARD"), "{ds}");
+    let data = std::fs::read(&img).unwrap();
+    for (i, c) in data[..4 * MIB].chunks(4096).enumerate() {
+        assert!(
+            c.iter().any(|&b| b != 0xAB && b != 0),
+            "block {i} of the first 4 MiB not written"
+        );
+    }
+    assert!(
+        data[4 * MIB..32 * MIB].iter().all(|&b| b == 0),
+        "the trimmed span reads back as zeroes"
+    );
+    assert!(
+        data[32 * MIB..].iter().all(|&b| b == 0xAB),
+        "past the span: untouched"
+    );
+    let s2 = summary(&o.path().join("t2"));
+    let ds = &s2["drive_state"];
+    let what = ds["trim"].as_str().unwrap();
+    assert!(
+        ds["trimmed"] == true || what.contains("not supported"),
+        "null-co: done or reported unsupported: {ds}"
+    );
+    eprintln!(
+        "--trim on an image file: {}; on null-co: {what}",
+        ds["trim"]
+    );
+}
