@@ -321,6 +321,16 @@ pub fn health_text(h: &HealthLog, id: Option<&IdentifyController>, units: UnitSy
 
 /// Runs `slccache info`.
 pub fn run(args: InfoArgs) -> Result<()> {
+    // A controller's character device: the controller and its namespaces.
+    if let Some(path) = crate::target::nvme_ctrl::controller_path(&args.target) {
+        let r = crate::target::nvme_ctrl::ControllerReport::read(&args.target, &path)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&r)?);
+        } else {
+            print!("{}", r.text(args.units));
+        }
+        return Ok(());
+    }
     let (info, in_use) = target::describe(&args.target)?;
     let report = InfoReport::read(&info, in_use);
     if args.json {

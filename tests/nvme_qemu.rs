@@ -213,6 +213,8 @@ cmd u4k slccache probe /dev/nvme0n2 --bs 4k {common} --out /out/u4k
 cmd s4k slccache probe /dev/nvme0n2 --engine sync --bs 64k {common} --out /out/s4k
 cmd bad slccache probe /dev/nvme0n2 --bs 512 {common} --out /out/bad
 cmd info4k slccache info /dev/nvme0n2
+cmd ctrl slccache info /dev/nvme0
+cmd ctrlj slccache info --json /dev/nvme0
 for r in s512 u4k s4k; do getdir $r /out/$r; done
 "#
     ));
@@ -247,6 +249,53 @@ for r in s512 u4k s4k; do getdir $r /out/$r; done
         info.contains("block sizes:      4096 B logical, 4096 B physical"),
         "{info}"
     );
+
+    // The controller node: its identity, its health log for all namespaces, and the
+    // namespaces with their sizes and formats.
+    let t = out.expect("ctrl", 0);
+    eprintln!("info /dev/nvme0:\n{t}");
+    for want in [
+        "/dev/nvme0 (NVMe controller)".to_string(),
+        "  model:            QEMU NVMe Ctrl".into(),
+        "  serial:           SLC0002".into(),
+        format!("  firmware:         {}", rig.qemu_version),
+        "  PCI vendor:       0x1b36".into(),
+        "namespaces (2):".into(),
+        "  1   /dev/nvme0n1: 4.29 GB (4294967296 bytes), 512 B blocks; formats 512*".into(),
+        "  2   /dev/nvme0n2: 4.29 GB (4294967296 bytes), 4096 B blocks; formats 512,".into(),
+        "composite temperature:  49.9 °C (warning at 69.9 °C, critical at 99.9 °C)".into(),
+    ] {
+        assert!(t.contains(&want), "missing {want:?} in:\n{t}");
+    }
+    let j = json(&out, "ctrlj.out");
+    assert_eq!(j["kind"], "nvme_controller");
+    assert_eq!(j["nvme_identify"]["serial"], "SLC0002");
+    assert_eq!(j["nvme_identify"]["pci_vendor_id"], "0x1b36");
+    assert_eq!(j["health"]["temperature_c"], 49.85);
+    let ns = j["namespaces"].as_array().unwrap();
+    assert_eq!(ns.len(), 2, "{j}");
+    for (n, (dev, lba)) in ns
+        .iter()
+        .zip([("/dev/nvme0n1", 512), ("/dev/nvme0n2", 4096)])
+    {
+        assert_eq!(n["device"], dev, "{n}");
+        assert_eq!(n["lba_size"], lba, "{n}");
+        assert_eq!(n["size_bytes"], 4u64 << 30, "{n}");
+    }
+    // The data written by the three probes, counted by the controller for both namespaces.
+    let total: u64 = ["s512", "u4k", "s4k"]
+        .iter()
+        .map(|r| {
+            summary(&o.path().join(r))["totals"]["bytes"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    let du = j["health"]["data_units_written"].as_u64().unwrap();
+    assert!(
+        du >= total / 512_000 && du <= total.div_ceil(512_000) + 3,
+        "{du} units for {total} bytes"
+    );
 }
 
 /// Item 3: a real cliff. QEMU throttles the namespace's writes once a chosen byte count has
@@ -257,7 +306,7 @@ fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
     let Some(rig) = Rig::find("a_throttle_at_a_byte_count_is_found_as_the_cliff") else {
         return;
     };
-    const AT: u64 = 3_000_000_000;
+    const AT: u64 = 4_000_000_000;
     let script = Script::new(
         r#"
 cmd probe slccache probe /dev/nvme0n1 --destroy-data --pattern seqwrite --bs 128k --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c
@@ -277,7 +326,7 @@ getdir c /out/c
         loop {
             let now = q.wr_bytes(&drive);
             if now >= AT {
-                q.throttle_writes(&drive, 100_000_000);
+                q.throttle_writes(&drive, 50_000_000);
                 break (last, q.wr_bytes(&drive));
             }
             last = now;
@@ -296,6 +345,23 @@ getdir c /out/c
     out.unpack("c", o.path());
     let s = summary(o.path());
     let a = &s["analysis"];
+    let rows = std::fs::read_to_string(o.path().join("timeline.csv")).unwrap();
+    let near: Vec<&str> = rows
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let total: u64 = l
+                .split(',')
+                .nth(3)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            total.abs_diff(landed) < 1_000_000_000
+        })
+        .collect();
+    eprintln!(
+        "timeline rows within 1 GB of the throttle:\n{}",
+        near.join("\n")
+    );
     let est = &a["cache_estimate"];
     let bytes = est["bytes"]
         .as_u64()

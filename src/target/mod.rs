@@ -20,6 +20,7 @@ pub mod file;
 pub mod host;
 pub mod hwmon;
 pub mod nvme;
+pub mod nvme_ctrl;
 pub mod reads;
 
 use std::fs::File;

@@ -274,6 +274,10 @@ const OPC_GET_LOG_PAGE: u8 = 0x02;
 const OPC_IDENTIFY: u8 = 0x06;
 /// Identify CNS 01h: the Identify Controller data structure (NVMe 2.0 section 5.17.1).
 const CNS_CONTROLLER: u32 = 0x01;
+/// Identify CNS 00h: the Identify Namespace data structure of one namespace.
+const CNS_NAMESPACE: u32 = 0x00;
+/// Identify CNS 02h: the Active Namespace ID list.
+const CNS_ACTIVE_NSIDS: u32 = 0x02;
 /// Log identifier 02h: SMART / Health Information (NVMe 2.0 section 5.16.1).
 const LID_SMART: u32 = 0x02;
 /// The namespace identifier meaning "the whole controller" (NVMe 2.0 section 3.2.1.2).
@@ -376,6 +380,21 @@ impl NvmeDevice {
             LID_SMART | (numdl << 16),
             &mut buf,
         )?;
+        Ok(buf)
+    }
+
+    /// Identify Namespace (opcode 06h, CNS 00h) of namespace `nsid`: the raw 4096-byte page.
+    pub fn identify_namespace_page(&self, nsid: u32) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; IDENTIFY_LEN];
+        self.admin_read(OPC_IDENTIFY, nsid, CNS_NAMESPACE, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// The Active Namespace ID list (opcode 06h, CNS 02h, from NSID 0): the raw 4096-byte
+    /// page of up to 1024 NSIDs.
+    pub fn active_namespace_list(&self) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; IDENTIFY_LEN];
+        self.admin_read(OPC_IDENTIFY, 0, CNS_ACTIVE_NSIDS, &mut buf)?;
         Ok(buf)
     }
 
