@@ -118,6 +118,7 @@ getdir p /out/p
         controllers: one_controller(SERIAL, vec![Namespace::null(2 << 30)]),
         script,
         cmdline: String::new(),
+        timeout: None,
     };
     let out = Guest::start(&rig, spec, Some(on_sync)).wait();
     eprintln!(
@@ -225,6 +226,7 @@ for r in s512 u4k s4k; do getdir $r /out/$r; done
         ),
         script,
         cmdline: String::new(),
+        timeout: None,
     };
     let out = Guest::start(&rig, spec, None).wait();
     let o = scratch("nvme-probes-");
@@ -317,6 +319,7 @@ getdir c /out/c
         controllers: one_controller("SLC0003", vec![Namespace::null(256 << 30)]),
         script,
         cmdline: String::new(),
+        timeout: None,
     };
     let guest = Guest::start(&rig, spec, None);
     let drive = drive_id(0, 0);
@@ -331,6 +334,7 @@ getdir c /out/c
             }
             last = now;
             std::thread::sleep(std::time::Duration::from_millis(20));
+            guest.check_timeout(&format!("{AT} bytes written"));
             if guest.console().contains("@@DONE") {
                 panic!(
                     "the probe ended before {AT} bytes; console:\n{}",
@@ -435,6 +439,7 @@ umount /mnt
         ),
         script,
         cmdline: String::new(),
+        timeout: None,
     };
     let out = Guest::start(&rig, spec, None).wait();
     let devs = out.text("devs");
@@ -564,6 +569,7 @@ getdir t2 /out/t2
         ),
         script,
         cmdline: String::new(),
+        timeout: None,
     };
     let out = Guest::start(&rig, spec, None).wait();
     out.expect("t1", 0);
@@ -601,4 +607,35 @@ getdir t2 /out/t2
         "--trim on an image file: {}; on null-co: {what}",
         ds["trim"]
     );
+}
+
+/// The rig itself: a guest that never powers off is killed after its timeout, and the
+/// failure names the timeout and holds its console.
+#[test]
+fn a_hung_guest_is_killed_with_its_console_in_the_message() {
+    let Some(rig) = Rig::find("a_hung_guest_is_killed_with_its_console_in_the_message") else {
+        return;
+    };
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0006", vec![Namespace::null(1 << 30)]),
+        script: Script::new("echo about to hang\nwhile true; do sleep 1; done"),
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let mut guest = Guest::start(&rig, spec, None);
+    // Wait until the script runs, so that the console has something to show.
+    while !guest.console().contains("about to hang") {
+        guest.check_timeout("the script to start");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // From here it has 3 s to power off, which it never does.
+    guest.set_timeout_from_now(std::time::Duration::from_secs(3));
+    let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| guest.wait()))
+        .expect_err("a guest that never powers off cannot end well");
+    let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.contains("did not power off within") && msg.contains("killed; console:"),
+        "{msg}"
+    );
+    assert!(msg.contains("about to hang"), "{msg}");
 }

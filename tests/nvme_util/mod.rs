@@ -32,7 +32,7 @@ pub const DEFAULT_DIR: &str = "/opt/slccache-qemu";
 /// How long a guest may run before it is taken as hung and killed: generous, because the
 /// guest is emulated in software on a machine that others share. `SLCCACHE_QEMU_TIMEOUT`
 /// (seconds) overrides it.
-pub const GUEST_TIMEOUT: Duration = Duration::from_secs(420);
+pub const GUEST_TIMEOUT: Duration = Duration::from_secs(240);
 
 fn ci() -> bool {
     std::env::var("CI").map(|v| v == "true").unwrap_or(false)
@@ -599,6 +599,8 @@ pub struct GuestSpec {
     pub script: Script,
     /// Extra kernel command line.
     pub cmdline: String,
+    /// How long it may run; None: [`GUEST_TIMEOUT`] (or `SLCCACHE_QEMU_TIMEOUT`).
+    pub timeout: Option<Duration>,
 }
 
 /// One guest at a time: guests are emulated in software, and two at once on a small machine
@@ -613,6 +615,7 @@ pub struct Guest {
     /// The QMP socket.
     pub qmp_path: PathBuf,
     started: Instant,
+    timeout: Duration,
     console: Arc<Mutex<String>>,
     booted_at: Arc<Mutex<Option<Instant>>>,
     reader: Option<std::thread::JoinHandle<HashMap<String, Vec<u8>>>>,
@@ -645,6 +648,13 @@ impl Guest {
         img.extend_from_slice(&init.finish());
         std::fs::write(&initrd, img).unwrap();
         let qmp_path = dir.path().join("qmp.sock");
+        let timeout = spec.timeout.unwrap_or_else(|| {
+            std::env::var("SLCCACHE_QEMU_TIMEOUT")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .map(Duration::from_secs)
+                .unwrap_or(GUEST_TIMEOUT)
+        });
         let mut c = rig.command();
         c.args([
             "-nodefaults",
@@ -743,6 +753,7 @@ impl Guest {
             dir,
             qmp_path,
             started,
+            timeout,
             console,
             booted_at,
             reader: Some(reader),
@@ -762,6 +773,23 @@ impl Guest {
         }
     }
 
+    /// Panics, with the console, once the guest has run longer than its timeout: for a test
+    /// that waits on the guest in a loop of its own before [`Guest::wait`].
+    pub fn check_timeout(&self, waiting_for: &str) {
+        if self.started.elapsed() > self.timeout {
+            panic!(
+                "waited {:?} for {waiting_for}: the guest is killed; console:\n{}",
+                self.timeout,
+                tail(&self.console(), 12000)
+            );
+        }
+    }
+
+    /// Moves the timeout to `d` from now.
+    pub fn set_timeout_from_now(&mut self, d: Duration) {
+        self.timeout = self.started.elapsed() + d;
+    }
+
     /// The console so far.
     pub fn console(&self) -> String {
         self.console.lock().unwrap().clone()
@@ -770,15 +798,31 @@ impl Guest {
     /// Waits for the guest to power off (killing it after the timeout, with its console in
     /// the panic message) and returns what it sent.
     pub fn wait(mut self) -> GuestOutput {
-        let timeout = std::env::var("SLCCACHE_QEMU_TIMEOUT")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .map(Duration::from_secs)
-            .unwrap_or(GUEST_TIMEOUT);
+        let timeout = self.timeout;
         let child = self.child.as_mut().unwrap();
         let status = loop {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
+            }
+            // The console reader ends only when QEMU closes the console, at its exit: ended
+            // before, it panicked (in a sync handler), and the guest waits for an answer
+            // that will not come.
+            if self.reader.as_ref().is_some_and(|r| r.is_finished()) {
+                let _ = child.kill();
+                let _ = child.wait();
+                let e = self.reader.take().unwrap().join().err();
+                let why = e
+                    .as_ref()
+                    .and_then(|e| {
+                        e.downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    })
+                    .unwrap_or_default();
+                panic!(
+                    "the host's side of the console failed ({why}): guest killed; console:\n{}",
+                    tail(&self.console(), 12000)
+                );
             }
             if self.started.elapsed() > timeout {
                 let _ = child.kill();
