@@ -800,29 +800,32 @@ impl Guest {
     pub fn wait(mut self) -> GuestOutput {
         let timeout = self.timeout;
         let child = self.child.as_mut().unwrap();
+        let mut blobs = None;
         let status = loop {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
-            // The console reader ends only when QEMU closes the console, at its exit: ended
-            // before, it panicked (in a sync handler), and the guest waits for an answer
-            // that will not come.
+            // The console reader ends when QEMU closes the console, as it exits (the exit
+            // may be seen a moment later), or when it panicked (in a sync handler): then the
+            // guest waits for an answer that will not come.
             if self.reader.as_ref().is_some_and(|r| r.is_finished()) {
-                let _ = child.kill();
-                let _ = child.wait();
-                let e = self.reader.take().unwrap().join().err();
-                let why = e
-                    .as_ref()
-                    .and_then(|e| {
-                        e.downcast_ref::<String>()
+                match self.reader.take().unwrap().join() {
+                    Ok(b) => blobs = Some(b),
+                    Err(e) => {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        let why = e
+                            .downcast_ref::<String>()
                             .cloned()
                             .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    })
-                    .unwrap_or_default();
-                panic!(
-                    "the host's side of the console failed ({why}): guest killed; console:\n{}",
-                    tail(&self.console(), 12000)
-                );
+                            .unwrap_or_default();
+                        panic!(
+                            "the host's side of the console failed ({why}): guest killed; \
+                             console:\n{}",
+                            tail(&self.console(), 12000)
+                        );
+                    }
+                }
             }
             if self.started.elapsed() > timeout {
                 let _ = child.kill();
@@ -836,7 +839,11 @@ impl Guest {
         };
         let host_total = self.started.elapsed();
         self.child = None;
-        let blobs = self.reader.take().unwrap().join().unwrap_or_default();
+        let blobs = match (blobs, self.reader.take()) {
+            (Some(b), _) => b,
+            (None, Some(r)) => r.join().unwrap_or_default(),
+            (None, None) => HashMap::new(),
+        };
         let console = self.console();
         let host_boot = self.booted_at.lock().unwrap().map(|t| t - self.started);
         let up = |marker: &str| {
