@@ -317,3 +317,14 @@ mod tests {
         assert_eq!(Bytes(22_000_000_000).to_string(), "22.0 GB");
     }
 }
+
+/// `10 s`, `5 min`, `2.5 s`: an idle time, short.
+pub fn short_secs(s: f64) -> String {
+    if s >= 120.0 && (s / 60.0).fract().abs() < 1e-9 {
+        format!("{} min", s / 60.0)
+    } else if s.fract().abs() < 1e-9 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}

@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::{Backend, Completion, WriteOp};
+use crate::health::{HealthLog, DATA_UNIT_BYTES};
 use crate::model::{presets, DriveModel, DriveState, Load, Truth};
-use crate::target::nvme::{HealthLog, DATA_UNIT_BYTES};
 use crate::timeline::DeviceIdentity;
 use crate::workload::Pattern;
 
@@ -263,7 +263,7 @@ pub fn health_of(model: &DriveModel, state: &DriveState) -> HealthLog {
         temperature_c: model
             .thermal
             .as_ref()
-            .map(|_| crate::target::nvme::celsius_from_kelvin((state.temp_c + 273.15).round())),
+            .map(|_| crate::health::celsius_from_kelvin((state.temp_c + 273.15).round())),
         available_spare_pct: 100,
         available_spare_threshold_pct: 10,
         data_units_written: sectors.div_ceil(DATA_UNIT_BYTES as u128 / 512),

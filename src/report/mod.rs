@@ -3,6 +3,7 @@
 
 pub mod card;
 pub mod charts;
+pub mod color;
 pub mod decimate;
 pub mod draw;
 pub mod experiments;
@@ -11,7 +12,9 @@ pub mod markdown;
 pub mod progress;
 pub mod reads;
 pub mod svg;
+pub mod sweep;
 pub mod sweep_charts;
+pub mod terminal;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -21,9 +24,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
-pub use crate::prepare::DriveStateRecord;
+use crate::health::HealthLog;
+pub use crate::results::drive_state::DriveStateRecord;
 use crate::target::host::HostInfo;
-use crate::target::nvme::HealthLog;
 use crate::timeline::{RunMeta, StopReason, Timeline};
 use crate::units::UnitSystem;
 
@@ -416,5 +419,23 @@ mod tests {
         o.remove("drive_state");
         let old: Summary = serde_json::from_value(v).unwrap();
         assert_eq!((old.host, old.drive_state), (None, None));
+    }
+}
+
+/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
+/// has none. Other keys are not needed here, so summaries from other versions still work.
+pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
+    match v.get("run") {
+        None => Ok(None),
+        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
+            crate::error::usage(format!(
+                "{}: the 'run' object is not a slccache run description: {e}",
+                path.display()
+            ))
+        }),
     }
 }

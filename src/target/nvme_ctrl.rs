@@ -224,7 +224,8 @@ impl ControllerReport {
         })
     }
 
-    /// The report as text.
+    /// The report as text, all but the health log (which `info` prints after it, as it does
+    /// for a namespace).
     pub fn text(&self, units: UnitSystem) -> String {
         let mut s = String::new();
         let id = &self.nvme_identify;
@@ -293,9 +294,6 @@ impl ControllerReport {
         }
         if let Some(e) = &self.health_error {
             let _ = writeln!(s, "health log: {e}");
-        }
-        if let Some(h) = &self.health {
-            s.push_str(&crate::info::health_text(h, Some(id), units));
         }
         s
     }

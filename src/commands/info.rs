@@ -1,0 +1,450 @@
+//! The `info` subcommand: what a target is and what the drive says about itself (identity,
+//! capacity, block sizes, whether `probe` would refuse it, temperature, the NVMe SMART /
+//! Health log), as text or JSON. Opens read-only and writes nothing.
+//!
+//! The report is built from parsed data only ([`InfoReport::build`]): the NVMe Identify and
+//! SMART pages are read by the caller and parsed by [`crate::target::nvme`], so the whole
+//! report, text included, is tested on canned pages.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::InfoArgs;
+use crate::target::host::HostInfo;
+use crate::target::nvme::{format_celsius, HealthLog, IdentifyController, DATA_UNIT_BYTES};
+use crate::target::{self, TargetInfo, TargetKind};
+use crate::timeline::DeviceIdentity;
+use crate::units::{format_bytes, UnitSystem};
+
+/// What `info` reports (the JSON of `info --json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InfoReport {
+    /// The target as given.
+    pub target: String,
+    /// "block", "file" or "emulated".
+    pub kind: String,
+    /// Model, serial, firmware, capacity, block sizes.
+    pub identity: DeviceIdentity,
+    /// Offsets and lengths of direct I/O must be multiples of this many bytes.
+    pub direct_io_alignment_bytes: Option<u64>,
+    /// Why `probe` would refuse to write to it (mounted, active swap, held by device-mapper
+    /// or md, the root filesystem); None when it is free.
+    pub in_use: Option<String>,
+    /// Temperature now, °C.
+    pub temperature_c: Option<f64>,
+    /// Where the temperature comes from: "smart", "hwmon" or "model".
+    pub temperature_source: Option<String>,
+    /// NVMe Identify Controller, on NVMe drives.
+    pub nvme_identify: Option<IdentifyController>,
+    /// The SMART / Health log, on NVMe drives (and from the model on emulated ones).
+    pub health: Option<HealthLog>,
+    /// Why the health log could not be read, on an NVMe drive that refused.
+    pub health_error: Option<String>,
+    /// The machine and the disk's queue settings.
+    pub host: HostInfo,
+}
+
+impl InfoReport {
+    /// Builds the report from what was read: the target, the refusal reason if any, the
+    /// parsed NVMe pages (or the reason the health log is missing), the hwmon temperature,
+    /// and the host. Pure: reads nothing.
+    pub fn build(
+        info: &TargetInfo,
+        in_use: Option<String>,
+        identify: Option<IdentifyController>,
+        health: Result<Option<HealthLog>, String>,
+        hwmon_c: Option<f64>,
+        host: HostInfo,
+    ) -> InfoReport {
+        let (health, health_error) = match health {
+            Ok(h) => (h, None),
+            Err(e) => (None, Some(e)),
+        };
+        let (temperature_c, source) = match (&info.emulated, &health, hwmon_c) {
+            (Some(e), _, _) => (e.temperature_c(), "model"),
+            (None, Some(h), _) if h.temperature_c.is_some() => (h.temperature_c, "smart"),
+            (None, _, Some(c)) => (Some(c), "hwmon"),
+            _ => (None, ""),
+        };
+        let mut identity = info.identity.clone();
+        if let Some(id) = &identify {
+            let fill = |slot: &mut Option<String>, v: &str| {
+                if slot.is_none() && !v.is_empty() {
+                    *slot = Some(v.to_string());
+                }
+            };
+            fill(&mut identity.model, &id.model);
+            fill(&mut identity.serial, &id.serial);
+            fill(&mut identity.firmware, &id.firmware);
+        }
+        InfoReport {
+            target: info.spec.clone(),
+            kind: identity.kind.clone(),
+            identity,
+            direct_io_alignment_bytes: info.offset_align,
+            in_use,
+            temperature_c,
+            temperature_source: temperature_c.map(|_| source.to_string()),
+            nvme_identify: identify,
+            health,
+            health_error,
+            host,
+        }
+    }
+
+    /// Reads everything about `info` (the NVMe admin commands, hwmon, sysfs) and builds the
+    /// report.
+    pub fn read(info: &TargetInfo, in_use: Option<String>) -> InfoReport {
+        let (identify, health) = match (&info.emulated, &info.nvme) {
+            (Some(e), _) => (None, Ok(Some(e.health()))),
+            (None, Some(n)) => (
+                n.identify().ok(),
+                n.health().map(Some).map_err(|e| {
+                    format!("the SMART / Health log could not be read: {e} (root needed?)")
+                }),
+            ),
+            (None, None) => (None, Ok(None)),
+        };
+        InfoReport::build(
+            info,
+            in_use,
+            identify,
+            health,
+            info.hwmon_temperature_c(),
+            HostInfo::collect(info),
+        )
+    }
+
+    /// The report as text, every number with its unit.
+    pub fn text(&self, units: UnitSystem) -> String {
+        let mut s = String::new();
+        let id = &self.identity;
+        let kind = match self.kind.as_str() {
+            "block" => "block device",
+            "file" => "regular file",
+            "emulated" => "emulated drive",
+            k => k,
+        };
+        let _ = writeln!(s, "{} ({kind})", self.target);
+        let line = |s: &mut String, k: &str, v: &str| {
+            let _ = writeln!(s, "  {:<18}{v}", format!("{k}:"));
+        };
+        if let Some(m) = &id.model {
+            line(&mut s, "model", m);
+        }
+        if let Some(v) = &id.serial {
+            line(&mut s, "serial", v);
+        }
+        if let Some(v) = &id.firmware {
+            line(&mut s, "firmware", v);
+        }
+        if let Some(c) = id.capacity_bytes {
+            line(
+                &mut s,
+                "capacity",
+                &format!("{} ({c} bytes)", format_bytes(c as f64, units)),
+            );
+        }
+        match (id.logical_block_size, id.physical_block_size) {
+            (Some(l), Some(p)) => line(
+                &mut s,
+                "block sizes",
+                &format!("{l} B logical, {p} B physical"),
+            ),
+            (Some(l), None) => line(&mut s, "block size", &format!("{l} B")),
+            _ => {}
+        }
+        if let Some(a) = self.direct_io_alignment_bytes {
+            line(&mut s, "direct I/O", &format!("multiples of {a} B"));
+        }
+        if self.kind == "block" {
+            let v = match &self.in_use {
+                Some(r) => format!("yes: {r}; probe refuses it"),
+                None => "no (not mounted, not swap, no holders)".to_string(),
+            };
+            line(&mut s, "in use", &v);
+        }
+        match (self.temperature_c, &self.temperature_source) {
+            (Some(c), Some(src)) => line(
+                &mut s,
+                "temperature",
+                &format!("{} ({src})", format_celsius(c)),
+            ),
+            _ => line(&mut s, "temperature", "not reported"),
+        }
+        let h = &self.host;
+        let mut q = Vec::new();
+        if let Some(v) = &h.scheduler {
+            q.push(format!("scheduler {v}"));
+        }
+        if let Some(v) = &h.write_cache {
+            q.push(format!("write cache {v}"));
+        }
+        if let Some(v) = h.pcie_text() {
+            q.push(format!("PCIe {v}"));
+        }
+        if !q.is_empty() {
+            let disk = h.disk.as_deref().unwrap_or("disk");
+            line(&mut s, "queue", &format!("{disk}: {}", q.join(", ")));
+        }
+        if let Some(k) = &h.kernel {
+            let cpu = match (&h.cpu_model, h.cores) {
+                (Some(c), Some(n)) => format!("; {c}, {n} CPUs"),
+                _ => String::new(),
+            };
+            line(&mut s, "host", &format!("Linux {k}{cpu}"));
+        }
+        if let Some(e) = &self.health_error {
+            let _ = writeln!(s, "health log: {e}");
+        }
+        if let Some(hl) = &self.health {
+            s.push_str(&health_text(hl, self.nvme_identify.as_ref(), units));
+        }
+        s
+    }
+}
+
+/// The SMART / Health log as text.
+pub fn health_text(h: &HealthLog, id: Option<&IdentifyController>, units: UnitSystem) -> String {
+    let mut s = String::from("health log (SMART / Health Information):\n");
+    let line = |s: &mut String, k: &str, v: String| {
+        let _ = writeln!(s, "  {:<24}{v}", format!("{k}:"));
+    };
+    line(
+        &mut s,
+        "critical warning",
+        if h.critical_warning == 0 {
+            "none".to_string()
+        } else {
+            format!(
+                "{:#04x} (bits set: see the NVMe SMART log)",
+                h.critical_warning
+            )
+        },
+    );
+    let limits = id
+        .map(|i| {
+            let mut v = Vec::new();
+            if let Some(w) = i.warning_temp_c {
+                v.push(format!("warning at {}", format_celsius(w)));
+            }
+            if let Some(c) = i.critical_temp_c {
+                v.push(format!("critical at {}", format_celsius(c)));
+            }
+            if v.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", v.join(", "))
+            }
+        })
+        .unwrap_or_default();
+    line(
+        &mut s,
+        "composite temperature",
+        match h.temperature_c {
+            Some(c) => format!("{}{limits}", format_celsius(c)),
+            None => "not reported".to_string(),
+        },
+    );
+    if !h.sensors_c.is_empty() {
+        let v: Vec<String> = h.sensors_c.iter().map(|&c| format_celsius(c)).collect();
+        line(&mut s, "temperature sensors", v.join(", "));
+    }
+    line(
+        &mut s,
+        "percentage used",
+        format!("{} %", h.percentage_used),
+    );
+    line(
+        &mut s,
+        "available spare",
+        format!(
+            "{} % (threshold {} %)",
+            h.available_spare_pct, h.available_spare_threshold_pct
+        ),
+    );
+    let du = |n: u128| {
+        format!(
+            "{} ({n} units of {DATA_UNIT_BYTES} bytes)",
+            format_bytes((n as f64) * DATA_UNIT_BYTES as f64, units)
+        )
+    };
+    line(&mut s, "data written", du(h.data_units_written));
+    line(&mut s, "data read", du(h.data_units_read));
+    line(
+        &mut s,
+        "commands",
+        format!(
+            "{} writes, {} reads",
+            h.host_write_commands, h.host_read_commands
+        ),
+    );
+    line(
+        &mut s,
+        "power",
+        format!(
+            "{} h on, {} cycles, {} unsafe shutdowns, {} min busy",
+            h.power_on_hours, h.power_cycles, h.unsafe_shutdowns, h.controller_busy_min
+        ),
+    );
+    line(
+        &mut s,
+        "errors",
+        format!(
+            "{} media errors, {} error log entries",
+            h.media_errors, h.error_log_entries
+        ),
+    );
+    line(
+        &mut s,
+        "thermal management",
+        format!(
+            "level 1: {} transitions, {} s; level 2: {} transitions, {} s",
+            h.thermal_mgmt_t1_transitions,
+            h.thermal_mgmt_t1_time_s,
+            h.thermal_mgmt_t2_transitions,
+            h.thermal_mgmt_t2_time_s
+        ),
+    );
+    line(
+        &mut s,
+        "time hot",
+        format!(
+            "{} min above warning, {} min above critical temperature",
+            h.warning_temp_min, h.critical_temp_min
+        ),
+    );
+    s
+}
+
+/// Runs `slccache info`.
+pub fn run(args: InfoArgs) -> Result<()> {
+    // A controller's character device: the controller and its namespaces.
+    if let Some(path) = crate::target::nvme_ctrl::controller_path(&args.target) {
+        let r = crate::target::nvme_ctrl::ControllerReport::read(&args.target, &path)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&r)?);
+        } else {
+            print!("{}", r.text(args.units));
+            if let Some(h) = &r.health {
+                print!("{}", health_text(h, Some(&r.nvme_identify), args.units));
+            }
+        }
+        return Ok(());
+    }
+    let (info, in_use) = target::describe(&args.target)?;
+    let report = InfoReport::read(&info, in_use);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.text(args.units));
+        if info.kind == TargetKind::Block && info.nvme.is_none() && report.health.is_none() {
+            println!("health log: not an NVMe drive (temperature from hwmon where it has one)");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::nvme::tests::{identify_page, smart_page};
+    use crate::target::nvme::{parse_identify_controller, parse_smart_log};
+
+    fn nvme_target() -> TargetInfo {
+        TargetInfo {
+            spec: "/dev/nvme0n1".into(),
+            kind: TargetKind::Block,
+            path: Some("/dev/nvme0n1".into()),
+            identity: DeviceIdentity {
+                path: "/dev/nvme0n1".into(),
+                kind: "block".into(),
+                capacity_bytes: Some(1_000_204_886_016),
+                logical_block_size: Some(512),
+                physical_block_size: Some(512),
+                ..DeviceIdentity::default()
+            },
+            capacity: 1_000_204_886_016,
+            offset_align: Some(512),
+            mem_align: 512,
+            exists: true,
+            emulated: None,
+            dev: Some((259, 0)),
+            hwmon: None,
+            nvme: None,
+        }
+    }
+
+    #[test]
+    fn nvme_report_from_canned_pages() {
+        let id = parse_identify_controller(&identify_page()).unwrap();
+        let h = parse_smart_log(&smart_page(40_000, 318, 2, 1)).unwrap();
+        let host = HostInfo {
+            kernel: Some("6.8.0".into()),
+            scheduler: Some("none".into()),
+            disk: Some("nvme0n1".into()),
+            pcie_link_speed: Some("16.0 GT/s PCIe".into()),
+            pcie_link_width: Some(4),
+            ..HostInfo::default()
+        };
+        let r = InfoReport::build(
+            &nvme_target(),
+            Some("nvme0n1p2 is mounted at /home; unmount it first".into()),
+            Some(id),
+            Ok(Some(h)),
+            Some(30.0),
+            host,
+        );
+        // Identity filled in from Identify Controller, temperature from SMART (not hwmon).
+        assert_eq!(r.identity.model.as_deref(), Some("Samsung SSD 980 PRO 1TB"));
+        assert_eq!(r.identity.serial.as_deref(), Some("S4EWNX0R123456"));
+        assert_eq!(r.identity.firmware.as_deref(), Some("5B2QGXA7"));
+        assert!((r.temperature_c.unwrap() - 44.85).abs() < 1e-9);
+        assert_eq!(r.temperature_source.as_deref(), Some("smart"));
+        let t = r.text(UnitSystem::Decimal);
+        for want in [
+            "/dev/nvme0n1 (block device)",
+            "model:            Samsung SSD 980 PRO 1TB",
+            "capacity:         1.00 TB (1000204886016 bytes)",
+            "block sizes:      512 B logical, 512 B physical",
+            "in use:           yes: nvme0n1p2 is mounted at /home",
+            "temperature:      44.9 °C (smart)",
+            "queue:            nvme0n1: scheduler none, PCIe x4 at 16.0 GT/s PCIe",
+            "composite temperature:  44.9 °C (warning at 81.9 °C, critical at 84.9 °C)",
+            "percentage used:        3 %",
+            "available spare:        100 % (threshold 10 %)",
+            "data written:           20.5 GB (40000 units of 512000 bytes)",
+            "level 1: 2 transitions, 20 s; level 2: 1 transitions, 5 s",
+            "1500 h on, 55 cycles, 7 unsafe shutdowns",
+        ] {
+            assert!(t.contains(want), "missing {want:?} in:\n{t}");
+        }
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["health"]["data_units_written"], 40_000);
+        assert_eq!(j["nvme_identify"]["firmware"], "5B2QGXA7");
+        assert_eq!(
+            j["in_use"],
+            "nvme0n1p2 is mounted at /home; unmount it first"
+        );
+    }
+
+    #[test]
+    fn refused_health_log_falls_back_to_hwmon() {
+        let r = InfoReport::build(
+            &nvme_target(),
+            None,
+            None,
+            Err("permission denied".into()),
+            Some(38.0),
+            HostInfo::default(),
+        );
+        assert_eq!(r.temperature_c, Some(38.0));
+        assert_eq!(r.temperature_source.as_deref(), Some("hwmon"));
+        let t = r.text(UnitSystem::Binary);
+        assert!(t.contains("health log: permission denied"), "{t}");
+        assert!(t.contains("in use:           no"), "{t}");
+        assert!(t.contains("capacity:         932 GiB"), "{t}");
+    }
+}
