@@ -1,16 +1,15 @@
 //! The `analyze` subcommand: read timelines, find the cliffs, print or write the results.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use crate::cli::AnalyzeArgs;
-use crate::detect::Analysis;
 use crate::report::terminal::human_summary;
-use crate::report::{ReportOptions, Summary, Totals};
+use crate::report::ReportOptions;
 use crate::timeline::import::{self, ImportOptions, ReadOptions};
-use crate::timeline::{CsvWriter, Timeline};
+use crate::timeline::Timeline;
 
 /// Runs `slccache analyze`.
 pub fn run(args: AnalyzeArgs) -> Result<()> {
@@ -53,7 +52,15 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             } else {
                 out.join(&t.meta.label)
             };
-            write_outputs(&dir, f, t, a, &args, &report_opts)?;
+            let config = serde_json::json!({
+                "command": "analyze",
+                "file": f.display().to_string(),
+                "time_unit": args.time_unit,
+                "rate_unit": args.rate_unit,
+                "x": args.x,
+                "x_unit": args.x_unit,
+            });
+            crate::report::write_analysis_outputs(&dir, f, t, a, config, &report_opts)?;
         }
     }
     Ok(())
@@ -134,84 +141,4 @@ fn import_options(args: &AnalyzeArgs) -> Result<ReadOptions> {
         },
         position_scale,
     })
-}
-
-/// Whether two paths name the same folder.
-fn same_dir(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
-/// Writes `timeline.csv`, `summary.json` and the charts for one file into `dir`.
-///
-/// When `dir` already holds the `summary.json` of a probe or a simulation (analysing a run
-/// into its own folder), that summary keeps its run metadata and configuration and only its
-/// analysis is replaced, with a note on stderr; the run's own `timeline.csv` is left as it is.
-fn write_outputs(
-    dir: &Path,
-    file: &Path,
-    t: &Timeline,
-    a: &Analysis,
-    args: &AnalyzeArgs,
-    opts: &ReportOptions,
-) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let csv = dir.join("timeline.csv");
-    let own_folder = file.parent().is_some_and(|p| same_dir(p, dir))
-        && file.file_name() == Some(std::ffi::OsStr::new("timeline.csv"));
-    if !own_folder {
-        CsvWriter::write_all(&csv, t).with_context(|| format!("writing {}", csv.display()))?;
-    }
-    let summary_path = dir.join("summary.json");
-    let existing: Option<serde_json::Value> = std::fs::read_to_string(&summary_path)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
-    let summary_file = match existing {
-        Some(mut v) => {
-            eprintln!(
-                "slccache: note: {} belongs to a {} run: its drive, workload and configuration \
-                 are kept; only its analysis is replaced",
-                summary_path.display(),
-                v["config"]["command"].as_str().unwrap_or("probe")
-            );
-            v["analysis"] = serde_json::to_value(a)?;
-            let tmp = dir.join(".summary.json.tmp");
-            std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")
-                .with_context(|| format!("writing {}", tmp.display()))?;
-            std::fs::rename(&tmp, &summary_path)
-                .with_context(|| format!("writing {}", summary_path.display()))?;
-            summary_path
-        }
-        None => {
-            let summary = Summary {
-                slccache_version: crate::VERSION.to_string(),
-                config: serde_json::json!({
-                    "command": "analyze",
-                    "file": file.display().to_string(),
-                    "time_unit": args.time_unit,
-                    "rate_unit": args.rate_unit,
-                    "x": args.x,
-                    "x_unit": args.x_unit,
-                }),
-                run: t.meta.clone(),
-                totals: Totals::of(t, 0),
-                interrupted: false,
-                error: None,
-                analysis: a.clone(),
-                stop: None,
-                host: None,
-                drive_state: None,
-            };
-            crate::report::write_summary(dir, &summary)?
-        }
-    };
-    let mut written = vec![summary_file];
-    if !own_folder {
-        written.insert(0, csv);
-    }
-    written.extend(crate::report::write_charts_and_report(dir, t, a, opts)?);
-    Ok(written)
 }

@@ -28,10 +28,10 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         .iter()
         .chain(outcome.steps.iter().map(|x| &x.2))
         .collect();
-    crate::report::experiments::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    crate::report::experiment_files::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
     print!(
         "{}",
-        crate::report::experiments::recovery_text(&sum, s.opts.units)
+        crate::report::experiment_files::recovery_text(&sum, s.opts.units)
     );
     println!("outputs: {}", s.out.display());
     if outcome.interrupted {
