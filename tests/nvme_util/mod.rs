@@ -610,10 +610,12 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// A running QEMU; killed and its folder removed on drop.
 pub struct Guest {
     child: Option<Child>,
-    /// The guest's folder: initramfs, QMP socket, console log.
+    /// The guest's folder: the initramfs.
     pub dir: tempfile::TempDir,
     /// The QMP socket.
     pub qmp_path: PathBuf,
+    /// The socket's folder.
+    _sock_dir: tempfile::TempDir,
     started: Instant,
     timeout: Duration,
     console: Arc<Mutex<String>>,
@@ -647,7 +649,13 @@ impl Guest {
         let mut img = base_initramfs(rig).to_vec();
         img.extend_from_slice(&init.finish());
         std::fs::write(&initrd, img).unwrap();
-        let qmp_path = dir.path().join("qmp.sock");
+        // A Unix socket's path has at most 107 bytes, and the build folder may be deep: the
+        // socket gets a short folder of its own in the system's temporary folder.
+        let sock_dir = tempfile::Builder::new()
+            .prefix("slc-qmp-")
+            .tempdir()
+            .unwrap();
+        let qmp_path = sock_dir.path().join("qmp.sock");
         let timeout = spec.timeout.unwrap_or_else(|| {
             std::env::var("SLCCACHE_QEMU_TIMEOUT")
                 .ok()
@@ -752,6 +760,7 @@ impl Guest {
             child: Some(child),
             dir,
             qmp_path,
+            _sock_dir: sock_dir,
             started,
             timeout,
             console,
