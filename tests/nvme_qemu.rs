@@ -213,6 +213,7 @@ cmd s512 slccache probe /dev/nvme0n1 --engine sync --pattern seqwrite --bs 128k 
 cmd u4k slccache probe /dev/nvme0n2 --bs 4k {common} --out /out/u4k
 cmd s4k slccache probe /dev/nvme0n2 --engine sync --bs 64k {common} --out /out/s4k
 cmd bad slccache probe /dev/nvme0n2 --bs 512 {common} --out /out/bad
+cmd nopoll slccache probe /dev/nvme0n1 --engine io-uring-poll {common} --out /out/nopoll
 cmd info4k slccache info /dev/nvme0n2
 cmd ctrl slccache info /dev/nvme0
 cmd ctrlj slccache info --json /dev/nvme0
@@ -246,6 +247,11 @@ for r in s512 u4k s4k; do getdir $r /out/$r; done
     assert_eq!(out.rc("bad"), 2, "{}", out.text("bad.err"));
     let err = out.text("bad.err");
     assert!(err.contains("4096"), "{err}");
+    // Polled completions need poll queues, which this guest's driver was not given.
+    assert_eq!(out.rc("nopoll"), 2, "{}", out.text("nopoll.err"));
+    let err = out.text("nopoll.err");
+    assert!(err.contains("nvme0n1 has no poll queues"), "{err}");
+    assert!(err.contains("nvme.poll_queues=2"), "{err}");
     let info = out.expect("info4k", 0);
     assert!(
         info.contains("block sizes:      4096 B logical, 4096 B physical"),
@@ -638,4 +644,70 @@ fn a_hung_guest_is_killed_with_its_console_in_the_message() {
         "{msg}"
     );
     assert!(msg.contains("about to hang"), "{msg}");
+}
+
+/// Polled completions (`--engine io-uring-poll`, IORING_SETUP_IOPOLL) in a guest whose NVMe
+/// driver has poll queues (`nvme.poll_queues=2`): the writes complete without interrupts on
+/// the I/O queues, where the same run without polling raises them.
+#[test]
+fn polled_completions_use_the_poll_queues() {
+    let Some(rig) = Rig::find("polled_completions_use_the_poll_queues") else {
+        return;
+    };
+    let script = Script::new(
+        r#"
+cat /sys/block/nvme0n1/queue/io_poll > /tmp/io_poll; blob io_poll /tmp/io_poll
+# Interrupts of the I/O queues (nvme0q1, ...; nvme0q0 is the admin queue), before and after.
+irqs() { grep -E 'nvme0q[1-9]' /proc/interrupts > /tmp/$1; blob $1 /tmp/$1; }
+w="--destroy-data --pattern seqwrite --bs 128k --max-bytes 64MB --interval 100ms --quiet"
+irqs i0
+cmd poll slccache probe /dev/nvme0n1 --engine io-uring-poll $w --out /out/poll
+irqs i1
+cmd plain slccache probe /dev/nvme0n1 $w --out /out/plain
+irqs i2
+getdir poll /out/poll
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0007", vec![Namespace::null(2 << 30)]),
+        script,
+        cmdline: "nvme.poll_queues=2".into(),
+        timeout: None,
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    assert_eq!(out.text("io_poll").trim(), "1", "the driver polls");
+    out.expect("poll", 0);
+    out.expect("plain", 0);
+    let o = scratch("nvme-poll-");
+    out.unpack("poll", o.path());
+    let s = summary(o.path());
+    assert_eq!(s["run"]["workload"]["engine"], "io_uring_poll");
+    let written = s["totals"]["bytes"].as_u64().unwrap();
+    assert!(written >= 64_000_000 - (128 << 10), "{}", s["totals"]);
+    // Each line: "IRQ: count-per-CPU... type name".
+    let irqs = |name: &str| -> u64 {
+        out.text(name)
+            .lines()
+            .flat_map(|l| {
+                l.split_whitespace()
+                    .skip(1)
+                    .map_while(|w| w.parse::<u64>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .sum()
+    };
+    let (i0, i1, i2) = (irqs("i0"), irqs("i1"), irqs("i2"));
+    let text = format!("{}\n{}\n{}", out.text("i0"), out.text("i1"), out.text("i2"));
+    eprintln!(
+        "I/O queue interrupts: polled run {}, plain run {}",
+        i1 - i0,
+        i2 - i1
+    );
+    assert!(i2 - i1 > 0, "the plain run raises interrupts:\n{text}");
+    assert!(
+        (i1 - i0) * 10 < i2 - i1,
+        "the polled run raised {} interrupts, the plain one {}:\n{text}",
+        i1 - i0,
+        i2 - i1
+    );
 }

@@ -94,6 +94,10 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                 args.engine == Some(EngineKind::Sync),
                 "--engine sync (an emulated drive has its own engine)",
             ),
+            (
+                args.engine == Some(EngineKind::IoUringPoll),
+                "--engine io-uring-poll (an emulated drive has its own engine)",
+            ),
         ];
         if let Some((_, flag)) = ignored.iter().find(|(given, _)| *given) {
             return Err(usage(format!(
@@ -115,6 +119,9 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                 format_bytes(MAX_BUFFER_BYTES as f64, crate::units::UnitSystem::Binary)
             )));
         }
+    }
+    if engine == EngineKind::IoUringPoll {
+        crate::target::block::check_polling(&info)?;
     }
     if engine == EngineKind::Sync && info.kind != TargetKind::Emulated {
         let threads = cfg.queue_depth as u64 * cfg.jobs as u64;
