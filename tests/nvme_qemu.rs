@@ -737,3 +737,73 @@ getdir poll /out/poll
         i2 - i1
     );
 }
+
+/// `--secure-erase`: Format NVM with a user data erase of the whole namespace before the run
+/// (QEMU writes zeroes over the image); refused on a partition and on a file, before anything
+/// is written.
+#[test]
+fn secure_erase_formats_the_namespace() {
+    let Some(rig) = Rig::find("secure_erase_formats_the_namespace") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    let dir = scratch("nvme-erase-");
+    let img = dir.path().join("ns1.img");
+    std::fs::write(&img, vec![0xABu8; 64 * MIB]).unwrap();
+    // One partition, so that a partition can be refused.
+    write_mbr(&img, &[(2048, 65_536)]);
+    let script = Script::new(
+        r#"
+cmd part slccache probe /dev/nvme0n1p1 --destroy-data --secure-erase --quiet --out /out/part
+cmd file slccache probe /tmp/f.bin --size 1MiB --secure-erase --quiet --out /out/file
+cmd erase slccache probe /dev/nvme0n1 --destroy-data --secure-erase --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --out /out/e
+getdir e /out/e
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0008", vec![Namespace::file(&img)]),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let before = std::fs::read(&img).unwrap();
+    let out = Guest::start(&rig, spec, None).wait();
+    assert_eq!(out.rc("part"), 1, "{}", out.text("part.err"));
+    let err = out.text("part.err");
+    assert!(err.contains("/dev/nvme0n1p1 is a partition"), "{err}");
+    assert_eq!(out.rc("file"), 2, "{}", out.text("file.err"));
+    assert!(
+        out.text("file.err").contains("is not one"),
+        "{}",
+        out.text("file.err")
+    );
+    let err = out.text("erase.err");
+    out.expect("erase", 0);
+    assert!(
+        err.contains("--secure-erase: Format NVM with user data erase"),
+        "{err}"
+    );
+    let o = scratch("nvme-erase-out-");
+    out.unpack("e", o.path());
+    let s = summary(o.path());
+    let what = s["drive_state"]["secure_erase"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        what.contains("(SES=1) of namespace 1, LBA format 0 kept"),
+        "{}",
+        s["drive_state"]
+    );
+    let data = std::fs::read(&img).unwrap();
+    assert_eq!(data.len(), before.len());
+    for (i, c) in data[..4 * MIB].chunks(4096).enumerate() {
+        assert!(
+            c.iter().any(|&b| b != 0 && b != 0xAB),
+            "block {i} not written"
+        );
+    }
+    assert!(
+        data[4 * MIB..].iter().all(|&b| b == 0),
+        "after the erase, what the probe did not write reads as zeroes"
+    );
+}

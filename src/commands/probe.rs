@@ -59,6 +59,7 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         .transpose()
         .context("--size")?;
     let prep = Preparation {
+        secure_erase: args.secure_erase,
         trim: args.trim,
         prefill_pct: args
             .prefill
@@ -122,6 +123,10 @@ pub fn run(args: ProbeArgs) -> Result<()> {
     }
     if engine == EngineKind::IoUringPoll {
         crate::target::block::check_polling(&info)?;
+    }
+    // --secure-erase: checked before anything is written (and again just before the format).
+    if args.secure_erase {
+        crate::target::nvme_format::plan(&info)?;
     }
     if engine == EngineKind::Sync && info.kind != TargetKind::Emulated {
         let threads = cfg.queue_depth as u64 * cfg.jobs as u64;
@@ -233,7 +238,7 @@ struct StartState {
     truth: Option<crate::model::Truth>,
 }
 
-/// Trims, prefills and idles as asked; returns what was done and the state reached.
+/// Erases, trims, prefills and idles as asked; returns what was done and the state reached.
 fn prepare_target(
     target: &Target,
     cfg: &WorkloadConfig,
@@ -250,6 +255,16 @@ fn prepare_target(
             eprintln!("slccache: {msg}");
         }
     };
+    if prep.secure_erase {
+        let plan = crate::target::nvme_format::plan(&target.info)?;
+        say(format!(
+            "--secure-erase: formatting namespace {} with a user data erase",
+            plan.nsid
+        ));
+        let what = crate::target::nvme_format::run(&target.info, &plan)?;
+        say(format!("--secure-erase: {what}"));
+        rec.secure_erase = Some(what);
+    }
     if prep.trim {
         let (ok, what) = prepare::trim(target, span)?;
         if ok {

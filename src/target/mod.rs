@@ -21,6 +21,7 @@ pub mod host;
 pub mod hwmon;
 pub mod nvme;
 pub mod nvme_ctrl;
+pub mod nvme_format;
 pub mod reads;
 
 use std::fs::File;

@@ -191,6 +191,8 @@ const NVME_IOCTL_ADMIN_CMD: libc::c_ulong =
 /// Admin opcodes (NVMe 2.0 section 5, admin command set): Get Log Page 02h, Identify 06h.
 const OPC_GET_LOG_PAGE: u8 = 0x02;
 const OPC_IDENTIFY: u8 = 0x06;
+/// Admin opcode 80h: Format NVM (NVMe 2.0 section 5.14).
+const OPC_FORMAT_NVM: u8 = 0x80;
 /// Identify CNS 01h: the Identify Controller data structure (NVMe 2.0 section 5.17.1).
 const CNS_CONTROLLER: u32 = 0x01;
 /// Identify CNS 00h: the Identify Namespace data structure of one namespace.
@@ -300,6 +302,53 @@ impl NvmeDevice {
             &mut buf,
         )?;
         Ok(buf)
+    }
+
+    /// The namespace ID of the namespace block device this was opened on (`NVME_IOCTL_ID`,
+    /// `_IO('N', 0x40)`).
+    pub fn namespace_id(&self) -> io::Result<u32> {
+        use std::os::fd::AsRawFd;
+        const NVME_IOCTL_ID: libc::c_ulong = ((b'N' as libc::c_ulong) << 8) | 0x40;
+        // SAFETY: NVME_IOCTL_ID takes no argument and returns the NSID (or -1); the fd is
+        // open for the whole call.
+        let r = unsafe { libc::ioctl(self.file.as_raw_fd(), NVME_IOCTL_ID as _) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(r as u32)
+    }
+
+    /// Format NVM (opcode 80h) of namespace `nsid` with Command Dword 10 `cdw10`; no data.
+    /// Destroys the namespace's data: only `--secure-erase` sends it, after its checks.
+    pub fn format_nvm(&self, nsid: u32, cdw10: u32) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let mut cmd = AdminCmd {
+            opcode: OPC_FORMAT_NVM,
+            nsid,
+            cdw10,
+            // A drive may take minutes to erase.
+            timeout_ms: 3_600_000,
+            ..AdminCmd::default()
+        };
+        // SAFETY: `cmd` is a live `struct nvme_admin_cmd` (72 bytes, checked at compile
+        // time) that the kernel reads and updates during the call; it carries no data
+        // buffer (addr 0, data_len 0); the fd is open for the whole call.
+        let r = unsafe {
+            libc::ioctl(
+                self.file.as_raw_fd(),
+                NVME_IOCTL_ADMIN_CMD as _,
+                &mut cmd as *mut AdminCmd,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if r > 0 {
+            return Err(io::Error::other(format!(
+                "the drive rejected Format NVM with NVMe status {r:#x}"
+            )));
+        }
+        Ok(())
     }
 
     /// Identify Namespace (opcode 06h, CNS 00h) of namespace `nsid`: the raw 4096-byte page.
