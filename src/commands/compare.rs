@@ -1,7 +1,7 @@
 //! The `compare` subcommand: overlay several runs (run folders, `timeline.csv` files or fio
 //! logs) on both axes, one colour and dash per run, with a side-by-side Markdown table.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -48,17 +48,15 @@ pub fn run(args: CompareArgs) -> Result<()> {
             analysis: a,
         })
         .collect();
-    let out = args.output.out.clone().unwrap_or_else(default_out_dir);
+    let out = crate::report::outdir::claim(
+        args.output.out.as_deref(),
+        "compare",
+        args.output.force,
+        false,
+    )?;
     let files = crate::report::write_comparison(&out, &runs, &opts)?;
     crate::report::print_files_written(&files);
     Ok(())
-}
-
-fn default_out_dir() -> PathBuf {
-    PathBuf::from("output").join(format!(
-        "compare-{}",
-        chrono::Utc::now().format("%Y%m%d-%H%M%S")
-    ))
 }
 
 /// Loads one run: a run folder (its `timeline.csv`, with the drive and workload from its

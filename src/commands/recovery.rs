@@ -29,11 +29,11 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         .chain(outcome.steps.iter().map(|x| &x.2))
         .collect();
     crate::report::experiment_files::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
-    print!(
+    crate::say_raw!(
         "{}",
         crate::report::experiment_files::recovery_text(&sum, s.opts.units)
     );
-    println!("outputs: {}", s.out.display());
+    crate::say!("outputs: {}", s.out.display());
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
     }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use super::charts::{self, ChartKind, ChartSpec};
@@ -253,7 +253,7 @@ fn write_experiment_outputs(
         write(dir, &bursts_chart(bursts, kind, &title, o), &mut files)?;
     }
     let p = dir.join("report.md");
-    std::fs::write(&p, md)?;
+    super::write_file(&p, md)?;
     files.push(p);
     Ok(files)
 }
@@ -288,10 +288,7 @@ fn warnings_and_charts(warnings: &[String], charts: &[(ChartKind, &str)]) -> Str
 
 fn write_json(dir: &Path, v: &impl Serialize) -> Result<PathBuf> {
     let path = dir.join("summary.json");
-    let tmp = dir.join(".summary.json.tmp");
-    std::fs::write(&tmp, serde_json::to_string_pretty(v)? + "\n")
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    super::write_file(&path, serde_json::to_string_pretty(v)? + "\n")?;
     Ok(path)
 }
 
@@ -340,8 +337,7 @@ fn write_points_csv(
     truth: Option<&str>,
     rows: Vec<(Vec<String>, Option<f64>)>,
 ) -> Result<PathBuf> {
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     let mut head = head.to_vec();
     head.extend(truth);
     w.write_record(&head)?;
@@ -351,7 +347,8 @@ fn write_points_csv(
         }
         w.write_record(&row)?;
     }
-    w.flush()?;
+    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    super::write_file(path, bytes)?;
     Ok(path.to_path_buf())
 }
 
