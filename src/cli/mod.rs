@@ -413,6 +413,10 @@ pub struct ProbeArgs {
     /// file; an emulated drive empties its cache.
     #[arg(long)]
     pub trim: bool,
+    /// Before writing (and before --trim), erase the whole NVMe namespace: Format NVM with a
+    /// user data erase (SES=1), keeping its block format. Namespaces only, not partitions.
+    #[arg(long)]
+    pub secure_erase: bool,
     /// Before the measured run, write this share of the target sequentially (128k, QD32,
     /// from its start), kept out of the timeline: measures the cache at a fill level (50 or
     /// 50%).
