@@ -435,6 +435,12 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--out", "blocker", "not a folder"]),
         ),
+        // --hipri is the polled io_uring engine: it cannot be given with another engine.
+        c(
+            &["probe", EMU, "--hipri", "--engine", "sync"],
+            2,
+            Words(&["--hipri", "--engine"]),
+        ),
         // Item 32: error wording.
         c(
             &["sweep", EMU, "--simulate", "--point-duration", "-1s"],

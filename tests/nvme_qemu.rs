@@ -678,7 +678,7 @@ fn a_hung_guest_is_killed_with_its_console_in_the_message() {
     assert!(msg.contains("about to hang"), "{msg}");
 }
 
-/// Polled completions (`--engine io-uring-poll`, IORING_SETUP_IOPOLL) in a guest whose NVMe
+/// Polled completions (`--hipri`, the same as `--engine io-uring-poll`: IORING_SETUP_IOPOLL) in a guest whose NVMe
 /// driver has poll queues (`nvme.poll_queues=2`): the writes complete without interrupts on
 /// the I/O queues, where the same run without polling raises them.
 #[test]
@@ -693,7 +693,7 @@ cat /sys/block/nvme0n1/queue/io_poll > /tmp/io_poll; blob io_poll /tmp/io_poll
 irqs() { grep -E 'nvme0q[1-9]' /proc/interrupts > /tmp/$1; blob $1 /tmp/$1; }
 w="--destroy-data --pattern seqwrite --bs 128k --max-bytes 64MB --interval 100ms --quiet"
 irqs i0
-cmd poll slccache probe /dev/nvme0n1 --engine io-uring-poll $w --out /out/poll
+cmd poll slccache probe /dev/nvme0n1 --hipri $w --out /out/poll
 irqs i1
 cmd plain slccache probe /dev/nvme0n1 $w --out /out/plain
 irqs i2

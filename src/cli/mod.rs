@@ -433,6 +433,10 @@ pub struct ProbeArgs {
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
+    /// Polled completions (io_uring IORING_SETUP_IOPOLL), as fio's --hipri: the same as
+    /// --engine io-uring-poll. Needs poll queues (nvme.poll_queues=N on the kernel command line).
+    #[arg(long, conflicts_with = "engine")]
+    pub hipri: bool,
     /// No progress line: nothing but errors and the final line.
     #[arg(long, short)]
     pub quiet: bool,

@@ -36,7 +36,10 @@ const MAX_BUFFER_BYTES: u64 = 2 << 30;
 const MAX_SYNC_THREADS: u64 = 4096;
 
 /// Runs `slccache probe`.
-pub fn run(args: ProbeArgs) -> Result<()> {
+pub fn run(mut args: ProbeArgs) -> Result<()> {
+    if args.hipri {
+        args.engine = Some(EngineKind::IoUringPoll);
+    }
     if args.target.trim().is_empty() {
         return Err(usage(
             "the target is empty: give a block device (/dev/nvme0n1), a file (scratch.bin) or \
