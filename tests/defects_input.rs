@@ -177,3 +177,54 @@ fn a_burst_without_a_cliff_reports_a_lower_bound() {
         "{csv}"
     );
 }
+
+// Item 27: a timeline whose columns are in another order was "unknown format"; item 33:
+// analyze took neither a run folder nor `-` for standard input.
+#[test]
+fn analyze_reads_reordered_columns_run_folders_and_stdin() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    ok(&[
+        "simulate",
+        "960evo-250g",
+        "--seed",
+        "4",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(run.join("timeline.csv")).unwrap();
+    let reversed: String = text
+        .lines()
+        .map(|l| {
+            let mut cells: Vec<&str> = l.split(',').collect();
+            cells.reverse();
+            cells.join(",") + "\n"
+        })
+        .collect();
+    let rev = d.path().join("rev.csv");
+    std::fs::write(&rev, reversed).unwrap();
+    let first = |out: String| {
+        out.split_once(": ")
+            .unwrap()
+            .1
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let want = first(ok(&["analyze", run.join("timeline.csv").to_str().unwrap()]));
+    assert!(want.starts_with("SLC cache ~"), "{want}");
+    assert_eq!(first(ok(&["analyze", rev.to_str().unwrap()])), want);
+    assert_eq!(first(ok(&["analyze", run.to_str().unwrap()])), want);
+    let mut c = bin()
+        .args(["analyze", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    c.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let o = c.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(first(String::from_utf8_lossy(&o.stdout).into_owned()), want);
+}

@@ -448,8 +448,8 @@ pub struct ProbeArgs {
 /// `slccache analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct AnalyzeArgs {
-    /// Timeline files: slccache timeline.csv, fio bandwidth logs, two-column CSVs, or DiskSPD
-    /// XML results (run with -D -Rxml).
+    /// Timeline files: slccache timeline.csv (or its run folder), fio bandwidth logs,
+    /// two-column CSVs, or DiskSPD XML results (run with -D -Rxml); `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print the analysis as one JSON object per file to stdout.

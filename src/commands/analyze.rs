@@ -1,7 +1,7 @@
 //! The `analyze` subcommand: read timelines, find the cliffs, print or write the results.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -21,8 +21,28 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         align_cliff: false,
     };
     // Read every file first so that a bad file fails before anything is written.
-    let mut runs = Vec::with_capacity(args.files.len());
-    for f in &args.files {
+    // A run folder means its timeline.csv (as compare takes it); `-` reads standard input.
+    let files: Vec<PathBuf> = args
+        .files
+        .iter()
+        .map(|f| {
+            if f.is_dir() {
+                let t = f.join("timeline.csv");
+                if t.is_file() {
+                    Ok(t)
+                } else {
+                    Err(crate::error::usage(format!(
+                        "{}: a folder with no timeline.csv; give a run folder or a file",
+                        f.display()
+                    )))
+                }
+            } else {
+                Ok(f.clone())
+            }
+        })
+        .collect::<Result<_>>()?;
+    let mut runs = Vec::with_capacity(files.len());
+    for f in &files {
         let (t, notes) = load(f, &opts)?;
         let mut a = crate::detect::analyze(&t);
         // How the file was read comes first: it qualifies everything after it.
@@ -86,6 +106,14 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
 /// Reads one file with notes on how it was read; a `timeline.csv` takes the drive and the
 /// workload from the `summary.json` beside it, as `compare` does.
 fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
+    if f == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("reading standard input")?;
+        let (mut t, notes) = import::parse_text_notes(&text, "stdin", opts)?;
+        t.meta.label = "stdin".into();
+        return Ok((t, notes));
+    }
     let (mut t, mut notes) = import::load_with_notes(f, opts)?;
     let summary = f.parent().map(|d| d.join("summary.json"));
     if let Some(s) = summary.filter(|s| s.is_file()) {

@@ -387,6 +387,16 @@ pub fn load_with_notes(
     Ok((t, notes))
 }
 
+/// Whether a header line is slccache's own `timeline.csv` header: its columns are found by
+/// name, in any order (`t_s` and `bytes_per_sec` among more than two).
+fn is_timeline_header(first: &str) -> bool {
+    let cells: Vec<&str> = first
+        .split(',')
+        .map(|c| c.trim().trim_matches('"'))
+        .collect();
+    cells.len() > 2 && cells.contains(&"t_s") && cells.contains(&"bytes_per_sec")
+}
+
 /// Parses the content of a timeline file; `name` is used in error messages.
 pub fn parse_text(text: &str, name: &str, opts: &ImportOptions) -> Result<Timeline, ImportError> {
     let o = ReadOptions {
@@ -464,7 +474,7 @@ fn parse_whole(
         if super::diskspd::looks_like(first) {
             own_units("a DiskSPD result", notes);
             super::diskspd::read(text, name, notes)?
-        } else if first.starts_with("t_s,") && first.split(',').count() > 2 {
+        } else if is_timeline_header(first) {
             own_units("a slccache timeline", notes);
             let samples = read_slccache_csv(text, name)?;
             for (i, pair) in samples.windows(2).enumerate() {
