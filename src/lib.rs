@@ -21,6 +21,7 @@ pub mod recovery;
 pub mod report;
 pub mod sampler;
 pub mod simulate;
+pub mod store;
 pub mod sweep;
 pub mod target;
 pub mod timeline;

@@ -1,0 +1,283 @@
+//! Shared by the store tests: run folders made by the real binary, a PostgreSQL server of the
+//! tests' own, and the cases that run against both backends.
+#![allow(dead_code)]
+
+pub mod cases;
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::CommandCargoExt;
+
+/// The binary, with recording pointed away from any user's store.
+pub fn slccache(db: &Path) -> Command {
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    c.env("SLCCACHE_DB", db);
+    c
+}
+
+/// Runs the binary, panicking with its stderr unless it exits 0.
+pub fn ok(c: &mut Command) -> String {
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{:?} failed ({:?}):\n{}",
+        c,
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A `simulate` run folder at `dir` (virtual time, a second or two).
+pub fn simulate_folder(dir: &Path, preset: &str, seed: u64) {
+    ok(slccache(&dir.with_extension("unused.db"))
+        .args(["simulate", preset, "--seed", &seed.to_string(), "--out"])
+        .arg(dir));
+}
+
+/// Every file under `dir` (relative name -> bytes), skipping hidden ones.
+pub fn folder(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((d, prefix)) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let rel = format!("{prefix}{name}");
+            if e.file_type().unwrap().is_dir() {
+                stack.push((e.path(), format!("{rel}/")));
+            } else {
+                out.insert(rel, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Asserts that two folders hold the same files with the same bytes, naming the first that
+/// differs.
+pub fn assert_same_folder(a: &Path, b: &Path) {
+    let (fa, fb) = (folder(a), folder(b));
+    let na: Vec<_> = fa.keys().collect();
+    let nb: Vec<_> = fb.keys().collect();
+    assert_eq!(
+        na,
+        nb,
+        "file lists differ: {} vs {}",
+        a.display(),
+        b.display()
+    );
+    for (name, data) in &fa {
+        if let (Ok(ta), Ok(tb)) = (std::str::from_utf8(data), std::str::from_utf8(&fb[name])) {
+            if let Some((la, lb)) = ta.lines().zip(tb.lines()).find(|(x, y)| x != y) {
+                let cut = |l: &str| l.chars().take(400).collect::<String>();
+                panic!("{name} differs:\n  {}\n  {}", cut(la), cut(lb));
+            }
+        }
+        assert!(
+            data == &fb[name],
+            "{name} differs between {} and {} ({} vs {} bytes)",
+            a.display(),
+            b.display(),
+            data.len(),
+            fb[name].len()
+        );
+    }
+}
+
+/// The newest Debian PostgreSQL binaries folder, e.g. `/usr/lib/postgresql/15/bin`.
+pub fn pg_bin_dir() -> Option<PathBuf> {
+    let mut dirs: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let v: u32 = e.file_name().to_str()?.parse().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").is_file().then_some((v, bin))
+        })
+        .collect();
+    dirs.sort();
+    dirs.pop().map(|(_, b)| b)
+}
+
+/// A PostgreSQL server of the tests' own: a data folder in a temporary directory, listening on
+/// a free port of 127.0.0.1 only, run as the `postgres` user when the tests run as root
+/// (PostgreSQL refuses root). Dropping it stops the server by its PID and removes the folder,
+/// also when a test panicked.
+pub struct PgServer {
+    child: Option<Child>,
+    /// The port it listens on.
+    pub port: u16,
+    dir: Option<tempfile::TempDir>,
+    next_db: u32,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn postgres_ids() -> Option<(u32, u32)> {
+    let out = Command::new("id").args(["-u", "postgres"]).output().ok()?;
+    let uid = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    let out = Command::new("id").args(["-g", "postgres"]).output().ok()?;
+    let gid = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    Some((uid, gid))
+}
+
+/// Runs `bin` as the postgres user when we are root (setpriv execs, so the PID is the
+/// program's own), else as ourselves.
+fn as_pg_user(bin: &Path) -> Command {
+    if rustix::process::geteuid().is_root() {
+        let (uid, gid) = postgres_ids().expect("running as root needs a 'postgres' user");
+        let mut c = Command::new("setpriv");
+        c.arg(format!("--reuid={uid}"))
+            .arg(format!("--regid={gid}"))
+            .arg("--clear-groups")
+            .arg("--")
+            .arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    }
+}
+
+impl PgServer {
+    /// Starts a server, or `None` when PostgreSQL is not installed and `CI` is not set
+    /// (under CI a missing PostgreSQL fails the test: `.ci/run` installs it).
+    pub fn start() -> Option<PgServer> {
+        let Some(bin) = pg_bin_dir() else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "PostgreSQL is not installed (apt-get install postgresql); .ci/run installs it"
+            );
+            eprintln!("skipping: PostgreSQL is not installed");
+            return None;
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("slccache-pg-")
+            .tempdir()
+            .unwrap();
+        let data = dir.path().join("data");
+        if rustix::process::geteuid().is_root() {
+            let (uid, gid) = postgres_ids().unwrap();
+            std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
+        }
+        let st = as_pg_user(&bin.join("initdb"))
+            .arg("-D")
+            .arg(&data)
+            .args(["-U", "slccache", "--auth=trust", "-E", "UTF8", "--no-sync"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let mut server = PgServer {
+            child: None,
+            port: 0,
+            dir: Some(dir),
+            next_db: 0,
+        };
+        for _attempt in 0..3 {
+            let port = free_port();
+            let log = std::fs::File::create(server.dir().join("server.log")).unwrap();
+            let child = as_pg_user(&bin.join("postgres"))
+                .arg("-D")
+                .arg(&data)
+                .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
+                .arg(server.dir())
+                .args(["-c", "fsync=off", "-c", "max_connections=40"])
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .unwrap();
+            server.child = Some(child);
+            server.port = port;
+            if server.wait_ready() {
+                return Some(server);
+            }
+            server.stop();
+        }
+        panic!(
+            "PostgreSQL did not start: {}",
+            std::fs::read_to_string(server.dir().join("server.log")).unwrap_or_default()
+        );
+    }
+
+    fn dir(&self) -> &Path {
+        self.dir.as_ref().unwrap().path()
+    }
+
+    fn wait_ready(&mut self) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Some(c) = self.child.as_mut() {
+                if c.try_wait().unwrap().is_some() {
+                    return false;
+                }
+            }
+            if postgres::Client::connect(&self.url("postgres"), postgres::NoTls).is_ok() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
+    /// The URL of database `db`.
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://slccache@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// A new empty database; returns its URL.
+    pub fn new_db(&mut self) -> String {
+        self.next_db += 1;
+        let name = format!("case{}", self.next_db);
+        let mut c = postgres::Client::connect(&self.url("postgres"), postgres::NoTls).unwrap();
+        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+        self.url(&name)
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            // SIGINT: PostgreSQL's fast shutdown. By PID, never by name.
+            let pid = rustix::process::Pid::from_child(&c);
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+            let deadline = Instant::now() + Duration::from_secs(20);
+            loop {
+                match c.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(50))
+                    }
+                    _ => {
+                        let _ = c.kill();
+                        let _ = c.wait();
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        self.stop();
+        // The TempDir removes the data folder.
+        drop(self.dir.take());
+    }
+}
