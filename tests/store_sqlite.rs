@@ -88,3 +88,51 @@ fn bad_sqlite_files_are_refused_unchanged() {
     let e = open_err(&under_file);
     assert!(e.contains("cannot open or create"), "{e}");
 }
+
+/// The child half of `sigkill_while_recording_leaves_whole_runs`: records copies of a folder
+/// (each with its own label, so each is a new run) until it is killed.
+#[test]
+fn sigkill_child_records_forever() {
+    let (Some(db), Some(src)) = (
+        std::env::var_os("SLCCACHE_TEST_KILL_DB"),
+        std::env::var_os("SLCCACHE_TEST_KILL_SRC"),
+    ) else {
+        return; // Only does something when started by the test below.
+    };
+    let src = std::path::PathBuf::from(src);
+    let work = tempfile::tempdir().unwrap();
+    let mut s = Store::open(&Location::parse(db.to_str().unwrap())).unwrap();
+    let text = std::fs::read_to_string(src.join("summary.json")).unwrap();
+    for i in 0.. {
+        let d = work.path().join(format!("r{i}"));
+        std::fs::create_dir(&d).unwrap();
+        for e in std::fs::read_dir(&src).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), d.join(e.file_name())).unwrap();
+        }
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["run"]["label"] = format!("kill {i}").into();
+        std::fs::write(d.join("summary.json"), v.to_string()).unwrap();
+        s.import_folder(&d).unwrap();
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+/// SIGKILL in the middle of recording leaves a store that opens, and every run in it whole:
+/// all its files there and exportable.
+#[test]
+fn sigkill_while_recording_leaves_whole_runs() {
+    let (_d, sim) = sim_folder();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("kill.db");
+    store_util::kill_while_recording(
+        &Location::Sqlite(db.clone()),
+        &db.display().to_string(),
+        &sim,
+    );
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let check: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}

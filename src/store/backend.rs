@@ -255,21 +255,44 @@ pub struct Postgres {
 }
 
 impl Postgres {
-    /// Connects to `url` (`postgres://user@host[:port]/dbname`), without TLS, failing within
-    /// [`PG_CONNECT_TIMEOUT`] when the server does not answer.
+    /// Connects to `url` (`postgres://user@host[:port]/dbname`), without TLS, failing after
+    /// [`PG_CONNECT_TIMEOUT`] (or the URL's `connect_timeout`) when the server does not
+    /// answer.
     pub fn connect(url: &str) -> Result<Postgres> {
         let place = redact(url);
         let mut cfg: postgres::Config = url.parse().map_err(|e| StoreError::Open {
             place: place.clone(),
             cause: format!("not a PostgreSQL URL: {e}"),
         })?;
-        if cfg.get_connect_timeout().is_none() {
-            cfg.connect_timeout(PG_CONNECT_TIMEOUT);
-        }
-        let client = cfg.connect(postgres::NoTls).map_err(|e| StoreError::Open {
-            place: place.clone(),
-            cause: format!("cannot connect: {e}"),
-        })?;
+        let limit = *cfg.get_connect_timeout().unwrap_or(&PG_CONNECT_TIMEOUT);
+        cfg.connect_timeout(limit);
+        // The crate's timeout covers the TCP connect only; a server that accepts and then says
+        // nothing would hang the handshake. So the whole connect runs in a thread and is given
+        // up after the same limit (the thread ends when its socket does).
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(cfg.connect(postgres::NoTls));
+        });
+        let client = match rx.recv_timeout(limit) {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                return Err(StoreError::Open {
+                    place,
+                    cause: format!("cannot connect: {e}"),
+                }
+                .into())
+            }
+            Err(_) => {
+                return Err(StoreError::Open {
+                    place,
+                    cause: format!(
+                        "cannot connect: timed out after {} s without an answer from the server",
+                        limit.as_secs_f64()
+                    ),
+                }
+                .into())
+            }
+        };
         Ok(Postgres { client })
     }
 }

@@ -281,3 +281,58 @@ impl Drop for PgServer {
         drop(self.dir.take());
     }
 }
+
+/// Starts this test binary's `sigkill_child_records_forever` recording copies of `src` into
+/// the store `db`, SIGKILLs it at several moments while it records, and checks after each kill
+/// that the store opens and every run in it is whole (as many files as the folder has, less the
+/// summary kept in the row) and exports.
+pub fn kill_while_recording(loc: &slccache::store::Location, db: &str, src: &Path) {
+    use slccache::store::{Filter, Store};
+    let files_per_run = folder(src).len() as i64 - 1;
+    let mut seen = 0;
+    for round in 0..3 {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "sigkill_child_records_forever", "--nocapture"])
+            .env("SLCCACHE_TEST_KILL_DB", db)
+            .env("SLCCACHE_TEST_KILL_SRC", src)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until it has added a few runs (bounded: it must have started), then kill it
+        // while it is in the middle of the next ones.
+        let want = seen + 2 + round;
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            std::thread::sleep(Duration::from_millis(20 + 17 * round as u64));
+            let n = Store::open(loc)
+                .and_then(|mut s| s.list(&Filter::default()))
+                .map(|l| l.len())
+                .unwrap_or(0);
+            if n >= want || Instant::now() > deadline {
+                break;
+            }
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the recording child exited by itself"
+            );
+        }
+        child.kill().unwrap(); // SIGKILL, by PID
+        child.wait().unwrap();
+        let mut s = Store::open(loc).expect("the store opens after SIGKILL");
+        let runs = s.list(&Filter::default()).unwrap();
+        assert!(runs.len() >= want, "{} runs, wanted {want}", runs.len());
+        for r in &runs {
+            let got = s.get(r.id).unwrap();
+            assert_eq!(
+                got.files.len() as i64,
+                files_per_run,
+                "run {} is not whole",
+                r.id
+            );
+        }
+        let out = tempfile::tempdir().unwrap();
+        s.export(runs.last().unwrap().id, out.path()).unwrap();
+        seen = runs.len();
+    }
+}
