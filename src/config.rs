@@ -5,11 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{StopArgs, WorkloadArgs};
-use crate::detect::stop::StopConfig;
 use crate::error::usage;
 use crate::units::{parse_duration, parse_size};
 use crate::workload::Pattern;
@@ -72,7 +70,8 @@ pub enum DurationValue {
 }
 
 impl SizeValue {
-    fn text(&self) -> String {
+    /// The value as written: a byte count or the text as given.
+    pub fn text(&self) -> String {
         match self {
             SizeValue::Bytes(b) => b.to_string(),
             SizeValue::Text(s) => s.clone(),
@@ -81,7 +80,8 @@ impl SizeValue {
 }
 
 impl DurationValue {
-    fn text(&self) -> String {
+    /// The value as written: seconds or the text as given.
+    pub fn text(&self) -> String {
         match self {
             DurationValue::Seconds(s) => s.to_string(),
             DurationValue::Text(s) => s.clone(),
@@ -224,257 +224,28 @@ mod opt_secs {
     }
 }
 
-impl WorkloadConfig {
-    /// Merges defaults < scenario file (if `args.scenario`) < flags, and validates.
-    pub fn resolve(args: &WorkloadArgs) -> Result<WorkloadConfig> {
-        let sc = match &args.scenario {
-            Some(p) => Scenario::load(p)?,
-            None => Scenario::default(),
-        };
-        let pattern = args.pattern.or(sc.pattern).unwrap_or(Pattern::Randwrite);
-        let size = |flag: &Option<String>, file: &Option<SizeValue>, what: &str| {
-            let text = flag.clone().or_else(|| file.as_ref().map(|v| v.text()));
-            text.map(|t| parse_size(&t).with_context(|| format!("--{what}")))
-                .transpose()
-        };
-        let dur = |flag: &Option<String>, file: &Option<DurationValue>, what: &str| {
-            let text = flag.clone().or_else(|| file.as_ref().map(|v| v.text()));
-            text.map(|t| parse_duration(&t).with_context(|| format!("--{what}")))
-                .transpose()
-        };
-        // Where a value came from, for errors: the flag, or the scenario file's line and key.
-        let scenario_text = args
-            .scenario
-            .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok());
-        let origin = |flag_given: bool, key: &str, flag: &str| -> String {
-            if flag_given {
-                return format!("--{flag}");
-            }
-            let p = args.scenario.as_ref().map(|p| p.display().to_string());
-            let line = scenario_text.as_ref().and_then(|t| {
-                t.lines().position(|l| {
-                    l.split_once('=')
-                        .is_some_and(|(k, _)| k.trim().trim_matches('"') == key)
-                })
-            });
-            match (p, line) {
-                (Some(p), Some(l)) => format!("scenario file {p}, line {}, key '{key}':", l + 1),
-                (Some(p), None) => format!("scenario file {p}, key '{key}':"),
-                (None, _) => format!("--{flag}"),
-            }
-        };
-        let block_size = size(&args.bs, &sc.bs, "bs")?.unwrap_or(if pattern.is_random() {
-            4096
-        } else {
-            128 * 1024
-        });
-        let mix = args.rwmix_read.or(sc.rwmix_read);
-        if let Some(m) = mix {
-            if m > 100 {
-                return Err(usage(format!(
-                    "--rwmix-read {m} is out of range; give a percentage from 0 to 100"
-                )));
-            }
-            if !pattern.is_mixed() {
-                return Err(usage(format!(
-                    "--rwmix-read applies to the mixed patterns randrw and rw, not to {pattern}"
-                )));
-            }
-        }
-        let read_pct = pattern.read_pct(mix);
-        let queue_depth = args.qd.or(sc.qd).unwrap_or(32);
-        let jobs = args.jobs.or(sc.jobs).unwrap_or(1);
-        let interval =
-            dur(&args.interval, &sc.interval, "interval")?.unwrap_or(Duration::from_secs(1));
-        let span = size(&args.span, &sc.span, "span")?;
-        let duration = dur(&args.duration, &sc.duration, "duration")?;
-        let max_bytes = size(&args.max_bytes, &sc.max_bytes, "max-bytes")?;
-        let passes = sc.passes;
-        let seed = args.seed.or(sc.seed).unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        });
-        if block_size == 0 || block_size > 64 << 20 {
-            return Err(usage(format!(
-                "{} {block_size} bytes is out of range; give 512 bytes to 64 MiB, e.g. 4k or 128k",
-                origin(args.bs.is_some(), "bs", "bs")
-            )));
-        }
-        if !(1..=4096).contains(&queue_depth) {
-            return Err(usage(format!(
-                "{} {queue_depth} is out of range; give 1 to 4096",
-                origin(args.qd.is_some(), "qd", "qd")
-            )));
-        }
-        if !(1..=256).contains(&jobs) {
-            return Err(usage(format!(
-                "{} {jobs} is out of range; give 1 to 256",
-                origin(args.jobs.is_some(), "jobs", "jobs")
-            )));
-        }
-        if interval < MIN_INTERVAL {
-            return Err(usage(format!(
-                "{} {:?} is too short; the shortest is 10ms",
-                origin(args.interval.is_some(), "interval", "interval"),
-                interval
-            )));
-        }
-        if let Some(d) = duration {
-            if d.is_zero() {
-                return Err(usage(format!(
-                    "{} must be longer than zero",
-                    origin(args.duration.is_some(), "duration", "duration")
-                )));
-            }
-            if interval > d {
-                return Err(usage(format!(
-                    "--interval {:?} is longer than the run (--duration {:?}): no interval \
-                     would ever finish; give an interval of at most the duration",
-                    interval, d
-                )));
-            }
-        }
-        if max_bytes == Some(0) {
-            return Err(usage(format!(
-                "{} must be more than zero",
-                origin(args.max_bytes.is_some(), "max_bytes", "max-bytes")
-            )));
-        }
-        if let Some(m) = max_bytes.filter(|&m| m < block_size) {
-            return Err(usage(format!(
-                "{} {m} bytes is less than one block ({block_size} bytes): nothing could be \
-                 written; give at least the block size",
-                origin(args.max_bytes.is_some(), "max_bytes", "max-bytes")
-            )));
-        }
-        if let Some(p) = passes {
-            if !(p.is_finite() && p > 0.0) {
-                return Err(usage("passes in a scenario must be a positive number"));
-            }
-        }
-        Ok(WorkloadConfig {
-            pattern,
-            read_pct,
-            block_size,
-            queue_depth,
-            jobs,
-            interval,
-            span,
-            duration,
-            max_bytes,
-            passes,
-            seed,
-            scenario: args.scenario.clone(),
-            description: sc.description,
-        })
-    }
-}
-
-/// The longest `--after-cliff` accepted.
-pub const MAX_AFTER_CLIFF: Duration = Duration::from_secs(24 * 3600);
-
-/// The early-stop configuration from `--no-early-stop` and `--after-cliff`.
-pub fn stop_config(args: &StopArgs) -> Result<StopConfig> {
-    let mut c = StopConfig {
-        early_stop: !args.no_early_stop,
-        ..StopConfig::default()
-    };
-    if let Some(text) = &args.after_cliff {
-        let d = parse_duration(text).context("--after-cliff")?;
-        if d.is_zero() || d > MAX_AFTER_CLIFF {
-            return Err(usage(format!(
-                "--after-cliff {text} is out of range; give more than zero and at most 24h, \
-                 e.g. 30s"
-            )));
-        }
-        c.after_cliff_s = d.as_secs_f64();
-    }
-    Ok(c)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn defaults_scenario_flags() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("s.toml");
-        std::fs::write(&p, "pattern = \"seqwrite\"\nqd = 8\nbs = \"1M\"\n").unwrap();
-        let args = WorkloadArgs {
-            scenario: Some(p),
-            qd: Some(4),
-            ..Default::default()
-        };
-        let c = WorkloadConfig::resolve(&args).unwrap();
-        assert_eq!(c.pattern, Pattern::Seqwrite);
-        assert_eq!(c.queue_depth, 4, "flag wins over scenario");
-        assert_eq!(c.block_size, 1 << 20, "scenario wins over default");
-        assert_eq!(c.jobs, 1);
-        let d = WorkloadConfig::resolve(&WorkloadArgs::default()).unwrap();
-        assert_eq!(d.block_size, 4096);
-        assert_eq!(d.interval, Duration::from_secs(1));
-    }
-
-    #[test]
-    fn scenario_errors_name_line_and_key() {
-        let e = Scenario::parse("qd = 8\nfoo = 1\n", "x.toml").unwrap_err();
-        let s = format!("{e:#}");
-        assert!(
-            s.contains("x.toml") && s.contains("line 2") && s.contains("foo"),
-            "{s}"
-        );
-        let e = Scenario::parse("qd = \"deep\"\n", "y.toml").unwrap_err();
-        let s = format!("{e:#}");
-        assert!(s.contains("y.toml") && s.contains("line 1"), "{s}");
-        let e = Scenario::load(Path::new("/nonexistent/z.toml")).unwrap_err();
-        assert!(format!("{e:#}").contains("z.toml"));
-        assert_eq!(crate::error::exit_code(&e), 2);
-    }
-
-    #[test]
-    fn stop_flags() {
-        let c = stop_config(&StopArgs::default()).unwrap();
-        assert!(c.early_stop);
-        assert_eq!(c.after_cliff_s, 30.0);
-        let c = stop_config(&StopArgs {
-            no_early_stop: true,
-            after_cliff: None,
-        })
-        .unwrap();
-        assert!(!c.early_stop);
-        let c = stop_config(&StopArgs {
-            no_early_stop: false,
-            after_cliff: Some("2m".into()),
-        })
-        .unwrap();
-        assert_eq!(c.after_cliff_s, 120.0);
-        for bad in ["0s", "soon", "2d"] {
-            let e = stop_config(&StopArgs {
-                no_early_stop: false,
-                after_cliff: Some(bad.into()),
-            })
-            .unwrap_err();
-            assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
-            assert!(format!("{e:#}").contains("--after-cliff"), "{bad}: {e:#}");
-        }
-    }
-
-    #[test]
-    fn bad_values() {
-        let a = WorkloadArgs {
-            interval: Some("1ms".into()),
-            ..Default::default()
-        };
-        assert!(WorkloadConfig::resolve(&a).is_err());
-        let a = WorkloadArgs {
-            bs: Some("lots".into()),
-            ..Default::default()
-        };
-        let e = WorkloadConfig::resolve(&a).unwrap_err();
-        assert_eq!(crate::error::exit_code(&e), 2);
-    }
+/// The target and options that the burst experiments (`recovery`, `fill-sweep`) share, after
+/// the flags are checked.
+#[derive(Debug, Clone)]
+pub struct BurstTargetConfig {
+    /// The target as given (`emu:` specs, files, block devices).
+    pub target: String,
+    /// Run a model in virtual time.
+    pub simulate: bool,
+    /// The bursts' workload.
+    pub workload: WorkloadConfig,
+    /// When a burst stops after its cliff.
+    pub stop: crate::detect::stop::StopConfig,
+    /// `--size` for a file that does not exist yet, bytes.
+    pub size: Option<u64>,
+    /// `--overwrite`: an existing file may be written over.
+    pub overwrite: bool,
+    /// `--destroy-data`: a block device may be written over.
+    pub destroy_data: bool,
+    /// The engine on a real target.
+    pub engine: crate::workload::EngineKind,
+    /// No progress on stderr.
+    pub quiet: bool,
+    /// `--out`, if given.
+    pub out: Option<PathBuf>,
 }

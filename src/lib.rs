@@ -5,24 +5,19 @@
 //! `cli -> config -> target -> engine -> sampler -> timeline -> detect -> report`.
 #![deny(missing_docs)]
 
-pub mod analyze;
 pub mod cli;
-pub mod compare;
+pub mod commands;
 pub mod config;
 pub mod detect;
 pub mod engine;
 pub mod error;
-pub mod info;
-pub mod install;
+pub mod experiment;
+pub mod health;
 pub mod model;
-pub mod prepare;
-pub mod probe;
-pub mod recovery;
 pub mod report;
+pub mod results;
 pub mod sampler;
-pub mod simulate;
 pub mod store;
-pub mod sweep;
 pub mod target;
 pub mod timeline;
 pub mod units;

@@ -7,17 +7,17 @@ use slccache::cli::{Cli, Command};
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Probe(a) => slccache::probe::run(a),
-        Command::Analyze(a) => slccache::analyze::run(a),
-        Command::Simulate(a) => slccache::simulate::run(a),
-        Command::Compare(a) => slccache::compare::run(a),
-        Command::Info(a) => slccache::info::run(a),
-        Command::Sweep(a) => slccache::sweep::run(a),
+        Command::Probe(a) => slccache::commands::probe::run(a),
+        Command::Analyze(a) => slccache::commands::analyze::run(a),
+        Command::Simulate(a) => slccache::commands::simulate::run(a),
+        Command::Compare(a) => slccache::commands::compare::run(a),
+        Command::Info(a) => slccache::commands::info::run(a),
+        Command::Sweep(a) => slccache::commands::sweep::run(a),
         Command::Presets => slccache::model::presets::print_presets(),
-        Command::Completions(a) => slccache::install::run_completions(a),
-        Command::Man(a) => slccache::install::run_man(a),
-        Command::Recovery(a) => slccache::recovery::run::recovery(a),
-        Command::FillSweep(a) => slccache::recovery::run::fill_sweep(a),
+        Command::Completions(a) => slccache::commands::install::run_completions(a),
+        Command::Man(a) => slccache::commands::install::run_man(a),
+        Command::Recovery(a) => slccache::commands::recovery::run(a),
+        Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
     };
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);

@@ -254,6 +254,17 @@ fn sig3(v: f64) -> String {
     }
 }
 
+/// `10 s`, `5 min`, `2.5 s`: an idle time, short.
+pub fn short_secs(s: f64) -> String {
+    if s >= 120.0 && (s / 60.0).fract().abs() < 1e-9 {
+        format!("{} min", s / 60.0)
+    } else if s.fract().abs() < 1e-9 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s} s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

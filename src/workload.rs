@@ -142,3 +142,10 @@ impl std::fmt::Display for EngineKind {
         f.write_str(self.name())
     }
 }
+
+/// Named grids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepPreset {
+    /// CrystalDiskMark's table: Seq Q32T1 (1 MiB), 4K Q8T8 and 4K Q1T1, read and write.
+    Cdm,
+}

@@ -5,8 +5,8 @@ use slccache::cli::{Pattern, WorkloadArgs};
 use slccache::config::WorkloadConfig;
 use slccache::detect::synth::{simulate as synth, PhaseSpec, TraceSpec};
 use slccache::detect::{analyze, Analysis, PhaseKind};
+use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
-use slccache::simulate::simulate;
 use slccache::timeline::{RunMeta, Timeline};
 
 /// Things every analysis must satisfy, whatever the input.

@@ -9,8 +9,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use slccache::config::WorkloadConfig;
+use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
-use slccache::simulate::simulate;
 use slccache::timeline::{read_slccache_csv, RunMeta, Timeline};
 use slccache::workload::Pattern;
 

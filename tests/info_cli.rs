@@ -1,7 +1,7 @@
 //! `slccache info`: on a loop device this test creates (root), on an emulated drive, on a
 //! regular file, and the usage errors. It must write nothing: the loop device's backing file
 //! and the regular file are compared byte for byte afterwards. The NVMe path is tested on
-//! canned Identify and SMART pages in `src/info.rs` (no NVMe drive on the build machines).
+//! canned Identify and SMART pages in `src/commands/info.rs` (no NVMe drive on the build machines).
 //!
 //! Loop devices need root: outside root the loop-device test prints why it skips; in CI
 //! (`CI=true`) not being root is a failure.

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use slccache::config::WorkloadConfig;
+use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
-use slccache::simulate::simulate;
 use slccache::timeline::RunMeta;
 use slccache::workload::Pattern;
 

@@ -140,7 +140,7 @@ fn compare_labels_and_duplicate_drives() {
     };
     let a = mk("a", "2026-11-29T20:00:00Z");
     let b = mk("b", "2026-11-29T21:30:00Z");
-    let names = slccache::compare::unique_names(&[a, b]);
+    let names = slccache::commands::compare::unique_names(&[a, b]);
     assert_eq!(names, ["loop0, 20:00:00", "loop0, 21:30:00"]);
     // --label names the runs; a count that does not match is a usage error (exit 2).
     let out = dir.path().join("cmp");
@@ -289,7 +289,7 @@ fn thermal_chart_has_phase_legend_and_throttled_stretches() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let t = slccache::compare::load_run(&out).unwrap();
+    let t = slccache::commands::compare::load_run(&out).unwrap();
     let a = slccache::detect::analyze(&t);
     let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
     let swatches: Vec<&str> = spec

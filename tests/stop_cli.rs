@@ -331,7 +331,7 @@ fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
     let mut caches = Vec::new();
     for k in 0..2 {
         let dir = tmp.path().join(format!("burst-{k}"));
-        let o = slccache::probe::burst(
+        let o = slccache::experiment::burst::burst(
             &target,
             &cfg,
             span,

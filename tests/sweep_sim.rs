@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use predicates::str::contains;
+use slccache::experiment::sweep::{model_iops, simulate_point};
 use slccache::model::presets;
-use slccache::sweep::{model_iops, simulate_point, PointSpec, SWEEP_COLUMNS};
+use slccache::results::sweep::{PointSpec, SWEEP_COLUMNS};
 use slccache::workload::Pattern;
 
 fn slccache() -> Command {

@@ -2,7 +2,7 @@
 //! against the bytes the probe wrote. (The thermal-management counters are read by the
 //! detector's thermal rule, from the timeline's `thermal_transitions` column.)
 
-use crate::target::nvme::{HealthLog, DATA_UNIT_BYTES};
+use crate::health::{HealthLog, DATA_UNIT_BYTES};
 use crate::units::{format_bytes, UnitSystem};
 
 /// Compares the drive's data-units-written delta between two SMART snapshots with the bytes

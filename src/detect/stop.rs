@@ -292,7 +292,7 @@ pub fn replay(samples: &[Sample], cfg: StopConfig) -> Option<ReplayStop> {
 
 /// Anything that writes without pause and yields one sample per interval: an emulated or
 /// real drive driven by the engine, or the virtual-time simulator
-/// ([`crate::simulate::VirtualDrive`]).
+/// ([`crate::experiment::virtual_time::VirtualDrive`]).
 pub trait SampleSource {
     /// The next sample, or `None` once the source has stopped on its own (a byte or time
     /// limit, the end of a trace).

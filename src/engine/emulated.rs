@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::{Backend, Completion, WriteOp};
+use crate::health::{HealthLog, DATA_UNIT_BYTES};
 use crate::model::{presets, DriveModel, DriveState, Load, Truth};
-use crate::target::nvme::{HealthLog, DATA_UNIT_BYTES};
 use crate::timeline::DeviceIdentity;
 use crate::workload::Pattern;
 

@@ -5,7 +5,7 @@
 //! how much was written past it, the temperature. One function, [`DriveState::write`], advances
 //! the state while the drive writes; the real-time emulated backend
 //! ([`crate::engine::emulated`]) calls it once per write, the virtual-time simulator
-//! ([`crate::simulate`]) once per sampling interval, so the two agree.
+//! ([`crate::commands::simulate`]) once per sampling interval, so the two agree.
 //!
 //! # What the model does
 //!

@@ -11,17 +11,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
+use serde::Serialize;
 
 use super::charts::{
     self, drive_text, font_px, palette, place_markers, with_ticks, wrap_parts, Axis, ChartKind,
     ChartSpec, CompareRun, Dash, LabelSide, Layout, LegendEntry, LineStyle, Marker, Series, YSide,
 };
 use super::ReportOptions;
-use crate::recovery::run::{
-    short_secs, BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary,
-};
+use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
+use crate::units::short_secs;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 const MEASURED: LineStyle = LineStyle {
@@ -748,6 +748,8 @@ pub fn write_recovery_outputs(
     bursts: &[&BurstRecord],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
+    write_json(dir, sum)?;
+    write_recovery_csv(dir, sum)?;
     write_experiment_outputs(
         dir,
         recovery_chart(sum, o),
@@ -764,6 +766,8 @@ pub fn write_fill_outputs(
     bursts: &[&BurstRecord],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
+    write_json(dir, sum)?;
+    write_fill_csv(dir, sum)?;
     write_experiment_outputs(
         dir,
         fill_chart(sum, o),
@@ -823,5 +827,203 @@ fn warnings_and_charts(warnings: &[String], charts: &[(ChartKind, &str)]) -> Str
     }
     s += "## Charts\n\n";
     s += &chart_links(charts);
+    s
+}
+
+fn write_json(dir: &Path, v: &impl Serialize) -> Result<PathBuf> {
+    let path = dir.join("summary.json");
+    let tmp = dir.join(".summary.json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(v)? + "\n")
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
+    let head = [
+        "idle_s",
+        "recovered_bytes",
+        "low_bytes",
+        "high_bytes",
+        "step",
+        "method",
+        "burst_bytes",
+        "burst_s",
+        "end",
+        "timeline",
+    ];
+    let mut rows = Vec::with_capacity(sum.recovery.points.len());
+    for p in &sum.recovery.points {
+        let end = serde_json::to_value(p.burst.end)?;
+        rows.push((
+            vec![
+                p.idle_s.to_string(),
+                format!("{:.0}", p.recovered_bytes),
+                format!("{:.0}", p.low_bytes),
+                format!("{:.0}", p.high_bytes),
+                p.step.to_string(),
+                p.burst.method.to_string(),
+                p.burst.bytes_written.to_string(),
+                format!("{:.3}", p.burst.duration_s),
+                end.as_str().unwrap_or("").to_string(),
+                p.burst.timeline.clone(),
+            ],
+            p.truth_recovered_bytes,
+        ));
+    }
+    let truth = sum.truth.is_some().then_some("truth_recovered_bytes");
+    write_points_csv(&dir.join("recovery.csv"), &head, truth, rows)
+}
+
+/// Writes the CSV of an experiment's points to `path`: the columns `head`, then a row per
+/// point. With a model (`truth` names the column) a last column holds the model's figure for
+/// each point, empty where it has none.
+fn write_points_csv(
+    path: &Path,
+    head: &[&str],
+    truth: Option<&str>,
+    rows: Vec<(Vec<String>, Option<f64>)>,
+) -> Result<PathBuf> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut head = head.to_vec();
+    head.extend(truth);
+    w.write_record(&head)?;
+    for (mut row, t) in rows {
+        if truth.is_some() {
+            row.push(t.map(|v| format!("{v:.0}")).unwrap_or_default());
+        }
+        w.write_record(&row)?;
+    }
+    w.flush()?;
+    Ok(path.to_path_buf())
+}
+
+fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "?".into())
+}
+
+/// The closing lines of `recovery`.
+pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
+    let f = &sum.recovery.fit;
+    let rate = |v: f64| format_rate(v, units);
+    let mut s = format!(
+        "{}: {} steps{}\n",
+        sum.run.label,
+        sum.recovery.points.len(),
+        if sum.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    if let Some(b) = &sum.recovery.first_burst {
+        s += &format!(
+            "  first burst: cache {} [{} .. {}]\n",
+            format_bytes(b.cache_bytes, units),
+            format_bytes(b.low_bytes, units),
+            format_bytes(b.high_bytes, units)
+        );
+    }
+    for p in &sum.recovery.points {
+        s += &format!(
+            "  idle {:>8}: {} came back [{} .. {}]\n",
+            short_secs(p.idle_s),
+            format_bytes(p.recovered_bytes, units),
+            format_bytes(p.low_bytes, units),
+            format_bytes(p.high_bytes, units)
+        );
+    }
+    s += &format!(
+        "  fit: folding {} [{} .. {}] after a delay of {} [{} .. {}]; whole again after {} [{} .. {}]\n",
+        opt_num(f.fold_rate_bytes_per_sec, rate),
+        opt_num(f.fold_rate_bytes_per_sec_low, rate),
+        opt_num(f.fold_rate_bytes_per_sec_high, rate),
+        opt_num(f.delay_s, format_seconds),
+        opt_num(f.delay_s_low, format_seconds),
+        opt_num(f.delay_s_high, format_seconds),
+        opt_num(f.full_recovery_s, format_seconds),
+        opt_num(f.full_recovery_s_low, format_seconds),
+        opt_num(f.full_recovery_s_high, format_seconds),
+    );
+    if let Some(t) = &sum.truth {
+        s += &format!(
+            "  model truth: folding {} after {}\n",
+            rate(t.recover_bytes_per_sec),
+            format_seconds(t.recover_delay_s)
+        );
+    }
+    for w in &sum.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
+    let head = [
+        "fill_pct",
+        "cache_bytes",
+        "low_bytes",
+        "high_bytes",
+        "actual_fill_pct",
+        "filled_bytes",
+        "method",
+        "burst_bytes",
+        "burst_s",
+        "timeline",
+    ];
+    let rows = sum
+        .fill_sweep
+        .points
+        .iter()
+        .map(|p| {
+            (
+                vec![
+                    p.fill_pct.to_string(),
+                    format!("{:.0}", p.cache_bytes),
+                    format!("{:.0}", p.low_bytes),
+                    format!("{:.0}", p.high_bytes),
+                    format!("{:.2}", p.actual_fill_pct),
+                    p.filled_bytes.to_string(),
+                    p.burst.method.to_string(),
+                    p.burst.bytes_written.to_string(),
+                    format!("{:.3}", p.burst.duration_s),
+                    p.burst.timeline.clone(),
+                ],
+                p.truth_cache_bytes,
+            )
+        })
+        .collect();
+    let truth = sum.truth.is_some().then_some("truth_cache_bytes");
+    write_points_csv(&dir.join("fill-sweep.csv"), &head, truth, rows)
+}
+
+/// The closing lines of `fill-sweep`.
+pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
+    let mut s = format!(
+        "{}: {} levels{}\n",
+        sum.run.label,
+        sum.fill_sweep.points.len(),
+        if sum.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for p in &sum.fill_sweep.points {
+        s += &format!(
+            "  {:>5.1}% full: cache {} [{} .. {}]{}\n",
+            p.fill_pct,
+            format_bytes(p.cache_bytes, units),
+            format_bytes(p.low_bytes, units),
+            format_bytes(p.high_bytes, units),
+            p.truth_cache_bytes
+                .map(|t| format!(" (model: {})", format_bytes(t, units)))
+                .unwrap_or_default()
+        );
+    }
+    for w in &sum.warnings {
+        s += &format!("  warning: {w}\n");
+    }
     s
 }

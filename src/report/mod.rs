@@ -3,6 +3,7 @@
 
 pub mod card;
 pub mod charts;
+pub mod color;
 pub mod decimate;
 pub mod draw;
 pub mod experiments;
@@ -11,7 +12,9 @@ pub mod markdown;
 pub mod progress;
 pub mod reads;
 pub mod svg;
+pub mod sweep;
 pub mod sweep_charts;
+pub mod terminal;
 pub mod text;
 
 use std::path::{Path, PathBuf};
@@ -21,9 +24,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
-pub use crate::prepare::DriveStateRecord;
+use crate::health::HealthLog;
+pub use crate::results::drive_state::DriveStateRecord;
 use crate::target::host::HostInfo;
-use crate::target::nvme::HealthLog;
 use crate::timeline::{RunMeta, StopReason, Timeline};
 use crate::units::UnitSystem;
 
@@ -372,6 +375,100 @@ pub fn print_files_written(files: &[PathBuf]) {
     for f in files {
         println!("wrote {}", f.display());
     }
+}
+
+/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
+/// has none. Other keys are not needed here, so summaries from other versions still work.
+pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
+    match v.get("run") {
+        None => Ok(None),
+        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
+            crate::error::usage(format!(
+                "{}: the 'run' object is not a slccache run description: {e}",
+                path.display()
+            ))
+        }),
+    }
+}
+
+/// Whether two paths name the same folder.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Writes `timeline.csv`, `summary.json` and the charts for one file into `dir`.
+///
+/// When `dir` already holds the `summary.json` of a probe or a simulation (analysing a run
+/// into its own folder), that summary keeps its run metadata and configuration and only its
+/// analysis is replaced, with a note on stderr; the run's own `timeline.csv` is left as it is.
+/// `config` is what `summary.json` records of the analysis (`command: "analyze"`, the file and
+/// the units it was read with). Returns the files written.
+pub fn write_analysis_outputs(
+    dir: &Path,
+    file: &Path,
+    t: &Timeline,
+    a: &Analysis,
+    config: serde_json::Value,
+    opts: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let csv = dir.join("timeline.csv");
+    let own_folder = file.parent().is_some_and(|p| same_dir(p, dir))
+        && file.file_name() == Some(std::ffi::OsStr::new("timeline.csv"));
+    if !own_folder {
+        crate::timeline::CsvWriter::write_all(&csv, t)
+            .with_context(|| format!("writing {}", csv.display()))?;
+    }
+    let summary_path = dir.join("summary.json");
+    let existing: Option<serde_json::Value> = std::fs::read_to_string(&summary_path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
+    let summary_file = match existing {
+        Some(mut v) => {
+            eprintln!(
+                "slccache: note: {} belongs to a {} run: its drive, workload and configuration \
+                 are kept; only its analysis is replaced",
+                summary_path.display(),
+                v["config"]["command"].as_str().unwrap_or("probe")
+            );
+            v["analysis"] = serde_json::to_value(a)?;
+            let tmp = dir.join(".summary.json.tmp");
+            std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")
+                .with_context(|| format!("writing {}", tmp.display()))?;
+            std::fs::rename(&tmp, &summary_path)
+                .with_context(|| format!("writing {}", summary_path.display()))?;
+            summary_path
+        }
+        None => {
+            let summary = Summary {
+                slccache_version: crate::VERSION.to_string(),
+                config,
+                run: t.meta.clone(),
+                totals: Totals::of(t, 0),
+                interrupted: false,
+                error: None,
+                analysis: a.clone(),
+                stop: None,
+                host: None,
+                drive_state: None,
+            };
+            write_summary(dir, &summary)?
+        }
+    };
+    let mut written = vec![summary_file];
+    if !own_folder {
+        written.insert(0, csv);
+    }
+    written.extend(write_charts_and_report(dir, t, a, opts)?);
+    Ok(written)
 }
 
 #[cfg(test)]

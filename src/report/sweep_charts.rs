@@ -8,7 +8,7 @@ use super::charts::{
     palette, run_style, Axis, ChartKind, ChartSpec, Dash, LegendEntry, LineStyle, Series, YSide,
 };
 use super::ReportOptions;
-use crate::sweep::Sweep;
+use crate::results::sweep::Sweep;
 
 fn axis(label: String, min: f64, max: f64, log: bool) -> Axis {
     let mut a = Axis {

@@ -16,7 +16,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendTextStyle, DrawingBackend, DrawingErrorKind,
 };
 
-use super::charts::Rgb;
+use super::color::Rgb;
 
 struct Fonts {
     regular: FontRef<'static>,

@@ -1,0 +1,574 @@
+//! Command-line arguments (clap types). Nothing below `config` sees these types: each
+//! subcommand turns its arguments into a validated configuration first.
+
+pub mod resolve;
+pub use resolve::{stop_config, MAX_AFTER_CLIFF};
+
+use std::path::PathBuf;
+
+use clap::builder::PossibleValue;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::units::UnitSystem;
+pub use crate::workload::SweepPreset;
+pub use crate::workload::{EngineKind, Pattern};
+
+/// Top-level command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "slccache",
+    version,
+    about = "How big is an SSD's SLC write cache, and what happens when it runs out?",
+    long_about = "slccache writes to a drive without pause, samples the throughput every interval, \
+finds the cliff(s) where the SLC cache runs out, estimates the effective cache size with an \
+error bar, and writes charts (PNG, SVG), a CSV timeline, a JSON summary and a Markdown report.",
+    after_help = "Examples:\n  \
+slccache probe emu:960evo-250g,cache=2GB --pattern seqwrite   # an emulated drive, no SSD needed\n  \
+slccache probe scratch.bin --size 1GiB --duration 10s\n  \
+slccache analyze fio_bw.1.log --json\n  \
+slccache simulate 960evo-1tb --pattern seqwrite\n  \
+slccache compare output/run-a output/run-b --out output/compare\n  \
+slccache info /dev/nvme0n1   # identity, SMART log; writes nothing\n  \
+slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
+slccache presets\n  \
+slccache probe /dev/nvme0n1 --pattern randwrite --destroy-data  # DESTROYS all data on the drive\n\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file, 130 interrupted."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write to a target without pause and record its throughput timeline, then analyse it.
+    #[command(after_help = "Examples:\n  \
+slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite  # emulated drive, ~35 s\n  \
+slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absent)\n  \
+slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
+slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
+slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
+slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
+slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n  \
+slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
+slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
+The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\
+long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
+Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
+    Probe(ProbeArgs),
+    /// Find the cliffs in a saved timeline, a fio bandwidth log or a two-column CSV.
+    #[command(after_help = "Examples:\n  \
+slccache analyze output/run/timeline.csv\n  \
+slccache analyze fio_bw.1.log --json\n  \
+slccache analyze trace.csv --time-unit s --rate-unit MiB/s --out output/trace\n  \
+slccache analyze chunks.csv --x bytes --x-unit MiB --rate-unit MB/s   # throughput per data written\n\n\
+Two-column CSVs: time and throughput, or data written and throughput (a header such as \
+'MiB,MB/s' or 'written_GB,MB/s' says so; then the times are derived from bytes and rate).\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).")]
+    Analyze(AnalyzeArgs),
+    /// Run a drive model in virtual time: an hour of writing in well under a second.
+    #[command(after_help = "Examples:\n  \
+slccache simulate 960evo-1tb\n  \
+slccache simulate fx700-2tb --pattern seqwrite --max-bytes 600GB\n  \
+slccache simulate my-drive.toml --duration 30m\n\n\
+Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad model file, 130 interrupted \
+(outputs still written).",
+        mut_arg("seed", |a| a.help("Seed for the model's noise and GC dips [default: from the clock]")))]
+    Simulate(SimulateArgs),
+    /// Overlay several runs (2 to 12 read well) on one chart with a side-by-side table.
+    #[command(after_help = "Examples:\n  \
+slccache compare output/960evo-* --out output/compare\n  \
+slccache compare a/timeline.csv b_bw.1.log --units binary\n  \
+slccache compare run-a run-b run-c --label 'fresh,after TRIM,full' --align cliff\n  \
+slccache compare output/run-* --theme dark\n\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).",
+        mut_arg("out", |a| a.help("Output folder [default: output/compare-<timestamp>/]")))]
+    Compare(CompareArgs),
+    /// Show what a target is and what the drive reports about itself; writes nothing.
+    #[command(
+        long_about = "Show what a target is and what the drive reports about itself: model, \
+serial, firmware, capacity, block sizes, whether it is in use (mounted, swap, held: probe would \
+refuse it), temperature, the disk's I/O scheduler, write cache and PCIe link, and on NVMe drives \
+the SMART / Health log (temperature, wear, spare, data written, thermal-management counters). \
+Opens the target read-only and writes nothing. The SMART log needs root on most systems.",
+        after_help = "Examples:\n  \
+slccache info /dev/nvme0n1\n  \
+slccache info /dev/sda --json\n  \
+slccache info emu:p5-1tb           # an emulated drive reports its model's counters\n  \
+slccache info scratch.bin --units binary\n\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
+    )]
+    Info(InfoArgs),
+    /// Measure IOPS, throughput and latency over a grid of queue depths, job counts and
+    /// read/write mixes (or the CrystalDiskMark table), and find where IOPS saturate.
+    #[command(after_help = "Examples:\n  \
+slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4   # seconds, virtual time\n  \
+slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 --jobs 1\n  \
+slccache sweep emu:970evo-500g --simulate --preset cdm\n  \
+slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data\n  \
+slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4   # reads need a filled file\n\n\
+Outputs: sweep.csv (one row per point: qd, jobs, bs, rwmix_read, iops, bytes_per_sec, lat_p50_us, \
+lat_p99_us, cpu_pct, crossed_cliff), summary.json (sweep.points, sweep.saturation, truth on a model), report.md and \
+charts. The saturation point is the smallest QD x jobs reaching 95% of the best IOPS.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
+    Sweep(SweepArgs),
+    /// List the built-in drive presets with their key figures.
+    Presets,
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    #[command(after_help = "Examples:\n  \
+slccache completions bash > ~/.local/share/bash-completion/completions/slccache\n  \
+slccache completions zsh > ~/.zfunc/_slccache      # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
+slccache completions fish > ~/.config/fish/completions/slccache.fish")]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) to stdout, or write one page per subcommand to a folder.
+    #[command(after_help = "Examples:\n  \
+slccache man | man -l -\n  \
+slccache man --out-dir ~/.local/share/man/man1   # slccache.1, slccache-probe.1, ...")]
+    Man(ManArgs),
+    /// How fast the cache comes back while the drive idles: burst, pause, burst, and a fit.
+    #[command(after_help = "Examples:\n  \
+slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s   # a model, in virtual time\n  \
+slccache recovery /dev/nvme0n1 --idle 5s,15s,30s,60s,120s,300s --seed 7\n  \
+slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s           # emulated, real time\n\n\
+A first burst writes until the cliff is confirmed (the cache is then empty). Then, for each idle\n\
+time in an order shuffled with --seed: idle, write again until the cliff, and record how much cache\n\
+came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
+to full recovery, each with a 95% interval. The longest idle runs first (see the README).\n\
+Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite as\n\
+for probe); --max-bytes caps each burst.\n\
+Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md and\n\
+bursts/*.csv (each burst's timeline).\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    Recovery(RecoveryArgs),
+    /// Cache size against fill level: fill to each level, idle, write until the cliff.
+    #[command(after_help = "Examples:\n  \
+slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in virtual time\n  \
+slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim-first --idle 30m\n\n\
+At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
+block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
+then write until the cliff. --trim-first discards the whole span first. Bursts are seqwrite,\n\
+128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
+Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
+report.md and bursts/*.csv.\n\
+Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    FillSweep(FillSweepArgs),
+}
+
+/// `slccache completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write completions for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `slccache man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// Write slccache.1 and one page per subcommand (slccache-probe.1, ...) into this folder
+    /// instead of printing the top-level page.
+    #[arg(long)]
+    pub out_dir: Option<PathBuf>,
+}
+
+impl ValueEnum for SweepPreset {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[SweepPreset::Cdm]
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        match self {
+            SweepPreset::Cdm => Some(PossibleValue::new("cdm").help(
+                "CrystalDiskMark's table: Seq Q32T1 (1 MiB), 4K Q8T8, 4K Q1T1, read and write",
+            )),
+        }
+    }
+}
+
+/// `slccache sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    /// A block device, a regular file, or an emulated drive (emu:PRESET[,k=v..]).
+    pub target: String,
+    /// Queue depths per job, a comma-separated list.
+    #[arg(long, default_value = "1,2,4,8,16,32,64,128,256")]
+    pub qd: String,
+    /// Job counts (threads, each with its own queue), a comma-separated list.
+    #[arg(long, default_value = "1,4,8")]
+    pub jobs: String,
+    /// Block size.
+    #[arg(long, default_value = "4k")]
+    pub bs: String,
+    /// Access pattern [default: randwrite]; with --rwmix-read its random or sequential order.
+    #[arg(long, value_enum)]
+    pub pattern: Option<Pattern>,
+    /// Read percentages, a comma-separated list (AnandTech's form: 100,80,60,40,20,0).
+    #[arg(long, value_name = "PCTS")]
+    pub rwmix_read: Option<String>,
+    /// Length of each point.
+    #[arg(long, default_value = "10s")]
+    pub point_duration: String,
+    /// Stop each point after this many bytes (keeps write points inside the cache).
+    #[arg(long)]
+    pub max_bytes_per_point: Option<String>,
+    /// A named grid instead of --qd/--jobs/--bs/--pattern.
+    #[arg(long, value_enum)]
+    pub preset: Option<SweepPreset>,
+    /// Run an emulated drive's points in virtual time (seconds for the whole grid).
+    #[arg(long)]
+    pub simulate: bool,
+    /// Limit the I/O to the first SIZE bytes of the target [default: whole target].
+    #[arg(long)]
+    pub span: Option<String>,
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// For reads of a block device: state that the span holds written data.
+    #[arg(long)]
+    pub assume_written: bool,
+    /// I/O engine [default: io-uring].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// Seed for offsets, data and the read/write choice [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// No per-point lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+// The domain enums live in `workload`; the command line maps onto them here so that the
+// modules below `config` never see clap types.
+impl ValueEnum for Pattern {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Pattern::ALL
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.help()))
+    }
+}
+
+impl ValueEnum for EngineKind {
+    fn value_variants<'a>() -> &'a [Self] {
+        &EngineKind::ALL
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.help()))
+    }
+}
+
+/// Workload options shared by `probe` and `simulate`. All optional so a scenario file can set
+/// them; flags given on the command line win.
+#[derive(Debug, Clone, Default, Args)]
+pub struct WorkloadArgs {
+    /// Access pattern [default: randwrite]. Reads need written data: see README, "Reads".
+    #[arg(long, value_enum)]
+    pub pattern: Option<Pattern>,
+    /// Percentage of reads for --pattern randrw or rw [default: 50].
+    #[arg(long, value_name = "PCT")]
+    pub rwmix_read: Option<u32>,
+    /// Block size [default: 4k for randwrite, 128k for seqwrite].
+    #[arg(long)]
+    pub bs: Option<String>,
+    /// Queue depth per job [default: 32].
+    #[arg(long)]
+    pub qd: Option<u32>,
+    /// Number of jobs, each with its own queue [default: 1].
+    #[arg(long)]
+    pub jobs: Option<u32>,
+    /// Sampling interval, from 10ms up to the run's --duration [default: 1s].
+    #[arg(long)]
+    pub interval: Option<String>,
+    /// Limit the written range to the first SIZE bytes of the target [default: whole target].
+    #[arg(long)]
+    pub span: Option<String>,
+    /// Stop after this long at the latest [default: one pass over the span; the early stop
+    /// usually ends the run sooner].
+    #[arg(long)]
+    pub duration: Option<String>,
+    /// Stop after writing this many bytes at the latest [default: one pass over the span].
+    #[arg(long)]
+    pub max_bytes: Option<String>,
+    /// Seed for the random offsets and the data written [default: from the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// A scenario file (TOML) with workload settings; flags override it.
+    #[arg(long)]
+    pub scenario: Option<PathBuf>,
+}
+
+/// When to stop: the early stop, shared by `probe` and `simulate`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct StopArgs {
+    /// Write to the limit (--max-bytes, --duration or one pass over the span) instead of
+    /// stopping once the cliff is certain.
+    #[arg(long, conflicts_with = "after_cliff")]
+    pub no_early_stop: bool,
+    /// After a confirmed cliff, keep writing this long before stopping; the hold grows to the
+    /// length of the cache phase, up to 2 minutes [default: 30s].
+    #[arg(long, value_name = "DUR")]
+    pub after_cliff: Option<String>,
+}
+
+/// Output options shared by every subcommand that writes charts.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Output folder [default: output/<name>-<timestamp>/, named after the target or model].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Units in charts and reports: decimal MB/GB (as drive makers quote) or binary MiB/GiB.
+    #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
+    pub units: UnitSystem,
+    /// PNG size in pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1600x900")]
+    pub png_size: String,
+    /// Chart and report.html colours: light (white background) or dark (for dark web pages).
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    pub theme: ThemeArg,
+}
+
+/// `--theme`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ThemeArg {
+    /// Dark text on white.
+    #[default]
+    Light,
+    /// Light text on a dark background.
+    Dark,
+}
+
+impl From<ThemeArg> for crate::report::charts::Theme {
+    fn from(t: ThemeArg) -> Self {
+        match t {
+            ThemeArg::Light => crate::report::charts::Theme::Light,
+            ThemeArg::Dark => crate::report::charts::Theme::Dark,
+        }
+    }
+}
+
+/// `compare --align`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum AlignArg {
+    /// Every run from its start.
+    #[default]
+    Start,
+    /// Every run shifted so that its first cliff is at 0.
+    Cliff,
+}
+
+/// `slccache probe`.
+#[derive(Debug, Clone, Args)]
+pub struct ProbeArgs {
+    /// A block device (/dev/nvme0n1), a regular file, or an emulated drive (emu:PRESET[,k=v..]).
+    ///
+    /// Emulated drives: emu:PRESET with any keys overridden, e.g.
+    /// emu:960evo-500g,cache=30GB,after=500MB/s. Keys: capacity=, cache=, static=, dynamic=,
+    /// in=, after=, fold_after=, fold=, noise=, dips=, thermal=, and more; `slccache presets`
+    /// lists the presets and every key.
+    pub target: String,
+    /// Workload.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// When to stop.
+    #[command(flatten)]
+    pub stop: StopArgs,
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// Before writing, discard the span: BLKDISCARD on a block device, hole punching on a
+    /// file; an emulated drive empties its cache.
+    #[arg(long)]
+    pub trim: bool,
+    /// Before the measured run, write this share of the target sequentially (128k, QD32,
+    /// from its start), kept out of the timeline: measures the cache at a fill level (50 or
+    /// 50%).
+    #[arg(long, value_name = "PCT")]
+    pub prefill: Option<String>,
+    /// Before the measured run (after --trim and --prefill), wait this long so that the
+    /// drive can fold its SLC cache (e.g. 10m).
+    #[arg(long, value_name = "DUR")]
+    pub idle_before: Option<String>,
+    /// For reads of a block device: state that the span holds written data (otherwise the
+    /// run warns that reads of never-written blocks measure nothing; see --prefill).
+    #[arg(long)]
+    pub assume_written: bool,
+    /// I/O engine [default: io-uring].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// No progress line: nothing but errors and the final line.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `slccache analyze`.
+#[derive(Debug, Clone, Args)]
+pub struct AnalyzeArgs {
+    /// Timeline files: slccache timeline.csv, fio bandwidth logs, or two-column CSVs.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print the analysis as one JSON object per file to stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Time unit of a two-column CSV without a header (s or ms).
+    #[arg(long)]
+    pub time_unit: Option<String>,
+    /// Rate unit of a two-column CSV without a header (MB/s, MiB/s, KiB/s, GB/s).
+    #[arg(long)]
+    pub rate_unit: Option<String>,
+    /// What the first column of a two-column CSV is: time, or bytes (data written, as HD
+    /// Tune, AIDA64 and SsdSlowMark export) [default: from the header, else time].
+    #[arg(long, value_name = "time|bytes")]
+    pub x: Option<String>,
+    /// Unit of the first column when it is data written: B, kB, MB, GB, KiB, MiB, GiB.
+    #[arg(long, value_name = "UNIT")]
+    pub x_unit: Option<String>,
+    /// Write charts and reports to this folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Units in charts and reports.
+    #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
+    pub units: UnitSystem,
+    /// PNG size in pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1600x900")]
+    pub png_size: String,
+    /// Chart and report.html colours.
+    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
+    pub theme: ThemeArg,
+}
+
+/// `slccache simulate`.
+#[derive(Debug, Clone, Args)]
+pub struct SimulateArgs {
+    /// A preset name (see `slccache presets`), with optional overrides
+    /// (`960evo-500g,cache=30GB`), or a drive model TOML file.
+    pub model: String,
+    /// Workload.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// When to stop.
+    #[command(flatten)]
+    pub stop: StopArgs,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Print the analysis as JSON to stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `slccache info`.
+#[derive(Debug, Clone, Args)]
+pub struct InfoArgs {
+    /// A block device (/dev/nvme0n1), a regular file, or an emulated drive (emu:PRESET[,k=v..]).
+    pub target: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Units for sizes: decimal MB/GB or binary MiB/GiB.
+    #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
+    pub units: UnitSystem,
+}
+
+/// `slccache compare`.
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// Runs: run folders, timeline.csv files or fio logs.
+    #[arg(required = true, num_args = 2..)]
+    pub runs: Vec<PathBuf>,
+    /// Names for the runs in the legend, comma-separated, one per run in order
+    /// [default: each run's drive, with its start time where two runs share a drive].
+    #[arg(long, value_delimiter = ',')]
+    pub label: Option<Vec<String>>,
+    /// Line the runs up: from their start, or with every run's first cliff at 0.
+    #[arg(long, value_enum, default_value_t = AlignArg::Start)]
+    pub align: AlignArg,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Options shared by the burst experiments (`recovery`, `fill-sweep`).
+#[derive(Debug, Clone, Args)]
+pub struct BurstTargetArgs {
+    /// A block device, a regular file, or an emulated drive (emu:PRESET[,k=v..]); with
+    /// --simulate, a drive model (emu:PRESET, a preset name or a model TOML file).
+    pub target: String,
+    /// Run the drive model in virtual time (seconds of computing for hours of drive time).
+    #[arg(long)]
+    pub simulate: bool,
+    /// After a confirmed cliff, keep writing this long before the burst stops; the hold grows
+    /// to the length of the cache phase, up to 2 minutes [default: 30s].
+    #[arg(long, value_name = "DUR")]
+    pub after_cliff: Option<String>,
+    /// Workload of the bursts [default: seqwrite, 128k, QD32]. --max-bytes caps each burst.
+    #[command(flatten)]
+    pub workload: WorkloadArgs,
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+    /// I/O engine [default: io-uring].
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineKind>,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `slccache recovery`.
+#[derive(Debug, Clone, Args)]
+pub struct RecoveryArgs {
+    /// Idle times, comma-separated (e.g. 5s,15s,30s,60s,120s,300s); run in an order shuffled
+    /// with --seed.
+    #[arg(long, required = true)]
+    pub idle: String,
+    /// Target and workload.
+    #[command(flatten)]
+    pub common: BurstTargetArgs,
+}
+
+/// `slccache fill-sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct FillSweepArgs {
+    /// Fill levels in % of the span, rising.
+    #[arg(long, default_value = "0,25,50,75,90")]
+    pub levels: String,
+    /// Idle time after each fill, so that the cache refills.
+    #[arg(long, default_value = "30m")]
+    pub idle: String,
+    /// Discard the whole span first (BLKDISCARD, hole punching; an emulated drive empties).
+    #[arg(long)]
+    pub trim_first: bool,
+    /// Target and workload.
+    #[command(flatten)]
+    pub common: BurstTargetArgs,
+}

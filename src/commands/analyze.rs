@@ -1,0 +1,144 @@
+//! The `analyze` subcommand: read timelines, find the cliffs, print or write the results.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::cli::AnalyzeArgs;
+use crate::report::terminal::human_summary;
+use crate::report::ReportOptions;
+use crate::timeline::import::{self, ImportOptions, ReadOptions};
+use crate::timeline::Timeline;
+
+/// Runs `slccache analyze`.
+pub fn run(args: AnalyzeArgs) -> Result<()> {
+    let opts = import_options(&args)?;
+    let report_opts = ReportOptions {
+        units: args.units,
+        png_size: crate::report::parse_png_size(&args.png_size)?,
+        theme: args.theme.into(),
+        align_cliff: false,
+    };
+    // Read every file first so that a bad file fails before anything is written.
+    let mut runs = Vec::with_capacity(args.files.len());
+    for f in &args.files {
+        let (t, notes) = load(f, &opts)?;
+        let mut a = crate::detect::analyze(&t);
+        // How the file was read comes first: it qualifies everything after it.
+        a.warnings.splice(0..0, notes);
+        runs.push((f, t, a));
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (f, t, a) in &runs {
+        let text = if args.json {
+            serde_json::to_string(a)?
+        } else {
+            let mut s = format!("{}: {}", f.display(), human_summary(a, args.units));
+            for w in &a.warnings {
+                s.push_str(&format!("\n  warning: {w}"));
+            }
+            s
+        };
+        match writeln!(out, "{text}") {
+            // A closed pipe (`| head`) is not an error worth a message.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r.context("writing to stdout")?,
+        }
+        if let Some(out) = &args.out {
+            let dir = if runs.len() == 1 {
+                out.clone()
+            } else {
+                out.join(&t.meta.label)
+            };
+            let config = serde_json::json!({
+                "command": "analyze",
+                "file": f.display().to_string(),
+                "time_unit": args.time_unit,
+                "rate_unit": args.rate_unit,
+                "x": args.x,
+                "x_unit": args.x_unit,
+            });
+            crate::report::write_analysis_outputs(&dir, f, t, a, config, &report_opts)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads one file with notes on how it was read; a `timeline.csv` takes the drive and the
+/// workload from the `summary.json` beside it, as `compare` does.
+fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
+    let (mut t, notes) = import::load_with_notes(f, opts)?;
+    let summary = f.parent().map(|d| d.join("summary.json"));
+    if let Some(s) = summary.filter(|s| s.is_file()) {
+        if let Some(meta) = crate::report::read_summary_meta(&s)? {
+            let label = t.meta.label.clone();
+            t.meta = meta;
+            if t.meta.label.trim().is_empty() {
+                t.meta.label = label;
+            }
+        }
+    }
+    Ok((t, notes))
+}
+
+/// The unit flags as import options; a bad unit is a usage error (exit 2).
+fn import_options(args: &AnalyzeArgs) -> Result<ReadOptions> {
+    let time_scale = match &args.time_unit {
+        None => None,
+        Some(u) => Some(
+            import::parse_time_unit(u)
+                .ok_or_else(|| crate::error::usage(format!("--time-unit '{u}': give s or ms")))?,
+        ),
+    };
+    let rate_scale = match &args.rate_unit {
+        None => None,
+        Some(u) => Some(import::parse_rate_unit(u).ok_or_else(|| {
+            crate::error::usage(format!(
+                "--rate-unit '{u}': give MB/s, MiB/s, KiB/s, kB/s, GB/s or GiB/s"
+            ))
+        })?),
+    };
+    let x_unit = match &args.x_unit {
+        None => None,
+        Some(u) => Some(import::parse_size_unit(u).ok_or_else(|| {
+            crate::error::usage(format!(
+                "--x-unit '{u}': give B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
+            ))
+        })?),
+    };
+    let position_scale = match args.x.as_deref().map(|x| x.trim().to_ascii_lowercase()) {
+        None if x_unit.is_some() => {
+            return Err(crate::error::usage(
+                "--x-unit needs --x bytes (the first column is data written)",
+            ))
+        }
+        None => None,
+        Some(x) if x == "time" => {
+            if x_unit.is_some() {
+                return Err(crate::error::usage(
+                    "--x-unit is for --x bytes; with --x time give --time-unit",
+                ));
+            }
+            None
+        }
+        Some(x) if x == "bytes" || x == "position" || x == "written" => {
+            Some(x_unit.ok_or_else(|| {
+                crate::error::usage("--x bytes needs --x-unit (e.g. --x-unit MiB)")
+            })?)
+        }
+        Some(x) => {
+            return Err(crate::error::usage(format!(
+                "--x '{x}': give time or bytes"
+            )))
+        }
+    };
+    Ok(ReadOptions {
+        units: ImportOptions {
+            time_scale,
+            rate_scale,
+        },
+        position_scale,
+    })
+}

@@ -1,0 +1,143 @@
+//! The `compare` subcommand: overlay several runs (run folders, `timeline.csv` files or fio
+//! logs) on both axes, one colour and dash per run, with a side-by-side Markdown table.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::cli::CompareArgs;
+use crate::report::charts::CompareRun;
+use crate::report::{parse_png_size, read_summary_meta, ReportOptions};
+use crate::timeline::{import, Timeline};
+
+/// Runs `slccache compare`.
+pub fn run(args: CompareArgs) -> Result<()> {
+    let opts = ReportOptions {
+        units: args.output.units,
+        png_size: parse_png_size(&args.output.png_size)?,
+        theme: args.output.theme.into(),
+        align_cliff: args.align == crate::cli::AlignArg::Cliff,
+    };
+    let timelines = args
+        .runs
+        .iter()
+        .map(|p| load_run(p))
+        .collect::<Result<Vec<_>>>()?;
+    let analyses: Vec<_> = timelines.iter().map(crate::detect::analyze).collect();
+    let names = match &args.label {
+        Some(l) if l.len() != timelines.len() => {
+            return Err(crate::error::usage(format!(
+                "--label: {} names for {} runs; give one name per run, comma-separated",
+                l.len(),
+                timelines.len()
+            )))
+        }
+        Some(l) if l.iter().any(|n| n.trim().is_empty()) => {
+            return Err(crate::error::usage("--label: a name is empty"))
+        }
+        Some(l) => l.iter().map(|n| n.trim().to_string()).collect(),
+        None => unique_names(&timelines),
+    };
+    let runs: Vec<CompareRun<'_>> = timelines
+        .iter()
+        .zip(&analyses)
+        .zip(&names)
+        .map(|((t, a), n)| CompareRun {
+            name: n,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    let out = args.output.out.clone().unwrap_or_else(default_out_dir);
+    let files = crate::report::write_comparison(&out, &runs, &opts)?;
+    crate::report::print_files_written(&files);
+    Ok(())
+}
+
+fn default_out_dir() -> PathBuf {
+    PathBuf::from("output").join(format!(
+        "compare-{}",
+        chrono::Utc::now().format("%Y%m%d-%H%M%S")
+    ))
+}
+
+/// Loads one run: a run folder (its `timeline.csv`, with the drive and workload from its
+/// `summary.json` when present), a `timeline.csv` (its folder's `summary.json` is used the same
+/// way), or any file [`import::load`] reads (fio bandwidth logs).
+pub fn load_run(path: &Path) -> Result<Timeline> {
+    if path.is_dir() {
+        let tl = path.join("timeline.csv");
+        if !tl.is_file() {
+            return Err(crate::error::usage(format!(
+                "{}: no timeline.csv in this folder; give a run folder written by slccache, \
+                 a timeline.csv or a fio bandwidth log",
+                path.display()
+            )));
+        }
+        return load_file(&tl);
+    }
+    if !path.exists() {
+        return Err(crate::error::usage(format!(
+            "{}: no such file or folder",
+            path.display()
+        )));
+    }
+    load_file(path)
+}
+
+fn load_file(file: &Path) -> Result<Timeline> {
+    let mut t = import::load(file)?;
+    let summary = file.parent().map(|d| d.join("summary.json"));
+    if let Some(s) = summary.filter(|s| s.is_file()) {
+        if let Some(meta) = read_summary_meta(&s)? {
+            let fallback = t.meta.label.clone();
+            t.meta = meta;
+            if t.meta.label.trim().is_empty() {
+                t.meta.label = fallback;
+            }
+        }
+    }
+    if t.meta.label.trim().is_empty() {
+        t.meta.label = import::label_of(file);
+    }
+    Ok(t)
+}
+
+/// Legend names: each run's name (its drive); where several runs share it, with the run's start
+/// time ("loop0, 09:14"; with the date when the runs are on different days), and " (2)",
+/// " (3)" added only where that still repeats.
+pub fn unique_names(timelines: &[Timeline]) -> Vec<String> {
+    let plain: Vec<String> = timelines
+        .iter()
+        .map(|t| crate::report::charts::run_name(&t.meta))
+        .collect();
+    let days: std::collections::BTreeSet<String> = timelines
+        .iter()
+        .filter_map(|t| t.meta.started_at.map(|d| d.format("%Y-%m-%d").to_string()))
+        .collect();
+    let base: Vec<String> = timelines
+        .iter()
+        .zip(&plain)
+        .map(|(t, n)| {
+            let shared = plain.iter().filter(|m| *m == n).count() > 1;
+            match (shared, t.meta.started_at) {
+                (true, Some(d)) if days.len() > 1 => {
+                    format!("{n}, {}", d.format("%Y-%m-%d %H:%M"))
+                }
+                (true, Some(d)) => format!("{n}, {}", d.format("%H:%M:%S")),
+                _ => n.clone(),
+            }
+        })
+        .collect();
+    let mut out: Vec<String> = Vec::with_capacity(base.len());
+    for b in base.iter() {
+        let mut name = b.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{b} ({k})");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
+}

@@ -1,0 +1,42 @@
+//! `slccache fill-sweep`: the cache size against the fill level. At each level (rising): fill
+//! the drive to it, idle so the cache refills, then write until the cliff.
+
+use anyhow::{Context, Result};
+
+use crate::cli::FillSweepArgs;
+use crate::error::{usage, Interrupted};
+use crate::experiment::recovery::steps::{fill_summary, run_fill_steps, setup};
+use crate::experiment::recovery::{parse_levels, Signals};
+use crate::results::recovery::BurstRecord;
+use crate::units::parse_duration;
+
+/// Runs `slccache fill-sweep`.
+pub fn run(args: FillSweepArgs) -> Result<()> {
+    let levels = parse_levels(&args.levels)?;
+    let idle_s = parse_duration(&args.idle).context("--idle")?.as_secs_f64();
+    if args.trim_first && !args.common.simulate && args.common.target.starts_with("emu:") {
+        return Err(usage(
+            "--trim-first on an emu: target in real time is not supported; run the model with \
+             --simulate, or leave --trim-first out",
+        ));
+    }
+    let (bt, opts) = crate::cli::resolve::burst_target(&args.common, "fill-sweep")?;
+    let mut s = setup(bt, opts, "fill-sweep")?;
+    let signals = Signals::install().context("installing signal handlers")?;
+    let outcome = run_fill_steps(&mut s, &levels, idle_s, args.trim_first, &signals.flag);
+    drop(signals);
+    s.progress.finish();
+    let outcome = outcome?;
+    let sum = fill_summary(&s, &outcome, &levels, idle_s, args.trim_first);
+    let bursts: Vec<&BurstRecord> = outcome.levels.iter().map(|x| &x.3).collect();
+    crate::report::experiments::write_fill_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    print!(
+        "{}",
+        crate::report::experiments::fill_text(&sum, s.opts.units)
+    );
+    println!("outputs: {}", s.out.display());
+    if outcome.interrupted {
+        return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
+    }
+    Ok(())
+}

@@ -1,0 +1,476 @@
+//! The `probe` subcommand: write to a target without pause and record what it did, interval
+//! by interval, then analyse and report.
+//!
+//! Order of work: resolve the configuration; inspect the target (refusals, nothing written);
+//! check the block size and span against it (usage errors, nothing written); open it (asking
+//! for agreement on block devices); set up one backend per job (an io_uring failure names its
+//! cause and suggests `--engine sync`); then run, appending a `timeline.csv` row at every
+//! interval deadline. Ctrl-C / SIGTERM stop submitting, drain, and still write everything
+//! (exit 130). A write error stops the run, keeps every output, and is reported with its
+//! offset and time (exit 1).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use anyhow::{anyhow, Context, Result};
+
+use crate::cli::ProbeArgs;
+use crate::config::WorkloadConfig;
+use crate::detect::stop::StopConfig;
+use crate::error::{usage, Interrupted};
+use crate::experiment::burst::{make_backends, run_jobs, Outcome, Plan, RingInfo, Signals};
+use crate::experiment::prepare::{self, DriveStateRecord, Preparation};
+use crate::report::progress::{self, ProgressMode};
+use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
+use crate::target::host::HostInfo;
+use crate::target::{self, OpenRequest, Target, TargetKind};
+use crate::timeline::{RunMeta, StopReason, Timeline, Workload};
+use crate::units::{format_bytes, format_rate, format_seconds, parse_duration, parse_size};
+use crate::workload::{EngineKind, Pattern};
+
+/// Most memory the data buffers of all jobs may take together.
+const MAX_BUFFER_BYTES: u64 = 2 << 30;
+
+/// Most threads the sync engine may start (one per in-flight write).
+const MAX_SYNC_THREADS: u64 = 4096;
+
+/// Runs `slccache probe`.
+pub fn run(args: ProbeArgs) -> Result<()> {
+    if args.target.trim().is_empty() {
+        return Err(usage(
+            "the target is empty: give a block device (/dev/nvme0n1), a file (scratch.bin) or \
+             an emulated drive (emu:960evo-500g; see slccache presets)",
+        ));
+    }
+    let cfg = WorkloadConfig::resolve(&args.workload)?;
+    let stop_cfg = crate::cli::stop_config(&args.stop)?;
+    let opts = ReportOptions {
+        units: args.output.units,
+        png_size: crate::report::parse_png_size(&args.output.png_size)?,
+        theme: args.output.theme.into(),
+        align_cliff: false,
+    };
+    let engine = args.engine.unwrap_or(EngineKind::IoUring);
+    let size = args
+        .size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .context("--size")?;
+    let prep = Preparation {
+        trim: args.trim,
+        prefill_pct: args
+            .prefill
+            .as_deref()
+            .map(prepare::parse_pct)
+            .transpose()?,
+        idle_before: args
+            .idle_before
+            .as_deref()
+            .map(parse_duration)
+            .transpose()
+            .context("--idle-before")?,
+    };
+    let req = OpenRequest {
+        size,
+        // A run that only reads destroys nothing in a file.
+        overwrite: args.overwrite || cfg.read_pct == 100,
+        destroy_data: args.destroy_data,
+        interactive: std::io::stdin().is_terminal(),
+    };
+
+    // 1. What is it? (refusals; nothing written)
+    if args.target.starts_with("emu:") {
+        // An emulated drive writes nothing anywhere: these flags would be ignored silently.
+        let ignored = [
+            (
+                args.size.is_some(),
+                "--size (an emulated drive's size is its capacity=)",
+            ),
+            (args.overwrite, "--overwrite (nothing is overwritten)"),
+            (args.destroy_data, "--destroy-data (no data is destroyed)"),
+            (
+                args.engine == Some(EngineKind::Sync),
+                "--engine sync (an emulated drive has its own engine)",
+            ),
+        ];
+        if let Some((_, flag)) = ignored.iter().find(|(given, _)| *given) {
+            return Err(usage(format!(
+                "{flag} does not apply to an emulated drive ({}); leave it out",
+                args.target
+            )));
+        }
+    }
+    let info = target::inspect(&args.target, &req)?;
+    // 2. Does the workload fit? (usage errors; nothing written)
+    info.check_fit(cfg.block_size, cfg.span)?;
+    if info.kind != TargetKind::Emulated {
+        let need = cfg.block_size * cfg.queue_depth as u64 * cfg.jobs as u64;
+        if need > MAX_BUFFER_BYTES {
+            return Err(usage(format!(
+                "--bs x --qd x --jobs needs {} of data buffers, more than the {} allowed; \
+                 lower one of them",
+                format_bytes(need as f64, crate::units::UnitSystem::Binary),
+                format_bytes(MAX_BUFFER_BYTES as f64, crate::units::UnitSystem::Binary)
+            )));
+        }
+    }
+    if engine == EngineKind::Sync && info.kind != TargetKind::Emulated {
+        let threads = cfg.queue_depth as u64 * cfg.jobs as u64;
+        if threads > MAX_SYNC_THREADS {
+            return Err(usage(format!(
+                "--engine sync runs one thread per in-flight write: --qd x --jobs = {threads} \
+                 threads, more than {MAX_SYNC_THREADS}; lower --qd or --jobs"
+            )));
+        }
+    }
+    // Reads need written data: refuse holes in files, warn on block devices.
+    let read_note = if cfg.read_pct > 0 {
+        let span = info.check_fit(cfg.block_size, cfg.span)?;
+        target::reads::check_readable(&info, span, args.assume_written, false)?
+    } else {
+        None
+    };
+    if let Some(n) = &read_note {
+        eprintln!("slccache: {n}");
+    }
+    let out_dir = args
+        .output
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out_dir(&info.short_name()));
+
+    // 3. Lock it (a second probe of the same file or device is refused), then open it
+    // (agreement on block devices, O_DIRECT, O_EXCL). A file this run creates is locked as
+    // soon as it exists.
+    let mut lock = target::lock(&info)?;
+    let target = target::open_for_write(info, &req, &mut |p| {
+        progress::confirm_device(&p.path, &p.name, p.model.as_deref(), p.capacity_bytes)
+    })?;
+    if lock.is_none() {
+        lock = match target::lock(&target.info) {
+            Ok(l) => l,
+            Err(e) => {
+                target.remove_created();
+                return Err(e);
+            }
+        };
+    }
+    let span = match target.info.check_fit(cfg.block_size, cfg.span) {
+        Ok(s) => s,
+        Err(e) => {
+            target.remove_created();
+            return Err(e);
+        }
+    };
+    let plan = Plan::new(&cfg, span);
+    let signals = Signals::install().context("installing signal handlers")?;
+
+    // 4. Start from a known state (trim, prefill, idle), outside the measured timeline.
+    let drive_state = match prepare_target(&target, &cfg, engine, span, &prep, &signals, &args) {
+        Ok(d) => d,
+        Err(e) => {
+            target.remove_created();
+            return Err(e);
+        }
+    };
+    let truth_at_start = target
+        .info
+        .emulated
+        .as_ref()
+        .map(|e| e.truth_now(cfg.pattern, cfg.block_size));
+
+    // 5. One backend per job.
+    let (backends, ring_info) = match make_backends(&target, &cfg, engine) {
+        Ok(b) => b,
+        Err(e) => {
+            target.remove_created();
+            return Err(e);
+        }
+    };
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
+
+    // 6. Run. The signal handlers (installed before the preparation) stay until the outputs
+    // are written: a Ctrl-C, SIGTERM or SIGHUP while the charts are drawn still leaves every
+    // output complete (exit 130).
+    let outcome = run_jobs(
+        &target, &cfg, stop_cfg, &plan, backends, &out_dir, args.quiet, &opts, &signals,
+    )?;
+
+    // 7. Summary, analysis, charts.
+    let start = StartState {
+        drive_state,
+        truth: truth_at_start,
+    };
+    let result = finish(
+        &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info, args.quiet, start,
+        read_note,
+    );
+    drop(lock);
+    let late_signal = signals.flag.load(Ordering::SeqCst);
+    drop(signals);
+    match result {
+        Ok(()) if late_signal => Err(anyhow::Error::new(Interrupted(
+            out_dir.display().to_string(),
+        ))),
+        r => r,
+    }
+}
+
+/// The drive's state at the start of the measured run.
+struct StartState {
+    drive_state: DriveStateRecord,
+    /// The model's truth from that state (emulated drives).
+    truth: Option<crate::model::Truth>,
+}
+
+/// Trims, prefills and idles as asked; returns what was done and the state reached.
+fn prepare_target(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    engine: EngineKind,
+    span: u64,
+    prep: &Preparation,
+    signals: &Signals,
+    args: &ProbeArgs,
+) -> Result<DriveStateRecord> {
+    let mut rec = DriveStateRecord::default();
+    let units = args.output.units;
+    let say = |msg: String| {
+        if !args.quiet {
+            eprintln!("slccache: {msg}");
+        }
+    };
+    if prep.trim {
+        let (ok, what) = prepare::trim(target, span)?;
+        if ok {
+            say(format!("--trim: {what}"));
+        } else {
+            say(format!("--trim: {what}; going on without it"));
+        }
+        rec.trimmed = ok;
+        rec.trim = Some(what);
+    }
+    let capacity = target.info.capacity;
+    if let Some(pct) = prep.prefill_pct {
+        let bytes =
+            ((pct / 100.0) * capacity as f64) as u64 / prepare::PREFILL_BS * prepare::PREFILL_BS;
+        let pw = prepare::prefill_workload(cfg);
+        let (mut backends, _) = make_backends(target, &pw, engine)?;
+        say(format!(
+            "--prefill: writing the first {pct}% of the target ({}) at 128k QD32",
+            format_bytes(bytes as f64, units)
+        ));
+        let written = prepare::prefill(
+            backends.remove(0),
+            bytes,
+            cfg.seed,
+            ProgressMode::for_stderr(args.quiet),
+            units,
+            &signals.flag,
+        )?;
+        rec.prefill_pct = Some(pct);
+        rec.prefill_bytes = Some(written);
+    }
+    if let Some(d) = prep.idle_before {
+        say(format!(
+            "--idle-before: idling for {} so that the drive can fold its cache",
+            format_seconds(d.as_secs_f64())
+        ));
+        prepare::idle(d, &signals.flag)?;
+        rec.idle_before_s = Some(d.as_secs_f64());
+    }
+    if let Some(emu) = &target.info.emulated {
+        let st = emu.state_now();
+        rec.fill_at_start_pct = Some(100.0 * st.data / capacity as f64);
+        rec.emulated_cache_at_start_bytes =
+            Some(emu.truth_now(cfg.pattern, cfg.block_size).cache_bytes);
+    } else if rec.trimmed && span == capacity {
+        let filled = rec.prefill_bytes.unwrap_or(0);
+        rec.fill_at_start_pct = Some(100.0 * filled as f64 / capacity as f64);
+    }
+    Ok(rec)
+}
+
+fn default_out_dir(name: &str) -> PathBuf {
+    let ts = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    PathBuf::from("output").join(format!("{name}-{ts}"))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    stop_cfg: StopConfig,
+    plan: &Plan,
+    out_dir: &Path,
+    opts: &ReportOptions,
+    o: Outcome,
+    ring_info: Option<RingInfo>,
+    quiet: bool,
+    start: StartState,
+    read_note: Option<String>,
+) -> Result<()> {
+    let ident = &target.info.identity;
+    let label = ident
+        .model
+        .clone()
+        .unwrap_or_else(|| target.info.short_name());
+    let meta = RunMeta {
+        device: ident.clone(),
+        workload: Workload {
+            pattern: Pattern::name(cfg.pattern).into(),
+            block_size: Some(cfg.block_size),
+            queue_depth: Some(cfg.queue_depth),
+            jobs: Some(cfg.jobs),
+            interval_s: Some(cfg.interval.as_secs_f64()),
+            engine: Some(o.engine.into()),
+            span_bytes: Some(plan.span_bytes),
+        },
+        started_at: Some(o.started_at),
+        stop_reason: Some(o.stop),
+        label,
+        slccache_version: crate::VERSION.into(),
+    };
+    let timeline = Timeline {
+        samples: o.samples,
+        meta: meta.clone(),
+    };
+    let mut analysis = crate::detect::analyze(&timeline);
+    if let Some(n) = &read_note {
+        analysis.warnings.push(n.clone());
+    }
+    let bytes = timeline.bytes_total();
+    // What the drive itself counted, against what the probe wrote.
+    if let (Some(a), Some(b)) = (&o.drive_start.health, &o.drive_end.health) {
+        analysis
+            .warnings
+            .extend(crate::detect::drive::data_units_warning(a, b, bytes));
+    }
+    let host = HostInfo::collect(&target.info);
+    let drive_state = DriveState {
+        temperature_start_c: o.drive_start.temp_c,
+        temperature_end_c: o.drive_end.temp_c,
+        smart_start: o.drive_start.health.clone(),
+        smart_end: o.drive_end.health.clone(),
+        preparation: start.drive_state,
+    };
+    let extra_rows =
+        crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
+    let duration_s = timeline.duration_s();
+    let config = serde_json::json!({
+        "target": target.info.spec,
+        "engine": o.engine,
+        "workload": cfg,
+        "plan": plan,
+        "io_uring": ring_info,
+        "out": out_dir,
+        // For emulated drives, the model's truth (cache bytes, phase boundaries), so a run
+        // can be checked against it.
+        // (From the drive's state at the start of the measured run: after --trim, --prefill
+        // and --idle-before where given.)
+        "model_truth": start.truth,
+    });
+    let summary = Summary {
+        slccache_version: crate::VERSION.into(),
+        config,
+        run: meta,
+        totals: Totals::of(&timeline, o.writes),
+        interrupted: o.stop == StopReason::Interrupted,
+        error: o.failure.as_ref().map(|f| f.to_string()),
+        analysis: analysis.clone(),
+        stop: Some(StopRecord::new(
+            stop_cfg,
+            o.stop,
+            Some(&o.rule),
+            &analysis,
+            bytes,
+        )),
+        host: Some(host),
+        drive_state: Some(drive_state),
+    };
+    crate::report::write_summary(out_dir, &summary)?;
+    // A run that wrote and read nothing measured nothing: no charts and no report of it. A run
+    // that only read is reported on its reads.
+    let read_bytes = timeline.read_bytes_total();
+    let charts = if bytes > 0 || read_bytes > 0 {
+        crate::report::write_charts_and_report_with(
+            out_dir,
+            &timeline,
+            &analysis,
+            opts,
+            &extra_rows,
+        )
+    } else {
+        Ok(vec![])
+    };
+
+    let (verb, done) = if analysis.read_only {
+        ("read", read_bytes)
+    } else {
+        ("wrote", bytes)
+    };
+    let mut line = format!(
+        "{}: {verb} {} in {} ({} mean), stopped: {}",
+        target.info.spec,
+        format_bytes(done as f64, opts.units),
+        format_seconds(duration_s),
+        format_rate(
+            if duration_s > 0.0 {
+                done as f64 / duration_s
+            } else {
+                0.0
+            },
+            opts.units
+        ),
+        o.stop
+    );
+    if bytes == 0 && read_bytes == 0 {
+        line.push_str("; nothing was written, so there is no analysis and no report");
+    } else {
+        if analysis.read_only {
+            line.push_str(&format!(
+                "; {}",
+                crate::report::terminal::read_only_summary(&analysis, opts.units)
+                    .split_once("; ")
+                    .map_or("", |(_, rest)| rest)
+            ));
+        }
+        match (&analysis.cache_estimate, analysis.cache_lower_bound_bytes) {
+            (Some(c), _) => line.push_str(&format!(
+                "; cache ~{} {}",
+                format_bytes(c.bytes as f64, opts.units),
+                crate::report::terminal::interval_text(c.low_bytes, c.high_bytes, opts.units)
+            )),
+            (None, Some(lb)) => line.push_str(&format!(
+                "; no cliff seen: {}",
+                crate::detect::no_cliff_text(Some(lb), bytes, opts.units)
+            )),
+            (None, None) => {}
+        }
+        // The analysis warnings, as analyze and simulate print them (with --quiet, only the
+        // final line: the warnings are in summary.json and report.md).
+        if !quiet {
+            for w in &analysis.warnings {
+                line.push_str(&format!("\n  warning: {w}"));
+            }
+        }
+    }
+    progress::print_done(out_dir, &line, quiet);
+    charts.context("writing charts and report")?;
+
+    if let Some(f) = o.failure {
+        return Err(anyhow!(
+            "{f}; outputs written so far are in {}",
+            out_dir.display()
+        ));
+    }
+    if o.stop == StopReason::Interrupted {
+        return Err(anyhow::Error::new(Interrupted(
+            out_dir.display().to_string(),
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! The `simulate` subcommand: runs a drive model in virtual time
+//! ([`crate::experiment::virtual_time`]).
+//!
+//! Outputs are those of a probe: `timeline.csv`, `summary.json` (with the model and its truth
+//! under `config`), charts and `report.md`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::cli::SimulateArgs;
+use crate::config::WorkloadConfig;
+use crate::detect::Analysis;
+use crate::error::Interrupted;
+use crate::experiment::virtual_time::{
+    byte_limit, check_length, run_meta, simulate_with_stop, Simulation,
+};
+use crate::model::{presets, DriveModel, Truth};
+use crate::report::{ReportOptions, StopRecord, Summary, Totals};
+use crate::timeline::{CsvWriter, StopReason};
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+
+fn safe_name(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if t.is_empty() {
+        "model".into()
+    } else {
+        t
+    }
+}
+
+/// `config` of `summary.json` for a simulation.
+#[derive(Serialize)]
+struct SimConfig<'a> {
+    command: &'static str,
+    model_spec: &'a str,
+    model: &'a DriveModel,
+    truth: &'a Truth,
+    workload: &'a WorkloadConfig,
+}
+
+/// The human summary: what was written, the truth, the estimate and its error.
+pub fn summary_text(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    sim: &Simulation,
+    analysis: &Analysis,
+    units: UnitSystem,
+) -> String {
+    let pat = w.pattern.name();
+    let t = &sim.timeline;
+    let truth = &sim.truth;
+    let mut s = format!(
+        "{} ({}), {pat} {} QD{} x{} jobs, virtual time\n",
+        model.name,
+        model.model,
+        format_bytes(w.block_size as f64, UnitSystem::Binary),
+        w.queue_depth,
+        w.jobs
+    );
+    s += &format!(
+        "  wrote {} in {} (virtual), {}\n",
+        format_bytes(t.bytes_total() as f64, units),
+        format_seconds(t.duration_s()),
+        t.meta
+            .stop_reason
+            .map(|r| r.to_string())
+            .unwrap_or_default()
+    );
+    if truth.cache_bytes > 0 {
+        s += &format!(
+            "  model truth: cache {}, {} -> {}",
+            format_bytes(truth.cache_bytes as f64, units),
+            format_rate(truth.in_cache_bytes_per_sec, units),
+            format_rate(truth.after_cache_bytes_per_sec, units)
+        );
+    } else {
+        s += &format!(
+            "  model truth: no SLC cache, {}",
+            format_rate(truth.after_cache_bytes_per_sec, units)
+        );
+    }
+    if let (Some(at), Some(r)) = (truth.folding_starts_at_bytes, truth.folding_bytes_per_sec) {
+        s += &format!(
+            " -> {} after {}",
+            format_rate(r, units),
+            format_bytes(at as f64, units)
+        );
+    }
+    s += "\n";
+    match &analysis.cache_estimate {
+        Some(e) => {
+            let err = if truth.cache_bytes > 0 {
+                format!(
+                    " ({:+.2}% vs truth)",
+                    (e.bytes as f64 / truth.cache_bytes as f64 - 1.0) * 100.0
+                )
+            } else {
+                " (the model has no cache)".into()
+            };
+            s += &format!(
+                "  estimate:    cache {} {}{err}\n",
+                format_bytes(e.bytes as f64, units),
+                crate::report::terminal::interval_text(e.low_bytes, e.high_bytes, units)
+            );
+        }
+        None => {
+            s += &format!(
+                "  estimate:    no cliff seen: {}\n",
+                crate::detect::no_cliff_text(
+                    analysis.cache_lower_bound_bytes,
+                    t.bytes_total(),
+                    units
+                )
+            );
+        }
+    }
+    for w in &analysis.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+/// Runs `slccache simulate`.
+pub fn run(args: SimulateArgs) -> Result<()> {
+    let model = presets::parse_spec(&args.model)?;
+    let w = WorkloadConfig::resolve(&args.workload)?;
+    let stop_cfg = crate::cli::stop_config(&args.stop)?;
+    let png_size = crate::report::parse_png_size(&args.output.png_size)?;
+    let opts = ReportOptions {
+        units: args.output.units,
+        png_size,
+        theme: args.output.theme.into(),
+        align_cliff: false,
+    };
+    // Check the limits before creating anything.
+    byte_limit(&w, model.capacity.0)?;
+    check_length(&model, &w)?;
+    let dir: PathBuf = match &args.output.out {
+        Some(d) => d.clone(),
+        None => Path::new("output").join(format!(
+            "{}-sim-{}",
+            safe_name(&model.name),
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        )),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let csv_path = dir.join("timeline.csv");
+    let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
+        .with_context(|| format!("writing {}", csv_path.display()))?;
+    let meta = run_meta(&args.model, &model, &w);
+    // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
+    // 130); a second Ctrl-C ends the process at once.
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut ids = Vec::new();
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        ids.push(signal_hook::flag::register_conditional_shutdown(
+            sig,
+            130,
+            flag.clone(),
+        )?);
+        ids.push(signal_hook::flag::register(sig, flag.clone())?);
+    }
+    let sim = simulate_with_stop(&model, &w, Some(stop_cfg), meta, &flag, |s| {
+        csv.append(s)
+            .with_context(|| format!("writing {}", csv_path.display()))
+    });
+    for id in ids {
+        signal_hook::low_level::unregister(id);
+    }
+    let sim = sim?;
+    let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
+    let analysis = crate::detect::analyze(&sim.timeline);
+    let t = &sim.timeline;
+    let summary = Summary {
+        slccache_version: crate::VERSION.to_string(),
+        config: serde_json::to_value(SimConfig {
+            command: "simulate",
+            model_spec: &args.model,
+            model: &model,
+            truth: &sim.truth,
+            workload: &w,
+        })?,
+        run: t.meta.clone(),
+        totals: Totals::of(t, sim.writes),
+        interrupted,
+        error: None,
+        analysis: analysis.clone(),
+        stop: Some(StopRecord::new(
+            stop_cfg,
+            t.meta.stop_reason.unwrap_or(StopReason::EndOfData),
+            sim.stop_rule.as_ref(),
+            &analysis,
+            t.bytes_total(),
+        )),
+        host: None,
+        drive_state: None,
+    };
+    crate::report::write_summary(&dir, &summary)?;
+    crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;
+    let text = summary_text(&model, &w, &sim, &analysis, opts.units)
+        + &format!("  outputs: {}\n", dir.display());
+    if args.json {
+        println!("{}", serde_json::to_string(&analysis)?);
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    if interrupted {
+        return Err(anyhow::Error::new(Interrupted(dir.display().to_string())));
+    }
+    Ok(())
+}

@@ -1,0 +1,459 @@
+//! The `sweep` subcommand: one short point per combination of queue depth, job count and
+//! read share (or the CrystalDiskMark table with `--preset cdm`), with the same engine, the
+//! same sampler and the same models as `probe`.
+//!
+//! Each point reports IOPS, throughput, latency p50/p99 over all its I/Os, the writer's CPU
+//! (thread CPU time of the job threads over the point's wall time, percent of one core) and
+//! whether the SLC cache ran out during it (`crossed_cliff`): a write point that crossed the
+//! cliff measured two things. The saturation point is the smallest `QD x jobs` that reaches
+//! 95% of the best IOPS (among the points of the best point's pattern, block size and mix).
+//!
+//! On an emulated drive every point starts from the drive's fresh state, as after a long
+//! idle: the cache is whole again. `--simulate` runs the points in virtual time with the
+//! simulator; without it they run in real time on the emulated backend. On files and block
+//! devices the points run one after another with no pause: a write point may start with the
+//! cache already used by the points before it; `--max-bytes-per-point` keeps each point small.
+
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::cli::SweepArgs;
+use crate::error::{usage, Interrupted};
+use crate::experiment::burst::Signals;
+use crate::experiment::sweep::{run_point_real, saturation, simulate_point, truth};
+use crate::model::{presets, DriveModel};
+use crate::report::sweep::{us_text, SweepConfig, SweepSummary};
+use crate::report::ReportOptions;
+use crate::results::sweep::{PointSpec, Sweep, SweepPoint};
+use crate::target::{self, OpenRequest};
+use crate::units::{format_bytes, format_rate, parse_duration, parse_size, UnitSystem};
+use crate::workload::{EngineKind, Pattern, SweepPreset};
+
+fn parse_list(s: &str, flag: &str, lo: u32, hi: u32) -> Result<Vec<u32>> {
+    let mut v = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let x: u32 = part.parse().map_err(|_| {
+            usage(format!(
+                "{flag} '{s}': '{part}' is not a whole number; give a list such as 1,4,16"
+            ))
+        })?;
+        if !(lo..=hi).contains(&x) {
+            return Err(usage(format!(
+                "{flag} '{s}': {x} is out of range; give {lo} to {hi}"
+            )));
+        }
+        if !v.contains(&x) {
+            v.push(x);
+        }
+    }
+    if v.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty; give a list such as 1,4,16"
+        )));
+    }
+    Ok(v)
+}
+
+/// The grid of a sweep: `--preset cdm`, or QD x jobs (x read shares).
+pub fn grid(args: &SweepArgs) -> Result<Vec<PointSpec>> {
+    if let Some(SweepPreset::Cdm) = args.preset {
+        let mut v = Vec::new();
+        for (read, dir) in [(true, "Read"), (false, "Write")] {
+            for (name, random, bs, qd, jobs) in [
+                ("Seq Q32T1", false, 1u64 << 20, 32u32, 1u32),
+                ("4K Q8T8", true, 4096, 8, 8),
+                ("4K Q1T1", true, 4096, 1, 1),
+            ] {
+                let pattern = match (random, read) {
+                    (true, true) => Pattern::Randread,
+                    (true, false) => Pattern::Randwrite,
+                    (false, true) => Pattern::Seqread,
+                    (false, false) => Pattern::Seqwrite,
+                };
+                v.push(PointSpec {
+                    pattern,
+                    bs,
+                    qd,
+                    jobs,
+                    read_pct: if read { 100 } else { 0 },
+                    label: Some(format!("{name} {dir}")),
+                });
+            }
+        }
+        return Ok(v);
+    }
+    let qds = parse_list(&args.qd, "--qd", 1, 4096)?;
+    let jobs = parse_list(&args.jobs, "--jobs", 1, 256)?;
+    let bs = parse_size(&args.bs).with_context(|| format!("--bs '{}'", args.bs))?;
+    if bs == 0 || bs > 64 << 20 {
+        return Err(usage(format!(
+            "--bs {bs} bytes is out of range; give 512 bytes to 64 MiB"
+        )));
+    }
+    let base = args.pattern.unwrap_or(Pattern::Randwrite);
+    let (pattern, mixes) = match &args.rwmix_read {
+        Some(list) => (
+            base.mixed_equivalent(),
+            parse_list(list, "--rwmix-read", 0, 100)?,
+        ),
+        None => (base, vec![base.read_pct(None)]),
+    };
+    let mut v = Vec::new();
+    for &m in &mixes {
+        for &j in &jobs {
+            for &q in &qds {
+                v.push(PointSpec {
+                    pattern,
+                    bs,
+                    qd: q,
+                    jobs: j,
+                    read_pct: m,
+                    label: None,
+                });
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// Runs `slccache sweep`.
+pub fn run(args: SweepArgs) -> Result<()> {
+    let grid = grid(&args)?;
+    let duration = parse_duration(&args.point_duration)
+        .with_context(|| format!("--point-duration '{}'", args.point_duration))?;
+    if duration < Duration::from_millis(100) {
+        return Err(usage(
+            "--point-duration is too short; give 100ms or more (10s is the default)",
+        ));
+    }
+    let max_bytes = args
+        .max_bytes_per_point
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .context("--max-bytes-per-point")?;
+    if max_bytes == Some(0) {
+        return Err(usage("--max-bytes-per-point must be more than zero"));
+    }
+    let opts = ReportOptions {
+        units: args.output.units,
+        png_size: crate::report::parse_png_size(&args.output.png_size)?,
+        theme: args.output.theme.into(),
+        align_cliff: false,
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    let engine = args.engine.unwrap_or(EngineKind::IoUring);
+    let mut notes: Vec<String> = Vec::new();
+    let any_reads = grid.iter().any(|p| p.read_pct > 0);
+    let any_writes = grid.iter().any(|p| p.read_pct < 100);
+
+    // The model, for emulated targets (and required by --simulate).
+    let spec = args.target.strip_prefix("emu:");
+    let model: Option<DriveModel> = match (spec, args.simulate) {
+        (Some(s), _) => Some(presets::parse_spec(s)?),
+        (None, true) => {
+            return Err(usage(format!(
+                "--simulate needs an emulated drive (emu:PRESET), not {}",
+                args.target
+            )))
+        }
+        (None, false) => None,
+    };
+    let mut points = Vec::new();
+    let mut interrupted = false;
+    let out_dir;
+    let quiet = args.quiet;
+    let say = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    if let (true, Some(m)) = (args.simulate, &model) {
+        out_dir = out_dir_for(&args, &m.name, true);
+        for (i, p) in grid.iter().enumerate() {
+            let r = simulate_point(m, p, duration, max_bytes, seed ^ i as u64)?;
+            say(&point_line(i, grid.len(), &r, opts.units));
+            points.push(r);
+        }
+        notes.push(format!(
+            "virtual time: every point starts on the fresh drive (as after a long idle); \
+             {}",
+            m.read_source
+        ));
+    } else {
+        let req = OpenRequest {
+            size: args
+                .size
+                .as_deref()
+                .map(parse_size)
+                .transpose()
+                .context("--size")?,
+            overwrite: args.overwrite || !any_writes,
+            destroy_data: args.destroy_data,
+            interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
+        };
+        let info = target::inspect(&args.target, &req)?;
+        let span_req = args
+            .span
+            .as_deref()
+            .map(parse_size)
+            .transpose()
+            .context("--span")?;
+        let mut span = 0;
+        for p in &grid {
+            span = info.check_fit(p.bs, span_req)?;
+        }
+        if any_reads {
+            if let Some(n) = target::reads::check_readable(&info, span, args.assume_written, false)?
+            {
+                eprintln!("slccache: {n}");
+                notes.push(n);
+            }
+        }
+        out_dir = out_dir_for(&args, &info.short_name(), false);
+        let target = target::open_for_write(info, &req, &mut |p| {
+            crate::report::progress::confirm_device(
+                &p.path,
+                &p.name,
+                p.model.as_deref(),
+                p.capacity_bytes,
+            )
+        })?;
+        let signals = Signals::install().context("installing signal handlers")?;
+        for (i, p) in grid.iter().enumerate() {
+            if signals.flag.load(Ordering::SeqCst) {
+                interrupted = true;
+                break;
+            }
+            let (r, _) = match run_point_real(
+                &target,
+                p,
+                span,
+                engine,
+                duration,
+                max_bytes,
+                seed ^ i as u64,
+                &signals,
+            ) {
+                Ok(x) => x,
+                Err(e) => {
+                    target.remove_created();
+                    return Err(e);
+                }
+            };
+            say(&point_line(i, grid.len(), &r, opts.units));
+            points.push(r);
+        }
+        if signals.flag.load(Ordering::SeqCst) {
+            interrupted = true;
+        }
+        if let Some(m) = &model {
+            notes.push(format!(
+                "emulated drive in real time: every point starts on the fresh drive; {}",
+                m.read_source
+            ));
+        } else if any_writes && max_bytes.is_none() {
+            notes.push(
+                "write points ran without --max-bytes-per-point, one after another: a point \
+                 may have started with the cache used up by the points before it; \
+                 crossed_cliff marks the points in which a cliff was seen"
+                    .into(),
+            );
+        }
+    }
+    if let Some(m) = max_bytes {
+        notes.push(format!(
+            "each point stopped after {} (--max-bytes-per-point)",
+            format_bytes(m as f64, opts.units)
+        ));
+    }
+    let crossed = points.iter().filter(|p| p.crossed_cliff).count();
+    if crossed > 0 {
+        notes.push(format!(
+            "{crossed} point(s) ran out of SLC cache during the point and measured two things \
+             (crossed_cliff); shorten the points or give --max-bytes-per-point"
+        ));
+    }
+    let sweep = Sweep {
+        saturation: saturation(&points),
+        points,
+    };
+    let best = sweep.points.iter().max_by(|a, b| a.iops.total_cmp(&b.iops));
+    let truth = match (&model, best) {
+        (Some(m), Some(b)) => Some(truth(m, &grid, b)),
+        _ => None,
+    };
+
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
+    let title = model
+        .as_ref()
+        .map(|m| {
+            format!(
+                "{}{}",
+                m.model,
+                if args.simulate {
+                    " (simulated)"
+                } else {
+                    " (emulated)"
+                }
+            )
+        })
+        .unwrap_or_else(|| args.target.clone());
+    let summary = SweepSummary {
+        slccache_version: crate::VERSION,
+        config: SweepConfig {
+            command: "sweep",
+            target: &args.target,
+            simulate: args.simulate,
+            engine: (!args.simulate).then(|| engine.name()),
+            point_duration_s: duration.as_secs_f64(),
+            max_bytes_per_point: max_bytes,
+            preset: args.preset.map(|_| "cdm"),
+            seed,
+            model: model.as_ref(),
+        },
+        sweep: &sweep,
+        truth: truth.as_ref(),
+        notes: &notes,
+        interrupted,
+    };
+    let files = crate::report::sweep::write_outputs(
+        &out_dir,
+        &summary,
+        &title,
+        args.preset.is_some(),
+        &opts,
+    )?;
+    drop(files);
+
+    let mut line = format!("{}: {} points", args.target, sweep.points.len());
+    if let Some(b) = best {
+        line += &format!(
+            ", best {} at QD{} x{}",
+            crate::report::sweep::iops_text(b.iops),
+            b.qd,
+            b.jobs
+        );
+    }
+    if let Some(s) = &sweep.saturation {
+        line += &format!(
+            ", saturation at QD{} x {} job(s) ({})",
+            s.qd,
+            s.jobs,
+            crate::report::sweep::iops_text(s.iops)
+        );
+    }
+    if let Some(t) = &truth {
+        line += &format!(
+            "; model ceiling {}",
+            crate::report::sweep::iops_text(t.iops_limit)
+        );
+    }
+    crate::report::progress::print_done(&out_dir, &line, args.quiet);
+    if interrupted {
+        return Err(anyhow::Error::new(Interrupted(
+            out_dir.display().to_string(),
+        )));
+    }
+    Ok(())
+}
+
+fn point_line(i: usize, n: usize, p: &SweepPoint, units: UnitSystem) -> String {
+    format!(
+        "[{}/{n}] QD{} x{} {} {}% reads: {}, {}, p50 {}, p99 {}{}",
+        i + 1,
+        p.qd,
+        p.jobs,
+        format_bytes(p.bs as f64, UnitSystem::Binary),
+        p.rwmix_read,
+        crate::report::sweep::iops_text(p.iops),
+        format_rate(p.bytes_per_sec, units),
+        us_text(p.lat_p50_us),
+        us_text(p.lat_p99_us),
+        if p.crossed_cliff {
+            " (cache ran out)"
+        } else {
+            ""
+        }
+    )
+}
+
+fn out_dir_for(args: &SweepArgs, name: &str, sim: bool) -> PathBuf {
+    args.output.out.clone().unwrap_or_else(|| {
+        let ts = chrono::Local::now().format("%Y%m%d-%H%M%S");
+        let clean: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        PathBuf::from("output").join(format!(
+            "{clean}-sweep{}-{ts}",
+            if sim { "-sim" } else { "" }
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(qd: u32, jobs: u32, iops: f64) -> SweepPoint {
+        SweepPoint {
+            qd,
+            jobs,
+            bs: 4096,
+            rwmix_read: 0,
+            iops,
+            bytes_per_sec: iops * 4096.0,
+            lat_p50_us: None,
+            lat_p99_us: None,
+            cpu_pct: None,
+            crossed_cliff: false,
+            pattern: "randwrite".into(),
+            label: None,
+        }
+    }
+
+    #[test]
+    fn saturation_is_the_smallest_product_within_five_percent() {
+        let v = vec![
+            pt(1, 1, 30e3),
+            pt(8, 1, 250e3),
+            pt(16, 1, 318e3),
+            pt(64, 1, 333e3),
+            pt(4, 4, 317e3),
+            pt(16, 4, 330e3),
+        ];
+        let s = saturation(&v).unwrap();
+        // 0.95 * 333k = 316.4k: QD16 x1 and QD4 x4 both reach it at 16; fewer jobs wins.
+        assert_eq!((s.qd, s.jobs), (16, 1));
+        assert!(saturation(&[]).is_none());
+    }
+
+    #[test]
+    fn lists_are_checked() {
+        assert_eq!(
+            parse_list("1, 4,16,4", "--qd", 1, 4096).unwrap(),
+            vec![1, 4, 16]
+        );
+        for bad in ["", "0", "1,x", "5000"] {
+            let e = parse_list(bad, "--qd", 1, 4096).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
+            assert!(format!("{e:#}").contains("--qd"), "{e:#}");
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! One burst on an open target: the backends spawned per job, the sampling loop on absolute
+//! deadlines, the live detector on its own thread, and the signal handlers that let a run
+//! drain and keep its outputs. `probe` is one burst plus preparation and reports; `sweep`,
+//! `recovery` and `fill-sweep` run several.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+
+use crate::config::WorkloadConfig;
+use crate::detect::stop::{Decision, Estimate, StopConfig, StopRule};
+use crate::engine::job::{spawn_jobs, JobShared, WriteFailure};
+use crate::engine::offsets::OffsetGen;
+use crate::engine::sync::SyncBackend;
+use crate::engine::uring::{setup_error_hint, UringBackend};
+use crate::engine::Backend;
+use crate::report::progress::{self, Progress, ProgressMode};
+use crate::report::ReportOptions;
+use crate::sampler::{Clock, MonotonicClock, Sampler};
+use crate::target::{DriveReading, Target};
+use crate::timeline::{CsvWriter, Sample, StopReason};
+use crate::workload::EngineKind;
+
+/// Shortest time between two reads of an NVMe drive's SMART log during a run.
+const DRIVE_READ_GAP: Duration = Duration::from_millis(200);
+
+/// How often the sampling thread looks at signals and job state between deadlines.
+const POLL: Duration = Duration::from_millis(20);
+
+/// What the run will do, derived from the configuration and the target.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Plan {
+    /// Bytes of the target written over (a multiple of the block size).
+    pub span_bytes: u64,
+    /// Blocks in one pass.
+    pub blocks: u64,
+    /// Writes to issue at most (None: only the time limit stops the run).
+    pub write_limit: Option<u64>,
+}
+
+impl Plan {
+    /// The stop rules: `--max-bytes` and `passes` become a write count (rounded up to whole
+    /// blocks); with neither and no `--duration`, one pass over the span.
+    pub fn new(cfg: &WorkloadConfig, span: u64) -> Plan {
+        let bs = cfg.block_size;
+        let blocks = span / bs;
+        let by_bytes = cfg.max_bytes.map(|m| m.div_ceil(bs).max(1));
+        let by_passes = cfg
+            .passes
+            .map(|p| ((blocks as f64) * p).ceil().max(1.0) as u64);
+        let limit = match (by_bytes, by_passes) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let limit = match (limit, cfg.duration) {
+            (None, None) => Some(blocks),
+            (l, _) => l,
+        };
+        Plan {
+            span_bytes: blocks * bs,
+            blocks,
+            write_limit: limit,
+        }
+    }
+}
+
+/// How the io_uring rings were set up (for the summary).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct RingInfo {
+    fixed_buffers: bool,
+    fixed_file: bool,
+}
+
+/// One backend per job.
+pub type Backends = Vec<Box<dyn Backend>>;
+
+/// One backend per job for `target`: the emulated drive's own, or io_uring or sync on a real
+/// target, with each job's data seeded apart. Returns how the rings were set up.
+pub fn make_backends(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    engine: EngineKind,
+) -> Result<(Backends, Option<RingInfo>)> {
+    let mut out: Vec<Box<dyn Backend>> = Vec::new();
+    let mut ring_info = None;
+    for j in 0..cfg.jobs {
+        let seed = cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(j as u64 + 1));
+        let b: Box<dyn Backend> = if let Some(emu) = &target.info.emulated {
+            emu.backend_mixed(cfg.queue_depth, cfg.block_size, cfg.pattern, cfg.read_pct)?
+        } else {
+            let file = target.file.clone().expect("real targets are open");
+            let bs = cfg.block_size as usize;
+            let align = target.info.mem_align as usize;
+            match engine {
+                EngineKind::IoUring => {
+                    let u = UringBackend::new(file, cfg.queue_depth, bs, align, seed)
+                        .map_err(|e| anyhow!(setup_error_hint(&e)))?;
+                    ring_info = Some(RingInfo {
+                        fixed_buffers: u.uses_fixed_buffers(),
+                        fixed_file: u.uses_fixed_file(),
+                    });
+                    Box::new(u)
+                }
+                EngineKind::Sync => Box::new(
+                    SyncBackend::new(file, cfg.queue_depth, bs, align, seed)
+                        .context("starting the sync engine's threads")?,
+                ),
+            }
+        };
+        out.push(b);
+    }
+    Ok((out, ring_info))
+}
+
+/// What a run (or one burst) produced.
+pub struct Outcome {
+    /// The samples, one per interval.
+    pub samples: Vec<Sample>,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// The write error that stopped it, if any.
+    pub failure: Option<WriteFailure>,
+    /// Writes completed.
+    pub writes: u64,
+    /// The engine's name.
+    pub engine: &'static str,
+    /// When it started.
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    /// The early-stop rule as it ended (its estimate, withdrawn cliffs).
+    pub rule: StopRule,
+    /// What the drive reported just before the first write.
+    pub drive_start: DriveReading,
+    /// What the drive reported just after the last write.
+    pub drive_end: DriveReading,
+}
+
+/// One burst on an open target: writes with `cfg` over the first `span` bytes until the
+/// cliff is certain (per `stop`), the workload's limit, Ctrl-C / SIGTERM, or a write error,
+/// appending each interval to `out_dir/timeline.csv` (created anew) and showing progress
+/// unless `quiet`. The building block for experiments that write in bursts on emulated and
+/// real targets (the simulator's is [`crate::experiment::virtual_time::VirtualDrive`]); `probe` is one burst
+/// plus preparation and reports.
+#[allow(clippy::too_many_arguments)]
+pub fn burst(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    span: u64,
+    stop: StopConfig,
+    engine: EngineKind,
+    out_dir: &Path,
+    quiet: bool,
+    opts: &ReportOptions,
+) -> Result<Outcome> {
+    let plan = Plan::new(cfg, span);
+    let (backends, _) = make_backends(target, cfg, engine)?;
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
+    let signals = Signals::install().context("installing signal handlers")?;
+    run_jobs(
+        target, cfg, stop, &plan, backends, out_dir, quiet, opts, &signals,
+    )
+}
+
+/// The early-stop rule on its own thread, off the I/O path: the sampling loop sends it each
+/// sample and reads back the current estimate and whether to stop. When the thread falls
+/// behind, it analyses the samples that piled up at once.
+pub struct LiveDetector {
+    tx: Option<mpsc::Sender<Sample>>,
+    state: Arc<Mutex<Option<Estimate>>>,
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<StopRule>>,
+}
+
+impl LiveDetector {
+    /// Starts the thread.
+    pub fn start(cfg: StopConfig) -> Result<LiveDetector> {
+        let (tx, rx) = mpsc::channel::<Sample>();
+        let state = Arc::new(Mutex::new(None));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (st, sp) = (state.clone(), stop.clone());
+        let handle = std::thread::Builder::new()
+            .name("slccache-detect".into())
+            .spawn(move || {
+                let mut rule = StopRule::new(cfg);
+                while let Ok(first) = rx.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(rx.try_iter());
+                    let d = rule.extend(batch);
+                    *st.lock().unwrap_or_else(|e| e.into_inner()) = rule.estimate().cloned();
+                    if d == Decision::Stop {
+                        sp.store(true, Ordering::SeqCst);
+                    }
+                }
+                rule
+            })
+            .context("cannot start the detector thread")?;
+        Ok(LiveDetector {
+            tx: Some(tx),
+            state,
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    /// Hands a sample to the detector (never blocks).
+    pub fn send(&self, s: &Sample) {
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(s.clone());
+        }
+    }
+
+    /// The detector's current estimate.
+    pub fn estimate(&self) -> Option<Estimate> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether the rule says stop.
+    pub fn should_stop(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Waits for the detector to see every sample sent, and returns the rule as it ended.
+    pub fn finish(mut self) -> StopRule {
+        self.tx = None;
+        let cfg_rule = || StopRule::new(StopConfig::default());
+        self.handle
+            .take()
+            .map(|h| h.join().unwrap_or_else(|_| cfg_rule()))
+            .unwrap_or_else(cfg_rule)
+    }
+}
+
+/// Puts the drive's reading on the rows of one collection: its temperature is already there;
+/// the thermal-management transitions are counted from the start of the run.
+/// Without a start reading there is no baseline, and the column stays empty.
+fn add_drive_reading(rows: &mut [Sample], reading: &DriveReading, start: &DriveReading) {
+    let count = |r: &DriveReading| r.health.as_ref().map(|h| h.thermal_transitions());
+    let since_start = match (count(reading), count(start)) {
+        (Some(now), Some(base)) => Some(now.saturating_sub(base)),
+        _ => None,
+    };
+    for r in rows {
+        r.thermal_transitions = since_start;
+    }
+}
+
+/// Signal handlers for the length of a run and its reports: the first Ctrl-C, SIGTERM or SIGHUP
+/// (a closed terminal or a dropped SSH session) sets the flag (the run drains and writes its
+/// outputs, exit 130); a second one ends the process at once.
+pub struct Signals {
+    /// Set by the first signal.
+    pub flag: Arc<AtomicBool>,
+    ids: Vec<signal_hook::SigId>,
+}
+
+impl Signals {
+    /// Installs the handlers for SIGINT, SIGTERM and SIGHUP until dropped.
+    pub fn install() -> Result<Signals> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut ids = Vec::new();
+        for sig in [SIGINT, SIGTERM, SIGHUP] {
+            let f = flag.clone();
+            // SAFETY: the handler only loads an atomic, clears the progress line with
+            // write(2) and ends the process with _exit(2): all async-signal-safe.
+            ids.push(unsafe {
+                signal_hook::low_level::register(sig, move || {
+                    if f.load(Ordering::SeqCst) {
+                        progress::clear_line_from_signal();
+                        signal_hook::low_level::exit(130);
+                    }
+                })
+            }?);
+            ids.push(signal_hook::flag::register(sig, flag.clone())?);
+        }
+        Ok(Signals { flag, ids })
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        for id in self.ids.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// Runs the jobs until the plan, the early stop, a signal or a write error ends them, writing
+/// `out_dir/timeline.csv` row by row and showing progress unless `quiet`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_jobs(
+    target: &Target,
+    cfg: &WorkloadConfig,
+    stop_cfg: StopConfig,
+    plan: &Plan,
+    backends: Vec<Box<dyn Backend>>,
+    out_dir: &Path,
+    quiet: bool,
+    opts: &ReportOptions,
+    signals: &Signals,
+) -> Result<Outcome> {
+    let engine = backends.first().map(|b| b.name()).unwrap_or("none");
+    let csv_path = out_dir.join("timeline.csv");
+    let mut csv = CsvWriter::create_with_reads(&csv_path, cfg.read_pct > 0)
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    let progress = Progress::new(
+        ProgressMode::for_stderr(quiet),
+        "probe",
+        plan.write_limit.map(|w| w * cfg.block_size),
+        cfg.duration,
+        stop_cfg.early_stop,
+        opts.units,
+    );
+
+    let detector = LiveDetector::start(stop_cfg)?;
+
+    let offsets = OffsetGen::new(cfg.pattern, cfg.block_size, plan.blocks, cfg.seed);
+    let shared = Arc::new(
+        JobShared::new(offsets, plan.write_limit.unwrap_or(u64::MAX), cfg.seed)
+            .with_read_pct(cfg.read_pct),
+    );
+    // The drive's own report before the first write (SMART, temperature).
+    let drive_start = target.info.read_drive();
+    let started_at = chrono::Utc::now();
+    let start = Instant::now();
+    let sampler = Arc::new(
+        Sampler::new(MonotonicClock::new(start), cfg.interval, cfg.jobs as usize)
+            .with_reads(cfg.read_pct > 0),
+    );
+    let running = Arc::new(AtomicUsize::new(backends.len()));
+    let handles = spawn_jobs(
+        "slccache-job",
+        backends,
+        cfg.queue_depth,
+        &shared,
+        &sampler,
+        &running,
+    )
+    .map_err(|e| anyhow!(e).context("cannot start a job thread"))?;
+
+    let mut samples: Vec<Sample> = Vec::new();
+    let mut reading = drive_start.clone();
+    let mut last_read = Instant::now();
+    let mut csv_error: Option<anyhow::Error> = None;
+    let mut emit =
+        |rows: Vec<Sample>, samples: &mut Vec<Sample>, err: &mut Option<anyhow::Error>| {
+            for r in rows {
+                if err.is_none() {
+                    if let Err(e) = csv.append(&r) {
+                        *err = Some(anyhow!(e).context(format!("writing {}", csv_path.display())));
+                    }
+                }
+                detector.send(&r);
+                progress.update(&r, detector.estimate().as_ref());
+                samples.push(r);
+            }
+        };
+    let stop_at = cfg.duration;
+    let stop = 'run: loop {
+        let wake = {
+            let d = sampler.deadline(samples.len() as u64);
+            stop_at.map_or(d, |s| d.min(s))
+        };
+        // Sleep until the deadline, looking at signals and the jobs now and then.
+        let now = loop {
+            if signals.flag.load(Ordering::SeqCst) {
+                break 'run StopReason::Interrupted;
+            }
+            if shared.failure().is_some() {
+                break 'run StopReason::WriteError;
+            }
+            if running.load(Ordering::SeqCst) == 0 {
+                break 'run StopReason::MaxBytes;
+            }
+            if detector.should_stop() {
+                break 'run StopReason::CliffConfirmed;
+            }
+            progress.tick();
+            let now = sampler.clock().now();
+            if now >= wake {
+                break now;
+            }
+            std::thread::sleep((wake - now).min(POLL));
+        };
+        if stop_at.is_some_and(|s| now >= s) {
+            break StopReason::Duration;
+        }
+        // An NVMe drive's SMART log is read at most every DRIVE_READ_GAP: admin commands
+        // at 100 per second (10 ms intervals) could disturb what is measured.
+        if target.info.nvme.is_none() || last_read.elapsed() >= DRIVE_READ_GAP {
+            reading = target.info.read_drive();
+            last_read = Instant::now();
+        }
+        let mut rows = sampler.collect(reading.temp_c);
+        add_drive_reading(&mut rows, &reading, &drive_start);
+        emit(rows, &mut samples, &mut csv_error);
+        if csv_error.is_some() {
+            break StopReason::WriteError;
+        }
+    };
+    shared.request_stop();
+    let mut writes = 0;
+    for h in handles {
+        writes += h.join().unwrap_or(0);
+    }
+    let end = sampler.clock().now();
+    let drive_end = target.info.read_drive();
+    let temp = drive_end.temp_c;
+    let mut last = if stop == StopReason::Duration {
+        sampler.finish_merging_last(end, temp)
+    } else {
+        sampler.finish(end, temp)
+    };
+    add_drive_reading(&mut last, &drive_end, &drive_start);
+    emit(last, &mut samples, &mut csv_error);
+    progress.finish();
+    let rule = detector.finish();
+    let failure = shared.failure();
+    let stop = if failure.is_some() {
+        StopReason::WriteError
+    } else {
+        stop
+    };
+    if let Some(e) = csv_error {
+        return Err(e);
+    }
+    Ok(Outcome {
+        samples,
+        stop,
+        failure,
+        writes,
+        engine,
+        started_at,
+        rule,
+        drive_start,
+        drive_end,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::WorkloadArgs;
+    use crate::timeline::{RunMeta, Timeline};
+
+    fn cfg() -> WorkloadConfig {
+        WorkloadConfig::resolve(&WorkloadArgs::default()).unwrap()
+    }
+
+    #[test]
+    fn thermal_transitions_count_from_the_start_reading() {
+        use crate::target::nvme::HealthLog;
+        let reading = |t1: u32, t2: u32| DriveReading {
+            temp_c: None,
+            health: Some(HealthLog {
+                thermal_mgmt_t1_transitions: t1,
+                thermal_mgmt_t2_transitions: t2,
+                ..HealthLog::default()
+            }),
+        };
+        let t = Timeline::from_rates(&[(1.0, 1.0, 1.0), (2.0, 1.0, 1.0)], RunMeta::default());
+        let mut rows = t.samples.clone();
+        add_drive_reading(&mut rows, &reading(7, 2), &reading(5, 1));
+        assert!(rows.iter().all(|r| r.thermal_transitions == Some(3)));
+        // A drive whose log could not be read at the start has no baseline: no counts, rather
+        // than its lifetime counts.
+        add_drive_reading(&mut rows, &reading(7, 2), &DriveReading::default());
+        assert!(rows.iter().all(|r| r.thermal_transitions.is_none()));
+        add_drive_reading(&mut rows, &DriveReading::default(), &reading(5, 1));
+        assert!(rows.iter().all(|r| r.thermal_transitions.is_none()));
+    }
+
+    #[test]
+    fn plan_stop_rules() {
+        let mut c = cfg();
+        c.block_size = 4096;
+        // Default: one pass.
+        let p = Plan::new(&c, 4096 * 100 + 10);
+        assert_eq!(p.blocks, 100);
+        assert_eq!(p.span_bytes, 409_600);
+        assert_eq!(p.write_limit, Some(100));
+        // Duration only: no write limit.
+        c.duration = Some(Duration::from_secs(5));
+        assert_eq!(Plan::new(&c, 409_600).write_limit, None);
+        // max-bytes rounds up to whole blocks; the smaller rule wins.
+        c.max_bytes = Some(5000);
+        assert_eq!(Plan::new(&c, 409_600).write_limit, Some(2));
+        c.max_bytes = None;
+        c.passes = Some(2.5);
+        assert_eq!(Plan::new(&c, 409_600).write_limit, Some(250));
+    }
+}

@@ -1,0 +1,708 @@
+//! The steps of the recovery and fill-level experiments: the drive opened once, a first burst
+//! until the cliff, then idles, fills and bursts in turn, each burst's timeline kept under
+//! `bursts/`, and the summaries built from them.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::config::{BurstTargetConfig, WorkloadConfig};
+use crate::detect::analyze;
+use crate::detect::stop::StopConfig;
+use crate::experiment::recovery::fit::{self, Point, RecoveryFit};
+use crate::experiment::recovery::virtual_drive::VirtualDrive;
+use crate::experiment::recovery::{estimate_cache, reference_of, BurstRule, TestDrive};
+use crate::model::presets;
+use crate::report::ReportOptions;
+use crate::results::recovery::{
+    BurstEnd, BurstRecord, BurstSummary, ExperimentConfig, ExperimentTotals, FillPoint,
+    FillSweepSection, FillSweepSummary, RecoveryPoint, RecoverySection, RecoverySummary, Reference,
+    Truth,
+};
+use crate::timeline::{CsvWriter, Timeline};
+use crate::units::short_secs;
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+
+/// Progress of an experiment: a line on stderr on a terminal (step, idle left, burst in
+/// progress); elsewhere one plain line per step event; nothing with `--quiet`.
+pub struct StepProgress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+}
+
+impl StepProgress {
+    /// A progress reporter.
+    pub fn new(quiet: bool) -> StepProgress {
+        let tty = std::io::stderr().is_terminal();
+        let bar = (!quiet && tty).then(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+            if let Ok(st) = ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}") {
+                b.set_style(st);
+            }
+            b.enable_steady_tick(Duration::from_millis(250));
+            b
+        });
+        StepProgress {
+            bar,
+            plain: !quiet && !tty,
+        }
+    }
+
+    /// A step begins or ends: shown on the line, and printed as a line of its own.
+    pub fn event(&self, msg: &str) {
+        match &self.bar {
+            Some(b) => {
+                b.suspend(|| eprintln!("{msg}"));
+                b.set_message(msg.to_string());
+            }
+            None if self.plain => eprintln!("{msg}"),
+            None => {}
+        }
+    }
+
+    /// The line now (terminal only).
+    pub fn status(&self, msg: String) {
+        if let Some(b) = &self.bar {
+            b.set_message(msg);
+        }
+    }
+
+    /// Clears the progress line.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// What every experiment needs: the drive, the workload, the stop rule, where to write.
+pub struct Setup {
+    /// The drive.
+    pub drive: Box<dyn TestDrive>,
+    /// The bursts' workload.
+    pub workload: WorkloadConfig,
+    /// When a burst stops after its cliff.
+    pub stop: StopConfig,
+    /// Chart and report options.
+    pub opts: ReportOptions,
+    /// The output folder.
+    pub out: PathBuf,
+    /// The target as given.
+    pub target: String,
+    /// Virtual time.
+    pub simulate: bool,
+    /// Progress.
+    pub progress: StepProgress,
+}
+
+fn safe(s: &str) -> String {
+    let t: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if t.is_empty() {
+        "target".into()
+    } else {
+        t
+    }
+}
+
+/// Opens the drive of a burst experiment (nothing written yet) and creates the output folder
+/// with its `bursts/`.
+pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Setup> {
+    let w = c.workload.clone();
+    let stop = c.stop;
+    let progress = StepProgress::new(c.quiet);
+    let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
+        let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
+        let model = presets::parse_spec(spec)?;
+        crate::experiment::virtual_time::byte_limit(&w, model.capacity.0)?;
+        let meta = crate::experiment::virtual_time::run_meta(spec, &model, &w);
+        let name = format!("{}-sim", safe(&model.name));
+        (Box::new(VirtualDrive::new(model, &w, meta)), name)
+    } else {
+        let req = crate::target::OpenRequest {
+            size: c.size,
+            overwrite: c.overwrite,
+            destroy_data: c.destroy_data,
+            interactive: std::io::stdin().is_terminal(),
+        };
+        let d =
+            crate::experiment::recovery::realtime::RealDrive::open(&c.target, &req, c.engine, &w)?;
+        let name = d.short_name();
+        (Box::new(d), name)
+    };
+    let out = c.out.clone().unwrap_or_else(|| {
+        Path::new("output").join(format!(
+            "{name}-{what}-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ))
+    });
+    std::fs::create_dir_all(out.join("bursts"))
+        .with_context(|| format!("cannot create the output folder {}", out.display()))?;
+    Ok(Setup {
+        drive,
+        workload: w,
+        stop,
+        opts,
+        out,
+        target: c.target.clone(),
+        simulate: c.simulate,
+        progress,
+    })
+}
+
+/// Runs one burst from `start` and writes its timeline to `bursts/<file>.csv`. Returns `None`
+/// when it was interrupted (an unfinished step).
+#[allow(clippy::too_many_arguments)]
+fn burst(
+    s: &mut Setup,
+    step: &str,
+    label: &str,
+    file: &str,
+    start: u64,
+    reference: Option<Reference>,
+    stop: &AtomicBool,
+) -> Result<Option<BurstRecord>> {
+    let rel = format!("bursts/{file}.csv");
+    let path = s.out.join(&rel);
+    let mut csv =
+        CsvWriter::create(&path).with_context(|| format!("writing {}", path.display()))?;
+    let mut csv_err: Option<std::io::Error> = None;
+    let span = s.drive.span();
+    let limit = s
+        .workload
+        .max_bytes
+        .unwrap_or(u64::MAX)
+        .min(span.saturating_sub(start));
+    let model_cache = s.drive.model_cache_now();
+    let mut rule = BurstRule::new(s.stop, reference);
+    let units = s.opts.units;
+    let progress = &s.progress;
+    progress.event(&format!("{step}: burst ({label})"));
+    let (samples, end) = s.drive.burst(start, limit, &mut rule, stop, &mut |x| {
+        if csv_err.is_none() {
+            if let Err(e) = csv.append(x) {
+                csv_err = Some(e);
+            }
+        }
+        progress.status(format!(
+            "{step}: burst ({label}): {} written, {} now",
+            format_bytes(x.bytes_total as f64, units),
+            format_rate(x.bytes_per_sec, units)
+        ));
+    })?;
+    if let Some(e) = csv_err {
+        return Err(anyhow::Error::new(e).context(format!("writing {}", path.display())));
+    }
+    if end == BurstEnd::Interrupted {
+        return Ok(None);
+    }
+    let mut meta = s.drive.meta();
+    meta.label = format!("{} ({label})", meta.label);
+    let timeline = Timeline { samples, meta };
+    let analysis = analyze(&timeline);
+    let cache = estimate_cache(&timeline, &analysis, reference);
+    progress.event(&format!(
+        "{step}: {label}: cache {} [{} .. {}], {} written in {}",
+        format_bytes(cache.bytes, units),
+        format_bytes(cache.low, units),
+        format_bytes(cache.high, units),
+        format_bytes(timeline.bytes_total() as f64, units),
+        format_seconds(timeline.duration_s())
+    ));
+    Ok(Some(BurstRecord {
+        label: label.to_string(),
+        file: rel,
+        timeline,
+        analysis,
+        cache,
+        end,
+        start_offset: start,
+        model_cache_bytes: model_cache,
+    }))
+}
+
+/// Idles with progress; returns false when interrupted.
+fn idle(s: &mut Setup, step: &str, secs: f64, stop: &AtomicBool) -> Result<bool> {
+    s.progress
+        .event(&format!("{step}: idle {}", format_seconds(secs)));
+    let progress = &s.progress;
+    s.drive.idle(secs, stop, &mut |left| {
+        progress.status(format!(
+            "{step}: idle {}, {} left",
+            format_seconds(secs),
+            format_seconds(left)
+        ))
+    })
+}
+
+/// The outcome of a recovery experiment, before it is written out.
+pub struct RecoveryOutcome {
+    /// The first burst, if it finished.
+    pub first: Option<BurstRecord>,
+    /// (idle seconds, step number, burst), in the order run.
+    pub steps: Vec<(f64, usize, BurstRecord)>,
+    /// The idle times in the order planned.
+    pub order: Vec<f64>,
+    /// Interrupted.
+    pub interrupted: bool,
+    /// Totals.
+    pub totals: ExperimentTotals,
+    /// Warnings gathered on the way.
+    pub warnings: Vec<String>,
+    /// The model's whole cache once the first burst's data is on the drive (models only).
+    pub model_plateau: Option<f64>,
+}
+
+/// Runs the recovery steps on `s.drive`: the first burst, then idle + burst for each idle
+/// time in `order`.
+pub fn run_recovery_steps(
+    s: &mut Setup,
+    order: &[f64],
+    stop: &AtomicBool,
+) -> Result<RecoveryOutcome> {
+    let n = order.len();
+    let mut out = RecoveryOutcome {
+        first: None,
+        steps: vec![],
+        order: order.to_vec(),
+        interrupted: false,
+        totals: ExperimentTotals::default(),
+        warnings: vec![],
+        model_plateau: None,
+    };
+    let Some(first) = burst(
+        s,
+        &format!("step 0/{n}"),
+        "first burst",
+        "00-first",
+        0,
+        None,
+        stop,
+    )?
+    else {
+        out.interrupted = true;
+        return Ok(out);
+    };
+    out.totals.burst_bytes += first.timeline.bytes_total();
+    out.model_plateau = s.drive.model().map(|m| {
+        m.cache_at_fill(s.drive.fill_level() * s.drive.span() as f64 / m.capacity.as_f64())
+    });
+    let reference = reference_of(&first.analysis, &first.cache);
+    if reference.is_none() {
+        out.warnings.push(
+            "the first burst found no cliff: the cache was not emptied, so nothing can be said \
+             about its recovery; give a larger span or check that the drive has an SLC cache"
+                .into(),
+        );
+        out.first = Some(first);
+        return Ok(out);
+    }
+    out.first = Some(first);
+    for (i, &idle_s) in order.iter().enumerate() {
+        let step = format!("step {}/{n}", i + 1);
+        if !idle(s, &step, idle_s, stop)? {
+            out.interrupted = true;
+            break;
+        }
+        out.totals.idle_s += idle_s;
+        let label = format!("idle {}", short_secs(idle_s));
+        let file = format!("{:02}-idle-{}", i + 1, short_secs(idle_s).replace(' ', ""));
+        match burst(s, &step, &label, &file, 0, reference, stop)? {
+            Some(b) => {
+                out.totals.burst_bytes += b.timeline.bytes_total();
+                out.steps.push((idle_s, i + 1, b));
+            }
+            None => {
+                out.interrupted = true;
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the summary of a recovery experiment (and fits the model).
+pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> RecoverySummary {
+    let mut points: Vec<RecoveryPoint> = o
+        .steps
+        .iter()
+        .map(|(idle_s, step, b)| RecoveryPoint {
+            idle_s: *idle_s,
+            recovered_bytes: b.cache.bytes.round(),
+            low_bytes: b.cache.low.round(),
+            high_bytes: b.cache.high.round(),
+            step: *step,
+            truth_recovered_bytes: b.model_cache_bytes.map(f64::round),
+            burst: BurstSummary::of(b),
+        })
+        .collect();
+    points.sort_by(|a, b| a.idle_s.total_cmp(&b.idle_s).then(a.step.cmp(&b.step)));
+    let fit_points: Vec<Point> = points
+        .iter()
+        .map(|p| Point {
+            idle_s: p.idle_s,
+            bytes: p.recovered_bytes,
+            low: p.low_bytes,
+            high: p.high_bytes,
+        })
+        .collect();
+    let first_cache = o.first.as_ref().map(|f| f.cache.bytes);
+    let fit = if o
+        .first
+        .as_ref()
+        .is_some_and(|f| f.analysis.cache_estimate.is_some())
+    {
+        fit::fit(&fit_points, first_cache, s.workload.seed)
+    } else {
+        RecoveryFit::default()
+    };
+    let mut warnings = o.warnings.clone();
+    warnings.extend(fit.warnings.iter().cloned());
+    if o.interrupted {
+        warnings.push(format!(
+            "interrupted: {} of {} steps finished; the fit uses those",
+            o.steps.len(),
+            o.order.len()
+        ));
+    }
+    let model = s.drive.model();
+    RecoverySummary {
+        slccache_version: crate::VERSION.into(),
+        command: "recovery",
+        interrupted: o.interrupted,
+        run: s.drive.meta(),
+        config: ExperimentConfig {
+            target: s.target.clone(),
+            simulate: s.simulate,
+            workload: s.workload.clone(),
+            after_cliff_s: s.stop.after_cliff_s,
+            idle_s: idles.to_vec(),
+            levels_pct: None,
+            trim_first: None,
+            seed: s.workload.seed,
+            model: model.cloned(),
+        },
+        recovery: RecoverySection {
+            points,
+            fit,
+            first_burst: o.first.as_ref().map(BurstSummary::of),
+            order_s: o.order.clone(),
+        },
+        truth: model.map(|m| Truth::of(m, o.model_plateau)),
+        totals: o.totals.clone(),
+        warnings,
+    }
+}
+
+/// The outcome of a fill sweep.
+pub struct FillOutcome {
+    /// (level %, actual fill %, bytes filled, burst, model cache at the fill level).
+    pub levels: Vec<(f64, f64, u64, BurstRecord, Option<f64>)>,
+    /// Interrupted.
+    pub interrupted: bool,
+    /// Totals.
+    pub totals: ExperimentTotals,
+    /// Warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Runs the fill-sweep steps: for each level, fill, idle, burst.
+pub fn run_fill_steps(
+    s: &mut Setup,
+    levels: &[f64],
+    idle_s: f64,
+    trim_first: bool,
+    stop: &AtomicBool,
+) -> Result<FillOutcome> {
+    let n = levels.len();
+    let mut out = FillOutcome {
+        levels: vec![],
+        interrupted: false,
+        totals: ExperimentTotals::default(),
+        warnings: vec![],
+    };
+    if trim_first {
+        s.progress.event("discarding the span");
+        s.drive.trim()?;
+    }
+    let span = s.drive.span();
+    let bs = s.workload.block_size;
+    let mut reference: Option<Reference> = None;
+    // Where data ends on the target (bursts write after the fill).
+    let mut extent = (s.drive.fill_level() * span as f64).round() as u64;
+    for (i, &level) in levels.iter().enumerate() {
+        let step = format!("level {}/{n} ({level}%)", i + 1);
+        let target = ((level / 100.0 * span as f64) as u64) / bs * bs;
+        let mut filled = 0;
+        if target > extent {
+            s.progress.event(&format!(
+                "{step}: fill {} sequentially",
+                format_bytes((target - extent) as f64, s.opts.units)
+            ));
+            let progress = &s.progress;
+            let units = s.opts.units;
+            s.drive.fill(extent, target, &mut |done, total| {
+                progress.status(format!(
+                    "{step}: fill {} of {}",
+                    format_bytes(done as f64, units),
+                    format_bytes(total as f64, units)
+                ))
+            })?;
+            filled = target - extent;
+            out.totals.fill_bytes += filled;
+            extent = target;
+        }
+        if crate::experiment::recovery::stop_requested(stop) {
+            out.interrupted = true;
+            break;
+        }
+        if !idle(s, &step, idle_s, stop)? {
+            out.interrupted = true;
+            break;
+        }
+        out.totals.idle_s += idle_s;
+        let actual = 100.0 * extent as f64 / span as f64;
+        let truth = s
+            .drive
+            .model()
+            .map(|m| m.cache_at_fill(extent as f64 / m.capacity.as_f64()));
+        let label = format!("fill {level}%");
+        let file = format!("{:02}-fill-{level}pct", i + 1);
+        if span.saturating_sub(extent) < bs {
+            out.warnings.push(format!(
+                "at {level}%: nothing left to write: the earlier bursts reached the end of the \
+                 span; give a larger span or fewer levels"
+            ));
+            continue;
+        }
+        let Some(b) = burst(s, &step, &label, &file, extent, reference, stop)? else {
+            out.interrupted = true;
+            break;
+        };
+        out.totals.burst_bytes += b.timeline.bytes_total();
+        if b.cache.method == "none" {
+            out.warnings.push(format!(
+                "at {level}%: no cliff before the burst ended: the cache is at least {}",
+                format_bytes(b.cache.bytes, UnitSystem::Decimal)
+            ));
+        }
+        if let (Some(t), Some(now)) = (truth, b.model_cache_bytes) {
+            if now < 0.99 * t {
+                out.warnings.push(format!(
+                    "at {level}%: the model had only {} of its {} cache back when the burst began; \
+                     idle longer (--idle)",
+                    format_bytes(now, UnitSystem::Decimal),
+                    format_bytes(t, UnitSystem::Decimal)
+                ));
+            }
+        }
+        if reference.is_none() {
+            reference = reference_of(&b.analysis, &b.cache);
+        }
+        extent = extent.saturating_add(b.timeline.bytes_total()).min(span);
+        out.levels.push((level, actual, filled, b, truth));
+    }
+    Ok(out)
+}
+
+/// Builds the summary of a fill sweep.
+pub fn fill_summary(
+    s: &Setup,
+    o: &FillOutcome,
+    levels: &[f64],
+    idle_s: f64,
+    trim_first: bool,
+) -> FillSweepSummary {
+    let points = o
+        .levels
+        .iter()
+        .map(|(level, actual, filled, b, truth)| FillPoint {
+            fill_pct: *level,
+            cache_bytes: b.cache.bytes.round(),
+            low_bytes: b.cache.low.round(),
+            high_bytes: b.cache.high.round(),
+            truth_cache_bytes: truth.map(f64::round),
+            actual_fill_pct: *actual,
+            filled_bytes: *filled,
+            burst: BurstSummary::of(b),
+        })
+        .collect();
+    let mut warnings = o.warnings.clone();
+    if o.interrupted {
+        warnings.push(format!(
+            "interrupted: {} of {} levels finished",
+            o.levels.len(),
+            levels.len()
+        ));
+    }
+    let model = s.drive.model();
+    FillSweepSummary {
+        slccache_version: crate::VERSION.into(),
+        command: "fill-sweep",
+        interrupted: o.interrupted,
+        run: s.drive.meta(),
+        config: ExperimentConfig {
+            target: s.target.clone(),
+            simulate: s.simulate,
+            workload: s.workload.clone(),
+            after_cliff_s: s.stop.after_cliff_s,
+            idle_s: vec![idle_s],
+            levels_pct: Some(levels.to_vec()),
+            trim_first: Some(trim_first),
+            seed: s.workload.seed,
+            model: model.cloned(),
+        },
+        fill_sweep: FillSweepSection { points, idle_s },
+        truth: model.map(|m| Truth::of(m, None)),
+        totals: o.totals.clone(),
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::DriveModel;
+    use crate::timeline::RunMeta;
+    use crate::timeline::Sample;
+    use crate::workload::Pattern;
+    use std::sync::atomic::Ordering;
+
+    /// A virtual drive that raises the stop flag (as Ctrl-C would) when its `n`-th idle
+    /// begins.
+    struct StopAtIdle {
+        inner: VirtualDrive,
+        idles: usize,
+        n: usize,
+    }
+
+    impl TestDrive for StopAtIdle {
+        fn span(&self) -> u64 {
+            self.inner.span()
+        }
+        fn meta(&self) -> RunMeta {
+            self.inner.meta()
+        }
+        fn model(&self) -> Option<&DriveModel> {
+            self.inner.model()
+        }
+        fn trim(&mut self) -> Result<()> {
+            self.inner.trim()
+        }
+        fn fill(&mut self, from: u64, to: u64, p: &mut dyn FnMut(u64, u64)) -> Result<()> {
+            self.inner.fill(from, to, p)
+        }
+        fn idle(&mut self, secs: f64, stop: &AtomicBool, p: &mut dyn FnMut(f64)) -> Result<bool> {
+            self.idles += 1;
+            if self.idles == self.n {
+                stop.store(true, Ordering::SeqCst);
+            }
+            self.inner.idle(secs, stop, p)
+        }
+        fn burst(
+            &mut self,
+            start: u64,
+            max: u64,
+            rule: &mut BurstRule,
+            stop: &AtomicBool,
+            on: &mut dyn FnMut(&Sample),
+        ) -> Result<(Vec<Sample>, BurstEnd)> {
+            self.inner.burst(start, max, rule, stop, on)
+        }
+        fn fill_level(&self) -> f64 {
+            self.inner.fill_level()
+        }
+        fn model_cache_now(&self) -> Option<f64> {
+            self.inner.model_cache_now()
+        }
+    }
+
+    fn setup_with(n: usize, dir: &Path) -> Setup {
+        let mut wa = crate::cli::WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            seed: Some(2),
+            ..Default::default()
+        };
+        wa.interval = Some("1s".into());
+        let w = WorkloadConfig::resolve(&wa).unwrap();
+        let model = presets::parse_spec("970evo-500g").unwrap();
+        let meta = crate::experiment::virtual_time::run_meta("970evo-500g", &model, &w);
+        std::fs::create_dir_all(dir.join("bursts")).unwrap();
+        Setup {
+            drive: Box::new(StopAtIdle {
+                inner: VirtualDrive::new(model, &w, meta),
+                idles: 0,
+                n,
+            }),
+            workload: w,
+            stop: StopConfig::default(),
+            opts: ReportOptions::default(),
+            out: dir.to_path_buf(),
+            target: "970evo-500g".into(),
+            simulate: true,
+            progress: StepProgress::new(true),
+        }
+    }
+
+    #[test]
+    fn an_interrupt_keeps_the_finished_steps_and_marks_the_summary() {
+        let dir = tempfile::tempdir().unwrap();
+        // Ctrl-C during the third idle: two steps are finished.
+        let mut s = setup_with(3, dir.path());
+        let stop = AtomicBool::new(false);
+        let order = [300.0, 60.0, 10.0, 30.0];
+        let o = run_recovery_steps(&mut s, &order, &stop).unwrap();
+        assert!(o.interrupted);
+        assert!(o.first.is_some());
+        assert_eq!(o.steps.len(), 2);
+        let sum = recovery_summary(&s, &o, &order);
+        assert!(sum.interrupted);
+        assert_eq!(sum.recovery.points.len(), 2);
+        assert!(sum
+            .warnings
+            .iter()
+            .any(|w| w.contains("interrupted: 2 of 4")));
+        let v = serde_json::to_value(&sum).unwrap();
+        assert_eq!(v["interrupted"], true);
+        assert!(v["recovery"]["fit"]["fold_rate_bytes_per_sec"].is_number());
+        // The outputs can be written from what was finished.
+        let bursts: Vec<&BurstRecord> =
+            o.first.iter().chain(o.steps.iter().map(|x| &x.2)).collect();
+        crate::report::experiments::write_recovery_outputs(dir.path(), &sum, &bursts, &s.opts)
+            .unwrap();
+        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+        assert!(md.contains("Interrupted"));
+        // Without the interrupt, all four steps finish.
+        let dir2 = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir2.path());
+        let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
+        assert!(!o.interrupted);
+        assert_eq!(o.steps.len(), 4);
+    }
+
+    #[test]
+    fn a_fill_sweep_interrupted_keeps_the_finished_levels() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(2, dir.path());
+        let stop = AtomicBool::new(false);
+        let o = run_fill_steps(&mut s, &[0.0, 20.0, 40.0], 600.0, true, &stop).unwrap();
+        assert!(o.interrupted);
+        assert_eq!(o.levels.len(), 1);
+        let sum = fill_summary(&s, &o, &[0.0, 20.0, 40.0], 600.0, true);
+        assert!(sum.interrupted);
+        assert_eq!(sum.fill_sweep.points.len(), 1);
+    }
+}

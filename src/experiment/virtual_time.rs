@@ -1,0 +1,487 @@
+//! A drive model run in virtual time.
+//!
+//! The simulator keeps `queue depth x jobs` writes in flight on the model's FIFO server and
+//! integrates the model over time with [`DriveState::write`][write] (the same function the
+//! real-time emulated backend calls per write), one sampling interval at a time. An hour of
+//! writing takes milliseconds. Each interval becomes a [`Sample`]; latencies come from Little's law
+//! (`in flight x block size / throughput`) for every stretch at one rate. `simulate`, `sweep
+//! --simulate`, `recovery --simulate` and `fill-sweep --simulate` all run on it.
+//!
+//! [write]: crate::model::DriveState::write
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Result;
+
+use crate::config::WorkloadConfig;
+use crate::detect::stop::{Decision, SampleSource, StopConfig, StopRule};
+use crate::error::usage;
+use crate::model::{DriveModel, DriveState, Load, Truth};
+use crate::timeline::{DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
+use crate::units::{format_bytes, format_seconds, UnitSystem};
+
+/// The result of a simulation.
+#[derive(Debug, Clone)]
+pub struct Simulation {
+    /// The timeline, one sample per interval.
+    pub timeline: Timeline,
+    /// What the model says a perfect measurement finds.
+    pub truth: Truth,
+    /// Writes completed.
+    pub writes: u64,
+    /// The early-stop rule as it ended, when the run had one.
+    pub stop_rule: Option<StopRule>,
+    /// Reads completed.
+    pub reads: u64,
+    /// Virtual time at which the drive first wrote outside its SLC cache, if it did.
+    pub left_cache_at_s: Option<f64>,
+}
+
+/// The byte limit of a workload on a drive of `capacity` bytes: `max_bytes`, else `passes`
+/// over the span, else one pass over the span unless a duration is given.
+pub fn byte_limit(w: &WorkloadConfig, capacity: u64) -> Result<Option<u64>> {
+    let span = w.span.unwrap_or(capacity);
+    if span > capacity {
+        return Err(usage(format!(
+            "--span {} is larger than the drive ({})",
+            format_bytes(span as f64, UnitSystem::Decimal),
+            format_bytes(capacity as f64, UnitSystem::Decimal)
+        )));
+    }
+    if span < w.block_size {
+        return Err(usage(format!(
+            "--span {span} bytes is smaller than one block ({} bytes)",
+            w.block_size
+        )));
+    }
+    Ok(match (w.max_bytes, w.passes, w.duration) {
+        (Some(b), _, _) => Some(b),
+        (None, Some(p), _) => Some((p * span as f64).round() as u64),
+        (None, None, None) => Some(span),
+        (None, None, Some(_)) => None,
+    })
+}
+
+/// Weighted quantile of (value, weight) pairs sorted by value.
+fn quantile(sorted: &[(f64, f64)], q: f64) -> Option<f64> {
+    let total: f64 = sorted.iter().map(|p| p.1).sum();
+    if sorted.is_empty() || total <= 0.0 {
+        return None;
+    }
+    let want = q * total;
+    let mut acc = 0.0;
+    for &(v, w) in sorted {
+        acc += w;
+        if acc >= want {
+            return Some(v);
+        }
+    }
+    sorted.last().map(|p| p.0)
+}
+
+/// A drive model written in virtual time, one sampling interval per [`SampleSource::next_sample`].
+///
+/// The building block of [`simulate`] and of experiments that write in bursts: write until
+/// the cliff is confirmed ([`crate::detect::stop::run_burst`]), [`VirtualDrive::idle`] for a
+/// while, [`VirtualDrive::begin_burst`] again. Each burst's samples count time and bytes from
+/// the start of that burst; the drive state (cache used, temperature) carries over.
+#[derive(Debug, Clone)]
+pub struct VirtualDrive<'a> {
+    model: &'a DriveModel,
+    load: Load,
+    state: DriveState,
+    interval: f64,
+    in_flight: u32,
+    /// Virtual time now, seconds since the drive was made.
+    t: f64,
+    /// Start of the current burst.
+    t0: f64,
+    limit: Option<u64>,
+    end_time: f64,
+    exact_total: f64,
+    total: u64,
+    stop: Option<StopReason>,
+    /// The share of every byte that is read (`--rwmix-read`), 0 to 1.
+    read_frac: f64,
+    /// Bytes read in the current burst.
+    read_total: u64,
+    /// Fixed latency of a write and of a read against the mean one of the mix, seconds.
+    lat_w: f64,
+    lat_r: f64,
+    /// Time into the current burst at which the drive first wrote outside its SLC cache.
+    left_cache_at_s: Option<f64>,
+}
+
+impl<'a> VirtualDrive<'a> {
+    /// A fresh drive of `model` under workload `w` (noise seeded by `w.seed`), with a first
+    /// burst limited as `w` says ([`byte_limit`], `w.duration`).
+    pub fn new(model: &'a DriveModel, w: &WorkloadConfig) -> Result<VirtualDrive<'a>> {
+        let limit = byte_limit(w, model.capacity.0)?;
+        let in_flight = w.queue_depth.saturating_mul(w.jobs);
+        let mut d = VirtualDrive {
+            model,
+            load: Load::new(w.pattern, w.block_size, Some(in_flight), w.read_pct),
+            state: model.new_state(w.seed),
+            interval: w.interval.as_secs_f64(),
+            in_flight,
+            t: 0.0,
+            t0: 0.0,
+            limit: None,
+            end_time: f64::INFINITY,
+            exact_total: 0.0,
+            total: 0,
+            stop: None,
+            read_frac: w.read_pct.min(100) as f64 / 100.0,
+            read_total: 0,
+            lat_w: 0.0,
+            lat_r: 0.0,
+            left_cache_at_s: None,
+        };
+        d.lat_w = model.latency_s - model.latency_for(d.read_frac);
+        d.lat_r = model.read_latency_s - model.latency_for(d.read_frac);
+        d.begin_burst(limit, w.duration.map(|d| d.as_secs_f64()));
+        Ok(d)
+    }
+
+    /// Starts a new burst now, limited to `max_bytes` and `duration_s` (`None`: no limit).
+    pub fn begin_burst(&mut self, max_bytes: Option<u64>, duration_s: Option<f64>) {
+        self.t0 = self.t;
+        self.limit = max_bytes;
+        self.end_time = duration_s.unwrap_or(f64::INFINITY);
+        self.exact_total = 0.0;
+        self.total = 0;
+        self.read_total = 0;
+        self.left_cache_at_s = None;
+        self.stop = None;
+    }
+
+    /// The drive idles for `dt_s` seconds (it folds its cache and cools, as the model says).
+    pub fn idle(&mut self, dt_s: f64) {
+        if dt_s > 0.0 {
+            self.state.idle(self.model, dt_s);
+            self.t += dt_s;
+        }
+    }
+
+    /// The drive's state.
+    pub fn state(&self) -> &DriveState {
+        &self.state
+    }
+
+    /// Why the current burst ended on its own, once it has.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stop
+    }
+
+    /// Writes completed in the current burst.
+    pub fn writes(&self) -> u64 {
+        (self.total as f64 / self.load.block_size as f64).round() as u64
+    }
+
+    /// Reads completed in the current burst.
+    pub fn reads(&self) -> u64 {
+        (self.read_total as f64 / self.load.block_size as f64).round() as u64
+    }
+
+    /// Time into the current burst at which the drive first wrote outside its SLC cache.
+    pub fn left_cache_at_s(&self) -> Option<f64> {
+        self.left_cache_at_s
+    }
+}
+
+impl SampleSource for VirtualDrive<'_> {
+    fn next_sample(&mut self) -> Result<Option<Sample>> {
+        if self.stop.is_some() {
+            return Ok(None);
+        }
+        let left = match self.limit {
+            Some(l) => l as f64 - self.exact_total,
+            None => f64::INFINITY,
+        };
+        if left < 0.5 {
+            self.stop = Some(StopReason::MaxBytes);
+            return Ok(None);
+        }
+        let t = self.t - self.t0;
+        if t >= self.end_time - 1e-9 {
+            self.stop = Some(StopReason::Duration);
+            return Ok(None);
+        }
+        let t_end = (t + self.interval).min(self.end_time);
+        let bs = self.load.block_size as f64;
+        let in_flight = self.in_flight as f64;
+        let mut lats: Vec<(f64, f64)> = Vec::new();
+        let mut written = 0.0;
+        let rf = self.read_frac;
+        let t0 = self.t0;
+        let mut left_cache = self.left_cache_at_s;
+        let end = self.state.write(
+            self.model,
+            &self.load,
+            self.t,
+            left,
+            self.t0 + t_end,
+            |seg| {
+                written += seg.bytes;
+                if seg.phase != crate::model::Phase::Cache && seg.bytes * (1.0 - rf) > 0.0 {
+                    left_cache.get_or_insert(seg.t_s - t0);
+                }
+                if seg.rate > 0.0 && seg.bytes > 0.0 {
+                    lats.push((in_flight * bs / seg.rate, seg.bytes / bs));
+                }
+            },
+        );
+        self.left_cache_at_s = left_cache;
+        if end <= self.t {
+            // Nothing more can happen (no rate): stop rather than loop.
+            self.stop = Some(StopReason::EndOfData);
+            return Ok(None);
+        }
+        // Reads and writes share the I/O: a fraction `rf` of every byte is read.
+        let read_before = (self.exact_total * rf).round() as u64;
+        self.exact_total += written;
+        let new_total = (self.exact_total * (1.0 - rf)).round() as u64;
+        let bytes = new_total - self.total;
+        self.total = new_total;
+        let read_bytes = (self.exact_total * rf).round() as u64 - read_before;
+        self.read_total += read_bytes;
+        let dt = end - self.t;
+        lats.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let us = |v: Option<f64>| v.map(|s| s * 1e6);
+        // Little's law gives the mean latency of an I/O; each direction differs from it by
+        // its own fixed latency.
+        let shift = |v: Option<f64>, by: f64| us(v.map(|x| (x + by).max(0.0)));
+        let has = |b: u64| b > 0;
+        let (lat_w, lat_r) = (self.lat_w, self.lat_r);
+        let read = (rf > 0.0).then(|| crate::timeline::ReadStats {
+            bytes: read_bytes,
+            iops: read_bytes as f64 / bs / dt,
+            lat_p50_us: shift(quantile(&lats, 0.5), lat_r).filter(|_| has(read_bytes)),
+            lat_p99_us: shift(quantile(&lats, 0.99), lat_r).filter(|_| has(read_bytes)),
+            lat_max_us: shift(lats.last().map(|p| p.0), lat_r).filter(|_| has(read_bytes)),
+        });
+        let sample = Sample {
+            t_s: end - self.t0,
+            interval_s: dt,
+            bytes,
+            bytes_total: self.total,
+            bytes_per_sec: bytes as f64 / dt,
+            iops: bytes as f64 / bs / dt,
+            lat_p50_us: shift(quantile(&lats, 0.5), lat_w).filter(|_| has(bytes)),
+            lat_p99_us: shift(quantile(&lats, 0.99), lat_w).filter(|_| has(bytes)),
+            lat_max_us: shift(lats.last().map(|p| p.0), lat_w).filter(|_| has(bytes)),
+            temp_c: self.model.thermal.as_ref().map(|_| self.state.temp_c),
+            read,
+            thermal_transitions: self
+                .model
+                .thermal
+                .as_ref()
+                .map(|_| self.state.throttle_transitions),
+            cpu_pct: None,
+            cpu_wait_pct: None,
+        };
+        self.t = end;
+        Ok(Some(sample))
+    }
+}
+
+/// Runs `model` under workload `w` in virtual time to the workload's limit. `on_sample` sees
+/// each sample as it is made (to write it out at once).
+/// Most samples a simulation keeps (about 500 MB of timeline in memory).
+pub const MAX_SAMPLES: f64 = 5e6;
+
+/// Refuses a simulation that would make more than [`MAX_SAMPLES`] samples (a usage error,
+/// before anything is written): `--max-bytes 1EB` at 1 s intervals would run for decades of
+/// virtual time and never finish.
+pub fn check_length(model: &DriveModel, w: &WorkloadConfig) -> Result<()> {
+    let limit = byte_limit(w, model.capacity.0)?;
+    let truth = model.truth(w.pattern, w.block_size);
+    let slowest = [
+        Some(truth.after_cache_bytes_per_sec),
+        truth.folding_bytes_per_sec,
+        Some(truth.in_cache_bytes_per_sec),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|r| *r > 0.0)
+    .fold(f64::INFINITY, f64::min);
+    let by_bytes = limit.map(|l| l as f64 / slowest).unwrap_or(f64::INFINITY);
+    let by_time = w.duration.map(|d| d.as_secs_f64()).unwrap_or(f64::INFINITY);
+    let virtual_s = by_bytes.min(by_time);
+    let interval = w.interval.as_secs_f64();
+    if virtual_s / interval > MAX_SAMPLES {
+        let need = (virtual_s / MAX_SAMPLES).ceil();
+        return Err(usage(format!(
+            "this run would last up to {} of virtual time: {:.0} samples of --interval {}, \
+             more than the {} a simulation keeps; give --interval {}s or longer, or a \
+             smaller --max-bytes or --duration",
+            format_seconds(virtual_s),
+            virtual_s / interval,
+            format_seconds(interval),
+            MAX_SAMPLES,
+            need
+        )));
+    }
+    Ok(())
+}
+
+/// Runs `model` under workload `w` in virtual time. `on_sample` sees each sample as it is
+/// made (to write it out at once).
+pub fn simulate(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    meta: RunMeta,
+    on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    simulate_with_stop(model, w, None, meta, &AtomicBool::new(false), on_sample)
+}
+
+/// [`simulate`], stopping (with [`StopReason::Interrupted`]) after the sample during which
+/// `stop_flag` becomes true.
+pub fn simulate_until(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    meta: RunMeta,
+    stop_flag: &AtomicBool,
+    on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    simulate_with_stop(model, w, None, meta, stop_flag, on_sample)
+}
+
+/// Like [`simulate`], with the early stop of `stop` when given: the run ends once the
+/// cliff is certain ([`StopRule`]), with stop reason [`StopReason::CliffConfirmed`]; and
+/// after the sample during which `stop_flag` becomes true ([`StopReason::Interrupted`]).
+pub fn simulate_with_stop(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    stop: Option<StopConfig>,
+    meta: RunMeta,
+    stop_flag: &AtomicBool,
+    mut on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<Simulation> {
+    let mut drive = VirtualDrive::new(model, w)?;
+    let mut rule = stop.map(StopRule::new);
+    let mut samples = Vec::new();
+    let reason = loop {
+        let Some(s) = drive.next_sample()? else {
+            break drive.stop_reason().unwrap_or(StopReason::EndOfData);
+        };
+        on_sample(&s)?;
+        let decision = rule.as_mut().map(|r| r.push(s.clone()));
+        samples.push(s);
+        if decision == Some(Decision::Stop) {
+            break StopReason::CliffConfirmed;
+        }
+        if stop_flag.load(Ordering::SeqCst) {
+            break StopReason::Interrupted;
+        }
+    };
+    let mut meta = meta;
+    meta.stop_reason = Some(reason);
+    Ok(Simulation {
+        timeline: Timeline { samples, meta },
+        truth: model.truth_mixed(w.pattern, w.block_size, w.read_pct),
+        writes: drive.writes(),
+        reads: drive.reads(),
+        left_cache_at_s: drive.left_cache_at_s(),
+        stop_rule: rule,
+    })
+}
+
+/// The run metadata of a simulation of `model` (given as `spec`) under `w`.
+pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
+    RunMeta {
+        device: DeviceIdentity {
+            path: format!("sim:{spec}"),
+            kind: "emulated".into(),
+            model: Some(format!("{} (simulated)", model.model)),
+            serial: None,
+            firmware: None,
+            capacity_bytes: Some(model.capacity.0),
+            logical_block_size: Some(512),
+            physical_block_size: Some(4096),
+        },
+        workload: Workload {
+            pattern: w.pattern.name().into(),
+            block_size: Some(w.block_size),
+            queue_depth: Some(w.queue_depth),
+            jobs: Some(w.jobs),
+            interval_s: Some(w.interval.as_secs_f64()),
+            engine: Some("simulated".into()),
+            span_bytes: Some(w.span.unwrap_or(model.capacity.0)),
+        },
+        started_at: Some(chrono::Utc::now()),
+        stop_reason: None,
+        label: format!("{} (simulated)", model.model),
+        slccache_version: crate::VERSION.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::presets;
+    use crate::workload::Pattern;
+    use std::time::Duration;
+
+    fn workload(pattern: Pattern, bs: u64, qd: u32) -> WorkloadConfig {
+        WorkloadConfig {
+            pattern,
+            read_pct: 0,
+            block_size: bs,
+            queue_depth: qd,
+            jobs: 1,
+            interval: Duration::from_secs(1),
+            span: None,
+            duration: None,
+            max_bytes: None,
+            passes: None,
+            seed: 1,
+            scenario: None,
+            description: None,
+        }
+    }
+
+    #[test]
+    fn bytes_are_conserved_and_limits_hold() {
+        let m = presets::find("960evo-500g").unwrap();
+        let mut w = workload(Pattern::Seqwrite, 128 << 10, 32);
+        w.max_bytes = Some(40_000_000_000);
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        let t = &sim.timeline;
+        assert_eq!(t.bytes_total(), 40_000_000_000);
+        assert_eq!(
+            t.samples.iter().map(|s| s.bytes).sum::<u64>(),
+            t.bytes_total()
+        );
+        assert_eq!(t.meta.stop_reason, Some(StopReason::MaxBytes));
+        w.max_bytes = None;
+        w.duration = Some(Duration::from_secs(30));
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        assert!((sim.timeline.duration_s() - 30.0).abs() < 1e-6);
+        assert_eq!(sim.timeline.samples.len(), 30);
+        assert_eq!(sim.timeline.meta.stop_reason, Some(StopReason::Duration));
+    }
+
+    #[test]
+    fn latency_follows_queue_depth() {
+        let m = presets::find("960evo-500g").unwrap();
+        let mut lat = vec![];
+        for qd in [1, 32, 128] {
+            let mut w = workload(Pattern::Randwrite, 4096, qd);
+            w.duration = Some(Duration::from_secs(3));
+            let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+            lat.push(sim.timeline.samples[1].lat_p50_us.unwrap());
+        }
+        assert!(lat[0] < lat[1] && lat[1] < lat[2], "{lat:?}");
+    }
+
+    #[test]
+    fn span_larger_than_drive_is_a_usage_error() {
+        let m = presets::find("960evo-250g").unwrap();
+        let mut w = workload(Pattern::Seqwrite, 1 << 20, 1);
+        w.span = Some(300_000_000_000);
+        let e = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+    }
+}

@@ -1,0 +1,363 @@
+//! The comparison charts: several runs overlaid, one colour and dash per run.
+use crate::detect::Analysis;
+use crate::timeline::Timeline;
+use crate::units::{format_bytes, format_seconds};
+
+use super::*;
+use crate::report::decimate::smooth;
+use crate::report::ReportOptions;
+
+/// The names without the words all of them start with (when something is left of each).
+pub fn distinct_tails(names: &[&str]) -> Vec<String> {
+    let first = names.first().copied().unwrap_or("");
+    let mut cut = 0;
+    if names.len() > 1 {
+        // The longest common start, cut back to just after a space.
+        let common = names.iter().skip(1).fold(first.len(), |n, s| {
+            first
+                .char_indices()
+                .zip(s.chars())
+                .take_while(|((_, a), b)| a == b)
+                .map(|((i, a), _)| i + a.len_utf8())
+                .last()
+                .unwrap_or(0)
+                .min(n)
+        });
+        cut = first[..common].rfind(' ').map(|i| i + 1).unwrap_or(0);
+    }
+    names
+        .iter()
+        .map(|n| {
+            let tail = n[cut.min(n.len())..].trim_start_matches([',', ' ']);
+            if tail.is_empty() { n } else { tail }.to_string()
+        })
+        .collect()
+}
+
+/// A run's name cut to 24 characters for labels on the plot (the legend has it in full).
+pub fn short_name(name: &str) -> String {
+    if name.chars().count() <= 24 {
+        name.to_string()
+    } else {
+        name.chars().take(23).collect::<String>() + "…"
+    }
+}
+
+/// One run of a comparison.
+#[derive(Debug, Clone, Copy)]
+pub struct CompareRun<'a> {
+    /// Name in the legend (unique among the runs).
+    pub name: &'a str,
+    /// The timeline.
+    pub timeline: &'a Timeline,
+    /// Its analysis.
+    pub analysis: &'a Analysis,
+}
+
+/// The colour and dash of the `i`-th run of a comparison: Okabe-Ito colours (no yellow, too
+/// light on white) and four dash patterns, combined so that no two of the first 14 runs share
+/// both; runs stay apart in grey too.
+pub fn run_style(i: usize) -> LineStyle {
+    const COLORS: [Rgb; 7] = [
+        palette::BLUE,
+        palette::VERMILLION,
+        palette::BLUISH_GREEN,
+        palette::REDDISH_PURPLE,
+        palette::BLACK,
+        palette::ORANGE,
+        palette::SKY_BLUE,
+    ];
+    const DASHES: [Dash; 4] = [
+        Dash::Solid,
+        Dash::Dashed { on: 14, off: 6 },
+        Dash::Dashed { on: 4, off: 4 },
+        Dash::Dashed { on: 20, off: 6 },
+    ];
+    let (c, round) = (i % COLORS.len(), i / COLORS.len());
+    LineStyle {
+        color: COLORS[c],
+        alpha: 1.0,
+        width: 3.0,
+        dash: DASHES[(c + 2 * round) % DASHES.len()],
+    }
+}
+
+/// Where a run's x axis starts in a comparison aligned on the cliff: its first cliff (time in
+/// seconds, bytes written), or none without a cliff (then it is not shifted).
+pub(super) fn cliff_origin(r: &CompareRun<'_>) -> Option<(f64, f64)> {
+    let c = r.analysis.cliffs.first()?;
+    let bytes = r
+        .analysis
+        .cache_estimate
+        .as_ref()
+        .map(|e| e.bytes)
+        .unwrap_or(c.bytes_written);
+    Some((c.t_s, bytes as f64))
+}
+
+pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
+    let u = o.units;
+    let align = o.align_cliff;
+    // Per run: the shift of its x axis (seconds or bytes) when aligned on the cliff.
+    let shift: Vec<f64> = runs
+        .iter()
+        .map(|r| match (align, cliff_origin(r), xk) {
+            (true, Some((ts, _)), XKind::Time) => ts,
+            (true, Some((_, b)), XKind::Data) => b,
+            _ => 0.0,
+        })
+        .collect();
+    let (mut lo_raw, mut hi_raw) = (0.0f64, 0.0f64);
+    for (r, s) in runs.iter().zip(&shift) {
+        let end = match xk {
+            XKind::Time => r.timeline.duration_s(),
+            XKind::Data => r.timeline.bytes_total() as f64,
+        };
+        lo_raw = lo_raw.min(-s);
+        hi_raw = hi_raw.max(end - s);
+    }
+    let span = (hi_raw - lo_raw).max(hi_raw.abs()).max(lo_raw.abs());
+    let from = if align { " from the cliff" } else { "" };
+    let (xdiv, xlabel) = match xk {
+        XKind::Time => {
+            let (d, un) = time_scale(span);
+            (
+                d,
+                if align {
+                    format!("time from the cliff ({un})")
+                } else {
+                    format!("time since start ({un})")
+                },
+            )
+        }
+        XKind::Data => {
+            let (d, un) = data_scale(span, u);
+            (d, format!("data written{from} ({un})"))
+        }
+    };
+    let ydiv = u.mega();
+    let cols = columns(o.png_size);
+    let many = runs.len() > 4;
+    // Label texts on the plot: each name without what all names share at their start
+    // ("Samsung SSD 960 EVO 250GB (simulated), " before the start times).
+    let all: Vec<&str> = runs.iter().map(|r| r.name).collect();
+    let tags = distinct_tails(&all);
+    let mut series = Vec::new();
+    let mut legend = Vec::new();
+    let mut markers = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let style = run_style(i);
+        let sh = shift[i] / xdiv;
+        let rows = sample_rows(r.timeline);
+        let mut raw = interval_series(&rows, xk, xdiv, |k| Some(rows[k].4), ydiv, cols);
+        for p in &mut raw {
+            p.0 -= sh;
+        }
+        series.push(Series {
+            name: format!("{} (per interval)", r.name),
+            points: raw,
+            style: LineStyle {
+                alpha: if many { 0.18 } else { 0.30 },
+                width: 1.0,
+                dash: Dash::Solid,
+                ..style
+            },
+            side: YSide::Left,
+            in_legend: false,
+            group: Some(i),
+        });
+        let breaks: Vec<f64> = r.analysis.cliffs.iter().map(|c| c.t_s).collect();
+        if let Some(sm) = smooth(&rows, &breaks) {
+            series.push(Series {
+                name: r.name.to_string(),
+                points: sm
+                    .points
+                    .iter()
+                    .map(|&(tm, bm, v)| {
+                        (
+                            match xk {
+                                XKind::Time => tm / xdiv,
+                                XKind::Data => bm / xdiv,
+                            } - sh,
+                            v / ydiv,
+                        )
+                    })
+                    .collect(),
+                style,
+                side: YSide::Left,
+                in_legend: false,
+                group: Some(i),
+            });
+        }
+        let no_cliff_note = if align && r.analysis.cliffs.is_empty() {
+            " (no cliff: not shifted)"
+        } else {
+            ""
+        };
+        legend.push(LegendEntry {
+            name: format!("{}{no_cliff_note}", r.name),
+            style,
+            swatch: false,
+            group: Some(i),
+        });
+        if let Some(c) = r.analysis.cliffs.first() {
+            let bytes = cliff_origin(r)
+                .map(|x| x.1 as u64)
+                .unwrap_or(c.bytes_written);
+            let xv = match xk {
+                XKind::Time => c.t_s / xdiv,
+                XKind::Data => bytes as f64 / xdiv,
+            } - sh;
+            // Many runs: one short line per label (the name and where its cliff is), so the
+            // labels do not cover the plot.
+            let lines = if many {
+                vec![format!(
+                    "{}: {}",
+                    short_name(&tags[i]),
+                    match xk {
+                        XKind::Time => format_seconds(c.t_s),
+                        XKind::Data => format_bytes(bytes as f64, u),
+                    }
+                )]
+            } else {
+                vec![
+                    format!("{}: {}", short_name(&tags[i]), cliff_label(c.t_s, bytes, u)),
+                    levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
+                ]
+            };
+            markers.push(Marker {
+                x: xv,
+                interval: None,
+                lines,
+                style: LineStyle {
+                    width: 2.0,
+                    dash: Dash::Dashed { on: 10, off: 6 },
+                    ..style
+                },
+                side: LabelSide::Right,
+                row: 0,
+                group: Some(i),
+            });
+        }
+    }
+    // The footer: the workload once when the runs share it, then the version. The drives are
+    // in the legend and in compare.md's table.
+    let workloads: Vec<String> = runs
+        .iter()
+        .map(|r| workload_text(&r.timeline.meta, r.analysis.interval_s))
+        .collect();
+    let mut parts = Vec::new();
+    if workloads.iter().all(|w| *w == workloads[0]) {
+        parts.push(format!("Workload: {}", workloads[0]));
+    } else if !many {
+        for (r, w) in runs.iter().zip(&workloads) {
+            parts.push(format!("{}: {w}", short_name(r.name)));
+        }
+    } else {
+        parts.push("Workloads differ: see compare.md".to_string());
+    }
+    if align {
+        parts.push("each run shifted so that its first cliff is at 0".to_string());
+    }
+    parts.push(format!("slccache {}", crate::VERSION));
+    let provisional = Layout::new(o.png_size, false, 1);
+    let footer = wrap_parts(
+        &parts,
+        (o.png_size.0 as f64) - 40.0 * provisional.scale,
+        provisional.font(font_px::FOOTER),
+    );
+    let layout = Layout::new(o.png_size, false, footer.len())
+        .with_legend_rows(legend_rows(&legend, o.png_size).len());
+    let x = Axis {
+        label: xlabel,
+        min: lo_raw / xdiv,
+        max: (hi_raw / xdiv).max(lo_raw / xdiv + 1e-9),
+        log: false,
+        ticks: vec![],
+    };
+    let frac = place_markers(&mut markers, &x, &layout).min(0.45);
+    let data_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    let sizes: Vec<String> = runs
+        .iter()
+        .map(
+            |r| match (&r.analysis.cache_estimate, r.analysis.cliffs.is_empty()) {
+                (Some(e), _) => format!("{}: {}", r.name, format_bytes(e.bytes as f64, u)),
+                (None, true) => format!(
+                    "{}: no cliff (no cache, or > {})",
+                    r.name,
+                    format_bytes(
+                        r.analysis
+                            .cache_lower_bound_bytes
+                            .unwrap_or(r.analysis.bytes_total) as f64,
+                        u
+                    )
+                ),
+                (None, false) => format!("{}: cliff, size not estimated", r.name),
+            },
+        )
+        .collect();
+    let mut subtitle = format!("SLC cache size  ·  {}", sizes.join("  ·  "));
+    let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;
+    if text_width(&subtitle, layout.font(font_px::SUBTITLE)) > sub_w {
+        // Too long for one line: the range of the sizes (each run's is in its cliff label).
+        let est: Vec<u64> = runs
+            .iter()
+            .filter_map(|r| r.analysis.cache_estimate.as_ref().map(|e| e.bytes))
+            .collect();
+        let without = runs.iter().filter(|r| r.analysis.cliffs.is_empty()).count();
+        subtitle = format!("{} runs", runs.len());
+        if let (Some(lo), Some(hi)) = (est.iter().min(), est.iter().max()) {
+            subtitle.push_str(&format!(
+                "  ·  SLC cache from {} to {}",
+                format_bytes(*lo as f64, u),
+                format_bytes(*hi as f64, u)
+            ));
+        }
+        if without > 0 {
+            subtitle.push_str(&format!("  ·  {without} without a cliff"));
+        }
+        subtitle.push_str("  ·  sizes per run in the labels and in compare.md");
+    }
+    with_ticks(ChartSpec {
+        kind: match xk {
+            XKind::Time => ChartKind::CompareTime,
+            XKind::Data => ChartKind::CompareData,
+        },
+        size: o.png_size,
+        title: match xk {
+            XKind::Time => "Write throughput over time: comparison".to_string(),
+            XKind::Data => "Write throughput over data written: comparison".to_string(),
+        },
+        subtitle,
+        footer,
+        x,
+        y: Axis {
+            label: format!("write throughput ({}/s)", u.mega_label()),
+            min: 0.0,
+            max: headroom_linear(data_max, frac),
+            log: false,
+            ticks: vec![],
+        },
+        y2: None,
+        series,
+        bands: vec![],
+        markers,
+        legend,
+        zoom: None,
+        theme: o.theme,
+        throttled: vec![],
+    })
+}
+
+/// Comparison over time: thin per-interval lines and a thick smoothed line per run.
+pub fn compare_time(runs: &[CompareRun<'_>], o: &ReportOptions) -> ChartSpec {
+    compare(runs, o, XKind::Time)
+}
+
+/// Comparison over data written.
+pub fn compare_data(runs: &[CompareRun<'_>], o: &ReportOptions) -> ChartSpec {
+    compare(runs, o, XKind::Data)
+}

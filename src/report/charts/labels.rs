@@ -1,0 +1,273 @@
+//! Text on the charts: titles, subtitles, labels, footers, ticks and the scales of the axes.
+use crate::detect::Analysis;
+use crate::timeline::RunMeta;
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+
+use super::*;
+
+/// The run's name for titles and legends: its label, else the drive model, else "run".
+pub fn run_name(meta: &RunMeta) -> String {
+    if !meta.label.trim().is_empty() {
+        meta.label.trim().to_string()
+    } else if let Some(m) = meta
+        .device
+        .model
+        .as_deref()
+        .filter(|m| !m.trim().is_empty())
+    {
+        m.trim().to_string()
+    } else if !meta.device.path.is_empty() {
+        meta.device.path.clone()
+    } else {
+        "run".to_string()
+    }
+}
+
+/// A rate without its unit, formatted as [`format_rate`] does ("1365", "59.1").
+pub fn rate_number(bytes_per_sec: f64, units: UnitSystem) -> String {
+    let s = format_rate(bytes_per_sec, units);
+    s.split(' ').next().unwrap_or("").to_string()
+}
+
+/// "1365 -> 591 MB/s".
+pub fn levels_label(before: f64, after: f64, units: UnitSystem) -> String {
+    format!(
+        "{} -> {}",
+        rate_number(before, units),
+        format_rate(after, units)
+    )
+}
+
+/// "cliff at 14.0 s, 19.1 GB written".
+pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
+    format!(
+        "cliff at {}, {} written",
+        format_seconds(t_s),
+        format_bytes(bytes as f64, units)
+    )
+}
+
+/// The subtitle: the cache estimate with its 95% interval, or the lower bound without a cliff.
+pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
+    let fb = |b: u64| format_bytes(b as f64, units);
+    let mut s = match (&a.cache_estimate, a.cliffs.len()) {
+        _ if a.read_only => crate::detect::read_only_text(a, units),
+        (Some(e), _) => format!(
+            "SLC cache {} (95% interval {} to {})",
+            fb(e.bytes),
+            fb(e.low_bytes),
+            fb(e.high_bytes)
+        ),
+        (None, 0) if a.bytes_total == 0 => {
+            "Nothing was written: no cliff, no cache size".to_string()
+        }
+        (None, 0) => format!(
+            "No cliff seen: {}",
+            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
+        ),
+        (None, _) => "Cache size not estimated".to_string(),
+    };
+    match a.cliffs.len() {
+        0 => {}
+        1 => s.push_str("  ·  1 cliff"),
+        n => s.push_str(&format!("  ·  {n} cliffs")),
+    }
+    s.push_str(&format!(
+        "  ·  {} written in {}",
+        fb(a.bytes_total),
+        format_seconds(a.duration_s)
+    ));
+    s
+}
+
+/// "randwrite, 4 KiB blocks, QD32, 1 job, 1.0 s interval" from what is known.
+pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
+    let w = &meta.workload;
+    let mut parts = Vec::new();
+    if !w.pattern.is_empty() {
+        parts.push(w.pattern.clone());
+    }
+    if let Some(bs) = w.block_size {
+        // Block sizes are powers of two: always binary, whatever the chart units.
+        parts.push(format!("{} blocks", format_block(bs)));
+    }
+    if let Some(qd) = w.queue_depth {
+        parts.push(format!("QD{qd}"));
+    }
+    if let Some(j) = w.jobs {
+        parts.push(format!("{j} job{}", if j == 1 { "" } else { "s" }));
+    }
+    let iv = w.interval_s.unwrap_or(interval_s);
+    if iv > 0.0 {
+        parts.push(format!("{} interval", format_interval(iv)));
+    }
+    if let Some(e) = &w.engine {
+        parts.push(e.clone());
+    }
+    if parts.is_empty() {
+        "unknown workload".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+pub(super) fn format_block(bs: u64) -> String {
+    if bs >= 1 << 20 && bs.is_multiple_of(1 << 20) {
+        format!("{} MiB", bs >> 20)
+    } else if bs >= 1024 && bs.is_multiple_of(1024) {
+        format!("{} KiB", bs >> 10)
+    } else {
+        format!("{bs} B")
+    }
+}
+
+pub(super) fn format_interval(s: f64) -> String {
+    if s < 1.0 {
+        format!("{:.0} ms", s * 1000.0)
+    } else {
+        format!("{} s", trim_num(s, 2))
+    }
+}
+
+/// "Samsung SSD 960 EVO 500GB, 500 GB, firmware 3B7QCXE7" from what is known.
+pub fn drive_text(meta: &RunMeta, units: UnitSystem) -> String {
+    let d = &meta.device;
+    let mut parts = Vec::new();
+    match (&d.model, d.path.is_empty()) {
+        (Some(m), _) if !m.trim().is_empty() => parts.push(m.trim().to_string()),
+        (_, false) => parts.push(d.path.clone()),
+        // An imported log: its file name is not a drive.
+        _ => parts.push("not recorded in the input".to_string()),
+    }
+    if let Some(c) = d.capacity_bytes {
+        parts.push(format_bytes(c as f64, units));
+    }
+    if let Some(f) = d.firmware.as_deref().filter(|f| !f.trim().is_empty()) {
+        parts.push(format!("firmware {}", f.trim()));
+    }
+    parts.join(", ")
+}
+
+/// Footer parts for one run: drive, workload, date, slccache version.
+pub(super) fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> Vec<String> {
+    let mut v = vec![
+        format!("Drive: {}", drive_text(meta, units)),
+        format!("Workload: {}", workload_text(meta, a.interval_s)),
+    ];
+    if let Some(t) = meta.started_at {
+        v.push(t.format("%Y-%m-%d %H:%M UTC").to_string());
+    }
+    if let Some(r) = meta.stop_reason {
+        v.push(format!("stopped: {r}"));
+    }
+    v.push(format!("slccache {}", crate::VERSION));
+    v
+}
+
+/// Joins parts into lines that fit `width` pixels at footer size (at most 3 lines). A line
+/// up to 12% too long stays one line (it is drawn a little smaller), and the last part never
+/// sits alone on a line when the line before can give it company.
+pub fn wrap_parts(parts: &[String], width: f64, px: f64) -> Vec<String> {
+    let sep = "  ·  ";
+    if text_width(&parts.join(sep), px) <= width / 0.88 {
+        return vec![parts.join(sep)];
+    }
+    let mut lines = wrap_greedy(parts, width, px);
+    // Move parts down from the line before while the last line holds a single part.
+    let n = lines.len();
+    if n >= 2 && !lines[n - 1].contains(sep) {
+        let mut prev: Vec<&str> = lines[n - 2].split(sep).collect();
+        if prev.len() >= 2 {
+            let moved = prev.pop().unwrap_or_default().to_string();
+            let last = format!("{moved}{sep}{}", lines[n - 1]);
+            if text_width(&last, px) <= width {
+                lines[n - 2] = prev.join(sep);
+                lines[n - 1] = last;
+            }
+        }
+    }
+    lines
+}
+
+pub(super) fn wrap_greedy(parts: &[String], width: f64, px: f64) -> Vec<String> {
+    let sep = "  ·  ";
+    let mut lines: Vec<String> = Vec::new();
+    for p in parts {
+        match lines.last_mut() {
+            Some(l) if text_width(&format!("{l}{sep}{p}"), px) <= width => {
+                l.push_str(sep);
+                l.push_str(p);
+            }
+            _ => lines.push(p.clone()),
+        }
+    }
+    if lines.len() > 3 {
+        let rest = lines.split_off(2).join(sep);
+        lines.push(rest);
+    }
+    lines
+}
+
+pub(super) fn trim_num(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Tick label for a linear axis: no needless zeros ("0", "2.5", "1200").
+pub fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    let s = if a >= 100.0 || a == 0.0 {
+        trim_num(v, 0)
+    } else if a >= 10.0 {
+        trim_num(v, 1)
+    } else if a >= 0.1 {
+        trim_num(v, 2)
+    } else {
+        trim_num(v, 4)
+    };
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s
+    }
+}
+
+/// Time axis scale: seconds up to 20 minutes, minutes up to 3 hours, then hours.
+pub fn time_scale(max_s: f64) -> (f64, &'static str) {
+    if max_s < 1.0 {
+        (0.001, "ms")
+    } else if max_s <= 1200.0 {
+        (1.0, "s")
+    } else if max_s <= 3.0 * 3600.0 {
+        (60.0, "min")
+    } else {
+        (3600.0, "h")
+    }
+}
+
+/// Data axis scale, picked from the range: MB (MiB) below 2 GB, GB (GiB), or TB (TiB) above
+/// 2000 GB.
+pub fn data_scale(max_bytes: f64, units: UnitSystem) -> (f64, &'static str) {
+    let g = units.giga();
+    let k = match units {
+        UnitSystem::Decimal => 1000.0,
+        UnitSystem::Binary => 1024.0,
+    };
+    if max_bytes < 2.0 * g {
+        (units.mega(), units.mega_label())
+    } else if max_bytes > 2000.0 * g {
+        (
+            g * k,
+            match units {
+                UnitSystem::Decimal => "TB",
+                UnitSystem::Binary => "TiB",
+            },
+        )
+    } else {
+        (g, units.giga_label())
+    }
+}

@@ -1,0 +1,650 @@
+//! The throughput charts, over time and over data written, and their zoomed versions: rate per
+//! interval, a smoothed line, phases shaded, cliffs and drops marked, temperature on a second
+//! axis where recorded.
+use crate::detect::{Analysis, PhaseKind};
+use crate::timeline::Timeline;
+use crate::units::{format_bytes, format_rate, format_seconds};
+
+use super::*;
+use crate::report::decimate::{envelope, smooth};
+use crate::report::ReportOptions;
+
+/// What the x axis measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum XKind {
+    Time,
+    Data,
+}
+
+/// Per sample: (start s, end s, bytes before, bytes after, rate).
+pub(super) fn sample_rows(t: &Timeline) -> Vec<(f64, f64, f64, f64, f64)> {
+    t.samples
+        .iter()
+        .map(|s| {
+            (
+                s.t_start_s(),
+                s.t_s,
+                s.bytes_total.saturating_sub(s.bytes) as f64,
+                s.bytes_total as f64,
+                s.bytes_per_sec,
+            )
+        })
+        .collect()
+}
+
+/// Bytes written by time `t` (linear within a sample).
+pub fn bytes_at(t: &Timeline, t_s: f64) -> f64 {
+    let s = &t.samples;
+    if s.is_empty() {
+        return 0.0;
+    }
+    let i = s.partition_point(|x| x.t_s < t_s);
+    if i >= s.len() {
+        return s[s.len() - 1].bytes_total as f64;
+    }
+    let x = &s[i];
+    let start = x.t_start_s();
+    let before = x.bytes_total.saturating_sub(x.bytes) as f64;
+    if t_s <= start || x.interval_s <= 0.0 {
+        return before;
+    }
+    before + x.bytes as f64 * ((t_s - start) / x.interval_s).min(1.0)
+}
+
+/// Number of pixel columns the envelope keeps (about the plot width).
+pub(super) fn columns(size: (u32, u32)) -> usize {
+    ((size.0 as f64) * 0.85) as usize
+}
+
+/// The per-interval series: steps when every interval gets at least a pixel, else each pixel
+/// column's minimum and maximum.
+pub(super) fn interval_series(
+    rows: &[(f64, f64, f64, f64, f64)],
+    xk: XKind,
+    xdiv: f64,
+    value: impl Fn(usize) -> Option<f64>,
+    ydiv: f64,
+    cols: usize,
+) -> Vec<(f64, f64)> {
+    let x_of = |r: &(f64, f64, f64, f64, f64)| match xk {
+        XKind::Time => (r.0 / xdiv, r.1 / xdiv),
+        XKind::Data => (r.2 / xdiv, r.3 / xdiv),
+    };
+    if rows.len() <= cols {
+        let mut v = Vec::with_capacity(rows.len() * 2);
+        for (i, r) in rows.iter().enumerate() {
+            if let Some(y) = value(i) {
+                let (a, b) = x_of(r);
+                v.push((a, y / ydiv));
+                v.push((b, y / ydiv));
+            }
+        }
+        v
+    } else {
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                value(i).map(|y| {
+                    let (a, b) = x_of(r);
+                    (0.5 * (a + b), y / ydiv)
+                })
+            })
+            .collect();
+        let (lo, hi) = match (pts.first(), pts.last()) {
+            (Some(a), Some(b)) => (a.0, b.0),
+            _ => (0.0, 0.0),
+        };
+        envelope(&pts, lo, hi, cols)
+    }
+}
+
+pub(super) fn phase_name(k: PhaseKind) -> &'static str {
+    match k {
+        PhaseKind::Cache => "SLC cache",
+        PhaseKind::PostCache => "after the cache",
+        PhaseKind::Folding => "folding",
+        PhaseKind::Steady => "steady",
+    }
+}
+
+pub(super) fn phase_color(k: PhaseKind) -> Rgb {
+    match k {
+        PhaseKind::Cache => palette::SKY_BLUE,
+        PhaseKind::PostCache => palette::ORANGE,
+        PhaseKind::Folding => palette::REDDISH_PURPLE,
+        PhaseKind::Steady => palette::GREY,
+    }
+}
+
+pub(super) const CLIFF_STYLE: LineStyle = LineStyle {
+    color: palette::VERMILLION,
+    alpha: 1.0,
+    width: 2.5,
+    dash: Dash::Dashed { on: 10, off: 6 },
+};
+
+/// The marker of a gradual drop in a run without a cliff.
+pub(super) const DROP_STYLE: LineStyle = LineStyle {
+    color: palette::GREY,
+    alpha: 1.0,
+    width: 2.0,
+    dash: Dash::Dashed { on: 4, off: 5 },
+};
+
+/// The throttled stretches (a swatch in the legend, a strip on the chart).
+pub const THROTTLE_STYLE: LineStyle = LineStyle {
+    color: palette::VERMILLION,
+    alpha: 1.0,
+    width: 1.0,
+    dash: Dash::Solid,
+};
+
+/// Where the zoomed charts end, when the cliffs sit in a small part of a long run: the time
+/// (seconds) and the data written (bytes) a little after the last cliff. `None` when the full
+/// charts already show the cliffs well (they take more than 40% of the width).
+pub fn zoom_range(t: &Timeline, a: &Analysis) -> Option<(f64, f64)> {
+    let last = a.cliffs.last()?;
+    let dur = t.duration_s();
+    let total = t.bytes_total() as f64;
+    if dur <= 0.0 || total <= 0.0 {
+        return None;
+    }
+    // The cache phase and the first minutes after the last cliff (at least 3 minutes, or half
+    // as long again as the time to the cliff).
+    let end_s = (last.t_s + (0.5 * last.t_s).max(180.0)).min(dur);
+    let end_b = bytes_at(t, end_s)
+        .max(1.25 * last.bytes_written as f64)
+        .min(total);
+    (end_s < 0.4 * dur && end_b < 0.6 * total).then_some((end_s, end_b))
+}
+
+/// "5.1 min", "40 s", "2.5 h": a duration rounded to what a reader needs.
+pub fn round_duration(s: f64) -> String {
+    let num = |v: f64| {
+        if v >= 10.0 {
+            format!("{v:.0}")
+        } else {
+            trim_num(v, 1)
+        }
+    };
+    if s < 1.0 {
+        format!("{} ms", num(s * 1000.0))
+    } else if s < 120.0 {
+        format!("{} s", num(s))
+    } else if s < 7200.0 {
+        format!("{} min", num(s / 60.0))
+    } else {
+        format!("{} h", num(s / 3600.0))
+    }
+}
+
+/// Stretches (start s, end s) where a drive ran hot and slowed down: the temperature within
+/// 3 °C of the run's peak while the rate is below 80% of the usual rate of its phase, for at
+/// least three intervals in a row. Only when the temperature rose by 10 °C or more.
+pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
+    let temps: Vec<f64> = t.samples.iter().filter_map(|s| s.temp_c).collect();
+    let (mn, mx) = temps
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+            (a.min(v), b.max(v))
+        });
+    if temps.is_empty() || mx - mn < 10.0 {
+        return vec![];
+    }
+    // The usual rate of each phase: the 90th percentile of all phases of its kind (a drive
+    // that throttles in turns splits one level into phases of the same kind).
+    let usual: Vec<f64> = a
+        .phases
+        .iter()
+        .map(|p| {
+            let mut v: Vec<f64> = t
+                .samples
+                .iter()
+                .filter(|s| {
+                    a.phases
+                        .iter()
+                        .any(|q| q.kind == p.kind && s.t_s > q.start_s && s.t_s <= q.end_s)
+                })
+                .map(|s| s.bytes_per_sec)
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.get(v.len() * 9 / 10).copied().unwrap_or(0.0)
+        })
+        .collect();
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for s in &t.samples {
+        let Some(tc) = s.temp_c else { continue };
+        let phase = a
+            .phases
+            .iter()
+            .position(|p| s.t_s > p.start_s && s.t_s <= p.end_s);
+        let slow = phase.is_some_and(|i| s.bytes_per_sec < 0.8 * usual[i]);
+        if tc >= mx - 3.0 && slow {
+            match out.last_mut() {
+                Some(l) if (s.t_start_s() - l.1).abs() < 1e-6 => l.1 = s.t_s,
+                _ => out.push((s.t_start_s(), s.t_s)),
+            }
+        }
+    }
+    // A single slow interval is a dip (garbage collection), not throttling: keep stretches
+    // of at least three intervals.
+    let iv = t.interval_s().max(1e-9);
+    out.retain(|(a, b)| b - a >= 2.5 * iv);
+    out
+}
+
+/// A visible slow-down in a run without a cliff: (time s, rate before, rate after) where the
+/// smoothed line first falls below the midpoint between its first and last tenth, when the
+/// last tenth is at most 75% of the first.
+pub fn gradual_drop(rows: &[(f64, f64, f64, f64, f64)]) -> Option<(f64, f64, f64)> {
+    let sm = smooth(rows, &[])?;
+    let n = sm.points.len();
+    let k = (n / 10).max(1);
+    let med = |v: &[(f64, f64, f64)]| {
+        let mut x: Vec<f64> = v.iter().map(|p| p.2).collect();
+        x.sort_by(f64::total_cmp);
+        x[x.len() / 2]
+    };
+    let (first, last) = (med(&sm.points[..k]), med(&sm.points[n - k..]));
+    if first.is_nan() || first <= 0.0 || last > 0.75 * first {
+        return None;
+    }
+    let mid = 0.5 * (first + last);
+    let at = sm.points.iter().find(|p| p.2 < mid)?;
+    Some((at.0, first, last))
+}
+
+/// The single-run throughput charts (over time or over data written); with `zoom` (the end of
+/// the range in seconds or bytes, as the axis measures) only the start of the run.
+pub(super) fn throughput(
+    t: &Timeline,
+    a: &Analysis,
+    o: &ReportOptions,
+    xk: XKind,
+    zoom: Option<f64>,
+) -> ChartSpec {
+    let u = o.units;
+    let mut rows = sample_rows(t);
+    let mut temps: Vec<Option<f64>> = t.samples.iter().map(|s| s.temp_c).collect();
+    if let Some(end) = zoom {
+        let n = rows.partition_point(|r| match xk {
+            XKind::Time => r.0 < end,
+            XKind::Data => r.2 < end,
+        });
+        rows.truncate(n);
+        temps.truncate(n);
+    }
+    let has_temp = xk == XKind::Time && temps.iter().any(|x| x.is_some());
+    let provisional = Layout::new(o.png_size, has_temp, 1);
+    let mut parts = footer_parts(&t.meta, a, u);
+    if t.samples.is_empty() {
+        parts.insert(0, "no samples".to_string());
+    }
+    let footer = wrap_parts(
+        &parts,
+        (o.png_size.0 as f64) - 40.0 * provisional.scale,
+        provisional.font(font_px::FOOTER),
+    );
+    let layout = Layout::new(o.png_size, has_temp, footer.len());
+
+    let x_end = zoom.unwrap_or(match xk {
+        XKind::Time => t.duration_s(),
+        XKind::Data => t.bytes_total() as f64,
+    });
+    let (xdiv, xlabel) = match xk {
+        XKind::Time => {
+            let (d, un) = time_scale(x_end);
+            (d, format!("time since start ({un})"))
+        }
+        XKind::Data => {
+            let (d, un) = data_scale(x_end, u);
+            (d, format!("data written ({un})"))
+        }
+    };
+    let ydiv = u.mega();
+    let cols = columns(o.png_size);
+
+    let x_min = match xk {
+        XKind::Time => rows.first().map(|r| r.0.min(0.0) / xdiv).unwrap_or(0.0),
+        XKind::Data => 0.0,
+    };
+    let x_max_raw = x_end / xdiv;
+    let x = Axis {
+        label: xlabel,
+        min: x_min,
+        max: if x_max_raw > x_min {
+            x_max_raw
+        } else {
+            x_min + 1.0
+        },
+        log: false,
+        ticks: vec![],
+    };
+
+    let rate = interval_series(&rows, xk, xdiv, |i| Some(rows[i].4), ydiv, cols);
+    let mut series = vec![Series {
+        name: "per interval".to_string(),
+        points: rate,
+        style: LineStyle {
+            color: palette::SKY_BLUE,
+            alpha: 1.0,
+            width: 1.5,
+            dash: Dash::Solid,
+        },
+        side: YSide::Left,
+        in_legend: true,
+        group: None,
+    }];
+    let breaks: Vec<f64> = a.cliffs.iter().map(|c| c.t_s).collect();
+    if let Some(sm) = smooth(&rows, &breaks) {
+        let pts = sm
+            .points
+            .iter()
+            .map(|&(tm, bm, v)| {
+                let xv = match xk {
+                    XKind::Time => tm / xdiv,
+                    XKind::Data => bm / xdiv,
+                };
+                (xv, v / ydiv)
+            })
+            .collect();
+        series.push(Series {
+            name: format!("smoothed (median over {})", round_duration(sm.window_s)),
+            points: pts,
+            style: LineStyle {
+                color: palette::BLUE,
+                alpha: 1.0,
+                width: 3.0,
+                dash: Dash::Solid,
+            },
+            side: YSide::Left,
+            in_legend: true,
+            group: None,
+        });
+    }
+    let mut y2 = None;
+    if has_temp {
+        let tp = interval_series(&rows, XKind::Time, xdiv, |i| temps[i], 1.0, cols);
+        let (mn, mx) = tp
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p.1), b.max(p.1))
+            });
+        y2 = Some(Axis {
+            label: "drive temperature (°C)".to_string(),
+            min: (mn - 5.0).floor().max(-40.0),
+            max: (mx + 5.0).ceil(),
+            log: false,
+            ticks: vec![],
+        });
+        series.push(Series {
+            name: "temperature (°C, right axis)".to_string(),
+            points: tp,
+            style: LineStyle {
+                color: palette::REDDISH_PURPLE,
+                alpha: 1.0,
+                width: 2.0,
+                dash: Dash::Dashed { on: 4, off: 4 },
+            },
+            side: YSide::Right,
+            in_legend: true,
+            group: None,
+        });
+    }
+
+    let to_x = |t_s: f64| match xk {
+        XKind::Time => t_s / xdiv,
+        XKind::Data => bytes_at(t, t_s) / xdiv,
+    };
+    let bands: Vec<Band> = a
+        .phases
+        .iter()
+        .map(|p| Band {
+            x0: to_x(p.start_s).max(x.min),
+            x1: to_x(p.end_s).min(x.max),
+            label: format!(
+                "{}: {}",
+                phase_name(p.kind),
+                format_rate(p.mean_bytes_per_sec, u)
+            ),
+            short_label: format_rate(p.mean_bytes_per_sec, u),
+            color: phase_color(p.kind),
+        })
+        .filter(|b| b.x1 > b.x0)
+        .collect();
+    let mut markers: Vec<Marker> = a
+        .cliffs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (xv, iv) = match xk {
+                XKind::Time => (c.t_s / xdiv, (c.t_low_s / xdiv, c.t_high_s / xdiv)),
+                XKind::Data => match (&a.cache_estimate, i) {
+                    (Some(e), 0) => (
+                        e.bytes as f64 / xdiv,
+                        (e.low_bytes as f64 / xdiv, e.high_bytes as f64 / xdiv),
+                    ),
+                    _ => (
+                        c.bytes_written as f64 / xdiv,
+                        (to_x(c.t_low_s), to_x(c.t_high_s)),
+                    ),
+                },
+            };
+            let bytes = match (&a.cache_estimate, i, xk) {
+                (Some(e), 0, XKind::Data) => e.bytes,
+                _ => c.bytes_written,
+            };
+            Marker {
+                x: xv,
+                interval: Some(iv).filter(|(lo, hi)| hi > lo),
+                lines: vec![
+                    cliff_label(c.t_s, bytes, u),
+                    levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
+                ],
+                style: CLIFF_STYLE,
+                side: LabelSide::Right,
+                row: 0,
+                group: None,
+            }
+        })
+        .filter(|m| m.x <= x.max)
+        .collect();
+    // A run without a cliff that still slows down visibly: say so on the chart.
+    let drop = if a.cliffs.is_empty() {
+        gradual_drop(&rows)
+    } else {
+        None
+    };
+    if let Some((at, before, after)) = drop {
+        markers.push(Marker {
+            x: to_x(at),
+            interval: None,
+            lines: vec![
+                format!(
+                    "gradual drop: {} (-{:.0}%)",
+                    levels_label(before, after, u),
+                    100.0 * (1.0 - after / before)
+                ),
+                "no single cliff: the rate fell over time".to_string(),
+            ],
+            style: DROP_STYLE,
+            side: LabelSide::Right,
+            row: 0,
+            group: None,
+        });
+    }
+    // The zoomed range, marked on the full chart. When the cliffs all sit in a sliver of the
+    // width, their labels would only pile up there: one label at the mark names them instead.
+    let zoom_mark = match (zoom, zoom_range(t, a)) {
+        (None, Some((es, eb))) => {
+            let end = match xk {
+                XKind::Time => es,
+                XKind::Data => eb,
+            } / xdiv;
+            let squeezed = (end - x.min) / (x.max - x.min) < 0.15;
+            let mut lines = Vec::new();
+            if squeezed && !a.cliffs.is_empty() {
+                let at: Vec<String> = a
+                    .cliffs
+                    .iter()
+                    .map(|c| match xk {
+                        XKind::Time => format_seconds(c.t_s),
+                        XKind::Data => format_bytes(c.bytes_written as f64, u),
+                    })
+                    .collect();
+                lines.push(format!(
+                    "{} cliff{} in this stretch: {}",
+                    a.cliffs.len(),
+                    if a.cliffs.len() == 1 { "" } else { "s" },
+                    at.join(", ")
+                ));
+                for m in markers.iter_mut().filter(|m| m.x <= end) {
+                    m.lines.clear();
+                }
+            }
+            lines.push(format!("enlarged in {}", zoom_kind(xk).file_stem()));
+            Some(ZoomMark {
+                x0: x.min,
+                x1: end,
+                lines,
+            })
+        }
+        _ => None,
+    };
+    let mut frac = place_markers(&mut markers, &x, &layout);
+    if let Some(z) = &zoom_mark {
+        // The zoom's label goes below the cliff labels' rows.
+        let (_, top, _, bottom) = layout.plot_rect();
+        frac +=
+            (layout.label_box_h(z.lines.len()) + 2.0 * layout.label_gap()) / (bottom - top) as f64;
+    }
+    let data_max = series
+        .iter()
+        .filter(|s| s.side == YSide::Left)
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    let y = Axis {
+        label: format!("write throughput ({}/s)", u.mega_label()),
+        min: 0.0,
+        max: headroom_linear(data_max, frac),
+        log: false,
+        ticks: vec![],
+    };
+    let name = run_name(&t.meta);
+    let title = match (xk, zoom) {
+        (XKind::Time, None) => format!("Write throughput over time: {name}"),
+        (XKind::Data, None) => format!("Write throughput over data written: {name}"),
+        (XKind::Time, Some(e)) => format!("Write throughput, first {}: {name}", round_duration(e)),
+        (XKind::Data, Some(e)) => format!(
+            "Write throughput, first {} written: {name}",
+            format_bytes(e, u)
+        ),
+    };
+    let mut legend: Vec<LegendEntry> = series
+        .iter()
+        .filter(|s| s.in_legend)
+        .map(|s| LegendEntry::line(s.name.clone(), s.style))
+        .collect();
+    if markers.iter().any(|m| m.style == CLIFF_STYLE) {
+        legend.push(LegendEntry::line(
+            if markers.iter().any(|m| m.interval.is_some()) {
+                "cliff (shaded: 95% interval)"
+            } else {
+                "cliff"
+            },
+            CLIFF_STYLE,
+        ));
+    }
+    if drop.is_some() {
+        legend.push(LegendEntry::line("gradual drop", DROP_STYLE));
+    }
+    // The phase tints, one legend swatch per kind shown.
+    let mut kinds: Vec<PhaseKind> = Vec::new();
+    for p in &a.phases {
+        if !kinds.contains(&p.kind) && to_x(p.start_s) < x.max {
+            kinds.push(p.kind);
+        }
+    }
+    for k in kinds {
+        legend.push(LegendEntry {
+            name: phase_name(k).to_string(),
+            style: LineStyle {
+                color: phase_color(k),
+                alpha: 1.0,
+                width: 1.0,
+                dash: Dash::Solid,
+            },
+            swatch: true,
+            group: None,
+        });
+    }
+    let throttled: Vec<(f64, f64)> = if xk == XKind::Time {
+        throttled_stretches(t, a)
+            .into_iter()
+            .map(|(s, e)| (to_x(s), to_x(e).min(x.max)))
+            .filter(|(s, e)| e > s)
+            .collect()
+    } else {
+        vec![]
+    };
+    if !throttled.is_empty() {
+        legend.push(LegendEntry {
+            name: "throttled (hot and slower)".to_string(),
+            style: THROTTLE_STYLE,
+            swatch: true,
+            group: None,
+        });
+    }
+    with_ticks(ChartSpec {
+        kind: match (xk, zoom.is_some()) {
+            (XKind::Time, false) => ChartKind::ThroughputTime,
+            (XKind::Data, false) => ChartKind::ThroughputData,
+            (XKind::Time, true) => ChartKind::ThroughputTimeZoom,
+            (XKind::Data, true) => ChartKind::ThroughputDataZoom,
+        },
+        size: o.png_size,
+        title,
+        subtitle: cache_subtitle(a, u),
+        footer,
+        x,
+        y,
+        y2,
+        series,
+        bands,
+        markers,
+        legend,
+        zoom: zoom_mark,
+        theme: o.theme,
+        throttled,
+    })
+}
+
+pub(super) fn zoom_kind(xk: XKind) -> ChartKind {
+    match xk {
+        XKind::Time => ChartKind::ThroughputTimeZoom,
+        XKind::Data => ChartKind::ThroughputDataZoom,
+    }
+}
+
+/// Chart 1: throughput over time.
+pub fn throughput_time(t: &Timeline, a: &Analysis, o: &ReportOptions) -> ChartSpec {
+    throughput(t, a, o, XKind::Time, None)
+}
+
+/// Chart 2: throughput over data written (the reviewers' chart).
+pub fn throughput_data(t: &Timeline, a: &Analysis, o: &ReportOptions) -> ChartSpec {
+    throughput(t, a, o, XKind::Data, None)
+}
+
+/// The zoomed charts (over time, over data written) when the cliffs sit in a small part of a
+/// long run (see [`zoom_range`]); none otherwise.
+pub fn zoomed(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Vec<ChartSpec> {
+    match zoom_range(t, a) {
+        Some((es, eb)) => vec![
+            throughput(t, a, o, XKind::Time, Some(es)),
+            throughput(t, a, o, XKind::Data, Some(eb)),
+        ],
+        None => vec![],
+    }
+}

@@ -1,0 +1,86 @@
+//! The one-line results a run prints on the terminal (and `analyze` prints per file).
+
+use crate::detect::Analysis;
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+
+/// One line for a person:
+/// `SLC cache ~19.1 GB (95% interval 18.9 GB to 19.3 GB), 1365 MB/s -> 591 MB/s at 14.0 s`.
+pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
+    if a.read_only {
+        return read_only_summary(a, units);
+    }
+    match (&a.cache_estimate, a.cliffs.first()) {
+        (Some(c), Some(cliff)) => {
+            let mut s = format!(
+                "SLC cache ~{} {}, {} -> {} at {}",
+                format_bytes(c.bytes as f64, units),
+                interval_text(c.low_bytes, c.high_bytes, units),
+                format_rate(cliff.before_bytes_per_sec, units),
+                format_rate(cliff.after_bytes_per_sec, units),
+                format_seconds(cliff.t_s),
+            );
+            for (i, more) in a.cliffs.iter().enumerate().skip(1) {
+                s.push_str(&format!(
+                    "; then {} -> {} at {} (cliff {}, after {})",
+                    format_rate(more.before_bytes_per_sec, units),
+                    format_rate(more.after_bytes_per_sec, units),
+                    format_seconds(more.t_s),
+                    i + 1,
+                    format_bytes(more.bytes_written as f64, units),
+                ));
+            }
+            s
+        }
+        _ => {
+            // The run's mean: all that was written over all the time it took.
+            let level = if a.duration_s > 0.0 {
+                format_rate(a.bytes_total as f64 / a.duration_s, units)
+            } else {
+                "an unknown rate".to_string()
+            };
+            format!(
+                "no cliff in {} ({} written at about {}): {}",
+                format_seconds(a.duration_s),
+                format_bytes(a.bytes_total as f64, units),
+                level,
+                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units),
+            )
+        }
+    }
+}
+
+/// [`human_summary`] of a run that only read: its mean read rate and any fall in it, with no
+/// cache size (reads measure no write cache).
+/// `1.90 GB read in 3.0 s at about 634 MB/s; no fall in the read rate`.
+pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {
+    let level = if a.duration_s > 0.0 {
+        format_rate(a.bytes_total as f64 / a.duration_s, units)
+    } else {
+        "an unknown rate".to_string()
+    };
+    let mut s = format!(
+        "{} read in {} at about {}",
+        format_bytes(a.bytes_total as f64, units),
+        format_seconds(a.duration_s),
+        level
+    );
+    match a.cliffs.first() {
+        Some(c) => s.push_str(&format!(
+            "; the read rate fell {} -> {} at {}",
+            format_rate(c.before_bytes_per_sec, units),
+            format_rate(c.after_bytes_per_sec, units),
+            format_seconds(c.t_s)
+        )),
+        None => s.push_str("; no fall in the read rate"),
+    }
+    s
+}
+
+/// The one way slccache writes a 95% interval of bytes: `(95% interval 21.9 GB to 22.1 GB)`.
+pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
+    format!(
+        "(95% interval {} to {})",
+        format_bytes(low as f64, units),
+        format_bytes(high as f64, units)
+    )
+}

@@ -1,0 +1,101 @@
+//! A sweep over queue depths, job counts and mixes: its points and its saturation point.
+
+use serde::Serialize;
+
+use crate::workload::Pattern;
+
+/// The header of `sweep.csv`, in column order.
+pub const SWEEP_COLUMNS: [&str; 10] = [
+    "qd",
+    "jobs",
+    "bs",
+    "rwmix_read",
+    "iops",
+    "bytes_per_sec",
+    "lat_p50_us",
+    "lat_p99_us",
+    "cpu_pct",
+    "crossed_cliff",
+];
+
+/// A share of the best IOPS that counts as saturated.
+pub const SATURATION_SHARE: f64 = 0.95;
+
+/// One point of the grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointSpec {
+    /// Pattern (its order, random or sequential; the read share is `read_pct`).
+    pub pattern: Pattern,
+    /// Block size, bytes.
+    pub bs: u64,
+    /// Queue depth per job.
+    pub qd: u32,
+    /// Jobs.
+    pub jobs: u32,
+    /// Percentage of reads.
+    pub read_pct: u32,
+    /// A name for tables (the CrystalDiskMark row), if any.
+    pub label: Option<String>,
+}
+
+/// What one point measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepPoint {
+    /// Queue depth per job.
+    pub qd: u32,
+    /// Jobs.
+    pub jobs: u32,
+    /// Block size, bytes.
+    pub bs: u64,
+    /// Percentage of reads.
+    pub rwmix_read: u32,
+    /// I/Os (reads and writes) completed per second.
+    pub iops: f64,
+    /// Bytes (read and written) per second.
+    pub bytes_per_sec: f64,
+    /// Median latency over all I/Os of the point, microseconds.
+    pub lat_p50_us: Option<f64>,
+    /// 99th percentile latency, microseconds.
+    pub lat_p99_us: Option<f64>,
+    /// CPU time of the job threads over the point's wall time, percent of one core (`None`
+    /// in virtual time).
+    pub cpu_pct: Option<f64>,
+    /// The SLC cache ran out during the point: it measured two things.
+    pub crossed_cliff: bool,
+    /// The pattern (random or sequential order with `rwmix_read` reads).
+    pub pattern: String,
+    /// The CrystalDiskMark row, for `--preset cdm`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// The saturation point: the smallest `qd x jobs` reaching 95% of the best IOPS.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Saturation {
+    /// Queue depth per job.
+    pub qd: u32,
+    /// Jobs.
+    pub jobs: u32,
+    /// IOPS there.
+    pub iops: f64,
+}
+
+/// What a perfect sweep of a drive model finds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SweepTruth {
+    /// The model's IOPS ceiling in the cache for the best point's pattern, block and mix.
+    pub iops_limit: f64,
+    /// IOPS with one I/O in flight (the model's latency).
+    pub qd1_iops: f64,
+    /// The saturation point on the same grid, from the noise-free model.
+    pub saturation: Option<Saturation>,
+}
+
+/// A finished sweep.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sweep {
+    /// The points, in the order run.
+    pub points: Vec<SweepPoint>,
+    /// The saturation point.
+    pub saturation: Option<Saturation>,
+}
