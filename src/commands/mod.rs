@@ -8,5 +8,6 @@ pub mod info;
 pub mod install;
 pub mod probe;
 pub mod recovery;
+pub mod runs;
 pub mod simulate;
 pub mod sweep;

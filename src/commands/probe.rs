@@ -459,6 +459,7 @@ fn finish(
         }
     }
     progress::print_done(out_dir, &line, quiet);
+    crate::store::recorder::note(out_dir, opts, quiet);
     charts.context("writing charts and report")?;
 
     if let Some(f) = o.failure {

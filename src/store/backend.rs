@@ -100,7 +100,7 @@ pub struct Sqlite {
 }
 
 impl Sqlite {
-    /// Opens (creating if missing) the store file at `path`. A file that is not an SQLite
+    /// Opens (creating it and its folder if missing) the store file at `path`. A file that is not an SQLite
     /// database, or an SQLite database of another program, is refused without writing to it.
     pub fn open(path: &Path) -> Result<Sqlite> {
         let existed = path.exists();
@@ -110,6 +110,14 @@ impl Sqlite {
                 cause: "not a regular file".into(),
             }
             .into());
+        }
+        if !existed {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|e| StoreError::Open {
+                    place: path.display().to_string(),
+                    cause: format!("cannot create the folder {}: {e}", parent.display()),
+                })?;
+            }
         }
         let conn = rusqlite::Connection::open(path).map_err(|e| sqlite_open_error(path, &e))?;
         conn.busy_timeout(SQLITE_BUSY_TIMEOUT)

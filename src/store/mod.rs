@@ -14,6 +14,7 @@
 //! A run's outputs never depend on the store: recording reads the finished folder.
 
 pub mod backend;
+pub mod recorder;
 pub mod schema;
 
 use std::collections::BTreeMap;
@@ -195,6 +196,10 @@ impl Recorded {
         match self {
             Recorded::New(i) | Recorded::Existing(i) => i,
         }
+    }
+    /// Whether a new run was added.
+    pub fn is_new(self) -> bool {
+        matches!(self, Recorded::New(_))
     }
 }
 
@@ -480,6 +485,14 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// Writes run `id`'s data into `dir`: `summary.json` and the stored files, without drawing
+    /// charts (what `compare ID` reads).
+    pub fn export_data(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
+        let mut run = self.get(id)?;
+        run.render = None;
+        export_run(&run, dir)
     }
 
     /// Writes run `id`'s folder again into `dir` (created if missing): `summary.json` and the
