@@ -98,3 +98,14 @@ fn unreachable_postgres_fails_with_a_clear_message() {
     );
     drop(keeper); // detached: it ends on its own
 }
+
+/// The user's scenario through the binary on PostgreSQL: four probes recording at once, an
+/// import, the listing, compare by id, export.
+#[test]
+fn probe_import_list_compare_export_on_postgres() {
+    let Some(mut pg) = store_util::PgServer::start() else {
+        return;
+    };
+    let url = pg.new_db();
+    store_util::user_scenario(&url);
+}

@@ -336,3 +336,107 @@ pub fn kill_while_recording(loc: &slccache::store::Location, db: &str, src: &Pat
         seen = runs.len();
     }
 }
+
+/// `runs --json` of the store `db`.
+pub fn runs_json(db: &str) -> Vec<serde_json::Value> {
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    c.args(["--db", db, "runs", "--json"]);
+    serde_json::from_str::<Vec<serde_json::Value>>(&ok(&mut c)).unwrap()
+}
+
+/// What the issue calls done, through the binary, on the store `db`: three emulated drives
+/// probed (at the same time: the store takes concurrent recorders), an old folder imported,
+/// the runs listed and filtered, two compared by id, a run exported byte for byte.
+pub fn user_scenario(db: &str) {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    // An "old" folder, written without recording.
+    let old = w.join("old-sim");
+    ok(Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["--no-record", "simulate", "p5-1tb", "--seed", "9", "--out"])
+        .arg(&old));
+    assert!(runs_json(db).is_empty(), "--no-record recorded something");
+    // Four probes of emulated drives at once, each recording into the same store.
+    let drives = [
+        "emu:960evo-250g,cache=300MB",
+        "emu:970evo-500g,cache=300MB",
+        "emu:p5-1tb,cache=300MB",
+        "emu:960evo-250g,cache=400MB",
+    ];
+    let children: Vec<_> = drives
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            Command::cargo_bin("slccache")
+                .unwrap()
+                .env("SLCCACHE_DB", db)
+                .args(["probe", d, "--max-bytes", "900MB", "--out"])
+                .arg(w.join(format!("probe-{i}")))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        assert!(err.contains("recorded as run "), "{err}");
+        assert!(!err.contains("warning: the run was not recorded"), "{err}");
+    }
+    let runs = runs_json(db);
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    assert!(runs.iter().all(|r| r["kind"] == "probe"));
+    // Import the old folder, twice: it is added once.
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let text = ok(c.args(["--db", db, "runs", "import"]).arg(&old).arg(&old));
+    assert!(
+        text.contains("imported as run") && text.contains("already in the store"),
+        "{text}"
+    );
+    let runs = runs_json(db);
+    assert_eq!(runs.len(), 5);
+    // The table and the filters.
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let table = ok(c.args(["--db", db, "runs"]));
+    assert_eq!(table.lines().count(), 6, "{table}");
+    assert!(table.contains("Crucial P5 1TB (simulated)"), "{table}");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let evo: Vec<serde_json::Value> = serde_json::from_str(&ok(
+        c.args(["--db", db, "runs", "--drive", "960 EVO", "--json"])
+    ))
+    .unwrap();
+    assert_eq!(evo.len(), 2, "{evo:?}");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let sims = ok(c.args(["--db", db, "runs", "--kind", "simulate", "--csv"]));
+    assert_eq!(sims.lines().count(), 2, "{sims}");
+    // Compare two runs by id.
+    let ids: Vec<String> = evo.iter().map(|r| r["id"].to_string()).collect();
+    let cmp = w.join("cmp");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    ok(c.args(["--db", db, "compare", &ids[0], &ids[1], "--out"])
+        .arg(&cmp));
+    let md = std::fs::read_to_string(cmp.join("compare.md")).unwrap();
+    assert!(md.contains("960 EVO"), "{md}");
+    // A probe exported from the store alone is its folder again, byte for byte.
+    let first = &evo[0];
+    let src = PathBuf::from(first["source_dir"].as_str().unwrap());
+    let back = w.join("back");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    ok(c.args([
+        "--db",
+        db,
+        "runs",
+        "export",
+        &first["id"].to_string(),
+        "--out",
+    ])
+    .arg(&back));
+    assert_same_folder(&src, &back);
+    // rm, then the run is gone.
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    ok(c.args(["--db", db, "runs", "rm", &ids[1]]));
+    assert_eq!(runs_json(db).len(), 4);
+}
