@@ -26,6 +26,7 @@ fn main() {
         Command::Recovery(a) => slccache::commands::recovery::run(a),
         Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
         Command::Runs(a) => slccache::commands::runs::run(a),
+        Command::History(a) => slccache::commands::history::run(a),
     };
     // Every folder a command finished, also when it failed or was interrupted; a failure to
     // record is a warning and leaves the exit code as it is.

@@ -193,3 +193,93 @@ fn an_interrupted_probe_is_recorded_as_interrupted() {
     assert_eq!(runs[0]["interrupted"], true);
     assert_eq!(runs[0]["kind"], "probe");
 }
+
+/// `history SERIAL`: three runs of one drive, a month apart, with SMART data written; the
+/// charts against date and wear are written, and their points are the runs'.
+#[test]
+fn history_charts_a_drive_against_date_and_wear() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let sim = w.join("sim");
+    store_util::simulate_folder(&sim, "960evo-250g", 3);
+    let text = std::fs::read_to_string(sim.join("summary.json")).unwrap();
+    let mut dirs = Vec::new();
+    for (i, (date, units, used, cache)) in [
+        ("2026-01-01T00:00:00Z", 1_000_000u64, 1u64, 13e9),
+        ("2026-02-01T00:00:00Z", 3_000_000, 3, 12e9),
+        ("2026-03-02T00:00:00Z", 9_000_000, 7, 10e9),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let t = w.join(format!("run-{i}"));
+        std::fs::create_dir(&t).unwrap();
+        std::fs::copy(sim.join("timeline.csv"), t.join("timeline.csv")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["run"]["device"]["serial"] = "H1".into();
+        v["run"]["started_at"] = (*date).into();
+        v["analysis"]["cache_estimate"] = serde_json::json!({"bytes": *cache as u64, "low_bytes": (*cache * 0.98) as u64, "high_bytes": (*cache * 1.01) as u64});
+        v["drive_state"] = serde_json::json!({"smart_end": {"data_units_written": units, "percentage_used": used}});
+        std::fs::write(t.join("summary.json"), v.to_string()).unwrap();
+        dirs.push(t);
+    }
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(c.arg("--db").arg(&db).args(["runs", "import"]).args(&dirs));
+    let out = w.join("hist");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(
+        c.arg("--db")
+            .arg(&db)
+            .args(["history", "H1", "--out"])
+            .arg(&out),
+    );
+    for f in [
+        "history-cache-date.png",
+        "history-cache-date.svg",
+        "history-after-cache-date.png",
+        "history-cache-wear.svg",
+        "report.html",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    // The points behind the charts.
+    let mut s = slccache::store::Store::open(&slccache::store::Location::Sqlite(db)).unwrap();
+    let rows = s
+        .list(&slccache::store::Filter {
+            serial: Some("H1".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let (first, pts) = slccache::commands::history::points(&rows);
+    assert_eq!(first, "2026-01-01");
+    let days: Vec<f64> = pts.iter().map(|p| p.days).collect();
+    assert_eq!(days, [0.0, 31.0, 60.0]);
+    assert_eq!(pts[2].drive_written_bytes, Some(9e6 * 512_000.0));
+    assert_eq!(pts[1].cache.map(|c| c.0), Some(12e9));
+    let specs = slccache::report::experiments::history_charts(
+        "d",
+        &first,
+        &pts,
+        &slccache::report::ReportOptions::default(),
+    );
+    assert_eq!(specs.len(), 3);
+    // A line through the runs and, per run, an interval (3 strokes) and a diamond.
+    for s in &specs {
+        assert_eq!(s.series.len(), 1 + 4 * 3, "{:?}", s.kind);
+    }
+    let line = &specs[0].series[0].points;
+    assert_eq!(line, &[(0.0, 13.0), (31.0, 12.0), (60.0, 10.0)]);
+    let wear = &specs[2].series[0].points;
+    assert_eq!(wear[0].0, 0.512);
+    assert!(specs[2].footer.iter().any(|f| f.contains("7% used")));
+    // An unknown drive is a usage error.
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(w.join("r.db"))
+        .args(["history", "NOPE"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -175,6 +175,14 @@ slccache --db postgres://lab@db.example/slccache runs --host bench-3\n\n\
 The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results.db) unless \
 --db or SLCCACHE_DB names another.")]
     Runs(RunsArgs),
+    /// Chart one drive's recorded runs: cache size (with interval) and after-cache throughput
+    /// against the run date, and cache size against the drive's wear where SMART was read.
+    #[command(after_help = "Examples:\n  \
+slccache history S4EWNX0R123456 --out output/history\n  \
+slccache history \"960 EVO\"     # no run with that serial: runs whose drive name contains it\n\n\
+Writes history-cache-date, history-after-cache-date and (with SMART data) history-cache-wear \
+as PNG and SVG, and report.html.")]
+    History(HistoryArgs),
 }
 
 /// `slccache completions`.
@@ -648,4 +656,14 @@ pub enum RunsAction {
         /// Run id.
         id: i64,
     },
+}
+
+/// `slccache history`.
+#[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    /// The drive's serial number (or, when no run has that serial, part of its name).
+    pub serial: String,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }

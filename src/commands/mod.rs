@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod compare;
 pub mod fill_sweep;
+pub mod history;
 pub mod info;
 pub mod install;
 pub mod probe;
