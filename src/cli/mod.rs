@@ -627,6 +627,10 @@ pub struct RunsArgs {
     /// CSV instead of a table.
     #[arg(long)]
     pub csv: bool,
+    /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
+    /// drive and host) and each run's folder under DIR/ID/, linked from it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv"])]
+    pub html: Option<PathBuf>,
 }
 
 /// What `slccache runs` does to one run.

@@ -37,7 +37,9 @@ pub fn run(args: RunsArgs) -> Result<()> {
                 since: args.since.clone(),
                 kind: args.kind.clone(),
             })?;
-            if args.json {
+            if let Some(dir) = &args.html {
+                library_page(&mut store, &rows, dir, &place)?
+            } else if args.json {
                 serde_json::to_string_pretty(&rows)? + "\n"
             } else if args.csv {
                 csv_text(&rows)?
@@ -250,4 +252,52 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// Writes the library page and, for each run not exported there yet, its folder under
+/// `dir/ID/`; returns the lines to print.
+fn library_page(
+    store: &mut Store,
+    rows: &[RunRow],
+    dir: &std::path::Path,
+    place: &str,
+) -> Result<String> {
+    let units = UnitSystem::Decimal;
+    let mut entries = Vec::with_capacity(rows.len());
+    for r in rows {
+        let run = store.get(r.id)?;
+        let spark = run
+            .files
+            .get("timeline.csv")
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|t| crate::timeline::read_slccache_csv(t, "timeline.csv").ok())
+            .map(|s| {
+                let v: Vec<f64> = s.iter().map(|x| x.bytes_per_sec).collect();
+                crate::report::library::spark_points(&v)
+            })
+            .unwrap_or_default();
+        let sub = dir.join(r.id.to_string());
+        if !sub.join("summary.json").is_file() {
+            crate::store::export_run(&run, &sub)?;
+        }
+        let link = sub
+            .join("report.html")
+            .is_file()
+            .then(|| format!("{}/report.html", r.id));
+        entries.push(crate::report::library::LibraryEntry {
+            id: r.id,
+            date: short_date(&r.date),
+            drive: drive(r),
+            serial: r.serial.clone().unwrap_or_else(|| "-".into()),
+            host: r.host.clone().unwrap_or_else(|| "-".into()),
+            kind: r.kind.clone(),
+            cache: cache(r, units),
+            in_rate: rate(r.in_cache_bytes_per_sec, units),
+            after_rate: rate(r.after_cache_bytes_per_sec, units),
+            spark,
+            link,
+        });
+    }
+    let p = crate::report::library::write_library_html(dir, &entries, place)?;
+    Ok(format!("wrote {} ({} runs)\n", p.display(), entries.len()))
 }

@@ -8,6 +8,7 @@ pub mod decimate;
 pub mod draw;
 pub mod experiments;
 pub mod html;
+pub mod library;
 pub mod markdown;
 pub mod progress;
 pub mod reads;
