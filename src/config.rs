@@ -248,4 +248,6 @@ pub struct BurstTargetConfig {
     pub quiet: bool,
     /// `--out`, if given.
     pub out: Option<PathBuf>,
+    /// `--force`: write into an `--out` folder that already holds files.
+    pub force: bool,
 }

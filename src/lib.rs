@@ -5,6 +5,45 @@
 //! `cli -> config -> target -> engine -> sampler -> timeline -> detect -> report`.
 #![deny(missing_docs)]
 
+/// `eprintln!` that never panics: when stderr is a closed pipe (`2>&1 | head -1`) or a full
+/// disk, the line is lost and the run goes on to write its outputs.
+#[macro_export]
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `println!` that never panics (see [`note!`]): a closed stdout loses the line, not the run.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `print!` that never panics (see [`note!`]).
+#[macro_export]
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let mut out = std::io::stdout();
+        let _ = write!(out, $($arg)*);
+        let _ = out.flush();
+    }};
+}
+
+/// `eprint!` that never panics (see [`note!`]).
+#[macro_export]
+macro_rules! note_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod cli;
 pub mod commands;
 pub mod config;

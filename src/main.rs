@@ -34,9 +34,9 @@ fn main() {
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);
         if code != 130 {
-            eprintln!("slccache: error: {e:#}");
+            slccache::note!("slccache: error: {e:#}");
         } else {
-            eprintln!("slccache: {e:#}");
+            slccache::note!("slccache: {e:#}");
         }
         std::process::exit(code);
     }

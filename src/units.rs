@@ -168,6 +168,17 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
             )
         });
     }
+    // "M" is a month to humantime and mega in a size: "1M" meant as one minute (or a
+    // megabyte) ran a month. Refuse it, and the months and years that only a typo reaches.
+    let unit: String = t
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
+        .to_string();
+    if unit == "M" || unit.starts_with("month") || unit == "y" || unit.starts_with("year") {
+        return Err(err(format!(
+            "'{unit}' is ambiguous or too long for a run (M is a month to duration parsers, \
+             mega in a size); say 1min, 30d or 12h"
+        )));
+    }
     // humantime does not take fractions such as "1.5s"; accept "<float><unit>" for s/ms/m/h.
     for (suffix, scale) in [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)] {
         if let Some(num) = t.strip_suffix(suffix) {

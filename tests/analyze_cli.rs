@@ -327,3 +327,23 @@ fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
     assert!(text.contains("sampling too coarse"), "{text}");
     assert!(!text.contains("at least"), "{text}");
 }
+
+#[test]
+fn a_diskspd_xml_result_is_analysed_and_its_cliff_found() {
+    let xml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/diskspd/seqwrite_128k_2threads_D.xml");
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cliffs"].as_array().unwrap().len(), 1, "{v}");
+    let bytes = v["cache_estimate"]["bytes"].as_f64().unwrap();
+    assert!((bytes / 30e9 - 1.0).abs() < 0.01, "{v}");
+}

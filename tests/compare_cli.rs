@@ -220,3 +220,30 @@ fn bad_inputs_are_usage_errors() {
     // Only one run: clap refuses.
     slccache().arg("compare").arg(&good).assert().code(2);
 }
+
+#[test]
+fn a_diskspd_xml_result_next_to_a_run_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (t, _) = clean_cliff();
+    let dir = run_folder(tmp.path(), "run-a", &t);
+    let xml = tmp.path().join("diskspd-seq.xml");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/diskspd/seqwrite_128k_2threads_D.xml"),
+        &xml,
+    )
+    .unwrap();
+    let out = tmp.path().join("cmp");
+    slccache()
+        .arg("compare")
+        .arg(&dir)
+        .arg(&xml)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("| diskspd-seq |"), "{md}");
+    // The cache of the DiskSPD run: 30.0 GB.
+    assert!(md.contains("30.0 GB") || md.contains("30 GB"), "{md}");
+}

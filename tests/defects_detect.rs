@@ -355,3 +355,63 @@ fn kernel_cliff(text: &str) -> Timeline {
         meta: RunMeta::default(),
     }
 }
+
+/// Issue 17, shape 4: a low-contrast cliff (2000 -> 1500 MB/s, 5% noise, 1 s samples) inside
+/// a sample, whose next sample happens to read ~1700 MB/s. Read as the straddling one, that
+/// next sample put the cliff a sample late and the 95% interval did not reach the truth.
+#[test]
+fn a_low_contrast_cliff_inside_a_sample_is_covered_by_its_interval() {
+    let mut missed = Vec::new();
+    let mut errors = Vec::new();
+    for seed in 1..=300 {
+        let (t, truth) = slccache::detect::synth::low_contrast_straddle(seed);
+        let truth = truth.drop_bytes[0];
+        let a = analyze(&t);
+        assert_eq!(a.cliffs.len(), 1, "seed {seed}: {:#?}", a.cliffs);
+        let e = a.cache_estimate.as_ref().unwrap();
+        errors.push((e.bytes as f64 / truth - 1.0).abs());
+        if !(e.low_bytes as f64 <= truth && truth <= e.high_bytes as f64) {
+            missed.push(format!(
+                "seed {seed}: truth {truth:.0}, estimate {} ({}..{})",
+                e.bytes, e.low_bytes, e.high_bytes
+            ));
+        }
+    }
+    errors.sort_by(f64::total_cmp);
+    eprintln!(
+        "shape 4: 300 traces, interval missed {}, median error {:.2}%, 90th percentile {:.2}%",
+        missed.len(),
+        100.0 * errors[150],
+        100.0 * errors[270]
+    );
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
+/// Issue 17, part 3: a 2.15 GB namespace with a cliff at 3.13 GB of writing. The sequential
+/// writes wrapped around the span, so 3.13 GB cannot be the cache size of that span; the
+/// analysis must say so and what to do. A cliff inside the first pass gets no such warning.
+#[test]
+fn a_cliff_after_the_writes_wrapped_around_the_span_is_flagged() {
+    let wrapped = |a: &slccache::detect::Analysis| {
+        a.warnings
+            .iter()
+            .find(|w| w.contains("the writes had wrapped around"))
+            .cloned()
+    };
+    // 1 GB/s for 3.13 s, then 300 MB/s: the cliff at 3.13 GB.
+    let mut t = piecewise(&[(3.13, 1e9), (30.0, 3e8)], 0.1);
+    t.meta.workload.span_bytes = Some(2_150_000_000);
+    let a = analyze(&t);
+    let e = a.cache_estimate.as_ref().expect("a cliff");
+    assert!((e.bytes as f64 / 3.13e9 - 1.0).abs() < 0.01, "{e:?}");
+    let w = wrapped(&a).unwrap_or_else(|| panic!("{:#?}", a.warnings));
+    assert!(w.contains("more than the 2.15 GB span"), "{w}");
+    assert!(w.contains("--span") && w.contains("--trim"), "{w}");
+    // Without a span, the device's capacity is the span.
+    t.meta.workload.span_bytes = None;
+    t.meta.device.capacity_bytes = Some(2_150_000_000);
+    assert!(wrapped(&analyze(&t)).is_some());
+    // A span larger than the cliff: no warning.
+    t.meta.device.capacity_bytes = Some(500_000_000_000);
+    assert!(wrapped(&analyze(&t)).is_none());
+}

@@ -1,6 +1,8 @@
 //! Reading timelines: fio bandwidth logs (windowed and per-I/O), two-column CSVs, errors.
 
-use slccache::timeline::import::{parse_rate_unit, parse_text, parse_time_unit, ImportOptions};
+use slccache::timeline::import::{
+    self, parse_rate_unit, parse_text, parse_time_unit, ImportOptions,
+};
 
 fn parse(text: &str) -> Result<slccache::timeline::Timeline, String> {
     parse_text(text, "in.log", &ImportOptions::default()).map_err(|e| e.to_string())
@@ -190,4 +192,179 @@ fn fio_logs_with_unix_epoch_times_start_at_zero() {
     let t = parse(&text).unwrap();
     assert!(t.duration_s() < 300.0, "{}", t.duration_s());
     assert_eq!(t.bytes_total(), 1000 * 4096);
+}
+
+fn diskspd_sample() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/diskspd/seqwrite_128k_2threads_D.xml")
+}
+
+#[test]
+fn a_diskspd_xml_result_is_a_timeline_of_iops_times_block_size() {
+    let text = std::fs::read_to_string(diskspd_sample()).unwrap();
+    let t = import::load(&diskspd_sample()).unwrap();
+    assert_eq!(t.samples.len(), 90);
+    assert_eq!(t.meta.workload.block_size, Some(131072));
+    assert_eq!(t.meta.workload.interval_s, Some(1.0));
+    // Each interval is the sum over both threads of Write IOPS x 128 KiB, which is the
+    // total bucket DiskSPD writes beside them.
+    let totals: Vec<f64> = text
+        .lines()
+        .filter(|l| l.starts_with("      <Bucket SampleMillisecond="))
+        .map(|l| {
+            let w = l.split("Write=\"").nth(1).unwrap();
+            w[..w.find('"').unwrap()].parse::<f64>().unwrap()
+        })
+        .collect();
+    assert_eq!(totals.len(), 90);
+    for (s, w) in t.samples.iter().zip(&totals) {
+        assert_eq!(s.bytes_per_sec, w * 131072.0, "{s:?}");
+        assert_eq!(s.interval_s, 1.0);
+        assert!(s.read.is_none());
+    }
+    assert_eq!(t.samples[0].t_s, 1.0);
+    // The cliff: 30.0 GB written, inside the 12-13 s interval.
+    let a = slccache::detect::analyze(&t);
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    let c = &a.cliffs[0];
+    assert!((12.0..13.0).contains(&c.t_s), "{c:?}");
+    let e = a.cache_estimate.as_ref().unwrap();
+    assert!((e.bytes as f64 / 30e9 - 1.0).abs() < 0.01, "{e:?}");
+    assert!(e.low_bytes as f64 <= 30e9 * 1.001 && 30e9 * 0.999 <= e.high_bytes as f64);
+}
+
+/// A DiskSPD result in the layout of its XML writer: `targets` are (path, block size), and
+/// each thread's buckets are (path, [(read IOPS, write IOPS)]); 1 s buckets unless
+/// `bucket_ms`.
+/// One thread's targets: (path, [(read IOPS, write IOPS)] per bucket).
+type ThreadBuckets<'a> = Vec<(&'a str, Vec<(u64, u64)>)>;
+
+fn diskspd_xml(
+    targets: &[(&str, u64)],
+    threads: &[ThreadBuckets],
+    bucket_ms: u64,
+    warmup_s: u64,
+) -> String {
+    let mut x = String::from("<Results>\n  <System><ComputerName>T</ComputerName></System>\n");
+    x.push_str("  <Profile>\n    <TimeSpans>\n      <TimeSpan>\n");
+    x.push_str(&format!(
+        "        <Duration>60</Duration>\n        <Warmup>{warmup_s}</Warmup>\n        \
+         <IoBucketDuration>{bucket_ms}</IoBucketDuration>\n        <Targets>\n"
+    ));
+    for (p, bs) in targets {
+        x.push_str(&format!(
+            "          <Target>\n            <Path>{p}</Path>\n            \
+             <BlockSize>{bs}</BlockSize>\n          </Target>\n"
+        ));
+    }
+    x.push_str("        </Targets>\n      </TimeSpan>\n    </TimeSpans>\n  </Profile>\n");
+    x.push_str("  <TimeSpan>\n    <TestTimeSeconds>60.00</TestTimeSeconds>\n");
+    // The latency percentiles are Buckets too, without a SampleMillisecond.
+    x.push_str(
+        "    <Latency><Bucket><Percentile>50</Percentile><WriteMilliseconds>1.0\
+         </WriteMilliseconds></Bucket></Latency>\n",
+    );
+    for (id, th) in threads.iter().enumerate() {
+        x.push_str(&format!("    <Thread>\n      <Id>{id}</Id>\n"));
+        for (p, b) in th {
+            x.push_str(&format!(
+                "      <Target>\n        <Path>{p}</Path>\n        <Iops>\n"
+            ));
+            for (i, (r, w)) in b.iter().enumerate() {
+                x.push_str(&format!(
+                    "          <Bucket SampleMillisecond=\"{}\" Read=\"{r}\" Write=\"{w}\" \
+                     Total=\"{}\"/>\n",
+                    (i as u64 + 1) * bucket_ms,
+                    r + w
+                ));
+            }
+            x.push_str("        </Iops>\n      </Target>\n");
+        }
+        x.push_str("    </Thread>\n");
+    }
+    x.push_str("  </TimeSpan>\n</Results>");
+    x
+}
+
+#[test]
+fn diskspd_reads_and_writes_are_kept_apart_and_targets_use_their_own_block_size() {
+    let x = diskspd_xml(
+        &[("D:\\a.dat", 4096), ("D:\\b.dat", 65536)],
+        &[
+            vec![("D:\\a.dat", vec![(100, 200), (300, 400), (0, 10)])],
+            vec![("D:\\b.dat", vec![(1, 2), (3, 4), (5, 6)])],
+        ],
+        500,
+        0,
+    );
+    let (t, notes) =
+        import::parse_text_notes(&x, "mixed.xml", &import::ReadOptions::default()).unwrap();
+    assert_eq!(t.samples.len(), 3);
+    assert_eq!(t.samples[1].t_s, 1.0);
+    assert_eq!(t.samples[1].interval_s, 0.5);
+    // Write: 400 x 4 KiB + 4 x 64 KiB per second; read: 300 x 4 KiB + 3 x 64 KiB.
+    assert_eq!(t.samples[1].bytes_per_sec, 400.0 * 4096.0 + 4.0 * 65536.0);
+    let r = t.samples[1].read.as_ref().unwrap();
+    assert_eq!(r.bytes as f64, 0.5 * (300.0 * 4096.0 + 3.0 * 65536.0));
+    assert_eq!(r.iops, 303.0);
+    assert_eq!(t.samples[1].iops, 404.0);
+    assert_eq!(t.meta.workload.block_size, None);
+    assert!(
+        notes.iter().any(|n| n.contains("2 thread targets")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn diskspd_without_d_or_with_a_warm_up_says_what_to_do() {
+    // No per-interval IOPS (run without -D).
+    let x = diskspd_xml(&[("#1", 131072)], &[vec![("#1", vec![])]], 1000, 0);
+    let e = import::parse_text(&x, "nod.xml", &Default::default()).unwrap_err();
+    assert!(e.to_string().contains("run DiskSPD with -D"), "{e}");
+    // A warm-up wrote data the timeline does not hold.
+    let x = diskspd_xml(
+        &[("#1", 131072)],
+        &[vec![("#1", vec![(0, 100), (0, 100), (0, 50)])]],
+        1000,
+        5,
+    );
+    let (_, notes) =
+        import::parse_text_notes(&x, "w.xml", &import::ReadOptions::default()).unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("5 s warm-up") && n.contains("-W0")),
+        "{notes:?}"
+    );
+    // Not well-formed: the line is named.
+    let e = import::parse_text(
+        "<Results>\n<TimeSpan>\n</Results>\n",
+        "bad.xml",
+        &Default::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+    // Another XML document.
+    let e = import::parse_text(
+        "<?xml version=\"1.0\"?>\n<svg/>\n",
+        "p.xml",
+        &Default::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("not DiskSPD's <Results>"), "{e}");
+}
+
+#[test]
+fn a_diskspd_result_saved_by_powershell_as_utf16_is_read() {
+    let text = std::fs::read_to_string(diskspd_sample()).unwrap();
+    let mut bytes = vec![0xff, 0xfe];
+    for u in text.encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("out.xml");
+    std::fs::write(&p, bytes).unwrap();
+    let a = import::load(&p).unwrap();
+    let b = import::load(&diskspd_sample()).unwrap();
+    assert_eq!(a.samples, b.samples);
 }

@@ -7,7 +7,8 @@
 //! a difference shows as a diff; report.html and the SVGs are kept as a line count and an
 //! FNV-1a hash of their normalised text in `tests/data/golden/MANIFEST`.
 //!
-//! Normalising: a line that holds a date (`YYYY-MM-DD`) or the run's temporary folder is
+//! Normalising: a line that holds a date (`YYYY-MM-DD`), the run's temporary folder or the
+//! repository's path (where the test traces are read from) is
 //! dropped, and so are the glyph outlines in an SVG's `<defs>` (`<path id=...>`): which digits
 //! a date uses decides which glyphs are defined, while the glyphs that are drawn stay checked.
 //!
@@ -117,9 +118,10 @@ fn has_date(line: &str) -> bool {
 }
 
 fn normalise(text: &str, tmp: &str, svg_like: bool) -> String {
+    let repo = env!("CARGO_MANIFEST_DIR");
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        if has_date(line) || line.contains(tmp) {
+        if has_date(line) || line.contains(tmp) || line.contains(repo) {
             continue;
         }
         if svg_like && line.trim_start().starts_with("<path id=") {

@@ -81,12 +81,15 @@ fn bad_sqlite_files_are_refused_unchanged() {
     assert!(e.contains("malformed") || e.contains("damaged"), "{e}");
     assert_eq!(std::fs::read(&cut).unwrap(), before);
 
-    // A store that cannot be created: a folder without write permission (root ignores
-    // permissions, so the folder is made immutable... not possible without CAP; use a path
-    // under a regular file instead, which no one can create).
+    // A store that cannot be created: its folder would be a regular file (root ignores
+    // permissions; tests/store_cli.rs runs a read-only folder as an unprivileged user).
     let under_file = text.join("results.db");
     let e = open_err(&under_file);
-    assert!(e.contains("cannot open or create"), "{e}");
+    assert!(e.contains("cannot create the folder"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(&text).unwrap(),
+        "not a database\n".repeat(200)
+    );
 }
 
 /// The child half of `sigkill_while_recording_leaves_whole_runs`: records copies of a folder

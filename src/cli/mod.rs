@@ -66,7 +66,8 @@ long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Probe(ProbeArgs),
-    /// Find the cliffs in a saved timeline, a fio bandwidth log or a two-column CSV.
+    /// Find the cliffs in a saved timeline, a fio bandwidth log, a two-column CSV or a DiskSPD
+    /// XML result.
     #[command(after_help = "Examples:\n  \
 slccache analyze output/run/timeline.csv\n  \
 slccache analyze fio_bw.1.log --json\n  \
@@ -353,8 +354,13 @@ pub struct StopArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct OutputArgs {
     /// Output folder [default: output/<name>-<timestamp>/, named after the target or model].
+    /// A folder that already holds files is refused unless --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an --out folder that already holds files (outputs of the same names are
+    /// replaced; other files are kept).
+    #[arg(long)]
+    pub force: bool,
     /// Units in charts and reports: decimal MB/GB (as drive makers quote) or binary MiB/GiB.
     #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
     pub units: UnitSystem,
@@ -451,7 +457,8 @@ pub struct ProbeArgs {
 /// `slccache analyze`.
 #[derive(Debug, Clone, Args)]
 pub struct AnalyzeArgs {
-    /// Timeline files: slccache timeline.csv, fio bandwidth logs, or two-column CSVs.
+    /// Timeline files: slccache timeline.csv, fio bandwidth logs, two-column CSVs, or DiskSPD
+    /// XML results (run with -D -Rxml).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print the analysis as one JSON object per file to stdout.
@@ -470,9 +477,14 @@ pub struct AnalyzeArgs {
     /// Unit of the first column when it is data written: B, kB, MB, GB, KiB, MiB, GiB.
     #[arg(long, value_name = "UNIT")]
     pub x_unit: Option<String>,
-    /// Write charts and reports to this folder.
+    /// Write charts and reports to this folder. A folder that already holds files is refused
+    /// unless --force, or unless it is the run folder of the timeline being analysed.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into an --out folder that already holds files (outputs of the same names are
+    /// replaced; other files are kept).
+    #[arg(long)]
+    pub force: bool,
     /// Units in charts and reports.
     #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
     pub units: UnitSystem,

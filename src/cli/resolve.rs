@@ -232,6 +232,7 @@ pub fn burst_target(
         engine: c.engine.unwrap_or(crate::workload::EngineKind::IoUring),
         quiet: c.quiet,
         out: c.output.out.clone(),
+        force: c.output.force,
     };
     Ok((bt, opts))
 }

@@ -29,9 +29,31 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         a.warnings.splice(0..0, notes);
         runs.push((f, t, a));
     }
+    // Claim every output folder before anything is written: a folder that holds other files
+    // is refused (unless --force), except a run's own folder analysed from its timeline.csv.
+    let mut dirs = Vec::with_capacity(runs.len());
+    for (f, t, _) in &runs {
+        dirs.push(match &args.out {
+            Some(out) => {
+                let dir = if runs.len() == 1 {
+                    out.clone()
+                } else {
+                    out.join(&t.meta.label)
+                };
+                let own = crate::report::is_own_timeline(f, &dir);
+                Some(crate::report::outdir::claim(
+                    Some(&dir),
+                    "",
+                    args.force,
+                    own,
+                )?)
+            }
+            None => None,
+        });
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for (f, t, a) in &runs {
+    for ((f, t, a), dir) in runs.iter().zip(&dirs) {
         let text = if args.json {
             serde_json::to_string(a)?
         } else {
@@ -46,12 +68,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
             r => r.context("writing to stdout")?,
         }
-        if let Some(out) = &args.out {
-            let dir = if runs.len() == 1 {
-                out.clone()
-            } else {
-                out.join(&t.meta.label)
-            };
+        if let Some(dir) = dir {
             let config = serde_json::json!({
                 "command": "analyze",
                 "file": f.display().to_string(),
@@ -60,8 +77,8 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 "x": args.x,
                 "x_unit": args.x_unit,
             });
-            crate::report::write_analysis_outputs(&dir, f, t, a, config, &report_opts)?;
-            crate::store::recorder::note(&dir, &report_opts, false);
+            crate::report::write_analysis_outputs(dir, f, t, a, config, &report_opts)?;
+            crate::store::recorder::note(dir, &report_opts, false);
         }
     }
     Ok(())

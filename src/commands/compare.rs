@@ -74,7 +74,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
             analysis: a,
         })
         .collect();
-    let out = args.output.out.clone().unwrap_or_else(default_out_dir);
+    let out = crate::report::outdir::claim(
+        args.output.out.as_deref(),
+        "compare",
+        args.output.force,
+        false,
+    )?;
     let files = crate::report::write_comparison(&out, &runs, &opts)?;
     crate::report::print_files_written(&files);
     Ok(())
@@ -105,13 +110,6 @@ fn tempfile_dir() -> Result<Scratch> {
     ));
     std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
     Ok(Scratch(d))
-}
-
-fn default_out_dir() -> PathBuf {
-    PathBuf::from("output").join(format!(
-        "compare-{}",
-        chrono::Utc::now().format("%Y%m%d-%H%M%S")
-    ))
 }
 
 /// Loads one run: a run folder (its `timeline.csv`, with the drive and workload from its

@@ -29,12 +29,12 @@ pub fn run(args: FillSweepArgs) -> Result<()> {
     let outcome = outcome?;
     let sum = fill_summary(&s, &outcome, &levels, idle_s, args.trim_first);
     let bursts: Vec<&BurstRecord> = outcome.levels.iter().map(|x| &x.3).collect();
-    crate::report::experiments::write_fill_outputs(&s.out, &sum, &bursts, &s.opts)?;
-    print!(
+    crate::report::experiment_files::write_fill_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    crate::say_raw!(
         "{}",
-        crate::report::experiments::fill_text(&sum, s.opts.units)
+        crate::report::experiment_files::fill_text(&sum, s.opts.units)
     );
-    println!("outputs: {}", s.out.display());
+    crate::say!("outputs: {}", s.out.display());
     crate::store::recorder::note(&s.out, &s.opts, false);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::cli::HistoryArgs;
-use crate::report::experiments::{write_history_outputs, HistoryPoint};
+use crate::report::experiment_files::write_history_outputs;
+use crate::report::experiments::HistoryPoint;
 use crate::report::{parse_png_size, ReportOptions};
 use crate::store::{recorder, Filter, RunRow, Store};
 

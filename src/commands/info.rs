@@ -320,11 +320,11 @@ pub fn run(args: InfoArgs) -> Result<()> {
     let (info, in_use) = target::describe(&args.target)?;
     let report = InfoReport::read(&info, in_use);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", report.text(args.units));
+        crate::say_raw!("{}", report.text(args.units));
         if info.kind == TargetKind::Block && info.nvme.is_none() && report.health.is_none() {
-            println!("health log: not an NVMe drive (temperature from hwmon where it has one)");
+            crate::say!("health log: not an NVMe drive (temperature from hwmon where it has one)");
         }
     }
     Ok(())

@@ -10,7 +10,7 @@
 //! offset and time (exit 1).
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use anyhow::{anyhow, Context, Result};
@@ -133,13 +133,16 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         None
     };
     if let Some(n) = &read_note {
-        eprintln!("slccache: {n}");
+        crate::note!("slccache: {n}");
     }
-    let out_dir = args
-        .output
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out_dir(&info.short_name()));
+    // The output folder is claimed before the target is touched: a folder that holds
+    // another run's files is refused with nothing written.
+    let out_dir = crate::report::outdir::claim(
+        args.output.out.as_deref(),
+        &info.short_name(),
+        args.output.force,
+        false,
+    )?;
 
     // 3. Lock it (a second probe of the same file or device is refused), then open it
     // (agreement on block devices, O_DIRECT, O_EXCL). A file this run creates is locked as
@@ -240,7 +243,7 @@ fn prepare_target(
     let units = args.output.units;
     let say = |msg: String| {
         if !args.quiet {
-            eprintln!("slccache: {msg}");
+            crate::note!("slccache: {msg}");
         }
     };
     if prep.trim {
@@ -292,11 +295,6 @@ fn prepare_target(
         rec.fill_at_start_pct = Some(100.0 * filled as f64 / capacity as f64);
     }
     Ok(rec)
-}
-
-fn default_out_dir(name: &str) -> PathBuf {
-    let ts = chrono::Local::now().format("%Y%m%d-%H%M%S");
-    PathBuf::from("output").join(format!("{name}-{ts}"))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -458,7 +456,12 @@ fn finish(
             }
         }
     }
-    progress::print_done(out_dir, &line, quiet);
+    // "outputs: DIR" only when they were all written; otherwise the result line alone, and the
+    // error names the outputs that are complete.
+    match &charts {
+        Ok(_) => progress::print_done(out_dir, &line, quiet),
+        Err(_) => crate::say!("{line}"),
+    }
     crate::store::recorder::note(out_dir, opts, quiet);
     charts.context("writing charts and report")?;
 

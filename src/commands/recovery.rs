@@ -28,12 +28,12 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         .iter()
         .chain(outcome.steps.iter().map(|x| &x.2))
         .collect();
-    crate::report::experiments::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
-    print!(
+    crate::report::experiment_files::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    crate::say_raw!(
         "{}",
-        crate::report::experiments::recovery_text(&sum, s.opts.units)
+        crate::report::experiment_files::recovery_text(&sum, s.opts.units)
     );
-    println!("outputs: {}", s.out.display());
+    crate::say!("outputs: {}", s.out.display());
     crate::store::recorder::note(&s.out, &s.opts, false);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));

@@ -69,6 +69,13 @@ pub fn run(args: RunsArgs) -> Result<()> {
             s
         }
         Some(RunsAction::Export { id, out: dir }) => {
+            // As every command's --out: a folder that holds files is not written over.
+            if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+                return Err(crate::error::usage(format!(
+                    "--out {}: the folder holds files; give a new or empty folder",
+                    dir.display()
+                )));
+            }
             let files = store.export(*id, dir)?;
             files
                 .iter()

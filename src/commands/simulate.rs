@@ -4,7 +4,7 @@
 //! Outputs are those of a probe: `timeline.csv`, `summary.json` (with the model and its truth
 //! under `config`), charts and `report.md`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -148,15 +148,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
     check_length(&model, &w)?;
-    let dir: PathBuf = match &args.output.out {
-        Some(d) => d.clone(),
-        None => Path::new("output").join(format!(
-            "{}-sim-{}",
-            safe_name(&model.name),
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        )),
-    };
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let dir: PathBuf = crate::report::outdir::claim(
+        args.output.out.as_deref(),
+        &format!("{}-sim", safe_name(&model.name)),
+        args.output.force,
+        false,
+    )?;
     let csv_path = dir.join("timeline.csv");
     let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
         .with_context(|| format!("writing {}", csv_path.display()))?;
@@ -214,10 +211,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
     if args.json {
-        println!("{}", serde_json::to_string(&analysis)?);
-        eprint!("{text}");
+        crate::say!("{}", serde_json::to_string(&analysis)?);
+        crate::note_raw!("{text}");
     } else {
-        print!("{text}");
+        crate::say_raw!("{text}");
     }
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(dir.display().to_string())));

@@ -173,11 +173,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let quiet = args.quiet;
     let say = |line: &str| {
         if !quiet {
-            eprintln!("{line}");
+            crate::note!("{line}");
         }
     };
     if let (true, Some(m)) = (args.simulate, &model) {
-        out_dir = out_dir_for(&args, &m.name, true);
+        out_dir = out_dir_for(&args, &m.name, true)?;
         for (i, p) in grid.iter().enumerate() {
             let r = simulate_point(m, p, duration, max_bytes, seed ^ i as u64)?;
             say(&point_line(i, grid.len(), &r, opts.units));
@@ -214,11 +214,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
         if any_reads {
             if let Some(n) = target::reads::check_readable(&info, span, args.assume_written, false)?
             {
-                eprintln!("slccache: {n}");
+                crate::note!("slccache: {n}");
                 notes.push(n);
             }
         }
-        out_dir = out_dir_for(&args, &info.short_name(), false);
+        out_dir = out_dir_for(&args, &info.short_name(), false)?;
         let target = target::open_for_write(info, &req, &mut |p| {
             crate::report::progress::confirm_device(
                 &p.path,
@@ -292,8 +292,6 @@ pub fn run(args: SweepArgs) -> Result<()> {
         _ => None,
     };
 
-    std::fs::create_dir_all(&out_dir)
-        .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
     let title = model
         .as_ref()
         .map(|m| {
@@ -388,24 +386,24 @@ fn point_line(i: usize, n: usize, p: &SweepPoint, units: UnitSystem) -> String {
     )
 }
 
-fn out_dir_for(args: &SweepArgs, name: &str, sim: bool) -> PathBuf {
-    args.output.out.clone().unwrap_or_else(|| {
-        let ts = chrono::Local::now().format("%Y%m%d-%H%M%S");
-        let clean: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        PathBuf::from("output").join(format!(
-            "{clean}-sweep{}-{ts}",
-            if sim { "-sim" } else { "" }
-        ))
-    })
+/// Claims the output folder before any point runs (a refused folder touches nothing).
+fn out_dir_for(args: &SweepArgs, name: &str, sim: bool) -> Result<PathBuf> {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate::report::outdir::claim(
+        args.output.out.as_deref(),
+        &format!("{clean}-sweep{}", if sim { "-sim" } else { "" }),
+        args.output.force,
+        false,
+    )
 }
 
 #[cfg(test)]

@@ -31,7 +31,10 @@
 //! run never recovers from (a further, slower phase: folding). A rise, a drop after a
 //! recovery that stays above the trough seen before, and a drop the run later climbs back
 //! from (thermal throttling cycles) are not cliffs; they are post-cache phases and earn a
-//! warning that the post-cache level is unstable.
+//! warning that the post-cache level is unstable. (+) Except when the low stretch before the
+//! climb back was the cache running out ([`CacheReturn`]: at the level the drive sustains
+//! after its last cliff, or deep and long): then the drop is a cliff, the climb back is the
+//! cache returning while the drive is written, and the next drop is a cliff again.
 //!
 //! (+) With no cliff, a drop seen but too short to confirm (one high first sample, a short
 //! high start or a low stretch at the end, either no longer than a dip) changes the lower bound to the bytes written
@@ -133,6 +136,11 @@ pub struct Analysis {
     /// the JSON when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub slowdowns: Vec<Slowdown>,
+    /// Returns of the cache while the drive was written: after a cliff, the rate came back
+    /// to the cache's level (a dynamic SLC cache freed space) and later ran out again. The
+    /// cache size is still the first cliff's. Absent from the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns: Vec<CacheReturn>,
     /// The run only read: every byte and rate above is of its reads, and a "cliff" is a fall
     /// in the read rate, not a write cache running out. Absent from the JSON for runs that
     /// wrote.
@@ -140,9 +148,10 @@ pub struct Analysis {
     pub read_only: bool,
 }
 
-/// A temporary slowdown: the throughput fell and later came back to the level before it. A
-/// cache does not refill while the drive is written without pause, so this is not the cache
-/// running out.
+/// A temporary slowdown: the throughput fell and later came back to the level before it,
+/// and the low stretch was neither at the level the drive sustains after its last cliff nor
+/// deep and long (see [`CacheReturn`]): a garbage-collection dip or a host hiccup, not the
+/// cache running out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Slowdown {
     /// When it started, seconds since the start of the run.
@@ -157,6 +166,63 @@ pub struct Slowdown {
     pub before_bytes_per_sec: f64,
     /// Mean throughput during its lowest stretch, bytes/s.
     pub low_bytes_per_sec: f64,
+}
+
+/// The cache came back while the drive was written: after a low stretch that was the cache
+/// running out (it sat at the level the drive sustains after its last cliff, or it was deep,
+/// under [`DEEP_SHARE`] of the rate before it, and longer than [`DEEP_LONG_S`]), the rate
+/// returned to the cache's level. A dynamic SLC cache does this: the drive frees SLC while it
+/// is still being written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheReturn {
+    /// When the rate came back, seconds since the start of the run.
+    pub t_s: f64,
+    /// Bytes written before it came back.
+    pub bytes_before: u64,
+    /// Bytes written at the higher rate before the next cliff (or the end of the run).
+    pub bytes: u64,
+    /// How long the higher rate lasted, seconds.
+    pub duration_s: f64,
+    /// Mean throughput while it lasted, bytes/s.
+    pub bytes_per_sec: f64,
+    /// Mean throughput of the low stretch before it, bytes/s.
+    pub low_bytes_per_sec: f64,
+    /// Whether the cache ran out again (a cliff ends it) rather than the run ending.
+    pub ran_out_again: bool,
+}
+
+/// A low stretch this deep (its rate under this share of the level before it) and longer
+/// than [`DEEP_LONG_S`] is the cache running out even when the rate comes back.
+pub const DEEP_SHARE: f64 = 0.4;
+/// Seconds: ten of the longest garbage-collection dips the detector is built to ignore.
+pub const DEEP_LONG_S: f64 = 10.0 * MAX_DIP_S;
+/// A low stretch within this (ln, about 35%) of the level after the run's last cliff sits at
+/// the level the drive sustains without its cache.
+const SAME_LEVEL: f64 = 0.3;
+/// A low stretch at the post-cache level must last at least this long (seconds, four dips)
+/// to be the cache running out.
+const AT_LEVEL_LONG_S: f64 = 4.0 * MAX_DIP_S;
+
+/// One line for the returns of the cache, or `None` without any:
+/// `cache came back once while writing: +13.9 GB`.
+pub fn returns_text(a: &Analysis, units: UnitSystem) -> Option<String> {
+    if a.returns.is_empty() {
+        return None;
+    }
+    let times = match a.returns.len() {
+        1 => "once".to_string(),
+        2 => "twice".to_string(),
+        n => format!("{n} times"),
+    };
+    let each: Vec<String> = a
+        .returns
+        .iter()
+        .map(|r| format!("+{}", format_bytes(r.bytes as f64, units)))
+        .collect();
+    Some(format!(
+        "cache came back {times} while writing: {}",
+        each.join(", ")
+    ))
 }
 
 /// The words for a run that only read, in place of a cache size: reads measure no write cache.
@@ -643,14 +709,7 @@ fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
 /// All that was written, but at most one pass over the span (or the whole target): a run
 /// whose writes wrapped around the span cannot show a cache larger than the span.
 fn lower_bound_cap(t: &Timeline) -> u64 {
-    let cap = t
-        .meta
-        .workload
-        .span_bytes
-        .or(t.meta.device.capacity_bytes)
-        .filter(|&c| c > 0)
-        .unwrap_or(u64::MAX);
-    t.bytes_total().min(cap)
+    t.bytes_total().min(span_of(t).unwrap_or(u64::MAX))
 }
 
 /// One change after refinement.
@@ -672,6 +731,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
         a.read_only = true;
         a.cache_estimate = None;
         a.cache_lower_bound_bytes = None;
+        a.returns.clear();
         // Keep what holds for any series (too few samples, slowdowns, stalls); drop what
         // speaks of the cache and of the levels after it.
         a.warnings.retain(|w| {
@@ -715,9 +775,29 @@ fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline) 
         upper >= 0.8 * c.before_bytes_per_sec
     };
     let before = a.cliffs.len();
-    a.cliffs.retain(|c| !(near(c.t_s) && comes_back(c)));
+    let kept: Vec<bool> = a
+        .cliffs
+        .iter()
+        .map(|c| !(near(c.t_s) && comes_back(c)))
+        .collect();
+    // A return of the cache whose cliff before it goes, goes with it.
+    let cliffs = a.cliffs.clone();
+    a.returns.retain(|r| {
+        cliffs
+            .iter()
+            .zip(&kept)
+            .rev()
+            .find(|(c, _)| c.t_s < r.t_s)
+            .is_none_or(|(_, &k)| k)
+    });
+    let mut it = kept.iter();
+    a.cliffs.retain(|_| *it.next().unwrap_or(&true));
     if a.cliffs.len() == before {
         return;
+    }
+    if a.returns.is_empty() {
+        a.warnings
+            .retain(|w| !w.starts_with("the cache came back while writing"));
     }
     if a.cliffs.is_empty() {
         a.cache_estimate = None;
@@ -752,6 +832,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         warnings: vec![],
         periodic: None,
         slowdowns: vec![],
+        returns: vec![],
         read_only: false,
     };
     if n < 4 {
@@ -883,9 +964,44 @@ fn analyze_levels(t: &Timeline) -> Analysis {
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, start, sigma_x, &mut out);
+    out.warnings.extend(wrapped_cliff_warning(t, &out));
     out.warnings
         .extend(cpu_bound_warnings(samples, &out.phases));
     out
+}
+
+/// One pass over what the run wrote to: the span, or the whole target. `None` when unknown.
+fn span_of(t: &Timeline) -> Option<u64> {
+    t.meta
+        .workload
+        .span_bytes
+        .or(t.meta.device.capacity_bytes)
+        .filter(|&c| c > 0)
+}
+
+/// A cliff found after more bytes than the span holds: the writes had wrapped around it, so
+/// the figure counts blocks written more than once and cannot be the cache size of that span
+/// (which holds at most the span). Says why and what to do.
+fn wrapped_cliff_warning(t: &Timeline, a: &Analysis) -> Option<String> {
+    let e = a.cache_estimate.as_ref()?;
+    let span = span_of(t)?;
+    if e.bytes <= span {
+        return None;
+    }
+    let units = UnitSystem::Decimal;
+    Some(format!(
+        "the cliff came after {} written, more than the {} span: the writes had wrapped around \
+         it ({:.1} passes), so blocks were written more than once and the drive may have freed \
+         cache for the blocks it overwrote; {} is not the cache size of this span (at most {} \
+         of distinct blocks); write over a span larger than the cache (--span, or the whole \
+         drive), or start from an empty cache (--trim, then --idle-before) so that the first \
+         pass finds the cliff",
+        format_bytes(e.bytes as f64, units),
+        format_bytes(span as f64, units),
+        e.bytes as f64 / span as f64,
+        format_bytes(e.bytes as f64, units),
+        format_bytes(span as f64, units),
+    ))
 }
 
 /// A phase counts as CPU-bound when the writer threads were busy (on a CPU, or ready to run
@@ -954,6 +1070,56 @@ fn mean_rate(samples: &[Sample], s: usize, e: usize) -> f64 {
     }
 }
 
+/// The returns of the cache in `segs`: pairs `(j, k)` where the change after segment `j`
+/// starts a low stretch (segments `j + 1..k`) and segment `k` is back at the level of `j`,
+/// and the low stretch was the cache running out rather than a slowdown. It was when it
+///
+/// - sits at the level the drive sustains after its last cliff (within [`SAME_LEVEL`] of the
+///   last segment, which lies below the level that came back), and lasts longer than
+///   [`AT_LEVEL_LONG_S`]; or
+/// - is deep (under [`DEEP_SHARE`] of the rate before it) and longer than [`DEEP_LONG_S`].
+///
+/// A GC dip (at most 3 s), a host hiccup, or a shallow slowdown from which the run returns
+/// to its level for good (130 -> 80 MB/s for 30 s) is neither.
+fn cache_back_episodes(
+    w: &Work,
+    segs: &[Seg],
+    tb: &[(f64, f64)],
+    stall: &[bool],
+) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let last = segs.len() - 1;
+    let mut j = 0;
+    while j + 2 <= last {
+        let before = segs[j].level;
+        if segs[j + 1].level >= before - MIN_STEP || stall[j + 1] {
+            j += 1;
+            continue;
+        }
+        let Some(k) = (j + 2..=last).find(|&k| segs[k].level > before - 0.5 * MIN_STEP) else {
+            break;
+        };
+        if (j + 1..k).any(|m| stall[m]) {
+            j = k;
+            continue;
+        }
+        let low = w.level(segs[j + 1].start, segs[k].start);
+        let long_s = tb[k].0 - tb[j + 1].0;
+        let end = segs[last].level;
+        let at_level = k < last
+            && !stall[last]
+            && end < segs[k].level - MIN_STEP
+            && (low - end).abs() < SAME_LEVEL
+            && long_s >= AT_LEVEL_LONG_S;
+        let deep = low < before + DEEP_SHARE.ln() && long_s >= DEEP_LONG_S;
+        if at_level || deep {
+            out.push((j, k));
+        }
+        j = k;
+    }
+    out
+}
+
 fn build_result(
     w: &Work,
     segs: &[Seg],
@@ -995,12 +1161,22 @@ fn build_result(
                         - STALL_DROP
         })
         .collect();
+    // Returns of the cache: (j, k) with the change j starting a low stretch that was the
+    // cache running out and segment k the cache back.
+    let episodes = cache_back_episodes(w, segs, &tb, &stall);
+    let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
     let mut is_drop = Vec::with_capacity(changes.len());
     let mut lowest = f64::INFINITY;
     for j in 0..changes.len() {
+        if back_at(j) {
+            // The cache is back: the next drop is its end, whatever the levels before.
+            lowest = f64::INFINITY;
+        }
         let next = segs[j + 1].level;
         let mut drop = next < segs[j].level && next < lowest - MIN_STEP && !stall[j + 1];
-        if drop {
+        if episodes.iter().any(|e| e.0 == j) {
+            drop = !stall[j + 1];
+        } else if drop {
             let recovered = segs[j + 2..]
                 .iter()
                 .any(|s| s.level > segs[j].level - 0.5 * MIN_STEP);
@@ -1017,6 +1193,9 @@ fn build_result(
     for j in 0..segs.len() {
         if j > 0 && is_drop[j - 1] {
             cliffs_passed += 1;
+        }
+        if back_at(j) {
+            cliffs_passed = 0;
         }
         let (ts, bs) = tb[j];
         let (te, be) = tb[j + 1];
@@ -1039,6 +1218,10 @@ fn build_result(
     // segments) the first segment back at the level before it.
     let mut j = 0;
     while j < changes.len() {
+        if let Some(e) = episodes.iter().find(|e| e.0 == j) {
+            j = e.1;
+            continue;
+        }
         let before = segs[j].level;
         let back = (j + 2..segs.len()).find(|&k| segs[k].level > before - 0.5 * MIN_STEP);
         let low = segs[j + 1..back.unwrap_or(j + 1)]
@@ -1104,6 +1287,42 @@ fn build_result(
             after_bytes_per_sec: phases[j + 1].mean_bytes_per_sec,
         });
     }
+    for &(j, k) in &episodes {
+        // The higher rate lasts to the next cliff, or to the end of the run.
+        let next = (k..changes.len()).find(|&m| is_drop[m]);
+        let (ts, bs) = tb[k];
+        let (te, be) = next.map(|m| tb[m + 1]).unwrap_or((t_end, b_end));
+        let (ls, lb) = tb[j + 1];
+        let low = if ts > ls { (bs - lb) / (ts - ls) } else { 0.0 };
+        out.returns.push(CacheReturn {
+            t_s: ts,
+            bytes_before: (bs - b0).round().max(0.0) as u64,
+            bytes: (be - bs).round().max(0.0) as u64,
+            duration_s: te - ts,
+            bytes_per_sec: if te > ts { (be - bs) / (te - ts) } else { 0.0 },
+            low_bytes_per_sec: low.max(0.0),
+            ran_out_again: next.is_some(),
+        });
+    }
+    for r in &out.returns {
+        out.warnings.push(format!(
+            "the cache came back while writing at {:.1} s (after {}): {} -> {} for {} ({:.1} s), \
+             then {}; a dynamic SLC cache freed space while it was written, so the low stretch \
+             before was the cache running out, not a slowdown; the cache size is the first \
+             cliff's",
+            r.t_s,
+            format_bytes(r.bytes_before as f64, units),
+            format_rate(r.low_bytes_per_sec, units),
+            format_rate(r.bytes_per_sec, units),
+            format_bytes(r.bytes as f64, units),
+            r.duration_s,
+            if r.ran_out_again {
+                "it ran out again"
+            } else {
+                "the run ended"
+            },
+        ));
+    }
     match first_drop {
         Some(fd) => {
             let r = changes[fd].r;
@@ -1156,9 +1375,13 @@ fn build_result(
         },
     }
     // Post-cache level unstable: more than one post-cache level, or wide swings within it.
+    // After a return of the cache, only the phases since the last return count: the levels
+    // before it were the drive without its cache, then with it again.
+    let since = episodes.last().map(|e| e.1).unwrap_or(0);
     let post: Vec<&Phase> = phases
         .iter()
         .zip(&stall)
+        .skip(since)
         .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st)
         .map(|(p, _)| p)
         .collect();

@@ -60,6 +60,10 @@ fn t_cdf(t: f64) -> f64 {
     0.5 + 0.375 * (t / a.sqrt()) * (1.0 - t * t / (12.0 * a))
 }
 
+/// A sample next to the estimate that lies inside both levels by this share of the step
+/// (in ln throughput) may be the one that straddles the change (see the end of [`refine`]).
+const AMBIGUOUS_SHARE: f64 = 0.25;
+
 /// Mean time between GC dips assumed by the prior, seconds.
 const DIP_EVERY_S: f64 = 20.0;
 /// Longest dip the prior allows, seconds.
@@ -275,7 +279,45 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
         let start = (s.bytes_total - s.bytes.min(s.bytes_total)) as f64;
         start + share * s.bytes as f64
     };
-    let (ql, qm, qh) = (quantile(0.025), quantile(0.5), quantile(0.975));
+    let (mut ql, qm, mut qh) = (quantile(0.025), quantile(0.5), quantile(0.975));
+    // Which sample straddles the change is itself uncertain when the samples next to the
+    // estimate also read well between the two levels (inside the middle half of the step):
+    // each could be the straddling one with the other a noisy sample of its level, and the
+    // odds between those readings rest on one noise draw each, scored against scales
+    // estimated from a few dozen samples. The interval then reaches to where each such
+    // sample, read as the straddling one, puts the change (with its rate one scale further
+    // out: the reading is one noisy sample).
+    let common = a.scale.max(b.scale);
+    let (top, bottom) = (a.mu.max(b.mu), a.mu.min(b.mu));
+    let margin = AMBIGUOUS_SHARE * (top - bottom);
+    let between = |i: usize| x[i] < top - margin && x[i] > bottom + margin;
+    // The reading of sample `i` as the straddling one, its rate taken `z` scales higher.
+    let reading = |i: usize, z: f64| -> (usize, f64, f64) {
+        let r = (x[i] + z * common).exp();
+        let f = if (ea - eb).abs() > 0.0 {
+            ((r - eb) / (ea - eb)).clamp(0.0, 1.0)
+        } else {
+            0.5
+        };
+        let share = if r > 0.0 { (f * ea / r).min(1.0) } else { f };
+        (i, f, share)
+    };
+    let mut i = qm.0;
+    while i > lo && between(i - 1) {
+        i -= 1;
+        let r = reading(i, -1.0);
+        if time_at(r) < time_at(ql) {
+            ql = r;
+        }
+    }
+    let mut i = qm.0;
+    while i + 1 < hi && between(i + 1) {
+        i += 1;
+        let r = reading(i, 1.0);
+        if time_at(r) > time_at(qh) {
+            qh = r;
+        }
+    }
     Refined {
         t_s: time_at(qm),
         t_low_s: time_at(ql),

@@ -418,3 +418,190 @@ pub fn two_phase(n: usize, interval_s: f64) -> TraceSpec {
         dips,
     }
 }
+
+/// One stretch of a trace sampled by data written ([`by_chunks`]): `bytes` written at `bps`,
+/// each chunk's rate scattered by `noise` (standard deviation of ln throughput).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stretch {
+    /// Bytes written in this stretch.
+    pub bytes: f64,
+    /// Throughput, bytes/s.
+    pub bps: f64,
+    /// Noise scale (standard deviation of ln throughput per chunk).
+    pub noise: f64,
+}
+
+/// Where the rate of a trace from [`by_chunks`] changed: every fall (as in [`Truth`]) and
+/// every rise, in bytes written and seconds.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChunkTruth {
+    /// Bytes written before each fall.
+    pub drop_bytes: Vec<f64>,
+    /// Times of the falls, seconds.
+    pub drop_times: Vec<f64>,
+    /// Bytes written before each rise.
+    pub rise_bytes: Vec<f64>,
+    /// Times of the rises, seconds.
+    pub rise_times: Vec<f64>,
+}
+
+impl ChunkTruth {
+    /// The falls alone, as a [`Truth`].
+    pub fn drops(&self) -> Truth {
+        Truth {
+            drop_bytes: self.drop_bytes.clone(),
+            drop_times: self.drop_times.clone(),
+        }
+    }
+}
+
+/// Simulates a trace sampled once per `chunk_bytes` written (as a reviewer's tool that logs
+/// MiB written against MiB/s does): each chunk takes the time its bytes need at the rates of
+/// the stretches it covers, each stretch's part scaled by that chunk's noise factor. `seed`
+/// drives the noise. The last chunk may be short.
+pub fn by_chunks(stretches: &[Stretch], chunk_bytes: f64, seed: u64) -> (Timeline, ChunkTruth) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut truth = ChunkTruth::default();
+    let total: f64 = stretches.iter().map(|s| s.bytes).sum();
+    // Stretch boundaries, in bytes and (noise-free) order.
+    let mut points = Vec::new();
+    let (mut written, mut t) = (0.0f64, 0.0f64);
+    let mut k = 0usize; // current stretch
+    let mut in_k = 0.0f64; // bytes written of stretch k
+    while written < total - 0.5 && k < stretches.len() {
+        let eps = gauss(&mut rng);
+        let want = chunk_bytes.min(total - written);
+        let (mut got, mut dt) = (0.0f64, 0.0f64);
+        while got < want - 1e-6 && k < stretches.len() {
+            let s = stretches[k];
+            let rate = s.bps * (s.noise * eps).exp();
+            let take = (want - got).min(s.bytes - in_k);
+            got += take;
+            dt += take / rate;
+            in_k += take;
+            if in_k >= s.bytes - 1e-6 {
+                if let Some(next) = stretches.get(k + 1) {
+                    let (b, at) = (written + got, t + dt);
+                    if next.bps < s.bps {
+                        truth.drop_bytes.push(b);
+                        truth.drop_times.push(at);
+                    } else if next.bps > s.bps {
+                        truth.rise_bytes.push(b);
+                        truth.rise_times.push(at);
+                    }
+                }
+                k += 1;
+                in_k = 0.0;
+            }
+        }
+        written += got;
+        t += dt;
+        points.push((t, dt, got / dt));
+    }
+    let meta = RunMeta {
+        label: "synthetic".to_string(),
+        workload: Workload {
+            pattern: "synthetic".to_string(),
+            engine: Some("synthetic".to_string()),
+            ..Workload::default()
+        },
+        stop_reason: Some(StopReason::EndOfData),
+        ..RunMeta::default()
+    };
+    (Timeline::from_rates(&points, meta), truth)
+}
+
+/// The QLC drive of issue 17 whose cache comes back while it is written (1 TB, PCIe 3.0,
+/// 50 GiB written sequentially in 4 MiB blocks at QD1): ~700 MiB/s to 8.4 GiB, ~99 MiB/s
+/// (60-160) to 20.2 GiB, ~710 MiB/s to 33.1 GiB, then 60-100 MiB/s with bursts of 0.15 GiB
+/// back at ~700 MiB/s about every 1.1 GiB, to 50 GiB. Sample with [`by_chunks`] at 76 MiB.
+pub fn cache_returns_qlc() -> Vec<Stretch> {
+    const MIB: f64 = 1024.0 * 1024.0;
+    const GIB: f64 = 1024.0 * MIB;
+    let mut v = vec![
+        Stretch {
+            bytes: 8.4 * GIB,
+            bps: 700.0 * MIB,
+            noise: 0.025,
+        },
+        Stretch {
+            bytes: (20.2 - 8.4) * GIB,
+            bps: 99.0 * MIB,
+            noise: 0.2,
+        },
+        Stretch {
+            bytes: (33.1 - 20.2) * GIB,
+            bps: 710.0 * MIB,
+            noise: 0.025,
+        },
+    ];
+    let mut at = 33.1 * GIB;
+    while at < 50.0 * GIB - 1.0 {
+        let low = (1.1 * GIB).min(50.0 * GIB - at);
+        v.push(Stretch {
+            bytes: low,
+            bps: 80.0 * MIB,
+            noise: 0.12,
+        });
+        at += low;
+        if at < 50.0 * GIB - 0.15 * GIB {
+            v.push(Stretch {
+                bytes: 0.15 * GIB,
+                bps: 700.0 * MIB,
+                noise: 0.025,
+            });
+            at += 0.15 * GIB;
+        }
+    }
+    v
+}
+
+/// A low-contrast cliff inside a sample (issue 17, shape 4): 1 s samples at 2000 MB/s with 5%
+/// noise until the fall, which lands 40-55% into one sample that reads the straight mix
+/// (~1735 MB/s at 47%) give or take 1%; the next sample happens to read 1700 MB/s; then
+/// 1500 MB/s with 5% noise for 20 to 260 s. `seed` draws the cliff's sample (5th to 34th),
+/// its place in that sample, the length and the noise.
+pub fn low_contrast_straddle(seed: u64) -> (Timeline, Truth) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let i = 5 + rng.usize(0..30);
+    let f = 0.4 + 0.15 * rng.f64();
+    let n = i + [20usize, 40, 90, 260][rng.usize(0..4)];
+    let (a, b) = (2000e6, 1500e6);
+    let mut pts = Vec::with_capacity(n);
+    let mut before = 0.0;
+    for k in 0..n {
+        let e = (0.05 * gauss(&mut rng)).exp();
+        let r = match k {
+            k if k < i => {
+                before += a * e;
+                a * e
+            }
+            k if k == i => {
+                let e = (0.01 * gauss(&mut rng)).exp();
+                before += f * a * e;
+                (f * a + (1.0 - f) * b) * e
+            }
+            k if k == i + 1 => 1700e6,
+            _ => b * e,
+        };
+        pts.push(((k + 1) as f64, 1.0, r));
+    }
+    let meta = RunMeta {
+        label: "synthetic".to_string(),
+        workload: Workload {
+            pattern: "synthetic".to_string(),
+            interval_s: Some(1.0),
+            engine: Some("synthetic".to_string()),
+            ..Workload::default()
+        },
+        stop_reason: Some(StopReason::EndOfData),
+        ..RunMeta::default()
+    };
+    (
+        Timeline::from_rates(&pts, meta),
+        Truth {
+            drop_bytes: vec![before],
+            drop_times: vec![i as f64 + f],
+        },
+    )
+}

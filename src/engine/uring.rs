@@ -295,7 +295,7 @@ mod tests {
         let mut b = match UringBackend::new(Arc::new(f), 2, 4096, 4096, 1) {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("skipped: {}", setup_error_hint(&e));
+                crate::note!("skipped: {}", setup_error_hint(&e));
                 return;
             }
         };

@@ -43,7 +43,8 @@ pub struct Plan {
 
 impl Plan {
     /// The stop rules: `--max-bytes` and `passes` become a write count (rounded up to whole
-    /// blocks); with neither and no `--duration`, one pass over the span.
+    /// blocks); with neither, one pass over the span (with `--duration` too: whichever ends
+    /// first).
     pub fn new(cfg: &WorkloadConfig, span: u64) -> Plan {
         let bs = cfg.block_size;
         let blocks = span / bs;
@@ -55,10 +56,7 @@ impl Plan {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let limit = match (limit, cfg.duration) {
-            (None, None) => Some(blocks),
-            (l, _) => l,
-        };
+        let limit = limit.or(Some(blocks));
         Plan {
             span_bytes: blocks * bs,
             blocks,
@@ -482,9 +480,9 @@ mod tests {
         assert_eq!(p.blocks, 100);
         assert_eq!(p.span_bytes, 409_600);
         assert_eq!(p.write_limit, Some(100));
-        // Duration only: no write limit.
+        // Duration only: still one pass at most (issue 22, item 6: 41 passes were written).
         c.duration = Some(Duration::from_secs(5));
-        assert_eq!(Plan::new(&c, 409_600).write_limit, None);
+        assert_eq!(Plan::new(&c, 409_600).write_limit, Some(100));
         // max-bytes rounds up to whole blocks; the smaller rule wins.
         c.max_bytes = Some(5000);
         assert_eq!(Plan::new(&c, 409_600).write_limit, Some(2));

@@ -54,11 +54,12 @@ pub fn byte_limit(w: &WorkloadConfig, capacity: u64) -> Result<Option<u64>> {
             w.block_size
         )));
     }
-    Ok(match (w.max_bytes, w.passes, w.duration) {
-        (Some(b), _, _) => Some(b),
-        (None, Some(p), _) => Some((p * span as f64).round() as u64),
-        (None, None, None) => Some(span),
-        (None, None, Some(_)) => None,
+    // One pass over the span unless --max-bytes or --passes say otherwise: a --duration
+    // alone stops the run at whichever comes first, never after writing the span many times.
+    Ok(match (w.max_bytes, w.passes) {
+        (Some(b), _) => Some(b),
+        (None, Some(p)) => Some((p * span as f64).round() as u64),
+        (None, None) => Some(span),
     })
 }
 

@@ -899,7 +899,7 @@ model = \"My Drive 500GB\"\n  cache = \"30GB\"\n  after = \"500MB/s\"\n  fill = 
 
 /// Prints the presets with their key figures and the override keys (`slccache presets`).
 pub fn print_presets() -> Result<()> {
-    print!("{}", presets_text());
+    crate::say_raw!("{}", presets_text());
     Ok(())
 }
 

@@ -102,6 +102,15 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
                 .anchor(HPos::Right),
         ))
         .map_err(err)?;
+        // A cache that came back while the drive was written: one line under the speeds.
+        if let Some(line) = crate::detect::returns_text(a, u) {
+            let (l, st) = fit_text(
+                &line,
+                Style::new(24.0).color(ink(theme, palette::BLUISH_GREEN)),
+                (w as i32 - 2 * x0) as f64,
+            );
+            root.draw(&Label::new(l, (x0, 226), st)).map_err(err)?;
+        }
         // The sparkline: throughput over data written, filled below the line.
         let (sl, st_, sr, sb) = (x0, 260, w as i32 - x0, h as i32 - 70);
         let n = t.samples.len();
@@ -143,13 +152,26 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
             poly.push((sr, sb));
             root.draw(&Polygon::new(poly, c(line).mix(0.18).filled()))
                 .map_err(err)?;
+            // A step line: each column's level across its pixel, then straight up or down to
+            // the next. A polyline through the column centres joins a one-column spike (a
+            // burst back at the cache's rate) at an acute angle, whose miter at this width
+            // shot far below the axis.
             let pts: Vec<(i32, i32)> = ys
                 .iter()
                 .enumerate()
-                .map(|(i, y)| (sl + i as i32, *y))
+                .flat_map(|(i, y)| [(sl + i as i32, *y), (sl + i as i32 + 1, *y)])
                 .collect();
             root.draw(&PathElement::new(pts, c(line).stroke_width(4)))
                 .map_err(err)?;
+        }
+        // Where the cache came back: a thinner line in the colour of the line above.
+        for r in &a.returns {
+            let x = sl + ((r.bytes_before as f64 / max_b) * (sr - sl) as f64) as i32;
+            root.draw(&PathElement::new(
+                vec![(x, st_), (x, sb)],
+                c(ink(theme, palette::BLUISH_GREEN)).stroke_width(2),
+            ))
+            .map_err(err)?;
         }
         if let Some(e) = &a.cache_estimate {
             let x = sl + ((e.bytes as f64 / max_b) * (sr - sl) as f64) as i32;

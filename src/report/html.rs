@@ -621,6 +621,6 @@ pub fn write_report_html(
 ) -> Result<PathBuf> {
     let path = dir.join("report.html");
     let text = report_html(runs, specs, opts, extra)?;
-    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    super::write_file(&path, text)?;
     Ok(path)
 }

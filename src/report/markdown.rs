@@ -92,6 +92,21 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             .join("; ");
         v.push(("Further cliffs".to_string(), rest));
     }
+    if let Some(line) = crate::detect::returns_text(a, units) {
+        let at = a
+            .returns
+            .iter()
+            .map(|r| {
+                format!(
+                    "at {}, after {} written",
+                    format_seconds(r.t_s),
+                    fb(r.bytes_before)
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        v.push(("Cache came back".to_string(), format!("{line} ({at})")));
+    }
     v.push((
         "Bytes written".to_string(),
         format!("{} in {}", fb(a.bytes_total), format_seconds(a.duration_s)),
@@ -176,7 +191,7 @@ pub fn drive_rows(
     }
     if let (Some(a), Some(b)) = (&s.smart_start, &s.smart_end) {
         let units_delta = b.data_units_written as i128 - a.data_units_written as i128;
-        let counted = units_delta * crate::target::nvme::DATA_UNIT_BYTES as i128;
+        let counted = units_delta * crate::health::DATA_UNIT_BYTES as i128;
         v.push((
             "Written, by the drive's count".to_string(),
             format!(

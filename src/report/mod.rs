@@ -6,10 +6,12 @@ pub mod charts;
 pub mod color;
 pub mod decimate;
 pub mod draw;
+pub mod experiment_files;
 pub mod experiments;
 pub mod html;
 pub mod library;
 pub mod markdown;
+pub mod outdir;
 pub mod progress;
 pub mod reads;
 pub mod svg;
@@ -219,13 +221,64 @@ impl StopRecord {
     }
 }
 
+/// The output files this process has finished, in order: a failed write names them, so
+/// that a full disk says which outputs are complete.
+static FINISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Writes one output file whole or not at all: the bytes go to a hidden temporary file in the
+/// same folder, are flushed to the disk, and the file is renamed into place. On failure (a
+/// full disk, a read-only folder) the temporary file is removed, an older file of that name is
+/// left as it was, and the error names the outputs of that folder that are complete.
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
+    use std::io::Write as _;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes.as_ref())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    match result {
+        Ok(()) => {
+            FINISHED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(path.to_path_buf());
+            Ok(())
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            let done: Vec<String> = FINISHED
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .filter(|p| p.parent() == Some(dir))
+                .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .collect();
+            let complete = if done.is_empty() {
+                "none of this run's outputs there is complete".to_string()
+            } else {
+                format!("complete there: {}", done.join(", "))
+            };
+            Err(anyhow::Error::new(e).context(format!(
+                "writing {} failed; it was not written ({complete}; the timeline.csv holds every \
+                 finished interval)",
+                path.display()
+            )))
+        }
+    }
+}
+
 /// Writes `summary.json` into `dir` (atomically: a temp file renamed into place).
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<PathBuf> {
     let path = dir.join("summary.json");
-    let tmp = dir.join(".summary.json.tmp");
     let text = serde_json::to_string_pretty(summary)?;
-    std::fs::write(&tmp, text + "\n").with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+    write_file(&path, text + "\n")?;
     Ok(path)
 }
 
@@ -235,9 +288,9 @@ pub fn write_chart(dir: &Path, spec: &charts::ChartSpec) -> Result<Vec<PathBuf>>
     let png = dir.join(format!("{stem}.png"));
     let svg = dir.join(format!("{stem}.svg"));
     let bytes = draw::render_png(spec).with_context(|| format!("rendering {}", png.display()))?;
-    std::fs::write(&png, bytes).with_context(|| format!("writing {}", png.display()))?;
+    write_file(&png, bytes)?;
     let text = draw::render_svg(spec).with_context(|| format!("rendering {}", svg.display()))?;
-    std::fs::write(&svg, text).with_context(|| format!("writing {}", svg.display()))?;
+    write_file(&svg, text)?;
     Ok(vec![png, svg])
 }
 
@@ -308,7 +361,7 @@ pub fn write_charts_and_report_as(
     let card = dir.join("card.png");
     let bytes = card::render_card(timeline, analysis, opts.units, opts.theme)
         .with_context(|| format!("rendering {}", card.display()))?;
-    std::fs::write(&card, bytes).with_context(|| format!("writing {}", card.display()))?;
+    write_file(&card, bytes)?;
     files.push(card);
     let name = charts::run_name(&timeline.meta);
     let run = charts::CompareRun {
@@ -319,7 +372,7 @@ pub fn write_charts_and_report_as(
     let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
     let md = markdown::report_md_with(&run, &kinds, opts.units, extra_rows);
     let path = dir.join("report.md");
-    std::fs::write(&path, md).with_context(|| format!("writing {}", path.display()))?;
+    write_file(&path, md)?;
     files.push(path);
     let summary = std::fs::read_to_string(dir.join("summary.json"))
         .ok()
@@ -358,8 +411,7 @@ pub fn write_comparison(
     }
     let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
     let path = dir.join("compare.md");
-    std::fs::write(&path, markdown::compare_md(runs, &kinds, opts.units))
-        .with_context(|| format!("writing {}", path.display()))?;
+    write_file(&path, markdown::compare_md(runs, &kinds, opts.units))?;
     files.push(path);
     files.push(html::write_report_html(
         dir,
@@ -374,7 +426,7 @@ pub fn write_comparison(
 /// Prints the files written, one per line, to stdout.
 pub fn print_files_written(files: &[PathBuf]) {
     for f in files {
-        println!("wrote {}", f.display());
+        crate::say!("wrote {}", f.display());
     }
 }
 
@@ -397,6 +449,13 @@ pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
 }
 
 /// Whether two paths name the same folder.
+/// Whether `file` is the `timeline.csv` of the run folder `dir` (a run analysed again into
+/// its own folder).
+pub fn is_own_timeline(file: &Path, dir: &Path) -> bool {
+    file.parent().is_some_and(|p| same_dir(p, dir))
+        && file.file_name() == Some(std::ffi::OsStr::new("timeline.csv"))
+}
+
 fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
@@ -421,8 +480,7 @@ pub fn write_analysis_outputs(
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv = dir.join("timeline.csv");
-    let own_folder = file.parent().is_some_and(|p| same_dir(p, dir))
-        && file.file_name() == Some(std::ffi::OsStr::new("timeline.csv"));
+    let own_folder = is_own_timeline(file, dir);
     if !own_folder {
         crate::timeline::CsvWriter::write_all(&csv, t)
             .with_context(|| format!("writing {}", csv.display()))?;
@@ -434,18 +492,14 @@ pub fn write_analysis_outputs(
         .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
     let summary_file = match existing {
         Some(mut v) => {
-            eprintln!(
+            crate::note!(
                 "slccache: note: {} belongs to a {} run: its drive, workload and configuration \
                  are kept; only its analysis is replaced",
                 summary_path.display(),
                 v["config"]["command"].as_str().unwrap_or("probe")
             );
             v["analysis"] = serde_json::to_value(a)?;
-            let tmp = dir.join(".summary.json.tmp");
-            std::fs::write(&tmp, serde_json::to_string_pretty(&v)? + "\n")
-                .with_context(|| format!("writing {}", tmp.display()))?;
-            std::fs::rename(&tmp, &summary_path)
-                .with_context(|| format!("writing {}", summary_path.display()))?;
+            write_file(&summary_path, serde_json::to_string_pretty(&v)? + "\n")?;
             summary_path
         }
         None => {

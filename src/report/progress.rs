@@ -282,7 +282,7 @@ impl Progress {
             ProgressMode::Plain => {
                 if now - g.last_plain >= PLAIN_EVERY {
                     g.last_plain = now;
-                    eprintln!("{}", g.state.line(&self.what, self.units, false));
+                    crate::note!("{}", g.state.line(&self.what, self.units, false));
                 }
             }
         }
@@ -306,7 +306,7 @@ impl Progress {
         if shown {
             self.finish();
         }
-        eprintln!("{msg}");
+        crate::note!("{msg}");
         if shown {
             self.inner.borrow_mut().last_draw = None;
             self.tick();
@@ -364,7 +364,7 @@ pub fn confirm_device(
     let n = std::io::stdin().lock().read_line(&mut line)?;
     if n == 0 || !line.ends_with('\n') {
         // Ctrl-D: the terminal echoed no newline; end the prompt's line.
-        eprintln!();
+        crate::note!();
     }
     let answer = line.trim();
     Ok(answer == name || answer == path)
@@ -374,10 +374,10 @@ pub fn confirm_device(
 /// on one line.
 pub fn print_done(out_dir: &std::path::Path, line: &str, quiet: bool) {
     if quiet {
-        println!("{line}; outputs: {}", out_dir.display());
+        crate::say!("{line}; outputs: {}", out_dir.display());
     } else {
-        println!("{line}");
-        println!("outputs: {}", out_dir.display());
+        crate::say!("{line}");
+        crate::say!("outputs: {}", out_dir.display());
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
 use crate::model::DriveModel;
@@ -72,7 +72,7 @@ pub fn write_csv(path: &Path, points: &[SweepPoint]) -> Result<()> {
             p.crossed_cliff
         );
     }
-    std::fs::write(path, s).with_context(|| format!("writing {}", path.display()))
+    super::write_file(path, s)
 }
 
 /// IOPS for a table: `35.7k`, `812`.
@@ -196,8 +196,7 @@ pub fn write_outputs(
     write_csv(&csv, &summary.sweep.points)?;
     files.push(csv);
     let sj = out_dir.join("summary.json");
-    std::fs::write(&sj, serde_json::to_string_pretty(summary)? + "\n")
-        .with_context(|| format!("writing {}", sj.display()))?;
+    super::write_file(&sj, serde_json::to_string_pretty(summary)? + "\n")?;
     files.push(sj);
     let specs = crate::report::sweep_charts::charts(summary.sweep, title, opts);
     let mut captions = Vec::new();
@@ -226,7 +225,7 @@ pub fn write_outputs(
         opts.units,
     );
     let rp = out_dir.join("report.md");
-    std::fs::write(&rp, md).with_context(|| format!("writing {}", rp.display()))?;
+    super::write_file(&rp, md)?;
     files.push(rp);
     Ok(files)
 }

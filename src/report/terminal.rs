@@ -19,7 +19,20 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
                 format_rate(cliff.after_bytes_per_sec, units),
                 format_seconds(cliff.t_s),
             );
+            // A return of the cache is told where it happened: before the cliff that ended it.
+            let came_back = |from: f64, to: f64, s: &mut String| {
+                for r in a.returns.iter().filter(|r| r.t_s > from && r.t_s <= to) {
+                    s.push_str(&format!(
+                        "; the cache came back at {} (after {}): +{} at {}",
+                        format_seconds(r.t_s),
+                        format_bytes(r.bytes_before as f64, units),
+                        format_bytes(r.bytes as f64, units),
+                        format_rate(r.bytes_per_sec, units),
+                    ));
+                }
+            };
             for (i, more) in a.cliffs.iter().enumerate().skip(1) {
+                came_back(a.cliffs[i - 1].t_s, more.t_s, &mut s);
                 s.push_str(&format!(
                     "; then {} -> {} at {} (cliff {}, after {})",
                     format_rate(more.before_bytes_per_sec, units),
@@ -29,6 +42,8 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
                     format_bytes(more.bytes_written as f64, units),
                 ));
             }
+            let last = a.cliffs.last().map_or(f64::INFINITY, |c| c.t_s);
+            came_back(last, f64::INFINITY, &mut s);
             s
         }
         _ => {

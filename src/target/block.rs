@@ -379,7 +379,7 @@ mod tests {
         let m = std::fs::metadata("/").unwrap();
         let dev = (rustix::fs::major(m.dev()), rustix::fs::minor(m.dev()));
         if dev.0 == 0 {
-            eprintln!("skipped: / is not on a block device here (overlay or tmpfs)");
+            crate::note!("skipped: / is not on a block device here (overlay or tmpfs)");
             return;
         }
         let e = check_block_not_in_use("/dev/root-under-test", dev).unwrap_err();

@@ -13,6 +13,78 @@ use super::{refuse, OpenRequest, Target, TargetInfo, TargetKind};
 use crate::error::usage;
 use crate::timeline::DeviceIdentity;
 
+/// The kernel's own users of a regular file, which a write would corrupt: a loop device it
+/// backs (`/sys/block/loop*/loop/backing_file`) or an active swap file (`/proc/swaps`). The
+/// file is matched by device and inode, so any path to it counts.
+fn held_by_kernel(spec: &str, m: &std::fs::Metadata) -> Option<String> {
+    let same = |p: &str| {
+        let p = p.trim().trim_end_matches(" (deleted)");
+        std::fs::metadata(p).is_ok_and(|o| o.dev() == m.dev() && o.ino() == m.ino())
+    };
+    if let Ok(dir) = std::fs::read_dir("/sys/block") {
+        let mut loops: Vec<_> = dir
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("loop"))
+            .collect();
+        loops.sort();
+        for name in loops {
+            let f = format!("/sys/block/{name}/loop/backing_file");
+            if std::fs::read_to_string(&f).is_ok_and(|b| same(&b)) {
+                return Some(format!(
+                    "{spec} backs the loop device /dev/{name}: writing it would corrupt what is \
+                     on that device (a mounted filesystem); detach it first (losetup -d \
+                     /dev/{name})"
+                ));
+            }
+        }
+    }
+    if let Ok(swaps) = std::fs::read_to_string("/proc/swaps") {
+        for line in swaps.lines().skip(1) {
+            if let Some(p) = line.split_whitespace().next() {
+                if same(p) {
+                    return Some(format!(
+                        "{spec} is an active swap file: the kernel refuses to write it (\"Text \
+                         file busy\"); swapoff {p} first"
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// `TMPFS_MAGIC` from the kernel's `linux/magic.h`.
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+
+/// A note when `dir` is on tmpfs: writes there go to memory, not to a drive.
+pub(super) fn tmpfs_note(spec: &str, dir: &Path) -> Option<String> {
+    let st = rustix::fs::statfs(dir).ok()?;
+    (st.f_type as i64 == TMPFS_MAGIC).then(|| {
+        format!(
+            "{spec} is on tmpfs: its writes go to the machine's memory, so the run measures RAM, \
+             not a drive"
+        )
+    })
+}
+
+/// Refuses a new file of `size` bytes that the free space of `dir` cannot hold.
+fn check_free_space(spec: &str, dir: &Path, size: u64) -> Result<()> {
+    if let Ok(st) = rustix::fs::statvfs(dir) {
+        let free = st.f_bavail.saturating_mul(st.f_frsize);
+        if size > free {
+            return Err(usage(format!(
+                "--size {}: more than the free space where {spec} would be created ({} free \
+                 in {}); give a smaller --size",
+                crate::units::format_bytes(size as f64, crate::units::UnitSystem::Decimal),
+                crate::units::format_bytes(free as f64, crate::units::UnitSystem::Decimal),
+                dir.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn inspect_new(spec: &str, path: PathBuf, req: &OpenRequest) -> Result<TargetInfo> {
     let size = req.size.ok_or_else(|| {
         usage(format!(
@@ -28,6 +100,10 @@ pub(super) fn inspect_new(spec: &str, path: PathBuf, req: &OpenRequest) -> Resul
     };
     let pm = std::fs::metadata(&parent)
         .map_err(|e| usage(format!("cannot create {spec}: {}: {e}", parent.display())))?;
+    check_free_space(spec, &parent, size)?;
+    if let Some(n) = tmpfs_note(spec, &parent) {
+        crate::note!("slccache: note: {n}");
+    }
     Ok(TargetInfo {
         spec: spec.to_string(),
         kind: TargetKind::File,
@@ -50,6 +126,9 @@ pub(super) fn inspect_existing(
     m: &std::fs::Metadata,
     req: &OpenRequest,
 ) -> Result<TargetInfo> {
+    if let Some(why) = held_by_kernel(spec, m) {
+        return Err(refuse(spec, &why));
+    }
     if !req.overwrite {
         return Err(refuse(
             spec,
@@ -72,6 +151,18 @@ pub(super) fn inspect_existing(
         )));
     }
     let (offset_align, mem_align) = dio_alignment(&path)?;
+    if let Some(n) = path.parent().and_then(|d| {
+        tmpfs_note(
+            spec,
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            },
+        )
+    }) {
+        crate::note!("slccache: note: {n}");
+    }
     Ok(TargetInfo {
         spec: spec.to_string(),
         kind: TargetKind::File,

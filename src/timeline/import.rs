@@ -1,4 +1,5 @@
-//! Reading timelines from files: slccache `timeline.csv`, fio bandwidth logs, two-column CSVs.
+//! Reading timelines from files: slccache `timeline.csv`, fio bandwidth logs, two-column CSVs,
+//! DiskSPD XML results with per-interval IOPS (`diskspd.rs`).
 //!
 //! Every error names the file and the line so that a user can fix the input.
 
@@ -230,6 +231,38 @@ fn read_text(path: &Path, name: &str) -> Result<String, ImportError> {
         .take(64 << 10)
         .read_to_end(&mut head)
         .map_err(|e| ImportError::whole(name, format!("cannot read: {e}")))?;
+    // PowerShell's `>` writes UTF-16 with a byte-order mark (DiskSPD's XML result redirected
+    // on Windows): decoded here, it is text like any other.
+    let utf16 = |b: &[u8]| -> Option<bool> {
+        match b {
+            [0xff, 0xfe, ..] => Some(true),
+            [0xfe, 0xff, ..] => Some(false),
+            _ => None,
+        }
+    };
+    if let Some(little) = utf16(&head) {
+        let limit = if regular {
+            u64::MAX
+        } else {
+            MAX_NON_REGULAR_BYTES
+        };
+        let mut bytes = head;
+        (&mut r)
+            .take(limit.saturating_sub(bytes.len() as u64))
+            .read_to_end(&mut bytes)
+            .map_err(|e| ImportError::whole(name, format!("cannot read: {e}")))?;
+        let units: Vec<u16> = bytes[2..]
+            .chunks_exact(2)
+            .map(|p| {
+                if little {
+                    u16::from_le_bytes([p[0], p[1]])
+                } else {
+                    u16::from_be_bytes([p[0], p[1]])
+                }
+            })
+            .collect();
+        return String::from_utf16(&units).map_err(|_| binary());
+    }
     if head.contains(&0) {
         return Err(binary());
     }
@@ -357,7 +390,10 @@ fn parse_whole(
         }
     };
     let timeline =
-        if first.starts_with("t_s,") && first.split(',').count() > 2 {
+        if super::diskspd::looks_like(first) {
+            own_units("a DiskSPD result", notes);
+            super::diskspd::read(text, name, notes)?
+        } else if first.starts_with("t_s,") && first.split(',').count() > 2 {
             own_units("a slccache timeline", notes);
             let samples = read_slccache_csv(text, name)?;
             for (i, pair) in samples.windows(2).enumerate() {
@@ -390,7 +426,8 @@ fn parse_whole(
                     first_no,
                     "unknown format: expected a slccache timeline.csv (header 't_s,...'), a fio \
                      bandwidth log (5 to 8 numeric columns: time_ms, KiB/s, ddir, bs, offset), \
-                     or a two-column CSV of time (or data written) and throughput",
+                     a two-column CSV of time (or data written) and throughput, or a DiskSPD \
+                     XML result (-D -Rxml)",
                 )),
             }
         };

@@ -150,6 +150,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         warnings: vec![],
         periodic: None,
         slowdowns: vec![],
+        returns: vec![],
         read_only: false,
     }
 }

@@ -435,6 +435,21 @@ pub fn user_scenario(db: &str) {
     ])
     .arg(&back));
     assert_same_folder(&src, &back);
+    // Not over a folder that holds files.
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "--db",
+            db,
+            "runs",
+            "export",
+            &first["id"].to_string(),
+            "--out",
+        ])
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
     // rm, then the run is gone.
     let mut c = Command::cargo_bin("slccache").unwrap();
     ok(c.args(["--db", db, "runs", "rm", &ids[1]]));

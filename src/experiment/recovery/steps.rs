@@ -3,7 +3,7 @@
 //! `bursts/`, and the summaries built from them.
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -57,10 +57,10 @@ impl StepProgress {
     pub fn event(&self, msg: &str) {
         match &self.bar {
             Some(b) => {
-                b.suspend(|| eprintln!("{msg}"));
+                b.suspend(|| crate::note!("{msg}"));
                 b.set_message(msg.to_string());
             }
-            None if self.plain => eprintln!("{msg}"),
+            None if self.plain => crate::note!("{msg}"),
             None => {}
         }
     }
@@ -123,6 +123,11 @@ fn safe(s: &str) -> String {
 pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Setup> {
     let w = c.workload.clone();
     let stop = c.stop;
+    // A given --out is claimed before the drive is opened; a default one needs the drive's name.
+    let given = match &c.out {
+        Some(d) => Some(crate::report::outdir::claim(Some(d), "", c.force, false)?),
+        None => None,
+    };
     let progress = StepProgress::new(c.quiet);
     let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
         let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
@@ -143,12 +148,10 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
         let name = d.short_name();
         (Box::new(d), name)
     };
-    let out = c.out.clone().unwrap_or_else(|| {
-        Path::new("output").join(format!(
-            "{name}-{what}-{}",
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        ))
-    });
+    let out = match given {
+        Some(d) => d,
+        None => crate::report::outdir::claim(None, &format!("{name}-{what}"), false, false)?,
+    };
     std::fs::create_dir_all(out.join("bursts"))
         .with_context(|| format!("cannot create the output folder {}", out.display()))?;
     Ok(Setup {
@@ -579,6 +582,7 @@ mod tests {
     use crate::timeline::RunMeta;
     use crate::timeline::Sample;
     use crate::workload::Pattern;
+    use std::path::Path;
     use std::sync::atomic::Ordering;
 
     /// A virtual drive that raises the stop flag (as Ctrl-C would) when its `n`-th idle
@@ -681,7 +685,7 @@ mod tests {
         // The outputs can be written from what was finished.
         let bursts: Vec<&BurstRecord> =
             o.first.iter().chain(o.steps.iter().map(|x| &x.2)).collect();
-        crate::report::experiments::write_recovery_outputs(dir.path(), &sum, &bursts, &s.opts)
+        crate::report::experiment_files::write_recovery_outputs(dir.path(), &sum, &bursts, &s.opts)
             .unwrap();
         let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
         assert!(md.contains("Interrupted"));

@@ -72,6 +72,9 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         1 => s.push_str("  ·  1 cliff"),
         n => s.push_str(&format!("  ·  {n} cliffs")),
     }
+    if let Some(line) = crate::detect::returns_text(a, units) {
+        s.push_str(&format!("  ·  {line}"));
+    }
     s.push_str(&format!(
         "  ·  {} written in {}",
         fb(a.bytes_total),

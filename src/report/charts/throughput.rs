@@ -124,6 +124,14 @@ pub(super) const CLIFF_STYLE: LineStyle = LineStyle {
     dash: Dash::Dashed { on: 10, off: 6 },
 };
 
+/// The marker of a return of the cache while the drive was written.
+pub(super) const RETURN_STYLE: LineStyle = LineStyle {
+    color: palette::BLUISH_GREEN,
+    alpha: 1.0,
+    width: 2.5,
+    dash: Dash::Dashed { on: 4, off: 4 },
+};
+
 /// The marker of a gradual drop in a run without a cliff.
 pub(super) const DROP_STYLE: LineStyle = LineStyle {
     color: palette::GREY,
@@ -336,7 +344,10 @@ pub(super) fn throughput(
         in_legend: true,
         group: None,
     }];
-    let breaks: Vec<f64> = a.cliffs.iter().map(|c| c.t_s).collect();
+    // The smoothed line breaks at each cliff and at each return of the cache.
+    let mut breaks: Vec<f64> = a.cliffs.iter().map(|c| c.t_s).collect();
+    breaks.extend(a.returns.iter().map(|r| r.t_s));
+    breaks.sort_by(f64::total_cmp);
     if let Some(sm) = smooth(&rows, &breaks) {
         let pts = sm
             .points
@@ -404,8 +415,14 @@ pub(super) fn throughput(
             x0: to_x(p.start_s).max(x.min),
             x1: to_x(p.end_s).min(x.max),
             label: format!(
-                "{}: {}",
+                "{}{}: {}",
                 phase_name(p.kind),
+                // A cache phase that starts where the cache came back.
+                if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) {
+                    " (back)"
+                } else {
+                    ""
+                },
                 format_rate(p.mean_bytes_per_sec, u)
             ),
             short_label: format_rate(p.mean_bytes_per_sec, u),
@@ -450,6 +467,43 @@ pub(super) fn throughput(
         })
         .filter(|m| m.x <= x.max)
         .collect();
+    // Each return of the cache while the drive was written: where, and how much it took at
+    // the higher rate.
+    for r in &a.returns {
+        let xv = match xk {
+            XKind::Time => r.t_s / xdiv,
+            XKind::Data => r.bytes_before as f64 / xdiv,
+        };
+        if xv > x.max {
+            continue;
+        }
+        markers.push(Marker {
+            x: xv,
+            interval: None,
+            lines: vec![
+                format!(
+                    "cache came back at {}, {} written",
+                    format_seconds(r.t_s),
+                    format_bytes(r.bytes_before as f64, u)
+                ),
+                format!(
+                    "+{} at {}{}",
+                    format_bytes(r.bytes as f64, u),
+                    format_rate(r.bytes_per_sec, u),
+                    if r.ran_out_again {
+                        ", then it ran out again"
+                    } else {
+                        ""
+                    }
+                ),
+            ],
+            style: RETURN_STYLE,
+            side: LabelSide::Right,
+            row: 0,
+            group: None,
+        });
+    }
+    markers.sort_by(|p, q| p.x.total_cmp(&q.x));
     // A run without a cliff that still slows down visibly: say so on the chart.
     let drop = if a.cliffs.is_empty() {
         gradual_drop(&rows)
@@ -554,6 +608,12 @@ pub(super) fn throughput(
                 "cliff"
             },
             CLIFF_STYLE,
+        ));
+    }
+    if markers.iter().any(|m| m.style == RETURN_STYLE) {
+        legend.push(LegendEntry::line(
+            "cache came back while writing",
+            RETURN_STYLE,
         ));
     }
     if drop.is_some() {

@@ -1,0 +1,513 @@
+//! The files of the burst experiments (`recovery`, `fill-sweep`): `summary.json`, the points
+//! CSV, the charts of [`super::experiments`], `report.md`, and the lines printed at the end.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::charts::{self, ChartKind, ChartSpec};
+use super::experiments::{bursts_chart, fill_chart, recovery_chart};
+use super::ReportOptions;
+use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
+use crate::timeline::RunMeta;
+use crate::units::short_secs;
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+
+fn write(dir: &Path, spec: &ChartSpec, files: &mut Vec<PathBuf>) -> Result<()> {
+    files.extend(super::write_chart(dir, spec)?);
+    Ok(())
+}
+
+fn units_note(u: UnitSystem) -> &'static str {
+    match u {
+        UnitSystem::Decimal => "decimal units: 1 MB = 10^6 bytes, 1 GB = 10^9 bytes",
+        UnitSystem::Binary => "binary units: 1 MiB = 2^20 bytes, 1 GiB = 2^30 bytes",
+    }
+}
+
+fn chart_links(kinds: &[(ChartKind, &str)]) -> String {
+    let mut s = String::new();
+    for (k, title) in kinds {
+        let stem = k.file_stem();
+        s += &format!(
+            "### {title}\n\n![{title}]({stem}.png)\n\nVector version: [{stem}.svg]({stem}.svg)\n\n"
+        );
+    }
+    s
+}
+
+/// `report.md` of `recovery`.
+pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
+    let f = &sum.recovery.fit;
+    let mut s = format!("# SLC cache recovery: {}\n\n", charts::run_name(&sum.run));
+    if sum.interrupted {
+        s += "**Interrupted**: only the finished steps are below.\n\n";
+    }
+    s += "| | estimate | 95% interval |";
+    if sum.truth.is_some() {
+        s += " model |";
+    }
+    s += "\n|---|---|---|";
+    if sum.truth.is_some() {
+        s += "---|";
+    }
+    s += "\n";
+    let row = |name: &str,
+               v: Option<f64>,
+               lo: Option<f64>,
+               hi: Option<f64>,
+               t: Option<f64>,
+               fmt: &dyn Fn(f64) -> String| {
+        let mut r = format!(
+            "| {name} | {} | {} |",
+            v.map(fmt).unwrap_or_else(|| "not determined".into()),
+            match (lo, hi) {
+                (Some(a), Some(b)) => format!("{} .. {}", fmt(a), fmt(b)),
+                _ => "-".into(),
+            }
+        );
+        if sum.truth.is_some() {
+            r += &format!(" {} |", t.map(fmt).unwrap_or_else(|| "-".into()));
+        }
+        r + "\n"
+    };
+    let rate = |v: f64| format_rate(v, u);
+    s += &row(
+        "folding rate while idle",
+        f.fold_rate_bytes_per_sec,
+        f.fold_rate_bytes_per_sec_low,
+        f.fold_rate_bytes_per_sec_high,
+        sum.truth.as_ref().map(|t| t.recover_bytes_per_sec),
+        &rate,
+    );
+    s += &row(
+        "delay before folding",
+        f.delay_s,
+        f.delay_s_low,
+        f.delay_s_high,
+        sum.truth.as_ref().map(|t| t.recover_delay_s),
+        &format_seconds,
+    );
+    s += &row(
+        "idle time to full recovery",
+        f.full_recovery_s,
+        f.full_recovery_s_low,
+        f.full_recovery_s_high,
+        sum.truth.as_ref().and_then(|t| t.full_recovery_s),
+        &format_seconds,
+    );
+    s += "\n## Points\n\n| step | idle | cache recovered | 95% interval | read by | burst | timeline |\n|---|---|---|---|---|---|---|\n";
+    if let Some(b) = &sum.recovery.first_burst {
+        s += &format!(
+            "| 0 | (first burst) | {} | {} .. {} | {} |{}",
+            format_bytes(b.cache_bytes, u),
+            format_bytes(b.low_bytes, u),
+            format_bytes(b.high_bytes, u),
+            b.method,
+            burst_cells(b, u)
+        );
+    }
+    for p in &sum.recovery.points {
+        s += &format!(
+            "| {} | {} | {} | {} .. {} | {} |{}",
+            p.step,
+            short_secs(p.idle_s),
+            format_bytes(p.recovered_bytes, u),
+            format_bytes(p.low_bytes, u),
+            format_bytes(p.high_bytes, u),
+            p.burst.method,
+            burst_cells(&p.burst, u)
+        );
+    }
+    s += &warnings_and_charts(
+        &sum.warnings,
+        &[
+            (ChartKind::Recovery, "Cache recovered against idle time"),
+            (ChartKind::RecoveryBursts, "The bursts over data written"),
+        ],
+    );
+    s += &format!(
+        "Idle times run in the order {} (shuffled with seed {}). Made with slccache {} ({}).\n",
+        sum.recovery
+            .order_s
+            .iter()
+            .map(|x| short_secs(*x))
+            .collect::<Vec<_>>()
+            .join(", "),
+        sum.config.seed,
+        crate::VERSION,
+        units_note(u)
+    );
+    s
+}
+
+/// `report.md` of `fill-sweep`.
+pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
+    let mut s = format!(
+        "# SLC cache against fill level: {}\n\n",
+        charts::run_name(&sum.run)
+    );
+    if sum.interrupted {
+        s += "**Interrupted**: only the finished levels are below.\n\n";
+    }
+    let model = sum.truth.is_some();
+    s += "| fill level | cache | 95% interval | read by |";
+    if model {
+        s += " model |";
+    }
+    s += " burst | timeline |\n|---|---|---|---|";
+    if model {
+        s += "---|";
+    }
+    s += "---|---|\n";
+    for p in &sum.fill_sweep.points {
+        s += &format!(
+            "| {}%{} | {} | {} .. {} | {} |",
+            p.fill_pct,
+            if (p.actual_fill_pct - p.fill_pct).abs() > 0.05 {
+                format!(" ({:.1}% at the burst)", p.actual_fill_pct)
+            } else {
+                String::new()
+            },
+            format_bytes(p.cache_bytes, u),
+            format_bytes(p.low_bytes, u),
+            format_bytes(p.high_bytes, u),
+            p.burst.method
+        );
+        if model {
+            s += &format!(
+                " {} |",
+                p.truth_cache_bytes
+                    .map(|t| format_bytes(t, u))
+                    .unwrap_or_else(|| "-".into())
+            );
+        }
+        s += &burst_cells(&p.burst, u);
+    }
+    s += &warnings_and_charts(
+        &sum.warnings,
+        &[
+            (ChartKind::FillSweep, "Cache size against fill level"),
+            (ChartKind::FillSweepBursts, "The bursts over data written"),
+        ],
+    );
+    s += &format!(
+        "Idle {} after each fill. Made with slccache {} ({}).\n",
+        format_seconds(sum.fill_sweep.idle_s),
+        crate::VERSION,
+        units_note(u)
+    );
+    s
+}
+
+/// Writes the recovery charts and `report.md`; returns the files written.
+pub fn write_recovery_outputs(
+    dir: &Path,
+    sum: &RecoverySummary,
+    bursts: &[&BurstRecord],
+    o: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    write_json(dir, sum)?;
+    write_recovery_csv(dir, sum)?;
+    write_experiment_outputs(
+        dir,
+        recovery_chart(sum, o),
+        (bursts, ChartKind::RecoveryBursts, "Recovery", &sum.run),
+        &recovery_md(sum, o.units),
+        o,
+    )
+}
+
+/// Writes the fill-sweep charts and `report.md`; returns the files written.
+pub fn write_fill_outputs(
+    dir: &Path,
+    sum: &FillSweepSummary,
+    bursts: &[&BurstRecord],
+    o: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    write_json(dir, sum)?;
+    write_fill_csv(dir, sum)?;
+    write_experiment_outputs(
+        dir,
+        fill_chart(sum, o),
+        (bursts, ChartKind::FillSweepBursts, "Fill-sweep", &sum.run),
+        &fill_md(sum, o.units),
+        o,
+    )
+}
+
+/// Writes an experiment's own chart, the chart of its bursts over data written (when there
+/// are bursts) and its `report.md`; returns the files written.
+fn write_experiment_outputs(
+    dir: &Path,
+    main_chart: ChartSpec,
+    (bursts, kind, name, run): BurstsChart,
+    md: &str,
+    o: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    let mut files = vec![];
+    write(dir, &main_chart, &mut files)?;
+    if !bursts.is_empty() {
+        let title = format!("{name} bursts over data written: {}", charts::run_name(run));
+        write(dir, &bursts_chart(bursts, kind, &title, o), &mut files)?;
+    }
+    let p = dir.join("report.md");
+    super::write_file(&p, md)?;
+    files.push(p);
+    Ok(files)
+}
+
+/// The last two cells of a burst's row in a `report.md` table, with the row's end: what it
+/// wrote in how long, and a link to its timeline (` 35.0 GB in 37.0 s | [t](t) |`).
+fn burst_cells(b: &BurstSummary, u: UnitSystem) -> String {
+    format!(
+        " {} in {} | [{}]({}) |\n",
+        format_bytes(b.bytes_written as f64, u),
+        format_seconds(b.duration_s),
+        b.timeline,
+        b.timeline
+    )
+}
+
+/// The end of an experiment's `report.md` before its closing line: the warnings (when there
+/// are any) and the links to its charts.
+fn warnings_and_charts(warnings: &[String], charts: &[(ChartKind, &str)]) -> String {
+    let mut s = String::from("\n");
+    if !warnings.is_empty() {
+        s += "**Warnings**\n\n";
+        for w in warnings {
+            s += &format!("- {w}\n");
+        }
+        s += "\n";
+    }
+    s += "## Charts\n\n";
+    s += &chart_links(charts);
+    s
+}
+
+fn write_json(dir: &Path, v: &impl Serialize) -> Result<PathBuf> {
+    let path = dir.join("summary.json");
+    super::write_file(&path, serde_json::to_string_pretty(v)? + "\n")?;
+    Ok(path)
+}
+
+fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
+    let head = [
+        "idle_s",
+        "recovered_bytes",
+        "low_bytes",
+        "high_bytes",
+        "step",
+        "method",
+        "burst_bytes",
+        "burst_s",
+        "end",
+        "timeline",
+    ];
+    let mut rows = Vec::with_capacity(sum.recovery.points.len());
+    for p in &sum.recovery.points {
+        let end = serde_json::to_value(p.burst.end)?;
+        rows.push((
+            vec![
+                p.idle_s.to_string(),
+                format!("{:.0}", p.recovered_bytes),
+                format!("{:.0}", p.low_bytes),
+                format!("{:.0}", p.high_bytes),
+                p.step.to_string(),
+                p.burst.method.to_string(),
+                p.burst.bytes_written.to_string(),
+                format!("{:.3}", p.burst.duration_s),
+                end.as_str().unwrap_or("").to_string(),
+                p.burst.timeline.clone(),
+            ],
+            p.truth_recovered_bytes,
+        ));
+    }
+    let truth = sum.truth.is_some().then_some("truth_recovered_bytes");
+    write_points_csv(&dir.join("recovery.csv"), &head, truth, rows)
+}
+
+/// Writes the CSV of an experiment's points to `path`: the columns `head`, then a row per
+/// point. With a model (`truth` names the column) a last column holds the model's figure for
+/// each point, empty where it has none.
+fn write_points_csv(
+    path: &Path,
+    head: &[&str],
+    truth: Option<&str>,
+    rows: Vec<(Vec<String>, Option<f64>)>,
+) -> Result<PathBuf> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut head = head.to_vec();
+    head.extend(truth);
+    w.write_record(&head)?;
+    for (mut row, t) in rows {
+        if truth.is_some() {
+            row.push(t.map(|v| format!("{v:.0}")).unwrap_or_default());
+        }
+        w.write_record(&row)?;
+    }
+    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    super::write_file(path, bytes)?;
+    Ok(path.to_path_buf())
+}
+
+fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "?".into())
+}
+
+/// The closing lines of `recovery`.
+pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
+    let f = &sum.recovery.fit;
+    let rate = |v: f64| format_rate(v, units);
+    let mut s = format!(
+        "{}: {} steps{}\n",
+        sum.run.label,
+        sum.recovery.points.len(),
+        if sum.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    if let Some(b) = &sum.recovery.first_burst {
+        s += &format!(
+            "  first burst: cache {} [{} .. {}]\n",
+            format_bytes(b.cache_bytes, units),
+            format_bytes(b.low_bytes, units),
+            format_bytes(b.high_bytes, units)
+        );
+    }
+    for p in &sum.recovery.points {
+        s += &format!(
+            "  idle {:>8}: {} came back [{} .. {}]\n",
+            short_secs(p.idle_s),
+            format_bytes(p.recovered_bytes, units),
+            format_bytes(p.low_bytes, units),
+            format_bytes(p.high_bytes, units)
+        );
+    }
+    s += &format!(
+        "  fit: folding {} [{} .. {}] after a delay of {} [{} .. {}]; whole again after {} [{} .. {}]\n",
+        opt_num(f.fold_rate_bytes_per_sec, rate),
+        opt_num(f.fold_rate_bytes_per_sec_low, rate),
+        opt_num(f.fold_rate_bytes_per_sec_high, rate),
+        opt_num(f.delay_s, format_seconds),
+        opt_num(f.delay_s_low, format_seconds),
+        opt_num(f.delay_s_high, format_seconds),
+        opt_num(f.full_recovery_s, format_seconds),
+        opt_num(f.full_recovery_s_low, format_seconds),
+        opt_num(f.full_recovery_s_high, format_seconds),
+    );
+    if let Some(t) = &sum.truth {
+        s += &format!(
+            "  model truth: folding {} after {}\n",
+            rate(t.recover_bytes_per_sec),
+            format_seconds(t.recover_delay_s)
+        );
+    }
+    for w in &sum.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+/// The closing lines of `fill-sweep`.
+pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
+    let mut s = format!(
+        "{}: {} levels{}\n",
+        sum.run.label,
+        sum.fill_sweep.points.len(),
+        if sum.interrupted {
+            " (interrupted)"
+        } else {
+            ""
+        }
+    );
+    for p in &sum.fill_sweep.points {
+        s += &format!(
+            "  {:>5.1}% full: cache {} [{} .. {}]{}\n",
+            p.fill_pct,
+            format_bytes(p.cache_bytes, units),
+            format_bytes(p.low_bytes, units),
+            format_bytes(p.high_bytes, units),
+            p.truth_cache_bytes
+                .map(|t| format!(" (model: {})", format_bytes(t, units)))
+                .unwrap_or_default()
+        );
+    }
+    for w in &sum.warnings {
+        s += &format!("  warning: {w}\n");
+    }
+    s
+}
+
+/// The bursts of an experiment for their chart: the records, the chart's kind, the
+/// experiment's name for the title ("Recovery"), and the run.
+type BurstsChart<'a> = (&'a [&'a BurstRecord], ChartKind, &'a str, &'a RunMeta);
+
+fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
+    let head = [
+        "fill_pct",
+        "cache_bytes",
+        "low_bytes",
+        "high_bytes",
+        "actual_fill_pct",
+        "filled_bytes",
+        "method",
+        "burst_bytes",
+        "burst_s",
+        "timeline",
+    ];
+    let rows = sum
+        .fill_sweep
+        .points
+        .iter()
+        .map(|p| {
+            (
+                vec![
+                    p.fill_pct.to_string(),
+                    format!("{:.0}", p.cache_bytes),
+                    format!("{:.0}", p.low_bytes),
+                    format!("{:.0}", p.high_bytes),
+                    format!("{:.2}", p.actual_fill_pct),
+                    p.filled_bytes.to_string(),
+                    p.burst.method.to_string(),
+                    p.burst.bytes_written.to_string(),
+                    format!("{:.3}", p.burst.duration_s),
+                    p.burst.timeline.clone(),
+                ],
+                p.truth_cache_bytes,
+            )
+        })
+        .collect();
+    let truth = sum.truth.is_some().then_some("truth_cache_bytes");
+    write_points_csv(&dir.join("fill-sweep.csv"), &head, truth, rows)
+}
+
+/// Writes a drive's history into `dir` (created if missing): the [`history_charts`] as PNG and
+/// SVG, and `report.html` with them; returns the files written.
+pub fn write_history_outputs(
+    dir: &Path,
+    drive: &str,
+    first_date: &str,
+    pts: &[super::experiments::HistoryPoint],
+    o: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let specs = super::experiments::history_charts(drive, first_date, pts, o);
+    let mut files = Vec::new();
+    for s in &specs {
+        files.extend(super::write_chart(dir, s)?);
+    }
+    let extra = super::html::HtmlExtra {
+        title: Some(format!("SLC cache history: {drive}")),
+        notes: pts
+            .iter()
+            .map(|p| format!("run {}: day {:.1}", p.id, p.days))
+            .collect(),
+        ..Default::default()
+    };
+    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
+    Ok(files)
+}
