@@ -104,15 +104,15 @@ pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
 /// own): `recorded as run 42 in ~/.local/share/slccache/results.db`.
 pub fn print_recorded(id: i64, place: &str, new: bool) {
     if new {
-        eprintln!("recorded as run {id} in {place}");
+        crate::note!("recorded as run {id} in {place}");
     } else {
-        eprintln!("already recorded as run {id} in {place}");
+        crate::note!("already recorded as run {id} in {place}");
     }
 }
 
 /// The warning when a run could not be recorded; its files are in `dir` all the same.
 pub fn warn_not_recorded(err: &anyhow::Error, dir: &std::path::Path) {
-    eprintln!(
+    crate::note!(
         "slccache: warning: the run was not recorded in the results store: {err:#} \
          (its files are in {}; --no-record skips recording)",
         dir.display()
