@@ -92,8 +92,29 @@ impl DurationValue {
 impl Scenario {
     /// Reads and checks a scenario file. Errors name the file, the line and the key.
     pub fn load(path: &Path) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| usage(format!("scenario file {}: {e}", path.display())))?;
+        // A name without a file of that name is one of the scenarios built in from
+        // `scenarios/` (so `--scenario iometer-128k-seq-qd32` works outside the repository).
+        if !path.exists() {
+            let stem = path.to_string_lossy();
+            let stem = stem
+                .strip_prefix("scenarios/")
+                .unwrap_or(&stem)
+                .trim_end_matches(".toml");
+            if let Some((name, text)) = BUILT_IN_SCENARIOS.iter().find(|(n, _)| *n == stem) {
+                return Scenario::parse(text, &format!("scenarios/{name}.toml (built in)"));
+            }
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            usage(format!(
+                "scenario file {}: {e}; the built-in scenarios are {}",
+                path.display(),
+                BUILT_IN_SCENARIOS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
         Scenario::parse(&text, &path.display().to_string())
     }
 
@@ -160,6 +181,35 @@ impl Scenario {
         Ok(sc)
     }
 }
+
+/// The scenarios of `scenarios/`, built into the binary: (name, TOML text).
+pub const BUILT_IN_SCENARIOS: &[(&str, &str)] = &[
+    (
+        "anandtech-whole-drive-fill",
+        include_str!("../scenarios/anandtech-whole-drive-fill.toml"),
+    ),
+    ("cdm-4k-q8t8", include_str!("../scenarios/cdm-4k-q8t8.toml")),
+    (
+        "cdm-seq-q32t1",
+        include_str!("../scenarios/cdm-seq-q32t1.toml"),
+    ),
+    (
+        "iometer-128k-seq-qd32",
+        include_str!("../scenarios/iometer-128k-seq-qd32.toml"),
+    ),
+    (
+        "seed-960evo-4k-qd32-4jobs",
+        include_str!("../scenarios/seed-960evo-4k-qd32-4jobs.toml"),
+    ),
+    (
+        "snia-write-saturation",
+        include_str!("../scenarios/snia-write-saturation.toml"),
+    ),
+    (
+        "techpowerup-1m-seq",
+        include_str!("../scenarios/techpowerup-1m-seq.toml"),
+    ),
+];
 
 /// The workload after defaults, scenario and flags are merged and checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

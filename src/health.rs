@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize};
 /// 47:32 and 63:48).
 pub const DATA_UNIT_BYTES: u64 = 512_000;
 
+/// Kelvin to °C, rounded to the hundredth that the 273.15 offset has: `323 - 273.15` is
+/// `49.85000000000002` in floating point, and JSON readers would see every digit of it.
+pub fn celsius_from_kelvin(k: f64) -> f64 {
+    ((k - 273.15) * 100.0).round() / 100.0
+}
+
 /// The SMART / Health Information log page (log identifier 02h; NVMe 2.0 section 5.16.1.3,
 /// Figure 207).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -190,7 +190,16 @@ pub fn parse_duration(s: &str) -> Result<Duration, ParseError> {
             }
         }
     }
-    humantime::parse_duration(t).map_err(|e| err(format!("{e}; give e.g. 90s, 5m, 10ms or 1h")))
+    if t.starts_with('-') {
+        return Err(err(
+            "a duration cannot be negative; give e.g. 90s, 5m, 10ms or 1h".into(),
+        ));
+    }
+    // humantime's own messages ("expected number at 0", "(and few variations)") speak of its
+    // parser; say what slccache takes instead.
+    humantime::parse_duration(t).map_err(|_| {
+        err("not a duration; give a number and a unit: 10ms, 90s, 5m or 5min, 2h, 1d".into())
+    })
 }
 
 /// Parses a rate such as `1800MB/s`, `591 MB/s`, `1.2GB/s`, `500MiB/s` into bytes per second.
@@ -243,9 +252,14 @@ pub fn format_rate(bytes_per_sec: f64, units: UnitSystem) -> String {
     format!("{num} {}/s", units.mega_label())
 }
 
-/// Formats seconds as `14.0 s`, `2.5 min` above ten minutes, `1.50 h` above two hours.
+/// Formats seconds as `14.0 s`, `2.5 min` above ten minutes, `2.50 h` above two hours,
+/// `16.5 h` above ten hours and `168 h` above a hundred (three significant digits).
 pub fn format_seconds(s: f64) -> String {
-    if s >= 7200.0 {
+    if s >= 360_000.0 {
+        format!("{:.0} h", s / 3600.0)
+    } else if s >= 36_000.0 {
+        format!("{:.1} h", s / 3600.0)
+    } else if s >= 7200.0 {
         format!("{:.2} h", s / 3600.0)
     } else if s >= 600.0 {
         format!("{:.1} min", s / 60.0)
@@ -273,6 +287,27 @@ pub fn short_secs(s: f64) -> String {
         format!("{s:.0} s")
     } else {
         format!("{s} s")
+    }
+}
+
+/// `1 level`, `3 levels`: a count with its noun in the right number.
+pub fn count_text(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A cache found by a burst: `cache 1.07 GB [1.05 GB .. 1.09 GB]`, or, when the burst found
+/// no cliff (`method` "none"), the lower bound it is: `no cliff: the cache is at least
+/// 1.07 GB` (never a zero-width interval).
+pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
+    if method == "none" {
+        format!("no cliff: the cache is at least {}", format_bytes(bytes, u))
+    } else {
+        format!(
+            "cache {} [{} .. {}]",
+            format_bytes(bytes, u),
+            format_bytes(low, u),
+            format_bytes(high, u)
+        )
     }
 }
 

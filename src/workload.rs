@@ -112,17 +112,26 @@ pub enum EngineKind {
     IoUring,
     /// One thread per in-flight write with `pwrite`, for kernels without io_uring.
     Sync,
+    /// io_uring with polled completions (`IORING_SETUP_IOPOLL`, fio's `--hipri`): the job
+    /// thread spins on the device's poll queues instead of waiting for an interrupt. Needs a
+    /// block device whose driver has poll queues (NVMe: `nvme.poll_queues=N`).
+    IoUringPoll,
 }
 
 impl EngineKind {
     /// Every engine, in the order the help lists them.
-    pub const ALL: [EngineKind; 2] = [EngineKind::IoUring, EngineKind::Sync];
+    pub const ALL: [EngineKind; 3] = [
+        EngineKind::IoUring,
+        EngineKind::Sync,
+        EngineKind::IoUringPoll,
+    ];
 
     /// The name used on the command line and in `summary.json`.
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::IoUring => "io-uring",
             EngineKind::Sync => "sync",
+            EngineKind::IoUringPoll => "io-uring-poll",
         }
     }
 
@@ -132,6 +141,10 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring with registered buffers and files (default)",
             EngineKind::Sync => {
                 "One thread per in-flight write with pwrite, for kernels without io_uring"
+            }
+            EngineKind::IoUringPoll => {
+                "io_uring with polled completions (IORING_SETUP_IOPOLL, fio's --hipri); needs \
+                 poll queues (NVMe: nvme.poll_queues=N)"
             }
         }
     }

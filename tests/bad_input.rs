@@ -58,6 +58,11 @@ const FILES: &[(&str, &str)] = &[
         "name = \"x\"\ncapacity = \"1TB\"\ncache = 30\n",
     ),
     ("int.toml", "pattern = \"seqwrite\"\ninterval = \"5ms\"\n"),
+    // Issue 22: a rate unit whose b could be bits or bytes; a headerless file for compare.
+    ("bits_lower.csv", "seconds,mb/s\n1,100\n2,100\n"),
+    ("noheader.csv", "1,100\n2,100\n3,100\n"),
+    // An existing output folder with someone's files in it.
+    ("userdir/report.md", "my own notes\n"),
 ];
 
 /// What the message must name.
@@ -328,14 +333,128 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--levels"]),
         ),
+        // --- issue 22: results that could be lost, bits read as bytes, ambiguous units ---
+        c(
+            &["simulate", "960evo-500g", "--duration", "1M"],
+            2,
+            Words(&["--duration", "1min"]),
+        ),
+        c(
+            &["analyze", "bits_lower.csv"],
+            2,
+            Words(&["bits_lower.csv", "mb/s", "bits or bytes"]),
+        ),
+        c(
+            &["analyze", "good.csv", "--rate-unit", "mbps"],
+            2,
+            Words(&["--rate-unit", "mbps", "bits or bytes"]),
+        ),
+        c(
+            &["compare", "noheader.csv", "good.csv"],
+            2,
+            Words(&["noheader.csv", "compare has no unit flags"]),
+        ),
+        c(
+            &["analyze", "good.csv", "--out", "userdir"],
+            2,
+            Words(&["--out", "userdir", "report.md", "--force"]),
+        ),
+        c(
+            &["simulate", "960evo-500g", "--out", "userdir"],
+            2,
+            Words(&["--out", "userdir", "--force"]),
+        ),
+        c(
+            &["compare", "good.csv", "good.csv", "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
         // --- completions and man ---
         c(&["completions"], 2, Words(&["SHELL"])),
         c(&["completions", "tcsh"], 2, Words(&["tcsh"])),
         c(&["man", "--bogus"], 2, Words(&["--bogus"])),
         c(
             &["man", "--out-dir", "blocker"],
-            1,
-            Words(&["--out-dir", "blocker"]),
+            2,
+            Words(&["--out-dir", "blocker", "not a folder"]),
+        ),
+        // Item 31: one message for an existing file as --out, in every subcommand.
+        c(
+            &["probe", EMU, "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &["simulate", "960evo-500g", "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &["analyze", "good.csv", "--out", "blocker"],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &[
+                "sweep",
+                EMU,
+                "--simulate",
+                "--qd",
+                "1",
+                "--jobs",
+                "1",
+                "--out",
+                "blocker",
+            ],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &[
+                "recovery",
+                EMU,
+                "--simulate",
+                "--idle",
+                "5s",
+                "--out",
+                "blocker",
+            ],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        c(
+            &[
+                "fill-sweep",
+                EMU,
+                "--simulate",
+                "--levels",
+                "0",
+                "--out",
+                "blocker",
+            ],
+            2,
+            Words(&["--out", "blocker", "not a folder"]),
+        ),
+        // Item 32: error wording.
+        c(
+            &["sweep", EMU, "--simulate", "--point-duration", "-1s"],
+            2,
+            Words(&["--point-duration", "cannot be negative"]),
+        ),
+        c(
+            &["probe", EMU, "--duration=-5s"],
+            2,
+            Words(&["--duration", "cannot be negative"]),
+        ),
+        c(
+            &["probe", EMU, "--duration", "1x"],
+            2,
+            Words(&["--duration", "1x", "a number and a unit"]),
+        ),
+        c(
+            &["simulate", "960evo-500g,cache=1GB,cache=2GB"],
+            2,
+            Words(&["cache", "twice"]),
         ),
     ]
 }
@@ -376,7 +495,9 @@ fn names_ok(err: &str, names: Names) -> bool {
 fn check(case: &Case) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in FILES {
-        std::fs::write(dir.path().join(name), text).unwrap();
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
     }
     let before = snapshot(dir.path());
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("slccache"))

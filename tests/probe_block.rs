@@ -43,50 +43,6 @@ impl LoopDev {
         }
     }
 
-    /// A device with an MBR holding one Linux partition from 1 MiB to the end, scanned by the
-    /// kernel (`losetup -P`).
-    fn new_partitioned(size: u64) -> LoopDev {
-        let dir = tempfile::Builder::new()
-            .prefix("probe-loop-")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-            .unwrap();
-        let backing: PathBuf = dir.path().join("backing.img");
-        let mut img = vec![0u8; size as usize];
-        let entry = &mut img[446..462];
-        entry[4] = 0x83; // Linux
-        entry[8..12].copy_from_slice(&2048u32.to_le_bytes());
-        entry[12..16].copy_from_slice(&((size / 512 - 2048) as u32).to_le_bytes());
-        img[510] = 0x55;
-        img[511] = 0xAA;
-        std::fs::write(&backing, img).unwrap();
-        let dev = run(
-            "losetup",
-            &[
-                "-f",
-                "--show",
-                "-P",
-                "--direct-io=on",
-                backing.to_str().unwrap(),
-            ],
-        );
-        let part = format!("{dev}p1");
-        let lo = LoopDev {
-            dev,
-            _dir: dir,
-            mount: None,
-            swap: false,
-        };
-        // udev may take a moment to create the partition; wait for it (hang guard only).
-        let sys = format!("/sys/class/block/{}", &part[5..]);
-        for _ in 0..200 {
-            if Path::new(&sys).exists() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        lo
-    }
-
     fn mount_ext4(&mut self) -> PathBuf {
         run("mkfs.ext4", &["-q", "-F", &self.dev]);
         let m = tempfile::Builder::new()
@@ -226,43 +182,10 @@ fn refuses_a_mounted_device_and_leaves_its_files_intact() {
     run("fsck.ext4", &["-n", "-f", &lo.dev]);
 }
 
-#[test]
-#[ignore = "needs a kernel that reads partition tables on loop devices (CONFIG_MSDOS_PARTITION); \
-            the CI kernel reads none: run with --ignored where it does"]
-fn refuses_a_device_whose_partition_is_mounted() {
-    if !may_run("refuses_a_device_whose_partition_is_mounted") {
-        return;
-    }
-    let mut lo = LoopDev::new_partitioned(32 << 20);
-    let part = format!("{}p1", lo.dev);
-    // Run on purpose (--ignored): a kernel that cannot do it is a failure, not a pass.
-    assert!(
-        Path::new(&format!("/sys/class/block/{}", &part[5..])).exists(),
-        "this kernel did not create partitions on a loop device (no partition-table support)"
-    );
-    if !Path::new(&part).exists() {
-        // No udev here: make the node from sysfs.
-        let devno =
-            std::fs::read_to_string(format!("/sys/class/block/{}/dev", &part[5..])).unwrap();
-        let (maj, min) = devno.trim().split_once(':').unwrap();
-        run("mknod", &[&part, "b", maj, min]);
-    }
-    // Mount the partition, then probe the whole device.
-    run("mkfs.ext4", &["-q", "-F", &part]);
-    let m = tempfile::Builder::new()
-        .prefix("probe-mnt-")
-        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
-        .unwrap();
-    run("mount", &[&part, m.path().to_str().unwrap()]);
-    lo.mount = Some(m);
-    let a = slccache()
-        .args(["probe", &lo.dev, "--destroy-data", "--quiet"])
-        .stdin(Stdio::null())
-        .assert()
-        .code(1);
-    let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
-    assert!(err.contains("mounted") && err.contains("p1"), "{err}");
-}
+// A device whose partition is mounted: tests/nvme_qemu.rs
+// (`partitions_a_second_namespace_and_sigint`), on a real NVMe namespace with a partition
+// table in a guest whose kernel reads it; this machine's kernel reads no partition tables on
+// loop devices.
 
 #[test]
 fn refuses_a_device_in_use_as_swap() {

@@ -57,7 +57,7 @@ slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absen
 slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
 slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
-slccache probe emu:960evo-250g --scenario scenarios/iometer-128k-seq-qd32.toml\n  \
+slccache probe emu:960evo-250g --scenario iometer-128k-seq-qd32\n  \
 slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n  \
 slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
 slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
@@ -151,6 +151,10 @@ for probe); --max-bytes caps each burst.\n\
 Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md and\n\
 bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    #[command(
+        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
+    )]
     Recovery(RecoveryArgs),
     /// Cache size against fill level: fill to each level, idle, write until the cliff.
     #[command(after_help = "Examples:\n  \
@@ -163,6 +167,10 @@ then write until the cliff. --trim-first discards the whole span first. Bursts a
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
 report.md and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
+    #[command(
+        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
+    )]
     FillSweep(FillSweepArgs),
     /// The results library: list the recorded runs, show, export, import or remove one.
     #[command(after_help = "Examples:\n  \
@@ -237,7 +245,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PCTS")]
     pub rwmix_read: Option<String>,
     /// Length of each point.
-    #[arg(long, default_value = "10s")]
+    #[arg(long, default_value = "10s", allow_hyphen_values = true)]
     pub point_duration: String,
     /// Stop each point after this many bytes (keeps write points inside the cache).
     #[arg(long)]
@@ -323,8 +331,9 @@ pub struct WorkloadArgs {
     #[arg(long)]
     pub span: Option<String>,
     /// Stop after this long at the latest [default: one pass over the span; the early stop
-    /// usually ends the run sooner].
-    #[arg(long)]
+    /// usually ends the run sooner]. One pass over the span stays the limit unless --max-bytes
+    /// says more.
+    #[arg(long, allow_hyphen_values = true)]
     pub duration: Option<String>,
     /// Stop after writing this many bytes at the latest [default: one pass over the span].
     #[arg(long)]
@@ -332,7 +341,8 @@ pub struct WorkloadArgs {
     /// Seed for the random offsets and the data written [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// A scenario file (TOML) with workload settings; flags override it.
+    /// A scenario file (TOML) with workload settings, or the name of a built-in one (e.g.
+    /// iometer-128k-seq-qd32, see scenarios/); flags override it.
     #[arg(long)]
     pub scenario: Option<PathBuf>,
 }
@@ -430,6 +440,10 @@ pub struct ProbeArgs {
     /// file; an emulated drive empties its cache.
     #[arg(long)]
     pub trim: bool,
+    /// Before writing (and before --trim), erase the whole NVMe namespace: Format NVM with a
+    /// user data erase (SES=1), keeping its block format. Namespaces only, not partitions.
+    #[arg(long)]
+    pub secure_erase: bool,
     /// Before the measured run, write this share of the target sequentially (128k, QD32,
     /// from its start), kept out of the timeline: measures the cache at a fill level (50 or
     /// 50%).

@@ -87,15 +87,23 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
 /// Reads one file with notes on how it was read; a `timeline.csv` takes the drive and the
 /// workload from the `summary.json` beside it, as `compare` does.
 fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
-    let (mut t, notes) = import::load_with_notes(f, opts)?;
+    let (mut t, mut notes) = import::load_with_notes(f, opts)?;
     let summary = f.parent().map(|d| d.join("summary.json"));
     if let Some(s) = summary.filter(|s| s.is_file()) {
-        if let Some(meta) = crate::report::read_summary_meta(&s)? {
-            let label = t.meta.label.clone();
-            t.meta = meta;
-            if t.meta.label.trim().is_empty() {
-                t.meta.label = label;
+        // A broken summary.json beside a good timeline costs the drive and workload names,
+        // not the analysis.
+        match crate::report::read_summary_meta(&s) {
+            Ok(Some(meta)) => {
+                let label = t.meta.label.clone();
+                t.meta = meta;
+                if t.meta.label.trim().is_empty() {
+                    t.meta.label = label;
+                }
             }
+            Ok(None) => {}
+            Err(e) => notes.push(format!(
+                "{e:#}; the drive and workload are not taken from it (the timeline is analysed)"
+            )),
         }
     }
     Ok((t, notes))
@@ -112,11 +120,15 @@ fn import_options(args: &AnalyzeArgs) -> Result<ReadOptions> {
     };
     let rate_scale = match &args.rate_unit {
         None => None,
-        Some(u) => Some(import::parse_rate_unit(u).ok_or_else(|| {
-            crate::error::usage(format!(
-                "--rate-unit '{u}': give MB/s, MiB/s, KiB/s, kB/s, GB/s or GiB/s"
-            ))
-        })?),
+        Some(u) => Some(import::parse_rate_unit(u).ok_or_else(
+            || match import::rate_unit_problem(u) {
+                Some(why) => crate::error::usage(format!("--rate-unit {why}")),
+                None => crate::error::usage(format!(
+                    "--rate-unit '{u}': give MB/s, MiB/s, KiB/s, kB/s, GB/s or GiB/s (Mb/s \
+                     for megabits)"
+                )),
+            },
+        )?),
     };
     let x_unit = match &args.x_unit {
         None => None,

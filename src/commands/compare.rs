@@ -137,15 +137,35 @@ pub fn load_run(path: &Path) -> Result<Timeline> {
 }
 
 fn load_file(file: &Path) -> Result<Timeline> {
-    let mut t = import::load(file)?;
+    let mut t = import::load(file).map_err(|e| {
+        // The importer's advice names analyze's unit flags, which compare does not have.
+        let text = format!("{e:#}");
+        if text.contains("--time-unit") || text.contains("--rate-unit") {
+            crate::error::usage(format!(
+                "{}; compare has no unit flags: add a header such as 'seconds,MB/s' to the file, \
+                 or run `slccache analyze FILE --time-unit .. --rate-unit .. --out DIR` and \
+                 compare DIR",
+                text.replace(", or give --time-unit s|ms", "")
+                    .replace(", or give --rate-unit", "")
+            ))
+        } else {
+            anyhow::Error::new(e)
+        }
+    })?;
     let summary = file.parent().map(|d| d.join("summary.json"));
     if let Some(s) = summary.filter(|s| s.is_file()) {
-        if let Some(meta) = read_summary_meta(&s)? {
-            let fallback = t.meta.label.clone();
-            t.meta = meta;
-            if t.meta.label.trim().is_empty() {
-                t.meta.label = fallback;
+        match read_summary_meta(&s) {
+            Ok(Some(meta)) => {
+                let fallback = t.meta.label.clone();
+                t.meta = meta;
+                if t.meta.label.trim().is_empty() {
+                    t.meta.label = fallback;
+                }
             }
+            Ok(None) => {}
+            Err(e) => crate::note!(
+                "slccache: warning: {e:#}; the drive and workload are not taken from it"
+            ),
         }
     }
     if t.meta.label.trim().is_empty() {

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::cli::InfoArgs;
 use crate::target::host::HostInfo;
-use crate::target::nvme::{HealthLog, IdentifyController, DATA_UNIT_BYTES};
+use crate::target::nvme::{format_celsius, HealthLog, IdentifyController, DATA_UNIT_BYTES};
 use crate::target::{self, TargetInfo, TargetKind};
 use crate::timeline::DeviceIdentity;
 use crate::units::{format_bytes, UnitSystem};
@@ -167,7 +167,11 @@ impl InfoReport {
             line(&mut s, "in use", &v);
         }
         match (self.temperature_c, &self.temperature_source) {
-            (Some(c), Some(src)) => line(&mut s, "temperature", &format!("{c:.1} °C ({src})")),
+            (Some(c), Some(src)) => line(
+                &mut s,
+                "temperature",
+                &format!("{} ({src})", format_celsius(c)),
+            ),
             _ => line(&mut s, "temperature", "not reported"),
         }
         let h = &self.host;
@@ -224,10 +228,10 @@ pub fn health_text(h: &HealthLog, id: Option<&IdentifyController>, units: UnitSy
         .map(|i| {
             let mut v = Vec::new();
             if let Some(w) = i.warning_temp_c {
-                v.push(format!("warning at {w:.1} °C"));
+                v.push(format!("warning at {}", format_celsius(w)));
             }
             if let Some(c) = i.critical_temp_c {
-                v.push(format!("critical at {c:.1} °C"));
+                v.push(format!("critical at {}", format_celsius(c)));
             }
             if v.is_empty() {
                 String::new()
@@ -240,12 +244,12 @@ pub fn health_text(h: &HealthLog, id: Option<&IdentifyController>, units: UnitSy
         &mut s,
         "composite temperature",
         match h.temperature_c {
-            Some(c) => format!("{c:.1} °C{limits}"),
+            Some(c) => format!("{}{limits}", format_celsius(c)),
             None => "not reported".to_string(),
         },
     );
     if !h.sensors_c.is_empty() {
-        let v: Vec<String> = h.sensors_c.iter().map(|c| format!("{c:.1} °C")).collect();
+        let v: Vec<String> = h.sensors_c.iter().map(|&c| format_celsius(c)).collect();
         line(&mut s, "temperature sensors", v.join(", "));
     }
     line(
@@ -317,6 +321,19 @@ pub fn health_text(h: &HealthLog, id: Option<&IdentifyController>, units: UnitSy
 
 /// Runs `slccache info`.
 pub fn run(args: InfoArgs) -> Result<()> {
+    // A controller's character device: the controller and its namespaces.
+    if let Some(path) = crate::target::nvme_ctrl::controller_path(&args.target) {
+        let r = crate::target::nvme_ctrl::ControllerReport::read(&args.target, &path)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&r)?);
+        } else {
+            print!("{}", r.text(args.units));
+            if let Some(h) = &r.health {
+                print!("{}", health_text(h, Some(&r.nvme_identify), args.units));
+            }
+        }
+        return Ok(());
+    }
     let (info, in_use) = target::describe(&args.target)?;
     let report = InfoReport::read(&info, in_use);
     if args.json {

@@ -25,7 +25,7 @@ pub fn write_man(out: &mut dyn Write) -> std::io::Result<()> {
 /// which is created if missing; returns the files written.
 pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     if dir.exists() && !dir.is_dir() {
-        anyhow::bail!("--out-dir {}: it exists and is not a folder", dir.display());
+        return Err(crate::report::outdir::not_a_folder("--out-dir", dir));
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let cmd = Cli::command();

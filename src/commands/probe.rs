@@ -59,6 +59,7 @@ pub fn run(args: ProbeArgs) -> Result<()> {
         .transpose()
         .context("--size")?;
     let prep = Preparation {
+        secure_erase: args.secure_erase,
         trim: args.trim,
         prefill_pct: args
             .prefill
@@ -94,6 +95,10 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                 args.engine == Some(EngineKind::Sync),
                 "--engine sync (an emulated drive has its own engine)",
             ),
+            (
+                args.engine == Some(EngineKind::IoUringPoll),
+                "--engine io-uring-poll (an emulated drive has its own engine)",
+            ),
         ];
         if let Some((_, flag)) = ignored.iter().find(|(given, _)| *given) {
             return Err(usage(format!(
@@ -115,6 +120,13 @@ pub fn run(args: ProbeArgs) -> Result<()> {
                 format_bytes(MAX_BUFFER_BYTES as f64, crate::units::UnitSystem::Binary)
             )));
         }
+    }
+    if engine == EngineKind::IoUringPoll {
+        crate::target::block::check_polling(&info)?;
+    }
+    // --secure-erase: checked before anything is written (and again just before the format).
+    if args.secure_erase {
+        crate::target::nvme_format::plan(&info)?;
     }
     if engine == EngineKind::Sync && info.kind != TargetKind::Emulated {
         let threads = cfg.queue_depth as u64 * cfg.jobs as u64;
@@ -229,7 +241,7 @@ struct StartState {
     truth: Option<crate::model::Truth>,
 }
 
-/// Trims, prefills and idles as asked; returns what was done and the state reached.
+/// Erases, trims, prefills and idles as asked; returns what was done and the state reached.
 fn prepare_target(
     target: &Target,
     cfg: &WorkloadConfig,
@@ -246,6 +258,16 @@ fn prepare_target(
             crate::note!("slccache: {msg}");
         }
     };
+    if prep.secure_erase {
+        let plan = crate::target::nvme_format::plan(&target.info)?;
+        say(format!(
+            "--secure-erase: formatting namespace {} with a user data erase",
+            plan.nsid
+        ));
+        let what = crate::target::nvme_format::run(&target.info, &plan)?;
+        say(format!("--secure-erase: {what}"));
+        rec.secure_erase = Some(what);
+    }
     if prep.trim {
         let (ok, what) = prepare::trim(target, span)?;
         if ok {
@@ -343,9 +365,16 @@ fn finish(
     let bytes = timeline.bytes_total();
     // What the drive itself counted, against what the probe wrote.
     if let (Some(a), Some(b)) = (&o.drive_start.health, &o.drive_end.health) {
-        analysis
-            .warnings
-            .extend(crate::detect::drive::data_units_warning(a, b, bytes));
+        // The log is the controller's: on one with several namespaces, say so.
+        let namespaces = target
+            .info
+            .dev
+            .map(crate::target::nvme::controller_namespaces)
+            .unwrap_or_default();
+        analysis.warnings.extend(
+            crate::detect::drive::data_units_warning(a, b, bytes)
+                .map(|w| crate::target::nvme::shared_counter_note(w, &namespaces)),
+        );
     }
     let host = HostInfo::collect(&target.info);
     let drive_state = DriveState {

@@ -63,12 +63,12 @@ pub fn summary_text(
     let t = &sim.timeline;
     let truth = &sim.truth;
     let mut s = format!(
-        "{} ({}), {pat} {} QD{} x{} jobs, virtual time\n",
+        "{} ({}), {pat} {} QD{} × {}, virtual time\n",
         model.name,
         model.model,
         format_bytes(w.block_size as f64, UnitSystem::Binary),
         w.queue_depth,
-        w.jobs
+        crate::units::count_text(w.jobs as usize, "job", "jobs")
     );
     s += &format!(
         "  wrote {} in {} (virtual), {}\n",
@@ -135,7 +135,9 @@ pub fn summary_text(
 
 /// Runs `slccache simulate`.
 pub fn run(args: SimulateArgs) -> Result<()> {
-    let model = presets::parse_spec(&args.model)?;
+    // `emu:960evo-500g` (as probe and sweep take it) and `960evo-500g` mean the same model.
+    let spec = args.model.strip_prefix("emu:").unwrap_or(&args.model);
+    let model = presets::parse_spec(spec)?;
     let w = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::cli::stop_config(&args.stop)?;
     let png_size = crate::report::parse_png_size(&args.output.png_size)?;
@@ -157,7 +159,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let csv_path = dir.join("timeline.csv");
     let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
         .with_context(|| format!("writing {}", csv_path.display()))?;
-    let meta = run_meta(&args.model, &model, &w);
+    let meta = run_meta(spec, &model, &w);
     // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
     // 130); a second Ctrl-C ends the process at once.
     let flag = Arc::new(AtomicBool::new(false));
@@ -185,7 +187,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         slccache_version: crate::VERSION.to_string(),
         config: serde_json::to_value(SimConfig {
             command: "simulate",
-            model_spec: &args.model,
+            model_spec: spec,
             model: &model,
             truth: &sim.truth,
             workload: &w,

@@ -156,16 +156,24 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let any_writes = grid.iter().any(|p| p.read_pct < 100);
 
     // The model, for emulated targets (and required by --simulate).
-    let spec = args.target.strip_prefix("emu:");
+    // With --simulate, a bare preset (`960evo-500g`) means the same as `emu:960evo-500g`.
+    let spec = args
+        .target
+        .strip_prefix("emu:")
+        .or(args.simulate.then_some(args.target.as_str()));
     let model: Option<DriveModel> = match (spec, args.simulate) {
-        (Some(s), _) => Some(presets::parse_spec(s)?),
-        (None, true) => {
-            return Err(usage(format!(
-                "--simulate needs an emulated drive (emu:PRESET), not {}",
-                args.target
-            )))
-        }
-        (None, false) => None,
+        (Some(s), _) => Some(presets::parse_spec(s).map_err(|e| {
+            if args.simulate && !args.target.starts_with("emu:") {
+                usage(format!(
+                    "--simulate needs a drive model (a preset such as 960evo-500g, or \
+                     emu:PRESET), not {}: {e:#}",
+                    args.target
+                ))
+            } else {
+                e
+            }
+        })?),
+        (None, _) => None,
     };
     let mut points = Vec::new();
     let mut interrupted = false;

@@ -263,7 +263,7 @@ pub fn health_of(model: &DriveModel, state: &DriveState) -> HealthLog {
         temperature_c: model
             .thermal
             .as_ref()
-            .map(|_| (state.temp_c + 273.15).round() - 273.15),
+            .map(|_| crate::health::celsius_from_kelvin((state.temp_c + 273.15).round())),
         available_spare_pct: 100,
         available_spare_threshold_pct: 10,
         data_units_written: sectors.div_ceil(DATA_UNIT_BYTES as u128 / 512),

@@ -43,6 +43,8 @@ pub struct UringBackend {
     fixed_file: bool,
     /// The ring was made disabled and is enabled by the thread that first uses it.
     needs_enable: bool,
+    /// Completions are polled (`IORING_SETUP_IOPOLL`).
+    polled: bool,
 }
 
 impl UringBackend {
@@ -56,14 +58,35 @@ impl UringBackend {
         mem_align: usize,
         seed: u64,
     ) -> io::Result<UringBackend> {
+        UringBackend::with_polling(file, queue_depth, block_size, mem_align, seed, false)
+    }
+
+    /// The same, with `poll`: completions polled (`IORING_SETUP_IOPOLL`) rather than
+    /// signalled by interrupt; the device needs poll queues, or every write fails with
+    /// `EOPNOTSUPP`.
+    pub fn with_polling(
+        file: Arc<File>,
+        queue_depth: u32,
+        block_size: usize,
+        mem_align: usize,
+        seed: u64,
+        poll: bool,
+    ) -> io::Result<UringBackend> {
         let entries = queue_depth.max(1).next_power_of_two();
+        let builder = || {
+            let mut b = IoUring::builder();
+            if poll {
+                b.setup_iopoll();
+            }
+            b
+        };
         // Like fio: no task-work interrupts (COOP_TASKRUN), one submitting thread, and
         // completion work deferred to the moment we enter the kernel (DEFER_TASKRUN); the
         // TASKRUN flag tells a non-blocking submit that completions are waiting to be posted. The ring is made
         // here but used by the job thread, so it starts disabled and the job thread enables
         // it (becoming its single issuer) on first use. Older kernels reject these flags:
         // fall back to a plain ring.
-        let (ring, deferred) = match IoUring::builder()
+        let (ring, deferred) = match builder()
             .setup_coop_taskrun()
             .setup_taskrun_flag()
             .setup_single_issuer()
@@ -72,9 +95,7 @@ impl UringBackend {
             .build(entries)
         {
             Ok(r) => (r, true),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                (IoUring::builder().build(entries)?, false)
-            }
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (builder().build(entries)?, false),
             Err(e) => return Err(e),
         };
         let bufs = AlignedBuffers::new(queue_depth as usize, block_size, mem_align, seed)?;
@@ -96,6 +117,7 @@ impl UringBackend {
             fixed_bufs,
             fixed_file,
             needs_enable: deferred,
+            polled: poll,
         })
     }
 
@@ -199,7 +221,11 @@ impl Drop for UringBackend {
 
 impl Backend for UringBackend {
     fn name(&self) -> &'static str {
-        "io_uring"
+        if self.polled {
+            "io_uring_poll"
+        } else {
+            "io_uring"
+        }
     }
 
     fn buffer_mut(&mut self, idx: usize) -> &mut [u8] {

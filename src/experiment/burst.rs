@@ -93,9 +93,11 @@ pub fn make_backends(
             let bs = cfg.block_size as usize;
             let align = target.info.mem_align as usize;
             match engine {
-                EngineKind::IoUring => {
-                    let u = UringBackend::new(file, cfg.queue_depth, bs, align, seed)
-                        .map_err(|e| anyhow!(setup_error_hint(&e)))?;
+                EngineKind::IoUring | EngineKind::IoUringPoll => {
+                    let poll = engine == EngineKind::IoUringPoll;
+                    let u =
+                        UringBackend::with_polling(file, cfg.queue_depth, bs, align, seed, poll)
+                            .map_err(|e| anyhow!(setup_error_hint(&e)))?;
                     ring_info = Some(RingInfo {
                         fixed_buffers: u.uses_fixed_buffers(),
                         fixed_file: u.uses_fixed_file(),

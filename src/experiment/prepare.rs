@@ -40,6 +40,8 @@ pub const PREFILL_QD: u32 = 32;
 /// What to do before the run.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Preparation {
+    /// `--secure-erase` (before `--trim`).
+    pub secure_erase: bool,
     /// `--trim`.
     pub trim: bool,
     /// `--prefill`, percent (0 < p <= 100).
@@ -51,7 +53,7 @@ pub struct Preparation {
 impl Preparation {
     /// Whether anything is to be done.
     pub fn any(&self) -> bool {
-        self.trim || self.prefill_pct.is_some() || self.idle_before.is_some()
+        self.secure_erase || self.trim || self.prefill_pct.is_some() || self.idle_before.is_some()
     }
 }
 

@@ -314,7 +314,11 @@ pub fn run_point_real(
     let end = sampler.clock().now();
     let samples = sampler.finish(end, None);
     if let Some(f) = shared.failure() {
-        return Err(anyhow!("point QD{} x{} jobs: {f}", p.qd, p.jobs));
+        return Err(anyhow!(
+            "point QD{} × {}: {f}",
+            p.qd,
+            crate::units::count_text(p.jobs as usize, "job", "jobs")
+        ));
     }
     let dur = end.as_secs_f64();
     let mut r = result_of(p, &samples, ios, dur);

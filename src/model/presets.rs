@@ -522,7 +522,13 @@ pub fn parse_spec(spec: &str) -> Result<DriveModel> {
                 "drive model '{spec}': '{p}' is not key=value (e.g. cache=30GB)"
             ))
         })?;
-        pairs.push((k.trim().to_string(), v.trim().to_string()));
+        let k = k.trim().to_string();
+        if pairs.iter().any(|(seen, _): &(String, String)| *seen == k) {
+            return Err(usage(format!(
+                "drive model '{spec}': '{k}' is given twice; give each key once"
+            )));
+        }
+        pairs.push((k, v.trim().to_string()));
     }
     apply_all(&mut m, &pairs).map_err(|e| usage(format!("drive model '{spec}': {e}")))?;
     m.validate()

@@ -361,9 +361,9 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
     let f = &sum.recovery.fit;
     let rate = |v: f64| format_rate(v, units);
     let mut s = format!(
-        "{}: {} steps{}\n",
+        "{}: {}{}\n",
         sum.run.label,
-        sum.recovery.points.len(),
+        crate::units::count_text(sum.recovery.points.len(), "step", "steps"),
         if sum.interrupted {
             " (interrupted)"
         } else {
@@ -372,10 +372,14 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
     );
     if let Some(b) = &sum.recovery.first_burst {
         s += &format!(
-            "  first burst: cache {} [{} .. {}]\n",
-            format_bytes(b.cache_bytes, units),
-            format_bytes(b.low_bytes, units),
-            format_bytes(b.high_bytes, units)
+            "  first burst: {}\n",
+            crate::units::cache_found_text(
+                b.cache_bytes,
+                b.low_bytes,
+                b.high_bytes,
+                b.method,
+                units
+            )
         );
     }
     for p in &sum.recovery.points {
@@ -387,7 +391,10 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
             format_bytes(p.high_bytes, units)
         );
     }
-    s += &format!(
+    if f.fold_rate_bytes_per_sec.is_none() && f.delay_s.is_none() && f.full_recovery_s.is_none() {
+        s += "  fit: not determined (no recovery point to fit)\n";
+    } else {
+        s += &format!(
         "  fit: folding {} [{} .. {}] after a delay of {} [{} .. {}]; whole again after {} [{} .. {}]\n",
         opt_num(f.fold_rate_bytes_per_sec, rate),
         opt_num(f.fold_rate_bytes_per_sec_low, rate),
@@ -399,6 +406,7 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
         opt_num(f.full_recovery_s_low, format_seconds),
         opt_num(f.full_recovery_s_high, format_seconds),
     );
+    }
     if let Some(t) = &sum.truth {
         s += &format!(
             "  model truth: folding {} after {}\n",
@@ -415,9 +423,9 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
 /// The closing lines of `fill-sweep`.
 pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
     let mut s = format!(
-        "{}: {} levels{}\n",
+        "{}: {}{}\n",
         sum.run.label,
-        sum.fill_sweep.points.len(),
+        crate::units::count_text(sum.fill_sweep.points.len(), "level", "levels"),
         if sum.interrupted {
             " (interrupted)"
         } else {
@@ -426,11 +434,15 @@ pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
     );
     for p in &sum.fill_sweep.points {
         s += &format!(
-            "  {:>5.1}% full: cache {} [{} .. {}]{}\n",
+            "  {:>5.1}% full: {}{}\n",
             p.fill_pct,
-            format_bytes(p.cache_bytes, units),
-            format_bytes(p.low_bytes, units),
-            format_bytes(p.high_bytes, units),
+            crate::units::cache_found_text(
+                p.cache_bytes,
+                p.low_bytes,
+                p.high_bytes,
+                p.burst.method,
+                units
+            ),
             p.truth_cache_bytes
                 .map(|t| format!(" (model: {})", format_bytes(t, units)))
                 .unwrap_or_default()
@@ -467,9 +479,18 @@ fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
             (
                 vec![
                     p.fill_pct.to_string(),
-                    format!("{:.0}", p.cache_bytes),
+                    // No cliff: no cache size, and the bytes written are its lower bound.
+                    if p.burst.method == "none" {
+                        String::new()
+                    } else {
+                        format!("{:.0}", p.cache_bytes)
+                    },
                     format!("{:.0}", p.low_bytes),
-                    format!("{:.0}", p.high_bytes),
+                    if p.burst.method == "none" {
+                        String::new()
+                    } else {
+                        format!("{:.0}", p.high_bytes)
+                    },
                     format!("{:.2}", p.actual_fill_pct),
                     p.filled_bytes.to_string(),
                     p.burst.method.to_string(),

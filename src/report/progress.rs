@@ -195,6 +195,10 @@ struct Inner {
     last_draw: Option<Instant>,
     last_plain: Instant,
     shown: bool,
+    /// Whether a sample has come in: from then on the line shows the time of the latest
+    /// sample, so that the time and the data written on it belong together (the wall clock
+    /// runs up to one interval ahead of the data).
+    sampled: bool,
 }
 
 impl Progress {
@@ -224,6 +228,7 @@ impl Progress {
                 last_draw: None,
                 last_plain: now,
                 shown: false,
+                sampled: false,
             }),
         }
     }
@@ -245,8 +250,10 @@ impl Progress {
                 st.recent.pop_front();
             }
             st.cliff = cliff.cloned();
+            st.elapsed_s = s.t_s;
+            g.sampled = true;
         }
-        self.tick();
+        self.draw(true);
     }
 
     /// Sets the bytes written so far without a whole sample (a prefill).
@@ -258,9 +265,18 @@ impl Progress {
     /// Redraws when it is time: the terminal line a few times a second, the plain line every
     /// [`PLAIN_EVERY`].
     pub fn tick(&self) {
+        self.draw(false);
+    }
+
+    /// Draws the line when it is time. Once samples come in, the plain form prints only as
+    /// one arrives (`from_sample`), so that its time is the sample's end and its bytes are
+    /// those written by then; before that (a prefill) it shows the wall clock.
+    fn draw(&self, from_sample: bool) {
         let now = Instant::now();
         let mut g = self.inner.borrow_mut();
-        g.state.elapsed_s = (now - self.start).as_secs_f64();
+        if !g.sampled {
+            g.state.elapsed_s = (now - self.start).as_secs_f64();
+        }
         match self.mode {
             ProgressMode::Hidden => {}
             ProgressMode::Terminal => {
@@ -280,6 +296,9 @@ impl Progress {
                 LINE_SHOWN.store(true, Ordering::SeqCst);
             }
             ProgressMode::Plain => {
+                if g.sampled && !from_sample {
+                    return;
+                }
                 if now - g.last_plain >= PLAIN_EVERY {
                     g.last_plain = now;
                     crate::note!("{}", g.state.line(&self.what, self.units, false));
@@ -385,6 +404,49 @@ pub fn print_done(out_dir: &std::path::Path, line: &str, quiet: bool) {
 mod tests {
     use super::*;
     use crate::detect::{CacheEstimate, Cliff};
+
+    #[test]
+    fn the_line_shows_the_time_of_the_data_it_shows() {
+        // Ten seconds into a run with 1 s intervals, the sample for [8 s, 9 s) is the latest
+        // in (the one for [9 s, 10 s) closes a moment later): the line says 9.0 s with the
+        // bytes written by 9 s, not 10.0 s with them.
+        let mut p = Progress::new(
+            ProgressMode::Hidden,
+            "probe",
+            None,
+            None,
+            false,
+            UnitSystem::Decimal,
+        );
+        p.start = Instant::now() - Duration::from_secs(10);
+        let s = Sample {
+            t_s: 9.0,
+            interval_s: 1.0,
+            bytes: 1_000_000_000,
+            bytes_total: 9_000_000_000,
+            bytes_per_sec: 1e9,
+            ..Sample::default()
+        };
+        p.update(&s, None);
+        p.tick();
+        let l = p
+            .inner
+            .borrow()
+            .state
+            .line("probe", UnitSystem::Decimal, false);
+        assert!(l.starts_with("probe: 9.0 s, 9.00 GB written"), "{l}");
+        // Before any sample (a prefill), the wall clock.
+        let q = Progress::new(
+            ProgressMode::Hidden,
+            "prefill",
+            None,
+            None,
+            false,
+            UnitSystem::Decimal,
+        );
+        q.set_bytes(5);
+        assert!(q.inner.borrow().state.elapsed_s < 9.0);
+    }
 
     #[test]
     fn sparkline_scales_to_the_largest() {

@@ -12,6 +12,9 @@ pub struct DriveStateRecord {
     pub trimmed: bool,
     /// What `--trim` did, or why it could not ("BLKDISCARD of 1.07 GB", "not supported: ...").
     pub trim: Option<String>,
+    /// What `--secure-erase` did (Format NVM with a user data erase); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secure_erase: Option<String>,
     /// `--prefill`: the share of the target written before the run, percent.
     pub prefill_pct: Option<f64>,
     /// Bytes the prefill wrote.

@@ -122,6 +122,38 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
     })
 }
 
+/// For polled completions (`--engine io-uring-poll`): the target must be a block device whose
+/// queue polls (`queue/io_poll` is 1: on NVMe, the driver was given poll queues). A usage
+/// error otherwise, before anything is written: a ring set up for polling on a device
+/// without poll queues fails every write with EOPNOTSUPP.
+pub fn check_polling(info: &TargetInfo) -> Result<()> {
+    let flag = "--engine io-uring-poll";
+    if info.kind != TargetKind::Block {
+        return Err(usage(format!(
+            "{flag} polls a block device's queues; {} is not a block device",
+            info.spec
+        )));
+    }
+    let disk = info.dev.and_then(disk_sys_dir);
+    let polls = disk
+        .as_ref()
+        .and_then(|d| std::fs::read_to_string(d.join("queue/io_poll")).ok())
+        .map(|v| v.trim() == "1");
+    if polls != Some(true) {
+        let name = disk
+            .as_ref()
+            .and_then(|d| d.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| info.spec.clone());
+        return Err(usage(format!(
+            "{flag}: {name} has no poll queues (queue/io_poll is not 1); on NVMe, load the \
+             driver with poll queues (nvme.poll_queues=2 on the kernel command line, or \
+             `modprobe nvme poll_queues=2`), or leave {flag} out"
+        )));
+    }
+    Ok(())
+}
+
 /// Whether the kernel has the device read-only (`BLKROGET`).
 fn blk_read_only(f: &File) -> io::Result<bool> {
     use std::os::fd::AsRawFd;

@@ -20,6 +20,8 @@ pub mod file;
 pub mod host;
 pub mod hwmon;
 pub mod nvme;
+pub mod nvme_ctrl;
+pub mod nvme_format;
 pub mod reads;
 
 use std::fs::File;

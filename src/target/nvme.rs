@@ -23,12 +23,13 @@ use serde::{Deserialize, Serialize};
 pub const IDENTIFY_LEN: usize = 4096;
 /// Size of the SMART / Health Information log page, bytes (NVMe 2.0 section 5.16.1.3).
 pub const SMART_LEN: usize = 512;
-pub use crate::health::{HealthLog, DATA_UNIT_BYTES};
+pub use crate::health::{celsius_from_kelvin, HealthLog, DATA_UNIT_BYTES};
 
 /// What Identify Controller says about the drive (NVMe 2.0 section 5.17.2.1, Figure 275).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IdentifyController {
-    /// PCI Vendor ID (bytes 01:00).
+    /// PCI Vendor ID (bytes 01:00); in JSON as the ecosystem writes it, `"0x1b36"`.
+    #[serde(with = "hex_u16")]
     pub pci_vendor_id: u16,
     /// Serial Number (bytes 23:04, ASCII, space padded).
     pub serial: String,
@@ -65,7 +66,42 @@ fn le128(b: &[u8], off: usize) -> u128 {
 
 /// A Kelvin temperature as °C; 0 K means "not reported" in both data structures.
 fn kelvin(k: u16) -> Option<f64> {
-    (k != 0).then_some(k as f64 - 273.15)
+    (k != 0).then(|| celsius_from_kelvin(k as f64))
+}
+
+/// A temperature for text, to one decimal, halves rounded away from zero on the hundredths
+/// that Kelvin readings have: 69.85 °C (343 K) is 69.9, as it would be on paper, although the
+/// nearest binary number to 69.85 lies just below it.
+pub fn format_celsius(c: f64) -> String {
+    let h = (c * 100.0).round() as i64;
+    let tenths = (h + 5 * h.signum()) / 10;
+    format!("{:.1} °C", tenths as f64 / 10.0)
+}
+
+/// A u16 written as `"0x1b36"` (PCI IDs are quoted in hex everywhere else: lspci, nvme-cli,
+/// the PCI ID database); read back from that or from a plain number.
+mod hex_u16 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u16, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{v:#06x}"))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Num(u16),
+            Text(String),
+        }
+        match Either::deserialize(d)? {
+            Either::Num(n) => Ok(n),
+            Either::Text(t) => {
+                let h = t.trim_start_matches("0x").trim_start_matches("0X");
+                u16::from_str_radix(h, 16).map_err(serde::de::Error::custom)
+            }
+        }
+    }
 }
 
 /// ASCII field, space (or NUL) padded, trimmed; other bytes replaced.
@@ -155,8 +191,14 @@ const NVME_IOCTL_ADMIN_CMD: libc::c_ulong =
 /// Admin opcodes (NVMe 2.0 section 5, admin command set): Get Log Page 02h, Identify 06h.
 const OPC_GET_LOG_PAGE: u8 = 0x02;
 const OPC_IDENTIFY: u8 = 0x06;
+/// Admin opcode 80h: Format NVM (NVMe 2.0 section 5.14).
+const OPC_FORMAT_NVM: u8 = 0x80;
 /// Identify CNS 01h: the Identify Controller data structure (NVMe 2.0 section 5.17.1).
 const CNS_CONTROLLER: u32 = 0x01;
+/// Identify CNS 00h: the Identify Namespace data structure of one namespace.
+const CNS_NAMESPACE: u32 = 0x00;
+/// Identify CNS 02h: the Active Namespace ID list.
+const CNS_ACTIVE_NSIDS: u32 = 0x02;
 /// Log identifier 02h: SMART / Health Information (NVMe 2.0 section 5.16.1).
 const LID_SMART: u32 = 0x02;
 /// The namespace identifier meaning "the whole controller" (NVMe 2.0 section 3.2.1.2).
@@ -262,6 +304,68 @@ impl NvmeDevice {
         Ok(buf)
     }
 
+    /// The namespace ID of the namespace block device this was opened on (`NVME_IOCTL_ID`,
+    /// `_IO('N', 0x40)`).
+    pub fn namespace_id(&self) -> io::Result<u32> {
+        use std::os::fd::AsRawFd;
+        const NVME_IOCTL_ID: libc::c_ulong = ((b'N' as libc::c_ulong) << 8) | 0x40;
+        // SAFETY: NVME_IOCTL_ID takes no argument and returns the NSID (or -1); the fd is
+        // open for the whole call.
+        let r = unsafe { libc::ioctl(self.file.as_raw_fd(), NVME_IOCTL_ID as _) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(r as u32)
+    }
+
+    /// Format NVM (opcode 80h) of namespace `nsid` with Command Dword 10 `cdw10`; no data.
+    /// Destroys the namespace's data: only `--secure-erase` sends it, after its checks.
+    pub fn format_nvm(&self, nsid: u32, cdw10: u32) -> io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let mut cmd = AdminCmd {
+            opcode: OPC_FORMAT_NVM,
+            nsid,
+            cdw10,
+            // A drive may take minutes to erase.
+            timeout_ms: 3_600_000,
+            ..AdminCmd::default()
+        };
+        // SAFETY: `cmd` is a live `struct nvme_admin_cmd` (72 bytes, checked at compile
+        // time) that the kernel reads and updates during the call; it carries no data
+        // buffer (addr 0, data_len 0); the fd is open for the whole call.
+        let r = unsafe {
+            libc::ioctl(
+                self.file.as_raw_fd(),
+                NVME_IOCTL_ADMIN_CMD as _,
+                &mut cmd as *mut AdminCmd,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if r > 0 {
+            return Err(io::Error::other(format!(
+                "the drive rejected Format NVM with NVMe status {r:#x}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Identify Namespace (opcode 06h, CNS 00h) of namespace `nsid`: the raw 4096-byte page.
+    pub fn identify_namespace_page(&self, nsid: u32) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; IDENTIFY_LEN];
+        self.admin_read(OPC_IDENTIFY, nsid, CNS_NAMESPACE, &mut buf)?;
+        Ok(buf)
+    }
+
+    /// The Active Namespace ID list (opcode 06h, CNS 02h, from NSID 0): the raw 4096-byte
+    /// page of up to 1024 NSIDs.
+    pub fn active_namespace_list(&self) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; IDENTIFY_LEN];
+        self.admin_read(OPC_IDENTIFY, 0, CNS_ACTIVE_NSIDS, &mut buf)?;
+        Ok(buf)
+    }
+
     /// Identify Controller, parsed.
     pub fn identify(&self) -> io::Result<IdentifyController> {
         parse_identify_controller(&self.identify_controller_page()?).map_err(io::Error::other)
@@ -285,6 +389,53 @@ pub fn is_nvme_name(name: &str) -> bool {
     !ctrl.is_empty()
         && ctrl.bytes().all(|c| c.is_ascii_digit())
         && ns.bytes().next().is_some_and(|c| c.is_ascii_digit())
+}
+
+/// Whether a name is an NVMe namespace's block device itself (`nvme0n1`), not a partition.
+fn is_namespace_name(name: &str) -> bool {
+    is_nvme_name(name)
+        && name
+            .strip_prefix("nvme")
+            .and_then(|r| r.split_once('n'))
+            .is_some_and(|(_, ns)| ns.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// The namespaces of the NVMe controller that holds block device `dev` (a namespace or one
+/// of its partitions), sorted, from sysfs: the `nvmeXnY` folders beside the namespace in
+/// its controller's folder. Empty when `dev` is not on an NVMe controller.
+pub fn controller_namespaces(dev: (u32, u32)) -> Vec<String> {
+    let Some(disk) = super::block::disk_sys_dir(dev) else {
+        return Vec::new();
+    };
+    if !disk
+        .file_name()
+        .is_some_and(|n| is_namespace_name(&n.to_string_lossy()))
+    {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = std::fs::read_dir(disk.join("device"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| is_namespace_name(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A data-units warning completed for a controller with more than one namespace: the SMART
+/// log is the controller's (NSID FFFFFFFFh), so writes to every namespace count in it.
+pub fn shared_counter_note(warning: String, namespaces: &[String]) -> String {
+    if namespaces.len() < 2 {
+        return warning;
+    }
+    format!(
+        "{warning}; the controller counts for all its namespaces ({}), so writes to the \
+         others count here too",
+        namespaces.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -408,6 +559,58 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn temperatures_are_rounded_to_the_hundredth() {
+        // QEMU's controller: 323 K now, thresholds 343 K and 373 K.
+        let mut p = identify_page();
+        put(&mut p, 266, &343u16.to_le_bytes());
+        put(&mut p, 268, &373u16.to_le_bytes());
+        let id = parse_identify_controller(&p).unwrap();
+        let h = parse_smart_log(&smart_page(0, 323, 0, 0)).unwrap();
+        let j = serde_json::to_string(&(id, h)).unwrap();
+        assert!(j.contains("\"warning_temp_c\":69.85,"), "{j}");
+        assert!(j.contains("\"critical_temp_c\":99.85,"), "{j}");
+        assert!(j.contains("\"temperature_c\":49.85,"), "{j}");
+        assert!(j.contains("\"sensors_c\":[51.85,46.85]"), "{j}");
+        assert_eq!(celsius_from_kelvin(273.15), 0.0);
+        // As text, to the tenth, halves up (69.85 is stored just below itself).
+        assert_eq!(format_celsius(celsius_from_kelvin(343.0)), "69.9 °C");
+        assert_eq!(format_celsius(celsius_from_kelvin(323.0)), "49.9 °C");
+        assert_eq!(format_celsius(celsius_from_kelvin(373.0)), "99.9 °C");
+        assert_eq!(format_celsius(-0.25), "-0.3 °C");
+        assert_eq!(format_celsius(38.0), "38.0 °C");
+    }
+
+    #[test]
+    fn pci_vendor_id_is_hex_in_json() {
+        let mut p = identify_page();
+        put(&mut p, 0, &0x1b36u16.to_le_bytes());
+        let id = parse_identify_controller(&p).unwrap();
+        let j = serde_json::to_value(&id).unwrap();
+        assert_eq!(j["pci_vendor_id"], "0x1b36");
+        let back: IdentifyController = serde_json::from_value(j).unwrap();
+        assert_eq!(back.pci_vendor_id, 0x1b36);
+        // Summaries written before this read back too (a plain number).
+        let mut old = serde_json::to_value(&back).unwrap();
+        old["pci_vendor_id"] = 6966.into();
+        let back: IdentifyController = serde_json::from_value(old).unwrap();
+        assert_eq!(back.pci_vendor_id, 0x1b36);
+    }
+
+    #[test]
+    fn a_shared_counter_is_named_with_the_namespaces() {
+        let one = vec!["nvme0n1".to_string()];
+        assert_eq!(shared_counter_note("w".into(), &one), "w");
+        let two = vec!["nvme0n1".to_string(), "nvme0n2".to_string()];
+        let w = shared_counter_note("w".into(), &two);
+        assert!(
+            w.contains("the controller counts for all its namespaces (nvme0n1, nvme0n2)"),
+            "{w}"
+        );
+        // A device that is no NVMe namespace (here, one that does not exist) has none.
+        assert!(controller_namespaces((u32::MAX, 0)).is_empty());
+    }
+
+    #[test]
     fn ioctl_number_and_layout() {
         assert_eq!(NVME_IOCTL_ADMIN_CMD, 0xC048_4E41);
         assert_eq!(std::mem::offset_of!(AdminCmd, addr), 24);
@@ -424,6 +627,10 @@ pub(crate) mod tests {
         }
         for n in ["nvme0", "sda", "loop0", "nvmen1", "nvme0c0n1x"] {
             assert!(!is_nvme_name(n), "{n}");
+        }
+        assert!(is_namespace_name("nvme0n12"));
+        for n in ["nvme0n1p1", "ng0n1", "nvme0", "nvme0c0n1"] {
+            assert!(!is_namespace_name(n), "{n}");
         }
     }
 

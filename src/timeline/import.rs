@@ -132,6 +132,11 @@ pub fn parse_time_unit(s: &str) -> Option<f64> {
 /// Parses a rate unit name (`MB/s`, `MiB/s`, `KiB/s`, `kB/s`, `GB/s`, `GiB/s`, `B/s`; also
 /// `MBps` and `MiB_s`) into bytes/s per unit. Case-insensitive: `mb/s` is megabytes.
 pub fn parse_rate_unit(s: &str) -> Option<f64> {
+    match byte_or_bit(s.trim(), 0) {
+        Letter::Bits => return parse_rate_unit(&s.trim().replacen('b', "B", 1)).map(|v| v / 8.0),
+        Letter::Ambiguous => return None,
+        Letter::Bytes => {}
+    }
     let t = s.trim().to_ascii_lowercase();
     let body = t
         .strip_suffix("/s")
@@ -139,6 +144,48 @@ pub fn parse_rate_unit(s: &str) -> Option<f64> {
         .or_else(|| t.strip_suffix("/sec"))
         .or_else(|| t.strip_suffix("ps"))?;
     unit_prefix(body)
+}
+
+/// What the `b` of a rate unit means, read from its case: `MB/s` bytes, `Mb/s` or `Mbps`
+/// bits (a capital prefix before a small b), `mb/s` either (refused: an 8x error either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Letter {
+    Bytes,
+    Bits,
+    Ambiguous,
+}
+
+/// Reads the case of the unit starting at byte `at` of `text` (`MB/s`, `kb/s`, `MiB/s`).
+fn byte_or_bit(text: &str, at: usize) -> Letter {
+    let b = text.as_bytes();
+    let mut i = at;
+    let prefix = b.get(i).copied();
+    if matches!(prefix, Some(c) if b"kKmMgGtT".contains(&c)) {
+        i += 1;
+    } else {
+        return Letter::Bytes;
+    }
+    if b.get(i) == Some(&b'i') {
+        return Letter::Bytes; // MiB, mib: binary prefixes count bytes
+    }
+    match (prefix, b.get(i)) {
+        (_, Some(b'B')) => Letter::Bytes,
+        (Some(p), Some(b'b')) if p.is_ascii_uppercase() => Letter::Bits,
+        (Some(_), Some(b'b')) => Letter::Ambiguous,
+        _ => Letter::Bytes,
+    }
+}
+
+/// Why a rate unit cannot be read, when the reason is the case of its `b`: `mb/s` may mean
+/// megabits or megabytes per second.
+pub fn rate_unit_problem(s: &str) -> Option<String> {
+    let t = s.trim();
+    (byte_or_bit(t, 0) == Letter::Ambiguous).then(|| {
+        format!(
+            "'{t}' could be bits or bytes per second (an 8x difference): write MB/s for bytes \
+             or Mb/s for bits (megabits are read and divided by 8)"
+        )
+    })
 }
 
 fn unit_prefix(body: &str) -> Option<f64> {
@@ -155,7 +202,31 @@ fn unit_prefix(body: &str) -> Option<f64> {
 }
 
 /// Finds a rate unit inside a header cell such as `write_MiB_s`, `MB/s` or `throughput (GB/s)`.
+/// `Mb/s` (bits) is read as an eighth of `MB/s`; `mb/s`, which could be either, is not a unit
+/// (see [`header_rate_problem`]).
 fn rate_unit_in_header(cell: &str) -> Option<f64> {
+    match header_rate_letter(cell) {
+        Some((_, Letter::Ambiguous)) => None,
+        Some((scale, Letter::Bits)) => Some(scale / 8.0),
+        Some((scale, Letter::Bytes)) => Some(scale),
+        None => None,
+    }
+}
+
+/// Why a header's rate unit cannot be read: its `b` could mean bits or bytes.
+fn header_rate_problem(cell: &str) -> Option<String> {
+    match header_rate_letter(cell) {
+        Some((_, Letter::Ambiguous)) => Some(format!(
+            "the header '{}' could be bits or bytes per second (an 8x difference): write MB/s \
+             for bytes or Mb/s for bits",
+            cell.trim()
+        )),
+        _ => None,
+    }
+}
+
+/// The rate unit in a header cell and the case of its `b`.
+fn header_rate_letter(cell: &str) -> Option<(f64, Letter)> {
     let t = cell.to_ascii_lowercase();
     // Longest names first so that "mib" is not read as "b".
     for (name, scale) in [
@@ -171,7 +242,7 @@ fn rate_unit_in_header(cell: &str) -> Option<f64> {
             if let Some(pos) = t.find(&pat) {
                 let before_ok = pos == 0 || !t.as_bytes()[pos - 1].is_ascii_alphabetic();
                 if before_ok {
-                    return Some(scale);
+                    return Some((scale, byte_or_bit(cell, pos)));
                 }
             }
         }
@@ -305,7 +376,7 @@ pub fn load_with_notes(
         return Err(ImportError::whole(
             &name,
             format!(
-                "this is fio's {what}, not a bandwidth log; slccache needs the bandwidth \
+                "this is {what} of fio, not a bandwidth log; slccache needs the bandwidth \
                  log: run fio with --write_bw_log=PREFIX and give PREFIX_bw.N.log"
             ),
         ));
@@ -831,6 +902,9 @@ fn read_two_column(
                 }
             },
         };
+        if let Some(why) = header_rate_problem(cells[1]) {
+            return Err(ImportError::at(name, first_no, why));
+        }
         let rs = match rate_unit_in_header(cells[1]) {
             Some(r) => {
                 if opts.rate_scale.is_some() {

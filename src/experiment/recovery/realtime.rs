@@ -119,9 +119,16 @@ impl RealDrive {
                 let bs = cfg.block_size as usize;
                 let align = self.target.info.mem_align as usize;
                 match self.engine {
-                    EngineKind::IoUring => Box::new(
-                        UringBackend::new(file, cfg.queue_depth, bs, align, seed)
-                            .map_err(|e| anyhow!(setup_error_hint(&e)))?,
+                    EngineKind::IoUring | EngineKind::IoUringPoll => Box::new(
+                        UringBackend::with_polling(
+                            file,
+                            cfg.queue_depth,
+                            bs,
+                            align,
+                            seed,
+                            self.engine == EngineKind::IoUringPoll,
+                        )
+                        .map_err(|e| anyhow!(setup_error_hint(&e)))?,
                     ),
                     EngineKind::Sync => Box::new(
                         SyncBackend::new(file, cfg.queue_depth, bs, align, seed)

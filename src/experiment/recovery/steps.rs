@@ -218,10 +218,8 @@ fn burst(
     let analysis = analyze(&timeline);
     let cache = estimate_cache(&timeline, &analysis, reference);
     progress.event(&format!(
-        "{step}: {label}: cache {} [{} .. {}], {} written in {}",
-        format_bytes(cache.bytes, units),
-        format_bytes(cache.low, units),
-        format_bytes(cache.high, units),
+        "{step}: {label}: {}, {} written in {}",
+        crate::units::cache_found_text(cache.bytes, cache.low, cache.high, cache.method, units),
         format_bytes(timeline.bytes_total() as f64, units),
         format_seconds(timeline.duration_s())
     ));

@@ -1,0 +1,179 @@
+//! Issue 22, groups C and B: bad input read right, and one form for one meaning. Each test
+//! failed before its fix.
+
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_slccache"))
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = bin().args(args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+fn two_levels(unit: &str, hi: f64, lo: f64) -> String {
+    let mut t = format!("seconds,{unit}\n");
+    for i in 1..=80 {
+        t.push_str(&format!("{i},{}\n", if i <= 40 { hi } else { lo }));
+    }
+    t
+}
+
+// Item 26: "Mb/s" (megabits) was read as megabytes, an 8x error.
+#[test]
+fn megabits_are_read_as_an_eighth_of_megabytes() {
+    let d = tempfile::tempdir().unwrap();
+    let bits = d.path().join("bits.csv");
+    let bytes = d.path().join("bytes.csv");
+    std::fs::write(&bits, two_levels("Mb/s", 8000.0, 2400.0)).unwrap();
+    std::fs::write(&bytes, two_levels("MB/s", 1000.0, 300.0)).unwrap();
+    let read = |p: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(
+            ok(&["analyze", p.to_str().unwrap(), "--json"])
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap()
+    };
+    let (a, b) = (read(&bits), read(&bytes));
+    let before = |v: &serde_json::Value| v["cliffs"][0]["before_bytes_per_sec"].as_f64().unwrap();
+    assert!((before(&a) - 1e9).abs() < 1e7, "{}", before(&a));
+    assert!((before(&a) - before(&b)).abs() < 1e6);
+    // --rate-unit Mbps for a headerless file too.
+    let nohdr = d.path().join("nohdr.csv");
+    std::fs::write(
+        &nohdr,
+        two_levels("x", 8000.0, 2400.0).split_once('\n').unwrap().1,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(
+        ok(&[
+            "analyze",
+            nohdr.to_str().unwrap(),
+            "--time-unit",
+            "s",
+            "--rate-unit",
+            "Mbps",
+            "--json",
+        ])
+        .lines()
+        .next()
+        .unwrap(),
+    )
+    .unwrap();
+    assert!((before(&v) - 1e9).abs() < 1e7, "{}", before(&v));
+}
+
+// Item 28: a broken summary.json beside a good timeline blocked analyze.
+#[test]
+fn a_broken_summary_beside_a_good_timeline_is_a_warning() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    ok(&[
+        "simulate",
+        "960evo-250g",
+        "--seed",
+        "2",
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    std::fs::write(run.join("summary.json"), "{ not json").unwrap();
+    let out = ok(&["analyze", run.join("timeline.csv").to_str().unwrap()]);
+    assert!(out.contains("SLC cache ~"), "{out}");
+    assert!(
+        out.contains("summary.json") && out.contains("not taken from it"),
+        "{out}"
+    );
+}
+
+// Item 35: recovery and fill-sweep --help stated probe's randwrite/4k defaults.
+#[test]
+fn the_burst_experiments_state_their_own_defaults() {
+    for cmd in ["recovery", "fill-sweep"] {
+        let help = ok(&[cmd, "--help"]);
+        assert!(
+            help.contains("[default: seqwrite]") && help.contains("[default: 128k]"),
+            "{cmd}: {help}"
+        );
+        assert!(!help.contains("[default: randwrite]"), "{cmd}");
+    }
+}
+
+// Item 36: `simulate emu:PRESET` was refused and `sweep PRESET --simulate` asked for emu:.
+#[test]
+fn a_model_is_named_alike_with_or_without_emu() {
+    let d = tempfile::tempdir().unwrap();
+    ok(&[
+        "simulate",
+        "emu:960evo-250g",
+        "--out",
+        d.path().join("a").to_str().unwrap(),
+    ]);
+    ok(&[
+        "sweep",
+        "960evo-500g",
+        "--simulate",
+        "--qd",
+        "1",
+        "--jobs",
+        "1",
+        "--out",
+        d.path().join("b").to_str().unwrap(),
+    ]);
+    assert!(d.path().join("a/summary.json").is_file());
+    assert!(d.path().join("b/sweep.csv").is_file());
+}
+
+// Item 13: a lower bound was shown as a cache with a zero-width interval.
+#[test]
+fn a_burst_without_a_cliff_reports_a_lower_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path().join("r");
+    let out = ok(&[
+        "recovery",
+        "emu:970evo-500g",
+        "--simulate",
+        "--max-bytes",
+        "1GB",
+        "--idle",
+        "5s",
+        "--out",
+        r.to_str().unwrap(),
+    ]);
+    assert!(
+        out.contains("first burst: no cliff: the cache is at least 1.00 GB"),
+        "{out}"
+    );
+    assert!(!out.contains("[1.00 GB .. 1.00 GB]"), "{out}");
+    assert!(
+        out.contains("0 steps") && out.contains("fit: not determined"),
+        "{out}"
+    );
+    let f = d.path().join("f");
+    let out = ok(&[
+        "fill-sweep",
+        "emu:660p-1tb",
+        "--simulate",
+        "--max-bytes",
+        "1GB",
+        "--levels",
+        "0",
+        "--out",
+        f.to_str().unwrap(),
+    ]);
+    assert!(out.contains(": 1 level\n"), "{out}");
+    let csv = std::fs::read_to_string(f.join("fill-sweep.csv")).unwrap();
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        (row[1], row[2], row[3], row[6]),
+        ("", "1000000000", "", "none"),
+        "{csv}"
+    );
+}
