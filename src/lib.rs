@@ -56,6 +56,7 @@ pub mod model;
 pub mod report;
 pub mod results;
 pub mod sampler;
+pub mod store;
 pub mod target;
 pub mod timeline;
 pub mod units;

@@ -6,6 +6,13 @@ use slccache::cli::{Cli, Command};
 
 fn main() {
     let cli = Cli::parse();
+    // Where runs are recorded (--no-record, --db, SLCCACHE_DB, the default), and the store that
+    // `runs` and `compare ID` read.
+    let recording =
+        slccache::store::recorder::Recording::from_env(cli.no_record, cli.db.as_deref());
+    slccache::store::recorder::set_location(slccache::store::recorder::Recording::store_location(
+        cli.db.as_deref(),
+    ));
     let result = match cli.command {
         Command::Probe(a) => slccache::commands::probe::run(a),
         Command::Analyze(a) => slccache::commands::analyze::run(a),
@@ -18,7 +25,12 @@ fn main() {
         Command::Man(a) => slccache::commands::install::run_man(a),
         Command::Recovery(a) => slccache::commands::recovery::run(a),
         Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
+        Command::Runs(a) => slccache::commands::runs::run(a),
+        Command::History(a) => slccache::commands::history::run(a),
     };
+    // Every folder a command finished, also when it failed or was interrupted; a failure to
+    // record is a warning and leaves the exit code as it is.
+    slccache::store::recorder::record_finished(&recording);
     if let Err(e) = result {
         let code = slccache::error::exit_code(&e);
         if code != 130 {

@@ -38,6 +38,13 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The results store: an SQLite file or a postgres://user@host/dbname URL
+    /// [default: $SLCCACHE_DB, else $XDG_DATA_HOME/slccache/results.db].
+    #[arg(long, global = true, value_name = "PATH|URL")]
+    pub db: Option<String>,
+    /// Do not record this run in the results store.
+    #[arg(long, global = true)]
+    pub no_record: bool,
 }
 
 /// Subcommands.
@@ -165,6 +172,26 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finish
         mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
     )]
     FillSweep(FillSweepArgs),
+    /// The results library: list the recorded runs, show, export, import or remove one.
+    #[command(after_help = "Examples:\n  \
+slccache runs                                  # every run, oldest first\n  \
+slccache runs --drive 980 --since 2026-01-01 --json\n  \
+slccache runs show 42\n  \
+slccache runs export 42 --out output/run-42    # the run's folder again, from the store alone\n  \
+slccache runs import output/*                  # folders made before the store existed\n  \
+slccache runs rm 42\n  \
+slccache --db postgres://lab@db.example/slccache runs --host bench-3\n\n\
+The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results.db) unless \
+--db or SLCCACHE_DB names another.")]
+    Runs(RunsArgs),
+    /// Chart one drive's recorded runs: cache size (with interval) and after-cache throughput
+    /// against the run date, and cache size against the drive's wear where SMART was read.
+    #[command(after_help = "Examples:\n  \
+slccache history S4EWNX0R123456 --out output/history\n  \
+slccache history \"960 EVO\"     # no run with that serial: runs whose drive name contains it\n\n\
+Writes history-cache-date, history-after-cache-date and (with SMART data) history-cache-wear \
+as PNG and SVG, and report.html.")]
+    History(HistoryArgs),
 }
 
 /// `slccache completions`.
@@ -601,4 +628,76 @@ pub struct FillSweepArgs {
     /// Target and workload.
     #[command(flatten)]
     pub common: BurstTargetArgs,
+}
+
+/// `slccache runs`.
+#[derive(Debug, Clone, Args)]
+pub struct RunsArgs {
+    /// show, export, import or rm [default: list the runs].
+    #[command(subcommand)]
+    pub action: Option<RunsAction>,
+    /// Only runs whose drive model or label contains this text (any case).
+    #[arg(long)]
+    pub drive: Option<String>,
+    /// Only runs of the drive with this serial number.
+    #[arg(long)]
+    pub serial: Option<String>,
+    /// Only runs made on this host.
+    #[arg(long)]
+    pub host: Option<String>,
+    /// Only runs on or after this date (2026-12-01) or time (2026-12-01T10:00:00Z).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only runs of this kind: probe, analyze, simulate, sweep, recovery or fill-sweep.
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// One JSON array of the runs instead of a table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// CSV instead of a table.
+    #[arg(long)]
+    pub csv: bool,
+    /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
+    /// drive and host) and each run's folder under DIR/ID/, linked from it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv"])]
+    pub html: Option<PathBuf>,
+}
+
+/// What `slccache runs` does to one run.
+#[derive(Debug, Clone, Subcommand)]
+pub enum RunsAction {
+    /// Everything recorded about one run: its row and its summary.json.
+    Show {
+        /// Run id.
+        id: i64,
+    },
+    /// Write a run's folder again from the store alone.
+    Export {
+        /// Run id.
+        id: i64,
+        /// Folder to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Add run folders written before the store existed (each folder once).
+    Import {
+        /// Run folders (each holds a summary.json).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+    /// Remove a run from the store.
+    Rm {
+        /// Run id.
+        id: i64,
+    },
+}
+
+/// `slccache history`.
+#[derive(Debug, Clone, Args)]
+pub struct HistoryArgs {
+    /// The drive's serial number (or, when no run has that serial, part of its name).
+    pub serial: String,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }

@@ -98,6 +98,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 "x_unit": args.x_unit,
             });
             crate::report::write_analysis_outputs(dir, f, t, a, config, &report_opts)?;
+            crate::store::recorder::note(dir, &report_opts, false);
         }
     }
     Ok(())

@@ -1,9 +1,9 @@
 //! The `compare` subcommand: overlay several runs (run folders, `timeline.csv` files or fio
 //! logs) on both axes, one colour and dash per run, with a side-by-side Markdown table.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::cli::CompareArgs;
 use crate::report::charts::CompareRun;
@@ -18,11 +18,37 @@ pub fn run(args: CompareArgs) -> Result<()> {
         theme: args.output.theme.into(),
         align_cliff: args.align == crate::cli::AlignArg::Cliff,
     };
-    let timelines = args
-        .runs
-        .iter()
-        .map(|p| load_run(p))
-        .collect::<Result<Vec<_>>>()?;
+    // A run id (a number that names no file) is read from the results store.
+    let scratch = tempfile_dir()?;
+    let mut store = None;
+    let mut timelines = Vec::with_capacity(args.runs.len());
+    for p in &args.runs {
+        let id = p.to_str().and_then(|s| s.parse::<i64>().ok());
+        match id {
+            Some(id) if !p.exists() => {
+                if store.is_none() {
+                    let loc = crate::store::recorder::location().ok_or_else(|| {
+                        crate::error::usage(format!(
+                            "{id}: no such folder, and no results store to read run {id} from"
+                        ))
+                    })?;
+                    store = Some(crate::store::Store::open(&loc)?);
+                }
+                let dir = scratch.join(format!("run-{id}"));
+                store
+                    .as_mut()
+                    .expect("opened above")
+                    .export_data(id, &dir)?;
+                let mut t = load_run(&dir)?;
+                if t.meta.label.trim().is_empty() || t.meta.label == format!("run-{id}") {
+                    t.meta.label = format!("run {id}");
+                }
+                timelines.push(t);
+            }
+            _ => timelines.push(load_run(p)?),
+        }
+    }
+    drop(scratch);
     let analyses: Vec<_> = timelines.iter().map(crate::detect::analyze).collect();
     let names = match &args.label {
         Some(l) if l.len() != timelines.len() => {
@@ -57,6 +83,33 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let files = crate::report::write_comparison(&out, &runs, &opts)?;
     crate::report::print_files_written(&files);
     Ok(())
+}
+
+/// A scratch folder for runs read from the store, removed when dropped (also on an error).
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh scratch folder for runs read from the store.
+fn tempfile_dir() -> Result<Scratch> {
+    let d = std::env::temp_dir().join(format!(
+        "slccache-compare-{}-{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+    Ok(Scratch(d))
 }
 
 /// Loads one run: a run folder (its `timeline.csv`, with the drive and workload from its

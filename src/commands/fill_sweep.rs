@@ -35,6 +35,7 @@ pub fn run(args: FillSweepArgs) -> Result<()> {
         crate::report::experiment_files::fill_text(&sum, s.opts.units)
     );
     crate::say!("outputs: {}", s.out.display());
+    crate::store::recorder::note(&s.out, &s.opts, false);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
     }

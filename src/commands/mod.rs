@@ -4,9 +4,11 @@
 pub mod analyze;
 pub mod compare;
 pub mod fill_sweep;
+pub mod history;
 pub mod info;
 pub mod install;
 pub mod probe;
 pub mod recovery;
+pub mod runs;
 pub mod simulate;
 pub mod sweep;

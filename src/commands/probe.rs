@@ -494,6 +494,7 @@ fn finish(
         Ok(_) => progress::print_done(out_dir, &line, quiet),
         Err(_) => crate::say!("{line}"),
     }
+    crate::store::recorder::note(out_dir, opts, quiet);
     charts.context("writing charts and report")?;
 
     if let Some(f) = o.failure {

@@ -34,6 +34,7 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         crate::report::experiment_files::recovery_text(&sum, s.opts.units)
     );
     crate::say!("outputs: {}", s.out.display());
+    crate::store::recorder::note(&s.out, &s.opts, false);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
     }

@@ -209,6 +209,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     crate::report::write_summary(&dir, &summary)?;
     crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;
+    crate::store::recorder::note(&dir, &opts, false);
     let text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
     if args.json {

@@ -365,6 +365,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         );
     }
     crate::report::progress::print_done(&out_dir, &line, args.quiet);
+    crate::store::recorder::note(&out_dir, &opts, args.quiet);
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(
             out_dir.display().to_string(),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::charts::{self, ChartKind, ChartSpec};
@@ -504,4 +504,31 @@ fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
         .collect();
     let truth = sum.truth.is_some().then_some("truth_cache_bytes");
     write_points_csv(&dir.join("fill-sweep.csv"), &head, truth, rows)
+}
+
+/// Writes a drive's history into `dir` (created if missing): the [`history_charts`] as PNG and
+/// SVG, and `report.html` with them; returns the files written.
+pub fn write_history_outputs(
+    dir: &Path,
+    drive: &str,
+    first_date: &str,
+    pts: &[super::experiments::HistoryPoint],
+    o: &ReportOptions,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let specs = super::experiments::history_charts(drive, first_date, pts, o);
+    let mut files = Vec::new();
+    for s in &specs {
+        files.extend(super::write_chart(dir, s)?);
+    }
+    let extra = super::html::HtmlExtra {
+        title: Some(format!("SLC cache history: {drive}")),
+        notes: pts
+            .iter()
+            .map(|p| format!("run {}: day {:.1}", p.id, p.days))
+            .collect(),
+        ..Default::default()
+    };
+    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
+    Ok(files)
 }

@@ -17,7 +17,7 @@ use super::ReportOptions;
 use crate::results::recovery::{BurstRecord, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
-use crate::units::{format_bytes, format_rate, format_seconds};
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 const MEASURED: LineStyle = LineStyle {
     color: palette::VERMILLION,
@@ -547,4 +547,181 @@ pub fn bursts_chart(
         m.lines.truncate(1);
     }
     spec
+}
+/// One run on a drive's history charts (`slccache history`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryPoint {
+    /// Run id in the store.
+    pub id: i64,
+    /// Days since the drive's first run.
+    pub days: f64,
+    /// Cache size and its 95 % interval, bytes.
+    pub cache: Option<(f64, f64, f64)>,
+    /// Throughput after the cache, bytes/s.
+    pub after_bytes_per_sec: Option<f64>,
+    /// Data the drive reported written at the end of the run, bytes (SMART data units).
+    pub drive_written_bytes: Option<f64>,
+    /// SMART percentage used at the end of the run.
+    pub percentage_used: Option<f64>,
+}
+
+/// The history charts of one drive: cache size (with interval) and after-cache rate against
+/// the run date, and cache size against the drive's data written where SMART was read.
+/// `first_date` names day 0.
+pub fn history_charts(
+    drive: &str,
+    first_date: &str,
+    pts: &[HistoryPoint],
+    o: &ReportOptions,
+) -> Vec<ChartSpec> {
+    let u = o.units;
+    let g = u.giga();
+    let days_x = |p: &HistoryPoint| Some(p.days);
+    let mut out = vec![history_chart(
+        ChartKind::HistoryCacheDate,
+        format!("SLC cache size over time: {drive}"),
+        format!("days since the first run ({first_date})"),
+        format!("cache size ({})", u.giga_label()),
+        pts,
+        &days_x,
+        &|p| p.cache.map(|(c, lo, hi)| (c / g, lo / g, hi / g)),
+        o,
+    )];
+    let m = u.mega();
+    out.push(history_chart(
+        ChartKind::HistoryRateDate,
+        format!("Throughput after the cache over time: {drive}"),
+        format!("days since the first run ({first_date})"),
+        format!("after-cache throughput ({}/s)", u.mega_label()),
+        pts,
+        &days_x,
+        &|p| p.after_bytes_per_sec.map(|r| (r / m, r / m, r / m)),
+        o,
+    ));
+    if pts
+        .iter()
+        .any(|p| p.drive_written_bytes.is_some() && p.cache.is_some())
+    {
+        let (t, t_label) = match u {
+            UnitSystem::Decimal => (1e12, "TB"),
+            UnitSystem::Binary => (1_099_511_627_776.0, "TiB"),
+        };
+        let used: Vec<String> = pts
+            .iter()
+            .filter_map(|p| {
+                p.percentage_used
+                    .map(|x| format!("run {}: {x:.0}% used", p.id))
+            })
+            .collect();
+        let mut c = history_chart(
+            ChartKind::HistoryCacheWear,
+            format!("SLC cache size against wear: {drive}"),
+            format!("data the drive had written ({t_label})"),
+            format!("cache size ({})", u.giga_label()),
+            pts,
+            &|p| p.drive_written_bytes.map(|b| b / t),
+            &|p| p.cache.map(|(c, lo, hi)| (c / g, lo / g, hi / g)),
+            o,
+        );
+        if !used.is_empty() {
+            c.footer
+                .push(format!("SMART percentage used: {}", used.join(", ")));
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A run's value on a history chart, with its interval.
+type YOf<'a> = dyn Fn(&HistoryPoint) -> Option<(f64, f64, f64)> + 'a;
+
+#[allow(clippy::too_many_arguments)]
+fn history_chart(
+    kind: ChartKind,
+    title: String,
+    x_label: String,
+    y_label: String,
+    pts: &[HistoryPoint],
+    x_of: &dyn Fn(&HistoryPoint) -> Option<f64>,
+    y_of: &YOf<'_>,
+    o: &ReportOptions,
+) -> ChartSpec {
+    let xy: Vec<(f64, (f64, f64, f64))> = pts
+        .iter()
+        .filter_map(|p| Some((x_of(p)?, y_of(p)?)))
+        .collect();
+    let x_max = xy.iter().map(|p| p.0).fold(0.0, f64::max);
+    let x_min = xy.iter().map(|p| p.0).fold(x_max, f64::min);
+    let span = (x_max - x_min).max(1.0);
+    let x = Axis {
+        label: x_label,
+        min: (x_min - 0.05 * span).max(0.0).min(x_min),
+        max: x_max + 0.05 * span,
+        log: false,
+        ticks: vec![],
+    };
+    let y_top = xy.iter().map(|p| p.1 .2).fold(0.0, f64::max).max(1e-9);
+    let y = Axis {
+        label: y_label,
+        min: 0.0,
+        max: charts::headroom_linear(y_top, 0.0),
+        log: false,
+        ticks: vec![],
+    };
+    let footer = vec![format!(
+        "{} run(s) with a value of {} in the store; slccache {}",
+        xy.len(),
+        pts.len(),
+        crate::VERSION
+    )];
+    let px = per_px(o.png_size, footer.len(), &x, &y);
+    let mut series_v = Vec::new();
+    // The runs joined in order, then each with its interval.
+    series_v.push(series(
+        "runs",
+        xy.iter().map(|(x, (v, _, _))| (*x, *v)).collect(),
+        LineStyle {
+            width: 1.5,
+            alpha: 0.6,
+            ..MEASURED
+        },
+    ));
+    for (x, (v, lo, hi)) in &xy {
+        series_v.extend(point_marks(*x, *v, *lo, *hi, px, MEASURED));
+    }
+    // The unit is the y label's, in its brackets.
+    let unit = y
+        .label
+        .rsplit_once('(')
+        .map(|(_, u)| u.trim_end_matches(')').to_string())
+        .unwrap_or_default();
+    let subtitle = match xy.last() {
+        Some((_, (v, lo, hi))) if hi > lo => {
+            format!("latest run: {v:.1} {unit} (95% interval {lo:.1} to {hi:.1} {unit})")
+        }
+        Some((_, (v, _, _))) => format!("latest run: {v:.1} {unit}"),
+        None => "no run has this value".into(),
+    };
+    with_ticks(ChartSpec {
+        kind,
+        size: o.png_size,
+        title,
+        subtitle,
+        footer,
+        x,
+        y,
+        y2: None,
+        series: series_v,
+        bands: vec![],
+        markers: vec![],
+        legend: vec![LegendEntry {
+            name: "run, with 95% interval".into(),
+            style: MEASURED,
+            swatch: false,
+            group: None,
+        }],
+        zoom: None,
+        theme: o.theme,
+        throttled: vec![],
+    })
 }

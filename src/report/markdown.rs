@@ -295,6 +295,9 @@ fn chart_title(k: ChartKind) -> &'static str {
         ChartKind::RecoveryBursts => "The bursts over data written",
         ChartKind::FillSweep => "Cache size against fill level",
         ChartKind::FillSweepBursts => "The bursts over data written",
+        ChartKind::HistoryCacheDate => "Cache size against the run date",
+        ChartKind::HistoryRateDate => "Throughput after the cache against the run date",
+        ChartKind::HistoryCacheWear => "Cache size against the data the drive had written",
     }
 }
 

@@ -9,6 +9,7 @@ pub mod draw;
 pub mod experiment_files;
 pub mod experiments;
 pub mod html;
+pub mod library;
 pub mod markdown;
 pub mod outdir;
 pub mod progress;
@@ -294,7 +295,8 @@ pub fn write_chart(dir: &Path, spec: &charts::ChartSpec) -> Result<Vec<PathBuf>>
 }
 
 /// Writes the charts (PNG and SVG), `card.png`, `report.md` and `report.html` for one run into
-/// `dir` (created if missing); returns the files written:
+/// `dir` (created if missing), from the timeline's values as `timeline.csv` writes them
+/// ([`Timeline::as_written`]); returns the files written:
 /// `throughput-time.{png,svg}`, `throughput-data.{png,svg}`, the zoomed
 /// `throughput-time-zoom.{png,svg}` and `throughput-data-zoom.{png,svg}` when the cliffs sit in
 /// a small part of a long run, `latency.{png,svg}` (only when the timeline has latencies;
@@ -318,7 +320,24 @@ pub fn write_charts_and_report_with(
     opts: &ReportOptions,
     extra_rows: &[(String, String)],
 ) -> Result<Vec<PathBuf>> {
+    write_charts_and_report_as(dir, timeline, analysis, opts, extra_rows, None)
+}
+
+/// [`write_charts_and_report_with`] with the command line report.html shows given
+/// (`runs export` gives the run's own; `None` is this process's).
+pub fn write_charts_and_report_as(
+    dir: &Path,
+    timeline: &Timeline,
+    analysis: &Analysis,
+    opts: &ReportOptions,
+    extra_rows: &[(String, String)],
+    command: Option<String>,
+) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    // Drawn from the values as timeline.csv holds them, so that the same charts come out of
+    // the saved file (`runs export` draws them again from the stored timeline).
+    let as_written = timeline.as_written();
+    let timeline = &as_written;
     // A run that only reads is drawn from its reads; a mixed one gets a read series.
     let primary = timeline.primary();
     let read_only = matches!(primary, std::borrow::Cow::Owned(_));
@@ -360,6 +379,7 @@ pub fn write_charts_and_report_with(
         .and_then(|t| serde_json::from_str(&t).ok());
     let extra = html::HtmlExtra {
         summary,
+        command,
         ..Default::default()
     };
     files.push(html::write_report_html(

@@ -99,3 +99,22 @@ pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
         format_bytes(high as f64, units)
     )
 }
+
+/// The line that says where a finished run was recorded (stderr, so stdout stays the run's
+/// own): `recorded as run 42 in ~/.local/share/slccache/results.db`.
+pub fn print_recorded(id: i64, place: &str, new: bool) {
+    if new {
+        crate::note!("recorded as run {id} in {place}");
+    } else {
+        crate::note!("already recorded as run {id} in {place}");
+    }
+}
+
+/// The warning when a run could not be recorded; its files are in `dir` all the same.
+pub fn warn_not_recorded(err: &anyhow::Error, dir: &std::path::Path) {
+    crate::note!(
+        "slccache: warning: the run was not recorded in the results store: {err:#} \
+         (its files are in {}; --no-record skips recording)",
+        dir.display()
+    );
+}

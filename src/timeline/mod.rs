@@ -339,6 +339,74 @@ fn iops_cell(s: &Sample) -> String {
     }
 }
 
+/// One `timeline.csv` row (without the line end); with `reads`, the read columns follow.
+fn csv_row(s: &Sample, reads: bool) -> String {
+    let mut row = format!(
+        "{:.6},{:.6},{},{},{:.1},{},{},{},{},{},{},{},{}",
+        s.t_s,
+        s.interval_s,
+        s.bytes,
+        s.bytes_total,
+        s.bytes_per_sec,
+        iops_cell(s),
+        opt(s.lat_p50_us),
+        opt(s.lat_p99_us),
+        opt(s.lat_max_us),
+        s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
+        s.thermal_transitions
+            .map(|n| n.to_string())
+            .unwrap_or_default(),
+        s.cpu_pct.map(|t| format!("{t:.1}")).unwrap_or_default(),
+        s.cpu_wait_pct
+            .map(|t| format!("{t:.1}"))
+            .unwrap_or_default(),
+    );
+    if reads {
+        let r = s.read.clone().unwrap_or_default();
+        row += &format!(
+            ",{},{:.1},{},{},{}",
+            r.bytes,
+            r.iops,
+            opt(r.lat_p50_us),
+            opt(r.lat_p99_us),
+            opt(r.lat_max_us)
+        );
+    }
+    row
+}
+
+impl Timeline {
+    /// The `timeline.csv` text of this timeline: the header and one row per sample.
+    pub fn csv_text(&self) -> String {
+        let reads = self.has_reads();
+        let mut head = CSV_COLUMNS.join(",");
+        if reads {
+            head.push(',');
+            head.push_str(&READ_COLUMNS.join(","));
+        }
+        let mut out = head + "\n";
+        for s in &self.samples {
+            out += &csv_row(s, reads);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// This timeline as its `timeline.csv` holds it (values rounded as the file writes them),
+    /// so that charts drawn from it are the charts drawn from the file (`runs export`, a saved
+    /// run analysed again). A timeline that does not survive the round trip is returned as it
+    /// is.
+    pub fn as_written(&self) -> Timeline {
+        match read_slccache_csv(&self.csv_text(), "timeline.csv") {
+            Ok(samples) if samples.len() == self.samples.len() => Timeline {
+                samples,
+                meta: self.meta.clone(),
+            },
+            _ => self.clone(),
+        }
+    }
+}
+
 impl CsvWriter {
     /// Creates (truncates) `path` and writes the header.
     pub fn create(path: &Path) -> std::io::Result<CsvWriter> {
@@ -362,40 +430,7 @@ impl CsvWriter {
 
     /// Appends one row and flushes it to the kernel.
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
-        write!(
-            self.out,
-            "{:.6},{:.6},{},{},{:.1},{},{},{},{},{},{},{},{}",
-            s.t_s,
-            s.interval_s,
-            s.bytes,
-            s.bytes_total,
-            s.bytes_per_sec,
-            iops_cell(s),
-            opt(s.lat_p50_us),
-            opt(s.lat_p99_us),
-            opt(s.lat_max_us),
-            s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
-            s.thermal_transitions
-                .map(|n| n.to_string())
-                .unwrap_or_default(),
-            s.cpu_pct.map(|t| format!("{t:.1}")).unwrap_or_default(),
-            s.cpu_wait_pct
-                .map(|t| format!("{t:.1}"))
-                .unwrap_or_default(),
-        )?;
-        if self.reads {
-            let r = s.read.clone().unwrap_or_default();
-            write!(
-                self.out,
-                ",{},{:.1},{},{},{}",
-                r.bytes,
-                r.iops,
-                opt(r.lat_p50_us),
-                opt(r.lat_p99_us),
-                opt(r.lat_max_us)
-            )?;
-        }
-        writeln!(self.out)?;
+        writeln!(self.out, "{}", csv_row(s, self.reads))?;
         self.out.flush()
     }
 
@@ -517,6 +552,28 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
 
 #[cfg(test)]
 mod tests {
+
+    /// `csv_text` is what `CsvWriter` writes, and `as_written` is what reading it gives.
+    #[test]
+    fn csv_text_matches_the_writer_and_as_written_reads_it() {
+        let mut t = Timeline::from_rates(
+            &[(1.0, 1.0, 1e9 + 0.123_456), (2.0, 1.0, 3.3e8 + 0.987)],
+            RunMeta::default(),
+        );
+        t.samples[0].lat_p50_us = Some(12.345_678);
+        t.samples[1].cpu_pct = Some(33.333_33);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("timeline.csv");
+        CsvWriter::write_all(&p, &t).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), t.csv_text());
+        let w = t.as_written();
+        let back = read_slccache_csv(&t.csv_text(), "x").unwrap();
+        assert_eq!(w.samples, back);
+        assert_eq!(w.samples[0].lat_p50_us, Some(12.346));
+        assert_eq!(w.samples[1].cpu_pct, Some(33.3));
+        assert_ne!(w.samples, t.samples);
+    }
+
     use super::*;
 
     #[test]

@@ -48,6 +48,12 @@ pub enum ChartKind {
     Recovery,
     /// The bursts of `recovery` overlaid over data written.
     RecoveryBursts,
+    /// A drive's cache size against the run date (`history`).
+    HistoryCacheDate,
+    /// A drive's after-cache rate against the run date (`history`).
+    HistoryRateDate,
+    /// A drive's cache size against the data the drive had written (`history`).
+    HistoryCacheWear,
     /// Cache size against fill level (`fill-sweep`).
     FillSweep,
     /// The bursts of `fill-sweep` overlaid over data written.
@@ -70,6 +76,9 @@ impl ChartKind {
             ChartKind::SweepRwmix => "sweep-rwmix",
             ChartKind::Recovery => "recovery",
             ChartKind::RecoveryBursts => "recovery-bursts",
+            ChartKind::HistoryCacheDate => "history-cache-date",
+            ChartKind::HistoryRateDate => "history-after-cache-date",
+            ChartKind::HistoryCacheWear => "history-cache-wear",
             ChartKind::FillSweep => "fill-sweep",
             ChartKind::FillSweepBursts => "fill-sweep-bursts",
         }

@@ -1,0 +1,310 @@
+//! `slccache runs`: the results library. Lists the recorded runs (a table, `--json` or
+//! `--csv`), shows one, writes one's folder again, imports old folders, removes one.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{RunsAction, RunsArgs};
+use crate::store::recorder;
+use crate::store::{Filter, Recorded, RunRow, Store, KINDS};
+use crate::units::{format_bytes, format_rate, UnitSystem};
+
+/// Runs `slccache runs`.
+pub fn run(args: RunsArgs) -> Result<()> {
+    let loc = recorder::location().ok_or_else(|| {
+        crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
+    })?;
+    let home = std::env::var("HOME").ok();
+    let place = loc.display(home.as_deref());
+    let mut store = Store::open(&loc)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let text = match &args.action {
+        None => {
+            if let Some(k) = &args.kind {
+                if !KINDS.contains(&k.as_str()) {
+                    return Err(crate::error::usage(format!(
+                        "--kind '{k}': give one of {}",
+                        KINDS.join(", ")
+                    )));
+                }
+            }
+            let rows = store.list(&Filter {
+                drive: args.drive.clone(),
+                serial: args.serial.clone(),
+                host: args.host.clone(),
+                since: args.since.clone(),
+                kind: args.kind.clone(),
+            })?;
+            if let Some(dir) = &args.html {
+                library_page(&mut store, &rows, dir, &place)?
+            } else if args.json {
+                serde_json::to_string_pretty(&rows)? + "\n"
+            } else if args.csv {
+                csv_text(&rows)?
+            } else if rows.is_empty() {
+                format!("no runs in {place}\n")
+            } else {
+                table(&rows, UnitSystem::Decimal)
+            }
+        }
+        Some(RunsAction::Show { id }) => {
+            let r = store.get(*id)?;
+            let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal);
+            s += &format!(
+                "recorded {} from {}\nstored files: {}\n",
+                r.row.recorded_at,
+                r.row.source_dir.as_deref().unwrap_or("-"),
+                r.files.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
+            if r.render.is_some() {
+                s += "charts and reports: drawn again on export\n";
+            }
+            s += "summary.json:\n";
+            s += &r.summary;
+            if !s.ends_with('\n') {
+                s.push('\n');
+            }
+            s
+        }
+        Some(RunsAction::Export { id, out: dir }) => {
+            // As every command's --out: a folder that holds files is not written over.
+            if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+                return Err(crate::error::usage(format!(
+                    "--out {}: the folder holds files; give a new or empty folder",
+                    dir.display()
+                )));
+            }
+            let files = store.export(*id, dir)?;
+            files
+                .iter()
+                .map(|f| format!("wrote {}\n", f.display()))
+                .collect()
+        }
+        Some(RunsAction::Import { dirs }) => {
+            let mut s = String::new();
+            for d in dirs {
+                let r = store
+                    .import_folder(d)
+                    .with_context(|| format!("importing {}", d.display()))?;
+                s += &match r {
+                    Recorded::New(id) => format!("{}: imported as run {id}\n", d.display()),
+                    Recorded::Existing(id) => {
+                        format!("{}: already in the store as run {id}\n", d.display())
+                    }
+                };
+            }
+            s
+        }
+        Some(RunsAction::Rm { id }) => {
+            store.remove(*id)?;
+            format!("removed run {id} from {place}\n")
+        }
+    };
+    match out.write_all(text.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to stdout"),
+    }
+}
+
+fn drive(r: &RunRow) -> String {
+    r.model
+        .clone()
+        .or_else(|| r.label.clone())
+        .or_else(|| r.target.clone())
+        .unwrap_or_else(|| "-".into())
+}
+
+fn cache(r: &RunRow, units: UnitSystem) -> String {
+    match (r.cache_bytes, r.cache_low_bytes, r.cache_high_bytes) {
+        (Some(c), Some(lo), Some(hi)) => format!(
+            "{} ({}-{})",
+            format_bytes(c as f64, units),
+            format_bytes(lo as f64, units),
+            format_bytes(hi as f64, units)
+        ),
+        (Some(c), _, _) => format_bytes(c as f64, units),
+        _ => match r.cache_lower_bound_bytes {
+            Some(lb) => format!(">= {}", format_bytes(lb as f64, units)),
+            None => "-".into(),
+        },
+    }
+}
+
+fn rate(v: Option<f64>, units: UnitSystem) -> String {
+    v.map_or_else(|| "-".into(), |x| format_rate(x, units))
+}
+
+/// The run's date as `YYYY-MM-DD HH:MM` (UTC).
+fn short_date(d: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(d) {
+        Ok(t) => t
+            .with_timezone(&chrono::Utc)
+            .format("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => d.to_string(),
+    }
+}
+
+/// The listing as a table with a header line.
+pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
+    let head = [
+        "id",
+        "date",
+        "drive",
+        "serial",
+        "host",
+        "ran",
+        "cache (95% interval)",
+        "in cache",
+        "after cache",
+    ];
+    let cells: Vec<[String; 9]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.id.to_string(),
+                short_date(&r.date),
+                drive(r),
+                r.serial.clone().unwrap_or_else(|| "-".into()),
+                r.host.clone().unwrap_or_else(|| "-".into()),
+                if r.interrupted {
+                    format!("{} (interrupted)", r.kind)
+                } else {
+                    r.kind.clone()
+                },
+                cache(r, units),
+                rate(r.in_cache_bytes_per_sec, units),
+                rate(r.after_cache_bytes_per_sec, units),
+            ]
+        })
+        .collect();
+    let mut width = head.map(|h| h.chars().count());
+    for c in &cells {
+        for (w, x) in width.iter_mut().zip(c) {
+            *w = (*w).max(x.chars().count());
+        }
+    }
+    let line = |c: &[String]| {
+        let mut s = String::new();
+        for (i, (x, w)) in c.iter().zip(width).enumerate() {
+            if i > 0 {
+                s += "  ";
+            }
+            // Numbers (the id) to the right, text to the left.
+            if i == 0 {
+                s += &format!("{x:>w$}");
+            } else if i + 1 == c.len() {
+                s += x;
+            } else {
+                s += &format!("{x:<w$}");
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut s = line(&head.map(String::from));
+    for c in &cells {
+        s += &line(c);
+    }
+    s
+}
+
+/// The listing as CSV (SI base units: bytes, bytes per second).
+pub fn csv_text(rows: &[RunRow]) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "id",
+        "date",
+        "kind",
+        "model",
+        "serial",
+        "firmware",
+        "capacity_bytes",
+        "host",
+        "label",
+        "cache_bytes",
+        "cache_low_bytes",
+        "cache_high_bytes",
+        "cache_lower_bound_bytes",
+        "in_cache_bytes_per_sec",
+        "after_cache_bytes_per_sec",
+        "data_units_written",
+        "percentage_used",
+        "interrupted",
+    ])?;
+    let o = |v: &Option<String>| v.clone().unwrap_or_default();
+    let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_default();
+    for r in rows {
+        w.write_record([
+            r.id.to_string(),
+            r.date.clone(),
+            r.kind.clone(),
+            o(&r.model),
+            o(&r.serial),
+            o(&r.firmware),
+            i(r.capacity_bytes),
+            o(&r.host),
+            o(&r.label),
+            i(r.cache_bytes),
+            i(r.cache_low_bytes),
+            i(r.cache_high_bytes),
+            i(r.cache_lower_bound_bytes),
+            f(r.in_cache_bytes_per_sec),
+            f(r.after_cache_bytes_per_sec),
+            i(r.data_units_written),
+            i(r.percentage_used),
+            r.interrupted.to_string(),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// Writes the library page and, for each run not exported there yet, its folder under
+/// `dir/ID/`; returns the lines to print.
+fn library_page(
+    store: &mut Store,
+    rows: &[RunRow],
+    dir: &std::path::Path,
+    place: &str,
+) -> Result<String> {
+    let units = UnitSystem::Decimal;
+    let mut entries = Vec::with_capacity(rows.len());
+    for r in rows {
+        let run = store.get(r.id)?;
+        let spark = run
+            .files
+            .get("timeline.csv")
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .and_then(|t| crate::timeline::read_slccache_csv(t, "timeline.csv").ok())
+            .map(|s| {
+                let v: Vec<f64> = s.iter().map(|x| x.bytes_per_sec).collect();
+                crate::report::library::spark_points(&v)
+            })
+            .unwrap_or_default();
+        let sub = dir.join(r.id.to_string());
+        if !sub.join("summary.json").is_file() {
+            crate::store::export_run(&run, &sub)?;
+        }
+        let link = sub
+            .join("report.html")
+            .is_file()
+            .then(|| format!("{}/report.html", r.id));
+        entries.push(crate::report::library::LibraryEntry {
+            id: r.id,
+            date: short_date(&r.date),
+            drive: drive(r),
+            serial: r.serial.clone().unwrap_or_else(|| "-".into()),
+            host: r.host.clone().unwrap_or_else(|| "-".into()),
+            kind: r.kind.clone(),
+            cache: cache(r, units),
+            in_rate: rate(r.in_cache_bytes_per_sec, units),
+            after_rate: rate(r.after_cache_bytes_per_sec, units),
+            spark,
+            link,
+        });
+    }
+    let p = crate::report::library::write_library_html(dir, &entries, place)?;
+    Ok(format!("wrote {} ({} runs)\n", p.display(), entries.len()))
+}

@@ -1,0 +1,215 @@
+//! The library page (`slccache runs --html DIR`): one self-contained `index.html` listing every
+//! recorded run with a sparkline of its throughput, filters by drive and host, and a link to
+//! each run's own report.html. Offline by construction, like report.html: a CSP that forbids
+//! every load, inline style and script only.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::html::esc;
+
+/// One run on the page (plain data, filled in by the command).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LibraryEntry {
+    /// Run id.
+    pub id: i64,
+    /// Date shown.
+    pub date: String,
+    /// Drive name.
+    pub drive: String,
+    /// Serial, or "-".
+    pub serial: String,
+    /// Host, or "-".
+    pub host: String,
+    /// What ran.
+    pub kind: String,
+    /// Cache size text.
+    pub cache: String,
+    /// In-cache rate text.
+    pub in_rate: String,
+    /// After-cache rate text.
+    pub after_rate: String,
+    /// Throughput samples for the sparkline (any unit; drawn scaled to their maximum).
+    pub spark: Vec<f64>,
+    /// The run's report.html, relative to the page.
+    pub link: Option<String>,
+}
+
+/// At most this many points per sparkline (means over equal runs of samples).
+pub const SPARK_POINTS: usize = 120;
+
+/// `samples` reduced to at most [`SPARK_POINTS`] means, in order.
+pub fn spark_points(samples: &[f64]) -> Vec<f64> {
+    if samples.len() <= SPARK_POINTS {
+        return samples.to_vec();
+    }
+    (0..SPARK_POINTS)
+        .map(|i| {
+            let a = i * samples.len() / SPARK_POINTS;
+            let b = ((i + 1) * samples.len() / SPARK_POINTS).max(a + 1);
+            samples[a..b].iter().sum::<f64>() / (b - a) as f64
+        })
+        .collect()
+}
+
+/// An inline SVG polyline of `v`, 160x28 pixels, scaled to its maximum.
+pub fn sparkline_svg(v: &[f64]) -> String {
+    let (w, h) = (160.0, 28.0);
+    let max = v.iter().copied().fold(0.0, f64::max);
+    if v.len() < 2 || max <= 0.0 {
+        return String::new();
+    }
+    let pts: Vec<String> = v
+        .iter()
+        .enumerate()
+        .map(|(i, y)| {
+            format!(
+                "{:.1},{:.1}",
+                i as f64 * w / (v.len() - 1) as f64,
+                h - 1.0 - (y / max) * (h - 2.0)
+            )
+        })
+        .collect();
+    format!(
+        "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/svg\" width=\"160\" height=\"28\" \
+         viewBox=\"0 0 160 28\"><polyline fill=\"none\" stroke=\"#D55E00\" stroke-width=\"1.5\" \
+         points=\"{}\"/></svg>",
+        pts.join(" ")
+    )
+}
+
+fn options(values: &mut Vec<String>) -> String {
+    values.sort();
+    values.dedup();
+    values
+        .iter()
+        .map(|v| format!("<option value=\"{0}\">{0}</option>", esc(v)))
+        .collect()
+}
+
+/// The page's HTML.
+pub fn library_html(entries: &[LibraryEntry], store: &str) -> String {
+    let mut h = String::new();
+    h.push_str(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n\
+<title>slccache results library</title>\n<style>\n\
+body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}\
+td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}\
+th{background:#f3f3f3}td.num{text-align:right}.spark{vertical-align:middle}\
+tr.hidden{display:none}label{margin-right:1.5em}\n</style></head><body>\n",
+    );
+    let _ = writeln!(
+        h,
+        "<h1>slccache results library</h1>\n<p>{} run(s) in {}</p>",
+        entries.len(),
+        esc(store)
+    );
+    let mut drives: Vec<String> = entries.iter().map(|e| e.drive.clone()).collect();
+    let mut hosts: Vec<String> = entries.iter().map(|e| e.host.clone()).collect();
+    let _ = writeln!(
+        h,
+        "<p><label>drive <select id=\"f-drive\"><option value=\"\">all</option>{}</select></label>\
+<label>host <select id=\"f-host\"><option value=\"\">all</option>{}</select></label>\
+<span id=\"shown\"></span></p>",
+        options(&mut drives),
+        options(&mut hosts)
+    );
+    h.push_str(
+        "<table id=\"runs\"><thead><tr><th>id</th><th>date</th><th>drive</th><th>serial</th>\
+<th>host</th><th>ran</th><th>cache (95% interval)</th><th>in cache</th><th>after cache</th>\
+<th>throughput</th><th>report</th></tr></thead><tbody>\n",
+    );
+    for e in entries {
+        let link = match &e.link {
+            Some(l) => format!("<a href=\"{}\">report.html</a>", esc(l)),
+            None => "-".into(),
+        };
+        let _ = writeln!(
+            h,
+            "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td>{}</td>\
+<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+<td>{}</td></tr>",
+            esc(&e.drive),
+            esc(&e.host),
+            e.id,
+            esc(&e.date),
+            esc(&e.drive),
+            esc(&e.serial),
+            esc(&e.host),
+            esc(&e.kind),
+            esc(&e.cache),
+            esc(&e.in_rate),
+            esc(&e.after_rate),
+            sparkline_svg(&e.spark),
+            link
+        );
+    }
+    h.push_str("</tbody></table>\n");
+    // Filtering, and a self-test (`#selftest`) that the browser test reads from the DOM.
+    h.push_str(
+        "<script>\n\
+(function(){\n\
+var d=document.getElementById('f-drive'),o=document.getElementById('f-host');\n\
+var rows=Array.prototype.slice.call(document.querySelectorAll('#runs tbody tr'));\n\
+function apply(){var n=0;rows.forEach(function(r){\n\
+var ok=(!d.value||r.getAttribute('data-drive')===d.value)&&(!o.value||r.getAttribute('data-host')===o.value);\n\
+r.className=ok?'':'hidden';if(ok)n++;});\n\
+document.getElementById('shown').textContent=' '+n+' of '+rows.length+' shown';return n;}\n\
+d.addEventListener('change',apply);o.addEventListener('change',apply);apply();\n\
+if(location.hash==='#selftest'){var res=[];\n\
+var all=apply();res.push('all:'+all);\n\
+if(d.options.length>1){d.value=d.options[1].value;var want=rows.filter(function(r){return r.getAttribute('data-drive')===d.value;}).length;\n\
+res.push('drive:'+(apply()===want&&want>0?'ok':'fail'));d.value='';}\n\
+if(o.options.length>1){o.value=o.options[1].value;var wh=rows.filter(function(r){return r.getAttribute('data-host')===o.value;}).length;\n\
+res.push('host:'+(apply()===wh&&wh>0?'ok':'fail'));o.value='';}\n\
+res.push('reset:'+(apply()===rows.length?'ok':'fail'));\n\
+document.body.setAttribute('data-selftest',res.join(' '));}\n\
+document.body.setAttribute('data-ready','yes');\n\
+})();\n</script>\n</body></html>\n",
+    );
+    h
+}
+
+/// Writes `index.html` into `dir` (created if missing); returns its path.
+pub fn write_library_html(dir: &Path, entries: &[LibraryEntry], store: &str) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let p = dir.join("index.html");
+    std::fs::write(&p, library_html(entries, store))
+        .with_context(|| format!("writing {}", p.display()))?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparks_keep_their_shape_in_fewer_points() {
+        let v: Vec<f64> = (0..3600).map(|i| if i < 600 { 2.0 } else { 0.5 }).collect();
+        let s = spark_points(&v);
+        assert_eq!(s.len(), SPARK_POINTS);
+        assert_eq!(s[0], 2.0);
+        assert_eq!(s[SPARK_POINTS - 1], 0.5);
+        assert_eq!(spark_points(&[1.0, 2.0]), [1.0, 2.0]);
+        assert!(sparkline_svg(&s).contains("<polyline"));
+        assert_eq!(sparkline_svg(&[1.0]), "");
+    }
+
+    #[test]
+    fn the_page_escapes_and_lists_every_run() {
+        let e = LibraryEntry {
+            id: 7,
+            drive: "A<b>".into(),
+            host: "h".into(),
+            link: Some("7/report.html".into()),
+            ..Default::default()
+        };
+        let h = library_html(&[e.clone(), LibraryEntry { id: 8, ..e }], "x.db");
+        assert!(h.contains("A&lt;b&gt;") && !h.contains("A<b>"));
+        assert_eq!(h.matches("<tr data-drive").count(), 2);
+        assert!(h.contains("href=\"7/report.html\""));
+    }
+}

@@ -1,0 +1,891 @@
+//! The results library: every run's folder recorded in one store (SQLite by default, or a
+//! PostgreSQL server), listed, shown, exported again, imported, removed.
+//!
+//! What is stored for a run (docs/DESIGN.md, "The results library"):
+//! - one row in `runs`: the kind of run, identity (model, serial, firmware, capacity), the
+//!   host's name, the cache size with its interval, the in-cache and after-cache rates, the
+//!   drive's wear (data units written, percentage used) and `summary.json` verbatim, which holds
+//!   the configuration, host, drive state, stop, totals and the whole analysis;
+//! - in `run_files`, deflate-compressed, every file of the folder that cannot be drawn again
+//!   from the data: `timeline.csv` always; for a probe, simulate or analyze run recorded with
+//!   its render options, nothing else (charts, card, report.md and report.html are drawn again
+//!   on export, byte-identical); for other kinds and for imported folders, every file.
+//!
+//! A run's outputs never depend on the store: recording reads the finished folder.
+
+pub mod backend;
+pub mod recorder;
+pub mod schema;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+pub use backend::{Backend, Dialect, Location, Val};
+
+use crate::report::charts::Theme;
+use crate::report::ReportOptions;
+use crate::units::UnitSystem;
+
+/// Why a store could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The store was written by a newer slccache.
+    #[error(
+        "the store has schema version {found}, newer than this slccache's {supported}: \
+         upgrade slccache (the store was left unchanged)"
+    )]
+    NewerSchema {
+        /// Version in the store.
+        found: i64,
+        /// Highest version this build knows.
+        supported: i64,
+    },
+    /// The store could not be opened.
+    #[error("cannot use the results store {place}: {cause}")]
+    Open {
+        /// The file or URL (password redacted).
+        place: String,
+        /// What went wrong.
+        cause: String,
+    },
+    /// No run has this id.
+    #[error("no run {0} in the store")]
+    NoSuchRun(i64),
+}
+
+/// The render options of a run, as stored with it (so that export draws the same charts).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenderOptions {
+    /// `decimal` or `binary`.
+    pub units: UnitSystem,
+    /// PNG width and height.
+    pub png_size: (u32, u32),
+    /// Dark charts.
+    pub dark: bool,
+    /// The command line report.html shows (read from the run's own report.html when
+    /// recorded).
+    #[serde(default)]
+    pub command: Option<String>,
+}
+
+impl From<&ReportOptions> for RenderOptions {
+    fn from(o: &ReportOptions) -> RenderOptions {
+        RenderOptions {
+            units: o.units,
+            png_size: o.png_size,
+            dark: o.theme == Theme::Dark,
+            command: None,
+        }
+    }
+}
+
+impl From<&RenderOptions> for ReportOptions {
+    fn from(o: &RenderOptions) -> ReportOptions {
+        ReportOptions {
+            units: o.units,
+            png_size: o.png_size,
+            theme: if o.dark { Theme::Dark } else { Theme::Light },
+            align_cliff: false,
+        }
+    }
+}
+
+/// How a folder is recorded.
+#[derive(Debug, Clone, Default)]
+pub struct RecordOptions {
+    /// The options the charts were drawn with: with them, charts and reports of a probe,
+    /// simulate or analyze run are not stored but drawn again on export. Without them
+    /// (imports), every file is stored.
+    pub render: Option<RenderOptions>,
+    /// The name of the machine that ran it (`None` for imports: not known).
+    pub host: Option<String>,
+}
+
+/// One run as listed: the row without its summary and files.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunRow {
+    /// Run id.
+    pub id: i64,
+    /// probe, analyze, simulate, sweep, recovery or fill-sweep.
+    pub kind: String,
+    /// When the run started (RFC 3339), else when it was recorded.
+    pub date: String,
+    /// When it was recorded (RFC 3339).
+    pub recorded_at: String,
+    /// Drive model.
+    pub model: Option<String>,
+    /// Serial number.
+    pub serial: Option<String>,
+    /// Firmware revision.
+    pub firmware: Option<String>,
+    /// Capacity, bytes.
+    pub capacity_bytes: Option<i64>,
+    /// The target as given.
+    pub target: Option<String>,
+    /// The run's label.
+    pub label: Option<String>,
+    /// The machine that ran it.
+    pub host: Option<String>,
+    /// Cache size, bytes.
+    pub cache_bytes: Option<i64>,
+    /// Low end of the 95 % interval.
+    pub cache_low_bytes: Option<i64>,
+    /// High end of the 95 % interval.
+    pub cache_high_bytes: Option<i64>,
+    /// Lower bound when no cliff was seen.
+    pub cache_lower_bound_bytes: Option<i64>,
+    /// Rate in the cache, bytes/s.
+    pub in_cache_bytes_per_sec: Option<f64>,
+    /// Rate after the cache, bytes/s.
+    pub after_cache_bytes_per_sec: Option<f64>,
+    /// Drive's data units written at the end (NVMe units of 512,000 bytes).
+    pub data_units_written: Option<i64>,
+    /// Drive's percentage used at the end.
+    pub percentage_used: Option<i64>,
+    /// Stopped by Ctrl-C or SIGTERM.
+    pub interrupted: bool,
+    /// The folder it was recorded from.
+    pub source_dir: Option<String>,
+}
+
+/// Filters for [`Store::list`]; all given ones must match.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Part of the model or label, any case.
+    pub drive: Option<String>,
+    /// Serial, exactly.
+    pub serial: Option<String>,
+    /// Host, exactly.
+    pub host: Option<String>,
+    /// Runs on or after this date (`YYYY-MM-DD` or RFC 3339).
+    pub since: Option<String>,
+    /// Kind of run.
+    pub kind: Option<String>,
+}
+
+/// A run with everything stored.
+#[derive(Debug, Clone)]
+pub struct StoredRun {
+    /// The listing row.
+    pub row: RunRow,
+    /// `summary.json`, verbatim.
+    pub summary: String,
+    /// The render options, when charts are drawn again on export.
+    pub render: Option<RenderOptions>,
+    /// Stored files (name relative to the folder, uncompressed bytes).
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+/// What recording a folder did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// A new run with this id.
+    New(i64),
+    /// The same folder was already there under this id; nothing added.
+    Existing(i64),
+}
+
+impl Recorded {
+    /// The run's id.
+    pub fn id(self) -> i64 {
+        match self {
+            Recorded::New(i) | Recorded::Existing(i) => i,
+        }
+    }
+    /// Whether a new run was added.
+    pub fn is_new(self) -> bool {
+        matches!(self, Recorded::New(_))
+    }
+}
+
+/// An open store.
+pub struct Store {
+    b: Box<dyn Backend>,
+}
+
+const ROW_COLUMNS: &str = "id, kind, COALESCE(started_at, recorded_at), recorded_at, model, \
+    serial, firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes, \
+    cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec, \
+    after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir";
+
+/// The kinds of run (`--kind`).
+pub const KINDS: &[&str] = &[
+    "probe",
+    "analyze",
+    "simulate",
+    "sweep",
+    "recovery",
+    "fill-sweep",
+];
+
+/// Files that a probe, simulate or analyze run draws from its timeline and summary; not
+/// stored when the render options are.
+fn is_drawn(name: &str) -> bool {
+    let stem_ok = |s: &str| {
+        matches!(
+            s,
+            "throughput-time"
+                | "throughput-data"
+                | "throughput-time-zoom"
+                | "throughput-data-zoom"
+                | "latency"
+        )
+    };
+    match name.rsplit_once('.') {
+        Some((stem, "png")) if stem == "card" || stem_ok(stem) => true,
+        Some((stem, "svg")) => stem_ok(stem),
+        _ => name == "report.md" || name == "report.html",
+    }
+}
+
+impl Store {
+    /// Opens the store at `loc`, creating or migrating its schema.
+    pub fn open(loc: &Location) -> Result<Store> {
+        Store::open_with(loc.connect()?, schema::MIGRATIONS)
+    }
+
+    /// Opens a store on a connected backend with a given list of migrations (tests use other
+    /// lists to check migration and refusal).
+    pub fn open_with(mut b: Box<dyn Backend>, migrations: &[schema::Migration]) -> Result<Store> {
+        schema::migrate(b.as_mut(), migrations)?;
+        Ok(Store { b })
+    }
+
+    /// The backend, for tests and tools that need raw SQL.
+    pub fn backend(&mut self) -> &mut dyn Backend {
+        self.b.as_mut()
+    }
+
+    /// Records a finished run folder (must hold `summary.json`). The same folder content
+    /// recorded twice is stored once.
+    pub fn record_folder(&mut self, dir: &Path, opts: &RecordOptions) -> Result<Recorded> {
+        let folder = read_folder(dir)?;
+        let summary_text = folder.get("summary.json").ok_or_else(|| {
+            anyhow::anyhow!("{}: no summary.json (not a run folder)", dir.display())
+        })?;
+        let summary_text = String::from_utf8(summary_text.clone())
+            .with_context(|| format!("{}/summary.json is not UTF-8", dir.display()))?;
+        let summary: serde_json::Value = serde_json::from_str(&summary_text)
+            .with_context(|| format!("reading {}/summary.json", dir.display()))?;
+        let hash = content_hash(&folder);
+        let kind = kind_of(&summary);
+        // Charts are drawn again on export only where that gives the same bytes: a kind whose
+        // charts come from its timeline and summary, with the command line its report.html
+        // shows.
+        let render = match &opts.render {
+            Some(r)
+                if matches!(kind.as_str(), "probe" | "simulate" | "analyze")
+                    && folder.contains_key("timeline.csv") =>
+            {
+                match folder.get("report.html") {
+                    None => Some(r.clone()),
+                    Some(html) => html_command(html).map(|command| RenderOptions {
+                        command: Some(command),
+                        ..r.clone()
+                    }),
+                }
+            }
+            _ => None,
+        };
+        let files: Vec<(String, Vec<u8>)> = folder
+            .iter()
+            .filter(|(n, _)| n.as_str() != "summary.json")
+            .filter(|(n, _)| render.is_none() || !is_drawn(n))
+            .map(|(n, d)| Ok((n.clone(), deflate(d)?)))
+            .collect::<Result<_>>()?;
+        let f = Fields::of(&summary);
+        let source = dir
+            .canonicalize()
+            .unwrap_or_else(|_| dir.to_path_buf())
+            .display()
+            .to_string();
+        let ph: Vec<String> = (1..=24).map(|i| self.b.placeholder(i)).collect();
+        let insert = format!(
+            "INSERT INTO runs (content_hash, kind, recorded_at, started_at, interrupted, model, \
+             serial, firmware, capacity_bytes, target, label, host, cache_bytes, \
+             cache_low_bytes, cache_high_bytes, cache_lower_bound_bytes, \
+             in_cache_bytes_per_sec, after_cache_bytes_per_sec, data_units_written, \
+             percentage_used, source_dir, render, summary) VALUES ({}) RETURNING id",
+            ph[..23].join(", ")
+        );
+        let params = vec![
+            Val::Text(Some(hash.clone())),
+            Val::Text(Some(kind)),
+            Val::Text(Some(now_rfc3339())),
+            Val::Text(f.started_at),
+            Val::Int(Some(i64::from(f.interrupted))),
+            Val::Text(f.model),
+            Val::Text(f.serial),
+            Val::Text(f.firmware),
+            Val::Int(f.capacity_bytes),
+            Val::Text(f.target),
+            Val::Text(f.label),
+            Val::Text(opts.host.clone()),
+            Val::Int(f.cache_bytes),
+            Val::Int(f.cache_low_bytes),
+            Val::Int(f.cache_high_bytes),
+            Val::Int(f.cache_lower_bound_bytes),
+            Val::Real(f.in_rate),
+            Val::Real(f.after_rate),
+            Val::Int(f.data_units_written),
+            Val::Int(f.percentage_used),
+            Val::Text(Some(source)),
+            Val::Text(render.as_ref().map(serde_json::to_string).transpose()?),
+            Val::Text(Some(summary_text)),
+        ];
+        let file_sql = format!(
+            "INSERT INTO run_files (run_id, name, data) VALUES ({}, {}, {})",
+            ph[0], ph[1], ph[2]
+        );
+        self.b.begin_write()?;
+        let r = (|| -> Result<Recorded> {
+            let existing = self.b.query(
+                &format!("SELECT id FROM runs WHERE content_hash = {}", ph[0]),
+                &[Val::Text(Some(hash.clone()))],
+            )?;
+            if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
+                return Ok(Recorded::Existing(id));
+            }
+            let rows = self.b.query(&insert, &params)?;
+            let id = rows
+                .first()
+                .and_then(|r| r[0].as_i64())
+                .context("the store returned no id for the new run")?;
+            for (name, data) in &files {
+                self.b.execute(
+                    &file_sql,
+                    &[
+                        Val::Int(Some(id)),
+                        Val::Text(Some(name.clone())),
+                        Val::Blob(Some(data.clone())),
+                    ],
+                )?;
+            }
+            Ok(Recorded::New(id))
+        })();
+        match r {
+            Ok(Recorded::New(id)) => {
+                self.b.commit()?;
+                Ok(Recorded::New(id))
+            }
+            Ok(existing) => {
+                self.b.rollback();
+                Ok(existing)
+            }
+            Err(e) => {
+                self.b.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    /// Adds a folder written before the store existed (every file stored as it is).
+    pub fn import_folder(&mut self, dir: &Path) -> Result<Recorded> {
+        self.record_folder(dir, &RecordOptions::default())
+    }
+
+    /// Runs matching `f`, oldest first.
+    pub fn list(&mut self, f: &Filter) -> Result<Vec<RunRow>> {
+        let mut conds = Vec::new();
+        let mut params = Vec::new();
+        let like = match self.b.dialect() {
+            Dialect::Sqlite => "LIKE",
+            Dialect::Postgres => "ILIKE",
+        };
+        if let Some(d) = &f.drive {
+            params.push(Val::Text(Some(format!("%{}%", escape_like(d)))));
+            let p = self.b.placeholder(params.len());
+            conds.push(format!(
+                "(model {like} {p} ESCAPE '\\' OR label {like} {p} ESCAPE '\\')"
+            ));
+        }
+        for (col, v) in [("serial", &f.serial), ("host", &f.host), ("kind", &f.kind)] {
+            if let Some(v) = v {
+                params.push(Val::Text(Some(v.clone())));
+                conds.push(format!("{col} = {}", self.b.placeholder(params.len())));
+            }
+        }
+        if let Some(s) = &f.since {
+            params.push(Val::Text(Some(normalize_since(s)?)));
+            conds.push(format!(
+                "COALESCE(started_at, recorded_at) >= {}",
+                self.b.placeholder(params.len())
+            ));
+        }
+        let mut sql = format!("SELECT {ROW_COLUMNS} FROM runs");
+        if !conds.is_empty() {
+            sql += " WHERE ";
+            sql += &conds.join(" AND ");
+        }
+        sql += " ORDER BY COALESCE(started_at, recorded_at), id";
+        let rows = self.b.query(&sql, &params)?;
+        Ok(rows.iter().map(|r| row_of(r)).collect())
+    }
+
+    /// Everything stored for run `id`.
+    pub fn get(&mut self, id: i64) -> Result<StoredRun> {
+        let p = self.b.placeholder(1);
+        let rows = self.b.query(
+            &format!("SELECT {ROW_COLUMNS}, summary, render FROM runs WHERE id = {p}"),
+            &[Val::Int(Some(id))],
+        )?;
+        let r = rows.first().ok_or(StoreError::NoSuchRun(id))?;
+        let n = r.len();
+        let summary = r[n - 2].as_str().unwrap_or_default().to_string();
+        let render = r[n - 1]
+            .as_str()
+            .map(serde_json::from_str)
+            .transpose()
+            .context("reading the stored render options")?;
+        let mut files = BTreeMap::new();
+        for f in self.b.query(
+            &format!("SELECT name, data FROM run_files WHERE run_id = {p} ORDER BY name"),
+            &[Val::Int(Some(id))],
+        )? {
+            let name = f[0].as_str().unwrap_or_default().to_string();
+            let data = inflate(f[1].as_bytes().unwrap_or_default())
+                .with_context(|| format!("run {id}: reading the stored {name}"))?;
+            files.insert(name, data);
+        }
+        Ok(StoredRun {
+            row: row_of(r),
+            summary,
+            render,
+            files,
+        })
+    }
+
+    /// Removes run `id` and its files.
+    pub fn remove(&mut self, id: i64) -> Result<()> {
+        let p = self.b.placeholder(1);
+        self.b.begin_write()?;
+        let r = (|| -> Result<u64> {
+            self.b.execute(
+                &format!("DELETE FROM run_files WHERE run_id = {p}"),
+                &[Val::Int(Some(id))],
+            )?;
+            self.b.execute(
+                &format!("DELETE FROM runs WHERE id = {p}"),
+                &[Val::Int(Some(id))],
+            )
+        })();
+        match r {
+            Ok(0) => {
+                self.b.rollback();
+                Err(StoreError::NoSuchRun(id).into())
+            }
+            Ok(_) => self.b.commit(),
+            Err(e) => {
+                self.b.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    /// Writes run `id`'s data into `dir`: `summary.json` and the stored files, without drawing
+    /// charts (what `compare ID` reads).
+    pub fn export_data(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
+        let mut run = self.get(id)?;
+        run.render = None;
+        export_run(&run, dir)
+    }
+
+    /// Writes run `id`'s folder again into `dir` (created if missing): `summary.json` and the
+    /// stored files as they were, then the charts and reports drawn again where they were not
+    /// stored. Returns the files written.
+    pub fn export(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
+        let run = self.get(id)?;
+        export_run(&run, dir)
+    }
+}
+
+/// Writes a stored run into `dir` (see [`Store::export`]).
+pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut written = Vec::new();
+    let summary_path = dir.join("summary.json");
+    std::fs::write(&summary_path, &run.summary)
+        .with_context(|| format!("writing {}", summary_path.display()))?;
+    written.push(summary_path);
+    for (name, data) in &run.files {
+        let rel = Path::new(name);
+        if rel.is_absolute() || rel.components().any(|c| c.as_os_str() == "..") {
+            anyhow::bail!(
+                "run {}: stored file name '{name}' leaves the folder",
+                run.row.id
+            );
+        }
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&p, data).with_context(|| format!("writing {}", p.display()))?;
+        written.push(p);
+    }
+    if let Some(render) = &run.render {
+        written.extend(redraw(run, dir, render)?);
+    }
+    Ok(written)
+}
+
+/// Draws the charts and reports of a probe, simulate or analyze run from its stored summary
+/// and timeline, as the run itself drew them.
+fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Result<Vec<PathBuf>> {
+    let summary: crate::report::Summary = serde_json::from_str(&run.summary)
+        .with_context(|| format!("run {}: reading its summary", run.row.id))?;
+    let csv = run
+        .files
+        .get("timeline.csv")
+        .with_context(|| format!("run {}: no stored timeline.csv", run.row.id))?;
+    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
+    let samples = crate::timeline::read_slccache_csv(text, "timeline.csv")?;
+    let timeline = crate::timeline::Timeline {
+        samples,
+        meta: summary.run.clone(),
+    };
+    let opts = ReportOptions::from(render);
+    if run.row.kind == "probe" {
+        // As `probe` draws: nothing when nothing was written or read; the host and drive
+        // rows in report.md.
+        if timeline.bytes_total() == 0 && timeline.read_bytes_total() == 0 {
+            return Ok(vec![]);
+        }
+        let rows = crate::report::markdown::drive_rows(
+            summary.host.as_ref(),
+            summary.drive_state.as_ref(),
+            timeline.bytes_total(),
+            opts.units,
+        );
+        crate::report::write_charts_and_report_as(
+            dir,
+            &timeline,
+            &summary.analysis,
+            &opts,
+            &rows,
+            render.command.clone(),
+        )
+    } else {
+        crate::report::write_charts_and_report_as(
+            dir,
+            &timeline,
+            &summary.analysis,
+            &opts,
+            &[],
+            render.command.clone(),
+        )
+    }
+}
+
+/// The command line a report.html shows (`<pre class="cmd">`), unescaped.
+fn html_command(html: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(html).ok()?;
+    let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
+    let end = start + text[start..].find("</pre>")?;
+    Some(
+        text[start..end]
+            .replace("&quot;", "\"")
+            .replace("&gt;", ">")
+            .replace("&lt;", "<")
+            .replace("&amp;", "&"),
+    )
+}
+
+/// The kind of run a `summary.json` describes.
+pub fn kind_of(summary: &serde_json::Value) -> String {
+    let cmd = summary["config"]["command"]
+        .as_str()
+        .or_else(|| summary["command"].as_str());
+    match cmd {
+        Some(c) => c.replace('_', "-"),
+        None => "probe".into(),
+    }
+}
+
+/// The listing's fields read from a `summary.json` (any kind; missing ones are `None`).
+#[derive(Debug, Default)]
+struct Fields {
+    started_at: Option<String>,
+    interrupted: bool,
+    model: Option<String>,
+    serial: Option<String>,
+    firmware: Option<String>,
+    capacity_bytes: Option<i64>,
+    target: Option<String>,
+    label: Option<String>,
+    cache_bytes: Option<i64>,
+    cache_low_bytes: Option<i64>,
+    cache_high_bytes: Option<i64>,
+    cache_lower_bound_bytes: Option<i64>,
+    in_rate: Option<f64>,
+    after_rate: Option<f64>,
+    data_units_written: Option<i64>,
+    percentage_used: Option<i64>,
+}
+
+fn int(v: &serde_json::Value) -> Option<i64> {
+    v.as_i64()
+        .or_else(|| v.as_u64().and_then(|x| i64::try_from(x).ok()))
+        .or_else(|| {
+            v.as_f64()
+                .filter(|x| x.abs() < 9e18)
+                .map(|x| x.round() as i64)
+        })
+}
+
+fn text(v: &serde_json::Value) -> Option<String> {
+    v.as_str()
+        .filter(|s| !s.trim().is_empty())
+        .map(String::from)
+}
+
+impl Fields {
+    fn of(s: &serde_json::Value) -> Fields {
+        let dev = &s["run"]["device"];
+        let a = &s["analysis"];
+        let c = &a["cache_estimate"];
+        let cliff = &a["cliffs"][0];
+        let smart = &s["drive_state"]["smart_end"];
+        Fields {
+            started_at: text(&s["run"]["started_at"]),
+            interrupted: s["interrupted"].as_bool().unwrap_or(false),
+            model: text(&dev["model"]),
+            serial: text(&dev["serial"]),
+            firmware: text(&dev["firmware"]),
+            capacity_bytes: int(&dev["capacity_bytes"]),
+            target: text(&dev["path"]).or_else(|| text(&s["config"]["target"])),
+            label: text(&s["run"]["label"]),
+            cache_bytes: int(&c["bytes"]),
+            cache_low_bytes: int(&c["low_bytes"]),
+            cache_high_bytes: int(&c["high_bytes"]),
+            cache_lower_bound_bytes: int(&a["cache_lower_bound_bytes"]),
+            in_rate: cliff["before_bytes_per_sec"].as_f64(),
+            after_rate: cliff["after_bytes_per_sec"].as_f64(),
+            data_units_written: int(&smart["data_units_written"]),
+            percentage_used: int(&smart["percentage_used"]),
+        }
+    }
+}
+
+fn row_of(r: &[Val]) -> RunRow {
+    let s = |i: usize| r[i].as_str().map(String::from);
+    RunRow {
+        id: r[0].as_i64().unwrap_or_default(),
+        kind: s(1).unwrap_or_default(),
+        date: s(2).unwrap_or_default(),
+        recorded_at: s(3).unwrap_or_default(),
+        model: s(4),
+        serial: s(5),
+        firmware: s(6),
+        capacity_bytes: r[7].as_i64(),
+        target: s(8),
+        label: s(9),
+        host: s(10),
+        cache_bytes: r[11].as_i64(),
+        cache_low_bytes: r[12].as_i64(),
+        cache_high_bytes: r[13].as_i64(),
+        cache_lower_bound_bytes: r[14].as_i64(),
+        in_cache_bytes_per_sec: r[15].as_f64(),
+        after_cache_bytes_per_sec: r[16].as_f64(),
+        data_units_written: r[17].as_i64(),
+        percentage_used: r[18].as_i64(),
+        interrupted: r[19].as_i64() == Some(1),
+        source_dir: s(20),
+    }
+}
+
+fn escape_like(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}
+
+/// `--since`: a date (`2026-12-01`) or an RFC 3339 time, as the RFC 3339 text runs are
+/// compared with.
+pub fn normalize_since(s: &str) -> Result<String> {
+    let s = s.trim();
+    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        return Ok(format!("{}T00:00:00", d.format("%Y-%m-%d")));
+    }
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
+        return Ok(t
+            .with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true));
+    }
+    Err(crate::error::usage(format!(
+        "--since '{s}': give a date (2026-12-01) or a time (2026-12-01T10:00:00Z)"
+    )))
+}
+
+fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Every regular file under `dir` (names relative, `/`-separated), skipping hidden ones
+/// (temporary files, locks).
+fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((d, prefix)) = stack.pop() {
+        let entries = std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?;
+        for e in entries {
+            let e = e.with_context(|| format!("reading {}", d.display()))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let ft = e.file_type()?;
+            let rel = format!("{prefix}{name}");
+            if ft.is_dir() {
+                stack.push((e.path(), format!("{rel}/")));
+            } else if ft.is_file() {
+                let data = std::fs::read(e.path()).with_context(|| format!("reading {}", rel))?;
+                out.insert(rel, data);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The hash that identifies a run's content: SHA-256 over `summary.json` and every CSV file of
+/// the folder (name, length, bytes), so the same run recorded at its end and imported later,
+/// or imported twice, is one run.
+fn content_hash(folder: &BTreeMap<String, Vec<u8>>) -> String {
+    let mut h = sha2::Sha256::new();
+    for (name, data) in folder
+        .iter()
+        .filter(|(n, _)| n.as_str() == "summary.json" || n.ends_with(".csv"))
+    {
+        h.update((name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update((data.len() as u64).to_le_bytes());
+        h.update(data);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn deflate(data: &[u8]) -> Result<Vec<u8>> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data)?;
+    Ok(e.finish()?)
+}
+
+fn inflate(data: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(data).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// This machine's name, for the `host` column.
+pub fn hostname() -> Option<String> {
+    let u = rustix::system::uname();
+    let n = u.nodename().to_string_lossy().into_owned();
+    (!n.is_empty()).then_some(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drawn_files_are_the_charts_and_reports() {
+        for n in [
+            "throughput-time.png",
+            "throughput-data-zoom.svg",
+            "latency.png",
+            "card.png",
+            "report.md",
+            "report.html",
+        ] {
+            assert!(is_drawn(n), "{n}");
+        }
+        for n in [
+            "timeline.csv",
+            "card.svg",
+            "sweep.png",
+            "bursts/b1.csv",
+            "notes.md",
+        ] {
+            assert!(!is_drawn(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn command_line_read_back_from_report_html() {
+        let cmd = "slccache probe 'a b' --label \"x<y>&z\"";
+        let html = format!(
+            "<h3>Command line</h3><pre class=\"cmd\">{}</pre>",
+            crate::report::html::esc(cmd)
+        );
+        assert_eq!(html_command(html.as_bytes()).as_deref(), Some(cmd));
+        assert_eq!(html_command(b"<pre>no</pre>"), None);
+    }
+
+    #[test]
+    fn kinds_from_summaries() {
+        let k = |v: serde_json::Value| kind_of(&v);
+        assert_eq!(
+            k(serde_json::json!({"config": {"command": "simulate"}})),
+            "simulate"
+        );
+        assert_eq!(
+            k(serde_json::json!({"command": "fill_sweep"})),
+            "fill-sweep"
+        );
+        assert_eq!(k(serde_json::json!({"config": {"target": "x"}})), "probe");
+    }
+
+    #[test]
+    fn since_accepts_dates_and_times() {
+        assert_eq!(
+            normalize_since("2026-12-01").unwrap(),
+            "2026-12-01T00:00:00"
+        );
+        assert_eq!(
+            normalize_since("2026-12-01T10:00:00+01:00").unwrap(),
+            "2026-12-01T09:00:00Z"
+        );
+        assert!(normalize_since("yesterday").is_err());
+    }
+
+    #[test]
+    fn locations() {
+        assert_eq!(
+            Location::parse("postgres://u@h/db"),
+            Location::Postgres("postgres://u@h/db".into())
+        );
+        assert_eq!(
+            Location::parse("/tmp/x.db"),
+            Location::Sqlite("/tmp/x.db".into())
+        );
+        assert_eq!(
+            Location::default_path(Some("/data"), Some("/home/u")),
+            Some(PathBuf::from("/data/slccache/results.db"))
+        );
+        // A relative XDG_DATA_HOME is ignored, as the XDG spec says.
+        assert_eq!(
+            Location::default_path(Some("rel"), Some("/home/u")),
+            Some(PathBuf::from("/home/u/.local/share/slccache/results.db"))
+        );
+        assert_eq!(
+            Location::Sqlite("/home/u/.local/share/slccache/results.db".into())
+                .display(Some("/home/u")),
+            "~/.local/share/slccache/results.db"
+        );
+        assert_eq!(
+            backend::redact("postgres://u:secret@h:5/db"),
+            "postgres://u:***@h:5/db"
+        );
+    }
+
+    #[test]
+    fn deflate_round_trips() {
+        let d: Vec<u8> = (0..10_000u32).flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(inflate(&deflate(&d).unwrap()).unwrap(), d);
+    }
+}

@@ -1,0 +1,285 @@
+//! The results library through the binary on SQLite: the user's scenario, recording at the
+//! end of a run (also interrupted), and bad stores that leave the run's outputs and exit code
+//! as they were. (tests/store_postgres.rs runs the scenario on PostgreSQL.)
+
+mod store_util;
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+#[test]
+fn probe_import_list_compare_export_on_sqlite() {
+    let d = tempfile::tempdir().unwrap();
+    store_util::user_scenario(d.path().join("lib/results.db").to_str().unwrap());
+}
+
+/// Runs `simulate` recording into `db`; returns (exit code, stderr), and checks that the run's
+/// own files were written whatever happened to the store.
+fn simulate_into(db: &str, out: &Path) -> (Option<i32>, String) {
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    for f in [
+        "summary.json",
+        "timeline.csv",
+        "report.html",
+        "throughput-time.png",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing in {}", out.display());
+    }
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Bad stores: a warning naming the cause, the outputs written, exit code 0, and the bad
+/// store left as it was.
+#[test]
+fn a_bad_store_warns_and_keeps_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let warn = "warning: the run was not recorded in the results store";
+
+    let text = w.join("notes.txt");
+    std::fs::write(&text, "hello\n".repeat(100)).unwrap();
+    let (code, err) = simulate_into(text.to_str().unwrap(), &w.join("a"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("not an SQLite database"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&text).unwrap(),
+        "hello\n".repeat(100)
+    );
+
+    // A store from a newer slccache (its version written by hand).
+    let newer = w.join("newer.db");
+    let (code, err) = simulate_into(newer.to_str().unwrap(), &w.join("b"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("recorded as run 1"), "{err}");
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("UPDATE slccache_schema SET version = 7")
+        .unwrap();
+    let (code, err) = simulate_into(newer.to_str().unwrap(), &w.join("c"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("schema version 7"),
+        "{err}"
+    );
+    let n: i64 = rusqlite::Connection::open(&newer)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+
+    // A store that cannot be created (its folder would be under a regular file).
+    let (code, err) = simulate_into(text.join("x/results.db").to_str().unwrap(), &w.join("d"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("cannot create the folder"),
+        "{err}"
+    );
+
+    // A PostgreSQL server that is not there (nothing listens on the port).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://u@127.0.0.1:{port}/db");
+    let (code, err) = simulate_into(&url, &w.join("e"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("cannot connect"),
+        "{err}"
+    );
+}
+
+/// A read-only folder: run as an unprivileged user (root ignores permissions), the store in a
+/// folder that user cannot write.
+#[test]
+fn a_read_only_folder_warns_and_keeps_the_run() {
+    if !rustix::process::geteuid().is_root() {
+        let d = tempfile::tempdir().unwrap();
+        let ro = d.path().join("ro");
+        std::fs::create_dir(&ro).unwrap();
+        let mut p = std::fs::metadata(&ro).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut p, 0o555);
+        std::fs::set_permissions(&ro, p).unwrap();
+        let (code, err) = simulate_into(ro.join("r.db").to_str().unwrap(), &d.path().join("o"));
+        assert_eq!(code, Some(0), "{err}");
+        assert!(err.contains("cannot open or create"), "{err}");
+        return;
+    }
+    // As root: the binary runs as `nobody` in a world-writable folder for its outputs, the
+    // store in a root-owned folder with mode 0555.
+    let d = tempfile::tempdir().unwrap();
+    let base = d.path();
+    std::fs::set_permissions(base, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let ro = base.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::os::unix::fs::PermissionsExt::from_mode(0o555)).unwrap();
+    let out = base.join("out");
+    let bin = assert_cmd::cargo::cargo_bin("slccache");
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&bin)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
+        .arg(&out)
+        .env("SLCCACHE_DB", ro.join("r.db"))
+        .current_dir(base)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(out.join("summary.json").is_file(), "{err}");
+    assert!(
+        err.contains("not recorded") && err.contains("cannot open or create"),
+        "{err}"
+    );
+    assert!(!ro.join("r.db").exists());
+}
+
+/// Ctrl-C: the run stops, writes its outputs, exits 130, and is recorded marked interrupted.
+#[test]
+fn an_interrupted_probe_is_recorded_as_interrupted() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let out = d.path().join("p");
+    let mut child = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", &db)
+        .args([
+            "probe",
+            "emu:960evo-250g",
+            "--no-early-stop",
+            "--duration",
+            "10m",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for a few rows of the timeline (bounded by the run's own --duration).
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let rows = std::fs::read_to_string(out.join("timeline.csv"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if rows >= 3 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the probe ended early");
+    }
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    let runs = store_util::runs_json(db.to_str().unwrap());
+    assert_eq!(runs.len(), 1, "{err}");
+    assert_eq!(runs[0]["interrupted"], true);
+    assert_eq!(runs[0]["kind"], "probe");
+}
+
+/// `history SERIAL`: three runs of one drive, a month apart, with SMART data written; the
+/// charts against date and wear are written, and their points are the runs'.
+#[test]
+fn history_charts_a_drive_against_date_and_wear() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let sim = w.join("sim");
+    store_util::simulate_folder(&sim, "960evo-250g", 3);
+    let text = std::fs::read_to_string(sim.join("summary.json")).unwrap();
+    let mut dirs = Vec::new();
+    for (i, (date, units, used, cache)) in [
+        ("2026-01-01T00:00:00Z", 1_000_000u64, 1u64, 13e9),
+        ("2026-02-01T00:00:00Z", 3_000_000, 3, 12e9),
+        ("2026-03-02T00:00:00Z", 9_000_000, 7, 10e9),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let t = w.join(format!("run-{i}"));
+        std::fs::create_dir(&t).unwrap();
+        std::fs::copy(sim.join("timeline.csv"), t.join("timeline.csv")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["run"]["device"]["serial"] = "H1".into();
+        v["run"]["started_at"] = (*date).into();
+        v["analysis"]["cache_estimate"] = serde_json::json!({"bytes": *cache as u64, "low_bytes": (*cache * 0.98) as u64, "high_bytes": (*cache * 1.01) as u64});
+        v["drive_state"] = serde_json::json!({"smart_end": {"data_units_written": units, "percentage_used": used}});
+        std::fs::write(t.join("summary.json"), v.to_string()).unwrap();
+        dirs.push(t);
+    }
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(c.arg("--db").arg(&db).args(["runs", "import"]).args(&dirs));
+    let out = w.join("hist");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(
+        c.arg("--db")
+            .arg(&db)
+            .args(["history", "H1", "--out"])
+            .arg(&out),
+    );
+    for f in [
+        "history-cache-date.png",
+        "history-cache-date.svg",
+        "history-after-cache-date.png",
+        "history-cache-wear.svg",
+        "report.html",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    // The points behind the charts.
+    let mut s = slccache::store::Store::open(&slccache::store::Location::Sqlite(db)).unwrap();
+    let rows = s
+        .list(&slccache::store::Filter {
+            serial: Some("H1".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let (first, pts) = slccache::commands::history::points(&rows);
+    assert_eq!(first, "2026-01-01");
+    let days: Vec<f64> = pts.iter().map(|p| p.days).collect();
+    assert_eq!(days, [0.0, 31.0, 60.0]);
+    assert_eq!(pts[2].drive_written_bytes, Some(9e6 * 512_000.0));
+    assert_eq!(pts[1].cache.map(|c| c.0), Some(12e9));
+    let specs = slccache::report::experiments::history_charts(
+        "d",
+        &first,
+        &pts,
+        &slccache::report::ReportOptions::default(),
+    );
+    assert_eq!(specs.len(), 3);
+    // A line through the runs and, per run, an interval (3 strokes) and a diamond.
+    for s in &specs {
+        assert_eq!(s.series.len(), 1 + 4 * 3, "{:?}", s.kind);
+    }
+    let line = &specs[0].series[0].points;
+    assert_eq!(line, &[(0.0, 13.0), (31.0, 12.0), (60.0, 10.0)]);
+    let wear = &specs[2].series[0].points;
+    assert_eq!(wear[0].0, 0.512);
+    assert!(specs[2].footer.iter().any(|f| f.contains("7% used")));
+    // An unknown drive is a usage error.
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(w.join("r.db"))
+        .args(["history", "NOPE"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -1,0 +1,485 @@
+//! The store's behaviour, written once and run against SQLite (tests/store_sqlite.rs) and
+//! PostgreSQL (tests/store_postgres.rs).
+
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Barrier};
+
+use slccache::report::ReportOptions;
+use slccache::store::{
+    schema, Filter, Location, RecordOptions, Recorded, RenderOptions, Store, StoreError, Val,
+};
+use slccache::units::UnitSystem;
+
+use super::{assert_same_folder, ok, simulate_folder, slccache};
+
+/// Run folders made once per suite by the real binary.
+pub struct Fixtures {
+    _dir: tempfile::TempDir,
+    /// `simulate 980pro-1tb`, default render options.
+    pub sim_a: PathBuf,
+    /// `simulate 970evo-500g --units binary --theme dark --png-size 800x450`.
+    pub sim_b: PathBuf,
+    /// Render options of `sim_b`.
+    pub sim_b_render: RenderOptions,
+    /// A real-time probe of an emulated drive.
+    pub probe: PathBuf,
+    /// `recovery --simulate` (stored verbatim).
+    pub recovery: PathBuf,
+    /// Copies of `sim_a` with serials S1, S2 and models "Alpha", "Beta" written in.
+    pub tagged: Vec<PathBuf>,
+}
+
+impl Fixtures {
+    /// Makes the folders (some ten seconds of the binary's time).
+    pub fn make() -> Fixtures {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let unused = d.join("unused.db");
+        let sim_a = d.join("sim-a");
+        simulate_folder(&sim_a, "980pro-1tb", 1);
+        let sim_b = d.join("sim-b");
+        ok(slccache(&unused)
+            .args([
+                "simulate",
+                "970evo-500g",
+                "--seed",
+                "2",
+                "--units",
+                "binary",
+            ])
+            .args(["--theme", "dark", "--png-size", "800x450", "--out"])
+            .arg(&sim_b));
+        let probe = d.join("probe");
+        ok(slccache(&unused)
+            .args([
+                "probe",
+                "emu:960evo-250g,cache=1GB",
+                "--max-bytes",
+                "2GB",
+                "-q",
+            ])
+            .arg("--out")
+            .arg(&probe));
+        let recovery = d.join("recovery");
+        ok(slccache(&unused)
+            .args([
+                "recovery",
+                "emu:960evo-250g",
+                "--simulate",
+                "--idle",
+                "10s,60s",
+            ])
+            .args(["--seed", "4", "-q", "--out"])
+            .arg(&recovery));
+        let mut tagged = Vec::new();
+        for (i, (serial, model)) in [("S1", "Alpha 1TB"), ("S2", "Beta 2TB"), ("S1", "Alpha 1TB")]
+            .iter()
+            .enumerate()
+        {
+            let t = d.join(format!("tagged-{i}"));
+            std::fs::create_dir(&t).unwrap();
+            for f in ["timeline.csv", "report.md"] {
+                std::fs::copy(sim_a.join(f), t.join(f)).unwrap();
+            }
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(sim_a.join("summary.json")).unwrap())
+                    .unwrap();
+            v["run"]["device"]["serial"] = (*serial).into();
+            v["run"]["device"]["model"] = (*model).into();
+            v["run"]["started_at"] = format!("2026-0{}-15T10:00:00Z", i + 1).into();
+            std::fs::write(
+                t.join("summary.json"),
+                serde_json::to_string_pretty(&v).unwrap(),
+            )
+            .unwrap();
+            tagged.push(t);
+        }
+        Fixtures {
+            _dir: dir,
+            sim_a,
+            sim_b,
+            sim_b_render: RenderOptions {
+                units: UnitSystem::Binary,
+                png_size: (800, 450),
+                dark: true,
+                command: None,
+            },
+            probe,
+            recovery,
+            tagged,
+        }
+    }
+}
+
+fn default_render() -> RenderOptions {
+    RenderOptions::from(&ReportOptions::default())
+}
+
+fn recorded(render: RenderOptions) -> RecordOptions {
+    RecordOptions {
+        render: Some(render),
+        host: Some("bench-1".into()),
+    }
+}
+
+fn count(store: &mut Store, sql: &str) -> i64 {
+    store.backend().query(sql, &[]).unwrap()[0][0]
+        .as_i64()
+        .unwrap()
+}
+
+/// One case: a fresh store, the fixtures, a scratch folder.
+pub type Case = fn(&Location, &Fixtures, &Path);
+
+/// Every case, by name.
+pub const CASES: &[(&str, Case)] = &[
+    ("export_is_byte_identical", export_is_byte_identical),
+    ("import_twice_adds_once", import_twice_adds_once),
+    ("list_filters", list_filters),
+    ("show_and_rm", show_and_rm),
+    (
+        "newer_schema_is_refused_unchanged",
+        newer_schema_is_refused_unchanged,
+    ),
+    (
+        "migration_runs_in_one_transaction",
+        migration_runs_in_one_transaction,
+    ),
+    ("four_recorders_at_once", four_recorders_at_once),
+];
+
+/// Runs every case, each on a fresh store from `fresh`, and fails naming the cases that failed.
+pub fn run_all(fresh: &mut dyn FnMut() -> Location) {
+    let fx = Fixtures::make();
+    let mut failed = Vec::new();
+    for (name, case) in CASES {
+        let loc = fresh();
+        let work = tempfile::tempdir().unwrap();
+        eprintln!("case {name}");
+        let r = std::panic::catch_unwind(AssertUnwindSafe(|| case(&loc, &fx, work.path())));
+        if r.is_err() {
+            failed.push(*name);
+        }
+    }
+    assert!(failed.is_empty(), "failed cases: {failed:?}");
+}
+
+/// A run recorded with its render options is exported byte for byte: simulate with default
+/// and with changed options, a probe; a recovery folder (stored verbatim) too. Only the
+/// timeline is stored for the drawn kinds.
+fn export_is_byte_identical(loc: &Location, fx: &Fixtures, work: &Path) {
+    let mut s = Store::open(loc).unwrap();
+    let a = s
+        .record_folder(&fx.sim_a, &recorded(default_render()))
+        .unwrap();
+    let b = s
+        .record_folder(&fx.sim_b, &recorded(fx.sim_b_render.clone()))
+        .unwrap();
+    let p = s
+        .record_folder(&fx.probe, &recorded(default_render()))
+        .unwrap();
+    let r = s
+        .record_folder(&fx.recovery, &recorded(default_render()))
+        .unwrap();
+    for (rec, src) in [
+        (a, &fx.sim_a),
+        (b, &fx.sim_b),
+        (p, &fx.probe),
+        (r, &fx.recovery),
+    ] {
+        let Recorded::New(id) = rec else {
+            panic!("{} was not new: {rec:?}", src.display())
+        };
+        let out = work.join(format!("export-{id}"));
+        s.export(id, &out).unwrap();
+        assert_same_folder(src, &out);
+    }
+    // The drawn kinds keep only their timeline; the recovery folder keeps every file but the
+    // summary (held in the runs row).
+    let files = |s: &mut Store, id: i64| {
+        count(
+            s,
+            &format!("SELECT COUNT(*) FROM run_files WHERE run_id = {id}"),
+        )
+    };
+    assert_eq!(files(&mut s, a.id()), 1);
+    assert_eq!(files(&mut s, p.id()), 1);
+    let rec_files = super::folder(&fx.recovery).len() as i64;
+    assert_eq!(files(&mut s, r.id()), rec_files - 1);
+}
+
+/// Importing the same folder twice adds it once; a run recorded at its end and imported later
+/// is one run too.
+fn import_twice_adds_once(loc: &Location, fx: &Fixtures, _work: &Path) {
+    let mut s = Store::open(loc).unwrap();
+    let first = s.import_folder(&fx.sim_a).unwrap();
+    assert!(matches!(first, Recorded::New(_)), "{first:?}");
+    assert_eq!(
+        s.import_folder(&fx.sim_a).unwrap(),
+        Recorded::Existing(first.id())
+    );
+    assert_eq!(
+        s.record_folder(&fx.sim_a, &recorded(default_render()))
+            .unwrap(),
+        Recorded::Existing(first.id())
+    );
+    let other = s.import_folder(&fx.sim_b).unwrap();
+    assert!(matches!(other, Recorded::New(_)));
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 2);
+    // A folder without summary.json is refused and adds nothing.
+    let empty = tempfile::tempdir().unwrap();
+    let e = s.import_folder(empty.path()).unwrap_err();
+    assert!(format!("{e:#}").contains("summary.json"), "{e:#}");
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 2);
+}
+
+/// `--drive`, `--serial`, `--host`, `--since` and `--kind` each narrow the list.
+fn list_filters(loc: &Location, fx: &Fixtures, _work: &Path) {
+    let mut s = Store::open(loc).unwrap();
+    for (i, t) in fx.tagged.iter().enumerate() {
+        let host = if i == 1 { "lab-2" } else { "lab-1" };
+        s.record_folder(
+            t,
+            &RecordOptions {
+                render: None,
+                host: Some(host.into()),
+            },
+        )
+        .unwrap();
+    }
+    s.record_folder(&fx.recovery, &RecordOptions::default())
+        .unwrap();
+    let ids = |s: &mut Store, f: Filter| -> Vec<String> {
+        s.list(&f)
+            .unwrap()
+            .iter()
+            .map(|r| format!("{}:{}", r.serial.as_deref().unwrap_or("-"), r.kind))
+            .collect()
+    };
+    assert_eq!(ids(&mut s, Filter::default()).len(), 4);
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                drive: Some("alpha".into()),
+                ..Filter::default()
+            }
+        ),
+        ["S1:simulate", "S1:simulate"]
+    );
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                serial: Some("S2".into()),
+                ..Filter::default()
+            }
+        ),
+        ["S2:simulate"]
+    );
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                host: Some("lab-2".into()),
+                ..Filter::default()
+            }
+        ),
+        ["S2:simulate"]
+    );
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                kind: Some("recovery".into()),
+                ..Filter::default()
+            }
+        ),
+        ["-:recovery"]
+    );
+    // Tagged runs started 2026-01-15, -02-15, -03-15.
+    let since = |s: &mut Store, d: &str| {
+        ids(
+            s,
+            Filter {
+                since: Some(d.into()),
+                serial: Some("S1".into()),
+                ..Filter::default()
+            },
+        )
+        .len()
+    };
+    assert_eq!(since(&mut s, "2026-01-01"), 2);
+    assert_eq!(since(&mut s, "2026-02-01"), 1);
+    assert_eq!(since(&mut s, "2026-04-01"), 0);
+    // A LIKE wildcard in --drive is taken literally.
+    assert!(ids(
+        &mut s,
+        Filter {
+            drive: Some("%".into()),
+            ..Filter::default()
+        }
+    )
+    .is_empty());
+    // The listing carries the analysis's numbers.
+    let rows = s
+        .list(&Filter {
+            serial: Some("S2".into()),
+            ..Filter::default()
+        })
+        .unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.tagged[1].join("summary.json")).unwrap())
+            .unwrap();
+    let c = &summary["analysis"]["cache_estimate"];
+    assert_eq!(rows[0].cache_bytes, c["bytes"].as_i64());
+    assert_eq!(rows[0].cache_low_bytes, c["low_bytes"].as_i64());
+    assert_eq!(
+        rows[0].after_cache_bytes_per_sec,
+        summary["analysis"]["cliffs"][0]["after_bytes_per_sec"].as_f64()
+    );
+    assert_eq!(rows[0].date, "2026-02-15T10:00:00Z");
+    assert_eq!(rows[0].model.as_deref(), Some("Beta 2TB"));
+}
+
+/// `get` returns the summary verbatim; `remove` deletes the run and its files, and a second
+/// `remove` says there is no such run.
+fn show_and_rm(loc: &Location, fx: &Fixtures, _work: &Path) {
+    let mut s = Store::open(loc).unwrap();
+    let a = s.import_folder(&fx.sim_a).unwrap().id();
+    let b = s.import_folder(&fx.sim_b).unwrap().id();
+    let got = s.get(a).unwrap();
+    assert_eq!(
+        got.summary,
+        std::fs::read_to_string(fx.sim_a.join("summary.json")).unwrap()
+    );
+    assert_eq!(got.row.kind, "simulate");
+    s.remove(a).unwrap();
+    let e = s.get(a).unwrap_err();
+    assert!(
+        matches!(e.downcast_ref(), Some(StoreError::NoSuchRun(x)) if *x == a),
+        "{e:#}"
+    );
+    assert!(s.remove(a).is_err());
+    assert_eq!(
+        count(
+            &mut s,
+            &format!("SELECT COUNT(*) FROM run_files WHERE run_id = {a}")
+        ),
+        0
+    );
+    assert_eq!(s.list(&Filter::default()).unwrap()[0].id, b);
+}
+
+/// A store whose version was written by a newer slccache is refused with a clear message and
+/// left as it was.
+fn newer_schema_is_refused_unchanged(loc: &Location, fx: &Fixtures, _work: &Path) {
+    {
+        let mut s = Store::open(loc).unwrap();
+        s.import_folder(&fx.sim_a).unwrap();
+        s.backend()
+            .execute("UPDATE slccache_schema SET version = 99", &[])
+            .unwrap();
+    }
+    let e = Store::open(loc)
+        .err()
+        .expect("a newer store must be refused");
+    let msg = format!("{e:#}");
+    assert!(
+        msg.contains("99") && msg.contains("upgrade slccache"),
+        "{msg}"
+    );
+    let mut raw = loc.connect().unwrap();
+    assert_eq!(schema::read_version(raw.as_mut()).unwrap(), 99);
+    let n = raw.query("SELECT COUNT(*) FROM runs", &[]).unwrap();
+    assert_eq!(n[0][0].as_i64(), Some(1));
+}
+
+/// A v1 store migrates to a (test-only) v2 in place, keeping its runs; a migration that fails
+/// half-way leaves the store at v1 with nothing of the step applied.
+fn migration_runs_in_one_transaction(loc: &Location, fx: &Fixtures, _work: &Path) {
+    let v1 = schema::MIGRATIONS;
+    {
+        let mut s = Store::open_with(loc.connect().unwrap(), v1).unwrap();
+        s.import_folder(&fx.sim_a).unwrap();
+    }
+    let broken: Vec<schema::Migration> = v1
+        .iter()
+        .copied()
+        .chain([schema::Migration {
+            to: 2,
+            statements: &[
+                "ALTER TABLE runs ADD COLUMN half_done TEXT",
+                "THIS IS NOT SQL",
+            ],
+        }])
+        .collect();
+    assert!(Store::open_with(loc.connect().unwrap(), &broken).is_err());
+    let mut raw = loc.connect().unwrap();
+    assert_eq!(schema::read_version(raw.as_mut()).unwrap(), 1);
+    assert!(
+        raw.query("SELECT half_done FROM runs", &[]).is_err(),
+        "the failed step's column must be rolled back"
+    );
+    drop(raw);
+    let v2: Vec<schema::Migration> = v1
+        .iter()
+        .copied()
+        .chain([schema::Migration {
+            to: 2,
+            statements: &["ALTER TABLE runs ADD COLUMN note TEXT"],
+        }])
+        .collect();
+    let mut s = Store::open_with(loc.connect().unwrap(), &v2).unwrap();
+    assert_eq!(schema::read_version(s.backend()).unwrap(), 2);
+    let rows = s
+        .backend()
+        .query("SELECT note, kind FROM runs", &[])
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0][1], Val::Text(Some("simulate".into())));
+    // This build now refuses the store it cannot read.
+    assert!(Store::open(loc).is_err());
+}
+
+/// Four recorders open one new store and record at the same moment; all four runs are in.
+fn four_recorders_at_once(loc: &Location, fx: &Fixtures, work: &Path) {
+    // Four distinct folders (distinct content hashes).
+    let dirs: Vec<PathBuf> = (0..4)
+        .map(|i| {
+            let d = work.join(format!("run-{i}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::copy(fx.sim_a.join("timeline.csv"), d.join("timeline.csv")).unwrap();
+            let mut v: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(fx.sim_a.join("summary.json")).unwrap(),
+            )
+            .unwrap();
+            v["run"]["label"] = format!("parallel {i}").into();
+            std::fs::write(d.join("summary.json"), v.to_string()).unwrap();
+            d
+        })
+        .collect();
+    let barrier = Arc::new(Barrier::new(4));
+    let handles: Vec<_> = dirs
+        .into_iter()
+        .map(|d| {
+            let loc = loc.clone();
+            let barrier = barrier.clone();
+            std::thread::spawn(move || {
+                barrier.wait();
+                let mut s = Store::open(&loc).unwrap();
+                s.record_folder(&d, &recorded(default_render())).unwrap()
+            })
+        })
+        .collect();
+    let mut ids: Vec<i64> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap().id())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 4);
+    let mut s = Store::open(loc).unwrap();
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 4);
+}
