@@ -441,6 +441,12 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--hipri", "--engine"]),
         ),
+        // Item 30: an error speaks the user's units (decimal and binary).
+        c(
+            &["probe", "new.bin", "--size", "128MiB", "--span", "600GB"],
+            2,
+            Words(&["--span", "600 GB", "128 MiB"]),
+        ),
         // Item 32: error wording.
         c(
             &["sweep", EMU, "--simulate", "--point-duration", "-1s"],

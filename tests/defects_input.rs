@@ -228,3 +228,27 @@ fn analyze_reads_reordered_columns_run_folders_and_stdin() {
     assert!(o.status.success());
     assert_eq!(first(String::from_utf8_lossy(&o.stdout).into_owned()), want);
 }
+
+// Item 30: `--span 100MB` was refused as "not a multiple of 512"; it is rounded down and said.
+#[test]
+fn a_span_off_the_alignment_is_rounded_down_and_said() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("scratch.bin");
+    std::fs::write(&f, vec![0u8; 128 << 20]).unwrap();
+    let out = ok(&[
+        "probe",
+        f.to_str().unwrap(),
+        "--overwrite",
+        "--span",
+        "100MB",
+        "--quiet",
+        "--out",
+        d.path().join("o").to_str().unwrap(),
+    ]);
+    assert!(out.contains("rounded down to 99999744 bytes"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join("o/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["totals"]["bytes"].as_u64(), Some(99_999_744), "{v}");
+}

@@ -22,7 +22,9 @@ fn start_probe(dir: &Path, duration: &str, rows: usize) -> Child {
         .arg("probe")
         .arg(dir.join("scratch.bin"))
         .args(["--size", "64MiB", "--bs", "64k", "--qd", "4"])
-        .args(["--duration", duration, "--interval", "50ms", "--quiet"])
+        // --max-bytes: one pass is the limit otherwise, and a small file is done before the
+        // signal comes (issue 22, item 6).
+        .args(["--duration", duration, "--max-bytes", "1PB", "--interval", "50ms", "--quiet"])
         .arg("--out")
         .arg(dir.join("out"))
         .stdin(Stdio::null())

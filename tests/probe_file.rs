@@ -130,7 +130,9 @@ fn duration_stops_the_run() {
             "--jobs",
             "2",
         ])
-        .args(["--duration", "1s", "--interval", "100ms", "--quiet"])
+        // One pass over the span stays the limit with --duration unless --max-bytes says more
+        // (issue 22, item 6): a 1 MiB file needs a larger cap to run for the duration.
+        .args(["--duration", "1s", "--max-bytes", "1PB", "--interval", "100ms", "--quiet"])
         .arg("--out")
         .arg(&out)
         .assert()
@@ -140,7 +142,11 @@ fn duration_stops_the_run() {
     let s = summary(&out);
     assert_eq!(s["run"]["stop_reason"], "duration");
     assert_eq!(s["run"]["workload"]["jobs"], 2);
-    assert_eq!(s["config"]["plan"]["write_limit"], serde_json::Value::Null);
+    assert_eq!(
+        s["config"]["plan"]["write_limit"].as_u64(),
+        Some(1_000_000_000_000_000 / 65536 + 1),
+        "--max-bytes sets the write limit"
+    );
     let last = rows.last().unwrap();
     assert!(last.t_s >= 1.0, "ran until the duration: {}", last.t_s);
     assert_eq!(s["totals"]["bytes"], last.bytes_total);
@@ -319,6 +325,8 @@ fn stop_with_signal(sig: i32) {
             "4MiB",
             "--duration",
             "10m",
+            "--max-bytes",
+            "1PB",
         ])
         .args(["--interval", "50ms", "--quiet", "--qd", "4"])
         .arg("--out")

@@ -192,20 +192,30 @@ impl TargetInfo {
                     block_size.div_ceil(align) * align
                 )));
             }
-            if let Some(s) = span {
-                if s % align != 0 {
-                    return Err(usage(format!(
-                        "--span {s} does not fit {what}: it must be a multiple of {align} bytes"
-                    )));
-                }
-            }
         }
+        // A span that is not a multiple of the alignment is rounded down (`--span 100MB` on a
+        // 4 KiB device writes 99.999744 MB), and said once.
+        let span = match (span, self.offset_align) {
+            (Some(s), Some(align)) if s % align != 0 && s >= align => {
+                static SAID: std::sync::Once = std::sync::Once::new();
+                let down = s / align * align;
+                SAID.call_once(|| {
+                    crate::note!(
+                        "slccache: note: --span {} rounded down to {down} bytes, a multiple of \
+                         the {align}-byte direct-I/O alignment of {what}",
+                        both_units(s)
+                    )
+                });
+                Some(down)
+            }
+            (s, _) => s,
+        };
         let span = span.unwrap_or(self.capacity);
         if span > self.capacity {
             return Err(usage(format!(
                 "--span {} is larger than {what} ({})",
-                format_bytes(span as f64, UnitSystem::Binary),
-                format_bytes(self.capacity as f64, UnitSystem::Binary)
+                both_units(span),
+                both_units(self.capacity)
             )));
         }
         if span < block_size {
@@ -214,6 +224,17 @@ impl TargetInfo {
             )));
         }
         Ok(span)
+    }
+}
+
+/// A size in both unit systems, so an error speaks the user's: `600 GB = 559 GiB`.
+fn both_units(b: u64) -> String {
+    let d = format_bytes(b as f64, UnitSystem::Decimal);
+    let i = format_bytes(b as f64, UnitSystem::Binary);
+    if b < 1000 {
+        format!("{b} bytes")
+    } else {
+        format!("{d} = {i}")
     }
 }
 
