@@ -324,6 +324,7 @@ fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
     let stop = StopConfig {
         early_stop: true,
         after_cliff_s: 4.0,
+        ..StopConfig::default()
     };
     let tmp = tempfile::tempdir().unwrap();
     let span = target.info.capacity;

@@ -358,6 +358,11 @@ pub struct StopArgs {
     /// length of the cache phase, up to 2 minutes [default: 30s].
     #[arg(long, value_name = "DUR")]
     pub after_cliff: Option<String>,
+    /// Stop once the N-th cliff is confirmed, not the first: a drive with a second, slower
+    /// cache tier (e.g. 5000 -> 3500 -> 130 MB/s) needs 2 to reach the speed it ends at
+    /// [default: 1].
+    #[arg(long, value_name = "N", conflicts_with = "no_early_stop")]
+    pub cliffs: Option<usize>,
 }
 
 /// Output options shared by every subcommand that writes charts.

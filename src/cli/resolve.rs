@@ -165,7 +165,10 @@ impl WorkloadConfig {
 /// The longest `--after-cliff` accepted.
 pub const MAX_AFTER_CLIFF: Duration = Duration::from_secs(24 * 3600);
 
-/// The early-stop configuration from `--no-early-stop` and `--after-cliff`.
+/// The largest `--cliffs` accepted.
+pub const MAX_CLIFFS: usize = 9;
+
+/// The early-stop configuration from `--no-early-stop`, `--after-cliff` and `--cliffs`.
 pub fn stop_config(args: &StopArgs) -> Result<StopConfig> {
     let mut c = StopConfig {
         early_stop: !args.no_early_stop,
@@ -180,6 +183,15 @@ pub fn stop_config(args: &StopArgs) -> Result<StopConfig> {
             )));
         }
         c.after_cliff_s = d.as_secs_f64();
+    }
+    if let Some(n) = args.cliffs {
+        if !(1..=MAX_CLIFFS).contains(&n) {
+            return Err(usage(format!(
+                "--cliffs {n} is out of range; give 1 to {MAX_CLIFFS}, e.g. 2 for a drive \
+                 with a second cache tier"
+            )));
+        }
+        c.cliffs = n;
     }
     Ok(c)
 }
@@ -208,6 +220,7 @@ pub fn burst_target(
     let stop = stop_config(&StopArgs {
         no_early_stop: false,
         after_cliff: c.after_cliff.clone(),
+        cliffs: None,
     })?;
     let opts = crate::report::ReportOptions {
         units: c.output.units,
@@ -287,19 +300,33 @@ mod tests {
         let c = stop_config(&StopArgs {
             no_early_stop: true,
             after_cliff: None,
+            cliffs: None,
         })
         .unwrap();
         assert!(!c.early_stop);
+        assert_eq!(c.cliffs, 1);
         let c = stop_config(&StopArgs {
             no_early_stop: false,
             after_cliff: Some("2m".into()),
+            cliffs: Some(2),
         })
         .unwrap();
         assert_eq!(c.after_cliff_s, 120.0);
+        assert_eq!(c.cliffs, 2);
+        for n in [0, 10] {
+            let e = stop_config(&StopArgs {
+                cliffs: Some(n),
+                ..StopArgs::default()
+            })
+            .unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{n}");
+            assert!(format!("{e:#}").contains("--cliffs"), "{n}: {e:#}");
+        }
         for bad in ["0s", "soon", "2d"] {
             let e = stop_config(&StopArgs {
                 no_early_stop: false,
                 after_cliff: Some(bad.into()),
+                cliffs: None,
             })
             .unwrap_err();
             assert_eq!(crate::error::exit_code(&e), 2, "{bad}");

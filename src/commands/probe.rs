@@ -480,11 +480,18 @@ fn finish(
             )),
             (None, None) => {}
         }
+        line.push_str(&crate::report::terminal::coverage_suffix(
+            &analysis, opts.units,
+        ));
         // The analysis warnings, as analyze and simulate print them (with --quiet, only the
         // final line: the warnings are in summary.json and report.md).
         if !quiet {
             for w in &analysis.warnings {
                 line.push_str(&format!("\n  warning: {w}"));
+            }
+            let args: Vec<String> = std::env::args().collect();
+            if let Some(cmd) = crate::report::terminal::next_tier_command(&analysis, &args) {
+                line.push_str(&format!("\n  to measure the next tier: {cmd}"));
             }
         }
     }

@@ -127,8 +127,16 @@ pub fn summary_text(
             );
         }
     }
+    let cov = crate::report::terminal::coverage_suffix(analysis, units);
+    if !cov.is_empty() {
+        s += &format!("  measured:    {}\n", cov.trim_start_matches("; "));
+    }
     for w in &analysis.warnings {
         s += &format!("  warning: {w}\n");
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(cmd) = crate::report::terminal::next_tier_command(analysis, &args) {
+        s += &format!("  to measure the next tier: {cmd}\n");
     }
     s
 }

@@ -146,6 +146,175 @@ pub struct Analysis {
     /// wrote.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub read_only: bool,
+    /// How much of the span the run wrote, and what that lets it say of the speed after the
+    /// last cliff. Absent when the span is not known (an imported log) or the run only read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+}
+
+/// The level after the last cliff counts as "still a cache" when it is at least this share of
+/// the in-cache rate (see [`Coverage::later_tier_possible`]).
+pub const LATER_TIER_SHARE: f64 = 0.5;
+
+/// How much of the span a run wrote, and the speeds that follow from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// The span the run could write in one pass, bytes.
+    pub span_bytes: u64,
+    /// True when the span is the whole drive (its capacity as the run recorded it).
+    pub span_is_drive: bool,
+    /// True when the run wrote at least the whole span.
+    pub whole_span: bool,
+    /// True when the early stop ended the run (the cliff was confirmed).
+    pub stopped_early: bool,
+    /// Bytes written after the last cliff (`null` without a cliff).
+    pub bytes_after_last_cliff: Option<u64>,
+    /// The mean rate over those bytes, bytes/s: what the run saw after the last cliff, not a
+    /// sustained speed unless the run wrote the whole span.
+    pub after_last_cliff_bytes_per_sec: Option<f64>,
+    /// With the whole span written: the span over the time its first pass took, bytes/s (the
+    /// whole-drive-fill average reviewers publish).
+    pub whole_fill_bytes_per_sec: Option<f64>,
+    /// The run did not write the whole span and the level after its last cliff is still at
+    /// least [`LATER_TIER_SHARE`] of the in-cache rate: more like a second, slower cache tier
+    /// than a drive's native write speed, so a later, slower tier may follow. Why half: on
+    /// most drives of `data/published-drives.csv` the speed after the cache is well under half
+    /// the in-cache rate (the QLC drives 3% to 20%, the 980 PRO 38%), while the FX700's
+    /// middle tier is 70%. TLC drives whose native speed is above half (the 960 EVO 1TB at
+    /// 63%, the SATA 870 EVO at 83%) also get the warning: a false alarm costs one run with
+    /// `--cliffs 2`, a missed tier a sustained speed wrong by a factor of 27.
+    pub later_tier_possible: bool,
+}
+
+/// The coverage of a run whose metadata names its span; `None` for imported logs and runs
+/// that only read.
+pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
+    let span = t.meta.workload.span_bytes.filter(|&s| s > 0)?;
+    if a.read_only || t.samples.is_empty() {
+        return None;
+    }
+    let bytes = t.bytes_total();
+    let whole = bytes >= span;
+    let last = a.cliffs.last();
+    let after = last.map(|c| {
+        let b = bytes.saturating_sub(c.bytes_written);
+        let dt = t.duration_s() - c.t_s;
+        (b, if dt > 0.0 { b as f64 / dt } else { 0.0 })
+    });
+    // The time the first pass over the span took: inside the sample that reached it.
+    let whole_fill = if whole {
+        let mut before = (t.samples[0].t_start_s(), 0u64);
+        let mut at = t.duration_s();
+        for s in &t.samples {
+            if s.bytes_total >= span {
+                let share = if s.bytes > 0 {
+                    (span - before.1) as f64 / s.bytes as f64
+                } else {
+                    1.0
+                };
+                at = before.0 + share * (s.t_s - before.0);
+                break;
+            }
+            before = (s.t_s, s.bytes_total);
+        }
+        let t0 = t.samples[0].t_start_s();
+        (at > t0).then(|| span as f64 / (at - t0))
+    } else {
+        None
+    };
+    let later = !whole
+        && match (a.cliffs.first(), last) {
+            (Some(f), Some(l)) => {
+                l.after_bytes_per_sec >= LATER_TIER_SHARE * f.before_bytes_per_sec
+            }
+            _ => false,
+        };
+    Some(Coverage {
+        bytes_written: bytes,
+        span_bytes: span,
+        span_is_drive: t.meta.device.capacity_bytes == Some(span),
+        whole_span: whole,
+        stopped_early: t.meta.stop_reason == Some(crate::timeline::StopReason::CliffConfirmed),
+        bytes_after_last_cliff: after.map(|x| x.0),
+        after_last_cliff_bytes_per_sec: after.map(|x| x.1),
+        whole_fill_bytes_per_sec: whole_fill,
+        later_tier_possible: later,
+    })
+}
+
+/// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
+/// or `filling the whole drive completes at 165 MB/s on average` (`span` for a span smaller
+/// than the drive is not known here: the words say "the whole span").
+pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
+    let c = a.coverage.as_ref()?;
+    Some(match c.whole_fill_bytes_per_sec {
+        Some(r) if c.whole_span && c.span_is_drive => format!(
+            "filling the whole drive ({}) completes at {} on average",
+            format_bytes(c.span_bytes as f64, units),
+            format_rate(r, units)
+        ),
+        Some(r) if c.whole_span => format!(
+            "filling the whole {} span completes at {} on average",
+            format_bytes(c.span_bytes as f64, units),
+            format_rate(r, units)
+        ),
+        _ => format!(
+            "measured to {} of {}{}",
+            format_bytes(c.bytes_written as f64, units),
+            format_bytes(c.span_bytes as f64, units),
+            if c.stopped_early {
+                " (stopped early)"
+            } else {
+                ""
+            }
+        ),
+    })
+}
+
+/// The speed after the last cliff in words, labelled as what it is:
+/// `3401 MB/s over the 103 GB written after the last cliff` (and `, to the end of the span`
+/// when the run wrote all of it).
+pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> {
+    let c = a.coverage.as_ref()?;
+    let (b, r) = c
+        .bytes_after_last_cliff
+        .zip(c.after_last_cliff_bytes_per_sec)?;
+    Some(format!(
+        "{} over the {} written after the last cliff{}",
+        format_rate(r, units),
+        format_bytes(b as f64, units),
+        if c.whole_span {
+            ", to the end of the span"
+        } else {
+            ""
+        }
+    ))
+}
+
+/// The warning for [`Coverage::later_tier_possible`].
+fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) -> Option<String> {
+    if !c.later_tier_possible {
+        return None;
+    }
+    let (first, last) = (a.cliffs.first()?, a.cliffs.last()?);
+    let n = a.cliffs.len();
+    Some(format!(
+        "the run wrote {} of the {} span and the level after its last cliff, {}, is still {:.0}% \
+         of the in-cache rate ({}): that looks like a second, slower cache tier rather than the \
+         drive's native write speed (which is under half of the in-cache rate on most drives of \
+         data/published-drives.csv), so a later, slower tier may follow and {} is not the \
+         sustained speed; to find it, run the same command again with --cliffs {} (or \
+         --no-early-stop to write the whole span)",
+        format_bytes(c.bytes_written as f64, units),
+        format_bytes(c.span_bytes as f64, units),
+        format_rate(last.after_bytes_per_sec, units),
+        100.0 * last.after_bytes_per_sec / first.before_bytes_per_sec.max(1.0),
+        format_rate(first.before_bytes_per_sec, units),
+        format_rate(last.after_bytes_per_sec, units),
+        n + 1
+    ))
 }
 
 /// A temporary slowdown: the throughput fell and later came back to the level before it,
@@ -721,6 +890,35 @@ struct Change {
 /// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
 /// deterministic: the same timeline always gives the same analysis.
 pub fn analyze(t: &Timeline) -> Analysis {
+    let mut a = analyze_timeline(t);
+    a.coverage = coverage(t, &a);
+    // A run that stopped before the end of the span saw the folding rate only over what it
+    // wrote: it does not know that it lasts.
+    if a.coverage.as_ref().is_some_and(|c| !c.whole_span) {
+        for w in &mut a.warnings {
+            if let Some(head) =
+                w.strip_suffix("sustained speed is this, not the first post-cache level")
+            {
+                *w = format!(
+                    "{head}the speed after it is this over the data written after it (the run \
+                     did not write the whole span, so not known to be sustained), not the first \
+                     post-cache level"
+                );
+            }
+        }
+    }
+    if let Some(w) = a
+        .coverage
+        .as_ref()
+        .and_then(|c| later_tier_warning(&a, c, UnitSystem::Decimal))
+    {
+        a.warnings.push(w);
+    }
+    a
+}
+
+/// [`analyze`] without the coverage.
+fn analyze_timeline(t: &Timeline) -> Analysis {
     // A run that only reads is analysed on its reads.
     let read_only = t.bytes_total() == 0 && t.has_reads();
     let t = t.primary();
@@ -834,6 +1032,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         slowdowns: vec![],
         returns: vec![],
         read_only: false,
+        coverage: None,
     };
     if n < 4 {
         if n > 0 {

@@ -14,6 +14,13 @@
 //!    same cliff (its cache estimate within the interval of the one before, give or take
 //!    0.5%). A cliff that is withdrawn, or moves, starts that clock again.
 //!
+//! With `--cliffs N` ([`StopConfig::cliffs`], 1 by default) the same three conditions apply
+//! to the N-th cliff instead of the first: the hold time grows to the length of the phase
+//! before that cliff (from the cliff before it), and the rule stops only once the first cliff
+//! is also found. A drive with a second, slower cache tier (the HP FX700 2TB writes 5000 MB/s
+//! to 54 GB, 3500 MB/s to 460 GB, then 130 MB/s) needs `--cliffs 2` to measure the speed it
+//! ends at.
+//!
 //! With `early_stop` off the rule never stops but still tracks the estimate (for the
 //! progress line).
 //!
@@ -52,6 +59,13 @@ pub struct StopConfig {
     pub early_stop: bool,
     /// Least time the level after the cliff must hold, seconds (`--after-cliff`).
     pub after_cliff_s: f64,
+    /// Stop once this many cliffs are confirmed (`--cliffs`, 1 by default, at least 1).
+    #[serde(default = "one_cliff")]
+    pub cliffs: usize,
+}
+
+fn one_cliff() -> usize {
+    1
 }
 
 impl Default for StopConfig {
@@ -59,6 +73,7 @@ impl Default for StopConfig {
         StopConfig {
             early_stop: true,
             after_cliff_s: DEFAULT_AFTER_CLIFF_S,
+            cliffs: 1,
         }
     }
 }
@@ -120,6 +135,8 @@ pub struct StopRule {
     /// Analyse again once the newest sample ends at or after this time.
     next_eval_t: f64,
     estimate: Option<Estimate>,
+    /// With `cliffs > 1`: the N-th cliff the rule waits for.
+    target: Option<Estimate>,
     analysis: Option<Analysis>,
     withdrawn: u32,
     analyses: u32,
@@ -137,6 +154,7 @@ impl StopRule {
             },
             next_eval_t: f64::NEG_INFINITY,
             estimate: None,
+            target: None,
             analysis: None,
             withdrawn: 0,
             analyses: 0,
@@ -181,6 +199,16 @@ impl StopRule {
         self.estimate.as_ref()
     }
 
+    /// The cliff the rule stops on: the first with `cliffs` 1, else the N-th once the
+    /// analysis has that many.
+    pub fn target(&self) -> Option<&Estimate> {
+        if self.cfg.cliffs <= 1 {
+            self.estimate.as_ref()
+        } else {
+            self.target.as_ref()
+        }
+    }
+
     /// The latest analysis of the timeline so far.
     pub fn analysis(&self) -> Option<&Analysis> {
         self.analysis.as_ref()
@@ -222,8 +250,48 @@ impl StopRule {
         self.next_eval_t = now + (REANALYSE_SHARE * (now - t0)).max(0.5 * interval);
         let a = analyze(&self.timeline);
         self.analyses += 1;
-        let found = a.cliffs.first().cloned().zip(a.cache_estimate.clone());
-        match (found, self.estimate.take()) {
+        let first = a.cliffs.first().cloned().zip(a.cache_estimate.clone());
+        let prev = self.estimate.take();
+        self.estimate = self.track(first, prev, t0, now);
+        let n = self.cfg.cliffs.max(1);
+        if n > 1 {
+            let nth = a.cliffs.get(n - 1).cloned().map(|c| {
+                let cache = CacheEstimate {
+                    bytes: c.bytes_written,
+                    low_bytes: bytes_at(&self.timeline.samples, c.t_low_s),
+                    high_bytes: bytes_at(&self.timeline.samples, c.t_high_s),
+                };
+                (c, cache)
+            });
+            let from = a.cliffs.get(n - 2).map_or(t0, |c| c.t_s);
+            let prev = self.target.take();
+            self.target = self.track(nth, prev, from, now);
+        }
+        let due = match (&self.estimate, self.target()) {
+            (Some(_), Some(t)) => now >= t.stop_at_s,
+            _ => false,
+        };
+        if self.cfg.early_stop && due {
+            self.stopped_at_s = Some(now);
+        }
+        self.analysis = Some(a);
+        self.decision()
+    }
+}
+
+impl StopRule {
+    /// The new estimate of one tracked cliff from the latest analysis (`found`) and the one
+    /// before (`prev`); `from` is where the phase before the cliff began (its length sets
+    /// the hold), `now` the end of the newest sample. A cliff that moved or was withdrawn is
+    /// counted.
+    fn track(
+        &mut self,
+        found: Option<(Cliff, CacheEstimate)>,
+        prev: Option<Estimate>,
+        from: f64,
+        now: f64,
+    ) -> Option<Estimate> {
+        match (found, prev) {
             (Some((cliff, cache)), prev) => {
                 let since = match prev {
                     Some(p) if Estimate::same_cliff(&p.cache, &cache) => p.seen_since_s,
@@ -233,25 +301,42 @@ impl StopRule {
                     }
                     None => now,
                 };
-                let hold = self.cfg.hold_s(cliff.t_s - t0);
+                let hold = self.cfg.hold_s(cliff.t_s - from);
                 let stop_at = (cliff.t_s + hold).max(since + 0.5 * hold);
-                self.estimate = Some(Estimate {
+                Some(Estimate {
                     cliff,
                     cache,
                     seen_since_s: since,
                     hold_s: hold,
                     stop_at_s: stop_at,
-                });
-                if self.cfg.early_stop && now >= stop_at {
-                    self.stopped_at_s = Some(now);
-                }
+                })
             }
-            (None, Some(_)) => self.withdrawn += 1,
-            (None, None) => {}
+            (None, Some(_)) => {
+                self.withdrawn += 1;
+                None
+            }
+            (None, None) => None,
         }
-        self.analysis = Some(a);
-        self.decision()
     }
+}
+
+/// Bytes written by run time `t_s`, read off the samples (linear within the sample that
+/// holds `t_s`).
+fn bytes_at(samples: &[Sample], t_s: f64) -> u64 {
+    let mut before = 0u64;
+    for s in samples {
+        if s.t_s >= t_s {
+            let start = s.t_start_s();
+            let share = if s.t_s > start {
+                ((t_s - start) / (s.t_s - start)).clamp(0.0, 1.0)
+            } else {
+                1.0
+            };
+            return before + (share * s.bytes as f64).round() as u64;
+        }
+        before = s.bytes_total;
+    }
+    before
 }
 
 /// Where [`replay`] would have stopped a saved run.
@@ -263,7 +348,7 @@ pub struct ReplayStop {
     pub t_s: f64,
     /// Bytes written by then.
     pub bytes: u64,
-    /// The estimate the rule stopped on.
+    /// The estimate the rule stopped on (the N-th cliff with `cliffs` N).
     pub estimate: Estimate,
     /// Withdrawn or moved cliffs before the stop.
     pub withdrawn: u32,
@@ -282,7 +367,7 @@ pub fn replay(samples: &[Sample], cfg: StopConfig) -> Option<ReplayStop> {
                 samples: i + 1,
                 t_s: s.t_s,
                 bytes: s.bytes_total,
-                estimate: rule.estimate.clone()?,
+                estimate: rule.target().cloned()?,
                 withdrawn: rule.withdrawn,
             });
         }
@@ -376,6 +461,7 @@ mod tests {
         let c = StopConfig {
             early_stop: true,
             after_cliff_s: 300.0,
+            cliffs: 1,
         };
         assert_eq!(c.hold_s(1000.0), 300.0);
     }
@@ -400,6 +486,67 @@ mod tests {
             assert_eq!(rule.push(x), Decision::Continue);
         }
         assert!(rule.estimate().is_some());
+    }
+
+    /// Two tiers: 2000 MB/s for 20 s, 1400 MB/s (70%) for 60 s, then 100 MB/s.
+    fn two_tiers() -> Vec<Sample> {
+        let phase = |bps: f64, end: Option<f64>| synth::PhaseSpec {
+            bps,
+            end_bytes: end,
+            drift: 0.0,
+            noise: 0.02,
+        };
+        let spec = synth::TraceSpec {
+            phases: vec![
+                phase(2e9, Some(40e9)),
+                phase(1.4e9, Some(40e9 + 84e9)),
+                phase(1e8, None),
+            ],
+            interval_s: 1.0,
+            duration_s: 300.0,
+            heavy_tails: false,
+            dips: vec![],
+        };
+        synth::simulate(&spec, 3).0.samples
+    }
+
+    #[test]
+    fn cliffs_two_waits_for_the_second_cliff() {
+        let s = two_tiers();
+        let one = replay(&s, StopConfig::default()).expect("a stop at the first cliff");
+        assert!((one.estimate.cliff.bytes_written as f64 / 40e9 - 1.0).abs() < 0.02);
+        assert!(
+            one.t_s < 80.0,
+            "stopped at {} s, before the second tier ends",
+            one.t_s
+        );
+        let cfg = StopConfig {
+            cliffs: 2,
+            ..StopConfig::default()
+        };
+        let two = replay(&s, cfg).expect("a stop at the second cliff");
+        let c = &two.estimate.cliff;
+        assert!((c.bytes_written as f64 / 124e9 - 1.0).abs() < 0.02, "{c:?}");
+        assert!((c.after_bytes_per_sec / 1e8 - 1.0).abs() < 0.1, "{c:?}");
+        // The hold after the second cliff is the phase before it (60 s), not the cache's.
+        assert!(
+            (two.estimate.hold_s - 60.0).abs() < 2.0,
+            "{}",
+            two.estimate.hold_s
+        );
+        assert!(
+            two.t_s >= c.t_s + two.estimate.hold_s,
+            "{} {}",
+            two.t_s,
+            c.t_s
+        );
+        assert!(two.bytes > one.bytes);
+        // Three cliffs never come: the rule writes to the end.
+        let three = StopConfig {
+            cliffs: 3,
+            ..StopConfig::default()
+        };
+        assert!(replay(&s, three).is_none());
     }
 
     #[test]

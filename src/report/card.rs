@@ -61,6 +61,54 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
     (drive, cache, in_cache, after)
 }
 
+/// The card's line under the speeds: the returns of the cache, the rate over the data written
+/// after the last cliff with that amount and how much of the span was written (or the
+/// whole-fill average), and, when the analysis warns of it, that a slower tier
+/// may follow. `None` when there is nothing to say.
+pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(r) = crate::detect::returns_text(a, u) {
+        parts.push(r);
+    }
+    // A run that did not write to the end of the span saw the last speed only over the data
+    // it wrote after the last cliff: the line under the speeds says how much.
+    match &a.coverage {
+        Some(c) if !c.whole_span => {
+            if let Some(b) = c.bytes_after_last_cliff {
+                parts.push(format!(
+                    "after = rate over the {} written after the last cliff",
+                    format_bytes(b as f64, u)
+                ));
+            }
+            parts.push(format!(
+                "measured to {} of {}",
+                format_bytes(c.bytes_written as f64, u),
+                format_bytes(c.span_bytes as f64, u)
+            ));
+        }
+        _ => {
+            if let Some(c) = crate::detect::coverage_text(a, u) {
+                parts.push(c);
+            }
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// The card's warning line, when the analysis warns that a slower tier may follow (as the
+/// terminal and report.md do).
+pub fn card_warning(a: &Analysis) -> Option<String> {
+    a.coverage
+        .as_ref()
+        .is_some_and(|c| c.later_tier_possible)
+        .then(|| {
+            format!(
+                "not the sustained speed: a slower tier may follow (measure it with --cliffs {})",
+                a.cliffs.len() + 1
+            )
+        })
+}
+
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing the card: {e:?}")
 }
@@ -93,17 +141,24 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         );
         root.draw(&Label::new(cline, (x0, 118), st)).map_err(err)?;
         let big = Style::new(34.0).bold().color(cs.title);
+        // The after-cache text gets the width the in-cache text leaves (a gap of 40 px), so a
+        // long one ("after 3478 -> 129 MB/s over 15.2 GB") shrinks rather than runs into it.
+        let room = (w as i32 - 2 * x0) as f64 - big.width(&in_cache) - 40.0;
         root.draw(&Label::new(in_cache, (x0, 184), big))
             .map_err(err)?;
-        root.draw(&Label::new(
-            after,
-            (w as i32 - x0, 184),
+        let (after, ast) = fit_text(
+            &after,
             big.color(ink(theme, palette::VERMILLION))
                 .anchor(HPos::Right),
-        ))
-        .map_err(err)?;
-        // A cache that came back while the drive was written: one line under the speeds.
-        if let Some(line) = crate::detect::returns_text(a, u) {
+            room,
+        );
+        root.draw(&Label::new(after, (w as i32 - x0, 184), ast))
+            .map_err(err)?;
+        // A cache that came back while the drive was written, and how much of the span the
+        // run wrote: one line under the speeds; a second, in vermillion, when a slower tier
+        // may follow (the sparkline then starts lower).
+        let mut top = 260;
+        if let Some(line) = card_note(a, u) {
             let (l, st) = fit_text(
                 &line,
                 Style::new(24.0).color(ink(theme, palette::BLUISH_GREEN)),
@@ -111,8 +166,18 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
             );
             root.draw(&Label::new(l, (x0, 226), st)).map_err(err)?;
         }
-        // The sparkline: throughput over data written, filled below the line.
-        let (sl, st_, sr, sb) = (x0, 260, w as i32 - x0, h as i32 - 70);
+        if let Some(line) = card_warning(a) {
+            let (l, st) = fit_text(
+                &line,
+                Style::new(24.0)
+                    .bold()
+                    .color(ink(theme, palette::VERMILLION)),
+                (w as i32 - 2 * x0) as f64,
+            );
+            root.draw(&Label::new(l, (x0, 258), st)).map_err(err)?;
+            top = 296;
+        }
+        let (sl, st_, sr, sb) = (x0, top, w as i32 - x0, h as i32 - 70);
         let n = t.samples.len();
         let max_b = t.bytes_total().max(1) as f64;
         let max_r = t
@@ -180,6 +245,15 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
                 c(ink(theme, palette::VERMILLION)).stroke_width(3),
             ))
             .map_err(err)?;
+            // The further cliffs (a second tier ending): thinner, in the same colour.
+            for cl in a.cliffs.iter().skip(1) {
+                let x = sl + ((cl.bytes_written as f64 / max_b) * (sr - sl) as f64) as i32;
+                root.draw(&PathElement::new(
+                    vec![(x, st_), (x, sb)],
+                    c(ink(theme, palette::VERMILLION)).stroke_width(2),
+                ))
+                .map_err(err)?;
+            }
         }
         root.draw(&PathElement::new(
             vec![(sl, sb), (sr, sb)],
@@ -194,10 +268,17 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
                     format_bytes(max_b, u)
                 )
             } else {
-                format!(
-                    "write throughput over data written, 0 to {}",
-                    format_bytes(max_b, u)
-                )
+                match &a.coverage {
+                    Some(c) if !c.whole_span => format!(
+                        "write throughput over data written, 0 to {} of the {} span",
+                        format_bytes(max_b, u),
+                        format_bytes(c.span_bytes as f64, u)
+                    ),
+                    _ => format!(
+                        "write throughput over data written, 0 to {}",
+                        format_bytes(max_b, u)
+                    ),
+                }
             },
             (sl, sb + 14),
             small,

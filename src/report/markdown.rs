@@ -107,10 +107,16 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             .join("; ");
         v.push(("Cache came back".to_string(), format!("{line} ({at})")));
     }
+    if let Some(t) = crate::detect::after_last_cliff_text(a, units) {
+        v.push(("After the last cliff".to_string(), t));
+    }
     v.push((
         "Bytes written".to_string(),
         format!("{} in {}", fb(a.bytes_total), format_seconds(a.duration_s)),
     ));
+    if let Some(t) = crate::detect::coverage_text(a, units) {
+        v.push(("Coverage".to_string(), t));
+    }
     v.push((
         "Stop reason".to_string(),
         meta.stop_reason

@@ -44,6 +44,7 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
             }
             let last = a.cliffs.last().map_or(f64::INFINITY, |c| c.t_s);
             came_back(last, f64::INFINITY, &mut s);
+            s.push_str(&coverage_suffix(a, units));
             s
         }
         _ => {
@@ -61,6 +62,57 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
                 crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units),
             )
         }
+    }
+}
+
+/// What the run measured after its last cliff and how much of the span it wrote, as a suffix
+/// of a result line (empty when the span is not known):
+/// `; after the last cliff 3401 MB/s over the 103 GB written after it; measured to 157 GB of
+/// 2.00 TB (stopped early)`.
+pub fn coverage_suffix(a: &Analysis, units: UnitSystem) -> String {
+    let mut s = String::new();
+    if let Some(t) = crate::detect::after_last_cliff_text(a, units) {
+        s.push_str(&format!("; {t}"));
+    }
+    if let Some(t) = crate::detect::coverage_text(a, units) {
+        s.push_str(&format!("; {t}"));
+    }
+    s
+}
+
+/// The command line that measures the next tier: `args` (the program's own arguments, the
+/// program name first) with `--cliffs` set to one more than the cliffs found and `--out` and
+/// `--force` left out (a new run gets its own folder). `None` unless the analysis warns that
+/// a later tier may follow.
+pub fn next_tier_command(a: &Analysis, args: &[String]) -> Option<String> {
+    if !a.coverage.as_ref().is_some_and(|c| c.later_tier_possible) {
+        return None;
+    }
+    let mut out = vec!["slccache".to_string()];
+    let mut it = args.iter().skip(1);
+    while let Some(x) = it.next() {
+        match x.as_str() {
+            "--cliffs" | "--out" => {
+                it.next();
+            }
+            "--force" => {}
+            _ if x.starts_with("--cliffs=") || x.starts_with("--out=") => {}
+            _ => out.push(shell_word(x)),
+        }
+    }
+    out.push(format!("--cliffs {}", a.cliffs.len() + 1));
+    Some(out.join(" "))
+}
+
+/// A word quoted for a POSIX shell when it needs it.
+fn shell_word(x: &str) -> String {
+    if !x.is_empty()
+        && x.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,%+@".contains(c))
+    {
+        x.to_string()
+    } else {
+        format!("'{}'", x.replace('\'', "'\\''"))
     }
 }
 

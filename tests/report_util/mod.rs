@@ -152,6 +152,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         slowdowns: vec![],
         returns: vec![],
         read_only: false,
+        coverage: None,
     }
 }
 

@@ -75,11 +75,40 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     if let Some(line) = crate::detect::returns_text(a, units) {
         s.push_str(&format!("  ·  {line}"));
     }
-    s.push_str(&format!(
-        "  ·  {} written in {}",
-        fb(a.bytes_total),
-        format_seconds(a.duration_s)
-    ));
+    match &a.coverage {
+        // Not the whole span: how much of it, and the warning the terminal gives.
+        Some(c) if !c.whole_span => {
+            s.push_str(&format!(
+                "  ·  {} of {} written in {}{}",
+                fb(a.bytes_total),
+                fb(c.span_bytes),
+                format_seconds(a.duration_s),
+                if c.stopped_early {
+                    " (stopped early)"
+                } else {
+                    ""
+                }
+            ));
+            if c.later_tier_possible {
+                s.push_str("  ·  a slower tier may follow");
+            }
+        }
+        Some(c) => {
+            s.push_str(&format!(
+                "  ·  {} written in {}",
+                fb(a.bytes_total),
+                format_seconds(a.duration_s)
+            ));
+            if let Some(r) = c.whole_fill_bytes_per_sec {
+                s.push_str(&format!(", {} on average", format_rate(r, units)));
+            }
+        }
+        None => s.push_str(&format!(
+            "  ·  {} written in {}",
+            fb(a.bytes_total),
+            format_seconds(a.duration_s)
+        )),
+    }
     s
 }
 

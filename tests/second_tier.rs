@@ -1,0 +1,169 @@
+//! A drive with a second, slower SLC tier (issue 17, part 2): the HP FX700 2TB writes
+//! 5000 MB/s to 54 GB, 3500 MB/s to 460 GB, then 130 MB/s (data/published-drives.csv line
+//! 48, TechPowerUp). The default early stop ends after the first cliff: every output must
+//! say how much of the span it wrote and warn that a slower tier may follow; `--cliffs 2`
+//! finds both cliffs and the 130 MB/s after the second.
+
+use assert_cmd::Command;
+use predicates::str::contains;
+use slccache::detect::Analysis;
+use slccache::units::UnitSystem;
+
+fn run(dir: &std::path::Path, extra: &[&str]) -> String {
+    let out = Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "simulate",
+            "fx700-2tb",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            "3",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(dir)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
+fn summary(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+fn analysis(s: &serde_json::Value) -> Analysis {
+    serde_json::from_value(s["analysis"].clone()).unwrap()
+}
+
+#[test]
+fn the_default_run_warns_and_states_its_coverage_on_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let text = run(&dir, &[]);
+    let s = summary(&dir);
+    let a = analysis(&s);
+    assert_eq!(a.cliffs.len(), 1, "{text}");
+    let c = a.coverage.clone().expect("coverage in summary.json");
+    assert!(c.stopped_early && !c.whole_span, "{c:?}");
+    assert_eq!(c.span_bytes, 2_000_000_000_000);
+    assert!(c.bytes_written < 300_000_000_000, "{c:?}");
+    assert!(c.later_tier_possible, "{c:?}");
+    let after = c.after_last_cliff_bytes_per_sec.unwrap();
+    assert!((after / 3.5e9 - 1.0).abs() < 0.1, "{after}");
+    assert!(c.whole_fill_bytes_per_sec.is_none());
+    assert!(s["analysis"]["coverage"]["later_tier_possible"] == true);
+    let warned =
+        |w: &str| w.contains("a later, slower tier may follow") && w.contains("--cliffs 2");
+    assert!(a.warnings.iter().any(|w| warned(w)), "{:?}", a.warnings);
+    // The terminal: coverage, the warning and the command line that finds the next tier.
+    assert!(text.contains("measured to"), "{text}");
+    assert!(text.contains("of 2.00 TB (stopped early)"), "{text}");
+    assert!(text.contains("written after the last cliff"), "{text}");
+    assert!(text.contains("a later, slower tier may follow"), "{text}");
+    assert!(
+        text.contains(
+            "to measure the next tier: slccache simulate fx700-2tb --pattern seqwrite --seed 3 \
+             --cliffs 2"
+        ),
+        "{text}"
+    );
+    // report.md and report.html: the coverage row, the after-cliff row and the warning.
+    for f in ["report.md", "report.html"] {
+        let r = std::fs::read_to_string(dir.join(f)).unwrap();
+        assert!(r.contains("Coverage"), "{f}");
+        assert!(r.contains("of 2.00 TB (stopped early)"), "{f}");
+        assert!(r.contains("written after the last cliff"), "{f}");
+        assert!(r.contains("a later, slower tier may follow"), "{f}");
+    }
+    // The card: the amount after the cliff, the coverage and the warning; the chart
+    // subtitle: the coverage and the warning.
+    let u = UnitSystem::Decimal;
+    let note = slccache::report::card::card_note(&a, u).unwrap();
+    assert!(note.contains("written after the last cliff"), "{note}");
+    assert!(
+        note.contains("measured to") && note.contains("of 2.00 TB"),
+        "{note}"
+    );
+    let warn = slccache::report::card::card_warning(&a).unwrap();
+    assert!(warn.contains("not the sustained speed") && warn.contains("--cliffs 2"));
+    let sub = slccache::report::charts::cache_subtitle(&a, u);
+    assert!(sub.contains("of 2.00 TB written"), "{sub}");
+    assert!(sub.contains("a slower tier may follow"), "{sub}");
+}
+
+#[test]
+fn cliffs_two_finds_both_tiers_and_the_speed_after_the_second() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let text = run(&dir, &["--cliffs", "2"]);
+    let s = summary(&dir);
+    let a = analysis(&s);
+    assert_eq!(a.cliffs.len(), 2, "{text}");
+    let at = |i: usize| a.cliffs[i].bytes_written as f64;
+    assert!((at(0) / 54e9 - 1.0).abs() < 0.03, "{}", at(0));
+    assert!((at(1) / 460e9 - 1.0).abs() < 0.03, "{}", at(1));
+    let last = &a.cliffs[1];
+    assert!(
+        (last.after_bytes_per_sec / 130e6 - 1.0).abs() < 0.1,
+        "{last:?}"
+    );
+    let c = a.coverage.clone().unwrap();
+    let after = c.after_last_cliff_bytes_per_sec.unwrap();
+    assert!((after / 130e6 - 1.0).abs() < 0.1, "{after}");
+    assert!(
+        c.stopped_early && !c.whole_span && !c.later_tier_possible,
+        "{c:?}"
+    );
+    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed");
+    assert!(!a.warnings.iter().any(|w| w.contains("tier may follow")));
+    assert!(!text.contains("to measure the next tier"), "{text}");
+    // The folding warning does not call a rate seen over a few GB sustained.
+    assert!(!a
+        .warnings
+        .iter()
+        .any(|w| w.contains("sustained speed is this")));
+    assert!(
+        text.contains("measured to") && text.contains("(stopped early)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_whole_drive_fill_reports_the_whole_fill_average() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let text = run(&dir, &["--no-early-stop"]);
+    let a = analysis(&summary(&dir));
+    let c = a.coverage.clone().unwrap();
+    assert!(
+        c.whole_span && c.span_is_drive && !c.later_tier_possible,
+        "{c:?}"
+    );
+    // TechPowerUp: "168 MB/s" for the whole fill; the model's tiers give about 165.
+    let r = c.whole_fill_bytes_per_sec.unwrap();
+    assert!((r / 168e6 - 1.0).abs() < 0.05, "{r}");
+    assert!(
+        text.contains("filling the whole drive (2.00 TB) completes at"),
+        "{text}"
+    );
+    assert!(text.contains("to the end of the span"), "{text}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("filling the whole drive (2.00 TB) completes at"));
+    let note = slccache::report::card::card_note(&a, UnitSystem::Decimal).unwrap();
+    assert!(note.contains("filling the whole drive"), "{note}");
+    assert!(slccache::report::card::card_warning(&a).is_none());
+}
+
+#[test]
+fn cliffs_out_of_range_is_a_usage_error() {
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["simulate", "fx700-2tb", "--cliffs", "0"])
+        .assert()
+        .code(2)
+        .stderr(contains("--cliffs"));
+}
