@@ -32,6 +32,8 @@ fn main() {
     // record is a warning and leaves the exit code as it is.
     slccache::store::recorder::record_finished(&recording);
     if let Err(e) = result {
+        // A run refused after its output folder was claimed leaves no empty folder.
+        slccache::report::outdir::remove_unused();
         let code = slccache::error::exit_code(&e);
         if code != 130 {
             slccache::note!("slccache: error: {e:#}");

@@ -376,6 +376,10 @@ fn simulate_stops_on_ctrl_c_with_its_outputs() {
             "960evo-500g",
             "--duration",
             "5000h",
+            // One pass is the limit otherwise (issue 22, item 6), and it ends the run before
+            // the signal.
+            "--max-bytes",
+            "10PB",
             "--interval",
             "1h",
         ])

@@ -24,7 +24,15 @@ fn start_probe(dir: &Path, duration: &str, rows: usize) -> Child {
         .args(["--size", "64MiB", "--bs", "64k", "--qd", "4"])
         // --max-bytes: one pass is the limit otherwise, and a small file is done before the
         // signal comes (issue 22, item 6).
-        .args(["--duration", duration, "--max-bytes", "1PB", "--interval", "50ms", "--quiet"])
+        .args([
+            "--duration",
+            duration,
+            "--max-bytes",
+            "1PB",
+            "--interval",
+            "50ms",
+            "--quiet",
+        ])
         .arg("--out")
         .arg(dir.join("out"))
         .stdin(Stdio::null())

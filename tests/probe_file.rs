@@ -132,7 +132,15 @@ fn duration_stops_the_run() {
         ])
         // One pass over the span stays the limit with --duration unless --max-bytes says more
         // (issue 22, item 6): a 1 MiB file needs a larger cap to run for the duration.
-        .args(["--duration", "1s", "--max-bytes", "1PB", "--interval", "100ms", "--quiet"])
+        .args([
+            "--duration",
+            "1s",
+            "--max-bytes",
+            "1PB",
+            "--interval",
+            "100ms",
+            "--quiet",
+        ])
         .arg("--out")
         .arg(&out)
         .assert()

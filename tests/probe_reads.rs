@@ -128,7 +128,18 @@ fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
             "4",
             "--overwrite",
         ])
-        .args(["--duration", "1s", "--interval", "100ms", "-q", "--out"])
+        // --max-bytes: one pass over the file is the limit otherwise (issue 22, item 6), and
+        // these runs need several samples.
+        .args([
+            "--duration",
+            "1s",
+            "--max-bytes",
+            "1PB",
+            "--interval",
+            "100ms",
+            "-q",
+            "--out",
+        ])
         .arg(&mixed)
         .assert()
         .success();
@@ -156,7 +167,16 @@ fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
     slccache()
         .arg("probe")
         .arg(&f)
-        .args(["--pattern", "randread", "--qd", "8", "--duration", "1s"])
+        .args([
+            "--pattern",
+            "randread",
+            "--qd",
+            "8",
+            "--duration",
+            "1s",
+            "--max-bytes",
+            "1PB",
+        ])
         .args(["--interval", "100ms", "-q", "--out"])
         .arg(&reads)
         .assert()
@@ -206,7 +226,16 @@ fn a_read_only_probe_reports_its_reads() {
     let a = slccache()
         .arg("probe")
         .arg(&f)
-        .args(["--pattern", "randread", "--qd", "4", "--duration", "1s"])
+        .args([
+            "--pattern",
+            "randread",
+            "--qd",
+            "4",
+            "--duration",
+            "1s",
+            "--max-bytes",
+            "1PB",
+        ])
         .args(["--interval", "100ms", "--out"])
         .arg(&out)
         .assert()

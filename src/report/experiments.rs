@@ -653,10 +653,20 @@ fn history_chart(
     let x_max = xy.iter().map(|p| p.0).fold(0.0, f64::max);
     let x_min = xy.iter().map(|p| p.0).fold(x_max, f64::min);
     let span = (x_max - x_min).max(1.0);
+    // Runs closer together than one unit (a day, a TB) get an axis one unit wide with the
+    // first a little in from the left edge, not a point on the edge of a 0.05-wide axis.
+    let (x_lo, x_hi) = if x_max - x_min < 1.0 {
+        (x_min - 0.1, x_min + 1.0)
+    } else {
+        (
+            (x_min - 0.05 * span).max(0.0).min(x_min),
+            x_max + 0.05 * span,
+        )
+    };
     let x = Axis {
         label: x_label,
-        min: (x_min - 0.05 * span).max(0.0).min(x_min),
-        max: x_max + 0.05 * span,
+        min: x_lo,
+        max: x_hi,
         log: false,
         ticks: vec![],
     };
@@ -669,9 +679,9 @@ fn history_chart(
         ticks: vec![],
     };
     let footer = vec![format!(
-        "{} run(s) with a value of {} in the store; slccache {}",
+        "{} of the drive's {} in the store shown (the others have no value here); slccache {}",
         xy.len(),
-        pts.len(),
+        crate::units::count_text(pts.len(), "run", "runs"),
         crate::VERSION
     )];
     let px = per_px(o.png_size, footer.len(), &x, &y);

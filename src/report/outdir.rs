@@ -12,6 +12,25 @@ use anyhow::{Context, Result};
 
 use crate::error::usage;
 
+/// The folders [`claim`] created in this process, so that a run refused after its folder was
+/// claimed (a held target, a declined prompt) leaves no empty folder behind.
+static CREATED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn created(p: &Path) {
+    CREATED
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(p.to_path_buf());
+}
+
+/// Removes the folders this process claimed that are still empty (`remove_dir` removes only
+/// empty ones): called when a run ends in an error, so that a refusal writes nothing.
+pub fn remove_unused() {
+    for p in CREATED.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        let _ = std::fs::remove_dir(&p);
+    }
+}
+
 /// The one message for an `--out` that is an existing file (every subcommand says it alike).
 pub fn not_a_folder(flag: &str, p: &Path) -> anyhow::Error {
     usage(format!(
@@ -70,8 +89,12 @@ pub fn claim(
                     )));
                 }
             }
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+            if !dir.exists() {
+                std::fs::create_dir_all(dir).with_context(|| {
+                    format!("cannot create the output folder {}", dir.display())
+                })?;
+                created(dir);
+            }
             Ok(dir.to_path_buf())
         }
         None => {
@@ -94,7 +117,10 @@ pub fn unique_child(parent: &Path, name: &str) -> Result<PathBuf> {
             parent.join(format!("{name}-{k}"))
         };
         match std::fs::create_dir(&candidate) {
-            Ok(()) => return Ok(candidate),
+            Ok(()) => {
+                created(&candidate);
+                return Ok(candidate);
+            }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
                 return Err(e).with_context(|| {

@@ -70,7 +70,14 @@ pub(super) fn tmpfs_note(spec: &str, dir: &Path) -> Option<String> {
 
 /// Refuses a new file of `size` bytes that the free space of `dir` cannot hold.
 fn check_free_space(spec: &str, dir: &Path, size: u64) -> Result<()> {
-    if let Ok(st) = rustix::fs::statvfs(dir) {
+    // A filesystem that reports no size at all (ramfs: zero blocks) is not checked.
+    if let Ok(st) = rustix::fs::statvfs(dir).map_err(|_| ()).and_then(|st| {
+        if st.f_blocks == 0 {
+            Err(())
+        } else {
+            Ok(st)
+        }
+    }) {
         let free = st.f_bavail.saturating_mul(st.f_frsize);
         if size > free {
             return Err(usage(format!(

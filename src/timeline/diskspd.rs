@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use roxmltree::{Document, Node};
 
-use super::import::ImportError;
+use super::import_error::ImportError;
 use super::{ReadStats, RunMeta, Timeline, Workload};
 
 /// Whether `text` looks like an XML document whose first element is DiskSPD's `<Results>`.

@@ -7,36 +7,7 @@ use std::path::Path;
 
 use super::{read_slccache_csv, RunMeta, Sample, Timeline};
 
-/// A timeline file that could not be read; names the file and (where it applies) the line.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
-pub struct ImportError {
-    /// The file as the user named it.
-    pub file: String,
-    /// 1-based line number, where the problem is on one line.
-    pub line: Option<usize>,
-    /// What is wrong, and where it helps, what to do.
-    pub message: String,
-}
-
-impl ImportError {
-    /// An error at a given line.
-    pub fn at(file: &str, line: usize, message: impl Into<String>) -> ImportError {
-        ImportError {
-            file: file.to_string(),
-            line: Some(line),
-            message: message.into(),
-        }
-    }
-    /// An error about the whole file.
-    pub fn whole(file: &str, message: impl Into<String>) -> ImportError {
-        ImportError {
-            file: file.to_string(),
-            line: None,
-            message: message.into(),
-        }
-    }
-}
+pub use super::import_error::ImportError;
 
 /// Units for a two-column CSV that has no header (from `--time-unit` and `--rate-unit`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -6,6 +6,7 @@
 
 mod diskspd;
 pub mod import;
+mod import_error;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
