@@ -181,8 +181,9 @@ run_slccache() { # target bs qd jobs pattern dir
     # Reads of the loop device: it was filled by dd when it was made.
     [[ -b $t ]] && extra=(--destroy-data --assume-written)
     [[ -f $t ]] && extra=(--overwrite)
+    # --max-bytes: fio is time_based over the span; slccache stops after one pass otherwise.
     setsid -w "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
-        --duration "${secs}s" --interval 1s --quiet --out "$d" >/dev/null
+        --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet --out "$d" >/dev/null
     python3 - "$d" "$jobs" <<'EOF'
 import csv, json, sys
 d, jobs = sys.argv[1], int(sys.argv[2])

@@ -84,7 +84,7 @@ run_slccache() {
     # CPU seconds (user, system) of the slccache process, from bash's `time`; the probe's own
     # stderr still goes to ours.
     { time in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" \
-        --bs "$bs" --qd "$qd" --duration "${secs}s" --interval 1s --quiet \
+        --bs "$bs" --qd "$qd" --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet \
         --out "$d/slccache" >/dev/null 2>&3; } 3>&2 2>"$d/slccache.cpu"
 }
 run_fio() {

@@ -103,7 +103,7 @@ case $target in
 esac
 
 setsid -w "$bin" probe "$path" "${extra[@]}" --pattern randwrite --bs 4k --qd 32 \
-    --duration "${secs}s" --interval "$interval" --no-early-stop --quiet --out "$out/probe" \
+    --duration "${secs}s" --max-bytes 1PB --interval "$interval" --no-early-stop --quiet --out "$out/probe" \
     >/dev/null &
 probe=$!
 
