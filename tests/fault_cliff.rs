@@ -10,9 +10,6 @@
 
 mod fault_util;
 
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
 use fault_util::*;
 
 /// Bytes written before the limit drops.
@@ -45,56 +42,7 @@ fn the_probe_finds_a_cliff_made_by_the_kernel() {
     let fs = Tmpfs::new("320M");
     let lo = LoopDev::sparse(&fs.path().join("backing.img"), 256 << 20, true);
     let out = scratch("fault-cliff-out-");
-    let majmin = lo.majmin();
-    cg.set_write_bps(&majmin, FAST);
-    let base = lo.bytes_written();
-
-    // A shell moves itself into the group, then becomes the probe.
-    let script = format!(
-        "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
-        cg.dir.display()
-    );
-    let child = slccache_in_shell(&script)
-        .args(["probe", &lo.dev, "--destroy-data", "--pattern", "seqwrite"])
-        .args([
-            "--bs",
-            "256k",
-            "--qd",
-            "4",
-            "--interval",
-            "200ms",
-            "--quiet",
-        ])
-        .args(["--max-bytes", &TOTAL.to_string()])
-        .arg("--out")
-        .arg(out.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut child = Child(Some(child));
-    let started = Instant::now();
-    let mut truth = None;
-    loop {
-        if child.0.as_mut().unwrap().try_wait().unwrap().is_some() {
-            break;
-        }
-        if truth.is_none() {
-            let w = lo.bytes_written() - base;
-            if w >= CACHE {
-                cg.set_write_bps(&majmin, SLOW);
-                truth = Some(lo.bytes_written() - base);
-            }
-        }
-        // A hang guard only: the run takes about ten seconds.
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "the probe hangs"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let o = child.wait();
+    let (o, truth) = probe_with_kernel_cliff(&lo, &cg, out.path(), (FAST, SLOW), CACHE, TOTAL);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
     let truth = truth.expect("the device counter never reached the switch point") as f64;
@@ -136,13 +84,4 @@ fn the_probe_finds_a_cliff_made_by_the_kernel() {
         "{}",
         s["analysis"]
     );
-}
-
-/// `sh -c SCRIPT slccache ARGS...`: the script ends with `exec "$0" "$@"`.
-fn slccache_in_shell(script: &str) -> std::process::Command {
-    let mut c = std::process::Command::new("sh");
-    c.arg("-c")
-        .arg(script)
-        .arg(assert_cmd::cargo::cargo_bin("slccache"));
-    c
 }

@@ -11,9 +11,6 @@
 
 mod fault_util;
 
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
 use fault_util::*;
 
 fn summary(dir: &std::path::Path) -> serde_json::Value {
@@ -90,55 +87,7 @@ fn a_cliff_on_a_loop_device_after_the_writes_wrapped_is_flagged() {
     let fs = Tmpfs::new("96M");
     let lo = LoopDev::sparse(&fs.path().join("backing.img"), DEVICE, true);
     let out = scratch("wrap-span-out-");
-    let majmin = lo.majmin();
-    cg.set_write_bps(&majmin, FAST);
-    let base = lo.bytes_written();
-    let script = format!(
-        "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
-        cg.dir.display()
-    );
-    let mut c = std::process::Command::new("sh");
-    c.arg("-c")
-        .arg(script)
-        .arg(assert_cmd::cargo::cargo_bin("slccache"));
-    let child = c
-        .args(["probe", &lo.dev, "--destroy-data", "--pattern", "seqwrite"])
-        .args([
-            "--bs",
-            "256k",
-            "--qd",
-            "4",
-            "--interval",
-            "200ms",
-            "--quiet",
-        ])
-        .args(["--max-bytes", &TOTAL.to_string()])
-        .arg("--out")
-        .arg(out.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut child = Child(Some(child));
-    let started = Instant::now();
-    let mut switched = None;
-    loop {
-        if child.0.as_mut().unwrap().try_wait().unwrap().is_some() {
-            break;
-        }
-        if switched.is_none() && lo.bytes_written() - base >= SWITCH {
-            cg.set_write_bps(&majmin, SLOW);
-            switched = Some(lo.bytes_written() - base);
-        }
-        // A hang guard only: the run takes about twelve seconds.
-        assert!(
-            started.elapsed() < Duration::from_secs(300),
-            "the probe hangs"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let o = child.wait();
+    let (o, switched) = probe_with_kernel_cliff(&lo, &cg, out.path(), (FAST, SLOW), SWITCH, TOTAL);
     assert_eq!(
         o.status.code(),
         Some(0),

@@ -258,3 +258,69 @@ pub fn signal(pid: i32, sig: i32) {
     let r = unsafe { libc::kill(pid, sig) };
     assert_eq!(r, 0, "kill({pid}, {sig}) failed");
 }
+
+/// A cliff made by the kernel: `slccache probe` of `lo` (seqwrite, 256 KiB blocks, QD4,
+/// 200 ms samples, `total` bytes) inside the blkio group `cg`, whose write limit on the
+/// device starts at `fast` bytes/s and drops to `slow` once the device's own counter has
+/// taken `switch` bytes. Returns the probe's output and the bytes the device had taken when
+/// the limit dropped (None when it never got there).
+pub fn probe_with_kernel_cliff(
+    lo: &LoopDev,
+    cg: &BlkioGroup,
+    out: &Path,
+    (fast, slow): (u64, u64),
+    switch: u64,
+    total: u64,
+) -> (std::process::Output, Option<u64>) {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let majmin = lo.majmin();
+    cg.set_write_bps(&majmin, fast);
+    let base = lo.bytes_written();
+    // A shell moves itself into the group, then becomes the probe.
+    let script = format!(
+        "echo $$ > {}/cgroup.procs && exec \"$0\" \"$@\"",
+        cg.dir.display()
+    );
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("slccache"))
+        .args(["probe", &lo.dev, "--destroy-data", "--pattern", "seqwrite"])
+        .args([
+            "--bs",
+            "256k",
+            "--qd",
+            "4",
+            "--interval",
+            "200ms",
+            "--quiet",
+        ])
+        .args(["--max-bytes", &total.to_string()])
+        .arg("--out")
+        .arg(out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = Child(Some(child));
+    let started = Instant::now();
+    let mut switched = None;
+    loop {
+        if child.0.as_mut().unwrap().try_wait().unwrap().is_some() {
+            break;
+        }
+        if switched.is_none() && lo.bytes_written() - base >= switch {
+            cg.set_write_bps(&majmin, slow);
+            switched = Some(lo.bytes_written() - base);
+        }
+        // A hang guard only: such a run takes about ten seconds.
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the probe hangs"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    (child.wait(), switched)
+}
