@@ -124,14 +124,14 @@ impl Sqlite {
             .map_err(|e| sqlite_open_error(path, &e))?;
         let mut s = Sqlite { conn };
         // Read before anything can write: a text file or a damaged header fails here, unchanged.
-        let tables: i64 = s
-            .conn
-            .query_row(
+        let tables: i64 = retry_busy(|| {
+            s.conn.query_row(
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
                 [],
                 |r| r.get(0),
             )
-            .map_err(|e| sqlite_open_error(path, &e))?;
+        })
+        .map_err(|e| sqlite_open_error(path, &e))?;
         if existed && tables > 0 && !s.table_exists("slccache_schema")? {
             return Err(StoreError::Open {
                 place: path.display().to_string(),
@@ -143,19 +143,40 @@ impl Sqlite {
         }
         // WAL: concurrent recorders queue on the busy timeout while `runs` keeps reading.
         // The journal mode is only changed when it is not WAL yet (the change needs a write).
-        let mode: String = s
-            .conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        let mode: String = retry_busy(|| s.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)))
             .map_err(|e| sqlite_open_error(path, &e))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            s.conn
-                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
-                .map_err(|e| sqlite_open_error(path, &e))?;
-        }
-        s.conn
-            .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+            retry_busy(|| {
+                s.conn
+                    .query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0))
+            })
             .map_err(|e| sqlite_open_error(path, &e))?;
+        }
+        retry_busy(|| {
+            s.conn
+                .execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+        })
+        .map_err(|e| sqlite_open_error(path, &e))?;
         Ok(s)
+    }
+}
+
+/// Runs `f` again while SQLite answers "database is locked" (SQLITE_BUSY), up to the busy
+/// timeout. Opening reads the schema and may switch the journal mode to WAL; when several
+/// recorders open a new store at once, SQLite can answer busy there without calling the busy
+/// handler (a lock it will not wait for, to avoid a deadlock), so the open waits itself.
+fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + SQLITE_BUSY_TIMEOUT;
+    loop {
+        match f() {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            r => return r,
+        }
     }
 }
 
