@@ -415,3 +415,24 @@ fn a_cliff_after_the_writes_wrapped_around_the_span_is_flagged() {
     t.meta.device.capacity_bytes = Some(500_000_000_000);
     assert!(wrapped(&analyze(&t)).is_none());
 }
+
+/// Known miss (ignored until fixed): a short cache phase at the start followed by a slow phase
+/// that swings between 21 and 58 MB/s. `recovery_loop` failed on this first burst in one of
+/// four full runs on 2026-12-01; the detector of 5aaed84 misses it too.
+#[test]
+#[ignore = "known detector miss: a short cache phase before a slow phase that swings 21-58 MB/s"]
+fn a_short_cache_phase_before_a_swinging_slow_phase_is_a_cliff() {
+    let a = analyze(&kernel_cliff(include_str!(
+        "data/kernel-cliff/swinging-slow-phase.csv"
+    )));
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {:?}", a.warnings));
+    let truth = 512.0 * 1024.0 * 1024.0;
+    assert!(
+        (c.bytes_written as f64 / truth - 1.0).abs() < 0.10,
+        "cliff after {} B against {truth} B",
+        c.bytes_written
+    );
+}
