@@ -436,3 +436,23 @@ fn a_short_cache_phase_before_a_swinging_slow_phase_is_a_cliff() {
         c.bytes_written
     );
 }
+
+/// Known miss (ignored until fixed): a start-up burst above the level that follows (241 and
+/// 257 MB/s, then 199) is taken for a short cache phase; the cache runs out at about 539 MB.
+#[test]
+#[ignore = "known detector miss: a start-up burst taken for a 0.3 s cache phase"]
+fn a_start_up_burst_is_not_the_cache() {
+    let a = analyze(&kernel_cliff(include_str!(
+        "data/kernel-cliff/startup-burst.csv"
+    )));
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {:?}", a.warnings));
+    let truth = 512.0 * 1024.0 * 1024.0;
+    assert!(
+        (c.bytes_written as f64 / truth - 1.0).abs() < 0.10,
+        "cliff after {} B against {truth} B",
+        c.bytes_written
+    );
+}
