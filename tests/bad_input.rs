@@ -61,6 +61,13 @@ const FILES: &[(&str, &str)] = &[
     // Issue 22: a rate unit whose b could be bits or bytes; a headerless file for compare.
     ("bits_lower.csv", "seconds,mb/s\n1,100\n2,100\n"),
     ("noheader.csv", "1,100\n2,100\n3,100\n"),
+    // Issue 22 item 25: a spreadsheet's CSV whose separator does not split the lines evenly, and
+    // one whose quoted cell is no number.
+    ("uneven.csv", "time (s);MB/s;x\n1;100\n2;100;5;6\n"),
+    (
+        "quotedword.csv",
+        "\"seconds\",\"MB/s\"\n\"1\",\"100\"\n\"2\",\"lots\"\n",
+    ),
     // An existing output folder with someone's files in it.
     ("userdir/report.md", "my own notes\n"),
 ];
@@ -200,6 +207,12 @@ fn cases() -> Vec<Case> {
         c(&["analyze", "badtime.log"], 2, Line("badtime.log", 2)),
         c(&["analyze", "nounit.csv"], 2, Line("nounit.csv", 1)),
         c(&["analyze", "three.csv"], 2, Line("three.csv", 3)),
+        c(
+            &["analyze", "uneven.csv"],
+            2,
+            Words(&["uneven.csv", "semicolons"]),
+        ),
+        c(&["analyze", "quotedword.csv"], 2, Line("quotedword.csv", 3)),
         c(
             &["analyze", "good.csv", "--time-unit", "h"],
             2,

@@ -248,3 +248,79 @@ fn a_span_off_the_alignment_is_rounded_down_and_said() {
             .unwrap();
     assert_eq!(v["totals"]["bytes"].as_u64(), Some(99_999_744), "{v}");
 }
+
+// Item 25: what Excel and LibreOffice write in the common locales ("unknown format", "column 1
+// is not a number: '\"1\"'", "expected 2 to 2 columns" before).
+#[test]
+fn spreadsheet_csvs_are_read_in_the_common_locales() {
+    let d = tempfile::tempdir().unwrap();
+    let plain = d.path().join("plain.csv");
+    std::fs::write(&plain, two_levels("MB/s", 1500.3, 450.5)).unwrap();
+    let before = |p: &std::path::Path| -> (f64, String) {
+        let out = ok(&["analyze", p.to_str().unwrap(), "--json"]);
+        let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        (
+            v["cliffs"][0]["before_bytes_per_sec"].as_f64().unwrap(),
+            out,
+        )
+    };
+    let (want, _) = before(&plain);
+    assert!((want - 1500.3e6).abs() < 1e6, "{want}");
+    let rows = |f: &dyn Fn(usize, &str) -> String, header: &str| {
+        let mut t = header.to_string();
+        for i in 1..=80 {
+            t.push_str(&f(i, if i <= 40 { "1500,3" } else { "450,5" }));
+        }
+        t
+    };
+    let cases = [
+        (
+            "semicolon.csv",
+            rows(&|i, v| format!("{i};{v}\n"), "Zeit (s);MB/s\n"),
+            "semicolon",
+        ),
+        (
+            "tab.csv",
+            rows(&|i, v| format!("{i}\t{v}\n"), "Zeit (s)\tMB/s\n"),
+            "tab",
+        ),
+        (
+            "quoted.csv",
+            rows(
+                &|i, v| format!("\"{i}\",\"{}\"\n", v.replace(',', ".")),
+                "\"seconds\",\"MB/s\"\n",
+            ),
+            "comma",
+        ),
+        (
+            "quoted-comma.csv",
+            rows(&|i, v| format!("{i},\"{v}\"\n"), "seconds,MB/s\n"),
+            "comma",
+        ),
+    ];
+    for (name, text, sep) in cases {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let (got, out) = before(&p);
+        assert!((got - want).abs() < 1e3, "{name}: {got} against {want}");
+        assert!(
+            out.contains(&format!("{sep} separator")),
+            "{name}: the note says how it was read: {out}"
+        );
+    }
+}
+
+// Item 25: a separator that does not split the lines evenly is named in the error.
+#[test]
+fn an_uneven_semicolon_file_names_the_separator() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("uneven.csv");
+    std::fs::write(&p, "a;b;c\n1;2\n3;4;5;6\n").unwrap();
+    let o = bin()
+        .args(["analyze", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("semicolons"), "{err}");
+}

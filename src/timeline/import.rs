@@ -389,6 +389,15 @@ pub fn parse_text_notes(
     // Excel saves UTF-8 with a byte-order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut notes = Vec::new();
+    // A spreadsheet's CSV (semicolons, tabs, decimal commas, quoted cells) is read as plain CSV.
+    let normalized = super::dialect::normalize(text);
+    let text = match &normalized {
+        Some((plain, note)) => {
+            notes.push(format!("{name}: {note}"));
+            plain.as_str()
+        }
+        None => text,
+    };
     match parse_whole(text, name, opts, &mut notes) {
         Err(e) if !text.ends_with('\n') && e.line.is_some() => {
             let last = text.lines().count();
@@ -396,7 +405,10 @@ pub fn parse_text_notes(
                 return Err(e);
             }
             let cut = text.rfind('\n').map(|i| &text[..=i]).unwrap_or("");
-            let mut retry_notes = Vec::new();
+            let mut retry_notes: Vec<String> = normalized
+                .iter()
+                .map(|(_, note)| format!("{name}: {note}"))
+                .collect();
             let t = parse_whole(cut, name, opts, &mut retry_notes).map_err(|_| e)?;
             retry_notes.push(format!(
                 "{name}: line {last} is cut short (no newline at the end of the file, and it \
@@ -441,48 +453,61 @@ fn parse_whole(
             ));
         }
     };
-    let timeline =
-        if super::diskspd::looks_like(first) {
-            own_units("a DiskSPD result", notes);
-            super::diskspd::read(text, name, notes)?
-        } else if is_timeline_header(first) {
-            own_units("a slccache timeline", notes);
-            let samples = read_slccache_csv(text, name)?;
-            for (i, pair) in samples.windows(2).enumerate() {
-                if pair[1].t_s <= pair[0].t_s {
-                    return Err(ImportError::at(
-                        name,
-                        i + 3,
+    let timeline = if super::diskspd::looks_like(first) {
+        own_units("a DiskSPD result", notes);
+        super::diskspd::read(text, name, notes)?
+    } else if is_timeline_header(first) {
+        own_units("a slccache timeline", notes);
+        let samples = read_slccache_csv(text, name)?;
+        for (i, pair) in samples.windows(2).enumerate() {
+            if pair[1].t_s <= pair[0].t_s {
+                return Err(ImportError::at(
+                    name,
+                    i + 3,
+                    format!(
+                        "time does not increase: t_s {} after {}",
+                        pair[1].t_s, pair[0].t_s
+                    ),
+                ));
+            }
+        }
+        Timeline {
+            samples,
+            meta: RunMeta::default(),
+        }
+    } else {
+        let cells: Vec<&str> = first.split(',').map(str::trim).collect();
+        let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
+        match (cells.len(), numeric) {
+            (5..=8, true) => {
+                own_units("a fio log", notes);
+                read_fio_log(text, name)?
+            }
+            (2, _) => read_two_column(text, name, opts, notes)?,
+            _ => {
+                let sep = [(';', "semicolons"), ('\t', "tabs")]
+                    .into_iter()
+                    .find(|(c, _)| first.contains(*c))
+                    .map(|(_, what)| {
                         format!(
-                            "time does not increase: t_s {} after {}",
-                            pair[1].t_s, pair[0].t_s
-                        ),
-                    ));
-                }
-            }
-            Timeline {
-                samples,
-                meta: RunMeta::default(),
-            }
-        } else {
-            let cells: Vec<&str> = first.split(',').map(str::trim).collect();
-            let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
-            match (cells.len(), numeric) {
-                (5..=8, true) => {
-                    own_units("a fio log", notes);
-                    read_fio_log(text, name)?
-                }
-                (2, _) => read_two_column(text, name, opts, notes)?,
-                _ => return Err(ImportError::at(
+                            " (the first line has {what}, but they do not split every \
+                                 line into the same number of cells)"
+                        )
+                    })
+                    .unwrap_or_default();
+                return Err(ImportError::at(
                     name,
                     first_no,
-                    "unknown format: expected a slccache timeline.csv (header 't_s,...'), a fio \
-                     bandwidth log (5 to 8 numeric columns: time_ms, KiB/s, ddir, bs, offset), \
-                     a two-column CSV of time (or data written) and throughput, or a DiskSPD \
-                     XML result (-D -Rxml)",
-                )),
+                    format!(
+                        "unknown format: expected a slccache timeline.csv (header \
+                             't_s,...'), a fio bandwidth log (5 to 8 numeric columns: time_ms, \
+                             KiB/s, ddir, bs, offset), a two-column CSV of time (or data \
+                             written) and throughput, or a DiskSPD XML result (-D -Rxml){sep}"
+                    ),
+                ));
             }
-        };
+        }
+    };
     validate(&timeline, name)?;
     Ok(timeline)
 }

@@ -4,6 +4,7 @@
 //! every interval so that a crash loses at most one row, and read back by [`read_slccache_csv`].
 //! Other formats (fio bandwidth logs, two-column CSVs) are read by [`import`].
 
+mod dialect;
 mod diskspd;
 pub mod import;
 mod import_error;
