@@ -56,6 +56,7 @@ pub mod model;
 pub mod report;
 pub mod results;
 pub mod sampler;
+pub mod shell;
 pub mod store;
 pub mod target;
 pub mod timeline;

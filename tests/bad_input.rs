@@ -207,6 +207,19 @@ fn cases() -> Vec<Case> {
         c(&["analyze", "badtime.log"], 2, Line("badtime.log", 2)),
         c(&["analyze", "nounit.csv"], 2, Line("nounit.csv", 1)),
         c(&["analyze", "three.csv"], 2, Line("three.csv", 3)),
+        // Issue 22 item 34: a read of a file that does not exist is refused, --size or not.
+        c(
+            &[
+                "probe",
+                "missing.bin",
+                "--pattern",
+                "randread",
+                "--size",
+                "1MiB",
+            ],
+            1,
+            Words(&["missing.bin", "create and fill"]),
+        ),
         c(
             &["analyze", "uneven.csv"],
             2,

@@ -324,3 +324,119 @@ fn an_uneven_semicolon_file_names_the_separator() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("semicolons"), "{err}");
 }
+
+/// The command between the first pair of backticks in `err`, split into words as a shell would
+/// (single quotes only, as slccache writes them).
+fn suggested(err: &str) -> Vec<String> {
+    let cmd = err
+        .split('`')
+        .nth(1)
+        .expect("a suggested command in backticks");
+    let (mut words, mut cur, mut quoted, mut any) = (vec![], String::new(), false, false);
+    for ch in cmd.chars() {
+        match ch {
+            '\'' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any || !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if any || !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+// Item 34: reads on a file with a hole said "refusing to write"; a missing file suggested
+// --size, which led to the same refusal. The advice now runs as written and the read then works.
+#[test]
+fn reads_of_a_hole_or_a_missing_file_give_advice_that_works() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        bin()
+            .current_dir(d.path())
+            .args(args)
+            .arg("--out")
+            .arg(d.path().join(format!("out{}", fastrand::u32(..))))
+            .output()
+            .unwrap()
+    };
+    let read = |file: &str, extra: &[&str]| {
+        let mut a = vec![
+            "probe",
+            file,
+            "--pattern",
+            "randread",
+            "--duration",
+            "1s",
+            "-q",
+        ];
+        a.extend_from_slice(extra);
+        run(&a)
+    };
+    // A hole.
+    let hole = d.path().join("hole.bin");
+    std::fs::File::create(&hole)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    let o = read("hole.bin", &[]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("refusing to read hole.bin"), "{err}");
+    assert!(!err.contains("write to"), "{err}");
+    let fix = suggested(&err);
+    let words: Vec<&str> = fix[1..].iter().map(String::as_str).collect();
+    let f = run(&words);
+    assert!(
+        f.status.success(),
+        "{fix:?}: {}",
+        String::from_utf8_lossy(&f.stderr)
+    );
+    let o = read("hole.bin", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // A missing file, with and without --size: the advice creates and fills it.
+    for extra in [&[][..], &["--size", "16MiB"][..]] {
+        let name = "my missing ü.bin";
+        let o = read(name, extra);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(!d.path().join(name).exists(), "nothing created");
+        assert!(
+            err.contains("refusing to read") && err.contains("create and fill"),
+            "{err}"
+        );
+        let fix = suggested(&err);
+        assert_eq!(fix[1], "probe");
+        assert_eq!(fix[2], name, "{fix:?}");
+        if !extra.is_empty() {
+            assert!(fix.contains(&"16MiB".to_string()), "{fix:?}");
+        }
+        let fixed: Vec<String> = fix[1..]
+            .iter()
+            .map(|w| {
+                if w == "1GiB" {
+                    "8MiB".into()
+                } else {
+                    w.clone()
+                }
+            })
+            .collect();
+        let words: Vec<&str> = fixed.iter().map(String::as_str).collect();
+        let f = run(&words);
+        assert!(
+            f.status.success(),
+            "{fix:?}: {}",
+            String::from_utf8_lossy(&f.stderr)
+        );
+        assert!(read(name, &[]).status.success());
+        std::fs::remove_file(d.path().join(name)).unwrap();
+    }
+}

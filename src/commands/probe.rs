@@ -110,6 +110,11 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
             )));
         }
     }
+    // A run that reads needs a file with data: a missing one is refused before `--size`
+    // could create it empty.
+    if cfg.read_pct > 0 {
+        target::reads::check_file_exists(&args.target, req.size)?;
+    }
     let info = target::inspect(&args.target, &req)?;
     // 2. Does the workload fit? (usage errors; nothing written)
     info.check_fit(cfg.block_size, cfg.span)?;

@@ -208,6 +208,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
             destroy_data: args.destroy_data,
             interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         };
+        if any_reads {
+            target::reads::check_file_exists(&args.target, req.size)?;
+        }
         let info = target::inspect(&args.target, &req)?;
         let span_req = args
             .span

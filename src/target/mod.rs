@@ -76,20 +76,32 @@ pub struct ConfirmPrompt {
     pub capacity_bytes: u64,
 }
 
-/// A refusal to write: exit code 1, nothing written.
+/// A refusal to write (or, for a run that only reads, to read): exit code 1, nothing written.
 #[derive(Debug, thiserror::Error)]
-#[error("refusing to write to {path}: {reason}")]
+#[error("refusing to {} {path}: {reason}", if *.reading { "read" } else { "write to" })]
 pub struct Refusal {
     /// The target.
     pub path: String,
     /// Why, and what to do.
     pub reason: String,
+    /// Whether the run would have read the target rather than written it.
+    pub reading: bool,
 }
 
 pub(crate) fn refuse(path: &str, reason: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Refusal {
         path: path.to_string(),
         reason: reason.into(),
+        reading: false,
+    })
+}
+
+/// [`refuse`], for a run that reads the target.
+pub(crate) fn refuse_read(path: &str, reason: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Refusal {
+        path: path.to_string(),
+        reason: reason.into(),
+        reading: true,
     })
 }
 

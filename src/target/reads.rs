@@ -15,7 +15,7 @@ use std::path::Path;
 use anyhow::Result;
 use rustix::fs::{seek, SeekFrom};
 
-use super::{refuse, TargetInfo, TargetKind};
+use super::{refuse_read, TargetInfo, TargetKind};
 
 /// The first hole in `path` below `span` bytes, if any (`None` when the file has data all the
 /// way, or the filesystem does not report holes: then it answers the file end).
@@ -39,6 +39,41 @@ pub fn first_hole(path: &Path, span: u64) -> std::io::Result<Option<u64>> {
     }
 }
 
+/// The command that writes `bytes` of data over the whole of file `spec` (a seqwrite probe
+/// stops at one pass over the span), or creates it at that size.
+fn fill_command(spec: &str, bytes: u64, create: bool) -> String {
+    let q = crate::shell::quote(spec);
+    if create {
+        format!(
+            "`slccache probe {q} --pattern seqwrite --bs 1M --size {}`",
+            crate::shell::size_arg(bytes)
+        )
+    } else {
+        format!(
+            "`slccache probe {q} --pattern seqwrite --bs 1M --overwrite` (or `dd \
+             if=/dev/urandom of={q} bs=1M count={} oflag=direct`)",
+            bytes.div_ceil(1 << 20)
+        )
+    }
+}
+
+/// Before a run that reads a file: a file that does not exist has nothing to read, whatever
+/// `--size` says (it would be created as one hole). Checked before the target is inspected, so
+/// the advice is to create *and fill* it, not to give `--size`. `size` is `--size`, if given.
+pub fn check_file_exists(spec: &str, size: Option<u64>) -> Result<()> {
+    if spec.starts_with("emu:") || Path::new(spec).exists() {
+        return Ok(());
+    }
+    Err(refuse_read(
+        spec,
+        format!(
+            "the file does not exist, so there is nothing to read (a read of blocks never \
+             written measures nothing); create and fill it first: {}, then run the read again",
+            fill_command(spec, size.unwrap_or(1 << 30), true)
+        ),
+    ))
+}
+
 /// What to tell the user before a run with reads of `span` bytes of the target, or a refusal
 /// (files with holes, files this run would create). `exists` says whether the file is there
 /// already.
@@ -55,29 +90,19 @@ pub fn check_readable(
                 .into(),
         )),
         TargetKind::File => {
-            let fill = format!(
-                "fill it first, e.g. `slccache probe {} --pattern seqwrite --bs 1M --overwrite` \
-                 (or `dd if=/dev/urandom of={} bs=1M count={} oflag=direct`)",
-                info.spec,
-                info.spec,
-                span.div_ceil(1 << 20)
-            );
+            let fill = format!("fill it first: {}", fill_command(&info.spec, span, false));
             let path = match &info.path {
                 Some(p) if info.exists => p,
-                _ => {
-                    return Err(refuse(
-                        &info.spec,
-                        format!("the file does not exist yet, so there is nothing to read; {fill}"),
-                    ))
-                }
+                _ => return check_file_exists(&info.spec, Some(span)).map(|_| None),
             };
             match first_hole(path, span)? {
-                Some(h) => Err(refuse(
+                Some(h) => Err(refuse_read(
                     &info.spec,
                     format!(
                         "reads need written data, but the file has a hole (never-written \
-                         blocks) at offset {h} within the {span} bytes to read; a read there \
-                         measures nothing; {fill}"
+                         blocks) at byte {h} of the {} to read; a read there measures nothing; \
+                         {fill}",
+                        crate::units::format_bytes(span as f64, crate::units::UnitSystem::Binary)
                     ),
                 )),
                 None => Ok(None),

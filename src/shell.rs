@@ -1,0 +1,53 @@
+//! Commands that slccache suggests to the user are meant to be copied into a shell as written:
+//! a path with a space or a non-ASCII letter is quoted, a size is written as the size parser
+//! reads it back exactly.
+
+/// `s` as one POSIX shell word: unchanged when it holds only characters no shell treats
+/// specially, otherwise in single quotes (a `'` inside written as `'\''`).
+pub fn quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=+,@%".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// A byte count as a `--size`/`--span` value that names it exactly: `1GiB`, `64MiB`, `4KiB`, or
+/// plain bytes.
+pub fn size_arg(bytes: u64) -> String {
+    for (unit, name) in [
+        (1u64 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ] {
+        if bytes >= unit && bytes % unit == 0 {
+            return format!("{}{name}", bytes / unit);
+        }
+    }
+    bytes.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_only_when_needed() {
+        assert_eq!(quote("/tmp/a.bin"), "/tmp/a.bin");
+        assert_eq!(quote("my file ü.bin"), "'my file ü.bin'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn sizes_read_back_exactly() {
+        for b in [1u64 << 30, 64 << 20, 4096, 1000, 3 << 40, (1 << 30) + 512] {
+            let s = size_arg(b);
+            assert_eq!(crate::units::parse_size(&s).unwrap(), b, "{s}");
+        }
+    }
+}
