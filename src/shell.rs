@@ -31,8 +31,41 @@ pub fn size_arg(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// `raw` as one part of a folder name: letters and digits of any script, `-`, `_` and `.`
+/// are kept (`my file ü` gives `my-file-ü`); anything else (spaces, `/`, `:`, `,`, `=`)
+/// becomes one `-`, so `960evo-250g,cache=1GB` gives `960evo-250g-cache-1GB` and runs with
+/// different model overrides get different folders. `fallback` when nothing is left.
+pub fn folder_word(raw: &str, fallback: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        if c.is_alphanumeric() || c == '_' || c == '.' {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let t = out.trim_matches(['-', '.']);
+    if t.is_empty() {
+        fallback.to_string()
+    } else {
+        t.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn folder_words_keep_letters_and_overrides() {
+        assert_eq!(folder_word("my file ü", "x"), "my-file-ü");
+        assert_eq!(
+            folder_word("960evo-250g,cache=1GB", "x"),
+            "960evo-250g-cache-1GB"
+        );
+        assert_eq!(folder_word("nvme0n1", "x"), "nvme0n1");
+        assert_eq!(folder_word("..", "target"), "target");
+        assert_eq!(folder_word("a//b", "x"), "a-b");
+    }
+
     use super::*;
 
     #[test]

@@ -440,3 +440,88 @@ fn reads_of_a_hole_or_a_missing_file_give_advice_that_works() {
         std::fs::remove_file(d.path().join(name)).unwrap();
     }
 }
+
+// Item 37: probe said --trim and fill-sweep --trim-first for the same discard; both now take
+// --trim (the old name still works).
+#[test]
+fn fill_sweep_takes_trim_like_probe() {
+    let d = tempfile::tempdir().unwrap();
+    for flag in ["--trim", "--trim-first"] {
+        let out = d.path().join(flag.trim_start_matches('-'));
+        ok(&[
+            "fill-sweep",
+            "emu:960evo-250g",
+            "--simulate",
+            "--levels",
+            "0,50",
+            "--idle",
+            "10s",
+            flag,
+            "-q",
+            "--no-record",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(v["config"]["trim_first"], true, "{flag}");
+    }
+}
+
+// Item 38: default folder names dropped the emu: overrides (two models, one name) and turned
+// `my file ü.bin` into `my_file__`.
+#[test]
+fn default_folder_names_keep_overrides_and_letters() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = bin().current_dir(d.path()).args(args).output().unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    std::fs::File::create(d.path().join("my file ü.bin"))
+        .unwrap()
+        .set_len(8 << 20)
+        .unwrap();
+    run(&[
+        "probe",
+        "my file ü.bin",
+        "--overwrite",
+        "--duration",
+        "1s",
+        "-q",
+        "--no-record",
+    ]);
+    run(&[
+        "simulate",
+        "960evo-250g,cache=1GB",
+        "--max-bytes",
+        "2GB",
+        "--no-record",
+    ]);
+    run(&[
+        "probe",
+        "emu:960evo-250g,cache=2GB",
+        "--duration",
+        "1s",
+        "-q",
+        "--no-record",
+    ]);
+    let names: Vec<String> = std::fs::read_dir(d.path().join("output"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for want in [
+        "my-file-ü-",
+        "960evo-250g-cache-1GB-sim-",
+        "960evo-250g-cache-2GB-",
+    ] {
+        assert!(
+            names.iter().any(|n| n.starts_with(want)),
+            "{want} in {names:?}"
+        );
+    }
+}

@@ -159,10 +159,10 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finish
     /// Cache size against fill level: fill to each level, idle, write until the cliff.
     #[command(after_help = "Examples:\n  \
 slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in virtual time\n  \
-slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim-first --idle 30m\n\n\
+slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim --idle 30m\n\n\
 At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
 block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
-then write until the cliff. --trim-first discards the whole span first. Bursts are seqwrite,\n\
+then write until the cliff. --trim discards the whole span first. Bursts are seqwrite,\n\
 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
 report.md and bursts/*.csv.\n\
@@ -627,8 +627,10 @@ pub struct FillSweepArgs {
     /// Idle time after each fill, so that the cache refills.
     #[arg(long, default_value = "30m")]
     pub idle: String,
-    /// Discard the whole span first (BLKDISCARD, hole punching; an emulated drive empties).
-    #[arg(long)]
+    /// Before the first fill, discard the span: BLKDISCARD on a block device, hole punching
+    /// on a file; an emulated drive empties its cache (the same flag as probe's `--trim`;
+    /// `--trim-first` is its older name).
+    #[arg(long = "trim", alias = "trim-first")]
     pub trim_first: bool,
     /// Target and workload.
     #[command(flatten)]

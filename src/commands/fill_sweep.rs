@@ -16,8 +16,8 @@ pub fn run(args: FillSweepArgs) -> Result<()> {
     let idle_s = parse_duration(&args.idle).context("--idle")?.as_secs_f64();
     if args.trim_first && !args.common.simulate && args.common.target.starts_with("emu:") {
         return Err(usage(
-            "--trim-first on an emu: target in real time is not supported; run the model with \
-             --simulate, or leave --trim-first out",
+            "--trim on an emu: target in real time is not supported; run the model with \
+             --simulate, or leave --trim out",
         ));
     }
     let (bt, opts) = crate::cli::resolve::burst_target(&args.common, "fill-sweep")?;

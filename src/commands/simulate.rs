@@ -23,22 +23,15 @@ use crate::report::{ReportOptions, StopRecord, Summary, Totals};
 use crate::timeline::{CsvWriter, StopReason};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
-fn safe_name(s: &str) -> String {
-    let t: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if t.is_empty() {
-        "model".into()
+/// The model part of a simulation's default folder name: the model as given, with its
+/// overrides (`960evo-250g,cache=1GB`), or the model's name where a model file was given.
+fn sim_folder_name(spec: &str, model_name: &str) -> String {
+    let raw = if spec.ends_with(".toml") {
+        model_name
     } else {
-        t
-    }
+        spec
+    };
+    crate::shell::folder_word(raw, "model")
 }
 
 /// `config` of `summary.json` for a simulation.
@@ -160,7 +153,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     check_length(&model, &w)?;
     let dir: PathBuf = crate::report::outdir::claim(
         args.output.out.as_deref(),
-        &format!("{}-sim", safe_name(&model.name)),
+        &format!("{}-sim", sim_folder_name(spec, &model.name)),
         args.output.force,
         false,
     )?;

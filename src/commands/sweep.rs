@@ -185,7 +185,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
     };
     if let (true, Some(m)) = (args.simulate, &model) {
-        out_dir = out_dir_for(&args, &m.name, true)?;
+        let name = crate::shell::folder_word(spec.unwrap_or(&m.name), "model");
+        out_dir = out_dir_for(&args, &name, true)?;
         for (i, p) in grid.iter().enumerate() {
             let r = simulate_point(m, p, duration, max_bytes, seed ^ i as u64)?;
             say(&point_line(i, grid.len(), &r, opts.units));

@@ -166,29 +166,10 @@ impl TargetInfo {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            (None, _) => self
-                .spec
-                .trim_start_matches("emu:")
-                .split(',')
-                .next()
-                .unwrap_or("")
-                .to_string(),
+            // An emulated drive: the model and its overrides (`960evo-250g,cache=1GB`).
+            (None, _) => self.spec.trim_start_matches("emu:").to_string(),
         };
-        let clean: String = raw
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if clean.is_empty() {
-            "target".into()
-        } else {
-            clean
-        }
+        crate::shell::folder_word(&raw, "target")
     }
 
     /// Checks a block size and span against the target: the block size must be a multiple of

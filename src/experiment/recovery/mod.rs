@@ -233,8 +233,8 @@ pub fn realtime_trim(t: &crate::target::Target, span: u64) -> Result<()> {
     use crate::target::TargetKind;
     match t.info.kind {
         TargetKind::Emulated => Err(usage(
-            "--trim-first on an emu: target in real time is not supported; run the model with \
-             --simulate, or leave --trim-first out",
+            "--trim on an emu: target in real time is not supported; run the model with \
+             --simulate, or leave --trim out",
         )),
         TargetKind::File => {
             let f = t.file.as_ref().expect("files are open");

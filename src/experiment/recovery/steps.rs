@@ -100,24 +100,6 @@ pub struct Setup {
     pub progress: StepProgress,
 }
 
-fn safe(s: &str) -> String {
-    let t: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if t.is_empty() {
-        "target".into()
-    } else {
-        t
-    }
-}
-
 /// Opens the drive of a burst experiment (nothing written yet) and creates the output folder
 /// with its `bursts/`.
 pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Setup> {
@@ -134,7 +116,7 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
         let model = presets::parse_spec(spec)?;
         crate::experiment::virtual_time::byte_limit(&w, model.capacity.0)?;
         let meta = crate::experiment::virtual_time::run_meta(spec, &model, &w);
-        let name = format!("{}-sim", safe(&model.name));
+        let name = format!("{}-sim", crate::shell::folder_word(spec, "model"));
         (Box::new(VirtualDrive::new(model, &w, meta)), name)
     } else {
         let req = crate::target::OpenRequest {
