@@ -186,3 +186,61 @@ fn man_writes_one_page_per_subcommand() {
         }
     }
 }
+
+// Issue 22 item 38: the man pages' examples were filled, justified and hyphenated into one
+// paragraph ("slccache  probe  emu:960evo-500g,cache=4GB --pattern seqwrite  # emu-"), so none
+// could be copied. Each example now renders as a line of its own, exactly as written.
+#[test]
+fn man_page_examples_read_as_written() {
+    if !have("groff", "man_page_examples_read_as_written") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("man1");
+    slccache()
+        .args(["man", "--out-dir"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let mut checked = 0;
+    for sub in [
+        "probe",
+        "analyze",
+        "sweep",
+        "recovery",
+        "fill-sweep",
+        "runs",
+        "compare",
+    ] {
+        let page = std::fs::read_to_string(dir.join(format!("slccache-{sub}.1"))).unwrap();
+        // The examples as the page holds them (roff's `\-` is a plain `-`).
+        let examples: Vec<String> = page
+            .lines()
+            .filter(|l| l.trim_start().starts_with("slccache "))
+            .map(|l| l.trim().replace("\\-", "-").replace("\\*(Aq", "'"))
+            .collect();
+        assert!(!examples.is_empty(), "{sub}: the page has examples");
+        let mut child = Command::new("groff")
+            .args(["-man", "-Tutf8", "-P-cbou"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(page.as_bytes())
+            .unwrap();
+        let text = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+        assert!(text.contains("EXAMPLES"), "{sub}: {text}");
+        for e in &examples {
+            assert!(
+                text.lines().any(|l| l.trim() == e),
+                "{sub}: the example `{e}` is not a line of its own, as written:\n{text}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 10, "{checked}");
+}

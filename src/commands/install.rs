@@ -18,7 +18,52 @@ pub fn write_completions(shell: clap_complete::Shell, out: &mut dyn Write) {
 /// Writes the manual page of `slccache` (section 1, roff) to `out`: the top-level page, which
 /// lists the subcommands.
 pub fn write_man(out: &mut dyn Write) -> std::io::Result<()> {
-    clap_mangen::Man::new(Cli::command()).render(out)
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut buf)?;
+    out.write_all(copyable_examples(&String::from_utf8_lossy(&buf)).as_bytes())
+}
+
+/// Makes the examples of a rendered page copyable: clap_mangen writes the `after_help` text
+/// (the "Examples:" block) as plain lines, which man fills, justifies and hyphenates into one
+/// paragraph, so a command copied from it does not run. Each run of indented lines (an
+/// example, two spaces in) is set as written (`.nf`, no hyphenation) and the section is called
+/// EXAMPLES, as man pages name it.
+pub fn copyable_examples(roff: &str) -> String {
+    let mut out = String::with_capacity(roff.len() + 256);
+    let mut in_extra = false;
+    let mut verbatim = false;
+    for line in roff.lines() {
+        if line.starts_with(".SH") {
+            if verbatim {
+                out.push_str(".fi\n.hy\n");
+                verbatim = false;
+            }
+            in_extra = line == ".SH EXTRA";
+            if in_extra {
+                out.push_str(".SH EXAMPLES\n");
+                continue;
+            }
+        }
+        if in_extra {
+            if line == "Examples:" {
+                continue;
+            }
+            let example = line.starts_with("  ");
+            if example && !verbatim {
+                out.push_str(".nf\n.nh\n");
+                verbatim = true;
+            } else if !example && verbatim {
+                out.push_str(".fi\n.hy\n");
+                verbatim = false;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if verbatim {
+        out.push_str(".fi\n");
+    }
+    out
 }
 
 /// Writes `slccache.1` and one page per subcommand (`slccache-probe.1`, ...) into `dir`,
@@ -50,7 +95,8 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
         clap_mangen::Man::new(page)
             .render(&mut buf)
             .with_context(|| format!("rendering {}", path.display()))?;
-        std::fs::write(&path, buf).with_context(|| format!("writing {}", path.display()))?;
+        let page = copyable_examples(&String::from_utf8_lossy(&buf));
+        std::fs::write(&path, page).with_context(|| format!("writing {}", path.display()))?;
         files.push(path);
     }
     Ok(files)
