@@ -244,3 +244,148 @@ fn a_million_samples_make_a_small_report_html() {
     let len = std::fs::metadata(html).unwrap().len();
     assert!(len < 3_000_000, "report.html is {len} bytes");
 }
+
+/// `args`, run in `dir`; panics with stderr when it fails.
+fn ok_in(dir: &Path, args: &[&str]) {
+    run_ok(slccache().current_dir(dir).args(args).arg("--no-record"));
+}
+
+// Issue 22 item 19: analysing a run again dropped the Host, Drive health, drive-count and
+// Thermal rows from report.md and report.html, although summary.json kept them.
+#[test]
+fn analysing_a_run_again_keeps_its_host_and_drive_rows() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &[
+            "probe",
+            "emu:960evo-250g",
+            "--duration",
+            "3s",
+            "-q",
+            "--out",
+            "run",
+        ],
+    );
+    let rows = [
+        "| Host |",
+        "| Drive health |",
+        "| Written, by the drive's count |",
+        "| Thermal management |",
+    ];
+    let md = std::fs::read_to_string(p.join("run/report.md")).unwrap();
+    for r in rows {
+        assert!(md.contains(r), "the probe's report.md has {r}");
+    }
+    ok_in(p, &["analyze", "run", "--out", "run"]);
+    ok_in(p, &["analyze", "run/timeline.csv", "--out", "again"]);
+    for dir in ["run", "again"] {
+        let md = std::fs::read_to_string(p.join(dir).join("report.md")).unwrap();
+        let html = std::fs::read_to_string(p.join(dir).join("report.html")).unwrap();
+        for r in rows {
+            assert!(md.contains(r), "{dir}/report.md lost {r}:\n{md}");
+            let th = format!("<th>{}</th>", r.trim_matches(['|', ' ']));
+            assert!(html.contains(&th), "{dir}/report.html has no {th}");
+        }
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(p.join(dir).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            v["host"].is_object() && v["drive_state"].is_object(),
+            "{dir}: {v}"
+        );
+    }
+}
+
+// Issue 22 item 20: report.html's "Drive state" was a raw dump of snake_case keys,
+// smart_end.* before smart_start.*, values without units; its table lacked report.md's rows.
+#[test]
+fn report_html_drive_state_reads_as_a_table_with_units() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &[
+            "probe",
+            "emu:960evo-250g",
+            "--duration",
+            "3s",
+            "-q",
+            "--trim",
+            "--out",
+            "run",
+        ],
+    );
+    let html = std::fs::read_to_string(p.join("run/report.html")).unwrap();
+    let at = html
+        .find("<h2>Drive state</h2>")
+        .expect("a drive state section");
+    let sec = &html[at..at + html[at..].find("</section>").unwrap()];
+    assert!(!sec.contains("smart_"), "no raw keys: {sec}");
+    assert!(!sec.contains('_'), "no snake_case: {sec}");
+    assert!(
+        sec.contains("<th>at the start</th><th>at the end</th><th>change</th>"),
+        "{sec}"
+    );
+    assert!(sec.contains("<th>Data written</th><td>0 B</td>"), "{sec}");
+    assert!(sec.contains("<th>Power-on hours</th><td>0 h</td>"), "{sec}");
+    assert!(sec.contains("Free SLC cache at the start (model)"), "{sec}");
+    assert!(
+        html.contains("<th>Drive health</th>"),
+        "the summary table has report.md's rows"
+    );
+}
+
+// Issue 22 item 20: a comparison of 12 runs repeated the run date twelve times in the header,
+// and its legend's colours repeated.
+#[test]
+fn a_comparison_of_12_runs_dates_once_and_tells_every_run_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let mut dirs = Vec::new();
+    for i in 0..12 {
+        let name = format!("r{i:02}");
+        ok_in(
+            p,
+            &[
+                "simulate",
+                "960evo-250g",
+                "--seed",
+                &i.to_string(),
+                "--max-bytes",
+                "20GB",
+                "--out",
+                &name,
+            ],
+        );
+        dirs.push(name);
+    }
+    let mut args: Vec<&str> = vec!["compare"];
+    args.extend(dirs.iter().map(String::as_str));
+    args.extend(["--out", "cmp"]);
+    ok_in(p, &args);
+    let html = std::fs::read_to_string(p.join("cmp/report.html")).unwrap();
+    let meta = html
+        .lines()
+        .find(|l| l.starts_with("<p class=\"meta\">"))
+        .unwrap();
+    assert!(meta.contains("12 runs"), "{meta}");
+    assert!(
+        meta.matches("UTC").count() == 1,
+        "one date, not one per run: {meta}"
+    );
+    let swatches: Vec<&str> = html
+        .split("<svg class=\"swatch\"")
+        .skip(1)
+        .map(|s| &s[..s.find("/>").unwrap()])
+        .collect();
+    assert_eq!(swatches.len(), 12);
+    let distinct: std::collections::BTreeSet<&str> = swatches.iter().copied().collect();
+    assert_eq!(
+        distinct.len(),
+        12,
+        "every run's swatch differs: {swatches:#?}"
+    );
+}

@@ -29,6 +29,9 @@ pub struct HtmlExtra {
     pub command: Option<String>,
     /// Notes shown under the table (e.g. an experiment's findings).
     pub notes: Vec<String>,
+    /// Rows added to a single run's summary table, as report.md has them (the host, the
+    /// drive's health, its own count of the data written, thermal management).
+    pub rows: Vec<(String, String)>,
 }
 
 /// Escapes text for HTML.
@@ -148,15 +151,217 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
     }
 }
 
+/// A JSON key path as a reader reads it: `pcie_link.max_width` gives "pcie link: max width".
+fn human_key(k: &str) -> String {
+    let t = k.replace('.', ": ").replace('_', " ");
+    let t: Vec<&str> = t
+        .split(' ')
+        .map(|w| match w {
+            "cpu" => "CPU",
+            "pcie" => "PCIe",
+            "numa" => "NUMA",
+            w => w,
+        })
+        .collect();
+    let t = t.join(" ");
+    let mut c = t.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
 fn record_table(title: &str, v: &serde_json::Value) -> String {
     let mut rows = Vec::new();
     flatten("", v, &mut rows);
     let mut s = format!("<section><h2>{}</h2><table class=\"kv\">", esc(title));
-    for (k, x) in rows {
-        let _ = write!(s, "<tr><th>{}</th><td>{}</td></tr>", esc(&k), esc(&x));
+    for (k, x) in rows.into_iter().filter(|(_, x)| x != "-") {
+        let _ = write!(
+            s,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            esc(&human_key(&k)),
+            esc(&x)
+        );
     }
     s.push_str("</table></section>\n");
     s
+}
+
+/// The drive's state as a reader wants it: what was done to reach the starting state, then the
+/// SMART / Health log at the start and the end side by side, in the log's order, each row
+/// with its unit and the change over the run. `None` where the summary has no drive state.
+fn drive_state_section(v: &serde_json::Value, u: crate::units::UnitSystem) -> Option<String> {
+    use crate::units::format_bytes;
+    let st: super::DriveState = serde_json::from_value(v.clone()).ok()?;
+    let mut h = String::from("<section><h2>Drive state</h2>");
+    let p = &st.preparation;
+    let mut prep: Vec<(&str, String)> = Vec::new();
+    if let Some(e) = &p.secure_erase {
+        prep.push(("Secure erase", e.clone()));
+    }
+    if let Some(t) = &p.trim {
+        prep.push(("Discard (--trim)", t.clone()));
+    }
+    if let Some(pct) = p.prefill_pct {
+        let bytes = p
+            .prefill_bytes
+            .map(|b| format!(" ({})", format_bytes(b as f64, u)))
+            .unwrap_or_default();
+        prep.push(("Prefill", format!("{pct:.0}% of the target{bytes}")));
+    }
+    if let Some(s) = p.idle_before_s {
+        prep.push(("Idle before the run", crate::units::format_seconds(s)));
+    }
+    if let Some(f) = p.fill_at_start_pct {
+        prep.push(("Fill level at the start", format!("{f:.0}%")));
+    }
+    if let Some(b) = p.emulated_cache_at_start_bytes {
+        prep.push((
+            "Free SLC cache at the start (model)",
+            format_bytes(b as f64, u),
+        ));
+    }
+    let temp = |c: Option<f64>| {
+        c.map(|c| format!("{c:.0} °C"))
+            .unwrap_or_else(|| "-".into())
+    };
+    if st.temperature_start_c.is_some() || st.temperature_end_c.is_some() {
+        prep.push((
+            "Temperature",
+            format!(
+                "{} at the start, {} at the end",
+                temp(st.temperature_start_c),
+                temp(st.temperature_end_c)
+            ),
+        ));
+    }
+    if !prep.is_empty() {
+        h.push_str("<table class=\"kv\">");
+        for (k, x) in &prep {
+            let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(x));
+        }
+        h.push_str("</table>");
+    }
+    let (a, b) = (st.smart_start.as_ref(), st.smart_end.as_ref());
+    if a.is_some() || b.is_some() {
+        type Field = (
+            &'static str,
+            fn(&crate::health::HealthLog) -> f64,
+            &'static str,
+        );
+        let fields: [Field; 19] = [
+            ("Critical warning", |l| l.critical_warning as f64, "bits"),
+            (
+                "Composite temperature",
+                |l| l.temperature_c.unwrap_or(f64::NAN),
+                "°C",
+            ),
+            ("Available spare", |l| l.available_spare_pct as f64, "%"),
+            (
+                "Available spare threshold",
+                |l| l.available_spare_threshold_pct as f64,
+                "%",
+            ),
+            ("Percentage used", |l| l.percentage_used as f64, "%"),
+            (
+                "Data read",
+                |l| l.data_units_read as f64 * 512_000.0,
+                "bytes",
+            ),
+            (
+                "Data written",
+                |l| l.data_units_written as f64 * 512_000.0,
+                "bytes",
+            ),
+            ("Host read commands", |l| l.host_read_commands as f64, ""),
+            ("Host write commands", |l| l.host_write_commands as f64, ""),
+            (
+                "Controller busy time",
+                |l| l.controller_busy_min as f64,
+                "min",
+            ),
+            ("Power cycles", |l| l.power_cycles as f64, ""),
+            ("Power-on hours", |l| l.power_on_hours as f64, "h"),
+            ("Unsafe shutdowns", |l| l.unsafe_shutdowns as f64, ""),
+            (
+                "Media and data integrity errors",
+                |l| l.media_errors as f64,
+                "",
+            ),
+            ("Error log entries", |l| l.error_log_entries as f64, ""),
+            (
+                "Time above the warning temperature",
+                |l| l.warning_temp_min as f64,
+                "min",
+            ),
+            (
+                "Time above the critical temperature",
+                |l| l.critical_temp_min as f64,
+                "min",
+            ),
+            (
+                "Thermal management 1: transitions, time",
+                |l| l.thermal_mgmt_t1_transitions as f64 * 1e6 + l.thermal_mgmt_t1_time_s as f64,
+                "tm",
+            ),
+            (
+                "Thermal management 2: transitions, time",
+                |l| l.thermal_mgmt_t2_transitions as f64 * 1e6 + l.thermal_mgmt_t2_time_s as f64,
+                "tm",
+            ),
+        ];
+        let show = |x: f64, unit: &str| -> String {
+            if x.is_nan() {
+                return "-".into();
+            }
+            match unit {
+                "bytes" => format_bytes(x, u),
+                "bits" => format!("{:#04x}", x as u64),
+                "tm" => format!("{} transitions, {} s", (x / 1e6).floor(), x % 1e6),
+                "" => format!("{x:.0}"),
+                "%" | "°C" => format!("{x:.0}{}{unit}", if unit == "%" { "" } else { " " }),
+                _ => format!("{x:.0} {unit}"),
+            }
+        };
+        let change = |x: f64, y: f64, unit: &str| -> String {
+            if x.is_nan() || y.is_nan() || unit == "bits" {
+                return String::new();
+            }
+            match unit {
+                "bytes" => {
+                    let d = y - x;
+                    let sign = if d < 0.0 { "-" } else { "+" };
+                    format!("{sign}{}", format_bytes(d.abs(), u))
+                }
+                "tm" => format!(
+                    "{:+} transitions, {:+} s",
+                    (y / 1e6).floor() - (x / 1e6).floor(),
+                    y % 1e6 - x % 1e6
+                ),
+                "" => format!("{:+}", y - x),
+                "%" => format!("{:+}%", y - x),
+                _ => format!("{:+} {unit}", y - x),
+            }
+        };
+        h.push_str(
+            "<h3>SMART / Health log</h3><table class=\"kv\"><tr><th></th><th>at the start</th>\
+<th>at the end</th><th>change</th></tr>",
+        );
+        for (name, get, unit) in fields {
+            let x = a.map(get).unwrap_or(f64::NAN);
+            let y = b.map(get).unwrap_or(f64::NAN);
+            let _ = write!(
+                h,
+                "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(name),
+                esc(&show(x, unit)),
+                esc(&show(y, unit)),
+                esc(&change(x, y, unit))
+            );
+        }
+        h.push_str("</table>");
+    }
+    h.push_str("</section>\n");
+    Some(h)
 }
 
 /// The page for `runs` (one run, or a comparison) with `specs` (charts drawn inline).
@@ -188,26 +393,46 @@ pub fn report_html(
     );
     let _ = writeln!(h, "<h1>{}</h1>", esc(&title));
     // When and what.
-    let dates: Vec<String> = runs
+    let mut starts: Vec<_> = runs
         .iter()
         .filter_map(|r| r.timeline.meta.started_at)
-        .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
         .collect();
+    starts.sort();
+    let fmt = |d: &chrono::DateTime<chrono::Utc>| d.format("%Y-%m-%d %H:%M UTC").to_string();
+    // One run: its start. Several: the span of their starts, once (not one date per run).
+    let when = match (starts.first(), starts.last()) {
+        (Some(a), Some(_)) if !compare => format!("Run {}  ·  ", fmt(a)),
+        (Some(a), Some(b)) if fmt(a) == fmt(b) => {
+            format!("{} runs, started {}  ·  ", runs.len(), fmt(a))
+        }
+        (Some(a), Some(b)) => {
+            let end = if a.date_naive() == b.date_naive() {
+                b.format("%H:%M UTC").to_string()
+            } else {
+                fmt(b)
+            };
+            format!(
+                "{} runs, started {} to {end}  ·  ",
+                runs.len(),
+                a.format("%Y-%m-%d %H:%M")
+            )
+        }
+        _ => String::new(),
+    };
     let _ = writeln!(
         h,
         "<p class=\"meta\">{}slccache {}</p>",
-        if dates.is_empty() {
-            String::new()
-        } else {
-            format!("Run {}  ·  ", esc(&dates.join(", ")))
-        },
+        esc(&when),
         crate::VERSION
     );
     // The summary table.
-    let per_run: Vec<Vec<(String, String)>> = runs
+    let mut per_run: Vec<Vec<(String, String)>> = runs
         .iter()
         .map(|r| super::markdown::run_rows(r, u))
         .collect();
+    if let [rows] = per_run.as_mut_slice() {
+        rows.extend(extra.rows.iter().cloned());
+    }
     let mut names: Vec<String> = Vec::new();
     for rows in &per_run {
         for (i, (k, _)) in rows.iter().enumerate() {
@@ -277,10 +502,18 @@ pub fn report_html(
         h.push_str("<span class=\"legend\" aria-label=\"runs: click to hide or show\">");
         for (i, r) in runs.iter().enumerate() {
             let st = super::charts::run_style(i);
+            // The swatch is the run's line, dash and all: 7 colours alone repeat among 12 runs.
+            let dash = match st.dash {
+                super::charts::Dash::Solid => String::new(),
+                super::charts::Dash::Dashed { on, off } => {
+                    format!(" stroke-dasharray=\"{} {}\"", on / 2, off / 2)
+                }
+            };
             let _ = write!(
                 h,
                 "<button type=\"button\" class=\"run on\" data-run=\"{i}\" title=\"click to hide or show\">\
-<i style=\"background:{}\"></i>{}</button>",
+<svg class=\"swatch\" width=\"28\" height=\"10\" aria-hidden=\"true\"><line x1=\"0\" y1=\"5\" x2=\"28\" y2=\"5\" \
+stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
                 css(ink(opts.theme, st.color)),
                 esc(r.name)
             );
@@ -327,9 +560,13 @@ pub fn report_html(
     h.push_str("</section>\n");
     // Host and drive state, where the run recorded them.
     if let Some(sum) = &extra.summary {
-        for (key, name) in [("host", "Host"), ("drive_state", "Drive state")] {
-            if let Some(v) = sum.get(key).filter(|v| !v.is_null()) {
-                h.push_str(&record_table(name, v));
+        if let Some(v) = sum.get("host").filter(|v| !v.is_null()) {
+            h.push_str(&record_table("Host", v));
+        }
+        if let Some(v) = sum.get("drive_state").filter(|v| !v.is_null()) {
+            match drive_state_section(v, u) {
+                Some(sec) => h.push_str(&sec),
+                None => h.push_str(&record_table("Drive state", v)),
             }
         }
     }
@@ -464,7 +701,7 @@ th{{background:{panel};font-weight:600}}.scroll{{overflow-x:auto}}\
 .controls{{display:flex;flex-wrap:wrap;gap:10px 24px;align-items:center;margin:8px 0}}\
 button{{font:inherit;color:inherit;background:{panel};border:1px solid {border};border-radius:4px;padding:2px 10px;cursor:pointer}}\
 .switch button.on{{background:{fg};color:{bg}}}\
-.legend button{{margin:2px 4px 2px 0}}.legend button i{{display:inline-block;width:18px;height:4px;margin:0 6px 3px 0;vertical-align:middle}}\
+.legend button{{margin:2px 4px 2px 0}}.legend button svg.swatch{{margin:0 6px 1px 0;vertical-align:middle}}\
 .legend button:not(.on){{opacity:.45;text-decoration:line-through}}\
 figure{{margin:12px 0 28px;position:relative}}figure svg{{width:100%;height:auto;display:block}}\
 figcaption{{color:{muted};font-size:.9em}}a{{color:inherit}}\

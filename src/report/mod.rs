@@ -380,6 +380,7 @@ pub fn write_charts_and_report_as(
     let extra = html::HtmlExtra {
         summary,
         command,
+        rows: extra_rows.to_vec(),
         ..Default::default()
     };
     files.push(html::write_report_html(
@@ -486,6 +487,21 @@ pub fn write_analysis_outputs(
             .with_context(|| format!("writing {}", csv.display()))?;
     }
     let summary_path = dir.join("summary.json");
+    // The run's own record of the host and the drive (a probe's summary.json: in the folder
+    // analysed into, or beside the timeline read), so that report.md keeps its Host, Drive
+    // health, drive-count and Thermal rows when a run is analysed again.
+    let (host, drive_state) = run_records(&summary_path)
+        .or_else(|| {
+            file.parent()
+                .and_then(|p| run_records(&p.join("summary.json")))
+        })
+        .unwrap_or_default();
+    let rows = markdown::drive_rows(
+        host.as_ref(),
+        drive_state.as_ref(),
+        t.bytes_total(),
+        opts.units,
+    );
     let existing: Option<serde_json::Value> = std::fs::read_to_string(&summary_path)
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
@@ -512,8 +528,8 @@ pub fn write_analysis_outputs(
                 error: None,
                 analysis: a.clone(),
                 stop: None,
-                host: None,
-                drive_state: None,
+                host,
+                drive_state,
             };
             write_summary(dir, &summary)?
         }
@@ -522,8 +538,21 @@ pub fn write_analysis_outputs(
     if !own_folder {
         written.insert(0, csv);
     }
-    written.extend(write_charts_and_report(dir, t, a, opts)?);
+    written.extend(write_charts_and_report_with(dir, t, a, opts, &rows)?);
     Ok(written)
+}
+
+/// The `host` and `drive_state` records of a `summary.json`, if it has either (a probe's); a
+/// missing or unreadable file has none.
+fn run_records(path: &Path) -> Option<(Option<HostInfo>, Option<DriveState>)> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let host = v
+        .get("host")
+        .and_then(|h| serde_json::from_value(h.clone()).ok());
+    let state = v
+        .get("drive_state")
+        .and_then(|d| serde_json::from_value(d.clone()).ok());
+    (host.is_some() || state.is_some()).then_some((host, state))
 }
 
 #[cfg(test)]
