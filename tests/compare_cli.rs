@@ -58,10 +58,15 @@ fn three_run_folders() {
         "compare-throughput-data.png",
         "compare-throughput-data.svg",
         "compare.md",
+        "summary.json",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
-        assert!(stdout.contains(f), "stdout does not list {f}: {stdout}");
     }
+    // One line naming the folder, as every subcommand ends.
+    assert_eq!(
+        stdout.trim(),
+        format!("compared 3 runs; outputs: {}", out.display())
+    );
     assert_eq!(
         png_info(&out.join("compare-throughput-data.png")).0,
         (1600, 900)

@@ -525,3 +525,46 @@ fn default_folder_names_keep_overrides_and_letters() {
         );
     }
 }
+
+// Item 37: compare wrote no summary.json and printed "wrote X" per file; it now writes one and
+// ends, as the other subcommands do, with one line naming its folder.
+#[test]
+fn compare_writes_a_summary_and_one_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    for (name, seed) in [("a", "1"), ("b", "2")] {
+        ok(&[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            seed,
+            "--max-bytes",
+            "20GB",
+            "--no-record",
+            "--out",
+            p.join(name).to_str().unwrap(),
+        ]);
+    }
+    let cmp = p.join("cmp");
+    let o = bin()
+        .args(["compare", "--no-record", "--out"])
+        .arg(&cmp)
+        .arg(p.join("a"))
+        .arg(p.join("b"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("compared 2 runs; outputs: "), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cmp.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(v["config"]["command"], "compare");
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+    assert!(
+        v["runs"][0]["analysis"]["cache_estimate"]["bytes"]
+            .as_f64()
+            .unwrap()
+            > 1e10
+    );
+}

@@ -234,6 +234,22 @@ fn history_charts_a_drive_against_date_and_wear() {
             .args(["history", "H1", "--out"])
             .arg(&out),
     );
+    // Issue 22 item 37: history used its own folder rule (an --out with files in it was
+    // written over, default names with '_'); it now claims its folder as every subcommand does.
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let again = c
+        .arg("--db")
+        .arg(&db)
+        .args(["history", "H1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "an --out with files is refused"
+    );
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
     for f in [
         "history-cache-date.png",
         "history-cache-date.svg",

@@ -80,8 +80,36 @@ pub fn run(args: CompareArgs) -> Result<()> {
         args.output.force,
         false,
     )?;
-    let files = crate::report::write_comparison(&out, &runs, &opts)?;
-    crate::report::print_files_written(&files);
+    crate::report::write_comparison(&out, &runs, &opts)?;
+    // summary.json, as every subcommand that writes a folder has one: the comparison's
+    // configuration and, per run, its name, where it was read from, its drive and workload,
+    // and its analysis.
+    let per_run: Vec<serde_json::Value> = runs
+        .iter()
+        .zip(&args.runs)
+        .map(|(r, src)| {
+            serde_json::json!({
+                "name": r.name,
+                "source": src.display().to_string(),
+                "run": r.timeline.meta,
+                "analysis": r.analysis,
+            })
+        })
+        .collect();
+    let summary = serde_json::json!({
+        "slccache_version": crate::VERSION,
+        "config": {
+            "command": "compare",
+            "align": if opts.align_cliff { "cliff" } else { "start" },
+            "labels": args.label,
+        },
+        "runs": per_run,
+    });
+    crate::report::write_file(
+        &out.join("summary.json"),
+        serde_json::to_string_pretty(&summary)? + "\n",
+    )?;
+    crate::say!("compared {} runs; outputs: {}", runs.len(), out.display());
     Ok(())
 }
 

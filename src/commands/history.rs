@@ -1,8 +1,6 @@
 //! `slccache history SERIAL`: one drive's recorded runs on charts, against the run date and
 //! against the drive's wear.
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 
 use crate::cli::HistoryArgs;
@@ -52,16 +50,23 @@ pub fn run(args: HistoryArgs) -> Result<()> {
         Some(s) => format!("{drive} ({s})"),
         None => drive,
     };
-    let out = args.output.out.clone().unwrap_or_else(|| {
-        PathBuf::from("output").join(format!(
-            "history-{}-{}",
-            args.serial
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-            chrono::Utc::now().format("%Y%m%d-%H%M%S")
-        ))
-    });
-    let files = write_history_outputs(&out, &name, &first, &pts, &opts)?;
-    crate::report::print_files_written(&files);
+    // The same folder rules as every subcommand: a given --out that holds files is refused
+    // unless --force, a default one is unique.
+    let out = crate::report::outdir::claim(
+        args.output.out.as_deref(),
+        &format!(
+            "history-{}",
+            crate::shell::folder_word(&args.serial, "drive")
+        ),
+        args.output.force,
+        false,
+    )?;
+    write_history_outputs(&out, &name, &first, &pts, &opts)?;
+    crate::say!(
+        "history of {name}: {} runs; outputs: {}",
+        pts.len(),
+        out.display()
+    );
     Ok(())
 }
 
