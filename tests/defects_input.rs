@@ -568,3 +568,46 @@ fn compare_writes_a_summary_and_one_line() {
             > 1e10
     );
 }
+
+// Item 23: a mixed read/write run's report.md had no read figures, its workload omitted the
+// mix, and the final line said only "wrote".
+#[test]
+fn a_mixed_run_says_what_it_read() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("mix");
+    let o = bin()
+        .args([
+            "probe",
+            "emu:960evo-250g",
+            "--pattern",
+            "randrw",
+            "--rwmix-read",
+            "30",
+            "--duration",
+            "3s",
+            "--no-record",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let last = err
+        .lines()
+        .find(|l| l.starts_with("emu:960evo-250g: wrote"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(last.contains(" and read "), "{last}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| Workload | randrw, 30% reads,"), "{md}");
+    let read_row = md
+        .lines()
+        .find(|l| l.starts_with("| Bytes read |"))
+        .expect(&md);
+    assert!(
+        read_row.contains("MB/s mean") && read_row.contains("IOPS"),
+        "{read_row}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<th>Bytes read</th>"));
+}

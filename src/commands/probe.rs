@@ -356,6 +356,7 @@ fn finish(
             interval_s: Some(cfg.interval.as_secs_f64()),
             engine: Some(o.engine.into()),
             span_bytes: Some(plan.span_bytes),
+            read_pct: (cfg.read_pct > 0).then_some(cfg.read_pct),
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),
@@ -447,21 +448,45 @@ fn finish(
     } else {
         ("wrote", bytes)
     };
-    let mut line = format!(
-        "{}: {verb} {} in {} ({} mean), stopped: {}",
-        target.info.spec,
-        format_bytes(done as f64, opts.units),
-        format_seconds(duration_s),
+    let mean = |b: u64| {
         format_rate(
             if duration_s > 0.0 {
-                done as f64 / duration_s
+                b as f64 / duration_s
             } else {
                 0.0
             },
-            opts.units
-        ),
-        o.stop
-    );
+            opts.units,
+        )
+    };
+    // A mixed run says what it read too.
+    let also_read = if !analysis.read_only && read_bytes > 0 {
+        format!(
+            " and read {} ({} mean)",
+            format_bytes(read_bytes as f64, opts.units),
+            mean(read_bytes)
+        )
+    } else {
+        String::new()
+    };
+    let mut line = if also_read.is_empty() {
+        format!(
+            "{}: {verb} {} in {} ({} mean), stopped: {}",
+            target.info.spec,
+            format_bytes(done as f64, opts.units),
+            format_seconds(duration_s),
+            mean(done),
+            o.stop
+        )
+    } else {
+        format!(
+            "{}: {verb} {} ({} mean){also_read} in {}, stopped: {}",
+            target.info.spec,
+            format_bytes(done as f64, opts.units),
+            mean(done),
+            format_seconds(duration_s),
+            o.stop
+        )
+    };
     if bytes == 0 && read_bytes == 0 {
         line.push_str("; nothing was written, so there is no analysis and no report");
     } else {

@@ -114,6 +114,24 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         "Bytes written".to_string(),
         format!("{} in {}", fb(a.bytes_total), format_seconds(a.duration_s)),
     ));
+    // A mixed run: what it read, beside what it wrote (a read-only run is analysed on its
+    // reads, so the row above is already its reads).
+    let read = r.timeline.read_bytes_total();
+    if read > 0 && !a.read_only {
+        let secs = r.timeline.duration_s();
+        let reads = r.timeline.reads_total();
+        v.push((
+            "Bytes read".to_string(),
+            format!(
+                "{} in {} ({} mean, {} reads, {:.0} IOPS)",
+                fb(read),
+                format_seconds(secs),
+                format_rate(if secs > 0.0 { read as f64 / secs } else { 0.0 }, units),
+                reads,
+                if secs > 0.0 { reads as f64 / secs } else { 0.0 }
+            ),
+        ));
+    }
     if let Some(t) = crate::detect::coverage_text(a, units) {
         v.push(("Coverage".to_string(), t));
     }

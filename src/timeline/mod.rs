@@ -153,6 +153,10 @@ pub struct Workload {
     /// cannot be shown to be larger than this, however often the writes wrapped around it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub span_bytes: Option<u64>,
+    /// The share of reads in a mixed or read run, percent (`--rwmix-read`, or 100 for a
+    /// read pattern); absent for a run that only wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_pct: Option<u32>,
 }
 
 /// Why a run stopped.

@@ -229,6 +229,7 @@ impl TestDrive for RealDrive {
                     self.engine_name.to_string()
                 }),
                 span_bytes: Some(self.span),
+                read_pct: (self.w.read_pct > 0).then_some(self.w.read_pct),
             },
             started_at: Some(chrono::Utc::now()),
             stop_reason: None,

@@ -119,6 +119,10 @@ pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
     if !w.pattern.is_empty() {
         parts.push(w.pattern.clone());
     }
+    // A mix says its share: "randrw, 30% reads" (a pure read pattern says it by its name).
+    if let Some(p) = w.read_pct.filter(|&p| p > 0 && p < 100) {
+        parts.push(format!("{p}% reads"));
+    }
     if let Some(bs) = w.block_size {
         // Block sizes are powers of two: always binary, whatever the chart units.
         parts.push(format!("{} blocks", format_block(bs)));
