@@ -11,8 +11,9 @@
 //!
 //! One file a concern: [`file`] (regular files), [`block`] (block devices and their safety
 //! checks), [`hwmon`] (temperature sensors), [`nvme`] (NVMe Identify and SMART / Health log
-//! through the admin passthrough ioctl), [`host`] (the machine and the device's queue
-//! settings, for the record), [`emulated`] (`emu:` specs).
+//! through the admin passthrough ioctl), [`nvme_ctrl`] (a controller node for `info`),
+//! [`nvme_format`] (`--secure-erase`), [`nvme_sanitize`] (`--sanitize`), [`host`] (the
+//! machine and the device's queue settings, for the record), [`emulated`] (`emu:` specs).
 
 pub mod block;
 pub mod emulated;
@@ -22,6 +23,7 @@ pub mod hwmon;
 pub mod nvme;
 pub mod nvme_ctrl;
 pub mod nvme_format;
+pub mod nvme_sanitize;
 pub mod reads;
 
 use std::fs::File;
