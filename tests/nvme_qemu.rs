@@ -492,8 +492,9 @@ umount /mnt
     let err = out.text("p1.err");
     assert!(err.contains("nvme0n1p1 is mounted at /mnt"), "{err}");
     let j = json(&out, "infowhole.out");
+    assert_eq!(j["in_use"], true, "{j}");
     assert_eq!(
-        j["in_use"], "nvme0n1p1 is mounted at /mnt; unmount it first",
+        j["in_use_reason"], "nvme0n1p1 is mounted at /mnt; unmount it first",
         "{j}"
     );
     // The other partition may be probed; the run names the partition.

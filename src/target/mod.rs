@@ -127,8 +127,8 @@ pub struct TargetInfo {
 /// What the drive reports about itself at one moment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DriveReading {
-    /// Temperature, °C: the SMART composite temperature on NVMe (the model's on emulated
-    /// drives), else hwmon.
+    /// Temperature, °C: the SMART composite temperature on NVMe and emulated drives (whole
+    /// Kelvin, as the log holds it), else hwmon.
     pub temp_c: Option<f64>,
     /// The SMART / Health log, on NVMe and emulated drives.
     pub health: Option<nvme::HealthLog>,
@@ -261,8 +261,10 @@ impl TargetInfo {
     /// health log, else hwmon).
     pub fn read_drive(&self) -> DriveReading {
         let health = self.health();
+        // An emulated drive's temperature is its SMART log's (whole Kelvin, as a drive
+        // reports it): the one reading `temperature_start_c` and `smart_start` both show.
         let temp_c = match &self.emulated {
-            Some(e) => e.temperature_c(),
+            Some(_) => health.as_ref().and_then(|h| h.temperature_c),
             None => health
                 .as_ref()
                 .and_then(|h| h.temperature_c)
