@@ -425,7 +425,7 @@ mod tests {
             "temperature:      44.9 °C (smart)",
             "queue:            nvme0n1: scheduler none, PCIe x4 at 16.0 GT/s PCIe",
             "composite temperature:  44.9 °C (warning at 81.9 °C, critical at 84.9 °C)",
-            "  format:           per namespace\n",
+            "  format NVM:       per namespace\n",
             "  sanitize:         not supported (SANICAP 0)\n",
             "percentage used:        3 %",
             "available spare:        100 % (threshold 10 %)",

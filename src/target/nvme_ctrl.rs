@@ -341,7 +341,7 @@ pub fn erase_text(id: &IdentifyController) -> String {
     };
     format!(
         "  {:<18}{fna}\n  {:<18}{}\n",
-        "format:",
+        "format NVM:",
         "sanitize:",
         id.sanitize.text()
     )
@@ -465,7 +465,7 @@ mod tests {
             "  model:            Samsung SSD 980 PRO 1TB",
             "  PCI vendor:       0x144d",
             "namespaces (2):",
-            "  format:           per namespace\n  sanitize:         not supported (SANICAP 0)\n",
+            "  format NVM:       per namespace\n  sanitize:         not supported (SANICAP 0)\n",
             "  1   /dev/nvme0n1: 4.00 GiB (4294967296 bytes), 4096 B blocks; formats 512, \
              4096*; in use: nvme0n1p1 is mounted at /mnt; unmount it first",
             "  2   no block device: status 0x2",

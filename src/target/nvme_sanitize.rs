@@ -187,11 +187,14 @@ pub fn check(
 ) -> Result<SanitizePlan> {
     let flag = "--sanitize";
     if !caps.block_erase {
+        let has = if caps == SanitizeCaps::default() {
+            "SANICAP 0: no sanitize operation at all".to_string()
+        } else {
+            format!("SANICAP bit 1 clear; it has {} only", caps.text())
+        };
         return Err(usage(format!(
             "{flag}: the controller of {spec} does not support a Sanitize block erase \
-             (SANICAP bit 1 clear; it supports: {}); nothing was sent. Use --secure-erase \
-             or --trim",
-            caps.text()
+             ({has}); nothing was sent. Use --secure-erase or --trim"
         )));
     }
     let names: Vec<&str> = namespaces.iter().map(|(n, _)| n.as_str()).collect();
@@ -490,7 +493,9 @@ mod tests {
         assert_eq!(crate::error::exit_code(&e), 2);
         let m = format!("{e:#}");
         assert!(
-            m.contains("does not support a Sanitize block erase (SANICAP bit 1 clear"),
+            m.contains(
+                "does not support a Sanitize block erase (SANICAP 0: no sanitize operation at all)"
+            ),
             "{m}"
         );
         assert!(m.contains("nothing was sent"), "{m}");
@@ -501,7 +506,7 @@ mod tests {
         };
         let e = check("/dev/nvme0n1", crypto, &free(&["nvme0n1"]), idle_status()).unwrap_err();
         assert!(
-            format!("{e:#}").contains("it supports: crypto erase"),
+            format!("{e:#}").contains("(SANICAP bit 1 clear; it has crypto erase only)"),
             "{e:#}"
         );
     }
