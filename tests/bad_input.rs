@@ -467,6 +467,24 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--hipri", "--engine"]),
         ),
+        // --sanitize and --secure-erase are two ways to erase: one at a time.
+        c(
+            &["probe", EMU, "--sanitize", "--secure-erase"],
+            2,
+            Words(&["--sanitize", "--secure-erase", "cannot be used with"]),
+        ),
+        // --sanitize needs an NVMe namespace: an emulated drive or a file is not one (and the
+        // file is not created).
+        c(
+            &["probe", EMU, "--sanitize"],
+            2,
+            Words(&["--sanitize", "is not an NVMe namespace", "--trim"]),
+        ),
+        c(
+            &["probe", "new.bin", "--size", "1MiB", "--sanitize"],
+            2,
+            Words(&["--sanitize", "new.bin is not an NVMe namespace"]),
+        ),
         // Item 30: an error speaks the user's units (decimal and binary).
         c(
             &["probe", "new.bin", "--size", "128MiB", "--span", "600GB"],

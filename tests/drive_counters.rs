@@ -61,7 +61,16 @@ fn emulated_throttling_is_named_from_the_drives_counters() {
 
     // drive_state: start temperature and both SMART snapshots from the model.
     let ds = &s["drive_state"];
-    assert_eq!(ds["temperature_start_c"].as_f64(), Some(30.0), "{ds}");
+    // 30 °C ambient, reported as the drive reports it: 303 K, 29.85 °C, in both records.
+    assert_eq!(ds["temperature_start_c"].as_f64(), Some(29.85), "{ds}");
+    assert_eq!(
+        ds["temperature_start_c"], ds["smart_start"]["temperature_c"],
+        "{ds}"
+    );
+    assert_eq!(
+        ds["temperature_end_c"], ds["smart_end"]["temperature_c"],
+        "{ds}"
+    );
     assert!(ds["temperature_end_c"].as_f64().unwrap() > 40.0, "{ds}");
     let bytes = s["totals"]["bytes"].as_u64().unwrap();
     assert!(bytes > 300_000_000, "{bytes}");

@@ -81,7 +81,8 @@ fn info_on_a_loop_device_reads_and_writes_nothing() {
     assert_eq!(j["kind"], "block");
     assert_eq!(j["identity"]["capacity_bytes"].as_u64(), Some(size as u64));
     assert_eq!(j["identity"]["logical_block_size"].as_u64(), Some(512));
-    assert!(j["in_use"].is_null(), "{j}");
+    assert_eq!(j["in_use"], false, "{j}");
+    assert!(j["in_use_reason"].is_null(), "{j}");
     // Not NVMe: no SMART log, and no error for not having one.
     assert!(j["health"].is_null() && j["health_error"].is_null(), "{j}");
     assert_eq!(j["host"]["disk"].as_str(), Some(name.as_str()), "{j}");
@@ -147,7 +148,9 @@ fn info_on_a_loop_device_reads_and_writes_nothing() {
     lo.mount = Some(m);
     let j: serde_json::Value =
         serde_json::from_str(&ok_stdout(&info(&[&lo.dev, "--json"]))).unwrap();
-    let why = j["in_use"].as_str().unwrap_or_else(|| panic!("{j}"));
+    // A field a script can test, and the reason beside it.
+    assert_eq!(j["in_use"], true, "{j}");
+    let why = j["in_use_reason"].as_str().unwrap_or_else(|| panic!("{j}"));
     assert!(why.contains("is mounted at"), "{why}");
     let t = ok_stdout(&info(&[&lo.dev]));
     assert!(t.contains("in use:           yes: "), "{t}");
@@ -162,20 +165,41 @@ fn info_on_an_emulated_drive_shows_its_model_and_health_log() {
         j["identity"]["capacity_bytes"].as_u64(),
         Some(1_000_000_000_000)
     );
-    assert_eq!(j["temperature_c"].as_f64(), Some(50.0));
     assert_eq!(j["temperature_source"], "model");
     assert_eq!(j["health"]["data_units_written"].as_u64(), Some(0));
     assert_eq!(j["health"]["thermal_mgmt_t1_transitions"].as_u64(), Some(0));
+    // Not a block device: in use is false, with no reason (the same fields as a device's).
+    assert_eq!(j["in_use"], false, "{j}");
+    assert!(j["in_use_reason"].is_null(), "{j}");
     let t = ok_stdout(&info(&["emu:p5-1tb"]));
     for want in [
         "emu:p5-1tb (emulated drive)",
         "model:            Crucial P5 1TB (emulated)",
-        "temperature:      50.0 °C (model)",
         "health log (SMART / Health Information):",
         "data written:           0 B (0 units of 512000 bytes)",
     ] {
         assert!(t.contains(want), "missing {want:?} in:\n{t}");
     }
+}
+
+/// Issue 22 item 24: `info emu:p5-1tb` showed 50.0 °C as the temperature and 49.9 °C as the
+/// SMART log's composite temperature, one sensor read twice. The drive reports whole Kelvin
+/// (50 °C ambient is 323 K); °C is derived once from that, so both lines and both JSON
+/// fields agree.
+#[test]
+fn one_sensor_reads_the_same_in_every_line_of_info() {
+    let j: serde_json::Value =
+        serde_json::from_str(&ok_stdout(&info(&["emu:p5-1tb", "--json"]))).unwrap();
+    assert_eq!(j["temperature_c"].as_f64(), Some(49.85), "{j}");
+    assert_eq!(j["temperature_c"], j["health"]["temperature_c"], "{j}");
+    let t = ok_stdout(&info(&["emu:p5-1tb"]));
+    for want in [
+        "temperature:      49.9 °C (model)",
+        "composite temperature:  49.9 °C",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in:\n{t}");
+    }
+    assert!(!t.contains("50.0 °C"), "{t}");
 }
 
 #[test]
@@ -191,6 +215,10 @@ fn info_on_a_file_writes_nothing() {
         t.contains("capacity:         1.00 MB (1000000 bytes)"),
         "{t}"
     );
+    let j: serde_json::Value =
+        serde_json::from_str(&ok_stdout(&info(&[f.to_str().unwrap(), "--json"]))).unwrap();
+    assert_eq!(j["in_use"], false, "{j}");
+    assert!(j["in_use_reason"].is_null(), "{j}");
     assert_eq!(std::fs::read(&f).unwrap(), content);
     assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), before);
 }

@@ -446,6 +446,7 @@ ls /dev/nvme* > /tmp/devs; blob devs /tmp/devs
 cmd whole slccache probe /dev/nvme0n1 --destroy-data --quiet --out /out/whole
 cmd p1 slccache probe /dev/nvme0n1p1 --destroy-data --quiet --out /out/p1
 cmd infowhole slccache info --json /dev/nvme0n1
+cmd ctrlinuse slccache info --json /dev/nvme0
 cmd p2 slccache probe /dev/nvme0n1p2 --destroy-data --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/p2
 getdir p2 /out/p2
 # The second namespace, with the first one's partition mounted and written meanwhile.
@@ -492,10 +493,22 @@ umount /mnt
     let err = out.text("p1.err");
     assert!(err.contains("nvme0n1p1 is mounted at /mnt"), "{err}");
     let j = json(&out, "infowhole.out");
+    assert_eq!(j["in_use"], true, "{j}");
     assert_eq!(
-        j["in_use"], "nvme0n1p1 is mounted at /mnt; unmount it first",
+        j["in_use_reason"], "nvme0n1p1 is mounted at /mnt; unmount it first",
         "{j}"
     );
+    // The controller: in use through its first namespace, which names the partition.
+    let j = json(&out, "ctrlinuse.out");
+    assert_eq!(j["in_use"], true, "{j}");
+    let ns = &j["namespaces"];
+    assert_eq!(ns[0]["in_use"], true, "{ns}");
+    assert_eq!(
+        ns[0]["in_use_reason"], "nvme0n1p1 is mounted at /mnt; unmount it first",
+        "{ns}"
+    );
+    assert_eq!(ns[1]["in_use"], false, "{ns}");
+    assert!(ns[1]["in_use_reason"].is_null(), "{ns}");
     // The other partition may be probed; the run names the partition.
     out.expect("p2", 0);
     let o = scratch("nvme-parts-out-");
@@ -746,7 +759,15 @@ getdir poll /out/poll
 
 /// `--secure-erase`: Format NVM with a user data erase of the whole namespace before the run
 /// (QEMU writes zeroes over the image); refused on a partition and on a file, before anything
-/// is written.
+/// is written. And `--sanitize` first, in the same guest: QEMU's controller has no Sanitize
+/// (SANICAP 0, as `info /dev/nvme0` shows), so it must be refused as not supported, with the
+/// usage exit code, no output folder, and the namespace's data intact (its SHA-256 read in the
+/// guest before and after, against the image the host wrote).
+///
+/// QEMU's controller also formats one namespace at a time (FNA 0, no property sets it), so the
+/// refusal of `--secure-erase` on a controller that formats all its namespaces together
+/// cannot be met in a guest: `info` shows FNA 0 here, and the refusal itself is tested on
+/// canned pages (`nvme_format::tests`).
 #[test]
 fn secure_erase_formats_the_namespace() {
     let Some(rig) = Rig::find("secure_erase_formats_the_namespace") else {
@@ -760,6 +781,14 @@ fn secure_erase_formats_the_namespace() {
     write_mbr(&img, &[(2048, 65_536)]);
     let script = Script::new(
         r#"
+cmd ctrl slccache info /dev/nvme0
+cmd ctrlj slccache info --json /dev/nvme0
+sha256sum /dev/nvme0n1 > /tmp/sum0; blob sum0 /tmp/sum0
+cmd san slccache probe /dev/nvme0n1 --destroy-data --sanitize --max-bytes 4MiB --quiet --out /out/san
+cmd sanpart slccache probe /dev/nvme0n1p1 --destroy-data --sanitize --quiet --out /out/sanpart
+cmd both slccache probe /dev/nvme0n1 --destroy-data --sanitize --secure-erase --quiet --out /out/both
+ls /out > /tmp/outs; blob outs /tmp/outs
+sha256sum /dev/nvme0n1 > /tmp/sum1; blob sum1 /tmp/sum1
 cmd part slccache probe /dev/nvme0n1p1 --destroy-data --secure-erase --quiet --out /out/part
 cmd file slccache probe /tmp/f.bin --size 1MiB --secure-erase --quiet --out /out/file
 cmd erase slccache probe /dev/nvme0n1 --destroy-data --secure-erase --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --out /out/e
@@ -774,6 +803,70 @@ getdir e /out/e
     };
     let before = std::fs::read(&img).unwrap();
     let out = Guest::start(&rig, spec, None).wait();
+
+    // What QEMU's controller can erase: per namespace, no sanitize.
+    let t = out.expect("ctrl", 0);
+    eprintln!("info /dev/nvme0:\n{t}");
+    for want in [
+        "  format NVM:       per namespace\n",
+        "  sanitize:         not supported (SANICAP 0)\n",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in:\n{t}");
+    }
+    let j = json(&out, "ctrlj.out");
+    let id = &j["nvme_identify"];
+    assert_eq!(id["sanitize"]["block_erase"], false, "{id}");
+    assert_eq!(id["sanitize"]["crypto_erase"], false, "{id}");
+    assert_eq!(id["format_all_namespaces"], false, "{id}");
+    assert_eq!(id["secure_erase_all_namespaces"], false, "{id}");
+    assert_eq!(j["in_use"], false, "{j}");
+
+    // --sanitize: refused as not supported (usage error, exit 2), before anything is sent.
+    assert_eq!(out.rc("san"), 2, "{}", out.text("san.err"));
+    let err = out.text("san.err");
+    eprintln!("--sanitize on QEMU: {err}");
+    assert!(
+        err.contains(
+            "--sanitize: the controller of /dev/nvme0n1 does not support a Sanitize block \
+             erase (SANICAP 0: no sanitize operation at all); nothing was sent"
+        ),
+        "{err}"
+    );
+    // On a partition: refused, since every namespace would be erased.
+    assert_eq!(out.rc("sanpart"), 1, "{}", out.text("sanpart.err"));
+    let err = out.text("sanpart.err");
+    assert!(
+        err.contains(
+            "--sanitize erases every namespace of the drive, and /dev/nvme0n1p1 is a partition"
+        ),
+        "{err}"
+    );
+    // With --secure-erase: one erase at a time.
+    assert_eq!(out.rc("both"), 2, "{}", out.text("both.err"));
+    assert!(out.text("both.err").contains("cannot be used with"));
+    // No output folder, and the namespace reads as the host wrote it, before and after.
+    assert_eq!(
+        out.text("outs").trim(),
+        "",
+        "output folders made: {}",
+        out.text("outs")
+    );
+    let want = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&before)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    for sum in ["sum0", "sum1"] {
+        let got = out.text(sum);
+        assert_eq!(
+            got.split_whitespace().next(),
+            Some(want.as_str()),
+            "{sum}: the namespace changed: {got}"
+        );
+    }
+
     assert_eq!(out.rc("part"), 1, "{}", out.text("part.err"));
     let err = out.text("part.err");
     assert!(err.contains("/dev/nvme0n1p1 is a partition"), "{err}");

@@ -449,6 +449,12 @@ pub struct ProbeArgs {
     /// user data erase (SES=1), keeping its block format. Namespaces only, not partitions.
     #[arg(long)]
     pub secure_erase: bool,
+    /// Before writing (and before --trim), empty the whole NVMe drive with a Sanitize block
+    /// erase: EVERY namespace of its controller is erased, not only TARGET. Refused where
+    /// the controller has no block erase (SANICAP), where any of its namespaces is in use,
+    /// and on partitions; progress from the Sanitize Status log. Not with --secure-erase.
+    #[arg(long, conflicts_with = "secure_erase")]
+    pub sanitize: bool,
     /// Before the measured run, write this share of the target sequentially (128k, QD32,
     /// from its start), kept out of the timeline: measures the cache at a fill level (50 or
     /// 50%).

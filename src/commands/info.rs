@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::cli::InfoArgs;
 use crate::target::host::HostInfo;
 use crate::target::nvme::{format_celsius, HealthLog, IdentifyController, DATA_UNIT_BYTES};
+use crate::target::nvme_ctrl::erase_text;
 use crate::target::{self, TargetInfo, TargetKind};
 use crate::timeline::DeviceIdentity;
 use crate::units::{format_bytes, UnitSystem};
@@ -29,10 +30,15 @@ pub struct InfoReport {
     pub identity: DeviceIdentity,
     /// Offsets and lengths of direct I/O must be multiples of this many bytes.
     pub direct_io_alignment_bytes: Option<u64>,
-    /// Why `probe` would refuse to write to it (mounted, active swap, held by device-mapper
-    /// or md, the root filesystem); None when it is free.
-    pub in_use: Option<String>,
-    /// Temperature now, °C.
+    /// Whether `probe` would refuse to write to it because it is in use (mounted, active
+    /// swap, held by device-mapper or md, the root filesystem): `false` when it is free, and
+    /// always `false` for regular files and emulated drives.
+    pub in_use: bool,
+    /// Why it is in use, when it is; null otherwise.
+    pub in_use_reason: Option<String>,
+    /// Temperature now, °C: on NVMe and emulated drives the SMART log's composite
+    /// temperature (whole Kelvin, as the drive reports it), the same value as
+    /// `health.temperature_c`.
     pub temperature_c: Option<f64>,
     /// Where the temperature comes from: "smart", "hwmon" or "model".
     pub temperature_source: Option<String>,
@@ -62,8 +68,10 @@ impl InfoReport {
             Ok(h) => (h, None),
             Err(e) => (None, Some(e)),
         };
+        // One reading per sensor: the emulated drive's temperature is its SMART log's, in
+        // whole Kelvin as a drive reports it, so both lines of `info` show the same figure.
         let (temperature_c, source) = match (&info.emulated, &health, hwmon_c) {
-            (Some(e), _, _) => (e.temperature_c(), "model"),
+            (Some(_), h, _) => (h.as_ref().and_then(|h| h.temperature_c), "model"),
             (None, Some(h), _) if h.temperature_c.is_some() => (h.temperature_c, "smart"),
             (None, _, Some(c)) => (Some(c), "hwmon"),
             _ => (None, ""),
@@ -84,7 +92,8 @@ impl InfoReport {
             kind: identity.kind.clone(),
             identity,
             direct_io_alignment_bytes: info.offset_align,
-            in_use,
+            in_use: in_use.is_some(),
+            in_use_reason: in_use,
             temperature_c,
             temperature_source: temperature_c.map(|_| source.to_string()),
             nvme_identify: identify,
@@ -160,7 +169,7 @@ impl InfoReport {
             line(&mut s, "direct I/O", &format!("multiples of {a} B"));
         }
         if self.kind == "block" {
-            let v = match &self.in_use {
+            let v = match &self.in_use_reason {
                 Some(r) => format!("yes: {r}; probe refuses it"),
                 None => "no (not mounted, not swap, no holders)".to_string(),
             };
@@ -195,6 +204,9 @@ impl InfoReport {
                 _ => String::new(),
             };
             line(&mut s, "host", &format!("Linux {k}{cpu}"));
+        }
+        if let Some(id) = &self.nvme_identify {
+            s.push_str(&erase_text(id));
         }
         if let Some(e) = &self.health_error {
             let _ = writeln!(s, "health log: {e}");
@@ -413,6 +425,8 @@ mod tests {
             "temperature:      44.9 °C (smart)",
             "queue:            nvme0n1: scheduler none, PCIe x4 at 16.0 GT/s PCIe",
             "composite temperature:  44.9 °C (warning at 81.9 °C, critical at 84.9 °C)",
+            "  format NVM:       per namespace\n",
+            "  sanitize:         not supported (SANICAP 0)\n",
             "percentage used:        3 %",
             "available spare:        100 % (threshold 10 %)",
             "data written:           20.5 GB (40000 units of 512000 bytes)",
@@ -424,8 +438,9 @@ mod tests {
         let j = serde_json::to_value(&r).unwrap();
         assert_eq!(j["health"]["data_units_written"], 40_000);
         assert_eq!(j["nvme_identify"]["firmware"], "5B2QGXA7");
+        assert_eq!(j["in_use"], true);
         assert_eq!(
-            j["in_use"],
+            j["in_use_reason"],
             "nvme0n1p2 is mounted at /home; unmount it first"
         );
     }
@@ -446,5 +461,8 @@ mod tests {
         assert!(t.contains("health log: permission denied"), "{t}");
         assert!(t.contains("in use:           no"), "{t}");
         assert!(t.contains("capacity:         932 GiB"), "{t}");
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["in_use"], false, "{j}");
+        assert!(j["in_use_reason"].is_null(), "{j}");
     }
 }

@@ -63,6 +63,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
         .context("--size")?;
     let prep = Preparation {
         secure_erase: args.secure_erase,
+        sanitize: args.sanitize,
         trim: args.trim,
         prefill_pct: args
             .prefill
@@ -135,6 +136,15 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     // --secure-erase: checked before anything is written (and again just before the format).
     if args.secure_erase {
         crate::target::nvme_format::plan(&info)?;
+    }
+    // --sanitize: the same, and every namespace it erases is named before the agreement.
+    if args.sanitize {
+        let plan = crate::target::nvme_sanitize::plan(&info)?;
+        crate::note!(
+            "slccache: --sanitize erases EVERY namespace of the controller of {}: {}",
+            info.spec,
+            plan.namespaces.join(", ")
+        );
     }
     if engine == EngineKind::Sync && info.kind != TargetKind::Emulated {
         let threads = cfg.queue_depth as u64 * cfg.jobs as u64;
@@ -275,6 +285,18 @@ fn prepare_target(
         let what = crate::target::nvme_format::run(&target.info, &plan)?;
         say(format!("--secure-erase: {what}"));
         rec.secure_erase = Some(what);
+    }
+    if prep.sanitize {
+        let plan = crate::target::nvme_sanitize::plan(&target.info)?;
+        say(format!(
+            "--sanitize: block erase of namespaces {} (the whole NVM subsystem)",
+            plan.namespaces.join(", ")
+        ));
+        let mut progress = |line: String| say(line);
+        let what =
+            crate::target::nvme_sanitize::run(&target.info, &plan, &signals.flag, &mut progress)?;
+        say(format!("--sanitize: {what}"));
+        rec.sanitize = Some(what);
     }
     if prep.trim {
         let (ok, what) = prepare::trim(target, span)?;

@@ -1,6 +1,7 @@
 //! Start from a known state: what `probe` does to the target before the measured run.
 //!
-//! In this order, each optional:
+//! In this order, each optional (`--secure-erase` or `--sanitize` first, from
+//! `target::nvme_format` and `target::nvme_sanitize`):
 //! 1. `--trim`: discard the span. BLKDISCARD on a block device, hole punching
 //!    (`fallocate(PUNCH_HOLE)`) on a file; an emulated drive empties its cache and forgets the
 //!    data ([`crate::model::DriveState::trim`]). A device or file system that cannot discard
@@ -42,6 +43,8 @@ pub const PREFILL_QD: u32 = 32;
 pub struct Preparation {
     /// `--secure-erase` (before `--trim`).
     pub secure_erase: bool,
+    /// `--sanitize` (before `--trim`; never with `--secure-erase`).
+    pub sanitize: bool,
     /// `--trim`.
     pub trim: bool,
     /// `--prefill`, percent (0 < p <= 100).
@@ -53,7 +56,11 @@ pub struct Preparation {
 impl Preparation {
     /// Whether anything is to be done.
     pub fn any(&self) -> bool {
-        self.secure_erase || self.trim || self.prefill_pct.is_some() || self.idle_before.is_some()
+        self.secure_erase
+            || self.sanitize
+            || self.trim
+            || self.prefill_pct.is_some()
+            || self.idle_before.is_some()
     }
 }
 

@@ -15,6 +15,9 @@ pub struct DriveStateRecord {
     /// What `--secure-erase` did (Format NVM with a user data erase); absent without it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secure_erase: Option<String>,
+    /// What `--sanitize` did (a Sanitize block erase of the NVM subsystem); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sanitize: Option<String>,
     /// `--prefill`: the share of the target written before the run, percent.
     pub prefill_pct: Option<f64>,
     /// Bytes the prefill wrote.

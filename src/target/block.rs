@@ -196,6 +196,11 @@ pub(super) fn sys_dir(dev: (u32, u32)) -> Option<PathBuf> {
     std::fs::canonicalize(format!("/sys/dev/block/{}:{}", dev.0, dev.1)).ok()
 }
 
+/// The device number of the block device named `name` in sysfs (`nvme0n2`).
+pub(super) fn dev_of_name(name: &str) -> Option<(u32, u32)> {
+    parse_dev(&std::fs::read_to_string(Path::new("/sys/class/block").join(name).join("dev")).ok()?)
+}
+
 fn parse_dev(s: &str) -> Option<(u32, u32)> {
     let (a, b) = s.trim().split_once(':')?;
     Some((a.parse().ok()?, b.parse().ok()?))

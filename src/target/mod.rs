@@ -11,8 +11,9 @@
 //!
 //! One file a concern: [`file`] (regular files), [`block`] (block devices and their safety
 //! checks), [`hwmon`] (temperature sensors), [`nvme`] (NVMe Identify and SMART / Health log
-//! through the admin passthrough ioctl), [`host`] (the machine and the device's queue
-//! settings, for the record), [`emulated`] (`emu:` specs).
+//! through the admin passthrough ioctl), [`nvme_ctrl`] (a controller node for `info`),
+//! [`nvme_format`] (`--secure-erase`), [`nvme_sanitize`] (`--sanitize`), [`host`] (the
+//! machine and the device's queue settings, for the record), [`emulated`] (`emu:` specs).
 
 pub mod block;
 pub mod emulated;
@@ -22,6 +23,7 @@ pub mod hwmon;
 pub mod nvme;
 pub mod nvme_ctrl;
 pub mod nvme_format;
+pub mod nvme_sanitize;
 pub mod reads;
 
 use std::fs::File;
@@ -137,8 +139,8 @@ pub struct TargetInfo {
 /// What the drive reports about itself at one moment.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DriveReading {
-    /// Temperature, °C: the SMART composite temperature on NVMe (the model's on emulated
-    /// drives), else hwmon.
+    /// Temperature, °C: the SMART composite temperature on NVMe and emulated drives (whole
+    /// Kelvin, as the log holds it), else hwmon.
     pub temp_c: Option<f64>,
     /// The SMART / Health log, on NVMe and emulated drives.
     pub health: Option<nvme::HealthLog>,
@@ -252,8 +254,10 @@ impl TargetInfo {
     /// health log, else hwmon).
     pub fn read_drive(&self) -> DriveReading {
         let health = self.health();
+        // An emulated drive's temperature is its SMART log's (whole Kelvin, as a drive
+        // reports it): the one reading `temperature_start_c` and `smart_start` both show.
         let temp_c = match &self.emulated {
-            Some(e) => e.temperature_c(),
+            Some(_) => health.as_ref().and_then(|h| h.temperature_c),
             None => health
                 .as_ref()
                 .and_then(|h| h.temperature_c)

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 pub const IDENTIFY_LEN: usize = 4096;
 /// Size of the SMART / Health Information log page, bytes (NVMe 2.0 section 5.16.1.3).
 pub const SMART_LEN: usize = 512;
+use super::nvme_sanitize::{SanitizeCaps, SANITIZE_LOG_LEN};
 pub use crate::health::{celsius_from_kelvin, HealthLog, DATA_UNIT_BYTES};
 
 /// What Identify Controller says about the drive (NVMe 2.0 section 5.17.2.1, Figure 275).
@@ -48,6 +49,17 @@ pub struct IdentifyController {
     pub host_thermal_management: bool,
     /// Volatile Write Cache present (VWC, byte 525, bit 0).
     pub volatile_write_cache: bool,
+    /// Format NVM Attributes (FNA, byte 524) bit 0: a Format NVM formats every namespace of
+    /// the controller together (then `--secure-erase` is refused where it has more than one).
+    #[serde(default)]
+    pub format_all_namespaces: bool,
+    /// FNA bit 1: a secure erase (Format NVM with SES > 0) erases every namespace together.
+    #[serde(default)]
+    pub secure_erase_all_namespaces: bool,
+    /// Sanitize Capabilities (SANICAP, bytes 331:328): which sanitize operations the
+    /// controller supports (`--sanitize` needs block erase).
+    #[serde(default)]
+    pub sanitize: SanitizeCaps,
 }
 
 fn le16(b: &[u8], off: usize) -> u16 {
@@ -142,6 +154,9 @@ pub fn parse_identify_controller(page: &[u8]) -> Result<IdentifyController, Stri
         total_capacity_bytes: (tnvmcap != 0).then_some(tnvmcap),
         host_thermal_management: le16(page, 322) & 1 == 1,
         volatile_write_cache: page[525] & 1 == 1,
+        format_all_namespaces: page[524] & 1 == 1,
+        secure_erase_all_namespaces: page[524] & 2 == 2,
+        sanitize: SanitizeCaps::from_identify(page),
     })
 }
 
@@ -193,6 +208,12 @@ const OPC_GET_LOG_PAGE: u8 = 0x02;
 const OPC_IDENTIFY: u8 = 0x06;
 /// Admin opcode 80h: Format NVM (NVMe 2.0 section 5.14).
 const OPC_FORMAT_NVM: u8 = 0x80;
+/// Admin opcode 84h: Sanitize (NVMe 2.0 section 5.24; `nvme_admin_sanitize_nvm` in the
+/// kernel's `include/linux/nvme.h`).
+const OPC_SANITIZE: u8 = 0x84;
+/// Log identifier 81h: Sanitize Status (NVMe 2.0 section 5.16.1.25; `NVME_LOG_LID_SANITIZE`
+/// in libnvme).
+const LID_SANITIZE: u32 = 0x81;
 /// Identify CNS 01h: the Identify Controller data structure (NVMe 2.0 section 5.17.1).
 const CNS_CONTROLLER: u32 = 0x01;
 /// Identify CNS 00h: the Identify Namespace data structure of one namespace.
@@ -318,16 +339,14 @@ impl NvmeDevice {
         Ok(r as u32)
     }
 
-    /// Format NVM (opcode 80h) of namespace `nsid` with Command Dword 10 `cdw10`; no data.
-    /// Destroys the namespace's data: only `--secure-erase` sends it, after its checks.
-    pub fn format_nvm(&self, nsid: u32, cdw10: u32) -> io::Result<()> {
+    /// Sends one admin command that carries no data, waiting up to `timeout_ms`.
+    fn admin_no_data(&self, opcode: u8, nsid: u32, cdw10: u32, timeout_ms: u32) -> io::Result<()> {
         use std::os::fd::AsRawFd;
         let mut cmd = AdminCmd {
-            opcode: OPC_FORMAT_NVM,
+            opcode,
             nsid,
             cdw10,
-            // A drive may take minutes to erase.
-            timeout_ms: 3_600_000,
+            timeout_ms,
             ..AdminCmd::default()
         };
         // SAFETY: `cmd` is a live `struct nvme_admin_cmd` (72 bytes, checked at compile
@@ -345,10 +364,38 @@ impl NvmeDevice {
         }
         if r > 0 {
             return Err(io::Error::other(format!(
-                "the drive rejected Format NVM with NVMe status {r:#x}"
+                "the drive rejected admin command {opcode:#04x} with NVMe status {r:#x}"
             )));
         }
         Ok(())
+    }
+
+    /// Format NVM (opcode 80h) of namespace `nsid` with Command Dword 10 `cdw10`; no data.
+    /// Destroys the namespace's data: only `--secure-erase` sends it, after its checks.
+    pub fn format_nvm(&self, nsid: u32, cdw10: u32) -> io::Result<()> {
+        // A drive may take minutes to erase.
+        self.admin_no_data(OPC_FORMAT_NVM, nsid, cdw10, 3_600_000)
+    }
+
+    /// Sanitize (opcode 84h) with Command Dword 10 `cdw10`; no data, no namespace (the
+    /// command acts on the whole NVM subsystem). The controller completes the command once
+    /// the operation has started; its progress is in the Sanitize Status log. Destroys the
+    /// data of every namespace: only `--sanitize` sends it, after its checks.
+    pub fn sanitize(&self, cdw10: u32) -> io::Result<()> {
+        self.admin_no_data(OPC_SANITIZE, 0, cdw10, 60_000)
+    }
+
+    /// Get Log Page for the Sanitize Status log (LID 81h): the raw 512-byte page.
+    pub fn sanitize_log_page(&self) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; SANITIZE_LOG_LEN];
+        let numdl = (SANITIZE_LOG_LEN as u32 / 4) - 1;
+        self.admin_read(
+            OPC_GET_LOG_PAGE,
+            NSID_ALL,
+            LID_SANITIZE | (numdl << 16),
+            &mut buf,
+        )?;
+        Ok(buf)
     }
 
     /// Identify Namespace (opcode 06h, CNS 00h) of namespace `nsid`: the raw 4096-byte page.

@@ -63,6 +63,11 @@ pub struct NamespaceEntry {
     pub identify: Option<NamespaceIdentify>,
     /// Why Identify Namespace could not be read.
     pub error: Option<String>,
+    /// Whether its block device (or a partition of it) is mounted, swap, held or the root
+    /// filesystem: what `probe` refuses, and what refuses `--sanitize` on any namespace.
+    pub in_use: bool,
+    /// Why it is in use, when it is; null otherwise.
+    pub in_use_reason: Option<String>,
 }
 
 /// What `info` reports on a controller (the JSON of `info --json /dev/nvme0`).
@@ -78,6 +83,10 @@ pub struct ControllerReport {
     pub health: Option<HealthLog>,
     /// Why the health log could not be read.
     pub health_error: Option<String>,
+    /// Whether any of its namespaces is in use (see [`NamespaceEntry::in_use`]).
+    pub in_use: bool,
+    /// The first namespace in use and why, when one is; null otherwise.
+    pub in_use_reason: Option<String>,
     /// The active namespaces.
     pub namespaces: Vec<NamespaceEntry>,
 }
@@ -153,6 +162,17 @@ fn namespace_devices(ctrl: &str) -> Vec<(u32, String)> {
     v
 }
 
+/// Why the namespace block device `device` (`/dev/nvme0n1`) is in use, or None.
+fn namespace_in_use(device: &str) -> Option<String> {
+    let name = device.trim_start_matches("/dev/");
+    let dev = super::block::dev_of_name(name)?;
+    super::check_block_not_in_use(device, dev).err().map(|e| {
+        e.downcast_ref::<super::Refusal>()
+            .map(|r| r.reason.clone())
+            .unwrap_or_else(|| e.to_string())
+    })
+}
+
 impl ControllerReport {
     /// Reads the controller at `path` (its character device).
     pub fn read(spec: &str, path: &Path) -> Result<ControllerReport> {
@@ -204,6 +224,7 @@ impl ControllerReport {
                     .as_ref()
                     .zip(lba_size)
                     .map(|(i, l)| i.size_blocks.saturating_mul(l));
+                let in_use_reason = device.as_deref().and_then(namespace_in_use);
                 NamespaceEntry {
                     nsid,
                     device,
@@ -211,15 +232,20 @@ impl ControllerReport {
                     lba_size,
                     identify,
                     error,
+                    in_use: in_use_reason.is_some(),
+                    in_use_reason,
                 }
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let in_use_reason = namespaces.iter().find_map(|n| n.in_use_reason.clone());
         Ok(ControllerReport {
             target: spec.to_string(),
             kind: "nvme_controller".into(),
             nvme_identify,
             health,
             health_error,
+            in_use: in_use_reason.is_some(),
+            in_use_reason,
             namespaces,
         })
     }
@@ -253,6 +279,7 @@ impl ControllerReport {
                 "none"
             },
         );
+        s.push_str(&erase_text(id));
         let _ = writeln!(s, "namespaces ({}):", self.namespaces.len());
         for n in &self.namespaces {
             let dev = n.device.as_deref().unwrap_or("no block device");
@@ -276,10 +303,14 @@ impl ControllerReport {
                         .collect();
                     let _ = writeln!(
                         s,
-                        "  {:<4}{dev}: {} ({size} bytes), {lba} B blocks; formats {}",
+                        "  {:<4}{dev}: {} ({size} bytes), {lba} B blocks; formats {}{}",
                         n.nsid,
                         format_bytes(size as f64, units),
-                        formats.join(", ")
+                        formats.join(", "),
+                        n.in_use_reason
+                            .as_ref()
+                            .map(|r| format!("; in use: {r}"))
+                            .unwrap_or_default()
                     );
                 }
                 _ => {
@@ -297,6 +328,23 @@ impl ControllerReport {
         }
         s
     }
+}
+
+/// What the controller can erase (for `--secure-erase` and `--sanitize`), as two lines of
+/// `info`: whether Format NVM acts per namespace (FNA) and which sanitize operations it
+/// supports (SANICAP).
+pub fn erase_text(id: &IdentifyController) -> String {
+    let fna = match (id.format_all_namespaces, id.secure_erase_all_namespaces) {
+        (false, false) => "per namespace",
+        (true, _) => "all namespaces together (FNA bit 0)",
+        (false, true) => "per namespace; a secure erase erases all namespaces (FNA bit 1)",
+    };
+    format!(
+        "  {:<18}{fna}\n  {:<18}{}\n",
+        "format NVM:",
+        "sanitize:",
+        id.sanitize.text()
+    )
 }
 
 /// The controller's character device named by `spec`, when it is one (`/dev/nvme0`).
@@ -394,6 +442,8 @@ mod tests {
                     lba_size: Some(4096),
                     identify: Some(ns),
                     error: None,
+                    in_use: true,
+                    in_use_reason: Some("nvme0n1p1 is mounted at /mnt; unmount it first".into()),
                 },
                 NamespaceEntry {
                     nsid: 2,
@@ -402,8 +452,12 @@ mod tests {
                     lba_size: None,
                     identify: None,
                     error: Some("status 0x2".into()),
+                    in_use: false,
+                    in_use_reason: None,
                 },
             ],
+            in_use: true,
+            in_use_reason: Some("nvme0n1p1 is mounted at /mnt; unmount it first".into()),
         };
         let t = r.text(UnitSystem::Binary);
         for want in [
@@ -411,7 +465,9 @@ mod tests {
             "  model:            Samsung SSD 980 PRO 1TB",
             "  PCI vendor:       0x144d",
             "namespaces (2):",
-            "  1   /dev/nvme0n1: 4.00 GiB (4294967296 bytes), 4096 B blocks; formats 512, 4096*",
+            "  format NVM:       per namespace\n  sanitize:         not supported (SANICAP 0)\n",
+            "  1   /dev/nvme0n1: 4.00 GiB (4294967296 bytes), 4096 B blocks; formats 512, \
+             4096*; in use: nvme0n1p1 is mounted at /mnt; unmount it first",
             "  2   no block device: status 0x2",
             "health log: refused",
         ] {
@@ -420,5 +476,10 @@ mod tests {
         let j = serde_json::to_value(&r).unwrap();
         assert_eq!(j["namespaces"][0]["lba_size"], 4096);
         assert_eq!(j["nvme_identify"]["pci_vendor_id"], "0x144d");
+        assert_eq!(j["nvme_identify"]["sanitize"]["block_erase"], false);
+        assert_eq!(j["in_use"], true);
+        assert_eq!(j["namespaces"][0]["in_use"], true);
+        assert_eq!(j["namespaces"][1]["in_use"], false);
+        assert!(j["namespaces"][1]["in_use_reason"].is_null());
     }
 }

@@ -44,6 +44,27 @@ pub fn format_cdw10(flbas: u8, dps: u8) -> (u32, u8) {
     (cdw10, lbaf)
 }
 
+/// The refusal for a controller that formats (FNA bit 0) or securely erases (FNA bit 1) all
+/// its namespaces together, where it has more than one: all of them would be erased. `fna` is
+/// Identify Controller byte 524, `namespaces` the controller's namespaces. Pure.
+///
+/// QEMU's controller (hw/nvme, 7.2) clears both bits and has no property to set them, so
+/// this refusal is tested here on canned pages, not in a guest.
+pub fn check_namespaces(spec: &str, fna: u8, namespaces: &[String]) -> Result<()> {
+    if fna & 0x3 != 0 && namespaces.len() > 1 {
+        return Err(refuse(
+            spec,
+            format!(
+                "--secure-erase: this controller formats all its namespaces together (FNA \
+                 {fna:#04x}), and it has {} ({}): all of them would be erased",
+                namespaces.len(),
+                namespaces.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that `--secure-erase` may run on `info`, and what it will send. Usage errors and
 /// refusals, before anything is written.
 pub fn plan(info: &TargetInfo) -> Result<FormatPlan> {
@@ -80,19 +101,7 @@ pub fn plan(info: &TargetInfo) -> Result<FormatPlan> {
              --trim"
         )));
     }
-    let fna = id[524];
-    let namespaces = controller_namespaces(dev);
-    if fna & 0x3 != 0 && namespaces.len() > 1 {
-        return Err(refuse(
-            spec,
-            format!(
-                "{flag}: this controller formats all its namespaces together (FNA {fna:#04x}), \
-                 and it has {} ({}): all of them would be erased",
-                namespaces.len(),
-                namespaces.join(", ")
-            ),
-        ));
-    }
+    check_namespaces(spec, id[524], &controller_namespaces(dev))?;
     let nsid = nvme
         .namespace_id()
         .map_err(|e| anyhow!("{flag}: the namespace ID of {spec}: {e}"))?;
@@ -124,6 +133,40 @@ pub fn run(info: &TargetInfo, plan: &FormatPlan) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_controller_that_formats_all_namespaces_together_is_refused_with_two() {
+        let two = vec!["nvme0n1".to_string(), "nvme0n2".to_string()];
+        let one = vec!["nvme0n1".to_string()];
+        // FNA from a canned Identify Controller page, bit 0 (format) or bit 1 (erase).
+        for fna in [0x01u8, 0x02, 0x03] {
+            let mut page = crate::target::nvme::tests::identify_page();
+            page[524] = fna;
+            let id = crate::target::nvme::parse_identify_controller(&page).unwrap();
+            assert!(id.format_all_namespaces || id.secure_erase_all_namespaces);
+            let e = check_namespaces("/dev/nvme0n1", page[524], &two).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 1);
+            let m = format!("{e:#}");
+            assert!(
+                m.contains(&format!(
+                    "formats all its namespaces together (FNA {fna:#04x}), and it has 2 \
+                     (nvme0n1, nvme0n2): all of them would be erased"
+                )),
+                "{m}"
+            );
+            // With one namespace there is nothing else to erase.
+            check_namespaces("/dev/nvme0n1", page[524], &one).unwrap();
+        }
+        // QEMU's controller: FNA 0, one namespace at a time.
+        let id = crate::target::nvme::parse_identify_controller(
+            &crate::target::nvme::tests::identify_page(),
+        )
+        .unwrap();
+        assert!(!id.format_all_namespaces && !id.secure_erase_all_namespaces);
+        check_namespaces("/dev/nvme0n1", 0, &two).unwrap();
+        // Bit 2 (cryptographic erase supported) alone changes nothing.
+        check_namespaces("/dev/nvme0n1", 0x04, &two).unwrap();
+    }
 
     #[test]
     fn cdw10_keeps_the_format_and_asks_for_a_user_data_erase() {
