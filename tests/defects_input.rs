@@ -611,3 +611,133 @@ fn a_mixed_run_says_what_it_read() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("<th>Bytes read</th>"));
 }
+
+// Item 37: -q existed only on some subcommands and --json on three. Every subcommand that runs
+// and writes a folder takes -q (nothing but errors and the final line); every one that has a
+// result prints it as one JSON object on stdout with --json.
+#[test]
+fn quiet_and_json_mean_the_same_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let o = |name: &str| p.join(name).to_str().unwrap().to_string();
+    let sim = o("sim");
+    ok(&[
+        "simulate",
+        "960evo-250g",
+        "--max-bytes",
+        "20GB",
+        "--no-record",
+        "--out",
+        &sim,
+    ]);
+    let sim2 = o("sim2");
+    ok(&[
+        "simulate",
+        "960evo-250g",
+        "--seed",
+        "2",
+        "--max-bytes",
+        "20GB",
+        "--no-record",
+        "--out",
+        &sim2,
+    ]);
+    let run = |args: Vec<String>| bin().args(&args).output().unwrap();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    // -q: accepted by all, and the output is one line.
+    let quiet_cases: Vec<Vec<String>> = vec![
+        s(&[
+            "probe",
+            "emu:960evo-250g",
+            "--duration",
+            "1s",
+            "--no-record",
+            "--out",
+            &o("q1"),
+        ]),
+        s(&["analyze", &sim, "--no-record", "--out", &o("q2")]),
+        s(&[
+            "simulate",
+            "960evo-250g",
+            "--max-bytes",
+            "20GB",
+            "--no-record",
+            "--out",
+            &o("q3"),
+        ]),
+        s(&["compare", &sim, &sim2, "--no-record", "--out", &o("q4")]),
+        s(&[
+            "sweep",
+            "960evo-250g",
+            "--simulate",
+            "--qd",
+            "1",
+            "--no-record",
+            "--out",
+            &o("q5"),
+        ]),
+    ];
+    let mut wrong = Vec::new();
+    for mut c in quiet_cases {
+        c.push("-q".into());
+        let r = run(c.clone());
+        let all =
+            String::from_utf8_lossy(&r.stdout).into_owned() + &String::from_utf8_lossy(&r.stderr);
+        if !r.status.success()
+            || all.trim().lines().count() != 1
+            || !(all.contains("outputs:") || c[0] == "analyze")
+        {
+            wrong.push(format!("{c:?} -q: {all}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "-q prints one line:\n{}",
+        wrong.join("\n")
+    );
+    let r = run(s(&[
+        "history",
+        "no-such-drive",
+        "-q",
+        "--db",
+        &o("empty.db"),
+    ]));
+    assert!(!String::from_utf8_lossy(&r.stderr).contains("unexpected argument"));
+    // --json: one JSON object on stdout, the text on stderr.
+    let json_cases: Vec<Vec<String>> = vec![
+        s(&[
+            "probe",
+            "emu:960evo-250g",
+            "--duration",
+            "1s",
+            "--no-record",
+            "--out",
+            &o("j1"),
+        ]),
+        s(&["analyze", &sim, "--no-record"]),
+        s(&[
+            "simulate",
+            "960evo-250g",
+            "--max-bytes",
+            "20GB",
+            "--no-record",
+            "--out",
+            &o("j3"),
+        ]),
+        s(&["compare", &sim, &sim2, "--no-record", "--out", &o("j4")]),
+        s(&["info", "emu:960evo-250g"]),
+    ];
+    for mut c in json_cases {
+        c.push("--json".into());
+        let r = run(c.clone());
+        assert!(
+            r.status.success(),
+            "{c:?}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let out = String::from_utf8_lossy(&r.stdout);
+        let v: serde_json::Value = serde_json::from_str(out.trim())
+            .unwrap_or_else(|e| panic!("{c:?}: not JSON ({e}): {out}"));
+        assert!(v.is_object(), "{c:?}");
+    }
+}

@@ -478,6 +478,10 @@ pub struct ProbeArgs {
     /// No progress line: nothing but errors and the final line.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Print the analysis as one JSON object to stdout (the same as summary.json's
+    /// `analysis`); the result line goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -493,6 +497,10 @@ pub struct AnalyzeArgs {
     /// Print the analysis as one JSON object per file to stdout.
     #[arg(long)]
     pub json: bool,
+    /// Nothing but errors and one result line per file (no notes, no warnings: they are in
+    /// summary.json and report.md).
+    #[arg(short, long)]
+    pub quiet: bool,
     /// Time unit of a two-column CSV without a header (s or ms).
     #[arg(long)]
     pub time_unit: Option<String>,
@@ -543,6 +551,10 @@ pub struct SimulateArgs {
     /// Print the analysis as JSON to stdout.
     #[arg(long)]
     pub json: bool,
+    /// Nothing but errors and the final line (no notes, no warnings: they are in
+    /// summary.json and report.md).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// `slccache info`.
@@ -574,6 +586,14 @@ pub struct CompareArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Print the comparison (its summary.json) as one JSON object to stdout; the result
+    /// line goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+    /// Nothing but errors and the final line (no notes, no warnings: they are in
+    /// summary.json and report.md).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Options shared by the burst experiments (`recovery`, `fill-sweep`).
@@ -713,4 +733,8 @@ pub struct HistoryArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Nothing but errors and the final line (no notes, no warnings: they are in
+    /// summary.json and report.md).
+    #[arg(short, long)]
+    pub quiet: bool,
 }

@@ -78,8 +78,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             serde_json::to_string(a)?
         } else {
             let mut s = format!("{}: {}", f.display(), human_summary(a, args.units));
-            for w in &a.warnings {
-                s.push_str(&format!("\n  warning: {w}"));
+            if !args.quiet {
+                for w in &a.warnings {
+                    s.push_str(&format!("\n  warning: {w}"));
+                }
             }
             s
         };
@@ -97,8 +99,8 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 "x": args.x,
                 "x_unit": args.x_unit,
             });
-            crate::report::write_analysis_outputs(dir, f, t, a, config, &report_opts)?;
-            crate::store::recorder::note(dir, &report_opts, false);
+            crate::report::write_analysis_outputs(dir, f, t, a, config, &report_opts, args.quiet)?;
+            crate::store::recorder::note(dir, &report_opts, args.quiet);
         }
     }
     Ok(())

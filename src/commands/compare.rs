@@ -109,7 +109,13 @@ pub fn run(args: CompareArgs) -> Result<()> {
         &out.join("summary.json"),
         serde_json::to_string_pretty(&summary)? + "\n",
     )?;
-    crate::say!("compared {} runs; outputs: {}", runs.len(), out.display());
+    let line = format!("compared {} runs; outputs: {}", runs.len(), out.display());
+    if args.json {
+        crate::say!("{}", serde_json::to_string(&summary)?);
+        crate::note!("{line}");
+    } else {
+        crate::say!("{line}");
+    }
     Ok(())
 }
 

@@ -239,7 +239,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     };
     let result = finish(
         &target, &cfg, stop_cfg, &plan, &out_dir, &opts, outcome, ring_info, args.quiet, start,
-        read_note,
+        read_note, args.json,
     );
     drop(lock);
     let late_signal = signals.flag.load(Ordering::SeqCst);
@@ -362,6 +362,7 @@ fn finish(
     quiet: bool,
     start: StartState,
     read_note: Option<String>,
+    json: bool,
 ) -> Result<()> {
     let ident = &target.info.identity;
     let label = ident
@@ -549,9 +550,17 @@ fn finish(
     }
     // "outputs: DIR" only when they were all written; otherwise the result line alone, and the
     // error names the outputs that are complete.
-    match &charts {
-        Ok(_) => progress::print_done(out_dir, &line, quiet),
-        Err(_) => crate::say!("{line}"),
+    // --json: the analysis on stdout (as analyze and simulate print it), the text on stderr.
+    match (&charts, json) {
+        (_, true) => {
+            crate::say!("{}", serde_json::to_string(&analysis)?);
+            match &charts {
+                Ok(_) => crate::note!("{line}\noutputs: {}", out_dir.display()),
+                Err(_) => crate::note!("{line}"),
+            }
+        }
+        (Ok(_), false) => progress::print_done(out_dir, &line, quiet),
+        (Err(_), false) => crate::say!("{line}"),
     }
     crate::store::recorder::note(out_dir, opts, quiet);
     charts.context("writing charts and report")?;

@@ -210,9 +210,23 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     crate::report::write_summary(&dir, &summary)?;
     crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;
-    crate::store::recorder::note(&dir, &opts, false);
-    let text = summary_text(&model, &w, &sim, &analysis, opts.units)
+    crate::store::recorder::note(&dir, &opts, args.quiet);
+    let mut text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
+    if args.quiet {
+        // One line: the estimate against the truth (or what was measured), and the folder.
+        let pick = |key: &str| {
+            text.lines().find_map(|l| {
+                l.trim_start()
+                    .strip_prefix(key)
+                    .map(|r| r.trim().to_string())
+            })
+        };
+        let result = pick("estimate:")
+            .or_else(|| pick("measured:"))
+            .unwrap_or_default();
+        text = format!("{spec}: {result}; outputs: {}\n", dir.display());
+    }
     if args.json {
         crate::say!("{}", serde_json::to_string(&analysis)?);
         crate::note_raw!("{text}");

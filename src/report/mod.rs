@@ -478,6 +478,7 @@ pub fn write_analysis_outputs(
     a: &Analysis,
     config: serde_json::Value,
     opts: &ReportOptions,
+    quiet: bool,
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv = dir.join("timeline.csv");
@@ -508,12 +509,14 @@ pub fn write_analysis_outputs(
         .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
     let summary_file = match existing {
         Some(mut v) => {
-            crate::note!(
+            if !quiet {
+                crate::note!(
                 "slccache: note: {} belongs to a {} run: its drive, workload and configuration \
                  are kept; only its analysis is replaced",
                 summary_path.display(),
                 v["config"]["command"].as_str().unwrap_or("probe")
-            );
+                );
+            }
             v["analysis"] = serde_json::to_value(a)?;
             write_file(&summary_path, serde_json::to_string_pretty(&v)? + "\n")?;
             summary_path
