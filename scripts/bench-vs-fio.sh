@@ -2,7 +2,14 @@
 # slccache against fio, row by row: is the tool ever the bottleneck?
 #
 #   [ROUNDS=3] [SECS=10] [TARGETS="loop file"] [LOAD=0|1] [ROWS="qd1 qd32 qd32x2 128k 1m randread"] \
-#   [SIZE=2GiB] [OUT=dir] scripts/bench-vs-fio.sh
+#   [SIZE=2GiB] [FIO_MEM="malloc mmaphuge"] [OUT=dir] scripts/bench-vs-fio.sh
+#
+# fio is run at its best as well as at its defaults: FIO_MEM lists its buffer kinds (fio's
+# --iomem): `malloc` (its default) and `mmaphuge` (huge-page buffers, as slccache's are; the
+# script reserves 2 MiB huge pages for it in /proc/sys/vm/nr_hugepages and gives the old count
+# back at the end). Each row's ratio is given against each, with its spread.
+# The QD1 and QD32 rows run at least 8 rounds whatever ROUNDS says: their gap is smaller than
+# the spread between runs on a small VM.
 #
 # For each target and each row, runs fio and `slccache probe` alternately (slccache first in
 # odd rounds, fio first in even ones), ROUNDS rounds of SECS seconds each, with the same block
@@ -40,6 +47,7 @@ targets=${TARGETS:-loop file}
 rows=${ROWS:-qd1 qd32 qd32x2 128k 1m randread}
 size=${SIZE:-2GiB}
 load=${LOAD:-0}
+fio_mem=${FIO_MEM:-malloc mmaphuge}
 out=${OUT:-$here/output/bench-vs-fio-$(date +%Y%m%d-%H%M%S)}
 
 # The table: medians per target and row over the rounds in runs.csv.
@@ -60,22 +68,39 @@ for r in csv.DictReader(open(runs)):
 print(f"{'loaded (one busy loop per core)' if load == '1' else 'no extra load'}; "
       f"median of {rounds} rounds of {secs} s per tool")
 print()
-print("| target | row | slccache IOPS | fio IOPS | slccache MB/s | fio MB/s | ratio | paired ratio "
-      "| CPU µs/I/O slccache | CPU µs/I/O fio |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+peers = [t for t in ("fio", "fio-huge") if any(t in v for v in data.values())]
+names = {"fio": "fio", "fio-huge": "fio mmaphuge"}
+head = "| target | row | rounds | slccache IOPS |"
+rule = "|---|---|---:|---:|"
+for t in peers:
+    head += f" {names[t]} IOPS | ratio | spread |"
+    rule += "---:|---:|---|"
+head += " CPU µs/I/O slccache |" + "".join(f" {names[t]} |" for t in peers)
+rule += "---:|" * (1 + len(peers))
+print("Ratio: slccache's median IOPS over the peer's; spread: the lowest and highest of the "
+      "per-round ratios (each round runs both tools back to back).")
+print()
+print(head)
+print(rule)
 for (tgt, row), tools in data.items():
     med = {t: [statistics.median(x[i] for x in v) for i in range(3)] for t, v in tools.items()}
-    s, f = med.get("slccache"), med.get("fio")
-    if not s or not f:
+    s = med.get("slccache")
+    if not s:
         continue
-    ratio = s[0] / f[0] if f[0] > 0 else float("nan")
-    pairs = [p["slccache"] / p["fio"] for p in rounds_of[(tgt, row)].values()
-             if p.get("fio", 0) > 0 and "slccache" in p]
-    paired = statistics.median(pairs) if pairs else float("nan")
-    n = min(len(tools["slccache"]), len(tools["fio"]))
-    note = "" if str(n) == rounds else f" ({n} of {rounds} rounds)"
-    print(f"| {tgt} | {titles.get(row, row)}{note} | {s[0]:,.0f} | {f[0]:,.0f} | {s[1] / 1e6:,.0f} "
-          f"| {f[1] / 1e6:,.0f} | {ratio:.2f} | {paired:.2f} | {s[2]:.2f} | {f[2]:.2f} |")
+    line = f"| {tgt} | {titles.get(row, row)} | {len(tools['slccache'])} | {s[0]:,.0f} |"
+    for t in peers:
+        f = med.get(t)
+        if not f:
+            line += " - | - | - |"
+            continue
+        ratio = s[0] / f[0] if f[0] > 0 else float("nan")
+        pairs = [p["slccache"] / p[t] for p in rounds_of[(tgt, row)].values()
+                 if p.get(t, 0) > 0 and "slccache" in p]
+        spread = f"{min(pairs):.2f}–{max(pairs):.2f}" if pairs else "-"
+        line += f" {f[0]:,.0f} | {ratio:.2f} | {spread} |"
+    line += f" {s[2]:.2f} |" + "".join(
+        f" {med[t][2]:.2f} |" if t in med else " - |" for t in peers)
+    print(line)
 EOF
 }
 
@@ -132,10 +157,15 @@ drop_target() {
     loopdev="" shmfile="" rootfile=""
     return 0
 }
+hugepages_before=""
 cleanup() {
     for p in "${hogs[@]}"; do kill "$p" 2>/dev/null || true; done
     hogs=()
     drop_target
+    if [[ -n $hugepages_before ]]; then
+        echo "$hugepages_before" >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+        hugepages_before=""
+    fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -166,6 +196,23 @@ setup_target() { # sets $tpath to the path of target $1 (and the globals cleanup
             ;;
     esac
 }
+
+# fio's huge-page buffers: 2 MiB pages for its largest row (1M x QD8 = 8 MiB per job), with room.
+if [[ " $fio_mem " == *" mmaphuge "* ]]; then
+    if [[ $(id -u) != 0 ]]; then
+        echo "FIO_MEM=mmaphuge needs root (to reserve huge pages); running fio with malloc only" >&2
+        fio_mem=malloc
+    else
+        hugepages_before=$(cat /proc/sys/vm/nr_hugepages)
+        want=$((hugepages_before + 64))
+        echo "$want" >/proc/sys/vm/nr_hugepages
+        got=$(cat /proc/sys/vm/nr_hugepages)
+        if ((got < hugepages_before + 16)); then
+            echo "could reserve only $((got - hugepages_before)) huge pages; fio mmaphuge left out" >&2
+            fio_mem=malloc
+        fi
+    fi
+fi
 
 if [[ $load == 1 ]]; then
     for ((c = 0; c < $(nproc); c++)); do
@@ -201,10 +248,10 @@ EOF
 }
 
 # One fio run; prints "iops bytes_per_sec cpu_us_per_write".
-run_fio() { # target bs qd jobs rw dir
-    local t=$1 bs=$2 qd=$3 jobs=$4 rw=$5 d=$6
+run_fio() { # target bs qd jobs rw dir iomem
+    local t=$1 bs=$2 qd=$3 jobs=$4 rw=$5 d=$6 mem=$7
     mkdir -p "$d"
-    fio --name=bench --filename="$t" --size="$bytes" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+    fio --name=bench --iomem="$mem" --filename="$t" --size="$bytes" --rw="$rw" --bs="$bs" --iodepth="$qd" \
         --numjobs="$jobs" --group_reporting=1 --ioengine=io_uring --fixedbufs=1 \
         --registerfiles=1 --direct=1 --time_based=1 --runtime="$secs" --randrepeat=0 \
         --output-format=json --output="$d/fio.json" >/dev/null
@@ -229,15 +276,20 @@ for tgt in $targets; do
     echo "target $tgt: $path" >&2
     for row in $rows; do
         read -r bs qd jobs pat rw <<<"$(row_spec "$row")"
-        for ((r = 1; r <= rounds; r++)); do
+        n=$rounds
+        if [[ $row == qd1 || $row == qd32 ]] && ((n < 8)); then n=8; fi
+        peers="fio"
+        [[ " $fio_mem " == *" mmaphuge "* ]] && peers="fio fio-huge"
+        [[ " $fio_mem " != *" malloc "* ]] && peers="fio-huge"
+        for ((r = 1; r <= n; r++)); do
             d=$out/$tgt/$row/round-$r
-            if ((r % 2 == 1)); then order="slccache fio"; else order="fio slccache"; fi
+            if ((r % 2 == 1)); then order="slccache $peers"; else order="$peers slccache"; fi
             for tool in $order; do
-                if [[ $tool == slccache ]]; then
-                    res=$(run_slccache "$path" "$bs" "$qd" "$jobs" "$pat" "$d/slccache")
-                else
-                    res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio")
-                fi
+                case $tool in
+                    slccache) res=$(run_slccache "$path" "$bs" "$qd" "$jobs" "$pat" "$d/slccache") ;;
+                    fio) res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio" malloc) ;;
+                    fio-huge) res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio-huge" mmaphuge) ;;
+                esac
                 echo "$tgt,$row,$r,$tool,${res// /,}" >>"$out/runs.csv"
                 echo "  $tgt $row round $r $tool: $res" >&2
             done
