@@ -235,9 +235,9 @@ pub struct SweepArgs {
     /// Job counts (threads, each with its own queue), a comma-separated list.
     #[arg(long, default_value = "1,4,8")]
     pub jobs: String,
-    /// Block size.
-    #[arg(long, default_value = "4k")]
-    pub bs: String,
+    /// Block size [default: 4k for random patterns, 128k for sequential ones, as in probe].
+    #[arg(long)]
+    pub bs: Option<String>,
     /// Access pattern [default: randwrite]; with --rwmix-read its random or sequential order.
     #[arg(long, value_enum)]
     pub pattern: Option<Pattern>,

@@ -116,8 +116,8 @@ pub struct RecoverySection {
     pub order_s: Vec<f64>,
 }
 
-/// `truth` in `summary.json` (models only).
-#[derive(Debug, Clone, Serialize)]
+/// `model_truth.recovery` in `summary.json` (models only).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Truth {
     /// The model's folding rate while idle, bytes/s.
     pub recover_bytes_per_sec: f64,
