@@ -29,9 +29,12 @@ pub struct HtmlExtra {
     pub command: Option<String>,
     /// Notes shown under the table (e.g. an experiment's findings).
     pub notes: Vec<String>,
-    /// Tables of an experiment's points, after the notes: (heading, column heads, rows).
-    pub tables: Vec<(String, (Vec<String>, Vec<Vec<String>>))>,
+    /// Tables of an experiment's points, after the notes: (heading, table).
+    pub tables: Vec<(String, Table)>,
 }
+
+/// A table: its column heads and its rows of cells.
+pub type Table = (Vec<String>, Vec<Vec<String>>);
 
 /// Escapes text for HTML.
 pub fn esc(s: &str) -> String {
@@ -366,6 +369,10 @@ pub fn report_html(
             if let Some(v) = sum.get(key).filter(|v| !v.is_null()) {
                 h.push_str(&record_table(name, v));
             }
+        }
+        // The model's truth, from its key or the keys older versions wrote.
+        if let Some(t) = super::model_truth_of(sum) {
+            h.push_str(&record_table("Model truth", &t));
         }
     }
     // Configuration and command line, collapsed.

@@ -187,8 +187,7 @@ pub fn done_line(
     line
 }
 
-/// A table: its column heads and its rows of cells.
-pub type Table = (Vec<String>, Vec<Vec<String>>);
+pub use super::html::Table;
 
 /// The CrystalDiskMark table: one row per test, reads and writes side by side.
 pub fn cdm_table(s: &Sweep, units: UnitSystem) -> Table {
@@ -364,8 +363,10 @@ pub fn write_outputs(
     write_csv(&csv, &summary.sweep.points)?;
     files.push(csv);
     let sj = out_dir.join("summary.json");
-    let json = serde_json::to_value(summary)?;
-    super::write_file(&sj, serde_json::to_string_pretty(&json)? + "\n")?;
+    // Written from the struct, so that its keys keep their order (a Value sorts them).
+    let text = serde_json::to_string_pretty(summary)? + "\n";
+    super::write_file(&sj, &text)?;
+    let json: serde_json::Value = serde_json::from_str(&text)?;
     files.push(sj);
     let specs = crate::report::sweep_charts::charts(summary, title, opts);
     let mut captions = Vec::new();
