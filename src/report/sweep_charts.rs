@@ -244,8 +244,14 @@ fn mark_points(mut spec: ChartSpec) -> ChartSpec {
     spec
 }
 
+/// A workload: pattern, block size, read share.
+type Workload = (String, u64, u32);
+
+/// The points of a line, chart units.
+type Line = Vec<(f64, f64)>;
+
 /// The workload of a point as a key (pattern, block size, read share).
-fn key(p: &SweepPoint) -> (String, u64, u32) {
+fn key(p: &SweepPoint) -> Workload {
     (p.pattern.clone(), p.bs, p.rwmix_read)
 }
 
@@ -255,8 +261,7 @@ pub fn charts(sum: &SweepSummary, title: &str, o: &ReportOptions) -> Vec<ChartSp
     let mut out = Vec::new();
     let foot = footer(sum, title, o);
     let k = |v: f64| v / 1e3;
-    let workloads: std::collections::BTreeSet<(String, u64, u32)> =
-        s.points.iter().map(key).collect();
+    let workloads: std::collections::BTreeSet<Workload> = s.points.iter().map(key).collect();
     let several = workloads.len() > 1;
     let interrupted = if sum.interrupted {
         format!("  ·  interrupted: {} points finished", s.points.len())
@@ -264,14 +269,14 @@ pub fn charts(sum: &SweepSummary, title: &str, o: &ReportOptions) -> Vec<ChartSp
         String::new()
     };
     // Groups of points that differ only in QD: (workload, jobs) -> points.
-    let mut by_jobs: BTreeMap<((String, u64, u32), u32), Vec<&SweepPoint>> = BTreeMap::new();
+    let mut by_jobs: BTreeMap<(Workload, u32), Vec<&SweepPoint>> = BTreeMap::new();
     for p in &s.points {
         by_jobs.entry((key(p), p.jobs)).or_default().push(p);
     }
     for v in by_jobs.values_mut() {
         v.sort_by_key(|p| p.qd);
     }
-    let name_of = |(w, jobs): &((String, u64, u32), u32)| {
+    let name_of = |(w, jobs): &(Workload, u32)| {
         let j = count_text(*jobs as usize, "job", "jobs");
         if several {
             format!("{}, {j}", workload_text(&w.0, w.1, w.2))
@@ -414,7 +419,8 @@ pub fn charts(sum: &SweepSummary, title: &str, o: &ReportOptions) -> Vec<ChartSp
         .collect();
     let shares: std::collections::BTreeSet<u32> = mixed.iter().map(|p| p.rwmix_read).collect();
     if shares.len() > 1 {
-        let mut by_q: BTreeMap<(String, u32, u32, u64), Vec<(f64, f64)>> = BTreeMap::new();
+        // (pattern, QD, jobs, block size) -> (read share, IOPS).
+        let mut by_q: BTreeMap<(String, u32, u32, u64), Line> = BTreeMap::new();
         for p in &mixed {
             by_q.entry((p.pattern.clone(), p.qd, p.jobs, p.bs))
                 .or_default()
