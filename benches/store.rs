@@ -34,6 +34,7 @@ fn folder(dir: &std::path::Path) {
     let s = Summary {
         slccache_version: slccache::VERSION.into(),
         config: serde_json::json!({"command": "simulate"}),
+        model_truth: None,
         run: t.meta.clone(),
         totals: Totals::of(&t, 0),
         interrupted: false,

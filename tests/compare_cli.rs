@@ -18,6 +18,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
     let summary = Summary {
         slccache_version: slccache::VERSION.into(),
         config: serde_json::json!({}),
+        model_truth: None,
         run: t.meta.clone(),
         totals: Totals::default(),
         interrupted: false,

@@ -434,3 +434,158 @@ fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
     assert!(o.status.success(), "{e}");
     assert!(e.contains("is on tmpfs"), "{e}");
 }
+
+// Issue 22, item 15: a sweep interrupted in the middle of a point no longer passes the
+// half-finished point off as a full one: it is left out of sweep.csv, the tables and the
+// saturation, and kept apart in summary.json with the seconds it ran.
+#[test]
+fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
+    use std::io::BufRead;
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("sw");
+    // Real time on an emulated drive: three points of 4 s; the signal comes once the first
+    // has printed its line, so inside the second.
+    let child = bin()
+        .args(["sweep", "emu:960evo-500g", "--qd", "1,2,4", "--jobs", "1"])
+        .args([
+            "--point-duration",
+            "4s",
+            "--seed",
+            "1",
+            "--no-record",
+            "--out",
+        ])
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = Child(Some(child));
+    let err = child.0.as_mut().unwrap().stderr.take().unwrap();
+    let mut lines = std::io::BufReader::new(err).lines();
+    let mut seen = Vec::new();
+    for l in lines.by_ref() {
+        let l = l.unwrap();
+        seen.push(l.clone());
+        if l.starts_with("[1/3]") {
+            break;
+        }
+    }
+    assert!(
+        seen.iter().any(|l| l.starts_with("[1/3]")),
+        "the first point never finished: {seen:?}"
+    );
+    signal(child.pid(), libc::SIGINT);
+    let rest: Vec<String> = lines.map_while(|l| l.ok()).collect();
+    let o = child.wait();
+    assert_eq!(o.status.code(), Some(130), "{rest:?}");
+    let csv = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "only the finished point:\n{csv}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["sweep"]["points"].as_array().unwrap().len(), 1);
+    let u = &s["sweep"]["unfinished_point"];
+    assert_eq!(u["index"], 2, "{s}");
+    assert!(u["ran_s"].as_f64().unwrap() < u["planned_s"].as_f64().unwrap());
+    // One finished point saturates nothing.
+    assert!(s["sweep"]["saturation"].is_null(), "{s}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("**Interrupted**"), "{md}");
+    assert!(!md.contains("Saturation: QD"), "{md}");
+    assert!(rest.iter().any(|l| l.contains("left out")), "{rest:?}");
+}
+
+// Issue 22, item 37: the model's truth sits under one key, `model_truth`, in the summary.json
+// of every command (before: `config.model_truth` in probe, `config.truth` in simulate, `truth`
+// in recovery, fill-sweep and sweep), and report.html shows it.
+#[test]
+fn the_model_truth_has_one_key_in_every_summary() {
+    let d = tempfile::tempdir().unwrap();
+    let runs: [(&str, Vec<&str>, &str); 5] = [
+        (
+            "probe",
+            vec!["probe", "emu:960evo-250g", "--duration", "1s"],
+            "cache",
+        ),
+        ("simulate", vec!["simulate", "960evo-250g"], "cache"),
+        (
+            "recovery",
+            vec!["recovery", "960evo-250g", "--simulate", "--idle", "30s"],
+            "recovery",
+        ),
+        (
+            "fill-sweep",
+            vec![
+                "fill-sweep",
+                "960evo-250g",
+                "--simulate",
+                "--levels",
+                "0,50",
+            ],
+            "recovery",
+        ),
+        (
+            "sweep",
+            vec![
+                "sweep",
+                "960evo-250g",
+                "--simulate",
+                "--qd",
+                "1,4",
+                "--jobs",
+                "1",
+            ],
+            "sweep",
+        ),
+    ];
+    for (name, args, part) in runs {
+        let out = d.path().join(name);
+        let o = bin()
+            .args(&args)
+            .args(["--seed", "1", "--no-record", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        assert!(s["model_truth"][part].is_object(), "{name}: {s}");
+        assert!(s.get("truth").is_none(), "{name}");
+        assert!(s["config"].get("truth").is_none(), "{name}");
+        assert!(s["config"].get("model_truth").is_none(), "{name}");
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert!(html.contains("<h2>Model truth</h2>"), "{name}");
+    }
+}
+
+// The keys older versions wrote are still read where a summary is read back.
+#[test]
+fn the_model_truth_of_older_summaries_is_still_read() {
+    use serde_json::json;
+    use slccache::report::model_truth_of;
+    let t = json!({"cache_bytes": 5});
+    assert_eq!(
+        model_truth_of(&json!({"config": {"model_truth": t}})),
+        Some(json!({"cache": t}))
+    );
+    assert_eq!(
+        model_truth_of(&json!({"config": {"truth": t}})),
+        Some(json!({"cache": t}))
+    );
+    let r = json!({"recover_bytes_per_sec": 3e8});
+    assert_eq!(
+        model_truth_of(&json!({"truth": r})),
+        Some(json!({"recovery": r}))
+    );
+    let w = json!({"iops_limit": 3e5});
+    assert_eq!(
+        model_truth_of(&json!({"truth": w})),
+        Some(json!({"sweep": w}))
+    );
+    let now = json!({"cache": t});
+    assert_eq!(model_truth_of(&json!({"model_truth": now})), Some(now));
+    assert_eq!(model_truth_of(&json!({"config": {}})), None);
+}

@@ -58,7 +58,7 @@ fn trim_empties_an_emulated_drive_as_the_model_says() {
     assert_eq!(ds["emulated_cache_at_start_bytes"].as_u64(), Some(expect));
     assert_eq!(ds["fill_at_start_pct"].as_f64(), Some(60.0));
     assert_eq!(
-        s["config"]["model_truth"]["cache_bytes"].as_u64(),
+        s["model_truth"]["cache"]["cache_bytes"].as_u64(),
         Some(expect)
     );
     // With --trim: empty, so the whole cache of an empty drive; and the run finds it.
@@ -75,7 +75,7 @@ fn trim_empties_an_emulated_drive_as_the_model_says() {
     assert_eq!(expect, 2_000_000_000);
     assert_eq!(ds["emulated_cache_at_start_bytes"].as_u64(), Some(expect));
     assert_eq!(
-        s["config"]["model_truth"]["cache_bytes"].as_u64(),
+        s["model_truth"]["cache"]["cache_bytes"].as_u64(),
         Some(expect)
     );
     assert_eq!(s["run"]["stop_reason"], "cliff_confirmed");
@@ -134,7 +134,7 @@ fn prefill_and_idle_set_the_emulated_cache_as_the_model_says() {
     assert!(expect > 400_000_000 && expect < 500_000_000, "{expect}");
     assert_eq!(ds["emulated_cache_at_start_bytes"].as_u64(), Some(expect));
     assert_eq!(
-        s["config"]["model_truth"]["cache_bytes"].as_u64(),
+        s["model_truth"]["cache"]["cache_bytes"].as_u64(),
         Some(expect)
     );
 }

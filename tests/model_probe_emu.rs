@@ -153,7 +153,7 @@ fn summary_of_an_emulated_probe_carries_the_model_truth() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    let truth = &s["config"]["model_truth"];
+    let truth = &s["model_truth"]["cache"];
     assert_eq!(truth["cache_bytes"].as_u64(), Some(500_000_000), "{truth}");
     assert_eq!(
         truth["in_cache_bytes_per_sec"].as_f64(),

@@ -9,8 +9,11 @@ use std::process::Command;
 
 use report_util::*;
 use slccache::detect::PhaseKind;
+use slccache::experiment::sweep::{saturation, saturations};
 use slccache::report::charts::{self, ChartKind, ChartSpec, CompareRun, Layout, Theme};
+use slccache::report::sweep::{SweepConfig, SweepSummary};
 use slccache::report::{draw, ReportOptions};
+use slccache::results::sweep::{Sweep, SweepPoint};
 use slccache::timeline::Timeline;
 
 fn slccache() -> Command {
@@ -480,4 +483,170 @@ fn cliff_interval_shading_is_visible() {
 
 fn m_x(spec: &ChartSpec) -> f64 {
     spec.markers[0].x
+}
+
+// Issue 22, items 16 and 22: the sweep charts.
+
+fn sweep_point(pattern: &str, bs: u64, mix: u32, qd: u32, jobs: u32, iops: f64) -> SweepPoint {
+    SweepPoint {
+        qd,
+        jobs,
+        bs,
+        rwmix_read: mix,
+        iops,
+        bytes_per_sec: iops * bs as f64,
+        lat_p50_us: Some(1e6 * (qd * jobs) as f64 / iops),
+        lat_p99_us: Some(1.5e6 * (qd * jobs) as f64 / iops),
+        cpu_pct: None,
+        crossed_cliff: false,
+        pattern: pattern.into(),
+        label: None,
+    }
+}
+
+/// The charts of a sweep of `points`, as `sweep` writes them.
+fn sweep_specs(points: Vec<SweepPoint>, preset: Option<&'static str>) -> Vec<ChartSpec> {
+    let sweep = Sweep {
+        saturation: saturation(&points),
+        saturations: saturations(&points),
+        points,
+        unfinished_point: None,
+    };
+    let sum = SweepSummary {
+        slccache_version: "test",
+        config: SweepConfig {
+            command: "sweep",
+            target: "emu:970evo-500g",
+            simulate: true,
+            engine: None,
+            point_duration_s: 10.0,
+            max_bytes_per_point: Some(1 << 30),
+            preset,
+            seed: 1,
+            model: None,
+        },
+        sweep: &sweep,
+        truth: None,
+        model_truth: None,
+        notes: &[],
+        interrupted: false,
+    };
+    slccache::report::sweep_charts::charts(&sum, "Test drive", &ReportOptions::default())
+}
+
+/// The CrystalDiskMark table: one point per workload and job count, reads and writes.
+fn cdm_points() -> Vec<SweepPoint> {
+    vec![
+        sweep_point("seqread", 1 << 20, 100, 32, 1, 3_600.0),
+        sweep_point("randread", 4096, 100, 8, 8, 300_000.0),
+        sweep_point("randread", 4096, 100, 1, 1, 12_000.0),
+        sweep_point("seqwrite", 1 << 20, 0, 32, 1, 2_300.0),
+        sweep_point("randwrite", 4096, 0, 8, 8, 600_000.0),
+        sweep_point("randwrite", 4096, 0, 1, 1, 37_000.0),
+    ]
+}
+
+#[test]
+fn every_sweep_point_is_marked_so_one_point_lines_show() {
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    let iops = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepIops)
+        .expect("an IOPS chart");
+    // Six lines of one point each: before, nothing was drawn. Now a mark per point, a closed
+    // outline around it.
+    let marks: Vec<_> = iops
+        .series
+        .iter()
+        .filter(|s| !s.in_legend && s.points.len() == 5)
+        .collect();
+    assert_eq!(marks.len(), 6, "{:?}", iops.series);
+    for p in cdm_points() {
+        let at = (p.qd as f64, p.iops / 1e3);
+        assert!(
+            marks.iter().any(|m| {
+                let xs = m.points.iter().map(|q| q.0);
+                let ys = m.points.iter().map(|q| q.1);
+                xs.clone().fold(f64::MAX, f64::min) < at.0
+                    && xs.fold(f64::MIN, f64::max) > at.0
+                    && ys.clone().fold(f64::MAX, f64::min) < at.1
+                    && ys.fold(f64::MIN, f64::max) > at.1
+            }),
+            "no mark around {at:?}"
+        );
+    }
+}
+
+#[test]
+fn sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds() {
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    assert!(specs.len() >= 2);
+    for s in &specs {
+        assert!(!s.subtitle.is_empty(), "{:?} has no subtitle", s.kind);
+        let foot = s.footer.join(" ");
+        assert!(foot.contains("Workload: CrystalDiskMark"), "{foot}");
+        assert!(foot.contains("1.00 GiB"), "{foot}");
+        for t in s.texts() {
+            assert!(!t.contains("(us"), "{t}");
+        }
+    }
+    let lat = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepLatency)
+        .unwrap();
+    assert_eq!(lat.y.label, "latency (µs, log scale)");
+    // No saturation is claimed on the table: each workload has one point per job count.
+    let iops = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepIops)
+        .unwrap();
+    assert!(
+        iops.subtitle.starts_with("no saturation"),
+        "{}",
+        iops.subtitle
+    );
+}
+
+#[test]
+fn the_rwmix_chart_joins_only_measured_mixes() {
+    // Pure reads and pure writes of the table are no mix: no chart whose lines would cross
+    // every read share from 0% to 100%.
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    assert!(specs.iter().all(|s| s.kind != ChartKind::SweepRwmix));
+    // A sweep of mixes: the chart, with a mark at every measured share.
+    let pts: Vec<SweepPoint> = [100u32, 70, 30, 0]
+        .iter()
+        .map(|&m| sweep_point("randrw", 4096, m, 32, 1, 200_000.0 + 1000.0 * m as f64))
+        .collect();
+    let specs = sweep_specs(pts, None);
+    let mix = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepRwmix)
+        .expect("an rwmix chart");
+    let lines: Vec<_> = mix.series.iter().filter(|s| s.in_legend).collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(
+        lines[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [0.0, 30.0, 70.0, 100.0]
+    );
+    assert_eq!(mix.series.iter().filter(|s| !s.in_legend).count(), 4);
+    assert!(
+        mix.subtitle.contains("0%, 30%, 70%, 100%"),
+        "{}",
+        mix.subtitle
+    );
+}
+
+#[test]
+fn the_latency_chart_keeps_reads_and_writes_apart() {
+    // Before, the lines were grouped by job count only: the 1-job reads and writes of the
+    // table were one line.
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    let lat = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepLatency)
+        .unwrap();
+    for s in lat.series.iter().filter(|s| !s.name.is_empty()) {
+        assert_eq!(s.points.len(), 1, "{}: {:?}", s.name, s.points);
+    }
 }

@@ -40,7 +40,7 @@ fn writes_the_outputs_of_a_probe_with_the_truth() {
     let s = json(&dir.join("summary.json"));
     assert_eq!(s["config"]["command"], "simulate");
     assert_eq!(s["config"]["model"]["name"], "960evo-500g");
-    assert_eq!(s["config"]["truth"]["cache_bytes"], 22_000_000_000u64);
+    assert_eq!(s["model_truth"]["cache"]["cache_bytes"], 22_000_000_000u64);
     assert_eq!(s["config"]["workload"]["block_size"], 4096);
     assert_eq!(s["run"]["device"]["kind"], "emulated");
     assert_eq!(s["run"]["workload"]["engine"], "simulated");

@@ -119,9 +119,14 @@ slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 
 slccache sweep emu:970evo-500g --simulate --preset cdm\n  \
 slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data\n  \
 slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4   # reads need a filled file\n\n\
-Outputs: sweep.csv (one row per point: qd, jobs, bs, rwmix_read, iops, bytes_per_sec, lat_p50_us, \
-lat_p99_us, cpu_pct, crossed_cliff), summary.json (sweep.points, sweep.saturation, truth on a model), report.md and \
-charts. The saturation point is the smallest QD x jobs reaching 95% of the best IOPS.\n\
+--preset cdm: each point covers CrystalDiskMark's 1 GiB test region once (the span's first 1 GiB), or \
+ends after --point-duration; --max-bytes-per-point and --span change the region.\n\
+Outputs: sweep.csv (one row per finished point: qd, jobs, bs, rwmix_read, iops, bytes_per_sec, \
+lat_p50_us, lat_p99_us, cpu_pct, crossed_cliff), summary.json (sweep.points, sweep.saturations, \
+sweep.saturation, model_truth.sweep on a model), report.md, report.html and charts. The saturation \
+point of a workload (pattern, block size, read share) is the smallest QD x jobs reaching 95% of \
+that workload's best IOPS, claimed only when a larger QD x jobs was measured after it. A point \
+cut short by Ctrl-C is left out (summary.json keeps it as sweep.unfinished_point).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Sweep(SweepArgs),
     /// List the built-in drive presets with their key figures.
@@ -142,14 +147,15 @@ slccache man --out-dir ~/.local/share/man/man1   # slccache.1, slccache-probe.1,
 slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s   # a model, in virtual time\n  \
 slccache recovery /dev/nvme0n1 --idle 5s,15s,30s,60s,120s,300s --seed 7\n  \
 slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s           # emulated, real time\n\n\
-A first burst writes until the cliff is confirmed (the cache is then empty). Then, for each idle\n\
-time in an order shuffled with --seed: idle, write again until the cliff, and record how much cache\n\
-came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
+A first burst writes until the cliff is confirmed (the cache is then empty). A settling step\n\
+(the longest idle and a burst, not a point) follows, so that every step starts from the same state.\n\
+Then, for each idle time in an order shuffled with --seed: idle, write again until the cliff, and\n\
+record how much cache came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
 to full recovery, each with a 95% interval. The longest idle runs first (see the README).\n\
 Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite as\n\
 for probe); --max-bytes caps each burst.\n\
-Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md and\n\
-bursts/*.csv (each burst's timeline).\n\
+Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md,\n\
+report.html and bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
         mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
@@ -165,7 +171,7 @@ block size and queue depth, kept out of the timelines), idle (--idle) so that th
 then write until the cliff. --trim discards the whole span first. Bursts are seqwrite,\n\
 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
-report.md and bursts/*.csv.\n\
+report.md, report.html and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
         mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
@@ -235,9 +241,9 @@ pub struct SweepArgs {
     /// Job counts (threads, each with its own queue), a comma-separated list.
     #[arg(long, default_value = "1,4,8")]
     pub jobs: String,
-    /// Block size.
-    #[arg(long, default_value = "4k")]
-    pub bs: String,
+    /// Block size [default: 4k for random patterns, 128k for sequential ones, as in probe].
+    #[arg(long)]
+    pub bs: Option<String>,
     /// Access pattern [default: randwrite]; with --rwmix-read its random or sequential order.
     #[arg(long, value_enum)]
     pub pattern: Option<Pattern>,
@@ -250,7 +256,7 @@ pub struct SweepArgs {
     /// Stop each point after this many bytes (keeps write points inside the cache).
     #[arg(long)]
     pub max_bytes_per_point: Option<String>,
-    /// A named grid instead of --qd/--jobs/--bs/--pattern.
+    /// A named grid instead of --qd/--jobs/--bs/--pattern (cdm: a 1 GiB test region per point).
     #[arg(long, value_enum)]
     pub preset: Option<SweepPreset>,
     /// Run an emulated drive's points in virtual time (seconds for the whole grid).

@@ -426,15 +426,22 @@ fn finish(
         "plan": plan,
         "io_uring": ring_info,
         "out": out_dir,
-        // For emulated drives, the model's truth (cache bytes, phase boundaries), so a run
-        // can be checked against it.
-        // (From the drive's state at the start of the measured run: after --trim, --prefill
-        // and --idle-before where given.)
-        "model_truth": start.truth,
     });
     let summary = Summary {
         slccache_version: crate::VERSION.into(),
         config,
+        // For emulated drives, the model's truth (cache bytes, phase boundaries), so a run
+        // can be checked against it; from the drive's state at the start of the measured run
+        // (after --trim, --prefill and --idle-before where given).
+        model_truth: start
+            .truth
+            .map(|t| {
+                serde_json::to_value(crate::results::ModelTruth {
+                    cache: Some(t),
+                    ..Default::default()
+                })
+            })
+            .transpose()?,
         run: meta,
         totals: Totals::of(&timeline, o.writes),
         interrupted: o.stop == StopReason::Interrupted,

@@ -1,5 +1,6 @@
 //! `slccache recovery`: how fast the cache comes back while the drive idles. A first burst
-//! until the cliff, then idle and burst again for each idle time; the outputs
+//! until the cliff, a settling step (the longest idle and a burst, not a point), then idle and
+//! burst again for each idle time; the outputs
 //! (`summary.json`, `recovery.csv`, charts, `report.md`, one timeline per burst under
 //! `bursts/`) come from `report::experiments`.
 
@@ -26,6 +27,7 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
     let bursts: Vec<&BurstRecord> = outcome
         .first
         .iter()
+        .chain(outcome.settling.iter().map(|x| &x.1))
         .chain(outcome.steps.iter().map(|x| &x.2))
         .collect();
     crate::report::experiment_files::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;

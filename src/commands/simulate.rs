@@ -18,7 +18,7 @@ use crate::error::Interrupted;
 use crate::experiment::virtual_time::{
     byte_limit, check_length, run_meta, simulate_with_stop, Simulation,
 };
-use crate::model::{presets, DriveModel, Truth};
+use crate::model::{presets, DriveModel};
 use crate::report::{ReportOptions, StopRecord, Summary, Totals};
 use crate::timeline::{CsvWriter, StopReason};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
@@ -40,7 +40,6 @@ struct SimConfig<'a> {
     command: &'static str,
     model_spec: &'a str,
     model: &'a DriveModel,
-    truth: &'a Truth,
     workload: &'a WorkloadConfig,
 }
 
@@ -190,9 +189,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             command: "simulate",
             model_spec: spec,
             model: &model,
-            truth: &sim.truth,
             workload: &w,
         })?,
+        model_truth: Some(serde_json::to_value(crate::results::ModelTruth {
+            cache: Some(sim.truth.clone()),
+            ..Default::default()
+        })?),
         run: t.meta.clone(),
         totals: Totals::of(t, sim.writes),
         interrupted,

@@ -23,14 +23,19 @@ use anyhow::{Context, Result};
 use crate::cli::SweepArgs;
 use crate::error::{usage, Interrupted};
 use crate::experiment::burst::Signals;
-use crate::experiment::sweep::{run_point_real, saturation, simulate_point, truth};
+use crate::experiment::sweep::{run_point_real, saturation, saturations, simulate_point, truth};
 use crate::model::{presets, DriveModel};
 use crate::report::sweep::{us_text, SweepConfig, SweepSummary};
 use crate::report::ReportOptions;
-use crate::results::sweep::{PointSpec, Sweep, SweepPoint};
+use crate::results::sweep::{PointSpec, Sweep, SweepPoint, UnfinishedPoint};
 use crate::target::{self, OpenRequest};
-use crate::units::{format_bytes, format_rate, parse_duration, parse_size, UnitSystem};
+use crate::units::{
+    format_bytes, format_rate, format_seconds, parse_duration, parse_size, UnitSystem,
+};
 use crate::workload::{EngineKind, Pattern, SweepPreset};
+
+/// CrystalDiskMark's default test size: the region each `--preset cdm` point covers once.
+pub const CDM_REGION: u64 = 1 << 30;
 
 fn parse_list(s: &str, flag: &str, lo: u32, hi: u32) -> Result<Vec<u32>> {
     let mut v = Vec::new();
@@ -87,13 +92,18 @@ pub fn grid(args: &SweepArgs) -> Result<Vec<PointSpec>> {
     }
     let qds = parse_list(&args.qd, "--qd", 1, 4096)?;
     let jobs = parse_list(&args.jobs, "--jobs", 1, 256)?;
-    let bs = parse_size(&args.bs).with_context(|| format!("--bs '{}'", args.bs))?;
+    let base = args.pattern.unwrap_or(Pattern::Randwrite);
+    // The same default as probe's: 4 KiB for random patterns, 128 KiB for sequential ones.
+    let bs = match &args.bs {
+        Some(b) => parse_size(b).with_context(|| format!("--bs '{b}'"))?,
+        None if base.is_random() => 4096,
+        None => 128 * 1024,
+    };
     if bs == 0 || bs > 64 << 20 {
         return Err(usage(format!(
             "--bs {bs} bytes is out of range; give 512 bytes to 64 MiB"
         )));
     }
-    let base = args.pattern.unwrap_or(Pattern::Randwrite);
     let (pattern, mixes) = match &args.rwmix_read {
         Some(list) => (
             base.mixed_equivalent(),
@@ -138,6 +148,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if max_bytes == Some(0) {
         return Err(usage("--max-bytes-per-point must be more than zero"));
     }
+    // CrystalDiskMark's table runs on a 1 GiB test region: each point covers it once (or
+    // ends after --point-duration), unless --max-bytes-per-point says otherwise.
+    let cdm = matches!(args.preset, Some(SweepPreset::Cdm));
+    let cdm_region = (cdm && max_bytes.is_none()).then_some(CDM_REGION);
+    let max_bytes = max_bytes.or(cdm_region);
     let opts = ReportOptions {
         units: args.output.units,
         png_size: crate::report::parse_png_size(&args.output.png_size)?,
@@ -177,6 +192,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     };
     let mut points = Vec::new();
     let mut interrupted = false;
+    let mut unfinished: Option<UnfinishedPoint> = None;
     let out_dir;
     let quiet = args.quiet;
     let say = |line: &str| {
@@ -218,7 +234,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
             .as_deref()
             .map(parse_size)
             .transpose()
-            .context("--span")?;
+            .context("--span")?
+            .or(cdm_region);
         let mut span = 0;
         for p in &grid {
             span = info.check_fit(p.bs, span_req)?;
@@ -245,7 +262,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
                 interrupted = true;
                 break;
             }
-            let (r, _) = match run_point_real(
+            let (r, timeline, cut_short) = match run_point_real(
                 &target,
                 p,
                 span,
@@ -261,6 +278,27 @@ pub fn run(args: SweepArgs) -> Result<()> {
                     return Err(e);
                 }
             };
+            if cut_short {
+                // Half a point is no point: kept apart, out of the table and the saturation.
+                let ran_s = timeline.duration_s();
+                say(&format!(
+                    "[{}/{}] QD{} x{}: interrupted after {} of {}; left out",
+                    i + 1,
+                    grid.len(),
+                    p.qd,
+                    p.jobs,
+                    format_seconds(ran_s),
+                    format_seconds(duration.as_secs_f64())
+                ));
+                unfinished = Some(UnfinishedPoint {
+                    index: i + 1,
+                    ran_s,
+                    planned_s: duration.as_secs_f64(),
+                    point: r,
+                });
+                interrupted = true;
+                break;
+            }
             say(&point_line(i, grid.len(), &r, opts.units));
             points.push(r);
         }
@@ -281,10 +319,36 @@ pub fn run(args: SweepArgs) -> Result<()> {
             );
         }
     }
-    if let Some(m) = max_bytes {
-        notes.push(format!(
+    match (max_bytes, cdm_region) {
+        (Some(m), Some(_)) => notes.push(format!(
+            "each point covered CrystalDiskMark's {} test region once, or stopped after {} \
+             (--max-bytes-per-point and --span change it)",
+            format_bytes(m as f64, UnitSystem::Binary),
+            format_seconds(duration.as_secs_f64())
+        )),
+        (Some(m), None) => notes.push(format!(
             "each point stopped after {} (--max-bytes-per-point)",
             format_bytes(m as f64, opts.units)
+        )),
+        (None, _) => {}
+    }
+    if interrupted {
+        notes.push(format!(
+            "interrupted: {} of {} points finished{}; the saturation is read from the finished \
+             points only",
+            points.len(),
+            grid.len(),
+            unfinished
+                .as_ref()
+                .map(|u| format!(
+                    ", point {} (QD{} x {}) stopped after {} of {} and is left out",
+                    u.index,
+                    u.point.qd,
+                    crate::units::count_text(u.point.jobs as usize, "job", "jobs"),
+                    format_seconds(u.ran_s),
+                    format_seconds(u.planned_s)
+                ))
+                .unwrap_or_default()
         ));
     }
     let crossed = points.iter().filter(|p| p.crossed_cliff).count();
@@ -296,7 +360,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     }
     let sweep = Sweep {
         saturation: saturation(&points),
+        saturations: saturations(&points),
         points,
+        unfinished_point: unfinished,
     };
     let best = sweep.points.iter().max_by(|a, b| a.iops.total_cmp(&b.iops));
     let truth = match (&model, best) {
@@ -333,6 +399,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
         },
         sweep: &sweep,
         truth: truth.as_ref(),
+        model_truth: truth.clone().map(|t| crate::results::ModelTruth {
+            sweep: Some(t),
+            ..Default::default()
+        }),
         notes: &notes,
         interrupted,
     };
@@ -345,29 +415,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
     )?;
     drop(files);
 
-    let mut line = format!("{}: {} points", args.target, sweep.points.len());
-    if let Some(b) = best {
-        line += &format!(
-            ", best {} at QD{} x{}",
-            crate::report::sweep::iops_text(b.iops),
-            b.qd,
-            b.jobs
-        );
-    }
-    if let Some(s) = &sweep.saturation {
-        line += &format!(
-            ", saturation at QD{} x {} job(s) ({})",
-            s.qd,
-            s.jobs,
-            crate::report::sweep::iops_text(s.iops)
-        );
-    }
-    if let Some(t) = &truth {
-        line += &format!(
-            "; model ceiling {}",
-            crate::report::sweep::iops_text(t.iops_limit)
-        );
-    }
+    let line = crate::report::sweep::done_line(
+        &args.target,
+        &sweep,
+        grid.len(),
+        truth.as_ref(),
+        interrupted,
+    );
     crate::report::progress::print_done(&out_dir, &line, args.quiet);
     crate::store::recorder::note(&out_dir, &opts, args.quiet);
     if interrupted {

@@ -19,23 +19,64 @@ use crate::target::Target;
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::workload::{EngineKind, Pattern};
 
-/// The saturation point of `points`: among those of the best point's pattern, block size
-/// and mix, the smallest `qd x jobs` (then fewer jobs) reaching 95% of the best IOPS.
+/// The saturation point of one workload's `points` (same pattern, block size and read
+/// share): the smallest `qd x jobs` (then fewer jobs) reaching 95% of their best IOPS, if a
+/// point with a larger `qd x jobs` was measured too. When only the largest point reaches it,
+/// the IOPS may still rise past the grid: no saturation is claimed.
+fn saturation_of(points: &[&SweepPoint]) -> Option<Saturation> {
+    let best = points
+        .iter()
+        .filter(|p| p.iops.is_finite())
+        .max_by(|a, b| a.iops.total_cmp(&b.iops))?;
+    let product = |p: &SweepPoint| p.qd as u64 * p.jobs as u64;
+    let largest = points.iter().map(|p| product(p)).max()?;
+    points
+        .iter()
+        .filter(|p| p.iops >= SATURATION_SHARE * best.iops)
+        .min_by_key(|p| (product(p), p.jobs, p.qd))
+        .filter(|p| product(p) < largest)
+        .map(|p| Saturation {
+            qd: p.qd,
+            jobs: p.jobs,
+            iops: p.iops,
+            pattern: p.pattern.clone(),
+            bs: p.bs,
+            rwmix_read: p.rwmix_read,
+        })
+}
+
+/// The points of `points` with the workload (pattern, block size, read share) of `like`.
+fn same_workload<'a>(points: &'a [SweepPoint], like: &SweepPoint) -> Vec<&'a SweepPoint> {
+    points
+        .iter()
+        .filter(|p| p.bs == like.bs && p.rwmix_read == like.rwmix_read && p.pattern == like.pattern)
+        .collect()
+}
+
+/// The saturation point of the best point's workload (see [`saturations`]); reads and
+/// writes, block sizes and mixes are never compared with each other.
 pub fn saturation(points: &[SweepPoint]) -> Option<Saturation> {
     let best = points
         .iter()
         .filter(|p| p.iops.is_finite())
         .max_by(|a, b| a.iops.total_cmp(&b.iops))?;
-    points
-        .iter()
-        .filter(|p| p.bs == best.bs && p.rwmix_read == best.rwmix_read && p.pattern == best.pattern)
-        .filter(|p| p.iops >= SATURATION_SHARE * best.iops)
-        .min_by_key(|p| (p.qd as u64 * p.jobs as u64, p.jobs, p.qd))
-        .map(|p| Saturation {
-            qd: p.qd,
-            jobs: p.jobs,
-            iops: p.iops,
-        })
+    saturation_of(&same_workload(points, best))
+}
+
+/// The saturation point of every workload (pattern, block size, read share) of `points` that
+/// saturated within the grid, in the order the workloads first appear.
+pub fn saturations(points: &[SweepPoint]) -> Vec<Saturation> {
+    let mut seen: Vec<(&str, u64, u32)> = Vec::new();
+    let mut out = Vec::new();
+    for p in points {
+        let key = (p.pattern.as_str(), p.bs, p.rwmix_read);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        out.extend(saturation_of(&same_workload(points, p)));
+    }
+    out
 }
 
 /// The noise-free IOPS of `model` in its cache at point `p` (closed loop of `qd x jobs`).
@@ -218,9 +259,9 @@ fn thread_cpu() -> Duration {
     )
 }
 
-/// Runs one point on an open target in real time. Returns the point and its timeline.
 /// Runs one point on an open target in real time: its own backends, `duration` of writing (or
-/// `max_bytes`), and the samples it made.
+/// `max_bytes`). Returns the point, the samples it made, and whether Ctrl-C or SIGTERM cut it
+/// short (then it measured less than the others and is no full point).
 #[allow(clippy::too_many_arguments)]
 pub fn run_point_real(
     target: &Target,
@@ -231,7 +272,7 @@ pub fn run_point_real(
     max_bytes: Option<u64>,
     seed: u64,
     signals: &Signals,
-) -> Result<(SweepPoint, Timeline)> {
+) -> Result<(SweepPoint, Timeline, bool)> {
     let interval = (duration / 20).max(Duration::from_millis(10));
     let cfg = point_config(p, duration, interval, max_bytes, seed);
     // An emulated drive starts every point fresh (as after a long idle).
@@ -292,13 +333,15 @@ pub fn run_point_real(
             }
         }
     }
+    // Whether a signal ended the point before its time or its bytes were done.
+    let mut cut_short = false;
     loop {
         let now = sampler.clock().now();
-        if now >= duration
-            || running.load(Ordering::SeqCst) == 0
-            || shared.failure().is_some()
-            || signals.flag.load(Ordering::SeqCst)
-        {
+        if now >= duration || running.load(Ordering::SeqCst) == 0 || shared.failure().is_some() {
+            break;
+        }
+        if signals.flag.load(Ordering::SeqCst) {
+            cut_short = true;
             break;
         }
         std::thread::sleep((duration - now).min(Duration::from_millis(20)));
@@ -338,5 +381,5 @@ pub fn run_point_real(
             }
             None => !crate::detect::analyze(&timeline).cliffs.is_empty(),
         };
-    Ok((r, timeline))
+    Ok((r, timeline, cut_short))
 }

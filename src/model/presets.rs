@@ -208,7 +208,7 @@ pub fn assume_reads(m: &mut DriveModel) {
     m.read_iops = Some(m.iops_in.unwrap_or(seq / 3.0 / 4096.0));
     m.read_source = format!(
         "reads assumed (data/published-drives.csv has no read figures): {} sequential, \
-         {:.0}k IOPS, {:.0} us read latency, {:.0}% lost at a 50/50 mix",
+         {:.0}k IOPS, {:.0} µs read latency, {:.0}% lost at a 50/50 mix",
         format_rate(seq, UnitSystem::Decimal),
         m.read_iops.unwrap_or(0.0) / 1e3,
         m.read_latency_s * 1e6,

@@ -1,5 +1,6 @@
 //! The files of the burst experiments (`recovery`, `fill-sweep`): `summary.json`, the points
-//! CSV, the charts of [`super::experiments`], `report.md`, and the lines printed at the end.
+//! CSV, the charts of [`super::experiments`], `report.md`, `report.html`, and the lines
+//! printed at the end.
 
 use std::path::{Path, PathBuf};
 
@@ -8,6 +9,7 @@ use serde::Serialize;
 
 use super::charts::{self, ChartKind, ChartSpec};
 use super::experiments::{bursts_chart, fill_chart, recovery_chart};
+use super::html::Table;
 use super::ReportOptions;
 use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
@@ -45,11 +47,11 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
         s += "**Interrupted**: only the finished steps are below.\n\n";
     }
     s += "| | estimate | 95% interval |";
-    if sum.truth.is_some() {
+    if sum.truth().is_some() {
         s += " model |";
     }
     s += "\n|---|---|---|";
-    if sum.truth.is_some() {
+    if sum.truth().is_some() {
         s += "---|";
     }
     s += "\n";
@@ -67,7 +69,7 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
                 _ => "-".into(),
             }
         );
-        if sum.truth.is_some() {
+        if sum.truth().is_some() {
             r += &format!(" {} |", t.map(fmt).unwrap_or_else(|| "-".into()));
         }
         r + "\n"
@@ -78,7 +80,7 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
         f.fold_rate_bytes_per_sec,
         f.fold_rate_bytes_per_sec_low,
         f.fold_rate_bytes_per_sec_high,
-        sum.truth.as_ref().map(|t| t.recover_bytes_per_sec),
+        sum.truth().map(|t| t.recover_bytes_per_sec),
         &rate,
     );
     s += &row(
@@ -86,7 +88,7 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
         f.delay_s,
         f.delay_s_low,
         f.delay_s_high,
-        sum.truth.as_ref().map(|t| t.recover_delay_s),
+        sum.truth().map(|t| t.recover_delay_s),
         &format_seconds,
     );
     s += &row(
@@ -94,7 +96,7 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
         f.full_recovery_s,
         f.full_recovery_s_low,
         f.full_recovery_s_high,
-        sum.truth.as_ref().and_then(|t| t.full_recovery_s),
+        sum.truth().and_then(|t| t.full_recovery_s),
         &format_seconds,
     );
     s += "\n## Points\n\n| step | idle | cache recovered | 95% interval | read by | burst | timeline |\n|---|---|---|---|---|---|---|\n";
@@ -106,6 +108,17 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
             format_bytes(b.high_bytes, u),
             b.method,
             burst_cells(b, u)
+        );
+    }
+    if let Some(st) = &sum.recovery.settling {
+        s += &format!(
+            "| 0 | {} (settling, not a point) | {} | {} .. {} | {} |{}",
+            short_secs(st.idle_s),
+            format_bytes(st.recovered_bytes, u),
+            format_bytes(st.burst.low_bytes, u),
+            format_bytes(st.burst.high_bytes, u),
+            st.burst.method,
+            burst_cells(&st.burst, u)
         );
     }
     for p in &sum.recovery.points {
@@ -151,7 +164,7 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
     if sum.interrupted {
         s += "**Interrupted**: only the finished levels are below.\n\n";
     }
-    let model = sum.truth.is_some();
+    let model = sum.truth().is_some();
     s += "| fill level | cache | 95% interval | read by |";
     if model {
         s += " model |";
@@ -201,60 +214,266 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
     s
 }
 
-/// Writes the recovery charts and `report.md`; returns the files written.
+/// Writes the recovery charts, `report.md` and `report.html`; returns the files written.
 pub fn write_recovery_outputs(
     dir: &Path,
     sum: &RecoverySummary,
     bursts: &[&BurstRecord],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
-    write_json(dir, sum)?;
+    let json = write_json(dir, sum)?;
     write_recovery_csv(dir, sum)?;
+    let page = Page {
+        title: format!("SLC cache recovery: {}", charts::run_name(&sum.run)),
+        notes: experiment_notes(
+            sum.interrupted,
+            "steps",
+            &recovery_text(sum, o.units),
+            &sum.warnings,
+        ),
+        tables: vec![("Points".into(), recovery_table(sum, o.units))],
+        summary: json,
+    };
     write_experiment_outputs(
         dir,
         recovery_chart(sum, o),
         (bursts, ChartKind::RecoveryBursts, "Recovery", &sum.run),
         &recovery_md(sum, o.units),
+        page,
         o,
     )
 }
 
-/// Writes the fill-sweep charts and `report.md`; returns the files written.
+/// Writes the fill-sweep charts, `report.md` and `report.html`; returns the files written.
 pub fn write_fill_outputs(
     dir: &Path,
     sum: &FillSweepSummary,
     bursts: &[&BurstRecord],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
-    write_json(dir, sum)?;
+    let json = write_json(dir, sum)?;
     write_fill_csv(dir, sum)?;
+    let page = Page {
+        title: format!(
+            "SLC cache against fill level: {}",
+            charts::run_name(&sum.run)
+        ),
+        notes: experiment_notes(
+            sum.interrupted,
+            "levels",
+            &fill_text(sum, o.units),
+            &sum.warnings,
+        ),
+        tables: vec![("Levels".into(), fill_table(sum, o.units))],
+        summary: json,
+    };
     write_experiment_outputs(
         dir,
         fill_chart(sum, o),
         (bursts, ChartKind::FillSweepBursts, "Fill-sweep", &sum.run),
         &fill_md(sum, o.units),
+        page,
         o,
     )
 }
 
+/// What an experiment's `report.html` shows besides its charts.
+struct Page {
+    title: String,
+    notes: Vec<String>,
+    tables: Vec<(String, Table)>,
+    summary: serde_json::Value,
+}
+
+/// The notes of an experiment's `report.html`: interrupted or not, the findings as the
+/// terminal printed them (less the first line, the title's, and the warnings), then the
+/// warnings.
+fn experiment_notes(interrupted: bool, what: &str, text: &str, warnings: &[String]) -> Vec<String> {
+    let mut v = Vec::new();
+    if interrupted {
+        v.push(format!("Interrupted: only the finished {what} are below."));
+    }
+    v.extend(
+        text.lines()
+            .skip(1)
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("warning: "))
+            .map(String::from),
+    );
+    v.extend(warnings.iter().map(|w| format!("Warning: {w}")));
+    v
+}
+
+/// The points of `recovery` as a table.
+fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
+    let mut head: Vec<String> = ["step", "idle", "cache recovered", "95% interval", "read by"]
+        .map(String::from)
+        .to_vec();
+    let model = sum.truth().is_some();
+    if model {
+        head.push("model".into());
+    }
+    head.extend(["burst", "timeline"].map(String::from));
+    let mut rows = Vec::new();
+    let burst = |b: &BurstSummary| {
+        vec![
+            format!(
+                "{} in {}",
+                format_bytes(b.bytes_written as f64, u),
+                format_seconds(b.duration_s)
+            ),
+            b.timeline.clone(),
+        ]
+    };
+    if let Some(b) = &sum.recovery.first_burst {
+        let mut r = vec![
+            "0".to_string(),
+            "(first burst)".into(),
+            format_bytes(b.cache_bytes, u),
+            format!(
+                "{} .. {}",
+                format_bytes(b.low_bytes, u),
+                format_bytes(b.high_bytes, u)
+            ),
+            b.method.to_string(),
+        ];
+        if model {
+            r.push("-".into());
+        }
+        r.extend(burst(b));
+        rows.push(r);
+    }
+    if let Some(st) = &sum.recovery.settling {
+        let b = &st.burst;
+        let mut r = vec![
+            "0".to_string(),
+            format!("{} (settling, not a point)", short_secs(st.idle_s)),
+            format_bytes(st.recovered_bytes, u),
+            format!(
+                "{} .. {}",
+                format_bytes(b.low_bytes, u),
+                format_bytes(b.high_bytes, u)
+            ),
+            b.method.to_string(),
+        ];
+        if model {
+            r.push(
+                st.truth_recovered_bytes
+                    .map(|t| format_bytes(t, u))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        r.extend(burst(b));
+        rows.push(r);
+    }
+    for p in &sum.recovery.points {
+        let mut r = vec![
+            p.step.to_string(),
+            short_secs(p.idle_s),
+            format_bytes(p.recovered_bytes, u),
+            format!(
+                "{} .. {}",
+                format_bytes(p.low_bytes, u),
+                format_bytes(p.high_bytes, u)
+            ),
+            p.burst.method.to_string(),
+        ];
+        if model {
+            r.push(
+                p.truth_recovered_bytes
+                    .map(|t| format_bytes(t, u))
+                    .unwrap_or_else(|| "-".into()),
+            );
+        }
+        r.extend(burst(&p.burst));
+        rows.push(r);
+    }
+    (head, rows)
+}
+
+/// The levels of `fill-sweep` as a table.
+fn fill_table(sum: &FillSweepSummary, u: UnitSystem) -> Table {
+    let mut head: Vec<String> = ["fill level", "cache", "95% interval", "read by"]
+        .map(String::from)
+        .to_vec();
+    let model = sum.truth().is_some();
+    if model {
+        head.push("model".into());
+    }
+    head.extend(["burst", "timeline"].map(String::from));
+    let rows = sum
+        .fill_sweep
+        .points
+        .iter()
+        .map(|p| {
+            let mut r = vec![
+                format!(
+                    "{}%{}",
+                    p.fill_pct,
+                    if (p.actual_fill_pct - p.fill_pct).abs() > 0.05 {
+                        format!(" ({:.1}% at the burst)", p.actual_fill_pct)
+                    } else {
+                        String::new()
+                    }
+                ),
+                format_bytes(p.cache_bytes, u),
+                format!(
+                    "{} .. {}",
+                    format_bytes(p.low_bytes, u),
+                    format_bytes(p.high_bytes, u)
+                ),
+                p.burst.method.to_string(),
+            ];
+            if model {
+                r.push(
+                    p.truth_cache_bytes
+                        .map(|t| format_bytes(t, u))
+                        .unwrap_or_else(|| "-".into()),
+                );
+            }
+            r.push(format!(
+                "{} in {}",
+                format_bytes(p.burst.bytes_written as f64, u),
+                format_seconds(p.burst.duration_s)
+            ));
+            r.push(p.burst.timeline.clone());
+            r
+        })
+        .collect();
+    (head, rows)
+}
+
 /// Writes an experiment's own chart, the chart of its bursts over data written (when there
-/// are bursts) and its `report.md`; returns the files written.
+/// are bursts), its `report.md` and its `report.html` (the same charts inline, the tables,
+/// the findings and the configuration); returns the files written.
 fn write_experiment_outputs(
     dir: &Path,
     main_chart: ChartSpec,
     (bursts, kind, name, run): BurstsChart,
     md: &str,
+    page: Page,
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
     let mut files = vec![];
     write(dir, &main_chart, &mut files)?;
+    let mut specs = vec![main_chart];
     if !bursts.is_empty() {
         let title = format!("{name} bursts over data written: {}", charts::run_name(run));
-        write(dir, &bursts_chart(bursts, kind, &title, o), &mut files)?;
+        let spec = bursts_chart(bursts, kind, &title, o);
+        write(dir, &spec, &mut files)?;
+        specs.push(spec);
     }
     let p = dir.join("report.md");
     super::write_file(&p, md)?;
     files.push(p);
+    let extra = super::html::HtmlExtra {
+        title: Some(page.title),
+        summary: Some(page.summary),
+        notes: page.notes,
+        tables: page.tables,
+        ..Default::default()
+    };
+    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
     Ok(files)
 }
 
@@ -286,10 +505,13 @@ fn warnings_and_charts(warnings: &[String], charts: &[(ChartKind, &str)]) -> Str
     s
 }
 
-fn write_json(dir: &Path, v: &impl Serialize) -> Result<PathBuf> {
+/// Writes `summary.json`; returns what it holds.
+fn write_json(dir: &Path, v: &impl Serialize) -> Result<serde_json::Value> {
     let path = dir.join("summary.json");
-    super::write_file(&path, serde_json::to_string_pretty(v)? + "\n")?;
-    Ok(path)
+    // Written from the struct, so that its keys keep their order (a Value sorts them).
+    let text = serde_json::to_string_pretty(v)? + "\n";
+    super::write_file(&path, &text)?;
+    Ok(serde_json::from_str(&text)?)
 }
 
 fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
@@ -324,7 +546,7 @@ fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
             p.truth_recovered_bytes,
         ));
     }
-    let truth = sum.truth.is_some().then_some("truth_recovered_bytes");
+    let truth = sum.truth().is_some().then_some("truth_recovered_bytes");
     write_points_csv(&dir.join("recovery.csv"), &head, truth, rows)
 }
 
@@ -382,6 +604,13 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
             )
         );
     }
+    if let Some(st) = &sum.recovery.settling {
+        s += &format!(
+            "  settling, idle {}: {} came back (not a point)\n",
+            short_secs(st.idle_s),
+            format_bytes(st.recovered_bytes, units)
+        );
+    }
     for p in &sum.recovery.points {
         s += &format!(
             "  idle {:>8}: {} came back [{} .. {}]\n",
@@ -392,7 +621,11 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
         );
     }
     if f.fold_rate_bytes_per_sec.is_none() && f.delay_s.is_none() && f.full_recovery_s.is_none() {
-        s += "  fit: not determined (no recovery point to fit)\n";
+        s += if sum.recovery.points.is_empty() {
+            "  fit: not determined (no recovery point to fit)\n"
+        } else {
+            "  fit: not determined (see the warnings)\n"
+        };
     } else {
         s += &format!(
         "  fit: folding {} [{} .. {}] after a delay of {} [{} .. {}]; whole again after {} [{} .. {}]\n",
@@ -407,7 +640,7 @@ pub fn recovery_text(sum: &RecoverySummary, units: UnitSystem) -> String {
         opt_num(f.full_recovery_s_high, format_seconds),
     );
     }
-    if let Some(t) = &sum.truth {
+    if let Some(t) = sum.truth() {
         s += &format!(
             "  model truth: folding {} after {}\n",
             rate(t.recover_bytes_per_sec),
@@ -502,7 +735,7 @@ fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
             )
         })
         .collect();
-    let truth = sum.truth.is_some().then_some("truth_cache_bytes");
+    let truth = sum.truth().is_some().then_some("truth_cache_bytes");
     write_points_csv(&dir.join("fill-sweep.csv"), &head, truth, rows)
 }
 

@@ -253,7 +253,7 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
         }
     }
     // The truth goes over the fit, so that both show where they coincide.
-    if let Some(t) = &sum.truth {
+    if let Some(t) = sum.truth() {
         let plateau = t.full_cache_bytes;
         series_v.push(series(
             "model truth",
@@ -311,32 +311,45 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
             MEASURED,
         ));
     }
-    let subtitle = format!(
-        "folding {} after {}; whole again after {}{}",
-        interval_text(
-            fit.fold_rate_bytes_per_sec,
-            fit.fold_rate_bytes_per_sec_low,
-            fit.fold_rate_bytes_per_sec_high,
-            |v| format_rate(v, u)
-        ),
-        interval_text(
-            fit.delay_s,
-            fit.delay_s_low,
-            fit.delay_s_high,
-            format_seconds
-        ),
-        interval_text(
-            fit.full_recovery_s,
-            fit.full_recovery_s_low,
-            fit.full_recovery_s_high,
-            format_seconds
-        ),
-        if sum.interrupted {
-            " (interrupted)"
-        } else {
-            ""
+    let interrupted = if sum.interrupted {
+        " (interrupted)"
+    } else {
+        ""
+    };
+    let subtitle = if fit.fold_rate_bytes_per_sec.is_none() && fit.delay_s.is_none() {
+        match (fit.fold_rate_bytes_per_sec_low, fit.delay_s_high) {
+            (Some(r), Some(d)) => format!(
+                "one idle time brought cache back: folding at least {} with a delay of at most \
+                 {}, not separately determined{interrupted}",
+                format_rate(r, u),
+                format_seconds(d)
+            ),
+            _ => format!("recovery model not determined (see the warnings){interrupted}"),
         }
-    );
+    } else {
+        format!(
+            "folding {} after {}; whole again after {}{}",
+            interval_text(
+                fit.fold_rate_bytes_per_sec,
+                fit.fold_rate_bytes_per_sec_low,
+                fit.fold_rate_bytes_per_sec_high,
+                |v| format_rate(v, u)
+            ),
+            interval_text(
+                fit.delay_s,
+                fit.delay_s_low,
+                fit.delay_s_high,
+                format_seconds
+            ),
+            interval_text(
+                fit.full_recovery_s,
+                fit.full_recovery_s_low,
+                fit.full_recovery_s_high,
+                format_seconds
+            ),
+            interrupted
+        )
+    };
     with_ticks(ChartSpec {
         kind: ChartKind::Recovery,
         size: o.png_size,

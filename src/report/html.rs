@@ -32,7 +32,12 @@ pub struct HtmlExtra {
     /// Rows added to a single run's summary table, as report.md has them (the host, the
     /// drive's health, its own count of the data written, thermal management).
     pub rows: Vec<(String, String)>,
+    /// Tables of an experiment's points, after the notes: (heading, table).
+    pub tables: Vec<(String, Table)>,
 }
+
+/// A table: its column heads and its rows of cells.
+pub type Table = (Vec<String>, Vec<Vec<String>>);
 
 /// Escapes text for HTML.
 pub fn esc(s: &str) -> String {
@@ -112,9 +117,19 @@ fn x_kind(k: ChartKind) -> &'static str {
     }
 }
 
-/// Whether a chart has a twin on the other axis (the switch toggles between them).
+/// Whether a chart has a twin on the other axis (the switch toggles between them): the
+/// throughput charts over time and over data written. The latency chart, and the charts of
+/// sweeps, experiments and the history, have one x axis and always show.
 fn switchable(k: ChartKind) -> bool {
-    k != ChartKind::Latency
+    matches!(
+        k,
+        ChartKind::ThroughputTime
+            | ChartKind::ThroughputData
+            | ChartKind::ThroughputTimeZoom
+            | ChartKind::ThroughputDataZoom
+            | ChartKind::CompareTime
+            | ChartKind::CompareData
+    )
 }
 
 /// Flattens a JSON object into (key path, value) rows for a table.
@@ -447,29 +462,50 @@ pub fn report_html(
             }
         }
     }
-    h.push_str("<section><h2>Summary</h2><div class=\"scroll\"><table class=\"summary\">");
-    if compare {
-        h.push_str("<tr><th></th>");
-        for r in runs {
-            let _ = write!(h, "<th>{}</th>", esc(r.name));
+    if !runs.is_empty() {
+        h.push_str("<section><h2>Summary</h2><div class=\"scroll\"><table class=\"summary\">");
+        if compare {
+            h.push_str("<tr><th></th>");
+            for r in runs {
+                let _ = write!(h, "<th>{}</th>", esc(r.name));
+            }
+            h.push_str("</tr>");
         }
-        h.push_str("</tr>");
-    }
-    for n in &names {
-        let _ = write!(h, "<tr><th>{}</th>", esc(n));
-        for rows in &per_run {
-            let v = rows
-                .iter()
-                .find(|(k, _)| k == n)
-                .map(|(_, v)| v.as_str())
-                .unwrap_or("");
-            let _ = write!(h, "<td>{}</td>", esc(v));
+        for n in &names {
+            let _ = write!(h, "<tr><th>{}</th>", esc(n));
+            for rows in &per_run {
+                let v = rows
+                    .iter()
+                    .find(|(k, _)| k == n)
+                    .map(|(_, v)| v.as_str())
+                    .unwrap_or("");
+                let _ = write!(h, "<td>{}</td>", esc(v));
+            }
+            h.push_str("</tr>");
         }
-        h.push_str("</tr>");
+        h.push_str("</table></div></section>\n");
     }
-    h.push_str("</table></div></section>\n");
     for n in &extra.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(n));
+    }
+    for (heading, (head, rows)) in &extra.tables {
+        let _ = write!(
+            h,
+            "<section><h2>{}</h2><div class=\"scroll\"><table class=\"points\"><tr>",
+            esc(heading)
+        );
+        for c in head {
+            let _ = write!(h, "<th>{}</th>", esc(c));
+        }
+        h.push_str("</tr>");
+        for r in rows {
+            h.push_str("<tr>");
+            for c in r {
+                let _ = write!(h, "<td>{}</td>", esc(c));
+            }
+            h.push_str("</tr>");
+        }
+        h.push_str("</table></div></section>\n");
     }
     // Warnings.
     let warnings: Vec<String> = runs
@@ -493,11 +529,13 @@ pub fn report_html(
     }
     // Charts.
     h.push_str("<section><h2>Charts</h2>\n<div class=\"controls\">");
-    h.push_str(
-        "<span class=\"switch\" role=\"group\" aria-label=\"x axis\">x axis: \
+    if specs.iter().any(|s| switchable(s.kind)) {
+        h.push_str(
+            "<span class=\"switch\" role=\"group\" aria-label=\"x axis\">x axis: \
 <button type=\"button\" data-x=\"time\" class=\"on\">time</button>\
 <button type=\"button\" data-x=\"data\">data written</button></span>",
-    );
+        );
+    }
     if compare {
         h.push_str("<span class=\"legend\" aria-label=\"runs: click to hide or show\">");
         for (i, r) in runs.iter().enumerate() {
@@ -568,6 +606,10 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
                 Some(sec) => h.push_str(&sec),
                 None => h.push_str(&record_table("Drive state", v)),
             }
+        }
+        // The model's truth, from its key or the keys older versions wrote.
+        if let Some(t) = super::model_truth_of(sum) {
+            h.push_str(&record_table("Model truth", &t));
         }
     }
     // Configuration and command line, collapsed.

@@ -149,6 +149,12 @@ pub struct Summary {
     pub slccache_version: String,
     /// The configuration the run used (subcommand-specific).
     pub config: serde_json::Value,
+    /// The drive model's truth (models only): `{"cache": ...}`, see
+    /// [`crate::results::ModelTruth`]. Files of older versions held it under
+    /// `config.model_truth` (probe) or `config.truth` (simulate); [`model_truth_of`] reads
+    /// those too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_truth: Option<serde_json::Value>,
     /// Device identity, workload, start time, stop reason.
     pub run: RunMeta,
     /// Totals.
@@ -431,6 +437,33 @@ pub fn print_files_written(files: &[PathBuf]) {
     }
 }
 
+/// The model's truth in a `summary.json` of any command and version, in the shape of
+/// [`crate::results::ModelTruth`] (`cache`, `recovery`, `sweep`): `model_truth` where it is,
+/// else the keys older versions wrote (`config.model_truth` of probe and `config.truth` of
+/// simulate, a cache truth; `truth` of recovery and fill-sweep, a recovery truth, and of sweep,
+/// a sweep truth). `None` for runs on real drives.
+pub fn model_truth_of(summary: &serde_json::Value) -> Option<serde_json::Value> {
+    let present = |v: &serde_json::Value| !v.is_null();
+    if let Some(t) = summary.get("model_truth").filter(|v| present(v)) {
+        return Some(t.clone());
+    }
+    let cfg = &summary["config"];
+    if let Some(t) = cfg
+        .get("model_truth")
+        .or_else(|| cfg.get("truth"))
+        .filter(|v| present(v))
+    {
+        return Some(serde_json::json!({ "cache": t }));
+    }
+    let t = summary.get("truth").filter(|v| present(v))?;
+    let part = if t.get("iops_limit").is_some() {
+        "sweep"
+    } else {
+        "recovery"
+    };
+    Some(serde_json::json!({ part: t }))
+}
+
 /// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
 /// has none. Other keys are not needed here, so summaries from other versions still work.
 pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
@@ -525,6 +558,7 @@ pub fn write_analysis_outputs(
             let summary = Summary {
                 slccache_version: crate::VERSION.to_string(),
                 config,
+                model_truth: None,
                 run: t.meta.clone(),
                 totals: Totals::of(t, 0),
                 interrupted: false,
@@ -575,6 +609,7 @@ mod tests {
         let s = Summary {
             slccache_version: "x".into(),
             config: serde_json::json!({}),
+            model_truth: None,
             run: t.meta.clone(),
             totals: Totals::of(&t, 2),
             interrupted: false,

@@ -112,12 +112,33 @@ pub struct RecoverySection {
     pub fit: RecoveryFit,
     /// The first burst (which emptied the cache).
     pub first_burst: Option<BurstSummary>,
+    /// The settling step after the first burst (not a point; see [`Settling`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settling: Option<Settling>,
     /// The idle times in the order they were run, seconds.
     pub order_s: Vec<f64>,
 }
 
-/// `truth` in `summary.json` (models only).
+/// The settling step of `recovery`: after the first burst, one idle of the longest idle time
+/// and a burst, so that every measured step starts from the same state. The first burst
+/// filled the cache of a drive without its data; with that data on it a dynamic cache is
+/// smaller, and the first idle after it has the difference to fold before any cache comes
+/// back (a 970 EVO model: 0 B after 10 s where 1.5 GB comes back once settled).
 #[derive(Debug, Clone, Serialize)]
+pub struct Settling {
+    /// Its idle time, seconds.
+    pub idle_s: f64,
+    /// The cache that came back, bytes.
+    pub recovered_bytes: f64,
+    /// The model's cache when the burst began (models only), bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truth_recovered_bytes: Option<f64>,
+    /// The burst.
+    pub burst: BurstSummary,
+}
+
+/// `model_truth.recovery` in `summary.json` (models only).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Truth {
     /// The model's folding rate while idle, bytes/s.
     pub recover_bytes_per_sec: f64,
@@ -146,6 +167,20 @@ impl Truth {
             cache_empty_bytes: m.cache_empty(),
             dynamic_until_pct: 100.0 * m.dynamic_until,
         }
+    }
+}
+
+/// `model_truth` of a burst experiment on `m` whose bursts run `w`: the cache truth for that
+/// workload and the recovery truth with `plateau`.
+pub fn model_truth_of(
+    m: &DriveModel,
+    w: &WorkloadConfig,
+    plateau: Option<f64>,
+) -> super::ModelTruth {
+    super::ModelTruth {
+        cache: Some(m.truth_mixed(w.pattern, w.block_size, w.read_pct)),
+        recovery: Some(Truth::of(m, plateau)),
+        sweep: None,
     }
 }
 
@@ -201,13 +236,27 @@ pub struct RecoverySummary {
     pub config: ExperimentConfig,
     /// The results.
     pub recovery: RecoverySection,
-    /// The model's truth (models only).
+    /// The model's truth (models only): `cache` for the bursts' workload, `recovery`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub truth: Option<Truth>,
+    pub model_truth: Option<super::ModelTruth>,
     /// Totals.
     pub totals: ExperimentTotals,
     /// Things a reader should know.
     pub warnings: Vec<String>,
+}
+
+impl RecoverySummary {
+    /// The model's recovery truth (`model_truth.recovery`), models only.
+    pub fn truth(&self) -> Option<&Truth> {
+        self.model_truth.as_ref()?.recovery.as_ref()
+    }
+}
+
+impl FillSweepSummary {
+    /// The model's recovery truth (`model_truth.recovery`), models only.
+    pub fn truth(&self) -> Option<&Truth> {
+        self.model_truth.as_ref()?.recovery.as_ref()
+    }
 }
 
 /// One point of `fill_sweep.points`.
@@ -257,9 +306,9 @@ pub struct FillSweepSummary {
     pub config: ExperimentConfig,
     /// The results.
     pub fill_sweep: FillSweepSection,
-    /// The model's truth (models only).
+    /// The model's truth (models only): `cache` for the bursts' workload, `recovery`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub truth: Option<Truth>,
+    pub model_truth: Option<super::ModelTruth>,
     /// Totals.
     pub totals: ExperimentTotals,
     /// Things a reader should know.

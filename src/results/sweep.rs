@@ -69,7 +69,9 @@ pub struct SweepPoint {
     pub label: Option<String>,
 }
 
-/// The saturation point: the smallest `qd x jobs` reaching 95% of the best IOPS.
+/// The saturation point of one workload (pattern, block size and read share): the smallest
+/// `qd x jobs` reaching 95% of that workload's best IOPS, claimed only when a larger
+/// `qd x jobs` of the same workload was measured too (the level held past it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Saturation {
     /// Queue depth per job.
@@ -78,6 +80,26 @@ pub struct Saturation {
     pub jobs: u32,
     /// IOPS there.
     pub iops: f64,
+    /// The workload's pattern.
+    pub pattern: String,
+    /// The workload's block size, bytes.
+    pub bs: u64,
+    /// The workload's read share, %.
+    pub rwmix_read: u32,
+}
+
+/// A point cut short by Ctrl-C or SIGTERM: what it measured before it stopped. It is not in
+/// `sweep.csv`, in the tables or in the saturation, since it measured less than the others.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnfinishedPoint {
+    /// Its place in the grid, from 1.
+    pub index: usize,
+    /// Seconds it ran.
+    pub ran_s: f64,
+    /// Seconds it was to run (`--point-duration`).
+    pub planned_s: f64,
+    /// What it measured in that time.
+    pub point: SweepPoint,
 }
 
 /// What a perfect sweep of a drive model finds.
@@ -94,8 +116,13 @@ pub struct SweepTruth {
 /// A finished sweep.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sweep {
-    /// The points, in the order run.
+    /// The finished points, in the order run.
     pub points: Vec<SweepPoint>,
-    /// The saturation point.
+    /// The saturation point of the best point's workload, if it saturated within the grid.
     pub saturation: Option<Saturation>,
+    /// The saturation point of every workload that saturated within the grid.
+    pub saturations: Vec<Saturation>,
+    /// The point an interrupt cut short, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unfinished_point: Option<UnfinishedPoint>,
 }

@@ -239,6 +239,33 @@ pub fn fit(points: &[Point], first_cache: Option<f64>, seed: u64) -> RecoveryFit
         out.delay_s_low = ts.iter().cloned().reduce(f64::max);
         return out;
     }
+    // One idle time that brought cache back determines one figure, not two: a line through
+    // one point has any delay up to its idle time. Say the bounds instead of a fit.
+    let mut back: Vec<f64> = ts
+        .iter()
+        .zip(&ys)
+        .filter(|(_, y)| **y > 0.01 * scale)
+        .map(|(t, _)| *t)
+        .collect();
+    back.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
+    if back.len() < 2 && curve.plateau.is_none() {
+        let (t, y) = ts
+            .iter()
+            .zip(&ys)
+            .filter(|(_, y)| **y > 0.01 * scale)
+            .map(|(t, y)| (*t, *y))
+            .fold((0.0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+        out.warnings.push(format!(
+            "only one idle time brought cache back ({:.2} GB after {t:.0} s): the folding rate \
+             (at least {:.0} MB/s) and the delay (at most {t:.0} s) are not separately \
+             determined; give two or more idle times",
+            y / 1e9,
+            y / t.max(1e-9) / 1e6
+        ));
+        out.delay_s_high = Some(t);
+        out.fold_rate_bytes_per_sec_low = Some(y / t.max(1e-9));
+        return out;
+    }
     let plateau = curve.plateau.or(first_cache);
     out.plateau_seen = curve.plateau.is_some();
     out.full_cache_bytes = plateau;

@@ -19,9 +19,9 @@ use crate::experiment::recovery::{estimate_cache, reference_of, BurstRule, TestD
 use crate::model::presets;
 use crate::report::ReportOptions;
 use crate::results::recovery::{
-    BurstEnd, BurstRecord, BurstSummary, ExperimentConfig, ExperimentTotals, FillPoint,
-    FillSweepSection, FillSweepSummary, RecoveryPoint, RecoverySection, RecoverySummary, Reference,
-    Truth,
+    model_truth_of, BurstEnd, BurstRecord, BurstSummary, ExperimentConfig, ExperimentTotals,
+    FillPoint, FillSweepSection, FillSweepSummary, RecoveryPoint, RecoverySection, RecoverySummary,
+    Reference, Settling,
 };
 use crate::timeline::{CsvWriter, Timeline};
 use crate::units::short_secs;
@@ -235,6 +235,8 @@ fn idle(s: &mut Setup, step: &str, secs: f64, stop: &AtomicBool) -> Result<bool>
 pub struct RecoveryOutcome {
     /// The first burst, if it finished.
     pub first: Option<BurstRecord>,
+    /// The settling step after it (its idle, seconds, and its burst), if it finished.
+    pub settling: Option<(f64, BurstRecord)>,
     /// (idle seconds, step number, burst), in the order run.
     pub steps: Vec<(f64, usize, BurstRecord)>,
     /// The idle times in the order planned.
@@ -259,6 +261,7 @@ pub fn run_recovery_steps(
     let n = order.len();
     let mut out = RecoveryOutcome {
         first: None,
+        settling: None,
         steps: vec![],
         order: order.to_vec(),
         interrupted: false,
@@ -294,6 +297,33 @@ pub fn run_recovery_steps(
         return Ok(out);
     }
     out.first = Some(first);
+    // The settling step: the first burst filled the cache of a drive without its data; with
+    // that data on it, a dynamic cache is smaller, and the first idle must fold the
+    // difference before any cache comes back. One idle of the longest time and a burst, not a
+    // point, leave every measured step to start from the same state: a cache the size the
+    // drive offers now, used up.
+    if let Some(&settle_s) = order.first() {
+        let step = format!("step 0/{n}");
+        if !idle(s, &step, settle_s, stop)? {
+            out.interrupted = true;
+            return Ok(out);
+        }
+        out.totals.idle_s += settle_s;
+        let label = format!("settling, idle {}", short_secs(settle_s));
+        match burst(s, &step, &label, "00-settling", 0, reference, stop)? {
+            Some(b) => {
+                out.totals.burst_bytes += b.timeline.bytes_total();
+                out.settling = Some((settle_s, b));
+            }
+            None => {
+                out.interrupted = true;
+                return Ok(out);
+            }
+        }
+        out.model_plateau = s.drive.model().map(|m| {
+            m.cache_at_fill(s.drive.fill_level() * s.drive.span() as f64 / m.capacity.as_f64())
+        });
+    }
     for (i, &idle_s) in order.iter().enumerate() {
         let step = format!("step {}/{n}", i + 1);
         if !idle(s, &step, idle_s, stop)? {
@@ -354,6 +384,24 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
     };
     let mut warnings = o.warnings.clone();
     warnings.extend(fit.warnings.iter().cloned());
+    // The settling step against the step with the same idle time: much less came back in
+    // it when the first burst had filled a larger cache than the drive offers now.
+    if let Some((idle_s, b)) = &o.settling {
+        if let Some(p) = points.iter().find(|p| p.idle_s == *idle_s) {
+            if b.cache.high < p.low_bytes && b.cache.bytes < 0.8 * p.recovered_bytes {
+                warnings.push(format!(
+                    "the settling step after the first burst got back {} in {} of idle where \
+                     the same idle got back {} later: the first burst had filled a larger \
+                     cache than the drive offers with that data on it (a dynamic cache), and \
+                     the settling step folded the difference; without it the first step \
+                     would have read low",
+                    format_bytes(b.cache.bytes, s.opts.units),
+                    format_seconds(*idle_s),
+                    format_bytes(p.recovered_bytes, s.opts.units)
+                ));
+            }
+        }
+    }
     if o.interrupted {
         warnings.push(format!(
             "interrupted: {} of {} steps finished; the fit uses those",
@@ -382,9 +430,15 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
             points,
             fit,
             first_burst: o.first.as_ref().map(BurstSummary::of),
+            settling: o.settling.as_ref().map(|(idle_s, b)| Settling {
+                idle_s: *idle_s,
+                recovered_bytes: b.cache.bytes.round(),
+                truth_recovered_bytes: b.model_cache_bytes.map(f64::round),
+                burst: BurstSummary::of(b),
+            }),
             order_s: o.order.clone(),
         },
-        truth: model.map(|m| Truth::of(m, o.model_plateau)),
+        model_truth: model.map(|m| model_truth_of(m, &s.workload, o.model_plateau)),
         totals: o.totals.clone(),
         warnings,
     }
@@ -549,7 +603,7 @@ pub fn fill_summary(
             model: model.cloned(),
         },
         fill_sweep: FillSweepSection { points, idle_s },
-        truth: model.map(|m| Truth::of(m, None)),
+        model_truth: model.map(|m| model_truth_of(m, &s.workload, None)),
         totals: o.totals.clone(),
         warnings,
     }
@@ -644,13 +698,15 @@ mod tests {
     #[test]
     fn an_interrupt_keeps_the_finished_steps_and_marks_the_summary() {
         let dir = tempfile::tempdir().unwrap();
-        // Ctrl-C during the third idle: two steps are finished.
-        let mut s = setup_with(3, dir.path());
+        // Ctrl-C during the fourth idle (the settling step's is the first): two steps are
+        // finished.
+        let mut s = setup_with(4, dir.path());
         let stop = AtomicBool::new(false);
         let order = [300.0, 60.0, 10.0, 30.0];
         let o = run_recovery_steps(&mut s, &order, &stop).unwrap();
         assert!(o.interrupted);
         assert!(o.first.is_some());
+        assert!(o.settling.is_some());
         assert_eq!(o.steps.len(), 2);
         let sum = recovery_summary(&s, &o, &order);
         assert!(sum.interrupted);
