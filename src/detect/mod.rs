@@ -18,7 +18,10 @@
 //!    the very start (too short for the blocks and the dip filter, and with no left
 //!    neighbour it is no excursion) is split off when the level after it lasts longer than a
 //!    dip and the run does not soon return to it (+ a stall inside it, no longer than a dip,
-//!    after which the rate comes back to its level, does not end it);
+//!    after which the rate comes back to its level, does not end it; + a start-up burst of a
+//!    few samples above a level that later falls more than twice as far, and stays down, does
+//!    not end it either; + a slow phase that swings widely does not hide it: when the run's
+//!    noise scale finds nothing, that of its first samples is tried for a clear fall);
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
 //!    dip, not one outlier per sample), a straddling sample giving a sub-sample position,
@@ -665,9 +668,39 @@ struct HighStart {
     lasting: bool,
 }
 
-/// Looks for a [`HighStart`] in the first segment `s0`, with `sigma_x` the noise scale of
-/// single samples (ln).
+/// Looks for a [`HighStart`] in the first segment, with `sigma_x` the noise scale of single
+/// samples (ln) over the whole run.
+///
+/// A slow phase that swings widely (a throttle letting writes through in clumps: 21, 42 and
+/// 58 MB/s in turn) inflates that scale until a fivefold fall at the start reads as noise.
+/// When the run's scale finds no lasting high start, the scale of the first
+/// [`HEAD_NOISE_SAMPLES`] samples is tried instead, and its answer kept only for a high start
+/// that lasts and falls to under half its level: a cache phase that clear needs no scale
+/// from the swings after it.
 fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
+    let found = high_start_with(w, segs, sigma_x);
+    if found.is_some_and(|h| h.lasting) {
+        return found;
+    }
+    let s0 = &segs[0];
+    let head = &w.x[s0.start..s0.end.min(s0.start + HEAD_NOISE_SAMPLES)];
+    let d: Vec<f64> = head.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma_head = sample_noise(&d);
+    if sigma_head >= sigma_x {
+        return found;
+    }
+    match high_start_with(w, segs, sigma_head) {
+        Some(h) if h.lasting && h.run >= 2 && h.high - h.low > 2f64.ln() => Some(h),
+        _ => found,
+    }
+}
+
+/// Samples at the start of the run whose noise scale [`high_start`] tries when the run's
+/// scale finds nothing: enough for a short cache phase and a few samples after it.
+const HEAD_NOISE_SAMPLES: usize = 30;
+
+/// [`high_start`] with the noise scale `sigma_x` given.
+fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let s0 = &segs[0];
     let x = &w.x[s0.start..s0.end];
     let thr = MIN_STEP.max(3.0 * sigma_x);
@@ -709,6 +742,31 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
         run = again;
         low = w.level(s0.start + run, s0.end);
     }
+    // A start-up burst: a few samples above a level that later falls much further and stays
+    // down (three samples at least, and not to a stall) to the end of the segment (241 and 257 MB/s, then 199 MB/s for 2.2 s, then
+    // 40 MB/s). When that later fall is more than twice the burst's step, the cache phase is
+    // the burst and the level after it, and it ends at the later fall; while the stretch
+    // after the fall is shorter than the one before it, the median `low` is still the
+    // cache's level and hides it.
+    {
+        let mut v = x[skip..run].to_vec();
+        let burst = median(&mut v) - low;
+        let later = (run + 2..x.len()).find(|&f| {
+            let mid = w.level(s0.start + run, s0.start + f);
+            let rest = &x[f..];
+            let tail = w.level(s0.start + f, s0.end);
+            let up = rest.iter().filter(|&&v| v > mid - thr).count();
+            rest.len() >= 3
+                && x[f] < mid - thr
+                && mid - tail > thr.max(2.0 * burst)
+                && mid - tail < STALL_DROP
+                && up * 10 <= rest.len()
+        });
+        if let Some(f) = later {
+            run = f;
+            low = w.level(s0.start + run, s0.end);
+        }
+    }
     // The sample after the run may straddle the drop: then it is above the low level, if
     // by less than a whole step.
     if run + 1 < x.len()
@@ -737,10 +795,15 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let rest = &x[run..];
     let dt = w.samples[0].interval_s.max(1e-9);
     let rest_s = w.t_end(s0.end) - w.t_start(s0.start + run);
-    let back = rest.iter().filter(|&&v| v > low + thr).count();
     // A low stretch that the run leaves again for the level before it is a dip unless it
     // lasts longer than an excursion.
     let high = w.level(s0.start + skip, s0.start + cut.max(skip + 1));
+    // Samples of the rest that return: above the low level by more than the noise, and
+    // nearer the run's level than the low one (a low level that swings is still low).
+    let back = rest
+        .iter()
+        .filter(|&&v| v > (low + thr).max(0.5 * (low + high)))
+        .count();
     let returns = segs
         .get(1)
         .is_some_and(|s1| s1.level > high - MIN_STEP && rest_s < excursion_s(w));
