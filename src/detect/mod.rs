@@ -416,6 +416,21 @@ pub fn no_cliff_text(bound: Option<u64>, bytes_total: u64, units: UnitSystem) ->
     )
 }
 
+/// What to do for finer samples than `dt` seconds, in words every subcommand can follow:
+/// slccache's own runs take `--interval`; `analyze` reads what it is given, so a log from
+/// another tool needs that tool's logging interval shortened.
+fn finer_sampling(dt: f64) -> String {
+    let (flag, words) = if dt > 0.15 {
+        ("100ms", "100 ms")
+    } else {
+        ("20ms", "20 ms")
+    };
+    format!(
+        "sample more often, e.g. every {words} (--interval {flag} on a run of slccache; a log \
+         from another tool needs its own logging interval shortened)"
+    )
+}
+
 /// Longest garbage-collection dip the detector is built to ignore, seconds.
 const MAX_DIP_S: f64 = 3.0;
 /// Fewest blocks the block-median series keeps.
@@ -864,15 +879,15 @@ fn unconfirmed_drop(
                 bound,
                 format!(
                     "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of \
-                     {} to {} may have run out within the first {} s sample (or early in the next), too early \
-                     to measure; rerun with a shorter --interval (e.g. {}) to see it",
+                     {} to {} may have run out within the first {} sample (or early in the next), too early \
+                     to measure; {} to see it",
                     format_rate(high, units),
                     high / low,
                     format_rate(low, units),
                     format_bytes(bound, units),
                     format_bytes(upper, units),
-                    dt,
-                    if dt > 0.15 { "100ms" } else { "20ms" }
+                    crate::units::format_interval(dt),
+                    finer_sampling(dt),
                 ),
             ));
         }
@@ -1596,15 +1611,28 @@ fn build_result(
             out.cache_lower_bound_bytes = None;
             // Sampling too coarse for the cache phase seen.
             let cache_s = r.t_s - t0;
-            let dt = out.interval_s;
+            // The whole samples before the cliff and their median length: counted, not derived
+            // from the run's median interval (the rows of a position CSV are shorter while the
+            // drive is fast).
+            let mut lens: Vec<f64> = samples
+                .iter()
+                .filter(|s| s.t_s <= r.t_s + 1e-9)
+                .map(|s| s.interval_s)
+                .collect();
+            let before = lens.len();
+            let dt = if lens.is_empty() {
+                out.interval_s
+            } else {
+                median(&mut lens)
+            };
             let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
-            if cache_s < 10.0 * dt || width > 0.05 {
+            if before < 10 || width > 0.05 {
                 out.warnings.push(format!(
-                    "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} sample(s) of \
-                     {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
-                     tighter estimate",
-                    cache_s / dt,
-                    if dt > 0.15 { "100ms" } else { "20ms" }
+                    "sampling too coarse for a {cache_s:.1} s cache phase: only {} before the \
+                     cliff, of {} each; {} for a tighter estimate",
+                    crate::units::count_text(before, "sample", "samples"),
+                    crate::units::format_interval(dt),
+                    finer_sampling(dt),
                 ));
             }
         }
