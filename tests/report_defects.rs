@@ -481,3 +481,89 @@ fn cliff_interval_shading_is_visible() {
 fn m_x(spec: &ChartSpec) -> f64 {
     spec.markers[0].x
 }
+
+/// Issue 22, item 10: a sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
+/// for 2 s) was marked "gradual drop ... the rate fell over time" on the chart while the
+/// terminal said the run was too short to tell. The chart now says what the terminal says.
+#[test]
+fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
+    let pts: Vec<(f64, f64, f64)> = (1..=120)
+        .map(|i| {
+            let t = i as f64 * 0.1;
+            let r = if t <= 10.0 { 2000e6 } else { 500e6 };
+            (t, 0.1, r * (1.0 + 0.01 * ((i * 7) % 5) as f64))
+        })
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("short", "Short drive", 1 << 40, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty(), "{:#?}", a.cliffs);
+    assert!(
+        a.warnings.iter().any(|w| w.contains("too short to tell")),
+        "{:?}",
+        a.warnings
+    );
+    for spec in [
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+    ] {
+        let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains("gradual") || l.contains("fell over time")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("too short to confirm")),
+            "{lines:?}"
+        );
+        assert!(
+            !spec.subtitle.starts_with("No cliff seen"),
+            "{}",
+            spec.subtitle
+        );
+    }
+}
+
+/// Issue 22, item 9: a cliff inside the first sample (1090 MB/s over the first 1 s, then
+/// 300 MB/s) gave a card saying "No cliff in 786 MB written" and "steady 497 MB/s", a rate
+/// the drive never ran at, while its own sparkline showed the cliff. The card, the subtitle
+/// and report.md now say that a drop lies inside the first sample, with the rates on either
+/// side and the cache it bounds.
+#[test]
+fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
+    let pts: Vec<(f64, f64, f64)> = (1..=4)
+        .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty());
+    let u = slccache::units::UnitSystem::Decimal;
+    let (_, cache, first, after) = slccache::report::card::card_texts(&t, &a, u);
+    for text in [&cache, &first, &after] {
+        assert!(
+            !text.contains("steady") && !text.contains("No cliff"),
+            "{text}"
+        );
+    }
+    assert!(cache.contains("first 1.00 s sample"), "{cache}");
+    assert!(first.contains("≥ 1090 MB/s"), "{first}");
+    assert_eq!(after, "after  300 MB/s");
+    let note = slccache::report::card::card_note(&a, u).unwrap();
+    assert!(note.contains("790 MB to 1.09 GB"), "{note}");
+    let spec = charts::throughput_data(&t, &a, &ReportOptions::default());
+    assert!(
+        spec.subtitle
+            .starts_with("No confirmed cliff: a drop inside the first 1.00 s sample"),
+        "{}",
+        spec.subtitle
+    );
+    let run = CompareRun {
+        name: "emu",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::markdown::report_md(&run, &[], u);
+    assert!(!md.contains("steady"), "{md}");
+    assert!(md.contains("no confirmed cliff"), "{md}");
+}

@@ -144,6 +144,11 @@ pub struct Analysis {
     /// cache size is still the first cliff's. Absent from the JSON when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<CacheReturn>,
+    /// With no cliff: a drop the run saw but could not confirm (inside the first sample, or
+    /// a level after it that lasted no longer than a GC dip can). Absent from the JSON when
+    /// there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconfirmed_drop: Option<UnconfirmedDrop>,
     /// The run only read: every byte and rate above is of its reads, and a "cliff" is a fall
     /// in the read rate, not a write cache running out. Absent from the JSON for runs that
     /// wrote.
@@ -153,6 +158,45 @@ pub struct Analysis {
     /// last cliff. Absent when the span is not known (an imported log) or the run only read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+}
+
+/// Where an [`UnconfirmedDrop`] lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropWhere {
+    /// Inside the first sample: the sample mixes two levels, so the drop's time and the rate
+    /// before it are not known, only that the rate before it was at least the sample's.
+    FirstSample,
+    /// After a short high start, with the lower level lasting to the end of the run.
+    Start,
+    /// A low stretch at the end of the run.
+    End,
+}
+
+/// A drop seen but too short to call a cliff (see [`Analysis::unconfirmed_drop`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnconfirmedDrop {
+    /// Where it lies.
+    pub at: DropWhere,
+    /// When the rate fell, seconds: the start of the sample it fell in (for a drop inside the
+    /// first sample, the start of the run).
+    pub t_s: f64,
+    /// Latest time the fall can have happened, seconds (the end of the sample it fell in).
+    pub t_high_s: f64,
+    /// Bytes written before the drop (the lower bound of the cache, were the drop its end).
+    pub bytes_low: u64,
+    /// Most bytes the drop can have come after, when the sampling bounds it (inside the first
+    /// sample); else the same as `bytes_low`.
+    pub bytes_high: u64,
+    /// The rate before the drop, bytes/s; for a drop inside the first sample only a lower
+    /// bound (the sample's own rate, a mixture of the two levels).
+    pub before_bytes_per_sec: f64,
+    /// The rate after it, bytes/s.
+    pub after_bytes_per_sec: f64,
+    /// How long the lower level was seen, seconds.
+    pub after_s: f64,
+    /// The interval of the samples, seconds: what limits what the run can tell.
+    pub interval_s: f64,
 }
 
 /// The level after the last cliff counts as "still a cache" when it is at least this share of
@@ -429,6 +473,34 @@ fn finer_sampling(dt: f64) -> String {
         "sample more often, e.g. every {words} (--interval {flag} on a run of slccache; a log \
          from another tool needs its own logging interval shortened)"
     )
+}
+
+/// The words for an [`UnconfirmedDrop`], for a result line, a subtitle or a table: what was
+/// seen, and what it bounds. "a drop inside the first 1.00 s sample (at least 1078 MB/s ->
+/// 302 MB/s): a cache of 776 MB to 1.08 GB if it was the cache running out" or "a drop after
+/// 539 MB too short to confirm (199 MB/s -> 41.9 MB/s for the last 1.7 s): the cache is at
+/// least 539 MB".
+pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
+    match d.at {
+        DropWhere::FirstSample => format!(
+            "a drop inside the first {} sample (at least {} -> {}): a cache of {} to {} if it \
+             was the cache running out",
+            crate::units::format_interval(d.interval_s),
+            format_rate(d.before_bytes_per_sec, units),
+            format_rate(d.after_bytes_per_sec, units),
+            format_bytes(d.bytes_low as f64, units),
+            format_bytes(d.bytes_high as f64, units),
+        ),
+        DropWhere::Start | DropWhere::End => format!(
+            "a drop after {} too short to confirm ({} -> {} for the last {:.1} s): the cache \
+             is at least {}",
+            format_bytes(d.bytes_low as f64, units),
+            format_rate(d.before_bytes_per_sec, units),
+            format_rate(d.after_bytes_per_sec, units),
+            d.after_s,
+            format_bytes(d.bytes_low as f64, units),
+        ),
+    }
 }
 
 /// Longest garbage-collection dip the detector is built to ignore, seconds.
@@ -843,7 +915,7 @@ fn unconfirmed_drop(
     segs: &[Seg],
     start: Option<HighStart>,
     sigma_x: f64,
-) -> Option<(f64, String)> {
+) -> Option<(f64, String, UnconfirmedDrop)> {
     let samples = w.samples;
     let units = UnitSystem::Decimal;
     let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
@@ -875,6 +947,17 @@ fn unconfirmed_drop(
                 } else {
                     excess
                 };
+            let drop = UnconfirmedDrop {
+                at: DropWhere::FirstSample,
+                t_s: samples[0].t_start_s(),
+                t_high_s: samples[0].t_s,
+                bytes_low: bound.round() as u64,
+                bytes_high: upper.round() as u64,
+                before_bytes_per_sec: high,
+                after_bytes_per_sec: low,
+                after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
+                interval_s: dt,
+            };
             return Some((
                 bound,
                 format!(
@@ -889,11 +972,23 @@ fn unconfirmed_drop(
                     crate::units::format_interval(dt),
                     finer_sampling(dt),
                 ),
+                drop,
             ));
         }
         let t_drop = samples[hs.cut].t_start_s();
         let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
         let rest = samples[samples.len() - 1].t_s - samples[hs.cut].t_s;
+        let drop = UnconfirmedDrop {
+            at: DropWhere::Start,
+            t_s: t_drop,
+            t_high_s: samples[hs.cut].t_s,
+            bytes_low: bound.max(0.0).round() as u64,
+            bytes_high: bound.max(0.0).round() as u64,
+            before_bytes_per_sec: high,
+            after_bytes_per_sec: low,
+            after_s: rest,
+            interval_s: dt,
+        };
         return Some((
             bound,
             format!(
@@ -907,6 +1002,7 @@ fn unconfirmed_drop(
                 format_bytes(bound, units),
                 format_bytes(bound, units)
             ),
+            drop,
         ));
     }
     // A low run at the end of the last segment, at least two samples and half a second.
@@ -927,6 +1023,18 @@ fn unconfirmed_drop(
     let mut v = w.x[i..last.end].to_vec();
     let low = median(&mut v).exp();
     let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
+    let after_s = samples[samples.len() - 1].t_s - samples[i].t_start_s();
+    let drop = UnconfirmedDrop {
+        at: DropWhere::End,
+        t_s: samples[i].t_start_s(),
+        t_high_s: samples[i].t_s,
+        bytes_low: bound.max(0.0).round() as u64,
+        bytes_high: bound.max(0.0).round() as u64,
+        before_bytes_per_sec: last.level.exp(),
+        after_bytes_per_sec: low,
+        after_s,
+        interval_s: dt,
+    };
     Some((
         bound,
         format!(
@@ -939,6 +1047,7 @@ fn unconfirmed_drop(
             format_bytes(bound, units),
             format_bytes(bound, units)
         ),
+        drop,
     ))
 }
 
@@ -1008,6 +1117,7 @@ fn analyze_timeline(t: &Timeline) -> Analysis {
         a.cache_estimate = None;
         a.cache_lower_bound_bytes = None;
         a.returns.clear();
+        a.unconfirmed_drop = None;
         // Keep what holds for any series (too few samples, slowdowns, stalls); drop what
         // speaks of the cache and of the levels after it.
         a.warnings.retain(|w| {
@@ -1109,6 +1219,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         periodic: None,
         slowdowns: vec![],
         returns: vec![],
+        unconfirmed_drop: None,
         read_only: false,
         coverage: None,
     };
@@ -1637,10 +1748,11 @@ fn build_result(
             }
         }
         None => match unconfirmed_drop(w, segs, start, sigma_x) {
-            Some((bound, text)) => {
+            Some((bound, text, drop)) => {
                 let cap = out.cache_lower_bound_bytes.unwrap_or(u64::MAX);
                 out.cache_lower_bound_bytes = Some((bound.round().max(0.0) as u64).min(cap));
                 out.warnings.push(text);
+                out.unconfirmed_drop = Some(drop);
             }
             None => {
                 let written = (b_end - b0).round().max(0.0) as u64;
