@@ -382,6 +382,11 @@ pub struct Slowdown {
     pub before_bytes_per_sec: f64,
     /// Mean throughput during its lowest stretch, bytes/s.
     pub low_bytes_per_sec: f64,
+    /// The drop into it was thermal throttling (the drive's thermal-management counters rose,
+    /// or the drive was at its hottest): heat, not garbage collection or the host. Absent
+    /// from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thermal: bool,
 }
 
 /// The cache came back while the drive was written: after a low stretch that was the cache
@@ -473,6 +478,14 @@ fn finer_sampling(dt: f64) -> String {
         "sample more often, e.g. every {words} (--interval {flag} on a run of slccache; a log \
          from another tool needs its own logging interval shortened)"
     )
+}
+
+/// True when phase `p` of `a` lies inside a slowdown that was thermal throttling: the drive
+/// slowed for heat there, so it is no "after the cache" level.
+pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
+    a.slowdowns
+        .iter()
+        .any(|s| s.thermal && p.start_s >= s.t_s - 1e-6 && p.end_s <= s.t_s + s.duration_s + 1e-6)
 }
 
 /// The words for an [`UnconfirmedDrop`], for a result line, a subtitle or a table: what was
@@ -1628,16 +1641,29 @@ fn build_result(
                     bytes_before: (bs - b0).round().max(0.0) as u64,
                     before_bytes_per_sec: phases[j].mean_bytes_per_sec,
                     low_bytes_per_sec: phases[m].mean_bytes_per_sec,
+                    thermal: false,
                 });
                 j = k;
             }
             _ => j += 1,
         }
     }
+    // The drops that were heat: a slowdown that starts at one is throttling, and says so
+    // rather than blame garbage collection or the host (the thermal warning names it too).
+    let (thermal_text, thermal_at) = thermal_warnings(w.samples, &phases);
+    for s in &mut out.slowdowns {
+        s.thermal = thermal_at.iter().any(|&t| (t - s.t_s).abs() < 1e-9);
+    }
     for s in &out.slowdowns {
+        let why = if s.thermal {
+            "thermal throttling (see the thermal warning), not the cache running out, so it is \
+             not a cliff"
+        } else {
+            "garbage collection or a host hiccup, not the cache running out, so it is not a cliff"
+        };
         out.warnings.push(format!(
             "a temporary slowdown at {:.1} s (after {}): {} -> {} for {:.1} s ({}), then back; \
-             garbage collection or a host hiccup, not the cache running out, so it is not a cliff",
+             {why}",
             s.t_s,
             format_bytes(s.bytes_before as f64, units),
             format_rate(s.before_bytes_per_sec, units),
@@ -1784,10 +1810,19 @@ fn build_result(
         .iter()
         .zip(&stall)
         .skip(since)
-        .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st)
+        .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st && !is_throttled(out, p))
         .map(|(p, _)| p)
         .collect();
-    if post.len() > 1 {
+    // Post-cache levels apart from the throttled stretches between them that all lie within
+    // a step of each other are one level: the throttling has its own warning.
+    let (lo, hi) = post.iter().fold((f64::INFINITY, 0.0f64), |(l, h), p| {
+        (l.min(p.mean_bytes_per_sec), h.max(p.mean_bytes_per_sec))
+    });
+    let one_level = post.len() > 1
+        && lo > 0.0
+        && (hi / lo).ln() < MIN_STEP
+        && out.slowdowns.iter().any(|s| s.thermal);
+    if post.len() > 1 && !one_level {
         let levels: Vec<String> = post
             .iter()
             .map(|p| {
@@ -1828,7 +1863,7 @@ fn build_result(
             format_rate(f.mean_bytes_per_sec, units)
         ));
     }
-    out.warnings.extend(thermal_warnings(w.samples, &phases));
+    out.warnings.extend(thermal_text);
     out.phases = phases;
 }
 
@@ -1873,7 +1908,9 @@ fn transitions_from(samples: &[Sample], t: f64) -> u64 {
 ///    warning says the cache estimate is in doubt.
 /// 2. Temperature alone, for drives without such counters: a drop whose temperature at the
 ///    boundary is within 2 °C of the run's maximum and at least 10 °C above its minimum.
-fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+///
+/// Returns the warnings and the times of the drops named thermal.
+fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> (Vec<String>, Vec<f64>) {
     let mut out = Vec::new();
     let drops: Vec<(usize, f64)> = phases
         .windows(2)
@@ -1940,11 +1977,11 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
     }
     // 2. Temperature alone.
     let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
-        return out;
+        return (out, by_counter);
     };
     let cold = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     if hot - cold < 10.0 {
-        return out;
+        return (out, by_counter);
     }
     let hot_drops: Vec<(f64, f64)> = drops
         .iter()
@@ -1953,7 +1990,7 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         .filter(|&(_, c)| c >= hot - 2.0)
         .collect();
     if hot_drops.is_empty() {
-        return out;
+        return (out, by_counter);
     }
     let list: Vec<String> = hot_drops
         .iter()
@@ -1963,7 +2000,8 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C); these drops are heat, not the cache running out; cool the drive or quote them apart",
         list.join(", ")
     ));
-    out
+    by_counter.extend(hot_drops.iter().map(|p| p.0));
+    (out, by_counter)
 }
 
 #[cfg(test)]

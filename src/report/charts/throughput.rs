@@ -426,7 +426,11 @@ pub(super) fn throughput(
             x1: to_x(p.end_s).min(x.max),
             label: format!(
                 "{}{}: {}",
-                phase_name_in(a, p.kind),
+                if crate::detect::is_throttled(a, p) {
+                    "thermal throttling"
+                } else {
+                    phase_name_in(a, p.kind)
+                },
                 // A cache phase that starts where the cache came back.
                 if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) {
                     " (back)"
