@@ -567,3 +567,24 @@ fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     assert!(!md.contains("steady"), "{md}");
     assert!(md.contains("no confirmed cliff"), "{md}");
 }
+
+/// Issue 22, item 12: the card quoted the first post-cache level ("after 874 MB/s" on the
+/// BIWIN fresh trace, whose post-cache run is mostly at 1650-1830 MB/s) that the terminal
+/// warns is unstable. The card gives the range and says it is unstable.
+#[test]
+fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
+    let t = slccache::timeline::import::load(&f).unwrap();
+    let a = slccache::detect::analyze(&t);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.starts_with("post-cache level unstable")),
+        "{:?}",
+        a.warnings
+    );
+    let (_, _, _, after) =
+        slccache::report::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
+}

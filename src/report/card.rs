@@ -71,6 +71,29 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         .skip(1)
         .map(|p| p.mean_bytes_per_sec)
         .collect();
+    // More than one post-cache level (the analysis warns that it is unstable): the range,
+    // not the first of them, which may be the shortest (874 MB/s for 19 s of a run at
+    // 1650-1830 MB/s after it).
+    let post: Vec<f64> = a
+        .phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::PostCache && !crate::detect::is_throttled(a, p))
+        .map(|p| p.mean_bytes_per_sec)
+        .collect();
+    let unstable = a
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("post-cache level unstable"));
+    if unstable && post.len() > 1 && !a.phases.iter().any(|p| p.kind == PhaseKind::Folding) {
+        let lo = post.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = post.iter().copied().fold(0.0, f64::max);
+        let after = format!(
+            "after  {} to {} (unstable)",
+            super::charts::rate_number(lo, u),
+            format_rate(hi, u)
+        );
+        return (drive, cache, in_cache, after);
+    }
     let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
         (Some(&first), Some(min)) if min < 0.8 * first => format!(
             "after  {} → {}",
