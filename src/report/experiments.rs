@@ -17,7 +17,7 @@ use super::ReportOptions;
 use crate::results::recovery::{BurstRecord, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
-use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+use crate::units::{count_text, format_bytes, format_rate, format_seconds, UnitSystem};
 
 const MEASURED: LineStyle = LineStyle {
     color: palette::VERMILLION,
@@ -311,26 +311,51 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
             MEASURED,
         ));
     }
-    let subtitle = format!(
-        "folding {} after {}; whole again after {}{}",
+    // Only what the fit determined: an interrupted run with too few points has no fit, and
+    // "folding not determined after not determined" says nothing.
+    let rate = fit.fold_rate_bytes_per_sec.map(|_| {
         interval_text(
             fit.fold_rate_bytes_per_sec,
             fit.fold_rate_bytes_per_sec_low,
             fit.fold_rate_bytes_per_sec_high,
-            |v| format_rate(v, u)
-        ),
+            |v| format_rate(v, u),
+        )
+    });
+    let delay = fit.delay_s.map(|_| {
         interval_text(
             fit.delay_s,
             fit.delay_s_low,
             fit.delay_s_high,
-            format_seconds
-        ),
-        interval_text(
-            fit.full_recovery_s,
-            fit.full_recovery_s_low,
-            fit.full_recovery_s_high,
-            format_seconds
-        ),
+            format_seconds,
+        )
+    });
+    let mut parts = Vec::new();
+    match (rate, delay) {
+        (Some(r), Some(d)) => parts.push(format!("folding {r} after {d}")),
+        (Some(r), None) => parts.push(format!("folding {r}")),
+        (None, Some(d)) => parts.push(format!("folding starts after {d}")),
+        (None, None) => {}
+    }
+    if fit.full_recovery_s.is_some() {
+        parts.push(format!(
+            "whole again after {}",
+            interval_text(
+                fit.full_recovery_s,
+                fit.full_recovery_s_low,
+                fit.full_recovery_s_high,
+                format_seconds
+            )
+        ));
+    }
+    if parts.is_empty() {
+        parts.push(format!(
+            "recovery fit not determined ({})",
+            count_text(pts.len(), "recovery point", "recovery points")
+        ));
+    }
+    let subtitle = format!(
+        "{}{}",
+        parts.join("; "),
         if sum.interrupted {
             " (interrupted)"
         } else {
