@@ -279,6 +279,15 @@ fn sig3(v: f64) -> String {
     }
 }
 
+/// A sampling interval with three significant digits: `495 ms`, `2.65 s`, `20.0 ms`.
+pub fn format_interval(s: f64) -> String {
+    if s < 1.0 {
+        format!("{} ms", sig3(s * 1000.0))
+    } else {
+        format!("{} s", sig3(s))
+    }
+}
+
 /// `10 s`, `5 min`, `2.5 s`: an idle time, short.
 pub fn short_secs(s: f64) -> String {
     if s >= 120.0 && (s / 60.0).fract().abs() < 1e-9 {

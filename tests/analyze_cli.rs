@@ -328,6 +328,46 @@ fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
     assert!(!text.contains("at least"), "{text}");
 }
 
+/// Issue 22, item 14: a position CSV (data written against rate) whose rows are 0.1 s long
+/// while the drive is fast and 0.5 s after the cliff was said to have "only 5 sample(s) of
+/// 0.49504950495049505 s before the cliff; rerun with a shorter --interval", which `analyze`
+/// does not have. The count is of the rows before the cliff, the length has units and three
+/// digits, and the advice is one `analyze` can follow.
+#[test]
+fn a_coarse_position_csv_gets_the_right_count_and_advice_analyze_can_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("pos.csv");
+    let mut text = String::from("written_MB,MB/s\n");
+    let mut p = 0;
+    for i in 0..120 {
+        p += 100;
+        let r = if i < 20 {
+            1000 + (i % 3) * 5
+        } else {
+            200 + (i % 3) * 2
+        };
+        text += &format!("{p},{r}\n");
+    }
+    std::fs::write(&f, text).unwrap();
+    let out = slccache().arg("analyze").arg(&f).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let w = text
+        .lines()
+        .find(|l| l.contains("sampling too coarse"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(w.contains("only 20 samples before the cliff"), "{w}");
+    assert!(w.contains(" ms each"), "{w}");
+    assert!(!w.contains("rerun with a shorter --interval"), "{w}");
+    assert!(w.contains("a log from another tool"), "{w}");
+    // No number with more than three decimals.
+    assert!(
+        !w.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .any(|n| n.split_once('.').is_some_and(|(_, d)| d.len() > 3)),
+        "{w}"
+    );
+}
+
 #[test]
 fn a_diskspd_xml_result_is_analysed_and_its_cliff_found() {
     let xml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -654,3 +654,68 @@ fn a_read_only_block_device_is_refused_up_front() {
         "no output of a run that measured nothing"
     );
 }
+
+/// Issue 22, item 11: a thermally throttled drop got two opposite explanations ("a temporary
+/// slowdown ... a host hiccup" and "thermal throttling ... these drops are heat"), report.md
+/// called the throttled phases "after the cache", and it showed no temperature though the
+/// timeline has one per interval.
+#[test]
+fn a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat() {
+    let dir = tmp();
+    let out = dir.path().join("p5");
+    let o = run(slccache()
+        .args([
+            "simulate",
+            "p5-1tb",
+            "--pattern",
+            "seqwrite",
+            "--no-early-stop",
+        ])
+        .args([
+            "--max-bytes",
+            "800GB",
+            "--seed",
+            "2",
+            "--no-record",
+            "--out",
+        ])
+        .arg(&out));
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let warnings: Vec<&str> = s["analysis"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("thermal throttling")),
+        "{warnings:?}"
+    );
+    for w in &warnings {
+        assert!(!w.contains("host hiccup"), "{w}");
+    }
+    let slowdowns = s["analysis"]["slowdowns"].as_array().unwrap();
+    assert!(!slowdowns.is_empty());
+    assert!(
+        slowdowns.iter().all(|d| d["thermal"] == true),
+        "{slowdowns:?}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let throttled: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| Phase ") && l.contains(" 498 MB/s"))
+        .collect();
+    assert!(!throttled.is_empty(), "{md}");
+    for l in &throttled {
+        assert!(
+            l.contains("thermal throttling") && !l.contains("after the cache"),
+            "{l}"
+        );
+    }
+    assert!(
+        md.contains("| Temperature over the run | 50 °C at the start"),
+        "{md}"
+    );
+}

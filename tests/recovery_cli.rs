@@ -284,6 +284,16 @@ fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
     assert!(out.path().join("bursts/00-first.csv").is_file());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("(interrupted)"), "{text}");
+    // Issue 22, item 21: the chart's subtitle said "folding not determined after not
+    // determined" for a fit that was never made. It says that there is no fit, and why.
+    let svg = std::fs::read_to_string(out.path().join("recovery.svg")).unwrap();
+    assert!(!svg.contains("not determined after"), "recovery.svg");
+    assert!(
+        svg.contains(
+            "aria-label=\"recovery fit not determined (0 recovery points) (interrupted)\""
+        ),
+        "recovery.svg"
+    );
 }
 
 #[test]

@@ -124,14 +124,12 @@ impl Drop for Rig {
     }
 }
 
-/// Ignored (2026-12-01) because it fails in about two of five full runs on this VM on shapes
-/// the detector misses, also in the build from before that session (5aaed84): a start-up
-/// burst above the throttle (241, 257 MB/s, then 199) taken for a 0.3 s cache phase
-/// (`tests/data/kernel-cliff/startup-burst.csv`), and a slow phase swinging 21-58 MB/s in which
-/// no change is found (`swinging-slow-phase.csv`). Both are kept as ignored known-miss tests in
-/// `defects_detect.rs`; run this one with `cargo test --test recovery_loop -- --ignored`.
+/// Was ignored on 2026-12-01 (it failed in about two of five full runs on this VM) for two
+/// shapes the detector missed: a start-up burst above the throttle (241, 257 MB/s, then 199)
+/// taken for a 0.3 s cache phase (`tests/data/kernel-cliff/startup-burst.csv`), and a slow
+/// phase swinging 21-58 MB/s in which no change was found (`swinging-slow-phase.csv`). Both
+/// are regression tests in `defects_detect.rs` now.
 #[test]
-#[ignore = "flaky on two known detector misses (see the comment); run with --ignored"]
 fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
     if !may_run("recovery_on_a_loop_device_with_a_kernel_made_cliff") {
         return;

@@ -577,6 +577,49 @@ fn every_sweep_point_is_marked_so_one_point_lines_show() {
     }
 }
 
+/// Issue 22, item 10: a sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
+/// for 2 s) was marked "gradual drop ... the rate fell over time" on the chart while the
+/// terminal said the run was too short to tell. The chart now says what the terminal says.
+#[test]
+fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
+    let pts: Vec<(f64, f64, f64)> = (1..=120)
+        .map(|i| {
+            let t = i as f64 * 0.1;
+            let r = if t <= 10.0 { 2000e6 } else { 500e6 };
+            (t, 0.1, r * (1.0 + 0.01 * ((i * 7) % 5) as f64))
+        })
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("short", "Short drive", 1 << 40, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty(), "{:#?}", a.cliffs);
+    assert!(
+        a.warnings.iter().any(|w| w.contains("too short to tell")),
+        "{:?}",
+        a.warnings
+    );
+    for spec in [
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+    ] {
+        let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains("gradual") || l.contains("fell over time")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("too short to confirm")),
+            "{lines:?}"
+        );
+        assert!(
+            !spec.subtitle.starts_with("No cliff seen"),
+            "{}",
+            spec.subtitle
+        );
+    }
+}
+
 #[test]
 fn sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds() {
     let specs = sweep_specs(cdm_points(), Some("cdm"));
@@ -649,4 +692,68 @@ fn the_latency_chart_keeps_reads_and_writes_apart() {
     for s in lat.series.iter().filter(|s| !s.name.is_empty()) {
         assert_eq!(s.points.len(), 1, "{}: {:?}", s.name, s.points);
     }
+}
+
+/// Issue 22, item 9: a cliff inside the first sample (1090 MB/s over the first 1 s, then
+/// 300 MB/s) gave a card saying "No cliff in 786 MB written" and "steady 497 MB/s", a rate
+/// the drive never ran at, while its own sparkline showed the cliff. The card, the subtitle
+/// and report.md now say that a drop lies inside the first sample, with the rates on either
+/// side and the cache it bounds.
+#[test]
+fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
+    let pts: Vec<(f64, f64, f64)> = (1..=4)
+        .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty());
+    let u = slccache::units::UnitSystem::Decimal;
+    let (_, cache, first, after) = slccache::report::card::card_texts(&t, &a, u);
+    for text in [&cache, &first, &after] {
+        assert!(
+            !text.contains("steady") && !text.contains("No cliff"),
+            "{text}"
+        );
+    }
+    assert!(cache.contains("first 1.00 s sample"), "{cache}");
+    assert!(first.contains("≥ 1090 MB/s"), "{first}");
+    assert_eq!(after, "after  300 MB/s");
+    let note = slccache::report::card::card_note(&a, u).unwrap();
+    assert!(note.contains("790 MB to 1.09 GB"), "{note}");
+    let spec = charts::throughput_data(&t, &a, &ReportOptions::default());
+    assert!(
+        spec.subtitle
+            .starts_with("No confirmed cliff: a drop inside the first 1.00 s sample"),
+        "{}",
+        spec.subtitle
+    );
+    let run = CompareRun {
+        name: "emu",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::markdown::report_md(&run, &[], u);
+    assert!(!md.contains("steady"), "{md}");
+    assert!(md.contains("no confirmed cliff"), "{md}");
+}
+
+/// Issue 22, item 12: the card quoted the first post-cache level ("after 874 MB/s" on the
+/// BIWIN fresh trace, whose post-cache run is mostly at 1650-1830 MB/s) that the terminal
+/// warns is unstable. The card gives the range and says it is unstable.
+#[test]
+fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
+    let t = slccache::timeline::import::load(&f).unwrap();
+    let a = slccache::detect::analyze(&t);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.starts_with("post-cache level unstable")),
+        "{:?}",
+        a.warnings
+    );
+    let (_, _, _, after) =
+        slccache::report::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
 }

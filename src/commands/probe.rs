@@ -534,6 +534,13 @@ fn finish(
                 format_bytes(c.bytes as f64, opts.units),
                 crate::report::terminal::interval_text(c.low_bytes, c.high_bytes, opts.units)
             )),
+            (None, Some(_)) if analysis.unconfirmed_drop.is_some() => {
+                let d = analysis.unconfirmed_drop.as_ref().expect("checked");
+                line.push_str(&format!(
+                    "; no confirmed cliff: {}",
+                    crate::detect::unconfirmed_drop_text(d, opts.units)
+                ))
+            }
             (None, Some(lb)) => line.push_str(&format!(
                 "; no cliff seen: {}",
                 crate::detect::no_cliff_text(Some(lb), bytes, opts.units)

@@ -108,6 +108,13 @@ pub fn summary_text(
                 crate::report::terminal::interval_text(e.low_bytes, e.high_bytes, units)
             );
         }
+        None if analysis.unconfirmed_drop.is_some() => {
+            let d = analysis.unconfirmed_drop.as_ref().expect("checked");
+            s += &format!(
+                "  estimate:    no confirmed cliff: {}\n",
+                crate::detect::unconfirmed_drop_text(d, units)
+            );
+        }
         None => {
             s += &format!(
                 "  estimate:    no cliff seen: {}\n",

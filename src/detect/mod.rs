@@ -18,7 +18,10 @@
 //!    the very start (too short for the blocks and the dip filter, and with no left
 //!    neighbour it is no excursion) is split off when the level after it lasts longer than a
 //!    dip and the run does not soon return to it (+ a stall inside it, no longer than a dip,
-//!    after which the rate comes back to its level, does not end it);
+//!    after which the rate comes back to its level, does not end it; + a start-up burst of a
+//!    few samples above a level that later falls more than twice as far, and stays down, does
+//!    not end it either; + a slow phase that swings widely does not hide it: when the run's
+//!    noise scale finds nothing, that of its first samples is tried for a clear fall);
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
 //!    dip, not one outlier per sample), a straddling sample giving a sub-sample position,
@@ -141,6 +144,11 @@ pub struct Analysis {
     /// cache size is still the first cliff's. Absent from the JSON when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub returns: Vec<CacheReturn>,
+    /// With no cliff: a drop the run saw but could not confirm (inside the first sample, or
+    /// a level after it that lasted no longer than a GC dip can). Absent from the JSON when
+    /// there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconfirmed_drop: Option<UnconfirmedDrop>,
     /// The run only read: every byte and rate above is of its reads, and a "cliff" is a fall
     /// in the read rate, not a write cache running out. Absent from the JSON for runs that
     /// wrote.
@@ -150,6 +158,45 @@ pub struct Analysis {
     /// last cliff. Absent when the span is not known (an imported log) or the run only read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+}
+
+/// Where an [`UnconfirmedDrop`] lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropWhere {
+    /// Inside the first sample: the sample mixes two levels, so the drop's time and the rate
+    /// before it are not known, only that the rate before it was at least the sample's.
+    FirstSample,
+    /// After a short high start, with the lower level lasting to the end of the run.
+    Start,
+    /// A low stretch at the end of the run.
+    End,
+}
+
+/// A drop seen but too short to call a cliff (see [`Analysis::unconfirmed_drop`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnconfirmedDrop {
+    /// Where it lies.
+    pub at: DropWhere,
+    /// When the rate fell, seconds: the start of the sample it fell in (for a drop inside the
+    /// first sample, the start of the run).
+    pub t_s: f64,
+    /// Latest time the fall can have happened, seconds (the end of the sample it fell in).
+    pub t_high_s: f64,
+    /// Bytes written before the drop (the lower bound of the cache, were the drop its end).
+    pub bytes_low: u64,
+    /// Most bytes the drop can have come after, when the sampling bounds it (inside the first
+    /// sample); else the same as `bytes_low`.
+    pub bytes_high: u64,
+    /// The rate before the drop, bytes/s; for a drop inside the first sample only a lower
+    /// bound (the sample's own rate, a mixture of the two levels).
+    pub before_bytes_per_sec: f64,
+    /// The rate after it, bytes/s.
+    pub after_bytes_per_sec: f64,
+    /// How long the lower level was seen, seconds.
+    pub after_s: f64,
+    /// The interval of the samples, seconds: what limits what the run can tell.
+    pub interval_s: f64,
 }
 
 /// The level after the last cliff counts as "still a cache" when it is at least this share of
@@ -335,6 +382,11 @@ pub struct Slowdown {
     pub before_bytes_per_sec: f64,
     /// Mean throughput during its lowest stretch, bytes/s.
     pub low_bytes_per_sec: f64,
+    /// The drop into it was thermal throttling (the drive's thermal-management counters rose,
+    /// or the drive was at its hottest): heat, not garbage collection or the host. Absent
+    /// from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thermal: bool,
 }
 
 /// The cache came back while the drive was written: after a low stretch that was the cache
@@ -411,6 +463,57 @@ pub fn no_cliff_text(bound: Option<u64>, bytes_total: u64, units: UnitSystem) ->
         "no cache, or one larger than {}",
         format_bytes(bound.unwrap_or(bytes_total) as f64, units)
     )
+}
+
+/// What to do for finer samples than `dt` seconds, in words every subcommand can follow:
+/// slccache's own runs take `--interval`; `analyze` reads what it is given, so a log from
+/// another tool needs that tool's logging interval shortened.
+fn finer_sampling(dt: f64) -> String {
+    let (flag, words) = if dt > 0.15 {
+        ("100ms", "100 ms")
+    } else {
+        ("20ms", "20 ms")
+    };
+    format!(
+        "sample more often, e.g. every {words} (--interval {flag} on a run of slccache; a log \
+         from another tool needs its own logging interval shortened)"
+    )
+}
+
+/// True when phase `p` of `a` lies inside a slowdown that was thermal throttling: the drive
+/// slowed for heat there, so it is no "after the cache" level.
+pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
+    a.slowdowns
+        .iter()
+        .any(|s| s.thermal && p.start_s >= s.t_s - 1e-6 && p.end_s <= s.t_s + s.duration_s + 1e-6)
+}
+
+/// The words for an [`UnconfirmedDrop`], for a result line, a subtitle or a table: what was
+/// seen, and what it bounds. "a drop inside the first 1.00 s sample (at least 1078 MB/s ->
+/// 302 MB/s): a cache of 776 MB to 1.08 GB if it was the cache running out" or "a drop after
+/// 539 MB too short to confirm (199 MB/s -> 41.9 MB/s for the last 1.7 s): the cache is at
+/// least 539 MB".
+pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
+    match d.at {
+        DropWhere::FirstSample => format!(
+            "a drop inside the first {} sample (at least {} -> {}): a cache of {} to {} if it \
+             was the cache running out",
+            crate::units::format_interval(d.interval_s),
+            format_rate(d.before_bytes_per_sec, units),
+            format_rate(d.after_bytes_per_sec, units),
+            format_bytes(d.bytes_low as f64, units),
+            format_bytes(d.bytes_high as f64, units),
+        ),
+        DropWhere::Start | DropWhere::End => format!(
+            "a drop after {} too short to confirm ({} -> {} for the last {:.1} s): the cache \
+             is at least {}",
+            format_bytes(d.bytes_low as f64, units),
+            format_rate(d.before_bytes_per_sec, units),
+            format_rate(d.after_bytes_per_sec, units),
+            d.after_s,
+            format_bytes(d.bytes_low as f64, units),
+        ),
+    }
 }
 
 /// Longest garbage-collection dip the detector is built to ignore, seconds.
@@ -665,9 +768,39 @@ struct HighStart {
     lasting: bool,
 }
 
-/// Looks for a [`HighStart`] in the first segment `s0`, with `sigma_x` the noise scale of
-/// single samples (ln).
+/// Looks for a [`HighStart`] in the first segment, with `sigma_x` the noise scale of single
+/// samples (ln) over the whole run.
+///
+/// A slow phase that swings widely (a throttle letting writes through in clumps: 21, 42 and
+/// 58 MB/s in turn) inflates that scale until a fivefold fall at the start reads as noise.
+/// When the run's scale finds no lasting high start, the scale of the first
+/// [`HEAD_NOISE_SAMPLES`] samples is tried instead, and its answer kept only for a high start
+/// that lasts and falls to under half its level: a cache phase that clear needs no scale
+/// from the swings after it.
 fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
+    let found = high_start_with(w, segs, sigma_x);
+    if found.is_some_and(|h| h.lasting) {
+        return found;
+    }
+    let s0 = &segs[0];
+    let head = &w.x[s0.start..s0.end.min(s0.start + HEAD_NOISE_SAMPLES)];
+    let d: Vec<f64> = head.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma_head = sample_noise(&d);
+    if sigma_head >= sigma_x {
+        return found;
+    }
+    match high_start_with(w, segs, sigma_head) {
+        Some(h) if h.lasting && h.run >= 2 && h.high - h.low > 2f64.ln() => Some(h),
+        _ => found,
+    }
+}
+
+/// Samples at the start of the run whose noise scale [`high_start`] tries when the run's
+/// scale finds nothing: enough for a short cache phase and a few samples after it.
+const HEAD_NOISE_SAMPLES: usize = 30;
+
+/// [`high_start`] with the noise scale `sigma_x` given.
+fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let s0 = &segs[0];
     let x = &w.x[s0.start..s0.end];
     let thr = MIN_STEP.max(3.0 * sigma_x);
@@ -709,6 +842,31 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
         run = again;
         low = w.level(s0.start + run, s0.end);
     }
+    // A start-up burst: a few samples above a level that later falls much further and stays
+    // down (three samples at least, and not to a stall) to the end of the segment (241 and 257 MB/s, then 199 MB/s for 2.2 s, then
+    // 40 MB/s). When that later fall is more than twice the burst's step, the cache phase is
+    // the burst and the level after it, and it ends at the later fall; while the stretch
+    // after the fall is shorter than the one before it, the median `low` is still the
+    // cache's level and hides it.
+    {
+        let mut v = x[skip..run].to_vec();
+        let burst = median(&mut v) - low;
+        let later = (run + 2..x.len()).find(|&f| {
+            let mid = w.level(s0.start + run, s0.start + f);
+            let rest = &x[f..];
+            let tail = w.level(s0.start + f, s0.end);
+            let up = rest.iter().filter(|&&v| v > mid - thr).count();
+            rest.len() >= 3
+                && x[f] < mid - thr
+                && mid - tail > thr.max(2.0 * burst)
+                && mid - tail < STALL_DROP
+                && up * 10 <= rest.len()
+        });
+        if let Some(f) = later {
+            run = f;
+            low = w.level(s0.start + run, s0.end);
+        }
+    }
     // The sample after the run may straddle the drop: then it is above the low level, if
     // by less than a whole step.
     if run + 1 < x.len()
@@ -737,10 +895,15 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let rest = &x[run..];
     let dt = w.samples[0].interval_s.max(1e-9);
     let rest_s = w.t_end(s0.end) - w.t_start(s0.start + run);
-    let back = rest.iter().filter(|&&v| v > low + thr).count();
     // A low stretch that the run leaves again for the level before it is a dip unless it
     // lasts longer than an excursion.
     let high = w.level(s0.start + skip, s0.start + cut.max(skip + 1));
+    // Samples of the rest that return: above the low level by more than the noise, and
+    // nearer the run's level than the low one (a low level that swings is still low).
+    let back = rest
+        .iter()
+        .filter(|&&v| v > (low + thr).max(0.5 * (low + high)))
+        .count();
     let returns = segs
         .get(1)
         .is_some_and(|s1| s1.level > high - MIN_STEP && rest_s < excursion_s(w));
@@ -765,7 +928,7 @@ fn unconfirmed_drop(
     segs: &[Seg],
     start: Option<HighStart>,
     sigma_x: f64,
-) -> Option<(f64, String)> {
+) -> Option<(f64, String, UnconfirmedDrop)> {
     let samples = w.samples;
     let units = UnitSystem::Decimal;
     let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
@@ -797,25 +960,48 @@ fn unconfirmed_drop(
                 } else {
                     excess
                 };
+            let drop = UnconfirmedDrop {
+                at: DropWhere::FirstSample,
+                t_s: samples[0].t_start_s(),
+                t_high_s: samples[0].t_s,
+                bytes_low: bound.round() as u64,
+                bytes_high: upper.round() as u64,
+                before_bytes_per_sec: high,
+                after_bytes_per_sec: low,
+                after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
+                interval_s: dt,
+            };
             return Some((
                 bound,
                 format!(
                     "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of \
-                     {} to {} may have run out within the first {} s sample (or early in the next), too early \
-                     to measure; rerun with a shorter --interval (e.g. {}) to see it",
+                     {} to {} may have run out within the first {} sample (or early in the next), too early \
+                     to measure; {} to see it",
                     format_rate(high, units),
                     high / low,
                     format_rate(low, units),
                     format_bytes(bound, units),
                     format_bytes(upper, units),
-                    dt,
-                    if dt > 0.15 { "100ms" } else { "20ms" }
+                    crate::units::format_interval(dt),
+                    finer_sampling(dt),
                 ),
+                drop,
             ));
         }
         let t_drop = samples[hs.cut].t_start_s();
         let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
         let rest = samples[samples.len() - 1].t_s - samples[hs.cut].t_s;
+        let drop = UnconfirmedDrop {
+            at: DropWhere::Start,
+            t_s: t_drop,
+            t_high_s: samples[hs.cut].t_s,
+            bytes_low: bound.max(0.0).round() as u64,
+            bytes_high: bound.max(0.0).round() as u64,
+            before_bytes_per_sec: high,
+            after_bytes_per_sec: low,
+            after_s: rest,
+            interval_s: dt,
+        };
         return Some((
             bound,
             format!(
@@ -829,6 +1015,7 @@ fn unconfirmed_drop(
                 format_bytes(bound, units),
                 format_bytes(bound, units)
             ),
+            drop,
         ));
     }
     // A low run at the end of the last segment, at least two samples and half a second.
@@ -849,6 +1036,18 @@ fn unconfirmed_drop(
     let mut v = w.x[i..last.end].to_vec();
     let low = median(&mut v).exp();
     let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
+    let after_s = samples[samples.len() - 1].t_s - samples[i].t_start_s();
+    let drop = UnconfirmedDrop {
+        at: DropWhere::End,
+        t_s: samples[i].t_start_s(),
+        t_high_s: samples[i].t_s,
+        bytes_low: bound.max(0.0).round() as u64,
+        bytes_high: bound.max(0.0).round() as u64,
+        before_bytes_per_sec: last.level.exp(),
+        after_bytes_per_sec: low,
+        after_s,
+        interval_s: dt,
+    };
     Some((
         bound,
         format!(
@@ -861,6 +1060,7 @@ fn unconfirmed_drop(
             format_bytes(bound, units),
             format_bytes(bound, units)
         ),
+        drop,
     ))
 }
 
@@ -930,6 +1130,7 @@ fn analyze_timeline(t: &Timeline) -> Analysis {
         a.cache_estimate = None;
         a.cache_lower_bound_bytes = None;
         a.returns.clear();
+        a.unconfirmed_drop = None;
         // Keep what holds for any series (too few samples, slowdowns, stalls); drop what
         // speaks of the cache and of the levels after it.
         a.warnings.retain(|w| {
@@ -1031,6 +1232,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
         periodic: None,
         slowdowns: vec![],
         returns: vec![],
+        unconfirmed_drop: None,
         read_only: false,
         coverage: None,
     };
@@ -1439,16 +1641,29 @@ fn build_result(
                     bytes_before: (bs - b0).round().max(0.0) as u64,
                     before_bytes_per_sec: phases[j].mean_bytes_per_sec,
                     low_bytes_per_sec: phases[m].mean_bytes_per_sec,
+                    thermal: false,
                 });
                 j = k;
             }
             _ => j += 1,
         }
     }
+    // The drops that were heat: a slowdown that starts at one is throttling, and says so
+    // rather than blame garbage collection or the host (the thermal warning names it too).
+    let (thermal_text, thermal_at) = thermal_warnings(w.samples, &phases);
+    for s in &mut out.slowdowns {
+        s.thermal = thermal_at.iter().any(|&t| (t - s.t_s).abs() < 1e-9);
+    }
     for s in &out.slowdowns {
+        let why = if s.thermal {
+            "thermal throttling (see the thermal warning), not the cache running out, so it is \
+             not a cliff"
+        } else {
+            "garbage collection or a host hiccup, not the cache running out, so it is not a cliff"
+        };
         out.warnings.push(format!(
             "a temporary slowdown at {:.1} s (after {}): {} -> {} for {:.1} s ({}), then back; \
-             garbage collection or a host hiccup, not the cache running out, so it is not a cliff",
+             {why}",
             s.t_s,
             format_bytes(s.bytes_before as f64, units),
             format_rate(s.before_bytes_per_sec, units),
@@ -1533,23 +1748,37 @@ fn build_result(
             out.cache_lower_bound_bytes = None;
             // Sampling too coarse for the cache phase seen.
             let cache_s = r.t_s - t0;
-            let dt = out.interval_s;
+            // The whole samples before the cliff and their median length: counted, not derived
+            // from the run's median interval (the rows of a position CSV are shorter while the
+            // drive is fast).
+            let mut lens: Vec<f64> = samples
+                .iter()
+                .filter(|s| s.t_s <= r.t_s + 1e-9)
+                .map(|s| s.interval_s)
+                .collect();
+            let before = lens.len();
+            let dt = if lens.is_empty() {
+                out.interval_s
+            } else {
+                median(&mut lens)
+            };
             let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
-            if cache_s < 10.0 * dt || width > 0.05 {
+            if before < 10 || width > 0.05 {
                 out.warnings.push(format!(
-                    "sampling too coarse for a {cache_s:.1} s cache phase: only {:.0} sample(s) of \
-                     {dt} s before the cliff; rerun with a shorter --interval (e.g. {}) for a \
-                     tighter estimate",
-                    cache_s / dt,
-                    if dt > 0.15 { "100ms" } else { "20ms" }
+                    "sampling too coarse for a {cache_s:.1} s cache phase: only {} before the \
+                     cliff, of {} each; {} for a tighter estimate",
+                    crate::units::count_text(before, "sample", "samples"),
+                    crate::units::format_interval(dt),
+                    finer_sampling(dt),
                 ));
             }
         }
         None => match unconfirmed_drop(w, segs, start, sigma_x) {
-            Some((bound, text)) => {
+            Some((bound, text, drop)) => {
                 let cap = out.cache_lower_bound_bytes.unwrap_or(u64::MAX);
                 out.cache_lower_bound_bytes = Some((bound.round().max(0.0) as u64).min(cap));
                 out.warnings.push(text);
+                out.unconfirmed_drop = Some(drop);
             }
             None => {
                 let written = (b_end - b0).round().max(0.0) as u64;
@@ -1581,10 +1810,19 @@ fn build_result(
         .iter()
         .zip(&stall)
         .skip(since)
-        .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st)
+        .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st && !is_throttled(out, p))
         .map(|(p, _)| p)
         .collect();
-    if post.len() > 1 {
+    // Post-cache levels apart from the throttled stretches between them that all lie within
+    // a step of each other are one level: the throttling has its own warning.
+    let (lo, hi) = post.iter().fold((f64::INFINITY, 0.0f64), |(l, h), p| {
+        (l.min(p.mean_bytes_per_sec), h.max(p.mean_bytes_per_sec))
+    });
+    let one_level = post.len() > 1
+        && lo > 0.0
+        && (hi / lo).ln() < MIN_STEP
+        && out.slowdowns.iter().any(|s| s.thermal);
+    if post.len() > 1 && !one_level {
         let levels: Vec<String> = post
             .iter()
             .map(|p| {
@@ -1625,7 +1863,7 @@ fn build_result(
             format_rate(f.mean_bytes_per_sec, units)
         ));
     }
-    out.warnings.extend(thermal_warnings(w.samples, &phases));
+    out.warnings.extend(thermal_text);
     out.phases = phases;
 }
 
@@ -1670,7 +1908,9 @@ fn transitions_from(samples: &[Sample], t: f64) -> u64 {
 ///    warning says the cache estimate is in doubt.
 /// 2. Temperature alone, for drives without such counters: a drop whose temperature at the
 ///    boundary is within 2 °C of the run's maximum and at least 10 °C above its minimum.
-fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+///
+/// Returns the warnings and the times of the drops named thermal.
+fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> (Vec<String>, Vec<f64>) {
     let mut out = Vec::new();
     let drops: Vec<(usize, f64)> = phases
         .windows(2)
@@ -1737,11 +1977,11 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
     }
     // 2. Temperature alone.
     let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
-        return out;
+        return (out, by_counter);
     };
     let cold = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
     if hot - cold < 10.0 {
-        return out;
+        return (out, by_counter);
     }
     let hot_drops: Vec<(f64, f64)> = drops
         .iter()
@@ -1750,7 +1990,7 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         .filter(|&(_, c)| c >= hot - 2.0)
         .collect();
     if hot_drops.is_empty() {
-        return out;
+        return (out, by_counter);
     }
     let list: Vec<String> = hot_drops
         .iter()
@@ -1760,7 +2000,8 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
         "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C); these drops are heat, not the cache running out; cool the drive or quote them apart",
         list.join(", ")
     ));
-    out
+    by_counter.extend(hot_drops.iter().map(|p| p.0));
+    (out, by_counter)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use plotters::style::text_anchor::HPos;
 use super::charts::{palette, run_name, Rgb, Theme};
 use super::draw::{colors, fit_text, ink, register_fonts};
 use super::text::{Label, Style};
-use crate::detect::{Analysis, PhaseKind};
+use crate::detect::{Analysis, DropWhere, PhaseKind};
 use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
@@ -27,12 +27,34 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             format_bytes(e.low_bytes as f64, u),
             format_bytes(e.high_bytes as f64, u)
         ),
-        (None, true) => format!(
-            "No cliff in {} written",
-            format_bytes(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total) as f64, u)
-        ),
+        (None, true) => match &a.unconfirmed_drop {
+            Some(d) if d.at == DropWhere::FirstSample => format!(
+                "Drop inside the first {} sample",
+                crate::units::format_interval(d.interval_s)
+            ),
+            Some(d) => format!(
+                "Drop after {}, too short to confirm",
+                format_bytes(d.bytes_low as f64, u)
+            ),
+            None => format!(
+                "No cliff in {} written",
+                format_bytes(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total) as f64, u)
+            ),
+        },
         (None, false) => "Cache size not estimated".to_string(),
     };
+    // A drop the run saw but could not confirm: the rates on either side, not a "steady"
+    // mean over both that the drive never ran at.
+    if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
+        let before = match d.at {
+            DropWhere::FirstSample => {
+                format!("first  ≥ {}", format_rate(d.before_bytes_per_sec, u))
+            }
+            _ => format!("before  {}", format_rate(d.before_bytes_per_sec, u)),
+        };
+        let after = format!("after  {}", format_rate(d.after_bytes_per_sec, u));
+        return (drive, cache, before, after);
+    }
     let first = a.phases.first();
     let in_cache = match first {
         Some(p) if p.kind == PhaseKind::Cache => {
@@ -49,6 +71,29 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         .skip(1)
         .map(|p| p.mean_bytes_per_sec)
         .collect();
+    // More than one post-cache level (the analysis warns that it is unstable): the range,
+    // not the first of them, which may be the shortest (874 MB/s for 19 s of a run at
+    // 1650-1830 MB/s after it).
+    let post: Vec<f64> = a
+        .phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::PostCache && !crate::detect::is_throttled(a, p))
+        .map(|p| p.mean_bytes_per_sec)
+        .collect();
+    let unstable = a
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("post-cache level unstable"));
+    if unstable && post.len() > 1 && !a.phases.iter().any(|p| p.kind == PhaseKind::Folding) {
+        let lo = post.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = post.iter().copied().fold(0.0, f64::max);
+        let after = format!(
+            "after  {} to {} (unstable)",
+            super::charts::rate_number(lo, u),
+            format_rate(hi, u)
+        );
+        return (drive, cache, in_cache, after);
+    }
     let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
         (Some(&first), Some(min)) if min < 0.8 * first => format!(
             "after  {} → {}",
@@ -67,6 +112,20 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
 /// may follow. `None` when there is nothing to say.
 pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
     let mut parts = Vec::new();
+    if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
+        parts.push(match d.at {
+            DropWhere::FirstSample => format!(
+                "cache {} to {} if it ran out there; sample more often",
+                format_bytes(d.bytes_low as f64, u),
+                format_bytes(d.bytes_high as f64, u)
+            ),
+            _ => format!(
+                "lower level seen {:.1} s, no longer than a pause; cache ≥ {}",
+                d.after_s,
+                format_bytes(d.bytes_low as f64, u)
+            ),
+        });
+    }
     if let Some(r) = crate::detect::returns_text(a, u) {
         parts.push(r);
     }

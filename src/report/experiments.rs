@@ -17,7 +17,7 @@ use super::ReportOptions;
 use crate::results::recovery::{BurstRecord, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
-use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
+use crate::units::{count_text, format_bytes, format_rate, format_seconds, UnitSystem};
 
 const MEASURED: LineStyle = LineStyle {
     color: palette::VERMILLION,
@@ -316,40 +316,59 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
     } else {
         ""
     };
-    let subtitle = if fit.fold_rate_bytes_per_sec.is_none() && fit.delay_s.is_none() {
-        match (fit.fold_rate_bytes_per_sec_low, fit.delay_s_high) {
-            (Some(r), Some(d)) => format!(
-                "one idle time brought cache back: folding at least {} with a delay of at most \
-                 {}, not separately determined{interrupted}",
-                format_rate(r, u),
-                format_seconds(d)
-            ),
-            _ => format!("recovery model not determined (see the warnings){interrupted}"),
+    // Only what the fit determined: an interrupted run with too few points has no fit, and
+    // "folding not determined after not determined" says nothing.
+    let rate = fit.fold_rate_bytes_per_sec.map(|_| {
+        interval_text(
+            fit.fold_rate_bytes_per_sec,
+            fit.fold_rate_bytes_per_sec_low,
+            fit.fold_rate_bytes_per_sec_high,
+            |v| format_rate(v, u),
+        )
+    });
+    let delay = fit.delay_s.map(|_| {
+        interval_text(
+            fit.delay_s,
+            fit.delay_s_low,
+            fit.delay_s_high,
+            format_seconds,
+        )
+    });
+    let mut parts = Vec::new();
+    match (rate, delay) {
+        (Some(r), Some(d)) => parts.push(format!("folding {r} after {d}")),
+        (Some(r), None) => parts.push(format!("folding {r}")),
+        (None, Some(d)) => parts.push(format!("folding starts after {d}")),
+        (None, None) => {
+            // One idle time: bounds only.
+            if let (Some(r), Some(d)) = (fit.fold_rate_bytes_per_sec_low, fit.delay_s_high) {
+                parts.push(format!(
+                    "one idle time brought cache back: folding at least {} with a delay of at \
+                     most {}, not separately determined",
+                    format_rate(r, u),
+                    format_seconds(d)
+                ));
+            }
         }
-    } else {
-        format!(
-            "folding {} after {}; whole again after {}{}",
-            interval_text(
-                fit.fold_rate_bytes_per_sec,
-                fit.fold_rate_bytes_per_sec_low,
-                fit.fold_rate_bytes_per_sec_high,
-                |v| format_rate(v, u)
-            ),
-            interval_text(
-                fit.delay_s,
-                fit.delay_s_low,
-                fit.delay_s_high,
-                format_seconds
-            ),
+    }
+    if fit.full_recovery_s.is_some() {
+        parts.push(format!(
+            "whole again after {}",
             interval_text(
                 fit.full_recovery_s,
                 fit.full_recovery_s_low,
                 fit.full_recovery_s_high,
                 format_seconds
-            ),
-            interrupted
-        )
-    };
+            )
+        ));
+    }
+    if parts.is_empty() {
+        parts.push(format!(
+            "recovery fit not determined ({})",
+            count_text(pts.len(), "recovery point", "recovery points")
+        ));
+    }
+    let subtitle = format!("{}{interrupted}", parts.join("; "));
     with_ticks(ChartSpec {
         kind: ChartKind::Recovery,
         size: o.png_size,

@@ -47,10 +47,16 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             fb(e.low_bytes),
             fb(e.high_bytes)
         ),
-        (None, true) => format!(
-            "no cliff: {}",
-            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
-        ),
+        (None, true) => match &a.unconfirmed_drop {
+            Some(d) => format!(
+                "no confirmed cliff: {}",
+                crate::detect::unconfirmed_drop_text(d, units)
+            ),
+            None => format!(
+                "no cliff: {}",
+                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
+            ),
+        },
         (None, false) => "not estimated".to_string(),
     };
     v.push(("Cache size".to_string(), cache));
@@ -59,10 +65,30 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             format!("Phase {}", i + 1),
             format!(
                 "{}: {} ({} to {})",
-                phase_name(p.kind),
+                // A run with a drop it could not confirm was not steady: its one phase is the
+                // mean over both levels.
+                if p.kind == PhaseKind::Steady && a.unconfirmed_drop.is_some() {
+                    "no confirmed change (mean over the drop)"
+                } else if crate::detect::is_throttled(a, p) {
+                    "thermal throttling"
+                } else {
+                    phase_name(p.kind)
+                },
                 format_rate(p.mean_bytes_per_sec, units),
                 format_seconds(p.start_s),
                 format_seconds(p.end_s)
+            ),
+        ));
+    }
+    // The temperatures the timeline holds (a model's, or a probe's per interval).
+    let temps: Vec<f64> = r.timeline.samples.iter().filter_map(|s| s.temp_c).collect();
+    if let (Some(&first), Some(&last)) = (temps.first(), temps.last()) {
+        let hot = temps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let cold = temps.iter().copied().fold(f64::INFINITY, f64::min);
+        v.push((
+            "Temperature over the run".to_string(),
+            format!(
+                "{first:.0} °C at the start, {last:.0} °C at the end ({cold:.0} to {hot:.0} °C)"
             ),
         ));
     }

@@ -47,6 +47,17 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
             s.push_str(&coverage_suffix(a, units));
             s
         }
+        _ if a.unconfirmed_drop.is_some() => {
+            // A drop seen but not confirmed: no one level to quote (the run's mean would be a
+            // rate the drive never ran at).
+            let d = a.unconfirmed_drop.as_ref().expect("checked");
+            format!(
+                "no confirmed cliff in {} ({} written): {}",
+                format_seconds(a.duration_s),
+                format_bytes(a.bytes_total as f64, units),
+                crate::detect::unconfirmed_drop_text(d, units),
+            )
+        }
         _ => {
             // The run's mean: all that was written over all the time it took.
             let level = if a.duration_s > 0.0 {

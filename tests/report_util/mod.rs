@@ -152,6 +152,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         periodic: None,
         slowdowns: vec![],
         returns: vec![],
+        unconfirmed_drop: None,
         read_only: false,
         coverage: None,
     }

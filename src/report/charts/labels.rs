@@ -61,6 +61,13 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         (None, 0) if a.bytes_total == 0 => {
             "Nothing was written: no cliff, no cache size".to_string()
         }
+        (None, 0) if a.unconfirmed_drop.is_some() => {
+            let d = a.unconfirmed_drop.as_ref().expect("checked");
+            format!(
+                "No confirmed cliff: {}",
+                crate::detect::unconfirmed_drop_text(d, units)
+            )
+        }
         (None, 0) => format!(
             "No cliff seen: {}",
             crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)

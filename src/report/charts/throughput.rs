@@ -1,7 +1,7 @@
 //! The throughput charts, over time and over data written, and their zoomed versions: rate per
 //! interval, a smoothed line, phases shaded, cliffs and drops marked, temperature on a second
 //! axis where recorded.
-use crate::detect::{Analysis, PhaseKind};
+use crate::detect::{Analysis, DropWhere, PhaseKind};
 use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, format_seconds};
 
@@ -96,6 +96,16 @@ pub(super) fn interval_series(
             _ => (0.0, 0.0),
         };
         envelope(&pts, lo, hi, cols)
+    }
+}
+
+/// The name of a phase of `a` on the chart: a run with a drop it could not confirm was not
+/// steady, its one phase is the mean over both levels.
+fn phase_name_in(a: &Analysis, k: PhaseKind) -> &'static str {
+    if k == PhaseKind::Steady && a.unconfirmed_drop.is_some() && a.cliffs.is_empty() {
+        "mean, drop not confirmed"
+    } else {
+        phase_name(k)
     }
 }
 
@@ -416,7 +426,11 @@ pub(super) fn throughput(
             x1: to_x(p.end_s).min(x.max),
             label: format!(
                 "{}{}: {}",
-                phase_name(p.kind),
+                if crate::detect::is_throttled(a, p) {
+                    "thermal throttling"
+                } else {
+                    phase_name_in(a, p.kind)
+                },
                 // A cache phase that starts where the cache came back.
                 if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) {
                     " (back)"
@@ -504,8 +518,57 @@ pub(super) fn throughput(
         });
     }
     markers.sort_by(|p, q| p.x.total_cmp(&q.x));
+    // A drop the analysis saw but could not confirm: marked where it lies, in the words the
+    // terminal uses, never as a gradual drop.
+    if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
+        let (xv, interval, lines) = match d.at {
+            DropWhere::FirstSample => {
+                let (lo, hi) = match xk {
+                    XKind::Time => (d.t_s / xdiv, d.t_high_s / xdiv),
+                    XKind::Data => (d.bytes_low as f64 / xdiv, d.bytes_high as f64 / xdiv),
+                };
+                (
+                    hi,
+                    Some((lo, hi)),
+                    vec![
+                        format!(
+                            "drop inside the first {} sample: ≥ {}",
+                            crate::units::format_interval(d.interval_s),
+                            levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
+                        ),
+                        "too early to measure: sample more often".to_string(),
+                    ],
+                )
+            }
+            _ => (
+                match xk {
+                    XKind::Time => d.t_s / xdiv,
+                    XKind::Data => d.bytes_low as f64 / xdiv,
+                },
+                None,
+                vec![
+                    format!(
+                        "drop too short to confirm: {}",
+                        levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
+                    ),
+                    format!("seen for {:.1} s: a cliff or a pause", d.after_s),
+                ],
+            ),
+        };
+        if xv <= x.max {
+            markers.push(Marker {
+                x: xv.max(x.min),
+                interval,
+                lines,
+                style: DROP_STYLE,
+                side: LabelSide::Right,
+                row: 0,
+                group: None,
+            });
+        }
+    }
     // A run without a cliff that still slows down visibly: say so on the chart.
-    let drop = if a.cliffs.is_empty() {
+    let drop = if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
         gradual_drop(&rows)
     } else {
         None
@@ -616,6 +679,9 @@ pub(super) fn throughput(
             RETURN_STYLE,
         ));
     }
+    if a.cliffs.is_empty() && a.unconfirmed_drop.is_some() && !a.read_only {
+        legend.push(LegendEntry::line("drop not confirmed", DROP_STYLE));
+    }
     if drop.is_some() {
         legend.push(LegendEntry::line("gradual drop", DROP_STYLE));
     }
@@ -628,7 +694,7 @@ pub(super) fn throughput(
     }
     for k in kinds {
         legend.push(LegendEntry {
-            name: phase_name(k).to_string(),
+            name: phase_name_in(a, k).to_string(),
             style: LineStyle {
                 color: phase_color(k),
                 alpha: 1.0,
