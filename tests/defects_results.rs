@@ -476,6 +476,8 @@ fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
         seen.iter().any(|l| l.starts_with("[1/3]")),
         "the first point never finished: {seen:?}"
     );
+    // Well inside the second point (4 s long), not in the gap before it starts.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     signal(child.pid(), libc::SIGINT);
     let rest: Vec<String> = lines.map_while(|l| l.ok()).collect();
     let o = child.wait();

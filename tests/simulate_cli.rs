@@ -96,8 +96,9 @@ fn default_output_folder_is_named_after_the_preset() {
         .collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
     let name = &runs[0];
-    assert!(name.starts_with("970evo-250g-sim-"), "{name}");
-    let stamp = name.trim_start_matches("970evo-250g-sim-");
+    // The overrides are part of the name (issue 22 item 38): another cache size, another name.
+    assert!(name.starts_with("970evo-250g-cache-2GB-sim-"), "{name}");
+    let stamp = name.trim_start_matches("970evo-250g-cache-2GB-sim-");
     assert_eq!(stamp.len(), "YYYYmmdd-HHMMSS".len(), "{name}");
     assert!(tmp
         .path()
