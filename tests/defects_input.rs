@@ -676,6 +676,28 @@ fn quiet_and_json_mean_the_same_everywhere() {
             "--out",
             &o("q5"),
         ]),
+        s(&[
+            "recovery",
+            "960evo-250g",
+            "--simulate",
+            "--idle",
+            "5s",
+            "--no-record",
+            "--out",
+            &o("q6"),
+        ]),
+        s(&[
+            "fill-sweep",
+            "960evo-250g",
+            "--simulate",
+            "--levels",
+            "0",
+            "--idle",
+            "5s",
+            "--no-record",
+            "--out",
+            &o("q7"),
+        ]),
     ];
     let mut wrong = Vec::new();
     for mut c in quiet_cases {

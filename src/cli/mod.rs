@@ -283,7 +283,8 @@ pub struct SweepArgs {
     /// Seed for offsets, data and the read/write choice [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// No per-point lines.
+    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
+    /// summary.json and report.md).
     #[arg(long, short)]
     pub quiet: bool,
     /// Outputs.
@@ -481,7 +482,8 @@ pub struct ProbeArgs {
     /// --engine io-uring-poll. Needs poll queues (nvme.poll_queues=N on the kernel command line).
     #[arg(long, conflicts_with = "engine")]
     pub hipri: bool,
-    /// No progress line: nothing but errors and the final line.
+    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
+    /// summary.json and report.md).
     #[arg(long, short)]
     pub quiet: bool,
     /// Print the analysis as one JSON object to stdout (the same as summary.json's
@@ -557,7 +559,7 @@ pub struct SimulateArgs {
     /// Print the analysis as JSON to stdout.
     #[arg(long)]
     pub json: bool,
-    /// Nothing but errors and the final line (no notes, no warnings: they are in
+    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
     /// summary.json and report.md).
     #[arg(short, long)]
     pub quiet: bool,
@@ -596,7 +598,7 @@ pub struct CompareArgs {
     /// line goes to stderr.
     #[arg(long)]
     pub json: bool,
-    /// Nothing but errors and the final line (no notes, no warnings: they are in
+    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
     /// summary.json and report.md).
     #[arg(short, long)]
     pub quiet: bool,
@@ -630,7 +632,8 @@ pub struct BurstTargetArgs {
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
-    /// No progress line.
+    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
+    /// summary.json and report.md).
     #[arg(long, short)]
     pub quiet: bool,
     /// Outputs.
@@ -739,7 +742,7 @@ pub struct HistoryArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
-    /// Nothing but errors and the final line (no notes, no warnings: they are in
+    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
     /// summary.json and report.md).
     #[arg(short, long)]
     pub quiet: bool,

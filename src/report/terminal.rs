@@ -154,6 +154,17 @@ pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {
     s
 }
 
+/// A multi-line result (an experiment's text) as one line for `-q`: its lines trimmed and
+/// joined with "; ", without the warnings (they are in report.md and summary.json) and
+/// without the "outputs:" line.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("warning:") && !l.starts_with("outputs:"))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The one way slccache writes a 95% interval of bytes: `(95% interval 21.9 GB to 22.1 GB)`.
 pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
     format!(
