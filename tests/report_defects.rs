@@ -757,3 +757,31 @@ fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
         slccache::report::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
     assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
 }
+
+/// Issue 22 item 21: a comparison of runs whose caches round alike said "SLC cache from
+/// 13.0 GB to 13.0 GB"; it now gives the one figure.
+#[test]
+fn a_comparison_of_equal_caches_gives_one_figure() {
+    let base = three_drives();
+    let runs: Vec<(String, Timeline, slccache::detect::Analysis)> = (0..6)
+        .map(|i| {
+            let (t, a) = base[0].clone();
+            (
+                format!("The same drive measured again, run number {i}"),
+                t,
+                a,
+            )
+        })
+        .collect();
+    let cr: Vec<CompareRun<'_>> = runs
+        .iter()
+        .map(|(name, t, a)| CompareRun {
+            name,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    let spec = charts::compare_time(&cr, &ReportOptions::default());
+    assert!(spec.subtitle.contains("in every run"), "{}", spec.subtitle);
+    assert!(!spec.subtitle.contains(" from "), "{}", spec.subtitle);
+}

@@ -34,12 +34,47 @@ pub fn distinct_tails(names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// A run's name cut to 24 characters for labels on the plot (the legend has it in full).
+/// A run's name cut to about 24 characters for labels on the plot (the legend has it in
+/// full), at the end of a word: "Samsung SSD 960 EVO…", never "Samsung SSD 960 EVO 25…".
 pub fn short_name(name: &str) -> String {
     if name.chars().count() <= 24 {
-        name.to_string()
+        return name.to_string();
+    }
+    let head: String = name.chars().take(24).collect();
+    let next = name.chars().nth(24);
+    // Where the head ends inside a word, go back to the last break before it.
+    let cut = if next.is_some_and(|c| c.is_alphanumeric()) {
+        head.rfind([' ', ',', '(', '-', '/'])
+            .filter(|&i| i >= 8)
+            .map_or(head.as_str(), |i| &head[..i])
     } else {
-        name.chars().take(23).collect::<String>() + "…"
+        head.as_str()
+    };
+    cut.trim_end_matches([' ', ',', '(', '-', '/']).to_string() + "…"
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::short_name;
+
+    /// Issue 22 item 21: compare labels were cut mid-word ("…250G…").
+    #[test]
+    fn plot_labels_are_cut_at_a_word_end() {
+        let n = "Samsung SSD 960 EVO 250GB (simulated), 13:21:49";
+        let s = short_name(n);
+        assert_eq!(s, "Samsung SSD 960 EVO…");
+        let word_end = |s: &str| {
+            let head = s.trim_end_matches('…');
+            n.starts_with(head)
+                && n[head.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !c.is_alphanumeric())
+        };
+        assert!(word_end(&s), "{s}");
+        assert_eq!(short_name("short name"), "short name");
+        let long_word = "Averyveryverylongmodelnamewithoutspaces";
+        assert!(short_name(long_word).chars().count() <= 25);
     }
 }
 
@@ -310,11 +345,20 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         let without = runs.iter().filter(|r| r.analysis.cliffs.is_empty()).count();
         subtitle = format!("{} runs", runs.len());
         if let (Some(lo), Some(hi)) = (est.iter().min(), est.iter().max()) {
-            subtitle.push_str(&format!(
-                "  ·  SLC cache from {} to {}",
-                format_bytes(*lo as f64, u),
-                format_bytes(*hi as f64, u)
-            ));
+            let (lo, hi) = (format_bytes(*lo as f64, u), format_bytes(*hi as f64, u));
+            // One figure where the sizes round alike, not "from 13.0 GB to 13.0 GB".
+            if lo == hi {
+                if est.len() == runs.len() {
+                    subtitle.push_str(&format!("  ·  SLC cache {lo} in every run"));
+                } else {
+                    subtitle.push_str(&format!(
+                        "  ·  SLC cache {lo} in the {} runs with a cliff",
+                        est.len()
+                    ));
+                }
+            } else {
+                subtitle.push_str(&format!("  ·  SLC cache from {lo} to {hi}"));
+            }
         }
         if without > 0 {
             subtitle.push_str(&format!("  ·  {without} without a cliff"));

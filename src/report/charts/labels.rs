@@ -207,7 +207,8 @@ pub(super) fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> V
     v
 }
 
-/// Joins parts into lines that fit `width` pixels at footer size (at most 3 lines). A line
+/// Joins parts into lines that fit `width` pixels at footer size (as many lines as it takes,
+/// up to 5, so that no line is cut: a part longer than a line is the only one over). A line
 /// up to 12% too long stays one line (it is drawn a little smaller), and the last part never
 /// sits alone on a line when the line before can give it company.
 pub fn wrap_parts(parts: &[String], width: f64, px: f64) -> Vec<String> {
@@ -244,11 +245,37 @@ pub(super) fn wrap_greedy(parts: &[String], width: f64, px: f64) -> Vec<String> 
             _ => lines.push(p.clone()),
         }
     }
-    if lines.len() > 3 {
-        let rest = lines.split_off(2).join(sep);
+    // Past 5 lines the chart would be mostly footer; the rest is joined (and cut when drawn).
+    if lines.len() > 5 {
+        let rest = lines.split_off(4).join(sep);
         lines.push(rest);
     }
     lines
+}
+
+#[cfg(test)]
+mod footer_tests {
+    use super::*;
+
+    /// Issue 22 item 21: a footer of many parts was joined into 3 lines, the last too long,
+    /// and drawn cut ("slccache 0.…"). Every line now fits.
+    #[test]
+    fn a_long_footer_wraps_without_a_cut() {
+        let parts: Vec<String> = (0..14)
+            .map(|i| format!("part {i}: a workload detail of some length"))
+            .chain(std::iter::once(format!("slccache {}", crate::VERSION)))
+            .collect();
+        let width = 1552.0;
+        let lines = wrap_parts(&parts, width, 15.0);
+        assert!(lines.len() > 3, "{lines:?}");
+        for l in &lines {
+            assert!(text_width(l, 15.0) <= width / 0.88, "{l}");
+        }
+        assert!(lines
+            .last()
+            .unwrap()
+            .ends_with(&format!("slccache {}", crate::VERSION)));
+    }
 }
 
 pub(super) fn trim_num(v: f64, decimals: usize) -> String {
