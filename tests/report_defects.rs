@@ -785,3 +785,36 @@ fn a_comparison_of_equal_caches_gives_one_figure() {
     assert!(spec.subtitle.contains("in every run"), "{}", spec.subtitle);
     assert!(!spec.subtitle.contains(" from "), "{}", spec.subtitle);
 }
+
+/// Issue 22 item 21: a short cache phase (2 s of a 190 s run) got no level label: its band was
+/// too narrow for it. The label now sits just right of the band, beside its level.
+#[test]
+fn a_short_cache_phase_gets_its_level_label() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("short");
+    let o = slccache()
+        .args([
+            "simulate",
+            "960evo-250g,cache=3GB",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "60GB",
+            "--no-early-stop",
+            "--no-record",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for chart in ["throughput-time.svg", "throughput-data.svg"] {
+        let svg = std::fs::read_to_string(out.join(chart)).unwrap();
+        assert!(
+            svg.contains("aria-label=\"SLC cache: 1"),
+            "{chart}: no level label for the cache phase"
+        );
+        assert!(svg.contains("aria-label=\"after the cache: "), "{chart}");
+    }
+}

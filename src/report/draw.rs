@@ -807,15 +807,21 @@ fn draw_band_labels<DB: DrawingBackend>(
             p.x(&spec.x, b.x1).min(p.right),
         );
         let avail = z - a - 2 * gap;
-        let Some((text, w)) = [&b.label, &b.short_label]
+        let inside = [&b.label, &b.short_label]
             .into_iter()
             .map(|t| (t, st.width(t) as i32))
-            .find(|(_, w)| w + 2 * pad <= avail)
-        else {
+            .find(|(_, w)| w + 2 * pad <= avail);
+        // A band too narrow for its label (a short cache phase): the label goes just right of
+        // the band, beside its level, where no line and no cliff label is (below).
+        let outside = inside.is_none();
+        let Some((text, w)) = inside.or_else(|| Some((&b.label, st.width(&b.label) as i32))) else {
             continue;
         };
-        let x0 = a + gap;
+        let x0 = if outside { z + gap } else { a + gap };
         let x1 = x0 + w + 2 * pad;
+        if x1 > p.right - gap {
+            continue;
+        }
         // The lines' extent over the label, leaving out the edge of the band (where the line
         // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips
         // and the sample that straddles the cliff), so the label sits next to the level it
@@ -840,24 +846,59 @@ fn draw_band_labels<DB: DrawingBackend>(
         if ys.len() < 3 {
             ys = ys_in(a);
         }
+        if outside {
+            // The band's own level, from the points inside the band.
+            ys = spec
+                .series
+                .iter()
+                .filter(|s| s.side == YSide::Left)
+                .flat_map(|s| s.points.iter())
+                .filter(|q| !spec.y.log || q.1 > 0.0)
+                .filter(|q| {
+                    let x = p.x(&spec.x, q.0);
+                    x >= a && x < z
+                })
+                .map(|q| p.y(&spec.y, q.1))
+                .collect();
+            ys.sort_unstable();
+        }
         let (hi, lo) = level_extent(&ys);
+        // Outside its band, a label must also keep off every line point under it.
+        let clear_of_lines = |y0: i32| {
+            !outside
+                || spec
+                    .series
+                    .iter()
+                    .flat_map(|s| s.points.iter())
+                    .filter(|q| !spec.y.log || q.1 > 0.0)
+                    .all(|q| {
+                        let (x, y) = (p.x(&spec.x, q.0), p.y(&spec.y, q.1));
+                        x < x0 - gap || x > x1 + gap || y < y0 - gap || y > y0 + h + gap
+                    })
+        };
         let free = |y0: i32| {
             y0 >= p.top + gap
                 && y0 + h <= p.bottom - gap
                 && boxes
                     .iter()
                     .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
+                && clear_of_lines(y0)
         };
         let mut cands = Vec::new();
         if hi != i32::MAX {
             cands.push(hi - 2 * gap - h);
             cands.push(lo + 2 * gap);
         }
-        cands.push(p.bottom - gap - h);
-        let y0 = cands
-            .into_iter()
-            .find(|&y| free(y))
-            .unwrap_or(p.bottom - gap - h);
+        if !outside {
+            cands.push(p.bottom - gap - h);
+        }
+        let Some(y0) = cands.into_iter().find(|&y| free(y)).or(if outside {
+            None
+        } else {
+            Some(p.bottom - gap - h)
+        }) else {
+            continue;
+        };
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y0 + h)],
             color(cs.bg).mix(0.75).filled(),
