@@ -75,9 +75,12 @@ pub const MAX_BLOCKS: usize = 2000;
 /// bytes after, value): groups them into at most [`MAX_BLOCKS`] blocks of equal sample count
 /// (each block's value is its median sample), then takes a moving median over `window` blocks, chosen
 /// from the number of blocks (3 to 31, odd). The median window never reaches across a time in
-/// `breaks_s` (the cliffs), so the line stays sharp where the drive changed level instead of
-/// blurring one phase into the next. Returns `None` with fewer than 5 samples.
-pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option<Smoothed> {
+/// `breaks` (the cliffs, as time in seconds and bytes written, sorted by time), so the line
+/// stays sharp where the drive changed level instead of blurring one phase into the next; it
+/// steps at each break, at the break's own bytes (a `NaN` byte count is interpolated within the
+/// sample that holds the break). Returns `None` with fewer than 5 samples.
+pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks: &[(f64, f64)]) -> Option<Smoothed> {
+    let breaks_s: Vec<f64> = breaks.iter().map(|b| b.0).collect();
     let n = samples.len();
     if n < 5 {
         return None;
@@ -157,7 +160,42 @@ pub fn smooth(samples: &[(f64, f64, f64, f64, f64)], breaks_s: &[f64]) -> Option
             let b = &blocks[i];
             (0.5 * (b.t0 + b.t1), 0.5 * (b.b0 + b.b1), med)
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // At a break the line steps at the break itself: each segment is carried to it at its own
+    // level, so the line does not start falling at the centre of the last block before a
+    // cliff (a second and more than a GB early on a 1 s run).
+    let at_break = |t: f64| -> f64 {
+        samples
+            .iter()
+            .find(|x| x.0 <= t && t <= x.1)
+            .map(|x| {
+                let f = if x.1 > x.0 {
+                    (t - x.0) / (x.1 - x.0)
+                } else {
+                    0.0
+                };
+                x.2 + f * (x.3 - x.2)
+            })
+            .unwrap_or(f64::NAN)
+    };
+    let mut stepped = Vec::with_capacity(points.len() + 2 * breaks_s.len());
+    for (i, &pt) in points.iter().enumerate() {
+        if i > 0 && seg[i] != seg[i - 1] && seg[i] >= 1 {
+            let (t, known) = breaks[seg[i] - 1];
+            let b = if known.is_finite() {
+                known
+            } else {
+                at_break(t)
+            };
+            let (prev, next) = (points[i - 1].2, pt.2);
+            if b.is_finite() && t > points[i - 1].0 && t < pt.0 {
+                stepped.push((t, b, prev));
+                stepped.push((t, b, next));
+            }
+        }
+        stepped.push(pt);
+    }
+    let points = stepped;
     let total_t = blocks[nb - 1].t1 - blocks[0].t0;
     let window_s = total_t / nb as f64 * window as f64;
     Some(Smoothed { points, window_s })
@@ -189,7 +227,7 @@ mod tests {
                 (i as f64, i as f64 + 1.0, 0.0, 0.0, v)
             })
             .collect();
-        let with = smooth(&s, &[10.0]).unwrap();
+        let with = smooth(&s, &[(10.0, f64::NAN)]).unwrap();
         assert!(
             with.points.iter().take(5).all(|p| p.2 == 5000.0),
             "{:?}",
@@ -197,6 +235,32 @@ mod tests {
         );
         let without = smooth(&s, &[]).unwrap();
         assert!(without.points.iter().take(5).any(|p| p.2 == 3500.0));
+    }
+
+    /// Issue 22 item 21: the smoothed line started falling at the centre of the last block
+    /// before the cliff (1.4 GB early on the data chart); it now keeps its level up to the
+    /// cliff and steps there.
+    #[test]
+    fn the_smoothed_line_steps_at_the_cliff() {
+        // 1 s samples of 1 GB/s: 20 at 5000, then 40 at 3500; the cliff at 20.4 s.
+        let s: Vec<(f64, f64, f64, f64, f64)> = (0..60)
+            .map(|i| {
+                let v = if i < 20 { 5000.0 } else { 3500.0 };
+                let (t0, t1) = (i as f64, i as f64 + 1.0);
+                (t0, t1, t0 * 1e9, t1 * 1e9, v)
+            })
+            .collect();
+        let sm = smooth(&s, &[(20.4, f64::NAN)]).unwrap();
+        // No point between the last level's block centre and the cliff falls below 5000.
+        for w in sm.points.windows(2) {
+            let ((t0, _, v0), (t1, _, v1)) = (w[0], w[1]);
+            if v0 != v1 {
+                assert_eq!(t0, t1, "the line changes level only at one x: {w:?}");
+                assert!((t0 - 20.4).abs() < 1e-9, "{w:?}");
+            }
+        }
+        let at = sm.points.iter().find(|p| p.0 == 20.4).unwrap();
+        assert!((at.1 - 20.4e9).abs() < 1.0, "bytes at the break: {}", at.1);
     }
 
     #[test]

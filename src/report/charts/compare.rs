@@ -201,7 +201,12 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             in_legend: false,
             group: Some(i),
         });
-        let breaks: Vec<f64> = r.analysis.cliffs.iter().map(|c| c.t_s).collect();
+        let breaks: Vec<(f64, f64)> = r
+            .analysis
+            .cliffs
+            .iter()
+            .map(|c| (c.t_s, c.bytes_written as f64))
+            .collect();
         if let Some(sm) = smooth(&rows, &breaks) {
             series.push(Series {
                 name: r.name.to_string(),
