@@ -24,7 +24,7 @@ pub fn size_arg(bytes: u64) -> String {
         (1 << 20, "MiB"),
         (1 << 10, "KiB"),
     ] {
-        if bytes >= unit && bytes % unit == 0 {
+        if bytes >= unit && bytes.is_multiple_of(unit) {
             return format!("{}{name}", bytes / unit);
         }
     }
