@@ -225,6 +225,11 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
 
+    // The model's own time is counted for the measured run only, not its preparation.
+    if let Some(emu) = &target.info.emulated {
+        emu.reset_pace();
+    }
+
     // 6. Run. The signal handlers (installed before the preparation) stay until the outputs
     // are written: a Ctrl-C, SIGTERM or SIGHUP while the charts are drawn still leaves every
     // output complete (exit 130).
@@ -408,6 +413,27 @@ fn finish(
                 .map(|w| crate::target::nvme::shared_counter_note(w, &namespaces)),
         );
     }
+    // A real-time emulation that fell short of its model measured the host: say so, with the
+    // figures (the model's own time for the same writes at the same queue depth).
+    let emulation = target.info.emulated.as_ref().map(|e| {
+        let pace = e.pace();
+        let dur = timeline.duration_s();
+        let moved = (bytes + timeline.read_bytes_total()) as f64;
+        let achieved = if dur > 0.0 { moved / dur } else { 0.0 };
+        if let Some(w) = crate::engine::emulated::shortfall_warning(achieved, dur, &pace) {
+            analysis.warnings.push(w);
+        }
+        let model = pace.model_bytes_per_sec();
+        serde_json::json!({
+            "achieved_bytes_per_sec": achieved,
+            "model_bytes_per_sec": model,
+            "share_of_model": model.map(|m| achieved / m),
+            "drive_idle_s": pace.idle_s,
+            "host_stalls": pace.long_gaps,
+            "host_stalls_s": pace.long_gap_s,
+            "stall_threshold_s": crate::engine::emulated::MAX_LAG_S,
+        })
+    });
     let host = HostInfo::collect(&target.info);
     let drive_state = DriveState {
         temperature_start_c: o.drive_start.temp_c,
@@ -419,7 +445,7 @@ fn finish(
     let extra_rows =
         crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
     let duration_s = timeline.duration_s();
-    let config = serde_json::json!({
+    let mut config = serde_json::json!({
         "target": target.info.spec,
         "engine": o.engine,
         "workload": cfg,
@@ -427,6 +453,11 @@ fn finish(
         "io_uring": ring_info,
         "out": out_dir,
     });
+    // For emulated drives, the rate achieved in real time against the model's own rate for
+    // the same writes at the same queue depth (bytes per second), and the drive's idle time.
+    if let Some(e) = emulation {
+        config["emulation"] = e;
+    }
     let summary = Summary {
         slccache_version: crate::VERSION.into(),
         config,

@@ -351,6 +351,35 @@ pub fn run(args: SweepArgs) -> Result<()> {
                 .unwrap_or_default()
         ));
     }
+    let short: Vec<String> = points
+        .iter()
+        .filter_map(|p| {
+            let model = p.model_bytes_per_sec?;
+            let share = p.bytes_per_sec / model;
+            (share < crate::engine::emulated::PACE_SHARE_OK).then(|| {
+                format!(
+                    "QD{} x{} {}: {} where the model gives {} ({:.0} %)",
+                    p.qd,
+                    p.jobs,
+                    format_bytes(p.bs as f64, UnitSystem::Binary),
+                    crate::report::sweep::iops_text(p.iops),
+                    crate::report::sweep::iops_text(p.iops / share),
+                    100.0 * share
+                )
+            })
+        })
+        .collect();
+    if !short.is_empty() {
+        let n = short.len();
+        let w = format!(
+            "the emulation fell short of its model at {n} point(s): {}; the host could not \
+             keep the emulated drive busy (a loaded or slow machine, or a model faster than the \
+             engine can run), so those points measured the host, not the model",
+            short.join("; ")
+        );
+        say(&format!("warning: {w}"));
+        notes.push(w);
+    }
     let crossed = points.iter().filter(|p| p.crossed_cliff).count();
     if crossed > 0 {
         notes.push(format!(
@@ -434,7 +463,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
 
 fn point_line(i: usize, n: usize, p: &SweepPoint, units: UnitSystem) -> String {
     format!(
-        "[{}/{n}] QD{} x{} {} {}% reads: {}, {}, p50 {}, p99 {}{}",
+        "[{}/{n}] QD{} x{} {} {}% reads: {}, {}, p50 {}, p99 {}{}{}",
         i + 1,
         p.qd,
         p.jobs,
@@ -444,6 +473,14 @@ fn point_line(i: usize, n: usize, p: &SweepPoint, units: UnitSystem) -> String {
         format_rate(p.bytes_per_sec, units),
         us_text(p.lat_p50_us),
         us_text(p.lat_p99_us),
+        match p.model_bytes_per_sec {
+            Some(m) if p.bytes_per_sec < crate::engine::emulated::PACE_SHARE_OK * m => format!(
+                " (short of the model's {}: {:.0} %)",
+                crate::report::sweep::iops_text(p.iops * m / p.bytes_per_sec.max(1e-9)),
+                100.0 * p.bytes_per_sec / m
+            ),
+            _ => String::new(),
+        },
         if p.crossed_cliff {
             " (cache ran out)"
         } else {
@@ -488,6 +525,7 @@ mod tests {
             lat_p99_us: None,
             cpu_pct: None,
             crossed_cliff: false,
+            model_bytes_per_sec: None,
             pattern: "randwrite".into(),
             label: None,
         }

@@ -53,17 +53,61 @@ fn human_s(s: f64) -> String {
     }
 }
 
+/// The median of `v` (reordered): selection, not a sort, with the same order (`total_cmp`)
+/// and so the same value a sort gives.
 fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
+    let (left, mid, _) = v.select_nth_unstable_by(n / 2, |a, b| a.total_cmp(b));
+    let mid = *mid;
     if n % 2 == 1 {
+        mid
+    } else {
+        let below = left
+            .iter()
+            .copied()
+            .max_by(|a, b| a.total_cmp(b))
+            .unwrap_or(mid);
+        0.5 * (below + mid)
+    }
+}
+
+/// The median of a sorted slice.
+fn sorted_median(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
         v[n / 2]
     } else {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
+}
+
+/// The running median of `v` over the windows `[i - k, i + k]` (cut at the ends): one sorted
+/// window kept up as it slides, instead of a sort per position.
+fn running_median(v: &[f64], k: usize) -> Vec<f64> {
+    let mut win: Vec<f64> = Vec::with_capacity(2 * k + 1);
+    let (mut lo, mut hi) = (0usize, 0usize);
+    let place = |win: &Vec<f64>, x: f64| win.partition_point(|y| y.total_cmp(&x).is_lt());
+    (0..v.len())
+        .map(|i| {
+            let (want_lo, want_hi) = (i.saturating_sub(k), (i + k + 1).min(v.len()));
+            while hi < want_hi {
+                let at = place(&win, v[hi]);
+                win.insert(at, v[hi]);
+                hi += 1;
+            }
+            while lo < want_lo {
+                let at = place(&win, v[lo]);
+                win.remove(at);
+                lo += 1;
+            }
+            sorted_median(&win)
+        })
+        .collect()
 }
 
 /// Fewest dips that make a pattern.
@@ -90,13 +134,7 @@ pub fn find(samples: &[Sample]) -> Option<Periodic> {
     let b = (n / 2000).max(1);
     let blocks: Vec<f64> = rate.chunks(b).map(|c| median(&mut c.to_vec())).collect();
     let k = (blocks.len() / 20).max(4);
-    let base_block: Vec<f64> = (0..blocks.len())
-        .map(|i| {
-            let lo = i.saturating_sub(k);
-            let hi = (i + k + 1).min(blocks.len());
-            median(&mut blocks[lo..hi].to_vec())
-        })
-        .collect();
+    let base_block = running_median(&blocks, k);
     let base = |i: usize| base_block[(i / b).min(base_block.len() - 1)];
     // Noise of ln rate from the samples near the baseline (robust: MAD of the ratio).
     let mut ratios: Vec<f64> = (0..n)
@@ -177,4 +215,43 @@ pub fn find(samples: &[Sample]) -> Option<Periodic> {
         count: runs.len(),
         starts_s: starts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive_median(v: &[f64]) -> f64 {
+        let mut s = v.to_vec();
+        s.sort_by(|a, b| a.total_cmp(b));
+        sorted_median(&s)
+    }
+
+    #[test]
+    fn selection_and_running_medians_equal_sorting() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let v: Vec<f64> = (0..500)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Ties and a few repeated values too.
+                if i % 7 == 0 {
+                    1.0
+                } else {
+                    (x % 1000) as f64 / 10.0
+                }
+            })
+            .collect();
+        for n in [1, 2, 3, 10, 11, 500] {
+            assert_eq!(median(&mut v[..n].to_vec()), naive_median(&v[..n]));
+        }
+        for k in [0, 1, 4, 25, 600] {
+            let run = running_median(&v, k);
+            for (i, m) in run.iter().enumerate() {
+                let (lo, hi) = (i.saturating_sub(k), (i + k + 1).min(v.len()));
+                assert_eq!(*m, naive_median(&v[lo..hi]), "k {k} at {i}");
+            }
+        }
+    }
 }

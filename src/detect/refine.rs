@@ -120,11 +120,15 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
     let ln_run = (dt_max / DIP_EVERY_S).min(0.5).ln();
     let ln_unif = -DIP_DEPTH.ln();
     // before[k]: samples lo..lo+k at level a, with dips.
+    // One buffer for the terms of every log-sum-exp below (no allocation per sample; the
+    // same terms in the same order, so the same sums).
+    let mut terms: Vec<f64> = Vec::with_capacity(k_max + 1);
     let mut before = vec![0.0; w + 1];
     let mut run_a = 0usize; // consecutive samples below a ending at the current one
     for k in 0..w {
         run_a = if x[lo + k] < a.mu { run_a + 1 } else { 0 };
-        let mut terms = vec![before[k] + term(lo + k, a)];
+        terms.clear();
+        terms.push(before[k] + term(lo + k, a));
         for l in 1..=run_a.min(k_max) {
             terms.push(before[k + 1 - l] + l as f64 * ln_unif + ln_run);
         }
@@ -135,7 +139,8 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
     let mut run_b = 0usize;
     for k in (0..w).rev() {
         run_b = if x[lo + k] < b.mu { run_b + 1 } else { 0 };
-        let mut terms = vec![after[k + 1] + term(lo + k, b)];
+        terms.clear();
+        terms.push(after[k + 1] + term(lo + k, b));
         for l in 1..=run_b.min(k_max) {
             terms.push(after[k + l] + l as f64 * ln_unif + ln_run);
         }
@@ -150,26 +155,29 @@ pub fn refine(samples: &[Sample], x: &[f64], lo: usize, hi: usize, a: Level, b: 
     // One dip spanning the change: the last samples before it below level a, the straddling
     // sample and the first samples after it below level b are one event. Inside such a dip
     // the position within the straddling sample is unknown (uniform).
-    let span = |k: usize| -> f64 {
+    let mut span = |k: usize| -> f64 {
         let i = lo + k;
         if x[i] >= a.mu.max(b.mu) {
             return f64::NEG_INFINITY;
         }
-        let mut left = vec![before[k]];
+        terms.clear();
+        terms.push(before[k]);
         for l in 1..=k.min(k_max) {
             if x[lo + k - l] >= a.mu {
                 break;
             }
-            left.push(before[k - l] + l as f64 * ln_unif);
+            terms.push(before[k - l] + l as f64 * ln_unif);
         }
-        let mut right = vec![after[k + 1]];
+        let left = log_sum_exp(&terms);
+        terms.clear();
+        terms.push(after[k + 1]);
         for l in 1..=(w - k - 1).min(k_max) {
             if x[lo + k + l] >= b.mu {
                 break;
             }
-            right.push(after[k + 1 + l] + l as f64 * ln_unif);
+            terms.push(after[k + 1 + l] + l as f64 * ln_unif);
         }
-        log_sum_exp(&left) + log_sum_exp(&right) + ln_run + ln_unif
+        left + log_sum_exp(&terms) + ln_run + ln_unif
     };
     // The position is integrated over GRID cells per sample. A straight mix is sharply
     // peaked in the position when the noise is low, so its likelihood is integrated over each

@@ -25,8 +25,14 @@
 //! progress line).
 //!
 //! The analysis is repeated when the timeline has grown by one sample or by
-//! [`REANALYSE_SHARE`] of its length, whichever is more, so that a long run costs
-//! O(n log n) analyses of growing prefixes, not O(n^2).
+//! [`REANALYSE_SHARE`] of its length, whichever is more. Each analysis reads a bounded view
+//! of the timeline so far ([`MAX_VIEW`] samples at most): the samples themselves while there
+//! are fewer, and after that neighbouring samples merged in groups of 2, 4, 8, ... (bytes
+//! summed, rates weighted by time), kept up as samples arrive. An analysis therefore costs
+//! the same after an hour of 10 ms samples (360 000) as after a minute and a half, and the
+//! rule's work per interval falls as the run grows instead of rising with it; runs of up to
+//! [`MAX_VIEW`] samples are analysed exactly as before. The rule only decides when to stop:
+//! the run's own analysis, for every output, reads the whole timeline.
 //!
 //! Building blocks for experiments that write in bursts (recovery after idling, cache size
 //! against fill level): [`SampleSource`] is anything that writes and yields one sample per
@@ -47,6 +53,10 @@ pub const MAX_AUTO_HOLD_S: f64 = 120.0;
 /// The timeline is analysed again once it has grown by this share of its length (or by one
 /// sample, whichever is more).
 pub const REANALYSE_SHARE: f64 = 0.01;
+
+/// Most samples one analysis of the rule reads: past this, neighbouring samples are merged
+/// in pairs (see the module documentation).
+pub const MAX_VIEW: usize = 8192;
 
 /// Two estimates are the same cliff when one lies inside the other's interval widened by
 /// this share of its bytes.
@@ -132,6 +142,10 @@ pub enum Decision {
 pub struct StopRule {
     cfg: StopConfig,
     timeline: Timeline,
+    /// The bounded view the analyses read.
+    view: CoarseView,
+    /// Samples the latest analysis read, and the most any analysis read.
+    work: (usize, usize),
     /// Analyse again once the newest sample ends at or after this time.
     next_eval_t: f64,
     estimate: Option<Estimate>,
@@ -152,6 +166,8 @@ impl StopRule {
                 samples: Vec::new(),
                 meta: RunMeta::default(),
             },
+            view: CoarseView::default(),
+            work: (0, 0),
             next_eval_t: f64::NEG_INFINITY,
             estimate: None,
             target: None,
@@ -170,14 +186,24 @@ impl StopRule {
     /// Adds one sample; analyses the timeline so far when it is due; returns the decision.
     /// Once the rule has said [`Decision::Stop`], it keeps saying it.
     pub fn push(&mut self, s: Sample) -> Decision {
+        self.view.push(&s);
         self.timeline.samples.push(s);
         self.evaluate_if_due()
     }
 
     /// Adds several samples and analyses at most once (for a caller that fell behind).
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) -> Decision {
-        self.timeline.samples.extend(samples);
+        for s in samples {
+            self.view.push(&s);
+            self.timeline.samples.push(s);
+        }
         self.evaluate_if_due()
+    }
+
+    /// How many samples the latest analysis read, and the most any analysis read (at most
+    /// [`MAX_VIEW`] plus one, whatever the run's length).
+    pub fn analysed_samples(&self) -> (usize, usize) {
+        self.work
     }
 
     /// The decision so far (without analysing).
@@ -229,6 +255,13 @@ impl StopRule {
         &self.timeline.samples
     }
 
+    /// Hands over the samples so far, so that a caller that needs them after the run does not
+    /// keep a second copy; the rule keeps its estimate, its counts and its bounded view, and
+    /// [`StopRule::samples`] is empty afterwards.
+    pub fn take_samples(&mut self) -> Vec<Sample> {
+        std::mem::take(&mut self.timeline.samples)
+    }
+
     fn evaluate_if_due(&mut self) -> Decision {
         let Some(last) = self.timeline.samples.last() else {
             return Decision::Continue;
@@ -248,7 +281,9 @@ impl StopRule {
         let (t0, now) = (first.t_start_s(), last.t_s);
         let interval = last.interval_s.max(1e-9);
         self.next_eval_t = now + (REANALYSE_SHARE * (now - t0)).max(0.5 * interval);
-        let a = analyze(&self.timeline);
+        let a = self.view.analyze();
+        let read = self.view.len();
+        self.work = (read, self.work.1.max(read));
         self.analyses += 1;
         let first = a.cliffs.first().cloned().zip(a.cache_estimate.clone());
         let prev = self.estimate.take();
@@ -321,22 +356,135 @@ impl StopRule {
 }
 
 /// Bytes written by run time `t_s`, read off the samples (linear within the sample that
-/// holds `t_s`).
+/// holds `t_s`; samples in time order, found by bisection).
 fn bytes_at(samples: &[Sample], t_s: f64) -> u64 {
-    let mut before = 0u64;
-    for s in samples {
-        if s.t_s >= t_s {
-            let start = s.t_start_s();
-            let share = if s.t_s > start {
-                ((t_s - start) / (s.t_s - start)).clamp(0.0, 1.0)
-            } else {
-                1.0
-            };
-            return before + (share * s.bytes as f64).round() as u64;
+    let i = samples.partition_point(|s| s.t_s < t_s);
+    let before = if i == 0 {
+        0
+    } else {
+        samples[i - 1].bytes_total
+    };
+    let Some(s) = samples.get(i) else {
+        return before;
+    };
+    let start = s.t_start_s();
+    let share = if s.t_s > start {
+        ((t_s - start) / (s.t_s - start)).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    before + (share * s.bytes as f64).round() as u64
+}
+
+/// The bounded view of a growing timeline that the rule analyses: whole groups of `group`
+/// neighbouring samples merged into one, and the group still filling. `group` doubles (and
+/// the whole groups merge in pairs) whenever there are [`MAX_VIEW`] of them; with `group` 1
+/// the view is the samples themselves.
+#[derive(Debug, Clone)]
+struct CoarseView {
+    whole: Timeline,
+    group: usize,
+    /// The group still filling, and how many samples it holds.
+    filling: Option<(Sample, usize)>,
+}
+
+impl Default for CoarseView {
+    fn default() -> Self {
+        CoarseView {
+            whole: Timeline {
+                samples: Vec::new(),
+                meta: RunMeta::default(),
+            },
+            group: 1,
+            filling: None,
         }
-        before = s.bytes_total;
     }
-    before
+}
+
+impl CoarseView {
+    fn push(&mut self, s: &Sample) {
+        let (acc, n) = match self.filling.take() {
+            None => (s.clone(), 1),
+            Some((mut acc, n)) => {
+                merge_sample(&mut acc, s);
+                (acc, n + 1)
+            }
+        };
+        if n < self.group {
+            self.filling = Some((acc, n));
+            return;
+        }
+        self.whole.samples.push(acc);
+        if self.whole.samples.len() >= MAX_VIEW {
+            let old = std::mem::take(&mut self.whole.samples);
+            let mut it = old.into_iter();
+            while let Some(mut a) = it.next() {
+                if let Some(b) = it.next() {
+                    merge_sample(&mut a, &b);
+                }
+                self.whole.samples.push(a);
+            }
+            self.group *= 2;
+        }
+    }
+
+    /// Samples in the view (whole groups and the one filling).
+    fn len(&self) -> usize {
+        self.whole.samples.len() + usize::from(self.filling.is_some())
+    }
+
+    fn analyze(&mut self) -> Analysis {
+        let Some((f, _)) = &self.filling else {
+            return analyze(&self.whole);
+        };
+        self.whole.samples.push(f.clone());
+        let a = analyze(&self.whole);
+        self.whole.samples.pop();
+        a
+    }
+}
+
+/// Merges `b`, the sample right after `a`, into `a`: one sample for both intervals (bytes and
+/// time summed, rates and shares weighted by time, the worse latency and the hotter
+/// temperature, the later counters).
+fn merge_sample(a: &mut Sample, b: &Sample) {
+    let (ta, tb) = (a.interval_s.max(0.0), b.interval_s.max(0.0));
+    let t = ta + tb;
+    let mean = |x: f64, y: f64| {
+        if t > 0.0 {
+            (x * ta + y * tb) / t
+        } else {
+            0.5 * (x + y)
+        }
+    };
+    let opt = |x: Option<f64>, y: Option<f64>, f: &dyn Fn(f64, f64) -> f64| match (x, y) {
+        (Some(x), Some(y)) => Some(f(x, y)),
+        (x, y) => x.or(y),
+    };
+    a.t_s = b.t_s;
+    a.interval_s = t;
+    a.bytes += b.bytes;
+    a.bytes_total = b.bytes_total;
+    a.bytes_per_sec = if t > 0.0 { a.bytes as f64 / t } else { 0.0 };
+    a.iops = mean(a.iops, b.iops);
+    a.lat_p50_us = opt(a.lat_p50_us, b.lat_p50_us, &mean);
+    a.lat_p99_us = opt(a.lat_p99_us, b.lat_p99_us, &f64::max);
+    a.lat_max_us = opt(a.lat_max_us, b.lat_max_us, &f64::max);
+    a.temp_c = opt(a.temp_c, b.temp_c, &f64::max);
+    a.thermal_transitions = b.thermal_transitions.or(a.thermal_transitions);
+    a.cpu_pct = opt(a.cpu_pct, b.cpu_pct, &mean);
+    a.cpu_wait_pct = opt(a.cpu_wait_pct, b.cpu_wait_pct, &mean);
+    a.read = match (a.read.take(), &b.read) {
+        (Some(mut x), Some(y)) => {
+            x.bytes += y.bytes;
+            x.iops = mean(x.iops, y.iops);
+            x.lat_p50_us = opt(x.lat_p50_us, y.lat_p50_us, &mean);
+            x.lat_p99_us = opt(x.lat_p99_us, y.lat_p99_us, &f64::max);
+            x.lat_max_us = opt(x.lat_max_us, y.lat_max_us, &f64::max);
+            Some(x)
+        }
+        (x, y) => x.or_else(|| y.clone()),
+    };
 }
 
 /// Where [`replay`] would have stopped a saved run.
@@ -450,6 +598,85 @@ mod tests {
             dips: vec![],
         };
         synth::simulate(&spec, 5).0.samples
+    }
+
+    /// Issue 19: the rule's work per analysis (samples read) is bounded whatever the run's
+    /// length; it used to read the whole timeline so far, every time.
+    #[test]
+    fn analyses_read_a_bounded_view_of_a_long_run() {
+        let samples = step(300.0, 180.0, 0.04);
+        assert!(samples.len() > MAX_VIEW + 3000, "{}", samples.len());
+        let mut rule = StopRule::new(StopConfig {
+            early_stop: false,
+            ..StopConfig::default()
+        });
+        let mut most = 0;
+        for s in &samples {
+            rule.push(s.clone());
+            most = most.max(rule.analysed_samples().0);
+        }
+        // 8192 whole groups at most, and the group still filling; the whole run is 12 000.
+        assert!(most <= 8193, "an analysis read {most} samples");
+        assert!(rule.analysed_samples().1 == most);
+        // The merged view still has the whole run: the cliff is where it is.
+        let e = rule.estimate().expect("the cliff is found");
+        let truth = 2e9 * 300.0;
+        assert!(
+            (e.cache.bytes as f64 - truth).abs() < 0.01 * truth,
+            "{} against {truth}",
+            e.cache.bytes
+        );
+    }
+
+    /// Below [`MAX_VIEW`] samples the view is the timeline itself: the same analysis.
+    #[test]
+    fn short_runs_are_analysed_exactly() {
+        let samples = step(60.0, 40.0, 0.5);
+        let mut rule = StopRule::new(StopConfig {
+            early_stop: false,
+            ..StopConfig::default()
+        });
+        for s in &samples {
+            rule.push(s.clone());
+        }
+        rule.evaluate();
+        let full = analyze(&Timeline {
+            samples: samples.clone(),
+            meta: RunMeta::default(),
+        });
+        assert_eq!(rule.analysis(), Some(&full));
+        assert_eq!(rule.analysed_samples().0, samples.len());
+    }
+
+    #[test]
+    fn merged_samples_keep_bytes_and_time() {
+        let samples = step(30.0, 30.0, 0.25);
+        let mut v = CoarseView::default();
+        for s in &samples {
+            v.push(s);
+        }
+        let mut a = samples[0].clone();
+        for s in &samples[1..] {
+            merge_sample(&mut a, s);
+        }
+        assert_eq!(a.bytes, samples.iter().map(|s| s.bytes).sum::<u64>());
+        assert_eq!(a.bytes_total, samples.last().unwrap().bytes_total);
+        let t: f64 = samples.iter().map(|s| s.interval_s).sum();
+        assert!((a.interval_s - t).abs() < 1e-9);
+        assert!((a.t_start_s() - samples[0].t_start_s()).abs() < 1e-9);
+        assert!((a.bytes_per_sec - a.bytes as f64 / t).abs() < 1e-3);
+    }
+
+    #[test]
+    fn bytes_at_reads_within_a_sample() {
+        let samples = step(10.0, 10.0, 1.0);
+        assert_eq!(bytes_at(&samples, -1.0), 0);
+        assert_eq!(bytes_at(&samples, 1e9), samples.last().unwrap().bytes_total);
+        let s = &samples[4];
+        let mid = s.t_s - 0.5 * s.interval_s;
+        let want = samples[3].bytes_total + (0.5 * s.bytes as f64).round() as u64;
+        assert_eq!(bytes_at(&samples, mid), want);
+        assert_eq!(bytes_at(&samples, s.t_s), s.bytes_total);
     }
 
     #[test]

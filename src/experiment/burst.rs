@@ -450,6 +450,26 @@ mod tests {
         WorkloadConfig::resolve(&WorkloadArgs::default()).unwrap()
     }
 
+    /// Issue 19: the live detector's work per closed interval does not grow with the run:
+    /// after 20 000 intervals of 10 ms, no analysis read more than the rule's bounded view
+    /// (it used to read the whole timeline so far, every time).
+    #[test]
+    fn live_detector_work_per_interval_is_bounded() {
+        let t = crate::detect::synth::simulate(&crate::detect::synth::two_phase(20_000, 0.01), 3).0;
+        let d = LiveDetector::start(StopConfig {
+            early_stop: false,
+            ..StopConfig::default()
+        })
+        .unwrap();
+        for s in &t.samples {
+            d.send(s);
+        }
+        let rule = d.finish();
+        assert_eq!(rule.samples().len(), 20_000);
+        let (_, most) = rule.analysed_samples();
+        assert!(most > 0 && most <= 8193, "an analysis read {most} samples");
+    }
+
     #[test]
     fn thermal_transitions_count_from_the_start_reading() {
         use crate::target::nvme::HealthLog;

@@ -124,6 +124,7 @@ pub fn truth(model: &DriveModel, grid: &[PointSpec], best: &SweepPoint) -> Sweep
             lat_p99_us: None,
             cpu_pct: None,
             crossed_cliff: false,
+            model_bytes_per_sec: None,
             pattern: p.pattern.name().into(),
             label: None,
         })
@@ -194,6 +195,7 @@ fn result_of(p: &PointSpec, samples: &[Sample], ios: u64, dur_s: f64) -> SweepPo
         lat_p99_us: None,
         cpu_pct: None,
         crossed_cliff: false,
+        model_bytes_per_sec: None,
         pattern: p.pattern.name().into(),
         label: p.label.clone(),
     }
@@ -373,6 +375,11 @@ pub fn run_point_real(
         samples,
         meta: RunMeta::default(),
     };
+    r.model_bytes_per_sec = target
+        .info
+        .emulated
+        .as_ref()
+        .and_then(|e| e.pace().model_bytes_per_sec());
     r.crossed_cliff = p.read_pct < 100
         && match &target.info.emulated {
             Some(e) => {

@@ -368,8 +368,14 @@ pub fn simulate_with_stop(
             break drive.stop_reason().unwrap_or(StopReason::EndOfData);
         };
         on_sample(&s)?;
-        let decision = rule.as_mut().map(|r| r.push(s.clone()));
-        samples.push(s);
+        // The rule keeps the samples when there is one (taken back below): one copy, not two.
+        let decision = match rule.as_mut() {
+            Some(r) => Some(r.push(s)),
+            None => {
+                samples.push(s);
+                None
+            }
+        };
         if decision == Some(Decision::Stop) {
             break StopReason::CliffConfirmed;
         }
@@ -377,6 +383,9 @@ pub fn simulate_with_stop(
             break StopReason::Interrupted;
         }
     };
+    if let Some(r) = rule.as_mut() {
+        samples = r.take_samples();
+    }
     let mut meta = meta;
     meta.stop_reason = Some(reason);
     Ok(Simulation {

@@ -62,6 +62,10 @@ pub struct SweepPoint {
     pub cpu_pct: Option<f64>,
     /// The SLC cache ran out during the point: it measured two things.
     pub crossed_cliff: bool,
+    /// On an emulated drive in real time, the model's own rate for the point's I/Os at its
+    /// queue depth (bytes per second), to set beside `bytes_per_sec`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_bytes_per_sec: Option<f64>,
     /// The pattern (random or sequential order with `rwmix_read` reads).
     pub pattern: String,
     /// The CrystalDiskMark row, for `--preset cdm`.
