@@ -201,7 +201,7 @@ fn an_emulated_qd1_probe_reaches_the_models_iops() {
         "--seed",
         "1",
     ]);
-    let model = s["config"]["model_truth"]["qd1_iops"].as_f64().unwrap();
+    let model = s["model_truth"]["cache"]["qd1_iops"].as_f64().unwrap();
     let writes = s["totals"]["writes"].as_f64().unwrap();
     let dur = s["totals"]["duration_s"].as_f64().unwrap();
     let achieved = writes / dur;
