@@ -253,31 +253,6 @@ pub(super) fn wrap_greedy(parts: &[String], width: f64, px: f64) -> Vec<String> 
     lines
 }
 
-#[cfg(test)]
-mod footer_tests {
-    use super::*;
-
-    /// Issue 22 item 21: a footer of many parts was joined into 3 lines, the last too long,
-    /// and drawn cut ("slccache 0.…"). Every line now fits.
-    #[test]
-    fn a_long_footer_wraps_without_a_cut() {
-        let parts: Vec<String> = (0..14)
-            .map(|i| format!("part {i}: a workload detail of some length"))
-            .chain(std::iter::once(format!("slccache {}", crate::VERSION)))
-            .collect();
-        let width = 1552.0;
-        let lines = wrap_parts(&parts, width, 15.0);
-        assert!(lines.len() > 3, "{lines:?}");
-        for l in &lines {
-            assert!(text_width(l, 15.0) <= width / 0.88, "{l}");
-        }
-        assert!(lines
-            .last()
-            .unwrap()
-            .ends_with(&format!("slccache {}", crate::VERSION)));
-    }
-}
-
 pub(super) fn trim_num(v: f64, decimals: usize) -> String {
     let s = format!("{v:.decimals$}");
     if s.contains('.') {
@@ -339,5 +314,30 @@ pub fn data_scale(max_bytes: f64, units: UnitSystem) -> (f64, &'static str) {
         )
     } else {
         (g, units.giga_label())
+    }
+}
+
+#[cfg(test)]
+mod footer_tests {
+    use super::*;
+
+    /// Issue 22 item 21: a footer of many parts was joined into 3 lines, the last too long,
+    /// and drawn cut ("slccache 0.…"). Every line now fits.
+    #[test]
+    fn a_long_footer_wraps_without_a_cut() {
+        let parts: Vec<String> = (0..14)
+            .map(|i| format!("part {i}: a workload detail of some length"))
+            .chain(std::iter::once(format!("slccache {}", crate::VERSION)))
+            .collect();
+        let width = 1552.0;
+        let lines = wrap_parts(&parts, width, 15.0);
+        assert!(lines.len() > 3, "{lines:?}");
+        for l in &lines {
+            assert!(text_width(l, 15.0) <= width / 0.88, "{l}");
+        }
+        assert!(lines
+            .last()
+            .unwrap()
+            .ends_with(&format!("slccache {}", crate::VERSION)));
     }
 }
