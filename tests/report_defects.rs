@@ -501,6 +501,7 @@ fn sweep_point(pattern: &str, bs: u64, mix: u32, qd: u32, jobs: u32, iops: f64) 
         crossed_cliff: false,
         pattern: pattern.into(),
         label: None,
+        model_bytes_per_sec: None,
     }
 }
 
