@@ -224,11 +224,13 @@ fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
         (c0 / CACHE - 1.0).abs() < 0.25,
         "first burst found {c0}\n{first}\n{first_rows}"
     );
-    // Both pauses happened, longest first, and each was followed by a burst of its own.
+    // Both pauses happened, longest first, and each was followed by a burst of its own; the
+    // settling step (the longest idle and a burst, not a point) came before them.
     assert_eq!(s["recovery"]["order_s"], serde_json::json!([4.0, 1.0]));
+    assert_eq!(s["recovery"]["settling"]["idle_s"], 4.0);
     assert_eq!(
         s["totals"]["idle_s"].as_f64().unwrap(),
-        5.0,
+        4.0 + 5.0,
         "{}\n{first_rows}\n{}",
         s["recovery"],
         s["warnings"]
