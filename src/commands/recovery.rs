@@ -31,18 +31,11 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         .chain(outcome.steps.iter().map(|x| &x.2))
         .collect();
     crate::report::experiment_files::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
-    let text = crate::report::experiment_files::recovery_text(&sum, s.opts.units);
-    if args.common.quiet {
-        // -q: one line, the findings without the warnings (they are in report.md).
-        crate::say!(
-            "{}; outputs: {}",
-            crate::report::terminal::one_line(&text),
-            s.out.display()
-        );
-    } else {
-        crate::say_raw!("{text}");
-        crate::say!("outputs: {}", s.out.display());
-    }
+    crate::report::terminal::print_experiment_done(
+        &crate::report::experiment_files::recovery_text(&sum, s.opts.units),
+        &s.out,
+        args.common.quiet,
+    );
     crate::store::recorder::note(&s.out, &s.opts, args.common.quiet);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));

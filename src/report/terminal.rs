@@ -154,6 +154,17 @@ pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {
     s
 }
 
+/// Ends an experiment (recovery, fill-sweep): its text and `outputs: DIR`, or with `quiet`
+/// the one line of [`one_line`] and the folder.
+pub fn print_experiment_done(text: &str, out: &std::path::Path, quiet: bool) {
+    if quiet {
+        crate::say!("{}; outputs: {}", one_line(text), out.display());
+    } else {
+        crate::say_raw!("{text}");
+        crate::say!("outputs: {}", out.display());
+    }
+}
+
 /// A multi-line result (an experiment's text) as one line for `-q`: its lines trimmed and
 /// joined with "; ", without the warnings (they are in report.md and summary.json) and
 /// without the "outputs:" line.
