@@ -48,7 +48,7 @@ pub trait Backend: Send {
         ))
     }
     /// Issues queued writes and waits until at least `min_complete` writes have completed or
-    /// `timeout` has passed; appends what completed to `out`.
+    /// `timeout` has passed ([`NO_TIMEOUT`]: no limit); appends what completed to `out`.
     fn submit_and_wait(
         &mut self,
         min_complete: usize,
@@ -56,6 +56,11 @@ pub trait Backend: Send {
         out: &mut Vec<Completion>,
     ) -> io::Result<()>;
 }
+
+/// A [`Backend::submit_and_wait`] timeout meaning "wait until `min_complete` writes are
+/// done, however long": on io_uring a wait with no timer (a timed wait arms and cancels a
+/// kernel hrtimer on every call, which costs CPU per write where timers are dear, as on VMs).
+pub const NO_TIMEOUT: Duration = Duration::MAX;
 
 pub mod buffers;
 pub mod emulated;

@@ -174,7 +174,8 @@ impl Backend for SyncBackend {
         timeout: Duration,
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
-        let deadline = Instant::now() + timeout;
+        // None: no limit (NO_TIMEOUT, or a timeout past what the clock can hold).
+        let deadline = Instant::now().checked_add(timeout);
         let mut q = self.shared.q.lock().unwrap_or_else(|e| e.into_inner());
         if !self.pending.is_empty() {
             let n = self.pending.len();
@@ -186,16 +187,24 @@ impl Backend for SyncBackend {
             }
         }
         while q.done.len() < min_complete {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            let (g, _) = self
-                .shared
-                .done_cv
-                .wait_timeout(q, deadline - now)
-                .unwrap_or_else(|e| e.into_inner());
-            q = g;
+            q = match deadline {
+                None => self
+                    .shared
+                    .done_cv
+                    .wait(q)
+                    .unwrap_or_else(|e| e.into_inner()),
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        break;
+                    }
+                    self.shared
+                        .done_cv
+                        .wait_timeout(q, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0
+                }
+            };
         }
         out.append(&mut q.done);
         Ok(())
@@ -260,11 +269,10 @@ mod tests {
             user_data: 7,
         })
         .unwrap();
+        // With no timeout (the job loop's wait): returns once the read is done.
         let mut out = Vec::new();
-        while out.is_empty() {
-            b.submit_and_wait(1, Duration::from_secs(5), &mut out)
-                .unwrap();
-        }
+        b.submit_and_wait(1, crate::engine::NO_TIMEOUT, &mut out)
+            .unwrap();
         assert_eq!(out[0].result, 4096);
         assert!(
             b.buffer_mut(1).iter().all(|&x| x == 3),
