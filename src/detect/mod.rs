@@ -47,6 +47,8 @@
 pub mod drive;
 pub mod pelt;
 pub mod periodic;
+#[cfg(test)]
+mod reference_tests;
 pub mod refine;
 pub mod stop;
 pub mod synth;
