@@ -55,7 +55,7 @@ fn human_s(s: f64) -> String {
 
 /// The median of `v` (reordered): selection, not a sort, with the same order (`total_cmp`)
 /// and so the same value a sort gives.
-fn median(v: &mut [f64]) -> f64 {
+pub(super) fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
@@ -119,12 +119,18 @@ const MIN_DROP: f64 = 0.15;
 
 /// Finds periodic slowdowns in `samples` (throughput in `bytes_per_sec`), or `None`.
 pub fn find(samples: &[Sample]) -> Option<Periodic> {
+    let rate: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    find_in(samples, &rate)
+}
+
+/// [`find`] with the samples' throughput already gathered (`rate[i]` is
+/// `samples[i].bytes_per_sec`), so that the detector does not read the samples for it again.
+pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     let n = samples.len();
     if n < 4 * MIN_DIPS {
         return None;
     }
-    let rate: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
-    let mut sorted = rate.clone();
+    let mut sorted = rate.to_vec();
     let overall = median(&mut sorted);
     if overall.is_nan() || overall <= 0.0 {
         return None;

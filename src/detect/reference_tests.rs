@@ -19,7 +19,13 @@ const REFERENCE: &str = concat!(
 /// low-contrast straddles, and runs with CPU, temperature and thermal-counter columns.
 fn traces() -> Vec<(String, Timeline)> {
     let mut out = Vec::new();
-    for (n, dt) in [(1_000, 1.0), (20_000, 1.0), (200_000, 1.0), (5_000, 0.1), (300, 0.1)] {
+    for (n, dt) in [
+        (1_000, 1.0),
+        (20_000, 1.0),
+        (200_000, 1.0),
+        (5_000, 0.1),
+        (300, 0.1),
+    ] {
         let t = synth::simulate(&synth::two_phase(n, dt), 42).0;
         out.push((format!("two_phase n={n} dt={dt}"), t));
     }
@@ -31,7 +37,10 @@ fn traces() -> Vec<(String, Timeline)> {
     }
     for i in 0..15 {
         let spec = synth::short_start_spec(&drives, &mut rng);
-        out.push((format!("short_start {i}"), synth::simulate(&spec, 2000 + i).0));
+        out.push((
+            format!("short_start {i}"),
+            synth::simulate(&spec, 2000 + i).0,
+        ));
     }
     for seed in 0..3 {
         let t = synth::by_chunks(&synth::cache_returns_qlc(), 76.0 * 1024.0 * 1024.0, seed).0;
