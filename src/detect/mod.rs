@@ -574,13 +574,20 @@ fn running_median(y: &[f64], h: usize) -> Vec<f64> {
 
 /// 1.4826 * median absolute deviation: a robust standard deviation.
 fn mad_scale(v: &[f64]) -> f64 {
+    mad_scale_owned(v.to_vec())
+}
+
+/// [`mad_scale`] of values the caller no longer needs: the deviations are made in place
+/// (a median does not depend on the order the selection left), so no copy.
+fn mad_scale_owned(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    let mut c = v.to_vec();
-    let m = fast_median(&mut c);
-    let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    1.4826 * fast_median(&mut d)
+    let m = fast_median(&mut v);
+    for x in &mut v {
+        *x = (*x - m).abs();
+    }
+    1.4826 * fast_median(&mut v)
 }
 
 /// Noise scale of single samples (ln) from first differences `d`: 1.4826 * MAD / sqrt(2).
@@ -589,11 +596,11 @@ fn mad_scale(v: &[f64]) -> f64 {
 /// MAD until a threefold drop looks like noise. Below 30 differences the scale is therefore
 /// also read off the lower quartile of |d| (for Gaussian noise 0.4506 sigma), which holds
 /// with up to three quarters of the differences taken by changes; the smaller of the two wins.
-fn sample_noise(d: &[f64]) -> f64 {
-    let mad = mad_scale(d) / std::f64::consts::SQRT_2;
+fn sample_noise(d: Vec<f64>) -> f64 {
     if d.len() >= 30 || d.len() < 4 {
-        return mad;
+        return mad_scale_owned(d) / std::f64::consts::SQRT_2;
     }
+    let mad = mad_scale(&d) / std::f64::consts::SQRT_2;
     let mut a: Vec<f64> = d.iter().map(|x| x.abs()).collect();
     a.sort_by(|x, y| x.total_cmp(y));
     let q25 = a[(a.len() - 1) / 4];
@@ -618,6 +625,8 @@ struct Columns {
     temp: bool,
     /// Some sample has `thermal_transitions`.
     thermal: bool,
+    /// Every interval has the same length (bit for bit) as the first.
+    uniform: bool,
 }
 
 impl Columns {
@@ -630,7 +639,9 @@ impl Columns {
             cpu: false,
             temp: false,
             thermal: false,
+            uniform: true,
         };
+        let first = samples.first().map(|s| s.interval_s.to_bits());
         for s in samples {
             c.rate.push(s.bytes_per_sec);
             c.t_s.push(s.t_s);
@@ -638,6 +649,7 @@ impl Columns {
             c.cpu |= s.cpu_pct.is_some();
             c.temp |= s.temp_c.is_some();
             c.thermal |= s.thermal_transitions.is_some();
+            c.uniform &= Some(s.interval_s.to_bits()) == first;
         }
         c
     }
@@ -652,6 +664,10 @@ impl Columns {
     fn interval_s(&self) -> f64 {
         if self.interval.is_empty() {
             return 0.0;
+        }
+        if self.uniform {
+            // All equal: that value is the median.
+            return self.interval[0];
         }
         let mut v = self.interval.clone();
         let k = v.len() / 2;
@@ -841,7 +857,7 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let s0 = &segs[0];
     let head = &w.x[s0.start..s0.end.min(s0.start + HEAD_NOISE_SAMPLES)];
     let d: Vec<f64> = head.windows(2).map(|p| p[1] - p[0]).collect();
-    let sigma_head = sample_noise(&d);
+    let sigma_head = sample_noise(d);
     if sigma_head >= sigma_x {
         return found;
     }
@@ -1364,7 +1380,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
     // 5. Remove spurious changes.
     let mut segs = clean(&w, segs);
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
-    let sigma_x = sample_noise(&diff_x);
+    let sigma_x = sample_noise(diff_x);
     // 5b. A short cache phase at the very start: too short for the block medians and the
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
     //     level after it lasts longer than any dip.
@@ -1904,8 +1920,7 @@ fn build_result(
             .position(|q| std::ptr::eq(q, *p))
             .unwrap_or(fd + 1);
         let seg = segs[j];
-        let v: Vec<f64> = w.x[seg.start..seg.end].to_vec();
-        let spread = mad_scale(&v);
+        let spread = mad_scale_owned(w.x[seg.start..seg.end].to_vec());
         if spread > 0.25 {
             out.warnings.push(format!(
                 "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
