@@ -642,6 +642,7 @@ impl Columns {
             uniform: true,
         };
         let first = samples.first().map(|s| s.interval_s.to_bits());
+        note_pass(n);
         for s in samples {
             c.rate.push(s.bytes_per_sec);
             c.t_s.push(s.t_s);
@@ -673,6 +674,19 @@ impl Columns {
         let k = v.len() / 2;
         *v.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Samples read by the passes over the whole run (tests count the work with it).
+    static SAMPLES_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes a pass over `n` samples (counted in tests only).
+fn note_pass(n: usize) {
+    #[cfg(test)]
+    SAMPLES_READ.with(|c| c.set(c.get() + n));
+    let _ = n;
 }
 
 /// The detector's working state for one timeline.
@@ -1495,6 +1509,7 @@ fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
     for p in phases {
         let mut busy = Vec::new();
         let mut run = Vec::new();
+        note_pass(samples.len());
         for s in samples {
             let mid = s.t_s - 0.5 * s.interval_s;
             if mid < p.start_s || mid > p.end_s {
@@ -1998,6 +2013,7 @@ fn thermal_warnings(
         .map(|(j, p)| (j, p[1].start_s))
         .collect();
     let temps: Vec<(f64, f64)> = if cols.temp {
+        note_pass(samples.len());
         samples
             .iter()
             .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))

@@ -93,3 +93,27 @@ fn analyses_equal_the_recorded_ones() {
         assert_eq!(g, w, "the analysis changed");
     }
 }
+
+/// Samples that `analyze` reads in its passes over the whole run.
+fn samples_read(t: &Timeline) -> usize {
+    SAMPLES_READ.with(|c| c.set(0));
+    analyze(t);
+    SAMPLES_READ.with(|c| c.get())
+}
+
+/// The work counted: without CPU and temperature columns an analysis reads the samples once
+/// (the gathering pass), not once more per phase for the CPU check and again for the
+/// temperatures; with them, those checks still read what they need.
+#[test]
+fn an_analysis_reads_the_samples_once_when_the_optional_columns_are_empty() {
+    let mut t = synth::simulate(&synth::two_phase(20_000, 0.1), 42).0;
+    let n = t.samples.len();
+    assert_eq!(samples_read(&t), n);
+    for s in &mut t.samples {
+        s.cpu_pct = Some(50.0);
+        s.temp_c = Some(45.0);
+    }
+    let phases = analyze(&t).phases.len();
+    assert!(phases >= 2, "{phases} phases");
+    assert_eq!(samples_read(&t), n * (2 + phases));
+}
