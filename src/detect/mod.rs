@@ -47,6 +47,8 @@
 pub mod drive;
 pub mod pelt;
 pub mod periodic;
+#[cfg(test)]
+mod reference_tests;
 pub mod refine;
 pub mod stop;
 pub mod synth;
@@ -543,17 +545,10 @@ struct Seg {
     level: f64,
 }
 
+/// The median of `v` (reordered; the mean of the two middle values for even lengths):
+/// selection in O(n), the same value a sort gives (`periodic::median`).
 fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
+    periodic::median(v)
 }
 
 /// Median in O(n) (selection); for even lengths the upper middle value.
@@ -579,13 +574,20 @@ fn running_median(y: &[f64], h: usize) -> Vec<f64> {
 
 /// 1.4826 * median absolute deviation: a robust standard deviation.
 fn mad_scale(v: &[f64]) -> f64 {
+    mad_scale_owned(v.to_vec())
+}
+
+/// [`mad_scale`] of values the caller no longer needs: the deviations are made in place
+/// (a median does not depend on the order the selection left), so no copy.
+fn mad_scale_owned(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    let mut c = v.to_vec();
-    let m = fast_median(&mut c);
-    let mut d: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    1.4826 * fast_median(&mut d)
+    let m = fast_median(&mut v);
+    for x in &mut v {
+        *x = (*x - m).abs();
+    }
+    1.4826 * fast_median(&mut v)
 }
 
 /// Noise scale of single samples (ln) from first differences `d`: 1.4826 * MAD / sqrt(2).
@@ -594,20 +596,104 @@ fn mad_scale(v: &[f64]) -> f64 {
 /// MAD until a threefold drop looks like noise. Below 30 differences the scale is therefore
 /// also read off the lower quartile of |d| (for Gaussian noise 0.4506 sigma), which holds
 /// with up to three quarters of the differences taken by changes; the smaller of the two wins.
-fn sample_noise(d: &[f64]) -> f64 {
-    let mad = mad_scale(d) / std::f64::consts::SQRT_2;
+fn sample_noise(d: Vec<f64>) -> f64 {
     if d.len() >= 30 || d.len() < 4 {
-        return mad;
+        return mad_scale_owned(d) / std::f64::consts::SQRT_2;
     }
+    let mad = mad_scale(&d) / std::f64::consts::SQRT_2;
     let mut a: Vec<f64> = d.iter().map(|x| x.abs()).collect();
     a.sort_by(|x, y| x.total_cmp(y));
     let q25 = a[(a.len() - 1) / 4];
     mad.min(q25 / 0.4506)
 }
 
+/// The columns of a timeline the detector reads again and again, gathered in one pass over
+/// the samples (a `Sample` is about 250 bytes, so at a million samples every pass over them
+/// is a pass over 250 MB): throughput, interval ends and lengths, and whether the optional
+/// columns (CPU, temperature, thermal counters) hold anything, so that the warnings built on
+/// them skip the samples when they do not.
+struct Columns {
+    /// `bytes_per_sec` per sample.
+    rate: Vec<f64>,
+    /// `t_s` per sample.
+    t_s: Vec<f64>,
+    /// `interval_s` per sample.
+    interval: Vec<f64>,
+    /// Some sample has `cpu_pct`.
+    cpu: bool,
+    /// Some sample has `temp_c`.
+    temp: bool,
+    /// Some sample has `thermal_transitions`.
+    thermal: bool,
+    /// Every interval has the same length (bit for bit) as the first.
+    uniform: bool,
+}
+
+impl Columns {
+    fn of(samples: &[Sample]) -> Columns {
+        let n = samples.len();
+        let mut c = Columns {
+            rate: Vec::with_capacity(n),
+            t_s: Vec::with_capacity(n),
+            interval: Vec::with_capacity(n),
+            cpu: false,
+            temp: false,
+            thermal: false,
+            uniform: true,
+        };
+        let first = samples.first().map(|s| s.interval_s.to_bits());
+        note_pass(n);
+        for s in samples {
+            c.rate.push(s.bytes_per_sec);
+            c.t_s.push(s.t_s);
+            c.interval.push(s.interval_s);
+            c.cpu |= s.cpu_pct.is_some();
+            c.temp |= s.temp_c.is_some();
+            c.thermal |= s.thermal_transitions.is_some();
+            c.uniform &= Some(s.interval_s.to_bits()) == first;
+        }
+        c
+    }
+
+    /// Start of interval `i` (as [`Sample::t_start_s`]).
+    fn t_start(&self, i: usize) -> f64 {
+        self.t_s[i] - self.interval[i]
+    }
+
+    /// The median interval length, as [`Timeline::interval_s`] gives it (the upper middle
+    /// value for even counts), by selection instead of a sort: the same value.
+    fn interval_s(&self) -> f64 {
+        if self.interval.is_empty() {
+            return 0.0;
+        }
+        if self.uniform {
+            // All equal: that value is the median.
+            return self.interval[0];
+        }
+        let mut v = self.interval.clone();
+        let k = v.len() / 2;
+        *v.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Samples read by the passes over the whole run (tests count the work with it).
+    static SAMPLES_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes a pass over `n` samples (counted in tests only).
+fn note_pass(n: usize) {
+    #[cfg(test)]
+    SAMPLES_READ.with(|c| c.set(c.get() + n));
+    let _ = n;
+}
+
 /// The detector's working state for one timeline.
 struct Work<'a> {
     samples: &'a [Sample],
+    /// The samples' columns.
+    cols: &'a Columns,
     /// ln(throughput) per sample.
     x: Vec<f64>,
     /// Samples per block.
@@ -785,7 +871,7 @@ fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     let s0 = &segs[0];
     let head = &w.x[s0.start..s0.end.min(s0.start + HEAD_NOISE_SAMPLES)];
     let d: Vec<f64> = head.windows(2).map(|p| p[1] - p[0]).collect();
-    let sigma_head = sample_noise(&d);
+    let sigma_head = sample_noise(d);
     if sigma_head >= sigma_x {
         return found;
     }
@@ -1122,7 +1208,8 @@ fn analyze_timeline(t: &Timeline) -> Analysis {
     // A run that only reads is analysed on its reads.
     let read_only = t.bytes_total() == 0 && t.has_reads();
     let t = t.primary();
-    let mut a = analyze_levels(&t);
+    let cols = Columns::of(&t.samples);
+    let mut a = analyze_levels(&t, &cols);
     if read_only {
         // Reads say nothing of a write cache: the cliffs stay (a fall in the read rate), the
         // cache size and its bound go.
@@ -1139,8 +1226,8 @@ fn analyze_timeline(t: &Timeline) -> Analysis {
                 || w.starts_with("a stall")
         });
     }
-    if let Some(p) = periodic::find(&t.samples) {
-        drop_periodic_cliffs(&mut a, &p, &t);
+    if let Some(p) = periodic::find_in(&t.samples, &cols.rate) {
+        drop_periodic_cliffs(&mut a, &p, &t, &cols);
         a.warnings.push(p.describe());
         a.periodic = Some(p);
     }
@@ -1151,7 +1238,7 @@ fn analyze_timeline(t: &Timeline) -> Analysis {
 /// those that fall within a dip's time (give or take one dip length) and after which the
 /// throughput comes back to the level before them. A cliff into a slow phase that itself
 /// swings periodically stays: its level never comes back.
-fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline) {
+fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline, cols: &Columns) {
     let near = |x: f64| {
         p.starts_s
             .iter()
@@ -1160,17 +1247,16 @@ fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline) 
     // Comes back: after the dip, the faster samples (the upper quartile) reach 80% of the
     // level before the change.
     let comes_back = |c: &Cliff| {
-        let mut after: Vec<f64> = t
-            .samples
-            .iter()
-            .filter(|s| s.t_start_s() >= c.t_s + 2.0 * p.duration_s)
-            .map(|s| s.bytes_per_sec)
+        let mut after: Vec<f64> = (0..cols.rate.len())
+            .filter(|&i| cols.t_start(i) >= c.t_s + 2.0 * p.duration_s)
+            .map(|i| cols.rate[i])
             .collect();
         if after.is_empty() {
             return true;
         }
-        after.sort_by(f64::total_cmp);
-        let upper = after[(after.len() * 3 / 4).min(after.len() - 1)];
+        // The value a sort would put there, by selection.
+        let at = (after.len() * 3 / 4).min(after.len() - 1);
+        let upper = *after.select_nth_unstable_by(at, f64::total_cmp).1;
         upper >= 0.8 * c.before_bytes_per_sec
     };
     let before = a.cliffs.len();
@@ -1217,13 +1303,14 @@ fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline) 
 }
 
 /// The level analysis (cliffs, phases, cache estimate) of a timeline.
-fn analyze_levels(t: &Timeline) -> Analysis {
+fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
     let samples = &t.samples;
     let n = samples.len();
+    let interval_s = cols.interval_s();
     let mut out = Analysis {
         bytes_total: t.bytes_total(),
         duration_s: t.duration_s(),
-        interval_s: t.interval_s(),
+        interval_s,
         cliffs: vec![],
         cache_estimate: None,
         cache_lower_bound_bytes: Some(lower_bound_cap(t)),
@@ -1249,25 +1336,25 @@ fn analyze_levels(t: &Timeline) -> Analysis {
             "only {n} sample{}: too few to find a cliff; sample more often or write for longer",
             if n == 1 { "" } else { "s" }
         ));
-        out.warnings
-            .extend(cpu_bound_warnings(samples, &out.phases));
+        if cols.cpu {
+            out.warnings
+                .extend(cpu_bound_warnings(samples, &out.phases));
+        }
         return out;
     }
     // 1. Log scale, with a floor for stalled intervals.
-    let mut rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    let mut rates = cols.rate.clone();
     let floor = (1e-3 * fast_median(&mut rates)).max(1.0);
-    let x: Vec<f64> = samples
-        .iter()
-        .map(|s| s.bytes_per_sec.max(floor).ln())
-        .collect();
+    let x: Vec<f64> = cols.rate.iter().map(|r| r.max(floor).ln()).collect();
     // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
-    let dt = t.interval_s().max(1e-9);
+    let dt = interval_s.max(1e-9);
     let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
     // At most MAX_BLOCKS blocks: PELT slows down on long stretches without a change.
     let b = b_dip.min(n / MIN_BLOCKS).max(n.div_ceil(MAX_BLOCKS)).max(1);
     let m = n / b;
     let mut w = Work {
         samples,
+        cols,
         x,
         b,
         y: Vec::with_capacity(m),
@@ -1307,7 +1394,7 @@ fn analyze_levels(t: &Timeline) -> Analysis {
     // 5. Remove spurious changes.
     let mut segs = clean(&w, segs);
     let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
-    let sigma_x = sample_noise(&diff_x);
+    let sigma_x = sample_noise(diff_x);
     // 5b. A short cache phase at the very start: too short for the block medians and the
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
     //     level after it lasts longer than any dip.
@@ -1366,8 +1453,11 @@ fn analyze_levels(t: &Timeline) -> Analysis {
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, start, sigma_x, &mut out);
     out.warnings.extend(wrapped_cliff_warning(t, &out));
-    out.warnings
-        .extend(cpu_bound_warnings(samples, &out.phases));
+    // Without CPU figures no phase has the three it needs: no warning, and no pass.
+    if cols.cpu {
+        out.warnings
+            .extend(cpu_bound_warnings(samples, &out.phases));
+    }
     out
 }
 
@@ -1419,6 +1509,7 @@ fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
     for p in phases {
         let mut busy = Vec::new();
         let mut run = Vec::new();
+        note_pass(samples.len());
         for s in samples {
             let mid = s.t_s - 0.5 * s.interval_s;
             if mid < p.start_s || mid > p.end_s {
@@ -1650,7 +1741,7 @@ fn build_result(
     }
     // The drops that were heat: a slowdown that starts at one is throttling, and says so
     // rather than blame garbage collection or the host (the thermal warning names it too).
-    let (thermal_text, thermal_at) = thermal_warnings(w.samples, &phases);
+    let (thermal_text, thermal_at) = thermal_warnings(w.samples, w.cols, &phases);
     for s in &mut out.slowdowns {
         s.thermal = thermal_at.iter().any(|&t| (t - s.t_s).abs() < 1e-9);
     }
@@ -1751,10 +1842,10 @@ fn build_result(
             // The whole samples before the cliff and their median length: counted, not derived
             // from the run's median interval (the rows of a position CSV are shorter while the
             // drive is fast).
-            let mut lens: Vec<f64> = samples
-                .iter()
-                .filter(|s| s.t_s <= r.t_s + 1e-9)
-                .map(|s| s.interval_s)
+            let cols = w.cols;
+            let mut lens: Vec<f64> = (0..n)
+                .filter(|&i| cols.t_s[i] <= r.t_s + 1e-9)
+                .map(|i| cols.interval[i])
                 .collect();
             let before = lens.len();
             let dt = if lens.is_empty() {
@@ -1844,8 +1935,7 @@ fn build_result(
             .position(|q| std::ptr::eq(q, *p))
             .unwrap_or(fd + 1);
         let seg = segs[j];
-        let v: Vec<f64> = w.x[seg.start..seg.end].to_vec();
-        let spread = mad_scale(&v);
+        let spread = mad_scale_owned(w.x[seg.start..seg.end].to_vec());
         if spread > 0.25 {
             out.warnings.push(format!(
                 "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
@@ -1910,7 +2000,11 @@ fn transitions_from(samples: &[Sample], t: f64) -> u64 {
 ///    boundary is within 2 °C of the run's maximum and at least 10 °C above its minimum.
 ///
 /// Returns the warnings and the times of the drops named thermal.
-fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> (Vec<String>, Vec<f64>) {
+fn thermal_warnings(
+    samples: &[Sample],
+    cols: &Columns,
+    phases: &[Phase],
+) -> (Vec<String>, Vec<f64>) {
     let mut out = Vec::new();
     let drops: Vec<(usize, f64)> = phases
         .windows(2)
@@ -1918,10 +2012,15 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> (Vec<String>, Vec<f
         .filter(|(_, p)| p[1].mean_bytes_per_sec < 0.9 * p[0].mean_bytes_per_sec)
         .map(|(j, p)| (j, p[1].start_s))
         .collect();
-    let temps: Vec<(f64, f64)> = samples
-        .iter()
-        .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
-        .collect();
+    let temps: Vec<(f64, f64)> = if cols.temp {
+        note_pass(samples.len());
+        samples
+            .iter()
+            .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let temp_at = |t: f64| {
         temps
             .iter()
@@ -1930,8 +2029,8 @@ fn thermal_warnings(samples: &[Sample], phases: &[Phase]) -> (Vec<String>, Vec<f
     };
     // 1. The drive's counters.
     let mut by_counter: Vec<f64> = Vec::new();
-    if samples.iter().any(|s| s.thermal_transitions.is_some()) {
-        let mut dts: Vec<f64> = samples.iter().map(|s| s.interval_s).collect();
+    if cols.thermal {
+        let mut dts = cols.interval.clone();
         let dt = if dts.is_empty() {
             0.0
         } else {

@@ -55,7 +55,7 @@ fn human_s(s: f64) -> String {
 
 /// The median of `v` (reordered): selection, not a sort, with the same order (`total_cmp`)
 /// and so the same value a sort gives.
-fn median(v: &mut [f64]) -> f64 {
+pub(super) fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
@@ -119,12 +119,18 @@ const MIN_DROP: f64 = 0.15;
 
 /// Finds periodic slowdowns in `samples` (throughput in `bytes_per_sec`), or `None`.
 pub fn find(samples: &[Sample]) -> Option<Periodic> {
+    let rate: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    find_in(samples, &rate)
+}
+
+/// [`find`] with the samples' throughput already gathered (`rate[i]` is
+/// `samples[i].bytes_per_sec`), so that the detector does not read the samples for it again.
+pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     let n = samples.len();
     if n < 4 * MIN_DIPS {
         return None;
     }
-    let rate: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
-    let mut sorted = rate.clone();
+    let mut sorted = rate.to_vec();
     let overall = median(&mut sorted);
     if overall.is_nan() || overall <= 0.0 {
         return None;
@@ -137,15 +143,25 @@ pub fn find(samples: &[Sample]) -> Option<Periodic> {
     let base_block = running_median(&blocks, k);
     let base = |i: usize| base_block[(i / b).min(base_block.len() - 1)];
     // Noise of ln rate from the samples near the baseline (robust: MAD of the ratio).
-    let mut ratios: Vec<f64> = (0..n)
-        .filter(|&i| rate[i] > 0.0 && base(i) > 0.0)
-        .map(|i| (rate[i] / base(i)).ln())
-        .collect();
-    let m = median(&mut ratios.clone());
-    let mut dev: Vec<f64> = ratios.iter_mut().map(|r| (*r - m).abs()).collect();
-    let sigma = 1.4826 * median(&mut dev);
+    // Block by block (sample i is in block i / b), so that each block's baseline is read once.
+    let mut ratios: Vec<f64> = Vec::with_capacity(n);
+    for (c, &bk) in rate.chunks(b).zip(&base_block) {
+        if bk > 0.0 {
+            ratios.extend(c.iter().filter(|&&r| r > 0.0).map(|&r| (r / bk).ln()));
+        }
+    }
+    // The median of the deviations does not depend on the order the first median left.
+    let m = median(&mut ratios);
+    for r in &mut ratios {
+        *r = (*r - m).abs();
+    }
+    let sigma = 1.4826 * median(&mut ratios);
     let thr = (1.0 - MIN_DROP).min((-4.0 * sigma).exp());
-    let low: Vec<bool> = (0..n).map(|i| rate[i] < thr * base(i)).collect();
+    let mut low: Vec<bool> = Vec::with_capacity(n);
+    for (c, &bk) in rate.chunks(b).zip(&base_block) {
+        let limit = thr * bk;
+        low.extend(c.iter().map(|&r| r < limit));
+    }
     // Low runs, bridging single-sample gaps.
     let mut runs: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;

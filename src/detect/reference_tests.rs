@@ -1,0 +1,119 @@
+//! The analysis of a fixed set of synthetic timelines against what the detector gave before
+//! its speed-ups (issue 19): `tests/data/detect-reference/analyses.tsv` was recorded with the
+//! code before them (selection for sorts, passes over the samples skipped when their columns
+//! are empty), so any change of a change point, an estimate or an error bar shows here, bit
+//! for bit (the JSON of every float is its shortest exact form).
+//!
+//! Re-record (only with a reason, in a commit of its own): `SLCCACHE_BLESS=1 cargo test --lib
+//! detect::reference_tests`.
+
+use super::*;
+
+const REFERENCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/data/detect-reference/analyses.tsv"
+);
+
+/// The traces: two-phase runs from 1k to 200k samples (GC dips every 25 s, so the periodic
+/// path runs), drawn drives of every shape, short cache phases, a run whose cache comes back,
+/// low-contrast straddles, and runs with CPU, temperature and thermal-counter columns.
+fn traces() -> Vec<(String, Timeline)> {
+    let mut out = Vec::new();
+    for (n, dt) in [
+        (1_000, 1.0),
+        (20_000, 1.0),
+        (200_000, 1.0),
+        (5_000, 0.1),
+        (300, 0.1),
+    ] {
+        let t = synth::simulate(&synth::two_phase(n, dt), 42).0;
+        out.push((format!("two_phase n={n} dt={dt}"), t));
+    }
+    let drives = synth::parse_published_drives(include_str!("../../data/published-drives.csv"));
+    let mut rng = fastrand::Rng::with_seed(19);
+    for i in 0..40 {
+        let spec = synth::random_spec(&drives, &mut rng);
+        out.push((format!("random {i}"), synth::simulate(&spec, 1000 + i).0));
+    }
+    for i in 0..15 {
+        let spec = synth::short_start_spec(&drives, &mut rng);
+        out.push((
+            format!("short_start {i}"),
+            synth::simulate(&spec, 2000 + i).0,
+        ));
+    }
+    for seed in 0..3 {
+        let t = synth::by_chunks(&synth::cache_returns_qlc(), 76.0 * 1024.0 * 1024.0, seed).0;
+        out.push((format!("cache_returns_qlc {seed}"), t));
+        out.push((
+            format!("low_contrast_straddle {seed}"),
+            synth::low_contrast_straddle(seed).0,
+        ));
+    }
+    // CPU figures: busy after the cliff; temperature rising to its peak at the cliff, and the
+    // drive's thermal counters rising around it.
+    for (n, seed) in [(3_000, 5), (40_000, 6)] {
+        let (mut t, _) = synth::simulate(&synth::two_phase(n, 0.1), seed);
+        let cut = t.samples.len() * 3 / 10;
+        for (i, s) in t.samples.iter_mut().enumerate() {
+            s.cpu_pct = Some(if i > cut { 96.0 } else { 30.0 });
+            s.cpu_wait_pct = Some(1.0);
+            s.temp_c = Some(40.0 + 35.0 * (i.min(cut) as f64 / cut as f64));
+        }
+        out.push((format!("cpu_temp n={n}"), t.clone()));
+        for (i, s) in t.samples.iter_mut().enumerate() {
+            s.thermal_transitions = Some((i + 200).saturating_sub(cut).min(400) as u64);
+        }
+        out.push((format!("cpu_temp_counters n={n}"), t));
+    }
+    out
+}
+
+fn record() -> String {
+    traces()
+        .iter()
+        .map(|(name, t)| {
+            let a = analyze(t);
+            format!("{name}\t{}\n", serde_json::to_string(&a).expect("json"))
+        })
+        .collect()
+}
+
+#[test]
+fn analyses_equal_the_recorded_ones() {
+    let got = record();
+    if std::env::var_os("SLCCACHE_BLESS").is_some() {
+        std::fs::write(REFERENCE, &got).expect("write the reference");
+        return;
+    }
+    let want = std::fs::read_to_string(REFERENCE).expect("the recorded analyses");
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    assert_eq!(g.len(), w.len(), "number of traces");
+    for (g, w) in g.iter().zip(&w) {
+        assert_eq!(g, w, "the analysis changed");
+    }
+}
+
+/// Samples that `analyze` reads in its passes over the whole run.
+fn samples_read(t: &Timeline) -> usize {
+    SAMPLES_READ.with(|c| c.set(0));
+    analyze(t);
+    SAMPLES_READ.with(|c| c.get())
+}
+
+/// The work counted: without CPU and temperature columns an analysis reads the samples once
+/// (the gathering pass), not once more per phase for the CPU check and again for the
+/// temperatures; with them, those checks still read what they need.
+#[test]
+fn an_analysis_reads_the_samples_once_when_the_optional_columns_are_empty() {
+    let mut t = synth::simulate(&synth::two_phase(20_000, 0.1), 42).0;
+    let n = t.samples.len();
+    assert_eq!(samples_read(&t), n);
+    for s in &mut t.samples {
+        s.cpu_pct = Some(50.0);
+        s.temp_c = Some(45.0);
+    }
+    let phases = analyze(&t).phases.len();
+    assert!(phases >= 2, "{phases} phases");
+    assert_eq!(samples_read(&t), n * (2 + phases));
+}
