@@ -390,6 +390,7 @@ fn finish(
         stop_reason: Some(o.stop),
         label,
         slccache_version: crate::VERSION.into(),
+        resolution: None,
     };
     let timeline = Timeline {
         samples: o.samples,

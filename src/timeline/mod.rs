@@ -4,6 +4,7 @@
 //! every interval so that a crash loses at most one row, and read back by [`read_slccache_csv`].
 //! Other formats (fio bandwidth logs, two-column CSVs) are read by [`import`].
 
+pub mod bounded;
 mod dialect;
 mod diskspd;
 pub mod import;
@@ -206,6 +207,11 @@ pub struct RunMeta {
     pub label: String,
     /// The slccache version that produced it.
     pub slccache_version: String,
+    /// When the samples of this timeline were merged to keep memory bounded
+    /// ([`bounded::Kept`]): how far. `None` (and absent from `summary.json`) when every
+    /// sample was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<bounded::Resolution>,
 }
 
 /// A whole run: samples in time order and the run's metadata.
