@@ -300,7 +300,10 @@ impl StopRule {
             // Read off the view: the samples themselves below MAX_VIEW, else merged ones.
             let nth = a.cliffs.get(n - 1).cloned().map(|c| {
                 let (low_bytes, high_bytes) = self.view.with_timeline(|t| {
-                    (bytes_at(&t.samples, c.t_low_s), bytes_at(&t.samples, c.t_high_s))
+                    (
+                        bytes_at(&t.samples, c.t_low_s),
+                        bytes_at(&t.samples, c.t_high_s),
+                    )
                 });
                 let cache = CacheEstimate {
                     bytes: c.bytes_written,
@@ -522,7 +525,11 @@ mod tests {
         assert!(rule.analysed_samples().1 == most);
         // The rule holds no more than its view, not the whole run (it held every sample).
         assert_eq!(rule.pushed(), samples.len() as u64);
-        assert!(rule.held() <= MAX_VIEW + 1, "the rule holds {}", rule.held());
+        assert!(
+            rule.held() <= MAX_VIEW + 1,
+            "the rule holds {}",
+            rule.held()
+        );
         // The merged view still has the whole run: the cliff is where it is.
         let e = rule.estimate().expect("the cliff is found");
         let truth = 2e9 * 300.0;

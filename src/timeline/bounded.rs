@@ -55,7 +55,7 @@ impl Resolution {
 }
 
 fn seconds_text(s: f64) -> String {
-    if s >= 1.0 {
+    if s >= 0.9995 {
         format!("{s:.1} s")
     } else {
         format!("{:.0} ms", s * 1e3)
@@ -331,14 +331,18 @@ mod tests {
         assert_eq!(r.envelope.len(), t.samples.len());
         // The envelope holds the true extremes, and each kept rate lies inside its own.
         let env_lo = r.envelope.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
-        let env_hi = r.envelope.iter().map(|e| e.1).fold(f64::NEG_INFINITY, f64::max);
+        let env_hi = r
+            .envelope
+            .iter()
+            .map(|e| e.1)
+            .fold(f64::NEG_INFINITY, f64::max);
         assert_eq!((env_lo, env_hi), (lo, hi));
         for (s, e) in t.samples.iter().zip(&r.envelope) {
             assert!(e.0 <= s.bytes_per_sec + 1e-9 && s.bytes_per_sec <= e.1 + 1e-9);
         }
-        assert!(r.sentence().starts_with(
-            "analysed at 4.0 s resolution: 1.00 M samples of 1.0 s merged by 4"
-        ));
+        assert!(r
+            .sentence()
+            .starts_with("analysed at 4.0 s resolution: 1.00 M samples of 1.0 s merged by 4"));
     }
 
     /// The envelope of each kept sample is the min and max of exactly the samples merged
@@ -355,7 +359,10 @@ mod tests {
         let (kept, env) = k.into_parts();
         for (i, (s, e)) in kept.iter().zip(&env).enumerate() {
             let part = &input[i * g..((i + 1) * g).min(input.len())];
-            let lo = part.iter().map(|s| s.bytes_per_sec).fold(f64::INFINITY, f64::min);
+            let lo = part
+                .iter()
+                .map(|s| s.bytes_per_sec)
+                .fold(f64::INFINITY, f64::min);
             let hi = part.iter().map(|s| s.bytes_per_sec).fold(0.0, f64::max);
             assert_eq!(*e, (lo, hi), "kept sample {i}");
             assert_eq!(s.t_s, part.last().unwrap().t_s);
