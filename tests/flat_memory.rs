@@ -121,3 +121,27 @@ fn simulate_past_the_limit_merges_and_says_so() {
     assert_eq!(a2["analysis"]["interval_s"], 1.0);
     assert!(a2["run"].get("resolution").is_none());
 }
+
+/// `probe` keeps the same bounded timeline: past the limit its summary says the samples
+/// were merged, and its timeline.csv still has every interval.
+#[test]
+fn probe_past_the_limit_merges_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("probe");
+    slccache()
+        .args(["probe", "emu:instant", "--bs", "64k", "--qd", "4"])
+        .args(["--duration", "3s", "--interval", "20ms", "--no-early-stop"])
+        .args(["--no-record", "--out"])
+        .arg(&dir)
+        .env("SLCCACHE_MAX_KEPT", "32")
+        .assert()
+        .success();
+    let n = rows(&dir);
+    assert!(n >= 100, "{n} rows");
+    let r = &summary(&dir)["run"]["resolution"];
+    assert_eq!(r["samples"], n as u64);
+    assert!(r["merged_by"].as_u64().unwrap() >= 4, "{r}");
+    assert!(r["kept_samples"].as_u64().unwrap() <= 33, "{r}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("Note: analysed at"), "{md}");
+}
