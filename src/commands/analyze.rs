@@ -78,6 +78,9 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             serde_json::to_string(a)?
         } else {
             let mut s = format!("{}: {}", f.display(), human_summary(a, args.units));
+            if let Some(r) = &t.meta.resolution {
+                s.push_str(&format!("\n  note: {}", r.sentence()));
+            }
             if !args.quiet {
                 for w in &a.warnings {
                     s.push_str(&format!("\n  warning: {w}"));
@@ -125,7 +128,10 @@ fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
         match crate::report::read_summary_meta(&s) {
             Ok(Some(meta)) => {
                 let label = t.meta.label.clone();
+                let resolution = t.meta.resolution.take();
                 t.meta = meta;
+                // How far this reading merged the samples, not what the run's summary said.
+                t.meta.resolution = resolution;
                 if t.meta.label.trim().is_empty() {
                     t.meta.label = label;
                 }

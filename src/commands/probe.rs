@@ -25,7 +25,7 @@ use crate::report::progress::{self, ProgressMode};
 use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::target::host::HostInfo;
 use crate::target::{self, OpenRequest, Target, TargetKind};
-use crate::timeline::{RunMeta, StopReason, Timeline, Workload};
+use crate::timeline::{RunMeta, StopReason, Workload};
 use crate::units::{format_bytes, format_rate, format_seconds, parse_duration, parse_size};
 use crate::workload::{EngineKind, Pattern};
 
@@ -390,11 +390,10 @@ fn finish(
         stop_reason: Some(o.stop),
         label,
         slccache_version: crate::VERSION.into(),
+        resolution: None,
     };
-    let timeline = Timeline {
-        samples: o.samples,
-        meta: meta.clone(),
-    };
+    let timeline = o.samples.into_timeline(meta);
+    let meta = timeline.meta.clone();
     let mut analysis = crate::detect::analyze(&timeline);
     if let Some(n) = &read_note {
         analysis.warnings.push(n.clone());

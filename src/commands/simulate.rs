@@ -126,6 +126,9 @@ pub fn summary_text(
             );
         }
     }
+    if let Some(r) = &t.meta.resolution {
+        s += &format!("  note:        {}\n", r.sentence());
+    }
     let cov = crate::report::terminal::coverage_suffix(analysis, units);
     if !cov.is_empty() {
         s += &format!("  measured:    {}\n", cov.trim_start_matches("; "));

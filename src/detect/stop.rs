@@ -31,8 +31,11 @@
 //! summed, rates weighted by time), kept up as samples arrive. An analysis therefore costs
 //! the same after an hour of 10 ms samples (360 000) as after a minute and a half, and the
 //! rule's work per interval falls as the run grows instead of rising with it; runs of up to
-//! [`MAX_VIEW`] samples are analysed exactly as before. The rule only decides when to stop:
-//! the run's own analysis, for every output, reads the whole timeline.
+//! [`MAX_VIEW`] samples are analysed exactly as before. The view is a
+//! [`crate::timeline::bounded::Kept`] (the same merge as a run's own kept timeline, with a
+//! smaller limit), and it is all the rule keeps of the samples: its memory is bounded too.
+//! The rule only decides when to stop: the run's own analysis, for every output, reads the
+//! run's own kept timeline.
 //!
 //! Building blocks for experiments that write in bursts (recovery after idling, cache size
 //! against fill level): [`SampleSource`] is anything that writes and yields one sample per
@@ -42,7 +45,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::{analyze, Analysis, CacheEstimate, Cliff};
-use crate::timeline::{RunMeta, Sample, Timeline};
+use crate::timeline::bounded::Kept;
+use crate::timeline::Sample;
+#[cfg(test)]
+use crate::timeline::{bounded::merge_sample, RunMeta, Timeline};
 
 /// Default `--after-cliff`: the level after the cliff must hold this long, seconds.
 pub const DEFAULT_AFTER_CLIFF_S: f64 = 30.0;
@@ -141,9 +147,11 @@ pub enum Decision {
 #[derive(Debug, Clone)]
 pub struct StopRule {
     cfg: StopConfig,
-    timeline: Timeline,
-    /// The bounded view the analyses read.
-    view: CoarseView,
+    /// The bounded view the analyses read: all the rule keeps of the samples.
+    view: Kept,
+    /// Start of the first sample and (end, length) of the newest, seconds.
+    first_start_s: Option<f64>,
+    last: Option<(f64, f64)>,
     /// Samples the latest analysis read, and the most any analysis read.
     work: (usize, usize),
     /// Analyse again once the newest sample ends at or after this time.
@@ -162,11 +170,9 @@ impl StopRule {
     pub fn new(cfg: StopConfig) -> StopRule {
         StopRule {
             cfg,
-            timeline: Timeline {
-                samples: Vec::new(),
-                meta: RunMeta::default(),
-            },
-            view: CoarseView::default(),
+            view: Kept::with_limit(MAX_VIEW),
+            first_start_s: None,
+            last: None,
             work: (0, 0),
             next_eval_t: f64::NEG_INFINITY,
             estimate: None,
@@ -186,16 +192,20 @@ impl StopRule {
     /// Adds one sample; analyses the timeline so far when it is due; returns the decision.
     /// Once the rule has said [`Decision::Stop`], it keeps saying it.
     pub fn push(&mut self, s: Sample) -> Decision {
-        self.view.push(&s);
-        self.timeline.samples.push(s);
+        self.add(&s);
         self.evaluate_if_due()
+    }
+
+    fn add(&mut self, s: &Sample) {
+        self.first_start_s.get_or_insert(s.t_start_s());
+        self.last = Some((s.t_s, s.interval_s));
+        self.view.push(s);
     }
 
     /// Adds several samples and analyses at most once (for a caller that fell behind).
     pub fn extend(&mut self, samples: impl IntoIterator<Item = Sample>) -> Decision {
         for s in samples {
-            self.view.push(&s);
-            self.timeline.samples.push(s);
+            self.add(&s);
         }
         self.evaluate_if_due()
     }
@@ -250,23 +260,22 @@ impl StopRule {
         self.analyses
     }
 
-    /// The samples so far.
-    pub fn samples(&self) -> &[Sample] {
-        &self.timeline.samples
+    /// How many samples were pushed so far (the rule keeps at most [`MAX_VIEW`] plus one of
+    /// them, merged).
+    pub fn pushed(&self) -> u64 {
+        self.view.pushed()
     }
 
-    /// Hands over the samples so far, so that a caller that needs them after the run does not
-    /// keep a second copy; the rule keeps its estimate, its counts and its bounded view, and
-    /// [`StopRule::samples`] is empty afterwards.
-    pub fn take_samples(&mut self) -> Vec<Sample> {
-        std::mem::take(&mut self.timeline.samples)
+    /// How many samples the rule holds now (its bounded view).
+    pub fn held(&self) -> usize {
+        self.view.len()
     }
 
     fn evaluate_if_due(&mut self) -> Decision {
-        let Some(last) = self.timeline.samples.last() else {
+        let Some((last_t, _)) = self.last else {
             return Decision::Continue;
         };
-        if self.stopped_at_s.is_none() && last.t_s >= self.next_eval_t {
+        if self.stopped_at_s.is_none() && last_t >= self.next_eval_t {
             self.evaluate();
         }
         self.decision()
@@ -274,14 +283,12 @@ impl StopRule {
 
     /// Analyses the timeline so far now, whether due or not; returns the decision.
     pub fn evaluate(&mut self) -> Decision {
-        let samples = &self.timeline.samples;
-        let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
+        let (Some(t0), Some((now, interval))) = (self.first_start_s, self.last) else {
             return Decision::Continue;
         };
-        let (t0, now) = (first.t_start_s(), last.t_s);
-        let interval = last.interval_s.max(1e-9);
+        let interval = interval.max(1e-9);
         self.next_eval_t = now + (REANALYSE_SHARE * (now - t0)).max(0.5 * interval);
-        let a = self.view.analyze();
+        let a = self.view.with_timeline(analyze);
         let read = self.view.len();
         self.work = (read, self.work.1.max(read));
         self.analyses += 1;
@@ -290,11 +297,18 @@ impl StopRule {
         self.estimate = self.track(first, prev, t0, now);
         let n = self.cfg.cliffs.max(1);
         if n > 1 {
+            // Read off the view: the samples themselves below MAX_VIEW, else merged ones.
             let nth = a.cliffs.get(n - 1).cloned().map(|c| {
+                let (low_bytes, high_bytes) = self.view.with_timeline(|t| {
+                    (
+                        bytes_at(&t.samples, c.t_low_s),
+                        bytes_at(&t.samples, c.t_high_s),
+                    )
+                });
                 let cache = CacheEstimate {
                     bytes: c.bytes_written,
-                    low_bytes: bytes_at(&self.timeline.samples, c.t_low_s),
-                    high_bytes: bytes_at(&self.timeline.samples, c.t_high_s),
+                    low_bytes,
+                    high_bytes,
                 };
                 (c, cache)
             });
@@ -376,117 +390,6 @@ fn bytes_at(samples: &[Sample], t_s: f64) -> u64 {
     before + (share * s.bytes as f64).round() as u64
 }
 
-/// The bounded view of a growing timeline that the rule analyses: whole groups of `group`
-/// neighbouring samples merged into one, and the group still filling. `group` doubles (and
-/// the whole groups merge in pairs) whenever there are [`MAX_VIEW`] of them; with `group` 1
-/// the view is the samples themselves.
-#[derive(Debug, Clone)]
-struct CoarseView {
-    whole: Timeline,
-    group: usize,
-    /// The group still filling, and how many samples it holds.
-    filling: Option<(Sample, usize)>,
-}
-
-impl Default for CoarseView {
-    fn default() -> Self {
-        CoarseView {
-            whole: Timeline {
-                samples: Vec::new(),
-                meta: RunMeta::default(),
-            },
-            group: 1,
-            filling: None,
-        }
-    }
-}
-
-impl CoarseView {
-    fn push(&mut self, s: &Sample) {
-        let (acc, n) = match self.filling.take() {
-            None => (s.clone(), 1),
-            Some((mut acc, n)) => {
-                merge_sample(&mut acc, s);
-                (acc, n + 1)
-            }
-        };
-        if n < self.group {
-            self.filling = Some((acc, n));
-            return;
-        }
-        self.whole.samples.push(acc);
-        if self.whole.samples.len() >= MAX_VIEW {
-            let old = std::mem::take(&mut self.whole.samples);
-            let mut it = old.into_iter();
-            while let Some(mut a) = it.next() {
-                if let Some(b) = it.next() {
-                    merge_sample(&mut a, &b);
-                }
-                self.whole.samples.push(a);
-            }
-            self.group *= 2;
-        }
-    }
-
-    /// Samples in the view (whole groups and the one filling).
-    fn len(&self) -> usize {
-        self.whole.samples.len() + usize::from(self.filling.is_some())
-    }
-
-    fn analyze(&mut self) -> Analysis {
-        let Some((f, _)) = &self.filling else {
-            return analyze(&self.whole);
-        };
-        self.whole.samples.push(f.clone());
-        let a = analyze(&self.whole);
-        self.whole.samples.pop();
-        a
-    }
-}
-
-/// Merges `b`, the sample right after `a`, into `a`: one sample for both intervals (bytes and
-/// time summed, rates and shares weighted by time, the worse latency and the hotter
-/// temperature, the later counters).
-fn merge_sample(a: &mut Sample, b: &Sample) {
-    let (ta, tb) = (a.interval_s.max(0.0), b.interval_s.max(0.0));
-    let t = ta + tb;
-    let mean = |x: f64, y: f64| {
-        if t > 0.0 {
-            (x * ta + y * tb) / t
-        } else {
-            0.5 * (x + y)
-        }
-    };
-    let opt = |x: Option<f64>, y: Option<f64>, f: &dyn Fn(f64, f64) -> f64| match (x, y) {
-        (Some(x), Some(y)) => Some(f(x, y)),
-        (x, y) => x.or(y),
-    };
-    a.t_s = b.t_s;
-    a.interval_s = t;
-    a.bytes += b.bytes;
-    a.bytes_total = b.bytes_total;
-    a.bytes_per_sec = if t > 0.0 { a.bytes as f64 / t } else { 0.0 };
-    a.iops = mean(a.iops, b.iops);
-    a.lat_p50_us = opt(a.lat_p50_us, b.lat_p50_us, &mean);
-    a.lat_p99_us = opt(a.lat_p99_us, b.lat_p99_us, &f64::max);
-    a.lat_max_us = opt(a.lat_max_us, b.lat_max_us, &f64::max);
-    a.temp_c = opt(a.temp_c, b.temp_c, &f64::max);
-    a.thermal_transitions = b.thermal_transitions.or(a.thermal_transitions);
-    a.cpu_pct = opt(a.cpu_pct, b.cpu_pct, &mean);
-    a.cpu_wait_pct = opt(a.cpu_wait_pct, b.cpu_wait_pct, &mean);
-    a.read = match (a.read.take(), &b.read) {
-        (Some(mut x), Some(y)) => {
-            x.bytes += y.bytes;
-            x.iops = mean(x.iops, y.iops);
-            x.lat_p50_us = opt(x.lat_p50_us, y.lat_p50_us, &mean);
-            x.lat_p99_us = opt(x.lat_p99_us, y.lat_p99_us, &f64::max);
-            x.lat_max_us = opt(x.lat_max_us, y.lat_max_us, &f64::max);
-            Some(x)
-        }
-        (x, y) => x.or_else(|| y.clone()),
-    };
-}
-
 /// Where [`replay`] would have stopped a saved run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplayStop {
@@ -556,8 +459,10 @@ pub fn run_burst(
 ) -> anyhow::Result<Burst> {
     let mut rule = StopRule::new(cfg);
     let mut confirmed = false;
+    let mut samples = Vec::new();
     while let Some(s) = source.next_sample()? {
         on_sample(&s)?;
+        samples.push(s.clone());
         if rule.push(s) == Decision::Stop {
             confirmed = true;
             break;
@@ -567,7 +472,7 @@ pub fn run_burst(
         cliff_confirmed: confirmed,
         estimate: rule.estimate.clone(),
         withdrawn: rule.withdrawn,
-        samples: rule.timeline.samples,
+        samples,
     })
 }
 
@@ -618,6 +523,13 @@ mod tests {
         // 8192 whole groups at most, and the group still filling; the whole run is 12 000.
         assert!(most <= 8193, "an analysis read {most} samples");
         assert!(rule.analysed_samples().1 == most);
+        // The rule holds no more than its view, not the whole run (it held every sample).
+        assert_eq!(rule.pushed(), samples.len() as u64);
+        assert!(
+            rule.held() <= MAX_VIEW + 1,
+            "the rule holds {}",
+            rule.held()
+        );
         // The merged view still has the whole run: the cliff is where it is.
         let e = rule.estimate().expect("the cliff is found");
         let truth = 2e9 * 300.0;
@@ -651,10 +563,6 @@ mod tests {
     #[test]
     fn merged_samples_keep_bytes_and_time() {
         let samples = step(30.0, 30.0, 0.25);
-        let mut v = CoarseView::default();
-        for s in &samples {
-            v.push(s);
-        }
         let mut a = samples[0].clone();
         for s in &samples[1..] {
             merge_sample(&mut a, s);

@@ -21,6 +21,7 @@ use crate::report::progress::{self, Progress, ProgressMode};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{DriveReading, Target};
+use crate::timeline::bounded::Kept;
 use crate::timeline::{CsvWriter, Sample, StopReason};
 use crate::workload::EngineKind;
 
@@ -117,8 +118,10 @@ pub fn make_backends(
 
 /// What a run (or one burst) produced.
 pub struct Outcome {
-    /// The samples, one per interval.
-    pub samples: Vec<Sample>,
+    /// The samples, one per interval, kept in bounded memory (merged past
+    /// [`crate::timeline::bounded::MAX_KEPT`]; `timeline.csv` has every one):
+    /// [`Kept::into_timeline`] gives the timeline.
+    pub samples: Kept,
     /// Why it stopped.
     pub stop: StopReason,
     /// The write error that stopped it, if any.
@@ -341,27 +344,26 @@ pub fn run_jobs(
     )
     .map_err(|e| anyhow!(e).context("cannot start a job thread"))?;
 
-    let mut samples: Vec<Sample> = Vec::new();
+    let mut samples = Kept::for_run();
     let mut reading = drive_start.clone();
     let mut last_read = Instant::now();
     let mut csv_error: Option<anyhow::Error> = None;
-    let mut emit =
-        |rows: Vec<Sample>, samples: &mut Vec<Sample>, err: &mut Option<anyhow::Error>| {
-            for r in rows {
-                if err.is_none() {
-                    if let Err(e) = csv.append(&r) {
-                        *err = Some(anyhow!(e).context(format!("writing {}", csv_path.display())));
-                    }
+    let mut emit = |rows: Vec<Sample>, samples: &mut Kept, err: &mut Option<anyhow::Error>| {
+        for r in rows {
+            if err.is_none() {
+                if let Err(e) = csv.append(&r) {
+                    *err = Some(anyhow!(e).context(format!("writing {}", csv_path.display())));
                 }
-                detector.send(&r);
-                progress.update(&r, detector.estimate().as_ref());
-                samples.push(r);
             }
-        };
+            detector.send(&r);
+            progress.update(&r, detector.estimate().as_ref());
+            samples.push(&r);
+        }
+    };
     let stop_at = cfg.duration;
     let stop = 'run: loop {
         let wake = {
-            let d = sampler.deadline(samples.len() as u64);
+            let d = sampler.deadline(samples.pushed());
             stop_at.map_or(d, |s| d.min(s))
         };
         // Sleep until the deadline, looking at signals and the jobs now and then.
@@ -465,7 +467,13 @@ mod tests {
             d.send(s);
         }
         let rule = d.finish();
-        assert_eq!(rule.samples().len(), 20_000);
+        assert_eq!(rule.pushed(), 20_000);
+        // And the detector thread holds its bounded view only, not a copy of the run.
+        assert!(
+            rule.held() <= 8193,
+            "the detector holds {} samples",
+            rule.held()
+        );
         let (_, most) = rule.analysed_samples();
         assert!(most > 0 && most <= 8193, "an analysis read {most} samples");
     }

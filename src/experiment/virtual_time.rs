@@ -17,13 +17,15 @@ use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, SampleSource, StopConfig, StopRule};
 use crate::error::usage;
 use crate::model::{DriveModel, DriveState, Load, Truth};
+use crate::timeline::bounded::Kept;
 use crate::timeline::{DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
 use crate::units::{format_bytes, format_seconds, UnitSystem};
 
 /// The result of a simulation.
 #[derive(Debug, Clone)]
 pub struct Simulation {
-    /// The timeline, one sample per interval.
+    /// The timeline, one sample per interval (merged past [`Kept`]'s limit, as
+    /// `timeline.meta.resolution` says; `on_sample` saw every sample).
     pub timeline: Timeline,
     /// What the model says a perfect measurement finds.
     pub truth: Truth,
@@ -288,7 +290,8 @@ impl SampleSource for VirtualDrive<'_> {
 
 /// Runs `model` under workload `w` in virtual time to the workload's limit. `on_sample` sees
 /// each sample as it is made (to write it out at once).
-/// Most samples a simulation keeps (about 500 MB of timeline in memory).
+/// Most samples a simulation makes (rows of `timeline.csv`; its memory is bounded by
+/// [`crate::timeline::bounded::MAX_KEPT`] whatever the count, but its time is not).
 pub const MAX_SAMPLES: f64 = 5e6;
 
 /// Refuses a simulation that would make more than [`MAX_SAMPLES`] samples (a usage error,
@@ -362,20 +365,16 @@ pub fn simulate_with_stop(
 ) -> Result<Simulation> {
     let mut drive = VirtualDrive::new(model, w)?;
     let mut rule = stop.map(StopRule::new);
-    let mut samples = Vec::new();
+    // The samples kept for the analysis: bounded (merged past `MAX_KEPT`); `on_sample`
+    // writes every one of them to timeline.csv.
+    let mut kept = Kept::for_run();
     let reason = loop {
         let Some(s) = drive.next_sample()? else {
             break drive.stop_reason().unwrap_or(StopReason::EndOfData);
         };
         on_sample(&s)?;
-        // The rule keeps the samples when there is one (taken back below): one copy, not two.
-        let decision = match rule.as_mut() {
-            Some(r) => Some(r.push(s)),
-            None => {
-                samples.push(s);
-                None
-            }
-        };
+        kept.push(&s);
+        let decision = rule.as_mut().map(|r| r.push(s));
         if decision == Some(Decision::Stop) {
             break StopReason::CliffConfirmed;
         }
@@ -383,13 +382,10 @@ pub fn simulate_with_stop(
             break StopReason::Interrupted;
         }
     };
-    if let Some(r) = rule.as_mut() {
-        samples = r.take_samples();
-    }
     let mut meta = meta;
     meta.stop_reason = Some(reason);
     Ok(Simulation {
-        timeline: Timeline { samples, meta },
+        timeline: kept.into_timeline(meta),
         truth: model.truth_mixed(w.pattern, w.block_size, w.read_pct),
         writes: drive.writes(),
         reads: drive.reads(),
@@ -425,6 +421,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
         stop_reason: None,
         label: format!("{} (simulated)", model.model),
         slccache_version: crate::VERSION.to_string(),
+        resolution: None,
     }
 }
 

@@ -507,6 +507,22 @@ pub fn report_html(
         }
         h.push_str("</table></div></section>\n");
     }
+    // Runs analysed at a coarser resolution than their samples (merged to bound memory).
+    for r in runs {
+        if let Some(res) = &r.timeline.meta.resolution {
+            let who = if compare {
+                format!("{}: ", r.name)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                h,
+                "<p class=\"resolution\">{}{}.</p>",
+                esc(&who),
+                esc(&res.sentence())
+            );
+        }
+    }
     // Warnings.
     let warnings: Vec<String> = runs
         .iter()

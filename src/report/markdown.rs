@@ -390,6 +390,9 @@ pub fn report_md_with(
         extra_rows,
     ));
     s.push('\n');
+    if let Some(r) = &run.timeline.meta.resolution {
+        s.push_str(&format!("Note: {}.\n\n", r.sentence()));
+    }
     if !run.analysis.warnings.is_empty() {
         s.push_str("**Warnings**\n\n");
         for w in &run.analysis.warnings {

@@ -517,8 +517,14 @@ pub fn write_analysis_outputs(
     let csv = dir.join("timeline.csv");
     let own_folder = is_own_timeline(file, dir);
     if !own_folder {
-        crate::timeline::CsvWriter::write_all(&csv, t)
-            .with_context(|| format!("writing {}", csv.display()))?;
+        if t.meta.resolution.is_some() {
+            // The kept timeline was merged: the copy is the file read, with every row.
+            std::fs::copy(file, &csv)
+                .with_context(|| format!("copying {} to {}", file.display(), csv.display()))?;
+        } else {
+            crate::timeline::CsvWriter::write_all(&csv, t)
+                .with_context(|| format!("writing {}", csv.display()))?;
+        }
     }
     let summary_path = dir.join("summary.json");
     // The run's own record of the host and the drive (a probe's summary.json: in the folder
@@ -551,6 +557,15 @@ pub fn write_analysis_outputs(
                 );
             }
             v["analysis"] = serde_json::to_value(a)?;
+            // How far this analysis merged the samples (none: the key goes).
+            match &t.meta.resolution {
+                Some(r) => v["run"]["resolution"] = serde_json::to_value(r)?,
+                None => {
+                    if let Some(run) = v["run"].as_object_mut() {
+                        run.remove("resolution");
+                    }
+                }
+            }
             write_file(&summary_path, serde_json::to_string_pretty(&v)? + "\n")?;
             summary_path
         }

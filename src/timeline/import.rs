@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use super::{read_slccache_csv, RunMeta, Sample, Timeline};
+use super::bounded::Kept;
+use super::{read_slccache_csv, read_slccache_rows, RunMeta, Sample, Timeline};
 
 pub use super::import_error::ImportError;
 
@@ -352,10 +353,133 @@ pub fn load_with_notes(
             ),
         ));
     }
-    let text = read_text(path, &name)?;
-    let (mut t, notes) = parse_text_notes(&text, &name, opts)?;
+    let stream = stream_own_timeline(path, &name, &Opts::from(opts), Kept::for_run());
+    let (mut t, notes) = match stream {
+        Some(r) => r?,
+        None => {
+            let text = read_text(path, &name)?;
+            parse_text_notes(&text, &name, opts)?
+        }
+    };
     t.meta.label = label_of(path);
     Ok((t, notes))
+}
+
+/// How many lines at the start of a file decide whether it is read as a stream: the lines
+/// the spreadsheet dialects are recognised from ([`super::dialect`]).
+const HEAD_LINES: usize = 20;
+
+/// slccache's own `timeline.csv` (a regular file whose first line is its header, and whose
+/// first lines are plain comma-separated text), read row by row into a bounded timeline
+/// ([`Kept`]): the file's text is never held whole, and past
+/// [`super::bounded::MAX_KEPT`] rows the samples are merged. `None` for any other file
+/// (other formats and spreadsheet dialects are read whole, by [`parse_text_notes`]). The
+/// checks and notes are those of the whole-text reader: the same errors, and a cut-short
+/// last line dropped with the same note.
+fn stream_own_timeline(
+    path: &Path,
+    name: &str,
+    opts: &Opts,
+    mut kept: Kept,
+) -> Option<Result<(Timeline, Vec<String>), ImportError>> {
+    use std::io::{BufRead, Read};
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut r = std::io::BufReader::new(f);
+    let mut head = String::new();
+    for _ in 0..HEAD_LINES {
+        if r.read_line(&mut head).ok()? == 0 {
+            break;
+        }
+    }
+    let first = head.lines().next()?;
+    let plain = !head.contains(['"', ';', '\t', '\0', '\u{feff}']);
+    if !plain || first.trim().is_empty() || !is_timeline_header(first.trim()) {
+        return None;
+    }
+    let mut notes = Vec::new();
+    if opts.time_scale.is_some() || opts.rate_scale.is_some() || opts.position_scale.is_some() {
+        let mut flags = vec![];
+        if opts.time_scale.is_some() {
+            flags.push("--time-unit");
+        }
+        if opts.rate_scale.is_some() {
+            flags.push("--rate-unit");
+        }
+        if opts.position_scale.is_some() {
+            flags.push("--x/--x-unit");
+        }
+        notes.push(format!(
+            "{name}: {} ignored: a slccache timeline carries its own units",
+            flags.join(" and ")
+        ));
+    }
+    let mut prev_t: Option<f64> = None;
+    let mut any_bytes = false;
+    let read = read_slccache_rows(std::io::Cursor::new(head).chain(r), name, |s, line| {
+        if let Some(p) = prev_t.filter(|p| s.t_s <= *p) {
+            return Err(ImportError::at(
+                name,
+                line,
+                format!("time does not increase: t_s {} after {p}", s.t_s),
+            ));
+        }
+        check_sample(kept.pushed() as usize, &s, name)?;
+        prev_t = Some(s.t_s);
+        any_bytes |= s.bytes > 0 || s.read.as_ref().is_some_and(|r| r.bytes > 0);
+        kept.push(&s);
+        Ok(())
+    });
+    if let Err(e) = read {
+        // A last line cut short (no newline at the end, and it does not parse) is dropped,
+        // as the whole-text reader does; any other bad line is an error.
+        match cut_short_last_line(path) {
+            Some(last) if e.line == Some(last) && last >= 2 && kept.pushed() >= 1 => {
+                notes.push(format!(
+                    "{name}: line {last} is cut short (no newline at the end of the file, and \
+                     it does not parse): dropped as a truncated last line"
+                ));
+            }
+            _ => return Some(Err(e)),
+        }
+    }
+    if kept.pushed() < 2 {
+        let n = kept.pushed();
+        return Some(Err(ImportError::whole(
+            name,
+            format!(
+                "only {n} sample{}: at least two are needed to analyse a timeline",
+                if n == 1 { "" } else { "s" }
+            ),
+        )));
+    }
+    if !any_bytes {
+        return Some(Err(nothing_written(name)));
+    }
+    Some(Ok((kept.into_timeline(RunMeta::default()), notes)))
+}
+
+/// The number of the last line of `path` when the file does not end with a newline.
+fn cut_short_last_line(path: &Path) -> Option<usize> {
+    use std::io::{BufRead, Read, Seek};
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(std::io::SeekFrom::End(-1)).ok()?;
+    let mut b = [0u8; 1];
+    f.read_exact(&mut b).ok()?;
+    if b[0] == b'\n' {
+        return None;
+    }
+    f.rewind().ok()?;
+    let mut n = 0;
+    let mut r = std::io::BufReader::new(f);
+    let mut buf = Vec::new();
+    while r.read_until(b'\n', &mut buf).ok()? > 0 {
+        n += 1;
+        buf.clear();
+    }
+    Some(n)
 }
 
 /// Whether a header line is slccache's own `timeline.csv` header: its columns are found by
@@ -525,31 +649,41 @@ fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
         ));
     }
     for (i, s) in t.samples.iter().enumerate() {
-        if s.interval_s.is_nan() || s.interval_s <= 0.0 || !s.t_s.is_finite() {
-            return Err(ImportError::whole(
-                name,
-                format!("sample {} (t = {} s) has no positive length", i + 1, s.t_s),
-            ));
-        }
-        if s.bytes_per_sec > MAX_RATE {
-            return Err(ImportError::whole(
-                name,
-                format!(
-                    "sample {} (t = {} s) says {:.3e} bytes/s, more than any drive writes \
-                     (1 TB/s): a broken log",
-                    i + 1,
-                    s.t_s,
-                    s.bytes_per_sec
-                ),
-            ));
-        }
+        check_sample(i, s, name)?;
     }
     // A run that only read has no write bytes; it is analysed on its reads.
     let read_bytes = |s: &Sample| s.read.as_ref().map_or(0, |r| r.bytes);
     if t.samples.iter().all(|s| s.bytes == 0 && read_bytes(s) == 0) {
+        return Err(nothing_written(name));
+    }
+    Ok(())
+}
+
+fn nothing_written(name: &str) -> ImportError {
+    ImportError::whole(
+        name,
+        "nothing was written: every sample is 0 bytes, so there is no cache to measure",
+    )
+}
+
+/// The checks of one sample (number `i` from 0): a positive length, a rate a drive can write.
+fn check_sample(i: usize, s: &Sample, name: &str) -> Result<(), ImportError> {
+    if s.interval_s.is_nan() || s.interval_s <= 0.0 || !s.t_s.is_finite() {
         return Err(ImportError::whole(
             name,
-            "nothing was written: every sample is 0 bytes, so there is no cache to measure",
+            format!("sample {} (t = {} s) has no positive length", i + 1, s.t_s),
+        ));
+    }
+    if s.bytes_per_sec > MAX_RATE {
+        return Err(ImportError::whole(
+            name,
+            format!(
+                "sample {} (t = {} s) says {:.3e} bytes/s, more than any drive writes \
+                 (1 TB/s): a broken log",
+                i + 1,
+                s.t_s,
+                s.bytes_per_sec
+            ),
         ));
     }
     Ok(())
@@ -1102,4 +1236,84 @@ pub fn label_of(path: &Path) -> String {
         }
     }
     stem
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::CsvWriter;
+
+    fn written(n: usize, dir: &Path) -> std::path::PathBuf {
+        let pts: Vec<(f64, f64, f64)> = (1..=n)
+            .map(|i| (i as f64, 1.0, if i < n / 3 { 2e9 } else { 5e8 } + i as f64))
+            .collect();
+        let mut t = Timeline::from_rates(&pts, RunMeta::default());
+        for (i, s) in t.samples.iter_mut().enumerate() {
+            s.lat_p50_us = Some(10.0 + (i % 7) as f64);
+            s.temp_c = Some(40.0 + (i % 3) as f64);
+        }
+        let p = dir.join("timeline.csv");
+        CsvWriter::write_all(&p, &t).unwrap();
+        p
+    }
+
+    /// Issue 19: slccache's own timeline.csv is read row by row into a bounded timeline, and
+    /// below its limit it is the timeline the whole-text reader gives (it read the whole text,
+    /// then every sample).
+    #[test]
+    fn an_own_timeline_streams_into_a_bounded_timeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = written(3000, dir.path());
+        let o = ReadOptions::default();
+        let (t, notes) = load_with_notes(&p, &o).unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        let (whole, whole_notes) = parse_text_notes(&text, &p.display().to_string(), &o).unwrap();
+        assert_eq!(t.samples, whole.samples);
+        assert_eq!(notes, whole_notes);
+        assert!(t.meta.resolution.is_none());
+        assert_eq!(crate::detect::analyze(&t), crate::detect::analyze(&whole));
+        // The same file with a limit of 100: what is held is bounded, bytes are all there.
+        let (k, _) = stream_own_timeline(&p, "t", &Opts::from(&o), Kept::with_limit(100))
+            .expect("read as a stream")
+            .unwrap();
+        assert!(k.samples.len() <= 101, "{}", k.samples.len());
+        assert_eq!(k.bytes_total(), whole.bytes_total());
+        let r = k.meta.resolution.as_ref().unwrap();
+        assert_eq!((r.samples, r.merged_by), (3000, 32));
+    }
+
+    /// The stream keeps the whole-text reader's rules: a cut-short last line is dropped with
+    /// its note, a line in the middle that does not parse is an error naming it, and time
+    /// must increase.
+    #[test]
+    fn the_stream_keeps_the_readers_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = written(50, dir.path());
+        let text = std::fs::read_to_string(&p).unwrap();
+        let o = ReadOptions::default();
+        let name = p.display().to_string();
+        let check = |t: &str| {
+            std::fs::write(&p, t).unwrap();
+            let streamed = load_with_notes(&p, &o).map(|(t, n)| (t.samples, n));
+            let whole = parse_text_notes(t, &name, &o).map(|(t, n)| (t.samples, n));
+            let show = |r: &Result<(Vec<Sample>, Vec<String>), ImportError>| match r {
+                Ok(v) => format!("{v:?}"),
+                Err(e) => format!("error: {e} (line {:?})", e.line),
+            };
+            assert_eq!(show(&streamed), show(&whole));
+            streamed
+        };
+        let cut = format!("{text}51.0,1.0,12");
+        let (s, notes) = check(&cut).unwrap();
+        assert_eq!(s.len(), 50);
+        assert!(notes[0].contains("line 52 is cut short"), "{notes:?}");
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[10] = "11.0,1.0,x,1,1.0,,,,,,,,";
+        let e = check(&(lines.join("\n") + "\n")).unwrap_err();
+        assert_eq!(e.line, Some(11));
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.swap(5, 6);
+        let e = check(&(lines.join("\n") + "\n")).unwrap_err();
+        assert!(e.to_string().contains("time does not increase"), "{e}");
+    }
 }

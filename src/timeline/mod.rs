@@ -4,6 +4,7 @@
 //! every interval so that a crash loses at most one row, and read back by [`read_slccache_csv`].
 //! Other formats (fio bandwidth logs, two-column CSVs) are read by [`import`].
 
+pub mod bounded;
 mod dialect;
 mod diskspd;
 pub mod import;
@@ -206,6 +207,11 @@ pub struct RunMeta {
     pub label: String,
     /// The slccache version that produced it.
     pub slccache_version: String,
+    /// When the samples of this timeline were merged to keep memory bounded
+    /// ([`bounded::Kept`]): how far. `None` (and absent from `summary.json`) when every
+    /// sample was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<bounded::Resolution>,
 }
 
 /// A whole run: samples in time order and the run's metadata.
@@ -257,6 +263,10 @@ impl Timeline {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut t = self.clone();
+        // The envelope of merged samples is of the write rates: not the reads'.
+        if let Some(r) = &mut t.meta.resolution {
+            r.envelope.clear();
+        }
         let mut total = 0u64;
         for s in &mut t.samples {
             if let Some(r) = s.read.take() {
@@ -400,15 +410,28 @@ impl Timeline {
 
     /// This timeline as its `timeline.csv` holds it (values rounded as the file writes them),
     /// so that charts drawn from it are the charts drawn from the file (`runs export`, a saved
-    /// run analysed again). A timeline that does not survive the round trip is returned as it
-    /// is.
+    /// run analysed again). Each sample is formatted as its row and read back on its own, so
+    /// no text of the whole timeline is built. A timeline that does not survive the round
+    /// trip is returned as it is.
     pub fn as_written(&self) -> Timeline {
-        match read_slccache_csv(&self.csv_text(), "timeline.csv") {
-            Ok(samples) if samples.len() == self.samples.len() => Timeline {
-                samples,
-                meta: self.meta.clone(),
-            },
-            _ => self.clone(),
+        let reads = self.has_reads();
+        let cols = Columns::written(reads);
+        let mut rec = csv::StringRecord::new();
+        let mut samples = Vec::with_capacity(self.samples.len());
+        for s in &self.samples {
+            let row = csv_row(s, reads);
+            rec.clear();
+            for cell in row.split(',') {
+                rec.push_field(cell.trim());
+            }
+            match cols.sample(&rec, "timeline.csv", samples.len() + 2) {
+                Ok(w) => samples.push(w),
+                Err(_) => return self.clone(),
+            }
+        }
+        Timeline {
+            samples,
+            meta: self.meta.clone(),
         }
     }
 }
@@ -452,42 +475,101 @@ impl CsvWriter {
 
 /// Reads a `timeline.csv` written by slccache. Errors name the line.
 pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::ImportError> {
+    let mut out = Vec::new();
+    read_slccache_rows(text.as_bytes(), file, |s, _| {
+        out.push(s);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Reads a `timeline.csv` written by slccache from `r` row by row, giving each sample and its
+/// line number to `each` (nothing but the row being read is held). Errors name the line.
+pub fn read_slccache_rows(
+    r: impl std::io::Read,
+    file: &str,
+    mut each: impl FnMut(Sample, usize) -> Result<(), import::ImportError>,
+) -> Result<(), import::ImportError> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .trim(csv::Trim::All)
-        .from_reader(text.as_bytes());
+        .from_reader(r);
     let headers = rdr
         .headers()
         .map_err(|e| import::ImportError::at(file, 1, format!("cannot read the header: {e}")))?
         .clone();
-    let idx = |name: &str| headers.iter().position(|h| h == name);
-    let cols: Vec<Option<usize>> = CSV_COLUMNS
+    let cols = Columns::of(&headers, file)?;
+    let mut rec = csv::StringRecord::new();
+    let mut n = 0;
+    loop {
+        let line = n + 2;
+        match rdr.read_record(&mut rec) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {}
+            Err(e) => return Err(import::ImportError::at(file, line, e.to_string())),
+        }
+        each(cols.sample(&rec, file, line)?, line)?;
+        n += 1;
+    }
+}
+
+/// Where each column of a slccache timeline is (columns are found by name, in any order).
+struct Columns {
+    cols: Vec<Option<usize>>,
+    has_reads: bool,
+}
+
+fn name_of(k: usize) -> Option<&'static str> {
+    CSV_COLUMNS
         .iter()
         .chain(READ_COLUMNS.iter())
-        .map(|c| idx(c))
-        .collect();
-    let name_of = |k: usize| {
-        CSV_COLUMNS
+        .nth(k)
+        .copied()
+}
+
+impl Columns {
+    /// The columns of `headers`; an error when one of the first five is missing.
+    fn of(headers: &csv::StringRecord, file: &str) -> Result<Columns, import::ImportError> {
+        let idx = |name: &str| headers.iter().position(|h| h == name);
+        let cols: Vec<Option<usize>> = CSV_COLUMNS
             .iter()
             .chain(READ_COLUMNS.iter())
-            .nth(k)
-            .copied()
-    };
-    // Reads are there when the read byte column is (columns are found by name, in any order).
-    let has_reads = cols[CSV_COLUMNS.len()].is_some();
-    for (i, c) in CSV_COLUMNS.iter().enumerate().take(5) {
-        if cols[i].is_none() {
-            return Err(import::ImportError::at(
-                file,
-                1,
-                format!("missing column '{c}' in a slccache timeline"),
-            ));
+            .map(|c| idx(c))
+            .collect();
+        // Reads are there when the read byte column is.
+        let has_reads = cols[CSV_COLUMNS.len()].is_some();
+        for (i, c) in CSV_COLUMNS.iter().enumerate().take(5) {
+            if cols[i].is_none() {
+                return Err(import::ImportError::at(
+                    file,
+                    1,
+                    format!("missing column '{c}' in a slccache timeline"),
+                ));
+            }
+        }
+        Ok(Columns { cols, has_reads })
+    }
+
+    /// The columns of a timeline as slccache writes it ([`CSV_COLUMNS`], then
+    /// [`READ_COLUMNS`] with `reads`).
+    fn written(reads: bool) -> Columns {
+        let n = CSV_COLUMNS.len() + if reads { READ_COLUMNS.len() } else { 0 };
+        let mut cols: Vec<Option<usize>> = (0..n).map(Some).collect();
+        cols.resize(CSV_COLUMNS.len() + READ_COLUMNS.len(), None);
+        Columns {
+            cols,
+            has_reads: reads,
         }
     }
-    let mut out = Vec::new();
-    for (n, rec) in rdr.records().enumerate() {
-        let line = n + 2;
-        let rec = rec.map_err(|e| import::ImportError::at(file, line, e.to_string()))?;
+
+    /// The sample of one row (line `line` of `file`).
+    fn sample(
+        &self,
+        rec: &csv::StringRecord,
+        file: &str,
+        line: usize,
+    ) -> Result<Sample, import::ImportError> {
+        let cols = &self.cols;
         let get_f = |k: usize| -> Result<Option<f64>, import::ImportError> {
             match cols[k].and_then(|c| rec.get(c)) {
                 None | Some("") => Ok(None),
@@ -525,7 +607,7 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             })
         };
         let n = CSV_COLUMNS.len();
-        let read = if has_reads {
+        let read = if self.has_reads {
             Some(ReadStats {
                 bytes: get_f(n)?.unwrap_or(0.0) as u64,
                 iops: get_f(n + 1)?.unwrap_or(0.0),
@@ -536,7 +618,7 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
         } else {
             None
         };
-        out.push(Sample {
+        Ok(Sample {
             t_s: need(0)?,
             interval_s: need(1)?,
             bytes: need(2)? as u64,
@@ -551,9 +633,8 @@ pub fn read_slccache_csv(text: &str, file: &str) -> Result<Vec<Sample>, import::
             cpu_pct: get_f(11)?,
             cpu_wait_pct: get_f(12)?,
             read,
-        });
+        })
     }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ pub fn meta(label: &str, model: &str, capacity: u64, bs: u64) -> RunMeta {
         stop_reason: Some(StopReason::Duration),
         label: label.into(),
         slccache_version: slccache::VERSION.into(),
+        resolution: None,
     }
 }
 

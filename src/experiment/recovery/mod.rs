@@ -54,6 +54,8 @@ pub const MIN_NO_CACHE_SAMPLES: usize = 6;
 pub struct BurstRule {
     rule: StopRule,
     reference: Option<Reference>,
+    /// The burst's samples (the rule keeps only its bounded view; a burst is short).
+    samples: Vec<Sample>,
 }
 
 impl BurstRule {
@@ -66,11 +68,13 @@ impl BurstRule {
                 ..cfg
             }),
             reference,
+            samples: Vec::new(),
         }
     }
 
     /// Adds a sample; returns `Some(why)` when the burst should end.
     pub fn push(&mut self, s: &Sample) -> Option<BurstEnd> {
+        self.samples.push(s.clone());
         if self.rule.push(s.clone()) == Decision::Stop {
             return Some(BurstEnd::CliffConfirmed);
         }
@@ -79,7 +83,7 @@ impl BurstRule {
             return None;
         }
         let r = self.reference?;
-        let samples = self.rule.samples();
+        let samples = &self.samples;
         let t0 = samples.first()?.t_start_s();
         let now = s.t_s;
         let hold = self.rule.config().hold_s(0.0);

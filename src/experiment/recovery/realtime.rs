@@ -238,6 +238,7 @@ impl TestDrive for RealDrive {
                 .clone()
                 .unwrap_or_else(|| self.target.info.short_name()),
             slccache_version: crate::VERSION.into(),
+            resolution: None,
         }
     }
 

@@ -649,4 +649,41 @@ mod tests {
             "cliff at 14.0 s, 19.1 GB written"
         );
     }
+
+    /// Issue 19: the throughput chart of a merged timeline draws the lowest and highest
+    /// rate of the samples merged (their envelope), not only the merged means: a one-sample
+    /// dip to a tenth survives merging by 64.
+    #[test]
+    fn a_merged_timeline_draws_the_envelope_of_its_samples() {
+        let pts: Vec<(f64, f64, f64)> = (1..=200_000)
+            .map(|i| {
+                let r = match i {
+                    100_001 => 1e8,
+                    50_001 => 3e9,
+                    _ => 1e9,
+                };
+                (i as f64, 1.0, r)
+            })
+            .collect();
+        let t = crate::timeline::Timeline::from_rates(&pts, Default::default());
+        let mut kept = crate::timeline::bounded::Kept::with_limit(4096);
+        for s in &t.samples {
+            kept.push(s);
+        }
+        let m = kept.into_timeline(Default::default());
+        assert_eq!(m.meta.resolution.as_ref().unwrap().merged_by, 64);
+        let a = crate::detect::analyze(&m);
+        let spec = throughput_time(&m, &a, &crate::report::ReportOptions::default());
+        let rate = &spec.series[0];
+        assert_eq!(rate.name, "per interval");
+        let lo = rate
+            .points
+            .iter()
+            .map(|p| p.1)
+            .fold(f64::INFINITY, f64::min);
+        let hi = rate.points.iter().map(|p| p.1).fold(0.0, f64::max);
+        // In MB/s: the dip to 100 and the peak at 3000 are drawn.
+        assert!((lo - 100.0).abs() < 1e-6, "lowest drawn {lo}");
+        assert!((hi - 3000.0).abs() < 1e-6, "highest drawn {hi}");
+    }
 }

@@ -99,6 +99,33 @@ pub(super) fn interval_series(
     }
 }
 
+/// The rate series of merged samples: each sample's lowest and highest rate (`env`) at its
+/// middle, reduced to the min/max envelope per pixel column, so that the chart of a merged
+/// timeline draws the extremes of the samples it merged, as the chart of every sample would.
+fn envelope_series(
+    rows: &[(f64, f64, f64, f64, f64)],
+    env: &[(f64, f64)],
+    xk: XKind,
+    xdiv: f64,
+    ydiv: f64,
+    cols: usize,
+) -> Vec<(f64, f64)> {
+    let mut pts = Vec::with_capacity(rows.len() * 2);
+    for (r, e) in rows.iter().zip(env) {
+        let x = match xk {
+            XKind::Time => 0.5 * (r.0 + r.1) / xdiv,
+            XKind::Data => 0.5 * (r.2 + r.3) / xdiv,
+        };
+        pts.push((x, e.0 / ydiv));
+        pts.push((x, e.1 / ydiv));
+    }
+    let (lo, hi) = match (pts.first(), pts.last()) {
+        (Some(a), Some(b)) => (a.0, b.0),
+        _ => (0.0, 0.0),
+    };
+    envelope(&pts, lo, hi, cols)
+}
+
 /// The name of a phase of `a` on the chart: a run with a drop it could not confirm was not
 /// steady, its one phase is the mean over both levels.
 fn phase_name_in(a: &Analysis, k: PhaseKind) -> &'static str {
@@ -340,7 +367,17 @@ pub(super) fn throughput(
         ticks: vec![],
     };
 
-    let rate = interval_series(&rows, xk, xdiv, |i| Some(rows[i].4), ydiv, cols);
+    // A merged timeline keeps each kept sample's lowest and highest rate: the envelope drawn.
+    let env = t
+        .meta
+        .resolution
+        .as_ref()
+        .map(|r| &r.envelope[..])
+        .filter(|e| e.len() == t.samples.len());
+    let rate = match env {
+        Some(env) if rows.len() > cols => envelope_series(&rows, env, xk, xdiv, ydiv, cols),
+        _ => interval_series(&rows, xk, xdiv, |i| Some(rows[i].4), ydiv, cols),
+    };
     let mut series = vec![Series {
         name: "per interval".to_string(),
         points: rate,
