@@ -65,9 +65,9 @@ pub fn byte_limit(w: &WorkloadConfig, capacity: u64) -> Result<Option<u64>> {
     })
 }
 
-/// Weighted quantile of (value, weight) pairs sorted by value.
-fn quantile(sorted: &[(f64, f64)], q: f64) -> Option<f64> {
-    let total: f64 = sorted.iter().map(|p| p.1).sum();
+/// Weighted quantile of (value, weight) pairs sorted by value; `total` is the weights summed
+/// in order (summed once for a sample's quantiles).
+fn quantile_of(sorted: &[(f64, f64)], total: f64, q: f64) -> Option<f64> {
     if sorted.is_empty() || total <= 0.0 {
         return None;
     }
@@ -113,6 +113,9 @@ pub struct VirtualDrive<'a> {
     lat_r: f64,
     /// Time into the current burst at which the drive first wrote outside its SLC cache.
     left_cache_at_s: Option<f64>,
+    /// The (latency, weight) pairs of the sample being made, one per stretch at one rate:
+    /// kept between samples so that a sample allocates nothing.
+    lats: Vec<(f64, f64)>,
 }
 
 impl<'a> VirtualDrive<'a> {
@@ -139,6 +142,7 @@ impl<'a> VirtualDrive<'a> {
             lat_w: 0.0,
             lat_r: 0.0,
             left_cache_at_s: None,
+            lats: Vec::new(),
         };
         d.lat_w = model.latency_s - model.latency_for(d.read_frac);
         d.lat_r = model.read_latency_s - model.latency_for(d.read_frac);
@@ -213,7 +217,8 @@ impl SampleSource for VirtualDrive<'_> {
         let t_end = (t + self.interval).min(self.end_time);
         let bs = self.load.block_size as f64;
         let in_flight = self.in_flight as f64;
-        let mut lats: Vec<(f64, f64)> = Vec::new();
+        let lats = &mut self.lats;
+        lats.clear();
         let mut written = 0.0;
         let rf = self.read_frac;
         let t0 = self.t0;
@@ -250,6 +255,9 @@ impl SampleSource for VirtualDrive<'_> {
         self.read_total += read_bytes;
         let dt = end - self.t;
         lats.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let lats = &self.lats[..];
+        let total_w: f64 = lats.iter().map(|p| p.1).sum();
+        let quantile = |q: f64| quantile_of(lats, total_w, q);
         let us = |v: Option<f64>| v.map(|s| s * 1e6);
         // Little's law gives the mean latency of an I/O; each direction differs from it by
         // its own fixed latency.
@@ -259,8 +267,8 @@ impl SampleSource for VirtualDrive<'_> {
         let read = (rf > 0.0).then(|| crate::timeline::ReadStats {
             bytes: read_bytes,
             iops: read_bytes as f64 / bs / dt,
-            lat_p50_us: shift(quantile(&lats, 0.5), lat_r).filter(|_| has(read_bytes)),
-            lat_p99_us: shift(quantile(&lats, 0.99), lat_r).filter(|_| has(read_bytes)),
+            lat_p50_us: shift(quantile(0.5), lat_r).filter(|_| has(read_bytes)),
+            lat_p99_us: shift(quantile(0.99), lat_r).filter(|_| has(read_bytes)),
             lat_max_us: shift(lats.last().map(|p| p.0), lat_r).filter(|_| has(read_bytes)),
         });
         let sample = Sample {
@@ -270,8 +278,8 @@ impl SampleSource for VirtualDrive<'_> {
             bytes_total: self.total,
             bytes_per_sec: bytes as f64 / dt,
             iops: bytes as f64 / bs / dt,
-            lat_p50_us: shift(quantile(&lats, 0.5), lat_w).filter(|_| has(bytes)),
-            lat_p99_us: shift(quantile(&lats, 0.99), lat_w).filter(|_| has(bytes)),
+            lat_p50_us: shift(quantile(0.5), lat_w).filter(|_| has(bytes)),
+            lat_p99_us: shift(quantile(0.99), lat_w).filter(|_| has(bytes)),
             lat_max_us: shift(lats.last().map(|p| p.0), lat_w).filter(|_| has(bytes)),
             temp_c: self.model.thermal.as_ref().map(|_| self.state.temp_c),
             read,

@@ -338,57 +338,54 @@ pub struct CsvWriter {
     reads: bool,
 }
 
-fn opt(v: Option<f64>) -> String {
+/// Writes `v` with `decimals` decimals (as `format!("{v:.decimals$}")`), nothing for `None`.
+fn put_opt<W: Write>(out: &mut W, v: Option<f64>, decimals: usize) -> std::io::Result<()> {
     match v {
-        Some(x) => format!("{x:.3}"),
-        None => String::new(),
+        Some(x) => write!(out, "{x:.decimals$}"),
+        None => Ok(()),
     }
 }
 
-/// The `iops` cell: blank when unknown (bytes written but no write counted, as in imported
-/// logs, which carry throughput only), else one decimal.
-fn iops_cell(s: &Sample) -> String {
-    if s.iops == 0.0 && s.bytes > 0 {
-        String::new()
-    } else {
-        format!("{:.1}", s.iops)
+/// Writes one `timeline.csv` row (without the line end) to `out`; with `reads`, the read
+/// columns follow. Every number goes straight through `write!` into `out`: no `String` is
+/// built per row or per cell. The `iops` cell is blank when unknown (bytes written but no
+/// write counted, as in imported logs, which carry throughput only), else one decimal.
+fn write_row<W: Write>(out: &mut W, s: &Sample, reads: bool) -> std::io::Result<()> {
+    write!(
+        out,
+        "{:.6},{:.6},{},{},{:.1},",
+        s.t_s, s.interval_s, s.bytes, s.bytes_total, s.bytes_per_sec
+    )?;
+    if !(s.iops == 0.0 && s.bytes > 0) {
+        write!(out, "{:.1}", s.iops)?;
     }
-}
-
-/// One `timeline.csv` row (without the line end); with `reads`, the read columns follow.
-fn csv_row(s: &Sample, reads: bool) -> String {
-    let mut row = format!(
-        "{:.6},{:.6},{},{},{:.1},{},{},{},{},{},{},{},{}",
-        s.t_s,
-        s.interval_s,
-        s.bytes,
-        s.bytes_total,
-        s.bytes_per_sec,
-        iops_cell(s),
-        opt(s.lat_p50_us),
-        opt(s.lat_p99_us),
-        opt(s.lat_max_us),
-        s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
-        s.thermal_transitions
-            .map(|n| n.to_string())
-            .unwrap_or_default(),
-        s.cpu_pct.map(|t| format!("{t:.1}")).unwrap_or_default(),
-        s.cpu_wait_pct
-            .map(|t| format!("{t:.1}"))
-            .unwrap_or_default(),
-    );
+    out.write_all(b",")?;
+    put_opt(out, s.lat_p50_us, 3)?;
+    out.write_all(b",")?;
+    put_opt(out, s.lat_p99_us, 3)?;
+    out.write_all(b",")?;
+    put_opt(out, s.lat_max_us, 3)?;
+    out.write_all(b",")?;
+    put_opt(out, s.temp_c, 1)?;
+    out.write_all(b",")?;
+    if let Some(n) = s.thermal_transitions {
+        write!(out, "{n}")?;
+    }
+    out.write_all(b",")?;
+    put_opt(out, s.cpu_pct, 1)?;
+    out.write_all(b",")?;
+    put_opt(out, s.cpu_wait_pct, 1)?;
     if reads {
-        let r = s.read.clone().unwrap_or_default();
-        row += &format!(
-            ",{},{:.1},{},{},{}",
-            r.bytes,
-            r.iops,
-            opt(r.lat_p50_us),
-            opt(r.lat_p99_us),
-            opt(r.lat_max_us)
-        );
+        let none = ReadStats::default();
+        let r = s.read.as_ref().unwrap_or(&none);
+        write!(out, ",{},{:.1},", r.bytes, r.iops)?;
+        put_opt(out, r.lat_p50_us, 3)?;
+        out.write_all(b",")?;
+        put_opt(out, r.lat_p99_us, 3)?;
+        out.write_all(b",")?;
+        put_opt(out, r.lat_max_us, 3)?;
     }
-    row
+    Ok(())
 }
 
 impl Timeline {
@@ -400,12 +397,14 @@ impl Timeline {
             head.push(',');
             head.push_str(&READ_COLUMNS.join(","));
         }
-        let mut out = head + "\n";
+        let mut out = (head + "\n").into_bytes();
         for s in &self.samples {
-            out += &csv_row(s, reads);
-            out.push('\n');
+            // Writing to a Vec cannot fail.
+            let _ = write_row(&mut out, s, reads);
+            out.push(b'\n');
         }
-        out
+        // Every byte written is ASCII: the header, digits, signs, points and commas.
+        String::from_utf8(out).expect("timeline.csv text is ASCII")
     }
 
     /// This timeline as its `timeline.csv` holds it (values rounded as the file writes them),
@@ -459,7 +458,8 @@ impl CsvWriter {
 
     /// Appends one row and flushes it to the kernel.
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
-        writeln!(self.out, "{}", csv_row(s, self.reads))?;
+        write_row(&mut self.out, s, self.reads)?;
+        self.out.write_all(b"\n")?;
         self.out.flush()
     }
 
@@ -662,6 +662,171 @@ mod tests {
     }
 
     use super::*;
+
+    /// The row formatter as it was before rows were written straight into the writer
+    /// (`format!` per row and per cell), kept to check that the text is byte for byte the same.
+    fn old_csv_row(s: &Sample, reads: bool) -> String {
+        fn opt(v: Option<f64>) -> String {
+            match v {
+                Some(x) => format!("{x:.3}"),
+                None => String::new(),
+            }
+        }
+        fn iops_cell(s: &Sample) -> String {
+            if s.iops == 0.0 && s.bytes > 0 {
+                String::new()
+            } else {
+                format!("{:.1}", s.iops)
+            }
+        }
+        let mut row = format!(
+            "{:.6},{:.6},{},{},{:.1},{},{},{},{},{},{},{},{}",
+            s.t_s,
+            s.interval_s,
+            s.bytes,
+            s.bytes_total,
+            s.bytes_per_sec,
+            iops_cell(s),
+            opt(s.lat_p50_us),
+            opt(s.lat_p99_us),
+            opt(s.lat_max_us),
+            s.temp_c.map(|t| format!("{t:.1}")).unwrap_or_default(),
+            s.thermal_transitions
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            s.cpu_pct.map(|t| format!("{t:.1}")).unwrap_or_default(),
+            s.cpu_wait_pct
+                .map(|t| format!("{t:.1}"))
+                .unwrap_or_default(),
+        );
+        if reads {
+            let r = s.read.clone().unwrap_or_default();
+            row += &format!(
+                ",{},{:.1},{},{},{}",
+                r.bytes,
+                r.iops,
+                opt(r.lat_p50_us),
+                opt(r.lat_p99_us),
+                opt(r.lat_max_us)
+            );
+        }
+        row
+    }
+
+    /// Samples with every optional cell set and unset in turn, values that round at the
+    /// last written decimal, ties, negative and very large numbers, blank iops, reads.
+    fn awkward_samples() -> Vec<Sample> {
+        let values = [
+            0.0,
+            -0.0,
+            0.5,
+            2.5,
+            0.05,
+            0.25,
+            97.25,
+            -4.5,
+            -0.04,
+            0.000_5,
+            0.000_000_5,
+            1.0 / 3.0,
+            12.345_678_9,
+            999.999_95,
+            1e9 + 0.123_456,
+            3.3e8,
+            1.5e15,
+            1e22,
+            -273.15,
+            1e-300,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            123_456.789_012_345,
+            0.1 + 0.2,
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = Vec::new();
+        for i in 0..2000usize {
+            // Twenty draws per sample, taken up front.
+            let r: Vec<u64> = (0..20).map(|_| next()).collect();
+            let pick = |j: usize| values[(r[j] % values.len() as u64) as usize];
+            // A number with any exponent now and then.
+            let wild = f64::from_bits(r[19] >> 1);
+            let set = r[18];
+            let o = |bit: u64, v: f64| (set >> bit & 1 == 1).then_some(v);
+            let shift = (r[17] % 64) as u32;
+            let s = Sample {
+                t_s: if i % 5 == 0 { wild } else { pick(0) },
+                interval_s: pick(1),
+                bytes: if i % 7 == 0 { 0 } else { r[2] >> shift },
+                bytes_total: r[3],
+                bytes_per_sec: pick(4),
+                // iops 0 with bytes written is the blank cell
+                iops: if i % 3 == 0 { 0.0 } else { pick(5) },
+                lat_p50_us: o(0, pick(6)),
+                lat_p99_us: o(1, wild),
+                lat_max_us: o(2, pick(7)),
+                temp_c: o(3, if i % 2 == 0 { -pick(8).abs() } else { pick(8) }),
+                thermal_transitions: (set >> 4 & 1 == 1).then_some(r[9] >> shift),
+                read: (set >> 5 & 1 == 1).then(|| ReadStats {
+                    bytes: r[10] >> shift,
+                    iops: pick(11),
+                    lat_p50_us: o(6, pick(12)),
+                    lat_p99_us: o(7, pick(13)),
+                    lat_max_us: o(8, wild),
+                }),
+                cpu_pct: o(9, pick(14)),
+                cpu_wait_pct: o(10, pick(15)),
+            };
+            out.push(s);
+        }
+        out
+    }
+
+    /// Issue 19: rows are written straight into the writer now; the file's text is byte for
+    /// byte what the old `format!` formatter made, with and without the read columns.
+    #[test]
+    fn rows_are_byte_identical_to_the_old_formatter() {
+        let samples = awkward_samples();
+        // Every optional cell is seen set and unset.
+        assert!(
+            samples.iter().any(|s| s.read.is_some()) && samples.iter().any(|s| s.read.is_none())
+        );
+        assert!(samples.iter().any(|s| s.temp_c.is_some_and(|t| t < 0.0)));
+        assert!(samples.iter().any(|s| s.iops == 0.0 && s.bytes > 0));
+        let dir = tempfile::tempdir().unwrap();
+        for reads in [false, true] {
+            let p = dir.path().join(format!("timeline-{reads}.csv"));
+            let mut w = CsvWriter::create_with_reads(&p, reads).unwrap();
+            let mut head = CSV_COLUMNS.join(",");
+            if reads {
+                head = format!("{head},{}", READ_COLUMNS.join(","));
+            }
+            let mut want = head + "\n";
+            for s in &samples {
+                w.append(s).unwrap();
+                want += &old_csv_row(s, reads);
+                want.push('\n');
+            }
+            drop(w);
+            let got = std::fs::read_to_string(&p).unwrap();
+            for (i, (g, o)) in got.lines().zip(want.lines()).enumerate() {
+                assert_eq!(g, o, "row {i} (reads {reads})");
+            }
+            assert_eq!(got, want);
+            let t = Timeline {
+                samples: samples.clone(),
+                meta: RunMeta::default(),
+            };
+            if reads {
+                assert_eq!(t.csv_text(), want);
+            }
+        }
+    }
 
     #[test]
     fn csv_round_trip() {
