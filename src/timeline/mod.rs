@@ -417,8 +417,12 @@ impl Timeline {
         let cols = Columns::written(reads);
         let mut rec = csv::StringRecord::new();
         let mut samples = Vec::with_capacity(self.samples.len());
+        let mut buf = Vec::with_capacity(160);
         for s in &self.samples {
-            let row = csv_row(s, reads);
+            buf.clear();
+            // Writing to a Vec cannot fail; every byte written is ASCII.
+            let _ = write_row(&mut buf, s, reads);
+            let row = std::str::from_utf8(&buf).unwrap_or_default();
             rec.clear();
             for cell in row.split(',') {
                 rec.push_field(cell.trim());
