@@ -109,6 +109,14 @@ if [[ -n ${SUMMARY:-} ]]; then
     exit 0
 fi
 
+# A folder that already holds runs would mix them with this one's: slccache refuses to write
+# into it and the table would read the old run's summary.json (seen: identical figures in a
+# re-run). Refuse it before anything starts.
+if [[ -d $out && -n $(ls -A "$out" 2>/dev/null) ]]; then
+    echo "OUT=$out already holds results; give a new or empty folder" >&2
+    exit 2
+fi
+
 if ! command -v fio >/dev/null; then
     if [[ $(id -u) == 0 ]]; then
         apt-get install -y fio >/dev/null || { apt-get update >/dev/null && apt-get install -y fio >/dev/null; }
@@ -230,7 +238,8 @@ run_slccache() { # target bs qd jobs pattern dir
     [[ -f $t ]] && extra=(--overwrite)
     # --max-bytes: fio is time_based over the span; slccache stops after one pass otherwise.
     setsid -w "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
-        --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet --out "$d" >/dev/null
+        --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet --out "$d" >/dev/null ||
+        { echo "slccache probe failed (see above); stopping" >&2; return 1; }
     python3 - "$d" "$jobs" <<'EOF'
 import csv, json, sys
 d, jobs = sys.argv[1], int(sys.argv[2])
@@ -254,7 +263,8 @@ run_fio() { # target bs qd jobs rw dir iomem
     fio --name=bench --iomem="$mem" --filename="$t" --size="$bytes" --rw="$rw" --bs="$bs" --iodepth="$qd" \
         --numjobs="$jobs" --group_reporting=1 --ioengine=io_uring --fixedbufs=1 \
         --registerfiles=1 --direct=1 --time_based=1 --runtime="$secs" --randrepeat=0 \
-        --output-format=json --output="$d/fio.json" >/dev/null
+        --output-format=json --output="$d/fio.json" >/dev/null ||
+        { echo "fio failed (see above); stopping" >&2; return 1; }
     python3 - "$d/fio.json" "$jobs" "$secs" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
