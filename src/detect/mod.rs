@@ -913,17 +913,7 @@ fn later_fall(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
     }
     if x.iter().any(|v| v.is_nan()) {
         // The rank counting below assumes every value compares; keep the plain search.
-        return (run + 2..n).find(|&f| {
-            let mid = fast_median(&mut x[run..f].to_vec());
-            let rest = &x[f..];
-            let tail = fast_median(&mut rest.to_vec());
-            let up = rest.iter().filter(|&&v| v > mid - thr).count();
-            rest.len() >= 3
-                && x[f] < mid - thr
-                && mid - tail > thr.max(2.0 * burst)
-                && mid - tail < STALL_DROP
-                && up * 10 <= rest.len()
-        });
+        return later_fall_plain(x, run, thr, burst);
     }
     count_level_reads(n - run);
     // mid[f - run] for f in run + 1..=n: the level of x[run..f].
@@ -984,6 +974,22 @@ fn later_fall(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
             && up * 10 <= added;
     }
     (run + 2..n).find(|&f| ok[f - run])
+}
+
+/// [`later_fall`] the plain way, each level taken afresh: O(n^2) in `x`'s length, kept for
+/// values that do not all compare (NaN) and as the reference the tests hold it to.
+fn later_fall_plain(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
+    (run + 2..x.len()).find(|&f| {
+        let mid = fast_median(&mut x[run..f].to_vec());
+        let rest = &x[f..];
+        let tail = fast_median(&mut rest.to_vec());
+        let up = rest.iter().filter(|&&v| v > mid - thr).count();
+        rest.len() >= 3
+            && x[f] < mid - thr
+            && mid - tail > thr.max(2.0 * burst)
+            && mid - tail < STALL_DROP
+            && up * 10 <= rest.len()
+    })
 }
 
 /// The upper middle value ([`fast_median`]) of the values pushed so far, kept up as values
@@ -2288,22 +2294,6 @@ mod cpu_tests {
         assert_eq!(w.matches(" s (busy").count(), 1, "{w}");
     }
 
-    /// The search `high_start_with` made for a later fall after a start-up burst, as it was:
-    /// each level taken afresh, `(n - run)^2 / 2` samples read for a first segment of `n`.
-    fn later_fall_reference(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
-        (run + 2..x.len()).find(|&f| {
-            let mid = fast_median(&mut x[run..f].to_vec());
-            let rest = &x[f..];
-            let tail = fast_median(&mut rest.to_vec());
-            let up = rest.iter().filter(|&&v| v > mid - thr).count();
-            rest.len() >= 3
-                && x[f] < mid - thr
-                && mid - tail > thr.max(2.0 * burst)
-                && mid - tail < STALL_DROP
-                && up * 10 <= rest.len()
-        })
-    }
-
     /// Regression (issue 19): `analyze` of a 300k-sample simulated timeline spent 45 of its
     /// 49 s in this search, which took every level afresh (O(n^2)). It now reads the segment
     /// once and finds the same fall: checked against the old search on burst-then-fall
@@ -2343,7 +2333,7 @@ mod cpu_tests {
                 })
                 .collect();
             let (thr, burst) = (0.1, [0.0, 0.2, 0.5][case % 3]);
-            let want = later_fall_reference(&x, run, thr, burst);
+            let want = later_fall_plain(&x, run, thr, burst);
             found += usize::from(want.is_some());
             assert_eq!(later_fall(&x, run, thr, burst), want, "case {case}: {x:?}");
         }

@@ -29,6 +29,22 @@ pub struct ReadOptions {
     pub position_scale: Option<f64>,
 }
 
+/// The unit flags given (`--time-unit`, `--rate-unit`, `--x/--x-unit`), for the note that
+/// a format carrying its own units ignores them.
+fn unit_flags(opts: &Opts) -> Vec<&'static str> {
+    let mut flags = vec![];
+    if opts.time_scale.is_some() {
+        flags.push("--time-unit");
+    }
+    if opts.rate_scale.is_some() {
+        flags.push("--rate-unit");
+    }
+    if opts.position_scale.is_some() {
+        flags.push("--x/--x-unit");
+    }
+    flags
+}
+
 /// The options as the readers below use them.
 #[derive(Debug, Clone, Copy)]
 struct Opts {
@@ -401,16 +417,7 @@ fn stream_own_timeline(
     }
     let mut notes = Vec::new();
     if opts.time_scale.is_some() || opts.rate_scale.is_some() || opts.position_scale.is_some() {
-        let mut flags = vec![];
-        if opts.time_scale.is_some() {
-            flags.push("--time-unit");
-        }
-        if opts.rate_scale.is_some() {
-            flags.push("--rate-unit");
-        }
-        if opts.position_scale.is_some() {
-            flags.push("--x/--x-unit");
-        }
+        let flags = unit_flags(opts);
         notes.push(format!(
             "{name}: {} ignored: a slccache timeline carries its own units",
             flags.join(" and ")
@@ -560,16 +567,7 @@ fn parse_whole(
         .map(|(i, l)| (i + 1, l.trim()))
         .unwrap_or((1, ""));
     let own_units = |what: &str, notes: &mut Vec<String>| {
-        let mut flags = vec![];
-        if opts.time_scale.is_some() {
-            flags.push("--time-unit");
-        }
-        if opts.rate_scale.is_some() {
-            flags.push("--rate-unit");
-        }
-        if opts.position_scale.is_some() {
-            flags.push("--x/--x-unit");
-        }
+        let flags = unit_flags(opts);
         if !flags.is_empty() {
             notes.push(format!(
                 "{name}: {} ignored: {what} carries its own units",
