@@ -296,8 +296,6 @@ impl SampleSource for VirtualDrive<'_> {
     }
 }
 
-/// Runs `model` under workload `w` in virtual time to the workload's limit. `on_sample` sees
-/// each sample as it is made (to write it out at once).
 /// Most samples a simulation makes (rows of `timeline.csv`; its memory is bounded by
 /// [`crate::timeline::bounded::MAX_KEPT`] whatever the count, but its time is not).
 pub const MAX_SAMPLES: f64 = 5e6;
@@ -325,7 +323,7 @@ pub fn check_length(model: &DriveModel, w: &WorkloadConfig) -> Result<()> {
         let need = (virtual_s / MAX_SAMPLES).ceil();
         return Err(usage(format!(
             "this run would last up to {} of virtual time: {:.0} samples of --interval {}, \
-             more than the {} a simulation keeps; give --interval {}s or longer, or a \
+             more than the {} a simulation makes; give --interval {}s or longer, or a \
              smaller --max-bytes or --duration",
             format_seconds(virtual_s),
             virtual_s / interval,
@@ -499,5 +497,26 @@ mod tests {
         w.span = Some(300_000_000_000);
         let e = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap_err();
         assert_eq!(crate::error::exit_code(&e), 2);
+    }
+
+    /// A run too long to simulate is refused with the count of samples it would make, and
+    /// the limit is called what it is: how many samples a simulation makes (its memory is
+    /// bounded whatever the count, so it is not what a simulation keeps).
+    #[test]
+    fn too_long_a_run_is_refused_for_the_samples_it_would_make() {
+        let m = presets::find("960evo-500g").unwrap();
+        let mut w = workload(Pattern::Seqwrite, 1 << 20, 8);
+        w.interval = Duration::from_millis(10);
+        w.duration = Some(Duration::from_secs(100_000)); // 10M samples of 10 ms
+        let e = check_length(&m, &w).unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+        let msg = format!("{e:#}");
+        assert!(msg.contains("10000000 samples of --interval"), "{msg}");
+        assert!(
+            msg.contains("more than the 5000000 a simulation makes"),
+            "{msg}"
+        );
+        w.duration = Some(Duration::from_secs(40_000)); // 4M: within the limit
+        check_length(&m, &w).unwrap();
     }
 }
