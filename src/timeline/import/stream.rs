@@ -633,6 +633,9 @@ fn read_once(
     })
 }
 
+/// What [`read`] gives: the sink, the run's metadata and the notes, or the error.
+pub(super) type Streamed<S> = Result<(S, RunMeta, Vec<String>), ImportError>;
+
 /// Reads a plain fio bandwidth log or two-column CSV of time and throughput row by row into
 /// sinks made by `make` (a second one when a cut-short last line is dropped), returning the
 /// sink with the run's metadata and the notes: the samples, errors and notes of the
@@ -644,7 +647,7 @@ pub(super) fn read<S>(
     look_ahead: usize,
     mut make: impl FnMut() -> S,
     mut push: impl FnMut(&mut S, &Sample),
-) -> Option<Result<(S, RunMeta, Vec<String>), ImportError>> {
+) -> Option<Streamed<S>> {
     let look_ahead = look_ahead.max(2);
     let mut sink = make();
     let first = read_once(path, name, opts, look_ahead, None, &mut |s| {
