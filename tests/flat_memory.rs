@@ -145,3 +145,48 @@ fn probe_past_the_limit_merges_and_says_so() {
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("Note: analysed at"), "{md}");
 }
+
+/// `analyze` of a fio bandwidth log past the limit reads it row by row into the bounded
+/// timeline too: merged, said so, every byte counted, and the timeline.csv it writes has
+/// every sample, the file the same analysis under the limit writes.
+#[test]
+fn analyze_of_a_long_fio_log_merges_and_keeps_every_sample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("long_bw.1.log");
+    let mut text = String::new();
+    for i in 1..=3000u64 {
+        let kib = if i < 1000 { 3_000_000 } else { 500_000 } + (i * 7919) % 90_000;
+        text.push_str(&format!("{}, {kib}, 1, 1048576, 0\n", i * 1000));
+    }
+    std::fs::write(&log, text).unwrap();
+    let (merged, whole) = (tmp.path().join("merged"), tmp.path().join("whole"));
+    slccache()
+        .args(["analyze", "--no-record"])
+        .arg(&log)
+        .arg("--out")
+        .arg(&merged)
+        .env("SLCCACHE_MAX_KEPT", "1000")
+        .assert()
+        .success()
+        .stdout(contains("note: analysed at 4.0 s resolution"));
+    slccache()
+        .args(["analyze", "--no-record"])
+        .arg(&log)
+        .arg("--out")
+        .arg(&whole)
+        .assert()
+        .success()
+        .stdout(contains("resolution").not());
+    let s = summary(&merged);
+    let r = &s["run"]["resolution"];
+    assert_eq!(r["samples"], 3000);
+    assert_eq!(r["merged_by"], 4);
+    assert!(r["kept_samples"].as_u64().unwrap() <= 1001, "{r}");
+    let w = summary(&whole);
+    assert_eq!(s["totals"], w["totals"]);
+    assert!(w["run"].get("resolution").is_none());
+    let csv = |d: &Path| std::fs::read_to_string(d.join("timeline.csv")).unwrap();
+    assert!(csv(&merged).starts_with("t_s,"));
+    assert_eq!(rows(&merged), 3000);
+    assert_eq!(csv(&merged), csv(&whole));
+}

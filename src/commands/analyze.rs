@@ -102,7 +102,16 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 "x": args.x,
                 "x_unit": args.x_unit,
             });
-            crate::report::write_analysis_outputs(dir, f, t, a, config, &report_opts, args.quiet)?;
+            crate::report::write_analysis_outputs(
+                dir,
+                f,
+                &opts,
+                t,
+                a,
+                config,
+                &report_opts,
+                args.quiet,
+            )?;
             crate::store::recorder::note(dir, &report_opts, args.quiet);
         }
     }

@@ -503,10 +503,13 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// into its own folder), that summary keeps its run metadata and configuration and only its
 /// analysis is replaced, with a note on stderr; the run's own `timeline.csv` is left as it is.
 /// `config` is what `summary.json` records of the analysis (`command: "analyze"`, the file and
-/// the units it was read with). Returns the files written.
+/// the units it was read with), `read` the options `file` was read with (a merged timeline's
+/// copy is read again from it). Returns the files written.
+#[allow(clippy::too_many_arguments)]
 pub fn write_analysis_outputs(
     dir: &Path,
     file: &Path,
+    read: &crate::timeline::import::ReadOptions,
     t: &Timeline,
     a: &Analysis,
     config: serde_json::Value,
@@ -518,9 +521,13 @@ pub fn write_analysis_outputs(
     let own_folder = is_own_timeline(file, dir);
     if !own_folder {
         if t.meta.resolution.is_some() {
-            // The kept timeline was merged: the copy is the file read, with every row.
-            std::fs::copy(file, &csv)
-                .with_context(|| format!("copying {} to {}", file.display(), csv.display()))?;
+            // The kept timeline was merged: the copy has every row. A fio log or a CSV of
+            // time is read again, row by row, into timeline.csv; slccache's own timeline is
+            // copied.
+            if !crate::timeline::import::write_every_sample(file, read, &csv)? {
+                std::fs::copy(file, &csv)
+                    .with_context(|| format!("copying {} to {}", file.display(), csv.display()))?;
+            }
         } else {
             crate::timeline::CsvWriter::write_all(&csv, t)
                 .with_context(|| format!("writing {}", csv.display()))?;

@@ -178,6 +178,11 @@ impl Kept {
         self.pushed == 0
     }
 
+    /// The most whole groups kept before neighbours merge.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
     /// Samples pushed.
     pub fn pushed(&self) -> u64 {
         self.pushed

@@ -10,6 +10,8 @@ use super::{read_slccache_csv, read_slccache_rows, RunMeta, Sample, Timeline};
 
 pub use super::import_error::ImportError;
 
+mod stream;
+
 /// Units for a two-column CSV that has no header (from `--time-unit` and `--rate-unit`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ImportOptions {
@@ -277,13 +279,7 @@ fn read_text(path: &Path, name: &str) -> Result<String, ImportError> {
         .map_err(|e| ImportError::whole(name, format!("cannot read: {e}")))?;
     let regular = f.metadata().map(|m| m.is_file()).unwrap_or(false);
     let mut r = std::io::BufReader::new(f);
-    let binary = || {
-        ImportError::whole(
-            name,
-            "binary data, not a timeline: give a slccache timeline.csv, a fio bandwidth log \
-             or a CSV of throughput (text)",
-        )
-    };
+    let binary = || not_text(name);
     // The start: NUL bytes or invalid UTF-8 there mean binary data.
     let mut head = Vec::with_capacity(64 << 10);
     (&mut r)
@@ -353,6 +349,15 @@ fn read_text(path: &Path, name: &str) -> Result<String, ImportError> {
     String::from_utf8(bytes).map_err(|_| binary())
 }
 
+/// The error of a file that is not text.
+fn not_text(name: &str) -> ImportError {
+    ImportError::whole(
+        name,
+        "binary data, not a timeline: give a slccache timeline.csv, a fio bandwidth log or a \
+         CSV of throughput (text)",
+    )
+}
+
 /// Loads a timeline from `path` and says how it was read: notes for the user (a truncated
 /// last line dropped, times derived from positions, unit flags a header overrides).
 pub fn load_with_notes(
@@ -369,16 +374,57 @@ pub fn load_with_notes(
             ),
         ));
     }
-    let stream = stream_own_timeline(path, &name, &Opts::from(opts), Kept::for_run());
-    let (mut t, notes) = match stream {
+    let o = Opts::from(opts);
+    let own = stream_own_timeline(path, &name, &o, Kept::for_run());
+    let limit = Kept::for_run().limit();
+    let (mut t, notes) = match own {
         Some(r) => r?,
-        None => {
-            let text = read_text(path, &name)?;
-            parse_text_notes(&text, &name, opts)?
-        }
+        None => match stream::read(
+            path,
+            &name,
+            &o,
+            limit,
+            || Kept::with_limit(limit),
+            Kept::push,
+        ) {
+            Some(r) => {
+                let (kept, meta, notes) = r?;
+                (kept.into_timeline(meta), notes)
+            }
+            None => {
+                let text = read_text(path, &name)?;
+                parse_text_notes(&text, &name, opts)?
+            }
+        },
     };
     t.meta.label = label_of(path);
     Ok((t, notes))
+}
+
+/// Writes every sample of a fio bandwidth log or two-column CSV of time that
+/// [`load_with_notes`] reads as a stream to `csv` as a slccache `timeline.csv` (the samples
+/// before they are kept, so a merged timeline's copy still has every one). `Ok(false)` when
+/// `path` is not read as such a stream (then nothing is written).
+pub fn write_every_sample(path: &Path, opts: &ReadOptions, csv: &Path) -> anyhow::Result<bool> {
+    use anyhow::Context;
+    let name = path.display().to_string();
+    let limit = Kept::for_run().limit();
+    // Rows are buffered and flushed at the end; the first write error is kept.
+    let make = || super::CsvWriter::create(csv).map_err(anyhow::Error::from);
+    let push = |w: &mut anyhow::Result<super::CsvWriter>, s: &Sample| {
+        if let Ok(out) = w {
+            if let Err(e) = out.append_buffered(s) {
+                *w = Err(e.into());
+            }
+        }
+    };
+    let Some(r) = stream::read(path, &name, &Opts::from(opts), limit, make, push) else {
+        return Ok(false);
+    };
+    let (w, _, _) = r?;
+    w.and_then(|mut w| w.flush().map_err(anyhow::Error::from))
+        .with_context(|| format!("writing {}", csv.display()))?;
+    Ok(true)
 }
 
 /// How many lines at the start of a file decide whether it is read as a stream: the lines
@@ -637,14 +683,7 @@ fn parse_whole(
 /// Checks what the detector relies on: at least two samples, time increasing.
 fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
     if t.samples.len() < 2 {
-        return Err(ImportError::whole(
-            name,
-            format!(
-                "only {} sample{}: at least two are needed to analyse a timeline",
-                t.samples.len(),
-                if t.samples.len() == 1 { "" } else { "s" }
-            ),
-        ));
+        return Err(too_few(name, t.samples.len()));
     }
     for (i, s) in t.samples.iter().enumerate() {
         check_sample(i, s, name)?;
@@ -655,6 +694,17 @@ fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
         return Err(nothing_written(name));
     }
     Ok(())
+}
+
+/// The error of a timeline of fewer than two samples.
+fn too_few(name: &str, n: usize) -> ImportError {
+    ImportError::whole(
+        name,
+        format!(
+            "only {n} sample{}: at least two are needed to analyse a timeline",
+            if n == 1 { "" } else { "s" }
+        ),
+    )
 }
 
 fn nothing_written(name: &str) -> ImportError {
@@ -715,43 +765,56 @@ fn numeric_rows(
                 continue;
             }
         }
-        let parts: Vec<&str> = l.split(',').map(str::trim).collect();
-        if !ncols.contains(&parts.len()) {
+        let mut cells = Vec::new();
+        parse_numeric_line(l, line, name, &ncols, &mut cells)?;
+        rows.push(Row { line, cells });
+    }
+    Ok(rows)
+}
+
+/// Parses one numeric comma-separated line (`l`, trimmed, line number `line`) into `cells`
+/// (cleared first): `ncols` cells, each finite and non-negative.
+fn parse_numeric_line(
+    l: &str,
+    line: usize,
+    name: &str,
+    ncols: &std::ops::RangeInclusive<usize>,
+    cells: &mut Vec<f64>,
+) -> Result<(), ImportError> {
+    cells.clear();
+    let n = l.split(',').count();
+    if !ncols.contains(&n) {
+        return Err(ImportError::at(
+            name,
+            line,
+            format!(
+                "expected {} to {} columns, found {n}",
+                ncols.start(),
+                ncols.end(),
+            ),
+        ));
+    }
+    for (k, p) in l.split(',').map(str::trim).enumerate() {
+        let v: f64 = p.parse().map_err(|_| {
+            ImportError::at(
+                name,
+                line,
+                format!("column {} is not a number: '{p}'", k + 1),
+            )
+        })?;
+        if !v.is_finite() || v < 0.0 {
             return Err(ImportError::at(
                 name,
                 line,
                 format!(
-                    "expected {} to {} columns, found {}",
-                    ncols.start(),
-                    ncols.end(),
-                    parts.len()
+                    "column {} must be finite and non-negative, got '{p}'",
+                    k + 1
                 ),
             ));
         }
-        let mut cells = Vec::with_capacity(parts.len());
-        for (k, p) in parts.iter().enumerate() {
-            let v: f64 = p.parse().map_err(|_| {
-                ImportError::at(
-                    name,
-                    line,
-                    format!("column {} is not a number: '{p}'", k + 1),
-                )
-            })?;
-            if !v.is_finite() || v < 0.0 {
-                return Err(ImportError::at(
-                    name,
-                    line,
-                    format!(
-                        "column {} must be finite and non-negative, got '{p}'",
-                        k + 1
-                    ),
-                ));
-            }
-            cells.push(v);
-        }
-        rows.push(Row { line, cells });
+        cells.push(v);
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// Reads a fio bandwidth log: `time_ms, value, ddir, bs, offset[, prio[, issue_time[, ...]]]`.
@@ -820,7 +883,8 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
         stop_reason: Some(super::StopReason::EndOfData),
         ..RunMeta::default()
     };
-    if is_windowed(&w) {
+    let times_ms: Vec<f64> = w.iter().map(|r| r.cells[0]).collect();
+    if is_windowed(&times_ms) {
         for pair in w.windows(2) {
             if pair[1].cells[0] <= pair[0].cells[0] {
                 return Err(ImportError::at(
@@ -844,7 +908,8 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
         let rates: Vec<f64> = w.iter().map(|r| r.cells[1] * 1024.0).collect();
         Ok(Timeline::from_rates(&points(&times, &rates), meta))
     } else {
-        Ok(aggregate_per_io(&w, meta))
+        let io: Vec<(f64, f64)> = w.iter().map(|r| (r.cells[0], r.cells[3])).collect();
+        Ok(aggregate_per_io(&io, meta))
     }
 }
 
@@ -853,14 +918,11 @@ const EPOCH_S: f64 = 1e8;
 
 /// A windowed log has nearly constant spacing between rows; a per-I/O log does not (many rows
 /// share a millisecond, gaps follow completions).
-fn is_windowed(w: &[&Row]) -> bool {
-    if w.len() < 3 {
+fn is_windowed(times_ms: &[f64]) -> bool {
+    if times_ms.len() < 3 {
         return true;
     }
-    let mut d: Vec<f64> = w
-        .windows(2)
-        .map(|p| p[1].cells[0] - p[0].cells[0])
-        .collect();
+    let mut d: Vec<f64> = times_ms.windows(2).map(|p| p[1] - p[0]).collect();
     d.sort_by(|a, b| a.total_cmp(b));
     let med = d[d.len() / 2];
     if med < 1.0 {
@@ -873,13 +935,14 @@ fn is_windowed(w: &[&Row]) -> bool {
     near as f64 >= 0.8 * d.len() as f64
 }
 
-/// Sums per-I/O rows (bytes from the `bs` column, at their completion time) into intervals:
-/// the longest of 1 s, 0.5 s, 0.2 s, 0.1 s that still gives at least 200 intervals.
-fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
+/// Sums per-I/O rows (`(time_ms, bs)`: bytes from the `bs` column, at their completion time)
+/// into intervals: the longest of 1 s, 0.5 s, 0.2 s, 0.1 s that still gives at least 200
+/// intervals.
+fn aggregate_per_io(w: &[(f64, f64)], meta: RunMeta) -> Timeline {
     // `log_unix_epoch=1` logs count from 1970: start the run at the first write.
-    let first_s = w.first().map(|r| r.cells[0] / 1000.0).unwrap_or(0.0);
+    let first_s = w.first().map(|r| r.0 / 1000.0).unwrap_or(0.0);
     let off = if first_s > EPOCH_S { first_s } else { 0.0 };
-    let end_s = w.last().map(|r| r.cells[0] / 1000.0 - off).unwrap_or(0.0);
+    let end_s = w.last().map(|r| r.0 / 1000.0 - off).unwrap_or(0.0);
     let dt = [1.0, 0.5, 0.2, 0.1]
         .into_iter()
         .find(|&dt| end_s / dt >= 200.0)
@@ -887,8 +950,8 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
     let nbins = ((end_s / dt).ceil() as usize).max(1);
     let mut bytes = vec![0u64; nbins];
     for r in w {
-        let k = (((r.cells[0] / 1000.0 - off) / dt).ceil() as usize).clamp(1, nbins) - 1;
-        bytes[k] += r.cells[3] as u64;
+        let k = (((r.0 / 1000.0 - off) / dt).ceil() as usize).clamp(1, nbins) - 1;
+        bytes[k] += r.1 as u64;
     }
     let mut total = 0u64;
     let samples = bytes
@@ -922,20 +985,36 @@ fn aggregate_per_io(w: &[&Row], meta: RunMeta) -> Timeline {
 /// (t_end, interval, rate) points from end times: each interval runs from the previous time;
 /// the first from 0 when its time is at most 1.5 typical intervals, else one typical interval.
 fn points(times: &[f64], rates: &[f64]) -> Vec<(f64, f64, f64)> {
+    points_with(times, rates, typical_step(times))
+}
+
+/// The typical interval of end times: the median step (the first time, at least 1 ms, when
+/// there is one time).
+fn typical_step(times: &[f64]) -> f64 {
     let mut d: Vec<f64> = times.windows(2).map(|p| p[1] - p[0]).collect();
     d.sort_by(|a, b| a.total_cmp(b));
-    let typical = d.get(d.len() / 2).copied().unwrap_or(times[0].max(1e-3));
+    d.get(d.len() / 2).copied().unwrap_or(times[0].max(1e-3))
+}
+
+/// The length of the first interval, which ends at `t`: from 0 when `t` is at most 1.5
+/// typical intervals, else one typical interval.
+fn first_interval(t: f64, typical: f64) -> f64 {
+    if t > 0.0 && t <= 1.5 * typical {
+        t
+    } else {
+        typical
+    }
+}
+
+/// [`points`] with the typical interval given.
+fn points_with(times: &[f64], rates: &[f64], typical: f64) -> Vec<(f64, f64, f64)> {
     times
         .iter()
         .zip(rates)
         .enumerate()
         .map(|(i, (&t, &r))| {
             let dt = if i == 0 {
-                if t > 0.0 && t <= 1.5 * typical {
-                    t
-                } else {
-                    typical
-                }
+                first_interval(t, typical)
             } else {
                 t - times[i - 1]
             };
@@ -973,30 +1052,26 @@ fn position_in_header(cell: &str) -> Option<Option<f64>> {
     }
 }
 
-/// Reads a two-column CSV of time and throughput, or of position (data written) and
-/// throughput. Units come from the header (`second,MiB/s`, `time_ms,write_MB_s`, `MiB,MB/s`)
-/// or, without a header, from [`ImportOptions`]. Rows sharing a time (e.g. a mixed log whose
-/// direction column was lost) are averaged.
-fn read_two_column(
-    text: &str,
+/// The first column of a two-column CSV: a time (seconds per unit) or a position (bytes per
+/// unit).
+#[derive(Debug, Clone, Copy)]
+enum X {
+    Time(f64),
+    Position(f64),
+}
+
+/// The units of a two-column CSV from its first line (`first`, line `first_no`: a header
+/// when `has_header`) and the unit flags; a note when the header overrides flags given.
+fn two_column_units(
+    first: &str,
+    first_no: usize,
+    has_header: bool,
     name: &str,
     opts: &Opts,
     notes: &mut Vec<String>,
-) -> Result<Timeline, ImportError> {
-    let (first_no, first) = text
-        .lines()
-        .enumerate()
-        .find(|(_, l)| !l.trim().is_empty() && !l.trim().starts_with('#'))
-        .map(|(i, l)| (i + 1, l.trim()))
-        .unwrap_or((1, ""));
+) -> Result<(X, f64), ImportError> {
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
-    let has_header = cells.iter().any(|c| c.parse::<f64>().is_err());
     let mut ignored = vec![];
-    // The first column: a time (seconds per unit) or a position (bytes per unit).
-    enum X {
-        Time(f64),
-        Position(f64),
-    }
     let (x, rate_scale) = if has_header {
         let x = match (time_unit_in_header(cells[0]), position_in_header(cells[0])) {
             (Some(ts), _) => {
@@ -1088,6 +1163,28 @@ fn read_two_column(
             ignored.join(" and ")
         ));
     }
+    Ok((x, rate_scale))
+}
+
+/// Reads a two-column CSV of time and throughput, or of position (data written) and
+/// throughput. Units come from the header (`second,MiB/s`, `time_ms,write_MB_s`, `MiB,MB/s`)
+/// or, without a header, from [`ImportOptions`]. Rows sharing a time (e.g. a mixed log whose
+/// direction column was lost) are averaged.
+fn read_two_column(
+    text: &str,
+    name: &str,
+    opts: &Opts,
+    notes: &mut Vec<String>,
+) -> Result<Timeline, ImportError> {
+    let (first_no, first) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty() && !l.trim().starts_with('#'))
+        .map(|(i, l)| (i + 1, l.trim()))
+        .unwrap_or((1, ""));
+    let cells: Vec<&str> = first.split(',').map(str::trim).collect();
+    let has_header = cells.iter().any(|c| c.parse::<f64>().is_err());
+    let (x, rate_scale) = two_column_units(first, first_no, has_header, name, opts, notes)?;
     let rows = numeric_rows(text, name, 2..=2, has_header)?;
     for r in &rows {
         if r.cells[1] * rate_scale > MAX_RATE {
@@ -1313,5 +1410,347 @@ mod tests {
         lines.swap(5, 6);
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
         assert!(e.to_string().contains("time does not increase"), "{e}");
+    }
+
+    /// What a reading gave, to compare two readings exactly (f64 `Debug` is exact).
+    fn shown(r: Result<(Timeline, Vec<String>), ImportError>) -> String {
+        match r {
+            Ok((t, notes)) => format!("{:?}\n{:?}\n{notes:?}", t.samples, t.meta),
+            Err(e) => format!("error: {e} (line {:?})", e.line),
+        }
+    }
+
+    /// `p` read whole, as before issue 19.
+    fn whole(p: &Path, o: &ReadOptions) -> String {
+        let name = p.display().to_string();
+        shown(read_text(p, &name).and_then(|text| parse_text_notes(&text, &name, o)))
+    }
+
+    /// `p` read as a stream with a look-ahead of `look` rows, kept whole; `None` when it is
+    /// not read as a stream.
+    fn streamed(p: &Path, o: &ReadOptions, look: usize) -> Option<String> {
+        let name = p.display().to_string();
+        let r = stream::read(
+            p,
+            &name,
+            &Opts::from(o),
+            look,
+            || Kept::with_limit(usize::MAX),
+            Kept::push,
+        )?;
+        Some(shown(
+            r.map(|(k, meta, notes)| (k.into_timeline(meta), notes)),
+        ))
+    }
+
+    /// A small deterministic generator for the test files.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A windowed fio write log: `n` windows of `step` ms (jittered by up to `jitter` ms),
+    /// from `t0` ms, a cliff at a third, `cols` columns.
+    fn fio_log(g: &mut Lcg, n: usize, t0: u64, step: u64, jitter: u64, cols: usize) -> String {
+        let mut s = String::new();
+        let mut t = t0;
+        for i in 0..n {
+            let kib = if i < n / 3 { 3_000_000 } else { 500_000 } + g.below(90_000);
+            let mut row = format!("{t}, {kib}, 1, 1048576, 0");
+            for k in 5..cols {
+                row.push_str(&format!(", {}", k - 5));
+            }
+            s.push_str(&row);
+            s.push('\n');
+            t +=
+                step + if jitter > 0 {
+                    g.below(2 * jitter + 1)
+                } else {
+                    jitter
+                } - jitter;
+        }
+        s
+    }
+
+    /// The files of tests/data that are fio logs or CSVs of throughput.
+    fn fixtures() -> Vec<std::path::PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+        let mut out = vec![];
+        for dir in ["real-traces", "position", "kernel-cliff"] {
+            for e in std::fs::read_dir(root.join(dir)).unwrap() {
+                let p = e.unwrap().path();
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if ext == "log" || ext == "csv" {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Issue 19: a fio bandwidth log or a two-column CSV read row by row gives exactly what
+    /// the whole-text reader gives (samples, metadata, notes, or the same error on the same
+    /// line) for the fixtures and for generated files of every shape: windowed and per-I/O
+    /// logs, epoch times, mixed directions, comments, CRLF, a cut-short last line, units in
+    /// the header or in flags, rows sharing a time, and each error. With the look-ahead as
+    /// long as the file, it is the whole-text reader; with a short one, a regular log is too.
+    #[test]
+    fn streamed_logs_and_csvs_read_as_the_whole_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut g = Lcg(19);
+        // (file name, content, options, regular steps: a short look-ahead reads it the same)
+        let mut cases: Vec<(String, String, ReadOptions, bool)> = vec![];
+        let plain = ReadOptions::default();
+        let units = ReadOptions {
+            units: ImportOptions {
+                time_scale: Some(1.0),
+                rate_scale: Some(1e6),
+            },
+            position_scale: None,
+        };
+        for (k, (n, t0, step, jitter, cols)) in [
+            (300, 1000, 1000, 0, 5),
+            (400, 1000, 1000, 3, 5),
+            (250, 5000, 1000, 0, 6),
+            (200, 1003, 100, 2, 7),
+            (120, 1_700_000_000_000, 1000, 0, 8),
+            (2, 1000, 1000, 0, 5),
+            (3, 500, 1000, 0, 5),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let log = fio_log(&mut g, n, t0, step, jitter, cols);
+            let regular = jitter == 0;
+            cases.push((format!("w{k}_bw.1.log"), log.clone(), plain, regular));
+            cases.push((format!("u{k}_bw.1.log"), log.clone(), units, regular));
+            // CRLF, comments and blank lines.
+            let crlf: String = log
+                .lines()
+                .enumerate()
+                .map(|(i, l)| {
+                    let extra = if i % 50 == 7 {
+                        "# a comment\r\n\r\n"
+                    } else {
+                        ""
+                    };
+                    format!("{extra}{l}\r\n")
+                })
+                .collect();
+            cases.push((format!("c{k}_bw.1.log"), crlf, plain, regular));
+            // A last line cut short: it does not parse, parses to an earlier time, or is fine.
+            cases.push((format!("x{k}_bw.1.log"), format!("{log}99"), plain, regular));
+            cases.push((
+                format!("y{k}_bw.1.log"),
+                format!("{log}1, 5"),
+                plain,
+                regular,
+            ));
+            let l: Vec<&str> = log.lines().collect();
+            cases.push((format!("z{k}_bw.1.log"), l.join("\n"), plain, regular));
+        }
+        // Mixed directions: a read and a write row per window, and trims.
+        let mut mixed = String::new();
+        for i in 1..=200u64 {
+            mixed.push_str(&format!("{}, {}, 0, 1048576, 0\n", i * 1000, 900_000 + i));
+            mixed.push_str(&format!("{}, {}, 1, 1048576, 0\n", i * 1000, 1_200_000 + i));
+            if i % 9 == 0 {
+                mixed.push_str(&format!("{}, 10, 2, 4096, 0\n", i * 1000));
+            }
+        }
+        cases.push(("mixed_bw.1.log".into(), mixed, plain, true));
+        // Per-I/O logs: many rows per millisecond, summed by their block size.
+        for (k, span_ms) in [30_000u64, 250_000, 90].into_iter().enumerate() {
+            let mut s = String::new();
+            let mut t = 0;
+            while t < span_ms {
+                let bs = [4096, 131072, 1048576][g.below(3) as usize];
+                s.push_str(&format!(
+                    "{t}, {}, 1, {bs}, {}\n",
+                    g.below(4000),
+                    g.below(1 << 30)
+                ));
+                t += g.below(3);
+            }
+            cases.push((format!("io{k}_bw.1.log"), s, plain, false));
+        }
+        // Errors: the first that the whole-text reader gives wins.
+        let base = fio_log(&mut g, 300, 1000, 1000, 0, 5);
+        let edit = |edits: &[(usize, &str)]| {
+            let mut l: Vec<String> = base.lines().map(str::to_string).collect();
+            for (i, e) in edits {
+                l[*i] = e.to_string();
+            }
+            l.join("\n") + "\n"
+        };
+        for (k, e) in [
+            edit(&[(100, "101000, x, 1, 1048576, 0")]),
+            edit(&[
+                (10, "11000, 2000000000, 1, 1048576, 0"),
+                (200, "201000, 1, 1"),
+            ]),
+            edit(&[
+                (20, "1000, 5, 1, 1048576, 0"),
+                (40, "41000, 2000000000, 1, 4096, 0"),
+            ]),
+            edit(&[(20, "1000, 5, 1, 1048576, 0")]),
+            edit(&[(30, "30000, 5, 1, 1048576, 0")]),
+            edit(&[(50, "51000, -5, 1, 1048576, 0")]),
+            edit(&[(299, "300000, 9, 1, 1048576, 0, 1, 2, 3, 4")]),
+            base.replace(", 1, 1048576", ", 0, 1048576"),
+            base.replace(", 1, 1048576", ", 2, 1048576"),
+            "1000, 0, 1, 4096, 0\n2000, 0, 1, 4096, 0\n".to_string(),
+            "1000, 10, 1, 4096, 0\n".to_string(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            cases.push((format!("e{k}_bw.1.log"), e, plain, true));
+        }
+        // Two-column CSVs of time.
+        let mut csv = String::new();
+        for i in 0..400 {
+            csv.push_str(&format!(
+                "{}.000,{}.5\n",
+                i,
+                if i < 150 { 5000 } else { 900 } + i % 7
+            ));
+        }
+        let headerless = csv.clone();
+        for (k, (head, o)) in [
+            ("second,write_MiB_s\n", plain),
+            ("time_ms,MB/s\n", plain),
+            ("seconds,MB/s\n", units),
+            ("# a comment\n\nt (s), GB/s\n", plain),
+            ("", units),
+            ("t,MB/s\n", plain),
+            ("seconds,mb/s\n", plain),
+            ("seconds,rate\n", plain),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            cases.push((format!("t{k}.csv"), format!("{head}{csv}"), o, true));
+        }
+        cases.push(("h.csv".into(), "seconds,MB/s\n".into(), plain, true));
+        cases.push(("h1.csv".into(), "seconds,MB/s\n1,5\n".into(), plain, true));
+        cases.push((
+            "cut.csv".into(),
+            format!("{headerless}401.0,9"),
+            units,
+            true,
+        ));
+        cases.push(("cut2.csv".into(), format!("{headerless}2.0,9"), units, true));
+        // Rows sharing a time (averaged), a jittered clock, time going backwards, a rate
+        // too high (the rate wins over the time), a bad cell.
+        let mut dup = String::from("seconds,MB/s\n");
+        for i in 1..=300 {
+            dup.push_str(&format!("{i},{}\n{i},{}\n", 1000 + i, 3000 - i));
+        }
+        cases.push(("dup.csv".into(), dup, plain, true));
+        let mut jit = String::from("seconds,MB/s\n");
+        let mut t = 0.0;
+        for i in 0..300 {
+            jit.push_str(&format!("{t:.3},{}\n", 800 + i));
+            t += 0.9 + g.below(200) as f64 / 1000.0;
+        }
+        cases.push(("jit.csv".into(), jit, plain, false));
+        let lines: Vec<&str> = headerless.lines().collect();
+        let mut back = lines.clone();
+        back[100] = "5.0,100";
+        cases.push(("back.csv".into(), back.join("\n"), units, true));
+        back[300] = "300.0,9000000";
+        cases.push(("back2.csv".into(), back.join("\n"), units, true));
+        let mut bad = lines.clone();
+        bad[200] = "200.0,x";
+        bad[50] = "50.0,9000000";
+        cases.push(("bad.csv".into(), bad.join("\n"), units, true));
+        // A CSV of positions and a spreadsheet's CSV are read whole.
+        cases.push(("pos.csv".into(), format!("MiB,MB/s\n{csv}"), plain, true));
+        cases.push(("semi.csv".into(), csv.replace(',', ";"), units, true));
+
+        let mut n_streamed = 0;
+        let mut check = |p: &Path, o: &ReadOptions, regular: bool| {
+            let w = whole(p, o);
+            let lines = std::fs::read_to_string(p).unwrap().lines().count();
+            if let Some(s) = streamed(p, o, lines + 1) {
+                n_streamed += 1;
+                assert_eq!(s, w, "{}", p.display());
+            }
+            // Through the command's reader (the label aside), the same.
+            let loaded = load_with_notes(p, o).map(|(mut t, n)| {
+                t.meta.label = String::new();
+                (t, n)
+            });
+            assert_eq!(shown(loaded), w, "{}", p.display());
+            if regular {
+                for look in [2, 3, 7, 50] {
+                    let s = streamed(p, o, look).unwrap_or_else(|| w.clone());
+                    assert_eq!(s, w, "{} with a look-ahead of {look}", p.display());
+                }
+            }
+        };
+        for p in fixtures() {
+            check(&p, &plain, false);
+        }
+        for (file, text, o, regular) in &cases {
+            let p = dir.path().join(file);
+            std::fs::write(&p, text).unwrap();
+            check(&p, o, *regular);
+        }
+        // All but the two read whole (positions, semicolons) and the own timelines of
+        // kernel-cliff went through the stream.
+        assert!(
+            n_streamed >= cases.len() - 2 + 6,
+            "{n_streamed} of {}",
+            cases.len()
+        );
+    }
+
+    /// Issue 19: a fio log longer than the limit is read with a bounded look-ahead into a
+    /// bounded timeline: at most the limit plus one samples held, every byte there, and the
+    /// samples those of the whole-text reader merged the same way.
+    #[test]
+    fn a_long_fio_log_streams_into_a_bounded_timeline() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("long_bw.1.log");
+        std::fs::write(&p, fio_log(&mut Lcg(7), 3000, 1000, 1000, 0, 5)).unwrap();
+        let name = p.display().to_string();
+        let o = Opts::from(&ReadOptions::default());
+        let mut most = 0;
+        let (k, meta, _) = stream::read(
+            &p,
+            &name,
+            &o,
+            100,
+            || Kept::with_limit(100),
+            |k: &mut Kept, s| {
+                k.push(s);
+                most = most.max(k.len());
+            },
+        )
+        .expect("read as a stream")
+        .unwrap();
+        assert!(most <= 101, "held {most}");
+        let t = k.into_timeline(meta);
+        assert!(t.samples.len() <= 101, "{}", t.samples.len());
+        let r = t.meta.resolution.as_ref().expect("merged");
+        assert_eq!((r.samples, r.merged_by), (3000, 32));
+        let text = std::fs::read_to_string(&p).unwrap();
+        let (w, _) = parse_text_notes(&text, &name, &ReadOptions::default()).unwrap();
+        assert_eq!(t.bytes_total(), w.bytes_total());
+        let mut same = Kept::with_limit(100);
+        w.samples.iter().for_each(|s| same.push(s));
+        assert_eq!(t, same.into_timeline(w.meta.clone()));
     }
 }

@@ -301,34 +301,47 @@ impl Timeline {
     /// total kept exact.
     pub fn from_rates(points: &[(f64, f64, f64)], meta: RunMeta) -> Timeline {
         // points: (t_end_s, interval_s, bytes_per_sec)
-        let mut total = 0u64;
-        let mut exact = 0f64;
+        let mut rates = RateSampler::default();
         let samples = points
             .iter()
-            .map(|&(t, dt, r)| {
-                exact += r * dt;
-                let new_total = exact.round().max(0.0) as u64;
-                let bytes = new_total.saturating_sub(total);
-                total = new_total;
-                Sample {
-                    t_s: t,
-                    interval_s: dt,
-                    bytes,
-                    bytes_total: total,
-                    bytes_per_sec: r,
-                    iops: 0.0,
-                    lat_p50_us: None,
-                    lat_p99_us: None,
-                    lat_max_us: None,
-                    temp_c: None,
-                    thermal_transitions: None,
-                    read: None,
-                    cpu_pct: None,
-                    cpu_wait_pct: None,
-                }
-            })
+            .map(|&(t, dt, r)| rates.sample(t, dt, r))
             .collect();
         Timeline { samples, meta }
+    }
+}
+
+/// Turns (t_end_s, interval_s, bytes_per_sec) points into samples one at a time, as
+/// [`Timeline::from_rates`] does for a whole slice: the bytes of each sample are the rounded
+/// running total of rate x interval minus the total before it, so no byte is lost to rounding.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RateSampler {
+    total: u64,
+    exact: f64,
+}
+
+impl RateSampler {
+    /// The sample of the next point.
+    pub(crate) fn sample(&mut self, t: f64, dt: f64, r: f64) -> Sample {
+        self.exact += r * dt;
+        let new_total = self.exact.round().max(0.0) as u64;
+        let bytes = new_total.saturating_sub(self.total);
+        self.total = new_total;
+        Sample {
+            t_s: t,
+            interval_s: dt,
+            bytes,
+            bytes_total: self.total,
+            bytes_per_sec: r,
+            iops: 0.0,
+            lat_p50_us: None,
+            lat_p99_us: None,
+            lat_max_us: None,
+            temp_c: None,
+            thermal_transitions: None,
+            read: None,
+            cpu_pct: None,
+            cpu_wait_pct: None,
+        }
     }
 }
 
@@ -464,6 +477,18 @@ impl CsvWriter {
     pub fn append(&mut self, s: &Sample) -> std::io::Result<()> {
         write_row(&mut self.out, s, self.reads)?;
         self.out.write_all(b"\n")?;
+        self.out.flush()
+    }
+
+    /// Appends one row, buffered (for a file written in one go; [`CsvWriter::flush`] after
+    /// the last row).
+    pub fn append_buffered(&mut self, s: &Sample) -> std::io::Result<()> {
+        write_row(&mut self.out, s, self.reads)?;
+        self.out.write_all(b"\n")
+    }
+
+    /// Flushes the rows appended with [`CsvWriter::append_buffered`] to the kernel.
+    pub fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
     }
 

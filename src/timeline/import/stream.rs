@@ -1,0 +1,678 @@
+//! fio bandwidth logs and two-column CSVs of time and throughput read row by row (issue 19),
+//! into a bounded timeline ([`Kept`]) or any other sink, instead of reading the file's whole
+//! text and a row of numbers per line.
+//!
+//! The whole-text readers of `import.rs` decide a few things from every row: whether a fio
+//! log is windowed or per-I/O, the typical interval (for the first sample's length), and for
+//! a per-I/O log the interval the writes are summed into (from its last time). Here those are
+//! decided from a look-ahead of the first rows, as many as the sink keeps before it merges
+//! ([`Kept::limit`], [`super::super::bounded::MAX_KEPT`] for a run): a file of at most that
+//! many rows is read exactly as the whole-text reader reads it, and for a longer one only the
+//! look-ahead is held. A per-I/O fio log longer than the look-ahead is read whole (its interval
+//! depends on its end). The errors are the whole-text reader's, with the same lines: a row
+//! that does not parse is an error at once; a check the whole-text reader makes after reading
+//! every row (a rate above any drive's, time going backwards) is remembered and given at the
+//! end, the first of the highest rank, so that the same error wins.
+
+use std::io::{BufRead, Read};
+use std::path::Path;
+
+use super::{
+    aggregate_per_io, check_sample, first_interval, is_timeline_header, is_windowed, not_text,
+    nothing_written, parse_numeric_line, points, too_few, two_column_units, typical_step,
+    ImportError, Opts, EPOCH_S, HEAD_LINES, MAX_RATE, X,
+};
+use crate::timeline::{RateSampler, RunMeta, Sample};
+
+/// Lines of a file, one at a time, as `str::lines` gives them (without `\n` or `\r\n`).
+struct LineReader<'n, R> {
+    r: R,
+    name: &'n str,
+    buf: Vec<u8>,
+    /// The number of the last line read (1-based).
+    no: usize,
+    /// Stop after this line (a file read without its cut-short last line).
+    max: Option<usize>,
+    /// The last line read had no newline at its end.
+    cut: bool,
+}
+
+impl<'n, R: BufRead> LineReader<'n, R> {
+    /// The next line and its number, or `None` at the end. Invalid UTF-8 is the error of a
+    /// file that is not text, as when the whole text is read.
+    fn next_line(&mut self) -> Result<Option<(usize, &str)>, ImportError> {
+        if self.max.is_some_and(|m| self.no >= m) {
+            return Ok(None);
+        }
+        self.buf.clear();
+        let n = self
+            .r
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| ImportError::whole(self.name, format!("cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.no += 1;
+        let mut b = &self.buf[..];
+        match b.strip_suffix(b"\n") {
+            Some(body) => b = body.strip_suffix(b"\r").unwrap_or(body),
+            None => self.cut = true,
+        }
+        let l = std::str::from_utf8(b).map_err(|_| not_text(self.name))?;
+        Ok(Some((self.no, l)))
+    }
+
+    /// Reads to the end: the whole-text reader refuses a file that is not text anywhere
+    /// before it reads a row, so that error replaces `e`.
+    fn drain(&mut self, e: ImportError) -> ImportError {
+        loop {
+            match self.next_line() {
+                Ok(Some(_)) => {}
+                Ok(None) => return e,
+                Err(b) => return b,
+            }
+        }
+    }
+}
+
+/// Whether a line is blank or a `#` comment (not a row).
+fn skipped(l: &str) -> bool {
+    l.trim().is_empty() || l.trim_start().starts_with('#')
+}
+
+/// The error a checker found that the whole-text reader gives after reading every row: the
+/// first of the lowest rank.
+#[derive(Default)]
+struct Deferred(Option<(u8, ImportError)>);
+
+impl Deferred {
+    fn offer(&mut self, rank: u8, e: impl FnOnce() -> ImportError) {
+        if self.0.as_ref().is_none_or(|(r, _)| rank < *r) {
+            self.0 = Some((rank, e()));
+        }
+    }
+
+    fn into_result(self) -> Result<(), ImportError> {
+        match self.0 {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Where the samples go, with the checks the whole-text reader makes of the finished
+/// timeline (at least two samples, each with a positive length and a rate a drive can write,
+/// some bytes).
+struct Out<'a> {
+    sink: &'a mut dyn FnMut(&Sample),
+    name: &'a str,
+    pushed: usize,
+    any_bytes: bool,
+    bad: Option<ImportError>,
+}
+
+impl Out<'_> {
+    fn push(&mut self, s: Sample) {
+        if self.bad.is_none() {
+            self.bad = check_sample(self.pushed, &s, self.name).err();
+        }
+        self.any_bytes |= s.bytes > 0;
+        self.pushed += 1;
+        (self.sink)(&s);
+    }
+
+    fn finish(self) -> Result<(), ImportError> {
+        if self.pushed < 2 {
+            return Err(too_few(self.name, self.pushed));
+        }
+        if let Some(e) = self.bad {
+            return Err(e);
+        }
+        if !self.any_bytes {
+            return Err(nothing_written(self.name));
+        }
+        Ok(())
+    }
+}
+
+/// What a row did: carry on, or the file must be read whole after all.
+enum Fed {
+    On,
+    Whole,
+}
+
+/// A reader of one format, given the rows (content lines) in order.
+trait Rows {
+    fn row(&mut self, no: usize, l: &str, out: &mut Out) -> Result<Fed, ImportError>;
+    fn end(self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError>;
+}
+
+/// A fio bandwidth log (`time_ms, value, ddir, bs, offset[, ...]`), as `read_fio_log` reads it.
+struct Fio<'a> {
+    name: &'a str,
+    look_ahead: usize,
+    cells: Vec<f64>,
+    first_line: Option<usize>,
+    reads: usize,
+    writes: usize,
+    deferred: Deferred,
+    /// The first write row at or before the time of the one before it: an error when the
+    /// log is windowed.
+    equal: Option<ImportError>,
+    /// The time (ms) and line of the last write row.
+    prev: Option<(f64, usize)>,
+    block_size: Option<f64>,
+    /// The first write rows: (time_ms, KiB/s, bs).
+    look: Vec<(f64, f64, f64)>,
+    /// Once the look-ahead is full (a windowed log): the epoch offset and the last time, s.
+    stream: Option<(Option<f64>, f64)>,
+    rates: RateSampler,
+}
+
+/// The epoch offset of a windowed log whose first times are `secs` (fio's `log_unix_epoch`
+/// logs count from 1970: the run starts one window before the first).
+fn epoch_offset(secs: &[f64]) -> Option<f64> {
+    (secs[0] > EPOCH_S).then(|| {
+        let step = secs.get(1).map(|t| t - secs[0]).unwrap_or(1.0);
+        secs[0] - step
+    })
+}
+
+impl Fio<'_> {
+    /// The look-ahead's times in seconds, shifted by the epoch offset, and that offset.
+    fn look_secs(&self) -> (Vec<f64>, Option<f64>) {
+        let mut secs: Vec<f64> = self.look.iter().map(|r| r.0 / 1000.0).collect();
+        let off = epoch_offset(&secs);
+        if let Some(off) = off {
+            secs.iter_mut().for_each(|t| *t -= off);
+        }
+        (secs, off)
+    }
+}
+
+impl Rows for Fio<'_> {
+    fn row(&mut self, no: usize, l: &str, out: &mut Out) -> Result<Fed, ImportError> {
+        parse_numeric_line(l, no, self.name, &(5..=8), &mut self.cells)?;
+        self.first_line.get_or_insert(no);
+        let c = &self.cells;
+        match c[2] as u64 {
+            0 => {
+                self.reads += 1;
+                return Ok(Fed::On);
+            }
+            1 => self.writes += 1,
+            _ => return Ok(Fed::On),
+        }
+        let (t, kib, bs) = (c[0], c[1], c[3]);
+        if kib * 1024.0 > MAX_RATE || bs > MAX_RATE {
+            self.deferred.offer(2, || {
+                ImportError::at(
+                    self.name,
+                    no,
+                    format!(
+                        "{kib} KiB/s (block size {bs}) is more than any drive writes (1 TB/s): \
+                         a broken log"
+                    ),
+                )
+            });
+        }
+        if let Some((pt, pl)) = self.prev {
+            if t < pt {
+                self.deferred.offer(3, || {
+                    ImportError::at(
+                        self.name,
+                        no,
+                        format!("time goes backwards: {t} ms after {pt} ms on line {pl}"),
+                    )
+                });
+            }
+            if t <= pt && self.equal.is_none() {
+                self.equal = Some(ImportError::at(
+                    self.name,
+                    no,
+                    format!(
+                        "time does not increase: {t} ms again (line {pl}); a windowed fio log \
+                         has one write row per window"
+                    ),
+                ));
+            }
+        }
+        self.prev = Some((t, no));
+        self.block_size.get_or_insert(bs);
+        if self.stream.is_none() {
+            if self.look.len() < self.look_ahead {
+                self.look.push((t, kib, bs));
+                return Ok(Fed::On);
+            }
+            // The look-ahead is full: a per-I/O log is read whole (its interval depends on
+            // its end); a windowed log's first rows go out, the rest follow one by one.
+            let times: Vec<f64> = self.look.iter().map(|r| r.0).collect();
+            if !is_windowed(&times) {
+                return Ok(Fed::Whole);
+            }
+            let (secs, off) = self.look_secs();
+            let typical = typical_step(&secs);
+            for (i, &ts) in secs.iter().enumerate() {
+                let dt = if i == 0 {
+                    first_interval(ts, typical)
+                } else {
+                    ts - secs[i - 1]
+                };
+                out.push(self.rates.sample(ts, dt, self.look[i].1 * 1024.0));
+            }
+            self.stream = Some((off, secs[secs.len() - 1]));
+            self.look = Vec::new();
+        }
+        if let Some((off, prev_t)) = &mut self.stream {
+            let mut ts = t / 1000.0;
+            if let Some(off) = off {
+                ts -= *off;
+            }
+            out.push(self.rates.sample(ts, ts - *prev_t, kib * 1024.0));
+            *prev_t = ts;
+        }
+        Ok(Fed::On)
+    }
+
+    fn end(mut self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError> {
+        if self.writes == 0 {
+            let what = if self.reads > 0 {
+                format!("all {} rows are reads (ddir 0)", self.reads)
+            } else {
+                "no row is a write (ddir 1)".to_string()
+            };
+            return Err(ImportError::at(
+                self.name,
+                self.first_line.unwrap_or(1),
+                format!(
+                    "fio log without write rows: {what}; slccache measures writes, give the \
+                     write bandwidth log (write_bw_log) of a write or mixed job"
+                ),
+            ));
+        }
+        let windowed = match self.stream {
+            Some(_) => true,
+            None => is_windowed(&self.look.iter().map(|r| r.0).collect::<Vec<_>>()),
+        };
+        if windowed {
+            if let Some(e) = self.equal.take() {
+                self.deferred.offer(4, || e);
+            }
+        }
+        std::mem::take(&mut self.deferred).into_result()?;
+        if self.stream.is_none() {
+            // The whole log was in the look-ahead: read as the whole-text reader reads it.
+            if windowed {
+                let (secs, _) = self.look_secs();
+                let rates: Vec<f64> = self.look.iter().map(|r| r.1 * 1024.0).collect();
+                for (t, dt, r) in points(&secs, &rates) {
+                    out.push(self.rates.sample(t, dt, r));
+                }
+            } else {
+                let io: Vec<(f64, f64)> = self.look.iter().map(|r| (r.0, r.2)).collect();
+                for s in aggregate_per_io(&io, RunMeta::default()).samples {
+                    out.push(s);
+                }
+            }
+        }
+        Ok(RunMeta {
+            workload: crate::timeline::Workload {
+                pattern: "fio".to_string(),
+                block_size: self.block_size.map(|b| b as u64).filter(|&b| b > 0),
+                ..Default::default()
+            },
+            stop_reason: Some(crate::timeline::StopReason::EndOfData),
+            ..RunMeta::default()
+        })
+    }
+}
+
+/// A two-column CSV of time and throughput, as `read_two_column` reads it (rows sharing a
+/// time averaged, a first row at 0 s dropped).
+struct TwoColumn<'a> {
+    name: &'a str,
+    look_ahead: usize,
+    cells: Vec<f64>,
+    header_line: Option<usize>,
+    time_scale: f64,
+    rate_scale: f64,
+    deferred: Deferred,
+    /// Time went backwards: the rows after do not matter but for their checks.
+    broken: bool,
+    prev_line: usize,
+    /// The time being read: its time, the sum of its rates and their count.
+    pending: Option<(f64, f64, f64)>,
+    times_seen: usize,
+    look_t: Vec<f64>,
+    look_r: Vec<f64>,
+    /// Once the look-ahead is full: the last time given out.
+    stream: Option<f64>,
+    rates: RateSampler,
+}
+
+impl TwoColumn<'_> {
+    /// One time of the file with its mean rate.
+    fn point(&mut self, (t, sum, count): (f64, f64, f64), out: &mut Out) {
+        self.times_seen += 1;
+        if self.times_seen == 1 && t == 0.0 {
+            // A row at t = 0 has no interval before it; it says nothing about throughput.
+            return;
+        }
+        let r = sum / count;
+        if self.stream.is_none() {
+            if self.look_t.len() < self.look_ahead {
+                self.look_t.push(t);
+                self.look_r.push(r);
+                return;
+            }
+            let typical = typical_step(&self.look_t);
+            for (i, (&lt, &lr)) in self.look_t.iter().zip(&self.look_r).enumerate() {
+                let dt = if i == 0 {
+                    first_interval(lt, typical)
+                } else {
+                    lt - self.look_t[i - 1]
+                };
+                out.push(self.rates.sample(lt, dt, lr));
+            }
+            self.stream = Some(self.look_t[self.look_t.len() - 1]);
+            self.look_t = Vec::new();
+            self.look_r = Vec::new();
+        }
+        if let Some(prev) = &mut self.stream {
+            out.push(self.rates.sample(t, t - *prev, r));
+            *prev = t;
+        }
+    }
+}
+
+impl Rows for TwoColumn<'_> {
+    fn row(&mut self, no: usize, l: &str, out: &mut Out) -> Result<Fed, ImportError> {
+        if self.header_line == Some(no) {
+            return Ok(Fed::On);
+        }
+        parse_numeric_line(l, no, self.name, &(2..=2), &mut self.cells)?;
+        let (c0, c1) = (self.cells[0], self.cells[1]);
+        if c1 * self.rate_scale > MAX_RATE {
+            self.deferred.offer(2, || {
+                ImportError::at(
+                    self.name,
+                    no,
+                    format!("{c1} is more than any drive writes (1 TB/s): a broken log"),
+                )
+            });
+        }
+        if self.broken {
+            return Ok(Fed::On);
+        }
+        let t = c0 * self.time_scale;
+        let v = c1 * self.rate_scale;
+        match &mut self.pending {
+            Some((last, _, _)) if t < *last => {
+                let (last, prev_line, ts) = (*last, self.prev_line, self.time_scale);
+                self.deferred.offer(3, || {
+                    ImportError::at(
+                        self.name,
+                        no,
+                        format!(
+                            "time goes backwards: {c0} after {} on line {prev_line}",
+                            last / ts
+                        ),
+                    )
+                });
+                self.broken = true;
+            }
+            Some((last, sum, count)) if t == *last => {
+                *sum += v;
+                *count += 1.0;
+            }
+            _ => {
+                if let Some(p) = self.pending.take() {
+                    self.point(p, out);
+                }
+                self.pending = Some((t, v, 1.0));
+            }
+        }
+        self.prev_line = no;
+        Ok(Fed::On)
+    }
+
+    fn end(mut self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError> {
+        if !self.broken {
+            if let Some(p) = self.pending.take() {
+                self.point(p, out);
+            }
+        }
+        std::mem::take(&mut self.deferred).into_result()?;
+        if self.stream.is_none() {
+            if self.look_t.is_empty() {
+                return Err(ImportError::whole(
+                    self.name,
+                    "no data rows after the header",
+                ));
+            }
+            for (t, dt, r) in points(&self.look_t, &self.look_r) {
+                out.push(self.rates.sample(t, dt, r));
+            }
+        }
+        Ok(RunMeta {
+            stop_reason: Some(crate::timeline::StopReason::EndOfData),
+            ..RunMeta::default()
+        })
+    }
+}
+
+/// How one reading of the file ended.
+struct Outcome {
+    result: Result<(RunMeta, Vec<String>), ImportError>,
+    /// Lines read.
+    lines: usize,
+    /// The file does not end with a newline.
+    cut: bool,
+}
+
+/// Opens a regular file whose start is text (as `read_text` checks it: no UTF-16 or UTF-8
+/// byte-order mark, no NUL byte, valid UTF-8 in the first 64 KiB), else `None`.
+fn open(path: &Path) -> Option<impl BufRead> {
+    let f = std::fs::File::open(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut r = std::io::BufReader::new(f);
+    let mut head = Vec::with_capacity(64 << 10);
+    (&mut r).take(64 << 10).read_to_end(&mut head).ok()?;
+    let marked = [&[0xff, 0xfe][..], &[0xfe, 0xff], "\u{feff}".as_bytes()]
+        .iter()
+        .any(|m| head.starts_with(m));
+    if marked || head.contains(&0) {
+        return None;
+    }
+    if let Err(e) = std::str::from_utf8(&head) {
+        if e.error_len().is_some() {
+            return None;
+        }
+    }
+    Some(std::io::Cursor::new(head).chain(r))
+}
+
+/// Reads `path` once (up to line `max` when given) with a look-ahead of `look_ahead` rows,
+/// giving each sample to `sink`. `None` when the file is not a plain fio log or two-column CSV
+/// of time, or must be read whole after all (a per-I/O log longer than the look-ahead).
+fn read_once(
+    path: &Path,
+    name: &str,
+    opts: &Opts,
+    look_ahead: usize,
+    max: Option<usize>,
+    sink: &mut dyn FnMut(&Sample),
+) -> Option<Outcome> {
+    let mut lines = LineReader {
+        r: open(path)?,
+        name,
+        buf: Vec::new(),
+        no: 0,
+        max,
+        cut: false,
+    };
+    // The first lines, up to HEAD_LINES rows: a spreadsheet's CSV is recognised from them
+    // (`dialect::normalize`), and the format from the first row.
+    let mut head: Vec<(usize, String)> = Vec::new();
+    let mut rows = 0;
+    while rows < HEAD_LINES {
+        match lines.next_line() {
+            Ok(Some((no, l))) => {
+                if !skipped(l) {
+                    if l.contains(['"', ';', '\t']) {
+                        return None;
+                    }
+                    rows += 1;
+                }
+                head.push((no, l.to_string()));
+            }
+            Ok(None) => break,
+            Err(_) => return None,
+        }
+    }
+    let (first_no, first) = head
+        .iter()
+        .find(|(_, l)| !skipped(l))
+        .map(|(no, l)| (*no, l.trim()))?;
+    if first.starts_with('<') || is_timeline_header(first) {
+        return None;
+    }
+    let cells: Vec<&str> = first.split(',').map(str::trim).collect();
+    let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
+    let mut notes = Vec::new();
+    let mut out = Out {
+        sink,
+        name,
+        pushed: 0,
+        any_bytes: false,
+        bad: None,
+    };
+    let reader: Result<Box<dyn Rows + '_>, ImportError> = match (cells.len(), numeric) {
+        (5..=8, true) => {
+            let flags = super::unit_flags(opts);
+            if !flags.is_empty() {
+                notes.push(format!(
+                    "{name}: {} ignored: a fio log carries its own units",
+                    flags.join(" and ")
+                ));
+            }
+            Ok(Box::new(Fio {
+                name,
+                look_ahead,
+                cells: Vec::new(),
+                first_line: None,
+                reads: 0,
+                writes: 0,
+                deferred: Deferred::default(),
+                equal: None,
+                prev: None,
+                block_size: None,
+                look: Vec::new(),
+                stream: None,
+                rates: RateSampler::default(),
+            }))
+        }
+        (2, _) => {
+            let has_header = !numeric;
+            match two_column_units(first, first_no, has_header, name, opts, &mut notes) {
+                // A CSV of positions is read whole.
+                Ok((X::Position(_), _)) => return None,
+                Ok((X::Time(time_scale), rate_scale)) => Ok(Box::new(TwoColumn {
+                    name,
+                    look_ahead,
+                    cells: Vec::new(),
+                    header_line: has_header.then_some(first_no),
+                    time_scale,
+                    rate_scale,
+                    deferred: Deferred::default(),
+                    broken: false,
+                    prev_line: 0,
+                    pending: None,
+                    times_seen: 0,
+                    look_t: Vec::new(),
+                    look_r: Vec::new(),
+                    stream: None,
+                    rates: RateSampler::default(),
+                })),
+                Err(e) => Err(e),
+            }
+        }
+        _ => return None,
+    };
+    let fed = reader.and_then(|mut reader| {
+        for (no, l) in &head {
+            if !skipped(l) {
+                if let Fed::Whole = reader.row(*no, l.trim(), &mut out)? {
+                    return Ok(None);
+                }
+            }
+        }
+        drop(head);
+        while let Some((no, l)) = lines.next_line()? {
+            if !skipped(l) {
+                if let Fed::Whole = reader.row(no, l.trim(), &mut out)? {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(reader))
+    });
+    let result = match fed {
+        Ok(None) => return None,
+        Ok(Some(reader)) => reader
+            .end(&mut out)
+            .and_then(|meta| out.finish().map(|_| (meta, notes))),
+        Err(e) => Err(lines.drain(e)),
+    };
+    Some(Outcome {
+        result,
+        lines: lines.no,
+        cut: lines.cut,
+    })
+}
+
+/// What [`read`] gives: the sink, the run's metadata and the notes, or the error.
+pub(super) type Streamed<S> = Result<(S, RunMeta, Vec<String>), ImportError>;
+
+/// Reads a plain fio bandwidth log or two-column CSV of time and throughput row by row into
+/// sinks made by `make` (a second one when a cut-short last line is dropped), returning the
+/// sink with the run's metadata and the notes: the samples, errors and notes of the
+/// whole-text reader for a file of at most `look_ahead` rows. `None` for any other file.
+pub(super) fn read<S>(
+    path: &Path,
+    name: &str,
+    opts: &Opts,
+    look_ahead: usize,
+    mut make: impl FnMut() -> S,
+    mut push: impl FnMut(&mut S, &Sample),
+) -> Option<Streamed<S>> {
+    let look_ahead = look_ahead.max(2);
+    let mut sink = make();
+    let first = read_once(path, name, opts, look_ahead, None, &mut |s| {
+        push(&mut sink, s)
+    })?;
+    match first.result {
+        // A last line cut short (no newline at the end) where the error is, is dropped, as
+        // the whole-text reader does, when the file reads without it.
+        Err(e) if first.cut && e.line == Some(first.lines) && first.lines >= 2 => {
+            let last = first.lines;
+            let mut again = make();
+            let retry = read_once(path, name, opts, look_ahead, Some(last - 1), &mut |s| {
+                push(&mut again, s)
+            })?;
+            match retry.result {
+                Ok((meta, mut notes)) => {
+                    notes.push(format!(
+                        "{name}: line {last} is cut short (no newline at the end of the file, \
+                         and it does not parse): dropped as a truncated last line"
+                    ));
+                    Some(Ok((again, meta, notes)))
+                }
+                Err(_) => Some(Err(e)),
+            }
+        }
+        r => Some(r.map(|(meta, notes)| (sink, meta, notes))),
+    }
+}
