@@ -584,6 +584,16 @@ fn mad_scale_owned(mut v: Vec<f64>) -> f64 {
         return 0.0;
     }
     let m = fast_median(&mut v);
+    mad_scale_about(v, m)
+}
+
+/// [`mad_scale_owned`] of `v` whose [`fast_median`] `m` is known already (a segment's
+/// level): only the deviations are selected. The same value, since a median does not depend
+/// on the order of the values.
+fn mad_scale_about(mut v: Vec<f64>, m: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
     for x in &mut v {
         *x = (*x - m).abs();
     }
@@ -688,6 +698,18 @@ thread_local! {
     static LEVEL_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Stretches whose level was selected ([`Work::level`]; tests count the work).
+    static LEVEL_SELECTIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes one level selected by [`Work::level`] (counted in tests only).
+fn count_level_selection() {
+    #[cfg(test)]
+    LEVEL_SELECTIONS.with(|c| c.set(c.get() + 1));
+}
+
 /// Notes `n` samples read by [`later_fall`] (counted in tests only).
 fn count_level_reads(n: usize) {
     #[cfg(test)]
@@ -713,6 +735,9 @@ struct Work<'a> {
     b: usize,
     /// Block medians.
     y: Vec<f64>,
+    /// The levels taken so far, by `(start, end)`: the clean-up and the start-up checks ask
+    /// for the same stretches again and again (`x` never changes once made).
+    levels: std::cell::RefCell<std::collections::HashMap<(usize, usize), f64>>,
 }
 
 impl Work<'_> {
@@ -735,10 +760,17 @@ impl Work<'_> {
     fn duration(&self, s: &Seg) -> f64 {
         self.t_end(s.end) - self.t_start(s.start)
     }
-    /// Level of samples `start..end`: the median of their ln throughput.
+    /// Level of samples `start..end`: the median of their ln throughput, selected once per
+    /// stretch.
     fn level(&self, start: usize, end: usize) -> f64 {
+        if let Some(&l) = self.levels.borrow().get(&(start, end)) {
+            return l;
+        }
+        count_level_selection();
         let mut v = self.x[start..end].to_vec();
-        fast_median(&mut v)
+        let l = fast_median(&mut v);
+        self.levels.borrow_mut().insert((start, end), l);
+        l
     }
     fn seg(&self, start: usize, end: usize) -> Seg {
         Seg {
@@ -1498,6 +1530,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         x,
         b,
         y: Vec::with_capacity(m),
+        levels: Default::default(),
     };
     for k in 0..m {
         let s = k * b;
@@ -2075,7 +2108,10 @@ fn build_result(
             .position(|q| std::ptr::eq(q, *p))
             .unwrap_or(fd + 1);
         let seg = segs[j];
-        let spread = mad_scale_owned(w.x[seg.start..seg.end].to_vec());
+        let spread = mad_scale_about(
+            w.x[seg.start..seg.end].to_vec(),
+            w.level(seg.start, seg.end),
+        );
         if spread > 0.25 {
             out.warnings.push(format!(
                 "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
@@ -2298,6 +2334,31 @@ mod cpu_tests {
     /// 49 s in this search, which took every level afresh (O(n^2)). It now reads the segment
     /// once and finds the same fall: checked against the old search on burst-then-fall
     /// shapes, plateaus with repeated values, noise, and runs with no fall.
+    /// Issue 19: a stretch's level is selected once per analysis, however often the
+    /// clean-up and the start-up checks ask for it (a million-sample run asked for some
+    /// stretches several times over); the analyses stay the same (`reference_tests`).
+    #[test]
+    fn each_stretch_level_is_selected_once() {
+        let t = synth::simulate(&synth::two_phase(10, 1.0), 42).0;
+        let cols = Columns::of(&t.samples);
+        let cached = {
+            let x: Vec<f64> = (0..10).map(f64::from).collect();
+            let w = Work {
+                samples: &t.samples,
+                cols: &cols,
+                x,
+                b: 1,
+                y: Vec::new(),
+                levels: Default::default(),
+            };
+            LEVEL_SELECTIONS.with(|c| c.set(0));
+            let l = (w.level(2, 9), w.level(2, 9), w.level(0, 10), w.level(2, 9));
+            assert_eq!(l, (5.0, 5.0, 5.0, 5.0));
+            LEVEL_SELECTIONS.with(|c| c.get())
+        };
+        assert_eq!(cached, 2);
+    }
+
     #[test]
     fn the_later_fall_search_is_the_old_one_in_one_pass() {
         let mut seed = 7u64;

@@ -53,6 +53,23 @@ fn human_s(s: f64) -> String {
     }
 }
 
+/// Whether [`median`] of `rate` is a number above zero, without selecting it when every rate
+/// is zero or a finite normal number above zero (as throughput is): the median is then zero
+/// exactly when more than half the values are zero. Otherwise the upper middle value is at
+/// least `f64::MIN_POSITIVE`, and half of it (the mean of the two middle values, the lower
+/// one zero or more) is still above zero. Anything else takes the median.
+fn median_is_positive(rate: &[f64]) -> bool {
+    let mut zeros = 0usize;
+    for &r in rate {
+        if !(r == 0.0 || (r.is_finite() && r >= f64::MIN_POSITIVE)) {
+            let m = median(&mut rate.to_vec());
+            return !(m.is_nan() || m <= 0.0);
+        }
+        zeros += usize::from(r == 0.0);
+    }
+    !rate.is_empty() && zeros <= rate.len() / 2
+}
+
 /// The median of `v` (reordered): selection, not a sort, with the same order (`total_cmp`)
 /// and so the same value a sort gives.
 pub(super) fn median(v: &mut [f64]) -> f64 {
@@ -130,9 +147,7 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     if n < 4 * MIN_DIPS {
         return None;
     }
-    let mut sorted = rate.to_vec();
-    let overall = median(&mut sorted);
-    if overall.is_nan() || overall <= 0.0 {
+    if !median_is_positive(rate) {
         return None;
     }
     // Baseline: running median of block medians, a window of about a tenth of the run (at
@@ -241,6 +256,62 @@ mod tests {
         let mut s = v.to_vec();
         s.sort_by(|a, b| a.total_cmp(b));
         sorted_median(&s)
+    }
+
+    /// The positive-median check without a selection gives the answer of the median it
+    /// stands for: rates with no zeros, some, half, more than half, all; subnormal, negative,
+    /// infinite and NaN values (which take the median); odd and even lengths.
+    #[test]
+    fn the_positive_median_check_is_the_median_s_answer() {
+        let mut seed = 11u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let odd = [
+            -1.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            5e-324,
+            f64::MIN_POSITIVE,
+        ];
+        let (mut zero_medians, mut positive) = (0, 0);
+        for case in 0..2000 {
+            let n = 1 + case % 41;
+            let zero_share = (case % 11) as f64 / 10.0;
+            let mut v: Vec<f64> = (0..n)
+                .map(|_| {
+                    if rnd() < zero_share {
+                        0.0
+                    } else {
+                        1e6 * rnd() + 1.0
+                    }
+                })
+                .collect();
+            if case % 7 == 0 {
+                let i = (rnd() * n as f64) as usize % n;
+                v[i] = odd[case / 7 % odd.len()];
+            }
+            let m = median(&mut v.clone());
+            let want = !(m.is_nan() || m <= 0.0);
+            assert_eq!(median_is_positive(&v), want, "{v:?}");
+            if want {
+                positive += 1;
+            } else {
+                zero_medians += 1;
+            }
+        }
+        assert!(
+            positive > 500 && zero_medians > 300,
+            "{positive} {zero_medians}"
+        );
+        // Exactly half zeros, even length: the mean of 0 and the upper middle is positive.
+        assert!(median_is_positive(&[0.0, 0.0, 3.0, 4.0]));
+        assert!(!median_is_positive(&[0.0, 0.0, 0.0, 4.0]));
+        assert!(!median_is_positive(&[]));
     }
 
     #[test]
