@@ -88,24 +88,19 @@ fn log_sum_exp(v: &[f64]) -> f64 {
         // exp(0) is exactly 1 and ln(1) exactly 0: the maximum's term, and a sum of it alone,
         // need no call.
         s += if d == 0.0 { 1.0 } else { d.exp() };
-        below = lost_below(s);
+        // The maximum's term is 1: from it on the sum is at least 1 (a NaN sum fails the test
+        // and keeps every term, as the plain sum does).
+        if s >= 1.0 {
+            below = LOST_AT_ONE;
+        }
     }
     m + if s == 1.0 { 0.0 } else { s.ln() }
 }
 
-/// For a running sum `s`, the exponent `d` below which `exp(d)` added to `s` leaves it as it
-/// is: for a normal `s` in [2^e, 2^(e+1)) half a unit in the last place is 2^(e-53), and
-/// `exp(d)` for `d` < (e-54) ln 2 is at most 2^(e-54) (a factor of two to spare for the
-/// rounding of `exp` and of this bound). No bound (minus infinity) for zero, subnormal or
-/// NaN sums.
-fn lost_below(s: f64) -> f64 {
-    if s >= f64::MIN_POSITIVE && s.is_finite() {
-        let e = ((s.to_bits() >> 52) & 0x7ff) as i32 - 1023;
-        (e - 54) as f64 * std::f64::consts::LN_2
-    } else {
-        f64::NEG_INFINITY
-    }
-}
+/// Below this `d`, `exp(d)` added to a sum of at least 1 leaves it as it is: half a unit in
+/// the last place of a sum in [2^e, 2^(e+1)), e >= 0, is at least 2^-53, and `exp(d)` for `d`
+/// < -54 ln 2 is at most 2^-54 (a factor of two to spare for the rounding of `exp`).
+const LOST_AT_ONE: f64 = -54.0 * std::f64::consts::LN_2;
 
 /// Density of the standardised Student-t, up to a constant shared by all terms.
 fn t_density(z: f64) -> f64 {
@@ -735,7 +730,7 @@ mod tests {
         let lo = rng.usize(..n / 2);
         // Now and then past the end (refine clamps it).
         let hi = lo + 1 + rng.usize(..n - lo + 2);
-        let level = |mu: f64| Level {
+        let mut level = |mu: f64| Level {
             mu: mu + noise * (rng.f64() - 0.5),
             scale: (noise + 0.002) * (0.5 + rng.f64()),
             n: 1 + rng.usize(..200),
