@@ -320,14 +320,20 @@ pub fn check_length(model: &DriveModel, w: &WorkloadConfig) -> Result<()> {
     let virtual_s = by_bytes.min(by_time);
     let interval = w.interval.as_secs_f64();
     if virtual_s / interval > MAX_SAMPLES {
-        let need = (virtual_s / MAX_SAMPLES).ceil();
+        // The shortest interval that fits, in the flag's own units, rounded up.
+        let need_s = virtual_s / MAX_SAMPLES;
+        let need = if need_s < 1.0 {
+            format!("{}ms", (need_s * 1000.0).ceil())
+        } else {
+            format!("{}s", need_s.ceil())
+        };
         return Err(usage(format!(
             "this run would last up to {} of virtual time: {:.0} samples of --interval {}, \
-             more than the {} a simulation makes; give --interval {}s or longer, or a \
+             more than the {} a simulation makes; give --interval {} or longer, or a \
              smaller --max-bytes or --duration",
             format_seconds(virtual_s),
             virtual_s / interval,
-            format_seconds(interval),
+            crate::units::format_interval(interval),
             MAX_SAMPLES,
             need
         )));
@@ -507,6 +513,7 @@ mod tests {
         let m = presets::find("960evo-500g").unwrap();
         let mut w = workload(Pattern::Seqwrite, 1 << 20, 8);
         w.interval = Duration::from_millis(10);
+        w.max_bytes = Some(u64::MAX / 2); // the length is set by the duration alone
         w.duration = Some(Duration::from_secs(100_000)); // 10M samples of 10 ms
         let e = check_length(&m, &w).unwrap_err();
         assert_eq!(crate::error::exit_code(&e), 2);
