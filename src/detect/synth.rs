@@ -213,22 +213,13 @@ pub fn simulate(spec: &TraceSpec, seed: u64) -> (Timeline, Truth) {
         let new_total = written.round() as u64;
         let b = new_total - total;
         total = new_total;
-        samples.push(Sample {
-            t_s: t_start + spec.interval_s,
-            interval_s: spec.interval_s,
-            bytes: b,
-            bytes_total: total,
-            bytes_per_sec: b as f64 / spec.interval_s,
-            iops: 0.0,
-            lat_p50_us: None,
-            lat_p99_us: None,
-            lat_max_us: None,
-            temp_c: None,
-            thermal_transitions: None,
-            read: None,
-            cpu_pct: None,
-            cpu_wait_pct: None,
-        });
+        samples.push(Sample::written(
+            t_start + spec.interval_s,
+            spec.interval_s,
+            b,
+            total,
+            b as f64 / spec.interval_s,
+        ));
     }
     let meta = RunMeta {
         label: "synthetic".to_string(),

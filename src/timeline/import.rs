@@ -961,22 +961,7 @@ fn aggregate_per_io(w: &[(f64, f64)], meta: RunMeta) -> Timeline {
             total += b;
             let t_end = ((k + 1) as f64 * dt).min(end_s.max(dt));
             let len = (t_end - k as f64 * dt).max(1e-3);
-            Sample {
-                t_s: k as f64 * dt + len,
-                interval_s: len,
-                bytes: b,
-                bytes_total: total,
-                bytes_per_sec: b as f64 / len,
-                iops: 0.0,
-                lat_p50_us: None,
-                lat_p99_us: None,
-                lat_max_us: None,
-                temp_c: None,
-                thermal_transitions: None,
-                read: None,
-                cpu_pct: None,
-                cpu_wait_pct: None,
-            }
+            Sample::written(k as f64 * dt + len, len, b, total, b as f64 / len)
         })
         .collect();
     Timeline { samples, meta }

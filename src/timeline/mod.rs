@@ -100,6 +100,25 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// A sample of writes alone, known only by its time, length, bytes and rate (imports
+    /// and synthetic timelines): no I/O count, latency, drive or CPU readings.
+    pub fn written(
+        t_s: f64,
+        interval_s: f64,
+        bytes: u64,
+        bytes_total: u64,
+        bytes_per_sec: f64,
+    ) -> Sample {
+        Sample {
+            t_s,
+            interval_s,
+            bytes,
+            bytes_total,
+            bytes_per_sec,
+            ..Sample::default()
+        }
+    }
+
     /// Start of the interval in seconds since the start of the run.
     pub fn t_start_s(&self) -> f64 {
         self.t_s - self.interval_s
@@ -326,22 +345,7 @@ impl RateSampler {
         let new_total = self.exact.round().max(0.0) as u64;
         let bytes = new_total.saturating_sub(self.total);
         self.total = new_total;
-        Sample {
-            t_s: t,
-            interval_s: dt,
-            bytes,
-            bytes_total: self.total,
-            bytes_per_sec: r,
-            iops: 0.0,
-            lat_p50_us: None,
-            lat_p99_us: None,
-            lat_max_us: None,
-            temp_c: None,
-            thermal_transitions: None,
-            read: None,
-            cpu_pct: None,
-            cpu_wait_pct: None,
-        }
+        Sample::written(t, dt, bytes, self.total, r)
     }
 }
 
