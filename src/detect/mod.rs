@@ -50,6 +50,7 @@ pub mod periodic;
 #[cfg(test)]
 mod reference_tests;
 pub mod refine;
+mod select;
 pub mod stop;
 pub mod synth;
 
@@ -551,13 +552,31 @@ fn median(v: &mut [f64]) -> f64 {
     periodic::median(v)
 }
 
-/// Median in O(n) (selection); for even lengths the upper middle value.
+/// [`median`] of values that stay as they are: a long stretch is bracketed, not copied
+/// ([`select`]).
+fn median_of(v: &[f64]) -> f64 {
+    select::median_by(v, |a| a)
+}
+
+/// Median in O(n) (selection); for even lengths the upper middle value. A long slice is read
+/// only ([`select`]); a short one is reordered.
 fn fast_median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
     let k = v.len() / 2;
+    if v.len() >= select::BRACKET_MIN {
+        return select::kth(v, k);
+    }
     *v.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
+}
+
+/// [`fast_median`] of values that stay as they are (NaN for none).
+fn upper_median_of(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    select::kth(v, v.len() / 2)
 }
 
 /// Running median with half-width `h`; windows shrink at the ends so that a short phase at
@@ -574,6 +593,10 @@ fn running_median(y: &[f64], h: usize) -> Vec<f64> {
 
 /// 1.4826 * median absolute deviation: a robust standard deviation.
 fn mad_scale(v: &[f64]) -> f64 {
+    if v.len() >= select::BRACKET_MIN {
+        // Read twice, never copied.
+        return mad_scale_about(v, upper_median_of(v));
+    }
     mad_scale_owned(v.to_vec())
 }
 
@@ -584,20 +607,23 @@ fn mad_scale_owned(mut v: Vec<f64>) -> f64 {
         return 0.0;
     }
     let m = fast_median(&mut v);
-    mad_scale_about(v, m)
-}
-
-/// [`mad_scale_owned`] of `v` whose [`fast_median`] `m` is known already (a segment's
-/// level): only the deviations are selected. The same value, since a median does not depend
-/// on the order of the values.
-fn mad_scale_about(mut v: Vec<f64>, m: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
+    if v.len() >= select::BRACKET_MIN {
+        return mad_scale_about(&v, m);
     }
     for x in &mut v {
         *x = (*x - m).abs();
     }
     1.4826 * fast_median(&mut v)
+}
+
+/// [`mad_scale`] of `v` whose [`fast_median`] `m` is known already (a segment's level): only
+/// the deviations are selected, as they are read ([`select::kth_by`]). The same value, since
+/// a median does not depend on the order of the values.
+fn mad_scale_about(v: &[f64], m: f64) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    1.4826 * select::kth_by(v, v.len() / 2, |x| (x - m).abs())
 }
 
 /// Noise scale of single samples (ln) from first differences `d`: 1.4826 * MAD / sqrt(2).
@@ -617,18 +643,38 @@ fn sample_noise(d: Vec<f64>) -> f64 {
     mad.min(q25 / 0.4506)
 }
 
+/// [`sample_noise`] of the first differences of `x`: a long series's differences are
+/// selected as they are read ([`select::kth_of`]), not stored.
+fn diff_noise(x: &[f64]) -> f64 {
+    let n = x.len().saturating_sub(1);
+    if n < select::BRACKET_MIN {
+        return sample_noise(x.windows(2).map(|p| p[1] - p[0]).collect());
+    }
+    let d = |i: usize| x[i + 1] - x[i];
+    let m = select::kth_of(n, n / 2, d);
+    1.4826 * select::kth_of(n, n / 2, |i| (d(i) - m).abs()) / std::f64::consts::SQRT_2
+}
+
 /// The columns of a timeline the detector reads again and again, gathered in one pass over
 /// the samples (a `Sample` is about 250 bytes, so at a million samples every pass over them
-/// is a pass over 250 MB): throughput, interval ends and lengths, and whether the optional
-/// columns (CPU, temperature, thermal counters) hold anything, so that the warnings built on
-/// them skip the samples when they do not.
+/// is a pass over 250 MB): throughput, interval lengths when they differ, whether the
+/// interval ends only grow, and whether the optional columns (CPU, temperature, thermal
+/// counters) hold anything, so that the warnings built on them skip the samples when they do
+/// not. Only what the common path reads is stored: each column of a million samples is 8 MB
+/// of fresh memory.
 struct Columns {
     /// `bytes_per_sec` per sample.
     rate: Vec<f64>,
-    /// `t_s` per sample.
-    t_s: Vec<f64>,
-    /// `interval_s` per sample.
+    /// Samples.
+    n: usize,
+    /// Every `t_s` is at least the one before it (so a count of the samples that end by a
+    /// time is a binary search).
+    ordered: bool,
+    /// `interval_s` per sample, when they differ; empty when every interval is the first
+    /// (most runs: a million samples would otherwise take 8 MB for one number).
     interval: Vec<f64>,
+    /// The first sample's `interval_s` (0 for no samples).
+    first_interval: f64,
     /// Some sample has `cpu_pct`.
     cpu: bool,
     /// Some sample has `temp_c`.
@@ -642,47 +688,58 @@ struct Columns {
 impl Columns {
     fn of(samples: &[Sample]) -> Columns {
         let n = samples.len();
+        let first_interval = samples.first().map_or(0.0, |s| s.interval_s);
         let mut c = Columns {
             rate: Vec::with_capacity(n),
-            t_s: Vec::with_capacity(n),
-            interval: Vec::with_capacity(n),
+            n,
+            ordered: true,
+            interval: Vec::new(),
+            first_interval,
             cpu: false,
             temp: false,
             thermal: false,
             uniform: true,
         };
-        let first = samples.first().map(|s| s.interval_s.to_bits());
         note_pass(n);
-        for s in samples {
+        let mut last_t = f64::NEG_INFINITY;
+        for (i, s) in samples.iter().enumerate() {
             c.rate.push(s.bytes_per_sec);
-            c.t_s.push(s.t_s);
-            c.interval.push(s.interval_s);
+            // NaN compares false, and so is out of order.
+            c.ordered &= s.t_s >= last_t;
+            last_t = s.t_s;
+            if c.uniform && s.interval_s.to_bits() != first_interval.to_bits() {
+                // The first that differs: the ones before it were all the first.
+                c.uniform = false;
+                c.interval.reserve_exact(n);
+                c.interval.resize(i, first_interval);
+            }
+            if !c.uniform {
+                c.interval.push(s.interval_s);
+            }
             c.cpu |= s.cpu_pct.is_some();
             c.temp |= s.temp_c.is_some();
             c.thermal |= s.thermal_transitions.is_some();
-            c.uniform &= Some(s.interval_s.to_bits()) == first;
         }
         c
     }
 
-    /// Start of interval `i` (as [`Sample::t_start_s`]).
-    fn t_start(&self, i: usize) -> f64 {
-        self.t_s[i] - self.interval[i]
+    /// The length of interval `i` (as [`Sample::interval_s`]).
+    fn interval(&self, i: usize) -> f64 {
+        if self.uniform {
+            self.first_interval
+        } else {
+            self.interval[i]
+        }
     }
 
     /// The median interval length, as [`Timeline::interval_s`] gives it (the upper middle
     /// value for even counts), by selection instead of a sort: the same value.
     fn interval_s(&self) -> f64 {
-        if self.interval.is_empty() {
-            return 0.0;
-        }
         if self.uniform {
-            // All equal: that value is the median.
-            return self.interval[0];
+            // All equal (or none, 0): that value is the median.
+            return self.first_interval;
         }
-        let mut v = self.interval.clone();
-        let k = v.len() / 2;
-        *v.select_nth_unstable_by(k, |a, b| a.total_cmp(b)).1
+        upper_median_of(&self.interval)
     }
 }
 
@@ -767,8 +824,7 @@ impl Work<'_> {
             return l;
         }
         count_level_selection();
-        let mut v = self.x[start..end].to_vec();
-        let l = fast_median(&mut v);
+        let l = upper_median_of(&self.x[start..end]);
         self.levels.borrow_mut().insert((start, end), l);
         l
     }
@@ -1012,9 +1068,9 @@ fn later_fall(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
 /// values that do not all compare (NaN) and as the reference the tests hold it to.
 fn later_fall_plain(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
     (run + 2..x.len()).find(|&f| {
-        let mid = fast_median(&mut x[run..f].to_vec());
+        let mid = upper_median_of(&x[run..f]);
         let rest = &x[f..];
-        let tail = fast_median(&mut rest.to_vec());
+        let tail = upper_median_of(rest);
         let up = rest.iter().filter(|&&v| v > mid - thr).count();
         rest.len() >= 3
             && x[f] < mid - thr
@@ -1091,8 +1147,7 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // rate comes back to the run's level belongs to the run: the run ends where the rate
     // falls and stays down, not at its first dip.
     loop {
-        let mut v = x[skip..run].to_vec();
-        let high = median(&mut v);
+        let high = median_of(&x[skip..run]);
         let Some(back) = x[run..]
             .iter()
             .position(|&v| v > high - thr)
@@ -1117,8 +1172,7 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // after the fall is shorter than the one before it, the median `low` is still the
     // cache's level and hides it.
     {
-        let mut v = x[skip..run].to_vec();
-        let burst = median(&mut v) - low;
+        let burst = median_of(&x[skip..run]) - low;
         let later = later_fall(x, run, thr, burst);
         if let Some(f) = later {
             run = f;
@@ -1140,8 +1194,7 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     }
     // The last sample of the run straddles the drop when it is clearly below the others.
     let cut = if run - skip >= 2 {
-        let mut v = x[skip..run - 1].to_vec();
-        let high = median(&mut v);
+        let high = median_of(&x[skip..run - 1]);
         if x[run - 1] < high - thr {
             run - 1
         } else {
@@ -1291,8 +1344,7 @@ fn unconfirmed_drop(
     if samples[samples.len() - 1].t_s - samples[i].t_start_s() < 0.5 {
         return None;
     }
-    let mut v = w.x[i..last.end].to_vec();
-    let low = median(&mut v).exp();
+    let low = median_of(&w.x[i..last.end]).exp();
     let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
     let after_s = samples[samples.len() - 1].t_s - samples[i].t_start_s();
     let drop = UnconfirmedDrop {
@@ -1325,9 +1377,8 @@ fn unconfirmed_drop(
 /// The level and scale of ln throughput over `range`, for refinement.
 fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
     let v = &x[range];
-    let mut c = v.to_vec();
     Level {
-        mu: median(&mut c),
+        mu: median_of(v),
         scale: mad_scale(v).max(floor),
         n: v.len(),
     }
@@ -1420,7 +1471,7 @@ fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline, 
     // level before the change.
     let comes_back = |c: &Cliff| {
         let mut after: Vec<f64> = (0..cols.rate.len())
-            .filter(|&i| cols.t_start(i) >= c.t_s + 2.0 * p.duration_s)
+            .filter(|&i| t.samples[i].t_start_s() >= c.t_s + 2.0 * p.duration_s)
             .map(|i| cols.rate[i])
             .collect();
         if after.is_empty() {
@@ -1515,8 +1566,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         return out;
     }
     // 1. Log scale, with a floor for stalled intervals.
-    let mut rates = cols.rate.clone();
-    let floor = (1e-3 * fast_median(&mut rates)).max(1.0);
+    let floor = (1e-3 * upper_median_of(&cols.rate)).max(1.0);
     let x: Vec<f64> = cols.rate.iter().map(|r| r.max(floor).ln()).collect();
     // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
     let dt = interval_s.max(1e-9);
@@ -1566,8 +1616,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
     let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
     // 5. Remove spurious changes.
     let mut segs = clean(&w, segs);
-    let diff_x: Vec<f64> = w.x.windows(2).map(|p| p[1] - p[0]).collect();
-    let sigma_x = sample_noise(diff_x);
+    let sigma_x = diff_noise(&w.x);
     // 5b. A short cache phase at the very start: too short for the block medians and the
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
     //     level after it lasts longer than any dip.
@@ -2016,15 +2065,29 @@ fn build_result(
             // from the run's median interval (the rows of a position CSV are shorter while the
             // drive is fast).
             let cols = w.cols;
-            let mut lens: Vec<f64> = (0..n)
-                .filter(|&i| cols.t_s[i] <= r.t_s + 1e-9)
-                .map(|i| cols.interval[i])
-                .collect();
-            let before = lens.len();
-            let dt = if lens.is_empty() {
-                out.interval_s
+            let end_by = r.t_s + 1e-9;
+            let (before, dt) = if cols.ordered && cols.uniform {
+                // In time order the samples that end by then come first, and each is as long
+                // as the first (the median of equal lengths).
+                let before = w.samples.partition_point(|s| s.t_s <= end_by);
+                let dt = if before == 0 {
+                    out.interval_s
+                } else {
+                    cols.first_interval
+                };
+                (before, dt)
             } else {
-                median(&mut lens)
+                let mut lens: Vec<f64> = (0..n)
+                    .filter(|&i| w.samples[i].t_s <= end_by)
+                    .map(|i| cols.interval(i))
+                    .collect();
+                let before = lens.len();
+                let dt = if lens.is_empty() {
+                    out.interval_s
+                } else {
+                    median(&mut lens)
+                };
+                (before, dt)
             };
             let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
             if before < 10 || width > 0.05 {
@@ -2108,10 +2171,7 @@ fn build_result(
             .position(|q| std::ptr::eq(q, *p))
             .unwrap_or(fd + 1);
         let seg = segs[j];
-        let spread = mad_scale_about(
-            w.x[seg.start..seg.end].to_vec(),
-            w.level(seg.start, seg.end),
-        );
+        let spread = mad_scale_about(&w.x[seg.start..seg.end], w.level(seg.start, seg.end));
         if spread > 0.25 {
             out.warnings.push(format!(
                 "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
@@ -2206,11 +2266,13 @@ fn thermal_warnings(
     // 1. The drive's counters.
     let mut by_counter: Vec<f64> = Vec::new();
     if cols.thermal {
-        let mut dts = cols.interval.clone();
-        let dt = if dts.is_empty() {
+        let dt = if cols.n == 0 {
             0.0
+        } else if cols.uniform {
+            // The median of equal values.
+            cols.first_interval
         } else {
-            median(&mut dts)
+            median_of(&cols.interval)
         };
         let w = (3.0 * dt).max(THERMAL_COUNTER_WINDOW_S);
         let mut list = Vec::new();
@@ -2357,6 +2419,57 @@ mod cpu_tests {
             LEVEL_SELECTIONS.with(|c| c.get())
         };
         assert_eq!(cached, 2);
+    }
+
+    /// The columns keep interval lengths only when they differ (each as its sample has it),
+    /// and know when the interval ends go back; the count of samples that end by a cliff is
+    /// the same by binary search as by a scan.
+    #[test]
+    fn columns_keep_only_what_differs_and_count_alike() {
+        let mut t = synth::simulate(&synth::two_phase(600, 1.0), 42).0;
+        let c = Columns::of(&t.samples);
+        assert!(c.uniform && c.ordered && c.interval.is_empty());
+        assert_eq!(c.interval(599), t.samples[599].interval_s);
+        assert_eq!(c.interval_s(), t.samples[0].interval_s);
+        // A longer interval from sample 5 on: every length is kept from then.
+        for s in &mut t.samples[5..] {
+            s.interval_s = 1.5;
+        }
+        let c = Columns::of(&t.samples);
+        assert!(!c.uniform);
+        assert_eq!(c.interval.len(), 600);
+        for (i, s) in t.samples.iter().enumerate() {
+            assert_eq!(c.interval(i), s.interval_s, "interval {i}");
+        }
+        assert_eq!(c.interval_s(), 1.5);
+        // Ends that go back, or are not numbers, are out of order.
+        let mut back = t.clone();
+        back.samples[300].t_s = back.samples[298].t_s;
+        assert!(!Columns::of(&back.samples).ordered);
+        back.samples[300].t_s = f64::NAN;
+        assert!(!Columns::of(&back.samples).ordered);
+        // The coarse-sampling count: the cliff of a 12-sample run comes after 3 whole samples,
+        // counted by the binary search (in order) and by the scan (the last two samples
+        // swapped, out of order after the cliff, which does not change the count).
+        let short = synth::simulate(&synth::two_phase(12, 1.0), 1).0;
+        let a = analyze(&short);
+        let mut late = short.clone();
+        late.samples.swap(10, 11);
+        assert!(!Columns::of(&late.samples).ordered);
+        let b = analyze(&late);
+        let coarse = |a: &Analysis| {
+            a.warnings
+                .iter()
+                .find(|w| w.starts_with("sampling too coarse"))
+                .cloned()
+        };
+        let text = coarse(&a).unwrap_or_default();
+        assert!(
+            text.contains("only 3 samples before the cliff"),
+            "{:?}",
+            a.warnings
+        );
+        assert_eq!(coarse(&a), coarse(&b));
     }
 
     #[test]

@@ -62,7 +62,7 @@ fn median_is_positive(rate: &[f64]) -> bool {
     let mut zeros = 0usize;
     for &r in rate {
         if !(r == 0.0 || (r.is_finite() && r >= f64::MIN_POSITIVE)) {
-            let m = median(&mut rate.to_vec());
+            let m = super::select::median_by(rate, |a| a);
             return !(m.is_nan() || m <= 0.0);
         }
         zeros += usize::from(r == 0.0);
@@ -77,6 +77,10 @@ pub(super) fn median(v: &mut [f64]) -> f64 {
         return f64::NAN;
     }
     let n = v.len();
+    if n >= super::select::BRACKET_MIN {
+        // Long: read, not reordered.
+        return super::select::median_by(v, |a| a);
+    }
     let (left, mid, _) = v.select_nth_unstable_by(n / 2, |a, b| a.total_cmp(b));
     let mid = *mid;
     if n % 2 == 1 {
@@ -167,10 +171,7 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     }
     // The median of the deviations does not depend on the order the first median left.
     let m = median(&mut ratios);
-    for r in &mut ratios {
-        *r = (*r - m).abs();
-    }
-    let sigma = 1.4826 * median(&mut ratios);
+    let sigma = 1.4826 * super::select::median_by(&ratios, |r| (r - m).abs());
     let thr = (1.0 - MIN_DROP).min((-4.0 * sigma).exp());
     let mut low: Vec<bool> = Vec::with_capacity(n);
     for (c, &bk) in rate.chunks(b).zip(&base_block) {
