@@ -1470,16 +1470,27 @@ fn drop_periodic_cliffs(a: &mut Analysis, p: &periodic::Periodic, t: &Timeline, 
     // Comes back: after the dip, the faster samples (the upper quartile) reach 80% of the
     // level before the change.
     let comes_back = |c: &Cliff| {
-        let mut after: Vec<f64> = (0..cols.rate.len())
-            .filter(|&i| t.samples[i].t_start_s() >= c.t_s + 2.0 * p.duration_s)
-            .map(|i| cols.rate[i])
-            .collect();
-        if after.is_empty() {
-            return true;
-        }
-        // The value a sort would put there, by selection.
-        let at = (after.len() * 3 / 4).min(after.len() - 1);
-        let upper = *after.select_nth_unstable_by(at, f64::total_cmp).1;
+        let from = c.t_s + 2.0 * p.duration_s;
+        // The value a sort would put at the upper quartile, by selection.
+        let upper = |after: &[f64]| select::kth(after, (after.len() * 3 / 4).min(after.len() - 1));
+        let upper = if cols.ordered && cols.uniform {
+            // Interval starts only grow (ends that only grow, less one length): the samples
+            // that start by then come first, and the rest are the ones after the dip.
+            let first = t.samples.partition_point(|s| s.t_start_s() < from);
+            if first == t.samples.len() {
+                return true;
+            }
+            upper(&cols.rate[first..])
+        } else {
+            let after: Vec<f64> = (0..cols.rate.len())
+                .filter(|&i| t.samples[i].t_start_s() >= from)
+                .map(|i| cols.rate[i])
+                .collect();
+            if after.is_empty() {
+                return true;
+            }
+            upper(&after)
+        };
         upper >= 0.8 * c.before_bytes_per_sec
     };
     let before = a.cliffs.len();
