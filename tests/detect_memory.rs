@@ -1,6 +1,7 @@
 //! Issue 19: the detector's working memory at a million samples. Each column of a million
-//! numbers is 8 MB of fresh memory that the kernel faults in page by page (about a third of
-//! the detector's time at a million samples on the VMs measured, in docs/PERFORMANCE.md), so
+//! numbers is 8 MB of fresh memory that the kernel faults in page by page (the faults were a
+//! quarter of the detector's time at a million samples on the VM measured, in
+//! docs/PERFORMANCE.md), so
 //! `analyze` keeps only what it reads: the throughput, its logarithm and the periodic check's
 //! ratios, and selects its long medians without copying the stretch (`detect::select`).
 //! Before, it also kept every interval's end and length, a copy of the throughput for one

@@ -4,8 +4,9 @@
 //! The detector takes medians of stretches that reach a million samples: the level of a phase,
 //! the spread about it, the noise of the whole run. Copying such a stretch and selecting in the
 //! copy (`select_nth_unstable_by`) reads and writes it three or four times over, and the copy
-//! is fresh memory, which the kernel must fault in page by page (about 6 µs a page on the VMs
-//! this was measured on: a third of the detector's time at a million samples).
+//! is fresh memory, which the kernel must fault in page by page (about 4 µs of system time a
+//! page on the VM this was measured on: a quarter of the detector's time at a million
+//! samples, with the other columns it kept).
 //!
 //! For long series [`kth_by`] brackets the answer instead (Floyd and Rivest's idea, 1975):
 //! a sorted sample of 2048 values gives two bounds that hold rank `k` between them with near
