@@ -665,8 +665,6 @@ fn diff_noise(x: &[f64]) -> f64 {
 struct Columns {
     /// `bytes_per_sec` per sample.
     rate: Vec<f64>,
-    /// Samples.
-    n: usize,
     /// Every `t_s` is at least the one before it (so a count of the samples that end by a
     /// time is a binary search).
     ordered: bool,
@@ -691,7 +689,6 @@ impl Columns {
         let first_interval = samples.first().map_or(0.0, |s| s.interval_s);
         let mut c = Columns {
             rate: Vec::with_capacity(n),
-            n,
             ordered: true,
             interval: Vec::new(),
             first_interval,
@@ -2277,10 +2274,8 @@ fn thermal_warnings(
     // 1. The drive's counters.
     let mut by_counter: Vec<f64> = Vec::new();
     if cols.thermal {
-        let dt = if cols.n == 0 {
-            0.0
-        } else if cols.uniform {
-            // The median of equal values.
+        let dt = if cols.uniform {
+            // The median of equal values (0 for none).
             cols.first_interval
         } else {
             median_of(&cols.interval)

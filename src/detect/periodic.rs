@@ -73,26 +73,7 @@ fn median_is_positive(rate: &[f64]) -> bool {
 /// The median of `v` (reordered): selection, not a sort, with the same order (`total_cmp`)
 /// and so the same value a sort gives.
 pub(super) fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let n = v.len();
-    if n >= super::select::BRACKET_MIN {
-        // Long: read, not reordered.
-        return super::select::median_by(v, |a| a);
-    }
-    let (left, mid, _) = v.select_nth_unstable_by(n / 2, |a, b| a.total_cmp(b));
-    let mid = *mid;
-    if n % 2 == 1 {
-        mid
-    } else {
-        let below = left
-            .iter()
-            .copied()
-            .max_by(|a, b| a.total_cmp(b))
-            .unwrap_or(mid);
-        0.5 * (below + mid)
-    }
+    super::select::median_mut(v)
 }
 
 /// The median of a sorted slice.

@@ -81,9 +81,31 @@ pub(super) fn median_by(x: &[f64], f: impl Fn(f64) -> f64 + Copy) -> f64 {
             }
         }
     }
-    let mut v: Vec<f64> = x.iter().map(|&a| f(a)).collect();
+    median_in_place(&mut x.iter().map(|&a| f(a)).collect::<Vec<f64>>())
+}
+
+/// The median of `v` as [`median_by`] gives it, reading a long `v` as it is and reordering a
+/// short one (no copy either way).
+pub(super) fn median_mut(v: &mut [f64]) -> f64 {
+    if v.len() >= BRACKET_MIN {
+        return median_by(v, |a| a);
+    }
+    median_in_place(v)
+}
+
+/// [`median_by`]'s value by selection in `v` itself (reordered): the middle value, or the mean
+/// of the two middle ones; NaN for none.
+fn median_in_place(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
     let (left, mid, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
     let mid = *mid;
+    if n % 2 == 1 {
+        return mid;
+    }
+    // The lower middle value is the largest of those the selection left below.
     let below = left.iter().copied().max_by(f64::total_cmp).unwrap_or(mid);
     0.5 * (below + mid)
 }
