@@ -2,7 +2,10 @@
 # slccache against fio, row by row: is the tool ever the bottleneck?
 #
 #   [ROUNDS=3] [SECS=10] [TARGETS="loop file"] [LOAD=0|1] [ROWS="qd1 qd32 qd32x2 128k 1m randread"] \
-#   [SIZE=2GiB] [FIO_MEM="malloc mmaphuge"] [OUT=dir] scripts/bench-vs-fio.sh
+#   [SIZE=2GiB] [FIO_MEM="malloc mmaphuge"] [OUT=dir] [PLAN=1] scripts/bench-vs-fio.sh
+#
+# PLAN=1 prints the runs it would make, in order (one "target row round tool" line each), and
+# stops.
 #
 # fio is run at its best as well as at its defaults: FIO_MEM lists its buffer kinds (fio's
 # --iomem): `malloc` (its default) and `mmaphuge` (huge-page buffers, as slccache's are; the
@@ -11,8 +14,13 @@
 # The QD1 and QD32 rows run at least 8 rounds whatever ROUNDS says: their gap is smaller than
 # the spread between runs on a small VM.
 #
-# For each target and each row, runs fio and `slccache probe` alternately (slccache first in
-# odd rounds, fio first in even ones), ROUNDS rounds of SECS seconds each, with the same block
+# For each target and each row, runs fio and `slccache probe` in turn, ROUNDS rounds of SECS
+# seconds each. With one peer: slccache first in odd rounds, fio first in even ones. With both
+# fio kinds, fio at its defaults opens every round and slccache and fio mmaphuge take the
+# second and third places in turn (odd rounds: fio, slccache, fio mmaphuge; even rounds: fio,
+# fio mmaphuge, slccache), so that each of the two follows fio's slower default run as often as
+# it follows the other: on a target that the virtual disk limits, a run after a slow one
+# starts on a device with less backlog (docs/PERFORMANCE.md, tenth session). Same block
 # size, queue depth, jobs and target. fio gets ioengine=io_uring, fixedbufs, registerfiles,
 # direct=1 (slccache always runs io_uring with registered buffers and files and O_DIRECT).
 #
@@ -117,17 +125,6 @@ if [[ -d $out && -n $(ls -A "$out" 2>/dev/null) ]]; then
     exit 2
 fi
 
-if ! command -v fio >/dev/null; then
-    if [[ $(id -u) == 0 ]]; then
-        apt-get install -y fio >/dev/null || { apt-get update >/dev/null && apt-get install -y fio >/dev/null; }
-    else
-        echo "fio is not installed (apt-get install -y fio)" >&2
-        exit 2
-    fi
-fi
-[[ -x $bin ]] || (cd "$here" && cargo build --release --quiet)
-mkdir -p "$out"
-
 # Row name -> "bs qd jobs slccache-pattern fio-rw".
 row_spec() {
     case $1 in
@@ -153,6 +150,48 @@ row_title() {
         randread) echo "4K random read, QD32" ;;
     esac
 }
+
+# Rounds of a row: ROUNDS, and at least 8 for the QD1 and QD32 rows.
+rounds_for() { # row
+    if [[ $1 == qd1 || $1 == qd32 ]] && ((rounds < 8)); then echo 8; else echo "$rounds"; fi
+}
+# The tools of round $1, in the order they run (see the top of the script).
+order_for() { # round
+    local peers="fio"
+    [[ " $fio_mem " == *" mmaphuge "* ]] && peers="fio fio-huge"
+    [[ " $fio_mem " != *" malloc "* ]] && peers="fio-huge"
+    if [[ $peers == "fio fio-huge" ]]; then
+        if (($1 % 2 == 1)); then echo "fio slccache fio-huge"; else echo "fio fio-huge slccache"; fi
+    elif (($1 % 2 == 1)); then
+        echo "slccache $peers"
+    else
+        echo "$peers slccache"
+    fi
+}
+# PLAN=1: print the runs, one line each ("target row round tool"), and stop.
+if [[ ${PLAN:-0} == 1 ]]; then
+    for tgt in $targets; do
+        [[ $tgt == loop || $tgt == file ]] || { echo "unknown target '$tgt' (targets: loop file)" >&2; exit 2; }
+        for row in $rows; do
+            row_spec "$row" >/dev/null
+            for ((r = 1; r <= $(rounds_for "$row"); r++)); do
+                for tool in $(order_for "$r"); do echo "$tgt $row $r $tool"; done
+            done
+        done
+    done
+    exit 0
+fi
+
+if ! command -v fio >/dev/null; then
+    if [[ $(id -u) == 0 ]]; then
+        apt-get install -y fio >/dev/null || { apt-get update >/dev/null && apt-get install -y fio >/dev/null; }
+    else
+        echo "fio is not installed (apt-get install -y fio)" >&2
+        exit 2
+    fi
+fi
+[[ -x $bin ]] || (cd "$here" && cargo build --release --quiet)
+mkdir -p "$out"
 
 loopdev=""
 shmfile=""
@@ -286,15 +325,10 @@ for tgt in $targets; do
     echo "target $tgt: $path" >&2
     for row in $rows; do
         read -r bs qd jobs pat rw <<<"$(row_spec "$row")"
-        n=$rounds
-        if [[ $row == qd1 || $row == qd32 ]] && ((n < 8)); then n=8; fi
-        peers="fio"
-        [[ " $fio_mem " == *" mmaphuge "* ]] && peers="fio fio-huge"
-        [[ " $fio_mem " != *" malloc "* ]] && peers="fio-huge"
+        n=$(rounds_for "$row")
         for ((r = 1; r <= n; r++)); do
             d=$out/$tgt/$row/round-$r
-            if ((r % 2 == 1)); then order="slccache $peers"; else order="$peers slccache"; fi
-            for tool in $order; do
+            for tool in $(order_for "$r"); do
                 case $tool in
                     slccache) res=$(run_slccache "$path" "$bs" "$qd" "$jobs" "$pat" "$d/slccache") ;;
                     fio) res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio" malloc) ;;
