@@ -608,35 +608,27 @@ fn refine_counted(
         .map(|c| c.0)
         .fold(f64::NEG_INFINITY, f64::max)
         - margin;
-    // (log weight, share0, share1); a skipped sample holds GRID cells of log weight -inf (so
-    // that cell c is still sample c / GRID), whose weights are set to 0.0 directly.
+    // (log weight, share0, share1) of the samples not skipped, GRID cells each, and which
+    // sample each GRID holds. A skipped sample's cells would have weight 0.0 (or, with
+    // NEGLIGIBLE_MARGIN, are taken as 0.0): adding 0.0 to the sums below, and passing over a
+    // weight of 0.0 in the quantiles, change nothing, so they are simply left out.
     let mut cells: Vec<(f64, f64, f64)> = Vec::with_capacity(w * GRID);
-    let mut skipped = vec![false; w];
+    let mut sample_of: Vec<usize> = Vec::with_capacity(w);
     let mut one = [(0.0, 0.0, 0.0); GRID];
-    for k in 0..w {
-        let (base, spanned, u) = per_sample[k];
+    for (k, &(base, spanned, u)) in per_sample.iter().enumerate() {
         if k == best {
             cells.extend_from_slice(&best_cells);
         } else if u < floor {
-            skipped[k] = true;
-            cells.extend(std::iter::repeat_n((f64::NEG_INFINITY, 0.0, 0.0), GRID));
+            continue;
         } else {
             sample_cells(k, base, spanned, &mut one);
             cells.extend_from_slice(&one);
         }
+        sample_of.push(k);
     }
+    let skipped = w - sample_of.len();
     let mx = cells.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
-    let weights: Vec<f64> = cells
-        .iter()
-        .enumerate()
-        .map(|(c, cell)| {
-            if skipped[c / GRID] {
-                0.0
-            } else {
-                (cell.0 - mx).exp()
-            }
-        })
-        .collect();
+    let weights: Vec<f64> = cells.iter().map(|c| (c.0 - mx).exp()).collect();
     let edge = |c: usize| (cells[c].1, cells[c].2);
     let total: f64 = weights.iter().sum();
     // Quantile of the posterior as (sample index, fraction of that sample before the change,
@@ -647,7 +639,7 @@ fn refine_counted(
         for (c, &wt) in weights.iter().enumerate() {
             if acc + wt >= target && wt > 0.0 {
                 let within = ((target - acc) / wt).clamp(0.0, 1.0);
-                let k = c / GRID;
+                let k = sample_of[c / GRID];
                 let g = c % GRID;
                 let (s0, s1) = edge(c);
                 return (
@@ -713,7 +705,7 @@ fn refine_counted(
         low_bytes: bytes_at(ql),
         high_bytes: bytes_at(qh),
     };
-    (refined, skipped.iter().filter(|&&s| s).count())
+    (refined, skipped)
 }
 
 #[cfg(test)]
