@@ -583,10 +583,11 @@ fn upper_median_of(v: &[f64]) -> f64 {
 /// the start or end of the run survives.
 fn running_median(y: &[f64], h: usize) -> Vec<f64> {
     let n = y.len();
+    let mut buf = Vec::with_capacity((2 * h + 1).min(n));
     (0..n)
         .map(|i| {
-            let mut v = y[i.saturating_sub(h)..(i + h + 1).min(n)].to_vec();
-            median(&mut v)
+            let v = &y[i.saturating_sub(h)..(i + h + 1).min(n)];
+            select::median_keyed(v.iter().copied(), &mut buf)
         })
         .collect()
 }
@@ -1590,11 +1591,12 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         y: Vec::with_capacity(m),
         levels: Default::default(),
     };
+    // One buffer of keys for all the blocks ([`select::median_keyed`]).
+    let mut buf = Vec::with_capacity(n - (m - 1) * b);
     for k in 0..m {
         let s = k * b;
         let e = if k + 1 == m { n } else { (k + 1) * b };
-        let mut v = w.x[s..e].to_vec();
-        w.y.push(median(&mut v));
+        w.y.push(select::median_keyed(w.x[s..e].iter().copied(), &mut buf));
     }
     // 3. Noise scale from first differences.
     let diffs: Vec<f64> = w.y.windows(2).map(|p| p[1] - p[0]).collect();

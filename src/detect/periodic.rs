@@ -138,7 +138,12 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     // Baseline: running median of block medians, a window of about a tenth of the run (at
     // least 9 blocks), so that dips shorter than a third of their period stay a minority.
     let b = (n / 2000).max(1);
-    let blocks: Vec<f64> = rate.chunks(b).map(|c| median(&mut c.to_vec())).collect();
+    // One buffer of keys for every short median below ([`super::select::median_keyed`]).
+    let mut buf: Vec<i64> = Vec::with_capacity(b);
+    let blocks: Vec<f64> = rate
+        .chunks(b)
+        .map(|c| super::select::median_keyed(c.iter().copied(), &mut buf))
+        .collect();
     let k = (blocks.len() / 20).max(4);
     let base_block = running_median(&blocks, k);
     let base = |i: usize| base_block[(i / b).min(base_block.len() - 1)];
@@ -215,10 +220,7 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     }
     let mut depths: Vec<f64> = runs
         .iter()
-        .map(|&(s, e)| {
-            let mut v: Vec<f64> = (s..e).map(|i| rate[i] / base(i)).collect();
-            median(&mut v)
-        })
+        .map(|&(s, e)| super::select::median_keyed((s..e).map(|i| rate[i] / base(i)), &mut buf))
         .collect();
     Some(Periodic {
         period_s: period,

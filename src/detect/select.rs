@@ -110,6 +110,28 @@ fn median_in_place(v: &mut [f64]) -> f64 {
     0.5 * (below + mid)
 }
 
+/// The median of the values `v` yields, as [`median_by`] gives it (the middle value, or the
+/// mean of the two middle ones; NaN for none), selected among their [`key`]s in `buf`
+/// (cleared first and kept by the caller, so that many short medians, block by block, make
+/// no allocation each). The keys' order is [`f64::total_cmp`]'s, so the value is the same
+/// bit for bit.
+pub(super) fn median_keyed(v: impl IntoIterator<Item = f64>, buf: &mut Vec<i64>) -> f64 {
+    buf.clear();
+    buf.extend(v.into_iter().map(key));
+    let n = buf.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let (left, mid, _) = buf.select_nth_unstable(n / 2);
+    let mid = value(*mid);
+    if n % 2 == 1 {
+        return mid;
+    }
+    // The lower middle value is the largest of those the selection left below.
+    let below = left.iter().copied().max().map_or(mid, value);
+    0.5 * (below + mid)
+}
+
 /// One pass over a series against two bounds taken from a sample: how many values fall below
 /// the lower bound, and the keys of those between the bounds (both included). When the bounds
 /// are one value (a series with a long run of it), only how many equal it.
@@ -317,6 +339,54 @@ mod tests {
                     "{name}, median of {len}"
                 );
             }
+        }
+    }
+
+    /// The keyed median of short series is the sorted one, bit for bit: random lengths
+    /// (odd, even, one, none) with ties, signed zeros, infinities and NaNs of both signs, one
+    /// buffer reused throughout.
+    #[test]
+    fn keyed_medians_are_what_a_sort_gives() {
+        let specials = [
+            0.0,
+            -0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let mut buf = Vec::new();
+        let mut seed = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..5000 {
+            let n = match case % 3 {
+                0 => (next() % 40) as usize,
+                _ => (next() % 700) as usize,
+            };
+            let v: Vec<f64> = (0..n)
+                .map(|_| match next() % 10 {
+                    0 => specials[(next() % 6) as usize],
+                    // Few distinct values: ties.
+                    1..=3 => (next() % 4) as f64 - 1.5,
+                    _ => (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5,
+                })
+                .collect();
+            let mut s = v.clone();
+            s.sort_by(f64::total_cmp);
+            let want = if n == 0 {
+                f64::NAN
+            } else if n % 2 == 1 {
+                s[n / 2]
+            } else {
+                0.5 * (s[n / 2 - 1] + s[n / 2])
+            };
+            let got = median_keyed(v.iter().copied(), &mut buf);
+            assert_eq!(got.to_bits(), want.to_bits(), "case {case}: {v:?}");
         }
     }
 
