@@ -16,8 +16,10 @@
 //! series made mostly of one value), the plain copy-and-select gives the answer. Either way the
 //! result is the value a sort by [`f64::total_cmp`] puts at index `k`, bit for bit.
 
-/// Series at least this long are bracketed; shorter ones are copied and selected.
-pub(super) const BRACKET_MIN: usize = 1 << 15;
+/// Series at least this long are bracketed; shorter ones are copied and selected. At 8192
+/// values the pass and the selection among a tenth of them already cost less than the copy
+/// and the selection of all (the sample of [`SAMPLE`] is a quarter of the series then).
+pub(super) const BRACKET_MIN: usize = 1 << 13;
 /// Values in the bracketing sample.
 const SAMPLE: usize = 2048;
 /// Half-width of the bracket in sample ranks: four standard deviations of the sample rank of
@@ -82,6 +84,33 @@ pub(super) fn median_by(x: &[f64], f: impl Fn(f64) -> f64 + Copy) -> f64 {
         }
     }
     median_in_place(&mut x.iter().map(|&a| f(a)).collect::<Vec<f64>>())
+}
+
+/// The two middle values of `x` in [`f64::total_cmp`] order, those a sort puts at indices
+/// `(n - 1) / 2` and `n / 2` (one value twice for odd lengths; [`median_by`] is their mean),
+/// without reordering `x`; `None` for no values.
+pub(super) fn middle_values(x: &[f64]) -> Option<(f64, f64)> {
+    let n = x.len();
+    if n == 0 {
+        return None;
+    }
+    let (a, b) = ((n - 1) / 2, n / 2);
+    if n >= BRACKET_MIN {
+        if let Some(mut br) = Bracket::new(n, b, |i| x[i]) {
+            if let (Some(lo), Some(hi)) = (br.value_at(a), br.value_at(b)) {
+                return Some((lo, hi));
+            }
+        }
+    }
+    let mut v: Vec<i64> = x.iter().map(|&a| key(a)).collect();
+    let (left, mid, _) = v.select_nth_unstable(b);
+    let hi = *mid;
+    let lo = if a == b {
+        hi
+    } else {
+        left.iter().copied().max().unwrap_or(hi)
+    };
+    Some((value(lo), value(hi)))
 }
 
 /// The median of `v` as [`median_by`] gives it, reading a long `v` as it is and reordering a
@@ -324,10 +353,16 @@ mod tests {
                     "{name}, rank {k} of the deviations"
                 );
             }
-            for len in [n, n - 1] {
+            for len in [n, n - 1, 1, 2, 1000, 1001] {
                 let x = &x[..len];
                 let mut v = x.to_vec();
                 v.sort_by(f64::total_cmp);
+                let (lo, hi) = middle_values(x).expect("values");
+                assert_eq!(
+                    (lo.to_bits(), hi.to_bits()),
+                    (v[(len - 1) / 2].to_bits(), v[len / 2].to_bits()),
+                    "{name}, middle values of {len}"
+                );
                 let want = if len % 2 == 1 {
                     v[len / 2]
                 } else {
@@ -406,5 +441,6 @@ mod tests {
         assert_eq!(b.value_at(n / 2), Some(3.0));
         // A rank the sample cannot bracket from both sides.
         assert!(Bracket::new(n, 3, |i| x[i]).is_none());
+        assert_eq!(middle_values(&[]), None);
     }
 }
