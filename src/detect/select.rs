@@ -9,7 +9,7 @@
 //! samples, with the other columns it kept).
 //!
 //! For long series [`kth_by`] brackets the answer instead (Floyd and Rivest's idea, 1975):
-//! a sorted sample of 2048 values gives two bounds that hold rank `k` between them with near
+//! a sample of 2048 values (its two ranks selected) gives two bounds that hold rank `k` between them with near
 //! certainty; one pass over the series counts the values below the lower bound and keeps only
 //! those between the bounds (about a tenth), and the selection is made among those. The counts
 //! say whether the bounds really hold rank `k`; when they do not (a very unlucky sample, or a
@@ -196,12 +196,14 @@ impl Bracket {
                 key(g(at))
             })
             .collect();
-        sample.sort_unstable();
         let r = k * SAMPLE / n;
         if r < REACH || r + REACH >= SAMPLE {
             return None;
         }
-        let (lo, hi) = (sample[r - REACH], sample[r + REACH]);
+        // The two sample ranks by selection, not a sort: the upper one first, then the lower
+        // one among the values the first selection left below it.
+        let hi = *sample.select_nth_unstable(r + REACH).1;
+        let lo = *sample[..r + REACH].select_nth_unstable(r - REACH).1;
         let mut below = 0usize;
         if lo == hi {
             let mut at_lo = 0usize;
