@@ -37,6 +37,20 @@ impl L2Cost {
     }
 }
 
+/// A candidate start of the last segment in [`pelt`].
+#[derive(Clone, Copy)]
+struct Cand {
+    /// The start.
+    s: usize,
+    /// The optimum up to it, `f[s]`.
+    f: f64,
+    /// The prefix sums at it.
+    s1: f64,
+    s2: f64,
+    /// `f[s] + cost(s, t - 1)` at the step before (`-inf` for a new candidate).
+    before: f64,
+}
+
 /// Exact PELT: the segmentation of `y` minimising total L2 cost plus `penalty` per change,
 /// every segment at least `min_len` long. Returns the change positions (start index of every
 /// segment but the first), in increasing order.
@@ -53,31 +67,43 @@ pub fn pelt(y: &[f64], penalty: f64, min_len: usize) -> Vec<usize> {
     // Candidate starts with `f[s] + cost(s, t - 1)`, their sum at the step before: the
     // pruning of one step is made in the search of the next, from that sum (the same
     // candidates in the same order as pruning after each search, with one cost each).
-    let mut cands: Vec<(usize, f64)> = Vec::new();
+    // Each candidate carries what its cost reads of it (`f[s]` and the prefix sums at `s`),
+    // so that the search reads one array in order: [`L2Cost::cost`]'s sums, term for term.
+    let mut cands: Vec<Cand> = Vec::new();
     let mut prev_best = f64::INFINITY;
     for t in min_len..=n {
         let new = t - min_len;
         if f[new].is_finite() {
             // Not a candidate at the step before: nothing to prune it by.
-            cands.push((new, f64::NEG_INFINITY));
+            cands.push(Cand {
+                s: new,
+                f: f[new],
+                s1: c.s1[new],
+                s2: c.s2[new],
+                before: f64::NEG_INFINITY,
+            });
         }
         let mut best = f64::INFINITY;
         let mut arg = 0;
         let mut kept = 0;
+        let (s1t, s2t) = (c.s1[t], c.s2[t]);
         for j in 0..cands.len() {
-            let (s, before) = cands[j];
+            let mut k = cands[j];
             // Pruning: a start that could not beat the optimum then never will (K = 0 for
             // L2).
-            if !(before <= prev_best) {
+            if !(k.before <= prev_best) {
                 continue;
             }
-            let here = f[s] + c.cost(s, t);
+            let len = (t - k.s) as i64 as f64;
+            let (a, b) = (s1t - k.s1, s2t - k.s2);
+            let here = k.f + (b - a * a / len).max(0.0);
             let v = here + penalty;
             if v < best {
                 best = v;
-                arg = s;
+                arg = k.s;
             }
-            cands[kept] = (s, here);
+            k.before = here;
+            cands[kept] = k;
             kept += 1;
         }
         cands.truncate(kept);
