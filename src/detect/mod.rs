@@ -2515,7 +2515,7 @@ mod cpu_tests {
             let mut t = base.clone();
             match case % 6 {
                 0 => {}
-                1 => t.samples[case].bytes_per_sec = 1e-4 * t.samples[case].bytes_per_sec,
+                1 => t.samples[case].bytes_per_sec *= 1e-4,
                 2 => t.samples[case].bytes_per_sec = 0.0,
                 3 => t.samples[case].bytes_per_sec = f64::NAN,
                 4 => t.samples[case].bytes_per_sec = f64::INFINITY,

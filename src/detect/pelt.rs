@@ -91,7 +91,8 @@ pub fn pelt(y: &[f64], penalty: f64, min_len: usize) -> Vec<usize> {
             let mut k = cands[j];
             // Pruning: a start that could not beat the optimum then never will (K = 0 for
             // L2).
-            if !(k.before <= prev_best) {
+            // Dropped unless `before <= prev_best` (a NaN sum is dropped too).
+            if k.before.partial_cmp(&prev_best).is_none_or(|o| o.is_gt()) {
                 continue;
             }
             let len = (t - k.s) as i64 as f64;

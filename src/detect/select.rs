@@ -9,8 +9,8 @@
 //! samples, with the other columns it kept).
 //!
 //! For long series [`kth_by`] brackets the answer instead (Floyd and Rivest's idea, 1975):
-//! a sample of 2048 values (its two ranks selected) gives two bounds that hold rank `k` between them with near
-//! certainty; one pass over the series counts the values below the lower bound and keeps only
+//! two ranks of a sample of 2048 values (selected, not sorted) give two bounds that hold rank
+//! `k` between them with near certainty; one pass over the series counts the values below the lower bound and keeps only
 //! those between the bounds (about a tenth), and the selection is made among those. The counts
 //! say whether the bounds really hold rank `k`; when they do not (a very unlucky sample, or a
 //! series made mostly of one value), the plain copy-and-select gives the answer. Either way the
