@@ -583,10 +583,11 @@ fn upper_median_of(v: &[f64]) -> f64 {
 /// the start or end of the run survives.
 fn running_median(y: &[f64], h: usize) -> Vec<f64> {
     let n = y.len();
+    let mut buf = Vec::with_capacity((2 * h + 1).min(n));
     (0..n)
         .map(|i| {
-            let mut v = y[i.saturating_sub(h)..(i + h + 1).min(n)].to_vec();
-            median(&mut v)
+            let v = &y[i.saturating_sub(h)..(i + h + 1).min(n)];
+            select::median_keyed(v.iter().copied(), &mut buf)
         })
         .collect()
 }
@@ -681,6 +682,11 @@ struct Columns {
     thermal: bool,
     /// Every interval has the same length (bit for bit) as the first.
     uniform: bool,
+    /// The least and the largest `bytes_per_sec` that is a number (`+inf` and `-inf` for
+    /// none), and whether some is NaN: what [`Columns::above_floor`] reads.
+    rate_min: f64,
+    rate_max: f64,
+    rate_nan: bool,
 }
 
 impl Columns {
@@ -696,11 +702,18 @@ impl Columns {
             temp: false,
             thermal: false,
             uniform: true,
+            rate_min: f64::INFINITY,
+            rate_max: f64::NEG_INFINITY,
+            rate_nan: false,
         };
         note_pass(n);
         let mut last_t = f64::NEG_INFINITY;
         for (i, s) in samples.iter().enumerate() {
-            c.rate.push(s.bytes_per_sec);
+            let r = s.bytes_per_sec;
+            c.rate.push(r);
+            c.rate_min = c.rate_min.min(r);
+            c.rate_max = c.rate_max.max(r);
+            c.rate_nan |= r.is_nan();
             // NaN compares false, and so is out of order.
             c.ordered &= s.t_s >= last_t;
             last_t = s.t_s;
@@ -718,6 +731,14 @@ impl Columns {
             c.thermal |= s.thermal_transitions.is_some();
         }
         c
+    }
+
+    /// Whether no rate is below the stall floor `max(1e-3 m, 1)` of [`analyze_levels`]
+    /// (`m` the upper median of the rates), known without the median: `m` is at most the
+    /// largest rate, so the floor is at most `max(1e-3 max, 1)`; when the least rate is at
+    /// least that (and none is NaN), `r.max(floor)` is `r` for every rate.
+    fn above_floor(&self) -> bool {
+        !self.rate_nan && self.rate_min >= (1e-3 * self.rate_max).max(1.0)
     }
 
     /// The length of interval `i` (as [`Sample::interval_s`]).
@@ -1574,8 +1595,13 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         return out;
     }
     // 1. Log scale, with a floor for stalled intervals.
-    let floor = (1e-3 * upper_median_of(&cols.rate)).max(1.0);
-    let x: Vec<f64> = cols.rate.iter().map(|r| r.max(floor).ln()).collect();
+    let x: Vec<f64> = if cols.above_floor() {
+        // The floor changes no rate: no median for it.
+        cols.rate.iter().map(|r| r.ln()).collect()
+    } else {
+        let floor = (1e-3 * upper_median_of(&cols.rate)).max(1.0);
+        cols.rate.iter().map(|r| r.max(floor).ln()).collect()
+    };
     // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
     let dt = interval_s.max(1e-9);
     let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
@@ -1590,11 +1616,12 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         y: Vec::with_capacity(m),
         levels: Default::default(),
     };
+    // One buffer of keys for all the blocks ([`select::median_keyed`]).
+    let mut buf = Vec::with_capacity(n - (m - 1) * b);
     for k in 0..m {
         let s = k * b;
         let e = if k + 1 == m { n } else { (k + 1) * b };
-        let mut v = w.x[s..e].to_vec();
-        w.y.push(median(&mut v));
+        w.y.push(select::median_keyed(w.x[s..e].iter().copied(), &mut buf));
     }
     // 3. Noise scale from first differences.
     let diffs: Vec<f64> = w.y.windows(2).map(|p| p[1] - p[0]).collect();
@@ -2476,6 +2503,39 @@ mod cpu_tests {
             a.warnings
         );
         assert_eq!(coarse(&a), coarse(&b));
+    }
+
+    /// The floor check says "no rate below the floor" only when the floor (from the median)
+    /// changes no rate: rates spread, with stalls, zeros, NaN, infinities, negative values.
+    #[test]
+    fn the_floor_check_only_skips_a_floor_that_changes_nothing() {
+        let base = synth::simulate(&synth::two_phase(200, 1.0), 3).0;
+        let (mut skipped, mut kept) = (0, 0);
+        for case in 0..60 {
+            let mut t = base.clone();
+            match case % 6 {
+                0 => {}
+                1 => t.samples[case].bytes_per_sec *= 1e-4,
+                2 => t.samples[case].bytes_per_sec = 0.0,
+                3 => t.samples[case].bytes_per_sec = f64::NAN,
+                4 => t.samples[case].bytes_per_sec = f64::INFINITY,
+                _ => {
+                    for s in &mut t.samples {
+                        s.bytes_per_sec = 0.5 + (case as f64) * 1e-3;
+                    }
+                }
+            }
+            let c = Columns::of(&t.samples);
+            let floor = (1e-3 * upper_median_of(&c.rate)).max(1.0);
+            let unchanged = c.rate.iter().all(|r| r.max(floor).to_bits() == r.to_bits());
+            if c.above_floor() {
+                skipped += 1;
+                assert!(unchanged, "case {case}");
+            } else {
+                kept += 1;
+            }
+        }
+        assert!(skipped >= 10 && kept >= 40, "{skipped} {kept}");
     }
 
     #[test]

@@ -58,14 +58,23 @@ fn human_s(s: f64) -> String {
 /// exactly when more than half the values are zero. Otherwise the upper middle value is at
 /// least `f64::MIN_POSITIVE`, and half of it (the mean of the two middle values, the lower
 /// one zero or more) is still above zero. Anything else takes the median.
+///
+/// The test is on the bits, without a branch per value: a zero of either sign has no bits
+/// but the sign; a finite normal number above zero has its bits from those of
+/// `f64::MIN_POSITIVE` up to (not including) those of infinity.
 fn median_is_positive(rate: &[f64]) -> bool {
-    let mut zeros = 0usize;
+    const LOW: u64 = f64::MIN_POSITIVE.to_bits();
+    const WIDTH: u64 = f64::INFINITY.to_bits() - LOW;
+    let (mut zeros, mut other) = (0usize, false);
     for &r in rate {
-        if !(r == 0.0 || (r.is_finite() && r >= f64::MIN_POSITIVE)) {
-            let m = super::select::median_by(rate, |a| a);
-            return !(m.is_nan() || m <= 0.0);
-        }
-        zeros += usize::from(r == 0.0);
+        let b = r.to_bits();
+        let zero = b << 1 == 0;
+        zeros += usize::from(zero);
+        other |= !zero & (b.wrapping_sub(LOW) >= WIDTH);
+    }
+    if other {
+        let m = super::select::median_by(rate, |a| a);
+        return !(m.is_nan() || m <= 0.0);
     }
     !rate.is_empty() && zeros <= rate.len() / 2
 }
@@ -112,6 +121,38 @@ fn running_median(v: &[f64], k: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Whether the noise of the ratios `q` (rate over baseline) is so low that the dip threshold
+/// `min(1 - MIN_DROP, exp(-4 sigma))`, with `sigma` 1.4826 times the median absolute
+/// deviation of `ln q` about its median `m`, is `1 - MIN_DROP` (as in most runs): then the
+/// million logarithms are not needed. A sufficient test, without logarithms of the ratios:
+///
+/// - `m` lies between `ln qa` and `ln qb`, the logarithms of the two middle ratios (the
+///   median of the logarithms is theirs, `ln` being increasing, to within a few units in
+///   the last place of its rounding, far inside the margin below);
+/// - a ratio in `[qb e^-(t - margin), qa e^(t - margin)]` is then within `t` of `m`, in ln;
+/// - when more than half the ratios are, the deviation's median is at most `t`, and `t` is
+///   chosen so that `exp(-4 * 1.4826 * t)` is still above `1 - MIN_DROP` (by a millionth).
+///
+/// `false` (the logarithms are taken) for anything else: no ratios, middle ratios that are
+/// not normal numbers, a NaN ratio (its logarithm's place in the order is not its own).
+fn quiet_ratios(q: &[f64]) -> bool {
+    let Some((qa, qb)) = super::select::middle_values(q) else {
+        return false;
+    };
+    if !(qa.is_normal() && qb.is_normal() && qa > 0.0) {
+        return false;
+    }
+    let t = -((1.0 - MIN_DROP) * (1.0 + 1e-6)).ln() / (4.0 * 1.4826);
+    let margin = 1e-9;
+    let (lo, hi) = (qb * (margin - t).exp(), qa * (t - margin).exp());
+    let (mut inside, mut nan) = (0usize, false);
+    for &v in q {
+        inside += usize::from(v >= lo && v <= hi);
+        nan |= v.is_nan();
+    }
+    !nan && inside > q.len() / 2
+}
+
 /// Fewest dips that make a pattern.
 const MIN_DIPS: usize = 4;
 /// Largest spread of the intervals (MAD / median) still called periodic.
@@ -138,7 +179,12 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     // Baseline: running median of block medians, a window of about a tenth of the run (at
     // least 9 blocks), so that dips shorter than a third of their period stay a minority.
     let b = (n / 2000).max(1);
-    let blocks: Vec<f64> = rate.chunks(b).map(|c| median(&mut c.to_vec())).collect();
+    // One buffer of keys for every short median below ([`super::select::median_keyed`]).
+    let mut buf: Vec<i64> = Vec::with_capacity(b);
+    let blocks: Vec<f64> = rate
+        .chunks(b)
+        .map(|c| super::select::median_keyed(c.iter().copied(), &mut buf))
+        .collect();
     let k = (blocks.len() / 20).max(4);
     let base_block = running_median(&blocks, k);
     let base = |i: usize| base_block[(i / b).min(base_block.len() - 1)];
@@ -147,13 +193,21 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     let mut ratios: Vec<f64> = Vec::with_capacity(n);
     for (c, &bk) in rate.chunks(b).zip(&base_block) {
         if bk > 0.0 {
-            ratios.extend(c.iter().filter(|&&r| r > 0.0).map(|&r| (r / bk).ln()));
+            ratios.extend(c.iter().filter(|&&r| r > 0.0).map(|&r| r / bk));
         }
     }
-    // The median of the deviations does not depend on the order the first median left.
-    let m = median(&mut ratios);
-    let sigma = 1.4826 * super::select::median_by(&ratios, |r| (r - m).abs());
-    let thr = (1.0 - MIN_DROP).min((-4.0 * sigma).exp());
+    let thr = if quiet_ratios(&ratios) {
+        // The noise cannot lower the threshold below the smallest drop: no logarithms.
+        1.0 - MIN_DROP
+    } else {
+        for q in &mut ratios {
+            *q = q.ln();
+        }
+        // The median of the deviations does not depend on the order the first median left.
+        let m = median(&mut ratios);
+        let sigma = 1.4826 * super::select::median_by(&ratios, |r| (r - m).abs());
+        (1.0 - MIN_DROP).min((-4.0 * sigma).exp())
+    };
     let mut low: Vec<bool> = Vec::with_capacity(n);
     for (c, &bk) in rate.chunks(b).zip(&base_block) {
         let limit = thr * bk;
@@ -215,10 +269,7 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     }
     let mut depths: Vec<f64> = runs
         .iter()
-        .map(|&(s, e)| {
-            let mut v: Vec<f64> = (s..e).map(|i| rate[i] / base(i)).collect();
-            median(&mut v)
-        })
+        .map(|&(s, e)| super::select::median_keyed((s..e).map(|i| rate[i] / base(i)), &mut buf))
         .collect();
     Some(Periodic {
         period_s: period,
@@ -294,6 +345,61 @@ mod tests {
         assert!(median_is_positive(&[0.0, 0.0, 3.0, 4.0]));
         assert!(!median_is_positive(&[0.0, 0.0, 0.0, 4.0]));
         assert!(!median_is_positive(&[]));
+    }
+
+    /// The threshold as the logarithms give it (the code the quiet test stands in for).
+    fn threshold_by_logs(q: &[f64]) -> f64 {
+        let mut l: Vec<f64> = q.iter().map(|v| v.ln()).collect();
+        let m = median(&mut l);
+        let sigma = 1.4826 * crate::detect::select::median_by(&l, |r| (r - m).abs());
+        (1.0 - MIN_DROP).min((-4.0 * sigma).exp())
+    }
+
+    /// Whenever the quiet test skips the logarithms, they give the threshold it assumes,
+    /// bit for bit: noise below, near and above the bound (the bound is at a MAD of about
+    /// 0.0274), ratios all alike, with dips, zeros, infinities and NaNs, short and long
+    /// series (bracketed middle values); and it does skip them for quiet runs.
+    #[test]
+    fn the_quiet_test_only_skips_logarithms_that_change_nothing() {
+        let mut seed = 5u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut quiet, mut loud) = (0, 0);
+        for case in 0..600 {
+            let n = if case % 10 == 0 {
+                20_000
+            } else {
+                1 + case % 300
+            };
+            // Uniform noise of half-width w in ln has a MAD of w / 2.
+            let w = [0.0, 0.01, 0.04, 0.054, 0.0548, 0.055, 0.056, 0.07, 0.3][case % 9];
+            let mut q: Vec<f64> = (0..n)
+                .map(|_| {
+                    let dip = if rnd() < 0.1 { 0.5 } else { 1.0 };
+                    dip * (w * (2.0 * rnd() - 1.0)).exp()
+                })
+                .collect();
+            match case % 13 {
+                1 => q[0] = f64::NAN,
+                2 => q[n / 2] = f64::INFINITY,
+                3 => q[n - 1] = 0.0,
+                4 => q.iter_mut().for_each(|v| *v = 1.25),
+                _ => {}
+            }
+            let want = threshold_by_logs(&q);
+            if quiet_ratios(&q) {
+                quiet += 1;
+                assert_eq!(want.to_bits(), (1.0 - MIN_DROP).to_bits(), "case {case}");
+            } else {
+                loud += 1;
+            }
+        }
+        assert!(quiet > 100 && loud > 100, "{quiet} quiet, {loud} not");
+        assert!(!quiet_ratios(&[]));
     }
 
     #[test]

@@ -9,15 +9,17 @@
 //! samples, with the other columns it kept).
 //!
 //! For long series [`kth_by`] brackets the answer instead (Floyd and Rivest's idea, 1975):
-//! a sorted sample of 2048 values gives two bounds that hold rank `k` between them with near
-//! certainty; one pass over the series counts the values below the lower bound and keeps only
+//! two ranks of a sample of 2048 values (selected, not sorted) give two bounds that hold rank
+//! `k` between them with near certainty; one pass over the series counts the values below the lower bound and keeps only
 //! those between the bounds (about a tenth), and the selection is made among those. The counts
 //! say whether the bounds really hold rank `k`; when they do not (a very unlucky sample, or a
 //! series made mostly of one value), the plain copy-and-select gives the answer. Either way the
 //! result is the value a sort by [`f64::total_cmp`] puts at index `k`, bit for bit.
 
-/// Series at least this long are bracketed; shorter ones are copied and selected.
-pub(super) const BRACKET_MIN: usize = 1 << 15;
+/// Series at least this long are bracketed; shorter ones are copied and selected. At 8192
+/// values the pass and the selection among a tenth of them already cost less than the copy
+/// and the selection of all (the sample of [`SAMPLE`] is a quarter of the series then).
+pub(super) const BRACKET_MIN: usize = 1 << 13;
 /// Values in the bracketing sample.
 const SAMPLE: usize = 2048;
 /// Half-width of the bracket in sample ranks: four standard deviations of the sample rank of
@@ -84,6 +86,33 @@ pub(super) fn median_by(x: &[f64], f: impl Fn(f64) -> f64 + Copy) -> f64 {
     median_in_place(&mut x.iter().map(|&a| f(a)).collect::<Vec<f64>>())
 }
 
+/// The two middle values of `x` in [`f64::total_cmp`] order, those a sort puts at indices
+/// `(n - 1) / 2` and `n / 2` (one value twice for odd lengths; [`median_by`] is their mean),
+/// without reordering `x`; `None` for no values.
+pub(super) fn middle_values(x: &[f64]) -> Option<(f64, f64)> {
+    let n = x.len();
+    if n == 0 {
+        return None;
+    }
+    let (a, b) = ((n - 1) / 2, n / 2);
+    if n >= BRACKET_MIN {
+        if let Some(mut br) = Bracket::new(n, b, |i| x[i]) {
+            if let (Some(lo), Some(hi)) = (br.value_at(a), br.value_at(b)) {
+                return Some((lo, hi));
+            }
+        }
+    }
+    let mut v: Vec<i64> = x.iter().map(|&a| key(a)).collect();
+    let (left, mid, _) = v.select_nth_unstable(b);
+    let hi = *mid;
+    let lo = if a == b {
+        hi
+    } else {
+        left.iter().copied().max().unwrap_or(hi)
+    };
+    Some((value(lo), value(hi)))
+}
+
 /// The median of `v` as [`median_by`] gives it, reading a long `v` as it is and reordering a
 /// short one (no copy either way).
 pub(super) fn median_mut(v: &mut [f64]) -> f64 {
@@ -107,6 +136,28 @@ fn median_in_place(v: &mut [f64]) -> f64 {
     }
     // The lower middle value is the largest of those the selection left below.
     let below = left.iter().copied().max_by(f64::total_cmp).unwrap_or(mid);
+    0.5 * (below + mid)
+}
+
+/// The median of the values `v` yields, as [`median_by`] gives it (the middle value, or the
+/// mean of the two middle ones; NaN for none), selected among their [`key`]s in `buf`
+/// (cleared first and kept by the caller, so that many short medians, block by block, make
+/// no allocation each). The keys' order is [`f64::total_cmp`]'s, so the value is the same
+/// bit for bit.
+pub(super) fn median_keyed(v: impl IntoIterator<Item = f64>, buf: &mut Vec<i64>) -> f64 {
+    buf.clear();
+    buf.extend(v.into_iter().map(key));
+    let n = buf.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let (left, mid, _) = buf.select_nth_unstable(n / 2);
+    let mid = value(*mid);
+    if n % 2 == 1 {
+        return mid;
+    }
+    // The lower middle value is the largest of those the selection left below.
+    let below = left.iter().copied().max().map_or(mid, value);
     0.5 * (below + mid)
 }
 
@@ -145,12 +196,14 @@ impl Bracket {
                 key(g(at))
             })
             .collect();
-        sample.sort_unstable();
         let r = k * SAMPLE / n;
         if r < REACH || r + REACH >= SAMPLE {
             return None;
         }
-        let (lo, hi) = (sample[r - REACH], sample[r + REACH]);
+        // The two sample ranks by selection, not a sort: the upper one first, then the lower
+        // one among the values the first selection left below it.
+        let hi = *sample.select_nth_unstable(r + REACH).1;
+        let lo = *sample[..r + REACH].select_nth_unstable(r - REACH).1;
         let mut below = 0usize;
         if lo == hi {
             let mut at_lo = 0usize;
@@ -302,10 +355,16 @@ mod tests {
                     "{name}, rank {k} of the deviations"
                 );
             }
-            for len in [n, n - 1] {
+            for len in [n, n - 1, 1, 2, 1000, 1001] {
                 let x = &x[..len];
                 let mut v = x.to_vec();
                 v.sort_by(f64::total_cmp);
+                let (lo, hi) = middle_values(x).expect("values");
+                assert_eq!(
+                    (lo.to_bits(), hi.to_bits()),
+                    (v[(len - 1) / 2].to_bits(), v[len / 2].to_bits()),
+                    "{name}, middle values of {len}"
+                );
                 let want = if len % 2 == 1 {
                     v[len / 2]
                 } else {
@@ -317,6 +376,54 @@ mod tests {
                     "{name}, median of {len}"
                 );
             }
+        }
+    }
+
+    /// The keyed median of short series is the sorted one, bit for bit: random lengths
+    /// (odd, even, one, none) with ties, signed zeros, infinities and NaNs of both signs, one
+    /// buffer reused throughout.
+    #[test]
+    fn keyed_medians_are_what_a_sort_gives() {
+        let specials = [
+            0.0,
+            -0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        let mut buf = Vec::new();
+        let mut seed = 0x1234_5678_9ABC_DEF1u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for case in 0..5000 {
+            let n = match case % 3 {
+                0 => (next() % 40) as usize,
+                _ => (next() % 700) as usize,
+            };
+            let v: Vec<f64> = (0..n)
+                .map(|_| match next() % 10 {
+                    0 => specials[(next() % 6) as usize],
+                    // Few distinct values: ties.
+                    1..=3 => (next() % 4) as f64 - 1.5,
+                    _ => (next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5,
+                })
+                .collect();
+            let mut s = v.clone();
+            s.sort_by(f64::total_cmp);
+            let want = if n == 0 {
+                f64::NAN
+            } else if n % 2 == 1 {
+                s[n / 2]
+            } else {
+                0.5 * (s[n / 2 - 1] + s[n / 2])
+            };
+            let got = median_keyed(v.iter().copied(), &mut buf);
+            assert_eq!(got.to_bits(), want.to_bits(), "case {case}: {v:?}");
         }
     }
 
@@ -336,5 +443,6 @@ mod tests {
         assert_eq!(b.value_at(n / 2), Some(3.0));
         // A rank the sample cannot bracket from both sides.
         assert!(Bracket::new(n, 3, |i| x[i]).is_none());
+        assert_eq!(middle_values(&[]), None);
     }
 }
