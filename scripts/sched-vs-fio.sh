@@ -8,11 +8,11 @@
 #   ROW=qd1 LOAD=0 ROUNDS=4 sudo scripts/sched-vs-fio.sh
 #   TARGET=file sudo scripts/sched-vs-fio.sh
 #
-# ROW: 128k (default), qd1 or qd32 (4K random writes). LOAD=1 (default) runs one busy loop per
-# CPU beside both tools, as scripts/bench-vs-fio.sh's LOAD=1 does. ROUNDS (3) pairs of runs of
-# SECS (6) seconds each, alternating which tool goes first. fio runs at its best here
-# (--iomem=mmaphuge, fixed buffers, registered files), with two huge pages per MiB it needs
-# reserved for the run and the old reservation put back after.
+# ROW: 128k (default), qd1 or qd32 (4K random writes), or 1m (1M sequential, QD8). LOAD=1
+# (default) runs one busy loop per CPU beside both tools, as scripts/bench-vs-fio.sh's LOAD=1
+# does. ROUNDS (3) pairs of runs of SECS (6) seconds each, alternating which tool goes first.
+# fio runs at its best here (--iomem=mmaphuge, fixed buffers, registered files), with two huge
+# pages per MiB it needs reserved for the run and the old reservation put back after.
 #
 # TARGET=loop (default) is a loop device over a file in /dev/shm; TARGET=file is a 2 GiB file
 # in output/. The script makes, fills and removes either, and writes to nothing else. The
@@ -32,8 +32,9 @@ case $row in
     128k) bs=128K qd=32 pat=seqwrite rw=write ;;
     qd1) bs=4K qd=1 pat=randwrite rw=randwrite ;;
     qd32) bs=4K qd=32 pat=randwrite rw=randwrite ;;
+    1m) bs=1M qd=8 pat=seqwrite rw=write ;;
     *)
-        echo "unknown ROW '$row' (rows: 128k qd1 qd32)" >&2
+        echo "unknown ROW '$row' (rows: 128k qd1 qd32 1m)" >&2
         exit 2
         ;;
 esac
