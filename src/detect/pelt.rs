@@ -112,8 +112,14 @@ pub fn pelt(y: &[f64], penalty: f64, min_len: usize) -> Vec<usize> {
         last[t] = arg;
         prev_best = best;
     }
+    changes_from(&last)
+}
+
+/// The change points of the optimal segmentation, in order, from `last[t]` (the start of the
+/// last segment of the best segmentation of the first `t` values), read back from the end.
+fn changes_from(last: &[usize]) -> Vec<usize> {
     let mut cps = Vec::new();
-    let mut t = n;
+    let mut t = last.len() - 1;
     while t > 0 {
         let s = last[t];
         if s > 0 {
@@ -183,17 +189,7 @@ mod tests {
             last[t] = arg;
             cands.retain(|&s| f[s] + c.cost(s, t) <= best);
         }
-        let mut cps = Vec::new();
-        let mut t = n;
-        while t > 0 {
-            let s = last[t];
-            if s > 0 {
-                cps.push(s);
-            }
-            t = s;
-        }
-        cps.reverse();
-        cps
+        changes_from(&last)
     }
 
     /// The pruning made in the next search finds the changes the two passes found: steps,

@@ -220,10 +220,10 @@ impl CellBound {
         b
     }
 
-    /// An upper bound on the `ll` of every cell of a sample with ln rate `xi` and interval
-    /// `dt`, given its `base` and `spanned` (NaN, so that nothing is skipped, when either is).
-    fn ll_max(&self, xi: f64, dt: f64, base: f64, spanned: f64) -> f64 {
-        let ex = xi.exp();
+    /// An upper bound on the `ll` of every cell of a sample with rate `ex` (`exp` of its ln
+    /// rate) and interval `exp(ln_dt)`, given its `base` and `spanned` (NaN, so that nothing
+    /// is skipped, when either is).
+    fn ll_max(&self, ex: f64, ln_dt: f64, base: f64, spanned: f64) -> f64 {
         let moving = if self.any_moves {
             ex * self.moving_per_ex
         } else {
@@ -240,7 +240,7 @@ impl CellBound {
         } else {
             f64::NAN
         };
-        m + std::f64::consts::LN_2 + dt.ln() + BOUND_SLACK
+        m + std::f64::consts::LN_2 + ln_dt + BOUND_SLACK
     }
 }
 
@@ -524,14 +524,27 @@ fn refine_counted(
     let mid: [f64; GRID] = std::array::from_fn(|g| mix(0.5 * (fr[g] + fr[g + 1])).ln());
     let dip_mass: [f64; GRID] =
         std::array::from_fn(|g| DIP_SHARE / DIP_DEPTH * df[g] * (1.0 - PAUSE_PRIOR));
-    // The cells of sample `k` (log weight, share0, share1), given `base` and `spanned`.
-    let sample_cells = |k: usize, base: f64, spanned: f64, out: &mut [(f64, f64, f64); GRID]| {
+    // What a sample's bound and its cells both read: `base`, `spanned`, the rate `exp(x)` and
+    // `ln dt` (each `exp` and `ln` taken once per sample).
+    #[derive(Clone, Copy)]
+    struct Row {
+        base: f64,
+        spanned: f64,
+        ex: f64,
+        ln_dt: f64,
+    }
+    // The cells of sample `k` (log weight, share0, share1).
+    let sample_cells = |k: usize, r: Row, out: &mut [(f64, f64, f64); GRID]| {
+        let Row {
+            base,
+            spanned,
+            ex,
+            ln_dt,
+        } = r;
         let i = lo + k;
         let dt = samples[i].interval_s;
-        let ln_dt = dt.ln();
         let observed = samples[i].bytes as f64;
         let xi = x[i];
-        let ex = xi.exp();
         let ex_step = ex / (ea - eb).abs();
         // Per edge: the straight mix's distribution function at it, and the density of x with
         // a pause after the switch (the rest of the sample holds level b for any share q of it,
@@ -585,24 +598,22 @@ fn refine_counted(
     // `margin` below that is skipped: with SKIP_MARGIN its cells' weights are 0.0 whatever
     // they are; with NEGLIGIBLE_MARGIN they are negligible, and taken as 0.0.
     let bound = CellBound::new(ea, eb, s_mix, &moves, &df, &dip_mass, &pause_div, &fr, core);
-    let mut per_sample: Vec<(f64, f64, f64)> = Vec::with_capacity(w); // (base, spanned, bound)
+    let mut per_sample: Vec<(Row, f64)> = Vec::with_capacity(w); // (row, bound)
     for k in 0..w {
-        let base = before[k] + after[k + 1];
-        let spanned = spanned[k];
         let i = lo + k;
-        let u = bound.ll_max(x[i], samples[i].interval_s, base, spanned);
-        per_sample.push((base, spanned, u));
+        let r = Row {
+            base: before[k] + after[k + 1],
+            spanned: spanned[k],
+            ex: x[i].exp(),
+            ln_dt: samples[i].interval_s.ln(),
+        };
+        per_sample.push((r, bound.ll_max(r.ex, r.ln_dt, r.base, r.spanned)));
     }
     let best = (0..w)
-        .max_by(|&p, &q| per_sample[p].2.total_cmp(&per_sample[q].2))
+        .max_by(|&p, &q| per_sample[p].1.total_cmp(&per_sample[q].1))
         .unwrap_or(0);
     let mut best_cells = [(0.0, 0.0, 0.0); GRID];
-    sample_cells(
-        best,
-        per_sample[best].0,
-        per_sample[best].1,
-        &mut best_cells,
-    );
+    sample_cells(best, per_sample[best].0, &mut best_cells);
     let floor = best_cells
         .iter()
         .map(|c| c.0)
@@ -615,13 +626,13 @@ fn refine_counted(
     let mut cells: Vec<(f64, f64, f64)> = Vec::with_capacity(w * GRID);
     let mut sample_of: Vec<usize> = Vec::with_capacity(w);
     let mut one = [(0.0, 0.0, 0.0); GRID];
-    for (k, &(base, spanned, u)) in per_sample.iter().enumerate() {
+    for (k, &(r, u)) in per_sample.iter().enumerate() {
         if k == best {
             cells.extend_from_slice(&best_cells);
         } else if u < floor {
             continue;
         } else {
-            sample_cells(k, base, spanned, &mut one);
+            sample_cells(k, r, &mut one);
             cells.extend_from_slice(&one);
         }
         sample_of.push(k);
@@ -1114,6 +1125,29 @@ mod tests {
         assert!(worst < 1e-13, "{worst}");
     }
 
+    /// Appends `bytes` written over the `dt` seconds after `t` to `samples`, moving `t` and the
+    /// running `total` on.
+    fn push_sample(samples: &mut Vec<Sample>, t: &mut f64, total: &mut u64, dt: f64, bytes: u64) {
+        *t += dt;
+        *total += bytes;
+        samples.push(Sample {
+            t_s: *t,
+            interval_s: dt,
+            bytes,
+            bytes_total: *total,
+            bytes_per_sec: bytes as f64 / dt,
+            ..Sample::default()
+        });
+    }
+
+    /// ln(throughput) of every sample (at least 1 B/s).
+    fn ln_rates(samples: &[Sample]) -> Vec<f64> {
+        samples
+            .iter()
+            .map(|s| s.bytes_per_sec.max(1.0).ln())
+            .collect()
+    }
+
     /// A window of 10 ms samples after a cliff, with long runs of samples below both levels
     /// (dips of hundreds of samples, up to past the longest the prior allows).
     fn long_dips(rng: &mut fastrand::Rng) -> (Vec<Sample>, Vec<f64>, usize, usize, Level, Level) {
@@ -1137,21 +1171,9 @@ mod tests {
             };
             let rate = (level + depth + noise * (rng.f64() - 0.5) * 3.0).exp();
             let bytes = (rate * dt) as u64;
-            t += dt;
-            total += bytes;
-            samples.push(Sample {
-                t_s: t,
-                interval_s: dt,
-                bytes,
-                bytes_total: total,
-                bytes_per_sec: bytes as f64 / dt,
-                ..Sample::default()
-            });
+            push_sample(&mut samples, &mut t, &mut total, dt, bytes);
         }
-        let x: Vec<f64> = samples
-            .iter()
-            .map(|s| s.bytes_per_sec.max(1.0).ln())
-            .collect();
+        let x = ln_rates(&samples);
         let lo = rng.usize(..change / 2 + 1);
         let hi = (change + rng.usize(..n - change) + 1).min(n);
         let scale = noise * (0.5 + rng.f64());
@@ -1259,21 +1281,9 @@ mod tests {
             } else {
                 (rate * dt) as u64
             };
-            t += dt;
-            total += bytes;
-            samples.push(Sample {
-                t_s: t,
-                interval_s: dt,
-                bytes,
-                bytes_total: total,
-                bytes_per_sec: bytes as f64 / dt,
-                ..Sample::default()
-            });
+            push_sample(&mut samples, &mut t, &mut total, dt, bytes);
         }
-        let x: Vec<f64> = samples
-            .iter()
-            .map(|s| s.bytes_per_sec.max(1.0).ln())
-            .collect();
+        let x = ln_rates(&samples);
         let lo = rng.usize(..n / 2);
         // Now and then past the end (refine clamps it).
         let hi = lo + 1 + rng.usize(..n - lo + 2);
