@@ -76,6 +76,7 @@ fn main() {
                 &RecordOptions {
                     render: Some(render.clone()),
                     host: Some(format!("host-{}", i % 8)),
+                    source_dir: None,
                 },
             )
             .unwrap();

@@ -47,6 +47,7 @@ macro_rules! note_raw {
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod conninfo;
 pub mod detect;
 pub mod engine;
 pub mod error;

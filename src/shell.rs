@@ -84,3 +84,170 @@ mod tests {
         }
     }
 }
+
+/// This process's arguments (without the program name) as a command line to keep or to
+/// suggest: the value of `--db` is shown without any password ([`mask_db_args`]).
+pub fn shown_args() -> Vec<String> {
+    mask_db_args(&std::env::args().skip(1).collect::<Vec<_>>())
+}
+
+/// `args` with the store given to `--db` (`--db X` or `--db=X`) made safe to show: an SQLite
+/// path is kept, a PostgreSQL URL or key=value string becomes its host, port, user and
+/// database only (`crate::conninfo::display`), and a string that is neither (a URL of
+/// another scheme, which slccache refuses) is left out with its flag.
+pub fn mask_db_args(args: &[String]) -> Vec<String> {
+    let mask = |v: &str| -> Option<String> {
+        match crate::conninfo::classify(v) {
+            Ok(crate::conninfo::DbKind::Path) => Some(v.to_string()),
+            Ok(crate::conninfo::DbKind::Postgres) => Some(crate::conninfo::display(v)),
+            Err(_) => None,
+        }
+    };
+    let mut out = Vec::with_capacity(args.len());
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            out.push(a.clone());
+            out.extend(it.cloned());
+            break;
+        }
+        if a == "--db" {
+            if let Some(v) = it.next() {
+                if let Some(m) = mask(v) {
+                    out.push(a.clone());
+                    out.push(m);
+                }
+            }
+        } else if let Some(v) = a.strip_prefix("--db=") {
+            if let Some(m) = mask(v) {
+                out.push(format!("--db={m}"));
+            }
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// A command line as `report.html` keeps it (words quoted as [`quote`] writes them), with the
+/// value of `--db` masked as [`mask_db_args`] does: for command lines read back from a stored
+/// run or an older report.
+pub fn mask_db_in_command(cmd: &str) -> String {
+    let Some(words) = split_quoted(cmd) else {
+        // Not a command line this file writes: keep it only if it names no store.
+        return if cmd.contains("--db") {
+            "slccache (command line not shown: it named a store)".into()
+        } else {
+            cmd.to_string()
+        };
+    };
+    if !words.iter().any(|w| w == "--db" || w.starts_with("--db=")) {
+        return cmd.to_string();
+    }
+    mask_db_args(&words)
+        .iter()
+        .map(|w| quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Splits a line of POSIX shell words written with plain words and single quotes (`'\''` for
+/// a quote inside); `None` for anything else (double quotes, backslashes outside quotes).
+fn split_quoted(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        ch => cur.push(ch),
+                    }
+                }
+            }
+            '\\' => {
+                // Only the `\'` of `'\''`.
+                if chars.next()? != '\'' {
+                    return None;
+                }
+                in_word = true;
+                cur.push('\'');
+            }
+            '"' => return None,
+            ch => {
+                in_word = true;
+                cur.push(ch);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Some(words)
+}
+
+#[cfg(test)]
+mod db_mask_tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn db_values_never_keep_a_password() {
+        let pw = "s3nt1n3l@:/pw";
+        let cases = [
+            s(&[
+                "probe",
+                "--db",
+                &format!("postgres://lab:{pw}@h/d"),
+                "emu:x",
+            ]),
+            s(&[
+                "probe",
+                &format!("--db=postgresql://h/d?password={pw}"),
+                "emu:x",
+            ]),
+            s(&["probe", "--db", &format!("host=h password='{pw}'"), "emu:x"]),
+            s(&["probe", "--db", "postgress://lab:s3nt1n3l@h/d", "emu:x"]),
+        ];
+        for c in &cases {
+            let m = mask_db_args(c);
+            let joined = m.join(" ");
+            assert!(!joined.contains("s3nt1n3l"), "{joined}");
+            assert!(joined.contains("emu:x"), "{joined}");
+            let line = c.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+            let shown = mask_db_in_command(&line);
+            assert!(!shown.contains("s3nt1n3l"), "{line} -> {shown}");
+        }
+        assert_eq!(
+            mask_db_args(&s(&["runs", "--db", "/tmp/my.db"])),
+            s(&["runs", "--db", "/tmp/my.db"])
+        );
+        assert_eq!(
+            mask_db_args(&s(&["probe", "--db", "postgres://lab:pw@h:5/d"])),
+            s(&["probe", "--db", "postgres://lab@h:5/d"])
+        );
+        // After `--`, words are not flags.
+        assert_eq!(
+            mask_db_args(&s(&["runs", "--", "--db"])),
+            s(&["runs", "--", "--db"])
+        );
+        assert_eq!(mask_db_in_command("slccache probe x"), "slccache probe x");
+        assert!(
+            !mask_db_in_command("slccache \"--db\" \"postgres://a:s3nt1n3l@h\"")
+                .contains("s3nt1n3l")
+        );
+    }
+}

@@ -26,7 +26,8 @@ fn sigkill_child_records_forever() {
     };
     let src = std::path::PathBuf::from(src);
     let work = tempfile::tempdir().unwrap();
-    let mut s = slccache::store::Store::open(&Location::parse(db.to_str().unwrap())).unwrap();
+    let mut s =
+        slccache::store::Store::open(&Location::parse(db.to_str().unwrap()).unwrap()).unwrap();
     let text = std::fs::read_to_string(src.join("summary.json")).unwrap();
     for i in 0.. {
         let d = work.path().join(format!("r{i}"));
@@ -65,14 +66,14 @@ fn unreachable_postgres_fails_with_a_clear_message() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
     drop(closed);
-    let e = slccache::store::Store::open(&Location::parse(&format!(
-        "postgres://u:secret@127.0.0.1:{port}/db"
-    )))
+    let e = slccache::store::Store::open(
+        &Location::parse(&format!("postgres://u:secret@127.0.0.1:{port}/db")).unwrap(),
+    )
     .err()
     .unwrap();
     let msg = format!("{e:#}");
     assert!(
-        msg.contains("cannot connect") && msg.contains("u:***@"),
+        msg.contains("cannot connect") && msg.contains("postgres://u@127.0.0.1"),
         "{msg}"
     );
     assert!(!msg.contains("secret"), "{msg}");
@@ -86,9 +87,9 @@ fn unreachable_postgres_fails_with_a_clear_message() {
         std::thread::sleep(std::time::Duration::from_secs(120));
         drop(sock);
     });
-    let e = slccache::store::Store::open(&Location::parse(&format!(
-        "postgres://u@127.0.0.1:{port}/db"
-    )))
+    let e = slccache::store::Store::open(
+        &Location::parse(&format!("postgres://u@127.0.0.1:{port}/db")).unwrap(),
+    )
     .err()
     .unwrap();
     let msg = format!("{e:#}").to_lowercase();

@@ -104,7 +104,7 @@ fn sigkill_child_records_forever() {
     };
     let src = std::path::PathBuf::from(src);
     let work = tempfile::tempdir().unwrap();
-    let mut s = Store::open(&Location::parse(db.to_str().unwrap())).unwrap();
+    let mut s = Store::open(&Location::parse(db.to_str().unwrap()).unwrap()).unwrap();
     let text = std::fs::read_to_string(src.join("summary.json")).unwrap();
     for i in 0.. {
         let d = work.path().join(format!("r{i}"));

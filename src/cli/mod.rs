@@ -38,13 +38,18 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// The results store: an SQLite file or a postgres://user@host/dbname URL
+    /// The results store: an SQLite file, a postgres://user@host/dbname URL or a libpq
+    /// key=value string (password from the URL, PGPASSWORD or ~/.pgpass; never shown)
     /// [default: $SLCCACHE_DB, else $XDG_DATA_HOME/slccache/results.db].
     #[arg(long, global = true, value_name = "PATH|URL")]
     pub db: Option<String>,
     /// Do not record this run in the results store.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, conflicts_with = "require_record")]
     pub no_record: bool,
+    /// Exit 1 when the run could not be recorded in the store (its files are written all the
+    /// same, and a copy waits for `runs import --pending`); also SLCCACHE_REQUIRE_RECORD=1.
+    #[arg(long, global = true)]
+    pub require_record: bool,
 }
 
 /// Subcommands.
@@ -721,11 +726,16 @@ pub enum RunsAction {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Add run folders written before the store existed (each folder once).
+    /// Add run folders written before the store existed (each folder once), or with
+    /// --pending the runs that could not be recorded when they ended.
     Import {
         /// Run folders (each holds a summary.json).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "pending")]
         dirs: Vec<PathBuf>,
+        /// Record the runs waiting in the spool ($XDG_DATA_HOME/slccache/pending), each with
+        /// its own date and host, once each; each one recorded leaves the spool.
+        #[arg(long)]
+        pending: bool,
     },
     /// Remove a run from the store.
     Rm {

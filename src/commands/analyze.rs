@@ -75,7 +75,9 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let mut out = stdout.lock();
     for ((f, t, a), dir) in runs.iter().zip(&dirs) {
         let text = if args.json {
-            serde_json::to_string(a)?
+            // Printed by main once the run is recorded, with its id.
+            crate::store::recorder::print_json(serde_json::to_value(a)?, dir.as_deref());
+            None
         } else {
             let mut s = format!("{}: {}", f.display(), human_summary(a, args.units));
             if let Some(r) = &t.meta.resolution {
@@ -86,12 +88,14 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                     s.push_str(&format!("\n  warning: {w}"));
                 }
             }
-            s
+            Some(s)
         };
-        match writeln!(out, "{text}") {
-            // A closed pipe (`| head`) is not an error worth a message.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            r => r.context("writing to stdout")?,
+        if let Some(text) = text {
+            match writeln!(out, "{text}") {
+                // A closed pipe (`| head`) is not an error worth a message.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+                r => r.context("writing to stdout")?,
+            }
         }
         if let Some(dir) = dir {
             let config = serde_json::json!({

@@ -32,7 +32,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
                             "{id}: no such folder, and no results store to read run {id} from"
                         ))
                     })?;
-                    store = Some(crate::store::Store::open(&loc)?);
+                    store = Some(crate::store::Store::open_existing(&loc)?);
                 }
                 let dir = scratch.join(format!("run-{id}"));
                 store

@@ -23,7 +23,7 @@ pub fn run(args: HistoryArgs) -> Result<()> {
     let loc = recorder::location().ok_or_else(|| {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
-    let mut store = Store::open(&loc)?;
+    let mut store = Store::open_existing(&loc)?;
     let mut rows = store.list(&Filter {
         serial: Some(args.serial.clone()),
         ..Filter::default()

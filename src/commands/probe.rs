@@ -586,7 +586,9 @@ fn finish(
             for w in &analysis.warnings {
                 line.push_str(&format!("\n  warning: {w}"));
             }
-            let args: Vec<String> = std::env::args().collect();
+            let args: Vec<String> = std::iter::once("slccache".to_string())
+                .chain(crate::shell::shown_args())
+                .collect();
             if let Some(cmd) = crate::report::terminal::next_tier_command(&analysis, &args) {
                 line.push_str(&format!("\n  to measure the next tier: {cmd}"));
             }
@@ -597,7 +599,7 @@ fn finish(
     // --json: the analysis on stdout (as analyze and simulate print it), the text on stderr.
     match (&charts, json) {
         (_, true) => {
-            crate::say!("{}", serde_json::to_string(&analysis)?);
+            crate::store::recorder::print_json(serde_json::to_value(&analysis)?, Some(out_dir));
             match &charts {
                 Ok(_) => crate::note!("{line}\noutputs: {}", out_dir.display()),
                 Err(_) => crate::note!("{line}"),

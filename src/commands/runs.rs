@@ -17,7 +17,11 @@ pub fn run(args: RunsArgs) -> Result<()> {
     })?;
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
-    let mut store = Store::open(&loc)?;
+    // Only an import may create the store; reading commands say the path holds none.
+    let mut store = match &args.action {
+        Some(RunsAction::Import { .. }) => Store::open(&loc)?,
+        _ => Store::open_existing(&loc)?,
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let text = match &args.action {
@@ -82,8 +86,11 @@ pub fn run(args: RunsArgs) -> Result<()> {
                 .map(|f| format!("wrote {}\n", f.display()))
                 .collect()
         }
-        Some(RunsAction::Import { dirs }) => {
+        Some(RunsAction::Import { dirs, pending }) => {
             let mut s = String::new();
+            if *pending {
+                s += &import_pending(&mut store, &place)?;
+            }
             for d in dirs {
                 let r = store
                     .import_folder(d)
@@ -106,6 +113,48 @@ pub fn run(args: RunsArgs) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r.context("writing to stdout"),
     }
+}
+
+/// Records the spooled runs (`runs import --pending`), each once, and says what became of
+/// each; an error when any stays in the spool.
+fn import_pending(store: &mut Store, place: &str) -> Result<String> {
+    let entries = recorder::pending();
+    let mut s = String::new();
+    if entries.is_empty() {
+        let dir = recorder::spool_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|| "the spool".into());
+        s += &format!("no runs wait in {dir}\n");
+        return Ok(s);
+    }
+    let mut failed = Vec::new();
+    for e in &entries {
+        match recorder::record_spooled(store, e) {
+            Ok((r, meta)) => {
+                s += &match r {
+                    Recorded::New(id) => format!(
+                        "{}: recorded as run {id} in {place}\n",
+                        meta.source_dir.display()
+                    ),
+                    Recorded::Existing(id) => format!(
+                        "{}: already in the store as run {id}\n",
+                        meta.source_dir.display()
+                    ),
+                }
+            }
+            Err(err) => failed.push(format!("{}: {err:#}", e.display())),
+        }
+    }
+    if !failed.is_empty() {
+        crate::say_raw!("{s}");
+        anyhow::bail!(
+            "{} of {} waiting run(s) not recorded, still in the spool:\n  {}",
+            failed.len(),
+            entries.len(),
+            failed.join("\n  ")
+        );
+    }
+    Ok(s)
 }
 
 fn drive(r: &RunRow) -> String {

@@ -136,7 +136,9 @@ pub fn summary_text(
     for w in &analysis.warnings {
         s += &format!("  warning: {w}\n");
     }
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = std::iter::once("slccache".to_string())
+        .chain(crate::shell::shown_args())
+        .collect();
     if let Some(cmd) = crate::report::terminal::next_tier_command(analysis, &args) {
         s += &format!("  to measure the next tier: {cmd}\n");
     }
@@ -240,7 +242,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         text = format!("{spec}: {result}; outputs: {}\n", dir.display());
     }
     if args.json {
-        crate::say!("{}", serde_json::to_string(&analysis)?);
+        crate::store::recorder::print_json(serde_json::to_value(&analysis)?, Some(&dir));
         crate::note_raw!("{text}");
     } else {
         crate::say_raw!("{text}");

@@ -47,10 +47,11 @@ pub fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// This process's command line, quoted for a POSIX shell, with the program named `slccache`.
+/// This process's command line, quoted for a POSIX shell, with the program named `slccache`
+/// and the store given to `--db` shown without a password ([`crate::shell::shown_args`]).
 pub fn command_line() -> String {
     let mut v = vec!["slccache".to_string()];
-    for a in std::env::args().skip(1) {
+    for a in crate::shell::shown_args() {
         let plain = !a.is_empty()
             && a.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
@@ -630,7 +631,12 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
     }
     // Configuration and command line, collapsed.
     h.push_str("<details><summary>Configuration and command line</summary>\n");
-    let cmd = extra.command.clone().unwrap_or_else(command_line);
+    // A command kept by an older slccache may still hold a store's password: masked here too.
+    let cmd = extra
+        .command
+        .as_deref()
+        .map(crate::shell::mask_db_in_command)
+        .unwrap_or_else(command_line);
     let _ = writeln!(
         h,
         "<h3>Command line</h3><pre class=\"cmd\">{}</pre>",

@@ -195,11 +195,43 @@ pub fn print_recorded(id: i64, place: &str, new: bool) {
     }
 }
 
-/// The warning when a run could not be recorded; its files are in `dir` all the same.
-pub fn warn_not_recorded(err: &anyhow::Error, dir: &std::path::Path) {
+/// The warning when a run could not be recorded; its files are in `dir` all the same, and a
+/// copy waits in the spool at `spooled` (or the spool failed too, with why).
+pub fn warn_not_recorded(
+    err: &anyhow::Error,
+    dir: &std::path::Path,
+    store: &str,
+    spooled: Result<&std::path::Path, String>,
+) {
+    let kept = match spooled {
+        Ok(p) => format!(
+            "a copy waits in {}; record it later with `slccache runs import --pending` \
+             (the same --db or SLCCACHE_DB)",
+            p.display()
+        ),
+        Err(e) => format!(
+            "it could not be kept for later either ({e}); record it with `slccache runs \
+             import {}`",
+            crate::shell::quote(&dir.display().to_string())
+        ),
+    };
     crate::note!(
-        "slccache: warning: the run was not recorded in the results store: {err:#} \
-         (its files are in {}; --no-record skips recording)",
+        "slccache: warning: the run was not recorded in the results store {store}: {}\n  its files are in {}; \
+         {kept}",
+        not_recorded_cause(err),
         dir.display()
     );
+}
+
+/// The cause of a failed recording without the store's name, which the warning gives once.
+fn not_recorded_cause(err: &anyhow::Error) -> String {
+    let text = format!("{err:#}");
+    match text.strip_prefix("cannot use the results store ") {
+        Some(rest) => rest
+            .split_once(": ")
+            .map(|x| x.1)
+            .unwrap_or(rest)
+            .to_string(),
+        None => text,
+    }
 }

@@ -104,6 +104,9 @@ pub struct RecordOptions {
     pub render: Option<RenderOptions>,
     /// The name of the machine that ran it (`None` for imports: not known).
     pub host: Option<String>,
+    /// The folder the run was written to, when it is recorded from a copy (a spooled run);
+    /// `None`: the folder recorded.
+    pub source_dir: Option<PathBuf>,
 }
 
 /// One run as listed: the row without its summary and files.
@@ -249,6 +252,18 @@ impl Store {
         Store::open_with(loc.connect()?, schema::MIGRATIONS)
     }
 
+    /// Opens the store to record runs into: as [`Store::open`], and on a server with the lock
+    /// and statement time-outs that bound how long a finished run waits on it.
+    pub fn open_for_recording(loc: &Location) -> Result<Store> {
+        Store::open_with(loc.connect_for_recording()?, schema::MIGRATIONS)
+    }
+
+    /// Opens an existing store for a command that reads it (`runs`, `history`, `compare ID`):
+    /// a store file that does not exist is an error, and none is created.
+    pub fn open_existing(loc: &Location) -> Result<Store> {
+        Store::open_with(loc.connect_existing()?, schema::MIGRATIONS)
+    }
+
     /// Opens a store on a connected backend with a given list of migrations (tests use other
     /// lists to check migration and refusal).
     pub fn open_with(mut b: Box<dyn Backend>, migrations: &[schema::Migration]) -> Result<Store> {
@@ -299,11 +314,14 @@ impl Store {
             .map(|(n, d)| Ok((n.clone(), deflate(d)?)))
             .collect::<Result<_>>()?;
         let f = Fields::of(&summary);
-        let source = dir
-            .canonicalize()
-            .unwrap_or_else(|_| dir.to_path_buf())
-            .display()
-            .to_string();
+        let source = match &opts.source_dir {
+            Some(s) => s.display().to_string(),
+            None => dir
+                .canonicalize()
+                .unwrap_or_else(|_| dir.to_path_buf())
+                .display()
+                .to_string(),
+        };
         let ph: Vec<String> = (1..=24).map(|i| self.b.placeholder(i)).collect();
         let insert = format!(
             "INSERT INTO runs (content_hash, kind, recorded_at, started_at, interrupted, model, \
@@ -587,13 +605,13 @@ fn html_command(html: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(html).ok()?;
     let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
     let end = start + text[start..].find("</pre>")?;
-    Some(
-        text[start..end]
-            .replace("&quot;", "\"")
-            .replace("&gt;", ">")
-            .replace("&lt;", "<")
-            .replace("&amp;", "&"),
-    )
+    let cmd = text[start..end]
+        .replace("&quot;", "\"")
+        .replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&");
+    // A report.html of an older slccache may hold a store's password: never stored.
+    Some(crate::shell::mask_db_in_command(&cmd))
 }
 
 /// The kind of run a `summary.json` describes.
@@ -856,11 +874,11 @@ mod tests {
     #[test]
     fn locations() {
         assert_eq!(
-            Location::parse("postgres://u@h/db"),
+            Location::parse("postgres://u@h/db").unwrap(),
             Location::Postgres("postgres://u@h/db".into())
         );
         assert_eq!(
-            Location::parse("/tmp/x.db"),
+            Location::parse("/tmp/x.db").unwrap(),
             Location::Sqlite("/tmp/x.db".into())
         );
         assert_eq!(
@@ -879,7 +897,7 @@ mod tests {
         );
         assert_eq!(
             backend::redact("postgres://u:secret@h:5/db"),
-            "postgres://u:***@h:5/db"
+            "postgres://u@h:5/db"
         );
     }
 

@@ -1,10 +1,18 @@
 //! Recording a run when it ends. Each command notes the folder it finished ([`note`]); after the
 //! command returns (also with an error or interrupted), `main` calls [`record_finished`], which
-//! adds every noted folder to the store and says where it went in one line. A failure to record
-//! is a warning: the run's files are already written and its exit code does not change.
+//! adds every noted folder to the store and says where it went in one line (also with
+//! `--quiet`). A run that cannot be recorded is never lost: its folder is copied into the
+//! spool ([`spool_dir`]) and the warning names the command that records it later,
+//! `slccache runs import --pending`. The run's own files are written all the same; its exit
+//! code changes only under `--require-record` (exit 1).
+//!
+//! A command's JSON result (`--json`) is handed to [`print_json`] and printed by `main` once
+//! recording is done, with the run's id in it (`run_id`, `null` when it was not recorded).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
 
 use super::{Location, RecordOptions, Recorded, RenderOptions, Store};
 use crate::report::ReportOptions;
@@ -27,21 +35,22 @@ impl Recording {
         env_db: Option<&str>,
         xdg_data_home: Option<&str>,
         home: Option<&str>,
-    ) -> Recording {
+    ) -> anyhow::Result<Recording> {
         if no_record {
-            return Recording::Off;
+            return Ok(Recording::Off);
         }
-        match db.or(env_db.filter(|s| !s.trim().is_empty())) {
-            Some(d) => Recording::To(Location::parse(d)),
+        Ok(match db.or(env_db.filter(|s| !s.trim().is_empty())) {
+            Some(d) => Recording::To(Location::parse(d)?),
             None => match Location::default_path(xdg_data_home, home) {
                 Some(p) => Recording::To(Location::Sqlite(p)),
                 None => Recording::Off,
             },
-        }
+        })
     }
 
-    /// From the flags and this process's environment.
-    pub fn from_env(no_record: bool, db: Option<&str>) -> Recording {
+    /// From the flags and this process's environment. A `--db` (or `SLCCACHE_DB`) that is
+    /// neither a PostgreSQL string nor a path is a usage error.
+    pub fn from_env(no_record: bool, db: Option<&str>) -> anyhow::Result<Recording> {
         let var = |k: &str| std::env::var(k).ok();
         Recording::resolve(
             no_record,
@@ -54,11 +63,11 @@ impl Recording {
 
     /// The store, for commands that read it (`runs`, `compare ID`), whether or not runs are
     /// recorded: `--no-record` only stops recording.
-    pub fn store_location(db: Option<&str>) -> Option<Location> {
-        match Recording::from_env(false, db) {
+    pub fn store_location(db: Option<&str>) -> anyhow::Result<Option<Location>> {
+        Ok(match Recording::from_env(false, db)? {
             Recording::To(l) => Some(l),
             Recording::Off => None,
-        }
+        })
     }
 }
 
@@ -86,6 +95,11 @@ pub fn note(dir: &Path, opts: &ReportOptions, quiet: bool) {
     });
 }
 
+/// How many folders are noted and not yet taken.
+pub fn noted_count() -> usize {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner()).len()
+}
+
 /// The folders noted so far, taken out.
 pub fn take() -> Vec<Finished> {
     std::mem::take(&mut *PENDING.lock().unwrap_or_else(|e| e.into_inner()))
@@ -103,20 +117,200 @@ pub fn location() -> Option<Location> {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone()
-        .or_else(|| Recording::store_location(None))
+        .or_else(|| Recording::store_location(None).ok().flatten())
 }
 
 /// What happened to one finished folder.
 #[derive(Debug)]
 pub enum Outcome {
     /// Recorded (or found already there).
-    Recorded(Recorded),
-    /// Not recorded, with why.
-    Failed(anyhow::Error),
+    Recorded {
+        /// The id, new or found.
+        rec: Recorded,
+        /// The run folder.
+        dir: PathBuf,
+    },
+    /// Not recorded, with why; `spooled` is where its copy waits for
+    /// `slccache runs import --pending` (`None` when even that failed).
+    Failed {
+        /// Why it was not recorded.
+        error: anyhow::Error,
+        /// The run folder.
+        dir: PathBuf,
+        /// Its copy in the spool.
+        spooled: Option<PathBuf>,
+    },
+}
+
+/// The spool: runs that could not be recorded wait here, one folder each, until
+/// `slccache runs import --pending` records them. `SLCCACHE_SPOOL`, else
+/// `$XDG_DATA_HOME/slccache/pending`, else `~/.local/share/slccache/pending`.
+pub fn spool_dir() -> Option<PathBuf> {
+    if let Some(s) = std::env::var_os("SLCCACHE_SPOOL").filter(|s| !s.is_empty()) {
+        return Some(PathBuf::from(s));
+    }
+    let var = |k: &str| std::env::var(k).ok();
+    Location::default_path(var("XDG_DATA_HOME").as_deref(), var("HOME").as_deref())
+        .and_then(|p| p.parent().map(|d| d.join("pending")))
+}
+
+/// The name of the file in a spooled folder that says how to record it (hidden, so it is not
+/// stored with the run nor counted in its content hash).
+pub const SPOOL_META: &str = ".slccache-pending.json";
+
+/// What a spooled run keeps beside its files.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SpoolMeta {
+    /// The folder the run was written to.
+    pub source_dir: PathBuf,
+    /// The recording machine's name.
+    pub host: Option<String>,
+    /// How its charts were drawn.
+    pub render: Option<RenderOptions>,
+    /// When recording failed (RFC 3339).
+    pub failed_at: String,
+    /// The store it was meant for, as messages show it (no password).
+    pub store: String,
+    /// Why it was not recorded.
+    pub cause: String,
+}
+
+/// Copies `dir` into a new folder of the spool with its [`SpoolMeta`]; returns that folder.
+pub fn spool(dir: &Path, meta: &SpoolMeta) -> anyhow::Result<PathBuf> {
+    use anyhow::Context;
+    let root = spool_dir().context("no spool folder (no home folder; set SLCCACHE_SPOOL)")?;
+    std::fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let base = format!(
+        "{stamp}-{}-{}",
+        std::process::id(),
+        crate::shell::folder_word(
+            &dir.file_name().unwrap_or_default().to_string_lossy(),
+            "run"
+        )
+    );
+    let mut dest = root.join(&base);
+    let mut n = 1;
+    while dest.exists() {
+        n += 1;
+        dest = root.join(format!("{base}-{n}"));
+    }
+    // Written under a hidden name and renamed when whole, so `--pending` never reads half.
+    let tmp = root.join(format!(".partial-{base}-{n}"));
+    let r = (|| -> anyhow::Result<()> {
+        copy_tree(dir, &tmp)?;
+        std::fs::write(tmp.join(SPOOL_META), serde_json::to_vec_pretty(meta)?)
+            .with_context(|| format!("writing {}", tmp.join(SPOOL_META).display()))?;
+        std::fs::rename(&tmp, &dest).with_context(|| format!("renaming into {}", dest.display()))
+    })();
+    if let Err(e) = r {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    Ok(dest)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for e in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let e = e?;
+        let name = e.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let ft = e.file_type()?;
+        if ft.is_dir() {
+            copy_tree(&e.path(), &to.join(&name))?;
+        } else if ft.is_file() {
+            std::fs::copy(e.path(), to.join(&name))
+                .with_context(|| format!("copying {}", e.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The spooled runs, oldest first.
+pub fn pending() -> Vec<PathBuf> {
+    let Some(root) = spool_dir() else {
+        return vec![];
+    };
+    let Ok(rd) = std::fs::read_dir(&root) else {
+        return vec![];
+    };
+    let mut v: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| e.path())
+        .filter(|p| p.join(SPOOL_META).is_file())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Records one spooled run into `store` with its own host, render options and source folder,
+/// then removes it from the spool.
+pub fn record_spooled(store: &mut Store, entry: &Path) -> anyhow::Result<(Recorded, SpoolMeta)> {
+    use anyhow::Context;
+    let meta: SpoolMeta = serde_json::from_slice(
+        &std::fs::read(entry.join(SPOOL_META))
+            .with_context(|| format!("reading {}", entry.join(SPOOL_META).display()))?,
+    )
+    .with_context(|| format!("reading {}", entry.join(SPOOL_META).display()))?;
+    let rec = store.record_folder(
+        entry,
+        &RecordOptions {
+            render: meta.render.clone(),
+            host: meta.host.clone(),
+            source_dir: Some(meta.source_dir.clone()),
+        },
+    )?;
+    std::fs::remove_dir_all(entry).with_context(|| format!("removing {}", entry.display()))?;
+    Ok((rec, meta))
+}
+
+static JSON: Mutex<Vec<(serde_json::Value, Option<PathBuf>)>> = Mutex::new(Vec::new());
+
+/// Hands a command's JSON result to `main`, which prints it on stdout once the run in `dir`
+/// (if any) was recorded, with `run_id` added (the id, or `null`).
+pub fn print_json(value: serde_json::Value, dir: Option<&Path>) {
+    JSON.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((value, dir.map(Path::to_path_buf)));
+}
+
+/// Prints the JSON results handed to [`print_json`], each with the id its folder got in
+/// `outcomes`. An error when stdout cannot take them.
+pub fn flush_json(outcomes: &[(PathBuf, Option<i64>)]) -> std::io::Result<()> {
+    use std::io::Write;
+    let items = std::mem::take(&mut *JSON.lock().unwrap_or_else(|e| e.into_inner()));
+    if items.is_empty() {
+        return Ok(());
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (mut v, dir) in items {
+        let id = dir
+            .as_ref()
+            .and_then(|d| outcomes.iter().find(|(o, _)| o == d))
+            .and_then(|(_, id)| *id);
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("run_id".into(), id.into());
+        }
+        match writeln!(out, "{v}") {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r?,
+        }
+    }
+    match out.flush() {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
+    }
 }
 
 /// Records every noted folder into `rec` and prints one line per folder (stderr): where it
-/// went, or a warning naming the cause. Never fails.
+/// went, or a warning naming the cause and where its copy waits. Never fails; with `Off`
+/// (`--no-record`) nothing is recorded and nothing is returned.
 pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
     let pending = take();
     let Recording::To(loc) = rec else {
@@ -128,12 +322,22 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
     let host = super::hostname();
-    let mut store = None;
+    let mut store: Option<Store> = None;
+    let mut open_error: Option<String> = None;
     let mut out = Vec::new();
     for f in pending {
         let r = (|| -> anyhow::Result<Recorded> {
+            if let Some(e) = &open_error {
+                anyhow::bail!("{e}");
+            }
             if store.is_none() {
-                store = Some(Store::open(loc)?);
+                match Store::open_for_recording(loc) {
+                    Ok(s) => store = Some(s),
+                    Err(e) => {
+                        open_error = Some(format!("{e:#}"));
+                        return Err(e);
+                    }
+                }
             }
             let s = store.as_mut().expect("opened above");
             s.record_folder(
@@ -141,20 +345,52 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                 &RecordOptions {
                     render: Some(f.render.clone()),
                     host: host.clone(),
+                    source_dir: None,
                 },
             )
         })();
         match r {
             Ok(rec) => {
-                if !f.quiet {
-                    crate::report::terminal::print_recorded(rec.id(), &place, rec.is_new());
-                }
-                out.push(Outcome::Recorded(rec));
+                crate::report::terminal::print_recorded(rec.id(), &place, rec.is_new());
+                out.push(Outcome::Recorded {
+                    rec,
+                    dir: f.dir.clone(),
+                });
             }
             Err(e) => {
-                crate::report::terminal::warn_not_recorded(&e, &f.dir);
-                out.push(Outcome::Failed(e));
+                let meta = SpoolMeta {
+                    source_dir: f.dir.canonicalize().unwrap_or_else(|_| f.dir.clone()),
+                    host: host.clone(),
+                    render: Some(f.render.clone()),
+                    failed_at: chrono::Utc::now().to_rfc3339(),
+                    store: place.clone(),
+                    cause: format!("{e:#}"),
+                };
+                let spooled = spool(&f.dir, &meta);
+                crate::report::terminal::warn_not_recorded(
+                    &e,
+                    &f.dir,
+                    &place,
+                    spooled
+                        .as_ref()
+                        .map(PathBuf::as_path)
+                        .map_err(|e| format!("{e:#}")),
+                );
+                out.push(Outcome::Failed {
+                    error: e,
+                    dir: f.dir.clone(),
+                    spooled: spooled.ok(),
+                });
             }
+        }
+    }
+    if store.is_some() && out.iter().all(|o| matches!(o, Outcome::Recorded { .. })) {
+        let waiting = self::pending().len();
+        if waiting > 0 {
+            crate::note!(
+                "slccache: {waiting} earlier run(s) wait in the spool to be recorded: \
+                 slccache runs import --pending"
+            );
         }
     }
     out
@@ -166,7 +402,7 @@ mod tests {
 
     #[test]
     fn flags_win_over_the_environment_and_the_default() {
-        let r = |nr, db, env| Recording::resolve(nr, db, env, None, Some("/home/u"));
+        let r = |nr, db, env| Recording::resolve(nr, db, env, None, Some("/home/u")).unwrap();
         assert_eq!(r(true, Some("/x.db"), Some("/y.db")), Recording::Off);
         assert_eq!(
             r(false, Some("/x.db"), Some("/y.db")),
@@ -183,8 +419,14 @@ mod tests {
             ))
         );
         assert_eq!(
-            Recording::resolve(false, None, None, None, None),
+            Recording::resolve(false, None, None, None, None).unwrap(),
             Recording::Off
         );
+        // A mistyped URL is refused, never a file.
+        for bad in ["postgress://lab:pw@h/d", "mysql://u@h/d"] {
+            let e = Recording::resolve(false, Some(bad), None, None, Some("/home/u")).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2);
+            assert!(!format!("{e:#}").contains("pw"), "{e:#}");
+        }
     }
 }

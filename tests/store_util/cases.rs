@@ -120,6 +120,7 @@ fn recorded(render: RenderOptions) -> RecordOptions {
     RecordOptions {
         render: Some(render),
         host: Some("bench-1".into()),
+        source_dir: None,
     }
 }
 
@@ -244,6 +245,7 @@ fn list_filters(loc: &Location, fx: &Fixtures, _work: &Path) {
             &RecordOptions {
                 render: None,
                 host: Some(host.into()),
+                source_dir: None,
             },
         )
         .unwrap();
