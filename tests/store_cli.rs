@@ -299,3 +299,177 @@ fn history_charts_a_drive_against_date_and_wear() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// A mistyped store URL (another scheme, or anything with `://`) is refused with exit 2 before
+/// the run: no folder, no file named after it, no password echoed.
+#[test]
+fn a_mistyped_store_url_is_refused_and_creates_nothing() {
+    for bad in [
+        "postgress://lab:Pw0rdX@host/db",
+        "mysql://lab:Pw0rdX@host/db",
+        "sqlite://results.db",
+        "postgres:lab:Pw0rdX@host/db",
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        for (via_env, args) in [
+            (false, vec!["simulate", "960evo-250g", "--out", "run"]),
+            (true, vec!["simulate", "960evo-250g", "--out", "run"]),
+            (false, vec!["runs"]),
+        ] {
+            let mut c = Command::cargo_bin("slccache").unwrap();
+            if via_env {
+                c.env("SLCCACHE_DB", bad);
+            } else {
+                c.args(["--db", bad]);
+            }
+            let o = c.args(&args).current_dir(d.path()).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{bad} {args:?}: {err}");
+            assert!(err.contains("--db"), "{err}");
+            assert!(!err.contains("Pw0rdX"), "{err}");
+            let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+            assert!(left.is_empty(), "{bad} {args:?} left {left:?}");
+        }
+    }
+}
+
+/// Commands that only read never create a store: they say the path holds none (exit 2).
+#[test]
+fn reading_commands_never_create_a_store() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("typo.db");
+    for args in [
+        vec!["runs"],
+        vec!["runs", "--json"],
+        vec!["runs", "show", "1"],
+        vec!["runs", "export", "1", "--out", "x"],
+        vec!["runs", "rm", "1"],
+        vec!["history", "960"],
+        vec!["compare", "1", "2"],
+    ] {
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .arg("--db")
+            .arg(&db)
+            .args(&args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no results store at"), "{args:?}: {err}");
+        assert!(!db.exists(), "{args:?} created the store");
+    }
+}
+
+/// A run that cannot be recorded waits in the spool; --require-record (or
+/// SLCCACHE_REQUIRE_RECORD=1) makes it exit 1 with its files written; `runs import --pending`
+/// records it once, with its own host and folder, and empties the spool. `--json` carries the
+/// run's id, also with -q, and the recorded line survives -q.
+#[test]
+fn unrecorded_runs_are_spooled_and_imported_later() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let spool = w.join("spool");
+    let bad = w.join("notes.txt");
+    std::fs::write(&bad, "not a database\n").unwrap();
+    let good = w.join("good.db");
+    let sim = |db: &Path, out: &str, extra: &[&str], env: &[(&str, &str)]| {
+        let (global, after): (Vec<&str>, Vec<&str>) = extra
+            .iter()
+            .partition(|a| a.starts_with("--require") || a.starts_with("--no-record"));
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .env("SLCCACHE_SPOOL", &spool)
+            .envs(env.iter().copied())
+            .arg("--db")
+            .arg(db)
+            .args(&global)
+            .args(["simulate", "960evo-250g", "--seed", "5", "--out"])
+            .arg(w.join(out))
+            .args(&after)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = sim(&bad, "a", &[], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("runs import --pending"), "{err}");
+    let (code, _, err) = sim(&bad, "b", &["--require-record"], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(w.join("b/summary.json").is_file());
+    let (code, _, err) = sim(&bad, "c", &[], &[("SLCCACHE_REQUIRE_RECORD", "1")]);
+    assert_eq!(code, Some(1), "{err}");
+    let waiting = std::fs::read_dir(&spool).unwrap().count();
+    assert_eq!(waiting, 3);
+
+    let import = || {
+        Command::cargo_bin("slccache")
+            .unwrap()
+            .env("SLCCACHE_SPOOL", &spool)
+            .arg("--db")
+            .arg(&good)
+            .args(["runs", "import", "--pending"])
+            .output()
+            .unwrap()
+    };
+    // A copy of one spooled run, to bring back after the import: once each.
+    let first = {
+        let mut v: Vec<_> = std::fs::read_dir(&spool)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        v.sort();
+        v.remove(0)
+    };
+    let keep = w.join("keep");
+    assert!(Command::new("cp")
+        .arg("-a")
+        .arg(&first)
+        .arg(&keep)
+        .status()
+        .unwrap()
+        .success());
+    let o = import();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (i, run) in ["a", "b", "c"].iter().enumerate() {
+        assert!(
+            out.contains(&format!("/{run}: recorded as run {}", i + 1)),
+            "{out}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+    let rows = store_util::runs_json(good.to_str().unwrap());
+    assert_eq!(rows.len(), 3);
+    let src = rows[0]["source_dir"].as_str().unwrap();
+    assert!(
+        src.ends_with("/a") && !src.contains("spool"),
+        "source_dir {src}"
+    );
+    assert!(rows[0]["host"].as_str().is_some_and(|h| !h.is_empty()));
+    let o = import();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("no runs wait"));
+    std::fs::rename(&keep, &first).unwrap();
+    let o = import();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("already in the store as run 1"), "{out}");
+    assert_eq!(store_util::runs_json(good.to_str().unwrap()).len(), 3);
+
+    // --json with -q: the id on stdout, the recorded line on stderr.
+    let (code, out, err) = sim(&good, "d", &["-q", "--json"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["run_id"], 4);
+    assert!(err.contains("recorded as run 4"), "{err}");
+    let (_, out, _) = sim(&good, "e", &["--json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["run_id"].is_i64());
+    let (_, out, _) = sim(&good, "f", &["--json", "--no-record"], &[]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["run_id"].is_null());
+}

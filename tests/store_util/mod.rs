@@ -116,6 +116,106 @@ pub struct PgServer {
     pub port: u16,
     dir: Option<tempfile::TempDir>,
     next_db: u32,
+    /// With [`PgServer::start_secure`]: the superuser's password (`None`: trust).
+    admin_password: Option<String>,
+}
+
+/// The password of the superuser `slccache` on a secure test server.
+pub const ADMIN_PASSWORD: &str = "admin-only-for-tests";
+
+/// What a secure test server has: password authentication (SCRAM), TLS with a certificate
+/// made by the test, and rules that refuse some connections.
+pub struct Secure {
+    /// The test's own certificate authority (`sslrootcert`).
+    pub ca: PathBuf,
+    /// Another CA, which signed nothing the server has.
+    pub other_ca: PathBuf,
+}
+
+/// Runs openssl (the command-line tool) in `dir`, panicking with its stderr on failure.
+fn openssl<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(dir: &Path, args: &[S]) {
+    let o = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("openssl (the command-line tool) is needed for the TLS tests");
+    assert!(
+        o.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// A CA and a server certificate for `localhost` only (no IP name, so verify-full to
+/// 127.0.0.1 fails and verify-ca passes), EC P-256 keys.
+fn make_certs(dir: &Path) -> Secure {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    for ca in ["ca", "other-ca"] {
+        let mut a: Vec<String> = vec!["req".into(), "-x509".into()];
+        a.extend(ec.iter().map(|x| x.to_string()));
+        a.extend([
+            "-keyout".into(),
+            format!("{ca}.key"),
+            "-out".into(),
+            format!("{ca}.crt"),
+            "-days".into(),
+            "3".into(),
+            "-subj".into(),
+            format!("/CN=slccache test {ca}"),
+            "-addext".into(),
+            "basicConstraints=critical,CA:TRUE".into(),
+            "-addext".into(),
+            "keyUsage=critical,keyCertSign,cRLSign".into(),
+        ]);
+        openssl(dir, &a);
+    }
+    let mut a = vec!["req"];
+    a.extend(ec);
+    a.extend([
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost",
+    ]);
+    openssl(dir, &a);
+    std::fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "3",
+            "-extfile",
+            "server.ext",
+        ],
+    );
+    Secure {
+        ca: dir.join("ca.crt"),
+        other_ca: dir.join("other-ca.crt"),
+    }
 }
 
 fn free_port() -> u16 {
@@ -155,6 +255,18 @@ impl PgServer {
     /// Starts a server, or `None` when PostgreSQL is not installed and `CI` is not set
     /// (under CI a missing PostgreSQL fails the test: `.ci/run` installs it).
     pub fn start() -> Option<PgServer> {
+        Self::start_with(false).map(|(s, _)| s)
+    }
+
+    /// A server with password authentication for every TCP connection, TLS with a
+    /// certificate for `localhost` signed by the test's own CA, and rules in pg_hba.conf:
+    /// database `tlsonly` refuses connections without TLS, role `blocked` is refused.
+    /// `None` as [`PgServer::start`].
+    pub fn start_secure() -> Option<(PgServer, Secure)> {
+        Self::start_with(true).map(|(s, c)| (s, c.expect("secure")))
+    }
+
+    fn start_with(secure: bool) -> Option<(PgServer, Option<Secure>)> {
         let Some(bin) = pg_bin_dir() else {
             assert!(
                 std::env::var_os("CI").is_none(),
@@ -172,10 +284,22 @@ impl PgServer {
             let (uid, gid) = postgres_ids().unwrap();
             std::os::unix::fs::chown(dir.path(), Some(uid), Some(gid)).unwrap();
         }
-        let st = as_pg_user(&bin.join("initdb"))
-            .arg("-D")
-            .arg(&data)
-            .args(["-U", "slccache", "--auth=trust", "-E", "UTF8", "--no-sync"])
+        let mut init = as_pg_user(&bin.join("initdb"));
+        init.arg("-D").arg(&data);
+        if secure {
+            let pw = dir.path().join("admin-pw");
+            std::fs::write(&pw, ADMIN_PASSWORD).unwrap();
+            if rustix::process::geteuid().is_root() {
+                let (uid, gid) = postgres_ids().unwrap();
+                std::os::unix::fs::chown(&pw, Some(uid), Some(gid)).unwrap();
+            }
+            init.args(["-U", "slccache", "--auth=scram-sha-256", "--pwfile"])
+                .arg(&pw);
+        } else {
+            init.args(["-U", "slccache", "--auth=trust"]);
+        }
+        let st = init
+            .args(["-E", "UTF8", "--no-sync"])
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .output()
@@ -185,29 +309,59 @@ impl PgServer {
             "initdb failed: {}",
             String::from_utf8_lossy(&st.stderr)
         );
+        let certs = if secure {
+            let c = make_certs(dir.path());
+            std::fs::write(
+                data.join("pg_hba.conf"),
+                "local all all scram-sha-256\n\
+                 hostnossl tlsonly all 127.0.0.1/32 reject\n\
+                 host all blocked 127.0.0.1/32 reject\n\
+                 host all all 127.0.0.1/32 scram-sha-256\n",
+            )
+            .unwrap();
+            for f in ["server.crt", "server.key"] {
+                std::fs::copy(dir.path().join(f), data.join(f)).unwrap();
+            }
+            if rustix::process::geteuid().is_root() {
+                let (uid, gid) = postgres_ids().unwrap();
+                for f in ["server.crt", "server.key", "pg_hba.conf"] {
+                    std::os::unix::fs::chown(data.join(f), Some(uid), Some(gid)).unwrap();
+                }
+            }
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(
+                data.join("server.key"),
+                std::fs::Permissions::from_mode(0o600),
+            )
+            .unwrap();
+            Some(c)
+        } else {
+            None
+        };
         let mut server = PgServer {
             child: None,
             port: 0,
             dir: Some(dir),
             next_db: 0,
+            admin_password: secure.then(|| ADMIN_PASSWORD.to_string()),
         };
         for _attempt in 0..3 {
             let port = free_port();
             let log = std::fs::File::create(server.dir().join("server.log")).unwrap();
-            let child = as_pg_user(&bin.join("postgres"))
-                .arg("-D")
+            let mut cmd = as_pg_user(&bin.join("postgres"));
+            cmd.arg("-D")
                 .arg(&data)
                 .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
                 .arg(server.dir())
-                .args(["-c", "fsync=off", "-c", "max_connections=40"])
-                .stdout(Stdio::null())
-                .stderr(log)
-                .spawn()
-                .unwrap();
+                .args(["-c", "fsync=off", "-c", "max_connections=40"]);
+            if secure {
+                cmd.args(["-c", "ssl=on"]);
+            }
+            let child = cmd.stdout(Stdio::null()).stderr(log).spawn().unwrap();
             server.child = Some(child);
             server.port = port;
             if server.wait_ready() {
-                return Some(server);
+                return Some((server, certs));
             }
             server.stop();
         }
@@ -229,7 +383,7 @@ impl PgServer {
                     return false;
                 }
             }
-            if postgres::Client::connect(&self.url("postgres"), postgres::NoTls).is_ok() {
+            if postgres::Client::connect(&self.admin_url("postgres"), postgres::NoTls).is_ok() {
                 return true;
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -242,13 +396,34 @@ impl PgServer {
         format!("postgres://slccache@127.0.0.1:{}/{db}", self.port)
     }
 
+    /// The superuser's URL of database `db` (with its password on a secure server), for the
+    /// test's own connections.
+    pub fn admin_url(&self, db: &str) -> String {
+        match &self.admin_password {
+            Some(pw) => format!("postgres://slccache:{pw}@127.0.0.1:{}/{db}", self.port),
+            None => self.url(db),
+        }
+    }
+
+    /// The test's own connection to database `db`, as the superuser.
+    pub fn admin(&self, db: &str) -> postgres::Client {
+        postgres::Client::connect(&self.admin_url(db), postgres::NoTls).unwrap()
+    }
+
     /// A new empty database; returns its URL.
     pub fn new_db(&mut self) -> String {
+        let name = self.new_db_name();
+        self.url(&name)
+    }
+
+    /// A new empty database; returns its name.
+    pub fn new_db_name(&mut self) -> String {
         self.next_db += 1;
         let name = format!("case{}", self.next_db);
-        let mut c = postgres::Client::connect(&self.url("postgres"), postgres::NoTls).unwrap();
-        c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-        self.url(&name)
+        self.admin("postgres")
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .unwrap();
+        name
     }
 
     fn stop(&mut self) {
