@@ -3,9 +3,23 @@
 
 use clap::Parser;
 use slccache::cli::{Cli, Command};
+use slccache::stdout::Outcome;
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help`, `--version` and `help` print to stdout (exit 0), usage errors to stderr
+            // (exit 2). The help is a result like any other: one that could not be written
+            // is an error (exit 1).
+            let printed = e.print();
+            if e.use_stderr() {
+                std::process::exit(e.exit_code());
+            }
+            slccache::stdout::check(printed);
+            std::process::exit(stdout_code(e.exit_code()));
+        }
+    };
     // Where runs are recorded (--no-record, --db, SLCCACHE_DB, the default), and the store that
     // `runs` and `compare ID` read.
     let recording =
@@ -31,15 +45,35 @@ fn main() {
     // Every folder a command finished, also when it failed or was interrupted; a failure to
     // record is a warning and leaves the exit code as it is.
     slccache::store::recorder::record_finished(&recording);
-    if let Err(e) = result {
-        // A run refused after its output folder was claimed leaves no empty folder.
-        slccache::report::outdir::remove_unused();
-        let code = slccache::error::exit_code(&e);
-        if code != 130 {
-            slccache::note!("slccache: error: {e:#}");
-        } else {
-            slccache::note!("slccache: {e:#}");
+    let code = match result {
+        Ok(()) => 0,
+        Err(e) => {
+            // A run refused after its output folder was claimed leaves no empty folder.
+            slccache::report::outdir::remove_unused();
+            let code = slccache::error::exit_code(&e);
+            if code != 130 {
+                slccache::note!("slccache: error: {e:#}");
+            } else {
+                slccache::note!("slccache: {e:#}");
+            }
+            code
         }
-        std::process::exit(code);
+    };
+    std::process::exit(stdout_code(code));
+}
+
+/// The exit code once stdout is flushed: a result that could not be written makes a success
+/// a failure (exit 1, with one line on stderr); a closed pipe changes nothing.
+fn stdout_code(code: i32) -> i32 {
+    match slccache::stdout::finish() {
+        Outcome::Written | Outcome::Closed => code,
+        Outcome::Failed(e) => {
+            slccache::note!("slccache: error: {}", slccache::stdout::failure_message(&e));
+            if code == 0 {
+                1
+            } else {
+                code
+            }
+        }
     }
 }

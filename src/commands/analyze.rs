@@ -1,6 +1,5 @@
 //! The `analyze` subcommand: read timelines, find the cliffs, print or write the results.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -71,8 +70,6 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             None => None,
         });
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     for ((f, t, a), dir) in runs.iter().zip(&dirs) {
         let text = if args.json {
             serde_json::to_string(a)?
@@ -88,11 +85,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             }
             s
         };
-        match writeln!(out, "{text}") {
-            // A closed pipe (`| head`) is not an error worth a message.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-            r => r.context("writing to stdout")?,
-        }
+        crate::say!("{text}");
         if let Some(dir) = dir {
             let config = serde_json::json!({
                 "command": "analyze",

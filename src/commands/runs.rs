@@ -1,8 +1,6 @@
 //! `slccache runs`: the results library. Lists the recorded runs (a table, `--json` or
 //! `--csv`), shows one, writes one's folder again, imports old folders, removes one.
 
-use std::io::Write;
-
 use anyhow::{Context, Result};
 
 use crate::cli::{RunsAction, RunsArgs};
@@ -18,8 +16,6 @@ pub fn run(args: RunsArgs) -> Result<()> {
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
     let mut store = Store::open(&loc)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     let text = match &args.action {
         None => {
             if let Some(k) = &args.kind {
@@ -102,10 +98,8 @@ pub fn run(args: RunsArgs) -> Result<()> {
             format!("removed run {id} from {place}\n")
         }
     };
-    match out.write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.context("writing to stdout"),
-    }
+    crate::stdout::write_bytes(text.as_bytes());
+    Ok(())
 }
 
 fn drive(r: &RunRow) -> String {
