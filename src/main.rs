@@ -24,9 +24,12 @@ fn main() {
     // `runs` and `compare ID` read.
     let recording =
         slccache::store::recorder::Recording::from_env(cli.no_record, cli.db.as_deref());
-    slccache::store::recorder::set_location(slccache::store::recorder::Recording::store_location(
-        cli.db.as_deref(),
-    ));
+    let store = slccache::store::recorder::Recording::store_location(cli.db.as_deref());
+    // No run writes over the store (or its -wal and -shm files), by any path to it.
+    if let Some(loc) = &store {
+        slccache::target::set_protected(slccache::store::protected_files(loc));
+    }
+    slccache::store::recorder::set_location(store);
     let result = match cli.command {
         Command::Probe(a) => slccache::commands::probe::run(a),
         Command::Analyze(a) => slccache::commands::analyze::run(a),
