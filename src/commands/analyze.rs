@@ -104,8 +104,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 config,
                 &report_opts,
                 args.quiet,
+                // Recorded as soon as timeline.csv and summary.json are complete: a chart
+                // that fails (a full disk) does not lose the run.
+                &mut || crate::store::recorder::note(dir, &report_opts, args.quiet),
             )?;
-            crate::store::recorder::note(dir, &report_opts, args.quiet);
         }
     }
     Ok(())
