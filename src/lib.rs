@@ -15,23 +15,21 @@ macro_rules! note {
     }};
 }
 
-/// `println!` that never panics (see [`note!`]): a closed stdout loses the line, not the run.
+/// `println!` that never panics and never stops a run: the line goes through
+/// [`stdout::write_fmt`], which keeps the first failed write for `main` to report (exit 1)
+/// once the command returned; a closed pipe (`| head`) loses the rest quietly.
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        $crate::stdout::write_fmt(format_args!("{}\n", format_args!($($arg)*)), false);
     }};
 }
 
-/// `print!` that never panics (see [`note!`]).
+/// `print!` that never panics, flushed at once (see [`say!`]).
 #[macro_export]
 macro_rules! say_raw {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let mut out = std::io::stdout();
-        let _ = write!(out, $($arg)*);
-        let _ = out.flush();
+        $crate::stdout::write_fmt(format_args!($($arg)*), true);
     }};
 }
 
@@ -58,6 +56,7 @@ pub mod report;
 pub mod results;
 pub mod sampler;
 pub mod shell;
+pub mod stdout;
 pub mod store;
 pub mod target;
 pub mod timeline;

@@ -3,9 +3,24 @@
 
 use clap::Parser;
 use slccache::cli::{Cli, Command};
+use slccache::stdout::Outcome;
+use slccache::store::recorder::{self, Recording};
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // `--help`, `--version` and `help` print to stdout (exit 0), usage errors to stderr
+            // (exit 2). The help is a result like any other: one that could not be written
+            // is an error (exit 1).
+            let printed = e.print();
+            if e.use_stderr() {
+                std::process::exit(e.exit_code());
+            }
+            slccache::stdout::check(printed);
+            std::process::exit(stdout_code(e.exit_code()));
+        }
+    };
     // Where runs are recorded (--no-record, --db, SLCCACHE_DB, the default), and the store that
     // `runs` and `compare ID` read. A --db that is no store (a URL of another scheme) is a
     // usage error before anything runs, for every command that records or reads the store.
@@ -13,23 +28,22 @@ fn main() {
         cli.command,
         Command::Info(_) | Command::Presets | Command::Completions(_) | Command::Man(_)
     );
-    let resolved = slccache::store::recorder::Recording::from_env(cli.no_record, cli.db.as_deref())
-        .and_then(|r| {
-            Ok((
-                r,
-                slccache::store::recorder::Recording::store_location(cli.db.as_deref())?,
-            ))
-        });
+    let resolved = Recording::from_env(cli.no_record, cli.db.as_deref())
+        .and_then(|r| Ok((r, Recording::store_location(cli.db.as_deref())?)));
     let recording = match resolved {
-        Ok((r, loc)) => {
-            slccache::store::recorder::set_location(loc);
+        Ok((r, store)) => {
+            // No run writes over the store (or its -wal and -shm files), by any path to it.
+            if let Some(loc) = &store {
+                slccache::target::set_protected(slccache::store::protected_files(loc));
+            }
+            recorder::set_location(store);
             r
         }
         Err(e) if uses_store => {
             slccache::note!("slccache: error: {e:#}");
             std::process::exit(slccache::error::exit_code(&e));
         }
-        Err(_) => slccache::store::recorder::Recording::Off,
+        Err(_) => Recording::Off,
     };
     let require_record = cli.require_record
         || std::env::var("SLCCACHE_REQUIRE_RECORD")
@@ -55,47 +69,68 @@ fn main() {
     };
     // Every folder a command finished, also when it failed or was interrupted. A run that could
     // not be recorded waits in the spool; it changes the exit code only under --require-record.
-    let noted = slccache::store::recorder::noted_count();
-    let outcomes = slccache::store::recorder::record_finished(&recording);
+    let noted = recorder::noted_count();
+    let outcomes = recorder::record_finished(&recording);
     let ids: Vec<(std::path::PathBuf, Option<i64>)> = outcomes
         .iter()
         .filter_map(|o| match o {
-            slccache::store::recorder::Outcome::Recorded { rec, dir } => {
-                Some((dir.clone(), Some(rec.id())))
-            }
+            recorder::Outcome::Recorded { rec, dir } => Some((dir.clone(), Some(rec.id()))),
             _ => None,
         })
         .collect();
-    let json = slccache::store::recorder::flush_json(&ids);
+    // --json results, with the id each run got.
+    slccache::stdout::check(recorder::flush_json(&ids));
     let lost = outcomes
         .iter()
-        .filter(|o| matches!(o, slccache::store::recorder::Outcome::Failed { .. }))
+        .filter(|o| matches!(o, recorder::Outcome::Failed { .. }))
         .count()
-        + if matches!(recording, slccache::store::recorder::Recording::Off) && !cli.no_record {
+        + if matches!(recording, Recording::Off) && !cli.no_record {
             noted
         } else {
             0
         };
-    if let Err(e) = result {
-        // A run refused after its output folder was claimed leaves no empty folder.
-        slccache::report::outdir::remove_unused();
-        let code = slccache::error::exit_code(&e);
-        if code != 130 {
-            slccache::note!("slccache: error: {e:#}");
-        } else {
-            slccache::note!("slccache: {e:#}");
+    let code = match result {
+        Ok(()) => 0,
+        Err(e) => {
+            // A run refused after its output folder was claimed leaves no empty folder.
+            slccache::report::outdir::remove_unused();
+            let code = slccache::error::exit_code(&e);
+            if code != 130 {
+                slccache::note!("slccache: error: {e:#}");
+            } else {
+                slccache::note!("slccache: {e:#}");
+            }
+            code
         }
-        std::process::exit(code);
-    }
-    if let Err(e) = json {
-        slccache::note!("slccache: error: cannot write the JSON result to standard output: {e}");
-        std::process::exit(1);
-    }
-    if require_record && lost > 0 {
+    };
+    let code = if require_record && lost > 0 {
         slccache::note!(
             "slccache: error: {lost} run(s) not recorded in the results store \
              (--require-record); the files are written and wait for `slccache runs import --pending`"
         );
-        std::process::exit(1);
+        if code == 0 {
+            1
+        } else {
+            code
+        }
+    } else {
+        code
+    };
+    std::process::exit(stdout_code(code));
+}
+
+/// The exit code once stdout is flushed: a result that could not be written makes a success
+/// a failure (exit 1, with one line on stderr); a closed pipe changes nothing.
+fn stdout_code(code: i32) -> i32 {
+    match slccache::stdout::finish() {
+        Outcome::Written | Outcome::Closed => code,
+        Outcome::Failed(e) => {
+            slccache::note!("slccache: error: {}", slccache::stdout::failure_message(&e));
+            if code == 0 {
+                1
+            } else {
+                code
+            }
+        }
     }
 }

@@ -86,8 +86,11 @@ fn assert_no_secret(text: &str, what: &str) {
     assert!(!text.contains(CORE), "the password is in {what}:\n{text}");
 }
 
-/// The ways a password reaches slccache, each as (name, --db string, extra environment).
-fn forms(port: u16, db: &str, home: &Path) -> Vec<(&'static str, String, Vec<(String, String)>)> {
+/// One way a password reaches slccache: its name, the --db string, extra environment.
+type Form = (&'static str, String, Vec<(String, String)>);
+
+/// The ways a password reaches slccache.
+fn forms(port: u16, db: &str, home: &Path) -> Vec<Form> {
     use std::os::unix::fs::PermissionsExt;
     let enc = SENTINEL
         .replace('@', "%40")
@@ -155,7 +158,7 @@ fn forms(port: u16, db: &str, home: &Path) -> Vec<(&'static str, String, Vec<(St
 /// for the password.
 #[test]
 fn a_password_in_any_form_reaches_no_output_and_no_column() {
-    let Some((mut pg, _certs)) = store_util::PgServer::start_secure() else {
+    let Some((pg, _certs)) = store_util::PgServer::start_secure() else {
         return;
     };
     let mut admin = pg.admin("postgres");

@@ -1,6 +1,5 @@
 //! The `analyze` subcommand: read timelines, find the cliffs, print or write the results.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -71,8 +70,6 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             None => None,
         });
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     for ((f, t, a), dir) in runs.iter().zip(&dirs) {
         let text = if args.json {
             // Printed by main once the run is recorded, with its id.
@@ -91,11 +88,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             Some(s)
         };
         if let Some(text) = text {
-            match writeln!(out, "{text}") {
-                // A closed pipe (`| head`) is not an error worth a message.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
-                r => r.context("writing to stdout")?,
-            }
+            crate::say!("{text}");
         }
         if let Some(dir) = dir {
             let config = serde_json::json!({
@@ -115,8 +108,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 config,
                 &report_opts,
                 args.quiet,
+                // Recorded as soon as timeline.csv and summary.json are complete: a chart
+                // that fails (a full disk) does not lose the run.
+                &mut || crate::store::recorder::note(dir, &report_opts, args.quiet),
             )?;
-            crate::store::recorder::note(dir, &report_opts, args.quiet);
         }
     }
     Ok(())

@@ -29,13 +29,21 @@ pub fn run(args: FillSweepArgs) -> Result<()> {
     let outcome = outcome?;
     let sum = fill_summary(&s, &outcome, &levels, idle_s, args.trim_first);
     let bursts: Vec<&BurstRecord> = outcome.levels.iter().map(|x| &x.3).collect();
-    crate::report::experiment_files::write_fill_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    // Recorded as soon as its summary and CSV are complete: a chart that fails later (a full
+    // disk) does not lose the run.
+    let quiet = args.common.quiet;
+    crate::report::experiment_files::write_fill_outputs(
+        &s.out,
+        &sum,
+        &bursts,
+        &s.opts,
+        &mut || crate::store::recorder::note(&s.out, &s.opts, quiet),
+    )?;
     crate::report::terminal::print_experiment_done(
         &crate::report::experiment_files::fill_text(&sum, s.opts.units),
         &s.out,
-        args.common.quiet,
+        quiet,
     );
-    crate::store::recorder::note(&s.out, &s.opts, args.common.quiet);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
     }

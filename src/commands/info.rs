@@ -337,11 +337,11 @@ pub fn run(args: InfoArgs) -> Result<()> {
     if let Some(path) = crate::target::nvme_ctrl::controller_path(&args.target) {
         let r = crate::target::nvme_ctrl::ControllerReport::read(&args.target, &path)?;
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&r)?);
+            crate::say!("{}", serde_json::to_string_pretty(&r)?);
         } else {
-            print!("{}", r.text(args.units));
+            crate::say_raw!("{}", r.text(args.units));
             if let Some(h) = &r.health {
-                print!("{}", health_text(h, Some(&r.nvme_identify), args.units));
+                crate::say_raw!("{}", health_text(h, Some(&r.nvme_identify), args.units));
             }
         }
         return Ok(());

@@ -102,21 +102,12 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     Ok(files)
 }
 
-/// Treats a closed pipe (`slccache man | head`) as the reader having seen enough.
-fn pipe_ok(r: std::io::Result<()>) -> std::io::Result<()> {
-    match r {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r,
-    }
-}
-
 /// Runs `slccache completions`.
 pub fn run_completions(args: CompletionsArgs) -> Result<()> {
     let mut buf = Vec::new();
     write_completions(args.shell, &mut buf);
-    let mut out = std::io::stdout().lock();
-    pipe_ok(out.write_all(&buf).and_then(|_| out.flush()))
-        .context("writing the completion script to stdout")
+    crate::stdout::write_bytes(&buf);
+    Ok(())
 }
 
 /// Runs `slccache man`.
@@ -130,9 +121,8 @@ pub fn run_man(args: ManArgs) -> Result<()> {
         None => {
             let mut buf = Vec::new();
             write_man(&mut buf).context("rendering the manual page")?;
-            let mut out = std::io::stdout().lock();
-            pipe_ok(out.write_all(&buf).and_then(|_| out.flush()))
-                .context("writing the manual page to stdout")
+            crate::stdout::write_bytes(&buf);
+            Ok(())
         }
     }
 }

@@ -488,6 +488,8 @@ fn finish(
         drive_state: Some(drive_state),
     };
     crate::report::write_summary(out_dir, &summary)?;
+    // Recorded as soon as timeline.csv and summary.json are complete, whatever the charts do.
+    crate::store::recorder::note(out_dir, opts, quiet);
     // A run that wrote and read nothing measured nothing: no charts and no report of it. A run
     // that only read is reported on its reads.
     let read_bytes = timeline.read_bytes_total();
@@ -608,7 +610,6 @@ fn finish(
         (Ok(_), false) => progress::print_done(out_dir, &line, quiet),
         (Err(_), false) => crate::say!("{line}"),
     }
-    crate::store::recorder::note(out_dir, opts, quiet);
     charts.context("writing charts and report")?;
 
     if let Some(f) = o.failure {

@@ -30,13 +30,21 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         .chain(outcome.settling.iter().map(|x| &x.1))
         .chain(outcome.steps.iter().map(|x| &x.2))
         .collect();
-    crate::report::experiment_files::write_recovery_outputs(&s.out, &sum, &bursts, &s.opts)?;
+    // Recorded as soon as its summary and CSVs are complete: a chart that fails later (a full
+    // disk) does not lose the run.
+    let quiet = args.common.quiet;
+    crate::report::experiment_files::write_recovery_outputs(
+        &s.out,
+        &sum,
+        &bursts,
+        &s.opts,
+        &mut || crate::store::recorder::note(&s.out, &s.opts, quiet),
+    )?;
     crate::report::terminal::print_experiment_done(
         &crate::report::experiment_files::recovery_text(&sum, s.opts.units),
         &s.out,
-        args.common.quiet,
+        quiet,
     );
-    crate::store::recorder::note(&s.out, &s.opts, args.common.quiet);
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
     }

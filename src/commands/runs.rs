@@ -1,8 +1,6 @@
 //! `slccache runs`: the results library. Lists the recorded runs (a table, `--json` or
 //! `--csv`), shows one, writes one's folder again, imports old folders, removes one.
 
-use std::io::Write;
-
 use anyhow::{Context, Result};
 
 use crate::cli::{RunsAction, RunsArgs};
@@ -22,8 +20,6 @@ pub fn run(args: RunsArgs) -> Result<()> {
         Some(RunsAction::Import { .. }) => Store::open(&loc)?,
         _ => Store::open_existing(&loc)?,
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     let text = match &args.action {
         None => {
             if let Some(k) = &args.kind {
@@ -109,10 +105,8 @@ pub fn run(args: RunsArgs) -> Result<()> {
             format!("removed run {id} from {place}\n")
         }
     };
-    match out.write_all(text.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.context("writing to stdout"),
-    }
+    crate::stdout::write_bytes(text.as_bytes());
+    Ok(())
 }
 
 /// Records the spooled runs (`runs import --pending`), each once, and says what became of

@@ -223,8 +223,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         drive_state: None,
     };
     crate::report::write_summary(&dir, &summary)?;
-    crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;
+    // Recorded as soon as timeline.csv and summary.json are complete: a chart that fails
+    // (a full disk) does not lose the run.
     crate::store::recorder::note(&dir, &opts, args.quiet);
+    crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;
     let mut text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
     if args.quiet {

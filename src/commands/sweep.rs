@@ -441,6 +441,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
         &title,
         args.preset.is_some(),
         &opts,
+        // Recorded as soon as sweep.csv and summary.json are complete: a chart that fails
+        // later (a full disk) does not lose the run.
+        &mut || crate::store::recorder::note(&out_dir, &opts, args.quiet),
     )?;
     drop(files);
 
@@ -452,7 +455,6 @@ pub fn run(args: SweepArgs) -> Result<()> {
         interrupted,
     );
     crate::report::progress::print_done(&out_dir, &line, args.quiet);
-    crate::store::recorder::note(&out_dir, &opts, args.quiet);
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(
             out_dir.display().to_string(),

@@ -214,15 +214,20 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
     s
 }
 
-/// Writes the recovery charts, `report.md` and `report.html`; returns the files written.
+/// Writes the recovery's `summary.json`, `recovery.csv`, charts, `report.md` and
+/// `report.html`; returns the files written. `data_done` is called once `summary.json` and
+/// `recovery.csv` are complete (the bursts' timelines were written during the run), before the
+/// first chart: the command notes the folder for the store there.
 pub fn write_recovery_outputs(
     dir: &Path,
     sum: &RecoverySummary,
     bursts: &[&BurstRecord],
     o: &ReportOptions,
+    data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
     let json = write_json(dir, sum)?;
     write_recovery_csv(dir, sum)?;
+    data_done();
     let page = Page {
         title: format!("SLC cache recovery: {}", charts::run_name(&sum.run)),
         notes: experiment_notes(
@@ -244,15 +249,19 @@ pub fn write_recovery_outputs(
     )
 }
 
-/// Writes the fill-sweep charts, `report.md` and `report.html`; returns the files written.
+/// Writes the fill-sweep's `summary.json`, `fill-sweep.csv`, charts, `report.md` and
+/// `report.html`; returns the files written. `data_done` is called once `summary.json` and the
+/// CSV are complete, before the first chart (see [`write_recovery_outputs`]).
 pub fn write_fill_outputs(
     dir: &Path,
     sum: &FillSweepSummary,
     bursts: &[&BurstRecord],
     o: &ReportOptions,
+    data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
     let json = write_json(dir, sum)?;
     write_fill_csv(dir, sum)?;
+    data_done();
     let page = Page {
         title: format!(
             "SLC cache against fill level: {}",

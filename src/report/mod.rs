@@ -504,7 +504,9 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// analysis is replaced, with a note on stderr; the run's own `timeline.csv` is left as it is.
 /// `config` is what `summary.json` records of the analysis (`command: "analyze"`, the file and
 /// the units it was read with), `read` the options `file` was read with (a merged timeline's
-/// copy is read again from it). Returns the files written.
+/// copy is read again from it). `data_done` is called once `timeline.csv` and `summary.json`
+/// are complete, before the first chart (the command notes the folder for the store there, so
+/// that a chart that fails does not lose the run). Returns the files written.
 #[allow(clippy::too_many_arguments)]
 pub fn write_analysis_outputs(
     dir: &Path,
@@ -515,6 +517,7 @@ pub fn write_analysis_outputs(
     config: serde_json::Value,
     opts: &ReportOptions,
     quiet: bool,
+    data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let csv = dir.join("timeline.csv");
@@ -597,6 +600,7 @@ pub fn write_analysis_outputs(
     if !own_folder {
         written.insert(0, csv);
     }
+    data_done();
     written.extend(write_charts_and_report_with(dir, t, a, opts, &rows)?);
     Ok(written)
 }

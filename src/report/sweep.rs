@@ -350,13 +350,16 @@ fn report_md(
 }
 
 /// Writes a sweep's outputs into `out_dir` (created if missing): `sweep.csv`, `summary.json`,
-/// its charts, `report.md` and `report.html`. Returns the files written.
+/// its charts, `report.md` and `report.html`. `data_done` is called once `sweep.csv` and
+/// `summary.json` are complete, before the first chart (the command notes the folder for the
+/// store there). Returns the files written.
 pub fn write_outputs(
     out_dir: &Path,
     summary: &SweepSummary,
     title: &str,
     preset: bool,
     opts: &ReportOptions,
+    data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     let csv = out_dir.join("sweep.csv");
@@ -368,6 +371,7 @@ pub fn write_outputs(
     super::write_file(&sj, &text)?;
     let json: serde_json::Value = serde_json::from_str(&text)?;
     files.push(sj);
+    data_done();
     let specs = crate::report::sweep_charts::charts(summary, title, opts);
     let mut captions = Vec::new();
     for s in &specs {

@@ -58,6 +58,27 @@ pub enum StoreError {
     NoSuchRun(i64),
 }
 
+/// The files of an SQLite store that no run may write, each with what it is for a message: the
+/// store itself and the companions SQLite keeps beside it (`-wal`, `-shm`, `-journal`).
+/// Nothing for a PostgreSQL server.
+pub fn protected_files(loc: &Location) -> Vec<(PathBuf, String)> {
+    let Location::Sqlite(db) = loc else {
+        return vec![];
+    };
+    let store = format!("slccache's results store {}", db.display());
+    let mut out = vec![(db.clone(), store.clone())];
+    for (suffix, what) in [
+        ("-wal", "the write-ahead log"),
+        ("-shm", "the shared-memory index"),
+        ("-journal", "the rollback journal"),
+    ] {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        out.push((PathBuf::from(name), format!("{what} of {store}")));
+    }
+    out
+}
+
 /// The render options of a run, as stored with it (so that export draws the same charts).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RenderOptions {

@@ -11,7 +11,9 @@ use anyhow::{anyhow, Context, Result};
 
 use super::hwmon::find_hwmon;
 use super::nvme::{is_nvme_name, IdentifyController, NvmeDevice};
-use super::{refuse, ConfirmPrompt, OpenRequest, Target, TargetInfo, TargetKind};
+use super::{
+    check_not_protected, refuse, ConfirmPrompt, OpenRequest, Target, TargetInfo, TargetKind,
+};
 use crate::error::usage;
 use crate::timeline::DeviceIdentity;
 
@@ -30,6 +32,10 @@ pub(super) fn inspect(
     let rdev = m.rdev();
     let dev = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
     check_block_not_in_use(spec, dev)?;
+    if let Some(backing) = loop_backing_file(dev) {
+        let backing = backing.trim_end_matches(" (deleted)");
+        check_not_protected(spec, &path, Some(Path::new(backing)))?;
+    }
     describe(spec, path, m)
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::hwmon::hwmon_for_dev;
-use super::{refuse, OpenRequest, Target, TargetInfo, TargetKind};
+use super::{check_not_protected, refuse, OpenRequest, Target, TargetInfo, TargetKind};
 use crate::error::usage;
 use crate::timeline::DeviceIdentity;
 
@@ -93,6 +93,8 @@ fn check_free_space(spec: &str, dir: &Path, size: u64) -> Result<()> {
 }
 
 pub(super) fn inspect_new(spec: &str, path: PathBuf, req: &OpenRequest) -> Result<TargetInfo> {
+    // The results store's -wal and -shm files come and go: their names are refused too.
+    check_not_protected(spec, &path, None)?;
     let size = req.size.ok_or_else(|| {
         usage(format!(
             "{spec} does not exist; give --size (e.g. --size 1GiB) to create it"
@@ -133,6 +135,7 @@ pub(super) fn inspect_existing(
     m: &std::fs::Metadata,
     req: &OpenRequest,
 ) -> Result<TargetInfo> {
+    check_not_protected(spec, &path, None)?;
     if let Some(why) = held_by_kernel(spec, m) {
         return Err(refuse(spec, &why));
     }

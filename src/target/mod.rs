@@ -29,8 +29,8 @@ pub mod reads;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileTypeExt;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{anyhow, Result};
 
@@ -105,6 +105,67 @@ pub(crate) fn refuse_read(path: &str, reason: impl Into<String>) -> anyhow::Erro
         reason: reason.into(),
         reading: true,
     })
+}
+
+/// Files that no run may write, each with what it is (`main` names the results store's).
+static PROTECTED: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+
+/// Sets the files that [`inspect`] refuses as targets, by any path to them (a symlink, a
+/// relative path, a hard link, a loop device over one), each with what it is for the message.
+pub fn set_protected(files: Vec<(PathBuf, String)>) {
+    *PROTECTED.lock().unwrap_or_else(|e| e.into_inner()) = files;
+}
+
+/// Where `p` is, for files that may not exist yet: its canonical path, else its folder's
+/// canonical path and its name.
+fn canonical_place(p: &Path) -> Option<PathBuf> {
+    if let Ok(c) = p.canonicalize() {
+        return Some(c);
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(p.file_name()?))
+}
+
+/// What `path` is when it is a protected file ([`set_protected`]): the same device and inode
+/// where both exist, else the same canonical place.
+pub(crate) fn protected(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let files = PROTECTED.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let meta = std::fs::metadata(path).ok();
+    let place = canonical_place(path);
+    files.into_iter().find_map(|(p, what)| {
+        let same = match (&meta, std::fs::metadata(&p)) {
+            (Some(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            (None, Err(_)) => place.is_some() && place == canonical_place(&p),
+            _ => false,
+        };
+        same.then_some(what)
+    })
+}
+
+/// Refuses a target that is a protected file, or a loop device over one (`backing`).
+pub(crate) fn check_not_protected(
+    spec: &str,
+    path: &Path,
+    loop_backing: Option<&Path>,
+) -> Result<()> {
+    let hit = match loop_backing {
+        None => protected(path),
+        Some(b) => protected(b).map(|what| format!("a loop device over {what}")),
+    };
+    match hit {
+        Some(what) => Err(refuse(
+            spec,
+            format!(
+                "it is {what}, which holds every recorded run: writing it would destroy them; \
+                 give another target"
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The target as inspected, before anything is written.

@@ -721,8 +721,14 @@ mod tests {
         // The outputs can be written from what was finished.
         let bursts: Vec<&BurstRecord> =
             o.first.iter().chain(o.steps.iter().map(|x| &x.2)).collect();
-        crate::report::experiment_files::write_recovery_outputs(dir.path(), &sum, &bursts, &s.opts)
-            .unwrap();
+        crate::report::experiment_files::write_recovery_outputs(
+            dir.path(),
+            &sum,
+            &bursts,
+            &s.opts,
+            &mut || {},
+        )
+        .unwrap();
         let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
         assert!(md.contains("Interrupted"));
         // Without the interrupt, all four steps finish.
