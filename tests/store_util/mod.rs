@@ -118,6 +118,8 @@ pub struct PgServer {
     next_db: u32,
     /// With [`PgServer::start_secure`]: the superuser's password (`None`: trust).
     admin_password: Option<String>,
+    bin: PathBuf,
+    secure: bool,
 }
 
 /// The password of the superuser `slccache` on a secure test server.
@@ -344,22 +346,14 @@ impl PgServer {
             dir: Some(dir),
             next_db: 0,
             admin_password: secure.then(|| ADMIN_PASSWORD.to_string()),
+            bin: PathBuf::new(),
+            secure,
         };
+        server.bin = bin;
+        server.secure = secure;
         for _attempt in 0..3 {
             let port = free_port();
-            let log = std::fs::File::create(server.dir().join("server.log")).unwrap();
-            let mut cmd = as_pg_user(&bin.join("postgres"));
-            cmd.arg("-D")
-                .arg(&data)
-                .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
-                .arg(server.dir())
-                .args(["-c", "fsync=off", "-c", "max_connections=40"]);
-            if secure {
-                cmd.args(["-c", "ssl=on"]);
-            }
-            let child = cmd.stdout(Stdio::null()).stderr(log).spawn().unwrap();
-            server.child = Some(child);
-            server.port = port;
+            server.spawn(port);
             if server.wait_ready() {
                 return Some((server, certs));
             }
@@ -368,6 +362,43 @@ impl PgServer {
         panic!(
             "PostgreSQL did not start: {}",
             std::fs::read_to_string(server.dir().join("server.log")).unwrap_or_default()
+        );
+    }
+
+    fn spawn(&mut self, port: u16) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir().join("server.log"))
+            .unwrap();
+        let mut cmd = as_pg_user(&self.bin.join("postgres"));
+        cmd.arg("-D")
+            .arg(self.dir().join("data"))
+            .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-k"])
+            .arg(self.dir())
+            .args(["-c", "fsync=off", "-c", "max_connections=40"]);
+        if self.secure {
+            cmd.args(["-c", "ssl=on"]);
+        }
+        let child = cmd.stdout(Stdio::null()).stderr(log).spawn().unwrap();
+        self.child = Some(child);
+        self.port = port;
+    }
+
+    /// Stops the server (a fast shutdown, by PID), keeping its data, so that a test can see
+    /// what clients do while it is gone.
+    pub fn pause(&mut self) {
+        self.stop();
+    }
+
+    /// Starts the server again on the same port and data after [`PgServer::pause`].
+    pub fn resume(&mut self) {
+        let port = self.port;
+        self.spawn(port);
+        assert!(
+            self.wait_ready(),
+            "PostgreSQL did not start again: {}",
+            std::fs::read_to_string(self.dir().join("server.log")).unwrap_or_default()
         );
     }
 
