@@ -54,9 +54,11 @@ fn json_has_exactly_the_contract_keys() {
             "interval_s",
             "periodic",
             "phases",
+            "run_id",
             "warnings"
         ]
     );
+    assert!(v["run_id"].is_null(), "no folder, so no run recorded");
     let cliff = &v["cliffs"][0];
     assert_eq!(
         keys(cliff),
@@ -160,7 +162,10 @@ fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The id the run got in the store, beside the analysis summary.json holds.
+    assert!(printed["run_id"].is_i64(), "{printed}");
+    printed.as_object_mut().unwrap().remove("run_id");
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
             .unwrap();

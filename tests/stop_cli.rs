@@ -186,8 +186,12 @@ fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
         &tmp.path().join("early"),
         &["--after-cliff", "5s", "--max-bytes", "5GB", "--quiet"],
     );
-    // --quiet: nothing but the final line.
-    assert_eq!(err, "", "stderr of a quiet run");
+    // --quiet: nothing but the final line, and on stderr the line that names the run's id in
+    // the store (automation reads it).
+    assert!(
+        err.lines().count() == 1 && err.starts_with("recorded as run "),
+        "stderr of a quiet run: {err}"
+    );
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.contains("stopped: cliff confirmed"), "{out}");
     // Not quiet, stderr not a terminal (captured): one plain progress line every 10 s. The

@@ -78,7 +78,8 @@ pub struct Finished {
     pub dir: PathBuf,
     /// How its charts were drawn.
     pub render: RenderOptions,
-    /// `--quiet`: no line saying where it was recorded (warnings still show).
+    /// `--quiet`: the line saying where it was recorded still shows (it names the id), the
+    /// reminder of runs waiting in the spool does not.
     pub quiet: bool,
 }
 
@@ -325,6 +326,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
     let mut store: Option<Store> = None;
     let mut open_error: Option<String> = None;
     let mut out = Vec::new();
+    let quiet = pending.iter().any(|f| f.quiet);
     for f in pending {
         let r = (|| -> anyhow::Result<Recorded> {
             if let Some(e) = &open_error {
@@ -384,7 +386,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
             }
         }
     }
-    if store.is_some() && out.iter().all(|o| matches!(o, Outcome::Recorded { .. })) {
+    if !quiet && store.is_some() && out.iter().all(|o| matches!(o, Outcome::Recorded { .. })) {
         let waiting = self::pending().len();
         if waiting > 0 {
             crate::note!(
