@@ -700,9 +700,15 @@ pub struct RunsArgs {
     #[arg(long)]
     pub csv: bool,
     /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
-    /// drive and host) and each run's folder under DIR/ID/, linked from it.
+    /// drive and host) and each listed run's folder under DIR/ID/ (about 1 MB a run, once),
+    /// linked from it. A folder that holds files and is not such a page is refused unless
+    /// --force.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv"])]
     pub html: Option<PathBuf>,
+    /// With --html: write the page into a folder that holds other files (they are kept; an
+    /// index.html there is replaced).
+    #[arg(long, requires = "html")]
+    pub force: bool,
 }
 
 /// What `slccache runs` does to one run.

@@ -68,41 +68,60 @@ pub fn claim(
     reanalysis: bool,
 ) -> Result<PathBuf> {
     match out {
-        Some(dir) => {
-            if dir.exists() && !dir.is_dir() {
-                return Err(not_a_folder("--out", dir));
-            }
-            if dir.is_dir() && !force && !reanalysis {
-                let (names, n) = entries(dir, 6)?;
-                if n > 0 {
-                    let more = if n > names.len() {
-                        format!(", and {} more", n - names.len())
-                    } else {
-                        String::new()
-                    };
-                    return Err(usage(format!(
-                        "--out {}: the folder already holds {n} file(s) ({}{more}); nothing was \
-                         written and they are kept. Give a new folder, or add --force to write \
-                         this run's outputs over it",
-                        dir.display(),
-                        names.join(", ")
-                    )));
-                }
-            }
-            if !dir.exists() {
-                std::fs::create_dir_all(dir).with_context(|| {
-                    format!("cannot create the output folder {}", dir.display())
-                })?;
-                created(dir);
-            }
-            Ok(dir.to_path_buf())
-        }
+        Some(dir) => claim_folder(
+            "--out",
+            dir,
+            force || reanalysis,
+            "write this run's outputs over it",
+            None,
+        ),
         None => {
             let parent = Path::new("output");
             let ts = chrono::Local::now().format("%Y%m%d-%H%M%S");
             unique_child(parent, &format!("{default_name}-{ts}"))
         }
     }
+}
+
+/// Claims a folder named with `flag` (`--out DIR`, `--html DIR`): an existing file is refused;
+/// an existing folder that holds files is refused unless `may_write` (`--force`, or a folder
+/// the command itself wrote before), with one line naming the folder, what it holds and
+/// `--force` (`force_does` says what --force would do; `not_ours`, when given, why the folder
+/// does not count as the command's own); a missing folder is created. Returns the folder,
+/// which exists when this returns.
+pub fn claim_folder(
+    flag: &str,
+    dir: &Path,
+    may_write: bool,
+    force_does: &str,
+    not_ours: Option<&str>,
+) -> Result<PathBuf> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(not_a_folder(flag, dir));
+    }
+    if dir.is_dir() && !may_write {
+        let (names, n) = entries(dir, 6)?;
+        if n > 0 {
+            let more = if n > names.len() {
+                format!(", and {} more", n - names.len())
+            } else {
+                String::new()
+            };
+            let why = not_ours.map(|w| format!(" {w}")).unwrap_or_default();
+            return Err(usage(format!(
+                "{flag} {}: the folder already holds {n} file(s) ({}{more}){why}; nothing was \
+                 written and they are kept. Give a new folder, or add --force to {force_does}",
+                dir.display(),
+                names.join(", ")
+            )));
+        }
+    }
+    if !dir.exists() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output folder {}", dir.display()))?;
+        created(dir);
+    }
+    Ok(dir.to_path_buf())
 }
 
 /// Creates `parent/name`, or `parent/name-2`, `parent/name-3`, ... when it exists, with one
