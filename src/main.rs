@@ -28,6 +28,9 @@ fn main() {
         Command::Runs(a) => slccache::commands::runs::run(a),
         Command::History(a) => slccache::commands::history::run(a),
     };
+    // A folder written into with --force holds this run's outputs only: those an earlier run
+    // left there that this one did not write again go (before the folder is recorded).
+    slccache::report::outdir::remove_stale();
     // Every folder a command finished, also when it failed or was interrupted; a failure to
     // record is a warning and leaves the exit code as it is.
     slccache::store::recorder::record_finished(&recording);

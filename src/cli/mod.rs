@@ -379,8 +379,9 @@ pub struct OutputArgs {
     /// A folder that already holds files is refused unless --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write into an --out folder that already holds files (outputs of the same names are
-    /// replaced; other files are kept).
+    /// Write into an --out folder that already holds files: an earlier run's outputs there
+    /// are replaced, those this run does not write (zoom charts, card, another experiment's
+    /// CSVs and charts, bursts/) are removed; other files are kept.
     #[arg(long)]
     pub force: bool,
     /// Units in charts and reports: decimal MB/GB (as drive makers quote) or binary MiB/GiB.
@@ -526,8 +527,9 @@ pub struct AnalyzeArgs {
     /// unless --force, or unless it is the run folder of the timeline being analysed.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write into an --out folder that already holds files (outputs of the same names are
-    /// replaced; other files are kept).
+    /// Write into an --out folder that already holds files: an earlier run's outputs there
+    /// are replaced, those this run does not write (zoom charts, card, another experiment's
+    /// CSVs and charts, bursts/) are removed; other files are kept.
     #[arg(long)]
     pub force: bool,
     /// Units in charts and reports.

@@ -61,6 +61,27 @@ pub enum ChartKind {
 }
 
 impl ChartKind {
+    /// Every kind (the names of every chart file slccache writes).
+    pub const ALL: [ChartKind; 17] = [
+        ChartKind::ThroughputTime,
+        ChartKind::ThroughputData,
+        ChartKind::Latency,
+        ChartKind::CompareTime,
+        ChartKind::CompareData,
+        ChartKind::ThroughputTimeZoom,
+        ChartKind::ThroughputDataZoom,
+        ChartKind::SweepIops,
+        ChartKind::SweepLatency,
+        ChartKind::SweepRwmix,
+        ChartKind::Recovery,
+        ChartKind::RecoveryBursts,
+        ChartKind::HistoryCacheDate,
+        ChartKind::HistoryRateDate,
+        ChartKind::HistoryCacheWear,
+        ChartKind::FillSweep,
+        ChartKind::FillSweepBursts,
+    ];
+
     /// The file name without extension (`.png` and `.svg` are written).
     pub fn file_stem(self) -> &'static str {
         match self {
@@ -617,6 +638,34 @@ type LatencyOf = fn(&crate::timeline::Sample) -> Option<f64>;
 mod tests {
     use super::*;
     use crate::units::UnitSystem;
+
+    /// `ChartKind::ALL` holds every kind once: the match below has no wildcard, so a new kind
+    /// does not compile until it has a place here (and so in `ALL`).
+    #[test]
+    fn all_chart_kinds_are_listed() {
+        let place = |k: ChartKind| match k {
+            ChartKind::ThroughputTime => 0,
+            ChartKind::ThroughputData => 1,
+            ChartKind::Latency => 2,
+            ChartKind::CompareTime => 3,
+            ChartKind::CompareData => 4,
+            ChartKind::ThroughputTimeZoom => 5,
+            ChartKind::ThroughputDataZoom => 6,
+            ChartKind::SweepIops => 7,
+            ChartKind::SweepLatency => 8,
+            ChartKind::SweepRwmix => 9,
+            ChartKind::Recovery => 10,
+            ChartKind::RecoveryBursts => 11,
+            ChartKind::HistoryCacheDate => 12,
+            ChartKind::HistoryRateDate => 13,
+            ChartKind::HistoryCacheWear => 14,
+            ChartKind::FillSweep => 15,
+            ChartKind::FillSweepBursts => 16,
+        };
+        for (i, k) in ChartKind::ALL.iter().enumerate() {
+            assert_eq!(place(*k), i, "{k:?}");
+        }
+    }
 
     fn axis(min: f64, max: f64, log: bool) -> Axis {
         Axis {
