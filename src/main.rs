@@ -67,6 +67,9 @@ fn main() {
         Command::Runs(a) => slccache::commands::runs::run(a),
         Command::History(a) => slccache::commands::history::run(a),
     };
+    // A folder written into with --force holds this run's outputs only: those an earlier run
+    // left there that this one did not write again go (before the folder is recorded).
+    slccache::report::outdir::remove_stale();
     // Every folder a command finished, also when it failed or was interrupted. A run that could
     // not be recorded waits in the spool; it changes the exit code only under --require-record.
     let noted = recorder::noted_count();

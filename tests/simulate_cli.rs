@@ -153,3 +153,109 @@ fn usage_errors_exit_2() {
         .assert()
         .code(2);
 }
+
+/// `--force` into an earlier run's folder kept that run's outputs that the new run does not
+/// write: the zoom charts of a long run stayed beside the report of a short one (on another
+/// drive, the folder carried that drive's chart). The new run's outputs replace the earlier
+/// run's, those it does not write go, and the user's own files stay.
+#[test]
+fn force_removes_the_earlier_run_s_outputs_and_keeps_the_user_s_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let db = tmp.path().join("store.db");
+    let names = |d: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    // A long run: its cliff in the first seconds of 14 minutes, so zoomed charts.
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--no-early-stop"])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    for f in [
+        "throughput-time-zoom.png",
+        "throughput-time-zoom.svg",
+        "throughput-data-zoom.png",
+        "throughput-data-zoom.svg",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}: the long run makes zoom charts");
+    }
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    std::fs::write(dir.join("my-chart.png"), "mine").unwrap();
+    // A short run (stopped after the cliff) of the other drive: no zoom charts.
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "p5-1tb", "--seed", "1", "--force", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let after = names(&dir);
+    assert!(
+        !after.iter().any(|n| n.contains("-zoom.")),
+        "the earlier run's zoom charts are gone: {after:?}"
+    );
+    for f in [
+        "card.png",
+        "latency.png",
+        "report.html",
+        "report.md",
+        "summary.json",
+        "throughput-data.png",
+        "throughput-time.svg",
+        "timeline.csv",
+    ] {
+        assert!(after.iter().any(|n| n == f), "{f}: {after:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("my-chart.png")).unwrap(),
+        "mine"
+    );
+    let s = json(&dir.join("summary.json"));
+    assert!(
+        s.to_string().contains("p5-1tb") || s.to_string().contains("P5"),
+        "{s}"
+    );
+    // A recovery folder written over by a simulate: its CSV, charts and bursts/ go too.
+    let rec = tmp.path().join("rec");
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"])
+        .args(["--seed", "1", "--out"])
+        .arg(&rec)
+        .assert()
+        .success();
+    assert!(rec.join("bursts/00-first.csv").is_file());
+    std::fs::write(rec.join("notes.txt"), "mine").unwrap();
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--force", "--out"])
+        .arg(&rec)
+        .assert()
+        .success();
+    let after = names(&rec);
+    assert!(
+        !after
+            .iter()
+            .any(|n| n.starts_with("recovery") || n == "bursts"),
+        "{after:?}"
+    );
+    assert!(
+        after.iter().any(|n| n == "throughput-time.png"),
+        "{after:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(rec.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}

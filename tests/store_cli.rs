@@ -473,3 +473,76 @@ fn unrecorded_runs_are_spooled_and_imported_later() {
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert!(v["run_id"].is_null());
 }
+
+/// `runs --html DIR` wrote over any folder: a user's own index.html was replaced, and a run
+/// folder got every listed run's folder exported into it (72 MB for a store of about 80
+/// runs, a megabyte each). A folder that holds files and is not a library page is refused
+/// (exit 2, one line naming it and --force, nothing written); an earlier page is written
+/// again; --force writes into the folder and keeps its other files; the line printed says
+/// how many run folders went beside the page, and their size.
+#[test]
+fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let run = w.join("run");
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
+            .arg(&run),
+    );
+    let html = |dir: &Path, force: bool| {
+        let mut c = store_util::slccache(&db);
+        c.args(["runs", "--html"]).arg(dir);
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    let before = store_util::folder(&run);
+    // A run folder: refused, untouched.
+    let o = html(&run, false);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&run.display().to_string()) && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(store_util::folder(&run), before, "nothing written");
+    // A user's own index.html: refused and kept; with --force replaced, the rest kept.
+    let mine = w.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("index.html"), "<html>mine</html>").unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let o = html(&mine, false);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("index.html")).unwrap(),
+        "<html>mine</html>"
+    );
+    assert!(!mine.join("1").exists());
+    let o = html(&mine, true);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(mine.join("index.html"))
+        .unwrap()
+        .contains("slccache results library"));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(mine.join("1/report.html").is_file());
+    // A new folder, then the same folder again (an earlier page): no --force needed.
+    let lib = w.join("lib");
+    let o = html(&lib, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(1 run; 1 run folder exported under") && text.contains(" kB)"),
+        "{text}"
+    );
+    let o = html(&lib, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(1 run)"), "exported once: {text}");
+}

@@ -384,8 +384,9 @@ pub struct OutputArgs {
     /// A folder that already holds files is refused unless --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write into an --out folder that already holds files (outputs of the same names are
-    /// replaced; other files are kept).
+    /// Write into an --out folder that already holds files: an earlier run's outputs there
+    /// are replaced, those this run does not write (zoom charts, card, another experiment's
+    /// CSVs and charts, bursts/) are removed; other files are kept.
     #[arg(long)]
     pub force: bool,
     /// Units in charts and reports: decimal MB/GB (as drive makers quote) or binary MiB/GiB.
@@ -531,8 +532,9 @@ pub struct AnalyzeArgs {
     /// unless --force, or unless it is the run folder of the timeline being analysed.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write into an --out folder that already holds files (outputs of the same names are
-    /// replaced; other files are kept).
+    /// Write into an --out folder that already holds files: an earlier run's outputs there
+    /// are replaced, those this run does not write (zoom charts, card, another experiment's
+    /// CSVs and charts, bursts/) are removed; other files are kept.
     #[arg(long)]
     pub force: bool,
     /// Units in charts and reports.
@@ -705,9 +707,15 @@ pub struct RunsArgs {
     #[arg(long)]
     pub csv: bool,
     /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
-    /// drive and host) and each run's folder under DIR/ID/, linked from it.
+    /// drive and host) and each listed run's folder under DIR/ID/ (about 1 MB a run, once),
+    /// linked from it. A folder that holds files and is not such a page is refused unless
+    /// --force.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv"])]
     pub html: Option<PathBuf>,
+    /// With --html: write the page into a folder that holds other files (they are kept; an
+    /// index.html there is replaced).
+    #[arg(long, requires = "html")]
+    pub force: bool,
 }
 
 /// What `slccache runs` does to one run.

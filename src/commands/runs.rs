@@ -38,7 +38,7 @@ pub fn run(args: RunsArgs) -> Result<()> {
                 kind: args.kind.clone(),
             })?;
             if let Some(dir) = &args.html {
-                library_page(&mut store, &rows, dir, &place)?
+                library_page(&mut store, &rows, dir, &place, args.force)?
             } else if args.json {
                 serde_json::to_string_pretty(&rows)? + "\n"
             } else if args.csv {
@@ -305,15 +305,25 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
 }
 
 /// Writes the library page and, for each run not exported there yet, its folder under
-/// `dir/ID/`; returns the lines to print.
+/// `dir/ID/`; returns the lines to print. A folder that holds files and is not a library page
+/// written before is refused (before anything is written) unless `force`.
 fn library_page(
     store: &mut Store,
     rows: &[RunRow],
     dir: &std::path::Path,
     place: &str,
+    force: bool,
 ) -> Result<String> {
+    crate::report::outdir::claim_folder(
+        "--html",
+        dir,
+        force || crate::report::library::is_library_folder(dir),
+        "write the library page into it (an index.html there is replaced, other files are kept)",
+        Some("and is not a library page of `slccache runs --html`"),
+    )?;
     let units = UnitSystem::Decimal;
     let mut entries = Vec::with_capacity(rows.len());
+    let (mut exported, mut exported_bytes) = (0usize, 0u64);
     for r in rows {
         let run = store.get(r.id)?;
         let spark = run
@@ -328,7 +338,13 @@ fn library_page(
             .unwrap_or_default();
         let sub = dir.join(r.id.to_string());
         if !sub.join("summary.json").is_file() {
-            crate::store::export_run(&run, &sub)?;
+            let files = crate::store::export_run(&run, &sub)?;
+            exported += 1;
+            exported_bytes += files
+                .iter()
+                .filter_map(|f| std::fs::metadata(f).ok())
+                .map(|m| m.len())
+                .sum::<u64>();
         }
         let link = sub
             .join("report.html")
@@ -349,5 +365,20 @@ fn library_page(
         });
     }
     let p = crate::report::library::write_library_html(dir, &entries, place)?;
-    Ok(format!("wrote {} ({} runs)\n", p.display(), entries.len()))
+    // Say what went beside the page: every listed run's folder, charts and all.
+    let folders = if exported == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} exported under {}/ID/, {}",
+            crate::units::count_text(exported, "run folder", "run folders"),
+            dir.display(),
+            format_bytes(exported_bytes as f64, units)
+        )
+    };
+    Ok(format!(
+        "wrote {} ({}{folders})\n",
+        p.display(),
+        crate::units::count_text(entries.len(), "run", "runs")
+    ))
 }

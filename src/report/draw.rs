@@ -255,17 +255,24 @@ fn draw<DB: DrawingBackend>(
             (YSide::Right, Some(a)) => a,
             _ => &spec.y,
         };
-        let pts: Vec<(i32, i32)> = s
+        let fracs: Vec<(f64, f64)> = s
             .points
             .iter()
             .filter(|q| !axis.log || q.1 > 0.0)
-            .map(|q| local(p.x(&spec.x, q.0), p.y(axis, q.1)))
+            .map(|q| (frac(&spec.x, q.0), frac(axis, q.1)))
             .collect();
         let st = LineStyle {
             color: ink(th, s.style.color),
             ..s.style
         };
-        stroke(&plot, pts, &st, l.scale)?;
+        let mut pieces = plot_paths(&fracs, right - left, bottom - top);
+        if fracs.is_empty() {
+            // As an empty series always was: one empty path.
+            pieces.push(Vec::new());
+        }
+        for piece in pieces {
+            stroke(&plot, piece, &st, l.scale)?;
+        }
     }
     group(None);
     // Cliff lines.
@@ -366,6 +373,90 @@ fn draw_zoom_mark<DB: DrawingBackend>(
         .map_err(err)?;
     }
     Ok(())
+}
+
+/// The pixel paths, in the plot's own coordinates (`w` by `h` pixels, y down), of a line given
+/// as fractions of the plot (0 to 1 inside it, as [`frac`] gives them), cut to a box one plot
+/// size beyond each edge.
+///
+/// What lies inside the box is placed exactly as [`Px`] places it; a segment that leaves the
+/// box ends where it crosses the box's edge, and one that never enters it is left out, as is a
+/// point that is not a number. So no path drawn is longer than a few plot sizes whatever its
+/// data (a value a billion times the axis range made a dashed line of 2^31 pixels, 10^8
+/// dashes); what shows inside the plot is the same.
+pub(crate) fn plot_paths(fracs: &[(f64, f64)], w: i32, h: i32) -> Vec<Vec<(i32, i32)>> {
+    let (wf, hf) = (w as f64, h as f64);
+    let m = w.max(h).max(1) as f64;
+    let (x0, x1, y0, y1) = (-m, wf + m, -m, hf + m);
+    let float = |q: (f64, f64)| (q.0 * wf, hf - q.1 * hf);
+    let inside = |p: (f64, f64)| p.0 >= x0 && p.0 <= x1 && p.1 >= y0 && p.1 <= y1;
+    // As Px places a point: the fraction of the plot, rounded.
+    let exact = |q: (f64, f64)| ((q.0 * wf).round() as i32, h - (q.1 * hf).round() as i32);
+    let round = |p: (f64, f64)| (p.0.round() as i32, p.1.round() as i32);
+    let mut out: Vec<Vec<(i32, i32)>> = Vec::new();
+    let mut cur: Vec<(i32, i32)> = Vec::new();
+    let flush = |cur: &mut Vec<(i32, i32)>, out: &mut Vec<Vec<(i32, i32)>>| {
+        if !cur.is_empty() {
+            out.push(std::mem::take(cur));
+        }
+    };
+    let mut prev: Option<((f64, f64), (f64, f64))> = None;
+    for &q in fracs {
+        let b = float(q);
+        if !(b.0.is_finite() && b.1.is_finite()) {
+            flush(&mut cur, &mut out);
+            prev = None;
+            continue;
+        }
+        let Some((pq, a)) = prev.replace((q, b)) else {
+            if inside(b) {
+                cur.push(exact(q));
+            }
+            continue;
+        };
+        // Liang-Barsky: the part of a->b inside the box, as t0..t1 of its length.
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let mut visible = true;
+        for (pk, qk) in [
+            (-dx, a.0 - x0),
+            (dx, x1 - a.0),
+            (-dy, a.1 - y0),
+            (dy, y1 - a.1),
+        ] {
+            if pk == 0.0 {
+                if qk < 0.0 {
+                    visible = false;
+                }
+            } else if pk < 0.0 {
+                t0 = t0.max(qk / pk);
+            } else {
+                t1 = t1.min(qk / pk);
+            }
+        }
+        if !visible || t0 > t1 {
+            flush(&mut cur, &mut out);
+            continue;
+        }
+        // On the box's edge; clamped, since with ends of 1e300 the sum loses every digit.
+        let at = |t: f64| ((a.0 + t * dx).clamp(x0, x1), (a.1 + t * dy).clamp(y0, y1));
+        // Which end lies inside is read off the ends themselves: with ends of 1e300, t is 0
+        // or 1 to the last digit for an end far outside.
+        if !inside(a) {
+            flush(&mut cur, &mut out);
+            cur.push(round(at(t0)));
+        } else if cur.is_empty() {
+            cur.push(exact(pq));
+        }
+        if inside(b) {
+            cur.push(exact(q));
+        } else {
+            cur.push(round(at(t1)));
+            flush(&mut cur, &mut out);
+        }
+    }
+    flush(&mut cur, &mut out);
+    out
 }
 
 /// Strokes a polyline, solid or dashed (dashes follow the path's length).
@@ -927,6 +1018,144 @@ fn level_extent(ys: &[i32]) -> (i32, i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::charts::{palette, ChartKind, Series};
+
+    fn spec_with(points: Vec<(f64, f64)>, y_max: f64) -> ChartSpec {
+        let axis = |max: f64| Axis {
+            label: "v (GB)".into(),
+            min: 0.0,
+            max,
+            log: false,
+            ticks: vec![],
+        };
+        super::super::charts::with_ticks(ChartSpec {
+            kind: ChartKind::Recovery,
+            size: (1600, 900),
+            title: "t".into(),
+            subtitle: "s".into(),
+            footer: vec!["f".into()],
+            x: axis(1.05),
+            y: axis(y_max),
+            y2: None,
+            series: vec![Series {
+                name: "truth".into(),
+                points,
+                style: LineStyle {
+                    color: palette::GREY,
+                    alpha: 0.9,
+                    width: 2.0,
+                    dash: Dash::Dashed { on: 12, off: 6 },
+                },
+                side: YSide::Left,
+                in_legend: false,
+                group: None,
+            }],
+            bands: vec![],
+            markers: vec![],
+            legend: vec![],
+            zoom: None,
+            theme: Theme::Light,
+            throttled: vec![],
+        })
+    }
+
+    /// A line far beyond its axis (the model's recovery curve at 0.015 GB on an axis of
+    /// 1e-9 GB, of an experiment interrupted in its first burst) made a dashed path of 2^31
+    /// pixels: 10^8 dashes, gigabytes of SVG. Drawn, it is cut at a box around the plot, so
+    /// the files stay the size of an ordinary chart.
+    #[test]
+    fn a_line_far_beyond_its_axis_draws_a_chart_of_ordinary_size() {
+        let plain = spec_with(vec![(0.0, 0.0), (1.0, 0.5), (1.05, 1.0)], 1.04);
+        let base = render_svg(&plain).unwrap().len();
+        // 1000 times the axis: before the cut, 40,000 dashes (4 MB of SVG).
+        let far = spec_with(vec![(0.0, 0.0), (1.0, 0.0), (1.05, 1040.0)], 1.04);
+        let svg = render_svg(&far).unwrap();
+        assert!(
+            svg.len() < base + 100_000,
+            "{} bytes of SVG against {base} for the same chart in range",
+            svg.len()
+        );
+        // Not numbers, and values that saturate a pixel coordinate, draw nothing wild either.
+        let wild = spec_with(
+            vec![
+                (0.0, f64::NAN),
+                (0.5, 1e300),
+                (f64::INFINITY, 0.5),
+                (1.0, -1e18),
+                (1.05, 0.5),
+            ],
+            1.04,
+        );
+        assert!(render_svg(&wild).unwrap().len() < base + 100_000);
+        assert!(!render_png(&wild).unwrap().is_empty());
+    }
+
+    #[test]
+    fn paths_inside_the_box_are_placed_as_before_and_cut_where_they_leave_it() {
+        let (w, h) = (1000, 500);
+        let px = Px {
+            left: 0,
+            top: 0,
+            right: w,
+            bottom: h,
+        };
+        let a = Axis {
+            label: String::new(),
+            min: 0.0,
+            max: 1.0,
+            log: false,
+            ticks: vec![],
+        };
+        // Inside, also beyond the plot but within a plot size of it: exactly as Px places it.
+        let inside = [
+            (0.0, 0.0),
+            (0.3331, 0.5),
+            (1.0, 1.0),
+            (1.7, -0.9),
+            (-0.5, 1.5),
+        ];
+        let paths = plot_paths(&inside, w, h);
+        let want: Vec<(i32, i32)> = inside
+            .iter()
+            .map(|&(x, y)| (px.x(&a, x), px.y(&a, y)))
+            .collect();
+        assert_eq!(paths, vec![want]);
+        // A segment to a point a billion plots up ends at the box's edge (y = -1000).
+        let paths = plot_paths(&[(0.5, 0.5), (0.5, 1e9)], w, h);
+        assert_eq!(paths, vec![vec![(500, 250), (500, -1000)]]);
+        // One that passes through the box from far outside to far outside keeps its middle.
+        let paths = plot_paths(&[(-1e9, 0.5), (1e9, 0.5)], w, h);
+        assert_eq!(paths, vec![vec![(-1000, 250), (2000, 250)]]);
+        // One that never enters it is left out; a NaN breaks the line.
+        assert!(plot_paths(&[(5.0, 5.0), (9.0, 9.0)], w, h).is_empty());
+        let paths = plot_paths(
+            &[
+                (0.0, 0.0),
+                (0.1, 0.1),
+                (f64::NAN, 0.5),
+                (0.2, 0.2),
+                (0.3, 0.3),
+            ],
+            w,
+            h,
+        );
+        assert_eq!(paths.len(), 2);
+        // Whatever the data, no piece is longer than the box's diagonal.
+        let diag = ((3 * w) as f64).hypot((h + 2 * w) as f64);
+        let wild = [
+            (0.0, 1e300),
+            (1e300, -1e300),
+            (-3e7, 4e9),
+            (0.5, 0.5),
+            (1e12, 1e-12),
+        ];
+        for piece in plot_paths(&wild, w, h) {
+            for s in piece.windows(2) {
+                let d = ((s[1].0 - s[0].0) as f64).hypot((s[1].1 - s[0].1) as f64);
+                assert!(d <= diag + 2.0, "{s:?}");
+            }
+        }
+    }
 
     /// Regression (issue 12): "after the cache: 600 MB/s" sat at the 1000 MB/s gridline,
     /// because the few points of the sample that straddles the cliff set the label's height.

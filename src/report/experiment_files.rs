@@ -452,8 +452,8 @@ fn fill_table(sum: &FillSweepSummary, u: UnitSystem) -> Table {
     (head, rows)
 }
 
-/// Writes an experiment's own chart, the chart of its bursts over data written (when there
-/// are bursts), its `report.md` and its `report.html` (the same charts inline, the tables,
+/// Writes an experiment's own chart, the chart of its bursts over data written (empty when no
+/// burst finished), its `report.md` and its `report.html` (the same charts inline, the tables,
 /// the findings and the configuration); returns the files written.
 fn write_experiment_outputs(
     dir: &Path,
@@ -466,12 +466,12 @@ fn write_experiment_outputs(
     let mut files = vec![];
     write(dir, &main_chart, &mut files)?;
     let mut specs = vec![main_chart];
-    if !bursts.is_empty() {
-        let title = format!("{name} bursts over data written: {}", charts::run_name(run));
-        let spec = bursts_chart(bursts, kind, &title, o);
-        write(dir, &spec, &mut files)?;
-        specs.push(spec);
-    }
+    // Also with no finished burst (interrupted in the first one): report.md links the chart,
+    // and an experiment's folder holds the same files however far it got.
+    let title = format!("{name} bursts over data written: {}", charts::run_name(run));
+    let spec = bursts_chart(bursts, kind, &title, o);
+    write(dir, &spec, &mut files)?;
+    specs.push(spec);
     let p = dir.join("report.md");
     super::write_file(&p, md)?;
     files.push(p);

@@ -146,7 +146,19 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
     let g = u.giga();
     let fit = &sum.recovery.fit;
     let pts = &sum.recovery.points;
-    let max_idle = pts.iter().map(|p| p.idle_s).fold(0.0, f64::max).max(1.0);
+    // With no point (interrupted in the first burst, or no cliff in it), the idle times
+    // planned set the x axis, and the model's cache (else 1 GB) the y axis: the range is never
+    // empty, and never a byte where the truth's curve reaches gigabytes.
+    let max_idle = pts
+        .iter()
+        .map(|p| p.idle_s)
+        .fold(0.0, f64::max)
+        .max(if pts.is_empty() {
+            sum.recovery.order_s.iter().copied().fold(0.0, f64::max)
+        } else {
+            0.0
+        })
+        .max(1.0);
     let (xdiv, xunit) = charts::time_scale(max_idle);
     let first_cache = sum.recovery.first_burst.as_ref().map(|b| b.cache_bytes);
     let y_top = pts
@@ -154,8 +166,16 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
         .map(|p| p.high_bytes)
         .chain(first_cache)
         .chain(fit.full_cache_bytes)
-        .fold(0.0, f64::max)
-        .max(1.0);
+        .fold(0.0, f64::max);
+    let y_top = if y_top > 0.0 {
+        y_top.max(1.0)
+    } else {
+        sum.truth()
+            .and_then(|t| t.full_cache_bytes)
+            .or_else(|| sum.truth().map(|t| t.cache_empty_bytes as f64))
+            .filter(|c| *c > 0.0)
+            .unwrap_or(g)
+    };
     let x = Axis {
         label: format!("idle time before the burst ({xunit})"),
         min: 0.0,
@@ -411,8 +431,9 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
         .iter()
         .map(|p| p.high_bytes / g)
         .chain(truth_curve.iter().map(|p| p.1))
-        .fold(0.0, f64::max)
-        .max(1e-3);
+        .fold(0.0, f64::max);
+    // Nothing measured and no model: an axis of 1 GB, not of nothing.
+    let y_top = if y_top > 0.0 { y_top.max(1e-3) } else { 1.0 };
     let x = Axis {
         label: "fill level when the burst began (% of the span)".into(),
         min: 0.0,
@@ -522,7 +543,12 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
             charts::run_name(&sum.run)
         ),
         subtitle: format!(
-            "cache at each level  ·  {subtitle}{}",
+            "{}{}",
+            if pts.is_empty() {
+                "no level finished".to_string()
+            } else {
+                format!("cache at each level  ·  {subtitle}")
+            },
             if sum.interrupted {
                 " (interrupted)"
             } else {
@@ -566,14 +592,18 @@ pub fn bursts_chart(
     if let Some(b) = bursts.first() {
         spec.footer = footer(&b.timeline.meta, &[], o);
     }
-    spec.subtitle = format!(
-        "SLC cache found  ·  {}",
-        bursts
-            .iter()
-            .map(|b| format!("{}: {}", b.label, format_bytes(b.cache.bytes, o.units)))
-            .collect::<Vec<_>>()
-            .join("  ·  ")
-    );
+    spec.subtitle = if bursts.is_empty() {
+        "no burst finished: nothing to show".to_string()
+    } else {
+        format!(
+            "SLC cache found  ·  {}",
+            bursts
+                .iter()
+                .map(|b| format!("{}: {}", b.label, format_bytes(b.cache.bytes, o.units)))
+                .collect::<Vec<_>>()
+                .join("  ·  ")
+        )
+    };
     // One short label per cliff: the burst and the cache it found.
     for m in &mut spec.markers {
         m.lines.truncate(1);
@@ -702,7 +732,8 @@ fn history_chart(
         log: false,
         ticks: vec![],
     };
-    let y_top = xy.iter().map(|p| p.1 .2).fold(0.0, f64::max).max(1e-9);
+    let y_top = xy.iter().map(|p| p.1 .2).fold(0.0, f64::max);
+    let y_top = if y_top > 0.0 { y_top.max(1e-9) } else { 1.0 };
     let y = Axis {
         label: y_label,
         min: 0.0,

@@ -94,8 +94,11 @@ pub fn library_html(entries: &[LibraryEntry], store: &str) -> String {
     let mut h = String::new();
     h.push_str(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
-<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n\
-<title>slccache results library</title>\n<style>\n\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n",
+    );
+    h.push_str(PAGE_TITLE);
+    h.push_str(
+        "\n<style>\n\
 body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}\
 td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}\
 th{background:#f3f3f3}td.num{text-align:right}.spark{vertical-align:middle}\
@@ -171,6 +174,24 @@ document.body.setAttribute('data-ready','yes');\n\
 })();\n</script>\n</body></html>\n",
     );
     h
+}
+
+/// The title of every library page, also of those earlier versions wrote: what tells
+/// slccache's own `index.html` from anyone else's.
+const PAGE_TITLE: &str = "<title>slccache results library</title>";
+
+/// Whether `dir` is a folder `runs --html` wrote: its `index.html` is a library page (the
+/// title within the page's first kilobytes).
+pub fn is_library_folder(dir: &Path) -> bool {
+    use std::io::Read as _;
+    let Ok(f) = std::fs::File::open(dir.join("index.html")) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if f.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    String::from_utf8_lossy(&head).contains(PAGE_TITLE)
 }
 
 /// Writes `index.html` into `dir` (created if missing); returns its path.

@@ -739,6 +739,110 @@ mod tests {
         assert_eq!(o.steps.len(), 4);
     }
 
+    /// The axes of a chart drawn from an experiment with no finished step: labelled ticks
+    /// that differ, and no line more than a few axis ranges beyond them.
+    fn assert_sane_axes(spec: &crate::report::charts::ChartSpec, what: &str) {
+        use crate::report::charts::tick_label;
+        for (name, a) in [("x", &spec.x), ("y", &spec.y)] {
+            let labels: Vec<String> = a.ticks.iter().map(|t| tick_label(*t)).collect();
+            let mut distinct = labels.clone();
+            distinct.dedup();
+            assert!(
+                labels.len() >= 3 && distinct.len() == labels.len(),
+                "{what}: {name} axis {}..{}: labels {labels:?}",
+                a.min,
+                a.max
+            );
+        }
+        let (xr, yr) = (spec.x.max - spec.x.min, spec.y.max - spec.y.min);
+        for s in &spec.series {
+            for p in &s.points {
+                assert!(
+                    (p.0 - spec.x.min).abs() <= 1000.0 * xr
+                        && (p.1 - spec.y.min).abs() <= 1000.0 * yr,
+                    "{what}: {} has {p:?} on axes {}..{} x {}..{}",
+                    s.name,
+                    spec.x.min,
+                    spec.x.max,
+                    spec.y.min,
+                    spec.y.max
+                );
+            }
+        }
+    }
+
+    /// Ctrl-C in the first burst: no point, no first burst. The recovery chart's y axis was
+    /// one byte high (its floor of 1.0 was bytes on an axis of gigabytes), its labels all "0",
+    /// and the model's curve a billion axis heights above it: the dashed line that drew it
+    /// grew without bound. The charts now have the planned idle times and the model's cache
+    /// for axes, and every output is written.
+    #[test]
+    fn an_interrupt_in_the_first_burst_draws_sane_charts_and_writes_every_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir.path());
+        let stop = AtomicBool::new(true);
+        let order = [300.0, 60.0];
+        let o = run_recovery_steps(&mut s, &order, &stop).unwrap();
+        assert!(o.interrupted && o.first.is_none() && o.steps.is_empty());
+        let sum = recovery_summary(&s, &o, &order);
+        let spec = crate::report::experiments::recovery_chart(&sum, &s.opts);
+        assert_sane_axes(&spec, "recovery");
+        assert!(spec.x.max >= 300.0, "the planned idle times: {:?}", spec.x);
+        let bursts = crate::report::experiments::bursts_chart(
+            &[],
+            crate::report::charts::ChartKind::RecoveryBursts,
+            "bursts",
+            &s.opts,
+        );
+        assert_sane_axes(&bursts, "recovery bursts");
+        crate::report::experiment_files::write_recovery_outputs(dir.path(), &sum, &[], &s.opts)
+            .unwrap();
+        for f in [
+            "summary.json",
+            "recovery.csv",
+            "recovery.png",
+            "recovery.svg",
+            "recovery-bursts.png",
+            "recovery-bursts.svg",
+            "report.md",
+            "report.html",
+        ] {
+            let p = dir.path().join(f);
+            let n = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+            assert!(n > 0 && n < 2_000_000, "{f}: {n} bytes");
+        }
+        // Every chart report.md links is there.
+        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+        for link in md.split("](").skip(1).filter_map(|x| x.split(')').next()) {
+            assert!(dir.path().join(link).is_file(), "report.md links {link}");
+        }
+
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir.path());
+        let levels = [0.0, 50.0];
+        let o = run_fill_steps(&mut s, &levels, 60.0, false, &stop).unwrap();
+        assert!(o.interrupted && o.levels.is_empty());
+        let sum = fill_summary(&s, &o, &levels, 60.0, false);
+        assert_sane_axes(
+            &crate::report::experiments::fill_chart(&sum, &s.opts),
+            "fill-sweep",
+        );
+        crate::report::experiment_files::write_fill_outputs(dir.path(), &sum, &[], &s.opts)
+            .unwrap();
+        for f in [
+            "summary.json",
+            "fill-sweep.csv",
+            "fill-sweep.png",
+            "fill-sweep.svg",
+            "fill-sweep-bursts.png",
+            "fill-sweep-bursts.svg",
+            "report.md",
+            "report.html",
+        ] {
+            assert!(dir.path().join(f).is_file(), "{f}");
+        }
+    }
+
     #[test]
     fn a_fill_sweep_interrupted_keeps_the_finished_levels() {
         let dir = tempfile::tempdir().unwrap();

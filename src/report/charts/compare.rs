@@ -287,14 +287,18 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         .map(|r| workload_text(&r.timeline.meta, r.analysis.interval_s))
         .collect();
     let mut parts = Vec::new();
-    if workloads.iter().all(|w| *w == workloads[0]) {
-        parts.push(format!("Workload: {}", workloads[0]));
-    } else if !many {
-        for (r, w) in runs.iter().zip(&workloads) {
-            parts.push(format!("{}: {w}", short_name(r.name)));
+    match workloads.first() {
+        // No run (an experiment interrupted in its first burst): no workload to name.
+        None => {}
+        Some(w0) if workloads.iter().all(|w| w == w0) => {
+            parts.push(format!("Workload: {w0}"));
         }
-    } else {
-        parts.push("Workloads differ: see compare.md".to_string());
+        Some(_) if !many => {
+            for (r, w) in runs.iter().zip(&workloads) {
+                parts.push(format!("{}: {w}", short_name(r.name)));
+            }
+        }
+        Some(_) => parts.push("Workloads differ: see compare.md".to_string()),
     }
     if align {
         parts.push("each run shifted so that its first cliff is at 0".to_string());
@@ -311,7 +315,12 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
     let x = Axis {
         label: xlabel,
         min: lo_raw / xdiv,
-        max: (hi_raw / xdiv).max(lo_raw / xdiv + 1e-9),
+        // No run, or runs that wrote nothing: one unit of the axis, not a range of nothing.
+        max: if hi_raw > lo_raw {
+            (hi_raw / xdiv).max(lo_raw / xdiv + 1e-9)
+        } else {
+            lo_raw / xdiv + 1.0
+        },
         log: false,
         ticks: vec![],
     };

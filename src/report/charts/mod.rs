@@ -61,6 +61,27 @@ pub enum ChartKind {
 }
 
 impl ChartKind {
+    /// Every kind (the names of every chart file slccache writes).
+    pub const ALL: [ChartKind; 17] = [
+        ChartKind::ThroughputTime,
+        ChartKind::ThroughputData,
+        ChartKind::Latency,
+        ChartKind::CompareTime,
+        ChartKind::CompareData,
+        ChartKind::ThroughputTimeZoom,
+        ChartKind::ThroughputDataZoom,
+        ChartKind::SweepIops,
+        ChartKind::SweepLatency,
+        ChartKind::SweepRwmix,
+        ChartKind::Recovery,
+        ChartKind::RecoveryBursts,
+        ChartKind::HistoryCacheDate,
+        ChartKind::HistoryRateDate,
+        ChartKind::HistoryCacheWear,
+        ChartKind::FillSweep,
+        ChartKind::FillSweepBursts,
+    ];
+
     /// The file name without extension (`.png` and `.svg` are written).
     pub fn file_stem(self) -> &'static str {
         match self {
@@ -158,18 +179,31 @@ pub struct Axis {
 impl Axis {
     /// Tick positions for this axis: "nice" steps (1, 2, 2.5, 5 times a power of ten), at most
     /// `max_ticks`; on a log axis the powers of ten (with 2 and 5 when few decades show).
+    ///
+    /// A degenerate range (empty, reversed, NaN, infinite, or too narrow for its magnitude)
+    /// gets one tick at most, never a list that grows with the numbers.
     pub fn compute_ticks(&self, max_ticks: usize) -> Vec<f64> {
+        if !self.min.is_finite() || !self.max.is_finite() {
+            return if self.min.is_finite() {
+                vec![self.min]
+            } else {
+                vec![]
+            };
+        }
         if self.max.partial_cmp(&self.min) != Some(std::cmp::Ordering::Greater) {
             return vec![self.min];
         }
         if self.log && self.min > 0.0 {
+            // Finite positive ends: both exponents lie within the range of f64 (-324..308).
             let (a, b) = (
                 self.min.log10().ceil() as i32,
                 self.max.log10().floor() as i32,
             );
             let mults: &[f64] = if b - a < 3 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+            // Hundreds of decades (a degenerate range): every k-th power of ten.
+            let every = ((b - a) / (3 * max_ticks.max(1) as i32)).max(1) as usize;
             let mut v = Vec::new();
-            for e in (a - 1)..=b {
+            for e in ((a - 1)..=b).step_by(every) {
                 for m in mults {
                     let x = m * 10f64.powi(e);
                     if x >= self.min * (1.0 - 1e-9) && x <= self.max * (1.0 + 1e-9) {
@@ -196,8 +230,18 @@ impl Axis {
             .map(|m| m * mag)
             .find(|s| *s >= raw * (1.0 - 1e-9))
             .unwrap_or(10.0 * mag);
-        let first = (self.min / step - 1e-9).ceil() as i64;
-        let last = (self.max / step + 1e-9).floor() as i64;
+        if !(step.is_finite() && step > 0.0) {
+            // The range overflows (its width is not finite) or underflows (its step is 0).
+            return vec![self.min];
+        }
+        let first = (self.min / step - 1e-9).ceil();
+        let last = (self.max / step + 1e-9).floor();
+        // At most max_ticks + 1 steps fit in the range; more means the step is lost in the
+        // magnitude of the ends (1e20 to 1e20 + 1), where no tick can be told apart.
+        if !(first.is_finite() && last.is_finite()) || last - first > max_ticks as f64 + 2.0 {
+            return vec![self.min];
+        }
+        let (first, last) = (first as i64, last as i64);
         (first..=last).map(|k| k as f64 * step).collect()
     }
 }
@@ -594,6 +638,87 @@ type LatencyOf = fn(&crate::timeline::Sample) -> Option<f64>;
 mod tests {
     use super::*;
     use crate::units::UnitSystem;
+
+    /// `ChartKind::ALL` holds every kind once: the match below has no wildcard, so a new kind
+    /// does not compile until it has a place here (and so in `ALL`).
+    #[test]
+    fn all_chart_kinds_are_listed() {
+        let place = |k: ChartKind| match k {
+            ChartKind::ThroughputTime => 0,
+            ChartKind::ThroughputData => 1,
+            ChartKind::Latency => 2,
+            ChartKind::CompareTime => 3,
+            ChartKind::CompareData => 4,
+            ChartKind::ThroughputTimeZoom => 5,
+            ChartKind::ThroughputDataZoom => 6,
+            ChartKind::SweepIops => 7,
+            ChartKind::SweepLatency => 8,
+            ChartKind::SweepRwmix => 9,
+            ChartKind::Recovery => 10,
+            ChartKind::RecoveryBursts => 11,
+            ChartKind::HistoryCacheDate => 12,
+            ChartKind::HistoryRateDate => 13,
+            ChartKind::HistoryCacheWear => 14,
+            ChartKind::FillSweep => 15,
+            ChartKind::FillSweepBursts => 16,
+        };
+        for (i, k) in ChartKind::ALL.iter().enumerate() {
+            assert_eq!(place(*k), i, "{k:?}");
+        }
+    }
+
+    fn axis(min: f64, max: f64, log: bool) -> Axis {
+        Axis {
+            label: String::new(),
+            min,
+            max,
+            log,
+            ticks: vec![],
+        }
+    }
+
+    /// A degenerate range (empty, reversed, NaN, infinite, overflowing or underflowing) gets
+    /// at most a few finite ticks: a list of ticks never grows with the numbers (an axis up
+    /// to infinity on a log scale listed 2^31 powers of ten; one up to 5e-324 had a step of 0
+    /// and 2^63 ticks).
+    #[test]
+    fn degenerate_ranges_get_few_finite_ticks() {
+        let cases = [
+            (0.0, 0.0, false),
+            (1.0, 0.0, false),
+            (f64::NAN, 1.0, false),
+            (0.0, f64::NAN, false),
+            (0.0, f64::INFINITY, false),
+            (f64::NEG_INFINITY, f64::INFINITY, false),
+            (-f64::MAX, f64::MAX, false),
+            (0.0, 5e-324, false),
+            (0.0, 1e-320, false),
+            (1e20, 1e20 + 1e5, false),
+            (1e300, f64::MAX, false),
+            (1e-3, f64::INFINITY, true),
+            (f64::MIN_POSITIVE, f64::MAX, true),
+            (5e-324, 1e-300, true),
+            (0.0, 0.0, true),
+            (f64::NAN, f64::NAN, true),
+        ];
+        for (min, max, log) in cases {
+            let t = axis(min, max, log).compute_ticks(9);
+            assert!(t.len() <= 40, "{min}..{max} log {log}: {} ticks", t.len());
+            assert!(
+                t.iter().all(|v| v.is_finite()),
+                "{min}..{max} log {log}: {t:?}"
+            );
+        }
+        // Ordinary ranges keep their ticks.
+        assert_eq!(
+            axis(0.0, 1.04, false).compute_ticks(9),
+            (0..=5).map(|k| k as f64 * 0.2).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            axis(1.0, 1000.0, true).compute_ticks(9),
+            [1.0, 10.0, 100.0, 1000.0]
+        );
+    }
 
     #[test]
     fn labels_never_overlap() {
