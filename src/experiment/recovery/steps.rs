@@ -795,8 +795,14 @@ mod tests {
             &s.opts,
         );
         assert_sane_axes(&bursts, "recovery bursts");
-        crate::report::experiment_files::write_recovery_outputs(dir.path(), &sum, &[], &s.opts)
-            .unwrap();
+        crate::report::experiment_files::write_recovery_outputs(
+            dir.path(),
+            &sum,
+            &[],
+            &s.opts,
+            &mut || {},
+        )
+        .unwrap();
         for f in [
             "summary.json",
             "recovery.csv",
@@ -827,8 +833,14 @@ mod tests {
             &crate::report::experiments::fill_chart(&sum, &s.opts),
             "fill-sweep",
         );
-        crate::report::experiment_files::write_fill_outputs(dir.path(), &sum, &[], &s.opts)
-            .unwrap();
+        crate::report::experiment_files::write_fill_outputs(
+            dir.path(),
+            &sum,
+            &[],
+            &s.opts,
+            &mut || {},
+        )
+        .unwrap();
         for f in [
             "summary.json",
             "fill-sweep.csv",
