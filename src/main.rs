@@ -66,6 +66,7 @@ fn main() {
         Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
         Command::Runs(a) => slccache::commands::runs::run(a),
         Command::History(a) => slccache::commands::history::run(a),
+        Command::Db(a) => slccache::commands::db::run(a),
     };
     // Every folder a command finished, also when it failed or was interrupted. A run that could
     // not be recorded waits in the spool; it changes the exit code only under --require-record.
