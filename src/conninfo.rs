@@ -36,6 +36,9 @@ pub const KEYS: &[&str] = &[
     "target_session_attrs",
     "keepalives",
     "keepalives_idle",
+    // slccache's own: the schema the store's tables live in (default `slccache`); never
+    // handed to the server as a connection setting.
+    "schema",
 ];
 
 /// The environment variables libpq reads for each key.
@@ -342,6 +345,10 @@ pub fn display(s: &str) -> String {
             if let Some(d) = m.get("dbname") {
                 out.push('/');
                 out += &encode(d);
+            }
+            if let Some(sc) = m.get("schema") {
+                out += "?schema=";
+                out += &encode(sc);
             }
             out
         }
@@ -731,6 +738,33 @@ mod tests {
         assert_eq!(m["user"], "a b");
         assert!(parse("host=h password='open").is_err());
         assert!(parse("host=h colour=blue").is_err());
+    }
+
+    #[test]
+    fn the_schema_is_taken_in_both_forms_and_shown() {
+        assert_eq!(
+            parse("postgres://u@h/d?schema=lab_b").unwrap()["schema"],
+            "lab_b"
+        );
+        assert_eq!(
+            parse("host=h schema=lab_c dbname=d").unwrap()["schema"],
+            "lab_c"
+        );
+        assert_eq!(classify("schema=x host=h"), Ok(DbKind::Postgres));
+        assert_eq!(
+            display("postgres://u:pw@h/d?sslmode=require&schema=lab_b"),
+            "postgres://u@h/d?schema=lab_b"
+        );
+        // A service file may name it too.
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("svc.conf");
+        std::fs::write(&f, "[lab]\nhost=db.lab\nschema=fleet\n").unwrap();
+        let s = resolve_with(
+            "service=lab",
+            &[("PGSERVICEFILE", f.to_str().unwrap())],
+            None,
+        );
+        assert_eq!(s.get("schema"), Some("fleet"));
     }
 
     #[test]

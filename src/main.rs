@@ -66,6 +66,7 @@ fn main() {
         Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
         Command::Runs(a) => slccache::commands::runs::run(a),
         Command::History(a) => slccache::commands::history::run(a),
+        Command::Db(a) => slccache::commands::db::run(a),
     };
     // A folder written into with --force holds this run's outputs only: those an earlier run
     // left there that this one did not write again go (before the folder is recorded).

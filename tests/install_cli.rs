@@ -160,6 +160,7 @@ fn man_writes_one_page_per_subcommand() {
             "slccache-analyze.1",
             "slccache-compare.1",
             "slccache-completions.1",
+            "slccache-db.1",
             "slccache-fill-sweep.1",
             "slccache-history.1",
             "slccache-info.1",

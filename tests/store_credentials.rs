@@ -269,9 +269,9 @@ fn a_password_in_any_form_reaches_no_output_and_no_column() {
 
         // Every column of every row, and every stored file.
         let mut c = pg.admin(&db);
-        for table in ["runs", "run_files"] {
+        for table in ["runs", "run_files", "timeline", "slccache_schema"] {
             for r in c
-                .query(&format!("SELECT t::text FROM {table} t"), &[])
+                .query(&format!("SELECT t::text FROM slccache.{table} t"), &[])
                 .unwrap()
             {
                 assert_no_secret(&r.get::<_, String>(0), &format!("{name}: {table}"));
@@ -453,7 +453,7 @@ fn a_locked_table_never_holds_a_finished_run_for_long() {
     assert_eq!(code, Some(0), "{text}");
     let mut locker = pg.admin(&db);
     locker
-        .batch_execute("BEGIN; LOCK TABLE runs IN ACCESS EXCLUSIVE MODE")
+        .batch_execute("BEGIN; LOCK TABLE slccache.runs IN ACCESS EXCLUSIVE MODE")
         .unwrap();
     let t0 = std::time::Instant::now();
     let (code, text) = run(bin(w, &spool)

@@ -139,3 +139,59 @@ fn sigkill_while_recording_leaves_whole_runs() {
         .unwrap();
     assert_eq!(check, "ok");
 }
+
+/// An SQLite store of schema version 1 takes version 2 on its own (it only adds columns): the
+/// new columns filled from the summaries, and the compatible-with version, which every
+/// slccache reads from `slccache_schema.version`, left at 1, so slccache of version 1 goes on
+/// recording there (its rows without the new columns).
+#[test]
+fn a_version_1_sqlite_store_takes_version_2_and_older_writers_go_on() {
+    use assert_cmd::cargo::CommandCargoExt;
+    use slccache::store::schema;
+    let (_d, sim) = sim_folder();
+    let sim_b = _d.path().join("sim-b");
+    store_util::simulate_folder(&sim_b, "960evo-250g", 6);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("v1.db");
+    let loc = Location::Sqlite(db.clone());
+    let v1 = &schema::MIGRATIONS[..1];
+    Store::open_with(loc.connect().unwrap(), v1)
+        .unwrap()
+        .import_folder(&sim)
+        .unwrap();
+    let mut s = Store::open(&loc).unwrap();
+    assert_eq!(schema::read_version(s.backend()).unwrap(), 2);
+    drop(s);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let (version, bytes): (i64, Option<i64>) = c
+        .query_row(
+            "SELECT (SELECT MAX(version) FROM slccache_schema), bytes_written FROM runs \
+             WHERE id = 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(version, 1, "what slccache of version 1 reads");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sim.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(bytes, summary["totals"]["bytes"].as_i64());
+    assert!(bytes.unwrap() > 0);
+    // slccache of version 1 records into it, and this one reads what it wrote.
+    let id = Store::open_with(loc.connect().unwrap(), v1)
+        .unwrap()
+        .import_folder(&sim_b)
+        .unwrap()
+        .id();
+    let mut s = Store::open(&loc).unwrap();
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 2);
+    let back = dir.path().join("back");
+    s.export(id, &back).unwrap();
+    store_util::assert_same_folder(&sim_b, &back);
+    // `db migrate` on it has nothing left to do.
+    let mut c = std::process::Command::cargo_bin("slccache").unwrap();
+    let out = store_util::ok(c.arg("--db").arg(&db).args(["db", "migrate"]));
+    assert!(
+        out.contains("at schema version 2 already (2 runs)"),
+        "{out}"
+    );
+}

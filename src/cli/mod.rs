@@ -203,6 +203,34 @@ slccache history \"960 EVO\"     # no run with that serial: runs whose drive nam
 Writes history-cache-date, history-after-cache-date and (with SMART data) history-cache-wear \
 as PNG and SVG, and report.html.")]
     History(HistoryArgs),
+    /// The results store itself: create it, or bring it to this slccache's schema.
+    #[command(after_help = "Examples:\n  \
+slccache --db postgres://dba@db.example/lab db migrate   # as the store's owner, once\n  \
+slccache db migrate                                      # the default SQLite store\n\n\
+`db migrate` creates the store (on a server: its schema, `slccache` unless --db says \
+schema=NAME, and its tables and views), or takes every step up to this slccache's schema \
+version, also those older slccache cannot write after (it then stops recording there and asks \
+to be upgraded). A store of version 1 in `public` is moved into the schema. Steps that only \
+add are taken by any slccache on its own; this command is for the others, and for a DBA who \
+then grants the fleet's role INSERT and SELECT only (docs/DESIGN.md, the results library).")]
+    Db(DbArgs),
+}
+
+/// `slccache db`.
+#[derive(Debug, Clone, Args)]
+pub struct DbArgs {
+    /// What to do to the store.
+    #[command(subcommand)]
+    pub action: DbAction,
+}
+
+/// What `slccache db` does.
+#[derive(Debug, Clone, Subcommand)]
+pub enum DbAction {
+    /// Create the store, or bring it to this slccache's schema version (every step, also
+    /// those that stop older slccache from recording there); moves a version-1 store out of
+    /// `public` into its own schema.
+    Migrate,
 }
 
 /// `slccache completions`.

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod compare;
+pub mod db;
 pub mod fill_sweep;
 pub mod history;
 pub mod info;

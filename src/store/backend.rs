@@ -75,8 +75,35 @@ pub trait Backend: Send {
             Dialect::Postgres => format!("${i}"),
         }
     }
-    /// Whether a table of this name exists.
+    /// Whether a table of this name exists (in the store's schema, on a server).
     fn table_exists(&mut self, name: &str) -> Result<bool>;
+    /// The columns of a table: each name with its type as the database spells it, in lower
+    /// case (`text`, `bigint`, `timestamp with time zone`, `jsonb`; SQLite: the declared type).
+    /// Empty when there is no such table.
+    fn columns(&mut self, table: &str) -> Result<Vec<(String, String)>>;
+    /// PostgreSQL: the schema the store's tables are looked up and created in (the
+    /// connection's `search_path`). `None` for SQLite.
+    fn schema(&self) -> Option<String> {
+        None
+    }
+    /// PostgreSQL: the schema where a store of an older slccache would be (the one the role's
+    /// own `search_path` gives, `public` unless the role or the database set another), when
+    /// it differs from [`Backend::schema`] and `--db` named no schema. `None` for SQLite.
+    fn older_schema(&self) -> Option<String> {
+        None
+    }
+    /// PostgreSQL: looks up and creates the store's tables in `schema` from now on.
+    fn set_schema(&mut self, _schema: &str) -> Result<()> {
+        Ok(())
+    }
+    /// PostgreSQL: whether a table of this name exists in `schema`.
+    fn table_exists_in(&mut self, _schema: &str, _name: &str) -> Result<bool> {
+        Ok(false)
+    }
+    /// PostgreSQL: whether the schema exists. Always true for SQLite.
+    fn schema_exists(&mut self, _schema: &str) -> Result<bool> {
+        Ok(true)
+    }
     /// Starts a transaction that will write, holding the store's write lock from the start
     /// (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: a transaction-scoped advisory lock).
     fn begin_write(&mut self) -> Result<()>;
@@ -222,6 +249,13 @@ impl Backend for Sqlite {
         )?;
         Ok(n > 0)
     }
+    fn columns(&mut self, table: &str) -> Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn
+            .prepare("SELECT name, lower(type) FROM pragma_table_info(?1) ORDER BY cid")?;
+        let rows = st.query_map([table], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
     fn begin_write(&mut self) -> Result<()> {
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         Ok(())
@@ -288,6 +322,40 @@ const PG_LOCK_KEY: i64 = 0x736c_6363_6163_6865; // "slccache"
 /// A store on a PostgreSQL server.
 pub struct Postgres {
     client: postgres::Client,
+    /// The schema the store's tables are in (`search_path`).
+    schema: String,
+    /// Where an older slccache's store would be, when it is not `schema` and `--db` named none.
+    older_schema: Option<String>,
+}
+
+/// The schema a store's tables live in on a PostgreSQL server when `--db` names none
+/// (`?schema=NAME` in a URL, `schema=NAME` in a key=value string).
+pub const PG_DEFAULT_SCHEMA: &str = "slccache";
+
+/// The schema `--db` names, checked: lower-case letters, digits and `_`, starting with a
+/// letter or `_`, at most 63 bytes, not one of PostgreSQL's own (`pg_*`,
+/// `information_schema`). So it is written into SQL as it is, never quoted or escaped.
+pub fn check_schema_name(name: &str) -> std::result::Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 63
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !name.starts_with("pg_")
+        && name != "information_schema";
+    if ok {
+        Ok(())
+    } else {
+        Err(
+            "--db: schema is a name of lower-case letters, digits and _ (at most 63, not \
+             starting with a digit or pg_), such as slccache"
+                .into(),
+        )
+    }
 }
 
 /// libpq's `sslmode`, as slccache applies it.
@@ -346,6 +414,14 @@ impl Postgres {
         for n in &settings.notes {
             crate::note!("slccache: warning: {n}");
         }
+        // `schema` is slccache's own setting: taken out before the rest becomes the
+        // connection's configuration, so the server never sees it.
+        let mut settings = settings;
+        let (schema, named) = match settings.params.remove("schema") {
+            Some(n) => (n, true),
+            None => (PG_DEFAULT_SCHEMA.to_string(), false),
+        };
+        check_schema_name(&schema).map_err(|e| anyhow::Error::new(crate::error::UsageError(e)))?;
         let (cfg, tls) = config_of(&settings).map_err(|e| match e {
             ConfigError::Usage(m) => anyhow::Error::new(crate::error::UsageError(m)),
             ConfigError::Open(m) => open_err(&place, m),
@@ -375,7 +451,19 @@ impl Postgres {
                 ))
             }
         };
-        let mut set = format!("SET lock_timeout = {}", PG_LOCK_TIMEOUT.as_millis());
+        // Where the role's own search_path puts unqualified tables: where every slccache
+        // before the store had a schema of its own created its tables.
+        let home: Option<String> = client
+            .query_one("SELECT current_schema()::text", &[])
+            .map_err(|e| open_err(&place, connect_cause(&e, &settings)))?
+            .get(0);
+        let older_schema = home.filter(|h| !named && *h != schema);
+        // Times in UTC: `--since 2026-12-01` and the dashboards' days are UTC days.
+        let mut set = format!(
+            "SET search_path = {}; SET TIME ZONE 'UTC'; SET lock_timeout = {}",
+            quote_ident(&schema),
+            PG_LOCK_TIMEOUT.as_millis()
+        );
         if recording {
             set += &format!(
                 "; SET statement_timeout = {}",
@@ -385,7 +473,11 @@ impl Postgres {
         client
             .batch_execute(&set)
             .map_err(|e| open_err(&place, connect_cause(&e, &settings)))?;
-        Ok(Postgres { client })
+        Ok(Postgres {
+            client,
+            schema,
+            older_schema,
+        })
     }
 }
 
@@ -766,10 +858,50 @@ impl Backend for Postgres {
         Dialect::Postgres
     }
     fn table_exists(&mut self, name: &str) -> Result<bool> {
+        let schema = self.schema.clone();
+        self.table_exists_in(&schema, name)
+    }
+    fn columns(&mut self, table: &str) -> Result<Vec<(String, String)>> {
+        // The catalog, not information_schema: that one hides what the role has no rights on.
+        let rows = self.client.query(
+            "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod) \
+             FROM pg_catalog.pg_attribute a \
+             JOIN pg_catalog.pg_class c ON c.oid = a.attrelid \
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped \
+             ORDER BY a.attnum",
+            &[&self.schema, &table],
+        )?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1).to_lowercase()))
+            .collect())
+    }
+    fn schema(&self) -> Option<String> {
+        Some(self.schema.clone())
+    }
+    fn older_schema(&self) -> Option<String> {
+        self.older_schema.clone()
+    }
+    fn set_schema(&mut self, schema: &str) -> Result<()> {
+        self.client
+            .batch_execute(&format!("SET search_path = {}", quote_ident(schema)))?;
+        self.schema = schema.to_string();
+        Ok(())
+    }
+    fn table_exists_in(&mut self, schema: &str, name: &str) -> Result<bool> {
         let r = self.client.query_one(
-            "SELECT count(*) FROM information_schema.tables \
-             WHERE table_schema = current_schema() AND table_name = $1",
-            &[&name],
+            "SELECT count(*) FROM pg_catalog.pg_class c \
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
+            &[&schema, &name],
+        )?;
+        Ok(r.get::<_, i64>(0) > 0)
+    }
+    fn schema_exists(&mut self, schema: &str) -> Result<bool> {
+        let r = self.client.query_one(
+            "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1",
+            &[&schema],
         )?;
         Ok(r.get::<_, i64>(0) > 0)
     }
@@ -814,6 +946,12 @@ impl Backend for Postgres {
                     Val::Real(r.try_get(i)?)
                 } else if *t == Type::BYTEA {
                     Val::Blob(r.try_get(i)?)
+                } else if *t == Type::BOOL {
+                    Val::Int(r.try_get::<_, Option<bool>>(i)?.map(i64::from))
+                } else if *t == Type::TIMESTAMPTZ {
+                    Val::Text(r.try_get::<_, Option<PgTime>>(i)?.map(|x| x.0))
+                } else if *t == Type::JSONB || *t == Type::JSON {
+                    Val::Text(r.try_get::<_, Option<PgJson>>(i)?.map(|x| x.0))
                 } else {
                     Val::Text(r.try_get(i)?)
                 });
@@ -822,6 +960,84 @@ impl Backend for Postgres {
         }
         Ok(out)
     }
+}
+
+/// A `timestamptz` read as RFC 3339 text in UTC (`2026-02-15T10:00:00Z`, with as many
+/// fraction digits as it has: PostgreSQL keeps microseconds). Its binary form is the
+/// microseconds since 2000-01-01 00:00 UTC.
+struct PgTime(String);
+
+impl<'a> postgres::types::FromSql<'a> for PgTime {
+    fn from_sql(
+        _ty: &postgres::types::Type,
+        raw: &'a [u8],
+    ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let us = i64::from_be_bytes(raw.try_into()?);
+        let epoch = chrono::DateTime::from_timestamp(946_684_800, 0).expect("a valid time");
+        let t = epoch
+            .checked_add_signed(chrono::TimeDelta::microseconds(us))
+            .ok_or("a timestamptz out of range")?;
+        Ok(PgTime(
+            t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+        ))
+    }
+    fn accepts(ty: &postgres::types::Type) -> bool {
+        *ty == postgres::types::Type::TIMESTAMPTZ
+    }
+}
+
+/// A `jsonb` or `json` value read as its text (`jsonb`'s binary form is a version byte, 1,
+/// then the text).
+struct PgJson(String);
+
+impl<'a> postgres::types::FromSql<'a> for PgJson {
+    fn from_sql(
+        ty: &postgres::types::Type,
+        raw: &'a [u8],
+    ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        let text = if *ty == postgres::types::Type::JSONB {
+            match raw.split_first() {
+                Some((1, rest)) => rest,
+                _ => return Err("an unknown jsonb format".into()),
+            }
+        } else {
+            raw
+        };
+        Ok(PgJson(std::str::from_utf8(text)?.to_string()))
+    }
+    fn accepts(ty: &postgres::types::Type) -> bool {
+        *ty == postgres::types::Type::JSONB || *ty == postgres::types::Type::JSON
+    }
+}
+
+/// A placeholder for the `i`-th value (from 1) bound to a column of type `column_type` (as
+/// [`Backend::columns`] spells it). Values are bound as text, integers, doubles or bytes; on
+/// PostgreSQL a `timestamptz` or `jsonb` column takes its text through a cast
+/// (`CAST($1 AS TEXT)::timestamptz`), SQLite takes the text as it is.
+pub fn typed_placeholder(d: Dialect, i: usize, column_type: &str) -> String {
+    match d {
+        Dialect::Sqlite => format!("?{i}"),
+        Dialect::Postgres => match column_type {
+            "timestamp with time zone" => format!("CAST(${i} AS TEXT)::timestamptz"),
+            "jsonb" | "json" => format!("CAST(${i} AS TEXT)::{column_type}"),
+            _ => format!("${i}"),
+        },
+    }
+}
+
+/// A name as an SQL identifier: in double quotes, a quote inside doubled.
+pub fn quote_ident(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Whether an error is PostgreSQL's "permission denied" (SQLSTATE 42501): the role may not do
+/// what was asked (create or alter the store's tables).
+pub fn is_permission_denied(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<postgres::Error>()
+            .and_then(postgres::Error::code)
+            == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE)
+    })
 }
 
 fn pg_params(params: &[Val]) -> Vec<Box<dyn postgres::types::ToSql + Sync>> {

@@ -34,16 +34,47 @@ use crate::units::UnitSystem;
 /// Why a store could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The store was written by a newer slccache.
+    /// The store was changed by a newer slccache in a way this one cannot write.
     #[error(
-        "the store has schema version {found}, newer than this slccache's {supported}: \
-         upgrade slccache (the store was left unchanged)"
+        "the store has schema version {found} and takes runs from slccache of schema version \
+         {writers_from} on, newer than this slccache's {supported}: upgrade slccache (the store \
+         was left unchanged)"
     )]
     NewerSchema {
         /// Version in the store.
         found: i64,
+        /// The oldest schema version that may write into it.
+        writers_from: i64,
         /// Highest version this build knows.
         supported: i64,
+    },
+    /// The store is older than this slccache, and the step up is one that older clients
+    /// cannot live with: only `slccache db migrate` takes it.
+    #[error(
+        "the store has schema version {found}; this slccache writes version {needed} and does \
+         not take that step on its own, as slccache of older versions could no longer record \
+         there: run `slccache db migrate` (the same --db, as the store's owner) once every \
+         host that records there runs this slccache (the store was left unchanged)"
+    )]
+    StaleSchema {
+        /// Version in the store.
+        found: i64,
+        /// The version this build writes.
+        needed: i64,
+    },
+    /// The schema named holds only the version table that `slccache db migrate` left there
+    /// when it moved the store.
+    #[error(
+        "the store's tables were moved out of schema {from}{} by `slccache db migrate`: leave \
+         schema= out of --db{}",
+        to.as_ref().map(|t| format!(" into {t}")).unwrap_or_default(),
+        to.as_ref().map(|t| format!(" or give schema={t}")).unwrap_or_default()
+    )]
+    Moved {
+        /// The schema named.
+        from: String,
+        /// Where the tables went.
+        to: Option<String>,
     },
     /// The store could not be opened.
     #[error("cannot use the results store {place}: {cause}")]
@@ -230,6 +261,11 @@ impl Recorded {
 /// An open store.
 pub struct Store {
     b: Box<dyn Backend>,
+    /// The columns of `runs` with their types: a run is written with the columns the store
+    /// has, in the types it has them (a store of an older or a newer version alike).
+    runs_columns: Vec<(String, String)>,
+    /// Whether the store keeps timelines as rows (table `timeline`, PostgreSQL).
+    timeline_rows: bool,
 }
 
 const ROW_COLUMNS: &str = "id, kind, COALESCE(started_at, recorded_at), recorded_at, model, \
@@ -289,7 +325,31 @@ impl Store {
     /// lists to check migration and refusal).
     pub fn open_with(mut b: Box<dyn Backend>, migrations: &[schema::Migration]) -> Result<Store> {
         schema::migrate(b.as_mut(), migrations)?;
-        Ok(Store { b })
+        let runs_columns = b.columns("runs")?;
+        let timeline_rows = b.table_exists("timeline")?;
+        Ok(Store {
+            b,
+            runs_columns,
+            timeline_rows,
+        })
+    }
+
+    /// `slccache db migrate` on a connected backend: creates the store or brings it to the
+    /// last version of `migrations`, moving a version-1 store into its schema on a server
+    /// (see [`schema::migrate_explicit`]).
+    pub fn migrate_explicit(
+        mut b: Box<dyn Backend>,
+        migrations: &[schema::Migration],
+    ) -> Result<schema::MigrateReport> {
+        schema::migrate_explicit(b.as_mut(), migrations)
+    }
+
+    /// The type of column `name` of `runs` (`None`: the store has no such column).
+    fn column_type(&self, name: &str) -> Option<&str> {
+        self.runs_columns
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
     }
 
     /// The backend, for tests and tools that need raw SQL.
@@ -343,40 +403,79 @@ impl Store {
                 .display()
                 .to_string(),
         };
-        let ph: Vec<String> = (1..=24).map(|i| self.b.placeholder(i)).collect();
-        let insert = format!(
-            "INSERT INTO runs (content_hash, kind, recorded_at, started_at, interrupted, model, \
-             serial, firmware, capacity_bytes, target, label, host, cache_bytes, \
-             cache_low_bytes, cache_high_bytes, cache_lower_bound_bytes, \
-             in_cache_bytes_per_sec, after_cache_bytes_per_sec, data_units_written, \
-             percentage_used, source_dir, render, summary) VALUES ({}) RETURNING id",
-            ph[..23].join(", ")
-        );
-        let params = vec![
-            Val::Text(Some(hash.clone())),
-            Val::Text(Some(kind)),
-            Val::Text(Some(now_rfc3339())),
-            Val::Text(f.started_at),
-            Val::Int(Some(i64::from(f.interrupted))),
-            Val::Text(f.model),
-            Val::Text(f.serial),
-            Val::Text(f.firmware),
-            Val::Int(f.capacity_bytes),
-            Val::Text(f.target),
-            Val::Text(f.label),
-            Val::Text(opts.host.clone()),
-            Val::Int(f.cache_bytes),
-            Val::Int(f.cache_low_bytes),
-            Val::Int(f.cache_high_bytes),
-            Val::Int(f.cache_lower_bound_bytes),
-            Val::Real(f.in_rate),
-            Val::Real(f.after_rate),
-            Val::Int(f.data_units_written),
-            Val::Int(f.percentage_used),
-            Val::Text(Some(source)),
-            Val::Text(render.as_ref().map(serde_json::to_string).transpose()?),
-            Val::Text(Some(summary_text)),
+        let ph: Vec<String> = (1..=3).map(|i| self.b.placeholder(i)).collect();
+        let typed = |t: Option<&str>| t == Some("timestamp with time zone");
+        let started_at = if typed(self.column_type("started_at")) {
+            f.started_at.as_deref().and_then(rfc3339_utc)
+        } else {
+            f.started_at.clone()
+        };
+        let summary_value = match self.column_type("summary") {
+            // What jsonb cannot hold (a NUL in a string) stays in summary_text alone.
+            Some("jsonb") if summary_text.contains("\\u0000") => None,
+            _ => Some(summary_text.clone()),
+        };
+        let values: Vec<(&str, Val)> = vec![
+            ("content_hash", Val::Text(Some(hash.clone()))),
+            ("kind", Val::Text(Some(kind))),
+            ("recorded_at", Val::Text(Some(now_rfc3339()))),
+            ("started_at", Val::Text(started_at)),
+            ("interrupted", Val::Int(Some(i64::from(f.interrupted)))),
+            ("model", Val::Text(f.model)),
+            ("serial", Val::Text(f.serial)),
+            ("firmware", Val::Text(f.firmware)),
+            ("capacity_bytes", Val::Int(f.capacity_bytes)),
+            ("target", Val::Text(f.target)),
+            ("label", Val::Text(f.label)),
+            ("host", Val::Text(opts.host.clone())),
+            ("cache_bytes", Val::Int(f.cache_bytes)),
+            ("cache_low_bytes", Val::Int(f.cache_low_bytes)),
+            ("cache_high_bytes", Val::Int(f.cache_high_bytes)),
+            (
+                "cache_lower_bound_bytes",
+                Val::Int(f.cache_lower_bound_bytes),
+            ),
+            ("in_cache_bytes_per_sec", Val::Real(f.in_rate)),
+            ("after_cache_bytes_per_sec", Val::Real(f.after_rate)),
+            ("data_units_written", Val::Int(f.data_units_written)),
+            ("percentage_used", Val::Int(f.percentage_used)),
+            ("source_dir", Val::Text(Some(source))),
+            (
+                "render",
+                Val::Text(render.as_ref().map(serde_json::to_string).transpose()?),
+            ),
+            ("summary", Val::Text(summary_value)),
+            ("summary_text", Val::Text(Some(summary_text.clone()))),
+            ("bytes_written", Val::Int(f.bytes_written)),
+            ("tags", Val::Text(f.tags)),
         ];
+        // The columns this store has (an older one lacks the newest), each in its type.
+        let mut names = Vec::new();
+        let mut marks = Vec::new();
+        let mut params = Vec::new();
+        for (name, v) in values {
+            if let Some(t) = self.column_type(name) {
+                params.push(v);
+                names.push(name);
+                marks.push(backend::typed_placeholder(
+                    self.b.dialect(),
+                    params.len(),
+                    t,
+                ));
+            }
+        }
+        let insert = format!(
+            "INSERT INTO runs ({}) VALUES ({}) RETURNING id",
+            names.join(", "),
+            marks.join(", ")
+        );
+        let timeline = if self.timeline_rows {
+            folder
+                .get("timeline.csv")
+                .and_then(|csv| timeline_samples(csv).ok())
+        } else {
+            None
+        };
         let file_sql = format!(
             "INSERT INTO run_files (run_id, name, data) VALUES ({}, {}, {})",
             ph[0], ph[1], ph[2]
@@ -404,6 +503,9 @@ impl Store {
                         Val::Blob(Some(data.clone())),
                     ],
                 )?;
+            }
+            if let Some(samples) = &timeline {
+                insert_timeline(self.b.as_mut(), id, samples)?;
             }
             Ok(Recorded::New(id))
         })();
@@ -453,7 +555,11 @@ impl Store {
             params.push(Val::Text(Some(normalize_since(s)?)));
             conds.push(format!(
                 "COALESCE(started_at, recorded_at) >= {}",
-                self.b.placeholder(params.len())
+                backend::typed_placeholder(
+                    self.b.dialect(),
+                    params.len(),
+                    self.column_type("started_at").unwrap_or_default()
+                )
             ));
         }
         let mut sql = format!("SELECT {ROW_COLUMNS} FROM runs");
@@ -469,8 +575,14 @@ impl Store {
     /// Everything stored for run `id`.
     pub fn get(&mut self, id: i64) -> Result<StoredRun> {
         let p = self.b.placeholder(1);
+        // The summary verbatim: `summary_text` where `summary` is jsonb (which keeps neither
+        // the spacing nor the order of keys).
+        let summary = match self.column_type("summary_text") {
+            Some(_) => "summary_text",
+            None => "summary",
+        };
         let rows = self.b.query(
-            &format!("SELECT {ROW_COLUMNS}, summary, render FROM runs WHERE id = {p}"),
+            &format!("SELECT {ROW_COLUMNS}, {summary}, render FROM runs WHERE id = {p}"),
             &[Val::Int(Some(id))],
         )?;
         let r = rows.first().ok_or(StoreError::NoSuchRun(id))?;
@@ -665,6 +777,9 @@ struct Fields {
     after_rate: Option<f64>,
     data_units_written: Option<i64>,
     percentage_used: Option<i64>,
+    bytes_written: Option<i64>,
+    /// JSON text: the run's tags (an array or an object), where the summary has them.
+    tags: Option<String>,
 }
 
 fn int(v: &serde_json::Value) -> Option<i64> {
@@ -707,8 +822,134 @@ impl Fields {
             after_rate: cliff["after_bytes_per_sec"].as_f64(),
             data_units_written: int(&smart["data_units_written"]),
             percentage_used: int(&smart["percentage_used"]),
+            bytes_written: int(&s["totals"]["bytes"]),
+            tags: [&s["origin"]["tags"], &s["run"]["tags"], &s["tags"]]
+                .into_iter()
+                .find(|t| t.is_array() || t.is_object())
+                .map(|t| t.to_string()),
         }
     }
+}
+
+/// An RFC 3339 time as a `timestamptz` takes it (UTC, to the nanosecond: the server rounds it
+/// to its microseconds); `None` for text that is no such time (an imported folder's).
+fn rfc3339_utc(s: &str) -> Option<String> {
+    chrono::DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        })
+}
+
+/// A stored `timeline.csv` read as samples (slccache's own CSV).
+fn timeline_samples(csv: &[u8]) -> Result<Vec<crate::timeline::Sample>> {
+    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
+    Ok(crate::timeline::read_slccache_csv(text, "timeline.csv")?)
+}
+
+/// Rows of `timeline` per statement (7 values each: well under PostgreSQL's 65,535
+/// parameters).
+const TIMELINE_ROWS_PER_INSERT: usize = 1000;
+
+/// Writes a run's timeline as rows of `timeline` (`n` counts the samples from 0), in
+/// statements of [`TIMELINE_ROWS_PER_INSERT`] rows.
+fn insert_timeline(
+    b: &mut dyn Backend,
+    run_id: i64,
+    samples: &[crate::timeline::Sample],
+) -> Result<()> {
+    for (chunk_no, chunk) in samples.chunks(TIMELINE_ROWS_PER_INSERT).enumerate() {
+        let mut marks = Vec::with_capacity(chunk.len());
+        let mut params = Vec::with_capacity(chunk.len() * 7);
+        for (i, s) in chunk.iter().enumerate() {
+            let n = (chunk_no * TIMELINE_ROWS_PER_INSERT + i) as i64;
+            let base = params.len();
+            marks.push(format!(
+                "({})",
+                (1..=7)
+                    .map(|k| b.placeholder(base + k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            params.extend([
+                Val::Int(Some(run_id)),
+                Val::Int(Some(n)),
+                Val::Real(Some(s.t_s)),
+                Val::Int(Some(i64::try_from(s.bytes).unwrap_or(i64::MAX))),
+                Val::Real(Some(s.bytes_per_sec)),
+                Val::Real(s.lat_p99_us),
+                Val::Real(s.temp_c),
+            ]);
+        }
+        b.execute(
+            &format!(
+                "INSERT INTO timeline (run_id, n, t_s, bytes, bytes_per_sec, lat_p99_us, \
+                 temp_c) VALUES {}",
+                marks.join(", ")
+            ),
+            &params,
+        )?;
+    }
+    Ok(())
+}
+
+/// Schema version 2's fill: bytes written and tags of every run read from its summary, and,
+/// where the store keeps timelines as rows, each run's stored `timeline.csv` written as rows.
+pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
+    let cols = b.columns("runs")?;
+    let col = |n: &str| cols.iter().find(|(c, _)| c == n).map(|(_, t)| t.clone());
+    let summary = if col("summary_text").is_some() {
+        "summary_text"
+    } else {
+        "summary"
+    };
+    let d = b.dialect();
+    let p = |i| b.placeholder(i);
+    let set = format!(
+        "UPDATE runs SET bytes_written = {}, tags = {} WHERE id = {}",
+        p(1),
+        backend::typed_placeholder(d, 2, &col("tags").unwrap_or_default()),
+        p(3)
+    );
+    let one = format!("SELECT {summary} FROM runs WHERE id = {}", p(1));
+    let csv = format!(
+        "SELECT data FROM run_files WHERE run_id = {} AND name = 'timeline.csv'",
+        p(1)
+    );
+    let rows = b.table_exists("timeline")?;
+    let ids: Vec<i64> = b
+        .query("SELECT id FROM runs ORDER BY id", &[])?
+        .iter()
+        .filter_map(|r| r[0].as_i64())
+        .collect();
+    for id in ids {
+        let text = b.query(&one, &[Val::Int(Some(id))])?;
+        let text = text.first().and_then(|r| r[0].as_str()).unwrap_or_default();
+        let f = serde_json::from_str(text)
+            .map(|v: serde_json::Value| Fields::of(&v))
+            .unwrap_or_default();
+        b.execute(
+            &set,
+            &[
+                Val::Int(f.bytes_written),
+                Val::Text(f.tags),
+                Val::Int(Some(id)),
+            ],
+        )?;
+        if rows {
+            let data = b.query(&csv, &[Val::Int(Some(id))])?;
+            if let Some(bytes) = data.first().and_then(|r| r[0].as_bytes()) {
+                let samples = inflate(bytes)
+                    .ok()
+                    .and_then(|raw| timeline_samples(&raw).ok());
+                if let Some(s) = samples {
+                    insert_timeline(b, id, &s)?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn row_of(r: &[Val]) -> RunRow {

@@ -147,6 +147,10 @@ pub const CASES: &[(&str, Case)] = &[
         "migration_runs_in_one_transaction",
         migration_runs_in_one_transaction,
     ),
+    (
+        "a_breaking_step_waits_for_db_migrate",
+        a_breaking_step_waits_for_db_migrate,
+    ),
     ("four_recorders_at_once", four_recorders_at_once),
 ];
 
@@ -398,51 +402,132 @@ fn newer_schema_is_refused_unchanged(loc: &Location, fx: &Fixtures, _work: &Path
     assert_eq!(n[0][0].as_i64(), Some(1));
 }
 
-/// A v1 store migrates to a (test-only) v2 in place, keeping its runs; a migration that fails
-/// half-way leaves the store at v1 with nothing of the step applied.
-fn migration_runs_in_one_transaction(loc: &Location, fx: &Fixtures, _work: &Path) {
-    let v1 = schema::MIGRATIONS;
-    {
-        let mut s = Store::open_with(loc.connect().unwrap(), v1).unwrap();
-        s.import_folder(&fx.sim_a).unwrap();
-    }
-    let broken: Vec<schema::Migration> = v1
+/// The version after this build's, for test-only steps.
+const NEXT: i64 = schema::SCHEMA_VERSION + 1;
+
+/// This build's migrations and then `extra`.
+fn with(extra: &[schema::Migration]) -> Vec<schema::Migration> {
+    schema::MIGRATIONS
         .iter()
         .copied()
-        .chain([schema::Migration {
-            to: 2,
-            statements: &[
-                "ALTER TABLE runs ADD COLUMN half_done TEXT",
-                "THIS IS NOT SQL",
-            ],
-        }])
-        .collect();
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// A (test-only) step that only adds.
+fn adds(statements: &'static [&'static str]) -> schema::Migration {
+    schema::Migration {
+        to: NEXT,
+        sqlite: schema::Compat::Adds,
+        postgres: schema::Compat::Adds,
+        statements,
+        fill: None,
+    }
+}
+
+/// A store migrates to a (test-only) next version in place, keeping its runs; a migration that
+/// fails half-way leaves the store at its version with nothing of the step applied. The next
+/// version only added a column, so this build goes on writing the store, one step newer than
+/// itself.
+fn migration_runs_in_one_transaction(loc: &Location, fx: &Fixtures, work: &Path) {
+    {
+        let mut s = Store::open(loc).unwrap();
+        s.import_folder(&fx.sim_a).unwrap();
+    }
+    let broken = with(&[adds(&[
+        "ALTER TABLE runs ADD COLUMN half_done TEXT",
+        "THIS IS NOT SQL",
+    ])]);
     assert!(Store::open_with(loc.connect().unwrap(), &broken).is_err());
     let mut raw = loc.connect().unwrap();
-    assert_eq!(schema::read_version(raw.as_mut()).unwrap(), 1);
+    assert_eq!(
+        schema::read_version(raw.as_mut()).unwrap(),
+        schema::SCHEMA_VERSION
+    );
     assert!(
         raw.query("SELECT half_done FROM runs", &[]).is_err(),
         "the failed step's column must be rolled back"
     );
     drop(raw);
-    let v2: Vec<schema::Migration> = v1
-        .iter()
-        .copied()
-        .chain([schema::Migration {
-            to: 2,
-            statements: &["ALTER TABLE runs ADD COLUMN note TEXT"],
-        }])
-        .collect();
-    let mut s = Store::open_with(loc.connect().unwrap(), &v2).unwrap();
-    assert_eq!(schema::read_version(s.backend()).unwrap(), 2);
+    let next = with(&[adds(&["ALTER TABLE runs ADD COLUMN note TEXT"])]);
+    let mut s = Store::open_with(loc.connect().unwrap(), &next).unwrap();
+    assert_eq!(schema::read_version(s.backend()).unwrap(), NEXT);
     let rows = s
         .backend()
         .query("SELECT note, kind FROM runs", &[])
         .unwrap();
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0][1], Val::Text(Some("simulate".into())));
-    // This build now refuses the store it cannot read.
-    assert!(Store::open(loc).is_err());
+    drop(s);
+    // Not refused: the step only added, so the compatible-with version stayed.
+    let mut s = Store::open(loc).unwrap();
+    let b = s.import_folder(&fx.sim_b).unwrap();
+    assert!(b.is_new());
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 2);
+    let back = work.join("back-b");
+    s.export(b.id(), &back).unwrap();
+    super::assert_same_folder(&fx.sim_b, &back);
+}
+
+/// A step that breaks older clients is taken only by `db migrate`: until then a client that
+/// knows it refuses the store as stale (the message names the command) and leaves it as it
+/// was. Once taken, this build, older than the store now, is refused ("upgrade slccache").
+fn a_breaking_step_waits_for_db_migrate(loc: &Location, fx: &Fixtures, _work: &Path) {
+    {
+        let mut s = Store::open(loc).unwrap();
+        s.import_folder(&fx.sim_a).unwrap();
+    }
+    let breaking = with(&[schema::Migration {
+        to: NEXT,
+        sqlite: schema::Compat::Breaks { in_place: false },
+        postgres: schema::Compat::Breaks { in_place: false },
+        statements: &["ALTER TABLE runs ADD COLUMN rack TEXT"],
+        fill: None,
+    }]);
+    let e = Store::open_with(loc.connect().unwrap(), &breaking)
+        .err()
+        .expect("a stale store must be refused");
+    let msg = format!("{e:#}");
+    assert!(
+        matches!(e.downcast_ref(), Some(StoreError::StaleSchema { .. }))
+            && msg.contains("slccache db migrate"),
+        "{msg}"
+    );
+    let mut raw = loc.connect().unwrap();
+    assert_eq!(
+        schema::read_versions(raw.as_mut()).unwrap(),
+        schema::Versions {
+            tables: schema::SCHEMA_VERSION,
+            writers_from: schema::MIGRATIONS
+                .iter()
+                .filter(|m| m.compat(raw.dialect()) != schema::Compat::Adds)
+                .map(|m| m.to)
+                .max()
+                .unwrap(),
+        }
+    );
+    assert!(raw.query("SELECT rack FROM runs", &[]).is_err());
+    drop(raw);
+    let r = Store::migrate_explicit(loc.connect().unwrap(), &breaking).unwrap();
+    assert_eq!(r.before.tables, schema::SCHEMA_VERSION);
+    assert_eq!(
+        r.after,
+        schema::Versions {
+            tables: NEXT,
+            writers_from: NEXT
+        }
+    );
+    assert_eq!(r.runs, 1);
+    let mut s = Store::open_with(loc.connect().unwrap(), &breaking).unwrap();
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 1);
+    drop(s);
+    let e = Store::open(loc).err().expect("now newer than this build");
+    let msg = format!("{e:#}");
+    assert!(
+        matches!(e.downcast_ref(), Some(StoreError::NewerSchema { .. }))
+            && msg.contains("upgrade slccache"),
+        "{msg}"
+    );
 }
 
 /// Four recorders open one new store and record at the same moment; all four runs are in.
