@@ -50,6 +50,25 @@ pub struct Cli {
     /// same, and a copy waits for `runs import --pending`); also SLCCACHE_REQUIRE_RECORD=1.
     #[arg(long, global = true)]
     pub require_record: bool,
+    /// The host a run records as its origin (in summary.json and the store) [default:
+    /// $SLCCACHE_HOST, else the machine's name]. For `runs` and `history`: only runs whose
+    /// host contains this text (any case).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub host: Option<String>,
+    /// A tag of the run, KEY=VALUE (lab, rack, firmware, ticket; KEY of letters, digits, _ - .),
+    /// repeatable: in summary.json and the store. For `runs` and `history`: only runs with
+    /// every tag given.
+    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// The global `--host` and `--tag`, for the commands that read the store (filters there).
+#[derive(Debug, Clone, Default)]
+pub struct OriginArgs {
+    /// `--host`.
+    pub host: Option<String>,
+    /// `--tag`, as given.
+    pub tags: Vec<String>,
 }
 
 /// Subcommands.
@@ -689,9 +708,6 @@ pub struct RunsArgs {
     /// Only runs of the drive with this serial number.
     #[arg(long)]
     pub serial: Option<String>,
-    /// Only runs made on this host.
-    #[arg(long)]
-    pub host: Option<String>,
     /// Only runs on or after this date (2026-12-01) or time (2026-12-01T10:00:00Z).
     #[arg(long)]
     pub since: Option<String>,

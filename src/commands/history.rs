@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::cli::HistoryArgs;
+use crate::cli::{HistoryArgs, OriginArgs};
 use crate::report::experiment_files::write_history_outputs;
 use crate::report::experiments::HistoryPoint;
 use crate::report::{parse_png_size, ReportOptions};
@@ -12,8 +12,9 @@ use crate::store::{recorder, Filter, RunRow, Store};
 /// NVMe data units are 1000 sectors of 512 bytes.
 const DATA_UNIT_BYTES: f64 = 512_000.0;
 
-/// Runs `slccache history`.
-pub fn run(args: HistoryArgs) -> Result<()> {
+/// Runs `slccache history`; `sel` holds the global `--host` and `--tag` (only runs of those
+/// hosts, with those tags).
+pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let opts = ReportOptions {
         units: args.output.units,
         png_size: parse_png_size(&args.output.png_size)?,
@@ -24,14 +25,19 @@ pub fn run(args: HistoryArgs) -> Result<()> {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
     let mut store = Store::open_existing(&loc)?;
+    let base = Filter {
+        host: sel.host.clone(),
+        tags: crate::origin::parse_tags(&sel.tags)?,
+        ..Filter::default()
+    };
     let mut rows = store.list(&Filter {
         serial: Some(args.serial.clone()),
-        ..Filter::default()
+        ..base.clone()
     })?;
     if rows.is_empty() {
         rows = store.list(&Filter {
             drive: Some(args.serial.clone()),
-            ..Filter::default()
+            ..base.clone()
         })?;
     }
     if rows.is_empty() {

@@ -3,13 +3,33 @@
 
 use anyhow::{Context, Result};
 
-use crate::cli::{RunsAction, RunsArgs};
+use crate::cli::{OriginArgs, RunsAction, RunsArgs};
 use crate::store::recorder;
 use crate::store::{Filter, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
-/// Runs `slccache runs`.
-pub fn run(args: RunsArgs) -> Result<()> {
+/// The listing's filters from the flags (`--host` and `--tag` are global).
+fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
+    if let Some(k) = &args.kind {
+        if !KINDS.contains(&k.as_str()) {
+            return Err(crate::error::usage(format!(
+                "--kind '{k}': give one of {}",
+                KINDS.join(", ")
+            )));
+        }
+    }
+    Ok(Filter {
+        drive: args.drive.clone(),
+        serial: args.serial.clone(),
+        host: sel.host.clone(),
+        tags: crate::origin::parse_tags(&sel.tags)?,
+        since: args.since.clone(),
+        kind: args.kind.clone(),
+    })
+}
+
+/// Runs `slccache runs`; `sel` holds the global `--host` and `--tag` (filters here).
+pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     let loc = recorder::location().ok_or_else(|| {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
@@ -22,21 +42,7 @@ pub fn run(args: RunsArgs) -> Result<()> {
     };
     let text = match &args.action {
         None => {
-            if let Some(k) = &args.kind {
-                if !KINDS.contains(&k.as_str()) {
-                    return Err(crate::error::usage(format!(
-                        "--kind '{k}': give one of {}",
-                        KINDS.join(", ")
-                    )));
-                }
-            }
-            let rows = store.list(&Filter {
-                drive: args.drive.clone(),
-                serial: args.serial.clone(),
-                host: args.host.clone(),
-                since: args.since.clone(),
-                kind: args.kind.clone(),
-            })?;
+            let rows = store.list(&filter(&args, sel)?)?;
             if let Some(dir) = &args.html {
                 library_page(&mut store, &rows, dir, &place)?
             } else if args.json {
@@ -58,6 +64,9 @@ pub fn run(args: RunsArgs) -> Result<()> {
                 r.row.source_dir.as_deref().unwrap_or("-"),
                 r.files.keys().cloned().collect::<Vec<_>>().join(", ")
             );
+            if !r.row.tags.is_empty() {
+                s += &format!("tags: {}\n", tags_text(&r.row.tags).replace(';', ", "));
+            }
             if r.render.is_some() {
                 s += "charts and reports: drawn again on export\n";
             }
@@ -253,6 +262,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
     s
 }
 
+/// Tags as `key=value` pairs separated by `;`, keys in order.
+fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {
+    tags.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// The listing as CSV (SI base units: bytes, bytes per second).
 pub fn csv_text(rows: &[RunRow]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -275,6 +292,7 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         "data_units_written",
         "percentage_used",
         "interrupted",
+        "tags",
     ])?;
     let o = |v: &Option<String>| v.clone().unwrap_or_default();
     let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
@@ -299,6 +317,7 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
             i(r.data_units_written),
             i(r.percentage_used),
             r.interrupted.to_string(),
+            tags_text(&r.tags),
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)

@@ -123,7 +123,8 @@ pub struct RecordOptions {
     /// simulate or analyze run are not stored but drawn again on export. Without them
     /// (imports), every file is stored.
     pub render: Option<RenderOptions>,
-    /// The name of the machine that ran it (`None` for imports: not known).
+    /// The name of the machine that ran it, where its `summary.json` has no `origin` (older
+    /// folders); `None`: not known.
     pub host: Option<String>,
     /// The folder the run was written to, when it is recorded from a copy (a spooled run);
     /// `None`: the folder recorded.
@@ -131,7 +132,7 @@ pub struct RecordOptions {
 }
 
 /// One run as listed: the row without its summary and files.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunRow {
     /// Run id.
     pub id: i64,
@@ -175,6 +176,8 @@ pub struct RunRow {
     pub interrupted: bool,
     /// The folder it was recorded from.
     pub source_dir: Option<String>,
+    /// The lab's tags (`origin.tags` of its summary.json; none for older runs).
+    pub tags: BTreeMap<String, String>,
 }
 
 /// Filters for [`Store::list`]; all given ones must match.
@@ -184,8 +187,10 @@ pub struct Filter {
     pub drive: Option<String>,
     /// Serial, exactly.
     pub serial: Option<String>,
-    /// Host, exactly.
+    /// Part of the host's name, any case.
     pub host: Option<String>,
+    /// Tags the run must have, each with exactly this value.
+    pub tags: BTreeMap<String, String>,
     /// Runs on or after this date (`YYYY-MM-DD` or RFC 3339).
     pub since: Option<String>,
     /// Kind of run.
@@ -236,6 +241,16 @@ const ROW_COLUMNS: &str = "id, kind, COALESCE(started_at, recorded_at), recorded
     serial, firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes, \
     cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec, \
     after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir";
+
+/// The listing's columns: [`ROW_COLUMNS`] and the tags, read from the stored summary (no
+/// column of their own).
+fn row_columns(d: Dialect) -> String {
+    let tags = match d {
+        Dialect::Sqlite => "json_extract(summary, '$.origin.tags')",
+        Dialect::Postgres => "(summary::jsonb -> 'origin' -> 'tags')::text",
+    };
+    format!("{ROW_COLUMNS}, {tags}")
+}
 
 /// The kinds of run (`--kind`).
 pub const KINDS: &[&str] = &[
@@ -335,6 +350,11 @@ impl Store {
             .map(|(n, d)| Ok((n.clone(), deflate(d)?)))
             .collect::<Result<_>>()?;
         let f = Fields::of(&summary);
+        // The host its summary names (every run since `origin` exists), else the one given.
+        let host = crate::origin::of_summary(&summary)
+            .map(|o| o.host)
+            .filter(|h| !h.trim().is_empty())
+            .or_else(|| opts.host.clone());
         let source = match &opts.source_dir {
             Some(s) => s.display().to_string(),
             None => dir
@@ -364,7 +384,7 @@ impl Store {
             Val::Int(f.capacity_bytes),
             Val::Text(f.target),
             Val::Text(f.label),
-            Val::Text(opts.host.clone()),
+            Val::Text(host),
             Val::Int(f.cache_bytes),
             Val::Int(f.cache_low_bytes),
             Val::Int(f.cache_high_bytes),
@@ -432,18 +452,7 @@ impl Store {
     pub fn list(&mut self, f: &Filter) -> Result<Vec<RunRow>> {
         let mut conds = Vec::new();
         let mut params = Vec::new();
-        let like = match self.b.dialect() {
-            Dialect::Sqlite => "LIKE",
-            Dialect::Postgres => "ILIKE",
-        };
-        if let Some(d) = &f.drive {
-            params.push(Val::Text(Some(format!("%{}%", escape_like(d)))));
-            let p = self.b.placeholder(params.len());
-            conds.push(format!(
-                "(model {like} {p} ESCAPE '\\' OR label {like} {p} ESCAPE '\\')"
-            ));
-        }
-        for (col, v) in [("serial", &f.serial), ("host", &f.host), ("kind", &f.kind)] {
+        for (col, v) in [("serial", &f.serial), ("kind", &f.kind)] {
             if let Some(v) = v {
                 params.push(Val::Text(Some(v.clone())));
                 conds.push(format!("{col} = {}", self.b.placeholder(params.len())));
@@ -456,21 +465,41 @@ impl Store {
                 self.b.placeholder(params.len())
             ));
         }
-        let mut sql = format!("SELECT {ROW_COLUMNS} FROM runs");
+        let mut sql = format!("SELECT {} FROM runs", row_columns(self.b.dialect()));
         if !conds.is_empty() {
             sql += " WHERE ";
             sql += &conds.join(" AND ");
         }
         sql += " ORDER BY COALESCE(started_at, recorded_at), id";
         let rows = self.b.query(&sql, &params)?;
-        Ok(rows.iter().map(|r| row_of(r)).collect())
+        // Drive, host and tags are matched here, not in SQL: SQLite's LIKE folds ASCII letters
+        // only, and the tags are in the summary; so every letter folds the same on both
+        // backends.
+        let has = |v: &Option<String>, part: &str| {
+            v.as_deref()
+                .is_some_and(|v| v.to_lowercase().contains(&part.to_lowercase()))
+        };
+        Ok(rows
+            .iter()
+            .map(|r| row_of(r))
+            .filter(|r| {
+                f.drive
+                    .as_deref()
+                    .is_none_or(|d| has(&r.model, d) || has(&r.label, d))
+            })
+            .filter(|r| f.host.as_deref().is_none_or(|h| has(&r.host, h)))
+            .filter(|r| f.tags.iter().all(|(k, v)| r.tags.get(k) == Some(v)))
+            .collect())
     }
 
     /// Everything stored for run `id`.
     pub fn get(&mut self, id: i64) -> Result<StoredRun> {
         let p = self.b.placeholder(1);
         let rows = self.b.query(
-            &format!("SELECT {ROW_COLUMNS}, summary, render FROM runs WHERE id = {p}"),
+            &format!(
+                "SELECT {}, summary, render FROM runs WHERE id = {p}",
+                row_columns(self.b.dialect())
+            ),
             &[Val::Int(Some(id))],
         )?;
         let r = rows.first().ok_or(StoreError::NoSuchRun(id))?;
@@ -735,13 +764,10 @@ fn row_of(r: &[Val]) -> RunRow {
         percentage_used: r[18].as_i64(),
         interrupted: r[19].as_i64() == Some(1),
         source_dir: s(20),
+        tags: s(21)
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default(),
     }
-}
-
-fn escape_like(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_")
 }
 
 /// `--since`: a date (`2026-12-01`) or an RFC 3339 time, as the RFC 3339 text runs are
@@ -822,9 +848,7 @@ fn inflate(data: &[u8]) -> Result<Vec<u8>> {
 
 /// This machine's name, for the `host` column.
 pub fn hostname() -> Option<String> {
-    let u = rustix::system::uname();
-    let n = u.nodename().to_string_lossy().into_owned();
-    (!n.is_empty()).then_some(n)
+    crate::origin::machine_name()
 }
 
 #[cfg(test)]

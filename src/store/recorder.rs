@@ -321,7 +321,10 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
     }
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
-    let host = super::hostname();
+    // The host is in each run's summary.json (`origin`); this is for a folder without one.
+    let host = Some(crate::origin::current().host)
+        .filter(|h| !h.is_empty())
+        .or_else(super::hostname);
     let mut store: Option<Store> = None;
     let mut open_error: Option<String> = None;
     let mut out = Vec::new();

@@ -26,7 +26,8 @@ pub struct Fixtures {
     pub probe: PathBuf,
     /// `recovery --simulate` (stored verbatim).
     pub recovery: PathBuf,
-    /// Copies of `sim_a` with serials S1, S2 and models "Alpha", "Beta" written in.
+    /// Copies of `sim_a` with serials S1, S2 and models "Alpha", "Beta" written in, from hosts
+    /// lab-1, lab-2 and lab-1 (`origin.host`).
     pub tagged: Vec<PathBuf>,
 }
 
@@ -88,6 +89,8 @@ impl Fixtures {
             v["run"]["device"]["serial"] = (*serial).into();
             v["run"]["device"]["model"] = (*model).into();
             v["run"]["started_at"] = format!("2026-0{}-15T10:00:00Z", i + 1).into();
+            // The host the store takes is the one the summary names.
+            v["origin"]["host"] = if i == 1 { "lab-2" } else { "lab-1" }.into();
             std::fs::write(
                 t.join("summary.json"),
                 serde_json::to_string_pretty(&v).unwrap(),
@@ -120,7 +123,7 @@ fn recorded(render: RenderOptions) -> RecordOptions {
     RecordOptions {
         render: Some(render),
         host: Some("bench-1".into()),
-        source_dir: None,
+        ..RecordOptions::default()
     }
 }
 
@@ -245,7 +248,7 @@ fn list_filters(loc: &Location, fx: &Fixtures, _work: &Path) {
             &RecordOptions {
                 render: None,
                 host: Some(host.into()),
-                source_dir: None,
+                ..RecordOptions::default()
             },
         )
         .unwrap();
@@ -289,6 +292,28 @@ fn list_filters(loc: &Location, fx: &Fixtures, _work: &Path) {
             }
         ),
         ["S2:simulate"]
+    );
+    // The host matches by part of its name, in any case.
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                host: Some("AB-2".into()),
+                ..Filter::default()
+            }
+        ),
+        ["S2:simulate"]
+    );
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                host: Some("Lab".into()),
+                ..Filter::default()
+            }
+        )
+        .len(),
+        3
     );
     assert_eq!(
         ids(
