@@ -742,8 +742,10 @@ pub enum RunsAction {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Add run folders written before the store existed (each folder once), or with
-    /// --pending the runs that could not be recorded when they ended.
+    /// Add run folders written before the store existed or on another machine (each folder
+    /// once, with its own date and host), or with --pending the runs that could not be
+    /// recorded when they ended. --host names the host of folders whose summary.json names
+    /// none (older ones).
     Import {
         /// Run folders (each holds a summary.json).
         #[arg(required_unless_present = "pending")]

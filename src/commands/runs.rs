@@ -28,13 +28,19 @@ fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
     })
 }
 
-/// Runs `slccache runs`; `sel` holds the global `--host` and `--tag` (filters here).
+/// Runs `slccache runs`; `sel` holds the global `--host` and `--tag` (filters here, and for
+/// `import` the host of folders whose summary names none).
 pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     let loc = recorder::location().ok_or_else(|| {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
+    if matches!(args.action, Some(RunsAction::Import { .. })) && !sel.tags.is_empty() {
+        return Err(crate::error::usage(
+            "runs import: --tag is not taken; a run's tags are those its summary.json holds",
+        ));
+    }
     // Only an import may create the store; reading commands say the path holds none.
     let mut store = match &args.action {
         Some(RunsAction::Import { .. }) => Store::open(&loc)?,
@@ -98,7 +104,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             }
             for d in dirs {
                 let r = store
-                    .import_folder(d)
+                    .import_folder_as(d, sel.host.as_deref())
                     .with_context(|| format!("importing {}", d.display()))?;
                 s += &match r {
                     Recorded::New(id) => format!("{}: imported as run {id}\n", d.display()),

@@ -8,8 +8,10 @@
 //!   the configuration, host, drive state, stop, totals and the whole analysis;
 //! - in `run_files`, deflate-compressed, every file of the folder that cannot be drawn again
 //!   from the data: `timeline.csv` always; for a probe, simulate or analyze run recorded with
-//!   its render options, nothing else (charts, card, report.md and report.html are drawn again
-//!   on export, byte-identical); for other kinds and for imported folders, every file.
+//!   its render options, or imported from a folder whose render options can be read from it,
+//!   nothing else (charts, card, report.md and report.html are drawn again on export,
+//!   byte-identical); for other kinds, and for folders that do not draw again the same, every
+//!   file.
 //!
 //! A run's outputs never depend on the store: recording reads the finished folder.
 
@@ -120,8 +122,8 @@ impl From<&RenderOptions> for ReportOptions {
 #[derive(Debug, Clone, Default)]
 pub struct RecordOptions {
     /// The options the charts were drawn with: with them, charts and reports of a probe,
-    /// simulate or analyze run are not stored but drawn again on export. Without them
-    /// (imports), every file is stored.
+    /// simulate or analyze run are not stored but drawn again on export. Without them, every
+    /// file is stored (an import finds them in the folder where it can).
     pub render: Option<RenderOptions>,
     /// The name of the machine that ran it, where its `summary.json` has no `origin` (older
     /// folders); `None`: not known.
@@ -316,6 +318,17 @@ impl Store {
     /// recorded twice is stored once.
     pub fn record_folder(&mut self, dir: &Path, opts: &RecordOptions) -> Result<Recorded> {
         let folder = read_folder(dir)?;
+        self.record_files(dir, &folder, opts)
+    }
+
+    /// Records a run's files (`folder`: names relative to the folder `dir`, as
+    /// [`Store::record_folder`] reads them).
+    fn record_files(
+        &mut self,
+        dir: &Path,
+        folder: &BTreeMap<String, Vec<u8>>,
+        opts: &RecordOptions,
+    ) -> Result<Recorded> {
         let summary_text = folder.get("summary.json").ok_or_else(|| {
             anyhow::anyhow!("{}: no summary.json (not a run folder)", dir.display())
         })?;
@@ -323,7 +336,7 @@ impl Store {
             .with_context(|| format!("{}/summary.json is not UTF-8", dir.display()))?;
         let summary: serde_json::Value = serde_json::from_str(&summary_text)
             .with_context(|| format!("reading {}/summary.json", dir.display()))?;
-        let hash = content_hash(&folder);
+        let hash = content_hash(folder);
         let kind = kind_of(&summary);
         // Charts are drawn again on export only where that gives the same bytes: a kind whose
         // charts come from its timeline and summary, with the command line its report.html
@@ -443,9 +456,39 @@ impl Store {
         }
     }
 
-    /// Adds a folder written before the store existed (every file stored as it is).
+    /// Adds a folder written before the store existed, or copied from another machine, with
+    /// its own date and host (`summary.json`; `host` where it names none). A probe, simulate
+    /// or analyze folder is stored as a recorded one is (its timeline, the charts and reports
+    /// drawn again on export) when the render options read from the folder draw every chart
+    /// and report byte for byte as the folder holds them; otherwise every file is stored.
     pub fn import_folder(&mut self, dir: &Path) -> Result<Recorded> {
-        self.record_folder(dir, &RecordOptions::default())
+        self.import_folder_as(dir, None)
+    }
+
+    /// [`Store::import_folder`], with the host of a folder whose `summary.json` names none.
+    pub fn import_folder_as(&mut self, dir: &Path, host: Option<&str>) -> Result<Recorded> {
+        let folder = read_folder(dir)?;
+        // A run already there is found before its charts are drawn again to check them.
+        if folder.contains_key("summary.json") {
+            let p = self.b.placeholder(1);
+            let existing = self.b.query(
+                &format!("SELECT id FROM runs WHERE content_hash = {p}"),
+                &[Val::Text(Some(content_hash(&folder)))],
+            )?;
+            if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
+                return Ok(Recorded::Existing(id));
+            }
+        }
+        let render = derive_render(&folder)?;
+        self.record_files(
+            dir,
+            &folder,
+            &RecordOptions {
+                render,
+                host: host.map(String::from),
+                ..RecordOptions::default()
+            },
+        )
     }
 
     /// Runs matching `f`, oldest first.
@@ -647,6 +690,111 @@ fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Result<Vec<Pat
             &[],
             render.command.clone(),
         )
+    }
+}
+
+/// The width and height in a PNG's header (`IHDR`), if `png` is a PNG.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
+/// The render options of a folder that was not recorded when it was written (an import):
+/// the command line from its report.html, the PNG size from a chart's header, the theme from
+/// report.html's body, the units from report.md. They are kept only when drawing the folder
+/// again with them gives every chart and report byte for byte as the folder holds them (tried
+/// with both units); `None` otherwise, and the folder is stored whole.
+fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option<RenderOptions>> {
+    let Some(summary) = folder.get("summary.json") else {
+        return Ok(None);
+    };
+    let Ok(summary) = std::str::from_utf8(summary) else {
+        return Ok(None);
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(summary) else {
+        return Ok(None);
+    };
+    let kind = kind_of(&value);
+    if !matches!(kind.as_str(), "probe" | "simulate" | "analyze")
+        || !folder.contains_key("timeline.csv")
+        || !folder.keys().any(|n| is_drawn(n))
+    {
+        return Ok(None);
+    }
+    let Some(command) = folder.get("report.html").and_then(|h| html_command(h)) else {
+        return Ok(None);
+    };
+    let html = String::from_utf8_lossy(&folder["report.html"]);
+    let dark = html.contains("<body class=\"dark\">");
+    let png = folder
+        .iter()
+        .filter(|(n, _)| n.ends_with(".png"))
+        .find_map(|(n, d)| (n != "card.png").then(|| png_size(d)).flatten())
+        .unwrap_or((1600, 900));
+    let md = folder
+        .get("report.md")
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .unwrap_or_default();
+    let binary_first = md.contains("iB/s") || md.contains("iB ");
+    let units = if binary_first {
+        [UnitSystem::Binary, UnitSystem::Decimal]
+    } else {
+        [UnitSystem::Decimal, UnitSystem::Binary]
+    };
+    let stored: BTreeMap<String, Vec<u8>> = folder
+        .iter()
+        .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
+        .map(|(n, d)| (n.clone(), d.clone()))
+        .collect();
+    for units in units {
+        let render = RenderOptions {
+            units,
+            png_size: png,
+            dark,
+            command: Some(command.clone()),
+        };
+        let run = StoredRun {
+            row: RunRow {
+                kind: kind.clone(),
+                ..RunRow::default()
+            },
+            summary: summary.to_string(),
+            render: Some(render.clone()),
+            files: stored.clone(),
+        };
+        let scratch = Scratch::new()?;
+        // A folder that cannot be drawn again (another version's summary) is stored whole.
+        if export_run(&run, &scratch.0).is_err() {
+            return Ok(None);
+        }
+        if read_folder(&scratch.0)? == *folder {
+            return Ok(Some(render));
+        }
+    }
+    Ok(None)
+}
+
+/// A scratch folder under the system's temporary folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let d = std::env::temp_dir().join(format!(
+            "slccache-import-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        ));
+        std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+        Ok(Scratch(d))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
