@@ -755,6 +755,25 @@ pub enum RunsAction {
         #[arg(long)]
         pending: bool,
     },
+    /// Copy runs from one store to another (SQLite or PostgreSQL, either way) with
+    /// everything stored: each run once (a run already there is not added again). The
+    /// filters (--drive, --serial, --host, --since, --kind, --tag) choose the runs.
+    #[command(after_help = "Examples:\n  \
+slccache runs copy --from ~/.local/share/slccache/results.db --to postgres://lab@db.lab/slccache\n  \
+slccache --db postgres://lab@db.lab/slccache runs copy --to bench-3.db --host bench-3\n  \
+slccache runs copy 12 14 --to other.db")]
+    Copy {
+        /// Only these run ids of the store copied from [default: every run the filters
+        /// match].
+        ids: Vec<i64>,
+        /// The store to copy from [default: --db, else $SLCCACHE_DB, else the default store].
+        #[arg(long, value_name = "PATH|URL")]
+        from: Option<String>,
+        /// The store to copy into (created if missing) [default: --db, else $SLCCACHE_DB,
+        /// else the default store].
+        #[arg(long, value_name = "PATH|URL")]
+        to: Option<String>,
+    },
     /// Remove a run from the store.
     Rm {
         /// Run id.

@@ -5,7 +5,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::{OriginArgs, RunsAction, RunsArgs};
 use crate::store::recorder;
-use crate::store::{Filter, Recorded, RunRow, Store, KINDS};
+use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// The listing's filters from the flags (`--host` and `--tag` are global).
@@ -31,6 +31,11 @@ fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
 /// Runs `slccache runs`; `sel` holds the global `--host` and `--tag` (filters here, and for
 /// `import` the host of folders whose summary names none).
 pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
+    if let Some(RunsAction::Copy { ids, from, to }) = &args.action {
+        let text = copy(&args, sel, ids, from.as_deref(), to.as_deref())?;
+        crate::stdout::write_bytes(text.as_bytes());
+        return Ok(());
+    }
     let loc = recorder::location().ok_or_else(|| {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
@@ -119,6 +124,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             store.remove(*id)?;
             format!("removed run {id} from {place}\n")
         }
+        Some(RunsAction::Copy { .. }) => unreachable!("copied above"),
     };
     crate::stdout::write_bytes(text.as_bytes());
     Ok(())
@@ -375,4 +381,96 @@ fn library_page(
     }
     let p = crate::report::library::write_library_html(dir, &entries, place)?;
     Ok(format!("wrote {} ({} runs)\n", p.display(), entries.len()))
+}
+
+/// `runs copy`: the runs of one store that the filters (or `ids`) choose, into another, each
+/// once; returns the lines to print.
+fn copy(
+    args: &RunsArgs,
+    sel: &OriginArgs,
+    ids: &[i64],
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<String> {
+    if from.is_none() && to.is_none() {
+        return Err(crate::error::usage(
+            "runs copy: give --to STORE (and --from STORE; either one defaults to --db)",
+        ));
+    }
+    let pick = |s: Option<&str>, flag: &str| -> Result<Location> {
+        match s {
+            Some(s) => Location::parse(s),
+            None => recorder::location().ok_or_else(|| {
+                crate::error::usage(format!(
+                    "runs copy: give {flag} STORE (no --db, SLCCACHE_DB or home folder)"
+                ))
+            }),
+        }
+    };
+    let from = pick(from, "--from")?;
+    let to = pick(to, "--to")?;
+    let home = std::env::var("HOME").ok();
+    let (from_name, to_name) = (from.display(home.as_deref()), to.display(home.as_deref()));
+    let same = match (&from, &to) {
+        (Location::Sqlite(a), Location::Sqlite(b)) => {
+            a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        }
+        (a, b) => a == b,
+    };
+    if same {
+        return Err(crate::error::usage(format!(
+            "runs copy: --from and --to are the same store ({from_name})"
+        )));
+    }
+    let mut src = Store::open_existing(&from)?;
+    let mut rows = src.list(&filter(args, sel)?)?;
+    if !ids.is_empty() {
+        for id in ids {
+            if !rows.iter().any(|r| r.id == *id) {
+                return Err(crate::error::usage(format!(
+                    "runs copy: no run {id} in {from_name}{}",
+                    if args.drive.is_some()
+                        || args.serial.is_some()
+                        || args.since.is_some()
+                        || args.kind.is_some()
+                        || sel.host.is_some()
+                        || !sel.tags.is_empty()
+                    {
+                        " that the filters match"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
+        rows.retain(|r| ids.contains(&r.id));
+    }
+    let mut dst = Store::open(&to)?;
+    let mut s = String::new();
+    let (mut new, mut there) = (0, 0);
+    for r in &rows {
+        match src
+            .copy_run(r.id, &mut dst)
+            .with_context(|| format!("copying run {} from {from_name} to {to_name}", r.id))?
+        {
+            Recorded::New(id) => {
+                new += 1;
+                s += &format!("run {} -> run {id}\n", r.id);
+            }
+            Recorded::Existing(id) => {
+                there += 1;
+                s += &format!("run {}: already in {to_name} as run {id}\n", r.id);
+            }
+        }
+    }
+    s += &format!(
+        "copied {} from {from_name} to {to_name}{}\n",
+        crate::units::count_text(new, "run", "runs"),
+        if there > 0 {
+            format!(" ({there} already there)")
+        } else {
+            String::new()
+        }
+    );
+    Ok(s)
 }

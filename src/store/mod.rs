@@ -121,6 +121,8 @@ impl From<&RenderOptions> for ReportOptions {
 /// How a folder is recorded.
 #[derive(Debug, Clone, Default)]
 pub struct RecordOptions {
+    /// When it was recorded (RFC 3339), for a run copied from another store; `None`: now.
+    pub recorded_at: Option<String>,
     /// The options the charts were drawn with: with them, charts and reports of a probe,
     /// simulate or analyze run are not stored but drawn again on export. Without them, every
     /// file is stored (an import finds them in the folder where it can).
@@ -388,7 +390,7 @@ impl Store {
         let params = vec![
             Val::Text(Some(hash.clone())),
             Val::Text(Some(kind)),
-            Val::Text(Some(now_rfc3339())),
+            Val::Text(Some(opts.recorded_at.clone().unwrap_or_else(now_rfc3339))),
             Val::Text(f.started_at),
             Val::Int(Some(i64::from(f.interrupted))),
             Val::Text(f.model),
@@ -487,6 +489,26 @@ impl Store {
                 render,
                 host: host.map(String::from),
                 ..RecordOptions::default()
+            },
+        )
+    }
+
+    /// Copies run `id` of this store into `to` with everything stored (its row, its date and
+    /// the date it was recorded, its host, summary, render options and files); a run already
+    /// there (the same content) is not added again.
+    pub fn copy_run(&mut self, id: i64, to: &mut Store) -> Result<Recorded> {
+        let run = self.get(id)?;
+        let mut folder = run.files.clone();
+        folder.insert("summary.json".into(), run.summary.clone().into_bytes());
+        let source = run.row.source_dir.clone().unwrap_or_default();
+        to.record_files(
+            Path::new(&source),
+            &folder,
+            &RecordOptions {
+                recorded_at: Some(run.row.recorded_at.clone()),
+                render: run.render.clone(),
+                host: run.row.host.clone(),
+                source_dir: Some(PathBuf::from(source.clone())),
             },
         )
     }

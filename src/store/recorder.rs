@@ -263,6 +263,7 @@ pub fn record_spooled(store: &mut Store, entry: &Path) -> anyhow::Result<(Record
             render: meta.render.clone(),
             host: meta.host.clone(),
             source_dir: Some(meta.source_dir.clone()),
+            recorded_at: None,
         },
     )?;
     std::fs::remove_dir_all(entry).with_context(|| format!("removing {}", entry.display()))?;
@@ -349,6 +350,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                     render: Some(f.render.clone()),
                     host: host.clone(),
                     source_dir: None,
+                    recorded_at: None,
                 },
             )
         })();
