@@ -714,6 +714,10 @@ pub struct RunsArgs {
     /// Only runs of this kind: probe, analyze, simulate, sweep, recovery or fill-sweep.
     #[arg(long)]
     pub kind: Option<String>,
+    /// One line per host, drive or value of tag KEY: the run count, and the median and range
+    /// of the cache size and of the after-cache rate (--json: one object per group).
+    #[arg(long, value_name = "host|drive|tag:KEY")]
+    pub by: Option<String>,
     /// One JSON array of the runs instead of a table.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -722,7 +726,7 @@ pub struct RunsArgs {
     pub csv: bool,
     /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
     /// drive and host) and each run's folder under DIR/ID/, linked from it.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv", "by"])]
     pub html: Option<PathBuf>,
 }
 
@@ -783,9 +787,27 @@ slccache runs copy 12 14 --to other.db")]
 
 /// `slccache history`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "One drive's runs are charted: those of one serial number, or, for \
+drives without one (emulated and simulated drives), of one model, capacity and kind (real, \
+emulated, simulated). When the text matches several drives, the command lists them with the \
+flags that pick each (--capacity, --drive-kind). With --host TEXT only runs of hosts whose \
+name contains TEXT are charted, one series per host.\n\n\
+Examples:\n  \
+slccache history S4EVNX0M123456\n  \
+slccache history '960 EVO' --capacity 250GB --drive-kind simulated\n  \
+slccache history S4EVNX0M123456 --host bench   # one series per bench host"
+)]
 pub struct HistoryArgs {
     /// The drive's serial number (or, when no run has that serial, part of its name).
     pub serial: String,
+    /// Only the drive of this capacity (e.g. 250GB), where the text matches drives of
+    /// several capacities.
+    #[arg(long, value_name = "SIZE")]
+    pub capacity: Option<String>,
+    /// Only drives of this kind: real, emulated (emu:) or simulated (simulate, --simulate).
+    #[arg(long, value_name = "real|emulated|simulated")]
+    pub drive_kind: Option<String>,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
