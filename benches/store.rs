@@ -33,6 +33,7 @@ fn folder(dir: &std::path::Path) {
     slccache::timeline::CsvWriter::write_all(&dir.join("timeline.csv"), &t).unwrap();
     let s = Summary {
         slccache_version: slccache::VERSION.into(),
+        origin: None,
         config: serde_json::json!({"command": "simulate"}),
         model_truth: None,
         run: t.meta.clone(),
@@ -76,7 +77,7 @@ fn main() {
                 &RecordOptions {
                     render: Some(render.clone()),
                     host: Some(format!("host-{}", i % 8)),
-                    source_dir: None,
+                    ..RecordOptions::default()
                 },
             )
             .unwrap();

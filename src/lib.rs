@@ -52,6 +52,7 @@ pub mod error;
 pub mod experiment;
 pub mod health;
 pub mod model;
+pub mod origin;
 pub mod report;
 pub mod results;
 pub mod sampler;

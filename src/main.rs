@@ -52,6 +52,38 @@ fn main() {
         slccache::note!("slccache: error: --no-record and SLCCACHE_REQUIRE_RECORD=1 contradict");
         std::process::exit(2);
     }
+    // Where a run comes from (--host, SLCCACHE_HOST, the machine's name; --tag): into every
+    // summary.json a command writes. A bad tag or host is a usage error before anything runs.
+    let records = matches!(
+        cli.command,
+        Command::Probe(_)
+            | Command::Analyze(_)
+            | Command::Simulate(_)
+            | Command::Sweep(_)
+            | Command::Recovery(_)
+            | Command::FillSweep(_)
+    );
+    if records {
+        let env_host = std::env::var("SLCCACHE_HOST").ok();
+        let origin = slccache::origin::resolve_host(cli.host.as_deref(), env_host.as_deref())
+            .and_then(|host| {
+                Ok(slccache::origin::Origin {
+                    host,
+                    tags: slccache::origin::parse_tags(&cli.tag)?,
+                })
+            });
+        match origin {
+            Ok(o) => slccache::origin::set(o),
+            Err(e) => {
+                slccache::note!("slccache: error: {e:#}");
+                std::process::exit(slccache::error::exit_code(&e));
+            }
+        }
+    }
+    let selection = slccache::cli::OriginArgs {
+        host: cli.host.clone(),
+        tags: cli.tag.clone(),
+    };
     let result = match cli.command {
         Command::Probe(a) => slccache::commands::probe::run(a),
         Command::Analyze(a) => slccache::commands::analyze::run(a),
@@ -64,8 +96,8 @@ fn main() {
         Command::Man(a) => slccache::commands::install::run_man(a),
         Command::Recovery(a) => slccache::commands::recovery::run(a),
         Command::FillSweep(a) => slccache::commands::fill_sweep::run(a),
-        Command::Runs(a) => slccache::commands::runs::run(a),
-        Command::History(a) => slccache::commands::history::run(a),
+        Command::Runs(a) => slccache::commands::runs::run(a, &selection),
+        Command::History(a) => slccache::commands::history::run(a, &selection),
         Command::Db(a) => slccache::commands::db::run(a),
     };
     // A folder written into with --force holds this run's outputs only: those an earlier run

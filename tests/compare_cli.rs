@@ -17,6 +17,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
     CsvWriter::write_all(&dir.join("timeline.csv"), t).unwrap();
     let summary = Summary {
         slccache_version: slccache::VERSION.into(),
+        origin: None,
         config: serde_json::json!({}),
         model_truth: None,
         run: t.meta.clone(),

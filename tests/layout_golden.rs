@@ -92,6 +92,9 @@ const CASES: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// The host every golden run records as its origin (`SLCCACHE_HOST`).
+const GOLDEN_HOST: &str = "golden-host";
+
 fn golden_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden")
 }
@@ -167,7 +170,9 @@ fn seeded_outputs_are_byte_identical_to_the_goldens() {
                     .replace("{out}", out.to_str().unwrap())
             })
             .collect();
+        // A fixed host, so that summary.json's `origin` is the same on every machine.
         let run = Command::new(bin)
+            .env("SLCCACHE_HOST", GOLDEN_HOST)
             .args(&args)
             .arg("--out")
             .arg(out.join(name))

@@ -515,6 +515,7 @@ fn sweep_specs(points: Vec<SweepPoint>, preset: Option<&'static str>) -> Vec<Cha
     };
     let sum = SweepSummary {
         slccache_version: "test",
+        origin: None,
         config: SweepConfig {
             command: "sweep",
             target: "emu:970evo-500g",

@@ -227,7 +227,14 @@ fn a_password_in_any_form_reaches_no_output_and_no_column() {
         expect_ok(&["runs", "export", "1", "--out", "export"]);
         expect_ok(&["runs", "--html", "library"]);
         expect_ok(&["compare", "1", "2", "--out", "compare"]);
-        expect_ok(&["history", "960 EVO", "--out", "history"]);
+        expect_ok(&[
+            "history",
+            "960 EVO",
+            "--drive-kind",
+            "simulated",
+            "--out",
+            "history",
+        ]);
         assert!(printed.contains("recorded as run 2"), "{name}: {printed}");
         assert_no_secret(&printed, name);
 

@@ -254,6 +254,7 @@ fn a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate() {
         render: Some(RenderOptions::from(&ReportOptions::default())),
         host: Some(host.into()),
         source_dir: None,
+        recorded_at: None,
     };
     let db = pg.new_db_name();
     let url = pg.url(&db);
@@ -416,6 +417,7 @@ fn grafana_queries_on_the_dashboard_views() {
                     render: None,
                     host: Some((*host).into()),
                     source_dir: None,
+                    recorded_at: None,
                 },
             )
             .unwrap();
@@ -651,4 +653,199 @@ fn a_newer_store_is_written_when_it_only_added_and_spooled_when_not() {
     );
     assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 1);
     assert_eq!(count(&mut admin, "SELECT count(*) FROM slccache.runs"), 1);
+}
+
+/// Every column of every run and its stored files, by content hash (ids differ between
+/// stores): what a copy must keep.
+fn everything(loc: &Location) -> Vec<Vec<String>> {
+    let mut s = slccache::store::Store::open_existing(loc).unwrap();
+    let rows = s
+        .backend()
+        .query(
+            "SELECT content_hash, kind, recorded_at, started_at, interrupted, model, serial, \
+             firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes, \
+             cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec, \
+             after_cache_bytes_per_sec, data_units_written, percentage_used, source_dir, \
+             render, summary, id FROM runs ORDER BY content_hash",
+            &[],
+        )
+        .unwrap();
+    let mut out = Vec::new();
+    for r in rows {
+        let id = r.last().unwrap().as_i64().unwrap();
+        use slccache::store::Val;
+        let mut line: Vec<String> = r[..r.len() - 1]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                // Dates to the microsecond, which is what timestamptz keeps.
+                Val::Text(Some(x)) if i == 2 || i == 3 => micro(x),
+                // The summary as JSON: jsonb keeps neither spacing nor key order.
+                Val::Text(Some(x)) if i == 22 => serde_json::from_str::<serde_json::Value>(x)
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|_| x.clone()),
+                Val::Int(Some(x)) => x.to_string(),
+                Val::Real(Some(x)) => format!("{x:?}"),
+                Val::Text(Some(x)) => x.clone(),
+                Val::Blob(Some(x)) => format!("{x:?}"),
+                _ => "NULL".into(),
+            })
+            .collect();
+        let run = s.get(id).unwrap();
+        for (name, data) in &run.files {
+            line.push(format!(
+                "{name}: {} bytes, {:x?}",
+                data.len(),
+                &data[..16.min(data.len())]
+            ));
+            line.push(format!(
+                "{:?}",
+                data == &std::fs::read(
+                    std::path::Path::new(run.row.source_dir.as_deref().unwrap()).join(name)
+                )
+                .unwrap_or_default()
+            ));
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// An RFC 3339 time at microsecond precision, in UTC (as a timestamptz column holds it).
+fn micro(s: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(s) {
+        // Rounded to the nearest microsecond, as PostgreSQL rounds.
+        Ok(t) => chrono::DateTime::from_timestamp_micros(
+            (t.timestamp_nanos_opt().unwrap() + 500).div_euclid(1000),
+        )
+        .unwrap()
+        .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        Err(_) => s.to_string(),
+    }
+}
+
+/// Asserts that two stores' [`everything`] agree, naming the first field that differs.
+fn same(a: &[Vec<String>], b: &[Vec<String>]) {
+    assert_eq!(a.len(), b.len(), "run counts differ");
+    for (ra, rb) in a.iter().zip(b) {
+        assert_eq!(ra.len(), rb.len(), "field counts differ for {}", ra[0]);
+        for (i, (x, y)) in ra.iter().zip(rb).enumerate() {
+            let cut = |s: &str| s.chars().take(300).collect::<String>();
+            assert!(
+                x == y,
+                "run {}: field {i} differs:\n  {}\n  {}",
+                ra[0],
+                cut(x),
+                cut(y)
+            );
+        }
+    }
+}
+
+/// `runs copy` moves runs from SQLite to PostgreSQL and back with nothing lost (every column,
+/// the date recorded, host, tags, render options, files; exports byte for byte), each run once
+/// however often it is copied; the filters choose what is copied.
+#[test]
+fn runs_copy_between_sqlite_and_postgres_keeps_everything_once() {
+    let Some(mut pg) = store_util::PgServer::start() else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let lite = w.join("a.db");
+    let lite_s = lite.to_str().unwrap().to_string();
+    for (i, host) in ["bench-1", "bench-2"].iter().enumerate() {
+        store_util::ok(
+            store_util::slccache(&lite)
+                .args([
+                    "simulate",
+                    "960evo-250g",
+                    "--seed",
+                    &(i + 1).to_string(),
+                    "-q",
+                ])
+                .args(["--host", host, "--tag", "rack=r3", "--out"])
+                .arg(w.join(format!("s{i}"))),
+        );
+    }
+    // A folder stored whole (recovery) and an imported one.
+    store_util::ok(
+        store_util::slccache(&lite)
+            .args(["recovery", "emu:960evo-250g", "--simulate", "--idle", "10s"])
+            .args(["--seed", "4", "-q", "--host", "bench-3", "--out"])
+            .arg(w.join("rec")),
+    );
+    let url = pg.new_db();
+    let copy = |from: &str, to: &str, extra: &[&str]| -> String {
+        store_util::ok(
+            std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+                .args(["runs", "copy", "--from", from, "--to", to])
+                .args(extra),
+        )
+    };
+    let out = copy(&lite_s, &url, &["--host", "bench-2"]);
+    assert!(out.contains("copied 1 run from"), "{out}");
+    let out = copy(&lite_s, &url, &[]);
+    assert!(
+        out.contains("copied 2 runs from") && out.contains("(1 already there)"),
+        "{out}"
+    );
+    let out = copy(&lite_s, &url, &[]);
+    assert!(
+        out.contains("copied 0 runs from") && out.contains("(3 already there)"),
+        "{out}"
+    );
+    let pg_loc = Location::Postgres(url.clone());
+    let lite_loc = Location::Sqlite(lite.clone());
+    same(&everything(&lite_loc), &everything(&pg_loc));
+    // And back, into a new SQLite file.
+    let back = w.join("b.db");
+    let out = copy(&url, back.to_str().unwrap(), &[]);
+    assert!(out.contains("copied 3 runs from"), "{out}");
+    let back_loc = Location::Sqlite(back.clone());
+    same(&everything(&lite_loc), &everything(&back_loc));
+    // Every run exports the same folder from each store.
+    let a = store_util::runs_json(&lite_s);
+    let b = store_util::runs_json(back.to_str().unwrap());
+    assert_eq!(a.len(), 3);
+    for (ra, rb) in a.iter().zip(&b) {
+        let strip = |r: &serde_json::Value| {
+            let mut r = r.clone();
+            r.as_object_mut().unwrap().remove("id");
+            r
+        };
+        assert_eq!(strip(ra), strip(rb));
+        for (db, r, tag) in [
+            (&lite_s, ra, "a"),
+            (&url, rb, "p"),
+            (&back.to_str().unwrap().to_string(), rb, "b"),
+        ] {
+            let id = if tag == "p" {
+                store_util::runs_json(&url)
+                    .iter()
+                    .find(|x| x["source_dir"] == r["source_dir"])
+                    .unwrap()["id"]
+                    .as_i64()
+                    .unwrap()
+            } else {
+                r["id"].as_i64().unwrap()
+            };
+            let out = w.join(format!("x-{tag}-{id}"));
+            store_util::ok(
+                std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+                    .args(["--db", db, "runs", "export", &id.to_string(), "--out"])
+                    .arg(&out),
+            );
+            store_util::assert_same_folder(
+                std::path::Path::new(ra["source_dir"].as_str().unwrap()),
+                &out,
+            );
+        }
+    }
+    // The same store twice, or no --to, is refused.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args(["runs", "copy", "--from", &lite_s, "--to", &lite_s])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
 }

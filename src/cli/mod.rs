@@ -50,6 +50,25 @@ pub struct Cli {
     /// same, and a copy waits for `runs import --pending`); also SLCCACHE_REQUIRE_RECORD=1.
     #[arg(long, global = true)]
     pub require_record: bool,
+    /// The host a run records as its origin (in summary.json and the store) [default:
+    /// $SLCCACHE_HOST, else the machine's name]. For `runs` and `history`: only runs whose
+    /// host contains this text (any case).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub host: Option<String>,
+    /// A tag of the run, KEY=VALUE (lab, rack, firmware, ticket; KEY of letters, digits, _ - .),
+    /// repeatable: in summary.json and the store. For `runs` and `history`: only runs with
+    /// every tag given.
+    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// The global `--host` and `--tag`, for the commands that read the store (filters there).
+#[derive(Debug, Clone, Default)]
+pub struct OriginArgs {
+    /// `--host`.
+    pub host: Option<String>,
+    /// `--tag`, as given.
+    pub tags: Vec<String>,
 }
 
 /// Subcommands.
@@ -719,15 +738,16 @@ pub struct RunsArgs {
     /// Only runs of the drive with this serial number.
     #[arg(long)]
     pub serial: Option<String>,
-    /// Only runs made on this host.
-    #[arg(long)]
-    pub host: Option<String>,
     /// Only runs on or after this date (2026-12-01) or time (2026-12-01T10:00:00Z).
     #[arg(long)]
     pub since: Option<String>,
     /// Only runs of this kind: probe, analyze, simulate, sweep, recovery or fill-sweep.
     #[arg(long)]
     pub kind: Option<String>,
+    /// One line per host, drive or value of tag KEY: the run count, and the median and range
+    /// of the cache size and of the after-cache rate (--json: one object per group).
+    #[arg(long, value_name = "host|drive|tag:KEY")]
+    pub by: Option<String>,
     /// One JSON array of the runs instead of a table.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -738,7 +758,7 @@ pub struct RunsArgs {
     /// drive and host) and each listed run's folder under DIR/ID/ (about 1 MB a run, once),
     /// linked from it. A folder that holds files and is not such a page is refused unless
     /// --force.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv", "by"])]
     pub html: Option<PathBuf>,
     /// With --html: write the page into a folder that holds other files (they are kept; an
     /// index.html there is replaced).
@@ -762,8 +782,10 @@ pub enum RunsAction {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Add run folders written before the store existed (each folder once), or with
-    /// --pending the runs that could not be recorded when they ended.
+    /// Add run folders written before the store existed or on another machine (each folder
+    /// once, with its own date and host), or with --pending the runs that could not be
+    /// recorded when they ended. --host names the host of folders whose summary.json names
+    /// none (older ones).
     Import {
         /// Run folders (each holds a summary.json).
         #[arg(required_unless_present = "pending")]
@@ -772,6 +794,25 @@ pub enum RunsAction {
         /// its own date and host, once each; each one recorded leaves the spool.
         #[arg(long)]
         pending: bool,
+    },
+    /// Copy runs from one store to another (SQLite or PostgreSQL, either way) with
+    /// everything stored: each run once (a run already there is not added again). The
+    /// filters (--drive, --serial, --host, --since, --kind, --tag) choose the runs.
+    #[command(after_help = "Examples:\n  \
+slccache runs copy --from ~/.local/share/slccache/results.db --to postgres://lab@db.lab/slccache\n  \
+slccache --db postgres://lab@db.lab/slccache runs copy --to bench-3.db --host bench-3\n  \
+slccache runs copy 12 14 --to other.db")]
+    Copy {
+        /// Only these run ids of the store copied from [default: every run the filters
+        /// match].
+        ids: Vec<i64>,
+        /// The store to copy from [default: --db, else $SLCCACHE_DB, else the default store].
+        #[arg(long, value_name = "PATH|URL")]
+        from: Option<String>,
+        /// The store to copy into (created if missing) [default: --db, else $SLCCACHE_DB,
+        /// else the default store].
+        #[arg(long, value_name = "PATH|URL")]
+        to: Option<String>,
     },
     /// Remove a run from the store.
     Rm {
@@ -782,9 +823,27 @@ pub enum RunsAction {
 
 /// `slccache history`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    after_help = "One drive's runs are charted: those of one serial number, or, for \
+drives without one (emulated and simulated drives), of one model, capacity and kind (real, \
+emulated, simulated). When the text matches several drives, the command lists them with the \
+flags that pick each (--capacity, --drive-kind). With --host TEXT only runs of hosts whose \
+name contains TEXT are charted, one series per host.\n\n\
+Examples:\n  \
+slccache history S4EVNX0M123456\n  \
+slccache history '960 EVO' --capacity 250GB --drive-kind simulated\n  \
+slccache history S4EVNX0M123456 --host bench   # one series per bench host"
+)]
 pub struct HistoryArgs {
     /// The drive's serial number (or, when no run has that serial, part of its name).
     pub serial: String,
+    /// Only the drive of this capacity (e.g. 250GB), where the text matches drives of
+    /// several capacities.
+    #[arg(long, value_name = "SIZE")]
+    pub capacity: Option<String>,
+    /// Only drives of this kind: real, emulated (emu:) or simulated (simulate, --simulate).
+    #[arg(long, value_name = "real|emulated|simulated")]
+    pub drive_kind: Option<String>,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -22,6 +22,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let scratch = tempfile_dir()?;
     let mut store = None;
     let mut timelines = Vec::with_capacity(args.runs.len());
+    // Each run's host and store id, for the legend of runs from several hosts.
+    let mut origins: Vec<(Option<String>, Option<i64>)> = Vec::with_capacity(args.runs.len());
     for p in &args.runs {
         let id = p.to_str().and_then(|s| s.parse::<i64>().ok());
         match id {
@@ -35,17 +37,25 @@ pub fn run(args: CompareArgs) -> Result<()> {
                     store = Some(crate::store::Store::open_existing(&loc)?);
                 }
                 let dir = scratch.join(format!("run-{id}"));
-                store
-                    .as_mut()
-                    .expect("opened above")
-                    .export_data(id, &dir)?;
+                let mut run = store.as_mut().expect("opened above").get(id)?;
+                run.render = None;
+                crate::store::export_run(&run, &dir)?;
+                origins.push((host_of(&dir).or(run.row.host.clone()), Some(id)));
                 let mut t = load_run(&dir)?;
                 if t.meta.label.trim().is_empty() || t.meta.label == format!("run-{id}") {
                     t.meta.label = format!("run {id}");
                 }
                 timelines.push(t);
             }
-            _ => timelines.push(load_run(p)?),
+            _ => {
+                timelines.push(load_run(p)?);
+                let dir = if p.is_dir() {
+                    Some(p.as_path())
+                } else {
+                    p.parent()
+                };
+                origins.push((dir.and_then(host_of), None));
+            }
         }
     }
     drop(scratch);
@@ -62,7 +72,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             return Err(crate::error::usage("--label: a name is empty"))
         }
         Some(l) => l.iter().map(|n| n.trim().to_string()).collect(),
-        None => unique_names(&timelines),
+        None => host_names(&timelines, &origins).unwrap_or_else(|| unique_names(&timelines)),
     };
     let runs: Vec<CompareRun<'_>> = timelines
         .iter()
@@ -206,6 +216,55 @@ fn load_file(file: &Path) -> Result<Timeline> {
         t.meta.label = import::label_of(file);
     }
     Ok(t)
+}
+
+/// The host a run folder's `summary.json` names (`origin.host`), if any.
+fn host_of(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join("summary.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    crate::origin::of_summary(&v)
+        .map(|o| o.host)
+        .filter(|h| !h.trim().is_empty())
+}
+
+/// Legend names of runs from more than one host: each run's host and store id before its
+/// drive ("bench-2 #31: Samsung SSD 970 EVO 500GB"; a folder has no id), " (2)", " (3)"
+/// added where that still repeats. `None` when the runs are all from one host (or none says).
+pub fn host_names(
+    timelines: &[Timeline],
+    origins: &[(Option<String>, Option<i64>)],
+) -> Option<Vec<String>> {
+    let hosts: std::collections::BTreeSet<&str> =
+        origins.iter().filter_map(|(h, _)| h.as_deref()).collect();
+    if hosts.len() < 2 {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::with_capacity(timelines.len());
+    for (t, (host, id)) in timelines.iter().zip(origins) {
+        // The "run ID" a stored run without a label was given says nothing the id does not.
+        let drive = match id {
+            Some(id) if t.meta.label == format!("run {id}") => {
+                let mut m = t.meta.clone();
+                m.label.clear();
+                crate::report::charts::run_name(&m)
+            }
+            _ => crate::report::charts::run_name(&t.meta),
+        };
+        let base = match (host, id) {
+            (Some(h), Some(id)) => format!("{h} #{id}: {drive}"),
+            (Some(h), None) => format!("{h}: {drive}"),
+            (None, Some(id)) => format!("#{id}: {drive}"),
+            (None, None) => drive,
+        };
+        let mut name = base.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{base} ({k})");
+            k += 1;
+        }
+        out.push(name);
+    }
+    Some(out)
 }
 
 /// Legend names: each run's name (its drive); where several runs share it, with the run's start

@@ -3,53 +3,239 @@
 
 use anyhow::Result;
 
-use crate::cli::HistoryArgs;
+use std::collections::BTreeMap;
+
+use crate::cli::{HistoryArgs, OriginArgs};
 use crate::report::experiment_files::write_history_outputs;
 use crate::report::experiments::HistoryPoint;
 use crate::report::{parse_png_size, ReportOptions};
+use crate::shell;
 use crate::store::{recorder, Filter, RunRow, Store};
+use crate::units::{format_bytes, UnitSystem};
 
 /// NVMe data units are 1000 sectors of 512 bytes.
 const DATA_UNIT_BYTES: f64 = 512_000.0;
 
-/// Runs `slccache history`.
-pub fn run(args: HistoryArgs) -> Result<()> {
+/// The drive a run measured, as history groups runs: its serial, else its model (or label),
+/// capacity and kind, so that drives of another capacity or kind are never charted as one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DriveKey {
+    /// A drive with a serial number.
+    Serial(String),
+    /// A drive without one: model, capacity (bytes), kind.
+    Model(String, Option<i64>, &'static str),
+}
+
+/// Whether a run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
+pub fn drive_kind(r: &RunRow) -> &'static str {
+    let t = r.target.as_deref().unwrap_or("");
+    if r.kind == "simulate" || t.starts_with("sim:") {
+        "simulated"
+    } else if t.starts_with("emu:") {
+        "emulated"
+    } else {
+        "real"
+    }
+}
+
+/// The drive of a run.
+pub fn drive_key(r: &RunRow) -> DriveKey {
+    match r.serial.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => DriveKey::Serial(s.to_string()),
+        None => DriveKey::Model(
+            r.model
+                .clone()
+                .or_else(|| r.label.clone())
+                .unwrap_or_else(|| "-".into()),
+            r.capacity_bytes,
+            drive_kind(r),
+        ),
+    }
+}
+
+/// How a group is named: model or serial, capacity and kind.
+fn describe(key: &DriveKey, rows: &[&RunRow]) -> String {
+    let cap = |c: Option<i64>| c.map(|c| format_bytes(c as f64, UnitSystem::Decimal));
+    match key {
+        DriveKey::Serial(s) => {
+            let r = rows.last().expect("a group has runs");
+            let model = r.model.clone().or_else(|| r.label.clone());
+            let mut parts: Vec<String> = model.into_iter().collect();
+            parts.extend(cap(r.capacity_bytes));
+            parts.push(drive_kind(r).to_string());
+            format!("serial {s}: {}", parts.join(", "))
+        }
+        DriveKey::Model(m, c, k) => {
+            let mut parts: Vec<String> = cap(*c).into_iter().collect();
+            if !m.contains(k) {
+                parts.push(k.to_string());
+            }
+            if parts.is_empty() {
+                m.clone()
+            } else {
+                format!("{m}, {}", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// A capacity as `--capacity` reads it back exactly, in the drive makers' units where it is
+/// whole ones (`250GB`), else in bytes.
+fn capacity_arg(bytes: u64) -> String {
+    for (unit, name) in [
+        (1_000_000_000_000, "TB"),
+        (1_000_000_000, "GB"),
+        (1_000_000, "MB"),
+    ] {
+        if bytes.is_multiple_of(unit) {
+            return format!("{}{name}", bytes / unit);
+        }
+    }
+    shell::size_arg(bytes)
+}
+
+/// Runs `slccache history`; `sel` holds the global `--host` (only those hosts' runs, one
+/// series per host) and `--tag` (only runs with those tags).
+pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let opts = ReportOptions {
         units: args.output.units,
         png_size: parse_png_size(&args.output.png_size)?,
         theme: args.output.theme.into(),
         align_cliff: false,
     };
+    let capacity = args
+        .capacity
+        .as_deref()
+        .map(|c| {
+            crate::units::parse_size(c).map_err(|e| {
+                crate::error::usage(format!("--capacity '{c}': {e} (give a size, e.g. 250GB)"))
+            })
+        })
+        .transpose()?;
+    if let Some(k) = &args.drive_kind {
+        if !matches!(k.as_str(), "real" | "emulated" | "simulated") {
+            return Err(crate::error::usage(format!(
+                "--drive-kind '{k}': give real, emulated or simulated"
+            )));
+        }
+    }
     let loc = recorder::location().ok_or_else(|| {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
     let mut store = Store::open_existing(&loc)?;
+    let base = Filter {
+        host: sel.host.clone(),
+        tags: crate::origin::parse_tags(&sel.tags)?,
+        ..Filter::default()
+    };
     let mut rows = store.list(&Filter {
         serial: Some(args.serial.clone()),
-        ..Filter::default()
+        ..base.clone()
     })?;
     if rows.is_empty() {
         rows = store.list(&Filter {
             drive: Some(args.serial.clone()),
-            ..Filter::default()
+            ..base.clone()
         })?;
     }
+    let narrowed = if sel.host.is_some() || !sel.tags.is_empty() {
+        " (with the --host and --tag given)"
+    } else {
+        ""
+    };
     if rows.is_empty() {
         return Err(crate::error::usage(format!(
-            "no recorded run has serial '{}' or a drive name containing it (see `slccache runs`)",
+            "no recorded run has serial '{}' or a drive name containing it{narrowed} \
+             (see `slccache runs`)",
             args.serial
         )));
     }
-    let (first, pts) = points(&rows);
-    let drive = rows
-        .iter()
-        .rev()
-        .find_map(|r| r.model.clone().or_else(|| r.label.clone()))
-        .unwrap_or_else(|| args.serial.clone());
-    let name = match rows.iter().find_map(|r| r.serial.clone()) {
-        Some(s) => format!("{drive} ({s})"),
-        None => drive,
-    };
+    // One drive only: runs of another capacity or kind are another drive.
+    let mut groups: BTreeMap<DriveKey, Vec<&RunRow>> = BTreeMap::new();
+    for r in &rows {
+        groups.entry(drive_key(r)).or_default().push(r);
+    }
+    let all = groups.len();
+    groups.retain(|_, rs| {
+        let r = rs[0];
+        capacity.is_none_or(|c| r.capacity_bytes == i64::try_from(c).ok())
+            && args
+                .drive_kind
+                .as_deref()
+                .is_none_or(|k| drive_kind(r) == k)
+    });
+    if groups.is_empty() {
+        return Err(crate::error::usage(format!(
+            "'{}' matches {} but none of the --capacity and --drive-kind given \
+             (see `slccache runs --drive '{}'`)",
+            args.serial,
+            crate::units::count_text(all, "drive", "drives"),
+            args.serial
+        )));
+    }
+    if groups.len() > 1 {
+        let mut s = format!(
+            "'{}' matches {} drives{narrowed}; chart one of them:",
+            args.serial,
+            groups.len()
+        );
+        // What picks each drive: its serial, else the fewest of --capacity and --drive-kind
+        // that leave it alone.
+        let facts: Vec<(Option<i64>, &str)> = groups
+            .values()
+            .map(|rs| (rs[0].capacity_bytes, drive_kind(rs[0])))
+            .collect();
+        for (i, (k, rs)) in groups.iter().enumerate() {
+            let (cap, kind) = facts[i];
+            let alone = |use_cap: bool, use_kind: bool| {
+                facts
+                    .iter()
+                    .filter(|(c, k)| (!use_cap || *c == cap) && (!use_kind || *k == kind))
+                    .count()
+                    == 1
+            };
+            let pick = match k {
+                DriveKey::Serial(serial) => format!("slccache history {}", shell::quote(serial)),
+                DriveKey::Model(..) => {
+                    let mut p = format!("slccache history {}", shell::quote(&args.serial));
+                    let (use_cap, use_kind) = if alone(true, false) {
+                        (true, false)
+                    } else if alone(false, true) {
+                        (false, true)
+                    } else {
+                        (true, true)
+                    };
+                    // The flags given stay in.
+                    let (use_cap, use_kind) = (
+                        use_cap || capacity.is_some(),
+                        use_kind || args.drive_kind.is_some(),
+                    );
+                    if let (true, Some(c)) = (use_cap, cap.and_then(|c| u64::try_from(c).ok())) {
+                        p += &format!(" --capacity {}", capacity_arg(c));
+                    }
+                    if use_kind {
+                        p += &format!(" --drive-kind {kind}");
+                    }
+                    p
+                }
+            };
+            s += &format!(
+                "\n  {}: {}\n      {pick}",
+                describe(k, rs),
+                crate::units::count_text(rs.len(), "run", "runs")
+            );
+        }
+        return Err(crate::error::usage(s));
+    }
+    let (key, rows) = groups.into_iter().next().expect("one group");
+    let rows: Vec<RunRow> = rows.into_iter().cloned().collect();
+    let (first, mut pts) = points(&rows);
+    if sel.host.is_some() {
+        for (p, r) in pts.iter_mut().zip(&rows) {
+            p.series = Some(r.host.clone().unwrap_or_else(|| "-".into()));
+        }
+    }
+    let name = describe(&key, &rows.iter().collect::<Vec<_>>());
     // The same folder rules as every subcommand: a given --out that holds files is refused
     // unless --force, a default one is unique.
     let out = crate::report::outdir::claim(
@@ -62,9 +248,19 @@ pub fn run(args: HistoryArgs) -> Result<()> {
         false,
     )?;
     write_history_outputs(&out, &name, &first, &pts, &opts)?;
+    let hosts: std::collections::BTreeSet<&str> =
+        pts.iter().filter_map(|p| p.series.as_deref()).collect();
+    let split = if hosts.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", one series per host ({})",
+            hosts.into_iter().collect::<Vec<_>>().join(", ")
+        )
+    };
     crate::say!(
-        "history of {name}: {} runs; outputs: {}",
-        pts.len(),
+        "history of {name}: {}{split}; outputs: {}",
+        crate::units::count_text(pts.len(), "run", "runs"),
         out.display()
     );
     Ok(())
@@ -98,6 +294,7 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             after_bytes_per_sec: r.after_cache_bytes_per_sec,
             drive_written_bytes: r.data_units_written.map(|u| u as f64 * DATA_UNIT_BYTES),
             percentage_used: r.percentage_used.map(|p| p as f64),
+            series: None,
         })
         .collect();
     (first, pts)

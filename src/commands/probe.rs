@@ -459,6 +459,7 @@ fn finish(
     }
     let summary = Summary {
         slccache_version: crate::VERSION.into(),
+        origin: Some(crate::origin::current()),
         config,
         // For emulated drives, the model's truth (cache bytes, phase boundaries), so a run
         // can be checked against it; from the drive's state at the start of the measured run

@@ -1,20 +1,53 @@
 //! `slccache runs`: the results library. Lists the recorded runs (a table, `--json` or
-//! `--csv`), shows one, writes one's folder again, imports old folders, removes one.
+//! `--csv`, or per group with `--by`), shows one, writes one's folder again, imports old
+//! folders, copies runs to another store, removes one.
 
 use anyhow::{Context, Result};
 
-use crate::cli::{RunsAction, RunsArgs};
+use crate::cli::{OriginArgs, RunsAction, RunsArgs};
 use crate::store::recorder;
-use crate::store::{Filter, Recorded, RunRow, Store, KINDS};
+use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
-/// Runs `slccache runs`.
-pub fn run(args: RunsArgs) -> Result<()> {
+/// The listing's filters from the flags (`--host` and `--tag` are global).
+fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
+    if let Some(k) = &args.kind {
+        if !KINDS.contains(&k.as_str()) {
+            return Err(crate::error::usage(format!(
+                "--kind '{k}': give one of {}",
+                KINDS.join(", ")
+            )));
+        }
+    }
+    Ok(Filter {
+        drive: args.drive.clone(),
+        serial: args.serial.clone(),
+        host: sel.host.clone(),
+        tags: crate::origin::parse_tags(&sel.tags)?,
+        since: args.since.clone(),
+        kind: args.kind.clone(),
+    })
+}
+
+/// Runs `slccache runs`; `sel` holds the global `--host` and `--tag` (filters here, and for
+/// `import` the host of folders whose summary names none).
+pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
+    if let Some(RunsAction::Copy { ids, from, to }) = &args.action {
+        let text = copy(&args, sel, ids, from.as_deref(), to.as_deref())?;
+        crate::stdout::write_bytes(text.as_bytes());
+        return Ok(());
+    }
+    let by = args.by.as_deref().map(GroupBy::parse).transpose()?;
     let loc = recorder::location().ok_or_else(|| {
         crate::error::usage("no results store: give --db PATH or set SLCCACHE_DB (no home folder)")
     })?;
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
+    if matches!(args.action, Some(RunsAction::Import { .. })) && !sel.tags.is_empty() {
+        return Err(crate::error::usage(
+            "runs import: --tag is not taken; a run's tags are those its summary.json holds",
+        ));
+    }
     // Only an import may create the store; reading commands say the path holds none.
     let mut store = match &args.action {
         Some(RunsAction::Import { .. }) => Store::open(&loc)?,
@@ -22,23 +55,22 @@ pub fn run(args: RunsArgs) -> Result<()> {
     };
     let text = match &args.action {
         None => {
-            if let Some(k) = &args.kind {
-                if !KINDS.contains(&k.as_str()) {
-                    return Err(crate::error::usage(format!(
-                        "--kind '{k}': give one of {}",
-                        KINDS.join(", ")
-                    )));
-                }
-            }
-            let rows = store.list(&Filter {
-                drive: args.drive.clone(),
-                serial: args.serial.clone(),
-                host: args.host.clone(),
-                since: args.since.clone(),
-                kind: args.kind.clone(),
-            })?;
+            let rows = store.list(&filter(&args, sel)?)?;
             if let Some(dir) = &args.html {
                 library_page(&mut store, &rows, dir, &place, args.force)?
+            } else if let Some(by) = &by {
+                let groups = group(&rows, by);
+                if args.csv {
+                    return Err(crate::error::usage(
+                        "--by with --csv: give --json for the groups, or --csv without --by",
+                    ));
+                } else if args.json {
+                    serde_json::to_string_pretty(&groups)? + "\n"
+                } else if rows.is_empty() {
+                    format!("no runs in {place}\n")
+                } else {
+                    group_table(&groups, by, UnitSystem::Decimal)
+                }
             } else if args.json {
                 serde_json::to_string_pretty(&rows)? + "\n"
             } else if args.csv {
@@ -58,6 +90,9 @@ pub fn run(args: RunsArgs) -> Result<()> {
                 r.row.source_dir.as_deref().unwrap_or("-"),
                 r.files.keys().cloned().collect::<Vec<_>>().join(", ")
             );
+            if !r.row.tags.is_empty() {
+                s += &format!("tags: {}\n", tags_text(&r.row.tags).replace(';', ", "));
+            }
             if r.render.is_some() {
                 s += "charts and reports: drawn again on export\n";
             }
@@ -89,7 +124,7 @@ pub fn run(args: RunsArgs) -> Result<()> {
             }
             for d in dirs {
                 let r = store
-                    .import_folder(d)
+                    .import_folder_as(d, sel.host.as_deref())
                     .with_context(|| format!("importing {}", d.display()))?;
                 s += &match r {
                     Recorded::New(id) => format!("{}: imported as run {id}\n", d.display()),
@@ -104,6 +139,7 @@ pub fn run(args: RunsArgs) -> Result<()> {
             store.remove(*id)?;
             format!("removed run {id} from {place}\n")
         }
+        Some(RunsAction::Copy { .. }) => unreachable!("copied above"),
     };
     crate::stdout::write_bytes(text.as_bytes());
     Ok(())
@@ -253,6 +289,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
     s
 }
 
+/// Tags as `key=value` pairs separated by `;`, keys in order.
+fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {
+    tags.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
 /// The listing as CSV (SI base units: bytes, bytes per second).
 pub fn csv_text(rows: &[RunRow]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -275,6 +319,7 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         "data_units_written",
         "percentage_used",
         "interrupted",
+        "tags",
     ])?;
     let o = |v: &Option<String>| v.clone().unwrap_or_default();
     let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
@@ -299,6 +344,7 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
             i(r.data_units_written),
             i(r.percentage_used),
             r.interrupted.to_string(),
+            tags_text(&r.tags),
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
@@ -381,4 +427,306 @@ fn library_page(
         p.display(),
         crate::units::count_text(entries.len(), "run", "runs")
     ))
+}
+
+/// `runs copy`: the runs of one store that the filters (or `ids`) choose, into another, each
+/// once; returns the lines to print.
+fn copy(
+    args: &RunsArgs,
+    sel: &OriginArgs,
+    ids: &[i64],
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<String> {
+    if from.is_none() && to.is_none() {
+        return Err(crate::error::usage(
+            "runs copy: give --to STORE (and --from STORE; either one defaults to --db)",
+        ));
+    }
+    let pick = |s: Option<&str>, flag: &str| -> Result<Location> {
+        match s {
+            Some(s) => Location::parse(s),
+            None => recorder::location().ok_or_else(|| {
+                crate::error::usage(format!(
+                    "runs copy: give {flag} STORE (no --db, SLCCACHE_DB or home folder)"
+                ))
+            }),
+        }
+    };
+    let from = pick(from, "--from")?;
+    let to = pick(to, "--to")?;
+    let home = std::env::var("HOME").ok();
+    let (from_name, to_name) = (from.display(home.as_deref()), to.display(home.as_deref()));
+    let same = match (&from, &to) {
+        (Location::Sqlite(a), Location::Sqlite(b)) => {
+            a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+        }
+        (a, b) => a == b,
+    };
+    if same {
+        return Err(crate::error::usage(format!(
+            "runs copy: --from and --to are the same store ({from_name})"
+        )));
+    }
+    let mut src = Store::open_existing(&from)?;
+    let mut rows = src.list(&filter(args, sel)?)?;
+    if !ids.is_empty() {
+        for id in ids {
+            if !rows.iter().any(|r| r.id == *id) {
+                return Err(crate::error::usage(format!(
+                    "runs copy: no run {id} in {from_name}{}",
+                    if args.drive.is_some()
+                        || args.serial.is_some()
+                        || args.since.is_some()
+                        || args.kind.is_some()
+                        || sel.host.is_some()
+                        || !sel.tags.is_empty()
+                    {
+                        " that the filters match"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+        }
+        rows.retain(|r| ids.contains(&r.id));
+    }
+    let mut dst = Store::open(&to)?;
+    let mut s = String::new();
+    let (mut new, mut there) = (0, 0);
+    for r in &rows {
+        match src
+            .copy_run(r.id, &mut dst)
+            .with_context(|| format!("copying run {} from {from_name} to {to_name}", r.id))?
+        {
+            Recorded::New(id) => {
+                new += 1;
+                s += &format!("run {} -> run {id}\n", r.id);
+            }
+            Recorded::Existing(id) => {
+                there += 1;
+                s += &format!("run {}: already in {to_name} as run {id}\n", r.id);
+            }
+        }
+    }
+    s += &format!(
+        "copied {} from {from_name} to {to_name}{}\n",
+        crate::units::count_text(new, "run", "runs"),
+        if there > 0 {
+            format!(" ({there} already there)")
+        } else {
+            String::new()
+        }
+    );
+    Ok(s)
+}
+
+/// `--by`: what the runs are grouped by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The host that ran it.
+    Host,
+    /// The drive (model, else label, else target).
+    Drive,
+    /// The value of one tag.
+    Tag(String),
+}
+
+impl GroupBy {
+    /// `host`, `drive` or `tag:KEY`.
+    pub fn parse(s: &str) -> Result<GroupBy> {
+        match s.trim() {
+            "host" => Ok(GroupBy::Host),
+            "drive" => Ok(GroupBy::Drive),
+            t => match t.strip_prefix("tag:") {
+                Some(k) if crate::origin::valid_key(k) => Ok(GroupBy::Tag(k.to_string())),
+                _ => Err(crate::error::usage(format!(
+                    "--by '{s}': give host, drive or tag:KEY (e.g. tag:rack)"
+                ))),
+            },
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            GroupBy::Host => "host".into(),
+            GroupBy::Drive => "drive".into(),
+            GroupBy::Tag(k) => format!("tag:{k}"),
+        }
+    }
+
+    fn key(&self, r: &RunRow) -> String {
+        match self {
+            GroupBy::Host => r.host.clone().unwrap_or_else(|| "-".into()),
+            GroupBy::Drive => drive(r),
+            GroupBy::Tag(k) => r.tags.get(k).cloned().unwrap_or_else(|| "-".into()),
+        }
+    }
+}
+
+/// The median and range of one figure over a group's runs that have it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Spread {
+    /// Runs with this figure.
+    pub runs: usize,
+    /// Their median.
+    pub median: f64,
+    /// The least.
+    pub min: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// Of `values`; `None` when there are none.
+    pub fn of(mut values: Vec<f64>) -> Option<Spread> {
+        values.retain(|v| v.is_finite());
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        let median = if n % 2 == 1 {
+            values[n / 2]
+        } else {
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
+        };
+        Some(Spread {
+            runs: n,
+            median,
+            min: values[0],
+            max: values[n - 1],
+        })
+    }
+}
+
+/// One line of `runs --by`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Group {
+    /// `host`, `drive` or `tag:KEY`.
+    pub by: String,
+    /// The host, drive or tag value (`-`: none).
+    pub group: String,
+    /// Runs in the group.
+    pub runs: usize,
+    /// Cache size, bytes.
+    pub cache_bytes: Option<Spread>,
+    /// Rate after the cache, bytes/s.
+    pub after_cache_bytes_per_sec: Option<Spread>,
+}
+
+/// The runs by group, groups in name order (`-`, no value, last).
+pub fn group(rows: &[RunRow], by: &GroupBy) -> Vec<Group> {
+    let mut groups: std::collections::BTreeMap<(bool, String), Vec<&RunRow>> =
+        std::collections::BTreeMap::new();
+    for r in rows {
+        let k = by.key(r);
+        groups.entry((k == "-", k)).or_default().push(r);
+    }
+    groups
+        .into_iter()
+        .map(|((_, name), rs)| Group {
+            by: by.name(),
+            group: name,
+            runs: rs.len(),
+            cache_bytes: Spread::of(
+                rs.iter()
+                    .filter_map(|r| r.cache_bytes.map(|c| c as f64))
+                    .collect(),
+            ),
+            after_cache_bytes_per_sec: Spread::of(
+                rs.iter()
+                    .filter_map(|r| r.after_cache_bytes_per_sec)
+                    .collect(),
+            ),
+        })
+        .collect()
+}
+
+/// A range in the unit of `text` (the median as `format_bytes` or `format_rate` wrote it),
+/// with as many decimals as it takes for its ends to differ (up to three): `12.96-13.11 GB`.
+fn range_text(min: f64, max: f64, median_text: &str, units: UnitSystem) -> String {
+    let unit = median_text.rsplit_once(' ').map_or("", |(_, u)| u);
+    let (k, m) = (
+        match units {
+            UnitSystem::Decimal => 1000f64,
+            UnitSystem::Binary => 1024f64,
+        },
+        units.mega(),
+    );
+    let div = match unit.trim_end_matches("/s") {
+        "kB" | "KiB" if !unit.ends_with("/s") => k,
+        "MB" | "MiB" if unit.ends_with("/s") => m,
+        "MB" | "MiB" => k * k,
+        "GB" | "GiB" => k * k * k,
+        "TB" | "TiB" => k * k * k * k,
+        "PB" | "PiB" => k * k * k * k * k,
+        _ => 1.0,
+    };
+    let (a, b) = (min / div, max / div);
+    let mut d = if a.abs().max(b.abs()) >= 100.0 { 0 } else { 1 };
+    while d < 3 && format!("{a:.d$}") == format!("{b:.d$}") {
+        d += 1;
+    }
+    format!("{a:.d$}-{b:.d$} {unit}")
+}
+
+/// The groups as a table: one line each, with the median and range of each figure.
+pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String {
+    let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String| match s {
+        None => "-".to_string(),
+        Some(s) => {
+            let mut t = f(s.median);
+            if s.runs > 1 {
+                t = format!("{t} ({})", range_text(s.min, s.max, &t, units));
+            }
+            if s.runs < runs {
+                t += &format!(" [{} of {runs} runs]", s.runs);
+            }
+            t
+        }
+    };
+    let head = [
+        by.name(),
+        "runs".to_string(),
+        "cache: median (range)".to_string(),
+        "after cache: median (range)".to_string(),
+    ];
+    let cells: Vec<[String; 4]> = groups
+        .iter()
+        .map(|g| {
+            [
+                g.group.clone(),
+                g.runs.to_string(),
+                spread(&g.cache_bytes, g.runs, &|v| format_bytes(v, units)),
+                spread(&g.after_cache_bytes_per_sec, g.runs, &|v| {
+                    format_rate(v, units)
+                }),
+            ]
+        })
+        .collect();
+    let mut width = head.clone().map(|h| h.chars().count());
+    for c in &cells {
+        for (w, x) in width.iter_mut().zip(c) {
+            *w = (*w).max(x.chars().count());
+        }
+    }
+    let line = |c: &[String]| {
+        let s = format!(
+            "{:<w0$}  {:>w1$}  {:<w2$}  {}",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            w0 = width[0],
+            w1 = width[1],
+            w2 = width[2]
+        );
+        s.trim_end().to_string() + "\n"
+    };
+    let mut s = line(&head);
+    for c in &cells {
+        s += &line(c);
+    }
+    s
 }

@@ -197,6 +197,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let t = &sim.timeline;
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),
+        origin: Some(crate::origin::current()),
         config: serde_json::to_value(SimConfig {
             command: "simulate",
             model_spec: spec,

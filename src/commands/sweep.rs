@@ -415,6 +415,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         .unwrap_or_else(|| args.target.clone());
     let summary = SweepSummary {
         slccache_version: crate::VERSION,
+        origin: Some(crate::origin::current()),
         config: SweepConfig {
             command: "sweep",
             target: &args.target,

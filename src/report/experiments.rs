@@ -625,6 +625,8 @@ pub struct HistoryPoint {
     pub drive_written_bytes: Option<f64>,
     /// SMART percentage used at the end of the run.
     pub percentage_used: Option<f64>,
+    /// The series it belongs to (`history --host`: its host); `None`: one series.
+    pub series: Option<String>,
 }
 
 /// The history charts of one drive: cache size (with interval) and after-cache rate against
@@ -694,6 +696,9 @@ pub fn history_charts(
     out
 }
 
+/// A run on a history chart: x, and y with its interval.
+type XyPoint = (f64, (f64, f64, f64));
+
 /// A run's value on a history chart, with its interval.
 type YOf<'a> = dyn Fn(&HistoryPoint) -> Option<(f64, f64, f64)> + 'a;
 
@@ -712,6 +717,17 @@ fn history_chart(
         .iter()
         .filter_map(|p| Some((x_of(p)?, y_of(p)?)))
         .collect();
+    // The series (hosts with `history --host`), in name order, each with its points.
+    let mut by_series: std::collections::BTreeMap<Option<&str>, Vec<XyPoint>> =
+        std::collections::BTreeMap::new();
+    for p in pts {
+        if let (Some(x), Some(y)) = (x_of(p), y_of(p)) {
+            by_series
+                .entry(p.series.as_deref())
+                .or_default()
+                .push((x, y));
+        }
+    }
     let x_max = xy.iter().map(|p| p.0).fold(0.0, f64::max);
     let x_min = xy.iter().map(|p| p.0).fold(x_max, f64::min);
     let span = (x_max - x_min).max(1.0);
@@ -749,18 +765,50 @@ fn history_chart(
     )];
     let px = per_px(o.png_size, footer.len(), &x, &y);
     let mut series_v = Vec::new();
-    // The runs joined in order, then each with its interval.
-    series_v.push(series(
-        "runs",
-        xy.iter().map(|(x, (v, _, _))| (*x, *v)).collect(),
-        LineStyle {
-            width: 1.5,
-            alpha: 0.6,
-            ..MEASURED
-        },
-    ));
-    for (x, (v, lo, hi)) in &xy {
-        series_v.extend(point_marks(*x, *v, *lo, *hi, px, MEASURED));
+    let split = pts.iter().any(|p| p.series.is_some());
+    let mut legend = Vec::new();
+    // Each series' runs joined in order, then each with its interval.
+    for (i, (name, sxy)) in by_series.iter().enumerate() {
+        let style = if split {
+            LineStyle {
+                width: 2.5,
+                ..charts::run_style(i)
+            }
+        } else {
+            MEASURED
+        };
+        series_v.push(series(
+            name.unwrap_or("runs"),
+            sxy.iter().map(|(x, (v, _, _))| (*x, *v)).collect(),
+            LineStyle {
+                width: 1.5,
+                alpha: 0.6,
+                ..style
+            },
+        ));
+        for (x, (v, lo, hi)) in sxy {
+            series_v.extend(point_marks(*x, *v, *lo, *hi, px, style));
+        }
+        if split {
+            legend.push(LegendEntry {
+                name: format!(
+                    "{}: {}",
+                    name.unwrap_or("-"),
+                    count_text(sxy.len(), "run", "runs")
+                ),
+                style,
+                swatch: false,
+                group: None,
+            });
+        }
+    }
+    if !split {
+        legend.push(LegendEntry {
+            name: "run, with 95% interval".into(),
+            style: MEASURED,
+            swatch: false,
+            group: None,
+        });
     }
     // The unit is the y label's, in its brackets.
     let unit = y
@@ -787,12 +835,7 @@ fn history_chart(
         series: series_v,
         bands: vec![],
         markers: vec![],
-        legend: vec![LegendEntry {
-            name: "run, with 95% interval".into(),
-            style: MEASURED,
-            swatch: false,
-            group: None,
-        }],
+        legend,
         zoom: None,
         theme: o.theme,
         throttled: vec![],

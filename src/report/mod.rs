@@ -147,6 +147,10 @@ pub struct DriveState {
 pub struct Summary {
     /// slccache version.
     pub slccache_version: String,
+    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
+    /// written before it have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::Origin>,
     /// The configuration the run used (subcommand-specific).
     pub config: serde_json::Value,
     /// The drive model's truth (models only): `{"cache": ...}`, see
@@ -582,6 +586,7 @@ pub fn write_analysis_outputs(
         None => {
             let summary = Summary {
                 slccache_version: crate::VERSION.to_string(),
+                origin: Some(crate::origin::current()),
                 config,
                 model_truth: None,
                 run: t.meta.clone(),
@@ -634,6 +639,7 @@ mod tests {
         };
         let s = Summary {
             slccache_version: "x".into(),
+            origin: None,
             config: serde_json::json!({}),
             model_truth: None,
             run: t.meta.clone(),

@@ -40,6 +40,10 @@ pub struct SweepConfig<'a> {
 pub struct SweepSummary<'a> {
     /// The version that wrote it.
     pub slccache_version: &'static str,
+    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
+    /// written before it have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::Origin>,
     /// What ran.
     pub config: SweepConfig<'a>,
     /// The points and the saturation point.

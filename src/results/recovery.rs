@@ -226,6 +226,10 @@ pub struct ExperimentConfig {
 pub struct RecoverySummary {
     /// slccache version.
     pub slccache_version: String,
+    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
+    /// written before it have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::Origin>,
     /// "recovery".
     pub command: &'static str,
     /// Stopped by Ctrl-C / SIGTERM: only the finished steps are in.
@@ -296,6 +300,10 @@ pub struct FillSweepSection {
 pub struct FillSweepSummary {
     /// slccache version.
     pub slccache_version: String,
+    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
+    /// written before it have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::Origin>,
     /// "fill-sweep".
     pub command: &'static str,
     /// Stopped by Ctrl-C / SIGTERM: only the finished levels are in.

@@ -8,8 +8,10 @@
 //!   the configuration, host, drive state, stop, totals and the whole analysis;
 //! - in `run_files`, deflate-compressed, every file of the folder that cannot be drawn again
 //!   from the data: `timeline.csv` always; for a probe, simulate or analyze run recorded with
-//!   its render options, nothing else (charts, card, report.md and report.html are drawn again
-//!   on export, byte-identical); for other kinds and for imported folders, every file.
+//!   its render options, or imported from a folder whose render options can be read from it,
+//!   nothing else (charts, card, report.md and report.html are drawn again on export,
+//!   byte-identical); for other kinds, and for folders that do not draw again the same, every
+//!   file.
 //!
 //! A run's outputs never depend on the store: recording reads the finished folder.
 
@@ -150,11 +152,14 @@ impl From<&RenderOptions> for ReportOptions {
 /// How a folder is recorded.
 #[derive(Debug, Clone, Default)]
 pub struct RecordOptions {
+    /// When it was recorded (RFC 3339), for a run copied from another store; `None`: now.
+    pub recorded_at: Option<String>,
     /// The options the charts were drawn with: with them, charts and reports of a probe,
-    /// simulate or analyze run are not stored but drawn again on export. Without them
-    /// (imports), every file is stored.
+    /// simulate or analyze run are not stored but drawn again on export. Without them, every
+    /// file is stored (an import finds them in the folder where it can).
     pub render: Option<RenderOptions>,
-    /// The name of the machine that ran it (`None` for imports: not known).
+    /// The name of the machine that ran it, where its `summary.json` has no `origin` (older
+    /// folders); `None`: not known.
     pub host: Option<String>,
     /// The folder the run was written to, when it is recorded from a copy (a spooled run);
     /// `None`: the folder recorded.
@@ -162,7 +167,7 @@ pub struct RecordOptions {
 }
 
 /// One run as listed: the row without its summary and files.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunRow {
     /// Run id.
     pub id: i64,
@@ -206,6 +211,8 @@ pub struct RunRow {
     pub interrupted: bool,
     /// The folder it was recorded from.
     pub source_dir: Option<String>,
+    /// The lab's tags (`origin.tags` of its summary.json; none for older runs).
+    pub tags: BTreeMap<String, String>,
 }
 
 /// Filters for [`Store::list`]; all given ones must match.
@@ -215,8 +222,10 @@ pub struct Filter {
     pub drive: Option<String>,
     /// Serial, exactly.
     pub serial: Option<String>,
-    /// Host, exactly.
+    /// Part of the host's name, any case.
     pub host: Option<String>,
+    /// Tags the run must have, each with exactly this value.
+    pub tags: BTreeMap<String, String>,
     /// Runs on or after this date (`YYYY-MM-DD` or RFC 3339).
     pub since: Option<String>,
     /// Kind of run.
@@ -272,6 +281,16 @@ const ROW_COLUMNS: &str = "id, kind, COALESCE(started_at, recorded_at), recorded
     serial, firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes, \
     cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec, \
     after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir";
+
+/// The listing's columns: [`ROW_COLUMNS`] and the tags, read from the stored summary (no
+/// column of their own).
+fn row_columns(d: Dialect) -> String {
+    let tags = match d {
+        Dialect::Sqlite => "json_extract(summary, '$.origin.tags')",
+        Dialect::Postgres => "(summary::jsonb -> 'origin' -> 'tags')::text",
+    };
+    format!("{ROW_COLUMNS}, {tags}")
+}
 
 /// The kinds of run (`--kind`).
 pub const KINDS: &[&str] = &[
@@ -361,6 +380,17 @@ impl Store {
     /// recorded twice is stored once.
     pub fn record_folder(&mut self, dir: &Path, opts: &RecordOptions) -> Result<Recorded> {
         let folder = read_folder(dir)?;
+        self.record_files(dir, &folder, opts)
+    }
+
+    /// Records a run's files (`folder`: names relative to the folder `dir`, as
+    /// [`Store::record_folder`] reads them).
+    fn record_files(
+        &mut self,
+        dir: &Path,
+        folder: &BTreeMap<String, Vec<u8>>,
+        opts: &RecordOptions,
+    ) -> Result<Recorded> {
         let summary_text = folder.get("summary.json").ok_or_else(|| {
             anyhow::anyhow!("{}: no summary.json (not a run folder)", dir.display())
         })?;
@@ -368,7 +398,7 @@ impl Store {
             .with_context(|| format!("{}/summary.json is not UTF-8", dir.display()))?;
         let summary: serde_json::Value = serde_json::from_str(&summary_text)
             .with_context(|| format!("reading {}/summary.json", dir.display()))?;
-        let hash = content_hash(&folder);
+        let hash = content_hash(folder);
         let kind = kind_of(&summary);
         // Charts are drawn again on export only where that gives the same bytes: a kind whose
         // charts come from its timeline and summary, with the command line its report.html
@@ -395,6 +425,11 @@ impl Store {
             .map(|(n, d)| Ok((n.clone(), deflate(d)?)))
             .collect::<Result<_>>()?;
         let f = Fields::of(&summary);
+        // The host its summary names (every run since `origin` exists), else the one given.
+        let host = crate::origin::of_summary(&summary)
+            .map(|o| o.host)
+            .filter(|h| !h.trim().is_empty())
+            .or_else(|| opts.host.clone());
         let source = match &opts.source_dir {
             Some(s) => s.display().to_string(),
             None => dir
@@ -418,7 +453,10 @@ impl Store {
         let values: Vec<(&str, Val)> = vec![
             ("content_hash", Val::Text(Some(hash.clone()))),
             ("kind", Val::Text(Some(kind))),
-            ("recorded_at", Val::Text(Some(now_rfc3339()))),
+            (
+                "recorded_at",
+                Val::Text(Some(opts.recorded_at.clone().unwrap_or_else(now_rfc3339))),
+            ),
             ("started_at", Val::Text(started_at)),
             ("interrupted", Val::Int(Some(i64::from(f.interrupted)))),
             ("model", Val::Text(f.model)),
@@ -427,7 +465,7 @@ impl Store {
             ("capacity_bytes", Val::Int(f.capacity_bytes)),
             ("target", Val::Text(f.target)),
             ("label", Val::Text(f.label)),
-            ("host", Val::Text(opts.host.clone())),
+            ("host", Val::Text(host)),
             ("cache_bytes", Val::Int(f.cache_bytes)),
             ("cache_low_bytes", Val::Int(f.cache_low_bytes)),
             ("cache_high_bytes", Val::Int(f.cache_high_bytes)),
@@ -525,27 +563,66 @@ impl Store {
         }
     }
 
-    /// Adds a folder written before the store existed (every file stored as it is).
+    /// Adds a folder written before the store existed, or copied from another machine, with
+    /// its own date and host (`summary.json`; `host` where it names none). A probe, simulate
+    /// or analyze folder is stored as a recorded one is (its timeline, the charts and reports
+    /// drawn again on export) when the render options read from the folder draw every chart
+    /// and report byte for byte as the folder holds them; otherwise every file is stored.
     pub fn import_folder(&mut self, dir: &Path) -> Result<Recorded> {
-        self.record_folder(dir, &RecordOptions::default())
+        self.import_folder_as(dir, None)
+    }
+
+    /// [`Store::import_folder`], with the host of a folder whose `summary.json` names none.
+    pub fn import_folder_as(&mut self, dir: &Path, host: Option<&str>) -> Result<Recorded> {
+        let folder = read_folder(dir)?;
+        // A run already there is found before its charts are drawn again to check them.
+        if folder.contains_key("summary.json") {
+            let p = self.b.placeholder(1);
+            let existing = self.b.query(
+                &format!("SELECT id FROM runs WHERE content_hash = {p}"),
+                &[Val::Text(Some(content_hash(&folder)))],
+            )?;
+            if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
+                return Ok(Recorded::Existing(id));
+            }
+        }
+        let render = derive_render(&folder)?;
+        self.record_files(
+            dir,
+            &folder,
+            &RecordOptions {
+                render,
+                host: host.map(String::from),
+                ..RecordOptions::default()
+            },
+        )
+    }
+
+    /// Copies run `id` of this store into `to` with everything stored (its row, its date and
+    /// the date it was recorded, its host, summary, render options and files); a run already
+    /// there (the same content) is not added again.
+    pub fn copy_run(&mut self, id: i64, to: &mut Store) -> Result<Recorded> {
+        let run = self.get(id)?;
+        let mut folder = run.files.clone();
+        folder.insert("summary.json".into(), run.summary.clone().into_bytes());
+        let source = run.row.source_dir.clone().unwrap_or_default();
+        to.record_files(
+            Path::new(&source),
+            &folder,
+            &RecordOptions {
+                recorded_at: Some(run.row.recorded_at.clone()),
+                render: run.render.clone(),
+                host: run.row.host.clone(),
+                source_dir: Some(PathBuf::from(source.clone())),
+            },
+        )
     }
 
     /// Runs matching `f`, oldest first.
     pub fn list(&mut self, f: &Filter) -> Result<Vec<RunRow>> {
         let mut conds = Vec::new();
         let mut params = Vec::new();
-        let like = match self.b.dialect() {
-            Dialect::Sqlite => "LIKE",
-            Dialect::Postgres => "ILIKE",
-        };
-        if let Some(d) = &f.drive {
-            params.push(Val::Text(Some(format!("%{}%", escape_like(d)))));
-            let p = self.b.placeholder(params.len());
-            conds.push(format!(
-                "(model {like} {p} ESCAPE '\\' OR label {like} {p} ESCAPE '\\')"
-            ));
-        }
-        for (col, v) in [("serial", &f.serial), ("host", &f.host), ("kind", &f.kind)] {
+        for (col, v) in [("serial", &f.serial), ("kind", &f.kind)] {
             if let Some(v) = v {
                 params.push(Val::Text(Some(v.clone())));
                 conds.push(format!("{col} = {}", self.b.placeholder(params.len())));
@@ -562,14 +639,31 @@ impl Store {
                 )
             ));
         }
-        let mut sql = format!("SELECT {ROW_COLUMNS} FROM runs");
+        let mut sql = format!("SELECT {} FROM runs", row_columns(self.b.dialect()));
         if !conds.is_empty() {
             sql += " WHERE ";
             sql += &conds.join(" AND ");
         }
         sql += " ORDER BY COALESCE(started_at, recorded_at), id";
         let rows = self.b.query(&sql, &params)?;
-        Ok(rows.iter().map(|r| row_of(r)).collect())
+        // Drive, host and tags are matched here, not in SQL: SQLite's LIKE folds ASCII letters
+        // only, and the tags are in the summary; so every letter folds the same on both
+        // backends.
+        let has = |v: &Option<String>, part: &str| {
+            v.as_deref()
+                .is_some_and(|v| v.to_lowercase().contains(&part.to_lowercase()))
+        };
+        Ok(rows
+            .iter()
+            .map(|r| row_of(r))
+            .filter(|r| {
+                f.drive
+                    .as_deref()
+                    .is_none_or(|d| has(&r.model, d) || has(&r.label, d))
+            })
+            .filter(|r| f.host.as_deref().is_none_or(|h| has(&r.host, h)))
+            .filter(|r| f.tags.iter().all(|(k, v)| r.tags.get(k) == Some(v)))
+            .collect())
     }
 
     /// Everything stored for run `id`.
@@ -582,7 +676,10 @@ impl Store {
             None => "summary",
         };
         let rows = self.b.query(
-            &format!("SELECT {ROW_COLUMNS}, {summary}, render FROM runs WHERE id = {p}"),
+            &format!(
+                "SELECT {}, {summary}, render FROM runs WHERE id = {p}",
+                row_columns(self.b.dialect())
+            ),
             &[Val::Int(Some(id))],
         )?;
         let r = rows.first().ok_or(StoreError::NoSuchRun(id))?;
@@ -730,6 +827,111 @@ fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Result<Vec<Pat
             &[],
             render.command.clone(),
         )
+    }
+}
+
+/// The width and height in a PNG's header (`IHDR`), if `png` is a PNG.
+fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
+/// The render options of a folder that was not recorded when it was written (an import):
+/// the command line from its report.html, the PNG size from a chart's header, the theme from
+/// report.html's body, the units from report.md. They are kept only when drawing the folder
+/// again with them gives every chart and report byte for byte as the folder holds them (tried
+/// with both units); `None` otherwise, and the folder is stored whole.
+fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option<RenderOptions>> {
+    let Some(summary) = folder.get("summary.json") else {
+        return Ok(None);
+    };
+    let Ok(summary) = std::str::from_utf8(summary) else {
+        return Ok(None);
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(summary) else {
+        return Ok(None);
+    };
+    let kind = kind_of(&value);
+    if !matches!(kind.as_str(), "probe" | "simulate" | "analyze")
+        || !folder.contains_key("timeline.csv")
+        || !folder.keys().any(|n| is_drawn(n))
+    {
+        return Ok(None);
+    }
+    let Some(command) = folder.get("report.html").and_then(|h| html_command(h)) else {
+        return Ok(None);
+    };
+    let html = String::from_utf8_lossy(&folder["report.html"]);
+    let dark = html.contains("<body class=\"dark\">");
+    let png = folder
+        .iter()
+        .filter(|(n, _)| n.ends_with(".png"))
+        .find_map(|(n, d)| (n != "card.png").then(|| png_size(d)).flatten())
+        .unwrap_or((1600, 900));
+    let md = folder
+        .get("report.md")
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .unwrap_or_default();
+    let binary_first = md.contains("iB/s") || md.contains("iB ");
+    let units = if binary_first {
+        [UnitSystem::Binary, UnitSystem::Decimal]
+    } else {
+        [UnitSystem::Decimal, UnitSystem::Binary]
+    };
+    let stored: BTreeMap<String, Vec<u8>> = folder
+        .iter()
+        .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
+        .map(|(n, d)| (n.clone(), d.clone()))
+        .collect();
+    for units in units {
+        let render = RenderOptions {
+            units,
+            png_size: png,
+            dark,
+            command: Some(command.clone()),
+        };
+        let run = StoredRun {
+            row: RunRow {
+                kind: kind.clone(),
+                ..RunRow::default()
+            },
+            summary: summary.to_string(),
+            render: Some(render.clone()),
+            files: stored.clone(),
+        };
+        let scratch = Scratch::new()?;
+        // A folder that cannot be drawn again (another version's summary) is stored whole.
+        if export_run(&run, &scratch.0).is_err() {
+            return Ok(None);
+        }
+        if read_folder(&scratch.0)? == *folder {
+            return Ok(Some(render));
+        }
+    }
+    Ok(None)
+}
+
+/// A scratch folder under the system's temporary folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let d = std::env::temp_dir().join(format!(
+            "slccache-import-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        ));
+        std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+        Ok(Scratch(d))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -976,13 +1178,10 @@ fn row_of(r: &[Val]) -> RunRow {
         percentage_used: r[18].as_i64(),
         interrupted: r[19].as_i64() == Some(1),
         source_dir: s(20),
+        tags: s(21)
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default(),
     }
-}
-
-fn escape_like(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('%', "\\%")
-        .replace('_', "\\_")
 }
 
 /// `--since`: a date (`2026-12-01`) or an RFC 3339 time, as the RFC 3339 text runs are
@@ -1063,9 +1262,7 @@ fn inflate(data: &[u8]) -> Result<Vec<u8>> {
 
 /// This machine's name, for the `host` column.
 pub fn hostname() -> Option<String> {
-    let u = rustix::system::uname();
-    let n = u.nodename().to_string_lossy().into_owned();
-    (!n.is_empty()).then_some(n)
+    crate::origin::machine_name()
 }
 
 #[cfg(test)]

@@ -264,6 +264,7 @@ pub fn record_spooled(store: &mut Store, entry: &Path) -> anyhow::Result<(Record
             render: meta.render.clone(),
             host: meta.host.clone(),
             source_dir: Some(meta.source_dir.clone()),
+            recorded_at: None,
         },
     )?;
     std::fs::remove_dir_all(entry).with_context(|| format!("removing {}", entry.display()))?;
@@ -322,7 +323,10 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
     }
     let home = std::env::var("HOME").ok();
     let place = loc.display(home.as_deref());
-    let host = super::hostname();
+    // The host is in each run's summary.json (`origin`); this is for a folder without one.
+    let host = Some(crate::origin::current().host)
+        .filter(|h| !h.is_empty())
+        .or_else(super::hostname);
     let mut store: Option<Store> = None;
     let mut open_error: Option<String> = None;
     let mut out = Vec::new();
@@ -348,6 +352,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                     render: Some(f.render.clone()),
                     host: host.clone(),
                     source_dir: None,
+                    recorded_at: None,
                 },
             )
         })();

@@ -26,7 +26,8 @@ pub struct Fixtures {
     pub probe: PathBuf,
     /// `recovery --simulate` (stored verbatim).
     pub recovery: PathBuf,
-    /// Copies of `sim_a` with serials S1, S2 and models "Alpha", "Beta" written in.
+    /// Copies of `sim_a` with serials S1, S2 and models "Alpha", "Beta" written in, from hosts
+    /// lab-1, lab-2 and lab-1 (`origin.host`).
     pub tagged: Vec<PathBuf>,
 }
 
@@ -88,6 +89,8 @@ impl Fixtures {
             v["run"]["device"]["serial"] = (*serial).into();
             v["run"]["device"]["model"] = (*model).into();
             v["run"]["started_at"] = format!("2026-0{}-15T10:00:00Z", i + 1).into();
+            // The host the store takes is the one the summary names.
+            v["origin"]["host"] = if i == 1 { "lab-2" } else { "lab-1" }.into();
             std::fs::write(
                 t.join("summary.json"),
                 serde_json::to_string_pretty(&v).unwrap(),
@@ -120,7 +123,7 @@ fn recorded(render: RenderOptions) -> RecordOptions {
     RecordOptions {
         render: Some(render),
         host: Some("bench-1".into()),
-        source_dir: None,
+        ..RecordOptions::default()
     }
 }
 
@@ -137,6 +140,7 @@ pub type Case = fn(&Location, &Fixtures, &Path);
 pub const CASES: &[(&str, Case)] = &[
     ("export_is_byte_identical", export_is_byte_identical),
     ("import_twice_adds_once", import_twice_adds_once),
+    ("import_is_stored_as_recorded", import_is_stored_as_recorded),
     ("list_filters", list_filters),
     ("show_and_rm", show_and_rm),
     (
@@ -214,6 +218,117 @@ fn export_is_byte_identical(loc: &Location, fx: &Fixtures, work: &Path) {
     assert_eq!(files(&mut s, r.id()), rec_files - 1);
 }
 
+/// An imported probe or simulate folder is stored as a recorded one is: its timeline only,
+/// the render options read from the folder (units, PNG size, theme, command line), and its
+/// export is the folder byte for byte; it keeps its own date and the host its summary names.
+/// A folder whose charts cannot be drawn again the same (an edited chart) is stored whole, and
+/// exported byte for byte too; one without `origin` (older) has the host given or none.
+fn import_is_stored_as_recorded(loc: &Location, fx: &Fixtures, work: &Path) {
+    let mut s = Store::open(loc).unwrap();
+    let files = |s: &mut Store, id: i64| {
+        count(
+            s,
+            &format!("SELECT COUNT(*) FROM run_files WHERE run_id = {id}"),
+        )
+    };
+    let summary = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+    };
+    let before = chrono::Utc::now() - chrono::Duration::seconds(2);
+    for src in [&fx.sim_a, &fx.sim_b, &fx.probe] {
+        let id = s.import_folder(src).unwrap().id();
+        assert_eq!(
+            files(&mut s, id),
+            1,
+            "{}: more than its timeline",
+            src.display()
+        );
+        let render = s
+            .backend()
+            .query(&format!("SELECT render FROM runs WHERE id = {id}"), &[])
+            .unwrap();
+        assert!(
+            render[0][0].as_str().is_some(),
+            "{}: no render",
+            src.display()
+        );
+        let out = work.join(format!("export-{id}"));
+        s.export(id, &out).unwrap();
+        assert_same_folder(src, &out);
+        let v = summary(src);
+        let row = s
+            .list(&Filter::default())
+            .unwrap()
+            .into_iter()
+            .find(|r| r.id == id)
+            .unwrap();
+        assert_eq!(
+            row.host.as_deref(),
+            v["origin"]["host"].as_str(),
+            "{}",
+            src.display()
+        );
+        let started =
+            chrono::DateTime::parse_from_rfc3339(v["run"]["started_at"].as_str().unwrap()).unwrap();
+        // To the microsecond: a PostgreSQL store keeps timestamptz.
+        // (rounded to the nearest microsecond, as PostgreSQL rounds).
+        let us = |t: chrono::DateTime<chrono::FixedOffset>| {
+            (t.timestamp_nanos_opt().unwrap() + 500).div_euclid(1000)
+        };
+        assert_eq!(
+            us(chrono::DateTime::parse_from_rfc3339(&row.date).unwrap()),
+            us(started),
+            "the run's own date: {} against {started}",
+            row.date
+        );
+        let recorded = chrono::DateTime::parse_from_rfc3339(&row.recorded_at).unwrap();
+        assert!(recorded >= before, "the import's date: {}", row.recorded_at);
+    }
+    // An older folder: no origin, one chart edited by hand.
+    let old = work.join("old");
+    std::fs::create_dir(&old).unwrap();
+    for (name, data) in super::folder(&fx.sim_a) {
+        std::fs::write(old.join(&name), data).unwrap();
+    }
+    let mut v = summary(&old);
+    v.as_object_mut().unwrap().remove("origin");
+    v["run"]["label"] = "old run".into();
+    std::fs::write(
+        old.join("summary.json"),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
+    let svg = old.join("throughput-time.svg");
+    let mut text = std::fs::read_to_string(&svg).unwrap();
+    text.push_str(
+        "<!-- edited -->
+",
+    );
+    std::fs::write(&svg, text).unwrap();
+    let id = s.import_folder_as(&old, Some("bench-old")).unwrap().id();
+    assert_eq!(files(&mut s, id), super::folder(&old).len() as i64 - 1);
+    let out = work.join("export-old");
+    s.export(id, &out).unwrap();
+    assert_same_folder(&old, &out);
+    let host = |s: &mut Store, id: i64| {
+        s.list(&Filter::default())
+            .unwrap()
+            .into_iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .host
+    };
+    assert_eq!(host(&mut s, id).as_deref(), Some("bench-old"));
+    v["run"]["label"] = "old run 2".into();
+    std::fs::write(
+        old.join("summary.json"),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
+    let id = s.import_folder(&old).unwrap().id();
+    assert_eq!(host(&mut s, id), None);
+}
+
 /// Importing the same folder twice adds it once; a run recorded at its end and imported later
 /// is one run too.
 fn import_twice_adds_once(loc: &Location, fx: &Fixtures, _work: &Path) {
@@ -249,7 +364,7 @@ fn list_filters(loc: &Location, fx: &Fixtures, _work: &Path) {
             &RecordOptions {
                 render: None,
                 host: Some(host.into()),
-                source_dir: None,
+                ..RecordOptions::default()
             },
         )
         .unwrap();
@@ -293,6 +408,28 @@ fn list_filters(loc: &Location, fx: &Fixtures, _work: &Path) {
             }
         ),
         ["S2:simulate"]
+    );
+    // The host matches by part of its name, in any case.
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                host: Some("AB-2".into()),
+                ..Filter::default()
+            }
+        ),
+        ["S2:simulate"]
+    );
+    assert_eq!(
+        ids(
+            &mut s,
+            Filter {
+                host: Some("Lab".into()),
+                ..Filter::default()
+            }
+        )
+        .len(),
+        3
     );
     assert_eq!(
         ids(

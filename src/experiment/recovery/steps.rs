@@ -412,6 +412,7 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
     let model = s.drive.model();
     RecoverySummary {
         slccache_version: crate::VERSION.into(),
+        origin: Some(crate::origin::current()),
         command: "recovery",
         interrupted: o.interrupted,
         run: s.drive.meta(),
@@ -588,6 +589,7 @@ pub fn fill_summary(
     let model = s.drive.model();
     FillSweepSummary {
         slccache_version: crate::VERSION.into(),
+        origin: Some(crate::origin::current()),
         command: "fill-sweep",
         interrupted: o.interrupted,
         run: s.drive.meta(),
