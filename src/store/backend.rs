@@ -116,6 +116,11 @@ pub trait Backend: Send {
     fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64>;
     /// Runs a query; returns every row, each column as a [`Val`].
     fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>>;
+    /// Runs `COPY ... FROM STDIN` (text format) with `data` as its input; returns the rows
+    /// written, or `None` where the backend has no COPY (SQLite): the caller then inserts.
+    fn copy_in(&mut self, _sql: &str, _data: &[u8]) -> Result<Option<u64>> {
+        Ok(None)
+    }
 }
 
 /// How long a writer waits for another one's lock on an SQLite store.
@@ -924,6 +929,12 @@ impl Backend for Postgres {
         self.client
             .execute(sql, &refs)
             .with_context(|| first_line(sql))
+    }
+    fn copy_in(&mut self, sql: &str, data: &[u8]) -> Result<Option<u64>> {
+        use std::io::Write as _;
+        let mut w = self.client.copy_in(sql).with_context(|| first_line(sql))?;
+        w.write_all(data).with_context(|| first_line(sql))?;
+        Ok(Some(w.finish().with_context(|| first_line(sql))?))
     }
     fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>> {
         use postgres::types::Type;
