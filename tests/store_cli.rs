@@ -309,6 +309,11 @@ fn a_mistyped_store_url_is_refused_and_creates_nothing() {
         "mysql://lab:Pw0rdX@host/db",
         "sqlite://results.db",
         "postgres:lab:Pw0rdX@host/db",
+        // PostgreSQL strings that could never connect: refused before the run, not after.
+        "postgres://lab:Pw0rdX@127.0.0.1:notaport/slccache",
+        "postgres://lab:Pw0rdX@127.0.0.1:5432/slccache?foo=bar",
+        "postgres://lab:Pw0rdX@127.0.0.1:5432/slccache?sslmode=bogus",
+        "host=127.0.0.1 port=abc user=lab password=Pw0rdX",
     ] {
         let d = tempfile::tempdir().unwrap();
         for (via_env, args) in [

@@ -212,10 +212,10 @@ fn tables_live_in_their_own_schema_not_public() {
     }
     // Not a plain identifier: a usage error (exit 2), and no schema is created.
     for bad in ["Lab", "a-b", "x;drop table runs", "pg_x", "9lab", ""] {
-        let e =
-            slccache::store::Store::open(&Location::parse(&format!("{url}?schema={bad}")).unwrap())
-                .err()
-                .unwrap_or_else(|| panic!("schema '{bad}' was taken"));
+        // Refused as the string is read, before any connection.
+        let e = Location::parse(&format!("{url}?schema={bad}"))
+            .err()
+            .unwrap_or_else(|| panic!("schema '{bad}' was taken"));
         assert_eq!(slccache::error::exit_code(&e), 2, "{bad}: {e:#}");
     }
     assert_eq!(
@@ -848,4 +848,64 @@ fn runs_copy_between_sqlite_and_postgres_keeps_everything_once() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A reading command on a database that holds no store says so (exit 2) and leaves the
+/// database as it was: no schema, no table, whatever the command.
+#[test]
+fn reading_commands_create_no_store_on_a_server() {
+    let Some(mut pg) = store_util::PgServer::start() else {
+        return;
+    };
+    let name = pg.new_db_name();
+    let url = pg.url(&name);
+    let w = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["runs"],
+        vec!["runs", "show", "1"],
+        vec!["runs", "export", "1", "--out", "x"],
+        vec!["history", "960", "--out", "h"],
+        vec!["compare", "1", "2", "--out", "c"],
+        vec!["runs", "copy", "--to", "copy.db"],
+    ] {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .arg("--db")
+            .arg(&url)
+            .args(&args)
+            .current_dir(w.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("no results store in postgres://"),
+            "{args:?}: {err}"
+        );
+        let mut c = pg.admin(&name);
+        let n: i64 = c
+            .query_one(
+                "SELECT count(*) FROM information_schema.tables \
+                 WHERE table_schema NOT IN ('pg_catalog', 'information_schema')",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        let schemas: i64 = c
+            .query_one(
+                "SELECT count(*) FROM pg_namespace WHERE nspname = 'slccache'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(
+            (n, schemas),
+            (0, 0),
+            "{args:?} created tables or the schema"
+        );
+        assert_eq!(
+            std::fs::read_dir(w.path()).unwrap().count(),
+            0,
+            "{args:?} wrote files"
+        );
+    }
 }

@@ -407,6 +407,23 @@ fn open_err(place: &str, cause: impl Into<String>) -> anyhow::Error {
 }
 
 impl Postgres {
+    /// Reads `conn` as [`Postgres::connect`] would, without connecting: a string that could
+    /// never connect (a port that is not a number, a setting slccache does not take, an
+    /// `sslmode` of another name, a schema name it refuses) is a usage error now, before a
+    /// run writes anything, rather than a run that cannot be recorded.
+    pub fn check(conn: &str) -> Result<()> {
+        let mut settings = crate::conninfo::resolve(conn, &crate::conninfo::Sources::process())
+            .map_err(|e| anyhow::Error::new(crate::error::UsageError(e)))?;
+        if let Some(n) = settings.params.remove("schema") {
+            check_schema_name(&n).map_err(|e| anyhow::Error::new(crate::error::UsageError(e)))?;
+        }
+        match config_of(&settings) {
+            Err(ConfigError::Usage(m)) => Err(anyhow::Error::new(crate::error::UsageError(m))),
+            // A file it names (a root certificate) is looked at when connecting.
+            Ok(_) | Err(ConfigError::Open(_)) => Ok(()),
+        }
+    }
+
     /// Connects to the server that `conn` names (a URL or a key=value string, completed from
     /// the service file, the environment and the password file; see [`super::pgconf`]), with
     /// TLS as its `sslmode` says, failing after [`PG_CONNECT_TIMEOUT`] (or its
@@ -1078,10 +1095,14 @@ impl Location {
     /// Reads `--db` or `SLCCACHE_DB`: a PostgreSQL URL (`postgres://` or `postgresql://`, any
     /// case) or libpq key=value string, else a file path. A URL of any other scheme, or
     /// anything else holding `://`, is refused as a usage error (exit 2), so a typo never
-    /// becomes a file.
+    /// becomes a file; a PostgreSQL string that could never connect is refused the same way
+    /// ([`Postgres::check`]).
     pub fn parse(s: &str) -> Result<Location> {
         match crate::conninfo::classify(s) {
-            Ok(crate::conninfo::DbKind::Postgres) => Ok(Location::Postgres(s.trim().to_string())),
+            Ok(crate::conninfo::DbKind::Postgres) => {
+                Postgres::check(s.trim())?;
+                Ok(Location::Postgres(s.trim().to_string()))
+            }
             Ok(crate::conninfo::DbKind::Path) => Ok(Location::Sqlite(PathBuf::from(s))),
             Err(m) => Err(anyhow::Error::new(crate::error::UsageError(m))),
         }

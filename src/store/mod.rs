@@ -336,8 +336,18 @@ impl Store {
 
     /// Opens an existing store for a command that reads it (`runs`, `history`, `compare ID`):
     /// a store file that does not exist is an error, and none is created.
+    /// On a server, a database without slccache's tables is refused the same way, and left
+    /// as it was.
     pub fn open_existing(loc: &Location) -> Result<Store> {
-        Store::open_with(loc.connect_existing()?, schema::MIGRATIONS)
+        let mut b = loc.connect_existing()?;
+        if !schema::store_present(b.as_mut())? {
+            return Err(anyhow::Error::new(crate::error::UsageError(format!(
+                "no results store in {} (nothing was recorded there; check --db or \
+                 SLCCACHE_DB)",
+                loc.display(None)
+            ))));
+        }
+        Store::open_with(b, schema::MIGRATIONS)
     }
 
     /// Opens a store on a connected backend with a given list of migrations (tests use other

@@ -331,6 +331,19 @@ fn find_older_store(b: &mut dyn Backend) -> Result<Option<String>> {
     Ok(Some(older))
 }
 
+/// Whether the backend holds a store at all: its version table, in the store's schema or,
+/// on a server, where an older slccache kept it (`public`). A reading command opens only
+/// such a store and never creates one.
+pub fn store_present(b: &mut dyn Backend) -> Result<bool> {
+    if b.table_exists("slccache_schema")? {
+        return Ok(true);
+    }
+    match b.older_schema() {
+        Some(older) => b.table_exists_in(&older, "slccache_schema"),
+        None => Ok(false),
+    }
+}
+
 /// A version table without the runs: the store was moved to another schema.
 fn check_moved(b: &mut dyn Backend) -> Result<()> {
     if !b.table_exists("slccache_schema")? || b.table_exists("runs")? {
