@@ -95,14 +95,37 @@ pub fn classify(s: &str) -> Result<DbKind, String> {
     if is_keyword_string(t) {
         return Ok(DbKind::Postgres);
     }
-    // `postgres:host/db` and the like: a scheme without its slashes is a typo, not a file name.
-    if let Some((scheme, _)) = t.split_once(':') {
-        let l = scheme.to_ascii_lowercase();
-        if l == "postgres" || l == "postgresql" {
-            return Err("--db: a PostgreSQL URL starts with postgres:// or postgresql://".into());
+    // `postgres:host/db`, `postgres//host/db`, `postgres;//...` and the like: a scheme with
+    // its `://` mistyped is a typo, not a file name.
+    let lower = t.to_ascii_lowercase();
+    for scheme in ["postgresql", "postgres"] {
+        if let Some(rest) = lower.strip_prefix(scheme) {
+            if rest.starts_with(|c: char| ":/;|\\".contains(c)) {
+                return Err(
+                    "--db: a PostgreSQL URL starts with postgres:// or postgresql://".into(),
+                );
+            }
         }
     }
+    // `user:password@host...`: a URL without its scheme (a file name of that shape would put
+    // what may be a password on the terminal and into the store's path).
+    if looks_like_userinfo(t) {
+        return Err(
+            "--db: this looks like a connection URL without its scheme: a PostgreSQL \
+                    URL starts with postgres:// or postgresql://"
+                .into(),
+        );
+    }
     Ok(DbKind::Path)
+}
+
+/// Whether the first path component of `s` is `user:password@host` (a `:` before an `@`).
+fn looks_like_userinfo(s: &str) -> bool {
+    let first = s.split('/').next().unwrap_or_default();
+    match (first.find(':'), first.rfind('@')) {
+        (Some(colon), Some(at)) => colon > 0 && colon < at && at + 1 < first.len(),
+        _ => false,
+    }
 }
 
 /// Whether `s` is a libpq key=value string: its first word is a known key followed by `=`.
@@ -646,6 +669,29 @@ fn split_passfile_line(line: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_names_stay_paths_and_mistyped_urls_are_refused() {
+        for path in [
+            "results.db",
+            "/tmp/store@lab.db",
+            "runs/2026-12-02T10:00.db",
+            "lab@home.db",
+            "postgres-results.db",
+            "postgresql.db",
+        ] {
+            assert_eq!(classify(path), Ok(DbKind::Path), "{path}");
+        }
+        for typo in [
+            "postgres//lab@host/db",
+            "postgresql;//host/db",
+            "Postgres:/host/db",
+            "lab:secret@host:5432/db",
+        ] {
+            let e = classify(typo).unwrap_err();
+            assert!(!e.contains("secret") && !e.contains("host"), "{e}");
+        }
+    }
 
     const PW: &str = "s3nt1n3l@:/pw";
 

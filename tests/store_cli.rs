@@ -309,6 +309,9 @@ fn a_mistyped_store_url_is_refused_and_creates_nothing() {
         "mysql://lab:Pw0rdX@host/db",
         "sqlite://results.db",
         "postgres:lab:Pw0rdX@host/db",
+        "postgres//lab:Pw0rdX@127.0.0.1:5432/slccache",
+        "PostgreSQL;//lab:Pw0rdX@127.0.0.1:5432/slccache",
+        "lab:Pw0rdX@127.0.0.1:5432/slccache",
         // PostgreSQL strings that could never connect: refused before the run, not after.
         "postgres://lab:Pw0rdX@127.0.0.1:notaport/slccache",
         "postgres://lab:Pw0rdX@127.0.0.1:5432/slccache?foo=bar",
