@@ -111,9 +111,9 @@ fn three_benches_under_ansible_one_losing_its_server() {
         .arg(format!("slccache={}", env!("CARGO_BIN_EXE_slccache")))
         .arg("-e")
         .arg(format!("slccache_db={url}"))
-        .arg("-e")
-        .arg(format!("fetch_to={}/fetched", w.display()))
+        // No fetch_to: the default, output/fleet under the folder the play started from.
         .current_dir(w)
+        .env("PWD", w)
         .env("PGPASSWORD", PASSWORD)
         .env("ANSIBLE_LOCAL_TEMP", w.join("ansible-local"))
         .env("ANSIBLE_REMOTE_TEMP", w.join("ansible-remote"))
@@ -174,20 +174,39 @@ fn three_benches_under_ansible_one_losing_its_server() {
     assert!(recap("bench-2").contains("failed=0"), "{text}");
     assert!(recap("bench-3").contains("failed=1"), "{text}");
     assert!(
-        text.contains("bench-3: the run was not recorded (exit 1)"),
+        text.contains("bench-3: the run was not recorded (exit 1)")
+            && text.contains(&format!("slccache --db {url} runs import --pending")),
         "{text}"
     );
+    assert!(text.contains("bench-3: not recorded (exit 1)"), "{text}");
     assert!(
         !text.contains(PASSWORD),
         "the password is in Ansible's output"
     );
-    // Every bench's folder was fetched, the losing one's too.
+    // Every bench's folder was fetched, the losing one's too, each run into a folder of its
+    // own (HOST/HOST-TIME/) under the folder the play started from; nothing beside the
+    // playbook.
     for b in ["bench-1", "bench-2", "bench-3"] {
-        let f = w.join("fetched").join(b);
+        let host = w.join("output/fleet").join(b);
+        let runs: Vec<_> = std::fs::read_dir(&host)
+            .unwrap_or_else(|e| panic!("{}: {e}", host.display()))
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        let f = &runs[0];
+        assert!(
+            f.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("{b}-")),
+            "{}",
+            f.display()
+        );
         for file in ["summary.json", "timeline.csv", "report.html"] {
             assert!(f.join(file).is_file(), "{} missing", f.join(file).display());
         }
     }
+    assert!(!repo.join("scripts/fleet/output").exists());
 
     // On bench-3, the waiting run is recorded once its server is back.
     let o = slccache(&url, &w.join("spool-3"))

@@ -554,3 +554,70 @@ fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("(1 run)"), "exported once: {text}");
 }
+
+/// `runs import --pending` without --db (the default store) leaves a run that was meant for
+/// another store in the spool, and says which store and the command that records it there;
+/// named explicitly, the other store takes it.
+#[test]
+fn pending_runs_wait_for_their_own_store() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let spool = w.join("spool");
+    let lab = w.join("lab.db");
+    // A store that cannot take the run now: a file that is not a database.
+    std::fs::write(&lab, "not yet a database\n").unwrap();
+    let bin = || {
+        let mut c = Command::cargo_bin("slccache").unwrap();
+        c.env("SLCCACHE_SPOOL", &spool)
+            .env("HOME", w)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("SLCCACHE_DB")
+            .current_dir(w);
+        c
+    };
+    let o = bin()
+        .arg("--db")
+        .arg(&lab)
+        .args(["simulate", "960evo-250g", "--seed", "4", "--out", "run-a"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 1);
+    // As a user types it on the bench, forgetting the store.
+    let o = bin()
+        .args(["runs", "import", "--pending"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("meant for ~/lab.db")
+            && err.contains("slccache --db ~/lab.db runs import --pending"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 1);
+    let default = w.join(".local/share/slccache/results.db");
+    let o = bin()
+        .arg("--db")
+        .arg(&default)
+        .args(["runs", "--json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !o.status.success() || listed.trim() == "[]",
+        "the default store took it: {listed}"
+    );
+    // The store it was meant for, fixed and named, records it.
+    std::fs::remove_file(&lab).unwrap();
+    let o = bin()
+        .arg("--db")
+        .arg(&lab)
+        .args(["runs", "import", "--pending"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("recorded as run 1"), "{out}");
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+}

@@ -120,7 +120,12 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         Some(RunsAction::Import { dirs, pending }) => {
             let mut s = String::new();
             if *pending {
-                s += &import_pending(&mut store, &place)?;
+                // The default store, as no --db or SLCCACHE_DB named one.
+                let xdg = std::env::var("XDG_DATA_HOME").ok();
+                let default = crate::store::Location::default_path(xdg.as_deref(), home.as_deref());
+                let is_default = matches!(&loc, crate::store::Location::Sqlite(p)
+                    if Some(p) == default.as_ref());
+                s += &import_pending(&mut store, &place, is_default)?;
             }
             for d in dirs {
                 let r = store
@@ -146,8 +151,10 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
 }
 
 /// Records the spooled runs (`runs import --pending`), each once, and says what became of
-/// each; an error when any stays in the spool.
-fn import_pending(store: &mut Store, place: &str) -> Result<String> {
+/// each; an error when any stays in the spool. Into the default store (`is_default`: no
+/// `--db` or `SLCCACHE_DB` given) only the runs meant for it are recorded: a run meant for a
+/// lab's server stays in the spool, and the message names the store it waits for.
+fn import_pending(store: &mut Store, place: &str, is_default: bool) -> Result<String> {
     let entries = recorder::pending();
     let mut s = String::new();
     if entries.is_empty() {
@@ -159,6 +166,25 @@ fn import_pending(store: &mut Store, place: &str) -> Result<String> {
     }
     let mut failed = Vec::new();
     for e in &entries {
+        // A run waits for the store it was meant for: recorded into the default SQLite
+        // file, where --db was left out, it would be lost to its lab.
+        if let Ok(meta) = recorder::spooled_meta(e) {
+            if is_default && meta.store != place {
+                failed.push(format!(
+                    "{}: meant for {}, not {place}; record it there with `slccache --db {} \
+                     runs import --pending` (or here, as it is: `slccache runs import {}`)",
+                    meta.source_dir.display(),
+                    meta.store,
+                    // `~/` left outside the quotes, so that the shell expands it.
+                    match meta.store.strip_prefix("~/") {
+                        Some(rest) => format!("~/{}", crate::shell::quote(rest)),
+                        None => crate::shell::quote(&meta.store),
+                    },
+                    crate::shell::quote(&e.display().to_string())
+                ));
+                continue;
+            }
+        }
         match recorder::record_spooled(store, e) {
             Ok((r, meta)) => {
                 s += &match r {

@@ -253,11 +253,7 @@ pub fn pending() -> Vec<PathBuf> {
 /// then removes it from the spool.
 pub fn record_spooled(store: &mut Store, entry: &Path) -> anyhow::Result<(Recorded, SpoolMeta)> {
     use anyhow::Context;
-    let meta: SpoolMeta = serde_json::from_slice(
-        &std::fs::read(entry.join(SPOOL_META))
-            .with_context(|| format!("reading {}", entry.join(SPOOL_META).display()))?,
-    )
-    .with_context(|| format!("reading {}", entry.join(SPOOL_META).display()))?;
+    let meta = spooled_meta(entry)?;
     let rec = store.record_folder(
         entry,
         &RecordOptions {
@@ -272,6 +268,16 @@ pub fn record_spooled(store: &mut Store, entry: &Path) -> anyhow::Result<(Record
 }
 
 static JSON: Mutex<Vec<(serde_json::Value, Option<PathBuf>)>> = Mutex::new(Vec::new());
+
+/// The note beside a spooled run: where it was written, for which store, and why it waits.
+pub fn spooled_meta(entry: &Path) -> anyhow::Result<SpoolMeta> {
+    use anyhow::Context;
+    serde_json::from_slice(
+        &std::fs::read(entry.join(SPOOL_META))
+            .with_context(|| format!("reading {}", entry.join(SPOOL_META).display()))?,
+    )
+    .with_context(|| format!("reading {}", entry.join(SPOOL_META).display()))
+}
 
 /// Hands a command's JSON result to `main`, which prints it on stdout once the run in `dir`
 /// (if any) was recorded, with `run_id` added (the id, or `null`).
