@@ -7,7 +7,14 @@ use std::path::Path;
 use std::process::Command;
 
 fn manifest() -> Option<serde_json::Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet/job.yaml");
+    load("job.yaml")
+}
+
+/// A manifest of `scripts/fleet/` as JSON, or `None` (skipped) without Python's YAML module.
+fn load(name: &str) -> Option<serde_json::Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts/fleet")
+        .join(name);
     let o = Command::new("python3")
         .args([
             "-c",
@@ -84,11 +91,80 @@ fn the_job_manifest_is_complete() {
             .unwrap();
         assert!(vol["hostPath"]["path"].is_string(), "{p}: not on the node");
     }
-    // Where the image comes from is written beside it, and its recipe is in the repository.
+    // Each run is a new Job (generateName: `kubectl create` twice runs twice), removed a
+    // while after it finished.
+    assert!(m["metadata"]["name"].is_null());
+    assert!(m["metadata"]["generateName"]
+        .as_str()
+        .is_some_and(|n| n.ends_with('-')));
+    assert!(m["spec"]["ttlSecondsAfterFinished"].as_i64().is_some());
+    // The drive by a stable name.
+    let drive = args.iter().find(|a| a.starts_with("/dev/")).unwrap();
+    assert!(drive.starts_with("/dev/disk/by-id/"), "{drive}");
+    // The CA certificate that the Secret's URL names (sslrootcert) is mounted from a Secret.
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/fleet/job.yaml"),
     )
     .unwrap();
+    let root = text
+        .split("sslrootcert=")
+        .nth(1)
+        .and_then(|r| r.split(['\'', '&', ' ']).next())
+        .expect("the Secret's URL names sslrootcert");
+    let ca = mounts
+        .iter()
+        .find(|m| root.starts_with(m["mountPath"].as_str().unwrap()))
+        .unwrap_or_else(|| panic!("{root} is on no volume"));
+    let vol = pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == ca["name"])
+        .unwrap();
+    assert!(
+        vol["secret"]["secretName"].is_string(),
+        "{root}: not from a Secret"
+    );
+
+    // The Job that records what waits in the spool: the same Secrets, spool and volume.
+    let imp = load("import-job.yaml").unwrap();
+    let ipod = &imp["spec"]["template"]["spec"];
+    let ic = &ipod["containers"][0];
+    assert_eq!(imp["spec"]["backoffLimit"], 0);
+    assert_eq!(ic["image"], c["image"]);
+    assert_eq!(
+        ic["args"],
+        serde_json::json!(["runs", "import", "--pending"])
+    );
+    let ienv = ic["env"].as_array().unwrap();
+    let ivar = |n: &str| ienv.iter().find(|e| e["name"] == n).cloned().unwrap();
+    assert_eq!(ivar("SLCCACHE_DB"), db);
+    assert_eq!(ivar("SLCCACHE_SPOOL")["value"], spool.as_str());
+    let path_of = |pod: &serde_json::Value, c: &serde_json::Value, p: &str| -> String {
+        let m = c["volumeMounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| p.starts_with(m["mountPath"].as_str().unwrap()) && m["mountPath"] != "/dev")
+            .unwrap()
+            .clone();
+        let v = pod["volumes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == m["name"])
+            .unwrap()
+            .clone();
+        format!("{}{}", v["hostPath"]["path"], m["mountPath"])
+    };
+    assert_eq!(path_of(pod, c, &spool), path_of(ipod, ic, &spool));
+    assert!(ic["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| root.starts_with(m["mountPath"].as_str().unwrap())));
+
+    // Where the image comes from is written beside it, and its recipe is in the repository.
     assert!(text.contains("scripts/fleet/Containerfile"));
     assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scripts/fleet/Containerfile")
