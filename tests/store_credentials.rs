@@ -302,8 +302,10 @@ fn a_password_in_any_form_reaches_no_output_and_no_column() {
     }
 }
 
+/// Why `url` cannot be opened: refused as it is read (a string that could never connect) or
+/// when connecting.
 fn open_err(url: &str) -> String {
-    match Store::open(&Location::parse(url).unwrap()) {
+    match Location::parse(url).and_then(|l| Store::open(&l)) {
         Ok(_) => panic!("{url} connected"),
         Err(e) => format!("{e:#}"),
     }
@@ -336,7 +338,8 @@ fn tls_follows_sslmode_and_sslrootcert() {
         .batch_execute("CREATE DATABASE tlsonly")
         .unwrap();
     let pw = store_util::ADMIN_PASSWORD;
-    let base = |host: &str, db: &str| format!("postgres://slccache:{pw}@{host}:{}/{db}", pg.port);
+    let port = pg.port;
+    let base = |host: &str, db: &str| format!("postgres://slccache:{pw}@{host}:{port}/{db}");
     let ca = certs.ca.display().to_string();
     let other = certs.other_ca.display().to_string();
 
@@ -392,6 +395,29 @@ fn tls_follows_sslmode_and_sslrootcert() {
         "{e}"
     );
     assert!(uses_tls(&base("127.0.0.1", "tlsonly")));
+
+    // A self-signed server certificate (a CA certificate itself), given as its own
+    // sslrootcert, is trusted as libpq trusts it; verify-full still checks its name.
+    let own = pg.use_self_signed_cert().display().to_string();
+    assert!(uses_tls(&format!(
+        "{}?sslmode=verify-full&sslrootcert={own}",
+        base("localhost", &db)
+    )));
+    assert!(uses_tls(&format!(
+        "{}?sslmode=verify-ca&sslrootcert={own}",
+        base("127.0.0.1", &db)
+    )));
+    let e = open_err(&format!(
+        "{}?sslmode=verify-full&sslrootcert={own}",
+        base("127.0.0.1", &db)
+    ));
+    assert!(e.contains("TLS") && e.contains("certificate"), "{e}");
+    // And a certificate the file does not hold is still refused.
+    let e = open_err(&format!(
+        "{}?sslmode=verify-full&sslrootcert={ca}",
+        base("localhost", &db)
+    ));
+    assert!(e.contains("TLS"), "{e}");
 }
 
 /// Each refusal names its cause, in the server's words where it sent them; none shows the

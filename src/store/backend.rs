@@ -740,11 +740,13 @@ mod tls {
             Verify::Chain | Verify::Full => {
                 let path = roots.expect("checked by the caller");
                 let mut store = rustls::RootCertStore::empty();
+                let mut pinned = Vec::new();
                 let certs = CertificateDer::pem_file_iter(path)
                     .map_err(|e| format!("cannot read sslrootcert {}: {e}", path.display()))?;
                 for c in certs {
                     let c =
                         c.map_err(|e| format!("cannot read sslrootcert {}: {e}", path.display()))?;
+                    pinned.push(c.clone());
                     store
                         .add(c)
                         .map_err(|e| format!("sslrootcert {}: {e}", path.display()))?;
@@ -761,13 +763,20 @@ mod tls {
                 )
                 .build()
                 .map_err(|e| format!("TLS: {e}"))?;
-                match verify {
-                    Verify::Full => builder.with_webpki_verifier(webpki).with_no_client_auth(),
-                    _ => builder
-                        .dangerous()
-                        .with_custom_certificate_verifier(Arc::new(ChainOnly(webpki)))
-                        .with_no_client_auth(),
-                }
+                let full = matches!(verify, Verify::Full);
+                let inner: Arc<dyn ServerCertVerifier> = if full {
+                    webpki
+                } else {
+                    Arc::new(ChainOnly(webpki))
+                };
+                builder
+                    .dangerous()
+                    .with_custom_certificate_verifier(Arc::new(Pinned {
+                        inner,
+                        pinned,
+                        full,
+                    }))
+                    .with_no_client_auth()
             }
         };
         Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
@@ -816,6 +825,67 @@ mod tls {
         }
         fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
             self.0.signature_verification_algorithms.supported_schemes()
+        }
+    }
+
+    /// A server certificate that is itself in `sslrootcert` (a self-signed one, the usual
+    /// quick setup) is trusted as it stands, as libpq's OpenSSL trusts a certificate of its
+    /// trust store; WebPKI refuses one that is a CA certificate (`CaUsedAsEndEntity`). With
+    /// `verify-full` its names must still match the host. Every other certificate goes
+    /// through `inner`, the chain check.
+    #[derive(Debug)]
+    struct Pinned {
+        inner: Arc<dyn ServerCertVerifier>,
+        pinned: Vec<CertificateDer<'static>>,
+        full: bool,
+    }
+
+    impl ServerCertVerifier for Pinned {
+        fn verify_server_cert(
+            &self,
+            end_entity: &CertificateDer<'_>,
+            intermediates: &[CertificateDer<'_>],
+            server_name: &ServerName<'_>,
+            ocsp_response: &[u8],
+            now: UnixTime,
+        ) -> Result<ServerCertVerified, Error> {
+            if self
+                .pinned
+                .iter()
+                .any(|p| p.as_ref() == end_entity.as_ref())
+            {
+                if self.full {
+                    let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+                    rustls::client::verify_server_name(&parsed, server_name)?;
+                }
+                return Ok(ServerCertVerified::assertion());
+            }
+            self.inner.verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                now,
+            )
+        }
+        fn verify_tls12_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, Error> {
+            self.inner.verify_tls12_signature(message, cert, dss)
+        }
+        fn verify_tls13_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, Error> {
+            self.inner.verify_tls13_signature(message, cert, dss)
+        }
+        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+            self.inner.supported_verify_schemes()
         }
     }
 

@@ -391,6 +391,53 @@ impl PgServer {
         self.stop();
     }
 
+    /// Gives the server a self-signed certificate for `localhost` (a CA certificate, as the
+    /// usual one-line openssl recipe makes) and restarts it; returns the certificate, which
+    /// is its own `sslrootcert`.
+    pub fn use_self_signed_cert(&mut self) -> PathBuf {
+        let data = self.dir().join("data");
+        let dir = self.dir().to_path_buf();
+        openssl(
+            &dir,
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-keyout",
+                "self.key",
+                "-out",
+                "self.crt",
+                "-days",
+                "3",
+                "-subj",
+                "/CN=localhost",
+                "-addext",
+                "subjectAltName=DNS:localhost",
+            ],
+        );
+        std::fs::copy(dir.join("self.crt"), data.join("server.crt")).unwrap();
+        std::fs::copy(dir.join("self.key"), data.join("server.key")).unwrap();
+        if rustix::process::geteuid().is_root() {
+            let (uid, gid) = postgres_ids().unwrap();
+            for f in ["server.crt", "server.key"] {
+                std::os::unix::fs::chown(data.join(f), Some(uid), Some(gid)).unwrap();
+            }
+        }
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            data.join("server.key"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .unwrap();
+        self.pause();
+        self.resume();
+        dir.join("self.crt")
+    }
+
     /// Starts the server again on the same port and data after [`PgServer::pause`].
     pub fn resume(&mut self) {
         let port = self.port;
