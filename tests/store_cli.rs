@@ -621,3 +621,34 @@ fn pending_runs_wait_for_their_own_store() {
     assert!(out.contains("recorded as run 1"), "{out}");
     assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
 }
+
+/// A listing that matches nothing says whether the store is empty or the filters matched
+/// nothing; counts read "1 run", not "1 runs".
+#[test]
+fn an_empty_listing_says_why_and_counts_read_right() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("s.db");
+    store_util::simulate_folder(&d.path().join("a"), "960evo-250g", 3);
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["runs", "import"])
+            .arg(d.path().join("a")),
+    );
+    let out = store_util::ok(store_util::slccache(&db).args(["runs", "--drive", "zzz"]));
+    assert!(out.contains("matches the filters (1 run in all)"), "{out}");
+    let out =
+        store_util::ok(store_util::slccache(&db).args(["runs", "--by", "host", "--kind", "sweep"]));
+    assert!(out.contains("matches the filters (1 run in all)"), "{out}");
+    let out = store_util::ok(store_util::slccache(&db).args(["db", "migrate"]));
+    assert!(out.contains("(1 run)"), "{out}");
+    // `runs show ID --json`: one object, the row, the stored files and the summary.
+    let out = store_util::ok(store_util::slccache(&db).args(["runs", "show", "1", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["id"], 1);
+    assert!(v["summary"]["analysis"].is_object(), "{out}");
+    assert!(v["stored_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "timeline.csv"));
+}

@@ -773,6 +773,10 @@ pub enum RunsAction {
     Show {
         /// Run id.
         id: i64,
+        /// One JSON object instead: the run's row (as `runs --json` lists it), its stored
+        /// files and its summary.json.
+        #[arg(long)]
+        json: bool,
     },
     /// Write a run's folder again from the store alone.
     Export {

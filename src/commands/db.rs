@@ -32,9 +32,9 @@ fn describe(r: &schema::MigrateReport, place: &str) -> String {
     let mut s = String::new();
     if let (Some(from), Some(to)) = (&r.moved_from, &r.schema) {
         s += &format!(
-            "moved the store ({} runs) from schema {from} into {to}; {from} keeps only \
+            "moved the store ({}) from schema {from} into {to}; {from} keeps only \
              slccache_schema, which makes slccache of schema version 1 refuse it (upgrade it)\n",
-            r.runs
+            crate::units::count_text(r.runs as usize, "run", "runs")
         );
     }
     s += &if r.before.tables == 0 {
@@ -44,13 +44,16 @@ fn describe(r: &schema::MigrateReport, place: &str) -> String {
         )
     } else if r.before.tables == r.after.tables {
         format!(
-            "the results store at {at} is at schema version {} already ({} runs)\n",
-            r.after.tables, r.runs
+            "the results store at {at} is at schema version {} already ({})\n",
+            r.after.tables,
+            crate::units::count_text(r.runs as usize, "run", "runs")
         )
     } else {
         format!(
-            "brought the results store at {at} from schema version {} to {} ({} runs)\n",
-            r.before.tables, r.after.tables, r.runs
+            "brought the results store at {at} from schema version {} to {} ({})\n",
+            r.before.tables,
+            r.after.tables,
+            crate::units::count_text(r.runs as usize, "run", "runs")
         )
     };
     s += &format!(

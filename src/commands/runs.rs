@@ -67,7 +67,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 } else if args.json {
                     serde_json::to_string_pretty(&groups)? + "\n"
                 } else if rows.is_empty() {
-                    format!("no runs in {place}\n")
+                    none_listed(&mut store, &place)?
                 } else {
                     group_table(&groups, by, UnitSystem::Decimal)
                 }
@@ -76,12 +76,20 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             } else if args.csv {
                 csv_text(&rows)?
             } else if rows.is_empty() {
-                format!("no runs in {place}\n")
+                none_listed(&mut store, &place)?
             } else {
                 table(&rows, UnitSystem::Decimal)
             }
         }
-        Some(RunsAction::Show { id }) => {
+        Some(RunsAction::Show { id, json: true }) => {
+            let r = store.get(*id)?;
+            let mut v = serde_json::to_value(&r.row)?;
+            v["stored_files"] = serde_json::json!(r.files.keys().collect::<Vec<_>>());
+            v["summary"] = serde_json::from_str(&r.summary)
+                .unwrap_or_else(|_| serde_json::Value::String(r.summary.clone()));
+            serde_json::to_string_pretty(&v)? + "\n"
+        }
+        Some(RunsAction::Show { id, json: false }) => {
             let r = store.get(*id)?;
             let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal);
             s += &format!(
@@ -148,6 +156,20 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     };
     crate::stdout::write_bytes(text.as_bytes());
     Ok(())
+}
+
+/// What `runs` says when it lists nothing: the store is empty, or no run matches the filters
+/// (with how many it holds).
+fn none_listed(store: &mut Store, place: &str) -> Result<String> {
+    let all = store.list(&crate::store::Filter::default())?.len();
+    Ok(if all == 0 {
+        format!("no runs in {place}\n")
+    } else {
+        format!(
+            "no run in {place} matches the filters ({} in all)\n",
+            crate::units::count_text(all, "run", "runs")
+        )
+    })
 }
 
 /// Records the spooled runs (`runs import --pending`), each once, and says what became of
