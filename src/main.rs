@@ -37,6 +37,7 @@ fn main() {
                 slccache::target::set_protected(slccache::store::protected_files(loc));
             }
             recorder::set_location(store);
+            recorder::set_recording(matches!(r, Recording::To(_)));
             r
         }
         Err(e) if uses_store => {

@@ -159,3 +159,69 @@ fn a_run_is_recorded_when_a_chart_after_its_data_fails() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n---\n"));
 }
+
+/// A probe whose output folder cannot take even its timeline (a tmpfs of one page) stops, and
+/// its summary and timeline, as the run kept them, are recorded from beside the spool: the
+/// run is in the store with its own folder as its source, exit 1, and nothing is left behind
+/// the spool. With the store down as well, the run waits in the spool.
+#[test]
+fn a_probe_into_a_full_disk_is_kept_and_recorded() {
+    let test = "a_probe_into_a_full_disk_is_kept_and_recorded";
+    if !may_run(test) {
+        return;
+    }
+    let w = scratch("record-full-");
+    let spool = w.path().join("spool");
+    let fs = Tmpfs::new("4k");
+    let probe = |db: &Path, out: &Path| {
+        slccache(db)
+            .env("SLCCACHE_SPOOL", &spool)
+            .args([
+                "probe",
+                "emu:960evo-250g,cache=200MB",
+                "--max-bytes",
+                "400MB",
+                "--interval",
+                "10ms",
+                "--out",
+            ])
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let db = w.path().join("s.db");
+    let out = fs.path().join("run");
+    let o = probe(&db, &out);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("were kept in") && err.contains("recorded as run 1"),
+        "{err}"
+    );
+    let runs = runs_in(&db);
+    assert_eq!(runs.len(), 1, "{err}");
+    assert_eq!(runs[0]["source_dir"], out.display().to_string());
+    // It stopped at the first row it could not write: what it measured by then is there.
+    assert!(
+        runs[0]["cache_bytes"].as_f64().is_some()
+            || runs[0]["cache_lower_bound_bytes"].as_f64().is_some(),
+        "{:?}",
+        runs[0]
+    );
+    let left: Vec<_> = std::fs::read_dir(&spool).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    // The store is not a database now: the kept run waits in the spool instead.
+    let bad = w.path().join("bad.db");
+    std::fs::write(&bad, "not a database\n").unwrap();
+    let fs2 = Tmpfs::new("4k");
+    let out2 = fs2.path().join("run");
+    let o = probe(&bad, &out2);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let waiting: Vec<_> = std::fs::read_dir(&spool)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(waiting.len(), 1, "{waiting:?}\n{err}");
+    assert!(!waiting[0].starts_with('.'), "{waiting:?}");
+}

@@ -392,6 +392,7 @@ fn finish(
         slccache_version: crate::VERSION.into(),
         resolution: None,
     };
+    let csv_error = o.csv_error.clone();
     let timeline = o.samples.into_timeline(meta);
     let meta = timeline.meta.clone();
     let mut analysis = crate::detect::analyze(&timeline);
@@ -488,7 +489,25 @@ fn finish(
         host: Some(host),
         drive_state: Some(drive_state),
     };
-    crate::report::write_summary(out_dir, &summary)?;
+    let written = match &csv_error {
+        Some(e) => Err(anyhow!("{e}")),
+        None => crate::report::write_summary(out_dir, &summary),
+    };
+    if let Err(e) = written {
+        // The output folder cannot take the run (its disk full): its summary and timeline
+        // are kept beside the spool and recorded from there, so the run is not lost.
+        let kept = crate::store::recorder::rescue(out_dir, &summary, &timeline, opts, quiet);
+        return Err(match kept {
+            Some(Ok(dir)) => e.context(format!(
+                "the run's summary.json and timeline.csv were kept in {} and are recorded from \
+                 there (the timeline as it was kept in memory: {} samples)",
+                dir.display(),
+                timeline.samples.len()
+            )),
+            Some(Err(k)) => e.context(format!("the run could not be kept elsewhere either: {k:#}")),
+            None => e,
+        });
+    }
     // Recorded as soon as timeline.csv and summary.json are complete, whatever the charts do.
     crate::store::recorder::note(out_dir, opts, quiet);
     // A run that wrote and read nothing measured nothing: no charts and no report of it. A run

@@ -126,6 +126,9 @@ pub struct Outcome {
     pub stop: StopReason,
     /// The write error that stopped it, if any.
     pub failure: Option<WriteFailure>,
+    /// Why `timeline.csv` could not be written (the output disk full), which stopped the
+    /// run: the samples are still here, for the caller to keep elsewhere.
+    pub csv_error: Option<String>,
     /// Writes completed.
     pub writes: u64,
     /// The engine's name.
@@ -162,9 +165,13 @@ pub fn burst(
     std::fs::create_dir_all(out_dir)
         .with_context(|| format!("cannot create the output folder {}", out_dir.display()))?;
     let signals = Signals::install().context("installing signal handlers")?;
-    run_jobs(
+    let o = run_jobs(
         target, cfg, stop, &plan, backends, out_dir, quiet, opts, &signals,
-    )
+    )?;
+    match &o.csv_error {
+        Some(e) => Err(anyhow!("{e}")),
+        None => Ok(o),
+    }
 }
 
 /// The early-stop rule on its own thread, off the I/O path: the sampling loop sends it each
@@ -426,13 +433,11 @@ pub fn run_jobs(
     } else {
         stop
     };
-    if let Some(e) = csv_error {
-        return Err(e);
-    }
     Ok(Outcome {
         samples,
         stop,
         failure,
+        csv_error: csv_error.map(|e| format!("{e:#}")),
         writes,
         engine,
         started_at,

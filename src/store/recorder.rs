@@ -76,6 +76,10 @@ impl Recording {
 pub struct Finished {
     /// The run's output folder.
     pub dir: PathBuf,
+    /// Where `dir` stands in for the run's own output folder (a run kept beside the spool
+    /// because its folder could not take it): that folder, recorded as the run's source;
+    /// `dir` goes once the run is recorded or spooled.
+    pub stands_for: Option<PathBuf>,
     /// How its charts were drawn.
     pub render: RenderOptions,
     /// `--quiet`: the line saying where it was recorded still shows (it names the id), the
@@ -84,6 +88,13 @@ pub struct Finished {
 }
 
 static PENDING: Mutex<Vec<Finished>> = Mutex::new(Vec::new());
+/// Whether this command records its runs (`main` says so from `--no-record` and `--db`).
+static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says whether this command's runs are recorded (`main`, before running the command).
+pub fn set_recording(on: bool) {
+    RECORDING.store(on, std::sync::atomic::Ordering::Relaxed);
+}
 static LOCATION: Mutex<Option<Location>> = Mutex::new(None);
 
 /// Notes that a command wrote a run folder at `dir` with `opts`.
@@ -91,9 +102,49 @@ pub fn note(dir: &Path, opts: &ReportOptions, quiet: bool) {
     let mut p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
     p.push(Finished {
         dir: dir.to_path_buf(),
+        stands_for: None,
         render: RenderOptions::from(opts),
         quiet,
     });
+}
+
+/// Keeps a run whose output folder `out_dir` could not take its `summary.json` (the disk
+/// full) in a folder of its own beside the spool, with its timeline as the run kept it in
+/// memory, and notes it for recording in place of `out_dir`. `None` when runs are not
+/// recorded (`--no-record`) or there is no spool folder.
+pub fn rescue(
+    out_dir: &Path,
+    summary: &crate::report::Summary,
+    timeline: &crate::timeline::Timeline,
+    opts: &ReportOptions,
+    quiet: bool,
+) -> Option<anyhow::Result<PathBuf>> {
+    use anyhow::Context;
+    if !RECORDING.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    let root = spool_dir()?;
+    Some((|| {
+        let dir = root.join(format!(
+            ".kept-{}-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        crate::report::write_summary(&dir, summary)?;
+        crate::timeline::CsvWriter::write_all(&dir.join("timeline.csv"), timeline)
+            .with_context(|| format!("writing {}", dir.join("timeline.csv").display()))?;
+        PENDING
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Finished {
+                dir: dir.clone(),
+                stands_for: Some(out_dir.to_path_buf()),
+                render: RenderOptions::from(opts),
+                quiet,
+            });
+        Ok(dir)
+    })())
 }
 
 /// How many folders are noted and not yet taken.
@@ -357,22 +408,27 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                 &RecordOptions {
                     render: Some(f.render.clone()),
                     host: host.clone(),
-                    source_dir: None,
+                    source_dir: f
+                        .stands_for
+                        .as_ref()
+                        .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone())),
                     recorded_at: None,
                 },
             )
         })();
+        // The run's own folder, where `dir` stands in for it.
+        let own = f.stands_for.clone().unwrap_or_else(|| f.dir.clone());
         match r {
             Ok(rec) => {
                 crate::report::terminal::print_recorded(rec.id(), &place, rec.is_new());
-                out.push(Outcome::Recorded {
-                    rec,
-                    dir: f.dir.clone(),
-                });
+                if f.stands_for.is_some() {
+                    let _ = std::fs::remove_dir_all(&f.dir);
+                }
+                out.push(Outcome::Recorded { rec, dir: own });
             }
             Err(e) => {
                 let meta = SpoolMeta {
-                    source_dir: f.dir.canonicalize().unwrap_or_else(|_| f.dir.clone()),
+                    source_dir: own.canonicalize().unwrap_or_else(|_| own.clone()),
                     host: host.clone(),
                     render: Some(f.render.clone()),
                     failed_at: chrono::Utc::now().to_rfc3339(),
@@ -380,9 +436,12 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                     cause: format!("{e:#}"),
                 };
                 let spooled = spool(&f.dir, &meta);
+                if f.stands_for.is_some() && spooled.is_ok() {
+                    let _ = std::fs::remove_dir_all(&f.dir);
+                }
                 crate::report::terminal::warn_not_recorded(
                     &e,
-                    &f.dir,
+                    &own,
                     &place,
                     spooled
                         .as_ref()
@@ -391,7 +450,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                 );
                 out.push(Outcome::Failed {
                     error: e,
-                    dir: f.dir.clone(),
+                    dir: own,
                     spooled: spooled.ok(),
                 });
             }
