@@ -369,9 +369,17 @@ pub fn display(s: &str) -> String {
                 out.push('/');
                 out += &encode(d);
             }
-            if let Some(sc) = m.get("schema") {
-                out += "?schema=";
-                out += &encode(sc);
+            // The settings that say which store it is and hold no secret: the schema, and
+            // the service whose file gives the rest (so a command line shown keeps them).
+            let mut sep = '?';
+            for key in ["service", "schema"] {
+                if let Some(v) = m.get(key) {
+                    out.push(sep);
+                    out += key;
+                    out.push('=');
+                    out += &encode(v);
+                    sep = '&';
+                }
             }
             out
         }
@@ -811,6 +819,23 @@ mod tests {
             None,
         );
         assert_eq!(s.get("schema"), Some("fleet"));
+    }
+
+    #[test]
+    fn display_keeps_the_service_and_schema_that_name_the_store() {
+        assert_eq!(display("service=lab"), "postgres://?service=lab");
+        assert_eq!(
+            display("service=lab schema=fleet password=x"),
+            "postgres://?service=lab&schema=fleet"
+        );
+        // Read back, it names the same service.
+        assert_eq!(
+            parse(&display("service=lab"))
+                .unwrap()
+                .get("service")
+                .map(String::as_str),
+            Some("lab")
+        );
     }
 
     #[test]

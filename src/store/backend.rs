@@ -693,10 +693,44 @@ fn connect_cause(e: &postgres::Error, s: &crate::conninfo::Settings) -> String {
              sslmode=prefer or disable, or turn on ssl in postgresql.conf)"
         );
     }
+    if let Some(words) = tls_words(&text) {
+        return format!("cannot connect: TLS: {words}");
+    }
     if text.contains("certificate") || text.contains("TLS") || text.contains("tls") {
         return format!("cannot connect: TLS: {text} (check sslmode and sslrootcert)");
     }
+    if text.contains("bytes remaining on stream") || text.contains("unexpected message") {
+        return format!(
+            "cannot connect: the server did not answer as PostgreSQL does (is a PostgreSQL \
+             server listening there?): {text}"
+        );
+    }
     format!("cannot connect: {text}")
+}
+
+/// The refusal of a server's certificate in words, for the errors rustls names by their
+/// kind (`UnknownIssuer`, `CaUsedAsEndEntity`, ...).
+fn tls_words(text: &str) -> Option<String> {
+    let why = if text.contains("UnknownIssuer") {
+        "the server's certificate is not signed by a certificate that sslrootcert holds"
+    } else if text.contains("CaUsedAsEndEntity") {
+        "the server's certificate is a CA certificate that sslrootcert does not hold (a \
+         self-signed certificate is trusted when sslrootcert is that certificate)"
+    } else if text.contains("Expired") {
+        "the server's certificate has expired"
+    } else if text.contains("NotValidYet") {
+        "the server's certificate is not valid yet (check the clocks)"
+    } else if text.contains("not valid for name") || text.contains("NotValidForName") {
+        return Some(format!(
+            "{text} (verify-full checks the host name against the certificate's \
+             subjectAltName; a certificate that names its host in its CN only, which libpq \
+             still accepts, is refused here: make it with -addext subjectAltName=DNS:HOST, or \
+             use sslmode=verify-ca)"
+        ));
+    } else {
+        return None;
+    };
+    Some(format!("{why} (check sslmode and sslrootcert)"))
 }
 
 /// The TLS connectors for libpq's modes, over rustls.

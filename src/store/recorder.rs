@@ -36,6 +36,12 @@ impl Recording {
         xdg_data_home: Option<&str>,
         home: Option<&str>,
     ) -> anyhow::Result<Recording> {
+        if db.is_some_and(|d| d.trim().is_empty()) {
+            return Err(crate::error::usage(
+                "--db is empty: give an SQLite file path, a postgres:// URL or a libpq \
+                 key=value string",
+            ));
+        }
         if no_record {
             return Ok(Recording::Off);
         }
