@@ -195,7 +195,9 @@ fn a_probe_into_a_full_disk_is_kept_and_recorded() {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("were kept in") && err.contains("recorded as run 1"),
+        err.contains("are recorded from a copy beside the spool")
+            && err.contains("`slccache runs export ID --out DIR`")
+            && err.contains("recorded as run 1"),
         "{err}"
     );
     let runs = runs_in(&db);

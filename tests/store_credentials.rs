@@ -515,6 +515,11 @@ fn a_locked_table_never_holds_a_finished_run_for_long() {
     let waited = t0.elapsed();
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("lock timeout"), "{text}");
+    // In words, without the statement's whole text.
+    assert!(
+        text.contains("locked by another session") && !text.contains("RETURNING"),
+        "{text}"
+    );
     assert!(text.contains("runs import --pending"), "{text}");
     // The lock was held for as long as the run took; the time-out is 5 s, connecting and the
     // simulation a few more: 60 s would mean it waited for the lock.

@@ -128,6 +128,17 @@ fn every_kind_of_run_records_its_host_and_tags() {
         .trim()
         .to_string();
     assert_eq!(origin(&plain)["host"], uname.as_str());
+    // `runs import --host` keeps a folder's own host, and says so.
+    let other = w.join("other.db");
+    let o = bin(&other)
+        .args(["--host", "override", "runs", "import"])
+        .arg(&flag_run)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("names its host, bench-4: it is kept"), "{err}");
+    assert_eq!(runs_json(other.to_str().unwrap())[0]["host"], "bench-4");
     let host_of = |folder: &str| -> String {
         runs_json(db.to_str().unwrap())
             .iter()

@@ -596,6 +596,10 @@ fn a_fleet_role_with_insert_and_select_only_records_and_lists() {
     let (code, text) = run(bin(&fleet, &spool).args(["runs", "rm", "1"]));
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("permission denied"), "{text}");
+    assert!(
+        text.contains("this role may not do that in the store") && !text.contains("WHERE"),
+        "{text}"
+    );
     // A step that only adds, taken by the DBA: the default privileges cover its table.
     admin
         .batch_execute("CREATE TABLE slccache.notes (run_id BIGINT, note TEXT)")

@@ -498,10 +498,11 @@ fn finish(
         // are kept beside the spool and recorded from there, so the run is not lost.
         let kept = crate::store::recorder::rescue(out_dir, &summary, &timeline, opts, quiet);
         return Err(match kept {
-            Some(Ok(dir)) => e.context(format!(
-                "the run's summary.json and timeline.csv were kept in {} and are recorded from \
-                 there (the timeline as it was kept in memory: {} samples)",
-                dir.display(),
+            Some(Ok(_)) => e.context(format!(
+                "the run's summary.json and timeline.csv (the timeline as it was kept in \
+                 memory: {} samples) are recorded from a copy beside the spool, which goes \
+                 once it is recorded or waits in the spool (see the line above); `slccache \
+                 runs export ID --out DIR` writes its folder again",
                 timeline.samples.len()
             )),
             Some(Err(k)) => e.context(format!("the run could not be kept elsewhere either: {k:#}")),

@@ -136,6 +136,22 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 s += &import_pending(&mut store, &place, is_default)?;
             }
             for d in dirs {
+                // --host is the host of folders that name none; say so where one names its own.
+                if let Some(given) = sel.host.as_deref() {
+                    let own = std::fs::read_to_string(d.join("summary.json"))
+                        .ok()
+                        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                        .and_then(|v| crate::origin::of_summary(&v))
+                        .map(|o| o.host)
+                        .filter(|h| !h.trim().is_empty());
+                    if let Some(h) = own.filter(|h| h != given) {
+                        crate::note!(
+                            "slccache: note: {} names its host, {h}: it is kept (--host is the \
+                             host of folders that name none)",
+                            d.display()
+                        );
+                    }
+                }
                 let r = store
                     .import_folder_as(d, sel.host.as_deref())
                     .with_context(|| format!("importing {}", d.display()))?;

@@ -304,8 +304,51 @@ impl Backend for Sqlite {
     }
 }
 
+/// A failed statement on the server: what it did and the server's words, with what to do
+/// where the cause is the role's rights or a lock held by someone else.
+fn pg_error(e: postgres::Error, sql: &str) -> anyhow::Error {
+    use postgres::error::SqlState;
+    let hint = match e.code() {
+        Some(c) if *c == SqlState::INSUFFICIENT_PRIVILEGE => Some(
+            "this role may not do that in the store (a fleet's role has SELECT and INSERT \
+             only): ask the store's owner",
+        ),
+        Some(c) if *c == SqlState::LOCK_NOT_AVAILABLE => Some(
+            "a table of the store was locked by another session for longer than the lock \
+             time-out",
+        ),
+        _ => None,
+    };
+    let e = anyhow::Error::new(e).context(first_line(sql));
+    match hint {
+        Some(h) => e.context(h),
+        None => e,
+    }
+}
+
+/// What a statement did, for an error's context: its first words up to the table it names
+/// (`INSERT INTO runs`, `DELETE FROM run_files`), not the whole statement.
 fn first_line(sql: &str) -> String {
-    let l = sql.trim().lines().next().unwrap_or("");
+    let words: Vec<&str> = sql.split_whitespace().collect();
+    let n = match words.first().map(|w| w.to_ascii_uppercase()) {
+        Some(w) if matches!(w.as_str(), "INSERT" | "DELETE" | "COPY") => 3,
+        Some(w) if w == "UPDATE" => 2,
+        Some(w) if w == "SELECT" => match words.iter().position(|w| w.eq_ignore_ascii_case("FROM"))
+        {
+            Some(i) => i + 2,
+            None => 1,
+        },
+        _ => 4,
+    };
+    let shown: Vec<&str> = words.iter().take(n.min(words.len())).copied().collect();
+    let mut l = shown.join(" ");
+    if l.len() > 80 {
+        l.truncate(l.char_indices().nth(77).map_or(l.len(), |(i, _)| i));
+        l += "...";
+    }
+    if words.len() > shown.len() {
+        l += " ...";
+    }
     format!("running `{l}`")
 }
 
@@ -1049,7 +1092,7 @@ impl Backend for Postgres {
         let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = p.iter().map(|b| &**b).collect();
         self.client
             .execute(sql, &refs)
-            .with_context(|| first_line(sql))
+            .map_err(|e| pg_error(e, sql))
     }
     fn copy_in(&mut self, sql: &str, data: &[u8]) -> Result<Option<u64>> {
         use std::io::Write as _;
@@ -1064,7 +1107,7 @@ impl Backend for Postgres {
         let rows = self
             .client
             .query(sql, &refs)
-            .with_context(|| first_line(sql))?;
+            .map_err(|e| pg_error(e, sql))?;
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             let mut row = Vec::with_capacity(r.len());
