@@ -69,8 +69,95 @@ impl From<&ReadOptions> for Opts {
 /// Anything above it is a broken log, and would overflow the byte totals.
 pub const MAX_RATE: f64 = 1e12;
 
+/// Latest time accepted in any input, seconds (1e10 s, some 300 years: past any Unix epoch
+/// time in seconds). Anything later is a broken log, and would overflow the byte totals.
+pub const MAX_TIME_S: f64 = 1e10;
+
+/// Most bytes a timeline may count (1e18, 1 EB): more than any drive holds, or could write in
+/// [`MAX_TIME_S`] at a plausible rate without overflowing.
+pub const MAX_BYTES: f64 = 1e18;
+
+/// Longest span of a per-I/O fio log, seconds (11.6 days): its writes are summed into
+/// intervals of at most 1 s, one counter each.
+const MAX_PER_IO_SPAN_S: f64 = 1e6;
+
+/// The error of a time (`v` in its file's unit, `secs` seconds) later than [`MAX_TIME_S`].
+fn implausible_time(name: &str, line: usize, v: f64) -> ImportError {
+    ImportError::at(
+        name,
+        line,
+        format!(
+            "a time of {v:e} is implausible: more than 1e10 s (300 years) after the start; a \
+             broken log"
+        ),
+    )
+}
+
+/// The error of a per-I/O fio log (write rows `(time_ms, line)`, first and last) spanning more
+/// than [`MAX_PER_IO_SPAN_S`].
+fn per_io_span_error(name: &str, first_ms: f64, last: (f64, usize)) -> Option<ImportError> {
+    let off = if first_ms / 1000.0 > EPOCH_S {
+        first_ms
+    } else {
+        0.0
+    };
+    let span = (last.0 - off) / 1000.0;
+    (span > MAX_PER_IO_SPAN_S).then(|| {
+        ImportError::at(
+            name,
+            last.1,
+            format!(
+                "a per-I/O fio log over {span:e} s is implausible (more than 1e6 s, 11 days, \
+                 of single writes); a broken log"
+            ),
+        )
+    })
+}
+
 /// Most bytes read from a file that is not a regular file (a pipe, a device): 256 MiB.
 pub const MAX_NON_REGULAR_BYTES: u64 = 256 << 20;
+
+/// A step between two rows' times longer than this many typical steps is a gap: rows are
+/// missing (cut out, or a log stopped and resumed), and what was written in it is not known.
+/// The row after a gap would stand for the whole gap at its own rate, inventing data, so a
+/// gap is refused by its line. A window that is late, or a few missing, is no gap.
+pub const GAP_STEPS: f64 = 10.0;
+
+/// The error of a gap in time: the row at `line` (time `t`, seconds) follows the row at
+/// `prev_line` (time `prev`) after more than [`GAP_STEPS`] typical steps of `typical` s.
+fn gap_error(
+    name: &str,
+    line: usize,
+    t: f64,
+    prev: f64,
+    prev_line: usize,
+    typical: f64,
+) -> ImportError {
+    ImportError::at(
+        name,
+        line,
+        format!(
+            "a gap in time: {} s after {} s on line {prev_line}, {:.0} times the typical \
+             interval of {} s with no row; what was written in it is not known, and it is not \
+             made up: give the log without the gap, or each part as a file of its own",
+            round_s(t),
+            round_s(prev),
+            (t - prev) / typical,
+            round_s(typical)
+        ),
+    )
+}
+
+/// Seconds as a message shows them: at most six decimals, no trailing zeros.
+fn round_s(t: f64) -> f64 {
+    (t * 1e6).round() / 1e6
+}
+
+/// The index of the first time in `times` (increasing) that follows a gap, for a typical
+/// step of `typical`.
+fn first_gap(times: &[f64], typical: f64) -> Option<usize> {
+    (1..times.len()).find(|&i| times[i] - times[i - 1] > GAP_STEPS * typical)
+}
 
 /// Parses a size unit name (`B`, `kB`, `MB`, `GB`, `TB`, `KiB`, `MiB`, `GiB`, `TiB`,
 /// `bytes`) into bytes per unit. Case-insensitive, like the rate units.
@@ -472,12 +559,8 @@ fn stream_own_timeline(
     let mut prev_t: Option<f64> = None;
     let mut any_bytes = false;
     let read = read_slccache_rows(std::io::Cursor::new(head).chain(r), name, |s, line| {
-        if let Some(p) = prev_t.filter(|p| s.t_s <= *p) {
-            return Err(ImportError::at(
-                name,
-                line,
-                format!("time does not increase: t_s {} after {p}", s.t_s),
-            ));
+        if let Some(e) = prev_t.and_then(|p| own_row_error(&s, p, name, line)) {
+            return Err(e);
         }
         check_sample(kept.pushed() as usize, &s, name)?;
         prev_t = Some(s.t_s);
@@ -512,6 +595,45 @@ fn stream_own_timeline(
         return Some(Err(nothing_written(name)));
     }
     Some(Ok((kept.into_timeline(RunMeta::default()), notes)))
+}
+
+/// What is wrong with row `line` of slccache's own timeline (sample `s`) after a row that
+/// ended at `prev` s: its time does not increase, or it does not start where that row ended
+/// (`t_s - interval_s`, within the file's six decimals): rows were removed, or the file was
+/// put together from parts. slccache writes every interval, so nothing is made up for a hole.
+fn own_row_error(s: &Sample, prev: f64, name: &str, line: usize) -> Option<ImportError> {
+    if s.t_s <= prev {
+        return Some(ImportError::at(
+            name,
+            line,
+            format!("time does not increase: t_s {} after {prev}", s.t_s),
+        ));
+    }
+    let start = s.t_s - s.interval_s;
+    let tol = 1e-5 + 0.01 * s.interval_s;
+    if (start - prev).abs() > tol {
+        let what = if start > prev {
+            format!(
+                "{} s of the run have no row (rows removed?)",
+                round_s(start - prev)
+            )
+        } else {
+            format!("it overlaps the row before by {} s", round_s(prev - start))
+        };
+        return Some(ImportError::at(
+            name,
+            line,
+            format!(
+                "a gap in time: this row starts at {} s (t_s {} less interval_s {}), but the \
+                 row before ends at {} s: {what}; give the timeline.csv as slccache wrote it",
+                round_s(start),
+                s.t_s,
+                s.interval_s,
+                round_s(prev)
+            ),
+        ));
+    }
+    None
 }
 
 /// The number of the last line of `path` when the file does not end with a newline.
@@ -628,15 +750,8 @@ fn parse_whole(
         own_units("a slccache timeline", notes);
         let samples = read_slccache_csv(text, name)?;
         for (i, pair) in samples.windows(2).enumerate() {
-            if pair[1].t_s <= pair[0].t_s {
-                return Err(ImportError::at(
-                    name,
-                    i + 3,
-                    format!(
-                        "time does not increase: t_s {} after {}",
-                        pair[1].t_s, pair[0].t_s
-                    ),
-                ));
+            if let Some(e) = own_row_error(&pair[1], pair[0].t_s, name, i + 3) {
+                return Err(e);
             }
         }
         Timeline {
@@ -720,6 +835,18 @@ fn check_sample(i: usize, s: &Sample, name: &str) -> Result<(), ImportError> {
         return Err(ImportError::whole(
             name,
             format!("sample {} (t = {} s) has no positive length", i + 1, s.t_s),
+        ));
+    }
+    if s.bytes_total as f64 > MAX_BYTES || s.t_s > MAX_TIME_S {
+        return Err(ImportError::whole(
+            name,
+            format!(
+                "sample {} (t = {} s) is implausible: {} bytes written by then, more than 1e18 \
+                 (1 EB); a broken log",
+                i + 1,
+                s.t_s,
+                s.bytes_total
+            ),
         ));
     }
     if s.bytes_per_sec > MAX_RATE {
@@ -861,6 +988,9 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
                 ),
             ));
         }
+        if r.cells[0] / 1000.0 > MAX_TIME_S {
+            return Err(implausible_time(name, r.line, r.cells[0]));
+        }
     }
     for pair in w.windows(2) {
         if pair[1].cells[0] < pair[0].cells[0] {
@@ -905,9 +1035,23 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
             let off = times[0] - step;
             times.iter_mut().for_each(|t| *t -= off);
         }
+        if let Some(i) = first_gap(&times, typical_step(&times)) {
+            return Err(gap_error(
+                name,
+                w[i].line,
+                times[i],
+                times[i - 1],
+                w[i - 1].line,
+                typical_step(&times),
+            ));
+        }
         let rates: Vec<f64> = w.iter().map(|r| r.cells[1] * 1024.0).collect();
         Ok(Timeline::from_rates(&points(&times, &rates), meta))
     } else {
+        let last = w.last().map(|r| (r.cells[0], r.line)).unwrap_or((0.0, 1));
+        if let Some(e) = per_io_span_error(name, w[0].cells[0], last) {
+            return Err(e);
+        }
         let io: Vec<(f64, f64)> = w.iter().map(|r| (r.cells[0], r.cells[3])).collect();
         Ok(aggregate_per_io(&io, meta))
     }
@@ -1182,6 +1326,9 @@ fn read_two_column(
                 ),
             ));
         }
+        if matches!(x, X::Time(ts) if r.cells[0] * ts > MAX_TIME_S) {
+            return Err(implausible_time(name, r.line, r.cells[0]));
+        }
     }
     let meta = RunMeta {
         stop_reason: Some(super::StopReason::EndOfData),
@@ -1201,6 +1348,7 @@ fn read_two_column(
     let mut times: Vec<f64> = Vec::with_capacity(rows.len());
     let mut rates: Vec<f64> = Vec::with_capacity(rows.len());
     let mut counts: Vec<f64> = Vec::with_capacity(rows.len());
+    let mut lines: Vec<usize> = Vec::with_capacity(rows.len());
     let mut prev_line = 0;
     for r in &rows {
         let t = r.cells[0] * time_scale;
@@ -1226,6 +1374,7 @@ fn read_two_column(
                 times.push(t);
                 rates.push(v);
                 counts.push(1.0);
+                lines.push(r.line);
             }
         }
         prev_line = r.line;
@@ -1235,9 +1384,21 @@ fn read_two_column(
         times.remove(0);
         rates.remove(0);
         counts.remove(0);
+        lines.remove(0);
     }
     if times.is_empty() {
         return Err(ImportError::whole(name, "no data rows after the header"));
+    }
+    let typical = typical_step(&times);
+    if let Some(i) = first_gap(&times, typical) {
+        return Err(gap_error(
+            name,
+            lines[i],
+            times[i] / time_scale,
+            times[i - 1] / time_scale,
+            lines[i - 1],
+            typical / time_scale,
+        ));
     }
     for (r, c) in rates.iter_mut().zip(&counts) {
         *r /= c;
@@ -1279,6 +1440,22 @@ fn read_positions(
     let mut steps: Vec<f64> = pos.windows(2).map(|p| p[1] - p[0]).collect();
     steps.sort_by(|a, b| a.total_cmp(b));
     let typical = steps[steps.len() / 2];
+    if let Some(i) = first_gap(&pos, typical) {
+        // One chunk the size of the jump, written at the row's rate, would be made up.
+        return Err(ImportError::at(
+            name,
+            rows[i].line,
+            format!(
+                "a gap in data written: {} after {} on line {}, {:.0} times the typical chunk \
+                 with no row; what was written in it is not known, and it is not made up: give \
+                 the CSV without the gap",
+                rows[i].cells[0],
+                rows[i - 1].cells[0],
+                rows[i - 1].line,
+                (pos[i] - pos[i - 1]) / typical
+            ),
+        ));
+    }
     let mut points = Vec::with_capacity(rows.len());
     let mut t = 0.0;
     for (i, r) in rows.iter().enumerate() {
@@ -1391,8 +1568,15 @@ mod tests {
         lines[10] = "11.0,1.0,x,1,1.0,,,,,,,,";
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
         assert_eq!(e.line, Some(11));
+        // Two rows swapped: the first of them no longer starts where the row before ended.
         let mut lines: Vec<&str> = text.lines().collect();
         lines.swap(5, 6);
+        let e = check(&(lines.join("\n") + "\n")).unwrap_err();
+        assert!(e.to_string().contains("a gap in time"), "{e}");
+        assert_eq!(e.line, Some(6));
+        // A row repeated: time does not increase.
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[6] = lines[5];
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
         assert!(e.to_string().contains("time does not increase"), "{e}");
     }
