@@ -546,3 +546,68 @@ fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("(1 run)"), "exported once: {text}");
 }
+
+/// `slccache --db DB ARGS` in `cwd`: (exit code, stdout, stderr).
+fn slc(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A store holding a sweep (run 1) and a simulate run (run 2), in `w`.
+fn sweep_and_simulate(w: &Path) -> std::path::PathBuf {
+    let db = w.join("s.db");
+    for args in [
+        &[
+            "sweep",
+            "emu:960evo-250g",
+            "--simulate",
+            "--qd",
+            "1,4",
+            "--jobs",
+            "1",
+            "--out",
+            "sw",
+            "-q",
+        ][..],
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "1",
+            "--out",
+            "sim",
+            "-q",
+        ][..],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    db
+}
+
+/// `compare` of a stored sweep used to fail on a scratch folder's path ("no timeline.csv in
+/// this folder"); it says what the run is and what compare takes.
+#[test]
+fn compare_of_a_stored_sweep_says_what_compare_takes() {
+    let d = tempfile::tempdir().unwrap();
+    let db = sweep_and_simulate(d.path());
+    let (code, _, err) = slc(&db, &["compare", "1", "2", "--out", "c"], d.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("run 1 is a sweep; compare takes probe, simulate or analyze runs"),
+        "{err}"
+    );
+    assert!(!err.contains("slccache-compare"), "{err}");
+    assert!(!d.path().join("c").exists());
+}
