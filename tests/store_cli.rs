@@ -611,3 +611,85 @@ fn compare_of_a_stored_sweep_says_what_compare_takes() {
     assert!(!err.contains("slccache-compare"), "{err}");
     assert!(!d.path().join("c").exists());
 }
+
+/// No such run, no such folder, an output folder that holds files: bad input, exit 2, in
+/// `runs` and its subcommands as everywhere else (they were 1 in `runs`).
+#[test]
+fn bad_input_to_the_results_library_is_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = sweep_and_simulate(w);
+    std::fs::create_dir(w.join("full")).unwrap();
+    std::fs::write(w.join("full/f"), "mine\n").unwrap();
+    for args in [
+        &["runs", "show", "42"][..],
+        &["runs", "export", "42", "--out", "x"],
+        &["runs", "export", "2", "--out", "full"],
+        &["runs", "rm", "42"],
+        &["runs", "import", "missing"],
+        &["runs", "copy", "42", "--to", "other.db"],
+        &["compare", "42", "2"],
+        &["history", "nothing-like-it"],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("42")
+                || err.contains("missing")
+                || err.contains("full")
+                || err.contains("nothing"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!w.join("x").exists());
+}
+
+/// `runs import good missing` says, per folder, what was imported and what was not (exit 2
+/// for the missing one); a compare folder is no run and is refused by name.
+#[test]
+fn runs_import_says_what_became_of_each_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("i.db");
+    for args in [
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "1",
+            "--out",
+            "good",
+            "--no-record",
+            "-q",
+        ][..],
+        &[
+            "compare",
+            "good",
+            "good",
+            "--out",
+            "cmp",
+            "--no-record",
+            "-q",
+        ][..],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    let (code, out, err) = slc(&db, &["runs", "import", "good", "missing"], w);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.contains("good: imported as run 1"), "{out}");
+    assert!(
+        err.contains("missing: not imported") && err.contains("no such folder"),
+        "{err}"
+    );
+    let (code, out, err) = slc(&db, &["runs", "import", "cmp"], w);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("cmp: not imported") && err.contains("compare"),
+        "{err}"
+    );
+    let (code, out, _) = slc(&db, &["runs", "--json"], w);
+    assert_eq!(code, Some(0));
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{out}");
+}

@@ -122,16 +122,42 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             if *pending {
                 s += &import_pending(&mut store, &place)?;
             }
+            // Each folder on its own: what was imported is said, and so is what was not.
+            let mut failed = Vec::new();
             for d in dirs {
-                let r = store
-                    .import_folder_as(d, sel.host.as_deref())
-                    .with_context(|| format!("importing {}", d.display()))?;
-                s += &match r {
-                    Recorded::New(id) => format!("{}: imported as run {id}\n", d.display()),
-                    Recorded::Existing(id) => {
-                        format!("{}: already in the store as run {id}\n", d.display())
-                    }
+                let r = if d.is_dir() {
+                    store.import_folder_as(d, sel.host.as_deref())
+                } else {
+                    Err(crate::error::usage("no such folder"))
                 };
+                match r {
+                    Ok(Recorded::New(id)) => {
+                        s += &format!("{}: imported as run {id}\n", d.display());
+                    }
+                    Ok(Recorded::Existing(id)) => {
+                        s += &format!("{}: already in the store as run {id}\n", d.display());
+                    }
+                    Err(e) => failed.push((d, e)),
+                }
+            }
+            if !failed.is_empty() {
+                crate::stdout::write_bytes(s.as_bytes());
+                let usage = failed.iter().all(|(_, e)| crate::error::exit_code(e) == 2);
+                let lines: Vec<String> = failed
+                    .iter()
+                    .map(|(d, e)| format!("{}: not imported: {e:#}", d.display()))
+                    .collect();
+                let msg = format!(
+                    "{} of {} folders not imported:\n  {}",
+                    failed.len(),
+                    dirs.len(),
+                    lines.join("\n  ")
+                );
+                return Err(if usage {
+                    crate::error::usage(msg)
+                } else {
+                    anyhow::anyhow!(msg)
+                });
             }
             s
         }

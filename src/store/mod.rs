@@ -575,6 +575,25 @@ impl Store {
     /// [`Store::import_folder`], with the host of a folder whose `summary.json` names none.
     pub fn import_folder_as(&mut self, dir: &Path, host: Option<&str>) -> Result<Recorded> {
         let folder = read_folder(dir)?;
+        // A folder of another command (compare's) is no run: refused by its kind, so that
+        // the store holds only the kinds it lists (`runs --kind`).
+        if let Some(summary) = folder
+            .get("summary.json")
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        {
+            let kind = kind_of(&summary);
+            if !KINDS.contains(&kind.as_str()) {
+                let extra = if kind == "compare" {
+                    "; import the runs it compares instead"
+                } else {
+                    ""
+                };
+                return Err(crate::error::usage(format!(
+                    "a {kind} folder is no run: the store holds {} runs{extra}",
+                    KINDS.join(", ")
+                )));
+            }
+        }
         // A run already there is found before its charts are drawn again to check them.
         if folder.contains_key("summary.json") {
             let p = self.b.placeholder(1);
