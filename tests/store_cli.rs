@@ -693,3 +693,138 @@ fn runs_import_says_what_became_of_each_folder() {
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 1, "{out}");
 }
+
+/// `slccache --db DB ARGS` as `nobody` (root may write anywhere), in `cwd`.
+fn slc_as_nobody(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("slccache");
+    let mut c = if rustix::process::geteuid().is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    let o = c
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+}
+
+/// Every store file (`*.db`) in `dir` with its bytes (SQLite may keep a `-shm` beside one it
+/// read, where it can).
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "db")
+        })
+        .map(|e| {
+            let p = e.unwrap().path();
+            let b = std::fs::read(&p).unwrap();
+            (p.display().to_string(), b)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A store in a read-only folder, or a read-only store file, is read as it is by the
+/// commands that only read: listed, shown, exported, charted, compared; a store of schema
+/// version 1 there is listed without being upgraded. Nothing in its folder changes.
+#[test]
+fn a_read_only_store_is_read_by_the_reading_commands() {
+    use slccache::store::{backend::Location, schema, Store};
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    set_mode(w, 0o777);
+    let ro = w.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let db = ro.join("s.db");
+    for (args, out) in [
+        (
+            &["simulate", "960evo-250g", "--seed", "1", "--out"][..],
+            "a",
+        ),
+        (
+            &["simulate", "960evo-250g", "--seed", "2", "--out"][..],
+            "b",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.extend([out, "-q"]);
+        let (code, _, err) = slc(&db, &a, w);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    // Version 1, as an older slccache left it.
+    let db1 = ro.join("v1.db");
+    Store::open_with(
+        Location::Sqlite(db1.clone()).connect().unwrap(),
+        &schema::MIGRATIONS[..1],
+    )
+    .unwrap()
+    .import_folder(&w.join("a"))
+    .unwrap();
+    let version = |p: &Path| -> i64 {
+        rusqlite::Connection::open_with_flags(p, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT MAX(version) FROM slccache_schema", [], |r| r.get(0))
+            .unwrap()
+    };
+    for (what, folder_mode, file_mode) in [
+        ("a read-only folder", 0o555, 0o644),
+        ("a read-only file", 0o777, 0o444),
+    ] {
+        set_mode(&ro, 0o755);
+        for f in std::fs::read_dir(&ro).unwrap() {
+            set_mode(&f.unwrap().path(), file_mode);
+        }
+        set_mode(&ro, folder_mode);
+        let before = snapshot(&ro);
+        for (k, args) in [
+            &["runs"][..],
+            &["runs", "--json"],
+            &["runs", "show", "1"],
+            &["runs", "export", "1", "--out", "OUT"],
+            &["history", "960", "--out", "OUT"],
+            &["compare", "1", "2", "--out", "OUT"],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let out = format!("out-{folder_mode:o}-{k}");
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| if *a == "OUT" { &out[..] } else { a })
+                .collect();
+            let (code, stdout, err) = slc_as_nobody(&db, &args, w);
+            assert_eq!(code, Some(0), "{what}: {args:?}: {err}");
+            if args == ["runs"] {
+                assert!(stdout.contains("960 EVO"), "{what}: {stdout}");
+            }
+        }
+        let (code, stdout, err) = slc_as_nobody(&db1, &["runs"], w);
+        assert_eq!(code, Some(0), "{what}: version 1: {err}");
+        assert!(stdout.contains("960 EVO"), "{what}: {stdout}");
+        assert_eq!(snapshot(&ro), before, "{what}: the store's folder changed");
+        assert_eq!(version(&db1), 1);
+    }
+    set_mode(&ro, 0o755);
+}

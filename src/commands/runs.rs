@@ -51,6 +51,8 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     // Only an import may create the store; reading commands say the path holds none.
     let mut store = match &args.action {
         Some(RunsAction::Import { .. }) => Store::open(&loc)?,
+        Some(RunsAction::Rm { .. }) => Store::open_existing_for_writing(&loc)?,
+        // Read-only: a store in a read-only place is listed, shown and exported as it is.
         _ => Store::open_existing(&loc)?,
     };
     let text = match &args.action {

@@ -334,9 +334,29 @@ impl Store {
         Store::open_with(loc.connect_for_recording()?, schema::MIGRATIONS)
     }
 
-    /// Opens an existing store for a command that reads it (`runs`, `history`, `compare ID`):
-    /// a store file that does not exist is an error, and none is created.
+    /// Opens an existing store for a command that reads it (`runs`, `runs show|export`,
+    /// `history`, `compare ID`, the source of `runs copy`): a store file that does not exist
+    /// is an error, and none is created. An SQLite file is opened read-only and read as it is,
+    /// without taking the steps of a newer schema (a store in a read-only folder, or of
+    /// version 1, is listed as it stands); a store newer than this slccache is refused.
     pub fn open_existing(loc: &Location) -> Result<Store> {
+        let mut b = loc.connect_reading()?;
+        if b.dialect() == Dialect::Postgres {
+            return Store::open_with(b, schema::MIGRATIONS);
+        }
+        schema::check_readable(b.as_mut(), schema::MIGRATIONS)?;
+        let runs_columns = b.columns("runs")?;
+        let timeline_rows = b.table_exists("timeline")?;
+        Ok(Store {
+            b,
+            runs_columns,
+            timeline_rows,
+        })
+    }
+
+    /// Opens an existing store for a command that changes it (`runs rm`): as [`Store::open`],
+    /// but a store file that does not exist is an error, and none is created.
+    pub fn open_existing_for_writing(loc: &Location) -> Result<Store> {
         Store::open_with(loc.connect_existing()?, schema::MIGRATIONS)
     }
 
