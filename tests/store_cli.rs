@@ -828,3 +828,44 @@ fn a_read_only_store_is_read_by_the_reading_commands() {
     }
     set_mode(&ro, 0o755);
 }
+
+/// `--since` takes a date, a local date and time, or an RFC 3339 time; a run id is a
+/// positive number, and a negative one is told so.
+#[test]
+fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("t.db");
+    let (code, _, err) = slc(
+        &db,
+        &["simulate", "960evo-250g", "--seed", "1", "--out", "a", "-q"],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for (since, runs) in [
+        ("2020-01-01", 1),
+        ("2020-01-01T10:00:00", 1),
+        ("2020-01-01 10:00", 1),
+        ("2020-01-01T10:00:00Z", 1),
+        ("2020-01-01T10:00:00+02:00", 1),
+        ("2999-01-01", 0),
+        ("2999-01-01T10:00:00", 0),
+    ] {
+        let (code, out, err) = slc(&db, &["runs", "--json", "--since", since], w);
+        assert_eq!(code, Some(0), "{since}: {err}");
+        let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(rows.as_array().unwrap().len(), runs, "{since}");
+    }
+    let (code, _, err) = slc(&db, &["runs", "--since", "yesterday"], w);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--since 'yesterday'"), "{err}");
+    for args in [
+        &["runs", "show", "--", "-1"][..],
+        &["runs", "rm", "--", "0"],
+        &["runs", "export", "--out", "x", "--", "-3"],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("run ids are positive"), "{args:?}: {err}");
+    }
+}

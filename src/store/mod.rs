@@ -1223,20 +1223,48 @@ fn row_of(r: &[Val]) -> RunRow {
     }
 }
 
-/// `--since`: a date (`2026-12-01`) or an RFC 3339 time, as the RFC 3339 text runs are
-/// compared with.
+/// `--since`: a date (`2026-12-01`, from its midnight in the local time zone), a local date
+/// and time (`2026-12-01T10:00`, `2026-12-01 10:00:00`), or an RFC 3339 time
+/// (`2026-12-01T10:00:00Z`, `...+02:00`), as the UTC RFC 3339 text runs are compared with.
 pub fn normalize_since(s: &str) -> Result<String> {
+    use chrono::TimeZone;
     let s = s.trim();
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Ok(format!("{}T00:00:00", d.format("%Y-%m-%d")));
-    }
+    let utc =
+        |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Ok(t
-            .with_timezone(&chrono::Utc)
-            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true));
+        return Ok(utc(t.with_timezone(&chrono::Utc)));
+    }
+    let local = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map(|d| d.and_time(chrono::NaiveTime::MIN))
+        .ok()
+        .or_else(|| {
+            [
+                "%Y-%m-%dT%H:%M:%S%.f",
+                "%Y-%m-%d %H:%M:%S%.f",
+                "%Y-%m-%dT%H:%M",
+                "%Y-%m-%d %H:%M",
+            ]
+            .iter()
+            .find_map(|f| chrono::NaiveDateTime::parse_from_str(s, f).ok())
+        });
+    if let Some(t) = local {
+        // A time the clock skipped (a spring-forward hour) is taken as the hour after it.
+        let at = chrono::Local
+            .from_local_datetime(&t)
+            .earliest()
+            .or_else(|| {
+                chrono::Local
+                    .from_local_datetime(&(t + chrono::Duration::hours(1)))
+                    .earliest()
+            });
+        if let Some(at) = at {
+            return Ok(utc(at.with_timezone(&chrono::Utc)));
+        }
     }
     Err(crate::error::usage(format!(
-        "--since '{s}': give a date (2026-12-01) or a time (2026-12-01T10:00:00Z)"
+        "--since '{s}': give a date (2026-12-01), a local date and time (2026-12-01T10:00 or \
+         '2026-12-01 10:00:00') or an RFC 3339 time (2026-12-01T10:00:00Z, \
+         2026-12-01T10:00:00+02:00)"
     )))
 }
 
@@ -1358,10 +1386,17 @@ mod tests {
 
     #[test]
     fn since_accepts_dates_and_times() {
-        assert_eq!(
-            normalize_since("2026-12-01").unwrap(),
-            "2026-12-01T00:00:00"
-        );
+        // A date is its local midnight, as UTC.
+        use chrono::TimeZone;
+        let midnight = chrono::Local
+            .with_ymd_and_hms(2026, 12, 1, 0, 0, 0)
+            .earliest()
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        assert_eq!(normalize_since("2026-12-01").unwrap(), midnight);
+        assert_eq!(normalize_since("2026-12-01T00:00").unwrap(), midnight);
+        assert_eq!(normalize_since("2026-12-01 00:00:00").unwrap(), midnight);
         assert_eq!(
             normalize_since("2026-12-01T10:00:00+01:00").unwrap(),
             "2026-12-01T09:00:00Z"
