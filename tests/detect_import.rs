@@ -509,3 +509,111 @@ fn implausible_times_are_refused_naming_the_line() {
         );
     }
 }
+
+/// Columns are found by name, in either order: `MB/s,time_s` and `time_s,bytes_per_sec` used
+/// to be told the header "does not name the rate unit".
+#[test]
+fn two_column_headers_are_read_by_name_in_either_order() {
+    let plain = import::ReadOptions::default();
+    for (header, rate_first, scale) in [
+        ("MB/s,time_s", true, 1e6),
+        ("time_s,bytes_per_sec", false, 1.0),
+        ("bytes_per_sec,t_s", true, 1.0),
+        ("write MiB/s,seconds", true, 1048576.0),
+        ("time_ms,B/s", false, 1.0),
+    ] {
+        let ms = header.contains("_ms");
+        let mut text = format!("{header}\n");
+        for i in 1..=5 {
+            let t = if ms { i * 1000 } else { i };
+            let r = 100 * i;
+            if rate_first {
+                text.push_str(&format!("{r},{t}\n"));
+            } else {
+                text.push_str(&format!("{t},{r}\n"));
+            }
+        }
+        let (t, _) = read_both(&text, "swap.csv", &plain).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.samples.len(), 5, "{header}");
+        assert!((t.samples[4].t_s - 5.0).abs() < 1e-9, "{header}");
+        let want = 500.0 * scale;
+        assert!(
+            (t.samples[4].bytes_per_sec - want).abs() < 1e-6 * want,
+            "{header}: {}",
+            t.samples[4].bytes_per_sec
+        );
+    }
+    // A header that names no time or two rates says what is wrong with it.
+    let e = read_both("MB/s,GB/s\n1,2\n3,4\n", "two.csv", &plain).unwrap_err();
+    assert!(e.contains("both columns") && e.contains("rate"), "{e}");
+    let e = read_both("MB/s,when\n1,2\n3,4\n", "when.csv", &plain).unwrap_err();
+    assert!(e.contains("'when'") && e.contains("time unit"), "{e}");
+}
+
+/// A unit flag that the header contradicts is refused, naming both; one that agrees with it
+/// is fine. (It used to be ignored, the header winning.)
+#[test]
+fn a_unit_flag_the_header_contradicts_is_refused_naming_both() {
+    let text = "seconds,MB/s\n1,100\n2,100\n3,50\n";
+    let with = |time: Option<f64>, rate: Option<f64>| import::ReadOptions {
+        units: ImportOptions {
+            time_scale: time,
+            rate_scale: rate,
+        },
+        position_scale: None,
+    };
+    let e = read_both(text, "a.csv", &with(None, parse_rate_unit("KiB/s"))).unwrap_err();
+    assert!(
+        e.starts_with("a.csv:1:") && e.contains("--rate-unit KiB/s") && e.contains("'MB/s'"),
+        "{e}"
+    );
+    let e = read_both(text, "a.csv", &with(parse_time_unit("ms"), None)).unwrap_err();
+    assert!(
+        e.contains("--time-unit ms") && e.contains("'seconds'"),
+        "{e}"
+    );
+    let (_, notes) = read_both(
+        text,
+        "a.csv",
+        &with(parse_time_unit("s"), parse_rate_unit("MB/s")),
+    )
+    .unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+}
+
+/// Rows sharing a time, and the read rows of a mixed fio log, are left out of the timeline
+/// as they were, but no longer silently: a note says how many.
+#[test]
+fn rows_left_out_are_counted_in_a_note() {
+    let plain = import::ReadOptions::default();
+    let (t, notes) = read_both(
+        "second,MB/s\n1,100\n1,300\n2,200\n2,200\n3,100\n",
+        "dup.csv",
+        &plain,
+    )
+    .unwrap();
+    assert_eq!(t.samples.len(), 3);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("2 rows") && n.contains("same time")),
+        "{notes:?}"
+    );
+    let mixed = "1000, 500, 0, 4096, 0\n1000, 1000, 1, 4096, 0\n1000, 7, 2, 4096, 0\n\
+                 2000, 500, 0, 4096, 0\n2000, 3000, 1, 4096, 0\n3000, 3000, 1, 4096, 0\n";
+    let (_, notes) = read_both(mixed, "mixed_bw.1.log", &plain).unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("2 read rows") && n.contains("1 trim row")),
+        "{notes:?}"
+    );
+    // A pure write log has no such note.
+    let (_, notes) = read_both(
+        "1000, 1000, 1, 4096, 0\n2000, 3000, 1, 4096, 0\n",
+        "w_bw.1.log",
+        &plain,
+    )
+    .unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+}

@@ -305,6 +305,20 @@ fn header_rate_problem(cell: &str) -> Option<String> {
 /// The rate unit in a header cell and the case of its `b`.
 fn header_rate_letter(cell: &str) -> Option<(f64, Letter)> {
     let t = cell.to_ascii_lowercase();
+    // Bytes per second by name (`bytes_per_sec`, slccache's own column) or as `B/s`.
+    for pat in [
+        "bytes_per_sec",
+        "bytes_per_second",
+        "bytes/s",
+        "bytes per second",
+        "b/s",
+    ] {
+        if let Some(pos) = t.find(pat) {
+            if pos == 0 || !t.as_bytes()[pos - 1].is_ascii_alphabetic() {
+                return Some((1.0, Letter::Bytes));
+            }
+        }
+    }
     // Longest names first so that "mib" is not read as "b".
     for (name, scale) in [
         ("gib", 1_073_741_824.0),
@@ -764,7 +778,7 @@ fn parse_whole(
         match (cells.len(), numeric) {
             (5..=8, true) => {
                 own_units("a fio log", notes);
-                read_fio_log(text, name)?
+                read_fio_log(text, name, notes)?
             }
             (2, _) => read_two_column(text, name, opts, notes)?,
             _ => {
@@ -949,14 +963,14 @@ fn parse_numeric_line(
 /// Windowed logs (`log_avg_msec`) carry KiB/s per window; per-I/O logs carry one row per
 /// completed write, which are summed (by their `bs` column) into fixed intervals. Rows of other
 /// directions are ignored; a mixed log uses its write rows (ddir 1).
-fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
+fn read_fio_log(text: &str, name: &str, notes: &mut Vec<String>) -> Result<Timeline, ImportError> {
     let rows = numeric_rows(text, name, 5..=8, false)?;
-    let (mut reads, mut writes) = (0usize, 0usize);
+    let (mut reads, mut writes, mut others) = (0usize, 0usize, 0usize);
     for r in &rows {
         match r.cells[2] as u64 {
             0 => reads += 1,
             1 => writes += 1,
-            _ => {}
+            _ => others += 1,
         }
     }
     if writes == 0 {
@@ -1014,7 +1028,21 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
         ..RunMeta::default()
     };
     let times_ms: Vec<f64> = w.iter().map(|r| r.cells[0]).collect();
-    if is_windowed(&times_ms) {
+    let left_out = left_out_note(name, reads, others);
+    let t = read_fio_writes(&w, name, &times_ms, meta)?;
+    notes.extend(left_out);
+    Ok(t)
+}
+
+/// The write rows `w` of a fio log (their times `times_ms`) as a timeline: windowed, or
+/// per-I/O rows summed into intervals.
+fn read_fio_writes(
+    w: &[&Row],
+    name: &str,
+    times_ms: &[f64],
+    meta: RunMeta,
+) -> Result<Timeline, ImportError> {
+    if is_windowed(times_ms) {
         for pair in w.windows(2) {
             if pair[1].cells[0] <= pair[0].cells[0] {
                 return Err(ImportError::at(
@@ -1197,102 +1225,155 @@ fn two_column_units(
     has_header: bool,
     name: &str,
     opts: &Opts,
-    notes: &mut Vec<String>,
-) -> Result<(X, f64), ImportError> {
+) -> Result<(X, f64, bool), ImportError> {
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
-    let mut ignored = vec![];
-    let (x, rate_scale) = if has_header {
-        let x = match (time_unit_in_header(cells[0]), position_in_header(cells[0])) {
-            (Some(ts), _) => {
-                if opts.time_scale.is_some() {
-                    ignored.push("--time-unit");
-                }
-                if opts.position_scale.is_some() {
-                    ignored.push("--x/--x-unit");
-                }
-                X::Time(ts)
-            }
-            (None, Some(Some(ps))) => {
-                if opts.position_scale.is_some() {
-                    ignored.push("--x-unit");
-                }
-                X::Position(ps)
-            }
-            (None, Some(None)) => X::Position(opts.position_scale.ok_or_else(|| {
-                ImportError::at(
-                    name,
-                    first_no,
-                    format!(
-                        "the header '{first}' names a position but not its unit: write e.g. \
-                         'MiB' or 'written_GB', or give --x bytes --x-unit MiB"
-                    ),
-                )
-            })?),
-            (None, None) => match (opts.position_scale, opts.time_scale) {
-                (Some(ps), _) => X::Position(ps),
-                (None, Some(ts)) => X::Time(ts),
-                (None, None) => {
-                    return Err(ImportError::at(
-                        name,
-                        first_no,
-                        format!(
-                            "the header '{first}' does not name the time unit: write 'seconds' \
-                             or 'time_ms' (or a position such as 'MiB' or 'written_GB'), or \
-                             give --time-unit s|ms"
-                        ),
-                    ))
-                }
-            },
-        };
-        if let Some(why) = header_rate_problem(cells[1]) {
-            return Err(ImportError::at(name, first_no, why));
-        }
-        let rs = match rate_unit_in_header(cells[1]) {
-            Some(r) => {
-                if opts.rate_scale.is_some() {
-                    ignored.push("--rate-unit");
-                }
-                r
-            }
-            None => opts.rate_scale.ok_or_else(|| {
-                ImportError::at(
-                    name,
-                    first_no,
-                    format!(
-                        "the header '{first}' does not name the rate unit: write e.g. 'MB/s', \
-                         'MiB/s', 'KiB/s' or 'GB/s', or give --rate-unit"
-                    ),
-                )
-            })?,
-        };
-        (x, rs)
-    } else {
+    let err = |msg: String| ImportError::at(name, first_no, msg);
+    if !has_header {
         let x = match (opts.position_scale, opts.time_scale) {
             (Some(ps), _) => Some(X::Position(ps)),
             (None, Some(ts)) => Some(X::Time(ts)),
             _ => None,
         };
-        match (x, opts.rate_scale) {
-            (Some(x), Some(r)) => (x, r),
-            _ => {
-                return Err(ImportError::at(
-                    name,
-                    first_no,
-                    "a two-column CSV without a header: give its units with --time-unit s|ms \
-                     (or --x bytes --x-unit MiB when the first column is data written) and \
-                     --rate-unit MB/s|MiB/s|KiB/s|GB/s, or add a header such as \
-                     'seconds,MB/s' or 'MiB,MB/s'",
-                ))
-            }
-        }
-    };
-    if !ignored.is_empty() {
-        notes.push(format!(
-            "{name}: {} ignored: the header '{first}' gives the units",
-            ignored.join(" and ")
-        ));
+        return match (x, opts.rate_scale) {
+            (Some(x), Some(r)) => Ok((x, r, false)),
+            _ => Err(err(
+                "a two-column CSV without a header: give its units with --time-unit s|ms \
+                 (or --x bytes --x-unit MiB when the first column is data written) and \
+                 --rate-unit MB/s|MiB/s|KiB/s|GB/s, or add a header such as \
+                 'seconds,MB/s' or 'MiB,MB/s'"
+                    .to_string(),
+            )),
+        };
     }
-    Ok((x, rate_scale))
+    // Columns are found by name: the rate may come first (`MB/s,time_s`).
+    let is_rate = |c: &str| rate_unit_in_header(c).is_some() || header_rate_problem(c).is_some();
+    let (swapped, x_cell, rate_cell) = match (is_rate(cells[0]), is_rate(cells[1])) {
+        (true, true) => {
+            return Err(err(format!(
+                "the header '{first}' names a rate in both columns ('{}' and '{}'): one of \
+                 them must be the time (e.g. 'seconds', 'time_ms') or the data written (e.g. \
+                 'MiB', 'written_GB')",
+                cells[0], cells[1]
+            )))
+        }
+        (true, false) => (true, cells[1], cells[0]),
+        _ => (false, cells[0], cells[1]),
+    };
+    // A unit flag says what the header says, or it contradicts it: refused, naming both.
+    let contradicts = |flag: String, cell: &str| {
+        err(format!(
+            "{flag} contradicts the header '{first}', whose column '{cell}' names its own unit: \
+             leave the flag out (the header gives the units), or correct the header"
+        ))
+    };
+    let x = match (time_unit_in_header(x_cell), position_in_header(x_cell)) {
+        (Some(ts), _) => {
+            if let Some(f) = opts.time_scale.filter(|&f| f != ts) {
+                return Err(contradicts(
+                    format!("--time-unit {}", time_unit_name(f)),
+                    x_cell,
+                ));
+            }
+            if let Some(f) = opts.position_scale {
+                return Err(contradicts(
+                    format!("--x bytes --x-unit {} (data written)", size_unit_name(f)),
+                    x_cell,
+                ));
+            }
+            X::Time(ts)
+        }
+        (None, Some(Some(ps))) => {
+            if let Some(f) = opts.position_scale.filter(|&f| f != ps) {
+                return Err(contradicts(
+                    format!("--x-unit {}", size_unit_name(f)),
+                    x_cell,
+                ));
+            }
+            X::Position(ps)
+        }
+        (None, Some(None)) => X::Position(opts.position_scale.ok_or_else(|| {
+            err(format!(
+                "the header '{first}' names a position but not its unit in its column \
+                 '{x_cell}': write e.g. 'MiB' or 'written_GB', or give --x bytes --x-unit MiB"
+            ))
+        })?),
+        (None, None) => match (opts.position_scale, opts.time_scale) {
+            (Some(ps), _) => X::Position(ps),
+            (None, Some(ts)) => X::Time(ts),
+            (None, None) => {
+                return Err(err(format!(
+                    "the header '{first}' does not name the time unit in its column \
+                     '{x_cell}': write 'seconds' or 'time_ms' (or a position such as 'MiB' or \
+                     'written_GB'), or give --time-unit s|ms"
+                )))
+            }
+        },
+    };
+    if let Some(why) = header_rate_problem(rate_cell) {
+        return Err(err(why));
+    }
+    let rs = match rate_unit_in_header(rate_cell) {
+        Some(r) => {
+            if let Some(f) = opts.rate_scale.filter(|&f| f != r) {
+                return Err(contradicts(
+                    format!("--rate-unit {}", rate_unit_name(f)),
+                    rate_cell,
+                ));
+            }
+            r
+        }
+        None => opts.rate_scale.ok_or_else(|| {
+            err(format!(
+                "the header '{first}' does not name the rate unit in its column '{rate_cell}': \
+                 write e.g. 'MB/s', 'MiB/s', 'KiB/s', 'GB/s' or 'bytes_per_sec', or give \
+                 --rate-unit"
+            ))
+        })?,
+    };
+    Ok((x, rs, swapped))
+}
+
+/// A time unit's name, from its seconds per unit.
+fn time_unit_name(scale: f64) -> String {
+    if scale == 1e-3 {
+        "ms".into()
+    } else if scale == 1.0 {
+        "s".into()
+    } else {
+        format!("of {scale} s")
+    }
+}
+
+/// A size unit's name, from its bytes per unit.
+fn size_unit_name(scale: f64) -> String {
+    [
+        (1.0, "B"),
+        (1e3, "kB"),
+        (1024.0, "KiB"),
+        (1e6, "MB"),
+        (1_048_576.0, "MiB"),
+        (1e9, "GB"),
+        (1_073_741_824.0, "GiB"),
+        (1e12, "TB"),
+        (1_099_511_627_776.0, "TiB"),
+    ]
+    .iter()
+    .find(|(s, _)| *s == scale)
+    .map(|(_, n)| n.to_string())
+    .unwrap_or_else(|| format!("of {scale} bytes"))
+}
+
+/// A rate unit's name, from its bytes/s per unit (bits as `Mb/s`).
+fn rate_unit_name(scale: f64) -> String {
+    let bytes = size_unit_name(scale);
+    if !bytes.starts_with("of ") {
+        return format!("{bytes}/s");
+    }
+    let bits = size_unit_name(scale * 8.0);
+    match bits.strip_suffix('B') {
+        Some(p) if !bits.starts_with("of ") => format!("{p}b/s"),
+        _ => format!("of {scale} bytes/s"),
+    }
 }
 
 /// Reads a two-column CSV of time and throughput, or of position (data written) and
@@ -1313,8 +1394,11 @@ fn read_two_column(
         .unwrap_or((1, ""));
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
     let has_header = cells.iter().any(|c| c.parse::<f64>().is_err());
-    let (x, rate_scale) = two_column_units(first, first_no, has_header, name, opts, notes)?;
-    let rows = numeric_rows(text, name, 2..=2, has_header)?;
+    let (x, rate_scale, swapped) = two_column_units(first, first_no, has_header, name, opts)?;
+    let mut rows = numeric_rows(text, name, 2..=2, has_header)?;
+    if swapped {
+        rows.iter_mut().for_each(|r| r.cells.swap(0, 1));
+    }
     for r in &rows {
         if r.cells[1] * rate_scale > MAX_RATE {
             return Err(ImportError::at(
@@ -1349,6 +1433,7 @@ fn read_two_column(
     let mut rates: Vec<f64> = Vec::with_capacity(rows.len());
     let mut counts: Vec<f64> = Vec::with_capacity(rows.len());
     let mut lines: Vec<usize> = Vec::with_capacity(rows.len());
+    let mut shared = 0usize;
     let mut prev_line = 0;
     for r in &rows {
         let t = r.cells[0] * time_scale;
@@ -1369,6 +1454,7 @@ fn read_two_column(
                 let k = rates.len() - 1;
                 rates[k] += v;
                 counts[k] += 1.0;
+                shared += 1;
             }
             _ => {
                 times.push(t);
@@ -1403,7 +1489,41 @@ fn read_two_column(
     for (r, c) in rates.iter_mut().zip(&counts) {
         *r /= c;
     }
+    if let Some(n) = shared_note(name, shared) {
+        notes.push(n);
+    }
     Ok(Timeline::from_rates(&points(&times, &rates), meta))
+}
+
+/// The note of `n` rows of a two-column CSV that share their time with the row before.
+fn shared_note(name: &str, n: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "{name}: {n} row{} the same time as the row before: the rows of each time are \
+             averaged into one sample (a log of two directions, or a duplicated row?)",
+            if n == 1 { " has" } else { "s have" }
+        )
+    })
+}
+
+/// The note of the rows of a mixed fio log that are not writes: `reads` (ddir 0) and `others`
+/// (trims, ddir 2, and any other direction).
+fn left_out_note(name: &str, reads: usize, others: usize) -> Option<String> {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let mut parts = vec![];
+    if reads > 0 {
+        parts.push(format!("{reads} read row{} (ddir 0)", s(reads)));
+    }
+    if others > 0 {
+        parts.push(format!("{others} trim row{} (ddir 2)", s(others)));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{name}: {} left out: slccache measures writes, and the timeline holds the write \
+             rows only",
+            parts.join(" and ")
+        )
+    })
 }
 
 /// Rows of (position, rate) as a timeline: each row is one chunk of data, written at its

@@ -19,9 +19,9 @@ use std::path::Path;
 
 use super::{
     aggregate_per_io, check_sample, first_gap, first_interval, gap_error, implausible_time,
-    is_timeline_header, is_windowed, not_text, nothing_written, parse_numeric_line,
-    per_io_span_error, points, too_few, two_column_units, typical_step, ImportError, Opts, EPOCH_S,
-    GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
+    is_timeline_header, is_windowed, left_out_note, not_text, nothing_written, parse_numeric_line,
+    per_io_span_error, points, shared_note, too_few, two_column_units, typical_step, ImportError,
+    Opts, EPOCH_S, GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
 };
 use crate::timeline::{RateSampler, RunMeta, Sample};
 
@@ -145,7 +145,8 @@ enum Fed {
 /// A reader of one format, given the rows (content lines) in order.
 trait Rows {
     fn row(&mut self, no: usize, l: &str, out: &mut Out) -> Result<Fed, ImportError>;
-    fn end(self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError>;
+    /// The run's metadata and the notes on how the rows were read.
+    fn end(self: Box<Self>, out: &mut Out) -> Result<(RunMeta, Vec<String>), ImportError>;
 }
 
 /// A fio bandwidth log (`time_ms, value, ddir, bs, offset[, ...]`), as `read_fio_log` reads it.
@@ -156,6 +157,8 @@ struct Fio<'a> {
     first_line: Option<usize>,
     reads: usize,
     writes: usize,
+    /// Rows of other directions than reads and writes (trims).
+    others: usize,
     deferred: Deferred,
     /// The first write row at or before the time of the one before it: an error when the
     /// log is windowed.
@@ -220,7 +223,10 @@ impl Rows for Fio<'_> {
                 return Ok(Fed::On);
             }
             1 => self.writes += 1,
-            _ => return Ok(Fed::On),
+            _ => {
+                self.others += 1;
+                return Ok(Fed::On);
+            }
         }
         let (t, kib, bs) = (c[0], c[1], c[3]);
         if kib * 1024.0 > MAX_RATE || bs > MAX_RATE {
@@ -305,7 +311,7 @@ impl Rows for Fio<'_> {
         Ok(Fed::On)
     }
 
-    fn end(mut self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError> {
+    fn end(mut self: Box<Self>, out: &mut Out) -> Result<(RunMeta, Vec<String>), ImportError> {
         if self.writes == 0 {
             let what = if self.reads > 0 {
                 format!("all {} rows are reads (ddir 0)", self.reads)
@@ -354,7 +360,7 @@ impl Rows for Fio<'_> {
                 }
             }
         }
-        Ok(RunMeta {
+        let meta = RunMeta {
             workload: crate::timeline::Workload {
                 pattern: "fio".to_string(),
                 block_size: self.block_size.map(|b| b as u64).filter(|&b| b > 0),
@@ -362,7 +368,9 @@ impl Rows for Fio<'_> {
             },
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
             ..RunMeta::default()
-        })
+        };
+        let notes = left_out_note(self.name, self.reads, self.others);
+        Ok((meta, notes.into_iter().collect()))
     }
 }
 
@@ -375,6 +383,10 @@ struct TwoColumn<'a> {
     header_line: Option<usize>,
     time_scale: f64,
     rate_scale: f64,
+    /// The header names the rate first (`MB/s,time_s`).
+    swapped: bool,
+    /// Rows that share their time with the row before (averaged with it).
+    shared: usize,
     deferred: Deferred,
     /// Time went backwards: the rows after do not matter but for their checks.
     broken: bool,
@@ -454,6 +466,9 @@ impl Rows for TwoColumn<'_> {
             return Ok(Fed::On);
         }
         parse_numeric_line(l, no, self.name, &(2..=2), &mut self.cells)?;
+        if self.swapped {
+            self.cells.swap(0, 1);
+        }
         let (c0, c1) = (self.cells[0], self.cells[1]);
         if c1 * self.rate_scale > MAX_RATE {
             self.deferred.offer(2, || {
@@ -491,6 +506,7 @@ impl Rows for TwoColumn<'_> {
             Some((last, sum, count, _)) if t == *last => {
                 *sum += v;
                 *count += 1.0;
+                self.shared += 1;
             }
             _ => {
                 if let Some(p) = self.pending.take() {
@@ -503,7 +519,7 @@ impl Rows for TwoColumn<'_> {
         Ok(Fed::On)
     }
 
-    fn end(mut self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError> {
+    fn end(mut self: Box<Self>, out: &mut Out) -> Result<(RunMeta, Vec<String>), ImportError> {
         if !self.broken {
             if let Some(p) = self.pending.take() {
                 self.point(p, out);
@@ -524,10 +540,14 @@ impl Rows for TwoColumn<'_> {
                 out.push(self.rates.sample(t, dt, r));
             }
         }
-        Ok(RunMeta {
+        let meta = RunMeta {
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
             ..RunMeta::default()
-        })
+        };
+        Ok((
+            meta,
+            shared_note(self.name, self.shared).into_iter().collect(),
+        ))
     }
 }
 
@@ -635,6 +655,7 @@ fn read_once(
                 first_line: None,
                 reads: 0,
                 writes: 0,
+                others: 0,
                 deferred: Deferred::default(),
                 equal: None,
                 prev: None,
@@ -646,16 +667,18 @@ fn read_once(
         }
         (2, _) => {
             let has_header = !numeric;
-            match two_column_units(first, first_no, has_header, name, opts, &mut notes) {
+            match two_column_units(first, first_no, has_header, name, opts) {
                 // A CSV of positions is read whole.
-                Ok((X::Position(_), _)) => return None,
-                Ok((X::Time(time_scale), rate_scale)) => Ok(Box::new(TwoColumn {
+                Ok((X::Position(_), _, _)) => return None,
+                Ok((X::Time(time_scale), rate_scale, swapped)) => Ok(Box::new(TwoColumn {
                     name,
                     look_ahead,
                     cells: Vec::new(),
                     header_line: has_header.then_some(first_no),
                     time_scale,
                     rate_scale,
+                    swapped,
+                    shared: 0,
                     deferred: Deferred::default(),
                     broken: false,
                     prev_line: 0,
@@ -692,9 +715,10 @@ fn read_once(
     });
     let result = match fed {
         Ok(None) => return None,
-        Ok(Some(reader)) => reader
-            .end(&mut out)
-            .and_then(|meta| out.finish().map(|_| (meta, notes))),
+        Ok(Some(reader)) => reader.end(&mut out).and_then(|(meta, more)| {
+            notes.extend(more);
+            out.finish().map(|_| (meta, notes))
+        }),
         Err(e) => Err(lines.drain(e)),
     };
     Some(Outcome {
