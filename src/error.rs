@@ -17,13 +17,21 @@ pub struct Interrupted(pub String);
 pub struct InterruptedEarly(pub String);
 
 /// Exit code for an error returned by a subcommand: 2 for [`UsageError`] (also when wrapped
-/// in context), 130 for [`Interrupted`], 1 otherwise.
+/// in context), a bad input file and a run id the results store does not hold, 130 for
+/// [`Interrupted`], 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     for cause in err.chain() {
         if cause.is::<UsageError>() || cause.is::<crate::units::ParseError>() {
             return 2;
         }
         if cause.is::<crate::timeline::import::ImportError>() {
+            return 2;
+        }
+        // A run id the store does not hold is a mistake in what was asked, as a missing file.
+        if matches!(
+            cause.downcast_ref(),
+            Some(crate::store::StoreError::NoSuchRun(_))
+        ) {
             return 2;
         }
         if cause.is::<Interrupted>() || cause.is::<InterruptedEarly>() {

@@ -368,3 +368,252 @@ fn a_diskspd_result_saved_by_powershell_as_utf16_is_read() {
     let b = import::load(&diskspd_sample()).unwrap();
     assert_eq!(a.samples, b.samples);
 }
+
+/// `text` read both ways: whole (`parse_text_notes`) and as a file (`load_with_notes`, row by
+/// row for fio logs, two-column CSVs and slccache's own timelines). Both must agree; the
+/// reading and its notes, or the error with its place.
+fn read_both(
+    text: &str,
+    file: &str,
+    opts: &import::ReadOptions,
+) -> Result<(slccache::timeline::Timeline, Vec<String>), String> {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join(file);
+    std::fs::write(&p, text).unwrap();
+    let name = p.display().to_string();
+    let whole = import::parse_text_notes(text, &name, opts).map_err(|e| e.to_string());
+    let streamed = import::load_with_notes(&p, opts)
+        .map(|(mut t, n)| {
+            t.meta.label = String::new();
+            (t, n)
+        })
+        .map_err(|e| e.to_string());
+    let whole_cmp = whole.as_ref().map(|(t, n)| (t.samples.clone(), n.clone()));
+    let streamed_cmp = streamed
+        .as_ref()
+        .map(|(t, n)| (t.samples.clone(), n.clone()));
+    assert_eq!(whole_cmp, streamed_cmp, "{file}: the two readers differ");
+    let dir = format!("{}/", d.path().display());
+    whole
+        .map(|(t, n)| (t, n.into_iter().map(|s| s.replace(&dir, "")).collect()))
+        .map_err(|e| e.replace(&dir, ""))
+}
+
+/// A hole in time: rows at 1..20 s, then 300..339 s. The row after the hole used to stand for
+/// the 280 s before it, inventing 140 GB at its rate (an 86.6 GB cache at 382 MB/s, where the
+/// rows say 40 GB at 2000 MB/s, then 500 MB/s). A gap is refused, naming its line.
+#[test]
+fn a_gap_in_time_is_refused_naming_its_line() {
+    let plain = import::ReadOptions::default();
+    let mut csv = String::from("seconds,MB/s\n");
+    let mut fio = String::new();
+    for t in (1..=20).chain(300..340) {
+        let mbs = if t <= 20 { 2000 } else { 500 };
+        csv.push_str(&format!("{t},{mbs}\n"));
+        fio.push_str(&format!(
+            "{}, {}, 1, 131072, 0\n",
+            t * 1000,
+            mbs * 1_000_000 / 1024
+        ));
+    }
+    let e = read_both(&csv, "gap.csv", &plain).unwrap_err();
+    assert!(e.starts_with("gap.csv:22:") && e.contains("gap"), "{e}");
+    assert!(e.contains("20") && e.contains("300"), "{e}");
+    let e = read_both(&fio, "gap_bw.1.log", &plain).unwrap_err();
+    assert!(
+        e.starts_with("gap_bw.1.log:21:") && e.contains("gap"),
+        "{e}"
+    );
+    // A longer log (past the look-ahead of the row-by-row reader) too.
+    let mut long = String::from("seconds,MB/s\n");
+    for t in (1..=3000).chain(3300..3400) {
+        long.push_str(&format!("{t},{}\n", if t < 1000 { 2000 } else { 500 }));
+    }
+    let e = read_both(&long, "long.csv", &plain).unwrap_err();
+    assert!(e.starts_with("long.csv:3002:") && e.contains("gap"), "{e}");
+    // Jitter and a few windows missing are no gap.
+    let mut jit = String::from("seconds,MB/s\n");
+    for i in (1..=100).filter(|i| !(40..43).contains(i)) {
+        let t = i as f64 + (i % 3) as f64 * 0.05;
+        jit.push_str(&format!("{t:.2},{}\n", 100 + i));
+    }
+    read_both(&jit, "jit.csv", &plain).unwrap();
+}
+
+/// slccache's own timeline.csv says where each row starts (`t_s - interval_s`): rows removed
+/// leave a hole the reader sees, and the row after it is refused by line.
+#[test]
+fn a_timeline_with_rows_removed_is_refused_naming_the_line() {
+    let mut text = String::from("t_s,interval_s,bytes,bytes_total,bytes_per_sec\n");
+    let mut total = 0u64;
+    for i in 1..=60u64 {
+        let b = if i <= 30 { 2_000_000_000 } else { 500_000_000 };
+        total += b;
+        if (20..40).contains(&i) {
+            continue;
+        }
+        text.push_str(&format!("{i}.000000,1.000000,{b},{total},{b}.0\n"));
+    }
+    let e = read_both(&text, "timeline.csv", &import::ReadOptions::default()).unwrap_err();
+    assert!(e.starts_with("timeline.csv:21:"), "{e}");
+    assert!(e.contains("19") && e.contains("39"), "{e}");
+}
+
+/// Positions that jump (rows missing from a CSV of data written) would make one chunk of
+/// the whole jump, written at the row's rate: refused, naming the line.
+#[test]
+fn a_gap_in_positions_is_refused_naming_its_line() {
+    let mut text = String::from("MiB,MB/s\n");
+    for p in (1..=50).chain(500..520) {
+        text.push_str(&format!("{},{}\n", p * 76, if p < 30 { 1500 } else { 300 }));
+    }
+    let e = read_both(&text, "pos.csv", &import::ReadOptions::default()).unwrap_err();
+    assert!(e.starts_with("pos.csv:52:") && e.contains("gap"), "{e}");
+}
+
+/// Times no run can have (1e30 s) used to overflow the byte count to u64::MAX, "18447 PB",
+/// with exit 0. They are refused by line, as rates above any drive's are.
+#[test]
+fn implausible_times_are_refused_naming_the_line() {
+    let plain = import::ReadOptions::default();
+    for (file, text, line) in [
+        ("huge.csv", "seconds,MB/s\n1,100\n2,100\n1e30,100\n", 4),
+        ("huge2.csv", "seconds,MB/s\n1,100\n1e12,100\n", 3),
+        (
+            "first.csv",
+            "seconds,MB/s\n1e30,100\n2e30,100\n3e30,100\n",
+            2,
+        ),
+        (
+            "huge_bw.1.log",
+            "1000, 100, 1, 4096, 0\n2000, 100, 1, 4096, 0\n1e33, 100, 1, 4096, 0\n",
+            3,
+        ),
+        (
+            "timeline.csv",
+            "t_s,interval_s,bytes,bytes_total,bytes_per_sec\n1,1,10,10,10\n\
+             1e30,1e30,10,20,10\n",
+            3,
+        ),
+        (
+            "bytes.csv",
+            "t_s,interval_s,bytes,bytes_total,bytes_per_sec\n1,1,10,10,10\n\
+             2,1,1e25,1e25,10\n",
+            3,
+        ),
+    ] {
+        let e = read_both(text, file, &plain).unwrap_err();
+        assert!(
+            e.starts_with(&format!("{file}:{line}:")) && e.contains("implausible"),
+            "{file}: {e}"
+        );
+    }
+}
+
+/// Columns are found by name, in either order: `MB/s,time_s` and `time_s,bytes_per_sec` used
+/// to be told the header "does not name the rate unit".
+#[test]
+fn two_column_headers_are_read_by_name_in_either_order() {
+    let plain = import::ReadOptions::default();
+    for (header, rate_first, scale) in [
+        ("MB/s,time_s", true, 1e6),
+        ("time_s,bytes_per_sec", false, 1.0),
+        ("bytes_per_sec,t_s", true, 1.0),
+        ("write MiB/s,seconds", true, 1048576.0),
+        ("time_ms,B/s", false, 1.0),
+    ] {
+        let ms = header.contains("_ms");
+        let mut text = format!("{header}\n");
+        for i in 1..=5 {
+            let t = if ms { i * 1000 } else { i };
+            let r = 100 * i;
+            if rate_first {
+                text.push_str(&format!("{r},{t}\n"));
+            } else {
+                text.push_str(&format!("{t},{r}\n"));
+            }
+        }
+        let (t, _) = read_both(&text, "swap.csv", &plain).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(t.samples.len(), 5, "{header}");
+        assert!((t.samples[4].t_s - 5.0).abs() < 1e-9, "{header}");
+        let want = 500.0 * scale;
+        assert!(
+            (t.samples[4].bytes_per_sec - want).abs() < 1e-6 * want,
+            "{header}: {}",
+            t.samples[4].bytes_per_sec
+        );
+    }
+    // A header that names no time or two rates says what is wrong with it.
+    let e = read_both("MB/s,GB/s\n1,2\n3,4\n", "two.csv", &plain).unwrap_err();
+    assert!(e.contains("both columns") && e.contains("rate"), "{e}");
+    let e = read_both("MB/s,when\n1,2\n3,4\n", "when.csv", &plain).unwrap_err();
+    assert!(e.contains("'when'") && e.contains("time unit"), "{e}");
+}
+
+/// A unit flag that the header contradicts is refused, naming both; one that agrees with it
+/// is fine. (It used to be ignored, the header winning.)
+#[test]
+fn a_unit_flag_the_header_contradicts_is_refused_naming_both() {
+    let text = "seconds,MB/s\n1,100\n2,100\n3,50\n";
+    let with = |time: Option<f64>, rate: Option<f64>| import::ReadOptions {
+        units: ImportOptions {
+            time_scale: time,
+            rate_scale: rate,
+        },
+        position_scale: None,
+    };
+    let e = read_both(text, "a.csv", &with(None, parse_rate_unit("KiB/s"))).unwrap_err();
+    assert!(
+        e.starts_with("a.csv:1:") && e.contains("--rate-unit KiB/s") && e.contains("'MB/s'"),
+        "{e}"
+    );
+    let e = read_both(text, "a.csv", &with(parse_time_unit("ms"), None)).unwrap_err();
+    assert!(
+        e.contains("--time-unit ms") && e.contains("'seconds'"),
+        "{e}"
+    );
+    let (_, notes) = read_both(
+        text,
+        "a.csv",
+        &with(parse_time_unit("s"), parse_rate_unit("MB/s")),
+    )
+    .unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+}
+
+/// Rows sharing a time, and the read rows of a mixed fio log, are left out of the timeline
+/// as they were, but no longer silently: a note says how many.
+#[test]
+fn rows_left_out_are_counted_in_a_note() {
+    let plain = import::ReadOptions::default();
+    let (t, notes) = read_both(
+        "second,MB/s\n1,100\n1,300\n2,200\n2,200\n3,100\n",
+        "dup.csv",
+        &plain,
+    )
+    .unwrap();
+    assert_eq!(t.samples.len(), 3);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("2 rows") && n.contains("same time")),
+        "{notes:?}"
+    );
+    let mixed = "1000, 500, 0, 4096, 0\n1000, 1000, 1, 4096, 0\n1000, 7, 2, 4096, 0\n\
+                 2000, 500, 0, 4096, 0\n2000, 3000, 1, 4096, 0\n3000, 3000, 1, 4096, 0\n";
+    let (_, notes) = read_both(mixed, "mixed_bw.1.log", &plain).unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("2 read rows") && n.contains("1 trim row")),
+        "{notes:?}"
+    );
+    // A pure write log has no such note.
+    let (_, notes) = read_both(
+        "1000, 1000, 1, 4096, 0\n2000, 3000, 1, 4096, 0\n",
+        "w_bw.1.log",
+        &plain,
+    )
+    .unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+}

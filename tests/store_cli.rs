@@ -658,3 +658,326 @@ fn an_empty_listing_says_why_and_counts_read_right() {
         .iter()
         .any(|f| f == "timeline.csv"));
 }
+
+/// `slccache --db DB ARGS` in `cwd`: (exit code, stdout, stderr).
+fn slc(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A store holding a sweep (run 1) and a simulate run (run 2), in `w`.
+fn sweep_and_simulate(w: &Path) -> std::path::PathBuf {
+    let db = w.join("s.db");
+    for args in [
+        &[
+            "sweep",
+            "emu:960evo-250g",
+            "--simulate",
+            "--qd",
+            "1,4",
+            "--jobs",
+            "1",
+            "--out",
+            "sw",
+            "-q",
+        ][..],
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "1",
+            "--out",
+            "sim",
+            "-q",
+        ][..],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    db
+}
+
+/// `compare` of a stored sweep used to fail on a scratch folder's path ("no timeline.csv in
+/// this folder"); it says what the run is and what compare takes.
+#[test]
+fn compare_of_a_stored_sweep_says_what_compare_takes() {
+    let d = tempfile::tempdir().unwrap();
+    let db = sweep_and_simulate(d.path());
+    let (code, _, err) = slc(&db, &["compare", "1", "2", "--out", "c"], d.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("run 1 is a sweep; compare takes probe, simulate or analyze runs"),
+        "{err}"
+    );
+    assert!(!err.contains("slccache-compare"), "{err}");
+    assert!(!d.path().join("c").exists());
+}
+
+/// No such run, no such folder, an output folder that holds files: bad input, exit 2, in
+/// `runs` and its subcommands as everywhere else (they were 1 in `runs`).
+#[test]
+fn bad_input_to_the_results_library_is_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = sweep_and_simulate(w);
+    std::fs::create_dir(w.join("full")).unwrap();
+    std::fs::write(w.join("full/f"), "mine\n").unwrap();
+    for args in [
+        &["runs", "show", "42"][..],
+        &["runs", "export", "42", "--out", "x"],
+        &["runs", "export", "2", "--out", "full"],
+        &["runs", "rm", "42"],
+        &["runs", "import", "missing"],
+        &["runs", "copy", "42", "--to", "other.db"],
+        &["compare", "42", "2"],
+        &["history", "nothing-like-it"],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("42")
+                || err.contains("missing")
+                || err.contains("full")
+                || err.contains("nothing"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!w.join("x").exists());
+}
+
+/// `runs import good missing` says, per folder, what was imported and what was not (exit 2
+/// for the missing one); a compare folder is no run and is refused by name.
+#[test]
+fn runs_import_says_what_became_of_each_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("i.db");
+    for args in [
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "1",
+            "--out",
+            "good",
+            "--no-record",
+            "-q",
+        ][..],
+        &[
+            "compare",
+            "good",
+            "good",
+            "--out",
+            "cmp",
+            "--no-record",
+            "-q",
+        ][..],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    let (code, out, err) = slc(&db, &["runs", "import", "good", "missing"], w);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.contains("good: imported as run 1"), "{out}");
+    assert!(
+        err.contains("missing: not imported") && err.contains("no such folder"),
+        "{err}"
+    );
+    let (code, out, err) = slc(&db, &["runs", "import", "cmp"], w);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("cmp: not imported") && err.contains("compare"),
+        "{err}"
+    );
+    let (code, out, _) = slc(&db, &["runs", "--json"], w);
+    assert_eq!(code, Some(0));
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{out}");
+}
+
+/// `slccache --db DB ARGS` as `nobody` (root may write anywhere), in `cwd`.
+fn slc_as_nobody(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("slccache");
+    let mut c = if rustix::process::geteuid().is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    let o = c
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+}
+
+/// Every store file (`*.db`) in `dir` with its bytes (SQLite may keep a `-shm` beside one it
+/// read, where it can).
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "db")
+        })
+        .map(|e| {
+            let p = e.unwrap().path();
+            let b = std::fs::read(&p).unwrap();
+            (p.display().to_string(), b)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A store in a read-only folder, or a read-only store file, is read as it is by the
+/// commands that only read: listed, shown, exported, charted, compared; a store of schema
+/// version 1 there is listed without being upgraded. Nothing in its folder changes.
+#[test]
+fn a_read_only_store_is_read_by_the_reading_commands() {
+    use slccache::store::{backend::Location, schema, Store};
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    set_mode(w, 0o777);
+    let ro = w.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let db = ro.join("s.db");
+    for (args, out) in [
+        (
+            &["simulate", "960evo-250g", "--seed", "1", "--out"][..],
+            "a",
+        ),
+        (
+            &["simulate", "960evo-250g", "--seed", "2", "--out"][..],
+            "b",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.extend([out, "-q"]);
+        let (code, _, err) = slc(&db, &a, w);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    // Version 1, as an older slccache left it.
+    let db1 = ro.join("v1.db");
+    Store::open_with(
+        Location::Sqlite(db1.clone()).connect().unwrap(),
+        &schema::MIGRATIONS[..1],
+    )
+    .unwrap()
+    .import_folder(&w.join("a"))
+    .unwrap();
+    let version = |p: &Path| -> i64 {
+        rusqlite::Connection::open_with_flags(p, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT MAX(version) FROM slccache_schema", [], |r| r.get(0))
+            .unwrap()
+    };
+    for (what, folder_mode, file_mode) in [
+        ("a read-only folder", 0o555, 0o644),
+        ("a read-only file", 0o777, 0o444),
+    ] {
+        set_mode(&ro, 0o755);
+        for f in std::fs::read_dir(&ro).unwrap() {
+            set_mode(&f.unwrap().path(), file_mode);
+        }
+        set_mode(&ro, folder_mode);
+        let before = snapshot(&ro);
+        for (k, args) in [
+            &["runs"][..],
+            &["runs", "--json"],
+            &["runs", "show", "1"],
+            &["runs", "export", "1", "--out", "OUT"],
+            &["history", "960", "--out", "OUT"],
+            &["compare", "1", "2", "--out", "OUT"],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let out = format!("out-{folder_mode:o}-{k}");
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| if *a == "OUT" { &out[..] } else { a })
+                .collect();
+            let (code, stdout, err) = slc_as_nobody(&db, &args, w);
+            assert_eq!(code, Some(0), "{what}: {args:?}: {err}");
+            if args == ["runs"] {
+                assert!(stdout.contains("960 EVO"), "{what}: {stdout}");
+            }
+        }
+        let (code, stdout, err) = slc_as_nobody(&db1, &["runs"], w);
+        assert_eq!(code, Some(0), "{what}: version 1: {err}");
+        assert!(stdout.contains("960 EVO"), "{what}: {stdout}");
+        assert_eq!(snapshot(&ro), before, "{what}: the store's folder changed");
+        assert_eq!(version(&db1), 1);
+    }
+    set_mode(&ro, 0o755);
+}
+
+/// `--since` takes a date, a local date and time, or an RFC 3339 time; a run id is a
+/// positive number, and a negative one is told so.
+#[test]
+fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("t.db");
+    let (code, _, err) = slc(
+        &db,
+        &["simulate", "960evo-250g", "--seed", "1", "--out", "a", "-q"],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for (since, runs) in [
+        ("2020-01-01", 1),
+        ("2020-01-01T10:00:00", 1),
+        ("2020-01-01 10:00", 1),
+        ("2020-01-01T10:00:00Z", 1),
+        ("2020-01-01T10:00:00+02:00", 1),
+        ("2999-01-01", 0),
+        ("2999-01-01T10:00:00", 0),
+    ] {
+        let (code, out, err) = slc(&db, &["runs", "--json", "--since", since], w);
+        assert_eq!(code, Some(0), "{since}: {err}");
+        let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(rows.as_array().unwrap().len(), runs, "{since}");
+    }
+    let (code, _, err) = slc(&db, &["runs", "--since", "yesterday"], w);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--since 'yesterday'"), "{err}");
+    for args in [
+        &["runs", "show", "--", "-1"][..],
+        &["runs", "rm", "--", "0"],
+        &["runs", "export", "--out", "x", "--", "-3"],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("run ids are positive"), "{args:?}: {err}");
+    }
+}

@@ -738,7 +738,8 @@ pub struct RunsArgs {
     /// Only runs of the drive with this serial number.
     #[arg(long)]
     pub serial: Option<String>,
-    /// Only runs on or after this date (2026-12-01) or time (2026-12-01T10:00:00Z).
+    /// Only runs on or after this date (2026-12-01, local midnight), local time
+    /// (2026-12-01T10:00) or RFC 3339 time (2026-12-01T10:00:00Z).
     #[arg(long)]
     pub since: Option<String>,
     /// Only runs of this kind: probe, analyze, simulate, sweep, recovery or fill-sweep.
@@ -766,12 +767,24 @@ pub struct RunsArgs {
     pub force: bool,
 }
 
+/// A run id: a positive whole number (`slccache runs` lists them).
+fn run_id(s: &str) -> Result<i64, String> {
+    match s.trim().parse::<i64>() {
+        Ok(id) if id > 0 => Ok(id),
+        _ => Err(format!(
+            "'{s}' is no run id: run ids are positive whole numbers (1, 2, ...; see `slccache \
+             runs`)"
+        )),
+    }
+}
+
 /// What `slccache runs` does to one run.
 #[derive(Debug, Clone, Subcommand)]
 pub enum RunsAction {
     /// Everything recorded about one run: its row and its summary.json.
     Show {
         /// Run id.
+        #[arg(value_parser = run_id)]
         id: i64,
         /// One JSON object instead: the run's row (as `runs --json` lists it), its stored
         /// files and its summary.json.
@@ -781,6 +794,7 @@ pub enum RunsAction {
     /// Write a run's folder again from the store alone.
     Export {
         /// Run id.
+        #[arg(value_parser = run_id)]
         id: i64,
         /// Folder to write into (created if missing).
         #[arg(long)]
@@ -809,6 +823,7 @@ slccache runs copy 12 14 --to other.db")]
     Copy {
         /// Only these run ids of the store copied from [default: every run the filters
         /// match].
+        #[arg(value_parser = run_id)]
         ids: Vec<i64>,
         /// The store to copy from [default: --db, else $SLCCACHE_DB, else the default store].
         #[arg(long, value_name = "PATH|URL")]
@@ -821,6 +836,7 @@ slccache runs copy 12 14 --to other.db")]
     /// Remove a run from the store.
     Rm {
         /// Run id.
+        #[arg(value_parser = run_id)]
         id: i64,
     },
 }

@@ -38,6 +38,14 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 }
                 let dir = scratch.join(format!("run-{id}"));
                 let mut run = store.as_mut().expect("opened above").get(id)?;
+                // A sweep, recovery or fill-sweep has no one timeline to compare (its folder
+                // holds a table of points): said by the run's id, not by a scratch folder.
+                if !matches!(run.row.kind.as_str(), "probe" | "simulate" | "analyze") {
+                    return Err(crate::error::usage(format!(
+                        "run {id} is a {}; compare takes probe, simulate or analyze runs",
+                        run.row.kind
+                    )));
+                }
                 run.render = None;
                 crate::store::export_run(&run, &dir)?;
                 origins.push((host_of(&dir).or(run.row.host.clone()), Some(id)));

@@ -51,6 +51,8 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     // Only an import may create the store; reading commands say the path holds none.
     let mut store = match &args.action {
         Some(RunsAction::Import { .. }) => Store::open(&loc)?,
+        Some(RunsAction::Rm { .. }) => Store::open_existing_for_writing(&loc)?,
+        // Read-only: a store in a read-only place is listed, shown and exported as it is.
         _ => Store::open_existing(&loc)?,
     };
     let text = match &args.action {
@@ -135,6 +137,8 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                     if Some(p) == default.as_ref());
                 s += &import_pending(&mut store, &place, is_default)?;
             }
+            // Each folder on its own: what was imported is said, and so is what was not.
+            let mut failed = Vec::new();
             for d in dirs {
                 // --host is the host of folders that name none; say so where one names its own.
                 if let Some(given) = sel.host.as_deref() {
@@ -152,15 +156,39 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                         );
                     }
                 }
-                let r = store
-                    .import_folder_as(d, sel.host.as_deref())
-                    .with_context(|| format!("importing {}", d.display()))?;
-                s += &match r {
-                    Recorded::New(id) => format!("{}: imported as run {id}\n", d.display()),
-                    Recorded::Existing(id) => {
-                        format!("{}: already in the store as run {id}\n", d.display())
-                    }
+                let r = if d.is_dir() {
+                    store.import_folder_as(d, sel.host.as_deref())
+                } else {
+                    Err(crate::error::usage("no such folder"))
                 };
+                match r {
+                    Ok(Recorded::New(id)) => {
+                        s += &format!("{}: imported as run {id}\n", d.display());
+                    }
+                    Ok(Recorded::Existing(id)) => {
+                        s += &format!("{}: already in the store as run {id}\n", d.display());
+                    }
+                    Err(e) => failed.push((d, e)),
+                }
+            }
+            if !failed.is_empty() {
+                crate::stdout::write_bytes(s.as_bytes());
+                let usage = failed.iter().all(|(_, e)| crate::error::exit_code(e) == 2);
+                let lines: Vec<String> = failed
+                    .iter()
+                    .map(|(d, e)| format!("{}: not imported: {e:#}", d.display()))
+                    .collect();
+                let msg = format!(
+                    "{} of {} folders not imported:\n  {}",
+                    failed.len(),
+                    dirs.len(),
+                    lines.join("\n  ")
+                );
+                return Err(if usage {
+                    crate::error::usage(msg)
+                } else {
+                    anyhow::anyhow!(msg)
+                });
             }
             s
         }

@@ -210,11 +210,21 @@ impl SampleSource for VirtualDrive<'_> {
             return Ok(None);
         }
         let t = self.t - self.t0;
-        if t >= self.end_time - 1e-9 {
+        // Virtual time is a sum of intervals, and a sum of floats drifts: after 17,544 steps
+        // of 200 ms the time is a few nanoseconds short of 3508.8 s. A rest shorter than a
+        // thousandth of an interval belongs to the interval before it (the step that ends
+        // there ends at the duration), never to a row of its own: such a row would be written
+        // as `t_s` equal to the one before with `interval_s` 0.000000, which no reader takes.
+        let slack = self.interval * 1e-3;
+        if t >= self.end_time - slack {
             self.stop = Some(StopReason::Duration);
             return Ok(None);
         }
-        let t_end = (t + self.interval).min(self.end_time);
+        let t_end = if t + self.interval >= self.end_time - slack {
+            self.end_time
+        } else {
+            t + self.interval
+        };
         let bs = self.load.block_size as f64;
         let in_flight = self.in_flight as f64;
         let lats = &mut self.lats;

@@ -193,6 +193,76 @@ impl Sqlite {
     }
 }
 
+impl Sqlite {
+    /// Opens the store file at `path` for reading only, as it is: nothing is created, written
+    /// or upgraded, so a store in a read-only folder, or a read-only file, can be listed. A
+    /// store in WAL mode needs its `-shm` file; where none can be made (a read-only folder)
+    /// and no `-wal` file holds changes not yet in the store, the file is read as immutable.
+    pub fn open_read_only(path: &Path) -> Result<Sqlite> {
+        use rusqlite::OpenFlags;
+        if !path.is_file() {
+            return Err(StoreError::Open {
+                place: path.display().to_string(),
+                cause: "not a regular file".into(),
+            }
+            .into());
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let uri = sqlite_uri(path);
+        let open = |uri: &str| -> rusqlite::Result<Sqlite> {
+            let conn = rusqlite::Connection::open_with_flags(uri, flags)?;
+            conn.busy_timeout(SQLITE_BUSY_TIMEOUT)?;
+            // Read before anything else: a WAL store whose -shm cannot be made fails here.
+            retry_busy(|| {
+                conn.query_row(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+            })?;
+            Ok(Sqlite { conn })
+        };
+        let mut s = match open(&uri) {
+            Ok(s) => s,
+            Err(e) => {
+                let wal = std::path::PathBuf::from(format!("{}-wal", path.display()));
+                let pending = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+                if pending {
+                    return Err(sqlite_open_error(path, &e));
+                }
+                open(&format!("{uri}?immutable=1")).map_err(|_| sqlite_open_error(path, &e))?
+            }
+        };
+        if !s.table_exists("slccache_schema")? {
+            return Err(StoreError::Open {
+                place: path.display().to_string(),
+                cause: "an SQLite database of another program (no slccache_schema table); \
+                        give another --db"
+                    .into(),
+            }
+            .into());
+        }
+        Ok(s)
+    }
+}
+
+/// `path` as an SQLite URI (`file:` and the path, `%`, `?` and `#` escaped).
+fn sqlite_uri(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file:");
+    for c in abs.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri
+}
+
 /// Runs `f` again while SQLite answers "database is locked" (SQLITE_BUSY), up to the busy
 /// timeout. Opening reads the schema and may switch the journal mode to WAL; when several
 /// recorders open a new store at once, SQLite can answer busy there without calling the busy
@@ -1296,9 +1366,26 @@ impl Location {
         })
     }
 
-    /// Opens an existing store for a command that only reads: a file that does not exist is
-    /// an error naming it, and nothing is created.
+    /// Opens an existing store for a command that changes it (`runs rm`): a file that does
+    /// not exist is an error naming it, and nothing is created.
     pub fn connect_existing(&self) -> Result<Box<dyn Backend>> {
+        self.check_exists()?;
+        self.connect()
+    }
+
+    /// Opens an existing store for a command that only reads it: as
+    /// [`Location::connect_existing`], and an SQLite file is opened read-only
+    /// ([`Sqlite::open_read_only`]).
+    pub fn connect_reading(&self) -> Result<Box<dyn Backend>> {
+        self.check_exists()?;
+        Ok(match self {
+            Location::Sqlite(p) => Box::new(Sqlite::open_read_only(p)?),
+            Location::Postgres(u) => Box::new(Postgres::connect(u, false)?),
+        })
+    }
+
+    /// An SQLite file that does not exist is an error naming it.
+    fn check_exists(&self) -> Result<()> {
         if let Location::Sqlite(p) = self {
             if !p.exists() {
                 return Err(anyhow::Error::new(crate::error::UsageError(format!(
@@ -1308,6 +1395,6 @@ impl Location {
                 ))));
             }
         }
-        self.connect()
+        Ok(())
     }
 }

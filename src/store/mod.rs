@@ -292,6 +292,14 @@ fn row_columns(d: Dialect) -> String {
     format!("{ROW_COLUMNS}, {tags}")
 }
 
+/// "No results store in ...": a reading command found none (exit 2).
+fn no_store(loc: &Location) -> anyhow::Error {
+    anyhow::Error::new(crate::error::UsageError(format!(
+        "no results store in {} (nothing was recorded there; check --db or SLCCACHE_DB)",
+        loc.display(None)
+    )))
+}
+
 /// The kinds of run (`--kind`).
 pub const KINDS: &[&str] = &[
     "probe",
@@ -334,18 +342,36 @@ impl Store {
         Store::open_with(loc.connect_for_recording()?, schema::MIGRATIONS)
     }
 
-    /// Opens an existing store for a command that reads it (`runs`, `history`, `compare ID`):
-    /// a store file that does not exist is an error, and none is created.
-    /// On a server, a database without slccache's tables is refused the same way, and left
-    /// as it was.
+    /// Opens an existing store for a command that reads it (`runs`, `runs show|export`,
+    /// `history`, `compare ID`, the source of `runs copy`): a store file that does not exist
+    /// is an error, and none is created; on a server, a database without slccache's tables is
+    /// refused the same way, and left as it was. An SQLite file is opened read-only and read as
+    /// it is, without taking the steps of a newer schema (a store in a read-only folder, or of
+    /// version 1, is listed as it stands); a store newer than this slccache is refused.
     pub fn open_existing(loc: &Location) -> Result<Store> {
+        let mut b = loc.connect_reading()?;
+        if !schema::store_present(b.as_mut())? {
+            return Err(no_store(loc));
+        }
+        if b.dialect() == Dialect::Postgres {
+            return Store::open_with(b, schema::MIGRATIONS);
+        }
+        schema::check_readable(b.as_mut(), schema::MIGRATIONS)?;
+        let runs_columns = b.columns("runs")?;
+        let timeline_rows = b.table_exists("timeline")?;
+        Ok(Store {
+            b,
+            runs_columns,
+            timeline_rows,
+        })
+    }
+
+    /// Opens an existing store for a command that changes it (`runs rm`): as [`Store::open`],
+    /// but a store file or database that holds none is an error, and none is created.
+    pub fn open_existing_for_writing(loc: &Location) -> Result<Store> {
         let mut b = loc.connect_existing()?;
         if !schema::store_present(b.as_mut())? {
-            return Err(anyhow::Error::new(crate::error::UsageError(format!(
-                "no results store in {} (nothing was recorded there; check --db or \
-                 SLCCACHE_DB)",
-                loc.display(None)
-            ))));
+            return Err(no_store(loc));
         }
         Store::open_with(b, schema::MIGRATIONS)
     }
@@ -585,6 +611,25 @@ impl Store {
     /// [`Store::import_folder`], with the host of a folder whose `summary.json` names none.
     pub fn import_folder_as(&mut self, dir: &Path, host: Option<&str>) -> Result<Recorded> {
         let folder = read_folder(dir)?;
+        // A folder of another command (compare's) is no run: refused by its kind, so that
+        // the store holds only the kinds it lists (`runs --kind`).
+        if let Some(summary) = folder
+            .get("summary.json")
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        {
+            let kind = kind_of(&summary);
+            if !KINDS.contains(&kind.as_str()) {
+                let extra = if kind == "compare" {
+                    "; import the runs it compares instead"
+                } else {
+                    ""
+                };
+                return Err(crate::error::usage(format!(
+                    "a {kind} folder is no run: the store holds {} runs{extra}",
+                    KINDS.join(", ")
+                )));
+            }
+        }
         // A run already there is found before its charts are drawn again to check them.
         if folder.contains_key("summary.json") {
             let p = self.b.placeholder(1);
@@ -1232,20 +1277,48 @@ fn row_of(r: &[Val]) -> RunRow {
     }
 }
 
-/// `--since`: a date (`2026-12-01`) or an RFC 3339 time, as the RFC 3339 text runs are
-/// compared with.
+/// `--since`: a date (`2026-12-01`, from its midnight in the local time zone), a local date
+/// and time (`2026-12-01T10:00`, `2026-12-01 10:00:00`), or an RFC 3339 time
+/// (`2026-12-01T10:00:00Z`, `...+02:00`), as the UTC RFC 3339 text runs are compared with.
 pub fn normalize_since(s: &str) -> Result<String> {
+    use chrono::TimeZone;
     let s = s.trim();
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Ok(format!("{}T00:00:00", d.format("%Y-%m-%d")));
-    }
+    let utc =
+        |t: chrono::DateTime<chrono::Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
-        return Ok(t
-            .with_timezone(&chrono::Utc)
-            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true));
+        return Ok(utc(t.with_timezone(&chrono::Utc)));
+    }
+    let local = chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .map(|d| d.and_time(chrono::NaiveTime::MIN))
+        .ok()
+        .or_else(|| {
+            [
+                "%Y-%m-%dT%H:%M:%S%.f",
+                "%Y-%m-%d %H:%M:%S%.f",
+                "%Y-%m-%dT%H:%M",
+                "%Y-%m-%d %H:%M",
+            ]
+            .iter()
+            .find_map(|f| chrono::NaiveDateTime::parse_from_str(s, f).ok())
+        });
+    if let Some(t) = local {
+        // A time the clock skipped (a spring-forward hour) is taken as the hour after it.
+        let at = chrono::Local
+            .from_local_datetime(&t)
+            .earliest()
+            .or_else(|| {
+                chrono::Local
+                    .from_local_datetime(&(t + chrono::Duration::hours(1)))
+                    .earliest()
+            });
+        if let Some(at) = at {
+            return Ok(utc(at.with_timezone(&chrono::Utc)));
+        }
     }
     Err(crate::error::usage(format!(
-        "--since '{s}': give a date (2026-12-01) or a time (2026-12-01T10:00:00Z)"
+        "--since '{s}': give a date (2026-12-01), a local date and time (2026-12-01T10:00 or \
+         '2026-12-01 10:00:00') or an RFC 3339 time (2026-12-01T10:00:00Z, \
+         2026-12-01T10:00:00+02:00)"
     )))
 }
 
@@ -1391,10 +1464,17 @@ mod tests {
 
     #[test]
     fn since_accepts_dates_and_times() {
-        assert_eq!(
-            normalize_since("2026-12-01").unwrap(),
-            "2026-12-01T00:00:00"
-        );
+        // A date is its local midnight, as UTC.
+        use chrono::TimeZone;
+        let midnight = chrono::Local
+            .with_ymd_and_hms(2026, 12, 1, 0, 0, 0)
+            .earliest()
+            .unwrap()
+            .with_timezone(&chrono::Utc)
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true);
+        assert_eq!(normalize_since("2026-12-01").unwrap(), midnight);
+        assert_eq!(normalize_since("2026-12-01T00:00").unwrap(), midnight);
+        assert_eq!(normalize_since("2026-12-01 00:00:00").unwrap(), midnight);
         assert_eq!(
             normalize_since("2026-12-01T10:00:00+01:00").unwrap(),
             "2026-12-01T09:00:00Z"

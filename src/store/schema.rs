@@ -442,6 +442,24 @@ pub fn migrate(b: &mut dyn Backend, migrations: &[Migration]) -> Result<i64> {
     .into())
 }
 
+/// Checks that a store can be read as it is by a slccache whose schema is the last of
+/// `migrations`, taking no step: a newer store is refused as [`migrate`] refuses it, and a
+/// file without the tables (an empty SQLite file) holds no runs to read.
+pub fn check_readable(b: &mut dyn Backend, migrations: &[Migration]) -> Result<()> {
+    let target = migrations.last().map_or(0, |m| m.to);
+    let found = read_versions(b)?;
+    refuse_newer(found, target)?;
+    check_moved(b)?;
+    if found.tables == 0 || !b.table_exists("runs")? {
+        return Err(StoreError::Open {
+            place: "the results store".into(),
+            cause: "it holds no slccache tables (nothing was recorded there)".into(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 fn refuse_newer(found: Versions, target: i64) -> Result<()> {
     if found.writers_from > target {
         return Err(StoreError::NewerSchema {

@@ -69,8 +69,95 @@ impl From<&ReadOptions> for Opts {
 /// Anything above it is a broken log, and would overflow the byte totals.
 pub const MAX_RATE: f64 = 1e12;
 
+/// Latest time accepted in any input, seconds (1e10 s, some 300 years: past any Unix epoch
+/// time in seconds). Anything later is a broken log, and would overflow the byte totals.
+pub const MAX_TIME_S: f64 = 1e10;
+
+/// Most bytes a timeline may count (1e18, 1 EB): more than any drive holds, or could write in
+/// [`MAX_TIME_S`] at a plausible rate without overflowing.
+pub const MAX_BYTES: f64 = 1e18;
+
+/// Longest span of a per-I/O fio log, seconds (11.6 days): its writes are summed into
+/// intervals of at most 1 s, one counter each.
+const MAX_PER_IO_SPAN_S: f64 = 1e6;
+
+/// The error of a time (`v` in its file's unit, `secs` seconds) later than [`MAX_TIME_S`].
+fn implausible_time(name: &str, line: usize, v: f64) -> ImportError {
+    ImportError::at(
+        name,
+        line,
+        format!(
+            "a time of {v:e} is implausible: more than 1e10 s (300 years) after the start; a \
+             broken log"
+        ),
+    )
+}
+
+/// The error of a per-I/O fio log (write rows `(time_ms, line)`, first and last) spanning more
+/// than [`MAX_PER_IO_SPAN_S`].
+fn per_io_span_error(name: &str, first_ms: f64, last: (f64, usize)) -> Option<ImportError> {
+    let off = if first_ms / 1000.0 > EPOCH_S {
+        first_ms
+    } else {
+        0.0
+    };
+    let span = (last.0 - off) / 1000.0;
+    (span > MAX_PER_IO_SPAN_S).then(|| {
+        ImportError::at(
+            name,
+            last.1,
+            format!(
+                "a per-I/O fio log over {span:e} s is implausible (more than 1e6 s, 11 days, \
+                 of single writes); a broken log"
+            ),
+        )
+    })
+}
+
 /// Most bytes read from a file that is not a regular file (a pipe, a device): 256 MiB.
 pub const MAX_NON_REGULAR_BYTES: u64 = 256 << 20;
+
+/// A step between two rows' times longer than this many typical steps is a gap: rows are
+/// missing (cut out, or a log stopped and resumed), and what was written in it is not known.
+/// The row after a gap would stand for the whole gap at its own rate, inventing data, so a
+/// gap is refused by its line. A window that is late, or a few missing, is no gap.
+pub const GAP_STEPS: f64 = 10.0;
+
+/// The error of a gap in time: the row at `line` (time `t`, seconds) follows the row at
+/// `prev_line` (time `prev`) after more than [`GAP_STEPS`] typical steps of `typical` s.
+fn gap_error(
+    name: &str,
+    line: usize,
+    t: f64,
+    prev: f64,
+    prev_line: usize,
+    typical: f64,
+) -> ImportError {
+    ImportError::at(
+        name,
+        line,
+        format!(
+            "a gap in time: {} s after {} s on line {prev_line}, {:.0} times the typical \
+             interval of {} s with no row; what was written in it is not known, and it is not \
+             made up: give the log without the gap, or each part as a file of its own",
+            round_s(t),
+            round_s(prev),
+            (t - prev) / typical,
+            round_s(typical)
+        ),
+    )
+}
+
+/// Seconds as a message shows them: at most six decimals, no trailing zeros.
+fn round_s(t: f64) -> f64 {
+    (t * 1e6).round() / 1e6
+}
+
+/// The index of the first time in `times` (increasing) that follows a gap, for a typical
+/// step of `typical`.
+fn first_gap(times: &[f64], typical: f64) -> Option<usize> {
+    (1..times.len()).find(|&i| times[i] - times[i - 1] > GAP_STEPS * typical)
+}
 
 /// Parses a size unit name (`B`, `kB`, `MB`, `GB`, `TB`, `KiB`, `MiB`, `GiB`, `TiB`,
 /// `bytes`) into bytes per unit. Case-insensitive, like the rate units.
@@ -218,6 +305,20 @@ fn header_rate_problem(cell: &str) -> Option<String> {
 /// The rate unit in a header cell and the case of its `b`.
 fn header_rate_letter(cell: &str) -> Option<(f64, Letter)> {
     let t = cell.to_ascii_lowercase();
+    // Bytes per second by name (`bytes_per_sec`, slccache's own column) or as `B/s`.
+    for pat in [
+        "bytes_per_sec",
+        "bytes_per_second",
+        "bytes/s",
+        "bytes per second",
+        "b/s",
+    ] {
+        if let Some(pos) = t.find(pat) {
+            if pos == 0 || !t.as_bytes()[pos - 1].is_ascii_alphabetic() {
+                return Some((1.0, Letter::Bytes));
+            }
+        }
+    }
     // Longest names first so that "mib" is not read as "b".
     for (name, scale) in [
         ("gib", 1_073_741_824.0),
@@ -472,12 +573,8 @@ fn stream_own_timeline(
     let mut prev_t: Option<f64> = None;
     let mut any_bytes = false;
     let read = read_slccache_rows(std::io::Cursor::new(head).chain(r), name, |s, line| {
-        if let Some(p) = prev_t.filter(|p| s.t_s <= *p) {
-            return Err(ImportError::at(
-                name,
-                line,
-                format!("time does not increase: t_s {} after {p}", s.t_s),
-            ));
+        if let Some(e) = prev_t.and_then(|p| own_row_error(&s, p, name, line)) {
+            return Err(e);
         }
         check_sample(kept.pushed() as usize, &s, name)?;
         prev_t = Some(s.t_s);
@@ -512,6 +609,45 @@ fn stream_own_timeline(
         return Some(Err(nothing_written(name)));
     }
     Some(Ok((kept.into_timeline(RunMeta::default()), notes)))
+}
+
+/// What is wrong with row `line` of slccache's own timeline (sample `s`) after a row that
+/// ended at `prev` s: its time does not increase, or it does not start where that row ended
+/// (`t_s - interval_s`, within the file's six decimals): rows were removed, or the file was
+/// put together from parts. slccache writes every interval, so nothing is made up for a hole.
+fn own_row_error(s: &Sample, prev: f64, name: &str, line: usize) -> Option<ImportError> {
+    if s.t_s <= prev {
+        return Some(ImportError::at(
+            name,
+            line,
+            format!("time does not increase: t_s {} after {prev}", s.t_s),
+        ));
+    }
+    let start = s.t_s - s.interval_s;
+    let tol = 1e-5 + 0.01 * s.interval_s;
+    if (start - prev).abs() > tol {
+        let what = if start > prev {
+            format!(
+                "{} s of the run have no row (rows removed?)",
+                round_s(start - prev)
+            )
+        } else {
+            format!("it overlaps the row before by {} s", round_s(prev - start))
+        };
+        return Some(ImportError::at(
+            name,
+            line,
+            format!(
+                "a gap in time: this row starts at {} s (t_s {} less interval_s {}), but the \
+                 row before ends at {} s: {what}; give the timeline.csv as slccache wrote it",
+                round_s(start),
+                s.t_s,
+                s.interval_s,
+                round_s(prev)
+            ),
+        ));
+    }
+    None
 }
 
 /// The number of the last line of `path` when the file does not end with a newline.
@@ -628,15 +764,8 @@ fn parse_whole(
         own_units("a slccache timeline", notes);
         let samples = read_slccache_csv(text, name)?;
         for (i, pair) in samples.windows(2).enumerate() {
-            if pair[1].t_s <= pair[0].t_s {
-                return Err(ImportError::at(
-                    name,
-                    i + 3,
-                    format!(
-                        "time does not increase: t_s {} after {}",
-                        pair[1].t_s, pair[0].t_s
-                    ),
-                ));
+            if let Some(e) = own_row_error(&pair[1], pair[0].t_s, name, i + 3) {
+                return Err(e);
             }
         }
         Timeline {
@@ -649,7 +778,7 @@ fn parse_whole(
         match (cells.len(), numeric) {
             (5..=8, true) => {
                 own_units("a fio log", notes);
-                read_fio_log(text, name)?
+                read_fio_log(text, name, notes)?
             }
             (2, _) => read_two_column(text, name, opts, notes)?,
             _ => {
@@ -720,6 +849,18 @@ fn check_sample(i: usize, s: &Sample, name: &str) -> Result<(), ImportError> {
         return Err(ImportError::whole(
             name,
             format!("sample {} (t = {} s) has no positive length", i + 1, s.t_s),
+        ));
+    }
+    if s.bytes_total as f64 > MAX_BYTES || s.t_s > MAX_TIME_S {
+        return Err(ImportError::whole(
+            name,
+            format!(
+                "sample {} (t = {} s) is implausible: {} bytes written by then, more than 1e18 \
+                 (1 EB); a broken log",
+                i + 1,
+                s.t_s,
+                s.bytes_total
+            ),
         ));
     }
     if s.bytes_per_sec > MAX_RATE {
@@ -822,14 +963,14 @@ fn parse_numeric_line(
 /// Windowed logs (`log_avg_msec`) carry KiB/s per window; per-I/O logs carry one row per
 /// completed write, which are summed (by their `bs` column) into fixed intervals. Rows of other
 /// directions are ignored; a mixed log uses its write rows (ddir 1).
-fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
+fn read_fio_log(text: &str, name: &str, notes: &mut Vec<String>) -> Result<Timeline, ImportError> {
     let rows = numeric_rows(text, name, 5..=8, false)?;
-    let (mut reads, mut writes) = (0usize, 0usize);
+    let (mut reads, mut writes, mut others) = (0usize, 0usize, 0usize);
     for r in &rows {
         match r.cells[2] as u64 {
             0 => reads += 1,
             1 => writes += 1,
-            _ => {}
+            _ => others += 1,
         }
     }
     if writes == 0 {
@@ -861,6 +1002,9 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
                 ),
             ));
         }
+        if r.cells[0] / 1000.0 > MAX_TIME_S {
+            return Err(implausible_time(name, r.line, r.cells[0]));
+        }
     }
     for pair in w.windows(2) {
         if pair[1].cells[0] < pair[0].cells[0] {
@@ -884,7 +1028,21 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
         ..RunMeta::default()
     };
     let times_ms: Vec<f64> = w.iter().map(|r| r.cells[0]).collect();
-    if is_windowed(&times_ms) {
+    let left_out = left_out_note(name, reads, others);
+    let t = read_fio_writes(&w, name, &times_ms, meta)?;
+    notes.extend(left_out);
+    Ok(t)
+}
+
+/// The write rows `w` of a fio log (their times `times_ms`) as a timeline: windowed, or
+/// per-I/O rows summed into intervals.
+fn read_fio_writes(
+    w: &[&Row],
+    name: &str,
+    times_ms: &[f64],
+    meta: RunMeta,
+) -> Result<Timeline, ImportError> {
+    if is_windowed(times_ms) {
         for pair in w.windows(2) {
             if pair[1].cells[0] <= pair[0].cells[0] {
                 return Err(ImportError::at(
@@ -905,9 +1063,23 @@ fn read_fio_log(text: &str, name: &str) -> Result<Timeline, ImportError> {
             let off = times[0] - step;
             times.iter_mut().for_each(|t| *t -= off);
         }
+        if let Some(i) = first_gap(&times, typical_step(&times)) {
+            return Err(gap_error(
+                name,
+                w[i].line,
+                times[i],
+                times[i - 1],
+                w[i - 1].line,
+                typical_step(&times),
+            ));
+        }
         let rates: Vec<f64> = w.iter().map(|r| r.cells[1] * 1024.0).collect();
         Ok(Timeline::from_rates(&points(&times, &rates), meta))
     } else {
+        let last = w.last().map(|r| (r.cells[0], r.line)).unwrap_or((0.0, 1));
+        if let Some(e) = per_io_span_error(name, w[0].cells[0], last) {
+            return Err(e);
+        }
         let io: Vec<(f64, f64)> = w.iter().map(|r| (r.cells[0], r.cells[3])).collect();
         Ok(aggregate_per_io(&io, meta))
     }
@@ -1053,102 +1225,155 @@ fn two_column_units(
     has_header: bool,
     name: &str,
     opts: &Opts,
-    notes: &mut Vec<String>,
-) -> Result<(X, f64), ImportError> {
+) -> Result<(X, f64, bool), ImportError> {
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
-    let mut ignored = vec![];
-    let (x, rate_scale) = if has_header {
-        let x = match (time_unit_in_header(cells[0]), position_in_header(cells[0])) {
-            (Some(ts), _) => {
-                if opts.time_scale.is_some() {
-                    ignored.push("--time-unit");
-                }
-                if opts.position_scale.is_some() {
-                    ignored.push("--x/--x-unit");
-                }
-                X::Time(ts)
-            }
-            (None, Some(Some(ps))) => {
-                if opts.position_scale.is_some() {
-                    ignored.push("--x-unit");
-                }
-                X::Position(ps)
-            }
-            (None, Some(None)) => X::Position(opts.position_scale.ok_or_else(|| {
-                ImportError::at(
-                    name,
-                    first_no,
-                    format!(
-                        "the header '{first}' names a position but not its unit: write e.g. \
-                         'MiB' or 'written_GB', or give --x bytes --x-unit MiB"
-                    ),
-                )
-            })?),
-            (None, None) => match (opts.position_scale, opts.time_scale) {
-                (Some(ps), _) => X::Position(ps),
-                (None, Some(ts)) => X::Time(ts),
-                (None, None) => {
-                    return Err(ImportError::at(
-                        name,
-                        first_no,
-                        format!(
-                            "the header '{first}' does not name the time unit: write 'seconds' \
-                             or 'time_ms' (or a position such as 'MiB' or 'written_GB'), or \
-                             give --time-unit s|ms"
-                        ),
-                    ))
-                }
-            },
-        };
-        if let Some(why) = header_rate_problem(cells[1]) {
-            return Err(ImportError::at(name, first_no, why));
-        }
-        let rs = match rate_unit_in_header(cells[1]) {
-            Some(r) => {
-                if opts.rate_scale.is_some() {
-                    ignored.push("--rate-unit");
-                }
-                r
-            }
-            None => opts.rate_scale.ok_or_else(|| {
-                ImportError::at(
-                    name,
-                    first_no,
-                    format!(
-                        "the header '{first}' does not name the rate unit: write e.g. 'MB/s', \
-                         'MiB/s', 'KiB/s' or 'GB/s', or give --rate-unit"
-                    ),
-                )
-            })?,
-        };
-        (x, rs)
-    } else {
+    let err = |msg: String| ImportError::at(name, first_no, msg);
+    if !has_header {
         let x = match (opts.position_scale, opts.time_scale) {
             (Some(ps), _) => Some(X::Position(ps)),
             (None, Some(ts)) => Some(X::Time(ts)),
             _ => None,
         };
-        match (x, opts.rate_scale) {
-            (Some(x), Some(r)) => (x, r),
-            _ => {
-                return Err(ImportError::at(
-                    name,
-                    first_no,
-                    "a two-column CSV without a header: give its units with --time-unit s|ms \
-                     (or --x bytes --x-unit MiB when the first column is data written) and \
-                     --rate-unit MB/s|MiB/s|KiB/s|GB/s, or add a header such as \
-                     'seconds,MB/s' or 'MiB,MB/s'",
-                ))
-            }
-        }
-    };
-    if !ignored.is_empty() {
-        notes.push(format!(
-            "{name}: {} ignored: the header '{first}' gives the units",
-            ignored.join(" and ")
-        ));
+        return match (x, opts.rate_scale) {
+            (Some(x), Some(r)) => Ok((x, r, false)),
+            _ => Err(err(
+                "a two-column CSV without a header: give its units with --time-unit s|ms \
+                 (or --x bytes --x-unit MiB when the first column is data written) and \
+                 --rate-unit MB/s|MiB/s|KiB/s|GB/s, or add a header such as \
+                 'seconds,MB/s' or 'MiB,MB/s'"
+                    .to_string(),
+            )),
+        };
     }
-    Ok((x, rate_scale))
+    // Columns are found by name: the rate may come first (`MB/s,time_s`).
+    let is_rate = |c: &str| rate_unit_in_header(c).is_some() || header_rate_problem(c).is_some();
+    let (swapped, x_cell, rate_cell) = match (is_rate(cells[0]), is_rate(cells[1])) {
+        (true, true) => {
+            return Err(err(format!(
+                "the header '{first}' names a rate in both columns ('{}' and '{}'): one of \
+                 them must be the time (e.g. 'seconds', 'time_ms') or the data written (e.g. \
+                 'MiB', 'written_GB')",
+                cells[0], cells[1]
+            )))
+        }
+        (true, false) => (true, cells[1], cells[0]),
+        _ => (false, cells[0], cells[1]),
+    };
+    // A unit flag says what the header says, or it contradicts it: refused, naming both.
+    let contradicts = |flag: String, cell: &str| {
+        err(format!(
+            "{flag} contradicts the header '{first}', whose column '{cell}' names its own unit: \
+             leave the flag out (the header gives the units), or correct the header"
+        ))
+    };
+    let x = match (time_unit_in_header(x_cell), position_in_header(x_cell)) {
+        (Some(ts), _) => {
+            if let Some(f) = opts.time_scale.filter(|&f| f != ts) {
+                return Err(contradicts(
+                    format!("--time-unit {}", time_unit_name(f)),
+                    x_cell,
+                ));
+            }
+            if let Some(f) = opts.position_scale {
+                return Err(contradicts(
+                    format!("--x bytes --x-unit {} (data written)", size_unit_name(f)),
+                    x_cell,
+                ));
+            }
+            X::Time(ts)
+        }
+        (None, Some(Some(ps))) => {
+            if let Some(f) = opts.position_scale.filter(|&f| f != ps) {
+                return Err(contradicts(
+                    format!("--x-unit {}", size_unit_name(f)),
+                    x_cell,
+                ));
+            }
+            X::Position(ps)
+        }
+        (None, Some(None)) => X::Position(opts.position_scale.ok_or_else(|| {
+            err(format!(
+                "the header '{first}' names a position but not its unit in its column \
+                 '{x_cell}': write e.g. 'MiB' or 'written_GB', or give --x bytes --x-unit MiB"
+            ))
+        })?),
+        (None, None) => match (opts.position_scale, opts.time_scale) {
+            (Some(ps), _) => X::Position(ps),
+            (None, Some(ts)) => X::Time(ts),
+            (None, None) => {
+                return Err(err(format!(
+                    "the header '{first}' does not name the time unit in its column \
+                     '{x_cell}': write 'seconds' or 'time_ms' (or a position such as 'MiB' or \
+                     'written_GB'), or give --time-unit s|ms"
+                )))
+            }
+        },
+    };
+    if let Some(why) = header_rate_problem(rate_cell) {
+        return Err(err(why));
+    }
+    let rs = match rate_unit_in_header(rate_cell) {
+        Some(r) => {
+            if let Some(f) = opts.rate_scale.filter(|&f| f != r) {
+                return Err(contradicts(
+                    format!("--rate-unit {}", rate_unit_name(f)),
+                    rate_cell,
+                ));
+            }
+            r
+        }
+        None => opts.rate_scale.ok_or_else(|| {
+            err(format!(
+                "the header '{first}' does not name the rate unit in its column '{rate_cell}': \
+                 write e.g. 'MB/s', 'MiB/s', 'KiB/s', 'GB/s' or 'bytes_per_sec', or give \
+                 --rate-unit"
+            ))
+        })?,
+    };
+    Ok((x, rs, swapped))
+}
+
+/// A time unit's name, from its seconds per unit.
+fn time_unit_name(scale: f64) -> String {
+    if scale == 1e-3 {
+        "ms".into()
+    } else if scale == 1.0 {
+        "s".into()
+    } else {
+        format!("of {scale} s")
+    }
+}
+
+/// A size unit's name, from its bytes per unit.
+fn size_unit_name(scale: f64) -> String {
+    [
+        (1.0, "B"),
+        (1e3, "kB"),
+        (1024.0, "KiB"),
+        (1e6, "MB"),
+        (1_048_576.0, "MiB"),
+        (1e9, "GB"),
+        (1_073_741_824.0, "GiB"),
+        (1e12, "TB"),
+        (1_099_511_627_776.0, "TiB"),
+    ]
+    .iter()
+    .find(|(s, _)| *s == scale)
+    .map(|(_, n)| n.to_string())
+    .unwrap_or_else(|| format!("of {scale} bytes"))
+}
+
+/// A rate unit's name, from its bytes/s per unit (bits as `Mb/s`).
+fn rate_unit_name(scale: f64) -> String {
+    let bytes = size_unit_name(scale);
+    if !bytes.starts_with("of ") {
+        return format!("{bytes}/s");
+    }
+    let bits = size_unit_name(scale * 8.0);
+    match bits.strip_suffix('B') {
+        Some(p) if !bits.starts_with("of ") => format!("{p}b/s"),
+        _ => format!("of {scale} bytes/s"),
+    }
 }
 
 /// Reads a two-column CSV of time and throughput, or of position (data written) and
@@ -1169,8 +1394,11 @@ fn read_two_column(
         .unwrap_or((1, ""));
     let cells: Vec<&str> = first.split(',').map(str::trim).collect();
     let has_header = cells.iter().any(|c| c.parse::<f64>().is_err());
-    let (x, rate_scale) = two_column_units(first, first_no, has_header, name, opts, notes)?;
-    let rows = numeric_rows(text, name, 2..=2, has_header)?;
+    let (x, rate_scale, swapped) = two_column_units(first, first_no, has_header, name, opts)?;
+    let mut rows = numeric_rows(text, name, 2..=2, has_header)?;
+    if swapped {
+        rows.iter_mut().for_each(|r| r.cells.swap(0, 1));
+    }
     for r in &rows {
         if r.cells[1] * rate_scale > MAX_RATE {
             return Err(ImportError::at(
@@ -1181,6 +1409,9 @@ fn read_two_column(
                     r.cells[1]
                 ),
             ));
+        }
+        if matches!(x, X::Time(ts) if r.cells[0] * ts > MAX_TIME_S) {
+            return Err(implausible_time(name, r.line, r.cells[0]));
         }
     }
     let meta = RunMeta {
@@ -1201,6 +1432,8 @@ fn read_two_column(
     let mut times: Vec<f64> = Vec::with_capacity(rows.len());
     let mut rates: Vec<f64> = Vec::with_capacity(rows.len());
     let mut counts: Vec<f64> = Vec::with_capacity(rows.len());
+    let mut lines: Vec<usize> = Vec::with_capacity(rows.len());
+    let mut shared = 0usize;
     let mut prev_line = 0;
     for r in &rows {
         let t = r.cells[0] * time_scale;
@@ -1221,11 +1454,13 @@ fn read_two_column(
                 let k = rates.len() - 1;
                 rates[k] += v;
                 counts[k] += 1.0;
+                shared += 1;
             }
             _ => {
                 times.push(t);
                 rates.push(v);
                 counts.push(1.0);
+                lines.push(r.line);
             }
         }
         prev_line = r.line;
@@ -1235,14 +1470,60 @@ fn read_two_column(
         times.remove(0);
         rates.remove(0);
         counts.remove(0);
+        lines.remove(0);
     }
     if times.is_empty() {
         return Err(ImportError::whole(name, "no data rows after the header"));
     }
+    let typical = typical_step(&times);
+    if let Some(i) = first_gap(&times, typical) {
+        return Err(gap_error(
+            name,
+            lines[i],
+            times[i] / time_scale,
+            times[i - 1] / time_scale,
+            lines[i - 1],
+            typical / time_scale,
+        ));
+    }
     for (r, c) in rates.iter_mut().zip(&counts) {
         *r /= c;
     }
+    if let Some(n) = shared_note(name, shared) {
+        notes.push(n);
+    }
     Ok(Timeline::from_rates(&points(&times, &rates), meta))
+}
+
+/// The note of `n` rows of a two-column CSV that share their time with the row before.
+fn shared_note(name: &str, n: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "{name}: {n} row{} the same time as the row before: the rows of each time are \
+             averaged into one sample (a log of two directions, or a duplicated row?)",
+            if n == 1 { " has" } else { "s have" }
+        )
+    })
+}
+
+/// The note of the rows of a mixed fio log that are not writes: `reads` (ddir 0) and `others`
+/// (trims, ddir 2, and any other direction).
+fn left_out_note(name: &str, reads: usize, others: usize) -> Option<String> {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
+    let mut parts = vec![];
+    if reads > 0 {
+        parts.push(format!("{reads} read row{} (ddir 0)", s(reads)));
+    }
+    if others > 0 {
+        parts.push(format!("{others} trim row{} (ddir 2)", s(others)));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{name}: {} left out: slccache measures writes, and the timeline holds the write \
+             rows only",
+            parts.join(" and ")
+        )
+    })
 }
 
 /// Rows of (position, rate) as a timeline: each row is one chunk of data, written at its
@@ -1279,6 +1560,22 @@ fn read_positions(
     let mut steps: Vec<f64> = pos.windows(2).map(|p| p[1] - p[0]).collect();
     steps.sort_by(|a, b| a.total_cmp(b));
     let typical = steps[steps.len() / 2];
+    if let Some(i) = first_gap(&pos, typical) {
+        // One chunk the size of the jump, written at the row's rate, would be made up.
+        return Err(ImportError::at(
+            name,
+            rows[i].line,
+            format!(
+                "a gap in data written: {} after {} on line {}, {:.0} times the typical chunk \
+                 with no row; what was written in it is not known, and it is not made up: give \
+                 the CSV without the gap",
+                rows[i].cells[0],
+                rows[i - 1].cells[0],
+                rows[i - 1].line,
+                (pos[i] - pos[i - 1]) / typical
+            ),
+        ));
+    }
     let mut points = Vec::with_capacity(rows.len());
     let mut t = 0.0;
     for (i, r) in rows.iter().enumerate() {
@@ -1391,8 +1688,15 @@ mod tests {
         lines[10] = "11.0,1.0,x,1,1.0,,,,,,,,";
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
         assert_eq!(e.line, Some(11));
+        // Two rows swapped: the first of them no longer starts where the row before ended.
         let mut lines: Vec<&str> = text.lines().collect();
         lines.swap(5, 6);
+        let e = check(&(lines.join("\n") + "\n")).unwrap_err();
+        assert!(e.to_string().contains("a gap in time"), "{e}");
+        assert_eq!(e.line, Some(6));
+        // A row repeated: time does not increase.
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[6] = lines[5];
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
         assert!(e.to_string().contains("time does not increase"), "{e}");
     }

@@ -651,11 +651,29 @@ impl Columns {
         } else {
             None
         };
+        // Times and byte counts no run has (1e30 s) would overflow the byte totals: a broken
+        // file, refused by its line as a rate above any drive's is.
+        let plausible = |k: usize, limit: f64, what: &str| -> Result<f64, import::ImportError> {
+            let v = need(k)?;
+            if v > limit {
+                return Err(import::ImportError::at(
+                    file,
+                    line,
+                    format!(
+                        "column '{}' says {v:e}, implausible: more than {what}; a broken file",
+                        CSV_COLUMNS[k]
+                    ),
+                ));
+            }
+            Ok(v)
+        };
+        let secs = "1e10 s (300 years)";
+        let bytes = "1e18 bytes (1 EB)";
         Ok(Sample {
-            t_s: need(0)?,
-            interval_s: need(1)?,
-            bytes: need(2)? as u64,
-            bytes_total: need(3)? as u64,
+            t_s: plausible(0, import::MAX_TIME_S, secs)?,
+            interval_s: plausible(1, import::MAX_TIME_S, secs)?,
+            bytes: plausible(2, import::MAX_BYTES, bytes)? as u64,
+            bytes_total: plausible(3, import::MAX_BYTES, bytes)? as u64,
             bytes_per_sec: need(4)?,
             iops: get_f(5)?.unwrap_or(0.0),
             lat_p50_us: get_f(6)?,

@@ -18,9 +18,10 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 
 use super::{
-    aggregate_per_io, check_sample, first_interval, is_timeline_header, is_windowed, not_text,
-    nothing_written, parse_numeric_line, points, too_few, two_column_units, typical_step,
-    ImportError, Opts, EPOCH_S, HEAD_LINES, MAX_RATE, X,
+    aggregate_per_io, check_sample, first_gap, first_interval, gap_error, implausible_time,
+    is_timeline_header, is_windowed, left_out_note, not_text, nothing_written, parse_numeric_line,
+    per_io_span_error, points, shared_note, too_few, two_column_units, typical_step, ImportError,
+    Opts, EPOCH_S, GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
 };
 use crate::timeline::{RateSampler, RunMeta, Sample};
 
@@ -144,7 +145,8 @@ enum Fed {
 /// A reader of one format, given the rows (content lines) in order.
 trait Rows {
     fn row(&mut self, no: usize, l: &str, out: &mut Out) -> Result<Fed, ImportError>;
-    fn end(self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError>;
+    /// The run's metadata and the notes on how the rows were read.
+    fn end(self: Box<Self>, out: &mut Out) -> Result<(RunMeta, Vec<String>), ImportError>;
 }
 
 /// A fio bandwidth log (`time_ms, value, ddir, bs, offset[, ...]`), as `read_fio_log` reads it.
@@ -155,6 +157,8 @@ struct Fio<'a> {
     first_line: Option<usize>,
     reads: usize,
     writes: usize,
+    /// Rows of other directions than reads and writes (trims).
+    others: usize,
     deferred: Deferred,
     /// The first write row at or before the time of the one before it: an error when the
     /// log is windowed.
@@ -162,10 +166,11 @@ struct Fio<'a> {
     /// The time (ms) and line of the last write row.
     prev: Option<(f64, usize)>,
     block_size: Option<f64>,
-    /// The first write rows: (time_ms, KiB/s, bs).
-    look: Vec<(f64, f64, f64)>,
-    /// Once the look-ahead is full (a windowed log): the epoch offset and the last time, s.
-    stream: Option<(Option<f64>, f64)>,
+    /// The first write rows: (time_ms, KiB/s, bs, line).
+    look: Vec<(f64, f64, f64, usize)>,
+    /// Once the look-ahead is full (a windowed log): the epoch offset, the last time (s) and
+    /// its line, and the typical interval.
+    stream: Option<(Option<f64>, f64, usize, f64)>,
     rates: RateSampler,
 }
 
@@ -188,6 +193,23 @@ impl Fio<'_> {
         }
         (secs, off)
     }
+
+    /// Offers the error of the first gap among the look-ahead's windows (`secs`).
+    fn look_gap(&mut self, secs: &[f64], typical: f64) {
+        if let Some(i) = first_gap(secs, typical) {
+            let (name, look) = (self.name, &self.look);
+            self.deferred.offer(5, || {
+                gap_error(
+                    name,
+                    look[i].3,
+                    secs[i],
+                    secs[i - 1],
+                    look[i - 1].3,
+                    typical,
+                )
+            });
+        }
+    }
 }
 
 impl Rows for Fio<'_> {
@@ -201,7 +223,10 @@ impl Rows for Fio<'_> {
                 return Ok(Fed::On);
             }
             1 => self.writes += 1,
-            _ => return Ok(Fed::On),
+            _ => {
+                self.others += 1;
+                return Ok(Fed::On);
+            }
         }
         let (t, kib, bs) = (c[0], c[1], c[3]);
         if kib * 1024.0 > MAX_RATE || bs > MAX_RATE {
@@ -215,6 +240,10 @@ impl Rows for Fio<'_> {
                     ),
                 )
             });
+        }
+        if t / 1000.0 > MAX_TIME_S {
+            self.deferred
+                .offer(2, || implausible_time(self.name, no, t));
         }
         if let Some((pt, pl)) = self.prev {
             if t < pt {
@@ -241,7 +270,7 @@ impl Rows for Fio<'_> {
         self.block_size.get_or_insert(bs);
         if self.stream.is_none() {
             if self.look.len() < self.look_ahead {
-                self.look.push((t, kib, bs));
+                self.look.push((t, kib, bs, no));
                 return Ok(Fed::On);
             }
             // The look-ahead is full: a per-I/O log is read whole (its interval depends on
@@ -252,6 +281,7 @@ impl Rows for Fio<'_> {
             }
             let (secs, off) = self.look_secs();
             let typical = typical_step(&secs);
+            self.look_gap(&secs, typical);
             for (i, &ts) in secs.iter().enumerate() {
                 let dt = if i == 0 {
                     first_interval(ts, typical)
@@ -260,21 +290,28 @@ impl Rows for Fio<'_> {
                 };
                 out.push(self.rates.sample(ts, dt, self.look[i].1 * 1024.0));
             }
-            self.stream = Some((off, secs[secs.len() - 1]));
+            let last = self.look.len() - 1;
+            self.stream = Some((off, secs[last], self.look[last].3, typical));
             self.look = Vec::new();
         }
-        if let Some((off, prev_t)) = &mut self.stream {
+        if let Some((off, prev_t, prev_line, typical)) = &mut self.stream {
             let mut ts = t / 1000.0;
             if let Some(off) = off {
                 ts -= *off;
             }
+            if ts - *prev_t > GAP_STEPS * *typical {
+                let (p, pl, ty) = (*prev_t, *prev_line, *typical);
+                self.deferred
+                    .offer(5, || gap_error(self.name, no, ts, p, pl, ty));
+            }
             out.push(self.rates.sample(ts, ts - *prev_t, kib * 1024.0));
             *prev_t = ts;
+            *prev_line = no;
         }
         Ok(Fed::On)
     }
 
-    fn end(mut self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError> {
+    fn end(mut self: Box<Self>, out: &mut Out) -> Result<(RunMeta, Vec<String>), ImportError> {
         if self.writes == 0 {
             let what = if self.reads > 0 {
                 format!("all {} rows are reads (ddir 0)", self.reads)
@@ -298,6 +335,10 @@ impl Rows for Fio<'_> {
             if let Some(e) = self.equal.take() {
                 self.deferred.offer(4, || e);
             }
+            if self.stream.is_none() && !self.look.is_empty() {
+                let (secs, _) = self.look_secs();
+                self.look_gap(&secs, typical_step(&secs));
+            }
         }
         std::mem::take(&mut self.deferred).into_result()?;
         if self.stream.is_none() {
@@ -309,13 +350,17 @@ impl Rows for Fio<'_> {
                     out.push(self.rates.sample(t, dt, r));
                 }
             } else {
+                let (first, last) = (&self.look[0], &self.look[self.look.len() - 1]);
+                if let Some(e) = per_io_span_error(self.name, first.0, (last.0, last.3)) {
+                    return Err(e);
+                }
                 let io: Vec<(f64, f64)> = self.look.iter().map(|r| (r.0, r.2)).collect();
                 for s in aggregate_per_io(&io, RunMeta::default()).samples {
                     out.push(s);
                 }
             }
         }
-        Ok(RunMeta {
+        let meta = RunMeta {
             workload: crate::timeline::Workload {
                 pattern: "fio".to_string(),
                 block_size: self.block_size.map(|b| b as u64).filter(|&b| b > 0),
@@ -323,7 +368,9 @@ impl Rows for Fio<'_> {
             },
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
             ..RunMeta::default()
-        })
+        };
+        let notes = left_out_note(self.name, self.reads, self.others);
+        Ok((meta, notes.into_iter().collect()))
     }
 }
 
@@ -336,23 +383,40 @@ struct TwoColumn<'a> {
     header_line: Option<usize>,
     time_scale: f64,
     rate_scale: f64,
+    /// The header names the rate first (`MB/s,time_s`).
+    swapped: bool,
+    /// Rows that share their time with the row before (averaged with it).
+    shared: usize,
     deferred: Deferred,
     /// Time went backwards: the rows after do not matter but for their checks.
     broken: bool,
     prev_line: usize,
-    /// The time being read: its time, the sum of its rates and their count.
-    pending: Option<(f64, f64, f64)>,
+    /// The time being read: its time, the sum of its rates and their count, and its first
+    /// line.
+    pending: Option<(f64, f64, f64, usize)>,
     times_seen: usize,
     look_t: Vec<f64>,
     look_r: Vec<f64>,
-    /// Once the look-ahead is full: the last time given out.
-    stream: Option<f64>,
+    look_l: Vec<usize>,
+    /// Once the look-ahead is full: the last time given out, its line, and the typical
+    /// interval.
+    stream: Option<(f64, usize, f64)>,
     rates: RateSampler,
 }
 
 impl TwoColumn<'_> {
+    /// Offers the error of the first gap among the look-ahead's times.
+    fn look_gap(&mut self, typical: f64) {
+        if let Some(i) = first_gap(&self.look_t, typical) {
+            let (name, ts, t, l) = (self.name, self.time_scale, &self.look_t, &self.look_l);
+            self.deferred.offer(5, || {
+                gap_error(name, l[i], t[i] / ts, t[i - 1] / ts, l[i - 1], typical / ts)
+            });
+        }
+    }
+
     /// One time of the file with its mean rate.
-    fn point(&mut self, (t, sum, count): (f64, f64, f64), out: &mut Out) {
+    fn point(&mut self, (t, sum, count, line): (f64, f64, f64, usize), out: &mut Out) {
         self.times_seen += 1;
         if self.times_seen == 1 && t == 0.0 {
             // A row at t = 0 has no interval before it; it says nothing about throughput.
@@ -363,9 +427,11 @@ impl TwoColumn<'_> {
             if self.look_t.len() < self.look_ahead {
                 self.look_t.push(t);
                 self.look_r.push(r);
+                self.look_l.push(line);
                 return;
             }
             let typical = typical_step(&self.look_t);
+            self.look_gap(typical);
             for (i, (&lt, &lr)) in self.look_t.iter().zip(&self.look_r).enumerate() {
                 let dt = if i == 0 {
                     first_interval(lt, typical)
@@ -374,13 +440,22 @@ impl TwoColumn<'_> {
                 };
                 out.push(self.rates.sample(lt, dt, lr));
             }
-            self.stream = Some(self.look_t[self.look_t.len() - 1]);
+            let last = self.look_t.len() - 1;
+            self.stream = Some((self.look_t[last], self.look_l[last], typical));
             self.look_t = Vec::new();
             self.look_r = Vec::new();
+            self.look_l = Vec::new();
         }
-        if let Some(prev) = &mut self.stream {
+        if let Some((prev, prev_line, typical)) = &mut self.stream {
+            if t - *prev > GAP_STEPS * *typical {
+                let (p, pl, ty, ts) = (*prev, *prev_line, *typical, self.time_scale);
+                self.deferred.offer(5, || {
+                    gap_error(self.name, line, t / ts, p / ts, pl, ty / ts)
+                });
+            }
             out.push(self.rates.sample(t, t - *prev, r));
             *prev = t;
+            *prev_line = line;
         }
     }
 }
@@ -391,6 +466,9 @@ impl Rows for TwoColumn<'_> {
             return Ok(Fed::On);
         }
         parse_numeric_line(l, no, self.name, &(2..=2), &mut self.cells)?;
+        if self.swapped {
+            self.cells.swap(0, 1);
+        }
         let (c0, c1) = (self.cells[0], self.cells[1]);
         if c1 * self.rate_scale > MAX_RATE {
             self.deferred.offer(2, || {
@@ -401,13 +479,17 @@ impl Rows for TwoColumn<'_> {
                 )
             });
         }
+        if c0 * self.time_scale > MAX_TIME_S {
+            self.deferred
+                .offer(2, || implausible_time(self.name, no, c0));
+        }
         if self.broken {
             return Ok(Fed::On);
         }
         let t = c0 * self.time_scale;
         let v = c1 * self.rate_scale;
         match &mut self.pending {
-            Some((last, _, _)) if t < *last => {
+            Some((last, _, _, _)) if t < *last => {
                 let (last, prev_line, ts) = (*last, self.prev_line, self.time_scale);
                 self.deferred.offer(3, || {
                     ImportError::at(
@@ -421,26 +503,30 @@ impl Rows for TwoColumn<'_> {
                 });
                 self.broken = true;
             }
-            Some((last, sum, count)) if t == *last => {
+            Some((last, sum, count, _)) if t == *last => {
                 *sum += v;
                 *count += 1.0;
+                self.shared += 1;
             }
             _ => {
                 if let Some(p) = self.pending.take() {
                     self.point(p, out);
                 }
-                self.pending = Some((t, v, 1.0));
+                self.pending = Some((t, v, 1.0, no));
             }
         }
         self.prev_line = no;
         Ok(Fed::On)
     }
 
-    fn end(mut self: Box<Self>, out: &mut Out) -> Result<RunMeta, ImportError> {
+    fn end(mut self: Box<Self>, out: &mut Out) -> Result<(RunMeta, Vec<String>), ImportError> {
         if !self.broken {
             if let Some(p) = self.pending.take() {
                 self.point(p, out);
             }
+        }
+        if self.stream.is_none() && !self.look_t.is_empty() {
+            self.look_gap(typical_step(&self.look_t));
         }
         std::mem::take(&mut self.deferred).into_result()?;
         if self.stream.is_none() {
@@ -454,10 +540,14 @@ impl Rows for TwoColumn<'_> {
                 out.push(self.rates.sample(t, dt, r));
             }
         }
-        Ok(RunMeta {
+        let meta = RunMeta {
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
             ..RunMeta::default()
-        })
+        };
+        Ok((
+            meta,
+            shared_note(self.name, self.shared).into_iter().collect(),
+        ))
     }
 }
 
@@ -565,6 +655,7 @@ fn read_once(
                 first_line: None,
                 reads: 0,
                 writes: 0,
+                others: 0,
                 deferred: Deferred::default(),
                 equal: None,
                 prev: None,
@@ -576,16 +667,18 @@ fn read_once(
         }
         (2, _) => {
             let has_header = !numeric;
-            match two_column_units(first, first_no, has_header, name, opts, &mut notes) {
+            match two_column_units(first, first_no, has_header, name, opts) {
                 // A CSV of positions is read whole.
-                Ok((X::Position(_), _)) => return None,
-                Ok((X::Time(time_scale), rate_scale)) => Ok(Box::new(TwoColumn {
+                Ok((X::Position(_), _, _)) => return None,
+                Ok((X::Time(time_scale), rate_scale, swapped)) => Ok(Box::new(TwoColumn {
                     name,
                     look_ahead,
                     cells: Vec::new(),
                     header_line: has_header.then_some(first_no),
                     time_scale,
                     rate_scale,
+                    swapped,
+                    shared: 0,
                     deferred: Deferred::default(),
                     broken: false,
                     prev_line: 0,
@@ -593,6 +686,7 @@ fn read_once(
                     times_seen: 0,
                     look_t: Vec::new(),
                     look_r: Vec::new(),
+                    look_l: Vec::new(),
                     stream: None,
                     rates: RateSampler::default(),
                 })),
@@ -621,9 +715,10 @@ fn read_once(
     });
     let result = match fed {
         Ok(None) => return None,
-        Ok(Some(reader)) => reader
-            .end(&mut out)
-            .and_then(|meta| out.finish().map(|_| (meta, notes))),
+        Ok(Some(reader)) => reader.end(&mut out).and_then(|(meta, more)| {
+            notes.extend(more);
+            out.finish().map(|_| (meta, notes))
+        }),
         Err(e) => Err(lines.drain(e)),
     };
     Some(Outcome {
