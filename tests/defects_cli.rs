@@ -218,8 +218,10 @@ fn a_timeline_saved_by_excel_with_a_bom_reads() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
 
+/// A unit flag that the header contradicts is refused (exit 2), naming the flag and the
+/// header, rather than one of them winning.
 #[test]
-fn unit_flags_that_a_header_overrides_are_named() {
+fn unit_flags_that_a_header_contradicts_are_refused_naming_both() {
     let d = tmp();
     let p = d.path().join("h.csv");
     std::fs::write(&p, "seconds,MB/s\n1,500\n2,500\n3,500\n4,500\n5,500\n").unwrap();
@@ -228,11 +230,12 @@ fn unit_flags_that_a_header_overrides_are_named() {
             .arg("analyze")
             .arg(&p)
             .args(["--time-unit", "ms", "--rate-unit", "GB/s"]));
-    assert_eq!(o.code, Some(0), "{}", o.stderr);
-    let all = o.stdout + &o.stderr;
+    assert_eq!(o.code, Some(2), "{}", o.stderr);
     assert!(
-        all.contains("--time-unit") && all.contains("--rate-unit") && all.contains("ignored"),
-        "{all}"
+        o.stderr
+            .contains("--time-unit ms contradicts the header 'seconds,MB/s'"),
+        "{}",
+        o.stderr
     );
 }
 
