@@ -603,6 +603,10 @@ fn pending_runs_wait_for_their_own_store() {
     );
     assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 1);
     let default = w.join(".local/share/slccache/results.db");
+    assert!(
+        !default.exists(),
+        "an import that recorded nothing created the default store"
+    );
     let o = bin()
         .arg("--db")
         .arg(&default)

@@ -48,6 +48,28 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             "runs import: --tag is not taken; a run's tags are those its summary.json holds",
         ));
     }
+    // The default store, as no --db or SLCCACHE_DB named one.
+    let xdg = std::env::var("XDG_DATA_HOME").ok();
+    let default = crate::store::Location::default_path(xdg.as_deref(), home.as_deref());
+    let is_default = matches!(&loc, crate::store::Location::Sqlite(p)
+        if Some(p) == default.as_ref());
+    // `runs import --pending` into a default store that does not exist, with no waiting run
+    // meant for it, records nothing there: it says so without creating the store.
+    if let Some(RunsAction::Import {
+        dirs,
+        pending: true,
+    }) = &args.action
+    {
+        let absent = matches!(&loc, crate::store::Location::Sqlite(p) if !p.exists());
+        let for_here = recorder::pending()
+            .iter()
+            .any(|e| recorder::spooled_meta(e).map_or(true, |m| m.store == place));
+        if dirs.is_empty() && is_default && absent && !for_here {
+            let text = import_pending(None, &place, is_default)?;
+            crate::stdout::write_bytes(text.as_bytes());
+            return Ok(());
+        }
+    }
     // Only an import may create the store; reading commands say the path holds none.
     let mut store = match &args.action {
         Some(RunsAction::Import { .. }) => Store::open(&loc)?,
@@ -130,12 +152,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         Some(RunsAction::Import { dirs, pending }) => {
             let mut s = String::new();
             if *pending {
-                // The default store, as no --db or SLCCACHE_DB named one.
-                let xdg = std::env::var("XDG_DATA_HOME").ok();
-                let default = crate::store::Location::default_path(xdg.as_deref(), home.as_deref());
-                let is_default = matches!(&loc, crate::store::Location::Sqlite(p)
-                    if Some(p) == default.as_ref());
-                s += &import_pending(&mut store, &place, is_default)?;
+                s += &import_pending(Some(&mut store), &place, is_default)?;
             }
             // Each folder on its own: what was imported is said, and so is what was not.
             let mut failed = Vec::new();
@@ -220,7 +237,7 @@ fn none_listed(store: &mut Store, place: &str) -> Result<String> {
 /// each; an error when any stays in the spool. Into the default store (`is_default`: no
 /// `--db` or `SLCCACHE_DB` given) only the runs meant for it are recorded: a run meant for a
 /// lab's server stays in the spool, and the message names the store it waits for.
-fn import_pending(store: &mut Store, place: &str, is_default: bool) -> Result<String> {
+fn import_pending(mut store: Option<&mut Store>, place: &str, is_default: bool) -> Result<String> {
     let entries = recorder::pending();
     let mut s = String::new();
     if entries.is_empty() {
@@ -251,6 +268,10 @@ fn import_pending(store: &mut Store, place: &str, is_default: bool) -> Result<St
                 continue;
             }
         }
+        let Some(store) = store.as_deref_mut() else {
+            failed.push(format!("{}: no store to record it into", e.display()));
+            continue;
+        };
         match recorder::record_spooled(store, e) {
             Ok((r, meta)) => {
                 s += &match r {
