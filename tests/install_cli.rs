@@ -141,7 +141,7 @@ fn the_man_page_renders() {
 }
 
 #[test]
-fn man_writes_one_page_per_subcommand() {
+fn man_writes_one_page_per_subcommand_and_theirs() {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("man1");
     slccache()
@@ -160,6 +160,7 @@ fn man_writes_one_page_per_subcommand() {
             "slccache-analyze.1",
             "slccache-compare.1",
             "slccache-completions.1",
+            "slccache-db-migrate.1",
             "slccache-db.1",
             "slccache-fill-sweep.1",
             "slccache-history.1",
@@ -168,6 +169,11 @@ fn man_writes_one_page_per_subcommand() {
             "slccache-presets.1",
             "slccache-probe.1",
             "slccache-recovery.1",
+            "slccache-runs-copy.1",
+            "slccache-runs-export.1",
+            "slccache-runs-import.1",
+            "slccache-runs-rm.1",
+            "slccache-runs-show.1",
             "slccache-runs.1",
             "slccache-simulate.1",
             "slccache-sweep.1",

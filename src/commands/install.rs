@@ -75,19 +75,24 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let cmd = Cli::command();
     let mut pages = vec![("slccache".to_string(), cmd.clone())];
-    for sub in cmd.get_subcommands() {
-        if sub.get_name() == "help" {
-            continue;
+    // One page a subcommand, theirs too (slccache-runs-show), as git names its pages.
+    fn add(pages: &mut Vec<(String, clap::Command)>, parent: &str, cmd: &clap::Command) {
+        for sub in cmd.get_subcommands() {
+            if sub.get_name() == "help" {
+                continue;
+            }
+            let name = format!("{parent}-{}", sub.get_name());
+            pages.push((
+                name.clone(),
+                sub.clone()
+                    .display_name(name.clone())
+                    .bin_name(name.clone())
+                    .version(crate::VERSION),
+            ));
+            add(pages, &name, sub);
         }
-        let name = format!("slccache-{}", sub.get_name());
-        pages.push((
-            name.clone(),
-            sub.clone()
-                .display_name(name.clone())
-                .bin_name(name)
-                .version(crate::VERSION),
-        ));
     }
+    add(&mut pages, "slccache", &cmd);
     let mut files = Vec::new();
     for (name, page) in pages {
         let path = dir.join(format!("{name}.1"));
