@@ -263,8 +263,8 @@ pub struct CompletionsArgs {
 /// `slccache man`.
 #[derive(Debug, Clone, Args)]
 pub struct ManArgs {
-    /// Write slccache.1 and one page per subcommand (slccache-probe.1, slccache-runs-show.1, ...) into this folder
-    /// instead of printing the top-level page.
+    /// Write slccache.1 and one page per subcommand (slccache-probe.1, slccache-runs-show.1,
+    /// ...) into this folder instead of printing the top-level page.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
 }
