@@ -985,3 +985,71 @@ fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
         assert!(err.contains("run ids are positive"), "{args:?}: {err}");
     }
 }
+
+/// On a terminal `runs rm` shows the run and removes it only when the user agrees; `--yes`
+/// and a script (no terminal) remove it without asking.
+#[test]
+fn runs_rm_asks_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(!ci, "CI=true but no `script` (bsdutils) to make a terminal");
+        eprintln!("runs_rm_asks_on_a_terminal: skipped: no `script` (bsdutils)");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("s.db");
+    for seed in [1, 2, 3] {
+        let dir = d.path().join(format!("r{seed}"));
+        store_util::simulate_folder(&dir, "960evo-250g", seed);
+        store_util::ok(store_util::slccache(&db).args(["runs", "import"]).arg(&dir));
+    }
+    // `script` gives the command a terminal and passes it what we type.
+    let on_tty = |id: &str, answer: &str| -> String {
+        let log = d.path().join("typescript");
+        let cmd = format!(
+            "{} --db {} runs rm {id}",
+            env!("CARGO_BIN_EXE_slccache"),
+            db.display()
+        );
+        let mut child = Command::new("script")
+            .args(["-qec", &cmd])
+            .arg(&log)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        use std::io::Write;
+        child
+            .stdin
+            .as_mut()
+            .unwrap()
+            .write_all(answer.as_bytes())
+            .unwrap();
+        child.wait().unwrap();
+        std::fs::read_to_string(&log).unwrap_or_default()
+    };
+    let ids = || -> Vec<i64> {
+        store_util::runs_json(db.to_str().unwrap())
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    let text = on_tty("1", "n\n");
+    assert!(
+        text.contains("remove run 1 from") && text.contains("not removed"),
+        "{text}"
+    );
+    assert_eq!(ids(), [1, 2, 3]);
+    let text = on_tty("1", "y\n");
+    assert!(text.contains("removed run 1"), "{text}");
+    assert_eq!(ids(), [2, 3]);
+    // --yes, and no terminal: no question.
+    store_util::ok(store_util::slccache(&db).args(["runs", "rm", "2", "--yes"]));
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["runs", "rm", "3"])
+            .stdin(std::process::Stdio::null()),
+    );
+    assert!(ids().is_empty());
+}

@@ -838,6 +838,9 @@ slccache runs copy 12 14 --to other.db")]
         /// Run id.
         #[arg(value_parser = run_id)]
         id: i64,
+        /// Remove it without asking (on a terminal, `runs rm` shows the run and asks first).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
 }
 

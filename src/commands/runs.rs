@@ -209,7 +209,28 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             }
             s
         }
-        Some(RunsAction::Rm { id }) => {
+        Some(RunsAction::Rm { id, yes }) => {
+            // On a terminal, the run is shown and removed only when the user agrees: there
+            // is no way back (runs export keeps a copy first).
+            use std::io::IsTerminal;
+            if !*yes && std::io::stdin().is_terminal() {
+                let r = store.get(*id)?;
+                crate::note_raw!(
+                    "{}remove run {id} from {place}? It cannot be undone (`slccache runs \
+                     export {id} --out DIR` keeps a copy first). [y/N] ",
+                    table(std::slice::from_ref(&r.row), UnitSystem::Decimal)
+                );
+                let mut line = String::new();
+                let n = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut line)?;
+                if n == 0 || !line.ends_with('\n') {
+                    crate::note!();
+                }
+                if !matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+                    return Err(crate::error::usage(format!(
+                        "run {id} not removed (not confirmed; --yes removes without asking)"
+                    )));
+                }
+            }
             store.remove(*id)?;
             format!("removed run {id} from {place}\n")
         }
