@@ -910,18 +910,12 @@ mod tls {
                 )
                 .build()
                 .map_err(|e| format!("TLS: {e}"))?;
-                let full = matches!(verify, Verify::Full);
-                let inner: Arc<dyn ServerCertVerifier> = if full {
-                    webpki
-                } else {
-                    Arc::new(ChainOnly(webpki))
-                };
                 builder
                     .dangerous()
                     .with_custom_certificate_verifier(Arc::new(Pinned {
-                        inner,
+                        webpki,
                         pinned,
-                        full,
+                        full: matches!(verify, Verify::Full),
                     }))
                     .with_no_client_auth()
             }
@@ -979,10 +973,11 @@ mod tls {
     /// quick setup) is trusted as it stands, as libpq's OpenSSL trusts a certificate of its
     /// trust store; WebPKI refuses one that is a CA certificate (`CaUsedAsEndEntity`). With
     /// `verify-full` its names must still match the host. Every other certificate goes
-    /// through `inner`, the chain check.
+    /// through WebPKI's check of the chain and the name; without `full` (`verify-ca`) a
+    /// certificate for another name is accepted.
     #[derive(Debug)]
     struct Pinned {
-        inner: Arc<dyn ServerCertVerifier>,
+        webpki: Arc<rustls::client::WebPkiServerVerifier>,
         pinned: Vec<CertificateDer<'static>>,
         full: bool,
     }
@@ -1007,50 +1002,7 @@ mod tls {
                 }
                 return Ok(ServerCertVerified::assertion());
             }
-            self.inner.verify_server_cert(
-                end_entity,
-                intermediates,
-                server_name,
-                ocsp_response,
-                now,
-            )
-        }
-        fn verify_tls12_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, Error> {
-            self.inner.verify_tls12_signature(message, cert, dss)
-        }
-        fn verify_tls13_signature(
-            &self,
-            message: &[u8],
-            cert: &CertificateDer<'_>,
-            dss: &DigitallySignedStruct,
-        ) -> Result<HandshakeSignatureValid, Error> {
-            self.inner.verify_tls13_signature(message, cert, dss)
-        }
-        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-            self.inner.supported_verify_schemes()
-        }
-    }
-
-    /// The WebPKI check of the chain, with a certificate for another name accepted
-    /// (`verify-ca`).
-    #[derive(Debug)]
-    struct ChainOnly(Arc<rustls::client::WebPkiServerVerifier>);
-
-    impl ServerCertVerifier for ChainOnly {
-        fn verify_server_cert(
-            &self,
-            end_entity: &CertificateDer<'_>,
-            intermediates: &[CertificateDer<'_>],
-            server_name: &ServerName<'_>,
-            ocsp_response: &[u8],
-            now: UnixTime,
-        ) -> Result<ServerCertVerified, Error> {
-            match self.0.verify_server_cert(
+            match self.webpki.verify_server_cert(
                 end_entity,
                 intermediates,
                 server_name,
@@ -1060,7 +1012,7 @@ mod tls {
                 Err(Error::InvalidCertificate(
                     rustls::CertificateError::NotValidForName
                     | rustls::CertificateError::NotValidForNameContext { .. },
-                )) => Ok(ServerCertVerified::assertion()),
+                )) if !self.full => Ok(ServerCertVerified::assertion()),
                 r => r,
             }
         }
@@ -1070,7 +1022,7 @@ mod tls {
             cert: &CertificateDer<'_>,
             dss: &DigitallySignedStruct,
         ) -> Result<HandshakeSignatureValid, Error> {
-            self.0.verify_tls12_signature(message, cert, dss)
+            self.webpki.verify_tls12_signature(message, cert, dss)
         }
         fn verify_tls13_signature(
             &self,
@@ -1078,10 +1030,10 @@ mod tls {
             cert: &CertificateDer<'_>,
             dss: &DigitallySignedStruct,
         ) -> Result<HandshakeSignatureValid, Error> {
-            self.0.verify_tls13_signature(message, cert, dss)
+            self.webpki.verify_tls13_signature(message, cert, dss)
         }
         fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-            self.0.supported_verify_schemes()
+            self.webpki.supported_verify_schemes()
         }
     }
 }
