@@ -606,3 +606,48 @@ fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
     assert_eq!(code, Some(130), "{text}\n{err}");
     assert_every_output(&dir, &db, "fill-sweep");
 }
+
+/// SIGHUP (a closed terminal, a dropped SSH session) ended `recovery` and `fill-sweep` at
+/// once, without their outputs: their own signal handlers caught only SIGINT and SIGTERM,
+/// while `probe` and `sweep` caught SIGHUP too. Every command now shares one set of
+/// handlers, so SIGHUP gives exit 130 with every output here as well.
+#[test]
+fn sighup_in_an_experiment_exits_130_with_every_output() {
+    let out = out_dir();
+    for (name, args) in [
+        (
+            "recovery",
+            &[
+                "recovery",
+                "emu:960evo-250g",
+                "--idle",
+                "5s,10s",
+                "--interval",
+                "200ms",
+                "--seed",
+                "1",
+            ][..],
+        ),
+        (
+            "fill-sweep",
+            &[
+                "fill-sweep",
+                "emu:960evo-250g",
+                "--levels",
+                "0,50",
+                "--idle",
+                "1s",
+                "--interval",
+                "200ms",
+                "--seed",
+                "1",
+            ][..],
+        ),
+    ] {
+        let db = out.path().join(format!("store-{name}.db"));
+        let dir = out.path().join(name);
+        let (code, text, err) = interrupt_in_the_first_burst(args, &dir, &db, libc::SIGHUP);
+        assert_eq!(code, Some(130), "{name}: {text}\n{err}");
+        assert_every_output(&dir, &db, name);
+    }
+}

@@ -5,8 +5,9 @@ use anyhow::{Context, Result};
 
 use crate::cli::FillSweepArgs;
 use crate::error::{usage, Interrupted};
+use crate::experiment::recovery::parse_levels;
 use crate::experiment::recovery::steps::{fill_summary, run_fill_steps, setup};
-use crate::experiment::recovery::{parse_levels, Signals};
+use crate::experiment::signals::Signals;
 use crate::results::recovery::BurstRecord;
 use crate::units::parse_duration;
 

@@ -9,7 +9,8 @@ use anyhow::{Context, Result};
 use crate::cli::RecoveryArgs;
 use crate::error::Interrupted;
 use crate::experiment::recovery::steps::{recovery_summary, run_recovery_steps, setup};
-use crate::experiment::recovery::{parse_idle_list, shuffled, Signals};
+use crate::experiment::recovery::{parse_idle_list, shuffled};
+use crate::experiment::signals::Signals;
 use crate::results::recovery::BurstRecord;
 
 /// Runs `slccache recovery`.

@@ -22,7 +22,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::SweepArgs;
 use crate::error::{usage, Interrupted};
-use crate::experiment::burst::Signals;
+use crate::experiment::signals::Signals;
 use crate::experiment::sweep::{run_point_real, saturation, saturations, simulate_point, truth};
 use crate::model::{presets, DriveModel};
 use crate::report::sweep::{us_text, SweepConfig, SweepSummary};

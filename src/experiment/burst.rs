@@ -14,10 +14,10 @@ use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, Estimate, StopConfig, StopRule};
 use crate::engine::job::{spawn_jobs, JobShared, WriteFailure};
 use crate::engine::offsets::OffsetGen;
-use crate::engine::sync::SyncBackend;
-use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
-use crate::report::progress::{self, Progress, ProgressMode};
+use crate::experiment::backends::make_backends;
+use crate::experiment::signals::Signals;
+use crate::report::progress::{Progress, ProgressMode};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{DriveReading, Target};
@@ -64,56 +64,6 @@ impl Plan {
             write_limit: limit,
         }
     }
-}
-
-/// How the io_uring rings were set up (for the summary).
-#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-pub struct RingInfo {
-    fixed_buffers: bool,
-    fixed_file: bool,
-}
-
-/// One backend per job.
-pub type Backends = Vec<Box<dyn Backend>>;
-
-/// One backend per job for `target`: the emulated drive's own, or io_uring or sync on a real
-/// target, with each job's data seeded apart. Returns how the rings were set up.
-pub fn make_backends(
-    target: &Target,
-    cfg: &WorkloadConfig,
-    engine: EngineKind,
-) -> Result<(Backends, Option<RingInfo>)> {
-    let mut out: Vec<Box<dyn Backend>> = Vec::new();
-    let mut ring_info = None;
-    for j in 0..cfg.jobs {
-        let seed = cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(j as u64 + 1));
-        let b: Box<dyn Backend> = if let Some(emu) = &target.info.emulated {
-            emu.backend_mixed(cfg.queue_depth, cfg.block_size, cfg.pattern, cfg.read_pct)?
-        } else {
-            let file = target.file.clone().expect("real targets are open");
-            let bs = cfg.block_size as usize;
-            let align = target.info.mem_align as usize;
-            match engine {
-                EngineKind::IoUring | EngineKind::IoUringPoll => {
-                    let poll = engine == EngineKind::IoUringPoll;
-                    let u =
-                        UringBackend::with_polling(file, cfg.queue_depth, bs, align, seed, poll)
-                            .map_err(|e| anyhow!(setup_error_hint(&e)))?;
-                    ring_info = Some(RingInfo {
-                        fixed_buffers: u.uses_fixed_buffers(),
-                        fixed_file: u.uses_fixed_file(),
-                    });
-                    Box::new(u)
-                }
-                EngineKind::Sync => Box::new(
-                    SyncBackend::new(file, cfg.queue_depth, bs, align, seed)
-                        .context("starting the sync engine's threads")?,
-                ),
-            }
-        };
-        out.push(b);
-    }
-    Ok((out, ring_info))
 }
 
 /// What a run (or one burst) produced.
@@ -254,47 +204,6 @@ fn add_drive_reading(rows: &mut [Sample], reading: &DriveReading, start: &DriveR
     };
     for r in rows {
         r.thermal_transitions = since_start;
-    }
-}
-
-/// Signal handlers for the length of a run and its reports: the first Ctrl-C, SIGTERM or SIGHUP
-/// (a closed terminal or a dropped SSH session) sets the flag (the run drains and writes its
-/// outputs, exit 130); a second one ends the process at once.
-pub struct Signals {
-    /// Set by the first signal.
-    pub flag: Arc<AtomicBool>,
-    ids: Vec<signal_hook::SigId>,
-}
-
-impl Signals {
-    /// Installs the handlers for SIGINT, SIGTERM and SIGHUP until dropped.
-    pub fn install() -> Result<Signals> {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let flag = Arc::new(AtomicBool::new(false));
-        let mut ids = Vec::new();
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            let f = flag.clone();
-            // SAFETY: the handler only loads an atomic, clears the progress line with
-            // write(2) and ends the process with _exit(2): all async-signal-safe.
-            ids.push(unsafe {
-                signal_hook::low_level::register(sig, move || {
-                    if f.load(Ordering::SeqCst) {
-                        progress::clear_line_from_signal();
-                        signal_hook::low_level::exit(130);
-                    }
-                })
-            }?);
-            ids.push(signal_hook::flag::register(sig, flag.clone())?);
-        }
-        Ok(Signals { flag, ids })
-    }
-}
-
-impl Drop for Signals {
-    fn drop(&mut self) {
-        for id in self.ids.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
     }
 }
 

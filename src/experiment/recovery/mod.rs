@@ -30,7 +30,6 @@ pub mod steps;
 pub mod virtual_drive;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -345,45 +344,6 @@ pub fn shuffled(idles: &[f64], seed: u64) -> Vec<f64> {
     fastrand::Rng::with_seed(seed).shuffle(&mut v);
     v.insert(0, first);
     v
-}
-
-/// Ctrl-C / SIGTERM for the length of an experiment: the first sets the flag (the current step
-/// ends, the outputs are written), a second ends the process at once.
-pub struct Signals {
-    /// Set by the first signal.
-    pub flag: Arc<AtomicBool>,
-    ids: Vec<signal_hook::SigId>,
-}
-
-impl Signals {
-    /// Installs the handlers.
-    pub fn install() -> Result<Signals> {
-        use signal_hook::consts::{SIGINT, SIGTERM};
-        let flag = Arc::new(AtomicBool::new(false));
-        let mut ids = Vec::new();
-        for sig in [SIGINT, SIGTERM] {
-            ids.push(signal_hook::flag::register_conditional_shutdown(
-                sig,
-                130,
-                flag.clone(),
-            )?);
-            ids.push(signal_hook::flag::register(sig, flag.clone())?);
-        }
-        Ok(Signals { flag, ids })
-    }
-
-    /// Whether a signal came.
-    pub fn stopped(&self) -> bool {
-        self.flag.load(Ordering::SeqCst)
-    }
-}
-
-impl Drop for Signals {
-    fn drop(&mut self) {
-        for id in self.ids.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-    }
 }
 
 #[cfg(test)]

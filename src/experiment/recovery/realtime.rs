@@ -12,15 +12,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
 use super::{BurstEnd, BurstRule, TestDrive};
 use crate::config::WorkloadConfig;
 use crate::engine::job::{spawn_jobs, JobShared};
 use crate::engine::offsets::OffsetGen;
-use crate::engine::sync::SyncBackend;
-use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::{Backend, Completion, WriteOp};
+use crate::experiment::backends::make_backends;
 use crate::model::DriveModel;
 use crate::report::progress;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
@@ -108,34 +107,9 @@ impl RealDrive {
     }
 
     fn backends(&self, base: u64) -> Result<Vec<Box<dyn Backend>>> {
-        let cfg = &self.w;
+        let (backends, _) = make_backends(&self.target, &self.w, self.engine)?;
         let mut out: Vec<Box<dyn Backend>> = Vec::new();
-        for j in 0..cfg.jobs {
-            let seed = cfg.seed ^ (0x9E37_79B9_7F4A_7C15u64.wrapping_mul(j as u64 + 1));
-            let b: Box<dyn Backend> = if let Some(emu) = &self.target.info.emulated {
-                emu.backend(cfg.queue_depth, cfg.block_size, cfg.pattern)?
-            } else {
-                let file = self.target.file.clone().expect("real targets are open");
-                let bs = cfg.block_size as usize;
-                let align = self.target.info.mem_align as usize;
-                match self.engine {
-                    EngineKind::IoUring | EngineKind::IoUringPoll => Box::new(
-                        UringBackend::with_polling(
-                            file,
-                            cfg.queue_depth,
-                            bs,
-                            align,
-                            seed,
-                            self.engine == EngineKind::IoUringPoll,
-                        )
-                        .map_err(|e| anyhow!(setup_error_hint(&e)))?,
-                    ),
-                    EngineKind::Sync => Box::new(
-                        SyncBackend::new(file, cfg.queue_depth, bs, align, seed)
-                            .context("starting the sync engine's threads")?,
-                    ),
-                }
-            };
+        for b in backends {
             out.push(Box::new(Shifted { inner: b, base }));
         }
         Ok(out)
