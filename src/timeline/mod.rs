@@ -5,10 +5,7 @@
 //! Other formats (fio bandwidth logs, two-column CSVs) are read by [`import`].
 
 pub mod bounded;
-mod dialect;
-mod diskspd;
 pub mod import;
-mod import_error;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

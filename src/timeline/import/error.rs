@@ -1,5 +1,5 @@
 //! The error of every timeline reader: the file, the line where it applies, what is wrong.
-//! A module of its own so that the readers (`import.rs`, `diskspd.rs`) share it without
+//! A module of its own so that the readers (one per format in this folder) share it without
 //! importing each other.
 
 /// A timeline file that could not be read; names the file and (where it applies) the line.

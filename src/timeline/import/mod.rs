@@ -8,8 +8,11 @@ use std::path::Path;
 use super::bounded::Kept;
 use super::{read_slccache_csv, read_slccache_rows, RunMeta, Sample, Timeline};
 
-pub use super::import_error::ImportError;
+pub use error::ImportError;
 
+mod dialect;
+mod diskspd;
+mod error;
 mod stream;
 
 /// Units for a two-column CSV that has no header (from `--time-unit` and `--rate-unit`).
@@ -529,7 +532,7 @@ pub fn write_every_sample(path: &Path, opts: &ReadOptions, csv: &Path) -> anyhow
 }
 
 /// How many lines at the start of a file decide whether it is read as a stream: the lines
-/// the spreadsheet dialects are recognised from ([`super::dialect`]).
+/// the spreadsheet dialects are recognised from ([`dialect`]).
 const HEAD_LINES: usize = 20;
 
 /// slccache's own `timeline.csv` (a regular file whose first line is its header, and whose
@@ -703,7 +706,7 @@ pub fn parse_text_notes(
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut notes = Vec::new();
     // A spreadsheet's CSV (semicolons, tabs, decimal commas, quoted cells) is read as plain CSV.
-    let normalized = super::dialect::normalize(text);
+    let normalized = dialect::normalize(text);
     let text = match &normalized {
         Some((plain, note)) => {
             notes.push(format!("{name}: {note}"));
@@ -757,9 +760,9 @@ fn parse_whole(
             ));
         }
     };
-    let timeline = if super::diskspd::looks_like(first) {
+    let timeline = if diskspd::looks_like(first) {
         own_units("a DiskSPD result", notes);
-        super::diskspd::read(text, name, notes)?
+        diskspd::read(text, name, notes)?
     } else if is_timeline_header(first) {
         own_units("a slccache timeline", notes);
         let samples = read_slccache_csv(text, name)?;

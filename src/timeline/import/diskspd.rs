@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use roxmltree::{Document, Node};
 
-use super::import_error::ImportError;
-use super::{ReadStats, RunMeta, Timeline, Workload};
+use super::ImportError;
+use crate::timeline::{ReadStats, RunMeta, Timeline, Workload};
 
 /// Whether `text` looks like an XML document whose first element is DiskSPD's `<Results>`.
 pub(crate) fn looks_like(first_line: &str) -> bool {
