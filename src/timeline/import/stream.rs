@@ -17,11 +17,12 @@
 use std::io::{BufRead, Read};
 use std::path::Path;
 
+use super::format::Format;
 use super::{
     aggregate_per_io, check_sample, first_gap, first_interval, gap_error, implausible_time,
-    is_timeline_header, is_windowed, left_out_note, not_text, nothing_written, parse_numeric_line,
-    per_io_span_error, points, shared_note, too_few, two_column_units, typical_step, ImportError,
-    Opts, EPOCH_S, GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
+    is_windowed, left_out_note, not_text, nothing_written, parse_numeric_line, per_io_span_error,
+    points, shared_note, too_few, two_column_units, typical_step, ImportError, Opts, EPOCH_S,
+    GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
 };
 use crate::timeline::{RateSampler, RunMeta, Sample};
 
@@ -626,11 +627,12 @@ fn read_once(
         .iter()
         .find(|(_, l)| !skipped(l))
         .map(|(no, l)| (*no, l.trim()))?;
-    if first.starts_with('<') || is_timeline_header(first) {
+    // XML and slccache's own timeline are read elsewhere; so is any first line that starts
+    // like XML, which the whole-text reader answers.
+    if first.starts_with('<') {
         return None;
     }
-    let cells: Vec<&str> = first.split(',').map(str::trim).collect();
-    let numeric = cells.iter().all(|c| c.parse::<f64>().is_ok());
+    let format = Format::sniff(first);
     let mut notes = Vec::new();
     let mut out = Out {
         sink,
@@ -639,8 +641,8 @@ fn read_once(
         any_bytes: false,
         bad: None,
     };
-    let reader: Result<Box<dyn Rows + '_>, ImportError> = match (cells.len(), numeric) {
-        (5..=8, true) => {
+    let reader: Result<Box<dyn Rows + '_>, ImportError> = match format {
+        Format::FioLog => {
             let flags = super::unit_flags(opts);
             if !flags.is_empty() {
                 notes.push(format!(
@@ -665,8 +667,8 @@ fn read_once(
                 rates: RateSampler::default(),
             }))
         }
-        (2, _) => {
-            let has_header = !numeric;
+        Format::TwoColumn => {
+            let has_header = first.split(',').any(|c| c.trim().parse::<f64>().is_err());
             match two_column_units(first, first_no, has_header, name, opts) {
                 // A CSV of positions is read whole.
                 Ok((X::Position(_), _, _)) => return None,
