@@ -1,0 +1,245 @@
+//! Writing a stored run back as a folder: the stored files as they were, and the charts and
+//! reports drawn again with the render options kept, or derived from an imported folder.
+
+use super::*;
+
+/// Files that a probe, simulate or analyze run draws from its timeline and summary; not
+/// stored when the render options are.
+pub(super) fn is_drawn(name: &str) -> bool {
+    let stem_ok = |s: &str| {
+        matches!(
+            s,
+            "throughput-time"
+                | "throughput-data"
+                | "throughput-time-zoom"
+                | "throughput-data-zoom"
+                | "latency"
+        )
+    };
+    match name.rsplit_once('.') {
+        Some((stem, "png")) if stem == "card" || stem_ok(stem) => true,
+        Some((stem, "svg")) => stem_ok(stem),
+        _ => name == "report.md" || name == "report.html",
+    }
+}
+
+/// Writes a stored run into `dir` (see [`Store::export`]).
+pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut written = Vec::new();
+    let summary_path = dir.join("summary.json");
+    std::fs::write(&summary_path, &run.summary)
+        .with_context(|| format!("writing {}", summary_path.display()))?;
+    written.push(summary_path);
+    for (name, data) in &run.files {
+        let rel = Path::new(name);
+        if rel.is_absolute() || rel.components().any(|c| c.as_os_str() == "..") {
+            anyhow::bail!(
+                "run {}: stored file name '{name}' leaves the folder",
+                run.row.id
+            );
+        }
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        std::fs::write(&p, data).with_context(|| format!("writing {}", p.display()))?;
+        written.push(p);
+    }
+    if let Some(render) = &run.render {
+        written.extend(redraw(run, dir, render)?);
+    }
+    Ok(written)
+}
+
+/// Draws the charts and reports of a probe, simulate or analyze run from its stored summary
+/// and timeline, as the run itself drew them.
+pub(super) fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Result<Vec<PathBuf>> {
+    let summary: crate::report::Summary = serde_json::from_str(&run.summary)
+        .with_context(|| format!("run {}: reading its summary", run.row.id))?;
+    let csv = run
+        .files
+        .get("timeline.csv")
+        .with_context(|| format!("run {}: no stored timeline.csv", run.row.id))?;
+    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
+    let samples = crate::timeline::read_slccache_csv(text, "timeline.csv")?;
+    let timeline = crate::timeline::Timeline {
+        samples,
+        meta: summary.run.clone(),
+    };
+    let opts = ReportOptions::from(render);
+    if run.row.kind == "probe" {
+        // As `probe` draws: nothing when nothing was written or read; the host and drive
+        // rows in report.md.
+        if timeline.bytes_total() == 0 && timeline.read_bytes_total() == 0 {
+            return Ok(vec![]);
+        }
+        let rows = crate::report::markdown::drive_rows(
+            summary.host.as_ref(),
+            summary.drive_state.as_ref(),
+            timeline.bytes_total(),
+            opts.units,
+        );
+        crate::report::write_charts_and_report_as(
+            dir,
+            &timeline,
+            &summary.analysis,
+            &opts,
+            &rows,
+            render.command.clone(),
+        )
+    } else {
+        crate::report::write_charts_and_report_as(
+            dir,
+            &timeline,
+            &summary.analysis,
+            &opts,
+            &[],
+            render.command.clone(),
+        )
+    }
+}
+
+/// The width and height in a PNG's header (`IHDR`), if `png` is a PNG.
+pub(super) fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if png.len() < 24 || &png[..8] != b"\x89PNG\r\n\x1a\n" || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    Some((be(&png[16..20]), be(&png[20..24])))
+}
+
+/// The render options of a folder that was not recorded when it was written (an import):
+/// the command line from its report.html, the PNG size from a chart's header, the theme from
+/// report.html's body, the units from report.md. They are kept only when drawing the folder
+/// again with them gives every chart and report byte for byte as the folder holds them (tried
+/// with both units); `None` otherwise, and the folder is stored whole.
+pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option<RenderOptions>> {
+    let Some(summary) = folder.get("summary.json") else {
+        return Ok(None);
+    };
+    let Ok(summary) = std::str::from_utf8(summary) else {
+        return Ok(None);
+    };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(summary) else {
+        return Ok(None);
+    };
+    let kind = kind_of(&value);
+    if !matches!(kind.as_str(), "probe" | "simulate" | "analyze")
+        || !folder.contains_key("timeline.csv")
+        || !folder.keys().any(|n| is_drawn(n))
+    {
+        return Ok(None);
+    }
+    let Some(command) = folder.get("report.html").and_then(|h| html_command(h)) else {
+        return Ok(None);
+    };
+    let html = String::from_utf8_lossy(&folder["report.html"]);
+    let dark = html.contains("<body class=\"dark\">");
+    let png = folder
+        .iter()
+        .filter(|(n, _)| n.ends_with(".png"))
+        .find_map(|(n, d)| (n != "card.png").then(|| png_size(d)).flatten())
+        .unwrap_or((1600, 900));
+    let md = folder
+        .get("report.md")
+        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .unwrap_or_default();
+    let binary_first = md.contains("iB/s") || md.contains("iB ");
+    let units = if binary_first {
+        [UnitSystem::Binary, UnitSystem::Decimal]
+    } else {
+        [UnitSystem::Decimal, UnitSystem::Binary]
+    };
+    let stored: BTreeMap<String, Vec<u8>> = folder
+        .iter()
+        .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
+        .map(|(n, d)| (n.clone(), d.clone()))
+        .collect();
+    for units in units {
+        let render = RenderOptions {
+            units,
+            png_size: png,
+            dark,
+            command: Some(command.clone()),
+        };
+        let run = StoredRun {
+            row: RunRow {
+                kind: kind.clone(),
+                ..RunRow::default()
+            },
+            summary: summary.to_string(),
+            render: Some(render.clone()),
+            files: stored.clone(),
+        };
+        let scratch = Scratch::new()?;
+        // A folder that cannot be drawn again (another version's summary) is stored whole.
+        if export_run(&run, &scratch.0).is_err() {
+            return Ok(None);
+        }
+        if read_folder(&scratch.0)? == *folder {
+            return Ok(Some(render));
+        }
+    }
+    Ok(None)
+}
+
+/// A scratch folder under the system's temporary folder, removed when dropped.
+pub(super) struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch> {
+        let d = std::env::temp_dir().join(format!(
+            "slccache-import-{}-{}",
+            std::process::id(),
+            chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default()
+        ));
+        std::fs::create_dir_all(&d).with_context(|| format!("creating {}", d.display()))?;
+        Ok(Scratch(d))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The command line a report.html shows (`<pre class="cmd">`), unescaped.
+pub(super) fn html_command(html: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(html).ok()?;
+    let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
+    let end = start + text[start..].find("</pre>")?;
+    let cmd = text[start..end]
+        .replace("&quot;", "\"")
+        .replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&");
+    // A report.html of an older slccache may hold a store's password: never stored.
+    Some(crate::shell::mask_db_in_command(&cmd))
+}
+
+pub(super) fn inflate(data: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    flate2::read::DeflateDecoder::new(data).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+impl Store {
+    /// Writes run `id`'s data into `dir`: `summary.json` and the stored files, without drawing
+    /// charts (what `compare ID` reads).
+    pub fn export_data(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
+        let mut run = self.get(id)?;
+        run.render = None;
+        export_run(&run, dir)
+    }
+
+    /// Writes run `id`'s folder again into `dir` (created if missing): `summary.json` and the
+    /// stored files as they were, then the charts and reports drawn again where they were not
+    /// stored. Returns the files written.
+    pub fn export(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
+        let run = self.get(id)?;
+        export_run(&run, dir)
+    }
+}

@@ -1,0 +1,570 @@
+//! Recording a finished folder, importing one, copying a run between stores: the row's
+//! figures read from `summary.json`, the files compressed, the timeline's rows.
+
+use super::*;
+
+/// The kind of run a `summary.json` describes.
+pub fn kind_of(summary: &serde_json::Value) -> String {
+    let cmd = summary["config"]["command"]
+        .as_str()
+        .or_else(|| summary["command"].as_str());
+    match cmd {
+        Some(c) => c.replace('_', "-"),
+        None => "probe".into(),
+    }
+}
+
+/// The listing's fields read from a `summary.json` (any kind; missing ones are `None`).
+#[derive(Debug, Default)]
+pub(super) struct Fields {
+    started_at: Option<String>,
+    interrupted: bool,
+    model: Option<String>,
+    serial: Option<String>,
+    firmware: Option<String>,
+    capacity_bytes: Option<i64>,
+    target: Option<String>,
+    label: Option<String>,
+    cache_bytes: Option<i64>,
+    cache_low_bytes: Option<i64>,
+    cache_high_bytes: Option<i64>,
+    cache_lower_bound_bytes: Option<i64>,
+    in_rate: Option<f64>,
+    after_rate: Option<f64>,
+    data_units_written: Option<i64>,
+    percentage_used: Option<i64>,
+    bytes_written: Option<i64>,
+    /// JSON text: the run's tags (an array or an object), where the summary has them.
+    tags: Option<String>,
+}
+
+pub(super) fn int(v: &serde_json::Value) -> Option<i64> {
+    v.as_i64()
+        .or_else(|| v.as_u64().and_then(|x| i64::try_from(x).ok()))
+        .or_else(|| {
+            v.as_f64()
+                .filter(|x| x.abs() < 9e18)
+                .map(|x| x.round() as i64)
+        })
+}
+
+pub(super) fn text(v: &serde_json::Value) -> Option<String> {
+    v.as_str()
+        .filter(|s| !s.trim().is_empty())
+        .map(String::from)
+}
+
+impl Fields {
+    fn of(s: &serde_json::Value) -> Fields {
+        let dev = &s["run"]["device"];
+        let a = &s["analysis"];
+        let c = &a["cache_estimate"];
+        let cliff = &a["cliffs"][0];
+        let smart = &s["drive_state"]["smart_end"];
+        Fields {
+            started_at: text(&s["run"]["started_at"]),
+            interrupted: s["interrupted"].as_bool().unwrap_or(false),
+            model: text(&dev["model"]),
+            serial: text(&dev["serial"]),
+            firmware: text(&dev["firmware"]),
+            capacity_bytes: int(&dev["capacity_bytes"]),
+            target: text(&dev["path"]).or_else(|| text(&s["config"]["target"])),
+            label: text(&s["run"]["label"]),
+            cache_bytes: int(&c["bytes"]),
+            cache_low_bytes: int(&c["low_bytes"]),
+            cache_high_bytes: int(&c["high_bytes"]),
+            cache_lower_bound_bytes: int(&a["cache_lower_bound_bytes"]),
+            in_rate: cliff["before_bytes_per_sec"].as_f64(),
+            after_rate: cliff["after_bytes_per_sec"].as_f64(),
+            data_units_written: int(&smart["data_units_written"]),
+            percentage_used: int(&smart["percentage_used"]),
+            bytes_written: int(&s["totals"]["bytes"]),
+            tags: [&s["origin"]["tags"], &s["run"]["tags"], &s["tags"]]
+                .into_iter()
+                .find(|t| t.is_array() || t.is_object())
+                .map(|t| t.to_string()),
+        }
+    }
+}
+
+/// An RFC 3339 time as a `timestamptz` takes it (UTC, to the nanosecond: the server rounds it
+/// to its microseconds); `None` for text that is no such time (an imported folder's).
+pub(super) fn rfc3339_utc(s: &str) -> Option<String> {
+    chrono::DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+        })
+}
+
+/// A stored `timeline.csv` read as samples (slccache's own CSV).
+pub(super) fn timeline_samples(csv: &[u8]) -> Result<Vec<crate::timeline::Sample>> {
+    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
+    Ok(crate::timeline::read_slccache_csv(text, "timeline.csv")?)
+}
+
+/// Rows of `timeline` per statement (7 values each: well under PostgreSQL's 65,535
+/// parameters).
+pub(super) const TIMELINE_ROWS_PER_INSERT: usize = 1000;
+
+/// Writes a run's timeline as rows of `timeline` (`n` counts the samples from 0): with one
+/// `COPY` where the backend has it (a million samples in a second or two, where statements of
+/// rows take some ten), else in statements of [`TIMELINE_ROWS_PER_INSERT`] rows.
+pub(super) fn insert_timeline(
+    b: &mut dyn Backend,
+    run_id: i64,
+    samples: &[crate::timeline::Sample],
+) -> Result<()> {
+    if b.copy_in(
+        "COPY timeline (run_id, n, t_s, bytes, bytes_per_sec, lat_p99_us, temp_c) FROM STDIN",
+        &timeline_copy_text(run_id, samples),
+    )?
+    .is_some()
+    {
+        return Ok(());
+    }
+    for (chunk_no, chunk) in samples.chunks(TIMELINE_ROWS_PER_INSERT).enumerate() {
+        let mut marks = Vec::with_capacity(chunk.len());
+        let mut params = Vec::with_capacity(chunk.len() * 7);
+        for (i, s) in chunk.iter().enumerate() {
+            let n = (chunk_no * TIMELINE_ROWS_PER_INSERT + i) as i64;
+            let base = params.len();
+            marks.push(format!(
+                "({})",
+                (1..=7)
+                    .map(|k| b.placeholder(base + k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            params.extend([
+                Val::Int(Some(run_id)),
+                Val::Int(Some(n)),
+                Val::Real(Some(s.t_s)),
+                Val::Int(Some(i64::try_from(s.bytes).unwrap_or(i64::MAX))),
+                Val::Real(Some(s.bytes_per_sec)),
+                Val::Real(s.lat_p99_us),
+                Val::Real(s.temp_c),
+            ]);
+        }
+        b.execute(
+            &format!(
+                "INSERT INTO timeline (run_id, n, t_s, bytes, bytes_per_sec, lat_p99_us, \
+                 temp_c) VALUES {}",
+                marks.join(", ")
+            ),
+            &params,
+        )?;
+    }
+    Ok(())
+}
+
+/// A run's timeline rows in `COPY`'s text format: tab-separated columns, `\N` for no
+/// value, each float in Rust's shortest form that reads back as the same `f64` (NaN and the
+/// infinities in PostgreSQL's words), as the statements of rows would store them.
+pub(super) fn timeline_copy_text(run_id: i64, samples: &[crate::timeline::Sample]) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let real = |out: &mut String, v: Option<f64>| match v {
+        Some(x) if x.is_nan() => out.push_str("NaN"),
+        Some(x) if x == f64::INFINITY => out.push_str("Infinity"),
+        Some(x) if x == f64::NEG_INFINITY => out.push_str("-Infinity"),
+        Some(x) => {
+            let _ = write!(out, "{x:?}");
+        }
+        None => out.push_str("\\N"),
+    };
+    let mut out = String::with_capacity(samples.len() * 64);
+    for (n, s) in samples.iter().enumerate() {
+        let _ = write!(out, "{run_id}\t{n}\t",);
+        real(&mut out, Some(s.t_s));
+        let _ = write!(out, "\t{}\t", i64::try_from(s.bytes).unwrap_or(i64::MAX));
+        real(&mut out, Some(s.bytes_per_sec));
+        out.push('\t');
+        real(&mut out, s.lat_p99_us);
+        out.push('\t');
+        real(&mut out, s.temp_c);
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+/// Schema version 2's fill: bytes written and tags of every run read from its summary, and,
+/// where the store keeps timelines as rows, each run's stored `timeline.csv` written as rows.
+pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
+    let cols = b.columns("runs")?;
+    let col = |n: &str| cols.iter().find(|(c, _)| c == n).map(|(_, t)| t.clone());
+    let summary = if col("summary_text").is_some() {
+        "summary_text"
+    } else {
+        "summary"
+    };
+    let d = b.dialect();
+    let p = |i| b.placeholder(i);
+    let set = format!(
+        "UPDATE runs SET bytes_written = {}, tags = {} WHERE id = {}",
+        p(1),
+        backend::typed_placeholder(d, 2, &col("tags").unwrap_or_default()),
+        p(3)
+    );
+    let one = format!("SELECT {summary} FROM runs WHERE id = {}", p(1));
+    let csv = format!(
+        "SELECT data FROM run_files WHERE run_id = {} AND name = 'timeline.csv'",
+        p(1)
+    );
+    let rows = b.table_exists("timeline")?;
+    let ids: Vec<i64> = b
+        .query("SELECT id FROM runs ORDER BY id", &[])?
+        .iter()
+        .filter_map(|r| r[0].as_i64())
+        .collect();
+    for id in ids {
+        let text = b.query(&one, &[Val::Int(Some(id))])?;
+        let text = text.first().and_then(|r| r[0].as_str()).unwrap_or_default();
+        let f = serde_json::from_str(text)
+            .map(|v: serde_json::Value| Fields::of(&v))
+            .unwrap_or_default();
+        b.execute(
+            &set,
+            &[
+                Val::Int(f.bytes_written),
+                Val::Text(f.tags),
+                Val::Int(Some(id)),
+            ],
+        )?;
+        if rows {
+            let data = b.query(&csv, &[Val::Int(Some(id))])?;
+            if let Some(bytes) = data.first().and_then(|r| r[0].as_bytes()) {
+                let samples = inflate(bytes)
+                    .ok()
+                    .and_then(|raw| timeline_samples(&raw).ok());
+                if let Some(s) = samples {
+                    insert_timeline(b, id, &s)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Every regular file under `dir` (names relative, `/`-separated), skipping hidden ones
+/// (temporary files, locks).
+pub(super) fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((d, prefix)) = stack.pop() {
+        let entries = std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?;
+        for e in entries {
+            let e = e.with_context(|| format!("reading {}", d.display()))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let ft = e.file_type()?;
+            let rel = format!("{prefix}{name}");
+            if ft.is_dir() {
+                stack.push((e.path(), format!("{rel}/")));
+            } else if ft.is_file() {
+                let data = std::fs::read(e.path()).with_context(|| format!("reading {}", rel))?;
+                out.insert(rel, data);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The hash that identifies a run's content: SHA-256 over `summary.json` and every CSV file of
+/// the folder (name, length, bytes), so the same run recorded at its end and imported later,
+/// or imported twice, is one run.
+pub(super) fn content_hash(folder: &BTreeMap<String, Vec<u8>>) -> String {
+    let mut h = sha2::Sha256::new();
+    for (name, data) in folder
+        .iter()
+        .filter(|(n, _)| n.as_str() == "summary.json" || n.ends_with(".csv"))
+    {
+        h.update((name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update((data.len() as u64).to_le_bytes());
+        h.update(data);
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub(super) fn deflate(data: &[u8]) -> Result<Vec<u8>> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data)?;
+    Ok(e.finish()?)
+}
+
+/// This machine's name, for the `host` column.
+pub fn hostname() -> Option<String> {
+    crate::origin::machine_name()
+}
+
+impl Store {
+    /// Records a finished run folder (must hold `summary.json`). The same folder content
+    /// recorded twice is stored once.
+    pub fn record_folder(&mut self, dir: &Path, opts: &RecordOptions) -> Result<Recorded> {
+        let folder = read_folder(dir)?;
+        self.record_files(dir, &folder, opts)
+    }
+
+    /// Adds a folder written before the store existed, or copied from another machine, with
+    /// its own date and host (`summary.json`; `host` where it names none). A probe, simulate
+    /// or analyze folder is stored as a recorded one is (its timeline, the charts and reports
+    /// drawn again on export) when the render options read from the folder draw every chart
+    /// and report byte for byte as the folder holds them; otherwise every file is stored.
+    pub fn import_folder(&mut self, dir: &Path) -> Result<Recorded> {
+        self.import_folder_as(dir, None)
+    }
+
+    /// [`Store::import_folder`], with the host of a folder whose `summary.json` names none.
+    pub fn import_folder_as(&mut self, dir: &Path, host: Option<&str>) -> Result<Recorded> {
+        let folder = read_folder(dir)?;
+        // A folder of another command (compare's) is no run: refused by its kind, so that
+        // the store holds only the kinds it lists (`runs --kind`).
+        if let Some(summary) = folder
+            .get("summary.json")
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
+        {
+            let kind = kind_of(&summary);
+            if !KINDS.contains(&kind.as_str()) {
+                let extra = if kind == "compare" {
+                    "; import the runs it compares instead"
+                } else {
+                    ""
+                };
+                return Err(crate::error::usage(format!(
+                    "a {kind} folder is no run: the store holds {} runs{extra}",
+                    KINDS.join(", ")
+                )));
+            }
+        }
+        // A run already there is found before its charts are drawn again to check them.
+        if folder.contains_key("summary.json") {
+            let p = self.b.placeholder(1);
+            let existing = self.b.query(
+                &format!("SELECT id FROM runs WHERE content_hash = {p}"),
+                &[Val::Text(Some(content_hash(&folder)))],
+            )?;
+            if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
+                return Ok(Recorded::Existing(id));
+            }
+        }
+        let render = derive_render(&folder)?;
+        self.record_files(
+            dir,
+            &folder,
+            &RecordOptions {
+                render,
+                host: host.map(String::from),
+                ..RecordOptions::default()
+            },
+        )
+    }
+
+    /// Copies run `id` of this store into `to` with everything stored (its row, its date and
+    /// the date it was recorded, its host, summary, render options and files); a run already
+    /// there (the same content) is not added again.
+    pub fn copy_run(&mut self, id: i64, to: &mut Store) -> Result<Recorded> {
+        let run = self.get(id)?;
+        let mut folder = run.files.clone();
+        folder.insert("summary.json".into(), run.summary.clone().into_bytes());
+        let source = run.row.source_dir.clone().unwrap_or_default();
+        to.record_files(
+            Path::new(&source),
+            &folder,
+            &RecordOptions {
+                recorded_at: Some(run.row.recorded_at.clone()),
+                render: run.render.clone(),
+                host: run.row.host.clone(),
+                source_dir: Some(PathBuf::from(source.clone())),
+            },
+        )
+    }
+}
+
+impl Store {
+    /// Records a run's files (`folder`: names relative to the folder `dir`, as
+    /// [`Store::record_folder`] reads them).
+    fn record_files(
+        &mut self,
+        dir: &Path,
+        folder: &BTreeMap<String, Vec<u8>>,
+        opts: &RecordOptions,
+    ) -> Result<Recorded> {
+        let summary_text = folder.get("summary.json").ok_or_else(|| {
+            anyhow::anyhow!("{}: no summary.json (not a run folder)", dir.display())
+        })?;
+        let summary_text = String::from_utf8(summary_text.clone())
+            .with_context(|| format!("{}/summary.json is not UTF-8", dir.display()))?;
+        let summary: serde_json::Value = serde_json::from_str(&summary_text)
+            .with_context(|| format!("reading {}/summary.json", dir.display()))?;
+        let hash = content_hash(folder);
+        let kind = kind_of(&summary);
+        // Charts are drawn again on export only where that gives the same bytes: a kind whose
+        // charts come from its timeline and summary, with the command line its report.html
+        // shows.
+        let render = match &opts.render {
+            Some(r)
+                if matches!(kind.as_str(), "probe" | "simulate" | "analyze")
+                    && folder.contains_key("timeline.csv") =>
+            {
+                match folder.get("report.html") {
+                    None => Some(r.clone()),
+                    Some(html) => html_command(html).map(|command| RenderOptions {
+                        command: Some(command),
+                        ..r.clone()
+                    }),
+                }
+            }
+            _ => None,
+        };
+        let files: Vec<(String, Vec<u8>)> = folder
+            .iter()
+            .filter(|(n, _)| n.as_str() != "summary.json")
+            .filter(|(n, _)| render.is_none() || !is_drawn(n))
+            .map(|(n, d)| Ok((n.clone(), deflate(d)?)))
+            .collect::<Result<_>>()?;
+        let f = Fields::of(&summary);
+        // The host its summary names (every run since `origin` exists), else the one given.
+        let host = crate::origin::of_summary(&summary)
+            .map(|o| o.host)
+            .filter(|h| !h.trim().is_empty())
+            .or_else(|| opts.host.clone());
+        let source = match &opts.source_dir {
+            Some(s) => s.display().to_string(),
+            None => dir
+                .canonicalize()
+                .unwrap_or_else(|_| dir.to_path_buf())
+                .display()
+                .to_string(),
+        };
+        let ph: Vec<String> = (1..=3).map(|i| self.b.placeholder(i)).collect();
+        let typed = |t: Option<&str>| t == Some("timestamp with time zone");
+        let started_at = if typed(self.column_type("started_at")) {
+            f.started_at.as_deref().and_then(rfc3339_utc)
+        } else {
+            f.started_at.clone()
+        };
+        let summary_value = match self.column_type("summary") {
+            // What jsonb cannot hold (a NUL in a string) stays in summary_text alone.
+            Some("jsonb") if summary_text.contains("\\u0000") => None,
+            _ => Some(summary_text.clone()),
+        };
+        let values: Vec<(&str, Val)> = vec![
+            ("content_hash", Val::Text(Some(hash.clone()))),
+            ("kind", Val::Text(Some(kind))),
+            (
+                "recorded_at",
+                Val::Text(Some(opts.recorded_at.clone().unwrap_or_else(now_rfc3339))),
+            ),
+            ("started_at", Val::Text(started_at)),
+            ("interrupted", Val::Int(Some(i64::from(f.interrupted)))),
+            ("model", Val::Text(f.model)),
+            ("serial", Val::Text(f.serial)),
+            ("firmware", Val::Text(f.firmware)),
+            ("capacity_bytes", Val::Int(f.capacity_bytes)),
+            ("target", Val::Text(f.target)),
+            ("label", Val::Text(f.label)),
+            ("host", Val::Text(host)),
+            ("cache_bytes", Val::Int(f.cache_bytes)),
+            ("cache_low_bytes", Val::Int(f.cache_low_bytes)),
+            ("cache_high_bytes", Val::Int(f.cache_high_bytes)),
+            (
+                "cache_lower_bound_bytes",
+                Val::Int(f.cache_lower_bound_bytes),
+            ),
+            ("in_cache_bytes_per_sec", Val::Real(f.in_rate)),
+            ("after_cache_bytes_per_sec", Val::Real(f.after_rate)),
+            ("data_units_written", Val::Int(f.data_units_written)),
+            ("percentage_used", Val::Int(f.percentage_used)),
+            ("source_dir", Val::Text(Some(source))),
+            (
+                "render",
+                Val::Text(render.as_ref().map(serde_json::to_string).transpose()?),
+            ),
+            ("summary", Val::Text(summary_value)),
+            ("summary_text", Val::Text(Some(summary_text.clone()))),
+            ("bytes_written", Val::Int(f.bytes_written)),
+            ("tags", Val::Text(f.tags)),
+        ];
+        // The columns this store has (an older one lacks the newest), each in its type.
+        let mut names = Vec::new();
+        let mut marks = Vec::new();
+        let mut params = Vec::new();
+        for (name, v) in values {
+            if let Some(t) = self.column_type(name) {
+                params.push(v);
+                names.push(name);
+                marks.push(backend::typed_placeholder(
+                    self.b.dialect(),
+                    params.len(),
+                    t,
+                ));
+            }
+        }
+        let insert = format!(
+            "INSERT INTO runs ({}) VALUES ({}) RETURNING id",
+            names.join(", "),
+            marks.join(", ")
+        );
+        let timeline = if self.timeline_rows {
+            folder
+                .get("timeline.csv")
+                .and_then(|csv| timeline_samples(csv).ok())
+        } else {
+            None
+        };
+        let file_sql = format!(
+            "INSERT INTO run_files (run_id, name, data) VALUES ({}, {}, {})",
+            ph[0], ph[1], ph[2]
+        );
+        self.b.begin_write()?;
+        let r = (|| -> Result<Recorded> {
+            let existing = self.b.query(
+                &format!("SELECT id FROM runs WHERE content_hash = {}", ph[0]),
+                &[Val::Text(Some(hash.clone()))],
+            )?;
+            if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
+                return Ok(Recorded::Existing(id));
+            }
+            let rows = self.b.query(&insert, &params)?;
+            let id = rows
+                .first()
+                .and_then(|r| r[0].as_i64())
+                .context("the store returned no id for the new run")?;
+            for (name, data) in &files {
+                self.b.execute(
+                    &file_sql,
+                    &[
+                        Val::Int(Some(id)),
+                        Val::Text(Some(name.clone())),
+                        Val::Blob(Some(data.clone())),
+                    ],
+                )?;
+            }
+            if let Some(samples) = &timeline {
+                insert_timeline(self.b.as_mut(), id, samples)?;
+            }
+            Ok(Recorded::New(id))
+        })();
+        match r {
+            Ok(Recorded::New(id)) => {
+                self.b.commit()?;
+                Ok(Recorded::New(id))
+            }
+            Ok(existing) => {
+                self.b.rollback();
+                Ok(existing)
+            }
+            Err(e) => {
+                self.b.rollback();
+                Err(e)
+            }
+        }
+    }
+}
