@@ -510,6 +510,32 @@ fn interrupt_in_the_first_burst(
     (code, text, seen)
 }
 
+/// A short recovery of the 960 EVO model, interrupted in its first burst by the tests below.
+const RECOVERY_ARGS: &[&str] = &[
+    "recovery",
+    "emu:960evo-250g",
+    "--idle",
+    "5s,10s",
+    "--interval",
+    "200ms",
+    "--seed",
+    "1",
+];
+
+/// A short fill-sweep of the same model, interrupted the same way.
+const FILL_ARGS: &[&str] = &[
+    "fill-sweep",
+    "emu:960evo-250g",
+    "--levels",
+    "0,50",
+    "--idle",
+    "1s",
+    "--interval",
+    "200ms",
+    "--seed",
+    "1",
+];
+
 /// What every interrupted experiment's folder holds: `summary.json` marked interrupted, the
 /// points CSV, both charts as PNG and SVG (each of an ordinary size), report.md (whose links
 /// all resolve) and report.html; and the run is in the store, marked interrupted.
@@ -563,21 +589,7 @@ fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
     let out = out_dir();
     let db = out.path().join("store.db");
     let dir = out.path().join("run");
-    let (code, text, err) = interrupt_in_the_first_burst(
-        &[
-            "recovery",
-            "emu:960evo-250g",
-            "--idle",
-            "5s,10s",
-            "--interval",
-            "200ms",
-            "--seed",
-            "1",
-        ],
-        &dir,
-        &db,
-        libc::SIGINT,
-    );
+    let (code, text, err) = interrupt_in_the_first_burst(RECOVERY_ARGS, &dir, &db, libc::SIGINT);
     assert_eq!(code, Some(130), "{text}\n{err}");
     assert!(text.contains("(interrupted)"), "{text}");
     assert_every_output(&dir, &db, "recovery");
@@ -586,23 +598,7 @@ fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
     // fill-sweep the same way, with SIGTERM, in its first level's burst.
     let db = out.path().join("store-fill.db");
     let dir = out.path().join("fill");
-    let (code, text, err) = interrupt_in_the_first_burst(
-        &[
-            "fill-sweep",
-            "emu:960evo-250g",
-            "--levels",
-            "0,50",
-            "--idle",
-            "1s",
-            "--interval",
-            "200ms",
-            "--seed",
-            "1",
-        ],
-        &dir,
-        &db,
-        libc::SIGTERM,
-    );
+    let (code, text, err) = interrupt_in_the_first_burst(FILL_ARGS, &dir, &db, libc::SIGTERM);
     assert_eq!(code, Some(130), "{text}\n{err}");
     assert_every_output(&dir, &db, "fill-sweep");
 }
@@ -614,36 +610,7 @@ fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
 #[test]
 fn sighup_in_an_experiment_exits_130_with_every_output() {
     let out = out_dir();
-    for (name, args) in [
-        (
-            "recovery",
-            &[
-                "recovery",
-                "emu:960evo-250g",
-                "--idle",
-                "5s,10s",
-                "--interval",
-                "200ms",
-                "--seed",
-                "1",
-            ][..],
-        ),
-        (
-            "fill-sweep",
-            &[
-                "fill-sweep",
-                "emu:960evo-250g",
-                "--levels",
-                "0,50",
-                "--idle",
-                "1s",
-                "--interval",
-                "200ms",
-                "--seed",
-                "1",
-            ][..],
-        ),
-    ] {
+    for (name, args) in [("recovery", RECOVERY_ARGS), ("fill-sweep", FILL_ARGS)] {
         let db = out.path().join(format!("store-{name}.db"));
         let dir = out.path().join(name);
         let (code, text, err) = interrupt_in_the_first_burst(args, &dir, &db, libc::SIGHUP);
