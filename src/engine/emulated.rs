@@ -73,6 +73,16 @@ struct Shared {
     depth: usize,
     /// The model's own time for the I/Os since the last [`EmulatedDrive::reset_pace`].
     pace: Pace,
+    /// Commands served since the drive was opened, as the SMART log counts them.
+    commands: Commands,
+}
+
+/// The host commands an emulated drive served, and the bytes it read, for its SMART log.
+#[derive(Debug, Clone, Copy, Default)]
+struct Commands {
+    writes: u64,
+    reads: u64,
+    bytes_read: u64,
 }
 
 /// What the model says the I/Os served since [`EmulatedDrive::reset_pace`] take, at the queue
@@ -177,6 +187,7 @@ impl EmulatedDrive {
                 free_at: 0.0,
                 depth: 0,
                 pace: Pace::default(),
+                commands: Commands::default(),
             })),
             epoch: Instant::now(),
         }
@@ -330,13 +341,21 @@ impl EmulatedDrive {
     }
 
     /// The drive's SMART / Health log now, as an NVMe drive would report it (see
-    /// [`health_of`]); the state is taken as if the drive idled since its last write.
+    /// [`health_of`]), with the host's write and read commands and the data read counted
+    /// since the drive was opened; the state is taken as if the drive idled since its last
+    /// write.
     pub fn health(&self) -> HealthLog {
         let now = self.now_s();
         let g = self.lock();
         let mut state = g.state.clone();
         state.idle(&self.model, now - g.free_at);
-        health_of(&self.model, &state)
+        let mut log = health_of(&self.model, &state);
+        log.host_write_commands = g.commands.writes as u128;
+        log.host_read_commands = g.commands.reads as u128;
+        log.data_units_read = (g.commands.bytes_read as u128)
+            .div_ceil(512)
+            .div_ceil(DATA_UNIT_BYTES as u128 / 512);
+        log
     }
 
     /// Serves one write (or, with `read`, one read) of `len` bytes submitted at `now_s`, part
@@ -373,6 +392,12 @@ impl EmulatedDrive {
         let depth = g.depth.max(1) as f64;
         g.pace.bytes += len;
         g.pace.ios += 1;
+        if read {
+            g.commands.reads += 1;
+            g.commands.bytes_read += len;
+        } else {
+            g.commands.writes += 1;
+        }
         g.pace.model_s += service.max((service + latency) / depth);
         end + latency
     }
@@ -621,6 +646,23 @@ mod tests {
         // a lower one only: sleeping never completes a write early.
         let model_s = 64e6 / 1e9 + ((96u64 << 20) as f64 - 64e6) / 250e6;
         assert!(elapsed >= model_s * 0.99, "{elapsed} < {model_s}");
+    }
+
+    /// The emulated SMART log counted data units written but no host write commands (78,126
+    /// data units and 0 commands after 38,147 writes): every write and read is a command.
+    #[test]
+    fn the_smart_log_counts_every_write_command() {
+        let m = presets::parse_spec(
+            "960evo-250g,cache=64MB,in=2GB/s,after=500MB/s,noise=0,dips=0,recover_delay=1h",
+        )
+        .unwrap();
+        let drive = EmulatedDrive::from_model("commands", m);
+        run(&drive, 4, 128 << 10, 12 << 20);
+        let h = drive.health();
+        assert_eq!(h.host_write_commands, 96, "12 MiB in 128 KiB writes");
+        assert_eq!(h.host_read_commands, 0);
+        assert_eq!(h.data_units_read, 0);
+        assert_eq!(h.data_units_written, (12u128 << 20).div_ceil(512_000));
     }
 
     #[test]
