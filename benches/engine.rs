@@ -100,6 +100,7 @@ impl Backend for Instant0 {
             out.extend(self.queued.drain(..).map(|op| Completion {
                 user_data: op.user_data,
                 result: op.len as i32,
+                latency: None,
             }));
         }
         Ok(())

@@ -251,7 +251,9 @@ pub fn run_job<C: Clock>(
                 if buf >= qd {
                     continue;
                 }
-                let lat = now.saturating_sub(submitted_at[buf]);
+                let lat = c
+                    .latency
+                    .unwrap_or_else(|| now.saturating_sub(submitted_at[buf]));
                 if c.result > 0 {
                     if slot_read[buf] {
                         acc.add_read(c.result as u64, lat);
@@ -409,6 +411,7 @@ mod tests {
                 out.push(Completion {
                     user_data: op.user_data,
                     result,
+                    latency: None,
                 });
             }
             Ok(())

@@ -25,6 +25,11 @@ pub struct Completion {
     pub user_data: u64,
     /// Bytes written (>= 0) or a negated errno (< 0), as io_uring reports it.
     pub result: i32,
+    /// The I/O's latency as the device itself timed it, where the backend knows it better than
+    /// a clock read at submission and at reaping: an emulated drive, whose model clock may run
+    /// up to half a millisecond behind the wall clock, so that an I/O the model finished
+    /// before it was reaped would read as taking a microsecond. `None`: timed by the job loop.
+    pub latency: Option<Duration>,
 }
 
 /// One job's connection to the target. Each job thread owns one backend (its own ring).

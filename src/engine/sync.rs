@@ -135,6 +135,7 @@ fn worker(shared: &Shared, file: &File, base: BufBase) {
         q.done.push(Completion {
             user_data: op.user_data,
             result,
+            latency: None,
         });
         shared.done_cv.notify_one();
     }

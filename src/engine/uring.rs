@@ -297,6 +297,7 @@ impl Backend for UringBackend {
             out.push(Completion {
                 user_data: cqe.user_data(),
                 result: cqe.result(),
+                latency: None,
             });
         }
         Ok(())
@@ -357,11 +358,13 @@ mod tests {
             vec![
                 Completion {
                     user_data: 100,
-                    result: 4096
+                    result: 4096,
+                    latency: None,
                 },
                 Completion {
                     user_data: 101,
-                    result: 4096
+                    result: 4096,
+                    latency: None,
                 }
             ]
         );
