@@ -103,7 +103,7 @@ fn main() {
     };
     // A folder written into with --force holds this run's outputs only: those an earlier run
     // left there that this one did not write again go (before the folder is recorded).
-    slccache::report::outdir::remove_stale();
+    slccache::report::outputs::outdir::remove_stale();
     // Every folder a command finished, also when it failed or was interrupted. A run that could
     // not be recorded waits in the spool; it changes the exit code only under --require-record.
     let noted = recorder::noted_count();
@@ -130,7 +130,7 @@ fn main() {
         Ok(()) => 0,
         Err(e) => {
             // A run refused after its output folder was claimed leaves no empty folder.
-            slccache::report::outdir::remove_unused();
+            slccache::report::outputs::outdir::remove_unused();
             let code = slccache::error::exit_code(&e);
             if code != 130 {
                 slccache::note!("slccache: error: {e:#}");

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::AnalyzeArgs;
-use crate::report::terminal::human_summary;
+use crate::report::console::terminal::human_summary;
 use crate::report::ReportOptions;
 use crate::timeline::import::{self, ImportOptions, ReadOptions};
 use crate::timeline::Timeline;
@@ -60,7 +60,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                     out.join(&t.meta.label)
                 };
                 let own = crate::report::is_own_timeline(f, &dir);
-                Some(crate::report::outdir::claim(
+                Some(crate::report::outputs::outdir::claim(
                     Some(&dir),
                     "",
                     args.force,

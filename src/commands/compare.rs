@@ -92,7 +92,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             analysis: a,
         })
         .collect();
-    let out = crate::report::outdir::claim(
+    let out = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         "compare",
         args.output.force,

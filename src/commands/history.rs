@@ -6,8 +6,8 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 
 use crate::cli::{HistoryArgs, OriginArgs};
-use crate::report::experiment_files::write_history_outputs;
-use crate::report::experiments::HistoryPoint;
+use crate::report::charts::experiments::HistoryPoint;
+use crate::report::outputs::experiments::write_history_outputs;
 use crate::report::{parse_png_size, ReportOptions};
 use crate::shell;
 use crate::store::{recorder, Filter, RunRow, Store};
@@ -238,7 +238,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let name = describe(&key, &rows.iter().collect::<Vec<_>>());
     // The same folder rules as every subcommand: a given --out that holds files is refused
     // unless --force, a default one is unique.
-    let out = crate::report::outdir::claim(
+    let out = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &format!(
             "history-{}",

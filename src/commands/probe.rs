@@ -21,7 +21,7 @@ use crate::detect::stop::StopConfig;
 use crate::error::{usage, Interrupted};
 use crate::experiment::burst::{make_backends, run_jobs, Outcome, Plan, RingInfo, Signals};
 use crate::experiment::prepare::{self, DriveStateRecord, Preparation};
-use crate::report::progress::{self, ProgressMode};
+use crate::report::console::progress::{self, ProgressMode};
 use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::target::host::HostInfo;
 use crate::target::{self, OpenRequest, Target, TargetKind};
@@ -167,7 +167,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     }
     // The output folder is claimed before the target is touched: a folder that holds
     // another run's files is refused with nothing written.
-    let out_dir = crate::report::outdir::claim(
+    let out_dir = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &info.short_name(),
         args.output.force,
@@ -442,8 +442,12 @@ fn finish(
         smart_end: o.drive_end.health.clone(),
         preparation: start.drive_state,
     };
-    let extra_rows =
-        crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
+    let extra_rows = crate::report::pages::markdown::drive_rows(
+        Some(&host),
+        Some(&drive_state),
+        bytes,
+        opts.units,
+    );
     let duration_s = timeline.duration_s();
     let mut config = serde_json::json!({
         "target": target.info.spec,
@@ -576,7 +580,7 @@ fn finish(
         if analysis.read_only {
             line.push_str(&format!(
                 "; {}",
-                crate::report::terminal::read_only_summary(&analysis, opts.units)
+                crate::report::console::terminal::read_only_summary(&analysis, opts.units)
                     .split_once("; ")
                     .map_or("", |(_, rest)| rest)
             ));
@@ -585,7 +589,11 @@ fn finish(
             (Some(c), _) => line.push_str(&format!(
                 "; cache ~{} {}",
                 format_bytes(c.bytes as f64, opts.units),
-                crate::report::terminal::interval_text(c.low_bytes, c.high_bytes, opts.units)
+                crate::report::console::terminal::interval_text(
+                    c.low_bytes,
+                    c.high_bytes,
+                    opts.units
+                )
             )),
             (None, Some(_)) if analysis.unconfirmed_drop.is_some() => {
                 let d = analysis.unconfirmed_drop.as_ref().expect("checked");
@@ -600,7 +608,7 @@ fn finish(
             )),
             (None, None) => {}
         }
-        line.push_str(&crate::report::terminal::coverage_suffix(
+        line.push_str(&crate::report::console::terminal::coverage_suffix(
             &analysis, opts.units,
         ));
         // The analysis warnings, as analyze and simulate print them (with --quiet, only the
@@ -612,7 +620,8 @@ fn finish(
             let args: Vec<String> = std::iter::once("slccache".to_string())
                 .chain(crate::shell::shown_args())
                 .collect();
-            if let Some(cmd) = crate::report::terminal::next_tier_command(&analysis, &args) {
+            if let Some(cmd) = crate::report::console::terminal::next_tier_command(&analysis, &args)
+            {
                 line.push_str(&format!("\n  to measure the next tier: {cmd}"));
             }
         }

@@ -494,10 +494,10 @@ fn library_page(
     place: &str,
     force: bool,
 ) -> Result<String> {
-    crate::report::outdir::claim_folder(
+    crate::report::outputs::outdir::claim_folder(
         "--html",
         dir,
-        force || crate::report::library::is_library_folder(dir),
+        force || crate::report::pages::library::is_library_folder(dir),
         "write the library page into it (an index.html there is replaced, other files are kept)",
         Some("and is not a library page of `slccache runs --html`"),
     )?;
@@ -513,7 +513,7 @@ fn library_page(
             .and_then(|t| crate::timeline::read_slccache_csv(t, "timeline.csv").ok())
             .map(|s| {
                 let v: Vec<f64> = s.iter().map(|x| x.bytes_per_sec).collect();
-                crate::report::library::spark_points(&v)
+                crate::report::pages::library::spark_points(&v)
             })
             .unwrap_or_default();
         let sub = dir.join(r.id.to_string());
@@ -530,7 +530,7 @@ fn library_page(
             .join("report.html")
             .is_file()
             .then(|| format!("{}/report.html", r.id));
-        entries.push(crate::report::library::LibraryEntry {
+        entries.push(crate::report::pages::library::LibraryEntry {
             id: r.id,
             date: short_date(&r.date),
             drive: drive(r),
@@ -544,7 +544,7 @@ fn library_page(
             link,
         });
     }
-    let p = crate::report::library::write_library_html(dir, &entries, place)?;
+    let p = crate::report::pages::library::write_library_html(dir, &entries, place)?;
     // Say what went beside the page: every listed run's folder, charts and all.
     let folders = if exported == 0 {
         String::new()

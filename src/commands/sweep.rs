@@ -25,7 +25,7 @@ use crate::error::{usage, Interrupted};
 use crate::experiment::burst::Signals;
 use crate::experiment::sweep::{run_point_real, saturation, saturations, simulate_point, truth};
 use crate::model::{presets, DriveModel};
-use crate::report::sweep::{us_text, SweepConfig, SweepSummary};
+use crate::report::outputs::sweep::{us_text, SweepConfig, SweepSummary};
 use crate::report::ReportOptions;
 use crate::results::sweep::{PointSpec, Sweep, SweepPoint, UnfinishedPoint};
 use crate::target::{self, OpenRequest};
@@ -249,7 +249,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
         out_dir = out_dir_for(&args, &info.short_name(), false)?;
         let target = target::open_for_write(info, &req, &mut |p| {
-            crate::report::progress::confirm_device(
+            crate::report::console::progress::confirm_device(
                 &p.path,
                 &p.name,
                 p.model.as_deref(),
@@ -362,8 +362,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
                     p.qd,
                     p.jobs,
                     format_bytes(p.bs as f64, UnitSystem::Binary),
-                    crate::report::sweep::iops_text(p.iops),
-                    crate::report::sweep::iops_text(p.iops / share),
+                    crate::report::outputs::sweep::iops_text(p.iops),
+                    crate::report::outputs::sweep::iops_text(p.iops / share),
                     100.0 * share
                 )
             })
@@ -436,7 +436,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         notes: &notes,
         interrupted,
     };
-    let files = crate::report::sweep::write_outputs(
+    let files = crate::report::outputs::sweep::write_outputs(
         &out_dir,
         &summary,
         &title,
@@ -448,14 +448,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
     )?;
     drop(files);
 
-    let line = crate::report::sweep::done_line(
+    let line = crate::report::outputs::sweep::done_line(
         &args.target,
         &sweep,
         grid.len(),
         truth.as_ref(),
         interrupted,
     );
-    crate::report::progress::print_done(&out_dir, &line, args.quiet);
+    crate::report::console::progress::print_done(&out_dir, &line, args.quiet);
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(
             out_dir.display().to_string(),
@@ -472,14 +472,14 @@ fn point_line(i: usize, n: usize, p: &SweepPoint, units: UnitSystem) -> String {
         p.jobs,
         format_bytes(p.bs as f64, UnitSystem::Binary),
         p.rwmix_read,
-        crate::report::sweep::iops_text(p.iops),
+        crate::report::outputs::sweep::iops_text(p.iops),
         format_rate(p.bytes_per_sec, units),
         us_text(p.lat_p50_us),
         us_text(p.lat_p99_us),
         match p.model_bytes_per_sec {
             Some(m) if p.bytes_per_sec < crate::engine::emulated::PACE_SHARE_OK * m => format!(
                 " (short of the model's {}: {:.0} %)",
-                crate::report::sweep::iops_text(p.iops * m / p.bytes_per_sec.max(1e-9)),
+                crate::report::outputs::sweep::iops_text(p.iops * m / p.bytes_per_sec.max(1e-9)),
                 100.0 * p.bytes_per_sec / m
             ),
             _ => String::new(),
@@ -504,7 +504,7 @@ fn out_dir_for(args: &SweepArgs, name: &str, sim: bool) -> Result<PathBuf> {
             }
         })
         .collect();
-    crate::report::outdir::claim(
+    crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &format!("{clean}-sweep{}", if sim { "-sim" } else { "" }),
         args.output.force,

@@ -17,7 +17,7 @@ use crate::engine::offsets::OffsetGen;
 use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
-use crate::report::progress::{self, Progress, ProgressMode};
+use crate::report::console::progress::{self, Progress, ProgressMode};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{DriveReading, Target};

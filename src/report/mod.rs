@@ -1,24 +1,11 @@
 //! Reports: `summary.json`, charts (PNG and SVG), `report.md`, and console output. The only
 //! module that prints.
 
-pub mod card;
 pub mod charts;
-pub mod color;
-pub mod decimate;
+pub mod console;
 pub mod draw;
-pub mod experiment_files;
-pub mod experiments;
-pub mod html;
-pub mod library;
-pub mod markdown;
-pub mod outdir;
-pub mod progress;
-pub mod reads;
-pub mod svg;
-pub mod sweep;
-pub mod sweep_charts;
-pub mod terminal;
-pub mod text;
+pub mod outputs;
+pub mod pages;
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
 use crate::health::HealthLog;
+use crate::report::charts::reads;
+use crate::report::pages::{card, html, markdown};
 pub use crate::results::drive_state::DriveStateRecord;
 use crate::target::host::HostInfo;
 use crate::timeline::{RunMeta, StopReason, Timeline};

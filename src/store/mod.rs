@@ -859,7 +859,7 @@ fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Result<Vec<Pat
         if timeline.bytes_total() == 0 && timeline.read_bytes_total() == 0 {
             return Ok(vec![]);
         }
-        let rows = crate::report::markdown::drive_rows(
+        let rows = crate::report::pages::markdown::drive_rows(
             summary.host.as_ref(),
             summary.drive_state.as_ref(),
             timeline.bytes_total(),
@@ -1442,7 +1442,7 @@ mod tests {
         let cmd = "slccache probe 'a b' --label \"x<y>&z\"";
         let html = format!(
             "<h3>Command line</h3><pre class=\"cmd\">{}</pre>",
-            crate::report::html::esc(cmd)
+            crate::report::pages::html::esc(cmd)
         );
         assert_eq!(html_command(html.as_bytes()).as_deref(), Some(cmd));
         assert_eq!(html_command(b"<pre>no</pre>"), None);

@@ -22,7 +22,7 @@ use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::{Backend, Completion, WriteOp};
 use crate::model::DriveModel;
-use crate::report::progress;
+use crate::report::console::progress;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target};
 use crate::timeline::{RunMeta, Sample, Workload};

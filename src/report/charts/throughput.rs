@@ -6,7 +6,7 @@ use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, format_seconds};
 
 use super::*;
-use crate::report::decimate::{envelope, smooth};
+use crate::report::draw::decimate::{envelope, smooth};
 use crate::report::ReportOptions;
 
 /// What the x axis measures.

@@ -1,8 +1,13 @@
 //! Drawing a [`ChartSpec`] as PNG (plotters' bitmap backend, encoded with the `png` crate) or
-//! SVG ([`super::svg`]: text as glyph outlines, so it looks the same in every viewer). Text is
-//! DejaVu Sans, embedded in the binary (see [`super::text`]); no system font is needed. Axes,
+//! SVG ([`svg`]: text as glyph outlines, so it looks the same in every viewer). Text is
+//! DejaVu Sans, embedded in the binary (see [`text`]); no system font is needed. Axes,
 //! grid, ticks and their labels are drawn here from the spec's tick positions, so PNG and SVG
 //! show the same numbers.
+
+pub mod color;
+pub mod decimate;
+pub mod svg;
+pub mod text;
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -13,12 +18,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
-use super::charts::{
+use crate::report::charts::{
     font_px, legend_rows, legend_sample_w, tick_label, Axis, ChartSpec, Dash, LabelSide, Layout,
     LineStyle, Rgb, Theme, YSide, LEGEND_ROW_H,
 };
-use super::svg::{GlyphSvg, GroupCell};
-use super::text::{Label, Style};
+use crate::report::draw::svg::{GlyphSvg, GroupCell};
+use crate::report::draw::text::{Label, Style};
 
 /// The colours of a theme.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +67,7 @@ pub fn colors(theme: Theme) -> Colors {
 /// A series colour as drawn in `theme`: on dark backgrounds black becomes near-white and the
 /// dark blue lighter, so every line keeps its contrast.
 pub fn ink(theme: Theme, c: Rgb) -> Rgb {
-    use super::charts::palette;
+    use crate::report::charts::palette;
     match theme {
         Theme::Light => c,
         Theme::Dark if c == palette::BLACK => Rgb(235, 235, 235),
@@ -292,7 +297,7 @@ fn draw<DB: DrawingBackend>(
         let (a, z) = (p.x(&spec.x, a), p.x(&spec.x, z));
         plot.draw(&Rectangle::new(
             [local(a, bottom - strip), local(z.max(a + 2), bottom)],
-            color(super::charts::THROTTLE_STYLE.color)
+            color(crate::report::charts::THROTTLE_STYLE.color)
                 .mix(0.85)
                 .filled(),
         ))
@@ -559,7 +564,7 @@ pub fn split_at_reversals(mut pts: Vec<(i32, i32)>, width: u32) -> Vec<Vec<(i32,
 
 /// Tint strength of a phase band: grey (a steady run) lighter than the colours.
 fn band_alpha(c: Rgb) -> f64 {
-    if c == super::charts::palette::GREY {
+    if c == crate::report::charts::palette::GREY {
         0.07
     } else {
         0.14
@@ -750,7 +755,7 @@ fn draw_header<DB: DrawingBackend>(
             if e.swatch {
                 let h = (st.height() * 0.8) as i32;
                 let boost = if spec.theme == Theme::Dark { 1.6 } else { 1.0 };
-                let alpha = if e.style == super::charts::THROTTLE_STYLE {
+                let alpha = if e.style == crate::report::charts::THROTTLE_STYLE {
                     0.85
                 } else {
                     (band_alpha(e.style.color) * 2.5 * boost).min(1.0)
@@ -1028,7 +1033,7 @@ mod tests {
             log: false,
             ticks: vec![],
         };
-        super::super::charts::with_ticks(ChartSpec {
+        crate::report::charts::with_ticks(ChartSpec {
             kind: ChartKind::Recovery,
             size: (1600, 900),
             title: "t".into(),

@@ -1,5 +1,5 @@
 //! The files of the burst experiments (`recovery`, `fill-sweep`): `summary.json`, the points
-//! CSV, the charts of [`super::experiments`], `report.md`, `report.html`, and the lines
+//! CSV, the charts of [`crate::report::charts::experiments`], `report.md`, `report.html`, and the lines
 //! printed at the end.
 
 use std::path::{Path, PathBuf};
@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::charts::{self, ChartKind, ChartSpec};
-use super::experiments::{bursts_chart, fill_chart, recovery_chart};
-use super::html::Table;
-use super::ReportOptions;
+use crate::report::charts::experiments::{bursts_chart, fill_chart, recovery_chart};
+use crate::report::charts::{self, ChartKind, ChartSpec};
+use crate::report::pages::html::Table;
+use crate::report::ReportOptions;
 use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 fn write(dir: &Path, spec: &ChartSpec, files: &mut Vec<PathBuf>) -> Result<()> {
-    files.extend(super::write_chart(dir, spec)?);
+    files.extend(crate::report::write_chart(dir, spec)?);
     Ok(())
 }
 
@@ -473,16 +473,22 @@ fn write_experiment_outputs(
     write(dir, &spec, &mut files)?;
     specs.push(spec);
     let p = dir.join("report.md");
-    super::write_file(&p, md)?;
+    crate::report::write_file(&p, md)?;
     files.push(p);
-    let extra = super::html::HtmlExtra {
+    let extra = crate::report::pages::html::HtmlExtra {
         title: Some(page.title),
         summary: Some(page.summary),
         notes: page.notes,
         tables: page.tables,
         ..Default::default()
     };
-    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
+    files.push(crate::report::pages::html::write_report_html(
+        dir,
+        &[],
+        &specs,
+        o,
+        &extra,
+    )?);
     Ok(files)
 }
 
@@ -519,7 +525,7 @@ fn write_json(dir: &Path, v: &impl Serialize) -> Result<serde_json::Value> {
     let path = dir.join("summary.json");
     // Written from the struct, so that its keys keep their order (a Value sorts them).
     let text = serde_json::to_string_pretty(v)? + "\n";
-    super::write_file(&path, &text)?;
+    crate::report::write_file(&path, &text)?;
     Ok(serde_json::from_str(&text)?)
 }
 
@@ -579,7 +585,7 @@ fn write_points_csv(
         w.write_record(&row)?;
     }
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    super::write_file(path, bytes)?;
+    crate::report::write_file(path, bytes)?;
     Ok(path.to_path_buf())
 }
 
@@ -754,16 +760,16 @@ pub fn write_history_outputs(
     dir: &Path,
     drive: &str,
     first_date: &str,
-    pts: &[super::experiments::HistoryPoint],
+    pts: &[crate::report::charts::experiments::HistoryPoint],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let specs = super::experiments::history_charts(drive, first_date, pts, o);
+    let specs = crate::report::charts::experiments::history_charts(drive, first_date, pts, o);
     let mut files = Vec::new();
     for s in &specs {
-        files.extend(super::write_chart(dir, s)?);
+        files.extend(crate::report::write_chart(dir, s)?);
     }
-    let extra = super::html::HtmlExtra {
+    let extra = crate::report::pages::html::HtmlExtra {
         title: Some(format!("SLC cache history: {drive}")),
         notes: pts
             .iter()
@@ -771,6 +777,12 @@ pub fn write_history_outputs(
             .collect(),
         ..Default::default()
     };
-    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
+    files.push(crate::report::pages::html::write_report_html(
+        dir,
+        &[],
+        &specs,
+        o,
+        &extra,
+    )?);
     Ok(files)
 }

@@ -9,11 +9,11 @@
 //! - [`ChartKind::RecoveryBursts`] / [`ChartKind::FillSweepBursts`]: every burst overlaid on
 //!   the data-written axis (the comparison chart of [`charts::compare_data`]).
 
-use super::charts::{
+use crate::report::charts::{
     self, drive_text, font_px, palette, place_markers, with_ticks, wrap_parts, Axis, ChartKind,
     ChartSpec, CompareRun, Dash, LabelSide, Layout, LegendEntry, LineStyle, Marker, Series, YSide,
 };
-use super::ReportOptions;
+use crate::report::ReportOptions;
 use crate::results::recovery::{BurstRecord, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;

@@ -80,7 +80,7 @@ pub fn write_csv(path: &Path, points: &[SweepPoint]) -> Result<()> {
             p.crossed_cliff
         );
     }
-    super::write_file(path, s)
+    crate::report::write_file(path, s)
 }
 
 /// IOPS for a table: `35.7k`, `812`.
@@ -191,7 +191,7 @@ pub fn done_line(
     line
 }
 
-pub use super::html::Table;
+pub use crate::report::pages::html::Table;
 
 /// The CrystalDiskMark table: one row per test, reads and writes side by side.
 pub fn cdm_table(s: &Sweep, units: UnitSystem) -> Table {
@@ -372,11 +372,11 @@ pub fn write_outputs(
     let sj = out_dir.join("summary.json");
     // Written from the struct, so that its keys keep their order (a Value sorts them).
     let text = serde_json::to_string_pretty(summary)? + "\n";
-    super::write_file(&sj, &text)?;
+    crate::report::write_file(&sj, &text)?;
     let json: serde_json::Value = serde_json::from_str(&text)?;
     files.push(sj);
     data_done();
-    let specs = crate::report::sweep_charts::charts(summary, title, opts);
+    let specs = crate::report::charts::sweep::charts(summary, title, opts);
     let mut captions = Vec::new();
     for s in &specs {
         let written = crate::report::write_chart(out_dir, s)?;
@@ -395,7 +395,7 @@ pub fn write_outputs(
     }
     let md = report_md(title, summary, &captions, preset, opts.units);
     let rp = out_dir.join("report.md");
-    super::write_file(&rp, md)?;
+    crate::report::write_file(&rp, md)?;
     files.push(rp);
     let mut tables = Vec::new();
     if preset {
@@ -414,14 +414,14 @@ pub fn write_outputs(
     }
     notes.extend(findings(summary.sweep, summary.truth));
     notes.extend(summary.notes.iter().cloned());
-    let extra = super::html::HtmlExtra {
+    let extra = crate::report::pages::html::HtmlExtra {
         title: Some(format!("Sweep: {title}")),
         summary: Some(json),
         notes,
         tables,
         ..Default::default()
     };
-    files.push(super::html::write_report_html(
+    files.push(crate::report::pages::html::write_report_html(
         out_dir,
         &[],
         &specs,

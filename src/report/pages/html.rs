@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::charts::{ChartKind, ChartSpec, CompareRun, Theme};
-use super::draw::{colors, css, ink, plot_rect_of, render_svg};
-use super::ReportOptions;
+use crate::report::charts::{ChartKind, ChartSpec, CompareRun, Theme};
+use crate::report::draw::{colors, css, ink, plot_rect_of, render_svg};
+use crate::report::ReportOptions;
 
 /// What a report.html shows besides the runs and their charts.
 #[derive(Debug, Clone, Default)]
@@ -77,7 +77,7 @@ fn tooltip_points(r: &CompareRun<'_>, columns: usize) -> Vec<(f64, f64, f64)> {
     }
     let pts: Vec<(f64, f64)> = all.iter().map(|p| (p.0, p.2)).collect();
     let (lo, hi) = (pts[0].0, pts[pts.len() - 1].0);
-    let env = super::decimate::envelope(&pts, lo, hi, columns);
+    let env = crate::report::draw::decimate::envelope(&pts, lo, hi, columns);
     // Map each kept point back to its sample (the envelope keeps points unchanged, in order).
     let mut out = Vec::with_capacity(env.len());
     let mut i = 0;
@@ -207,7 +207,7 @@ fn record_table(title: &str, v: &serde_json::Value) -> String {
 /// with its unit and the change over the run. `None` where the summary has no drive state.
 fn drive_state_section(v: &serde_json::Value, u: crate::units::UnitSystem) -> Option<String> {
     use crate::units::format_bytes;
-    let st: super::DriveState = serde_json::from_value(v.clone()).ok()?;
+    let st: crate::report::DriveState = serde_json::from_value(v.clone()).ok()?;
     let mut h = String::from("<section><h2>Drive state</h2>");
     let p = &st.preparation;
     let mut prep: Vec<(&str, String)> = Vec::new();
@@ -444,7 +444,7 @@ pub fn report_html(
     // The summary table.
     let mut per_run: Vec<Vec<(String, String)>> = runs
         .iter()
-        .map(|r| super::markdown::run_rows(r, u))
+        .map(|r| crate::report::pages::markdown::run_rows(r, u))
         .collect();
     if let [rows] = per_run.as_mut_slice() {
         rows.extend(extra.rows.iter().cloned());
@@ -556,11 +556,11 @@ pub fn report_html(
     if compare {
         h.push_str("<span class=\"legend\" aria-label=\"runs: click to hide or show\">");
         for (i, r) in runs.iter().enumerate() {
-            let st = super::charts::run_style(i);
+            let st = crate::report::charts::run_style(i);
             // The swatch is the run's line, dash and all: 7 colours alone repeat among 12 runs.
             let dash = match st.dash {
-                super::charts::Dash::Solid => String::new(),
-                super::charts::Dash::Dashed { on, off } => {
+                crate::report::charts::Dash::Solid => String::new(),
+                crate::report::charts::Dash::Dashed { on, off } => {
                     format!(" stroke-dasharray=\"{} {}\"", on / 2, off / 2)
                 }
             };
@@ -625,7 +625,7 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
             }
         }
         // The model's truth, from its key or the keys older versions wrote.
-        if let Some(t) = super::model_truth_of(sum) {
+        if let Some(t) = crate::report::model_truth_of(sum) {
             h.push_str(&record_table("Model truth", &t));
         }
     }
@@ -922,6 +922,6 @@ pub fn write_report_html(
 ) -> Result<PathBuf> {
     let path = dir.join("report.html");
     let text = report_html(runs, specs, opts, extra)?;
-    super::write_file(&path, text)?;
+    crate::report::write_file(&path, text)?;
     Ok(path)
 }

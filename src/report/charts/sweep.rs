@@ -1,4 +1,4 @@
-//! The charts of a sweep, built on the chart machinery of [`super::charts`]: IOPS over queue
+//! The charts of a sweep, built on the chart machinery of [`crate::report::charts`]: IOPS over queue
 //! depth (one line per workload and job count, log axis), latency p50/p99 over IOPS, and, when
 //! the sweep measured mixed read shares (`--rwmix-read`), IOPS over the read share (one line
 //! per QD x jobs). Every measured point is marked, so a line of one point still shows and a
@@ -8,12 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use super::charts::{
+use crate::report::charts::{
     font_px, legend_rows, palette, run_style, wrap_parts, Axis, ChartKind, ChartSpec, Dash, Layout,
     LegendEntry, LineStyle, Series, YSide,
 };
-use super::sweep::{workload_text, SweepSummary};
-use super::ReportOptions;
+use crate::report::outputs::sweep::{workload_text, SweepSummary};
+use crate::report::ReportOptions;
 use crate::results::sweep::{Sweep, SweepPoint};
 use crate::units::{count_text, format_bytes, format_seconds, UnitSystem};
 
