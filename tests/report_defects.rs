@@ -11,9 +11,9 @@ use report_util::*;
 use slccache::detect::PhaseKind;
 use slccache::experiment::sweep::{saturation, saturations};
 use slccache::report::charts::{self, ChartKind, ChartSpec, CompareRun, Layout, Theme};
-use slccache::report::outputs::sweep::{SweepConfig, SweepSummary};
 use slccache::report::{draw, ReportOptions};
 use slccache::results::sweep::{Sweep, SweepPoint};
+use slccache::results::sweep::{SweepConfig, SweepSummary};
 use slccache::timeline::Timeline;
 
 fn slccache() -> Command {

@@ -25,9 +25,11 @@ use crate::error::{usage, Interrupted};
 use crate::experiment::burst::Signals;
 use crate::experiment::sweep::{run_point_real, saturation, saturations, simulate_point, truth};
 use crate::model::{presets, DriveModel};
-use crate::report::outputs::sweep::{us_text, SweepConfig, SweepSummary};
+use crate::report::outputs::sweep::us_text;
 use crate::report::ReportOptions;
-use crate::results::sweep::{PointSpec, Sweep, SweepPoint, UnfinishedPoint};
+use crate::results::sweep::{
+    PointSpec, Sweep, SweepConfig, SweepPoint, SweepSummary, UnfinishedPoint,
+};
 use crate::target::{self, OpenRequest};
 use crate::units::{
     format_bytes, format_rate, format_seconds, parse_duration, parse_size, UnitSystem,

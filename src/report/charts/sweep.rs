@@ -12,9 +12,8 @@ use crate::report::charts::{
     font_px, legend_rows, palette, run_style, wrap_parts, Axis, ChartKind, ChartSpec, Dash, Layout,
     LegendEntry, LineStyle, Series, YSide,
 };
-use crate::report::outputs::sweep::{workload_text, SweepSummary};
 use crate::report::ReportOptions;
-use crate::results::sweep::{Sweep, SweepPoint};
+use crate::results::sweep::{Sweep, SweepPoint, SweepSummary};
 use crate::units::{count_text, format_bytes, format_seconds, UnitSystem};
 
 fn axis(label: String, min: f64, max: f64, log: bool) -> Axis {
@@ -27,6 +26,22 @@ fn axis(label: String, min: f64, max: f64, log: bool) -> Axis {
     };
     a.ticks = a.compute_ticks(9);
     a
+}
+
+/// A workload in words: "4 KiB random writes", "1 MiB sequential reads", "4 KiB random,
+/// 70% reads".
+pub fn workload_text(pattern: &str, bs: u64, rwmix_read: u32) -> String {
+    let order = if pattern.starts_with("rand") {
+        "random"
+    } else {
+        "sequential"
+    };
+    let block = format_bytes(bs as f64, UnitSystem::Binary).replace(".00 ", " ");
+    match rwmix_read {
+        0 => format!("{block} {order} writes"),
+        100 => format!("{block} {order} reads"),
+        m => format!("{block} {order}, {m}% reads"),
+    }
 }
 
 /// The footer: drive, workloads, the length of a point, seed, version.

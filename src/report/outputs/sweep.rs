@@ -4,61 +4,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde::Serialize;
 
-use crate::model::DriveModel;
+use crate::report::charts::sweep::workload_text;
 use crate::report::ReportOptions;
-use crate::results::sweep::{Saturation, Sweep, SweepPoint, SweepTruth, SWEEP_COLUMNS};
+use crate::results::sweep::{
+    Saturation, Sweep, SweepPoint, SweepSummary, SweepTruth, SWEEP_COLUMNS,
+};
 use crate::units::{count_text, format_bytes, format_rate, UnitSystem};
-
-/// The `config` part of a sweep's `summary.json`.
-#[derive(Serialize)]
-pub struct SweepConfig<'a> {
-    /// Always "sweep".
-    pub command: &'static str,
-    /// The target as given.
-    pub target: &'a str,
-    /// Whether the points ran in virtual time.
-    pub simulate: bool,
-    /// The engine's name on a real target.
-    pub engine: Option<&'a str>,
-    /// How long each point wrote, seconds.
-    pub point_duration_s: f64,
-    /// The cap on each point's bytes.
-    pub max_bytes_per_point: Option<u64>,
-    /// The named grid, if any.
-    pub preset: Option<&'static str>,
-    /// The seed.
-    pub seed: u64,
-    /// The drive model, for emulated and simulated targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<&'a DriveModel>,
-}
-
-/// `summary.json` of a sweep.
-#[derive(Serialize)]
-pub struct SweepSummary<'a> {
-    /// The version that wrote it.
-    pub slccache_version: &'static str,
-    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
-    /// written before it have none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<crate::origin::Origin>,
-    /// What ran.
-    pub config: SweepConfig<'a>,
-    /// The points and the saturation point.
-    pub sweep: &'a Sweep,
-    /// What a perfect sweep of the model finds (models only), as `model_truth.sweep`.
-    #[serde(skip)]
-    pub truth: Option<&'a SweepTruth>,
-    /// `model_truth`: the same, under the key every command uses.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_truth: Option<crate::results::ModelTruth>,
-    /// Notes for the reader.
-    pub notes: &'a [String],
-    /// Whether the sweep was interrupted.
-    pub interrupted: bool,
-}
 
 /// Writes `sweep.csv`.
 pub fn write_csv(path: &Path, points: &[SweepPoint]) -> Result<()> {
@@ -100,22 +52,6 @@ pub fn us_text(v: Option<f64>) -> String {
         Some(x) if x >= 1000.0 => format!("{:.2} ms", x / 1000.0),
         Some(x) => format!("{x:.0} µs"),
         None => "-".into(),
-    }
-}
-
-/// A workload in words: "4 KiB random writes", "1 MiB sequential reads", "4 KiB random,
-/// 70% reads".
-pub fn workload_text(pattern: &str, bs: u64, rwmix_read: u32) -> String {
-    let order = if pattern.starts_with("rand") {
-        "random"
-    } else {
-        "sequential"
-    };
-    let block = format_bytes(bs as f64, UnitSystem::Binary).replace(".00 ", " ");
-    match rwmix_read {
-        0 => format!("{block} {order} writes"),
-        100 => format!("{block} {order} reads"),
-        m => format!("{block} {order}, {m}% reads"),
     }
 }
 
