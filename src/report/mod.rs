@@ -11,13 +11,14 @@ use anyhow::Result;
 
 pub use crate::report::outputs::file::{print_files_written, write_file};
 pub use crate::report::outputs::run::{
-    is_own_timeline, write_analysis_outputs, write_chart, write_charts_and_report,
-    write_charts_and_report_as, write_charts_and_report_with, write_comparison,
+    is_own_timeline, write_analysis_outputs, write_charts_and_report, write_charts_and_report_as,
+    write_charts_and_report_with, write_comparison,
 };
 pub use crate::report::outputs::summary::{
     model_truth_of, read_summary_meta, write_summary, DriveState, DriveStateRecord, StopRecord,
     Summary, Totals,
 };
+pub use crate::report::outputs::writer::write_chart;
 use crate::units::UnitSystem;
 
 /// How to render charts and reports.

@@ -1,7 +1,10 @@
-//! The files of a run's folder: `summary.json` ([`summary`]), one file written whole or not at
-//! all ([`file`]), a single run's and a comparison's charts and pages ([`run`]), a sweep's
-//! files ([`sweep`]), the burst experiments' and the history's ([`experiments`]), and the
-//! output folder claimed before a run ([`outdir`]).
+//! The files of a run's folder, all written by the one writer ([`writer::write_outputs`]) in
+//! the same order: data first, then charts, images and pages. [`writer`] holds the writer and
+//! the [`writer::Outputs`] trait; each kind of folder is one implementation: a single run and
+//! a comparison ([`run`], also `analyze`'s data files), a sweep ([`sweep`]), the burst
+//! experiments and a drive's history ([`experiments`]). [`summary`] is `summary.json`,
+//! [`file`] writes one file whole or not at all, and [`outdir`] claims the output folder
+//! before a run.
 
 pub mod experiments;
 pub mod file;
@@ -9,3 +12,4 @@ pub mod outdir;
 pub mod run;
 pub mod summary;
 pub mod sweep;
+pub mod writer;

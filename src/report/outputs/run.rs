@@ -1,32 +1,21 @@
 //! The folder of one run (`probe`, `simulate`, `analyze`, `runs export`) and of a comparison
-//! (`compare`): the charts, the card and the pages; and the data files `analyze` writes before
-//! them.
+//! (`compare`), written by the one writer ([`write_outputs`]); and the data files `analyze`
+//! writes before it.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
 use crate::detect::Analysis;
-use crate::report::charts::{self, reads};
-use crate::report::draw;
+use crate::report::charts::{self, reads, ChartKind, ChartSpec, CompareRun};
 use crate::report::outputs::file::write_file;
 use crate::report::outputs::summary::{write_summary, DriveState, Summary, Totals};
-use crate::report::pages::{card, html, markdown};
+use crate::report::outputs::writer::{write_outputs, NamedFile, Outputs};
+use crate::report::pages::html::HtmlExtra;
+use crate::report::pages::{card, markdown};
 use crate::report::ReportOptions;
 use crate::target::host::HostInfo;
 use crate::timeline::Timeline;
-
-/// Writes one chart as `<stem>.png` and `<stem>.svg` into `dir`; returns both paths.
-pub fn write_chart(dir: &Path, spec: &charts::ChartSpec) -> Result<Vec<PathBuf>> {
-    let stem = spec.kind.file_stem();
-    let png = dir.join(format!("{stem}.png"));
-    let svg = dir.join(format!("{stem}.svg"));
-    let bytes = draw::render_png(spec).with_context(|| format!("rendering {}", png.display()))?;
-    write_file(&png, bytes)?;
-    let text = draw::render_svg(spec).with_context(|| format!("rendering {}", svg.display()))?;
-    write_file(&svg, text)?;
-    Ok(vec![png, svg])
-}
 
 /// Writes the charts (PNG and SVG), `card.png`, `report.md` and `report.html` for one run into
 /// `dir` (created if missing), from the timeline's values as `timeline.csv` writes them
@@ -67,64 +56,101 @@ pub fn write_charts_and_report_as(
     extra_rows: &[(String, String)],
     command: Option<String>,
 ) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // Drawn from the values as timeline.csv holds them, so that the same charts come out of
     // the saved file (`runs export` draws them again from the stored timeline).
-    let as_written = timeline.as_written();
-    let timeline = &as_written;
-    // A run that only reads is drawn from its reads; a mixed one gets a read series.
-    let primary = timeline.primary();
-    let read_only = matches!(primary, std::borrow::Cow::Owned(_));
-    let mut specs = vec![
-        charts::throughput_time(&primary, analysis, opts),
-        charts::throughput_data(&primary, analysis, opts),
-    ];
-    specs.extend(charts::zoomed(&primary, analysis, opts));
-    specs.extend(charts::latency(&primary, analysis, opts));
-    for s in &mut specs {
-        if read_only {
-            reads::relabel_as_reads(s);
-        } else {
-            reads::add_read_series(s, timeline, opts.units);
+    let timeline = timeline.as_written();
+    let run = SingleRun {
+        dir,
+        name: charts::run_name(&timeline.meta),
+        timeline: &timeline,
+        analysis,
+        extra_rows,
+        command,
+    };
+    write_outputs(dir, &run, opts, &mut || {})
+}
+
+/// The charts, card and pages of one run ([`write_charts_and_report_as`]).
+struct SingleRun<'a> {
+    /// The run's folder (its `summary.json`, if there, is shown in report.html).
+    dir: &'a Path,
+    /// The run's name in its table.
+    name: String,
+    /// The timeline, as `timeline.csv` holds it.
+    timeline: &'a Timeline,
+    analysis: &'a Analysis,
+    /// Rows added to the tables of report.md and report.html.
+    extra_rows: &'a [(String, String)],
+    /// The command line report.html shows (`None`: this process's).
+    command: Option<String>,
+}
+
+impl SingleRun<'_> {
+    fn run(&self) -> CompareRun<'_> {
+        CompareRun {
+            name: &self.name,
+            timeline: self.timeline,
+            analysis: self.analysis,
         }
     }
-    let mut files = Vec::new();
-    for s in &specs {
-        files.extend(write_chart(dir, s)?);
+}
+
+impl Outputs for SingleRun<'_> {
+    fn charts(&self, opts: &ReportOptions) -> Vec<ChartSpec> {
+        let (timeline, analysis) = (self.timeline, self.analysis);
+        // A run that only reads is drawn from its reads; a mixed one gets a read series.
+        let primary = timeline.primary();
+        let read_only = matches!(primary, std::borrow::Cow::Owned(_));
+        let mut specs = vec![
+            charts::throughput_time(&primary, analysis, opts),
+            charts::throughput_data(&primary, analysis, opts),
+        ];
+        specs.extend(charts::zoomed(&primary, analysis, opts));
+        specs.extend(charts::latency(&primary, analysis, opts));
+        for s in &mut specs {
+            if read_only {
+                reads::relabel_as_reads(s);
+            } else {
+                reads::add_read_series(s, timeline, opts.units);
+            }
+        }
+        specs
     }
-    let card = dir.join("card.png");
-    let bytes = card::render_card(timeline, analysis, opts.units, opts.theme)
-        .with_context(|| format!("rendering {}", card.display()))?;
-    write_file(&card, bytes)?;
-    files.push(card);
-    let name = charts::run_name(&timeline.meta);
-    let run = charts::CompareRun {
-        name: &name,
-        timeline,
-        analysis,
-    };
-    let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
-    let md = markdown::report_md_with(&run, &kinds, opts.units, extra_rows);
-    let path = dir.join("report.md");
-    write_file(&path, md)?;
-    files.push(path);
-    let summary = std::fs::read_to_string(dir.join("summary.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok());
-    let extra = html::HtmlExtra {
-        summary,
-        command,
-        rows: extra_rows.to_vec(),
-        ..Default::default()
-    };
-    files.push(html::write_report_html(
-        dir,
-        std::slice::from_ref(&run),
-        &specs,
-        opts,
-        &extra,
-    )?);
-    Ok(files)
+
+    fn images(&self, opts: &ReportOptions) -> Result<Vec<NamedFile>> {
+        let card = self.dir.join("card.png");
+        let bytes = card::render_card(self.timeline, self.analysis, opts.units, opts.theme)
+            .with_context(|| format!("rendering {}", card.display()))?;
+        Ok(vec![("card.png", bytes)])
+    }
+
+    fn markdown(
+        &self,
+        specs: &[ChartSpec],
+        opts: &ReportOptions,
+    ) -> Option<(&'static str, String)> {
+        let kinds: Vec<ChartKind> = specs.iter().map(|s| s.kind).collect();
+        let md = markdown::report_md_with(&self.run(), &kinds, opts.units, self.extra_rows);
+        Some(("report.md", md))
+    }
+
+    fn page(
+        &self,
+        _specs: &[ChartSpec],
+        _opts: &ReportOptions,
+        _summary: Option<serde_json::Value>,
+    ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
+        let summary = std::fs::read_to_string(self.dir.join("summary.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+        let extra = HtmlExtra {
+            summary,
+            command: self.command.clone(),
+            rows: self.extra_rows.to_vec(),
+            ..Default::default()
+        };
+        (vec![self.run()], extra)
+    }
 }
 
 /// Writes the comparison of several runs into `dir` (created if missing):
@@ -132,30 +158,43 @@ pub fn write_charts_and_report_as(
 /// `report.html`; returns the files written.
 pub fn write_comparison(
     dir: &Path,
-    runs: &[charts::CompareRun<'_>],
+    runs: &[CompareRun<'_>],
     opts: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let specs = [
-        charts::compare_time(runs, opts),
-        charts::compare_data(runs, opts),
-    ];
-    let mut files = Vec::new();
-    for s in &specs {
-        files.extend(write_chart(dir, s)?);
+    write_outputs(dir, &Comparison(runs), opts, &mut || {})
+}
+
+/// The charts and pages of a comparison ([`write_comparison`]).
+struct Comparison<'r, 'a>(&'r [CompareRun<'a>]);
+
+impl Outputs for Comparison<'_, '_> {
+    fn charts(&self, opts: &ReportOptions) -> Vec<ChartSpec> {
+        vec![
+            charts::compare_time(self.0, opts),
+            charts::compare_data(self.0, opts),
+        ]
     }
-    let kinds: Vec<charts::ChartKind> = specs.iter().map(|s| s.kind).collect();
-    let path = dir.join("compare.md");
-    write_file(&path, markdown::compare_md(runs, &kinds, opts.units))?;
-    files.push(path);
-    files.push(html::write_report_html(
-        dir,
-        runs,
-        &specs,
-        opts,
-        &html::HtmlExtra::default(),
-    )?);
-    Ok(files)
+
+    fn markdown(
+        &self,
+        specs: &[ChartSpec],
+        opts: &ReportOptions,
+    ) -> Option<(&'static str, String)> {
+        let kinds: Vec<ChartKind> = specs.iter().map(|s| s.kind).collect();
+        Some((
+            "compare.md",
+            markdown::compare_md(self.0, &kinds, opts.units),
+        ))
+    }
+
+    fn page(
+        &self,
+        _specs: &[ChartSpec],
+        _opts: &ReportOptions,
+        _summary: Option<serde_json::Value>,
+    ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
+        (self.0.to_vec(), HtmlExtra::default())
+    }
 }
 
 /// Whether `file` is the `timeline.csv` of the run folder `dir` (a run analysed again into
