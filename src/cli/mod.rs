@@ -317,15 +317,9 @@ pub struct SweepArgs {
     /// Limit the I/O to the first SIZE bytes of the target [default: whole target].
     #[arg(long)]
     pub span: Option<String>,
-    /// Size of the file to create when TARGET is a file that does not exist.
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Allow overwriting an existing regular file.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
-    #[arg(long)]
-    pub destroy_data: bool,
+    /// What may be written: the file's size, overwriting, destroying a device's data.
+    #[command(flatten)]
+    pub write: TargetArgs,
     /// For reads of a block device: state that the span holds written data.
     #[arg(long)]
     pub assume_written: bool,
@@ -447,6 +441,21 @@ pub struct OutputArgs {
     pub theme: ThemeArg,
 }
 
+/// The flags that say what may be written to a target, shared by `probe`, `sweep`,
+/// `recovery` and `fill-sweep`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TargetArgs {
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+}
+
 /// `--theme`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ThemeArg {
@@ -492,15 +501,9 @@ pub struct ProbeArgs {
     /// When to stop.
     #[command(flatten)]
     pub stop: StopArgs,
-    /// Size of the file to create when TARGET is a file that does not exist.
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Allow overwriting an existing regular file.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
-    #[arg(long)]
-    pub destroy_data: bool,
+    /// What may be written: the file's size, overwriting, destroying a device's data.
+    #[command(flatten)]
+    pub write: TargetArgs,
     /// Before writing, discard the span: BLKDISCARD on a block device, hole punching on a
     /// file; an emulated drive empties its cache.
     #[arg(long)]
@@ -550,6 +553,18 @@ pub struct ProbeArgs {
 
 /// `slccache analyze`.
 #[derive(Debug, Clone, Args)]
+// analyze words --out, --units and --theme its own way. Every output flag is touched, in
+// the order OutputArgs declares them, so that the completions list them in that order.
+#[command(
+    mut_arg("out", |a| a.help(
+        "Write charts and reports to this folder. A folder that already holds files is refused \
+         unless --force, or unless it is the run folder of the timeline being analysed"
+    )),
+    mut_arg("force", |a| a),
+    mut_arg("units", |a| a.help("Units in charts and reports")),
+    mut_arg("png_size", |a| a),
+    mut_arg("theme", |a| a.help("Chart and report.html colours"))
+)]
 pub struct AnalyzeArgs {
     /// Timeline files: slccache timeline.csv (or its run folder), fio bandwidth logs,
     /// two-column CSVs, or DiskSPD XML results (run with -D -Rxml); `-` reads standard input.
@@ -575,24 +590,9 @@ pub struct AnalyzeArgs {
     /// Unit of the first column when it is data written: B, kB, MB, GB, KiB, MiB, GiB.
     #[arg(long, value_name = "UNIT")]
     pub x_unit: Option<String>,
-    /// Write charts and reports to this folder. A folder that already holds files is refused
-    /// unless --force, or unless it is the run folder of the timeline being analysed.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Write into an --out folder that already holds files: an earlier run's outputs there
-    /// are replaced, those this run does not write (zoom charts, card, another experiment's
-    /// CSVs and charts, bursts/) are removed; other files are kept.
-    #[arg(long)]
-    pub force: bool,
-    /// Units in charts and reports.
-    #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
-    pub units: UnitSystem,
-    /// PNG size in pixels, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1600x900")]
-    pub png_size: String,
-    /// Chart and report.html colours.
-    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
-    pub theme: ThemeArg,
+    /// Outputs (with the help of analyze's own --out, --units and --theme).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `slccache simulate`.
@@ -674,15 +674,9 @@ pub struct BurstTargetArgs {
     /// Workload of the bursts [default: seqwrite, 128k, QD32]. --max-bytes caps each burst.
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Size of the file to create when TARGET is a file that does not exist.
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Allow overwriting an existing regular file.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
-    #[arg(long)]
-    pub destroy_data: bool,
+    /// What may be written: the file's size, overwriting, destroying a device's data.
+    #[command(flatten)]
+    pub write: TargetArgs,
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,

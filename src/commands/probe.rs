@@ -26,7 +26,7 @@ use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::target::host::HostInfo;
 use crate::target::{self, OpenRequest, Target, TargetKind};
 use crate::timeline::{RunMeta, StopReason, Workload};
-use crate::units::{format_bytes, format_rate, format_seconds, parse_duration, parse_size};
+use crate::units::{format_bytes, format_rate, format_seconds, parse_duration};
 use crate::workload::{EngineKind, Pattern};
 
 /// Most memory the data buffers of all jobs may take together.
@@ -48,19 +48,9 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     }
     let cfg = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::cli::stop_config(&args.stop)?;
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size: crate::report::parse_png_size(&args.output.png_size)?,
-        theme: args.output.theme.into(),
-        align_cliff: false,
-    };
+    let opts = crate::cli::resolve::report_options(&args.output)?;
     let engine = args.engine.unwrap_or(EngineKind::IoUring);
-    let size = args
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .context("--size")?;
+    let size = crate::cli::resolve::target_size(&args.write)?;
     let prep = Preparation {
         secure_erase: args.secure_erase,
         sanitize: args.sanitize,
@@ -80,8 +70,8 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     let req = OpenRequest {
         size,
         // A run that only reads destroys nothing in a file.
-        overwrite: args.overwrite || cfg.read_pct == 100,
-        destroy_data: args.destroy_data,
+        overwrite: args.write.overwrite || cfg.read_pct == 100,
+        destroy_data: args.write.destroy_data,
         interactive: std::io::stdin().is_terminal(),
     };
 
@@ -90,11 +80,14 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
         // An emulated drive writes nothing anywhere: these flags would be ignored silently.
         let ignored = [
             (
-                args.size.is_some(),
+                args.write.size.is_some(),
                 "--size (an emulated drive's size is its capacity=)",
             ),
-            (args.overwrite, "--overwrite (nothing is overwritten)"),
-            (args.destroy_data, "--destroy-data (no data is destroyed)"),
+            (args.write.overwrite, "--overwrite (nothing is overwritten)"),
+            (
+                args.write.destroy_data,
+                "--destroy-data (no data is destroyed)",
+            ),
             (
                 args.engine == Some(EngineKind::Sync),
                 "--engine sync (an emulated drive has its own engine)",

@@ -19,7 +19,7 @@ use crate::experiment::virtual_time::{
     byte_limit, check_length, run_meta, simulate_with_stop, Simulation,
 };
 use crate::model::{presets, DriveModel};
-use crate::report::{ReportOptions, StopRecord, Summary, Totals};
+use crate::report::{StopRecord, Summary, Totals};
 use crate::timeline::{CsvWriter, StopReason};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -152,13 +152,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let model = presets::parse_spec(spec)?;
     let w = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::cli::stop_config(&args.stop)?;
-    let png_size = crate::report::parse_png_size(&args.output.png_size)?;
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size,
-        theme: args.output.theme.into(),
-        align_cliff: false,
-    };
+    let opts = crate::cli::resolve::report_options(&args.output)?;
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
     check_length(&model, &w)?;
