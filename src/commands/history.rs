@@ -6,7 +6,7 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 
 use crate::cli::{HistoryArgs, OriginArgs};
-use crate::report::charts::experiments::HistoryPoint;
+use crate::report::charts::history::HistoryPoint;
 use crate::report::outputs::experiments::write_history_outputs;
 use crate::shell;
 use crate::store::{recorder, Filter, RunRow, Store};

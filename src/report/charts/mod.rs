@@ -13,15 +13,18 @@
 
 mod compare;
 pub mod experiments;
+pub mod history;
 mod labels;
 mod latency;
 pub mod reads;
+mod stretches;
 pub mod sweep;
 mod throughput;
 
 pub use compare::*;
 pub use labels::*;
 pub use latency::*;
+pub use stretches::*;
 pub use throughput::*;
 
 /// Which chart a spec describes.

@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::report::charts::experiments::{
-    bursts_chart, fill_chart, history_charts, recovery_chart, HistoryPoint,
-};
+use crate::report::charts::experiments::{bursts_chart, fill_chart, recovery_chart};
+use crate::report::charts::history::{history_charts, HistoryPoint};
 use crate::report::charts::{self, ChartKind, ChartSpec, CompareRun};
 use crate::report::outputs::writer::{summary_file, write_outputs, NamedFile, Outputs};
 use crate::report::pages::html::{HtmlExtra, Table};
