@@ -88,7 +88,9 @@ pub fn write_outputs(
         files.push(path);
     }
     let (runs, extra) = out.page(&specs, opts, summary);
-    files.push(html::write_report_html(dir, &runs, &specs, opts, &extra)?);
+    let path = dir.join("report.html");
+    write_file(&path, html::report_html(&runs, &specs, opts, &extra)?)?;
+    files.push(path);
     Ok(files)
 }
 

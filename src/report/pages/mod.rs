@@ -5,5 +5,6 @@
 
 pub mod card;
 pub mod html;
+mod html_assets;
 pub mod library;
 pub mod markdown;
