@@ -17,9 +17,20 @@ pub struct Interrupted(pub String);
 pub struct InterruptedEarly(pub String);
 
 /// Exit code for an error returned by a subcommand: 2 for [`UsageError`] (also when wrapped
-/// in context), a bad input file and a run id the results store does not hold, 130 for
-/// [`Interrupted`], 1 otherwise.
+/// in context) and a bad input file, 130 for [`Interrupted`], 1 otherwise. Errors of the
+/// modules above this one that are a mistake in what was asked (a run id the results store
+/// does not hold) are told apart by [`exit_code_with`].
 pub fn exit_code(err: &anyhow::Error) -> i32 {
+    exit_code_with(err, |_| false)
+}
+
+/// [`exit_code`], with `is_usage` saying which other errors in the chain are a mistake in
+/// what was asked (exit code 2), as a missing file is: `main` gives the results store's
+/// [`crate::store::is_usage`], so that this bottom module needs no type of the store.
+pub fn exit_code_with(
+    err: &anyhow::Error,
+    is_usage: impl Fn(&(dyn std::error::Error + 'static)) -> bool,
+) -> i32 {
     for cause in err.chain() {
         if cause.is::<UsageError>() || cause.is::<crate::units::ParseError>() {
             return 2;
@@ -27,11 +38,7 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
         if cause.is::<crate::timeline::import::ImportError>() {
             return 2;
         }
-        // A run id the store does not hold is a mistake in what was asked, as a missing file.
-        if matches!(
-            cause.downcast_ref(),
-            Some(crate::store::StoreError::NoSuchRun(_))
-        ) {
+        if is_usage(cause) {
             return 2;
         }
         if cause.is::<Interrupted>() || cause.is::<InterruptedEarly>() {

@@ -42,7 +42,7 @@ fn main() {
         }
         Err(e) if uses_store => {
             slccache::note!("slccache: error: {e:#}");
-            std::process::exit(slccache::error::exit_code(&e));
+            std::process::exit(exit_code(&e));
         }
         Err(_) => Recording::Off,
     };
@@ -77,7 +77,7 @@ fn main() {
             Ok(o) => slccache::origin::set(o),
             Err(e) => {
                 slccache::note!("slccache: error: {e:#}");
-                std::process::exit(slccache::error::exit_code(&e));
+                std::process::exit(exit_code(&e));
             }
         }
     }
@@ -103,7 +103,7 @@ fn main() {
     };
     // A folder written into with --force holds this run's outputs only: those an earlier run
     // left there that this one did not write again go (before the folder is recorded).
-    slccache::report::outdir::remove_stale();
+    slccache::report::outputs::outdir::remove_stale();
     // Every folder a command finished, also when it failed or was interrupted. A run that could
     // not be recorded waits in the spool; it changes the exit code only under --require-record.
     let noted = recorder::noted_count();
@@ -130,8 +130,8 @@ fn main() {
         Ok(()) => 0,
         Err(e) => {
             // A run refused after its output folder was claimed leaves no empty folder.
-            slccache::report::outdir::remove_unused();
-            let code = slccache::error::exit_code(&e);
+            slccache::report::outputs::outdir::remove_unused();
+            let code = exit_code(&e);
             if code != 130 {
                 slccache::note!("slccache: error: {e:#}");
             } else {
@@ -170,4 +170,10 @@ fn stdout_code(code: i32) -> i32 {
             }
         }
     }
+}
+
+/// The exit code of a command's error ([`slccache::error::exit_code`]), with a run id the
+/// results store does not hold a mistake in what was asked (exit code 2).
+fn exit_code(e: &anyhow::Error) -> i32 {
+    slccache::error::exit_code_with(e, slccache::store::is_usage)
 }

@@ -8,7 +8,12 @@
 //! - `results` is plain data: it imports no module that does I/O (`engine`, `target`,
 //!   `report`, `experiment`, `commands`);
 //! - `detect` and `report` never import `engine`;
-//! - `engine` never imports `target` (a target is opened above the engine and handed to it).
+//! - `engine` never imports `target` (a target is opened above the engine and handed to it);
+//! - inside `report`, drawing and chart building come before the pages, and the pages before
+//!   the files of a run: `report::charts` and `report::draw` import nothing of
+//!   `report::pages`, `report::outputs` or `report::console`; `report::pages` imports nothing
+//!   of `report::console`, and of `report::outputs` only `summary` (what a `summary.json`
+//!   holds); `report::console` imports nothing of the rest of `report`.
 //!
 //! A rule that bends for a good reason is listed in `ALLOWED` with that reason.
 
@@ -71,10 +76,41 @@ fn top(rel: &str) -> &str {
     first.strip_suffix(".rs").unwrap_or(first)
 }
 
+/// The command a file of `commands/` belongs to: `commands/probe.rs` and
+/// `commands/runs/table.rs` are `probe` and `runs`; `commands/mod.rs` none.
 fn command_of(rel: &str) -> Option<&str> {
     rel.strip_prefix("commands/")
+        .and_then(|r| r.split('/').next())
         .map(|r| r.trim_end_matches(".rs"))
         .filter(|c| *c != "mod")
+}
+
+/// The folder of `report/` a file belongs to (`charts`, `draw`, `pages`, `console`,
+/// `outputs`); `None` for `report/mod.rs` and files outside `report`.
+fn report_part(rel: &str) -> Option<&str> {
+    let rest = rel.strip_prefix("report/")?;
+    rest.split_once('/').map(|(part, _)| part)
+}
+
+/// Why `part` of `report` may not import the `report` path `path` (after `report::`), if it
+/// may not.
+fn report_rule(part: &str, path: &str) -> Option<&'static str> {
+    let mut it = path.split("::");
+    let target = it.next().unwrap_or("");
+    let sub = it.next().unwrap_or("");
+    match (part, target) {
+        ("charts" | "draw", "pages" | "outputs" | "console") => {
+            Some("report's charts and drawing import no page, output file or console")
+        }
+        ("pages", "console") => Some("report's pages import nothing of the console"),
+        ("pages", "outputs") if sub != "summary" => {
+            Some("report's pages import of the outputs only what a summary.json holds")
+        }
+        ("console", "charts" | "draw" | "pages" | "outputs") => {
+            Some("report's console imports nothing of the rest of report")
+        }
+        _ => None,
+    }
 }
 
 #[test]
@@ -126,6 +162,11 @@ fn the_layout_rules_hold() {
             if me == "engine" && target == "target" {
                 rule = Some("engine never imports target");
             }
+            if let (Some(part), Some(inner)) = (report_part(&rel), path.strip_prefix("report::")) {
+                if let Some(r) = report_rule(part, inner) {
+                    rule = Some(r);
+                }
+            }
             if let (Some(a), "commands") = (command_of(&rel), target) {
                 let other = path.split("::").nth(1).unwrap_or("");
                 if !other.is_empty() && other != a {
@@ -143,6 +184,19 @@ fn the_layout_rules_hold() {
         broken.len(),
         broken.join("\n")
     );
+}
+
+#[test]
+fn report_parts_and_commands_in_folders_are_told_apart() {
+    assert_eq!(report_part("report/draw/mod.rs"), Some("draw"));
+    assert_eq!(report_part("report/mod.rs"), None);
+    assert_eq!(command_of("commands/runs/table.rs"), Some("runs"));
+    assert_eq!(command_of("commands/probe.rs"), Some("probe"));
+    assert_eq!(command_of("commands/mod.rs"), None);
+    assert!(report_rule("draw", "pages::html").is_some());
+    assert!(report_rule("pages", "outputs::summary::model_truth_of").is_none());
+    assert!(report_rule("pages", "outputs::file").is_some());
+    assert!(report_rule("outputs", "pages::html").is_none());
 }
 
 #[test]

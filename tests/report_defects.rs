@@ -11,9 +11,9 @@ use report_util::*;
 use slccache::detect::PhaseKind;
 use slccache::experiment::sweep::{saturation, saturations};
 use slccache::report::charts::{self, ChartKind, ChartSpec, CompareRun, Layout, Theme};
-use slccache::report::sweep::{SweepConfig, SweepSummary};
 use slccache::report::{draw, ReportOptions};
 use slccache::results::sweep::{Sweep, SweepPoint};
+use slccache::results::sweep::{SweepConfig, SweepSummary};
 use slccache::timeline::Timeline;
 
 fn slccache() -> Command {
@@ -418,7 +418,7 @@ fn png_pixels(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
 fn card_is_1200_by_630_and_says_the_essentials() {
     let (t, a) = clean_cliff();
     let (drive, cache, in_cache, after) =
-        slccache::report::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
     assert_eq!(drive, "960evo-500g");
     assert!(
         cache.starts_with("SLC cache ") && cache.contains(" to "),
@@ -426,7 +426,7 @@ fn card_is_1200_by_630_and_says_the_essentials() {
     );
     assert_eq!(in_cache, "in cache  1365 MB/s");
     assert_eq!(after, "after  591 MB/s");
-    let png = slccache::report::card::render_card(
+    let png = slccache::report::pages::card::render_card(
         &t,
         &a,
         slccache::units::UnitSystem::Decimal,
@@ -533,7 +533,7 @@ fn sweep_specs(points: Vec<SweepPoint>, preset: Option<&'static str>) -> Vec<Cha
         notes: &[],
         interrupted: false,
     };
-    slccache::report::sweep_charts::charts(&sum, "Test drive", &ReportOptions::default())
+    slccache::report::charts::sweep::charts(&sum, "Test drive", &ReportOptions::default())
 }
 
 /// The CrystalDiskMark table: one point per workload and job count, reads and writes.
@@ -710,7 +710,7 @@ fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     let a = slccache::detect::analyze(&t);
     assert!(a.cliffs.is_empty());
     let u = slccache::units::UnitSystem::Decimal;
-    let (_, cache, first, after) = slccache::report::card::card_texts(&t, &a, u);
+    let (_, cache, first, after) = slccache::report::pages::card::card_texts(&t, &a, u);
     for text in [&cache, &first, &after] {
         assert!(
             !text.contains("steady") && !text.contains("No cliff"),
@@ -720,7 +720,7 @@ fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     assert!(cache.contains("first 1.00 s sample"), "{cache}");
     assert!(first.contains("≥ 1090 MB/s"), "{first}");
     assert_eq!(after, "after  300 MB/s");
-    let note = slccache::report::card::card_note(&a, u).unwrap();
+    let note = slccache::report::pages::card::card_note(&a, u).unwrap();
     assert!(note.contains("790 MB to 1.09 GB"), "{note}");
     let spec = charts::throughput_data(&t, &a, &ReportOptions::default());
     assert!(
@@ -734,7 +734,7 @@ fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
         timeline: &t,
         analysis: &a,
     };
-    let md = slccache::report::markdown::report_md(&run, &[], u);
+    let md = slccache::report::pages::markdown::report_md(&run, &[], u);
     assert!(!md.contains("steady"), "{md}");
     assert!(md.contains("no confirmed cliff"), "{md}");
 }
@@ -756,7 +756,7 @@ fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
         a.warnings
     );
     let (_, _, _, after) =
-        slccache::report::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
     assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
 }
 

@@ -82,13 +82,13 @@ fn the_default_run_warns_and_states_its_coverage_on_every_output() {
     // The card: the amount after the cliff, the coverage and the warning; the chart
     // subtitle: the coverage and the warning.
     let u = UnitSystem::Decimal;
-    let note = slccache::report::card::card_note(&a, u).unwrap();
+    let note = slccache::report::pages::card::card_note(&a, u).unwrap();
     assert!(note.contains("written after the last cliff"), "{note}");
     assert!(
         note.contains("measured to") && note.contains("of 2.00 TB"),
         "{note}"
     );
-    let warn = slccache::report::card::card_warning(&a).unwrap();
+    let warn = slccache::report::pages::card::card_warning(&a).unwrap();
     assert!(warn.contains("not the sustained speed") && warn.contains("--cliffs 2"));
     let sub = slccache::report::charts::cache_subtitle(&a, u);
     assert!(sub.contains("of 2.00 TB written"), "{sub}");
@@ -153,9 +153,9 @@ fn a_whole_drive_fill_reports_the_whole_fill_average() {
     assert!(text.contains("to the end of the span"), "{text}");
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("filling the whole drive (2.00 TB) completes at"));
-    let note = slccache::report::card::card_note(&a, UnitSystem::Decimal).unwrap();
+    let note = slccache::report::pages::card::card_note(&a, UnitSystem::Decimal).unwrap();
     assert!(note.contains("filling the whole drive"), "{note}");
-    assert!(slccache::report::card::card_warning(&a).is_none());
+    assert!(slccache::report::pages::card::card_warning(&a).is_none());
 }
 
 #[test]

@@ -273,7 +273,7 @@ fn history_charts_a_drive_against_date_and_wear() {
     assert_eq!(days, [0.0, 31.0, 60.0]);
     assert_eq!(pts[2].drive_written_bytes, Some(9e6 * 512_000.0));
     assert_eq!(pts[1].cache.map(|c| c.0), Some(12e9));
-    let specs = slccache::report::experiments::history_charts(
+    let specs = slccache::report::charts::history::history_charts(
         "d",
         &first,
         &pts,

@@ -1,7 +1,9 @@
 //! Command-line arguments (clap types). Nothing below `config` sees these types: each
 //! subcommand turns its arguments into a validated configuration first.
 
+mod library;
 pub mod resolve;
+pub use library::{DbAction, DbArgs, HistoryArgs, RunsAction, RunsArgs};
 pub use resolve::{stop_config, MAX_AFTER_CLIFF};
 
 use std::path::PathBuf;
@@ -235,23 +237,6 @@ then grants the fleet's role INSERT and SELECT only (docs/DESIGN.md, the results
     Db(DbArgs),
 }
 
-/// `slccache db`.
-#[derive(Debug, Clone, Args)]
-pub struct DbArgs {
-    /// What to do to the store.
-    #[command(subcommand)]
-    pub action: DbAction,
-}
-
-/// What `slccache db` does.
-#[derive(Debug, Clone, Subcommand)]
-pub enum DbAction {
-    /// Create the store, or bring it to this slccache's schema version (every step, also
-    /// those that stop older slccache from recording there); moves a version-1 store out of
-    /// `public` into its own schema.
-    Migrate,
-}
-
 /// `slccache completions`.
 #[derive(Debug, Clone, Args)]
 pub struct CompletionsArgs {
@@ -317,15 +302,9 @@ pub struct SweepArgs {
     /// Limit the I/O to the first SIZE bytes of the target [default: whole target].
     #[arg(long)]
     pub span: Option<String>,
-    /// Size of the file to create when TARGET is a file that does not exist.
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Allow overwriting an existing regular file.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
-    #[arg(long)]
-    pub destroy_data: bool,
+    /// What may be written: the file's size, overwriting, destroying a device's data.
+    #[command(flatten)]
+    pub write: TargetArgs,
     /// For reads of a block device: state that the span holds written data.
     #[arg(long)]
     pub assume_written: bool,
@@ -447,6 +426,21 @@ pub struct OutputArgs {
     pub theme: ThemeArg,
 }
 
+/// The flags that say what may be written to a target, shared by `probe`, `sweep`,
+/// `recovery` and `fill-sweep`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TargetArgs {
+    /// Size of the file to create when TARGET is a file that does not exist.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Allow overwriting an existing regular file.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Agree to destroy all data on a block device without being asked (for scripts).
+    #[arg(long)]
+    pub destroy_data: bool,
+}
+
 /// `--theme`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum ThemeArg {
@@ -492,15 +486,9 @@ pub struct ProbeArgs {
     /// When to stop.
     #[command(flatten)]
     pub stop: StopArgs,
-    /// Size of the file to create when TARGET is a file that does not exist.
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Allow overwriting an existing regular file.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
-    #[arg(long)]
-    pub destroy_data: bool,
+    /// What may be written: the file's size, overwriting, destroying a device's data.
+    #[command(flatten)]
+    pub write: TargetArgs,
     /// Before writing, discard the span: BLKDISCARD on a block device, hole punching on a
     /// file; an emulated drive empties its cache.
     #[arg(long)]
@@ -550,6 +538,18 @@ pub struct ProbeArgs {
 
 /// `slccache analyze`.
 #[derive(Debug, Clone, Args)]
+// analyze words --out, --units and --theme its own way. Every output flag is touched, in
+// the order OutputArgs declares them, so that the completions list them in that order.
+#[command(
+    mut_arg("out", |a| a.help(
+        "Write charts and reports to this folder. A folder that already holds files is refused \
+         unless --force, or unless it is the run folder of the timeline being analysed"
+    )),
+    mut_arg("force", |a| a),
+    mut_arg("units", |a| a.help("Units in charts and reports")),
+    mut_arg("png_size", |a| a),
+    mut_arg("theme", |a| a.help("Chart and report.html colours"))
+)]
 pub struct AnalyzeArgs {
     /// Timeline files: slccache timeline.csv (or its run folder), fio bandwidth logs,
     /// two-column CSVs, or DiskSPD XML results (run with -D -Rxml); `-` reads standard input.
@@ -575,24 +575,9 @@ pub struct AnalyzeArgs {
     /// Unit of the first column when it is data written: B, kB, MB, GB, KiB, MiB, GiB.
     #[arg(long, value_name = "UNIT")]
     pub x_unit: Option<String>,
-    /// Write charts and reports to this folder. A folder that already holds files is refused
-    /// unless --force, or unless it is the run folder of the timeline being analysed.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Write into an --out folder that already holds files: an earlier run's outputs there
-    /// are replaced, those this run does not write (zoom charts, card, another experiment's
-    /// CSVs and charts, bursts/) are removed; other files are kept.
-    #[arg(long)]
-    pub force: bool,
-    /// Units in charts and reports.
-    #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
-    pub units: UnitSystem,
-    /// PNG size in pixels, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1600x900")]
-    pub png_size: String,
-    /// Chart and report.html colours.
-    #[arg(long, value_enum, default_value_t = ThemeArg::Light)]
-    pub theme: ThemeArg,
+    /// Outputs (with the help of analyze's own --out, --units and --theme).
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// `slccache simulate`.
@@ -674,15 +659,9 @@ pub struct BurstTargetArgs {
     /// Workload of the bursts [default: seqwrite, 128k, QD32]. --max-bytes caps each burst.
     #[command(flatten)]
     pub workload: WorkloadArgs,
-    /// Size of the file to create when TARGET is a file that does not exist.
-    #[arg(long)]
-    pub size: Option<String>,
-    /// Allow overwriting an existing regular file.
-    #[arg(long)]
-    pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
-    #[arg(long)]
-    pub destroy_data: bool,
+    /// What may be written: the file's size, overwriting, destroying a device's data.
+    #[command(flatten)]
+    pub write: TargetArgs,
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
@@ -724,154 +703,4 @@ pub struct FillSweepArgs {
     /// Target and workload.
     #[command(flatten)]
     pub common: BurstTargetArgs,
-}
-
-/// `slccache runs`.
-#[derive(Debug, Clone, Args)]
-pub struct RunsArgs {
-    /// show, export, import or rm [default: list the runs].
-    #[command(subcommand)]
-    pub action: Option<RunsAction>,
-    /// Only runs whose drive model or label contains this text (any case).
-    #[arg(long)]
-    pub drive: Option<String>,
-    /// Only runs of the drive with this serial number.
-    #[arg(long)]
-    pub serial: Option<String>,
-    /// Only runs on or after this date (2026-12-01, local midnight), local time
-    /// (2026-12-01T10:00) or RFC 3339 time (2026-12-01T10:00:00Z).
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Only runs of this kind: probe, analyze, simulate, sweep, recovery or fill-sweep.
-    #[arg(long)]
-    pub kind: Option<String>,
-    /// One line per host, drive or value of tag KEY: the run count, and the median and range
-    /// of the cache size and of the after-cache rate (--json: one object per group).
-    #[arg(long, value_name = "host|drive|tag:KEY")]
-    pub by: Option<String>,
-    /// One JSON array of the runs instead of a table.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// CSV instead of a table.
-    #[arg(long)]
-    pub csv: bool,
-    /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
-    /// drive and host) and each listed run's folder under DIR/ID/ (about 1 MB a run, once),
-    /// linked from it. A folder that holds files and is not such a page is refused unless
-    /// --force.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["json", "csv", "by"])]
-    pub html: Option<PathBuf>,
-    /// With --html: write the page into a folder that holds other files (they are kept; an
-    /// index.html there is replaced).
-    #[arg(long, requires = "html")]
-    pub force: bool,
-}
-
-/// A run id: a positive whole number (`slccache runs` lists them).
-fn run_id(s: &str) -> Result<i64, String> {
-    match s.trim().parse::<i64>() {
-        Ok(id) if id > 0 => Ok(id),
-        _ => Err(format!(
-            "'{s}' is no run id: run ids are positive whole numbers (1, 2, ...; see `slccache \
-             runs`)"
-        )),
-    }
-}
-
-/// What `slccache runs` does to one run.
-#[derive(Debug, Clone, Subcommand)]
-pub enum RunsAction {
-    /// Everything recorded about one run: its row and its summary.json.
-    Show {
-        /// Run id.
-        #[arg(value_parser = run_id)]
-        id: i64,
-        /// One JSON object instead: the run's row (as `runs --json` lists it), its stored
-        /// files and its summary.json.
-        #[arg(long)]
-        json: bool,
-    },
-    /// Write a run's folder again from the store alone.
-    Export {
-        /// Run id.
-        #[arg(value_parser = run_id)]
-        id: i64,
-        /// Folder to write into (created if missing).
-        #[arg(long)]
-        out: PathBuf,
-    },
-    /// Add run folders written before the store existed or on another machine (each folder
-    /// once, with its own date and host), or with --pending the runs that could not be
-    /// recorded when they ended. --host names the host of folders whose summary.json names
-    /// none (older ones).
-    Import {
-        /// Run folders (each holds a summary.json).
-        #[arg(required_unless_present = "pending")]
-        dirs: Vec<PathBuf>,
-        /// Record the runs waiting in the spool ($XDG_DATA_HOME/slccache/pending), each with
-        /// its own date and host, once each; each one recorded leaves the spool.
-        #[arg(long)]
-        pending: bool,
-    },
-    /// Copy runs from one store to another (SQLite or PostgreSQL, either way) with
-    /// everything stored: each run once (a run already there is not added again). The
-    /// filters (--drive, --serial, --host, --since, --kind, --tag) choose the runs.
-    #[command(after_help = "Examples:\n  \
-slccache runs copy --from ~/.local/share/slccache/results.db --to postgres://lab@db.lab/slccache\n  \
-slccache --db postgres://lab@db.lab/slccache runs copy --to bench-3.db --host bench-3\n  \
-slccache runs copy 12 14 --to other.db")]
-    Copy {
-        /// Only these run ids of the store copied from [default: every run the filters
-        /// match].
-        #[arg(value_parser = run_id)]
-        ids: Vec<i64>,
-        /// The store to copy from [default: --db, else $SLCCACHE_DB, else the default store].
-        #[arg(long, value_name = "PATH|URL")]
-        from: Option<String>,
-        /// The store to copy into (created if missing) [default: --db, else $SLCCACHE_DB,
-        /// else the default store].
-        #[arg(long, value_name = "PATH|URL")]
-        to: Option<String>,
-    },
-    /// Remove a run from the store.
-    Rm {
-        /// Run id.
-        #[arg(value_parser = run_id)]
-        id: i64,
-        /// Remove it without asking (on a terminal, `runs rm` shows the run and asks first).
-        #[arg(long, short = 'y')]
-        yes: bool,
-    },
-}
-
-/// `slccache history`.
-#[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "One drive's runs are charted: those of one serial number, or, for \
-drives without one (emulated and simulated drives), of one model, capacity and kind (real, \
-emulated, simulated). When the text matches several drives, the command lists them with the \
-flags that pick each (--capacity, --drive-kind). With --host TEXT only runs of hosts whose \
-name contains TEXT are charted, one series per host.\n\n\
-Examples:\n  \
-slccache history S4EVNX0M123456\n  \
-slccache history '960 EVO' --capacity 250GB --drive-kind simulated\n  \
-slccache history S4EVNX0M123456 --host bench   # one series per bench host"
-)]
-pub struct HistoryArgs {
-    /// The drive's serial number (or, when no run has that serial, part of its name).
-    pub serial: String,
-    /// Only the drive of this capacity (e.g. 250GB), where the text matches drives of
-    /// several capacities.
-    #[arg(long, value_name = "SIZE")]
-    pub capacity: Option<String>,
-    /// Only drives of this kind: real, emulated (emu:) or simulated (simulate, --simulate).
-    #[arg(long, value_name = "real|emulated|simulated")]
-    pub drive_kind: Option<String>,
-    /// Outputs.
-    #[command(flatten)]
-    pub output: OutputArgs,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
-    pub quiet: bool,
 }

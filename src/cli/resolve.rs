@@ -6,12 +6,14 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{StopArgs, WorkloadArgs};
+use crate::cli::{OutputArgs, StopArgs, SweepArgs, TargetArgs, WorkloadArgs};
 use crate::config::{DurationValue, Scenario, SizeValue, WorkloadConfig, MIN_INTERVAL};
 use crate::detect::stop::StopConfig;
 use crate::error::usage;
+use crate::report::ReportOptions;
+use crate::results::sweep::PointSpec;
 use crate::units::{parse_duration, parse_size};
-use crate::workload::Pattern;
+use crate::workload::{EngineKind, Pattern, SweepPreset};
 
 impl WorkloadConfig {
     /// Merges defaults < scenario file (if `args.scenario`) < flags, and validates.
@@ -202,10 +204,7 @@ pub fn stop_config(args: &StopArgs) -> Result<StopConfig> {
 pub fn burst_target(
     c: &crate::cli::BurstTargetArgs,
     what: &str,
-) -> Result<(
-    crate::config::BurstTargetConfig,
-    crate::report::ReportOptions,
-)> {
+) -> Result<(crate::config::BurstTargetConfig, ReportOptions)> {
     let mut wa = c.workload.clone();
     if wa.pattern.is_none() && wa.scenario.is_none() {
         wa.pattern = Some(Pattern::Seqwrite);
@@ -222,32 +221,214 @@ pub fn burst_target(
         after_cliff: c.after_cliff.clone(),
         cliffs: None,
     })?;
-    let opts = crate::report::ReportOptions {
-        units: c.output.units,
-        png_size: crate::report::parse_png_size(&c.output.png_size)?,
-        theme: c.output.theme.into(),
-        align_cliff: false,
-    };
-    let size = c
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .context("--size")?;
+    let opts = report_options(&c.output)?;
+    let size = target_size(&c.write)?;
     let bt = crate::config::BurstTargetConfig {
         target: c.target.clone(),
         simulate: c.simulate,
         workload: w,
         stop,
         size,
-        overwrite: c.overwrite,
-        destroy_data: c.destroy_data,
+        overwrite: c.write.overwrite,
+        destroy_data: c.write.destroy_data,
         engine: c.engine.unwrap_or(crate::workload::EngineKind::IoUring),
         quiet: c.quiet,
         out: c.output.out.clone(),
         force: c.output.force,
     };
     Ok((bt, opts))
+}
+
+/// The output flags onto the options of the charts and reports: units, PNG size, theme. The
+/// one place `ReportOptions` is made from flags; `compare --align cliff` sets `align_cliff`
+/// on what this returns.
+pub fn report_options(o: &OutputArgs) -> Result<ReportOptions> {
+    Ok(ReportOptions {
+        units: o.units,
+        png_size: crate::report::parse_png_size(&o.png_size)?,
+        theme: o.theme.into(),
+        align_cliff: false,
+    })
+}
+
+/// `--size`: the size of the file to create when the target is a file that does not exist.
+pub fn target_size(t: &TargetArgs) -> Result<Option<u64>> {
+    t.size
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .context("--size")
+}
+
+/// CrystalDiskMark's default test size: the region each `sweep --preset cdm` point covers
+/// once.
+pub const CDM_REGION: u64 = 1 << 30;
+
+/// The flags of `sweep` checked and resolved, in the order they are checked: the grid, the
+/// length and cap of a point, the charts' options, the seed and the engine.
+#[derive(Debug, Clone)]
+pub struct SweepPlan {
+    /// The points, in the order they run.
+    pub grid: Vec<PointSpec>,
+    /// How long each point writes.
+    pub point_duration: Duration,
+    /// The cap on each point's bytes: `--max-bytes-per-point`, else the 1 GiB region of
+    /// `--preset cdm`.
+    pub max_bytes: Option<u64>,
+    /// The region of `--preset cdm` when `--max-bytes-per-point` does not cap the points.
+    pub cdm_region: Option<u64>,
+    /// The charts' and reports' options.
+    pub opts: ReportOptions,
+    /// `--seed`, else from the clock.
+    pub seed: u64,
+    /// `--engine` [default: io-uring].
+    pub engine: EngineKind,
+}
+
+/// Resolves the flags of `sweep` (see [`SweepPlan`]).
+pub fn sweep_plan(args: &SweepArgs) -> Result<SweepPlan> {
+    let grid = sweep_grid(args)?;
+    let point_duration = parse_duration(&args.point_duration)
+        .with_context(|| format!("--point-duration '{}'", args.point_duration))?;
+    if point_duration < Duration::from_millis(100) {
+        return Err(usage(
+            "--point-duration is too short; give 100ms or more (10s is the default)",
+        ));
+    }
+    let max_bytes = args
+        .max_bytes_per_point
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .context("--max-bytes-per-point")?;
+    if max_bytes == Some(0) {
+        return Err(usage("--max-bytes-per-point must be more than zero"));
+    }
+    // CrystalDiskMark's table runs on a 1 GiB test region: each point covers it once (or
+    // ends after --point-duration), unless --max-bytes-per-point says otherwise.
+    let cdm = matches!(args.preset, Some(SweepPreset::Cdm));
+    let cdm_region = (cdm && max_bytes.is_none()).then_some(CDM_REGION);
+    let max_bytes = max_bytes.or(cdm_region);
+    let opts = report_options(&args.output)?;
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(1)
+    });
+    Ok(SweepPlan {
+        grid,
+        point_duration,
+        max_bytes,
+        cdm_region,
+        opts,
+        seed,
+        engine: args.engine.unwrap_or(EngineKind::IoUring),
+    })
+}
+
+/// `sweep --span` (a real target's), else the region of `--preset cdm`.
+pub fn sweep_span(args: &SweepArgs, cdm_region: Option<u64>) -> Result<Option<u64>> {
+    Ok(args
+        .span
+        .as_deref()
+        .map(parse_size)
+        .transpose()
+        .context("--span")?
+        .or(cdm_region))
+}
+
+/// The grid of a sweep: `--preset cdm`, or QD x jobs (x read shares).
+pub fn sweep_grid(args: &SweepArgs) -> Result<Vec<PointSpec>> {
+    if let Some(SweepPreset::Cdm) = args.preset {
+        let mut v = Vec::new();
+        for (read, dir) in [(true, "Read"), (false, "Write")] {
+            for (name, random, bs, qd, jobs) in [
+                ("Seq Q32T1", false, 1u64 << 20, 32u32, 1u32),
+                ("4K Q8T8", true, 4096, 8, 8),
+                ("4K Q1T1", true, 4096, 1, 1),
+            ] {
+                let pattern = match (random, read) {
+                    (true, true) => Pattern::Randread,
+                    (true, false) => Pattern::Randwrite,
+                    (false, true) => Pattern::Seqread,
+                    (false, false) => Pattern::Seqwrite,
+                };
+                v.push(PointSpec {
+                    pattern,
+                    bs,
+                    qd,
+                    jobs,
+                    read_pct: if read { 100 } else { 0 },
+                    label: Some(format!("{name} {dir}")),
+                });
+            }
+        }
+        return Ok(v);
+    }
+    let qds = parse_list(&args.qd, "--qd", 1, 4096)?;
+    let jobs = parse_list(&args.jobs, "--jobs", 1, 256)?;
+    let base = args.pattern.unwrap_or(Pattern::Randwrite);
+    // The same default as probe's: 4 KiB for random patterns, 128 KiB for sequential ones.
+    let bs = match &args.bs {
+        Some(b) => parse_size(b).with_context(|| format!("--bs '{b}'"))?,
+        None if base.is_random() => 4096,
+        None => 128 * 1024,
+    };
+    if bs == 0 || bs > 64 << 20 {
+        return Err(usage(format!(
+            "--bs {bs} bytes is out of range; give 512 bytes to 64 MiB"
+        )));
+    }
+    let (pattern, mixes) = match &args.rwmix_read {
+        Some(list) => (
+            base.mixed_equivalent(),
+            parse_list(list, "--rwmix-read", 0, 100)?,
+        ),
+        None => (base, vec![base.read_pct(None)]),
+    };
+    let mut v = Vec::new();
+    for &m in &mixes {
+        for &j in &jobs {
+            for &q in &qds {
+                v.push(PointSpec {
+                    pattern,
+                    bs,
+                    qd: q,
+                    jobs: j,
+                    read_pct: m,
+                    label: None,
+                });
+            }
+        }
+    }
+    Ok(v)
+}
+
+/// A comma-separated list of whole numbers from `lo` to `hi`, each kept once, in order.
+fn parse_list(s: &str, flag: &str, lo: u32, hi: u32) -> Result<Vec<u32>> {
+    let mut v = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let x: u32 = part.parse().map_err(|_| {
+            usage(format!(
+                "{flag} '{s}': '{part}' is not a whole number; give a list such as 1,4,16"
+            ))
+        })?;
+        if !(lo..=hi).contains(&x) {
+            return Err(usage(format!(
+                "{flag} '{s}': {x} is out of range; give {lo} to {hi}"
+            )));
+        }
+        if !v.contains(&x) {
+            v.push(x);
+        }
+    }
+    if v.is_empty() {
+        return Err(usage(format!(
+            "{flag} is empty; give a list such as 1,4,16"
+        )));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -347,5 +528,18 @@ mod tests {
         };
         let e = WorkloadConfig::resolve(&a).unwrap_err();
         assert_eq!(crate::error::exit_code(&e), 2);
+    }
+
+    #[test]
+    fn lists_are_checked() {
+        assert_eq!(
+            parse_list("1, 4,16,4", "--qd", 1, 4096).unwrap(),
+            vec![1, 4, 16]
+        );
+        for bad in ["", "0", "1,x", "5000"] {
+            let e = parse_list(bad, "--qd", 1, 4096).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
+            assert!(format!("{e:#}").contains("--qd"), "{e:#}");
+        }
     }
 }

@@ -5,20 +5,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::AnalyzeArgs;
-use crate::report::terminal::human_summary;
-use crate::report::ReportOptions;
+use crate::report::console::terminal::human_summary;
 use crate::timeline::import::{self, ImportOptions, ReadOptions};
 use crate::timeline::Timeline;
 
 /// Runs `slccache analyze`.
 pub fn run(args: AnalyzeArgs) -> Result<()> {
     let opts = import_options(&args)?;
-    let report_opts = ReportOptions {
-        units: args.units,
-        png_size: crate::report::parse_png_size(&args.png_size)?,
-        theme: args.theme.into(),
-        align_cliff: false,
-    };
+    let report_opts = crate::cli::resolve::report_options(&args.output)?;
     // Read every file first so that a bad file fails before anything is written.
     // A run folder means its timeline.csv (as compare takes it); `-` reads standard input.
     let files: Vec<PathBuf> = args
@@ -52,7 +46,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     // is refused (unless --force), except a run's own folder analysed from its timeline.csv.
     let mut dirs = Vec::with_capacity(runs.len());
     for (f, t, _) in &runs {
-        dirs.push(match &args.out {
+        dirs.push(match &args.output.out {
             Some(out) => {
                 let dir = if runs.len() == 1 {
                     out.clone()
@@ -60,10 +54,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                     out.join(&t.meta.label)
                 };
                 let own = crate::report::is_own_timeline(f, &dir);
-                Some(crate::report::outdir::claim(
+                Some(crate::report::outputs::outdir::claim(
                     Some(&dir),
                     "",
-                    args.force,
+                    args.output.force,
                     own,
                 )?)
             }
@@ -76,7 +70,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             crate::store::recorder::print_json(serde_json::to_value(a)?, dir.as_deref());
             None
         } else {
-            let mut s = format!("{}: {}", f.display(), human_summary(a, args.units));
+            let mut s = format!("{}: {}", f.display(), human_summary(a, args.output.units));
             if let Some(r) = &t.meta.resolution {
                 s.push_str(&format!("\n  note: {}", r.sentence()));
             }

@@ -7,17 +7,13 @@ use anyhow::{Context, Result};
 
 use crate::cli::CompareArgs;
 use crate::report::charts::CompareRun;
-use crate::report::{parse_png_size, read_summary_meta, ReportOptions};
+use crate::report::read_summary_meta;
 use crate::timeline::{import, Timeline};
 
 /// Runs `slccache compare`.
 pub fn run(args: CompareArgs) -> Result<()> {
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size: parse_png_size(&args.output.png_size)?,
-        theme: args.output.theme.into(),
-        align_cliff: args.align == crate::cli::AlignArg::Cliff,
-    };
+    let mut opts = crate::cli::resolve::report_options(&args.output)?;
+    opts.align_cliff = args.align == crate::cli::AlignArg::Cliff;
     // A run id (a number that names no file) is read from the results store.
     let scratch = tempfile_dir()?;
     let mut store = None;
@@ -92,7 +88,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
             analysis: a,
         })
         .collect();
-    let out = crate::report::outdir::claim(
+    let out = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         "compare",
         args.output.force,

@@ -33,15 +33,15 @@ pub fn run(args: FillSweepArgs) -> Result<()> {
     // Recorded as soon as its summary and CSV are complete: a chart that fails later (a full
     // disk) does not lose the run.
     let quiet = args.common.quiet;
-    crate::report::experiment_files::write_fill_outputs(
+    crate::report::outputs::experiments::write_fill_outputs(
         &s.out,
         &sum,
         &bursts,
         &s.opts,
         &mut || crate::store::recorder::note(&s.out, &s.opts, quiet),
     )?;
-    crate::report::terminal::print_experiment_done(
-        &crate::report::experiment_files::fill_text(&sum, s.opts.units),
+    crate::report::console::terminal::print_experiment_done(
+        &crate::report::outputs::experiments::fill_text(&sum, s.opts.units),
         &s.out,
         quiet,
     );

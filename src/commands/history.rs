@@ -6,9 +6,8 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 
 use crate::cli::{HistoryArgs, OriginArgs};
-use crate::report::experiment_files::write_history_outputs;
-use crate::report::experiments::HistoryPoint;
-use crate::report::{parse_png_size, ReportOptions};
+use crate::report::charts::history::HistoryPoint;
+use crate::report::outputs::experiments::write_history_outputs;
 use crate::shell;
 use crate::store::{recorder, Filter, RunRow, Store};
 use crate::units::{format_bytes, UnitSystem};
@@ -97,12 +96,7 @@ fn capacity_arg(bytes: u64) -> String {
 /// Runs `slccache history`; `sel` holds the global `--host` (only those hosts' runs, one
 /// series per host) and `--tag` (only runs with those tags).
 pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size: parse_png_size(&args.output.png_size)?,
-        theme: args.output.theme.into(),
-        align_cliff: false,
-    };
+    let opts = crate::cli::resolve::report_options(&args.output)?;
     let capacity = args
         .capacity
         .as_deref()
@@ -238,7 +232,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let name = describe(&key, &rows.iter().collect::<Vec<_>>());
     // The same folder rules as every subcommand: a given --out that holds files is refused
     // unless --force, a default one is unique.
-    let out = crate::report::outdir::claim(
+    let out = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &format!(
             "history-{}",

@@ -70,7 +70,10 @@ pub fn copyable_examples(roff: &str) -> String {
 /// which is created if missing; returns the files written.
 pub fn write_man_pages(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     if dir.exists() && !dir.is_dir() {
-        return Err(crate::report::outdir::not_a_folder("--out-dir", dir));
+        return Err(crate::report::outputs::outdir::not_a_folder(
+            "--out-dir",
+            dir,
+        ));
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let cmd = Cli::command();

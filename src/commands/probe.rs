@@ -23,12 +23,12 @@ use crate::experiment::backends::{make_backends, RingInfo};
 use crate::experiment::burst::{run_jobs, Outcome, Plan};
 use crate::experiment::prepare::{self, DriveStateRecord, Preparation};
 use crate::experiment::signals::Signals;
-use crate::report::progress::{self, ProgressMode};
+use crate::report::console::progress::{self, ProgressMode};
 use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
 use crate::target::host::HostInfo;
 use crate::target::{self, OpenRequest, Target, TargetKind};
 use crate::timeline::{RunMeta, StopReason, Workload};
-use crate::units::{format_bytes, format_rate, format_seconds, parse_duration, parse_size};
+use crate::units::{format_bytes, format_rate, format_seconds, parse_duration};
 use crate::workload::{EngineKind, Pattern};
 
 /// Most memory the data buffers of all jobs may take together.
@@ -50,19 +50,9 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     }
     let cfg = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::cli::stop_config(&args.stop)?;
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size: crate::report::parse_png_size(&args.output.png_size)?,
-        theme: args.output.theme.into(),
-        align_cliff: false,
-    };
+    let opts = crate::cli::resolve::report_options(&args.output)?;
     let engine = args.engine.unwrap_or(EngineKind::IoUring);
-    let size = args
-        .size
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .context("--size")?;
+    let size = crate::cli::resolve::target_size(&args.write)?;
     let prep = Preparation {
         secure_erase: args.secure_erase,
         sanitize: args.sanitize,
@@ -82,8 +72,8 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     let req = OpenRequest {
         size,
         // A run that only reads destroys nothing in a file.
-        overwrite: args.overwrite || cfg.read_pct == 100,
-        destroy_data: args.destroy_data,
+        overwrite: args.write.overwrite || cfg.read_pct == 100,
+        destroy_data: args.write.destroy_data,
         interactive: std::io::stdin().is_terminal(),
     };
 
@@ -92,11 +82,14 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
         // An emulated drive writes nothing anywhere: these flags would be ignored silently.
         let ignored = [
             (
-                args.size.is_some(),
+                args.write.size.is_some(),
                 "--size (an emulated drive's size is its capacity=)",
             ),
-            (args.overwrite, "--overwrite (nothing is overwritten)"),
-            (args.destroy_data, "--destroy-data (no data is destroyed)"),
+            (args.write.overwrite, "--overwrite (nothing is overwritten)"),
+            (
+                args.write.destroy_data,
+                "--destroy-data (no data is destroyed)",
+            ),
             (
                 args.engine == Some(EngineKind::Sync),
                 "--engine sync (an emulated drive has its own engine)",
@@ -169,7 +162,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     }
     // The output folder is claimed before the target is touched: a folder that holds
     // another run's files is refused with nothing written.
-    let out_dir = crate::report::outdir::claim(
+    let out_dir = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &info.short_name(),
         args.output.force,
@@ -444,8 +437,12 @@ fn finish(
         smart_end: o.drive_end.health.clone(),
         preparation: start.drive_state,
     };
-    let extra_rows =
-        crate::report::markdown::drive_rows(Some(&host), Some(&drive_state), bytes, opts.units);
+    let extra_rows = crate::report::pages::markdown::drive_rows(
+        Some(&host),
+        Some(&drive_state),
+        bytes,
+        opts.units,
+    );
     let duration_s = timeline.duration_s();
     let mut config = serde_json::json!({
         "target": target.info.spec,
@@ -578,7 +575,7 @@ fn finish(
         if analysis.read_only {
             line.push_str(&format!(
                 "; {}",
-                crate::report::terminal::read_only_summary(&analysis, opts.units)
+                crate::report::console::terminal::read_only_summary(&analysis, opts.units)
                     .split_once("; ")
                     .map_or("", |(_, rest)| rest)
             ));
@@ -587,7 +584,11 @@ fn finish(
             (Some(c), _) => line.push_str(&format!(
                 "; cache ~{} {}",
                 format_bytes(c.bytes as f64, opts.units),
-                crate::report::terminal::interval_text(c.low_bytes, c.high_bytes, opts.units)
+                crate::report::console::terminal::interval_text(
+                    c.low_bytes,
+                    c.high_bytes,
+                    opts.units
+                )
             )),
             (None, Some(_)) if analysis.unconfirmed_drop.is_some() => {
                 let d = analysis.unconfirmed_drop.as_ref().expect("checked");
@@ -602,7 +603,7 @@ fn finish(
             )),
             (None, None) => {}
         }
-        line.push_str(&crate::report::terminal::coverage_suffix(
+        line.push_str(&crate::report::console::terminal::coverage_suffix(
             &analysis, opts.units,
         ));
         // The analysis warnings, as analyze and simulate print them (with --quiet, only the
@@ -614,7 +615,8 @@ fn finish(
             let args: Vec<String> = std::iter::once("slccache".to_string())
                 .chain(crate::shell::shown_args())
                 .collect();
-            if let Some(cmd) = crate::report::terminal::next_tier_command(&analysis, &args) {
+            if let Some(cmd) = crate::report::console::terminal::next_tier_command(&analysis, &args)
+            {
                 line.push_str(&format!("\n  to measure the next tier: {cmd}"));
             }
         }

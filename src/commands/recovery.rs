@@ -2,7 +2,7 @@
 //! until the cliff, a settling step (the longest idle and a burst, not a point), then idle and
 //! burst again for each idle time; the outputs
 //! (`summary.json`, `recovery.csv`, charts, `report.md`, one timeline per burst under
-//! `bursts/`) come from `report::experiments`.
+//! `bursts/`) come from `report::charts::experiments`.
 
 use anyhow::{Context, Result};
 
@@ -34,15 +34,15 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
     // Recorded as soon as its summary and CSVs are complete: a chart that fails later (a full
     // disk) does not lose the run.
     let quiet = args.common.quiet;
-    crate::report::experiment_files::write_recovery_outputs(
+    crate::report::outputs::experiments::write_recovery_outputs(
         &s.out,
         &sum,
         &bursts,
         &s.opts,
         &mut || crate::store::recorder::note(&s.out, &s.opts, quiet),
     )?;
-    crate::report::terminal::print_experiment_done(
-        &crate::report::experiment_files::recovery_text(&sum, s.opts.units),
+    crate::report::console::terminal::print_experiment_done(
+        &crate::report::outputs::experiments::recovery_text(&sum, s.opts.units),
         &s.out,
         quiet,
     );

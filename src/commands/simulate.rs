@@ -19,7 +19,7 @@ use crate::experiment::virtual_time::{
     byte_limit, check_length, run_meta, simulate_with_stop, Simulation,
 };
 use crate::model::{presets, DriveModel};
-use crate::report::{ReportOptions, StopRecord, Summary, Totals};
+use crate::report::{StopRecord, Summary, Totals};
 use crate::timeline::{CsvWriter, StopReason};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -105,7 +105,7 @@ pub fn summary_text(
             s += &format!(
                 "  estimate:    cache {} {}{err}\n",
                 format_bytes(e.bytes as f64, units),
-                crate::report::terminal::interval_text(e.low_bytes, e.high_bytes, units)
+                crate::report::console::terminal::interval_text(e.low_bytes, e.high_bytes, units)
             );
         }
         None if analysis.unconfirmed_drop.is_some() => {
@@ -129,7 +129,7 @@ pub fn summary_text(
     if let Some(r) = &t.meta.resolution {
         s += &format!("  note:        {}\n", r.sentence());
     }
-    let cov = crate::report::terminal::coverage_suffix(analysis, units);
+    let cov = crate::report::console::terminal::coverage_suffix(analysis, units);
     if !cov.is_empty() {
         s += &format!("  measured:    {}\n", cov.trim_start_matches("; "));
     }
@@ -139,7 +139,7 @@ pub fn summary_text(
     let args: Vec<String> = std::iter::once("slccache".to_string())
         .chain(crate::shell::shown_args())
         .collect();
-    if let Some(cmd) = crate::report::terminal::next_tier_command(analysis, &args) {
+    if let Some(cmd) = crate::report::console::terminal::next_tier_command(analysis, &args) {
         s += &format!("  to measure the next tier: {cmd}\n");
     }
     s
@@ -152,17 +152,11 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let model = presets::parse_spec(spec)?;
     let w = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::cli::stop_config(&args.stop)?;
-    let png_size = crate::report::parse_png_size(&args.output.png_size)?;
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size,
-        theme: args.output.theme.into(),
-        align_cliff: false,
-    };
+    let opts = crate::cli::resolve::report_options(&args.output)?;
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
     check_length(&model, &w)?;
-    let dir: PathBuf = crate::report::outdir::claim(
+    let dir: PathBuf = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &format!("{}-sim", sim_folder_name(spec, &model.name)),
         args.output.force,

@@ -16,7 +16,6 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 
@@ -25,147 +24,22 @@ use crate::error::{usage, Interrupted};
 use crate::experiment::signals::Signals;
 use crate::experiment::sweep::{run_point_real, saturation, saturations, simulate_point, truth};
 use crate::model::{presets, DriveModel};
-use crate::report::sweep::{us_text, SweepConfig, SweepSummary};
-use crate::report::ReportOptions;
-use crate::results::sweep::{PointSpec, Sweep, SweepPoint, UnfinishedPoint};
+use crate::report::outputs::sweep::us_text;
+use crate::results::sweep::{Sweep, SweepConfig, SweepPoint, SweepSummary, UnfinishedPoint};
 use crate::target::{self, OpenRequest};
-use crate::units::{
-    format_bytes, format_rate, format_seconds, parse_duration, parse_size, UnitSystem,
-};
-use crate::workload::{EngineKind, Pattern, SweepPreset};
-
-/// CrystalDiskMark's default test size: the region each `--preset cdm` point covers once.
-pub const CDM_REGION: u64 = 1 << 30;
-
-fn parse_list(s: &str, flag: &str, lo: u32, hi: u32) -> Result<Vec<u32>> {
-    let mut v = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let x: u32 = part.parse().map_err(|_| {
-            usage(format!(
-                "{flag} '{s}': '{part}' is not a whole number; give a list such as 1,4,16"
-            ))
-        })?;
-        if !(lo..=hi).contains(&x) {
-            return Err(usage(format!(
-                "{flag} '{s}': {x} is out of range; give {lo} to {hi}"
-            )));
-        }
-        if !v.contains(&x) {
-            v.push(x);
-        }
-    }
-    if v.is_empty() {
-        return Err(usage(format!(
-            "{flag} is empty; give a list such as 1,4,16"
-        )));
-    }
-    Ok(v)
-}
-
-/// The grid of a sweep: `--preset cdm`, or QD x jobs (x read shares).
-pub fn grid(args: &SweepArgs) -> Result<Vec<PointSpec>> {
-    if let Some(SweepPreset::Cdm) = args.preset {
-        let mut v = Vec::new();
-        for (read, dir) in [(true, "Read"), (false, "Write")] {
-            for (name, random, bs, qd, jobs) in [
-                ("Seq Q32T1", false, 1u64 << 20, 32u32, 1u32),
-                ("4K Q8T8", true, 4096, 8, 8),
-                ("4K Q1T1", true, 4096, 1, 1),
-            ] {
-                let pattern = match (random, read) {
-                    (true, true) => Pattern::Randread,
-                    (true, false) => Pattern::Randwrite,
-                    (false, true) => Pattern::Seqread,
-                    (false, false) => Pattern::Seqwrite,
-                };
-                v.push(PointSpec {
-                    pattern,
-                    bs,
-                    qd,
-                    jobs,
-                    read_pct: if read { 100 } else { 0 },
-                    label: Some(format!("{name} {dir}")),
-                });
-            }
-        }
-        return Ok(v);
-    }
-    let qds = parse_list(&args.qd, "--qd", 1, 4096)?;
-    let jobs = parse_list(&args.jobs, "--jobs", 1, 256)?;
-    let base = args.pattern.unwrap_or(Pattern::Randwrite);
-    // The same default as probe's: 4 KiB for random patterns, 128 KiB for sequential ones.
-    let bs = match &args.bs {
-        Some(b) => parse_size(b).with_context(|| format!("--bs '{b}'"))?,
-        None if base.is_random() => 4096,
-        None => 128 * 1024,
-    };
-    if bs == 0 || bs > 64 << 20 {
-        return Err(usage(format!(
-            "--bs {bs} bytes is out of range; give 512 bytes to 64 MiB"
-        )));
-    }
-    let (pattern, mixes) = match &args.rwmix_read {
-        Some(list) => (
-            base.mixed_equivalent(),
-            parse_list(list, "--rwmix-read", 0, 100)?,
-        ),
-        None => (base, vec![base.read_pct(None)]),
-    };
-    let mut v = Vec::new();
-    for &m in &mixes {
-        for &j in &jobs {
-            for &q in &qds {
-                v.push(PointSpec {
-                    pattern,
-                    bs,
-                    qd: q,
-                    jobs: j,
-                    read_pct: m,
-                    label: None,
-                });
-            }
-        }
-    }
-    Ok(v)
-}
+use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 /// Runs `slccache sweep`.
 pub fn run(args: SweepArgs) -> Result<()> {
-    let grid = grid(&args)?;
-    let duration = parse_duration(&args.point_duration)
-        .with_context(|| format!("--point-duration '{}'", args.point_duration))?;
-    if duration < Duration::from_millis(100) {
-        return Err(usage(
-            "--point-duration is too short; give 100ms or more (10s is the default)",
-        ));
-    }
-    let max_bytes = args
-        .max_bytes_per_point
-        .as_deref()
-        .map(parse_size)
-        .transpose()
-        .context("--max-bytes-per-point")?;
-    if max_bytes == Some(0) {
-        return Err(usage("--max-bytes-per-point must be more than zero"));
-    }
-    // CrystalDiskMark's table runs on a 1 GiB test region: each point covers it once (or
-    // ends after --point-duration), unless --max-bytes-per-point says otherwise.
-    let cdm = matches!(args.preset, Some(SweepPreset::Cdm));
-    let cdm_region = (cdm && max_bytes.is_none()).then_some(CDM_REGION);
-    let max_bytes = max_bytes.or(cdm_region);
-    let opts = ReportOptions {
-        units: args.output.units,
-        png_size: crate::report::parse_png_size(&args.output.png_size)?,
-        theme: args.output.theme.into(),
-        align_cliff: false,
-    };
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(1)
-    });
-    let engine = args.engine.unwrap_or(EngineKind::IoUring);
+    let crate::cli::resolve::SweepPlan {
+        grid,
+        point_duration: duration,
+        max_bytes,
+        cdm_region,
+        opts,
+        seed,
+        engine,
+    } = crate::cli::resolve::sweep_plan(&args)?;
     let mut notes: Vec<String> = Vec::new();
     let any_reads = grid.iter().any(|p| p.read_pct > 0);
     let any_writes = grid.iter().any(|p| p.read_pct < 100);
@@ -215,27 +89,16 @@ pub fn run(args: SweepArgs) -> Result<()> {
         ));
     } else {
         let req = OpenRequest {
-            size: args
-                .size
-                .as_deref()
-                .map(parse_size)
-                .transpose()
-                .context("--size")?,
-            overwrite: args.overwrite || !any_writes,
-            destroy_data: args.destroy_data,
+            size: crate::cli::resolve::target_size(&args.write)?,
+            overwrite: args.write.overwrite || !any_writes,
+            destroy_data: args.write.destroy_data,
             interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         };
         if any_reads {
             target::reads::check_file_exists(&args.target, req.size)?;
         }
         let info = target::inspect(&args.target, &req)?;
-        let span_req = args
-            .span
-            .as_deref()
-            .map(parse_size)
-            .transpose()
-            .context("--span")?
-            .or(cdm_region);
+        let span_req = crate::cli::resolve::sweep_span(&args, cdm_region)?;
         let mut span = 0;
         for p in &grid {
             span = info.check_fit(p.bs, span_req)?;
@@ -249,7 +112,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
         out_dir = out_dir_for(&args, &info.short_name(), false)?;
         let target = target::open_for_write(info, &req, &mut |p| {
-            crate::report::progress::confirm_device(
+            crate::report::console::progress::confirm_device(
                 &p.path,
                 &p.name,
                 p.model.as_deref(),
@@ -362,8 +225,8 @@ pub fn run(args: SweepArgs) -> Result<()> {
                     p.qd,
                     p.jobs,
                     format_bytes(p.bs as f64, UnitSystem::Binary),
-                    crate::report::sweep::iops_text(p.iops),
-                    crate::report::sweep::iops_text(p.iops / share),
+                    crate::report::outputs::sweep::iops_text(p.iops),
+                    crate::report::outputs::sweep::iops_text(p.iops / share),
                     100.0 * share
                 )
             })
@@ -436,7 +299,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         notes: &notes,
         interrupted,
     };
-    let files = crate::report::sweep::write_outputs(
+    let files = crate::report::outputs::sweep::write_outputs(
         &out_dir,
         &summary,
         &title,
@@ -448,14 +311,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
     )?;
     drop(files);
 
-    let line = crate::report::sweep::done_line(
+    let line = crate::report::outputs::sweep::done_line(
         &args.target,
         &sweep,
         grid.len(),
         truth.as_ref(),
         interrupted,
     );
-    crate::report::progress::print_done(&out_dir, &line, args.quiet);
+    crate::report::console::progress::print_done(&out_dir, &line, args.quiet);
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(
             out_dir.display().to_string(),
@@ -472,14 +335,14 @@ fn point_line(i: usize, n: usize, p: &SweepPoint, units: UnitSystem) -> String {
         p.jobs,
         format_bytes(p.bs as f64, UnitSystem::Binary),
         p.rwmix_read,
-        crate::report::sweep::iops_text(p.iops),
+        crate::report::outputs::sweep::iops_text(p.iops),
         format_rate(p.bytes_per_sec, units),
         us_text(p.lat_p50_us),
         us_text(p.lat_p99_us),
         match p.model_bytes_per_sec {
             Some(m) if p.bytes_per_sec < crate::engine::emulated::PACE_SHARE_OK * m => format!(
                 " (short of the model's {}: {:.0} %)",
-                crate::report::sweep::iops_text(p.iops * m / p.bytes_per_sec.max(1e-9)),
+                crate::report::outputs::sweep::iops_text(p.iops * m / p.bytes_per_sec.max(1e-9)),
                 100.0 * p.bytes_per_sec / m
             ),
             _ => String::new(),
@@ -504,7 +367,7 @@ fn out_dir_for(args: &SweepArgs, name: &str, sim: bool) -> Result<PathBuf> {
             }
         })
         .collect();
-    crate::report::outdir::claim(
+    crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
         &format!("{clean}-sweep{}", if sim { "-sim" } else { "" }),
         args.output.force,
@@ -548,18 +411,5 @@ mod tests {
         // 0.95 * 333k = 316.4k: QD16 x1 and QD4 x4 both reach it at 16; fewer jobs wins.
         assert_eq!((s.qd, s.jobs), (16, 1));
         assert!(saturation(&[]).is_none());
-    }
-
-    #[test]
-    fn lists_are_checked() {
-        assert_eq!(
-            parse_list("1, 4,16,4", "--qd", 1, 4096).unwrap(),
-            vec![1, 4, 16]
-        );
-        for bad in ["", "0", "1,x", "5000"] {
-            let e = parse_list(bad, "--qd", 1, 4096).unwrap_err();
-            assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
-            assert!(format!("{e:#}").contains("--qd"), "{e:#}");
-        }
     }
 }

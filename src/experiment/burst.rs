@@ -17,7 +17,7 @@ use crate::engine::offsets::OffsetGen;
 use crate::engine::Backend;
 use crate::experiment::backends::make_backends;
 use crate::experiment::signals::Signals;
-use crate::report::progress::{Progress, ProgressMode};
+use crate::report::console::progress::{Progress, ProgressMode};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{DriveReading, Target};

@@ -26,7 +26,7 @@ use crate::engine::job::{run_job, JobShared};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::Backend;
 use crate::error::InterruptedEarly;
-use crate::report::progress::{Progress, ProgressMode};
+use crate::report::console::progress::{Progress, ProgressMode};
 pub use crate::results::drive_state::DriveStateRecord;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{Target, TargetKind};

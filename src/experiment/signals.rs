@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 
-use crate::report::progress;
+use crate::report::console::progress;
 
 /// Signal handlers for the length of a run and its reports: the first Ctrl-C, SIGTERM or SIGHUP
 /// (a closed terminal or a dropped SSH session) sets the flag (the run, or the experiment's

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::model::DriveModel;
 use crate::workload::Pattern;
 
 /// The header of `sweep.csv`, in column order.
@@ -129,4 +130,53 @@ pub struct Sweep {
     /// The point an interrupt cut short, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unfinished_point: Option<UnfinishedPoint>,
+}
+
+/// The `config` part of a sweep's `summary.json`.
+#[derive(Serialize)]
+pub struct SweepConfig<'a> {
+    /// Always "sweep".
+    pub command: &'static str,
+    /// The target as given.
+    pub target: &'a str,
+    /// Whether the points ran in virtual time.
+    pub simulate: bool,
+    /// The engine's name on a real target.
+    pub engine: Option<&'a str>,
+    /// How long each point wrote, seconds.
+    pub point_duration_s: f64,
+    /// The cap on each point's bytes.
+    pub max_bytes_per_point: Option<u64>,
+    /// The named grid, if any.
+    pub preset: Option<&'static str>,
+    /// The seed.
+    pub seed: u64,
+    /// The drive model, for emulated and simulated targets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<&'a DriveModel>,
+}
+
+/// `summary.json` of a sweep.
+#[derive(Serialize)]
+pub struct SweepSummary<'a> {
+    /// The version that wrote it.
+    pub slccache_version: &'static str,
+    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
+    /// written before it have none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::Origin>,
+    /// What ran.
+    pub config: SweepConfig<'a>,
+    /// The points and the saturation point.
+    pub sweep: &'a Sweep,
+    /// What a perfect sweep of the model finds (models only), as `model_truth.sweep`.
+    #[serde(skip)]
+    pub truth: Option<&'a SweepTruth>,
+    /// `model_truth`: the same, under the key every command uses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_truth: Option<crate::results::ModelTruth>,
+    /// Notes for the reader.
+    pub notes: &'a [String],
+    /// Whether the sweep was interrupted.
+    pub interrupted: bool,
 }

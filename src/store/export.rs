@@ -75,7 +75,7 @@ pub(super) fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Res
         if timeline.bytes_total() == 0 && timeline.read_bytes_total() == 0 {
             return Ok(vec![]);
         }
-        let rows = crate::report::markdown::drive_rows(
+        let rows = crate::report::pages::markdown::drive_rows(
             summary.host.as_ref(),
             summary.drive_state.as_ref(),
             timeline.bytes_total(),

@@ -100,6 +100,12 @@ pub enum StoreError {
     NoSuchRun(i64),
 }
 
+/// Whether `cause` is a store error that is a mistake in what was asked (exit code 2, see
+/// [`crate::error::exit_code_with`]): a run id the store does not hold, as a missing file.
+pub fn is_usage(cause: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(cause.downcast_ref(), Some(StoreError::NoSuchRun(_)))
+}
+
 /// The files of an SQLite store that no run may write, each with what it is for a message: the
 /// store itself and the companions SQLite keeps beside it (`-wal`, `-shm`, `-journal`).
 /// Nothing for a PostgreSQL server.
@@ -443,7 +449,7 @@ mod tests {
         let cmd = "slccache probe 'a b' --label \"x<y>&z\"";
         let html = format!(
             "<h3>Command line</h3><pre class=\"cmd\">{}</pre>",
-            crate::report::html::esc(cmd)
+            crate::report::pages::html::esc(cmd)
         );
         assert_eq!(html_command(html.as_bytes()).as_deref(), Some(cmd));
         assert_eq!(html_command(b"<pre>no</pre>"), None);

@@ -426,7 +426,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
         let own = f.stands_for.clone().unwrap_or_else(|| f.dir.clone());
         match r {
             Ok(rec) => {
-                crate::report::terminal::print_recorded(rec.id(), &place, rec.is_new());
+                crate::report::console::terminal::print_recorded(rec.id(), &place, rec.is_new());
                 if f.stands_for.is_some() {
                     let _ = std::fs::remove_dir_all(&f.dir);
                 }
@@ -445,7 +445,7 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
                 if f.stands_for.is_some() && spooled.is_ok() {
                     let _ = std::fs::remove_dir_all(&f.dir);
                 }
-                crate::report::terminal::warn_not_recorded(
+                crate::report::console::terminal::warn_not_recorded(
                     &e,
                     &own,
                     &place,

@@ -21,7 +21,7 @@ use crate::engine::offsets::OffsetGen;
 use crate::engine::{Backend, Completion, WriteOp};
 use crate::experiment::backends::make_backends;
 use crate::model::DriveModel;
-use crate::report::progress;
+use crate::report::console::progress;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
 use crate::target::{self, OpenRequest, Target};
 use crate::timeline::{RunMeta, Sample, Workload};

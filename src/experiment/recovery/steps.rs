@@ -107,7 +107,12 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
     let stop = c.stop;
     // A given --out is claimed before the drive is opened; a default one needs the drive's name.
     let given = match &c.out {
-        Some(d) => Some(crate::report::outdir::claim(Some(d), "", c.force, false)?),
+        Some(d) => Some(crate::report::outputs::outdir::claim(
+            Some(d),
+            "",
+            c.force,
+            false,
+        )?),
         None => None,
     };
     let progress = StepProgress::new(c.quiet);
@@ -132,7 +137,9 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
     };
     let out = match given {
         Some(d) => d,
-        None => crate::report::outdir::claim(None, &format!("{name}-{what}"), false, false)?,
+        None => {
+            crate::report::outputs::outdir::claim(None, &format!("{name}-{what}"), false, false)?
+        }
     };
     std::fs::create_dir_all(out.join("bursts"))
         .with_context(|| format!("cannot create the output folder {}", out.display()))?;
@@ -723,7 +730,7 @@ mod tests {
         // The outputs can be written from what was finished.
         let bursts: Vec<&BurstRecord> =
             o.first.iter().chain(o.steps.iter().map(|x| &x.2)).collect();
-        crate::report::experiment_files::write_recovery_outputs(
+        crate::report::outputs::experiments::write_recovery_outputs(
             dir.path(),
             &sum,
             &bursts,
@@ -787,17 +794,17 @@ mod tests {
         let o = run_recovery_steps(&mut s, &order, &stop).unwrap();
         assert!(o.interrupted && o.first.is_none() && o.steps.is_empty());
         let sum = recovery_summary(&s, &o, &order);
-        let spec = crate::report::experiments::recovery_chart(&sum, &s.opts);
+        let spec = crate::report::charts::experiments::recovery_chart(&sum, &s.opts);
         assert_sane_axes(&spec, "recovery");
         assert!(spec.x.max >= 300.0, "the planned idle times: {:?}", spec.x);
-        let bursts = crate::report::experiments::bursts_chart(
+        let bursts = crate::report::charts::experiments::bursts_chart(
             &[],
             crate::report::charts::ChartKind::RecoveryBursts,
             "bursts",
             &s.opts,
         );
         assert_sane_axes(&bursts, "recovery bursts");
-        crate::report::experiment_files::write_recovery_outputs(
+        crate::report::outputs::experiments::write_recovery_outputs(
             dir.path(),
             &sum,
             &[],
@@ -832,10 +839,10 @@ mod tests {
         assert!(o.interrupted && o.levels.is_empty());
         let sum = fill_summary(&s, &o, &levels, 60.0, false);
         assert_sane_axes(
-            &crate::report::experiments::fill_chart(&sum, &s.opts),
+            &crate::report::charts::experiments::fill_chart(&sum, &s.opts),
             "fill-sweep",
         );
-        crate::report::experiment_files::write_fill_outputs(
+        crate::report::outputs::experiments::write_fill_outputs(
             dir.path(),
             &sum,
             &[],

@@ -4,7 +4,7 @@ use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_seconds};
 
 use super::*;
-use crate::report::decimate::smooth;
+use crate::report::draw::decimate::smooth;
 use crate::report::ReportOptions;
 
 /// The names without the words all of them start with (when something is left of each).

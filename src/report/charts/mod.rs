@@ -12,13 +12,19 @@
 //!   `compare-throughput-data`: several runs overlaid, one colour and dash per run.
 
 mod compare;
+pub mod experiments;
+pub mod history;
 mod labels;
 mod latency;
+pub mod reads;
+mod stretches;
+pub mod sweep;
 mod throughput;
 
 pub use compare::*;
 pub use labels::*;
 pub use latency::*;
+pub use stretches::*;
 pub use throughput::*;
 
 /// Which chart a spec describes.
@@ -106,7 +112,7 @@ impl ChartKind {
     }
 }
 
-pub use super::color::{palette, Rgb};
+pub use crate::report::draw::color::{palette, Rgb};
 
 /// How a line is stroked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -477,12 +483,12 @@ pub fn legend_sample_w(e: &LegendEntry, scale: f64) -> f64 {
 
 /// The width of `text` in DejaVu Sans at `px` pixels per em, as it will be drawn.
 pub fn text_width(text: &str, px: f64) -> f64 {
-    super::text::Style::new(px).width(text)
+    crate::report::draw::text::Style::new(px).width(text)
 }
 
 /// The width of a marker label line: the first line is bold.
 fn label_line_width(i: usize, text: &str, px: f64) -> f64 {
-    let st = super::text::Style::new(px);
+    let st = crate::report::draw::text::Style::new(px);
     if i == 0 {
         st.bold().width(text)
     } else {

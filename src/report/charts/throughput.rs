@@ -6,7 +6,7 @@ use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, format_seconds};
 
 use super::*;
-use crate::report::decimate::{envelope, smooth};
+use crate::report::draw::decimate::{envelope, smooth};
 use crate::report::ReportOptions;
 
 /// What the x axis measures.
@@ -184,121 +184,6 @@ pub const THROTTLE_STYLE: LineStyle = LineStyle {
     width: 1.0,
     dash: Dash::Solid,
 };
-
-/// Where the zoomed charts end, when the cliffs sit in a small part of a long run: the time
-/// (seconds) and the data written (bytes) a little after the last cliff. `None` when the full
-/// charts already show the cliffs well (they take more than 40% of the width).
-pub fn zoom_range(t: &Timeline, a: &Analysis) -> Option<(f64, f64)> {
-    let last = a.cliffs.last()?;
-    let dur = t.duration_s();
-    let total = t.bytes_total() as f64;
-    if dur <= 0.0 || total <= 0.0 {
-        return None;
-    }
-    // The cache phase and the first minutes after the last cliff (at least 3 minutes, or half
-    // as long again as the time to the cliff).
-    let end_s = (last.t_s + (0.5 * last.t_s).max(180.0)).min(dur);
-    let end_b = bytes_at(t, end_s)
-        .max(1.25 * last.bytes_written as f64)
-        .min(total);
-    (end_s < 0.4 * dur && end_b < 0.6 * total).then_some((end_s, end_b))
-}
-
-/// "5.1 min", "40 s", "2.5 h": a duration rounded to what a reader needs.
-pub fn round_duration(s: f64) -> String {
-    let num = |v: f64| {
-        if v >= 10.0 {
-            format!("{v:.0}")
-        } else {
-            trim_num(v, 1)
-        }
-    };
-    if s < 1.0 {
-        format!("{} ms", num(s * 1000.0))
-    } else if s < 120.0 {
-        format!("{} s", num(s))
-    } else if s < 7200.0 {
-        format!("{} min", num(s / 60.0))
-    } else {
-        format!("{} h", num(s / 3600.0))
-    }
-}
-
-/// Stretches (start s, end s) where a drive ran hot and slowed down: the temperature within
-/// 3 °C of the run's peak while the rate is below 80% of the usual rate of its phase, for at
-/// least three intervals in a row. Only when the temperature rose by 10 °C or more.
-pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
-    let temps: Vec<f64> = t.samples.iter().filter_map(|s| s.temp_c).collect();
-    let (mn, mx) = temps
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    if temps.is_empty() || mx - mn < 10.0 {
-        return vec![];
-    }
-    // The usual rate of each phase: the 90th percentile of all phases of its kind (a drive
-    // that throttles in turns splits one level into phases of the same kind).
-    let usual: Vec<f64> = a
-        .phases
-        .iter()
-        .map(|p| {
-            let mut v: Vec<f64> = t
-                .samples
-                .iter()
-                .filter(|s| {
-                    a.phases
-                        .iter()
-                        .any(|q| q.kind == p.kind && s.t_s > q.start_s && s.t_s <= q.end_s)
-                })
-                .map(|s| s.bytes_per_sec)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() * 9 / 10).copied().unwrap_or(0.0)
-        })
-        .collect();
-    let mut out: Vec<(f64, f64)> = Vec::new();
-    for s in &t.samples {
-        let Some(tc) = s.temp_c else { continue };
-        let phase = a
-            .phases
-            .iter()
-            .position(|p| s.t_s > p.start_s && s.t_s <= p.end_s);
-        let slow = phase.is_some_and(|i| s.bytes_per_sec < 0.8 * usual[i]);
-        if tc >= mx - 3.0 && slow {
-            match out.last_mut() {
-                Some(l) if (s.t_start_s() - l.1).abs() < 1e-6 => l.1 = s.t_s,
-                _ => out.push((s.t_start_s(), s.t_s)),
-            }
-        }
-    }
-    // A single slow interval is a dip (garbage collection), not throttling: keep stretches
-    // of at least three intervals.
-    let iv = t.interval_s().max(1e-9);
-    out.retain(|(a, b)| b - a >= 2.5 * iv);
-    out
-}
-
-/// A visible slow-down in a run without a cliff: (time s, rate before, rate after) where the
-/// smoothed line first falls below the midpoint between its first and last tenth, when the
-/// last tenth is at most 75% of the first.
-pub fn gradual_drop(rows: &[(f64, f64, f64, f64, f64)]) -> Option<(f64, f64, f64)> {
-    let sm = smooth(rows, &[])?;
-    let n = sm.points.len();
-    let k = (n / 10).max(1);
-    let med = |v: &[(f64, f64, f64)]| {
-        let mut x: Vec<f64> = v.iter().map(|p| p.2).collect();
-        x.sort_by(f64::total_cmp);
-        x[x.len() / 2]
-    };
-    let (first, last) = (med(&sm.points[..k]), med(&sm.points[n - k..]));
-    if first.is_nan() || first <= 0.0 || last > 0.75 * first {
-        return None;
-    }
-    let mid = 0.5 * (first + last);
-    let at = sm.points.iter().find(|p| p.2 < mid)?;
-    Some((at.0, first, last))
-}
 
 /// The single-run throughput charts (over time or over data written); with `zoom` (the end of
 /// the range in seconds or bytes, as the axis measures) only the start of the run.

@@ -1,4 +1,4 @@
-//! The charts of a sweep, built on the chart machinery of [`super::charts`]: IOPS over queue
+//! The charts of a sweep, built on the chart machinery of [`crate::report::charts`]: IOPS over queue
 //! depth (one line per workload and job count, log axis), latency p50/p99 over IOPS, and, when
 //! the sweep measured mixed read shares (`--rwmix-read`), IOPS over the read share (one line
 //! per QD x jobs). Every measured point is marked, so a line of one point still shows and a
@@ -8,13 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use super::charts::{
+use crate::report::charts::{
     font_px, legend_rows, palette, run_style, wrap_parts, Axis, ChartKind, ChartSpec, Dash, Layout,
     LegendEntry, LineStyle, Series, YSide,
 };
-use super::sweep::{workload_text, SweepSummary};
-use super::ReportOptions;
-use crate::results::sweep::{Sweep, SweepPoint};
+use crate::report::ReportOptions;
+use crate::results::sweep::{Sweep, SweepPoint, SweepSummary};
 use crate::units::{count_text, format_bytes, format_seconds, UnitSystem};
 
 fn axis(label: String, min: f64, max: f64, log: bool) -> Axis {
@@ -27,6 +26,22 @@ fn axis(label: String, min: f64, max: f64, log: bool) -> Axis {
     };
     a.ticks = a.compute_ticks(9);
     a
+}
+
+/// A workload in words: "4 KiB random writes", "1 MiB sequential reads", "4 KiB random,
+/// 70% reads".
+pub fn workload_text(pattern: &str, bs: u64, rwmix_read: u32) -> String {
+    let order = if pattern.starts_with("rand") {
+        "random"
+    } else {
+        "sequential"
+    };
+    let block = format_bytes(bs as f64, UnitSystem::Binary).replace(".00 ", " ");
+    match rwmix_read {
+        0 => format!("{block} {order} writes"),
+        100 => format!("{block} {order} reads"),
+        m => format!("{block} {order}, {m}% reads"),
+    }
 }
 
 /// The footer: drive, workloads, the length of a point, seed, version.

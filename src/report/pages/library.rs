@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::html::esc;
+use crate::report::pages::html::esc;
 
 /// One run on the page (plain data, filled in by the command).
 #[derive(Debug, Clone, Default, PartialEq)]

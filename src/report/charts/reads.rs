@@ -2,7 +2,7 @@
 //! "Read"); a mixed run keeps the write charts and gets a read series on the throughput-time
 //! chart, on the same axis.
 
-use super::charts::{
+use crate::report::charts::{
     palette, time_scale, ChartKind, ChartSpec, Dash, LegendEntry, LineStyle, Series, YSide,
 };
 use crate::timeline::Timeline;

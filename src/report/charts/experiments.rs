@@ -9,45 +9,45 @@
 //! - [`ChartKind::RecoveryBursts`] / [`ChartKind::FillSweepBursts`]: every burst overlaid on
 //!   the data-written axis (the comparison chart of [`charts::compare_data`]).
 
-use super::charts::{
+use crate::report::charts::{
     self, drive_text, font_px, palette, place_markers, with_ticks, wrap_parts, Axis, ChartKind,
     ChartSpec, CompareRun, Dash, LabelSide, Layout, LegendEntry, LineStyle, Marker, Series, YSide,
 };
-use super::ReportOptions;
+use crate::report::ReportOptions;
 use crate::results::recovery::{BurstRecord, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
-use crate::units::{count_text, format_bytes, format_rate, format_seconds, UnitSystem};
+use crate::units::{count_text, format_bytes, format_rate, format_seconds};
 
-const MEASURED: LineStyle = LineStyle {
+pub(super) const MEASURED: LineStyle = LineStyle {
     color: palette::VERMILLION,
     alpha: 1.0,
     width: 2.5,
     dash: Dash::Solid,
 };
 
-const FIT: LineStyle = LineStyle {
+pub(super) const FIT: LineStyle = LineStyle {
     color: palette::BLUE,
     alpha: 1.0,
     width: 3.0,
     dash: Dash::Solid,
 };
 
-const TRUTH: LineStyle = LineStyle {
+pub(super) const TRUTH: LineStyle = LineStyle {
     color: palette::GREY,
     alpha: 0.9,
     width: 2.0,
     dash: Dash::Dashed { on: 12, off: 6 },
 };
 
-const FIRST: LineStyle = LineStyle {
+pub(super) const FIRST: LineStyle = LineStyle {
     color: palette::BLUISH_GREEN,
     alpha: 0.9,
     width: 2.0,
     dash: Dash::Dashed { on: 4, off: 5 },
 };
 
-fn series(name: &str, points: Vec<(f64, f64)>, style: LineStyle) -> Series {
+pub(super) fn series(name: &str, points: Vec<(f64, f64)>, style: LineStyle) -> Series {
     Series {
         name: name.to_string(),
         points,
@@ -59,7 +59,7 @@ fn series(name: &str, points: Vec<(f64, f64)>, style: LineStyle) -> Series {
 }
 
 /// Chart units per pixel on each axis of a plot of `size` (for marks drawn in pixels).
-fn per_px(size: (u32, u32), footer_lines: usize, x: &Axis, y: &Axis) -> (f64, f64, f64) {
+pub(super) fn per_px(size: (u32, u32), footer_lines: usize, x: &Axis, y: &Axis) -> (f64, f64, f64) {
     let l = Layout::new(size, false, footer_lines);
     let (left, top, right, bottom) = l.plot_rect();
     (
@@ -70,7 +70,7 @@ fn per_px(size: (u32, u32), footer_lines: usize, x: &Axis, y: &Axis) -> (f64, f6
 }
 
 /// A point with its 95% interval: a diamond, a vertical bar and two caps, as series.
-fn point_marks(
+pub(super) fn point_marks(
     x: f64,
     y: f64,
     lo: f64,
@@ -106,7 +106,7 @@ fn point_marks(
     ]
 }
 
-fn footer(meta: &RunMeta, extra: &[String], o: &ReportOptions) -> Vec<String> {
+pub(super) fn footer(meta: &RunMeta, extra: &[String], o: &ReportOptions) -> Vec<String> {
     let mut parts = vec![
         format!("Drive: {}", drive_text(meta, o.units)),
         format!(
@@ -127,7 +127,7 @@ fn footer(meta: &RunMeta, extra: &[String], o: &ReportOptions) -> Vec<String> {
     )
 }
 
-fn interval_text(
+pub(super) fn interval_text(
     v: Option<f64>,
     lo: Option<f64>,
     hi: Option<f64>,
@@ -609,235 +609,4 @@ pub fn bursts_chart(
         m.lines.truncate(1);
     }
     spec
-}
-/// One run on a drive's history charts (`slccache history`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistoryPoint {
-    /// Run id in the store.
-    pub id: i64,
-    /// Days since the drive's first run.
-    pub days: f64,
-    /// Cache size and its 95 % interval, bytes.
-    pub cache: Option<(f64, f64, f64)>,
-    /// Throughput after the cache, bytes/s.
-    pub after_bytes_per_sec: Option<f64>,
-    /// Data the drive reported written at the end of the run, bytes (SMART data units).
-    pub drive_written_bytes: Option<f64>,
-    /// SMART percentage used at the end of the run.
-    pub percentage_used: Option<f64>,
-    /// The series it belongs to (`history --host`: its host); `None`: one series.
-    pub series: Option<String>,
-}
-
-/// The history charts of one drive: cache size (with interval) and after-cache rate against
-/// the run date, and cache size against the drive's data written where SMART was read.
-/// `first_date` names day 0.
-pub fn history_charts(
-    drive: &str,
-    first_date: &str,
-    pts: &[HistoryPoint],
-    o: &ReportOptions,
-) -> Vec<ChartSpec> {
-    let u = o.units;
-    let g = u.giga();
-    let days_x = |p: &HistoryPoint| Some(p.days);
-    let mut out = vec![history_chart(
-        ChartKind::HistoryCacheDate,
-        format!("SLC cache size over time: {drive}"),
-        format!("days since the first run ({first_date})"),
-        format!("cache size ({})", u.giga_label()),
-        pts,
-        &days_x,
-        &|p| p.cache.map(|(c, lo, hi)| (c / g, lo / g, hi / g)),
-        o,
-    )];
-    let m = u.mega();
-    out.push(history_chart(
-        ChartKind::HistoryRateDate,
-        format!("Throughput after the cache over time: {drive}"),
-        format!("days since the first run ({first_date})"),
-        format!("after-cache throughput ({}/s)", u.mega_label()),
-        pts,
-        &days_x,
-        &|p| p.after_bytes_per_sec.map(|r| (r / m, r / m, r / m)),
-        o,
-    ));
-    if pts
-        .iter()
-        .any(|p| p.drive_written_bytes.is_some() && p.cache.is_some())
-    {
-        let (t, t_label) = match u {
-            UnitSystem::Decimal => (1e12, "TB"),
-            UnitSystem::Binary => (1_099_511_627_776.0, "TiB"),
-        };
-        let used: Vec<String> = pts
-            .iter()
-            .filter_map(|p| {
-                p.percentage_used
-                    .map(|x| format!("run {}: {x:.0}% used", p.id))
-            })
-            .collect();
-        let mut c = history_chart(
-            ChartKind::HistoryCacheWear,
-            format!("SLC cache size against wear: {drive}"),
-            format!("data the drive had written ({t_label})"),
-            format!("cache size ({})", u.giga_label()),
-            pts,
-            &|p| p.drive_written_bytes.map(|b| b / t),
-            &|p| p.cache.map(|(c, lo, hi)| (c / g, lo / g, hi / g)),
-            o,
-        );
-        if !used.is_empty() {
-            c.footer
-                .push(format!("SMART percentage used: {}", used.join(", ")));
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A run on a history chart: x, and y with its interval.
-type XyPoint = (f64, (f64, f64, f64));
-
-/// A run's value on a history chart, with its interval.
-type YOf<'a> = dyn Fn(&HistoryPoint) -> Option<(f64, f64, f64)> + 'a;
-
-#[allow(clippy::too_many_arguments)]
-fn history_chart(
-    kind: ChartKind,
-    title: String,
-    x_label: String,
-    y_label: String,
-    pts: &[HistoryPoint],
-    x_of: &dyn Fn(&HistoryPoint) -> Option<f64>,
-    y_of: &YOf<'_>,
-    o: &ReportOptions,
-) -> ChartSpec {
-    let xy: Vec<(f64, (f64, f64, f64))> = pts
-        .iter()
-        .filter_map(|p| Some((x_of(p)?, y_of(p)?)))
-        .collect();
-    // The series (hosts with `history --host`), in name order, each with its points.
-    let mut by_series: std::collections::BTreeMap<Option<&str>, Vec<XyPoint>> =
-        std::collections::BTreeMap::new();
-    for p in pts {
-        if let (Some(x), Some(y)) = (x_of(p), y_of(p)) {
-            by_series
-                .entry(p.series.as_deref())
-                .or_default()
-                .push((x, y));
-        }
-    }
-    let x_max = xy.iter().map(|p| p.0).fold(0.0, f64::max);
-    let x_min = xy.iter().map(|p| p.0).fold(x_max, f64::min);
-    let span = (x_max - x_min).max(1.0);
-    // Runs closer together than one unit (a day, a TB) get an axis one unit wide with the
-    // first a little in from the left edge, not a point on the edge of a 0.05-wide axis.
-    let (x_lo, x_hi) = if x_max - x_min < 1.0 {
-        (x_min - 0.1, x_min + 1.0)
-    } else {
-        (
-            (x_min - 0.05 * span).max(0.0).min(x_min),
-            x_max + 0.05 * span,
-        )
-    };
-    let x = Axis {
-        label: x_label,
-        min: x_lo,
-        max: x_hi,
-        log: false,
-        ticks: vec![],
-    };
-    let y_top = xy.iter().map(|p| p.1 .2).fold(0.0, f64::max);
-    let y_top = if y_top > 0.0 { y_top.max(1e-9) } else { 1.0 };
-    let y = Axis {
-        label: y_label,
-        min: 0.0,
-        max: charts::headroom_linear(y_top, 0.0),
-        log: false,
-        ticks: vec![],
-    };
-    let footer = vec![format!(
-        "{} of the drive's {} in the store shown (the others have no value here); slccache {}",
-        xy.len(),
-        crate::units::count_text(pts.len(), "run", "runs"),
-        crate::VERSION
-    )];
-    let px = per_px(o.png_size, footer.len(), &x, &y);
-    let mut series_v = Vec::new();
-    let split = pts.iter().any(|p| p.series.is_some());
-    let mut legend = Vec::new();
-    // Each series' runs joined in order, then each with its interval.
-    for (i, (name, sxy)) in by_series.iter().enumerate() {
-        let style = if split {
-            LineStyle {
-                width: 2.5,
-                ..charts::run_style(i)
-            }
-        } else {
-            MEASURED
-        };
-        series_v.push(series(
-            name.unwrap_or("runs"),
-            sxy.iter().map(|(x, (v, _, _))| (*x, *v)).collect(),
-            LineStyle {
-                width: 1.5,
-                alpha: 0.6,
-                ..style
-            },
-        ));
-        for (x, (v, lo, hi)) in sxy {
-            series_v.extend(point_marks(*x, *v, *lo, *hi, px, style));
-        }
-        if split {
-            legend.push(LegendEntry {
-                name: format!(
-                    "{}: {}",
-                    name.unwrap_or("-"),
-                    count_text(sxy.len(), "run", "runs")
-                ),
-                style,
-                swatch: false,
-                group: None,
-            });
-        }
-    }
-    if !split {
-        legend.push(LegendEntry {
-            name: "run, with 95% interval".into(),
-            style: MEASURED,
-            swatch: false,
-            group: None,
-        });
-    }
-    // The unit is the y label's, in its brackets.
-    let unit = y
-        .label
-        .rsplit_once('(')
-        .map(|(_, u)| u.trim_end_matches(')').to_string())
-        .unwrap_or_default();
-    let subtitle = match xy.last() {
-        Some((_, (v, lo, hi))) if hi > lo => {
-            format!("latest run: {v:.1} {unit} (95% interval {lo:.1} to {hi:.1} {unit})")
-        }
-        Some((_, (v, _, _))) => format!("latest run: {v:.1} {unit}"),
-        None => "no run has this value".into(),
-    };
-    with_ticks(ChartSpec {
-        kind,
-        size: o.png_size,
-        title,
-        subtitle,
-        footer,
-        x,
-        y,
-        y2: None,
-        series: series_v,
-        bands: vec![],
-        markers: vec![],
-        legend,
-        zoom: None,
-        theme: o.theme,
-        throttled: vec![],
-    })
 }

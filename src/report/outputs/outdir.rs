@@ -170,7 +170,7 @@ pub fn is_output_name(rel: &str) -> bool {
             OUTPUT_FILES.contains(&rel)
                 || rel.rsplit_once('.').is_some_and(|(stem, ext)| {
                     matches!(ext, "png" | "svg")
-                        && super::charts::ChartKind::ALL
+                        && crate::report::charts::ChartKind::ALL
                             .iter()
                             .any(|k| k.file_stem() == stem)
                 })

@@ -7,8 +7,8 @@ use crate::detect::PhaseKind;
 use crate::target::host::HostInfo;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
-use super::charts::{drive_text, workload_text, ChartKind, CompareRun};
-use super::DriveState;
+use crate::report::charts::{drive_text, workload_text, ChartKind, CompareRun};
+use crate::report::DriveState;
 
 fn esc(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")

@@ -1,25 +1,21 @@
 //! The files of the burst experiments (`recovery`, `fill-sweep`): `summary.json`, the points
-//! CSV, the charts of [`super::experiments`], `report.md`, `report.html`, and the lines
+//! CSV, the charts of [`crate::report::charts::experiments`], `report.md`, `report.html`, and the lines
 //! printed at the end.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-use serde::Serialize;
+use anyhow::Result;
 
-use super::charts::{self, ChartKind, ChartSpec};
-use super::experiments::{bursts_chart, fill_chart, recovery_chart};
-use super::html::Table;
-use super::ReportOptions;
+use crate::report::charts::experiments::{bursts_chart, fill_chart, recovery_chart};
+use crate::report::charts::history::{history_charts, HistoryPoint};
+use crate::report::charts::{self, ChartKind, ChartSpec, CompareRun};
+use crate::report::outputs::writer::{summary_file, write_outputs, NamedFile, Outputs};
+use crate::report::pages::html::{HtmlExtra, Table};
+use crate::report::ReportOptions;
 use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
-
-fn write(dir: &Path, spec: &ChartSpec, files: &mut Vec<PathBuf>) -> Result<()> {
-    files.extend(super::write_chart(dir, spec)?);
-    Ok(())
-}
 
 fn units_note(u: UnitSystem) -> &'static str {
     match u {
@@ -215,9 +211,10 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
 }
 
 /// Writes the recovery's `summary.json`, `recovery.csv`, charts, `report.md` and
-/// `report.html`; returns the files written. `data_done` is called once `summary.json` and
-/// `recovery.csv` are complete (the bursts' timelines were written during the run), before the
-/// first chart: the command notes the folder for the store there.
+/// `report.html` with the one writer ([`write_outputs`]); returns the files written.
+/// `data_done` is called once `summary.json` and `recovery.csv` are complete (the bursts'
+/// timelines were written during the run), before the first chart: the command notes the
+/// folder for the store there.
 pub fn write_recovery_outputs(
     dir: &Path,
     sum: &RecoverySummary,
@@ -225,10 +222,11 @@ pub fn write_recovery_outputs(
     o: &ReportOptions,
     data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
-    let json = write_json(dir, sum)?;
-    write_recovery_csv(dir, sum)?;
-    data_done();
-    let page = Page {
+    let out = Experiment {
+        data: vec![summary_file(sum)?, ("recovery.csv", recovery_csv(sum)?)],
+        main_chart: recovery_chart(sum, o),
+        bursts: (bursts, ChartKind::RecoveryBursts, "Recovery", &sum.run),
+        md: recovery_md(sum, o.units),
         title: format!("SLC cache recovery: {}", charts::run_name(&sum.run)),
         notes: experiment_notes(
             sum.interrupted,
@@ -237,21 +235,14 @@ pub fn write_recovery_outputs(
             &sum.warnings,
         ),
         tables: vec![("Points".into(), recovery_table(sum, o.units))],
-        summary: json,
     };
-    write_experiment_outputs(
-        dir,
-        recovery_chart(sum, o),
-        (bursts, ChartKind::RecoveryBursts, "Recovery", &sum.run),
-        &recovery_md(sum, o.units),
-        page,
-        o,
-    )
+    write_outputs(dir, &out, o, data_done)
 }
 
 /// Writes the fill-sweep's `summary.json`, `fill-sweep.csv`, charts, `report.md` and
-/// `report.html`; returns the files written. `data_done` is called once `summary.json` and the
-/// CSV are complete, before the first chart (see [`write_recovery_outputs`]).
+/// `report.html` with the one writer; returns the files written. `data_done` is called once
+/// `summary.json` and the CSV are complete, before the first chart (see
+/// [`write_recovery_outputs`]).
 pub fn write_fill_outputs(
     dir: &Path,
     sum: &FillSweepSummary,
@@ -259,10 +250,11 @@ pub fn write_fill_outputs(
     o: &ReportOptions,
     data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
-    let json = write_json(dir, sum)?;
-    write_fill_csv(dir, sum)?;
-    data_done();
-    let page = Page {
+    let out = Experiment {
+        data: vec![summary_file(sum)?, ("fill-sweep.csv", fill_csv(sum)?)],
+        main_chart: fill_chart(sum, o),
+        bursts: (bursts, ChartKind::FillSweepBursts, "Fill-sweep", &sum.run),
+        md: fill_md(sum, o.units),
         title: format!(
             "SLC cache against fill level: {}",
             charts::run_name(&sum.run)
@@ -274,24 +266,59 @@ pub fn write_fill_outputs(
             &sum.warnings,
         ),
         tables: vec![("Levels".into(), fill_table(sum, o.units))],
-        summary: json,
     };
-    write_experiment_outputs(
-        dir,
-        fill_chart(sum, o),
-        (bursts, ChartKind::FillSweepBursts, "Fill-sweep", &sum.run),
-        &fill_md(sum, o.units),
-        page,
-        o,
-    )
+    write_outputs(dir, &out, o, data_done)
 }
 
-/// What an experiment's `report.html` shows besides its charts.
-struct Page {
+/// An experiment's folder: its data files, its own chart, the chart of its bursts over data
+/// written (empty when no burst finished), its `report.md`, and what its `report.html` shows
+/// besides the charts (the title, the findings, the tables; the configuration comes from the
+/// `summary.json` among the data).
+struct Experiment<'a> {
+    data: Vec<NamedFile>,
+    main_chart: ChartSpec,
+    bursts: BurstsChart<'a>,
+    md: String,
     title: String,
     notes: Vec<String>,
     tables: Vec<(String, Table)>,
-    summary: serde_json::Value,
+}
+
+impl Outputs for Experiment<'_> {
+    fn data(&self) -> Result<Vec<NamedFile>> {
+        Ok(self.data.clone())
+    }
+
+    fn charts(&self, o: &ReportOptions) -> Vec<ChartSpec> {
+        let (bursts, kind, name, run) = self.bursts;
+        // Also with no finished burst (interrupted in the first one): report.md links the
+        // chart, and an experiment's folder holds the same files however far it got.
+        let title = format!("{name} bursts over data written: {}", charts::run_name(run));
+        vec![
+            self.main_chart.clone(),
+            bursts_chart(bursts, kind, &title, o),
+        ]
+    }
+
+    fn markdown(&self, _specs: &[ChartSpec], _o: &ReportOptions) -> Option<(&'static str, String)> {
+        Some(("report.md", self.md.clone()))
+    }
+
+    fn page(
+        &self,
+        _specs: &[ChartSpec],
+        _o: &ReportOptions,
+        summary: Option<serde_json::Value>,
+    ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
+        let extra = HtmlExtra {
+            title: Some(self.title.clone()),
+            summary,
+            notes: self.notes.clone(),
+            tables: self.tables.clone(),
+            ..Default::default()
+        };
+        (Vec::new(), extra)
+    }
 }
 
 /// The notes of an experiment's `report.html`: interrupted or not, the findings as the
@@ -452,40 +479,6 @@ fn fill_table(sum: &FillSweepSummary, u: UnitSystem) -> Table {
     (head, rows)
 }
 
-/// Writes an experiment's own chart, the chart of its bursts over data written (empty when no
-/// burst finished), its `report.md` and its `report.html` (the same charts inline, the tables,
-/// the findings and the configuration); returns the files written.
-fn write_experiment_outputs(
-    dir: &Path,
-    main_chart: ChartSpec,
-    (bursts, kind, name, run): BurstsChart,
-    md: &str,
-    page: Page,
-    o: &ReportOptions,
-) -> Result<Vec<PathBuf>> {
-    let mut files = vec![];
-    write(dir, &main_chart, &mut files)?;
-    let mut specs = vec![main_chart];
-    // Also with no finished burst (interrupted in the first one): report.md links the chart,
-    // and an experiment's folder holds the same files however far it got.
-    let title = format!("{name} bursts over data written: {}", charts::run_name(run));
-    let spec = bursts_chart(bursts, kind, &title, o);
-    write(dir, &spec, &mut files)?;
-    specs.push(spec);
-    let p = dir.join("report.md");
-    super::write_file(&p, md)?;
-    files.push(p);
-    let extra = super::html::HtmlExtra {
-        title: Some(page.title),
-        summary: Some(page.summary),
-        notes: page.notes,
-        tables: page.tables,
-        ..Default::default()
-    };
-    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
-    Ok(files)
-}
-
 /// The last two cells of a burst's row in a `report.md` table, with the row's end: what it
 /// wrote in how long, and a link to its timeline (` 35.0 GB in 37.0 s | [t](t) |`).
 fn burst_cells(b: &BurstSummary, u: UnitSystem) -> String {
@@ -514,16 +507,8 @@ fn warnings_and_charts(warnings: &[String], charts: &[(ChartKind, &str)]) -> Str
     s
 }
 
-/// Writes `summary.json`; returns what it holds.
-fn write_json(dir: &Path, v: &impl Serialize) -> Result<serde_json::Value> {
-    let path = dir.join("summary.json");
-    // Written from the struct, so that its keys keep their order (a Value sorts them).
-    let text = serde_json::to_string_pretty(v)? + "\n";
-    super::write_file(&path, &text)?;
-    Ok(serde_json::from_str(&text)?)
-}
-
-fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
+/// The text of `recovery.csv`.
+fn recovery_csv(sum: &RecoverySummary) -> Result<Vec<u8>> {
     let head = [
         "idle_s",
         "recovered_bytes",
@@ -556,18 +541,17 @@ fn write_recovery_csv(dir: &Path, sum: &RecoverySummary) -> Result<PathBuf> {
         ));
     }
     let truth = sum.truth().is_some().then_some("truth_recovered_bytes");
-    write_points_csv(&dir.join("recovery.csv"), &head, truth, rows)
+    points_csv(&head, truth, rows)
 }
 
-/// Writes the CSV of an experiment's points to `path`: the columns `head`, then a row per
+/// The CSV of an experiment's points: the columns `head`, then a row per
 /// point. With a model (`truth` names the column) a last column holds the model's figure for
 /// each point, empty where it has none.
-fn write_points_csv(
-    path: &Path,
+fn points_csv(
     head: &[&str],
     truth: Option<&str>,
     rows: Vec<(Vec<String>, Option<f64>)>,
-) -> Result<PathBuf> {
+) -> Result<Vec<u8>> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut head = head.to_vec();
     head.extend(truth);
@@ -578,9 +562,7 @@ fn write_points_csv(
         }
         w.write_record(&row)?;
     }
-    let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    super::write_file(path, bytes)?;
-    Ok(path.to_path_buf())
+    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn opt_num(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -700,7 +682,8 @@ pub fn fill_text(sum: &FillSweepSummary, units: UnitSystem) -> String {
 /// experiment's name for the title ("Recovery"), and the run.
 type BurstsChart<'a> = (&'a [&'a BurstRecord], ChartKind, &'a str, &'a RunMeta);
 
-fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
+/// The text of `fill-sweep.csv`.
+fn fill_csv(sum: &FillSweepSummary) -> Result<Vec<u8>> {
     let head = [
         "fill_pct",
         "cache_bytes",
@@ -745,32 +728,58 @@ fn write_fill_csv(dir: &Path, sum: &FillSweepSummary) -> Result<PathBuf> {
         })
         .collect();
     let truth = sum.truth().is_some().then_some("truth_cache_bytes");
-    write_points_csv(&dir.join("fill-sweep.csv"), &head, truth, rows)
+    points_csv(&head, truth, rows)
 }
 
-/// Writes a drive's history into `dir` (created if missing): the [`history_charts`] as PNG and
-/// SVG, and `report.html` with them; returns the files written.
+/// Writes a drive's history into `dir` (created if missing) with the one writer: the
+/// [`history_charts`] as PNG and SVG, and `report.html` with them; returns the files written.
 pub fn write_history_outputs(
     dir: &Path,
     drive: &str,
     first_date: &str,
-    pts: &[super::experiments::HistoryPoint],
+    pts: &[HistoryPoint],
     o: &ReportOptions,
 ) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let specs = super::experiments::history_charts(drive, first_date, pts, o);
-    let mut files = Vec::new();
-    for s in &specs {
-        files.extend(super::write_chart(dir, s)?);
-    }
-    let extra = super::html::HtmlExtra {
-        title: Some(format!("SLC cache history: {drive}")),
-        notes: pts
-            .iter()
-            .map(|p| format!("run {}: day {:.1}", p.id, p.days))
-            .collect(),
-        ..Default::default()
+    let out = History {
+        drive,
+        first_date,
+        pts,
     };
-    files.push(super::html::write_report_html(dir, &[], &specs, o, &extra)?);
-    Ok(files)
+    write_outputs(dir, &out, o, &mut || {})
+}
+
+/// A drive's history ([`write_history_outputs`]): the drive, the date of its first run, and
+/// the cache size of each run.
+struct History<'a> {
+    drive: &'a str,
+    first_date: &'a str,
+    pts: &'a [HistoryPoint],
+}
+
+impl Outputs for History<'_> {
+    fn charts(&self, o: &ReportOptions) -> Vec<ChartSpec> {
+        history_charts(self.drive, self.first_date, self.pts, o)
+    }
+
+    fn markdown(&self, _specs: &[ChartSpec], _o: &ReportOptions) -> Option<(&'static str, String)> {
+        None
+    }
+
+    fn page(
+        &self,
+        _specs: &[ChartSpec],
+        _o: &ReportOptions,
+        _summary: Option<serde_json::Value>,
+    ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
+        let extra = HtmlExtra {
+            title: Some(format!("SLC cache history: {}", self.drive)),
+            notes: self
+                .pts
+                .iter()
+                .map(|p| format!("run {}: day {:.1}", p.id, p.days))
+                .collect(),
+            ..Default::default()
+        };
+        (Vec::new(), extra)
+    }
 }

@@ -6,10 +6,10 @@ use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
-use super::charts::{palette, run_name, Rgb, Theme};
-use super::draw::{colors, fit_text, ink, register_fonts};
-use super::text::{Label, Style};
 use crate::detect::{Analysis, DropWhere, PhaseKind};
+use crate::report::charts::{palette, run_name, Rgb, Theme};
+use crate::report::draw::text::{Label, Style};
+use crate::report::draw::{colors, fit_text, ink, register_fonts};
 use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
@@ -89,7 +89,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         let hi = post.iter().copied().fold(0.0, f64::max);
         let after = format!(
             "after  {} to {} (unstable)",
-            super::charts::rate_number(lo, u),
+            crate::report::charts::rate_number(lo, u),
             format_rate(hi, u)
         );
         return (drive, cache, in_cache, after);
@@ -97,7 +97,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
     let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
         (Some(&first), Some(min)) if min < 0.8 * first => format!(
             "after  {} → {}",
-            super::charts::rate_number(first, u),
+            crate::report::charts::rate_number(first, u),
             format_rate(min, u)
         ),
         (Some(&first), _) => format!("after  {}", format_rate(first, u)),

@@ -2,12 +2,19 @@
 //! `--csv`, or per group with `--by`), shows one, writes one's folder again, imports old
 //! folders, copies runs to another store, removes one.
 
+mod groups;
+mod table;
+
 use anyhow::{Context, Result};
 
 use crate::cli::{OriginArgs, RunsAction, RunsArgs};
 use crate::store::recorder;
 use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
-use crate::units::{format_bytes, format_rate, UnitSystem};
+use crate::units::{format_bytes, UnitSystem};
+
+pub use groups::{group, group_table, Group, GroupBy, Spread};
+use table::{cache, drive, rate, short_date, tags_text};
+pub use table::{csv_text, table};
 
 /// The listing's filters from the flags (`--host` and `--tag` are global).
 fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
@@ -321,169 +328,6 @@ fn import_pending(mut store: Option<&mut Store>, place: &str, is_default: bool) 
     Ok(s)
 }
 
-fn drive(r: &RunRow) -> String {
-    r.model
-        .clone()
-        .or_else(|| r.label.clone())
-        .or_else(|| r.target.clone())
-        .unwrap_or_else(|| "-".into())
-}
-
-fn cache(r: &RunRow, units: UnitSystem) -> String {
-    match (r.cache_bytes, r.cache_low_bytes, r.cache_high_bytes) {
-        (Some(c), Some(lo), Some(hi)) => format!(
-            "{} ({}-{})",
-            format_bytes(c as f64, units),
-            format_bytes(lo as f64, units),
-            format_bytes(hi as f64, units)
-        ),
-        (Some(c), _, _) => format_bytes(c as f64, units),
-        _ => match r.cache_lower_bound_bytes {
-            Some(lb) => format!(">= {}", format_bytes(lb as f64, units)),
-            None => "-".into(),
-        },
-    }
-}
-
-fn rate(v: Option<f64>, units: UnitSystem) -> String {
-    v.map_or_else(|| "-".into(), |x| format_rate(x, units))
-}
-
-/// The run's date as `YYYY-MM-DD HH:MM` (UTC).
-fn short_date(d: &str) -> String {
-    match chrono::DateTime::parse_from_rfc3339(d) {
-        Ok(t) => t
-            .with_timezone(&chrono::Utc)
-            .format("%Y-%m-%d %H:%M")
-            .to_string(),
-        Err(_) => d.to_string(),
-    }
-}
-
-/// The listing as a table with a header line.
-pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
-    let head = [
-        "id",
-        "date",
-        "drive",
-        "serial",
-        "host",
-        "ran",
-        "cache (95% interval)",
-        "in cache",
-        "after cache",
-    ];
-    let cells: Vec<[String; 9]> = rows
-        .iter()
-        .map(|r| {
-            [
-                r.id.to_string(),
-                short_date(&r.date),
-                drive(r),
-                r.serial.clone().unwrap_or_else(|| "-".into()),
-                r.host.clone().unwrap_or_else(|| "-".into()),
-                if r.interrupted {
-                    format!("{} (interrupted)", r.kind)
-                } else {
-                    r.kind.clone()
-                },
-                cache(r, units),
-                rate(r.in_cache_bytes_per_sec, units),
-                rate(r.after_cache_bytes_per_sec, units),
-            ]
-        })
-        .collect();
-    let mut width = head.map(|h| h.chars().count());
-    for c in &cells {
-        for (w, x) in width.iter_mut().zip(c) {
-            *w = (*w).max(x.chars().count());
-        }
-    }
-    let line = |c: &[String]| {
-        let mut s = String::new();
-        for (i, (x, w)) in c.iter().zip(width).enumerate() {
-            if i > 0 {
-                s += "  ";
-            }
-            // Numbers (the id) to the right, text to the left.
-            if i == 0 {
-                s += &format!("{x:>w$}");
-            } else if i + 1 == c.len() {
-                s += x;
-            } else {
-                s += &format!("{x:<w$}");
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut s = line(&head.map(String::from));
-    for c in &cells {
-        s += &line(c);
-    }
-    s
-}
-
-/// Tags as `key=value` pairs separated by `;`, keys in order.
-fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {
-    tags.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-/// The listing as CSV (SI base units: bytes, bytes per second).
-pub fn csv_text(rows: &[RunRow]) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "id",
-        "date",
-        "kind",
-        "model",
-        "serial",
-        "firmware",
-        "capacity_bytes",
-        "host",
-        "label",
-        "cache_bytes",
-        "cache_low_bytes",
-        "cache_high_bytes",
-        "cache_lower_bound_bytes",
-        "in_cache_bytes_per_sec",
-        "after_cache_bytes_per_sec",
-        "data_units_written",
-        "percentage_used",
-        "interrupted",
-        "tags",
-    ])?;
-    let o = |v: &Option<String>| v.clone().unwrap_or_default();
-    let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
-    let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_default();
-    for r in rows {
-        w.write_record([
-            r.id.to_string(),
-            r.date.clone(),
-            r.kind.clone(),
-            o(&r.model),
-            o(&r.serial),
-            o(&r.firmware),
-            i(r.capacity_bytes),
-            o(&r.host),
-            o(&r.label),
-            i(r.cache_bytes),
-            i(r.cache_low_bytes),
-            i(r.cache_high_bytes),
-            i(r.cache_lower_bound_bytes),
-            f(r.in_cache_bytes_per_sec),
-            f(r.after_cache_bytes_per_sec),
-            i(r.data_units_written),
-            i(r.percentage_used),
-            r.interrupted.to_string(),
-            tags_text(&r.tags),
-        ])?;
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
-}
-
 /// Writes the library page and, for each run not exported there yet, its folder under
 /// `dir/ID/`; returns the lines to print. A folder that holds files and is not a library page
 /// written before is refused (before anything is written) unless `force`.
@@ -494,10 +338,10 @@ fn library_page(
     place: &str,
     force: bool,
 ) -> Result<String> {
-    crate::report::outdir::claim_folder(
+    crate::report::outputs::outdir::claim_folder(
         "--html",
         dir,
-        force || crate::report::library::is_library_folder(dir),
+        force || crate::report::pages::library::is_library_folder(dir),
         "write the library page into it (an index.html there is replaced, other files are kept)",
         Some("and is not a library page of `slccache runs --html`"),
     )?;
@@ -513,7 +357,7 @@ fn library_page(
             .and_then(|t| crate::timeline::read_slccache_csv(t, "timeline.csv").ok())
             .map(|s| {
                 let v: Vec<f64> = s.iter().map(|x| x.bytes_per_sec).collect();
-                crate::report::library::spark_points(&v)
+                crate::report::pages::library::spark_points(&v)
             })
             .unwrap_or_default();
         let sub = dir.join(r.id.to_string());
@@ -530,7 +374,7 @@ fn library_page(
             .join("report.html")
             .is_file()
             .then(|| format!("{}/report.html", r.id));
-        entries.push(crate::report::library::LibraryEntry {
+        entries.push(crate::report::pages::library::LibraryEntry {
             id: r.id,
             date: short_date(&r.date),
             drive: drive(r),
@@ -544,7 +388,7 @@ fn library_page(
             link,
         });
     }
-    let p = crate::report::library::write_library_html(dir, &entries, place)?;
+    let p = crate::report::pages::library::write_library_html(dir, &entries, place)?;
     // Say what went beside the page: every listed run's folder, charts and all.
     let folders = if exported == 0 {
         String::new()
@@ -653,214 +497,4 @@ fn copy(
         }
     );
     Ok(s)
-}
-
-/// `--by`: what the runs are grouped by.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GroupBy {
-    /// The host that ran it.
-    Host,
-    /// The drive (model, else label, else target).
-    Drive,
-    /// The value of one tag.
-    Tag(String),
-}
-
-impl GroupBy {
-    /// `host`, `drive` or `tag:KEY`.
-    pub fn parse(s: &str) -> Result<GroupBy> {
-        match s.trim() {
-            "host" => Ok(GroupBy::Host),
-            "drive" => Ok(GroupBy::Drive),
-            t => match t.strip_prefix("tag:") {
-                Some(k) if crate::origin::valid_key(k) => Ok(GroupBy::Tag(k.to_string())),
-                _ => Err(crate::error::usage(format!(
-                    "--by '{s}': give host, drive or tag:KEY (e.g. tag:rack)"
-                ))),
-            },
-        }
-    }
-
-    fn name(&self) -> String {
-        match self {
-            GroupBy::Host => "host".into(),
-            GroupBy::Drive => "drive".into(),
-            GroupBy::Tag(k) => format!("tag:{k}"),
-        }
-    }
-
-    fn key(&self, r: &RunRow) -> String {
-        match self {
-            GroupBy::Host => r.host.clone().unwrap_or_else(|| "-".into()),
-            GroupBy::Drive => drive(r),
-            GroupBy::Tag(k) => r.tags.get(k).cloned().unwrap_or_else(|| "-".into()),
-        }
-    }
-}
-
-/// The median and range of one figure over a group's runs that have it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Spread {
-    /// Runs with this figure.
-    pub runs: usize,
-    /// Their median.
-    pub median: f64,
-    /// The least.
-    pub min: f64,
-    /// The largest.
-    pub max: f64,
-}
-
-impl Spread {
-    /// Of `values`; `None` when there are none.
-    pub fn of(mut values: Vec<f64>) -> Option<Spread> {
-        values.retain(|v| v.is_finite());
-        if values.is_empty() {
-            return None;
-        }
-        values.sort_by(f64::total_cmp);
-        let n = values.len();
-        let median = if n % 2 == 1 {
-            values[n / 2]
-        } else {
-            (values[n / 2 - 1] + values[n / 2]) / 2.0
-        };
-        Some(Spread {
-            runs: n,
-            median,
-            min: values[0],
-            max: values[n - 1],
-        })
-    }
-}
-
-/// One line of `runs --by`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Group {
-    /// `host`, `drive` or `tag:KEY`.
-    pub by: String,
-    /// The host, drive or tag value (`-`: none).
-    pub group: String,
-    /// Runs in the group.
-    pub runs: usize,
-    /// Cache size, bytes.
-    pub cache_bytes: Option<Spread>,
-    /// Rate after the cache, bytes/s.
-    pub after_cache_bytes_per_sec: Option<Spread>,
-}
-
-/// The runs by group, groups in name order (`-`, no value, last).
-pub fn group(rows: &[RunRow], by: &GroupBy) -> Vec<Group> {
-    let mut groups: std::collections::BTreeMap<(bool, String), Vec<&RunRow>> =
-        std::collections::BTreeMap::new();
-    for r in rows {
-        let k = by.key(r);
-        groups.entry((k == "-", k)).or_default().push(r);
-    }
-    groups
-        .into_iter()
-        .map(|((_, name), rs)| Group {
-            by: by.name(),
-            group: name,
-            runs: rs.len(),
-            cache_bytes: Spread::of(
-                rs.iter()
-                    .filter_map(|r| r.cache_bytes.map(|c| c as f64))
-                    .collect(),
-            ),
-            after_cache_bytes_per_sec: Spread::of(
-                rs.iter()
-                    .filter_map(|r| r.after_cache_bytes_per_sec)
-                    .collect(),
-            ),
-        })
-        .collect()
-}
-
-/// A range in the unit of `text` (the median as `format_bytes` or `format_rate` wrote it),
-/// with as many decimals as it takes for its ends to differ (up to three): `12.96-13.11 GB`.
-fn range_text(min: f64, max: f64, median_text: &str, units: UnitSystem) -> String {
-    let unit = median_text.rsplit_once(' ').map_or("", |(_, u)| u);
-    let (k, m) = (
-        match units {
-            UnitSystem::Decimal => 1000f64,
-            UnitSystem::Binary => 1024f64,
-        },
-        units.mega(),
-    );
-    let div = match unit.trim_end_matches("/s") {
-        "kB" | "KiB" if !unit.ends_with("/s") => k,
-        "MB" | "MiB" if unit.ends_with("/s") => m,
-        "MB" | "MiB" => k * k,
-        "GB" | "GiB" => k * k * k,
-        "TB" | "TiB" => k * k * k * k,
-        "PB" | "PiB" => k * k * k * k * k,
-        _ => 1.0,
-    };
-    let (a, b) = (min / div, max / div);
-    let mut d = if a.abs().max(b.abs()) >= 100.0 { 0 } else { 1 };
-    while d < 3 && format!("{a:.d$}") == format!("{b:.d$}") {
-        d += 1;
-    }
-    format!("{a:.d$}-{b:.d$} {unit}")
-}
-
-/// The groups as a table: one line each, with the median and range of each figure.
-pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String {
-    let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String| match s {
-        None => "-".to_string(),
-        Some(s) => {
-            let mut t = f(s.median);
-            if s.runs > 1 {
-                t = format!("{t} ({})", range_text(s.min, s.max, &t, units));
-            }
-            if s.runs < runs {
-                t += &format!(" [{} of {runs} runs]", s.runs);
-            }
-            t
-        }
-    };
-    let head = [
-        by.name(),
-        "runs".to_string(),
-        "cache: median (range)".to_string(),
-        "after cache: median (range)".to_string(),
-    ];
-    let cells: Vec<[String; 4]> = groups
-        .iter()
-        .map(|g| {
-            [
-                g.group.clone(),
-                g.runs.to_string(),
-                spread(&g.cache_bytes, g.runs, &|v| format_bytes(v, units)),
-                spread(&g.after_cache_bytes_per_sec, g.runs, &|v| {
-                    format_rate(v, units)
-                }),
-            ]
-        })
-        .collect();
-    let mut width = head.clone().map(|h| h.chars().count());
-    for c in &cells {
-        for (w, x) in width.iter_mut().zip(c) {
-            *w = (*w).max(x.chars().count());
-        }
-    }
-    let line = |c: &[String]| {
-        let s = format!(
-            "{:<w0$}  {:>w1$}  {:<w2$}  {}",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            w0 = width[0],
-            w1 = width[1],
-            w2 = width[2]
-        );
-        s.trim_end().to_string() + "\n"
-    };
-    let mut s = line(&head);
-    for c in &cells {
-        s += &line(c);
-    }
-    s
 }

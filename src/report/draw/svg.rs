@@ -4,7 +4,7 @@
 //! font the viewer has. Here each glyph used (DejaVu Sans, embedded through the `dejavu` crate)
 //! is written once as a `<path>` in `<defs>`, in font units, and every text places `<use>`
 //! references to it: a font subset as outlines, a few kB per chart. Glyphs are placed exactly
-//! where the PNG's rasteriser ([`super::text::Style`]) puts them, so the two images agree.
+//! where the PNG's rasteriser ([`crate::report::draw::text::Style`]) puts them, so the two images agree.
 //! Each text group carries the text in an `aria-label` attribute, so screen readers, search
 //! and tests still see it.
 //!
@@ -23,7 +23,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind,
 };
 
-use super::text::Style;
+use crate::report::draw::text::Style;
 
 /// The comparison run that elements being drawn belong to; shared by the drawing code (which
 /// sets it) and the backend (which groups elements by it).
@@ -394,8 +394,8 @@ impl DrawingBackend for GlyphSvg {
 /// A [`Style`] from any plotters text style (size, weight, colour).
 fn to_style<T: BackendTextStyle>(st: &T) -> Style {
     let c = st.color();
-    let mut s = Style::new(st.size() / super::text::SIZE_PER_EM)
-        .color(super::charts::Rgb(c.rgb.0, c.rgb.1, c.rgb.2));
+    let mut s = Style::new(st.size() / crate::report::draw::text::SIZE_PER_EM)
+        .color(crate::report::charts::Rgb(c.rgb.0, c.rgb.1, c.rgb.2));
     if matches!(st.style(), FontStyle::Bold) {
         s = s.bold();
     }

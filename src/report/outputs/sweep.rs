@@ -4,64 +4,21 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use serde::Serialize;
 
-use crate::model::DriveModel;
+use crate::report::charts::sweep::workload_text;
+use crate::report::charts::{ChartSpec, CompareRun};
+use crate::report::outputs::writer::{
+    summary_file, write_outputs as write_outputs_of, NamedFile, Outputs,
+};
+use crate::report::pages::html::HtmlExtra;
 use crate::report::ReportOptions;
-use crate::results::sweep::{Saturation, Sweep, SweepPoint, SweepTruth, SWEEP_COLUMNS};
+use crate::results::sweep::{
+    Saturation, Sweep, SweepPoint, SweepSummary, SweepTruth, SWEEP_COLUMNS,
+};
 use crate::units::{count_text, format_bytes, format_rate, UnitSystem};
 
-/// The `config` part of a sweep's `summary.json`.
-#[derive(Serialize)]
-pub struct SweepConfig<'a> {
-    /// Always "sweep".
-    pub command: &'static str,
-    /// The target as given.
-    pub target: &'a str,
-    /// Whether the points ran in virtual time.
-    pub simulate: bool,
-    /// The engine's name on a real target.
-    pub engine: Option<&'a str>,
-    /// How long each point wrote, seconds.
-    pub point_duration_s: f64,
-    /// The cap on each point's bytes.
-    pub max_bytes_per_point: Option<u64>,
-    /// The named grid, if any.
-    pub preset: Option<&'static str>,
-    /// The seed.
-    pub seed: u64,
-    /// The drive model, for emulated and simulated targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model: Option<&'a DriveModel>,
-}
-
-/// `summary.json` of a sweep.
-#[derive(Serialize)]
-pub struct SweepSummary<'a> {
-    /// The version that wrote it.
-    pub slccache_version: &'static str,
-    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
-    /// written before it have none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub origin: Option<crate::origin::Origin>,
-    /// What ran.
-    pub config: SweepConfig<'a>,
-    /// The points and the saturation point.
-    pub sweep: &'a Sweep,
-    /// What a perfect sweep of the model finds (models only), as `model_truth.sweep`.
-    #[serde(skip)]
-    pub truth: Option<&'a SweepTruth>,
-    /// `model_truth`: the same, under the key every command uses.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_truth: Option<crate::results::ModelTruth>,
-    /// Notes for the reader.
-    pub notes: &'a [String],
-    /// Whether the sweep was interrupted.
-    pub interrupted: bool,
-}
-
-/// Writes `sweep.csv`.
-pub fn write_csv(path: &Path, points: &[SweepPoint]) -> Result<()> {
+/// The text of `sweep.csv`.
+pub fn csv_text(points: &[SweepPoint]) -> String {
     let opt = |v: Option<f64>, prec: usize| v.map(|x| format!("{x:.prec$}")).unwrap_or_default();
     let mut s = SWEEP_COLUMNS.join(",");
     s.push('\n');
@@ -80,7 +37,7 @@ pub fn write_csv(path: &Path, points: &[SweepPoint]) -> Result<()> {
             p.crossed_cliff
         );
     }
-    super::write_file(path, s)
+    s
 }
 
 /// IOPS for a table: `35.7k`, `812`.
@@ -100,22 +57,6 @@ pub fn us_text(v: Option<f64>) -> String {
         Some(x) if x >= 1000.0 => format!("{:.2} ms", x / 1000.0),
         Some(x) => format!("{x:.0} µs"),
         None => "-".into(),
-    }
-}
-
-/// A workload in words: "4 KiB random writes", "1 MiB sequential reads", "4 KiB random,
-/// 70% reads".
-pub fn workload_text(pattern: &str, bs: u64, rwmix_read: u32) -> String {
-    let order = if pattern.starts_with("rand") {
-        "random"
-    } else {
-        "sequential"
-    };
-    let block = format_bytes(bs as f64, UnitSystem::Binary).replace(".00 ", " ");
-    match rwmix_read {
-        0 => format!("{block} {order} writes"),
-        100 => format!("{block} {order} reads"),
-        m => format!("{block} {order}, {m}% reads"),
     }
 }
 
@@ -191,7 +132,7 @@ pub fn done_line(
     line
 }
 
-pub use super::html::Table;
+pub use crate::report::pages::html::Table;
 
 /// The CrystalDiskMark table: one row per test, reads and writes side by side.
 pub fn cdm_table(s: &Sweep, units: UnitSystem) -> Table {
@@ -354,9 +295,10 @@ fn report_md(
 }
 
 /// Writes a sweep's outputs into `out_dir` (created if missing): `sweep.csv`, `summary.json`,
-/// its charts, `report.md` and `report.html`. `data_done` is called once `sweep.csv` and
-/// `summary.json` are complete, before the first chart (the command notes the folder for the
-/// store there). Returns the files written.
+/// its charts, `report.md` and `report.html`, with the one writer
+/// ([`crate::report::outputs::writer::write_outputs`]). `data_done` is called once `sweep.csv`
+/// and `summary.json` are complete, before the first chart (the command notes the folder for
+/// the store there). Returns the files written.
 pub fn write_outputs(
     out_dir: &Path,
     summary: &SweepSummary,
@@ -365,68 +307,78 @@ pub fn write_outputs(
     opts: &ReportOptions,
     data_done: &mut dyn FnMut(),
 ) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    let csv = out_dir.join("sweep.csv");
-    write_csv(&csv, &summary.sweep.points)?;
-    files.push(csv);
-    let sj = out_dir.join("summary.json");
-    // Written from the struct, so that its keys keep their order (a Value sorts them).
-    let text = serde_json::to_string_pretty(summary)? + "\n";
-    super::write_file(&sj, &text)?;
-    let json: serde_json::Value = serde_json::from_str(&text)?;
-    files.push(sj);
-    data_done();
-    let specs = crate::report::sweep_charts::charts(summary, title, opts);
-    let mut captions = Vec::new();
-    for s in &specs {
-        let written = crate::report::write_chart(out_dir, s)?;
-        if let Some(png) = written
+    let outputs = SweepOutputs {
+        summary,
+        title,
+        preset,
+    };
+    write_outputs_of(out_dir, &outputs, opts, data_done)
+}
+
+/// A sweep's folder ([`write_outputs`]): its summary, the title of its charts and pages, and
+/// whether it ran a named grid (which adds the CrystalDiskMark-style table).
+struct SweepOutputs<'a> {
+    summary: &'a SweepSummary<'a>,
+    title: &'a str,
+    preset: bool,
+}
+
+impl Outputs for SweepOutputs<'_> {
+    fn data(&self) -> Result<Vec<NamedFile>> {
+        Ok(vec![
+            (
+                "sweep.csv",
+                csv_text(&self.summary.sweep.points).into_bytes(),
+            ),
+            summary_file(self.summary)?,
+        ])
+    }
+
+    fn charts(&self, opts: &ReportOptions) -> Vec<ChartSpec> {
+        crate::report::charts::sweep::charts(self.summary, self.title, opts)
+    }
+
+    fn markdown(
+        &self,
+        specs: &[ChartSpec],
+        opts: &ReportOptions,
+    ) -> Option<(&'static str, String)> {
+        let captions: Vec<(String, String)> = specs
             .iter()
-            .find(|p| p.extension().is_some_and(|e| e == "png"))
-        {
-            captions.push((
-                png.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                s.title.clone(),
+            .map(|s| (format!("{}.png", s.kind.file_stem()), s.title.clone()))
+            .collect();
+        let md = report_md(self.title, self.summary, &captions, self.preset, opts.units);
+        Some(("report.md", md))
+    }
+
+    fn page(
+        &self,
+        _specs: &[ChartSpec],
+        opts: &ReportOptions,
+        summary: Option<serde_json::Value>,
+    ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
+        let sum = self.summary;
+        let mut tables = Vec::new();
+        if self.preset {
+            tables.push((
+                "CrystalDiskMark-style table".to_string(),
+                cdm_table(sum.sweep, opts.units),
             ));
         }
-        files.extend(written);
+        tables.push(("Points".to_string(), points_table(sum.sweep, opts.units)));
+        let mut notes = Vec::new();
+        if sum.interrupted {
+            notes.push("Interrupted: only the finished points are below.".to_string());
+        }
+        notes.extend(findings(sum.sweep, sum.truth));
+        notes.extend(sum.notes.iter().cloned());
+        let extra = HtmlExtra {
+            title: Some(format!("Sweep: {}", self.title)),
+            summary,
+            notes,
+            tables,
+            ..Default::default()
+        };
+        (Vec::new(), extra)
     }
-    let md = report_md(title, summary, &captions, preset, opts.units);
-    let rp = out_dir.join("report.md");
-    super::write_file(&rp, md)?;
-    files.push(rp);
-    let mut tables = Vec::new();
-    if preset {
-        tables.push((
-            "CrystalDiskMark-style table".to_string(),
-            cdm_table(summary.sweep, opts.units),
-        ));
-    }
-    tables.push((
-        "Points".to_string(),
-        points_table(summary.sweep, opts.units),
-    ));
-    let mut notes = Vec::new();
-    if summary.interrupted {
-        notes.push("Interrupted: only the finished points are below.".to_string());
-    }
-    notes.extend(findings(summary.sweep, summary.truth));
-    notes.extend(summary.notes.iter().cloned());
-    let extra = super::html::HtmlExtra {
-        title: Some(format!("Sweep: {title}")),
-        summary: Some(json),
-        notes,
-        tables,
-        ..Default::default()
-    };
-    files.push(super::html::write_report_html(
-        out_dir,
-        &[],
-        &specs,
-        opts,
-        &extra,
-    )?);
-    Ok(files)
 }

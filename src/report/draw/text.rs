@@ -5,7 +5,7 @@
 //! bearing and truncates vertical offsets, so at chart sizes digits sit unevenly and a decimal
 //! point floats ("14·0"). This style places glyphs at their exact positions with kerning, on
 //! the same baseline 0.76 em below the top of the line. In SVG the same glyphs are written as
-//! outlines at the same positions (see [`super::svg`]), so PNG and SVG agree.
+//! outlines at the same positions (see [`crate::report::draw::svg`]), so PNG and SVG agree.
 
 use std::sync::OnceLock;
 
@@ -16,7 +16,7 @@ use plotters_backend::{
     BackendColor, BackendCoord, BackendTextStyle, DrawingBackend, DrawingErrorKind,
 };
 
-use super::color::Rgb;
+use crate::report::draw::color::Rgb;
 
 struct Fonts {
     regular: FontRef<'static>,

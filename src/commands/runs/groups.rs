@@ -1,0 +1,219 @@
+//! `slccache runs --by host|drive|tag:KEY`: the runs in groups, with the count, median and
+//! range of the cache size and of the after-cache rate of each.
+
+use anyhow::Result;
+
+use crate::store::RunRow;
+use crate::units::{format_bytes, format_rate, UnitSystem};
+
+use super::table::drive;
+
+/// `--by`: what the runs are grouped by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GroupBy {
+    /// The host that ran it.
+    Host,
+    /// The drive (model, else label, else target).
+    Drive,
+    /// The value of one tag.
+    Tag(String),
+}
+
+impl GroupBy {
+    /// `host`, `drive` or `tag:KEY`.
+    pub fn parse(s: &str) -> Result<GroupBy> {
+        match s.trim() {
+            "host" => Ok(GroupBy::Host),
+            "drive" => Ok(GroupBy::Drive),
+            t => match t.strip_prefix("tag:") {
+                Some(k) if crate::origin::valid_key(k) => Ok(GroupBy::Tag(k.to_string())),
+                _ => Err(crate::error::usage(format!(
+                    "--by '{s}': give host, drive or tag:KEY (e.g. tag:rack)"
+                ))),
+            },
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            GroupBy::Host => "host".into(),
+            GroupBy::Drive => "drive".into(),
+            GroupBy::Tag(k) => format!("tag:{k}"),
+        }
+    }
+
+    fn key(&self, r: &RunRow) -> String {
+        match self {
+            GroupBy::Host => r.host.clone().unwrap_or_else(|| "-".into()),
+            GroupBy::Drive => drive(r),
+            GroupBy::Tag(k) => r.tags.get(k).cloned().unwrap_or_else(|| "-".into()),
+        }
+    }
+}
+
+/// The median and range of one figure over a group's runs that have it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Spread {
+    /// Runs with this figure.
+    pub runs: usize,
+    /// Their median.
+    pub median: f64,
+    /// The least.
+    pub min: f64,
+    /// The largest.
+    pub max: f64,
+}
+
+impl Spread {
+    /// Of `values`; `None` when there are none.
+    pub fn of(mut values: Vec<f64>) -> Option<Spread> {
+        values.retain(|v| v.is_finite());
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_by(f64::total_cmp);
+        let n = values.len();
+        let median = if n % 2 == 1 {
+            values[n / 2]
+        } else {
+            (values[n / 2 - 1] + values[n / 2]) / 2.0
+        };
+        Some(Spread {
+            runs: n,
+            median,
+            min: values[0],
+            max: values[n - 1],
+        })
+    }
+}
+
+/// One line of `runs --by`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Group {
+    /// `host`, `drive` or `tag:KEY`.
+    pub by: String,
+    /// The host, drive or tag value (`-`: none).
+    pub group: String,
+    /// Runs in the group.
+    pub runs: usize,
+    /// Cache size, bytes.
+    pub cache_bytes: Option<Spread>,
+    /// Rate after the cache, bytes/s.
+    pub after_cache_bytes_per_sec: Option<Spread>,
+}
+
+/// The runs by group, groups in name order (`-`, no value, last).
+pub fn group(rows: &[RunRow], by: &GroupBy) -> Vec<Group> {
+    let mut groups: std::collections::BTreeMap<(bool, String), Vec<&RunRow>> =
+        std::collections::BTreeMap::new();
+    for r in rows {
+        let k = by.key(r);
+        groups.entry((k == "-", k)).or_default().push(r);
+    }
+    groups
+        .into_iter()
+        .map(|((_, name), rs)| Group {
+            by: by.name(),
+            group: name,
+            runs: rs.len(),
+            cache_bytes: Spread::of(
+                rs.iter()
+                    .filter_map(|r| r.cache_bytes.map(|c| c as f64))
+                    .collect(),
+            ),
+            after_cache_bytes_per_sec: Spread::of(
+                rs.iter()
+                    .filter_map(|r| r.after_cache_bytes_per_sec)
+                    .collect(),
+            ),
+        })
+        .collect()
+}
+
+/// A range in the unit of `text` (the median as `format_bytes` or `format_rate` wrote it),
+/// with as many decimals as it takes for its ends to differ (up to three): `12.96-13.11 GB`.
+pub(super) fn range_text(min: f64, max: f64, median_text: &str, units: UnitSystem) -> String {
+    let unit = median_text.rsplit_once(' ').map_or("", |(_, u)| u);
+    let (k, m) = (
+        match units {
+            UnitSystem::Decimal => 1000f64,
+            UnitSystem::Binary => 1024f64,
+        },
+        units.mega(),
+    );
+    let div = match unit.trim_end_matches("/s") {
+        "kB" | "KiB" if !unit.ends_with("/s") => k,
+        "MB" | "MiB" if unit.ends_with("/s") => m,
+        "MB" | "MiB" => k * k,
+        "GB" | "GiB" => k * k * k,
+        "TB" | "TiB" => k * k * k * k,
+        "PB" | "PiB" => k * k * k * k * k,
+        _ => 1.0,
+    };
+    let (a, b) = (min / div, max / div);
+    let mut d = if a.abs().max(b.abs()) >= 100.0 { 0 } else { 1 };
+    while d < 3 && format!("{a:.d$}") == format!("{b:.d$}") {
+        d += 1;
+    }
+    format!("{a:.d$}-{b:.d$} {unit}")
+}
+
+/// The groups as a table: one line each, with the median and range of each figure.
+pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String {
+    let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String| match s {
+        None => "-".to_string(),
+        Some(s) => {
+            let mut t = f(s.median);
+            if s.runs > 1 {
+                t = format!("{t} ({})", range_text(s.min, s.max, &t, units));
+            }
+            if s.runs < runs {
+                t += &format!(" [{} of {runs} runs]", s.runs);
+            }
+            t
+        }
+    };
+    let head = [
+        by.name(),
+        "runs".to_string(),
+        "cache: median (range)".to_string(),
+        "after cache: median (range)".to_string(),
+    ];
+    let cells: Vec<[String; 4]> = groups
+        .iter()
+        .map(|g| {
+            [
+                g.group.clone(),
+                g.runs.to_string(),
+                spread(&g.cache_bytes, g.runs, &|v| format_bytes(v, units)),
+                spread(&g.after_cache_bytes_per_sec, g.runs, &|v| {
+                    format_rate(v, units)
+                }),
+            ]
+        })
+        .collect();
+    let mut width = head.clone().map(|h| h.chars().count());
+    for c in &cells {
+        for (w, x) in width.iter_mut().zip(c) {
+            *w = (*w).max(x.chars().count());
+        }
+    }
+    let line = |c: &[String]| {
+        let s = format!(
+            "{:<w0$}  {:>w1$}  {:<w2$}  {}",
+            c[0],
+            c[1],
+            c[2],
+            c[3],
+            w0 = width[0],
+            w1 = width[1],
+            w2 = width[2]
+        );
+        s.trim_end().to_string() + "\n"
+    };
+    let mut s = line(&head);
+    for c in &cells {
+        s += &line(c);
+    }
+    s
+}

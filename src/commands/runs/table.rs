@@ -1,0 +1,169 @@
+//! The listing of `slccache runs`: the table, its cells, and the CSV.
+
+use anyhow::Result;
+
+use crate::store::RunRow;
+use crate::units::{format_bytes, format_rate, UnitSystem};
+
+pub(super) fn drive(r: &RunRow) -> String {
+    r.model
+        .clone()
+        .or_else(|| r.label.clone())
+        .or_else(|| r.target.clone())
+        .unwrap_or_else(|| "-".into())
+}
+
+pub(super) fn cache(r: &RunRow, units: UnitSystem) -> String {
+    match (r.cache_bytes, r.cache_low_bytes, r.cache_high_bytes) {
+        (Some(c), Some(lo), Some(hi)) => format!(
+            "{} ({}-{})",
+            format_bytes(c as f64, units),
+            format_bytes(lo as f64, units),
+            format_bytes(hi as f64, units)
+        ),
+        (Some(c), _, _) => format_bytes(c as f64, units),
+        _ => match r.cache_lower_bound_bytes {
+            Some(lb) => format!(">= {}", format_bytes(lb as f64, units)),
+            None => "-".into(),
+        },
+    }
+}
+
+pub(super) fn rate(v: Option<f64>, units: UnitSystem) -> String {
+    v.map_or_else(|| "-".into(), |x| format_rate(x, units))
+}
+
+/// The run's date as `YYYY-MM-DD HH:MM` (UTC).
+pub(super) fn short_date(d: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(d) {
+        Ok(t) => t
+            .with_timezone(&chrono::Utc)
+            .format("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => d.to_string(),
+    }
+}
+
+/// The listing as a table with a header line.
+pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
+    let head = [
+        "id",
+        "date",
+        "drive",
+        "serial",
+        "host",
+        "ran",
+        "cache (95% interval)",
+        "in cache",
+        "after cache",
+    ];
+    let cells: Vec<[String; 9]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.id.to_string(),
+                short_date(&r.date),
+                drive(r),
+                r.serial.clone().unwrap_or_else(|| "-".into()),
+                r.host.clone().unwrap_or_else(|| "-".into()),
+                if r.interrupted {
+                    format!("{} (interrupted)", r.kind)
+                } else {
+                    r.kind.clone()
+                },
+                cache(r, units),
+                rate(r.in_cache_bytes_per_sec, units),
+                rate(r.after_cache_bytes_per_sec, units),
+            ]
+        })
+        .collect();
+    let mut width = head.map(|h| h.chars().count());
+    for c in &cells {
+        for (w, x) in width.iter_mut().zip(c) {
+            *w = (*w).max(x.chars().count());
+        }
+    }
+    let line = |c: &[String]| {
+        let mut s = String::new();
+        for (i, (x, w)) in c.iter().zip(width).enumerate() {
+            if i > 0 {
+                s += "  ";
+            }
+            // Numbers (the id) to the right, text to the left.
+            if i == 0 {
+                s += &format!("{x:>w$}");
+            } else if i + 1 == c.len() {
+                s += x;
+            } else {
+                s += &format!("{x:<w$}");
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut s = line(&head.map(String::from));
+    for c in &cells {
+        s += &line(c);
+    }
+    s
+}
+
+/// Tags as `key=value` pairs separated by `;`, keys in order.
+pub(super) fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {
+    tags.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// The listing as CSV (SI base units: bytes, bytes per second).
+pub fn csv_text(rows: &[RunRow]) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "id",
+        "date",
+        "kind",
+        "model",
+        "serial",
+        "firmware",
+        "capacity_bytes",
+        "host",
+        "label",
+        "cache_bytes",
+        "cache_low_bytes",
+        "cache_high_bytes",
+        "cache_lower_bound_bytes",
+        "in_cache_bytes_per_sec",
+        "after_cache_bytes_per_sec",
+        "data_units_written",
+        "percentage_used",
+        "interrupted",
+        "tags",
+    ])?;
+    let o = |v: &Option<String>| v.clone().unwrap_or_default();
+    let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let f = |v: Option<f64>| v.map(|x| format!("{x:.1}")).unwrap_or_default();
+    for r in rows {
+        w.write_record([
+            r.id.to_string(),
+            r.date.clone(),
+            r.kind.clone(),
+            o(&r.model),
+            o(&r.serial),
+            o(&r.firmware),
+            i(r.capacity_bytes),
+            o(&r.host),
+            o(&r.label),
+            i(r.cache_bytes),
+            i(r.cache_low_bytes),
+            i(r.cache_high_bytes),
+            i(r.cache_lower_bound_bytes),
+            f(r.in_cache_bytes_per_sec),
+            f(r.after_cache_bytes_per_sec),
+            i(r.data_units_written),
+            i(r.percentage_used),
+            r.interrupted.to_string(),
+            tags_text(&r.tags),
+        ])?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}

@@ -1,0 +1,292 @@
+//! `summary.json` of a run: its types ([`Summary`], [`Totals`], [`DriveState`],
+//! [`StopRecord`]), its writer, and the readers of what other versions wrote.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::detect::stop::{StopConfig, StopRule};
+use crate::detect::Analysis;
+use crate::health::HealthLog;
+use crate::report::outputs::file::write_file;
+pub use crate::results::drive_state::DriveStateRecord;
+use crate::target::host::HostInfo;
+use crate::timeline::{RunMeta, StopReason, Timeline};
+
+/// Totals of a run, for `summary.json`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Bytes written.
+    pub bytes: u64,
+    /// Writes completed.
+    pub writes: u64,
+    /// Duration in seconds.
+    pub duration_s: f64,
+    /// Mean throughput, bytes/s.
+    pub mean_bytes_per_sec: f64,
+    /// Bytes read (runs with reads; 0 for a run that only wrote).
+    #[serde(default)]
+    pub read_bytes: u64,
+    /// Reads completed.
+    #[serde(default)]
+    pub reads: u64,
+    /// Mean read throughput, bytes/s.
+    #[serde(default)]
+    pub mean_read_bytes_per_sec: f64,
+}
+
+impl Totals {
+    /// Totals of a timeline: its bytes and duration, and `ios` writes and reads completed (the
+    /// reads among them are counted from the timeline's read columns).
+    pub fn of(t: &Timeline, ios: u64) -> Totals {
+        let duration_s = t.duration_s();
+        let per_s = |b: u64| {
+            if duration_s > 0.0 {
+                b as f64 / duration_s
+            } else {
+                0.0
+            }
+        };
+        let reads = t.reads_total().min(ios);
+        Totals {
+            bytes: t.bytes_total(),
+            writes: ios - reads,
+            duration_s,
+            mean_bytes_per_sec: per_s(t.bytes_total()),
+            read_bytes: t.read_bytes_total(),
+            reads,
+            mean_read_bytes_per_sec: per_s(t.read_bytes_total()),
+        }
+    }
+}
+
+/// The drive's state around the run, as the drive reported it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DriveState {
+    /// Temperature when the run started, °C (SMART on NVMe, the model on emulated drives,
+    /// else hwmon).
+    #[serde(default)]
+    pub temperature_start_c: Option<f64>,
+    /// Temperature when the run ended, °C.
+    #[serde(default)]
+    pub temperature_end_c: Option<f64>,
+    /// The SMART / Health log when the run started (NVMe and emulated drives).
+    #[serde(default)]
+    pub smart_start: Option<HealthLog>,
+    /// The SMART / Health log when the run ended.
+    #[serde(default)]
+    pub smart_end: Option<HealthLog>,
+    /// What was done to reach the starting state (`--trim`, `--prefill`, `--idle-before`)
+    /// and the fill level at the start; its keys sit directly under `drive_state`.
+    #[serde(flatten)]
+    pub preparation: DriveStateRecord,
+}
+
+/// The content of `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// slccache version.
+    pub slccache_version: String,
+    /// Where the run came from: its host and the lab's tags (`--host`, `--tag`). Summaries
+    /// written before it have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<crate::origin::Origin>,
+    /// The configuration the run used (subcommand-specific).
+    pub config: serde_json::Value,
+    /// The drive model's truth (models only): `{"cache": ...}`, see
+    /// [`crate::results::ModelTruth`]. Files of older versions held it under
+    /// `config.model_truth` (probe) or `config.truth` (simulate); [`model_truth_of`] reads
+    /// those too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_truth: Option<serde_json::Value>,
+    /// Device identity, workload, start time, stop reason.
+    pub run: RunMeta,
+    /// Totals.
+    pub totals: Totals,
+    /// True when the run was stopped by Ctrl-C or SIGTERM.
+    pub interrupted: bool,
+    /// The write error that stopped the run, if any (with offset and time).
+    pub error: Option<String>,
+    /// The analysis of the timeline.
+    pub analysis: Analysis,
+    /// How the run ended: the early stop, the bytes written after the cliff, the wear
+    /// (`probe` and `simulate`).
+    #[serde(default)]
+    pub stop: Option<StopRecord>,
+    /// The machine and the device's queue (kernel, CPU, scheduler, write cache, PCIe link);
+    /// probes only.
+    #[serde(default)]
+    pub host: Option<HostInfo>,
+    /// The drive's state around the run (temperature, SMART snapshots).
+    #[serde(default)]
+    pub drive_state: Option<DriveState>,
+}
+
+/// How a run ended, for `summary.json`: why it stopped, the early stop's figures, and how
+/// much was written (the wear the test cost).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StopRecord {
+    /// Why the run stopped (also under `run.stop_reason`).
+    pub reason: Option<StopReason>,
+    /// Whether the early stop was on (off with `--no-early-stop`).
+    pub early_stop: bool,
+    /// `--after-cliff`, seconds.
+    pub after_cliff_s: f64,
+    /// The hold time after the cliff that applied, seconds, once a cliff was seen.
+    pub hold_s: Option<f64>,
+    /// Run time at which the early stop found the cliff certain, seconds.
+    pub cliff_confirmed_at_s: Option<f64>,
+    /// Bytes written before the cliff (the cache estimate of the final analysis).
+    pub cliff_bytes: Option<u64>,
+    /// Bytes written after the cliff.
+    pub bytes_after_cliff: Option<u64>,
+    /// Bytes written in all: the wear the test cost.
+    pub bytes_written: u64,
+    /// How many times the cliff seen during the run was withdrawn or moved.
+    pub cliff_withdrawn: u32,
+}
+
+impl StopRecord {
+    /// The record of a run that stopped for `reason` after writing `bytes_written` bytes,
+    /// with the early-stop rule `rule` (as it ended) and the final `analysis`.
+    pub fn new(
+        cfg: StopConfig,
+        reason: StopReason,
+        rule: Option<&StopRule>,
+        analysis: &Analysis,
+        bytes_written: u64,
+    ) -> StopRecord {
+        let cliff = analysis.cache_estimate.as_ref().map(|c| c.bytes);
+        StopRecord {
+            reason: Some(reason),
+            early_stop: cfg.early_stop,
+            after_cliff_s: cfg.after_cliff_s,
+            hold_s: rule.and_then(|r| r.estimate()).map(|e| e.hold_s),
+            cliff_confirmed_at_s: rule.and_then(|r| r.stopped_at_s()),
+            cliff_bytes: cliff,
+            bytes_after_cliff: cliff.map(|c| bytes_written.saturating_sub(c)),
+            bytes_written,
+            cliff_withdrawn: rule.map_or(0, |r| r.withdrawn()),
+        }
+    }
+}
+
+/// Writes `summary.json` into `dir` (atomically: a temp file renamed into place).
+pub fn write_summary(dir: &Path, summary: &Summary) -> Result<PathBuf> {
+    let path = dir.join("summary.json");
+    let text = serde_json::to_string_pretty(summary)?;
+    write_file(&path, text + "\n")?;
+    Ok(path)
+}
+
+/// The model's truth in a `summary.json` of any command and version, in the shape of
+/// [`crate::results::ModelTruth`] (`cache`, `recovery`, `sweep`): `model_truth` where it is,
+/// else the keys older versions wrote (`config.model_truth` of probe and `config.truth` of
+/// simulate, a cache truth; `truth` of recovery and fill-sweep, a recovery truth, and of sweep,
+/// a sweep truth). `None` for runs on real drives.
+pub fn model_truth_of(summary: &serde_json::Value) -> Option<serde_json::Value> {
+    let present = |v: &serde_json::Value| !v.is_null();
+    if let Some(t) = summary.get("model_truth").filter(|v| present(v)) {
+        return Some(t.clone());
+    }
+    let cfg = &summary["config"];
+    if let Some(t) = cfg
+        .get("model_truth")
+        .or_else(|| cfg.get("truth"))
+        .filter(|v| present(v))
+    {
+        return Some(serde_json::json!({ "cache": t }));
+    }
+    let t = summary.get("truth").filter(|v| present(v))?;
+    let part = if t.get("iops_limit").is_some() {
+        "sweep"
+    } else {
+        "recovery"
+    };
+    Some(serde_json::json!({ part: t }))
+}
+
+/// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
+/// has none. Other keys are not needed here, so summaries from other versions still work.
+pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| crate::error::usage(format!("{}: not valid JSON: {e}", path.display())))?;
+    match v.get("run") {
+        None => Ok(None),
+        Some(run) => serde_json::from_value(run.clone()).map(Some).map_err(|e| {
+            crate::error::usage(format!(
+                "{}: the 'run' object is not a slccache run description: {e}",
+                path.display()
+            ))
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `summary.json` with the drive's state reads back as written, 128-bit counters included.
+    #[test]
+    fn summary_with_drive_state_round_trips() {
+        let t = Timeline::from_rates(&[(1.0, 1.0, 1e9), (2.0, 1.0, 1e9)], RunMeta::default());
+        let end = HealthLog {
+            data_units_written: (1u128 << 70) + 3,
+            temperature_c: Some(44.85),
+            thermal_mgmt_t1_transitions: 2,
+            ..HealthLog::default()
+        };
+        let s = Summary {
+            slccache_version: "x".into(),
+            origin: None,
+            config: serde_json::json!({}),
+            model_truth: None,
+            run: t.meta.clone(),
+            totals: Totals::of(&t, 2),
+            interrupted: false,
+            error: None,
+            analysis: crate::detect::analyze(&t),
+            stop: None,
+            host: Some(HostInfo {
+                kernel: Some("6.8.0".into()),
+                cores: Some(8),
+                ..HostInfo::default()
+            }),
+            drive_state: Some(DriveState {
+                temperature_start_c: Some(31.0),
+                temperature_end_c: Some(44.85),
+                smart_start: Some(HealthLog::default()),
+                smart_end: Some(end),
+                preparation: DriveStateRecord {
+                    trimmed: true,
+                    prefill_pct: Some(50.0),
+                    ..DriveStateRecord::default()
+                },
+            }),
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_summary(dir.path(), &s).unwrap();
+        let text = std::fs::read_to_string(p).unwrap();
+        assert!(
+            text.contains("\"data_units_written\": 1180591620717411303427"),
+            "{text}"
+        );
+        // The preparation's keys sit directly under drive_state, beside the temperatures.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["drive_state"]["trimmed"], true, "{text}");
+        assert_eq!(v["drive_state"]["prefill_pct"], 50.0, "{text}");
+        assert_eq!(v["drive_state"]["temperature_start_c"], 31.0, "{text}");
+        let back: Summary = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, s);
+        // Summaries written before these sections existed still read.
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("host");
+        o.remove("drive_state");
+        let old: Summary = serde_json::from_value(v).unwrap();
+        assert_eq!((old.host, old.drive_state), (None, None));
+    }
+}
