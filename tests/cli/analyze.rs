@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
-
 fn real(file: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-traces");
     assert!(
@@ -18,9 +16,7 @@ fn real(file: &str) -> PathBuf {
 const FRESH: &str = "biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log";
 const MIXED: &str = "biwin_x570_1tb_randrw50_1M_qd32_nocliff.bandwidth_samples.csv";
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 fn keys(v: &serde_json::Value) -> Vec<String> {
     let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();

@@ -5,7 +5,6 @@ use crate::common::report_util;
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use report_util::*;
 use slccache::report::{write_summary, Summary, Totals};
 use slccache::timeline::{CsvWriter, Timeline};
@@ -33,9 +32,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
     dir
 }
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 #[test]
 fn three_run_folders() {

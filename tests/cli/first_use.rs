@@ -8,7 +8,7 @@ use std::time::Duration;
 use assert_cmd::Command;
 
 fn slccache() -> Command {
-    let mut c = Command::cargo_bin("slccache").unwrap();
+    let mut c = crate::common::slccache();
     // A hang guard only: every case here finishes in seconds.
     c.timeout(Duration::from_secs(120));
     c

@@ -7,9 +7,7 @@ use std::process::{Command, Stdio};
 
 use assert_cmd::prelude::*;
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache_process as slccache;
 
 fn ci() -> bool {
     std::env::var("CI").map(|v| v == "true").unwrap_or(false)

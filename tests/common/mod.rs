@@ -8,3 +8,14 @@ pub mod nvme_util;
 #[path = "../report_util/mod.rs"]
 pub mod report_util;
 pub mod store_util;
+
+/// The binary under test, as assert_cmd runs it.
+pub fn slccache() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("slccache").unwrap()
+}
+
+/// The binary under test as a plain process, for tests that spawn it, give it a terminal or
+/// set things up between fork and exec.
+pub fn slccache_process() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+}

@@ -72,9 +72,7 @@ impl Drop for LoopDev {
     }
 }
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache_process as slccache;
 
 fn out_dir() -> tempfile::TempDir {
     tempfile::Builder::new()

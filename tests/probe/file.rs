@@ -3,7 +3,6 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use assert_cmd::prelude::*;
@@ -18,9 +17,7 @@ fn scratch() -> tempfile::TempDir {
         .unwrap()
 }
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache_process as slccache;
 
 fn read_rows(dir: &Path) -> (String, Vec<Sample>) {
     let text = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();

@@ -3,7 +3,6 @@
 //! the span and `--prefill` writes the first share of it, outside the measured timeline.
 
 use std::path::Path;
-use std::process::Command;
 
 use assert_cmd::prelude::*;
 use slccache::model::presets;
@@ -11,9 +10,7 @@ use slccache::model::presets;
 use crate::common::fault_util;
 use fault_util::{may_run, ScratchLoop};
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache_process as slccache;
 
 fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()

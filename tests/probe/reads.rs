@@ -4,7 +4,6 @@
 //! block device that was not prepared warn (loop device this test creates; root only).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use assert_cmd::prelude::*;
 use predicates::prelude::*;
@@ -14,9 +13,7 @@ use slccache::timeline::{read_slccache_csv, CSV_COLUMNS, READ_COLUMNS};
 use crate::common::fault_util;
 use fault_util::{is_root, ScratchLoop};
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache_process as slccache;
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new()

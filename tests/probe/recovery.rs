@@ -3,14 +3,9 @@
 //! the outputs and the `summary.json` contract are there, bad input is a usage error with
 //! nothing written, and an interrupted experiment keeps its finished steps.
 
-use std::process::Command;
-
-use assert_cmd::prelude::*;
 use serde_json::Value;
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache_process as slccache;
 
 fn out_dir() -> tempfile::TempDir {
     tempfile::Builder::new()

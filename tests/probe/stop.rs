@@ -4,12 +4,9 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use predicates::str::contains;
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()

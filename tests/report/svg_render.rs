@@ -162,3 +162,18 @@ fn the_render_comparison_sees_a_missing_title() {
     eprintln!("title missing: {:.3}%", bad * 100.0);
     assert!(bad >= 0.005, "only {:.3}% of blocks differ", bad * 100.0);
 }
+
+/// The SVG checker that the chart tests rely on refuses broken documents.
+#[test]
+fn svg_checker_rejects_broken_documents() {
+    assert!(svg_texts("<svg><text>a -&gt; b</text></svg>").is_ok());
+    assert_eq!(
+        svg_texts("<svg><text>a -&gt; b</text></svg>").unwrap(),
+        vec!["a -> b".to_string()]
+    );
+    assert!(svg_texts("<svg><text>a</svg>").is_err());
+    assert!(svg_texts("<svg><g></text></g></svg>").is_err());
+    assert!(svg_texts("<svg><text a=\"1>2\">x</text>").is_err());
+    assert!(svg_texts("<svg/><svg/>").is_err());
+    assert!(svg_texts("<svg>&bogus;</svg>").is_err());
+}

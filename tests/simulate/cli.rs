@@ -1,12 +1,9 @@
 //! `slccache simulate` through the real binary: outputs, summary, JSON, errors.
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use slccache::timeline::{read_slccache_csv, CSV_COLUMNS};
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

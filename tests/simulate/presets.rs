@@ -1,11 +1,8 @@
 //! `slccache presets`, preset overrides and drive model TOML files, through the real binary.
 
-use assert_cmd::Command;
 use predicates::str::contains;
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 #[test]
 fn presets_lists_every_preset_with_figures_sources_and_keys() {

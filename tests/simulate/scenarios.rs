@@ -2,13 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use slccache::cli::{Pattern, WorkloadArgs};
 use slccache::config::{Scenario, WorkloadConfig};
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 fn shipped() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");

@@ -4,16 +4,13 @@
 
 use std::time::Duration;
 
-use assert_cmd::Command;
 use predicates::str::contains;
 use slccache::experiment::sweep::{model_iops, simulate_point};
 use slccache::model::presets;
 use slccache::results::sweep::{PointSpec, SWEEP_COLUMNS};
 use slccache::workload::Pattern;
 
-fn slccache() -> Command {
-    Command::cargo_bin("slccache").unwrap()
-}
+use crate::common::slccache;
 
 fn json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()

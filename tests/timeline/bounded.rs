@@ -10,7 +10,7 @@ use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
 
 fn slccache() -> Command {
-    let mut c = Command::cargo_bin("slccache").unwrap();
+    let mut c = crate::common::slccache();
     c.env_remove("SLCCACHE_MAX_KEPT");
     c
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use assert_cmd::Command;
 
 fn slccache() -> Command {
-    let mut c = Command::cargo_bin("slccache").unwrap();
+    let mut c = crate::common::slccache();
     c.env("SLCCACHE_HOST", "roundtrip");
     c
 }
