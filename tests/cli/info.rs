@@ -67,8 +67,7 @@ impl Drop for LoopDev {
     }
 }
 
-#[test]
-fn info_on_a_loop_device_reads_and_writes_nothing() {
+pub fn info_on_a_loop_device_reads_and_writes_nothing() {
     if !may_run("info_on_a_loop_device_reads_and_writes_nothing") {
         return;
     }
@@ -156,8 +155,7 @@ fn info_on_a_loop_device_reads_and_writes_nothing() {
     assert!(t.contains("in use:           yes: "), "{t}");
 }
 
-#[test]
-fn info_on_an_emulated_drive_shows_its_model_and_health_log() {
+pub fn info_on_an_emulated_drive_shows_its_model_and_health_log() {
     let j: serde_json::Value =
         serde_json::from_str(&ok_stdout(&info(&["emu:p5-1tb", "--json"]))).unwrap();
     assert_eq!(j["kind"], "emulated");
@@ -186,8 +184,7 @@ fn info_on_an_emulated_drive_shows_its_model_and_health_log() {
 /// SMART log's composite temperature, one sensor read twice. The drive reports whole Kelvin
 /// (50 °C ambient is 323 K); °C is derived once from that, so both lines and both JSON
 /// fields agree.
-#[test]
-fn one_sensor_reads_the_same_in_every_line_of_info() {
+pub fn one_sensor_reads_the_same_in_every_line_of_info() {
     let j: serde_json::Value =
         serde_json::from_str(&ok_stdout(&info(&["emu:p5-1tb", "--json"]))).unwrap();
     assert_eq!(j["temperature_c"].as_f64(), Some(49.85), "{j}");
@@ -202,8 +199,7 @@ fn one_sensor_reads_the_same_in_every_line_of_info() {
     assert!(!t.contains("50.0 °C"), "{t}");
 }
 
-#[test]
-fn info_on_a_file_writes_nothing() {
+pub fn info_on_a_file_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("scratch.bin");
     let content: Vec<u8> = (0..1_000_000u32).map(|i| (i % 251) as u8).collect();
@@ -223,8 +219,7 @@ fn info_on_a_file_writes_nothing() {
     assert_eq!(std::fs::metadata(&f).unwrap().modified().unwrap(), before);
 }
 
-#[test]
-fn bad_targets_are_usage_errors() {
+pub fn bad_targets_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.bin");
     let o = info(&[missing.to_str().unwrap()]);

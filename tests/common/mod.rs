@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod fault_util;
+pub mod harness;
 pub mod nvme_util;
 // Also included by benches/charts.rs, so it stays where that bench finds it.
 #[path = "../report_util/mod.rs"]
@@ -19,3 +20,5 @@ pub fn slccache() -> assert_cmd::Command {
 pub fn slccache_process() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
 }
+
+pub use harness::skip;

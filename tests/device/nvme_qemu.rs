@@ -91,8 +91,7 @@ fn check_real_drive_records(s: &serde_json::Value, rig: &Rig, dev: &str, bs: u64
 
 /// Item 1: `info` against what QEMU was given, and the SMART data units against QEMU's own
 /// count of the bytes written (and item 2's io_uring run on a 512-byte namespace).
-#[test]
-fn info_and_data_units_against_qemu() {
+pub fn info_and_data_units_against_qemu() {
     let Some(rig) = Rig::find("info_and_data_units_against_qemu") else {
         return;
     };
@@ -201,8 +200,7 @@ getdir p /out/p
 }
 
 /// Item 2: probes on a 512-byte and a 4Kn namespace, with io_uring and with `--engine sync`.
-#[test]
-fn probes_512_and_4kn_namespaces_with_both_engines() {
+pub fn probes_512_and_4kn_namespaces_with_both_engines() {
     let Some(rig) = Rig::find("probes_512_and_4kn_namespaces_with_both_engines") else {
         return;
     };
@@ -309,8 +307,7 @@ for r in s512 u4k s4k; do getdir $r /out/$r; done
 /// Item 3: a real cliff. QEMU throttles the namespace's writes once a chosen byte count has
 /// been written; the cliff is found within 2% of where the throttle landed, and the interval
 /// covers it.
-#[test]
-fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
+pub fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
     let Some(rig) = Rig::find("a_throttle_at_a_byte_count_is_found_as_the_cliff") else {
         return;
     };
@@ -426,8 +423,7 @@ getdir c /out/c
 /// partition mounted), a second namespace probed while the first is mounted (the data-units
 /// warning then names the controller's namespaces), and SIGINT in the middle of that probe
 /// (exit 130, every output present).
-#[test]
-fn partitions_a_second_namespace_and_sigint() {
+pub fn partitions_a_second_namespace_and_sigint() {
     let Some(rig) = Rig::find("partitions_a_second_namespace_and_sigint") else {
         return;
     };
@@ -591,8 +587,7 @@ umount /mnt
 /// Item 5: `--trim` on a namespace: discarded on an image file (QEMU punches the hole: the
 /// data there reads back as zeroes), done or reported unsupported on null-co. Then
 /// `--secure-erase` of the second namespace leaves the first one's data alone.
-#[test]
-fn trim_on_a_namespace() {
+pub fn trim_on_a_namespace() {
     let Some(rig) = Rig::find("trim_on_a_namespace") else {
         return;
     };
@@ -662,8 +657,7 @@ cmd erase2 slccache probe /dev/nvme0n2 --destroy-data --secure-erase --max-bytes
 
 /// The rig itself: a guest that never powers off is killed after its timeout, and the
 /// failure names the timeout and holds its console.
-#[test]
-fn a_hung_guest_is_killed_with_its_console_in_the_message() {
+pub fn a_hung_guest_is_killed_with_its_console_in_the_message() {
     let Some(rig) = Rig::find("a_hung_guest_is_killed_with_its_console_in_the_message") else {
         return;
     };
@@ -694,8 +688,7 @@ fn a_hung_guest_is_killed_with_its_console_in_the_message() {
 /// Polled completions (`--hipri`, the same as `--engine io-uring-poll`: IORING_SETUP_IOPOLL) in a guest whose NVMe
 /// driver has poll queues (`nvme.poll_queues=2`): the writes complete without interrupts on
 /// the I/O queues, where the same run without polling raises them.
-#[test]
-fn polled_completions_use_the_poll_queues() {
+pub fn polled_completions_use_the_poll_queues() {
     let Some(rig) = Rig::find("polled_completions_use_the_poll_queues") else {
         return;
     };
@@ -768,8 +761,7 @@ getdir poll /out/poll
 /// refusal of `--secure-erase` on a controller that formats all its namespaces together
 /// cannot be met in a guest: `info` shows FNA 0 here, and the refusal itself is tested on
 /// canned pages (`nvme_format::tests`).
-#[test]
-fn secure_erase_formats_the_namespace() {
+pub fn secure_erase_formats_the_namespace() {
     let Some(rig) = Rig::find("secure_erase_formats_the_namespace") else {
         return;
     };

@@ -81,8 +81,7 @@ fn out_dir() -> tempfile::TempDir {
         .unwrap()
 }
 
-#[test]
-fn probes_a_loop_device_it_created() {
+pub fn probes_a_loop_device_it_created() {
     if !may_run("probes_a_loop_device_it_created") {
         return;
     }
@@ -125,8 +124,7 @@ fn probes_a_loop_device_it_created() {
     }
 }
 
-#[test]
-fn refuses_a_block_device_without_agreement_off_a_terminal() {
+pub fn refuses_a_block_device_without_agreement_off_a_terminal() {
     if !may_run("refuses_a_block_device_without_agreement_off_a_terminal") {
         return;
     }
@@ -146,8 +144,7 @@ fn refuses_a_block_device_without_agreement_off_a_terminal() {
     assert!(!out.path().join("o").exists());
 }
 
-#[test]
-fn refuses_a_mounted_device_and_leaves_its_files_intact() {
+pub fn refuses_a_mounted_device_and_leaves_its_files_intact() {
     if !may_run("refuses_a_mounted_device_and_leaves_its_files_intact") {
         return;
     }
@@ -185,8 +182,7 @@ fn refuses_a_mounted_device_and_leaves_its_files_intact() {
 // table in a guest whose kernel reads it; this machine's kernel reads no partition tables on
 // loop devices.
 
-#[test]
-fn refuses_a_device_in_use_as_swap() {
+pub fn refuses_a_device_in_use_as_swap() {
     if !may_run("refuses_a_device_in_use_as_swap") {
         return;
     }
@@ -200,7 +196,7 @@ fn refuses_a_device_in_use_as_swap() {
         .unwrap_or(false)
     {
         lo.swap = false;
-        eprintln!("refuses_a_device_in_use_as_swap: skipped: swapon is not allowed here");
+        crate::common::skip("swapon is not allowed here");
         return;
     }
     let a = slccache()
@@ -270,8 +266,7 @@ impl Drop for SmallTmpfs {
     }
 }
 
-#[test]
-fn a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time() {
+pub fn a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time() {
     if !may_run("a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time") {
         return;
     }
@@ -299,7 +294,7 @@ fn a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time() {
         .code(1);
     let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
     if err.contains("direct I/O") {
-        eprintln!("skipped: tmpfs here does not do O_DIRECT: {err}");
+        crate::common::skip(format!("tmpfs here does not do O_DIRECT: {err}"));
         return;
     }
     assert!(err.contains("at offset") && err.contains(" s: "), "{err}");
@@ -343,13 +338,12 @@ fn probe_on_a_terminal(dev: &str, out: &Path, answer: &str) -> (Option<i32>, Str
     (o.status.code(), text)
 }
 
-#[test]
-fn on_a_terminal_the_user_types_the_device_name() {
+pub fn on_a_terminal_the_user_types_the_device_name() {
     if !may_run("on_a_terminal_the_user_types_the_device_name") {
         return;
     }
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("on_a_terminal_the_user_types_the_device_name: skipped: no `script` command");
+        crate::common::skip("no `script` command");
         return;
     }
     let lo = LoopDev::new(4 << 20, 0x11);
@@ -373,8 +367,7 @@ fn on_a_terminal_the_user_types_the_device_name() {
     assert!(out.path().join("b").join("summary.json").is_file());
 }
 
-#[test]
-fn a_filesystem_without_direct_io_gets_a_clear_error() {
+pub fn a_filesystem_without_direct_io_gets_a_clear_error() {
     if !may_run("a_filesystem_without_direct_io_gets_a_clear_error") {
         return;
     }

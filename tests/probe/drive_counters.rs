@@ -44,8 +44,7 @@ fn thermal(warnings: &[String]) -> Vec<&String> {
         .collect()
 }
 
-#[test]
-fn emulated_throttling_is_named_from_the_drives_counters() {
+pub fn emulated_throttling_is_named_from_the_drives_counters() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("hot");
     let s = probe(HOT, &out, &["--duration", "6s"]);
@@ -159,8 +158,7 @@ fn emulated_throttling_is_named_from_the_drives_counters() {
     }
 }
 
-#[test]
-fn a_drive_without_counters_or_sensor_records_none() {
+pub fn a_drive_without_counters_or_sensor_records_none() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("plain");
     let s = probe(
@@ -189,8 +187,7 @@ fn a_drive_without_counters_or_sensor_records_none() {
 
 /// In virtual time: the P5 throttles in a sawtooth after about 460 GB; every throttle step
 /// comes with a rise of its thermal-management count, and the detector names them from it.
-#[test]
-fn p5_sawtooth_in_virtual_time_is_named_from_the_counters() {
+pub fn p5_sawtooth_in_virtual_time_is_named_from_the_counters() {
     let m = presets::find("p5-1tb").unwrap();
     let w = WorkloadConfig {
         pattern: Pattern::Seqwrite,
@@ -225,8 +222,7 @@ fn p5_sawtooth_in_virtual_time_is_named_from_the_counters() {
 /// The counter rule on a synthetic timeline: 2 GB/s for 20 s, then 1 GB/s for 40 s (0.5 s
 /// samples, a little noise). A counter rise at the drop names it; the same rise 20 s after
 /// the drop, with no drop there, names nothing.
-#[test]
-fn only_a_counter_rise_at_the_drop_names_it() {
+pub fn only_a_counter_rise_at_the_drop_names_it() {
     let pts: Vec<(f64, f64, f64)> = (1..=120)
         .map(|i| {
             let t = i as f64 * 0.5;

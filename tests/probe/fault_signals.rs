@@ -81,8 +81,7 @@ fn valid_timeline(out: &Path) -> Vec<Sample> {
     rows
 }
 
-#[test]
-fn after_sigkill_the_timeline_holds_every_finished_interval() {
+pub fn after_sigkill_the_timeline_holds_every_finished_interval() {
     let d = scratch("fault-kill-");
     let child = start_probe(d.path(), "60s", 10);
     let out = d.path().join("out");
@@ -125,8 +124,7 @@ fn after_sigkill_the_timeline_holds_every_finished_interval() {
     assert_eq!(s["analysis"]["bytes_total"], total);
 }
 
-#[test]
-fn sigkill_at_random_points_never_leaves_a_half_written_summary() {
+pub fn sigkill_at_random_points_never_leaves_a_half_written_summary() {
     // Short runs killed anywhere from the first rows to the reports at the end.
     let mut rng = fastrand::Rng::with_seed(0x5EED_0009);
     for run in 0..6 {
@@ -171,8 +169,7 @@ fn all_outputs_valid(out: &Path, what: &str) {
     assert!(!out.join(".summary.json.tmp").exists(), "{what}");
 }
 
-#[test]
-fn sigint_sigterm_and_sighup_at_random_points_exit_130_with_every_output() {
+pub fn sigint_sigterm_and_sighup_at_random_points_exit_130_with_every_output() {
     // 21 runs, seven of each signal, on three threads (each with its own seeded sequence).
     let signals = [
         (libc::SIGINT, "SIGINT"),

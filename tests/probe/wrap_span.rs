@@ -28,8 +28,7 @@ fn wrap_warning(s: &serde_json::Value) -> Option<String> {
         .map(str::to_string)
 }
 
-#[test]
-fn an_emulated_drive_with_a_span_smaller_than_its_cache_warns_that_the_writes_wrapped() {
+pub fn an_emulated_drive_with_a_span_smaller_than_its_cache_warns_that_the_writes_wrapped() {
     let tmp = tempfile::tempdir().unwrap();
     let run = |span: &str, name: &str| {
         let out = tmp.path().join(name);
@@ -70,8 +69,7 @@ const SLOW: u64 = 10_000_000;
 const TOTAL: u64 = SWITCH + 80_000_000;
 const DEVICE: u64 = 64 << 20;
 
-#[test]
-fn a_cliff_on_a_loop_device_after_the_writes_wrapped_is_flagged() {
+pub fn a_cliff_on_a_loop_device_after_the_writes_wrapped_is_flagged() {
     let test = "a_cliff_on_a_loop_device_after_the_writes_wrapped_is_flagged";
     if !may_run(test) {
         return;
@@ -81,7 +79,7 @@ fn a_cliff_on_a_loop_device_after_the_writes_wrapped_is_flagged() {
             !ci(),
             "{test}: CI=true but cgroup-v1 blkio throttling is not available"
         );
-        eprintln!("{test}: skipped: no cgroup-v1 blkio throttling at {BLKIO_ROOT}");
+        crate::common::skip(format!("no cgroup-v1 blkio throttling at {BLKIO_ROOT}"));
         return;
     };
     let fs = Tmpfs::new("96M");

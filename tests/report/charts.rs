@@ -43,8 +43,7 @@ fn subtitle_and_footer_fit(spec: &ChartSpec) {
     }
 }
 
-#[test]
-fn comparisons_of_2_to_12_runs_read_well() {
+pub fn comparisons_of_2_to_12_runs_read_well() {
     for n in [2, 5, 10, 12] {
         let runs = many_runs(n);
         let cr: Vec<CompareRun<'_>> = runs
@@ -103,8 +102,7 @@ fn comparisons_of_2_to_12_runs_read_well() {
     }
 }
 
-#[test]
-fn align_cliff_puts_every_cliff_at_zero() {
+pub fn align_cliff_puts_every_cliff_at_zero() {
     let runs = three_drives();
     let cr: Vec<CompareRun<'_>> = runs
         .iter()
@@ -128,8 +126,7 @@ fn align_cliff_puts_every_cliff_at_zero() {
     }
 }
 
-#[test]
-fn compare_labels_and_duplicate_drives() {
+pub fn compare_labels_and_duplicate_drives() {
     let dir = tempfile::tempdir().unwrap();
     let mk = |name: &str, at: &str| {
         let (mut t, _) = clean_cliff();
@@ -173,8 +170,7 @@ fn compare_labels_and_duplicate_drives() {
 
 /// A 3.4-hour run whose cliffs sit in its first two minutes (the fx700 shape): zoomed charts
 /// around the cliffs, and the zoomed stretch marked on the full charts.
-#[test]
-fn long_run_gets_zoomed_charts() {
+pub fn long_run_gets_zoomed_charts() {
     let seg = [(11.0, 5000e6), (127.0, 3500e6), (f64::INFINITY, 130e6)];
     let t = trace(
         &seg,
@@ -222,8 +218,7 @@ fn long_run_gets_zoomed_charts() {
     assert!(charts::throughput_time(&t2, &a2, &o).zoom.is_none());
 }
 
-#[test]
-fn smoothing_legend_reads_naturally() {
+pub fn smoothing_legend_reads_naturally() {
     assert_eq!(charts::round_duration(2.7), "2.7 s");
     assert_eq!(charts::round_duration(216.9), "3.6 min");
     assert_eq!(charts::round_duration(45.2), "45 s");
@@ -252,8 +247,7 @@ fn smoothing_legend_reads_naturally() {
     }
 }
 
-#[test]
-fn latency_axis_is_labelled_low_and_max_stays_visible() {
+pub fn latency_axis_is_labelled_low_and_max_stays_visible() {
     let (t, a) = million();
     let spec = charts::latency(&t, &a, &ReportOptions::default()).unwrap();
     let y = &spec.y;
@@ -275,8 +269,7 @@ fn latency_axis_is_labelled_low_and_max_stays_visible() {
     assert_eq!(spec.legend[0].name, "max");
 }
 
-#[test]
-fn thermal_chart_has_phase_legend_and_throttled_stretches() {
+pub fn thermal_chart_has_phase_legend_and_throttled_stretches() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("p5");
     let o = slccache()
@@ -309,8 +302,7 @@ fn thermal_chart_has_phase_legend_and_throttled_stretches() {
     assert!(!spec.throttled.is_empty());
 }
 
-#[test]
-fn a_gradual_drop_without_a_cliff_is_annotated() {
+pub fn a_gradual_drop_without_a_cliff_is_annotated() {
     // 1000 MB/s falling steadily to 400 MB/s: no single cliff, but a 60% drop.
     let pts: Vec<(f64, f64, f64)> = (1..=600)
         .map(|i| (i as f64, 1.0, (1000.0 - i as f64) * 1e6))
@@ -332,8 +324,7 @@ fn a_gradual_drop_without_a_cliff_is_annotated() {
     assert!(spec2.markers.is_empty());
 }
 
-#[test]
-fn data_axis_unit_follows_the_range() {
+pub fn data_axis_unit_follows_the_range() {
     let pts: Vec<(f64, f64, f64)> = (1..=67).map(|i| (i as f64, 1.0, 1e6)).collect();
     let t = Timeline::from_rates(&pts, meta("small", "Small", 1 << 30, 4096));
     let a = slccache::detect::analyze(&t);
@@ -346,8 +337,7 @@ fn data_axis_unit_follows_the_range() {
     );
 }
 
-#[test]
-fn footer_at_10ms_leaves_no_orphan() {
+pub fn footer_at_10ms_leaves_no_orphan() {
     let pts: Vec<(f64, f64, f64)> = (1..=3000).map(|i| (i as f64 * 0.01, 0.01, 1e9)).collect();
     let mut m = meta(
         "fast",
@@ -378,8 +368,7 @@ fn footer_at_10ms_leaves_no_orphan() {
     assert_ne!(lines[1], "cccc");
 }
 
-#[test]
-fn report_md_is_ready_to_publish() {
+pub fn report_md_is_ready_to_publish() {
     let (t, a) = clean_cliff();
     let dir = tempfile::tempdir().unwrap();
     slccache::report::write_charts_and_report(dir.path(), &t, &a, &ReportOptions::default())
@@ -414,8 +403,7 @@ fn png_pixels(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
     (info.width, info.height, buf)
 }
 
-#[test]
-fn card_is_1200_by_630_and_says_the_essentials() {
+pub fn card_is_1200_by_630_and_says_the_essentials() {
     let (t, a) = clean_cliff();
     let (drive, cache, in_cache, after) =
         slccache::report::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
@@ -438,8 +426,7 @@ fn card_is_1200_by_630_and_says_the_essentials() {
     assert!(px.chunks(3).filter(|p| p != &[255, 255, 255]).count() > 20_000);
 }
 
-#[test]
-fn dark_theme_draws_on_a_dark_background() {
+pub fn dark_theme_draws_on_a_dark_background() {
     let (t, a) = clean_cliff();
     let o = ReportOptions {
         theme: Theme::Dark,
@@ -458,8 +445,7 @@ fn dark_theme_draws_on_a_dark_background() {
 }
 
 /// The cliff's 95% interval is shaded wide enough to see (at least 6 pixels at 1600x900).
-#[test]
-fn cliff_interval_shading_is_visible() {
+pub fn cliff_interval_shading_is_visible() {
     let (t, a) = clean_cliff();
     let mut spec = charts::throughput_time(&t, &a, &ReportOptions::default());
     // Make the interval tiny: a fraction of a pixel.
@@ -548,8 +534,7 @@ fn cdm_points() -> Vec<SweepPoint> {
     ]
 }
 
-#[test]
-fn every_sweep_point_is_marked_so_one_point_lines_show() {
+pub fn every_sweep_point_is_marked_so_one_point_lines_show() {
     let specs = sweep_specs(cdm_points(), Some("cdm"));
     let iops = specs
         .iter()
@@ -582,8 +567,7 @@ fn every_sweep_point_is_marked_so_one_point_lines_show() {
 /// Issue 22, item 10: a sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
 /// for 2 s) was marked "gradual drop ... the rate fell over time" on the chart while the
 /// terminal said the run was too short to tell. The chart now says what the terminal says.
-#[test]
-fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
+pub fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
     let pts: Vec<(f64, f64, f64)> = (1..=120)
         .map(|i| {
             let t = i as f64 * 0.1;
@@ -622,8 +606,7 @@ fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
     }
 }
 
-#[test]
-fn sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds() {
+pub fn sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds() {
     let specs = sweep_specs(cdm_points(), Some("cdm"));
     assert!(specs.len() >= 2);
     for s in &specs {
@@ -652,8 +635,7 @@ fn sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds() {
     );
 }
 
-#[test]
-fn the_rwmix_chart_joins_only_measured_mixes() {
+pub fn the_rwmix_chart_joins_only_measured_mixes() {
     // Pure reads and pure writes of the table are no mix: no chart whose lines would cross
     // every read share from 0% to 100%.
     let specs = sweep_specs(cdm_points(), Some("cdm"));
@@ -682,8 +664,7 @@ fn the_rwmix_chart_joins_only_measured_mixes() {
     );
 }
 
-#[test]
-fn the_latency_chart_keeps_reads_and_writes_apart() {
+pub fn the_latency_chart_keeps_reads_and_writes_apart() {
     // Before, the lines were grouped by job count only: the 1-job reads and writes of the
     // table were one line.
     let specs = sweep_specs(cdm_points(), Some("cdm"));
@@ -701,8 +682,7 @@ fn the_latency_chart_keeps_reads_and_writes_apart() {
 /// the drive never ran at, while its own sparkline showed the cliff. The card, the subtitle
 /// and report.md now say that a drop lies inside the first sample, with the rates on either
 /// side and the cache it bounds.
-#[test]
-fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
+pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     let pts: Vec<(f64, f64, f64)> = (1..=4)
         .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
         .collect();
@@ -742,8 +722,7 @@ fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
 /// Issue 22, item 12: the card quoted the first post-cache level ("after 874 MB/s" on the
 /// BIWIN fresh trace, whose post-cache run is mostly at 1650-1830 MB/s) that the terminal
 /// warns is unstable. The card gives the range and says it is unstable.
-#[test]
-fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
+pub fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
     let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
     let t = slccache::timeline::import::load(&f).unwrap();
@@ -762,8 +741,7 @@ fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
 
 /// Issue 22 item 21: a comparison of runs whose caches round alike said "SLC cache from
 /// 13.0 GB to 13.0 GB"; it now gives the one figure.
-#[test]
-fn a_comparison_of_equal_caches_gives_one_figure() {
+pub fn a_comparison_of_equal_caches_gives_one_figure() {
     let base = three_drives();
     let runs: Vec<(String, Timeline, slccache::detect::Analysis)> = (0..6)
         .map(|i| {
@@ -790,8 +768,7 @@ fn a_comparison_of_equal_caches_gives_one_figure() {
 
 /// Issue 22 item 21: a short cache phase (2 s of a 190 s run) got no level label: its band was
 /// too narrow for it. The label now sits just right of the band, beside its level.
-#[test]
-fn a_short_cache_phase_gets_its_level_label() {
+pub fn a_short_cache_phase_gets_its_level_label() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("short");
     let o = slccache()

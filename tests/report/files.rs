@@ -15,8 +15,7 @@ fn names(files: &[std::path::PathBuf]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn one_run_writes_charts_and_report() {
+pub fn one_run_writes_charts_and_report() {
     let (t, a) = clean_cliff();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
@@ -109,8 +108,7 @@ fn one_run_writes_charts_and_report() {
     }
 }
 
-#[test]
-fn without_latencies_no_latency_chart_and_no_link() {
+pub fn without_latencies_no_latency_chart_and_no_link() {
     let (t, a) = no_cliff();
     let mut t = t;
     for s in &mut t.samples {
@@ -128,8 +126,7 @@ fn without_latencies_no_latency_chart_and_no_link() {
     assert!(md.contains("| Time to cliff | no cliff |"));
 }
 
-#[test]
-fn custom_png_size_and_binary_units() {
+pub fn custom_png_size_and_binary_units() {
     let (t, a) = three_phase();
     let o = ReportOptions {
         units: UnitSystem::Binary,
@@ -156,8 +153,7 @@ fn custom_png_size_and_binary_units() {
     assert!(md.contains("| Further cliffs | at 126.8 s, "));
 }
 
-#[test]
-fn comparison_files() {
+pub fn comparison_files() {
     let runs = three_drives();
     let names_ = ["960 EVO 250GB", "960 EVO 500GB", "960 EVO | 1TB"];
     let cr: Vec<CompareRun<'_>> = runs
@@ -208,8 +204,7 @@ fn comparison_files() {
     }
 }
 
-#[test]
-fn empty_and_tiny_timelines_still_make_readable_files() {
+pub fn empty_and_tiny_timelines_still_make_readable_files() {
     use slccache::timeline::Timeline;
     let empty = Timeline::default();
     let one = Timeline::from_rates(&[(1.0, 1.0, 5e8)], Default::default());
@@ -232,8 +227,7 @@ fn empty_and_tiny_timelines_still_make_readable_files() {
     }
 }
 
-#[test]
-fn smallest_and_odd_sizes_render() {
+pub fn smallest_and_odd_sizes_render() {
     let (t, a) = three_phase();
     for size in [(200, 200), (2000, 300), (300, 1200)] {
         let o = ReportOptions {

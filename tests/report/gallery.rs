@@ -44,8 +44,7 @@ fn check_files(files: &[PathBuf], size: (u32, u32)) {
     }
 }
 
-#[test]
-fn gallery_single_runs() {
+pub fn gallery_single_runs() {
     let opts = ReportOptions::default();
     for (case, (t, a)) in [
         ("clean-cliff", clean_cliff()),
@@ -60,8 +59,7 @@ fn gallery_single_runs() {
     }
 }
 
-#[test]
-fn gallery_comparison() {
+pub fn gallery_comparison() {
     let runs = three_drives();
     let names = ["960 EVO 250GB", "960 EVO 500GB", "960 EVO 1TB"];
     let cr: Vec<CompareRun<'_>> = runs
@@ -80,8 +78,7 @@ fn gallery_comparison() {
     check_files(&files, opts.png_size);
 }
 
-#[test]
-fn gallery_empty_run() {
+pub fn gallery_empty_run() {
     let t = slccache::timeline::Timeline::default();
     let a = slccache::detect::analyze(&t);
     let (_keep, dir) = out_dir("empty");

@@ -151,13 +151,12 @@ fn check_report(chrome: &Path, work: &Path, name: &str, html: &Path, legend: boo
     }
 }
 
-#[test]
-fn reports_open_offline_in_chromium_without_console_messages() {
+pub fn reports_open_offline_in_chromium_without_console_messages() {
     let Some(chrome) = chromium() else {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("chromium is not installed (.ci/run installs it)");
         }
-        eprintln!("SKIPPED: chromium is not installed (apt-get install chromium)");
+        crate::common::skip("chromium is not installed (apt-get install chromium)");
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -224,8 +223,7 @@ fn reports_open_offline_in_chromium_without_console_messages() {
 
 /// A run of a million samples still makes a small report.html: charts and tooltip data are
 /// reduced to the pixel columns.
-#[test]
-fn a_million_samples_make_a_small_report_html() {
+pub fn a_million_samples_make_a_small_report_html() {
     use crate::common::report_util;
     let (t, a) = report_util::million();
     let dir = tempfile::tempdir().unwrap();
@@ -251,8 +249,7 @@ fn ok_in(dir: &Path, args: &[&str]) {
 
 // Issue 22 item 19: analysing a run again dropped the Host, Drive health, drive-count and
 // Thermal rows from report.md and report.html, although summary.json kept them.
-#[test]
-fn analysing_a_run_again_keeps_its_host_and_drive_rows() {
+pub fn analysing_a_run_again_keeps_its_host_and_drive_rows() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     ok_in(
@@ -300,8 +297,7 @@ fn analysing_a_run_again_keeps_its_host_and_drive_rows() {
 
 // Issue 22 item 20: report.html's "Drive state" was a raw dump of snake_case keys,
 // smart_end.* before smart_start.*, values without units; its table lacked report.md's rows.
-#[test]
-fn report_html_drive_state_reads_as_a_table_with_units() {
+pub fn report_html_drive_state_reads_as_a_table_with_units() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     ok_in(
@@ -339,8 +335,7 @@ fn report_html_drive_state_reads_as_a_table_with_units() {
 
 // Issue 22 item 20: a comparison of 12 runs repeated the run date twelve times in the header,
 // and its legend's colours repeated.
-#[test]
-fn a_comparison_of_12_runs_dates_once_and_tells_every_run_apart() {
+pub fn a_comparison_of_12_runs_dates_once_and_tells_every_run_apart() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     let mut dirs = Vec::new();

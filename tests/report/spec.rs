@@ -128,8 +128,7 @@ fn check_common(spec: &ChartSpec) {
     );
 }
 
-#[test]
-fn clean_cliff_over_time() {
+pub fn clean_cliff_over_time() {
     let (t, a) = clean_cliff();
     let s = charts::throughput_time(&t, &a, &opts());
     check_common(&s);
@@ -221,8 +220,7 @@ fn clean_cliff_over_time() {
     }
 }
 
-#[test]
-fn clean_cliff_over_data_marks_the_cache_size() {
+pub fn clean_cliff_over_data_marks_the_cache_size() {
     let (t, a) = clean_cliff();
     let s = charts::throughput_data(&t, &a, &opts());
     check_common(&s);
@@ -245,8 +243,7 @@ fn clean_cliff_over_data_marks_the_cache_size() {
     assert_eq!(raw.points[1].0, t.samples[0].bytes_total as f64 / 1e9);
 }
 
-#[test]
-fn binary_units_everywhere() {
+pub fn binary_units_everywhere() {
     let (t, a) = clean_cliff();
     let o = ReportOptions {
         units: UnitSystem::Binary,
@@ -271,8 +268,7 @@ fn binary_units_everywhere() {
     assert_eq!(raw.points[0].1, t.samples[0].bytes_per_sec / 1048576.0);
 }
 
-#[test]
-fn three_phases_two_cliffs() {
+pub fn three_phases_two_cliffs() {
     let (t, a) = three_phase();
     for s in [
         charts::throughput_time(&t, &a, &opts()),
@@ -291,8 +287,7 @@ fn three_phases_two_cliffs() {
     assert!(s.markers[1].lines[0].starts_with("cliff at 126.8 s, "));
 }
 
-#[test]
-fn no_cliff_says_so() {
+pub fn no_cliff_says_so() {
     let (t, a) = no_cliff();
     let s = charts::throughput_time(&t, &a, &opts());
     check_common(&s);
@@ -311,8 +306,7 @@ fn no_cliff_says_so() {
     assert!(s.y2.is_none());
 }
 
-#[test]
-fn a_million_samples_keep_every_dip() {
+pub fn a_million_samples_keep_every_dip() {
     let (t, a) = million();
     assert_eq!(t.samples.len(), 1_000_000);
     let s = charts::throughput_time(&t, &a, &opts());
@@ -342,8 +336,7 @@ fn a_million_samples_keep_every_dip() {
     assert_eq!(d.x.label, "data written (TB)");
 }
 
-#[test]
-fn latency_chart() {
+pub fn latency_chart() {
     let (t, a) = clean_cliff();
     let s = charts::latency(&t, &a, &opts()).unwrap();
     check_common(&s);
@@ -371,8 +364,7 @@ fn latency_chart() {
     assert!(charts::latency(&plain, &a, &opts()).is_none());
 }
 
-#[test]
-fn comparison_one_style_per_run() {
+pub fn comparison_one_style_per_run() {
     let runs = three_drives();
     let names = ["A", "B", "C"];
     let cr: Vec<CompareRun<'_>> = runs
@@ -418,8 +410,7 @@ fn comparison_one_style_per_run() {
     assert_eq!(d.markers[2].x, e.bytes as f64 / 1e9);
 }
 
-#[test]
-fn png_size_is_respected_and_labels_scale() {
+pub fn png_size_is_respected_and_labels_scale() {
     let (t, a) = three_phase();
     let o = ReportOptions {
         png_size: (800, 450),

@@ -118,8 +118,7 @@ fn check(name: &str, spec: &ChartSpec) {
     );
 }
 
-#[test]
-fn svg_renders_match_the_pngs() {
+pub fn svg_renders_match_the_pngs() {
     let light = ReportOptions::default();
     let dark = ReportOptions {
         theme: Theme::Dark,
@@ -147,8 +146,7 @@ fn svg_renders_match_the_pngs() {
 
 /// Changing one label's text changes the SVG's rendering where the PNG changes: the check
 /// above can fail.
-#[test]
-fn the_render_comparison_sees_a_missing_title() {
+pub fn the_render_comparison_sees_a_missing_title() {
     let (t, a) = clean_cliff();
     let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
     let png = draw::render_png(&spec).unwrap();
@@ -164,8 +162,7 @@ fn the_render_comparison_sees_a_missing_title() {
 }
 
 /// The SVG checker that the chart tests rely on refuses broken documents.
-#[test]
-fn svg_checker_rejects_broken_documents() {
+pub fn svg_checker_rejects_broken_documents() {
     assert!(svg_texts("<svg><text>a -&gt; b</text></svg>").is_ok());
     assert_eq!(
         svg_texts("<svg><text>a -&gt; b</text></svg>").unwrap(),

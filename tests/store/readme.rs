@@ -367,8 +367,7 @@ fn steps() -> Vec<Step> {
     ]
 }
 
-#[test]
-fn every_store_and_fleet_command_of_the_readme_runs() {
+pub fn every_store_and_fleet_command_of_the_readme_runs() {
     let Some((pg, _)) = store_util::PgServer::start_secure() else {
         return;
     };

