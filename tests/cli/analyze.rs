@@ -1,0 +1,380 @@
+//! `slccache analyze` run as a binary: the JSON contract, the human summary, `--out`, and
+//! bad input (exit 2, file and line named, no panic).
+
+use std::path::PathBuf;
+
+fn real(file: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-traces");
+    assert!(
+        dir.is_dir(),
+        "missing {}: the real traces are part of the repository",
+        dir.display()
+    );
+    dir.join(file)
+}
+
+const FRESH: &str = "biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log";
+const MIXED: &str = "biwin_x570_1tb_randrw50_1M_qd32_nocliff.bandwidth_samples.csv";
+
+use crate::common::slccache;
+
+fn keys(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    k.sort();
+    k
+}
+
+pub fn json_has_exactly_the_contract_keys() {
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(real(FRESH))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "one JSON object per file");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        keys(&v),
+        [
+            "bytes_total",
+            "cache_estimate",
+            "cache_lower_bound_bytes",
+            "cliffs",
+            "duration_s",
+            "interval_s",
+            "periodic",
+            "phases",
+            "run_id",
+            "warnings"
+        ]
+    );
+    assert!(v["run_id"].is_null(), "no folder, so no run recorded");
+    let cliff = &v["cliffs"][0];
+    assert_eq!(
+        keys(cliff),
+        [
+            "after_bytes_per_sec",
+            "before_bytes_per_sec",
+            "bytes_written",
+            "t_high_s",
+            "t_low_s",
+            "t_s"
+        ]
+    );
+    assert_eq!(
+        keys(&v["cache_estimate"]),
+        ["bytes", "high_bytes", "low_bytes"]
+    );
+    assert!(v["cache_lower_bound_bytes"].is_null());
+    for p in v["phases"].as_array().unwrap() {
+        assert_eq!(keys(p), ["end_s", "kind", "mean_bytes_per_sec", "start_s"]);
+        let kind = p["kind"].as_str().unwrap();
+        assert!(
+            ["cache", "post_cache", "folding", "steady"].contains(&kind),
+            "{kind}"
+        );
+    }
+    assert_eq!(v["phases"][0]["kind"], "cache");
+    assert_eq!(v["interval_s"], 1.0);
+    assert!(v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|w| w.is_string()));
+}
+
+pub fn no_cliff_gives_null_estimate_and_a_lower_bound() {
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(real(MIXED))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["cache_estimate"].is_null());
+    assert_eq!(v["cache_lower_bound_bytes"], v["bytes_total"]);
+    assert_eq!(v["cliffs"].as_array().unwrap().len(), 0);
+    assert_eq!(v["phases"][0]["kind"], "steady");
+}
+
+pub fn several_files_give_one_json_line_each() {
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(real(FRESH))
+        .arg(real(MIXED))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    for l in lines {
+        serde_json::from_str::<serde_json::Value>(l).unwrap();
+    }
+}
+
+pub fn human_summary_names_cache_speeds_and_time() {
+    let out = slccache()
+        .args(["analyze", "--units", "binary"])
+        .arg(real(FRESH))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    // e.g. "...: SLC cache ~73.9 GiB (73.5-74.5), 5075 MiB/s -> 834 MiB/s at 14.9 s"
+    assert!(first.contains("SLC cache ~7"), "{first}");
+    assert!(first.contains(" GiB ("), "{first}");
+    assert!(first.contains("MiB/s -> "), "{first}");
+    assert!(first.contains(" at 1"), "{first}");
+    let out = slccache().arg("analyze").arg(real(MIXED)).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("no cliff") && text.contains("at least"),
+        "{text}"
+    );
+}
+
+pub fn out_dir_gets_timeline_and_summary_with_the_same_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = slccache()
+        .args(["analyze", "--json", "--out"])
+        .arg(dir.path())
+        .arg(real(FRESH))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The id the run got in the store, beside the analysis summary.json holds.
+    assert!(printed["run_id"].is_i64(), "{printed}");
+    printed.as_object_mut().unwrap().remove("run_id");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["analysis"], printed);
+    let csv = std::fs::read_to_string(dir.path().join("timeline.csv")).unwrap();
+    assert!(csv.starts_with("t_s,interval_s,bytes,bytes_total,bytes_per_sec"));
+    let rows = std::fs::read_to_string(real(FRESH))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(csv.lines().count(), rows + 1, "header + one row per sample");
+    // Re-analysing the written timeline gives the same cliff.
+    let again = slccache()
+        .args(["analyze", "--json"])
+        .arg(dir.path().join("timeline.csv"))
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let a = printed["cache_estimate"]["bytes"].as_f64().unwrap();
+    let b = v["cache_estimate"]["bytes"].as_f64().unwrap();
+    assert!((a - b).abs() / a < 1e-3, "{a} vs {b}");
+}
+
+pub fn headerless_csv_with_unit_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("plain.csv");
+    let mut text = String::new();
+    for i in 1..=120 {
+        let v = if i <= 40 { 3000.0 } else { 900.0 };
+        text.push_str(&format!("{},{}\n", i * 1000, v + (i % 3) as f64));
+    }
+    std::fs::write(&p, text).unwrap();
+    let out = slccache()
+        .args([
+            "analyze",
+            "--json",
+            "--time-unit",
+            "ms",
+            "--rate-unit",
+            "MB/s",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gb = v["cache_estimate"]["bytes"].as_f64().unwrap() / 1e9;
+    assert!((119.0..122.0).contains(&gb), "{gb} GB");
+    // Without the flags: a usage error naming the file and line.
+    slccache()
+        .arg("analyze")
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("plain.csv:1:"))
+        .stderr(predicates::str::contains("--time-unit"));
+    slccache()
+        .args([
+            "analyze",
+            "--time-unit",
+            "fortnights",
+            "--rate-unit",
+            "MB/s",
+        ])
+        .arg(&p)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--time-unit"));
+}
+
+pub fn bad_input_exits_2_naming_file_and_line_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("empty.csv", "", "empty"),
+        (
+            "unknown.txt",
+            "hello\nworld\n",
+            "unknown.txt:1: unknown format",
+        ),
+        (
+            "backwards.csv",
+            "second,MB/s\n1,100\n2,100\n1.5,100\n",
+            "backwards.csv:4: time goes backwards",
+        ),
+        (
+            "negative.csv",
+            "second,MB/s\n1,100\n2,-100\n",
+            "negative.csv:3: column 2 must be finite and non-negative",
+        ),
+        (
+            "nan.log",
+            "1000, 100, 1, 4096, 0\n2000, NaN, 1, 4096, 0\n",
+            "nan.log:2: column 2 must be finite",
+        ),
+        (
+            "reads_bw.1.log",
+            "1000, 100, 0, 4096, 0\n2000, 100, 0, 4096, 0\n",
+            "reads_bw.1.log:1: fio log without write rows",
+        ),
+        (
+            "timeline.csv",
+            "t_s,interval_s,bytes,bytes_total,bytes_per_sec\n1,1,1,1,1\n0.5,1,1,2,1\n",
+            "timeline.csv:3: time does not increase",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = slccache()
+            .args(["analyze", "--json"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(
+            stderr.contains(want),
+            "{name}: got '{stderr}', want '{want}'"
+        );
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
+    }
+    // A missing file is named too.
+    slccache()
+        .args(["analyze", "/nonexistent/slccache-test.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("/nonexistent/slccache-test.csv"));
+}
+
+pub fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
+    // The real-time probe of `emu:960evo-500g,cache=4GB` (1.8 GB/s, 1 s samples) that once
+    // came out as "no cliff, at least 14.4 GB".
+    let rates = [
+        1792, 1806, 848, 602, 603, 603, 606, 587, 419, 600, 582, 586, 586, 597, 606, 603, 587, 586,
+        596, 599,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("probe.csv");
+    let mut text = String::from("time_s,write_MB_s\n");
+    for (i, r) in rates.iter().enumerate() {
+        text += &format!("{},{r}\n", i + 1);
+    }
+    std::fs::write(&f, text).unwrap();
+    let out = slccache().arg("analyze").arg(&f).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("SLC cache ~4.0 GB") || text.contains("SLC cache ~3.9"),
+        "{text}"
+    );
+    assert!(text.contains("sampling too coarse"), "{text}");
+    assert!(!text.contains("at least"), "{text}");
+}
+
+/// Issue 22, item 14: a position CSV (data written against rate) whose rows are 0.1 s long
+/// while the drive is fast and 0.5 s after the cliff was said to have "only 5 sample(s) of
+/// 0.49504950495049505 s before the cliff; rerun with a shorter --interval", which `analyze`
+/// does not have. The count is of the rows before the cliff, the length has units and three
+/// digits, and the advice is one `analyze` can follow.
+pub fn a_coarse_position_csv_gets_the_right_count_and_advice_analyze_can_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("pos.csv");
+    let mut text = String::from("written_MB,MB/s\n");
+    let mut p = 0;
+    for i in 0..120 {
+        p += 100;
+        let r = if i < 20 {
+            1000 + (i % 3) * 5
+        } else {
+            200 + (i % 3) * 2
+        };
+        text += &format!("{p},{r}\n");
+    }
+    std::fs::write(&f, text).unwrap();
+    let out = slccache().arg("analyze").arg(&f).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let w = text
+        .lines()
+        .find(|l| l.contains("sampling too coarse"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(w.contains("only 20 samples before the cliff"), "{w}");
+    assert!(w.contains(" ms each"), "{w}");
+    assert!(!w.contains("rerun with a shorter --interval"), "{w}");
+    assert!(w.contains("a log from another tool"), "{w}");
+    // No number with more than three decimals.
+    assert!(
+        !w.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .any(|n| n.split_once('.').is_some_and(|(_, d)| d.len() > 3)),
+        "{w}"
+    );
+}
+
+pub fn a_diskspd_xml_result_is_analysed_and_its_cliff_found() {
+    let xml = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/diskspd/seqwrite_128k_2threads_D.xml");
+    let out = slccache()
+        .args(["analyze", "--json"])
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cliffs"].as_array().unwrap().len(), 1, "{v}");
+    let bytes = v["cache_estimate"]["bytes"].as_f64().unwrap();
+    assert!((bytes / 30e9 - 1.0).abs() < 0.01, "{v}");
+}

@@ -1,0 +1,83 @@
+//! The command line as a user meets it: analyze, compare, info, install (completions and man pages), errors on first use, stdout failures, and the repository standing alone.
+//!
+//! One test binary (shared helpers in `tests/common`), so the crate is linked once for all of them.
+//! Some of its tests need root or a tool; they run on `common::harness`, which reports a test
+//! that cannot run here as ignored with the reason: each test is a `pub fn` listed below.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod analyze;
+mod bench_script;
+mod compare;
+mod first_use;
+mod info;
+mod install;
+mod standalone;
+mod stdout_errors;
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(
+        file!(),
+        tests![
+            analyze::json_has_exactly_the_contract_keys,
+            analyze::no_cliff_gives_null_estimate_and_a_lower_bound,
+            analyze::several_files_give_one_json_line_each,
+            analyze::human_summary_names_cache_speeds_and_time,
+            analyze::out_dir_gets_timeline_and_summary_with_the_same_analysis,
+            analyze::headerless_csv_with_unit_flags,
+            analyze::bad_input_exits_2_naming_file_and_line_without_panicking,
+            analyze::a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse,
+            analyze::a_coarse_position_csv_gets_the_right_count_and_advice_analyze_can_follow,
+            analyze::a_diskspd_xml_result_is_analysed_and_its_cliff_found,
+            bench_script::the_fio_bench_refuses_a_folder_that_holds_an_earlier_run,
+            bench_script::the_fio_bench_gives_slccache_and_fio_at_its_best_the_same_places,
+            compare::three_run_folders,
+            compare::timeline_files_with_units_and_size,
+            compare::same_names_are_told_apart,
+            compare::fio_log_next_to_a_run_folder,
+            compare::bad_inputs_are_usage_errors,
+            compare::a_diskspd_xml_result_next_to_a_run_folder,
+            first_use::analyze_refuses_endless_and_binary_sources,
+            first_use::fio_iops_and_latency_logs_are_refused_by_name,
+            first_use::the_headline_rate_is_the_mean_of_the_run,
+            first_use::analyze_keeps_the_metadata_of_a_run_folder,
+            first_use::a_truncated_last_line_is_dropped_with_a_warning,
+            first_use::impossible_values_are_refused,
+            first_use::a_timeline_saved_by_excel_with_a_bom_reads,
+            first_use::unit_flags_that_a_header_contradicts_are_refused_naming_both,
+            first_use::fio_input_has_no_iops_column_values,
+            first_use::one_format_for_intervals,
+            first_use::a_position_csv_is_read_with_derived_times,
+            first_use::simulate_refuses_an_interval_longer_than_the_run_and_endless_runs,
+            first_use::simulate_without_a_cliff_claims_no_impossible_cache,
+            first_use::simulate_stops_on_ctrl_c_with_its_outputs,
+            first_use::a_bare_number_in_a_model_file_is_refused,
+            first_use::scenario_values_out_of_range_name_the_file_and_line,
+            first_use::probe_prints_the_warnings_and_no_impossible_cache,
+            first_use::probe_refuses_flags_an_emulated_drive_ignores,
+            first_use::size_does_not_resize_an_existing_file,
+            first_use::max_bytes_below_one_block_is_refused,
+            first_use::an_empty_target_is_named_as_empty,
+            first_use::help_texts_say_what_a_new_user_needs,
+            first_use::a_read_only_block_device_is_refused_up_front,
+            first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
+            info::info_on_a_loop_device_reads_and_writes_nothing,
+            info::info_on_an_emulated_drive_shows_its_model_and_health_log,
+            info::one_sensor_reads_the_same_in_every_line_of_info,
+            info::info_on_a_file_writes_nothing,
+            info::bad_targets_are_usage_errors,
+            install::bash_completions_parse,
+            install::zsh_completions_parse,
+            install::fish_completions_parse,
+            install::an_unknown_shell_is_a_usage_error,
+            install::the_man_page_renders,
+            install::man_writes_one_page_per_subcommand_and_theirs,
+            install::man_page_examples_read_as_written,
+            standalone::no_tracked_file_refers_to_the_sibling_reference_folder,
+            standalone::the_data_the_tests_need_is_in_the_repository,
+            stdout_errors::a_full_stdout_fails_every_command,
+            stdout_errors::a_closed_pipe_ends_the_output_quietly,
+        ],
+    )
+}

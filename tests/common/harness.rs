@@ -1,0 +1,113 @@
+//! Tests that cannot run on every machine (they need root for loop devices, mounts and cgroups,
+//! or the QEMU rig, PostgreSQL, Chromium, Ansible, a shell, `script`, FUSE...) call [`skip`]
+//! with the reason and return, and the binary reports them as **ignored, with that reason**,
+//! never as passed:
+//!
+//! ```text
+//! test block::probes_a_loop_device_it_created ... ignored (loop devices, mounts and cgroups need root)
+//! test result: ok. 0 passed; 0 failed; 7 ignored; 0 measured; 66 filtered out; finished in 0.00s
+//! ```
+//!
+//! libtest cannot mark a test ignored once it has started, so the binaries that hold such tests
+//! run on libtest-mimic (`harness = false` in Cargo.toml): their tests are `pub fn`s without
+//! `#[test]`, listed in the binary's main.rs with [`tests!`](crate::tests). A test function that
+//! is not listed is dead code, which clippy refuses; a `#[test]` attribute in such a binary would
+//! drop its function silently, so [`run`] adds a test that refuses one.
+//!
+//! Under `CI=true` nothing may be skipped: CI runs as root with everything installed (`.ci/run`),
+//! so [`skip`] fails the test there.
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use libtest_mimic::{Arguments, Completion, Trial};
+
+thread_local! {
+    /// Why the test running on this thread skipped, once it has.
+    static SKIPPED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Whether this binary's harness reports skipped tests (set by [`run`]).
+static REPORTS_SKIPS: AtomicBool = AtomicBool::new(false);
+
+/// Whether the tests run under CI (`CI=true`), where every requirement must be met.
+pub fn ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Says that the running test cannot run here, and why; the caller returns right after, and
+/// the test is reported as ignored with `reason`. Under `CI=true` the test fails instead. Call
+/// it on the test's own thread.
+pub fn skip(reason: impl std::fmt::Display) {
+    let reason = reason.to_string();
+    assert!(!ci(), "CI=true but this test cannot run here: {reason}");
+    assert!(
+        REPORTS_SKIPS.load(Ordering::Relaxed),
+        "a test skipped ({reason}) in a binary run by libtest, which would count it as passed: \
+         give the binary `harness = false` in Cargo.toml and a main.rs that calls \
+         common::harness::run"
+    );
+    eprintln!("skipped: {reason}");
+    SKIPPED.with(|s| *s.borrow_mut() = Some(reason));
+}
+
+/// A test: its name (`module::function`) and its function.
+pub type Test = (&'static str, fn());
+
+/// Runs `tests` as libtest would, reporting those that called [`skip`] as ignored. `main_rs` is
+/// the binary's `file!()`, to check its folder for `#[test]` attributes that would not run.
+pub fn run(main_rs: &'static str, tests: Vec<Test>) -> ExitCode {
+    REPORTS_SKIPS.store(true, Ordering::Relaxed);
+    let args = Arguments::from_args();
+    let mut trials: Vec<Trial> = tests
+        .into_iter()
+        .map(|(name, f)| {
+            Trial::ignorable_test(name, move || {
+                SKIPPED.with(|s| s.borrow_mut().take());
+                f();
+                Ok(match SKIPPED.with(|s| s.borrow_mut().take()) {
+                    Some(reason) => Completion::ignored_with(reason),
+                    None => Completion::Completed,
+                })
+            })
+        })
+        .collect();
+    trials.push(Trial::test("no_test_attribute_left_unrun", move || {
+        no_test_attribute(main_rs).map_err(Into::into)
+    }));
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// No module of the binary whose main.rs is `main_rs` (relative to the crate) has a `#[test]`:
+/// without libtest, such a function is compiled out and never runs.
+fn no_test_attribute(main_rs: &str) -> Result<(), String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(main_rs)
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    for entry in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.lines().any(|l| l.trim() == "#[test]") {
+                return Err(format!(
+                    "{} has a #[test], which this binary's harness never runs: make it a \
+                     `pub fn` and list it in main.rs",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The list of tests for [`run`]: `tests![module::function, ...]`.
+#[macro_export]
+macro_rules! tests {
+    ($($m:ident :: $f:ident),* $(,)?) => {
+        vec![$((concat!(stringify!($m), "::", stringify!($f)), $m::$f as fn())),*]
+    };
+}

@@ -1,0 +1,900 @@
+//! slccache against the real Linux NVMe driver: QEMU's emulated NVMe controller in a guest
+//! booted for each test (the rig is tests/nvme_util). The binary under test is the one cargo
+//! built for this run, stripped of its debug info, inside the guest's initramfs.
+//!
+//! Namespaces are QEMU `null-co` drives (writes dropped, reads zeroes: fast, deterministic),
+//! and sparse image files where data must persist (partition tables, read-back). QEMU's own
+//! counters (QMP `query-blockstats`) are the truth for the bytes written, and its
+//! `block_set_io_throttle` makes a write cliff at a chosen byte count.
+//!
+//! Skips with the reason where the rig (.ci/install-qemu) is missing; under CI=true it runs
+//! or fails. No timing is asserted: the guest is emulated in software on a shared machine.
+
+use crate::common::nvme_util;
+use nvme_util::*;
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+const SERIAL: &str = "SLC0001";
+
+fn one_controller(serial: &str, namespaces: Vec<Namespace>) -> Vec<Controller> {
+    vec![Controller {
+        serial: serial.into(),
+        namespaces,
+    }]
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let t = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    serde_json::from_str(&t).unwrap()
+}
+
+fn scratch(prefix: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+/// The SMART log's rounding: units of 512,000 bytes, rounded up.
+fn data_units(bytes: u64) -> u64 {
+    bytes.div_ceil(512_000)
+}
+
+/// What a probe's summary must hold on a real NVMe namespace: the identity as QEMU was
+/// configured, the host record of the guest, the drive's state from its SMART log.
+fn check_real_drive_records(s: &serde_json::Value, rig: &Rig, dev: &str, bs: u64, what: &str) {
+    let d = &s["run"]["device"];
+    assert_eq!(d["path"], format!("/dev/{dev}"), "{what}: {d}");
+    assert_eq!(d["kind"], "block", "{what}");
+    assert_eq!(d["model"], "QEMU NVMe Ctrl", "{what}: {d}");
+    assert_eq!(d["firmware"], rig.qemu_version.as_str(), "{what}: {d}");
+    assert!(
+        d["serial"].as_str().is_some_and(|v| v.starts_with("SLC")),
+        "{what}: {d}"
+    );
+    assert_eq!(d["logical_block_size"], bs, "{what}: {d}");
+    assert_eq!(d["physical_block_size"], bs, "{what}: {d}");
+    assert!(d["capacity_bytes"].as_u64().unwrap() > 0, "{what}");
+    let h = &s["host"];
+    assert!(
+        h["kernel"]
+            .as_str()
+            .is_some_and(|k| k.contains("cloud-amd64")),
+        "{what}: {h}"
+    );
+    assert!(
+        h["cpu_model"].as_str().is_some_and(|c| c.contains("QEMU")),
+        "{what}: {h}"
+    );
+    assert_eq!(h["cores"], 2, "{what}: {h}");
+    assert_eq!(h["disk"], dev, "{what}: {h}");
+    assert!(h["scheduler"].is_string(), "{what}: {h}");
+    assert_eq!(h["pcie_link_width"], 1, "{what}: {h}");
+    assert!(
+        h["pcie_link_speed"]
+            .as_str()
+            .is_some_and(|v| v.contains("GT/s")),
+        "{what}: {h}"
+    );
+    let ds = &s["drive_state"];
+    assert_eq!(ds["temperature_start_c"], 49.85, "{what}: {ds}");
+    assert_eq!(ds["temperature_end_c"], 49.85, "{what}: {ds}");
+    for k in ["smart_start", "smart_end"] {
+        assert_eq!(ds[k]["temperature_c"], 49.85, "{what}: {k}: {ds}");
+        assert!(ds[k]["data_units_written"].is_u64(), "{what}: {k}");
+    }
+    let bytes = s["totals"]["bytes"].as_u64().unwrap();
+    assert!(bytes > 0, "{what}");
+}
+
+/// Item 1: `info` against what QEMU was given, and the SMART data units against QEMU's own
+/// count of the bytes written (and item 2's io_uring run on a 512-byte namespace).
+pub fn info_and_data_units_against_qemu() {
+    let Some(rig) = Rig::find("info_and_data_units_against_qemu") else {
+        return;
+    };
+    let script = Script::new(
+        r#"
+cmd info0 slccache info /dev/nvme0n1
+cmd info0j slccache info --json /dev/nvme0n1
+sync_host before
+cmd probe slccache probe /dev/nvme0n1 --destroy-data --pattern seqwrite --bs 128k --max-bytes 400MB --interval 250ms --quiet --out /out/p
+sync_host after
+cmd info1j slccache info --json /dev/nvme0n1
+getdir p /out/p
+"#,
+    );
+    let wr = Arc::new(Mutex::new(Vec::new()));
+    let w = wr.clone();
+    let on_sync: SyncHandler = Box::new(move |name, q| {
+        w.lock()
+            .unwrap()
+            .push((name.to_string(), q.wr_bytes(&drive_id(0, 0))));
+    });
+    let spec = GuestSpec {
+        controllers: one_controller(SERIAL, vec![Namespace::null(2 << 30)]),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let out = Guest::start(&rig, spec, Some(on_sync)).wait();
+    eprintln!(
+        "guest: script started {:?} after QEMU (guest uptime {:?} s), QEMU ran {:?}",
+        out.host_boot, out.booted_s, out.host_total
+    );
+    let text = out.expect("info0", 0);
+    eprintln!(
+        "info against QEMU (serial={SERIAL}, QEMU {}):\n{text}",
+        rig.qemu_version
+    );
+    for want in [
+        "/dev/nvme0n1 (block device)".to_string(),
+        "  model:            QEMU NVMe Ctrl".into(),
+        format!("  serial:           {SERIAL}"),
+        format!("  firmware:         {}", rig.qemu_version),
+        "  capacity:         2.15 GB (2147483648 bytes)".into(),
+        "  block sizes:      512 B logical, 512 B physical".into(),
+        "  in use:           no".into(),
+        "  temperature:      49.9 °C (smart)".into(),
+        "composite temperature:  49.9 °C (warning at 69.9 °C, critical at 99.9 °C)".into(),
+        "PCIe x1 at".into(),
+    ] {
+        assert!(text.contains(&want), "missing {want:?} in:\n{text}");
+    }
+    let j = json(&out, "info0j.out");
+    assert_eq!(out.rc("info0j"), 0);
+    assert_eq!(j["identity"]["serial"], SERIAL);
+    assert_eq!(j["identity"]["model"], "QEMU NVMe Ctrl");
+    assert_eq!(j["identity"]["firmware"], rig.qemu_version.as_str());
+    let id = &j["nvme_identify"];
+    assert_eq!(id["serial"], SERIAL);
+    assert_eq!(id["firmware"], rig.qemu_version.as_str());
+    assert_eq!(id["pci_vendor_id"], "0x1b36", "{id}");
+    // QEMU's controller: 323 K now, warning at 343 K, critical at 373 K; written rounded.
+    assert_eq!(j["temperature_c"], 49.85, "{j}");
+    assert_eq!(j["temperature_source"], "smart");
+    assert_eq!(j["health"]["temperature_c"], 49.85);
+    assert_eq!(id["warning_temp_c"], 69.85, "{id}");
+    assert_eq!(id["critical_temp_c"], 99.85, "{id}");
+    let info0 = out.text("info0j.out");
+    assert!(!info0.contains("0000000"), "unrounded figures in:\n{info0}");
+
+    // The data units, before and after the probe, against QEMU's count of the bytes written.
+    let wr = wr.lock().unwrap().clone();
+    assert_eq!(
+        wr.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        ["before", "after"],
+        "the host answered at both points"
+    );
+    let (before, after) = (wr[0].1, wr[1].1);
+    out.expect("probe", 0);
+    let o = scratch("nvme-info-");
+    out.unpack("p", o.path());
+    let s = summary(o.path());
+    let written = s["totals"]["bytes"].as_u64().unwrap();
+    assert!(written >= 400_000_000 - (128 << 10), "{}", s["totals"]);
+    assert_eq!(
+        after - before,
+        written,
+        "QEMU counted the probe's writes, and no others"
+    );
+    let du0 = j["health"]["data_units_written"].as_u64().unwrap();
+    let j1 = json(&out, "info1j.out");
+    let du1 = j1["health"]["data_units_written"].as_u64().unwrap();
+    assert_eq!(du0, data_units(before), "before: {before} bytes");
+    assert_eq!(du1, data_units(after), "after: {after} bytes");
+    let ds = &s["drive_state"];
+    assert_eq!(ds["smart_start"]["data_units_written"], du0);
+    assert_eq!(ds["smart_end"]["data_units_written"], du1);
+    let warnings = s["analysis"]["warnings"].as_array().unwrap();
+    assert!(
+        !warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("own counter")),
+        "the counter agrees, so no warning: {warnings:?}"
+    );
+    assert_eq!(s["run"]["workload"]["engine"], "io_uring");
+    check_real_drive_records(&s, &rig, "nvme0n1", 512, "512 B, io_uring");
+}
+
+/// Item 2: probes on a 512-byte and a 4Kn namespace, with io_uring and with `--engine sync`.
+pub fn probes_512_and_4kn_namespaces_with_both_engines() {
+    let Some(rig) = Rig::find("probes_512_and_4kn_namespaces_with_both_engines") else {
+        return;
+    };
+    let common = "--destroy-data --max-bytes 128MB --interval 100ms --quiet";
+    let script = Script::new(&format!(
+        r#"
+cmd s512 slccache probe /dev/nvme0n1 --engine sync --pattern seqwrite --bs 128k {common} --out /out/s512
+cmd u4k slccache probe /dev/nvme0n2 --bs 4k {common} --out /out/u4k
+cmd s4k slccache probe /dev/nvme0n2 --engine sync --bs 64k {common} --out /out/s4k
+cmd bad slccache probe /dev/nvme0n2 --bs 512 {common} --out /out/bad
+cmd nopoll slccache probe /dev/nvme0n1 --engine io-uring-poll {common} --out /out/nopoll
+cmd info4k slccache info /dev/nvme0n2
+cmd ctrl slccache info /dev/nvme0
+cmd ctrlj slccache info --json /dev/nvme0
+for r in s512 u4k s4k; do getdir $r /out/$r; done
+"#
+    ));
+    let spec = GuestSpec {
+        controllers: one_controller(
+            "SLC0002",
+            vec![Namespace::null(4 << 30), Namespace::null(4 << 30).with_4k()],
+        ),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    let o = scratch("nvme-probes-");
+    for (run, dev, bs, engine) in [
+        ("s512", "nvme0n1", 512, "sync"),
+        ("u4k", "nvme0n2", 4096, "io_uring"),
+        ("s4k", "nvme0n2", 4096, "sync"),
+    ] {
+        out.expect(run, 0);
+        out.unpack(run, &o.path().join(run));
+        let s = summary(&o.path().join(run));
+        assert_eq!(s["run"]["workload"]["engine"], engine, "{run}");
+        assert_eq!(s["run"]["device"]["serial"], "SLC0002", "{run}");
+        check_real_drive_records(&s, &rig, dev, bs, run);
+    }
+    // 512-byte writes do not fit a 4Kn namespace: a usage error that names the 4096 B.
+    assert_eq!(out.rc("bad"), 2, "{}", out.text("bad.err"));
+    let err = out.text("bad.err");
+    assert!(err.contains("4096"), "{err}");
+    // Polled completions need poll queues, which this guest's driver was not given.
+    assert_eq!(out.rc("nopoll"), 2, "{}", out.text("nopoll.err"));
+    let err = out.text("nopoll.err");
+    assert!(err.contains("nvme0n1 has no poll queues"), "{err}");
+    assert!(err.contains("nvme.poll_queues=2"), "{err}");
+    let info = out.expect("info4k", 0);
+    assert!(
+        info.contains("block sizes:      4096 B logical, 4096 B physical"),
+        "{info}"
+    );
+
+    // The controller node: its identity, its health log for all namespaces, and the
+    // namespaces with their sizes and formats.
+    let t = out.expect("ctrl", 0);
+    eprintln!("info /dev/nvme0:\n{t}");
+    for want in [
+        "/dev/nvme0 (NVMe controller)".to_string(),
+        "  model:            QEMU NVMe Ctrl".into(),
+        "  serial:           SLC0002".into(),
+        format!("  firmware:         {}", rig.qemu_version),
+        "  PCI vendor:       0x1b36".into(),
+        "namespaces (2):".into(),
+        "  1   /dev/nvme0n1: 4.29 GB (4294967296 bytes), 512 B blocks; formats 512*".into(),
+        "  2   /dev/nvme0n2: 4.29 GB (4294967296 bytes), 4096 B blocks; formats 512,".into(),
+        "composite temperature:  49.9 °C (warning at 69.9 °C, critical at 99.9 °C)".into(),
+    ] {
+        assert!(t.contains(&want), "missing {want:?} in:\n{t}");
+    }
+    let j = json(&out, "ctrlj.out");
+    assert_eq!(j["kind"], "nvme_controller");
+    assert_eq!(j["nvme_identify"]["serial"], "SLC0002");
+    assert_eq!(j["nvme_identify"]["pci_vendor_id"], "0x1b36");
+    assert_eq!(j["health"]["temperature_c"], 49.85);
+    let ns = j["namespaces"].as_array().unwrap();
+    assert_eq!(ns.len(), 2, "{j}");
+    for (n, (dev, lba)) in ns
+        .iter()
+        .zip([("/dev/nvme0n1", 512), ("/dev/nvme0n2", 4096)])
+    {
+        assert_eq!(n["device"], dev, "{n}");
+        assert_eq!(n["lba_size"], lba, "{n}");
+        assert_eq!(n["size_bytes"], 4u64 << 30, "{n}");
+    }
+    // The data written by the three probes, counted by the controller for both namespaces.
+    let total: u64 = ["s512", "u4k", "s4k"]
+        .iter()
+        .map(|r| {
+            summary(&o.path().join(r))["totals"]["bytes"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    let du = j["health"]["data_units_written"].as_u64().unwrap();
+    assert!(
+        du >= total / 512_000 && du <= total.div_ceil(512_000) + 3,
+        "{du} units for {total} bytes"
+    );
+}
+
+/// Item 3: a real cliff. QEMU throttles the namespace's writes once a chosen byte count has
+/// been written; the cliff is found within 2% of where the throttle landed, and the interval
+/// covers it.
+pub fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
+    let Some(rig) = Rig::find("a_throttle_at_a_byte_count_is_found_as_the_cliff") else {
+        return;
+    };
+    // The emulator's own speed swings with the host's load (0.7 to 1.9 GB/s on a shared
+    // machine), which would be a noisy "cache" level: QEMU holds it at 400 MB/s from the
+    // start, and drops it to 50 MB/s once AT bytes are written.
+    const AT: u64 = 2_000_000_000;
+    const CACHE_BPS: u64 = 400_000_000;
+    const AFTER_BPS: u64 = 50_000_000;
+    let script = Script::new(
+        r#"
+sync_host start
+cmd probe slccache probe /dev/nvme0n1 --destroy-data --pattern seqwrite --bs 128k --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c
+getdir c /out/c
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0003", vec![Namespace::null(256 << 30)]),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let drive = drive_id(0, 0);
+    let started = Arc::new(Mutex::new(None));
+    let on_sync: SyncHandler = {
+        let started = started.clone();
+        let drive = drive.clone();
+        Box::new(move |_, q| {
+            q.throttle_writes(&drive, CACHE_BPS);
+            *started.lock().unwrap() = Some(q.wr_bytes(&drive));
+        })
+    };
+    let guest = Guest::start(&rig, spec, Some(on_sync));
+    // QMP takes one client at a time: the host polls once the sync point has been answered.
+    let base = loop {
+        if let Some(b) = *started.lock().unwrap() {
+            break b;
+        }
+        guest.check_timeout("the guest's start point");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // The throttle lands between the poll that saw the count passed and the query right
+    // after the throttle was set: [before, landed], a few MB apart. Writes already past
+    // QEMU's throttle then (at most the queue, 32 x 128 KiB) still complete at the old
+    // rate, so the rate falls in [before, landed + 4 MiB].
+    const IN_FLIGHT: u64 = 32 * (128 << 10);
+    let (before, landed) = {
+        let mut q = guest.qmp();
+        loop {
+            let now = q.wr_bytes(&drive) - base;
+            if now >= AT {
+                q.throttle_writes(&drive, AFTER_BPS);
+                break (now, q.wr_bytes(&drive) - base);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            guest.check_timeout(&format!("{AT} bytes written"));
+            if guest.console().contains("@@DONE") {
+                panic!(
+                    "the probe ended before {AT} bytes; console:\n{}",
+                    guest.console()
+                );
+            }
+        }
+    };
+    let out = guest.wait();
+    out.expect("probe", 0);
+    let o = scratch("nvme-cliff-");
+    out.unpack("c", o.path());
+    let s = summary(o.path());
+    let a = &s["analysis"];
+    let rows = std::fs::read_to_string(o.path().join("timeline.csv")).unwrap();
+    let near: Vec<&str> = rows
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let total: u64 = l
+                .split(',')
+                .nth(3)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            total.abs_diff(landed) < 1_000_000_000
+        })
+        .collect();
+    let near = format!(
+        "timeline rows within 1 GB of the throttle:\n{}",
+        near.join("\n")
+    );
+    let est = &a["cache_estimate"];
+    let bytes = est["bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no estimate: {a}\n{near}"));
+    let (low, high) = (
+        est["low_bytes"].as_u64().unwrap(),
+        est["high_bytes"].as_u64().unwrap(),
+    );
+    eprintln!(
+        "throttle landed between {before} and {landed} bytes; cliff at {bytes} ({low} to \
+         {high}): {:+.3}%",
+        (bytes as f64 / landed as f64 - 1.0) * 100.0
+    );
+    assert!(
+        (bytes as f64 - landed as f64).abs() <= 0.02 * landed as f64,
+        "cliff at {bytes}, throttle landed at {landed}: {a}\n{near}"
+    );
+    assert!(
+        low <= landed + IN_FLIGHT && before <= high,
+        "[{low}, {high}] does not meet the landing [{before}, {landed} + {IN_FLIGHT}]: {a}\n{near}"
+    );
+    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
+}
+
+/// Item 4 and 6: refusals on real NVMe naming (a partition table on the namespace, one
+/// partition mounted), a second namespace probed while the first is mounted (the data-units
+/// warning then names the controller's namespaces), and SIGINT in the middle of that probe
+/// (exit 130, every output present).
+pub fn partitions_a_second_namespace_and_sigint() {
+    let Some(rig) = Rig::find("partitions_a_second_namespace_and_sigint") else {
+        return;
+    };
+    let dir = scratch("nvme-parts-");
+    let img = dir.path().join("ns1.img");
+    const MIB: u64 = 1 << 20;
+    sparse_image(&img, 256 * MIB);
+    // p1: 1 MiB..101 MiB, p2: 101 MiB..201 MiB; the rest of the namespace unpartitioned.
+    let (p1, p2) = ((2048u32, 204_800u32), (206_848u32, 204_800u32));
+    write_mbr(&img, &[p1, p2]);
+    let mbr = std::fs::read(&img).unwrap()[..512].to_vec();
+    let script = Script::new(
+        r#"
+mke2fs -q /dev/nvme0n1p1 && mount -t ext2 /dev/nvme0n1p1 /mnt && echo precious > /mnt/precious.txt && sync
+ls /dev/nvme* > /tmp/devs; blob devs /tmp/devs
+cmd whole slccache probe /dev/nvme0n1 --destroy-data --quiet --out /out/whole
+cmd p1 slccache probe /dev/nvme0n1p1 --destroy-data --quiet --out /out/p1
+cmd infowhole slccache info --json /dev/nvme0n1
+cmd ctrlinuse slccache info --json /dev/nvme0
+cmd p2 slccache probe /dev/nvme0n1p2 --destroy-data --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/p2
+getdir p2 /out/p2
+# The second namespace, with the first one's partition mounted and written meanwhile.
+slccache probe /dev/nvme0n2 --destroy-data --pattern seqwrite --bs 128k --interval 100ms --no-early-stop --duration 10m --out /out/n2 >/tmp/n2.out 2>/tmp/n2.err </dev/null &
+pid=$!
+n=0
+while [ "$n" -lt 5 ]; do sleep 0.2; n=$(cat /out/n2/timeline.csv 2>/dev/null | wc -l); done
+dd if=/dev/urandom of=/mnt/noise bs=1M count=8 conv=fsync 2>/dev/null
+sync
+kill -INT $pid
+wait $pid
+echo $? > /tmp/n2.rc
+blob n2.out /tmp/n2.out; blob n2.err /tmp/n2.err; blob n2.rc /tmp/n2.rc
+(cd /out/n2 && tar czf /tmp/n2.tgz .); blob n2.tgz /tmp/n2.tgz
+cat /mnt/precious.txt > /tmp/precious; blob precious /tmp/precious
+umount /mnt
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller(
+            "SLC0004",
+            vec![Namespace::file(&img), Namespace::null(1 << 40)],
+        ),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    let devs = out.text("devs");
+    for d in ["/dev/nvme0n1p1", "/dev/nvme0n1p2", "/dev/nvme0n2"] {
+        assert!(
+            devs.lines().any(|l| l == d),
+            "the guest has no {d}:\n{devs}"
+        );
+    }
+    // A mounted partition refuses the whole namespace, and names the partition.
+    assert_eq!(out.rc("whole"), 1, "{}", out.text("whole.err"));
+    let err = out.text("whole.err");
+    assert!(
+        err.contains("refusing to write to /dev/nvme0n1: nvme0n1p1 is mounted at /mnt"),
+        "{err}"
+    );
+    assert_eq!(out.rc("p1"), 1);
+    let err = out.text("p1.err");
+    assert!(err.contains("nvme0n1p1 is mounted at /mnt"), "{err}");
+    let j = json(&out, "infowhole.out");
+    assert_eq!(j["in_use"], true, "{j}");
+    assert_eq!(
+        j["in_use_reason"], "nvme0n1p1 is mounted at /mnt; unmount it first",
+        "{j}"
+    );
+    // The controller: in use through its first namespace, which names the partition.
+    let j = json(&out, "ctrlinuse.out");
+    assert_eq!(j["in_use"], true, "{j}");
+    let ns = &j["namespaces"];
+    assert_eq!(ns[0]["in_use"], true, "{ns}");
+    assert_eq!(
+        ns[0]["in_use_reason"], "nvme0n1p1 is mounted at /mnt; unmount it first",
+        "{ns}"
+    );
+    assert_eq!(ns[1]["in_use"], false, "{ns}");
+    assert!(ns[1]["in_use_reason"].is_null(), "{ns}");
+    // The other partition may be probed; the run names the partition.
+    out.expect("p2", 0);
+    let o = scratch("nvme-parts-out-");
+    out.unpack("p2", &o.path().join("p2"));
+    let s = summary(&o.path().join("p2"));
+    let d = &s["run"]["device"];
+    assert_eq!(d["path"], "/dev/nvme0n1p2", "{d}");
+    assert_eq!(d["capacity_bytes"], p2.1 as u64 * 512, "{d}");
+    assert_eq!(d["model"], "QEMU NVMe Ctrl", "{d}");
+    assert_eq!(d["serial"], "SLC0004", "{d}");
+    assert_eq!(s["totals"]["bytes"], p2.1 as u64 * 512, "one pass over p2");
+    assert_eq!(out.text("precious"), "precious\n");
+    // On the image: the partition table and p1 untouched, p2 written, nothing after it.
+    let data = std::fs::read(&img).unwrap();
+    assert_eq!(&data[..512], &mbr[..], "the MBR is untouched");
+    let sb = p1.0 as usize * 512 + 1024;
+    assert_eq!(
+        &data[sb + 56..sb + 58],
+        &[0x53, 0xEF],
+        "p1's ext2 superblock is intact"
+    );
+    let p2r = p2.0 as usize * 512..(p2.0 + p2.1) as usize * 512;
+    for (i, b) in data[p2r.clone()].chunks(1 << 20).enumerate() {
+        assert!(b.iter().any(|&x| x != 0), "MiB {i} of p2 not written");
+    }
+    assert!(data[p2r.end..].iter().all(|&x| x == 0), "written past p2");
+    assert!(
+        data[512..p1.0 as usize * 512].iter().all(|&x| x == 0),
+        "written before p1"
+    );
+
+    // The second namespace: probed while the first is mounted; interrupted with SIGINT.
+    assert_eq!(out.rc("n2"), 130, "{}", out.text("n2.err"));
+    let n2 = o.path().join("n2");
+    out.unpack("n2", &n2);
+    let s = summary(&n2);
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["run"]["stop_reason"], "interrupted");
+    assert_eq!(s["run"]["device"]["path"], "/dev/nvme0n2");
+    for f in [
+        "timeline.csv",
+        "summary.json",
+        "report.md",
+        "report.html",
+        "throughput-time.png",
+        "throughput-time.svg",
+        "throughput-data.png",
+        "throughput-data.svg",
+        "card.png",
+    ] {
+        let len = std::fs::metadata(n2.join(f)).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 0, "{f} missing after SIGINT");
+    }
+    let rows = slccache::timeline::read_slccache_csv(
+        &std::fs::read_to_string(n2.join("timeline.csv")).unwrap(),
+        "timeline.csv",
+    )
+    .unwrap();
+    assert_eq!(
+        rows.iter().map(|r| r.bytes).sum::<u64>(),
+        s["totals"]["bytes"].as_u64().unwrap()
+    );
+    let warnings: Vec<String> = s["analysis"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect();
+    let w = warnings
+        .iter()
+        .find(|w| w.contains("own counter"))
+        .unwrap_or_else(|| panic!("no data-units warning: {warnings:?}"));
+    assert!(w.contains("something else wrote"), "{w}");
+    assert!(
+        w.contains("the controller counts for all its namespaces (nvme0n1, nvme0n2)"),
+        "{w}"
+    );
+}
+
+/// Item 5: `--trim` on a namespace: discarded on an image file (QEMU punches the hole: the
+/// data there reads back as zeroes), done or reported unsupported on null-co. Then
+/// `--secure-erase` of the second namespace leaves the first one's data alone.
+pub fn trim_on_a_namespace() {
+    let Some(rig) = Rig::find("trim_on_a_namespace") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    let dir = scratch("nvme-trim-");
+    let img = dir.path().join("ns1.img");
+    std::fs::write(&img, vec![0xABu8; 64 * MIB]).unwrap();
+    let script = Script::new(
+        r#"
+cmd t1 slccache probe /dev/nvme0n1 --destroy-data --trim --span 32MiB --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t1
+cmd t2 slccache probe /dev/nvme0n2 --destroy-data --trim --max-bytes 64MB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t2
+getdir t1 /out/t1
+getdir t2 /out/t2
+cmd erase2 slccache probe /dev/nvme0n2 --destroy-data --secure-erase --max-bytes 1MB --quiet --out /out/e2
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller(
+            "SLC0005",
+            vec![Namespace::file(&img), Namespace::null(2 << 30)],
+        ),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    out.expect("t1", 0);
+    out.expect("t2", 0);
+    let o = scratch("nvme-trim-out-");
+    out.unpack("t1", &o.path().join("t1"));
+    out.unpack("t2", &o.path().join("t2"));
+    let s1 = summary(&o.path().join("t1"));
+    let ds = &s1["drive_state"];
+    assert_eq!(ds["trimmed"], true, "{ds}");
+    assert!(ds["trim"].as_str().unwrap().contains("BLKDISCARD"), "{ds}");
+    let data = std::fs::read(&img).unwrap();
+    for (i, c) in data[..4 * MIB].chunks(4096).enumerate() {
+        assert!(
+            c.iter().any(|&b| b != 0xAB && b != 0),
+            "block {i} of the first 4 MiB not written"
+        );
+    }
+    assert!(
+        data[4 * MIB..32 * MIB].iter().all(|&b| b == 0),
+        "the trimmed span reads back as zeroes"
+    );
+    assert!(
+        data[32 * MIB..].iter().all(|&b| b == 0xAB),
+        "past the span: untouched"
+    );
+    let s2 = summary(&o.path().join("t2"));
+    let ds = &s2["drive_state"];
+    let what = ds["trim"].as_str().unwrap();
+    assert!(
+        ds["trimmed"] == true || what.contains("not supported"),
+        "null-co: done or reported unsupported: {ds}"
+    );
+    eprintln!(
+        "--trim on an image file: {}; on null-co: {what}",
+        ds["trim"]
+    );
+    // QEMU formats one namespace at a time (FNA bits 0 and 1 clear): the second namespace
+    // may be erased beside the first, whose data stays (the image, read above after the
+    // guest ended, still holds the 0xAB past the probe's span).
+    out.expect("erase2", 0);
+}
+
+/// The rig itself: a guest that never powers off is killed after its timeout, and the
+/// failure names the timeout and holds its console.
+pub fn a_hung_guest_is_killed_with_its_console_in_the_message() {
+    let Some(rig) = Rig::find("a_hung_guest_is_killed_with_its_console_in_the_message") else {
+        return;
+    };
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0006", vec![Namespace::null(1 << 30)]),
+        script: Script::new("echo about to hang\nwhile true; do sleep 1; done"),
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let mut guest = Guest::start(&rig, spec, None);
+    // Wait until the script runs, so that the console has something to show.
+    while !guest.console().contains("about to hang") {
+        guest.check_timeout("the script to start");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // From here it has 3 s to power off, which it never does.
+    guest.set_timeout_from_now(std::time::Duration::from_secs(3));
+    let e = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| guest.wait()))
+        .expect_err("a guest that never powers off cannot end well");
+    let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        msg.contains("did not power off within") && msg.contains("killed; console:"),
+        "{msg}"
+    );
+    assert!(msg.contains("about to hang"), "{msg}");
+}
+
+/// Polled completions (`--hipri`, the same as `--engine io-uring-poll`: IORING_SETUP_IOPOLL) in a guest whose NVMe
+/// driver has poll queues (`nvme.poll_queues=2`): the writes complete without interrupts on
+/// the I/O queues, where the same run without polling raises them.
+pub fn polled_completions_use_the_poll_queues() {
+    let Some(rig) = Rig::find("polled_completions_use_the_poll_queues") else {
+        return;
+    };
+    let script = Script::new(
+        r#"
+cat /sys/block/nvme0n1/queue/io_poll > /tmp/io_poll; blob io_poll /tmp/io_poll
+# Interrupts of the I/O queues (nvme0q1, ...; nvme0q0 is the admin queue), before and after.
+irqs() { grep -E 'nvme0q[1-9]' /proc/interrupts > /tmp/$1; blob $1 /tmp/$1; }
+w="--destroy-data --pattern seqwrite --bs 128k --max-bytes 64MB --interval 100ms --quiet"
+irqs i0
+cmd poll slccache probe /dev/nvme0n1 --hipri $w --out /out/poll
+irqs i1
+cmd plain slccache probe /dev/nvme0n1 $w --out /out/plain
+irqs i2
+getdir poll /out/poll
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0007", vec![Namespace::null(2 << 30)]),
+        script,
+        cmdline: "nvme.poll_queues=2".into(),
+        timeout: None,
+    };
+    let out = Guest::start(&rig, spec, None).wait();
+    assert_eq!(out.text("io_poll").trim(), "1", "the driver polls");
+    out.expect("poll", 0);
+    out.expect("plain", 0);
+    let o = scratch("nvme-poll-");
+    out.unpack("poll", o.path());
+    let s = summary(o.path());
+    assert_eq!(s["run"]["workload"]["engine"], "io_uring_poll");
+    let written = s["totals"]["bytes"].as_u64().unwrap();
+    assert!(written >= 64_000_000 - (128 << 10), "{}", s["totals"]);
+    // Each line: "IRQ: count-per-CPU... type name".
+    let irqs = |name: &str| -> u64 {
+        out.text(name)
+            .lines()
+            .flat_map(|l| {
+                l.split_whitespace()
+                    .skip(1)
+                    .map_while(|w| w.parse::<u64>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .sum()
+    };
+    let (i0, i1, i2) = (irqs("i0"), irqs("i1"), irqs("i2"));
+    let text = format!("{}\n{}\n{}", out.text("i0"), out.text("i1"), out.text("i2"));
+    eprintln!(
+        "I/O queue interrupts: polled run {}, plain run {}",
+        i1 - i0,
+        i2 - i1
+    );
+    assert!(i2 - i1 > 0, "the plain run raises interrupts:\n{text}");
+    assert!(
+        (i1 - i0) * 10 < i2 - i1,
+        "the polled run raised {} interrupts, the plain one {}:\n{text}",
+        i1 - i0,
+        i2 - i1
+    );
+}
+
+/// `--secure-erase`: Format NVM with a user data erase of the whole namespace before the run
+/// (QEMU writes zeroes over the image); refused on a partition and on a file, before anything
+/// is written. And `--sanitize` first, in the same guest: QEMU's controller has no Sanitize
+/// (SANICAP 0, as `info /dev/nvme0` shows), so it must be refused as not supported, with the
+/// usage exit code, no output folder, and the namespace's data intact (its SHA-256 read in the
+/// guest before and after, against the image the host wrote).
+///
+/// QEMU's controller also formats one namespace at a time (FNA 0, no property sets it), so the
+/// refusal of `--secure-erase` on a controller that formats all its namespaces together
+/// cannot be met in a guest: `info` shows FNA 0 here, and the refusal itself is tested on
+/// canned pages (`nvme_format::tests`).
+pub fn secure_erase_formats_the_namespace() {
+    let Some(rig) = Rig::find("secure_erase_formats_the_namespace") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    let dir = scratch("nvme-erase-");
+    let img = dir.path().join("ns1.img");
+    std::fs::write(&img, vec![0xABu8; 64 * MIB]).unwrap();
+    // One partition, so that a partition can be refused.
+    write_mbr(&img, &[(2048, 65_536)]);
+    let script = Script::new(
+        r#"
+cmd ctrl slccache info /dev/nvme0
+cmd ctrlj slccache info --json /dev/nvme0
+sha256sum /dev/nvme0n1 > /tmp/sum0; blob sum0 /tmp/sum0
+cmd san slccache probe /dev/nvme0n1 --destroy-data --sanitize --max-bytes 4MiB --quiet --out /out/san
+cmd sanpart slccache probe /dev/nvme0n1p1 --destroy-data --sanitize --quiet --out /out/sanpart
+cmd both slccache probe /dev/nvme0n1 --destroy-data --sanitize --secure-erase --quiet --out /out/both
+ls /out > /tmp/outs; blob outs /tmp/outs
+sha256sum /dev/nvme0n1 > /tmp/sum1; blob sum1 /tmp/sum1
+cmd part slccache probe /dev/nvme0n1p1 --destroy-data --secure-erase --quiet --out /out/part
+cmd file slccache probe /tmp/f.bin --size 1MiB --secure-erase --quiet --out /out/file
+cmd erase slccache probe /dev/nvme0n1 --destroy-data --secure-erase --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --out /out/e
+getdir e /out/e
+"#,
+    );
+    let spec = GuestSpec {
+        controllers: one_controller("SLC0008", vec![Namespace::file(&img)]),
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let before = std::fs::read(&img).unwrap();
+    let out = Guest::start(&rig, spec, None).wait();
+
+    // What QEMU's controller can erase: per namespace, no sanitize.
+    let t = out.expect("ctrl", 0);
+    eprintln!("info /dev/nvme0:\n{t}");
+    for want in [
+        "  format NVM:       per namespace\n",
+        "  sanitize:         not supported (SANICAP 0)\n",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in:\n{t}");
+    }
+    let j = json(&out, "ctrlj.out");
+    let id = &j["nvme_identify"];
+    assert_eq!(id["sanitize"]["block_erase"], false, "{id}");
+    assert_eq!(id["sanitize"]["crypto_erase"], false, "{id}");
+    assert_eq!(id["format_all_namespaces"], false, "{id}");
+    assert_eq!(id["secure_erase_all_namespaces"], false, "{id}");
+    assert_eq!(j["in_use"], false, "{j}");
+
+    // --sanitize: refused as not supported (usage error, exit 2), before anything is sent.
+    assert_eq!(out.rc("san"), 2, "{}", out.text("san.err"));
+    let err = out.text("san.err");
+    eprintln!("--sanitize on QEMU: {err}");
+    assert!(
+        err.contains(
+            "--sanitize: the controller of /dev/nvme0n1 does not support a Sanitize block \
+             erase (SANICAP 0: no sanitize operation at all); nothing was sent"
+        ),
+        "{err}"
+    );
+    // On a partition: refused, since every namespace would be erased.
+    assert_eq!(out.rc("sanpart"), 1, "{}", out.text("sanpart.err"));
+    let err = out.text("sanpart.err");
+    assert!(
+        err.contains(
+            "--sanitize erases every namespace of the drive, and /dev/nvme0n1p1 is a partition"
+        ),
+        "{err}"
+    );
+    // With --secure-erase: one erase at a time.
+    assert_eq!(out.rc("both"), 2, "{}", out.text("both.err"));
+    assert!(out.text("both.err").contains("cannot be used with"));
+    // No output folder, and the namespace reads as the host wrote it, before and after.
+    assert_eq!(
+        out.text("outs").trim(),
+        "",
+        "output folders made: {}",
+        out.text("outs")
+    );
+    let want = {
+        use sha2::Digest;
+        sha2::Sha256::digest(&before)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    for sum in ["sum0", "sum1"] {
+        let got = out.text(sum);
+        assert_eq!(
+            got.split_whitespace().next(),
+            Some(want.as_str()),
+            "{sum}: the namespace changed: {got}"
+        );
+    }
+
+    assert_eq!(out.rc("part"), 1, "{}", out.text("part.err"));
+    let err = out.text("part.err");
+    assert!(err.contains("/dev/nvme0n1p1 is a partition"), "{err}");
+    assert_eq!(out.rc("file"), 2, "{}", out.text("file.err"));
+    assert!(
+        out.text("file.err").contains("is not one"),
+        "{}",
+        out.text("file.err")
+    );
+    let err = out.text("erase.err");
+    out.expect("erase", 0);
+    assert!(
+        err.contains("--secure-erase: Format NVM with user data erase"),
+        "{err}"
+    );
+    let o = scratch("nvme-erase-out-");
+    out.unpack("e", o.path());
+    let s = summary(o.path());
+    let what = s["drive_state"]["secure_erase"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        what.contains("(SES=1) of namespace 1, LBA format 0 kept"),
+        "{}",
+        s["drive_state"]
+    );
+    let data = std::fs::read(&img).unwrap();
+    assert_eq!(data.len(), before.len());
+    for (i, c) in data[..4 * MIB].chunks(4096).enumerate() {
+        assert!(
+            c.iter().any(|&b| b != 0 && b != 0xAB),
+            "block {i} not written"
+        );
+    }
+    assert!(
+        data[4 * MIB..].iter().all(|&b| b == 0),
+        "after the erase, what the probe did not write reads as zeroes"
+    );
+}

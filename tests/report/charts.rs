@@ -1,0 +1,799 @@
+//! Regression tests for the chart defects of issue 12, each checked on the chart's content
+//! (its spec) or on the files: comparisons of 5 to 12 runs, the zoomed charts, the latency
+//! axis, the thermal chart, a gradual drop without a cliff, axis units, the footer, report.md,
+//! the card and the dark theme.
+
+use crate::common::report_util;
+
+use std::process::Command;
+
+use report_util::*;
+use slccache::detect::PhaseKind;
+use slccache::experiment::sweep::{saturation, saturations};
+use slccache::report::charts::{self, ChartKind, ChartSpec, CompareRun, Layout, Theme};
+use slccache::report::{draw, ReportOptions};
+use slccache::results::sweep::{Sweep, SweepPoint};
+use slccache::results::sweep::{SweepConfig, SweepSummary};
+use slccache::timeline::Timeline;
+
+fn slccache() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_slccache"))
+}
+
+/// `n` runs of the three test drives, repeated, with distinct names.
+fn many_runs(n: usize) -> Vec<(String, Timeline, slccache::detect::Analysis)> {
+    let base = three_drives();
+    (0..n)
+        .map(|i| {
+            let (t, a) = base[i % 3].clone();
+            (format!("Drive number {i} with a long name"), t, a)
+        })
+        .collect()
+}
+
+fn subtitle_and_footer_fit(spec: &ChartSpec) {
+    let l = Layout::new(spec.size, false, spec.footer.len());
+    let w = spec.size.0 as f64 - 48.0 * l.scale;
+    let sub = charts::text_width(&spec.subtitle, l.font(charts::font_px::SUBTITLE));
+    // draw::fit_text shrinks to 75% before cutting: within that, nothing is cut.
+    assert!(sub * 0.75 <= w, "subtitle would be cut: {}", spec.subtitle);
+    for f in &spec.footer {
+        let fw = charts::text_width(f, l.font(charts::font_px::FOOTER));
+        assert!(fw * 0.75 <= w, "footer line would be cut: {f}");
+    }
+}
+
+pub fn comparisons_of_2_to_12_runs_read_well() {
+    for n in [2, 5, 10, 12] {
+        let runs = many_runs(n);
+        let cr: Vec<CompareRun<'_>> = runs
+            .iter()
+            .map(|(name, t, a)| CompareRun {
+                name,
+                timeline: t,
+                analysis: a,
+            })
+            .collect();
+        for spec in [
+            charts::compare_time(&cr, &ReportOptions::default()),
+            charts::compare_data(&cr, &ReportOptions::default()),
+        ] {
+            // Every run named in the legend, each with its own colour and dash.
+            assert_eq!(spec.legend.len(), n);
+            for (e, (name, _, _)) in spec.legend.iter().zip(&runs) {
+                assert_eq!(&e.name, name);
+            }
+            for i in 0..n {
+                for j in 0..i {
+                    let (a, b) = (&spec.legend[i].style, &spec.legend[j].style);
+                    assert!(
+                        (a.color, a.dash) != (b.color, b.dash),
+                        "{n} runs: runs {i} and {j} look alike"
+                    );
+                }
+            }
+            // The legend wraps instead of dropping names.
+            let rows = charts::legend_rows(&spec.legend, spec.size);
+            assert_eq!(rows.iter().map(|r| r.len()).sum::<usize>(), n);
+            subtitle_and_footer_fit(&spec);
+            // The footer does not name the drives (the legend does), so none twice.
+            for (name, _, _) in &runs {
+                assert!(
+                    spec.footer.iter().all(|f| !f.contains(name.as_str())),
+                    "{n} runs: footer names {name}"
+                );
+            }
+            // Cliff labels leave the data most of the height: the axis is at most twice the
+            // highest value.
+            let data_max = spec
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .fold(0.0, f64::max);
+            assert!(
+                spec.y.max <= 2.0 * data_max,
+                "{n} runs: y axis {} for data up to {data_max}",
+                spec.y.max
+            );
+            if n > 4 {
+                assert!(spec.markers.iter().all(|m| m.lines.len() == 1));
+            }
+        }
+    }
+}
+
+pub fn align_cliff_puts_every_cliff_at_zero() {
+    let runs = three_drives();
+    let cr: Vec<CompareRun<'_>> = runs
+        .iter()
+        .zip(["a", "b", "c"])
+        .map(|((t, a), n)| CompareRun {
+            name: n,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    let o = ReportOptions {
+        align_cliff: true,
+        ..ReportOptions::default()
+    };
+    for spec in [charts::compare_time(&cr, &o), charts::compare_data(&cr, &o)] {
+        assert_eq!(spec.markers.len(), 3);
+        for m in &spec.markers {
+            assert!(m.x.abs() < 1e-9, "cliff at {}", m.x);
+        }
+        assert!(spec.x.min < 0.0 && spec.x.label.contains("from the cliff"));
+    }
+}
+
+pub fn compare_labels_and_duplicate_drives() {
+    let dir = tempfile::tempdir().unwrap();
+    let mk = |name: &str, at: &str| {
+        let (mut t, _) = clean_cliff();
+        t.meta.label = String::new();
+        t.meta.device.model = Some("loop0".into());
+        t.meta.started_at = Some(at.parse().unwrap());
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        slccache::timeline::CsvWriter::write_all(&d.join("timeline.csv"), &t).unwrap();
+        t
+    };
+    let a = mk("a", "2026-11-29T20:00:00Z");
+    let b = mk("b", "2026-11-29T21:30:00Z");
+    let names = slccache::commands::compare::unique_names(&[a, b]);
+    assert_eq!(names, ["loop0, 20:00:00", "loop0, 21:30:00"]);
+    // --label names the runs; a count that does not match is a usage error (exit 2).
+    let out = dir.path().join("cmp");
+    let o = slccache()
+        .arg("compare")
+        .arg(dir.path().join("a"))
+        .arg(dir.path().join("b"))
+        .args(["--label", "fresh,full", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("compare.md")).unwrap();
+    assert!(md.contains("| fresh | full |"), "{md}");
+    let o = slccache()
+        .arg("compare")
+        .arg(dir.path().join("a"))
+        .arg(dir.path().join("b"))
+        .args(["--label", "only-one", "--out"])
+        .arg(dir.path().join("bad"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--label"));
+    assert!(!dir.path().join("bad").exists(), "nothing written");
+}
+
+/// A 3.4-hour run whose cliffs sit in its first two minutes (the fx700 shape): zoomed charts
+/// around the cliffs, and the zoomed stretch marked on the full charts.
+pub fn long_run_gets_zoomed_charts() {
+    let seg = [(11.0, 5000e6), (127.0, 3500e6), (f64::INFINITY, 130e6)];
+    let t = trace(
+        &seg,
+        &TraceOpts {
+            interval_s: 1.0,
+            duration_s: 12_000.0,
+            noise: 0.02,
+            dip_every_s: 0.0,
+            latencies: false,
+            temps: false,
+            seed: 3,
+        },
+        meta("fx", "HP FX700 2TB", 2_000_000_000_000, 131072),
+    );
+    let a = analysis(
+        &t,
+        &seg,
+        &[PhaseKind::Cache, PhaseKind::PostCache, PhaseKind::Folding],
+    );
+    let o = ReportOptions::default();
+    let z = charts::zoomed(&t, &a, &o);
+    assert_eq!(z.len(), 2);
+    assert_eq!(z[0].kind, ChartKind::ThroughputTimeZoom);
+    assert_eq!(z[1].kind, ChartKind::ThroughputDataZoom);
+    // The time zoom is in seconds, shows both cliffs with their labels, and ends minutes
+    // after the last one.
+    assert_eq!(z[0].x.label, "time since start (s)");
+    assert_eq!(z[0].markers.len(), 2);
+    assert!(z[0].markers.iter().all(|m| !m.lines.is_empty()));
+    assert!(
+        z[0].x.max > 127.0 + 120.0 && z[0].x.max < 600.0,
+        "{}",
+        z[0].x.max
+    );
+    let full = charts::throughput_time(&t, &a, &o);
+    let mark = full.zoom.as_ref().expect("zoomed range marked");
+    assert!((mark.x1 * 3600.0 - z[0].x.max).abs() < 1.0);
+    assert!(mark
+        .lines
+        .iter()
+        .any(|l| l.contains("throughput-time-zoom")));
+    // A short run needs no zoom.
+    let (t2, a2) = clean_cliff();
+    assert!(charts::zoomed(&t2, &a2, &o).is_empty());
+    assert!(charts::throughput_time(&t2, &a2, &o).zoom.is_none());
+}
+
+pub fn smoothing_legend_reads_naturally() {
+    assert_eq!(charts::round_duration(2.7), "2.7 s");
+    assert_eq!(charts::round_duration(216.9), "3.6 min");
+    assert_eq!(charts::round_duration(45.2), "45 s");
+    let (t, a) = clean_cliff();
+    let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
+    let sm = spec
+        .legend
+        .iter()
+        .find(|e| e.name.starts_with("smoothed"))
+        .unwrap();
+    assert!(sm.name.starts_with("smoothed (median over "), "{}", sm.name);
+    // The smoothed line only takes values that samples have.
+    let smoothed = spec
+        .series
+        .iter()
+        .find(|s| s.name.starts_with("smoothed"))
+        .unwrap();
+    for p in &smoothed.points {
+        assert!(
+            t.samples
+                .iter()
+                .any(|s| (s.bytes_per_sec / 1e6 - p.1).abs() < 1e-9),
+            "{} MB/s is no sample's rate",
+            p.1
+        );
+    }
+}
+
+pub fn latency_axis_is_labelled_low_and_max_stays_visible() {
+    let (t, a) = million();
+    let spec = charts::latency(&t, &a, &ReportOptions::default()).unwrap();
+    let y = &spec.y;
+    assert!(y.ticks.len() >= 4, "{:?}", y.ticks);
+    assert!(
+        (y.ticks[0] / y.min - 1.0).abs() < 1e-6,
+        "the lowest label {} is not at the axis start {}",
+        y.ticks[0],
+        y.min
+    );
+    // max is drawn last (on top of p99), p99 keeps its dashes on dense data with one point
+    // per column.
+    let names: Vec<&str> = spec.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["p50 (median)", "p99", "max"]);
+    let p99 = &spec.series[1];
+    assert!(matches!(p99.style.dash, charts::Dash::Dashed { .. }));
+    assert!(p99.points.len() <= 1000, "{}", p99.points.len());
+    assert!(p99.points.windows(2).all(|w| w[0].0 < w[1].0));
+    assert_eq!(spec.legend[0].name, "max");
+}
+
+pub fn thermal_chart_has_phase_legend_and_throttled_stretches() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p5");
+    let o = slccache()
+        .args([
+            "simulate",
+            "p5-1tb",
+            "--pattern",
+            "seqwrite",
+            "--no-early-stop",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
+    let swatches: Vec<&str> = spec
+        .legend
+        .iter()
+        .filter(|e| e.swatch)
+        .map(|e| e.name.as_str())
+        .collect();
+    assert!(swatches.contains(&"SLC cache"), "{swatches:?}");
+    assert!(
+        swatches.contains(&"throttled (hot and slower)"),
+        "{swatches:?}"
+    );
+    assert!(!spec.throttled.is_empty());
+}
+
+pub fn a_gradual_drop_without_a_cliff_is_annotated() {
+    // 1000 MB/s falling steadily to 400 MB/s: no single cliff, but a 60% drop.
+    let pts: Vec<(f64, f64, f64)> = (1..=600)
+        .map(|i| (i as f64, 1.0, (1000.0 - i as f64) * 1e6))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("slow", "Slow drive", 1 << 40, 131072));
+    let mut a = slccache::detect::analyze(&t);
+    a.cliffs.clear();
+    a.cache_estimate = None;
+    let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
+    let m = spec
+        .markers
+        .iter()
+        .find(|m| m.lines[0].starts_with("gradual drop"))
+        .expect("the drop is annotated");
+    assert!(m.lines[0].contains("-> 4"), "{:?}", m.lines);
+    // A flat run gets no such note.
+    let (t2, a2) = no_cliff();
+    let spec2 = charts::throughput_time(&t2, &a2, &ReportOptions::default());
+    assert!(spec2.markers.is_empty());
+}
+
+pub fn data_axis_unit_follows_the_range() {
+    let pts: Vec<(f64, f64, f64)> = (1..=67).map(|i| (i as f64, 1.0, 1e6)).collect();
+    let t = Timeline::from_rates(&pts, meta("small", "Small", 1 << 30, 4096));
+    let a = slccache::detect::analyze(&t);
+    let spec = charts::throughput_data(&t, &a, &ReportOptions::default());
+    assert_eq!(spec.x.label, "data written (MB)");
+    assert!(
+        spec.x.ticks.iter().all(|v| v.fract() == 0.0),
+        "{:?}",
+        spec.x.ticks
+    );
+}
+
+pub fn footer_at_10ms_leaves_no_orphan() {
+    let pts: Vec<(f64, f64, f64)> = (1..=3000).map(|i| (i as f64 * 0.01, 0.01, 1e9)).collect();
+    let mut m = meta(
+        "fast",
+        "Samsung SSD 990 PRO with Heatsink 2TB",
+        2 << 40,
+        4096,
+    );
+    m.workload.interval_s = Some(0.01);
+    m.device.firmware = Some("4B2QJXD7".into());
+    let t = Timeline::from_rates(&pts, m);
+    let a = slccache::detect::analyze(&t);
+    let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
+    let version = format!("slccache {}", slccache::VERSION);
+    assert!(
+        spec.footer.iter().all(|l| l.trim() != version),
+        "{:?}",
+        spec.footer
+    );
+    // The shared wrapper never leaves the last part alone when it can join the one before.
+    let parts: Vec<String> = ["aaaa aaaa aaaa", "bbbb bbbb bbbb", "cccc"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let px = 15.0;
+    let w = charts::text_width("aaaa aaaa aaaa  ·  bbbb bbbb bbbb", px) + 1.0;
+    let lines = charts::wrap_parts(&parts, w, px);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_ne!(lines[1], "cccc");
+}
+
+pub fn report_md_is_ready_to_publish() {
+    let (t, a) = clean_cliff();
+    let dir = tempfile::tempdir().unwrap();
+    slccache::report::write_charts_and_report(dir.path(), &t, &a, &ReportOptions::default())
+        .unwrap();
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(!md.contains("ready to paste"), "{md}");
+    assert!(md.contains("| Run date | 2026-11-29 20:00 UTC |"), "{md}");
+    // analyze input: the drive is not the file name.
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
+    let out = dir.path().join("ana");
+    let o = slccache()
+        .arg("analyze")
+        .arg(&log)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let drive_row = md.lines().find(|l| l.starts_with("| Drive |")).unwrap();
+    assert!(!drive_row.contains("biwin"), "{drive_row}");
+    assert!(md.contains("| Input | biwin_x570"), "{md}");
+}
+
+fn png_pixels(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut r = dec.read_info().unwrap();
+    let mut buf = vec![0; r.output_buffer_size()];
+    let info = r.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+pub fn card_is_1200_by_630_and_says_the_essentials() {
+    let (t, a) = clean_cliff();
+    let (drive, cache, in_cache, after) =
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    assert_eq!(drive, "960evo-500g");
+    assert!(
+        cache.starts_with("SLC cache ") && cache.contains(" to "),
+        "{cache}"
+    );
+    assert_eq!(in_cache, "in cache  1365 MB/s");
+    assert_eq!(after, "after  591 MB/s");
+    let png = slccache::report::pages::card::render_card(
+        &t,
+        &a,
+        slccache::units::UnitSystem::Decimal,
+        Theme::Light,
+    )
+    .unwrap();
+    let (w, h, px) = png_pixels(&png);
+    assert_eq!((w, h), (1200, 630));
+    assert!(px.chunks(3).filter(|p| p != &[255, 255, 255]).count() > 20_000);
+}
+
+pub fn dark_theme_draws_on_a_dark_background() {
+    let (t, a) = clean_cliff();
+    let o = ReportOptions {
+        theme: Theme::Dark,
+        ..ReportOptions::default()
+    };
+    let spec = charts::throughput_time(&t, &a, &o);
+    let (_, _, px) = png_pixels(&draw::render_png(&spec).unwrap());
+    let mean_luma = px
+        .chunks(3)
+        .map(|p| 0.3 * p[0] as f64 + 0.59 * p[1] as f64 + 0.11 * p[2] as f64)
+        .sum::<f64>()
+        / (px.len() / 3) as f64;
+    assert!(mean_luma < 70.0, "mean brightness {mean_luma:.0} of 255");
+    let svg = draw::render_svg(&spec).unwrap();
+    assert!(svg.contains("fill=\"#16181d\""), "dark SVG background");
+}
+
+/// The cliff's 95% interval is shaded wide enough to see (at least 6 pixels at 1600x900).
+pub fn cliff_interval_shading_is_visible() {
+    let (t, a) = clean_cliff();
+    let mut spec = charts::throughput_time(&t, &a, &ReportOptions::default());
+    // Make the interval tiny: a fraction of a pixel.
+    let m = &mut spec.markers[0];
+    m.interval = Some((m.x - 0.001, m.x + 0.001));
+    spec.series.clear();
+    spec.bands.clear();
+    let (w, _, px) = png_pixels(&draw::render_png(&spec).unwrap());
+    let (l, top, r, b) = draw::plot_rect_of(&spec);
+    let y = ((top + b) / 2) as u32;
+    let xm = l as f64 + (m_x(&spec) - spec.x.min) / (spec.x.max - spec.x.min) * (r - l) as f64;
+    let tinted = (l as u32..r as u32)
+        .filter(|&x| (x as f64 - xm).abs() > 2.0)
+        .filter(|&x| {
+            let i = ((y * w + x) * 3) as usize;
+            px[i] > 200 && px[i + 2] < 235 && px[i + 1] < 235
+        })
+        .count();
+    assert!(tinted >= 3, "{tinted} tinted columns beside the cliff line");
+}
+
+fn m_x(spec: &ChartSpec) -> f64 {
+    spec.markers[0].x
+}
+
+// Issue 22, items 16 and 22: the sweep charts.
+
+fn sweep_point(pattern: &str, bs: u64, mix: u32, qd: u32, jobs: u32, iops: f64) -> SweepPoint {
+    SweepPoint {
+        qd,
+        jobs,
+        bs,
+        rwmix_read: mix,
+        iops,
+        bytes_per_sec: iops * bs as f64,
+        lat_p50_us: Some(1e6 * (qd * jobs) as f64 / iops),
+        lat_p99_us: Some(1.5e6 * (qd * jobs) as f64 / iops),
+        cpu_pct: None,
+        crossed_cliff: false,
+        pattern: pattern.into(),
+        label: None,
+        model_bytes_per_sec: None,
+    }
+}
+
+/// The charts of a sweep of `points`, as `sweep` writes them.
+fn sweep_specs(points: Vec<SweepPoint>, preset: Option<&'static str>) -> Vec<ChartSpec> {
+    let sweep = Sweep {
+        saturation: saturation(&points),
+        saturations: saturations(&points),
+        points,
+        unfinished_point: None,
+    };
+    let sum = SweepSummary {
+        slccache_version: "test",
+        origin: None,
+        config: SweepConfig {
+            command: "sweep",
+            target: "emu:970evo-500g",
+            simulate: true,
+            engine: None,
+            point_duration_s: 10.0,
+            max_bytes_per_point: Some(1 << 30),
+            preset,
+            seed: 1,
+            model: None,
+        },
+        sweep: &sweep,
+        truth: None,
+        model_truth: None,
+        notes: &[],
+        interrupted: false,
+    };
+    slccache::report::charts::sweep::charts(&sum, "Test drive", &ReportOptions::default())
+}
+
+/// The CrystalDiskMark table: one point per workload and job count, reads and writes.
+fn cdm_points() -> Vec<SweepPoint> {
+    vec![
+        sweep_point("seqread", 1 << 20, 100, 32, 1, 3_600.0),
+        sweep_point("randread", 4096, 100, 8, 8, 300_000.0),
+        sweep_point("randread", 4096, 100, 1, 1, 12_000.0),
+        sweep_point("seqwrite", 1 << 20, 0, 32, 1, 2_300.0),
+        sweep_point("randwrite", 4096, 0, 8, 8, 600_000.0),
+        sweep_point("randwrite", 4096, 0, 1, 1, 37_000.0),
+    ]
+}
+
+pub fn every_sweep_point_is_marked_so_one_point_lines_show() {
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    let iops = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepIops)
+        .expect("an IOPS chart");
+    // Six lines of one point each: before, nothing was drawn. Now a mark per point, a closed
+    // outline around it.
+    let marks: Vec<_> = iops
+        .series
+        .iter()
+        .filter(|s| !s.in_legend && s.points.len() == 5)
+        .collect();
+    assert_eq!(marks.len(), 6, "{:?}", iops.series);
+    for p in cdm_points() {
+        let at = (p.qd as f64, p.iops / 1e3);
+        assert!(
+            marks.iter().any(|m| {
+                let xs = m.points.iter().map(|q| q.0);
+                let ys = m.points.iter().map(|q| q.1);
+                xs.clone().fold(f64::MAX, f64::min) < at.0
+                    && xs.fold(f64::MIN, f64::max) > at.0
+                    && ys.clone().fold(f64::MAX, f64::min) < at.1
+                    && ys.fold(f64::MIN, f64::max) > at.1
+            }),
+            "no mark around {at:?}"
+        );
+    }
+}
+
+/// Issue 22, item 10: a sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
+/// for 2 s) was marked "gradual drop ... the rate fell over time" on the chart while the
+/// terminal said the run was too short to tell. The chart now says what the terminal says.
+pub fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
+    let pts: Vec<(f64, f64, f64)> = (1..=120)
+        .map(|i| {
+            let t = i as f64 * 0.1;
+            let r = if t <= 10.0 { 2000e6 } else { 500e6 };
+            (t, 0.1, r * (1.0 + 0.01 * ((i * 7) % 5) as f64))
+        })
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("short", "Short drive", 1 << 40, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty(), "{:#?}", a.cliffs);
+    assert!(
+        a.warnings.iter().any(|w| w.contains("too short to tell")),
+        "{:?}",
+        a.warnings
+    );
+    for spec in [
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+    ] {
+        let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains("gradual") || l.contains("fell over time")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("too short to confirm")),
+            "{lines:?}"
+        );
+        assert!(
+            !spec.subtitle.starts_with("No cliff seen"),
+            "{}",
+            spec.subtitle
+        );
+    }
+}
+
+pub fn sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds() {
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    assert!(specs.len() >= 2);
+    for s in &specs {
+        assert!(!s.subtitle.is_empty(), "{:?} has no subtitle", s.kind);
+        let foot = s.footer.join(" ");
+        assert!(foot.contains("Workload: CrystalDiskMark"), "{foot}");
+        assert!(foot.contains("1.00 GiB"), "{foot}");
+        for t in s.texts() {
+            assert!(!t.contains("(us"), "{t}");
+        }
+    }
+    let lat = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepLatency)
+        .unwrap();
+    assert_eq!(lat.y.label, "latency (µs, log scale)");
+    // No saturation is claimed on the table: each workload has one point per job count.
+    let iops = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepIops)
+        .unwrap();
+    assert!(
+        iops.subtitle.starts_with("no saturation"),
+        "{}",
+        iops.subtitle
+    );
+}
+
+pub fn the_rwmix_chart_joins_only_measured_mixes() {
+    // Pure reads and pure writes of the table are no mix: no chart whose lines would cross
+    // every read share from 0% to 100%.
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    assert!(specs.iter().all(|s| s.kind != ChartKind::SweepRwmix));
+    // A sweep of mixes: the chart, with a mark at every measured share.
+    let pts: Vec<SweepPoint> = [100u32, 70, 30, 0]
+        .iter()
+        .map(|&m| sweep_point("randrw", 4096, m, 32, 1, 200_000.0 + 1000.0 * m as f64))
+        .collect();
+    let specs = sweep_specs(pts, None);
+    let mix = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepRwmix)
+        .expect("an rwmix chart");
+    let lines: Vec<_> = mix.series.iter().filter(|s| s.in_legend).collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(
+        lines[0].points.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [0.0, 30.0, 70.0, 100.0]
+    );
+    assert_eq!(mix.series.iter().filter(|s| !s.in_legend).count(), 4);
+    assert!(
+        mix.subtitle.contains("0%, 30%, 70%, 100%"),
+        "{}",
+        mix.subtitle
+    );
+}
+
+pub fn the_latency_chart_keeps_reads_and_writes_apart() {
+    // Before, the lines were grouped by job count only: the 1-job reads and writes of the
+    // table were one line.
+    let specs = sweep_specs(cdm_points(), Some("cdm"));
+    let lat = specs
+        .iter()
+        .find(|s| s.kind == ChartKind::SweepLatency)
+        .unwrap();
+    for s in lat.series.iter().filter(|s| !s.name.is_empty()) {
+        assert_eq!(s.points.len(), 1, "{}: {:?}", s.name, s.points);
+    }
+}
+
+/// Issue 22, item 9: a cliff inside the first sample (1090 MB/s over the first 1 s, then
+/// 300 MB/s) gave a card saying "No cliff in 786 MB written" and "steady 497 MB/s", a rate
+/// the drive never ran at, while its own sparkline showed the cliff. The card, the subtitle
+/// and report.md now say that a drop lies inside the first sample, with the rates on either
+/// side and the cache it bounds.
+pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
+    let pts: Vec<(f64, f64, f64)> = (1..=4)
+        .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty());
+    let u = slccache::units::UnitSystem::Decimal;
+    let (_, cache, first, after) = slccache::report::pages::card::card_texts(&t, &a, u);
+    for text in [&cache, &first, &after] {
+        assert!(
+            !text.contains("steady") && !text.contains("No cliff"),
+            "{text}"
+        );
+    }
+    assert!(cache.contains("first 1.00 s sample"), "{cache}");
+    assert!(first.contains("≥ 1090 MB/s"), "{first}");
+    assert_eq!(after, "after  300 MB/s");
+    let note = slccache::report::pages::card::card_note(&a, u).unwrap();
+    assert!(note.contains("790 MB to 1.09 GB"), "{note}");
+    let spec = charts::throughput_data(&t, &a, &ReportOptions::default());
+    assert!(
+        spec.subtitle
+            .starts_with("No confirmed cliff: a drop inside the first 1.00 s sample"),
+        "{}",
+        spec.subtitle
+    );
+    let run = CompareRun {
+        name: "emu",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::pages::markdown::report_md(&run, &[], u);
+    assert!(!md.contains("steady"), "{md}");
+    assert!(md.contains("no confirmed cliff"), "{md}");
+}
+
+/// Issue 22, item 12: the card quoted the first post-cache level ("after 874 MB/s" on the
+/// BIWIN fresh trace, whose post-cache run is mostly at 1650-1830 MB/s) that the terminal
+/// warns is unstable. The card gives the range and says it is unstable.
+pub fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
+    let t = slccache::timeline::import::load(&f).unwrap();
+    let a = slccache::detect::analyze(&t);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.starts_with("post-cache level unstable")),
+        "{:?}",
+        a.warnings
+    );
+    let (_, _, _, after) =
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
+}
+
+/// Issue 22 item 21: a comparison of runs whose caches round alike said "SLC cache from
+/// 13.0 GB to 13.0 GB"; it now gives the one figure.
+pub fn a_comparison_of_equal_caches_gives_one_figure() {
+    let base = three_drives();
+    let runs: Vec<(String, Timeline, slccache::detect::Analysis)> = (0..6)
+        .map(|i| {
+            let (t, a) = base[0].clone();
+            (
+                format!("The same drive measured again, run number {i}"),
+                t,
+                a,
+            )
+        })
+        .collect();
+    let cr: Vec<CompareRun<'_>> = runs
+        .iter()
+        .map(|(name, t, a)| CompareRun {
+            name,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    let spec = charts::compare_time(&cr, &ReportOptions::default());
+    assert!(spec.subtitle.contains("in every run"), "{}", spec.subtitle);
+    assert!(!spec.subtitle.contains(" from "), "{}", spec.subtitle);
+}
+
+/// Issue 22 item 21: a short cache phase (2 s of a 190 s run) got no level label: its band was
+/// too narrow for it. The label now sits just right of the band, beside its level.
+pub fn a_short_cache_phase_gets_its_level_label() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("short");
+    let o = slccache()
+        .args([
+            "simulate",
+            "960evo-250g,cache=3GB",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "60GB",
+            "--no-early-stop",
+            "--no-record",
+            "-q",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for chart in ["throughput-time.svg", "throughput-data.svg"] {
+        let svg = std::fs::read_to_string(out.join(chart)).unwrap();
+        assert!(
+            svg.contains("aria-label=\"SLC cache: 1"),
+            "{chart}: no level label for the cache phase"
+        );
+        assert!(svg.contains("aria-label=\"after the cache: "), "{chart}");
+    }
+}

@@ -1,0 +1,206 @@
+//! The layout's rules (docs/DESIGN.md, "Modules"), kept true by reading the `use` lines and
+//! `crate::` paths of `src/`:
+//! - nothing below `commands` imports `commands` or `cli` (only `main.rs`, `commands` and
+//!   `cli` itself name `cli`);
+//! - `report` imports no command and none of the experiment machinery: it takes plain data
+//!   from `results`, `timeline`, `detect` and `model`;
+//! - no command imports another command;
+//! - `results` is plain data: it imports no module that does I/O (`engine`, `target`,
+//!   `report`, `experiment`, `commands`);
+//! - `detect` and `report` never import `engine`;
+//! - `engine` never imports `target` (a target is opened above the engine and handed to it);
+//! - inside `report`, drawing and chart building come before the pages, and the pages before
+//!   the files of a run: `report::charts` and `report::draw` import nothing of
+//!   `report::pages`, `report::outputs` or `report::console`; `report::pages` imports nothing
+//!   of `report::console`, and of `report::outputs` only `summary` (what a `summary.json`
+//!   holds); `report::console` imports nothing of the rest of `report`.
+//!
+//! A rule that bends for a good reason is listed in `ALLOWED` with that reason.
+
+use std::path::{Path, PathBuf};
+
+/// (importing file, imported module path prefix, why it is allowed).
+const ALLOWED: &[(&str, &str, &str)] = &[];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every `crate::a::b` path a file names outside comments, with its line number. A `use
+/// crate::{a, b::c}` group counts for each of its members' first segments.
+fn crate_paths(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_tests = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.split("//").next().unwrap_or("");
+        if raw.trim_start().starts_with("#[cfg(test)]") {
+            // Unit tests may reach anywhere in the crate to build their cases.
+            in_tests = true;
+        }
+        if in_tests {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(pos) = rest.find("crate::") {
+            let after = &rest[pos + "crate::".len()..];
+            if let Some(group) = after.strip_prefix('{') {
+                let end = group.find('}').unwrap_or(group.len());
+                for member in group[..end].split(',') {
+                    let m = member.trim();
+                    if !m.is_empty() {
+                        out.push((i + 1, m.split_whitespace().next().unwrap().to_string()));
+                    }
+                }
+            } else {
+                let end = after
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .unwrap_or(after.len());
+                out.push((i + 1, after[..end].trim_end_matches(':').to_string()));
+            }
+            rest = &after[1.min(after.len())..];
+        }
+    }
+    out
+}
+
+/// The top module of `src/` a file belongs to (`commands`, `report`, `lib`, ...).
+fn top(rel: &str) -> &str {
+    let first = rel.split('/').next().unwrap();
+    first.strip_suffix(".rs").unwrap_or(first)
+}
+
+/// The command a file of `commands/` belongs to: `commands/probe.rs` and
+/// `commands/runs/table.rs` are `probe` and `runs`; `commands/mod.rs` none.
+fn command_of(rel: &str) -> Option<&str> {
+    rel.strip_prefix("commands/")
+        .and_then(|r| r.split('/').next())
+        .map(|r| r.trim_end_matches(".rs"))
+        .filter(|c| *c != "mod")
+}
+
+/// The folder of `report/` a file belongs to (`charts`, `draw`, `pages`, `console`,
+/// `outputs`); `None` for `report/mod.rs` and files outside `report`.
+fn report_part(rel: &str) -> Option<&str> {
+    let rest = rel.strip_prefix("report/")?;
+    rest.split_once('/').map(|(part, _)| part)
+}
+
+/// Why `part` of `report` may not import the `report` path `path` (after `report::`), if it
+/// may not.
+fn report_rule(part: &str, path: &str) -> Option<&'static str> {
+    let mut it = path.split("::");
+    let target = it.next().unwrap_or("");
+    let sub = it.next().unwrap_or("");
+    match (part, target) {
+        ("charts" | "draw", "pages" | "outputs" | "console") => {
+            Some("report's charts and drawing import no page, output file or console")
+        }
+        ("pages", "console") => Some("report's pages import nothing of the console"),
+        ("pages", "outputs") if sub != "summary" => {
+            Some("report's pages import of the outputs only what a summary.json holds")
+        }
+        ("console", "charts" | "draw" | "pages" | "outputs") => {
+            Some("report's console imports nothing of the rest of report")
+        }
+        _ => None,
+    }
+}
+
+pub fn the_layout_rules_hold() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut broken = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(f).unwrap();
+        let me = top(&rel);
+        for (line, path) in crate_paths(&text) {
+            let target = path.split("::").next().unwrap_or("");
+            let allowed = ALLOWED
+                .iter()
+                .any(|(file, prefix, _)| *file == rel && path.starts_with(prefix));
+            if allowed {
+                continue;
+            }
+            let mut rule = None;
+            let below_commands = !matches!(me, "main" | "commands" | "cli" | "lib");
+            if below_commands && (target == "commands" || target == "cli") {
+                rule = Some("nothing below commands imports commands or cli");
+            }
+            if me == "cli" && target == "commands" {
+                rule = Some("cli imports no command");
+            }
+            if me == "report" && matches!(target, "commands" | "experiment" | "engine") {
+                rule =
+                    Some("report takes plain data, never a command, the machinery or the engine");
+            }
+            if me == "detect" && target == "engine" {
+                rule = Some("detect never imports engine");
+            }
+            if me == "results"
+                && matches!(
+                    target,
+                    "engine" | "target" | "report" | "experiment" | "commands"
+                )
+            {
+                rule = Some("results is plain data");
+            }
+            if me == "engine" && target == "target" {
+                rule = Some("engine never imports target");
+            }
+            if let (Some(part), Some(inner)) = (report_part(&rel), path.strip_prefix("report::")) {
+                if let Some(r) = report_rule(part, inner) {
+                    rule = Some(r);
+                }
+            }
+            if let (Some(a), "commands") = (command_of(&rel), target) {
+                let other = path.split("::").nth(1).unwrap_or("");
+                if !other.is_empty() && other != a {
+                    rule = Some("no command imports another command");
+                }
+            }
+            if let Some(rule) = rule {
+                broken.push(format!("src/{rel}:{line}: crate::{path} ({rule})"));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "{} import(s) break the layout rules:\n{}",
+        broken.len(),
+        broken.join("\n")
+    );
+}
+
+pub fn report_parts_and_commands_in_folders_are_told_apart() {
+    assert_eq!(report_part("report/draw/mod.rs"), Some("draw"));
+    assert_eq!(report_part("report/mod.rs"), None);
+    assert_eq!(command_of("commands/runs/table.rs"), Some("runs"));
+    assert_eq!(command_of("commands/probe.rs"), Some("probe"));
+    assert_eq!(command_of("commands/mod.rs"), None);
+    assert!(report_rule("draw", "pages::html").is_some());
+    assert!(report_rule("pages", "outputs::summary::model_truth_of").is_none());
+    assert!(report_rule("pages", "outputs::file").is_some());
+    assert!(report_rule("outputs", "pages::html").is_none());
+}
+
+pub fn the_reader_finds_grouped_and_plain_paths() {
+    let got = crate_paths(
+        "use crate::a::B;\nuse crate::{c::D, e};\n// crate::f\nlet x = crate::g::h(1);\n#[cfg(test)]\nuse crate::z;",
+    );
+    let names: Vec<_> = got.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(names, ["a::B", "c::D", "e", "g::h"]);
+}

@@ -1,0 +1,78 @@
+//! Charts and reports: chart specs and files, the gallery, report.html in a browser, SVG against PNG, the layout and its golden outputs.
+//!
+//! One test binary (shared helpers in `tests/common`), so the crate is linked once for all of them.
+//! Some of its tests need root or a tool; they run on `common::harness`, which reports a test
+//! that cannot run here as ignored with the reason: each test is a `pub fn` listed below.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod charts;
+mod files;
+mod gallery;
+mod html;
+mod layout;
+mod layout_golden;
+mod spec;
+mod svg_render;
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(
+        file!(),
+        tests![
+            charts::comparisons_of_2_to_12_runs_read_well,
+            charts::align_cliff_puts_every_cliff_at_zero,
+            charts::compare_labels_and_duplicate_drives,
+            charts::long_run_gets_zoomed_charts,
+            charts::smoothing_legend_reads_naturally,
+            charts::latency_axis_is_labelled_low_and_max_stays_visible,
+            charts::thermal_chart_has_phase_legend_and_throttled_stretches,
+            charts::a_gradual_drop_without_a_cliff_is_annotated,
+            charts::data_axis_unit_follows_the_range,
+            charts::footer_at_10ms_leaves_no_orphan,
+            charts::report_md_is_ready_to_publish,
+            charts::card_is_1200_by_630_and_says_the_essentials,
+            charts::dark_theme_draws_on_a_dark_background,
+            charts::cliff_interval_shading_is_visible,
+            charts::every_sweep_point_is_marked_so_one_point_lines_show,
+            charts::a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart,
+            charts::sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds,
+            charts::the_rwmix_chart_joins_only_measured_mixes,
+            charts::the_latency_chart_keeps_reads_and_writes_apart,
+            charts::a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff,
+            charts::the_card_quotes_an_unstable_post_cache_level_as_a_range,
+            charts::a_comparison_of_equal_caches_gives_one_figure,
+            charts::a_short_cache_phase_gets_its_level_label,
+            files::one_run_writes_charts_and_report,
+            files::without_latencies_no_latency_chart_and_no_link,
+            files::custom_png_size_and_binary_units,
+            files::comparison_files,
+            files::empty_and_tiny_timelines_still_make_readable_files,
+            files::smallest_and_odd_sizes_render,
+            gallery::gallery_single_runs,
+            gallery::gallery_comparison,
+            gallery::gallery_empty_run,
+            html::reports_open_offline_in_chromium_without_console_messages,
+            html::a_million_samples_make_a_small_report_html,
+            html::analysing_a_run_again_keeps_its_host_and_drive_rows,
+            html::report_html_drive_state_reads_as_a_table_with_units,
+            html::a_comparison_of_12_runs_dates_once_and_tells_every_run_apart,
+            layout::the_layout_rules_hold,
+            layout::report_parts_and_commands_in_folders_are_told_apart,
+            layout::the_reader_finds_grouped_and_plain_paths,
+            layout_golden::seeded_outputs_are_byte_identical_to_the_goldens,
+            spec::clean_cliff_over_time,
+            spec::clean_cliff_over_data_marks_the_cache_size,
+            spec::binary_units_everywhere,
+            spec::three_phases_two_cliffs,
+            spec::no_cliff_says_so,
+            spec::a_million_samples_keep_every_dip,
+            spec::latency_chart,
+            spec::comparison_one_style_per_run,
+            spec::png_size_is_respected_and_labels_scale,
+            svg_render::svg_renders_match_the_pngs,
+            svg_render::the_render_comparison_sees_a_missing_title,
+            svg_render::svg_checker_rejects_broken_documents,
+        ],
+    )
+}

@@ -1,0 +1,422 @@
+//! Chart content as data: series, markers, labels, ranges, ticks, legends and footers.
+
+use crate::common::report_util;
+
+use report_util::*;
+use slccache::report::charts::{
+    self, cliff_label, ChartKind, ChartSpec, CompareRun, LabelSide, Layout, YSide,
+};
+use slccache::report::ReportOptions;
+use slccache::units::{format_bytes, UnitSystem};
+
+fn opts() -> ReportOptions {
+    ReportOptions::default()
+}
+
+/// The pixel rectangles of the marker label boxes, as the drawing code places them.
+fn label_boxes(spec: &ChartSpec) -> Vec<(f64, f64, f64, f64)> {
+    let l = Layout::new(spec.size, spec.y2.is_some(), spec.footer.len());
+    let (left, top, right, _) = l.plot_rect();
+    let (left, top, right) = (left as f64, top as f64, right as f64);
+    let gap = l.label_gap();
+    let rows = spec.markers.iter().map(|m| m.row + 1).max().unwrap_or(0);
+    let mut row_h = vec![0.0f64; rows];
+    for m in &spec.markers {
+        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()));
+    }
+    spec.markers
+        .iter()
+        .map(|m| {
+            let w = l.label_box_w(&m.lines);
+            let h = l.label_box_h(m.lines.len());
+            let xm = left + (m.x - spec.x.min) / (spec.x.max - spec.x.min) * (right - left);
+            let x0 = match m.side {
+                LabelSide::Right => xm + gap,
+                LabelSide::Left => xm - gap - w,
+            }
+            .clamp(left, right - w);
+            let y0 = top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<f64>();
+            (x0, y0, x0 + w, y0 + h)
+        })
+        .collect()
+}
+
+/// Checks what every chart must satisfy: points inside the axis ranges, ticks inside too,
+/// labels with units, labels that neither overlap each other nor cover a data point.
+fn check_common(spec: &ChartSpec) {
+    let axes = std::iter::once(&spec.x)
+        .chain(std::iter::once(&spec.y))
+        .chain(spec.y2.iter());
+    for a in axes {
+        assert!(a.max > a.min, "{}: empty range", a.label);
+        assert!(
+            a.label.contains('(') && a.label.contains(')'),
+            "no unit: {}",
+            a.label
+        );
+        assert!(a.ticks.len() >= 3, "{}: ticks {:?}", a.label, a.ticks);
+        for t in &a.ticks {
+            assert!(
+                *t >= a.min - 1e-9 && *t <= a.max + 1e-9,
+                "{}: tick {t}",
+                a.label
+            );
+        }
+    }
+    let l = Layout::new(spec.size, spec.y2.is_some(), spec.footer.len());
+    let (left, top, right, bottom) = l.plot_rect();
+    let boxes = label_boxes(spec);
+    for (i, a) in boxes.iter().enumerate() {
+        for b in &boxes[..i] {
+            let apart = a.2 <= b.0 || b.2 <= a.0 || a.3 <= b.1 || b.3 <= a.1;
+            assert!(apart, "{:?}: labels overlap {a:?} {b:?}", spec.kind);
+        }
+    }
+    for s in &spec.series {
+        let y = match s.side {
+            YSide::Left => &spec.y,
+            YSide::Right => spec.y2.as_ref().expect("a right series needs a right axis"),
+        };
+        for p in &s.points {
+            assert!(
+                p.0 >= spec.x.min - 1e-9 && p.0 <= spec.x.max + 1e-9,
+                "{}: x {}",
+                s.name,
+                p.0
+            );
+            assert!(
+                p.1 >= y.min && p.1 <= y.max,
+                "{}: y {} outside {}..{}",
+                s.name,
+                p.1,
+                y.min,
+                y.max
+            );
+            if s.side == YSide::Left {
+                let px = left as f64
+                    + (p.0 - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64;
+                let fy = if y.log {
+                    (p.1.ln() - y.min.ln()) / (y.max.ln() - y.min.ln())
+                } else {
+                    (p.1 - y.min) / (y.max - y.min)
+                };
+                let py = bottom as f64 - fy * (bottom - top) as f64;
+                for b in &boxes {
+                    let inside = px > b.0 && px < b.2 && py > b.1 && py < b.3;
+                    assert!(
+                        !inside,
+                        "{:?}: label {b:?} covers {} at {p:?}",
+                        spec.kind, s.name
+                    );
+                }
+            }
+        }
+    }
+    let cols = (spec.size.0 as f64 * 0.85) as usize;
+    for s in &spec.series {
+        assert!(
+            s.points.len() <= 2 * cols,
+            "{}: {} points",
+            s.name,
+            s.points.len()
+        );
+    }
+    let footer = spec.footer.join(" ");
+    assert!(
+        footer.contains(&format!("slccache {}", slccache::VERSION)),
+        "{footer}"
+    );
+}
+
+pub fn clean_cliff_over_time() {
+    let (t, a) = clean_cliff();
+    let s = charts::throughput_time(&t, &a, &opts());
+    check_common(&s);
+    assert_eq!(s.kind, ChartKind::ThroughputTime);
+    assert_eq!(s.kind.file_stem(), "throughput-time");
+    assert_eq!(s.size, (1600, 900));
+    assert_eq!(s.x.label, "time since start (s)");
+    assert_eq!(s.y.label, "write throughput (MB/s)");
+    assert_eq!(s.x.max, 60.0);
+    assert_eq!(s.y.min, 0.0);
+    // One cliff, at 14.0 s, labelled with the bytes written and the levels.
+    assert_eq!(s.markers.len(), 1);
+    let m = &s.markers[0];
+    assert_eq!(m.x, 14.0);
+    assert_eq!(m.interval, Some((13.6, 14.6)));
+    let c = &a.cliffs[0];
+    assert_eq!(
+        m.lines[0],
+        cliff_label(14.0, c.bytes_written, UnitSystem::Decimal)
+    );
+    assert!(
+        m.lines[0].starts_with("cliff at 14.0 s, "),
+        "{}",
+        m.lines[0]
+    );
+    assert!(m.lines[0].ends_with(" GB written"), "{}", m.lines[0]);
+    assert_eq!(m.lines[1], "1365 -> 591 MB/s");
+    // The cache estimate and its interval in the subtitle.
+    let e = a.cache_estimate.as_ref().unwrap();
+    let fb = |b: u64| format_bytes(b as f64, UnitSystem::Decimal);
+    assert!(
+        s.subtitle.contains(&format!(
+            "SLC cache {} (95% interval {} to {})",
+            fb(e.bytes),
+            fb(e.low_bytes),
+            fb(e.high_bytes)
+        )),
+        "{}",
+        s.subtitle
+    );
+    // Phases shaded.
+    assert_eq!(s.bands.len(), 2);
+    assert_eq!((s.bands[0].x0, s.bands[0].x1), (0.0, 14.0));
+    assert_eq!(s.bands[0].label, "SLC cache: 1365 MB/s");
+    assert_eq!(s.bands[1].label, "after the cache: 591 MB/s");
+    // Per-interval rate as exact steps (120 samples, 2 points each), a smoothed line, and the
+    // temperature on the right axis.
+    let raw = &s.series[0];
+    assert_eq!(raw.name, "per interval");
+    assert_eq!(raw.points.len(), 240);
+    assert_eq!(raw.points[0], (0.0, t.samples[0].bytes_per_sec / 1e6));
+    assert_eq!(raw.points[1], (0.5, t.samples[0].bytes_per_sec / 1e6));
+    assert!(s.series[1].name.starts_with("smoothed (median over "));
+    let temp = s.series.iter().find(|x| x.side == YSide::Right).unwrap();
+    assert!(temp.name.contains("°C"));
+    assert_eq!(s.y2.as_ref().unwrap().label, "drive temperature (°C)");
+    // The data maximum leaves room for the labels.
+    let max = raw.points.iter().map(|p| p.1).fold(0.0, f64::max);
+    assert!(s.y.max > max * 1.04);
+    // Legend and footer.
+    let legend: Vec<&str> = s
+        .legend
+        .iter()
+        .filter(|l| !l.swatch)
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(legend.len(), 4, "{legend:?}");
+    assert!(legend[3].starts_with("cliff"));
+    // The phase tints have swatches.
+    let swatches: Vec<&str> = s
+        .legend
+        .iter()
+        .filter(|l| l.swatch)
+        .map(|l| l.name.as_str())
+        .collect();
+    assert_eq!(swatches, ["SLC cache", "after the cache"]);
+    let footer = s.footer.join(" ");
+    for want in [
+        "Samsung SSD 960 EVO 500GB",
+        "500 GB",
+        "firmware 3B7QCXE7",
+        "randwrite",
+        "4 KiB blocks",
+        "QD32",
+        "1 job",
+        "2026-11-29",
+    ] {
+        assert!(footer.contains(want), "footer lacks {want:?}: {footer}");
+    }
+}
+
+pub fn clean_cliff_over_data_marks_the_cache_size() {
+    let (t, a) = clean_cliff();
+    let s = charts::throughput_data(&t, &a, &opts());
+    check_common(&s);
+    assert_eq!(s.kind.file_stem(), "throughput-data");
+    assert_eq!(s.x.label, "data written (GB)");
+    assert!((s.x.max - t.bytes_total() as f64 / 1e9).abs() < 1e-9);
+    let e = a.cache_estimate.as_ref().unwrap();
+    let m = &s.markers[0];
+    assert_eq!(m.x, e.bytes as f64 / 1e9);
+    assert_eq!(
+        m.interval,
+        Some((e.low_bytes as f64 / 1e9, e.high_bytes as f64 / 1e9))
+    );
+    assert_eq!(m.lines[1], "1365 -> 591 MB/s");
+    // No temperature axis on the data chart; bands follow the bytes.
+    assert!(s.y2.is_none());
+    assert!((s.bands[0].x1 - charts::bytes_at(&t, 14.0) / 1e9).abs() < 1e-9);
+    // The steps' x are the bytes at each interval's ends.
+    let raw = &s.series[0];
+    assert_eq!(raw.points[1].0, t.samples[0].bytes_total as f64 / 1e9);
+}
+
+pub fn binary_units_everywhere() {
+    let (t, a) = clean_cliff();
+    let o = ReportOptions {
+        units: UnitSystem::Binary,
+        ..ReportOptions::default()
+    };
+    let s = charts::throughput_data(&t, &a, &o);
+    check_common(&s);
+    assert_eq!(s.y.label, "write throughput (MiB/s)");
+    assert_eq!(s.x.label, "data written (GiB)");
+    assert!(
+        s.markers[0].lines[0].ends_with("GiB written"),
+        "{}",
+        s.markers[0].lines[0]
+    );
+    assert!(s.markers[0].lines[1].ends_with("MiB/s"));
+    assert!(s.subtitle.contains("GiB"));
+    assert_eq!(
+        s.markers[0].x,
+        a.cache_estimate.as_ref().unwrap().bytes as f64 / 1073741824.0
+    );
+    let raw = &s.series[0];
+    assert_eq!(raw.points[0].1, t.samples[0].bytes_per_sec / 1048576.0);
+}
+
+pub fn three_phases_two_cliffs() {
+    let (t, a) = three_phase();
+    for s in [
+        charts::throughput_time(&t, &a, &opts()),
+        charts::throughput_data(&t, &a, &opts()),
+    ] {
+        check_common(&s);
+        assert_eq!(s.markers.len(), 2);
+        assert_eq!(s.bands.len(), 3);
+        assert!(s.bands[2].label.starts_with("folding: 130 MB/s"));
+        assert_eq!(s.markers[0].lines[1], "5000 -> 3500 MB/s");
+        assert_eq!(s.markers[1].lines[1], "3500 -> 130 MB/s");
+        assert!(s.subtitle.contains("2 cliffs"));
+    }
+    let s = charts::throughput_time(&t, &a, &opts());
+    assert_eq!(s.markers[1].x, a.cliffs[1].t_s);
+    assert!(s.markers[1].lines[0].starts_with("cliff at 126.8 s, "));
+}
+
+pub fn no_cliff_says_so() {
+    let (t, a) = no_cliff();
+    let s = charts::throughput_time(&t, &a, &opts());
+    check_common(&s);
+    assert!(s.markers.is_empty());
+    assert!(
+        s.subtitle.starts_with(&format!(
+            "No cliff seen: no cache, or one larger than {}",
+            format_bytes(t.bytes_total() as f64, UnitSystem::Decimal)
+        )),
+        "{}",
+        s.subtitle
+    );
+    assert_eq!(s.bands.len(), 1);
+    assert!(s.bands[0].label.starts_with("steady: "));
+    assert!(s.legend.iter().all(|l| !l.name.starts_with("cliff")));
+    assert!(s.y2.is_none());
+}
+
+pub fn a_million_samples_keep_every_dip() {
+    let (t, a) = million();
+    assert_eq!(t.samples.len(), 1_000_000);
+    let s = charts::throughput_time(&t, &a, &opts());
+    check_common(&s);
+    assert_eq!(s.x.label, "time since start (h)");
+    let raw = &s.series[0];
+    assert!(raw.points.len() > 1000);
+    // The single 5 MB/s sample is kept, and so is every 10-minute GC dip (to 20%).
+    let min = raw.points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    assert_eq!(min, 5.0);
+    let dip = raw.points.iter().find(|p| p.1 == 5.0).unwrap();
+    assert!((dip.0 - t.samples[654_321].t_s / 3600.0).abs() < 0.1 / 3600.0);
+    let dips = raw.points.iter().filter(|p| p.1 < 200.0).count();
+    assert!(dips >= 166, "{dips} dips kept of 166");
+    let max = raw.points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let true_max = t
+        .samples
+        .iter()
+        .map(|s| s.bytes_per_sec)
+        .fold(0.0, f64::max)
+        / 1e6;
+    assert_eq!(max, true_max);
+    let lat = charts::latency(&t, &a, &opts()).unwrap();
+    check_common(&lat);
+    let d = charts::throughput_data(&t, &a, &opts());
+    check_common(&d);
+    assert_eq!(d.x.label, "data written (TB)");
+}
+
+pub fn latency_chart() {
+    let (t, a) = clean_cliff();
+    let s = charts::latency(&t, &a, &opts()).unwrap();
+    check_common(&s);
+    assert_eq!(s.kind.file_stem(), "latency");
+    assert!(s.y.log);
+    assert_eq!(s.y.label, "write latency (ms, log scale)");
+    let names: Vec<&str> = s.series.iter().map(|x| x.name.as_str()).collect();
+    // Drawn median first, max last (thin, on top of p99).
+    assert_eq!(names, ["p50 (median)", "p99", "max"]);
+    let p50 = &s.series[0];
+    assert_eq!(p50.points[0].1, t.samples[0].lat_p50_us.unwrap() / 1000.0);
+    assert_eq!(s.markers.len(), 1);
+    assert!(s.markers[0].lines[0].starts_with("cliff at 14.0 s, "));
+    // Powers of ten among the ticks.
+    assert!(s
+        .y
+        .ticks
+        .iter()
+        .any(|v| (v.log10() - v.log10().round()).abs() < 1e-9));
+    // No latencies (an imported log): no latency chart.
+    let plain = slccache::timeline::Timeline::from_rates(
+        &[(1.0, 1.0, 1e9), (2.0, 1.0, 1e9), (3.0, 1.0, 1e9)],
+        Default::default(),
+    );
+    assert!(charts::latency(&plain, &a, &opts()).is_none());
+}
+
+pub fn comparison_one_style_per_run() {
+    let runs = three_drives();
+    let names = ["A", "B", "C"];
+    let cr: Vec<CompareRun<'_>> = runs
+        .iter()
+        .zip(names)
+        .map(|((t, a), n)| CompareRun {
+            name: n,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    for s in [
+        charts::compare_time(&cr, &opts()),
+        charts::compare_data(&cr, &opts()),
+    ] {
+        check_common(&s);
+        assert_eq!(s.legend.len(), 3);
+        let styles: Vec<_> = s
+            .legend
+            .iter()
+            .map(|l| (l.style.color, l.style.dash))
+            .collect();
+        for i in 0..3 {
+            for j in 0..i {
+                assert_ne!(styles[i].0, styles[j].0, "same colour");
+                assert_ne!(styles[i].1, styles[j].1, "same dash");
+            }
+        }
+        assert_eq!(s.markers.len(), 3);
+        for (m, n) in s.markers.iter().zip(names) {
+            assert!(m.lines[0].starts_with(&format!("{n}: cliff at ")));
+        }
+        assert!(s.subtitle.contains("A: ") && s.subtitle.contains("C: "));
+        // Each run's smoothed line is drawn in its legend style.
+        for (l, n) in s.legend.iter().zip(names) {
+            let line = s.series.iter().find(|x| x.name == n).unwrap();
+            assert_eq!(line.style, l.style);
+        }
+    }
+    let d = charts::compare_data(&cr, &opts());
+    assert_eq!(d.x.label, "data written (GB)");
+    let e = runs[2].1.cache_estimate.as_ref().unwrap();
+    assert_eq!(d.markers[2].x, e.bytes as f64 / 1e9);
+}
+
+pub fn png_size_is_respected_and_labels_scale() {
+    let (t, a) = three_phase();
+    let o = ReportOptions {
+        png_size: (800, 450),
+        ..ReportOptions::default()
+    };
+    let s = charts::throughput_time(&t, &a, &o);
+    assert_eq!(s.size, (800, 450));
+    check_common(&s);
+}

@@ -1,0 +1,258 @@
+//! `slccache simulate` through the real binary: outputs, summary, JSON, errors.
+
+use predicates::str::contains;
+use slccache::timeline::{read_slccache_csv, CSV_COLUMNS};
+
+use crate::common::slccache;
+
+fn json(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn writes_the_outputs_of_a_probe_with_the_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    slccache()
+        .args([
+            "simulate",
+            "960evo-500g",
+            "--seed",
+            "7",
+            "--max-bytes",
+            "60GB",
+            "--no-early-stop",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(contains("model truth: cache 22.0 GB"))
+        .stdout(contains("estimate:"));
+    let text = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();
+    assert!(text.starts_with(&CSV_COLUMNS.join(",")));
+    let samples = read_slccache_csv(&text, "timeline.csv").unwrap();
+    assert_eq!(samples.last().unwrap().bytes_total, 60_000_000_000);
+    assert!(samples.iter().all(|s| s.lat_p50_us.is_some()));
+    let s = json(&dir.join("summary.json"));
+    assert_eq!(s["config"]["command"], "simulate");
+    assert_eq!(s["config"]["model"]["name"], "960evo-500g");
+    assert_eq!(s["model_truth"]["cache"]["cache_bytes"], 22_000_000_000u64);
+    assert_eq!(s["config"]["workload"]["block_size"], 4096);
+    assert_eq!(s["run"]["device"]["kind"], "emulated");
+    assert_eq!(s["run"]["workload"]["engine"], "simulated");
+    assert_eq!(s["run"]["stop_reason"], "max_bytes");
+    assert_eq!(s["totals"]["bytes"], 60_000_000_000u64);
+    assert_eq!(s["analysis"]["bytes_total"], 60_000_000_000u64);
+    assert_eq!(s["interrupted"], false);
+}
+
+#[test]
+fn json_prints_the_analysis_and_it_matches_the_truth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = slccache()
+        .args([
+            "simulate",
+            "960evo-1tb",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            "3",
+            "--json",
+        ])
+        .args(["--max-bytes", "120GB", "--out"])
+        .arg(tmp.path().join("j"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(
+        stdout.trim().lines().count(),
+        1,
+        "one JSON object: {stdout}"
+    );
+    let a: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let est = a["cache_estimate"]["bytes"].as_f64().expect("an estimate");
+    assert!((est / 42e9 - 1.0).abs() <= 0.02, "{est}");
+    assert!(!a["cliffs"].as_array().unwrap().is_empty());
+    // The human summary went to stderr.
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("model truth"), "{stderr}");
+}
+
+#[test]
+fn default_output_folder_is_named_after_the_preset() {
+    let tmp = tempfile::tempdir().unwrap();
+    slccache()
+        .current_dir(tmp.path())
+        .args(["simulate", "970evo-250g,cache=2GB", "--duration", "10s"])
+        .assert()
+        .success();
+    let runs: Vec<_> = std::fs::read_dir(tmp.path().join("output"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let name = &runs[0];
+    // The overrides are part of the name (issue 22 item 38): another cache size, another name.
+    assert!(name.starts_with("970evo-250g-cache-2GB-sim-"), "{name}");
+    let stamp = name.trim_start_matches("970evo-250g-cache-2GB-sim-");
+    assert_eq!(stamp.len(), "YYYYmmdd-HHMMSS".len(), "{name}");
+    assert!(tmp
+        .path()
+        .join("output")
+        .join(name)
+        .join("timeline.csv")
+        .is_file());
+}
+
+#[test]
+fn an_hour_of_writing_in_virtual_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hour");
+    slccache()
+        .args([
+            "simulate",
+            "960evo-1tb",
+            "--duration",
+            "1h",
+            // One pass over the drive is the limit unless --max-bytes says more (issue 22,
+            // item 6): an hour of writing needs more than the 1 TB of one pass.
+            "--max-bytes",
+            "10TB",
+            "--pattern",
+            "seqwrite",
+            "--no-early-stop",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(contains("duration reached"));
+    let text = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();
+    let samples = read_slccache_csv(&text, "timeline.csv").unwrap();
+    assert_eq!(samples.len(), 3600);
+    assert!((samples.last().unwrap().t_s - 3600.0).abs() < 1e-6);
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    slccache()
+        .args(["simulate", "960evo-250g", "--span", "1TB"])
+        .assert()
+        .code(2)
+        .stderr(contains("larger than the drive"));
+    slccache()
+        .args(["simulate", "960evo-250g", "--png-size", "big"])
+        .assert()
+        .code(2);
+    slccache()
+        .args(["simulate", "960evo-250g", "--qd", "0"])
+        .assert()
+        .code(2);
+}
+
+/// `--force` into an earlier run's folder kept that run's outputs that the new run does not
+/// write: the zoom charts of a long run stayed beside the report of a short one (on another
+/// drive, the folder carried that drive's chart). The new run's outputs replace the earlier
+/// run's, those it does not write go, and the user's own files stay.
+#[test]
+fn force_removes_the_earlier_run_s_outputs_and_keeps_the_user_s_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let db = tmp.path().join("store.db");
+    let names = |d: &std::path::Path| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    // A long run: its cliff in the first seconds of 14 minutes, so zoomed charts.
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--no-early-stop"])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    for f in [
+        "throughput-time-zoom.png",
+        "throughput-time-zoom.svg",
+        "throughput-data-zoom.png",
+        "throughput-data-zoom.svg",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}: the long run makes zoom charts");
+    }
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    std::fs::write(dir.join("my-chart.png"), "mine").unwrap();
+    // A short run (stopped after the cliff) of the other drive: no zoom charts.
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "p5-1tb", "--seed", "1", "--force", "--out"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let after = names(&dir);
+    assert!(
+        !after.iter().any(|n| n.contains("-zoom.")),
+        "the earlier run's zoom charts are gone: {after:?}"
+    );
+    for f in [
+        "card.png",
+        "latency.png",
+        "report.html",
+        "report.md",
+        "summary.json",
+        "throughput-data.png",
+        "throughput-time.svg",
+        "timeline.csv",
+    ] {
+        assert!(after.iter().any(|n| n == f), "{f}: {after:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("my-chart.png")).unwrap(),
+        "mine"
+    );
+    let s = json(&dir.join("summary.json"));
+    assert!(
+        s.to_string().contains("p5-1tb") || s.to_string().contains("P5"),
+        "{s}"
+    );
+    // A recovery folder written over by a simulate: its CSV, charts and bursts/ go too.
+    let rec = tmp.path().join("rec");
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"])
+        .args(["--seed", "1", "--out"])
+        .arg(&rec)
+        .assert()
+        .success();
+    assert!(rec.join("bursts/00-first.csv").is_file());
+    std::fs::write(rec.join("notes.txt"), "mine").unwrap();
+    slccache()
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--force", "--out"])
+        .arg(&rec)
+        .assert()
+        .success();
+    let after = names(&rec);
+    assert!(
+        !after
+            .iter()
+            .any(|n| n.starts_with("recovery") || n == "bursts"),
+        "{after:?}"
+    );
+    assert!(
+        after.iter().any(|n| n == "throughput-time.png"),
+        "{after:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(rec.join("notes.txt")).unwrap(),
+        "mine"
+    );
+}

@@ -1,0 +1,1038 @@
+//! The results library through the binary on SQLite: the user's scenario, recording at the
+//! end of a run (also interrupted), and bad stores that leave the run's outputs and exit code
+//! as they were. (tests/store_postgres.rs runs the scenario on PostgreSQL.)
+
+use crate::common::store_util;
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+pub fn probe_import_list_compare_export_on_sqlite() {
+    let d = tempfile::tempdir().unwrap();
+    store_util::user_scenario(d.path().join("lib/results.db").to_str().unwrap());
+}
+
+/// Runs `simulate` recording into `db`; returns (exit code, stderr), and checks that the run's
+/// own files were written whatever happened to the store.
+fn simulate_into(db: &str, out: &Path) -> (Option<i32>, String) {
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    for f in [
+        "summary.json",
+        "timeline.csv",
+        "report.html",
+        "throughput-time.png",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing in {}", out.display());
+    }
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Bad stores: a warning naming the cause, the outputs written, exit code 0, and the bad
+/// store left as it was.
+pub fn a_bad_store_warns_and_keeps_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let warn = "warning: the run was not recorded in the results store";
+
+    let text = w.join("notes.txt");
+    std::fs::write(&text, "hello\n".repeat(100)).unwrap();
+    let (code, err) = simulate_into(text.to_str().unwrap(), &w.join("a"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("not an SQLite database"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&text).unwrap(),
+        "hello\n".repeat(100)
+    );
+
+    // A store from a newer slccache (its version written by hand).
+    let newer = w.join("newer.db");
+    let (code, err) = simulate_into(newer.to_str().unwrap(), &w.join("b"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("recorded as run 1"), "{err}");
+    rusqlite::Connection::open(&newer)
+        .unwrap()
+        .execute_batch("UPDATE slccache_schema SET version = 7")
+        .unwrap();
+    let (code, err) = simulate_into(newer.to_str().unwrap(), &w.join("c"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("schema version 7"),
+        "{err}"
+    );
+    let n: i64 = rusqlite::Connection::open(&newer)
+        .unwrap()
+        .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+
+    // A store that cannot be created (its folder would be under a regular file).
+    let (code, err) = simulate_into(text.join("x/results.db").to_str().unwrap(), &w.join("d"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("cannot create the folder"),
+        "{err}"
+    );
+
+    // A PostgreSQL server that is not there (nothing listens on the port).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://u@127.0.0.1:{port}/db");
+    let (code, err) = simulate_into(&url, &w.join("e"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains(warn) && err.contains("cannot connect"),
+        "{err}"
+    );
+}
+
+/// A read-only folder: run as an unprivileged user (root ignores permissions), the store in a
+/// folder that user cannot write.
+pub fn a_read_only_folder_warns_and_keeps_the_run() {
+    if !rustix::process::geteuid().is_root() {
+        let d = tempfile::tempdir().unwrap();
+        let ro = d.path().join("ro");
+        std::fs::create_dir(&ro).unwrap();
+        let mut p = std::fs::metadata(&ro).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut p, 0o555);
+        std::fs::set_permissions(&ro, p).unwrap();
+        let (code, err) = simulate_into(ro.join("r.db").to_str().unwrap(), &d.path().join("o"));
+        assert_eq!(code, Some(0), "{err}");
+        assert!(err.contains("cannot open or create"), "{err}");
+        return;
+    }
+    // As root: the binary runs as `nobody` in a world-writable folder for its outputs, the
+    // store in a root-owned folder with mode 0555.
+    let d = tempfile::tempdir().unwrap();
+    let base = d.path();
+    std::fs::set_permissions(base, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
+    let ro = base.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::os::unix::fs::PermissionsExt::from_mode(0o555)).unwrap();
+    let out = base.join("out");
+    let bin = assert_cmd::cargo::cargo_bin("slccache");
+    let o = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&bin)
+        .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
+        .arg(&out)
+        .env("SLCCACHE_DB", ro.join("r.db"))
+        .current_dir(base)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(out.join("summary.json").is_file(), "{err}");
+    assert!(
+        err.contains("not recorded") && err.contains("cannot open or create"),
+        "{err}"
+    );
+    assert!(!ro.join("r.db").exists());
+}
+
+/// Ctrl-C: the run stops, writes its outputs, exits 130, and is recorded marked interrupted.
+pub fn an_interrupted_probe_is_recorded_as_interrupted() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let out = d.path().join("p");
+    let mut child = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", &db)
+        .args([
+            "probe",
+            "emu:960evo-250g",
+            "--no-early-stop",
+            "--duration",
+            "10m",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for a few rows of the timeline (bounded by the run's own --duration).
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let rows = std::fs::read_to_string(out.join("timeline.csv"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if rows >= 3 {
+            break;
+        }
+        assert!(child.try_wait().unwrap().is_none(), "the probe ended early");
+    }
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    let runs = store_util::runs_json(db.to_str().unwrap());
+    assert_eq!(runs.len(), 1, "{err}");
+    assert_eq!(runs[0]["interrupted"], true);
+    assert_eq!(runs[0]["kind"], "probe");
+}
+
+/// `history SERIAL`: three runs of one drive, a month apart, with SMART data written; the
+/// charts against date and wear are written, and their points are the runs'.
+pub fn history_charts_a_drive_against_date_and_wear() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let sim = w.join("sim");
+    store_util::simulate_folder(&sim, "960evo-250g", 3);
+    let text = std::fs::read_to_string(sim.join("summary.json")).unwrap();
+    let mut dirs = Vec::new();
+    for (i, (date, units, used, cache)) in [
+        ("2026-01-01T00:00:00Z", 1_000_000u64, 1u64, 13e9),
+        ("2026-02-01T00:00:00Z", 3_000_000, 3, 12e9),
+        ("2026-03-02T00:00:00Z", 9_000_000, 7, 10e9),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let t = w.join(format!("run-{i}"));
+        std::fs::create_dir(&t).unwrap();
+        std::fs::copy(sim.join("timeline.csv"), t.join("timeline.csv")).unwrap();
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["run"]["device"]["serial"] = "H1".into();
+        v["run"]["started_at"] = (*date).into();
+        v["analysis"]["cache_estimate"] = serde_json::json!({"bytes": *cache as u64, "low_bytes": (*cache * 0.98) as u64, "high_bytes": (*cache * 1.01) as u64});
+        v["drive_state"] = serde_json::json!({"smart_end": {"data_units_written": units, "percentage_used": used}});
+        std::fs::write(t.join("summary.json"), v.to_string()).unwrap();
+        dirs.push(t);
+    }
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(c.arg("--db").arg(&db).args(["runs", "import"]).args(&dirs));
+    let out = w.join("hist");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(
+        c.arg("--db")
+            .arg(&db)
+            .args(["history", "H1", "--out"])
+            .arg(&out),
+    );
+    // Issue 22 item 37: history used its own folder rule (an --out with files in it was
+    // written over, default names with '_'); it now claims its folder as every subcommand does.
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let again = c
+        .arg("--db")
+        .arg(&db)
+        .args(["history", "H1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "an --out with files is refused"
+    );
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    for f in [
+        "history-cache-date.png",
+        "history-cache-date.svg",
+        "history-after-cache-date.png",
+        "history-cache-wear.svg",
+        "report.html",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    // The points behind the charts.
+    let mut s = slccache::store::Store::open(&slccache::store::Location::Sqlite(db)).unwrap();
+    let rows = s
+        .list(&slccache::store::Filter {
+            serial: Some("H1".into()),
+            ..Default::default()
+        })
+        .unwrap();
+    let (first, pts) = slccache::commands::history::points(&rows);
+    assert_eq!(first, "2026-01-01");
+    let days: Vec<f64> = pts.iter().map(|p| p.days).collect();
+    assert_eq!(days, [0.0, 31.0, 60.0]);
+    assert_eq!(pts[2].drive_written_bytes, Some(9e6 * 512_000.0));
+    assert_eq!(pts[1].cache.map(|c| c.0), Some(12e9));
+    let specs = slccache::report::charts::history::history_charts(
+        "d",
+        &first,
+        &pts,
+        &slccache::report::ReportOptions::default(),
+    );
+    assert_eq!(specs.len(), 3);
+    // A line through the runs and, per run, an interval (3 strokes) and a diamond.
+    for s in &specs {
+        assert_eq!(s.series.len(), 1 + 4 * 3, "{:?}", s.kind);
+    }
+    let line = &specs[0].series[0].points;
+    assert_eq!(line, &[(0.0, 13.0), (31.0, 12.0), (60.0, 10.0)]);
+    let wear = &specs[2].series[0].points;
+    assert_eq!(wear[0].0, 0.512);
+    assert!(specs[2].footer.iter().any(|f| f.contains("7% used")));
+    // An unknown drive is a usage error.
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(w.join("r.db"))
+        .args(["history", "NOPE"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A mistyped store URL (another scheme, or anything with `://`) is refused with exit 2 before
+/// the run: no folder, no file named after it, no password echoed.
+pub fn a_mistyped_store_url_is_refused_and_creates_nothing() {
+    for bad in [
+        "",
+        "postgress://lab:Pw0rdX@host/db",
+        "mysql://lab:Pw0rdX@host/db",
+        "sqlite://results.db",
+        "postgres:lab:Pw0rdX@host/db",
+        "postgres//lab:Pw0rdX@127.0.0.1:5432/slccache",
+        "PostgreSQL;//lab:Pw0rdX@127.0.0.1:5432/slccache",
+        "lab:Pw0rdX@127.0.0.1:5432/slccache",
+        // PostgreSQL strings that could never connect: refused before the run, not after.
+        "postgres://lab:Pw0rdX@127.0.0.1:notaport/slccache",
+        "postgres://lab:Pw0rdX@127.0.0.1:5432/slccache?foo=bar",
+        "postgres://lab:Pw0rdX@127.0.0.1:5432/slccache?sslmode=bogus",
+        "host=127.0.0.1 port=abc user=lab password=Pw0rdX",
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        for (via_env, args) in [
+            (false, vec!["simulate", "960evo-250g", "--out", "run"]),
+            (true, vec!["simulate", "960evo-250g", "--out", "run"]),
+            (false, vec!["runs"]),
+        ] {
+            // An empty SLCCACHE_DB is as good as none (the default store); an empty --db
+            // is a mistake.
+            if via_env && bad.is_empty() {
+                continue;
+            }
+            let mut c = Command::cargo_bin("slccache").unwrap();
+            if via_env {
+                c.env("SLCCACHE_DB", bad);
+            } else {
+                c.args(["--db", bad]);
+            }
+            let o = c.args(&args).current_dir(d.path()).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{bad} {args:?}: {err}");
+            assert!(err.contains("--db"), "{err}");
+            assert!(!err.contains("Pw0rdX"), "{err}");
+            let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+            assert!(left.is_empty(), "{bad} {args:?} left {left:?}");
+        }
+    }
+}
+
+/// Commands that only read never create a store: they say the path holds none (exit 2).
+pub fn reading_commands_never_create_a_store() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("typo.db");
+    for args in [
+        vec!["runs"],
+        vec!["runs", "--json"],
+        vec!["runs", "show", "1"],
+        vec!["runs", "export", "1", "--out", "x"],
+        vec!["runs", "rm", "1"],
+        vec!["history", "960"],
+        vec!["compare", "1", "2"],
+    ] {
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .arg("--db")
+            .arg(&db)
+            .args(&args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no results store at"), "{args:?}: {err}");
+        assert!(!db.exists(), "{args:?} created the store");
+    }
+}
+
+/// A run that cannot be recorded waits in the spool; --require-record (or
+/// SLCCACHE_REQUIRE_RECORD=1) makes it exit 1 with its files written; `runs import --pending`
+/// records it once, with its own host and folder, and empties the spool. `--json` carries the
+/// run's id, also with -q, and the recorded line survives -q.
+pub fn unrecorded_runs_are_spooled_and_imported_later() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let spool = w.join("spool");
+    let bad = w.join("notes.txt");
+    std::fs::write(&bad, "not a database\n").unwrap();
+    let good = w.join("good.db");
+    let sim = |db: &Path, out: &str, extra: &[&str], env: &[(&str, &str)]| {
+        let (global, after): (Vec<&str>, Vec<&str>) = extra
+            .iter()
+            .partition(|a| a.starts_with("--require") || a.starts_with("--no-record"));
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .env("SLCCACHE_SPOOL", &spool)
+            .envs(env.iter().copied())
+            .arg("--db")
+            .arg(db)
+            .args(&global)
+            .args(["simulate", "960evo-250g", "--seed", "5", "--out"])
+            .arg(w.join(out))
+            .args(&after)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = sim(&bad, "a", &[], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("runs import --pending"), "{err}");
+    let (code, _, err) = sim(&bad, "b", &["--require-record"], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(w.join("b/summary.json").is_file());
+    let (code, _, err) = sim(&bad, "c", &[], &[("SLCCACHE_REQUIRE_RECORD", "1")]);
+    assert_eq!(code, Some(1), "{err}");
+    let waiting = std::fs::read_dir(&spool).unwrap().count();
+    assert_eq!(waiting, 3);
+
+    let import = || {
+        Command::cargo_bin("slccache")
+            .unwrap()
+            .env("SLCCACHE_SPOOL", &spool)
+            .arg("--db")
+            .arg(&good)
+            .args(["runs", "import", "--pending"])
+            .output()
+            .unwrap()
+    };
+    // A copy of one spooled run, to bring back after the import: once each.
+    let first = {
+        let mut v: Vec<_> = std::fs::read_dir(&spool)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        v.sort();
+        v.remove(0)
+    };
+    let keep = w.join("keep");
+    assert!(Command::new("cp")
+        .arg("-a")
+        .arg(&first)
+        .arg(&keep)
+        .status()
+        .unwrap()
+        .success());
+    let o = import();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (i, run) in ["a", "b", "c"].iter().enumerate() {
+        assert!(
+            out.contains(&format!("/{run}: recorded as run {}", i + 1)),
+            "{out}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+    let rows = store_util::runs_json(good.to_str().unwrap());
+    assert_eq!(rows.len(), 3);
+    let src = rows[0]["source_dir"].as_str().unwrap();
+    assert!(
+        src.ends_with("/a") && !src.contains("spool"),
+        "source_dir {src}"
+    );
+    assert!(rows[0]["host"].as_str().is_some_and(|h| !h.is_empty()));
+    let o = import();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("no runs wait"));
+    std::fs::rename(&keep, &first).unwrap();
+    let o = import();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("already in the store as run 1"), "{out}");
+    assert_eq!(store_util::runs_json(good.to_str().unwrap()).len(), 3);
+
+    // --json with -q: the id on stdout, the recorded line on stderr.
+    let (code, out, err) = sim(&good, "d", &["-q", "--json"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["run_id"], 4);
+    assert!(err.contains("recorded as run 4"), "{err}");
+    let (_, out, _) = sim(&good, "e", &["--json"], &[]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["run_id"].is_i64());
+    let (_, out, _) = sim(&good, "f", &["--json", "--no-record"], &[]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["run_id"].is_null());
+}
+
+/// `runs --html DIR` wrote over any folder: a user's own index.html was replaced, and a run
+/// folder got every listed run's folder exported into it (72 MB for a store of about 80
+/// runs, a megabyte each). A folder that holds files and is not a library page is refused
+/// (exit 2, one line naming it and --force, nothing written); an earlier page is written
+/// again; --force writes into the folder and keeps its other files; the line printed says
+/// how many run folders went beside the page, and their size.
+pub fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let run = w.join("run");
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
+            .arg(&run),
+    );
+    let html = |dir: &Path, force: bool| {
+        let mut c = store_util::slccache(&db);
+        c.args(["runs", "--html"]).arg(dir);
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    let before = store_util::folder(&run);
+    // A run folder: refused, untouched.
+    let o = html(&run, false);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&run.display().to_string()) && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(store_util::folder(&run), before, "nothing written");
+    // A user's own index.html: refused and kept; with --force replaced, the rest kept.
+    let mine = w.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("index.html"), "<html>mine</html>").unwrap();
+    std::fs::write(mine.join("notes.txt"), "mine").unwrap();
+    let o = html(&mine, false);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("index.html")).unwrap(),
+        "<html>mine</html>"
+    );
+    assert!(!mine.join("1").exists());
+    let o = html(&mine, true);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(mine.join("index.html"))
+        .unwrap()
+        .contains("slccache results library"));
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(mine.join("1/report.html").is_file());
+    // A new folder, then the same folder again (an earlier page): no --force needed.
+    let lib = w.join("lib");
+    let o = html(&lib, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(1 run; 1 run folder exported under") && text.contains(" kB)"),
+        "{text}"
+    );
+    let o = html(&lib, false);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("(1 run)"), "exported once: {text}");
+}
+
+/// `runs import --pending` without --db (the default store) leaves a run that was meant for
+/// another store in the spool, and says which store and the command that records it there;
+/// named explicitly, the other store takes it.
+pub fn pending_runs_wait_for_their_own_store() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let spool = w.join("spool");
+    let lab = w.join("lab.db");
+    // A store that cannot take the run now: a file that is not a database.
+    std::fs::write(&lab, "not yet a database\n").unwrap();
+    let bin = || {
+        let mut c = Command::cargo_bin("slccache").unwrap();
+        c.env("SLCCACHE_SPOOL", &spool)
+            .env("HOME", w)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("SLCCACHE_DB")
+            .current_dir(w);
+        c
+    };
+    let o = bin()
+        .arg("--db")
+        .arg(&lab)
+        .args(["simulate", "960evo-250g", "--seed", "4", "--out", "run-a"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 1);
+    // As a user types it on the bench, forgetting the store.
+    let o = bin()
+        .args(["runs", "import", "--pending"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("meant for ~/lab.db")
+            && err.contains("slccache --db ~/lab.db runs import --pending"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 1);
+    let default = w.join(".local/share/slccache/results.db");
+    assert!(
+        !default.exists(),
+        "an import that recorded nothing created the default store"
+    );
+    let o = bin()
+        .arg("--db")
+        .arg(&default)
+        .args(["runs", "--json"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !o.status.success() || listed.trim() == "[]",
+        "the default store took it: {listed}"
+    );
+    // The store it was meant for, fixed and named, records it.
+    std::fs::remove_file(&lab).unwrap();
+    let o = bin()
+        .arg("--db")
+        .arg(&lab)
+        .args(["runs", "import", "--pending"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("recorded as run 1"), "{out}");
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+}
+
+/// A listing that matches nothing says whether the store is empty or the filters matched
+/// nothing; counts read "1 run", not "1 runs".
+pub fn an_empty_listing_says_why_and_counts_read_right() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("s.db");
+    store_util::simulate_folder(&d.path().join("a"), "960evo-250g", 3);
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["runs", "import"])
+            .arg(d.path().join("a")),
+    );
+    let out = store_util::ok(store_util::slccache(&db).args(["runs", "--drive", "zzz"]));
+    assert!(out.contains("matches the filters (1 run in all)"), "{out}");
+    let out =
+        store_util::ok(store_util::slccache(&db).args(["runs", "--by", "host", "--kind", "sweep"]));
+    assert!(out.contains("matches the filters (1 run in all)"), "{out}");
+    let out = store_util::ok(store_util::slccache(&db).args(["db", "migrate"]));
+    assert!(out.contains("(1 run)"), "{out}");
+    // `runs show ID --json`: one object, the row, the stored files and the summary.
+    let out = store_util::ok(store_util::slccache(&db).args(["runs", "show", "1", "--json"]));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["id"], 1);
+    assert!(v["summary"]["analysis"].is_object(), "{out}");
+    assert!(v["stored_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f == "timeline.csv"));
+}
+
+/// `slccache --db DB ARGS` in `cwd`: (exit code, stdout, stderr).
+fn slc(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A store holding a sweep (run 1) and a simulate run (run 2), in `w`.
+fn sweep_and_simulate(w: &Path) -> std::path::PathBuf {
+    let db = w.join("s.db");
+    for args in [
+        &[
+            "sweep",
+            "emu:960evo-250g",
+            "--simulate",
+            "--qd",
+            "1,4",
+            "--jobs",
+            "1",
+            "--out",
+            "sw",
+            "-q",
+        ][..],
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "1",
+            "--out",
+            "sim",
+            "-q",
+        ][..],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    db
+}
+
+/// `compare` of a stored sweep used to fail on a scratch folder's path ("no timeline.csv in
+/// this folder"); it says what the run is and what compare takes.
+pub fn compare_of_a_stored_sweep_says_what_compare_takes() {
+    let d = tempfile::tempdir().unwrap();
+    let db = sweep_and_simulate(d.path());
+    let (code, _, err) = slc(&db, &["compare", "1", "2", "--out", "c"], d.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("run 1 is a sweep; compare takes probe, simulate or analyze runs"),
+        "{err}"
+    );
+    assert!(!err.contains("slccache-compare"), "{err}");
+    assert!(!d.path().join("c").exists());
+}
+
+/// No such run, no such folder, an output folder that holds files: bad input, exit 2, in
+/// `runs` and its subcommands as everywhere else (they were 1 in `runs`).
+pub fn bad_input_to_the_results_library_is_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = sweep_and_simulate(w);
+    std::fs::create_dir(w.join("full")).unwrap();
+    std::fs::write(w.join("full/f"), "mine\n").unwrap();
+    for args in [
+        &["runs", "show", "42"][..],
+        &["runs", "export", "42", "--out", "x"],
+        &["runs", "export", "2", "--out", "full"],
+        &["runs", "rm", "42"],
+        &["runs", "import", "missing"],
+        &["runs", "copy", "42", "--to", "other.db"],
+        &["compare", "42", "2"],
+        &["history", "nothing-like-it"],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("42")
+                || err.contains("missing")
+                || err.contains("full")
+                || err.contains("nothing"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!w.join("x").exists());
+}
+
+/// `runs import good missing` says, per folder, what was imported and what was not (exit 2
+/// for the missing one); a compare folder is no run and is refused by name.
+pub fn runs_import_says_what_became_of_each_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("i.db");
+    for args in [
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "1",
+            "--out",
+            "good",
+            "--no-record",
+            "-q",
+        ][..],
+        &[
+            "compare",
+            "good",
+            "good",
+            "--out",
+            "cmp",
+            "--no-record",
+            "-q",
+        ][..],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+    let (code, out, err) = slc(&db, &["runs", "import", "good", "missing"], w);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(out.contains("good: imported as run 1"), "{out}");
+    assert!(
+        err.contains("missing: not imported") && err.contains("no such folder"),
+        "{err}"
+    );
+    let (code, out, err) = slc(&db, &["runs", "import", "cmp"], w);
+    assert_eq!(code, Some(2), "{out}{err}");
+    assert!(
+        err.contains("cmp: not imported") && err.contains("compare"),
+        "{err}"
+    );
+    let (code, out, _) = slc(&db, &["runs", "--json"], w);
+    assert_eq!(code, Some(0));
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1, "{out}");
+}
+
+/// `slccache --db DB ARGS` as `nobody` (root may write anywhere), in `cwd`.
+fn slc_as_nobody(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
+    let bin = assert_cmd::cargo::cargo_bin("slccache");
+    let mut c = if rustix::process::geteuid().is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    let o = c
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    std::fs::set_permissions(p, std::os::unix::fs::PermissionsExt::from_mode(mode)).unwrap();
+}
+
+/// Every store file (`*.db`) in `dir` with its bytes (SQLite may keep a `-shm` beside one it
+/// read, where it can).
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "db")
+        })
+        .map(|e| {
+            let p = e.unwrap().path();
+            let b = std::fs::read(&p).unwrap();
+            (p.display().to_string(), b)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// A store in a read-only folder, or a read-only store file, is read as it is by the
+/// commands that only read: listed, shown, exported, charted, compared; a store of schema
+/// version 1 there is listed without being upgraded. Nothing in its folder changes.
+pub fn a_read_only_store_is_read_by_the_reading_commands() {
+    use slccache::store::{backend::Location, schema, Store};
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    set_mode(w, 0o777);
+    let ro = w.join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let db = ro.join("s.db");
+    for (args, out) in [
+        (
+            &["simulate", "960evo-250g", "--seed", "1", "--out"][..],
+            "a",
+        ),
+        (
+            &["simulate", "960evo-250g", "--seed", "2", "--out"][..],
+            "b",
+        ),
+    ] {
+        let mut a = args.to_vec();
+        a.extend([out, "-q"]);
+        let (code, _, err) = slc(&db, &a, w);
+        assert_eq!(code, Some(0), "{err}");
+    }
+    // Version 1, as an older slccache left it.
+    let db1 = ro.join("v1.db");
+    Store::open_with(
+        Location::Sqlite(db1.clone()).connect().unwrap(),
+        &schema::MIGRATIONS[..1],
+    )
+    .unwrap()
+    .import_folder(&w.join("a"))
+    .unwrap();
+    let version = |p: &Path| -> i64 {
+        rusqlite::Connection::open_with_flags(p, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT MAX(version) FROM slccache_schema", [], |r| r.get(0))
+            .unwrap()
+    };
+    for (what, folder_mode, file_mode) in [
+        ("a read-only folder", 0o555, 0o644),
+        ("a read-only file", 0o777, 0o444),
+    ] {
+        set_mode(&ro, 0o755);
+        for f in std::fs::read_dir(&ro).unwrap() {
+            set_mode(&f.unwrap().path(), file_mode);
+        }
+        set_mode(&ro, folder_mode);
+        let before = snapshot(&ro);
+        for (k, args) in [
+            &["runs"][..],
+            &["runs", "--json"],
+            &["runs", "show", "1"],
+            &["runs", "export", "1", "--out", "OUT"],
+            &["history", "960", "--out", "OUT"],
+            &["compare", "1", "2", "--out", "OUT"],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let out = format!("out-{folder_mode:o}-{k}");
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| if *a == "OUT" { &out[..] } else { a })
+                .collect();
+            let (code, stdout, err) = slc_as_nobody(&db, &args, w);
+            assert_eq!(code, Some(0), "{what}: {args:?}: {err}");
+            if args == ["runs"] {
+                assert!(stdout.contains("960 EVO"), "{what}: {stdout}");
+            }
+        }
+        let (code, stdout, err) = slc_as_nobody(&db1, &["runs"], w);
+        assert_eq!(code, Some(0), "{what}: version 1: {err}");
+        assert!(stdout.contains("960 EVO"), "{what}: {stdout}");
+        assert_eq!(snapshot(&ro), before, "{what}: the store's folder changed");
+        assert_eq!(version(&db1), 1);
+    }
+    set_mode(&ro, 0o755);
+}
+
+/// `--since` takes a date, a local date and time, or an RFC 3339 time; a run id is a
+/// positive number, and a negative one is told so.
+pub fn since_takes_dates_and_local_times_and_run_ids_are_positive() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("t.db");
+    let (code, _, err) = slc(
+        &db,
+        &["simulate", "960evo-250g", "--seed", "1", "--out", "a", "-q"],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for (since, runs) in [
+        ("2020-01-01", 1),
+        ("2020-01-01T10:00:00", 1),
+        ("2020-01-01 10:00", 1),
+        ("2020-01-01T10:00:00Z", 1),
+        ("2020-01-01T10:00:00+02:00", 1),
+        ("2999-01-01", 0),
+        ("2999-01-01T10:00:00", 0),
+    ] {
+        let (code, out, err) = slc(&db, &["runs", "--json", "--since", since], w);
+        assert_eq!(code, Some(0), "{since}: {err}");
+        let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(rows.as_array().unwrap().len(), runs, "{since}");
+    }
+    let (code, _, err) = slc(&db, &["runs", "--since", "yesterday"], w);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--since 'yesterday'"), "{err}");
+    for args in [
+        &["runs", "show", "--", "-1"][..],
+        &["runs", "rm", "--", "0"],
+        &["runs", "export", "--out", "x", "--", "-3"],
+    ] {
+        let (code, _, err) = slc(&db, args, w);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("run ids are positive"), "{args:?}: {err}");
+    }
+}
+
+/// On a terminal `runs rm` shows the run and removes it only when the user agrees; `--yes`
+/// and a script (no terminal) remove it without asking.
+pub fn runs_rm_asks_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(!ci, "CI=true but no `script` (bsdutils) to make a terminal");
+        crate::common::skip("no `script` (bsdutils)");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("s.db");
+    for seed in [1, 2, 3] {
+        let dir = d.path().join(format!("r{seed}"));
+        store_util::simulate_folder(&dir, "960evo-250g", seed);
+        store_util::ok(store_util::slccache(&db).args(["runs", "import"]).arg(&dir));
+    }
+    // `script` gives the command a terminal and passes it what we type.
+    let on_tty = |id: &str, answer: &str| -> String {
+        let log = d.path().join("typescript");
+        let cmd = format!(
+            "{} --db {} runs rm {id}",
+            env!("CARGO_BIN_EXE_slccache"),
+            db.display()
+        );
+        let mut child = Command::new("script")
+            .args(["-qec", &cmd])
+            .arg(&log)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        use std::io::Write;
+        child
+            .stdin
+            .as_mut()
+            .unwrap()
+            .write_all(answer.as_bytes())
+            .unwrap();
+        child.wait().unwrap();
+        std::fs::read_to_string(&log).unwrap_or_default()
+    };
+    let ids = || -> Vec<i64> {
+        store_util::runs_json(db.to_str().unwrap())
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    let text = on_tty("1", "n\n");
+    assert!(
+        text.contains("remove run 1 from") && text.contains("not removed"),
+        "{text}"
+    );
+    assert_eq!(ids(), [1, 2, 3]);
+    let text = on_tty("1", "y\n");
+    assert!(text.contains("removed run 1"), "{text}");
+    assert_eq!(ids(), [2, 3]);
+    // --yes, and no terminal: no question.
+    store_util::ok(store_util::slccache(&db).args(["runs", "rm", "2", "--yes"]));
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["runs", "rm", "3"])
+            .stdin(std::process::Stdio::null()),
+    );
+    assert!(ids().is_empty());
+}

@@ -1,0 +1,121 @@
+//! `slccache runs --html DIR`: the library page in headless Chromium (as tests/report_html.rs
+//! loads report.html): offline, no console message, its filters by drive and host work (the
+//! page's own self-test), and every link opens a run's report.html written beside it.
+
+use crate::common::store_util;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+fn chromium() -> Option<PathBuf> {
+    for name in ["chromium", "chromium-browser"] {
+        for dir in std::env::var("PATH").unwrap_or_default().split(':') {
+            let p = Path::new(dir).join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Chromium headless on `url` with no network; returns (stdout, console lines).
+fn browse(chrome: &Path, profile: &Path, url: &str) -> (String, Vec<String>) {
+    let o = Command::new(chrome)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--dump-dom",
+            "--window-size=1280,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(url)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "chromium failed on {url}: {log}");
+    let console = log
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
+        .map(String::from)
+        .collect();
+    (String::from_utf8_lossy(&o.stdout).into_owned(), console)
+}
+
+pub fn the_library_page_lists_filters_and_links_every_run() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let db_s = db.to_str().unwrap();
+    // Two drives recorded on this host, and one imported folder (host unknown).
+    for (i, preset) in ["960evo-250g", "p5-1tb"].iter().enumerate() {
+        store_util::ok(
+            store_util::slccache(&db)
+                .args(["simulate", preset, "--seed", &i.to_string(), "--out"])
+                .arg(w.join(format!("s{i}"))),
+        );
+    }
+    let old = w.join("old");
+    store_util::ok(
+        Command::cargo_bin("slccache")
+            .unwrap()
+            .args([
+                "--no-record",
+                "simulate",
+                "960evo-250g",
+                "--seed",
+                "5",
+                "--out",
+            ])
+            .arg(&old),
+    );
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(c.args(["--db", db_s, "runs", "import"]).arg(&old));
+    let page = w.join("lib");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    let out = store_util::ok(c.args(["--db", db_s, "runs", "--html"]).arg(&page));
+    assert!(out.contains("3 runs"), "{out}");
+    let html = std::fs::read_to_string(page.join("index.html")).unwrap();
+    assert!(html.contains("default-src 'none'"));
+    assert_eq!(html.matches("<polyline").count(), 3, "a sparkline per run");
+    for id in 1..=3 {
+        assert!(html.contains(&format!("href=\"{id}/report.html\"")));
+        assert!(page.join(format!("{id}/report.html")).is_file());
+    }
+    let Some(chrome) = chromium() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromium is not installed (.ci/run installs it)"
+        );
+        crate::common::skip("the browser part: chromium is not installed");
+        return;
+    };
+    let url = format!("file://{}#selftest", page.join("index.html").display());
+    let (dom, console) = browse(&chrome, &w.join("profile"), &url);
+    assert!(console.is_empty(), "console output: {console:#?}");
+    assert!(
+        dom.contains("data-ready=\"yes\""),
+        "the script did not finish"
+    );
+    let st = dom
+        .split("data-selftest=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("no self-test result");
+    assert!(st.contains("all:3"), "{st}");
+    assert!(
+        st.contains("drive:ok") && st.contains("host:ok") && st.contains("reset:ok"),
+        "{st}"
+    );
+    assert!(!st.contains("fail"), "{st}");
+}

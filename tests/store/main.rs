@@ -1,0 +1,77 @@
+//! The results library: SQLite and PostgreSQL stores, credentials, origins, the HTML index, the fleet scripts, and the README's results-library commands.
+//!
+//! One test binary (shared helpers in `tests/common`), so the crate is linked once for all of them.
+//! Some of its tests need root or a tool; they run on `common::harness`, which reports a test
+//! that cannot run here as ignored with the reason: each test is a `pub fn` listed below.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli;
+mod credentials;
+mod fleet_ansible;
+mod fleet_kubernetes;
+mod html;
+mod origin;
+mod postgres;
+mod readme;
+mod sqlite;
+mod target;
+
+fn main() -> std::process::ExitCode {
+    common::harness::run(
+        file!(),
+        tests![
+            cli::probe_import_list_compare_export_on_sqlite,
+            cli::a_bad_store_warns_and_keeps_the_run,
+            cli::a_read_only_folder_warns_and_keeps_the_run,
+            cli::an_interrupted_probe_is_recorded_as_interrupted,
+            cli::history_charts_a_drive_against_date_and_wear,
+            cli::a_mistyped_store_url_is_refused_and_creates_nothing,
+            cli::reading_commands_never_create_a_store,
+            cli::unrecorded_runs_are_spooled_and_imported_later,
+            cli::runs_html_refuses_a_folder_that_is_not_its_own_without_force,
+            cli::pending_runs_wait_for_their_own_store,
+            cli::an_empty_listing_says_why_and_counts_read_right,
+            cli::compare_of_a_stored_sweep_says_what_compare_takes,
+            cli::bad_input_to_the_results_library_is_exit_2,
+            cli::runs_import_says_what_became_of_each_folder,
+            cli::a_read_only_store_is_read_by_the_reading_commands,
+            cli::since_takes_dates_and_local_times_and_run_ids_are_positive,
+            cli::runs_rm_asks_on_a_terminal,
+            credentials::a_password_in_any_form_reaches_no_output_and_no_column,
+            credentials::tls_follows_sslmode_and_sslrootcert,
+            credentials::connection_errors_name_their_cause,
+            credentials::a_locked_table_never_holds_a_finished_run_for_long,
+            fleet_ansible::three_benches_under_ansible_one_losing_its_server,
+            fleet_kubernetes::the_job_manifest_is_complete,
+            fleet_kubernetes::the_job_command_runs_and_records_under_the_node_name,
+            html::the_library_page_lists_filters_and_links_every_run,
+            origin::every_kind_of_run_records_its_host_and_tags,
+            origin::runs_filter_by_host_part_and_tags,
+            origin::runs_by_group_give_count_median_and_range,
+            origin::compare_names_runs_of_several_hosts_by_host_and_id,
+            origin::history_never_merges_drives_of_another_capacity_or_kind,
+            postgres::store_cases_on_postgres,
+            postgres::sigkill_child_records_forever,
+            postgres::sigkill_while_recording_on_postgres,
+            postgres::unreachable_postgres_fails_with_a_clear_message,
+            postgres::probe_import_list_compare_export_on_postgres,
+            postgres::tables_live_in_their_own_schema_not_public,
+            postgres::a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate,
+            postgres::grafana_queries_on_the_dashboard_views,
+            postgres::a_fleet_role_with_insert_and_select_only_records_and_lists,
+            postgres::a_newer_store_is_written_when_it_only_added_and_spooled_when_not,
+            postgres::runs_copy_between_sqlite_and_postgres_keeps_everything_once,
+            postgres::reading_commands_create_no_store_on_a_server,
+            readme::every_store_and_fleet_command_of_the_readme_runs,
+            sqlite::store_cases_on_sqlite,
+            sqlite::bad_sqlite_files_are_refused_unchanged,
+            sqlite::sigkill_child_records_forever,
+            sqlite::sigkill_while_recording_leaves_whole_runs,
+            sqlite::a_version_1_sqlite_store_takes_version_2_and_older_writers_go_on,
+            target::the_results_store_is_never_a_probe_target,
+            target::a_loop_device_over_the_results_store_is_refused,
+        ],
+    )
+}

@@ -1,0 +1,458 @@
+//! Where a run came from, through the binary on SQLite: `--host`, `SLCCACHE_HOST` and `--tag`
+//! in every kind of run's summary.json and in the store; the listing's filters by host and tag;
+//! `runs --by`; `compare`'s names of runs from several hosts; `history`, one drive at a time.
+
+use crate::common::store_util;
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+use store_util::{ok, runs_json};
+
+/// The binary recording into `db`, with no host set from outside.
+fn bin(db: &Path) -> Command {
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    c.env("SLCCACHE_DB", db).env_remove("SLCCACHE_HOST");
+    c
+}
+
+fn origin(dir: &Path) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    v["origin"].clone()
+}
+
+/// Every command that records a run writes `origin` (host and tags) into its summary.json,
+/// and the store takes the host and tags from there.
+pub fn every_kind_of_run_records_its_host_and_tags() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/kernel-cliff/stall-before-cliff.csv");
+    let tags = ["--tag", "rack=r3", "--tag", "fw.rev=3B2Q_EXM7-x"];
+    let runs: Vec<(&str, Vec<String>)> = vec![
+        ("simulate", vec!["simulate".into(), "960evo-250g".into()]),
+        (
+            "probe",
+            ["probe", "emu:960evo-250g,cache=1GB", "--max-bytes", "2GB"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (
+            "analyze",
+            vec!["analyze".into(), trace.to_str().unwrap().to_string()],
+        ),
+        (
+            "sweep",
+            ["sweep", "emu:960evo-500g", "--simulate", "--qd", "1,4"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (
+            "recovery",
+            ["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (
+            "fill-sweep",
+            [
+                "fill-sweep",
+                "emu:660p-1tb",
+                "--simulate",
+                "--levels",
+                "0,50",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+    ];
+    for (name, args) in &runs {
+        let out = w.join(name);
+        let seed: &[&str] = if *name == "analyze" {
+            &[]
+        } else {
+            &["--seed", "7"]
+        };
+        ok(bin(&db)
+            .args(args)
+            .args(seed)
+            .args(["-q", "--host", "bench-2"])
+            .args(tags)
+            .arg("--out")
+            .arg(&out));
+        assert_eq!(
+            origin(&out),
+            serde_json::json!({"host": "bench-2", "tags": {"rack": "r3", "fw.rev": "3B2Q_EXM7-x"}}),
+            "{name}"
+        );
+    }
+    let listed = runs_json(db.to_str().unwrap());
+    assert_eq!(listed.len(), runs.len());
+    for r in &listed {
+        assert_eq!(r["host"], "bench-2", "{r}");
+        assert_eq!(r["tags"]["rack"], "r3", "{r}");
+    }
+    // SLCCACHE_HOST names the host when --host does not; --host wins over it.
+    let env_run = w.join("env");
+    ok(bin(&db)
+        .env("SLCCACHE_HOST", "bench-3")
+        .args(["simulate", "960evo-250g", "--seed", "8", "-q", "--out"])
+        .arg(&env_run));
+    assert_eq!(origin(&env_run)["host"], "bench-3");
+    let flag_run = w.join("flag");
+    ok(bin(&db)
+        .env("SLCCACHE_HOST", "bench-3")
+        .args([
+            "--host",
+            "bench-4",
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "9",
+        ])
+        .args(["-q", "--out"])
+        .arg(&flag_run));
+    assert_eq!(origin(&flag_run)["host"], "bench-4");
+    assert_eq!(origin(&flag_run)["tags"], serde_json::json!({}));
+    // Without either, the machine's name.
+    let plain = w.join("plain");
+    ok(bin(&db)
+        .args(["simulate", "960evo-250g", "--seed", "10", "-q", "--out"])
+        .arg(&plain));
+    let uname = String::from_utf8(Command::new("uname").arg("-n").output().unwrap().stdout)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert_eq!(origin(&plain)["host"], uname.as_str());
+    // `runs import --host` keeps a folder's own host, and says so.
+    let other = w.join("other.db");
+    let o = bin(&other)
+        .args(["--host", "override", "runs", "import"])
+        .arg(&flag_run)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("names its host, bench-4: it is kept"), "{err}");
+    assert_eq!(runs_json(other.to_str().unwrap())[0]["host"], "bench-4");
+    let host_of = |folder: &str| -> String {
+        runs_json(db.to_str().unwrap())
+            .iter()
+            .find(|r| r["source_dir"].as_str().unwrap().ends_with(folder))
+            .map(|r| r["host"].as_str().unwrap_or("").to_string())
+            .unwrap()
+    };
+    assert_eq!(host_of("/env"), "bench-3");
+    assert_eq!(host_of("/flag"), "bench-4");
+    assert_eq!(host_of("/plain"), uname);
+
+    // A bad tag key or an empty host is refused before anything runs (exit 2).
+    for bad in [
+        vec!["--tag", "my rack=3"],
+        vec!["--tag", "rack"],
+        vec!["--tag", "räck=3"],
+        vec!["--tag", "a=1", "--tag", "a=2"],
+        vec!["--host", " "],
+    ] {
+        let out = w.join("refused");
+        let o = bin(&db)
+            .args(&bad)
+            .args(["simulate", "960evo-250g", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--tag") || err.contains("--host"), "{err}");
+        assert!(!out.exists(), "{bad:?} wrote {}", out.display());
+    }
+}
+
+/// Three simulated runs from three hosts with tags, recorded into `db`; returns nothing.
+fn three_hosts(db: &Path, w: &Path) {
+    for (i, (host, preset, rack)) in [
+        ("Bench-1", "960evo-250g", "r3"),
+        ("bench-2", "960evo-500g", "r4"),
+        ("lab-3", "960evo-250g", "r3"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        ok(bin(db)
+            .args(["simulate", preset, "--seed", &(i + 1).to_string(), "-q"])
+            .args(["--host", host, "--tag", &format!("rack={rack}")])
+            .args(["--tag", &format!("ticket=T-{}", i % 2)])
+            .arg("--out")
+            .arg(w.join(format!("s{i}"))));
+    }
+}
+
+/// `--host` and `--drive` match part of the name in any case; every `--tag` must match.
+pub fn runs_filter_by_host_part_and_tags() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    three_hosts(&db, d.path());
+    let ids = |args: &[&str]| -> Vec<i64> {
+        let text = ok(bin(&db).args(["runs", "--json"]).args(args));
+        serde_json::from_str::<Vec<serde_json::Value>>(&text)
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids(&[]), [1, 2, 3]);
+    assert_eq!(ids(&["--host", "BENCH"]), [1, 2]);
+    assert_eq!(ids(&["--host", "ch-2"]), [2]);
+    assert_eq!(ids(&["--host", "nowhere"]), Vec::<i64>::new());
+    assert_eq!(ids(&["--drive", "960 evo 250"]), [1, 3]);
+    assert_eq!(ids(&["--tag", "rack=r3"]), [1, 3]);
+    assert_eq!(ids(&["--tag", "rack=r3", "--tag", "ticket=T-0"]), [1, 3]);
+    assert_eq!(
+        ids(&["--tag", "rack=r3", "--tag", "ticket=T-1"]),
+        Vec::<i64>::new()
+    );
+    assert_eq!(ids(&["--tag", "rack=r3", "--host", "lab"]), [3]);
+    // The table and the CSV carry host and tags.
+    let csv = ok(bin(&db).args(["runs", "--csv", "--host", "lab"]));
+    assert!(csv.lines().next().unwrap().ends_with(",tags"), "{csv}");
+    assert!(
+        csv.contains("lab-3") && csv.contains("rack=r3;ticket=T-0"),
+        "{csv}"
+    );
+    // A bad --tag filter is a usage error.
+    let o = bin(&db).args(["runs", "--tag", "rack"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// `runs --by host|drive|tag:KEY`: one line per group with its count and the median and range
+/// of the cache and the after-cache rate, and the same as JSON.
+pub fn runs_by_group_give_count_median_and_range() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    three_hosts(&db, d.path());
+    let rows = runs_json(db.to_str().unwrap());
+    let cache = |i: usize| rows[i]["cache_bytes"].as_f64().unwrap();
+    let after = |i: usize| rows[i]["after_cache_bytes_per_sec"].as_f64().unwrap();
+
+    let json = |by: &str| -> Vec<serde_json::Value> {
+        serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", by]))).unwrap()
+    };
+    let g = json("tag:rack");
+    assert_eq!(g.len(), 2, "{g:?}");
+    assert_eq!(g[0]["group"], "r3");
+    assert_eq!(g[0]["runs"], 2);
+    let c = &g[0]["cache_bytes"];
+    assert_eq!(c["median"].as_f64().unwrap(), (cache(0) + cache(2)) / 2.0);
+    assert_eq!(c["min"].as_f64().unwrap(), cache(0).min(cache(2)));
+    assert_eq!(c["max"].as_f64().unwrap(), cache(0).max(cache(2)));
+    let a = &g[0]["after_cache_bytes_per_sec"];
+    assert_eq!(a["median"].as_f64().unwrap(), (after(0) + after(2)) / 2.0);
+    assert_eq!(g[1]["group"], "r4");
+    assert_eq!(g[1]["runs"], 1);
+    assert_eq!(g[1]["cache_bytes"]["median"].as_f64().unwrap(), cache(1));
+
+    let by_host = json("host");
+    let names: Vec<&str> = by_host
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Bench-1", "bench-2", "lab-3"]);
+    let by_drive = json("drive");
+    assert_eq!(by_drive.len(), 2);
+    assert_eq!(by_drive[0]["runs"], 2);
+    // Runs without the tag are a group of their own, last.
+    let none = json("tag:lab");
+    assert_eq!(none.len(), 1);
+    assert_eq!(none[0]["group"], "-");
+    assert_eq!(none[0]["runs"], 3);
+
+    // The table: a header, one line per group, units on every figure.
+    let t = ok(bin(&db).args(["runs", "--by", "tag:rack"]));
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 3, "{t}");
+    assert!(
+        lines[0].starts_with("tag:rack") && lines[0].contains("median"),
+        "{t}"
+    );
+    assert!(
+        lines[1].starts_with("r3") && lines[1].contains(" 2 "),
+        "{t}"
+    );
+    // "13.0 GB (13.00-13.02 GB)": the range with as many decimals as its ends need.
+    assert!(
+        lines[1].contains(" GB (") && lines[1].contains(" GB)"),
+        "{t}"
+    );
+    let range = lines[1]
+        .split(" GB (")
+        .nth(1)
+        .unwrap()
+        .split(" GB)")
+        .next()
+        .unwrap();
+    let (lo, hi) = range.split_once('-').unwrap();
+    assert!(
+        lo.parse::<f64>().unwrap() < hi.parse::<f64>().unwrap(),
+        "{t}"
+    );
+    assert!(
+        lines[1].contains(" MB/s (") && lines[1].ends_with(" MB/s)"),
+        "{t}"
+    );
+    assert!(lines[2].starts_with("r4"), "{t}");
+    // Filters apply before grouping; a bad --by is a usage error.
+    let f = json_filtered(&db, &["--by", "host", "--host", "bench"]);
+    assert_eq!(f.len(), 2);
+    for bad in ["rack", "tag:", "tag:a b"] {
+        let o = bin(&db).args(["runs", "--by", bad]).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
+}
+
+fn json_filtered(db: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    serde_json::from_str(&ok(bin(db).args(["runs", "--json"]).args(args))).unwrap()
+}
+
+/// `compare` of runs from different hosts names each by host and run id; runs of one host keep
+/// their drive names.
+pub fn compare_names_runs_of_several_hosts_by_host_and_id() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    three_hosts(&db, d.path());
+    let names = |args: &[&str]| -> Vec<String> {
+        let out = d.path().join(format!("cmp-{}", args.join("-")));
+        let text = ok(bin(&db)
+            .args(["compare", "--json", "-q"])
+            .args(args)
+            .arg("--out")
+            .arg(&out));
+        let v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names(&["1", "2", "3"]),
+        [
+            "Bench-1 #1: Samsung SSD 960 EVO 250GB (simulated)",
+            "bench-2 #2: Samsung SSD 960 EVO 500GB (simulated)",
+            "lab-3 #3: Samsung SSD 960 EVO 250GB (simulated)"
+        ]
+    );
+    // Folders have no id: host and drive.
+    let (a, b) = (d.path().join("s0"), d.path().join("s2"));
+    assert_eq!(
+        names(&[a.to_str().unwrap(), b.to_str().unwrap()]),
+        [
+            "Bench-1: Samsung SSD 960 EVO 250GB (simulated)",
+            "lab-3: Samsung SSD 960 EVO 250GB (simulated)"
+        ]
+    );
+}
+
+/// `history` charts one drive: never runs of another capacity or kind under one name. Text
+/// that matches several is refused (exit 2) with each drive and the flags that pick it; the
+/// run line says which drive it charts; `--host` splits the series by host.
+pub fn history_never_merges_drives_of_another_capacity_or_kind() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    three_hosts(&db, w);
+    // An emulated 960 EVO 250GB (real time) beside the simulated ones.
+    ok(bin(&db)
+        .args([
+            "probe",
+            "emu:960evo-250g,cache=1GB",
+            "--max-bytes",
+            "2GB",
+            "-q",
+        ])
+        .args(["--host", "bench-2", "--out"])
+        .arg(w.join("p")));
+    let o = bin(&db)
+        .args(["history", "960 EVO", "--out"])
+        .arg(w.join("h0"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("matches 3 drives"), "{err}");
+    assert!(
+        err.contains("Samsung SSD 960 EVO 500GB (simulated), 500 GB: 1 run"),
+        "{err}"
+    );
+    assert!(err.contains("--capacity 500GB"), "{err}");
+    assert!(err.contains("--drive-kind emulated"), "{err}");
+    assert!(
+        err.contains("--capacity 250GB --drive-kind simulated"),
+        "{err}"
+    );
+    assert!(!w.join("h0").exists());
+
+    let line = ok(bin(&db)
+        .args([
+            "history",
+            "960 EVO",
+            "--capacity",
+            "250GB",
+            "--drive-kind",
+            "simulated",
+        ])
+        .arg("--out")
+        .arg(w.join("h1")));
+    assert!(
+        line.contains("history of Samsung SSD 960 EVO 250GB (simulated), 250 GB: 2 runs"),
+        "{line}"
+    );
+    assert!(w.join("h1/history-cache-date.png").is_file());
+    // Still several: the flags given stay in the advice.
+    let o = bin(&db)
+        .args(["history", "960 EVO", "--capacity", "250GB", "--out"])
+        .arg(w.join("h2"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--capacity 250GB --drive-kind emulated"),
+        "{err}"
+    );
+    // One series per host with --host.
+    let line = ok(bin(&db)
+        .args([
+            "history",
+            "960 EVO 250",
+            "--drive-kind",
+            "simulated",
+            "--host",
+            "",
+        ])
+        .arg("--out")
+        .arg(w.join("h3")));
+    assert!(
+        line.contains("one series per host (Bench-1, lab-3)"),
+        "{line}"
+    );
+    assert!(w.join("h3/history-cache-date.png").is_file());
+    let line = ok(bin(&db)
+        .args([
+            "history",
+            "960 EVO 250",
+            "--drive-kind",
+            "simulated",
+            "--host",
+            "lab",
+        ])
+        .arg("--out")
+        .arg(w.join("h4")));
+    assert!(
+        line.contains(": 1 run, one series per host (lab-3)"),
+        "{line}"
+    );
+}
