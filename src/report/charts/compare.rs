@@ -57,7 +57,7 @@ pub fn short_name(name: &str) -> String {
 mod name_tests {
     use super::short_name;
 
-    /// Issue 22 item 21: compare labels were cut mid-word ("…250G…").
+    /// Compare labels were once cut mid-word ("…250G…").
     #[test]
     fn plot_labels_are_cut_at_a_word_end() {
         let n = "Samsung SSD 960 EVO 250GB (simulated), 13:21:49";

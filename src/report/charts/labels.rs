@@ -321,7 +321,7 @@ pub fn data_scale(max_bytes: f64, units: UnitSystem) -> (f64, &'static str) {
 mod footer_tests {
     use super::*;
 
-    /// Issue 22 item 21: a footer of many parts was joined into 3 lines, the last too long,
+    /// A footer of many parts was once joined into 3 lines, the last too long,
     /// and drawn cut ("slccache 0.…"). Every line now fits.
     #[test]
     fn a_long_footer_wraps_without_a_cut() {

@@ -781,7 +781,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: the throughput chart of a merged timeline draws the lowest and highest
+    /// Bounded memory: the throughput chart of a merged timeline draws the lowest and highest
     /// rate of the samples merged (their envelope), not only the merged means: a one-sample
     /// dip to a tenth survives merging by 64.
     #[test]

@@ -237,7 +237,7 @@ mod tests {
         assert!(without.points.iter().take(5).any(|p| p.2 == 3500.0));
     }
 
-    /// Issue 22 item 21: the smoothed line started falling at the centre of the last block
+    /// The smoothed line once started falling at the centre of the last block
     /// before the cliff (1.4 GB early on the data chart); it now keeps its level up to the
     /// cliff and steps there.
     #[test]

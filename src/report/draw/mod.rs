@@ -533,7 +533,7 @@ mod tests {
         }
     }
 
-    /// Regression (issue 12): "after the cache: 600 MB/s" sat at the 1000 MB/s gridline,
+    /// A label once sat wrong: "after the cache: 600 MB/s" sat at the 1000 MB/s gridline,
     /// because the few points of the sample that straddles the cliff set the label's height.
     #[test]
     fn a_band_label_keeps_to_its_level_not_to_the_straddling_sample() {
