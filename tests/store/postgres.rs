@@ -51,7 +51,12 @@ pub fn sigkill_while_recording_on_postgres() {
     let sim = d.path().join("sim");
     store_util::simulate_folder(&sim, "p5-1tb", 6);
     let url = pg.new_db();
-    store_util::kill_while_recording(&Location::Postgres(url.clone()), &url, &sim);
+    store_util::kill_while_recording(
+        &Location::Postgres(url.clone()),
+        &url,
+        &sim,
+        "postgres::sigkill_child_records_forever",
+    );
 }
 
 /// An unreachable server fails with a clear message: a port nothing listens on at once, and

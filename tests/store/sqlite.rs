@@ -128,6 +128,7 @@ pub fn sigkill_while_recording_leaves_whole_runs() {
         &Location::Sqlite(db.clone()),
         &db.display().to_string(),
         &sim,
+        "sqlite::sigkill_child_records_forever",
     );
     let c = rusqlite::Connection::open(&db).unwrap();
     let check: String = c

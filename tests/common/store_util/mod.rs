@@ -535,17 +535,18 @@ impl Drop for PgServer {
     }
 }
 
-/// Starts this test binary's `sigkill_child_records_forever` recording copies of `src` into
+/// Starts this test binary's `child` test (a `sigkill_child_records_forever`, named with its
+/// module: the harness matches whole names) recording copies of `src` into
 /// the store `db`, SIGKILLs it at several moments while it records, and checks after each kill
 /// that the store opens and every run in it is whole (as many files as the folder has, less the
 /// summary kept in the row) and exports.
-pub fn kill_while_recording(loc: &slccache::store::Location, db: &str, src: &Path) {
+pub fn kill_while_recording(loc: &slccache::store::Location, db: &str, src: &Path, child: &str) {
     use slccache::store::{Filter, Store};
     let files_per_run = folder(src).len() as i64 - 1;
     let mut seen = 0;
     for round in 0..3 {
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "sigkill_child_records_forever", "--nocapture"])
+            .args(["--exact", child, "--nocapture"])
             .env("SLCCACHE_TEST_KILL_DB", db)
             .env("SLCCACHE_TEST_KILL_SRC", src)
             .stdout(Stdio::null())
