@@ -1,5 +1,5 @@
 //! The drive's own health counters as plain data: the NVMe SMART / Health Information log.
-//! `target::nvme` reads it from a drive, `engine::emulated` makes one for an emulated drive,
+//! `device::nvme` reads it from a drive, `engine::emulated` makes one for an emulated drive,
 //! `detect::drive` checks its data units against the bytes written and `report` records it;
 //! living here, below all of them, it ties none of them to the others.
 

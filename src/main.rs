@@ -34,7 +34,7 @@ fn main() {
         Ok((r, store)) => {
             // No run writes over the store (or its -wal and -shm files), by any path to it.
             if let Some(loc) = &store {
-                slccache::target::set_protected(slccache::store::protected_files(loc));
+                slccache::device::set_protected(slccache::store::protected_files(loc));
             }
             recorder::set_location(store);
             recorder::set_recording(matches!(r, Recording::To(_)));

@@ -3,7 +3,7 @@
 //! Health log), as text or JSON. Opens read-only and writes nothing.
 //!
 //! The report is built from parsed data only ([`InfoReport::build`]): the NVMe Identify and
-//! SMART pages are read by the caller and parsed by [`crate::target::nvme`], so the whole
+//! SMART pages are read by the caller and parsed by [`crate::device::nvme`], so the whole
 //! report, text included, is tested on canned pages.
 
 use std::fmt::Write as _;
@@ -12,10 +12,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::InfoArgs;
-use crate::target::host::HostInfo;
-use crate::target::nvme::{format_celsius, HealthLog, IdentifyController, DATA_UNIT_BYTES};
-use crate::target::nvme_ctrl::erase_text;
-use crate::target::{self, TargetInfo, TargetKind};
+use crate::device::host::HostInfo;
+use crate::device::nvme::{format_celsius, HealthLog, IdentifyController, DATA_UNIT_BYTES};
+use crate::device::nvme_ctrl::erase_text;
+use crate::device::{self, TargetInfo, TargetKind};
 use crate::timeline::DeviceIdentity;
 use crate::units::{format_bytes, UnitSystem};
 
@@ -334,8 +334,8 @@ pub fn health_text(h: &HealthLog, id: Option<&IdentifyController>, units: UnitSy
 /// Runs `slccache info`.
 pub fn run(args: InfoArgs) -> Result<()> {
     // A controller's character device: the controller and its namespaces.
-    if let Some(path) = crate::target::nvme_ctrl::controller_path(&args.target) {
-        let r = crate::target::nvme_ctrl::ControllerReport::read(&args.target, &path)?;
+    if let Some(path) = crate::device::nvme_ctrl::controller_path(&args.target) {
+        let r = crate::device::nvme_ctrl::ControllerReport::read(&args.target, &path)?;
         if args.json {
             crate::say!("{}", serde_json::to_string_pretty(&r)?);
         } else {
@@ -346,7 +346,7 @@ pub fn run(args: InfoArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let (info, in_use) = target::describe(&args.target)?;
+    let (info, in_use) = device::describe(&args.target)?;
     let report = InfoReport::read(&info, in_use);
     if args.json {
         crate::say!("{}", serde_json::to_string_pretty(&report)?);
@@ -362,8 +362,8 @@ pub fn run(args: InfoArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::target::nvme::tests::{identify_page, smart_page};
-    use crate::target::nvme::{parse_identify_controller, parse_smart_log};
+    use crate::device::nvme::tests::{identify_page, smart_page};
+    use crate::device::nvme::{parse_identify_controller, parse_smart_log};
 
     fn nvme_target() -> TargetInfo {
         TargetInfo {

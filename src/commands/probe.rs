@@ -18,6 +18,8 @@ use anyhow::{anyhow, Context, Result};
 use crate::cli::ProbeArgs;
 use crate::config::WorkloadConfig;
 use crate::detect::stop::StopConfig;
+use crate::device::host::HostInfo;
+use crate::device::{self, OpenRequest, Target, TargetKind};
 use crate::error::{usage, Interrupted};
 use crate::experiment::backends::{make_backends, RingInfo};
 use crate::experiment::burst::{run_jobs, Outcome, Plan};
@@ -25,8 +27,6 @@ use crate::experiment::prepare::{self, DriveStateRecord, Preparation};
 use crate::experiment::signals::Signals;
 use crate::report::console::progress::{self, ProgressMode};
 use crate::report::{DriveState, ReportOptions, StopRecord, Summary, Totals};
-use crate::target::host::HostInfo;
-use crate::target::{self, OpenRequest, Target, TargetKind};
 use crate::timeline::{RunMeta, StopReason, Workload};
 use crate::units::{format_bytes, format_rate, format_seconds, parse_duration};
 use crate::workload::{EngineKind, Pattern};
@@ -109,9 +109,9 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     // A run that reads needs a file with data: a missing one is refused before `--size`
     // could create it empty.
     if cfg.read_pct > 0 {
-        target::reads::check_file_exists(&args.target, req.size)?;
+        device::reads::check_file_exists(&args.target, req.size)?;
     }
-    let info = target::inspect(&args.target, &req)?;
+    let info = device::inspect(&args.target, &req)?;
     // 2. Does the workload fit? (usage errors; nothing written)
     info.check_fit(cfg.block_size, cfg.span)?;
     if info.kind != TargetKind::Emulated {
@@ -126,15 +126,15 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
         }
     }
     if engine == EngineKind::IoUringPoll {
-        crate::target::block::check_polling(&info)?;
+        crate::device::block::check_polling(&info)?;
     }
     // --secure-erase: checked before anything is written (and again just before the format).
     if args.secure_erase {
-        crate::target::nvme_format::plan(&info)?;
+        crate::device::nvme_format::plan(&info)?;
     }
     // --sanitize: the same, and every namespace it erases is named before the agreement.
     if args.sanitize {
-        let plan = crate::target::nvme_sanitize::plan(&info)?;
+        let plan = crate::device::nvme_sanitize::plan(&info)?;
         crate::note!(
             "slccache: --sanitize erases EVERY namespace of the controller of {}: {}",
             info.spec,
@@ -153,7 +153,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     // Reads need written data: refuse holes in files, warn on block devices.
     let read_note = if cfg.read_pct > 0 {
         let span = info.check_fit(cfg.block_size, cfg.span)?;
-        target::reads::check_readable(&info, span, args.assume_written, false)?
+        device::reads::check_readable(&info, span, args.assume_written, false)?
     } else {
         None
     };
@@ -172,12 +172,12 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     // 3. Lock it (a second probe of the same file or device is refused), then open it
     // (agreement on block devices, O_DIRECT, O_EXCL). A file this run creates is locked as
     // soon as it exists.
-    let mut lock = target::lock(&info)?;
-    let target = target::open_for_write(info, &req, &mut |p| {
+    let mut lock = device::lock(&info)?;
+    let target = device::open_for_write(info, &req, &mut |p| {
         progress::confirm_device(&p.path, &p.name, p.model.as_deref(), p.capacity_bytes)
     })?;
     if lock.is_none() {
-        lock = match target::lock(&target.info) {
+        lock = match device::lock(&target.info) {
             Ok(l) => l,
             Err(e) => {
                 target.remove_created();
@@ -277,24 +277,24 @@ fn prepare_target(
         }
     };
     if prep.secure_erase {
-        let plan = crate::target::nvme_format::plan(&target.info)?;
+        let plan = crate::device::nvme_format::plan(&target.info)?;
         say(format!(
             "--secure-erase: formatting namespace {} with a user data erase",
             plan.nsid
         ));
-        let what = crate::target::nvme_format::run(&target.info, &plan)?;
+        let what = crate::device::nvme_format::run(&target.info, &plan)?;
         say(format!("--secure-erase: {what}"));
         rec.secure_erase = Some(what);
     }
     if prep.sanitize {
-        let plan = crate::target::nvme_sanitize::plan(&target.info)?;
+        let plan = crate::device::nvme_sanitize::plan(&target.info)?;
         say(format!(
             "--sanitize: block erase of namespaces {} (the whole NVM subsystem)",
             plan.namespaces.join(", ")
         ));
         let mut progress = |line: String| say(line);
         let what =
-            crate::target::nvme_sanitize::run(&target.info, &plan, &signals.flag, &mut progress)?;
+            crate::device::nvme_sanitize::run(&target.info, &plan, &signals.flag, &mut progress)?;
         say(format!("--sanitize: {what}"));
         rec.sanitize = Some(what);
     }
@@ -401,11 +401,11 @@ fn finish(
         let namespaces = target
             .info
             .dev
-            .map(crate::target::nvme::controller_namespaces)
+            .map(crate::device::nvme::controller_namespaces)
             .unwrap_or_default();
         analysis.warnings.extend(
             crate::detect::drive::data_units_warning(a, b, bytes)
-                .map(|w| crate::target::nvme::shared_counter_note(w, &namespaces)),
+                .map(|w| crate::device::nvme::shared_counter_note(w, &namespaces)),
         );
     }
     // A real-time emulation that fell short of its model measured the host: say so, with the

@@ -20,13 +20,13 @@ use std::sync::atomic::Ordering;
 use anyhow::{Context, Result};
 
 use crate::cli::SweepArgs;
+use crate::device::{self, OpenRequest};
 use crate::error::{usage, Interrupted};
 use crate::experiment::signals::Signals;
 use crate::experiment::sweep::{run_point_real, saturation, saturations, simulate_point, truth};
 use crate::model::{presets, DriveModel};
 use crate::report::outputs::sweep::us_text;
 use crate::results::sweep::{Sweep, SweepConfig, SweepPoint, SweepSummary, UnfinishedPoint};
-use crate::target::{self, OpenRequest};
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 /// Runs `slccache sweep`.
@@ -95,23 +95,23 @@ pub fn run(args: SweepArgs) -> Result<()> {
             interactive: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         };
         if any_reads {
-            target::reads::check_file_exists(&args.target, req.size)?;
+            device::reads::check_file_exists(&args.target, req.size)?;
         }
-        let info = target::inspect(&args.target, &req)?;
+        let info = device::inspect(&args.target, &req)?;
         let span_req = crate::cli::resolve::sweep_span(&args, cdm_region)?;
         let mut span = 0;
         for p in &grid {
             span = info.check_fit(p.bs, span_req)?;
         }
         if any_reads {
-            if let Some(n) = target::reads::check_readable(&info, span, args.assume_written, false)?
+            if let Some(n) = device::reads::check_readable(&info, span, args.assume_written, false)?
             {
                 crate::note!("slccache: {n}");
                 notes.push(n);
             }
         }
         out_dir = out_dir_for(&args, &info.short_name(), false)?;
-        let target = target::open_for_write(info, &req, &mut |p| {
+        let target = device::open_for_write(info, &req, &mut |p| {
             crate::report::console::progress::confirm_device(
                 &p.path,
                 &p.name,

@@ -5,10 +5,10 @@
 use anyhow::{anyhow, Context, Result};
 
 use crate::config::WorkloadConfig;
+use crate::device::Target;
 use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
 use crate::engine::Backend;
-use crate::target::Target;
 use crate::workload::EngineKind;
 
 /// How the io_uring rings were set up (for the summary).

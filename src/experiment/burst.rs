@@ -12,6 +12,7 @@ use anyhow::{anyhow, Context, Result};
 
 use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, Estimate, StopConfig, StopRule};
+use crate::device::{DriveReading, Target};
 use crate::engine::job::{spawn_jobs, JobShared, WriteFailure};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::Backend;
@@ -20,7 +21,6 @@ use crate::experiment::signals::Signals;
 use crate::report::console::progress::{Progress, ProgressMode};
 use crate::report::ReportOptions;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
-use crate::target::{DriveReading, Target};
 use crate::timeline::bounded::Kept;
 use crate::timeline::{CsvWriter, Sample, StopReason};
 use crate::workload::EngineKind;
@@ -394,7 +394,7 @@ mod tests {
 
     #[test]
     fn thermal_transitions_count_from_the_start_reading() {
-        use crate::target::nvme::HealthLog;
+        use crate::device::nvme::HealthLog;
         let reading = |t1: u32, t2: u32| DriveReading {
             temp_c: None,
             health: Some(HealthLog {

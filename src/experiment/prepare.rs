@@ -1,7 +1,7 @@
 //! Start from a known state: what `probe` does to the target before the measured run.
 //!
 //! In this order, each optional (`--secure-erase` or `--sanitize` first, from
-//! `target::nvme_format` and `target::nvme_sanitize`):
+//! `device::nvme_format` and `device::nvme_sanitize`):
 //! 1. `--trim`: discard the span. BLKDISCARD on a block device, hole punching
 //!    (`fallocate(PUNCH_HOLE)`) on a file; an emulated drive empties its cache and forgets the
 //!    data ([`crate::model::DriveState::trim`]). A device or file system that cannot discard
@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context, Result};
 
 use crate::config::WorkloadConfig;
+use crate::device::{Target, TargetKind};
 use crate::engine::job::{run_job, JobShared};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::Backend;
@@ -29,7 +30,6 @@ use crate::error::InterruptedEarly;
 use crate::report::console::progress::{Progress, ProgressMode};
 pub use crate::results::drive_state::DriveStateRecord;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
-use crate::target::{Target, TargetKind};
 use crate::units::UnitSystem;
 use crate::workload::Pattern;
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Result};
 
 use crate::config::WorkloadConfig;
+use crate::device::Target;
 use crate::engine::emulated::EmulatedDrive;
 use crate::engine::job::{run_job, JobShared};
 use crate::engine::offsets::OffsetGen;
@@ -16,7 +17,6 @@ use crate::experiment::signals::Signals;
 use crate::model::{closed_loop_rate, DriveModel, Phase};
 use crate::results::sweep::{PointSpec, Saturation, SweepPoint, SweepTruth, SATURATION_SHARE};
 use crate::sampler::{Clock, MonotonicClock, Sampler};
-use crate::target::Target;
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::workload::{EngineKind, Pattern};
 

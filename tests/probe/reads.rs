@@ -58,7 +58,7 @@ pub fn reads_of_a_file_with_holes_are_refused() {
         .unwrap()
         .set_len(16 << 20)
         .unwrap();
-    match slccache::target::reads::first_hole(&f, 16 << 20).unwrap() {
+    match slccache::device::reads::first_hole(&f, 16 << 20).unwrap() {
         Some(_) => {}
         None => {
             crate::common::skip("this filesystem reports no holes in a sparse file");

@@ -300,7 +300,7 @@ pub fn ctrl_c_clears_the_progress_line() {
 pub fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
     use slccache::config::WorkloadConfig;
     use slccache::detect::stop::StopConfig;
-    use slccache::target::{inspect, open_for_write, OpenRequest};
+    use slccache::device::{inspect, open_for_write, OpenRequest};
     use slccache::workload::{EngineKind, Pattern};
 
     let spec = "emu:960evo-500g,cache=500MB,in=1GB/s,after=250MB/s,noise=0,dips=0,\

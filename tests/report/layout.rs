@@ -5,10 +5,10 @@
 //! - `report` imports no command and none of the experiment machinery: it takes plain data
 //!   from `results`, `timeline`, `detect` and `model`;
 //! - no command imports another command;
-//! - `results` is plain data: it imports no module that does I/O (`engine`, `target`,
+//! - `results` is plain data: it imports no module that does I/O (`engine`, `device`,
 //!   `report`, `experiment`, `commands`);
 //! - `detect` and `report` never import `engine`;
-//! - `engine` never imports `target` (a target is opened above the engine and handed to it);
+//! - `engine` never imports `device` (a target is opened above the engine and handed to it);
 //! - inside `report`, drawing and chart building come before the pages, and the pages before
 //!   the files of a run: `report::charts` and `report::draw` import nothing of
 //!   `report::pages`, `report::outputs` or `report::console`; `report::pages` imports nothing
@@ -153,12 +153,12 @@ pub fn the_layout_rules_hold() {
             if me == "results"
                 && matches!(
                     target,
-                    "engine" | "target" | "report" | "experiment" | "commands"
+                    "engine" | "device" | "report" | "experiment" | "commands"
                 )
             {
                 rule = Some("results is plain data");
             }
-            if me == "engine" && target == "target" {
+            if me == "engine" && target == "device" {
                 rule = Some("engine never imports target");
             }
             if let (Some(part), Some(inner)) = (report_part(&rel), path.strip_prefix("report::")) {

@@ -232,8 +232,8 @@ pub trait TestDrive {
 
 /// Discards the first `span` bytes of a real-time target: BLKDISCARD on a block device, hole
 /// punching on a file. An emulated drive in real time cannot be discarded (use `--simulate`).
-pub fn realtime_trim(t: &crate::target::Target, span: u64) -> Result<()> {
-    use crate::target::TargetKind;
+pub fn realtime_trim(t: &crate::device::Target, span: u64) -> Result<()> {
+    use crate::device::TargetKind;
     match t.info.kind {
         TargetKind::Emulated => Err(usage(
             "--trim on an emu: target in real time is not supported; run the model with \

@@ -16,6 +16,7 @@ use anyhow::{anyhow, Result};
 
 use super::{BurstEnd, BurstRule, TestDrive};
 use crate::config::WorkloadConfig;
+use crate::device::{self, OpenRequest, Target};
 use crate::engine::job::{spawn_jobs, JobShared};
 use crate::engine::offsets::OffsetGen;
 use crate::engine::{Backend, Completion, WriteOp};
@@ -23,7 +24,6 @@ use crate::experiment::backends::make_backends;
 use crate::model::DriveModel;
 use crate::report::console::progress;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
-use crate::target::{self, OpenRequest, Target};
 use crate::timeline::{RunMeta, Sample, Workload};
 use crate::workload::{EngineKind, Pattern};
 
@@ -79,9 +79,9 @@ impl RealDrive {
         w: &WorkloadConfig,
     ) -> Result<RealDrive> {
         let req = req.clone();
-        let info = target::inspect(target_path, &req)?;
+        let info = device::inspect(target_path, &req)?;
         info.check_fit(w.block_size, w.span)?;
-        let target = target::open_for_write(info, &req, &mut |p| {
+        let target = device::open_for_write(info, &req, &mut |p| {
             progress::confirm_device(&p.path, &p.name, p.model.as_deref(), p.capacity_bytes)
         })?;
         let span = match target.info.check_fit(w.block_size, w.span) {

@@ -124,7 +124,7 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
         let name = format!("{}-sim", crate::shell::folder_word(spec, "model"));
         (Box::new(VirtualDrive::new(model, &w, meta)), name)
     } else {
-        let req = crate::target::OpenRequest {
+        let req = crate::device::OpenRequest {
             size: c.size,
             overwrite: c.overwrite,
             destroy_data: c.destroy_data,

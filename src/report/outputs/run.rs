@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::detect::Analysis;
+use crate::device::host::HostInfo;
 use crate::report::charts::{self, reads, ChartKind, ChartSpec, CompareRun};
 use crate::report::outputs::file::write_file;
 use crate::report::outputs::summary::{write_summary, DriveState, Summary, Totals};
@@ -14,7 +15,6 @@ use crate::report::outputs::writer::{write_outputs, NamedFile, Outputs};
 use crate::report::pages::html::HtmlExtra;
 use crate::report::pages::{card, markdown};
 use crate::report::ReportOptions;
-use crate::target::host::HostInfo;
 use crate::timeline::Timeline;
 
 /// Writes the charts (PNG and SVG), `card.png`, `report.md` and `report.html` for one run into

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
+use crate::device::host::HostInfo;
 use crate::health::HealthLog;
 use crate::report::outputs::file::write_file;
 pub use crate::results::drive_state::DriveStateRecord;
-use crate::target::host::HostInfo;
 use crate::timeline::{RunMeta, StopReason, Timeline};
 
 /// Totals of a run, for `summary.json`.

@@ -4,7 +4,7 @@
 //! the host and the drive's own report ([`drive_rows`]).
 
 use crate::detect::PhaseKind;
-use crate::target::host::HostInfo;
+use crate::device::host::HostInfo;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
 use crate::report::charts::{drive_text, workload_text, ChartKind, CompareRun};

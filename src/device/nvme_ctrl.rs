@@ -422,8 +422,8 @@ mod tests {
 
     #[test]
     fn the_report_as_text() {
-        let id = crate::target::nvme::parse_identify_controller(
-            &crate::target::nvme::tests::identify_page(),
+        let id = crate::device::nvme::parse_identify_controller(
+            &crate::device::nvme::tests::identify_page(),
         )
         .unwrap();
         let ns =

@@ -140,9 +140,9 @@ mod tests {
         let one = vec!["nvme0n1".to_string()];
         // FNA from a canned Identify Controller page, bit 0 (format) or bit 1 (erase).
         for fna in [0x01u8, 0x02, 0x03] {
-            let mut page = crate::target::nvme::tests::identify_page();
+            let mut page = crate::device::nvme::tests::identify_page();
             page[524] = fna;
-            let id = crate::target::nvme::parse_identify_controller(&page).unwrap();
+            let id = crate::device::nvme::parse_identify_controller(&page).unwrap();
             assert!(id.format_all_namespaces || id.secure_erase_all_namespaces);
             let e = check_namespaces("/dev/nvme0n1", page[524], &two).unwrap_err();
             assert_eq!(crate::error::exit_code(&e), 1);
@@ -158,8 +158,8 @@ mod tests {
             check_namespaces("/dev/nvme0n1", page[524], &one).unwrap();
         }
         // QEMU's controller: FNA 0, one namespace at a time.
-        let id = crate::target::nvme::parse_identify_controller(
-            &crate::target::nvme::tests::identify_page(),
+        let id = crate::device::nvme::parse_identify_controller(
+            &crate::device::nvme::tests::identify_page(),
         )
         .unwrap();
         assert!(!id.format_all_namespaces && !id.secure_erase_all_namespaces);

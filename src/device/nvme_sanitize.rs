@@ -405,7 +405,7 @@ mod tests {
     }
 
     fn identify_with_sanicap(v: u32) -> Vec<u8> {
-        let mut p = crate::target::nvme::tests::identify_page();
+        let mut p = crate::device::nvme::tests::identify_page();
         p[SANICAP_OFFSET..SANICAP_OFFSET + 4].copy_from_slice(&v.to_le_bytes());
         p
     }
@@ -433,7 +433,7 @@ mod tests {
         assert_eq!(none, SanitizeCaps::default());
         assert_eq!(none.text(), "not supported (SANICAP 0)");
         // And through the parsed Identify Controller.
-        let id = crate::target::nvme::parse_identify_controller(&identify_with_sanicap(2)).unwrap();
+        let id = crate::device::nvme::parse_identify_controller(&identify_with_sanicap(2)).unwrap();
         assert!(id.sanitize.block_erase);
         let j = serde_json::to_value(&id).unwrap();
         assert_eq!(j["sanitize"]["block_erase"], true, "{j}");
