@@ -1,7 +1,7 @@
 //! `simulate`'s cost per sample: the 960 EVO 500GB model in virtual time at 10 ms samples for
 //! `n` samples (with the early-stop rule on, as `simulate` runs it, but never stopping), the
 //! samples counted as items so that divan prints samples per second. Writing `timeline.csv`
-//! and drawing the charts come on top (`scripts/memory-run.sh` runs the whole command). The goal (issue 19) is a million samples per second or more. Run with
+//! and drawing the charts come on top (`scripts/memory-run.sh` runs the whole command). The goal is a million samples per second or more. Run with
 //! `cargo bench --bench simulate`; docs/PERFORMANCE.md says how the figures are read.
 
 use std::sync::atomic::AtomicBool;

@@ -1,4 +1,4 @@
-//! The results store's size and speed (issue 20): 1,000 runs, each a 1-hour timeline at 1 s,
+//! The results store's size and speed: 1,000 runs, each a 1-hour timeline at 1 s,
 //! recorded as a finished run is (summary and timeline stored, charts drawn again on export);
 //! then the size of the SQLite file and how long listing every run takes, through the library
 //! (open + list) and, when the release binary is there, `slccache runs` as a process.

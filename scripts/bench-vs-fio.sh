@@ -20,7 +20,7 @@
 # second and third places in turn (odd rounds: fio, slccache, fio mmaphuge; even rounds: fio,
 # fio mmaphuge, slccache), so that each of the two follows fio's slower default run as often as
 # it follows the other: on a target that the virtual disk limits, a run after a slow one
-# starts on a device with less backlog (docs/PERFORMANCE.md, tenth session). Same block
+# starts on a device with less backlog (docs/PERFORMANCE.md). Same block
 # size, queue depth, jobs and target. fio gets ioengine=io_uring, fixedbufs, registerfiles,
 # direct=1 (slccache always runs io_uring with registered buffers and files and O_DIRECT).
 #

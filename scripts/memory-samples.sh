@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does memory stay flat as a run's sample count grows (issue 19)?
+# Does memory stay flat as a run's sample count grows?
 #
 #   [SLCCACHE=path/to/slccache] [HOURS="83 333"] [OUT=dir] scripts/memory-samples.sh
 #

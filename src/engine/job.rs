@@ -435,7 +435,7 @@ mod tests {
         }
     }
 
-    /// Regression (issue 19): every wait used to carry a 50 ms timeout, which on io_uring
+    /// Regression: every wait used to carry a 50 ms timeout, which on io_uring
     /// arms and cancels a kernel timer per QD1 write (0.98 `hrtimer_start` per write under
     /// `perf stat`, about 3 µs of CPU per write on a 2-vCPU VM, against fio's untimed wait).
     #[test]

@@ -366,7 +366,7 @@ mod tests {
         WorkloadConfig::resolve(&WorkloadArgs::default()).unwrap()
     }
 
-    /// Issue 19: the live detector's work per closed interval does not grow with the run:
+    /// The live detector's work per closed interval does not grow with the run:
     /// after 20 000 intervals of 10 ms, no analysis read more than the rule's bounded view
     /// (it used to read the whole timeline so far, every time).
     #[test]
@@ -424,7 +424,7 @@ mod tests {
         assert_eq!(p.blocks, 100);
         assert_eq!(p.span_bytes, 409_600);
         assert_eq!(p.write_limit, Some(100));
-        // Duration only: still one pass at most (issue 22, item 6: 41 passes were written).
+        // Duration only: still one pass at most (one run wrote 41 passes before this rule).
         c.duration = Some(Duration::from_secs(5));
         assert_eq!(Plan::new(&c, 409_600).write_limit, Some(100));
         // max-bytes rounds up to whole blocks; the smaller rule wins.

@@ -297,7 +297,7 @@ mod tests {
         })
     }
 
-    /// Issue 19: however many samples are pushed, the kept timeline never holds more than
+    /// However many samples are pushed, the kept timeline never holds more than
     /// the limit plus the group filling, and bytes, time and totals are what was pushed.
     #[test]
     fn a_million_samples_keep_a_bounded_timeline() {

@@ -835,7 +835,7 @@ mod tests {
         out
     }
 
-    /// Issue 19: rows are written straight into the writer now; the file's text is byte for
+    /// Rows are written straight into the writer now; the file's text is byte for
     /// byte what the old `format!` formatter made, with and without the read columns.
     #[test]
     fn rows_are_byte_identical_to_the_old_formatter() {

@@ -423,7 +423,7 @@ mod tests {
         p
     }
 
-    /// Issue 19: slccache's own timeline.csv is read row by row into a bounded timeline, and
+    /// A slccache timeline.csv is read row by row into a bounded timeline, and
     /// below its limit it is the timeline the whole-text reader gives (it read the whole text,
     /// then every sample).
     #[test]
@@ -498,7 +498,7 @@ mod tests {
         }
     }
 
-    /// `p` read whole, as before issue 19.
+    /// `p` read whole, as before the row-by-row reader.
     fn whole(p: &Path, o: &ReadOptions) -> String {
         let name = p.display().to_string();
         shown(read_text(p, &name).and_then(|text| parse_text_notes(&text, &name, o)))
@@ -576,7 +576,7 @@ mod tests {
         out
     }
 
-    /// Issue 19: a fio bandwidth log or a two-column CSV read row by row gives exactly what
+    /// A fio bandwidth log or a two-column CSV read row by row gives exactly what
     /// the whole-text reader gives (samples, metadata, notes, or the same error on the same
     /// line) for the fixtures and for generated files of every shape: windowed and per-I/O
     /// logs, epoch times, mixed directions, comments, CRLF, a cut-short last line, units in
@@ -795,7 +795,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: a fio log longer than the limit is read with a bounded look-ahead into a
+    /// A fio log longer than the limit is read with a bounded look-ahead into a
     /// bounded timeline: at most the limit plus one samples held, every byte there, and the
     /// samples those of the whole-text reader merged the same way.
     #[test]

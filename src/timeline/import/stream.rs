@@ -1,4 +1,4 @@
-//! fio bandwidth logs and two-column CSVs of time and throughput read row by row (issue 19),
+//! fio bandwidth logs and two-column CSVs of time and throughput read row by row,
 //! into a bounded timeline ([`Kept`]) or any other sink, instead of reading the file's whole
 //! text and a row of numbers per line.
 //!
