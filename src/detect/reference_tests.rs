@@ -7,6 +7,7 @@
 //! Re-record (only with a reason, in a commit of its own): `SLCCACHE_BLESS=1 cargo test --lib
 //! detect::reference_tests`.
 
+use super::levels::SAMPLES_READ;
 use super::*;
 
 const REFERENCE: &str = concat!(
