@@ -107,6 +107,78 @@ pub(super) fn drop_periodic_cliffs(
     }
 }
 
+/// What the cliff rule says of the segments of a run ([`classify_drops`]).
+pub(super) struct Drops {
+    /// Per segment: a fall to (nearly) nothing, more than [`STALL_DROP`] below the highest
+    /// level before it.
+    pub(super) stall: Vec<bool>,
+    /// The returns of the cache, `(j, k)` as [`cache_back_episodes`] gives them.
+    pub(super) episodes: Vec<(usize, usize)>,
+    /// Per change (the one after segment `j`): whether it is a cliff.
+    pub(super) is_drop: Vec<bool>,
+}
+
+/// The cliff rule: which of the `n_changes` changes between `segs` are cliffs, with `tb` the
+/// phase boundaries in time and bytes (`n_changes + 2` of them).
+///
+/// A cliff is a drop to a new lowest level, by more than [`MIN_STEP`], that is no stall and
+/// that the run does not later climb back from; after a return of the cache the next drop
+/// is its end, whatever the levels before.
+pub(super) fn classify_drops(w: &Work, segs: &[Seg], tb: &[(f64, f64)], n_changes: usize) -> Drops {
+    // A cliff is a drop to a new lowest level: a drop after a recovery that stays above the
+    // trough seen before is the post-cache level moving, not a cliff.
+    // The first drop is the first cliff; later ones must go below every level since.
+    // A later drop the run recovers from (a later segment back at the level before it) is
+    // throttling or a trough, not a further phase.
+    // Any drop the run later climbs back from (to the level before it) is a temporary
+    // slowdown, not the cache running out: a cache does not refill while it is written.
+    // A drop to (nearly) nothing is a stall: the drive or the host stopped, not a phase.
+    let stall: Vec<bool> = segs
+        .iter()
+        .enumerate()
+        .map(|(j, s)| {
+            j > 0
+                && s.level
+                    < segs[..j]
+                        .iter()
+                        .map(|p| p.level)
+                        .fold(f64::NEG_INFINITY, f64::max)
+                        - STALL_DROP
+        })
+        .collect();
+    // Returns of the cache: (j, k) with the change j starting a low stretch that was the
+    // cache running out and segment k the cache back.
+    let episodes = cache_back_episodes(w, segs, tb, &stall);
+    let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
+    let mut is_drop = Vec::with_capacity(n_changes);
+    let mut lowest = f64::INFINITY;
+    for j in 0..n_changes {
+        if back_at(j) {
+            // The cache is back: the next drop is its end, whatever the levels before.
+            lowest = f64::INFINITY;
+        }
+        let next = segs[j + 1].level;
+        let mut drop = next < segs[j].level && next < lowest - MIN_STEP && !stall[j + 1];
+        if episodes.iter().any(|e| e.0 == j) {
+            drop = !stall[j + 1];
+        } else if drop {
+            let recovered = segs[j + 2..]
+                .iter()
+                .any(|s| s.level > segs[j].level - 0.5 * MIN_STEP);
+            drop = !recovered;
+        }
+        is_drop.push(drop);
+        if (drop || lowest.is_finite()) && !stall[j + 1] {
+            lowest = lowest.min(next);
+        }
+    }
+    Drops {
+        stall,
+        episodes,
+        is_drop,
+    }
+}
+
 /// The returns of the cache in `segs`: pairs `(j, k)` where the change after segment `j`
 /// starts a low stretch (segments `j + 1..k`) and segment `k` is back at the level of `j`,
 /// and the low stretch was the cache running out rather than a slowdown. It was when it
@@ -118,7 +190,7 @@ pub(super) fn drop_periodic_cliffs(
 ///
 /// A GC dip (at most 3 s), a host hiccup, or a shallow slowdown from which the run returns
 /// to its level for good (130 -> 80 MB/s for 30 s) is neither.
-pub(super) fn cache_back_episodes(
+fn cache_back_episodes(
     w: &Work,
     segs: &[Seg],
     tb: &[(f64, f64)],

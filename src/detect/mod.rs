@@ -77,7 +77,7 @@ pub use warnings::CPU_BOUND_PCT;
 use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 use cleanup::{clean, high_start, HighStart};
-use cliffs::{cache_back_episodes, drop_periodic_cliffs, MIN_STEP, STALL_DROP};
+use cliffs::{classify_drops, drop_periodic_cliffs, Drops, MIN_STEP};
 use levels::{diff_noise, local_level, mean_rate, Columns, Seg, Work};
 use sentences::finer_sampling;
 use stats::{mad_scale, mad_scale_about, median, running_median, upper_median_of};
@@ -359,53 +359,13 @@ fn build_result(
         tb.push((c.r.t_s, c.r.bytes));
     }
     tb.push((t_end, b_end));
-    // A cliff is a drop to a new lowest level: a drop after a recovery that stays above the
-    // trough seen before is the post-cache level moving, not a cliff.
-    // The first drop is the first cliff; later ones must go below every level since.
-    // A later drop the run recovers from (a later segment back at the level before it) is
-    // throttling or a trough, not a further phase.
-    // Any drop the run later climbs back from (to the level before it) is a temporary
-    // slowdown, not the cache running out: a cache does not refill while it is written.
-    // A drop to (nearly) nothing is a stall: the drive or the host stopped, not a phase.
-    let stall: Vec<bool> = segs
-        .iter()
-        .enumerate()
-        .map(|(j, s)| {
-            j > 0
-                && s.level
-                    < segs[..j]
-                        .iter()
-                        .map(|p| p.level)
-                        .fold(f64::NEG_INFINITY, f64::max)
-                        - STALL_DROP
-        })
-        .collect();
-    // Returns of the cache: (j, k) with the change j starting a low stretch that was the
-    // cache running out and segment k the cache back.
-    let episodes = cache_back_episodes(w, segs, &tb, &stall);
+    // The cliff rule (`cliffs.rs`): stalls, returns of the cache and which changes are drops.
+    let Drops {
+        stall,
+        episodes,
+        is_drop,
+    } = classify_drops(w, segs, &tb, changes.len());
     let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
-    let mut is_drop = Vec::with_capacity(changes.len());
-    let mut lowest = f64::INFINITY;
-    for j in 0..changes.len() {
-        if back_at(j) {
-            // The cache is back: the next drop is its end, whatever the levels before.
-            lowest = f64::INFINITY;
-        }
-        let next = segs[j + 1].level;
-        let mut drop = next < segs[j].level && next < lowest - MIN_STEP && !stall[j + 1];
-        if episodes.iter().any(|e| e.0 == j) {
-            drop = !stall[j + 1];
-        } else if drop {
-            let recovered = segs[j + 2..]
-                .iter()
-                .any(|s| s.level > segs[j].level - 0.5 * MIN_STEP);
-            drop = !recovered;
-        }
-        is_drop.push(drop);
-        if (drop || lowest.is_finite()) && !stall[j + 1] {
-            lowest = lowest.min(next);
-        }
-    }
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());
     let mut cliffs_passed = 0usize;
