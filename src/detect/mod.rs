@@ -44,6 +44,7 @@
 //! before it, with a warning: "the cache is at least all that was written" would be wrong.
 //! [`synth`] generates traces with known truth for tests.
 
+mod cell_bound;
 mod cleanup;
 mod cliffs;
 mod coverage;
