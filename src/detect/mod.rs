@@ -59,6 +59,7 @@ mod select;
 mod sentences;
 mod stats;
 pub mod stop;
+#[cfg(any(test, feature = "synth"))]
 pub mod synth;
 mod types;
 mod warnings;
