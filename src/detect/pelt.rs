@@ -26,11 +26,11 @@ impl L2Cost {
         L2Cost { s1, s2 }
     }
 
-    /// Sum of squared deviations of `y[s..e]` from its mean (`s < e`).
+    /// Sum of squared deviations of `y[s..e]` from its mean (`s < e`). Inlined into the
+    /// search of [`pelt`], which calls it once per candidate and step.
+    #[inline]
     pub fn cost(&self, s: usize, e: usize) -> f64 {
-        // Through i64: one instruction on x86-64 where a usize takes several, and the same
-        // value (a length is far below 2^63).
-        let n = (e - s) as i64 as f64;
+        let n = (e - s) as f64;
         let a = self.s1[e] - self.s1[s];
         let b = self.s2[e] - self.s2[s];
         (b - a * a / n).max(0.0)
@@ -44,9 +44,6 @@ struct Cand {
     s: usize,
     /// The optimum up to it, `f[s]`.
     f: f64,
-    /// The prefix sums at it.
-    s1: f64,
-    s2: f64,
     /// `f[s] + cost(s, t - 1)` at the step before (`-inf` for a new candidate).
     before: f64,
 }
@@ -67,8 +64,6 @@ pub fn pelt(y: &[f64], penalty: f64, min_len: usize) -> Vec<usize> {
     // Candidate starts with `f[s] + cost(s, t - 1)`, their sum at the step before: the
     // pruning of one step is made in the search of the next, from that sum (the same
     // candidates in the same order as pruning after each search, with one cost each).
-    // Each candidate carries what its cost reads of it (`f[s]` and the prefix sums at `s`),
-    // so that the search reads one array in order: [`L2Cost::cost`]'s sums, term for term.
     let mut cands: Vec<Cand> = Vec::new();
     let mut prev_best = f64::INFINITY;
     for t in min_len..=n {
@@ -78,15 +73,12 @@ pub fn pelt(y: &[f64], penalty: f64, min_len: usize) -> Vec<usize> {
             cands.push(Cand {
                 s: new,
                 f: f[new],
-                s1: c.s1[new],
-                s2: c.s2[new],
                 before: f64::NEG_INFINITY,
             });
         }
         let mut best = f64::INFINITY;
         let mut arg = 0;
         let mut kept = 0;
-        let (s1t, s2t) = (c.s1[t], c.s2[t]);
         for j in 0..cands.len() {
             let mut k = cands[j];
             // Pruning: a start that could not beat the optimum then never will (K = 0 for
@@ -95,9 +87,7 @@ pub fn pelt(y: &[f64], penalty: f64, min_len: usize) -> Vec<usize> {
             if k.before.partial_cmp(&prev_best).is_none_or(|o| o.is_gt()) {
                 continue;
             }
-            let len = (t - k.s) as i64 as f64;
-            let (a, b) = (s1t - k.s1, s2t - k.s2);
-            let here = k.f + (b - a * a / len).max(0.0);
+            let here = k.f + c.cost(k.s, t);
             let v = here + penalty;
             if v < best {
                 best = v;

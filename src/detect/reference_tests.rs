@@ -1,5 +1,5 @@
 //! The analysis of a fixed set of synthetic timelines against what the detector gave before
-//! its speed-ups (issue 19): `tests/data/detect-reference/analyses.tsv` was recorded with the
+//! its speed-ups for million-sample runs: `tests/data/detect-reference/analyses.tsv` was recorded with the
 //! code before them (selection for sorts, passes over the samples skipped when their columns
 //! are empty), so any change of a change point, an estimate or an error bar shows here, bit
 //! for bit (the JSON of every float is its shortest exact form).
@@ -7,6 +7,7 @@
 //! Re-record (only with a reason, in a commit of its own): `SLCCACHE_BLESS=1 cargo test --lib
 //! detect::reference_tests`.
 
+use super::levels::SAMPLES_READ;
 use super::*;
 
 const REFERENCE: &str = concat!(

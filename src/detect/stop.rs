@@ -505,7 +505,7 @@ mod tests {
         synth::simulate(&spec, 5).0.samples
     }
 
-    /// Issue 19: the rule's work per analysis (samples read) is bounded whatever the run's
+    /// The rule's work per analysis (samples read) is bounded whatever the run's
     /// length; it used to read the whole timeline so far, every time.
     #[test]
     fn analyses_read_a_bounded_view_of_a_long_run() {

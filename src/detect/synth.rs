@@ -502,7 +502,7 @@ pub fn by_chunks(stretches: &[Stretch], chunk_bytes: f64, seed: u64) -> (Timelin
     (Timeline::from_rates(&points, meta), truth)
 }
 
-/// The QLC drive of issue 17 whose cache comes back while it is written (1 TB, PCIe 3.0,
+/// The reported QLC drive whose cache comes back while it is written (1 TB, PCIe 3.0,
 /// 50 GiB written sequentially in 4 MiB blocks at QD1): ~700 MiB/s to 8.4 GiB, ~99 MiB/s
 /// (60-160) to 20.2 GiB, ~710 MiB/s to 33.1 GiB, then 60-100 MiB/s with bursts of 0.15 GiB
 /// back at ~700 MiB/s about every 1.1 GiB, to 50 GiB. Sample with [`by_chunks`] at 76 MiB.
@@ -547,7 +547,7 @@ pub fn cache_returns_qlc() -> Vec<Stretch> {
     v
 }
 
-/// A low-contrast cliff inside a sample (issue 17, shape 4): 1 s samples at 2000 MB/s with 5%
+/// A low-contrast cliff inside a sample (a reported shape): 1 s samples at 2000 MB/s with 5%
 /// noise until the fall, which lands 40-55% into one sample that reads the straight mix
 /// (~1735 MB/s at 47%) give or take 1%; the next sample happens to read 1700 MB/s; then
 /// 1500 MB/s with 5% noise for 20 to 260 s. `seed` draws the cliff's sample (5th to 34th),

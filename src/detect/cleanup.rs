@@ -1,0 +1,435 @@
+//! Clean-up of the raw PELT segments: excursions, short and small steps merged, and a short
+//! cache phase at the very start split off ([`high_start`]).
+
+use super::cliffs::{MIN_STEP, STALL_DROP};
+use super::levels::{sample_noise, Seg, Work};
+use super::stats::{median_of, upper_median_of, UpperMedian};
+use super::MAX_DIP_S;
+
+/// Most changes kept in one run: enough for a drive that cycles between two post-cache levels
+/// (thermal throttling) without merging the cache cliff into a later step.
+const MAX_CHANGES: usize = 12;
+/// First and last segments shorter than this (seconds) are merged into their neighbour.
+const TINY_END_S: f64 = 3.5;
+
+/// The longest low stretch between two equal levels that is taken as a dip (or dips), not a
+/// phase, seconds.
+fn excursion_s(w: &Work) -> f64 {
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let block_s = w.b as f64 * dt;
+    (2.0 * MAX_DIP_S + 3.0 * dt + 2.0 * block_s).max(2.5 * block_s)
+}
+
+/// Removes spurious changes until none is left: excursions (a short segment whose
+/// neighbours are at the same level) lose both boundaries; too-short end segments merge into
+/// their neighbour; steps under [`MIN_STEP`] merge; at most [`MAX_CHANGES`] are kept.
+pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
+    let block_s = w.b as f64 * w.samples[0].interval_s.max(1e-9);
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let excursion_s = excursion_s(w);
+    // A last segment this short is a dip at the end of the run, not a phase.
+    let end_s = MAX_DIP_S + 2.0 * dt + block_s;
+    loop {
+        let k = segs.len();
+        if k <= 1 {
+            return segs;
+        }
+        // 1. Excursions: the shortest run of middle segments that leaves one level and
+        //    returns to it (a dip, or a dip cut into pieces) loses all its boundaries.
+        let mut best: Option<(usize, usize, f64)> = None;
+        for p in 0..k.saturating_sub(2) {
+            for q in (p + 2)..k.min(p + 10) {
+                let d = w.t_end(segs[q - 1].end) - w.t_start(segs[p + 1].start);
+                if d > excursion_s {
+                    break;
+                }
+                let same = (segs[p].level - segs[q].level).abs() < MIN_STEP;
+                if same && best.is_none_or(|(_, _, bd)| d < bd) {
+                    best = Some((p, q, d));
+                }
+            }
+        }
+        if let Some((p, q, _)) = best {
+            let merged = w.seg(segs[p].start, segs[q].end);
+            segs.splice(p..=q, [merged]);
+            continue;
+        }
+        // 2. Too-short segments: ends below TINY_END_S, middles below tiny_mid_s.
+        let mut short: Option<(usize, f64)> = None;
+        for (j, s) in segs.iter().enumerate() {
+            let d = w.duration(s);
+            let limit = if j == 0 {
+                TINY_END_S
+            } else if j + 1 == k {
+                // A short last segment that still reaches the level before it between its
+                // lows is dips at the end of the run; a shorter one is merged regardless.
+                if d >= excursion_s {
+                    continue;
+                }
+                let mut v = w.x[s.start..s.end].to_vec();
+                v.sort_by(|a, b| a.total_cmp(b));
+                let q90 = v[(v.len() * 9 / 10).min(v.len() - 1)];
+                if q90 >= segs[j - 1].level - 0.5 * MIN_STEP {
+                    excursion_s
+                } else {
+                    end_s
+                }
+            } else {
+                // A middle phase shorter than an excursion is a transition or a dip at a
+                // cliff, not a phase of its own.
+                excursion_s
+            };
+            if d < limit && short.is_none_or(|(_, bd)| d < bd) {
+                short = Some((j, d));
+            }
+        }
+        if let Some((j, _)) = short {
+            let into_prev = if j == 0 {
+                false
+            } else if j + 1 == k {
+                true
+            } else {
+                (segs[j].level - segs[j - 1].level).abs()
+                    <= (segs[j].level - segs[j + 1].level).abs()
+            };
+            let (a, b) = if into_prev { (j - 1, j) } else { (j, j + 1) };
+            let merged = w.seg(segs[a].start, segs[b].end);
+            segs.splice(a..=b, [merged]);
+            continue;
+        }
+        // 3. Small steps, and 4. too many changes: drop the smallest step.
+        let (j, step) = (1..k)
+            .map(|j| (j, (segs[j].level - segs[j - 1].level).abs()))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((1, f64::INFINITY));
+        if step < MIN_STEP || k - 1 > MAX_CHANGES {
+            let merged = w.seg(segs[j - 1].start, segs[j].end);
+            segs.splice(j - 1..=j, [merged]);
+            continue;
+        }
+        return segs;
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Samples read to find a later fall after a start-up burst (tests count the work).
+    static LEVEL_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes `n` samples read by [`later_fall`] (counted in tests only).
+fn count_level_reads(n: usize) {
+    #[cfg(test)]
+    LEVEL_READS.with(|c| c.set(c.get() + n));
+    let _ = n;
+}
+
+/// A run of samples at the start of the first segment that is clearly above the level after
+/// it: a cache phase too short for the block medians (or a start-up burst).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct HighStart {
+    /// First sample of the run (1 after a ramp-up first sample, else 0).
+    pub(super) skip: usize,
+    /// Samples in the run, the straddling one included.
+    pub(super) run: usize,
+    /// First sample of the drop (the straddling sample when there is one).
+    pub(super) cut: usize,
+    /// Level of the run before the straddling sample, ln bytes/s.
+    pub(super) high: f64,
+    /// Level after the run, ln bytes/s.
+    pub(super) low: f64,
+    /// Whether the level after the run lasts longer than a GC dip and never returns to the
+    /// run's level.
+    pub(super) lasting: bool,
+}
+
+/// Looks for a [`HighStart`] in the first segment, with `sigma_x` the noise scale of single
+/// samples (ln) over the whole run.
+///
+/// A slow phase that swings widely (a throttle letting writes through in clumps: 21, 42 and
+/// 58 MB/s in turn) inflates that scale until a fivefold fall at the start reads as noise.
+/// When the run's scale finds no lasting high start, the scale of the first
+/// [`HEAD_NOISE_SAMPLES`] samples is tried instead, and its answer kept only for a high start
+/// that lasts and falls to under half its level: a cache phase that clear needs no scale
+/// from the swings after it.
+pub(super) fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
+    let found = high_start_with(w, segs, sigma_x);
+    if found.is_some_and(|h| h.lasting) {
+        return found;
+    }
+    let s0 = &segs[0];
+    let head = &w.x[s0.start..s0.end.min(s0.start + HEAD_NOISE_SAMPLES)];
+    let d: Vec<f64> = head.windows(2).map(|p| p[1] - p[0]).collect();
+    let sigma_head = sample_noise(d);
+    if sigma_head >= sigma_x {
+        return found;
+    }
+    match high_start_with(w, segs, sigma_head) {
+        Some(h) if h.lasting && h.run >= 2 && h.high - h.low > 2f64.ln() => Some(h),
+        _ => found,
+    }
+}
+
+/// Samples at the start of the run whose noise scale [`high_start`] tries when the run's
+/// scale finds nothing: enough for a short cache phase and a few samples after it.
+const HEAD_NOISE_SAMPLES: usize = 30;
+
+/// The first `f` in `run + 2..x.len()` where the rate falls from `mid`, the level of
+/// `x[run..f]`, to a `tail` level (of `x[f..]`) lower by more than `thr` and twice `burst`
+/// (and by less than a stall) and stays down: at most a tenth of `x[f..]` above `mid - thr`,
+/// three samples at least. The levels are [`fast_median`]s (the upper middle value). Every
+/// `f` is tried, as a search that takes each level afresh would, but the levels come from
+/// running order statistics and the counts from a Fenwick tree over the values' ranks:
+/// O(n log n) instead of O(n^2) (a 300k-sample first segment took 45 s).
+fn later_fall(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
+    let n = x.len();
+    if run + 2 >= n {
+        return None;
+    }
+    if x.iter().any(|v| v.is_nan()) {
+        // The rank counting below assumes every value compares; keep the plain search.
+        return later_fall_plain(x, run, thr, burst);
+    }
+    count_level_reads(n - run);
+    // mid[f - run] for f in run + 1..=n: the level of x[run..f].
+    let mut prefix = UpperMedian::default();
+    let mut mid = vec![f64::NAN; n - run + 1];
+    for f in run + 1..=n {
+        prefix.push(x[f - 1]);
+        mid[f - run] = prefix.get();
+    }
+    // tail[f - run] for f in run..n: the level of x[f..].
+    let mut suffix = UpperMedian::default();
+    let mut tail = vec![f64::NAN; n - run + 1];
+    for f in (run..n).rev() {
+        suffix.push(x[f]);
+        tail[f - run] = suffix.get();
+    }
+    // Values of x[run..] in order, and a Fenwick tree of which have been added (from the end).
+    let mut sorted: Vec<f64> = x[run..].to_vec();
+    sorted.sort_unstable_by(|a, b| a.total_cmp(b));
+    let mut tree = vec![0u32; sorted.len() + 1];
+    let add = |tree: &mut Vec<u32>, pos: usize| {
+        let mut i = pos + 1;
+        while i < tree.len() {
+            tree[i] += 1;
+            i += i & i.wrapping_neg();
+        }
+    };
+    let below = |tree: &Vec<u32>, pos: usize| -> usize {
+        let (mut i, mut c) = (pos, 0usize);
+        while i > 0 {
+            c += tree[i] as usize;
+            i -= i & i.wrapping_neg();
+        }
+        c
+    };
+    // A value's own slot: equal values take consecutive slots, one each.
+    let mut next_slot = vec![0usize; sorted.len()];
+    let mut ok = vec![false; n - run + 1];
+    let mut added = 0usize;
+    for f in (run..n).rev() {
+        let first = sorted.partition_point(|v| v.total_cmp(&x[f]).is_lt());
+        add(&mut tree, first + next_slot[first]);
+        next_slot[first] += 1;
+        added += 1;
+        if f < run + 2 {
+            continue;
+        }
+        let (m, t) = (mid[f - run], tail[f - run]);
+        let q = m - thr;
+        // Added values above q: all added minus those at or below it (with no NaN, `v <= q`
+        // is `!(v > q)`, and it holds exactly on a leading stretch of the sorted values).
+        let at_or_below = sorted.partition_point(|&v| v <= q);
+        let up = added - below(&tree, at_or_below);
+        ok[f - run] = added >= 3
+            && x[f] < q
+            && m - t > thr.max(2.0 * burst)
+            && m - t < STALL_DROP
+            && up * 10 <= added;
+    }
+    (run + 2..n).find(|&f| ok[f - run])
+}
+
+/// [`later_fall`] the plain way, each level taken afresh: O(n^2) in `x`'s length, kept for
+/// values that do not all compare (NaN) and as the reference the tests hold it to.
+fn later_fall_plain(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
+    (run + 2..x.len()).find(|&f| {
+        let mid = upper_median_of(&x[run..f]);
+        let rest = &x[f..];
+        let tail = upper_median_of(rest);
+        let up = rest.iter().filter(|&&v| v > mid - thr).count();
+        rest.len() >= 3
+            && x[f] < mid - thr
+            && mid - tail > thr.max(2.0 * burst)
+            && mid - tail < STALL_DROP
+            && up * 10 <= rest.len()
+    })
+}
+
+/// [`high_start`] with the noise scale `sigma_x` given.
+fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
+    let s0 = &segs[0];
+    let x = &w.x[s0.start..s0.end];
+    let thr = MIN_STEP.max(3.0 * sigma_x);
+    // A first sample clearly below the second is the queue filling up (a ramp): the run
+    // may start after it.
+    let skip = usize::from(x.len() > 3 && x[0] < x[1] - thr && x[1] > s0.level + thr);
+    // End (exclusive) of the leading run of samples above `low` by more than a step.
+    let lead = |low: f64| skip + x[skip..].iter().take_while(|&&v| v > low + thr).count();
+    let mut run = lead(s0.level);
+    if run == skip || run >= x.len() {
+        return None;
+    }
+    let low = w.level(s0.start + run, s0.end);
+    run = lead(low);
+    if run == skip || run >= x.len() {
+        return None;
+    }
+    let mut low = w.level(s0.start + run, s0.end);
+    // A short low stretch inside the run (a GC pause or a stall of the host) after which the
+    // rate comes back to the run's level belongs to the run: the run ends where the rate
+    // falls and stays down, not at its first dip.
+    loop {
+        let high = median_of(&x[skip..run]);
+        let Some(back) = x[run..]
+            .iter()
+            .position(|&v| v > high - thr)
+            .map(|p| run + p)
+        else {
+            break;
+        };
+        if w.t_start(s0.start + back) - w.t_start(s0.start + run) > MAX_DIP_S {
+            break;
+        }
+        let again = back + x[back..].iter().take_while(|&&v| v > low + thr).count();
+        if again - back < 2 || again >= x.len() {
+            break;
+        }
+        run = again;
+        low = w.level(s0.start + run, s0.end);
+    }
+    // A start-up burst: a few samples above a level that later falls much further and stays
+    // down (three samples at least, and not to a stall) to the end of the segment (241 and 257 MB/s, then 199 MB/s for 2.2 s, then
+    // 40 MB/s). When that later fall is more than twice the burst's step, the cache phase is
+    // the burst and the level after it, and it ends at the later fall; while the stretch
+    // after the fall is shorter than the one before it, the median `low` is still the
+    // cache's level and hides it.
+    {
+        let burst = median_of(&x[skip..run]) - low;
+        let later = later_fall(x, run, thr, burst);
+        if let Some(f) = later {
+            run = f;
+            low = w.level(s0.start + run, s0.end);
+        }
+    }
+    // The sample after the run may straddle the drop: then it is above the low level, if
+    // by less than a whole step.
+    if run + 1 < x.len()
+        && x[run] > low + (0.5 * MIN_STEP).max(2.0 * sigma_x)
+        && x[run] < x[run - 1] - thr
+    {
+        run += 1;
+        low = w.level(s0.start + run, s0.end);
+    }
+    if skip > 0 && run - skip < 2 {
+        // One high sample between a ramp and the rest is a spike.
+        return None;
+    }
+    // The last sample of the run straddles the drop when it is clearly below the others.
+    let cut = if run - skip >= 2 {
+        let high = median_of(&x[skip..run - 1]);
+        if x[run - 1] < high - thr {
+            run - 1
+        } else {
+            run
+        }
+    } else {
+        run
+    };
+    let rest = &x[run..];
+    let dt = w.samples[0].interval_s.max(1e-9);
+    let rest_s = w.t_end(s0.end) - w.t_start(s0.start + run);
+    // A low stretch that the run leaves again for the level before it is a dip unless it
+    // lasts longer than an excursion.
+    let high = w.level(s0.start + skip, s0.start + cut.max(skip + 1));
+    // Samples of the rest that return: above the low level by more than the noise, and
+    // nearer the run's level than the low one (a low level that swings is still low).
+    let back = rest
+        .iter()
+        .filter(|&&v| v > (low + thr).max(0.5 * (low + high)))
+        .count();
+    let returns = segs
+        .get(1)
+        .is_some_and(|s1| s1.level > high - MIN_STEP && rest_s < excursion_s(w));
+    let lasting = rest_s >= MAX_DIP_S + 2.0 * dt && back * 10 <= rest.len() && !returns;
+    Some(HighStart {
+        skip: s0.start + skip,
+        run: run - skip,
+        cut: s0.start + cut,
+        high,
+        low,
+        lasting,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `analyze` of a 300k-sample simulated timeline spent 45 of its 49 s in this search when
+    /// it took every level afresh (O(n^2)). It now reads the segment once and finds the same
+    /// fall: checked against the old search on burst-then-fall shapes, plateaus with repeated
+    /// values, noise, and runs with no fall.
+    #[test]
+    fn the_later_fall_search_is_the_old_one_in_one_pass() {
+        let mut seed = 7u64;
+        let mut rnd = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut found = 0;
+        for case in 0..300 {
+            let n = 20 + case % 97 * 3;
+            let run = case % 5;
+            let (hi, mid, lo) = (9.0, 8.6 - 0.2 * (case % 3) as f64, 6.0 + (case % 4) as f64);
+            let fall = run + 2 + (case * 7) % (n - run - 2);
+            let noise = [0.0, 0.01, 0.05, 0.3][case % 4];
+            let x: Vec<f64> = (0..n)
+                .map(|i| {
+                    let level = if i < run {
+                        hi
+                    } else if i < fall {
+                        mid
+                    } else {
+                        lo
+                    };
+                    // Rounded to a coarse grid in some cases, so that values repeat.
+                    let v = level + noise * (rnd() - 0.5);
+                    if case % 2 == 0 {
+                        (v * 20.0).round() / 20.0
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            let (thr, burst) = (0.1, [0.0, 0.2, 0.5][case % 3]);
+            let want = later_fall_plain(&x, run, thr, burst);
+            found += usize::from(want.is_some());
+            assert_eq!(later_fall(&x, run, thr, burst), want, "case {case}: {x:?}");
+        }
+        assert!(
+            found > 50 && found < 300,
+            "both outcomes tried: {found} falls of 300"
+        );
+        // The work: one read of the segment, not one per candidate position.
+        let n = 50_000;
+        let x: Vec<f64> = (0..n).map(|i| if i < 30_000 { 8.0 } else { 7.0 }).collect();
+        LEVEL_READS.with(|c| c.set(0));
+        let _ = later_fall(&x, 0, 0.1, 0.0);
+        let read = LEVEL_READS.with(|c| c.get());
+        assert!(read <= n, "{read} samples read for a segment of {n}");
+    }
+}

@@ -1,0 +1,61 @@
+//! How much of the span a run wrote, and what that lets it say of the speed after the last
+//! cliff ([`Coverage`]).
+
+use super::{Analysis, Coverage, LATER_TIER_SHARE};
+use crate::timeline::Timeline;
+
+/// The coverage of a run whose metadata names its span; `None` for imported logs and runs
+/// that only read.
+pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
+    let span = t.meta.workload.span_bytes.filter(|&s| s > 0)?;
+    if a.read_only || t.samples.is_empty() {
+        return None;
+    }
+    let bytes = t.bytes_total();
+    let whole = bytes >= span;
+    let last = a.cliffs.last();
+    let after = last.map(|c| {
+        let b = bytes.saturating_sub(c.bytes_written);
+        let dt = t.duration_s() - c.t_s;
+        (b, if dt > 0.0 { b as f64 / dt } else { 0.0 })
+    });
+    // The time the first pass over the span took: inside the sample that reached it.
+    let whole_fill = if whole {
+        let mut before = (t.samples[0].t_start_s(), 0u64);
+        let mut at = t.duration_s();
+        for s in &t.samples {
+            if s.bytes_total >= span {
+                let share = if s.bytes > 0 {
+                    (span - before.1) as f64 / s.bytes as f64
+                } else {
+                    1.0
+                };
+                at = before.0 + share * (s.t_s - before.0);
+                break;
+            }
+            before = (s.t_s, s.bytes_total);
+        }
+        let t0 = t.samples[0].t_start_s();
+        (at > t0).then(|| span as f64 / (at - t0))
+    } else {
+        None
+    };
+    let later = !whole
+        && match (a.cliffs.first(), last) {
+            (Some(f), Some(l)) => {
+                l.after_bytes_per_sec >= LATER_TIER_SHARE * f.before_bytes_per_sec
+            }
+            _ => false,
+        };
+    Some(Coverage {
+        bytes_written: bytes,
+        span_bytes: span,
+        span_is_drive: t.meta.device.capacity_bytes == Some(span),
+        whole_span: whole,
+        stopped_early: t.meta.stop_reason == Some(crate::timeline::StopReason::CliffConfirmed),
+        bytes_after_last_cliff: after.map(|x| x.0),
+        after_last_cliff_bytes_per_sec: after.map(|x| x.1),
+        whole_fill_bytes_per_sec: whole_fill,
+        later_tier_possible: later,
+    })
+}

@@ -1,0 +1,367 @@
+//! Level statistics: the columns of a timeline, the working state of one analysis with the
+//! level of any stretch, and the noise scales.
+
+use super::refine::Level;
+use super::select;
+use super::stats::{mad_scale, mad_scale_owned, median_of, upper_median_of};
+use crate::timeline::Sample;
+
+/// A segment of the run at one level, in sample indices `start..end`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Seg {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Robust level: median of ln throughput.
+    pub(super) level: f64,
+}
+
+/// Noise scale of single samples (ln) from first differences `d`: 1.4826 * MAD / sqrt(2).
+/// In a short run the changes themselves are a large share of the differences (a cliff, a
+/// straddling sample and one dip are four of seven in an eight-sample run) and inflate the
+/// MAD until a threefold drop looks like noise. Below 30 differences the scale is therefore
+/// also read off the lower quartile of |d| (for Gaussian noise 0.4506 sigma), which holds
+/// with up to three quarters of the differences taken by changes; the smaller of the two wins.
+pub(super) fn sample_noise(d: Vec<f64>) -> f64 {
+    if d.len() >= 30 || d.len() < 4 {
+        return mad_scale_owned(d) / std::f64::consts::SQRT_2;
+    }
+    let mad = mad_scale(&d) / std::f64::consts::SQRT_2;
+    let mut a: Vec<f64> = d.iter().map(|x| x.abs()).collect();
+    a.sort_by(|x, y| x.total_cmp(y));
+    let q25 = a[(a.len() - 1) / 4];
+    mad.min(q25 / 0.4506)
+}
+
+/// [`sample_noise`] of the first differences of `x`: a long series's differences are
+/// selected as they are read ([`select::kth_of`]), not stored.
+pub(super) fn diff_noise(x: &[f64]) -> f64 {
+    let n = x.len().saturating_sub(1);
+    if n < select::BRACKET_MIN {
+        return sample_noise(x.windows(2).map(|p| p[1] - p[0]).collect());
+    }
+    let d = |i: usize| x[i + 1] - x[i];
+    let m = select::kth_of(n, n / 2, d);
+    1.4826 * select::kth_of(n, n / 2, |i| (d(i) - m).abs()) / std::f64::consts::SQRT_2
+}
+
+/// The columns of a timeline the detector reads again and again, gathered in one pass over
+/// the samples (a `Sample` is about 250 bytes, so at a million samples every pass over them
+/// is a pass over 250 MB): throughput, interval lengths when they differ, whether the
+/// interval ends only grow, and whether the optional columns (CPU, temperature, thermal
+/// counters) hold anything, so that the warnings built on them skip the samples when they do
+/// not. Only what the common path reads is stored: each column of a million samples is 8 MB
+/// of fresh memory.
+pub(super) struct Columns {
+    /// `bytes_per_sec` per sample.
+    pub(super) rate: Vec<f64>,
+    /// Every `t_s` is at least the one before it (so a count of the samples that end by a
+    /// time is a binary search).
+    pub(super) ordered: bool,
+    /// `interval_s` per sample, when they differ; empty when every interval is the first
+    /// (most runs: a million samples would otherwise take 8 MB for one number).
+    pub(super) interval: Vec<f64>,
+    /// The first sample's `interval_s` (0 for no samples).
+    pub(super) first_interval: f64,
+    /// Some sample has `cpu_pct`.
+    pub(super) cpu: bool,
+    /// Some sample has `temp_c`.
+    pub(super) temp: bool,
+    /// Some sample has `thermal_transitions`.
+    pub(super) thermal: bool,
+    /// Every interval has the same length (bit for bit) as the first.
+    pub(super) uniform: bool,
+    /// The least and the largest `bytes_per_sec` that is a number (`+inf` and `-inf` for
+    /// none), and whether some is NaN: what [`Columns::above_floor`] reads.
+    pub(super) rate_min: f64,
+    pub(super) rate_max: f64,
+    pub(super) rate_nan: bool,
+}
+
+impl Columns {
+    pub(super) fn of(samples: &[Sample]) -> Columns {
+        let n = samples.len();
+        let first_interval = samples.first().map_or(0.0, |s| s.interval_s);
+        let mut c = Columns {
+            rate: Vec::with_capacity(n),
+            ordered: true,
+            interval: Vec::new(),
+            first_interval,
+            cpu: false,
+            temp: false,
+            thermal: false,
+            uniform: true,
+            rate_min: f64::INFINITY,
+            rate_max: f64::NEG_INFINITY,
+            rate_nan: false,
+        };
+        note_pass(n);
+        let mut last_t = f64::NEG_INFINITY;
+        for (i, s) in samples.iter().enumerate() {
+            let r = s.bytes_per_sec;
+            c.rate.push(r);
+            c.rate_min = c.rate_min.min(r);
+            c.rate_max = c.rate_max.max(r);
+            c.rate_nan |= r.is_nan();
+            // NaN compares false, and so is out of order.
+            c.ordered &= s.t_s >= last_t;
+            last_t = s.t_s;
+            if c.uniform && s.interval_s.to_bits() != first_interval.to_bits() {
+                // The first that differs: the ones before it were all the first.
+                c.uniform = false;
+                c.interval.reserve_exact(n);
+                c.interval.resize(i, first_interval);
+            }
+            if !c.uniform {
+                c.interval.push(s.interval_s);
+            }
+            c.cpu |= s.cpu_pct.is_some();
+            c.temp |= s.temp_c.is_some();
+            c.thermal |= s.thermal_transitions.is_some();
+        }
+        c
+    }
+
+    /// Whether no rate is below the stall floor `max(1e-3 m, 1)` of [`analyze_levels`]
+    /// (`m` the upper median of the rates), known without the median: `m` is at most the
+    /// largest rate, so the floor is at most `max(1e-3 max, 1)`; when the least rate is at
+    /// least that (and none is NaN), `r.max(floor)` is `r` for every rate.
+    pub(super) fn above_floor(&self) -> bool {
+        !self.rate_nan && self.rate_min >= (1e-3 * self.rate_max).max(1.0)
+    }
+
+    /// The length of interval `i` (as [`Sample::interval_s`]).
+    pub(super) fn interval(&self, i: usize) -> f64 {
+        if self.uniform {
+            self.first_interval
+        } else {
+            self.interval[i]
+        }
+    }
+
+    /// The median interval length, as [`Timeline::interval_s`] gives it (the upper middle
+    /// value for even counts), by selection instead of a sort: the same value.
+    pub(super) fn interval_s(&self) -> f64 {
+        if self.uniform {
+            // All equal (or none, 0): that value is the median.
+            return self.first_interval;
+        }
+        upper_median_of(&self.interval)
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Samples read by the passes over the whole run (tests count the work with it).
+    pub(super) static SAMPLES_READ: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Stretches whose level was selected ([`Work::level`]; tests count the work).
+    pub(super) static LEVEL_SELECTIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Notes one level selected by [`Work::level`] (counted in tests only).
+pub(super) fn count_level_selection() {
+    #[cfg(test)]
+    LEVEL_SELECTIONS.with(|c| c.set(c.get() + 1));
+}
+
+/// Notes a pass over `n` samples (counted in tests only).
+pub(super) fn note_pass(n: usize) {
+    #[cfg(test)]
+    SAMPLES_READ.with(|c| c.set(c.get() + n));
+    let _ = n;
+}
+
+/// The detector's working state for one timeline.
+pub(super) struct Work<'a> {
+    pub(super) samples: &'a [Sample],
+    /// The samples' columns.
+    pub(super) cols: &'a Columns,
+    /// ln(throughput) per sample.
+    pub(super) x: Vec<f64>,
+    /// Samples per block.
+    pub(super) b: usize,
+    /// Block medians.
+    pub(super) y: Vec<f64>,
+    /// The levels taken so far, by `(start, end)`: the clean-up and the start-up checks ask
+    /// for the same stretches again and again (`x` never changes once made).
+    pub(super) levels: std::cell::RefCell<std::collections::HashMap<(usize, usize), f64>>,
+}
+
+impl Work<'_> {
+    pub(super) fn block_range(&self, k: usize) -> (usize, usize) {
+        let m = self.y.len();
+        let s = k * self.b;
+        let e = if k + 1 == m {
+            self.x.len()
+        } else {
+            (k + 1) * self.b
+        };
+        (s, e)
+    }
+    pub(super) fn t_start(&self, i: usize) -> f64 {
+        self.samples[i].t_start_s()
+    }
+    pub(super) fn t_end(&self, i: usize) -> f64 {
+        self.samples[i - 1].t_s
+    }
+    pub(super) fn duration(&self, s: &Seg) -> f64 {
+        self.t_end(s.end) - self.t_start(s.start)
+    }
+    /// Level of samples `start..end`: the median of their ln throughput, selected once per
+    /// stretch.
+    pub(super) fn level(&self, start: usize, end: usize) -> f64 {
+        if let Some(&l) = self.levels.borrow().get(&(start, end)) {
+            return l;
+        }
+        count_level_selection();
+        let l = upper_median_of(&self.x[start..end]);
+        self.levels.borrow_mut().insert((start, end), l);
+        l
+    }
+    pub(super) fn seg(&self, start: usize, end: usize) -> Seg {
+        Seg {
+            start,
+            end,
+            level: self.level(start, end),
+        }
+    }
+}
+
+/// The level and scale of ln throughput over `range`, for refinement.
+pub(super) fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
+    let v = &x[range];
+    Level {
+        mu: median_of(v),
+        scale: mad_scale(v).max(floor),
+        n: v.len(),
+    }
+}
+
+/// Mean throughput of samples `s..e` (bytes over time).
+pub(super) fn mean_rate(samples: &[Sample], s: usize, e: usize) -> f64 {
+    let bytes: u64 = samples[s..e].iter().map(|x| x.bytes).sum();
+    let time: f64 = samples[s..e].iter().map(|x| x.interval_s).sum();
+    if time > 0.0 {
+        bytes as f64 / time
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{analyze, synth, Analysis};
+
+    /// A stretch's level is selected once per analysis, however often the clean-up and the
+    /// start-up checks ask for it (a million-sample run asked for some stretches several times
+    /// over); the analyses stay the same (`reference_tests`).
+    #[test]
+    fn each_stretch_level_is_selected_once() {
+        let t = synth::simulate(&synth::two_phase(10, 1.0), 42).0;
+        let cols = Columns::of(&t.samples);
+        let cached = {
+            let x: Vec<f64> = (0..10).map(f64::from).collect();
+            let w = Work {
+                samples: &t.samples,
+                cols: &cols,
+                x,
+                b: 1,
+                y: Vec::new(),
+                levels: Default::default(),
+            };
+            LEVEL_SELECTIONS.with(|c| c.set(0));
+            let l = (w.level(2, 9), w.level(2, 9), w.level(0, 10), w.level(2, 9));
+            assert_eq!(l, (5.0, 5.0, 5.0, 5.0));
+            LEVEL_SELECTIONS.with(|c| c.get())
+        };
+        assert_eq!(cached, 2);
+    }
+
+    /// The columns keep interval lengths only when they differ (each as its sample has it),
+    /// and know when the interval ends go back; the count of samples that end by a cliff is
+    /// the same by binary search as by a scan.
+    #[test]
+    fn columns_keep_only_what_differs_and_count_alike() {
+        let mut t = synth::simulate(&synth::two_phase(600, 1.0), 42).0;
+        let c = Columns::of(&t.samples);
+        assert!(c.uniform && c.ordered && c.interval.is_empty());
+        assert_eq!(c.interval(599), t.samples[599].interval_s);
+        assert_eq!(c.interval_s(), t.samples[0].interval_s);
+        // A longer interval from sample 5 on: every length is kept from then.
+        for s in &mut t.samples[5..] {
+            s.interval_s = 1.5;
+        }
+        let c = Columns::of(&t.samples);
+        assert!(!c.uniform);
+        assert_eq!(c.interval.len(), 600);
+        for (i, s) in t.samples.iter().enumerate() {
+            assert_eq!(c.interval(i), s.interval_s, "interval {i}");
+        }
+        assert_eq!(c.interval_s(), 1.5);
+        // Ends that go back, or are not numbers, are out of order.
+        let mut back = t.clone();
+        back.samples[300].t_s = back.samples[298].t_s;
+        assert!(!Columns::of(&back.samples).ordered);
+        back.samples[300].t_s = f64::NAN;
+        assert!(!Columns::of(&back.samples).ordered);
+        // The coarse-sampling count: the cliff of a 12-sample run comes after 3 whole samples,
+        // counted by the binary search (in order) and by the scan (the last two samples
+        // swapped, out of order after the cliff, which does not change the count).
+        let short = synth::simulate(&synth::two_phase(12, 1.0), 1).0;
+        let a = analyze(&short);
+        let mut late = short.clone();
+        late.samples.swap(10, 11);
+        assert!(!Columns::of(&late.samples).ordered);
+        let b = analyze(&late);
+        let coarse = |a: &Analysis| {
+            a.warnings
+                .iter()
+                .find(|w| w.starts_with("sampling too coarse"))
+                .cloned()
+        };
+        let text = coarse(&a).unwrap_or_default();
+        assert!(
+            text.contains("only 3 samples before the cliff"),
+            "{:?}",
+            a.warnings
+        );
+        assert_eq!(coarse(&a), coarse(&b));
+    }
+
+    /// The floor check says "no rate below the floor" only when the floor (from the median)
+    /// changes no rate: rates spread, with stalls, zeros, NaN, infinities, negative values.
+    #[test]
+    fn the_floor_check_only_skips_a_floor_that_changes_nothing() {
+        let base = synth::simulate(&synth::two_phase(200, 1.0), 3).0;
+        let (mut skipped, mut kept) = (0, 0);
+        for case in 0..60 {
+            let mut t = base.clone();
+            match case % 6 {
+                0 => {}
+                1 => t.samples[case].bytes_per_sec *= 1e-4,
+                2 => t.samples[case].bytes_per_sec = 0.0,
+                3 => t.samples[case].bytes_per_sec = f64::NAN,
+                4 => t.samples[case].bytes_per_sec = f64::INFINITY,
+                _ => {
+                    for s in &mut t.samples {
+                        s.bytes_per_sec = 0.5 + (case as f64) * 1e-3;
+                    }
+                }
+            }
+            let c = Columns::of(&t.samples);
+            let floor = (1e-3 * upper_median_of(&c.rate)).max(1.0);
+            let unchanged = c.rate.iter().all(|r| r.max(floor).to_bits() == r.to_bits());
+            if c.above_floor() {
+                skipped += 1;
+                assert!(unchanged, "case {case}");
+            } else {
+                kept += 1;
+            }
+        }
+        assert!(skipped >= 10 && kept >= 40, "{skipped} {kept}");
+    }
+}

@@ -1,0 +1,240 @@
+//! The analysis as data: what [`analyze`](super::analyze) returns (the JSON contract of
+//! `analyze --json`) and its parts.
+
+use serde::{Deserialize, Serialize};
+
+use super::periodic;
+
+/// One cliff: a lasting drop in throughput.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cliff {
+    /// Estimated time of the drop, seconds since the start.
+    pub t_s: f64,
+    /// Lower end of the 95% interval for `t_s`.
+    pub t_low_s: f64,
+    /// Upper end of the 95% interval for `t_s`.
+    pub t_high_s: f64,
+    /// Bytes written before the cliff.
+    pub bytes_written: u64,
+    /// Mean throughput of the segment before the cliff, bytes/s.
+    pub before_bytes_per_sec: f64,
+    /// Mean throughput of the segment after the cliff, bytes/s.
+    pub after_bytes_per_sec: f64,
+}
+
+/// The effective cache size with its 95% interval, in bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheEstimate {
+    /// Best estimate.
+    pub bytes: u64,
+    /// Lower end of the interval.
+    pub low_bytes: u64,
+    /// Upper end of the interval.
+    pub high_bytes: u64,
+}
+
+/// What a phase of the run was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseKind {
+    /// Writing into the SLC cache.
+    Cache,
+    /// After the cache ran out: writing directly to TLC/QLC.
+    PostCache,
+    /// A further, slower phase (folding SLC into QLC while writing).
+    Folding,
+    /// No change seen: one steady level throughout.
+    Steady,
+}
+
+/// A stretch of the run at one level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    /// Start, seconds since the start of the run.
+    pub start_s: f64,
+    /// End, seconds.
+    pub end_s: f64,
+    /// Mean throughput over the phase, bytes/s.
+    pub mean_bytes_per_sec: f64,
+    /// What the phase was.
+    pub kind: PhaseKind,
+}
+
+/// The result of analysing a timeline (the JSON contract of `analyze --json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// Total bytes written.
+    pub bytes_total: u64,
+    /// Duration of the timeline, seconds.
+    pub duration_s: f64,
+    /// Median sampling interval, seconds.
+    pub interval_s: f64,
+    /// Cliffs, first first.
+    pub cliffs: Vec<Cliff>,
+    /// The cache size, or `None` when no cliff was seen.
+    pub cache_estimate: Option<CacheEstimate>,
+    /// When no cliff was seen: the cache is at least this many bytes (all that was written).
+    pub cache_lower_bound_bytes: Option<u64>,
+    /// The phases of the run, in time order.
+    pub phases: Vec<Phase>,
+    /// Things a reviewer should know, as sentences.
+    pub warnings: Vec<String>,
+    /// Recurring slowdowns in a steady run, reported apart from cliffs (`null`: none).
+    #[serde(default)]
+    pub periodic: Option<periodic::Periodic>,
+    /// Temporary slowdowns: lower stretches after which the level came back (garbage
+    /// collection, a host hiccup). Not cliffs, and not part of the cache estimate. Absent from
+    /// the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowdowns: Vec<Slowdown>,
+    /// Returns of the cache while the drive was written: after a cliff, the rate came back
+    /// to the cache's level (a dynamic SLC cache freed space) and later ran out again. The
+    /// cache size is still the first cliff's. Absent from the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub returns: Vec<CacheReturn>,
+    /// With no cliff: a drop the run saw but could not confirm (inside the first sample, or
+    /// a level after it that lasted no longer than a GC dip can). Absent from the JSON when
+    /// there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconfirmed_drop: Option<UnconfirmedDrop>,
+    /// The run only read: every byte and rate above is of its reads, and a "cliff" is a fall
+    /// in the read rate, not a write cache running out. Absent from the JSON for runs that
+    /// wrote.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+    /// How much of the span the run wrote, and what that lets it say of the speed after the
+    /// last cliff. Absent when the span is not known (an imported log) or the run only read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+}
+
+/// Where an [`UnconfirmedDrop`] lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropWhere {
+    /// Inside the first sample: the sample mixes two levels, so the drop's time and the rate
+    /// before it are not known, only that the rate before it was at least the sample's.
+    FirstSample,
+    /// After a short high start, with the lower level lasting to the end of the run.
+    Start,
+    /// A low stretch at the end of the run.
+    End,
+}
+
+/// A drop seen but too short to call a cliff (see [`Analysis::unconfirmed_drop`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnconfirmedDrop {
+    /// Where it lies.
+    pub at: DropWhere,
+    /// When the rate fell, seconds: the start of the sample it fell in (for a drop inside the
+    /// first sample, the start of the run).
+    pub t_s: f64,
+    /// Latest time the fall can have happened, seconds (the end of the sample it fell in).
+    pub t_high_s: f64,
+    /// Bytes written before the drop (the lower bound of the cache, were the drop its end).
+    pub bytes_low: u64,
+    /// Most bytes the drop can have come after, when the sampling bounds it (inside the first
+    /// sample); else the same as `bytes_low`.
+    pub bytes_high: u64,
+    /// The rate before the drop, bytes/s; for a drop inside the first sample only a lower
+    /// bound (the sample's own rate, a mixture of the two levels).
+    pub before_bytes_per_sec: f64,
+    /// The rate after it, bytes/s.
+    pub after_bytes_per_sec: f64,
+    /// How long the lower level was seen, seconds.
+    pub after_s: f64,
+    /// The interval of the samples, seconds: what limits what the run can tell.
+    pub interval_s: f64,
+}
+
+/// The level after the last cliff counts as "still a cache" when it is at least this share of
+/// the in-cache rate (see [`Coverage::later_tier_possible`]).
+pub const LATER_TIER_SHARE: f64 = 0.5;
+
+/// How much of the span a run wrote, and the speeds that follow from it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// The span the run could write in one pass, bytes.
+    pub span_bytes: u64,
+    /// True when the span is the whole drive (its capacity as the run recorded it).
+    pub span_is_drive: bool,
+    /// True when the run wrote at least the whole span.
+    pub whole_span: bool,
+    /// True when the early stop ended the run (the cliff was confirmed).
+    pub stopped_early: bool,
+    /// Bytes written after the last cliff (`null` without a cliff).
+    pub bytes_after_last_cliff: Option<u64>,
+    /// The mean rate over those bytes, bytes/s: what the run saw after the last cliff, not a
+    /// sustained speed unless the run wrote the whole span.
+    pub after_last_cliff_bytes_per_sec: Option<f64>,
+    /// With the whole span written: the span over the time its first pass took, bytes/s (the
+    /// whole-drive-fill average reviewers publish).
+    pub whole_fill_bytes_per_sec: Option<f64>,
+    /// The run did not write the whole span and the level after its last cliff is still at
+    /// least [`LATER_TIER_SHARE`] of the in-cache rate: more like a second, slower cache tier
+    /// than a drive's native write speed, so a later, slower tier may follow. Why half: on
+    /// most drives of `data/published-drives.csv` the speed after the cache is well under half
+    /// the in-cache rate (the QLC drives 3% to 20%, the 980 PRO 38%), while the FX700's
+    /// middle tier is 70%. TLC drives whose native speed is above half (the 960 EVO 1TB at
+    /// 63%, the SATA 870 EVO at 83%) also get the warning: a false alarm costs one run with
+    /// `--cliffs 2`, a missed tier a sustained speed wrong by a factor of 27.
+    pub later_tier_possible: bool,
+}
+
+/// A temporary slowdown: the throughput fell and later came back to the level before it,
+/// and the low stretch was neither at the level the drive sustains after its last cliff nor
+/// deep and long (see [`CacheReturn`]): a garbage-collection dip or a host hiccup, not the
+/// cache running out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Slowdown {
+    /// When it started, seconds since the start of the run.
+    pub t_s: f64,
+    /// How long it lasted, seconds.
+    pub duration_s: f64,
+    /// Bytes written during it.
+    pub bytes: u64,
+    /// Bytes written before it started.
+    pub bytes_before: u64,
+    /// Mean throughput before it, bytes/s.
+    pub before_bytes_per_sec: f64,
+    /// Mean throughput during its lowest stretch, bytes/s.
+    pub low_bytes_per_sec: f64,
+    /// The drop into it was thermal throttling (the drive's thermal-management counters rose,
+    /// or the drive was at its hottest): heat, not garbage collection or the host. Absent
+    /// from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub thermal: bool,
+}
+
+/// The cache came back while the drive was written: after a low stretch that was the cache
+/// running out (it sat at the level the drive sustains after its last cliff, or it was deep,
+/// under [`DEEP_SHARE`](super::DEEP_SHARE) of the rate before it, and longer than [`DEEP_LONG_S`](super::DEEP_LONG_S)), the rate
+/// returned to the cache's level. A dynamic SLC cache does this: the drive frees SLC while it
+/// is still being written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheReturn {
+    /// When the rate came back, seconds since the start of the run.
+    pub t_s: f64,
+    /// Bytes written before it came back.
+    pub bytes_before: u64,
+    /// Bytes written at the higher rate before the next cliff (or the end of the run).
+    pub bytes: u64,
+    /// How long the higher rate lasted, seconds.
+    pub duration_s: f64,
+    /// Mean throughput while it lasted, bytes/s.
+    pub bytes_per_sec: f64,
+    /// Mean throughput of the low stretch before it, bytes/s.
+    pub low_bytes_per_sec: f64,
+    /// Whether the cache ran out again (a cliff ends it) rather than the run ending.
+    pub ran_out_again: bool,
+}
+
+/// True when phase `p` of `a` lies inside a slowdown that was thermal throttling: the drive
+/// slowed for heat there, so it is no "after the cache" level.
+pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
+    a.slowdowns
+        .iter()
+        .any(|s| s.thermal && p.start_s >= s.t_s - 1e-6 && p.end_s <= s.t_s + s.duration_s + 1e-6)
+}

@@ -1,0 +1,460 @@
+//! The warnings of an analysis that are no part of the cliff rule: an unconfirmed drop, a
+//! cliff after the writes wrapped, a CPU-bound writer, thermal throttling, a later tier.
+
+use super::cleanup::HighStart;
+use super::cliffs::MIN_STEP;
+use super::levels::{note_pass, Columns, Seg, Work};
+use super::sentences::finer_sampling;
+use super::stats::{median, median_of};
+use super::{span_of, Analysis, Coverage, DropWhere, Phase, PhaseKind, UnconfirmedDrop};
+use crate::timeline::{Sample, Timeline};
+use crate::units::{format_bytes, format_rate, UnitSystem};
+
+/// The warning for [`Coverage::later_tier_possible`].
+pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) -> Option<String> {
+    if !c.later_tier_possible {
+        return None;
+    }
+    let (first, last) = (a.cliffs.first()?, a.cliffs.last()?);
+    let n = a.cliffs.len();
+    Some(format!(
+        "the run wrote {} of the {} span and the level after its last cliff, {}, is still {:.0}% \
+         of the in-cache rate ({}): that looks like a second, slower cache tier rather than the \
+         drive's native write speed (which is under half of the in-cache rate on most drives of \
+         data/published-drives.csv), so a later, slower tier may follow and {} is not the \
+         sustained speed; to find it, run the same command again with --cliffs {} (or \
+         --no-early-stop to write the whole span)",
+        format_bytes(c.bytes_written as f64, units),
+        format_bytes(c.span_bytes as f64, units),
+        format_rate(last.after_bytes_per_sec, units),
+        100.0 * last.after_bytes_per_sec / first.before_bytes_per_sec.max(1.0),
+        format_rate(first.before_bytes_per_sec, units),
+        format_rate(last.after_bytes_per_sec, units),
+        n + 1
+    ))
+}
+
+/// A drop seen but too short to call a cliff, in a run without a cliff: a short high run at
+/// the start (one sample, or a level after it that lasts no longer than a GC dip), or a low
+/// run at the end. Either may be the cache running out, so "the cache is at least all that
+/// was written" would be wrong. Returns a lower bound that holds either way (the bytes
+/// written before the drop) and a warning.
+pub(super) fn unconfirmed_drop(
+    w: &Work,
+    segs: &[Seg],
+    start: Option<HighStart>,
+    sigma_x: f64,
+) -> Option<(f64, String, UnconfirmedDrop)> {
+    let samples = w.samples;
+    let units = UnitSystem::Decimal;
+    let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
+    let dt = w.samples[0].interval_s;
+    let thr = MIN_STEP.max(4.0 * sigma_x);
+    if let Some(hs) = start {
+        if segs.len() > 1 {
+            // The low level did not last to the end: the run moved on to another level.
+            return None;
+        }
+        let high = hs.high.exp();
+        let low = hs.low.exp();
+        if hs.run == 1 {
+            if hs.high - hs.low < (2.0 * thr).max(1.4f64.ln()) {
+                // One sample a little above the rest: noise or a start-up burst.
+                return None;
+            }
+            // One high sample: the drop may lie anywhere inside it. Were it the cliff, the
+            // sample holds the cache plus at most one interval at the lower level.
+            let first = samples[0].bytes as f64;
+            let bound = (first - low * samples[0].interval_s).max(0.0);
+            // Or the first sample was all cache and the drop came early in the second, whose
+            // excess over the low level is then cache written at the first sample's rate.
+            let a = first / samples[0].interval_s.max(1e-9);
+            let excess = (samples[1].bytes as f64 - low * samples[1].interval_s).max(0.0);
+            let upper = first
+                + if a > low {
+                    excess * a / (a - low)
+                } else {
+                    excess
+                };
+            let drop = UnconfirmedDrop {
+                at: DropWhere::FirstSample,
+                t_s: samples[0].t_start_s(),
+                t_high_s: samples[0].t_s,
+                bytes_low: bound.round() as u64,
+                bytes_high: upper.round() as u64,
+                before_bytes_per_sec: high,
+                after_bytes_per_sec: low,
+                after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
+                interval_s: dt,
+            };
+            return Some((
+                bound,
+                format!(
+                    "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of \
+                     {} to {} may have run out within the first {} sample (or early in the next), too early \
+                     to measure; {} to see it",
+                    format_rate(high, units),
+                    high / low,
+                    format_rate(low, units),
+                    format_bytes(bound, units),
+                    format_bytes(upper, units),
+                    crate::units::format_interval(dt),
+                    finer_sampling(dt),
+                ),
+                drop,
+            ));
+        }
+        let t_drop = samples[hs.cut].t_start_s();
+        let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
+        let rest = samples[samples.len() - 1].t_s - samples[hs.cut].t_s;
+        let drop = UnconfirmedDrop {
+            at: DropWhere::Start,
+            t_s: t_drop,
+            t_high_s: samples[hs.cut].t_s,
+            bytes_low: bound.max(0.0).round() as u64,
+            bytes_high: bound.max(0.0).round() as u64,
+            before_bytes_per_sec: high,
+            after_bytes_per_sec: low,
+            after_s: rest,
+            interval_s: dt,
+        };
+        return Some((
+            bound,
+            format!(
+                "throughput fell from {} to {} at {:.1} s and stayed there for the last {:.1} s \
+                 of the run: too short to tell the cache running out (after about {}) from a \
+                 long pause; without a cliff the cache is at least {}; write for longer to tell",
+                format_rate(high, units),
+                format_rate(low, units),
+                t_drop,
+                rest,
+                format_bytes(bound, units),
+                format_bytes(bound, units)
+            ),
+            drop,
+        ));
+    }
+    // A low run at the end of the last segment, at least two samples and half a second.
+    let last = segs.last()?;
+    let x = &w.x[last.start..last.end];
+    let k = x
+        .iter()
+        .rev()
+        .take_while(|&&v| v < last.level - thr)
+        .count();
+    if k < 2 || k >= x.len() {
+        return None;
+    }
+    let i = last.end - k;
+    if samples[samples.len() - 1].t_s - samples[i].t_start_s() < 0.5 {
+        return None;
+    }
+    let low = median_of(&w.x[i..last.end]).exp();
+    let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
+    let after_s = samples[samples.len() - 1].t_s - samples[i].t_start_s();
+    let drop = UnconfirmedDrop {
+        at: DropWhere::End,
+        t_s: samples[i].t_start_s(),
+        t_high_s: samples[i].t_s,
+        bytes_low: bound.max(0.0).round() as u64,
+        bytes_high: bound.max(0.0).round() as u64,
+        before_bytes_per_sec: last.level.exp(),
+        after_bytes_per_sec: low,
+        after_s,
+        interval_s: dt,
+    };
+    Some((
+        bound,
+        format!(
+            "throughput fell from {} to {} in the last {:.1} s of the run: too short to tell the \
+             cache running out (after about {}) from a pause; without a cliff the cache is at \
+             least {}; write for longer to tell",
+            format_rate(last.level.exp(), units),
+            format_rate(low, units),
+            samples[samples.len() - 1].t_s - samples[i].t_start_s(),
+            format_bytes(bound, units),
+            format_bytes(bound, units)
+        ),
+        drop,
+    ))
+}
+
+/// A cliff found after more bytes than the span holds: the writes had wrapped around it, so
+/// the figure counts blocks written more than once and cannot be the cache size of that span
+/// (which holds at most the span). Says why and what to do.
+pub(super) fn wrapped_cliff_warning(t: &Timeline, a: &Analysis) -> Option<String> {
+    let e = a.cache_estimate.as_ref()?;
+    let span = span_of(t)?;
+    if e.bytes <= span {
+        return None;
+    }
+    let units = UnitSystem::Decimal;
+    Some(format!(
+        "the cliff came after {} written, more than the {} span: the writes had wrapped around \
+         it ({:.1} passes), so blocks were written more than once and the drive may have freed \
+         cache for the blocks it overwrote; {} is not the cache size of this span (at most {} \
+         of distinct blocks); write over a span larger than the cache (--span, or the whole \
+         drive), or start from an empty cache (--trim, then --idle-before) so that the first \
+         pass finds the cliff",
+        format_bytes(e.bytes as f64, units),
+        format_bytes(span as f64, units),
+        e.bytes as f64 / span as f64,
+        format_bytes(e.bytes as f64, units),
+        format_bytes(span as f64, units),
+    ))
+}
+
+/// A phase counts as CPU-bound when the writer threads were busy (on a CPU, or ready to run
+/// and waiting for one) at least this share of the time, in percent per job.
+pub const CPU_BOUND_PCT: f64 = 90.0;
+
+/// Phases (stretches of flat rate) in which the writer was CPU-bound: the median over their
+/// samples of `cpu_pct + cpu_wait_pct` is at least [`CPU_BOUND_PCT`]. Their rate is the host's
+/// limit, not the drive's. Needs at least 3 samples with CPU figures in a phase; timelines
+/// without CPU figures (imports, simulations, older files) never warn.
+pub(super) fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+    let mut hits: Vec<String> = Vec::new();
+    let mut worst_run: f64 = 0.0;
+    for p in phases {
+        let mut busy = Vec::new();
+        let mut run = Vec::new();
+        note_pass(samples.len());
+        for s in samples {
+            let mid = s.t_s - 0.5 * s.interval_s;
+            if mid < p.start_s || mid > p.end_s {
+                continue;
+            }
+            if let Some(c) = s.cpu_pct {
+                busy.push(c + s.cpu_wait_pct.unwrap_or(0.0));
+                run.push(c);
+            }
+        }
+        if busy.len() < 3 {
+            continue;
+        }
+        let b = median(&mut busy);
+        if b >= CPU_BOUND_PCT {
+            let r = median(&mut run);
+            worst_run = worst_run.max(r);
+            hits.push(format!(
+                "{:.1}-{:.1} s (busy {b:.0}%, on a CPU {r:.0}%)",
+                p.start_s, p.end_s
+            ));
+        }
+    }
+    if hits.is_empty() {
+        return vec![];
+    }
+    let starved = if worst_run < 0.5 * CPU_BOUND_PCT {
+        "; it was mostly waiting for a CPU, so other work on the host slowed it (with \
+         autogroup scheduling, `setsid -w slccache ...` gives the writer a CPU share of its \
+         own, as fio's jobs have)"
+    } else {
+        ""
+    };
+    vec![format!(
+        "writer CPU-bound at {} (shares of one core per job){starved}: the rate there \
+         measured the host, not the drive; rerun on a quieter host, with more --jobs or a \
+         larger --bs",
+        hits.join(", ")
+    )]
+}
+
+/// How far from a drop (seconds, at least) the drive's thermal-management counters are
+/// compared: the counters are read once per interval, and the refined drop time can sit an
+/// interval or two from the reading that saw the transition.
+const THERMAL_COUNTER_WINDOW_S: f64 = 2.0;
+
+/// The drive's thermal-management transition count at the end of the last sample ending at or
+/// before `t` (0 before the first: the counts start at the start of the run).
+fn transitions_until(samples: &[Sample], t: f64) -> u64 {
+    samples
+        .iter()
+        .take_while(|s| s.t_s <= t + 1e-9)
+        .filter_map(|s| s.thermal_transitions)
+        .last()
+        .unwrap_or(0)
+}
+
+/// The count at the first sample ending at or after `t` (the last sample if none does).
+fn transitions_from(samples: &[Sample], t: f64) -> u64 {
+    samples
+        .iter()
+        .filter(|s| s.thermal_transitions.is_some())
+        .find(|s| s.t_s >= t - 1e-9)
+        .or_else(|| {
+            samples
+                .iter()
+                .rev()
+                .find(|s| s.thermal_transitions.is_some())
+        })
+        .and_then(|s| s.thermal_transitions)
+        .unwrap_or(0)
+}
+
+/// Thermal throttling, named from two kinds of evidence.
+///
+/// 1. The drive's own counters (NVMe SMART thermal-management transition counts, recorded
+///    per interval in `thermal_transitions`): a drop between phases (the next phase at least
+///    10% slower) within a few intervals of which the counts rose is thermal throttling,
+///    whatever the temperature did. When the drop is the one taken as the cache cliff, the
+///    warning says the cache estimate is in doubt.
+/// 2. Temperature alone, for drives without such counters: a drop whose temperature at the
+///    boundary is within 2 °C of the run's maximum and at least 10 °C above its minimum.
+///
+/// Returns the warnings and the times of the drops named thermal.
+pub(super) fn thermal_warnings(
+    samples: &[Sample],
+    cols: &Columns,
+    phases: &[Phase],
+) -> (Vec<String>, Vec<f64>) {
+    let mut out = Vec::new();
+    let drops: Vec<(usize, f64)> = phases
+        .windows(2)
+        .enumerate()
+        .filter(|(_, p)| p[1].mean_bytes_per_sec < 0.9 * p[0].mean_bytes_per_sec)
+        .map(|(j, p)| (j, p[1].start_s))
+        .collect();
+    let temps: Vec<(f64, f64)> = if cols.temp {
+        note_pass(samples.len());
+        samples
+            .iter()
+            .filter_map(|s| s.temp_c.map(|c| (s.t_s, c)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let temp_at = |t: f64| {
+        temps
+            .iter()
+            .min_by(|a, b| (a.0 - t).abs().total_cmp(&(b.0 - t).abs()))
+            .map(|p| p.1)
+    };
+    // 1. The drive's counters.
+    let mut by_counter: Vec<f64> = Vec::new();
+    if cols.thermal {
+        let dt = if cols.uniform {
+            // The median of equal values (0 for none).
+            cols.first_interval
+        } else {
+            median_of(&cols.interval)
+        };
+        let w = (3.0 * dt).max(THERMAL_COUNTER_WINDOW_S);
+        let mut list = Vec::new();
+        let mut cache_cliff = None;
+        for &(j, t) in &drops {
+            let before = transitions_until(samples, t - w);
+            let after = transitions_from(samples, t + w);
+            if after > before {
+                by_counter.push(t);
+                let temp = temp_at(t)
+                    .map(|c| format!(", {c:.0} °C"))
+                    .unwrap_or_default();
+                list.push(format!(
+                    "{t:.1} s (+{} transition(s){temp})",
+                    after - before
+                ));
+                if phases[j].kind == PhaseKind::Cache && phases[j + 1].kind == PhaseKind::PostCache
+                {
+                    cache_cliff = Some(t);
+                }
+            }
+        }
+        if !list.is_empty() {
+            let mut text = format!(
+                "thermal throttling: throughput fell at {} as the drive's own thermal-management \
+                 counters rose; these drops are heat, not the cache running out",
+                list.join(", ")
+            );
+            if let Some(t) = cache_cliff {
+                text.push_str(&format!(
+                    "; the drop at {t:.1} s was taken as the cache cliff, so the cache size is \
+                     in doubt: cool the drive (or let it idle) and run again"
+                ));
+            } else {
+                text.push_str("; quote them apart from the post-cache speed");
+            }
+            out.push(text);
+        }
+    }
+    // 2. Temperature alone.
+    let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
+        return (out, by_counter);
+    };
+    let cold = temps.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    if hot - cold < 10.0 {
+        return (out, by_counter);
+    }
+    let hot_drops: Vec<(f64, f64)> = drops
+        .iter()
+        .filter(|(_, t)| !by_counter.contains(t))
+        .filter_map(|&(_, t)| temp_at(t).map(|c| (t, c)))
+        .filter(|&(_, c)| c >= hot - 2.0)
+        .collect();
+    if hot_drops.is_empty() {
+        return (out, by_counter);
+    }
+    let list: Vec<String> = hot_drops
+        .iter()
+        .map(|(t, c)| format!("{t:.0} s ({c:.0} °C)"))
+        .collect();
+    out.push(format!(
+        "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C); these drops are heat, not the cache running out; cool the drive or quote them apart",
+        list.join(", ")
+    ));
+    by_counter.extend(hot_drops.iter().map(|p| p.0));
+    (out, by_counter)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{analyze, synth};
+
+    fn trace_with_cpu(run: Option<f64>, wait: Option<f64>) -> Timeline {
+        let (mut t, _) = synth::simulate(&synth::two_phase(400, 0.1), 4);
+        for s in &mut t.samples {
+            s.cpu_pct = run;
+            s.cpu_wait_pct = wait;
+        }
+        t
+    }
+
+    fn cpu_warning(a: &Analysis) -> Option<&String> {
+        a.warnings.iter().find(|w| w.contains("CPU-bound"))
+    }
+
+    #[test]
+    fn a_busy_writer_is_named_and_an_idle_one_is_not() {
+        let a = analyze(&trace_with_cpu(Some(97.0), Some(0.5)));
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert!(w.contains("measured the host, not the drive"), "{w}");
+        assert!(!w.contains("waiting for a CPU"), "{w}");
+        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(20.0), Some(1.0)))).is_none());
+        // Old timelines and imports have no CPU figures: no warning.
+        assert!(cpu_warning(&analyze(&trace_with_cpu(None, None))).is_none());
+    }
+
+    #[test]
+    fn a_writer_starved_by_other_work_is_named_too() {
+        // On a CPU 35% of the time and runnable but waiting another 60%: busy 95%.
+        let a = analyze(&trace_with_cpu(Some(35.0), Some(60.0)));
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert!(w.contains("waiting for a CPU"), "{w}");
+        // Without schedstat (no wait figure) the same run time is not CPU-bound.
+        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(35.0), None))).is_none());
+    }
+
+    #[test]
+    fn only_the_busy_phase_is_named() {
+        let mut t = trace_with_cpu(Some(10.0), Some(0.0));
+        let a0 = analyze(&t);
+        let cliff = a0.cliffs.first().expect("a cliff").t_s;
+        for s in t.samples.iter_mut().filter(|s| s.t_s > cliff + 1.0) {
+            s.cpu_pct = Some(99.0);
+        }
+        let a = analyze(&t);
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert_eq!(w.matches(" s (busy").count(), 1, "{w}");
+    }
+}
