@@ -37,14 +37,30 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// crate::{a, b::c}` group counts for each of its members' first segments.
 fn crate_paths(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut in_tests = false;
+    // Unit tests may reach anywhere in the crate to build their cases: the item after a
+    // `#[cfg(test)]` (a `mod tests { ... }`, or a test-only counter in the middle of a file) is
+    // skipped, up to where its braces close or its line ends with `;`, and the rest of the
+    // file is read.
+    let mut in_test_item = false;
+    let mut depth = 0i64;
+    let mut opened = false;
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split("//").next().unwrap_or("");
-        if raw.trim_start().starts_with("#[cfg(test)]") {
-            // Unit tests may reach anywhere in the crate to build their cases.
-            in_tests = true;
+        if in_test_item {
+            if line.trim().is_empty() || line.trim_start().starts_with("#[") {
+                continue;
+            }
+            depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+            opened |= line.contains('{');
+            if (opened && depth <= 0) || (!opened && line.trim_end().ends_with(';')) {
+                in_test_item = false;
+            }
+            continue;
         }
-        if in_tests {
+        if raw.trim_start().starts_with("#[cfg(test)]") {
+            in_test_item = true;
+            depth = 0;
+            opened = false;
             continue;
         }
         let mut rest = line;
@@ -195,6 +211,16 @@ pub fn report_parts_and_commands_in_folders_are_told_apart() {
     assert!(report_rule("pages", "outputs::summary::model_truth_of").is_none());
     assert!(report_rule("pages", "outputs::file").is_some());
     assert!(report_rule("outputs", "pages::html").is_none());
+}
+
+/// The reader stopped at a file's first `#[cfg(test)]`, so the code after a test-only counter
+/// in the middle of a file (as in `detect/levels.rs`) was never checked.
+pub fn the_reader_skips_only_the_test_items() {
+    let text = "use crate::a::x;\n#[cfg(test)]\nstatic N: u8 = crate::t::n();\nuse crate::b::y;\n\
+                #[cfg(test)]\nfn f() {\n    crate::t::g();\n}\nuse crate::c::z;\n\
+                #[cfg(test)]\nmod tests {\n    use crate::t::h;\n    fn k() { crate::t::i(); }\n}\n";
+    let found: Vec<String> = crate_paths(text).into_iter().map(|(_, p)| p).collect();
+    assert_eq!(found, ["a::x", "b::y", "c::z"]);
 }
 
 pub fn the_reader_finds_grouped_and_plain_paths() {
