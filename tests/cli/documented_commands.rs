@@ -233,7 +233,6 @@ const COMMANDS: &[(&str, &str, How)] = &[
         "",
         Tty("slccache fill-sweep $DRIVE --levels 0,25,50,75,90 --trim --idle 1s"),
     ),
-    ("slccache runs", "", Sh("")),
     ("slccache runs --drive 980 --since 2026-01-01 --json", "", Sh("")),
     ("slccache runs show 42", "", Sh("slccache runs show 1")),
     ("slccache runs export 42 --out output/run-42", "", Sh("slccache runs export 1 --out output/run-42")),
