@@ -10,6 +10,7 @@ mod common;
 mod analyze;
 mod bench_script;
 mod compare;
+mod documented_commands;
 mod first_use;
 mod info;
 mod install;
@@ -20,6 +21,9 @@ fn main() -> std::process::ExitCode {
     common::harness::run(
         file!(),
         tests![
+            documented_commands::every_documented_command_is_listed,
+            documented_commands::documented_commands_run,
+            documented_commands::documented_device_commands_run,
             analyze::json_has_exactly_the_contract_keys,
             analyze::no_cliff_gives_null_estimate_and_a_lower_bound,
             analyze::several_files_give_one_json_line_each,

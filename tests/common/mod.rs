@@ -2,6 +2,7 @@
 //! QEMU rig; PostgreSQL servers and store fixtures; chart and SVG checks).
 #![allow(dead_code)]
 
+pub mod docs;
 pub mod fault_util;
 pub mod harness;
 pub mod nvme_util;

@@ -36,53 +36,11 @@ const DBA_PASSWORD: &str = "dba-Pw@:/8";
 /// (continuation lines and quoted newlines kept), in order. Lines that are a program's output
 /// (`slccache: warning: ...`, tables) are not commands.
 fn readme_commands() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme
-        .find("\n## The results library")
-        .expect("the README has its results-library section");
-    let rest = &readme[start + 1..];
-    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
-    let section = &rest[..end];
-    let mut out = Vec::new();
-    let mut in_block = false;
-    let mut open: Option<String> = None;
-    for line in section.lines() {
-        if line.starts_with("```") {
-            in_block = !in_block;
-            continue;
-        }
-        if !in_block {
-            continue;
-        }
-        if let Some(mut cmd) = open.take() {
-            cmd.push('\n');
-            cmd.push_str(line);
-            if continues(&cmd) {
-                open = Some(cmd);
-            } else {
-                out.push(cmd);
-            }
-            continue;
-        }
-        let is_command = ["slccache ", "ansible-playbook ", "psql "]
-            .iter()
-            .any(|p| line.starts_with(p));
-        if is_command {
-            if continues(line) {
-                open = Some(line.to_string());
-            } else {
-                out.push(line.to_string());
-            }
-        }
-    }
-    assert!(open.is_none(), "a command runs past its code block");
-    out
-}
-
-/// Whether a command goes on to the next line: a trailing `\`, or a quote left open.
-fn continues(cmd: &str) -> bool {
-    cmd.ends_with('\\') || cmd.matches('\'').count() % 2 == 1
+    let readme = crate::common::docs::readme();
+    crate::common::docs::block_commands(
+        crate::common::docs::section(&readme, crate::common::docs::RESULTS_LIBRARY),
+        &["slccache ", "ansible-playbook ", "psql "],
+    )
 }
 
 /// The changes from the README's text to what runs here.
