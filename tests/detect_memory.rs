@@ -1,4 +1,4 @@
-//! Issue 19: the detector's working memory at a million samples. Each column of a million
+//! The detector's working memory at a million samples. Each column of a million
 //! numbers is 8 MB of fresh memory that the kernel faults in page by page (the faults were a
 //! quarter of the detector's time at a million samples on the VM measured, in
 //! docs/PERFORMANCE.md), so

@@ -1,4 +1,4 @@
-//! Issue 19: `simulate`'s per-sample work allocates nothing. The virtual drive used to
+//! `simulate`'s per-sample work allocates nothing. The virtual drive used to
 //! allocate a `Vec` of latencies for every sample; it keeps one now. Counted with a counting
 //! allocator that counts on the test's own thread only: the test harness's main thread may
 //! allocate while the test runs (it did, now and then, and failed the test).

@@ -321,7 +321,7 @@ pub fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
     assert!(!text.contains("at least"), "{text}");
 }
 
-/// Issue 22, item 14: a position CSV (data written against rate) whose rows are 0.1 s long
+/// A position CSV (data written against rate) whose rows are 0.1 s long
 /// while the drive is fast and 0.5 s after the cliff was said to have "only 5 sample(s) of
 /// 0.49504950495049505 s before the cliff; rerun with a shorter --interval", which `analyze`
 /// does not have. The count is of the rows before the cliff, the length has units and three

@@ -84,7 +84,7 @@ fn plan(rows: &str, fio_mem: &str) -> Vec<(u32, String)> {
 /// Regression: with both fio kinds, fio mmaphuge always ran right after fio's slower default
 /// run (odd rounds slccache, fio, fio mmaphuge; even rounds fio, fio mmaphuge, slccache), and
 /// slccache never did. On the file target, which the virtual disk limits, a run after a slow
-/// one starts on a device with less backlog: in the ninth session's quiet file 128K row
+/// one starts on a device with less backlog: in an earlier quiet file 128K row
 /// slccache's median was 0.98× fio mmaphuge's, while in the same places the two were about
 /// level (third in a round: medians of 11.2k and 11.1k IOPS; slccache first 12.4k, fio
 /// mmaphuge second, after fio's default run, 12.8k).

@@ -205,7 +205,7 @@ pub fn bad_inputs_are_usage_errors() {
         .arg("--out")
         .arg(tmp.path().join("o3"))
         .assert()
-        // Issue 22, item 28: a broken summary.json beside a good timeline is a warning (the
+        // A broken summary.json beside a good timeline is a warning (the
         // run is compared without its drive and workload names), as in analyze.
         .code(0)
         .stderr(predicates::str::contains("summary.json"))

@@ -1,4 +1,4 @@
-//! Regression tests for the defects found by trying slccache as a new user (issue 9), run
+//! Regression tests for the defects found by trying slccache as a new user, run
 //! through the binary: `analyze` on bad and odd input, position CSVs, `simulate` limits and
 //! Ctrl-C, `probe` refusals and warnings, help texts.
 
@@ -365,7 +365,7 @@ pub fn simulate_stops_on_ctrl_c_with_its_outputs() {
             "960evo-500g",
             "--duration",
             "5000h",
-            // One pass is the limit otherwise (issue 22, item 6), and it ends the run before
+            // One pass is the limit otherwise, and it ends the run before
             // the signal.
             "--max-bytes",
             "10PB",
@@ -635,7 +635,7 @@ pub fn a_read_only_block_device_is_refused_up_front() {
     );
 }
 
-/// Issue 22, item 11: a thermally throttled drop got two opposite explanations ("a temporary
+/// A thermally throttled drop got two opposite explanations ("a temporary
 /// slowdown ... a host hiccup" and "thermal throttling ... these drops are heat"), report.md
 /// called the throttled phases "after the cache", and it showed no temperature though the
 /// timeline has one per interval.

@@ -180,7 +180,7 @@ pub fn info_on_an_emulated_drive_shows_its_model_and_health_log() {
     }
 }
 
-/// Issue 22 item 24: `info emu:p5-1tb` showed 50.0 °C as the temperature and 49.9 °C as the
+/// `info emu:p5-1tb` showed 50.0 °C as the temperature and 49.9 °C as the
 /// SMART log's composite temperature, one sensor read twice. The drive reports whole Kelvin
 /// (50 °C ambient is 323 K); °C is derived once from that, so both lines and both JSON
 /// fields agree.

@@ -186,7 +186,7 @@ pub fn man_writes_one_page_per_subcommand_and_theirs() {
     }
 }
 
-// Issue 22 item 38: the man pages' examples were filled, justified and hyphenated into one
+// The man pages' examples were filled, justified and hyphenated into one
 // paragraph ("slccache  probe  emu:960evo-500g,cache=4GB --pattern seqwrite  # emu-"), so none
 // could be copied. Each example now renders as a line of its own, exactly as written.
 pub fn man_page_examples_read_as_written() {

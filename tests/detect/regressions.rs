@@ -1,4 +1,4 @@
-//! Regression tests for detector defects found by trying slccache as a new user (issue 9):
+//! Regression tests for detector defects found by trying slccache as a new user:
 //! a slowdown that comes back, a stall to 0 MB/s, the 95% interval on kernel-made and
 //! noise-free cliffs, the lower bound capped at one pass over the span, plural wording.
 
@@ -356,7 +356,7 @@ fn kernel_cliff(text: &str) -> Timeline {
     }
 }
 
-/// Issue 17, shape 4: a low-contrast cliff (2000 -> 1500 MB/s, 5% noise, 1 s samples) inside
+/// A low-contrast cliff (2000 -> 1500 MB/s, 5% noise, 1 s samples) inside
 /// a sample, whose next sample happens to read ~1700 MB/s. Read as the straddling one, that
 /// next sample put the cliff a sample late and the 95% interval did not reach the truth.
 #[test]
@@ -387,7 +387,7 @@ fn a_low_contrast_cliff_inside_a_sample_is_covered_by_its_interval() {
     assert!(missed.is_empty(), "{missed:#?}");
 }
 
-/// Issue 17, part 3: a 2.15 GB namespace with a cliff at 3.13 GB of writing. The sequential
+/// A 2.15 GB namespace with a cliff at 3.13 GB of writing. The sequential
 /// writes wrapped around the span, so 3.13 GB cannot be the cache size of that span; the
 /// analysis must say so and what to do. A cliff inside the first pass gets no such warning.
 #[test]

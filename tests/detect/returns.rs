@@ -1,4 +1,4 @@
-//! A cache that comes back while the drive is written (issue 17, shape 1): a QLC drive whose
+//! A cache that comes back while the drive is written: a QLC drive whose
 //! first low stretch sits at the level it sustains after its last cliff, then a second cache
 //! phase, then the cliff again. The first cliff is the cache size; the return is its own
 //! episode. And the bounds of the rule: what stays a slowdown.
@@ -11,7 +11,7 @@ use slccache::units::UnitSystem;
 const MIB: f64 = 1024.0 * 1024.0;
 const GIB: f64 = 1024.0 * MIB;
 
-/// The QLC trace of issue 17, as a reviewer's tool writes it: MiB written against MiB/s,
+/// The QLC trace, as a reviewer's tool writes it: MiB written against MiB/s,
 /// one row per 76 MiB, read through the two-column importer.
 fn qlc_trace(seed: u64) -> (Timeline, synth::ChunkTruth) {
     let (t, truth) = synth::by_chunks(&synth::cache_returns_qlc(), 76.0 * MIB, seed);

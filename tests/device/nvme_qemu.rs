@@ -89,8 +89,8 @@ fn check_real_drive_records(s: &serde_json::Value, rig: &Rig, dev: &str, bs: u64
     assert!(bytes > 0, "{what}");
 }
 
-/// Item 1: `info` against what QEMU was given, and the SMART data units against QEMU's own
-/// count of the bytes written (and item 2's io_uring run on a 512-byte namespace).
+/// `info` against what QEMU was given, and the SMART data units against QEMU's own
+/// count of the bytes written (and the io_uring run on a 512-byte namespace).
 pub fn info_and_data_units_against_qemu() {
     let Some(rig) = Rig::find("info_and_data_units_against_qemu") else {
         return;
@@ -199,7 +199,7 @@ getdir p /out/p
     check_real_drive_records(&s, &rig, "nvme0n1", 512, "512 B, io_uring");
 }
 
-/// Item 2: probes on a 512-byte and a 4Kn namespace, with io_uring and with `--engine sync`.
+/// Probes on a 512-byte and a 4Kn namespace, with io_uring and with `--engine sync`.
 pub fn probes_512_and_4kn_namespaces_with_both_engines() {
     let Some(rig) = Rig::find("probes_512_and_4kn_namespaces_with_both_engines") else {
         return;
@@ -304,7 +304,7 @@ for r in s512 u4k s4k; do getdir $r /out/$r; done
     );
 }
 
-/// Item 3: a real cliff. QEMU throttles the namespace's writes once a chosen byte count has
+/// A real cliff. QEMU throttles the namespace's writes once a chosen byte count has
 /// been written; the cliff is found within 2% of where the throttle landed, and the interval
 /// covers it.
 pub fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
@@ -419,7 +419,7 @@ getdir c /out/c
     assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
 }
 
-/// Item 4 and 6: refusals on real NVMe naming (a partition table on the namespace, one
+/// Refusals on real NVMe naming (a partition table on the namespace, one
 /// partition mounted), a second namespace probed while the first is mounted (the data-units
 /// warning then names the controller's namespaces), and SIGINT in the middle of that probe
 /// (exit 130, every output present).
@@ -584,7 +584,7 @@ umount /mnt
     );
 }
 
-/// Item 5: `--trim` on a namespace: discarded on an image file (QEMU punches the hole: the
+/// `--trim` on a namespace: discarded on an image file (QEMU punches the hole: the
 /// data there reads back as zeroes), done or reported unsupported on null-co. Then
 /// `--secure-erase` of the second namespace leaves the first one's data alone.
 pub fn trim_on_a_namespace() {

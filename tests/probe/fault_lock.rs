@@ -17,7 +17,7 @@ fn start_first(target: &str, extra: &[&str], out: &Path) -> Child {
         .args(["probe", target])
         .args(extra)
         .args(["--bs", "64k", "--qd", "4", "--interval", "50ms", "--quiet"])
-        // --max-bytes: one pass is the limit otherwise (issue 22, item 6), and the first probe
+        // --max-bytes: one pass is the limit otherwise, and the first probe
         // must still be running when the second comes.
         .args(["--duration", "3s", "--max-bytes", "1PB"])
         .arg("--out")

@@ -23,7 +23,7 @@ fn start_probe(dir: &Path, duration: &str, rows: usize) -> Child {
         .arg(dir.join("scratch.bin"))
         .args(["--size", "64MiB", "--bs", "64k", "--qd", "4"])
         // --max-bytes: one pass is the limit otherwise, and a small file is done before the
-        // signal comes (issue 22, item 6).
+        // signal comes.
         .args([
             "--duration",
             duration,

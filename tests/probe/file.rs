@@ -126,7 +126,7 @@ pub fn duration_stops_the_run() {
             "2",
         ])
         // One pass over the span stays the limit with --duration unless --max-bytes says more
-        // (issue 22, item 6): a 1 MiB file needs a larger cap to run for the duration.
+        // (a 1 MiB file needs a larger cap to run for the duration).
         .args([
             "--duration",
             "1s",

@@ -122,7 +122,7 @@ pub fn reads_of_a_filled_file_run_and_load_in_analyze_and_compare() {
             "4",
             "--overwrite",
         ])
-        // --max-bytes: one pass over the file is the limit otherwise (issue 22, item 6), and
+        // --max-bytes: one pass over the file is the limit otherwise, and
         // these runs need several samples.
         .args([
             "--duration",

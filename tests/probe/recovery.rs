@@ -275,7 +275,7 @@ pub fn ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130() {
     assert!(out.path().join("bursts/00-first.csv").is_file());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("(interrupted)"), "{text}");
-    // Issue 22, item 21: the chart's subtitle said "folding not determined after not
+    // The chart's subtitle said "folding not determined after not
     // determined" for a fit that was never made. It says that there is no fit, and why.
     let svg = std::fs::read_to_string(out.path().join("recovery.svg")).unwrap();
     assert!(!svg.contains("not determined after"), "recovery.svg");
@@ -332,7 +332,7 @@ pub fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() 
     );
 }
 
-// Issue 22, item 18: the first step after the first burst no longer reads low. With one idle
+// The first step after the first burst no longer reads low. With one idle
 // time of 10 s the 970 EVO model (folding 300 MB/s after 5 s) said "0 B came back ... the
 // drive does not fold while idle", while `--idle 10s,60s` got 1.51 GB back after the same
 // 10 s: the first burst had filled the cache of an empty drive, larger than the one the drive

@@ -1,4 +1,4 @@
-//! Issue 22, group A: data and results that could be lost. Each test failed before its fix.
+//! Data and results that could be lost. Each test failed before its fix.
 
 use crate::common::fault_util;
 
@@ -19,7 +19,7 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-// Item 1: an existing --out folder is no longer written over without a word.
+// An existing --out folder is no longer written over without a word.
 pub fn an_out_folder_with_files_is_refused_and_kept() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("rerun");
@@ -93,7 +93,7 @@ pub fn an_out_folder_with_files_is_refused_and_kept() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-// Item 2: default folder names were unique only to the second.
+// Default folder names were unique only to the second.
 pub fn default_folders_of_runs_in_the_same_second_differ() {
     let d = tempfile::tempdir().unwrap();
     let mut children: Vec<_> = (1..=3)
@@ -131,7 +131,7 @@ pub fn default_folders_of_runs_in_the_same_second_differ() {
     assert_eq!(seeds, [1, 2, 3]);
 }
 
-// Item 3: sweep checked its output folder only after the whole grid ran.
+// Sweep checked its output folder only after the whole grid ran.
 pub fn sweep_refuses_a_bad_out_before_the_first_point() {
     let d = tempfile::tempdir().unwrap();
     let precious = d.path().join("precious.txt");
@@ -171,7 +171,7 @@ fn with_closed_stderr(args: &[&str]) -> std::process::ExitStatus {
     c.wait().unwrap()
 }
 
-// Item 5: sweep, recovery and fill-sweep panicked (exit 101) on a closed stderr.
+// Sweep, recovery and fill-sweep panicked (exit 101) on a closed stderr.
 pub fn a_closed_stderr_does_not_stop_the_experiments() {
     let d = tempfile::tempdir().unwrap();
     let cases: [(&str, Vec<&str>, &str); 3] = [
@@ -216,7 +216,7 @@ pub fn a_closed_stderr_does_not_stop_the_experiments() {
     }
 }
 
-// Item 6: --duration dropped the one-pass limit, and "1M" was a month.
+// --duration dropped the one-pass limit, and "1M" was a month.
 pub fn a_duration_keeps_the_one_pass_limit_and_m_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("sim");
@@ -267,7 +267,7 @@ fn png_is_whole(p: &Path) -> bool {
     }
 }
 
-// Item 7: a full output disk left truncated files and printed "outputs: DIR".
+// A full output disk left truncated files and printed "outputs: DIR".
 pub fn a_full_output_disk_leaves_no_truncated_file() {
     let test = "a_full_output_disk_leaves_no_truncated_file";
     if !may_run(test) {
@@ -310,7 +310,7 @@ pub fn a_full_output_disk_leaves_no_truncated_file() {
     }
 }
 
-// Item 4: a file that backs a loop device (or is an active swap file) was written.
+// A file that backs a loop device (or is an active swap file) was written.
 pub fn a_file_that_backs_a_loop_device_is_refused() {
     let test = "a_file_that_backs_a_loop_device_is_refused";
     if !may_run(test) {
@@ -386,7 +386,7 @@ pub fn an_active_swap_file_is_refused_up_front() {
     assert!(e.contains("active swap file"), "{e}");
 }
 
-// Item 8: --size beyond the free space was accepted, and tmpfs was not named.
+// --size beyond the free space was accepted, and tmpfs was not named.
 pub fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
     let test = "a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named";
     if !may_run(test) {
@@ -426,7 +426,7 @@ pub fn a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named() {
     assert!(e.contains("is on tmpfs"), "{e}");
 }
 
-// Issue 22, item 15: a sweep interrupted in the middle of a point no longer passes the
+// A sweep interrupted in the middle of a point no longer passes the
 // half-finished point off as a full one: it is left out of sweep.csv, the tables and the
 // saturation, and kept apart in summary.json with the seconds it ran.
 pub fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
@@ -489,7 +489,7 @@ pub fn an_interrupted_sweep_leaves_the_unfinished_point_out() {
     assert!(rest.iter().any(|l| l.contains("left out")), "{rest:?}");
 }
 
-// Issue 22, item 37: the model's truth sits under one key, `model_truth`, in the summary.json
+// The model's truth sits under one key, `model_truth`, in the summary.json
 // of every command (before: `config.model_truth` in probe, `config.truth` in simulate, `truth`
 // in recovery, fill-sweep and sweep), and report.html shows it.
 pub fn the_model_truth_has_one_key_in_every_summary() {

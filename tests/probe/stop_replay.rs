@@ -1,6 +1,6 @@
 //! The early-stop rule replayed offline, prefix by prefix, over every trace the tests have:
-//! the synthetic sets of `detect_synthetic.rs` (same generator, same seeds), the shapes of
-//! issue 17 (a cache that comes back while written, a low-contrast cliff inside a sample) and
+//! the synthetic sets of `tests/detect/synthetic.rs` (same generator, same seeds), the hard
+//! shapes (a cache that comes back while written, a low-contrast cliff inside a sample) and
 //! the real traces in `tests/data/real-traces/`. For each trace: would the rule have stopped, on the
 //! right cliff, how long after the true cliff, and does its estimate match the full run's?
 //!
@@ -65,7 +65,7 @@ fn synthetic_cases() -> Vec<Case> {
             truth: truth.drop_bytes.first().map(|&b| (b, truth.drop_times[0])),
         });
     }
-    // Issue 17: the QLC drive whose cache comes back while it is written (the first cliff is
+    // The QLC drive whose cache comes back while it is written (the first cliff is
     // the cache), and the low-contrast cliff inside a sample whose next sample reads high.
     for seed in 1..=8 {
         let (t, truth) = synth::by_chunks(&synth::cache_returns_qlc(), 76.0 * 1048576.0, seed);

@@ -1,4 +1,4 @@
-//! A cliff found after the writes wrapped around the span (issue 17, part 3): on a 2.15 GB
+//! A cliff found after the writes wrapped around the span: on a 2.15 GB
 //! namespace a cliff at 3.13 GB of writing was reported as "Cache size 3.13 GB" with no word
 //! of warning. The figure counts blocks written more than once; the analysis must say that it
 //! cannot be the cache size of that span, and what to do.

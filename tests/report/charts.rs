@@ -1,4 +1,4 @@
-//! Regression tests for the chart defects of issue 12, each checked on the chart's content
+//! Regression tests for the chart defects a reviewer found, each checked on the chart's content
 //! (its spec) or on the files: comparisons of 5 to 12 runs, the zoomed charts, the latency
 //! axis, the thermal chart, a gradual drop without a cliff, axis units, the footer, report.md,
 //! the card and the dark theme.
@@ -471,7 +471,7 @@ fn m_x(spec: &ChartSpec) -> f64 {
     spec.markers[0].x
 }
 
-// Issue 22, items 16 and 22: the sweep charts.
+// The sweep charts.
 
 fn sweep_point(pattern: &str, bs: u64, mix: u32, qd: u32, jobs: u32, iops: f64) -> SweepPoint {
     SweepPoint {
@@ -564,7 +564,7 @@ pub fn every_sweep_point_is_marked_so_one_point_lines_show() {
     }
 }
 
-/// Issue 22, item 10: a sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
+/// A sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
 /// for 2 s) was marked "gradual drop ... the rate fell over time" on the chart while the
 /// terminal said the run was too short to tell. The chart now says what the terminal says.
 pub fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
@@ -677,7 +677,7 @@ pub fn the_latency_chart_keeps_reads_and_writes_apart() {
     }
 }
 
-/// Issue 22, item 9: a cliff inside the first sample (1090 MB/s over the first 1 s, then
+/// A cliff inside the first sample (1090 MB/s over the first 1 s, then
 /// 300 MB/s) gave a card saying "No cliff in 786 MB written" and "steady 497 MB/s", a rate
 /// the drive never ran at, while its own sparkline showed the cliff. The card, the subtitle
 /// and report.md now say that a drop lies inside the first sample, with the rates on either
@@ -719,7 +719,7 @@ pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     assert!(md.contains("no confirmed cliff"), "{md}");
 }
 
-/// Issue 22, item 12: the card quoted the first post-cache level ("after 874 MB/s" on the
+/// The card quoted the first post-cache level ("after 874 MB/s" on the
 /// BIWIN fresh trace, whose post-cache run is mostly at 1650-1830 MB/s) that the terminal
 /// warns is unstable. The card gives the range and says it is unstable.
 pub fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
@@ -739,7 +739,7 @@ pub fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
     assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
 }
 
-/// Issue 22 item 21: a comparison of runs whose caches round alike said "SLC cache from
+/// A comparison of runs whose caches round alike said "SLC cache from
 /// 13.0 GB to 13.0 GB"; it now gives the one figure.
 pub fn a_comparison_of_equal_caches_gives_one_figure() {
     let base = three_drives();
@@ -766,7 +766,7 @@ pub fn a_comparison_of_equal_caches_gives_one_figure() {
     assert!(!spec.subtitle.contains(" from "), "{}", spec.subtitle);
 }
 
-/// Issue 22 item 21: a short cache phase (2 s of a 190 s run) got no level label: its band was
+/// A short cache phase (2 s of a 190 s run) got no level label: its band was
 /// too narrow for it. The label now sits just right of the band, beside its level.
 pub fn a_short_cache_phase_gets_its_level_label() {
     let d = tempfile::tempdir().unwrap();

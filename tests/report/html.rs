@@ -247,7 +247,7 @@ fn ok_in(dir: &Path, args: &[&str]) {
     run_ok(slccache().current_dir(dir).args(args).arg("--no-record"));
 }
 
-// Issue 22 item 19: analysing a run again dropped the Host, Drive health, drive-count and
+// Analysing a run again dropped the Host, Drive health, drive-count and
 // Thermal rows from report.md and report.html, although summary.json kept them.
 pub fn analysing_a_run_again_keeps_its_host_and_drive_rows() {
     let d = tempfile::tempdir().unwrap();
@@ -295,7 +295,7 @@ pub fn analysing_a_run_again_keeps_its_host_and_drive_rows() {
     }
 }
 
-// Issue 22 item 20: report.html's "Drive state" was a raw dump of snake_case keys,
+// Report.html's "Drive state" was a raw dump of snake_case keys,
 // smart_end.* before smart_start.*, values without units; its table lacked report.md's rows.
 pub fn report_html_drive_state_reads_as_a_table_with_units() {
     let d = tempfile::tempdir().unwrap();
@@ -333,7 +333,7 @@ pub fn report_html_drive_state_reads_as_a_table_with_units() {
     );
 }
 
-// Issue 22 item 20: a comparison of 12 runs repeated the run date twelve times in the header,
+// A comparison of 12 runs repeated the run date twelve times in the header,
 // and its legend's colours repeated.
 pub fn a_comparison_of_12_runs_dates_once_and_tells_every_run_apart() {
     let d = tempfile::tempdir().unwrap();

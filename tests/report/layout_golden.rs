@@ -1,4 +1,4 @@
-//! The byte-identical check of issue 21: a fixed set of seeded runs (`simulate`, `analyze` of
+//! The byte-identical check: a fixed set of seeded runs (`simulate`, `analyze` of
 //! the test traces, `sweep --simulate`, `recovery --simulate`, `fill-sweep --simulate`,
 //! `compare`) must write the same summary.json, CSVs, report.md, report.html and SVGs as the
 //! build that recorded `tests/data/golden/`, except the lines that carry a date or a path.

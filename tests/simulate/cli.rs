@@ -93,7 +93,7 @@ fn default_output_folder_is_named_after_the_preset() {
         .collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
     let name = &runs[0];
-    // The overrides are part of the name (issue 22 item 38): another cache size, another name.
+    // The overrides are part of the name: another cache size, another name.
     assert!(name.starts_with("970evo-250g-cache-2GB-sim-"), "{name}");
     let stamp = name.trim_start_matches("970evo-250g-cache-2GB-sim-");
     assert_eq!(stamp.len(), "YYYYmmdd-HHMMSS".len(), "{name}");
@@ -115,8 +115,8 @@ fn an_hour_of_writing_in_virtual_time() {
             "960evo-1tb",
             "--duration",
             "1h",
-            // One pass over the drive is the limit unless --max-bytes says more (issue 22,
-            // item 6): an hour of writing needs more than the 1 TB of one pass.
+            // One pass over the drive is the limit unless --max-bytes says more: an hour of
+            // writing needs more than the 1 TB of one pass.
             "--max-bytes",
             "10TB",
             "--pattern",

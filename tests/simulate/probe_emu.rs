@@ -183,7 +183,7 @@ fn probe_summary(args: &[&str]) -> (String, serde_json::Value) {
     (err, serde_json::from_str(&text).unwrap())
 }
 
-/// Issue 22 item 17: a QD1 emulated probe ran at about a fifth of the model's IOPS (7.5k
+/// A QD1 emulated probe ran at about a fifth of the model's IOPS (7.5k
 /// against 35.7k), because each sleep's lateness became the emulated drive's idle time. The
 /// probe's achieved IOPS, against the model's own QD1 figure in the same summary, must now be
 /// close to it (the tolerance is generous: other work on the machine stalls the writer).
@@ -215,7 +215,7 @@ fn an_emulated_qd1_probe_reaches_the_models_iops() {
     assert!(share >= 0.75, "{e}");
 }
 
-/// Issue 22 item 17: a real-time emulation that falls short of its model says so, with the
+/// A real-time emulation that falls short of its model says so, with the
 /// figures, on the terminal and in summary.json. A model far faster than the engine can run
 /// (no latency, 100 TB/s, no IOPS limit to speak of) starves it.
 #[test]

@@ -1,4 +1,4 @@
-//! A drive with a second, slower SLC tier (issue 17, part 2): the HP FX700 2TB writes
+//! A drive with a second, slower SLC tier: the HP FX700 2TB writes
 //! 5000 MB/s to 54 GB, 3500 MB/s to 460 GB, then 130 MB/s (data/published-drives.csv line
 //! 48, TechPowerUp). The default early stop ends after the first cliff: every output must
 //! say how much of the span it wrote and warn that a slower tier may follow; `--cliffs 2`

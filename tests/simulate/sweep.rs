@@ -248,7 +248,7 @@ fn bad_sweep_arguments_are_usage_errors() {
     }
 }
 
-// Issue 22, item 16: the CrystalDiskMark table covers a 1 GiB test region per point, so the
+// The CrystalDiskMark table covers a 1 GiB test region per point, so the
 // write points stay in the cache and read the drive's in-cache rates (before: 10 s points
 // ran out of cache and "Seq Q32T1 write" read 2262 MB/s where the model writes 2500).
 #[test]
@@ -276,7 +276,7 @@ fn the_cdm_table_covers_a_1_gib_region_per_point() {
     assert!(md.contains("1.00 GiB test region"), "{md}");
 }
 
-// Issue 22, item 16: the saturation is read per workload and names it; a workload whose
+// The saturation is read per workload and names it; a workload whose
 // largest point is its best has not been seen to saturate (the table: one point per job
 // count), and reads and writes each get their own.
 #[test]
@@ -347,7 +347,7 @@ fn saturation_is_per_workload_and_never_mixes_reads_and_writes() {
     assert!(md.contains("of 4 KiB random writes"), "{md}");
 }
 
-// Issue 22, item 37: --bs has probe's default, 128 KiB for sequential patterns.
+// --bs has probe's default, 128 KiB for sequential patterns.
 #[test]
 fn the_block_size_default_follows_the_pattern_as_in_probe() {
     let tmp = tempfile::tempdir().unwrap();

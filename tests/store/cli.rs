@@ -229,7 +229,7 @@ pub fn history_charts_a_drive_against_date_and_wear() {
             .args(["history", "H1", "--out"])
             .arg(&out),
     );
-    // Issue 22 item 37: history used its own folder rule (an --out with files in it was
+    // History used its own folder rule (an --out with files in it was
     // written over, default names with '_'); it now claims its folder as every subcommand does.
     let mut c = Command::cargo_bin("slccache").unwrap();
     let again = c

@@ -58,10 +58,10 @@ const FILES: &[(&str, &str)] = &[
         "name = \"x\"\ncapacity = \"1TB\"\ncache = 30\n",
     ),
     ("int.toml", "pattern = \"seqwrite\"\ninterval = \"5ms\"\n"),
-    // Issue 22: a rate unit whose b could be bits or bytes; a headerless file for compare.
+    // A rate unit whose b could be bits or bytes; a headerless file for compare.
     ("bits_lower.csv", "seconds,mb/s\n1,100\n2,100\n"),
     ("noheader.csv", "1,100\n2,100\n3,100\n"),
-    // Issue 22 item 25: a spreadsheet's CSV whose separator does not split the lines evenly, and
+    // A spreadsheet's CSV whose separator does not split the lines evenly, and
     // one whose quoted cell is no number.
     ("uneven.csv", "time (s);MB/s;x\n1;100\n2;100;5;6\n"),
     (
@@ -207,7 +207,7 @@ fn cases() -> Vec<Case> {
         c(&["analyze", "badtime.log"], 2, Line("badtime.log", 2)),
         c(&["analyze", "nounit.csv"], 2, Line("nounit.csv", 1)),
         c(&["analyze", "three.csv"], 2, Line("three.csv", 3)),
-        // Issue 22 item 34: a read of a file that does not exist is refused, --size or not.
+        // A read of a file that does not exist is refused, --size or not.
         c(
             &[
                 "probe",
@@ -306,7 +306,7 @@ fn cases() -> Vec<Case> {
         // --- presets ---
         c(&["presets", "extra"], 2, Words(&["extra"])),
         c(&["presets", "--bogus"], 2, Words(&["--bogus"])),
-        // --- found by trying it as a new user would (issue 9) ---
+        // --- found by trying it as a new user would ---
         c(
             &["analyze", "run_iops.1.log"],
             2,
@@ -359,7 +359,7 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--levels"]),
         ),
-        // --- issue 22: results that could be lost, bits read as bytes, ambiguous units ---
+        // --- results that could be lost, bits read as bytes, ambiguous units ---
         c(
             &["simulate", "960evo-500g", "--duration", "1M"],
             2,
@@ -404,7 +404,7 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--out-dir", "blocker", "not a folder"]),
         ),
-        // Item 31: one message for an existing file as --out, in every subcommand.
+        // One message for an existing file as --out, in every subcommand.
         c(
             &["probe", EMU, "--out", "blocker"],
             2,
@@ -485,13 +485,13 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--sanitize", "new.bin is not an NVMe namespace"]),
         ),
-        // Item 30: an error speaks the user's units (decimal and binary).
+        // An error speaks the user's units (decimal and binary).
         c(
             &["probe", "new.bin", "--size", "128MiB", "--span", "600GB"],
             2,
             Words(&["--span", "600 GB", "128 MiB"]),
         ),
-        // Item 32: error wording.
+        // Error wording.
         c(
             &["sweep", EMU, "--simulate", "--point-duration", "-1s"],
             2,

@@ -1,4 +1,4 @@
-//! Issue 19, flat memory: `simulate` and `analyze` keep a bounded timeline (merged past
+//! `simulate` and `analyze` keep a bounded timeline (merged past
 //! `timeline::bounded::MAX_KEPT` samples), `timeline.csv` keeps every sample, and the outputs
 //! say when the analysis saw merged samples. The hidden `SLCCACHE_MAX_KEPT` lowers the limit
 //! so that a short run shows what a long one does.

@@ -1,4 +1,4 @@
-//! Issue 22, groups C and B: bad input read right, and one form for one meaning. Each test
+//! Bad input read right, and one form for one meaning. Each test
 //! failed before its fix.
 
 use std::process::Command;
@@ -25,7 +25,7 @@ fn two_levels(unit: &str, hi: f64, lo: f64) -> String {
     t
 }
 
-// Item 26: "Mb/s" (megabits) was read as megabytes, an 8x error.
+// "Mb/s" (megabits) was read as megabytes, an 8x error.
 #[test]
 fn megabits_are_read_as_an_eighth_of_megabytes() {
     let d = tempfile::tempdir().unwrap();
@@ -71,7 +71,7 @@ fn megabits_are_read_as_an_eighth_of_megabytes() {
     assert!((before(&v) - 1e9).abs() < 1e7, "{}", before(&v));
 }
 
-// Item 28: a broken summary.json beside a good timeline blocked analyze.
+// A broken summary.json beside a good timeline blocked analyze.
 #[test]
 fn a_broken_summary_beside_a_good_timeline_is_a_warning() {
     let d = tempfile::tempdir().unwrap();
@@ -93,7 +93,7 @@ fn a_broken_summary_beside_a_good_timeline_is_a_warning() {
     );
 }
 
-// Item 35: recovery and fill-sweep --help stated probe's randwrite/4k defaults.
+// Recovery and fill-sweep --help stated probe's randwrite/4k defaults.
 #[test]
 fn the_burst_experiments_state_their_own_defaults() {
     for cmd in ["recovery", "fill-sweep"] {
@@ -106,7 +106,7 @@ fn the_burst_experiments_state_their_own_defaults() {
     }
 }
 
-// Item 36: `simulate emu:PRESET` was refused and `sweep PRESET --simulate` asked for emu:.
+// `simulate emu:PRESET` was refused and `sweep PRESET --simulate` asked for emu:.
 #[test]
 fn a_model_is_named_alike_with_or_without_emu() {
     let d = tempfile::tempdir().unwrap();
@@ -131,7 +131,7 @@ fn a_model_is_named_alike_with_or_without_emu() {
     assert!(d.path().join("b/sweep.csv").is_file());
 }
 
-// Item 13: a lower bound was shown as a cache with a zero-width interval.
+// A lower bound was shown as a cache with a zero-width interval.
 #[test]
 fn a_burst_without_a_cliff_reports_a_lower_bound() {
     let d = tempfile::tempdir().unwrap();
@@ -178,7 +178,7 @@ fn a_burst_without_a_cliff_reports_a_lower_bound() {
     );
 }
 
-// Item 27: a timeline whose columns are in another order was "unknown format"; item 33:
+// A timeline whose columns are in another order was "unknown format";
 // analyze took neither a run folder nor `-` for standard input.
 #[test]
 fn analyze_reads_reordered_columns_run_folders_and_stdin() {
@@ -226,7 +226,7 @@ fn analyze_reads_reordered_columns_run_folders_and_stdin() {
     assert_eq!(first(String::from_utf8_lossy(&o.stdout).into_owned()), want);
 }
 
-// Item 30: `--span 100MB` was refused as "not a multiple of 512"; it is rounded down and said.
+// `--span 100MB` was refused as "not a multiple of 512"; it is rounded down and said.
 #[test]
 fn a_span_off_the_alignment_is_rounded_down_and_said() {
     let d = tempfile::tempdir().unwrap();
@@ -249,7 +249,7 @@ fn a_span_off_the_alignment_is_rounded_down_and_said() {
     assert_eq!(v["totals"]["bytes"].as_u64(), Some(99_999_744), "{v}");
 }
 
-// Item 25: what Excel and LibreOffice write in the common locales ("unknown format", "column 1
+// What Excel and LibreOffice write in the common locales ("unknown format", "column 1
 // is not a number: '\"1\"'", "expected 2 to 2 columns" before).
 #[test]
 fn spreadsheet_csvs_are_read_in_the_common_locales() {
@@ -310,7 +310,7 @@ fn spreadsheet_csvs_are_read_in_the_common_locales() {
     }
 }
 
-// Item 25: a separator that does not split the lines evenly is named in the error.
+// A separator that does not split the lines evenly is named in the error.
 #[test]
 fn an_uneven_semicolon_file_names_the_separator() {
     let d = tempfile::tempdir().unwrap();
@@ -354,7 +354,7 @@ fn suggested(err: &str) -> Vec<String> {
     words
 }
 
-// Item 34: reads on a file with a hole said "refusing to write"; a missing file suggested
+// Reads on a file with a hole said "refusing to write"; a missing file suggested
 // --size, which led to the same refusal. The advice now runs as written and the read then works.
 #[test]
 fn reads_of_a_hole_or_a_missing_file_give_advice_that_works() {
@@ -441,7 +441,7 @@ fn reads_of_a_hole_or_a_missing_file_give_advice_that_works() {
     }
 }
 
-// Item 37: probe said --trim and fill-sweep --trim-first for the same discard; both now take
+// Probe said --trim and fill-sweep --trim-first for the same discard; both now take
 // --trim (the old name still works).
 #[test]
 fn fill_sweep_takes_trim_like_probe() {
@@ -469,7 +469,7 @@ fn fill_sweep_takes_trim_like_probe() {
     }
 }
 
-// Item 38: default folder names dropped the emu: overrides (two models, one name) and turned
+// Default folder names dropped the emu: overrides (two models, one name) and turned
 // `my file ü.bin` into `my_file__`.
 #[test]
 fn default_folder_names_keep_overrides_and_letters() {
@@ -526,7 +526,7 @@ fn default_folder_names_keep_overrides_and_letters() {
     }
 }
 
-// Item 37: compare wrote no summary.json and printed "wrote X" per file; it now writes one and
+// Compare wrote no summary.json and printed "wrote X" per file; it now writes one and
 // ends, as the other subcommands do, with one line naming its folder.
 #[test]
 fn compare_writes_a_summary_and_one_line() {
@@ -569,7 +569,7 @@ fn compare_writes_a_summary_and_one_line() {
     );
 }
 
-// Item 23: a mixed read/write run's report.md had no read figures, its workload omitted the
+// A mixed read/write run's report.md had no read figures, its workload omitted the
 // mix, and the final line said only "wrote".
 #[test]
 fn a_mixed_run_says_what_it_read() {
@@ -612,7 +612,7 @@ fn a_mixed_run_says_what_it_read() {
     assert!(html.contains("<th>Bytes read</th>"));
 }
 
-// Item 37: -q existed only on some subcommands and --json on three. Every subcommand that runs
+// -q existed only on some subcommands and --json on three. Every subcommand that runs
 // and writes a folder takes -q (nothing but errors and the final line); every one that has a
 // result prints it as one JSON object on stdout with --json.
 #[test]
