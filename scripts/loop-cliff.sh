@@ -6,7 +6,7 @@
 # bytes/s once CACHE bytes have been written to the device (sectors written, from
 # /sys/block/loopN/stat; the cgroup's own io_service_bytes counts each write twice here).
 # The probe should then find a cliff near CACHE bytes. Everything it made is removed at exit.
-# tests/fault_cliff.rs runs the same experiment, smaller, as an integration test.
+# tests/probe/fault_cliff.rs runs the same experiment, smaller, as an integration test.
 #
 # Usage: scripts/loop-cliff.sh [CACHE_BYTES] [BEFORE_BPS] [AFTER_BPS] [SIZE_BYTES] [-- probe flags]
 #   defaults: 1 GiB cache, 400 MB/s before, 100 MB/s after, 3 GiB loop device.

@@ -1,5 +1,5 @@
 //! One file per subcommand. Each turns validated configuration into a run and hands the result
-//! to `report`; no command imports another (`tests/layout.rs` keeps that true).
+//! to `report`; no command imports another (`tests/report/layout.rs` keeps that true).
 
 pub mod analyze;
 pub mod compare;

@@ -917,7 +917,7 @@ mod tests {
         assert_eq!(back[0].cpu_wait_pct, None);
     }
 
-    /// Found by tests/prop_parsers.rs: a timeline with a temperature below zero, as written,
+    /// Found by tests/timeline/parsers_prop.rs: a timeline with a temperature below zero, as written,
     /// could not be read back.
     #[test]
     fn a_temperature_below_zero_reads_back() {

@@ -13,7 +13,7 @@
 //! a date uses decides which glyphs are defined, while the glyphs that are drawn stay checked.
 //!
 //! To record the goldens again from a build whose outputs are right:
-//! `SLCCACHE_BLESS=1 cargo test --test layout_golden`.
+//! `SLCCACHE_BLESS=1 cargo test --test report layout_golden`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
