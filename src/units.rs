@@ -79,7 +79,7 @@ impl std::str::FromStr for Rate {
 
 /// Which prefixes to print: decimal (MB, GB; what drive makers and reviewers quote) or binary
 /// (MiB, GiB).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum UnitSystem {
     /// Powers of 1000: kB, MB, GB, TB.

@@ -325,6 +325,22 @@ pub struct SweepArgs {
 
 // The domain enums live in `workload`; the command line maps onto them here so that the
 // modules below `config` never see clap types.
+impl ValueEnum for UnitSystem {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[UnitSystem::Decimal, UnitSystem::Binary]
+    }
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self {
+            UnitSystem::Decimal => {
+                PossibleValue::new("decimal").help("Powers of 1000: kB, MB, GB, TB")
+            }
+            UnitSystem::Binary => {
+                PossibleValue::new("binary").help("Powers of 1024: KiB, MiB, GiB, TiB")
+            }
+        })
+    }
+}
+
 impl ValueEnum for Pattern {
     fn value_variants<'a>() -> &'a [Self] {
         &Pattern::ALL

@@ -13,7 +13,9 @@
 //!   the files of a run: `report::charts` and `report::draw` import nothing of
 //!   `report::pages`, `report::outputs` or `report::console`; `report::pages` imports nothing
 //!   of `report::console`, and of `report::outputs` only `summary` (what a `summary.json`
-//!   holds); `report::console` imports nothing of the rest of `report`.
+//!   holds); `report::console` imports nothing of the rest of `report`;
+//! - `error` is the bottom layer: it imports only `units` and `timeline`, which sit beside it;
+//! - nothing below `cli` names clap (only `main`, `cli` and the commands do).
 //!
 //! A rule that bends for a good reason is listed in `ALLOWED` with that reason.
 
@@ -36,6 +38,12 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Every `crate::a::b` path a file names outside comments, with its line number. A `use
 /// crate::{a, b::c}` group counts for each of its members' first segments.
 fn crate_paths(text: &str) -> Vec<(usize, String)> {
+    paths_after(text, "crate::")
+}
+
+/// Every path a file names after `prefix` (`crate::`, `clap::`) outside comments and test-only
+/// items, with its line number; a `{a, b::c}` group counts for each member.
+fn paths_after(text: &str, prefix: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     // Unit tests may reach anywhere in the crate to build their cases: the item after a
     // `#[cfg(test)]` (a `mod tests { ... }`, or a test-only counter in the middle of a file) is
@@ -64,8 +72,8 @@ fn crate_paths(text: &str) -> Vec<(usize, String)> {
             continue;
         }
         let mut rest = line;
-        while let Some(pos) = rest.find("crate::") {
-            let after = &rest[pos + "crate::".len()..];
+        while let Some(pos) = rest.find(prefix) {
+            let after = &rest[pos + prefix.len()..];
             if let Some(group) = after.strip_prefix('{') {
                 let end = group.find('}').unwrap_or(group.len());
                 for member in group[..end].split(',') {
@@ -175,7 +183,10 @@ pub fn the_layout_rules_hold() {
                 rule = Some("results is plain data");
             }
             if me == "engine" && target == "device" {
-                rule = Some("engine never imports target");
+                rule = Some("engine never imports device");
+            }
+            if me == "error" && !matches!(target, "units" | "timeline") {
+                rule = Some("error is the bottom layer: it imports nothing above it");
             }
             if let (Some(part), Some(inner)) = (report_part(&rel), path.strip_prefix("report::")) {
                 if let Some(r) = report_rule(part, inner) {
@@ -191,6 +202,24 @@ pub fn the_layout_rules_hold() {
             if let Some(rule) = rule {
                 broken.push(format!("src/{rel}:{line}: crate::{path} ({rule})"));
             }
+        }
+    }
+    // Nothing below `cli` sees a clap type: only `main`, `cli` and the commands (above it)
+    // name clap.
+    for f in &files {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if matches!(top(&rel), "main" | "commands" | "cli") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        for (line, path) in paths_after(&text, "clap::") {
+            broken.push(format!(
+                "src/{rel}:{line}: clap::{path} (nothing below cli sees a clap type)"
+            ));
         }
     }
     assert!(
