@@ -11,6 +11,7 @@ use anyhow::{anyhow, Context, Result};
 
 use super::hwmon::find_hwmon;
 use super::nvme::{is_nvme_name, IdentifyController, NvmeDevice};
+use super::sysfs::{disk_sys_dir, parse_dev, sys_dir};
 use super::{
     check_not_protected, refuse, ConfirmPrompt, OpenRequest, Target, TargetInfo, TargetKind,
 };
@@ -37,17 +38,6 @@ pub(super) fn inspect(
         check_not_protected(spec, &path, Some(Path::new(backing)))?;
     }
     describe(spec, path, m)
-}
-
-/// The sysfs folder of the whole disk holding block device `dev` (its parent for a
-/// partition).
-pub(super) fn disk_sys_dir(dev: (u32, u32)) -> Option<PathBuf> {
-    let s = sys_dir(dev)?;
-    if s.join("partition").exists() {
-        s.parent().map(Path::to_path_buf)
-    } else {
-        Some(s)
-    }
 }
 
 /// Reads what a block device is (identity, sizes, sensors, the NVMe admin interface) without
@@ -195,21 +185,6 @@ fn blk_size64(f: &File) -> io::Result<u64> {
         return Err(io::Error::last_os_error());
     }
     Ok(size)
-}
-
-/// `/sys/dev/block/MAJ:MIN`, resolved.
-pub(super) fn sys_dir(dev: (u32, u32)) -> Option<PathBuf> {
-    std::fs::canonicalize(format!("/sys/dev/block/{}:{}", dev.0, dev.1)).ok()
-}
-
-/// The device number of the block device named `name` in sysfs (`nvme0n2`).
-pub(super) fn dev_of_name(name: &str) -> Option<(u32, u32)> {
-    parse_dev(&std::fs::read_to_string(Path::new("/sys/class/block").join(name).join("dev")).ok()?)
-}
-
-fn parse_dev(s: &str) -> Option<(u32, u32)> {
-    let (a, b) = s.trim().split_once(':')?;
-    Some((a.parse().ok()?, b.parse().ok()?))
 }
 
 /// The device and its partitions: (dev, sysfs name).

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::block::disk_sys_dir;
+use super::sysfs::disk_sys_dir;
 use super::{TargetInfo, TargetKind};
 
 /// The host and the device's queue, as far as they could be read.

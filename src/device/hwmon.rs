@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::block::sys_dir;
+use super::sysfs::sys_dir;
 
 pub(super) fn find_hwmon(dev_dir: &Path) -> Option<PathBuf> {
     let mut dirs = vec![dev_dir.to_path_buf(), dev_dir.join("hwmon")];

@@ -25,6 +25,7 @@ pub mod nvme_ctrl;
 pub mod nvme_format;
 pub mod nvme_sanitize;
 pub mod reads;
+mod sysfs;
 
 use std::fs::File;
 use std::io;

@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 pub const IDENTIFY_LEN: usize = 4096;
 /// Size of the SMART / Health Information log page, bytes (NVMe 2.0 section 5.16.1.3).
 pub const SMART_LEN: usize = 512;
-use super::nvme_sanitize::{SanitizeCaps, SANITIZE_LOG_LEN};
 pub use crate::health::{celsius_from_kelvin, HealthLog, DATA_UNIT_BYTES};
 
 /// What Identify Controller says about the drive (NVMe 2.0 section 5.17.2.1, Figure 275).
@@ -451,7 +450,7 @@ fn is_namespace_name(name: &str) -> bool {
 /// of its partitions), sorted, from sysfs: the `nvmeXnY` folders beside the namespace in
 /// its controller's folder. Empty when `dev` is not on an NVMe controller.
 pub fn controller_namespaces(dev: (u32, u32)) -> Vec<String> {
-    let Some(disk) = super::block::disk_sys_dir(dev) else {
+    let Some(disk) = super::sysfs::disk_sys_dir(dev) else {
         return Vec::new();
     };
     if !disk
@@ -483,6 +482,55 @@ pub fn shared_counter_note(warning: String, namespaces: &[String]) -> String {
          others count here too",
         namespaces.join(", ")
     )
+}
+
+/// Byte offset of SANICAP (bytes 331:328) in Identify Controller.
+pub const SANICAP_OFFSET: usize = 328;
+/// Size of the Sanitize Status log page, bytes.
+pub const SANITIZE_LOG_LEN: usize = 512;
+
+/// Sanitize Capabilities (SANICAP) of Identify Controller: the operations supported.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SanitizeCaps {
+    /// Crypto Erase (bit 0).
+    pub crypto_erase: bool,
+    /// Block Erase (bit 1): what `--sanitize` sends.
+    pub block_erase: bool,
+    /// Overwrite (bit 2).
+    pub overwrite: bool,
+}
+
+impl SanitizeCaps {
+    /// SANICAP from an Identify Controller page (4096 bytes; a shorter page supports none).
+    pub fn from_identify(page: &[u8]) -> SanitizeCaps {
+        let Some(b) = page.get(SANICAP_OFFSET..SANICAP_OFFSET + 4) else {
+            return SanitizeCaps::default();
+        };
+        let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        SanitizeCaps {
+            crypto_erase: v & 1 != 0,
+            block_erase: v & 2 != 0,
+            overwrite: v & 4 != 0,
+        }
+    }
+
+    /// The operations as text: "block erase, crypto erase", or "not supported".
+    pub fn text(&self) -> String {
+        let v: Vec<&str> = [
+            (self.block_erase, "block erase"),
+            (self.crypto_erase, "crypto erase"),
+            (self.overwrite, "overwrite"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+        if v.is_empty() {
+            "not supported (SANICAP 0)".to_string()
+        } else {
+            v.join(", ")
+        }
+    }
 }
 
 #[cfg(test)]

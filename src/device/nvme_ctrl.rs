@@ -165,7 +165,7 @@ fn namespace_devices(ctrl: &str) -> Vec<(u32, String)> {
 /// Why the namespace block device `device` (`/dev/nvme0n1`) is in use, or None.
 fn namespace_in_use(device: &str) -> Option<String> {
     let name = device.trim_start_matches("/dev/");
-    let dev = super::block::dev_of_name(name)?;
+    let dev = super::sysfs::dev_of_name(name)?;
     super::check_block_not_in_use(device, dev).err().map(|e| {
         e.downcast_ref::<super::Refusal>()
             .map(|r| r.reason.clone())

@@ -82,7 +82,7 @@ pub fn plan(info: &TargetInfo) -> Result<FormatPlan> {
     let dev = info
         .dev
         .ok_or_else(|| anyhow!("{spec}: no device number"))?;
-    if super::block::sys_dir(dev).is_some_and(|d| d.join("partition").exists()) {
+    if super::sysfs::sys_dir(dev).is_some_and(|d| d.join("partition").exists()) {
         return Err(refuse(
             spec,
             format!(

@@ -25,16 +25,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::nvme::controller_namespaces;
+use super::nvme::{controller_namespaces, SanitizeCaps, SANITIZE_LOG_LEN};
 use super::{refuse, TargetInfo, TargetKind};
 use crate::error::{usage, InterruptedEarly};
 
-/// Byte offset of SANICAP (bytes 331:328) in Identify Controller.
-pub const SANICAP_OFFSET: usize = 328;
-/// Size of the Sanitize Status log page, bytes.
-pub const SANITIZE_LOG_LEN: usize = 512;
 /// Sanitize CDW10 for a block erase: SANACT 010b (start a block erase) with AUSE (bit 3) set,
 /// so that a failed sanitize leaves the drive in the unrestricted failure state, which the
 /// Exit Failure Mode action (`nvme sanitize -a exit-failure`) leaves; NDAS (bit 9) clear:
@@ -44,50 +40,6 @@ pub const BLOCK_ERASE_CDW10: u32 = 0b010 | 1 << 3;
 pub const POLL: Duration = Duration::from_millis(500);
 /// Longest wait for a sanitize when the drive gives no estimate (and the least otherwise).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3600);
-
-/// Sanitize Capabilities (SANICAP) of Identify Controller: the operations supported.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SanitizeCaps {
-    /// Crypto Erase (bit 0).
-    pub crypto_erase: bool,
-    /// Block Erase (bit 1): what `--sanitize` sends.
-    pub block_erase: bool,
-    /// Overwrite (bit 2).
-    pub overwrite: bool,
-}
-
-impl SanitizeCaps {
-    /// SANICAP from an Identify Controller page (4096 bytes; a shorter page supports none).
-    pub fn from_identify(page: &[u8]) -> SanitizeCaps {
-        let Some(b) = page.get(SANICAP_OFFSET..SANICAP_OFFSET + 4) else {
-            return SanitizeCaps::default();
-        };
-        let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-        SanitizeCaps {
-            crypto_erase: v & 1 != 0,
-            block_erase: v & 2 != 0,
-            overwrite: v & 4 != 0,
-        }
-    }
-
-    /// The operations as text: "block erase, crypto erase", or "not supported".
-    pub fn text(&self) -> String {
-        let v: Vec<&str> = [
-            (self.block_erase, "block erase"),
-            (self.crypto_erase, "crypto erase"),
-            (self.overwrite, "overwrite"),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .map(|(_, n)| *n)
-        .collect();
-        if v.is_empty() {
-            "not supported (SANICAP 0)".to_string()
-        } else {
-            v.join(", ")
-        }
-    }
-}
 
 /// The status of the most recent sanitize (SSTAT bits 2:0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -252,7 +204,7 @@ pub fn plan(info: &TargetInfo) -> Result<SanitizePlan> {
     let dev = info
         .dev
         .ok_or_else(|| anyhow!("{spec}: no device number"))?;
-    if super::block::sys_dir(dev).is_some_and(|d| d.join("partition").exists()) {
+    if super::sysfs::sys_dir(dev).is_some_and(|d| d.join("partition").exists()) {
         return Err(refuse(
             spec,
             format!(
@@ -268,7 +220,7 @@ pub fn plan(info: &TargetInfo) -> Result<SanitizePlan> {
     let namespaces: Vec<(String, Option<String>)> = controller_namespaces(dev)
         .into_iter()
         .map(|n| {
-            let why = super::block::dev_of_name(&n).and_then(|d| {
+            let why = super::sysfs::dev_of_name(&n).and_then(|d| {
                 super::check_block_not_in_use(&n, d).err().map(|e| {
                     e.downcast_ref::<super::Refusal>()
                         .map(|r| r.reason.clone())
@@ -391,6 +343,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::nvme::SANICAP_OFFSET;
     use std::cell::Cell;
 
     /// A Sanitize Status log page with the fields at libnvme's offsets.
