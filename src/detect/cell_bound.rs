@@ -2,7 +2,7 @@
 //! sample's cells from quantities that need no Student-t call, so that samples far from the
 //! change are left out without computing their cells.
 
-use super::refine::{t_norm, GRID, PAUSE_PRIOR};
+use super::likelihood::{t_norm, GRID, PAUSE_PRIOR};
 
 /// Slack added to every upper bound of [`CellBound`] for rounding: the bounds and the values
 /// they bound are formed by different sequences of a few dozen roundings each, worth at most

@@ -50,6 +50,7 @@ mod cliffs;
 mod coverage;
 pub mod drive;
 mod levels;
+mod likelihood;
 pub mod pelt;
 pub mod periodic;
 #[cfg(test)]
@@ -88,8 +89,7 @@ use warnings::{
     wrapped_cliff_warning,
 };
 
-/// Longest garbage-collection dip the detector is built to ignore, seconds.
-pub(crate) const MAX_DIP_S: f64 = 3.0;
+pub(crate) use likelihood::MAX_DIP_S;
 /// Fewest blocks the block-median series keeps.
 const MIN_BLOCKS: usize = 60;
 /// Most blocks the block-median series keeps (longer runs get longer blocks).

@@ -7,12 +7,11 @@
 //! whose median is the estimate and whose 2.5% and 97.5% quantiles are the 95% interval.
 
 use super::cell_bound::CellBound;
+use super::likelihood::{
+    log_lik, t_cdf, t_density, t_norm, DIP_DEPTH, DIP_EVERY_S, DIP_SHARE, GRID, MAX_DIP_S,
+    PAUSE_PRIOR,
+};
 use crate::timeline::Sample;
-
-/// Degrees of freedom of the Student-t likelihood (heavy tails absorb dips and outliers).
-const NU: f64 = 4.0;
-/// Grid points per sample for the sub-sample position.
-pub(super) const GRID: usize = 16;
 
 /// One level: mean and scale of log throughput.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,33 +41,9 @@ pub struct Refined {
     pub high_bytes: f64,
 }
 
-/// Prior share of samples hit by a garbage-collection dip.
-const DIP_SHARE: f64 = 0.01;
-/// Dips are taken as uniform in ln throughput from the level down to 1/50 of it.
-const DIP_DEPTH: f64 = 3.912; // ln(50)
-
-/// Prior probability that the sample straddling a change also holds a pause after it (a
-/// throttle switching rate, a controller changing mode): its rate is then below the straight
-/// mix of the two levels, and the change lies later than the straight mix says.
-pub(super) const PAUSE_PRIOR: f64 = 0.2;
-
-/// Cumulative distribution of the standardised Student-t with `NU` = 4 degrees of freedom.
-fn t_cdf(t: f64) -> f64 {
-    if t.is_infinite() {
-        return if t > 0.0 { 1.0 } else { 0.0 };
-    }
-    let a = 1.0 + t * t / 4.0;
-    0.5 + 0.375 * (t / a.sqrt()) * (1.0 - t * t / (12.0 * a))
-}
-
 /// A sample next to the estimate that lies inside both levels by this share of the step
 /// (in ln throughput) may be the one that straddles the change (see the end of [`refine`]).
 const AMBIGUOUS_SHARE: f64 = 0.25;
-
-/// Mean time between GC dips assumed by the prior, seconds.
-const DIP_EVERY_S: f64 = 20.0;
-/// Longest dip the prior allows, seconds.
-const MAX_DIP_S: f64 = 3.0;
 
 /// ln of the sum of `exp` of the terms: bit for bit the value of adding `(x - max).exp()` for
 /// every term in order and taking the log, but an `exp` is left out where it cannot change the
@@ -102,29 +77,6 @@ fn log_sum_exp(v: &[f64]) -> f64 {
 /// the last place of a sum in [2^e, 2^(e+1)), e >= 0, is at least 2^-53, and `exp(d)` for `d`
 /// < -54 ln 2 is at most 2^-54 (a factor of two to spare for the rounding of `exp`).
 const LOST_AT_ONE: f64 = -54.0 * std::f64::consts::LN_2;
-
-/// Density of the standardised Student-t, up to a constant shared by all terms.
-fn t_density(z: f64) -> f64 {
-    (-0.5 * (NU + 1.0) * (z * z / NU).ln_1p()).exp()
-}
-
-/// Student-t normalising constant for `NU` (so that the dip component is on the same scale).
-pub(super) fn t_norm() -> f64 {
-    // Gamma((nu+1)/2) / (sqrt(nu pi) Gamma(nu/2)) for nu = 4: 3/8.
-    0.375
-}
-
-/// Log density of one sample `x` at `level` with `scale`: Student-t, mixed with a one-sided
-/// dip component (a sample below its level may be a GC dip of any depth).
-fn log_lik(x: f64, level: f64, scale: f64) -> f64 {
-    let core = (1.0 - DIP_SHARE) * t_norm() * t_density((x - level) / scale) / scale;
-    let dip = if x < level && x > level - DIP_DEPTH {
-        DIP_SHARE / DIP_DEPTH
-    } else {
-        0.0
-    };
-    (core + dip).max(1e-300).ln()
-}
 
 /// The skip margin (in ln weight below the best cell) that leaves out only cells whose weight
 /// is exactly 0.0, which the bit-for-bit test runs `refine` with. A cell with `ll` below `mx - SKIP_MARGIN` has weight `exp(ll - mx)` of
