@@ -3,7 +3,7 @@
 
 use super::cliffs::{MIN_STEP, STALL_DROP};
 use super::levels::{sample_noise, Seg, Work};
-use super::stats::{median_of, upper_median_of, UpperMedian};
+use super::stats::{median, upper_median, UpperMedian};
 use super::MAX_DIP_S;
 
 /// Most changes kept in one run: enough for a drive that cycles between two post-cache levels
@@ -177,7 +177,7 @@ const HEAD_NOISE_SAMPLES: usize = 30;
 /// The first `f` in `run + 2..x.len()` where the rate falls from `mid`, the level of
 /// `x[run..f]`, to a `tail` level (of `x[f..]`) lower by more than `thr` and twice `burst`
 /// (and by less than a stall) and stays down: at most a tenth of `x[f..]` above `mid - thr`,
-/// three samples at least. The levels are [`fast_median`]s (the upper middle value). Every
+/// three samples at least. The levels are [`upper_median`]s. Every
 /// `f` is tried, as a search that takes each level afresh would, but the levels come from
 /// running order statistics and the counts from a Fenwick tree over the values' ranks:
 /// O(n log n) instead of O(n^2) (a 300k-sample first segment took 45 s).
@@ -255,9 +255,9 @@ fn later_fall(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
 /// values that do not all compare (NaN) and as the reference the tests hold it to.
 fn later_fall_plain(x: &[f64], run: usize, thr: f64, burst: f64) -> Option<usize> {
     (run + 2..x.len()).find(|&f| {
-        let mid = upper_median_of(&x[run..f]);
+        let mid = upper_median(&x[run..f]);
         let rest = &x[f..];
-        let tail = upper_median_of(rest);
+        let tail = upper_median(rest);
         let up = rest.iter().filter(|&&v| v > mid - thr).count();
         rest.len() >= 3
             && x[f] < mid - thr
@@ -291,7 +291,7 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // rate comes back to the run's level belongs to the run: the run ends where the rate
     // falls and stays down, not at its first dip.
     loop {
-        let high = median_of(&x[skip..run]);
+        let high = median(&x[skip..run]);
         let Some(back) = x[run..]
             .iter()
             .position(|&v| v > high - thr)
@@ -316,7 +316,7 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // after the fall is shorter than the one before it, the median `low` is still the
     // cache's level and hides it.
     {
-        let burst = median_of(&x[skip..run]) - low;
+        let burst = median(&x[skip..run]) - low;
         let later = later_fall(x, run, thr, burst);
         if let Some(f) = later {
             run = f;
@@ -338,7 +338,7 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     }
     // The last sample of the run straddles the drop when it is clearly below the others.
     let cut = if run - skip >= 2 {
-        let high = median_of(&x[skip..run - 1]);
+        let high = median(&x[skip..run - 1]);
         if x[run - 1] < high - thr {
             run - 1
         } else {

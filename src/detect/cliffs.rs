@@ -2,7 +2,8 @@
 //! (its returns), and which cliffs are only the dips of a periodic pattern.
 
 use super::levels::{Columns, Seg, Work};
-use super::{periodic, select, Analysis, Cliff, Phase, PhaseKind, MAX_DIP_S};
+use super::stats::kth_smallest;
+use super::{periodic, Analysis, Cliff, Phase, PhaseKind, MAX_DIP_S};
 use crate::timeline::Timeline;
 
 /// Smallest step (in ln throughput) that counts as a change: about 10%.
@@ -43,7 +44,7 @@ pub(super) fn drop_periodic_cliffs(
     let comes_back = |c: &Cliff| {
         let from = c.t_s + 2.0 * p.duration_s;
         // The value a sort would put at the upper quartile, by selection.
-        let upper = |after: &[f64]| select::kth(after, (after.len() * 3 / 4).min(after.len() - 1));
+        let upper = |after: &[f64]| kth_smallest(after, (after.len() * 3 / 4).min(after.len() - 1));
         let upper = if cols.ordered && cols.uniform {
             // Interval starts only grow (ends that only grow, less one length): the samples
             // that start by then come first, and the rest are the ones after the dip.

@@ -2,8 +2,7 @@
 //! level of any stretch, and the noise scales.
 
 use super::refine::Level;
-use super::select;
-use super::stats::{mad_scale, mad_scale_owned, median_of, upper_median_of};
+use super::stats::{mad_scale, mad_scale_of, median, upper_median};
 use crate::timeline::Sample;
 
 /// A segment of the run at one level, in sample indices `start..end`.
@@ -23,7 +22,7 @@ pub(super) struct Seg {
 /// with up to three quarters of the differences taken by changes; the smaller of the two wins.
 pub(super) fn sample_noise(d: Vec<f64>) -> f64 {
     if d.len() >= 30 || d.len() < 4 {
-        return mad_scale_owned(d) / std::f64::consts::SQRT_2;
+        return mad_scale(&d) / std::f64::consts::SQRT_2;
     }
     let mad = mad_scale(&d) / std::f64::consts::SQRT_2;
     let mut a: Vec<f64> = d.iter().map(|x| x.abs()).collect();
@@ -32,16 +31,14 @@ pub(super) fn sample_noise(d: Vec<f64>) -> f64 {
     mad.min(q25 / 0.4506)
 }
 
-/// [`sample_noise`] of the first differences of `x`: a long series's differences are
-/// selected as they are read ([`select::kth_of`]), not stored.
+/// [`sample_noise`] of the first differences of `x`, which are not stored when there are
+/// enough of them for the plain MAD ([`mad_scale_of`]).
 pub(super) fn diff_noise(x: &[f64]) -> f64 {
     let n = x.len().saturating_sub(1);
-    if n < select::BRACKET_MIN {
+    if n < 30 {
         return sample_noise(x.windows(2).map(|p| p[1] - p[0]).collect());
     }
-    let d = |i: usize| x[i + 1] - x[i];
-    let m = select::kth_of(n, n / 2, d);
-    1.4826 * select::kth_of(n, n / 2, |i| (d(i) - m).abs()) / std::f64::consts::SQRT_2
+    mad_scale_of(n, |i| x[i + 1] - x[i]) / std::f64::consts::SQRT_2
 }
 
 /// The columns of a timeline the detector reads again and again, gathered in one pass over
@@ -70,11 +67,6 @@ pub(super) struct Columns {
     pub(super) thermal: bool,
     /// Every interval has the same length (bit for bit) as the first.
     pub(super) uniform: bool,
-    /// The least and the largest `bytes_per_sec` that is a number (`+inf` and `-inf` for
-    /// none), and whether some is NaN: what [`Columns::above_floor`] reads.
-    pub(super) rate_min: f64,
-    pub(super) rate_max: f64,
-    pub(super) rate_nan: bool,
 }
 
 impl Columns {
@@ -90,18 +82,12 @@ impl Columns {
             temp: false,
             thermal: false,
             uniform: true,
-            rate_min: f64::INFINITY,
-            rate_max: f64::NEG_INFINITY,
-            rate_nan: false,
         };
         note_pass(n);
         let mut last_t = f64::NEG_INFINITY;
         for (i, s) in samples.iter().enumerate() {
             let r = s.bytes_per_sec;
             c.rate.push(r);
-            c.rate_min = c.rate_min.min(r);
-            c.rate_max = c.rate_max.max(r);
-            c.rate_nan |= r.is_nan();
             // NaN compares false, and so is out of order.
             c.ordered &= s.t_s >= last_t;
             last_t = s.t_s;
@@ -121,14 +107,6 @@ impl Columns {
         c
     }
 
-    /// Whether no rate is below the stall floor `max(1e-3 m, 1)` of [`analyze_levels`]
-    /// (`m` the upper median of the rates), known without the median: `m` is at most the
-    /// largest rate, so the floor is at most `max(1e-3 max, 1)`; when the least rate is at
-    /// least that (and none is NaN), `r.max(floor)` is `r` for every rate.
-    pub(super) fn above_floor(&self) -> bool {
-        !self.rate_nan && self.rate_min >= (1e-3 * self.rate_max).max(1.0)
-    }
-
     /// The length of interval `i` (as [`Sample::interval_s`]).
     pub(super) fn interval(&self, i: usize) -> f64 {
         if self.uniform {
@@ -145,7 +123,7 @@ impl Columns {
             // All equal (or none, 0): that value is the median.
             return self.first_interval;
         }
-        upper_median_of(&self.interval)
+        upper_median(&self.interval)
     }
 }
 
@@ -217,7 +195,7 @@ impl Work<'_> {
             return l;
         }
         count_level_selection();
-        let l = upper_median_of(&self.x[start..end]);
+        let l = upper_median(&self.x[start..end]);
         self.levels.borrow_mut().insert((start, end), l);
         l
     }
@@ -234,7 +212,7 @@ impl Work<'_> {
 pub(super) fn local_level(x: &[f64], range: std::ops::Range<usize>, floor: f64) -> Level {
     let v = &x[range];
     Level {
-        mu: median_of(v),
+        mu: median(v),
         scale: mad_scale(v).max(floor),
         n: v.len(),
     }
@@ -330,38 +308,5 @@ mod tests {
             a.warnings
         );
         assert_eq!(coarse(&a), coarse(&b));
-    }
-
-    /// The floor check says "no rate below the floor" only when the floor (from the median)
-    /// changes no rate: rates spread, with stalls, zeros, NaN, infinities, negative values.
-    #[test]
-    fn the_floor_check_only_skips_a_floor_that_changes_nothing() {
-        let base = synth::simulate(&synth::two_phase(200, 1.0), 3).0;
-        let (mut skipped, mut kept) = (0, 0);
-        for case in 0..60 {
-            let mut t = base.clone();
-            match case % 6 {
-                0 => {}
-                1 => t.samples[case].bytes_per_sec *= 1e-4,
-                2 => t.samples[case].bytes_per_sec = 0.0,
-                3 => t.samples[case].bytes_per_sec = f64::NAN,
-                4 => t.samples[case].bytes_per_sec = f64::INFINITY,
-                _ => {
-                    for s in &mut t.samples {
-                        s.bytes_per_sec = 0.5 + (case as f64) * 1e-3;
-                    }
-                }
-            }
-            let c = Columns::of(&t.samples);
-            let floor = (1e-3 * upper_median_of(&c.rate)).max(1.0);
-            let unchanged = c.rate.iter().all(|r| r.max(floor).to_bits() == r.to_bits());
-            if c.above_floor() {
-                skipped += 1;
-                assert!(unchanged, "case {case}");
-            } else {
-                kept += 1;
-            }
-        }
-        assert!(skipped >= 10 && kept >= 40, "{skipped} {kept}");
     }
 }

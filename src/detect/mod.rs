@@ -56,7 +56,6 @@ pub mod periodic;
 #[cfg(test)]
 mod reference_tests;
 pub mod refine;
-mod select;
 mod sentences;
 mod stats;
 pub mod stop;
@@ -83,7 +82,7 @@ use cleanup::{clean, high_start, HighStart};
 use cliffs::{classify_drops, drop_periodic_cliffs, Drops, MIN_STEP};
 use levels::{diff_noise, local_level, mean_rate, Columns, Seg, Work};
 use sentences::finer_sampling;
-use stats::{mad_scale, mad_scale_about, median, running_median, upper_median_of};
+use stats::{mad_scale, mad_scale_about, median, running_median, upper_median};
 use warnings::{
     cpu_bound_warnings, later_tier_warning, thermal_warnings, unconfirmed_drop,
     wrapped_cliff_warning,
@@ -209,13 +208,8 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         return out;
     }
     // 1. Log scale, with a floor for stalled intervals.
-    let x: Vec<f64> = if cols.above_floor() {
-        // The floor changes no rate: no median for it.
-        cols.rate.iter().map(|r| r.ln()).collect()
-    } else {
-        let floor = (1e-3 * upper_median_of(&cols.rate)).max(1.0);
-        cols.rate.iter().map(|r| r.max(floor).ln()).collect()
-    };
+    let floor = (1e-3 * upper_median(&cols.rate)).max(1.0);
+    let x: Vec<f64> = cols.rate.iter().map(|r| r.max(floor).ln()).collect();
     // 2. Block medians over blocks longer than twice the longest dip, keeping >= 60 blocks.
     let dt = interval_s.max(1e-9);
     let b_dip = (2.0 * MAX_DIP_S / dt).floor() as usize + 1;
@@ -230,12 +224,10 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         y: Vec::with_capacity(m),
         levels: Default::default(),
     };
-    // One buffer of keys for all the blocks ([`select::median_keyed`]).
-    let mut buf = Vec::with_capacity(n - (m - 1) * b);
     for k in 0..m {
         let s = k * b;
         let e = if k + 1 == m { n } else { (k + 1) * b };
-        w.y.push(select::median_keyed(w.x[s..e].iter().copied(), &mut buf));
+        w.y.push(median(&w.x[s..e]));
     }
     // 3. Noise scale from first differences.
     let diffs: Vec<f64> = w.y.windows(2).map(|p| p[1] - p[0]).collect();
@@ -544,7 +536,7 @@ fn build_result(
                 };
                 (before, dt)
             } else {
-                let mut lens: Vec<f64> = (0..n)
+                let lens: Vec<f64> = (0..n)
                     .filter(|&i| w.samples[i].t_s <= end_by)
                     .map(|i| cols.interval(i))
                     .collect();
@@ -552,7 +544,7 @@ fn build_result(
                 let dt = if lens.is_empty() {
                     out.interval_s
                 } else {
-                    median(&mut lens)
+                    median(&lens)
                 };
                 (before, dt)
             };

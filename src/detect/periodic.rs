@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::stats::{median, median_deviation, middle_values, running_median};
 use crate::timeline::Sample;
 
 /// Recurring slowdowns found in a run.
@@ -53,74 +54,6 @@ fn human_s(s: f64) -> String {
     }
 }
 
-/// Whether [`median`] of `rate` is a number above zero, without selecting it when every rate
-/// is zero or a finite normal number above zero (as throughput is): the median is then zero
-/// exactly when more than half the values are zero. Otherwise the upper middle value is at
-/// least `f64::MIN_POSITIVE`, and half of it (the mean of the two middle values, the lower
-/// one zero or more) is still above zero. Anything else takes the median.
-///
-/// The test is on the bits, without a branch per value: a zero of either sign has no bits
-/// but the sign; a finite normal number above zero has its bits from those of
-/// `f64::MIN_POSITIVE` up to (not including) those of infinity.
-fn median_is_positive(rate: &[f64]) -> bool {
-    const LOW: u64 = f64::MIN_POSITIVE.to_bits();
-    const WIDTH: u64 = f64::INFINITY.to_bits() - LOW;
-    let (mut zeros, mut other) = (0usize, false);
-    for &r in rate {
-        let b = r.to_bits();
-        let zero = b << 1 == 0;
-        zeros += usize::from(zero);
-        other |= !zero & (b.wrapping_sub(LOW) >= WIDTH);
-    }
-    if other {
-        let m = super::select::median_by(rate, |a| a);
-        return !(m.is_nan() || m <= 0.0);
-    }
-    !rate.is_empty() && zeros <= rate.len() / 2
-}
-
-/// The median of `v` (reordered): selection, not a sort, with the same order (`total_cmp`)
-/// and so the same value a sort gives.
-pub(super) fn median(v: &mut [f64]) -> f64 {
-    super::select::median_mut(v)
-}
-
-/// The median of a sorted slice.
-fn sorted_median(v: &[f64]) -> f64 {
-    let n = v.len();
-    if n == 0 {
-        f64::NAN
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    }
-}
-
-/// The running median of `v` over the windows `[i - k, i + k]` (cut at the ends): one sorted
-/// window kept up as it slides, instead of a sort per position.
-fn running_median(v: &[f64], k: usize) -> Vec<f64> {
-    let mut win: Vec<f64> = Vec::with_capacity(2 * k + 1);
-    let (mut lo, mut hi) = (0usize, 0usize);
-    let place = |win: &Vec<f64>, x: f64| win.partition_point(|y| y.total_cmp(&x).is_lt());
-    (0..v.len())
-        .map(|i| {
-            let (want_lo, want_hi) = (i.saturating_sub(k), (i + k + 1).min(v.len()));
-            while hi < want_hi {
-                let at = place(&win, v[hi]);
-                win.insert(at, v[hi]);
-                hi += 1;
-            }
-            while lo < want_lo {
-                let at = place(&win, v[lo]);
-                win.remove(at);
-                lo += 1;
-            }
-            sorted_median(&win)
-        })
-        .collect()
-}
-
 /// Whether the noise of the ratios `q` (rate over baseline) is so low that the dip threshold
 /// `min(1 - MIN_DROP, exp(-4 sigma))`, with `sigma` 1.4826 times the median absolute
 /// deviation of `ln q` about its median `m`, is `1 - MIN_DROP` (as in most runs): then the
@@ -136,7 +69,7 @@ fn running_median(v: &[f64], k: usize) -> Vec<f64> {
 /// `false` (the logarithms are taken) for anything else: no ratios, middle ratios that are
 /// not normal numbers, a NaN ratio (its logarithm's place in the order is not its own).
 fn quiet_ratios(q: &[f64]) -> bool {
-    let Some((qa, qb)) = super::select::middle_values(q) else {
+    let Some((qa, qb)) = middle_values(q) else {
         return false;
     };
     if !(qa.is_normal() && qb.is_normal() && qa > 0.0) {
@@ -173,18 +106,14 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     if n < 4 * MIN_DIPS {
         return None;
     }
-    if !median_is_positive(rate) {
+    let m = median(rate);
+    if m.is_nan() || m <= 0.0 {
         return None;
     }
     // Baseline: running median of block medians, a window of about a tenth of the run (at
     // least 9 blocks), so that dips shorter than a third of their period stay a minority.
     let b = (n / 2000).max(1);
-    // One buffer of keys for every short median below ([`super::select::median_keyed`]).
-    let mut buf: Vec<i64> = Vec::with_capacity(b);
-    let blocks: Vec<f64> = rate
-        .chunks(b)
-        .map(|c| super::select::median_keyed(c.iter().copied(), &mut buf))
-        .collect();
+    let blocks: Vec<f64> = rate.chunks(b).map(median).collect();
     let k = (blocks.len() / 20).max(4);
     let base_block = running_median(&blocks, k);
     let base = |i: usize| base_block[(i / b).min(base_block.len() - 1)];
@@ -204,8 +133,8 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
             *q = q.ln();
         }
         // The median of the deviations does not depend on the order the first median left.
-        let m = median(&mut ratios);
-        let sigma = 1.4826 * super::select::median_by(&ratios, |r| (r - m).abs());
+        let m = median(&ratios);
+        let sigma = 1.4826 * median_deviation(&ratios, m);
         (1.0 - MIN_DROP).min((-4.0 * sigma).exp())
     };
     let mut low: Vec<bool> = Vec::with_capacity(n);
@@ -243,13 +172,12 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     }
     let start_t = |i: usize| samples[i].t_start_s();
     let starts: Vec<f64> = runs.iter().map(|r| start_t(r.0)).collect();
-    let mut gaps: Vec<f64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
-    let period = median(&mut gaps.clone());
+    let gaps: Vec<f64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let period = median(&gaps);
     if period.is_nan() || period <= 0.0 {
         return None;
     }
-    let mut gdev: Vec<f64> = gaps.iter_mut().map(|g| (*g - period).abs()).collect();
-    let spread = median(&mut gdev) / period;
+    let spread = median_deviation(&gaps, period) / period;
     if spread > MAX_SPREAD {
         return None;
     }
@@ -258,22 +186,22 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
     if (runs.len() as f64) < 0.6 * span / period {
         return None;
     }
-    let mut durs: Vec<f64> = runs
+    let durs: Vec<f64> = runs
         .iter()
         .map(|&(s, e)| samples[e - 1].t_s - samples[s].t_start_s())
         .collect();
-    let duration = median(&mut durs);
+    let duration = median(&durs);
     // A "dip" longer than half the period is a level change, not a dip.
     if duration > 0.5 * period {
         return None;
     }
-    let mut depths: Vec<f64> = runs
+    let depths: Vec<f64> = runs
         .iter()
-        .map(|&(s, e)| super::select::median_keyed((s..e).map(|i| rate[i] / base(i)), &mut buf))
+        .map(|&(s, e)| median(&(s..e).map(|i| rate[i] / base(i)).collect::<Vec<f64>>()))
         .collect();
     Some(Periodic {
         period_s: period,
-        depth: median(&mut depths),
+        depth: median(&depths),
         duration_s: duration,
         regularity: 1.0 - spread,
         count: runs.len(),
@@ -285,73 +213,11 @@ pub(super) fn find_in(samples: &[Sample], rate: &[f64]) -> Option<Periodic> {
 mod tests {
     use super::*;
 
-    fn naive_median(v: &[f64]) -> f64 {
-        let mut s = v.to_vec();
-        s.sort_by(|a, b| a.total_cmp(b));
-        sorted_median(&s)
-    }
-
-    /// The positive-median check without a selection gives the answer of the median it
-    /// stands for: rates with no zeros, some, half, more than half, all; subnormal, negative,
-    /// infinite and NaN values (which take the median); odd and even lengths.
-    #[test]
-    fn the_positive_median_check_is_the_median_s_answer() {
-        let mut seed = 11u64;
-        let mut rnd = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let odd = [
-            -1.0,
-            -0.0,
-            f64::NAN,
-            f64::INFINITY,
-            5e-324,
-            f64::MIN_POSITIVE,
-        ];
-        let (mut zero_medians, mut positive) = (0, 0);
-        for case in 0..2000 {
-            let n = 1 + case % 41;
-            let zero_share = (case % 11) as f64 / 10.0;
-            let mut v: Vec<f64> = (0..n)
-                .map(|_| {
-                    if rnd() < zero_share {
-                        0.0
-                    } else {
-                        1e6 * rnd() + 1.0
-                    }
-                })
-                .collect();
-            if case % 7 == 0 {
-                let i = (rnd() * n as f64) as usize % n;
-                v[i] = odd[case / 7 % odd.len()];
-            }
-            let m = median(&mut v.clone());
-            let want = !(m.is_nan() || m <= 0.0);
-            assert_eq!(median_is_positive(&v), want, "{v:?}");
-            if want {
-                positive += 1;
-            } else {
-                zero_medians += 1;
-            }
-        }
-        assert!(
-            positive > 500 && zero_medians > 300,
-            "{positive} {zero_medians}"
-        );
-        // Exactly half zeros, even length: the mean of 0 and the upper middle is positive.
-        assert!(median_is_positive(&[0.0, 0.0, 3.0, 4.0]));
-        assert!(!median_is_positive(&[0.0, 0.0, 0.0, 4.0]));
-        assert!(!median_is_positive(&[]));
-    }
-
     /// The threshold as the logarithms give it (the code the quiet test stands in for).
     fn threshold_by_logs(q: &[f64]) -> f64 {
-        let mut l: Vec<f64> = q.iter().map(|v| v.ln()).collect();
-        let m = median(&mut l);
-        let sigma = 1.4826 * crate::detect::select::median_by(&l, |r| (r - m).abs());
+        let l: Vec<f64> = q.iter().map(|v| v.ln()).collect();
+        let m = median(&l);
+        let sigma = 1.4826 * median_deviation(&l, m);
         (1.0 - MIN_DROP).min((-4.0 * sigma).exp())
     }
 
@@ -400,33 +266,5 @@ mod tests {
         }
         assert!(quiet > 100 && loud > 100, "{quiet} quiet, {loud} not");
         assert!(!quiet_ratios(&[]));
-    }
-
-    #[test]
-    fn selection_and_running_medians_equal_sorting() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let v: Vec<f64> = (0..500)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                // Ties and a few repeated values too.
-                if i % 7 == 0 {
-                    1.0
-                } else {
-                    (x % 1000) as f64 / 10.0
-                }
-            })
-            .collect();
-        for n in [1, 2, 3, 10, 11, 500] {
-            assert_eq!(median(&mut v[..n].to_vec()), naive_median(&v[..n]));
-        }
-        for k in [0, 1, 4, 25, 600] {
-            let run = running_median(&v, k);
-            for (i, m) in run.iter().enumerate() {
-                let (lo, hi) = (i.saturating_sub(k), (i + k + 1).min(v.len()));
-                assert_eq!(*m, naive_median(&v[lo..hi]), "k {k} at {i}");
-            }
-        }
     }
 }

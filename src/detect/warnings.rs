@@ -5,7 +5,7 @@ use super::cleanup::HighStart;
 use super::cliffs::MIN_STEP;
 use super::levels::{note_pass, Columns, Seg, Work};
 use super::sentences::finer_sampling;
-use super::stats::{median, median_of};
+use super::stats::median;
 use super::{span_of, Analysis, Coverage, DropWhere, Phase, PhaseKind, UnconfirmedDrop};
 use crate::timeline::{Sample, Timeline};
 use crate::units::{format_bytes, format_rate, UnitSystem};
@@ -149,7 +149,7 @@ pub(super) fn unconfirmed_drop(
     if samples[samples.len() - 1].t_s - samples[i].t_start_s() < 0.5 {
         return None;
     }
-    let low = median_of(&w.x[i..last.end]).exp();
+    let low = median(&w.x[i..last.end]).exp();
     let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
     let after_s = samples[samples.len() - 1].t_s - samples[i].t_start_s();
     let drop = UnconfirmedDrop {
@@ -232,9 +232,9 @@ pub(super) fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<St
         if busy.len() < 3 {
             continue;
         }
-        let b = median(&mut busy);
+        let b = median(&busy);
         if b >= CPU_BOUND_PCT {
-            let r = median(&mut run);
+            let r = median(&run);
             worst_run = worst_run.max(r);
             hits.push(format!(
                 "{:.1}-{:.1} s (busy {b:.0}%, on a CPU {r:.0}%)",
@@ -337,7 +337,7 @@ pub(super) fn thermal_warnings(
             // The median of equal values (0 for none).
             cols.first_interval
         } else {
-            median_of(&cols.interval)
+            median(&cols.interval)
         };
         let w = (3.0 * dt).max(THERMAL_COUNTER_WINDOW_S);
         let mut list = Vec::new();

@@ -8,7 +8,7 @@
 //! page on the VM this was measured on: a quarter of the detector's time at a million
 //! samples, with the other columns it kept).
 //!
-//! For long series [`kth_by`] brackets the answer instead (Floyd and Rivest's idea, 1975):
+//! For long series [`kth_of`] brackets the answer instead (Floyd and Rivest's idea, 1975):
 //! two ranks of a sample of 2048 values (selected, not sorted) give two bounds that hold rank
 //! `k` between them with near certainty; one pass over the series counts the values below the lower bound and keeps only
 //! those between the bounds (about a tenth), and the selection is made among those. The counts
@@ -19,7 +19,7 @@
 /// Series at least this long are bracketed; shorter ones are copied and selected. At 8192
 /// values the pass and the selection among a tenth of them already cost less than the copy
 /// and the selection of all (the sample of [`SAMPLE`] is a quarter of the series then).
-pub(super) const BRACKET_MIN: usize = 1 << 13;
+const BRACKET_MIN: usize = 1 << 13;
 /// Values in the bracketing sample.
 const SAMPLE: usize = 2048;
 /// Half-width of the bracket in sample ranks: four standard deviations of the sample rank of
@@ -41,12 +41,6 @@ fn value(k: i64) -> f64 {
     f64::from_bits((k ^ (((k >> 63) as u64) >> 1) as i64) as u64)
 }
 
-/// The value at index `k` of `x` mapped by `f` and sorted by [`f64::total_cmp`], without
-/// reordering `x`. Panics when `k` is not below `x.len()`.
-pub(super) fn kth_by(x: &[f64], k: usize, f: impl Fn(f64) -> f64 + Copy) -> f64 {
-    kth_of(x.len(), k, |i| f(x[i]))
-}
-
 /// The value at index `k` of the `n` values `g(0)`, ..., `g(n - 1)` sorted by
 /// [`f64::total_cmp`]: for series that are never stored (the differences of neighbours, say).
 /// `g` is called once or twice per value. Panics when `k` is not below `n`.
@@ -61,11 +55,6 @@ pub(super) fn kth_of(n: usize, k: usize, g: impl Fn(usize) -> f64 + Copy) -> f64
     *v.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
-/// [`kth_by`] of the values themselves.
-pub(super) fn kth(x: &[f64], k: usize) -> f64 {
-    kth_by(x, k, |a| a)
-}
-
 /// The median of `x` mapped by `f`: the middle value, or for even lengths the mean of the two
 /// middle values (as a sort gives them); NaN for no values.
 pub(super) fn median_by(x: &[f64], f: impl Fn(f64) -> f64 + Copy) -> f64 {
@@ -74,7 +63,7 @@ pub(super) fn median_by(x: &[f64], f: impl Fn(f64) -> f64 + Copy) -> f64 {
         return f64::NAN;
     }
     if n % 2 == 1 {
-        return kth_by(x, n / 2, f);
+        return kth_of(n, n / 2, |i| f(x[i]));
     }
     if n >= BRACKET_MIN {
         if let Some(mut b) = Bracket::new(n, n / 2, |i| f(x[i])) {
@@ -87,7 +76,7 @@ pub(super) fn median_by(x: &[f64], f: impl Fn(f64) -> f64 + Copy) -> f64 {
 }
 
 /// The two middle values of `x` in [`f64::total_cmp`] order, those a sort puts at indices
-/// `(n - 1) / 2` and `n / 2` (one value twice for odd lengths; [`median_by`] is their mean),
+/// `(n - 1) / 2` and `n / 2` (one value twice for odd lengths),
 /// without reordering `x`; `None` for no values.
 pub(super) fn middle_values(x: &[f64]) -> Option<(f64, f64)> {
     let n = x.len();
@@ -113,15 +102,6 @@ pub(super) fn middle_values(x: &[f64]) -> Option<(f64, f64)> {
     Some((value(lo), value(hi)))
 }
 
-/// The median of `v` as [`median_by`] gives it, reading a long `v` as it is and reordering a
-/// short one (no copy either way).
-pub(super) fn median_mut(v: &mut [f64]) -> f64 {
-    if v.len() >= BRACKET_MIN {
-        return median_by(v, |a| a);
-    }
-    median_in_place(v)
-}
-
 /// [`median_by`]'s value by selection in `v` itself (reordered): the middle value, or the mean
 /// of the two middle ones; NaN for none.
 fn median_in_place(v: &mut [f64]) -> f64 {
@@ -136,28 +116,6 @@ fn median_in_place(v: &mut [f64]) -> f64 {
     }
     // The lower middle value is the largest of those the selection left below.
     let below = left.iter().copied().max_by(f64::total_cmp).unwrap_or(mid);
-    0.5 * (below + mid)
-}
-
-/// The median of the values `v` yields, as [`median_by`] gives it (the middle value, or the
-/// mean of the two middle ones; NaN for none), selected among their [`key`]s in `buf`
-/// (cleared first and kept by the caller, so that many short medians, block by block, make
-/// no allocation each). The keys' order is [`f64::total_cmp`]'s, so the value is the same
-/// bit for bit.
-pub(super) fn median_keyed(v: impl IntoIterator<Item = f64>, buf: &mut Vec<i64>) -> f64 {
-    buf.clear();
-    buf.extend(v.into_iter().map(key));
-    let n = buf.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let (left, mid, _) = buf.select_nth_unstable(n / 2);
-    let mid = value(*mid);
-    if n % 2 == 1 {
-        return mid;
-    }
-    // The lower middle value is the largest of those the selection left below.
-    let below = left.iter().copied().max().map_or(mid, value);
     0.5 * (below + mid)
 }
 
@@ -344,13 +302,13 @@ mod tests {
         for (name, x) in &kinds {
             for k in [0, 5, n / 4, n / 2 - 1, n / 2, 3 * n / 4, n - 1] {
                 assert_eq!(
-                    kth(x, k).to_bits(),
+                    kth_of(x.len(), k, |i| x[i]).to_bits(),
                     sorted_kth(x, k, |a| a).to_bits(),
                     "{name}, rank {k}"
                 );
                 let dev = |a: f64| (a - 0.25).abs();
                 assert_eq!(
-                    kth_by(x, k, dev).to_bits(),
+                    kth_of(x.len(), k, |i| dev(x[i])).to_bits(),
                     sorted_kth(x, k, dev).to_bits(),
                     "{name}, rank {k} of the deviations"
                 );
@@ -379,11 +337,10 @@ mod tests {
         }
     }
 
-    /// The keyed median of short series is the sorted one, bit for bit: random lengths
-    /// (odd, even, one, none) with ties, signed zeros, infinities and NaNs of both signs, one
-    /// buffer reused throughout.
+    /// The median of short series is the sorted one, bit for bit: random lengths (odd, even,
+    /// one, none) with ties, signed zeros, infinities and NaNs of both signs.
     #[test]
-    fn keyed_medians_are_what_a_sort_gives() {
+    fn short_medians_are_what_a_sort_gives() {
         let specials = [
             0.0,
             -0.0,
@@ -392,7 +349,6 @@ mod tests {
             f64::INFINITY,
             f64::NEG_INFINITY,
         ];
-        let mut buf = Vec::new();
         let mut seed = 0x1234_5678_9ABC_DEF1u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -422,7 +378,7 @@ mod tests {
             } else {
                 0.5 * (s[n / 2 - 1] + s[n / 2])
             };
-            let got = median_keyed(v.iter().copied(), &mut buf);
+            let got = median_by(&v, |a| a);
             assert_eq!(got.to_bits(), want.to_bits(), "case {case}: {v:?}");
         }
     }
