@@ -14,7 +14,8 @@
 //!   reported ignored); a command that asks for the device name on a terminal runs under
 //!   `script` and is typed the name;
 //! - long runs get a cap: `--max-bytes` on emulated drives and files, a shorter
-//!   `--idle`/`--idle-before`/`--point-duration` on the scratch drive;
+//!   `--idle`/`--idle-before`/`--point-duration` on the scratch drive, a shorter
+//!   `--after-cliff` hold for the real-time recovery on an emulated drive;
 //! - a file's `--size` larger than the scratch folder's free space would be refused (as it
 //!   should be), so `--size 8GiB` becomes `--size $SCRATCH_SIZE`: 8GiB where 9 GiB are free,
 //!   else 1GiB (CI machines have had only 3 GB free);
@@ -229,7 +230,11 @@ const COMMANDS: &[(&str, &str, How)] = &[
         "",
         Tty("slccache recovery $DRIVE --idle 1s,2s --seed 7"),
     ),
-    ("slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s", "", Sh("")),
+    (
+        "slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s",
+        "",
+        Sh("slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s --after-cliff 1s"),
+    ),
     ("slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75", "", Sh("")),
     (
         "slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim --idle 30m",
