@@ -56,17 +56,23 @@ pub fn skip(reason: impl std::fmt::Display) {
 /// A test: its name (`module::function`) and its function.
 pub type Test = (&'static str, fn());
 
-/// Runs `tests` as libtest would, reporting those that called [`skip`] as ignored. `main_rs` is
+/// Runs `tests` as libtest would, reporting those that called [`skip`] as ignored. With
+/// `SLCCACHE_TEST_TIMES` set, each test's wall time goes to stderr (`time   12.3 s  NAME`). `main_rs` is
 /// the binary's `file!()`, to check its folder for `#[test]` attributes that would not run.
 pub fn run(main_rs: &'static str, tests: Vec<Test>) -> ExitCode {
     REPORTS_SKIPS.store(true, Ordering::Relaxed);
     let args = Arguments::from_args();
+    let times = std::env::var_os("SLCCACHE_TEST_TIMES").is_some();
     let mut trials: Vec<Trial> = tests
         .into_iter()
         .map(|(name, f)| {
             Trial::ignorable_test(name, move || {
                 SKIPPED.with(|s| s.borrow_mut().take());
+                let start = std::time::Instant::now();
                 f();
+                if times {
+                    eprintln!("time {:7.1} s  {name}", start.elapsed().as_secs_f64());
+                }
                 Ok(match SKIPPED.with(|s| s.borrow_mut().take()) {
                     Some(reason) => Completion::ignored_with(reason),
                     None => Completion::Completed,
