@@ -44,6 +44,7 @@
 //! before it, with a warning: "the cache is at least all that was written" would be wrong.
 //! [`synth`] generates traces with known truth for tests.
 
+pub mod after_cache;
 mod cell_bound;
 mod cleanup;
 mod cliffs;
@@ -111,6 +112,7 @@ struct Change {
 pub fn analyze(t: &Timeline) -> Analysis {
     let mut a = analyze_timeline(t);
     a.coverage = coverage(t, &a);
+    a.after_cache = after_cache::after_cache(t, &a);
     // A run that stopped before the end of the span saw the folding rate only over what it
     // wrote: it does not know that it lasts.
     if a.coverage.as_ref().is_some_and(|c| !c.whole_span) {
@@ -187,6 +189,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         unconfirmed_drop: None,
         read_only: false,
         coverage: None,
+        after_cache: None,
     };
     if n < 4 {
         if n > 0 {

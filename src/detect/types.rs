@@ -106,6 +106,10 @@ pub struct Analysis {
     /// last cliff. Absent when the span is not known (an imported log) or the run only read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+    /// "After the cache": the stretch after the last cliff, its rate and its steady-state
+    /// test ([`super::after_cache`]). Absent with no cliff, and for runs that only read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_cache: Option<super::after_cache::AfterCache>,
 }
 
 /// Where an [`UnconfirmedDrop`] lies.

@@ -156,6 +156,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         unconfirmed_drop: None,
         read_only: false,
         coverage: None,
+        after_cache: None,
     }
 }
 

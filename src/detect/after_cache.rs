@@ -1,0 +1,218 @@
+//! "After the cache", defined once: the samples after the last cliff, their rate, and whether
+//! they are steady enough for that rate to be called the drive's sustained speed.
+//!
+//! The steadiness rule is the steady-state test of the SNIA Solid State Storage Performance
+//! Test Specification (PTS), taken as the anchor: a measurement window of 5 rounds is steady
+//! when the range of the rounds' values is at most 20% of their mean and the best-fit line's
+//! change across the window is at most 10% of their mean. Here a round is an equal share of
+//! the samples after the last cliff, and its value is its rate (bytes over time).
+//!
+//! A stretch that fails the rule is not one speed: the outputs quote it as the range of its
+//! rounds, never as one blended figure.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Analysis, PhaseKind};
+use crate::timeline::{Sample, Timeline};
+
+/// Rounds in the steady-state window (SNIA PTS).
+pub const ROUNDS: usize = 5;
+/// Largest range of the rounds' rates, as a share of their mean, that is still steady (SNIA
+/// PTS: 20%).
+pub const MAX_RANGE_SHARE: f64 = 0.20;
+/// Largest change of the best-fit line across the window, as a share of the rounds' mean,
+/// that is still steady (SNIA PTS: 10%).
+pub const MAX_SLOPE_SHARE: f64 = 0.10;
+/// Shortest round, seconds: twice the longest garbage-collection dip, so that one dip cannot
+/// make a round on its own (a shorter stretch is too short to judge).
+pub const MIN_ROUND_S: f64 = 2.0 * super::MAX_DIP_S;
+
+/// The stretch after the last cliff of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AfterCache {
+    /// Start of the stretch, seconds since the start of the run: the last cliff's time.
+    pub from_s: f64,
+    /// End of the stretch (the end of the run), seconds.
+    pub to_s: f64,
+    /// Bytes written in the stretch.
+    pub bytes: u64,
+    /// Bytes over time of the stretch, bytes/s.
+    pub mean_bytes_per_sec: f64,
+    /// The steady-state test of the stretch; `None` when it holds fewer than [`ROUNDS`]
+    /// samples or lasts less than [`ROUNDS`] times [`MIN_ROUND_S`] (too short to judge).
+    pub steady_state: Option<SteadyState>,
+}
+
+/// The steady-state test of a stretch: its rounds and the two figures the rule reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyState {
+    /// The rate of each round, bytes/s, first first.
+    pub rounds_bytes_per_sec: Vec<f64>,
+    /// The mean of the rounds' rates, bytes/s.
+    pub mean_bytes_per_sec: f64,
+    /// Largest minus smallest round rate, as a share of the mean.
+    pub range_share: f64,
+    /// The best-fit line's change from the first round to the last, as a share of the mean
+    /// (its absolute value).
+    pub slope_share: f64,
+    /// Whether both figures are within the rule's limits.
+    pub steady: bool,
+}
+
+impl SteadyState {
+    /// The slowest and the fastest round, bytes/s.
+    pub fn range(&self) -> (f64, f64) {
+        let lo = self
+            .rounds_bytes_per_sec
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        let hi = self
+            .rounds_bytes_per_sec
+            .iter()
+            .copied()
+            .fold(0.0, f64::max);
+        (lo, hi)
+    }
+}
+
+impl AfterCache {
+    /// Whether the stretch passed the steady-state test (false when too short to judge).
+    pub fn is_steady(&self) -> bool {
+        self.steady_state.as_ref().is_some_and(|s| s.steady)
+    }
+}
+
+/// The steady-state test of `samples`, split into [`ROUNDS`] rounds of (nearly) equal
+/// counts; `None` for fewer samples than rounds, or a stretch shorter than [`ROUNDS`] times
+/// [`MIN_ROUND_S`].
+pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
+    let n = samples.len();
+    let time: f64 = samples.iter().map(|s| s.interval_s).sum();
+    if n < ROUNDS || time < ROUNDS as f64 * MIN_ROUND_S {
+        return None;
+    }
+    let mut rounds = Vec::with_capacity(ROUNDS);
+    for r in 0..ROUNDS {
+        let part = &samples[r * n / ROUNDS..(r + 1) * n / ROUNDS];
+        let bytes: u64 = part.iter().map(|s| s.bytes).sum();
+        let time: f64 = part.iter().map(|s| s.interval_s).sum();
+        if time <= 0.0 {
+            return None;
+        }
+        rounds.push(bytes as f64 / time);
+    }
+    let mean = rounds.iter().sum::<f64>() / ROUNDS as f64;
+    if mean <= 0.0 {
+        return None;
+    }
+    let lo = rounds.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rounds.iter().copied().fold(0.0, f64::max);
+    // Least squares over the round numbers 0..ROUNDS: slope = sum((x - x̄)(y - ȳ)) / sum((x - x̄)²).
+    let xm = (ROUNDS - 1) as f64 / 2.0;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, y) in rounds.iter().enumerate() {
+        let dx = i as f64 - xm;
+        sxy += dx * (y - mean);
+        sxx += dx * dx;
+    }
+    let change = (sxy / sxx) * (ROUNDS - 1) as f64;
+    let range_share = (hi - lo) / mean;
+    let slope_share = change.abs() / mean;
+    Some(SteadyState {
+        rounds_bytes_per_sec: rounds,
+        mean_bytes_per_sec: mean,
+        range_share,
+        slope_share,
+        steady: range_share <= MAX_RANGE_SHARE && slope_share <= MAX_SLOPE_SHARE,
+    })
+}
+
+/// The stretch after the last cliff of `a`, or `None` when the run had no cliff, only read,
+/// or wrote nothing after it.
+pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
+    if a.read_only || a.phases.iter().all(|p| p.kind == PhaseKind::Steady) {
+        return None;
+    }
+    let last = a.cliffs.last()?;
+    let to_s = t.samples.last()?.t_s;
+    // The samples wholly after the cliff: the one it falls in mixes the two levels.
+    let first = t
+        .samples
+        .iter()
+        .position(|s| s.t_start_s() >= last.t_s)
+        .unwrap_or(t.samples.len());
+    let bytes = t.bytes_total().saturating_sub(last.bytes_written);
+    let dt = to_s - last.t_s;
+    if bytes == 0 || dt <= 0.0 {
+        return None;
+    }
+    Some(AfterCache {
+        from_s: last.t_s,
+        to_s,
+        bytes,
+        mean_bytes_per_sec: bytes as f64 / dt,
+        steady_state: steady_state(&t.samples[first..]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn samples(rates: &[f64]) -> Vec<Sample> {
+        let mut total = 0u64;
+        rates
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| {
+                total += r as u64;
+                Sample {
+                    t_s: (i + 1) as f64,
+                    interval_s: 1.0,
+                    bytes: r as u64,
+                    bytes_total: total,
+                    bytes_per_sec: r,
+                    ..Sample::default()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_flat_stretch_is_steady_and_a_falling_one_is_not() {
+        let flat = steady_state(&samples(&[500.0; 50])).unwrap();
+        assert!(flat.steady);
+        assert_eq!(flat.rounds_bytes_per_sec, vec![500.0; 5]);
+        assert_eq!((flat.range_share, flat.slope_share), (0.0, 0.0));
+        // 600 falling to 400: range 200 of a mean of 500 is 40%.
+        let falling: Vec<f64> = (0..50).map(|i| 600.0 - 4.0 * i as f64).collect();
+        let f = steady_state(&samples(&falling)).unwrap();
+        assert!(!f.steady);
+        assert!(f.range_share > MAX_RANGE_SHARE && f.slope_share > MAX_SLOPE_SHARE);
+        // A throttled stretch in the middle: range too wide, no trend.
+        let mut thr = vec![1000.0; 50];
+        thr[20..30].iter_mut().for_each(|r| *r = 500.0);
+        let t = steady_state(&samples(&thr)).unwrap();
+        assert!(!t.steady && t.slope_share < MAX_SLOPE_SHARE, "{t:?}");
+        assert_eq!(t.range(), (500.0, 1000.0));
+        assert!(steady_state(&samples(&[1.0; 4])).is_none());
+        // 29 s of samples: shorter than five rounds of twice the longest dip.
+        assert!(steady_state(&samples(&[1.0; 29])).is_none());
+        assert!(steady_state(&samples(&[1.0; 30])).is_some());
+    }
+
+    /// The limits are the rule's: 20% of range and 10% of change are still steady, a little
+    /// more is not.
+    #[test]
+    fn the_limits_are_inclusive() {
+        // Rounds 450, 550, 500, 500, 500 (mean 500): range 20%, no trend to speak of.
+        let mut r = vec![500.0; 30];
+        r[..6].iter_mut().for_each(|x| *x = 450.0);
+        r[6..12].iter_mut().for_each(|x| *x = 550.0);
+        let s = steady_state(&samples(&r)).unwrap();
+        assert!((s.range_share - 0.2).abs() < 1e-12 && s.steady, "{s:?}");
+        r[..6].iter_mut().for_each(|x| *x = 449.0);
+        assert!(!steady_state(&samples(&r)).unwrap().steady);
+    }
+}
