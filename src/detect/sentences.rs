@@ -32,24 +32,54 @@ pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     })
 }
 
-/// The speed after the last cliff in words, labelled as what it is:
-/// `3401 MB/s over the 103 GB written after the last cliff` (and `, to the end of the span`
-/// when the run wrote all of it).
+/// "After the cache" in words, for every output ([`super::after_cache`] defines it): the rate
+/// over the data written after the last cliff, and whether that stretch passed the
+/// steady-state test, with its figures. An unsteady stretch is quoted as the range of its
+/// rounds, not as one rate:
+/// - `591 MB/s over the 20.1 GB written after the last cliff, steady (5 rounds: range 3%,
+///   trend 1%)`
+/// - `not steady: 480 MB/s to 1000 MB/s over the 20.1 GB written after the last cliff (5
+///   rounds: range 71%, trend 4%; steady is at most 20% and 10%)`
+///
+/// `, to the end of the span` follows the amount when the run wrote all of the span.
 pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> {
-    let c = a.coverage.as_ref()?;
-    let (b, r) = c
-        .bytes_after_last_cliff
-        .zip(c.after_last_cliff_bytes_per_sec)?;
-    Some(format!(
-        "{} over the {} written after the last cliff{}",
-        format_rate(r, units),
-        format_bytes(b as f64, units),
-        if c.whole_span {
-            ", to the end of the span"
-        } else {
-            ""
+    use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, ROUNDS};
+    let ac = a.after_cache.as_ref()?;
+    let span = if a.coverage.as_ref().is_some_and(|c| c.whole_span) {
+        ", to the end of the span"
+    } else {
+        ""
+    };
+    let over = format!(
+        "over the {} written after the last cliff{span}",
+        format_bytes(ac.bytes as f64, units)
+    );
+    let pct = |x: f64| format!("{:.0}%", 100.0 * x);
+    Some(match &ac.steady_state {
+        Some(s) if s.steady => format!(
+            "{} {over}, steady ({ROUNDS} rounds: range {}, trend {})",
+            format_rate(ac.mean_bytes_per_sec, units),
+            pct(s.range_share),
+            pct(s.slope_share)
+        ),
+        Some(s) => {
+            let (lo, hi) = s.range();
+            format!(
+                "not steady: {} to {} {over} ({ROUNDS} rounds: range {}, trend {}; steady is at \
+                 most {} and {})",
+                format_rate(lo, units),
+                format_rate(hi, units),
+                pct(s.range_share),
+                pct(s.slope_share),
+                pct(MAX_RANGE_SHARE),
+                pct(MAX_SLOPE_SHARE)
+            )
         }
-    ))
+        None => format!(
+            "{} {over} (too short after it to tell whether it is steady)",
+            format_rate(ac.mean_bytes_per_sec, units)
+        ),
+    })
 }
 
 /// One line for the returns of the cache, or `None` without any:

@@ -75,7 +75,7 @@ impl Fields {
             cache_high_bytes: int(&c["high_bytes"]),
             cache_lower_bound_bytes: int(&a["cache_lower_bound_bytes"]),
             in_rate: cliff["before_bytes_per_sec"].as_f64(),
-            after_rate: cliff["after_bytes_per_sec"].as_f64(),
+            after_rate: after_cache_rate(a),
             data_units_written: int(&smart["data_units_written"]),
             percentage_used: int(&smart["percentage_used"]),
             bytes_written: int(&s["totals"]["bytes"]),
@@ -85,6 +85,21 @@ impl Fields {
                 .map(|t| t.to_string()),
         }
     }
+}
+
+/// The rate "after the cache" that a run's row holds: the analysis's `after_cache` rate (after
+/// the last cliff), none when that stretch was not steady (a blend of levels is no one rate;
+/// report.md gives its range); summaries written before `after_cache` existed give their first
+/// cliff's rate after it.
+fn after_cache_rate(a: &serde_json::Value) -> Option<f64> {
+    let ac = &a["after_cache"];
+    if ac.is_object() {
+        if ac["steady_state"]["steady"] == false {
+            return None;
+        }
+        return ac["mean_bytes_per_sec"].as_f64();
+    }
+    a["cliffs"][0]["after_bytes_per_sec"].as_f64()
 }
 
 /// An RFC 3339 time as a `timestamptz` takes it (UTC, to the nanosecond: the server rounds it

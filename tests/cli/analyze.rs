@@ -41,6 +41,7 @@ pub fn json_has_exactly_the_contract_keys() {
     assert_eq!(
         keys(&v),
         [
+            "after_cache",
             "bytes_total",
             "cache_estimate",
             "cache_lower_bound_bytes",

@@ -719,24 +719,49 @@ pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     assert!(md.contains("no confirmed cliff"), "{md}");
 }
 
-/// The card quoted the first post-cache level ("after 874 MB/s" on the
-/// BIWIN fresh trace, whose post-cache run is mostly at 1650-1830 MB/s) that the terminal
-/// warns is unstable. The card gives the range and says it is unstable.
+/// The card quoted the first post-cache level ("after 874 MB/s" on the BIWIN fresh trace,
+/// whose post-cache run is mostly at 1650-1830 MB/s), where the terminal warns it is
+/// unstable. The stretch after the cliff fails the steady-state test, and the card, the
+/// terminal line and report.md all give the same range of its rounds, not one rate.
 pub fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
+    use slccache::units::{format_rate, UnitSystem};
     let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log");
     let t = slccache::timeline::import::load(&f).unwrap();
     let a = slccache::detect::analyze(&t);
-    assert!(
-        a.warnings
-            .iter()
-            .any(|w| w.starts_with("post-cache level unstable")),
-        "{:?}",
-        a.warnings
+    let u = UnitSystem::Decimal;
+    let ss = a
+        .after_cache
+        .as_ref()
+        .unwrap()
+        .steady_state
+        .as_ref()
+        .unwrap();
+    assert!(!ss.steady, "{ss:?}");
+    let (lo, hi) = ss.range();
+    let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, u);
+    assert_eq!(
+        after,
+        format!(
+            "after  {} to {} (not steady)",
+            slccache::report::charts::rate_number(lo, u),
+            format_rate(hi, u)
+        )
     );
-    let (_, _, _, after) =
-        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
-    assert_eq!(after, "after  874 to 1834 MB/s (unstable)");
+    let range = format!(
+        "not steady: {} to {}",
+        format_rate(lo, u),
+        format_rate(hi, u)
+    );
+    let line = slccache::report::console::terminal::human_summary(&a, u);
+    assert!(line.contains(&range), "{line}");
+    let run = CompareRun {
+        name: "biwin",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::pages::markdown::report_md(&run, &[], u);
+    assert!(md.contains(&range), "{md}");
 }
 
 /// A comparison of runs whose caches round alike said "SLC cache from

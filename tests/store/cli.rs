@@ -1036,3 +1036,59 @@ pub fn runs_rm_asks_on_a_terminal() {
     );
     assert!(ids().is_empty());
 }
+
+/// `runs` showed 3478 MB/s after the cache for an fx700 `--cliffs 2` run whose terminal said
+/// 129 MB/s (its first cliff's rate after it, not the last). The row now holds the one
+/// "after the cache" figure of the analysis, and none for a stretch that is not steady (the
+/// p5's throttled folding, whose terminal gives a range).
+pub fn runs_give_the_after_cache_rate_every_output_gives() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    for (preset, out) in [("fx700-2tb", "fx"), ("p5-1tb", "p5")] {
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .env("SLCCACHE_DB", &db)
+            .args(["simulate", preset, "--cliffs", "2", "--seed", "1", "--out"])
+            .arg(d.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", &db)
+        .args(["runs", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let summary = |out: &str| -> serde_json::Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(d.path().join(out).join("summary.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    let row = |dir: &str| {
+        rows.iter()
+            .find(|r| r["source_dir"].as_str().is_some_and(|s| s.ends_with(dir)))
+            .unwrap_or_else(|| panic!("no row of {dir}: {rows:?}"))
+    };
+    let fx = summary("fx");
+    let ac = &fx["analysis"]["after_cache"];
+    assert_eq!(ac["steady_state"]["steady"], true, "{ac}");
+    assert_eq!(
+        row("fx")["after_cache_bytes_per_sec"],
+        ac["mean_bytes_per_sec"]
+    );
+    assert!(ac["mean_bytes_per_sec"].as_f64().unwrap() < 200e6, "{ac}");
+    let p5 = summary("p5");
+    assert_eq!(
+        p5["analysis"]["after_cache"]["steady_state"]["steady"],
+        false
+    );
+    assert!(
+        row("p5")["after_cache_bytes_per_sec"].is_null(),
+        "{:?}",
+        row("p5")
+    );
+}

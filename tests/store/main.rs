@@ -36,6 +36,7 @@ fn main() -> std::process::ExitCode {
             cli::compare_of_a_stored_sweep_says_what_compare_takes,
             cli::bad_input_to_the_results_library_is_exit_2,
             cli::runs_import_says_what_became_of_each_folder,
+            cli::runs_give_the_after_cache_rate_every_output_gives,
             cli::a_read_only_store_is_read_by_the_reading_commands,
             cli::since_takes_dates_and_local_times_and_run_ids_are_positive,
             cli::runs_rm_asks_on_a_terminal,

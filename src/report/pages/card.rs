@@ -63,37 +63,30 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         Some(p) => format!("steady  {}", format_rate(p.mean_bytes_per_sec, u)),
         None => String::new(),
     };
-    // After the cache: the first level after it and, when a slower one follows (folding),
-    // that too: what a long copy ends up at.
+    // After the cache, as every output gives it (`detect::after_cache`): the rate after the
+    // last cliff, or the range of its rounds when that stretch is not steady. With tiers
+    // (folding), the first level after the cache and the last: what a long copy ends up at.
+    let folding = a.phases.iter().any(|p| p.kind == PhaseKind::Folding);
+    if let (Some(ac), false) = (&a.after_cache, folding) {
+        let after = match &ac.steady_state {
+            Some(s) if !s.steady => {
+                let (lo, hi) = s.range();
+                format!(
+                    "after  {} to {} (not steady)",
+                    crate::report::charts::rate_number(lo, u),
+                    format_rate(hi, u)
+                )
+            }
+            _ => format!("after  {}", format_rate(ac.mean_bytes_per_sec, u)),
+        };
+        return (drive, cache, in_cache, after);
+    }
     let rest: Vec<f64> = a
         .phases
         .iter()
         .skip(1)
         .map(|p| p.mean_bytes_per_sec)
         .collect();
-    // More than one post-cache level (the analysis warns that it is unstable): the range,
-    // not the first of them, which may be the shortest (874 MB/s for 19 s of a run at
-    // 1650-1830 MB/s after it).
-    let post: Vec<f64> = a
-        .phases
-        .iter()
-        .filter(|p| p.kind == PhaseKind::PostCache && !crate::detect::is_throttled(a, p))
-        .map(|p| p.mean_bytes_per_sec)
-        .collect();
-    let unstable = a
-        .warnings
-        .iter()
-        .any(|w| w.starts_with("post-cache level unstable"));
-    if unstable && post.len() > 1 && !a.phases.iter().any(|p| p.kind == PhaseKind::Folding) {
-        let lo = post.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = post.iter().copied().fold(0.0, f64::max);
-        let after = format!(
-            "after  {} to {} (unstable)",
-            crate::report::charts::rate_number(lo, u),
-            format_rate(hi, u)
-        );
-        return (drive, cache, in_cache, after);
-    }
     let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
         (Some(&first), Some(min)) if min < 0.8 * first => format!(
             "after  {} → {}",
@@ -133,10 +126,10 @@ pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
     // it wrote after the last cliff: the line under the speeds says how much.
     match &a.coverage {
         Some(c) if !c.whole_span => {
-            if let Some(b) = c.bytes_after_last_cliff {
+            if let Some(ac) = &a.after_cache {
                 parts.push(format!(
                     "after = rate over the {} written after the last cliff",
-                    format_bytes(b as f64, u)
+                    format_bytes(ac.bytes as f64, u)
                 ));
             }
             parts.push(format!(

@@ -393,6 +393,9 @@ pub fn report_md_with(
     if let Some(r) = &run.timeline.meta.resolution {
         s.push_str(&format!("Note: {}.\n\n", r.sentence()));
     }
+    if let Some(ac) = &run.analysis.after_cache {
+        s.push_str(&after_cache_note(ac, units));
+    }
     if !run.analysis.warnings.is_empty() {
         s.push_str("**Warnings**\n\n");
         for w in &run.analysis.warnings {
@@ -407,6 +410,39 @@ pub fn report_md_with(
         crate::VERSION,
         units_note(units)
     ));
+    s
+}
+
+/// The definition of "after the cache" under the table, with the figures of its steady-state
+/// test: what "steady" means, and each round's rate.
+fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: UnitSystem) -> String {
+    use crate::detect::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, MIN_ROUND_S, ROUNDS};
+    let mut s = format!(
+        "After the last cliff: the data written after the last cliff over the time it took. \
+         It is the drive's sustained speed only when it is steady: the samples after the cliff, \
+         cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
+         a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
+         test of the SNIA Solid State Storage Performance Test Specification); a stretch shorter \
+         than {ROUNDS} rounds of {} is not judged.",
+        100.0 * MAX_RANGE_SHARE,
+        100.0 * MAX_SLOPE_SHARE,
+        format_seconds(MIN_ROUND_S)
+    );
+    if let Some(st) = &ac.steady_state {
+        let rounds: Vec<String> = st
+            .rounds_bytes_per_sec
+            .iter()
+            .map(|&r| format_rate(r, units))
+            .collect();
+        s.push_str(&format!(
+            " Rounds: {}; range {:.0}%, trend {:.0}%: {}.",
+            rounds.join(", "),
+            100.0 * st.range_share,
+            100.0 * st.slope_share,
+            if st.steady { "steady" } else { "not steady" }
+        ));
+    }
+    s.push_str("\n\n");
     s
 }
 
