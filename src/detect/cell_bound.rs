@@ -25,9 +25,10 @@ const BOUND_SLACK: f64 = 1.0;
 /// `PAUSE_PRIOR`, `DIP_SHARE`, the grid) or a term that can now exceed the bound written
 /// here makes the bound too low; `refine` then skips cells that hold posterior mass and
 /// the change points, intervals and cache sizes move, silently. Change this bound in the
-/// same commit as the likelihood; `refine_matches_the_reference_bit_for_bit` (run with the
-/// exact margin, where a skipped cell must have weight exactly 0.0) and the reference
-/// analyses fail when it no longer holds.
+/// same commit as the likelihood; `cell_bound_is_above_every_cell` (every cell of the naive
+/// posterior in `refine`'s tests against this bound), `refine_matches_the_reference_closely`
+/// (when cells that hold posterior mass are skipped) and the reference analyses fail when it
+/// no longer holds.
 ///
 /// A cell's `lik` is `ln(max(np + pause, 1e-300))` with `np = core * np_core + dip`:
 /// - `np_core` of a cell the mix moves across is `ex / |ea - eb|` times a difference of two
