@@ -426,6 +426,14 @@ fn build_result(
     // The drops that were heat: a slowdown that starts at one is throttling, and says so
     // rather than blame garbage collection or the host (the thermal warning names it too).
     let (thermal_text, thermal_at) = thermal_warnings(w.samples, w.cols, &phases);
+    // A later drop that was heat is no slower cache tier: the phase after it stays "after the
+    // cache" (the thermal warning names it), not "folding".
+    for p in &mut phases {
+        if p.kind == PhaseKind::Folding && thermal_at.iter().any(|&t| (t - p.start_s).abs() < 1e-9)
+        {
+            p.kind = PhaseKind::PostCache;
+        }
+    }
     for s in &mut out.slowdowns {
         s.thermal = thermal_at.iter().any(|&t| (t - s.t_s).abs() < 1e-9);
     }

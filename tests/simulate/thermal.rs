@@ -135,3 +135,55 @@ fn the_emulated_drive_warms_up_while_writing_and_cools_when_idle() {
     let b = d.temperature_c().unwrap();
     assert!(b < a && b > 30.0, "{a} -> {b}");
 }
+
+/// `--cliffs 2` on the p5, which throttles (as the tool's own advice suggests), called the
+/// throttled stretch a "folding" tier at 538 MB/s while a second warning called the same drop
+/// heat. A drop that was heat is no cache tier: no folding phase and no folding warning, and
+/// the thermal warning stays.
+#[test]
+fn a_heat_drop_is_not_called_a_folding_tier() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("p5");
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "--no-record",
+            "simulate",
+            "p5-1tb",
+            "--cliffs",
+            "2",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a = &s["analysis"];
+    let warnings: Vec<&str> = a["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("thermal throttling")),
+        "{warnings:?}"
+    );
+    assert!(
+        !warnings.iter().any(|w| w.contains("folding")),
+        "{warnings:?}"
+    );
+    assert!(
+        a["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["kind"] != "folding"),
+        "{}",
+        a["phases"]
+    );
+}
