@@ -599,7 +599,7 @@ fn finish(
             }
             (None, Some(lb)) => line.push_str(&format!(
                 "; no cliff seen: {}",
-                crate::detect::no_cliff_text(Some(lb), bytes, opts.units)
+                crate::detect::no_cliff_text(Some(lb), opts.units)
             )),
             (None, None) => {}
         }

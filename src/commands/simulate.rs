@@ -118,11 +118,7 @@ pub fn summary_text(
         None => {
             s += &format!(
                 "  estimate:    no cliff seen: {}\n",
-                crate::detect::no_cliff_text(
-                    analysis.cache_lower_bound_bytes,
-                    t.bytes_total(),
-                    units
-                )
+                crate::detect::no_cliff_text(analysis.cache_lower_bound_bytes, units)
             );
         }
     }

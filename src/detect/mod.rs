@@ -200,6 +200,8 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
                 kind: PhaseKind::Steady,
             });
         }
+        // Too few samples to see a cliff at all: no bound on the cache either.
+        out.cache_lower_bound_bytes = None;
         out.warnings.push(format!(
             "only {n} sample{}: too few to find a cliff; sample more often or write for longer",
             if n == 1 { "" } else { "s" }
@@ -593,7 +595,7 @@ fn build_result(
                     "the run ended before any cliff: {} ({what}); if the drive has a cache, \
                      it holds at least {}; write more (--max-bytes or --duration) to find \
                      where it ends",
-                    no_cliff_text(Some(bound), written, units),
+                    no_cliff_text(Some(bound), units),
                     format_bytes(bound as f64, units),
                 ))
             }

@@ -116,11 +116,14 @@ pub fn read_only_text(a: &Analysis, units: UnitSystem) -> String {
 /// The words for "no cliff seen" with the lower bound `bound` (or `bytes_total` when there is
 /// none): "no cache, or one larger than X". A run that saw no cliff cannot tell a drive
 /// without an SLC cache from one whose cache is larger than what was written.
-pub fn no_cliff_text(bound: Option<u64>, bytes_total: u64, units: UnitSystem) -> String {
-    format!(
-        "no cache, or one larger than {}",
-        format_bytes(bound.unwrap_or(bytes_total) as f64, units)
-    )
+pub fn no_cliff_text(bound: Option<u64>, units: UnitSystem) -> String {
+    match bound {
+        Some(b) => format!(
+            "no cache, or one larger than {}",
+            format_bytes(b as f64, units)
+        ),
+        None => "too few samples to tell whether there is a cache".to_string(),
+    }
 }
 
 /// What to do for finer samples than `dt` seconds, in words every subcommand can follow:

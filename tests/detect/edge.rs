@@ -34,6 +34,17 @@ fn check_invariants(a: &Analysis, what: &str) {
             assert!(lb <= a.bytes_total, "{what}: {lb} > {}", a.bytes_total);
             assert!(!a.warnings.is_empty(), "{what}: no warning without a cliff");
         }
+        // Too few samples to see a cliff bound no cache either, and say so.
+        (None, None) => {
+            assert!(a.cliffs.is_empty(), "{what}");
+            assert!(
+                a.warnings
+                    .iter()
+                    .any(|w| w.contains("too few to find a cliff")),
+                "{what}: neither an estimate nor a bound, and no word why: {:?}",
+                a.warnings
+            );
+        }
         other => panic!("{what}: estimate and lower bound {other:?}"),
     }
 }

@@ -234,7 +234,7 @@ fn the_lower_bound_is_capped_at_one_pass_over_the_span() {
     let mut t = piecewise(&[(20.0, 5.2e9)], 1.0);
     t.meta.device.capacity_bytes = Some(4_000_000_000);
     assert_eq!(analyze(&t).cache_lower_bound_bytes, Some(4_000_000_000));
-    let w = slccache::detect::no_cliff_text(Some(2_150_000_000), 0, Default::default());
+    let w = slccache::detect::no_cliff_text(Some(2_150_000_000), Default::default());
     assert!(w.contains("no cache, or one larger than 2.15 GB"), "{w}");
 }
 

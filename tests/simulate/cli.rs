@@ -256,3 +256,45 @@ fn force_removes_the_earlier_run_s_outputs_and_keeps_the_user_s_files() {
         "mine"
     );
 }
+
+/// `--interval 1h` gave one sample and still the definite "no cache, or one larger than
+/// 250 GB". One sample cannot show a cliff, so it bounds no cache: every output says so.
+#[test]
+fn one_sample_bounds_no_cache() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("one");
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "--no-record",
+            "simulate",
+            "960evo-250g",
+            "--interval",
+            "1h",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for (what, t) in [("terminal", &text), ("report.md", &md)] {
+        assert!(!t.contains("larger than"), "{what}: {t}");
+        assert!(
+            t.contains("too few samples to tell whether there is a cache"),
+            "{what}: {t}"
+        );
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(
+        s["analysis"]["cache_lower_bound_bytes"].is_null(),
+        "{}",
+        s["analysis"]
+    );
+}

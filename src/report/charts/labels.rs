@@ -70,7 +70,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         }
         (None, 0) => format!(
             "No cliff seen: {}",
-            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
+            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, units)
         ),
         (None, _) => "Cache size not estimated".to_string(),
     };

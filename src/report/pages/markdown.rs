@@ -54,7 +54,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             ),
             None => format!(
                 "no cliff: {}",
-                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, a.bytes_total, units)
+                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, units)
             ),
         },
         (None, false) => "not estimated".to_string(),
