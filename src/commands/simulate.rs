@@ -62,9 +62,15 @@ pub fn summary_text(
         w.queue_depth,
         crate::units::count_text(w.jobs as usize, "job", "jobs")
     );
+    // A run that only read is told by its reads (the analysis is of them).
+    let (verb, moved) = if analysis.read_only {
+        ("read", t.read_bytes_total())
+    } else {
+        ("wrote", t.bytes_total())
+    };
     s += &format!(
-        "  wrote {} in {} (virtual), {}\n",
-        format_bytes(t.bytes_total() as f64, units),
+        "  {verb} {} in {} (virtual), {}\n",
+        format_bytes(moved as f64, units),
         format_seconds(t.duration_s()),
         t.meta
             .stop_reason
@@ -93,6 +99,12 @@ pub fn summary_text(
     }
     s += "\n";
     match &analysis.cache_estimate {
+        _ if analysis.read_only => {
+            s += &format!(
+                "  estimate:    {}\n",
+                crate::detect::read_only_text(analysis, units)
+            );
+        }
         Some(e) => {
             let err = if truth.cache_bytes > 0 {
                 format!(

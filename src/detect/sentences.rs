@@ -113,9 +113,10 @@ pub fn read_only_text(a: &Analysis, units: UnitSystem) -> String {
     )
 }
 
-/// The words for "no cliff seen" with the lower bound `bound` (or `bytes_total` when there is
-/// none): "no cache, or one larger than X". A run that saw no cliff cannot tell a drive
-/// without an SLC cache from one whose cache is larger than what was written.
+/// The words for "no cliff seen" with the lower bound `bound`: "no cache, or one larger than
+/// X". A run that saw no cliff cannot tell a drive without an SLC cache from one whose cache
+/// is larger than what was written. No bound (too few samples to look for a cliff): "too few
+/// samples to tell whether there is a cache".
 pub fn no_cliff_text(bound: Option<u64>, units: UnitSystem) -> String {
     match bound {
         Some(b) => format!(

@@ -298,3 +298,35 @@ fn one_sample_bounds_no_cache() {
         s["analysis"]
     );
 }
+
+/// A read-only simulation said "wrote 0 B" and "no cache, or one larger than 0 B" on the
+/// terminal while report.md said "Bytes written 250 GB". Every output now tells it by its
+/// reads, and claims no write cache.
+#[test]
+fn a_read_only_run_is_told_by_its_reads_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("rd");
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "--no-record",
+            "simulate",
+            "960evo-250g",
+            "--pattern",
+            "seqread",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("read 250 GB in"), "{text}");
+    assert!(text.contains("no write cache measured"), "{text}");
+    for bad in ["wrote 0 B", "larger than", "too few samples"] {
+        assert!(!text.contains(bad), "{bad}: {text}");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| Bytes read | 250 GB"), "{md}");
+    assert!(!md.contains("Bytes written"), "{md}");
+}

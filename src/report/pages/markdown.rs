@@ -137,7 +137,12 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         v.push(("After the last cliff".to_string(), t));
     }
     v.push((
-        "Bytes written".to_string(),
+        if a.read_only {
+            "Bytes read"
+        } else {
+            "Bytes written"
+        }
+        .to_string(),
         format!("{} in {}", fb(a.bytes_total), format_seconds(a.duration_s)),
     ));
     // A mixed run: what it read, beside what it wrote (a read-only run is analysed on its
