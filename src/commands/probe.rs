@@ -597,9 +597,9 @@ fn finish(
                     crate::detect::unconfirmed_drop_text(d, opts.units)
                 ))
             }
-            (None, Some(lb)) => line.push_str(&format!(
+            (None, Some(_)) => line.push_str(&format!(
                 "; no cliff seen: {}",
-                crate::detect::no_cliff_text(Some(lb), opts.units)
+                crate::detect::no_cliff_text_of(&analysis, opts.units)
             )),
             (None, None) => {}
         }

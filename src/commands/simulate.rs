@@ -130,7 +130,7 @@ pub fn summary_text(
         None => {
             s += &format!(
                 "  estimate:    no cliff seen: {}\n",
-                crate::detect::no_cliff_text(analysis.cache_lower_bound_bytes, units)
+                crate::detect::no_cliff_text_of(analysis, units)
             );
         }
     }

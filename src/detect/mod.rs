@@ -68,8 +68,8 @@ mod warnings;
 pub use cliffs::{DEEP_LONG_S, DEEP_SHARE};
 pub use coverage::coverage;
 pub use sentences::{
-    after_last_cliff_text, coverage_text, no_cliff_text, read_only_text, returns_text,
-    unconfirmed_drop_text,
+    after_last_cliff_text, coverage_text, no_cliff_text, no_cliff_text_of, read_only_text,
+    returns_text, unconfirmed_drop_text, whole_drive_no_cliff_text,
 };
 pub use types::{
     is_throttled, Analysis, CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere, Phase,
@@ -125,6 +125,22 @@ pub fn analyze(t: &Timeline) -> Analysis {
                      did not write the whole span, so not known to be sustained), not the first \
                      post-cache level"
                 );
+            }
+        }
+    }
+    // A run that wrote the whole drive without a cliff cannot be told to write more, and no
+    // cache larger than the drive exists.
+    if let Some(c) = a
+        .coverage
+        .as_ref()
+        .filter(|c| c.whole_span && c.span_is_drive)
+    {
+        if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
+            let text = whole_drive_no_cliff_text(c.span_bytes, UnitSystem::Decimal);
+            for w in &mut a.warnings {
+                if w.starts_with("the run ended before any cliff") {
+                    *w = format!("the run ended before any cliff: {text}");
+                }
             }
         }
     }

@@ -127,6 +127,27 @@ pub fn no_cliff_text(bound: Option<u64>, units: UnitSystem) -> String {
     }
 }
 
+/// [`no_cliff_text`] for an analysis: after a run that wrote the whole drive without a cliff,
+/// [`whole_drive_no_cliff_text`] (no cache can be larger than the drive).
+pub fn no_cliff_text_of(a: &Analysis, units: UnitSystem) -> String {
+    match a
+        .coverage
+        .as_ref()
+        .filter(|c| c.whole_span && c.span_is_drive)
+    {
+        Some(c) => whole_drive_no_cliff_text(c.span_bytes, units),
+        None => no_cliff_text(a.cache_lower_bound_bytes, units),
+    }
+}
+
+/// The words for a run that wrote all of a drive of `capacity` bytes and saw no cliff.
+pub fn whole_drive_no_cliff_text(capacity: u64, units: UnitSystem) -> String {
+    format!(
+        "the whole drive ({}) was written without a cliff: no SLC cache ran out",
+        format_bytes(capacity as f64, units)
+    )
+}
+
 /// What to do for finer samples than `dt` seconds, in words every subcommand can follow:
 /// slccache's own runs take `--interval`; `analyze` reads what it is given, so a log from
 /// another tool needs that tool's logging interval shortened.

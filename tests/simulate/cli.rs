@@ -330,3 +330,30 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
     assert!(md.contains("| Bytes read | 250 GB"), "{md}");
     assert!(!md.contains("Bytes written"), "{md}");
 }
+
+/// After writing the whole 960 GB drive without a cliff it still said "a cache larger than
+/// 960 GB ... write more". No cache can be larger than the drive, and there is no more to
+/// write: every output says the whole drive was written without a cliff.
+#[test]
+fn a_whole_drive_without_a_cliff_is_not_told_to_write_more() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("pm");
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["--no-record", "simulate", "pm983-960g", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for (what, t) in [("terminal", &text), ("report.md", &md)] {
+        assert!(
+            t.contains("the whole drive (960 GB) was written without a cliff"),
+            "{what}: {t}"
+        );
+        for bad in ["larger than 960 GB", "write more", "holds at least"] {
+            assert!(!t.contains(bad), "{what}: {bad}: {t}");
+        }
+    }
+}

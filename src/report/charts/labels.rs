@@ -70,7 +70,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         }
         (None, 0) => format!(
             "No cliff seen: {}",
-            crate::detect::no_cliff_text(a.cache_lower_bound_bytes, units)
+            crate::detect::no_cliff_text_of(a, units)
         ),
         (None, _) => "Cache size not estimated".to_string(),
     };

@@ -70,7 +70,7 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
                 format_seconds(a.duration_s),
                 format_bytes(a.bytes_total as f64, units),
                 level,
-                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, units),
+                crate::detect::no_cliff_text_of(a, units),
             )
         }
     }

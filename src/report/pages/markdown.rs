@@ -52,10 +52,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
                 "no confirmed cliff: {}",
                 crate::detect::unconfirmed_drop_text(d, units)
             ),
-            None => format!(
-                "no cliff: {}",
-                crate::detect::no_cliff_text(a.cache_lower_bound_bytes, units)
-            ),
+            None => format!("no cliff: {}", crate::detect::no_cliff_text_of(a, units)),
         },
         (None, false) => "not estimated".to_string(),
     };
