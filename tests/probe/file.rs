@@ -378,3 +378,53 @@ pub fn default_output_folder_is_named_after_the_target() {
     );
     assert!(outputs.join(&entries[0]).join("summary.json").is_file());
 }
+
+/// One run over all of a new file, with the terminal's output, for the words that name the
+/// target and why the run stopped.
+fn one_pass_over_a_file(d: &Path, extra: &[&str]) -> (String, PathBuf) {
+    let f = d.join("whole.bin");
+    let out = d.join("out");
+    let o = slccache()
+        .args(["probe", f.to_str().unwrap(), "--size", "16MiB"])
+        .args(["--pattern", "seqwrite", "--bs", "1M", "--interval", "50ms"])
+        .args(extra)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (text, out)
+}
+
+/// A regular file written to its end is "the whole file", never "the whole drive": the
+/// terminal, report.md, the card and summary.json (`span_is_file`, not `span_is_drive`).
+pub fn a_file_written_whole_is_called_the_file_not_the_drive() {
+    let d = scratch();
+    let (text, out) = one_pass_over_a_file(d.path(), &[]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let s = summary(&out);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let note = slccache::report::pages::card::card_note(&a, slccache::units::UnitSystem::Decimal)
+        .unwrap_or_default();
+    for (name, o) in [
+        ("the terminal", &text),
+        ("report.md", &md),
+        ("report.html", &html),
+        ("the card", &note),
+    ] {
+        assert!(
+            o.contains("filling the whole file (16.8 MB) completes at"),
+            "{name}: {o}"
+        );
+        assert!(!o.contains("whole drive"), "{name}: {o}");
+    }
+    let c = &s["analysis"]["coverage"];
+    assert_eq!(c["span_is_file"], true, "{c}");
+    assert_eq!(c["span_is_drive"], false, "{c}");
+}
