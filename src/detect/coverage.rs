@@ -47,10 +47,15 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
             }
             _ => false,
         };
+    // The target's capacity is a drive's, or a regular file's size: "the whole drive" of a
+    // file would be wrong.
+    let whole_target = t.meta.device.capacity_bytes == Some(span);
+    let is_file = t.meta.device.kind == "file";
     Some(Coverage {
         bytes_written: bytes,
         span_bytes: span,
-        span_is_drive: t.meta.device.capacity_bytes == Some(span),
+        span_is_drive: whole_target && !is_file,
+        span_is_file: whole_target && is_file,
         whole_span: whole,
         stopped_early: t.meta.stop_reason == Some(crate::timeline::StopReason::CliffConfirmed),
         bytes_after_last_cliff: after.map(|x| x.0),

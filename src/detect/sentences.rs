@@ -4,13 +4,18 @@ use super::{Analysis, DropWhere, UnconfirmedDrop};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
-/// or `filling the whole drive completes at 165 MB/s on average` (`span` for a span smaller
-/// than the drive is not known here: the words say "the whole span").
+/// or `filling the whole drive (2.00 TB) completes at 165 MB/s on average` (`the whole file`
+/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`).
 pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     let c = a.coverage.as_ref()?;
     Some(match c.whole_fill_bytes_per_sec {
         Some(r) if c.whole_span && c.span_is_drive => format!(
             "filling the whole drive ({}) completes at {} on average",
+            format_bytes(c.span_bytes as f64, units),
+            format_rate(r, units)
+        ),
+        Some(r) if c.whole_span && c.span_is_file => format!(
+            "filling the whole file ({}) completes at {} on average",
             format_bytes(c.span_bytes as f64, units),
             format_rate(r, units)
         ),

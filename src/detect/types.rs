@@ -162,8 +162,13 @@ pub struct Coverage {
     pub bytes_written: u64,
     /// The span the run could write in one pass, bytes.
     pub span_bytes: u64,
-    /// True when the span is the whole drive (its capacity as the run recorded it).
+    /// True when the span is the whole drive (its capacity as the run recorded it); false for
+    /// a regular file, whose whole is [`Coverage::span_is_file`].
     pub span_is_drive: bool,
+    /// True when the target is a regular file and the span is all of it (its size as the run
+    /// recorded it); left out of summary.json when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub span_is_file: bool,
     /// True when the run wrote at least the whole span.
     pub whole_span: bool,
     /// True when the early stop ended the run (the cliff was confirmed).

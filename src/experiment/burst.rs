@@ -40,6 +40,10 @@ pub struct Plan {
     pub blocks: u64,
     /// Writes to issue at most (None: only the time limit stops the run).
     pub write_limit: Option<u64>,
+    /// Why the run stops when it has issued `write_limit` writes: `--max-bytes` only when it
+    /// was given and is the smaller limit.
+    #[serde(skip)]
+    pub limit_reason: StopReason,
 }
 
 impl Plan {
@@ -53,15 +57,17 @@ impl Plan {
         let by_passes = cfg
             .passes
             .map(|p| ((blocks as f64) * p).ceil().max(1.0) as u64);
-        let limit = match (by_bytes, by_passes) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let (limit, limit_reason) = match (by_bytes, by_passes) {
+            (Some(a), Some(b)) if a <= b => (a, StopReason::MaxBytes),
+            (_, Some(b)) => (b, StopReason::PassesWritten),
+            (Some(a), None) => (a, StopReason::MaxBytes),
+            (None, None) => (blocks, StopReason::SpanWritten),
         };
-        let limit = limit.or(Some(blocks));
         Plan {
             span_bytes: blocks * bs,
             blocks,
-            write_limit: limit,
+            write_limit: Some(limit),
+            limit_reason,
         }
     }
 }
@@ -291,7 +297,7 @@ pub fn run_jobs(
                 break 'run StopReason::WriteError;
             }
             if running.load(Ordering::SeqCst) == 0 {
-                break 'run StopReason::MaxBytes;
+                break 'run plan.limit_reason;
             }
             if detector.should_stop() {
                 break 'run StopReason::CliffConfirmed;
@@ -419,19 +425,31 @@ mod tests {
     fn plan_stop_rules() {
         let mut c = cfg();
         c.block_size = 4096;
-        // Default: one pass.
+        // Default: one pass, and the run says so when it ends there.
         let p = Plan::new(&c, 4096 * 100 + 10);
         assert_eq!(p.blocks, 100);
         assert_eq!(p.span_bytes, 409_600);
         assert_eq!(p.write_limit, Some(100));
+        assert_eq!(p.limit_reason, StopReason::SpanWritten);
         // Duration only: still one pass at most (one run wrote 41 passes before this rule).
         c.duration = Some(Duration::from_secs(5));
-        assert_eq!(Plan::new(&c, 409_600).write_limit, Some(100));
-        // max-bytes rounds up to whole blocks; the smaller rule wins.
+        let p = Plan::new(&c, 409_600);
+        assert_eq!(p.write_limit, Some(100));
+        assert_eq!(p.limit_reason, StopReason::SpanWritten);
+        // max-bytes rounds up to whole blocks; the smaller rule wins, and names the stop.
         c.max_bytes = Some(5000);
-        assert_eq!(Plan::new(&c, 409_600).write_limit, Some(2));
+        let p = Plan::new(&c, 409_600);
+        assert_eq!(p.write_limit, Some(2));
+        assert_eq!(p.limit_reason, StopReason::MaxBytes);
+        c.passes = Some(0.01);
+        assert_eq!(
+            Plan::new(&c, 409_600).limit_reason,
+            StopReason::PassesWritten
+        );
         c.max_bytes = None;
         c.passes = Some(2.5);
-        assert_eq!(Plan::new(&c, 409_600).write_limit, Some(250));
+        let p = Plan::new(&c, 409_600);
+        assert_eq!(p.write_limit, Some(250));
+        assert_eq!(p.limit_reason, StopReason::PassesWritten);
     }
 }

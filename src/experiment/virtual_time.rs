@@ -65,6 +65,16 @@ pub fn byte_limit(w: &WorkloadConfig, capacity: u64) -> Result<Option<u64>> {
     })
 }
 
+/// Why a run under `w` ends when it has written its [`byte_limit`]: `--max-bytes` only
+/// when it was given.
+pub fn byte_limit_reason(w: &WorkloadConfig) -> StopReason {
+    match (w.max_bytes, w.passes) {
+        (Some(_), _) => StopReason::MaxBytes,
+        (None, Some(_)) => StopReason::PassesWritten,
+        (None, None) => StopReason::SpanWritten,
+    }
+}
+
 /// Weighted quantile of (value, weight) pairs sorted by value; `total` is the weights summed
 /// in order (summed once for a sample's quantiles).
 fn quantile_of(sorted: &[(f64, f64)], total: f64, q: f64) -> Option<f64> {
@@ -100,6 +110,8 @@ pub struct VirtualDrive<'a> {
     /// Start of the current burst.
     t0: f64,
     limit: Option<u64>,
+    /// Why the burst ends when it has written `limit`.
+    limit_reason: StopReason,
     end_time: f64,
     exact_total: f64,
     total: u64,
@@ -133,6 +145,7 @@ impl<'a> VirtualDrive<'a> {
             t: 0.0,
             t0: 0.0,
             limit: None,
+            limit_reason: StopReason::MaxBytes,
             end_time: f64::INFINITY,
             exact_total: 0.0,
             total: 0,
@@ -147,13 +160,16 @@ impl<'a> VirtualDrive<'a> {
         d.lat_w = model.latency_s - model.latency_for(d.read_frac);
         d.lat_r = model.read_latency_s - model.latency_for(d.read_frac);
         d.begin_burst(limit, w.duration.map(|d| d.as_secs_f64()));
+        d.limit_reason = byte_limit_reason(w);
         Ok(d)
     }
 
-    /// Starts a new burst now, limited to `max_bytes` and `duration_s` (`None`: no limit).
+    /// Starts a new burst now, limited to `max_bytes` and `duration_s` (`None`: no limit);
+    /// one that ends at `max_bytes` stopped at its byte limit.
     pub fn begin_burst(&mut self, max_bytes: Option<u64>, duration_s: Option<f64>) {
         self.t0 = self.t;
         self.limit = max_bytes;
+        self.limit_reason = StopReason::MaxBytes;
         self.end_time = duration_s.unwrap_or(f64::INFINITY);
         self.exact_total = 0.0;
         self.total = 0;
@@ -206,7 +222,7 @@ impl SampleSource for VirtualDrive<'_> {
             None => f64::INFINITY,
         };
         if left < 0.5 {
-            self.stop = Some(StopReason::MaxBytes);
+            self.stop = Some(self.limit_reason);
             return Ok(None);
         }
         let t = self.t - self.t0;
@@ -491,6 +507,20 @@ mod tests {
         assert!((sim.timeline.duration_s() - 30.0).abs() < 1e-6);
         assert_eq!(sim.timeline.samples.len(), 30);
         assert_eq!(sim.timeline.meta.stop_reason, Some(StopReason::Duration));
+        // No --max-bytes: one pass over the span ends the run, and it says so, with a long
+        // --duration too; never "byte limit reached".
+        w.span = Some(2_000_000_000);
+        w.duration = Some(Duration::from_secs(1800));
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        assert_eq!(sim.timeline.bytes_total(), 2_000_000_000);
+        assert_eq!(sim.timeline.meta.stop_reason, Some(StopReason::SpanWritten));
+        w.passes = Some(2.0);
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        assert_eq!(sim.timeline.bytes_total(), 4_000_000_000);
+        assert_eq!(
+            sim.timeline.meta.stop_reason,
+            Some(StopReason::PassesWritten)
+        );
     }
 
     #[test]

@@ -182,8 +182,14 @@ pub struct Workload {
 pub enum StopReason {
     /// `--duration` was reached.
     Duration,
-    /// `--max-bytes` (or one pass over the target) was written.
+    /// `--max-bytes` (or a scenario's `max_bytes`) was written: only when it was given and
+    /// was the limit that ended the run.
     MaxBytes,
+    /// One pass over the span was written: the limit of a run given no `--max-bytes` (with or
+    /// without `--duration`, whichever comes first).
+    SpanWritten,
+    /// A scenario's `passes` over the span were written.
+    PassesWritten,
     /// Ctrl-C or SIGTERM.
     Interrupted,
     /// A write failed; see the error in the summary.
@@ -200,6 +206,8 @@ impl std::fmt::Display for StopReason {
         f.write_str(match self {
             StopReason::Duration => "duration reached",
             StopReason::MaxBytes => "byte limit reached",
+            StopReason::SpanWritten => "one pass over the span written",
+            StopReason::PassesWritten => "the scenario's passes over the span written",
             StopReason::Interrupted => "interrupted",
             StopReason::WriteError => "write error",
             StopReason::EndOfData => "end of data",

@@ -465,3 +465,78 @@ pub fn documented_device_commands_run() {
     drop(lo);
     drop(home);
 }
+
+/// The README's first paragraph says what running its first command a second time does,
+/// without and with `--force`; this runs that sequence (capped as [`COMMANDS`] runs it) and
+/// checks each claim.
+pub fn the_first_paragraph_says_what_a_second_run_and_force_do() {
+    let readme = docs::readme();
+    let intro = readme.split("\n## ").next().unwrap();
+    let intro = intro.split_whitespace().collect::<Vec<_>>().join(" ");
+    for claim in [
+        "Run it a second time as it is and it is refused, writing nothing: `output/demo/` \
+         already holds files.",
+        "Add `--force` to write the new run over them: the earlier run's outputs there are \
+         replaced, those the new run does not write again (a zoom chart, say) are removed, and \
+         every other file in the folder is kept.",
+    ] {
+        assert!(
+            intro.contains(claim),
+            "the README's first paragraph no longer says: {claim}"
+        );
+    }
+    let first = COMMANDS
+        .iter()
+        .find(|(k, _, _)| k.starts_with("cargo run --release -- probe"))
+        .map(|(_, _, how)| match how {
+            Sh(text) => *text,
+            _ => unreachable!("the first command runs in the scratch home"),
+        })
+        .unwrap();
+    assert!(first.ends_with("--out output/demo"), "{first}");
+    let home = Home {
+        dir: tempfile::tempdir().unwrap(),
+        drive: None,
+    };
+    let demo = home.dir.path().join("output/demo");
+    let listing = || {
+        let mut v: Vec<String> = std::fs::read_dir(&demo)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let read = |name: &str| std::fs::read(demo.join(name)).unwrap();
+    home.ok(first);
+    let (files, summary) = (listing(), read("summary.json"));
+    // A second time as it is: refused, nothing written.
+    let (code, out) = home.sh(first);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(out.contains("--force"), "{out}");
+    assert_eq!(listing(), files);
+    assert_eq!(
+        read("summary.json"),
+        summary,
+        "the refused run wrote summary.json"
+    );
+    // With --force: the earlier run's outputs replaced, an earlier zoom chart that this run
+    // does not write removed, a file of the user's kept.
+    std::fs::write(demo.join("report.md"), "the earlier run's report").unwrap();
+    std::fs::write(
+        demo.join("throughput-time-zoom.png"),
+        "an earlier zoom chart",
+    )
+    .unwrap();
+    std::fs::write(demo.join("notes.txt"), "mine").unwrap();
+    home.ok(&format!("{first} --force"));
+    let md = String::from_utf8(read("report.md")).unwrap();
+    assert!(!md.contains("the earlier run's report"), "{md}");
+    assert!(md.contains("960 EVO"), "{md}");
+    assert!(!demo.join("throughput-time-zoom.png").exists());
+    assert_eq!(read("notes.txt"), b"mine");
+    let mut expected = files.clone();
+    expected.push("notes.txt".to_string());
+    expected.sort();
+    assert_eq!(listing(), expected);
+}

@@ -24,6 +24,7 @@ fn main() -> std::process::ExitCode {
             documented_commands::every_documented_command_is_listed,
             documented_commands::documented_commands_run,
             documented_commands::documented_device_commands_run,
+            documented_commands::the_first_paragraph_says_what_a_second_run_and_force_do,
             analyze::json_has_exactly_the_contract_keys,
             analyze::no_cliff_gives_null_estimate_and_a_lower_bound,
             analyze::several_files_give_one_json_line_each,

@@ -92,7 +92,8 @@ pub fn one_random_pass_over_a_new_file() {
     }
     assert_eq!(s["totals"]["bytes"], 8 << 20);
     assert_eq!(s["totals"]["writes"], 2048);
-    assert_eq!(s["run"]["stop_reason"], "max_bytes");
+    // No --max-bytes: the run ended its one pass over the file.
+    assert_eq!(s["run"]["stop_reason"], "span_written");
     assert_eq!(s["run"]["device"]["kind"], "file");
     assert_eq!(s["run"]["device"]["capacity_bytes"], 8 << 20);
     assert_eq!(s["run"]["workload"]["engine"], "io_uring");
@@ -377,4 +378,96 @@ pub fn default_output_folder_is_named_after_the_target() {
         "tells where outputs went: {stdout}"
     );
     assert!(outputs.join(&entries[0]).join("summary.json").is_file());
+}
+
+/// One run over all of a new file, with the terminal's output, for the words that name the
+/// target and why the run stopped.
+fn one_pass_over_a_file(d: &Path, extra: &[&str]) -> (String, PathBuf) {
+    let f = d.join("whole.bin");
+    let out = d.join("out");
+    let o = slccache()
+        .args(["probe", f.to_str().unwrap(), "--size", "16MiB"])
+        .args(["--pattern", "seqwrite", "--bs", "1M", "--interval", "50ms"])
+        .args(extra)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (text, out)
+}
+
+/// A regular file written to its end is "the whole file", never "the whole drive": the
+/// terminal, report.md, the card and summary.json (`span_is_file`, not `span_is_drive`).
+pub fn a_file_written_whole_is_called_the_file_not_the_drive() {
+    let d = scratch();
+    let (text, out) = one_pass_over_a_file(d.path(), &[]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let s = summary(&out);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let note = slccache::report::pages::card::card_note(&a, slccache::units::UnitSystem::Decimal)
+        .unwrap_or_default();
+    for (name, o) in [
+        ("the terminal", &text),
+        ("report.md", &md),
+        ("report.html", &html),
+        ("the card", &note),
+    ] {
+        assert!(
+            o.contains("filling the whole file (16.8 MB) completes at"),
+            "{name}: {o}"
+        );
+        assert!(!o.contains("whole drive"), "{name}: {o}");
+    }
+    let c = &s["analysis"]["coverage"];
+    assert_eq!(c["span_is_file"], true, "{c}");
+    assert_eq!(c["span_is_drive"], false, "{c}");
+}
+
+/// A run given no --max-bytes ends its one pass over the file and says that, in the terminal,
+/// report.md and summary.json alike; "byte limit reached" only when --max-bytes was given and
+/// reached.
+pub fn the_stop_reason_says_one_pass_or_byte_limit_as_it_was() {
+    let d = scratch();
+    let (text, out) = one_pass_over_a_file(d.path(), &[]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let s = summary(&out);
+    assert!(
+        text.contains("stopped: one pass over the span written"),
+        "{text}"
+    );
+    assert!(
+        md.contains("| Stop reason | one pass over the span written |"),
+        "{md}"
+    );
+    for (name, o) in [("the terminal", &text), ("report.md", &md)] {
+        assert!(!o.contains("byte limit"), "{name}: {o}");
+    }
+    assert_eq!(s["run"]["stop_reason"], "span_written");
+    assert_eq!(s["stop"]["reason"], "span_written");
+
+    // A long --duration without the early stop ends at the pass too, and says so.
+    let d = scratch();
+    let (text, out) = one_pass_over_a_file(d.path(), &["--duration", "30m", "--no-early-stop"]);
+    assert!(
+        text.contains("stopped: one pass over the span written"),
+        "{text}"
+    );
+    assert_eq!(summary(&out)["run"]["stop_reason"], "span_written");
+
+    let d = scratch();
+    let (text, out) = one_pass_over_a_file(d.path(), &["--max-bytes", "8MiB"]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let s = summary(&out);
+    assert!(text.contains("stopped: byte limit reached"), "{text}");
+    assert!(md.contains("| Stop reason | byte limit reached |"), "{md}");
+    assert_eq!(s["run"]["stop_reason"], "max_bytes");
+    assert_eq!(s["stop"]["reason"], "max_bytes");
+    assert_eq!(s["totals"]["bytes"], 8 << 20);
 }

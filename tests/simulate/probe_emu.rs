@@ -164,6 +164,65 @@ fn summary_of_an_emulated_probe_carries_the_model_truth() {
     assert!((est / 5e8 - 1.0).abs() < 0.02, "estimate {est}");
 }
 
+/// An emulated drive small enough for one pass to end the run: `--duration 30m
+/// --no-early-stop` stops when the pass is written, and no output calls that a byte limit
+/// (no --max-bytes was given): the terminal, report.md, report.html, the charts' footers and
+/// summary.json.
+#[test]
+fn a_pass_that_ends_before_the_duration_is_not_a_byte_limit() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let o = Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args([
+            "probe",
+            "emu:960evo-250g,capacity=1GB,cache=200MB,in=2GB/s,after=1GB/s,noise=0,dips=0",
+        ])
+        .args(["--pattern", "seqwrite", "--bs", "1M", "--interval", "200ms"])
+        .args([
+            "--duration",
+            "30m",
+            "--no-early-stop",
+            "--no-record",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["run"]["stop_reason"], "span_written", "{text}");
+    assert_eq!(s["stop"]["reason"], "span_written");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        text.contains("stopped: one pass over the span written"),
+        "{text}"
+    );
+    assert!(
+        md.contains("| Stop reason | one pass over the span written |"),
+        "{md}"
+    );
+    let mut outputs = vec![("the terminal".to_string(), text), ("report.md".into(), md)];
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if matches!(p.extension().and_then(|x| x.to_str()), Some("svg" | "html")) {
+            outputs.push((
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
+        }
+    }
+    for (name, o) in &outputs {
+        assert!(!o.contains("byte limit"), "{name} says byte limit");
+    }
+}
+
 /// Runs `slccache probe` with `args` into a fresh folder; returns (its terminal output, stdout
 /// then stderr, and summary.json).
 fn probe_summary(args: &[&str]) -> (String, serde_json::Value) {

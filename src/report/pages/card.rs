@@ -155,7 +155,7 @@ pub fn card_warning(a: &Analysis) -> Option<String> {
         .is_some_and(|c| c.later_tier_possible)
         .then(|| {
             format!(
-                "not the sustained speed: a slower tier may follow (measure it with --cliffs {})",
+                "may not be the sustained speed: a slower tier may follow (measure it with --cliffs {})",
                 a.cliffs.len() + 1
             )
         })
