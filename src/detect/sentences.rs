@@ -140,8 +140,11 @@ pub fn no_cliff_text_of(a: &Analysis, units: UnitSystem) -> String {
         .as_ref()
         .filter(|c| c.whole_span && c.span_is_drive)
     {
-        Some(c) => whole_drive_no_cliff_text(c.span_bytes, units),
-        None => no_cliff_text(a.cache_lower_bound_bytes, units),
+        // Too few samples to look for a cliff (no bound) tell nothing, whole drive or not.
+        Some(c) if a.cache_lower_bound_bytes.is_some() => {
+            whole_drive_no_cliff_text(c.span_bytes, units)
+        }
+        _ => no_cliff_text(a.cache_lower_bound_bytes, units),
     }
 }
 
