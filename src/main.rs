@@ -26,7 +26,7 @@ fn main() {
     // usage error before anything runs, for every command that records or reads the store.
     let uses_store = !matches!(
         cli.command,
-        Command::Info(_) | Command::Presets | Command::Completions(_) | Command::Man(_)
+        Command::Info(_) | Command::Presets(_) | Command::Completions(_) | Command::Man(_)
     );
     let resolved = Recording::from_env(cli.no_record, cli.db.as_deref())
         .and_then(|r| Ok((r, Recording::store_location(cli.db.as_deref())?)));
@@ -92,7 +92,7 @@ fn main() {
         Command::Compare(a) => slccache::commands::compare::run(a),
         Command::Info(a) => slccache::commands::info::run(a),
         Command::Sweep(a) => slccache::commands::sweep::run(a),
-        Command::Presets => slccache::model::presets::print_presets(),
+        Command::Presets(_) => slccache::model::presets::print_presets(),
         Command::Completions(a) => slccache::commands::install::run_completions(a),
         Command::Man(a) => slccache::commands::install::run_man(a),
         Command::Recovery(a) => slccache::commands::recovery::run(a),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::OutputArgs;
+use crate::cli::{OutputArgs, QUIET_HELP};
 
 /// `slccache db`.
 #[derive(Debug, Clone, Args)]
@@ -13,6 +13,9 @@ pub struct DbArgs {
     /// What to do to the store.
     #[command(subcommand)]
     pub action: DbAction,
+    /// `-q/--quiet`.
+    #[arg(short, long, global = true, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// What `slccache db` does.
@@ -63,6 +66,9 @@ pub struct RunsArgs {
     /// index.html there is replaced).
     #[arg(long, requires = "html")]
     pub force: bool,
+    /// `-q/--quiet`.
+    #[arg(short, long, global = true, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// A run id: a positive whole number (`slccache runs` lists them).
@@ -168,8 +174,7 @@ pub struct HistoryArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
 }

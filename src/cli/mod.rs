@@ -64,6 +64,11 @@ pub struct Cli {
     pub tag: Vec<String>,
 }
 
+/// The help of `-q/--quiet`, which every subcommand takes with this one meaning.
+pub const QUIET_HELP: &str = "No progress, notes or warnings on stderr: only errors. Results \
+(the final line, tables, --json) are printed all the same, and so is the line naming the id a \
+run was recorded under; a run's warnings stay in its summary.json and report.md";
+
 /// The global `--host` and `--tag`, for the commands that read the store (filters there).
 #[derive(Debug, Clone, Default)]
 pub struct OriginArgs {
@@ -156,7 +161,7 @@ cut short by Ctrl-C is left out (summary.json keeps it as sweep.unfinished_point
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Sweep(SweepArgs),
     /// List the built-in drive presets with their key figures.
-    Presets,
+    Presets(PresetsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(after_help = "Examples:\n  \
 slccache completions bash > ~/.local/share/bash-completion/completions/slccache\n  \
@@ -243,6 +248,17 @@ pub struct CompletionsArgs {
     /// The shell to write completions for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
+}
+
+/// `slccache presets`.
+#[derive(Debug, Clone, Args)]
+pub struct PresetsArgs {
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// `slccache man`.
@@ -252,6 +268,9 @@ pub struct ManArgs {
     /// ...) into this folder instead of printing the top-level page.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 impl ValueEnum for SweepPreset {
@@ -314,9 +333,8 @@ pub struct SweepArgs {
     /// Seed for offsets, data and the read/write choice [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(long, short)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Outputs.
     #[command(flatten)]
@@ -539,9 +557,8 @@ pub struct ProbeArgs {
     /// --engine io-uring-poll. Needs poll queues (nvme.poll_queues=N on the kernel command line).
     #[arg(long, conflicts_with = "engine")]
     pub hipri: bool,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(long, short)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Print the analysis as one JSON object to stdout (the same as summary.json's
     /// `analysis`); the result line goes to stderr.
@@ -574,9 +591,8 @@ pub struct AnalyzeArgs {
     /// Print the analysis as one JSON object per file to stdout.
     #[arg(long)]
     pub json: bool,
-    /// Nothing but errors and one result line per file (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Time unit of a two-column CSV without a header (s or ms).
     #[arg(long)]
@@ -614,9 +630,8 @@ pub struct SimulateArgs {
     /// Print the analysis as JSON to stdout.
     #[arg(long)]
     pub json: bool,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
 }
 
@@ -631,6 +646,9 @@ pub struct InfoArgs {
     /// Units for sizes: decimal MB/GB or binary MiB/GiB.
     #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
     pub units: UnitSystem,
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// `slccache compare`.
@@ -653,9 +671,8 @@ pub struct CompareArgs {
     /// line goes to stderr.
     #[arg(long)]
     pub json: bool,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
 }
 
@@ -681,9 +698,8 @@ pub struct BurstTargetArgs {
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(long, short)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Outputs.
     #[command(flatten)]

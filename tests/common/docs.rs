@@ -142,3 +142,38 @@ pub fn key(cmd: &str) -> String {
     }
     cmd[..end].split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+/// Every command path the binary offers (`[]`, `["probe"]`, ..., `["runs", "show"]`), read
+/// from the `Commands:` sections of `slccache --help` and of each subcommand's `--help`, as a
+/// user finds them.
+pub fn command_paths() -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut todo = vec![Vec::<String>::new()];
+    while let Some(path) = todo.pop() {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .args(&path)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "slccache {path:?} --help");
+        let help = String::from_utf8(o.stdout).unwrap();
+        let mut in_commands = false;
+        for line in help.lines() {
+            if line == "Commands:" {
+                in_commands = true;
+            } else if !line.starts_with("  ") {
+                in_commands = false;
+            } else if in_commands && !line.starts_with("   ") {
+                let name = line.split_whitespace().next().unwrap();
+                if name != "help" {
+                    let mut sub = path.clone();
+                    sub.push(name.to_string());
+                    todo.push(sub);
+                }
+            }
+        }
+        out.push(path);
+    }
+    out.sort();
+    out
+}

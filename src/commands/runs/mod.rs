@@ -165,7 +165,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             let mut failed = Vec::new();
             for d in dirs {
                 // --host is the host of folders that name none; say so where one names its own.
-                if let Some(given) = sel.host.as_deref() {
+                if let Some(given) = sel.host.as_deref().filter(|_| !args.quiet) {
                     let own = std::fs::read_to_string(d.join("summary.json"))
                         .ok()
                         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
