@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::{OutputArgs, QUIET_HELP};
+use crate::cli::{LibraryArgs, OutputArgs, StoreArgs, QUIET_HELP};
 
 /// `slccache db`.
 #[derive(Debug, Clone, Args)]
@@ -13,6 +13,9 @@ pub struct DbArgs {
     /// What to do to the store.
     #[command(subcommand)]
     pub action: DbAction,
+    /// `--db`.
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// `-q/--quiet`.
     #[arg(short, long, global = true, help = QUIET_HELP)]
     pub quiet: bool,
@@ -69,6 +72,9 @@ pub struct RunsArgs {
     /// `-q/--quiet`.
     #[arg(short, long, global = true, help = QUIET_HELP)]
     pub quiet: bool,
+    /// `--db`, and the filters by host and tag.
+    #[command(flatten)]
+    pub library: LibraryArgs,
 }
 
 /// A run id: a positive whole number (`slccache runs` lists them).
@@ -177,4 +183,7 @@ pub struct HistoryArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// `--db`, and the filters by host and tag.
+    #[command(flatten)]
+    pub library: LibraryArgs,
 }

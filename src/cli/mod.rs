@@ -40,28 +40,9 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
-    /// The results store: an SQLite file, a postgres://user@host/dbname URL or a libpq
-    /// key=value string (password from the URL, PGPASSWORD or ~/.pgpass; never shown)
-    /// [default: $SLCCACHE_DB, else $XDG_DATA_HOME/slccache/results.db].
-    #[arg(long, global = true, value_name = "PATH|URL")]
-    pub db: Option<String>,
-    /// Do not record this run in the results store.
-    #[arg(long, global = true, conflicts_with = "require_record")]
-    pub no_record: bool,
-    /// Exit 1 when the run could not be recorded in the store (its files are written all the
-    /// same, and a copy waits for `runs import --pending`); also SLCCACHE_REQUIRE_RECORD=1.
-    #[arg(long, global = true)]
-    pub require_record: bool,
-    /// The host a run records as its origin (in summary.json and the store) [default:
-    /// $SLCCACHE_HOST, else the machine's name]. For `runs` and `history`: only runs whose
-    /// host contains this text (any case).
-    #[arg(long, global = true, value_name = "NAME")]
-    pub host: Option<String>,
-    /// A tag of the run, KEY=VALUE (lab, rack, firmware, ticket; KEY of letters, digits, _ - .),
-    /// repeatable: in summary.json and the store. For `runs` and `history`: only runs with
-    /// every tag given.
-    #[arg(long, global = true, value_name = "KEY=VALUE")]
-    pub tag: Vec<String>,
+    /// The results-store flags given before the command (`slccache --db URL runs`).
+    #[command(flatten)]
+    pub before: BeforeArgs,
 }
 
 /// The help of `-q/--quiet`, which every subcommand takes with this one meaning.
@@ -69,7 +50,140 @@ pub const QUIET_HELP: &str = "No progress, notes or warnings on stderr: only err
 (the final line, tables, --json) are printed all the same, and so is the line naming the id a \
 run was recorded under; a run's warnings stay in its summary.json and report.md";
 
-/// The global `--host` and `--tag`, for the commands that read the store (filters there).
+/// The results-store flags given before the command's name, as in `slccache --db URL runs`:
+/// each is taken only when the command takes it after its name too (see [`StoreUse`]).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Before a command that takes them")]
+pub struct BeforeArgs {
+    /// The results store, for the commands that record a run or read the store (probe,
+    /// analyze, simulate, sweep, recovery, fill-sweep, compare, runs, history, db): the same
+    /// as their --db.
+    #[arg(long = "db", id = "before_db", value_name = "PATH|URL")]
+    pub db: Option<String>,
+    /// The same as --no-record after a command that records a run (probe, analyze, simulate,
+    /// sweep, recovery, fill-sweep).
+    #[arg(long = "no-record", id = "before_no_record")]
+    pub no_record: bool,
+    /// The same as --require-record after a command that records a run.
+    #[arg(long = "require-record", id = "before_require_record")]
+    pub require_record: bool,
+    /// The same as --host after a command that records a run, or runs and history.
+    #[arg(long = "host", id = "before_host", value_name = "NAME")]
+    pub host: Option<String>,
+    /// The same as --tag after a command that records a run, or runs and history.
+    #[arg(long = "tag", id = "before_tag", value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// `--db`: the results store, for the commands that read it (`compare`, `db`; and within
+/// [`RecordArgs`] and [`LibraryArgs`]).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Results store")]
+pub struct StoreArgs {
+    /// The results store: an SQLite file, a postgres://user@host/dbname URL or a libpq
+    /// key=value string (password from the URL, PGPASSWORD or ~/.pgpass; never shown)
+    /// [default: $SLCCACHE_DB, else $XDG_DATA_HOME/slccache/results.db].
+    #[arg(long, global = true, value_name = "PATH|URL")]
+    pub db: Option<String>,
+}
+
+/// The flags of the commands that record a run (`probe`, `analyze`, `simulate`, `sweep`,
+/// `recovery`, `fill-sweep`): where, whether, and the origin it records.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Results store")]
+pub struct RecordArgs {
+    /// `--db`.
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Do not record this run in the results store.
+    #[arg(long, conflicts_with = "require_record")]
+    pub no_record: bool,
+    /// Exit 1 when the run could not be recorded in the store (its files are written all the
+    /// same, and a copy waits for `runs import --pending`); also SLCCACHE_REQUIRE_RECORD=1.
+    #[arg(long)]
+    pub require_record: bool,
+    /// The host the run records as its origin (in summary.json and the store) [default:
+    /// $SLCCACHE_HOST, else the machine's name].
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
+    /// A tag of the run, KEY=VALUE (lab, rack, firmware, ticket; KEY of letters, digits, _ - .),
+    /// repeatable: in summary.json and the store.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// The flags of the commands that read the recorded runs (`runs`, `history`): the store and
+/// the filters by origin.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Results store")]
+pub struct LibraryArgs {
+    /// `--db`.
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Only runs whose host contains this text (any case); for `runs import`, the host of
+    /// folders whose summary.json names none.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub host: Option<String>,
+    /// Only runs with this tag, KEY=VALUE; repeatable: runs with every tag given.
+    #[arg(long, global = true, value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// Which of the results-store flags a command takes.
+#[derive(Debug, Clone, Copy)]
+pub enum StoreUse<'a> {
+    /// None: the command neither records a run nor reads the store.
+    None,
+    /// `--db` only: the command reads the store.
+    Store(&'a StoreArgs),
+    /// `--db`, `--host` and `--tag` as filters: the command lists recorded runs.
+    Library(&'a LibraryArgs),
+    /// Every one: the command records a run.
+    Record(&'a RecordArgs),
+}
+
+impl Command {
+    /// The command's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Probe(_) => "probe",
+            Command::Analyze(_) => "analyze",
+            Command::Simulate(_) => "simulate",
+            Command::Compare(_) => "compare",
+            Command::Info(_) => "info",
+            Command::Sweep(_) => "sweep",
+            Command::Presets(_) => "presets",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
+            Command::Recovery(_) => "recovery",
+            Command::FillSweep(_) => "fill-sweep",
+            Command::Runs(_) => "runs",
+            Command::History(_) => "history",
+            Command::Db(_) => "db",
+        }
+    }
+
+    /// The results-store flags the command takes, as given after its name.
+    pub fn store_use(&self) -> StoreUse<'_> {
+        match self {
+            Command::Probe(a) => StoreUse::Record(&a.record),
+            Command::Analyze(a) => StoreUse::Record(&a.record),
+            Command::Simulate(a) => StoreUse::Record(&a.record),
+            Command::Sweep(a) => StoreUse::Record(&a.record),
+            Command::Recovery(a) => StoreUse::Record(&a.common.record),
+            Command::FillSweep(a) => StoreUse::Record(&a.common.record),
+            Command::Compare(a) => StoreUse::Store(&a.store),
+            Command::Db(a) => StoreUse::Store(&a.store),
+            Command::Runs(a) => StoreUse::Library(&a.library),
+            Command::History(a) => StoreUse::Library(&a.library),
+            Command::Info(_) | Command::Presets(_) | Command::Completions(_) | Command::Man(_) => {
+                StoreUse::None
+            }
+        }
+    }
+}
+
+/// `--host` and `--tag` of `runs` and `history` (filters there).
 #[derive(Debug, Clone, Default)]
 pub struct OriginArgs {
     /// `--host`.
@@ -339,6 +453,9 @@ pub struct SweepArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 // The domain enums live in `workload`; the command line maps onto them here so that the
@@ -567,6 +684,9 @@ pub struct ProbeArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache analyze`.
@@ -610,6 +730,9 @@ pub struct AnalyzeArgs {
     /// Outputs (with the help of analyze's own --out, --units and --theme).
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache simulate`.
@@ -633,6 +756,9 @@ pub struct SimulateArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache info`.
@@ -674,6 +800,9 @@ pub struct CompareArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// The store that run ids name.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// Options shared by the burst experiments (`recovery`, `fill-sweep`).
@@ -704,6 +833,9 @@ pub struct BurstTargetArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache recovery`.
