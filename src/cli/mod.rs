@@ -587,7 +587,9 @@ pub struct TargetArgs {
     /// Allow overwriting an existing regular file.
     #[arg(long)]
     pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
+    /// Agree to destroy all data on a block device without being asked (for scripts). On any
+    /// other target (a regular file, whose flag is --overwrite; an emulated drive; a model run
+    /// with --simulate) it has no effect, and a one-line note says so.
     #[arg(long)]
     pub destroy_data: bool,
 }

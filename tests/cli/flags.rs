@@ -1,6 +1,8 @@
 //! The flags as a user meets them across the subcommands: `-q` taken by every one with one
 //! meaning; the results-store flags (`--db`, `--no-record`, `--require-record`, `--host`,
-//! `--tag`) only where a command records a run or reads the store.
+//! `--tag`) only where a command records a run or reads the store; `--destroy-data` taken
+//! alike, with one note, by every target that is not a block device; `--hipri`'s errors
+//! naming `--hipri`.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -243,5 +245,186 @@ pub fn results_store_flags_only_where_they_mean_something() {
             "{args:?}: {}",
             text(&o.stdout)
         );
+    }
+}
+
+/// `--destroy-data` was accepted silently for a regular file and refused for an emulated
+/// drive. Every target that is not a block device takes it alike, with one line saying it has
+/// no effect there (none with `-q`), and a file is written over only with `--overwrite`.
+pub fn destroy_data_is_taken_alike_on_every_target_but_a_block_device() {
+    let d = tmp();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["probe", "new.bin", "--size", "1MiB", "--max-bytes", "1MiB"],
+            "new.bin",
+        ),
+        (
+            &["probe", "old.bin", "--overwrite", "--max-bytes", "1MiB"],
+            "old.bin",
+        ),
+        (
+            &["probe", "emu:960evo-250g", "--max-bytes", "256MB"],
+            "emu:960evo-250g",
+        ),
+        (
+            &[
+                "sweep",
+                "old.bin",
+                "--overwrite",
+                "--qd",
+                "1",
+                "--jobs",
+                "1",
+                "--max-bytes-per-point",
+                "1MiB",
+            ],
+            "old.bin",
+        ),
+        (
+            &[
+                "sweep",
+                "emu:960evo-500g",
+                "--simulate",
+                "--qd",
+                "1",
+                "--jobs",
+                "1",
+            ],
+            "emu:960evo-500g",
+        ),
+        (
+            &[
+                "recovery",
+                "old.bin",
+                "--overwrite",
+                "--idle",
+                "1s",
+                "--max-bytes",
+                "1MiB",
+            ],
+            "old.bin",
+        ),
+        (
+            &["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"],
+            "emu:970evo-500g",
+        ),
+        (
+            &[
+                "fill-sweep",
+                "660p-1tb",
+                "--simulate",
+                "--levels",
+                "0",
+                "--max-bytes",
+                "200GB",
+            ],
+            "660p-1tb",
+        ),
+    ];
+    let fresh = || {
+        std::fs::write(d.path().join("old.bin"), vec![7u8; 1 << 20]).unwrap();
+        let _ = std::fs::remove_file(d.path().join("new.bin"));
+    };
+    for (i, (args, target)) in cases.iter().enumerate() {
+        fresh();
+        let out = format!("o{i}");
+        let o = bin(d.path())
+            .args(*args)
+            .args(["--destroy-data", "--no-record", "--out", &out])
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        let notes: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("--destroy-data"))
+            .collect();
+        assert!(
+            notes.len() == 1
+                && notes[0].starts_with(&format!(
+                    "slccache: note: --destroy-data has no effect on {target}, "
+                ))
+                && notes[0].ends_with("it agrees to destroy a block device's data only"),
+            "{args:?}: {err}"
+        );
+        // -q: not a word of it.
+        fresh();
+        let o = bin(d.path())
+            .args(*args)
+            .args(["--destroy-data", "--no-record", "-q", "--out"])
+            .arg(format!("q{i}"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?} -q: {}", text(&o.stderr));
+        assert!(
+            !text(&o.stderr).contains("--destroy-data"),
+            "{args:?} -q: {}",
+            text(&o.stderr)
+        );
+    }
+    // It allows no file to be written over: that is --overwrite's.
+    fresh();
+    let o = run(
+        d.path(),
+        &[
+            "probe",
+            "old.bin",
+            "--destroy-data",
+            "--max-bytes",
+            "1MiB",
+            "--no-record",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("give --overwrite"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(d.path().join("old.bin")).unwrap(),
+        vec![7u8; 1 << 20]
+    );
+    for cmd in ["probe", "sweep", "recovery", "fill-sweep"] {
+        let h = help(d.path(), &[cmd.to_string()], 1000);
+        let line = h
+            .lines()
+            .skip_while(|l| l.trim() != "--destroy-data")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(
+            line.contains("has no effect") && line.contains("note"),
+            "{cmd}: {line}"
+        );
+    }
+}
+
+/// `--hipri`'s errors spoke of `--engine io-uring-poll`, which the user did not type.
+pub fn hipri_errors_name_hipri() {
+    let d = tmp();
+    for (args, typed) in [
+        (
+            &["emu:960evo-250g", "--hipri", "--max-bytes", "1GB"][..],
+            "--hipri",
+        ),
+        (&["scratch.bin", "--size", "1MiB", "--hipri"], "--hipri"),
+        (
+            &["scratch.bin", "--size", "1MiB", "--engine", "io-uring-poll"],
+            "--engine io-uring-poll",
+        ),
+    ] {
+        let o = bin(d.path())
+            .arg("probe")
+            .args(args)
+            .args(["--no-record", "--out", "o"])
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(typed), "{args:?}: {err}");
+        if typed == "--hipri" {
+            assert!(!err.contains("io-uring-poll"), "{args:?}: {err}");
+        }
+        assert!(!d.path().join("scratch.bin").exists());
     }
 }

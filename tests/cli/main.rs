@@ -69,6 +69,8 @@ fn main() -> std::process::ExitCode {
             first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::results_store_flags_only_where_they_mean_something,
+            flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,
+            flags::hipri_errors_name_hipri,
             info::info_on_a_loop_device_reads_and_writes_nothing,
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
             info::one_sensor_reads_the_same_in_every_line_of_info,
