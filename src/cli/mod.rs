@@ -25,7 +25,7 @@ pub use crate::workload::{EngineKind, Pattern};
 finds the cliff(s) where the SLC cache runs out, estimates the effective cache size with an \
 error bar, and writes charts (PNG, SVG), a CSV timeline, a JSON summary and a Markdown report.",
     after_help = "Examples:\n  \
-slccache probe emu:960evo-250g,cache=2GB --pattern seqwrite   # an emulated drive, no SSD needed\n  \
+slccache probe emu:960evo-250g,cache=2GB --pattern seqwrite  # no SSD needed\n  \
 slccache probe scratch.bin --size 1GiB --duration 10s\n  \
 slccache analyze fio_bw.1.log --json\n  \
 slccache simulate 960evo-1tb --pattern seqwrite\n  \
@@ -33,7 +33,7 @@ slccache compare output/run-a output/run-b --out output/compare\n  \
 slccache info /dev/nvme0n1   # identity, SMART log; writes nothing\n  \
 slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
 slccache presets\n  \
-slccache probe /dev/nvme0n1 --pattern randwrite --destroy-data  # DESTROYS all data on the drive\n\n\
+slccache probe /dev/nvme0n1 --destroy-data  # DESTROYS all data on the drive\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file, 130 interrupted."
 )]
 pub struct Cli {
@@ -197,16 +197,18 @@ pub struct OriginArgs {
 pub enum Command {
     /// Write to a target without pause and record its throughput timeline, then analyse it.
     #[command(after_help = "Examples:\n  \
-slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite  # emulated drive, ~35 s\n  \
-slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absent)\n  \
-slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
-slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
+slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite  # about 35 s\n  \
+slccache probe scratch.bin --size 1GiB --duration 10s  # created if absent\n  \
+slccache probe /dev/nvme0n1 --pattern randwrite  # asks you to type its name\n  \
+slccache probe /dev/nvme0n1 --trim --idle-before 10m  # discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
 slccache probe emu:960evo-250g --scenario iometer-128k-seq-qd32\n  \
-slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n  \
-slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
+slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50%\n  \
+slccache probe scratch.bin --pattern randread --duration 30s\n  \
 slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
-The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\
+Reads need a target that holds written data, as scratch.bin above after a run that wrote it \
+(see the README, Reads).\n\
+The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as \
 long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
@@ -217,9 +219,10 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (output
 slccache analyze output/run/timeline.csv\n  \
 slccache analyze fio_bw.1.log --json\n  \
 slccache analyze trace.csv --time-unit s --rate-unit MiB/s --out output/trace\n  \
-slccache analyze chunks.csv --x bytes --x-unit MiB --rate-unit MB/s   # throughput per data written\n\n\
+slccache analyze chunks.csv --x bytes --x-unit MiB --rate-unit MB/s\n\n\
 Two-column CSVs: time and throughput, or data written and throughput (a header such as \
-'MiB,MB/s' or 'written_GB,MB/s' says so; then the times are derived from bytes and rate).\n\
+'MiB,MB/s' or 'written_GB,MB/s' says so, or --x bytes as in the last example; then the times \
+are derived from bytes and rate).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).")]
     Analyze(AnalyzeArgs),
     /// Run a drive model in virtual time: an hour of writing in well under a second.
@@ -236,7 +239,8 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error or bad model file, 130 i
     #[command(after_help = "Examples:\n  \
 slccache compare output/960evo-* --out output/compare\n  \
 slccache compare a/timeline.csv b_bw.1.log --units binary\n  \
-slccache compare run-a run-b run-c --label 'fresh,after TRIM,full' --align cliff\n  \
+slccache compare run-a run-b run-c --label 'fresh,after TRIM,full'\n  \
+slccache compare output/run-* --align cliff\n  \
 slccache compare output/run-* --theme dark\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).",
         mut_arg("out", |a| a.help("Output folder [default: output/compare-<timestamp>/]")))]
@@ -251,7 +255,7 @@ Opens the target read-only and writes nothing. The SMART log needs root on most 
         after_help = "Examples:\n  \
 slccache info /dev/nvme0n1\n  \
 slccache info /dev/sda --json\n  \
-slccache info emu:p5-1tb           # an emulated drive reports its model's counters\n  \
+slccache info emu:p5-1tb   # an emulated drive: its model's counters\n  \
 slccache info scratch.bin --units binary\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
     )]
@@ -259,11 +263,13 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
     /// Measure IOPS, throughput and latency over a grid of queue depths, job counts and
     /// read/write mixes (or the CrystalDiskMark table), and find where IOPS saturate.
     #[command(after_help = "Examples:\n  \
-slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4   # seconds, virtual time\n  \
-slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 --jobs 1\n  \
+slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
+slccache sweep p5-1tb --simulate --rwmix-read 100,70,30,0 --qd 3 --jobs 1\n  \
 slccache sweep emu:970evo-500g --simulate --preset cdm\n  \
-slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data\n  \
-slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4   # reads need a filled file\n\n\
+slccache sweep /dev/loop3 --qd 1,32 --point-duration 5s --destroy-data\n  \
+slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4\n\n\
+--simulate runs the points in virtual time: seconds for the whole grid. Reads need a target \
+that holds written data (see the README, Reads).\n\
 --preset cdm: each point covers CrystalDiskMark's 1 GiB test region once (the span's first 1 GiB), or \
 ends after --point-duration; --max-bytes-per-point and --span change the region.\n\
 Outputs: sweep.csv (one row per finished point: qd, jobs, bs, rwmix_read, iops, bytes_per_sec, \
@@ -278,28 +284,32 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (output
     Presets(PresetsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(after_help = "Examples:\n  \
-slccache completions bash > ~/.local/share/bash-completion/completions/slccache\n  \
-slccache completions zsh > ~/.zfunc/_slccache      # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
-slccache completions fish > ~/.config/fish/completions/slccache.fish")]
+slccache completions bash \\\n      > ~/.local/share/bash-completion/completions/slccache\n  \
+slccache completions zsh > ~/.zfunc/_slccache\n  \
+slccache completions fish > ~/.config/fish/completions/slccache.fish\n\n\
+zsh reads ~/.zfunc once ~/.zshrc adds it to fpath (fpath+=(~/.zfunc), before compinit).")]
     Completions(CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write one page per subcommand to a folder.
     #[command(after_help = "Examples:\n  \
 slccache man | man -l -\n  \
-slccache man --out-dir ~/.local/share/man/man1   # slccache.1, slccache-probe.1, ...")]
+slccache man --out-dir ~/.local/share/man/man1  # one page per command")]
     Man(ManArgs),
     /// How fast the cache comes back while the drive idles: burst, pause, burst, and a fit.
     #[command(after_help = "Examples:\n  \
-slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s   # a model, in virtual time\n  \
+slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s\n  \
 slccache recovery /dev/nvme0n1 --idle 5s,15s,30s,60s,120s,300s --seed 7\n  \
-slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s           # emulated, real time\n\n\
-A first burst writes until the cliff is confirmed (the cache is then empty). A settling step\n\
-(the longest idle and a burst, not a point) follows, so that every step starts from the same state.\n\
-Then, for each idle time in an order shuffled with --seed: idle, write again until the cliff, and\n\
-record how much cache came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
-to full recovery, each with a 95% interval. The longest idle runs first (see the README).\n\
-Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite as\n\
-for probe); --max-bytes caps each burst.\n\
-Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md,\n\
+slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s\n\n\
+--simulate runs a drive model in virtual time (the first example); an emulated drive without it \
+runs in real time (the last).\n\
+A first burst writes until the cliff is confirmed (the cache is then empty). A settling step \
+(the longest idle and a burst, not a point) follows, so that every step starts from the same \
+state. Then, for each idle time in an order shuffled with --seed: idle, write again until the \
+cliff, and record how much cache came back. The fit gives the folding rate while idle, the \
+delay before folding starts and the time to full recovery, each with a 95% interval. The \
+longest idle runs first (see the README).\n\
+Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite \
+as for probe); --max-bytes caps each burst.\n\
+Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md, \
 report.html and bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
@@ -309,13 +319,14 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finish
     Recovery(RecoveryArgs),
     /// Cache size against fill level: fill to each level, idle, write until the cliff.
     #[command(after_help = "Examples:\n  \
-slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in virtual time\n  \
+slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75\n  \
 slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim --idle 30m\n\n\
-At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
-block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
-then write until the cliff. --trim discards the whole span first. Bursts are seqwrite,\n\
+--simulate runs a drive model in virtual time (the first example).\n\
+At each level (rising, in % of the span): fill the drive sequentially to that share (the \
+bursts' block size and queue depth, kept out of the timelines), idle (--idle) so that the cache \
+refills, then write until the cliff. --trim discards the whole span first. Bursts are seqwrite, \
 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
-Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
+Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json, \
 report.md, report.html and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
@@ -328,8 +339,8 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finish
 slccache runs                                  # every run, oldest first\n  \
 slccache runs --drive 980 --since 2026-01-01 --json\n  \
 slccache runs show 42\n  \
-slccache runs export 42 --out output/run-42    # the run's folder again, from the store alone\n  \
-slccache runs import output/*                  # folders made before the store existed\n  \
+slccache runs export 42 --out output/run-42    # its folder, from the store\n  \
+slccache runs import output/*                  # older run folders\n  \
 slccache runs rm 42\n  \
 slccache --db postgres://lab@db.example/slccache runs --host bench-3\n\n\
 The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results.db) unless \
@@ -339,14 +350,23 @@ The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results
     /// against the run date, and cache size against the drive's wear where SMART was read.
     #[command(after_help = "Examples:\n  \
 slccache history S4EWNX0R123456 --out output/history\n  \
-slccache history \"960 EVO\"     # no run with that serial: runs whose drive name contains it\n\n\
+slccache history \"960 EVO\"   # not a serial: runs whose drive name has it\n\n\
+One drive's runs are charted: those of one serial number, or, for drives without one \
+(emulated and simulated drives), of one model, capacity and kind (real, emulated, simulated). \
+When the text matches several drives, the command lists them with the flags that pick each \
+(--capacity, --drive-kind). With --host TEXT only runs of hosts whose name contains TEXT are \
+charted, one series per host.\n\
 Writes history-cache-date, history-after-cache-date and (with SMART data) history-cache-wear \
-as PNG and SVG, and report.html.")]
+as PNG and SVG, and report.html.",
+        mut_arg("out", |a| a.help(
+            "Output folder [default: output/history-<SERIAL>-<timestamp>/]. A folder that \
+             already holds files is refused unless --force"
+        )))]
     History(HistoryArgs),
     /// The results store itself: create it, or bring it to this slccache's schema.
     #[command(after_help = "Examples:\n  \
-slccache --db postgres://dba@db.example/lab db migrate   # as the store's owner, once\n  \
-slccache db migrate                                      # the default SQLite store\n\n\
+slccache --db postgres://dba@db.example/lab db migrate  # as its owner, once\n  \
+slccache db migrate  # the default SQLite store\n\n\
 `db migrate` creates the store (on a server: its schema, `slccache` unless --db says \
 schema=NAME, and its tables and views), or takes every step up to this slccache's schema \
 version, also those older slccache cannot write after (it then stops recording there and asks \

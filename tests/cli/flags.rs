@@ -2,7 +2,7 @@
 //! meaning; the results-store flags (`--db`, `--no-record`, `--require-record`, `--host`,
 //! `--tag`) only where a command records a run or reads the store; `--destroy-data` taken
 //! alike, with one note, by every target that is not a block device; `--hipri`'s errors
-//! naming `--hipri`.
+//! naming `--hipri`; and every `--help` read at 80 and 100 columns.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -427,4 +427,76 @@ pub fn hipri_errors_name_hipri() {
         }
         assert!(!d.path().join("scratch.bin").exists());
     }
+}
+
+/// The examples of a help text: the lines under `Examples:` (a `\` continues one on the next
+/// line).
+fn examples(help: &str) -> Vec<&str> {
+    help.lines()
+        .skip_while(|l| *l != "Examples:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect()
+}
+
+/// The analyze example wrapped inside its comment, recovery's help broke its sentences, and
+/// history's --out named a target it does not have. Every help, at 80 and at 100 columns,
+/// shows each example on a line of its own as written, and its paragraphs break only where a
+/// sentence ends (so that the terminal's width wraps them, never a line break in the text).
+pub fn every_help_reads_whole_at_80_and_100_columns() {
+    let d = tmp();
+    let mut checked = 0;
+    for p in docs::command_paths() {
+        let wide = help(d.path(), &p, 1000);
+        let name = format!("slccache {} --help", p.join(" "));
+        for l in examples(&wide) {
+            assert!(
+                l.chars().count() <= 79,
+                "{name}: an example longer than 79 columns wraps at 80:\n{l}"
+            );
+            checked += 1;
+        }
+        for columns in [80, 100] {
+            let h = help(d.path(), &p, columns);
+            assert_eq!(
+                examples(&h),
+                examples(&wide),
+                "{name} at {columns} columns wraps an example:\n{h}"
+            );
+            for l in h.lines() {
+                assert!(
+                    l.chars().count() <= columns as usize,
+                    "{name} at {columns} columns: a line too long:\n{l}"
+                );
+            }
+        }
+        // After the examples, each line of a paragraph ends a sentence or introduces a list.
+        let after: Vec<&str> = wide
+            .lines()
+            .skip_while(|l| *l != "Examples:")
+            .skip(1)
+            .skip_while(|l| l.starts_with("  "))
+            .collect();
+        for l in after
+            .iter()
+            .filter(|l| !l.is_empty() && !l.starts_with(' '))
+        {
+            assert!(
+                l.ends_with('.') || l.ends_with(':'),
+                "{name}: a line break inside a sentence:\n{l}"
+            );
+        }
+    }
+    assert!(checked > 50, "{checked} examples");
+    // history writes no target's folder: its default is named after the drive asked for.
+    let h = help(d.path(), &["history".to_string()], 1000);
+    let out = h
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--out"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        out.contains("output/history-<SERIAL>-<timestamp>/") && !out.contains("target"),
+        "{out}"
+    );
 }
