@@ -308,12 +308,15 @@ cliff, and record how much cache came back. The fit gives the folding rate while
 delay before folding starts and the time to full recovery, each with a 95% interval. The \
 longest idle runs first (see the README).\n\
 Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite \
-as for probe); --max-bytes caps each burst.\n\
+as for probe); --max-bytes caps each burst. A burst writes: a pattern that only reads is \
+refused.\n\
 Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md, \
 report.html and bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
-        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("pattern", |a| a
+            .help("Access pattern of the bursts, which write [default: seqwrite]")
+            .value_parser(burst_patterns())),
         mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
     )]
     Recovery(RecoveryArgs),
@@ -325,12 +328,15 @@ slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim --idle 30m\n\n\
 At each level (rising, in % of the span): fill the drive sequentially to that share (the \
 bursts' block size and queue depth, kept out of the timelines), idle (--idle) so that the cache \
 refills, then write until the cliff. --trim discards the whole span first. Bursts are seqwrite, \
-128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
+128 KiB, QD32 unless --pattern, --bs or --qd say otherwise. A burst writes: a pattern that only \
+reads is refused.\n\
 Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json, \
 report.md, report.html and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
-        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("pattern", |a| a
+            .help("Access pattern of the bursts, which write [default: seqwrite]")
+            .value_parser(burst_patterns())),
         mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
     )]
     FillSweep(FillSweepArgs),
@@ -476,6 +482,24 @@ pub struct SweepArgs {
     /// Where the run is recorded, and its origin.
     #[command(flatten)]
     pub record: RecordArgs,
+}
+
+/// `--pattern` of `recovery` and `fill-sweep`: the patterns that write (also mixed with
+/// reads), as a burst writes until the cache runs out; reads alone never fill it.
+fn burst_patterns() -> impl clap::builder::TypedValueParser<Value = Pattern> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(
+        Pattern::ALL
+            .into_iter()
+            .filter(|p| p.read_pct(None) < 100)
+            .map(|p| PossibleValue::new(p.name()).help(p.help())),
+    )
+    .map(|name| {
+        Pattern::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .expect("a pattern the parser lists")
+    })
 }
 
 // The domain enums live in `workload`; the command line maps onto them here so that the

@@ -211,6 +211,21 @@ pub fn burst_target(
         wa.pattern = Some(Pattern::Seqwrite);
     }
     let w = WorkloadConfig::resolve(&wa)?;
+    // `--pattern` offers only the patterns that write; a scenario or --rwmix-read 100 can
+    // still ask for reads alone.
+    if w.read_pct == 100 {
+        return Err(usage(format!(
+            "{what} writes in bursts until the cache runs out, and {} reads only; give \
+             seqwrite or randwrite (or a mix with --rwmix-read below 100)",
+            if c.workload.rwmix_read == Some(100) {
+                "--rwmix-read 100".to_string()
+            } else if c.workload.pattern.is_some() {
+                format!("--pattern {}", w.pattern)
+            } else {
+                format!("the scenario's pattern {}", w.pattern)
+            }
+        )));
+    }
     if w.duration.is_some() {
         return Err(usage(format!(
             "--duration is not used by {what}: each burst writes until the cliff is confirmed; \

@@ -2,7 +2,8 @@
 //! meaning; the results-store flags (`--db`, `--no-record`, `--require-record`, `--host`,
 //! `--tag`) only where a command records a run or reads the store; `--destroy-data` taken
 //! alike, with one note, by every target that is not a block device; `--hipri`'s errors
-//! naming `--hipri`; and every `--help` read at 80 and 100 columns.
+//! naming `--hipri`; the bursts of `recovery` and `fill-sweep` offering only patterns that
+//! write; and every `--help` read at 80 and 100 columns.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -426,6 +427,59 @@ pub fn hipri_errors_name_hipri() {
             assert!(!err.contains("io-uring-poll"), "{args:?}: {err}");
         }
         assert!(!d.path().join("scratch.bin").exists());
+    }
+}
+
+/// `recovery` and `fill-sweep` offered randread and seqread for bursts that write. They offer
+/// only the patterns that write, and refuse reads alone however they are asked for.
+pub fn burst_experiments_refuse_patterns_that_only_read() {
+    let d = tmp();
+    std::fs::write(
+        d.path().join("reads.toml"),
+        "pattern = \"randread\"\nbs = \"4k\"\n",
+    )
+    .unwrap();
+    for (cmd, rest) in [
+        (
+            "recovery",
+            &["emu:970evo-500g", "--simulate", "--idle", "10s"][..],
+        ),
+        ("fill-sweep", &["660p-1tb", "--simulate", "--levels", "0"]),
+    ] {
+        let h = help(d.path(), &[cmd.to_string()], 1000);
+        for p in ["randwrite", "seqwrite", "randrw", "rw"] {
+            assert!(
+                h.contains(&format!("- {p}:")),
+                "{cmd} does not offer {p}:\n{h}"
+            );
+        }
+        for p in ["randread", "seqread"] {
+            assert!(!h.contains(&format!("- {p}:")), "{cmd} offers {p}:\n{h}");
+        }
+        for (extra, named) in [
+            (&["--pattern", "randread"][..], "randread"),
+            (&["--pattern", "seqread"], "seqread"),
+            (
+                &["--pattern", "randrw", "--rwmix-read", "100"],
+                "--rwmix-read 100",
+            ),
+            (&["--scenario", "reads.toml"], "randread"),
+        ] {
+            let o = bin(d.path())
+                .arg(cmd)
+                .args(rest)
+                .args(extra)
+                .args(["--no-record", "-q", "--out", "o"])
+                .output()
+                .unwrap();
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {extra:?}: {err}");
+            assert!(err.contains(named), "{cmd} {extra:?}: {err}");
+            assert!(
+                !d.path().join("o").exists(),
+                "{cmd} {extra:?} wrote outputs"
+            );
+        }
     }
 }
 

@@ -71,6 +71,7 @@ fn main() -> std::process::ExitCode {
             flags::results_store_flags_only_where_they_mean_something,
             flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,
             flags::hipri_errors_name_hipri,
+            flags::burst_experiments_refuse_patterns_that_only_read,
             flags::every_help_reads_whole_at_80_and_100_columns,
             info::info_on_a_loop_device_reads_and_writes_nothing,
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
