@@ -21,15 +21,21 @@ fn main() {
             std::process::exit(stdout_code(e.exit_code()));
         }
     };
+    // The results-store flags, given after the command or before it: a command that does not
+    // take one refuses it (exit 2) before anything runs.
+    let flags = match slccache::cli::resolve::store_flags(&cli) {
+        Ok(f) => f,
+        Err(e) => {
+            slccache::note!("slccache: error: {e:#}");
+            std::process::exit(exit_code(&e));
+        }
+    };
     // Where runs are recorded (--no-record, --db, SLCCACHE_DB, the default), and the store that
     // `runs` and `compare ID` read. A --db that is no store (a URL of another scheme) is a
     // usage error before anything runs, for every command that records or reads the store.
-    let uses_store = !matches!(
-        cli.command,
-        Command::Info(_) | Command::Presets | Command::Completions(_) | Command::Man(_)
-    );
-    let resolved = Recording::from_env(cli.no_record, cli.db.as_deref())
-        .and_then(|r| Ok((r, Recording::store_location(cli.db.as_deref())?)));
+    let uses_store = !matches!(cli.command.store_use(), slccache::cli::StoreUse::None);
+    let resolved = Recording::from_env(flags.no_record, flags.db.as_deref())
+        .and_then(|r| Ok((r, Recording::store_location(flags.db.as_deref())?)));
     let recording = match resolved {
         Ok((r, store)) => {
             // No run writes over the store (or its -wal and -shm files), by any path to it.
@@ -46,31 +52,22 @@ fn main() {
         }
         Err(_) => Recording::Off,
     };
-    let require_record = cli.require_record
+    let require_record = flags.require_record
         || std::env::var("SLCCACHE_REQUIRE_RECORD")
             .is_ok_and(|v| matches!(v.trim(), "1" | "true" | "yes"));
-    if require_record && cli.no_record {
+    if require_record && flags.no_record {
         slccache::note!("slccache: error: --no-record and SLCCACHE_REQUIRE_RECORD=1 contradict");
         std::process::exit(2);
     }
     // Where a run comes from (--host, SLCCACHE_HOST, the machine's name; --tag): into every
     // summary.json a command writes. A bad tag or host is a usage error before anything runs.
-    let records = matches!(
-        cli.command,
-        Command::Probe(_)
-            | Command::Analyze(_)
-            | Command::Simulate(_)
-            | Command::Sweep(_)
-            | Command::Recovery(_)
-            | Command::FillSweep(_)
-    );
-    if records {
+    if matches!(cli.command.store_use(), slccache::cli::StoreUse::Record(_)) {
         let env_host = std::env::var("SLCCACHE_HOST").ok();
-        let origin = slccache::origin::resolve_host(cli.host.as_deref(), env_host.as_deref())
+        let origin = slccache::origin::resolve_host(flags.host.as_deref(), env_host.as_deref())
             .and_then(|host| {
                 Ok(slccache::origin::Origin {
                     host,
-                    tags: slccache::origin::parse_tags(&cli.tag)?,
+                    tags: slccache::origin::parse_tags(&flags.tags)?,
                 })
             });
         match origin {
@@ -82,8 +79,8 @@ fn main() {
         }
     }
     let selection = slccache::cli::OriginArgs {
-        host: cli.host.clone(),
-        tags: cli.tag.clone(),
+        host: flags.host.clone(),
+        tags: flags.tags.clone(),
     };
     let result = match cli.command {
         Command::Probe(a) => slccache::commands::probe::run(a),
@@ -92,7 +89,7 @@ fn main() {
         Command::Compare(a) => slccache::commands::compare::run(a),
         Command::Info(a) => slccache::commands::info::run(a),
         Command::Sweep(a) => slccache::commands::sweep::run(a),
-        Command::Presets => slccache::model::presets::print_presets(),
+        Command::Presets(_) => slccache::model::presets::print_presets(),
         Command::Completions(a) => slccache::commands::install::run_completions(a),
         Command::Man(a) => slccache::commands::install::run_man(a),
         Command::Recovery(a) => slccache::commands::recovery::run(a),
@@ -121,7 +118,7 @@ fn main() {
         .iter()
         .filter(|o| matches!(o, recorder::Outcome::Failed { .. }))
         .count()
-        + if matches!(recording, Recording::Off) && !cli.no_record {
+        + if matches!(recording, Recording::Off) && !flags.no_record {
             noted
         } else {
             0

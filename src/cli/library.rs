@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::OutputArgs;
+use crate::cli::{LibraryArgs, OutputArgs, StoreArgs, QUIET_HELP};
 
 /// `slccache db`.
 #[derive(Debug, Clone, Args)]
@@ -13,6 +13,12 @@ pub struct DbArgs {
     /// What to do to the store.
     #[command(subcommand)]
     pub action: DbAction,
+    /// `--db`.
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// `-q/--quiet`.
+    #[arg(short, long, global = true, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// What `slccache db` does.
@@ -63,6 +69,12 @@ pub struct RunsArgs {
     /// index.html there is replaced).
     #[arg(long, requires = "html")]
     pub force: bool,
+    /// `-q/--quiet`.
+    #[arg(short, long, global = true, help = QUIET_HELP)]
+    pub quiet: bool,
+    /// `--db`, and the filters by host and tag.
+    #[command(flatten)]
+    pub library: LibraryArgs,
 }
 
 /// A run id: a positive whole number (`slccache runs` lists them).
@@ -115,8 +127,8 @@ pub enum RunsAction {
     /// everything stored: each run once (a run already there is not added again). The
     /// filters (--drive, --serial, --host, --since, --kind, --tag) choose the runs.
     #[command(after_help = "Examples:\n  \
-slccache runs copy --from ~/.local/share/slccache/results.db --to postgres://lab@db.lab/slccache\n  \
-slccache --db postgres://lab@db.lab/slccache runs copy --to bench-3.db --host bench-3\n  \
+slccache runs copy --from old.db --to postgres://lab@db.lab/slccache\n  \
+slccache runs copy --host bench-3 --to bench-3.db   # one host's runs\n  \
 slccache runs copy 12 14 --to other.db")]
     Copy {
         /// Only these run ids of the store copied from [default: every run the filters
@@ -142,19 +154,8 @@ slccache runs copy 12 14 --to other.db")]
     },
 }
 
-/// `slccache history`.
+/// `slccache history` (its help is at `Command::History`).
 #[derive(Debug, Clone, Args)]
-#[command(
-    after_help = "One drive's runs are charted: those of one serial number, or, for \
-drives without one (emulated and simulated drives), of one model, capacity and kind (real, \
-emulated, simulated). When the text matches several drives, the command lists them with the \
-flags that pick each (--capacity, --drive-kind). With --host TEXT only runs of hosts whose \
-name contains TEXT are charted, one series per host.\n\n\
-Examples:\n  \
-slccache history S4EVNX0M123456\n  \
-slccache history '960 EVO' --capacity 250GB --drive-kind simulated\n  \
-slccache history S4EVNX0M123456 --host bench   # one series per bench host"
-)]
 pub struct HistoryArgs {
     /// The drive's serial number (or, when no run has that serial, part of its name).
     pub serial: String,
@@ -168,8 +169,10 @@ pub struct HistoryArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// `--db`, and the filters by host and tag.
+    #[command(flatten)]
+    pub library: LibraryArgs,
 }

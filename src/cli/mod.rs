@@ -25,7 +25,7 @@ pub use crate::workload::{EngineKind, Pattern};
 finds the cliff(s) where the SLC cache runs out, estimates the effective cache size with an \
 error bar, and writes charts (PNG, SVG), a CSV timeline, a JSON summary and a Markdown report.",
     after_help = "Examples:\n  \
-slccache probe emu:960evo-250g,cache=2GB --pattern seqwrite   # an emulated drive, no SSD needed\n  \
+slccache probe emu:960evo-250g,cache=2GB --pattern seqwrite  # no SSD needed\n  \
 slccache probe scratch.bin --size 1GiB --duration 10s\n  \
 slccache analyze fio_bw.1.log --json\n  \
 slccache simulate 960evo-1tb --pattern seqwrite\n  \
@@ -33,38 +33,157 @@ slccache compare output/run-a output/run-b --out output/compare\n  \
 slccache info /dev/nvme0n1   # identity, SMART log; writes nothing\n  \
 slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
 slccache presets\n  \
-slccache probe /dev/nvme0n1 --pattern randwrite --destroy-data  # DESTROYS all data on the drive\n\n\
+slccache probe /dev/nvme0n1 --destroy-data  # DESTROYS all data on the drive\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file, 130 interrupted."
 )]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The results-store flags given before the command (`slccache --db URL runs`).
+    #[command(flatten)]
+    pub before: BeforeArgs,
+}
+
+/// The help of `-q/--quiet`, which every subcommand takes with this one meaning.
+pub const QUIET_HELP: &str = "No progress, notes or warnings on stderr: only errors. Results \
+(the final line, tables, --json) are printed all the same, and so is the line naming the id a \
+run was recorded under; a run's warnings stay in its summary.json and report.md";
+
+/// The results-store flags given before the command's name, as in `slccache --db URL runs`:
+/// each is taken only when the command takes it after its name too (see [`StoreUse`]).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Before a command that takes them")]
+pub struct BeforeArgs {
+    /// The results store, for the commands that record a run or read the store (probe,
+    /// analyze, simulate, sweep, recovery, fill-sweep, compare, runs, history, db): the same
+    /// as their --db.
+    #[arg(long = "db", id = "before_db", value_name = "PATH|URL")]
+    pub db: Option<String>,
+    /// The same as --no-record after a command that records a run (probe, analyze, simulate,
+    /// sweep, recovery, fill-sweep).
+    #[arg(long = "no-record", id = "before_no_record")]
+    pub no_record: bool,
+    /// The same as --require-record after a command that records a run.
+    #[arg(long = "require-record", id = "before_require_record")]
+    pub require_record: bool,
+    /// The same as --host after a command that records a run, or runs and history.
+    #[arg(long = "host", id = "before_host", value_name = "NAME")]
+    pub host: Option<String>,
+    /// The same as --tag after a command that records a run, or runs and history.
+    #[arg(long = "tag", id = "before_tag", value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// `--db`: the results store, for the commands that read it (`compare`, `db`; and within
+/// [`RecordArgs`] and [`LibraryArgs`]).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Results store")]
+pub struct StoreArgs {
     /// The results store: an SQLite file, a postgres://user@host/dbname URL or a libpq
     /// key=value string (password from the URL, PGPASSWORD or ~/.pgpass; never shown)
     /// [default: $SLCCACHE_DB, else $XDG_DATA_HOME/slccache/results.db].
     #[arg(long, global = true, value_name = "PATH|URL")]
     pub db: Option<String>,
+}
+
+/// The flags of the commands that record a run (`probe`, `analyze`, `simulate`, `sweep`,
+/// `recovery`, `fill-sweep`): where, whether, and the origin it records.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Results store")]
+pub struct RecordArgs {
+    /// `--db`.
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Do not record this run in the results store.
-    #[arg(long, global = true, conflicts_with = "require_record")]
+    #[arg(long, conflicts_with = "require_record")]
     pub no_record: bool,
     /// Exit 1 when the run could not be recorded in the store (its files are written all the
     /// same, and a copy waits for `runs import --pending`); also SLCCACHE_REQUIRE_RECORD=1.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub require_record: bool,
-    /// The host a run records as its origin (in summary.json and the store) [default:
-    /// $SLCCACHE_HOST, else the machine's name]. For `runs` and `history`: only runs whose
-    /// host contains this text (any case).
-    #[arg(long, global = true, value_name = "NAME")]
+    /// The host the run records as its origin (in summary.json and the store) [default:
+    /// $SLCCACHE_HOST, else the machine's name].
+    #[arg(long, value_name = "NAME")]
     pub host: Option<String>,
     /// A tag of the run, KEY=VALUE (lab, rack, firmware, ticket; KEY of letters, digits, _ - .),
-    /// repeatable: in summary.json and the store. For `runs` and `history`: only runs with
-    /// every tag given.
+    /// repeatable: in summary.json and the store.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub tag: Vec<String>,
+}
+
+/// The flags of the commands that read the recorded runs (`runs`, `history`): the store and
+/// the filters by origin.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Results store")]
+pub struct LibraryArgs {
+    /// `--db`.
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Only runs whose host contains this text (any case); for `runs import`, the host of
+    /// folders whose summary.json names none.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub host: Option<String>,
+    /// Only runs with this tag, KEY=VALUE; repeatable: runs with every tag given.
     #[arg(long, global = true, value_name = "KEY=VALUE")]
     pub tag: Vec<String>,
 }
 
-/// The global `--host` and `--tag`, for the commands that read the store (filters there).
+/// Which of the results-store flags a command takes.
+#[derive(Debug, Clone, Copy)]
+pub enum StoreUse<'a> {
+    /// None: the command neither records a run nor reads the store.
+    None,
+    /// `--db` only: the command reads the store.
+    Store(&'a StoreArgs),
+    /// `--db`, `--host` and `--tag` as filters: the command lists recorded runs.
+    Library(&'a LibraryArgs),
+    /// Every one: the command records a run.
+    Record(&'a RecordArgs),
+}
+
+impl Command {
+    /// The command's name, as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Probe(_) => "probe",
+            Command::Analyze(_) => "analyze",
+            Command::Simulate(_) => "simulate",
+            Command::Compare(_) => "compare",
+            Command::Info(_) => "info",
+            Command::Sweep(_) => "sweep",
+            Command::Presets(_) => "presets",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
+            Command::Recovery(_) => "recovery",
+            Command::FillSweep(_) => "fill-sweep",
+            Command::Runs(_) => "runs",
+            Command::History(_) => "history",
+            Command::Db(_) => "db",
+        }
+    }
+
+    /// The results-store flags the command takes, as given after its name.
+    pub fn store_use(&self) -> StoreUse<'_> {
+        match self {
+            Command::Probe(a) => StoreUse::Record(&a.record),
+            Command::Analyze(a) => StoreUse::Record(&a.record),
+            Command::Simulate(a) => StoreUse::Record(&a.record),
+            Command::Sweep(a) => StoreUse::Record(&a.record),
+            Command::Recovery(a) => StoreUse::Record(&a.common.record),
+            Command::FillSweep(a) => StoreUse::Record(&a.common.record),
+            Command::Compare(a) => StoreUse::Store(&a.store),
+            Command::Db(a) => StoreUse::Store(&a.store),
+            Command::Runs(a) => StoreUse::Library(&a.library),
+            Command::History(a) => StoreUse::Library(&a.library),
+            Command::Info(_) | Command::Presets(_) | Command::Completions(_) | Command::Man(_) => {
+                StoreUse::None
+            }
+        }
+    }
+}
+
+/// `--host` and `--tag` of `runs` and `history` (filters there).
 #[derive(Debug, Clone, Default)]
 pub struct OriginArgs {
     /// `--host`.
@@ -78,16 +197,18 @@ pub struct OriginArgs {
 pub enum Command {
     /// Write to a target without pause and record its throughput timeline, then analyse it.
     #[command(after_help = "Examples:\n  \
-slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite  # emulated drive, ~35 s\n  \
-slccache probe scratch.bin --size 1GiB --duration 10s # a file (created if absent)\n  \
-slccache probe /dev/nvme0n1 --pattern randwrite      # asks you to type the device name\n  \
-slccache probe /dev/nvme0n1 --trim --idle-before 10m # from a known state: discard, let it fold\n  \
+slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite  # about 35 s\n  \
+slccache probe scratch.bin --size 1GiB --duration 10s  # created if absent\n  \
+slccache probe /dev/nvme0n1 --pattern randwrite  # asks you to type its name\n  \
+slccache probe /dev/nvme0n1 --trim --idle-before 10m  # discard, let it fold\n  \
 slccache probe /dev/loop3 --pattern seqwrite --bs 128k --qd 32 --destroy-data\n  \
 slccache probe emu:960evo-250g --scenario iometer-128k-seq-qd32\n  \
-slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50% full\n  \
-slccache probe scratch.bin --pattern randread --duration 30s   # reads need a filled file\n  \
+slccache probe scratch.bin --size 1GiB --prefill 50 --duration 10s  # at 50%\n  \
+slccache probe scratch.bin --pattern randread --duration 30s\n  \
 slccache probe /dev/loop3 --pattern randrw --rwmix-read 70 --assume-written\n\n\
-The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as\n\
+Reads need a target that holds written data, as scratch.bin above after a run that wrote it \
+(see the README, Reads).\n\
+The run stops once the cliff is certain: the level after it held for --after-cliff (30 s, or as \
 long as the cache phase, at most 2 min). --no-early-stop writes to the limit.\n\
 Sizes: 4k, 128KiB, 64GiB, 1.5TB (a bare k/m/g is binary, KB/GB decimal). Durations: 90s, 5m, 10ms.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
@@ -98,9 +219,10 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (output
 slccache analyze output/run/timeline.csv\n  \
 slccache analyze fio_bw.1.log --json\n  \
 slccache analyze trace.csv --time-unit s --rate-unit MiB/s --out output/trace\n  \
-slccache analyze chunks.csv --x bytes --x-unit MiB --rate-unit MB/s   # throughput per data written\n\n\
+slccache analyze chunks.csv --x bytes --x-unit MiB --rate-unit MB/s\n\n\
 Two-column CSVs: time and throughput, or data written and throughput (a header such as \
-'MiB,MB/s' or 'written_GB,MB/s' says so; then the times are derived from bytes and rate).\n\
+'MiB,MB/s' or 'written_GB,MB/s' says so, or --x bytes as in the last example; then the times \
+are derived from bytes and rate).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).")]
     Analyze(AnalyzeArgs),
     /// Run a drive model in virtual time: an hour of writing in well under a second.
@@ -117,7 +239,8 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error or bad model file, 130 i
     #[command(after_help = "Examples:\n  \
 slccache compare output/960evo-* --out output/compare\n  \
 slccache compare a/timeline.csv b_bw.1.log --units binary\n  \
-slccache compare run-a run-b run-c --label 'fresh,after TRIM,full' --align cliff\n  \
+slccache compare run-a run-b run-c --label 'fresh,after TRIM,full'\n  \
+slccache compare output/run-* --align cliff\n  \
 slccache compare output/run-* --theme dark\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named with its line).",
         mut_arg("out", |a| a.help("Output folder [default: output/compare-<timestamp>/]")))]
@@ -132,7 +255,7 @@ Opens the target read-only and writes nothing. The SMART log needs root on most 
         after_help = "Examples:\n  \
 slccache info /dev/nvme0n1\n  \
 slccache info /dev/sda --json\n  \
-slccache info emu:p5-1tb           # an emulated drive reports its model's counters\n  \
+slccache info emu:p5-1tb   # an emulated drive: its model's counters\n  \
 slccache info scratch.bin --units binary\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
     )]
@@ -140,11 +263,13 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
     /// Measure IOPS, throughput and latency over a grid of queue depths, job counts and
     /// read/write mixes (or the CrystalDiskMark table), and find where IOPS saturate.
     #[command(after_help = "Examples:\n  \
-slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4   # seconds, virtual time\n  \
-slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 --jobs 1\n  \
+slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4\n  \
+slccache sweep p5-1tb --simulate --rwmix-read 100,70,30,0 --qd 3 --jobs 1\n  \
 slccache sweep emu:970evo-500g --simulate --preset cdm\n  \
-slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data\n  \
-slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4   # reads need a filled file\n\n\
+slccache sweep /dev/loop3 --qd 1,32 --point-duration 5s --destroy-data\n  \
+slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4\n\n\
+--simulate runs the points in virtual time: seconds for the whole grid. Reads need a target \
+that holds written data (see the README, Reads).\n\
 --preset cdm: each point covers CrystalDiskMark's 1 GiB test region once (the span's first 1 GiB), or \
 ends after --point-duration; --max-bytes-per-point and --span change the region.\n\
 Outputs: sweep.csv (one row per finished point: qd, jobs, bs, rwmix_read, iops, bytes_per_sec, \
@@ -156,51 +281,62 @@ cut short by Ctrl-C is left out (summary.json keeps it as sweep.unfinished_point
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (outputs still written).")]
     Sweep(SweepArgs),
     /// List the built-in drive presets with their key figures.
-    Presets,
+    Presets(PresetsArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     #[command(after_help = "Examples:\n  \
-slccache completions bash > ~/.local/share/bash-completion/completions/slccache\n  \
-slccache completions zsh > ~/.zfunc/_slccache      # with fpath+=(~/.zfunc) in ~/.zshrc\n  \
-slccache completions fish > ~/.config/fish/completions/slccache.fish")]
+slccache completions bash \\\n      > ~/.local/share/bash-completion/completions/slccache\n  \
+slccache completions zsh > ~/.zfunc/_slccache\n  \
+slccache completions fish > ~/.config/fish/completions/slccache.fish\n\n\
+zsh reads ~/.zfunc once ~/.zshrc adds it to fpath (fpath+=(~/.zfunc), before compinit).")]
     Completions(CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write one page per subcommand to a folder.
     #[command(after_help = "Examples:\n  \
 slccache man | man -l -\n  \
-slccache man --out-dir ~/.local/share/man/man1   # slccache.1, slccache-probe.1, ...")]
+slccache man --out-dir ~/.local/share/man/man1  # one page per command")]
     Man(ManArgs),
     /// How fast the cache comes back while the drive idles: burst, pause, burst, and a fit.
     #[command(after_help = "Examples:\n  \
-slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s   # a model, in virtual time\n  \
+slccache recovery emu:970evo-500g --simulate --idle 10s,60s,300s\n  \
 slccache recovery /dev/nvme0n1 --idle 5s,15s,30s,60s,120s,300s --seed 7\n  \
-slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s           # emulated, real time\n\n\
-A first burst writes until the cliff is confirmed (the cache is then empty). A settling step\n\
-(the longest idle and a burst, not a point) follows, so that every step starts from the same state.\n\
-Then, for each idle time in an order shuffled with --seed: idle, write again until the cliff, and\n\
-record how much cache came back. The fit gives the folding rate while idle, the delay before folding starts and the time\n\
-to full recovery, each with a 95% interval. The longest idle runs first (see the README).\n\
-Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite as\n\
-for probe); --max-bytes caps each burst.\n\
-Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md,\n\
+slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s\n\n\
+--simulate runs a drive model in virtual time (the first example); an emulated drive without it \
+runs in real time (the last).\n\
+A first burst writes until the cliff is confirmed (the cache is then empty). A settling step \
+(the longest idle and a burst, not a point) follows, so that every step starts from the same \
+state. Then, for each idle time in an order shuffled with --seed: idle, write again until the \
+cliff, and record how much cache came back. The fit gives the folding rate while idle, the \
+delay before folding starts and the time to full recovery, each with a 95% interval. The \
+longest idle runs first (see the README).\n\
+Bursts are seqwrite, 128 KiB, QD32 unless --pattern, --bs or --qd say otherwise (not randwrite \
+as for probe); --max-bytes caps each burst. A burst writes: a pattern that only reads is \
+refused.\n\
+Outputs: recovery.csv, recovery.{png,svg}, recovery-bursts.{png,svg}, summary.json, report.md, \
 report.html and bursts/*.csv (each burst's timeline).\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
-        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("pattern", |a| a
+            .help("Access pattern of the bursts, which write [default: seqwrite]")
+            .value_parser(burst_patterns())),
         mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
     )]
     Recovery(RecoveryArgs),
     /// Cache size against fill level: fill to each level, idle, write until the cliff.
     #[command(after_help = "Examples:\n  \
-slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75   # a model, in virtual time\n  \
+slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75\n  \
 slccache fill-sweep /dev/nvme0n1 --levels 0,25,50,75,90 --trim --idle 30m\n\n\
-At each level (rising, in % of the span): fill the drive sequentially to that share (the bursts'\n\
-block size and queue depth, kept out of the timelines), idle (--idle) so that the cache refills,\n\
-then write until the cliff. --trim discards the whole span first. Bursts are seqwrite,\n\
-128 KiB, QD32 unless --pattern, --bs or --qd say otherwise.\n\
-Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json,\n\
+--simulate runs a drive model in virtual time (the first example).\n\
+At each level (rising, in % of the span): fill the drive sequentially to that share (the \
+bursts' block size and queue depth, kept out of the timelines), idle (--idle) so that the cache \
+refills, then write until the cliff. --trim discards the whole span first. Bursts are seqwrite, \
+128 KiB, QD32 unless --pattern, --bs or --qd say otherwise. A burst writes: a pattern that only \
+reads is refused.\n\
+Outputs: fill-sweep.csv, fill-sweep.{png,svg}, fill-sweep-bursts.{png,svg}, summary.json, \
 report.md, report.html and bursts/*.csv.\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finished steps written).")]
     #[command(
-        mut_arg("pattern", |a| a.help("Access pattern of the bursts [default: seqwrite]")),
+        mut_arg("pattern", |a| a
+            .help("Access pattern of the bursts, which write [default: seqwrite]")
+            .value_parser(burst_patterns())),
         mut_arg("bs", |a| a.help("Block size of the bursts [default: 128k]"))
     )]
     FillSweep(FillSweepArgs),
@@ -209,8 +345,8 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error, 130 interrupted (finish
 slccache runs                                  # every run, oldest first\n  \
 slccache runs --drive 980 --since 2026-01-01 --json\n  \
 slccache runs show 42\n  \
-slccache runs export 42 --out output/run-42    # the run's folder again, from the store alone\n  \
-slccache runs import output/*                  # folders made before the store existed\n  \
+slccache runs export 42 --out output/run-42    # its folder, from the store\n  \
+slccache runs import output/*                  # older run folders\n  \
 slccache runs rm 42\n  \
 slccache --db postgres://lab@db.example/slccache runs --host bench-3\n\n\
 The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results.db) unless \
@@ -220,14 +356,23 @@ The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results
     /// against the run date, and cache size against the drive's wear where SMART was read.
     #[command(after_help = "Examples:\n  \
 slccache history S4EWNX0R123456 --out output/history\n  \
-slccache history \"960 EVO\"     # no run with that serial: runs whose drive name contains it\n\n\
+slccache history \"960 EVO\"   # not a serial: runs whose drive name has it\n\n\
+One drive's runs are charted: those of one serial number, or, for drives without one \
+(emulated and simulated drives), of one model, capacity and kind (real, emulated, simulated). \
+When the text matches several drives, the command lists them with the flags that pick each \
+(--capacity, --drive-kind). With --host TEXT only runs of hosts whose name contains TEXT are \
+charted, one series per host.\n\
 Writes history-cache-date, history-after-cache-date and (with SMART data) history-cache-wear \
-as PNG and SVG, and report.html.")]
+as PNG and SVG, and report.html.",
+        mut_arg("out", |a| a.help(
+            "Output folder [default: output/history-<SERIAL>-<timestamp>/]. A folder that \
+             already holds files is refused unless --force"
+        )))]
     History(HistoryArgs),
     /// The results store itself: create it, or bring it to this slccache's schema.
     #[command(after_help = "Examples:\n  \
-slccache --db postgres://dba@db.example/lab db migrate   # as the store's owner, once\n  \
-slccache db migrate                                      # the default SQLite store\n\n\
+slccache --db postgres://dba@db.example/lab db migrate  # as its owner, once\n  \
+slccache db migrate  # the default SQLite store\n\n\
 `db migrate` creates the store (on a server: its schema, `slccache` unless --db says \
 schema=NAME, and its tables and views), or takes every step up to this slccache's schema \
 version, also those older slccache cannot write after (it then stops recording there and asks \
@@ -243,6 +388,17 @@ pub struct CompletionsArgs {
     /// The shell to write completions for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
+}
+
+/// `slccache presets`.
+#[derive(Debug, Clone, Args)]
+pub struct PresetsArgs {
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// `slccache man`.
@@ -252,6 +408,9 @@ pub struct ManArgs {
     /// ...) into this folder instead of printing the top-level page.
     #[arg(long)]
     pub out_dir: Option<PathBuf>,
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 impl ValueEnum for SweepPreset {
@@ -314,13 +473,33 @@ pub struct SweepArgs {
     /// Seed for offsets, data and the read/write choice [default: from the clock].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(long, short)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
+}
+
+/// `--pattern` of `recovery` and `fill-sweep`: the patterns that write (also mixed with
+/// reads), as a burst writes until the cache runs out; reads alone never fill it.
+fn burst_patterns() -> impl clap::builder::TypedValueParser<Value = Pattern> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(
+        Pattern::ALL
+            .into_iter()
+            .filter(|p| p.read_pct(None) < 100)
+            .map(|p| PossibleValue::new(p.name()).help(p.help())),
+    )
+    .map(|name| {
+        Pattern::ALL
+            .into_iter()
+            .find(|p| p.name() == name)
+            .expect("a pattern the parser lists")
+    })
 }
 
 // The domain enums live in `workload`; the command line maps onto them here so that the
@@ -452,7 +631,9 @@ pub struct TargetArgs {
     /// Allow overwriting an existing regular file.
     #[arg(long)]
     pub overwrite: bool,
-    /// Agree to destroy all data on a block device without being asked (for scripts).
+    /// Agree to destroy all data on a block device without being asked (for scripts). On any
+    /// other target (a regular file, whose flag is --overwrite; an emulated drive; a model run
+    /// with --simulate) it has no effect, and a one-line note says so.
     #[arg(long)]
     pub destroy_data: bool,
 }
@@ -539,9 +720,8 @@ pub struct ProbeArgs {
     /// --engine io-uring-poll. Needs poll queues (nvme.poll_queues=N on the kernel command line).
     #[arg(long, conflicts_with = "engine")]
     pub hipri: bool,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(long, short)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Print the analysis as one JSON object to stdout (the same as summary.json's
     /// `analysis`); the result line goes to stderr.
@@ -550,6 +730,9 @@ pub struct ProbeArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache analyze`.
@@ -574,9 +757,8 @@ pub struct AnalyzeArgs {
     /// Print the analysis as one JSON object per file to stdout.
     #[arg(long)]
     pub json: bool,
-    /// Nothing but errors and one result line per file (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Time unit of a two-column CSV without a header (s or ms).
     #[arg(long)]
@@ -594,6 +776,9 @@ pub struct AnalyzeArgs {
     /// Outputs (with the help of analyze's own --out, --units and --theme).
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache simulate`.
@@ -614,10 +799,12 @@ pub struct SimulateArgs {
     /// Print the analysis as JSON to stdout.
     #[arg(long)]
     pub json: bool,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache info`.
@@ -631,6 +818,9 @@ pub struct InfoArgs {
     /// Units for sizes: decimal MB/GB or binary MiB/GiB.
     #[arg(long, value_enum, default_value_t = UnitSystem::Decimal)]
     pub units: UnitSystem,
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
+    pub quiet: bool,
 }
 
 /// `slccache compare`.
@@ -653,10 +843,12 @@ pub struct CompareArgs {
     /// line goes to stderr.
     #[arg(long)]
     pub json: bool,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(short, long)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// The store that run ids name.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// Options shared by the burst experiments (`recovery`, `fill-sweep`).
@@ -681,13 +873,15 @@ pub struct BurstTargetArgs {
     /// I/O engine [default: io-uring].
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
-    /// No progress: nothing but errors and the final line (no notes, no warnings: they are in
-    /// summary.json and report.md).
-    #[arg(long, short)]
+    /// `-q/--quiet`.
+    #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Where the run is recorded, and its origin.
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 /// `slccache recovery`.

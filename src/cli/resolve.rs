@@ -1,12 +1,13 @@
 //! Raw flags onto validated configuration: `WorkloadArgs` (with an optional scenario file)
-//! into `WorkloadConfig`, `StopArgs` into the early stop's `StopConfig`. The clap types stay
-//! in this folder; `config` below it knows nothing of them.
+//! into `WorkloadConfig`, `StopArgs` into the early stop's `StopConfig`, the results-store
+//! flags given before and after the command into `StoreFlags`. The clap types stay in this
+//! folder; `config` below it knows nothing of them.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::cli::{OutputArgs, StopArgs, SweepArgs, TargetArgs, WorkloadArgs};
+use crate::cli::{Cli, OutputArgs, StopArgs, StoreUse, SweepArgs, TargetArgs, WorkloadArgs};
 use crate::config::{DurationValue, Scenario, SizeValue, WorkloadConfig, MIN_INTERVAL};
 use crate::detect::stop::StopConfig;
 use crate::error::usage;
@@ -210,6 +211,21 @@ pub fn burst_target(
         wa.pattern = Some(Pattern::Seqwrite);
     }
     let w = WorkloadConfig::resolve(&wa)?;
+    // `--pattern` offers only the patterns that write; a scenario or --rwmix-read 100 can
+    // still ask for reads alone.
+    if w.read_pct == 100 {
+        return Err(usage(format!(
+            "{what} writes in bursts until the cache runs out, and {} reads only; give \
+             seqwrite or randwrite (or a mix with --rwmix-read below 100)",
+            if c.workload.rwmix_read == Some(100) {
+                "--rwmix-read 100".to_string()
+            } else if c.workload.pattern.is_some() {
+                format!("--pattern {}", w.pattern)
+            } else {
+                format!("the scenario's pattern {}", w.pattern)
+            }
+        )));
+    }
     if w.duration.is_some() {
         return Err(usage(format!(
             "--duration is not used by {what}: each burst writes until the cliff is confirmed; \
@@ -429,6 +445,113 @@ fn parse_list(s: &str, flag: &str, lo: u32, hi: u32) -> Result<Vec<u32>> {
         )));
     }
     Ok(v)
+}
+
+/// The results-store flags of a command line: those given after the command's name with
+/// those given before it (`slccache --db URL runs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreFlags {
+    /// `--db`.
+    pub db: Option<String>,
+    /// `--no-record`.
+    pub no_record: bool,
+    /// `--require-record`.
+    pub require_record: bool,
+    /// `--host`.
+    pub host: Option<String>,
+    /// `--tag`, as given (before the command first).
+    pub tags: Vec<String>,
+}
+
+/// The results-store flags of `cli`. A flag given before a command that does not take it
+/// after its name is a usage error naming the flag and the command, as is a flag given both
+/// before and after it, or `--no-record` with `--require-record`.
+pub fn store_flags(cli: &Cli) -> Result<StoreFlags> {
+    let name = cli.command.name();
+    let (mut f, takes_db, records, origin) = match cli.command.store_use() {
+        StoreUse::None => (StoreFlags::default(), false, false, false),
+        StoreUse::Store(s) => (
+            StoreFlags {
+                db: s.db.clone(),
+                ..StoreFlags::default()
+            },
+            true,
+            false,
+            false,
+        ),
+        StoreUse::Library(l) => (
+            StoreFlags {
+                db: l.store.db.clone(),
+                host: l.host.clone(),
+                tags: l.tag.clone(),
+                ..StoreFlags::default()
+            },
+            true,
+            false,
+            true,
+        ),
+        StoreUse::Record(r) => (
+            StoreFlags {
+                db: r.store.db.clone(),
+                no_record: r.no_record,
+                require_record: r.require_record,
+                host: r.host.clone(),
+                tags: r.tag.clone(),
+            },
+            true,
+            true,
+            true,
+        ),
+    };
+    let b = &cli.before;
+    let not_taken = |flag: &str, why: &str| {
+        Err(usage(format!(
+            "{flag} is not taken by `slccache {name}`, which {why}; leave it out"
+        )))
+    };
+    let twice = |flag: &str| {
+        Err(usage(format!(
+            "{flag} is given both before and after `{name}`; give it once"
+        )))
+    };
+    if let Some(db) = &b.db {
+        if !takes_db {
+            return not_taken("--db", "neither records a run nor reads the results store");
+        }
+        if f.db.is_some() {
+            return twice("--db");
+        }
+        f.db = Some(db.clone());
+    }
+    for (given, flag) in [
+        (b.no_record, "--no-record"),
+        (b.require_record, "--require-record"),
+    ] {
+        if given && !records {
+            return not_taken(flag, "records no run");
+        }
+    }
+    f.no_record |= b.no_record;
+    f.require_record |= b.require_record;
+    if f.no_record && f.require_record {
+        return Err(usage(
+            "--no-record and --require-record contradict; give one",
+        ));
+    }
+    if let Some(host) = &b.host {
+        if !origin {
+            return not_taken("--host", "neither records a run nor lists recorded runs");
+        }
+        if f.host.is_some() {
+            return twice("--host");
+        }
+        f.host = Some(host.clone());
+    }
+    if !b.tag.is_empty() && !origin {
+        return not_taken("--tag", "neither records a run nor lists recorded runs");
+    }
+    f.tags = b.tag.iter().chain(&f.tags).cloned().collect();
+    Ok(f)
 }
 
 #[cfg(test)]

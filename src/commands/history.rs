@@ -93,7 +93,7 @@ fn capacity_arg(bytes: u64) -> String {
     shell::size_arg(bytes)
 }
 
-/// Runs `slccache history`; `sel` holds the global `--host` (only those hosts' runs, one
+/// Runs `slccache history`; `sel` holds `--host` (only those hosts' runs, one
 /// series per host) and `--tag` (only runs with those tags).
 pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let opts = crate::cli::resolve::report_options(&args.output)?;

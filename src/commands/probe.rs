@@ -39,9 +39,13 @@ const MAX_SYNC_THREADS: u64 = 4096;
 
 /// Runs `slccache probe`.
 pub fn run(mut args: ProbeArgs) -> Result<()> {
-    if args.hipri {
+    // Polled completions, as the user asked for them: errors name the flag typed.
+    let poll_flag = if args.hipri {
         args.engine = Some(EngineKind::IoUringPoll);
-    }
+        "--hipri"
+    } else {
+        "--engine io-uring-poll"
+    };
     if args.target.trim().is_empty() {
         return Err(usage(
             "the target is empty: give a block device (/dev/nvme0n1), a file (scratch.bin) or \
@@ -83,20 +87,19 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
         let ignored = [
             (
                 args.write.size.is_some(),
-                "--size (an emulated drive's size is its capacity=)",
+                "--size (an emulated drive's size is its capacity=)".to_string(),
             ),
-            (args.write.overwrite, "--overwrite (nothing is overwritten)"),
             (
-                args.write.destroy_data,
-                "--destroy-data (no data is destroyed)",
+                args.write.overwrite,
+                "--overwrite (nothing is overwritten)".to_string(),
             ),
             (
                 args.engine == Some(EngineKind::Sync),
-                "--engine sync (an emulated drive has its own engine)",
+                "--engine sync (an emulated drive has its own engine)".to_string(),
             ),
             (
                 args.engine == Some(EngineKind::IoUringPoll),
-                "--engine io-uring-poll (an emulated drive has its own engine)",
+                format!("{poll_flag} (an emulated drive has its own engine)"),
             ),
         ];
         if let Some((_, flag)) = ignored.iter().find(|(given, _)| *given) {
@@ -104,6 +107,12 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
                 "{flag} does not apply to an emulated drive ({}); leave it out",
                 args.target
             )));
+        }
+    }
+    // --destroy-data means something on a block device only: elsewhere a note says so.
+    if args.write.destroy_data && !args.quiet {
+        if let Some(n) = device::destroy_data_note(&args.target, None) {
+            crate::note!("{n}");
         }
     }
     // A run that reads needs a file with data: a missing one is refused before `--size`
@@ -126,7 +135,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
         }
     }
     if engine == EngineKind::IoUringPoll {
-        crate::device::block::check_polling(&info)?;
+        crate::device::block::check_polling(&info, poll_flag)?;
     }
     // --secure-erase: checked before anything is written (and again just before the format).
     if args.secure_erase {

@@ -74,6 +74,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
             crate::note!("{line}");
         }
     };
+    if args.write.destroy_data && !quiet {
+        let model = args
+            .simulate
+            .then_some("a drive model run in virtual time (--simulate)");
+        if let Some(n) = device::destroy_data_note(&args.target, model) {
+            crate::note!("{n}");
+        }
+    }
     if let (true, Some(m)) = (args.simulate, &model) {
         let name = crate::shell::folder_word(spec.unwrap_or(&m.name), "model");
         out_dir = out_dir_for(&args, &name, true)?;

@@ -118,12 +118,12 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
     })
 }
 
-/// For polled completions (`--engine io-uring-poll`): the target must be a block device whose
-/// queue polls (`queue/io_poll` is 1: on NVMe, the driver was given poll queues). A usage
-/// error otherwise, before anything is written: a ring set up for polling on a device
-/// without poll queues fails every write with EOPNOTSUPP.
-pub fn check_polling(info: &TargetInfo) -> Result<()> {
-    let flag = "--engine io-uring-poll";
+/// For polled completions (`--engine io-uring-poll` or `--hipri`, the `flag` the user typed,
+/// which the errors name): the target must be a block device whose queue polls
+/// (`queue/io_poll` is 1: on NVMe, the driver was given poll queues). A usage error
+/// otherwise, before anything is written: a ring set up for polling on a device without poll
+/// queues fails every write with EOPNOTSUPP.
+pub fn check_polling(info: &TargetInfo, flag: &str) -> Result<()> {
     if info.kind != TargetKind::Block {
         return Err(usage(format!(
             "{flag} polls a block device's queues; {} is not a block device",

@@ -345,6 +345,29 @@ impl Target {
     }
 }
 
+/// `--destroy-data` agrees to destroy a block device's data and means nothing elsewhere: for
+/// every other target it is taken, and this one-line note (printed unless `--quiet`) says so.
+/// `what` is the target when the caller knows it (a drive model run in virtual time), else
+/// read from `spec` as [`inspect`] reads it; `None` for a block device.
+pub fn destroy_data_note(spec: &str, what: Option<&str>) -> Option<String> {
+    let what = match what {
+        Some(w) => w,
+        None if spec.starts_with("emu:") => "an emulated drive, which stores nothing",
+        None => match std::fs::metadata(spec) {
+            Ok(m) if m.is_file() => {
+                "a regular file (--overwrite is what allows writing over an existing one)"
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => "a regular file to create",
+            // A block device, or something `inspect` refuses.
+            _ => return None,
+        },
+    };
+    Some(format!(
+        "slccache: note: --destroy-data has no effect on {spec}, {what}: it agrees to destroy \
+         a block device's data only"
+    ))
+}
+
 /// Reads what `spec` is and refuses what must never be written. Writes nothing.
 pub fn inspect(spec: &str, req: &OpenRequest) -> Result<TargetInfo> {
     if let Some(rest) = spec.strip_prefix("emu:") {

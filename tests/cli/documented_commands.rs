@@ -155,9 +155,9 @@ const COMMANDS: &[(&str, &str, How)] = &[
     ("slccache simulate 960evo-1tb --pattern seqwrite", "", Sh("")),
     ("slccache compare output/run-a output/run-b --out output/compare", NO_COMPARE, Sh("")),
     (
-        "slccache probe /dev/nvme0n1 --pattern randwrite --destroy-data",
+        "slccache probe /dev/nvme0n1 --destroy-data",
         "",
-        Drive("slccache probe $DRIVE --pattern randwrite --destroy-data"),
+        Drive("slccache probe $DRIVE --destroy-data"),
     ),
     (
         "slccache probe emu:960evo-500g,cache=4GB --pattern seqwrite",
@@ -202,22 +202,13 @@ const COMMANDS: &[(&str, &str, How)] = &[
         Sh(""),
     ),
     ("slccache compare a/timeline.csv b_bw.1.log --units binary", "", Sh("")),
-    (
-        "slccache compare run-a run-b run-c --label 'fresh,after TRIM,full' --align cliff",
-        "",
-        Sh(""),
-    ),
     ("slccache info scratch.bin --units binary", FILLED, Sh("")),
-    (
-        "slccache sweep emu:960evo-500g --simulate --rwmix-read 100,80,60,40,20,0 --qd 3 --jobs 1",
-        "",
-        Sh(""),
-    ),
+    ("slccache sweep p5-1tb --simulate --rwmix-read 100,70,30,0 --qd 3 --jobs 1", "", Sh("")),
     ("slccache sweep emu:970evo-500g --simulate --preset cdm", "", Sh("")),
     (
-        "slccache sweep /dev/loop3 --qd 1,32 --jobs 1 --point-duration 5s --destroy-data",
+        "slccache sweep /dev/loop3 --qd 1,32 --point-duration 5s --destroy-data",
         "",
-        Drive("slccache sweep $DRIVE --qd 1,32 --jobs 1 --point-duration 1s --destroy-data"),
+        Drive("slccache sweep $DRIVE --qd 1,32 --point-duration 1s --destroy-data"),
     ),
     (
         "slccache sweep scratch.bin --pattern randread --qd 1,8,32 --jobs 1,4",
@@ -267,6 +258,12 @@ const COMMANDS: &[(&str, &str, How)] = &[
         Elsewhere("store::readme: the README's `--db postgres://dba@db.lab/lab db migrate` on its own server"),
     ),
     ("slccache db migrate", "", Sh("")),
+    (
+        "slccache runs copy --from old.db --to postgres://lab@db.lab/slccache",
+        "",
+        NotRun("needs a lab's PostgreSQL server; store::readme runs the README's `runs copy` commands on a server of its own"),
+    ),
+    ("slccache runs copy --host bench-3 --to bench-3.db", "", Sh("")),
     (
         "slccache runs copy 12 14 --to other.db",
         "",

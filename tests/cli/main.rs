@@ -1,4 +1,4 @@
-//! The command line as a user meets it: analyze, compare, info, install (completions and man pages), errors on first use, stdout failures, and the repository standing alone.
+//! The command line as a user meets it: analyze, compare, info, install (completions and man pages), errors on first use, the flags across subcommands, stdout failures, and the repository standing alone.
 //!
 //! One test binary (shared helpers in `tests/common`), so the crate is linked once for all of them.
 //! Some of its tests need root or a tool; they run on `common::harness`, which reports a test
@@ -12,6 +12,7 @@ mod bench_script;
 mod compare;
 mod documented_commands;
 mod first_use;
+mod flags;
 mod info;
 mod install;
 mod standalone;
@@ -67,6 +68,12 @@ fn main() -> std::process::ExitCode {
             first_use::help_texts_say_what_a_new_user_needs,
             first_use::a_read_only_block_device_is_refused_up_front,
             first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
+            flags::every_subcommand_takes_quiet_with_one_meaning,
+            flags::results_store_flags_only_where_they_mean_something,
+            flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,
+            flags::hipri_errors_name_hipri,
+            flags::burst_experiments_refuse_patterns_that_only_read,
+            flags::every_help_reads_whole_at_80_and_100_columns,
             info::info_on_a_loop_device_reads_and_writes_nothing,
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
             info::one_sensor_reads_the_same_in_every_line_of_info,

@@ -75,9 +75,10 @@ fn continues(cmd: &str) -> bool {
 }
 
 /// The examples of `slccache --help` and of every subcommand's `--help` (the lines under
-/// `Examples:` that start with `slccache `), with the subcommand whose help shows them.
+/// `Examples:` that start with `slccache `, with the lines a trailing `\` continues them on),
+/// with the subcommand whose help shows them.
 pub fn help_examples() -> Vec<(String, String)> {
-    let mut out = Vec::new();
+    let mut out: Vec<(String, String)> = Vec::new();
     let mut todo = vec![Vec::<String>::new()];
     while let Some(path) = todo.pop() {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
@@ -116,8 +117,15 @@ pub fn help_examples() -> Vec<(String, String)> {
                 }
             } else if in_examples {
                 let text = line.trim();
-                if text.starts_with("slccache ") {
-                    out.push((path.join(" "), text.to_string()));
+                match out.last_mut() {
+                    Some((_, open)) if open.ends_with('\\') => {
+                        open.push('\n');
+                        open.push_str(line);
+                    }
+                    _ if text.starts_with("slccache ") => {
+                        out.push((path.join(" "), text.to_string()));
+                    }
+                    _ => {}
                 }
             }
         }
@@ -125,9 +133,10 @@ pub fn help_examples() -> Vec<(String, String)> {
     out
 }
 
-/// A command as a key to compare by: its trailing `# comment` and repeated blanks removed (the
-/// help wraps long comments; the README aligns them).
+/// A command as a key to compare by: its trailing `# comment`, line continuations (`\` at the
+/// end of a line) and repeated blanks removed (the README aligns comments).
 pub fn key(cmd: &str) -> String {
+    let cmd = &cmd.replace("\\\n", " ");
     let mut quoted = false;
     let mut end = cmd.len();
     for (i, c) in cmd.char_indices() {
@@ -141,4 +150,39 @@ pub fn key(cmd: &str) -> String {
         }
     }
     cmd[..end].split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every command path the binary offers (`[]`, `["probe"]`, ..., `["runs", "show"]`), read
+/// from the `Commands:` sections of `slccache --help` and of each subcommand's `--help`, as a
+/// user finds them.
+pub fn command_paths() -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut todo = vec![Vec::<String>::new()];
+    while let Some(path) = todo.pop() {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .args(&path)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "slccache {path:?} --help");
+        let help = String::from_utf8(o.stdout).unwrap();
+        let mut in_commands = false;
+        for line in help.lines() {
+            if line == "Commands:" {
+                in_commands = true;
+            } else if !line.starts_with("  ") {
+                in_commands = false;
+            } else if in_commands && !line.starts_with("   ") {
+                let name = line.split_whitespace().next().unwrap();
+                if name != "help" {
+                    let mut sub = path.clone();
+                    sub.push(name.to_string());
+                    todo.push(sub);
+                }
+            }
+        }
+        out.push(path);
+    }
+    out.sort();
+    out
 }

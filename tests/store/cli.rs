@@ -764,15 +764,7 @@ pub fn runs_import_says_what_became_of_each_folder() {
             "--no-record",
             "-q",
         ][..],
-        &[
-            "compare",
-            "good",
-            "good",
-            "--out",
-            "cmp",
-            "--no-record",
-            "-q",
-        ][..],
+        &["compare", "good", "good", "--out", "cmp", "-q"][..],
     ] {
         let (code, _, err) = slc(&db, args, w);
         assert_eq!(code, Some(0), "{args:?}: {err}");

@@ -547,7 +547,7 @@ fn compare_writes_a_summary_and_one_line() {
     }
     let cmp = p.join("cmp");
     let o = bin()
-        .args(["compare", "--no-record", "--out"])
+        .args(["compare", "--out"])
         .arg(&cmp)
         .arg(p.join("a"))
         .arg(p.join("b"))
@@ -665,7 +665,7 @@ fn quiet_and_json_mean_the_same_everywhere() {
             "--out",
             &o("q3"),
         ]),
-        s(&["compare", &sim, &sim2, "--no-record", "--out", &o("q4")]),
+        s(&["compare", &sim, &sim2, "--out", &o("q4")]),
         s(&[
             "sweep",
             "960evo-250g",
@@ -746,7 +746,7 @@ fn quiet_and_json_mean_the_same_everywhere() {
             "--out",
             &o("j3"),
         ]),
-        s(&["compare", &sim, &sim2, "--no-record", "--out", &o("j4")]),
+        s(&["compare", &sim, &sim2, "--out", &o("j4")]),
         s(&["info", "emu:960evo-250g"]),
     ];
     for mut c in json_cases {

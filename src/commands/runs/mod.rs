@@ -16,7 +16,7 @@ pub use groups::{group, group_table, Group, GroupBy, Spread};
 use table::{cache, drive, rate, short_date, tags_text};
 pub use table::{csv_text, table};
 
-/// The listing's filters from the flags (`--host` and `--tag` are global).
+/// The listing's filters from the flags (`--host` and `--tag` also before `runs`).
 fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
     if let Some(k) = &args.kind {
         if !KINDS.contains(&k.as_str()) {
@@ -36,7 +36,7 @@ fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
     })
 }
 
-/// Runs `slccache runs`; `sel` holds the global `--host` and `--tag` (filters here, and for
+/// Runs `slccache runs`; `sel` holds `--host` and `--tag` (filters here, and for
 /// `import` the host of folders whose summary names none).
 pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     if let Some(RunsAction::Copy { ids, from, to }) = &args.action {
@@ -165,7 +165,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             let mut failed = Vec::new();
             for d in dirs {
                 // --host is the host of folders that name none; say so where one names its own.
-                if let Some(given) = sel.host.as_deref() {
+                if let Some(given) = sel.host.as_deref().filter(|_| !args.quiet) {
                     let own = std::fs::read_to_string(d.join("summary.json"))
                         .ok()
                         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())

@@ -116,6 +116,14 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
         None => None,
     };
     let progress = StepProgress::new(c.quiet);
+    if c.destroy_data && !c.quiet {
+        let model = c
+            .simulate
+            .then_some("a drive model run in virtual time (--simulate)");
+        if let Some(n) = crate::device::destroy_data_note(&c.target, model) {
+            crate::note!("{n}");
+        }
+    }
     let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
         let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
         let model = presets::parse_spec(spec)?;

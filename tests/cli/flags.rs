@@ -1,0 +1,556 @@
+//! The flags as a user meets them across the subcommands: `-q` taken by every one with one
+//! meaning; the results-store flags (`--db`, `--no-record`, `--require-record`, `--host`,
+//! `--tag`) only where a command records a run or reads the store; `--destroy-data` taken
+//! alike, with one note, by every target that is not a block device; `--hipri`'s errors
+//! naming `--hipri`; the bursts of `recovery` and `fill-sweep` offering only patterns that
+//! write; and every `--help` read at 80 and 100 columns.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::common::docs;
+
+/// The binary with a store and spool of its own in `dir`, run from `dir`, with help at the
+/// width `COLUMNS` says when a test sets it.
+fn bin(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_slccache"));
+    c.env("SLCCACHE_DB", dir.join("results.db"))
+        .env("SLCCACHE_SPOOL", dir.join("spool"))
+        .env_remove("COLUMNS")
+        .env_remove("SLCCACHE_REQUIRE_RECORD")
+        .current_dir(dir);
+    c
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("flags-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Runs `args` in `dir`, as a user would.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    bin(dir).args(args).output().unwrap()
+}
+
+/// `slccache PATH --help` at `columns`.
+fn help(dir: &Path, path: &[String], columns: u32) -> String {
+    let o = bin(dir)
+        .args(path)
+        .arg("--help")
+        .env("COLUMNS", columns.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{path:?} --help: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// Whether `help` lists the option `flag` (an indented line starting with it).
+fn lists(help: &str, flag: &str) -> bool {
+    help.lines().any(|l| {
+        let t = l.trim_start();
+        l.starts_with(' ') && (t == flag || t.starts_with(&format!("{flag} ")))
+    })
+}
+
+/// A run recorded into `dir`'s store, in `dir/sim`.
+fn recorded_run(dir: &Path) {
+    let o = run(
+        dir,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--max-bytes",
+            "20GB",
+            "--seed",
+            "1",
+            "-q",
+            "--out",
+            "sim",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+}
+
+/// `-q` was refused by `info`, `presets`, `runs` and others although the README says it
+/// works on every subcommand. Every command path takes it, with the one help text, and the
+/// commands that never took it print their results and nothing on stderr.
+pub fn every_subcommand_takes_quiet_with_one_meaning() {
+    let d = tmp();
+    let paths = docs::command_paths();
+    assert!(paths.len() > 15, "{paths:?}");
+    let mut meanings = std::collections::BTreeSet::new();
+    for p in paths.iter().filter(|p| !p.is_empty()) {
+        // Parsed before --help: a subcommand without -q refuses it (exit 2).
+        let o = bin(d.path())
+            .args(p)
+            .args(["-q", "--help"])
+            .env("COLUMNS", "1000")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{p:?} -q: {}", text(&o.stderr));
+        let h = text(&o.stdout);
+        let mut lines = h.lines();
+        let at = lines
+            .find(|l| l.trim_start().starts_with("-q, --quiet"))
+            .unwrap_or_else(|| panic!("{p:?}: no -q, --quiet in\n{h}"));
+        let rest = at.trim_start().trim_start_matches("-q, --quiet").trim();
+        let meaning = if rest.is_empty() {
+            lines.next().unwrap_or("").trim()
+        } else {
+            rest
+        };
+        meanings.insert(meaning.to_string());
+    }
+    assert_eq!(
+        meanings.len(),
+        1,
+        "-q means different things: {meanings:#?}"
+    );
+
+    // The same meaning in use: results on stdout, nothing on stderr.
+    recorded_run(d.path());
+    let sim = d.path().join("sim").display().to_string();
+    for args in [
+        &["info", "emu:p5-1tb", "-q"][..],
+        &["presets", "-q"],
+        &["completions", "bash", "-q"],
+        &["man", "-q"],
+        &["runs", "-q"],
+        &["runs", "--json", "-q"],
+        &["runs", "-q", "show", "1"],
+        &["runs", "show", "1", "-q"],
+        &["history", "960 EVO", "-q", "--out", "hist"],
+        &["db", "migrate", "-q"],
+        // Without -q, this import says that the folder's own host is kept.
+        &["runs", "import", &sim, "--host", "elsewhere", "-q"],
+    ] {
+        let o = run(d.path(), args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        assert!(!o.stdout.is_empty(), "{args:?}: no result on stdout");
+        assert_eq!(text(&o.stderr), "", "{args:?} -q wrote to stderr");
+    }
+    let o = run(d.path(), &["runs", "import", &sim, "--host", "elsewhere"]);
+    assert!(
+        text(&o.stderr).contains("names its host"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// `--db` and `--no-record` were offered by commands that never record a run nor read the
+/// store. Each command lists the results-store flags it uses, and no other; given before a
+/// command that does not take it, a flag is refused, naming it and the command.
+pub fn results_store_flags_only_where_they_mean_something() {
+    let d = tmp();
+    const RECORD: &[&str] = &["--db", "--no-record", "--require-record", "--host", "--tag"];
+    for p in docs::command_paths().iter().filter(|p| !p.is_empty()) {
+        let expected: &[&str] = match p[0].as_str() {
+            "probe" | "analyze" | "simulate" | "sweep" | "recovery" | "fill-sweep" => RECORD,
+            "compare" | "db" => &["--db"],
+            "runs" | "history" => &["--db", "--host", "--tag"],
+            "info" | "presets" | "completions" | "man" => &[],
+            other => panic!("a command this test does not know: {other}"),
+        };
+        let h = help(d.path(), p, 1000);
+        for flag in RECORD {
+            assert_eq!(
+                lists(&h, flag),
+                expected.contains(flag),
+                "slccache {} --help and {flag}:\n{h}",
+                p.join(" ")
+            );
+        }
+    }
+    // Before the command: only where the command takes the flag.
+    for (args, flag, cmd) in [
+        (&["--db", "x.db", "info", "emu:p5-1tb"][..], "--db", "info"),
+        (&["--db", "x.db", "presets"], "--db", "presets"),
+        (
+            &["--no-record", "compare", "a", "b"],
+            "--no-record",
+            "compare",
+        ),
+        (&["--require-record", "runs"], "--require-record", "runs"),
+        (&["--host", "h", "man"], "--host", "man"),
+        (
+            &["--tag", "k=v", "completions", "bash"],
+            "--tag",
+            "completions",
+        ),
+    ] {
+        let o = run(d.path(), args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(flag) && err.contains(&format!("`slccache {cmd}`")),
+            "{args:?}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?} ran");
+    }
+    // After a command that does not take it: clap's usage error.
+    for args in [
+        &["info", "emu:p5-1tb", "--db", "x.db"][..],
+        &["compare", "a", "b", "--no-record"],
+        &["presets", "--tag", "k=v"],
+    ] {
+        let o = run(d.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stderr));
+    }
+    // Where they stay, they mean what they meant, before or after the command.
+    let o = run(
+        d.path(),
+        &[
+            "--no-record",
+            "simulate",
+            "960evo-250g",
+            "--max-bytes",
+            "20GB",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        !d.path().join("results.db").exists(),
+        "--no-record recorded"
+    );
+    recorded_run(d.path());
+    let db = d.path().join("results.db").display().to_string();
+    for (args, shows) in [
+        (&["--db", &db, "runs", "show", "1"][..], "960 EVO"),
+        (&["runs", "--db", &db, "show", "1"], "960 EVO"),
+        (&["runs", "show", "1", "--db", &db], "960 EVO"),
+        (
+            &["runs", "--db", &db, "--host", "no-such-host"],
+            "matches the filters",
+        ),
+        (
+            &["--host", "no-such-host", "runs", "--db", &db],
+            "matches the filters",
+        ),
+    ] {
+        // The store the flag names, not the default one.
+        let o = bin(d.path())
+            .env("SLCCACHE_DB", d.path().join("elsewhere.db"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stdout).contains(shows),
+            "{args:?}: {}",
+            text(&o.stdout)
+        );
+    }
+}
+
+/// `--destroy-data` was accepted silently for a regular file and refused for an emulated
+/// drive. Every target that is not a block device takes it alike, with one line saying it has
+/// no effect there (none with `-q`), and a file is written over only with `--overwrite`.
+pub fn destroy_data_is_taken_alike_on_every_target_but_a_block_device() {
+    let d = tmp();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["probe", "new.bin", "--size", "1MiB", "--max-bytes", "1MiB"],
+            "new.bin",
+        ),
+        (
+            &["probe", "old.bin", "--overwrite", "--max-bytes", "1MiB"],
+            "old.bin",
+        ),
+        (
+            &["probe", "emu:960evo-250g", "--max-bytes", "256MB"],
+            "emu:960evo-250g",
+        ),
+        (
+            &[
+                "sweep",
+                "old.bin",
+                "--overwrite",
+                "--qd",
+                "1",
+                "--jobs",
+                "1",
+                "--max-bytes-per-point",
+                "1MiB",
+            ],
+            "old.bin",
+        ),
+        (
+            &[
+                "sweep",
+                "emu:960evo-500g",
+                "--simulate",
+                "--qd",
+                "1",
+                "--jobs",
+                "1",
+            ],
+            "emu:960evo-500g",
+        ),
+        (
+            &[
+                "recovery",
+                "old.bin",
+                "--overwrite",
+                "--idle",
+                "1s",
+                "--max-bytes",
+                "1MiB",
+            ],
+            "old.bin",
+        ),
+        (
+            &["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"],
+            "emu:970evo-500g",
+        ),
+        (
+            &[
+                "fill-sweep",
+                "660p-1tb",
+                "--simulate",
+                "--levels",
+                "0",
+                "--max-bytes",
+                "200GB",
+            ],
+            "660p-1tb",
+        ),
+    ];
+    let fresh = || {
+        std::fs::write(d.path().join("old.bin"), vec![7u8; 1 << 20]).unwrap();
+        let _ = std::fs::remove_file(d.path().join("new.bin"));
+    };
+    for (i, (args, target)) in cases.iter().enumerate() {
+        fresh();
+        let out = format!("o{i}");
+        let o = bin(d.path())
+            .args(*args)
+            .args(["--destroy-data", "--no-record", "--out", &out])
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        let notes: Vec<&str> = err
+            .lines()
+            .filter(|l| l.contains("--destroy-data"))
+            .collect();
+        assert!(
+            notes.len() == 1
+                && notes[0].starts_with(&format!(
+                    "slccache: note: --destroy-data has no effect on {target}, "
+                ))
+                && notes[0].ends_with("it agrees to destroy a block device's data only"),
+            "{args:?}: {err}"
+        );
+        // -q: not a word of it.
+        fresh();
+        let o = bin(d.path())
+            .args(*args)
+            .args(["--destroy-data", "--no-record", "-q", "--out"])
+            .arg(format!("q{i}"))
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?} -q: {}", text(&o.stderr));
+        assert!(
+            !text(&o.stderr).contains("--destroy-data"),
+            "{args:?} -q: {}",
+            text(&o.stderr)
+        );
+    }
+    // It allows no file to be written over: that is --overwrite's.
+    fresh();
+    let o = run(
+        d.path(),
+        &[
+            "probe",
+            "old.bin",
+            "--destroy-data",
+            "--max-bytes",
+            "1MiB",
+            "--no-record",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("give --overwrite"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(d.path().join("old.bin")).unwrap(),
+        vec![7u8; 1 << 20]
+    );
+    for cmd in ["probe", "sweep", "recovery", "fill-sweep"] {
+        let h = help(d.path(), &[cmd.to_string()], 1000);
+        let line = h
+            .lines()
+            .skip_while(|l| l.trim() != "--destroy-data")
+            .nth(1)
+            .unwrap_or_default();
+        assert!(
+            line.contains("has no effect") && line.contains("note"),
+            "{cmd}: {line}"
+        );
+    }
+}
+
+/// `--hipri`'s errors spoke of `--engine io-uring-poll`, which the user did not type.
+pub fn hipri_errors_name_hipri() {
+    let d = tmp();
+    for (args, typed) in [
+        (
+            &["emu:960evo-250g", "--hipri", "--max-bytes", "1GB"][..],
+            "--hipri",
+        ),
+        (&["scratch.bin", "--size", "1MiB", "--hipri"], "--hipri"),
+        (
+            &["scratch.bin", "--size", "1MiB", "--engine", "io-uring-poll"],
+            "--engine io-uring-poll",
+        ),
+    ] {
+        let o = bin(d.path())
+            .arg("probe")
+            .args(args)
+            .args(["--no-record", "--out", "o"])
+            .output()
+            .unwrap();
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(typed), "{args:?}: {err}");
+        if typed == "--hipri" {
+            assert!(!err.contains("io-uring-poll"), "{args:?}: {err}");
+        }
+        assert!(!d.path().join("scratch.bin").exists());
+    }
+}
+
+/// `recovery` and `fill-sweep` offered randread and seqread for bursts that write. They offer
+/// only the patterns that write, and refuse reads alone however they are asked for.
+pub fn burst_experiments_refuse_patterns_that_only_read() {
+    let d = tmp();
+    std::fs::write(
+        d.path().join("reads.toml"),
+        "pattern = \"randread\"\nbs = \"4k\"\n",
+    )
+    .unwrap();
+    for (cmd, rest) in [
+        (
+            "recovery",
+            &["emu:970evo-500g", "--simulate", "--idle", "10s"][..],
+        ),
+        ("fill-sweep", &["660p-1tb", "--simulate", "--levels", "0"]),
+    ] {
+        let h = help(d.path(), &[cmd.to_string()], 1000);
+        for p in ["randwrite", "seqwrite", "randrw", "rw"] {
+            assert!(
+                h.contains(&format!("- {p}:")),
+                "{cmd} does not offer {p}:\n{h}"
+            );
+        }
+        for p in ["randread", "seqread"] {
+            assert!(!h.contains(&format!("- {p}:")), "{cmd} offers {p}:\n{h}");
+        }
+        for (extra, named) in [
+            (&["--pattern", "randread"][..], "randread"),
+            (&["--pattern", "seqread"], "seqread"),
+            (
+                &["--pattern", "randrw", "--rwmix-read", "100"],
+                "--rwmix-read 100",
+            ),
+            (&["--scenario", "reads.toml"], "randread"),
+        ] {
+            let o = bin(d.path())
+                .arg(cmd)
+                .args(rest)
+                .args(extra)
+                .args(["--no-record", "-q", "--out", "o"])
+                .output()
+                .unwrap();
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {extra:?}: {err}");
+            assert!(err.contains(named), "{cmd} {extra:?}: {err}");
+            assert!(
+                !d.path().join("o").exists(),
+                "{cmd} {extra:?} wrote outputs"
+            );
+        }
+    }
+}
+
+/// The examples of a help text: the lines under `Examples:` (a `\` continues one on the next
+/// line).
+fn examples(help: &str) -> Vec<&str> {
+    help.lines()
+        .skip_while(|l| *l != "Examples:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect()
+}
+
+/// The analyze example wrapped inside its comment, recovery's help broke its sentences, and
+/// history's --out named a target it does not have. Every help, at 80 and at 100 columns,
+/// shows each example on a line of its own as written, and its paragraphs break only where a
+/// sentence ends (so that the terminal's width wraps them, never a line break in the text).
+pub fn every_help_reads_whole_at_80_and_100_columns() {
+    let d = tmp();
+    let mut checked = 0;
+    for p in docs::command_paths() {
+        let wide = help(d.path(), &p, 1000);
+        let name = format!("slccache {} --help", p.join(" "));
+        for l in examples(&wide) {
+            assert!(
+                l.chars().count() <= 79,
+                "{name}: an example longer than 79 columns wraps at 80:\n{l}"
+            );
+            checked += 1;
+        }
+        for columns in [80, 100] {
+            let h = help(d.path(), &p, columns);
+            assert_eq!(
+                examples(&h),
+                examples(&wide),
+                "{name} at {columns} columns wraps an example:\n{h}"
+            );
+            for l in h.lines() {
+                assert!(
+                    l.chars().count() <= columns as usize,
+                    "{name} at {columns} columns: a line too long:\n{l}"
+                );
+            }
+        }
+        // After the examples, each line of a paragraph ends a sentence or introduces a list.
+        let after: Vec<&str> = wide
+            .lines()
+            .skip_while(|l| *l != "Examples:")
+            .skip(1)
+            .skip_while(|l| l.starts_with("  "))
+            .collect();
+        for l in after
+            .iter()
+            .filter(|l| !l.is_empty() && !l.starts_with(' '))
+        {
+            assert!(
+                l.ends_with('.') || l.ends_with(':'),
+                "{name}: a line break inside a sentence:\n{l}"
+            );
+        }
+    }
+    assert!(checked > 50, "{checked} examples");
+    // history writes no target's folder: its default is named after the drive asked for.
+    let h = help(d.path(), &["history".to_string()], 1000);
+    let out = h
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("--out"))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        out.contains("output/history-<SERIAL>-<timestamp>/") && !out.contains("target"),
+        "{out}"
+    );
+}
