@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
         recovery::fill_sweep_on_the_660p_model_shows_the_dynamic_cache_gone_at_75_percent,
         recovery::bad_lists_are_usage_errors_and_write_nothing,
         recovery::ctrl_c_in_real_time_keeps_the_finished_steps_and_exits_130,
+        recovery::a_signal_during_the_fill_of_a_fill_sweep_exits_130_with_every_output,
         recovery::a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything,
         recovery::the_same_idle_brings_back_the_same_cache_whatever_the_other_idle_times,
         recovery::an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory,

@@ -605,3 +605,65 @@ pub fn sighup_in_an_experiment_exits_130_with_every_output() {
         assert_every_output(&dir, &db, name);
     }
 }
+
+/// fill-sweep gave its fill step a flag that nothing set: SIGINT, SIGTERM and SIGHUP did
+/// nothing for the whole fill (an hour at the model's rate), and a second signal killed it
+/// without report.md or summary.json. A signal during the fill now ends the run with exit 130
+/// and every output.
+pub fn a_signal_during_the_fill_of_a_fill_sweep_exits_130_with_every_output() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let out = out_dir();
+    let mut child = slccache()
+        .args([
+            "--no-record",
+            "fill-sweep",
+            "emu:660p-1tb",
+            "--levels",
+            "50",
+            "--idle",
+            "1s",
+            "--out",
+        ])
+        .arg(out.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            panic!("slccache ended before its fill: {seen}");
+        }
+        seen.push_str(&line);
+        if line.contains("sequentially") {
+            break;
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill has no memory-safety preconditions; the pid is our own child, still
+    // running (its fill of 500 GB takes far longer than this test).
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGTERM);
+    }
+    let start = std::time::Instant::now();
+    let mut waited = None;
+    while start.elapsed() < std::time::Duration::from_secs(30) {
+        if let Some(st) = child.try_wait().unwrap() {
+            waited = Some(st);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let Some(st) = waited else {
+        child.kill().unwrap();
+        child.wait().unwrap();
+        panic!("fill-sweep went on filling after SIGTERM: {seen}");
+    };
+    assert_eq!(st.code(), Some(130), "{seen}");
+    let s = summary(out.path());
+    assert_eq!(s["interrupted"], true, "{s}");
+    assert!(out.path().join("report.md").is_file());
+}

@@ -208,7 +208,14 @@ pub trait TestDrive {
     /// Discards the whole span (BLKDISCARD, hole punching, an emptied emulated drive).
     fn trim(&mut self) -> Result<()>;
     /// Writes `[from, to)` sequentially, outside any timeline; `progress(done, total)`.
-    fn fill(&mut self, from: u64, to: u64, progress: &mut dyn FnMut(u64, u64)) -> Result<()>;
+    /// Returns false when `stop` was set before the fill was done (it ends there).
+    fn fill(
+        &mut self,
+        from: u64,
+        to: u64,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<bool>;
     /// Idles for `secs`; `progress(remaining_s)` now and then; returns false when `stop` was
     /// set before the idle was over.
     fn idle(&mut self, secs: f64, stop: &AtomicBool, progress: &mut dyn FnMut(f64))

@@ -226,23 +226,33 @@ impl TestDrive for RealDrive {
         Ok(())
     }
 
-    fn fill(&mut self, from: u64, to: u64, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
+    fn fill(
+        &mut self,
+        from: u64,
+        to: u64,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<bool> {
         if to <= from {
-            return Ok(());
+            return Ok(true);
         }
         let bs = self.w.block_size;
         let blocks = (to - from) / bs;
-        let never = AtomicBool::new(false);
         let total = blocks * bs;
-        let (_, _) = self.write_run(Pattern::Seqwrite, from, blocks, &never, |rows| {
+        // The run's own stop flag: Ctrl-C, SIGTERM or SIGHUP ends the fill too, and the
+        // experiment then writes its outputs (a fill can take an hour).
+        let (_, _) = self.write_run(Pattern::Seqwrite, from, blocks, stop, |rows| {
             if let Some(last) = rows.last() {
                 progress(last.bytes_total, total);
             }
             None
         })?;
+        if stop.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
         self.extent = self.extent.max(from + total);
         progress(total, total);
-        Ok(())
+        Ok(true)
     }
 
     fn idle(

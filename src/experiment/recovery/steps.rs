@@ -507,13 +507,17 @@ pub fn run_fill_steps(
             ));
             let progress = &s.progress;
             let units = s.opts.units;
-            s.drive.fill(extent, target, &mut |done, total| {
+            let done = s.drive.fill(extent, target, stop, &mut |done, total| {
                 progress.status(format!(
                     "{step}: fill {} of {}",
                     format_bytes(done as f64, units),
                     format_bytes(total as f64, units)
                 ))
             })?;
+            if !done {
+                out.interrupted = true;
+                break;
+            }
             filled = target - extent;
             out.totals.fill_bytes += filled;
             extent = target;
@@ -657,8 +661,14 @@ mod tests {
         fn trim(&mut self) -> Result<()> {
             self.inner.trim()
         }
-        fn fill(&mut self, from: u64, to: u64, p: &mut dyn FnMut(u64, u64)) -> Result<()> {
-            self.inner.fill(from, to, p)
+        fn fill(
+            &mut self,
+            from: u64,
+            to: u64,
+            stop: &AtomicBool,
+            p: &mut dyn FnMut(u64, u64),
+        ) -> Result<bool> {
+            self.inner.fill(from, to, stop, p)
         }
         fn idle(&mut self, secs: f64, stop: &AtomicBool, p: &mut dyn FnMut(f64)) -> Result<bool> {
             self.idles += 1;

@@ -97,9 +97,16 @@ impl TestDrive for VirtualDrive {
         Ok(())
     }
 
-    fn fill(&mut self, from: u64, to: u64, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
+    /// In virtual time a fill takes no real time: `stop` is read by the steps around it.
+    fn fill(
+        &mut self,
+        from: u64,
+        to: u64,
+        _stop: &AtomicBool,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Result<bool> {
         if to <= from {
-            return Ok(());
+            return Ok(true);
         }
         let bytes = (to - from) as f64;
         let data_before = self.state.data;
@@ -114,7 +121,7 @@ impl TestDrive for VirtualDrive {
         self.state.data = data_before;
         self.note_written(from as f64, bytes);
         progress(to - from, to - from);
-        Ok(())
+        Ok(true)
     }
 
     fn idle(
