@@ -324,7 +324,7 @@ pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSy
 mod tests {
     use super::*;
 
-    /// Found by tests/prop_parsers.rs: these panicked in `Duration::from_secs_f64`.
+    /// Found by tests/timeline/parsers_prop.rs: these panicked in `Duration::from_secs_f64`.
     #[test]
     fn huge_durations_are_errors_not_panics() {
         for s in ["1e308ms", "1e300", "1e20h", "1e30s", "inf", "NaN", "-1"] {

@@ -98,7 +98,16 @@ fn no_test_attribute(main_rs: &str) -> Result<(), String> {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "rs") {
             let text = std::fs::read_to_string(&path).unwrap();
-            if text.lines().any(|l| l.trim() == "#[test]") {
+            // `#[test]` in any form: alone, with a function or a comment on its line, or
+            // under `cfg_attr`.
+            let attr = |l: &str| {
+                let l = l.trim_start();
+                !l.starts_with("//")
+                    && (l.starts_with("#[test]")
+                        || (l.starts_with("#[cfg_attr(")
+                            && (l.contains(" test)") || l.contains(", test)"))))
+            };
+            if text.lines().any(attr) {
                 return Err(format!(
                     "{} has a #[test], which this binary's harness never runs: make it a \
                      `pub fn` and list it in main.rs",

@@ -26,7 +26,7 @@ fn load(name: &str) -> Option<serde_json::Value> {
         Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).unwrap()),
         _ => {
             assert!(
-                std::env::var_os("CI").is_none(),
+                std::env::var("CI").as_deref() != Ok("true"),
                 "python3 with the yaml module is missing (ansible-core brings it)"
             );
             crate::common::skip("python3 with the yaml module is not installed");

@@ -94,7 +94,7 @@ pub fn the_library_page_lists_filters_and_links_every_run() {
     }
     let Some(chrome) = chromium() else {
         assert!(
-            std::env::var_os("CI").is_none(),
+            std::env::var("CI").as_deref() != Ok("true"),
             "chromium is not installed (.ci/run installs it)"
         );
         crate::common::skip("the browser part: chromium is not installed");
