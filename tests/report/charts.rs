@@ -822,3 +822,22 @@ pub fn a_short_cache_phase_gets_its_level_label() {
         assert!(svg.contains("aria-label=\"after the cache: "), "{chart}");
     }
 }
+
+/// The card cut long drive names and "(simulated)" with them: "Samsung PM983 960GB
+/// (enterprise, no SLC cache) (si…". The marker that says the drive was not a real one is
+/// never cut; the name before it is.
+pub fn the_card_never_cuts_the_simulated_marker() {
+    use slccache::report::draw::text::Style;
+    use slccache::report::pages::card::{fit_drive_name, CARD_SIZE};
+    let max_w = (CARD_SIZE.0 as i32 - 2 * 56) as f64;
+    let st = Style::new(46.0).bold();
+    for marker in ["(simulated)", "(emulated)"] {
+        let long = format!("Samsung PM983 960GB (enterprise, no SLC cache, long name) {marker}");
+        let (t, small) = fit_drive_name(&long, st, max_w);
+        assert!(t.ends_with(&format!("… {marker}")), "{t}");
+        assert!(small.width(&t) <= max_w, "{t}");
+        // A name that fits is left whole.
+        let short = format!("Samsung 960 EVO {marker}");
+        assert_eq!(fit_drive_name(&short, st, max_w).0, short);
+    }
+}

@@ -161,6 +161,33 @@ pub fn card_warning(a: &Analysis) -> Option<String> {
         })
 }
 
+/// The markers that say a drive was not a real one: never cut from a card.
+const NOT_REAL: [&str; 2] = [" (simulated)", " (emulated)"];
+
+/// The drive's name fitted to `max_w` as [`fit_text`] fits it, except that a name too long even
+/// at the smaller size is cut before its "(simulated)" or "(emulated)" marker, which stays whole:
+/// "Samsung PM983 960GB (enterprise, no SL… (simulated)".
+pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
+    let (fitted, small) = fit_text(drive, st, max_w);
+    let Some(marker) = NOT_REAL.iter().find(|m| drive.ends_with(*m)) else {
+        return (fitted, small);
+    };
+    if fitted == drive {
+        return (fitted, small);
+    }
+    let head: Vec<char> = drive[..drive.len() - marker.len()].chars().collect();
+    for n in (0..head.len()).rev() {
+        let t = format!(
+            "{}…{marker}",
+            head[..n].iter().collect::<String>().trim_end()
+        );
+        if small.width(&t) <= max_w {
+            return (t, small);
+        }
+    }
+    (marker.trim_start().to_string(), small)
+}
+
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing the card: {e:?}")
 }
@@ -180,7 +207,7 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         root.fill(&c(cs.bg)).map_err(err)?;
         let (drive, cache, in_cache, after) = card_texts(t, a, u);
         let x0 = 56;
-        let (d, st) = fit_text(
+        let (d, st) = fit_drive_name(
             &drive,
             Style::new(46.0).bold().color(cs.title),
             (w as i32 - 2 * x0) as f64,
