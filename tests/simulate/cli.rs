@@ -257,26 +257,27 @@ fn force_removes_the_earlier_run_s_outputs_and_keeps_the_user_s_files() {
     );
 }
 
+/// `slccache --no-record simulate ARGS --out OUT`, which must succeed.
+fn simulate_into(args: &[&str], out: &std::path::Path) -> std::process::Output {
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["--no-record", "simulate"])
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 /// `--interval 1h` gave one sample and still the definite "no cache, or one larger than
 /// 250 GB". One sample cannot show a cliff, so it bounds no cache: every output says so.
 #[test]
 fn one_sample_bounds_no_cache() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("one");
-    let o = assert_cmd::Command::cargo_bin("slccache")
-        .unwrap()
-        .args([
-            "--no-record",
-            "simulate",
-            "960evo-250g",
-            "--interval",
-            "1h",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = simulate_into(&["960evo-250g", "--interval", "1h"], &out);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -306,20 +307,7 @@ fn one_sample_bounds_no_cache() {
 fn a_read_only_run_is_told_by_its_reads_everywhere() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("rd");
-    let o = assert_cmd::Command::cargo_bin("slccache")
-        .unwrap()
-        .args([
-            "--no-record",
-            "simulate",
-            "960evo-250g",
-            "--pattern",
-            "seqread",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = simulate_into(&["960evo-250g", "--pattern", "seqread"], &out);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("read 250 GB in"), "{text}");
     assert!(text.contains("no write cache measured"), "{text}");
@@ -338,13 +326,7 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
 fn a_whole_drive_without_a_cliff_is_not_told_to_write_more() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("pm");
-    let o = assert_cmd::Command::cargo_bin("slccache")
-        .unwrap()
-        .args(["--no-record", "simulate", "pm983-960g", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = simulate_into(&["pm983-960g"], &out);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     for (what, t) in [("terminal", &text), ("report.md", &md)] {
