@@ -36,6 +36,10 @@ use crate::common::{docs, fault_util};
 enum How {
     /// In the scratch home, as this shell text ("" for the documented text itself).
     Sh(&'static str),
+    /// As [`How::Sh`], but in a scratch home of its own, beside the others: a real-time command
+    /// that mostly waits (the results store it records into is its own, so the run ids the
+    /// others use do not move).
+    Apart(&'static str),
     /// As this shell text, with `$DRIVE` a scratch loop device (needs root).
     Drive(&'static str),
     /// As [`How::Drive`], on a terminal (`script`) where it asks for the device name, which is
@@ -224,7 +228,7 @@ const COMMANDS: &[(&str, &str, How)] = &[
     (
         "slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s",
         "",
-        Sh("slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s --after-cliff 1s"),
+        Apart("slccache recovery emu:960evo-250g,cache=2GB --idle 2s,5s,10s --after-cliff 1s"),
     ),
     ("slccache fill-sweep emu:660p-1tb --simulate --levels 0,25,50,75", "", Sh("")),
     (
@@ -388,7 +392,11 @@ impl Home {
         } else {
             text.to_string()
         };
+        let started = std::time::Instant::now();
         let (code, out) = self.sh(&run);
+        if std::env::var_os("SLCCACHE_TEST_TIMES").is_some() {
+            eprintln!("  {:6.1} s  {key}", started.elapsed().as_secs_f64());
+        }
         assert_eq!(code, Some(0), "documented: {key}\nran: {run}\n{out}");
     }
 }
@@ -434,14 +442,29 @@ fn setup() -> String {
     .join(" && ")
 }
 
-/// The documented commands that need no device, in order, in one scratch home.
+/// The documented commands that need no device, in order, in one scratch home; those that
+/// run apart each in a home of its own, at the same time.
 pub fn documented_commands_run() {
-    let home = Home::new();
-    for (key, before, how) in COMMANDS {
-        if let Sh(text) = how {
-            home.run(key, before, text, false);
+    std::thread::scope(|scope| {
+        let apart: Vec<_> = COMMANDS
+            .iter()
+            .filter_map(|(key, before, how)| match how {
+                Apart(text) => Some(scope.spawn(move || Home::new().run(key, before, text, false))),
+                _ => None,
+            })
+            .collect();
+        let home = Home::new();
+        for (key, before, how) in COMMANDS {
+            if let Sh(text) = how {
+                home.run(key, before, text, false);
+            }
         }
-    }
+        for t in apart {
+            if let Err(panic) = t.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }
 
 /// The documented commands on a real drive, on a scratch loop device instead.

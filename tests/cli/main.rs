@@ -21,6 +21,8 @@ mod stdout_errors;
 fn main() -> std::process::ExitCode {
     common::harness::run(
         file!(),
+        // Tests at once per core: the commands it runs mostly wait on real-time emulated drives.
+        2,
         tests![
             documented_commands::every_documented_command_is_listed,
             documented_commands::documented_commands_run,

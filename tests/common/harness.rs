@@ -59,9 +59,22 @@ pub type Test = (&'static str, fn());
 /// Runs `tests` as libtest would, reporting those that called [`skip`] as ignored. With
 /// `SLCCACHE_TEST_TIMES` set, each test's wall time goes to stderr (`time   12.3 s  NAME`). `main_rs` is
 /// the binary's `file!()`, to check its folder for `#[test]` attributes that would not run.
-pub fn run(main_rs: &'static str, tests: Vec<Test>) -> ExitCode {
+///
+/// `per_core` tests run at once for each core, unless `--test-threads` or `RUST_TEST_THREADS`
+/// says otherwise: 1 for tests that keep a core busy, more for a binary whose tests mostly
+/// wait (on a drive emulated in real time, on PostgreSQL, on child processes).
+pub fn run(main_rs: &'static str, per_core: usize, tests: Vec<Test>) -> ExitCode {
     REPORTS_SKIPS.store(true, Ordering::Relaxed);
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
+    if args.test_threads.is_none() {
+        args.test_threads = std::env::var("RUST_TEST_THREADS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .or_else(|| {
+                let cores = std::thread::available_parallelism().map_or(1, usize::from);
+                Some(cores * per_core.max(1))
+            });
+    }
     let times = std::env::var_os("SLCCACHE_TEST_TIMES").is_some();
     let mut trials: Vec<Trial> = tests
         .into_iter()

@@ -12,6 +12,8 @@ mod nvme_qemu;
 fn main() -> std::process::ExitCode {
     common::harness::run(
         file!(),
+        // Tests at once per core: each QEMU guest keeps a core busy.
+        1,
         tests![
             nvme_qemu::info_and_data_units_against_qemu,
             nvme_qemu::probes_512_and_4kn_namespaces_with_both_engines,

@@ -28,6 +28,8 @@ mod wrap_span;
 fn main() -> std::process::ExitCode {
     common::harness::run(
         file!(),
+        // Tests at once per core: most tests wait on drives emulated in real time, or on loop devices.
+        2,
         tests![
         block::probes_a_loop_device_it_created,
         block::refuses_a_block_device_without_agreement_off_a_terminal,

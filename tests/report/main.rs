@@ -19,6 +19,8 @@ mod svg_render;
 fn main() -> std::process::ExitCode {
     common::harness::run(
         file!(),
+        // Tests at once per core: drawing charts and Chromium keep a core busy.
+        1,
         tests![
             charts::comparisons_of_2_to_12_runs_read_well,
             charts::align_cliff_puts_every_cliff_at_zero,

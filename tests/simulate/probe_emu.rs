@@ -1,6 +1,6 @@
 //! A short real-time `slccache probe emu:PRESET` for every preset gives a cache estimate
 //! within 2% of the model's truth. Each preset gets a small-cache override (about four
-//! seconds of in-cache writing at its own rate) and eight seconds after the cache, with two
+//! seconds of in-cache writing at its own rate) and six seconds after the cache, with two
 //! jobs of QD8 sharing the one emulated drive.
 //!
 //! Needs the probe (branch `engine`) and the detector (branch `detect`).
@@ -18,7 +18,7 @@ use slccache::workload::Pattern;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 const CACHE_S: f64 = 4.0;
-const AFTER_S: f64 = 8.0;
+const AFTER_S: f64 = 6.0;
 
 /// Runs one short probe; returns an error text, or None when the estimate is right.
 fn probe_one(name: &str, dir: &Path) -> Option<String> {

@@ -21,6 +21,8 @@ mod target;
 fn main() -> std::process::ExitCode {
     common::harness::run(
         file!(),
+        // Tests at once per core: the tests wait on PostgreSQL servers and on the commands they run.
+        2,
         tests![
             cli::probe_import_list_compare_export_on_sqlite,
             cli::a_bad_store_warns_and_keeps_the_run,
