@@ -303,6 +303,34 @@ fn documented() -> Vec<String> {
     out
 }
 
+/// A command is found in a code block indented under a list item, and after `sudo`, `env` or
+/// `NAME=value`; the output lines of a block are not commands.
+pub fn commands_are_found_indented_and_after_sudo_or_env() {
+    let text = "\
+1. Probe as root:
+
+   ```sh
+   sudo slccache probe /dev/nvme0n1 --pattern randwrite
+   SLCCACHE_DB=lab.db slccache runs
+   ```
+
+```
+env SLCCACHE_HOST=bench-1 slccache probe emu:960evo-250g \\
+  --max-bytes 1GB
+slccache: warning: not a command
+  slccache history '960 EVO' --drive-kind emulated
+```
+";
+    assert_eq!(
+        docs::block_commands(text, &["slccache "]),
+        [
+            "sudo slccache probe /dev/nvme0n1 --pattern randwrite",
+            "SLCCACHE_DB=lab.db slccache runs",
+            "env SLCCACHE_HOST=bench-1 slccache probe emu:960evo-250g \\\n  --max-bytes 1GB",
+        ]
+    );
+}
+
 pub fn every_documented_command_is_listed() {
     let documented = documented();
     for c in &documented {

@@ -24,6 +24,7 @@ fn main() -> std::process::ExitCode {
         // Tests at once per core: the commands it runs mostly wait on real-time emulated drives.
         2,
         tests![
+            documented_commands::commands_are_found_indented_and_after_sudo_or_env,
             documented_commands::every_documented_command_is_listed,
             documented_commands::documented_commands_run,
             documented_commands::documented_device_commands_run,

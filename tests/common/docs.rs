@@ -23,20 +23,27 @@ pub fn section<'a>(readme: &'a str, heading: &str) -> &'a str {
 }
 
 /// The commands in the code blocks of `text`: lines starting with one of `prefixes`, each as one
-/// string (continuation lines and quoted newlines kept), in order. Other lines (a program's
-/// output such as `slccache: warning: ...`, tables) are not commands.
+/// string (continuation lines and quoted newlines kept), in order. A block may be indented (in a
+/// list), and a command may follow `sudo`, `env` or `NAME=value` words; such a command is kept
+/// whole, without its indent. Other lines (a program's output such as
+/// `slccache: warning: ...`, tables, and output lines indented under it) are not commands.
 pub fn block_commands(text: &str, prefixes: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_block = false;
     let mut open: Option<String> = None;
+    // The indent of the open block's fence: a line is read without it.
+    let mut indent = 0;
     for line in text.lines() {
-        if line.starts_with("```") {
+        let fence = line.trim_start();
+        if fence.starts_with("```") {
             in_block = !in_block;
+            indent = line.len() - fence.len();
             continue;
         }
         if !in_block {
             continue;
         }
+        let line = line.get(indent..).unwrap_or("");
         if let Some(mut cmd) = open.take() {
             cmd.push('\n');
             cmd.push_str(line);
@@ -47,7 +54,8 @@ pub fn block_commands(text: &str, prefixes: &[&str]) -> Vec<String> {
             }
             continue;
         }
-        let is_command = prefixes.iter().any(|p| line.starts_with(p));
+        let bare = without_prefix_words(line);
+        let is_command = prefixes.iter().any(|p| bare.starts_with(p));
         if is_command {
             if continues(line) {
                 open = Some(line.to_string());
@@ -58,6 +66,22 @@ pub fn block_commands(text: &str, prefixes: &[&str]) -> Vec<String> {
     }
     assert!(open.is_none(), "a command runs past its code block");
     out
+}
+
+/// `line` without the words a shell runs a command under: `sudo`, `env` and `NAME=value`.
+fn without_prefix_words(line: &str) -> &str {
+    let mut rest = line;
+    loop {
+        let (word, after) = rest.split_once(' ').unwrap_or((rest, ""));
+        let assignment = word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+        });
+        if word == "sudo" || word == "env" || assignment {
+            rest = after.trim_start();
+        } else {
+            return rest;
+        }
+    }
 }
 
 /// Whether a command goes on to the next line: a trailing `\`, or a quote left open (a quote in
