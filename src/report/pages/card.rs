@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
 use crate::detect::{Analysis, DropWhere, PhaseKind};
-use crate::report::charts::{palette, run_name, Rgb, Theme};
+use crate::report::charts::{palette, run_name, workload_text, Rgb, Theme};
 use crate::report::draw::text::{Label, Style};
 use crate::report::draw::{colors, fit_text, ink, register_fonts};
 use crate::timeline::Timeline;
@@ -188,6 +188,16 @@ pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
     (marker.trim_start().to_string(), small)
 }
 
+/// The card's last line: the workload, and when the run started, so that a published card
+/// tells a 4K random QD32 run from a 128K sequential one, and one day's run from another's.
+pub fn card_footer(t: &Timeline, a: &Analysis) -> (String, String) {
+    let date = match t.meta.started_at {
+        Some(at) => format!("{} UTC", at.format("%Y-%m-%d %H:%M")),
+        None => "start time not recorded".to_string(),
+    };
+    (workload_text(&t.meta, a.interval_s), date)
+}
+
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing the card: {e:?}")
 }
@@ -256,7 +266,8 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
             root.draw(&Label::new(l, (x0, 258), st)).map_err(err)?;
             top = 296;
         }
-        let (sl, st_, sr, sb) = (x0, top, w as i32 - x0, h as i32 - 70);
+        // Two footer lines under the sparkline: what it shows, and the workload and date.
+        let (sl, st_, sr, sb) = (x0, top, w as i32 - x0, h as i32 - 84);
         let n = t.samples.len();
         let max_b = t.bytes_total().max(1) as f64;
         let max_r = t
@@ -369,6 +380,13 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
             small.anchor(HPos::Right),
         ))
         .map_err(err)?;
+        let (workload, date) = card_footer(t, a);
+        let room = (sr - sl) as f64 - small.width(&date) - 40.0;
+        let (workload, wst) = fit_text(&workload, small, room);
+        root.draw(&Label::new(workload, (sl, sb + 44), wst))
+            .map_err(err)?;
+        root.draw(&Label::new(date, (sr, sb + 44), small.anchor(HPos::Right)))
+            .map_err(err)?;
         root.present().map_err(err)?;
     }
     let mut out = Vec::new();
@@ -429,10 +447,45 @@ mod tests {
         let bpp = info.line_size / w;
         // Just above the sparkline's baseline, at a quarter and at three quarters of the
         // width: both inside the filled area, so not the white background.
-        let y = h - 80;
+        let y = h - 94;
         for x in [w / 4, 3 * w / 4] {
             let p = &px[y * info.line_size + x * bpp..][..3];
             assert_ne!(p, [255, 255, 255], "background at x = {x}");
         }
+    }
+
+    /// Regression: the card showed no workload and no date, so a published card could not
+    /// tell a 4K random QD32 run from a 128K sequential one, or one day's run from another's.
+    /// Two runs alike but in their workload, or in their date, now give different cards.
+    #[test]
+    fn the_card_says_the_workload_and_the_date() {
+        use chrono::TimeZone;
+        let pts: Vec<(f64, f64, f64)> = (1..=60)
+            .map(|i| (i as f64, 1.0, if i <= 20 { 1.3e9 } else { 5.5e8 }))
+            .collect();
+        let mut meta = RunMeta::default();
+        meta.workload.pattern = "randwrite".into();
+        meta.workload.block_size = Some(4096);
+        meta.workload.queue_depth = Some(32);
+        meta.started_at = Some(chrono::Utc.with_ymd_and_hms(2026, 12, 3, 9, 30, 0).unwrap());
+        let t = Timeline::from_rates(&pts, meta);
+        let a = crate::detect::analyze(&t);
+        let (workload, date) = card_footer(&t, &a);
+        assert!(
+            workload.starts_with("randwrite, 4 KiB blocks, QD32"),
+            "{workload}"
+        );
+        assert_eq!(date, "2026-12-03 09:30 UTC");
+        let card = |t: &Timeline| render_card(t, &a, UnitSystem::Decimal, Theme::Light).unwrap();
+        let mut seq = t.clone();
+        seq.meta.workload.pattern = "seqwrite".into();
+        seq.meta.workload.block_size = Some(128 << 10);
+        assert_ne!(card(&t), card(&seq), "the card does not show the workload");
+        let mut later = t.clone();
+        later.meta.started_at = Some(chrono::Utc.with_ymd_and_hms(2026, 12, 4, 9, 30, 0).unwrap());
+        assert_ne!(card(&t), card(&later), "the card does not show the date");
+        let mut undated = t.clone();
+        undated.meta.started_at = None;
+        assert_eq!(card_footer(&undated, &a).1, "start time not recorded");
     }
 }
