@@ -89,7 +89,7 @@ fn main() {
         Command::Compare(a) => slccache::commands::compare::run(a),
         Command::Info(a) => slccache::commands::info::run(a),
         Command::Sweep(a) => slccache::commands::sweep::run(a),
-        Command::Presets(_) => slccache::model::presets::print_presets(),
+        Command::Presets(a) => slccache::model::presets::print_presets(a.json),
         Command::Completions(a) => slccache::commands::install::run_completions(a),
         Command::Man(a) => slccache::commands::install::run_man(a),
         Command::Recovery(a) => slccache::commands::recovery::run(a),

@@ -172,6 +172,11 @@ pub struct HistoryArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// Print the history as one JSON object to stdout: the drive, and each run's date, cache
+    /// size with its interval, after-cache rate and the drive's own counters; the result
+    /// line goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     /// `--db`, and the filters by host and tag.
     #[command(flatten)]
     pub library: LibraryArgs,

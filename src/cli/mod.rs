@@ -316,6 +316,11 @@ pub struct PresetsArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// Print the presets as one JSON object to stdout: each model's fields as a model file
+    /// gives them (SI units: bytes, bytes per second, seconds), and the cache size and rates
+    /// it implies for a sequential 128 KiB write.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `slccache man`.
@@ -393,6 +398,10 @@ pub struct SweepArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// Print the results (the folder's summary.json, with the `run_id` it was recorded
+    /// under) as one JSON object to stdout; the result line goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -664,6 +673,10 @@ pub struct BurstTargetArgs {
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]
     pub quiet: bool,
+    /// Print the results (the folder's summary.json, with the `run_id` it was recorded
+    /// under) as one JSON object to stdout; the result text goes to stderr.
+    #[arg(long)]
+    pub json: bool,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -252,12 +252,59 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             hosts.into_iter().collect::<Vec<_>>().join(", ")
         )
     };
-    crate::say!(
+    let line = format!(
         "history of {name}: {}{split}; outputs: {}",
         crate::units::count_text(pts.len(), "run", "runs"),
         out.display()
     );
+    if args.json {
+        crate::say!("{}", history_json(&name, &rows, &pts, &out));
+        crate::note!("{line}");
+    } else {
+        crate::say!("{line}");
+    }
     Ok(())
+}
+
+/// `history --json`: the drive, and for each run what the charts show of it, in SI units.
+fn history_json(
+    name: &str,
+    rows: &[RunRow],
+    pts: &[HistoryPoint],
+    out: &std::path::Path,
+) -> serde_json::Value {
+    let runs: Vec<serde_json::Value> = rows
+        .iter()
+        .zip(pts)
+        .map(|(r, p)| {
+            serde_json::json!({
+                "run_id": r.id,
+                "kind": r.kind,
+                "date": r.date,
+                "days": p.days,
+                "host": r.host,
+                "label": r.label,
+                "cache_bytes": r.cache_bytes,
+                "cache_low_bytes": r.cache_low_bytes,
+                "cache_high_bytes": r.cache_high_bytes,
+                "cache_lower_bound_bytes": r.cache_lower_bound_bytes,
+                "in_cache_bytes_per_sec": r.in_cache_bytes_per_sec,
+                "after_cache_bytes_per_sec": r.after_cache_bytes_per_sec,
+                "drive_data_units_written": r.data_units_written,
+                "drive_written_bytes": p.drive_written_bytes,
+                "drive_percentage_used": r.percentage_used,
+                "interrupted": r.interrupted,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "drive": name,
+        "drive_kind": rows.first().map(drive_kind),
+        "serial": rows.first().and_then(|r| r.serial.clone()),
+        "capacity_bytes": rows.first().and_then(|r| r.capacity_bytes),
+        "runs": runs,
+        "outputs": out.display().to_string(),
+    })
 }
 
 /// The runs as chart points, and the first run's date (day 0).

@@ -41,11 +41,14 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
         &s.opts,
         &mut || crate::store::recorder::note(&s.out, &s.opts, quiet),
     )?;
-    crate::report::console::terminal::print_experiment_done(
-        &crate::report::outputs::experiments::recovery_text(&sum, s.opts.units),
-        &s.out,
-        quiet,
-    );
+    let text = crate::report::outputs::experiments::recovery_text(&sum, s.opts.units);
+    if args.common.json {
+        super::print_summary_json(&s.out)?;
+        crate::note_raw!("{text}");
+        crate::note!("outputs: {}", s.out.display());
+    } else {
+        crate::report::console::terminal::print_experiment_done(&text, &s.out, quiet);
+    }
     if outcome.interrupted {
         return Err(anyhow::Error::new(Interrupted(s.out.display().to_string())));
     }

@@ -326,7 +326,13 @@ pub fn run(args: SweepArgs) -> Result<()> {
         truth.as_ref(),
         interrupted,
     );
-    crate::report::console::progress::print_done(&out_dir, &line, args.quiet);
+    if args.json {
+        super::print_summary_json(&out_dir)?;
+        crate::note!("{line}");
+        crate::note!("outputs: {}", out_dir.display());
+    } else {
+        crate::report::console::progress::print_done(&out_dir, &line, args.quiet);
+    }
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(
             out_dir.display().to_string(),

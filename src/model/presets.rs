@@ -904,9 +904,34 @@ model = \"My Drive 500GB\"\n  cache = \"30GB\"\n  after = \"500MB/s\"\n  fill = 
 }
 
 /// Prints the presets with their key figures and the override keys (`slccache presets`).
-pub fn print_presets() -> Result<()> {
-    crate::say_raw!("{}", presets_text());
+pub fn print_presets(json: bool) -> Result<()> {
+    if json {
+        crate::say!("{}", presets_json());
+    } else {
+        crate::say_raw!("{}", presets_text());
+    }
     Ok(())
+}
+
+/// `presets --json`: each preset's model as a model file gives it (SI units), with the cache
+/// size and the rates it implies for a sequential write of 128 KiB blocks.
+pub fn presets_json() -> serde_json::Value {
+    let presets: Vec<serde_json::Value> = all()
+        .into_iter()
+        .map(|m| {
+            let t = m.truth(crate::workload::Pattern::Seqwrite, 128 << 10);
+            serde_json::json!({
+                "name": m.name,
+                "seqwrite_128k": {
+                    "cache_bytes": t.cache_bytes,
+                    "in_cache_bytes_per_sec": t.in_cache_bytes_per_sec,
+                    "after_cache_bytes_per_sec": t.after_cache_bytes_per_sec,
+                },
+                "model": m,
+            })
+        })
+        .collect();
+    serde_json::json!({ "presets": presets })
 }
 
 #[cfg(test)]

@@ -554,3 +554,84 @@ pub fn every_help_reads_whole_at_80_and_100_columns() {
         "{out}"
     );
 }
+
+/// `--json` was missing on `sweep`, `recovery`, `fill-sweep`, `history` and `presets`. Each now
+/// prints one JSON object on stdout and its result text on stderr; a command that writes a
+/// folder prints that folder's `summary.json` with the `run_id` it was recorded under.
+pub fn json_is_taken_by_every_command_with_a_result() {
+    let dir = tmp();
+    let d = dir.path();
+    let one_object = |args: &[&str]| -> serde_json::Value {
+        let o = run(d, args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_eq!(out.lines().count(), 1, "{args:?}: not one line: {out}");
+        assert!(
+            !text(&o.stderr).is_empty(),
+            "{args:?}: no result text on stderr"
+        );
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+    };
+    let folders = [
+        (
+            vec![
+                "sweep",
+                "emu:960evo-500g",
+                "--simulate",
+                "--qd",
+                "1,4",
+                "--jobs",
+                "1",
+            ],
+            "sweep",
+        ),
+        (
+            vec!["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"],
+            "recovery",
+        ),
+        (
+            vec![
+                "fill-sweep",
+                "emu:660p-1tb",
+                "--simulate",
+                "--levels",
+                "0,50",
+            ],
+            "fill_sweep",
+        ),
+    ];
+    for (i, (args, key)) in folders.iter().enumerate() {
+        let out = format!("out-{i}");
+        let mut a = args.clone();
+        a.extend(["--json", "--out", &out]);
+        let mut v = one_object(&a);
+        assert_eq!(v["run_id"], serde_json::json!(i + 1), "{args:?}");
+        assert!(v.get(*key).is_some(), "{args:?}: no {key}");
+        v.as_object_mut().unwrap().remove("run_id");
+        let file: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(d.join(&out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(v, file, "{args:?}: the JSON is not summary.json");
+    }
+    recorded_run(d);
+    let h = one_object(&["history", "960 EVO", "--json", "--out", "hist"]);
+    assert_eq!(h["drive_kind"], "simulated", "{h}");
+    assert_eq!(h["runs"].as_array().map(Vec::len), Some(1), "{h}");
+    assert!(h["runs"][0]["cache_bytes"].as_u64().is_some(), "{h}");
+    let o = run(d, &["presets", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let names: Vec<&str> = p["presets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"960evo-250g"), "{names:?}");
+    assert_eq!(
+        p["presets"][0]["model"]["name"], p["presets"][0]["name"],
+        "{}",
+        p["presets"][0]
+    );
+}

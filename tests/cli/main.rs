@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
             flags::hipri_errors_name_hipri,
             flags::burst_experiments_refuse_patterns_that_only_read,
             flags::every_help_reads_whole_at_80_and_100_columns,
+            flags::json_is_taken_by_every_command_with_a_result,
             info::info_on_a_loop_device_reads_and_writes_nothing,
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
             info::one_sensor_reads_the_same_in_every_line_of_info,
