@@ -8,7 +8,7 @@ use crate::units::{format_bytes, format_rate, UnitSystem};
 /// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`).
 pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     let c = a.coverage.as_ref()?;
-    Some(match c.whole_fill_bytes_per_sec {
+    let mut text = match c.whole_fill_bytes_per_sec {
         Some(r) if c.whole_span && c.span_is_drive => format!(
             "filling the whole drive ({}) completes at {} on average",
             format_bytes(c.span_bytes as f64, units),
@@ -34,7 +34,18 @@ pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
                 ""
             }
         ),
-    })
+    };
+    // Writes past the span went over it again: say how often, so a long sustained write is
+    // not read as one pass.
+    if c.span_bytes > 0 && c.bytes_written > c.span_bytes {
+        text += &format!(
+            "; the writes wrapped: {} is {:.1} passes over the {} span",
+            format_bytes(c.bytes_written as f64, units),
+            c.bytes_written as f64 / c.span_bytes as f64,
+            format_bytes(c.span_bytes as f64, units)
+        );
+    }
+    Some(text)
 }
 
 /// "After the cache" in words, for every output ([`super::after_cache`] defines it): the rate

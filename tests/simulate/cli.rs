@@ -339,3 +339,43 @@ fn a_whole_drive_without_a_cliff_is_not_told_to_write_more() {
         }
     }
 }
+
+/// A reviewer's 30-minute sustained write (`--duration 30m --no-early-stop` with a
+/// `--max-bytes` past the span) wrote 1.06 TB over a 500 GB span without a word about the
+/// writes wrapping. The terminal and report.md now say how many passes they made.
+#[test]
+fn a_sustained_write_past_the_span_says_how_often_it_wrapped() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("long");
+    let o = simulate_into(
+        &[
+            "960evo-500g",
+            "--duration",
+            "30m",
+            "--no-early-stop",
+            "--max-bytes",
+            "2TB",
+            "--seed",
+            "1",
+        ],
+        &out,
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("duration reached"), "{stdout}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for (name, text) in [("terminal", stdout.as_ref()), ("report.md", md.as_str())] {
+        let wrap = text
+            .split("the writes wrapped: ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{name}: no wrap said: {text}"));
+        assert!(
+            wrap.contains(" TB is 2.1 passes over the 500 GB span"),
+            "{name}: {text}"
+        );
+    }
+    // One pass is not a wrap.
+    let one = d.path().join("one");
+    let o = simulate_into(&["960evo-500g", "--no-early-stop", "--seed", "1"], &one);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("wrapped"), "{stdout}");
+}
