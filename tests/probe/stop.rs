@@ -202,7 +202,7 @@ pub fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
                 && l.contains(" GB written, ")
                 && l.contains("/s now")
                 && l.contains("cliff at ")
-                && l.contains("%, ETA "),
+                && l.contains("% of 4.00 GB, ETA "),
             "{l}"
         );
     }

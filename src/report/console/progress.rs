@@ -106,15 +106,26 @@ pub fn sparkline(v: &[f64]) -> String {
         .collect()
 }
 
+/// The limit a progress share is of.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Limit {
+    /// `--duration`, seconds.
+    Duration(f64),
+    /// The bytes to write: `--max-bytes` or one pass over the span.
+    Bytes(u64),
+    /// The early stop's time, seconds, once a cliff is seen.
+    EarlyStop(f64),
+}
+
 impl ProgressState {
-    /// The share done (0..=1) and the seconds left, when the run has a limit. The early stop,
-    /// once a cliff is seen, is a limit too.
-    pub fn done_and_eta(&self) -> Option<(f64, f64)> {
+    /// The share done (0..=1), the seconds left and the limit they are of, when the run has a
+    /// limit: whichever limit comes first. The early stop, once a cliff is seen, is a limit too.
+    pub fn done_and_eta(&self) -> Option<(f64, f64, Limit)> {
         let t = self.elapsed_s;
-        let mut best: Option<(f64, f64)> = None;
-        let mut take = |share: f64, left: f64| {
+        let mut best: Option<(f64, f64, Limit)> = None;
+        let mut take = |share: f64, left: f64, limit: Limit| {
             if share.is_finite() && left.is_finite() {
-                let c = (share.clamp(0.0, 1.0), left.max(0.0));
+                let c = (share.clamp(0.0, 1.0), left.max(0.0), limit);
                 if best.is_none_or(|b| c.1 < b.1) {
                     best = Some(c);
                 }
@@ -122,7 +133,7 @@ impl ProgressState {
         };
         if let Some(d) = self.duration_s {
             if d > 0.0 {
-                take(t / d, d - t);
+                take(t / d, d - t, Limit::Duration(d));
             }
         }
         if let Some(total) = self.total_bytes {
@@ -134,12 +145,17 @@ impl ProgressState {
                 take(
                     self.bytes as f64 / total as f64,
                     total.saturating_sub(self.bytes) as f64 / r,
+                    Limit::Bytes(total),
                 );
             }
         }
         if let (true, Some(e)) = (self.early_stop, &self.cliff) {
             if e.stop_at_s > 0.0 {
-                take(t / e.stop_at_s, e.stop_at_s - t);
+                take(
+                    t / e.stop_at_s,
+                    e.stop_at_s - t,
+                    Limit::EarlyStop(e.stop_at_s),
+                );
             }
         }
         best
@@ -170,9 +186,16 @@ impl ProgressState {
                 format_bytes(e.cache.high_bytes as f64, units)
             ));
         }
-        if let Some((done, left)) = self.done_and_eta() {
+        // The share says what it is of: the limit that ends the run first can change as it
+        // goes (the byte limit, then the early stop once a cliff is seen).
+        if let Some((done, left, limit)) = self.done_and_eta() {
+            let of = match limit {
+                Limit::Duration(d) => format!("of {}", format_seconds(d)),
+                Limit::Bytes(b) => format!("of {}", format_bytes(b as f64, units)),
+                Limit::EarlyStop(at) => format!("to the early stop at {}", format_seconds(at)),
+            };
             s.push_str(&format!(
-                ", {:.0}%, ETA {}",
+                ", {:.0}% {of}, ETA {}",
                 100.0 * done,
                 format_seconds(left)
             ));
@@ -469,12 +492,11 @@ mod tests {
             l.contains("20.0 s, 20.0 GB written, 1000 MB/s now ██▅"),
             "{l}"
         );
-        assert!(l.ends_with(", 25%, ETA 60.0 s"), "{l}");
+        assert!(l.ends_with(", 25% of 80.0 s, ETA 60.0 s"), "{l}");
         st.total_bytes = Some(40_000_000_000);
         // 20 GB left at 1 GB/s: 20 s, sooner than the time limit.
-        assert!(st
-            .line("probe", UnitSystem::Decimal, false)
-            .ends_with("50%, ETA 20.0 s"));
+        let l = st.line("probe", UnitSystem::Decimal, false);
+        assert!(l.ends_with(", 50% of 40.0 GB, ETA 20.0 s"), "{l}");
         st.cliff = Some(Estimate {
             cliff: Cliff {
                 t_s: 14.0,
@@ -500,6 +522,9 @@ mod tests {
             l.contains("cliff at 19.1 GB (14.0 s), cache ~19.1 GB (19.0 GB to 19.2 GB)"),
             "{l}"
         );
-        assert!(l.ends_with("45%, ETA 24.0 s"), "{l}");
+        assert!(
+            l.ends_with(", 45% to the early stop at 44.0 s, ETA 24.0 s"),
+            "{l}"
+        );
     }
 }
