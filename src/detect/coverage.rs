@@ -57,7 +57,13 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
         span_is_drive: whole_target && !is_file,
         span_is_file: whole_target && is_file,
         whole_span: whole,
-        stopped_early: t.meta.stop_reason == Some(crate::timeline::StopReason::CliffConfirmed),
+        stopped_early: matches!(
+            t.meta.stop_reason,
+            Some(
+                crate::timeline::StopReason::CliffConfirmed
+                    | crate::timeline::StopReason::FirstSampleDrop
+            )
+        ),
         bytes_after_last_cliff: after.map(|x| x.0),
         after_last_cliff_bytes_per_sec: after.map(|x| x.1),
         whole_fill_bytes_per_sec: whole_fill,

@@ -68,8 +68,8 @@ mod warnings;
 pub use cliffs::{DEEP_LONG_S, DEEP_SHARE};
 pub use coverage::coverage;
 pub use sentences::{
-    after_last_cliff_text, coverage_text, no_cliff_text, no_cliff_text_of, read_only_text,
-    returns_text, unconfirmed_drop_text, whole_drive_no_cliff_text,
+    after_last_cliff_text, coverage_text, first_sample_drop_text, no_cliff_text, no_cliff_text_of,
+    read_only_text, returns_text, unconfirmed_drop_text, whole_drive_no_cliff_text,
 };
 pub use types::{
     is_throttled, Analysis, CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere, Phase,

@@ -209,3 +209,26 @@ pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
         ),
     }
 }
+
+/// The warning a live run gives as soon as it sees a drop inside the first sample (no cliff):
+/// what was seen, and what the run does about it. `stop_at_s`: when the early stop ends the
+/// run for it (`None`: the drop is too small to stop for, or the early stop is off).
+pub fn first_sample_drop_text(
+    d: &UnconfirmedDrop,
+    stop_at_s: Option<f64>,
+    units: UnitSystem,
+) -> String {
+    let then = match stop_at_s {
+        Some(at) => format!(
+            "the run stops at {} if the lower level holds, as the cache cannot be measured at \
+             this interval",
+            crate::units::format_seconds(at)
+        ),
+        None => "the run goes on to its limit".to_string(),
+    };
+    format!(
+        "{}; {then}; to measure it, {}",
+        unconfirmed_drop_text(d, units),
+        finer_sampling(d.interval_s)
+    )
+}

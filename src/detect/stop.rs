@@ -21,6 +21,13 @@
 //! to 54 GB, 3500 MB/s to 460 GB, then 130 MB/s) needs `--cliffs 2` to measure the speed it
 //! ends at.
 //!
+//! A cache that runs out inside the first sample is never a cliff: the detector sees one high
+//! sample and then a lower level ([`crate::detect::DropWhere::FirstSample`]). The rule then
+//! stops once that lower level has held for the hold time (the cache phase being at most one
+//! interval), when the first sample is at least [`FIRST_SAMPLE_STOP_RATIO`] times the level
+//! after it: otherwise such a run wrote the whole drive without learning more. The stop
+//! reason says so ([`StopReason::FirstSampleDrop`]) and the outputs ask for finer sampling.
+//!
 //! With `early_stop` off the rule never stops but still tracks the estimate (for the
 //! progress line).
 //!
@@ -44,11 +51,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{analyze, Analysis, CacheEstimate, Cliff};
+use super::{analyze, Analysis, CacheEstimate, Cliff, DropWhere, UnconfirmedDrop};
 use crate::timeline::bounded::Kept;
-use crate::timeline::Sample;
 #[cfg(test)]
 use crate::timeline::{bounded::merge_sample, RunMeta, Timeline};
+use crate::timeline::{Sample, StopReason};
 
 /// Default `--after-cliff`: the level after the cliff must hold this long, seconds.
 pub const DEFAULT_AFTER_CLIFF_S: f64 = 30.0;
@@ -63,6 +70,11 @@ pub const REANALYSE_SHARE: f64 = 0.01;
 /// Most samples one analysis of the rule reads: past this, neighbouring samples are merged
 /// in pairs (see the module documentation).
 pub const MAX_VIEW: usize = 8192;
+
+/// A drop inside the first sample stops the run (once the level after it has held) only when
+/// the first sample is at least this many times that level. A first sample a little above the
+/// rest can be a drive's DRAM buffer before a long SLC cache phase; twice the rate is not.
+pub const FIRST_SAMPLE_STOP_RATIO: f64 = 2.0;
 
 /// Two estimates are the same cliff when one lies inside the other's interval widened by
 /// this share of its bytes.
@@ -163,6 +175,11 @@ pub struct StopRule {
     withdrawn: u32,
     analyses: u32,
     stopped_at_s: Option<f64>,
+    /// A drop inside the first sample that the latest analysis saw (no cliff yet), and the run
+    /// time at which the rule stops for it.
+    first_drop: Option<(UnconfirmedDrop, f64)>,
+    /// Why the rule stopped.
+    stop_reason: Option<StopReason>,
 }
 
 impl StopRule {
@@ -181,7 +198,25 @@ impl StopRule {
             withdrawn: 0,
             analyses: 0,
             stopped_at_s: None,
+            first_drop: None,
+            stop_reason: None,
         }
+    }
+
+    /// A drop inside the first sample that the latest analysis saw while there is no cliff,
+    /// with the run time at which the rule stops for it (`None` for a drop too small to stop
+    /// for: see [`FIRST_SAMPLE_STOP_RATIO`]).
+    pub fn first_sample_drop(&self) -> Option<(&UnconfirmedDrop, Option<f64>)> {
+        self.first_drop.as_ref().map(|(d, at)| {
+            let stops = d.before_bytes_per_sec >= FIRST_SAMPLE_STOP_RATIO * d.after_bytes_per_sec;
+            (d, stops.then_some(*at))
+        })
+    }
+
+    /// Why the rule stopped: [`StopReason::CliffConfirmed`], or
+    /// [`StopReason::FirstSampleDrop`]; `None` while it has not.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stop_reason
     }
 
     /// The configuration.
@@ -320,8 +355,26 @@ impl StopRule {
             (Some(_), Some(t)) => now >= t.stop_at_s,
             _ => false,
         };
-        if self.cfg.early_stop && due {
+        // No cliff, but a drop inside the first sample: stop once the level after it has held
+        // for the hold time of a cache phase one interval long.
+        self.first_drop = match (&self.estimate, &a.unconfirmed_drop) {
+            (None, Some(d)) if d.at == DropWhere::FirstSample => {
+                let at = d.t_high_s + self.cfg.hold_s(d.t_high_s - d.t_s);
+                Some((d.clone(), at))
+            }
+            _ => None,
+        };
+        let first_due = self
+            .first_sample_drop()
+            .and_then(|(_, at)| at)
+            .is_some_and(|at| now >= at);
+        if self.cfg.early_stop && self.stopped_at_s.is_none() && (due || first_due) {
             self.stopped_at_s = Some(now);
+            self.stop_reason = Some(if due {
+                StopReason::CliffConfirmed
+            } else {
+                StopReason::FirstSampleDrop
+            });
         }
         self.analysis = Some(a);
         self.decision()
@@ -739,5 +792,43 @@ mod tests {
         assert_eq!(seen, b.samples.len());
         let e = b.estimate.unwrap();
         assert!(b.samples.last().unwrap().t_s >= e.cliff.t_s + 30.0);
+    }
+
+    /// Regression: a cache that ran out inside the first sample was never a cliff, so the
+    /// early stop never came and the probe wrote the whole drive (250 GB in 14 minutes). The
+    /// rule now stops once the level after such a drop has held for the hold time, and says
+    /// why; a first sample only a little above the rest (a DRAM buffer, say) stops nothing.
+    #[test]
+    fn a_drop_inside_the_first_sample_stops_once_the_level_after_it_holds() {
+        let run = |first: f64| {
+            let pts: Vec<(f64, f64, f64)> = (1..=300)
+                .map(|i| (i as f64, 1.0, if i == 1 { first } else { 3e8 }))
+                .collect();
+            let t = Timeline::from_rates(&pts, RunMeta::default());
+            let mut rule = StopRule::new(StopConfig::default());
+            let mut stopped = None;
+            for s in t.samples {
+                let at = s.t_s;
+                if rule.push(s) == Decision::Stop && stopped.is_none() {
+                    stopped = Some(at);
+                }
+            }
+            (rule, stopped)
+        };
+        let (rule, stopped) = run(1.1e9);
+        let (d, at) = rule.first_sample_drop().expect("the drop is seen");
+        assert_eq!(d.at, DropWhere::FirstSample);
+        // The hold of a one-interval cache phase: --after-cliff, 30 s, after the first sample.
+        assert_eq!(at, Some(31.0));
+        assert_eq!(stopped, Some(31.0));
+        assert_eq!(rule.stop_reason(), Some(StopReason::FirstSampleDrop));
+        assert!(rule.estimate().is_none());
+        // 1.5x: seen, but no stop for it.
+        let (rule, stopped) = run(4.5e8);
+        if let Some((_, at)) = rule.first_sample_drop() {
+            assert_eq!(at, None);
+        }
+        assert_eq!(stopped, None);
+        assert_eq!(rule.stop_reason(), None);
     }
 }

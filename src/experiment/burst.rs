@@ -4,7 +4,7 @@
 //! `recovery` and `fill-sweep` run several.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,6 +12,7 @@ use anyhow::{anyhow, Context, Result};
 
 use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, Estimate, StopConfig, StopRule};
+use crate::detect::UnconfirmedDrop;
 use crate::device::{DriveReading, Target};
 use crate::engine::job::{spawn_jobs, JobShared, WriteFailure};
 use crate::engine::offsets::OffsetGen;
@@ -135,18 +136,25 @@ pub fn burst(
 /// behind, it analyses the samples that piled up at once.
 pub struct LiveDetector {
     tx: Option<mpsc::Sender<Sample>>,
-    state: Arc<Mutex<Option<Estimate>>>,
-    stop: Arc<AtomicBool>,
+    state: Arc<Mutex<LiveState>>,
     handle: Option<std::thread::JoinHandle<StopRule>>,
+}
+
+/// What the detector thread last said.
+#[derive(Debug, Clone, Default)]
+struct LiveState {
+    estimate: Option<Estimate>,
+    /// A drop inside the first sample (no cliff yet), with when the rule stops for it.
+    first_drop: Option<(UnconfirmedDrop, Option<f64>)>,
+    stop: Option<StopReason>,
 }
 
 impl LiveDetector {
     /// Starts the thread.
     pub fn start(cfg: StopConfig) -> Result<LiveDetector> {
         let (tx, rx) = mpsc::channel::<Sample>();
-        let state = Arc::new(Mutex::new(None));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (st, sp) = (state.clone(), stop.clone());
+        let state = Arc::new(Mutex::new(LiveState::default()));
+        let st = state.clone();
         let handle = std::thread::Builder::new()
             .name("slccache-detect".into())
             .spawn(move || {
@@ -155,9 +163,11 @@ impl LiveDetector {
                     let mut batch = vec![first];
                     batch.extend(rx.try_iter());
                     let d = rule.extend(batch);
-                    *st.lock().unwrap_or_else(|e| e.into_inner()) = rule.estimate().cloned();
+                    let mut g = st.lock().unwrap_or_else(|e| e.into_inner());
+                    g.estimate = rule.estimate().cloned();
+                    g.first_drop = rule.first_sample_drop().map(|(d, at)| (d.clone(), at));
                     if d == Decision::Stop {
-                        sp.store(true, Ordering::SeqCst);
+                        g.stop = rule.stop_reason().or(Some(StopReason::CliffConfirmed));
                     }
                 }
                 rule
@@ -166,7 +176,6 @@ impl LiveDetector {
         Ok(LiveDetector {
             tx: Some(tx),
             state,
-            stop,
             handle: Some(handle),
         })
     }
@@ -180,12 +189,26 @@ impl LiveDetector {
 
     /// The detector's current estimate.
     pub fn estimate(&self) -> Option<Estimate> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .estimate
+            .clone()
     }
 
-    /// Whether the rule says stop.
-    pub fn should_stop(&self) -> bool {
-        self.stop.load(Ordering::SeqCst)
+    /// A drop inside the first sample that the detector sees while there is no cliff, with
+    /// the run time at which the rule stops for it (`None`: it does not stop for it).
+    pub fn first_sample_drop(&self) -> Option<(UnconfirmedDrop, Option<f64>)> {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .first_drop
+            .clone()
+    }
+
+    /// Why the rule says stop, once it does.
+    pub fn should_stop(&self) -> Option<StopReason> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).stop
     }
 
     /// Waits for the detector to see every sample sent, and returns the rule as it ended.
@@ -270,6 +293,7 @@ pub fn run_jobs(
     let mut reading = drive_start.clone();
     let mut last_read = Instant::now();
     let mut csv_error: Option<anyhow::Error> = None;
+    let mut warned_first_drop = false;
     let mut emit = |rows: Vec<Sample>, samples: &mut Kept, err: &mut Option<anyhow::Error>| {
         for r in rows {
             if err.is_none() {
@@ -279,6 +303,18 @@ pub fn run_jobs(
             }
             detector.send(&r);
             progress.update(&r, detector.estimate().as_ref());
+            // A cache that ran out inside the first sample: said once, as soon as it is seen
+            // (the line then says when the run stops for it).
+            if let Some((d, stop_at)) = detector.first_sample_drop() {
+                if !warned_first_drop {
+                    warned_first_drop = true;
+                    progress.note(&format!(
+                        "slccache: warning: {}",
+                        crate::detect::first_sample_drop_text(&d, stop_at, opts.units)
+                    ));
+                }
+                progress.set_first_drop_stop(stop_at);
+            }
             samples.push(&r);
         }
     };
@@ -299,8 +335,8 @@ pub fn run_jobs(
             if running.load(Ordering::SeqCst) == 0 {
                 break 'run plan.limit_reason;
             }
-            if detector.should_stop() {
-                break 'run StopReason::CliffConfirmed;
+            if let Some(why) = detector.should_stop() {
+                break 'run why;
             }
             progress.tick();
             let now = sampler.clock().now();

@@ -414,7 +414,10 @@ pub fn simulate_with_stop(
         kept.push(&s);
         let decision = rule.as_mut().map(|r| r.push(s));
         if decision == Some(Decision::Stop) {
-            break StopReason::CliffConfirmed;
+            break rule
+                .as_ref()
+                .and_then(StopRule::stop_reason)
+                .unwrap_or(StopReason::CliffConfirmed);
         }
         if stop_flag.load(Ordering::SeqCst) {
             break StopReason::Interrupted;

@@ -199,6 +199,10 @@ pub enum StopReason {
     /// The early stop: a cliff was confirmed and the level after it held for the hold time
     /// ([`crate::detect::stop`]).
     CliffConfirmed,
+    /// The early stop: the rate fell inside the first sample, too early for the sampling to
+    /// measure the cache, and the level after it held for the hold time
+    /// ([`crate::detect::stop`]).
+    FirstSampleDrop,
 }
 
 impl std::fmt::Display for StopReason {
@@ -212,6 +216,9 @@ impl std::fmt::Display for StopReason {
             StopReason::WriteError => "write error",
             StopReason::EndOfData => "end of data",
             StopReason::CliffConfirmed => "cliff confirmed",
+            StopReason::FirstSampleDrop => {
+                "the level after a drop inside the first sample held (sample more often)"
+            }
         })
     }
 }

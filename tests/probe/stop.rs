@@ -357,3 +357,49 @@ pub fn bursts_on_an_emulated_drive_see_the_cache_come_back() {
         assert!((c - 5e8).abs() <= 5e7, "{caches:?}");
     }
 }
+
+/// A cache that runs out inside the first sample was never confirmed, so the probe wrote the
+/// whole drive (250 GB in 14 minutes on `emu:960evo-250g,cache=1GB`). The run now warns as
+/// soon as it sees the drop, says on the progress line when it stops for it, and stops once
+/// the level after it has held for the hold time (here `--after-cliff 3s`).
+pub fn a_cache_gone_inside_the_first_sample_is_warned_of_and_ends_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("first");
+    let out = slccache()
+        .args([
+            "--no-record",
+            "probe",
+            "emu:960evo-250g,cache=1GB",
+            "--pattern",
+            "seqwrite",
+            "--after-cliff",
+            "3s",
+            "--max-bytes",
+            "30GB",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(&dir)
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let s = summary(&dir);
+    assert_eq!(s["run"]["stop_reason"], "first_sample_drop", "{s:#}");
+    // Stopped at the hold after the first sample (4 s at 1 s samples), not at 30 GB.
+    let written = f(&s["totals"]["bytes"]);
+    assert!(written < 5e9, "wrote {written} bytes:\n{err}");
+    let warning = err
+        .lines()
+        .find(|l| l.starts_with("slccache: warning: a drop inside the first 1.00 s sample"))
+        .unwrap_or_else(|| panic!("no warning as the run went: {err}"));
+    assert!(warning.contains("the run stops at 4.0 s"), "{warning}");
+    assert!(warning.contains("--interval 100ms"), "{warning}");
+    // Off a terminal the progress line prints every 10 s: this run is shorter, so the line is
+    // checked where it is built (report::console::progress); the closing line says why.
+    assert!(
+        stdout.contains("stopped: the level after a drop inside the first sample held"),
+        "{stdout}"
+    );
+}

@@ -89,6 +89,9 @@ pub struct ProgressState {
     pub total_bytes: Option<u64>,
     /// The time limit, if any, seconds.
     pub duration_s: Option<f64>,
+    /// No cliff, but a drop inside the first sample: `Some(None)` once seen, with the run
+    /// time at which the early stop ends the run for it when it does.
+    pub first_drop: Option<Option<f64>>,
 }
 
 /// A sparkline of `v` scaled from zero to its largest value.
@@ -158,6 +161,11 @@ impl ProgressState {
                 );
             }
         }
+        if let (true, None, Some(Some(at))) = (self.early_stop, &self.cliff, self.first_drop) {
+            if at > 0.0 {
+                take(t / at, at - t, Limit::EarlyStop(at));
+            }
+        }
         best
     }
 
@@ -175,6 +183,9 @@ impl ProgressState {
             let v: Vec<f64> = self.recent.iter().copied().collect();
             s.push(' ');
             s.push_str(&sparkline(&v));
+        }
+        if let (None, Some(_)) = (&self.cliff, self.first_drop) {
+            s.push_str(", a drop inside the first sample: the cache ran out too soon to measure");
         }
         if let Some(e) = &self.cliff {
             s.push_str(&format!(
@@ -277,6 +288,12 @@ impl Progress {
             g.sampled = true;
         }
         self.draw(true);
+    }
+
+    /// Takes in a drop inside the first sample, and when the early stop ends the run for it
+    /// (`None`: it does not).
+    pub fn set_first_drop_stop(&self, stop_at_s: Option<f64>) {
+        self.inner.borrow_mut().state.first_drop = Some(stop_at_s);
     }
 
     /// Sets the bytes written so far without a whole sample (a prefill).
@@ -524,6 +541,30 @@ mod tests {
         );
         assert!(
             l.ends_with(", 45% to the early stop at 44.0 s, ETA 24.0 s"),
+            "{l}"
+        );
+    }
+
+    /// A drop inside the first sample is said on the line, and the early stop it leads to
+    /// is the limit the share and ETA count down to.
+    #[test]
+    fn the_line_says_a_drop_inside_the_first_sample_and_when_the_run_stops() {
+        let st = ProgressState {
+            elapsed_s: 10.0,
+            bytes: 4_000_000_000,
+            rate: Some(3e8),
+            early_stop: true,
+            total_bytes: Some(250_000_000_000),
+            first_drop: Some(Some(31.0)),
+            ..ProgressState::default()
+        };
+        let l = st.line("probe", UnitSystem::Decimal, false);
+        assert!(
+            l.contains(", a drop inside the first sample: the cache ran out too soon to measure"),
+            "{l}"
+        );
+        assert!(
+            l.ends_with(", 32% to the early stop at 31.0 s, ETA 21.0 s"),
             "{l}"
         );
     }
