@@ -206,18 +206,10 @@ impl Drop for Scratch {
     }
 }
 
-/// The command line a report.html shows (`<pre class="cmd">`), unescaped.
+/// The command line a report.html shows, unescaped, with a store's password masked
+/// ([`crate::report::pages::html::command_of`]).
 pub(super) fn html_command(html: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(html).ok()?;
-    let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
-    let end = start + text[start..].find("</pre>")?;
-    let cmd = text[start..end]
-        .replace("&quot;", "\"")
-        .replace("&gt;", ">")
-        .replace("&lt;", "<")
-        .replace("&amp;", "&");
-    // A report.html of an older slccache may hold a store's password: never stored.
-    Some(crate::shell::mask_db_in_command(&cmd))
+    crate::report::pages::html::command_of(html)
 }
 
 pub(super) fn inflate(data: &[u8]) -> Result<Vec<u8>> {

@@ -389,3 +389,56 @@ pub fn a_comparison_of_12_runs_dates_once_and_tells_every_run_apart() {
         "every run's swatch differs: {swatches:#?}"
     );
 }
+
+/// Analysing a run again in its own folder replaced the command that reproduces the run (in
+/// report.html, and so in the results store) with the analyze command. The run's own command
+/// stays first, and the analyze commands that followed are named after it, once each.
+pub fn analysing_a_run_again_keeps_the_command_that_made_it() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    ok_in(
+        p,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "3",
+            "-q",
+            "--out",
+            "run",
+        ],
+    );
+    let cmd = |dir: &str| {
+        let html = std::fs::read(p.join(dir).join("report.html")).unwrap();
+        slccache::report::pages::html::command_of(&html).expect("a command line")
+    };
+    assert_eq!(
+        cmd("run"),
+        "slccache simulate 960evo-250g --seed 3 -q --out run --no-record"
+    );
+    for _ in 0..2 {
+        ok_in(
+            p,
+            &[
+                "analyze",
+                "run/timeline.csv",
+                "--out",
+                "run",
+                "--force",
+                "-q",
+            ],
+        );
+        assert_eq!(
+            cmd("run"),
+            "slccache simulate 960evo-250g --seed 3 -q --out run --no-record\n\
+             # analysed again by: slccache analyze run/timeline.csv --out run --force -q \
+             --no-record"
+        );
+    }
+    // A folder of its own is the analyze run's: its command is the analyze command.
+    ok_in(p, &["analyze", "run/timeline.csv", "--out", "again", "-q"]);
+    assert_eq!(
+        cmd("again"),
+        "slccache analyze run/timeline.csv --out again -q --no-record"
+    );
+}

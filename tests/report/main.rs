@@ -58,6 +58,7 @@ fn main() -> std::process::ExitCode {
             html::reports_open_offline_in_chromium_without_console_messages,
             html::a_million_samples_make_a_small_report_html,
             html::analysing_a_run_again_keeps_its_host_and_drive_rows,
+            html::analysing_a_run_again_keeps_the_command_that_made_it,
             html::report_html_drive_state_reads_as_a_table_with_units,
             html::a_comparison_of_12_runs_dates_once_and_tells_every_run_apart,
             layout::the_layout_rules_hold,

@@ -271,6 +271,21 @@ pub fn write_analysis_outputs(
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
+    // The command that reproduces a run analysed again in its own folder is the one that made
+    // it, not this analyze: report.html keeps it, and says what analysed it again.
+    let command = existing.as_ref().and_then(|_| {
+        let earlier = std::fs::read(dir.join("report.html")).ok()?;
+        let first = crate::report::pages::html::command_of(&earlier)?;
+        let first = first
+            .split("\n# analysed again by: ")
+            .next()
+            .unwrap_or(&first)
+            .to_string();
+        Some(format!(
+            "{first}\n# analysed again by: {}",
+            crate::report::pages::html::command_line()
+        ))
+    });
     let summary_file = match existing {
         Some(mut v) => {
             if !quiet {
@@ -317,7 +332,7 @@ pub fn write_analysis_outputs(
         written.insert(0, csv);
     }
     data_done();
-    written.extend(write_charts_and_report_with(dir, t, a, opts, &rows)?);
+    written.extend(write_charts_and_report_as(dir, t, a, opts, &rows, command)?);
     Ok(written)
 }
 

@@ -64,6 +64,20 @@ pub fn command_line() -> String {
     v.join(" ")
 }
 
+/// The command line a report.html shows (`<pre class="cmd">`), unescaped. A report.html of an
+/// older slccache may hold a store's password: it comes back masked.
+pub fn command_of(html: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(html).ok()?;
+    let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
+    let end = start + text[start..].find("</pre>")?;
+    let cmd = text[start..end]
+        .replace("&quot;", "\"")
+        .replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&");
+    Some(crate::shell::mask_db_in_command(&cmd))
+}
+
 /// Per pixel column, the samples with the smallest and the largest rate, as (time s, bytes
 /// written, rate bytes/s), for the tooltip.
 fn tooltip_points(r: &CompareRun<'_>, columns: usize) -> Vec<(f64, f64, f64)> {
