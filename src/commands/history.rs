@@ -4,6 +4,7 @@
 use anyhow::Result;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use crate::cli::{HistoryArgs, OriginArgs};
 use crate::report::charts::history::HistoryPoint;
@@ -131,6 +132,29 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             drive: Some(args.serial.clone()),
             ..base.clone()
         })?;
+    }
+    if rows.is_empty() {
+        // A file is named by its stem ("new" for new.bin): its runs are found by the target
+        // as typed too, or by its file name.
+        // `./new.bin` is `new.bin`: the components without the `.`s.
+        let parts = |p: &str| -> Vec<std::ffi::OsString> {
+            Path::new(p)
+                .components()
+                .filter(|c| *c != std::path::Component::CurDir)
+                .map(|c| c.as_os_str().to_owned())
+                .collect()
+        };
+        let typed = parts(&args.serial);
+        rows = store
+            .list(&base)?
+            .into_iter()
+            .filter(|r| {
+                r.target.as_deref().is_some_and(|t| {
+                    let t = parts(t);
+                    t == typed || (typed.len() == 1 && t.last() == typed.last())
+                })
+            })
+            .collect();
     }
     let narrowed = if sel.host.is_some() || !sel.tags.is_empty() {
         " (with the --host and --tag given)"

@@ -1084,3 +1084,25 @@ pub fn runs_give_the_after_cache_rate_every_output_gives() {
         row("p5")
     );
 }
+
+/// A file's runs are named by its stem ("new" for new.bin), so `history new.bin`, the target
+/// as the user typed it, found no run. It now finds them by the target too, as typed or by
+/// the file's name.
+pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &["probe", "new.bin", "--size", "64MiB", "-q", "--out", "run"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for name in ["new.bin", "./new.bin"] {
+        let out = format!("history-{}", name.len());
+        let (code, stdout, err) = slc(&db, &["history", name, "--out", &out], w.path());
+        assert_eq!(code, Some(0), "history {name}: {err}");
+        assert!(stdout.contains(": 1 run;"), "history {name}: {stdout}");
+    }
+    let (code, _, err) = slc(&db, &["history", "old.bin"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+}
