@@ -360,6 +360,10 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             drive_written_bytes: r.data_units_written.map(|u| u as f64 * DATA_UNIT_BYTES),
             percentage_used: r.percentage_used.map(|p| p as f64),
             series: None,
+            date: r.date.clone(),
+            ran: r.kind.clone(),
+            cache_lower_bound: r.cache_lower_bound_bytes.map(|b| b as f64),
+            in_cache_bytes_per_sec: r.in_cache_bytes_per_sec,
         })
         .collect();
     (first, pts)

@@ -1106,3 +1106,57 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     let (code, _, err) = slc(&db, &["history", "old.bin"], w.path());
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// history's report.html listed only "run 1: day 0.0" per run. Its table now gives each run's
+/// date, what made it, its cache with the interval, and its rates, as the store holds them.
+pub fn the_history_page_gives_each_run_s_findings() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    for seed in ["1", "2"] {
+        let out = format!("sim{seed}");
+        let (code, _, err) = slc(
+            &db,
+            &[
+                "simulate",
+                "960evo-250g",
+                "--seed",
+                seed,
+                "-q",
+                "--out",
+                &out,
+            ],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, _, err) = slc(&db, &["history", "960 EVO", "--out", "h"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let html = std::fs::read_to_string(w.path().join("h/report.html")).unwrap();
+    for th in [
+        "<th>run</th>",
+        "<th>date (UTC)</th>",
+        "<th>ran</th>",
+        "<th>SLC cache (95% interval)</th>",
+        "<th>in cache</th>",
+        "<th>after cache</th>",
+    ] {
+        assert!(html.contains(th), "no {th} in the history page");
+    }
+    let (_, json, _) = slc(
+        &db,
+        &["history", "960 EVO", "--json", "--out", "h2"],
+        w.path(),
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    for r in v["runs"].as_array().unwrap() {
+        let gb = |k: &str| format!("{:.1} GB", r[k].as_f64().unwrap() / 1e9);
+        let cell = format!(
+            "<td>{} ({} to {})</td>",
+            gb("cache_bytes"),
+            gb("cache_low_bytes"),
+            gb("cache_high_bytes")
+        );
+        assert!(html.contains(&cell), "run {}: no {cell}", r["run_id"]);
+    }
+    assert!(!html.contains("run 1: day 0.0"), "the bare list is back");
+}

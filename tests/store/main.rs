@@ -30,6 +30,7 @@ fn main() -> std::process::ExitCode {
             cli::an_interrupted_probe_is_recorded_as_interrupted,
             cli::history_charts_a_drive_against_date_and_wear,
             cli::history_finds_a_file_by_the_name_it_was_probed_as,
+            cli::the_history_page_gives_each_run_s_findings,
             cli::a_mistyped_store_url_is_refused_and_creates_nothing,
             cli::reading_commands_never_create_a_store,
             cli::unrecorded_runs_are_spooled_and_imported_later,

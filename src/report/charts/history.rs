@@ -24,6 +24,14 @@ pub struct HistoryPoint {
     pub percentage_used: Option<f64>,
     /// The series it belongs to (`history --host`: its host); `None`: one series.
     pub series: Option<String>,
+    /// When the run started, as recorded (RFC 3339, UTC).
+    pub date: String,
+    /// The command that made it (probe, simulate, analyze, ...).
+    pub ran: String,
+    /// Without a cliff: the least the cache can be, bytes ("no cache, or one larger than").
+    pub cache_lower_bound: Option<f64>,
+    /// Throughput in the cache, bytes/s.
+    pub in_cache_bytes_per_sec: Option<f64>,
 }
 
 /// The history charts of one drive: cache size (with interval) and after-cache rate against

@@ -748,6 +748,59 @@ pub fn write_history_outputs(
     write_outputs(dir, &out, o, &mut || {})
 }
 
+/// The history page's table: one row per run, with what the store holds of its findings.
+fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::html::Table {
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "-".to_string());
+    let mut head: Vec<String> = [
+        "run",
+        "date (UTC)",
+        "day",
+        "ran",
+        "SLC cache (95% interval)",
+        "in cache",
+        "after cache",
+        "drive's data written",
+        "percentage used",
+    ]
+    .map(String::from)
+    .to_vec();
+    let hosts = pts.iter().any(|p| p.series.is_some());
+    if hosts {
+        head.push("host".into());
+    }
+    let rows = pts
+        .iter()
+        .map(|p| {
+            let cache = match (p.cache, p.cache_lower_bound) {
+                (Some((c, lo, hi)), _) => format!(
+                    "{} ({} to {})",
+                    format_bytes(c, u),
+                    format_bytes(lo, u),
+                    format_bytes(hi, u)
+                ),
+                (None, Some(b)) => format!("no cliff: none, or larger than {}", format_bytes(b, u)),
+                (None, None) => "no cliff".to_string(),
+            };
+            let mut row = vec![
+                p.id.to_string(),
+                p.date.get(..16).unwrap_or(&p.date).replace('T', " "),
+                format!("{:.1}", p.days),
+                p.ran.clone(),
+                cache,
+                opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
+                opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
+                opt(p.drive_written_bytes.map(|b| format_bytes(b, u))),
+                opt(p.percentage_used.map(|v| format!("{v:.0}%"))),
+            ];
+            if hosts {
+                row.push(opt(p.series.clone()));
+            }
+            row
+        })
+        .collect();
+    (head, rows)
+}
+
 /// A drive's history ([`write_history_outputs`]): the drive, the date of its first run, and
 /// the cache size of each run.
 struct History<'a> {
@@ -768,16 +821,18 @@ impl Outputs for History<'_> {
     fn page(
         &self,
         _specs: &[ChartSpec],
-        _o: &ReportOptions,
+        o: &ReportOptions,
         _summary: Option<serde_json::Value>,
     ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
         let extra = HtmlExtra {
             title: Some(format!("SLC cache history: {}", self.drive)),
-            notes: self
-                .pts
-                .iter()
-                .map(|p| format!("run {}: day {:.1}", p.id, p.days))
-                .collect(),
+            notes: vec![format!(
+                "{} of this drive, day 0 being {}; each run's findings as the results store \
+                 holds them",
+                crate::units::count_text(self.pts.len(), "run", "runs"),
+                self.first_date
+            )],
+            tables: vec![("Runs".to_string(), history_table(self.pts, o.units))],
             ..Default::default()
         };
         (Vec::new(), extra)
