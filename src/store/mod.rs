@@ -267,13 +267,17 @@ pub enum Recorded {
     New(i64),
     /// The same folder was already there under this id; nothing added.
     Existing(i64),
+    /// The same measurement (the same folder, kind and start time: a run analysed again in
+    /// its own folder) is there under this id with the analysis it was recorded with; nothing
+    /// added, so that one measurement is one run.
+    SameMeasurement(i64),
 }
 
 impl Recorded {
     /// The run's id.
     pub fn id(self) -> i64 {
         match self {
-            Recorded::New(i) | Recorded::Existing(i) => i,
+            Recorded::New(i) | Recorded::Existing(i) | Recorded::SameMeasurement(i) => i,
         }
     }
     /// Whether a new run was added.

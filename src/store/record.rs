@@ -470,6 +470,19 @@ impl Store {
             Some("jsonb") if summary_text.contains("\\u0000") => None,
             _ => Some(summary_text.clone()),
         };
+        // What finds the same measurement recorded with another analysis: its folder, kind
+        // and start time (a run without a start time is never matched).
+        let same_measurement: Option<(Vec<Val>, String)> = started_at.clone().map(|at| {
+            let at_type = self.column_type("started_at").unwrap_or("text").to_string();
+            (
+                vec![
+                    Val::Text(Some(source.clone())),
+                    Val::Text(Some(kind.clone())),
+                    Val::Text(Some(at)),
+                ],
+                backend::typed_placeholder(self.b.dialect(), 3, &at_type),
+            )
+        });
         let values: Vec<(&str, Val)> = vec![
             ("content_hash", Val::Text(Some(hash.clone()))),
             ("kind", Val::Text(Some(kind))),
@@ -546,6 +559,21 @@ impl Store {
             )?;
             if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
                 return Ok(Recorded::Existing(id));
+            }
+            // The same measurement with another analysis (analysed again in its own folder):
+            // the same folder, kind and start time.
+            if let Some((same, at_mark)) = &same_measurement {
+                let found = self.b.query(
+                    &format!(
+                        "SELECT id FROM runs WHERE source_dir = {} AND kind = {} AND \
+                         started_at = {at_mark} ORDER BY id LIMIT 1",
+                        ph[0], ph[1]
+                    ),
+                    same,
+                )?;
+                if let Some(id) = found.first().and_then(|r| r[0].as_i64()) {
+                    return Ok(Recorded::SameMeasurement(id));
+                }
             }
             let rows = self.b.query(&insert, &params)?;
             let id = rows

@@ -1160,3 +1160,56 @@ pub fn the_history_page_gives_each_run_s_findings() {
     }
     assert!(!html.contains("run 1: day 0.0"), "the bare list is back");
 }
+
+/// Analysing a run again in its own folder recorded the same measurement a second time, so
+/// `runs` listed it twice. It is recorded once: the second time says which run holds it.
+pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("recorded as run 1"), "{err}");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "analyze",
+            "run/timeline.csv",
+            "--out",
+            "run",
+            "--force",
+            "-q",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("not recorded again: run 1 "), "{err}");
+    let (code, out, err) = slc(&db, &["runs", "import", "run"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("its measurement is in the store as run 1"),
+        "{out}"
+    );
+    let (_, json, _) = slc(&db, &["runs", "--json"], w.path());
+    let listed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{json}");
+    // Into a folder of its own, an analysis is a run of its own.
+    let (code, _, err) = slc(
+        &db,
+        &["analyze", "run/timeline.csv", "--out", "again", "-q"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("recorded as run 2"), "{err}");
+}

@@ -192,6 +192,13 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                     Ok(Recorded::Existing(id)) => {
                         s += &format!("{}: already in the store as run {id}\n", d.display());
                     }
+                    Ok(Recorded::SameMeasurement(id)) => {
+                        s += &format!(
+                            "{}: its measurement is in the store as run {id} (with the analysis \
+                             it was recorded with); not imported again\n",
+                            d.display()
+                        );
+                    }
                     Err(e) => failed.push((d, e)),
                 }
             }
@@ -309,6 +316,10 @@ fn import_pending(mut store: Option<&mut Store>, place: &str, is_default: bool) 
                     ),
                     Recorded::Existing(id) => format!(
                         "{}: already in the store as run {id}\n",
+                        meta.source_dir.display()
+                    ),
+                    Recorded::SameMeasurement(id) => format!(
+                        "{}: its measurement is in the store as run {id}; not recorded again\n",
                         meta.source_dir.display()
                     ),
                 }
@@ -481,7 +492,7 @@ fn copy(
                 new += 1;
                 s += &format!("run {} -> run {id}\n", r.id);
             }
-            Recorded::Existing(id) => {
+            Recorded::Existing(id) | Recorded::SameMeasurement(id) => {
                 there += 1;
                 s += &format!("run {}: already in {to_name} as run {id}\n", r.id);
             }

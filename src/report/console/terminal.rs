@@ -187,11 +187,16 @@ pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
 
 /// The line that says where a finished run was recorded (stderr, so stdout stays the run's
 /// own): `recorded as run 42 in ~/.local/share/slccache/results.db`.
-pub fn print_recorded(id: i64, place: &str, new: bool) {
-    if new {
-        crate::note!("recorded as run {id} in {place}");
-    } else {
-        crate::note!("already recorded as run {id} in {place}");
+pub fn print_recorded(rec: crate::store::Recorded, place: &str) {
+    use crate::store::Recorded;
+    match rec {
+        Recorded::New(id) => crate::note!("recorded as run {id} in {place}"),
+        Recorded::Existing(id) => crate::note!("already recorded as run {id} in {place}"),
+        Recorded::SameMeasurement(id) => crate::note!(
+            "not recorded again: run {id} in {place} holds this measurement, with the analysis \
+             it was recorded with (`slccache runs rm {id}`, then `slccache runs import` of \
+             this folder, records the new analysis in its place)"
+        ),
     }
 }
 

@@ -319,14 +319,36 @@ fn import_is_stored_as_recorded(loc: &Location, fx: &Fixtures, work: &Path) {
             .host
     };
     assert_eq!(host(&mut s, id).as_deref(), Some("bench-old"));
+    // Another run (another folder: the same folder, kind and start time would be the same
+    // measurement), imported without a host.
+    let other = work.join("old-run-2");
+    std::fs::create_dir_all(&other).unwrap();
+    for (name, data) in super::folder(&old) {
+        std::fs::write(other.join(&name), data).unwrap();
+    }
     v["run"]["label"] = "old run 2".into();
+    std::fs::write(
+        other.join("summary.json"),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
+    let id = s.import_folder(&other).unwrap().id();
+    assert_eq!(host(&mut s, id), None);
+    // The first folder analysed again (another summary, the same measurement) is not a
+    // second run.
+    v["run"]["label"] = "old run, analysed again".into();
     std::fs::write(
         old.join("summary.json"),
         serde_json::to_string_pretty(&v).unwrap(),
     )
     .unwrap();
-    let id = s.import_folder(&old).unwrap().id();
-    assert_eq!(host(&mut s, id), None);
+    let first = s.list(&Filter::default()).unwrap().len();
+    let again = s.import_folder(&old).unwrap();
+    assert!(
+        matches!(again, slccache::store::Recorded::SameMeasurement(_)),
+        "{again:?}"
+    );
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), first);
 }
 
 /// Importing the same folder twice adds it once; a run recorded at its end and imported later
