@@ -99,6 +99,23 @@ pub fn run(main_rs: &'static str, per_core: usize, tests: Vec<Test>) -> ExitCode
     libtest_mimic::run(&args, trials).exit_code()
 }
 
+/// The variable that names a child to run ([`run_child`]).
+pub const CHILD_VAR: &str = "SLCCACHE_TEST_CHILD";
+
+/// When this process was started as a test's child (the variable [`CHILD_VAR`] names one of
+/// `children`, as `module::function`), runs that function and returns its exit code; else
+/// `None`. A child is a half of a test (a process the test starts and kills, say), not a test
+/// of its own: it is never listed, so it never counts as a pass.
+pub fn run_child(children: Vec<Test>) -> Option<ExitCode> {
+    let name = std::env::var(CHILD_VAR).ok()?;
+    let (_, f) = children
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("{CHILD_VAR}={name}: no such child in this binary"));
+    f();
+    Some(ExitCode::SUCCESS)
+}
+
 /// No module of the binary whose main.rs is `main_rs` (relative to the crate) has a `#[test]`:
 /// without libtest, such a function is compiled out and never runs.
 fn no_test_attribute(main_rs: &str) -> Result<(), String> {

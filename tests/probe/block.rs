@@ -385,3 +385,19 @@ pub fn a_filesystem_without_direct_io_gets_a_clear_error() {
     assert!(!f.exists(), "the file it created is removed again");
     assert!(!fs.dir.path().join("out").exists());
 }
+
+/// The probe refuses the device that holds the root filesystem; skipped where `/` is on no
+/// block device (an overlay or a tmpfs, as in a container).
+pub fn the_root_device_is_refused() {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata("/").unwrap();
+    let dev = (rustix::fs::major(m.dev()), rustix::fs::minor(m.dev()));
+    if dev.0 == 0 {
+        crate::common::skip("/ is not on a block device here (overlay or tmpfs)");
+        return;
+    }
+    let e =
+        slccache::device::block::check_block_not_in_use("/dev/root-under-test", dev).unwrap_err();
+    let s = e.to_string();
+    assert!(s.contains("root filesystem"), "{s}");
+}

@@ -32,6 +32,7 @@ fn main() -> std::process::ExitCode {
         2,
         tests![
         block::probes_a_loop_device_it_created,
+        block::the_root_device_is_refused,
         block::refuses_a_block_device_without_agreement_off_a_terminal,
         block::refuses_a_mounted_device_and_leaves_its_files_intact,
         block::refuses_a_device_in_use_as_swap,
@@ -52,6 +53,7 @@ fn main() -> std::process::ExitCode {
         fault_signals::after_sigkill_the_timeline_holds_every_finished_interval,
         fault_signals::sigkill_at_random_points_never_leaves_a_half_written_summary,
         fault_signals::sigint_sigterm_and_sighup_at_random_points_exit_130_with_every_output,
+        file::uring_writes_and_reads_land_where_asked,
         file::one_random_pass_over_a_new_file,
         file::duration_stops_the_run,
         file::sequential_passes_wrap_at_the_end_of_the_span,

@@ -19,6 +19,14 @@ mod sqlite;
 mod target;
 
 fn main() -> std::process::ExitCode {
+    // The halves of the SIGKILL tests that record until they are killed: started by those
+    // tests, never run as tests of their own.
+    if let Some(code) = common::harness::run_child(tests![
+        postgres::sigkill_child_records_forever,
+        sqlite::sigkill_child_records_forever,
+    ]) {
+        return code;
+    }
     common::harness::run(
         file!(),
         // Tests at once per core: the tests wait on PostgreSQL servers and on the commands they run.

@@ -14,13 +14,13 @@ pub fn store_cases_on_postgres() {
     store_util::cases::run_all(&mut || Location::Postgres(pg.new_db()));
 }
 
-/// The child half of `sigkill_while_recording_on_postgres` (see tests/store_sqlite.rs).
+/// The child half of `sigkill_while_recording_on_postgres` (see tests/store/sqlite.rs).
 pub fn sigkill_child_records_forever() {
     let (Some(db), Some(src)) = (
         std::env::var_os("SLCCACHE_TEST_KILL_DB"),
         std::env::var_os("SLCCACHE_TEST_KILL_SRC"),
     ) else {
-        return;
+        panic!("started without the store and folder of the test that starts it");
     };
     let src = std::path::PathBuf::from(src);
     let work = tempfile::tempdir().unwrap();

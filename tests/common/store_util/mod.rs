@@ -535,8 +535,8 @@ impl Drop for PgServer {
     }
 }
 
-/// Starts this test binary's `child` test (a `sigkill_child_records_forever`, named with its
-/// module: the harness matches whole names) recording copies of `src` into
+/// Starts this test binary as its child `child` (a `sigkill_child_records_forever`, named with
+/// its module; see `harness::run_child`) recording copies of `src` into
 /// the store `db`, SIGKILLs it at several moments while it records, and checks after each kill
 /// that the store opens and every run in it is whole (as many files as the folder has, less the
 /// summary kept in the row) and exports.
@@ -546,7 +546,7 @@ pub fn kill_while_recording(loc: &slccache::store::Location, db: &str, src: &Pat
     let mut seen = 0;
     for round in 0..3 {
         let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", child, "--nocapture"])
+            .env(crate::common::harness::CHILD_VAR, child)
             .env("SLCCACHE_TEST_KILL_DB", db)
             .env("SLCCACHE_TEST_KILL_SRC", src)
             .stdout(Stdio::null())
