@@ -21,7 +21,11 @@
 //!   else 1GiB (CI machines have had only 3 GB free);
 //! - run ids (42; 12 and 14) become runs of the scratch store (1; 2 and 3);
 //! - `cargo run --release --` is the binary under test (the same program, without a release
-//!   build inside a test).
+//!   build inside a test);
+//! - all the examples run in one home, in the README's order, so a `before` removes what an
+//!   earlier example left where a later one's glob would take it: a sweep's folder under
+//!   `output/960evo-*` (which `compare` refuses: no timeline), and `output/compare` or a
+//!   history folder under `output/*` (which `runs import` refuses: no run).
 //!
 //! Input files that the examples name (`fio_bw.1.log`, `trace.csv`, `output/run-a`, ...) are made
 //! by [`setup`]; `before` prepares what one command needs (a fresh or a filled `scratch.bin`, an
