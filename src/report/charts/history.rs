@@ -85,7 +85,7 @@ pub fn history_charts(
         let mut c = history_chart(
             ChartKind::HistoryCacheWear,
             format!("SLC cache size against wear: {drive}"),
-            format!("data the drive had written ({t_label})"),
+            format!("data the drive had written by the end of the run ({t_label})"),
             format!("cache size ({})", u.giga_label()),
             pts,
             &|p| p.drive_written_bytes.map(|b| b / t),
@@ -137,9 +137,11 @@ fn history_chart(
     let x_min = xy.iter().map(|p| p.0).fold(x_max, f64::min);
     let span = (x_max - x_min).max(1.0);
     // Runs closer together than one unit (a day, a TB) get an axis one unit wide with the
-    // first a little in from the left edge, not a point on the edge of a 0.05-wide axis.
+    // first a little in from the left edge, not a point on the edge of a 0.05-wide axis; never
+    // below zero, since neither days since the first run nor data written can be.
     let (x_lo, x_hi) = if x_max - x_min < 1.0 {
-        (x_min - 0.1, x_min + 1.0)
+        let lo = (x_min - 0.1).max(0.0).min(x_min);
+        (lo, lo + 1.1)
     } else {
         (
             (x_min - 0.05 * span).max(0.0).min(x_min),
@@ -245,4 +247,45 @@ fn history_chart(
         theme: o.theme,
         throttled: vec![],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(id: i64, days: f64, written: f64) -> HistoryPoint {
+        HistoryPoint {
+            id,
+            days,
+            cache: Some((13e9, 12.9e9, 13.1e9)),
+            after_bytes_per_sec: Some(3e8),
+            drive_written_bytes: Some(written),
+            percentage_used: Some(1.0),
+            series: None,
+            date: "2026-12-03T10:00:00Z".into(),
+            ran: "probe".into(),
+            cache_lower_bound: None,
+            in_cache_bytes_per_sec: Some(1.2e9),
+        }
+    }
+
+    /// Regression: runs close together on the wear axis (a drive that had written 0.05 TB)
+    /// got an axis from -0.1 TB, and the day axis one from day -0.1. No axis of a history
+    /// chart starts below zero, and the wear axis says its count is at the end of each run.
+    #[test]
+    fn no_history_axis_starts_below_zero() {
+        let pts = [point(1, 0.0, 5e10), point(2, 0.02, 9e10)];
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        assert_eq!(charts.len(), 3);
+        for c in &charts {
+            assert!(c.x.min >= 0.0, "{}: x from {}", c.title, c.x.min);
+            assert!(c.x.max > c.x.min, "{}", c.title);
+        }
+        let wear = &charts[2];
+        assert!(
+            wear.x.label.contains("by the end of the run"),
+            "{}",
+            wear.x.label
+        );
+    }
 }
