@@ -424,8 +424,10 @@ fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: UnitSyst
          It is the drive's sustained speed only when it is steady: the samples after the cliff, \
          cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
          a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
-         test of the SNIA Solid State Storage Performance Test Specification); a stretch shorter \
-         than {ROUNDS} rounds of {} is not judged.",
+         test of the SNIA Solid State Storage Performance Test Specification); the samples \
+         that begin after the cliff must last {ROUNDS} rounds of {} at the least, or the \
+         stretch is not judged (the sample the cliff falls in does not count, so a stretch a \
+         little longer than that from the cliff can still be too short).",
         100.0 * MAX_RANGE_SHARE,
         100.0 * MAX_SLOPE_SHARE,
         format_seconds(MIN_ROUND_S)
