@@ -184,19 +184,8 @@ impl ProgressState {
             s.push(' ');
             s.push_str(&sparkline(&v));
         }
-        if let (None, Some(_)) = (&self.cliff, self.first_drop) {
-            s.push_str(", a drop inside the first sample: the cache ran out too soon to measure");
-        }
-        if let Some(e) = &self.cliff {
-            s.push_str(&format!(
-                ", cliff at {} ({:.1} s), cache ~{} ({} to {})",
-                format_bytes(e.cliff.bytes_written as f64, units),
-                e.cliff.t_s,
-                format_bytes(e.cache.bytes as f64, units),
-                format_bytes(e.cache.low_bytes as f64, units),
-                format_bytes(e.cache.high_bytes as f64, units)
-            ));
-        }
+        // The share and ETA first: a terminal line is cut at its width, and they are what
+        // a reader waits for; what the detector sees follows.
         // The share says what it is of: the limit that ends the run first can change as it
         // goes (the byte limit, then the early stop once a cliff is seen).
         if let Some((done, left, limit)) = self.done_and_eta() {
@@ -209,6 +198,19 @@ impl ProgressState {
                 ", {:.0}% {of}, ETA {}",
                 100.0 * done,
                 format_seconds(left)
+            ));
+        }
+        if let (None, Some(_)) = (&self.cliff, self.first_drop) {
+            s.push_str(", a drop inside the first sample: the cache ran out too soon to measure");
+        }
+        if let Some(e) = &self.cliff {
+            s.push_str(&format!(
+                ", cliff at {} ({:.1} s), cache ~{} ({} to {})",
+                format_bytes(e.cliff.bytes_written as f64, units),
+                e.cliff.t_s,
+                format_bytes(e.cache.bytes as f64, units),
+                format_bytes(e.cache.low_bytes as f64, units),
+                format_bytes(e.cache.high_bytes as f64, units)
             ));
         }
         s
@@ -509,7 +511,7 @@ mod tests {
             l.contains("20.0 s, 20.0 GB written, 1000 MB/s now ██▅"),
             "{l}"
         );
-        assert!(l.ends_with(", 25% of 80.0 s, ETA 60.0 s"), "{l}");
+        assert!(l.ends_with("now ██▅, 25% of 80.0 s, ETA 60.0 s"), "{l}");
         st.total_bytes = Some(40_000_000_000);
         // 20 GB left at 1 GB/s: 20 s, sooner than the time limit.
         let l = st.line("probe", UnitSystem::Decimal, false);
@@ -540,7 +542,7 @@ mod tests {
             "{l}"
         );
         assert!(
-            l.ends_with(", 45% to the early stop at 44.0 s, ETA 24.0 s"),
+            l.contains("now, 45% to the early stop at 44.0 s, ETA 24.0 s, cliff at "),
             "{l}"
         );
     }
@@ -564,7 +566,9 @@ mod tests {
             "{l}"
         );
         assert!(
-            l.ends_with(", 32% to the early stop at 31.0 s, ETA 21.0 s"),
+            l.contains(
+                "now, 32% to the early stop at 31.0 s, ETA 21.0 s, a drop inside the first sample"
+            ),
             "{l}"
         );
     }
