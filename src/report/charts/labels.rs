@@ -106,8 +106,18 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
                 fb(a.bytes_total),
                 format_seconds(a.duration_s)
             ));
+            // The whole-fill average is over the first pass: past one pass (the writes
+            // wrapped) it is not the average of what this line counts, so it is named.
             if let Some(r) = c.whole_fill_bytes_per_sec {
-                s.push_str(&format!(", {} on average", format_rate(r, units)));
+                if c.bytes_written > c.span_bytes && c.span_bytes > 0 {
+                    s.push_str(&format!(
+                        " ({:.1} passes), the first pass at {} on average",
+                        c.bytes_written as f64 / c.span_bytes as f64,
+                        format_rate(r, units)
+                    ));
+                } else {
+                    s.push_str(&format!(", {} on average", format_rate(r, units)));
+                }
             }
         }
         None => s.push_str(&format!(
