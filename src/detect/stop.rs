@@ -357,8 +357,9 @@ impl StopRule {
         };
         // No cliff, but a drop inside the first sample: stop once the level after it has held
         // for the hold time of a cache phase one interval long.
+        // With `--cliffs 2` or more the run waits for a later cliff, not this one.
         self.first_drop = match (&self.estimate, &a.unconfirmed_drop) {
-            (None, Some(d)) if d.at == DropWhere::FirstSample => {
+            (None, Some(d)) if d.at == DropWhere::FirstSample && self.cfg.cliffs <= 1 => {
                 let at = d.t_high_s + self.cfg.hold_s(d.t_high_s - d.t_s);
                 Some((d.clone(), at))
             }
@@ -830,5 +831,17 @@ mod tests {
         }
         assert_eq!(stopped, None);
         assert_eq!(rule.stop_reason(), None);
+        // With --cliffs 2 the run waits for a later cliff: the drop stops nothing.
+        let pts: Vec<(f64, f64, f64)> = (1..=300)
+            .map(|i| (i as f64, 1.0, if i == 1 { 1.1e9 } else { 3e8 }))
+            .collect();
+        let t = Timeline::from_rates(&pts, RunMeta::default());
+        let mut rule = StopRule::new(StopConfig {
+            cliffs: 2,
+            ..StopConfig::default()
+        });
+        for s in t.samples {
+            assert_eq!(rule.push(s), Decision::Continue);
+        }
     }
 }

@@ -387,6 +387,12 @@ pub fn a_cache_gone_inside_the_first_sample_is_warned_of_and_ends_the_run() {
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     let s = summary(&dir);
     assert_eq!(s["run"]["stop_reason"], "first_sample_drop", "{s:#}");
+    // No cliff was confirmed: the stop record says when it stopped on the drop, and the
+    // hold that applied.
+    let st = &s["stop"];
+    assert!(st["cliff_confirmed_at_s"].is_null(), "{st:#}");
+    assert!(f(&st["first_sample_drop_at_s"]) >= 4.0, "{st:#}");
+    assert_eq!(f(&st["hold_s"]), 3.0, "{st:#}");
     // Stopped at the hold after the first sample (4 s at 1 s samples), not at 30 GB.
     let written = f(&s["totals"]["bytes"]);
     assert!(written < 5e9, "wrote {written} bytes:\n{err}");

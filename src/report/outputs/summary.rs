@@ -135,8 +135,14 @@ pub struct StopRecord {
     pub after_cliff_s: f64,
     /// The hold time after the cliff that applied, seconds, once a cliff was seen.
     pub hold_s: Option<f64>,
-    /// Run time at which the early stop found the cliff certain, seconds.
+    /// Run time at which the early stop found the cliff certain, seconds (only when it
+    /// stopped on a cliff).
     pub cliff_confirmed_at_s: Option<f64>,
+    /// Run time at which the early stop ended the run on a drop inside the first sample,
+    /// seconds (no cliff was confirmed: see [`StopReason::FirstSampleDrop`]); left out
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_sample_drop_at_s: Option<f64>,
     /// Bytes written before the cliff (the cache estimate of the final analysis).
     pub cliff_bytes: Option<u64>,
     /// Bytes written after the cliff.
@@ -158,12 +164,24 @@ impl StopRecord {
         bytes_written: u64,
     ) -> StopRecord {
         let cliff = analysis.cache_estimate.as_ref().map(|c| c.bytes);
+        let on_drop = rule.and_then(|r| r.stop_reason()) == Some(StopReason::FirstSampleDrop);
+        let stopped = rule.and_then(|r| r.stopped_at_s());
+        // The hold that applied: the cliff's, or that of a drop inside the first sample (a
+        // cache phase of one interval).
+        let hold = rule.and_then(|r| {
+            r.estimate().map(|e| e.hold_s).or_else(|| {
+                r.first_sample_drop()
+                    .filter(|_| on_drop)
+                    .map(|(d, _)| cfg.hold_s(d.t_high_s - d.t_s))
+            })
+        });
         StopRecord {
             reason: Some(reason),
             early_stop: cfg.early_stop,
             after_cliff_s: cfg.after_cliff_s,
-            hold_s: rule.and_then(|r| r.estimate()).map(|e| e.hold_s),
-            cliff_confirmed_at_s: rule.and_then(|r| r.stopped_at_s()),
+            hold_s: hold,
+            cliff_confirmed_at_s: stopped.filter(|_| !on_drop),
+            first_sample_drop_at_s: stopped.filter(|_| on_drop),
             cliff_bytes: cliff,
             bytes_after_cliff: cliff.map(|c| bytes_written.saturating_sub(c)),
             bytes_written,
