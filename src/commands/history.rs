@@ -168,6 +168,16 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             args.serial
         )));
     }
+    // The runs that measure one cache: an experiment (sweep, recovery, fill-sweep) has no
+    // one cache size to chart.
+    rows.retain(|r| matches!(r.kind.as_str(), "probe" | "simulate" | "analyze"));
+    if rows.is_empty() {
+        return Err(crate::error::usage(format!(
+            "'{}' matches only experiments (sweep, recovery, fill-sweep), which have no one \
+             cache size to chart; history charts probe, simulate and analyze runs",
+            args.serial
+        )));
+    }
     // One drive only: runs of another capacity or kind are another drive.
     let mut groups: BTreeMap<DriveKey, Vec<&RunRow>> = BTreeMap::new();
     for r in &rows {
@@ -364,6 +374,7 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             ran: r.kind.clone(),
             cache_lower_bound: r.cache_lower_bound_bytes.map(|b| b as f64),
             in_cache_bytes_per_sec: r.in_cache_bytes_per_sec,
+            interrupted: r.interrupted,
         })
         .collect();
     (first, pts)

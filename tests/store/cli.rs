@@ -1213,3 +1213,47 @@ pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("recorded as run 2"), "{err}");
 }
+
+/// history's table said "no cliff: none, or larger than X" for a run whose own text bounds
+/// its cache from both sides, and charted a fill-sweep as a run with no cliff. It now says
+/// what `runs` says ("at least X") and charts only runs that measure one cache.
+pub fn history_takes_single_runs_and_bounds_as_runs_does() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let ok = |args: &[&str]| {
+        let (code, out, err) = slc(&db, args, w.path());
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        out
+    };
+    ok(&[
+        "fill-sweep",
+        "emu:660p-1tb",
+        "--simulate",
+        "--levels",
+        "0,50",
+        "-q",
+        "--out",
+        "fs",
+    ]);
+    let (code, _, err) = slc(&db, &["history", "660p", "--out", "h0"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("matches only experiments"), "{err}");
+    ok(&[
+        "simulate",
+        "960evo-250g",
+        "--max-bytes",
+        "5GB",
+        "-q",
+        "--out",
+        "short",
+    ]);
+    let listed = ok(&["runs"]);
+    assert!(listed.contains(">= 5.00 GB"), "{listed}");
+    ok(&["history", "960 EVO", "--out", "h1"]);
+    let html = std::fs::read_to_string(w.path().join("h1/report.html")).unwrap();
+    assert!(
+        html.contains("<td>no cliff; at least 5.00 GB</td>"),
+        "{html}"
+    );
+    assert!(!html.contains("none, or larger than"), "{html}");
+}

@@ -40,6 +40,7 @@ fn main() -> std::process::ExitCode {
             cli::history_finds_a_file_by_the_name_it_was_probed_as,
             cli::the_history_page_gives_each_run_s_findings,
             cli::a_run_analysed_again_in_place_is_not_recorded_twice,
+            cli::history_takes_single_runs_and_bounds_as_runs_does,
             cli::a_mistyped_store_url_is_refused_and_creates_nothing,
             cli::reading_commands_never_create_a_store,
             cli::unrecorded_runs_are_spooled_and_imported_later,

@@ -32,6 +32,8 @@ pub struct HistoryPoint {
     pub cache_lower_bound: Option<f64>,
     /// Throughput in the cache, bytes/s.
     pub in_cache_bytes_per_sec: Option<f64>,
+    /// The run was interrupted.
+    pub interrupted: bool,
 }
 
 /// The history charts of one drive: cache size (with interval) and after-cache rate against
@@ -266,6 +268,7 @@ mod tests {
             ran: "probe".into(),
             cache_lower_bound: None,
             in_cache_bytes_per_sec: Some(1.2e9),
+            interrupted: false,
         }
     }
 

@@ -778,14 +778,20 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                     format_bytes(lo, u),
                     format_bytes(hi, u)
                 ),
-                (None, Some(b)) => format!("no cliff: none, or larger than {}", format_bytes(b, u)),
+                // As `runs` gives it: what the run bounds, without a word its own text lacks
+                // (a drop inside the first sample bounds it from both sides there).
+                (None, Some(b)) => format!("no cliff; at least {}", format_bytes(b, u)),
                 (None, None) => "no cliff".to_string(),
             };
             let mut row = vec![
                 p.id.to_string(),
                 p.date.get(..16).unwrap_or(&p.date).replace('T', " "),
                 format!("{:.1}", p.days),
-                p.ran.clone(),
+                if p.interrupted {
+                    format!("{} (interrupted)", p.ran)
+                } else {
+                    p.ran.clone()
+                },
                 cache,
                 opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
                 opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
