@@ -426,7 +426,11 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
         let own = f.stands_for.clone().unwrap_or_else(|| f.dir.clone());
         match r {
             Ok(rec) => {
-                crate::report::console::terminal::print_recorded(rec, &place);
+                use crate::report::console::terminal;
+                match rec {
+                    Recorded::SameMeasurement(id) => terminal::print_same_measurement(id, &place),
+                    rec => terminal::print_recorded(rec.id(), &place, rec.is_new()),
+                }
                 if f.stands_for.is_some() {
                     let _ = std::fs::remove_dir_all(&f.dir);
                 }

@@ -187,17 +187,22 @@ pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
 
 /// The line that says where a finished run was recorded (stderr, so stdout stays the run's
 /// own): `recorded as run 42 in ~/.local/share/slccache/results.db`.
-pub fn print_recorded(rec: crate::store::Recorded, place: &str) {
-    use crate::store::Recorded;
-    match rec {
-        Recorded::New(id) => crate::note!("recorded as run {id} in {place}"),
-        Recorded::Existing(id) => crate::note!("already recorded as run {id} in {place}"),
-        Recorded::SameMeasurement(id) => crate::note!(
-            "not recorded again: run {id} in {place} holds this measurement, with the analysis \
-             it was recorded with (`slccache runs rm {id}`, then `slccache runs import` of \
-             this folder, records the new analysis in its place)"
-        ),
+pub fn print_recorded(id: i64, place: &str, new: bool) {
+    if new {
+        crate::note!("recorded as run {id} in {place}");
+    } else {
+        crate::note!("already recorded as run {id} in {place}");
     }
+}
+
+/// The line that says a run analysed again in its own folder was not recorded a second time:
+/// run `id` holds its measurement.
+pub fn print_same_measurement(id: i64, place: &str) {
+    crate::note!(
+        "not recorded again: run {id} in {place} holds this measurement, with the analysis it \
+         was recorded with (`slccache runs rm {id}`, then `slccache runs import` of this \
+         folder, records the new analysis in its place)"
+    );
 }
 
 /// The warning when a run could not be recorded; its files are in `dir` all the same, and a
