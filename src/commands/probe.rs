@@ -590,15 +590,29 @@ fn finish(
             ));
         }
         match (&analysis.cache_estimate, analysis.cache_lower_bound_bytes) {
-            (Some(c), _) => line.push_str(&format!(
-                "; cache ~{} {}",
-                format_bytes(c.bytes as f64, opts.units),
-                crate::report::console::terminal::interval_text(
-                    c.low_bytes,
-                    c.high_bytes,
-                    opts.units
-                )
-            )),
+            (Some(c), _) => {
+                line.push_str(&format!(
+                    "; cache ~{} {}",
+                    format_bytes(c.bytes as f64, opts.units),
+                    crate::report::console::terminal::interval_text(
+                        c.low_bytes,
+                        c.high_bytes,
+                        opts.units
+                    )
+                ));
+                // The rate in the cache, as the card and report.md give it: the cache
+                // phase's mean.
+                if let Some(p) = analysis
+                    .phases
+                    .first()
+                    .filter(|p| p.kind == crate::detect::PhaseKind::Cache)
+                {
+                    line.push_str(&format!(
+                        ", {} in the cache",
+                        crate::units::format_rate(p.mean_bytes_per_sec, opts.units)
+                    ));
+                }
+            }
             (None, Some(_)) if analysis.unconfirmed_drop.is_some() => {
                 let d = analysis.unconfirmed_drop.as_ref().expect("checked");
                 line.push_str(&format!(

@@ -186,6 +186,18 @@ pub fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
     );
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.contains("stopped: cliff confirmed"), "{out}");
+    // The final line gives the rate in the cache as the card and report.md do (it gave only
+    // the whole run's mean).
+    let in_cache = slccache::units::format_rate(
+        f(&early["analysis"]["phases"][0]["mean_bytes_per_sec"]),
+        slccache::units::UnitSystem::Decimal,
+    );
+    assert!(
+        out.contains(&format!(", {in_cache} in the cache; ")),
+        "{out}"
+    );
+    let md = std::fs::read_to_string(tmp.path().join("early/report.md")).unwrap();
+    assert!(md.contains(&format!("SLC cache: {in_cache} (")), "{md}");
     // Not quiet, stderr not a terminal (captured): one plain progress line every 10 s. The
     // run takes more than 13 s (1 s in the cache, 12 s after it).
     let (full, _, err) = probe(
