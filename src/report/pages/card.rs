@@ -189,12 +189,16 @@ pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
 }
 
 /// The card's last line: the workload, and when the run started, so that a published card
-/// tells a 4K random QD32 run from a 128K sequential one, and one day's run from another's.
+/// tells a 4K random QD32 run from a 128K sequential one, and one day's run from another's;
+/// a run that was interrupted says so there.
 pub fn card_footer(t: &Timeline, a: &Analysis) -> (String, String) {
-    let date = match t.meta.started_at {
+    let mut date = match t.meta.started_at {
         Some(at) => format!("{} UTC", at.format("%Y-%m-%d %H:%M")),
         None => "start time not recorded".to_string(),
     };
+    if t.meta.stop_reason == Some(crate::timeline::StopReason::Interrupted) {
+        date.push_str(" · interrupted");
+    }
     (workload_text(&t.meta, a.interval_s), date)
 }
 
@@ -487,5 +491,17 @@ mod tests {
         let mut undated = t.clone();
         undated.meta.started_at = None;
         assert_eq!(card_footer(&undated, &a).1, "start time not recorded");
+        // An interrupted run says so: its card is not that of a finished run.
+        let mut cut = t.clone();
+        cut.meta.stop_reason = Some(crate::timeline::StopReason::Interrupted);
+        assert_eq!(
+            card_footer(&cut, &a).1,
+            "2026-12-03 09:30 UTC · interrupted"
+        );
+        assert_ne!(
+            card(&t),
+            card(&cut),
+            "the card does not say the run was interrupted"
+        );
     }
 }
