@@ -43,9 +43,7 @@ pub fn run(args: RecoveryArgs) -> Result<()> {
     )?;
     let text = crate::report::outputs::experiments::recovery_text(&sum, s.opts.units);
     if args.common.json {
-        super::print_summary_json(&s.out)?;
-        crate::note_raw!("{text}");
-        crate::note!("outputs: {}", s.out.display());
+        super::print_json_done(&s.out, &text)?;
     } else {
         crate::report::console::terminal::print_experiment_done(&text, &s.out, quiet);
     }

@@ -327,9 +327,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         interrupted,
     );
     if args.json {
-        super::print_summary_json(&out_dir)?;
-        crate::note!("{line}");
-        crate::note!("outputs: {}", out_dir.display());
+        super::print_json_done(&out_dir, &line)?;
     } else {
         crate::report::console::progress::print_done(&out_dir, &line, args.quiet);
     }

@@ -4,7 +4,7 @@
 //! `recovery` and `fill-sweep` run several.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -137,6 +137,8 @@ pub fn burst(
 pub struct LiveDetector {
     tx: Option<mpsc::Sender<Sample>>,
     state: Arc<Mutex<LiveState>>,
+    /// Set once the rule says stop: the sampling loop polls it without taking the lock.
+    stopped: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<StopRule>>,
 }
 
@@ -154,7 +156,8 @@ impl LiveDetector {
     pub fn start(cfg: StopConfig) -> Result<LiveDetector> {
         let (tx, rx) = mpsc::channel::<Sample>();
         let state = Arc::new(Mutex::new(LiveState::default()));
-        let st = state.clone();
+        let stopped = Arc::new(AtomicBool::new(false));
+        let (st, sp) = (state.clone(), stopped.clone());
         let handle = std::thread::Builder::new()
             .name("slccache-detect".into())
             .spawn(move || {
@@ -168,6 +171,7 @@ impl LiveDetector {
                     g.first_drop = rule.first_sample_drop().map(|(d, at)| (d.clone(), at));
                     if d == Decision::Stop {
                         g.stop = rule.stop_reason().or(Some(StopReason::CliffConfirmed));
+                        sp.store(true, Ordering::SeqCst);
                     }
                 }
                 rule
@@ -176,6 +180,7 @@ impl LiveDetector {
         Ok(LiveDetector {
             tx: Some(tx),
             state,
+            stopped,
             handle: Some(handle),
         })
     }
@@ -208,6 +213,9 @@ impl LiveDetector {
 
     /// Why the rule says stop, once it does.
     pub fn should_stop(&self) -> Option<StopReason> {
+        if !self.stopped.load(Ordering::SeqCst) {
+            return None;
+        }
         self.state.lock().unwrap_or_else(|e| e.into_inner()).stop
     }
 
