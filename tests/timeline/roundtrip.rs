@@ -123,6 +123,12 @@ fn simulate_writes_a_timeline_analyze_reads_back_the_same() {
         &["simulate", "970evo-500g", "--seed", "3"],
         &d.path().join("sim2"),
     );
+    // A run of one sample (an interval as long as the run): too few to find a cliff, and
+    // read back as such (it was refused as "at least two are needed").
+    round_trip(
+        &["simulate", "960evo-500g", "--interval", "1h", "--seed", "1"],
+        &d.path().join("one-sample"),
+    );
 }
 
 #[test]

@@ -98,9 +98,10 @@ pub(super) fn first_gap(times: &[f64], typical: f64) -> Option<usize> {
     (1..times.len()).find(|&i| times[i] - times[i - 1] > GAP_STEPS * typical)
 }
 
-/// Checks what the detector relies on: at least two samples, time increasing.
+/// Checks what the detector relies on: at least one sample, time increasing. (One sample is
+/// analysed: the detector says it is too few to find a cliff, as for a run of one sample.)
 pub(super) fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
-    if t.samples.len() < 2 {
+    if t.samples.is_empty() {
         return Err(too_few(name, t.samples.len()));
     }
     for (i, s) in t.samples.iter().enumerate() {
@@ -114,14 +115,11 @@ pub(super) fn validate(t: &Timeline, name: &str) -> Result<(), ImportError> {
     Ok(())
 }
 
-/// The error of a timeline of fewer than two samples.
+/// The error of a timeline without a sample.
 pub(super) fn too_few(name: &str, n: usize) -> ImportError {
     ImportError::whole(
         name,
-        format!(
-            "only {n} sample{}: at least two are needed to analyse a timeline",
-            if n == 1 { "" } else { "s" }
-        ),
+        format!("{n} samples: at least one is needed to analyse a timeline"),
     )
 }
 

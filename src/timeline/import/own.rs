@@ -65,15 +65,8 @@ pub(super) fn stream_own_timeline(
             _ => return Some(Err(e)),
         }
     }
-    if kept.pushed() < 2 {
-        let n = kept.pushed();
-        return Some(Err(ImportError::whole(
-            name,
-            format!(
-                "only {n} sample{}: at least two are needed to analyse a timeline",
-                if n == 1 { "" } else { "s" }
-            ),
-        )));
+    if kept.pushed() < 1 {
+        return Some(Err(super::checks::too_few(name, 0)));
     }
     if !any_bytes {
         return Some(Err(nothing_written(name)));

@@ -124,7 +124,7 @@ impl Out<'_> {
     }
 
     fn finish(self) -> Result<(), ImportError> {
-        if self.pushed < 2 {
+        if self.pushed < 1 {
             return Err(too_few(self.name, self.pushed));
         }
         if let Some(e) = self.bad {
