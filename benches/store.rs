@@ -41,6 +41,7 @@ fn folder(dir: &std::path::Path) {
         interrupted: false,
         error: None,
         analysis: a,
+        findings: None,
         stop: None,
         host: None,
         drive_state: None,

@@ -375,6 +375,7 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             cache_lower_bound: r.cache_lower_bound_bytes.map(|b| b as f64),
             in_cache_bytes_per_sec: r.in_cache_bytes_per_sec,
             interrupted: r.interrupted,
+            findings: r.findings.clone(),
         })
         .collect();
     (first, pts)

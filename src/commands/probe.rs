@@ -487,6 +487,7 @@ fn finish(
         interrupted: o.stop == StopReason::Interrupted,
         error: o.failure.as_ref().map(|f| f.to_string()),
         analysis: analysis.clone(),
+        findings: None,
         stop: Some(StopRecord::new(
             stop_cfg,
             o.stop,
@@ -589,42 +590,34 @@ fn finish(
                     .map_or("", |(_, rest)| rest)
             ));
         }
-        match (&analysis.cache_estimate, analysis.cache_lower_bound_bytes) {
-            (Some(c), _) => {
+        let f = crate::detect::Findings::of(&analysis);
+        match &f.cache {
+            crate::detect::findings::Cache::Sized {
+                bytes,
+                low_bytes,
+                high_bytes,
+            } => {
                 line.push_str(&format!(
                     "; cache ~{} {}",
-                    format_bytes(c.bytes as f64, opts.units),
+                    format_bytes(*bytes as f64, opts.units),
                     crate::report::console::terminal::interval_text(
-                        c.low_bytes,
-                        c.high_bytes,
+                        *low_bytes,
+                        *high_bytes,
                         opts.units
                     )
                 ));
-                // The rate in the cache, as the card and report.md give it: the cache
-                // phase's mean.
-                if let Some(p) = analysis
-                    .phases
-                    .first()
-                    .filter(|p| p.kind == crate::detect::PhaseKind::Cache)
-                {
-                    line.push_str(&format!(
-                        ", {} in the cache",
-                        crate::units::format_rate(p.mean_bytes_per_sec, opts.units)
-                    ));
+                if let Some(r) = f.in_cache_text(opts.units) {
+                    line.push_str(&format!(", {r} in the cache"));
                 }
             }
-            (None, Some(_)) if analysis.unconfirmed_drop.is_some() => {
-                let d = analysis.unconfirmed_drop.as_ref().expect("checked");
-                line.push_str(&format!(
-                    "; no confirmed cliff: {}",
-                    crate::detect::unconfirmed_drop_text(d, opts.units)
-                ))
+            crate::detect::findings::Cache::Unconfirmed(_) => {
+                line.push_str(&format!("; {}", f.cache_text(opts.units)))
             }
-            (None, Some(_)) => line.push_str(&format!(
-                "; no cliff seen: {}",
-                crate::detect::no_cliff_text_of(&analysis, opts.units)
-            )),
-            (None, None) => {}
+            crate::detect::findings::Cache::AtLeast { .. }
+            | crate::detect::findings::Cache::NoneOverWholeDrive { .. } => {
+                line.push_str(&format!("; no cliff seen: {}", f.cache_text(opts.units)))
+            }
+            _ => {}
         }
         line.push_str(&crate::report::console::terminal::coverage_suffix(
             &analysis, opts.units,

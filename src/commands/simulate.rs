@@ -98,46 +98,42 @@ pub fn summary_text(
         );
     }
     s += "\n";
-    match &analysis.cache_estimate {
-        _ if analysis.read_only => {
-            s += &format!(
-                "  estimate:    {}\n",
-                crate::detect::read_only_text(analysis, units)
-            );
-        }
-        Some(e) => {
+    let f = crate::detect::Findings::of(analysis);
+    match &f.cache {
+        crate::detect::findings::Cache::Sized {
+            bytes,
+            low_bytes,
+            high_bytes,
+        } => {
             let err = if truth.cache_bytes > 0 {
                 format!(
                     " ({:+.2}% vs truth)",
-                    (e.bytes as f64 / truth.cache_bytes as f64 - 1.0) * 100.0
+                    (*bytes as f64 / truth.cache_bytes as f64 - 1.0) * 100.0
                 )
             } else {
                 " (the model has no cache)".into()
             };
             s += &format!(
                 "  estimate:    cache {} {}{err}\n",
-                format_bytes(e.bytes as f64, units),
-                crate::report::console::terminal::interval_text(e.low_bytes, e.high_bytes, units)
+                format_bytes(*bytes as f64, units),
+                crate::report::console::terminal::interval_text(*low_bytes, *high_bytes, units)
             );
         }
-        None if analysis.unconfirmed_drop.is_some() => {
-            let d = analysis.unconfirmed_drop.as_ref().expect("checked");
-            s += &format!(
-                "  estimate:    no confirmed cliff: {}\n",
-                crate::detect::unconfirmed_drop_text(d, units)
-            );
+        crate::detect::findings::Cache::AtLeast { .. }
+        | crate::detect::findings::Cache::NoneOverWholeDrive { .. }
+        | crate::detect::findings::Cache::TooFewSamples => {
+            s += &format!("  estimate:    no cliff seen: {}\n", f.cache_text(units));
         }
-        None => {
-            s += &format!(
-                "  estimate:    no cliff seen: {}\n",
-                crate::detect::no_cliff_text_of(analysis, units)
-            );
-        }
+        _ => s += &format!("  estimate:    {}\n", f.cache_text(units)),
     }
     if let Some(r) = &t.meta.resolution {
         s += &format!("  note:        {}\n", r.sentence());
     }
-    let cov = crate::report::console::terminal::coverage_suffix(analysis, units);
+    // What the run measured, as every output gives it: the rate in the cache, then after it.
+    let mut cov = crate::report::console::terminal::coverage_suffix(analysis, units);
+    if let Some(r) = f.steps_text(units) {
+        cov = format!("; {r}{cov}");
+    }
     if !cov.is_empty() {
         s += &format!("  measured:    {}\n", cov.trim_start_matches("; "));
     }
@@ -215,6 +211,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         interrupted,
         error: None,
         analysis: analysis.clone(),
+        findings: None,
         stop: Some(StopRecord::new(
             stop_cfg,
             t.meta.stop_reason.unwrap_or(StopReason::EndOfData),

@@ -50,6 +50,7 @@ mod cleanup;
 mod cliffs;
 mod coverage;
 pub mod drive;
+pub mod findings;
 mod levels;
 mod likelihood;
 pub mod pelt;
@@ -67,6 +68,7 @@ mod warnings;
 
 pub use cliffs::{DEEP_LONG_S, DEEP_SHARE};
 pub use coverage::coverage;
+pub use findings::Findings;
 pub use sentences::{
     after_last_cliff_text, coverage_text, first_sample_drop_text, no_cliff_text, no_cliff_text_of,
     read_only_text, returns_text, unconfirmed_drop_text, whole_drive_no_cliff_text,

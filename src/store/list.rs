@@ -8,14 +8,25 @@ pub(super) const ROW_COLUMNS: &str =
     cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec, \
     after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir";
 
-/// The listing's columns: [`ROW_COLUMNS`] and the tags, read from the stored summary (no
-/// column of their own).
+/// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, read
+/// from the stored summary (no columns of their own).
 pub(super) fn row_columns(d: Dialect) -> String {
-    let tags = match d {
-        Dialect::Sqlite => "json_extract(summary, '$.origin.tags')",
-        Dialect::Postgres => "(summary::jsonb -> 'origin' -> 'tags')::text",
+    let json = |path: &[&str]| match d {
+        Dialect::Sqlite => format!("json_extract(summary, '$.{}')", path.join(".")),
+        Dialect::Postgres => format!(
+            "(summary::jsonb -> {})::text",
+            path.iter()
+                .map(|p| format!("'{p}'"))
+                .collect::<Vec<_>>()
+                .join(" -> ")
+        ),
     };
-    format!("{ROW_COLUMNS}, {tags}")
+    format!(
+        "{ROW_COLUMNS}, {}, {}, {}",
+        json(&["origin", "tags"]),
+        json(&["findings"]),
+        json(&["run", "workload"])
+    )
 }
 
 pub(super) fn row_of(r: &[Val]) -> RunRow {
@@ -45,6 +56,8 @@ pub(super) fn row_of(r: &[Val]) -> RunRow {
         tags: s(21)
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default(),
+        findings: s(22).and_then(|t| serde_json::from_str(&t).ok()),
+        workload: s(23).and_then(|t| serde_json::from_str(&t).ok()),
     }
 }
 

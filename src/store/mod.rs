@@ -228,6 +228,11 @@ pub struct RunRow {
     pub source_dir: Option<String>,
     /// The lab's tags (`origin.tags` of its summary.json; none for older runs).
     pub tags: BTreeMap<String, String>,
+    /// The run's findings, as its summary.json holds them (none for runs recorded before
+    /// summaries held them: the columns above stand in).
+    pub findings: Option<crate::detect::Findings>,
+    /// The workload (pattern, block size, queue depth, jobs), as its summary.json holds it.
+    pub workload: Option<crate::timeline::Workload>,
 }
 
 /// Filters for [`Store::list`]; all given ones must match.

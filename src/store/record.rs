@@ -61,7 +61,16 @@ impl Fields {
         let c = &a["cache_estimate"];
         let cliff = &a["cliffs"][0];
         let smart = &s["drive_state"]["smart_end"];
-        Fields {
+        // The findings, as every output states them: from the summary's own, else worked out
+        // from its analysis; a summary too old for either gives what its analysis holds.
+        let findings = serde_json::from_value::<crate::detect::Findings>(s["findings"].clone())
+            .ok()
+            .or_else(|| {
+                serde_json::from_value::<crate::detect::Analysis>(a.clone())
+                    .ok()
+                    .map(|a| crate::detect::Findings::of(&a))
+            });
+        let mut f = Fields {
             started_at: text(&s["run"]["started_at"]),
             interrupted: s["interrupted"].as_bool().unwrap_or(false),
             model: text(&dev["model"]),
@@ -83,14 +92,35 @@ impl Fields {
                 .into_iter()
                 .find(|t| t.is_array() || t.is_object())
                 .map(|t| t.to_string()),
+        };
+        if let Some(x) = findings {
+            use crate::detect::findings::Cache;
+            let i = |b: u64| i64::try_from(b).ok();
+            (f.cache_bytes, f.cache_low_bytes, f.cache_high_bytes) = match x.cache {
+                Cache::Sized {
+                    bytes,
+                    low_bytes,
+                    high_bytes,
+                } => (i(bytes), i(low_bytes), i(high_bytes)),
+                _ => (None, None, None),
+            };
+            f.cache_lower_bound_bytes = match &x.cache {
+                Cache::AtLeast { bytes } => i(*bytes),
+                Cache::NoneOverWholeDrive { capacity_bytes } => i(*capacity_bytes),
+                Cache::Unconfirmed(d) => i(d.bytes_low),
+                _ => None,
+            };
+            f.in_rate = x.in_cache_bytes_per_sec;
+            f.after_rate = x.after.as_ref().and_then(|a| a.rate());
         }
+        f
     }
 }
 
-/// The rate "after the cache" that a run's row holds: the analysis's `after_cache` rate (after
-/// the last cliff), none when that stretch was not steady (a blend of levels is no one rate;
-/// report.md gives its range); summaries written before `after_cache` existed give their first
-/// cliff's rate after it.
+/// The rate "after the cache" that a run's row holds for a summary too old to have findings:
+/// the analysis's `after_cache` rate (after the last cliff), none when that stretch was not
+/// steady (a blend of levels is no one rate; report.md gives its range); summaries written
+/// before `after_cache` existed give their first cliff's rate after it.
 fn after_cache_rate(a: &serde_json::Value) -> Option<f64> {
     let ac = &a["after_cache"];
     if ac.is_object() {

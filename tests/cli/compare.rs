@@ -24,6 +24,7 @@ fn run_folder(root: &Path, name: &str, t: &Timeline) -> PathBuf {
         interrupted: false,
         error: None,
         analysis: slccache::detect::analyze(t),
+        findings: None,
         stop: None,
         host: None,
         drive_state: None,

@@ -13,6 +13,7 @@ mod compare;
 mod documented_commands;
 mod first_use;
 mod flags;
+mod headline;
 mod info;
 mod install;
 mod standalone;
@@ -71,6 +72,7 @@ fn main() -> std::process::ExitCode {
             first_use::help_texts_say_what_a_new_user_needs,
             first_use::a_read_only_block_device_is_refused_up_front,
             first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
+            headline::every_output_states_the_same_findings_on_seven_shapes,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::results_store_flags_only_where_they_mean_something,
             flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,

@@ -215,6 +215,9 @@ pub fn history_charts_a_drive_against_date_and_wear() {
         v["run"]["device"]["serial"] = "H1".into();
         v["run"]["started_at"] = (*date).into();
         v["analysis"]["cache_estimate"] = serde_json::json!({"bytes": *cache as u64, "low_bytes": (*cache * 0.98) as u64, "high_bytes": (*cache * 1.01) as u64});
+        // The findings were worked out from the analysis before this edit: a summary of an
+        // older slccache, which has none, stands for the edited one.
+        v.as_object_mut().unwrap().remove("findings");
         v["drive_state"] = serde_json::json!({"smart_end": {"data_units_written": units, "percentage_used": used}});
         std::fs::write(t.join("summary.json"), v.to_string()).unwrap();
         dirs.push(t);
@@ -1251,9 +1254,6 @@ pub fn history_takes_single_runs_and_bounds_as_runs_does() {
     assert!(listed.contains(">= 5.00 GB"), "{listed}");
     ok(&["history", "960 EVO", "--out", "h1"]);
     let html = std::fs::read_to_string(w.path().join("h1/report.html")).unwrap();
-    assert!(
-        html.contains("<td>no cliff; at least 5.00 GB</td>"),
-        "{html}"
-    );
+    assert!(html.contains("<td>&gt;= 5.00 GB (no cliff)</td>"), "{html}");
     assert!(!html.contains("none, or larger than"), "{html}");
 }

@@ -217,7 +217,13 @@ pub fn runs_filter_by_host_part_and_tags() {
     assert_eq!(ids(&["--tag", "rack=r3", "--host", "lab"]), [3]);
     // The table and the CSV carry host and tags.
     let csv = ok(bin(&db).args(["runs", "--csv", "--host", "lab"]));
-    assert!(csv.lines().next().unwrap().ends_with(",tags"), "{csv}");
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .ends_with(",tags,pattern,block_size,queue_depth,jobs"),
+        "{csv}"
+    );
     assert!(
         csv.contains("lab-3") && csv.contains("rack=r3;ticket=T-0"),
         "{csv}"

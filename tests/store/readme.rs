@@ -180,7 +180,7 @@ fn steps() -> Vec<Step> {
         ),
         Setup(|w| assert_eq!(w.runs().len(), 5)),
         Readme(
-            "slccache runs                              # id, date, drive, serial, host, what ran, cache, rates",
+            "slccache runs                              # id, date, drive, serial, host, what ran, workload, cache, rates",
             Prints(&["960 EVO", "970 EVO", "P5", "desk"]),
         ),
         Readme(

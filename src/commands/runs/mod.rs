@@ -13,7 +13,7 @@ use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, UnitSystem};
 
 pub use groups::{group, group_table, Group, GroupBy, Spread};
-use table::{cache, drive, rate, short_date, tags_text};
+use table::{after, cache, drive, rate, short_date, tags_text};
 pub use table::{csv_text, table};
 
 /// The listing's filters from the flags (`--host` and `--tag` also before `runs`).
@@ -394,7 +394,7 @@ fn library_page(
             kind: r.kind.clone(),
             cache: cache(r, units),
             in_rate: rate(r.in_cache_bytes_per_sec, units),
-            after_rate: rate(r.after_cache_bytes_per_sec, units),
+            after_rate: after(r, units),
             spark,
             link,
         });

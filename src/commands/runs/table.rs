@@ -14,6 +14,9 @@ pub(super) fn drive(r: &RunRow) -> String {
 }
 
 pub(super) fn cache(r: &RunRow, units: UnitSystem) -> String {
+    if let Some(f) = &r.findings {
+        return f.cache_cell(units);
+    }
     match (r.cache_bytes, r.cache_low_bytes, r.cache_high_bytes) {
         (Some(c), Some(lo), Some(hi)) => format!(
             "{} ({}-{})",
@@ -31,6 +34,47 @@ pub(super) fn cache(r: &RunRow, units: UnitSystem) -> String {
 
 pub(super) fn rate(v: Option<f64>, units: UnitSystem) -> String {
     v.map_or_else(|| "-".into(), |x| format_rate(x, units))
+}
+
+/// The rate after the cache: the findings' figure (a range where the stretch was not
+/// steady), else the stored rate.
+pub(super) fn after(r: &RunRow, units: UnitSystem) -> String {
+    match &r.findings {
+        Some(f) => f.after_text(units).unwrap_or_else(|| "-".into()),
+        None => rate(r.after_cache_bytes_per_sec, units),
+    }
+}
+
+/// The workload in a few words: `randwrite 4K QD32`, `seqwrite 1M QD8 x4` (`-` when not
+/// recorded).
+pub fn workload_cell(r: &RunRow) -> String {
+    let Some(w) = &r.workload else {
+        return "-".into();
+    };
+    let mut parts = Vec::new();
+    if !w.pattern.is_empty() {
+        parts.push(w.pattern.clone());
+    }
+    if let Some(bs) = w.block_size {
+        parts.push(if bs >= 1 << 20 && bs % (1 << 20) == 0 {
+            format!("{}M", bs >> 20)
+        } else if bs >= 1024 && bs % 1024 == 0 {
+            format!("{}K", bs >> 10)
+        } else {
+            format!("{bs}B")
+        });
+    }
+    if let Some(qd) = w.queue_depth {
+        parts.push(format!("QD{qd}"));
+    }
+    if let Some(j) = w.jobs.filter(|&j| j > 1) {
+        parts.push(format!("x{j}"));
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(" ")
+    }
 }
 
 /// The run's date as `YYYY-MM-DD HH:MM` (UTC).
@@ -53,11 +97,12 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
         "serial",
         "host",
         "ran",
+        "workload",
         "cache (95% interval)",
         "in cache",
         "after cache",
     ];
-    let cells: Vec<[String; 9]> = rows
+    let cells: Vec<[String; 10]> = rows
         .iter()
         .map(|r| {
             [
@@ -71,9 +116,10 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
                 } else {
                     r.kind.clone()
                 },
+                workload_cell(r),
                 cache(r, units),
                 rate(r.in_cache_bytes_per_sec, units),
-                rate(r.after_cache_bytes_per_sec, units),
+                after(r, units),
             ]
         })
         .collect();
@@ -138,6 +184,10 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         "percentage_used",
         "interrupted",
         "tags",
+        "pattern",
+        "block_size",
+        "queue_depth",
+        "jobs",
     ])?;
     let o = |v: &Option<String>| v.clone().unwrap_or_default();
     let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
@@ -163,6 +213,19 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
             i(r.percentage_used),
             r.interrupted.to_string(),
             tags_text(&r.tags),
+            r.workload
+                .as_ref()
+                .map(|w| w.pattern.clone())
+                .unwrap_or_default(),
+            i(r.workload
+                .as_ref()
+                .and_then(|w| w.block_size)
+                .map(|x| x as i64)),
+            i(r.workload
+                .as_ref()
+                .and_then(|w| w.queue_depth)
+                .map(i64::from)),
+            i(r.workload.as_ref().and_then(|w| w.jobs).map(i64::from)),
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)

@@ -262,7 +262,16 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             } else {
                 vec![
                     format!("{}: {}", short_name(&tags[i]), cliff_label(c.t_s, bytes, u)),
-                    levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
+                    {
+                        // The levels either side of the cliff, as the run's findings give them.
+                        let f = crate::detect::Findings::of(r.analysis);
+                        let step = f.steps.first();
+                        levels_label(
+                            step.map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
+                            step.map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
+                            u,
+                        )
+                    },
                 ]
             };
             markers.push(Marker {
@@ -329,24 +338,16 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .fold(0.0, f64::max);
+    // Each run's cache as its findings give it (as `runs` and every other output do).
     let sizes: Vec<String> = runs
         .iter()
-        .map(
-            |r| match (&r.analysis.cache_estimate, r.analysis.cliffs.is_empty()) {
-                (Some(e), _) => format!("{}: {}", r.name, format_bytes(e.bytes as f64, u)),
-                (None, true) => format!(
-                    "{}: no cliff (no cache, or > {})",
-                    r.name,
-                    format_bytes(
-                        r.analysis
-                            .cache_lower_bound_bytes
-                            .unwrap_or(r.analysis.bytes_total) as f64,
-                        u
-                    )
-                ),
-                (None, false) => format!("{}: cliff, size not estimated", r.name),
-            },
-        )
+        .map(|r| {
+            let f = crate::detect::Findings::of(r.analysis);
+            match f.cache_bytes() {
+                Some(b) => format!("{}: {}", r.name, format_bytes(b as f64, u)),
+                None => format!("{}: {}", r.name, f.cache_text(u)),
+            }
+        })
         .collect();
     let mut subtitle = format!("SLC cache size  ·  {}", sizes.join("  ·  "));
     let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;

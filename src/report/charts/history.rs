@@ -34,6 +34,8 @@ pub struct HistoryPoint {
     pub in_cache_bytes_per_sec: Option<f64>,
     /// The run was interrupted.
     pub interrupted: bool,
+    /// The run's findings as recorded (none for runs recorded before summaries held them).
+    pub findings: Option<crate::detect::Findings>,
 }
 
 /// The history charts of one drive: cache size (with interval) and after-cache rate against
@@ -268,6 +270,7 @@ mod tests {
             ran: "probe".into(),
             cache_lower_bound: None,
             in_cache_bytes_per_sec: Some(1.2e9),
+            findings: None,
             interrupted: false,
         }
     }

@@ -1,4 +1,5 @@
 //! Text on the charts: titles, subtitles, labels, footers, ticks and the scales of the axes.
+use crate::detect::findings::{Cache, Findings};
 use crate::detect::Analysis;
 use crate::timeline::RunMeta;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
@@ -47,32 +48,25 @@ pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
     )
 }
 
+/// `text` with its first letter upper case.
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 /// The subtitle: the cache estimate with its 95% interval, or the lower bound without a cliff.
 pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     let fb = |b: u64| format_bytes(b as f64, units);
-    let mut s = match (&a.cache_estimate, a.cliffs.len()) {
-        _ if a.read_only => crate::detect::read_only_text(a, units),
-        (Some(e), _) => format!(
-            "SLC cache {} (95% interval {} to {})",
-            fb(e.bytes),
-            fb(e.low_bytes),
-            fb(e.high_bytes)
-        ),
-        (None, 0) if a.bytes_total == 0 => {
-            "Nothing was written: no cliff, no cache size".to_string()
+    let f = Findings::of(a);
+    let mut s = match &f.cache {
+        Cache::Sized { .. } | Cache::ReadOnly { .. } => f.cache_text(units),
+        Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
+            format!("No cliff seen: {}", f.cache_text(units))
         }
-        (None, 0) if a.unconfirmed_drop.is_some() => {
-            let d = a.unconfirmed_drop.as_ref().expect("checked");
-            format!(
-                "No confirmed cliff: {}",
-                crate::detect::unconfirmed_drop_text(d, units)
-            )
-        }
-        (None, 0) => format!(
-            "No cliff seen: {}",
-            crate::detect::no_cliff_text_of(a, units)
-        ),
-        (None, _) => "Cache size not estimated".to_string(),
+        _ => capitalized(&f.cache_text(units)),
     };
     match a.cliffs.len() {
         0 => {}

@@ -370,6 +370,10 @@ pub(super) fn throughput(
         })
         .filter(|b| b.x1 > b.x0)
         .collect();
+    // The levels either side of each cliff, as the run's findings give them.
+    let f = crate::detect::Findings::of(a);
+    let level_before = |i: usize, or: f64| f.steps.get(i).map_or(or, |x| x.before_bytes_per_sec);
+    let level_after = |i: usize, or: f64| f.steps.get(i).map_or(or, |x| x.after_bytes_per_sec);
     let mut markers: Vec<Marker> = a
         .cliffs
         .iter()
@@ -397,7 +401,11 @@ pub(super) fn throughput(
                 interval: Some(iv).filter(|(lo, hi)| hi > lo),
                 lines: vec![
                     cliff_label(c.t_s, bytes, u),
-                    levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
+                    levels_label(
+                        level_before(i, c.before_bytes_per_sec),
+                        level_after(i, c.after_bytes_per_sec),
+                        u,
+                    ),
                 ],
                 style: CLIFF_STYLE,
                 side: LabelSide::Right,

@@ -1,5 +1,6 @@
 //! The one-line results a run prints on the terminal (and `analyze` prints per file).
 
+use crate::detect::findings::{Cache, Findings};
 use crate::detect::Analysis;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -9,14 +10,30 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
     if a.read_only {
         return read_only_summary(a, units);
     }
-    match (&a.cache_estimate, a.cliffs.first()) {
-        (Some(c), Some(cliff)) => {
+    let f = Findings::of(a);
+    match (&f.cache, a.cliffs.first()) {
+        (
+            Cache::Sized {
+                bytes,
+                low_bytes,
+                high_bytes,
+            },
+            Some(cliff),
+        ) => {
+            let step = |i: usize| f.steps.get(i).copied();
             let mut s = format!(
                 "SLC cache ~{} {}, {} -> {} at {}",
-                format_bytes(c.bytes as f64, units),
-                interval_text(c.low_bytes, c.high_bytes, units),
-                format_rate(cliff.before_bytes_per_sec, units),
-                format_rate(cliff.after_bytes_per_sec, units),
+                format_bytes(*bytes as f64, units),
+                interval_text(*low_bytes, *high_bytes, units),
+                format_rate(
+                    f.in_cache_bytes_per_sec
+                        .unwrap_or(cliff.before_bytes_per_sec),
+                    units
+                ),
+                format_rate(
+                    step(0).map_or(cliff.after_bytes_per_sec, |x| x.after_bytes_per_sec),
+                    units
+                ),
                 format_seconds(cliff.t_s),
             );
             // A return of the cache is told where it happened: before the cliff that ended it.
@@ -35,8 +52,14 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
                 came_back(a.cliffs[i - 1].t_s, more.t_s, &mut s);
                 s.push_str(&format!(
                     "; then {} -> {} at {} (cliff {}, after {})",
-                    format_rate(more.before_bytes_per_sec, units),
-                    format_rate(more.after_bytes_per_sec, units),
+                    format_rate(
+                        step(i).map_or(more.before_bytes_per_sec, |x| x.before_bytes_per_sec),
+                        units
+                    ),
+                    format_rate(
+                        step(i).map_or(more.after_bytes_per_sec, |x| x.after_bytes_per_sec),
+                        units
+                    ),
                     format_seconds(more.t_s),
                     i + 1,
                     format_bytes(more.bytes_written as f64, units),
@@ -47,10 +70,9 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
             s.push_str(&coverage_suffix(a, units));
             s
         }
-        _ if a.unconfirmed_drop.is_some() => {
+        (Cache::Unconfirmed(d), _) => {
             // A drop seen but not confirmed: no one level to quote (the run's mean would be a
             // rate the drive never ran at).
-            let d = a.unconfirmed_drop.as_ref().expect("checked");
             format!(
                 "no confirmed cliff in {} ({} written): {}",
                 format_seconds(a.duration_s),
@@ -60,17 +82,16 @@ pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
         }
         _ => {
             // The run's mean: all that was written over all the time it took.
-            let level = if a.duration_s > 0.0 {
-                format_rate(a.bytes_total as f64 / a.duration_s, units)
-            } else {
-                "an unknown rate".to_string()
+            let level = match f.level_bytes_per_sec {
+                Some(r) => format_rate(r, units),
+                None => "an unknown rate".to_string(),
             };
             format!(
                 "no cliff in {} ({} written at about {}): {}",
                 format_seconds(a.duration_s),
                 format_bytes(a.bytes_total as f64, units),
                 level,
-                crate::detect::no_cliff_text_of(a, units),
+                f.cache_text(units),
             )
         }
     }

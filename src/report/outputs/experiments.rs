@@ -772,6 +772,8 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
         .iter()
         .map(|p| {
             let cache = match (p.cache, p.cache_lower_bound) {
+                // As every output gives the run's findings.
+                _ if p.findings.is_some() => p.findings.as_ref().expect("checked").cache_cell(u),
                 (Some((c, lo, hi)), _) => format!(
                     "{} ({} to {})",
                     format_bytes(c, u),
@@ -794,7 +796,10 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                 },
                 cache,
                 opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
-                opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
+                match &p.findings {
+                    Some(f) => opt(f.after_text(u)),
+                    None => opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
+                },
                 opt(p.drive_written_bytes.map(|b| format_bytes(b, u))),
                 opt(p.percentage_used.map(|v| format!("{v:.0}%"))),
             ];

@@ -320,6 +320,7 @@ pub fn write_analysis_outputs(
                 interrupted: false,
                 error: None,
                 analysis: a.clone(),
+                findings: None,
                 stop: None,
                 host,
                 drive_state,

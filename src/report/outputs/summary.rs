@@ -110,6 +110,10 @@ pub struct Summary {
     pub error: Option<String>,
     /// The analysis of the timeline.
     pub analysis: Analysis,
+    /// The run's findings ([`crate::detect::Findings`]): what every output states, worked out
+    /// from `analysis` when the file is written. Summaries written before it have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub findings: Option<crate::detect::Findings>,
     /// How the run ended: the early stop, the bytes written after the cliff, the wear
     /// (`probe` and `simulate`).
     #[serde(default)]
@@ -193,7 +197,9 @@ impl StopRecord {
 /// Writes `summary.json` into `dir` (atomically: a temp file renamed into place).
 pub fn write_summary(dir: &Path, summary: &Summary) -> Result<PathBuf> {
     let path = dir.join("summary.json");
-    let text = serde_json::to_string_pretty(summary)?;
+    let mut summary = summary.clone();
+    summary.findings = Some(crate::detect::Findings::of(&summary.analysis));
+    let text = serde_json::to_string_pretty(&summary)?;
     write_file(&path, text + "\n")?;
     Ok(path)
 }
@@ -267,6 +273,7 @@ mod tests {
             interrupted: false,
             error: None,
             analysis: crate::detect::analyze(&t),
+            findings: None,
             stop: None,
             host: Some(HostInfo {
                 kernel: Some("6.8.0".into()),
@@ -298,7 +305,18 @@ mod tests {
         assert_eq!(v["drive_state"]["prefill_pct"], 50.0, "{text}");
         assert_eq!(v["drive_state"]["temperature_start_c"], 31.0, "{text}");
         let back: Summary = serde_json::from_str(&text).unwrap();
-        assert_eq!(back, s);
+        // The file holds the findings, worked out from its analysis.
+        assert_eq!(
+            back.findings,
+            Some(crate::detect::Findings::of(&s.analysis))
+        );
+        assert_eq!(
+            Summary {
+                findings: None,
+                ..back
+            },
+            s
+        );
         // Summaries written before these sections existed still read.
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let o = v.as_object_mut().unwrap();

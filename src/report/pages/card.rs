@@ -6,7 +6,8 @@ use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
-use crate::detect::{Analysis, DropWhere, PhaseKind};
+use crate::detect::findings::{After, Cache, Findings};
+use crate::detect::{Analysis, DropWhere};
 use crate::report::charts::{palette, run_name, workload_text, Rgb, Theme};
 use crate::report::draw::text::{Label, Style};
 use crate::report::draw::{colors, fit_text, ink, register_fonts};
@@ -19,33 +20,38 @@ pub const CARD_SIZE: (u32, u32) = (1200, 630);
 /// The card's texts: (drive, cache line, in-cache line, after-cache line).
 pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String, String, String) {
     let drive = run_name(&t.meta);
-    let cache = match (&a.cache_estimate, a.cliffs.is_empty()) {
-        _ if a.read_only => crate::detect::read_only_text(a, u),
-        (Some(e), _) => format!(
+    let f = Findings::of(a);
+    let cache = match &f.cache {
+        Cache::Sized {
+            bytes,
+            low_bytes,
+            high_bytes,
+        } => format!(
             "SLC cache {} ({} to {})",
-            format_bytes(e.bytes as f64, u),
-            format_bytes(e.low_bytes as f64, u),
-            format_bytes(e.high_bytes as f64, u)
+            format_bytes(*bytes as f64, u),
+            format_bytes(*low_bytes as f64, u),
+            format_bytes(*high_bytes as f64, u)
         ),
-        (None, true) => match &a.unconfirmed_drop {
-            Some(d) if d.at == DropWhere::FirstSample => format!(
-                "Drop inside the first {} sample",
-                crate::units::format_interval(d.interval_s)
-            ),
-            Some(d) => format!(
-                "Drop after {}, too short to confirm",
-                format_bytes(d.bytes_low as f64, u)
-            ),
-            None => format!(
-                "No cliff in {} written",
-                format_bytes(a.cache_lower_bound_bytes.unwrap_or(a.bytes_total) as f64, u)
-            ),
-        },
-        (None, false) => "Cache size not estimated".to_string(),
+        Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => format!(
+            "Drop inside the first {} sample",
+            crate::units::format_interval(d.interval_s)
+        ),
+        Cache::Unconfirmed(d) => format!(
+            "Drop after {}, too short to confirm",
+            format_bytes(d.bytes_low as f64, u)
+        ),
+        Cache::AtLeast { bytes } => {
+            format!("No cliff in {} written", format_bytes(*bytes as f64, u))
+        }
+        Cache::NoneOverWholeDrive { capacity_bytes } => format!(
+            "No cliff over the whole {} drive",
+            format_bytes(*capacity_bytes as f64, u)
+        ),
+        Cache::TooFewSamples => "Too few samples to tell".to_string(),
+        Cache::NothingWritten => "Nothing written".to_string(),
+        Cache::ReadOnly { .. } | Cache::NotEstimated => capitalized(&f.cache_text(u)),
     };
-    // A drop the run saw but could not confirm: the rates on either side, not a "steady"
-    // mean over both that the drive never ran at.
-    if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
+    if let Cache::Unconfirmed(d) = &f.cache {
         let before = match d.at {
             DropWhere::FirstSample => {
                 format!("first  ≥ {}", format_rate(d.before_bytes_per_sec, u))
@@ -55,48 +61,51 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         let after = format!("after  {}", format_rate(d.after_bytes_per_sec, u));
         return (drive, cache, before, after);
     }
-    let first = a.phases.first();
-    let in_cache = match first {
-        Some(p) if p.kind == PhaseKind::Cache => {
-            format!("in cache  {}", format_rate(p.mean_bytes_per_sec, u))
-        }
-        Some(p) => format!("steady  {}", format_rate(p.mean_bytes_per_sec, u)),
-        None => String::new(),
+    let in_cache = match (f.in_cache_text(u), f.level_bytes_per_sec) {
+        _ if a.read_only => match f.level_bytes_per_sec {
+            Some(r) => format!("read  {}", format_rate(r, u)),
+            None => String::new(),
+        },
+        (Some(r), _) => format!("in cache  {r}"),
+        (None, Some(r)) => format!("steady  {}", format_rate(r, u)),
+        (None, None) => String::new(),
     };
-    // After the cache, as every output gives it (`detect::after_cache`): the rate after the
-    // last cliff, or the range of its rounds when that stretch is not steady. With tiers
-    // (folding), the first level after the cache and the last: what a long copy ends up at.
-    let folding = a.phases.iter().any(|p| p.kind == PhaseKind::Folding);
-    if let (Some(ac), false) = (&a.after_cache, folding) {
-        let after = match &ac.steady_state {
-            Some(s) if !s.steady => {
-                let (lo, hi) = s.range();
-                format!(
-                    "after  {} to {} (not steady)",
-                    crate::report::charts::rate_number(lo, u),
-                    format_rate(hi, u)
-                )
-            }
-            _ => format!("after  {}", format_rate(ac.mean_bytes_per_sec, u)),
-        };
-        return (drive, cache, in_cache, after);
-    }
-    let rest: Vec<f64> = a
-        .phases
-        .iter()
-        .skip(1)
-        .map(|p| p.mean_bytes_per_sec)
-        .collect();
-    let after = match (rest.first(), rest.iter().copied().reduce(f64::min)) {
-        (Some(&first), Some(min)) if min < 0.8 * first => format!(
-            "after  {} → {}",
-            crate::report::charts::rate_number(first, u),
-            format_rate(min, u)
+    let after = match (&f.after, f.steps.as_slice()) {
+        // Tiers: the first level after the cache, then the one the run ended at.
+        (
+            Some(After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec }),
+            [first, .., _],
+        ) => {
+            format!(
+                "after  {} → {}",
+                crate::report::charts::rate_number(first.after_bytes_per_sec, u),
+                format_rate(*bytes_per_sec, u)
+            )
+        }
+        (
+            Some(After::NotSteady {
+                low_bytes_per_sec,
+                high_bytes_per_sec,
+            }),
+            _,
+        ) => format!(
+            "after  {} to {} (not steady)",
+            crate::report::charts::rate_number(*low_bytes_per_sec, u),
+            format_rate(*high_bytes_per_sec, u)
         ),
-        (Some(&first), _) => format!("after  {}", format_rate(first, u)),
-        _ => String::new(),
+        (Some(x), _) => format!("after  {}", x.text(u)),
+        (None, _) => String::new(),
     };
     (drive, cache, in_cache, after)
+}
+
+/// `text` with its first letter upper case.
+fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
 }
 
 /// The card's line under the speeds: the returns of the cache, the rate over the data written

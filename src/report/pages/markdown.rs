@@ -39,23 +39,8 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string())
             .unwrap_or_else(|| "not recorded".to_string()),
     ));
-    let cache = match (&a.cache_estimate, a.cliffs.is_empty()) {
-        _ if a.read_only => crate::detect::read_only_text(a, units),
-        (Some(e), _) => format!(
-            "{} (95% interval {} to {})",
-            fb(e.bytes),
-            fb(e.low_bytes),
-            fb(e.high_bytes)
-        ),
-        (None, true) => match &a.unconfirmed_drop {
-            Some(d) => format!(
-                "no confirmed cliff: {}",
-                crate::detect::unconfirmed_drop_text(d, units)
-            ),
-            None => format!("no cliff: {}", crate::detect::no_cliff_text_of(a, units)),
-        },
-        (None, false) => "not estimated".to_string(),
-    };
+    let f = crate::detect::Findings::of(a);
+    let cache = f.cache_row(units);
     v.push(("Cache size".to_string(), cache));
     for (i, p) in a.phases.iter().enumerate() {
         v.push((
@@ -100,15 +85,24 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     };
     v.push(("Time to cliff".to_string(), cliff));
     if a.cliffs.len() > 1 {
+        // The levels either side of each further cliff, as the findings give them.
+        let step = |i: usize| f.steps.get(i + 1).copied();
         let rest = a.cliffs[1..]
             .iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 format!(
                     "at {}, {} written ({} to {})",
                     format_seconds(c.t_s),
                     fb(c.bytes_written),
-                    format_rate(c.before_bytes_per_sec, units),
-                    format_rate(c.after_bytes_per_sec, units)
+                    format_rate(
+                        step(i).map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
+                        units
+                    ),
+                    format_rate(
+                        step(i).map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
+                        units
+                    )
                 )
             })
             .collect::<Vec<_>>()

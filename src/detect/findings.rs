@@ -1,0 +1,400 @@
+//! The run's findings, worked out once: what the cache was (a size with its interval, a
+//! bound, or why there is none), the rate in the cache, the rate after it (one steady figure,
+//! or the range of an unsteady stretch), the levels after each cliff, and how much was written.
+//!
+//! Every output renders this value: the terminal's result line, the card, the charts'
+//! subtitles, report.md and report.html, the row a results store keeps (and so `runs`,
+//! `compare` and `history`). None of them works out a figure of its own from the analysis,
+//! so two outputs of one run cannot disagree.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Analysis, PhaseKind, UnconfirmedDrop};
+use crate::units::{format_bytes, format_rate, UnitSystem};
+
+/// What a run found of the cache.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Cache {
+    /// A cliff was confirmed: the cache's size with its 95% interval, bytes.
+    Sized {
+        /// Best estimate.
+        bytes: u64,
+        /// Lower end of the 95% interval.
+        low_bytes: u64,
+        /// Upper end of the 95% interval.
+        high_bytes: u64,
+    },
+    /// No cliff: no cache, or one of at least `bytes`.
+    AtLeast {
+        /// Bytes written before the run ended (or before a drop it could not confirm).
+        bytes: u64,
+    },
+    /// The whole drive was written without a cliff: no SLC cache ran out.
+    NoneOverWholeDrive {
+        /// The drive's capacity, bytes.
+        capacity_bytes: u64,
+    },
+    /// A drop was seen but not confirmed (see [`UnconfirmedDrop`]); the cache lies in its
+    /// bounds if the drop was the cache running out.
+    Unconfirmed(UnconfirmedDrop),
+    /// Too few samples to look for a cliff: nothing is known of a cache.
+    TooFewSamples,
+    /// Nothing was written.
+    NothingWritten,
+    /// The run only read: reads measure no write cache.
+    ReadOnly {
+        /// Bytes read.
+        bytes_read: u64,
+    },
+    /// Cliffs were found but no size could be put on the cache.
+    NotEstimated,
+}
+
+/// The rate after the last cliff ([`super::after_cache`] defines the stretch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum After {
+    /// The stretch passed the steady-state test: one rate, bytes/s.
+    Steady {
+        /// Bytes over time of the stretch.
+        bytes_per_sec: f64,
+    },
+    /// Too short to judge (or an analysis written before the test existed): its rate,
+    /// bytes/s, untested.
+    TooShort {
+        /// Bytes over time of the stretch.
+        bytes_per_sec: f64,
+    },
+    /// The stretch failed the steady-state test: no one rate, only the range of its rounds.
+    NotSteady {
+        /// The slowest round, bytes/s.
+        low_bytes_per_sec: f64,
+        /// The fastest round, bytes/s.
+        high_bytes_per_sec: f64,
+    },
+}
+
+impl After {
+    /// The one rate, bytes/s; `None` for a stretch that was not steady (it has no one rate).
+    pub fn rate(&self) -> Option<f64> {
+        match *self {
+            After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec } => {
+                Some(bytes_per_sec)
+            }
+            After::NotSteady { .. } => None,
+        }
+    }
+
+    /// The figure as every output gives it: `591 MB/s`, or `480 MB/s to 1000 MB/s (not
+    /// steady)`.
+    pub fn text(&self, units: UnitSystem) -> String {
+        match *self {
+            After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec } => {
+                format_rate(bytes_per_sec, units)
+            }
+            After::NotSteady {
+                low_bytes_per_sec,
+                high_bytes_per_sec,
+            } => format!(
+                "{} to {} (not steady)",
+                format_rate(low_bytes_per_sec, units),
+                format_rate(high_bytes_per_sec, units)
+            ),
+        }
+    }
+}
+
+/// The levels either side of one cliff: the means of the phases that end and start at it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// When the cliff was, seconds since the start of the run.
+    pub t_s: f64,
+    /// The level before the cliff, bytes/s.
+    pub before_bytes_per_sec: f64,
+    /// The level right after it, bytes/s.
+    pub after_bytes_per_sec: f64,
+}
+
+/// The findings of one run: what every output states.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Findings {
+    /// What the run found of the cache.
+    pub cache: Cache,
+    /// The rate in the cache, bytes/s: the mean of the first phase when that phase was the
+    /// cache (a cliff followed it); `None` without a confirmed cliff.
+    pub in_cache_bytes_per_sec: Option<f64>,
+    /// Without a cliff: the run's one level, bytes/s (all it moved over all the time it took).
+    pub level_bytes_per_sec: Option<f64>,
+    /// The levels either side of each cliff, first first. Not "after the cache":
+    /// [`Findings::after`] judges the whole stretch after the last cliff, which may climb
+    /// back or throttle.
+    pub steps: Vec<Step>,
+    /// The rate after the last cliff; `None` without a cliff or for a run that only read.
+    pub after: Option<After>,
+}
+
+impl Findings {
+    /// The findings of analysis `a`.
+    pub fn of(a: &Analysis) -> Findings {
+        let cache = if a.read_only {
+            Cache::ReadOnly {
+                bytes_read: a.bytes_total,
+            }
+        } else if let Some(e) = &a.cache_estimate {
+            Cache::Sized {
+                bytes: e.bytes,
+                low_bytes: e.low_bytes,
+                high_bytes: e.high_bytes,
+            }
+        } else if !a.cliffs.is_empty() {
+            Cache::NotEstimated
+        } else if a.bytes_total == 0 {
+            Cache::NothingWritten
+        } else if let Some(d) = &a.unconfirmed_drop {
+            Cache::Unconfirmed(d.clone())
+        } else {
+            match (a.cache_lower_bound_bytes, &a.coverage) {
+                (None, _) => Cache::TooFewSamples,
+                (Some(_), Some(c)) if c.whole_span && c.span_is_drive => {
+                    Cache::NoneOverWholeDrive {
+                        capacity_bytes: c.span_bytes,
+                    }
+                }
+                (Some(b), _) => Cache::AtLeast { bytes: b },
+            }
+        };
+        let cliffs = !a.cliffs.is_empty() && !a.read_only;
+        let in_cache_bytes_per_sec = a
+            .phases
+            .first()
+            .filter(|p| cliffs && p.kind == PhaseKind::Cache)
+            .map(|p| p.mean_bytes_per_sec);
+        let level_bytes_per_sec = (a.cliffs.is_empty() && a.duration_s > 0.0)
+            .then(|| a.bytes_total as f64 / a.duration_s);
+        let after = if cliffs {
+            a.after_cache.as_ref().map(|ac| match &ac.steady_state {
+                Some(s) if !s.steady => {
+                    let (lo, hi) = s.range();
+                    After::NotSteady {
+                        low_bytes_per_sec: lo,
+                        high_bytes_per_sec: hi,
+                    }
+                }
+                Some(_) => After::Steady {
+                    bytes_per_sec: ac.mean_bytes_per_sec,
+                },
+                None => After::TooShort {
+                    bytes_per_sec: ac.mean_bytes_per_sec,
+                },
+            })
+        } else {
+            None
+        };
+        // The levels either side of each cliff: the phases that end and start there.
+        let steps: Vec<Step> = if cliffs {
+            a.cliffs
+                .iter()
+                .map(|c| Step {
+                    t_s: c.t_s,
+                    before_bytes_per_sec: a
+                        .phases
+                        .iter()
+                        .rev()
+                        .find(|p| p.end_s <= c.t_s + 1e-6)
+                        .map_or(c.before_bytes_per_sec, |p| p.mean_bytes_per_sec),
+                    after_bytes_per_sec: a
+                        .phases
+                        .iter()
+                        .find(|p| p.start_s >= c.t_s - 1e-6)
+                        .map_or(c.after_bytes_per_sec, |p| p.mean_bytes_per_sec),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // An analysis without the stretch (written before it existed): the last level, untested.
+        let after = after.or_else(|| {
+            steps.last().map(|s| After::TooShort {
+                bytes_per_sec: s.after_bytes_per_sec,
+            })
+        });
+        Findings {
+            cache,
+            in_cache_bytes_per_sec,
+            level_bytes_per_sec,
+            steps,
+            after,
+        }
+    }
+
+    /// The cache in words, as a headline: `SLC cache 22.0 GB (95% interval 21.9 GB to 22.5
+    /// GB)`, `no cache, or one larger than 40.0 GB`, and so on for each kind of [`Cache`].
+    pub fn cache_text(&self, units: UnitSystem) -> String {
+        let fb = |b: u64| format_bytes(b as f64, units);
+        match &self.cache {
+            Cache::Sized {
+                bytes,
+                low_bytes,
+                high_bytes,
+            } => format!(
+                "SLC cache {}",
+                size_text(*bytes, *low_bytes, *high_bytes, units)
+            ),
+            Cache::AtLeast { bytes } => super::no_cliff_text(Some(*bytes), units),
+            Cache::NoneOverWholeDrive { capacity_bytes } => {
+                super::whole_drive_no_cliff_text(*capacity_bytes, units)
+            }
+            Cache::Unconfirmed(d) => format!(
+                "no confirmed cliff: {}",
+                super::unconfirmed_drop_text(d, units)
+            ),
+            Cache::TooFewSamples => super::no_cliff_text(None, units),
+            Cache::NothingWritten => "nothing was written: no cliff, no cache size".to_string(),
+            Cache::ReadOnly { bytes_read } => format!(
+                "Reads only ({} read): no write cache measured",
+                fb(*bytes_read)
+            ),
+            Cache::NotEstimated => "cache size not estimated".to_string(),
+        }
+    }
+
+    /// The cache as report.md's "Cache size" row gives it: the size with its interval, else
+    /// [`Findings::cache_text`], which says why there is none (`no cliff: ...`).
+    pub fn cache_row(&self, units: UnitSystem) -> String {
+        match &self.cache {
+            Cache::Sized {
+                bytes,
+                low_bytes,
+                high_bytes,
+            } => size_text(*bytes, *low_bytes, *high_bytes, units),
+            Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
+                format!("no cliff: {}", self.cache_text(units))
+            }
+            Cache::NotEstimated => "not estimated".to_string(),
+            _ => self.cache_text(units),
+        }
+    }
+
+    /// The cache as a table cell (`runs`, `history`, the library page): `22.0 GB (21.9 GB to
+    /// 22.5 GB)`, `>= 40.0 GB (no cliff)`, `none: no cliff in all 960 GB`, `776 MB to 1.08 GB
+    /// (unconfirmed)` (a drop inside the first sample), `-` where nothing is known.
+    pub fn cache_cell(&self, units: UnitSystem) -> String {
+        let fb = |b: u64| format_bytes(b as f64, units);
+        match &self.cache {
+            Cache::Sized {
+                bytes,
+                low_bytes,
+                high_bytes,
+            } => format!("{} ({} to {})", fb(*bytes), fb(*low_bytes), fb(*high_bytes)),
+            Cache::AtLeast { bytes } => format!(">= {} (no cliff)", fb(*bytes)),
+            Cache::NoneOverWholeDrive { capacity_bytes } => {
+                format!("none: no cliff in all {}", fb(*capacity_bytes))
+            }
+            Cache::Unconfirmed(d) if d.bytes_high > d.bytes_low => {
+                format!("{} to {} (unconfirmed)", fb(d.bytes_low), fb(d.bytes_high))
+            }
+            Cache::Unconfirmed(d) => format!(">= {} (drop unconfirmed)", fb(d.bytes_low)),
+            Cache::ReadOnly { .. } => "reads only".to_string(),
+            Cache::TooFewSamples | Cache::NothingWritten | Cache::NotEstimated => "-".to_string(),
+        }
+    }
+
+    /// The levels at each cliff in words: `1368 MB/s -> 590 MB/s at 16.1 s`, and for each
+    /// further cliff `; then 3451 MB/s -> 129 MB/s at 127.5 s`; `None` without a cliff.
+    pub fn steps_text(&self, units: UnitSystem) -> Option<String> {
+        let parts: Vec<String> = self
+            .steps
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} -> {} at {}",
+                    format_rate(s.before_bytes_per_sec, units),
+                    format_rate(s.after_bytes_per_sec, units),
+                    crate::units::format_seconds(s.t_s)
+                )
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join("; then "))
+    }
+
+    /// The rate in the cache as every output gives it (`1368 MB/s`), or `None`.
+    pub fn in_cache_text(&self, units: UnitSystem) -> Option<String> {
+        self.in_cache_bytes_per_sec.map(|r| format_rate(r, units))
+    }
+
+    /// The rate after the cache as every output gives it (see [`After::text`]), or `None`.
+    pub fn after_text(&self, units: UnitSystem) -> Option<String> {
+        self.after.as_ref().map(|a| a.text(units))
+    }
+
+    /// The cache's size, bytes, where one was estimated.
+    pub fn cache_bytes(&self) -> Option<u64> {
+        match self.cache {
+            Cache::Sized { bytes, .. } => Some(bytes),
+            _ => None,
+        }
+    }
+}
+
+/// A size with its interval: `22.0 GB (95% interval 21.9 GB to 22.5 GB)`.
+fn size_text(bytes: u64, low: u64, high: u64, units: UnitSystem) -> String {
+    format!(
+        "{} (95% interval {} to {})",
+        format_bytes(bytes as f64, units),
+        format_bytes(low as f64, units),
+        format_bytes(high as f64, units)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::synth;
+
+    #[test]
+    fn an_unsteady_stretch_after_the_cache_has_no_one_rate() {
+        let after = After::NotSteady {
+            low_bytes_per_sec: 480e6,
+            high_bytes_per_sec: 1000e6,
+        };
+        assert_eq!(after.rate(), None);
+        assert_eq!(
+            after.text(UnitSystem::Decimal),
+            "480 MB/s to 1000 MB/s (not steady)"
+        );
+    }
+
+    #[test]
+    fn one_cliff_gives_the_cache_phase_and_the_stretch_after_it() {
+        let phase = |bps: f64, end_bytes| synth::PhaseSpec {
+            bps,
+            end_bytes,
+            drift: 0.0,
+            noise: 0.02,
+        };
+        let spec = synth::TraceSpec {
+            phases: vec![phase(1500e6, Some(20e9)), phase(600e6, None)],
+            interval_s: 1.0,
+            duration_s: 60.0,
+            heavy_tails: false,
+            dips: vec![],
+        };
+        let (t, _) = synth::simulate(&spec, 7);
+        let a = crate::detect::analyze(&t);
+        let f = Findings::of(&a);
+        let Cache::Sized { bytes, .. } = f.cache else {
+            panic!("no size: {:?}", f.cache)
+        };
+        assert!((bytes as f64 - 20e9).abs() < 0.05 * 20e9, "{bytes}");
+        let inside = f.in_cache_bytes_per_sec.expect("in-cache rate");
+        assert!((inside - 1500e6).abs() < 0.03 * 1500e6, "{inside}");
+        assert_eq!(f.steps.len(), 1);
+        assert_eq!(f.steps[0].before_bytes_per_sec, inside);
+        assert_eq!(
+            f.after.as_ref().and_then(After::rate),
+            Some(a.after_cache.as_ref().expect("after").mean_bytes_per_sec)
+        );
+        assert!(f.level_bytes_per_sec.is_none());
+    }
+}

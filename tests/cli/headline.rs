@@ -1,0 +1,383 @@
+//! One headline: a run's findings are worked out once (`detect::Findings`) and every output
+//! states the same figures. Seven shapes of run, each made as a user makes it; for each, the
+//! cache, the rate in it, the levels at each cliff and the rate after it are looked for in the
+//! terminal's lines, report.md, report.html, the card, the chart's subtitle, `runs` (table and
+//! JSON), `history` and `compare`.
+
+use std::path::{Path, PathBuf};
+
+use slccache::detect::findings::{After, Cache, Findings};
+use slccache::units::{format_bytes, format_rate, UnitSystem};
+
+const U: UnitSystem = UnitSystem::Decimal;
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// A run made for the test: its folder, what the command printed, and its findings.
+struct Shape {
+    name: &'static str,
+    dir: PathBuf,
+    terminal: String,
+    findings: Findings,
+}
+
+fn run(db: &Path, args: &[&str]) -> String {
+    let out = super::common::slccache_process()
+        .args(args)
+        .env("SLCCACHE_DB", db)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "slccache {args:?}: {text}");
+    text
+}
+
+fn make(db: &Path, root: &Path, name: &'static str, args: &[&str]) -> Shape {
+    let dir = root.join(name);
+    let mut all: Vec<&str> = args.to_vec();
+    let d = dir.display().to_string();
+    all.extend(["--out", &d]);
+    let terminal = run(db, &all);
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&dir.join("summary.json"))).unwrap();
+    let findings: Findings = serde_json::from_value(summary["findings"].clone())
+        .unwrap_or_else(|e| panic!("{name}: summary.json has no findings: {e}"));
+    // The findings in the file are the analysis's, worked out once.
+    let analysis: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    assert_eq!(findings, Findings::of(&analysis), "{name}");
+    Shape {
+        name,
+        dir,
+        terminal,
+        findings,
+    }
+}
+
+/// A two-column log of a dynamic cache that comes back while written: 2000 MB/s for 30 s,
+/// 300 MB/s for 30 s, 2000 MB/s for 15 s, then 300 MB/s.
+fn cache_back_csv(path: &Path) {
+    let mut s = String::from("time_s,MB/s\n");
+    for i in 1..=140 {
+        let r = if i <= 30 || (61..=75).contains(&i) {
+            2000.0
+        } else {
+            300.0
+        };
+        s += &format!("{i},{:.1}\n", r * (1.0 + 0.02 * (i as f64 * 1.7).sin()));
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+/// The figures every output must state for `f`, as each is written: (what, text).
+fn figures(f: &Findings) -> Vec<(&'static str, String)> {
+    let mut v = Vec::new();
+    let b = |x: u64| format_bytes(x as f64, U);
+    match &f.cache {
+        Cache::Sized {
+            bytes,
+            low_bytes,
+            high_bytes,
+        } => {
+            v.push(("cache", b(*bytes)));
+            v.push(("cache low", b(*low_bytes)));
+            v.push(("cache high", b(*high_bytes)));
+        }
+        Cache::AtLeast { bytes } => v.push(("bound", b(*bytes))),
+        Cache::NoneOverWholeDrive { capacity_bytes } => v.push(("drive", b(*capacity_bytes))),
+        _ => {}
+    }
+    if let Some(r) = f.in_cache_bytes_per_sec {
+        v.push(("in cache", format_rate(r, U)));
+    }
+    match &f.after {
+        Some(After::NotSteady {
+            low_bytes_per_sec,
+            high_bytes_per_sec,
+        }) => {
+            v.push(("after, slowest", format_rate(*low_bytes_per_sec, U)));
+            v.push(("after, fastest", format_rate(*high_bytes_per_sec, U)));
+        }
+        Some(a) => v.push(("after", a.text(U))),
+        None => {}
+    }
+    v
+}
+
+/// The words that say what kind of cache finding it is, per output kind (any case).
+fn kind_words(f: &Findings) -> &'static [&'static str] {
+    match f.cache {
+        Cache::Sized { .. } => &[],
+        Cache::AtLeast { .. } => &["no cliff"],
+        Cache::NoneOverWholeDrive { .. } => &["no cliff"],
+        Cache::ReadOnly { .. } => &["read"],
+        _ => &[],
+    }
+}
+
+fn check(shape: &str, output: &str, text: &str, want: &[(&str, String)], unitless: bool) {
+    for (what, figure) in want {
+        let figure = if unitless {
+            figure.split(' ').next().unwrap().to_string()
+        } else {
+            figure.clone()
+        };
+        assert!(
+            text.contains(&figure),
+            "{shape}: {output} does not state the {what} {figure:?}:\n{text}"
+        );
+    }
+}
+
+/// The text of an SVG or HTML page with its entities read.
+fn unescape(s: &str) -> String {
+    s.replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&amp;", "&")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+}
+
+/// The subtitle of the throughput-over-time chart: the text of its SVG.
+fn chart_text(dir: &Path) -> String {
+    unescape(&read(&dir.join("throughput-time.svg")))
+}
+
+pub fn every_output_states_the_same_findings_on_seven_shapes() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let root = w.path().join("runs");
+    let csv = w.path().join("dynamic-cache.csv");
+    cache_back_csv(&csv);
+    let c = csv.display().to_string();
+    let shapes = vec![
+        make(
+            &db,
+            &root,
+            "one-cliff",
+            &["simulate", "960evo-500g", "--seed", "1"],
+        ),
+        make(
+            &db,
+            &root,
+            "two-tiers",
+            &["simulate", "fx700-2tb", "--cliffs", "2", "--seed", "1"],
+        ),
+        make(
+            &db,
+            &root,
+            "throttled",
+            &[
+                "simulate",
+                "p5-1tb",
+                "--no-early-stop",
+                "--max-bytes",
+                "700GB",
+                "--seed",
+                "1",
+            ],
+        ),
+        make(&db, &root, "cache-back", &["analyze", &c]),
+        make(
+            &db,
+            &root,
+            "no-cliff-whole-drive",
+            &["simulate", "pm983-960g", "--no-early-stop", "--seed", "1"],
+        ),
+        make(
+            &db,
+            &root,
+            "read-only",
+            &[
+                "simulate",
+                "960evo-500g",
+                "--pattern",
+                "seqread",
+                "--max-bytes",
+                "10GB",
+                "--seed",
+                "1",
+            ],
+        ),
+        make(
+            &db,
+            &root,
+            "one-sample",
+            &["simulate", "960evo-500g", "--interval", "1h", "--seed", "1"],
+        ),
+    ];
+    // The shapes are what they are named for.
+    let kind = |n: &str| {
+        let s = shapes.iter().find(|s| s.name == n).unwrap();
+        (s.findings.clone(), s.terminal.clone())
+    };
+    assert!(matches!(kind("one-cliff").0.cache, Cache::Sized { .. }));
+    assert_eq!(kind("two-tiers").0.steps.len(), 2);
+    assert!(
+        matches!(kind("throttled").0.after, Some(After::NotSteady { .. })),
+        "{:?}",
+        kind("throttled").0
+    );
+    assert!(
+        kind("cache-back").1.contains("came back"),
+        "{}",
+        kind("cache-back").1
+    );
+    assert!(matches!(
+        kind("no-cliff-whole-drive").0.cache,
+        Cache::NoneOverWholeDrive { .. }
+    ));
+    assert!(matches!(kind("read-only").0.cache, Cache::ReadOnly { .. }));
+    assert!(matches!(kind("one-sample").0.cache, Cache::TooFewSamples));
+
+    // `runs`: the table and the JSON, read once.
+    let table = run(&db, &["runs"]);
+    let json: serde_json::Value = serde_json::from_str(&run(&db, &["runs", "--json"])).unwrap();
+    let rows = json.as_array().expect("runs --json is an array");
+    assert_eq!(rows.len(), shapes.len(), "{json}");
+
+    for s in &shapes {
+        let f = &s.findings;
+        let want = figures(f);
+        let name = s.name;
+        // The terminal.
+        check(name, "the terminal", &s.terminal, &want, false);
+        // report.md and report.html.
+        let md = read(&s.dir.join("report.md"));
+        check(name, "report.md", &md, &want, false);
+        let html = unescape(&read(&s.dir.join("report.html")));
+        check(name, "report.html", &html, &want, false);
+        // The levels at each cliff, where the terminal and the chart give them.
+        for (i, step) in f.steps.iter().enumerate() {
+            let levels = [
+                (
+                    "level before a cliff",
+                    format_rate(step.before_bytes_per_sec, U),
+                ),
+                (
+                    "level after a cliff",
+                    format_rate(step.after_bytes_per_sec, U),
+                ),
+            ];
+            check(name, "the terminal", &s.terminal, &levels, false);
+            // The chart labels give "1365 -> 591 MB/s": the numbers.
+            let chart = chart_text(&s.dir);
+            check(
+                name,
+                &format!("the chart's label of cliff {}", i + 1),
+                &chart,
+                &levels,
+                true,
+            );
+        }
+        // The chart's subtitle states the cache as the findings do.
+        let chart = chart_text(&s.dir);
+        let subtitle = f.cache_text(U);
+        assert!(
+            chart.contains(&subtitle),
+            "{name}: the chart's subtitle does not say {subtitle:?}"
+        );
+        // The card.
+        let t = slccache::commands::compare::load_run(&s.dir).unwrap();
+        let a = slccache::detect::analyze(&t);
+        // Read back from timeline.csv (rounded to the microsecond), the last digit of a figure
+        // may move, not a figure as the outputs state it.
+        let again = Findings::of(&a);
+        assert_eq!(
+            figures(&again),
+            want,
+            "{name}: the folder analysed again differs"
+        );
+        assert_eq!(again.cache_text(U), f.cache_text(U), "{name}");
+        let (_, cache, inside, after) = slccache::report::pages::card::card_texts(&t, &a, U);
+        let card = format!("{cache}\n{inside}\n{after}");
+        check(name, "the card", &card, &want, true);
+        for w in kind_words(f) {
+            assert!(
+                card.to_lowercase().contains(w),
+                "{name}: the card does not say {w:?}: {card}"
+            );
+        }
+        // `runs`: the row holds the findings, and the table states them.
+        let row = rows
+            .iter()
+            .find(|r| {
+                r["source_dir"]
+                    .as_str()
+                    .is_some_and(|d| Path::new(d).ends_with(name))
+            })
+            .unwrap_or_else(|| panic!("{name}: not in runs --json: {json}"));
+        let stored: Findings = serde_json::from_value(row["findings"].clone()).unwrap();
+        assert_eq!(stored, *f, "{name}: runs --json");
+        assert_eq!(
+            row["in_cache_bytes_per_sec"].as_f64(),
+            f.in_cache_bytes_per_sec,
+            "{name}"
+        );
+        assert_eq!(
+            row["after_cache_bytes_per_sec"].as_f64(),
+            f.after.as_ref().and_then(After::rate),
+            "{name}"
+        );
+        let id = row["id"].as_i64().unwrap();
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+            .unwrap_or_else(|| panic!("{name}: run {id} not in the table:\n{table}"));
+        assert!(line.contains(&f.cache_cell(U)), "{name}: runs: {line}");
+        check(name, "runs", line, &want, false);
+    }
+
+    // `compare` of all seven: compare.md states each run's findings.
+    let out = w.path().join("compare");
+    let mut args = vec!["compare".to_string()];
+    args.extend(shapes.iter().map(|s| s.dir.display().to_string()));
+    args.extend(["--out".to_string(), out.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&db, &args);
+    let md = read(&out.join("compare.md"));
+    for s in &shapes {
+        check(s.name, "compare.md", &md, &figures(&s.findings), false);
+        assert!(
+            md.contains(&s.findings.cache_row(U)),
+            "{}: compare.md:\n{md}",
+            s.name
+        );
+    }
+
+    // `history` of the 960 EVO 500GB (three of the shapes): its table states each run's.
+    let hist = w.path().join("history");
+    let text = run(
+        &db,
+        &[
+            "history",
+            "Samsung SSD 960 EVO 500GB",
+            "--out",
+            &hist.display().to_string(),
+        ],
+    );
+    let md = unescape(&read(&hist.join("report.html")));
+    let mut seen = 0;
+    for s in shapes.iter().filter(|s| s.name != "read-only") {
+        if !s.terminal.contains("960 EVO 500GB") && !s.terminal.contains("960evo-500g") {
+            continue;
+        }
+        seen += 1;
+        assert!(
+            md.contains(&s.findings.cache_cell(U)),
+            "{}: history does not state {:?}:\n{text}\n{md}",
+            s.name,
+            s.findings.cache_cell(U)
+        );
+        if let Some(a) = s.findings.after_text(U) {
+            assert!(md.contains(&a), "{}: history: {a}\n{md}", s.name);
+        }
+    }
+    assert_eq!(seen, 2, "{md}");
+}
