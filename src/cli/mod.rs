@@ -593,6 +593,18 @@ pub struct SimulateArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Before writing, discard the whole drive, as probe's --trim does: the model's drive
+    /// empties its cache and holds no data.
+    #[arg(long)]
+    pub trim: bool,
+    /// Before the measured run (after --trim), write this share of the drive sequentially
+    /// (128k, QD32), kept out of the timeline: the cache at a fill level (50 or 50%).
+    #[arg(long, value_name = "PCT")]
+    pub prefill: Option<String>,
+    /// Before the measured run (after --trim and --prefill), let the drive idle this long in
+    /// virtual time, so that it folds its SLC cache as the model says (e.g. 10m).
+    #[arg(long, value_name = "DUR")]
+    pub idle_before: Option<String>,
     /// Print the analysis as JSON to stdout.
     #[arg(long)]
     pub json: bool,

@@ -16,7 +16,7 @@ use crate::config::WorkloadConfig;
 use crate::detect::Analysis;
 use crate::error::Interrupted;
 use crate::experiment::virtual_time::{
-    byte_limit, check_length, run_meta, simulate_with_stop, Simulation,
+    byte_limit, check_length, run_meta, simulate_prepared, Simulation,
 };
 use crate::model::{presets, DriveModel};
 use crate::report::{StopRecord, Summary, Totals};
@@ -157,6 +157,21 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let w = WorkloadConfig::resolve(&args.workload)?;
     let stop_cfg = crate::cli::stop_config(&args.stop)?;
     let opts = crate::cli::resolve::report_options(&args.output)?;
+    let prep = crate::experiment::prepare::Preparation {
+        trim: args.trim,
+        prefill_pct: args
+            .prefill
+            .as_deref()
+            .map(crate::experiment::prepare::parse_pct)
+            .transpose()?,
+        idle_before: args
+            .idle_before
+            .as_deref()
+            .map(crate::units::parse_duration)
+            .transpose()
+            .context("--idle-before")?,
+        ..Default::default()
+    };
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
     check_length(&model, &w)?;
@@ -182,14 +197,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         )?);
         ids.push(signal_hook::flag::register(sig, flag.clone())?);
     }
-    let sim = simulate_with_stop(&model, &w, Some(stop_cfg), meta, &flag, |s| {
+    let sim = simulate_prepared(&model, &w, Some(stop_cfg), &prep, meta, &flag, |s| {
         csv.append(s)
             .with_context(|| format!("writing {}", csv_path.display()))
     });
     for id in ids {
         signal_hook::low_level::unregister(id);
     }
-    let sim = sim?;
+    let (sim, prepared) = sim?;
     let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
     let analysis = crate::detect::analyze(&sim.timeline);
     let t = &sim.timeline;
@@ -220,13 +235,25 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             t.bytes_total(),
         )),
         host: None,
-        drive_state: None,
+        // What --trim, --prefill and --idle-before did, as probe records it.
+        drive_state: prep.any().then(|| crate::report::DriveState {
+            preparation: prepared,
+            ..Default::default()
+        }),
     };
     crate::report::write_summary(&dir, &summary)?;
     // Recorded as soon as timeline.csv and summary.json are complete: a chart that fails
     // (a full disk) does not lose the run.
     crate::store::recorder::note(&dir, &opts, args.quiet);
-    crate::report::write_charts_and_report(&dir, t, &analysis, &opts)?;
+    // The starting state the run was prepared to, in report.md as a probe's.
+    let extra_rows = summary
+        .drive_state
+        .as_ref()
+        .map(|d| {
+            crate::report::pages::markdown::drive_rows(None, Some(d), t.bytes_total(), opts.units)
+        })
+        .unwrap_or_default();
+    crate::report::write_charts_and_report_with(&dir, t, &analysis, &opts, &extra_rows)?;
     let mut text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
     if args.quiet {

@@ -13,6 +13,8 @@
 //!    applies the model's idle recovery).
 //!
 //! What was done goes to `summary.json` under `drive_state` ([`DriveStateRecord`]).
+//! `simulate` takes the same three in virtual time
+//! ([`crate::experiment::virtual_time::simulate_prepared`]).
 
 use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};

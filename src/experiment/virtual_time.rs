@@ -16,7 +16,9 @@ use anyhow::Result;
 use crate::config::WorkloadConfig;
 use crate::detect::stop::{Decision, SampleSource, StopConfig, StopRule};
 use crate::error::usage;
+use crate::experiment::prepare::Preparation;
 use crate::model::{DriveModel, DriveState, Load, Truth};
+use crate::results::drive_state::DriveStateRecord;
 use crate::timeline::bounded::Kept;
 use crate::timeline::{DeviceIdentity, RunMeta, Sample, StopReason, Timeline, Workload};
 use crate::units::{format_bytes, format_seconds, UnitSystem};
@@ -399,9 +401,87 @@ pub fn simulate_with_stop(
     stop: Option<StopConfig>,
     meta: RunMeta,
     stop_flag: &AtomicBool,
-    mut on_sample: impl FnMut(&Sample) -> Result<()>,
+    on_sample: impl FnMut(&Sample) -> Result<()>,
 ) -> Result<Simulation> {
+    simulate_prepared(
+        model,
+        w,
+        stop,
+        &Preparation::default(),
+        meta,
+        stop_flag,
+        on_sample,
+    )
+    .map(|(sim, _)| sim)
+}
+
+/// [`simulate_with_stop`] from the starting state `prep` sets, as `probe` reaches it on a
+/// drive: `--trim` discards the whole drive (its cache empties, its fill level drops to
+/// nothing), `--prefill` writes that share of it sequentially (128 KiB, QD32) outside the
+/// timeline, and `--idle-before` lets the drive idle (it folds its cache and cools, as the
+/// model says). Returns the run and the record of what was done, for `drive_state`; the
+/// run's truth is the model's for the state the measured run starts from.
+pub fn simulate_prepared(
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    stop: Option<StopConfig>,
+    prep: &Preparation,
+    meta: RunMeta,
+    stop_flag: &AtomicBool,
+    mut on_sample: impl FnMut(&Sample) -> Result<()>,
+) -> Result<(Simulation, DriveStateRecord)> {
     let mut drive = VirtualDrive::new(model, w)?;
+    let mut record = DriveStateRecord::default();
+    if prep.any() {
+        let capacity = model.capacity.as_f64();
+        if prep.trim {
+            drive.state.trim(model, capacity);
+            record.trimmed = true;
+            record.trim = Some(format!(
+                "the model's drive trimmed ({}): its cache is empty",
+                crate::units::format_bytes(capacity, crate::units::UnitSystem::Decimal)
+            ));
+        }
+        if let Some(pct) = prep.prefill_pct {
+            let bytes = (capacity * pct / 100.0).round();
+            let load = Load::new(
+                crate::workload::Pattern::Seqwrite,
+                crate::experiment::prepare::PREFILL_BS,
+                Some(crate::experiment::prepare::PREFILL_QD),
+                0,
+            );
+            drive.t = drive
+                .state
+                .write(model, &load, drive.t, bytes, f64::INFINITY, |_| {});
+            record.prefill_pct = Some(pct);
+            record.prefill_bytes = Some(bytes as u64);
+        }
+        if let Some(d) = prep.idle_before {
+            drive.idle(d.as_secs_f64());
+            record.idle_before_s = Some(d.as_secs_f64());
+        }
+        record.fill_at_start_pct = Some(100.0 * drive.state.data / capacity);
+        record.emulated_cache_at_start_bytes = Some(
+            (drive.state.cache_size - drive.state.slc_used)
+                .max(0.0)
+                .round() as u64,
+        );
+        // The measured run starts now, with the limits it was given.
+        drive.begin_burst(
+            byte_limit(w, model.capacity.0)?,
+            w.duration.map(|d| d.as_secs_f64()),
+        );
+        drive.limit_reason = byte_limit_reason(w);
+    }
+    let truth = if prep.any() {
+        let mut t = model.truth_mixed(w.pattern, w.block_size, w.read_pct);
+        let now = drive.state.truth_now(model, w.pattern, w.block_size);
+        t.cache_bytes = now.cache_bytes;
+        t.folding_starts_at_bytes = now.folding_starts_at_bytes;
+        t
+    } else {
+        model.truth_mixed(w.pattern, w.block_size, w.read_pct)
+    };
     let mut rule = stop.map(StopRule::new);
     // The samples kept for the analysis: bounded (merged past `MAX_KEPT`); `on_sample`
     // writes every one of them to timeline.csv.
@@ -425,14 +505,17 @@ pub fn simulate_with_stop(
     };
     let mut meta = meta;
     meta.stop_reason = Some(reason);
-    Ok(Simulation {
-        timeline: kept.into_timeline(meta),
-        truth: model.truth_mixed(w.pattern, w.block_size, w.read_pct),
-        writes: drive.writes(),
-        reads: drive.reads(),
-        left_cache_at_s: drive.left_cache_at_s(),
-        stop_rule: rule,
-    })
+    Ok((
+        Simulation {
+            timeline: kept.into_timeline(meta),
+            truth,
+            writes: drive.writes(),
+            reads: drive.reads(),
+            left_cache_at_s: drive.left_cache_at_s(),
+            stop_rule: rule,
+        },
+        record,
+    ))
 }
 
 /// The run metadata of a simulation of `model` (given as `spec`) under `w`.

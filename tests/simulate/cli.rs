@@ -386,3 +386,69 @@ fn a_sustained_write_past_the_span_says_how_often_it_wrapped() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("wrapped"), "{stdout}");
 }
+
+/// `simulate` starts from the state probe's `--trim`, `--prefill` and `--idle-before` set, as
+/// the model says: a prefill past the cache leaves none to find, an idle after it lets the
+/// drive fold it back; what was done is in `drive_state`, and the truth is the state's.
+#[test]
+fn simulate_starts_from_a_trimmed_prefilled_or_idled_drive() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let dir = tmp.path().join(name);
+        slccache()
+            .args([
+                "simulate",
+                "960evo-500g",
+                "--seed",
+                "3",
+                "--no-record",
+                "--out",
+            ])
+            .arg(&dir)
+            .args(extra)
+            .assert()
+            .success();
+        json(&dir.join("summary.json"))
+    };
+    // 10% of 500 GB (50 GB) written before the run: the 22 GB cache is full.
+    let full = run("full", &["--prefill", "10"]);
+    let ds = &full["drive_state"];
+    assert_eq!(ds["prefill_pct"], 10.0, "{ds}");
+    assert_eq!(ds["prefill_bytes"], 50_000_000_000u64, "{ds}");
+    assert_eq!(ds["emulated_cache_at_start_bytes"], 0, "{ds}");
+    assert_eq!(full["model_truth"]["cache"]["cache_bytes"], 0, "{full}");
+    assert!(
+        full["analysis"]["cache_estimate"].is_null(),
+        "{}",
+        full["analysis"]
+    );
+    // Ten minutes of idle fold it back.
+    let idled = run("idled", &["--prefill", "10", "--idle-before", "10m"]);
+    assert_eq!(idled["drive_state"]["idle_before_s"], 600.0);
+    let cache = idled["analysis"]["cache_estimate"]["bytes"]
+        .as_f64()
+        .unwrap();
+    assert!((cache - 22e9).abs() < 0.02 * 22e9, "{cache}");
+    // --trim empties the drive and says so.
+    let trimmed = run("trimmed", &["--trim"]);
+    assert_eq!(trimmed["drive_state"]["trimmed"], true);
+    assert_eq!(trimmed["drive_state"]["fill_at_start_pct"], 0.0);
+    // Without any of them, no drive_state (as before).
+    let plain = run("plain", &[]);
+    assert!(plain["drive_state"].is_null(), "{}", plain["drive_state"]);
+    // Bad values are usage errors that create nothing.
+    for bad in [
+        ["--prefill", "0"],
+        ["--prefill", "101"],
+        ["--idle-before", "1x"],
+    ] {
+        let dir = tmp.path().join("bad");
+        slccache()
+            .args(["simulate", "960evo-500g", "--no-record", "--out"])
+            .arg(&dir)
+            .args(bad)
+            .assert()
+            .code(2);
+        assert!(!dir.exists(), "{bad:?}");
+    }
+}
