@@ -37,7 +37,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     let mut runs = Vec::with_capacity(files.len());
     for f in &files {
         let (t, notes) = load(f, &opts)?;
-        let mut a = crate::detect::analyze(&t);
+        let mut a = crate::detect::analyze_in(&t, args.output.units);
         // How the file was read comes first: it qualifies everything after it.
         a.warnings.splice(0..0, notes);
         runs.push((f, t, a));

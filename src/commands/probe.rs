@@ -399,7 +399,7 @@ fn finish(
     let csv_error = o.csv_error.clone();
     let timeline = o.samples.into_timeline(meta);
     let meta = timeline.meta.clone();
-    let mut analysis = crate::detect::analyze(&timeline);
+    let mut analysis = crate::detect::analyze_in(&timeline, opts.units);
     if let Some(n) = &read_note {
         analysis.warnings.push(n.clone());
     }
@@ -413,7 +413,7 @@ fn finish(
             .map(crate::device::nvme::controller_namespaces)
             .unwrap_or_default();
         analysis.warnings.extend(
-            crate::detect::drive::data_units_warning(a, b, bytes)
+            crate::detect::drive::data_units_warning(a, b, bytes, opts.units)
                 .map(|w| crate::device::nvme::shared_counter_note(w, &namespaces)),
         );
     }

@@ -206,7 +206,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     let (sim, prepared) = sim?;
     let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
-    let analysis = crate::detect::analyze(&sim.timeline);
+    let analysis = crate::detect::analyze_in(&sim.timeline, opts.units);
     let t = &sim.timeline;
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),

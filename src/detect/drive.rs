@@ -14,14 +14,19 @@ use crate::units::{format_bytes, UnitSystem};
 /// strictly less than one unit of the bytes written; one unit or more apart is a mismatch:
 /// something else wrote to the drive (another partition, the system) or the writes did not
 /// all reach it, or the drive counts differently.
-pub fn data_units_warning(start: &HealthLog, end: &HealthLog, probe_bytes: u64) -> Option<String> {
+pub fn data_units_warning(
+    start: &HealthLog,
+    end: &HealthLog,
+    probe_bytes: u64,
+    units: UnitSystem,
+) -> Option<String> {
     let unit = DATA_UNIT_BYTES as i128;
     let counted = (end.data_units_written as i128 - start.data_units_written as i128) * unit;
     let diff = counted - probe_bytes as i128;
     if diff.abs() < unit {
         return None;
     }
-    let fb = |b: i128| format_bytes(b.unsigned_abs() as f64, UnitSystem::Decimal);
+    let fb = |b: i128| format_bytes(b.unsigned_abs() as f64, units);
     let why = if counted < 0 {
         "the counter went backwards (was the drive reset or replaced?)".to_string()
     } else if diff > 0 {
@@ -66,27 +71,32 @@ mod tests {
         // 1 GB written: 1953.125 units. Depending on where the counter stood, the rounded-up
         // delta is 1953 or 1954 units; both are within one unit.
         assert_eq!(
-            data_units_warning(&log(100), &log(2053), 1_000_000_000),
+            data_units_warning(&log(100), &log(2053), 1_000_000_000, UnitSystem::Decimal),
             None
         );
         assert_eq!(
-            data_units_warning(&log(100), &log(2054), 1_000_000_000),
+            data_units_warning(&log(100), &log(2054), 1_000_000_000, UnitSystem::Decimal),
             None
         );
-        assert_eq!(data_units_warning(&log(0), &log(0), 0), None);
+        assert_eq!(
+            data_units_warning(&log(0), &log(0), 0, UnitSystem::Decimal),
+            None
+        );
     }
 
     #[test]
     fn more_or_less_than_written_is_a_warning() {
-        let w = data_units_warning(&log(100), &log(2056), 1_000_000_000).unwrap();
+        let w =
+            data_units_warning(&log(100), &log(2056), 1_000_000_000, UnitSystem::Decimal).unwrap();
         assert!(w.contains("something else wrote"), "{w}");
         assert!(w.contains("1956 units"), "{w}");
-        let w = data_units_warning(&log(100), &log(1951), 1_000_000_000).unwrap();
+        let w =
+            data_units_warning(&log(100), &log(1951), 1_000_000_000, UnitSystem::Decimal).unwrap();
         assert!(w.contains("less than the probe wrote"), "{w}");
         // A drive that never counts.
-        let w = data_units_warning(&log(7), &log(7), 64 << 20).unwrap();
+        let w = data_units_warning(&log(7), &log(7), 64 << 20, UnitSystem::Decimal).unwrap();
         assert!(w.contains("rose by 0 B"), "{w}");
-        let w = data_units_warning(&log(9), &log(7), 0).unwrap();
+        let w = data_units_warning(&log(9), &log(7), 0, UnitSystem::Decimal).unwrap();
         assert!(w.contains("backwards"), "{w}");
     }
 }

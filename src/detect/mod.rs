@@ -110,9 +110,16 @@ struct Change {
 }
 
 /// Analyses a timeline: finds the cliffs, the phases and the cache size. Pure and
-/// deterministic: the same timeline always gives the same analysis.
+/// deterministic: the same timeline always gives the same analysis. Its warnings give sizes
+/// and rates in decimal units ([`analyze_in`] takes others).
 pub fn analyze(t: &Timeline) -> Analysis {
-    let mut a = analyze_timeline(t);
+    analyze_in(t, UnitSystem::Decimal)
+}
+
+/// [`analyze`], with the sizes and rates in the warnings' words in `units` (a run's
+/// `--units`), so that no output of a binary-unit run gives a figure in decimal ones.
+pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
+    let mut a = analyze_timeline(t, units);
     a.coverage = coverage(t, &a);
     a.after_cache = after_cache::after_cache(t, &a);
     // A run that stopped before the end of the span saw the folding rate only over what it
@@ -138,7 +145,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
         .filter(|c| c.whole_span && c.span_is_drive)
     {
         if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
-            let text = whole_drive_no_cliff_text(c.span_bytes, UnitSystem::Decimal);
+            let text = whole_drive_no_cliff_text(c.span_bytes, units);
             for w in &mut a.warnings {
                 if w.starts_with("the run ended before any cliff") {
                     *w = format!("the run ended before any cliff: {text}");
@@ -149,7 +156,7 @@ pub fn analyze(t: &Timeline) -> Analysis {
     if let Some(w) = a
         .coverage
         .as_ref()
-        .and_then(|c| later_tier_warning(&a, c, UnitSystem::Decimal))
+        .and_then(|c| later_tier_warning(&a, c, units))
     {
         a.warnings.push(w);
     }
@@ -157,12 +164,12 @@ pub fn analyze(t: &Timeline) -> Analysis {
 }
 
 /// [`analyze`] without the coverage.
-fn analyze_timeline(t: &Timeline) -> Analysis {
+fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     // A run that only reads is analysed on its reads.
     let read_only = t.bytes_total() == 0 && t.has_reads();
     let t = t.primary();
     let cols = Columns::of(&t.samples);
-    let mut a = analyze_levels(&t, &cols);
+    let mut a = analyze_levels(&t, &cols, units);
     if read_only {
         // Reads say nothing of a write cache: the cliffs stay (a fall in the read rate), the
         // cache size and its bound go.
@@ -188,7 +195,7 @@ fn analyze_timeline(t: &Timeline) -> Analysis {
 }
 
 /// The level analysis (cliffs, phases, cache estimate) of a timeline.
-fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
+fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     let samples = &t.samples;
     let n = samples.len();
     let interval_s = cols.interval_s();
@@ -337,8 +344,8 @@ fn analyze_levels(t: &Timeline, cols: &Columns) -> Analysis {
         changes.push(Change { r });
     }
     // 7. Phases, cliffs, cache estimate.
-    build_result(&w, &segs, &changes, start, sigma_x, &mut out);
-    out.warnings.extend(wrapped_cliff_warning(t, &out));
+    build_result(&w, &segs, &changes, start, sigma_x, &mut out, units);
+    out.warnings.extend(wrapped_cliff_warning(t, &out, units));
     // Without CPU figures no phase has the three it needs: no warning, and no pass.
     if cols.cpu {
         out.warnings
@@ -363,6 +370,7 @@ fn build_result(
     start: Option<HighStart>,
     sigma_x: f64,
     out: &mut Analysis,
+    units: UnitSystem,
 ) {
     let samples = w.samples;
     let n = samples.len();
@@ -409,7 +417,6 @@ fn build_result(
             kind,
         });
     }
-    let units = UnitSystem::Decimal;
     // Slowdown episodes: a drop by more than a step, then (after any number of lower
     // segments) the first segment back at the level before it.
     let mut j = 0;
@@ -590,7 +597,7 @@ fn build_result(
                 ));
             }
         }
-        None => match unconfirmed_drop(w, segs, start, sigma_x) {
+        None => match unconfirmed_drop(w, segs, start, sigma_x, units) {
             Some((bound, text, drop)) => {
                 let cap = out.cache_lower_bound_bytes.unwrap_or(u64::MAX);
                 out.cache_lower_bound_bytes = Some((bound.round().max(0.0) as u64).min(cap));

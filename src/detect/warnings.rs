@@ -44,9 +44,9 @@ pub(super) fn unconfirmed_drop(
     segs: &[Seg],
     start: Option<HighStart>,
     sigma_x: f64,
+    units: UnitSystem,
 ) -> Option<(f64, String, UnconfirmedDrop)> {
     let samples = w.samples;
-    let units = UnitSystem::Decimal;
     let b0 = (samples[0].bytes_total - samples[0].bytes.min(samples[0].bytes_total)) as f64;
     let dt = w.samples[0].interval_s;
     let thr = MIN_STEP.max(4.0 * sigma_x);
@@ -182,13 +182,16 @@ pub(super) fn unconfirmed_drop(
 /// A cliff found after more bytes than the span holds: the writes had wrapped around it, so
 /// the figure counts blocks written more than once and cannot be the cache size of that span
 /// (which holds at most the span). Says why and what to do.
-pub(super) fn wrapped_cliff_warning(t: &Timeline, a: &Analysis) -> Option<String> {
+pub(super) fn wrapped_cliff_warning(
+    t: &Timeline,
+    a: &Analysis,
+    units: UnitSystem,
+) -> Option<String> {
     let e = a.cache_estimate.as_ref()?;
     let span = span_of(t)?;
     if e.bytes <= span {
         return None;
     }
-    let units = UnitSystem::Decimal;
     Some(format!(
         "the cliff came after {} written, more than the {} span: the writes had wrapped around \
          it ({:.1} passes), so blocks were written more than once and the drive may have freed \

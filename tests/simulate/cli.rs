@@ -452,3 +452,48 @@ fn simulate_starts_from_a_trimmed_prefilled_or_idled_drive() {
         assert!(!dir.exists(), "{bad:?}");
     }
 }
+
+/// `--units binary` gives every figure of the warnings in binary units too: the warnings were
+/// worded in decimal units whatever the run's units were.
+#[test]
+fn binary_units_reach_the_warnings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let decimal = |w: &str| {
+        [" kB", " MB", " GB", " TB", "MB/s", "GB/s"]
+            .iter()
+            .any(|u| w.contains(u))
+    };
+    let mut seen = 0;
+    for (name, args) in [
+        // A later tier may follow: figures of bytes and rates.
+        ("tier", vec!["simulate", "fx700-2tb"]),
+        // The whole drive written without a cliff.
+        ("whole", vec!["simulate", "pm983-960g", "--no-early-stop"]),
+        // A cache gone inside the first sample.
+        (
+            "first",
+            vec!["simulate", "960evo-250g,cache=1GB", "--pattern", "seqwrite"],
+        ),
+    ] {
+        let dir = tmp.path().join(name);
+        slccache()
+            .args(&args)
+            .args(["--units", "binary", "--seed", "1", "--no-record", "--out"])
+            .arg(&dir)
+            .assert()
+            .success();
+        let s = json(&dir.join("summary.json"));
+        let warnings: Vec<&str> = s["analysis"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap())
+            .collect();
+        for w in &warnings {
+            assert!(!decimal(w), "{name}: a decimal unit in {w:?}");
+        }
+        seen += warnings.iter().filter(|w| w.contains("iB")).count();
+    }
+    // The warnings checked do give figures.
+    assert!(seen >= 3, "{seen}");
+}
