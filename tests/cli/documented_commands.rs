@@ -147,6 +147,7 @@ const COMMANDS: &[(&str, &str, How)] = &[
         "",
         Sh("slccache probe emu:660p-1tb,capacity=20GB,static=0.5GB,dynamic=1.5GB,fill=0.6 --trim --max-bytes 2GB"),
     ),
+    ("slccache simulate 960evo-500g --prefill 10 --idle-before 10m", "", Sh("")),
     ("slccache sweep emu:960evo-500g --simulate --qd 1,4,16,64,256 --jobs 1,4", "", Sh("")),
     // The --help examples not already in the README: `slccache --help` first, then each
     // subcommand's.

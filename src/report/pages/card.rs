@@ -71,11 +71,12 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         (None, None) => String::new(),
     };
     let after = match (&f.after, f.steps.as_slice()) {
-        // Tiers: the first level after the cache, then the one the run ended at.
+        // Tiers: the first level after the cache, then the one the run ended at (not where
+        // the cache came back and ran out to the same level again).
         (
             Some(After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec }),
             [first, .., _],
-        ) => {
+        ) if (first.after_bytes_per_sec - bytes_per_sec).abs() > 0.2 * bytes_per_sec => {
             format!(
                 "after  {} → {}",
                 crate::report::charts::rate_number(first.after_bytes_per_sec, u),
@@ -113,6 +114,12 @@ fn capitalized(text: &str) -> String {
 /// whole-fill average), and, when the analysis warns of it, that a slower tier
 /// may follow. `None` when there is nothing to say.
 pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
+    let parts = card_note_parts(a, u);
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
+/// The parts of [`card_note`], each whole.
+pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     let mut parts = Vec::new();
     if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
         parts.push(match d.at {
@@ -153,7 +160,29 @@ pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
             }
         }
     }
-    (!parts.is_empty()).then(|| parts.join(" · "))
+    parts
+}
+
+/// Most lines the card's note takes.
+pub const NOTE_LINES: usize = 2;
+
+/// `parts` packed into lines no wider than `max_w` in style `st`, joined with " · ", at most
+/// [`NOTE_LINES`]: a part that does not fit on a line goes to the next, so that no part is
+/// cut while the lines last (only a part too long for a line of its own is shortened, by
+/// [`fit_text`] when it is drawn).
+pub fn pack_note(parts: &[String], st: Style, max_w: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for p in parts {
+        let full = lines.len() >= NOTE_LINES;
+        match lines.last_mut() {
+            Some(l) if full || st.width(&format!("{l} · {p}")) <= max_w => {
+                l.push_str(" · ");
+                l.push_str(p);
+            }
+            _ => lines.push(p.clone()),
+        }
+    }
+    lines
 }
 
 /// The card's warning line, when the analysis warns that a slower tier may follow (as the
@@ -260,24 +289,28 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         // run wrote: one line under the speeds; a second, in vermillion, when a slower tier
         // may follow (the sparkline then starts lower).
         let mut top = 260;
-        if let Some(line) = card_note(a, u) {
-            let (l, st) = fit_text(
-                &line,
-                Style::new(24.0).color(ink(theme, palette::BLUISH_GREEN)),
-                (w as i32 - 2 * x0) as f64,
-            );
-            root.draw(&Label::new(l, (x0, 226), st)).map_err(err)?;
+        let note_st = Style::new(24.0).color(ink(theme, palette::BLUISH_GREEN));
+        let width = (w as i32 - 2 * x0) as f64;
+        let note = pack_note(&card_note_parts(a, u), note_st, width);
+        // Each line past the first moves what follows down by one line.
+        let more = 28 * note.len().saturating_sub(1) as i32;
+        for (i, line) in note.iter().enumerate() {
+            let (l, st) = fit_text(line, note_st, width);
+            root.draw(&Label::new(l, (x0, 226 + 28 * i as i32), st))
+                .map_err(err)?;
         }
+        top += more;
         if let Some(line) = card_warning(a) {
             let (l, st) = fit_text(
                 &line,
                 Style::new(24.0)
                     .bold()
                     .color(ink(theme, palette::VERMILLION)),
-                (w as i32 - 2 * x0) as f64,
+                width,
             );
-            root.draw(&Label::new(l, (x0, 258), st)).map_err(err)?;
-            top = 296;
+            root.draw(&Label::new(l, (x0, 258 + more), st))
+                .map_err(err)?;
+            top = 296 + more;
         }
         // Two footer lines under the sparkline: what it shows, and the workload and date.
         let (sl, st_, sr, sb) = (x0, top, w as i32 - x0, h as i32 - 84);
@@ -415,6 +448,36 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_note_goes_on_a_second_line_with_no_part_cut() {
+        use super::*;
+        let st = Style::new(24.0);
+        let parts: Vec<String> = [
+            "cache came back twice while writing: +13.9 GB, +12.1 GB",
+            "after = rate over the 18.1 GB written after the last cliff",
+            "measured to 40.2 GB of 500 GB",
+        ]
+        .map(String::from)
+        .to_vec();
+        let width = 1088.0;
+        assert!(
+            st.width(&parts.join(" · ")) > width,
+            "the test needs a long note"
+        );
+        let lines = pack_note(&parts, st, width);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        for l in &lines {
+            assert!(st.width(l) <= width, "{l}");
+        }
+        // Every part is there whole, the coverage among them.
+        let all = lines.join(" · ");
+        for p in &parts {
+            assert!(all.contains(p.as_str()), "{p}: {lines:?}");
+        }
+        // A short note stays one line.
+        assert_eq!(pack_note(&parts[2..], st, width).len(), 1);
+    }
+
     use super::*;
     use crate::timeline::{ReadStats, RunMeta};
 
