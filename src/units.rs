@@ -269,10 +269,11 @@ pub fn format_seconds(s: f64) -> String {
 }
 
 fn sig3(v: f64) -> String {
+    // Decided on the value as it rounds: 99.96 is "100", not "100.0" beside a "99.8".
     let a = v.abs();
-    if a >= 100.0 {
+    if a >= 99.95 {
         format!("{:.0}", v)
-    } else if a >= 10.0 {
+    } else if a >= 9.995 {
         format!("{:.1}", v)
     } else {
         format!("{:.2}", v)
@@ -322,6 +323,15 @@ pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSy
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn three_digits_are_counted_after_rounding() {
+        let d = UnitSystem::Decimal;
+        assert_eq!(format_bytes(99.96e9, d), "100 GB");
+        assert_eq!(format_bytes(99.8e9, d), "99.8 GB");
+        assert_eq!(format_bytes(9.998e9, d), "10.0 GB");
+        assert_eq!(format_rate(99.97e6, d), "100 MB/s");
+    }
+
     use super::*;
 
     /// Found by tests/timeline/parsers_prop.rs: these panicked in `Duration::from_secs_f64`.

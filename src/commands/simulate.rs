@@ -84,6 +84,12 @@ pub fn summary_text(
             format_rate(truth.in_cache_bytes_per_sec, units),
             format_rate(truth.after_cache_bytes_per_sec, units)
         );
+    } else if model.truth(w.pattern, w.block_size).cache_bytes > 0 {
+        // A drive with a cache that the starting state left full (--prefill).
+        s += &format!(
+            "  model truth: no free SLC cache at the start (the drive's is full), {}",
+            format_rate(truth.after_cache_bytes_per_sec, units)
+        );
     } else {
         s += &format!(
             "  model truth: no SLC cache, {}",

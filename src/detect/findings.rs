@@ -277,7 +277,7 @@ impl Findings {
     }
 
     /// The cache as a table cell (`runs`, `history`, the library page): `22.0 GB (21.9 GB to
-    /// 22.5 GB)`, `>= 40.0 GB (no cliff)`, `none: no cliff in all 960 GB`, `776 MB to 1.08 GB
+    /// 22.5 GB)`, `>= 40.0 GB (no cliff)`, `no cliff in all 960 GB`, `776 MB to 1.08 GB
     /// (unconfirmed)` (a drop inside the first sample), `-` where nothing is known.
     pub fn cache_cell(&self, units: UnitSystem) -> String {
         let fb = |b: u64| format_bytes(b as f64, units);
@@ -289,7 +289,7 @@ impl Findings {
             } => format!("{} ({} to {})", fb(*bytes), fb(*low_bytes), fb(*high_bytes)),
             Cache::AtLeast { bytes } => format!(">= {} (no cliff)", fb(*bytes)),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
-                format!("none: no cliff in all {}", fb(*capacity_bytes))
+                format!("no cliff in all {}", fb(*capacity_bytes))
             }
             Cache::Unconfirmed(d) if d.bytes_high > d.bytes_low => {
                 format!("{} to {} (unconfirmed)", fb(d.bytes_low), fb(d.bytes_high))
@@ -328,6 +328,20 @@ impl Findings {
         self.after.as_ref().map(|a| a.text(units))
     }
 
+    /// The rate after the cache as a table cell (`runs`, `history`, the card): [`After::text`],
+    /// or after a drop that was not confirmed the level after it, said to be unconfirmed
+    /// (`300 MB/s (unconfirmed)`); `None` where there is neither.
+    pub fn after_cell(&self, units: UnitSystem) -> Option<String> {
+        match (&self.after, &self.cache) {
+            (Some(a), _) => Some(a.text(units)),
+            (None, Cache::Unconfirmed(d)) => Some(format!(
+                "{} (unconfirmed)",
+                format_rate(d.after_bytes_per_sec, units)
+            )),
+            _ => None,
+        }
+    }
+
     /// The cache's size, bytes, where one was estimated.
     pub fn cache_bytes(&self) -> Option<u64> {
         match self.cache {
@@ -335,6 +349,64 @@ impl Findings {
             _ => None,
         }
     }
+}
+
+/// The name of each phase of `a`, as report.md and the charts give it. "After the cache" is
+/// the stretch after the last cliff ([`Findings::after`]); a phase before it and after the
+/// first cliff is a further tier ("tier 2"), unless the cache came back (then it is the low
+/// stretch before the return: "after the cache"). Where the stretch after the last cliff
+/// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
+/// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
+/// is "thermal throttling"; a run's one level is "steady".
+pub fn phase_names(a: &Analysis) -> Vec<String> {
+    let last = a.cliffs.last().map(|c| c.t_s);
+    let throttled = |p: &super::Phase| super::is_throttled(a, p);
+    let after_last = |p: &super::Phase| last.is_some_and(|t| p.start_s >= t - 1e-6);
+    let parts: Vec<usize> = a
+        .phases
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| after_last(p) && !throttled(p) && p.kind != PhaseKind::Cache)
+        .map(|(i, _)| i)
+        .collect();
+    a.phases
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if throttled(p) {
+                return "thermal throttling".to_string();
+            }
+            match p.kind {
+                PhaseKind::Cache => "SLC cache".to_string(),
+                PhaseKind::Steady => "steady".to_string(),
+                _ if after_last(p) => {
+                    let folding = if p.kind == PhaseKind::Folding {
+                        " (folding)"
+                    } else {
+                        ""
+                    };
+                    match parts.iter().position(|&j| j == i) {
+                        Some(k) if parts.len() > 1 => format!(
+                            "after the cache{folding}, part {} of {}",
+                            k + 1,
+                            parts.len()
+                        ),
+                        _ => format!("after the cache{folding}"),
+                    }
+                }
+                _ if !a.returns.is_empty() => "after the cache".to_string(),
+                _ => {
+                    // The tier this phase is in: one more than the cliffs before it.
+                    let n = a
+                        .cliffs
+                        .iter()
+                        .filter(|c| c.t_s <= p.start_s + 1e-6)
+                        .count();
+                    format!("tier {}", n + 1)
+                }
+            }
+        })
+        .collect()
 }
 
 /// A size with its interval: `22.0 GB (95% interval 21.9 GB to 22.5 GB)`.

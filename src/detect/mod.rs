@@ -124,15 +124,21 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     a.after_cache = after_cache::after_cache(t, &a);
     // A run that stopped before the end of the span saw the folding rate only over what it
     // wrote: it does not know that it lasts.
-    if a.coverage.as_ref().is_some_and(|c| !c.whole_span) {
+    // A run whose span is not known (a timeline read without its summary.json) does not know
+    // either.
+    if !a.coverage.as_ref().is_some_and(|c| c.whole_span) {
+        let why = if a.coverage.is_some() {
+            "the run did not write the whole span"
+        } else {
+            "how much of the drive the run wrote is not known"
+        };
         for w in &mut a.warnings {
             if let Some(head) =
                 w.strip_suffix("sustained speed is this, not the first post-cache level")
             {
                 *w = format!(
-                    "{head}the speed after it is this over the data written after it (the run \
-                     did not write the whole span, so not known to be sustained), not the first \
-                     post-cache level"
+                    "{head}the speed after it is this over the data written after it ({why}, \
+                     so not known to be sustained), not the first post-cache level"
                 );
             }
         }

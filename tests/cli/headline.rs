@@ -238,6 +238,7 @@ pub fn every_output_states_the_same_findings_on_seven_shapes() {
 
     // `runs`: the table and the JSON, read once.
     let table = run(&db, &["runs"]);
+    let csv = run(&db, &["runs", "--csv"]);
     let json: serde_json::Value = serde_json::from_str(&run(&db, &["runs", "--json"])).unwrap();
     let rows = json.as_array().expect("runs --json is an array");
     assert_eq!(rows.len(), shapes.len(), "{json}");
@@ -338,7 +339,49 @@ pub fn every_output_states_the_same_findings_on_seven_shapes() {
             .unwrap_or_else(|| panic!("{name}: run {id} not in the table:\n{table}"));
         assert!(line.contains(&f.cache_cell(U)), "{name}: runs: {line}");
         check(name, "runs", line, &want, false);
+        if let Some(a) = f.after_cell(U) {
+            assert!(line.contains(&a), "{name}: runs: {line}");
+        }
+        // The CSV names the kind of finding, and the range where there is one.
+        let row = csv
+            .lines()
+            .find(|l| l.split(',').next() == Some(&id.to_string()))
+            .unwrap_or_else(|| panic!("{name}: run {id} not in the CSV:\n{csv}"));
+        let kind = serde_json::to_value(&f.cache).unwrap()["kind"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(row.contains(&format!(",{kind},")), "{name}: {row}");
+        if let Some(After::NotSteady {
+            low_bytes_per_sec, ..
+        }) = &f.after
+        {
+            assert!(
+                row.contains(&format!("{low_bytes_per_sec:.1}")),
+                "{name}: {row}"
+            );
+        }
+        // "After the cache" names one stretch: a phase before the last cliff is a tier, and
+        // where the stretch holds several levels none is labelled as its rate.
+        if f.steps.len() > 1 && !s.terminal.contains("came back") {
+            assert!(md.contains("| tier 2: "), "{name}: {md}");
+        }
+        if matches!(f.after, Some(After::NotSteady { .. })) {
+            assert!(!md.contains("after the cache: "), "{name}: {md}");
+            assert!(!chart.contains("after the cache: "), "{name}: the chart");
+        }
     }
+
+    // A timeline read without its summary.json does not know how much of the drive the run
+    // wrote: the folding tier is not called the sustained speed.
+    let bare = w.path().join("bare.csv");
+    std::fs::copy(root.join("two-tiers/timeline.csv"), &bare).unwrap();
+    let text = run(
+        &db,
+        &["analyze", &bare.display().to_string(), "--no-record"],
+    );
+    assert!(text.contains("folding"), "{text}");
+    assert!(!text.contains("sustained speed is this"), "{text}");
 
     // `compare` of all seven: compare.md states each run's findings.
     let out = w.path().join("compare");

@@ -699,7 +699,7 @@ pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     }
     assert!(cache.contains("first 1.00 s sample"), "{cache}");
     assert!(first.contains("≥ 1090 MB/s"), "{first}");
-    assert_eq!(after, "after  300 MB/s");
+    assert_eq!(after, "after  300 MB/s (unconfirmed)");
     let note = slccache::report::pages::card::card_note(&a, u).unwrap();
     assert!(note.contains("790 MB to 1.09 GB"), "{note}");
     let spec = charts::throughput_data(&t, &a, &ReportOptions::default());

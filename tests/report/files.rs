@@ -149,7 +149,7 @@ pub fn custom_png_size_and_binary_units() {
     assert!(texts.iter().any(|t| t.trim() == "write throughput (MiB/s)"));
     let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
     assert!(md.contains("GiB") && md.contains("MiB/s") && md.contains("binary units"));
-    assert!(md.contains("| Phase 3 | folding: "));
+    assert!(md.contains("| Phase 3 | after the cache (folding): "));
     assert!(md.contains("| Further cliffs | at 126.8 s, "));
 }
 

@@ -277,7 +277,14 @@ pub fn three_phases_two_cliffs() {
         check_common(&s);
         assert_eq!(s.markers.len(), 2);
         assert_eq!(s.bands.len(), 3);
-        assert!(s.bands[2].label.starts_with("folding: 130 MB/s"));
+        assert!(s.bands[2]
+            .label
+            .starts_with("after the cache (folding): 130 MB/s"));
+        assert!(
+            s.bands[1].label.starts_with("tier 2: 3500 MB/s"),
+            "{}",
+            s.bands[1].label
+        );
         assert_eq!(s.markers[0].lines[1], "5000 -> 3500 MB/s");
         assert_eq!(s.markers[1].lines[1], "3500 -> 130 MB/s");
         assert!(s.subtitle.contains("2 cliffs"));

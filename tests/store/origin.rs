@@ -221,7 +221,7 @@ pub fn runs_filter_by_host_part_and_tags() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",tags,pattern,block_size,queue_depth,jobs"),
+            .contains(",tags,pattern,block_size,queue_depth,jobs,cache_finding,"),
         "{csv}"
     );
     assert!(

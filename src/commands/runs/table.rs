@@ -40,7 +40,7 @@ pub(super) fn rate(v: Option<f64>, units: UnitSystem) -> String {
 /// steady), else the stored rate.
 pub(super) fn after(r: &RunRow, units: UnitSystem) -> String {
     match &r.findings {
-        Some(f) => f.after_text(units).unwrap_or_else(|| "-".into()),
+        Some(f) => f.after_cell(units).unwrap_or_else(|| "-".into()),
         None => rate(r.after_cache_bytes_per_sec, units),
     }
 }
@@ -161,6 +161,39 @@ pub(super) fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> St
         .join(";")
 }
 
+/// What the run found of the cache, as `findings.cache.kind` names it (`sized`, `at_least`,
+/// `none_over_whole_drive`, `unconfirmed`, `too_few_samples`, `nothing_written`, `read_only`,
+/// `not_estimated`); empty for runs recorded before summaries held findings.
+fn finding_kind(r: &RunRow) -> String {
+    r.findings
+        .as_ref()
+        .and_then(|f| serde_json::to_value(&f.cache).ok())
+        .and_then(|v| v["kind"].as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+/// The most the cache can be where the run bounds it from above: a drop inside the first
+/// sample, if it was the cache running out.
+fn upper_bound(r: &RunRow) -> Option<i64> {
+    match r.findings.as_ref().map(|f| &f.cache) {
+        Some(crate::detect::findings::Cache::Unconfirmed(d)) if d.bytes_high > d.bytes_low => {
+            i64::try_from(d.bytes_high).ok()
+        }
+        _ => None,
+    }
+}
+
+/// The range of a stretch after the cache that was not steady, bytes/s.
+fn after_range(r: &RunRow) -> Option<(f64, f64)> {
+    match r.findings.as_ref().and_then(|f| f.after.as_ref()) {
+        Some(crate::detect::findings::After::NotSteady {
+            low_bytes_per_sec,
+            high_bytes_per_sec,
+        }) => Some((*low_bytes_per_sec, *high_bytes_per_sec)),
+        _ => None,
+    }
+}
+
 /// The listing as CSV (SI base units: bytes, bytes per second).
 pub fn csv_text(rows: &[RunRow]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -188,6 +221,10 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         "block_size",
         "queue_depth",
         "jobs",
+        "cache_finding",
+        "cache_upper_bound_bytes",
+        "after_cache_low_bytes_per_sec",
+        "after_cache_high_bytes_per_sec",
     ])?;
     let o = |v: &Option<String>| v.clone().unwrap_or_default();
     let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
@@ -226,6 +263,10 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
                 .and_then(|w| w.queue_depth)
                 .map(i64::from)),
             i(r.workload.as_ref().and_then(|w| w.jobs).map(i64::from)),
+            finding_kind(r),
+            i(upper_bound(r)),
+            f(after_range(r).map(|x| x.0)),
+            f(after_range(r).map(|x| x.1)),
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)

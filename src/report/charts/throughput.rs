@@ -344,18 +344,20 @@ pub(super) fn throughput(
         XKind::Time => t_s / xdiv,
         XKind::Data => bytes_at(t, t_s) / xdiv,
     };
+    let names = crate::detect::findings::phase_names(a);
     let bands: Vec<Band> = a
         .phases
         .iter()
-        .map(|p| Band {
+        .enumerate()
+        .map(|(i, p)| Band {
             x0: to_x(p.start_s).max(x.min),
             x1: to_x(p.end_s).min(x.max),
             label: format!(
                 "{}{}: {}",
-                if crate::detect::is_throttled(a, p) {
-                    "thermal throttling"
-                } else {
+                if p.kind == PhaseKind::Steady {
                     phase_name_in(a, p.kind)
+                } else {
+                    names[i].as_str()
                 },
                 // A cache phase that starts where the cache came back.
                 if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) {

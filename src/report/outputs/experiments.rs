@@ -797,7 +797,7 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                 cache,
                 opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
                 match &p.findings {
-                    Some(f) => opt(f.after_text(u)),
+                    Some(f) => opt(f.after_cell(u)),
                     None => opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
                 },
                 opt(p.drive_written_bytes.map(|b| format_bytes(b, u))),

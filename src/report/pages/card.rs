@@ -58,7 +58,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             }
             _ => format!("before  {}", format_rate(d.before_bytes_per_sec, u)),
         };
-        let after = format!("after  {}", format_rate(d.after_bytes_per_sec, u));
+        let after = format!("after  {}", f.after_cell(u).unwrap_or_default());
         return (drive, cache, before, after);
     }
     let in_cache = match (f.in_cache_text(u), f.level_bytes_per_sec) {
@@ -70,32 +70,18 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         (None, Some(r)) => format!("steady  {}", format_rate(r, u)),
         (None, None) => String::new(),
     };
-    let after = match (&f.after, f.steps.as_slice()) {
-        // Tiers: the first level after the cache, then the one the run ended at (not where
-        // the cache came back and ran out to the same level again).
-        (
-            Some(After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec }),
-            [first, .., _],
-        ) if (first.after_bytes_per_sec - bytes_per_sec).abs() > 0.2 * bytes_per_sec => {
-            format!(
-                "after  {} → {}",
-                crate::report::charts::rate_number(first.after_bytes_per_sec, u),
-                format_rate(*bytes_per_sec, u)
-            )
-        }
-        (
-            Some(After::NotSteady {
-                low_bytes_per_sec,
-                high_bytes_per_sec,
-            }),
-            _,
-        ) => format!(
+    // "After the cache" is the stretch after the last cliff; a tier before it is in the note.
+    let after = match &f.after {
+        Some(After::NotSteady {
+            low_bytes_per_sec,
+            high_bytes_per_sec,
+        }) => format!(
             "after  {} to {} (not steady)",
             crate::report::charts::rate_number(*low_bytes_per_sec, u),
             format_rate(*high_bytes_per_sec, u)
         ),
-        (Some(x), _) => format!("after  {}", x.text(u)),
-        (None, _) => String::new(),
+        Some(x) => format!("after  {}", x.text(u)),
+        None => String::new(),
     };
     (drive, cache, in_cache, after)
 }
@@ -137,6 +123,19 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     }
     if let Some(r) = crate::detect::returns_text(a, u) {
         parts.push(r);
+    }
+    // Tiers before the last cliff (not where the cache came back): their levels, so that
+    // "after" is the stretch after the last cliff alone.
+    if a.returns.is_empty() {
+        let f = crate::detect::Findings::of(a);
+        let n = f.steps.len();
+        for (i, s) in f.steps.iter().enumerate().take(n.saturating_sub(1)) {
+            parts.push(format!(
+                "tier {}: {}",
+                i + 2,
+                format_rate(s.after_bytes_per_sec, u)
+            ));
+        }
     }
     // A run that did not write to the end of the span saw the last speed only over the data
     // it wrote after the last cliff: the line under the speeds says how much.
@@ -193,7 +192,7 @@ pub fn card_warning(a: &Analysis) -> Option<String> {
         .is_some_and(|c| c.later_tier_possible)
         .then(|| {
             format!(
-                "may not be the sustained speed: a slower tier may follow (measure it with --cliffs {})",
+                "may not be the sustained speed: a slower tier may follow (--cliffs {})",
                 a.cliffs.len() + 1
             )
         })

@@ -14,15 +14,6 @@ fn esc(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-fn phase_name(k: PhaseKind) -> &'static str {
-    match k {
-        PhaseKind::Cache => "SLC cache",
-        PhaseKind::PostCache => "after the cache",
-        PhaseKind::Folding => "folding",
-        PhaseKind::Steady => "steady",
-    }
-}
-
 /// The rows of the table for one run: (row name, value).
 pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> {
     let a = r.analysis;
@@ -42,6 +33,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     let f = crate::detect::Findings::of(a);
     let cache = f.cache_row(units);
     v.push(("Cache size".to_string(), cache));
+    let names = crate::detect::findings::phase_names(a);
     for (i, p) in a.phases.iter().enumerate() {
         v.push((
             format!("Phase {}", i + 1),
@@ -51,10 +43,8 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
                 // mean over both levels.
                 if p.kind == PhaseKind::Steady && a.unconfirmed_drop.is_some() {
                     "no confirmed change (mean over the drop)"
-                } else if crate::detect::is_throttled(a, p) {
-                    "thermal throttling"
                 } else {
-                    phase_name(p.kind)
+                    names[i].as_str()
                 },
                 format_rate(p.mean_bytes_per_sec, units),
                 format_seconds(p.start_s),
