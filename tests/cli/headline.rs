@@ -297,7 +297,15 @@ pub fn every_output_states_the_same_findings_on_seven_shapes() {
         );
         assert_eq!(again.cache_text(U), f.cache_text(U), "{name}");
         let (_, cache, inside, after) = slccache::report::pages::card::card_texts(&t, &a, U);
-        let card = format!("{cache}\n{inside}\n{after}");
+        let note = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
+        let card = format!("{cache}\n{inside}\n{after}\n{note}");
+        // The terminal's heat warning is not contradicted by a card that does not say it.
+        if s.terminal.contains("heat") || md.contains("thermal throttling") {
+            assert!(
+                note.contains("thermal throttling"),
+                "{name}: the card: {note}"
+            );
+        }
         // Two levels after the cache are told only where they differ ("300 → 300 MB/s" was
         // a cache that came back and ran out to the same level).
         if let Some((a, b)) = after.split_once(" → ") {

@@ -124,6 +124,17 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     if let Some(r) = crate::detect::returns_text(a, u) {
         parts.push(r);
     }
+    // Thermal throttling, which the terminal warns of: where it began, so that the card does
+    // not read as if the rates after the cache were the drive's alone.
+    let hot: Vec<String> = a
+        .phases
+        .iter()
+        .filter(|p| crate::detect::is_throttled(a, p))
+        .map(|p| crate::units::format_seconds(p.start_s))
+        .collect();
+    if !hot.is_empty() {
+        parts.push(format!("thermal throttling from {}", hot.join(", ")));
+    }
     // Tiers before the last cliff (not where the cache came back): their levels, so that
     // "after" is the stretch after the last cliff alone.
     if a.returns.is_empty() {
