@@ -74,6 +74,8 @@ fn main() -> std::process::ExitCode {
             spec::a_million_samples_keep_every_dip,
             spec::latency_chart,
             spec::comparison_one_style_per_run,
+            spec::compare_labels_keep_what_tells_runs_apart,
+            spec::compare_subtitle_counts_one_run,
             spec::png_size_is_respected_and_labels_scale,
             svg_render::svg_renders_match_the_pngs,
             svg_render::the_render_comparison_sees_a_missing_title,
