@@ -25,6 +25,7 @@ fn main() -> std::process::ExitCode {
             charts::comparisons_of_2_to_12_runs_read_well,
             charts::align_cliff_puts_every_cliff_at_zero,
             charts::compare_labels_and_duplicate_drives,
+            charts::every_phase_band_is_labelled,
             charts::long_run_gets_zoomed_charts,
             charts::smoothing_legend_reads_naturally,
             charts::latency_axis_is_labelled_low_and_max_stays_visible,
