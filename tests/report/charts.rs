@@ -841,3 +841,32 @@ pub fn the_card_never_cuts_the_simulated_marker() {
         assert_eq!(fit_drive_name(&short, st, max_w).0, short);
     }
 }
+
+/// `simulate fx700-2tb --cliffs 2`: the third phase (129 MB/s, a sliver at the right edge of
+/// the data chart) and the first (a sliver at the left of the time chart) once had no label.
+/// Every phase band now carries one, beside the band when it is too narrow.
+pub fn every_phase_band_is_labelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f");
+    let o = slccache()
+        .args(["--no-record", "simulate", "fx700-2tb", "--cliffs", "2"])
+        .args(["--seed", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for chart in ["throughput-time.svg", "throughput-data.svg"] {
+        let svg = std::fs::read_to_string(out.join(chart)).unwrap();
+        let texts = svg_texts(&svg).unwrap();
+        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s").
+        let band_labels: Vec<&String> = texts
+            .iter()
+            .filter(|t| t.ends_with(" MB/s") && !t.contains("->") && !t.contains("&gt;"))
+            .collect();
+        assert_eq!(band_labels.len(), 3, "{chart}: {band_labels:?}");
+        assert!(
+            band_labels.iter().any(|t| t.starts_with("folding")),
+            "{chart}: {band_labels:?}"
+        );
+    }
+}

@@ -427,3 +427,57 @@ pub fn png_size_is_respected_and_labels_scale() {
     assert_eq!(s.size, (800, 450));
     check_common(&s);
 }
+
+/// Compare labels once kept only the start of each name, cut at 24 characters: two runs
+/// named "Samsung SSD 960 EVO 250GB" and "… 500GB" were both "Samsung SSD 960 EVO…: 13.0 GB".
+/// Each label now keeps the capacity that tells the runs apart, and no two are alike.
+pub fn compare_labels_keep_what_tells_runs_apart() {
+    let drives = three_drives();
+    let names = [
+        ("Samsung SSD 960 EVO 250GB (simulated)", "250GB"),
+        ("Samsung SSD 960 EVO 500GB (simulated)", "500GB"),
+        ("Samsung SSD 960 EVO 1TB (simulated)", "1TB"),
+        ("Samsung SSD 970 EVO 250GB (simulated)", "970"),
+        ("HP FX700 2TB (QLC) (simulated)", "FX700"),
+        ("Crucial P1 1TB (QLC) (simulated)", "P1"),
+    ];
+    for n in [2, 6] {
+        let cr: Vec<CompareRun<'_>> = (0..n)
+            .map(|i| CompareRun {
+                name: names[i].0,
+                timeline: &drives[i % 3].0,
+                analysis: &drives[i % 3].1,
+            })
+            .collect();
+        for s in [
+            charts::compare_time(&cr, &opts()),
+            charts::compare_data(&cr, &opts()),
+        ] {
+            let heads: Vec<&str> = s
+                .markers
+                .iter()
+                .map(|m| m.lines[0].split(": ").next().unwrap())
+                .collect();
+            assert_eq!(heads.len(), n, "{heads:?}");
+            for (i, h) in heads.iter().enumerate() {
+                assert!(h.contains(names[i].1), "{h:?} lost {:?}", names[i].1);
+                assert!(!heads[..i].contains(h), "{heads:?}");
+                assert!(!h.ends_with('…'), "{h:?}");
+            }
+        }
+    }
+}
+
+/// A comparison subtitle too long for one line gave the count as "1 runs".
+pub fn compare_subtitle_counts_one_run() {
+    let drives = three_drives();
+    let name = "Samsung SSD 960 EVO 250GB (simulated) ".repeat(8);
+    let cr = [CompareRun {
+        name: &name,
+        timeline: &drives[0].0,
+        analysis: &drives[0].1,
+    }];
+    let s = charts::compare_data(&cr, &opts());
+    assert!(s.subtitle.starts_with("1 run  ·"), "{}", s.subtitle);
+    assert!(!s.subtitle.contains("1 runs"), "{}", s.subtitle);
+}

@@ -22,7 +22,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Chromium headless on `url` with no network; returns (stdout, console lines).
-fn browse(chrome: &Path, profile: &Path, url: &str) -> (String, Vec<String>) {
+fn browse(chrome: &Path, profile: &Path, url: &str, size: &str) -> (String, Vec<String>) {
     let o = Command::new(chrome)
         .args([
             "--headless",
@@ -36,8 +36,8 @@ fn browse(chrome: &Path, profile: &Path, url: &str) -> (String, Vec<String>) {
             "--v=0",
             "--host-resolver-rules=MAP * ~NOTFOUND",
             "--dump-dom",
-            "--window-size=1280,1000",
         ])
+        .arg(format!("--window-size={size}"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(url)
         .output()
@@ -101,7 +101,7 @@ pub fn the_library_page_lists_filters_and_links_every_run() {
         return;
     };
     let url = format!("file://{}#selftest", page.join("index.html").display());
-    let (dom, console) = browse(&chrome, &w.join("profile"), &url);
+    let (dom, console) = browse(&chrome, &w.join("profile"), &url, "1280,1000");
     assert!(console.is_empty(), "console output: {console:#?}");
     assert!(
         dom.contains("data-ready=\"yes\""),
@@ -118,4 +118,62 @@ pub fn the_library_page_lists_filters_and_links_every_run() {
         "{st}"
     );
     assert!(!st.contains("fail"), "{st}");
+}
+
+/// The library page once scrolled sideways in a 1400 px window (long drive names and cache
+/// intervals on one line each): its long cells now wrap, and only the table's own box may
+/// scroll. Measured in Chromium: the page's width is the window's.
+pub fn the_library_page_fits_1400_px() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let db_s = db.to_str().unwrap();
+    for (i, preset) in ["870evo-4tb", "660p-1tb", "970evo-500g", "fx700-2tb"]
+        .iter()
+        .enumerate()
+    {
+        store_util::ok(
+            store_util::slccache(&db)
+                .args(["simulate", preset, "--seed", &i.to_string(), "--out"])
+                .arg(w.join(format!("s{i}"))),
+        );
+    }
+    let page = w.join("lib");
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    store_util::ok(c.args(["--db", db_s, "runs", "--html"]).arg(&page));
+    let html = std::fs::read_to_string(page.join("index.html")).unwrap();
+    let Some(chrome) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is not installed (.ci/run installs it)"
+        );
+        crate::common::skip("chromium is not installed");
+        return;
+    };
+    // The page with a line of script that writes its widths into the DOM.
+    let probe = html.replace(
+        "</body>",
+        "<script>document.body.setAttribute('data-widths',\
+         document.documentElement.scrollWidth+' '+document.documentElement.clientWidth)\
+         </script></body>",
+    );
+    let measure = page.join("measure.html");
+    std::fs::write(&measure, probe).unwrap();
+    let url = format!("file://{}", measure.display());
+    let (dom, console) = browse(&chrome, &w.join("profile"), &url, "1400,900");
+    assert!(console.is_empty(), "console output: {console:#?}");
+    let widths: Vec<u32> = dom
+        .split("data-widths=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("no widths measured")
+        .split(' ')
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!(
+        widths[0] <= widths[1],
+        "the page is {} px wide in a {} px window",
+        widths[0],
+        widths[1]
+    );
 }

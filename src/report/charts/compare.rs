@@ -1,7 +1,7 @@
 //! The comparison charts: several runs overlaid, one colour and dash per run.
 use crate::detect::Analysis;
 use crate::timeline::Timeline;
-use crate::units::{format_bytes, format_seconds};
+use crate::units::{count_text, format_bytes, format_seconds};
 
 use super::*;
 use crate::report::draw::decimate::smooth;
@@ -53,6 +53,93 @@ pub fn short_name(name: &str) -> String {
     cut.trim_end_matches([' ', ',', '(', '-', '/']).to_string() + "…"
 }
 
+/// The plot labels' names: each name without what all of them share at their start, and,
+/// where one is still longer than about 24 characters, without the words all of them have
+/// ("(simulated)") and then the words most of the others also have (each run of those shown
+/// as "…"), so that what tells the runs apart
+/// stays: "Samsung … 960 EVO 250GB", never "Samsung SSD 960 EVO…" (which drops the capacity).
+/// Names a cut would make alike are kept whole.
+pub fn plot_tags(names: &[&str]) -> Vec<String> {
+    const MAX: usize = 24;
+    let tails = distinct_tails(names);
+    if tails.iter().all(|t| t.chars().count() <= MAX) {
+        return tails;
+    }
+    if tails.len() < 2 {
+        // Nothing to tell apart: the start of the name.
+        return tails.iter().map(|t| short_name(t)).collect();
+    }
+    let key = |w: &str| w.trim_end_matches(',').to_string();
+    let words: Vec<Vec<&str>> = tails
+        .iter()
+        .map(|t| t.split_whitespace().collect())
+        .collect();
+    let cut: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, ws)| {
+            // How many of the other names have each word.
+            let shared: Vec<usize> = ws
+                .iter()
+                .map(|w| {
+                    words
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, o)| j != i && o.iter().any(|x| key(x) == key(w)))
+                        .count()
+                })
+                .collect();
+            // Words every other name has go without a mark, as the common start does.
+            let (ws, shared): (Vec<&str>, Vec<usize>) = ws
+                .iter()
+                .zip(&shared)
+                .enumerate()
+                .filter(|&(k, (_, &n))| k == 0 || n + 1 < words.len())
+                .map(|(_, (w, &n))| (*w, n))
+                .unzip();
+            elide(&ws, &shared, MAX)
+        })
+        .collect();
+    if (1..cut.len()).all(|i| !cut[..i].contains(&cut[i])) {
+        cut
+    } else {
+        tails
+    }
+}
+
+/// `words` joined, or, past `max` characters, without words (never the first) in the order
+/// of `shared` (most shared first, then the earlier), until it fits; each run of left-out
+/// words is one "…". A single word still too long is cut at its end.
+fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
+    let render = |keep: &[bool]| {
+        let mut out: Vec<&str> = Vec::new();
+        for (w, k) in words.iter().zip(keep) {
+            if *k {
+                out.push(w);
+            } else if out.last() != Some(&"…") {
+                out.push("…");
+            }
+        }
+        out.join(" ").trim_end_matches(',').to_string()
+    };
+    let mut keep = vec![true; words.len()];
+    let mut order: Vec<usize> = (1..words.len()).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(shared[k]), k));
+    let mut text = render(&keep);
+    for k in order {
+        if text.chars().count() <= max {
+            break;
+        }
+        keep[k] = false;
+        text = render(&keep);
+    }
+    if text.chars().count() <= max {
+        text
+    } else {
+        short_name(&text)
+    }
+}
+
 #[cfg(test)]
 mod name_tests {
     use super::short_name;
@@ -75,6 +162,33 @@ mod name_tests {
         assert_eq!(short_name("short name"), "short name");
         let long_word = "Averyveryverylongmodelnamewithoutspaces";
         assert!(short_name(long_word).chars().count() <= 25);
+    }
+
+    /// Plot labels keep the words that tell the runs apart, and a lone name keeps its words.
+    #[test]
+    fn plot_tags_keep_what_differs() {
+        use super::plot_tags;
+        let t = plot_tags(&[
+            "Samsung SSD 960 EVO 250GB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated)",
+            "HP FX700 2TB (QLC) (simulated)",
+        ]);
+        assert_eq!(
+            t,
+            [
+                "Samsung … 960 EVO 250GB",
+                "Samsung … 960 EVO 500GB",
+                "HP FX700 2TB (QLC)"
+            ]
+        );
+        let t = plot_tags(&[
+            "Samsung SSD 960 EVO 250GB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated)",
+            "biwin_x570_1tb_fresh_seqwrite",
+        ]);
+        assert_eq!(t[0], "Samsung … 250GB …");
+        let one = plot_tags(&["Samsung SSD 960 EVO 250GB (simulated), 13:21:49"]);
+        assert_eq!(one, ["Samsung SSD 960 EVO…"]);
     }
 }
 
@@ -174,9 +288,10 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
     let cols = columns(o.png_size);
     let many = runs.len() > 4;
     // Label texts on the plot: each name without what all names share at their start
-    // ("Samsung SSD 960 EVO 250GB (simulated), " before the start times).
+    // ("Samsung SSD 960 EVO 250GB (simulated), " before the start times), cut in the middle
+    // when still long (`plot_tags`).
     let all: Vec<&str> = runs.iter().map(|r| r.name).collect();
-    let tags = distinct_tails(&all);
+    let tags = plot_tags(&all);
     let mut series = Vec::new();
     let mut legend = Vec::new();
     let mut markers = Vec::new();
@@ -253,26 +368,23 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             let lines = if many {
                 vec![format!(
                     "{}: {}",
-                    short_name(&tags[i]),
+                    tags[i],
                     match xk {
                         XKind::Time => format_seconds(c.t_s),
                         XKind::Data => format_bytes(bytes as f64, u),
                     }
                 )]
             } else {
-                vec![
-                    format!("{}: {}", short_name(&tags[i]), cliff_label(c.t_s, bytes, u)),
-                    {
-                        // The levels either side of the cliff, as the run's findings give them.
-                        let f = crate::detect::Findings::of(r.analysis);
-                        let step = f.steps.first();
-                        levels_label(
-                            step.map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
-                            step.map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
-                            u,
-                        )
-                    },
-                ]
+                vec![format!("{}: {}", tags[i], cliff_label(c.t_s, bytes, u)), {
+                    // The levels either side of the cliff, as the run's findings give them.
+                    let f = crate::detect::Findings::of(r.analysis);
+                    let step = f.steps.first();
+                    levels_label(
+                        step.map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
+                        step.map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
+                        u,
+                    )
+                }]
             };
             markers.push(Marker {
                 x: xv,
@@ -303,8 +415,8 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             parts.push(format!("Workload: {w0}"));
         }
         Some(_) if !many => {
-            for (r, w) in runs.iter().zip(&workloads) {
-                parts.push(format!("{}: {w}", short_name(r.name)));
+            for (tag, w) in tags.iter().zip(&workloads) {
+                parts.push(format!("{tag}: {w}"));
             }
         }
         Some(_) => parts.push("Workloads differ: see compare.md".to_string()),
@@ -358,7 +470,7 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             .filter_map(|r| r.analysis.cache_estimate.as_ref().map(|e| e.bytes))
             .collect();
         let without = runs.iter().filter(|r| r.analysis.cliffs.is_empty()).count();
-        subtitle = format!("{} runs", runs.len());
+        subtitle = count_text(runs.len(), "run", "runs");
         if let (Some(lo), Some(hi)) = (est.iter().min(), est.iter().max()) {
             let (lo, hi) = (format_bytes(*lo as f64, u), format_bytes(*hi as f64, u));
             // One figure where the sizes round alike, not "from 13.0 GB to 13.0 GB".
@@ -367,8 +479,12 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
                     subtitle.push_str(&format!("  ·  SLC cache {lo} in every run"));
                 } else {
                     subtitle.push_str(&format!(
-                        "  ·  SLC cache {lo} in the {} runs with a cliff",
-                        est.len()
+                        "  ·  SLC cache {lo} in {} with a cliff",
+                        if est.len() == 1 {
+                            "the run".to_string()
+                        } else {
+                            format!("the {} runs", est.len())
+                        }
                     ));
                 }
             } else {

@@ -108,93 +108,29 @@ pub(super) fn draw_band_labels<DB: DrawingBackend>(
             .map(|t| (t, st.width(t) as i32))
             .find(|(_, w)| w + 2 * pad <= avail);
         // A band too narrow for its label (a short cache phase): the label goes just right of
-        // the band, beside its level, where no line and no cliff label is (below).
+        // the band, or left of it when the plot ends there (a last phase that is a sliver at
+        // the right edge), beside its level, where no line and no cliff label is (below); the
+        // short label when the long one finds no room.
         let outside = inside.is_none();
-        let Some((text, w)) = inside.or_else(|| Some((&b.label, st.width(&b.label) as i32))) else {
+        let tries: Vec<((&String, i32), i32)> = match inside {
+            Some((t, w)) => vec![((t, w), a + gap)],
+            None => [&b.label, &b.short_label]
+                .into_iter()
+                .filter(|t| !t.is_empty())
+                .map(|t| (t, st.width(t) as i32))
+                .flat_map(|(t, w)| {
+                    [z + gap, z + 4 * gap, a - gap - w - 2 * pad].map(|x0| ((t, w), x0))
+                })
+                .collect(),
+        };
+        let placed = tries.into_iter().find_map(|((t, w), x0)| {
+            band_label_y(spec, p, boxes, (a, z), (x0, w, h), (gap, pad), outside)
+                .map(|y0| (t, w, x0, y0))
+        });
+        let Some((text, w, x0, y0)) = placed else {
             continue;
         };
-        let x0 = if outside { z + gap } else { a + gap };
         let x1 = x0 + w + 2 * pad;
-        if x1 > p.right - gap {
-            continue;
-        }
-        // The lines' extent over the label, leaving out the edge of the band (where the line
-        // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips
-        // and the sample that straddles the cliff), so the label sits next to the level it
-        // names.
-        let ys_in = |from: i32| -> Vec<i32> {
-            let mut ys: Vec<i32> = spec
-                .series
-                .iter()
-                .filter(|s| s.side == YSide::Left)
-                .flat_map(|s| s.points.iter())
-                .filter(|q| !spec.y.log || q.1 > 0.0)
-                .filter(|q| {
-                    let x = p.x(&spec.x, q.0);
-                    x > from && x <= x1 + gap
-                })
-                .map(|q| p.y(&spec.y, q.1))
-                .collect();
-            ys.sort_unstable();
-            ys
-        };
-        let mut ys = ys_in(a + 3 * gap);
-        if ys.len() < 3 {
-            ys = ys_in(a);
-        }
-        if outside {
-            // The band's own level, from the points inside the band.
-            ys = spec
-                .series
-                .iter()
-                .filter(|s| s.side == YSide::Left)
-                .flat_map(|s| s.points.iter())
-                .filter(|q| !spec.y.log || q.1 > 0.0)
-                .filter(|q| {
-                    let x = p.x(&spec.x, q.0);
-                    x >= a && x < z
-                })
-                .map(|q| p.y(&spec.y, q.1))
-                .collect();
-            ys.sort_unstable();
-        }
-        let (hi, lo) = level_extent(&ys);
-        // Outside its band, a label must also keep off every line point under it.
-        let clear_of_lines = |y0: i32| {
-            !outside
-                || spec
-                    .series
-                    .iter()
-                    .flat_map(|s| s.points.iter())
-                    .filter(|q| !spec.y.log || q.1 > 0.0)
-                    .all(|q| {
-                        let (x, y) = (p.x(&spec.x, q.0), p.y(&spec.y, q.1));
-                        x < x0 - gap || x > x1 + gap || y < y0 - gap || y > y0 + h + gap
-                    })
-        };
-        let free = |y0: i32| {
-            y0 >= p.top + gap
-                && y0 + h <= p.bottom - gap
-                && boxes
-                    .iter()
-                    .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
-                && clear_of_lines(y0)
-        };
-        let mut cands = Vec::new();
-        if hi != i32::MAX {
-            cands.push(hi - 2 * gap - h);
-            cands.push(lo + 2 * gap);
-        }
-        if !outside {
-            cands.push(p.bottom - gap - h);
-        }
-        let Some(y0) = cands.into_iter().find(|&y| free(y)).or(if outside {
-            None
-        } else {
-            Some(p.bottom - gap - h)
-        }) else {
-            continue;
-        };
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y0 + h)],
             color(cs.bg).mix(0.75).filled(),
@@ -204,6 +140,102 @@ pub(super) fn draw_band_labels<DB: DrawingBackend>(
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// Where a band label of text width `w` and height `h` with its left edge at `x0` goes: the
+/// top of its box, or `None` when it fits nowhere there (see [`draw_band_labels`]).
+fn band_label_y(
+    spec: &ChartSpec,
+    p: &Px,
+    boxes: &[(i32, i32, i32, i32)],
+    (a, z): (i32, i32),
+    (x0, w, h): (i32, i32, i32),
+    (gap, pad): (i32, i32),
+    outside: bool,
+) -> Option<i32> {
+    let x1 = x0 + w + 2 * pad;
+    if x0 < p.left + gap || x1 > p.right - gap {
+        return None;
+    }
+    // The lines' extent over the label, leaving out the edge of the band (where the line
+    // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips
+    // and the sample that straddles the cliff), so the label sits next to the level it
+    // names.
+    let ys_in = |from: i32| -> Vec<i32> {
+        let mut ys: Vec<i32> = spec
+            .series
+            .iter()
+            .filter(|s| s.side == YSide::Left)
+            .flat_map(|s| s.points.iter())
+            .filter(|q| !spec.y.log || q.1 > 0.0)
+            .filter(|q| {
+                let x = p.x(&spec.x, q.0);
+                x > from && x <= x1 + gap
+            })
+            .map(|q| p.y(&spec.y, q.1))
+            .collect();
+        ys.sort_unstable();
+        ys
+    };
+    let mut ys = ys_in(a + 3 * gap);
+    if ys.len() < 3 {
+        ys = ys_in(a);
+    }
+    if outside {
+        // The band's own level, from the points inside the band.
+        ys = spec
+            .series
+            .iter()
+            .filter(|s| s.side == YSide::Left)
+            .flat_map(|s| s.points.iter())
+            .filter(|q| !spec.y.log || q.1 > 0.0)
+            .filter(|q| {
+                let x = p.x(&spec.x, q.0);
+                x >= a && x < z
+            })
+            .map(|q| p.y(&spec.y, q.1))
+            .collect();
+        ys.sort_unstable();
+    }
+    let (hi, lo) = level_extent(&ys);
+    // Outside its band, a label must also keep off every line point under it.
+    let clear_of_lines = |y0: i32| {
+        !outside
+            || spec
+                .series
+                .iter()
+                .flat_map(|s| s.points.iter())
+                .filter(|q| !spec.y.log || q.1 > 0.0)
+                .all(|q| {
+                    let (x, y) = (p.x(&spec.x, q.0), p.y(&spec.y, q.1));
+                    x < x0 - gap || x > x1 + gap || y < y0 - gap || y > y0 + h + gap
+                })
+    };
+    let free = |y0: i32| {
+        y0 >= p.top + gap
+            && y0 + h <= p.bottom - gap
+            && boxes
+                .iter()
+                .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
+            && clear_of_lines(y0)
+    };
+    let mut cands = Vec::new();
+    if hi != i32::MAX {
+        if outside {
+            // Level with the band's line, where it is clear.
+            cands.push((hi + lo) / 2 - h / 2);
+        }
+        cands.push(hi - 2 * gap - h);
+        cands.push(lo + 2 * gap);
+    }
+    if !outside {
+        cands.push(p.bottom - gap - h);
+    }
+    cands.into_iter().find(|&y| free(y)).or(if outside {
+        None
+    } else {
+        Some(p.bottom - gap - h)
+    })
 }
 
 /// The pixel rows a band label must keep clear of, from the sorted pixel rows `ys` of the

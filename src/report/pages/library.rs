@@ -102,7 +102,9 @@ pub fn library_html(entries: &[LibraryEntry], store: &str) -> String {
 body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}\
 td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}\
 th{background:#f3f3f3}td.num{text-align:right}.spark{vertical-align:middle}\
-tr.hidden{display:none}label{margin-right:1.5em}\n</style></head><body>\n",
+tr.hidden{display:none}label{margin-right:1.5em}select{max-width:24em}\
+td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
+.table{overflow-x:auto;max-width:100%}\n</style></head><body>\n",
     );
     let _ = writeln!(
         h,
@@ -121,7 +123,7 @@ tr.hidden{display:none}label{margin-right:1.5em}\n</style></head><body>\n",
         options(&mut hosts)
     );
     h.push_str(
-        "<table id=\"runs\"><thead><tr><th>id</th><th>date</th><th>drive</th><th>serial</th>\
+        "<div class=\"table\"><table id=\"runs\"><thead><tr><th>id</th><th>date</th><th>drive</th><th>serial</th>\
 <th>host</th><th>ran</th><th>cache (95% interval)</th><th>in cache</th><th>after cache</th>\
 <th>throughput</th><th>report</th></tr></thead><tbody>\n",
     );
@@ -133,8 +135,8 @@ tr.hidden{display:none}label{margin-right:1.5em}\n</style></head><body>\n",
         let _ = writeln!(
             h,
             "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td>{}</td>\
-<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-<td>{}</td></tr>",
+<td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td>\
+<td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&e.drive),
             esc(&e.host),
             e.id,
@@ -150,7 +152,7 @@ tr.hidden{display:none}label{margin-right:1.5em}\n</style></head><body>\n",
             link
         );
     }
-    h.push_str("</tbody></table>\n");
+    h.push_str("</tbody></table></div>\n");
     // Filtering, and a self-test (`#selftest`) that the browser test reads from the DOM.
     h.push_str(
         "<script>\n\
