@@ -865,7 +865,9 @@ pub fn every_phase_band_is_labelled() {
             .collect();
         assert_eq!(band_labels.len(), 3, "{chart}: {band_labels:?}");
         assert!(
-            band_labels.iter().any(|t| t.starts_with("folding")),
+            band_labels
+                .iter()
+                .any(|t| t.starts_with("after the cache (folding)")),
             "{chart}: {band_labels:?}"
         );
     }
