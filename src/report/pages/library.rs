@@ -108,8 +108,8 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
     );
     let _ = writeln!(
         h,
-        "<h1>slccache results library</h1>\n<p>{} run(s) in {}</p>",
-        entries.len(),
+        "<h1>slccache results library</h1>\n<p>{} in {}</p>",
+        crate::units::count_text(entries.len(), "run", "runs"),
         esc(store)
     );
     let mut drives: Vec<String> = entries.iter().map(|e| e.drive.clone()).collect();
@@ -208,6 +208,12 @@ pub fn write_library_html(dir: &Path, entries: &[LibraryEntry], store: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_page_counts_its_runs_in_words() {
+        assert!(library_html(&[], "results.db").contains("<p>0 runs in results.db</p>"));
+        assert!(!library_html(&[], "x").contains("run(s)"));
+    }
 
     #[test]
     fn sparks_keep_their_shape_in_fewer_points() {
