@@ -300,6 +300,15 @@ pub fn short_secs(s: f64) -> String {
     }
 }
 
+/// `text` with its first letter upper case (a sentence that heads a line).
+pub fn capitalized(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
 /// `1 level`, `3 levels`: a count with its noun in the right number.
 pub fn count_text(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

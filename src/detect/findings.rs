@@ -286,7 +286,7 @@ impl Findings {
                 bytes,
                 low_bytes,
                 high_bytes,
-            } => format!("{} ({} to {})", fb(*bytes), fb(*low_bytes), fb(*high_bytes)),
+            } => size_with(*bytes, *low_bytes, *high_bytes, "", units),
             Cache::AtLeast { bytes } => format!(">= {} (no cliff)", fb(*bytes)),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 format!("no cliff in all {}", fb(*capacity_bytes))
@@ -411,8 +411,13 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
 
 /// A size with its interval: `22.0 GB (95% interval 21.9 GB to 22.5 GB)`.
 fn size_text(bytes: u64, low: u64, high: u64, units: UnitSystem) -> String {
+    size_with(bytes, low, high, "95% interval ", units)
+}
+
+/// A size with its interval, the interval's words first: `22.0 GB ({words}21.9 GB to 22.5 GB)`.
+fn size_with(bytes: u64, low: u64, high: u64, words: &str, units: UnitSystem) -> String {
     format!(
-        "{} (95% interval {} to {})",
+        "{} ({words}{} to {})",
         format_bytes(bytes as f64, units),
         format_bytes(low as f64, units),
         format_bytes(high as f64, units)

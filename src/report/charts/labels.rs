@@ -48,15 +48,6 @@ pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
     )
 }
 
-/// `text` with its first letter upper case.
-fn capitalized(text: &str) -> String {
-    let mut c = text.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
-}
-
 /// The subtitle: the cache estimate with its 95% interval, or the lower bound without a cliff.
 pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     let fb = |b: u64| format_bytes(b as f64, units);
@@ -66,7 +57,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
             format!("No cliff seen: {}", f.cache_text(units))
         }
-        _ => capitalized(&f.cache_text(units)),
+        _ => crate::units::capitalized(&f.cache_text(units)),
     };
     match a.cliffs.len() {
         0 => {}

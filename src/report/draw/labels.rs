@@ -157,46 +157,36 @@ fn band_label_y(
     if x0 < p.left + gap || x1 > p.right - gap {
         return None;
     }
-    // The lines' extent over the label, leaving out the edge of the band (where the line
-    // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips
-    // and the sample that straddles the cliff), so the label sits next to the level it
-    // names.
-    let ys_in = |from: i32| -> Vec<i32> {
+    // The y of the left-axis points whose x passes `keep`, sorted.
+    let ys_where = |keep: &dyn Fn(i32) -> bool| -> Vec<i32> {
         let mut ys: Vec<i32> = spec
             .series
             .iter()
             .filter(|s| s.side == YSide::Left)
             .flat_map(|s| s.points.iter())
             .filter(|q| !spec.y.log || q.1 > 0.0)
-            .filter(|q| {
-                let x = p.x(&spec.x, q.0);
-                x > from && x <= x1 + gap
-            })
+            .filter(|q| keep(p.x(&spec.x, q.0)))
             .map(|q| p.y(&spec.y, q.1))
             .collect();
         ys.sort_unstable();
         ys
     };
-    let mut ys = ys_in(a + 3 * gap);
-    if ys.len() < 3 {
-        ys = ys_in(a);
-    }
-    if outside {
+    let ys = if outside {
         // The band's own level, from the points inside the band.
-        ys = spec
-            .series
-            .iter()
-            .filter(|s| s.side == YSide::Left)
-            .flat_map(|s| s.points.iter())
-            .filter(|q| !spec.y.log || q.1 > 0.0)
-            .filter(|q| {
-                let x = p.x(&spec.x, q.0);
-                x >= a && x < z
-            })
-            .map(|q| p.y(&spec.y, q.1))
-            .collect();
-        ys.sort_unstable();
-    }
+        ys_where(&|x| x >= a && x < z)
+    } else {
+        // The lines' extent over the label, leaving out the edge of the band (where the line
+        // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips
+        // and the sample that straddles the cliff), so the label sits next to the level it
+        // names.
+        let ys_in = |from: i32| ys_where(&|x| x > from && x <= x1 + gap);
+        let ys = ys_in(a + 3 * gap);
+        if ys.len() < 3 {
+            ys_in(a)
+        } else {
+            ys
+        }
+    };
     let (hi, lo) = level_extent(&ys);
     // Outside its band, a label must also keep off every line point under it.
     let clear_of_lines = |y0: i32| {

@@ -49,7 +49,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         ),
         Cache::TooFewSamples => "Too few samples to tell".to_string(),
         Cache::NothingWritten => "Nothing written".to_string(),
-        Cache::ReadOnly { .. } | Cache::NotEstimated => capitalized(&f.cache_text(u)),
+        Cache::ReadOnly { .. } | Cache::NotEstimated => crate::units::capitalized(&f.cache_text(u)),
     };
     if let Cache::Unconfirmed(d) = &f.cache {
         let before = match d.at {
@@ -84,15 +84,6 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         None => String::new(),
     };
     (drive, cache, in_cache, after)
-}
-
-/// `text` with its first letter upper case.
-fn capitalized(text: &str) -> String {
-    let mut c = text.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => String::new(),
-    }
 }
 
 /// The card's line under the speeds: the returns of the cache, the rate over the data written
