@@ -39,7 +39,8 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         let (t, notes) = load(f, &opts)?;
         let mut a = crate::detect::analyze_in(&t, args.output.units);
         // How the file was read comes first: it qualifies everything after it.
-        a.warnings.splice(0..0, notes);
+        a.warnings
+            .splice(0..0, notes.into_iter().map(crate::detect::Warning::input));
         runs.push((f, t, a));
     }
     // Claim every output folder before anything is written: a folder that holds other files

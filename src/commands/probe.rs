@@ -401,7 +401,9 @@ fn finish(
     let meta = timeline.meta.clone();
     let mut analysis = crate::detect::analyze_in(&timeline, opts.units);
     if let Some(n) = &read_note {
-        analysis.warnings.push(n.clone());
+        analysis
+            .warnings
+            .push(crate::detect::Warning::input(n.clone()));
     }
     let bytes = timeline.bytes_total();
     // What the drive itself counted, against what the probe wrote.
@@ -414,7 +416,8 @@ fn finish(
             .unwrap_or_default();
         analysis.warnings.extend(
             crate::detect::drive::data_units_warning(a, b, bytes, opts.units)
-                .map(|w| crate::device::nvme::shared_counter_note(w, &namespaces)),
+                .map(|w| crate::device::nvme::shared_counter_note(w, &namespaces))
+                .map(|w| crate::detect::Warning::new(crate::detect::WarningKind::DriveCounters, w)),
         );
     }
     // A real-time emulation that fell short of its model measured the host: say so, with the
@@ -425,7 +428,10 @@ fn finish(
         let moved = (bytes + timeline.read_bytes_total()) as f64;
         let achieved = if dur > 0.0 { moved / dur } else { 0.0 };
         if let Some(w) = crate::engine::emulated::shortfall_warning(achieved, dur, &pace) {
-            analysis.warnings.push(w);
+            analysis.warnings.push(crate::detect::Warning::new(
+                crate::detect::WarningKind::EmulationShortfall,
+                w,
+            ));
         }
         let model = pace.model_bytes_per_sec();
         serde_json::json!({

@@ -3,7 +3,7 @@
 
 use super::levels::{Columns, Seg, Work};
 use super::stats::kth_smallest;
-use super::{periodic, Analysis, Cliff, Phase, PhaseKind, MAX_DIP_S};
+use super::{periodic, Analysis, Cliff, Phase, PhaseKind, WarningKind, MAX_DIP_S};
 use crate::timeline::Timeline;
 
 /// Smallest step (in ln throughput) that counts as a change: about 10%.
@@ -88,7 +88,7 @@ pub(super) fn drop_periodic_cliffs(
     }
     if a.returns.is_empty() {
         a.warnings
-            .retain(|w| !w.starts_with("the cache came back while writing"));
+            .retain(|w| !matches!(w.kind, WarningKind::CacheBack { .. }));
     }
     if a.cliffs.is_empty() {
         a.cache_estimate = None;
@@ -104,7 +104,7 @@ pub(super) fn drop_periodic_cliffs(
             mean_bytes_per_sec: mean,
             kind: PhaseKind::Steady,
         }];
-        a.warnings.retain(|w| !w.contains("cliff"));
+        a.warnings.retain(|w| !w.speaks_of_cliffs());
     }
 }
 

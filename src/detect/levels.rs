@@ -298,8 +298,8 @@ mod tests {
         let coarse = |a: &Analysis| {
             a.warnings
                 .iter()
-                .find(|w| w.starts_with("sampling too coarse"))
-                .cloned()
+                .find(|w| matches!(w.kind, crate::detect::WarningKind::CoarseSampling { .. }))
+                .map(|w| w.text.clone())
         };
         let text = coarse(&a).unwrap_or_default();
         assert!(

@@ -64,6 +64,7 @@ pub mod stop;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;
 mod types;
+mod warning;
 mod warnings;
 
 pub use cliffs::{DEEP_LONG_S, DEEP_SHARE};
@@ -77,6 +78,7 @@ pub use types::{
     is_throttled, Analysis, CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere, Phase,
     PhaseKind, Slowdown, UnconfirmedDrop, LATER_TIER_SHARE,
 };
+pub use warning::{Warning, WarningKind};
 pub use warnings::CPU_BOUND_PCT;
 
 use crate::timeline::Timeline;
@@ -133,13 +135,11 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
             "how much of the drive the run wrote is not known"
         };
         for w in &mut a.warnings {
-            if let Some(head) =
-                w.strip_suffix("sustained speed is this, not the first post-cache level")
+            if let WarningKind::Folding {
+                t_s, bytes_per_sec, ..
+            } = w.kind
             {
-                *w = format!(
-                    "{head}the speed after it is this over the data written after it ({why}, \
-                     so not known to be sustained), not the first post-cache level"
-                );
+                *w = folding_warning(t_s, bytes_per_sec, Some(why), units);
             }
         }
     }
@@ -153,8 +153,17 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
         if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
             let text = whole_drive_no_cliff_text(c.span_bytes, units);
             for w in &mut a.warnings {
-                if w.starts_with("the run ended before any cliff") {
-                    *w = format!("the run ended before any cliff: {text}");
+                if let WarningKind::NoCliff {
+                    lower_bound_bytes, ..
+                } = w.kind
+                {
+                    *w = Warning::new(
+                        WarningKind::NoCliff {
+                            lower_bound_bytes,
+                            whole_drive: true,
+                        },
+                        format!("the run ended before any cliff: {text}"),
+                    );
                 }
             }
         }
@@ -186,15 +195,12 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
         a.unconfirmed_drop = None;
         // Keep what holds for any series (too few samples, slowdowns, stalls); drop what
         // speaks of the cache and of the levels after it.
-        a.warnings.retain(|w| {
-            w.starts_with("only ")
-                || w.starts_with("a temporary slowdown")
-                || w.starts_with("a stall")
-        });
+        a.warnings.retain(Warning::holds_for_reads);
     }
     if let Some(p) = periodic::find_in(&t.samples, &cols.rate) {
         drop_periodic_cliffs(&mut a, &p, &t, &cols);
-        a.warnings.push(p.describe());
+        a.warnings
+            .push(Warning::new(WarningKind::Periodic, p.describe()));
         a.periodic = Some(p);
     }
     a
@@ -233,9 +239,13 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         }
         // Too few samples to see a cliff at all: no bound on the cache either.
         out.cache_lower_bound_bytes = None;
-        out.warnings.push(format!(
-            "only {n} sample{}: too few to find a cliff; sample more often or write for longer",
-            if n == 1 { "" } else { "s" }
+        out.warnings.push(Warning::new(
+            WarningKind::TooFewSamples { samples: n },
+            format!(
+                "only {n} sample{}: too few to find a cliff; sample more often or write for \
+                 longer",
+                if n == 1 { "" } else { "s" }
+            ),
         ));
         if cols.cpu {
             out.warnings
@@ -477,7 +487,12 @@ fn build_result(
         } else {
             "garbage collection or a host hiccup, not the cache running out, so it is not a cliff"
         };
-        out.warnings.push(format!(
+        out.warnings.push(Warning::new(
+            WarningKind::Slowdown {
+                t_s: s.t_s,
+                thermal: s.thermal,
+            },
+            format!(
             "a temporary slowdown at {:.1} s (after {}): {} -> {} for {:.1} s ({}), then back; \
              {why}",
             s.t_s,
@@ -486,6 +501,7 @@ fn build_result(
             format_rate(s.low_bytes_per_sec, units),
             s.duration_s,
             format_bytes(s.bytes as f64, units),
+        ),
         ));
     }
     if let Some(j) = (1..segs.len()).find(|&j| {
@@ -495,13 +511,16 @@ fn build_result(
                 .iter()
                 .any(|s| s.t_s <= tb[j].0 && tb[j].0 < s.t_s + s.duration_s)
     }) {
-        out.warnings.push(format!(
-            "a stall from {:.1} s: throughput fell to {} for {:.1} s; the drive or the host \
+        out.warnings.push(Warning::new(
+            WarningKind::Stall { t_s: tb[j].0 },
+            format!(
+                "a stall from {:.1} s: throughput fell to {} for {:.1} s; the drive or the host \
              stopped completing writes; this is not a phase of the drive and not its sustained \
              speed",
-            tb[j].0,
-            format_rate(phases[j].mean_bytes_per_sec, units),
-            tb[j + 1].0 - tb[j].0,
+                tb[j].0,
+                format_rate(phases[j].mean_bytes_per_sec, units),
+                tb[j + 1].0 - tb[j].0,
+            ),
         ));
     }
     for (j, c) in changes.iter().enumerate() {
@@ -535,7 +554,9 @@ fn build_result(
         });
     }
     for r in &out.returns {
-        out.warnings.push(format!(
+        out.warnings.push(Warning::new(
+            WarningKind::CacheBack { t_s: r.t_s },
+            format!(
             "the cache came back while writing at {:.1} s (after {}): {} -> {} for {} ({:.1} s), \
              then {}; a dynamic SLC cache freed space while it was written, so the low stretch \
              before was the cache running out, not a slowdown; the cache size is the first \
@@ -551,6 +572,7 @@ fn build_result(
             } else {
                 "the run ended"
             },
+        ),
         ));
     }
     match first_drop {
@@ -594,12 +616,19 @@ fn build_result(
             };
             let width = (r.high_bytes - r.low_bytes) / r.bytes.max(1.0);
             if before < 10 || width > 0.05 {
-                out.warnings.push(format!(
-                    "sampling too coarse for a {cache_s:.1} s cache phase: only {} before the \
+                out.warnings.push(Warning::new(
+                    WarningKind::CoarseSampling {
+                        cache_phase_s: cache_s,
+                        samples_before: before,
+                        interval_s: dt,
+                    },
+                    format!(
+                        "sampling too coarse for a {cache_s:.1} s cache phase: only {} before the \
                      cliff, of {} each; {} for a tighter estimate",
-                    crate::units::count_text(before, "sample", "samples"),
-                    crate::units::format_interval(dt),
-                    finer_sampling(dt),
+                        crate::units::count_text(before, "sample", "samples"),
+                        crate::units::format_interval(dt),
+                        finer_sampling(dt),
+                    ),
                 ));
             }
         }
@@ -607,7 +636,8 @@ fn build_result(
             Some((bound, text, drop)) => {
                 let cap = out.cache_lower_bound_bytes.unwrap_or(u64::MAX);
                 out.cache_lower_bound_bytes = Some((bound.round().max(0.0) as u64).min(cap));
-                out.warnings.push(text);
+                out.warnings
+                    .push(Warning::new(WarningKind::UnconfirmedDrop, text));
                 out.unconfirmed_drop = Some(drop);
             }
             None => {
@@ -622,12 +652,18 @@ fn build_result(
                 } else {
                     "all that was written".to_string()
                 };
-                out.warnings.push(format!(
-                    "the run ended before any cliff: {} ({what}); if the drive has a cache, \
+                out.warnings.push(Warning::new(
+                    WarningKind::NoCliff {
+                        lower_bound_bytes: bound,
+                        whole_drive: false,
+                    },
+                    format!(
+                        "the run ended before any cliff: {} ({what}); if the drive has a cache, \
                      it holds at least {}; write more (--max-bytes or --duration) to find \
                      where it ends",
-                    no_cliff_text(Some(bound), units),
-                    format_bytes(bound as f64, units),
+                        no_cliff_text(Some(bound), units),
+                        format_bytes(bound as f64, units),
+                    ),
                 ))
             }
         },
@@ -663,10 +699,13 @@ fn build_result(
                 )
             })
             .collect();
-        out.warnings.push(format!(
+        out.warnings.push(Warning::new(
+            WarningKind::UnsteadyAfterCache,
+            format!(
             "post-cache level unstable: {}; the drive may be recovering or throttling, so quote \
              the post-cache speed with its time range",
             levels.join(", then ")
+        ),
         ));
     } else if let (Some(p), Some(fd)) = (post.first(), first_drop) {
         let j = phases
@@ -676,22 +715,54 @@ fn build_result(
         let seg = segs[j];
         let spread = mad_scale_about(&w.x[seg.start..seg.end], w.level(seg.start, seg.end));
         if spread > 0.25 {
-            out.warnings.push(format!(
+            out.warnings.push(Warning::new(
+                WarningKind::UnsteadyAfterCache,
+                format!(
                 "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
                  a range rather than one post-cache speed",
                 100.0 * (spread.exp() - 1.0),
                 format_rate(p.mean_bytes_per_sec, units)
+            ),
             ));
         }
     }
     if let Some(f) = phases.iter().find(|p| p.kind == PhaseKind::Folding) {
-        out.warnings.push(format!(
-            "a third, slower phase (folding) from {:.1} s at {}: the drive is moving cached data \
-             while writing; sustained speed is this, not the first post-cache level",
+        out.warnings.push(folding_warning(
             f.start_s,
-            format_rate(f.mean_bytes_per_sec, units)
+            f.mean_bytes_per_sec,
+            None,
+            units,
         ));
     }
     out.warnings.extend(thermal_text);
     out.phases = phases;
+}
+
+/// The warning for a folding phase from `t_s` at `bytes_per_sec`. `not_known_to_last`: why the
+/// run does not know that the rate lasts (`None`: it wrote the whole span, so it does).
+fn folding_warning(
+    t_s: f64,
+    bytes_per_sec: f64,
+    not_known_to_last: Option<&'static str>,
+    units: UnitSystem,
+) -> Warning {
+    let what = match not_known_to_last {
+        None => "sustained speed is this".to_string(),
+        Some(why) => format!(
+            "the speed after it is this over the data written after it ({why}, so not known \
+             to be sustained)"
+        ),
+    };
+    Warning::new(
+        WarningKind::Folding {
+            t_s,
+            bytes_per_sec,
+            not_known_to_last,
+        },
+        format!(
+            "a third, slower phase (folding) from {t_s:.1} s at {}: the drive is moving cached \
+             data while writing; {what}, not the first post-cache level",
+            format_rate(bytes_per_sec, units)
+        ),
+    )
 }

@@ -118,3 +118,60 @@ fn an_analysis_reads_the_samples_once_when_the_optional_columns_are_empty() {
     assert!(phases >= 2, "{phases} phases");
     assert_eq!(samples_read(&t), n * (2 + phases));
 }
+
+/// Every warning the detector writes on the reference traces has a kind of its own (none is
+/// `Recorded` or `Input`), and its kind agrees with its words: code that decides from the kind
+/// decides what a reader of the sentence would.
+#[test]
+fn every_warning_has_the_kind_its_words_say() {
+    use crate::detect::WarningKind as K;
+    let mut seen = std::collections::BTreeSet::new();
+    let mut all = traces();
+    let mut short = synth::simulate(&synth::two_phase(1_000, 1.0), 7).0;
+    short.samples.truncate(3);
+    all.push(("three samples".into(), short));
+    let mut flat = synth::simulate(&synth::two_phase(1_000, 1.0), 8).0;
+    flat.samples.truncate(100);
+    all.push(("the cache phase only".into(), flat));
+    for (name, t) in all {
+        for w in analyze(&t).warnings {
+            let opening = match w.kind {
+                K::TooFewSamples { .. } => "only ",
+                K::CoarseSampling { .. } => "sampling too coarse",
+                K::NoCliff { .. } => "the run ended before any cliff",
+                K::UnconfirmedDrop => "a drop ",
+                K::LaterTier { .. } => "the run wrote ",
+                K::Folding { .. } => "a third, slower phase (folding)",
+                K::UnsteadyAfterCache => "post-cache level unstable",
+                K::Slowdown { .. } => "a temporary slowdown",
+                K::Stall { .. } => "a stall",
+                K::CacheBack { .. } => "the cache came back while writing",
+                K::WrappedCliff => "the cliff came after",
+                K::CpuBound => "writer CPU-bound",
+                K::Thermal { .. } => "thermal throttling",
+                K::Periodic => "periodic slowdowns",
+                K::DriveCounters | K::EmulationShortfall | K::Input | K::Recorded => {
+                    panic!("{name}: the detector wrote a warning of kind {:?}", w.kind)
+                }
+            };
+            assert!(w.starts_with(opening), "{name}: {:?} reads {w}", w.kind);
+            seen.insert(format!("{:?}", std::mem::discriminant(&w.kind)));
+        }
+    }
+    // The traces reach most kinds, so the table above is checked, not only compiled.
+    assert!(seen.len() >= 8, "{} kinds seen", seen.len());
+}
+
+/// A warning is its sentence in JSON, as summary.json has always held it, and one read back
+/// is of kind `Recorded` with the same words.
+#[test]
+fn a_warning_serializes_to_its_sentence() {
+    let (_, t) = traces().swap_remove(0);
+    let a = analyze(&t);
+    let w = a.warnings.first().expect("a warning on the first trace");
+    let json = serde_json::to_value(w).expect("json");
+    assert_eq!(json, serde_json::Value::String(w.text.clone()));
+    let back: crate::detect::Warning = serde_json::from_value(json).expect("read back");
+    assert_eq!(back.kind, crate::detect::WarningKind::Recorded);
+    assert_eq!(back.text, w.text);
+}

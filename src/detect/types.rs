@@ -78,7 +78,7 @@ pub struct Analysis {
     /// The phases of the run, in time order.
     pub phases: Vec<Phase>,
     /// Things a reviewer should know, as sentences.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<super::Warning>,
     /// Recurring slowdowns in a steady run, reported apart from cliffs (`null`: none).
     #[serde(default)]
     pub periodic: Option<periodic::Periodic>,

@@ -6,18 +6,27 @@ use super::cliffs::MIN_STEP;
 use super::levels::{note_pass, Columns, Seg, Work};
 use super::sentences::finer_sampling;
 use super::stats::median;
-use super::{span_of, Analysis, Coverage, DropWhere, Phase, PhaseKind, UnconfirmedDrop};
+use super::{
+    span_of, Analysis, Coverage, DropWhere, Phase, PhaseKind, UnconfirmedDrop, Warning, WarningKind,
+};
 use crate::timeline::{Sample, Timeline};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// The warning for [`Coverage::later_tier_possible`].
-pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) -> Option<String> {
+pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) -> Option<Warning> {
     if !c.later_tier_possible {
         return None;
     }
     let (first, last) = (a.cliffs.first()?, a.cliffs.last()?);
     let n = a.cliffs.len();
-    Some(format!(
+    let kind = WarningKind::LaterTier {
+        after_bytes_per_sec: last.after_bytes_per_sec,
+        in_cache_bytes_per_sec: first.before_bytes_per_sec,
+        cliffs_to_ask: n + 1,
+    };
+    Some(Warning::new(
+        kind,
+        format!(
         "the run wrote {} of the {} span and the level after its last cliff, {}, is still {:.0}% \
          of the in-cache rate ({}): that looks like a second, slower cache tier rather than the \
          drive's native write speed (which is under half of the in-cache rate on most drives of \
@@ -31,6 +40,7 @@ pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) 
         format_rate(first.before_bytes_per_sec, units),
         format_rate(last.after_bytes_per_sec, units),
         n + 1
+    ),
     ))
 }
 
@@ -186,13 +196,15 @@ pub(super) fn wrapped_cliff_warning(
     t: &Timeline,
     a: &Analysis,
     units: UnitSystem,
-) -> Option<String> {
+) -> Option<Warning> {
     let e = a.cache_estimate.as_ref()?;
     let span = span_of(t)?;
     if e.bytes <= span {
         return None;
     }
-    Some(format!(
+    Some(Warning::new(
+        WarningKind::WrappedCliff,
+        format!(
         "the cliff came after {} written, more than the {} span: the writes had wrapped around \
          it ({:.1} passes), so blocks were written more than once and the drive may have freed \
          cache for the blocks it overwrote; {} is not the cache size of this span (at most {} \
@@ -204,6 +216,7 @@ pub(super) fn wrapped_cliff_warning(
         e.bytes as f64 / span as f64,
         format_bytes(e.bytes as f64, units),
         format_bytes(span as f64, units),
+    ),
     ))
 }
 
@@ -215,7 +228,7 @@ pub const CPU_BOUND_PCT: f64 = 90.0;
 /// samples of `cpu_pct + cpu_wait_pct` is at least [`CPU_BOUND_PCT`]. Their rate is the host's
 /// limit, not the drive's. Needs at least 3 samples with CPU figures in a phase; timelines
 /// without CPU figures (imports, simulations, older files) never warn.
-pub(super) fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<String> {
+pub(super) fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<Warning> {
     let mut hits: Vec<String> = Vec::new();
     let mut worst_run: f64 = 0.0;
     for p in phases {
@@ -255,11 +268,14 @@ pub(super) fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<St
     } else {
         ""
     };
-    vec![format!(
-        "writer CPU-bound at {} (shares of one core per job){starved}: the rate there \
+    vec![Warning::new(
+        WarningKind::CpuBound,
+        format!(
+            "writer CPU-bound at {} (shares of one core per job){starved}: the rate there \
          measured the host, not the drive; rerun on a quieter host, with more --jobs or a \
          larger --bs",
-        hits.join(", ")
+            hits.join(", ")
+        ),
     )]
 }
 
@@ -310,7 +326,7 @@ pub(super) fn thermal_warnings(
     samples: &[Sample],
     cols: &Columns,
     phases: &[Phase],
-) -> (Vec<String>, Vec<f64>) {
+) -> (Vec<Warning>, Vec<f64>) {
     let mut out = Vec::new();
     let drops: Vec<(usize, f64)> = phases
         .windows(2)
@@ -377,7 +393,10 @@ pub(super) fn thermal_warnings(
             } else {
                 text.push_str("; quote them apart from the post-cache speed");
             }
-            out.push(text);
+            let kind = WarningKind::Thermal {
+                at_cache_cliff_s: cache_cliff,
+            };
+            out.push(Warning::new(kind, text));
         }
     }
     // 2. Temperature alone.
@@ -401,10 +420,13 @@ pub(super) fn thermal_warnings(
         .iter()
         .map(|(t, c)| format!("{t:.0} s ({c:.0} °C)"))
         .collect();
-    out.push(format!(
+    let kind = WarningKind::Thermal {
+        at_cache_cliff_s: None,
+    };
+    out.push(Warning::new(kind, format!(
         "thermal throttling: throughput fell at {} with the drive at its hottest ({hot:.0} °C); these drops are heat, not the cache running out; cool the drive or quote them apart",
         list.join(", ")
-    ));
+    )));
     by_counter.extend(hot_drops.iter().map(|p| p.0));
     (out, by_counter)
 }
@@ -423,8 +445,11 @@ mod tests {
         t
     }
 
-    fn cpu_warning(a: &Analysis) -> Option<&String> {
-        a.warnings.iter().find(|w| w.contains("CPU-bound"))
+    fn cpu_warning(a: &Analysis) -> Option<&str> {
+        a.warnings
+            .iter()
+            .find(|w| w.kind == WarningKind::CpuBound)
+            .map(Warning::as_str)
     }
 
     #[test]

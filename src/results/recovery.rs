@@ -78,7 +78,7 @@ impl BurstSummary {
             method: b.cache.method,
             in_cache_bytes_per_sec: c.map(|c| c.before_bytes_per_sec),
             after_cache_bytes_per_sec: c.map(|c| c.after_bytes_per_sec),
-            warnings: b.analysis.warnings.clone(),
+            warnings: b.analysis.warnings.iter().map(|w| w.to_string()).collect(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The detector on hand-made cases: phase kinds, warnings, rises, edge cases, determinism.
 
 use slccache::detect::synth::{simulate, PhaseSpec, TraceSpec};
-use slccache::detect::{analyze, PhaseKind};
+use slccache::detect::{analyze, PhaseKind, WarningKind};
 use slccache::timeline::{RunMeta, Timeline};
 
 fn phase(bps: f64, end_bytes: Option<f64>, noise: f64) -> PhaseSpec {
@@ -74,7 +74,9 @@ fn three_phase_drive_has_two_cliffs_and_a_folding_phase() {
         [PhaseKind::Cache, PhaseKind::PostCache, PhaseKind::Folding]
     );
     assert!(
-        a.warnings.iter().any(|w| w.contains("folding")),
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Folding { .. })),
         "{:?}",
         a.warnings
     );
@@ -163,7 +165,9 @@ fn short_cache_phase_warns_that_sampling_is_too_coarse() {
     let a = analyze(&simulate(&s, 7).0);
     assert_eq!(a.cliffs.len(), 1, "{a:#?}");
     assert!(
-        a.warnings.iter().any(|w| w.contains("sampling too coarse")),
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::CoarseSampling { .. })),
         "{:?}",
         a.warnings
     );
@@ -173,7 +177,10 @@ fn short_cache_phase_warns_that_sampling_is_too_coarse() {
         ..s
     };
     let a = analyze(&simulate(&s, 7).0);
-    assert!(!a.warnings.iter().any(|w| w.contains("sampling too coarse")));
+    assert!(!a
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, WarningKind::CoarseSampling { .. })));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use slccache::cli::{Pattern, WorkloadArgs};
 use slccache::config::WorkloadConfig;
 use slccache::detect::synth::{simulate as synth, PhaseSpec, TraceSpec};
-use slccache::detect::{analyze, Analysis, PhaseKind};
+use slccache::detect::{analyze, Analysis, PhaseKind, WarningKind};
 use slccache::experiment::virtual_time::simulate;
 use slccache::model::presets;
 use slccache::timeline::{RunMeta, Timeline};
@@ -78,7 +78,9 @@ fn two_samples_of_cache_then_a_lasting_third_of_the_speed_is_a_cliff() {
         "{e:?}"
     );
     assert!(
-        a.warnings.iter().any(|w| w.contains("sampling too coarse")),
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::CoarseSampling { .. })),
         "{:?}",
         a.warnings
     );
@@ -115,7 +117,9 @@ fn short_caches_of_the_simulated_960_evo_are_found() {
             "{cache}: {e:?} vs {truth}"
         );
         assert!(
-            a.warnings.iter().any(|w| w.contains("sampling too coarse")),
+            a.warnings
+                .iter()
+                .any(|w| matches!(w.kind, WarningKind::CoarseSampling { .. })),
             "{cache}: {:?}",
             a.warnings
         );
@@ -137,7 +141,7 @@ fn a_cache_that_ends_inside_the_first_sample_is_not_hidden_behind_a_lower_bound(
     let lb = a.cache_lower_bound_bytes.unwrap();
     assert!(lb <= truth, "lower bound {lb} above the true cache {truth}");
     assert!(
-        a.warnings.iter().any(|w| w.contains("first sample")),
+        a.warnings.iter().any(|w| w.text.contains("first sample")),
         "{:?}",
         a.warnings
     );
@@ -290,7 +294,9 @@ fn very_short_runs_do_not_panic_and_say_what_they_can() {
     let a = analyze(&mb(&[1800.0, 1800.0, 600.0, 600.0, 600.0], 1.0));
     assert_eq!(a.cache_lower_bound_bytes, Some(3_600_000_000), "{a:#?}");
     assert!(
-        a.warnings.iter().any(|w| w.contains("too short to tell")),
+        a.warnings
+            .iter()
+            .any(|w| w.text.contains("too short to tell")),
         "{:?}",
         a.warnings
     );
@@ -490,7 +496,10 @@ fn thermal_throttling_is_named_as_heat_not_cache() {
     assert!(!w.contains(" 50 s"), "{w}");
     let cool = run("960evo-1tb");
     assert!(
-        !cool.warnings.iter().any(|w| w.starts_with("thermal")),
+        !cool
+            .warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Thermal { .. })),
         "{:?}",
         cool.warnings
     );

@@ -97,7 +97,11 @@ fn a_day_with_dips_every_ten_minutes_is_periodic_not_cliffs() {
             line.starts_with("periodic slowdowns, every 10.0 min, to 5"),
             "{line}"
         );
-        assert!(a.warnings.iter().any(|w| w == &line), "{:?}", a.warnings);
+        assert!(
+            a.warnings.iter().any(|w| w.text == line),
+            "{:?}",
+            a.warnings
+        );
         // The JSON contract: analysis.periodic {period_s, depth, duration_s}.
         let j = serde_json::to_value(&a).unwrap();
         assert!(j["periodic"]["period_s"].is_number());

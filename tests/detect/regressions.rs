@@ -3,7 +3,7 @@
 //! noise-free cliffs, the lower bound capped at one pass over the span, plural wording.
 
 use slccache::detect::synth::{simulate, PhaseSpec, TraceSpec};
-use slccache::detect::{analyze, PhaseKind};
+use slccache::detect::{analyze, PhaseKind, WarningKind};
 use slccache::timeline::{RunMeta, Sample, Timeline};
 
 fn phase(bps: f64, end_bytes: Option<f64>, noise: f64) -> PhaseSpec {
@@ -149,12 +149,16 @@ fn a_stall_to_zero_is_a_stall_not_folding() {
         a.phases
     );
     assert!(
-        !a.warnings.iter().any(|w| w.contains("folding")),
+        !a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Folding { .. })),
         "{:?}",
         a.warnings
     );
     assert!(
-        a.warnings.iter().any(|w| w.contains("stall")),
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Stall { .. })),
         "{:?}",
         a.warnings
     );
@@ -243,7 +247,9 @@ fn one_sample_is_one_sample() {
     let t = piecewise(&[(1.0, 1e9)], 1.0);
     let a = analyze(&t);
     assert!(
-        a.warnings.iter().any(|w| w.starts_with("only 1 sample:")),
+        a.warnings
+            .iter()
+            .any(|w| w.text.starts_with("only 1 sample:")),
         "{:?}",
         a.warnings
     );
@@ -467,7 +473,9 @@ fn a_start_up_burst_is_not_the_cache() {
     let lb = a.cache_lower_bound_bytes.unwrap() as f64;
     assert!((lb / truth - 1.0).abs() < 0.05, "lower bound {lb}");
     assert!(
-        a.warnings.iter().any(|w| w.contains("too short to tell")),
+        a.warnings
+            .iter()
+            .any(|w| w.text.contains("too short to tell")),
         "{:?}",
         a.warnings
     );

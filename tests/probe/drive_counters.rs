@@ -37,11 +37,17 @@ fn probe(spec: &str, out: &Path, extra: &[&str]) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
 }
 
-fn thermal(warnings: &[String]) -> Vec<&String> {
-    warnings
+/// The thermal warnings, found by their kind (and checked to read as one).
+fn thermal(warnings: &[slccache::detect::Warning]) -> Vec<&str> {
+    let th: Vec<&str> = warnings
         .iter()
-        .filter(|w| w.starts_with("thermal throttling"))
-        .collect()
+        .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
+        .map(|w| w.as_str())
+        .collect();
+    for w in &th {
+        assert!(w.starts_with("thermal throttling"), "{w}");
+    }
+    th
 }
 
 pub fn emulated_throttling_is_named_from_the_drives_counters() {
@@ -96,8 +102,9 @@ pub fn emulated_throttling_is_named_from_the_drives_counters() {
             .any(|w| w.contains("SMART data units written")),
         "{warnings:?}"
     );
-    let th: Vec<_> = thermal(&warnings)
-        .into_iter()
+    let th: Vec<_> = warnings
+        .iter()
+        .filter(|w| w.starts_with("thermal throttling"))
         .filter(|w| w.contains("thermal-management counters rose"))
         .collect();
     assert_eq!(th.len(), 1, "{warnings:?}");

@@ -579,7 +579,9 @@ pub fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
     let a = slccache::detect::analyze(&t);
     assert!(a.cliffs.is_empty(), "{:#?}", a.cliffs);
     assert!(
-        a.warnings.iter().any(|w| w.contains("too short to tell")),
+        a.warnings
+            .iter()
+            .any(|w| w.text.contains("too short to tell")),
         "{:?}",
         a.warnings
     );

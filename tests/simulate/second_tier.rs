@@ -58,7 +58,11 @@ fn the_default_run_warns_and_states_its_coverage_on_every_output() {
     assert!(s["analysis"]["coverage"]["later_tier_possible"] == true);
     let warned =
         |w: &str| w.contains("a later, slower tier may follow") && w.contains("--cliffs 2");
-    assert!(a.warnings.iter().any(|w| warned(w)), "{:?}", a.warnings);
+    assert!(
+        a.warnings.iter().any(|w| warned(w.as_str())),
+        "{:?}",
+        a.warnings
+    );
     // The terminal: coverage, the warning and the command line that finds the next tier.
     assert!(text.contains("measured to"), "{text}");
     assert!(text.contains("of 2.00 TB (stopped early)"), "{text}");
@@ -119,7 +123,10 @@ fn cliffs_two_finds_both_tiers_and_the_speed_after_the_second() {
         "{c:?}"
     );
     assert_eq!(s["run"]["stop_reason"], "cliff_confirmed");
-    assert!(!a.warnings.iter().any(|w| w.contains("tier may follow")));
+    assert!(!a
+        .warnings
+        .iter()
+        .any(|w| w.text.contains("tier may follow")));
     assert!(!text.contains("to measure the next tier"), "{text}");
     // The folding warning does not call a rate seen over a few GB sustained.
     assert!(!a

@@ -310,12 +310,17 @@ mod tests {
             back.findings,
             Some(crate::detect::Findings::of(&s.analysis))
         );
+        // Warnings are their sentences in the file: read back, their kind is not known.
+        let mut want = s.clone();
+        for w in &mut want.analysis.warnings {
+            w.kind = crate::detect::WarningKind::Recorded;
+        }
         assert_eq!(
             Summary {
                 findings: None,
                 ..back
             },
-            s
+            want
         );
         // Summaries written before these sections existed still read.
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();

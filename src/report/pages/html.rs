@@ -546,7 +546,7 @@ pub fn report_html(
                 if compare {
                     format!("{}: {w}", r.name)
                 } else {
-                    w.clone()
+                    w.to_string()
                 }
             })
         })
