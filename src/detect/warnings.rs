@@ -144,6 +144,21 @@ pub(super) fn unconfirmed_drop(
             drop,
         ));
     }
+    // A run of a few samples gives too few differences for a noise scale: one fall in it
+    // swells the scale until the fall no longer counts. There, a fall by a third or more that
+    // lasts to the end, over at least half a second, is a drop too.
+    if samples.len() < SHORT_RUN {
+        if let Some(i) = fall_to_the_end(w) {
+            let high = w.x[..i].iter().copied().fold(f64::MIN, f64::max);
+            // A sample that mixes the two levels holds the drop: it may have begun there.
+            let from = (1..i)
+                .rev()
+                .take_while(|&j| w.x[j] < high - 1.15f64.ln())
+                .last()
+                .unwrap_or(i);
+            return Some(low_end(w, from, i, high, b0, dt, units));
+        }
+    }
     // A low run at the end of the last segment, at least two samples and half a second.
     let last = segs.last()?;
     let x = &w.x[last.start..last.end];
@@ -159,34 +174,74 @@ pub(super) fn unconfirmed_drop(
     if samples[samples.len() - 1].t_s - samples[i].t_start_s() < 0.5 {
         return None;
     }
-    let low = median(&w.x[i..last.end]).exp();
-    let bound = samples[i].bytes_total as f64 - samples[i].bytes as f64 - b0;
+    Some(low_end(w, i, i, last.level, b0, dt, units))
+}
+
+/// Runs shorter than this many samples also look for [`fall_to_the_end`].
+const SHORT_RUN: usize = 20;
+
+/// In a short run: the first sample from which every sample to the end is at least a third
+/// below the highest before it (ln 1.4), lasting half a second or more.
+fn fall_to_the_end(w: &Work) -> Option<usize> {
+    let (x, samples) = (&w.x, w.samples);
+    let n = x.len();
+    let end = samples[n - 1].t_s;
+    (1..n).find(|&i| {
+        let high = x[..i].iter().copied().fold(f64::MIN, f64::max);
+        let low = x[i..].iter().copied().fold(f64::MIN, f64::max);
+        high - low >= 1.4f64.ln() && end - samples[i].t_start_s() >= 0.5
+    })
+}
+
+/// The drop and warning for a low run from sample `i` to the end, after a level `high` (ln),
+/// that may have begun as early as sample `from` (a sample between the two levels).
+fn low_end(
+    w: &Work,
+    from: usize,
+    i: usize,
+    high: f64,
+    b0: f64,
+    dt: f64,
+    units: UnitSystem,
+) -> (f64, String, UnconfirmedDrop) {
+    let samples = w.samples;
+    let low = median(&w.x[i..]).exp();
+    let before = |k: usize| samples[k].bytes_total as f64 - samples[k].bytes as f64 - b0;
+    let (bound, upper) = (before(from), before(i));
     let after_s = samples[samples.len() - 1].t_s - samples[i].t_start_s();
+    let at = if from < i {
+        format!(
+            "between {} and {}",
+            format_bytes(bound, units),
+            format_bytes(upper, units)
+        )
+    } else {
+        format!("after about {}", format_bytes(bound, units))
+    };
     let drop = UnconfirmedDrop {
         at: DropWhere::End,
-        t_s: samples[i].t_start_s(),
+        t_s: samples[from].t_start_s(),
         t_high_s: samples[i].t_s,
         bytes_low: bound.max(0.0).round() as u64,
-        bytes_high: bound.max(0.0).round() as u64,
-        before_bytes_per_sec: last.level.exp(),
+        bytes_high: upper.max(0.0).round() as u64,
+        before_bytes_per_sec: high.exp(),
         after_bytes_per_sec: low,
         after_s,
         interval_s: dt,
     };
-    Some((
+    (
         bound,
         format!(
             "throughput fell from {} to {} in the last {:.1} s of the run: too short to tell the \
-             cache running out (after about {}) from a pause; without a cliff the cache is at \
-             least {}; write for longer to tell",
-            format_rate(last.level.exp(), units),
+             cache running out ({at}) from a pause; without a cliff the cache is at least {}; \
+             write for longer to tell",
+            format_rate(high.exp(), units),
             format_rate(low, units),
-            samples[samples.len() - 1].t_s - samples[i].t_start_s(),
-            format_bytes(bound, units),
+            after_s,
             format_bytes(bound, units)
         ),
         drop,
-    ))
+    )
 }
 
 /// A cliff found after more bytes than the span holds: the writes had wrapped around it, so
