@@ -38,6 +38,10 @@ pub struct AfterCache {
     pub bytes: u64,
     /// Bytes over time of the stretch, bytes/s.
     pub mean_bytes_per_sec: f64,
+    /// Seconds of thermal throttling in the stretch, left out of its rate and its rounds
+    /// (absent from the JSON when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub throttled_s: f64,
     /// The steady-state test of the stretch; `None` when it holds fewer than [`ROUNDS`]
     /// samples or lasts less than [`ROUNDS`] times [`MIN_ROUND_S`] (too short to judge).
     pub steady_state: Option<SteadyState>,
@@ -147,13 +151,37 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
     if bytes == 0 || dt <= 0.0 {
         return None;
     }
+    let after = &t.samples[first..];
+    let throttled = |s: &Sample| super::throttled_at(a, s.t_s - 0.5 * s.interval_s);
+    if !after.iter().any(throttled) {
+        return Some(AfterCache {
+            from_s: last.t_s,
+            to_s,
+            bytes,
+            mean_bytes_per_sec: bytes as f64 / dt,
+            throttled_s: 0.0,
+            steady_state: steady_state(after),
+        });
+    }
+    // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest.
+    let kept: Vec<Sample> = after.iter().filter(|s| !throttled(s)).cloned().collect();
+    let time: f64 = kept.iter().map(|s| s.interval_s).sum();
+    let kept_bytes: u64 = kept.iter().map(|s| s.bytes).sum();
+    if time <= 0.0 {
+        return None;
+    }
     Some(AfterCache {
         from_s: last.t_s,
         to_s,
         bytes,
-        mean_bytes_per_sec: bytes as f64 / dt,
-        steady_state: steady_state(&t.samples[first..]),
+        mean_bytes_per_sec: kept_bytes as f64 / time,
+        throttled_s: (after.iter().map(|s| s.interval_s).sum::<f64>() - time).max(0.0),
+        steady_state: steady_state(&kept),
     })
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 #[cfg(test)]

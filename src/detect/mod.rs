@@ -75,8 +75,8 @@ pub use sentences::{
     read_only_text, returns_text, unconfirmed_drop_text, whole_drive_no_cliff_text,
 };
 pub use types::{
-    is_throttled, Analysis, CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere, Phase,
-    PhaseKind, Slowdown, UnconfirmedDrop, LATER_TIER_SHARE,
+    is_throttled, throttled_at, Analysis, CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere,
+    Phase, PhaseKind, Slowdown, Throttled, UnconfirmedDrop, LATER_TIER_SHARE,
 };
 pub use warning::{Warning, WarningKind};
 pub use warnings::CPU_BOUND_PCT;
@@ -227,6 +227,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         read_only: false,
         coverage: None,
         after_cache: None,
+        throttled: vec![],
     };
     if n < 4 {
         if n > 0 {
@@ -404,7 +405,7 @@ fn build_result(
     let Drops {
         stall,
         episodes,
-        is_drop,
+        mut is_drop,
     } = classify_drops(w, segs, &tb, changes.len());
     let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
     let first_drop = is_drop.iter().position(|&d| d);
@@ -479,6 +480,20 @@ fn build_result(
     }
     for s in &mut out.slowdowns {
         s.thermal = thermal_at.iter().any(|&t| (t - s.t_s).abs() < 1e-9);
+    }
+    // A later drop that was heat and did not come back before the run ended is no cliff
+    // either: the stretch after it is throttling, named apart (the first drop stays the cache
+    // cliff, and the thermal warning says its size is in doubt).
+    for j in 0..changes.len() {
+        let at = phases[j + 1].start_s;
+        if is_drop[j] && Some(j) != first_drop && thermal_at.iter().any(|&t| (t - at).abs() < 1e-9)
+        {
+            is_drop[j] = false;
+            out.throttled.push(Throttled {
+                from_s: at,
+                to_s: phases[j + 1].end_s,
+            });
+        }
     }
     for s in &out.slowdowns {
         let why = if s.thermal {

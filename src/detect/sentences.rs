@@ -66,8 +66,16 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     } else {
         ""
     };
+    let throttled = if ac.throttled_s > 0.0 {
+        format!(
+            ", leaving out {} of thermal throttling",
+            crate::units::format_seconds(ac.throttled_s)
+        )
+    } else {
+        String::new()
+    };
     let over = format!(
-        "over the {} written after the last cliff{span}",
+        "over the {} written after the last cliff{span}{throttled}",
         format_bytes(ac.bytes as f64, units)
     );
     let pct = |x: f64| format!("{:.0}%", 100.0 * x);

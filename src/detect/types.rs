@@ -110,6 +110,20 @@ pub struct Analysis {
     /// test ([`super::after_cache`]). Absent with no cliff, and for runs that only read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_cache: Option<super::after_cache::AfterCache>,
+    /// Stretches of thermal throttling after a later drop that did not come back before the
+    /// run ended: heat, not a cache tier, so the drop into one is no cliff. (A throttled
+    /// stretch that came back is a thermal [`Slowdown`].) Absent from the JSON when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttled: Vec<Throttled>,
+}
+
+/// A stretch of thermal throttling (see [`Analysis::throttled`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Throttled {
+    /// Its start, seconds since the start of the run.
+    pub from_s: f64,
+    /// Its end, seconds.
+    pub to_s: f64,
 }
 
 /// Where an [`UnconfirmedDrop`] lies.
@@ -246,4 +260,16 @@ pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
     a.slowdowns
         .iter()
         .any(|s| s.thermal && p.start_s >= s.t_s - 1e-6 && p.end_s <= s.t_s + s.duration_s + 1e-6)
+        || a.throttled
+            .iter()
+            .any(|s| p.start_s >= s.from_s - 1e-6 && p.end_s <= s.to_s + 1e-6)
+}
+
+/// Whether time `t` (seconds) lies in a stretch of thermal throttling: a thermal slowdown, or
+/// a throttled stretch to the end of the run.
+pub fn throttled_at(a: &Analysis, t: f64) -> bool {
+    a.slowdowns
+        .iter()
+        .any(|s| s.thermal && t >= s.t_s && t <= s.t_s + s.duration_s)
+        || a.throttled.iter().any(|s| t >= s.from_s && t <= s.to_s)
 }

@@ -157,6 +157,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         read_only: false,
         coverage: None,
         after_cache: None,
+        throttled: vec![],
     }
 }
 

@@ -186,4 +186,66 @@ fn a_heat_drop_is_not_called_a_folding_tier() {
         "{}",
         a["phases"]
     );
+    // Nor is it a cliff, or a tier: the one cliff is the cache's, the run goes on past the
+    // heat (it does not stop on it as a second cliff), and "after the cache" leaves the
+    // throttled time out rather than blend ~500 MB/s of heat into ~1000 MB/s of drive.
+    assert_eq!(a["cliffs"].as_array().unwrap().len(), 1, "{}", a["cliffs"]);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(!report.contains("tier 2"), "{report}");
+    assert!(report.contains("thermal throttling: "), "{report}");
+    let ac = &a["after_cache"];
+    assert!(ac["throttled_s"].as_f64().unwrap() > 60.0, "{ac}");
+    let after = s["findings"]["after"].clone();
+    assert_eq!(after["kind"], "steady", "{after}");
+    let rate = after["bytes_per_sec"].as_f64().unwrap();
+    assert!((rate / 1e9 - 1.0).abs() < 0.05, "{after}");
+}
+
+/// A run that ends inside a throttled stretch (p5 written for 500 GB, without the early stop:
+/// the first heat drop at 419 s lasts to the end) has one cliff, the cache's. The drop into
+/// the heat is no second cliff and no tier: its phase is "thermal throttling", the stretch is
+/// recorded under `throttled`, and "after the cache" is the drive's ~1000 MB/s, with the
+/// throttled time left out and said.
+#[test]
+fn a_throttle_that_lasts_to_the_end_is_not_a_cliff() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p5");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args(["--no-record", "simulate", "p5-1tb", "--pattern", "seqwrite"])
+        .args([
+            "--max-bytes",
+            "500GB",
+            "--no-early-stop",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a = &s["analysis"];
+    assert_eq!(a["cliffs"].as_array().unwrap().len(), 1, "{}", a["cliffs"]);
+    let th = a["throttled"].as_array().expect("a throttled stretch");
+    assert_eq!(th.len(), 1, "{}", a["throttled"]);
+    assert!(
+        (th[0]["from_s"].as_f64().unwrap() - 419.0).abs() < 2.0,
+        "{th:?}"
+    );
+    let after = &s["findings"]["after"];
+    assert_eq!(after["kind"], "steady", "{after}");
+    assert!((after["bytes_per_sec"].as_f64().unwrap() / 1e9 - 1.0).abs() < 0.02);
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("| Phase 3 | thermal throttling: "),
+        "{report}"
+    );
+    assert!(
+        report.contains("of thermal throttling after the cliff is heat"),
+        "{report}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("leaving out"), "{stdout}");
 }

@@ -416,6 +416,13 @@ fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: UnitSyst
         100.0 * MAX_SLOPE_SHARE,
         format_seconds(MIN_ROUND_S)
     );
+    if ac.throttled_s > 0.0 {
+        s.push_str(&format!(
+            " The {} of thermal throttling after the cliff is heat, not the drive's speed: it is \
+             left out of the rate and the rounds, and its phases are named apart.",
+            format_seconds(ac.throttled_s)
+        ));
+    }
     if let Some(st) = &ac.steady_state {
         let rounds: Vec<String> = st
             .rounds_bytes_per_sec
