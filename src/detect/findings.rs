@@ -86,12 +86,23 @@ impl After {
         }
     }
 
-    /// The figure as every output gives it: `591 MB/s`, or `480 MB/s to 1000 MB/s (not
-    /// steady)`.
+    /// What the steady-state test said, as one word for a table: `steady`, `too_short` or
+    /// `not_steady`.
+    pub fn judged(&self) -> &'static str {
+        match self {
+            After::Steady { .. } => "steady",
+            After::TooShort { .. } => "too_short",
+            After::NotSteady { .. } => "not_steady",
+        }
+    }
+
+    /// The figure as every output gives it: `591 MB/s`, `599 MB/s (too short to judge)`, or
+    /// `480 MB/s to 1000 MB/s (not steady)`.
     pub fn text(&self, units: UnitSystem) -> String {
         match *self {
-            After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec } => {
-                format_rate(bytes_per_sec, units)
+            After::Steady { bytes_per_sec } => format_rate(bytes_per_sec, units),
+            After::TooShort { bytes_per_sec } => {
+                format!("{} (too short to judge)", format_rate(bytes_per_sec, units))
             }
             After::NotSteady {
                 low_bytes_per_sec,
@@ -132,38 +143,16 @@ pub struct Findings {
     pub steps: Vec<Step>,
     /// The rate after the last cliff; `None` without a cliff or for a run that only read.
     pub after: Option<After>,
+    /// The name of each of the analysis's phases, in order, as every output gives it
+    /// ([`phase_names`]): "SLC cache", "tier 2", "after the cache", "thermal throttling", ...
+    #[serde(default)]
+    pub phase_names: Vec<String>,
 }
 
 impl Findings {
     /// The findings of analysis `a`.
     pub fn of(a: &Analysis) -> Findings {
-        let cache = if a.read_only {
-            Cache::ReadOnly {
-                bytes_read: a.bytes_total,
-            }
-        } else if let Some(e) = &a.cache_estimate {
-            Cache::Sized {
-                bytes: e.bytes,
-                low_bytes: e.low_bytes,
-                high_bytes: e.high_bytes,
-            }
-        } else if !a.cliffs.is_empty() {
-            Cache::NotEstimated
-        } else if a.bytes_total == 0 {
-            Cache::NothingWritten
-        } else if let Some(d) = &a.unconfirmed_drop {
-            Cache::Unconfirmed(d.clone())
-        } else {
-            match (a.cache_lower_bound_bytes, &a.coverage) {
-                (None, _) => Cache::TooFewSamples,
-                (Some(_), Some(c)) if c.whole_span && c.span_is_drive => {
-                    Cache::NoneOverWholeDrive {
-                        capacity_bytes: c.span_bytes,
-                    }
-                }
-                (Some(b), _) => Cache::AtLeast { bytes: b },
-            }
-        };
+        let cache = cache_of(a);
         let cliffs = !a.cliffs.is_empty() && !a.read_only;
         let in_cache_bytes_per_sec = a
             .phases
@@ -225,6 +214,7 @@ impl Findings {
             level_bytes_per_sec,
             steps,
             after,
+            phase_names: phase_names(a),
         }
     }
 
@@ -351,14 +341,45 @@ impl Findings {
     }
 }
 
+/// What the analysis says of the cache ([`Findings::cache`]).
+fn cache_of(a: &Analysis) -> Cache {
+    if a.read_only {
+        Cache::ReadOnly {
+            bytes_read: a.bytes_total,
+        }
+    } else if let Some(e) = &a.cache_estimate {
+        Cache::Sized {
+            bytes: e.bytes,
+            low_bytes: e.low_bytes,
+            high_bytes: e.high_bytes,
+        }
+    } else if !a.cliffs.is_empty() {
+        Cache::NotEstimated
+    } else if a.bytes_total == 0 {
+        Cache::NothingWritten
+    } else if let Some(d) = &a.unconfirmed_drop {
+        Cache::Unconfirmed(d.clone())
+    } else {
+        match (a.cache_lower_bound_bytes, &a.coverage) {
+            (None, _) => Cache::TooFewSamples,
+            (Some(_), Some(c)) if c.whole_span && c.span_is_drive => Cache::NoneOverWholeDrive {
+                capacity_bytes: c.span_bytes,
+            },
+            (Some(b), _) => Cache::AtLeast { bytes: b },
+        }
+    }
+}
+
 /// The name of each phase of `a`, as report.md and the charts give it. "After the cache" is
 /// the stretch after the last cliff ([`Findings::after`]); a phase before it and after the
 /// first cliff is a further tier ("tier 2"), unless the cache came back (then it is the low
 /// stretch before the return: "after the cache"). Where the stretch after the last cliff
 /// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
-/// is "thermal throttling"; a run's one level is "steady".
+/// is "thermal throttling"; a run's one level is "steady", or "the whole run" when it had too
+/// few samples to look for a cliff.
 pub fn phase_names(a: &Analysis) -> Vec<String> {
+    let too_few = matches!(cache_of(a), Cache::TooFewSamples);
     let last = a.cliffs.last().map(|c| c.t_s);
     let throttled = |p: &super::Phase| super::is_throttled(a, p);
     let after_last = |p: &super::Phase| last.is_some_and(|t| p.start_s >= t - 1e-6);
@@ -377,7 +398,17 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 return "thermal throttling".to_string();
             }
             match p.kind {
+                // A cache phase that starts where the cache came back.
+                PhaseKind::Cache if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) => {
+                    "SLC cache (back)".to_string()
+                }
                 PhaseKind::Cache => "SLC cache".to_string(),
+                // Too few samples to look for a cliff: one mean, not a level found steady.
+                PhaseKind::Steady if too_few => "the whole run".to_string(),
+                // A drop seen but not confirmed: the one phase is the mean over both levels.
+                PhaseKind::Steady if a.unconfirmed_drop.is_some() && a.cliffs.is_empty() => {
+                    "mean, drop not confirmed".to_string()
+                }
                 PhaseKind::Steady => "steady".to_string(),
                 _ if after_last(p) => {
                     let folding = if p.kind == PhaseKind::Folding {

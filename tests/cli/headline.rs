@@ -438,3 +438,120 @@ pub fn every_output_states_the_same_findings_on_seven_shapes() {
     }
     assert_eq!(seen, 2, "{md}");
 }
+
+/// What the analysis knows of its figures reaches every output with them:
+/// - a run of three samples has one mean, not a level found steady: "the whole run" in
+///   report.md and summary.json, "mean" on the card, never "steady";
+/// - an after-cache stretch too short to judge says so on the card and in `runs` (table and
+///   `after_cache_judged` in CSV), as the terminal does;
+/// - the level after an unconfirmed drop, shown by the `runs` table, is in the CSV too;
+/// - summary.json names each phase as report.md does.
+pub fn the_qualifiers_and_phase_names_reach_every_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("store.db");
+    let root = tmp.path();
+    let few = make(
+        &db,
+        root,
+        "few",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--pattern",
+            "seqwrite",
+            "--duration",
+            "3s",
+        ],
+    );
+    let short = make(
+        &db,
+        root,
+        "short",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--max-bytes",
+            "30GB",
+            "--no-early-stop",
+        ],
+    );
+    let unconf = make(
+        &db,
+        root,
+        "unconf",
+        &[
+            "simulate",
+            "960evo-500g,cache=1GB",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            "2",
+        ],
+    );
+    // Three samples.
+    let card = card_lines(&few.dir);
+    assert!(
+        card.contains("mean  ") && !card.contains("steady"),
+        "{card}"
+    );
+    let report = read(&few.dir.join("report.md"));
+    assert!(report.contains("| Phase 1 | the whole run: "), "{report}");
+    assert!(!report.contains("steady:"), "{report}");
+    assert_eq!(few.findings.phase_names, vec!["the whole run".to_string()]);
+    // Too short to judge.
+    assert!(
+        matches!(short.findings.after, Some(After::TooShort { .. })),
+        "{:?}",
+        short.findings.after
+    );
+    assert!(
+        short.terminal.contains("too short after it to tell"),
+        "{}",
+        short.terminal
+    );
+    let card = card_lines(&short.dir);
+    assert!(card.contains("(too short to judge)"), "{card}");
+    let table = run(&db, &["runs"]);
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("2 "))
+        .unwrap();
+    assert!(row.contains("(too short to judge)"), "{table}");
+    let csv = run(&db, &["runs", "--csv"]);
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let head = rd.headers().unwrap().clone();
+    let col = |name: &str| {
+        head.iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name}: {head:?}"))
+    };
+    let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+    let by_id = |id: &str| rows.iter().find(|r| &r[0] == id).unwrap();
+    assert_eq!(&by_id("2")[col("after_cache_judged")], "too_short");
+    // The unconfirmed drop's level.
+    let Cache::Unconfirmed(d) = &unconf.findings.cache else {
+        panic!("{:?}", unconf.findings.cache)
+    };
+    assert_eq!(&by_id("3")[col("after_cache_judged")], "unconfirmed");
+    let level: f64 = by_id("3")[col("unconfirmed_after_bytes_per_sec")]
+        .parse()
+        .unwrap();
+    assert!((level - d.after_bytes_per_sec).abs() < 1.0, "{level}");
+    // The phase names in summary.json are report.md's.
+    for s in [&few, &short, &unconf] {
+        let report = read(&s.dir.join("report.md"));
+        for (i, name) in s.findings.phase_names.iter().enumerate() {
+            let row = format!("| Phase {} | {name}: ", i + 1);
+            assert!(report.contains(&row), "{}: {row} in {report}", s.name);
+        }
+    }
+}
+
+/// The card's lines (the card is a PNG: its texts, as the card draws them), from the folder.
+fn card_lines(dir: &Path) -> String {
+    let t = slccache::commands::compare::load_run(dir).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let (_, cache, inside, after) = slccache::report::pages::card::card_texts(&t, &a, U);
+    let note = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
+    format!("{cache}\n{inside}\n{after}\n{note}")
+}

@@ -73,6 +73,7 @@ fn main() -> std::process::ExitCode {
             first_use::a_read_only_block_device_is_refused_up_front,
             first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
             headline::every_output_states_the_same_findings_on_seven_shapes,
+            headline::the_qualifiers_and_phase_names_reach_every_output,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::results_store_flags_only_where_they_mean_something,
             flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,

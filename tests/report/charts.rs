@@ -413,7 +413,7 @@ pub fn card_is_1200_by_630_and_says_the_essentials() {
         "{cache}"
     );
     assert_eq!(in_cache, "in cache  1365 MB/s");
-    assert_eq!(after, "after  591 MB/s");
+    assert_eq!(after, "after  591 MB/s (too short to judge)");
     let png = slccache::report::pages::card::render_card(
         &t,
         &a,

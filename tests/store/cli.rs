@@ -1034,8 +1034,8 @@ pub fn runs_rm_asks_on_a_terminal() {
 
 /// `runs` showed 3478 MB/s after the cache for an fx700 `--cliffs 2` run whose terminal said
 /// 129 MB/s (its first cliff's rate after it, not the last). The row now holds the one
-/// "after the cache" figure of the analysis, and none for a stretch that is not steady (the
-/// p5's throttled folding, whose terminal gives a range).
+/// "after the cache" figure of the analysis (the p5's with its heat left out), and none for a
+/// stretch that is not steady (whose terminal gives a range).
 pub fn runs_give_the_after_cache_rate_every_output_gives() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("r.db");
@@ -1076,15 +1076,46 @@ pub fn runs_give_the_after_cache_rate_every_output_gives() {
         ac["mean_bytes_per_sec"]
     );
     assert!(ac["mean_bytes_per_sec"].as_f64().unwrap() < 200e6, "{ac}");
+    // The p5's heat is no tier: left out, its stretch after the cache is steady.
     let p5 = summary("p5");
+    let ac = &p5["analysis"]["after_cache"];
+    assert_eq!(ac["steady_state"]["steady"], true, "{ac}");
     assert_eq!(
-        p5["analysis"]["after_cache"]["steady_state"]["steady"],
+        row("p5")["after_cache_bytes_per_sec"],
+        ac["mean_bytes_per_sec"]
+    );
+    // A stretch that is not steady (a fio log of a drive that folds and recovers) has no one
+    // figure in the row.
+    let fio = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log"
+    );
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", &db)
+        .args(["analyze", fio, "--out"])
+        .arg(d.path().join("fio"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_DB", &db)
+        .args(["runs", "--json"])
+        .output()
+        .unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let fio_row = rows
+        .iter()
+        .find(|r| r["source_dir"].as_str().is_some_and(|s| s.ends_with("fio")))
+        .expect("the fio run's row");
+    assert_eq!(
+        summary("fio")["analysis"]["after_cache"]["steady_state"]["steady"],
         false
     );
     assert!(
-        row("p5")["after_cache_bytes_per_sec"].is_null(),
-        "{:?}",
-        row("p5")
+        fio_row["after_cache_bytes_per_sec"].is_null(),
+        "{fio_row:?}"
     );
 }
 

@@ -194,6 +194,27 @@ fn after_range(r: &RunRow) -> Option<(f64, f64)> {
     }
 }
 
+/// What the steady-state test said of the stretch after the cache (`steady`, `too_short`,
+/// `not_steady`), `unconfirmed` after a drop that was not confirmed, or empty.
+fn after_judged(r: &RunRow) -> &'static str {
+    let Some(f) = r.findings.as_ref() else {
+        return "";
+    };
+    match (&f.after, &f.cache) {
+        (Some(a), _) => a.judged(),
+        (None, crate::detect::findings::Cache::Unconfirmed(_)) => "unconfirmed",
+        _ => "",
+    }
+}
+
+/// The level after a drop that was not confirmed, bytes/s.
+fn unconfirmed_after(r: &RunRow) -> Option<f64> {
+    match r.findings.as_ref().map(|f| &f.cache) {
+        Some(crate::detect::findings::Cache::Unconfirmed(d)) => Some(d.after_bytes_per_sec),
+        _ => None,
+    }
+}
+
 /// The listing as CSV (SI base units: bytes, bytes per second).
 pub fn csv_text(rows: &[RunRow]) -> Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -225,6 +246,8 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         "cache_upper_bound_bytes",
         "after_cache_low_bytes_per_sec",
         "after_cache_high_bytes_per_sec",
+        "after_cache_judged",
+        "unconfirmed_after_bytes_per_sec",
     ])?;
     let o = |v: &Option<String>| v.clone().unwrap_or_default();
     let i = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
@@ -267,6 +290,8 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
             i(upper_bound(r)),
             f(after_range(r).map(|x| x.0)),
             f(after_range(r).map(|x| x.1)),
+            after_judged(r).to_string(),
+            f(unconfirmed_after(r)),
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)

@@ -127,12 +127,11 @@ fn envelope_series(
 }
 
 /// The name of a phase of `a` on the chart: a run with a drop it could not confirm was not
-/// steady, its one phase is the mean over both levels.
-fn phase_name_in(a: &Analysis, k: PhaseKind) -> &'static str {
-    if k == PhaseKind::Steady && a.unconfirmed_drop.is_some() && a.cliffs.is_empty() {
-        "mean, drop not confirmed"
-    } else {
-        phase_name(k)
+/// steady, its one phase is the mean over both levels ([`phase_names`] names it so).
+fn legend_name(a: &Analysis, k: PhaseKind) -> String {
+    match a.phases.iter().position(|p| p.kind == k) {
+        Some(i) if k == PhaseKind::Steady => crate::detect::findings::phase_names(a)[i].clone(),
+        _ => phase_name(k).to_string(),
     }
 }
 
@@ -352,21 +351,7 @@ pub(super) fn throughput(
         .map(|(i, p)| Band {
             x0: to_x(p.start_s).max(x.min),
             x1: to_x(p.end_s).min(x.max),
-            label: format!(
-                "{}{}: {}",
-                if p.kind == PhaseKind::Steady {
-                    phase_name_in(a, p.kind)
-                } else {
-                    names[i].as_str()
-                },
-                // A cache phase that starts where the cache came back.
-                if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) {
-                    " (back)"
-                } else {
-                    ""
-                },
-                format_rate(p.mean_bytes_per_sec, u)
-            ),
+            label: format!("{}: {}", names[i], format_rate(p.mean_bytes_per_sec, u)),
             short_label: format_rate(p.mean_bytes_per_sec, u),
             color: phase_color(p.kind),
         })
@@ -630,7 +615,7 @@ pub(super) fn throughput(
     }
     for k in kinds {
         legend.push(LegendEntry {
-            name: phase_name_in(a, k).to_string(),
+            name: legend_name(a, k).to_string(),
             style: LineStyle {
                 color: phase_color(k),
                 alpha: 1.0,

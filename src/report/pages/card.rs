@@ -67,6 +67,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             None => String::new(),
         },
         (Some(r), _) => format!("in cache  {r}"),
+        (None, Some(r)) if matches!(f.cache, crate::detect::findings::Cache::TooFewSamples) => {
+            format!("mean  {}", format_rate(r, u))
+        }
         (None, Some(r)) => format!("steady  {}", format_rate(r, u)),
         (None, None) => String::new(),
     };

@@ -3,7 +3,6 @@
 //! written, stop reason), one column per run, followed by the charts. A probe's report adds
 //! the host and the drive's own report ([`drive_rows`]).
 
-use crate::detect::PhaseKind;
 use crate::device::host::HostInfo;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -39,13 +38,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             format!("Phase {}", i + 1),
             format!(
                 "{}: {} ({} to {})",
-                // A run with a drop it could not confirm was not steady: its one phase is the
-                // mean over both levels.
-                if p.kind == PhaseKind::Steady && a.unconfirmed_drop.is_some() {
-                    "no confirmed change (mean over the drop)"
-                } else {
-                    names[i].as_str()
-                },
+                names[i],
                 format_rate(p.mean_bytes_per_sec, units),
                 format_seconds(p.start_s),
                 format_seconds(p.end_s)
