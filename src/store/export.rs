@@ -62,12 +62,16 @@ pub(super) fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Res
         .files
         .get("timeline.csv")
         .with_context(|| format!("run {}: no stored timeline.csv", run.row.id))?;
-    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
-    let samples = crate::timeline::read_slccache_csv(text, "timeline.csv")?;
-    let timeline = crate::timeline::Timeline {
-        samples,
-        meta: summary.run.clone(),
-    };
+    std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
+    // Kept as the run kept them (every sample up to `MAX_KEPT`, merged past it, with each
+    // kept sample's envelope): the charts are the ones the run drew, and the samples held
+    // do not grow with the run.
+    let mut kept = crate::timeline::bounded::Kept::for_run();
+    crate::timeline::read_slccache_rows(csv.as_slice(), "timeline.csv", |s, _| {
+        kept.push(&s);
+        Ok(())
+    })?;
+    let timeline = kept.into_timeline(summary.run.clone());
     let opts = ReportOptions::from(render);
     if run.row.kind == "probe" {
         // As `probe` draws: nothing when nothing was written or read; the host and drive
