@@ -156,11 +156,21 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
     } else {
         [UnitSystem::Decimal, UnitSystem::Binary]
     };
-    let stored: BTreeMap<String, Vec<u8>> = folder
-        .iter()
-        .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
-        .map(|(n, d)| (n.clone(), d.clone()))
-        .collect();
+    // One copy of the stored files for both tries, and the files drawn compared one at a
+    // time: a long run's timeline.csv is not held more often than needed.
+    let mut run = StoredRun {
+        row: RunRow {
+            kind,
+            ..RunRow::default()
+        },
+        summary: summary.to_string(),
+        render: None,
+        files: folder
+            .iter()
+            .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
+            .map(|(n, d)| (n.clone(), d.clone()))
+            .collect(),
+    };
     for units in units {
         let render = RenderOptions {
             units,
@@ -168,25 +178,49 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
             dark,
             command: Some(command.clone()),
         };
-        let run = StoredRun {
-            row: RunRow {
-                kind: kind.clone(),
-                ..RunRow::default()
-            },
-            summary: summary.to_string(),
-            render: Some(render.clone()),
-            files: stored.clone(),
-        };
+        run.render = Some(render.clone());
         let scratch = Scratch::new()?;
         // A folder that cannot be drawn again (another version's summary) is stored whole.
         if export_run(&run, &scratch.0).is_err() {
             return Ok(None);
         }
-        if read_folder(&scratch.0)? == *folder {
+        if holds_exactly(&scratch.0, folder)? {
             return Ok(Some(render));
         }
     }
     Ok(None)
+}
+
+/// Whether `dir` holds exactly the files of `folder` (the names [`read_folder`] gives, byte
+/// for byte), read a piece at a time.
+fn holds_exactly(dir: &Path, folder: &BTreeMap<String, Vec<u8>>) -> Result<bool> {
+    use std::io::Read;
+    let files = folder_files(dir)?;
+    if files.len() != folder.len() {
+        return Ok(false);
+    }
+    let mut buf = vec![0u8; 1 << 16];
+    for (rel, path) in files {
+        let Some(want) = folder.get(&rel) else {
+            return Ok(false);
+        };
+        let mut f = std::fs::File::open(&path).with_context(|| format!("reading {rel}"))?;
+        let mut at = 0;
+        loop {
+            let n = f.read(&mut buf).with_context(|| format!("reading {rel}"))?;
+            if n == 0 {
+                break;
+            }
+            if want.get(at..at + n) != Some(&buf[..n]) {
+                return Ok(false);
+            }
+            at += n;
+        }
+        if at != want.len() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// A scratch folder under the system's temporary folder, removed when dropped.
