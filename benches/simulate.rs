@@ -9,12 +9,39 @@ use std::time::Duration;
 
 use slccache::config::WorkloadConfig;
 use slccache::detect::stop::StopConfig;
-use slccache::experiment::virtual_time::{run_meta, simulate_with_stop};
+use slccache::experiment::virtual_time::{run_meta, simulate_with_stop, Simulation};
 use slccache::model::presets;
+use slccache::model::DriveModel;
 use slccache::workload::Pattern;
 
 fn main() {
+    // SLCCACHE_BENCH_WORK=1: print how many analyses the rule ran and skipped at each size
+    // (once, untimed), then bench.
+    if std::env::var_os("SLCCACHE_BENCH_WORK").is_some() {
+        for n in [10_000, 100_000, 1_000_000] {
+            let sim = run(&presets::find("960evo-500g").unwrap(), n);
+            let rule = sim.stop_rule.as_ref().unwrap();
+            eprintln!(
+                "{n} samples: {} analyses, {} skipped, withdrawn {}, hold {:?} s",
+                rule.analyses(),
+                rule.skipped(),
+                rule.withdrawn(),
+                rule.estimate().map(|e| e.hold_s)
+            );
+        }
+    }
     divan::main();
+}
+
+/// One simulation of `n` samples, with the rule on but never stopping.
+fn run(m: &DriveModel, n: usize) -> Simulation {
+    let w = workload(n);
+    let stop = StopConfig {
+        early_stop: false,
+        ..StopConfig::default()
+    };
+    let meta = run_meta("960evo-500g", m, &w);
+    simulate_with_stop(m, &w, Some(stop), meta, &AtomicBool::new(false), |_| Ok(())).unwrap()
 }
 
 fn workload(n: usize) -> WorkloadConfig {
@@ -39,25 +66,7 @@ fn workload(n: usize) -> WorkloadConfig {
 #[divan::bench(args = [10_000, 100_000, 1_000_000], sample_count = 3, sample_size = 1)]
 fn simulate_samples(bencher: divan::Bencher, n: usize) {
     let m = presets::find("960evo-500g").unwrap();
-    let w = workload(n);
-    let stop = StopConfig {
-        early_stop: false,
-        ..StopConfig::default()
-    };
     bencher
         .counter(divan::counter::ItemsCount::new(n))
-        .bench_local(|| {
-            let meta = run_meta("960evo-500g", &m, &w);
-            let sim =
-                simulate_with_stop(
-                    &m,
-                    &w,
-                    Some(stop),
-                    meta,
-                    &AtomicBool::new(false),
-                    |_| Ok(()),
-                )
-                .unwrap();
-            divan::black_box(sim.timeline.samples.len())
-        });
+        .bench_local(|| divan::black_box(run(&m, n).timeline.samples.len()));
 }

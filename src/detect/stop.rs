@@ -32,7 +32,14 @@
 //! progress line).
 //!
 //! The analysis is repeated when the timeline has grown by one sample or by
-//! [`REANALYSE_SHARE`] of its length, whichever is more. Each analysis reads a bounded view
+//! [`REANALYSE_SHARE`] of its length, whichever is more. Once the answer is certain (the rule
+//! says stop, or with `early_stop` off would say it), a due analysis is run only when the
+//! samples since the last check could show a new level: when their mean rate has moved from
+//! the level the latest analysis ended at by more than [`SETTLED_BAND`] (half the smallest step
+//! the detector calls a change). While the level holds, the analysis would find the same cliff
+//! over more of the same level, so it is skipped and the schedule kept; a run that stops
+//! early never gets there (it stops at that analysis), so its analyses are the same as
+//! before. Each analysis reads a bounded view
 //! of the timeline so far ([`MAX_VIEW`] samples at most): the samples themselves while there
 //! are fewer, and after that neighbouring samples merged in groups of 2, 4, 8, ... (bytes
 //! summed, rates weighted by time), kept up as samples arrive. An analysis therefore costs
@@ -66,6 +73,16 @@ pub const MAX_AUTO_HOLD_S: f64 = 120.0;
 /// The timeline is analysed again once it has grown by this share of its length (or by one
 /// sample, whichever is more).
 pub const REANALYSE_SHARE: f64 = 0.01;
+
+/// Once the rule's answer is certain, a due analysis is skipped while the mean rate of the
+/// samples since the last check stays within this (ln, about 5%) of the level the latest
+/// analysis ended at: half of the smallest step the detector takes for a change
+/// ([`super::cliffs::MIN_STEP`]).
+pub const SETTLED_BAND: f64 = 0.5 * super::cliffs::MIN_STEP;
+
+/// Set (to anything) in the environment, every rule runs every due analysis: see
+/// [`StopRule::analysing_all`].
+pub const ANALYSE_ALL_VAR: &str = "SLCCACHE_ANALYSE_ALL";
 
 /// Most samples one analysis of the rule reads: past this, neighbouring samples are merged
 /// in pairs (see the module documentation).
@@ -161,9 +178,17 @@ pub struct StopRule {
     cfg: StopConfig,
     /// The bounded view the analyses read: all the rule keeps of the samples.
     view: Kept,
-    /// Start of the first sample and (end, length) of the newest, seconds.
+    /// Start of the first sample, seconds, and the newest sample's end and length (seconds)
+    /// and bytes written by its end.
     first_start_s: Option<f64>,
-    last: Option<(f64, f64)>,
+    last: Option<(f64, f64, u64)>,
+    /// Once the answer is certain: the level the latest analysis ended at, against which
+    /// due analyses are checked.
+    settled: Option<Settled>,
+    /// Due analyses skipped because the level held (see [`SETTLED_BAND`]).
+    skipped: u32,
+    /// Whether due analyses may be skipped (see [`StopRule::analysing_all`]).
+    may_skip: bool,
     /// Samples the latest analysis read, and the most any analysis read.
     work: (usize, usize),
     /// Analyse again once the newest sample ends at or after this time.
@@ -190,6 +215,9 @@ impl StopRule {
             view: Kept::with_limit(MAX_VIEW),
             first_start_s: None,
             last: None,
+            settled: None,
+            skipped: 0,
+            may_skip: std::env::var_os(ANALYSE_ALL_VAR).is_none(),
             work: (0, 0),
             next_eval_t: f64::NEG_INFINITY,
             estimate: None,
@@ -201,6 +229,15 @@ impl StopRule {
             first_drop: None,
             stop_reason: None,
         }
+    }
+
+    /// The same rule running every due analysis, also once its answer is certain (as it did
+    /// before analyses were skipped while the level holds): to compare the two. The hidden
+    /// environment variable [`ANALYSE_ALL_VAR`] does the same for every rule of a process
+    /// (for tests and benchmarks; not a user setting).
+    pub fn analysing_all(mut self) -> StopRule {
+        self.may_skip = false;
+        self
     }
 
     /// A drop inside the first sample that the latest analysis saw while there is no cliff,
@@ -233,7 +270,7 @@ impl StopRule {
 
     fn add(&mut self, s: &Sample) {
         self.first_start_s.get_or_insert(s.t_start_s());
-        self.last = Some((s.t_s, s.interval_s));
+        self.last = Some((s.t_s, s.interval_s, s.bytes_total));
         self.view.push(s);
     }
 
@@ -295,6 +332,12 @@ impl StopRule {
         self.analyses
     }
 
+    /// How many due analyses were skipped because the answer was certain and the level held
+    /// (see [`SETTLED_BAND`]).
+    pub fn skipped(&self) -> u32 {
+        self.skipped
+    }
+
     /// How many samples were pushed so far (the rule keeps at most [`MAX_VIEW`] plus one of
     /// them, merged).
     pub fn pushed(&self) -> u64 {
@@ -307,22 +350,30 @@ impl StopRule {
     }
 
     fn evaluate_if_due(&mut self) -> Decision {
-        let Some((last_t, _)) = self.last else {
+        let (Some(t0), Some((last_t, interval, bytes))) = (self.first_start_s, self.last) else {
             return Decision::Continue;
         };
         if self.stopped_at_s.is_none() && last_t >= self.next_eval_t {
-            self.evaluate();
+            let holds = self
+                .settled
+                .as_mut()
+                .is_some_and(|s| s.holds(last_t, bytes));
+            if holds {
+                self.skipped += 1;
+                self.next_eval_t = next_eval(t0, last_t, interval);
+            } else {
+                self.evaluate();
+            }
         }
         self.decision()
     }
 
     /// Analyses the timeline so far now, whether due or not; returns the decision.
     pub fn evaluate(&mut self) -> Decision {
-        let (Some(t0), Some((now, interval))) = (self.first_start_s, self.last) else {
+        let (Some(t0), Some((now, interval, bytes_now))) = (self.first_start_s, self.last) else {
             return Decision::Continue;
         };
-        let interval = interval.max(1e-9);
-        self.next_eval_t = now + (REANALYSE_SHARE * (now - t0)).max(0.5 * interval);
+        self.next_eval_t = next_eval(t0, now, interval);
         let a = self.view.with_timeline(analyze);
         let read = self.view.len();
         self.work = (read, self.work.1.max(read));
@@ -369,6 +420,10 @@ impl StopRule {
             .first_sample_drop()
             .and_then(|(_, at)| at)
             .is_some_and(|at| now >= at);
+        // Certain: later analyses are needed only where the level moves.
+        self.settled = (self.may_skip && (due || first_due))
+            .then(|| Settled::at(&a, now, bytes_now))
+            .flatten();
         if self.cfg.early_stop && self.stopped_at_s.is_none() && (due || first_due) {
             self.stopped_at_s = Some(now);
             self.stop_reason = Some(if due {
@@ -379,6 +434,51 @@ impl StopRule {
         }
         self.analysis = Some(a);
         self.decision()
+    }
+}
+
+/// When the analysis after the newest sample at `now` is due: once the timeline (which began
+/// at `t0`) has grown by [`REANALYSE_SHARE`] of its length, or by half a sample.
+fn next_eval(t0: f64, now: f64, interval: f64) -> f64 {
+    now + (REANALYSE_SHARE * (now - t0)).max(0.5 * interval.max(1e-9))
+}
+
+/// The level a certain answer was found at, and the start of the stretch checked against it.
+#[derive(Debug, Clone, Copy)]
+struct Settled {
+    /// Mean rate of the last phase of the latest analysis, bytes per second.
+    level_bps: f64,
+    /// End of the newest sample at the last check, seconds, and bytes written by then.
+    from_t_s: f64,
+    from_bytes: u64,
+}
+
+impl Settled {
+    /// The level of `a`, the analysis after the newest sample (ending at `now`, with
+    /// `bytes` written by then); `None` when it has none to hold (no phase, no rate, or
+    /// an analysis of reads).
+    fn at(a: &Analysis, now: f64, bytes: u64) -> Option<Settled> {
+        let level = a.phases.last()?.mean_bytes_per_sec;
+        (!a.read_only && level > 0.0 && level.is_finite()).then_some(Settled {
+            level_bps: level,
+            from_t_s: now,
+            from_bytes: bytes,
+        })
+    }
+
+    /// Whether the samples from the last check to the newest (ending at `now`, `bytes`
+    /// written by then) held the level: their mean rate within [`SETTLED_BAND`] of it. The
+    /// next check starts here.
+    fn holds(&mut self, now: f64, bytes: u64) -> bool {
+        let dt = now - self.from_t_s;
+        let db = bytes.saturating_sub(self.from_bytes) as f64;
+        self.from_t_s = now;
+        self.from_bytes = bytes;
+        if dt <= 0.0 {
+            return true;
+        }
+        let rate = db / dt;
+        rate > 0.0 && (rate / self.level_bps).ln().abs() <= SETTLED_BAND
     }
 }
 
@@ -592,6 +692,64 @@ mod tests {
             "{} against {truth}",
             e.cache.bytes
         );
+    }
+
+    /// Once the answer is certain the rule analyses only where the level moves: a run
+    /// written on without the early stop after its cliff is certain costs no more analyses,
+    /// and tells the same. It used to analyse at every 1 % of growth to the end.
+    #[test]
+    fn a_certain_answer_is_not_analysed_again_while_the_level_holds() {
+        let samples = step(20.0, 4000.0, 1.0);
+        let run = |rule: StopRule| {
+            let mut rule = rule;
+            for s in &samples {
+                assert_eq!(rule.push(s.clone()), Decision::Continue);
+            }
+            rule
+        };
+        let cfg = StopConfig {
+            early_stop: false,
+            ..StopConfig::default()
+        };
+        let all = run(StopRule::new(cfg).analysing_all());
+        let rule = run(StopRule::new(cfg));
+        // Certain 30 s after the cliff (about 50 s in): about 130 analyses to there, and a
+        // further 320 to the end of the run (4020 s) when every due one runs.
+        assert!(all.analyses() > 400, "{}", all.analyses());
+        assert_eq!(all.skipped(), 0);
+        assert!(rule.analyses() < 150, "{} analyses", rule.analyses());
+        assert_eq!(rule.analyses() + rule.skipped(), all.analyses());
+        // The same answer: the cliff, its hold, nothing withdrawn.
+        let (a, b) = (all.estimate().unwrap(), rule.estimate().unwrap());
+        assert!(Estimate::same_cliff(&a.cache, &b.cache), "{a:?} {b:?}");
+        assert_eq!(a.hold_s, b.hold_s);
+        assert_eq!((all.withdrawn(), rule.withdrawn()), (0, 0));
+        // A second fall after the certain one is a new level: analysed, and found.
+        let mut two = samples.clone();
+        let last = two.last().unwrap().clone();
+        for i in 1..=600 {
+            let mut s = last.clone();
+            s.t_s = last.t_s + i as f64;
+            s.bytes = 100_000_000;
+            s.bytes_per_sec = 1e8;
+            s.bytes_total = last.bytes_total + i * 100_000_000;
+            two.push(s);
+        }
+        let mut rule = StopRule::new(StopConfig {
+            cliffs: 2,
+            early_stop: false,
+            ..StopConfig::default()
+        });
+        let mut first = StopRule::new(cfg);
+        for s in &two {
+            rule.push(s.clone());
+            first.push(s.clone());
+        }
+        let t = rule.target().expect("the second cliff is found");
+        assert!((t.cliff.t_s - last.t_s).abs() < 5.0, "{t:?}");
+        // The rule of one cliff saw the new level too (its latest analysis has both falls).
+        let a = first.analysis().unwrap();
+        assert!(a.cliffs.len() >= 2, "{:?}", a.cliffs);
     }
 
     /// Below [`MAX_VIEW`] samples the view is the timeline itself: the same analysis.

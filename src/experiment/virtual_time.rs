@@ -324,9 +324,10 @@ impl SampleSource for VirtualDrive<'_> {
     }
 }
 
-/// Most samples a simulation makes (rows of `timeline.csv`; its memory is bounded by
-/// [`crate::timeline::bounded::MAX_KEPT`] whatever the count, but its time is not).
-pub const MAX_SAMPLES: f64 = 5e6;
+/// Most samples a simulation makes (rows of `timeline.csv`): ten million, a day at 10 ms
+/// (8.64 million) with room to spare. Its memory is bounded by
+/// [`crate::timeline::bounded::MAX_KEPT`] whatever the count, but its time is not.
+pub const MAX_SAMPLES: f64 = 1e7;
 
 /// Refuses a simulation that would make more than [`MAX_SAMPLES`] samples (a usage error,
 /// before anything is written): `--max-bytes 1EB` at 1 s intervals would run for decades of
@@ -552,6 +553,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::stop::Estimate;
     use crate::model::presets;
     use crate::workload::Pattern;
     use std::time::Duration;
@@ -631,6 +633,52 @@ mod tests {
         assert_eq!(crate::error::exit_code(&e), 2);
     }
 
+    /// The early-stop rule of a run without the early stop skips its analyses once its
+    /// answer is certain and the level holds; what it reports at the end (the cliff, its
+    /// hold, how often a cliff was withdrawn, a drop inside the first sample) is what it
+    /// reported when every due analysis ran, for every preset drive (their later tiers and
+    /// folding included).
+    #[test]
+    fn skipped_analyses_change_no_answer_of_the_rule() {
+        let cfg = StopConfig {
+            early_stop: false,
+            ..StopConfig::default()
+        };
+        let mut skipped = 0;
+        for m in presets::all() {
+            for (interval_ms, secs) in [(1000, 5000), (250, 1200)] {
+                let mut w = workload(Pattern::Seqwrite, 128 << 10, 32);
+                w.interval = Duration::from_millis(interval_ms);
+                w.duration = Some(Duration::from_secs(secs));
+                w.max_bytes = Some(u64::MAX / 2);
+                let mut drive = VirtualDrive::new(&m, &w).unwrap();
+                let mut all = StopRule::new(cfg).analysing_all();
+                let mut rule = StopRule::new(cfg);
+                while let Some(s) = drive.next_sample().unwrap() {
+                    all.push(s.clone());
+                    rule.push(s);
+                }
+                let what = format!("{} at {interval_ms} ms", m.name);
+                assert_eq!(all.withdrawn(), rule.withdrawn(), "{what}");
+                assert_eq!(all.analyses(), rule.analyses() + rule.skipped(), "{what}");
+                match (all.estimate(), rule.estimate()) {
+                    (Some(a), Some(b)) => {
+                        // The cliff of the latest analysis each ran: the same cliff, its hold
+                        // (the cache phase's length, when over 30 s) within a few parts in a
+                        // million.
+                        assert!(Estimate::same_cliff(&a.cache, &b.cache), "{what}");
+                        assert!((a.hold_s / b.hold_s - 1.0).abs() < 1e-5, "{what}");
+                    }
+                    (a, b) => assert_eq!(a.is_some(), b.is_some(), "{what}"),
+                }
+                let drop = |r: &StopRule| r.first_sample_drop().map(|(d, at)| (d.t_s, at));
+                assert_eq!(drop(&all), drop(&rule), "{what}");
+                skipped += rule.skipped();
+            }
+        }
+        assert!(skipped > 1000, "{skipped} analyses skipped");
+    }
+
     /// A run too long to simulate is refused with the count of samples it would make, and
     /// the limit is called what it is: how many samples a simulation makes (its memory is
     /// bounded whatever the count, so it is not what a simulation keeps).
@@ -640,16 +688,17 @@ mod tests {
         let mut w = workload(Pattern::Seqwrite, 1 << 20, 8);
         w.interval = Duration::from_millis(10);
         w.max_bytes = Some(u64::MAX / 2); // the length is set by the duration alone
-        w.duration = Some(Duration::from_secs(100_000)); // 10M samples of 10 ms
+        w.duration = Some(Duration::from_secs(200_000)); // 20M samples of 10 ms
         let e = check_length(&m, &w).unwrap_err();
         assert_eq!(crate::error::exit_code(&e), 2);
         let msg = format!("{e:#}");
-        assert!(msg.contains("10000000 samples of --interval"), "{msg}");
+        assert!(msg.contains("20000000 samples of --interval"), "{msg}");
         assert!(
-            msg.contains("more than the 5000000 a simulation makes"),
+            msg.contains("more than the 10000000 a simulation makes"),
             "{msg}"
         );
-        w.duration = Some(Duration::from_secs(40_000)); // 4M: within the limit
+        // A day at 10 ms (8.64M samples) is within the limit; it used to be refused (5M).
+        w.duration = Some(Duration::from_secs(86_400));
         check_length(&m, &w).unwrap();
     }
 }

@@ -32,18 +32,7 @@ pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
         .with_context(|| format!("writing {}", summary_path.display()))?;
     written.push(summary_path);
     for (name, data) in &run.files {
-        let rel = Path::new(name);
-        if rel.is_absolute() || rel.components().any(|c| c.as_os_str() == "..") {
-            anyhow::bail!(
-                "run {}: stored file name '{name}' leaves the folder",
-                run.row.id
-            );
-        }
-        let p = dir.join(rel);
-        if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
+        let p = stored_file_path(run.row.id, dir, name)?;
         std::fs::write(&p, data).with_context(|| format!("writing {}", p.display()))?;
         written.push(p);
     }
@@ -53,21 +42,50 @@ pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(written)
 }
 
+/// Where stored file `name` of run `id` goes in `dir` (its folders made): refused when the
+/// name would leave the folder.
+fn stored_file_path(id: i64, dir: &Path, name: &str) -> Result<PathBuf> {
+    let rel = Path::new(name);
+    if rel.is_absolute() || rel.components().any(|c| c.as_os_str() == "..") {
+        anyhow::bail!("run {id}: stored file name '{name}' leaves the folder");
+    }
+    let p = dir.join(rel);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    Ok(p)
+}
+
 /// Draws the charts and reports of a probe, simulate or analyze run from its stored summary
 /// and timeline, as the run itself drew them.
 pub(super) fn redraw(run: &StoredRun, dir: &Path, render: &RenderOptions) -> Result<Vec<PathBuf>> {
-    let summary: crate::report::Summary = serde_json::from_str(&run.summary)
-        .with_context(|| format!("run {}: reading its summary", run.row.id))?;
     let csv = run
         .files
         .get("timeline.csv")
         .with_context(|| format!("run {}: no stored timeline.csv", run.row.id))?;
-    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
-    let samples = crate::timeline::read_slccache_csv(text, "timeline.csv")?;
-    let timeline = crate::timeline::Timeline {
-        samples,
-        meta: summary.run.clone(),
-    };
+    std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
+    redraw_from(run, csv.as_slice(), dir, render)
+}
+
+/// [`redraw`], with the run's `timeline.csv` read from `csv` row by row.
+fn redraw_from(
+    run: &StoredRun,
+    csv: impl Read,
+    dir: &Path,
+    render: &RenderOptions,
+) -> Result<Vec<PathBuf>> {
+    let summary: crate::report::Summary = serde_json::from_str(&run.summary)
+        .with_context(|| format!("run {}: reading its summary", run.row.id))?;
+    // Kept as the run kept them (every sample up to `MAX_KEPT`, merged past it, with each
+    // kept sample's envelope): the charts are the ones the run drew, and the samples held
+    // do not grow with the run.
+    let mut kept = crate::timeline::bounded::Kept::for_run();
+    crate::timeline::read_slccache_rows(csv, "timeline.csv", |s, _| {
+        kept.push(&s);
+        Ok(())
+    })?;
+    let timeline = kept.into_timeline(summary.run.clone());
     let opts = ReportOptions::from(render);
     if run.row.kind == "probe" {
         // As `probe` draws: nothing when nothing was written or read; the host and drive
@@ -152,11 +170,21 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
     } else {
         [UnitSystem::Decimal, UnitSystem::Binary]
     };
-    let stored: BTreeMap<String, Vec<u8>> = folder
-        .iter()
-        .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
-        .map(|(n, d)| (n.clone(), d.clone()))
-        .collect();
+    // One copy of the stored files for both tries, and the files drawn compared one at a
+    // time: a long run's timeline.csv is not held more often than needed.
+    let mut run = StoredRun {
+        row: RunRow {
+            kind,
+            ..RunRow::default()
+        },
+        summary: summary.to_string(),
+        render: None,
+        files: folder
+            .iter()
+            .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
+            .map(|(n, d)| (n.clone(), d.clone()))
+            .collect(),
+    };
     for units in units {
         let render = RenderOptions {
             units,
@@ -164,25 +192,49 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
             dark,
             command: Some(command.clone()),
         };
-        let run = StoredRun {
-            row: RunRow {
-                kind: kind.clone(),
-                ..RunRow::default()
-            },
-            summary: summary.to_string(),
-            render: Some(render.clone()),
-            files: stored.clone(),
-        };
+        run.render = Some(render.clone());
         let scratch = Scratch::new()?;
         // A folder that cannot be drawn again (another version's summary) is stored whole.
         if export_run(&run, &scratch.0).is_err() {
             return Ok(None);
         }
-        if read_folder(&scratch.0)? == *folder {
+        if holds_exactly(&scratch.0, folder)? {
             return Ok(Some(render));
         }
     }
     Ok(None)
+}
+
+/// Whether `dir` holds exactly the files of `folder` (the names [`read_folder`] gives, byte
+/// for byte), read a piece at a time.
+fn holds_exactly(dir: &Path, folder: &BTreeMap<String, Vec<u8>>) -> Result<bool> {
+    use std::io::Read;
+    let files = folder_files(dir)?;
+    if files.len() != folder.len() {
+        return Ok(false);
+    }
+    let mut buf = vec![0u8; 1 << 16];
+    for (rel, path) in files {
+        let Some(want) = folder.get(&rel) else {
+            return Ok(false);
+        };
+        let mut f = std::fs::File::open(&path).with_context(|| format!("reading {rel}"))?;
+        let mut at = 0;
+        loop {
+            let n = f.read(&mut buf).with_context(|| format!("reading {rel}"))?;
+            if n == 0 {
+                break;
+            }
+            if want.get(at..at + n) != Some(&buf[..n]) {
+                return Ok(false);
+            }
+            at += n;
+        }
+        if at != want.len() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// A scratch folder under the system's temporary folder, removed when dropped.
@@ -230,8 +282,43 @@ impl Store {
     /// Writes run `id`'s folder again into `dir` (created if missing): `summary.json` and the
     /// stored files as they were, then the charts and reports drawn again where they were not
     /// stored. Returns the files written.
+    ///
+    /// Each stored file is inflated straight into its file, one at a time, and the charts
+    /// are drawn from the `timeline.csv` written, read row by row: what is held is the
+    /// stored (deflated) files and the timeline kept as the run kept it, not the inflated
+    /// `timeline.csv` of a long run.
     pub fn export(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
-        let run = self.get(id)?;
-        export_run(&run, dir)
+        let (run, deflated) = self.get_deflated(id)?;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let mut written = Vec::new();
+        let summary_path = dir.join("summary.json");
+        std::fs::write(&summary_path, &run.summary)
+            .with_context(|| format!("writing {}", summary_path.display()))?;
+        written.push(summary_path);
+        for (name, data) in &deflated {
+            let p = stored_file_path(id, dir, name)?;
+            let mut out = std::io::BufWriter::new(
+                std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,
+            );
+            std::io::copy(
+                &mut flate2::read::DeflateDecoder::new(data.as_slice()),
+                &mut out,
+            )
+            .with_context(|| format!("run {id}: reading the stored {name}"))?;
+            out.flush()
+                .with_context(|| format!("writing {}", p.display()))?;
+            written.push(p);
+        }
+        drop(deflated);
+        if let Some(render) = &run.render {
+            let csv = dir.join("timeline.csv");
+            if !written.contains(&csv) {
+                anyhow::bail!("run {id}: no stored timeline.csv");
+            }
+            let f =
+                std::fs::File::open(&csv).with_context(|| format!("reading {}", csv.display()))?;
+            written.extend(redraw_from(&run, std::io::BufReader::new(f), dir, render)?);
+        }
+        Ok(written)
     }
 }

@@ -157,6 +157,18 @@ impl Store {
 
     /// Everything stored for run `id`.
     pub fn get(&mut self, id: i64) -> Result<StoredRun> {
+        let (mut run, deflated) = self.get_deflated(id)?;
+        for (name, data) in deflated {
+            let data =
+                inflate(&data).with_context(|| format!("run {id}: reading the stored {name}"))?;
+            run.files.insert(name, data);
+        }
+        Ok(run)
+    }
+
+    /// Run `id` as [`Store::get`] gives it, but with no files in it: they come apart, as
+    /// stored (deflated, by name), for a caller that inflates one at a time.
+    pub(super) fn get_deflated(&mut self, id: i64) -> Result<(StoredRun, DeflatedFiles)> {
         let p = self.b.placeholder(1);
         // The summary verbatim: `summary_text` where `summary` is jsonb (which keeps neither
         // the spacing nor the order of keys).
@@ -179,22 +191,28 @@ impl Store {
             .map(serde_json::from_str)
             .transpose()
             .context("reading the stored render options")?;
-        let mut files = BTreeMap::new();
+        let mut files = Vec::new();
         for f in self.b.query(
             &format!("SELECT name, data FROM run_files WHERE run_id = {p} ORDER BY name"),
             &[Val::Int(Some(id))],
         )? {
             let name = f[0].as_str().unwrap_or_default().to_string();
-            let data = inflate(f[1].as_bytes().unwrap_or_default())
-                .with_context(|| format!("run {id}: reading the stored {name}"))?;
-            files.insert(name, data);
+            // The bytes themselves, not a copy: a long run's timeline.csv is held once.
+            let data = match f.into_iter().nth(1) {
+                Some(Val::Blob(Some(b))) => b,
+                _ => Vec::new(),
+            };
+            files.push((name, data));
         }
-        Ok(StoredRun {
-            row: row_of(r),
-            summary,
-            render,
+        Ok((
+            StoredRun {
+                row: row_of(r),
+                summary,
+                render,
+                files: BTreeMap::new(),
+            },
             files,
-        })
+        ))
     }
 
     /// Removes run `id` and its files.
@@ -224,3 +242,6 @@ impl Store {
         }
     }
 }
+
+/// A run's stored files as stored: (name, deflated bytes), in the order of their names.
+pub(super) type DeflatedFiles = Vec<(String, Vec<u8>)>;

@@ -299,6 +299,17 @@ pub(super) fn now_rfc3339() -> String {
 /// (temporary files, locks).
 pub(super) fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     let mut out = BTreeMap::new();
+    for (rel, path) in folder_files(dir)? {
+        let data = std::fs::read(&path).with_context(|| format!("reading {}", rel))?;
+        out.insert(rel, data);
+    }
+    Ok(out)
+}
+
+/// The names (relative, `/`-separated) and paths of the files [`read_folder`] reads, without
+/// reading them.
+pub(super) fn folder_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
+    let mut out = Vec::new();
     let mut stack = vec![(dir.to_path_buf(), String::new())];
     while let Some((d, prefix)) = stack.pop() {
         let entries = std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))?;
@@ -313,8 +324,7 @@ pub(super) fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
             if ft.is_dir() {
                 stack.push((e.path(), format!("{rel}/")));
             } else if ft.is_file() {
-                let data = std::fs::read(e.path()).with_context(|| format!("reading {}", rel))?;
-                out.insert(rel, data);
+                out.push((rel, e.path()));
             }
         }
     }

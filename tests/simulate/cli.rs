@@ -497,3 +497,62 @@ fn binary_units_reach_the_warnings() {
     // The warnings checked do give figures.
     assert!(seen >= 3, "{seen}");
 }
+
+/// The peak resident memory of one `slccache` run, kB: the child's own (`wait4`), so that
+/// other tests running beside it do not count.
+fn peak_rss_kb(args: &[&str]) -> i64 {
+    let child = crate::common::slccache_process()
+        .env("SLCCACHE_MAX_KEPT", "4096")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid, and wait4 fills it for the child it reaps.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(got, pid, "wait4: {}", std::io::Error::last_os_error());
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "slccache {args:?} failed: status {status}"
+    );
+    // Reaped: dropping `child` neither waits nor kills.
+    drop(child);
+    usage.ru_maxrss
+}
+
+/// Memory does not grow with the samples: `simulate` keeps a bounded timeline (here
+/// `SLCCACHE_MAX_KEPT` 4096) and the early-stop rule a bounded view, and writes every row of
+/// `timeline.csv` as it goes; ten times the samples peak within a few MB of each other.
+#[test]
+fn simulate_memory_does_not_grow_with_the_samples() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |secs: u32, name: &str| {
+        let out = tmp.path().join(name);
+        let duration = format!("{secs}s");
+        peak_rss_kb(&[
+            "simulate",
+            "960evo-500g",
+            "--interval",
+            "10ms",
+            "--duration",
+            &duration,
+            "--max-bytes",
+            "10PB",
+            "--no-early-stop",
+            "--no-record",
+            "-q",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let short = run(200, "short"); // 20k samples
+    let long = run(2000, "long"); // 200k samples: 44 MB of samples if all were kept
+    assert!(
+        long < short + 16 * 1024,
+        "peak RSS {long} kB at 200k samples against {short} kB at 20k"
+    );
+    assert!(long < 256 * 1024, "peak RSS {long} kB");
+}

@@ -38,6 +38,54 @@ fn simulate_into(db: &str, out: &Path) -> (Option<i32>, String) {
     )
 }
 
+/// A run longer than the samples a run keeps (merged in its analysis and charts) is exported
+/// with the charts it drew: drawn again from its stored timeline kept as the run kept it.
+/// They used to be drawn from every stored sample: other charts, and memory that grew with
+/// the run (a 12-hour run at 10 ms took 450 MB to export).
+pub fn a_merged_run_is_exported_with_the_charts_it_drew() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("results.db");
+    let out = d.path().join("run");
+    // 64 samples kept: a run of 600 is merged by 16.
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_MAX_KEPT", "64")
+        .args(["simulate", "960evo-250g", "--seed", "1", "--no-early-stop"])
+        .args(["--duration", "600s", "--max-bytes", "10PB", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("\"merged_by\": 16"),
+        "not merged: {summary}"
+    );
+    let back = d.path().join("back");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_MAX_KEPT", "64")
+        .args(["runs", "export", "1", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "throughput-time.svg",
+        "throughput-data.svg",
+        "report.md",
+        "report.html",
+    ] {
+        let a = std::fs::read(out.join(f)).unwrap();
+        let b = std::fs::read(back.join(f)).unwrap();
+        assert!(a == b, "{f} differs after export");
+    }
+}
+
 /// Bad stores: a warning naming the cause, the outputs written, exit code 0, and the bad
 /// store left as it was.
 pub fn a_bad_store_warns_and_keeps_the_run() {
