@@ -386,6 +386,8 @@ mod tests {
             dev: Some((259, 0)),
             hwmon: None,
             nvme: None,
+            ata: None,
+            ata_note: None,
         }
     }
 

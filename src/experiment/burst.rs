@@ -28,6 +28,11 @@ use crate::workload::EngineKind;
 
 /// Shortest time between two reads of an NVMe drive's SMART log during a run.
 const DRIVE_READ_GAP: Duration = Duration::from_millis(200);
+/// Shortest time between two reads of an ATA drive's SMART data during a run. SMART READ
+/// DATA is not a queued (NCQ) command: libata lets the drive's queue of writes drain before
+/// it and holds new writes until it is done, so a read costs a short stall in the writes.
+/// Every 2 s, that stall is rare enough not to show in the timeline.
+pub const ATA_READ_GAP: Duration = Duration::from_secs(2);
 
 /// How often the sampling thread looks at signals and job state between deadlines.
 const POLL: Duration = Duration::from_millis(20);
@@ -357,9 +362,17 @@ pub fn run_jobs(
             break StopReason::Duration;
         }
         // An NVMe drive's SMART log is read at most every DRIVE_READ_GAP: admin commands
-        // at 100 per second (10 ms intervals) could disturb what is measured.
-        if target.info.nvme.is_none() || last_read.elapsed() >= DRIVE_READ_GAP {
-            reading = target.info.read_drive();
+        // at 100 per second (10 ms intervals) could disturb what is measured. An ATA
+        // drive's SMART data at most every ATA_READ_GAP (why: there).
+        let gap = if target.info.ata.is_some() {
+            Some(ATA_READ_GAP)
+        } else if target.info.nvme.is_some() {
+            Some(DRIVE_READ_GAP)
+        } else {
+            None
+        };
+        if gap.is_none_or(|g| last_read.elapsed() >= g) {
+            reading = target.info.read_drive_during_run();
             last_read = Instant::now();
         }
         let mut rows = sampler.collect(reading.temp_c);
@@ -447,6 +460,7 @@ mod tests {
         use crate::device::nvme::HealthLog;
         let reading = |t1: u32, t2: u32| DriveReading {
             temp_c: None,
+            ata: None,
             health: Some(HealthLog {
                 thermal_mgmt_t1_transitions: t1,
                 thermal_mgmt_t2_transitions: t2,
