@@ -36,6 +36,12 @@ pub struct HostInfo {
     pub pcie_max_link_speed: Option<String>,
     /// Widest link the device supports (lanes).
     pub pcie_max_link_width: Option<u32>,
+    /// The negotiated SATA link of an ATA drive, Gb/s (IDENTIFY DEVICE word 77).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sata_gbps: Option<f64>,
+    /// The speed of the USB device a disk sits behind, Mb/s (sysfs `speed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usb_mbps: Option<u32>,
 }
 
 /// The scheduler in use from a `queue/scheduler` line: the bracketed one, or the only one.
@@ -106,6 +112,9 @@ impl HostInfo {
         if let Some(disk) = dev.and_then(disk_sys_dir) {
             h.add_disk(&disk);
         }
+        if let Some(a) = &target.ata {
+            h.sata_gbps = a.identify.sata_gbps_current;
+        }
         h
     }
 
@@ -115,6 +124,7 @@ impl HostInfo {
         self.disk = disk.file_name().map(|n| n.to_string_lossy().into_owned());
         self.scheduler = read_trim(&disk.join("queue/scheduler")).and_then(|l| parse_scheduler(&l));
         self.write_cache = read_trim(&disk.join("queue/write_cache"));
+        self.usb_mbps = super::ata::usb_speed_mbps(&disk.join("device")).filter(|&m| m > 0);
         if let Some(pci) = pci_function(disk) {
             self.pcie_link_speed = read_trim(&pci.join("current_link_speed"));
             self.pcie_link_width =
