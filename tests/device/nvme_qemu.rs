@@ -864,7 +864,7 @@ getdir e /out/e
     assert!(err.contains("/dev/nvme0n1p1 is a partition"), "{err}");
     assert_eq!(out.rc("file"), 2, "{}", out.text("file.err"));
     assert!(
-        out.text("file.err").contains("is not one"),
+        out.text("file.err").contains("is neither"),
         "{}",
         out.text("file.err")
     );
