@@ -468,6 +468,18 @@ fn finish(
         })
     });
     let host = HostInfo::collect(&target.info);
+    // A rate in the cache at the link's ceiling is the link's, not the drive's: the link of
+    // the host record, or an emulated drive's model's.
+    let link = match &target.info.emulated {
+        Some(e) => e.model().link_info(),
+        None => host.link(),
+    };
+    let f = crate::detect::Findings::of(&analysis);
+    analysis.warnings.extend(crate::link::warning(
+        link.as_ref(),
+        f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
+        opts.units,
+    ));
     let drive_state = DriveState {
         temperature_start_c: o.drive_start.temp_c,
         temperature_end_c: o.drive_end.temp_c,

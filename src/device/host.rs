@@ -135,6 +135,29 @@ impl HostInfo {
         }
     }
 
+    /// The narrowest link between the host and the drive: the SATA link, the USB bridge's,
+    /// the PCIe link of the PCI function above the disk (an NVMe drive's own, or a SATA
+    /// controller's), whichever lets the least through.
+    pub fn link(&self) -> Option<crate::link::Link> {
+        let pcie = match (&self.pcie_link_speed, self.pcie_link_width) {
+            (Some(s), Some(w)) => s
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .and_then(|gt| crate::link::Link::pcie(gt, w)),
+            _ => None,
+        };
+        crate::link::narrowest(
+            [
+                self.sata_gbps.and_then(crate::link::Link::sata),
+                self.usb_mbps.and_then(crate::link::Link::usb),
+                pcie,
+            ]
+            .into_iter()
+            .flatten(),
+        )
+    }
+
     /// The PCIe link as one phrase, e.g. "x4 at 16.0 GT/s PCIe (max x4 at 16.0 GT/s PCIe)".
     pub fn pcie_text(&self) -> Option<String> {
         let now = match (&self.pcie_link_width, &self.pcie_link_speed) {
