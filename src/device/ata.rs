@@ -600,6 +600,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn trim_is_refused_where_identify_says_there_is_none() {
+        use crate::health::ata::pages::{samsung_identify, seal, set_word};
+        let mut p = samsung_identify();
+        check_trim("/dev/sda", &parse_identify(&p).unwrap()).unwrap();
+        set_word(&mut p, 169, 0);
+        seal(&mut p);
+        let e = check_trim("/dev/sda", &parse_identify(&p).unwrap()).unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+        let m = format!("{e:#}");
+        assert!(
+            m.starts_with(
+                "--trim: /dev/sda (Samsung SSD 870 EVO 1TB) does not support TRIM (IDENTIFY \
+                 DEVICE word 169 bit 0 is clear)"
+            ),
+            "{m}"
+        );
+    }
+
+    #[test]
     fn a_regular_file_is_not_an_ata_drive() {
         // SG_IO on a regular file: ENOTTY, an error, not a crash.
         let f = tempfile::NamedTempFile::new().unwrap();

@@ -898,3 +898,119 @@ getdir e /out/e
         "after the erase, what the probe did not write reads as zeroes"
     );
 }
+
+/// An ATA disk through the real libata driver: QEMU's `ide-hd` on the `pc` machine's PIIX
+/// IDE, the cloud kernel's `ata_piix` and `libata` modules. `info` reads IDENTIFY DEVICE
+/// and SMART READ DATA through SG_IO's ATA PASS-THROUGH and must agree with QEMU's
+/// configuration (serial, model, all 8 characters of `ver=`) and with its fixed attribute
+/// table (hw/ide/core.c in QEMU 7.2: attributes 1, 3, 4, 5, 9, 12 and 190, the airflow
+/// temperature 31 °C). QEMU's disk has no Security feature set: `--secure-erase` is refused
+/// with exit 2 and the disk unchanged. `--trim` runs where the disk takes DSM TRIM and is
+/// refused, with nothing written, where it does not (`discard_granularity=0`).
+pub fn an_ata_disk_through_libata() {
+    let Some(rig) = Rig::find("an_ata_disk_through_libata") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    let dir = scratch("ata-");
+    let a = dir.path().join("sda.img");
+    let b = dir.path().join("sdb.img");
+    std::fs::write(&a, vec![0xABu8; 64 * MIB]).unwrap();
+    std::fs::write(&b, vec![0xCDu8; 64 * MIB]).unwrap();
+    let disks = [
+        AtaDisk {
+            image: a.clone(),
+            serial: "SLCATA0001".into(),
+            model: "SLCCACHE ATA TEST DISK".into(),
+            ver: "RVT04B6Q".into(),
+            discard: true,
+        },
+        AtaDisk {
+            image: b.clone(),
+            serial: "SLCATA0002".into(),
+            model: "SLCCACHE NO TRIM DISK".into(),
+            ver: "NT000001".into(),
+            discard: false,
+        },
+    ];
+    let script = Script::new(&format!(
+        r#"{ATA_INSMOD}
+cmd info slccache info /dev/sda
+cmd infoj slccache info /dev/sda --json
+cmd erase slccache probe /dev/sda --destroy-data --secure-erase --max-bytes 1MB --quiet --out /out/e
+cmd notrim slccache probe /dev/sdb --destroy-data --trim --max-bytes 1MB --quiet --out /out/n
+cmd trim slccache probe /dev/sda --destroy-data --trim --span 32MiB --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t
+getdir t /out/t
+"#
+    ));
+    let spec = GuestSpec {
+        controllers: vec![],
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let a_before = std::fs::read(&a).unwrap();
+    let out = Guest::start_ata(&rig, spec, &disks, None).wait();
+    let text = out.expect("info", 0);
+    eprintln!("slccache info /dev/sda in the guest:\n{text}");
+    for want in [
+        "model:            SLCCACHE ATA TEST DISK",
+        "serial:           SLCATA0001",
+        // All 8 characters: sysfs's SCSI rev would give 04B6.
+        "firmware:         RVT04B6Q",
+        "temperature:      31.0 °C (smart)",
+        "ATA drive (IDENTIFY DEVICE):",
+        "security:         no Security feature set",
+        "temperature:      31 °C (attribute 190)",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    let j = json(&out, "infoj.out");
+    let id = &j["ata_identify"];
+    assert_eq!(id["firmware"], "RVT04B6Q", "{id}");
+    assert_eq!(id["model"], "SLCCACHE ATA TEST DISK", "{id}");
+    assert_eq!(id["trim_supported"], true, "{id}");
+    assert_eq!(id["security"]["supported"], false, "{id}");
+    assert_eq!(
+        id["sectors"].as_u64().unwrap() * 512,
+        64 * MIB as u64,
+        "{id}"
+    );
+    let ids: Vec<u64> = j["ata_smart"]["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![1, 3, 4, 5, 9, 12, 190], "{j}");
+    assert_eq!(j["ata_smart"]["temperature_c"], 31.0, "{j}");
+    // --secure-erase: refused before anything is sent or written.
+    assert_eq!(out.rc("erase"), 2, "{}", out.text("erase.err"));
+    let err = out.text("erase.err");
+    assert!(err.contains("has no ATA Security feature set"), "{err}");
+    // --trim on the disk without DSM TRIM: refused, nothing written.
+    assert_eq!(out.rc("notrim"), 2, "{}", out.text("notrim.err"));
+    let err = out.text("notrim.err");
+    assert!(err.contains("does not support TRIM"), "{err}");
+    assert!(
+        std::fs::read(&b).unwrap().iter().all(|&x| x == 0xCD),
+        "the disk without TRIM was written"
+    );
+    // --trim where the disk takes it: the span reads back as zeroes past the probe's writes.
+    out.expect("trim", 0);
+    let o = scratch("ata-out-");
+    out.unpack("t", o.path());
+    let s = summary(o.path());
+    let ds = &s["drive_state"];
+    assert_eq!(ds["trimmed"], true, "{ds}");
+    assert_eq!(ds["ata_identify"]["firmware"], "RVT04B6Q", "{ds}");
+    assert_eq!(ds["ata_smart_start"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(ds["ata_smart_end"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(s["run"]["device"]["firmware"], "RVT04B6Q");
+    let data = std::fs::read(&a).unwrap();
+    assert_ne!(data, a_before);
+    assert!(
+        data[32 * MIB..].iter().all(|&x| x == 0xAB),
+        "past the span: untouched"
+    );
+}
