@@ -934,12 +934,13 @@ pub fn an_ata_disk_through_libata() {
         },
     ];
     let script = Script::new(&format!(
-        r#"{ATA_INSMOD}
-cmd info slccache info /dev/sda
-cmd infoj slccache info /dev/sda --json
-cmd erase slccache probe /dev/sda --destroy-data --secure-erase --max-bytes 1MB --quiet --out /out/e
-cmd notrim slccache probe /dev/sdb --destroy-data --trim --max-bytes 1MB --quiet --out /out/n
-cmd trim slccache probe /dev/sda --destroy-data --trim --span 32MiB --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t
+        r#"{ATA_INSMOD}{ATA_TWO_DISKS}
+cmd info slccache info $A
+cmd infoj slccache info $A --json
+[ -x /bin/smartctl ] && cmd smart smartctl -i -A -j $A
+cmd erase slccache probe $A --destroy-data --secure-erase --max-bytes 1MB --quiet --out /out/e
+cmd notrim slccache probe $B --destroy-data --trim --max-bytes 1MB --quiet --out /out/n
+cmd trim slccache probe $A --destroy-data --trim --span 32MiB --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t
 getdir t /out/t
 "#
     ));
@@ -952,7 +953,7 @@ getdir t /out/t
     let a_before = std::fs::read(&a).unwrap();
     let out = Guest::start_ata(&rig, spec, &disks, None).wait();
     let text = out.expect("info", 0);
-    eprintln!("slccache info /dev/sda in the guest:\n{text}");
+    eprintln!("slccache info on the ATA disk in the guest:\n{text}");
     for want in [
         "model:            SLCCACHE ATA TEST DISK",
         "serial:           SLCATA0001",
@@ -984,6 +985,39 @@ getdir t /out/t
         .collect();
     assert_eq!(ids, vec![1, 3, 4, 5, 9, 12, 190], "{j}");
     assert_eq!(j["ata_smart"]["temperature_c"], 31.0, "{j}");
+    // smartctl, where this machine has it, reads the same drive the same way.
+    if SMARTCTL.iter().any(|p| Path::new(p).is_file()) {
+        let sm = json(&out, "smart.out");
+        eprintln!("smartctl -i -A -j on the same disk in the guest:\n{sm:#}");
+        assert_eq!(sm["model_name"], id["model"], "{sm}");
+        assert_eq!(sm["serial_number"], id["serial"], "{sm}");
+        assert_eq!(sm["firmware_version"], id["firmware"], "{sm}");
+        assert_eq!(sm["trim"]["supported"], id["trim_supported"], "{sm}");
+        assert_eq!(
+            sm["trim"]["deterministic"], id["trim_deterministic"],
+            "{sm}"
+        );
+        assert_eq!(sm["trim"]["zeroed"], id["trim_zeroes"], "{sm}");
+        assert_eq!(sm["user_capacity"]["bytes"], 64 * MIB as u64, "{sm}");
+        assert_eq!(sm["temperature"]["current"], 31, "{sm}");
+        assert_eq!(
+            sm["power_on_time"]["hours"], j["ata_smart"]["power_on_hours"],
+            "{sm}"
+        );
+        let theirs = sm["ata_smart_attributes"]["table"].as_array().unwrap();
+        let ours = j["ata_smart"]["attributes"].as_array().unwrap();
+        assert_eq!(theirs.len(), ours.len(), "{sm}");
+        for (t, o) in theirs.iter().zip(ours) {
+            assert_eq!(t["id"], o["id"], "{t} / {o}");
+            assert_eq!(t["value"], o["current"], "{t} / {o}");
+            assert_eq!(t["worst"], o["worst"], "{t} / {o}");
+            assert_eq!(t["thresh"], o["threshold"], "{t} / {o}");
+            assert_eq!(t["raw"]["value"], o["raw"], "{t} / {o}");
+            assert_eq!(t["flags"]["value"], o["flags"], "{t} / {o}");
+        }
+    } else {
+        eprintln!("no smartctl on this machine (apt-get install smartmontools): not compared");
+    }
     // --secure-erase: refused before anything is sent or written.
     assert_eq!(out.rc("erase"), 2, "{}", out.text("erase.err"));
     let err = out.text("erase.err");

@@ -630,9 +630,22 @@ pub const ATA_MODULES: &[&str] = &[
     "drivers/scsi/sg.ko",
 ];
 
+/// Where smartctl may be on this machine (`apt-get install smartmontools`).
+pub const SMARTCTL: &[&str] = &["/usr/sbin/smartctl", "/usr/bin/smartctl"];
+
 /// The guest script's lines that load [`ATA_MODULES`] and wait (up to 30 s) for `/dev/sda`.
 pub const ATA_INSMOD: &str = r#"for m in scsi_common scsi_mod libata ata_piix sd_mod sg; do insmod /lib/ata/$m.ko || echo "insmod $m failed"; done
 i=0; while [ ! -b /dev/sda ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+"#;
+
+/// After [`ATA_INSMOD`] for two disks: waits for `/dev/sdb` too, and sets `$A` to the disk
+/// whose sysfs model does not hold `NO TRIM` and `$B` to the one that does (libata probes
+/// the ports at once, so which is `sda` varies from boot to boot).
+pub const ATA_TWO_DISKS: &str = r#"i=0; while [ ! -b /dev/sdb ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+for d in /sys/block/sd*; do
+  case "$(cat $d/device/model)" in *"NO TRIM"*) B=/dev/${d##*/};; *) A=/dev/${d##*/};; esac
+done
+echo "disks: A=$A B=$B"
 "#;
 
 /// One guest at a time: guests are emulated in software, and two at once on a small machine
@@ -739,6 +752,31 @@ impl Guest {
                     .unwrap_or_else(|e| panic!("{m}: {e}"));
                 let name = Path::new(m).file_name().unwrap().to_string_lossy();
                 init.file(&format!("lib/ata/{name}"), 0o644, &data);
+            }
+            // smartctl, where this machine has it, with its libraries: the reference the
+            // ATA tests compare with (`/bin/smartctl` in the guest).
+            if let Some(smartctl) = SMARTCTL.iter().map(Path::new).find(|p| p.is_file()) {
+                init.file("bin/smartctl", 0o755, &std::fs::read(smartctl).unwrap());
+                let o = Command::new("ldd").arg(smartctl).output().expect("ldd");
+                for line in String::from_utf8_lossy(&o.stdout).lines() {
+                    let path = match line.split_once("=>") {
+                        Some((_, rhs)) => rhs.split_whitespace().next(),
+                        None => line.split_whitespace().next(),
+                    };
+                    let Some(p) = path.filter(|p| p.starts_with('/')) else {
+                        continue;
+                    };
+                    let mut acc = String::new();
+                    for part in Path::new(p).parent().unwrap().iter().skip(1) {
+                        acc = format!(
+                            "{acc}{}{}",
+                            if acc.is_empty() { "" } else { "/" },
+                            part.to_string_lossy()
+                        );
+                        init.dir(&acc);
+                    }
+                    init.file(p.trim_start_matches('/'), 0o755, &std::fs::read(p).unwrap());
+                }
             }
         }
         let mut img = base_initramfs(rig).to_vec();
