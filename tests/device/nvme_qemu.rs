@@ -924,6 +924,7 @@ pub fn an_ata_disk_through_libata() {
             model: "SLCCACHE ATA TEST DISK".into(),
             ver: "RVT04B6Q".into(),
             discard: true,
+            null_size: None,
         },
         AtaDisk {
             image: b.clone(),
@@ -931,6 +932,7 @@ pub fn an_ata_disk_through_libata() {
             model: "SLCCACHE NO TRIM DISK".into(),
             ver: "NT000001".into(),
             discard: false,
+            null_size: None,
         },
     ];
     let script = Script::new(&format!(
@@ -1047,4 +1049,99 @@ getdir t /out/t
         data[32 * MIB..].iter().all(|&x| x == 0xAB),
         "past the span: untouched"
     );
+}
+
+/// A probe of an ATA disk through libata finds a cliff made from outside: QEMU holds the
+/// `ide-hd` disk (null-co) at 400 MB/s, then drops it to 50 MB/s once 2 GB are written
+/// (QMP `block_set_io_throttle`). The cliff must be within 3 % of where the throttle landed,
+/// and the summary holds the ATA identity and SMART at the start and the end, read while
+/// the writes ran through the same driver.
+pub fn a_throttle_through_libata_is_found_as_the_cliff() {
+    let Some(rig) = Rig::find("a_throttle_through_libata_is_found_as_the_cliff") else {
+        return;
+    };
+    const AT: u64 = 2_000_000_000;
+    const CACHE_BPS: u64 = 400_000_000;
+    const AFTER_BPS: u64 = 50_000_000;
+    let script = Script::new(&format!(
+        r#"{ATA_INSMOD}
+sync_host start
+cmd probe slccache probe /dev/sda --destroy-data --pattern seqwrite --bs 128k --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c
+getdir c /out/c
+"#
+    ));
+    let spec = GuestSpec {
+        controllers: vec![],
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let disks = [AtaDisk {
+        image: std::path::PathBuf::new(),
+        serial: "SLCATA0003".into(),
+        model: "SLCCACHE ATA CLIFF DISK".into(),
+        ver: "CLIFF001".into(),
+        discard: true,
+        null_size: Some(64 << 30),
+    }];
+    let drive = "sd0".to_string();
+    let started = Arc::new(Mutex::new(None));
+    let on_sync: SyncHandler = {
+        let started = started.clone();
+        let drive = drive.clone();
+        Box::new(move |_, q| {
+            q.throttle_writes(&drive, CACHE_BPS);
+            *started.lock().unwrap() = Some(q.wr_bytes(&drive));
+        })
+    };
+    let guest = Guest::start_ata(&rig, spec, &disks, Some(on_sync));
+    let base = loop {
+        if let Some(b) = *started.lock().unwrap() {
+            break b;
+        }
+        guest.check_timeout("the guest's start point");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let landed = {
+        let mut q = guest.qmp();
+        loop {
+            let now = q.wr_bytes(&drive) - base;
+            if now >= AT {
+                q.throttle_writes(&drive, AFTER_BPS);
+                break q.wr_bytes(&drive) - base;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            guest.check_timeout(&format!("{AT} bytes written"));
+            if guest.console().contains("@@DONE") {
+                panic!(
+                    "the probe ended before {AT} bytes; console:\n{}",
+                    guest.console()
+                );
+            }
+        }
+    };
+    let out = guest.wait();
+    out.expect("probe", 0);
+    let o = scratch("ata-cliff-");
+    out.unpack("c", o.path());
+    let s = summary(o.path());
+    let a = &s["analysis"];
+    let bytes = a["cache_estimate"]["bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no estimate: {a}"));
+    eprintln!(
+        "ATA: throttle landed at {landed} bytes; cliff at {bytes}: {:+.3}%",
+        (bytes as f64 / landed as f64 - 1.0) * 100.0
+    );
+    assert!(
+        (bytes as f64 - landed as f64).abs() <= 0.03 * landed as f64,
+        "cliff at {bytes}, throttle landed at {landed}: {a}"
+    );
+    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
+    assert_eq!(s["run"]["device"]["firmware"], "CLIFF001");
+    let ds = &s["drive_state"];
+    assert_eq!(ds["ata_identify"]["serial"], "SLCATA0003", "{ds}");
+    assert_eq!(ds["ata_smart_start"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(ds["ata_smart_end"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(ds["temperature_start_c"], 31.0, "{ds}");
 }

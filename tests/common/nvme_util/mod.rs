@@ -617,6 +617,8 @@ pub struct AtaDisk {
     /// Whether the disk takes DSM TRIM (`discard_granularity=512`, else 0: IDENTIFY word
     /// 169 is then clear).
     pub discard: bool,
+    /// A `null-co` backend of this many bytes instead of the image (writes dropped: fast).
+    pub null_size: Option<u64>,
 }
 
 /// The guest kernel's modules for an ATA disk on PIIX IDE, in load order (the cloud
@@ -702,10 +704,13 @@ impl Guest {
         for (i, d) in disks.iter().enumerate() {
             let id = format!("sd{i}");
             args.push("-drive".to_string());
-            args.push(format!(
-                "file={},format=raw,if=none,id={id},discard=unmap,cache=none,aio=threads",
-                d.image.display()
-            ));
+            args.push(match d.null_size {
+                Some(size) => format!("driver=null-co,size={size},read-zeroes=on,if=none,id={id}"),
+                None => format!(
+                    "file={},format=raw,if=none,id={id},discard=unmap,cache=none,aio=threads",
+                    d.image.display()
+                ),
+            });
             args.push("-device".to_string());
             args.push(format!(
                 "ide-hd,drive={id},bus=ide.{},unit={},serial={},model={},ver={},\
