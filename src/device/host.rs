@@ -197,6 +197,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_narrowest_link_is_the_host_s() {
+        // A SATA drive at 6 Gb/s behind a PCIe 3.0 x1 controller: the SATA link is narrower.
+        let h = HostInfo {
+            sata_gbps: Some(6.0),
+            pcie_link_speed: Some("8.0 GT/s PCIe".into()),
+            pcie_link_width: Some(1),
+            ..HostInfo::default()
+        };
+        assert_eq!(h.link().unwrap().name, "SATA 6.0 Gb/s");
+        // The same drive behind a USB 2.0 bridge: the bridge is.
+        let usb = HostInfo {
+            usb_mbps: Some(480),
+            ..h.clone()
+        };
+        assert_eq!(usb.link().unwrap().name, "USB 480 Mb/s");
+        // An NVMe drive: its own PCIe link.
+        let nvme = HostInfo {
+            pcie_link_speed: Some("16.0 GT/s PCIe".into()),
+            pcie_link_width: Some(4),
+            ..HostInfo::default()
+        };
+        assert_eq!(nvme.link().unwrap().name, "PCIe x4 at 16.0 GT/s");
+        assert_eq!(HostInfo::default().link(), None);
+    }
+
+    #[test]
     fn scheduler_line() {
         assert_eq!(
             parse_scheduler("none [mq-deadline] kyber bfq\n").as_deref(),
