@@ -33,6 +33,9 @@ const DRIVE_READ_GAP: Duration = Duration::from_millis(200);
 /// it and holds new writes until it is done, so a read costs a short stall in the writes.
 /// Every 2 s, that stall is rare enough not to show in the timeline.
 pub const ATA_READ_GAP: Duration = Duration::from_secs(2);
+/// An ATA drive whose SMART READ DATA takes longer than this during a run (a slow USB
+/// bridge) is not read again until the run ends: each read holds the writes that long.
+pub const ATA_SLOW: Duration = Duration::from_millis(50);
 
 /// How often the sampling thread looks at signals and job state between deadlines.
 const POLL: Duration = Duration::from_millis(20);
@@ -305,6 +308,7 @@ pub fn run_jobs(
     let mut samples = Kept::for_run();
     let mut reading = drive_start.clone();
     let mut last_read = Instant::now();
+    let mut too_slow = false;
     let mut csv_error: Option<anyhow::Error> = None;
     let mut warned_first_drop = false;
     let mut emit = |rows: Vec<Sample>, samples: &mut Kept, err: &mut Option<anyhow::Error>| {
@@ -371,9 +375,22 @@ pub fn run_jobs(
         } else {
             None
         };
-        if gap.is_none_or(|g| last_read.elapsed() >= g) {
+        if !too_slow && gap.is_none_or(|g| last_read.elapsed() >= g) {
+            let asked = Instant::now();
             reading = target.info.read_drive_during_run();
             last_read = Instant::now();
+            // A drive (or a USB bridge) that takes long to answer SMART holds the writes that
+            // long each time: then it is read at the start and the end only.
+            if target.info.ata.is_some() && last_read - asked > ATA_SLOW {
+                too_slow = true;
+                if !quiet {
+                    crate::note!(
+                        "slccache: note: the drive took {:.0} ms to answer SMART READ DATA; \
+                         its SMART is read at the start and the end only, not during the run",
+                        (last_read - asked).as_secs_f64() * 1e3
+                    );
+                }
+            }
         }
         let mut rows = sampler.collect(reading.temp_c);
         add_drive_reading(&mut rows, &reading, &drive_start);
