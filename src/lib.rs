@@ -52,6 +52,7 @@ pub mod engine;
 pub mod error;
 pub mod experiment;
 pub mod health;
+pub mod link;
 pub mod model;
 pub mod origin;
 pub mod report;

@@ -16,6 +16,7 @@ use crate::device::host::HostInfo;
 use crate::device::nvme::{format_celsius, HealthLog, IdentifyController, DATA_UNIT_BYTES};
 use crate::device::nvme_ctrl::erase_text;
 use crate::device::{self, TargetInfo, TargetKind};
+use crate::health::ata::{AtaIdentify, AtaSmart};
 use crate::timeline::DeviceIdentity;
 use crate::units::{format_bytes, UnitSystem};
 
@@ -48,6 +49,15 @@ pub struct InfoReport {
     pub health: Option<HealthLog>,
     /// Why the health log could not be read, on an NVMe drive that refused.
     pub health_error: Option<String>,
+    /// ATA IDENTIFY DEVICE, on a SCSI disk (`sdX`) whose SG_IO ATA pass-through answered:
+    /// SATA through libata, or USB through a bridge that speaks SAT.
+    pub ata_identify: Option<AtaIdentify>,
+    /// The SMART attributes of that ATA drive.
+    pub ata_smart: Option<AtaSmart>,
+    /// Why the SMART attributes could not be read, on an ATA drive that refused.
+    pub ata_smart_error: Option<String>,
+    /// Why a SCSI disk has no ATA identity, in one line (a USB bridge that refuses SAT).
+    pub ata_note: Option<String>,
     /// The machine and the disk's queue settings.
     pub host: HostInfo,
 }
@@ -99,8 +109,39 @@ impl InfoReport {
             nvme_identify: identify,
             health,
             health_error,
+            ata_identify: None,
+            ata_smart: None,
+            ata_smart_error: None,
+            ata_note: info.ata_note.clone(),
             host,
         }
+    }
+
+    /// Adds an ATA drive's IDENTIFY data and SMART attributes (or why they could not be
+    /// read): the identity's model, serial and firmware are the drive's own (sysfs's SCSI
+    /// fields are cut to 16 and 4 characters), and the temperature is SMART's where it has
+    /// one. Pure.
+    pub fn with_ata(mut self, id: AtaIdentify, smart: Result<AtaSmart, String>) -> InfoReport {
+        let put = |slot: &mut Option<String>, v: &str| {
+            if !v.is_empty() {
+                *slot = Some(v.to_string());
+            }
+        };
+        put(&mut self.identity.model, &id.model);
+        put(&mut self.identity.serial, &id.serial);
+        put(&mut self.identity.firmware, &id.firmware);
+        match smart {
+            Ok(s) => {
+                if let Some(c) = s.temperature_c {
+                    self.temperature_c = Some(c);
+                    self.temperature_source = Some("smart".into());
+                }
+                self.ata_smart = Some(s);
+            }
+            Err(e) => self.ata_smart_error = Some(e),
+        }
+        self.ata_identify = Some(id);
+        self
     }
 
     /// Reads everything about `info` (the NVMe admin commands, hwmon, sysfs) and builds the
@@ -116,14 +157,22 @@ impl InfoReport {
             ),
             (None, None) => (None, Ok(None)),
         };
-        InfoReport::build(
+        let r = InfoReport::build(
             info,
             in_use,
             identify,
             health,
             info.hwmon_temperature_c(),
             HostInfo::collect(info),
-        )
+        );
+        match &info.ata {
+            Some(a) => r.with_ata(
+                a.identify.clone(),
+                a.smart()
+                    .map_err(|e| format!("SMART READ DATA could not be read: {e} (root needed?)")),
+            ),
+            None => r,
+        }
     }
 
     /// The report as text, every number with its unit.
@@ -208,6 +257,18 @@ impl InfoReport {
         if let Some(id) = &self.nvme_identify {
             s.push_str(&erase_text(id));
         }
+        if let Some(n) = &self.ata_note {
+            let _ = writeln!(s, "ATA pass-through: {n}");
+        }
+        if let Some(id) = &self.ata_identify {
+            s.push_str(&ata_identify_text(id, self.host.usb_mbps));
+        }
+        if let Some(e) = &self.ata_smart_error {
+            let _ = writeln!(s, "SMART: {e}");
+        }
+        if let Some(a) = &self.ata_smart {
+            s.push_str(&ata_smart_text(a, units));
+        }
         if let Some(e) = &self.health_error {
             let _ = writeln!(s, "health log: {e}");
         }
@@ -216,6 +277,120 @@ impl InfoReport {
         }
         s
     }
+}
+
+/// An ATA drive's IDENTIFY data as text (`usb_mbps`: the USB bridge's speed, when behind
+/// one).
+pub fn ata_identify_text(id: &AtaIdentify, usb_mbps: Option<u32>) -> String {
+    let mut s = String::from("ATA drive (IDENTIFY DEVICE):\n");
+    let line = |s: &mut String, k: &str, v: String| {
+        let _ = writeln!(s, "  {:<18}{v}", format!("{k}:"));
+    };
+    line(
+        &mut s,
+        "standard",
+        format!(
+            "{}; SMART {}",
+            id.ata_version.as_deref().unwrap_or("not reported"),
+            match (id.smart_supported, id.smart_enabled) {
+                (true, true) => "supported, enabled",
+                (true, false) => "supported, disabled",
+                _ => "not supported",
+            }
+        ),
+    );
+    line(
+        &mut s,
+        "sectors",
+        format!(
+            "{} of {} B logical, {} B physical",
+            id.sectors, id.logical_sector_bytes, id.physical_sector_bytes
+        ),
+    );
+    line(&mut s, "rotation", id.rotation_text());
+    let mut link = id.link_text();
+    if let Some(m) = usb_mbps {
+        link.push_str(&format!("; behind a USB bridge at {m} Mb/s"));
+    }
+    line(&mut s, "link", link);
+    line(&mut s, "TRIM", id.trim_text());
+    line(&mut s, "security", id.security_text());
+    s
+}
+
+/// An ATA drive's SMART attributes as text: the table as smartctl -A prints it, then what
+/// they mean for this drive.
+pub fn ata_smart_text(a: &AtaSmart, units: UnitSystem) -> String {
+    let mut s = String::from("SMART attributes (SMART READ DATA):\n");
+    let _ = writeln!(
+        s,
+        "  {:>3} {:<24} {:>6} {:>5} {:>5} {:>6}  raw",
+        "ID", "name", "flags", "value", "worst", "thresh"
+    );
+    for at in &a.attributes {
+        let thr = at
+            .threshold
+            .map(|t| format!("{t:03}"))
+            .unwrap_or_else(|| "-".into());
+        let _ = writeln!(
+            s,
+            "  {:>3} {:<24} {:#06x} {:>5} {:>5} {:>6}  {}",
+            at.id,
+            at.name,
+            at.flags,
+            format!("{:03}", at.current),
+            format!("{:03}", at.worst),
+            thr,
+            at.raw
+        );
+    }
+    let line = |s: &mut String, k: &str, v: String| {
+        let _ = writeln!(s, "  {:<18}{v}", format!("{k}:"));
+    };
+    line(
+        &mut s,
+        "temperature",
+        match (a.temperature_c, a.temperature_attribute) {
+            (Some(c), Some(id)) => format!("{c:.0} °C (attribute {id})"),
+            _ => "not reported".to_string(),
+        },
+    );
+    line(
+        &mut s,
+        "power-on",
+        a.power_on_hours
+            .map(|h| format!("{h} h (attribute 9)"))
+            .unwrap_or_else(|| "not reported".to_string()),
+    );
+    line(
+        &mut s,
+        "data written",
+        match &a.data_written {
+            Some(w) => match w.bytes {
+                Some(b) => format!(
+                    "{} ({} x {} B; {})",
+                    format_bytes(b as f64, units),
+                    w.raw,
+                    w.unit_bytes.unwrap_or(0),
+                    w.unit_source
+                ),
+                None => format!("attribute 241 raw {}: {}", w.raw, w.unit_source),
+            },
+            None => "not reported (no attribute 241)".to_string(),
+        },
+    );
+    line(
+        &mut s,
+        "wear",
+        match &a.wear {
+            Some(w) => format!(
+                "{} % life left ({} {})",
+                w.life_left_pct, w.attribute, w.name
+            ),
+            None => "not reported".to_string(),
+        },
+    );
+    s
 }
 
 /// The SMART / Health log as text.
@@ -352,7 +527,12 @@ pub fn run(args: InfoArgs) -> Result<()> {
         crate::say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         crate::say_raw!("{}", report.text(args.units));
-        if info.kind == TargetKind::Block && info.nvme.is_none() && report.health.is_none() {
+        if info.kind == TargetKind::Block
+            && info.nvme.is_none()
+            && info.ata.is_none()
+            && info.ata_note.is_none()
+            && report.health.is_none()
+        {
             crate::say!("health log: not an NVMe drive (temperature from hwmon where it has one)");
         }
     }
@@ -386,6 +566,8 @@ mod tests {
             dev: Some((259, 0)),
             hwmon: None,
             nvme: None,
+            ata: None,
+            ata_note: None,
         }
     }
 
@@ -443,6 +625,102 @@ mod tests {
             j["in_use_reason"],
             "nvme0n1p2 is mounted at /home; unmount it first"
         );
+    }
+
+    fn sata_target() -> TargetInfo {
+        let mut t = nvme_target();
+        t.spec = "/dev/sda".into();
+        t.path = Some("/dev/sda".into());
+        t.identity.path = "/dev/sda".into();
+        // What sysfs's SCSI fields hold: 16 characters of the model, 4 of the firmware.
+        t.identity.model = Some("Samsung SSD 870".into());
+        t.identity.firmware = Some("2B6Q".into());
+        t.dev = Some((8, 0));
+        t
+    }
+
+    #[test]
+    fn ata_report_from_canned_pages() {
+        use crate::health::ata::pages::{samsung_identify, samsung_smart, samsung_thresholds};
+        use crate::health::ata::{parse_identify, parse_smart};
+        let id = parse_identify(&samsung_identify()).unwrap();
+        let smart = parse_smart(
+            &samsung_smart(12_345_678_901),
+            Some(&samsung_thresholds()),
+            &id.model,
+        )
+        .unwrap();
+        let host = HostInfo {
+            usb_mbps: None,
+            sata_gbps: id.sata_gbps_current,
+            ..HostInfo::default()
+        };
+        let r = InfoReport::build(&sata_target(), None, None, Ok(None), Some(35.0), host)
+            .with_ata(id, Ok(smart));
+        // The drive's own strings, whole.
+        assert_eq!(r.identity.model.as_deref(), Some("Samsung SSD 870 EVO 1TB"));
+        assert_eq!(r.identity.firmware.as_deref(), Some("SVT02B6Q"));
+        assert_eq!(r.identity.serial.as_deref(), Some("S626NF0R123456A"));
+        // SMART's temperature, not hwmon's.
+        assert_eq!(r.temperature_c, Some(29.0));
+        assert_eq!(r.temperature_source.as_deref(), Some("smart"));
+        let t = r.text(UnitSystem::Decimal);
+        for want in [
+            "firmware:         SVT02B6Q\n",
+            "temperature:      29.0 °C (smart)",
+            "ATA drive (IDENTIFY DEVICE):",
+            "standard:         ACS-3; SMART supported, enabled",
+            "sectors:          1953525168 of 512 B logical, 512 B physical",
+            "rotation:         solid state (rotation rate 1)",
+            "link:             SATA 6.0 Gb/s now (the drive's maximum 6.0 Gb/s)",
+            "TRIM:             supported, deterministic reads after TRIM, zeroes after TRIM",
+            "security:         supported, not enabled, not frozen, enhanced erase supported",
+            "  241 Total_LBAs_Written       0x0032   099   099      -  12345678901",
+            "    5 Reallocated_Sector_Ct    0x0033   100   100    010  0",
+            "temperature:      29 °C (attribute 190)",
+            "power-on:         1234 h (attribute 9)",
+            "data written:     6.32 TB (12345678901 x 512 B; Samsung: 512-byte LBAs",
+            "wear:             99 % life left (177 Wear_Leveling_Count)",
+        ] {
+            assert!(t.contains(want), "missing {want:?} in:\n{t}");
+        }
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["ata_identify"]["firmware"], "SVT02B6Q");
+        assert_eq!(j["ata_identify"]["trim_supported"], true);
+        assert_eq!(j["ata_identify"]["security"]["frozen"], false);
+        assert_eq!(
+            j["ata_smart"]["data_written"]["bytes"],
+            6_320_987_597_312u64
+        );
+        assert_eq!(j["ata_smart"]["attributes"][0]["id"], 5);
+        assert!(j["health"].is_null());
+        // A USB bridge that refuses SAT: its one line, and sysfs's identity.
+        let mut usb = sata_target();
+        usb.ata_note = Some("the USB bridge does not pass ATA commands through (SAT)".into());
+        let r = InfoReport::build(&usb, None, None, Ok(None), None, HostInfo::default());
+        let t = r.text(UnitSystem::Decimal);
+        assert!(
+            t.contains("ATA pass-through: the USB bridge does not pass ATA commands"),
+            "{t}"
+        );
+        assert!(t.contains("firmware:         2B6Q"), "{t}");
+        // A drive that refuses SMART READ DATA keeps its identity and says why.
+        let id = parse_identify(&samsung_identify()).unwrap();
+        let r = InfoReport::build(
+            &sata_target(),
+            None,
+            None,
+            Ok(None),
+            None,
+            HostInfo::default(),
+        )
+        .with_ata(id, Err("SMART READ DATA could not be read: aborted".into()));
+        let t = r.text(UnitSystem::Decimal);
+        assert!(
+            t.contains("SMART: SMART READ DATA could not be read: aborted"),
+            "{t}"
+        );
+        assert!(t.contains("temperature:      not reported"), "{t}");
     }
 
     #[test]

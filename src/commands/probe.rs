@@ -137,9 +137,20 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     if engine == EngineKind::IoUringPoll {
         crate::device::block::check_polling(&info, poll_flag)?;
     }
-    // --secure-erase: checked before anything is written (and again just before the format).
+    // --secure-erase: checked before anything is written (and again just before the erase):
+    // Format NVM on an NVMe namespace, SECURITY ERASE UNIT on an ATA drive.
     if args.secure_erase {
-        crate::device::nvme_format::plan(&info)?;
+        if is_ata_disk(&info) {
+            crate::device::ata_erase::plan(&info)?;
+        } else {
+            crate::device::nvme_format::plan(&info)?;
+        }
+    }
+    // --trim on an ATA drive without DSM TRIM: refused before anything is written.
+    if args.trim {
+        if let Some(a) = &info.ata {
+            crate::device::ata::check_trim(&info.spec, &a.identify)?;
+        }
     }
     // --sanitize: the same, and every namespace it erases is named before the agreement.
     if args.sanitize {
@@ -261,6 +272,12 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     }
 }
 
+/// Whether the target is a SCSI disk that answered ATA IDENTIFY, or one whose USB bridge
+/// refused it: `--secure-erase` means the ATA erase there (refused on the second).
+fn is_ata_disk(info: &crate::device::TargetInfo) -> bool {
+    info.ata.is_some() || info.ata_note.is_some()
+}
+
 /// The drive's state at the start of the measured run.
 struct StartState {
     drive_state: DriveStateRecord,
@@ -285,7 +302,19 @@ fn prepare_target(
             crate::note!("slccache: {msg}");
         }
     };
-    if prep.secure_erase {
+    if prep.secure_erase && is_ata_disk(&target.info) {
+        let plan = crate::device::ata_erase::plan(&target.info)?;
+        say(format!(
+            "--secure-erase: ATA SECURITY ERASE UNIT ({}) with the temporary password \"{}\"",
+            if plan.enhanced { "enhanced" } else { "normal" },
+            crate::device::ata_erase::TEMP_PASSWORD
+        ));
+        let mut progress = |line: String| say(line);
+        let what =
+            crate::device::ata_erase::run(&target.info, &plan, &signals.flag, &mut progress)?;
+        say(format!("--secure-erase: {what}"));
+        rec.secure_erase = Some(what);
+    } else if prep.secure_erase {
         let plan = crate::device::nvme_format::plan(&target.info)?;
         say(format!(
             "--secure-erase: formatting namespace {} with a user data erase",
@@ -445,11 +474,27 @@ fn finish(
         })
     });
     let host = HostInfo::collect(&target.info);
+    // A rate in the cache at the link's ceiling is the link's, not the drive's: the link of
+    // the host record, or an emulated drive's model's.
+    let link = match &target.info.emulated {
+        Some(e) => e.model().link_info(),
+        None => host.link(),
+    };
+    let f = crate::detect::Findings::of(&analysis);
+    analysis.warnings.extend(crate::link::warning(
+        link.as_ref(),
+        f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
+        opts.units,
+    ));
     let drive_state = DriveState {
         temperature_start_c: o.drive_start.temp_c,
         temperature_end_c: o.drive_end.temp_c,
         smart_start: o.drive_start.health.clone(),
         smart_end: o.drive_end.health.clone(),
+        ata_identify: target.info.ata.as_ref().map(|a| a.identify.clone()),
+        ata_smart_start: o.drive_start.ata.clone(),
+        ata_smart_end: o.drive_end.ata.clone(),
+        ata_note: target.info.ata_note.clone(),
         preparation: start.drive_state,
     };
     let extra_rows = crate::report::pages::markdown::drive_rows(

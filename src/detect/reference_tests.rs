@@ -150,7 +150,11 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::CpuBound => "writer CPU-bound",
                 K::Thermal { .. } => "thermal throttling",
                 K::Periodic => "periodic slowdowns",
-                K::DriveCounters | K::EmulationShortfall | K::Input | K::Recorded => {
+                K::DriveCounters
+                | K::EmulationShortfall
+                | K::LinkLimited { .. }
+                | K::Input
+                | K::Recorded => {
                     panic!("{name}: the detector wrote a warning of kind {:?}", w.kind)
                 }
             };

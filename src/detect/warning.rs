@@ -89,6 +89,11 @@ pub enum WarningKind {
     DriveCounters,
     /// A real-time emulation fell short of its model.
     EmulationShortfall,
+    /// The rate in the cache is the link's ceiling, not the drive's.
+    LinkLimited {
+        /// The link's name: "SATA 6.0 Gb/s".
+        link: String,
+    },
     /// How the input was read (an import's note, a probe's read stream).
     Input,
     /// Read back from a file: only the sentence is known.

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 
+use super::ata;
 use super::hwmon::find_hwmon;
 use super::nvme::{is_nvme_name, IdentifyController, NvmeDevice};
 use super::sysfs::{disk_sys_dir, parse_dev, sys_dir};
@@ -83,6 +84,26 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
     } else {
         None
     };
+    // A SCSI disk (`sdX`): SATA through libata, or USB. ATA IDENTIFY DEVICE through SG_IO's
+    // ATA PASS-THROUGH (16), a read, tells an ATA drive and gives its whole identity.
+    let disk_name = disk
+        .as_ref()
+        .and_then(|d| d.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (ata, ata_note) = if !is_nvme && ata::is_scsi_disk_name(&disk_name) {
+        let usb = disk_dev_dir.as_deref().and_then(ata::usb_speed_mbps);
+        match ata::probe(&path, usb) {
+            ata::Probe::Ata(a) => (Some(Arc::new(a)), None),
+            ata::Probe::Not(line) => (None, line),
+        }
+    } else {
+        (None, None)
+    };
+    let ata_id = ata.as_ref().map(|a| &a.identify);
+    let from_ata = |f: fn(&ata::AtaIdentify) -> &String| {
+        ata_id.map(|i| f(i).clone()).filter(|s| !s.is_empty())
+    };
     let ident = nvme.as_ref().and_then(|n| n.identify().ok());
     let from_ident = |f: fn(&IdentifyController) -> &String| {
         ident
@@ -93,9 +114,16 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
     let identity = DeviceIdentity {
         path: spec.to_string(),
         kind: "block".into(),
-        model: read("model").or_else(|| from_ident(|i| &i.model)),
-        serial: serial.or_else(|| from_ident(|i| &i.serial)),
-        firmware: read("firmware_rev")
+        // An ATA drive's own strings first: sysfs's SCSI `model` holds 16 characters and its
+        // `rev` 4 (of an 8-character ATA firmware revision).
+        model: from_ata(|i| &i.model)
+            .or_else(|| read("model"))
+            .or_else(|| from_ident(|i| &i.model)),
+        serial: from_ata(|i| &i.serial)
+            .or(serial)
+            .or_else(|| from_ident(|i| &i.serial)),
+        firmware: from_ata(|i| &i.firmware)
+            .or_else(|| read("firmware_rev"))
             .or_else(|| read("rev"))
             .or_else(|| from_ident(|i| &i.firmware)),
         capacity_bytes: Some(capacity),
@@ -115,6 +143,8 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Resu
         dev: Some(dev),
         hwmon: disk_dev_dir.and_then(|d| find_hwmon(&d)),
         nvme,
+        ata,
+        ata_note,
     })
 }
 
@@ -407,6 +437,8 @@ mod tests {
             dev: None,
             hwmon: None,
             nvme: None,
+            ata: None,
+            ata_note: None,
         };
         assert_eq!(info.check_fit(4096, None).unwrap(), 1 << 20);
         assert_eq!(info.check_fit(8192, Some(65536)).unwrap(), 65536);

@@ -25,5 +25,7 @@ pub(super) fn inspect(spec: &str, rest: &str) -> Result<TargetInfo> {
         dev: None,
         hwmon: None,
         nvme: None,
+        ata: None,
+        ata_note: None,
     })
 }

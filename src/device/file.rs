@@ -126,6 +126,8 @@ pub(super) fn inspect_new(spec: &str, path: PathBuf, req: &OpenRequest) -> Resul
         dev: None,
         hwmon: hwmon_for_dev(pm.dev()),
         nvme: None,
+        ata: None,
+        ata_note: None,
     })
 }
 
@@ -186,6 +188,8 @@ pub(super) fn inspect_existing(
         dev: None,
         hwmon: hwmon_for_dev(m.dev()),
         nvme: None,
+        ata: None,
+        ata_note: None,
     })
 }
 
@@ -207,6 +211,8 @@ pub(super) fn describe(spec: &str, path: PathBuf, m: &std::fs::Metadata) -> Targ
         dev: None,
         hwmon: hwmon_for_dev(m.dev()),
         nvme: None,
+        ata: None,
+        ata_note: None,
     }
 }
 

@@ -36,6 +36,12 @@ pub struct HostInfo {
     pub pcie_max_link_speed: Option<String>,
     /// Widest link the device supports (lanes).
     pub pcie_max_link_width: Option<u32>,
+    /// The negotiated SATA link of an ATA drive, Gb/s (IDENTIFY DEVICE word 77).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sata_gbps: Option<f64>,
+    /// The speed of the USB device a disk sits behind, Mb/s (sysfs `speed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usb_mbps: Option<u32>,
 }
 
 /// The scheduler in use from a `queue/scheduler` line: the bracketed one, or the only one.
@@ -106,6 +112,9 @@ impl HostInfo {
         if let Some(disk) = dev.and_then(disk_sys_dir) {
             h.add_disk(&disk);
         }
+        if let Some(a) = &target.ata {
+            h.sata_gbps = a.identify.sata_gbps_current;
+        }
         h
     }
 
@@ -115,6 +124,7 @@ impl HostInfo {
         self.disk = disk.file_name().map(|n| n.to_string_lossy().into_owned());
         self.scheduler = read_trim(&disk.join("queue/scheduler")).and_then(|l| parse_scheduler(&l));
         self.write_cache = read_trim(&disk.join("queue/write_cache"));
+        self.usb_mbps = super::ata::usb_speed_mbps(&disk.join("device")).filter(|&m| m > 0);
         if let Some(pci) = pci_function(disk) {
             self.pcie_link_speed = read_trim(&pci.join("current_link_speed"));
             self.pcie_link_width =
@@ -123,6 +133,29 @@ impl HostInfo {
             self.pcie_max_link_width =
                 read_trim(&pci.join("max_link_width")).and_then(|v| v.parse().ok());
         }
+    }
+
+    /// The narrowest link between the host and the drive: the SATA link, the USB bridge's,
+    /// the PCIe link of the PCI function above the disk (an NVMe drive's own, or a SATA
+    /// controller's), whichever lets the least through.
+    pub fn link(&self) -> Option<crate::link::Link> {
+        let pcie = match (&self.pcie_link_speed, self.pcie_link_width) {
+            (Some(s), Some(w)) => s
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<f64>().ok())
+                .and_then(|gt| crate::link::Link::pcie(gt, w)),
+            _ => None,
+        };
+        crate::link::narrowest(
+            [
+                self.sata_gbps.and_then(crate::link::Link::sata),
+                self.usb_mbps.and_then(crate::link::Link::usb),
+                pcie,
+            ]
+            .into_iter()
+            .flatten(),
+        )
     }
 
     /// The PCIe link as one phrase, e.g. "x4 at 16.0 GT/s PCIe (max x4 at 16.0 GT/s PCIe)".
@@ -162,6 +195,32 @@ fn pci_function(disk: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_narrowest_link_is_the_host_s() {
+        // A SATA drive at 6 Gb/s behind a PCIe 3.0 x1 controller: the SATA link is narrower.
+        let h = HostInfo {
+            sata_gbps: Some(6.0),
+            pcie_link_speed: Some("8.0 GT/s PCIe".into()),
+            pcie_link_width: Some(1),
+            ..HostInfo::default()
+        };
+        assert_eq!(h.link().unwrap().name, "SATA 6.0 Gb/s");
+        // The same drive behind a USB 2.0 bridge: the bridge is.
+        let usb = HostInfo {
+            usb_mbps: Some(480),
+            ..h.clone()
+        };
+        assert_eq!(usb.link().unwrap().name, "USB 480 Mb/s");
+        // An NVMe drive: its own PCIe link.
+        let nvme = HostInfo {
+            pcie_link_speed: Some("16.0 GT/s PCIe".into()),
+            pcie_link_width: Some(4),
+            ..HostInfo::default()
+        };
+        assert_eq!(nvme.link().unwrap().name, "PCIe x4 at 16.0 GT/s");
+        assert_eq!(HostInfo::default().link(), None);
+    }
 
     #[test]
     fn scheduler_line() {

@@ -12,9 +12,13 @@
 //! One file a concern: [`file`] (regular files), [`block`] (block devices and their safety
 //! checks), [`hwmon`] (temperature sensors), [`nvme`] (NVMe Identify and SMART / Health log
 //! through the admin passthrough ioctl), [`nvme_ctrl`] (a controller node for `info`),
-//! [`nvme_format`] (`--secure-erase`), [`nvme_sanitize`] (`--sanitize`), [`host`] (the
+//! [`nvme_format`] (`--secure-erase`), [`nvme_sanitize`] (`--sanitize`), [`ata`] (ATA drives
+//! through SG_IO's ATA PASS-THROUGH: IDENTIFY and SMART), [`ata_erase`] (`--secure-erase` on
+//! them), [`host`] (the
 //! machine and the device's queue settings, for the record), [`emulated`] (`emu:` specs).
 
+pub mod ata;
+pub mod ata_erase;
 pub mod block;
 pub mod emulated;
 pub mod file;
@@ -196,6 +200,12 @@ pub struct TargetInfo {
     pub hwmon: Option<PathBuf>,
     /// The NVMe device for admin commands (opened read-only), on NVMe block devices.
     pub nvme: Option<Arc<nvme::NvmeDevice>>,
+    /// The ATA drive behind a SCSI disk (`/dev/sdX`) whose SG_IO ATA PASS-THROUGH answered
+    /// IDENTIFY DEVICE: SATA through libata, or USB through a bridge that speaks SAT.
+    pub ata: Option<Arc<ata::AtaDevice>>,
+    /// Why a SCSI disk has no [`TargetInfo::ata`], in one line, where worth saying (a USB
+    /// bridge that refuses SAT).
+    pub ata_note: Option<String>,
 }
 
 /// What the drive reports about itself at one moment.
@@ -206,6 +216,8 @@ pub struct DriveReading {
     pub temp_c: Option<f64>,
     /// The SMART / Health log, on NVMe and emulated drives.
     pub health: Option<nvme::HealthLog>,
+    /// The SMART attributes, on ATA drives.
+    pub ata: Option<crate::health::ata::AtaSmart>,
 }
 
 /// An opened target.
@@ -315,6 +327,32 @@ impl TargetInfo {
     /// Reads the drive once: its health log where it has one, and its temperature (from the
     /// health log, else hwmon).
     pub fn read_drive(&self) -> DriveReading {
+        self.read_drive_with(false)
+    }
+
+    /// [`TargetInfo::read_drive`] during a run: on an ATA drive SMART READ DATA alone, one
+    /// command instead of two (without the thresholds, which do not change).
+    pub fn read_drive_during_run(&self) -> DriveReading {
+        self.read_drive_with(true)
+    }
+
+    fn read_drive_with(&self, light: bool) -> DriveReading {
+        if let Some(a) = &self.ata {
+            let smart = if light {
+                a.smart_data_only().ok()
+            } else {
+                a.smart().ok()
+            };
+            let temp_c = smart
+                .as_ref()
+                .and_then(|s| s.temperature_c)
+                .or_else(|| self.hwmon_temperature_c());
+            return DriveReading {
+                temp_c,
+                health: None,
+                ata: smart,
+            };
+        }
         let health = self.health();
         // An emulated drive's temperature is its SMART log's (whole Kelvin, as a drive
         // reports it): the one reading `temperature_start_c` and `smart_start` both show.
@@ -325,7 +363,11 @@ impl TargetInfo {
                 .and_then(|h| h.temperature_c)
                 .or_else(|| self.hwmon_temperature_c()),
         };
-        DriveReading { temp_c, health }
+        DriveReading {
+            temp_c,
+            health,
+            ata: None,
+        }
     }
 }
 

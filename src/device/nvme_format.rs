@@ -76,7 +76,8 @@ pub fn plan(info: &TargetInfo) -> Result<FormatPlan> {
         .filter(|_| info.kind == TargetKind::Block)
     else {
         return Err(usage(format!(
-            "{flag} formats an NVMe namespace (Format NVM); {spec} is not one (use --trim)"
+            "{flag} formats an NVMe namespace (Format NVM) or erases an ATA drive (SECURITY \
+             ERASE UNIT); {spec} is neither (use --trim)"
         )));
     };
     let dev = info

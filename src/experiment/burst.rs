@@ -28,6 +28,14 @@ use crate::workload::EngineKind;
 
 /// Shortest time between two reads of an NVMe drive's SMART log during a run.
 const DRIVE_READ_GAP: Duration = Duration::from_millis(200);
+/// Shortest time between two reads of an ATA drive's SMART data during a run. SMART READ
+/// DATA is not a queued (NCQ) command: libata lets the drive's queue of writes drain before
+/// it and holds new writes until it is done, so a read costs a short stall in the writes.
+/// Every 2 s, that stall is rare enough not to show in the timeline.
+pub const ATA_READ_GAP: Duration = Duration::from_secs(2);
+/// An ATA drive whose SMART READ DATA takes longer than this during a run (a slow USB
+/// bridge) is not read again until the run ends: each read holds the writes that long.
+pub const ATA_SLOW: Duration = Duration::from_millis(50);
 
 /// How often the sampling thread looks at signals and job state between deadlines.
 const POLL: Duration = Duration::from_millis(20);
@@ -300,6 +308,7 @@ pub fn run_jobs(
     let mut samples = Kept::for_run();
     let mut reading = drive_start.clone();
     let mut last_read = Instant::now();
+    let mut too_slow = false;
     let mut csv_error: Option<anyhow::Error> = None;
     let mut warned_first_drop = false;
     let mut emit = |rows: Vec<Sample>, samples: &mut Kept, err: &mut Option<anyhow::Error>| {
@@ -357,10 +366,31 @@ pub fn run_jobs(
             break StopReason::Duration;
         }
         // An NVMe drive's SMART log is read at most every DRIVE_READ_GAP: admin commands
-        // at 100 per second (10 ms intervals) could disturb what is measured.
-        if target.info.nvme.is_none() || last_read.elapsed() >= DRIVE_READ_GAP {
-            reading = target.info.read_drive();
+        // at 100 per second (10 ms intervals) could disturb what is measured. An ATA
+        // drive's SMART data at most every ATA_READ_GAP (why: there).
+        let gap = if target.info.ata.is_some() {
+            Some(ATA_READ_GAP)
+        } else if target.info.nvme.is_some() {
+            Some(DRIVE_READ_GAP)
+        } else {
+            None
+        };
+        if !too_slow && gap.is_none_or(|g| last_read.elapsed() >= g) {
+            let asked = Instant::now();
+            reading = target.info.read_drive_during_run();
             last_read = Instant::now();
+            // A drive (or a USB bridge) that takes long to answer SMART holds the writes that
+            // long each time: then it is read at the start and the end only.
+            if target.info.ata.is_some() && last_read - asked > ATA_SLOW {
+                too_slow = true;
+                if !quiet {
+                    crate::note!(
+                        "slccache: note: the drive took {:.0} ms to answer SMART READ DATA; \
+                         its SMART is read at the start and the end only, not during the run",
+                        (last_read - asked).as_secs_f64() * 1e3
+                    );
+                }
+            }
         }
         let mut rows = sampler.collect(reading.temp_c);
         add_drive_reading(&mut rows, &reading, &drive_start);
@@ -447,6 +477,7 @@ mod tests {
         use crate::device::nvme::HealthLog;
         let reading = |t1: u32, t2: u32| DriveReading {
             temp_c: None,
+            ata: None,
             health: Some(HealthLog {
                 thermal_mgmt_t1_transitions: t1,
                 thermal_mgmt_t2_transitions: t2,

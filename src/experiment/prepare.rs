@@ -1,7 +1,8 @@
 //! Start from a known state: what `probe` does to the target before the measured run.
 //!
 //! In this order, each optional (`--secure-erase` or `--sanitize` first, from
-//! `device::nvme_format` and `device::nvme_sanitize`):
+//! `device::nvme_format` and `device::nvme_sanitize`, or `device::ata_erase` for
+//! `--secure-erase` on an ATA drive):
 //! 1. `--trim`: discard the span. BLKDISCARD on a block device, hole punching
 //!    (`fallocate(PUNCH_HOLE)`) on a file; an emulated drive empties its cache and forgets the
 //!    data ([`crate::model::DriveState::trim`]). A device or file system that cannot discard

@@ -155,6 +155,11 @@ pub struct DriveModel {
     pub mix_penalty: f64,
     /// Where the read figures come from, or that they are assumed.
     pub read_source: String,
+    /// The link the drive sits on (`sata-6g`, `usb-10g`, `pcie3x4`: see
+    /// [`crate::link::Link::parse`]): its usable rate caps every rate of the drive, as a real
+    /// link does. None: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 /// Which phase the drive is in.
@@ -277,10 +282,24 @@ impl DriveModel {
             (Phase::Folding, false) => (self.fold.0, self.iops_after),
             (Phase::Folding, true) => (self.fold.0.min(self.rand_after.0), self.iops_after),
         };
-        match iops {
+        let r = match iops {
             Some(i) => bw.min(i * block_size as f64),
             None => bw,
-        }
+        };
+        r.min(self.link_cap())
+    }
+
+    /// The usable rate of the drive's link ([`DriveModel::link`]), bytes/s; infinite without
+    /// one (or with one that does not parse, which [`DriveModel::validate`] refuses).
+    pub fn link_cap(&self) -> f64 {
+        self.link_info()
+            .map(|l| l.usable_bytes_per_sec)
+            .unwrap_or(f64::INFINITY)
+    }
+
+    /// The drive's link, parsed.
+    pub fn link_info(&self) -> Option<crate::link::Link> {
+        crate::link::Link::parse(self.link.as_deref()?).ok()
     }
 
     /// The noise-free read rate for the access order of `pattern` and `block_size`, bytes/s.
@@ -291,10 +310,11 @@ impl DriveModel {
         } else {
             self.seq_read.0
         };
-        match self.read_iops {
+        let r = match self.read_iops {
             Some(i) => bw.min(i * block_size as f64),
             None => bw,
-        }
+        };
+        r.min(self.link_cap())
     }
 
     /// The factor left by the mixed-workload penalty for a read share `mix` (1 for pure
@@ -371,6 +391,9 @@ impl DriveModel {
 
     /// Checks that every field is in range; the message names the override key.
     pub fn validate(&self) -> Result<(), String> {
+        if let Some(l) = &self.link {
+            crate::link::Link::parse(l)?;
+        }
         let frac = |v: f64, k: &str, lo_open: bool| -> Result<(), String> {
             let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
             if ok {

@@ -25,6 +25,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("source", "where the figures come from"),
     ("capacity", "user capacity (size)"),
     (
+        "link",
+        "the link the drive sits on, whose usable rate caps its rates: sata-6g, sata-3g, \
+         sata-1.5g, usb-480m, usb-5g, usb-10g, usb-20g, pcieGxW (e.g. pcie3x4)",
+    ),
+    (
         "cache",
         "SLC cache of the empty drive (size); static and dynamic parts scale with it",
     ),
@@ -178,6 +183,7 @@ fn drive(
         read_latency_s: READ_LATENCY_S,
         mix_penalty: MIX_PENALTY,
         read_source: String::new(),
+        link: None,
     }
 }
 
@@ -450,6 +456,9 @@ fn presets_without_reads() -> Vec<DriveModel> {
     m.latency_s = 60e-6;
     m.noise = 0.02;
     m.dips_per_min = 1.0;
+    // A SATA drive: the 6 Gb/s link caps it (558 MB/s usable; src/link.rs). At 480 MB/s
+    // in the cache it is the drive's own rate; `in=560MB/s` meets the link.
+    m.link = Some("sata-6g".into());
     v.push(m);
 
     // line 49: Samsung PM983 960GB, enterprise, no SLC cache advertised; 1050 MB/s sequential
@@ -641,6 +650,10 @@ pub fn apply(m: &mut DriveModel, key: &str, value: &str) -> Result<(), String> {
         "dynamic" => m.dynamic_cache = Bytes(size(value)?),
         "dyn_until" => m.dynamic_until = fraction(value)?,
         "fill" => m.fill = fraction(value)?,
+        "link" => {
+            crate::link::Link::parse(value)?;
+            m.link = Some(value.trim().to_ascii_lowercase());
+        }
         "in" => {
             m.seq_in = rate(value)?;
             m.rand_in = m.seq_in;
@@ -868,6 +881,13 @@ pub fn presets_text() -> String {
         }
         if let Some(th) = &m.thermal {
             later.push(format!("throttles at {:.0} °C", th.throttle_c));
+        }
+        if let Some(l) = m.link_info() {
+            later.push(format!(
+                "{} ≤ {}",
+                l.name,
+                format_rate(l.usable_bytes_per_sec, u)
+            ));
         }
         out.push_str(&format!(
             "{:<12} {:>8} {:>22} {:>10} {:>11} {:<26} {}\n",

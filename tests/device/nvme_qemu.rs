@@ -864,7 +864,7 @@ getdir e /out/e
     assert!(err.contains("/dev/nvme0n1p1 is a partition"), "{err}");
     assert_eq!(out.rc("file"), 2, "{}", out.text("file.err"));
     assert!(
-        out.text("file.err").contains("is not one"),
+        out.text("file.err").contains("is neither"),
         "{}",
         out.text("file.err")
     );
@@ -897,4 +897,251 @@ getdir e /out/e
         data[4 * MIB..].iter().all(|&b| b == 0),
         "after the erase, what the probe did not write reads as zeroes"
     );
+}
+
+/// An ATA disk through the real libata driver: QEMU's `ide-hd` on the `pc` machine's PIIX
+/// IDE, the cloud kernel's `ata_piix` and `libata` modules. `info` reads IDENTIFY DEVICE
+/// and SMART READ DATA through SG_IO's ATA PASS-THROUGH and must agree with QEMU's
+/// configuration (serial, model, all 8 characters of `ver=`) and with its fixed attribute
+/// table (hw/ide/core.c in QEMU 7.2: attributes 1, 3, 4, 5, 9, 12 and 190, the airflow
+/// temperature 31 °C). QEMU's disk has no Security feature set: `--secure-erase` is refused
+/// with exit 2 and the disk unchanged. `--trim` runs where the disk takes DSM TRIM and is
+/// refused, with nothing written, where it does not (`discard_granularity=0`).
+pub fn an_ata_disk_through_libata() {
+    let Some(rig) = Rig::find("an_ata_disk_through_libata") else {
+        return;
+    };
+    const MIB: usize = 1 << 20;
+    let dir = scratch("ata-");
+    let a = dir.path().join("sda.img");
+    let b = dir.path().join("sdb.img");
+    std::fs::write(&a, vec![0xABu8; 64 * MIB]).unwrap();
+    std::fs::write(&b, vec![0xCDu8; 64 * MIB]).unwrap();
+    let disks = [
+        AtaDisk {
+            image: a.clone(),
+            serial: "SLCATA0001".into(),
+            model: "SLCCACHE ATA TEST DISK".into(),
+            ver: "RVT04B6Q".into(),
+            discard: true,
+            null_size: None,
+        },
+        AtaDisk {
+            image: b.clone(),
+            serial: "SLCATA0002".into(),
+            model: "SLCCACHE NO TRIM DISK".into(),
+            ver: "NT000001".into(),
+            discard: false,
+            null_size: None,
+        },
+    ];
+    let script = Script::new(&format!(
+        r#"{ATA_INSMOD}{ATA_TWO_DISKS}
+cmd info slccache info $A
+cmd infoj slccache info $A --json
+[ -x /bin/smartctl ] && cmd smart smartctl -i -A -j $A
+cmd erase slccache probe $A --destroy-data --secure-erase --max-bytes 1MB --quiet --out /out/e
+cmd notrim slccache probe $B --destroy-data --trim --max-bytes 1MB --quiet --out /out/n
+cmd trim slccache probe $A --destroy-data --trim --span 32MiB --max-bytes 4MiB --pattern seqwrite --bs 128k --interval 100ms --quiet --out /out/t
+getdir t /out/t
+"#
+    ));
+    let spec = GuestSpec {
+        controllers: vec![],
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let a_before = std::fs::read(&a).unwrap();
+    let out = Guest::start_ata(&rig, spec, &disks, None).wait();
+    let text = out.expect("info", 0);
+    eprintln!("slccache info on the ATA disk in the guest:\n{text}");
+    for want in [
+        "model:            SLCCACHE ATA TEST DISK",
+        "serial:           SLCATA0001",
+        // All 8 characters: sysfs's SCSI rev would give 04B6.
+        "firmware:         RVT04B6Q",
+        "temperature:      31.0 °C (smart)",
+        "ATA drive (IDENTIFY DEVICE):",
+        "security:         no Security feature set",
+        "temperature:      31 °C (attribute 190)",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    let j = json(&out, "infoj.out");
+    let id = &j["ata_identify"];
+    assert_eq!(id["firmware"], "RVT04B6Q", "{id}");
+    assert_eq!(id["model"], "SLCCACHE ATA TEST DISK", "{id}");
+    assert_eq!(id["trim_supported"], true, "{id}");
+    assert_eq!(id["security"]["supported"], false, "{id}");
+    assert_eq!(
+        id["sectors"].as_u64().unwrap() * 512,
+        64 * MIB as u64,
+        "{id}"
+    );
+    let ids: Vec<u64> = j["ata_smart"]["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![1, 3, 4, 5, 9, 12, 190], "{j}");
+    assert_eq!(j["ata_smart"]["temperature_c"], 31.0, "{j}");
+    // smartctl, where this machine has it, reads the same drive the same way.
+    if SMARTCTL.iter().any(|p| Path::new(p).is_file()) {
+        let sm = json(&out, "smart.out");
+        eprintln!("smartctl -i -A -j on the same disk in the guest:\n{sm:#}");
+        assert_eq!(sm["model_name"], id["model"], "{sm}");
+        assert_eq!(sm["serial_number"], id["serial"], "{sm}");
+        assert_eq!(sm["firmware_version"], id["firmware"], "{sm}");
+        assert_eq!(sm["trim"]["supported"], id["trim_supported"], "{sm}");
+        assert_eq!(
+            sm["trim"]["deterministic"], id["trim_deterministic"],
+            "{sm}"
+        );
+        assert_eq!(sm["trim"]["zeroed"], id["trim_zeroes"], "{sm}");
+        assert_eq!(sm["user_capacity"]["bytes"], 64 * MIB as u64, "{sm}");
+        assert_eq!(sm["temperature"]["current"], 31, "{sm}");
+        assert_eq!(
+            sm["power_on_time"]["hours"], j["ata_smart"]["power_on_hours"],
+            "{sm}"
+        );
+        let theirs = sm["ata_smart_attributes"]["table"].as_array().unwrap();
+        let ours = j["ata_smart"]["attributes"].as_array().unwrap();
+        assert_eq!(theirs.len(), ours.len(), "{sm}");
+        for (t, o) in theirs.iter().zip(ours) {
+            assert_eq!(t["id"], o["id"], "{t} / {o}");
+            assert_eq!(t["value"], o["current"], "{t} / {o}");
+            assert_eq!(t["worst"], o["worst"], "{t} / {o}");
+            assert_eq!(t["thresh"], o["threshold"], "{t} / {o}");
+            assert_eq!(t["raw"]["value"], o["raw"], "{t} / {o}");
+            assert_eq!(t["flags"]["value"], o["flags"], "{t} / {o}");
+        }
+    } else {
+        eprintln!("no smartctl on this machine (apt-get install smartmontools): not compared");
+    }
+    // --secure-erase: refused before anything is sent or written.
+    assert_eq!(out.rc("erase"), 2, "{}", out.text("erase.err"));
+    let err = out.text("erase.err");
+    assert!(err.contains("has no ATA Security feature set"), "{err}");
+    // --trim on the disk without DSM TRIM: refused, nothing written.
+    assert_eq!(out.rc("notrim"), 2, "{}", out.text("notrim.err"));
+    let err = out.text("notrim.err");
+    assert!(err.contains("does not support TRIM"), "{err}");
+    assert!(
+        std::fs::read(&b).unwrap().iter().all(|&x| x == 0xCD),
+        "the disk without TRIM was written"
+    );
+    // --trim where the disk takes it: the span reads back as zeroes past the probe's writes.
+    out.expect("trim", 0);
+    let o = scratch("ata-out-");
+    out.unpack("t", o.path());
+    let s = summary(o.path());
+    let ds = &s["drive_state"];
+    assert_eq!(ds["trimmed"], true, "{ds}");
+    assert_eq!(ds["ata_identify"]["firmware"], "RVT04B6Q", "{ds}");
+    assert_eq!(ds["ata_smart_start"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(ds["ata_smart_end"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(s["run"]["device"]["firmware"], "RVT04B6Q");
+    let data = std::fs::read(&a).unwrap();
+    assert_ne!(data, a_before);
+    assert!(
+        data[32 * MIB..].iter().all(|&x| x == 0xAB),
+        "past the span: untouched"
+    );
+}
+
+/// A probe of an ATA disk through libata finds a cliff made from outside: QEMU holds the
+/// `ide-hd` disk (null-co) at 400 MB/s, then drops it to 50 MB/s once 2 GB are written
+/// (QMP `block_set_io_throttle`). The cliff must be within 3 % of where the throttle landed,
+/// and the summary holds the ATA identity and SMART at the start and the end, read while
+/// the writes ran through the same driver.
+pub fn a_throttle_through_libata_is_found_as_the_cliff() {
+    let Some(rig) = Rig::find("a_throttle_through_libata_is_found_as_the_cliff") else {
+        return;
+    };
+    const AT: u64 = 2_000_000_000;
+    const CACHE_BPS: u64 = 400_000_000;
+    const AFTER_BPS: u64 = 50_000_000;
+    let script = Script::new(&format!(
+        r#"{ATA_INSMOD}
+sync_host start
+cmd probe slccache probe /dev/sda --destroy-data --pattern seqwrite --bs 128k --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c
+getdir c /out/c
+"#
+    ));
+    let spec = GuestSpec {
+        controllers: vec![],
+        script,
+        cmdline: String::new(),
+        timeout: None,
+    };
+    let disks = [AtaDisk {
+        image: std::path::PathBuf::new(),
+        serial: "SLCATA0003".into(),
+        model: "SLCCACHE ATA CLIFF DISK".into(),
+        ver: "CLIFF001".into(),
+        discard: true,
+        null_size: Some(64 << 30),
+    }];
+    let drive = "sd0".to_string();
+    let started = Arc::new(Mutex::new(None));
+    let on_sync: SyncHandler = {
+        let started = started.clone();
+        let drive = drive.clone();
+        Box::new(move |_, q| {
+            q.throttle_writes(&drive, CACHE_BPS);
+            *started.lock().unwrap() = Some(q.wr_bytes(&drive));
+        })
+    };
+    let guest = Guest::start_ata(&rig, spec, &disks, Some(on_sync));
+    let base = loop {
+        if let Some(b) = *started.lock().unwrap() {
+            break b;
+        }
+        guest.check_timeout("the guest's start point");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let landed = {
+        let mut q = guest.qmp();
+        loop {
+            let now = q.wr_bytes(&drive) - base;
+            if now >= AT {
+                q.throttle_writes(&drive, AFTER_BPS);
+                break q.wr_bytes(&drive) - base;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            guest.check_timeout(&format!("{AT} bytes written"));
+            if guest.console().contains("@@DONE") {
+                panic!(
+                    "the probe ended before {AT} bytes; console:\n{}",
+                    guest.console()
+                );
+            }
+        }
+    };
+    let out = guest.wait();
+    out.expect("probe", 0);
+    let o = scratch("ata-cliff-");
+    out.unpack("c", o.path());
+    let s = summary(o.path());
+    let a = &s["analysis"];
+    let bytes = a["cache_estimate"]["bytes"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no estimate: {a}"));
+    eprintln!(
+        "ATA: throttle landed at {landed} bytes; cliff at {bytes}: {:+.3}%",
+        (bytes as f64 / landed as f64 - 1.0) * 100.0
+    );
+    assert!(
+        (bytes as f64 - landed as f64).abs() <= 0.03 * landed as f64,
+        "cliff at {bytes}, throttle landed at {landed}: {a}"
+    );
+    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
+    assert_eq!(s["run"]["device"]["firmware"], "CLIFF001");
+    let ds = &s["drive_state"];
+    assert_eq!(ds["ata_identify"]["serial"], "SLCATA0003", "{ds}");
+    assert_eq!(ds["ata_smart_start"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(ds["ata_smart_end"]["temperature_c"], 31.0, "{ds}");
+    assert_eq!(ds["temperature_start_c"], 31.0, "{ds}");
 }

@@ -6,6 +6,7 @@
 mod common;
 
 mod cli;
+mod link;
 mod presets;
 mod probe_emu;
 mod scenarios;

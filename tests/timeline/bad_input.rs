@@ -485,6 +485,31 @@ fn cases() -> Vec<Case> {
             2,
             Words(&["--sanitize", "new.bin is not an NVMe namespace"]),
         ),
+        // --secure-erase needs an NVMe namespace or an ATA drive (SECURITY ERASE UNIT): an
+        // emulated drive or a file is neither (and the file is not created). The ATA
+        // refusals themselves (no Security feature set, frozen, security enabled, a USB
+        // bridge, a partition) and --trim on a drive without TRIM need an ATA drive: they
+        // are tested on canned IDENTIFY pages in src/device/ata_erase.rs and
+        // src/device/ata.rs, and in the QEMU guest of tests/device/nvme_qemu.rs.
+        c(
+            &["probe", EMU, "--secure-erase"],
+            2,
+            Words(&[
+                "--secure-erase",
+                "or erases an ATA drive",
+                "is neither",
+                "--trim",
+            ]),
+        ),
+        c(
+            &["probe", "new.bin", "--size", "1MiB", "--secure-erase"],
+            2,
+            Words(&[
+                "--secure-erase",
+                "SECURITY ERASE UNIT",
+                "new.bin is neither",
+            ]),
+        ),
         // An error speaks the user's units (decimal and binary).
         c(
             &["probe", "new.bin", "--size", "128MiB", "--span", "600GB"],

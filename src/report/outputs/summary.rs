@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::detect::stop::{StopConfig, StopRule};
 use crate::detect::Analysis;
 use crate::device::host::HostInfo;
+use crate::health::ata::{AtaIdentify, AtaSmart};
 use crate::health::HealthLog;
 use crate::report::outputs::file::write_file;
 pub use crate::results::drive_state::DriveStateRecord;
@@ -77,6 +78,20 @@ pub struct DriveState {
     /// The SMART / Health log when the run ended.
     #[serde(default)]
     pub smart_end: Option<HealthLog>,
+    /// An ATA drive's IDENTIFY DEVICE, read when the target was inspected (SATA, or USB
+    /// through a bridge that speaks SAT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ata_identify: Option<AtaIdentify>,
+    /// An ATA drive's SMART attributes when the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ata_smart_start: Option<AtaSmart>,
+    /// An ATA drive's SMART attributes when the run ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ata_smart_end: Option<AtaSmart>,
+    /// Why a SCSI disk's ATA identity and SMART are missing, in one line (a USB bridge
+    /// that refuses SAT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ata_note: Option<String>,
     /// What was done to reach the starting state (`--trim`, `--prefill`, `--idle-before`)
     /// and the fill level at the start; its keys sit directly under `drive_state`.
     #[serde(flatten)]
@@ -285,6 +300,22 @@ mod tests {
                 temperature_end_c: Some(44.85),
                 smart_start: Some(HealthLog::default()),
                 smart_end: Some(end),
+                ata_identify: Some(
+                    crate::health::ata::parse_identify(
+                        &crate::health::ata::pages::samsung_identify(),
+                    )
+                    .unwrap(),
+                ),
+                ata_smart_start: Some(
+                    crate::health::ata::parse_smart(
+                        &crate::health::ata::pages::samsung_smart(1000),
+                        None,
+                        "Samsung SSD 870 EVO 1TB",
+                    )
+                    .unwrap(),
+                ),
+                ata_smart_end: None,
+                ata_note: Some("a note".into()),
                 preparation: DriveStateRecord {
                     trimmed: true,
                     prefill_pct: Some(50.0),

@@ -129,6 +129,10 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     if !hot.is_empty() {
         parts.push(format!("thermal throttling from {}", hot.join(", ")));
     }
+    // A rate in the cache at the link's ceiling, which the terminal and report.md warn of.
+    if let Some(w) = a.warnings.iter().find_map(crate::link::card_text) {
+        parts.push(w);
+    }
     // Tiers before the last cliff (not where the cache came back): their levels, so that
     // "after" is the stretch after the last cliff alone.
     if a.returns.is_empty() {

@@ -390,8 +390,65 @@ fn drive_state_section(v: &serde_json::Value, u: crate::units::UnitSystem) -> Op
         }
         h.push_str("</table>");
     }
+    h.push_str(&ata_section(&st, u));
     h.push_str("</section>\n");
     Some(h)
+}
+
+/// An ATA drive's part of the drive state: the rows report.md has (link, TRIM, security, the
+/// SMART figures, the drive's count of data written), then every SMART attribute at the start
+/// and the end side by side, with its raw value's change.
+fn ata_section(st: &crate::report::DriveState, u: crate::units::UnitSystem) -> String {
+    let rows = super::markdown::ata_rows(st, 0, u);
+    let (a, b) = (st.ata_smart_start.as_ref(), st.ata_smart_end.as_ref());
+    if rows.is_empty() && a.is_none() && b.is_none() {
+        return String::new();
+    }
+    let mut h = String::from("<h3>ATA drive</h3><table class=\"kv\">");
+    for (k, x) in &rows {
+        // The probe's own bytes are in the run table; this table keeps the drive's count.
+        let x = x.split("; the probe wrote").next().unwrap_or(x);
+        let _ = write!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(x));
+    }
+    h.push_str("</table>");
+    let Some(list) = b.or(a) else {
+        return h;
+    };
+    h.push_str(
+        "<h3>SMART attributes</h3><table class=\"kv\"><tr><th>ID</th><th>name</th>\
+<th>value, worst, threshold</th><th>raw at the start</th><th>raw at the end</th>\
+<th>change</th></tr>",
+    );
+    let raw_of = |s: Option<&crate::health::ata::AtaSmart>, id: u8| {
+        s.and_then(|s| s.attributes.iter().find(|x| x.id == id))
+            .map(|x| x.raw)
+    };
+    for at in &list.attributes {
+        let (x, y) = (raw_of(a, at.id), raw_of(b, at.id));
+        let show = |r: Option<u64>| r.map(|r| r.to_string()).unwrap_or_else(|| "-".into());
+        let change = match (x, y) {
+            (Some(x), Some(y)) => format!("{:+}", y as i128 - x as i128),
+            _ => String::new(),
+        };
+        let thr = at
+            .threshold
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "-".into());
+        let _ = write!(
+            h,
+            "<tr><th>{}</th><td>{}</td><td>{}, {}, {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            at.id,
+            esc(&at.name),
+            at.current,
+            at.worst,
+            thr,
+            show(x),
+            show(y),
+            change
+        );
+    }
+    h.push_str("</table>");
+    h
 }
 
 /// The page for `runs` (one run, or a comparison) with `specs` (charts drawn inline).
@@ -760,5 +817,38 @@ fn x_shift(spec: &ChartSpec, r: &CompareRun<'_>, opts: &ReportOptions) -> f64 {
             .as_ref()
             .map(|e| e.bytes)
             .unwrap_or(c.bytes_written) as f64,
+    }
+}
+
+#[cfg(test)]
+mod ata_tests {
+    use super::*;
+    use crate::health::ata::pages::{samsung_identify, samsung_smart, samsung_thresholds};
+    use crate::health::ata::{parse_identify, parse_smart};
+
+    #[test]
+    fn the_drive_state_has_the_ata_attributes_side_by_side() {
+        let model = "Samsung SSD 870 EVO 1TB";
+        let smart =
+            |lbas| parse_smart(&samsung_smart(lbas), Some(&samsung_thresholds()), model).unwrap();
+        let st = crate::report::DriveState {
+            ata_identify: Some(parse_identify(&samsung_identify()).unwrap()),
+            ata_smart_start: Some(smart(100)),
+            ata_smart_end: Some(smart(2100)),
+            ..Default::default()
+        };
+        let v = serde_json::to_value(&st).unwrap();
+        let h = drive_state_section(&v, crate::units::UnitSystem::Decimal).unwrap();
+        assert!(h.contains("<h3>ATA drive</h3>"), "{h}");
+        assert!(h.contains("<h3>SMART attributes</h3>"), "{h}");
+        assert!(
+            h.contains(
+                "<tr><th>241</th><td>Total_LBAs_Written</td><td>99, 99, -</td><td>100</td>\
+                 <td>2100</td><td>+2000</td></tr>"
+            ),
+            "{h}"
+        );
+        assert!(h.contains("<td>100, 100, 10</td>"), "{h}");
+        assert!(!h.contains("the probe wrote"), "{h}");
     }
 }

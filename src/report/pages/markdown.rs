@@ -184,6 +184,12 @@ pub fn drive_rows(
         if let Some(p) = h.pcie_text() {
             q.push(format!("PCIe {p}"));
         }
+        if let Some(g) = h.sata_gbps {
+            q.push(format!("SATA {g:.1} Gb/s"));
+        }
+        if let Some(m) = h.usb_mbps {
+            q.push(format!("USB {m} Mb/s"));
+        }
         if !q.is_empty() {
             let disk = h.disk.as_deref().unwrap_or("device");
             v.push((
@@ -218,6 +224,7 @@ pub fn drive_rows(
             ),
         ));
     }
+    v.extend(ata_rows(s, probe_bytes, units));
     if let (Some(a), Some(b)) = (&s.smart_start, &s.smart_end) {
         let units_delta = b.data_units_written as i128 - a.data_units_written as i128;
         let counted = units_delta * crate::health::DATA_UNIT_BYTES as i128;
@@ -246,6 +253,87 @@ pub fn drive_rows(
                 d(a.warning_temp_min, b.warning_temp_min),
             ),
         ));
+    }
+    v
+}
+
+/// The rows of an ATA drive (SATA, or USB through SAT): its link, TRIM and security state,
+/// its SMART figures at the start and the end, and the bytes it counted as written (attribute
+/// 241, in bytes where the vendor's unit is known) against the probe's `probe_bytes`; or the
+/// one line saying why there are none (a USB bridge that refuses SAT).
+pub fn ata_rows(s: &DriveState, probe_bytes: u64, units: UnitSystem) -> Vec<(String, String)> {
+    let mut v = Vec::new();
+    if let Some(n) = &s.ata_note {
+        v.push(("ATA pass-through".to_string(), n.clone()));
+    }
+    if let Some(id) = &s.ata_identify {
+        v.push((
+            "ATA drive".to_string(),
+            format!(
+                "{}; TRIM {}; security: {}",
+                id.link_text(),
+                id.trim_text(),
+                id.security_text()
+            ),
+        ));
+    }
+    let (a, b) = (s.ata_smart_start.as_ref(), s.ata_smart_end.as_ref());
+    let Some(last) = b.or(a) else {
+        return v;
+    };
+    let mut parts = Vec::new();
+    let temp = |x: Option<&crate::health::ata::AtaSmart>| {
+        x.and_then(|x| x.temperature_c)
+            .map(|c| format!("{c:.0} °C"))
+    };
+    match (temp(a), temp(b)) {
+        (Some(x), Some(y)) => parts.push(format!("temperature {x} at the start, {y} at the end")),
+        (x, y) => {
+            if let Some(t) = x.or(y) {
+                parts.push(format!("temperature {t}"));
+            }
+        }
+    }
+    if let Some(id) = last.temperature_attribute {
+        parts.push(format!("(attribute {id})"));
+    }
+    if let Some(h) = last.power_on_hours {
+        parts.push(format!("; {h} h powered on"));
+    }
+    if let Some(w) = &last.wear {
+        parts.push(format!(
+            "; {} % life left ({} {})",
+            w.life_left_pct, w.attribute, w.name
+        ));
+    }
+    v.push((
+        "Drive SMART (ATA)".to_string(),
+        parts.join(" ").replace(" ;", ";"),
+    ));
+    if let (Some(x), Some(y)) = (
+        a.and_then(|a| a.data_written.as_ref()),
+        b.and_then(|b| b.data_written.as_ref()),
+    ) {
+        let delta = y.raw as i128 - x.raw as i128;
+        let text = match x.unit_bytes {
+            Some(u) => {
+                let bytes = delta * u as i128;
+                format!(
+                    "{}{} (attribute 241 went up by {delta} units of {u} bytes: {}); the probe \
+                     wrote {}",
+                    if bytes < 0 { "-" } else { "" },
+                    format_bytes(bytes.unsigned_abs() as f64, units),
+                    x.unit_source,
+                    format_bytes(probe_bytes as f64, units)
+                )
+            }
+            None => format!(
+                "attribute 241 went up by {delta}, in a unit not known for this drive (not \
+                 turned into bytes); the probe wrote {}",
+                format_bytes(probe_bytes as f64, units)
+            ),
+        };
+        v.push(("Written, by the drive's count".to_string(), text));
     }
     v
 }
@@ -461,4 +549,66 @@ pub fn compare_md(runs: &[CompareRun<'_>], charts: &[ChartKind], units: UnitSyst
         units_note(units)
     ));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::health::ata::pages::{samsung_identify, samsung_smart, smart_data};
+    use crate::health::ata::{parse_identify, parse_smart};
+
+    #[test]
+    fn ata_rows_give_the_drive_count_in_bytes_where_the_unit_is_known() {
+        let model = "Samsung SSD 870 EVO 1TB";
+        let smart = |lbas| parse_smart(&samsung_smart(lbas), None, model).unwrap();
+        let st = DriveState {
+            ata_identify: Some(parse_identify(&samsung_identify()).unwrap()),
+            ata_smart_start: Some(smart(1_000_000)),
+            // 2,000,000 LBAs of 512 bytes more: 1.024 GB.
+            ata_smart_end: Some(smart(3_000_000)),
+            ..DriveState::default()
+        };
+        let rows = drive_rows(None, Some(&st), 1_000_000_000, UnitSystem::Decimal);
+        let get = |k: &str| {
+            rows.iter()
+                .find(|r| r.0 == k)
+                .map(|r| r.1.clone())
+                .unwrap_or_else(|| panic!("no row {k}: {rows:?}"))
+        };
+        assert!(
+            get("ATA drive").starts_with("SATA 6.0 Gb/s now"),
+            "{rows:?}"
+        );
+        assert_eq!(
+            get("Drive SMART (ATA)"),
+            "temperature 29 °C at the start, 29 °C at the end (attribute 190); 1234 h powered \
+             on; 99 % life left (177 Wear_Leveling_Count)"
+        );
+        let w = get("Written, by the drive's count");
+        assert!(
+            w.starts_with("1.02 GB (attribute 241 went up by 2000000 units of 512 bytes"),
+            "{w}"
+        );
+        assert!(w.ends_with("the probe wrote 1.00 GB"), "{w}");
+        // A drive whose unit is not known: the count, not bytes.
+        let other =
+            |raw| parse_smart(&smart_data(&[(241, 0x32, 100, 100, raw)]), None, "X").unwrap();
+        let st = DriveState {
+            ata_smart_start: Some(other(10)),
+            ata_smart_end: Some(other(42)),
+            ata_note: Some("the USB bridge does not pass ATA commands through (SAT)".into()),
+            ..DriveState::default()
+        };
+        let rows = drive_rows(None, Some(&st), 1, UnitSystem::Decimal);
+        assert!(rows.iter().any(|r| r.0 == "ATA pass-through"), "{rows:?}");
+        let w = &rows
+            .iter()
+            .find(|r| r.0 == "Written, by the drive's count")
+            .unwrap()
+            .1;
+        assert!(
+            w.starts_with("attribute 241 went up by 32, in a unit not known"),
+            "{w}"
+        );
+    }
 }

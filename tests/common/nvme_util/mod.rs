@@ -603,6 +603,53 @@ pub struct GuestSpec {
     pub timeout: Option<Duration>,
 }
 
+/// An ATA disk on the `pc` machine's PIIX IDE controller ([`Guest::start_ata`]).
+#[derive(Debug, Clone)]
+pub struct AtaDisk {
+    /// Its raw image file.
+    pub image: PathBuf,
+    /// IDENTIFY's serial number (`serial=`).
+    pub serial: String,
+    /// IDENTIFY's model number (`model=`).
+    pub model: String,
+    /// IDENTIFY's firmware revision (`ver=`, up to 8 characters).
+    pub ver: String,
+    /// Whether the disk takes DSM TRIM (`discard_granularity=512`, else 0: IDENTIFY word
+    /// 169 is then clear).
+    pub discard: bool,
+    /// A `null-co` backend of this many bytes instead of the image (writes dropped: fast).
+    pub null_size: Option<u64>,
+}
+
+/// The guest kernel's modules for an ATA disk on PIIX IDE, in load order (the cloud
+/// kernel has none built in; each module's `depends=` gives the order).
+pub const ATA_MODULES: &[&str] = &[
+    "drivers/scsi/scsi_common.ko",
+    "drivers/scsi/scsi_mod.ko",
+    "drivers/ata/libata.ko",
+    "drivers/ata/ata_piix.ko",
+    "drivers/scsi/sd_mod.ko",
+    "drivers/scsi/sg.ko",
+];
+
+/// Where smartctl may be on this machine (`apt-get install smartmontools`).
+pub const SMARTCTL: &[&str] = &["/usr/sbin/smartctl", "/usr/bin/smartctl"];
+
+/// The guest script's lines that load [`ATA_MODULES`] and wait (up to 30 s) for `/dev/sda`.
+pub const ATA_INSMOD: &str = r#"for m in scsi_common scsi_mod libata ata_piix sd_mod sg; do insmod /lib/ata/$m.ko || echo "insmod $m failed"; done
+i=0; while [ ! -b /dev/sda ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+"#;
+
+/// After [`ATA_INSMOD`] for two disks: waits for `/dev/sdb` too, and sets `$A` to the disk
+/// whose sysfs model does not hold `NO TRIM` and `$B` to the one that does (libata probes
+/// the ports at once, so which is `sda` varies from boot to boot).
+pub const ATA_TWO_DISKS: &str = r#"i=0; while [ ! -b /dev/sdb ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+for d in /sys/block/sd*; do
+  case "$(cat $d/device/model)" in *"NO TRIM"*) B=/dev/${d##*/};; *) A=/dev/${d##*/};; esac
+done
+echo "disks: A=$A B=$B"
+"#;
+
 /// One guest at a time: guests are emulated in software, and two at once on a small machine
 /// would each see the other's load as changes in the throughput they measure.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -636,6 +683,56 @@ impl Drop for Guest {
 impl Guest {
     /// Boots `spec` and starts reading its console. `on_sync` answers `sync NAME`.
     pub fn start(rig: &Rig, spec: GuestSpec, on_sync: Option<SyncHandler>) -> Guest {
+        Guest::start_on(rig, spec, "q35", &[], on_sync)
+    }
+
+    /// Boots `spec` on the `pc` machine with `disks` on its PIIX IDE controller (`ide.0`
+    /// master, slave, then `ide.1`), and the guest kernel's libata modules in `/lib/ata`
+    /// for the script to load ([`ATA_INSMOD`]). `spec` must have no NVMe controllers (their
+    /// root ports need q35's PCIe bus).
+    pub fn start_ata(
+        rig: &Rig,
+        spec: GuestSpec,
+        disks: &[AtaDisk],
+        on_sync: Option<SyncHandler>,
+    ) -> Guest {
+        assert!(
+            spec.controllers.is_empty(),
+            "ATA guests have no NVMe controllers"
+        );
+        let mut args = Vec::new();
+        for (i, d) in disks.iter().enumerate() {
+            let id = format!("sd{i}");
+            args.push("-drive".to_string());
+            args.push(match d.null_size {
+                Some(size) => format!("driver=null-co,size={size},read-zeroes=on,if=none,id={id}"),
+                None => format!(
+                    "file={},format=raw,if=none,id={id},discard=unmap,cache=none,aio=threads",
+                    d.image.display()
+                ),
+            });
+            args.push("-device".to_string());
+            args.push(format!(
+                "ide-hd,drive={id},bus=ide.{},unit={},serial={},model={},ver={},\
+                 discard_granularity={}",
+                i / 2,
+                i % 2,
+                d.serial,
+                d.model,
+                d.ver,
+                if d.discard { 512 } else { 0 }
+            ));
+        }
+        Guest::start_on(rig, spec, "pc", &args, on_sync)
+    }
+
+    fn start_on(
+        rig: &Rig,
+        spec: GuestSpec,
+        machine: &str,
+        extra_args: &[String],
+        on_sync: Option<SyncHandler>,
+    ) -> Guest {
         // A test that failed while holding the turn poisoned the lock; the turn is free all
         // the same.
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -646,6 +743,47 @@ impl Guest {
         let initrd = dir.path().join("initrd.cpio");
         let mut init = Cpio::default();
         init.file("init", 0o755, spec.script.text().as_bytes());
+        if machine == "pc" {
+            init.dir("lib/ata");
+            let modules = rig.dir.join("lib/modules");
+            let release = std::fs::read_dir(&modules)
+                .expect("the rig's lib/modules")
+                .flatten()
+                .next()
+                .expect("a kernel release in lib/modules")
+                .path();
+            for m in ATA_MODULES {
+                let data = std::fs::read(release.join("kernel").join(m))
+                    .unwrap_or_else(|e| panic!("{m}: {e}"));
+                let name = Path::new(m).file_name().unwrap().to_string_lossy();
+                init.file(&format!("lib/ata/{name}"), 0o644, &data);
+            }
+            // smartctl, where this machine has it, with its libraries: the reference the
+            // ATA tests compare with (`/bin/smartctl` in the guest).
+            if let Some(smartctl) = SMARTCTL.iter().map(Path::new).find(|p| p.is_file()) {
+                init.file("bin/smartctl", 0o755, &std::fs::read(smartctl).unwrap());
+                let o = Command::new("ldd").arg(smartctl).output().expect("ldd");
+                for line in String::from_utf8_lossy(&o.stdout).lines() {
+                    let path = match line.split_once("=>") {
+                        Some((_, rhs)) => rhs.split_whitespace().next(),
+                        None => line.split_whitespace().next(),
+                    };
+                    let Some(p) = path.filter(|p| p.starts_with('/')) else {
+                        continue;
+                    };
+                    let mut acc = String::new();
+                    for part in Path::new(p).parent().unwrap().iter().skip(1) {
+                        acc = format!(
+                            "{acc}{}{}",
+                            if acc.is_empty() { "" } else { "/" },
+                            part.to_string_lossy()
+                        );
+                        init.dir(&acc);
+                    }
+                    init.file(p.trim_start_matches('/'), 0o755, &std::fs::read(p).unwrap());
+                }
+            }
+        }
         let mut img = base_initramfs(rig).to_vec();
         img.extend_from_slice(&init.finish());
         std::fs::write(&initrd, img).unwrap();
@@ -673,7 +811,7 @@ impl Guest {
         ])
         .args([
             "-machine",
-            "q35",
+            machine,
             "-accel",
             "tcg,thread=multi",
             "-cpu",
@@ -726,6 +864,7 @@ impl Guest {
                 ));
             }
         }
+        c.args(extra_args);
         c.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

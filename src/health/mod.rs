@@ -1,7 +1,10 @@
-//! The drive's own health counters as plain data: the NVMe SMART / Health Information log.
-//! `device::nvme` reads it from a drive, `engine::emulated` makes one for an emulated drive,
+//! The drive's own health counters as plain data: the NVMe SMART / Health Information log
+//! here, an ATA drive's IDENTIFY DEVICE and SMART attributes in [`ata`].
+//! `device::nvme` reads the log from a drive, `engine::emulated` makes one for an emulated drive,
 //! `detect::drive` checks its data units against the bytes written and `report` records it;
 //! living here, below all of them, it ties none of them to the others.
+
+pub mod ata;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,244 @@
+//! The link between the host and the drive, and the rate it lets through: a SATA drive's
+//! in-cache rate is often the 6 Gb/s link's ceiling, not its cache's, and a USB bridge or a
+//! narrow PCIe link caps a drive the same way. When the rate in the cache is within
+//! [`NEAR`] of the link's usable rate, the outputs say the cache phase is limited by the
+//! link ([`Link::limited_text`]).
+//!
+//! Usable rates, each below the raw rate after line coding:
+//! - SATA 1.5, 3 and 6 Gb/s use 8b/10b coding: 150, 300 and 600 MB/s raw. Frame (FIS)
+//!   headers, CRCs, primitives between frames and the command handshakes take the rest:
+//!   the fastest SATA SSDs measure 550-560 MB/s sequential (Samsung rates its 860 and 870
+//!   EVO at 550 MB/s sequential write and 560 MB/s read, the 6 Gb/s link's limit). The
+//!   usable rate taken here is 93 % of raw: 558, 279 and 139.5 MB/s.
+//! - USB (the speed sysfs reports for the bridge, Mb/s): 480 Mb/s (USB 2.0) carries at most
+//!   about 40 MB/s of mass storage (bulk transfers and the BOT protocol: 35-42 MB/s measured
+//!   by reviewers); 5000 Mb/s (USB 3.x Gen 1, 8b/10b, 500 MB/s raw) about 450 MB/s with UASP;
+//!   10000 Mb/s (Gen 2, 128b/132b, 1212 MB/s raw) about 1050 MB/s; 20000 Mb/s (Gen 2x2)
+//!   about 2100 MB/s. Those usable figures are the fastest portable SSDs' published results
+//!   on each link, not a calculation.
+//! - PCIe: per lane, 2.5 and 5 GT/s with 8b/10b (250 and 500 MB/s raw), 8, 16 and 32 GT/s
+//!   with 128b/130b (985, 1969, 3938 MB/s raw); packet headers take about 14 % at the usual
+//!   256-byte payloads (a PCIe 3.0 x4 drive tops out near 3.5 GB/s of 3.94): 86 % of raw.
+
+use serde::{Deserialize, Serialize};
+
+use crate::units::{format_rate, UnitSystem};
+
+/// How near the link's usable rate the in-cache rate must be for the cache phase to count as
+/// limited by the link: 94 %, within 6 % of it (a SATA drive writing 525 MB/s or more).
+pub const NEAR: f64 = 0.94;
+
+/// The first words of the warning that says a run was limited by its link; the card shows
+/// the warning up to its colon.
+pub const LIMITED_PREFIX: &str = "cache phase limited by the";
+
+/// A link and the rate it lets through.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    /// What the link is: "SATA 6.0 Gb/s", "USB 5000 Mb/s", "PCIe x4 at 8.0 GT/s".
+    pub name: String,
+    /// Its rate after line coding, bytes/s.
+    pub raw_bytes_per_sec: f64,
+    /// The rate data can reach over it, bytes/s (see the module's notes).
+    pub usable_bytes_per_sec: f64,
+}
+
+const MB: f64 = 1e6;
+
+impl Link {
+    /// A SATA link of `gbps` (1.5, 3 or 6).
+    pub fn sata(gbps: f64) -> Option<Link> {
+        if !(gbps.is_finite() && gbps > 0.0) {
+            return None;
+        }
+        let raw = gbps * 1e9 * 0.8 / 8.0;
+        Some(Link {
+            name: format!("SATA {gbps:.1} Gb/s"),
+            raw_bytes_per_sec: raw,
+            usable_bytes_per_sec: raw * 0.93,
+        })
+    }
+
+    /// A USB link that sysfs says runs at `mbps`.
+    pub fn usb(mbps: u32) -> Option<Link> {
+        let (raw, usable) = match mbps {
+            0 => return None,
+            m if m <= 12 => (1.5 * MB, 1.0 * MB),
+            m if m <= 480 => (60.0 * MB, 40.0 * MB),
+            m if m <= 5000 => (500.0 * MB, 450.0 * MB),
+            m if m <= 10000 => (1212.0 * MB, 1050.0 * MB),
+            _ => (2424.0 * MB, 2100.0 * MB),
+        };
+        Some(Link {
+            name: format!("USB {mbps} Mb/s"),
+            raw_bytes_per_sec: raw,
+            usable_bytes_per_sec: usable,
+        })
+    }
+
+    /// A PCIe link of `width` lanes at `gt_s` GT/s.
+    pub fn pcie(gt_s: f64, width: u32) -> Option<Link> {
+        if !(gt_s.is_finite() && gt_s > 0.0) || width == 0 {
+            return None;
+        }
+        let coding = if gt_s < 8.0 { 0.8 } else { 128.0 / 130.0 };
+        let raw = gt_s * 1e9 * coding / 8.0 * width as f64;
+        Some(Link {
+            name: format!("PCIe x{width} at {gt_s:.1} GT/s"),
+            raw_bytes_per_sec: raw,
+            usable_bytes_per_sec: raw * 0.86,
+        })
+    }
+
+    /// A link named as a drive model file names it: `sata-6g`, `sata-3g`, `sata-1.5g`,
+    /// `usb-480m`, `usb-5g`, `usb-10g`, `usb-20g`, `pcie3x4` (generation 1 to 5, 1 to 16
+    /// lanes).
+    pub fn parse(spec: &str) -> Result<Link, String> {
+        let s = spec.trim().to_ascii_lowercase();
+        let bad = || {
+            format!(
+                "link '{spec}': give sata-6g, sata-3g, sata-1.5g, usb-480m, usb-5g, usb-10g, \
+                 usb-20g or pcieGxW (e.g. pcie3x4)"
+            )
+        };
+        if let Some(g) = s.strip_prefix("sata-").and_then(|r| r.strip_suffix('g')) {
+            return match g {
+                "6" | "1.5" | "3" => Link::sata(g.parse().map_err(|_| bad())?).ok_or_else(bad),
+                _ => Err(bad()),
+            };
+        }
+        if let Some(r) = s.strip_prefix("usb-") {
+            let mbps = match r {
+                "480m" => 480,
+                "5g" => 5000,
+                "10g" => 10000,
+                "20g" => 20000,
+                _ => return Err(bad()),
+            };
+            return Link::usb(mbps).ok_or_else(bad);
+        }
+        if let Some((g, w)) = s.strip_prefix("pcie").and_then(|r| r.split_once('x')) {
+            let gt = match g {
+                "1" => 2.5,
+                "2" => 5.0,
+                "3" => 8.0,
+                "4" => 16.0,
+                "5" => 32.0,
+                _ => return Err(bad()),
+            };
+            let w: u32 = w.parse().map_err(|_| bad())?;
+            if !(1..=16).contains(&w) {
+                return Err(bad());
+            }
+            return Link::pcie(gt, w).ok_or_else(bad);
+        }
+        Err(bad())
+    }
+
+    /// Whether an in-cache rate of `bytes_per_sec` is limited by this link: within
+    /// [`NEAR`] of its usable rate, or above it.
+    pub fn limits(&self, bytes_per_sec: f64) -> bool {
+        bytes_per_sec >= NEAR * self.usable_bytes_per_sec
+    }
+
+    /// The warning for an in-cache rate this link limits, or None.
+    pub fn limited_text(&self, bytes_per_sec: f64, units: UnitSystem) -> Option<String> {
+        self.limits(bytes_per_sec).then(|| {
+            format!(
+                "{LIMITED_PREFIX} {} link, not by the drive: {} in the cache against the \
+                 link's usable {} ({} raw); the drive's cache may write faster than this link \
+                 shows",
+                self.name,
+                format_rate(bytes_per_sec, units),
+                format_rate(self.usable_bytes_per_sec, units),
+                format_rate(self.raw_bytes_per_sec, units)
+            )
+        })
+    }
+}
+
+/// The warning for a run whose rate in the cache (else its one steady level, for a run that
+/// never left the cache) is `rate` on `link`, where the link limits it.
+pub fn warning(
+    link: Option<&Link>,
+    rate: Option<f64>,
+    units: UnitSystem,
+) -> Option<crate::detect::Warning> {
+    let link = link?;
+    let text = link.limited_text(rate?, units)?;
+    let kind = crate::detect::WarningKind::LinkLimited {
+        link: link.name.clone(),
+    };
+    Some(crate::detect::Warning::new(kind, text))
+}
+
+/// The narrowest of `links`: the one with the lowest usable rate.
+pub fn narrowest(links: impl IntoIterator<Item = Link>) -> Option<Link> {
+    links
+        .into_iter()
+        .min_by(|a, b| a.usable_bytes_per_sec.total_cmp(&b.usable_bytes_per_sec))
+}
+
+/// The card's short form of a link warning ([`warning`]): "cache phase limited by the SATA
+/// 6.0 Gb/s link, not by the drive", or None for any other kind of warning.
+pub fn card_text(warning: &crate::detect::Warning) -> Option<String> {
+    match &warning.kind {
+        crate::detect::WarningKind::LinkLimited { link } => {
+            Some(format!("{LIMITED_PREFIX} {link} link, not by the drive"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sata_usb_and_pcie_rates() {
+        let s6 = Link::sata(6.0).unwrap();
+        assert_eq!(s6.raw_bytes_per_sec, 600e6);
+        assert!((s6.usable_bytes_per_sec - 558e6).abs() < 1.0);
+        assert!((Link::sata(3.0).unwrap().usable_bytes_per_sec - 279e6).abs() < 1.0);
+        assert_eq!(Link::sata(1.5).unwrap().raw_bytes_per_sec, 150e6);
+        assert_eq!(Link::usb(5000).unwrap().usable_bytes_per_sec, 450e6);
+        assert_eq!(Link::usb(0), None);
+        let p = Link::pcie(8.0, 4).unwrap();
+        assert!((p.raw_bytes_per_sec - 3_938_461_538.0).abs() < 1.0);
+        assert_eq!(p.name, "PCIe x4 at 8.0 GT/s");
+        assert_eq!(Link::parse("sata-6g").unwrap(), s6);
+        assert_eq!(Link::parse("PCIe3x4").unwrap(), p);
+        assert_eq!(Link::parse("usb-10g").unwrap().name, "USB 10000 Mb/s");
+        for bad in ["sata-12g", "usb", "pcie6x4", "pcie3x0", "fast"] {
+            assert!(Link::parse(bad).is_err(), "{bad}");
+        }
+        let n = narrowest([p, Link::usb(5000).unwrap(), s6.clone()]).unwrap();
+        assert_eq!(n.name, "USB 5000 Mb/s");
+    }
+
+    #[test]
+    fn within_a_few_percent_of_the_usable_rate_is_limited() {
+        let s6 = Link::sata(6.0).unwrap();
+        // 545 MB/s is 97.7 % of 558: limited. 480 MB/s (86 %) is the drive's own.
+        let w = s6.limited_text(545e6, UnitSystem::Decimal).unwrap();
+        assert!(
+            w.starts_with("cache phase limited by the SATA 6.0 Gb/s link, not by the drive: "),
+            "{w}"
+        );
+        assert!(
+            w.contains("545 MB/s in the cache against the link's usable 558 MB/s"),
+            "{w}"
+        );
+        let typed = warning(Some(&s6), Some(545e6), UnitSystem::Decimal).unwrap();
+        assert_eq!(typed.text, w);
+        assert_eq!(
+            card_text(&typed).as_deref(),
+            Some("cache phase limited by the SATA 6.0 Gb/s link, not by the drive")
+        );
+        assert_eq!(s6.limited_text(480e6, UnitSystem::Decimal), None);
+        assert!(s6.limits(0.94 * 558e6) && !s6.limits(0.93 * 558e6));
+        // The card asks the kind, not the words: a warning read back from a file is not one.
+        let recorded = crate::detect::Warning::from(w.clone());
+        assert_eq!(card_text(&recorded), None);
+    }
+}
