@@ -179,15 +179,26 @@ pub fn narrowest(links: impl IntoIterator<Item = Link>) -> Option<Link> {
         .min_by(|a, b| a.usable_bytes_per_sec.total_cmp(&b.usable_bytes_per_sec))
 }
 
-/// The card's short form of a link warning ([`warning`]): "cache phase limited by the SATA
-/// 6.0 Gb/s link, not by the drive", or None for any other kind of warning.
-pub fn card_text(warning: &crate::detect::Warning) -> Option<String> {
-    match &warning.kind {
-        crate::detect::WarningKind::LinkLimited { link } => {
-            Some(format!("{LIMITED_PREFIX} {link} link, not by the drive"))
+/// Where `link` limits the rate in the cache `rate`: its warning on `a`, and the link's name
+/// in [`Analysis::link_limited`](crate::detect::Analysis::link_limited), which the card reads.
+pub fn note(
+    a: &mut crate::detect::Analysis,
+    link: Option<&Link>,
+    rate: Option<f64>,
+    units: UnitSystem,
+) {
+    if let Some(w) = warning(link, rate, units) {
+        if let crate::detect::WarningKind::LinkLimited { link } = &w.kind {
+            a.link_limited = Some(link.clone());
         }
-        _ => None,
+        a.warnings.push(w);
     }
+}
+
+/// The card's short form of the link finding: "cache phase limited by the SATA 6.0 Gb/s link,
+/// not by the drive".
+pub fn card_text(link: &str) -> String {
+    format!("{LIMITED_PREFIX} {link} link, not by the drive")
 }
 
 #[cfg(test)]
@@ -232,13 +243,16 @@ mod tests {
         let typed = warning(Some(&s6), Some(545e6), UnitSystem::Decimal).unwrap();
         assert_eq!(typed.text, w);
         assert_eq!(
-            card_text(&typed).as_deref(),
-            Some("cache phase limited by the SATA 6.0 Gb/s link, not by the drive")
+            typed.kind,
+            crate::detect::WarningKind::LinkLimited {
+                link: "SATA 6.0 Gb/s".into()
+            }
+        );
+        assert_eq!(
+            card_text("SATA 6.0 Gb/s"),
+            "cache phase limited by the SATA 6.0 Gb/s link, not by the drive"
         );
         assert_eq!(s6.limited_text(480e6, UnitSystem::Decimal), None);
         assert!(s6.limits(0.94 * 558e6) && !s6.limits(0.93 * 558e6));
-        // The card asks the kind, not the words: a warning read back from a file is not one.
-        let recorded = crate::detect::Warning::from(w.clone());
-        assert_eq!(card_text(&recorded), None);
     }
 }

@@ -481,11 +481,12 @@ fn finish(
         None => host.link(),
     };
     let f = crate::detect::Findings::of(&analysis);
-    analysis.warnings.extend(crate::link::warning(
+    crate::link::note(
+        &mut analysis,
         link.as_ref(),
         f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
         opts.units,
-    ));
+    );
     let drive_state = DriveState {
         temperature_start_c: o.drive_start.temp_c,
         temperature_end_c: o.drive_end.temp_c,

@@ -216,11 +216,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // A model on a link (a SATA preset) whose rate in the cache meets the link's ceiling says
     // so, as a real drive's run does.
     let f = crate::detect::Findings::of(&analysis);
-    analysis.warnings.extend(crate::link::warning(
+    crate::link::note(
+        &mut analysis,
         model.link_info().as_ref(),
         f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
         opts.units,
-    ));
+    );
     let t = &sim.timeline;
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),

@@ -228,6 +228,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         coverage: None,
         after_cache: None,
         throttled: vec![],
+        link_limited: None,
     };
     if n < 4 {
         if n > 0 {

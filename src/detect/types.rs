@@ -115,6 +115,11 @@ pub struct Analysis {
     /// stretch that came back is a thermal [`Slowdown`].) Absent from the JSON when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<Throttled>,
+    /// The link whose usable rate the rate in the cache reached ("SATA 6.0 Gb/s"): the cache
+    /// phase measured the link, not the drive. Set by the run that knows its link (probe,
+    /// simulate), beside its warning. Absent from the JSON when the link did not limit it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_limited: Option<String>,
 }
 
 /// A stretch of thermal throttling (see [`Analysis::throttled`]).

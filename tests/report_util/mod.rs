@@ -158,6 +158,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         coverage: None,
         after_cache: None,
         throttled: vec![],
+        link_limited: None,
     }
 }
 

@@ -130,8 +130,8 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         parts.push(format!("thermal throttling from {}", hot.join(", ")));
     }
     // A rate in the cache at the link's ceiling, which the terminal and report.md warn of.
-    if let Some(w) = a.warnings.iter().find_map(crate::link::card_text) {
-        parts.push(w);
+    if let Some(link) = &a.link_limited {
+        parts.push(crate::link::card_text(link));
     }
     // Tiers before the last cliff (not where the cache came back): their levels, so that
     // "after" is the stretch after the last cliff alone.
