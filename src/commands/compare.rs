@@ -63,7 +63,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
         }
     }
     drop(scratch);
-    let analyses: Vec<_> = timelines.iter().map(crate::detect::analyze).collect();
+    // In the units the comparison is shown in: every figure, the warnings' included.
+    let analyses: Vec<_> = timelines
+        .iter()
+        .map(|t| crate::detect::analyze_in(t, opts.units))
+        .collect();
     let names = match &args.label {
         Some(l) if l.len() != timelines.len() => {
             return Err(crate::error::usage(format!(

@@ -496,6 +496,23 @@ fn binary_units_reach_the_warnings() {
     }
     // The warnings checked do give figures.
     assert!(seen >= 3, "{seen}");
+    // compare analyses its runs again: in the units it is asked for, warnings included (it
+    // gave the fx700's later-tier warning as "160 GB of the 2.00 TB span ... 3510 MB/s").
+    let tier = tmp.path().join("tier");
+    let cmp = tmp.path().join("cmp");
+    slccache()
+        .arg("compare")
+        .args([&tier, &tier])
+        .env("SLCCACHE_DB", tmp.path().join("store.db"))
+        .args(["--units", "binary", "--out"])
+        .arg(&cmp)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(cmp.join("compare.md")).unwrap();
+    for line in md.lines() {
+        assert!(!decimal(line), "compare.md: a decimal unit in {line:?}");
+    }
+    assert!(md.contains("GiB"), "{md}");
 }
 
 /// The peak resident memory of one `slccache` run, kB: the child's own (`wait4`), so that
