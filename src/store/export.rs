@@ -23,14 +23,18 @@ pub(super) fn is_drawn(name: &str) -> bool {
     }
 }
 
+/// Creates the export folder `dir` and writes the run's `summary.json` into it; returns its
+/// path.
+fn start_folder(dir: &Path, summary: &str) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("summary.json");
+    std::fs::write(&path, summary).with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
 /// Writes a stored run into `dir` (see [`Store::export`]).
 pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut written = Vec::new();
-    let summary_path = dir.join("summary.json");
-    std::fs::write(&summary_path, &run.summary)
-        .with_context(|| format!("writing {}", summary_path.display()))?;
-    written.push(summary_path);
+    let mut written = vec![start_folder(dir, &run.summary)?];
     for (name, data) in &run.files {
         let p = stored_file_path(run.row.id, dir, name)?;
         std::fs::write(&p, data).with_context(|| format!("writing {}", p.display()))?;
@@ -289,12 +293,7 @@ impl Store {
     /// `timeline.csv` of a long run.
     pub fn export(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
         let (run, deflated) = self.get_deflated(id)?;
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let mut written = Vec::new();
-        let summary_path = dir.join("summary.json");
-        std::fs::write(&summary_path, &run.summary)
-            .with_context(|| format!("writing {}", summary_path.display()))?;
-        written.push(summary_path);
+        let mut written = vec![start_folder(dir, &run.summary)?];
         for (name, data) in &deflated {
             let p = stored_file_path(id, dir, name)?;
             let mut out = std::io::BufWriter::new(
