@@ -379,22 +379,7 @@ getdir c /out/c
     let s = summary(o.path());
     let a = &s["analysis"];
     let rows = std::fs::read_to_string(o.path().join("timeline.csv")).unwrap();
-    let near: Vec<&str> = rows
-        .lines()
-        .skip(1)
-        .filter(|l| {
-            let total: u64 = l
-                .split(',')
-                .nth(3)
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            total.abs_diff(landed) < 1_000_000_000
-        })
-        .collect();
-    let near = format!(
-        "timeline rows within 1 GB of the throttle:\n{}",
-        near.join("\n")
-    );
+    let near = rows_near(&rows, landed);
     let est = &a["cache_estimate"];
     let bytes = est["bytes"]
         .as_u64()
@@ -1060,9 +1045,12 @@ pub fn a_throttle_through_libata_is_found_as_the_cliff() {
     let Some(rig) = Rig::find("a_throttle_through_libata_is_found_as_the_cliff") else {
         return;
     };
-    const AT: u64 = 2_000_000_000;
-    const CACHE_BPS: u64 = 400_000_000;
-    const AFTER_BPS: u64 = 50_000_000;
+    // The emulated PATA disk is slower than the NVMe controller under TCG, and slower still
+    // with a second guest on the machine: its "cache" level is held well below what it
+    // reaches on a loaded machine, so that the level is QEMU's throttle and not the host.
+    const AT: u64 = 1_000_000_000;
+    const CACHE_BPS: u64 = 150_000_000;
+    const AFTER_BPS: u64 = 20_000_000;
     let script = Script::new(&format!(
         r#"{ATA_INSMOD}
 sync_host start
@@ -1126,22 +1114,48 @@ getdir c /out/c
     out.unpack("c", o.path());
     let s = summary(o.path());
     let a = &s["analysis"];
+    let rows = std::fs::read_to_string(o.path().join("timeline.csv")).unwrap();
+    let near = rows_near(&rows, landed);
     let bytes = a["cache_estimate"]["bytes"]
         .as_u64()
-        .unwrap_or_else(|| panic!("no estimate: {a}"));
+        .unwrap_or_else(|| panic!("no estimate (throttle landed at {landed} bytes): {a}\n{near}"));
     eprintln!(
         "ATA: throttle landed at {landed} bytes; cliff at {bytes}: {:+.3}%",
         (bytes as f64 / landed as f64 - 1.0) * 100.0
     );
     assert!(
         (bytes as f64 - landed as f64).abs() <= 0.03 * landed as f64,
-        "cliff at {bytes}, throttle landed at {landed}: {a}"
+        "cliff at {bytes}, throttle landed at {landed}: {a}\n{near}"
     );
-    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
+    assert_eq!(
+        s["run"]["stop_reason"], "cliff_confirmed",
+        "{}\n{near}",
+        s["run"]
+    );
     assert_eq!(s["run"]["device"]["firmware"], "CLIFF001");
     let ds = &s["drive_state"];
     assert_eq!(ds["ata_identify"]["serial"], "SLCATA0003", "{ds}");
     assert_eq!(ds["ata_smart_start"]["temperature_c"], 31.0, "{ds}");
     assert_eq!(ds["ata_smart_end"]["temperature_c"], 31.0, "{ds}");
     assert_eq!(ds["temperature_start_c"], 31.0, "{ds}");
+}
+
+/// The rows of a timeline within 1 GB of `landed` bytes written, for a failure's message.
+fn rows_near(rows: &str, landed: u64) -> String {
+    let near: Vec<&str> = rows
+        .lines()
+        .skip(1)
+        .filter(|l| {
+            let total: u64 = l
+                .split(',')
+                .nth(3)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            total.abs_diff(landed) < 1_000_000_000
+        })
+        .collect();
+    format!(
+        "timeline rows within 1 GB of the throttle:\n{}",
+        near.join("\n")
+    )
 }
