@@ -22,8 +22,10 @@ const DATA_UNIT_BYTES: f64 = 512_000.0;
 pub enum DriveKey {
     /// A drive with a serial number.
     Serial(String),
-    /// A drive without one: model, capacity (bytes), kind.
-    Model(String, Option<i64>, &'static str),
+    /// A drive without one: model, capacity (bytes), kind, and for an emulated or simulated
+    /// drive the spec it was made from (`emu:960evo-500g,cache=2GB`): two specs of one preset
+    /// are two drives.
+    Model(String, Option<i64>, &'static str, Option<String>),
 }
 
 /// Whether a run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
@@ -49,13 +51,23 @@ pub fn drive_key(r: &RunRow) -> DriveKey {
                 .unwrap_or_else(|| "-".into()),
             r.capacity_bytes,
             drive_kind(r),
+            made_from(r),
         ),
     }
 }
 
-/// How a group is named: model or serial, capacity and kind.
-fn describe(key: &DriveKey, rows: &[&RunRow]) -> String {
-    let cap = |c: Option<i64>| c.map(|c| format_bytes(c as f64, UnitSystem::Decimal));
+/// The spec an emulated or simulated drive was made from (its target, `emu:...` or
+/// `sim:...`); `None` for a real drive.
+fn made_from(r: &RunRow) -> Option<String> {
+    (drive_kind(r) != "real")
+        .then(|| r.target.clone())
+        .flatten()
+}
+
+/// How a group is named: model or serial, capacity (in `units`) and kind, and the spec an
+/// emulated drive was made from where the preset's name alone would not say it.
+fn describe(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String {
+    let cap = |c: Option<i64>| c.map(|c| format_bytes(c as f64, units));
     match key {
         DriveKey::Serial(s) => {
             let r = rows.last().expect("a group has runs");
@@ -65,10 +77,14 @@ fn describe(key: &DriveKey, rows: &[&RunRow]) -> String {
             parts.push(drive_kind(r).to_string());
             format!("serial {s}: {}", parts.join(", "))
         }
-        DriveKey::Model(m, c, k) => {
+        DriveKey::Model(m, c, k, spec) => {
             let mut parts: Vec<String> = cap(*c).into_iter().collect();
             if !m.contains(k) {
                 parts.push(k.to_string());
+            }
+            // `emu:960evo-500g,cache=2GB` is not the preset as the model names it.
+            if let Some(spec) = spec.as_deref().filter(|s| s.contains(',')) {
+                parts.push(spec.to_string());
             }
             if parts.is_empty() {
                 m.clone()
@@ -144,14 +160,19 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 .map(|c| c.as_os_str().to_owned())
                 .collect()
         };
+        // A target recorded as typed (`new.bin`, `runs/new.bin`) is found by a path that
+        // ends in it (`/home/me/new.bin`), and a file name finds the path it ends.
         let typed = parts(&args.serial);
         rows = store
             .list(&base)?
             .into_iter()
             .filter(|r| {
                 r.target.as_deref().is_some_and(|t| {
+                    let relative = !Path::new(t).is_absolute();
                     let t = parts(t);
-                    t == typed || (typed.len() == 1 && t.last() == typed.last())
+                    t == typed
+                        || (typed.len() == 1 && t.last() == typed.last())
+                        || (relative && !t.is_empty() && typed.ends_with(&t))
                 })
             })
             .collect();
@@ -213,6 +234,11 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             .values()
             .map(|rs| (rs[0].capacity_bytes, drive_kind(rs[0])))
             .collect();
+        // Two specs of one preset: only the spec picks each.
+        let specs = groups
+            .keys()
+            .filter(|k| matches!(k, DriveKey::Model(_, _, _, Some(_))))
+            .count();
         for (i, (k, rs)) in groups.iter().enumerate() {
             let (cap, kind) = facts[i];
             let alone = |use_cap: bool, use_kind: bool| {
@@ -224,6 +250,11 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             };
             let pick = match k {
                 DriveKey::Serial(serial) => format!("slccache history {}", shell::quote(serial)),
+                DriveKey::Model(_, _, _, Some(spec))
+                    if specs > 1 && !alone(true, false) && !alone(false, true) =>
+                {
+                    format!("slccache history {}", shell::quote(spec))
+                }
                 DriveKey::Model(..) => {
                     let mut p = format!("slccache history {}", shell::quote(&args.serial));
                     let (use_cap, use_kind) = if alone(true, false) {
@@ -249,7 +280,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             };
             s += &format!(
                 "\n  {}: {}\n      {pick}",
-                describe(k, rs),
+                describe(k, rs, opts.units),
                 crate::units::count_text(rs.len(), "run", "runs")
             );
         }
@@ -258,12 +289,24 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let (key, rows) = groups.into_iter().next().expect("one group");
     let rows: Vec<RunRow> = rows.into_iter().cloned().collect();
     let (first, mut pts) = points(&rows);
-    if sel.host.is_some() {
-        for (p, r) in pts.iter_mut().zip(&rows) {
-            p.series = Some(r.host.clone().unwrap_or_else(|| "-".into()));
-        }
+    // One series per host with --host, and per workload where the runs ran more than one:
+    // a 4K random run and a 128K sequential one are not one line.
+    let workloads: std::collections::BTreeSet<&str> =
+        pts.iter().map(|p| p.workload.as_str()).collect();
+    let by_workload = workloads.len() > 1;
+    for p in pts.iter_mut() {
+        let host = sel
+            .host
+            .is_some()
+            .then(|| p.host.clone().unwrap_or_else(|| "-".into()));
+        p.series = match (host, by_workload) {
+            (Some(h), true) => Some(format!("{h}, {}", p.workload)),
+            (Some(h), false) => Some(h),
+            (None, true) => Some(p.workload.clone()),
+            (None, false) => None,
+        };
     }
-    let name = describe(&key, &rows.iter().collect::<Vec<_>>());
+    let name = describe(&key, &rows.iter().collect::<Vec<_>>(), opts.units);
     // The same folder rules as every subcommand: a given --out that holds files is refused
     // unless --force, a default one is unique.
     let out = crate::report::outputs::outdir::claim(
@@ -276,14 +319,19 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
         false,
     )?;
     write_history_outputs(&out, &name, &first, &pts, &opts)?;
-    let hosts: std::collections::BTreeSet<&str> =
+    let series: std::collections::BTreeSet<&str> =
         pts.iter().filter_map(|p| p.series.as_deref()).collect();
-    let split = if hosts.is_empty() {
+    let per = match (sel.host.is_some(), by_workload) {
+        (true, true) => "host and workload",
+        (true, false) => "host",
+        _ => "workload",
+    };
+    let split = if series.is_empty() {
         String::new()
     } else {
         format!(
-            ", one series per host ({})",
-            hosts.into_iter().collect::<Vec<_>>().join(", ")
+            ", one series per {per} ({})",
+            series.into_iter().collect::<Vec<_>>().join("; ")
         )
     };
     let line = format!(
@@ -370,6 +418,8 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             drive_written_bytes: r.data_units_written.map(|u| u as f64 * DATA_UNIT_BYTES),
             percentage_used: r.percentage_used.map(|p| p as f64),
             series: None,
+            host: r.host.clone(),
+            workload: crate::commands::runs::table::workload_cell(r),
             date: r.date.clone(),
             ran: r.kind.clone(),
             cache_lower_bound: r.cache_lower_bound_bytes.map(|b| b as f64),

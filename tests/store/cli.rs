@@ -236,6 +236,11 @@ pub fn an_interrupted_probe_is_recorded_as_interrupted() {
     assert_eq!(runs.len(), 1, "{err}");
     assert_eq!(runs[0]["interrupted"], true);
     assert_eq!(runs[0]["kind"], "probe");
+    // The library page marks it too, as `runs` and `history` do (it said only "probe").
+    let lib = d.path().join("lib");
+    store_util::ok(store_util::slccache(&db).args(["runs", "--html"]).arg(&lib));
+    let page = std::fs::read_to_string(lib.join("index.html")).unwrap();
+    assert!(page.contains("probe (interrupted)"), "{page}");
 }
 
 /// `history SERIAL`: three runs of one drive, a month apart, with SMART data written; the
@@ -1187,6 +1192,83 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     }
     let (code, _, err) = slc(&db, &["history", "old.bin"], w.path());
     assert_eq!(code, Some(2), "{err}");
+    // By its full path too (it said "no recorded run has serial '/tmp/.../new.bin'"), and
+    // from another folder.
+    let full = w.path().join("new.bin");
+    let (code, stdout, err) = slc(
+        &db,
+        &["history", full.to_str().unwrap(), "--out", "history-full"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "history {}: {err}", full.display());
+    assert!(stdout.contains(": 1 run;"), "{stdout}");
+    let (code, stdout, err) = slc(
+        &db,
+        &["history", full.to_str().unwrap(), "--out", "history-up"],
+        w.path().parent().unwrap(),
+    );
+    assert_eq!(code, Some(0), "from another folder: {err}");
+    assert!(stdout.contains(": 1 run;"), "{stdout}");
+}
+
+/// `runs --html DIR` again after `runs rm` left the removed run's folder beside the page (a
+/// reader took it for a run the store holds); and a folder of the same id written from
+/// another store was kept and linked as this store's run. The first goes; the second is
+/// written anew from this store.
+pub fn the_library_folder_follows_the_store() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let (db, other) = (w.join("r.db"), w.join("o.db"));
+    for (db, preset) in [
+        (&db, "960evo-250g"),
+        (&db, "970evo-1tb"),
+        (&other, "p1-1tb"),
+    ] {
+        store_util::ok(
+            store_util::slccache(db)
+                .args([
+                    "simulate",
+                    preset,
+                    "--seed",
+                    "1",
+                    "--no-early-stop",
+                    "-q",
+                    "--out",
+                ])
+                .arg(w.join(format!("run-{preset}"))),
+        );
+    }
+    let lib = w.join("lib");
+    let html = |db: &Path| {
+        let o = store_util::slccache(db)
+            .args(["runs", "--html"])
+            .arg(&lib)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    html(&db);
+    assert!(lib.join("1").is_dir() && lib.join("2").is_dir());
+    store_util::ok(store_util::slccache(&db).args(["runs", "rm", "2", "--yes"]));
+    let text = html(&db);
+    assert!(
+        !lib.join("2").exists(),
+        "the removed run's folder is gone: {text}"
+    );
+    assert!(
+        text.contains("removed 1 folder of runs no longer in the store"),
+        "{text}"
+    );
+    assert!(lib.join("1/report.html").is_file());
+    // Another store's run 1 is not this store's run 1.
+    let text = html(&other);
+    assert!(
+        text.contains("1 folder that held another run written anew"),
+        "{text}"
+    );
+    let summary = std::fs::read_to_string(lib.join("1/summary.json")).unwrap();
+    assert!(summary.contains("P1"), "{summary}");
 }
 
 /// history's report.html listed only "run 1: day 0.0" per run. Its table now gives each run's
@@ -1335,4 +1417,124 @@ pub fn history_takes_single_runs_and_bounds_as_runs_does() {
     let html = std::fs::read_to_string(w.path().join("h1/report.html")).unwrap();
     assert!(html.contains("<td>&gt;= 5.00 GB (no cliff)</td>"), "{html}");
     assert!(!html.contains("none, or larger than"), "{html}");
+}
+
+/// `history` worked out its own figures and grouping. It charted a 4K random run and a 128K
+/// sequential one as one line; gave the latest run as "20.5 GiB (95% interval 20.4 to 20.9
+/// GiB)", not as the run's findings say it; kept "500 GB" in its title under `--units
+/// binary`; left a run whose stretch after the cache was not steady off the after-cache
+/// chart; and took emulated drives of one preset with different `cache=` for one drive.
+pub fn history_keeps_workloads_specs_and_unsteady_runs_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let run = |args: &[&str], out: &str| {
+        store_util::ok(
+            store_util::slccache(&db)
+                .args(args)
+                .args(["-q", "--out"])
+                .arg(w.join(out)),
+        )
+    };
+    run(&["simulate", "960evo-250g", "--seed", "1"], "s1");
+    run(
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "2",
+            "--pattern",
+            "seqwrite",
+        ],
+        "s2",
+    );
+    let history = |args: &[&str], out: &str| {
+        let o = store_util::slccache(&db)
+            .arg("history")
+            .args(args)
+            .arg("--out")
+            .arg(w.join(out))
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let (code, stdout, err) = history(&["960", "--units", "binary"], "h1");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        stdout.contains("one series per workload (randwrite 4K QD32; seqwrite 128K QD32)"),
+        "{stdout}"
+    );
+    let svg = std::fs::read_to_string(w.join("h1/history-cache-date.svg")).unwrap();
+    assert!(
+        svg.contains("randwrite 4K QD32: 1 run"),
+        "a legend per workload"
+    );
+    assert!(
+        svg.contains("seqwrite 128K QD32: 1 run"),
+        "a legend per workload"
+    );
+    assert!(
+        svg.contains("233 GiB") && !svg.contains("250 GB"),
+        "binary title"
+    );
+    // The latest run as its findings give it (the run's own summary says the same).
+    let s2: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.join("s2/summary.json")).unwrap()).unwrap();
+    let est = &s2["analysis"]["cache_estimate"];
+    let gib = |k: &str| format!("{:.1} GiB", est[k].as_f64().unwrap() / (1u64 << 30) as f64);
+    let want = format!(
+        "latest run (run 2, seqwrite 128K QD32): {} (95% interval {} to {})",
+        gib("bytes"),
+        gib("low_bytes"),
+        gib("high_bytes")
+    );
+    assert!(svg.contains(&want), "{want} in the subtitle");
+    let page = std::fs::read_to_string(w.join("h1/report.html")).unwrap();
+    assert!(
+        page.contains("<th>workload</th>"),
+        "the table names the workload"
+    );
+
+    // A stretch that was not steady is drawn as its range, and said so.
+    let fio = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/real-traces/biwin_x570_1tb_fresh_seqwrite_1M_qd32_200GiB_bw.1.log"
+    );
+    run(&["analyze", fio], "a1");
+    let (code, _, err) = history(&["biwin"], "h2");
+    assert_eq!(code, Some(0), "{err}");
+    let svg = std::fs::read_to_string(w.join("h2/history-after-cache-date.svg")).unwrap();
+    assert!(
+        svg.contains("(not steady)") && svg.contains("not steady: the range of its rounds"),
+        "the unsteady run is on the chart"
+    );
+    assert!(
+        svg.contains("1 run of the drive in the store shown"),
+        "and counted as shown"
+    );
+
+    // Two emulated drives of one preset, with different cache= sizes, are two drives.
+    for (spec, out) in [
+        ("emu:960evo-250g,cache=1GB", "e1"),
+        ("emu:960evo-250g", "e2"),
+    ] {
+        run(&["probe", spec, "--max-bytes", "1500MB"], out);
+    }
+    let (code, _, err) = history(&["960", "--drive-kind", "emulated"], "h3");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("matches 2 drives")
+            && err.contains("slccache history emu:960evo-250g,cache=1GB"),
+        "{err}"
+    );
+    let (code, stdout, err) = history(&["emu:960evo-250g,cache=1GB"], "h4");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        stdout.contains("emu:960evo-250g,cache=1GB: 1 run;"),
+        "{stdout}"
+    );
 }

@@ -39,6 +39,8 @@ fn main() -> std::process::ExitCode {
             cli::an_interrupted_probe_is_recorded_as_interrupted,
             cli::history_charts_a_drive_against_date_and_wear,
             cli::history_finds_a_file_by_the_name_it_was_probed_as,
+            cli::the_library_folder_follows_the_store,
+            cli::history_keeps_workloads_specs_and_unsteady_runs_apart,
             cli::the_history_page_gives_each_run_s_findings,
             cli::a_run_analysed_again_in_place_is_not_recorded_twice,
             cli::history_takes_single_runs_and_bounds_as_runs_does,

@@ -3,7 +3,7 @@
 //! folders, copies runs to another store, removes one.
 
 mod groups;
-mod table;
+pub(crate) mod table;
 
 use anyhow::{Context, Result};
 
@@ -358,6 +358,27 @@ fn library_page(
     )?;
     let units = UnitSystem::Decimal;
     let mut entries = Vec::with_capacity(rows.len());
+    let (mut gone, mut replaced) = (0usize, 0usize);
+    // Folders of runs no longer in the store (`runs rm`) go: the page would not link them,
+    // and a reader of the folder would take them for runs the store holds.
+    let held: std::collections::BTreeSet<i64> = store
+        .list(&crate::store::Filter::default())?
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    for e in std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .flatten()
+    {
+        let id = e.file_name().to_str().and_then(|n| n.parse::<i64>().ok());
+        if let Some(id) = id.filter(|id| !held.contains(id)) {
+            if e.path().join("summary.json").is_file() {
+                std::fs::remove_dir_all(e.path())
+                    .with_context(|| format!("removing the folder of removed run {id}"))?;
+                gone += 1;
+            }
+        }
+    }
     let (mut exported, mut exported_bytes) = (0usize, 0u64);
     for r in rows {
         let run = store.get(r.id)?;
@@ -372,6 +393,14 @@ fn library_page(
             })
             .unwrap_or_default();
         let sub = dir.join(r.id.to_string());
+        // A folder of this id that holds another run (a page written from another store, or
+        // a run that was removed and recorded again) is exported anew.
+        let here = std::fs::read(sub.join("summary.json")).ok();
+        if here.is_some() && here.as_deref() != Some(run.summary.as_bytes()) {
+            std::fs::remove_dir_all(&sub)
+                .with_context(|| format!("removing the stale folder {}", sub.display()))?;
+            replaced += 1;
+        }
         if !sub.join("summary.json").is_file() {
             let files = crate::store::export_run(&run, &sub)?;
             exported += 1;
@@ -391,7 +420,11 @@ fn library_page(
             drive: drive(r),
             serial: r.serial.clone().unwrap_or_else(|| "-".into()),
             host: r.host.clone().unwrap_or_else(|| "-".into()),
-            kind: r.kind.clone(),
+            kind: if r.interrupted {
+                format!("{} (interrupted)", r.kind)
+            } else {
+                r.kind.clone()
+            },
             cache: cache(r, units),
             in_rate: rate(r.in_cache_bytes_per_sec, units),
             after_rate: after(r, units),
@@ -411,8 +444,21 @@ fn library_page(
             format_bytes(exported_bytes as f64, units)
         )
     };
+    let mut removed = String::new();
+    if gone > 0 {
+        removed += &format!(
+            "; removed {} of runs no longer in the store",
+            crate::units::count_text(gone, "folder", "folders")
+        );
+    }
+    if replaced > 0 {
+        removed += &format!(
+            "; {} that held another run written anew",
+            crate::units::count_text(replaced, "folder", "folders")
+        );
+    }
     Ok(format!(
-        "wrote {} ({}{folders})\n",
+        "wrote {} ({}{folders}{removed})\n",
         p.display(),
         crate::units::count_text(entries.len(), "run", "runs")
     ))

@@ -106,6 +106,34 @@ pub(super) fn point_marks(
     ]
 }
 
+/// A range with no point on it: a dashed bar from `lo` to `hi` with caps, at `x`.
+pub(super) fn range_marks(
+    x: f64,
+    lo: f64,
+    hi: f64,
+    (ux, _, scale): (f64, f64, f64),
+    style: LineStyle,
+) -> Vec<Series> {
+    let cap = 0.8 * 7.0 * scale * ux;
+    let thin = LineStyle {
+        width: 2.0,
+        ..style
+    };
+    vec![
+        series(
+            "",
+            vec![(x, lo), (x, hi)],
+            LineStyle {
+                width: 2.5,
+                dash: Dash::Dashed { on: 6, off: 4 },
+                ..style
+            },
+        ),
+        series("", vec![(x - cap, lo), (x + cap, lo)], thin),
+        series("", vec![(x - cap, hi), (x + cap, hi)], thin),
+    ]
+}
+
 pub(super) fn footer(meta: &RunMeta, extra: &[String], o: &ReportOptions) -> Vec<String> {
     let mut parts = vec![
         format!("Drive: {}", drive_text(meta, o.units)),

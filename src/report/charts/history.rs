@@ -22,8 +22,13 @@ pub struct HistoryPoint {
     pub drive_written_bytes: Option<f64>,
     /// SMART percentage used at the end of the run.
     pub percentage_used: Option<f64>,
-    /// The series it belongs to (`history --host`: its host); `None`: one series.
+    /// The series it belongs to (its host with `history --host`, its workload where the
+    /// drive's runs ran more than one); `None`: one series.
     pub series: Option<String>,
+    /// The host that recorded it.
+    pub host: Option<String>,
+    /// The workload in a few words (`randwrite 4K QD32`; `-` when not recorded).
+    pub workload: String,
     /// When the run started, as recorded (RFC 3339, UTC).
     pub date: String,
     /// The command that made it (probe, simulate, analyze, ...).
@@ -57,7 +62,11 @@ pub fn history_charts(
         format!("cache size ({})", u.giga_label()),
         pts,
         &days_x,
-        &|p| p.cache.map(|(c, lo, hi)| (c / g, lo / g, hi / g)),
+        &|p| {
+            p.cache
+                .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
+        },
+        &|f| Some(f.cache_row(u)),
         o,
     )];
     let m = u.mega();
@@ -68,7 +77,17 @@ pub fn history_charts(
         format!("after-cache throughput ({}/s)", u.mega_label()),
         pts,
         &days_x,
-        &|p| p.after_bytes_per_sec.map(|r| (r / m, r / m, r / m)),
+        &|p| match p.findings.as_ref().and_then(|f| f.after.as_ref()) {
+            // No one rate: the range of its rounds, drawn as a range with no point.
+            Some(crate::detect::findings::After::NotSteady {
+                low_bytes_per_sec,
+                high_bytes_per_sec,
+            }) => Some(Value::range(low_bytes_per_sec / m, high_bytes_per_sec / m)),
+            _ => p
+                .after_bytes_per_sec
+                .map(|r| Value::point(r / m, r / m, r / m)),
+        },
+        &|f| f.after_text(u),
         o,
     ));
     if pts
@@ -93,7 +112,11 @@ pub fn history_charts(
             format!("cache size ({})", u.giga_label()),
             pts,
             &|p| p.drive_written_bytes.map(|b| b / t),
-            &|p| p.cache.map(|(c, lo, hi)| (c / g, lo / g, hi / g)),
+            &|p| {
+                p.cache
+                    .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
+            },
+            &|f| Some(f.cache_row(u)),
             o,
         );
         if !used.is_empty() {
@@ -105,11 +128,36 @@ pub fn history_charts(
     out
 }
 
-/// A run on a history chart: x, and y with its interval.
-type XyPoint = (f64, (f64, f64, f64));
+/// A run's value on a history chart: a point with its interval, or only a range (an
+/// after-cache stretch that was not steady has no one rate).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Value {
+    /// The point; `None` for a range.
+    v: Option<f64>,
+    /// Lower end of the interval or range.
+    lo: f64,
+    /// Upper end.
+    hi: f64,
+}
 
-/// A run's value on a history chart, with its interval.
-type YOf<'a> = dyn Fn(&HistoryPoint) -> Option<(f64, f64, f64)> + 'a;
+impl Value {
+    fn point(v: f64, lo: f64, hi: f64) -> Value {
+        Value { v: Some(v), lo, hi }
+    }
+
+    fn range(lo: f64, hi: f64) -> Value {
+        Value { v: None, lo, hi }
+    }
+}
+
+/// A run on a history chart: x, and its value.
+type XyPoint = (f64, Value);
+
+/// A run's value on a history chart.
+type YOf<'a> = dyn Fn(&HistoryPoint) -> Option<Value> + 'a;
+
+/// A run's figure as its findings give it (the chart's subtitle names the latest run's).
+type TextOf<'a> = dyn Fn(&crate::detect::Findings) -> Option<String> + 'a;
 
 #[allow(clippy::too_many_arguments)]
 fn history_chart(
@@ -120,9 +168,10 @@ fn history_chart(
     pts: &[HistoryPoint],
     x_of: &dyn Fn(&HistoryPoint) -> Option<f64>,
     y_of: &YOf<'_>,
+    text_of: &TextOf<'_>,
     o: &ReportOptions,
 ) -> ChartSpec {
-    let xy: Vec<(f64, (f64, f64, f64))> = pts
+    let xy: Vec<(f64, Value)> = pts
         .iter()
         .filter_map(|p| Some((x_of(p)?, y_of(p)?)))
         .collect();
@@ -159,7 +208,7 @@ fn history_chart(
         log: false,
         ticks: vec![],
     };
-    let y_top = xy.iter().map(|p| p.1 .2).fold(0.0, f64::max);
+    let y_top = xy.iter().map(|p| p.1.hi).fold(0.0, f64::max);
     let y_top = if y_top > 0.0 { y_top.max(1e-9) } else { 1.0 };
     let y = Axis {
         label: y_label,
@@ -168,12 +217,19 @@ fn history_chart(
         log: false,
         ticks: vec![],
     };
-    let footer = vec![format!(
-        "{} of the drive's {} in the store shown (the others have no value here); slccache {}",
-        xy.len(),
-        crate::units::count_text(pts.len(), "run", "runs"),
-        crate::VERSION
-    )];
+    let shown = if xy.len() == pts.len() {
+        format!(
+            "{} of the drive in the store shown",
+            count_text(pts.len(), "run", "runs")
+        )
+    } else {
+        format!(
+            "{} of the drive's {} in the store shown (the others have no value here)",
+            xy.len(),
+            count_text(pts.len(), "run", "runs")
+        )
+    };
+    let footer = vec![format!("{shown}; slccache {}", crate::VERSION)];
     let px = per_px(o.png_size, footer.len(), &x, &y);
     let mut series_v = Vec::new();
     let split = pts.iter().any(|p| p.series.is_some());
@@ -188,17 +244,21 @@ fn history_chart(
         } else {
             MEASURED
         };
+        // The line joins the runs that have one value; a range is no value to join.
         series_v.push(series(
             name.unwrap_or("runs"),
-            sxy.iter().map(|(x, (v, _, _))| (*x, *v)).collect(),
+            sxy.iter().filter_map(|(x, y)| Some((*x, y.v?))).collect(),
             LineStyle {
                 width: 1.5,
                 alpha: 0.6,
                 ..style
             },
         ));
-        for (x, (v, lo, hi)) in sxy {
-            series_v.extend(point_marks(*x, *v, *lo, *hi, px, style));
+        for (x, y) in sxy {
+            match y.v {
+                Some(v) => series_v.extend(point_marks(*x, v, y.lo, y.hi, px, style)),
+                None => series_v.extend(range_marks(*x, y.lo, y.hi, px, style)),
+            }
         }
         if split {
             legend.push(LegendEntry {
@@ -213,10 +273,21 @@ fn history_chart(
             });
         }
     }
-    if !split {
+    if !split && xy.iter().any(|(_, y)| y.v.is_some()) {
         legend.push(LegendEntry {
             name: "run, with 95% interval".into(),
             style: MEASURED,
+            swatch: false,
+            group: None,
+        });
+    }
+    if xy.iter().any(|(_, y)| y.v.is_none()) {
+        legend.push(LegendEntry {
+            name: "not steady: the range of its rounds, no one rate".into(),
+            style: LineStyle {
+                dash: Dash::Dashed { on: 6, off: 4 },
+                ..MEASURED
+            },
             swatch: false,
             group: None,
         });
@@ -227,12 +298,33 @@ fn history_chart(
         .rsplit_once('(')
         .map(|(_, u)| u.trim_end_matches(')').to_string())
         .unwrap_or_default();
-    let subtitle = match xy.last() {
-        Some((_, (v, lo, hi))) if hi > lo => {
-            format!("latest run: {v:.1} {unit} (95% interval {lo:.1} to {hi:.1} {unit})")
+    // The latest run with a value here, in the words every output gives its findings.
+    let latest = pts
+        .iter()
+        .filter(|p| x_of(p).is_some() && y_of(p).is_some())
+        .max_by(|a, b| a.date.cmp(&b.date).then(a.id.cmp(&b.id)));
+    let subtitle = match (latest, latest.and_then(y_of)) {
+        (Some(p), Some(y)) => {
+            let text = p
+                .findings
+                .as_ref()
+                .and_then(text_of)
+                .unwrap_or_else(|| match y.v {
+                    Some(v) if y.hi > y.lo => format!(
+                        "{v:.1} {unit} (95% interval {:.1} to {:.1} {unit})",
+                        y.lo, y.hi
+                    ),
+                    Some(v) => format!("{v:.1} {unit}"),
+                    None => format!("{:.1} to {:.1} {unit} (not steady)", y.lo, y.hi),
+                });
+            let series = p
+                .series
+                .as_deref()
+                .map(|s| format!(", {s}"))
+                .unwrap_or_default();
+            format!("latest run (run {}{series}): {text}", p.id)
         }
-        Some((_, (v, _, _))) => format!("latest run: {v:.1} {unit}"),
-        None => "no run has this value".into(),
+        _ => "no run has this value".into(),
     };
     with_ticks(ChartSpec {
         kind,
@@ -266,6 +358,8 @@ mod tests {
             drive_written_bytes: Some(written),
             percentage_used: Some(1.0),
             series: None,
+            host: None,
+            workload: "randwrite 4K QD32".into(),
             date: "2026-12-03T10:00:00Z".into(),
             ran: "probe".into(),
             cache_lower_bound: None,

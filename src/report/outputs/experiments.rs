@@ -756,6 +756,7 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
         "date (UTC)",
         "day",
         "ran",
+        "workload",
         "SLC cache (95% interval)",
         "in cache",
         "after cache",
@@ -764,7 +765,7 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
     ]
     .map(String::from)
     .to_vec();
-    let hosts = pts.iter().any(|p| p.series.is_some());
+    let hosts = pts.iter().any(|p| p.host.is_some());
     if hosts {
         head.push("host".into());
     }
@@ -794,6 +795,7 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                 } else {
                     p.ran.clone()
                 },
+                p.workload.clone(),
                 cache,
                 opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
                 match &p.findings {
@@ -804,7 +806,7 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                 opt(p.percentage_used.map(|v| format!("{v:.0}%"))),
             ];
             if hosts {
-                row.push(opt(p.series.clone()));
+                row.push(opt(p.host.clone()));
             }
             row
         })
