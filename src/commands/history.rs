@@ -419,7 +419,10 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             percentage_used: r.percentage_used.map(|p| p as f64),
             series: None,
             host: r.host.clone(),
-            workload: crate::commands::runs::table::workload_cell(r),
+            workload: r
+                .workload
+                .as_ref()
+                .map_or_else(|| "-".into(), |w| w.in_words()),
             date: r.date.clone(),
             ran: r.kind.clone(),
             cache_lower_bound: r.cache_lower_bound_bytes.map(|b| b as f64),

@@ -176,6 +176,37 @@ pub struct Workload {
     pub read_pct: Option<u32>,
 }
 
+impl Workload {
+    /// The workload in a few words, as `runs` and `history` name it: `randwrite 4K QD32`,
+    /// `seqwrite 1M QD8 x4`, `fio 1M`; `-` when nothing is known.
+    pub fn in_words(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.pattern.is_empty() {
+            parts.push(self.pattern.clone());
+        }
+        if let Some(bs) = self.block_size {
+            parts.push(if bs >= 1 << 20 && bs % (1 << 20) == 0 {
+                format!("{}M", bs >> 20)
+            } else if bs >= 1024 && bs % 1024 == 0 {
+                format!("{}K", bs >> 10)
+            } else {
+                format!("{bs}B")
+            });
+        }
+        if let Some(qd) = self.queue_depth {
+            parts.push(format!("QD{qd}"));
+        }
+        if let Some(j) = self.jobs.filter(|&j| j > 1) {
+            parts.push(format!("x{j}"));
+        }
+        if parts.is_empty() {
+            "-".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
 /// Why a run stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

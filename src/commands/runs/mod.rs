@@ -3,7 +3,7 @@
 //! folders, copies runs to another store, removes one.
 
 mod groups;
-pub(crate) mod table;
+mod table;
 
 use anyhow::{Context, Result};
 

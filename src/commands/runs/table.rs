@@ -48,33 +48,9 @@ pub(super) fn after(r: &RunRow, units: UnitSystem) -> String {
 /// The workload in a few words: `randwrite 4K QD32`, `seqwrite 1M QD8 x4` (`-` when not
 /// recorded).
 pub fn workload_cell(r: &RunRow) -> String {
-    let Some(w) = &r.workload else {
-        return "-".into();
-    };
-    let mut parts = Vec::new();
-    if !w.pattern.is_empty() {
-        parts.push(w.pattern.clone());
-    }
-    if let Some(bs) = w.block_size {
-        parts.push(if bs >= 1 << 20 && bs % (1 << 20) == 0 {
-            format!("{}M", bs >> 20)
-        } else if bs >= 1024 && bs % 1024 == 0 {
-            format!("{}K", bs >> 10)
-        } else {
-            format!("{bs}B")
-        });
-    }
-    if let Some(qd) = w.queue_depth {
-        parts.push(format!("QD{qd}"));
-    }
-    if let Some(j) = w.jobs.filter(|&j| j > 1) {
-        parts.push(format!("x{j}"));
-    }
-    if parts.is_empty() {
-        "-".into()
-    } else {
-        parts.join(" ")
-    }
+    r.workload
+        .as_ref()
+        .map_or_else(|| "-".into(), |w| w.in_words())
 }
 
 /// The run's date as `YYYY-MM-DD HH:MM` (UTC).
