@@ -1204,7 +1204,12 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     assert!(stdout.contains(": 1 run;"), "{stdout}");
     let (code, stdout, err) = slc(
         &db,
-        &["history", full.to_str().unwrap(), "--out", "history-up"],
+        &[
+            "history",
+            full.to_str().unwrap(),
+            "--out",
+            w.path().join("history-up").to_str().unwrap(),
+        ],
         w.path().parent().unwrap(),
     );
     assert_eq!(code, Some(0), "from another folder: {err}");
