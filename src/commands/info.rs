@@ -261,7 +261,11 @@ impl InfoReport {
             let _ = writeln!(s, "ATA pass-through: {n}");
         }
         if let Some(id) = &self.ata_identify {
-            s.push_str(&ata_identify_text(id, self.host.usb_mbps));
+            s.push_str(&ata_identify_text(
+                id,
+                self.host.usb_mbps,
+                self.host.libata_link.as_ref(),
+            ));
         }
         if let Some(e) = &self.ata_smart_error {
             let _ = writeln!(s, "SMART: {e}");
@@ -280,8 +284,12 @@ impl InfoReport {
 }
 
 /// An ATA drive's IDENTIFY data as text (`usb_mbps`: the USB bridge's speed, when behind
-/// one).
-pub fn ata_identify_text(id: &AtaIdentify, usb_mbps: Option<u32>) -> String {
+/// one; `libata`: the kernel's libata link, the link's speed where IDENTIFY gives none).
+pub fn ata_identify_text(
+    id: &AtaIdentify,
+    usb_mbps: Option<u32>,
+    libata: Option<&crate::health::ata::LibataLink>,
+) -> String {
     let mut s = String::from("ATA drive (IDENTIFY DEVICE):\n");
     let line = |s: &mut String, k: &str, v: String| {
         let _ = writeln!(s, "  {:<18}{v}", format!("{k}:"));
@@ -308,7 +316,7 @@ pub fn ata_identify_text(id: &AtaIdentify, usb_mbps: Option<u32>) -> String {
         ),
     );
     line(&mut s, "rotation", id.rotation_text());
-    let mut link = id.link_text();
+    let mut link = id.link_text_with(libata);
     if let Some(m) = usb_mbps {
         link.push_str(&format!("; behind a USB bridge at {m} Mb/s"));
     }
@@ -694,6 +702,31 @@ mod tests {
         );
         assert_eq!(j["ata_smart"]["attributes"][0]["id"], 5);
         assert!(j["health"].is_null());
+        // A drive whose IDENTIFY gives no SATA speed (QEMU's AHCI disk: word 76 holds the NCQ
+        // bit alone): the kernel's libata link's, in the text and the JSON.
+        let mut q = vec![0u8; crate::health::ata::PAGE_LEN];
+        crate::health::ata::pages::set_word(&mut q, 76, 1 << 8);
+        let host = HostInfo {
+            libata_link: Some(crate::health::ata::LibataLink {
+                name: "link1".into(),
+                sata_spd: "1.5 Gbps".into(),
+                gbps: Some(1.5),
+            }),
+            ..HostInfo::default()
+        };
+        let r = InfoReport::build(&sata_target(), None, None, Ok(None), None, host)
+            .with_ata(parse_identify(&q).unwrap(), Err("no SMART".into()));
+        let t = r.text(UnitSystem::Decimal);
+        assert!(
+            t.contains(
+                "link:             SATA 1.5 Gb/s (the kernel's libata link1; the drive's \
+                 IDENTIFY gives none)\n"
+            ),
+            "{t}"
+        );
+        let j = serde_json::to_value(&r).unwrap();
+        assert_eq!(j["host"]["libata_link"]["gbps"], 1.5, "{j}");
+        assert_eq!(j["host"]["libata_link"]["sata_spd"], "1.5 Gbps", "{j}");
         // A USB bridge that refuses SAT: its one line, and sysfs's identity.
         let mut usb = sata_target();
         usb.ata_note = Some("the USB bridge does not pass ATA commands through (SAT)".into());

@@ -493,6 +493,7 @@ fn finish(
         smart_start: o.drive_start.health.clone(),
         smart_end: o.drive_end.health.clone(),
         ata_identify: target.info.ata.as_ref().map(|a| a.identify.clone()),
+        libata_link: host.libata_link.clone(),
         ata_smart_start: o.drive_start.ata.clone(),
         ata_smart_end: o.drive_end.ata.clone(),
         ata_note: target.info.ata_note.clone(),

@@ -461,6 +461,48 @@ pub fn usb_speed_mbps(dev_dir: &Path) -> Option<u32> {
         .or(Some(0))
 }
 
+/// The kernel's libata link of the disk whose sysfs `device` folder is `dev_dir`: the `ataN`
+/// port in its resolved path (`.../0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0`), then that
+/// port's link, `ataN/linkN/ata_link/linkN/sata_spd` (the file
+/// `/sys/class/ata_link/linkN/sata_spd` names). A port with a port multiplier has links
+/// `linkN.M` beside its own `linkN`: the port's own is taken, the host's side, else the
+/// port's only link. None when the disk is not on libata (NVMe, virtio, USB) or sysfs has
+/// no such file.
+pub fn libata_link(dev_dir: &Path) -> Option<crate::health::ata::LibataLink> {
+    let real = std::fs::canonicalize(dev_dir).ok()?;
+    let port_number = |p: &Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("ata"))
+            .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+            .map(str::to_string)
+    };
+    let port = real.ancestors().find(|a| port_number(a).is_some())?;
+    let n = port_number(port)?;
+    let spd = |name: &str| port.join(name).join("ata_link").join(name).join("sata_spd");
+    let own = format!("link{n}");
+    let name = if spd(&own).is_file() {
+        own
+    } else {
+        let links: Vec<String> = std::fs::read_dir(port)
+            .ok()?
+            .flatten()
+            .filter_map(|e| e.file_name().to_str().map(str::to_string))
+            .filter(|name| name.starts_with("link") && spd(name).is_file())
+            .collect();
+        match <[String; 1]>::try_from(links) {
+            Ok([one]) => one,
+            Err(_) => return None,
+        }
+    };
+    let text = std::fs::read_to_string(spd(&name)).ok()?;
+    Some(crate::health::ata::LibataLink {
+        sata_spd: text.trim().to_string(),
+        gbps: crate::health::ata::parse_sata_spd(&text),
+        name,
+    })
+}
+
 /// Asks the SCSI disk at `path` for IDENTIFY DEVICE through ATA PASS-THROUGH (16), a read.
 /// `usb_mbps` is the USB speed when the disk is behind a USB bridge (from
 /// [`usb_speed_mbps`]), to say in one line that the bridge refused.
@@ -616,6 +658,70 @@ pub(crate) mod tests {
             ),
             "{m}"
         );
+    }
+
+    /// A fake sysfs with the kernel's layout for a SATA disk on an AHCI port:
+    /// `block/sda/device` links to the SCSI device under `ata3`, whose link's `sata_spd`
+    /// is `spd`; `extra_links` are more links of the port (a port multiplier's).
+    fn fake_ata_sysfs(root: &Path, spd: Option<&str>, extra_links: &[&str]) -> std::path::PathBuf {
+        let port = root.join("devices/pci0000:00/0000:00:1f.2/ata3");
+        let scsi = port.join("host2/target2:0:0/2:0:0:0");
+        std::fs::create_dir_all(&scsi).unwrap();
+        let mut links: Vec<(&str, Option<&str>)> = vec![("link3", spd)];
+        links.extend(extra_links.iter().map(|l| (*l, Some("3.0 Gbps\n"))));
+        for (name, value) in links {
+            let d = port.join(name).join("ata_link").join(name);
+            std::fs::create_dir_all(&d).unwrap();
+            if let Some(v) = value {
+                std::fs::write(d.join("sata_spd"), v).unwrap();
+            }
+        }
+        let disk = root.join("block/sda");
+        std::fs::create_dir_all(&disk).unwrap();
+        std::os::unix::fs::symlink(&scsi, disk.join("device")).unwrap();
+        disk.join("device")
+    }
+
+    #[test]
+    fn the_libata_link_of_a_disk_from_sysfs() {
+        use crate::health::ata::LibataLink;
+        let r = tempfile::tempdir().unwrap();
+        let dev = fake_ata_sysfs(r.path(), Some("1.5 Gbps\n"), &[]);
+        assert_eq!(
+            libata_link(&dev),
+            Some(LibataLink {
+                name: "link3".into(),
+                sata_spd: "1.5 Gbps".into(),
+                gbps: Some(1.5),
+            })
+        );
+        // No link up (or a parallel ATA port): the kernel writes "<unknown>".
+        let r = tempfile::tempdir().unwrap();
+        let dev = fake_ata_sysfs(r.path(), Some("<unknown>\n"), &[]);
+        let l = libata_link(&dev).unwrap();
+        assert_eq!((l.sata_spd.as_str(), l.gbps), ("<unknown>", None));
+        // A port multiplier's links beside the port's own: the port's own.
+        let r = tempfile::tempdir().unwrap();
+        let dev = fake_ata_sysfs(r.path(), Some("6.0 Gbps\n"), &["link3.0", "link3.1"]);
+        assert_eq!(libata_link(&dev).unwrap().gbps, Some(6.0));
+        // The port's own link has no speed file, one other link does: that one.
+        let r = tempfile::tempdir().unwrap();
+        let dev = fake_ata_sysfs(r.path(), None, &["link3.0"]);
+        assert_eq!(libata_link(&dev).unwrap().name, "link3.0");
+        // Two candidates and none the port's own: none rather than a guess.
+        let r = tempfile::tempdir().unwrap();
+        let dev = fake_ata_sysfs(r.path(), None, &["link3.0", "link3.1"]);
+        assert_eq!(libata_link(&dev), None);
+        // An NVMe disk: no ataN port in its path.
+        let r = tempfile::tempdir().unwrap();
+        let ctrl = r.path().join("devices/pci0000:00/0000:01:00.0/nvme/nvme0");
+        std::fs::create_dir_all(&ctrl).unwrap();
+        let disk = r.path().join("block/nvme0n1");
+        std::fs::create_dir_all(&disk).unwrap();
+        std::os::unix::fs::symlink(&ctrl, disk.join("device")).unwrap();
+        assert_eq!(libata_link(&disk.join("device")), None);
+        // A disk with no device link at all.
+        assert_eq!(libata_link(&r.path().join("block/loop0/device")), None);
     }
 
     #[test]

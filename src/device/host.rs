@@ -39,6 +39,10 @@ pub struct HostInfo {
     /// The negotiated SATA link of an ATA drive, Gb/s (IDENTIFY DEVICE word 77).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sata_gbps: Option<f64>,
+    /// The disk's SATA link as the kernel's libata reports it in sysfs (`sata_spd`): the
+    /// second source of the link's speed where IDENTIFY gives none ([`HostInfo::sata_link`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libata_link: Option<crate::health::ata::LibataLink>,
     /// The speed of the USB device a disk sits behind, Mb/s (sysfs `speed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usb_mbps: Option<u32>,
@@ -125,6 +129,7 @@ impl HostInfo {
         self.scheduler = read_trim(&disk.join("queue/scheduler")).and_then(|l| parse_scheduler(&l));
         self.write_cache = read_trim(&disk.join("queue/write_cache"));
         self.usb_mbps = super::ata::usb_speed_mbps(&disk.join("device")).filter(|&m| m > 0);
+        self.libata_link = super::ata::libata_link(&disk.join("device"));
         if let Some(pci) = pci_function(disk) {
             self.pcie_link_speed = read_trim(&pci.join("current_link_speed"));
             self.pcie_link_width =
@@ -133,6 +138,18 @@ impl HostInfo {
             self.pcie_max_link_width =
                 read_trim(&pci.join("max_link_width")).and_then(|v| v.parse().ok());
         }
+    }
+
+    /// The SATA link's speed, Gb/s, and whether it is the kernel's (libata's `sata_spd`):
+    /// IDENTIFY DEVICE's word 77 where the drive reports it, else the speed the kernel's
+    /// libata link negotiated.
+    pub fn sata_link(&self) -> Option<(f64, bool)> {
+        self.sata_gbps.map(|g| (g, false)).or_else(|| {
+            self.libata_link
+                .as_ref()
+                .and_then(|l| l.gbps)
+                .map(|g| (g, true))
+        })
     }
 
     /// The narrowest link between the host and the drive: the SATA link, the USB bridge's,
@@ -149,7 +166,8 @@ impl HostInfo {
         };
         crate::link::narrowest(
             [
-                self.sata_gbps.and_then(crate::link::Link::sata),
+                self.sata_link()
+                    .and_then(|(g, _)| crate::link::Link::sata(g)),
                 self.usb_mbps.and_then(crate::link::Link::usb),
                 pcie,
             ]
@@ -220,6 +238,31 @@ mod tests {
         };
         assert_eq!(nvme.link().unwrap().name, "PCIe x4 at 16.0 GT/s");
         assert_eq!(HostInfo::default().link(), None);
+        // A SATA drive whose IDENTIFY gives no speed (QEMU's AHCI disk): the kernel's libata
+        // link's, with the controller's PCIe link wider.
+        let libata = |spd: &str| HostInfo {
+            libata_link: Some(crate::health::ata::LibataLink {
+                name: "link1".into(),
+                sata_spd: spd.into(),
+                gbps: crate::health::ata::parse_sata_spd(spd),
+            }),
+            pcie_link_speed: Some("2.5 GT/s PCIe".into()),
+            pcie_link_width: Some(1),
+            ..HostInfo::default()
+        };
+        let k = libata("1.5 Gbps");
+        assert_eq!(k.sata_link(), Some((1.5, true)));
+        assert_eq!(k.link().unwrap().name, "SATA 1.5 Gb/s");
+        // IDENTIFY's word 77 first where it has one.
+        let both = HostInfo {
+            sata_gbps: Some(6.0),
+            ..libata("1.5 Gbps")
+        };
+        assert_eq!(both.sata_link(), Some((6.0, false)));
+        // "<unknown>": no SATA speed; the PCIe link is the one left.
+        let down = libata("<unknown>");
+        assert_eq!(down.sata_link(), None);
+        assert_eq!(down.link().unwrap().name, "PCIe x1 at 2.5 GT/s");
     }
 
     #[test]

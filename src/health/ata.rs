@@ -15,6 +15,34 @@ use serde::{Deserialize, Serialize};
 /// Size of an IDENTIFY DEVICE or SMART page, bytes.
 pub const PAGE_LEN: usize = 512;
 
+/// The SATA link of a disk as the kernel's libata reports it in sysfs
+/// (`/sys/class/ata_link/linkN/sata_spd`, under the disk's `ataN` port): the speed the
+/// host's controller negotiated with the drive (from the port's SStatus register on AHCI), a
+/// second source where the drive's IDENTIFY gives none (QEMU's AHCI disk, some bridges).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LibataLink {
+    /// The link's sysfs name: "link1" (port 1), "link1.2" (a device behind a port
+    /// multiplier).
+    pub name: String,
+    /// `sata_spd` as the kernel wrote it: "1.5 Gbps", "3.0 Gbps", "6.0 Gbps", or
+    /// "<unknown>" (no link up, or a parallel ATA port).
+    pub sata_spd: String,
+    /// The speed, Gb/s; None for "<unknown>" or anything else not read as a speed.
+    pub gbps: Option<f64>,
+}
+
+/// The speed in a libata `sata_spd` value ("1.5 Gbps" → 1.5); None for "<unknown>", an
+/// empty value or anything that is not a positive speed in Gbps.
+pub fn parse_sata_spd(text: &str) -> Option<f64> {
+    let v = text
+        .trim()
+        .strip_suffix("Gbps")?
+        .trim()
+        .parse::<f64>()
+        .ok()?;
+    (v.is_finite() && v > 0.0).then_some(v)
+}
+
 /// The ATA Security feature set (IDENTIFY word 128, and the erase times in words 89 and 90).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AtaSecurity {
@@ -99,10 +127,37 @@ impl AtaIdentify {
 
     /// The SATA link as text: "6.0 Gb/s (of 6.0 Gb/s)", or why there is none.
     pub fn link_text(&self) -> String {
-        match (self.sata_gbps_current, self.sata_gbps_max) {
-            (Some(c), Some(m)) => format!("SATA {c:.1} Gb/s now (the drive's maximum {m:.1} Gb/s)"),
-            (None, Some(m)) => format!("SATA, the drive's maximum {m:.1} Gb/s (now not reported)"),
-            _ => "no SATA speed reported (parallel ATA, or an emulated one)".to_string(),
+        self.link_text_with(None)
+    }
+
+    /// The SATA link as text, with the kernel's libata link as the second source where
+    /// IDENTIFY gives no current speed (word 77): "SATA 1.5 Gb/s (the kernel's libata link1;
+    /// the drive's IDENTIFY gives none)".
+    pub fn link_text_with(&self, libata: Option<&LibataLink>) -> String {
+        let kernel = libata.and_then(|l| l.gbps.map(|g| (l, g)));
+        match (self.sata_gbps_current, self.sata_gbps_max, kernel) {
+            (Some(c), Some(m), _) => {
+                format!("SATA {c:.1} Gb/s now (the drive's maximum {m:.1} Gb/s)")
+            }
+            (None, max, Some((l, g))) => format!(
+                "SATA {g:.1} Gb/s (the kernel's libata {}; the drive's IDENTIFY gives none{})",
+                l.name,
+                max.map(|m| format!(", its maximum {m:.1} Gb/s"))
+                    .unwrap_or_default()
+            ),
+            (None, Some(m), None) => {
+                format!("SATA, the drive's maximum {m:.1} Gb/s (now not reported)")
+            }
+            _ => {
+                let mut t = "no SATA speed reported (parallel ATA, or an emulated one)".to_string();
+                if let Some(l) = libata {
+                    t.push_str(&format!(
+                        "; the kernel's libata {} says {}",
+                        l.name, l.sata_spd
+                    ));
+                }
+                t
+            }
         }
     }
 
@@ -714,6 +769,49 @@ mod tests {
         assert!(!id.security.supported);
         assert_eq!(id.security_text(), "no Security feature set");
         assert_eq!(id.security.erase_minutes, None);
+    }
+
+    #[test]
+    fn the_kernel_s_libata_link_where_identify_gives_no_speed() {
+        for (text, want) in [
+            ("1.5 Gbps\n", Some(1.5)),
+            ("3.0 Gbps", Some(3.0)),
+            ("6.0 Gbps\n", Some(6.0)),
+            ("<unknown>\n", None),
+            ("", None),
+            ("0 Gbps", None),
+            ("fast", None),
+        ] {
+            assert_eq!(parse_sata_spd(text), want, "{text:?}");
+        }
+        // QEMU's AHCI disk: word 76 holds the NCQ bit alone, no speed bits; word 77 none.
+        let mut q = vec![0u8; PAGE_LEN];
+        set_word(&mut q, 76, 1 << 8);
+        let id = parse_identify(&q).unwrap();
+        assert_eq!((id.sata_gbps_max, id.sata_gbps_current), (None, None));
+        let link1 = LibataLink {
+            name: "link1".into(),
+            sata_spd: "1.5 Gbps".into(),
+            gbps: Some(1.5),
+        };
+        assert_eq!(
+            id.link_text_with(Some(&link1)),
+            "SATA 1.5 Gb/s (the kernel's libata link1; the drive's IDENTIFY gives none)"
+        );
+        let down = LibataLink {
+            name: "link2".into(),
+            sata_spd: "<unknown>".into(),
+            gbps: None,
+        };
+        assert_eq!(
+            id.link_text_with(Some(&down)),
+            "no SATA speed reported (parallel ATA, or an emulated one); the kernel's libata \
+             link2 says <unknown>"
+        );
+        assert_eq!(id.link_text_with(None), id.link_text());
+        // IDENTIFY's own speed comes first where it has one.
+        let samsung = parse_identify(&samsung_identify()).unwrap();
+        assert_eq!(samsung.link_text_with(Some(&link1)), samsung.link_text());
     }
 
     #[test]

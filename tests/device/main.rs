@@ -25,6 +25,7 @@ fn main() -> std::process::ExitCode {
             nvme_qemu::secure_erase_formats_the_namespace,
             nvme_qemu::an_ata_disk_through_libata,
             nvme_qemu::a_throttle_through_libata_is_found_as_the_cliff,
+            nvme_qemu::a_sata_disk_through_ahci,
         ],
     )
 }

@@ -82,6 +82,10 @@ pub struct DriveState {
     /// through a bridge that speaks SAT).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ata_identify: Option<AtaIdentify>,
+    /// An ATA drive's SATA link as the kernel's libata reports it (sysfs `sata_spd`): the
+    /// link's speed where IDENTIFY gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub libata_link: Option<crate::health::ata::LibataLink>,
     /// An ATA drive's SMART attributes when the run started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ata_smart_start: Option<AtaSmart>,
@@ -306,6 +310,7 @@ mod tests {
                     )
                     .unwrap(),
                 ),
+                libata_link: None,
                 ata_smart_start: Some(
                     crate::health::ata::parse_smart(
                         &crate::health::ata::pages::samsung_smart(1000),

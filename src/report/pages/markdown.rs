@@ -184,8 +184,10 @@ pub fn drive_rows(
         if let Some(p) = h.pcie_text() {
             q.push(format!("PCIe {p}"));
         }
-        if let Some(g) = h.sata_gbps {
-            q.push(format!("SATA {g:.1} Gb/s"));
+        match h.sata_link() {
+            Some((g, false)) => q.push(format!("SATA {g:.1} Gb/s")),
+            Some((g, true)) => q.push(format!("SATA {g:.1} Gb/s (the kernel's libata link)")),
+            None => {}
         }
         if let Some(m) = h.usb_mbps {
             q.push(format!("USB {m} Mb/s"));
@@ -271,7 +273,7 @@ pub fn ata_rows(s: &DriveState, probe_bytes: u64, units: UnitSystem) -> Vec<(Str
             "ATA drive".to_string(),
             format!(
                 "{}; TRIM {}; security: {}",
-                id.link_text(),
+                id.link_text_with(s.libata_link.as_ref()),
                 id.trim_text(),
                 id.security_text()
             ),
@@ -609,6 +611,42 @@ mod tests {
         assert!(
             w.starts_with("attribute 241 went up by 32, in a unit not known"),
             "{w}"
+        );
+    }
+
+    #[test]
+    fn the_kernel_s_libata_link_where_identify_gives_no_speed() {
+        use crate::health::ata::pages::set_word;
+        use crate::health::ata::LibataLink;
+        // QEMU's AHCI disk: IDENTIFY word 76 holds the NCQ bit alone.
+        let mut q = vec![0u8; crate::health::ata::PAGE_LEN];
+        set_word(&mut q, 76, 1 << 8);
+        let link = LibataLink {
+            name: "link1".into(),
+            sata_spd: "1.5 Gbps".into(),
+            gbps: Some(1.5),
+        };
+        let st = DriveState {
+            ata_identify: Some(parse_identify(&q).unwrap()),
+            libata_link: Some(link.clone()),
+            ..DriveState::default()
+        };
+        let host = HostInfo {
+            disk: Some("sda".into()),
+            libata_link: Some(link),
+            ..HostInfo::default()
+        };
+        let rows = drive_rows(Some(&host), Some(&st), 1, UnitSystem::Decimal);
+        let get = |k: &str| rows.iter().find(|r| r.0 == k).unwrap().1.clone();
+        assert!(
+            get("ATA drive").starts_with(
+                "SATA 1.5 Gb/s (the kernel's libata link1; the drive's IDENTIFY gives none); "
+            ),
+            "{rows:?}"
+        );
+        assert_eq!(
+            get("Device queue"),
+            "sda: SATA 1.5 Gb/s (the kernel's libata link)"
         );
     }
 }

@@ -47,6 +47,9 @@ pub struct Rig {
     pub qemu: PathBuf,
     /// The guest kernel (`vmlinuz-*-cloud-amd64`: NVMe built in).
     pub kernel: PathBuf,
+    /// Debian's generic kernel flavour, for the AHCI guest (`generic/` in the folder: the
+    /// cloud kernel has no AHCI driver), where `.ci/install-qemu` has added it.
+    pub generic: Option<GenericKernel>,
     /// A static busybox for the guest's userland.
     pub busybox: PathBuf,
     /// QEMU's version as its NVMe controller reports it for the firmware ("7.2.22").
@@ -87,8 +90,10 @@ impl Rig {
             .flatten()
             .map(|e| e.path())
             .find(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("vmlinuz-"))
+                p.file_name().is_some_and(|n| {
+                    let n = n.to_string_lossy();
+                    n.starts_with("vmlinuz-") && n.contains("cloud")
+                })
             })
             .ok_or_else(|| format!("no guest kernel in {}/boot", dir.display()))?;
         for p in [&qemu, &busybox] {
@@ -108,6 +113,7 @@ impl Rig {
         }
         let rig = Rig {
             qemu_version: String::new(),
+            generic: GenericKernel::locate(&dir.join("generic")),
             dir,
             qemu,
             kernel,
@@ -132,6 +138,24 @@ impl Rig {
         })
     }
 
+    /// The rig with the generic kernel, or None after saying why the test skips (a rig
+    /// installed before the generic kernel was part of it); under CI=true, a failure.
+    pub fn find_generic(test: &str) -> Option<(Rig, GenericKernel)> {
+        let rig = Rig::find(test)?;
+        match rig.generic.clone() {
+            Some(g) => Some((rig, g)),
+            None => {
+                let why = format!(
+                    "no generic kernel in {}/generic (the AHCI guest needs it)",
+                    rig.dir.display()
+                );
+                assert!(!ci(), "{test}: CI=true but {why} (run .ci/install-qemu)");
+                crate::common::skip(format!("{why}; as root, .ci/install-qemu adds it"));
+                None
+            }
+        }
+    }
+
     /// QEMU with its modules (the TCG accelerator is one) and firmware found in the folder.
     fn command(&self) -> Command {
         let mut c = Command::new(&self.qemu);
@@ -145,6 +169,99 @@ impl Rig {
             .arg(self.dir.join("usr/share/seabios"));
         c
     }
+}
+
+/// Debian's generic kernel flavour as `.ci/install-qemu` unpacks it into `generic/`: its
+/// image, and the modules an ATA disk needs (drivers/ata, drivers/scsi, block, lib, crypto).
+#[derive(Debug, Clone)]
+pub struct GenericKernel {
+    /// `generic/boot/vmlinuz-*`.
+    pub image: PathBuf,
+    /// `generic/lib/modules/RELEASE/kernel`.
+    pub modules: PathBuf,
+}
+
+impl GenericKernel {
+    fn locate(dir: &Path) -> Option<GenericKernel> {
+        if !dir.join(".complete").is_file() {
+            return None;
+        }
+        let first = |d: PathBuf, prefix: &str| {
+            std::fs::read_dir(d)
+                .ok()?
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| {
+                    p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+                })
+        };
+        let image = first(dir.join("boot"), "vmlinuz-")?;
+        let modules = first(dir.join("lib/modules"), "")?.join("kernel");
+        modules.is_dir().then_some(GenericKernel { image, modules })
+    }
+
+    /// The `.ko` files that load `wanted` (module names), in an order `insmod` takes them:
+    /// each after the modules its `depends=` (in the file's `.modinfo`) names. Names with
+    /// `-` and `_` are the same module, as the kernel takes them.
+    pub fn load_order(&self, wanted: &[&str]) -> Vec<(String, PathBuf)> {
+        let norm = |n: &str| n.replace('-', "_");
+        let mut files = HashMap::new();
+        let mut stack = vec![self.modules.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if let Some(stem) = p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(|n| n.strip_suffix(".ko"))
+                {
+                    files.insert(norm(stem), p);
+                }
+            }
+        }
+        fn visit(
+            name: &str,
+            files: &HashMap<String, PathBuf>,
+            seen: &mut Vec<String>,
+            out: &mut Vec<(String, PathBuf)>,
+        ) {
+            let key = name.replace('-', "_");
+            if seen.contains(&key) {
+                return;
+            }
+            seen.push(key.clone());
+            let path = files
+                .get(&key)
+                .unwrap_or_else(|| panic!("no module {name} in the generic kernel's modules"));
+            for dep in module_depends(&std::fs::read(path).unwrap()) {
+                visit(&dep, files, seen, out);
+            }
+            out.push((key, path.clone()));
+        }
+        let (mut seen, mut out) = (Vec::new(), Vec::new());
+        for w in wanted {
+            visit(&norm(w), &files, &mut seen, &mut out);
+        }
+        out
+    }
+}
+
+/// The modules a `.ko` file depends on: its `.modinfo` string `depends=a,b` (empty for none).
+pub fn module_depends(ko: &[u8]) -> Vec<String> {
+    let key = b"\0depends=";
+    let Some(at) = ko.windows(key.len()).position(|w| w == key) else {
+        return Vec::new();
+    };
+    let rest = &ko[at + key.len()..];
+    let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+    String::from_utf8_lossy(&rest[..end])
+        .split(',')
+        .filter(|d| !d.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -632,6 +749,18 @@ pub const ATA_MODULES: &[&str] = &[
     "drivers/scsi/sg.ko",
 ];
 
+/// The modules the AHCI guest asks for; [`GenericKernel::load_order`] adds what they depend
+/// on.
+pub const AHCI_WANTED: &[&str] = &["ahci", "sd_mod", "sg"];
+
+/// The guest script's lines that load the modules of [`Guest::start_ahci`] in their order and
+/// wait (up to 30 s) for `/dev/sda`; `$SDA_S` is the guest's uptime when it appeared.
+pub const AHCI_INSMOD: &str = r#"for m in $(cat /lib/ata/order); do insmod /lib/ata/$m.ko || echo "insmod $m failed"; done
+i=0; while [ ! -b /dev/sda ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+SDA_S=$(cut -d' ' -f1 /proc/uptime)
+echo "@@SDA $SDA_S"
+"#;
+
 /// Where smartctl may be on this machine (`apt-get install smartmontools`).
 pub const SMARTCTL: &[&str] = &["/usr/sbin/smartctl", "/usr/bin/smartctl"];
 
@@ -683,7 +812,7 @@ impl Drop for Guest {
 impl Guest {
     /// Boots `spec` and starts reading its console. `on_sync` answers `sync NAME`.
     pub fn start(rig: &Rig, spec: GuestSpec, on_sync: Option<SyncHandler>) -> Guest {
-        Guest::start_on(rig, spec, "q35", &[], on_sync)
+        Guest::start_on(rig, spec, "q35", &rig.kernel, None, &[], on_sync)
     }
 
     /// Boots `spec` on the `pc` machine with `disks` on its PIIX IDE controller (`ide.0`
@@ -723,13 +852,84 @@ impl Guest {
                 if d.discard { 512 } else { 0 }
             ));
         }
-        Guest::start_on(rig, spec, "pc", &args, on_sync)
+        let modules = std::fs::read_dir(rig.dir.join("lib/modules"))
+            .expect("the rig's lib/modules")
+            .flatten()
+            .next()
+            .expect("a kernel release in lib/modules")
+            .path()
+            .join("kernel");
+        let modules = ATA_MODULES
+            .iter()
+            .map(|m| {
+                let name = Path::new(m)
+                    .file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .to_string();
+                (name, modules.join(m))
+            })
+            .collect();
+        Guest::start_on(rig, spec, "pc", &rig.kernel, Some(modules), &args, on_sync)
     }
 
+    /// Boots `spec` on the `pc` machine with the generic kernel `kernel` and `disks` on an
+    /// AHCI controller (`-device ahci,id=ahci`, disk `i` on port `ahci.i`, a SATA link each),
+    /// and the modules that load `ahci`, `sd_mod` and `sg` in `/lib/ata`, in their load order
+    /// in `/lib/ata/order`, for the script to load ([`AHCI_INSMOD`]).
+    pub fn start_ahci(
+        rig: &Rig,
+        kernel: &GenericKernel,
+        spec: GuestSpec,
+        disks: &[AtaDisk],
+        on_sync: Option<SyncHandler>,
+    ) -> Guest {
+        assert!(
+            spec.controllers.is_empty(),
+            "ATA guests have no NVMe controllers"
+        );
+        let mut args = vec!["-device".to_string(), "ahci,id=ahci".to_string()];
+        for (i, d) in disks.iter().enumerate() {
+            let id = format!("sd{i}");
+            args.push("-drive".to_string());
+            args.push(match d.null_size {
+                Some(size) => format!("driver=null-co,size={size},read-zeroes=on,if=none,id={id}"),
+                None => format!(
+                    "file={},format=raw,if=none,id={id},discard=unmap,cache=none,aio=threads",
+                    d.image.display()
+                ),
+            });
+            args.push("-device".to_string());
+            args.push(format!(
+                "ide-hd,drive={id},bus=ahci.{i},serial={},model={},ver={},\
+                 discard_granularity={}",
+                d.serial,
+                d.model,
+                d.ver,
+                if d.discard { 512 } else { 0 }
+            ));
+        }
+        let modules = kernel.load_order(AHCI_WANTED);
+        Guest::start_on(
+            rig,
+            spec,
+            "pc",
+            &kernel.image,
+            Some(modules),
+            &args,
+            on_sync,
+        )
+    }
+
+    /// Boots QEMU's `machine` with `kernel`; `ata_modules` (name, `.ko` file), in load
+    /// order, go into `/lib/ata` with their order in `/lib/ata/order`, and smartctl into
+    /// `/bin` where this machine has it.
     fn start_on(
         rig: &Rig,
         spec: GuestSpec,
         machine: &str,
+        kernel: &Path,
+        ata_modules: Option<Vec<(String, PathBuf)>>,
         extra_args: &[String],
         on_sync: Option<SyncHandler>,
     ) -> Guest {
@@ -743,21 +943,17 @@ impl Guest {
         let initrd = dir.path().join("initrd.cpio");
         let mut init = Cpio::default();
         init.file("init", 0o755, spec.script.text().as_bytes());
-        if machine == "pc" {
+        if let Some(modules) = ata_modules {
             init.dir("lib/ata");
-            let modules = rig.dir.join("lib/modules");
-            let release = std::fs::read_dir(&modules)
-                .expect("the rig's lib/modules")
-                .flatten()
-                .next()
-                .expect("a kernel release in lib/modules")
-                .path();
-            for m in ATA_MODULES {
-                let data = std::fs::read(release.join("kernel").join(m))
-                    .unwrap_or_else(|e| panic!("{m}: {e}"));
-                let name = Path::new(m).file_name().unwrap().to_string_lossy();
-                init.file(&format!("lib/ata/{name}"), 0o644, &data);
+            let mut order = String::new();
+            for (name, path) in modules {
+                let data =
+                    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                init.file(&format!("lib/ata/{name}.ko"), 0o644, &data);
+                order.push_str(&name);
+                order.push('\n');
             }
+            init.file("lib/ata/order", 0o644, order.as_bytes());
             // smartctl, where this machine has it, with its libraries: the reference the
             // ATA tests compare with (`/bin/smartctl` in the guest).
             if let Some(smartctl) = SMARTCTL.iter().map(Path::new).find(|p| p.is_file()) {
@@ -827,7 +1023,7 @@ impl Guest {
         .arg("-qmp")
         .arg(format!("unix:{},server=on,wait=off", qmp_path.display()))
         .arg("-kernel")
-        .arg(&rig.kernel)
+        .arg(kernel)
         .arg("-initrd")
         .arg(&initrd)
         .arg("-append")
