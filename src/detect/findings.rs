@@ -332,6 +332,26 @@ impl Findings {
         }
     }
 
+    /// What the run moved, as a past participle for "20.0 GB written": `read` for a run that
+    /// only read (its figures are its reads), else `written`.
+    pub fn moved(&self) -> &'static str {
+        if matches!(self.cache, Cache::ReadOnly { .. }) {
+            "read"
+        } else {
+            "written"
+        }
+    }
+
+    /// The direction of the figures, as the first word of a chart's title: `Read` for a run
+    /// that only read, else `Write`.
+    pub fn direction(&self) -> &'static str {
+        if matches!(self.cache, Cache::ReadOnly { .. }) {
+            "Read"
+        } else {
+            "Write"
+        }
+    }
+
     /// The cache's size, bytes, where one was estimated.
     pub fn cache_bytes(&self) -> Option<u64> {
         match self.cache {

@@ -52,6 +52,7 @@ pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
 pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     let fb = |b: u64| format_bytes(b as f64, units);
     let f = Findings::of(a);
+    let moved = f.moved();
     let mut s = match &f.cache {
         Cache::Sized { .. } | Cache::ReadOnly { .. } => f.cache_text(units),
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
@@ -71,7 +72,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         // Not the whole span: how much of it, and the warning the terminal gives.
         Some(c) if !c.whole_span => {
             s.push_str(&format!(
-                "  ·  {} of {} written in {}{}",
+                "  ·  {} of {} {moved} in {}{}",
                 fb(a.bytes_total),
                 fb(c.span_bytes),
                 format_seconds(a.duration_s),
@@ -87,7 +88,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         }
         Some(c) => {
             s.push_str(&format!(
-                "  ·  {} written in {}",
+                "  ·  {} {moved} in {}",
                 fb(a.bytes_total),
                 format_seconds(a.duration_s)
             ));
@@ -106,7 +107,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
             }
         }
         None => s.push_str(&format!(
-            "  ·  {} written in {}",
+            "  ·  {} {moved} in {}",
             fb(a.bytes_total),
             format_seconds(a.duration_s)
         )),
