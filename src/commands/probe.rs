@@ -418,6 +418,7 @@ fn finish(
             engine: Some(o.engine.into()),
             span_bytes: Some(plan.span_bytes),
             read_pct: (cfg.read_pct > 0).then_some(cfg.read_pct),
+            cliffs_asked: (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs),
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),

@@ -190,7 +190,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let csv_path = dir.join("timeline.csv");
     let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
         .with_context(|| format!("writing {}", csv_path.display()))?;
-    let meta = run_meta(spec, &model, &w);
+    let mut meta = run_meta(spec, &model, &w);
+    meta.workload.cliffs_asked = (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs);
     // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
     // 130); a second Ctrl-C ends the process at once.
     let flag = Arc::new(AtomicBool::new(false));

@@ -60,10 +60,12 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         }
         _ => crate::units::capitalized(&f.cache_text(units)),
     };
-    match a.cliffs.len() {
-        0 => {}
-        1 => s.push_str("  ·  1 cliff"),
-        n => s.push_str(&format!("  ·  {n} cliffs")),
+    match (a.cliffs.len(), f.cliffs_short_text()) {
+        // Fewer than `--cliffs` asked for: "1 of 2 cliffs found".
+        (_, Some(t)) => s.push_str(&format!("  ·  {t}")),
+        (0, None) => {}
+        (1, None) => s.push_str("  ·  1 cliff"),
+        (n, None) => s.push_str(&format!("  ·  {n} cliffs")),
     }
     if let Some(line) = crate::detect::returns_text(a, units) {
         s.push_str(&format!("  ·  {line}"));

@@ -115,6 +115,10 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             ),
         });
     }
+    // Fewer cliffs than `--cliffs` asked for: first, so that the note never drops it.
+    if let Some(t) = crate::detect::Findings::of(a).cliffs_short_text() {
+        parts.push(t);
+    }
     if let Some(r) = crate::detect::returns_text(a, u) {
         parts.push(r);
     }
@@ -163,7 +167,7 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             ));
         }
         _ => {
-            if let Some(c) = crate::detect::coverage_text(a, u) {
+            if let Some(c) = crate::detect::span_text(a, u) {
                 parts.push(c);
             }
         }
