@@ -180,6 +180,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
+    // A --prefill too small to write a block is refused, as probe refuses it.
+    if let Some(pct) = prep.prefill_pct {
+        crate::experiment::prepare::prefill_bytes(pct, model.capacity.0)?;
+    }
     check_length(&model, &w)?;
     let dir: PathBuf = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),

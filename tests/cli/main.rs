@@ -81,6 +81,8 @@ fn main() -> std::process::ExitCode {
             flags::burst_experiments_refuse_patterns_that_only_read,
             flags::every_help_reads_whole_at_80_and_100_columns,
             flags::json_is_taken_by_every_command_with_a_result,
+            flags::quiet_before_the_command_means_quiet,
+            flags::a_prefill_too_small_to_write_a_block_is_refused,
             info::info_on_a_loop_device_reads_and_writes_nothing,
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
             info::one_sensor_reads_the_same_in_every_line_of_info,
