@@ -117,6 +117,27 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     s
 }
 
+/// [`workload_text`] of a run analysed as `a`. Where no interval was chosen (an imported
+/// log) and one sample spans the whole run, it says what was measured, `one sample of 13.6
+/// min`, not an interval nobody set.
+pub fn workload_text_of(meta: &RunMeta, a: &Analysis) -> String {
+    let one_sample = meta.workload.interval_s.is_none()
+        && a.duration_s > 0.0
+        && a.interval_s >= 0.999 * a.duration_s;
+    if !one_sample {
+        return workload_text(meta, a.interval_s);
+    }
+    let mut no_interval = meta.clone();
+    no_interval.workload.interval_s = Some(0.0);
+    let text = workload_text(&no_interval, 0.0);
+    let sample = format!("one sample of {}", format_seconds(a.duration_s));
+    if text == "unknown workload" {
+        sample
+    } else {
+        format!("{text}, {sample}")
+    }
+}
+
 /// "randwrite, 4 KiB blocks, QD32, 1 job, 1.0 s interval" from what is known.
 pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
     let w = &meta.workload;
@@ -193,7 +214,7 @@ pub fn drive_text(meta: &RunMeta, units: UnitSystem) -> String {
 pub(super) fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> Vec<String> {
     let mut v = vec![
         format!("Drive: {}", drive_text(meta, units)),
-        format!("Workload: {}", workload_text(meta, a.interval_s)),
+        format!("Workload: {}", workload_text_of(meta, a)),
     ];
     if let Some(t) = meta.started_at {
         v.push(t.format("%Y-%m-%d %H:%M UTC").to_string());

@@ -6,7 +6,7 @@
 use crate::device::host::HostInfo;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
-use crate::report::charts::{drive_text, workload_text, ChartKind, CompareRun};
+use crate::report::charts::{drive_text, workload_text_of, ChartKind, CompareRun};
 use crate::report::DriveState;
 
 fn esc(s: &str) -> String {
@@ -22,7 +22,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     if meta.device.path.is_empty() && meta.device.model.is_none() && !meta.label.is_empty() {
         v.push(("Input".to_string(), meta.label.clone()));
     }
-    v.push(("Workload".to_string(), workload_text(meta, a.interval_s)));
+    v.push(("Workload".to_string(), workload_text_of(meta, a)));
     v.push((
         "Run date".to_string(),
         meta.started_at
