@@ -649,11 +649,13 @@ pub fn quiet_before_the_command_means_quiet() {
             .output()
             .unwrap()
     };
-    let loud = run(&["simulate", "960evo-250g"]);
+    // An emulated probe with --destroy-data: a note on stderr, which -q keeps off.
+    let probe = ["probe", "emu:960evo-250g", "--destroy-data"];
+    let loud = run(&probe);
     assert!(loud.status.success());
-    assert!(!loud.stderr.is_empty(), "the warnings, without -q");
+    assert!(!loud.stderr.is_empty(), "the note, without -q");
     for flag in ["-q", "--quiet"] {
-        let o = run(&[flag, "simulate", "960evo-250g"]);
+        let o = run(&[&[flag][..], &probe[..]].concat());
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(0), "{flag}: {err}");
         assert!(err.is_empty(), "{flag}: {err}");
