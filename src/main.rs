@@ -7,7 +7,7 @@ use slccache::stdout::Outcome;
 use slccache::store::recorder::{self, Recording};
 
 fn main() {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // `--help`, `--version` and `help` print to stdout (exit 0), usage errors to stderr
@@ -21,6 +21,10 @@ fn main() {
             std::process::exit(stdout_code(e.exit_code()));
         }
     };
+    // `-q/--quiet` before the command's name means what it means after it.
+    if cli.before.quiet {
+        cli.command.set_quiet();
+    }
     // The results-store flags, given after the command or before it: a command that does not
     // take one refuses it (exit 2) before anything runs.
     let flags = match slccache::cli::resolve::store_flags(&cli) {

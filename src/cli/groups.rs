@@ -33,6 +33,9 @@ pub struct BeforeArgs {
     /// The same as --tag after a command that records a run, or runs and history.
     #[arg(long = "tag", id = "before_tag", value_name = "KEY=VALUE")]
     pub tag: Vec<String>,
+    /// The same as -q/--quiet after the command, which every command takes.
+    #[arg(short = 'q', long = "quiet", id = "before_quiet")]
+    pub quiet: bool,
 }
 
 /// `--db`: the results store, for the commands that read it (`compare`, `db`; and within

@@ -89,6 +89,27 @@ impl Command {
         }
     }
 
+    /// Sets `-q/--quiet`, which every command takes (given before the command's name:
+    /// `slccache -q probe ...`).
+    pub fn set_quiet(&mut self) {
+        match self {
+            Command::Probe(a) => a.quiet = true,
+            Command::Analyze(a) => a.quiet = true,
+            Command::Simulate(a) => a.quiet = true,
+            Command::Compare(a) => a.quiet = true,
+            Command::Info(a) => a.quiet = true,
+            Command::Sweep(a) => a.quiet = true,
+            Command::Presets(a) => a.quiet = true,
+            Command::Completions(a) => a.quiet = true,
+            Command::Man(a) => a.quiet = true,
+            Command::Recovery(a) => a.common.quiet = true,
+            Command::FillSweep(a) => a.common.quiet = true,
+            Command::Runs(a) => a.quiet = true,
+            Command::History(a) => a.quiet = true,
+            Command::Db(a) => a.quiet = true,
+        }
+    }
+
     /// The results-store flags the command takes, as given after its name.
     pub fn store_use(&self) -> StoreUse<'_> {
         match self {

@@ -297,6 +297,10 @@ fn prepare_target(
 ) -> Result<DriveStateRecord> {
     let mut rec = DriveStateRecord::default();
     let units = args.output.units;
+    // A --prefill too small to write a block is refused before anything is done.
+    if let Some(pct) = prep.prefill_pct {
+        prepare::prefill_bytes(pct, target.info.capacity)?;
+    }
     let say = |msg: String| {
         if !args.quiet {
             crate::note!("slccache: {msg}");
@@ -348,8 +352,7 @@ fn prepare_target(
     }
     let capacity = target.info.capacity;
     if let Some(pct) = prep.prefill_pct {
-        let bytes =
-            ((pct / 100.0) * capacity as f64) as u64 / prepare::PREFILL_BS * prepare::PREFILL_BS;
+        let bytes = prepare::prefill_bytes(pct, capacity)?;
         let pw = prepare::prefill_workload(cfg);
         let (mut backends, _) = make_backends(target, &pw, engine)?;
         say(format!(
@@ -418,6 +421,7 @@ fn finish(
             engine: Some(o.engine.into()),
             span_bytes: Some(plan.span_bytes),
             read_pct: (cfg.read_pct > 0).then_some(cfg.read_pct),
+            cliffs_asked: (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs),
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),

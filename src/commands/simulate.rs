@@ -180,6 +180,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     // Check the limits before creating anything.
     byte_limit(&w, model.capacity.0)?;
+    // A --prefill too small to write a block is refused, as probe refuses it.
+    if let Some(pct) = prep.prefill_pct {
+        crate::experiment::prepare::prefill_bytes(pct, model.capacity.0)?;
+    }
     check_length(&model, &w)?;
     let dir: PathBuf = crate::report::outputs::outdir::claim(
         args.output.out.as_deref(),
@@ -190,7 +194,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let csv_path = dir.join("timeline.csv");
     let mut csv = CsvWriter::create_with_reads(&csv_path, w.read_pct > 0)
         .with_context(|| format!("writing {}", csv_path.display()))?;
-    let meta = run_meta(spec, &model, &w);
+    let mut meta = run_meta(spec, &model, &w);
+    meta.workload.cliffs_asked = (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs);
     // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
     // 130); a second Ctrl-C ends the process at once.
     let flag = Arc::new(AtomicBool::new(false));

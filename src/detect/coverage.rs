@@ -68,5 +68,6 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
         after_last_cliff_bytes_per_sec: after.map(|x| x.1),
         whole_fill_bytes_per_sec: whole_fill,
         later_tier_possible: later,
+        cliffs_asked: t.meta.workload.cliffs_asked.filter(|&n| n > 1),
     })
 }

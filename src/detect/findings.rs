@@ -147,6 +147,10 @@ pub struct Findings {
     /// ([`phase_names`]): "SLC cache", "tier 2", "after the cache", "thermal throttling", ...
     #[serde(default)]
     pub phase_names: Vec<String>,
+    /// The cliffs the run was asked to wait for (`--cliffs N`), when it found fewer: then
+    /// every output says so ([`Findings::cliffs_short_text`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliffs_asked: Option<usize>,
 }
 
 impl Findings {
@@ -215,7 +219,18 @@ impl Findings {
             steps,
             after,
             phase_names: phase_names(a),
+            cliffs_asked: a
+                .coverage
+                .as_ref()
+                .and_then(|c| c.cliffs_asked)
+                .filter(|&n| !a.read_only && a.cliffs.len() < n),
         }
+    }
+
+    /// Fewer cliffs found than asked for: `1 of 2 cliffs found`; `None` otherwise.
+    pub fn cliffs_short_text(&self) -> Option<String> {
+        self.cliffs_asked
+            .map(|n| format!("{} of {n} cliffs found", self.steps.len()))
     }
 
     /// The cache in words, as a headline: `SLC cache 22.0 GB (95% interval 21.9 GB to 22.5
@@ -329,6 +344,26 @@ impl Findings {
                 format_rate(d.after_bytes_per_sec, units)
             )),
             _ => None,
+        }
+    }
+
+    /// What the run moved, as a past participle for "20.0 GB written": `read` for a run that
+    /// only read (its figures are its reads), else `written`.
+    pub fn moved(&self) -> &'static str {
+        if matches!(self.cache, Cache::ReadOnly { .. }) {
+            "read"
+        } else {
+            "written"
+        }
+    }
+
+    /// The direction of the figures, as the first word of a chart's title: `Read` for a run
+    /// that only read, else `Write`.
+    pub fn direction(&self) -> &'static str {
+        if matches!(self.cache, Cache::ReadOnly { .. }) {
+            "Read"
+        } else {
+            "Write"
         }
     }
 

@@ -5,8 +5,20 @@ use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
 /// or `filling the whole drive (2.00 TB) completes at 165 MB/s on average` (`the whole file`
-/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`).
+/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`),
+/// then `1 of 2 cliffs found` when the run found fewer cliffs than `--cliffs` asked for.
 pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
+    let mut text = span_text(a, units)?;
+    // Fewer cliffs than `--cliffs` asked for: said beside how far the run went.
+    if let Some(t) = super::Findings::of(a).cliffs_short_text() {
+        text += &format!("; {t}");
+    }
+    Some(text)
+}
+
+/// [`coverage_text`] without the cliffs found: how much of the span the run wrote (for the
+/// card, which gives the cliffs found first, where its note cannot drop them).
+pub fn span_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     let c = a.coverage.as_ref()?;
     let mut text = match c.whole_fill_bytes_per_sec {
         Some(r) if c.whole_span && c.span_is_drive => format!(

@@ -209,6 +209,10 @@ pub struct Coverage {
     /// 63%, the SATA 870 EVO at 83%) also get the warning: a false alarm costs one run with
     /// `--cliffs 2`, a missed tier a sustained speed wrong by a factor of 27.
     pub later_tier_possible: bool,
+    /// The cliffs the run was asked to wait for (`--cliffs N`), when more than one; absent
+    /// from summary.json otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliffs_asked: Option<usize>,
 }
 
 /// A temporary slowdown: the throughput fell and later came back to the level before it,

@@ -154,6 +154,8 @@ pub struct LiveDetector {
 #[derive(Debug, Clone, Default)]
 struct LiveState {
     estimate: Option<Estimate>,
+    /// With `--cliffs N` above 1: the N-th cliff, once seen (the one the run stops on).
+    target: Option<Estimate>,
     /// A drop inside the first sample (no cliff yet), with when the rule stops for it.
     first_drop: Option<(UnconfirmedDrop, Option<f64>)>,
     stop: Option<StopReason>,
@@ -176,6 +178,7 @@ impl LiveDetector {
                     let d = rule.extend(batch);
                     let mut g = st.lock().unwrap_or_else(|e| e.into_inner());
                     g.estimate = rule.estimate().cloned();
+                    g.target = rule.target().cloned();
                     g.first_drop = rule.first_sample_drop().map(|(d, at)| (d.clone(), at));
                     if d == Decision::Stop {
                         g.stop = rule.stop_reason().or(Some(StopReason::CliffConfirmed));
@@ -206,6 +209,15 @@ impl LiveDetector {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .estimate
+            .clone()
+    }
+
+    /// The cliff the run stops on, once seen: the first, or with `--cliffs N` the N-th.
+    pub fn target(&self) -> Option<Estimate> {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .target
             .clone()
     }
 
@@ -277,7 +289,8 @@ pub fn run_jobs(
         cfg.duration,
         stop_cfg.early_stop,
         opts.units,
-    );
+    )
+    .with_cliffs(stop_cfg.cliffs);
 
     let detector = LiveDetector::start(stop_cfg)?;
 
@@ -319,6 +332,7 @@ pub fn run_jobs(
                 }
             }
             detector.send(&r);
+            progress.set_target(detector.target().as_ref());
             progress.update(&r, detector.estimate().as_ref());
             // A cache that ran out inside the first sample: said once, as soon as it is seen
             // (the line then says when the run stops for it).

@@ -78,6 +78,33 @@ pub fn parse_pct(text: &str) -> Result<f64> {
     }
 }
 
+/// The bytes `--prefill PCT` writes on a target of `capacity` bytes: PCT of it, in whole
+/// [`PREFILL_BS`] blocks. A share too small to hold one block (`--prefill 1e-9`) would write
+/// nothing while the run says it prefilled: a usage error naming the smallest share that
+/// writes a block.
+pub fn prefill_bytes(pct: f64, capacity: u64) -> Result<u64> {
+    let bytes = ((pct / 100.0) * capacity as f64) as u64 / PREFILL_BS * PREFILL_BS;
+    if bytes == 0 {
+        let least = 100.0 * PREFILL_BS as f64 / capacity.max(1) as f64;
+        return Err(crate::error::usage(format!(
+            "--prefill {pct}%: less than one {} block of the {} target, so nothing would be \
+             written; give at least {}%",
+            crate::units::format_bytes(PREFILL_BS as f64, UnitSystem::Binary),
+            crate::units::format_bytes(capacity as f64, UnitSystem::Decimal),
+            format_least(least)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The smallest share that writes a block, rounded up so that it does: `0.0001`.
+fn format_least(pct: f64) -> String {
+    let digits = (-pct.log10()).ceil().max(0.0) as i32 + 1;
+    let scale = 10f64.powi(digits);
+    let up = (pct * scale).ceil() / scale;
+    format!("{up:.*}", digits.max(0) as usize)
+}
+
 /// Discards the first `span` bytes of the target. Returns whether it worked and what
 /// happened; an unsupported discard is not an error.
 pub fn trim(target: &Target, span: u64) -> Result<(bool, String)> {
@@ -225,6 +252,26 @@ mod tests {
     #[test]
     fn percentages() {
         assert_eq!(parse_pct("50").unwrap(), 50.0);
+        // A share too small for one block writes nothing: refused as a usage error.
+        let e = prefill_bytes(1e-9, 250_000_000_000).unwrap_err();
+        let msg = format!("{e:#}");
+        assert!(
+            msg.contains("--prefill") && msg.contains("nothing would be written"),
+            "{msg}"
+        );
+        assert_eq!(crate::error::exit_code(&e), 2);
+        let least: f64 = msg
+            .rsplit("at least ")
+            .next()
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap();
+        assert!(
+            prefill_bytes(least, 250_000_000_000).unwrap() >= PREFILL_BS,
+            "{msg}"
+        );
+        assert_eq!(prefill_bytes(50.0, 1 << 30).unwrap(), 1 << 29);
         assert_eq!(parse_pct("12.5%").unwrap(), 12.5);
         for bad in ["0", "101", "-3", "half", "nan"] {
             let e = parse_pct(bad).unwrap_err();

@@ -174,6 +174,10 @@ pub struct Workload {
     /// read pattern); absent for a run that only wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_pct: Option<u32>,
+    /// The cliffs the run was asked to wait for (`--cliffs N`), when more than one; absent
+    /// otherwise, and for imported logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliffs_asked: Option<usize>,
 }
 
 impl Workload {

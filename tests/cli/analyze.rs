@@ -379,3 +379,30 @@ pub fn a_diskspd_xml_result_is_analysed_and_its_cliff_found() {
     let bytes = v["cache_estimate"]["bytes"].as_f64().unwrap();
     assert!((bytes / 30e9 - 1.0).abs() < 0.01, "{v}");
 }
+
+/// Regression: an imported log of one 13.6-minute sample said "816 s interval" in its
+/// workload line (report.md, the charts' footer, the card), an interval nobody chose. It now
+/// says what was measured: one sample of 13.6 min.
+pub fn one_sample_of_an_import_is_no_interval() {
+    let d = tempfile::Builder::new()
+        .prefix("analyze-one-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let csv = d.path().join("one.csv");
+    std::fs::write(&csv, "time_s,MB/s\n816,500\n").unwrap();
+    let out = d.path().join("out");
+    slccache()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--no-record", "-q", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Workload |"))
+        .expect("a workload row");
+    assert!(row.contains("one sample of 13.6 min"), "{row}");
+    assert!(!row.contains("interval"), "{row}");
+}

@@ -635,3 +635,57 @@ pub fn json_is_taken_by_every_command_with_a_result() {
         p["presets"][0]
     );
 }
+
+/// Regression: `slccache -q probe ...`, the way many tools take a quiet flag, was a bare clap
+/// error ("unexpected argument '-q' found"). `-q`/`--quiet` before the command now means
+/// what it means after it.
+pub fn quiet_before_the_command_means_quiet() {
+    let d = tmp();
+    let run = |args: &[&str]| -> Output {
+        bin(d.path())
+            .args(args)
+            .args(["--max-bytes", "1GB", "--no-record", "--out"])
+            .arg(d.path().join(args.join("-").replace(':', "")))
+            .output()
+            .unwrap()
+    };
+    // An emulated probe with --destroy-data: a note on stderr, which -q keeps off.
+    let probe = ["probe", "emu:960evo-250g", "--destroy-data"];
+    let loud = run(&probe);
+    assert!(loud.status.success());
+    assert!(!loud.stderr.is_empty(), "the note, without -q");
+    for flag in ["-q", "--quiet"] {
+        let o = run(&[&[flag][..], &probe[..]].concat());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{flag}: {err}");
+        assert!(err.is_empty(), "{flag}: {err}");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains("outputs:"),
+            "{flag}: the result is printed all the same"
+        );
+    }
+}
+
+/// Regression: `--prefill 1e-9` (a share that writes less than one block) was taken, and the
+/// run said it prefilled while writing nothing. A share that writes no whole block is a
+/// usage error (exit 2) naming the smallest share that does, before anything is written;
+/// shares outside (0, 100] stay refused.
+pub fn a_prefill_too_small_to_write_a_block_is_refused() {
+    let d = tmp();
+    for (cmd, target) in [("simulate", "960evo-250g"), ("probe", "emu:960evo-250g")] {
+        for pct in ["1e-9", "0", "101", "nan"] {
+            let out = d.path().join(format!("{cmd}-{pct}"));
+            let o = bin(d.path())
+                .args([cmd, target, "--prefill", pct, "--max-bytes", "1GB"])
+                .args(["--no-record", "--out"])
+                .arg(&out)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{cmd} --prefill {pct}: {err}");
+            assert!(err.contains("--prefill"), "{cmd} --prefill {pct}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+            assert!(!out.exists(), "{cmd} --prefill {pct}: nothing written");
+        }
+    }
+}

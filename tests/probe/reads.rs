@@ -314,3 +314,54 @@ pub fn reads_of_an_unprepared_block_device_warn() {
         .success()
         .stderr(contains("warning: reads of").not());
 }
+
+/// Regression: a run that only read drew its charts with "GB written" in the subtitle and
+/// "data written" on the axis, and report.md headed its charts "Write throughput over data
+/// written", though nothing was written. Every chart, report.md's chart headings and
+/// report.html's axis switch and tooltip now say "read".
+pub fn a_read_only_run_says_read_on_every_chart() {
+    let d = scratch();
+    let out = d.path().join("reads");
+    slccache()
+        .args(["probe", "emu:960evo-500g", "--pattern", "seqread"])
+        .args(["--max-bytes", "6GB", "--no-record", "-q", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let labels = |svg: &str| -> Vec<String> {
+        svg.split("aria-label=\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next().map(str::to_string))
+            .collect()
+    };
+    for chart in ["throughput-time.svg", "throughput-data.svg", "latency.svg"] {
+        let svg = std::fs::read_to_string(out.join(chart)).unwrap();
+        let l = labels(&svg);
+        assert!(
+            l.iter()
+                .all(|s| !s.contains("written") && !s.contains("Write")),
+            "{chart}: {l:?}"
+        );
+        assert!(l.iter().any(|s| s.contains("GB read in")), "{chart}: {l:?}");
+    }
+    let svg = std::fs::read_to_string(out.join("throughput-data.svg")).unwrap();
+    assert!(
+        labels(&svg).iter().any(|s| s == "data read (GB)"),
+        "{:?}",
+        labels(&svg)
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let charts = md.split("## Charts").nth(1).expect("a charts section");
+    assert!(
+        !charts.contains("Write") && !charts.contains("written"),
+        "{charts}"
+    );
+    assert!(
+        charts.contains("### Read throughput over data read"),
+        "{charts}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains(">data written<"), "the axis switch");
+    assert!(html.contains(">data read<"), "the axis switch");
+    assert!(html.contains("\"moved\":\"read\""), "the tooltip's word");
+}

@@ -242,3 +242,54 @@ fn the_later_tier_warning_says_may_not_on_every_output() {
         assert!(!o.starts_with("not the sustained speed"), "{name}: {o}");
     }
 }
+
+/// Regression: a run asked for two cliffs that found one (a drive with one cliff writes its
+/// whole span looking for the second) said nothing of it: "1 cliff" on the charts, and the
+/// terminal, the card and report.md as for a run that found all it was asked for. Every
+/// output now says "1 of 2 cliffs found".
+#[test]
+fn fewer_cliffs_than_asked_are_said_on_every_output() {
+    use predicates::prelude::PredicateBooleanExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let out = Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["simulate", "960evo-250g", "--pattern", "seqwrite"])
+        .args(["--seed", "1", "--cliffs", "2", "--no-record", "--out"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let a = analysis(&summary(&dir));
+    assert_eq!(a.cliffs.len(), 1, "{text}");
+    let said = "1 of 2 cliffs found";
+    assert!(text.contains(said), "{text}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains(said), "{md}");
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains(said), "report.html");
+    let u = UnitSystem::Decimal;
+    let parts = slccache::report::pages::card::card_note_parts(&a, u);
+    assert_eq!(
+        parts.iter().filter(|p| p.contains(said)).count(),
+        1,
+        "{parts:?}"
+    );
+    // First, so that the card's note of two lines never drops it.
+    assert!(parts[0].contains(said), "{parts:?}");
+    let sub = slccache::report::charts::cache_subtitle(&a, u);
+    assert!(sub.contains(said) && !sub.contains("· 1 cliff "), "{sub}");
+    // Asked for one (the default): nothing to say.
+    let one = tmp.path().join("one");
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["simulate", "960evo-250g", "--pattern", "seqwrite"])
+        .args(["--seed", "1", "--no-record", "--out"])
+        .arg(&one)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("cliffs found").not());
+}

@@ -405,7 +405,7 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
     // in the legend and in compare.md's table.
     let workloads: Vec<String> = runs
         .iter()
-        .map(|r| workload_text(&r.timeline.meta, r.analysis.interval_s))
+        .map(|r| workload_text_of(&r.timeline.meta, r.analysis))
         .collect();
     let mut parts = Vec::new();
     match workloads.first() {

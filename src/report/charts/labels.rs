@@ -52,6 +52,7 @@ pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
 pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     let fb = |b: u64| format_bytes(b as f64, units);
     let f = Findings::of(a);
+    let moved = f.moved();
     let mut s = match &f.cache {
         Cache::Sized { .. } | Cache::ReadOnly { .. } => f.cache_text(units),
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
@@ -59,10 +60,12 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         }
         _ => crate::units::capitalized(&f.cache_text(units)),
     };
-    match a.cliffs.len() {
-        0 => {}
-        1 => s.push_str("  ·  1 cliff"),
-        n => s.push_str(&format!("  ·  {n} cliffs")),
+    match (a.cliffs.len(), f.cliffs_short_text()) {
+        // Fewer than `--cliffs` asked for: "1 of 2 cliffs found".
+        (_, Some(t)) => s.push_str(&format!("  ·  {t}")),
+        (0, None) => {}
+        (1, None) => s.push_str("  ·  1 cliff"),
+        (n, None) => s.push_str(&format!("  ·  {n} cliffs")),
     }
     if let Some(line) = crate::detect::returns_text(a, units) {
         s.push_str(&format!("  ·  {line}"));
@@ -71,7 +74,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         // Not the whole span: how much of it, and the warning the terminal gives.
         Some(c) if !c.whole_span => {
             s.push_str(&format!(
-                "  ·  {} of {} written in {}{}",
+                "  ·  {} of {} {moved} in {}{}",
                 fb(a.bytes_total),
                 fb(c.span_bytes),
                 format_seconds(a.duration_s),
@@ -87,7 +90,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         }
         Some(c) => {
             s.push_str(&format!(
-                "  ·  {} written in {}",
+                "  ·  {} {moved} in {}",
                 fb(a.bytes_total),
                 format_seconds(a.duration_s)
             ));
@@ -106,12 +109,33 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
             }
         }
         None => s.push_str(&format!(
-            "  ·  {} written in {}",
+            "  ·  {} {moved} in {}",
             fb(a.bytes_total),
             format_seconds(a.duration_s)
         )),
     }
     s
+}
+
+/// [`workload_text`] of a run analysed as `a`. Where no interval was chosen (an imported
+/// log) and one sample spans the whole run, it says what was measured, `one sample of 13.6
+/// min`, not an interval nobody set.
+pub fn workload_text_of(meta: &RunMeta, a: &Analysis) -> String {
+    let one_sample = meta.workload.interval_s.is_none()
+        && a.duration_s > 0.0
+        && a.interval_s >= 0.999 * a.duration_s;
+    if !one_sample {
+        return workload_text(meta, a.interval_s);
+    }
+    let mut no_interval = meta.clone();
+    no_interval.workload.interval_s = Some(0.0);
+    let text = workload_text(&no_interval, 0.0);
+    let sample = format!("one sample of {}", format_seconds(a.duration_s));
+    if text == "unknown workload" {
+        sample
+    } else {
+        format!("{text}, {sample}")
+    }
 }
 
 /// "randwrite, 4 KiB blocks, QD32, 1 job, 1.0 s interval" from what is known.
@@ -190,7 +214,7 @@ pub fn drive_text(meta: &RunMeta, units: UnitSystem) -> String {
 pub(super) fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> Vec<String> {
     let mut v = vec![
         format!("Drive: {}", drive_text(meta, units)),
-        format!("Workload: {}", workload_text(meta, a.interval_s)),
+        format!("Workload: {}", workload_text_of(meta, a)),
     ];
     if let Some(t) = meta.started_at {
         v.push(t.format("%Y-%m-%d %H:%M UTC").to_string());

@@ -130,12 +130,19 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
     Some(with_ticks(ChartSpec {
         kind: ChartKind::Latency,
         size: o.png_size,
-        title: format!("Write latency per interval: {}", run_name(&t.meta)),
+        title: format!(
+            "{} latency per interval: {}",
+            crate::detect::Findings::of(a).direction(),
+            run_name(&t.meta)
+        ),
         subtitle: cache_subtitle(a, u),
         footer,
         x,
         y: Axis {
-            label: "write latency (ms, log scale)".to_string(),
+            label: format!(
+                "{} latency (ms, log scale)",
+                crate::detect::Findings::of(a).direction().to_lowercase()
+            ),
             min: lo,
             max: hi,
             log: true,

@@ -1,5 +1,5 @@
-//! Charts of runs that read: a run that only reads is drawn from its reads (titles say
-//! "Read"); a mixed run keeps the write charts and gets a read series on the throughput-time
+//! Charts of runs that read: a run that only reads is drawn from its reads (its charts say
+//! "Read" and "data read" by themselves, from its findings); a mixed run keeps the write charts and gets a read series on the throughput-time
 //! chart, on the same axis.
 
 use crate::report::charts::{
@@ -15,12 +15,6 @@ pub const READ_STYLE: LineStyle = LineStyle {
     width: 2.0,
     dash: Dash::Solid,
 };
-
-/// Relabels a chart drawn from the reads of a read-only run ("Write" becomes "Read").
-pub fn relabel_as_reads(spec: &mut ChartSpec) {
-    spec.title = spec.title.replacen("Write", "Read", 1);
-    spec.y.label = spec.y.label.replacen("write", "read", 1);
-}
 
 /// Adds the read throughput of `t` to its throughput-over-time chart (nothing for other
 /// charts or timelines without reads).

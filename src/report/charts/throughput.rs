@@ -194,6 +194,11 @@ pub(super) fn throughput(
     zoom: Option<f64>,
 ) -> ChartSpec {
     let u = o.units;
+    // What the figures are: a run that only read is drawn from its reads.
+    let (dir, moved) = {
+        let f = crate::detect::Findings::of(a);
+        (f.direction(), f.moved())
+    };
     let mut rows = sample_rows(t);
     let mut temps: Vec<Option<f64>> = t.samples.iter().map(|s| s.temp_c).collect();
     if let Some(end) = zoom {
@@ -228,7 +233,7 @@ pub(super) fn throughput(
         }
         XKind::Data => {
             let (d, un) = data_scale(x_end, u);
-            (d, format!("data written ({un})"))
+            (d, format!("data {moved} ({un})"))
         }
     };
     let ydiv = u.mega();
@@ -563,7 +568,7 @@ pub(super) fn throughput(
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .fold(0.0, f64::max);
     let y = Axis {
-        label: format!("write throughput ({}/s)", u.mega_label()),
+        label: format!("{} throughput ({}/s)", dir.to_lowercase(), u.mega_label()),
         min: 0.0,
         max: headroom_linear(data_max, frac),
         log: false,
@@ -571,11 +576,11 @@ pub(super) fn throughput(
     };
     let name = run_name(&t.meta);
     let title = match (xk, zoom) {
-        (XKind::Time, None) => format!("Write throughput over time: {name}"),
-        (XKind::Data, None) => format!("Write throughput over data written: {name}"),
-        (XKind::Time, Some(e)) => format!("Write throughput, first {}: {name}", round_duration(e)),
+        (XKind::Time, None) => format!("{dir} throughput over time: {name}"),
+        (XKind::Data, None) => format!("{dir} throughput over data {moved}: {name}"),
+        (XKind::Time, Some(e)) => format!("{dir} throughput, first {}: {name}", round_duration(e)),
         (XKind::Data, Some(e)) => format!(
-            "Write throughput, first {} written: {name}",
+            "{dir} throughput, first {} {moved}: {name}",
             format_bytes(e, u)
         ),
     };

@@ -92,6 +92,11 @@ pub struct ProgressState {
     /// No cliff, but a drop inside the first sample: `Some(None)` once seen, with the run
     /// time at which the early stop ends the run for it when it does.
     pub first_drop: Option<Option<f64>>,
+    /// The cliffs the early stop waits for (`--cliffs N`); 0 or 1: the first.
+    pub cliffs_wanted: usize,
+    /// With `cliffs_wanted` above 1: the N-th cliff once seen, the one the early stop ends
+    /// the run on (until then the first cliff ends nothing).
+    pub target: Option<Estimate>,
 }
 
 /// A sparkline of `v` scaled from zero to its largest value.
@@ -152,7 +157,13 @@ impl ProgressState {
                 );
             }
         }
-        if let (true, Some(e)) = (self.early_stop, &self.cliff) {
+        // The cliff the early stop ends the run on: the first, or the N-th with `--cliffs N`.
+        let stops_on = if self.cliffs_wanted > 1 {
+            &self.target
+        } else {
+            &self.cliff
+        };
+        if let (true, Some(e)) = (self.early_stop, stops_on) {
             if e.stop_at_s > 0.0 {
                 take(
                     t / e.stop_at_s,
@@ -199,6 +210,12 @@ impl ProgressState {
                 100.0 * done,
                 format_seconds(left)
             ));
+        }
+        // With `--cliffs N`: the run goes on past the first cliff, looking for the N-th.
+        if let (n, Some(_), None) = (self.cliffs_wanted, &self.cliff, &self.target) {
+            if n > 1 && self.early_stop {
+                s.push_str(&format!(", looking for cliff {n} of {n}"));
+            }
         }
         if let (None, Some(_)) = (&self.cliff, self.first_drop) {
             s.push_str(", a drop inside the first sample: the cache ran out too soon to measure");
@@ -290,6 +307,17 @@ impl Progress {
             g.sampled = true;
         }
         self.draw(true);
+    }
+
+    /// The cliffs the early stop waits for (`--cliffs N`).
+    pub fn with_cliffs(self, n: usize) -> Progress {
+        self.inner.borrow_mut().state.cliffs_wanted = n;
+        self
+    }
+
+    /// Takes in the cliff the run stops on with `--cliffs N` above 1 (the N-th), once seen.
+    pub fn set_target(&self, target: Option<&Estimate>) {
+        self.inner.borrow_mut().state.target = target.cloned();
     }
 
     /// Takes in a drop inside the first sample, and when the early stop ends the run for it
@@ -545,6 +573,55 @@ mod tests {
             l.contains("now, 45% to the early stop at 44.0 s, ETA 24.0 s, cliff at "),
             "{l}"
         );
+    }
+
+    /// Regression: with `--cliffs 2` the line counted down to the early stop of the first
+    /// cliff and then sat at "100% to the early stop" while the run went on looking for the
+    /// second. The first cliff ends nothing there: the line counts down to the limit that
+    /// does, and says what the run is waiting for.
+    #[test]
+    fn with_two_cliffs_asked_the_first_one_is_no_end() {
+        let first = Estimate {
+            cliff: Cliff {
+                t_s: 9.0,
+                t_low_s: 8.9,
+                t_high_s: 9.1,
+                bytes_written: 13_000_000_000,
+                before_bytes_per_sec: 1.5e9,
+                after_bytes_per_sec: 3e8,
+            },
+            cache: CacheEstimate {
+                bytes: 13_000_000_000,
+                low_bytes: 12_900_000_000,
+                high_bytes: 13_100_000_000,
+            },
+            seen_since_s: 12.0,
+            hold_s: 30.0,
+            stop_at_s: 39.0,
+        };
+        let mut st = ProgressState {
+            elapsed_s: 120.0,
+            bytes: 45_000_000_000,
+            rate: Some(3e8),
+            total_bytes: Some(250_000_000_000),
+            early_stop: true,
+            cliff: Some(first.clone()),
+            cliffs_wanted: 2,
+            ..ProgressState::default()
+        };
+        let l = st.line("probe", UnitSystem::Decimal, false);
+        assert!(!l.contains("100%"), "{l}");
+        assert!(!l.contains("early stop"), "{l}");
+        assert!(l.contains("18% of 250 GB"), "{l}");
+        assert!(l.contains("looking for cliff 2 of 2"), "{l}");
+        // The second cliff seen: the run stops on it, and the line counts down to that.
+        st.target = Some(Estimate {
+            stop_at_s: 200.0,
+            ..first
+        });
+        let l = st.line("probe", UnitSystem::Decimal, false);
+        assert!(l.contains("60% to the early stop at 200.0 s"), "{l}");
+        assert!(!l.contains("looking for"), "{l}");
     }
 
     /// A drop inside the first sample is said on the line, and the early stop it leads to

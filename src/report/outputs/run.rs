@@ -107,10 +107,9 @@ impl Outputs for SingleRun<'_> {
         ];
         specs.extend(charts::zoomed(&primary, analysis, opts));
         specs.extend(charts::latency(&primary, analysis, opts));
-        for s in &mut specs {
-            if read_only {
-                reads::relabel_as_reads(s);
-            } else {
+        // A run that only read says so on its charts by itself (its findings are of reads).
+        if !read_only {
+            for s in &mut specs {
                 reads::add_read_series(s, timeline, opts.units);
             }
         }

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::HPos;
 
 use crate::detect::findings::{After, Cache, Findings};
 use crate::detect::{Analysis, DropWhere};
-use crate::report::charts::{palette, run_name, workload_text, Rgb, Theme};
+use crate::report::charts::{palette, run_name, workload_text_of, Rgb, Theme};
 use crate::report::draw::text::{Label, Style};
 use crate::report::draw::{colors, fit_text, ink, register_fonts};
 use crate::timeline::Timeline;
@@ -115,6 +115,10 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             ),
         });
     }
+    // Fewer cliffs than `--cliffs` asked for: first, so that the note never drops it.
+    if let Some(t) = crate::detect::Findings::of(a).cliffs_short_text() {
+        parts.push(t);
+    }
     if let Some(r) = crate::detect::returns_text(a, u) {
         parts.push(r);
     }
@@ -163,7 +167,7 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             ));
         }
         _ => {
-            if let Some(c) = crate::detect::coverage_text(a, u) {
+            if let Some(c) = crate::detect::span_text(a, u) {
                 parts.push(c);
             }
         }
@@ -245,7 +249,7 @@ pub fn card_footer(t: &Timeline, a: &Analysis) -> (String, String) {
     if t.meta.stop_reason == Some(crate::timeline::StopReason::Interrupted) {
         date.push_str(" · interrupted");
     }
-    (workload_text(&t.meta, a.interval_s), date)
+    (workload_text_of(&t.meta, a), date)
 }
 
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {

@@ -81,7 +81,9 @@ pub fn command_of(html: &[u8]) -> Option<String> {
 /// Per pixel column, the samples with the smallest and the largest rate, as (time s, bytes
 /// written, rate bytes/s), for the tooltip.
 fn tooltip_points(r: &CompareRun<'_>, columns: usize) -> Vec<(f64, f64, f64)> {
-    let s = &r.timeline.samples;
+    // A run that only read is charted from its reads, and its tooltip reads them too.
+    let primary = r.timeline.primary();
+    let s = &primary.samples;
     let all: Vec<(f64, f64, f64)> = s
         .iter()
         .map(|x| (x.t_s, x.bytes_total as f64, x.bytes_per_sec))
@@ -618,10 +620,17 @@ pub fn report_html(
     // Charts.
     h.push_str("<section><h2>Charts</h2>\n<div class=\"controls\">");
     if specs.iter().any(|s| switchable(s.kind)) {
-        h.push_str(
+        // "data read" when every run only read (its charts are of its reads).
+        let moved = if !runs.is_empty() && runs.iter().all(|r| r.analysis.read_only) {
+            "read"
+        } else {
+            "written"
+        };
+        let _ = write!(
+            h,
             "<span class=\"switch\" role=\"group\" aria-label=\"x axis\">x axis: \
 <button type=\"button\" data-x=\"time\" class=\"on\">time</button>\
-<button type=\"button\" data-x=\"data\">data written</button></span>",
+<button type=\"button\" data-x=\"data\">data {moved}</button></span>",
         );
     }
     if compare {
@@ -749,9 +758,10 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
         };
         let _ = write!(
             data,
-            "{}{{\"name\":{},\"t\":[{}],\"b\":[{}],\"r\":[{}]}}",
+            "{}{{\"name\":{},\"moved\":{},\"t\":[{}],\"b\":[{}],\"r\":[{}]}}",
             if i > 0 { "," } else { "" },
             json_str(r.name),
+            json_str(crate::detect::Findings::of(r.analysis).moved()),
             join(&|p| p.0),
             join(&|p| p.1),
             join(&|p| p.2)

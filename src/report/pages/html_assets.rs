@@ -113,7 +113,7 @@ pub(super) const SCRIPT: &str = r#"(function () {
         var raw = xv * meta.xdiv + (meta.shift[i] || 0);
         var j = nearest(meta.x === 'time' ? r.t : r.b, raw);
         if (j < 0) { return; }
-        var text = fmtTime(r.t[j]) + ' · ' + fmtBytes(r.b[j]) + ' written · ' + fmtRate(r.r[j]);
+        var text = fmtTime(r.t[j]) + ' · ' + fmtBytes(r.b[j]) + ' ' + (r.moved || 'written') + ' · ' + fmtRate(r.r[j]);
         lines.push(data.runs.length > 1 ? r.name + ': ' + text : text);
       });
       tip.textContent = '';
@@ -162,7 +162,7 @@ pub(super) const SCRIPT: &str = r#"(function () {
       var cy = box.top + k * (meta.plot[1] + meta.plot[3]) / 2;
       svg.dispatchEvent(new MouseEvent('mousemove', { clientX: cx, clientY: cy, bubbles: true }));
       var tip = fig.querySelector('.tip');
-      out.push('tooltip:' + (!tip.hidden && /written/.test(tip.textContent) ? 'ok' : 'fail') + ':' + tip.textContent);
+      out.push('tooltip:' + (!tip.hidden && /written|read/.test(tip.textContent) ? 'ok' : 'fail') + ':' + tip.textContent);
     }
     document.body.setAttribute('data-selftest', out.join('|'));
   }

@@ -6,7 +6,7 @@
 use crate::device::host::HostInfo;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
-use crate::report::charts::{drive_text, workload_text, ChartKind, CompareRun};
+use crate::report::charts::{drive_text, workload_text_of, ChartKind, CompareRun};
 use crate::report::DriveState;
 
 fn esc(s: &str) -> String {
@@ -22,7 +22,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     if meta.device.path.is_empty() && meta.device.model.is_none() && !meta.label.is_empty() {
         v.push(("Input".to_string(), meta.label.clone()));
     }
-    v.push(("Workload".to_string(), workload_text(meta, a.interval_s)));
+    v.push(("Workload".to_string(), workload_text_of(meta, a)));
     v.push((
         "Run date".to_string(),
         meta.started_at
@@ -398,7 +398,19 @@ fn summary_table_with(
     s
 }
 
-fn chart_title(k: ChartKind) -> &'static str {
+/// A chart's heading; `read` for the charts of a run that only read (drawn from its reads).
+fn chart_title(k: ChartKind, read: bool) -> &'static str {
+    match (k, read) {
+        (ChartKind::ThroughputTime, true) => "Read throughput over time",
+        (ChartKind::ThroughputData, true) => "Read throughput over data read",
+        (ChartKind::Latency, true) => "Read latency per interval",
+        (ChartKind::ThroughputTimeZoom, true) => "Read throughput over time, zoomed",
+        (ChartKind::ThroughputDataZoom, true) => "Read throughput over data read, zoomed",
+        _ => write_chart_title(k),
+    }
+}
+
+fn write_chart_title(k: ChartKind) -> &'static str {
     match k {
         ChartKind::ThroughputTime => "Write throughput over time",
         ChartKind::ThroughputData => "Write throughput over data written",
@@ -420,14 +432,14 @@ fn chart_title(k: ChartKind) -> &'static str {
     }
 }
 
-fn charts_section(charts: &[ChartKind]) -> String {
+fn charts_section(charts: &[ChartKind], read: bool) -> String {
     let mut s = String::new();
     for k in charts {
         let stem = k.file_stem();
         s.push_str(&format!(
             "### {}\n\n![{}]({stem}.png)\n\nVector version: [{stem}.svg]({stem}.svg)\n\n",
-            chart_title(*k),
-            chart_title(*k)
+            chart_title(*k, read),
+            chart_title(*k, read)
         ));
     }
     s
@@ -473,7 +485,7 @@ pub fn report_md_with(
         s.push('\n');
     }
     s.push_str("## Charts\n\n");
-    s.push_str(&charts_section(charts));
+    s.push_str(&charts_section(charts, run.analysis.read_only));
     s.push_str(&format!(
         "Made with slccache {} ({}).\n",
         crate::VERSION,
@@ -544,7 +556,7 @@ pub fn compare_md(runs: &[CompareRun<'_>], charts: &[ChartKind], units: UnitSyst
         s.push_str("\n\n");
     }
     s.push_str("## Charts\n\n");
-    s.push_str(&charts_section(charts));
+    s.push_str(&charts_section(charts, false));
     s.push_str(&format!(
         "Made with slccache {} ({}).\n",
         crate::VERSION,
