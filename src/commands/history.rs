@@ -250,9 +250,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             };
             let pick = match k {
                 DriveKey::Serial(serial) => format!("slccache history {}", shell::quote(serial)),
-                DriveKey::Model(_, _, _, Some(spec))
-                    if specs > 1 && !alone(true, false) && !alone(false, true) =>
-                {
+                DriveKey::Model(_, _, _, Some(spec)) if specs > 1 && !alone(true, true) => {
                     format!("slccache history {}", shell::quote(spec))
                 }
                 DriveKey::Model(..) => {
@@ -331,7 +329,11 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     } else {
         format!(
             ", one series per {per} ({})",
-            series.into_iter().collect::<Vec<_>>().join("; ")
+            // A series of host and workload holds a comma: those are parted by semicolons.
+            series
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(if by_workload { "; " } else { ", " })
         )
     };
     let line = format!(

@@ -515,12 +515,8 @@ impl Store {
         let same_measurement: Option<(Vec<Val>, String)> = started_at.clone().map(|at| {
             let at_type = self.column_type("started_at").unwrap_or("text").to_string();
             (
-                vec![
-                    Val::Text(Some(source.clone())),
-                    Val::Text(Some(kind.clone())),
-                    Val::Text(Some(at)),
-                ],
-                backend::typed_placeholder(self.b.dialect(), 3, &at_type),
+                vec![Val::Text(Some(kind.clone())), Val::Text(Some(at))],
+                backend::typed_placeholder(self.b.dialect(), 2, &at_type),
             )
         });
         let values: Vec<(&str, Val)> = vec![
@@ -600,14 +596,15 @@ impl Store {
             if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
                 return Ok(Recorded::Existing(id));
             }
-            // The same measurement with another analysis (analysed again in its own folder):
-            // the same folder, kind and start time.
+            // The same measurement with another analysis (analysed again in its own folder,
+            // or in a copy of it): the same kind and start time, which is stamped to the
+            // nanosecond (the microsecond in PostgreSQL) when the run starts.
             if let Some((same, at_mark)) = &same_measurement {
                 let found = self.b.query(
                     &format!(
-                        "SELECT id FROM runs WHERE source_dir = {} AND kind = {} AND \
-                         started_at = {at_mark} ORDER BY id LIMIT 1",
-                        ph[0], ph[1]
+                        "SELECT id FROM runs WHERE kind = {} AND started_at = {at_mark} \
+                         ORDER BY id LIMIT 1",
+                        ph[0]
                     ),
                     same,
                 )?;

@@ -1381,6 +1381,32 @@ pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("recorded as run 2"), "{err}");
+    // A copy of the folder analysed again in place is the same measurement too (it was
+    // recorded as a run of its own, and history counted it twice).
+    let copy = w.path().join("copy");
+    let o = Command::new("cp")
+        .arg("-r")
+        .arg(w.path().join("run"))
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "analyze",
+            "copy/timeline.csv",
+            "--out",
+            "copy",
+            "--force",
+            "--units",
+            "binary",
+            "-q",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("not recorded again: run 1 "), "{err}");
 }
 
 /// history's table said "no cliff: none, or larger than X" for a run whose own text bounds
