@@ -217,9 +217,12 @@ impl InfoReport {
         if let Some(a) = self.direct_io_alignment_bytes {
             line(&mut s, "direct I/O", &format!("multiples of {a} B"));
         }
-        if self.kind == "block" {
+        if self.kind == "block" || self.in_use_reason.is_some() {
             let v = match &self.in_use_reason {
-                Some(r) => format!("yes: {r}; probe refuses it"),
+                Some(r) => format!(
+                    "yes: {}; probe refuses it",
+                    r.trim_end_matches("; give another target")
+                ),
                 None => "no (not mounted, not swap, no holders)".to_string(),
             };
             line(&mut s, "in use", &v);

@@ -196,7 +196,7 @@ fn blk_read_only(f: &File) -> io::Result<bool> {
 }
 
 /// The file behind a loop device, from sysfs, for the confirmation prompt.
-fn loop_backing_file(dev: (u32, u32)) -> Option<String> {
+pub(super) fn loop_backing_file(dev: (u32, u32)) -> Option<String> {
     let sys = sys_dir(dev)?;
     let v = std::fs::read_to_string(sys.join("loop").join("backing_file")).ok()?;
     let v = v.trim().to_string();

@@ -444,14 +444,33 @@ pub fn describe(spec: &str) -> Result<(TargetInfo, Option<String>)> {
         Ok(m) if m.file_type().is_block_device() => {
             use std::os::unix::fs::MetadataExt;
             let dev = (rustix::fs::major(m.rdev()), rustix::fs::minor(m.rdev()));
-            let in_use = check_block_not_in_use(spec, dev).err().map(|e| {
+            // What `probe` refuses, said as `probe` would: in use, or a loop device over the
+            // results store.
+            let reason = |e: anyhow::Error| {
+                e.downcast_ref::<Refusal>()
+                    .map(|r| r.reason.clone())
+                    .unwrap_or_else(|| e.to_string())
+            };
+            let in_use = check_block_not_in_use(spec, dev)
+                .err()
+                .map(reason)
+                .or_else(|| {
+                    let backing = block::loop_backing_file(dev)?;
+                    let backing = backing.trim_end_matches(" (deleted)");
+                    check_not_protected(spec, &path, Some(Path::new(backing)))
+                        .err()
+                        .map(reason)
+                });
+            Ok((block::describe(spec, path, &m)?, in_use))
+        }
+        Ok(m) if m.is_file() => {
+            let in_use = check_not_protected(spec, &path, None).err().map(|e| {
                 e.downcast_ref::<Refusal>()
                     .map(|r| r.reason.clone())
                     .unwrap_or_else(|| e.to_string())
             });
-            Ok((block::describe(spec, path, &m)?, in_use))
+            Ok((file::describe(spec, path, &m), in_use))
         }
-        Ok(m) if m.is_file() => Ok((file::describe(spec, path, &m), None)),
         Ok(m) if m.file_type().is_char_device() && is_nvme_controller(&path) => Err(usage(
             format!("{spec} is an NVMe controller; give one of its namespaces, e.g. {spec}n1"),
         )),

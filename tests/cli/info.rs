@@ -231,3 +231,47 @@ pub fn bad_targets_are_usage_errors() {
     assert_eq!(info(&[dir.path().to_str().unwrap()]).status.code(), Some(2));
     assert!(!missing.exists());
 }
+
+/// `info` on the results store, or on a loop device over it, said "in use: no" (nothing for a
+/// file) while `probe` refuses both: the README says `info` tells why a probe would refuse.
+pub fn info_says_probe_refuses_the_results_store() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    // A store with a run in it.
+    let o = Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .env("SLCCACHE_DB", &db)
+        .args(["simulate", "960evo-250g", "--seed", "1", "-q", "--out"])
+        .arg(d.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let info_of = |target: &str| -> serde_json::Value {
+        let o = Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .env("SLCCACHE_DB", &db)
+            .args(["info", target, "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_str(&ok_stdout(&o)).unwrap()
+    };
+    let j = info_of(db.to_str().unwrap());
+    assert_eq!(j["in_use"], true, "{j}");
+    assert!(
+        j["in_use_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("results store")),
+        "{j}"
+    );
+    if !may_run("info_says_probe_refuses_the_results_store (loop device)") {
+        return;
+    }
+    let dev = sh("losetup", &["-f", "--show", db.to_str().unwrap()]);
+    let j = info_of(&dev);
+    let _ = Command::new("losetup").args(["-d", &dev]).status();
+    assert_eq!(j["in_use"], true, "{j}");
+    assert!(
+        j["in_use_reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("a loop device over")),
+        "{j}"
+    );
+}

@@ -88,6 +88,7 @@ fn main() -> std::process::ExitCode {
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
             info::one_sensor_reads_the_same_in_every_line_of_info,
             info::info_on_a_file_writes_nothing,
+            info::info_says_probe_refuses_the_results_store,
             info::bad_targets_are_usage_errors,
             install::bash_completions_parse,
             install::zsh_completions_parse,
