@@ -105,6 +105,39 @@ fn lower_bound_cap(t: &Timeline) -> u64 {
     t.bytes_total().min(span_of(t).unwrap_or(u64::MAX))
 }
 
+/// The warning of a run that ended before any cliff, bounding the cache at `bound` bytes:
+/// `wrapped` when the writes went round the span again; `larger` (the way to a larger span)
+/// when one pass over a span smaller than the drive, or over a whole file, was written.
+/// Writing more over a span already written only wraps, so then the way on is a larger span,
+/// not more bytes.
+fn no_cliff_warning(bound: u64, wrapped: bool, larger: Option<&str>, units: UnitSystem) -> Warning {
+    let what = if wrapped {
+        format!(
+            "one pass over the {} span; the writes wrapped around it",
+            format_bytes(bound as f64, units)
+        )
+    } else {
+        "all that was written".to_string()
+    };
+    let more = match (larger, wrapped) {
+        (Some(way), _) => format!("write over {way}"),
+        (None, true) => "write over a larger span (--span, or the whole drive)".to_string(),
+        (None, false) => "write more (--max-bytes or --duration)".to_string(),
+    };
+    Warning::new(
+        WarningKind::NoCliff {
+            lower_bound_bytes: bound,
+            whole_drive: false,
+        },
+        format!(
+            "the run ended before any cliff: {} ({what}); if the drive has a cache, it holds at \
+             least {}; {more} to find where it ends",
+            no_cliff_text(Some(bound), units),
+            format_bytes(bound as f64, units),
+        ),
+    )
+}
+
 /// One change after refinement.
 #[derive(Debug, Clone, Copy)]
 struct Change {
@@ -164,6 +197,31 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
                         },
                         format!("the run ended before any cliff: {text}"),
                     );
+                }
+            }
+        }
+    }
+    // One pass over a span smaller than the drive, without a cliff: more bytes would only
+    // wrap round it.
+    if let Some(c) = a
+        .coverage
+        .as_ref()
+        .filter(|c| c.whole_span && !c.span_is_drive)
+    {
+        if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
+            let wrapped = c.bytes_written > c.span_bytes;
+            let larger = if c.span_is_file {
+                "a larger file (--size)"
+            } else {
+                "a larger span (--span, or the whole drive)"
+            };
+            for w in &mut a.warnings {
+                if let WarningKind::NoCliff {
+                    lower_bound_bytes,
+                    whole_drive: false,
+                } = w.kind
+                {
+                    *w = no_cliff_warning(lower_bound_bytes, wrapped, Some(larger), units);
                 }
             }
         }
@@ -660,27 +718,8 @@ fn build_result(
                 let written = (b_end - b0).round().max(0.0) as u64;
                 let bound = out.cache_lower_bound_bytes.unwrap_or(written).min(written);
                 out.cache_lower_bound_bytes = Some(bound);
-                let what = if bound < written {
-                    format!(
-                        "one pass over the {} span; the writes wrapped around it",
-                        format_bytes(bound as f64, units)
-                    )
-                } else {
-                    "all that was written".to_string()
-                };
-                out.warnings.push(Warning::new(
-                    WarningKind::NoCliff {
-                        lower_bound_bytes: bound,
-                        whole_drive: false,
-                    },
-                    format!(
-                        "the run ended before any cliff: {} ({what}); if the drive has a cache, \
-                     it holds at least {}; write more (--max-bytes or --duration) to find \
-                     where it ends",
-                        no_cliff_text(Some(bound), units),
-                        format_bytes(bound as f64, units),
-                    ),
-                ))
+                out.warnings
+                    .push(no_cliff_warning(bound, bound < written, None, units));
             }
         },
     }

@@ -573,3 +573,21 @@ fn simulate_memory_does_not_grow_with_the_samples() {
     );
     assert!(long < 256 * 1024, "peak RSS {long} kB");
 }
+
+/// One pass over a small `--span` without a cliff advised "write more (--max-bytes or
+/// --duration)", which only wraps round the same span; the way on is a larger span.
+#[test]
+fn one_pass_over_a_small_span_advises_a_larger_span() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o");
+    slccache()
+        .args(["simulate", "960evo-250g", "--pattern", "seqwrite", "--span", "5GB"])
+        .args(["--no-record", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let s = json(&out.join("summary.json"));
+    let w = s["analysis"]["warnings"].to_string();
+    assert!(w.contains("write over a larger span (--span"), "{w}");
+    assert!(!w.contains("--max-bytes"), "{w}");
+}
