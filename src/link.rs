@@ -145,7 +145,7 @@ impl Link {
     pub fn limited_text(&self, bytes_per_sec: f64, units: UnitSystem) -> Option<String> {
         self.limits(bytes_per_sec).then(|| {
             format!(
-                "{LIMITED_PREFIX} {} link, not by the drive: {} in the cache against the \
+                "{LIMITED_PREFIX} {} link, perhaps not by the drive: {} in the cache against the \
                  link's usable {} ({} raw); the drive's cache may write faster than this link \
                  shows",
                 self.name,
@@ -191,6 +191,14 @@ pub fn note(
         if let crate::detect::WarningKind::LinkLimited { link } = &w.kind {
             a.link_limited = Some(link.clone());
         }
+        // No cliff, and the whole run at the link's limit: the link hides where a cache
+        // would run out, so the run bounds nothing ("no cache, or one larger than" would be
+        // said of the link, not of the drive).
+        if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() && !a.read_only {
+            a.cache_lower_bound_bytes = None;
+            a.warnings
+                .retain(|w| !matches!(w.kind, crate::detect::WarningKind::NoCliff { .. }));
+        }
         a.warnings.push(w);
     }
 }
@@ -198,7 +206,7 @@ pub fn note(
 /// The card's short form of the link finding: "cache phase limited by the SATA 6.0 Gb/s link,
 /// not by the drive".
 pub fn card_text(link: &str) -> String {
-    format!("{LIMITED_PREFIX} {link} link, not by the drive")
+    format!("{LIMITED_PREFIX} {link} link, perhaps not by the drive")
 }
 
 #[cfg(test)]
@@ -233,7 +241,9 @@ mod tests {
         // 545 MB/s is 97.7 % of 558: limited. 480 MB/s (86 %) is the drive's own.
         let w = s6.limited_text(545e6, UnitSystem::Decimal).unwrap();
         assert!(
-            w.starts_with("cache phase limited by the SATA 6.0 Gb/s link, not by the drive: "),
+            w.starts_with(
+                "cache phase limited by the SATA 6.0 Gb/s link, perhaps not by the drive: "
+            ),
             "{w}"
         );
         assert!(
@@ -250,7 +260,7 @@ mod tests {
         );
         assert_eq!(
             card_text("SATA 6.0 Gb/s"),
-            "cache phase limited by the SATA 6.0 Gb/s link, not by the drive"
+            "cache phase limited by the SATA 6.0 Gb/s link, perhaps not by the drive"
         );
         assert_eq!(s6.limited_text(480e6, UnitSystem::Decimal), None);
         assert!(s6.limits(0.94 * 558e6) && !s6.limits(0.93 * 558e6));

@@ -49,6 +49,13 @@ pub enum Cache {
     },
     /// Cliffs were found but no size could be put on the cache.
     NotEstimated,
+    /// No cliff, and the whole run wrote at the limit of the link in front of the drive
+    /// (SATA, USB, PCIe): the link hides where a cache would end, so nothing is known of its
+    /// size.
+    HiddenByLink {
+        /// The link's name (`SATA 3.0 Gb/s`).
+        link: String,
+    },
 }
 
 /// The rate after the last cliff ([`super::after_cache`] defines the stretch).
@@ -261,6 +268,11 @@ impl Findings {
                 fb(*bytes_read)
             ),
             Cache::NotEstimated => "cache size not estimated".to_string(),
+            Cache::HiddenByLink { link } => format!(
+                "no cliff seen through the {link} link: the whole run wrote at the link's \
+                 limit, which hides where a cache would run out; nothing is known of the \
+                 cache's size through this link"
+            ),
         }
     }
 
@@ -301,6 +313,7 @@ impl Findings {
             }
             Cache::Unconfirmed(d) => format!(">= {} (drop unconfirmed)", fb(d.bytes_low)),
             Cache::ReadOnly { .. } => "reads only".to_string(),
+            Cache::HiddenByLink { .. } => "hidden by the link".to_string(),
             Cache::TooFewSamples | Cache::NothingWritten | Cache::NotEstimated => "-".to_string(),
         }
     }
@@ -394,6 +407,8 @@ fn cache_of(a: &Analysis) -> Cache {
         Cache::NothingWritten
     } else if let Some(d) = &a.unconfirmed_drop {
         Cache::Unconfirmed(d.clone())
+    } else if let Some(link) = &a.link_limited {
+        Cache::HiddenByLink { link: link.clone() }
     } else {
         match (a.cache_lower_bound_bytes, &a.coverage) {
             (None, _) => Cache::TooFewSamples,

@@ -1157,7 +1157,7 @@ pub fn a_sata_disk_through_ahci() {
     };
     const AT_LINK_BPS: u64 = 140_000_000;
     const BELOW_BPS: u64 = 80_000_000;
-    const LINE: &str = "cache phase limited by the SATA 1.5 Gb/s link, not by the drive";
+    const LINE: &str = "cache phase limited by the SATA 1.5 Gb/s link, perhaps not by the drive";
     let probe = "slccache probe /dev/sda --destroy-data --pattern seqwrite --bs 128k --qd 32 \
                  --interval 250ms --duration 12s";
     let script = Script::new(&format!(

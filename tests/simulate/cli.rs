@@ -581,7 +581,14 @@ fn one_pass_over_a_small_span_advises_a_larger_span() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("o");
     slccache()
-        .args(["simulate", "960evo-250g", "--pattern", "seqwrite", "--span", "5GB"])
+        .args([
+            "simulate",
+            "960evo-250g",
+            "--pattern",
+            "seqwrite",
+            "--span",
+            "5GB",
+        ])
         .args(["--no-record", "--out"])
         .arg(&out)
         .assert()

@@ -5,7 +5,7 @@
 
 use crate::common::slccache;
 
-const LINE: &str = "cache phase limited by the SATA 6.0 Gb/s link, not by the drive";
+const LINE: &str = "cache phase limited by the SATA 6.0 Gb/s link, perhaps not by the drive";
 
 fn run(args: &[&str]) -> (String, tempfile::TempDir) {
     let d = tempfile::tempdir().unwrap();
@@ -74,4 +74,31 @@ fn a_sata_preset_at_the_link_s_ceiling_says_so_everywhere() {
     if e["share_of_model"].as_f64().unwrap() >= 0.97 {
         assert!(out.contains(LINE), "{out}");
     }
+}
+
+/// A link that caps the rate after the cache too hides the cliff: `870evo-4tb,link=sata-3g`
+/// (a 24 GB cache) said "no cliff seen ... no SLC cache ran out" beside the link's warning,
+/// and the card "No cliff over the whole 4.00 TB drive". Nothing is known of the cache
+/// through such a link, and every output says so.
+#[test]
+fn a_link_that_hides_the_cliff_bounds_no_cache() {
+    let (out, d) = run(&["simulate", "870evo-4tb,link=sata-3g"]);
+    assert!(
+        out.contains("no cliff seen through the SATA 3.0 Gb/s link"),
+        "{out}"
+    );
+    assert!(!out.contains("no SLC cache ran out"), "{out}");
+    assert!(!out.contains("no cache, or one larger"), "{out}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("run/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        s["findings"]["cache"]["kind"], "hidden_by_link",
+        "{}",
+        s["findings"]
+    );
+    assert!(s["analysis"]["cache_lower_bound_bytes"].is_null());
+    let md = std::fs::read_to_string(d.path().join("run/report.md")).unwrap();
+    assert!(md.contains("nothing is known of the cache's size"), "{md}");
+    assert!(!md.contains("no SLC cache ran out"), "{md}");
 }

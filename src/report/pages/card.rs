@@ -48,6 +48,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             format_bytes(*capacity_bytes as f64, u)
         ),
         Cache::TooFewSamples => "Too few samples to tell".to_string(),
+        Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
         Cache::NothingWritten => "Nothing written".to_string(),
         Cache::ReadOnly { .. } | Cache::NotEstimated => crate::units::capitalized(&f.cache_text(u)),
     };
@@ -69,6 +70,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         (Some(r), _) => format!("in cache  {r}"),
         (None, Some(r)) if matches!(f.cache, crate::detect::findings::Cache::TooFewSamples) => {
             format!("mean  {}", format_rate(r, u))
+        }
+        (None, Some(r)) if matches!(f.cache, Cache::HiddenByLink { .. }) => {
+            format!("at the link's limit  {}", format_rate(r, u))
         }
         (None, Some(r)) => format!("steady  {}", format_rate(r, u)),
         (None, None) => String::new(),
