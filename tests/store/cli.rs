@@ -1216,6 +1216,53 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     assert!(stdout.contains(": 1 run;"), "{stdout}");
 }
 
+/// `runs --html` cut short (Ctrl-C, a full disk) is finished by the same command: a
+/// folder holding only run folders and an unfinished export's temporary folder (what an
+/// interruption leaves) is taken without --force, the temporary is removed and the run
+/// exported whole, and the page is written.
+pub fn runs_html_finishes_an_interrupted_page() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    for preset in ["960evo-250g", "970evo-1tb"] {
+        store_util::ok(
+            store_util::slccache(&db)
+                .args(["simulate", preset, "--seed", "1", "-q", "--out"])
+                .arg(w.join(format!("run-{preset}"))),
+        );
+    }
+    let lib = w.join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    // Run 1 whole, run 2 cut short mid-export in its temporary folder.
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["runs", "export", "1", "--out"])
+            .arg(lib.join("1")),
+    );
+    let tmp = lib.join(".2.partial");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::copy(
+        w.join("run-970evo-1tb/summary.json"),
+        tmp.join("summary.json"),
+    )
+    .unwrap();
+    let o = store_util::slccache(&db)
+        .args(["runs", "--html"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 run folder exported"), "{text}");
+    assert!(!tmp.exists(), "the unfinished export is gone");
+    assert!(lib.join("2/report.html").is_file() && lib.join("2/timeline.csv").is_file());
+    let page = std::fs::read_to_string(lib.join("index.html")).unwrap();
+    assert!(
+        page.contains("1/report.html") && page.contains("2/report.html"),
+        "{page}"
+    );
+}
+
 /// `runs --html DIR` again after `runs rm` left the removed run's folder beside the page (a
 /// reader took it for a run the store holds); and a folder of the same id written from
 /// another store was kept and linked as this store's run. The first goes; the second is

@@ -182,9 +182,9 @@ document.body.setAttribute('data-ready','yes');\n\
 /// slccache's own `index.html` from anyone else's.
 const PAGE_TITLE: &str = "<title>slccache results library</title>";
 
-/// Whether `dir` is a folder `runs --html` wrote: its `index.html` is a library page (the
-/// title within the page's first kilobytes).
-pub fn is_library_folder(dir: &Path) -> bool {
+/// Whether `dir`'s `index.html` is a library page (the title within the page's first
+/// kilobytes).
+pub fn is_library_page(dir: &Path) -> bool {
     use std::io::Read as _;
     let Ok(f) = std::fs::File::open(dir.join("index.html")) else {
         return false;
@@ -194,6 +194,45 @@ pub fn is_library_folder(dir: &Path) -> bool {
         return false;
     }
     String::from_utf8_lossy(&head).contains(PAGE_TITLE)
+}
+
+/// The temporary folder, beside `dir/ID/`, that run `id` is exported into before it is
+/// renamed into place.
+pub fn export_temp_name(id: i64) -> String {
+    format!(".{id}.partial")
+}
+
+/// The run id of a temporary export folder's name ([`export_temp_name`]).
+pub fn export_temp_id(name: &str) -> Option<i64> {
+    name.strip_prefix('.')?
+        .strip_suffix(".partial")?
+        .parse()
+        .ok()
+}
+
+/// Whether `dir` is a folder `runs --html` wrote: its `index.html` is a library page, or
+/// (a page cut short before its index.html was written, by an earlier version or a full
+/// disk) it holds only run folders (`ID/` with a summary.json) and temporary exports.
+pub fn is_library_folder(dir: &Path) -> bool {
+    if is_library_page(dir) {
+        return true;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut any = false;
+    for e in rd {
+        let Ok(e) = e else { return false };
+        let name = e.file_name();
+        let name = name.to_str().unwrap_or_default();
+        let run_folder = name.parse::<i64>().is_ok() && e.path().join("summary.json").is_file();
+        let temp = export_temp_id(name).is_some() && e.path().is_dir();
+        if !(run_folder || temp) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// Writes `index.html` into `dir` (created if missing); returns its path.
