@@ -25,6 +25,8 @@ pub struct LibraryEntry {
     pub host: String,
     /// What ran.
     pub kind: String,
+    /// The workload in a few words (`randwrite 4K QD32`), or "-".
+    pub workload: String,
     /// Cache size text.
     pub cache: String,
     /// In-cache rate text.
@@ -124,7 +126,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
     );
     h.push_str(
         "<div class=\"table\"><table id=\"runs\"><thead><tr><th>id</th><th>date</th><th>drive</th><th>serial</th>\
-<th>host</th><th>ran</th><th>cache (95% interval)</th><th>in cache</th><th>after cache</th>\
+<th>host</th><th>ran</th><th>workload</th><th>cache (95% interval)</th><th>in cache</th><th>after cache</th>\
 <th>throughput</th><th>report</th></tr></thead><tbody>\n",
     );
     for e in entries {
@@ -135,7 +137,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
         let _ = writeln!(
             h,
             "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td>{}</td>\
-<td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td>\
+<td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td>\
 <td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&e.drive),
             esc(&e.host),
@@ -145,6 +147,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
             esc(&e.serial),
             esc(&e.host),
             esc(&e.kind),
+            esc(&e.workload),
             esc(&e.cache),
             esc(&e.in_rate),
             esc(&e.after_rate),
@@ -272,6 +275,7 @@ mod tests {
             id: 7,
             drive: "A<b>".into(),
             host: "h".into(),
+            workload: "randwrite 4K QD32".into(),
             link: Some("7/report.html".into()),
             ..Default::default()
         };
@@ -279,5 +283,8 @@ mod tests {
         assert!(h.contains("A&lt;b&gt;") && !h.contains("A<b>"));
         assert_eq!(h.matches("<tr data-drive").count(), 2);
         assert!(h.contains("href=\"7/report.html\""));
+        // The workload, as `runs` lists it, in a column of its own.
+        assert!(h.contains("<th>ran</th><th>workload</th>"), "{h}");
+        assert!(h.contains("<td>randwrite 4K QD32</td>"), "{h}");
     }
 }
