@@ -282,7 +282,7 @@ impl Findings {
     }
 
     /// The cache as a table cell (`runs`, `history`, the library page): `22.0 GB (21.9 GB to
-    /// 22.5 GB)`, `>= 40.0 GB (no cliff)`, `no cliff in all 960 GB`, `776 MB to 1.08 GB
+    /// 22.5 GB)`, `none or > 40.0 GB (no cliff)`, `no cliff in all 960 GB`, `776 MB to 1.08 GB
     /// (unconfirmed)` (a drop inside the first sample), `-` where nothing is known.
     pub fn cache_cell(&self, units: UnitSystem) -> String {
         let fb = |b: u64| format_bytes(b as f64, units);
@@ -292,7 +292,8 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => size_with(*bytes, *low_bytes, *high_bytes, "", units),
-            Cache::AtLeast { bytes } => format!(">= {} (no cliff)", fb(*bytes)),
+            // No cliff: no cache, or one larger than what was written (as the run says).
+            Cache::AtLeast { bytes } => format!("none or > {} (no cliff)", fb(*bytes)),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 format!("no cliff in all {}", fb(*capacity_bytes))
             }
