@@ -772,6 +772,44 @@ pub fn compare_of_a_stored_sweep_says_what_compare_takes() {
     assert!(!d.path().join("c").exists());
 }
 
+/// A simulated sweep was listed with the drive "emu:960evo-250g" where every other simulated
+/// run names its drive "Samsung SSD 960 EVO 250GB (simulated)"; so it is now, as its report's
+/// title names it, and a bare preset is named the same.
+pub fn a_simulated_sweep_is_listed_as_a_simulated_drive() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = sweep_and_simulate(w);
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "sweep",
+            "960evo-250g",
+            "--simulate",
+            "--qd",
+            "1",
+            "--jobs",
+            "1",
+            "--out",
+            "bare",
+            "-q",
+        ],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (_, json, _) = slc(&db, &["runs", "--json"], w);
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{json}");
+    for r in rows {
+        assert_eq!(
+            r["model"], "Samsung SSD 960 EVO 250GB (simulated)",
+            "{json}"
+        );
+    }
+    let (_, table, _) = slc(&db, &["runs"], w);
+    assert!(!table.contains("emu:"), "{table}");
+}
+
 /// No such run, no such folder, an output folder that holds files: bad input, exit 2, in
 /// `runs` and its subcommands as everywhere else (they were 1 in `runs`).
 pub fn bad_input_to_the_results_library_is_exit_2() {
