@@ -456,8 +456,8 @@ fn library_page(
             let unfinished = || {
                 format!(
                     "exporting run {} into {} failed; its folder was not written (the run \
-                     folders there are whole). Free some space and run the same command again \
-                     to finish the page",
+                     folders there are whole). Once the cause below is mended (a full disk: \
+                     free some space), the same command finishes the page",
                     r.id,
                     dir.display(),
                 )
