@@ -263,8 +263,10 @@ impl Findings {
             ),
             Cache::TooFewSamples => super::no_cliff_text(None, units),
             Cache::NothingWritten => "nothing was written: no cliff, no cache size".to_string(),
+            // Lower case, as every other kind: most outputs use it mid-sentence
+            // (`estimate: reads only ...`); those that start a line with it capitalise it.
             Cache::ReadOnly { bytes_read } => format!(
-                "Reads only ({} read): no write cache measured",
+                "reads only ({} read): no write cache measured",
                 fb(*bytes_read)
             ),
             Cache::NotEstimated => "cache size not estimated".to_string(),
@@ -289,12 +291,14 @@ impl Findings {
                 format!("no cliff: {}", self.cache_text(units))
             }
             Cache::NotEstimated => "not estimated".to_string(),
+            // Its own words in the row, as before: "Reads only (...)".
+            Cache::ReadOnly { .. } => crate::units::capitalized(&self.cache_text(units)),
             _ => self.cache_text(units),
         }
     }
 
     /// The cache as a table cell (`runs`, `history`, the library page): `22.0 GB (21.9 GB to
-    /// 22.5 GB)`, `>= 40.0 GB (no cliff)`, `no cliff in all 960 GB`, `776 MB to 1.08 GB
+    /// 22.5 GB)`, `none or > 40.0 GB (no cliff)`, `no cliff in all 960 GB`, `776 MB to 1.08 GB
     /// (unconfirmed)` (a drop inside the first sample), `-` where nothing is known.
     pub fn cache_cell(&self, units: UnitSystem) -> String {
         let fb = |b: u64| format_bytes(b as f64, units);
@@ -304,7 +308,8 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => size_with(*bytes, *low_bytes, *high_bytes, "", units),
-            Cache::AtLeast { bytes } => format!(">= {} (no cliff)", fb(*bytes)),
+            // No cliff: no cache, or one larger than what was written (as the run says).
+            Cache::AtLeast { bytes } => format!("none or > {} (no cliff)", fb(*bytes)),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 format!("no cliff in all {}", fb(*capacity_bytes))
             }
@@ -509,6 +514,29 @@ fn size_with(bytes: u64, low: u64, high: u64, words: &str, units: UnitSystem) ->
 mod tests {
     use super::*;
     use crate::detect::synth;
+
+    #[test]
+    fn a_read_only_run_is_said_in_lower_case_mid_sentence() {
+        let f = Findings {
+            cache: Cache::ReadOnly {
+                bytes_read: 1_900_000_000,
+            },
+            in_cache_bytes_per_sec: None,
+            level_bytes_per_sec: None,
+            steps: vec![],
+            after: None,
+            phase_names: vec![],
+            cliffs_asked: None,
+        };
+        let u = UnitSystem::Decimal;
+        // `simulate` prints "estimate:    reads only ...", `compare` "name: reads only ...".
+        assert_eq!(
+            f.cache_text(u),
+            "reads only (1.90 GB read): no write cache measured"
+        );
+        // report.md's row starts with it.
+        assert!(f.cache_row(u).starts_with("Reads only (1.90 GB read)"));
+    }
 
     #[test]
     fn an_unsteady_stretch_after_the_cache_has_no_one_rate() {

@@ -141,10 +141,10 @@ pub fn returns_text(a: &Analysis, units: UnitSystem) -> Option<String> {
 }
 
 /// The words for a run that only read, in place of a cache size: reads measure no write cache.
-/// `Reads only (1.90 GB read): no write cache measured`.
+/// `reads only (1.90 GB read): no write cache measured` (capitalised where it starts a line).
 pub fn read_only_text(a: &Analysis, units: UnitSystem) -> String {
     format!(
-        "Reads only ({} read): no write cache measured",
+        "reads only ({} read): no write cache measured",
         format_bytes(a.bytes_total as f64, units)
     )
 }

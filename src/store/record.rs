@@ -73,7 +73,18 @@ impl Fields {
         let mut f = Fields {
             started_at: text(&s["run"]["started_at"]),
             interrupted: s["interrupted"].as_bool().unwrap_or(false),
-            model: text(&dev["model"]),
+            // A sweep of a drive model names no device: its drive is the model, simulated or
+            // emulated, as the sweep's own title names it.
+            model: text(&dev["model"]).or_else(|| {
+                text(&s["config"]["model"]["model"]).map(|m| {
+                    let how = if s["config"]["simulate"] == true {
+                        "simulated"
+                    } else {
+                        "emulated"
+                    };
+                    format!("{m} ({how})")
+                })
+            }),
             serial: text(&dev["serial"]),
             firmware: text(&dev["firmware"]),
             capacity_bytes: int(&dev["capacity_bytes"]),

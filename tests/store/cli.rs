@@ -772,6 +772,44 @@ pub fn compare_of_a_stored_sweep_says_what_compare_takes() {
     assert!(!d.path().join("c").exists());
 }
 
+/// A simulated sweep was listed with the drive "emu:960evo-250g" where every other simulated
+/// run names its drive "Samsung SSD 960 EVO 250GB (simulated)"; so it is now, as its report's
+/// title names it, and a bare preset is named the same.
+pub fn a_simulated_sweep_is_listed_as_a_simulated_drive() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = sweep_and_simulate(w);
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "sweep",
+            "960evo-250g",
+            "--simulate",
+            "--qd",
+            "1",
+            "--jobs",
+            "1",
+            "--out",
+            "bare",
+            "-q",
+        ],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (_, json, _) = slc(&db, &["runs", "--json"], w);
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{json}");
+    for r in rows {
+        assert_eq!(
+            r["model"], "Samsung SSD 960 EVO 250GB (simulated)",
+            "{json}"
+        );
+    }
+    let (_, table, _) = slc(&db, &["runs"], w);
+    assert!(!table.contains("emu:"), "{table}");
+}
+
 /// No such run, no such folder, an output folder that holds files: bad input, exit 2, in
 /// `runs` and its subcommands as everywhere else (they were 1 in `runs`).
 pub fn bad_input_to_the_results_library_is_exit_2() {
@@ -1216,6 +1254,53 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     assert!(stdout.contains(": 1 run;"), "{stdout}");
 }
 
+/// `runs --html` cut short (Ctrl-C, a full disk) is finished by the same command: a
+/// folder holding only run folders and an unfinished export's temporary folder (what an
+/// interruption leaves) is taken without --force, the temporary is removed and the run
+/// exported whole, and the page is written.
+pub fn runs_html_finishes_an_interrupted_page() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    for preset in ["960evo-250g", "970evo-1tb"] {
+        store_util::ok(
+            store_util::slccache(&db)
+                .args(["simulate", preset, "--seed", "1", "-q", "--out"])
+                .arg(w.join(format!("run-{preset}"))),
+        );
+    }
+    let lib = w.join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    // Run 1 whole, run 2 cut short mid-export in its temporary folder.
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["runs", "export", "1", "--out"])
+            .arg(lib.join("1")),
+    );
+    let tmp = lib.join(".2.partial");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::copy(
+        w.join("run-970evo-1tb/summary.json"),
+        tmp.join("summary.json"),
+    )
+    .unwrap();
+    let o = store_util::slccache(&db)
+        .args(["runs", "--html"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("1 run folder exported"), "{text}");
+    assert!(!tmp.exists(), "the unfinished export is gone");
+    assert!(lib.join("2/report.html").is_file() && lib.join("2/timeline.csv").is_file());
+    let page = std::fs::read_to_string(lib.join("index.html")).unwrap();
+    assert!(
+        page.contains("1/report.html") && page.contains("2/report.html"),
+        "{page}"
+    );
+}
+
 /// `runs --html DIR` again after `runs rm` left the removed run's folder beside the page (a
 /// reader took it for a run the store holds); and a folder of the same id written from
 /// another store was kept and linked as this store's run. The first goes; the second is
@@ -1411,7 +1496,8 @@ pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
 
 /// history's table said "no cliff: none, or larger than X" for a run whose own text bounds
 /// its cache from both sides, and charted a fill-sweep as a run with no cliff. It now says
-/// what `runs` says ("at least X") and charts only runs that measure one cache.
+/// what `runs` says ("none or > X (no cliff)": no cache, or one larger than what was written)
+/// and charts only runs that measure one cache.
 pub fn history_takes_single_runs_and_bounds_as_runs_does() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
@@ -1443,10 +1529,14 @@ pub fn history_takes_single_runs_and_bounds_as_runs_does() {
         "short",
     ]);
     let listed = ok(&["runs"]);
-    assert!(listed.contains(">= 5.00 GB"), "{listed}");
+    // No cliff: no cache, or one larger than what was written; not a cache of at least X.
+    assert!(listed.contains("none or > 5.00 GB (no cliff)"), "{listed}");
     ok(&["history", "960 EVO", "--out", "h1"]);
     let html = std::fs::read_to_string(w.path().join("h1/report.html")).unwrap();
-    assert!(html.contains("<td>&gt;= 5.00 GB (no cliff)</td>"), "{html}");
+    assert!(
+        html.contains("<td>none or &gt; 5.00 GB (no cliff)</td>"),
+        "{html}"
+    );
     assert!(!html.contains("none, or larger than"), "{html}");
 }
 

@@ -38,6 +38,8 @@ fn main() -> std::process::ExitCode {
             cli::a_read_only_folder_warns_and_keeps_the_run,
             cli::an_interrupted_probe_is_recorded_as_interrupted,
             cli::history_charts_a_drive_against_date_and_wear,
+            cli::runs_html_finishes_an_interrupted_page,
+            cli::a_simulated_sweep_is_listed_as_a_simulated_drive,
             cli::history_finds_a_file_by_the_name_it_was_probed_as,
             cli::the_library_folder_follows_the_store,
             cli::history_keeps_workloads_specs_and_unsteady_runs_apart,

@@ -287,7 +287,8 @@ pub fn runs_by_group_give_count_median_and_range() {
         lines[1].starts_with("r3") && lines[1].contains(" 2 "),
         "{t}"
     );
-    // "13.0 GB (13.00-13.02 GB)": the range with as many decimals as its ends need.
+    // "13.0 GB (13.00 GB to 13.02 GB)": the range as the findings write one, with as many
+    // decimals as its ends need to differ.
     assert!(
         lines[1].contains(" GB (") && lines[1].contains(" GB)"),
         "{t}"
@@ -299,7 +300,7 @@ pub fn runs_by_group_give_count_median_and_range() {
         .split(" GB)")
         .next()
         .unwrap();
-    let (lo, hi) = range.split_once('-').unwrap();
+    let (lo, hi) = range.split_once(" GB to ").unwrap_or_else(|| panic!("{t}"));
     assert!(
         lo.parse::<f64>().unwrap() < hi.parse::<f64>().unwrap(),
         "{t}"

@@ -130,9 +130,20 @@ pub fn group(rows: &[RunRow], by: &GroupBy) -> Vec<Group> {
         .collect()
 }
 
-/// A range in the unit of `text` (the median as `format_bytes` or `format_rate` wrote it),
-/// with as many decimals as it takes for its ends to differ (up to three): `12.96-13.11 GB`.
-pub(super) fn range_text(min: f64, max: f64, median_text: &str, units: UnitSystem) -> String {
+/// A range as the findings write one (`12.9 GB to 13.1 GB`): each end as `f` writes it; where
+/// both ends would read the same, in the unit of `median_text` (the median as `f` wrote it)
+/// with as many decimals as it takes for them to differ (up to three): `13.00 GB to 13.02 GB`.
+pub(super) fn range_text(
+    min: f64,
+    max: f64,
+    median_text: &str,
+    units: UnitSystem,
+    f: &dyn Fn(f64) -> String,
+) -> String {
+    let (lo, hi) = (f(min), f(max));
+    if lo != hi {
+        return format!("{lo} to {hi}");
+    }
     let unit = median_text.rsplit_once(' ').map_or("", |(_, u)| u);
     let (k, m) = (
         match units {
@@ -155,7 +166,7 @@ pub(super) fn range_text(min: f64, max: f64, median_text: &str, units: UnitSyste
     while d < 3 && format!("{a:.d$}") == format!("{b:.d$}") {
         d += 1;
     }
-    format!("{a:.d$}-{b:.d$} {unit}")
+    format!("{a:.d$} {unit} to {b:.d$} {unit}")
 }
 
 /// The groups as a table: one line each, with the median and range of each figure.
@@ -165,7 +176,7 @@ pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String 
         Some(s) => {
             let mut t = f(s.median);
             if s.runs > 1 {
-                t = format!("{t} ({})", range_text(s.min, s.max, &t, units));
+                t = format!("{t} ({})", range_text(s.min, s.max, &t, units, f));
             }
             if s.runs < runs {
                 t += &format!(" [{} of {runs} runs]", s.runs);
@@ -216,4 +227,25 @@ pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String 
         s += &line(c);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_is_written_as_the_findings_write_one() {
+        let u = UnitSystem::Decimal;
+        let gb = |v: f64| format_bytes(v, u);
+        let r = |lo: f64, hi: f64| range_text(lo, hi, &gb((lo + hi) / 2.0), u, &gb);
+        assert_eq!(r(12.9e9, 13.1e9), "12.9 GB to 13.1 GB");
+        assert_eq!(r(13.0e9, 100e9), "13.0 GB to 100 GB");
+        // Ends that read the same get the decimals that tell them apart.
+        assert_eq!(r(13.001e9, 13.02e9), "13.00 GB to 13.02 GB");
+        let mbs = |v: f64| format_rate(v, u);
+        assert_eq!(
+            range_text(292e6, 300e6, &mbs(297e6), u, &mbs),
+            "292 MB/s to 300 MB/s"
+        );
+    }
 }

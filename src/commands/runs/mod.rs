@@ -13,7 +13,7 @@ use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, UnitSystem};
 
 pub use groups::{group, group_table, Group, GroupBy, Spread};
-use table::{after, cache, drive, rate, short_date, tags_text};
+use table::{after, cache, drive, rate, short_date, tags_text, workload_cell};
 pub use table::{csv_text, table};
 
 /// The listing's filters from the flags (`--host` and `--tag` also before `runs`).
@@ -150,7 +150,10 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                     dir.display()
                 )));
             }
-            let files = store.export(*id, dir)?;
+            let files = {
+                let _export = crate::report::outputs::file::exporting();
+                store.export(*id, dir)?
+            };
             files
                 .iter()
                 .map(|f| format!("wrote {}\n", f.display()))
@@ -342,6 +345,12 @@ fn import_pending(mut store: Option<&mut Store>, place: &str, is_default: bool) 
 /// Writes the library page and, for each run not exported there yet, its folder under
 /// `dir/ID/`; returns the lines to print. A folder that holds files and is not a library page
 /// written before is refused (before anything is written) unless `force`.
+///
+/// The page can be finished after an interruption (Ctrl-C, a full disk): a page is written
+/// first, so the folder is one's own from the start; each run is exported into a temporary
+/// folder beside its own ([`crate::report::pages::library::export_temp_name`]) and renamed
+/// into place when whole, so a `dir/ID/` holding a summary.json is always complete; and the
+/// temporaries an interrupted page left are removed and exported anew.
 fn library_page(
     store: &mut Store,
     rows: &[RunRow],
@@ -349,18 +358,50 @@ fn library_page(
     place: &str,
     force: bool,
 ) -> Result<String> {
+    use crate::report::pages::library as lib;
     crate::report::outputs::outdir::claim_folder(
         "--html",
         dir,
-        force || crate::report::pages::library::is_library_folder(dir),
+        force || lib::is_library_folder(dir),
         "write the library page into it (an index.html there is replaced, other files are kept)",
         Some("and is not a library page of `slccache runs --html`"),
     )?;
     let units = UnitSystem::Decimal;
+    let entry = |r: &RunRow, spark: Vec<f64>| {
+        let sub = dir.join(r.id.to_string());
+        lib::LibraryEntry {
+            id: r.id,
+            date: short_date(&r.date),
+            drive: drive(r),
+            serial: r.serial.clone().unwrap_or_else(|| "-".into()),
+            host: r.host.clone().unwrap_or_else(|| "-".into()),
+            kind: if r.interrupted {
+                format!("{} (interrupted)", r.kind)
+            } else {
+                r.kind.clone()
+            },
+            workload: workload_cell(r),
+            cache: cache(r, units),
+            in_rate: rate(r.in_cache_bytes_per_sec, units),
+            after_rate: after(r, units),
+            spark,
+            link: sub
+                .join("report.html")
+                .is_file()
+                .then(|| format!("{}/report.html", r.id)),
+        }
+    };
+    // A page first (the runs listed, without their sparklines), unless one is there: a page
+    // cut short by an interruption is still a library page the next run finishes.
+    if !lib::is_library_page(dir) {
+        let first: Vec<_> = rows.iter().map(|r| entry(r, Vec::new())).collect();
+        lib::write_library_html(dir, &first, place)?;
+    }
     let mut entries = Vec::with_capacity(rows.len());
     let (mut gone, mut replaced) = (0usize, 0usize);
     // Folders of runs no longer in the store (`runs rm`) go: the page would not link them,
-    // and a reader of the folder would take them for runs the store holds.
+    // and a reader of the folder would take them for runs the store holds. So do the
+    // temporary folders of exports an interruption cut short.
     let held: std::collections::BTreeSet<i64> = store
         .list(&crate::store::Filter::default())?
         .iter()
@@ -370,7 +411,15 @@ fn library_page(
         .with_context(|| format!("reading {}", dir.display()))?
         .flatten()
     {
-        let id = e.file_name().to_str().and_then(|n| n.parse::<i64>().ok());
+        let name = e.file_name();
+        let name = name.to_str().unwrap_or_default();
+        if lib::export_temp_id(name).is_some() && e.path().is_dir() {
+            std::fs::remove_dir_all(e.path()).with_context(|| {
+                format!("removing the unfinished export {}", e.path().display())
+            })?;
+            continue;
+        }
+        let id = name.parse::<i64>().ok();
         if let Some(id) = id.filter(|id| !held.contains(id)) {
             if e.path().join("summary.json").is_file() {
                 std::fs::remove_dir_all(e.path())
@@ -402,35 +451,38 @@ fn library_page(
             replaced += 1;
         }
         if !sub.join("summary.json").is_file() {
-            let files = crate::store::export_run(&run, &sub)?;
-            exported += 1;
+            // Into a temporary folder beside it, renamed into place when whole.
+            let tmp = dir.join(lib::export_temp_name(r.id));
+            let unfinished = || {
+                format!(
+                    "exporting run {} into {} failed; its folder was not written (the run \
+                     folders there are whole). Once the cause below is mended (a full disk: \
+                     free some space), the same command finishes the page",
+                    r.id,
+                    dir.display(),
+                )
+            };
+            let files = {
+                let _export = crate::report::outputs::file::exporting();
+                crate::store::export_run(&run, &tmp)
+            };
+            let files = match files {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    return Err(e.context(unfinished()));
+                }
+            };
             exported_bytes += files
                 .iter()
                 .filter_map(|f| std::fs::metadata(f).ok())
                 .map(|m| m.len())
                 .sum::<u64>();
+            std::fs::rename(&tmp, &sub)
+                .with_context(|| format!("renaming {} to {}", tmp.display(), sub.display()))?;
+            exported += 1;
         }
-        let link = sub
-            .join("report.html")
-            .is_file()
-            .then(|| format!("{}/report.html", r.id));
-        entries.push(crate::report::pages::library::LibraryEntry {
-            id: r.id,
-            date: short_date(&r.date),
-            drive: drive(r),
-            serial: r.serial.clone().unwrap_or_else(|| "-".into()),
-            host: r.host.clone().unwrap_or_else(|| "-".into()),
-            kind: if r.interrupted {
-                format!("{} (interrupted)", r.kind)
-            } else {
-                r.kind.clone()
-            },
-            cache: cache(r, units),
-            in_rate: rate(r.in_cache_bytes_per_sec, units),
-            after_rate: after(r, units),
-            spark,
-            link,
-        });
+        entries.push(entry(r, spark));
     }
     let p = crate::report::pages::library::write_library_html(dir, &entries, place)?;
     // Say what went beside the page: every listed run's folder, charts and all.

@@ -26,7 +26,7 @@ pub(super) fn cache(r: &RunRow, units: UnitSystem) -> String {
         ),
         (Some(c), _, _) => format_bytes(c as f64, units),
         _ => match r.cache_lower_bound_bytes {
-            Some(lb) => format!(">= {}", format_bytes(lb as f64, units)),
+            Some(lb) => format!("none or > {}", format_bytes(lb as f64, units)),
             None => "-".into(),
         },
     }

@@ -54,7 +54,7 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
     let f = Findings::of(a);
     let moved = f.moved();
     let mut s = match &f.cache {
-        Cache::Sized { .. } | Cache::ReadOnly { .. } => f.cache_text(units),
+        Cache::Sized { .. } => f.cache_text(units),
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
             format!("No cliff seen: {}", f.cache_text(units))
         }

@@ -25,6 +25,8 @@ pub struct LibraryEntry {
     pub host: String,
     /// What ran.
     pub kind: String,
+    /// The workload in a few words (`randwrite 4K QD32`), or "-".
+    pub workload: String,
     /// Cache size text.
     pub cache: String,
     /// In-cache rate text.
@@ -124,7 +126,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
     );
     h.push_str(
         "<div class=\"table\"><table id=\"runs\"><thead><tr><th>id</th><th>date</th><th>drive</th><th>serial</th>\
-<th>host</th><th>ran</th><th>cache (95% interval)</th><th>in cache</th><th>after cache</th>\
+<th>host</th><th>ran</th><th>workload</th><th>cache (95% interval)</th><th>in cache</th><th>after cache</th>\
 <th>throughput</th><th>report</th></tr></thead><tbody>\n",
     );
     for e in entries {
@@ -135,7 +137,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
         let _ = writeln!(
             h,
             "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td>{}</td>\
-<td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td>\
+<td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td>\
 <td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&e.drive),
             esc(&e.host),
@@ -145,6 +147,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
             esc(&e.serial),
             esc(&e.host),
             esc(&e.kind),
+            esc(&e.workload),
             esc(&e.cache),
             esc(&e.in_rate),
             esc(&e.after_rate),
@@ -182,9 +185,9 @@ document.body.setAttribute('data-ready','yes');\n\
 /// slccache's own `index.html` from anyone else's.
 const PAGE_TITLE: &str = "<title>slccache results library</title>";
 
-/// Whether `dir` is a folder `runs --html` wrote: its `index.html` is a library page (the
-/// title within the page's first kilobytes).
-pub fn is_library_folder(dir: &Path) -> bool {
+/// Whether `dir`'s `index.html` is a library page (the title within the page's first
+/// kilobytes).
+pub fn is_library_page(dir: &Path) -> bool {
     use std::io::Read as _;
     let Ok(f) = std::fs::File::open(dir.join("index.html")) else {
         return false;
@@ -194,6 +197,45 @@ pub fn is_library_folder(dir: &Path) -> bool {
         return false;
     }
     String::from_utf8_lossy(&head).contains(PAGE_TITLE)
+}
+
+/// The temporary folder, beside `dir/ID/`, that run `id` is exported into before it is
+/// renamed into place.
+pub fn export_temp_name(id: i64) -> String {
+    format!(".{id}.partial")
+}
+
+/// The run id of a temporary export folder's name ([`export_temp_name`]).
+pub fn export_temp_id(name: &str) -> Option<i64> {
+    name.strip_prefix('.')?
+        .strip_suffix(".partial")?
+        .parse()
+        .ok()
+}
+
+/// Whether `dir` is a folder `runs --html` wrote: its `index.html` is a library page, or
+/// (a page cut short before its index.html was written, by an earlier version or a full
+/// disk) it holds only run folders (`ID/` with a summary.json) and temporary exports.
+pub fn is_library_folder(dir: &Path) -> bool {
+    if is_library_page(dir) {
+        return true;
+    }
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    let mut any = false;
+    for e in rd {
+        let Ok(e) = e else { return false };
+        let name = e.file_name();
+        let name = name.to_str().unwrap_or_default();
+        let run_folder = name.parse::<i64>().is_ok() && e.path().join("summary.json").is_file();
+        let temp = export_temp_id(name).is_some() && e.path().is_dir();
+        if !(run_folder || temp) {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// Writes `index.html` into `dir` (created if missing); returns its path.
@@ -233,6 +275,7 @@ mod tests {
             id: 7,
             drive: "A<b>".into(),
             host: "h".into(),
+            workload: "randwrite 4K QD32".into(),
             link: Some("7/report.html".into()),
             ..Default::default()
         };
@@ -240,5 +283,8 @@ mod tests {
         assert!(h.contains("A&lt;b&gt;") && !h.contains("A<b>"));
         assert_eq!(h.matches("<tr data-drive").count(), 2);
         assert!(h.contains("href=\"7/report.html\""));
+        // The workload, as `runs` lists it, in a column of its own.
+        assert!(h.contains("<th>ran</th><th>workload</th>"), "{h}");
+        assert!(h.contains("<td>randwrite 4K QD32</td>"), "{h}");
     }
 }
