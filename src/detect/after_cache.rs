@@ -36,12 +36,17 @@ pub struct AfterCache {
     pub to_s: f64,
     /// Bytes written in the stretch.
     pub bytes: u64,
-    /// Bytes over time of the stretch, bytes/s.
+    /// Bytes over time of the stretch, bytes/s, leaving out its thermal throttling:
+    /// `(bytes - throttled_bytes) / (to_s - from_s - throttled_s)`.
     pub mean_bytes_per_sec: f64,
     /// Seconds of thermal throttling in the stretch, left out of its rate and its rounds
     /// (absent from the JSON when none).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub throttled_s: f64,
+    /// Bytes written in those seconds, left out of its rate with them (absent from the JSON
+    /// when none).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub throttled_bytes: u64,
     /// The steady-state test of the stretch; `None` when it holds fewer than [`ROUNDS`]
     /// samples or lasts less than [`ROUNDS`] times [`MIN_ROUND_S`] (too short to judge).
     pub steady_state: Option<SteadyState>,
@@ -160,13 +165,19 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
             bytes,
             mean_bytes_per_sec: bytes as f64 / dt,
             throttled_s: 0.0,
+            throttled_bytes: 0,
             steady_state: steady_state(after),
         });
     }
-    // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest.
+    // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest. The
+    // rate is the stretch's bytes and time less the throttled samples' own, so that it can be
+    // checked from the fields it is written with.
     let kept: Vec<Sample> = after.iter().filter(|s| !throttled(s)).cloned().collect();
-    let time: f64 = kept.iter().map(|s| s.interval_s).sum();
-    let kept_bytes: u64 = kept.iter().map(|s| s.bytes).sum();
+    let (throttled_s, throttled_bytes) = after
+        .iter()
+        .filter(|s| throttled(s))
+        .fold((0.0, 0u64), |(t, b), s| (t + s.interval_s, b + s.bytes));
+    let time = dt - throttled_s;
     if time <= 0.0 {
         return None;
     }
@@ -174,14 +185,19 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         from_s: last.t_s,
         to_s,
         bytes,
-        mean_bytes_per_sec: kept_bytes as f64 / time,
-        throttled_s: (after.iter().map(|s| s.interval_s).sum::<f64>() - time).max(0.0),
+        mean_bytes_per_sec: bytes.saturating_sub(throttled_bytes) as f64 / time,
+        throttled_s,
+        throttled_bytes,
         steady_state: steady_state(&kept),
     })
 }
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
 }
 
 #[cfg(test)]

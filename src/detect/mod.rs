@@ -75,8 +75,8 @@ pub use sentences::{
     read_only_text, returns_text, span_text, unconfirmed_drop_text, whole_drive_no_cliff_text,
 };
 pub use types::{
-    is_throttled, throttled_at, Analysis, CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere,
-    Phase, PhaseKind, Slowdown, Throttled, UnconfirmedDrop, LATER_TIER_SHARE,
+    is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate, CacheReturn, Cliff,
+    Coverage, DropWhere, Phase, PhaseKind, Slowdown, Throttled, UnconfirmedDrop, LATER_TIER_SHARE,
 };
 pub use warning::{Warning, WarningKind};
 pub use warnings::CPU_BOUND_PCT;

@@ -274,11 +274,25 @@ pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
             .any(|s| p.start_s >= s.from_s - 1e-6 && p.end_s <= s.to_s + 1e-6)
 }
 
-/// Whether time `t` (seconds) lies in a stretch of thermal throttling: a thermal slowdown, or
-/// a throttled stretch to the end of the run.
-pub fn throttled_at(a: &Analysis, t: f64) -> bool {
-    a.slowdowns
+/// The stretches of thermal throttling the analysis found, (start s, end s) in time order:
+/// each thermal slowdown and each throttled stretch to the end of the run. These, and only
+/// these, are what its warnings name as heat, what "after the cache" leaves out, and what the
+/// charts mark as throttled.
+pub fn throttled_spans(a: &Analysis) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = a
+        .slowdowns
         .iter()
-        .any(|s| s.thermal && t >= s.t_s && t <= s.t_s + s.duration_s)
-        || a.throttled.iter().any(|s| t >= s.from_s && t <= s.to_s)
+        .filter(|s| s.thermal)
+        .map(|s| (s.t_s, s.t_s + s.duration_s))
+        .chain(a.throttled.iter().map(|s| (s.from_s, s.to_s)))
+        .collect();
+    v.sort_by(|x, y| x.0.total_cmp(&y.0));
+    v
+}
+
+/// Whether time `t` (seconds) lies in a stretch of thermal throttling ([`throttled_spans`]).
+pub fn throttled_at(a: &Analysis, t: f64) -> bool {
+    throttled_spans(a)
+        .iter()
+        .any(|&(from, to)| t >= from && t <= to)
 }

@@ -468,7 +468,8 @@ pub fn compare_labels_keep_what_tells_runs_apart() {
     }
 }
 
-/// A comparison subtitle too long for one line gave the count as "1 runs".
+/// A comparison subtitle too long for one line gave the count as "1 runs". A name too long
+/// for the line now gives way to its short form, which keeps the run's figure.
 pub fn compare_subtitle_counts_one_run() {
     let drives = three_drives();
     let name = "Samsung SSD 960 EVO 250GB (simulated) ".repeat(8);
@@ -478,6 +479,41 @@ pub fn compare_subtitle_counts_one_run() {
         analysis: &drives[0].1,
     }];
     let s = charts::compare_data(&cr, &opts());
-    assert!(s.subtitle.starts_with("1 run  ·"), "{}", s.subtitle);
     assert!(!s.subtitle.contains("1 runs"), "{}", s.subtitle);
+    assert!(!s.subtitle.contains(&name), "{}", s.subtitle);
+    let cell = slccache::detect::Findings::of(&drives[0].1).cache_cell(UnitSystem::Decimal);
+    assert!(s.subtitle.contains(&cell), "{}", s.subtitle);
+}
+
+/// Compare's subtitle gave each run's cache as the bare size ("13.0 GB") where every other
+/// output gives it with its 95% interval: it states each run's figure as its findings do.
+pub fn compare_subtitle_gives_each_cache_with_its_interval() {
+    use slccache::detect::Findings;
+    let drives = three_drives();
+    let names = [
+        "Samsung SSD 960 EVO 250GB (simulated)",
+        "Samsung SSD 970 EVO 1TB (simulated)",
+    ];
+    let cr: Vec<CompareRun<'_>> = (0..2)
+        .map(|i| CompareRun {
+            name: names[i],
+            timeline: &drives[i * 2].0,
+            analysis: &drives[i * 2].1,
+        })
+        .collect();
+    for s in [
+        charts::compare_time(&cr, &opts()),
+        charts::compare_data(&cr, &opts()),
+    ] {
+        assert!(s.subtitle.contains("95% interval"), "{}", s.subtitle);
+        for r in &cr {
+            let cell = Findings::of(r.analysis).cache_cell(UnitSystem::Decimal);
+            assert!(cell.contains(" to "), "{cell}");
+            assert!(
+                s.subtitle.contains(&cell),
+                "{cell:?} not in {:?}",
+                s.subtitle
+            );
+        }
+    }
 }

@@ -450,21 +450,37 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .fold(0.0, f64::max);
-    // Each run's cache as its findings give it (as `runs` and every other output do).
-    let sizes: Vec<String> = runs
+    // Each run's cache as its findings give it (as `runs` and every other output do): the
+    // size with its 95% interval, or the bound or reason where there is no size.
+    let findings: Vec<crate::detect::Findings> = runs
         .iter()
-        .map(|r| {
-            let f = crate::detect::Findings::of(r.analysis);
-            match f.cache_bytes() {
-                Some(b) => format!("{}: {}", r.name, format_bytes(b as f64, u)),
-                None => format!("{}: {}", r.name, f.cache_text(u)),
-            }
-        })
+        .map(|r| crate::detect::Findings::of(r.analysis))
         .collect();
-    let mut subtitle = format!("SLC cache size  ·  {}", sizes.join("  ·  "));
+    let sized = findings.iter().any(|f| f.cache_bytes().is_some());
+    let lead = if sized {
+        "SLC cache size (95% interval)"
+    } else {
+        "SLC cache size"
+    };
+    let line = |names: &[&str]| {
+        let sizes: Vec<String> = names
+            .iter()
+            .zip(&findings)
+            .map(|(n, f)| format!("{n}: {}", cache_figure(f, u)))
+            .collect();
+        format!("{lead}  ·  {}", sizes.join("  ·  "))
+    };
+    let tag_names: Vec<&str> = tags.iter().map(String::as_str).collect();
+    let mut subtitle = line(&all);
     let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;
-    if text_width(&subtitle, layout.font(font_px::SUBTITLE)) > sub_w {
-        // Too long for one line: the range of the sizes (each run's is in its cliff label).
+    let fits = |t: &str| text_width(t, layout.font(font_px::SUBTITLE)) <= sub_w;
+    if !fits(&subtitle) {
+        // The shorter names of the plot's labels (the legend has them in full).
+        subtitle = line(&tag_names);
+    }
+    if !fits(&subtitle) {
+        // Too long for one line: the range of the sizes (each run's, with its interval or
+        // bound, is in compare.md).
         let est: Vec<u64> = runs
             .iter()
             .filter_map(|r| r.analysis.cache_estimate.as_ref().map(|e| e.bytes))
@@ -494,7 +510,7 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         if without > 0 {
             subtitle.push_str(&format!("  ·  {without} without a cliff"));
         }
-        subtitle.push_str("  ·  sizes per run in the labels and in compare.md");
+        subtitle.push_str("  ·  each run's size and its 95% interval in compare.md");
     }
     with_ticks(ChartSpec {
         kind: match xk {
@@ -525,6 +541,16 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         theme: o.theme,
         throttled: vec![],
     })
+}
+
+/// A run's cache as a comparison's subtitle gives it: [`crate::detect::Findings::cache_cell`]
+/// (`13.0 GB (13.0 GB to 13.1 GB)`, `>= 40.0 GB (no cliff)`), or where that has no figure
+/// the words of [`crate::detect::Findings::cache_text`].
+fn cache_figure(f: &crate::detect::Findings, u: crate::units::UnitSystem) -> String {
+    match f.cache_cell(u) {
+        c if c == "-" => f.cache_text(u),
+        c => c,
+    }
 }
 
 /// Comparison over time: thin per-interval lines and a thick smoothed line per run.

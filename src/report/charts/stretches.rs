@@ -1,6 +1,6 @@
 //! The stretches a throughput chart marks or enlarges, found from the timeline and its
-//! analysis: the range of the zoomed charts, the throttled stretches, a gradual drop in a run
-//! without a cliff.
+//! analysis: the range of the zoomed charts and a gradual drop in a run without a cliff (the
+//! throttled stretches are the analysis's own, `detect::throttled_spans`).
 
 use crate::detect::Analysis;
 use crate::report::draw::decimate::smooth;
@@ -45,61 +45,6 @@ pub fn round_duration(s: f64) -> String {
     } else {
         format!("{} h", num(s / 3600.0))
     }
-}
-
-/// Stretches (start s, end s) where a drive ran hot and slowed down: the temperature within
-/// 3 °C of the run's peak while the rate is below 80% of the usual rate of its phase, for at
-/// least three intervals in a row. Only when the temperature rose by 10 °C or more.
-pub fn throttled_stretches(t: &Timeline, a: &Analysis) -> Vec<(f64, f64)> {
-    let temps: Vec<f64> = t.samples.iter().filter_map(|s| s.temp_c).collect();
-    let (mn, mx) = temps
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-            (a.min(v), b.max(v))
-        });
-    if temps.is_empty() || mx - mn < 10.0 {
-        return vec![];
-    }
-    // The usual rate of each phase: the 90th percentile of all phases of its kind (a drive
-    // that throttles in turns splits one level into phases of the same kind).
-    let usual: Vec<f64> = a
-        .phases
-        .iter()
-        .map(|p| {
-            let mut v: Vec<f64> = t
-                .samples
-                .iter()
-                .filter(|s| {
-                    a.phases
-                        .iter()
-                        .any(|q| q.kind == p.kind && s.t_s > q.start_s && s.t_s <= q.end_s)
-                })
-                .map(|s| s.bytes_per_sec)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v.get(v.len() * 9 / 10).copied().unwrap_or(0.0)
-        })
-        .collect();
-    let mut out: Vec<(f64, f64)> = Vec::new();
-    for s in &t.samples {
-        let Some(tc) = s.temp_c else { continue };
-        let phase = a
-            .phases
-            .iter()
-            .position(|p| s.t_s > p.start_s && s.t_s <= p.end_s);
-        let slow = phase.is_some_and(|i| s.bytes_per_sec < 0.8 * usual[i]);
-        if tc >= mx - 3.0 && slow {
-            match out.last_mut() {
-                Some(l) if (s.t_start_s() - l.1).abs() < 1e-6 => l.1 = s.t_s,
-                _ => out.push((s.t_start_s(), s.t_s)),
-            }
-        }
-    }
-    // A single slow interval is a dip (garbage collection), not throttling: keep stretches
-    // of at least three intervals.
-    let iv = t.interval_s().max(1e-9);
-    out.retain(|(a, b)| b - a >= 2.5 * iv);
-    out
 }
 
 /// A visible slow-down in a run without a cliff: (time s, rate before, rate after) where the

@@ -632,7 +632,9 @@ pub(super) fn throughput(
         });
     }
     let throttled: Vec<(f64, f64)> = if xk == XKind::Time {
-        throttled_stretches(t, a)
+        // The throttling the analysis found (its warnings name it, "after the cache" leaves it
+        // out), not a guess of the chart's own.
+        crate::detect::throttled_spans(a)
             .into_iter()
             .map(|(s, e)| (to_x(s), to_x(e).min(x.max)))
             .filter(|(s, e)| e > s)
