@@ -521,12 +521,19 @@ impl Store {
             Some("jsonb") if summary_text.contains("\\u0000") => None,
             _ => Some(summary_text.clone()),
         };
-        // What finds the same measurement recorded with another analysis: its folder, kind
-        // and start time (a run without a start time is never matched).
+        // What finds the same measurement recorded with another analysis: its kind and start
+        // time, and either its folder (analysed again in place, perhaps relabelled) or its
+        // label (a copy of the folder analysed again keeps the label; a copy given a label of
+        // its own is a run of its own). A run without a start time is never matched.
         let same_measurement: Option<(Vec<Val>, String)> = started_at.clone().map(|at| {
             let at_type = self.column_type("started_at").unwrap_or("text").to_string();
             (
-                vec![Val::Text(Some(kind.clone())), Val::Text(Some(at))],
+                vec![
+                    Val::Text(Some(kind.clone())),
+                    Val::Text(Some(at)),
+                    Val::Text(Some(source.clone())),
+                    Val::Text(f.label.clone()),
+                ],
                 backend::typed_placeholder(self.b.dialect(), 2, &at_type),
             )
         });
@@ -609,13 +616,16 @@ impl Store {
             }
             // The same measurement with another analysis (analysed again in its own folder,
             // or in a copy of it): the same kind and start time, which is stamped to the
-            // nanosecond (the microsecond in PostgreSQL) when the run starts.
+            // nanosecond (the microsecond in PostgreSQL) when the run starts, and the same
+            // folder or label.
             if let Some((same, at_mark)) = &same_measurement {
                 let found = self.b.query(
                     &format!(
                         "SELECT id FROM runs WHERE kind = {} AND started_at = {at_mark} \
-                         ORDER BY id LIMIT 1",
-                        ph[0]
+                         AND (source_dir = {} OR label = {}) ORDER BY id LIMIT 1",
+                        ph[0],
+                        ph[2],
+                        self.b.placeholder(4)
                     ),
                     same,
                 )?;
