@@ -5,8 +5,6 @@
 //! under `config`), charts and `report.md`.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -196,37 +194,29 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         .with_context(|| format!("writing {}", csv_path.display()))?;
     let mut meta = run_meta(spec, &model, &w);
     meta.workload.cliffs_asked = (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs);
-    // Ctrl-C / SIGTERM: stop after the current sample and still write every output (exit
-    // 130); a second Ctrl-C ends the process at once.
-    let flag = Arc::new(AtomicBool::new(false));
-    let mut ids = Vec::new();
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        ids.push(signal_hook::flag::register_conditional_shutdown(
-            sig,
-            130,
-            flag.clone(),
-        )?);
-        ids.push(signal_hook::flag::register(sig, flag.clone())?);
-    }
-    let sim = simulate_prepared(&model, &w, Some(stop_cfg), &prep, meta, &flag, |s| {
-        csv.append(s)
-            .with_context(|| format!("writing {}", csv_path.display()))
-    });
-    for id in ids {
-        signal_hook::low_level::unregister(id);
-    }
+    // Ctrl-C, SIGTERM or SIGHUP: stop after the current sample and still write every output
+    // (exit 130); a second one, half a second or more later, ends the process at once.
+    let signals =
+        crate::experiment::signals::Signals::install().context("installing signal handlers")?;
+    let sim = simulate_prepared(
+        &model,
+        &w,
+        Some(stop_cfg),
+        &prep,
+        meta,
+        &signals.flag,
+        |s| {
+            csv.append(s)
+                .with_context(|| format!("writing {}", csv_path.display()))
+        },
+    );
+    drop(signals);
     let (sim, prepared) = sim?;
     let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
     let mut analysis = crate::detect::analyze_in(&sim.timeline, opts.units);
     // A model on a link (a SATA preset) whose rate in the cache meets the link's ceiling says
     // so, as a real drive's run does.
-    let f = crate::detect::Findings::of(&analysis);
-    crate::link::note(
-        &mut analysis,
-        model.link_info().as_ref(),
-        f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
-        opts.units,
-    );
+    crate::link::note_findings(&mut analysis, model.link_info().as_ref(), opts.units);
     let t = &sim.timeline;
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),

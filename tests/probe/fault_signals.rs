@@ -205,3 +205,20 @@ pub fn sigint_sigterm_and_sighup_at_random_points_exit_130_with_every_output() {
         }
     }
 }
+
+/// GNU `timeout -s INT` sends its signal to the command and then to its whole process group:
+/// two SIGINTs a moment apart. The second ended the run at once (exit 130 from the handler)
+/// before it wrote summary.json or a chart. Two signals within half a second are one.
+pub fn a_signal_delivered_twice_at_once_is_one_signal() {
+    for (sig, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
+        let d = scratch("fault-sig-twice-");
+        let child = start_probe(d.path(), "60s", 5);
+        signal(child.pid(), sig);
+        std::thread::sleep(Duration::from_millis(30));
+        signal(child.pid(), sig);
+        let o = child.wait();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(130), "{name}: {err}");
+        all_outputs_valid(&d.path().join("out"), name);
+    }
+}

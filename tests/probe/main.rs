@@ -53,6 +53,7 @@ fn main() -> std::process::ExitCode {
         fault_signals::after_sigkill_the_timeline_holds_every_finished_interval,
         fault_signals::sigkill_at_random_points_never_leaves_a_half_written_summary,
         fault_signals::sigint_sigterm_and_sighup_at_random_points_exit_130_with_every_output,
+        fault_signals::a_signal_delivered_twice_at_once_is_one_signal,
         file::uring_writes_and_reads_land_where_asked,
         file::one_random_pass_over_a_new_file,
         file::duration_stops_the_run,
