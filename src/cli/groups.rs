@@ -83,11 +83,13 @@ pub struct LibraryArgs {
     /// `--db`.
     #[command(flatten)]
     pub store: StoreArgs,
-    /// Only runs whose host contains this text (any case); for `runs import`, the host of
-    /// folders whose summary.json names none.
+    /// Only runs whose host contains this text (any case), where runs are listed or copied
+    /// (`runs`, `runs copy`, `runs --html`, `history`); for `runs import`, the host of folders
+    /// whose summary.json names none. Not with a run id (`runs show`, `export`, `rm`).
     #[arg(long, global = true, value_name = "NAME")]
     pub host: Option<String>,
-    /// Only runs with this tag, KEY=VALUE; repeatable: runs with every tag given.
+    /// Only runs with this tag, KEY=VALUE; repeatable: runs with every tag given. Where runs
+    /// are listed or copied, as --host.
     #[arg(long, global = true, value_name = "KEY=VALUE")]
     pub tag: Vec<String>,
 }

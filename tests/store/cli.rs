@@ -1659,3 +1659,43 @@ pub fn history_keeps_workloads_specs_and_unsteady_runs_apart() {
         "{stdout}"
     );
 }
+
+/// `runs rm 1 --host nosuchhost -y` removed run 1: the filter, shown in `runs rm --help`,
+/// chose nothing there. A filter beside a run id is refused, and the run is kept.
+pub fn a_filter_beside_a_run_id_is_refused() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for args in [
+        &["runs", "rm", "1", "--host", "nosuchhost", "-y"][..],
+        &["runs", "--drive", "nosuchdrive", "rm", "1", "-y"],
+        &["runs", "show", "1", "--tag", "site=x"],
+        &["runs", "--kind", "sweep", "export", "1", "--out", "x"],
+    ] {
+        let (code, out, err) = slc(&db, args, w.path());
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert!(
+            err.contains("takes one run by its id; nothing was done"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(!w.path().join("x").exists());
+    let (code, out, err) = slc(&db, &["runs", "--json"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{out}");
+}

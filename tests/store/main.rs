@@ -45,6 +45,7 @@ fn main() -> std::process::ExitCode {
             cli::history_keeps_workloads_specs_and_unsteady_runs_apart,
             cli::the_history_page_gives_each_run_s_findings,
             cli::a_run_analysed_again_in_place_is_not_recorded_twice,
+            cli::a_filter_beside_a_run_id_is_refused,
             cli::history_takes_single_runs_and_bounds_as_runs_does,
             cli::a_mistyped_store_url_is_refused_and_creates_nothing,
             cli::reading_commands_never_create_a_store,

@@ -55,6 +55,42 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             "runs import: --tag is not taken; a run's tags are those its summary.json holds",
         ));
     }
+    // A command that names one run by its id takes no filter: `runs rm 3 --host bench-2`
+    // removed run 3 whatever its host. A filter there is refused before the store is opened.
+    let one = match &args.action {
+        Some(RunsAction::Show { id, .. }) => Some(("show", id)),
+        Some(RunsAction::Export { id, .. }) => Some(("export", id)),
+        Some(RunsAction::Rm { id, .. }) => Some(("rm", id)),
+        _ => None,
+    };
+    if let Some((verb, id)) = one {
+        let given: Vec<&str> = [
+            ("--drive", args.drive.is_some()),
+            ("--serial", args.serial.is_some()),
+            ("--since", args.since.is_some()),
+            ("--kind", args.kind.is_some()),
+            ("--host", sel.host.is_some()),
+            ("--tag", !sel.tags.is_empty()),
+            ("--by", args.by.is_some()),
+            ("--html", args.html.is_some()),
+            ("--csv", args.csv),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect();
+        if !given.is_empty() {
+            return Err(crate::error::usage(format!(
+                "runs {verb} {id}: {} {} runs to list or copy, and `runs {verb}` takes one run \
+                 by its id; nothing was done (see `slccache runs` with the filters for the ids)",
+                given.join(", "),
+                if given.len() == 1 {
+                    "chooses"
+                } else {
+                    "choose"
+                }
+            )));
+        }
+    }
     // The default store, as no --db or SLCCACHE_DB named one.
     let xdg = std::env::var("XDG_DATA_HOME").ok();
     let default = crate::store::Location::default_path(xdg.as_deref(), home.as_deref());
