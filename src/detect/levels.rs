@@ -166,6 +166,8 @@ pub(super) struct Work<'a> {
     /// The levels taken so far, by `(start, end)`: the clean-up and the start-up checks ask
     /// for the same stretches again and again (`x` never changes once made).
     pub(super) levels: std::cell::RefCell<std::collections::HashMap<(usize, usize), f64>>,
+    /// The run was stopped by a signal before its end (its warnings say so).
+    pub(super) interrupted: bool,
 }
 
 impl Work<'_> {
@@ -250,6 +252,7 @@ mod tests {
                 b: 1,
                 y: Vec::new(),
                 levels: Default::default(),
+                interrupted: false,
             };
             LEVEL_SELECTIONS.with(|c| c.set(0));
             let l = (w.level(2, 9), w.level(2, 9), w.level(0, 10), w.level(2, 9));

@@ -110,7 +110,15 @@ fn lower_bound_cap(t: &Timeline) -> u64 {
 /// when one pass over a span smaller than the drive, or over a whole file, was written.
 /// Writing more over a span already written only wraps, so then the way on is a larger span,
 /// not more bytes.
-fn no_cliff_warning(bound: u64, wrapped: bool, larger: Option<&str>, units: UnitSystem) -> Warning {
+/// An `interrupted` run (Ctrl-C, SIGTERM) says so: it ended before any cliff because it was
+/// stopped, not because it had written all it was to write.
+fn no_cliff_warning(
+    bound: u64,
+    wrapped: bool,
+    larger: Option<&str>,
+    interrupted: bool,
+    units: UnitSystem,
+) -> Warning {
     let what = if wrapped {
         format!(
             "one pass over the {} span; the writes wrapped around it",
@@ -124,18 +132,31 @@ fn no_cliff_warning(bound: u64, wrapped: bool, larger: Option<&str>, units: Unit
         (None, true) => "write over a larger span (--span, or the whole drive)".to_string(),
         (None, false) => "write more (--max-bytes or --duration)".to_string(),
     };
+    let (ended, more) = if interrupted {
+        (
+            "the run was interrupted before any cliff",
+            format!("let a run go to its end, or {more},"),
+        )
+    } else {
+        ("the run ended before any cliff", more)
+    };
     Warning::new(
         WarningKind::NoCliff {
             lower_bound_bytes: bound,
             whole_drive: false,
         },
         format!(
-            "the run ended before any cliff: {} ({what}); if the drive has a cache, it holds at \
-             least {}; {more} to find where it ends",
+            "{ended}: {} ({what}); if the drive has a cache, it holds at least {}; {more} to \
+             find where it ends",
             no_cliff_text(Some(bound), units),
             format_bytes(bound as f64, units),
         ),
     )
+}
+
+/// Whether the run was stopped by a signal before its end.
+fn interrupted(t: &Timeline) -> bool {
+    t.meta.stop_reason == Some(crate::timeline::StopReason::Interrupted)
 }
 
 /// One change after refinement.
@@ -221,7 +242,13 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
                     whole_drive: false,
                 } = w.kind
                 {
-                    *w = no_cliff_warning(lower_bound_bytes, wrapped, Some(larger), units);
+                    *w = no_cliff_warning(
+                        lower_bound_bytes,
+                        wrapped,
+                        Some(larger),
+                        interrupted(t),
+                        units,
+                    );
                 }
             }
         }
@@ -329,6 +356,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         b,
         y: Vec::with_capacity(m),
         levels: Default::default(),
+        interrupted: interrupted(t),
     };
     for k in 0..m {
         let s = k * b;
@@ -718,8 +746,13 @@ fn build_result(
                 let written = (b_end - b0).round().max(0.0) as u64;
                 let bound = out.cache_lower_bound_bytes.unwrap_or(written).min(written);
                 out.cache_lower_bound_bytes = Some(bound);
-                out.warnings
-                    .push(no_cliff_warning(bound, bound < written, None, units));
+                out.warnings.push(no_cliff_warning(
+                    bound,
+                    bound < written,
+                    None,
+                    w.interrupted,
+                    units,
+                ));
             }
         },
     }

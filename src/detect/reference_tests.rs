@@ -132,12 +132,28 @@ fn every_warning_has_the_kind_its_words_say() {
     all.push(("three samples".into(), short));
     let mut flat = synth::simulate(&synth::two_phase(1_000, 1.0), 8).0;
     flat.samples.truncate(100);
+    // An interrupted run said "the run ended before any cliff ... write more", as if it had
+    // written all it was to write.
+    let mut cut = flat.clone();
+    cut.meta.stop_reason = Some(crate::timeline::StopReason::Interrupted);
+    let w = analyze(&cut).warnings;
+    let no_cliff = w
+        .iter()
+        .find(|w| matches!(w.kind, K::NoCliff { .. }))
+        .expect("a no-cliff warning");
+    assert!(
+        no_cliff.contains("; let a run go to its end, or write more (--max-bytes or --duration),"),
+        "{no_cliff}"
+    );
     all.push(("the cache phase only".into(), flat));
+    all.push(("the cache phase only, interrupted".into(), cut));
     for (name, t) in all {
+        let stopped = t.meta.stop_reason == Some(crate::timeline::StopReason::Interrupted);
         for w in analyze(&t).warnings {
             let opening = match w.kind {
                 K::TooFewSamples { .. } => "only ",
                 K::CoarseSampling { .. } => "sampling too coarse",
+                K::NoCliff { .. } if stopped => "the run was interrupted before any cliff",
                 K::NoCliff { .. } => "the run ended before any cliff",
                 K::UnconfirmedDrop => "a drop ",
                 K::LaterTier { .. } => "the run wrote ",
