@@ -115,19 +115,25 @@ impl Pace {
 /// `duration_s` seconds) where the model's own figure for the same I/Os is `pace`'s rate:
 /// `None` when it reached [`PACE_SHARE_OK`] of it. It says how long the emulated drive sat
 /// idle, and how much of that were stalls of the host longer than [`MAX_LAG_S`].
-pub fn shortfall_warning(achieved_bps: f64, duration_s: f64, pace: &Pace) -> Option<String> {
+pub fn shortfall_warning(
+    achieved_bps: f64,
+    duration_s: f64,
+    pace: &Pace,
+    io: &str,
+    units: crate::units::UnitSystem,
+) -> Option<String> {
     let model = pace.model_bytes_per_sec()?;
     let share = achieved_bps / model;
     (share < PACE_SHARE_OK).then(|| {
         format!(
-            "the emulation fell short of its model: {:.0} MB/s achieved where the model gives \
-             {:.0} MB/s for the same writes at the same queue depth ({} of it); the \
-             emulated drive sat idle for {:.2} s of {:.2} s, {:.2} s of it in {} stalls of the \
-             host longer than {:.1} ms: the host could not keep the emulated drive busy (a \
-             loaded or slow machine, or a model faster than the engine can run), so the rates \
-             measured the host, not the model",
-            achieved_bps / 1e6,
-            model / 1e6,
+            "the emulation fell short of its model: {} achieved where the model gives {} for \
+             the same {io} at the same queue depth ({} of it); the emulated drive sat idle for \
+             {:.2} s of {:.2} s, {:.2} s of it in {} stalls of the host longer than {:.1} ms: \
+             the host could not keep the emulated drive busy (a loaded or slow machine, or a \
+             model faster than the engine can run), so the rates measured the host, not the \
+             model",
+            crate::units::format_rate(achieved_bps, units),
+            crate::units::format_rate(model, units),
             if share < 0.01 {
                 "under 1 %".to_string()
             } else {
@@ -600,6 +606,41 @@ impl Backend for EmuBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A read run's emulation that fell short said it fell short "for the same writes", and
+    /// gave decimal MB/s under --units binary.
+    #[test]
+    fn the_shortfall_says_what_the_run_did_in_its_units() {
+        let pace = Pace {
+            bytes: 2_000_000_000,
+            ios: 15_000,
+            model_s: 1.0,
+            idle_s: 2.5,
+            long_gaps: 3,
+            long_gap_s: 1.5,
+        };
+        let w =
+            shortfall_warning(1e9, 4.0, &pace, "reads", crate::units::UnitSystem::Binary).unwrap();
+        assert!(
+            w.contains("for the same reads at the same queue depth"),
+            "{w}"
+        );
+        assert!(
+            w.contains("954 MiB/s achieved where the model gives 1907 MiB/s"),
+            "{w}"
+        );
+        assert!(!w.contains("writes") && !w.contains("MB/s"), "{w}");
+        assert_eq!(
+            shortfall_warning(
+                1.95e9,
+                1.0,
+                &pace,
+                "writes",
+                crate::units::UnitSystem::Decimal
+            ),
+            None
+        );
+    }
 
     fn run(drive: &EmulatedDrive, qd: u32, bs: u64, total: u64) -> (Vec<(f64, u64)>, f64) {
         let mut be = drive.backend(qd, bs, Pattern::Seqwrite).unwrap();
