@@ -641,6 +641,8 @@ impl DriveState {
             load.read_frac,
             load.mix_read_frac,
         ) * self.noise_factor(m, t_s);
+        // The link caps the noisy rate too: no drive writes faster than its link carries.
+        r = r.min(m.link_cap());
         if phase != Phase::Cache && self.dip_at(m, t_s).0 {
             r *= m.dip_depth;
         }
@@ -994,6 +996,20 @@ mod tests {
         s.idle(&m, m.recover_delay_s + 1.0);
         assert_eq!(s.phase(&m), Phase::Cache);
         assert!(s.slc_used < s.cache_size);
+    }
+
+    #[test]
+    fn no_noise_takes_a_rate_above_the_link() {
+        // 870 EVO at 560 MB/s in the cache on a 6 Gb/s link (558 MB/s usable) with 10 %
+        // noise: samples reached 10 % over the link's rate before the cap came after the noise.
+        let m = presets::parse_spec("870evo-4tb,in=560MB/s,noise=0.1").unwrap();
+        let s = m.new_state(7);
+        let load = Load::new(Pattern::Seqwrite, 128 << 10, None, 0);
+        let top = (0..2000)
+            .map(|i| s.rate_at(&m, &load, i as f64 * 0.05).0)
+            .fold(0.0, f64::max);
+        assert!(top <= 558e6 + 1e-3, "{top}");
+        assert!(top > 550e6, "{top}");
     }
 
     #[test]
