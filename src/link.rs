@@ -28,6 +28,13 @@ use crate::units::{format_rate, UnitSystem};
 /// limited by the link: 94 %, within 6 % of it (a SATA drive writing 525 MB/s or more).
 pub const NEAR: f64 = 0.94;
 
+/// How near the link's usable rate a run with no cliff must be for the link to hide where a
+/// cache would run out: 85 %. The usable rates are the fastest results seen on each link; a
+/// bridge or controller of its own can carry 10-15 % less (USB 3 bridges without UASP write
+/// 380-420 MB/s of the 450 taken here), so a run with no cliff this near the link may have
+/// met the link's ceiling before and after a cache ran out.
+pub const HIDES_NEAR: f64 = 0.85;
+
 /// The first words of the warning that says a run was limited by its link; the card shows
 /// the warning up to its colon.
 pub const LIMITED_PREFIX: &str = "cache phase limited by the";
@@ -141,6 +148,29 @@ impl Link {
         bytes_per_sec >= NEAR * self.usable_bytes_per_sec
     }
 
+    /// Whether a run with no cliff at `bytes_per_sec` is near enough this link's ceiling
+    /// ([`HIDES_NEAR`]) that the link may hide where its cache ran out.
+    pub fn may_hide(&self, bytes_per_sec: f64) -> bool {
+        bytes_per_sec >= HIDES_NEAR * self.usable_bytes_per_sec
+    }
+
+    /// The warning for a run with no cliff that this link may hide ([`Link::may_hide`]), or
+    /// None.
+    pub fn hiding_text(&self, bytes_per_sec: f64, units: UnitSystem) -> Option<String> {
+        self.may_hide(bytes_per_sec).then(|| {
+            format!(
+                "{LIMITED_PREFIX} {} link, perhaps not by the drive: no cliff at {}, {:.0}% of \
+                 the link's usable {} ({} raw); a drive that writes faster than this link both \
+                 in its cache and after it shows no cliff, so the run says nothing of the cache",
+                self.name,
+                format_rate(bytes_per_sec, units),
+                100.0 * bytes_per_sec / self.usable_bytes_per_sec,
+                format_rate(self.usable_bytes_per_sec, units),
+                format_rate(self.raw_bytes_per_sec, units)
+            )
+        })
+    }
+
     /// The warning for an in-cache rate this link limits, or None.
     pub fn limited_text(&self, bytes_per_sec: f64, units: UnitSystem) -> Option<String> {
         self.limits(bytes_per_sec).then(|| {
@@ -187,20 +217,44 @@ pub fn note(
     rate: Option<f64>,
     units: UnitSystem,
 ) {
-    if let Some(w) = warning(link, rate, units) {
+    let no_cliff = a.cliffs.is_empty() && a.unconfirmed_drop.is_none() && !a.read_only;
+    let w = warning(link, rate, units).or_else(|| {
+        // No cliff, near the link's ceiling though under the rule for a cache phase: the
+        // link may still hide where the cache ran out.
+        let (link, rate) = (link?, rate?);
+        let text = link.hiding_text(rate, units).filter(|_| no_cliff)?;
+        let kind = crate::detect::WarningKind::LinkLimited {
+            link: link.name.clone(),
+        };
+        Some(crate::detect::Warning::new(kind, text))
+    });
+    if let Some(w) = w {
         if let crate::detect::WarningKind::LinkLimited { link } = &w.kind {
             a.link_limited = Some(link.clone());
         }
         // No cliff, and the whole run at the link's limit: the link hides where a cache
         // would run out, so the run bounds nothing ("no cache, or one larger than" would be
         // said of the link, not of the drive).
-        if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() && !a.read_only {
+        if no_cliff {
             a.cache_lower_bound_bytes = None;
             a.warnings
                 .retain(|w| !matches!(w.kind, crate::detect::WarningKind::NoCliff { .. }));
         }
         a.warnings.push(w);
     }
+}
+
+/// [`note`] at the rate the findings of `a` give: the rate in the cache, else the run's one
+/// steady level. probe, simulate, analyze and compare all call it, so that a run analysed
+/// again says of the link what its own run said.
+pub fn note_findings(a: &mut crate::detect::Analysis, link: Option<&Link>, units: UnitSystem) {
+    let f = crate::detect::Findings::of(a);
+    note(
+        a,
+        link,
+        f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
+        units,
+    );
 }
 
 /// The card's short form of the link finding: "cache phase limited by the SATA 6.0 Gb/s link,
@@ -264,5 +318,51 @@ mod tests {
         );
         assert_eq!(s6.limited_text(480e6, UnitSystem::Decimal), None);
         assert!(s6.limits(0.94 * 558e6) && !s6.limits(0.93 * 558e6));
+    }
+
+    /// A USB 5 Gb/s run with no cliff at 93.5 % of the link's usable rate (an emulated
+    /// portable drive with a 1 GB cache, 3 GB written) said "no cache, or one larger than
+    /// 3.00 GB": under the 94 % rule for a cache phase, the link still hides the cliff.
+    #[test]
+    fn no_cliff_near_the_link_bounds_no_cache() {
+        use crate::timeline::{RunMeta, Timeline};
+        let run = |rates: &[f64]| {
+            let pts: Vec<(f64, f64, f64)> = rates
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| ((i + 1) as f64, 1.0, r))
+                .collect();
+            crate::detect::analyze(&Timeline::from_rates(&pts, RunMeta::default()))
+        };
+        let usb = Link::usb(5000).unwrap();
+        let mut a = run(&[0.935 * 450e6; 30]);
+        assert!(a.cliffs.is_empty() && a.cache_lower_bound_bytes.is_some());
+        note_findings(&mut a, Some(&usb), UnitSystem::Decimal);
+        assert_eq!(a.link_limited.as_deref(), Some("USB 5000 Mb/s"));
+        assert_eq!(a.cache_lower_bound_bytes, None);
+        let w = &a.warnings.last().unwrap().text;
+        assert!(
+            w.contains("no cliff at 421 MB/s, 94% of the link's usable 450 MB/s"),
+            "{w}"
+        );
+        assert!(matches!(
+            crate::detect::Findings::of(&a).cache,
+            crate::detect::findings::Cache::HiddenByLink { .. }
+        ));
+        // Far under the link (70 %), no cliff is the drive's: the bound stands.
+        let mut b = run(&[0.70 * 450e6; 30]);
+        let bound = b.cache_lower_bound_bytes;
+        note_findings(&mut b, Some(&usb), UnitSystem::Decimal);
+        assert_eq!(b.link_limited, None);
+        assert_eq!(b.cache_lower_bound_bytes, bound);
+        // With a cliff, 90 % of the link in the cache says nothing: that rule is 94 %.
+        let mut rates = vec![0.90 * 450e6; 15];
+        rates.extend([100e6; 30]);
+        let mut c = run(&rates);
+        assert_eq!(c.cliffs.len(), 1);
+        let n = c.warnings.len();
+        note_findings(&mut c, Some(&usb), UnitSystem::Decimal);
+        assert_eq!(c.link_limited, None);
+        assert_eq!(c.warnings.len(), n);
     }
 }

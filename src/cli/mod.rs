@@ -187,12 +187,16 @@ Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input file (named
     #[command(
         long_about = "Show what a target is and what the drive reports about itself: model, \
 serial, firmware, capacity, block sizes, whether it is in use (mounted, swap, held: probe would \
-refuse it), temperature, the disk's I/O scheduler, write cache and PCIe link, and on NVMe drives \
-the SMART / Health log (temperature, wear, spare, data written, thermal-management counters). \
-Opens the target read-only and writes nothing. The SMART log needs root on most systems.",
+refuse it), temperature, the disk's I/O scheduler, write cache and the link to the drive (PCIe, \
+SATA or USB) with the rate it lets through; on NVMe drives the SMART / Health log (temperature, \
+wear, spare, data written, thermal-management counters); on SATA drives, and USB drives whose \
+bridge passes ATA commands, IDENTIFY DEVICE (link speed, TRIM, security state) and the SMART \
+attributes. Opens the target read-only and writes nothing. The SMART data needs root on most \
+systems.",
         after_help = "Examples:\n  \
 slccache info /dev/nvme0n1\n  \
-slccache info /dev/sda --json\n  \
+slccache info /dev/sda --json   # a SATA drive: IDENTIFY, SMART, its link\n  \
+slccache info emu:870evo-4tb   # an emulated SATA drive and its link\n  \
 slccache info emu:p5-1tb   # an emulated drive: its model's counters\n  \
 slccache info scratch.bin --units binary\n\n\
 Exit codes: 0 success, 1 runtime failure, 2 usage error (no such target)."
@@ -508,8 +512,10 @@ pub struct ProbeArgs {
     /// file; an emulated drive empties its cache.
     #[arg(long)]
     pub trim: bool,
-    /// Before writing (and before --trim), erase the whole NVMe namespace: Format NVM with a
-    /// user data erase (SES=1), keeping its block format. Namespaces only, not partitions.
+    /// Before writing (and before --trim), erase the whole drive: on an NVMe namespace Format
+    /// NVM with a user data erase (SES=1), keeping its block format; on a SATA drive ATA
+    /// SECURITY ERASE UNIT with a temporary password (refused on a frozen drive, one whose
+    /// security is enabled, and behind a USB bridge). Whole drives only, not partitions.
     #[arg(long)]
     pub secure_erase: bool,
     /// Before writing (and before --trim), empty the whole NVMe drive with a Sanitize block

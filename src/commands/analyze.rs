@@ -36,8 +36,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     let mut runs = Vec::with_capacity(files.len());
     for f in &files {
-        let (t, notes) = load(f, &opts)?;
+        let (t, notes, link) = load(f, &opts)?;
         let mut a = crate::detect::analyze_in(&t, args.output.units);
+        // The link its run was on (its summary.json's), as the run itself said of it.
+        crate::link::note_findings(&mut a, link.as_ref(), args.output.units);
         // How the file was read comes first: it qualifies everything after it.
         a.warnings
             .splice(0..0, notes.into_iter().map(crate::detect::Warning::input));
@@ -112,20 +114,29 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
-/// Reads one file with notes on how it was read; a `timeline.csv` takes the drive and the
-/// workload from the `summary.json` beside it, as `compare` does.
-fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
+/// Reads one file with notes on how it was read; a `timeline.csv` takes the drive, the
+/// workload and the link from the `summary.json` beside it, as `compare` does.
+fn load(
+    f: &Path,
+    opts: &ReadOptions,
+) -> Result<(Timeline, Vec<String>, Option<crate::link::Link>)> {
     if f == Path::new("-") {
         let mut text = String::new();
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
             .context("reading standard input")?;
         let (mut t, notes) = import::parse_text_notes(&text, "stdin", opts)?;
         t.meta.label = "stdin".into();
-        return Ok((t, notes));
+        return Ok((t, notes, None));
     }
     let (mut t, mut notes) = import::load_with_notes(f, opts)?;
-    let summary = f.parent().map(|d| d.join("summary.json"));
-    if let Some(s) = summary.filter(|s| s.is_file()) {
+    let summary = f
+        .parent()
+        .map(|d| d.join("summary.json"))
+        .filter(|s| s.is_file());
+    let link = summary
+        .as_deref()
+        .and_then(crate::report::read_summary_link);
+    if let Some(s) = summary {
         // A broken summary.json beside a good timeline costs the drive and workload names,
         // not the analysis.
         match crate::report::read_summary_meta(&s) {
@@ -145,7 +156,7 @@ fn load(f: &Path, opts: &ReadOptions) -> Result<(Timeline, Vec<String>)> {
             )),
         }
     }
-    Ok((t, notes))
+    Ok((t, notes, link))
 }
 
 /// The unit flags as import options; a bad unit is a usage error (exit 2).

@@ -20,6 +20,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let mut timelines = Vec::with_capacity(args.runs.len());
     // Each run's host and store id, for the legend of runs from several hosts.
     let mut origins: Vec<(Option<String>, Option<i64>)> = Vec::with_capacity(args.runs.len());
+    // Each run's link, from its summary.json: a run analysed again says what it said of it.
+    let mut links: Vec<Option<crate::link::Link>> = Vec::with_capacity(args.runs.len());
     for p in &args.runs {
         let id = p.to_str().and_then(|s| s.parse::<i64>().ok());
         match id {
@@ -45,6 +47,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 run.render = None;
                 crate::store::export_run(&run, &dir)?;
                 origins.push((host_of(&dir).or(run.row.host.clone()), Some(id)));
+                links.push(crate::report::read_summary_link(&dir.join("summary.json")));
                 let mut t = load_run(&dir)?;
                 if t.meta.label.trim().is_empty() || t.meta.label == format!("run-{id}") {
                     t.meta.label = format!("run {id}");
@@ -59,6 +62,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
                     p.parent()
                 };
                 origins.push((dir.and_then(host_of), None));
+                links.push(
+                    dir.and_then(|d| crate::report::read_summary_link(&d.join("summary.json"))),
+                );
             }
         }
     }
@@ -66,7 +72,12 @@ pub fn run(args: CompareArgs) -> Result<()> {
     // In the units the comparison is shown in: every figure, the warnings' included.
     let analyses: Vec<_> = timelines
         .iter()
-        .map(|t| crate::detect::analyze_in(t, opts.units))
+        .zip(&links)
+        .map(|(t, link)| {
+            let mut a = crate::detect::analyze_in(t, opts.units);
+            crate::link::note_findings(&mut a, link.as_ref(), opts.units);
+            a
+        })
         .collect();
     let names = match &args.label {
         Some(l) if l.len() != timelines.len() => {

@@ -18,7 +18,7 @@ use crate::device::nvme_ctrl::erase_text;
 use crate::device::{self, TargetInfo, TargetKind};
 use crate::health::ata::{AtaIdentify, AtaSmart};
 use crate::timeline::DeviceIdentity;
-use crate::units::{format_bytes, UnitSystem};
+use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// What `info` reports (the JSON of `info --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -60,6 +60,10 @@ pub struct InfoReport {
     pub ata_note: Option<String>,
     /// The machine and the disk's queue settings.
     pub host: HostInfo,
+    /// The narrowest link between the host and the drive, with the rate it lets through:
+    /// the host record's (SATA, USB, PCIe), or an emulated drive's model's. null where none
+    /// is known.
+    pub link: Option<crate::link::Link>,
 }
 
 impl InfoReport {
@@ -113,6 +117,10 @@ impl InfoReport {
             ata_smart: None,
             ata_smart_error: None,
             ata_note: info.ata_note.clone(),
+            link: match &info.emulated {
+                Some(e) => e.model().link_info(),
+                None => host.link(),
+            },
             host,
         }
     }
@@ -257,6 +265,20 @@ impl InfoReport {
             };
             line(&mut s, "host", &format!("Linux {k}{cpu}"));
         }
+        // An emulated drive's link is its model's; a real drive's is on its queue line or its
+        // ATA identity's link line.
+        if let (Some(l), "emulated") = (&self.link, self.kind.as_str()) {
+            line(
+                &mut s,
+                "link",
+                &format!(
+                    "{} (the model's): usable {}, {} raw",
+                    l.name,
+                    format_rate(l.usable_bytes_per_sec, units),
+                    format_rate(l.raw_bytes_per_sec, units)
+                ),
+            );
+        }
         if let Some(id) = &self.nvme_identify {
             s.push_str(&erase_text(id));
         }
@@ -280,6 +302,20 @@ impl InfoReport {
             let _ = writeln!(s, "health log: {e}");
         }
         if let Some(hl) = &self.health {
+            // An emulated drive on a SATA or USB link keeps its counters in NVMe's form: say
+            // so, rather than show an ATA drive an NVMe log as if it had one.
+            if self.kind == "emulated"
+                && self
+                    .link
+                    .as_ref()
+                    .is_some_and(|l| !l.name.starts_with("PCIe"))
+            {
+                let _ = writeln!(
+                    s,
+                    "the emulated drive keeps its counters as an NVMe drive's SMART / Health \
+                     log, whatever its link; an ATA drive's SMART attributes are not emulated"
+                );
+            }
             s.push_str(&health_text(hl, self.nvme_identify.as_ref(), units));
         }
         s

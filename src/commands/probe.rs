@@ -492,13 +492,7 @@ fn finish(
         Some(e) => e.model().link_info(),
         None => host.link(),
     };
-    let f = crate::detect::Findings::of(&analysis);
-    crate::link::note(
-        &mut analysis,
-        link.as_ref(),
-        f.in_cache_bytes_per_sec.or(f.level_bytes_per_sec),
-        opts.units,
-    );
+    crate::link::note_findings(&mut analysis, link.as_ref(), opts.units);
     let drive_state = DriveState {
         temperature_start_c: o.drive_start.temp_c,
         temperature_end_c: o.drive_end.temp_c,

@@ -124,6 +124,7 @@ const COMMANDS: &[(&str, &str, How)] = &[
     ("slccache info /dev/nvme0n1", "", Drive("slccache info $DRIVE")),
     ("slccache info /dev/sda --json", "", Drive("slccache info $DRIVE --json")),
     ("slccache info emu:p5-1tb", "", Sh("")),
+    ("slccache info emu:870evo-4tb", "", Sh("")),
     (
         "slccache info /dev/nvme0",
         "",

@@ -180,6 +180,35 @@ pub fn info_on_an_emulated_drive_shows_its_model_and_health_log() {
     }
 }
 
+/// `info emu:870evo-4tb`, a SATA preset on a 6 Gb/s link, gave no link, whose ceiling its
+/// runs warn of, and showed its counters as an NVMe health log without a word.
+pub fn info_on_an_emulated_sata_drive_gives_its_link() {
+    let j: serde_json::Value =
+        serde_json::from_str(&ok_stdout(&info(&["emu:870evo-4tb", "--json"]))).unwrap();
+    assert_eq!(j["link"]["name"], "SATA 6.0 Gb/s", "{j}");
+    assert_eq!(
+        j["link"]["usable_bytes_per_sec"].as_f64(),
+        Some(558e6),
+        "{j}"
+    );
+    let t = ok_stdout(&info(&["emu:870evo-4tb"]));
+    for want in [
+        "link:             SATA 6.0 Gb/s (the model's): usable 558 MB/s, 600 MB/s raw",
+        "the emulated drive keeps its counters as an NVMe drive's SMART / Health log",
+    ] {
+        assert!(t.contains(want), "missing {want:?} in:\n{t}");
+    }
+    // An NVMe preset on no link of its own says neither.
+    let j: serde_json::Value =
+        serde_json::from_str(&ok_stdout(&info(&["emu:p5-1tb", "--json"]))).unwrap();
+    assert!(j["link"].is_null(), "{j}");
+    let t = ok_stdout(&info(&["emu:p5-1tb"]));
+    assert!(
+        !t.contains("link:") && !t.contains("keeps its counters"),
+        "{t}"
+    );
+}
+
 /// `info emu:p5-1tb` showed 50.0 °C as the temperature and 49.9 °C as the
 /// SMART log's composite temperature, one sensor read twice. The drive reports whole Kelvin
 /// (50 °C ambient is 323 K); °C is derived once from that, so both lines and both JSON

@@ -86,6 +86,7 @@ fn main() -> std::process::ExitCode {
             flags::a_prefill_too_small_to_write_a_block_is_refused,
             info::info_on_a_loop_device_reads_and_writes_nothing,
             info::info_on_an_emulated_drive_shows_its_model_and_health_log,
+            info::info_on_an_emulated_sata_drive_gives_its_link,
             info::one_sensor_reads_the_same_in_every_line_of_info,
             info::info_on_a_file_writes_nothing,
             info::info_says_probe_refuses_the_results_store,

@@ -102,3 +102,38 @@ fn a_link_that_hides_the_cliff_bounds_no_cache() {
     assert!(md.contains("nothing is known of the cache's size"), "{md}");
     assert!(!md.contains("no SLC cache ran out"), "{md}");
 }
+
+/// analyze of a run's own timeline and compare of the run worked the analysis out again and
+/// lost the link: analyze said nothing of it, and compare.md gave the run of a drive behind a
+/// 3 Gb/s link "none or > X (no cliff)" where the run itself said the link hides the cache.
+#[test]
+fn analyze_and_compare_keep_the_link_a_run_was_on() {
+    // At the 6 Gb/s link's ceiling in the cache, with a cliff.
+    let (_, d) = run(&["simulate", "870evo-4tb,in=560MB/s"]);
+    let o = slccache()
+        .args(["--no-record", "analyze", "run"])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let loud = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(loud.contains(&format!("warning: {LINE}: ")), "{loud}");
+    // A link that hides the cliff: compare gives no bound for that run.
+    let (_, h) = run(&["simulate", "870evo-4tb,link=sata-3g"]);
+    let o = slccache()
+        .arg("compare")
+        .arg(h.path().join("run"))
+        .arg(d.path().join("run"))
+        .arg("--out")
+        .arg(h.path().join("cmp"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(h.path().join("cmp/compare.md")).unwrap();
+    assert!(
+        md.contains("no cliff seen through the SATA 3.0 Gb/s link"),
+        "{md}"
+    );
+    assert!(!md.contains("no cache, or one larger"), "{md}");
+    assert!(!md.contains("no SLC cache ran out"), "{md}");
+}

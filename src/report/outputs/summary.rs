@@ -250,6 +250,34 @@ pub fn model_truth_of(summary: &serde_json::Value) -> Option<serde_json::Value> 
     Some(serde_json::json!({ part: t }))
 }
 
+/// The link between host and drive that a run's `summary.json` names, so that a run analysed
+/// again (`analyze`, `compare`) says what its own run said of the link: the host record's
+/// narrowest link (a probe of a real drive), else the drive model's (`config.model` of
+/// `simulate`, the `emu:` target of an emulated probe). `None` where the summary names none,
+/// as older summaries and runs on no known link do.
+pub fn link_of(summary: &serde_json::Value) -> Option<crate::link::Link> {
+    let host = summary
+        .get("host")
+        .filter(|h| h.is_object())
+        .and_then(|h| serde_json::from_value::<HostInfo>(h.clone()).ok())
+        .and_then(|h| h.link());
+    if host.is_some() {
+        return host;
+    }
+    let config = summary.get("config")?;
+    if let Some(model) = config.get("model").filter(|m| m.is_object()) {
+        return crate::link::Link::parse(model.get("link")?.as_str()?).ok();
+    }
+    let spec = config.get("target")?.as_str()?.strip_prefix("emu:")?;
+    crate::model::presets::parse_spec(spec).ok()?.link_info()
+}
+
+/// [`link_of`] the `summary.json` at `path`; `None` where it cannot be read.
+pub fn read_summary_link(path: &Path) -> Option<crate::link::Link> {
+    let text = std::fs::read_to_string(path).ok()?;
+    link_of(&serde_json::from_str(&text).ok()?)
+}
+
 /// The `run` object of a `summary.json` (drive, workload, start, stop reason), or `None` if it
 /// has none. Other keys are not needed here, so summaries from other versions still work.
 pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
