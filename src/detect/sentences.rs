@@ -19,8 +19,33 @@ pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
 /// [`coverage_text`] without the cliffs found: how much of the span the run wrote (for the
 /// card, which gives the cliffs found first, where its note cannot drop them).
 pub fn span_text(a: &Analysis, units: UnitSystem) -> Option<String> {
-    let c = a.coverage.as_ref()?;
-    let mut text = match c.whole_fill_bytes_per_sec {
+    let parts = span_parts(a, units);
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// The clauses of [`span_text`], each whole: how much of the span was written (or the first
+/// pass's average), then, past one pass, how often the writes wrapped. The card packs them
+/// as separate parts of its note, so that neither is cut.
+pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
+    let Some(c) = a.coverage.as_ref() else {
+        return Vec::new();
+    };
+    let wrapped = c.span_bytes > 0 && c.bytes_written > c.span_bytes;
+    let text = match c.whole_fill_bytes_per_sec {
+        // Past one pass, the rate of the first is not the run's mean: said as the first
+        // pass's, so that one line does not hold two means of the same run.
+        Some(r) if c.whole_span && wrapped => format!(
+            "the first pass over the whole {} ({}) ran at {} on average",
+            if c.span_is_drive {
+                "drive"
+            } else if c.span_is_file {
+                "file"
+            } else {
+                "span"
+            },
+            format_bytes(c.span_bytes as f64, units),
+            format_rate(r, units)
+        ),
         Some(r) if c.whole_span && c.span_is_drive => format!(
             "filling the whole drive ({}) completes at {} on average",
             format_bytes(c.span_bytes as f64, units),
@@ -49,15 +74,16 @@ pub fn span_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     };
     // Writes past the span went over it again: say how often, so a long sustained write is
     // not read as one pass.
-    if c.span_bytes > 0 && c.bytes_written > c.span_bytes {
-        text += &format!(
-            "; the writes wrapped: {} is {:.1} passes over the {} span",
+    let mut parts = vec![text];
+    if wrapped {
+        parts.push(format!(
+            "the writes wrapped: {} is {:.1} passes over the {} span",
             format_bytes(c.bytes_written as f64, units),
             c.bytes_written as f64 / c.span_bytes as f64,
             format_bytes(c.span_bytes as f64, units)
-        );
+        ));
     }
-    Some(text)
+    parts
 }
 
 /// "After the cache" in words, for every output ([`super::after_cache`] defines it): the rate

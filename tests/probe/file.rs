@@ -406,6 +406,39 @@ fn one_pass_over_a_file(d: &Path, extra: &[&str]) -> (String, PathBuf) {
     (text, out)
 }
 
+/// Many passes over a file said "wrote 20.0 GB in 5.4 s (3690 MB/s mean) ... filling the whole
+/// file (67.1 MB) completes at 2735 MB/s on average": two means of one run on one line. Past
+/// one pass, the second is said as the first pass's rate.
+pub fn a_wrapped_run_gives_the_first_pass_s_rate_as_the_first_pass_s() {
+    let d = scratch();
+    let (text, out) = one_pass_over_a_file(d.path(), &["--max-bytes", "3GB"]);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for (name, o) in [("the terminal", &text), ("report.md", &md)] {
+        assert!(
+            o.contains("the first pass over the whole file (16.8 MB) ran at"),
+            "{name}: {o}"
+        );
+        assert!(!o.contains("completes at"), "{name}: {o}");
+        assert!(o.contains("passes over the 16.8 MB span"), "{name}: {o}");
+    }
+    // The card said "No cliff in 16.8 MB written" of a run that wrote 3 GB, and cut the
+    // wrap's clause off its one note line.
+    let s = summary(&out);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let t = slccache::timeline::import::load(&out.join("timeline.csv")).unwrap();
+    let (_, head, _, _) = slccache::report::pages::card::card_texts(&t, &a, u);
+    assert!(
+        head.starts_with("No cliff over the 16.8 MB file, written 1"),
+        "{head}"
+    );
+    let parts = slccache::report::pages::card::card_note_parts(&a, u);
+    assert!(
+        parts.iter().any(|p| p.starts_with("the writes wrapped: ")),
+        "{parts:?}"
+    );
+}
+
 /// A regular file written to its end is "the whole file", never "the whole drive": the
 /// terminal, report.md, the card and summary.json (`span_is_file`, not `span_is_drive`).
 pub fn a_file_written_whole_is_called_the_file_not_the_drive() {

@@ -40,9 +40,16 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             "Drop after {}, too short to confirm",
             format_bytes(d.bytes_low as f64, u)
         ),
-        Cache::AtLeast { bytes } => {
-            format!("No cliff in {} written", format_bytes(*bytes as f64, u))
-        }
+        // Past one pass over the span, the bound is the span, not what was written.
+        Cache::AtLeast { bytes } => match &a.coverage {
+            Some(c) if c.span_bytes > 0 && c.bytes_written > c.span_bytes => format!(
+                "No cliff over the {} {}, written {:.0}×",
+                format_bytes(c.span_bytes.min(*bytes) as f64, u),
+                if c.span_is_file { "file" } else { "span" },
+                c.bytes_written as f64 / c.span_bytes as f64
+            ),
+            _ => format!("No cliff in {} written", format_bytes(*bytes as f64, u)),
+        },
         Cache::NoneOverWholeDrive { capacity_bytes } => format!(
             "No cliff over the whole {} drive",
             format_bytes(*capacity_bytes as f64, u)
@@ -170,11 +177,7 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
                 format_bytes(c.span_bytes as f64, u)
             ));
         }
-        _ => {
-            if let Some(c) = crate::detect::span_text(a, u) {
-                parts.push(c);
-            }
-        }
+        _ => parts.extend(crate::detect::span_parts(a, u)),
     }
     parts
 }
