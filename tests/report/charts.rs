@@ -817,8 +817,10 @@ pub fn a_short_cache_phase_gets_its_level_label() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for chart in ["throughput-time.svg", "throughput-data.svg"] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
+        // Inside its band, or beside it pointing at it.
         assert!(
-            svg.contains("aria-label=\"SLC cache: 1"),
+            svg.contains("aria-label=\"SLC cache: 1")
+                || svg.contains("aria-label=\"← SLC cache: 1"),
             "{chart}: no level label for the cache phase"
         );
         assert!(svg.contains("aria-label=\"after the cache: "), "{chart}");
@@ -860,9 +862,15 @@ pub fn every_phase_band_is_labelled() {
     for chart in ["throughput-time.svg", "throughput-data.svg"] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
         let texts = svg_texts(&svg).unwrap();
-        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s").
-        let band_labels: Vec<&String> = texts
+        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s"); one
+        // outside its band points at it ("← SLC cache: 4979 MB/s", "... 129 MB/s →").
+        let band_labels: Vec<String> = texts
             .iter()
+            .map(|t| {
+                t.trim_start_matches("← ")
+                    .trim_end_matches(" →")
+                    .to_string()
+            })
             .filter(|t| t.ends_with(" MB/s") && !t.contains("->") && !t.contains("&gt;"))
             .collect();
         assert_eq!(band_labels.len(), 3, "{chart}: {band_labels:?}");
@@ -872,5 +880,22 @@ pub fn every_phase_band_is_labelled() {
                 .any(|t| t.starts_with("after the cache (folding)")),
             "{chart}: {band_labels:?}"
         );
+        // The legend names each tint as its band is named: the tier-2 tint was "after the
+        // cache" and the folding tint "folding", while the bands read "tier 2" and "after the
+        // cache (folding)".
+        for name in ["SLC cache", "tier 2", "after the cache (folding)"] {
+            assert!(texts.iter().any(|t| t == name), "{chart}: {texts:?}");
+        }
+        for name in ["after the cache", "folding"] {
+            assert!(!texts.iter().any(|t| t == name), "{chart}: {texts:?}");
+        }
     }
+    // The cache band of the time chart is too narrow for its label, which sat right of the
+    // cliff on the tier-2 tint, pointing at nothing.
+    let svg = std::fs::read_to_string(out.join("throughput-time.svg")).unwrap();
+    let texts = svg_texts(&svg).unwrap();
+    assert!(
+        texts.iter().any(|t| t.starts_with("← SLC cache: ")),
+        "{texts:?}"
+    );
 }

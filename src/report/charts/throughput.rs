@@ -126,12 +126,26 @@ fn envelope_series(
     envelope(&pts, lo, hi, cols)
 }
 
-/// The name of a phase of `a` on the chart: a run with a drop it could not confirm was not
-/// steady, its one phase is the mean over both levels ([`phase_names`] names it so).
+/// The name of a phase tint of `a` in the legend: the names the bands of that kind carry
+/// ([`phase_names`]), so that a tint is never called "after the cache" where its band reads
+/// "tier 2", nor "folding" where it reads "after the cache (folding)". The parts of one
+/// stretch ("after the cache, part 1 of 3") go under the stretch's name.
 fn legend_name(a: &Analysis, k: PhaseKind) -> String {
-    match a.phases.iter().position(|p| p.kind == k) {
-        Some(i) if k == PhaseKind::Steady => crate::detect::findings::phase_names(a)[i].clone(),
-        _ => phase_name(k).to_string(),
+    let names = crate::detect::findings::phase_names(a);
+    let mut seen: Vec<String> = Vec::new();
+    for (p, n) in a.phases.iter().zip(&names) {
+        if p.kind != k {
+            continue;
+        }
+        let n = n.split(", part ").next().unwrap_or(n).to_string();
+        if !seen.contains(&n) {
+            seen.push(n);
+        }
+    }
+    if seen.is_empty() {
+        phase_name(k).to_string()
+    } else {
+        seen.join(" / ")
     }
 }
 
