@@ -278,7 +278,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         let result = pick("estimate:")
             .or_else(|| pick("measured:"))
             .unwrap_or_default();
-        text = format!("{spec}: {result}; outputs: {}\n", dir.display());
+        // An interrupted run says so in its one line, as probe's does.
+        let stopped = if interrupted {
+            "stopped: interrupted; "
+        } else {
+            ""
+        };
+        text = format!("{spec}: {result}; {stopped}outputs: {}\n", dir.display());
     }
     if args.json {
         crate::store::recorder::print_json(serde_json::to_value(&analysis)?, Some(&dir));

@@ -403,6 +403,47 @@ pub fn simulate_stops_on_ctrl_c_with_its_outputs() {
     assert!(out.join("report.md").is_file());
 }
 
+/// `simulate -q`, interrupted, printed its one result line as a finished run's ("cache 13.0
+/// GB (...); outputs: DIR"); probe's says "stopped: interrupted".
+pub fn simulate_q_says_interrupted_in_its_line() {
+    let d = tmp();
+    let out = d.path().join("s");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("slccache"))
+        .args([
+            "simulate",
+            "960evo-500g",
+            "--duration",
+            "5000h",
+            "--max-bytes",
+            "10PB",
+            "--interval",
+            "1h",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = out.join("timeline.csv");
+    for _ in 0..3000 {
+        let rows = std::fs::read_to_string(&csv)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if rows >= 3 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) with a child's pid that we have not waited for yet.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let line = String::from_utf8_lossy(&o.stdout);
+    assert!(line.contains("; stopped: interrupted; outputs: "), "{line}");
+}
+
 pub fn a_bare_number_in_a_model_file_is_refused() {
     let d = tmp();
     let p = d.path().join("m.toml");

@@ -63,6 +63,7 @@ fn main() -> std::process::ExitCode {
             first_use::simulate_refuses_an_interval_longer_than_the_run_and_endless_runs,
             first_use::simulate_without_a_cliff_claims_no_impossible_cache,
             first_use::simulate_stops_on_ctrl_c_with_its_outputs,
+            first_use::simulate_q_says_interrupted_in_its_line,
             first_use::a_bare_number_in_a_model_file_is_refused,
             first_use::scenario_values_out_of_range_name_the_file_and_line,
             first_use::probe_prints_the_warnings_and_no_impossible_cache,
