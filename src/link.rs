@@ -35,6 +35,12 @@ pub const NEAR: f64 = 0.94;
 /// met the link's ceiling before and after a cache ran out.
 pub const HIDES_NEAR: f64 = 0.85;
 
+/// What an emulated drive on a SATA or USB link says of its counters (`info`, report.md): the
+/// emulator keeps them in NVMe's form whatever the link.
+pub const EMULATED_COUNTERS_NOTE: &str = "the emulated drive keeps its counters as an NVMe \
+     drive's SMART / Health log, whatever its link; an ATA drive's SMART attributes are not \
+     emulated";
+
 /// The first words of the warning that says a run was limited by its link; the card shows
 /// the warning up to its colon.
 pub const LIMITED_PREFIX: &str = "cache phase limited by the";

@@ -43,12 +43,12 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         // How the file was read comes first: it qualifies everything after it.
         a.warnings
             .splice(0..0, notes.into_iter().map(crate::detect::Warning::input));
-        runs.push((f, t, a));
+        runs.push((f, t, a, link));
     }
     // Claim every output folder before anything is written: a folder that holds other files
     // is refused (unless --force), except a run's own folder analysed from its timeline.csv.
     let mut dirs = Vec::with_capacity(runs.len());
-    for (f, t, _) in &runs {
+    for (f, t, _, _) in &runs {
         dirs.push(match &args.output.out {
             Some(out) => {
                 let dir = if runs.len() == 1 {
@@ -67,7 +67,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             None => None,
         });
     }
-    for ((f, t, a), dir) in runs.iter().zip(&dirs) {
+    for ((f, t, a, link), dir) in runs.iter().zip(&dirs) {
         let text = if args.json {
             // Printed by main once the run is recorded, with its id.
             crate::store::recorder::print_json(serde_json::to_value(a)?, dir.as_deref());
@@ -88,7 +88,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             crate::say!("{text}");
         }
         if let Some(dir) = dir {
-            let config = serde_json::json!({
+            let mut config = serde_json::json!({
                 "command": "analyze",
                 "file": f.display().to_string(),
                 "time_unit": args.time_unit,
@@ -96,6 +96,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 "x": args.x,
                 "x_unit": args.x_unit,
             });
+            // The link its run was on, so that this folder analysed again keeps it.
+            if let Some(l) = link {
+                config["link"] = serde_json::to_value(l)?;
+            }
             crate::report::write_analysis_outputs(
                 dir,
                 f,

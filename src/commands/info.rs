@@ -310,11 +310,7 @@ impl InfoReport {
                     .as_ref()
                     .is_some_and(|l| !l.name.starts_with("PCIe"))
             {
-                let _ = writeln!(
-                    s,
-                    "the emulated drive keeps its counters as an NVMe drive's SMART / Health \
-                     log, whatever its link; an ATA drive's SMART attributes are not emulated"
-                );
+                let _ = writeln!(s, "{}", crate::link::EMULATED_COUNTERS_NOTE);
             }
             s.push_str(&health_text(hl, self.nvme_identify.as_ref(), units));
         }

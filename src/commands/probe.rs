@@ -505,12 +505,22 @@ fn finish(
         ata_note: target.info.ata_note.clone(),
         preparation: start.drive_state,
     };
-    let extra_rows = crate::report::pages::markdown::drive_rows(
+    let mut extra_rows = crate::report::pages::markdown::drive_rows(
         Some(&host),
         Some(&drive_state),
         bytes,
         opts.units,
     );
+    // An emulated drive on a SATA or USB link keeps an NVMe drive's counters: said beside
+    // them, as `info` says it.
+    if let (Some(_), Some(l)) = (&target.info.emulated, &link) {
+        if !l.name.starts_with("PCIe") {
+            extra_rows.push((
+                "Drive counters".to_string(),
+                crate::link::EMULATED_COUNTERS_NOTE.to_string(),
+            ));
+        }
+    }
     let duration_s = timeline.duration_s();
     let mut config = serde_json::json!({
         "target": target.info.spec,
@@ -676,7 +686,15 @@ fn finish(
             | crate::detect::findings::Cache::NoneOverWholeDrive { .. } => {
                 line.push_str(&format!("; no cliff seen: {}", f.cache_text(opts.units)))
             }
-            _ => {}
+            // What the run knows of the cache, whatever it is: a link that hid the cliff, too
+            // few samples, a cliff with no size.
+            crate::detect::findings::Cache::HiddenByLink { .. }
+            | crate::detect::findings::Cache::TooFewSamples
+            | crate::detect::findings::Cache::NotEstimated => {
+                line.push_str(&format!("; {}", f.cache_text(opts.units)))
+            }
+            crate::detect::findings::Cache::NothingWritten
+            | crate::detect::findings::Cache::ReadOnly { .. } => {}
         }
         line.push_str(&crate::report::console::terminal::coverage_suffix(
             &analysis, opts.units,

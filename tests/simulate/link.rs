@@ -137,3 +137,85 @@ fn analyze_and_compare_keep_the_link_a_run_was_on() {
     assert!(!md.contains("no cache, or one larger"), "{md}");
     assert!(!md.contains("no SLC cache ran out"), "{md}");
 }
+
+/// A user trial of the link found it lost or cut where the run itself stated it:
+/// - an emulated probe with no cliff through a USB link said nothing of the cache on its
+///   result line (simulate said the link hid it), with or without -q;
+/// - an analysis written with analyze --out, analysed again, said "no cache, or one larger
+///   than" (its summary.json kept no link);
+/// - no chart subtitle named the link, and the hidden case's long sentence pushed the rest
+///   of the subtitle off the chart;
+/// - report.md showed an emulated SATA drive's NVMe counters without a word.
+#[test]
+fn the_link_reaches_the_probe_line_an_analysis_of_an_analysis_and_the_charts() {
+    let d = tempfile::tempdir().unwrap();
+    let o = slccache()
+        .args([
+            "--no-record",
+            "probe",
+            "emu:870evo-4tb,link=usb-5g,cache=50GB",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "1GB",
+            "--interval",
+            "200ms",
+            "-q",
+            "--out",
+            "pe",
+        ])
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        line.contains("no cliff seen through the USB 5000 Mb/s link"),
+        "{line}"
+    );
+    let md = std::fs::read_to_string(d.path().join("pe/report.md")).unwrap();
+    assert!(
+        md.contains("| Drive counters | the emulated drive keeps its counters as an NVMe"),
+        "{md}"
+    );
+
+    let (_, h) = run(&["simulate", "870evo-4tb,link=sata-3g"]);
+    let svg = std::fs::read_to_string(h.path().join("run/throughput-time.svg")).unwrap();
+    assert!(
+        svg.contains("Cache hidden by the SATA 3.0 Gb/s link  ·  "),
+        "subtitle"
+    );
+    for args in [
+        &["analyze", "run/timeline.csv", "--out", "a1", "-q"][..],
+        &["analyze", "a1", "--out", "a2", "-q"],
+    ] {
+        let o = slccache()
+            .arg("--no-record")
+            .args(args)
+            .current_dir(h.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = slccache()
+        .args(["--no-record", "analyze", "a2"])
+        .current_dir(h.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("no cliff seen through the SATA 3.0 Gb/s link"),
+        "{out}"
+    );
+    assert!(!out.contains("no cache, or one larger"), "{out}");
+
+    let (_, c) = run(&["simulate", "870evo-4tb,in=560MB/s"]);
+    for chart in ["throughput-time.svg", "throughput-data.svg"] {
+        let svg = std::fs::read_to_string(c.path().join("run").join(chart)).unwrap();
+        assert!(
+            svg.contains("cache rate at the SATA 6.0 Gb/s link&apos;s limit")
+                || svg.contains("cache rate at the SATA 6.0 Gb/s link's limit"),
+            "{chart}"
+        );
+    }
+}

@@ -58,6 +58,8 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
             format!("No cliff seen: {}", f.cache_text(units))
         }
+        // The card's short form: the long one would push the rest of the line off the chart.
+        Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
         _ => crate::units::capitalized(&f.cache_text(units)),
     };
     match (a.cliffs.len(), f.cliffs_short_text()) {
@@ -66,6 +68,14 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         (0, None) => {}
         (1, None) => s.push_str("  ·  1 cliff"),
         (n, None) => s.push_str(&format!("  ·  {n} cliffs")),
+    }
+    // A rate in the cache at the link's ceiling, as every other output says it.
+    if let (Some(link), false) = (
+        &a.link_limited,
+        matches!(f.cache, Cache::HiddenByLink { .. }),
+    ) {
+        // The fact alone, short: the terminal and report.md give what it may mean.
+        s.push_str(&format!("  ·  cache rate at the {link} link's limit"));
     }
     if let Some(line) = crate::detect::returns_text(a, units) {
         s.push_str(&format!("  ·  {line}"));

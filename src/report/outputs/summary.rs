@@ -252,8 +252,9 @@ pub fn model_truth_of(summary: &serde_json::Value) -> Option<serde_json::Value> 
 
 /// The link between host and drive that a run's `summary.json` names, so that a run analysed
 /// again (`analyze`, `compare`) says what its own run said of the link: the host record's
-/// narrowest link (a probe of a real drive), else the drive model's (`config.model` of
-/// `simulate`, the `emu:` target of an emulated probe). `None` where the summary names none,
+/// narrowest link (a probe of a real drive), else the one an analysis kept (`config.link` of
+/// `analyze`), else the drive model's (`config.model` of `simulate`, the `emu:` target of an
+/// emulated probe). `None` where the summary names none,
 /// as older summaries and runs on no known link do.
 pub fn link_of(summary: &serde_json::Value) -> Option<crate::link::Link> {
     let host = summary
@@ -265,6 +266,10 @@ pub fn link_of(summary: &serde_json::Value) -> Option<crate::link::Link> {
         return host;
     }
     let config = summary.get("config")?;
+    // An analysis's folder: the link its own run was on.
+    if let Some(l) = config.get("link").filter(|l| l.is_object()) {
+        return serde_json::from_value(l.clone()).ok();
+    }
     if let Some(model) = config.get("model").filter(|m| m.is_object()) {
         return crate::link::Link::parse(model.get("link")?.as_str()?).ok();
     }
