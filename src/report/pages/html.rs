@@ -218,6 +218,42 @@ fn record_table(title: &str, v: &serde_json::Value) -> String {
     s
 }
 
+/// [`record_table`] of figures named by their unit, each written with its unit in the run's
+/// `u` (the model's truth: `cache_bytes`, `in_cache_bytes_per_sec`, `iops_limit`, ...), where
+/// raw numbers such as 558000000.0 and 4257.2021484375 were shown.
+fn figures_table(title: &str, v: &serde_json::Value, u: crate::units::UnitSystem) -> String {
+    use crate::units::{format_bytes, format_rate, format_seconds};
+    let mut rows = Vec::new();
+    flatten("", v, &mut rows);
+    let mut s = format!("<section><h2>{}</h2><table class=\"kv\">", esc(title));
+    for (k, x) in rows.into_iter().filter(|(_, x)| x != "-") {
+        let (key, val) = match x.parse::<f64>() {
+            Ok(n) if k.ends_with("_bytes_per_sec") => (
+                k.trim_end_matches("_bytes_per_sec").to_string(),
+                format_rate(n, u),
+            ),
+            Ok(n) if k.ends_with("_bytes") => {
+                (k.trim_end_matches("_bytes").to_string(), format_bytes(n, u))
+            }
+            Ok(n) if k.ends_with("_s") => (k.trim_end_matches("_s").to_string(), format_seconds(n)),
+            Ok(n) if k.ends_with("_pct") => {
+                (k.trim_end_matches("_pct").to_string(), format!("{n}%"))
+            }
+            Ok(n) if k.contains("iops") => (k.clone(), format!("{n:.0} IOPS")),
+            Ok(n) if n.fract() != 0.0 => (k.clone(), format!("{n:.3}")),
+            _ => (k.clone(), x),
+        };
+        let _ = write!(
+            s,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            esc(&human_key(&key)),
+            esc(&val)
+        );
+    }
+    s.push_str("</table></section>\n");
+    s
+}
+
 /// The drive's state as a reader wants it: what was done to reach the starting state, then the
 /// SMART / Health log at the start and the end side by side, in the log's order, each row
 /// with its unit and the change over the run. `None` where the summary has no drive state.
@@ -706,7 +742,7 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
         }
         // The model's truth, from its key or the keys older versions wrote.
         if let Some(t) = crate::report::outputs::summary::model_truth_of(sum) {
-            h.push_str(&record_table("Model truth", &t));
+            h.push_str(&figures_table("Model truth", &t, u));
         }
     }
     // Configuration and command line, collapsed.
@@ -833,6 +869,29 @@ fn x_shift(spec: &ChartSpec, r: &CompareRun<'_>, opts: &ReportOptions) -> f64 {
 #[cfg(test)]
 mod ata_tests {
     use super::*;
+
+    /// report.html's model truth gave raw numbers, whatever --units: "in cache bytes per sec
+    /// 558000000.0", "iops limit 4257.2021484375".
+    #[test]
+    fn the_model_truth_is_given_in_units() {
+        let t = serde_json::json!({"cache": {
+            "cache_bytes": 24_000_000_000u64,
+            "in_cache_bytes_per_sec": 558000000.0,
+            "iops_limit": 4257.2021484375,
+            "read_pct": 0,
+            "folding_starts_at_bytes": null,
+        }});
+        let h = figures_table("Model truth", &t, crate::units::UnitSystem::Binary);
+        for want in [
+            "<th>Cache: cache</th><td>22.4 GiB</td>",
+            "<th>Cache: in cache</th><td>532 MiB/s</td>",
+            "<th>Cache: iops limit</th><td>4257 IOPS</td>",
+            "<th>Cache: read</th><td>0%</td>",
+        ] {
+            assert!(h.contains(want), "{want} in {h}");
+        }
+        assert!(!h.contains("558000000") && !h.contains("4257.20"), "{h}");
+    }
     use crate::health::ata::pages::{samsung_identify, samsung_smart, samsung_thresholds};
     use crate::health::ata::{parse_identify, parse_smart};
 
