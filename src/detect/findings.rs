@@ -158,6 +158,10 @@ pub struct Findings {
     /// every output says so ([`Findings::cliffs_short_text`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cliffs_asked: Option<usize>,
+    /// The link whose limit the rate in the cache (or the run's one level) reached, by name
+    /// ("SATA 6.0 Gb/s"), where the run's outputs say so ([`crate::link::note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_limited: Option<String>,
 }
 
 impl Findings {
@@ -231,7 +235,18 @@ impl Findings {
                 .as_ref()
                 .and_then(|c| c.cliffs_asked)
                 .filter(|&n| !a.read_only && a.cliffs.len() < n),
+            link_limited: a.link_limited.clone(),
         }
+    }
+
+    /// The rate in the cache as a table cell (`runs`, the library page): [`Self::in_cache_text`],
+    /// with "(at the link's limit)" where the link capped it, as every other output says.
+    pub fn in_cache_cell(&self, units: UnitSystem) -> Option<String> {
+        let r = self.in_cache_text(units)?;
+        Some(match &self.link_limited {
+            Some(l) => format!("{r} (at the {l} link's limit)"),
+            None => r,
+        })
     }
 
     /// Fewer cliffs found than asked for: `1 of 2 cliffs found`; `None` otherwise.
@@ -527,6 +542,7 @@ mod tests {
             after: None,
             phase_names: vec![],
             cliffs_asked: None,
+            link_limited: None,
         };
         let u = UnitSystem::Decimal;
         // `simulate` prints "estimate:    reads only ...", `compare` "name: reads only ...".

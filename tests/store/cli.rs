@@ -1699,3 +1699,22 @@ pub fn a_filter_beside_a_run_id_is_refused() {
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{out}");
 }
+
+/// `runs` listed a run whose rate in the cache met the SATA 6.0 Gb/s link's limit as a plain
+/// "554 MB/s", while its terminal, report and card said the link may have capped it.
+pub fn runs_says_where_the_link_capped_the_cache_rate() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &["simulate", "870evo-4tb,in=560MB/s", "-q", "--out", "run"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (code, out, err) = slc(&db, &["runs"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains(" MB/s (at the SATA 6.0 Gb/s link's limit)"),
+        "{out}"
+    );
+}

@@ -94,7 +94,10 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
                 },
                 workload_cell(r),
                 cache(r, units),
-                rate(r.in_cache_bytes_per_sec, units),
+                r.findings
+                    .as_ref()
+                    .and_then(|f| f.in_cache_cell(units))
+                    .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units)),
                 after(r, units),
             ]
         })
