@@ -1718,3 +1718,37 @@ pub fn runs_says_where_the_link_capped_the_cache_rate() {
         "{out}"
     );
 }
+
+/// history of a drive whose runs were all hidden by their link said "no run has this value"
+/// and "(the others have no value here)", where each run's own outputs say the link hid the
+/// cache.
+pub fn history_says_why_no_run_has_a_cache_size() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    for (seed, out) in [("1", "a"), ("2", "b")] {
+        let (code, _, err) = slc(
+            &db,
+            &[
+                "simulate",
+                "870evo-4tb,link=sata-3g",
+                "--seed",
+                seed,
+                "-q",
+                "--out",
+                out,
+            ],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, out, err) = slc(&db, &["history", "870 EVO", "--out", "h", "-q"], w.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    let svg = std::fs::read_to_string(w.path().join("h/history-cache-date.svg")).unwrap();
+    assert!(
+        svg.contains(
+            "no run has this value; latest run (run 2): cache hidden by the SATA 3.0 Gb/s link"
+        ),
+        "{svg}"
+    );
+    assert!(svg.contains("2 hidden by the link to the drive"), "footer");
+}

@@ -223,8 +223,22 @@ fn history_chart(
             count_text(pts.len(), "run", "runs")
         )
     } else {
+        // Why the others have none, where a run's findings say: a link that hid the cliff.
+        let hidden = pts
+            .iter()
+            .filter(|p| {
+                p.findings.as_ref().is_some_and(|f| {
+                    matches!(f.cache, crate::detect::findings::Cache::HiddenByLink { .. })
+                })
+            })
+            .count();
+        let why = if hidden > 0 {
+            format!(": {hidden} hidden by the link to the drive")
+        } else {
+            String::new()
+        };
         format!(
-            "{} of the drive's {} in the store shown (the others have no value here)",
+            "{} of the drive's {} in the store shown (the others have no value here{why})",
             xy.len(),
             count_text(pts.len(), "run", "runs")
         )
@@ -324,7 +338,23 @@ fn history_chart(
                 .unwrap_or_default();
             format!("latest run (run {}{series}): {text}", p.id)
         }
-        _ => "no run has this value".into(),
+        // No run has a value: the latest run's own finding says why.
+        _ => match pts
+            .iter()
+            .max_by(|a, b| a.date.cmp(&b.date).then(a.id.cmp(&b.id)))
+            .and_then(|p| p.findings.as_ref().map(|f| (p.id, f)))
+        {
+            Some((id, f)) => {
+                let why = match &f.cache {
+                    crate::detect::findings::Cache::HiddenByLink { link } => {
+                        format!("cache hidden by the {link} link")
+                    }
+                    _ => f.cache_cell(o.units),
+                };
+                format!("no run has this value; latest run (run {id}): {why}")
+            }
+            None => "no run has this value".into(),
+        },
     };
     with_ticks(ChartSpec {
         kind,
