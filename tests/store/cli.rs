@@ -1699,3 +1699,57 @@ pub fn a_filter_beside_a_run_id_is_refused() {
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{out}");
 }
+
+/// `runs copy --help` says where the filters go: --drive, --serial, --since and --kind are
+/// flags of `runs`, given before `copy` (after it they are refused as unknown), --host and
+/// --tag anywhere; and the form it shows copies what the filter chooses.
+pub fn runs_copy_help_says_where_its_filters_go() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (code, help, err) = slc(&db, &["runs", "copy", "--help"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("before `copy`") && flat.contains("--host and --tag go anywhere"),
+        "{help}"
+    );
+    assert!(
+        flat.contains("slccache runs --drive 960 copy --to"),
+        "{help}"
+    );
+    // The form the help shows works; the filter after `copy` is clap's refusal.
+    let (code, out, err) = slc(
+        &db,
+        &["runs", "--drive", "960", "copy", "--to", "a.db"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("copied 1 run "), "{out}");
+    let (code, out, err) = slc(
+        &db,
+        &["runs", "--drive", "nomatch", "copy", "--to", "b.db"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("copied 0 runs "), "{out}");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "copy", "--host", "nomatch", "--to", "c.db"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
