@@ -53,7 +53,8 @@ pub struct RunsArgs {
     /// of the cache size and of the after-cache rate (--json: one object per group).
     #[arg(long, value_name = "host|drive|tag:KEY")]
     pub by: Option<String>,
-    /// One JSON array of the runs instead of a table.
+    /// One JSON array of the runs instead of a table (before `show`: the run as `show
+    /// --json` gives it).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
     /// CSV instead of a table.
