@@ -560,7 +560,17 @@ pub fn apply_all(m: &mut DriveModel, pairs: &[(String, String)]) -> Result<(), S
     let mut sorted: Vec<&(String, String)> = pairs.iter().collect();
     sorted.sort_by_key(|(k, _)| priority(k));
     for (k, v) in sorted {
-        apply(m, k, v)?;
+        // Each error names its key, as a model file's name the key of their line.
+        apply(m, k, v).map_err(|e| {
+            let named = e.starts_with("unknown key")
+                || e.strip_prefix(k.as_str())
+                    .is_some_and(|r| r.starts_with(':') || r.starts_with(' '));
+            if named {
+                e
+            } else {
+                format!("{k}: {e}")
+            }
+        })?;
     }
     Ok(())
 }
@@ -1044,5 +1054,44 @@ mod tests {
         let p = dir.path().join("bare.toml");
         std::fs::write(&p, "preset = \"870evo-4tb\"\nlink = \"none\"\n").unwrap();
         assert_eq!(load_toml(&p).unwrap().link, None);
+    }
+
+    /// A value too large for its unit (`in=1e30MB/s`) showed Rust's own words, "number too
+    /// large to fit in target type"; it is a usage error in one line naming the key and the
+    /// value, in an override and in a model file.
+    #[test]
+    fn a_value_too_large_names_the_key_and_the_value() {
+        for (spec, want) in [
+            (
+                "870evo-4tb,in=1e30MB/s",
+                ": in: invalid rate '1e30MB/s': too large",
+            ),
+            (
+                "870evo-4tb,cache=1e30GB",
+                ": cache: invalid size '1e30GB': too large",
+            ),
+            (
+                "870evo-4tb,after=x1MB/s",
+                ": after: invalid rate 'x1MB/s': not a number",
+            ),
+        ] {
+            let e = parse_spec(spec).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{spec}");
+            let e = format!("{e:#}");
+            assert!(e.contains(want), "{spec}: {e}");
+            assert!(
+                !e.contains("target type") && !e.contains("digit found"),
+                "{e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("huge.toml");
+        std::fs::write(&p, "preset = \"870evo-4tb\"\nin = \"1e30MB/s\"\n").unwrap();
+        let e = format!("{:#}", load_toml(&p).unwrap_err());
+        assert!(
+            e.contains("line 2, key 'in': invalid rate '1e30MB/s': too large"),
+            "{e}"
+        );
     }
 }
