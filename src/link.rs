@@ -104,14 +104,15 @@ impl Link {
     }
 
     /// A link named as a drive model file names it: `sata-6g`, `sata-3g`, `sata-1.5g`,
-    /// `usb-480m`, `usb-5g`, `usb-10g`, `usb-20g`, `pcie3x4` (generation 1 to 5, 1 to 16
-    /// lanes).
+    /// `usb-480m`, `usb-5g`, `usb-10g`, `usb-20g`, `pcie3x4` (generation 1 to 5, a width of
+    /// 1, 2, 4, 8 or 16 lanes: the widths PCIe has).
     pub fn parse(spec: &str) -> Result<Link, String> {
         let s = spec.trim().to_ascii_lowercase();
         let bad = || {
             format!(
                 "link '{spec}': give sata-6g, sata-3g, sata-1.5g, usb-480m, usb-5g, usb-10g, \
-                 usb-20g or pcieGxW (e.g. pcie3x4)"
+                 usb-20g or pcieGxW (generation G 1 to 5, width W 1, 2, 4, 8 or 16: e.g. \
+                 pcie3x4)"
             )
         };
         if let Some(g) = s.strip_prefix("sata-").and_then(|r| r.strip_suffix('g')) {
@@ -140,7 +141,7 @@ impl Link {
                 _ => return Err(bad()),
             };
             let w: u32 = w.parse().map_err(|_| bad())?;
-            if !(1..=16).contains(&w) {
+            if ![1, 2, 4, 8, 16].contains(&w) {
                 return Err(bad());
             }
             return Link::pcie(gt, w).ok_or_else(bad);
@@ -288,7 +289,9 @@ mod tests {
         assert_eq!(Link::parse("sata-6g").unwrap(), s6);
         assert_eq!(Link::parse("PCIe3x4").unwrap(), p);
         assert_eq!(Link::parse("usb-10g").unwrap().name, "USB 10000 Mb/s");
-        for bad in ["sata-12g", "usb", "pcie6x4", "pcie3x0", "fast"] {
+        for bad in [
+            "sata-12g", "usb", "pcie6x4", "pcie3x0", "pcie3x3", "pcie4x32", "fast",
+        ] {
             assert!(Link::parse(bad).is_err(), "{bad}");
         }
         let n = narrowest([p, Link::usb(5000).unwrap(), s6.clone()]).unwrap();

@@ -145,8 +145,16 @@ pub fn parse_size(s: &str) -> Result<u64, ParseError> {
     } else {
         parse_size::Config::new()
     };
-    cfg.parse_size(t)
-        .map_err(|e| err(&format!("{e}; give e.g. 4k, 128KiB, 64GiB or 1.5TB")))
+    cfg.parse_size(t).map_err(|e| {
+        // In words of its own: the crate's are Rust's ("number too large to fit in target
+        // type").
+        let why = match e {
+            parse_size::Error::PosOverflow => "too large",
+            parse_size::Error::Empty => "no number",
+            _ => "not a number with a unit",
+        };
+        err(&format!("{why}; give e.g. 4k, 128KiB, 64GiB or 1.5TB"))
+    })
 }
 
 /// Parses a duration such as `90s`, `5m`, `10ms`, `1h30m`, or a plain number of seconds

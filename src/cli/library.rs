@@ -53,7 +53,8 @@ pub struct RunsArgs {
     /// of the cache size and of the after-cache rate (--json: one object per group).
     #[arg(long, value_name = "host|drive|tag:KEY")]
     pub by: Option<String>,
-    /// One JSON array of the runs instead of a table.
+    /// One JSON array of the runs instead of a table (before `show`: the run as `show
+    /// --json` gives it).
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
     /// CSV instead of a table.
@@ -125,10 +126,13 @@ pub enum RunsAction {
     },
     /// Copy runs from one store to another (SQLite or PostgreSQL, either way) with
     /// everything stored: each run once (a run already there is not added again). The
-    /// filters (--drive, --serial, --host, --since, --kind, --tag) choose the runs.
+    /// filters of `runs` choose the runs: --drive, --serial, --since and --kind are given
+    /// before `copy` (`slccache runs --drive 960 copy --to other.db`); --host and --tag go
+    /// anywhere.
     #[command(after_help = "Examples:\n  \
 slccache runs copy --from old.db --to postgres://lab@db.lab/slccache\n  \
 slccache runs copy --host bench-3 --to bench-3.db   # one host's runs\n  \
+slccache runs --drive 960 copy --to 960.db          # one drive model's runs\n  \
 slccache runs copy 12 14 --to other.db")]
     Copy {
         /// Only these run ids of the store copied from [default: every run the filters

@@ -41,6 +41,14 @@ struct SimConfig<'a> {
     workload: &'a WorkloadConfig,
 }
 
+/// The estimate's error against the truth: ` (+0.21% vs truth)`; one that rounds to zero is
+/// `+0.00%`, never `-0.00%`.
+fn vs_truth_text(estimate: f64, truth: f64) -> String {
+    let pct = format!("{:+.2}", (estimate / truth - 1.0) * 100.0);
+    let pct = if pct == "-0.00" { "+0.00".into() } else { pct };
+    format!(" ({pct}% vs truth)")
+}
+
 /// The human summary: what was written, the truth, the estimate and its error.
 pub fn summary_text(
     model: &DriveModel,
@@ -110,10 +118,7 @@ pub fn summary_text(
             high_bytes,
         } => {
             let err = if truth.cache_bytes > 0 {
-                format!(
-                    " ({:+.2}% vs truth)",
-                    (*bytes as f64 / truth.cache_bytes as f64 - 1.0) * 100.0
-                )
+                vs_truth_text(*bytes as f64, truth.cache_bytes as f64)
             } else {
                 " (the model has no cache)".into()
             };
@@ -296,4 +301,20 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         return Err(anyhow::Error::new(Interrupted(dir.display().to_string())));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An estimate a hair under the truth read `(-0.00% vs truth)`: a percentage that rounds
+    /// to zero is `+0.00%`, as the positive ones are signed.
+    #[test]
+    fn an_estimate_equal_to_the_truth_at_two_decimals_is_plus_zero() {
+        assert_eq!(vs_truth_text(999_999_999.0, 1e9), " (+0.00% vs truth)");
+        assert_eq!(vs_truth_text(1e9, 1e9), " (+0.00% vs truth)");
+        assert_eq!(vs_truth_text(1_000_000_001.0, 1e9), " (+0.00% vs truth)");
+        assert_eq!(vs_truth_text(1.0021e9, 1e9), " (+0.21% vs truth)");
+        assert_eq!(vs_truth_text(0.9979e9, 1e9), " (-0.21% vs truth)");
+    }
 }

@@ -27,7 +27,8 @@ pub const KEYS: &[(&str, &str)] = &[
     (
         "link",
         "the link the drive sits on, whose usable rate caps its rates: sata-6g, sata-3g, \
-         sata-1.5g, usb-480m, usb-5g, usb-10g, usb-20g, pcieGxW (e.g. pcie3x4)",
+         sata-1.5g, usb-480m, usb-5g, usb-10g, usb-20g, pcieGxW (generation 1-5, width 1, 2, \
+         4, 8 or 16; e.g. pcie3x4), or 'none' to drop a preset's link",
     ),
     (
         "cache",
@@ -559,7 +560,17 @@ pub fn apply_all(m: &mut DriveModel, pairs: &[(String, String)]) -> Result<(), S
     let mut sorted: Vec<&(String, String)> = pairs.iter().collect();
     sorted.sort_by_key(|(k, _)| priority(k));
     for (k, v) in sorted {
-        apply(m, k, v)?;
+        // Each error names its key, as a model file's name the key of their line.
+        apply(m, k, v).map_err(|e| {
+            let named = e.starts_with("unknown key")
+                || e.strip_prefix(k.as_str())
+                    .is_some_and(|r| r.starts_with(':') || r.starts_with(' '));
+            if named {
+                e
+            } else {
+                format!("{k}: {e}")
+            }
+        })?;
     }
     Ok(())
 }
@@ -651,8 +662,12 @@ pub fn apply(m: &mut DriveModel, key: &str, value: &str) -> Result<(), String> {
         "dyn_until" => m.dynamic_until = fraction(value)?,
         "fill" => m.fill = fraction(value)?,
         "link" => {
-            crate::link::Link::parse(value)?;
-            m.link = Some(value.trim().to_ascii_lowercase());
+            m.link = if is_none(value) {
+                None
+            } else {
+                crate::link::Link::parse(value).map_err(|e| format!("{e}; or none for no link"))?;
+                Some(value.trim().to_ascii_lowercase())
+            }
         }
         "in" => {
             m.seq_in = rate(value)?;
@@ -1007,5 +1022,76 @@ mod tests {
             assert_eq!(crate::error::exit_code(&e), 2, "{spec}");
             assert!(format!("{e:#}").contains(want), "{spec}: {e:#}");
         }
+    }
+
+    /// `link=` takes PCIe widths of x1, x2, x4, x8 and x16 only (x3 and x5 were taken), its
+    /// error names the generations and widths, and `none` takes a preset's link away, in an
+    /// override and in a model file.
+    #[test]
+    fn link_takes_real_pcie_widths_and_none() {
+        for w in [1, 2, 4, 8, 16] {
+            let m = parse_spec(&format!("960evo-250g,link=pcie3x{w}")).unwrap();
+            assert_eq!(m.link.as_deref(), Some(format!("pcie3x{w}").as_str()));
+        }
+        for bad in ["pcie3x3", "pcie3x5", "pcie3x12", "pcie6x4", "pcie3x0"] {
+            let e = parse_spec(&format!("960evo-250g,link={bad}")).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{bad}");
+            let e = format!("{e:#}");
+            assert!(
+                e.contains(bad) && e.contains("1 to 5") && e.contains("1, 2, 4, 8 or 16"),
+                "{bad}: {e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        assert_eq!(
+            parse_spec("870evo-4tb").unwrap().link.as_deref(),
+            Some("sata-6g")
+        );
+        let m = parse_spec("870evo-4tb,link=none").unwrap();
+        assert_eq!(m.link, None);
+        assert!(m.link_cap().is_infinite());
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bare.toml");
+        std::fs::write(&p, "preset = \"870evo-4tb\"\nlink = \"none\"\n").unwrap();
+        assert_eq!(load_toml(&p).unwrap().link, None);
+    }
+
+    /// A value too large for its unit (`in=1e30MB/s`) showed Rust's own words, "number too
+    /// large to fit in target type"; it is a usage error in one line naming the key and the
+    /// value, in an override and in a model file.
+    #[test]
+    fn a_value_too_large_names_the_key_and_the_value() {
+        for (spec, want) in [
+            (
+                "870evo-4tb,in=1e30MB/s",
+                ": in: invalid rate '1e30MB/s': too large",
+            ),
+            (
+                "870evo-4tb,cache=1e30GB",
+                ": cache: invalid size '1e30GB': too large",
+            ),
+            (
+                "870evo-4tb,after=x1MB/s",
+                ": after: invalid rate 'x1MB/s': not a number",
+            ),
+        ] {
+            let e = parse_spec(spec).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{spec}");
+            let e = format!("{e:#}");
+            assert!(e.contains(want), "{spec}: {e}");
+            assert!(
+                !e.contains("target type") && !e.contains("digit found"),
+                "{e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("huge.toml");
+        std::fs::write(&p, "preset = \"870evo-4tb\"\nin = \"1e30MB/s\"\n").unwrap();
+        let e = format!("{:#}", load_toml(&p).unwrap_err());
+        assert!(
+            e.contains("line 2, key 'in': invalid rate '1e30MB/s': too large"),
+            "{e}"
+        );
     }
 }

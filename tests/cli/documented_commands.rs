@@ -274,6 +274,7 @@ const COMMANDS: &[(&str, &str, How)] = &[
         NotRun("needs a lab's PostgreSQL server; store::readme runs the README's `runs copy` commands on a server of its own"),
     ),
     ("slccache runs copy --host bench-3 --to bench-3.db", "", Sh("")),
+    ("slccache runs --drive 960 copy --to 960.db", "", Sh("")),
     (
         "slccache runs copy 12 14 --to other.db",
         "",

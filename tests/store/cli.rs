@@ -1752,3 +1752,119 @@ pub fn history_says_why_no_run_has_a_cache_size() {
     );
     assert!(svg.contains("2 hidden by the link to the drive"), "footer");
 }
+
+/// `runs copy --help` says where the filters go: --drive, --serial, --since and --kind are
+/// flags of `runs`, given before `copy` (after it they are refused as unknown), --host and
+/// --tag anywhere; and the form it shows copies what the filter chooses.
+pub fn runs_copy_help_says_where_its_filters_go() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (code, help, err) = slc(&db, &["runs", "copy", "--help"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("before `copy`") && flat.contains("--host and --tag go anywhere"),
+        "{help}"
+    );
+    assert!(
+        flat.contains("slccache runs --drive 960 copy --to"),
+        "{help}"
+    );
+    // The form the help shows works; the filter after `copy` is clap's refusal.
+    let (code, out, err) = slc(
+        &db,
+        &["runs", "--drive", "960", "copy", "--to", "a.db"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("copied 1 run "), "{out}");
+    let (code, out, err) = slc(
+        &db,
+        &["runs", "--drive", "nomatch", "copy", "--to", "b.db"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("copied 0 runs "), "{out}");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "copy", "--host", "nomatch", "--to", "c.db"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// `runs --json show 2` is `runs show 2 --json` (it printed the table); `runs --csv show 2`
+/// is refused in one line, exit 2, saying --csv is a form of the list, not that it chooses
+/// runs; a filter beside the id is refused as before.
+pub fn runs_json_before_show_is_show_json_and_list_forms_are_refused_as_such() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (code, after, err) = slc(&db, &["runs", "show", "1", "--json"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let (code, before, err) = slc(&db, &["runs", "--json", "show", "1"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        before == after,
+        "`runs --json show 1` printed:\n{before:.300}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(v["id"], 1, "{before}");
+    for (args, flag) in [
+        (&["runs", "--csv", "show", "1"][..], "--csv"),
+        (
+            &["runs", "--by", "host", "export", "1", "--out", "x"],
+            "--by",
+        ),
+        (&["runs", "--json", "rm", "1", "-y"], "--json"),
+    ] {
+        let (code, out, err) = slc(&db, args, w.path());
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!("{flag} is a form of the list of runs"))
+                && !err.contains("chooses")
+                && err.contains("nothing was done"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, _, err) = slc(&db, &["runs", "--kind", "sweep", "show", "1"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "--kind chooses runs to list or copy, and `runs show` takes one run by its id"
+        ),
+        "{err}"
+    );
+    assert!(!w.path().join("x").exists());
+    let (_, rows, _) = slc(&db, &["runs", "--json"], w.path());
+    let rows: serde_json::Value = serde_json::from_str(&rows).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
+}

@@ -62,6 +62,8 @@ fn main() -> std::process::ExitCode {
             cli::a_read_only_store_is_read_by_the_reading_commands,
             cli::since_takes_dates_and_local_times_and_run_ids_are_positive,
             cli::runs_rm_asks_on_a_terminal,
+            cli::runs_copy_help_says_where_its_filters_go,
+            cli::runs_json_before_show_is_show_json_and_list_forms_are_refused_as_such,
             credentials::a_password_in_any_form_reaches_no_output_and_no_column,
             credentials::tls_follows_sslmode_and_sslrootcert,
             credentials::connection_errors_name_their_cause,

@@ -132,7 +132,8 @@ pub fn group(rows: &[RunRow], by: &GroupBy) -> Vec<Group> {
 
 /// A range as the findings write one (`12.9 GB to 13.1 GB`): each end as `f` writes it; where
 /// both ends would read the same, in the unit of `median_text` (the median as `f` wrote it)
-/// with as many decimals as it takes for them to differ (up to three): `13.00 GB to 13.02 GB`.
+/// with as many decimals as it takes for them to differ, up to four significant digits
+/// (`13.00 GB to 13.02 GB`); ends alike even then are one value, said as `all alike`.
 pub(super) fn range_text(
     min: f64,
     max: f64,
@@ -162,9 +163,20 @@ pub(super) fn range_text(
         _ => 1.0,
     };
     let (a, b) = (min / div, max / div);
-    let mut d = if a.abs().max(b.abs()) >= 100.0 { 0 } else { 1 };
-    while d < 3 && format!("{a:.d$}") == format!("{b:.d$}") {
+    let big = a.abs().max(b.abs());
+    // Digits before the point, and the decimals that make four significant digits.
+    let whole = if big >= 1.0 {
+        big.log10().floor() as usize + 1
+    } else {
+        1
+    };
+    let most = 4usize.saturating_sub(whole);
+    let mut d = (if big >= 100.0 { 0 } else { 1 }).min(most);
+    while d < most && format!("{a:.d$}") == format!("{b:.d$}") {
         d += 1;
+    }
+    if format!("{a:.d$}") == format!("{b:.d$}") {
+        return "all alike".to_string();
     }
     format!("{a:.d$} {unit} to {b:.d$} {unit}")
 }
@@ -246,6 +258,38 @@ mod tests {
         assert_eq!(
             range_text(292e6, 300e6, &mbs(297e6), u, &mbs),
             "292 MB/s to 300 MB/s"
+        );
+    }
+
+    /// Ends equal at four significant digits are one value, not `24.007 GB to 24.007 GB`:
+    /// no decimals are added beyond four significant digits to tell them apart.
+    #[test]
+    fn ends_alike_at_four_digits_are_one_value() {
+        let u = UnitSystem::Decimal;
+        let gb = |v: f64| format_bytes(v, u);
+        let mbs = |v: f64| format_rate(v, u);
+        let r = |lo: f64, hi: f64, f: &dyn Fn(f64) -> String| {
+            range_text(lo, hi, &f((lo + hi) / 2.0), u, f)
+        };
+        assert_eq!(r(24.0071e9, 24.0072e9, &gb), "all alike");
+        assert_eq!(r(24.007e9, 24.007e9, &gb), "all alike");
+        assert_eq!(r(399.9791e6, 399.9792e6, &mbs), "all alike");
+        assert_eq!(r(399.979e6, 399.979e6, &mbs), "all alike");
+        // At most four significant digits where they differ there.
+        assert_eq!(r(24.01e9, 24.02e9, &gb), "24.01 GB to 24.02 GB");
+        assert_eq!(r(399.8e6, 400.1e6, &mbs), "399.8 MB/s to 400.1 MB/s");
+        assert_eq!(r(1.2341e9, 1.2349e9, &gb), "1.234 GB to 1.235 GB");
+        let g = Group {
+            by: "drive".into(),
+            group: "x".into(),
+            runs: 3,
+            cache_bytes: Spread::of(vec![24.007e9; 3]),
+            after_cache_bytes_per_sec: Spread::of(vec![399.979e6; 3]),
+        };
+        let t = group_table(&[g], &GroupBy::Drive, u);
+        assert!(
+            t.contains("24.0 GB (all alike)") && t.contains("400 MB/s (all alike)"),
+            "{t}"
         );
     }
 }

@@ -64,30 +64,57 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         _ => None,
     };
     if let Some((verb, id)) = one {
-        let given: Vec<&str> = [
+        let on = |list: &[(&'static str, bool)]| -> Vec<&'static str> {
+            list.iter()
+                .filter_map(|&(name, on)| on.then_some(name))
+                .collect()
+        };
+        let filters = on(&[
             ("--drive", args.drive.is_some()),
             ("--serial", args.serial.is_some()),
             ("--since", args.since.is_some()),
             ("--kind", args.kind.is_some()),
             ("--host", sel.host.is_some()),
             ("--tag", !sel.tags.is_empty()),
+        ]);
+        // The forms of the list: `runs --json show ID` is `runs show ID --json`, so --json
+        // is one only beside the other verbs.
+        let forms = on(&[
+            ("--json", args.json && verb != "show"),
+            ("--csv", args.csv),
             ("--by", args.by.is_some()),
             ("--html", args.html.is_some()),
-            ("--csv", args.csv),
-        ]
-        .into_iter()
-        .filter_map(|(name, on)| on.then_some(name))
-        .collect();
-        if !given.is_empty() {
-            return Err(crate::error::usage(format!(
-                "runs {verb} {id}: {} {} runs to list or copy, and `runs {verb}` takes one run \
-                 by its id; nothing was done (see `slccache runs` with the filters for the ids)",
-                given.join(", "),
-                if given.len() == 1 {
-                    "chooses"
+        ]);
+        let are = |names: &[&str], one: &str, more: &str| {
+            format!(
+                "{} {}",
+                names.join(", "),
+                if names.len() == 1 { one } else { more }
+            )
+        };
+        let mut why = Vec::new();
+        if !filters.is_empty() {
+            why.push(format!(
+                "{} runs to list or copy, and `runs {verb}` takes one run by its id",
+                are(&filters, "chooses", "choose")
+            ));
+        }
+        if !forms.is_empty() {
+            why.push(format!(
+                "{} of the list of runs, not of `runs {verb}`{}",
+                are(&forms, "is a form", "are forms"),
+                if verb == "show" {
+                    " (`runs show ID --json` gives one run as JSON)"
                 } else {
-                    "choose"
+                    ""
                 }
+            ));
+        }
+        if !why.is_empty() {
+            return Err(crate::error::usage(format!(
+                "runs {verb} {id}: {}; nothing was done (see `slccache runs` with the filters \
+                 for the ids)",
+                why.join("; ")
             )));
         }
     }
@@ -148,7 +175,8 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 table(&rows, UnitSystem::Decimal)
             }
         }
-        Some(RunsAction::Show { id, json: true }) => {
+        // `runs --json show ID` is `runs show ID --json`.
+        Some(RunsAction::Show { id, json }) if *json || args.json => {
             let r = store.get(*id)?;
             let mut v = serde_json::to_value(&r.row)?;
             v["stored_files"] = serde_json::json!(r.files.keys().collect::<Vec<_>>());
@@ -156,7 +184,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 .unwrap_or_else(|_| serde_json::Value::String(r.summary.clone()));
             serde_json::to_string_pretty(&v)? + "\n"
         }
-        Some(RunsAction::Show { id, json: false }) => {
+        Some(RunsAction::Show { id, .. }) => {
             let r = store.get(*id)?;
             let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal);
             s += &format!(

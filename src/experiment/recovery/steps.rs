@@ -398,7 +398,11 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
         RecoveryFit::default()
     };
     let mut warnings = o.warnings.clone();
-    warnings.extend(fit.warnings.iter().cloned());
+    // Interrupted before any step finished, the interrupt's warning says there is nothing to
+    // fit (the fit's own would say it twice).
+    if !(o.interrupted && points.is_empty()) {
+        warnings.extend(fit.warnings.iter().cloned());
+    }
     // The settling step against the step with the same idle time: much less came back in
     // it when the first burst had filled a larger cache than the drive offers now.
     if let Some((idle_s, b)) = &o.settling {
@@ -419,9 +423,14 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
     }
     if o.interrupted {
         warnings.push(format!(
-            "interrupted: {} of {} steps finished; the fit uses those",
+            "interrupted: {} of {} steps finished; {}",
             o.steps.len(),
-            o.order.len()
+            o.order.len(),
+            if points.is_empty() {
+                "there is nothing to fit"
+            } else {
+                "the fit uses those"
+            }
         ));
     }
     let model = s.drive.model();
@@ -764,6 +773,28 @@ mod tests {
         let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
         assert!(!o.interrupted);
         assert_eq!(o.steps.len(), 4);
+    }
+
+    /// Interrupted before any step finished, in the settling idle after the first burst or
+    /// in the first burst itself: the warning said "0 of 2 steps finished; the fit uses
+    /// those" while the fit had no point; it says there is nothing to fit, once.
+    #[test]
+    fn an_interrupt_before_any_step_says_there_is_nothing_to_fit() {
+        let order = [300.0, 60.0];
+        for (n, stopped) in [(1, false), (usize::MAX, true)] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut s = setup_with(n, dir.path());
+            let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(stopped)).unwrap();
+            assert!(o.interrupted && o.steps.is_empty());
+            let sum = recovery_summary(&s, &o, &order);
+            let w = sum.warnings.join("\n");
+            assert!(
+                w.contains("interrupted: 0 of 2 steps finished; there is nothing to fit"),
+                "{w}"
+            );
+            assert!(!w.contains("uses those"), "{w}");
+            assert_eq!(w.matches("nothing to fit").count(), 1, "{w}");
+        }
     }
 
     /// The axes of a chart drawn from an experiment with no finished step: labelled ticks
