@@ -121,13 +121,13 @@ pub enum Limit {
     Duration(f64),
     /// The bytes to write: `--max-bytes` or one pass over the span.
     Bytes(u64),
-    /// The early stop's time, seconds, once a cliff is seen.
-    EarlyStop(f64),
 }
 
 impl ProgressState {
-    /// The share done (0..=1), the seconds left and the limit they are of, when the run has a
-    /// limit: whichever limit comes first. The early stop, once a cliff is seen, is a limit too.
+    /// The share done (0..=1) of the run's own limit (`--duration`, or the bytes to write:
+    /// whichever comes first), the seconds left to it, and that limit. Its basis does not
+    /// change while the run goes: the early stop is said apart ([`Self::early_stop_left`]),
+    /// so that the share never flips between two limits nor goes backwards.
     pub fn done_and_eta(&self) -> Option<(f64, f64, Limit)> {
         let t = self.elapsed_s;
         let mut best: Option<(f64, f64, Limit)> = None;
@@ -157,30 +157,31 @@ impl ProgressState {
                 );
             }
         }
-        // The cliff the early stop ends the run on: the first, or the N-th with `--cliffs N`.
+        best
+    }
+
+    /// The seconds left to the early stop, once the cliff it ends the run on is seen (the
+    /// first, or the N-th with `--cliffs N`; or a drop inside the first sample).
+    pub fn early_stop_left(&self) -> Option<f64> {
+        if !self.early_stop {
+            return None;
+        }
+        let t = self.elapsed_s;
         let stops_on = if self.cliffs_wanted > 1 {
             &self.target
         } else {
             &self.cliff
         };
-        if let (true, Some(e)) = (self.early_stop, stops_on) {
-            if e.stop_at_s > 0.0 {
-                take(
-                    t / e.stop_at_s,
-                    e.stop_at_s - t,
-                    Limit::EarlyStop(e.stop_at_s),
-                );
-            }
-        }
-        if let (true, None, Some(Some(at))) = (self.early_stop, &self.cliff, self.first_drop) {
-            if at > 0.0 {
-                take(t / at, at - t, Limit::EarlyStop(at));
-            }
-        }
-        best
+        let at = match (stops_on, &self.cliff, self.first_drop) {
+            (Some(e), _, _) => Some(e.stop_at_s),
+            (None, None, Some(Some(at))) => Some(at),
+            _ => None,
+        };
+        at.filter(|a| *a > 0.0).map(|a| (a - t).max(0.0))
     }
 
-    /// The line: `what`, then the figures; `spark` adds the sparkline.
+    /// The line: `what`, then the figures; `spark` adds the sparkline, last (a terminal line
+    /// is cut at its width, and the share and ETA are what a reader waits for).
     pub fn line(&self, what: &str, units: UnitSystem, spark: bool) -> String {
         let mut s = format!(
             "{what}: {}, {} written",
@@ -190,26 +191,22 @@ impl ProgressState {
         if let Some(r) = self.rate {
             s.push_str(&format!(", {} now", format_rate(r, units)));
         }
-        if spark && self.recent.len() > 1 {
-            let v: Vec<f64> = self.recent.iter().copied().collect();
-            s.push(' ');
-            s.push_str(&sparkline(&v));
-        }
-        // The share and ETA first: a terminal line is cut at its width, and they are what
-        // a reader waits for; what the detector sees follows.
-        // The share says what it is of: the limit that ends the run first can change as it
-        // goes (the byte limit, then the early stop once a cliff is seen).
-        if let Some((done, left, limit)) = self.done_and_eta() {
+        let hard = self.done_and_eta();
+        if let Some((done, _, limit)) = hard {
             let of = match limit {
-                Limit::Duration(d) => format!("of {}", format_seconds(d)),
-                Limit::Bytes(b) => format!("of {}", format_bytes(b as f64, units)),
-                Limit::EarlyStop(at) => format!("to the early stop at {}", format_seconds(at)),
+                Limit::Duration(d) => format_seconds(d),
+                Limit::Bytes(b) => format_bytes(b as f64, units),
             };
-            s.push_str(&format!(
-                ", {:.0}% {of}, ETA {}",
-                100.0 * done,
-                format_seconds(left)
-            ));
+            s.push_str(&format!(", {:.0}% of {of}", 100.0 * done));
+        }
+        // The ETA: to the run's own limit, or to the early stop where that comes first.
+        match (hard.map(|h| h.1), self.early_stop_left()) {
+            (Some(h), Some(e)) if e < h => {
+                s.push_str(&format!(", early stop in {}", format_seconds(e)))
+            }
+            (Some(h), _) => s.push_str(&format!(", ETA {}", format_seconds(h))),
+            (None, Some(e)) => s.push_str(&format!(", early stop in {}", format_seconds(e))),
+            (None, None) => {}
         }
         // With `--cliffs N`: the run goes on past the first cliff, looking for the N-th.
         if let (n, Some(_), None) = (self.cliffs_wanted, &self.cliff, &self.target) {
@@ -218,7 +215,7 @@ impl ProgressState {
             }
         }
         if let (None, Some(_)) = (&self.cliff, self.first_drop) {
-            s.push_str(", a drop inside the first sample: the cache ran out too soon to measure");
+            s.push_str(", a drop in the first sample: the cache ran out too soon to measure");
         }
         if let Some(e) = &self.cliff {
             s.push_str(&format!(
@@ -229,6 +226,11 @@ impl ProgressState {
                 format_bytes(e.cache.low_bytes as f64, units),
                 format_bytes(e.cache.high_bytes as f64, units)
             ));
+        }
+        if spark && self.recent.len() > 1 {
+            let v: Vec<f64> = self.recent.iter().copied().collect();
+            s.push(' ');
+            s.push_str(&sparkline(&v));
         }
         s
     }
@@ -536,10 +538,10 @@ mod tests {
         };
         let l = st.line("probe", UnitSystem::Decimal, true);
         assert!(
-            l.contains("20.0 s, 20.0 GB written, 1000 MB/s now ██▅"),
+            l.contains("20.0 s, 20.0 GB written, 1000 MB/s now, "),
             "{l}"
         );
-        assert!(l.ends_with("now ██▅, 25% of 80.0 s, ETA 60.0 s"), "{l}");
+        assert!(l.ends_with("now, 25% of 80.0 s, ETA 60.0 s ██▅"), "{l}");
         st.total_bytes = Some(40_000_000_000);
         // 20 GB left at 1 GB/s: 20 s, sooner than the time limit.
         let l = st.line("probe", UnitSystem::Decimal, false);
@@ -570,7 +572,7 @@ mod tests {
             "{l}"
         );
         assert!(
-            l.contains("now, 45% to the early stop at 44.0 s, ETA 24.0 s, cliff at "),
+            l.contains("now, 25% of 80.0 s, early stop in 24.0 s, cliff at "),
             "{l}"
         );
     }
@@ -620,7 +622,7 @@ mod tests {
             ..first
         });
         let l = st.line("probe", UnitSystem::Decimal, false);
-        assert!(l.contains("60% to the early stop at 200.0 s"), "{l}");
+        assert!(l.contains("18% of 250 GB, early stop in 80.0 s"), "{l}");
         assert!(!l.contains("looking for"), "{l}");
     }
 
@@ -639,14 +641,64 @@ mod tests {
         };
         let l = st.line("probe", UnitSystem::Decimal, false);
         assert!(
-            l.contains(", a drop inside the first sample: the cache ran out too soon to measure"),
-            "{l}"
-        );
-        assert!(
             l.contains(
-                "now, 32% to the early stop at 31.0 s, ETA 21.0 s, a drop inside the first sample"
+                "now, 2% of 250 GB, early stop in 21.0 s, a drop in the first sample: the cache \
+                 ran out too soon to measure"
             ),
             "{l}"
         );
+    }
+
+    /// The share changed its basis as the run went: 68% of 40 GB, then 52% to the early
+    /// stop, then 74% of 40 GB, 66% to the early stop, ..., going backwards as the early
+    /// stop's time moved. It is now always of the run's own limit, and the early stop is its
+    /// own clause.
+    #[test]
+    fn the_share_keeps_its_basis_and_never_goes_backwards() {
+        let cliff = Estimate {
+            cliff: Cliff {
+                t_s: 12.0,
+                t_low_s: 11.9,
+                t_high_s: 12.1,
+                bytes_written: 22_000_000_000,
+                before_bytes_per_sec: 1.8e9,
+                after_bytes_per_sec: 6e8,
+            },
+            cache: CacheEstimate {
+                bytes: 22_000_000_000,
+                low_bytes: 21_900_000_000,
+                high_bytes: 22_400_000_000,
+            },
+            seen_since_s: 14.0,
+            hold_s: 20.0,
+            stop_at_s: 34.0,
+        };
+        let mut last = -1.0;
+        for k in 0..30 {
+            let t = 14.0 + k as f64;
+            let st = ProgressState {
+                elapsed_s: t,
+                bytes: 22_000_000_000 + (k as u64) * 600_000_000,
+                rate: Some(if k % 2 == 0 { 6e8 } else { 5.5e8 }),
+                total_bytes: Some(40_000_000_000),
+                early_stop: true,
+                // The early stop's time moves as the hold grows with the estimate.
+                cliff: Some(Estimate {
+                    stop_at_s: 34.0 + 0.6 * k as f64,
+                    ..cliff.clone()
+                }),
+                ..ProgressState::default()
+            };
+            let l = st.line("probe", UnitSystem::Decimal, false);
+            let pct: f64 = l
+                .split("% of 40.0 GB")
+                .next()
+                .and_then(|h| h.rsplit(", ").next())
+                .and_then(|p| p.parse().ok())
+                .unwrap_or_else(|| panic!("no share of 40.0 GB in {l}"));
+            assert!(pct >= last, "{l} after {last}%");
+            assert!(!l.contains("to the early stop"), "{l}");
+            last = pct;
+        }
     }
 }
