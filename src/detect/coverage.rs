@@ -49,7 +49,14 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
         };
     // The target's capacity is a drive's, or a regular file's size: "the whole drive" of a
     // file would be wrong.
-    let whole_target = t.meta.device.capacity_bytes == Some(span);
+    // A span of the whole target rounded down to whole blocks (a 268,000,000-byte file
+    // written in 1 MiB blocks) is still the whole target.
+    let grain = t.meta.workload.block_size.unwrap_or(0).max(1 << 20);
+    let whole_target = t
+        .meta
+        .device
+        .capacity_bytes
+        .is_some_and(|cap| cap >= span && cap - span < grain);
     let is_file = t.meta.device.kind == "file";
     Some(Coverage {
         bytes_written: bytes,

@@ -179,6 +179,13 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     let mut a = analyze_timeline(t, units);
     a.coverage = coverage(t, &a);
     a.after_cache = after_cache::after_cache(t, &a);
+    // The rate after the last cliff leaves out thermal throttling, as "after the cache" does:
+    // summary.json gave 829 MB/s beside the 985 MB/s every output states.
+    if let (Some(c), Some(ac)) = (a.coverage.as_mut(), &a.after_cache) {
+        if ac.throttled_s > 0.0 && c.after_last_cliff_bytes_per_sec.is_some() {
+            c.after_last_cliff_bytes_per_sec = Some(ac.mean_bytes_per_sec);
+        }
+    }
     // A run that stopped before the end of the span saw the folding rate only over what it
     // wrote: it does not know that it lasts.
     // A run whose span is not known (a timeline read without its summary.json) does not know

@@ -195,7 +195,8 @@ pub struct Coverage {
     /// Bytes written after the last cliff (`null` without a cliff).
     pub bytes_after_last_cliff: Option<u64>,
     /// The mean rate over those bytes, bytes/s: what the run saw after the last cliff, not a
-    /// sustained speed unless the run wrote the whole span.
+    /// sustained speed unless the run wrote the whole span. Time in thermal throttling is left
+    /// out, as "after the cache" leaves it out (`AfterCache::mean_bytes_per_sec`).
     pub after_last_cliff_bytes_per_sec: Option<f64>,
     /// With the whole span written: the span over the time its first pass took, bytes/s (the
     /// whole-drive-fill average reviewers publish).

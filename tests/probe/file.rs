@@ -439,6 +439,31 @@ pub fn a_wrapped_run_gives_the_first_pass_s_rate_as_the_first_pass_s() {
     );
 }
 
+/// A file whose size is no whole number of blocks (20,000,000 bytes in 1 MiB blocks) was
+/// "the whole 19.9 MB span", with the advice "--span, or the whole drive": the span, the file
+/// rounded down to whole blocks, did not match its size.
+pub fn a_file_of_no_whole_number_of_blocks_is_still_the_file() {
+    let d = scratch();
+    let out = d.path().join("out");
+    let o = slccache()
+        .args(["probe", d.path().join("odd.bin").to_str().unwrap()])
+        .args(["--size", "20MB", "--pattern", "seqwrite", "--bs", "1M"])
+        .args(["--interval", "20ms", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(text.contains("filling the whole file ("), "{text}");
+    assert!(!text.contains("span completes"), "{text}");
+    let c = &summary(&out)["analysis"]["coverage"];
+    assert_eq!(c["span_is_file"], true, "{c}");
+}
+
 /// A regular file written to its end is "the whole file", never "the whole drive": the
 /// terminal, report.md, the card and summary.json (`span_is_file`, not `span_is_drive`).
 pub fn a_file_written_whole_is_called_the_file_not_the_drive() {

@@ -281,6 +281,15 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
         (rate / stated - 1.0).abs() < 1e-9,
         "{rate} vs {stated}: {ac}"
     );
+    // The coverage's rate after the last cliff is the same one: it gave 829 MB/s, the
+    // throttled time averaged in, beside the 985 MB/s every output states.
+    let cov = a["coverage"]["after_last_cliff_bytes_per_sec"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{}", a["coverage"]));
+    assert!(
+        (cov / stated - 1.0).abs() < 1e-9,
+        "coverage {cov} vs {stated}"
+    );
     // The terminal's figure is the same one.
     let stdout = String::from_utf8_lossy(&o.stdout);
     let mbs = format!("{:.0} MB/s over the", stated / 1e6);
