@@ -20,7 +20,9 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
         (b, if dt > 0.0 { b as f64 / dt } else { 0.0 })
     });
     // The time the first pass over the span took: inside the sample that reached it.
-    let whole_fill = if whole {
+    // A first sample that went past the end of the first pass (the writes wrapped inside it)
+    // did not measure that pass apart from the rest: no rate is given for it.
+    let whole_fill = if whole && t.samples[0].bytes_total <= span {
         let mut before = (t.samples[0].t_start_s(), 0u64);
         let mut at = t.duration_s();
         for s in &t.samples {

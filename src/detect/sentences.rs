@@ -31,37 +31,44 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
         return Vec::new();
     };
     let wrapped = c.span_bytes > 0 && c.bytes_written > c.span_bytes;
+    let what = if c.span_is_drive {
+        "drive"
+    } else if c.span_is_file {
+        "file"
+    } else {
+        "span"
+    };
     let text = match c.whole_fill_bytes_per_sec {
+        // A first pass inside the first sample has no rate of its own: past it, the wrap
+        // says the rest; at it, that the whole span was written.
+        None if c.whole_span && wrapped => None,
+        None if c.whole_span => Some(format!(
+            "the whole {what} ({}) written",
+            format_bytes(c.span_bytes as f64, units)
+        )),
         // Past one pass, the rate of the first is not the run's mean: said as the first
         // pass's, so that one line does not hold two means of the same run.
-        Some(r) if c.whole_span && wrapped => format!(
-            "the first pass over the whole {} ({}) ran at {} on average",
-            if c.span_is_drive {
-                "drive"
-            } else if c.span_is_file {
-                "file"
-            } else {
-                "span"
-            },
+        Some(r) if c.whole_span && wrapped => Some(format!(
+            "the first pass over the whole {what} ({}) ran at {} on average",
             format_bytes(c.span_bytes as f64, units),
             format_rate(r, units)
-        ),
-        Some(r) if c.whole_span && c.span_is_drive => format!(
+        )),
+        Some(r) if c.whole_span && c.span_is_drive => Some(format!(
             "filling the whole drive ({}) completes at {} on average",
             format_bytes(c.span_bytes as f64, units),
             format_rate(r, units)
-        ),
-        Some(r) if c.whole_span && c.span_is_file => format!(
+        )),
+        Some(r) if c.whole_span && c.span_is_file => Some(format!(
             "filling the whole file ({}) completes at {} on average",
             format_bytes(c.span_bytes as f64, units),
             format_rate(r, units)
-        ),
-        Some(r) if c.whole_span => format!(
+        )),
+        Some(r) if c.whole_span => Some(format!(
             "filling the whole {} span completes at {} on average",
             format_bytes(c.span_bytes as f64, units),
             format_rate(r, units)
-        ),
-        _ => format!(
+        )),
+        _ => Some(format!(
             "measured to {} of {}{}",
             format_bytes(c.bytes_written as f64, units),
             format_bytes(c.span_bytes as f64, units),
@@ -70,11 +77,11 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
             } else {
                 ""
             }
-        ),
+        )),
     };
     // Writes past the span went over it again: say how often, so a long sustained write is
     // not read as one pass.
-    let mut parts = vec![text];
+    let mut parts: Vec<String> = text.into_iter().collect();
     if wrapped {
         parts.push(format!(
             "the writes wrapped: {} is {:.1} passes over the {} span",
@@ -95,11 +102,18 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
 /// - `not steady: 480 MB/s to 1000 MB/s over the 20.1 GB written after the last cliff (5
 ///   rounds: range 71%, trend 4%; steady is at most 20% and 10%)`
 ///
-/// `, to the end of the span` follows the amount when the run wrote all of the span.
+/// `, to the end of the span` follows the amount when the run ended at the end of one pass
+/// over the span.
 pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, ROUNDS};
     let ac = a.after_cache.as_ref()?;
-    let span = if a.coverage.as_ref().is_some_and(|c| c.whole_span) {
+    // Only a run that ended its one pass at the end of the span wrote "to the end of it": a
+    // run that wrapped stopped somewhere on a later pass (a cliff, a duration).
+    let span = if a
+        .coverage
+        .as_ref()
+        .is_some_and(|c| c.whole_span && c.bytes_written <= c.span_bytes)
+    {
         ", to the end of the span"
     } else {
         ""

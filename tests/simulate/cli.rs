@@ -598,3 +598,56 @@ fn one_pass_over_a_small_span_advises_a_larger_span() {
     assert!(w.contains("write over a larger span (--span"), "{w}");
     assert!(!w.contains("--max-bytes"), "{w}");
 }
+
+/// A run that wrapped round a small span said "295 MB/s over the 8.92 GB written after the
+/// last cliff, to the end of the span", though it stopped on a confirmed cliff after 4.4
+/// passes, somewhere in the middle of the span.
+#[test]
+fn a_wrapped_run_does_not_end_at_the_end_of_the_span() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("w");
+    let o = simulate_into(
+        &[
+            "960evo-250g",
+            "--pattern",
+            "seqwrite",
+            "--span",
+            "5GB",
+            "--max-bytes",
+            "60GB",
+        ],
+        &out,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("written after the last cliff"), "{text}");
+    assert!(text.contains("passes over the 5.00 GB span"), "{text}");
+    assert!(!text.contains("to the end of the span"), "{text}");
+}
+
+/// The card said "No cliff in 1.00 GB written" of a run that wrote 30 GB round a 1 GB span.
+#[test]
+fn a_wrapped_run_without_a_cliff_is_bounded_by_its_span_on_the_card() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("w");
+    simulate_into(
+        &[
+            "960evo-250g,cache=100GB",
+            "--pattern",
+            "seqwrite",
+            "--span",
+            "1GB",
+            "--max-bytes",
+            "30GB",
+            "--seed",
+            "1",
+        ],
+        &out,
+    );
+    let s = json(&out.join("summary.json"));
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let t = slccache::timeline::import::load(&out.join("timeline.csv")).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let (_, head, _, _) = slccache::report::pages::card::card_texts(&t, &a, u);
+    assert_eq!(head, "No cliff over the 1.00 GB span, written 30×");
+}
