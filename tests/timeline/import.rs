@@ -510,6 +510,24 @@ fn implausible_times_are_refused_naming_the_line() {
     }
 }
 
+/// A CSV of data written against rate whose first row is at 1e30 MB said "sample 1 (t =
+/// 500000000000000000000000000 s) is implausible: 18446744073709551615 bytes written by
+/// then": an overflowed count and a time in 27 digits.
+#[test]
+fn an_overflowed_count_is_not_printed_as_a_number() {
+    let e = read_both(
+        "MB,MB/s\n1e30,2000\n2e30,2000\n",
+        "data.csv",
+        &import::ReadOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.contains("implausible"), "{e}");
+    assert!(
+        !e.contains("18446744073709551615") && !e.contains("000000000000"),
+        "{e}"
+    );
+}
+
 /// Columns are found by name, in either order: `MB/s,time_s` and `time_s,bytes_per_sec` used
 /// to be told the header "does not name the rate unit".
 #[test]

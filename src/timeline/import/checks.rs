@@ -141,12 +141,17 @@ pub(super) fn check_sample(i: usize, s: &Sample, name: &str) -> Result<(), Impor
     if s.bytes_total as f64 > MAX_BYTES || s.t_s > MAX_TIME_S {
         return Err(ImportError::whole(
             name,
+            // In powers of ten: a count that overflowed would read as 18446744073709551615.
             format!(
-                "sample {} (t = {} s) is implausible: {} bytes written by then, more than 1e18 \
-                 (1 EB); a broken log",
+                "sample {} (t = {:.3e} s) is implausible: {} bytes written by then, more than \
+                 1e18 (1 EB), or a time past 1e10 s; a broken log",
                 i + 1,
                 s.t_s,
-                s.bytes_total
+                if s.bytes_total == u64::MAX {
+                    "more than 1.8e19".to_string()
+                } else {
+                    format!("{:.3e}", s.bytes_total as f64)
+                }
             ),
         ));
     }
