@@ -118,10 +118,14 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     } else {
         ""
     };
+    // The throttled time left out, with the rate it wrote at: a reader must not take the
+    // rate without it for all the drive did after its cache.
     let throttled = if ac.throttled_s > 0.0 {
         format!(
-            ", leaving out {} of thermal throttling",
-            crate::units::format_seconds(ac.throttled_s)
+            ", leaving out {} of thermal throttling ({} written at {})",
+            crate::units::format_seconds(ac.throttled_s),
+            format_bytes(ac.throttled_bytes as f64, units),
+            format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)
         )
     } else {
         String::new()

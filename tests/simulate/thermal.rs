@@ -294,6 +294,24 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     let mbs = format!("{:.0} MB/s over the", stated / 1e6);
     assert!(stdout.contains(&mbs), "{mbs:?} not in {stdout}");
+    // The throttled level, left out of that rate, was quoted nowhere: the terminal and the
+    // card give it beside the time left out.
+    let thr = format!(
+        "of thermal throttling ({:.0} GB written at {:.0} MB/s)",
+        thr_bytes / 1e9,
+        thr_bytes / thr_s / 1e6
+    );
+    assert!(stdout.contains(&thr), "{thr:?} not in {stdout}");
+    let an: slccache::detect::Analysis = serde_json::from_value(a.clone()).unwrap();
+    let parts =
+        slccache::report::pages::card::card_note_parts(&an, slccache::units::UnitSystem::Decimal);
+    assert!(
+        parts.iter().any(|p| p.starts_with(&format!(
+            "thermal throttling at {:.0} MB/s from ",
+            thr_bytes / thr_s / 1e6
+        ))),
+        "{parts:?}"
+    );
 
     // The throttled stretches the analysis knows: its thermal slowdowns and throttled tails.
     let mut spans: Vec<(f64, f64)> = a["slowdowns"]

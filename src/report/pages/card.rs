@@ -142,7 +142,20 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         .map(|p| crate::units::format_seconds(p.start_s))
         .collect();
     if !hot.is_empty() {
-        parts.push(format!("thermal throttling from {}", hot.join(", ")));
+        // With the rate it wrote at, left out of "after" (the card's "after" alone would
+        // read as all the drive did after its cache).
+        let at = a
+            .after_cache
+            .as_ref()
+            .filter(|ac| ac.throttled_s > 0.0)
+            .map(|ac| {
+                format!(
+                    " at {}",
+                    format_rate(ac.throttled_bytes as f64 / ac.throttled_s, u)
+                )
+            })
+            .unwrap_or_default();
+        parts.push(format!("thermal throttling{at} from {}", hot.join(", ")));
     }
     // A rate in the cache at the link's ceiling, which the terminal and report.md warn of.
     if let Some(link) = &a.link_limited {
