@@ -181,6 +181,24 @@ fn tempfile_dir() -> Result<Scratch> {
 pub fn load_run(path: &Path) -> Result<Timeline> {
     if path.is_dir() {
         let tl = path.join("timeline.csv");
+        // A sweep, recovery or fill-sweep folder has no one timeline: said by what it is, as
+        // a stored run of those kinds is.
+        let kind = std::fs::read_to_string(path.join("summary.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| {
+                v["command"]
+                    .as_str()
+                    .or(v["config"]["command"].as_str())
+                    .map(str::to_string)
+            })
+            .filter(|k| matches!(k.as_str(), "sweep" | "recovery" | "fill-sweep"));
+        if let (false, Some(k)) = (tl.is_file(), kind) {
+            return Err(crate::error::usage(format!(
+                "{} is a {k}; compare takes probe, simulate or analyze runs",
+                path.display()
+            )));
+        }
         if !tl.is_file() {
             return Err(crate::error::usage(format!(
                 "{}: no timeline.csv in this folder; give a run folder written by slccache, \

@@ -651,3 +651,45 @@ fn a_wrapped_run_without_a_cliff_is_bounded_by_its_span_on_the_card() {
     let (_, head, _, _) = slccache::report::pages::card::card_texts(&t, &a, u);
     assert_eq!(head, "No cliff over the 1.00 GB span, written 30×");
 }
+
+/// `compare RECOVERY_FOLDER RUN` said the recovery folder had "no timeline.csv; give a run
+/// folder written by slccache", though it is one; a stored recovery is named for what it is.
+#[test]
+fn compare_names_a_recovery_folder_for_what_it_is() {
+    let d = tempfile::tempdir().unwrap();
+    let rec = d.path().join("rec");
+    let run = d.path().join("run");
+    for (args, out) in [
+        (
+            &["recovery", "960evo-250g", "--simulate", "--idle", "5s"][..],
+            &rec,
+        ),
+        (&["simulate", "960evo-250g", "--seed", "1"][..], &run),
+    ] {
+        let o = assert_cmd::Command::cargo_bin("slccache")
+            .unwrap()
+            .arg("--no-record")
+            .args(args)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("compare")
+        .arg(&rec)
+        .arg(&run)
+        .arg("--out")
+        .arg(d.path().join("cmp"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is a recovery; compare takes probe, simulate or analyze runs"),
+        "{err}"
+    );
+    assert!(!d.path().join("cmp").exists());
+}
