@@ -212,7 +212,7 @@ pub fn emulated_probe_stops_at_the_cliff_and_agrees_with_the_full_run() {
         assert!(
             l.contains(" s, ")
                 && l.contains(" GB written, ")
-                && l.contains("/s now")
+                && l.contains("MB/s, ")
                 && l.contains("cliff at ")
                 && l.contains("% of 4.00 GB, ETA "),
             "{l}"

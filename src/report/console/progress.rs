@@ -188,8 +188,10 @@ impl ProgressState {
             format_seconds(self.elapsed_s),
             format_bytes(self.bytes as f64, units)
         );
+        // The rate of the latest interval (" now" left out: an 80-column line must hold the
+        // share and the ETA whole).
         if let Some(r) = self.rate {
-            s.push_str(&format!(", {} now", format_rate(r, units)));
+            s.push_str(&format!(", {}", format_rate(r, units)));
         }
         let hard = self.done_and_eta();
         if let Some((done, _, limit)) = hard {
@@ -199,14 +201,14 @@ impl ProgressState {
             };
             s.push_str(&format!(", {:.0}% of {of}", 100.0 * done));
         }
-        // The ETA: to the run's own limit, or to the early stop where that comes first.
-        match (hard.map(|h| h.1), self.early_stop_left()) {
-            (Some(h), Some(e)) if e < h => {
-                s.push_str(&format!(", early stop in {}", format_seconds(e)))
-            }
-            (Some(h), _) => s.push_str(&format!(", ETA {}", format_seconds(h))),
-            (None, Some(e)) => s.push_str(&format!(", early stop in {}", format_seconds(e))),
-            (None, None) => {}
+        // The ETA: to the run's own limit, or to the early stop where that comes first (one
+        // word for both, so that it does not flip when the two are close).
+        let eta = match (hard.map(|h| h.1), self.early_stop_left()) {
+            (Some(h), Some(e)) => Some(h.min(e)),
+            (h, e) => h.or(e),
+        };
+        if let Some(left) = eta {
+            s.push_str(&format!(", ETA {}", format_seconds(left)));
         }
         // With `--cliffs N`: the run goes on past the first cliff, looking for the N-th.
         if let (n, Some(_), None) = (self.cliffs_wanted, &self.cliff, &self.target) {
@@ -537,11 +539,8 @@ mod tests {
             ..ProgressState::default()
         };
         let l = st.line("probe", UnitSystem::Decimal, true);
-        assert!(
-            l.contains("20.0 s, 20.0 GB written, 1000 MB/s now, "),
-            "{l}"
-        );
-        assert!(l.ends_with("now, 25% of 80.0 s, ETA 60.0 s ██▅"), "{l}");
+        assert!(l.contains("20.0 s, 20.0 GB written, 1000 MB/s, "), "{l}");
+        assert!(l.ends_with("MB/s, 25% of 80.0 s, ETA 60.0 s ██▅"), "{l}");
         st.total_bytes = Some(40_000_000_000);
         // 20 GB left at 1 GB/s: 20 s, sooner than the time limit.
         let l = st.line("probe", UnitSystem::Decimal, false);
@@ -572,7 +571,7 @@ mod tests {
             "{l}"
         );
         assert!(
-            l.contains("now, 25% of 80.0 s, early stop in 24.0 s, cliff at "),
+            l.contains("MB/s, 25% of 80.0 s, ETA 24.0 s, cliff at "),
             "{l}"
         );
     }
@@ -622,7 +621,7 @@ mod tests {
             ..first
         });
         let l = st.line("probe", UnitSystem::Decimal, false);
-        assert!(l.contains("18% of 250 GB, early stop in 80.0 s"), "{l}");
+        assert!(l.contains("18% of 250 GB, ETA 80.0 s"), "{l}");
         assert!(!l.contains("looking for"), "{l}");
     }
 
@@ -642,8 +641,8 @@ mod tests {
         let l = st.line("probe", UnitSystem::Decimal, false);
         assert!(
             l.contains(
-                "now, 2% of 250 GB, early stop in 21.0 s, a drop in the first sample: the cache \
-                 ran out too soon to measure"
+                "MB/s, 2% of 250 GB, ETA 21.0 s, a drop in the first sample: the cache ran out \
+                 too soon to measure"
             ),
             "{l}"
         );
@@ -698,6 +697,9 @@ mod tests {
                 .unwrap_or_else(|| panic!("no share of 40.0 GB in {l}"));
             assert!(pct >= last, "{l} after {last}%");
             assert!(!l.contains("to the early stop"), "{l}");
+            // The share and the ETA whole within an 80-column line.
+            let eta_end = l.find(", ETA ").map(|i| i + ", ETA 00.0 s".len());
+            assert!(eta_end.is_some_and(|e| e < 80), "{l}");
             last = pct;
         }
     }
