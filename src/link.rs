@@ -166,9 +166,9 @@ impl Link {
     pub fn hiding_text(&self, bytes_per_sec: f64, units: UnitSystem) -> Option<String> {
         self.may_hide(bytes_per_sec).then(|| {
             format!(
-                "{LIMITED_PREFIX} {} link, perhaps not by the drive: no cliff at {}, {:.0}% of \
-                 the link's usable {} ({} raw); a drive that writes faster than this link both \
-                 in its cache and after it shows no cliff, so the run says nothing of the cache",
+                "no cliff seen through the {} link: the run wrote at {}, {:.0}% of the link's \
+                 usable {} ({} raw); a drive that writes faster than this link both in its \
+                 cache and after it shows no cliff, so the run says nothing of the cache",
                 self.name,
                 format_rate(bytes_per_sec, units),
                 100.0 * bytes_per_sec / self.usable_bytes_per_sec,
@@ -225,16 +225,21 @@ pub fn note(
     units: UnitSystem,
 ) {
     let no_cliff = a.cliffs.is_empty() && a.unconfirmed_drop.is_none() && !a.read_only;
-    let w = warning(link, rate, units).or_else(|| {
-        // No cliff, near the link's ceiling though under the rule for a cache phase: the
-        // link may still hide where the cache ran out.
+    // No cliff near the link's ceiling: the link may hide where a cache ran out, and there is
+    // no cache phase to speak of ("cache phase limited by the link" said there was one).
+    let hidden = || {
         let (link, rate) = (link?, rate?);
         let text = link.hiding_text(rate, units).filter(|_| no_cliff)?;
         let kind = crate::detect::WarningKind::LinkLimited {
             link: link.name.clone(),
         };
         Some(crate::detect::Warning::new(kind, text))
-    });
+    };
+    let w = if no_cliff {
+        hidden()
+    } else {
+        warning(link, rate, units)
+    };
     if let Some(w) = w {
         if let crate::detect::WarningKind::LinkLimited { link } = &w.kind {
             a.link_limited = Some(link.clone());
@@ -351,7 +356,10 @@ mod tests {
         assert_eq!(a.cache_lower_bound_bytes, None);
         let w = &a.warnings.last().unwrap().text;
         assert!(
-            w.contains("no cliff at 421 MB/s, 94% of the link's usable 450 MB/s"),
+            w.contains(
+                "no cliff seen through the USB 5000 Mb/s link: the run wrote at 421 MB/s, 94% of \
+                 the link's usable 450 MB/s"
+            ),
             "{w}"
         );
         assert!(matches!(

@@ -333,7 +333,7 @@ impl Findings {
             }
             Cache::Unconfirmed(d) => format!(">= {} (drop unconfirmed)", fb(d.bytes_low)),
             Cache::ReadOnly { .. } => "reads only".to_string(),
-            Cache::HiddenByLink { .. } => "hidden by the link".to_string(),
+            Cache::HiddenByLink { link } => format!("hidden by the {link} link"),
             Cache::TooFewSamples | Cache::NothingWritten | Cache::NotEstimated => "-".to_string(),
         }
     }

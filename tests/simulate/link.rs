@@ -71,8 +71,12 @@ fn a_sata_preset_at_the_link_s_ceiling_says_so_everywhere() {
     let e = &s["config"]["emulation"];
     let model = e["model_bytes_per_sec"].as_f64().unwrap();
     assert!(model > 540e6 && model < 570e6, "{e}");
+    // No cliff in 1 GB of its 24 GB cache, at the link's limit: the link hides the cache.
     if e["share_of_model"].as_f64().unwrap() >= 0.97 {
-        assert!(out.contains(LINE), "{out}");
+        assert!(
+            out.contains("no cliff seen through the SATA 6.0 Gb/s link"),
+            "{out}"
+        );
     }
 }
 
@@ -101,6 +105,22 @@ fn a_link_that_hides_the_cliff_bounds_no_cache() {
     let md = std::fs::read_to_string(d.path().join("run/report.md")).unwrap();
     assert!(md.contains("nothing is known of the cache's size"), "{md}");
     assert!(!md.contains("no SLC cache ran out"), "{md}");
+    // There was no cache phase to speak of: the warning and the card said "cache phase
+    // limited by the SATA 3.0 Gb/s link" under "Cache hidden by the SATA 3.0 Gb/s link", and
+    // runs' cell said "hidden by the link" without naming it.
+    assert!(!out.contains("cache phase limited"), "{out}");
+    assert!(!md.contains("cache phase limited"), "{md}");
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let parts = slccache::report::pages::card::card_note_parts(&a, u);
+    assert!(
+        !parts.iter().any(|p| p.contains("cache phase limited")),
+        "{parts:?}"
+    );
+    assert_eq!(
+        slccache::detect::Findings::of(&a).cache_cell(u),
+        "hidden by the SATA 3.0 Gb/s link"
+    );
 }
 
 /// analyze of a run's own timeline and compare of the run worked the analysis out again and

@@ -157,8 +157,9 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             .unwrap_or_default();
         parts.push(format!("thermal throttling{at} from {}", hot.join(", ")));
     }
-    // A rate in the cache at the link's ceiling, which the terminal and report.md warn of.
-    if let Some(link) = &a.link_limited {
+    // A rate in the cache at the link's ceiling, which the terminal and report.md warn of
+    // (where the link hid the cache, the headline says so and there was no cache phase).
+    if let (Some(link), false) = (&a.link_limited, a.cliffs.is_empty()) {
         parts.push(crate::link::card_text(link));
     }
     // Tiers before the last cliff (not where the cache came back): their levels, so that
