@@ -519,8 +519,16 @@ impl CsvWriter {
             head.push(',');
             head.push_str(&READ_COLUMNS.join(","));
         }
-        writeln!(out, "{head}")?;
-        out.flush()?;
+        if let Err(e) = writeln!(out, "{head}").and_then(|_| out.flush()) {
+            // A full disk before the header: no empty timeline.csv is left behind to be read
+            // as a run. Only a regular file this call made empty is removed (never a device
+            // such as /dev/full).
+            drop(out);
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
         Ok(CsvWriter { out, reads })
     }
 

@@ -97,6 +97,7 @@ fn main() -> std::process::ExitCode {
         results_kept::a_closed_stderr_does_not_stop_the_experiments,
         results_kept::a_duration_keeps_the_one_pass_limit_and_m_is_refused,
         results_kept::a_full_output_disk_leaves_no_truncated_file,
+        results_kept::a_disk_full_before_the_header_leaves_no_empty_timeline,
         results_kept::a_file_that_backs_a_loop_device_is_refused,
         results_kept::an_active_swap_file_is_refused_up_front,
         results_kept::a_size_beyond_the_free_space_is_refused_and_tmpfs_is_named,

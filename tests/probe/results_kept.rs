@@ -310,6 +310,34 @@ pub fn a_full_output_disk_leaves_no_truncated_file() {
     }
 }
 
+/// A disk full before the first row left an empty timeline.csv behind ("cannot write
+/// .../timeline.csv", exit 1), which a later analyze or import would meet as a broken run.
+pub fn a_disk_full_before_the_header_leaves_no_empty_timeline() {
+    let test = "a_disk_full_before_the_header_leaves_no_empty_timeline";
+    if !may_run(test) {
+        return;
+    }
+    let fs = Tmpfs::new("64k");
+    // Fill it: every page taken, so the header's first write fails.
+    let _ = std::fs::write(fs.path().join("fill"), vec![0u8; 1 << 20]);
+    let out = fs.path().join("run");
+    let o = run(&[
+        "simulate",
+        "960evo-250g",
+        "--seed",
+        "7",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(e.contains("timeline.csv"), "{e}");
+    assert!(
+        !out.join("timeline.csv").exists(),
+        "an empty timeline.csv was left: {e}"
+    );
+}
+
 // A file that backs a loop device (or is an active swap file) was written.
 pub fn a_file_that_backs_a_loop_device_is_refused() {
     let test = "a_file_that_backs_a_loop_device_is_refused";
