@@ -1868,3 +1868,38 @@ pub fn runs_json_before_show_is_show_json_and_list_forms_are_refused_as_such() {
     let rows: serde_json::Value = serde_json::from_str(&rows).unwrap();
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
 }
+
+/// `runs --json copy --to X` and `runs --csv copy --to X` copied and printed copy's own lines,
+/// as if the flag were not there.
+pub fn runs_copy_refuses_the_forms_of_the_list() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let to = w.path().join("to.db");
+    for form in ["--json", "--csv"] {
+        let (code, out, err) = slc(
+            &db,
+            &["runs", form, "copy", "--to", to.to_str().unwrap()],
+            w.path(),
+        );
+        assert_eq!(code, Some(2), "{form}: {out}{err}");
+        assert!(
+            err.contains("a form of the list of runs, not of `runs copy`; nothing was copied"),
+            "{err}"
+        );
+    }
+    assert!(!to.exists(), "the store copied into was made");
+}

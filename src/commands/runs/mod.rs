@@ -40,6 +40,25 @@ fn filter(args: &RunsArgs, sel: &OriginArgs) -> Result<Filter> {
 /// `import` the host of folders whose summary names none).
 pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     if let Some(RunsAction::Copy { ids, from, to }) = &args.action {
+        // The forms of the list are not copy's: `runs --json copy` printed copy's lines as
+        // if --json were not there.
+        let forms: Vec<&str> = [
+            ("--json", args.json),
+            ("--csv", args.csv),
+            ("--by", args.by.is_some()),
+            ("--html", args.html.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect();
+        if !forms.is_empty() {
+            return Err(crate::error::usage(format!(
+                "runs copy: {} {} a form of the list of runs, not of `runs copy`; nothing was \
+                 copied",
+                forms.join(", "),
+                if forms.len() == 1 { "is" } else { "are" }
+            )));
+        }
         let text = copy(&args, sel, ids, from.as_deref(), to.as_deref())?;
         crate::stdout::write_bytes(text.as_bytes());
         return Ok(());
