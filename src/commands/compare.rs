@@ -22,6 +22,29 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let mut origins: Vec<(Option<String>, Option<i64>)> = Vec::with_capacity(args.runs.len());
     // Each run's link, from its summary.json: a run analysed again says what it said of it.
     let mut links: Vec<Option<crate::link::Link>> = Vec::with_capacity(args.runs.len());
+    // The same run given twice (`compare 1 1`, or a folder and its timeline.csv) is drawn
+    // twice: said, so that two identical lines are not read as two runs that agree.
+    let mut seen: Vec<std::path::PathBuf> = Vec::new();
+    for p in &args.runs {
+        let key = if p.exists() {
+            let f = if p.is_dir() {
+                p.join("timeline.csv")
+            } else {
+                p.clone()
+            };
+            f.canonicalize().unwrap_or(f)
+        } else {
+            p.clone()
+        };
+        if seen.contains(&key) {
+            crate::note!(
+                "slccache: note: {} is given twice; the comparison draws it twice",
+                p.display()
+            );
+        } else {
+            seen.push(key);
+        }
+    }
     for p in &args.runs {
         let id = p.to_str().and_then(|s| s.parse::<i64>().ok());
         match id {

@@ -693,3 +693,27 @@ fn compare_names_a_recovery_folder_for_what_it_is() {
     );
     assert!(!d.path().join("cmp").exists());
 }
+
+/// `compare RUN RUN` compared a run with itself without a word: two identical lines read as
+/// two runs that agree.
+#[test]
+fn compare_says_a_run_given_twice() {
+    let d = tempfile::tempdir().unwrap();
+    let run = d.path().join("run");
+    simulate_into(&["960evo-250g", "--seed", "1"], &run);
+    let o = assert_cmd::Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("compare")
+        .arg(&run)
+        .arg(run.join("timeline.csv"))
+        .arg("--out")
+        .arg(d.path().join("cmp"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("is given twice; the comparison draws it twice"),
+        "{err}"
+    );
+}
