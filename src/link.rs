@@ -59,6 +59,12 @@ pub struct Link {
 const MB: f64 = 1e6;
 
 impl Link {
+    /// Whether this is a PCIe link (an NVMe drive's own, or a controller's), not the SATA
+    /// or USB link of a drive that speaks ATA.
+    pub fn is_pcie(&self) -> bool {
+        self.name.starts_with("PCIe")
+    }
+
     /// A SATA link of `gbps` (1.5, 3 or 6).
     pub fn sata(gbps: f64) -> Option<Link> {
         if !(gbps.is_finite() && gbps > 0.0) {

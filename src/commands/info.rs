@@ -304,12 +304,7 @@ impl InfoReport {
         if let Some(hl) = &self.health {
             // An emulated drive on a SATA or USB link keeps its counters in NVMe's form: say
             // so, rather than show an ATA drive an NVMe log as if it had one.
-            if self.kind == "emulated"
-                && self
-                    .link
-                    .as_ref()
-                    .is_some_and(|l| !l.name.starts_with("PCIe"))
-            {
+            if self.kind == "emulated" && self.link.as_ref().is_some_and(|l| !l.is_pcie()) {
                 let _ = writeln!(s, "{}", crate::link::EMULATED_COUNTERS_NOTE);
             }
             s.push_str(&health_text(hl, self.nvme_identify.as_ref(), units));

@@ -514,7 +514,7 @@ fn finish(
     // An emulated drive on a SATA or USB link keeps an NVMe drive's counters: said beside
     // them, as `info` says it.
     if let (Some(_), Some(l)) = (&target.info.emulated, &link) {
-        if !l.name.starts_with("PCIe") {
+        if !l.is_pcie() {
             extra_rows.push((
                 "Drive counters".to_string(),
                 crate::link::EMULATED_COUNTERS_NOTE.to_string(),

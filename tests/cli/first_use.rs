@@ -359,10 +359,11 @@ pub fn simulate_without_a_cliff_claims_no_impossible_cache() {
     assert!(!md.contains("at least 2"), "{md}");
 }
 
-pub fn simulate_stops_on_ctrl_c_with_its_outputs() {
-    let d = tmp();
-    let out = d.path().join("s");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("slccache"))
+/// Starts a simulation that would run for 5000 h of virtual time (with `extra` flags) into
+/// `out`, waits (hang guard only) until a few rows are written, sends SIGINT and returns what
+/// it printed on stdout.
+fn interrupted_simulation(out: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("slccache"))
         .args([
             "simulate",
             "960evo-500g",
@@ -375,53 +376,9 @@ pub fn simulate_stops_on_ctrl_c_with_its_outputs() {
             "--interval",
             "1h",
         ])
+        .args(extra)
         .arg("--out")
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait (hang guard only) until a few rows are written, then interrupt.
-    let csv = out.join("timeline.csv");
-    for _ in 0..3000 {
-        let rows = std::fs::read_to_string(&csv)
-            .map(|t| t.lines().count())
-            .unwrap_or(0);
-        if rows >= 3 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: kill(2) with a child's pid that we have not waited for yet.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(s["interrupted"], true);
-    assert_eq!(s["run"]["stop_reason"], "interrupted");
-    assert!(out.join("report.md").is_file());
-}
-
-/// `simulate -q`, interrupted, printed its one result line as a finished run's ("cache 13.0
-/// GB (...); outputs: DIR"); probe's says "stopped: interrupted".
-pub fn simulate_q_says_interrupted_in_its_line() {
-    let d = tmp();
-    let out = d.path().join("s");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("slccache"))
-        .args([
-            "simulate",
-            "960evo-500g",
-            "--duration",
-            "5000h",
-            "--max-bytes",
-            "10PB",
-            "--interval",
-            "1h",
-            "-q",
-        ])
-        .arg("--out")
-        .arg(&out)
+        .arg(out)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -438,7 +395,27 @@ pub fn simulate_q_says_interrupted_in_its_line() {
     }
     // SAFETY: kill(2) with a child's pid that we have not waited for yet.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+pub fn simulate_stops_on_ctrl_c_with_its_outputs() {
+    let d = tmp();
+    let out = d.path().join("s");
+    let o = interrupted_simulation(&out, &[]);
+    assert_eq!(o.status.code(), Some(130));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["interrupted"], true);
+    assert_eq!(s["run"]["stop_reason"], "interrupted");
+    assert!(out.join("report.md").is_file());
+}
+
+/// `simulate -q`, interrupted, printed its one result line as a finished run's ("cache 13.0
+/// GB (...); outputs: DIR"); probe's says "stopped: interrupted".
+pub fn simulate_q_says_interrupted_in_its_line() {
+    let d = tmp();
+    let out = d.path().join("s");
+    let o = interrupted_simulation(&out, &["-q"]);
     assert_eq!(o.status.code(), Some(130));
     let line = String::from_utf8_lossy(&o.stdout);
     assert!(line.contains("; stopped: interrupted; outputs: "), "{line}");

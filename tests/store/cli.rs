@@ -725,6 +725,26 @@ fn slc(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
     )
 }
 
+/// A simulated run (`960evo-250g --seed 4`) in `w/run`, recorded into `db`; it must succeed.
+/// Returns its stderr.
+fn simulate_run_into(db: &Path, w: &Path) -> String {
+    let (code, _, err) = slc(
+        db,
+        &[
+            "simulate",
+            "960evo-250g",
+            "--seed",
+            "4",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    err
+}
+
 /// A store holding a sweep (run 1) and a simulate run (run 2), in `w`.
 fn sweep_and_simulate(w: &Path) -> std::path::PathBuf {
     let db = w.join("s.db");
@@ -1420,20 +1440,7 @@ pub fn the_history_page_gives_each_run_s_findings() {
 pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
-    let (code, _, err) = slc(
-        &db,
-        &[
-            "simulate",
-            "960evo-250g",
-            "--seed",
-            "4",
-            "-q",
-            "--out",
-            "run",
-        ],
-        w.path(),
-    );
-    assert_eq!(code, Some(0), "{err}");
+    let err = simulate_run_into(&db, w.path());
     assert!(err.contains("recorded as run 1"), "{err}");
     let (code, _, err) = slc(
         &db,
@@ -1665,20 +1672,7 @@ pub fn history_keeps_workloads_specs_and_unsteady_runs_apart() {
 pub fn a_filter_beside_a_run_id_is_refused() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
-    let (code, _, err) = slc(
-        &db,
-        &[
-            "simulate",
-            "960evo-250g",
-            "--seed",
-            "4",
-            "-q",
-            "--out",
-            "run",
-        ],
-        w.path(),
-    );
-    assert_eq!(code, Some(0), "{err}");
+    simulate_run_into(&db, w.path());
     for args in [
         &["runs", "rm", "1", "--host", "nosuchhost", "-y"][..],
         &["runs", "--drive", "nosuchdrive", "rm", "1", "-y"],
@@ -1759,20 +1753,7 @@ pub fn history_says_why_no_run_has_a_cache_size() {
 pub fn runs_copy_help_says_where_its_filters_go() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
-    let (code, _, err) = slc(
-        &db,
-        &[
-            "simulate",
-            "960evo-250g",
-            "--seed",
-            "4",
-            "-q",
-            "--out",
-            "run",
-        ],
-        w.path(),
-    );
-    assert_eq!(code, Some(0), "{err}");
+    simulate_run_into(&db, w.path());
     let (code, help, err) = slc(&db, &["runs", "copy", "--help"], w.path());
     assert_eq!(code, Some(0), "{err}");
     let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -1813,20 +1794,7 @@ pub fn runs_copy_help_says_where_its_filters_go() {
 pub fn runs_json_before_show_is_show_json_and_list_forms_are_refused_as_such() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
-    let (code, _, err) = slc(
-        &db,
-        &[
-            "simulate",
-            "960evo-250g",
-            "--seed",
-            "4",
-            "-q",
-            "--out",
-            "run",
-        ],
-        w.path(),
-    );
-    assert_eq!(code, Some(0), "{err}");
+    simulate_run_into(&db, w.path());
     let (code, after, err) = slc(&db, &["runs", "show", "1", "--json"], w.path());
     assert_eq!(code, Some(0), "{err}");
     let (code, before, err) = slc(&db, &["runs", "--json", "show", "1"], w.path());
@@ -1874,20 +1842,7 @@ pub fn runs_json_before_show_is_show_json_and_list_forms_are_refused_as_such() {
 pub fn runs_copy_refuses_the_forms_of_the_list() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
-    let (code, _, err) = slc(
-        &db,
-        &[
-            "simulate",
-            "960evo-250g",
-            "--seed",
-            "4",
-            "-q",
-            "--out",
-            "run",
-        ],
-        w.path(),
-    );
-    assert_eq!(code, Some(0), "{err}");
+    simulate_run_into(&db, w.path());
     let to = w.path().join("to.db");
     for form in ["--json", "--csv"] {
         let (code, out, err) = slc(
