@@ -579,10 +579,16 @@ fn build_result(
     // A later drop that was heat and did not come back before the run ended is no cliff
     // either: the stretch after it is throttling, named apart (the first drop stays the cache
     // cliff, and the thermal warning says its size is in doubt).
+    // A thermal drop the cliff rule did not take for a drop (one after a slowdown that came
+    // back, say) is throttling all the same when no slowdown holds it.
     for j in 0..changes.len() {
         let at = phases[j + 1].start_s;
-        if is_drop[j] && Some(j) != first_drop && thermal_at.iter().any(|&t| (t - at).abs() < 1e-9)
-        {
+        let thermal = thermal_at.iter().any(|&t| (t - at).abs() < 1e-9);
+        let in_slowdown = out
+            .slowdowns
+            .iter()
+            .any(|s| at >= s.t_s - 1e-9 && at < s.t_s + s.duration_s - 1e-9);
+        if thermal && !in_slowdown && Some(j) != first_drop {
             is_drop[j] = false;
             out.throttled.push(Throttled {
                 from_s: at,

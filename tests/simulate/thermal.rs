@@ -250,6 +250,55 @@ fn a_throttle_that_lasts_to_the_end_is_not_a_cliff() {
     assert!(stdout.contains("leaving out"), "{stdout}");
 }
 
+/// A throttle that lasts to the end after an earlier one that came back (p5 to 700 GB, seed
+/// 3: heat at 419 s for 113 s, then again from 648 s to the end) is throttling too: the
+/// second was left in "after the cache", which then read "not steady: 520 MB/s to 996 MB/s"
+/// though the thermal warning named both drops as heat.
+#[test]
+fn a_throttle_to_the_end_after_one_that_came_back_is_left_out_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p5");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args(["--no-record", "simulate", "p5-1tb", "--pattern", "seqwrite"])
+        .args([
+            "--max-bytes",
+            "700GB",
+            "--no-early-stop",
+            "--seed",
+            "3",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a = &s["analysis"];
+    assert_eq!(a["cliffs"].as_array().unwrap().len(), 1, "{}", a["cliffs"]);
+    let slow: Vec<_> = a["slowdowns"].as_array().expect("a slowdown").to_vec();
+    assert!(slow.iter().all(|x| x["thermal"] == true), "{slow:?}");
+    let th = a["throttled"].as_array().expect("a throttled tail");
+    assert_eq!(th.len(), 1, "{}", a["throttled"]);
+    let from = th[0]["from_s"].as_f64().unwrap();
+    assert!(from > 600.0, "{th:?}");
+    assert!(
+        (th[0]["to_s"].as_f64().unwrap()
+            - a["phases"].as_array().unwrap().last().unwrap()["end_s"]
+                .as_f64()
+                .unwrap())
+        .abs()
+            < 1e-6,
+        "{th:?}"
+    );
+    let after = &s["findings"]["after"];
+    assert_eq!(after["kind"], "steady", "{after}");
+    assert!(
+        (after["bytes_per_sec"].as_f64().unwrap() / 1e9 - 1.0).abs() < 0.02,
+        "{after}"
+    );
+}
+
 /// summary.json's `after_cache` gave the stretch's bytes with the throttled data in them but
 /// its rate without, so the rate could not be checked from the fields (900 GB over the time
 /// less 347 s gives 1218 MB/s, not the 985 MB/s stated). The bytes written in the left-out
