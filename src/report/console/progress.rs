@@ -183,10 +183,48 @@ impl ProgressState {
     /// The line: `what`, then the figures; `spark` adds the sparkline, last (a terminal line
     /// is cut at its width, and the share and ETA are what a reader waits for).
     pub fn line(&self, what: &str, units: UnitSystem, spark: bool) -> String {
+        let mut s = self.head(what, units, true);
+        for c in self.findings(units, false) {
+            s.push_str(&c);
+        }
+        if spark {
+            s.push_str(&self.spark());
+        }
+        s
+    }
+
+    /// The line for a terminal `width` columns wide, whole clauses only: the full line where
+    /// it fits, else without the sparkline, then without "written", then with the findings
+    /// in their short form ("cache ~22.0 GB"), and only then the findings left out (a
+    /// warning above the line has said them). A line is never cut inside a word or a figure
+    /// ("cliff at 2"), unless even its head is wider than the terminal.
+    pub fn line_within(&self, what: &str, units: UnitSystem, width: usize) -> String {
+        let fits = |l: &str| l.chars().count() < width;
+        let full = self.findings(units, false).concat();
+        let short = self.findings(units, true).concat();
+        let spark = self.spark();
+        let long_head = self.head(what, units, true);
+        let head = self.head(what, units, false);
+        let tries = [
+            format!("{long_head}{full}{spark}"),
+            format!("{long_head}{full}"),
+            format!("{head}{full}"),
+            format!("{head}{short}"),
+            head.clone(),
+        ];
+        match tries.into_iter().find(|l| fits(l)) {
+            Some(l) => l,
+            None => head.chars().take(width.saturating_sub(1)).collect(),
+        }
+    }
+
+    /// Time, bytes (with "written" when `written`), rate, share of the limit and ETA.
+    fn head(&self, what: &str, units: UnitSystem, written: bool) -> String {
         let mut s = format!(
-            "{what}: {}, {} written",
+            "{what}: {}, {}{}",
             format_seconds(self.elapsed_s),
-            format_bytes(self.bytes as f64, units)
+            format_bytes(self.bytes as f64, units),
+            if written { " written" } else { "" }
         );
         // The rate of the latest interval (" now" left out: an 80-column line must hold the
         // share and the ETA whole).
@@ -210,31 +248,55 @@ impl ProgressState {
         if let Some(left) = eta {
             s.push_str(&format!(", ETA {}", format_seconds(left)));
         }
+        s
+    }
+
+    /// What the run has found so far, one clause each (", cliff at ..."); `short` gives each
+    /// in the fewest words that still say it.
+    fn findings(&self, units: UnitSystem, short: bool) -> Vec<String> {
+        let mut v = Vec::new();
         // With `--cliffs N`: the run goes on past the first cliff, looking for the N-th.
         if let (n, Some(_), None) = (self.cliffs_wanted, &self.cliff, &self.target) {
             if n > 1 && self.early_stop {
-                s.push_str(&format!(", looking for cliff {n} of {n}"));
+                v.push(if short {
+                    format!(", seeking cliff {n}")
+                } else {
+                    format!(", looking for cliff {n} of {n}")
+                });
             }
         }
         if let (None, Some(_)) = (&self.cliff, self.first_drop) {
-            s.push_str(", a drop in the first sample: the cache ran out too soon to measure");
+            v.push(if short {
+                ", drop in 1st sample".to_string()
+            } else {
+                ", a drop in the first sample: the cache ran out too soon to measure".to_string()
+            });
         }
         if let Some(e) = &self.cliff {
-            s.push_str(&format!(
-                ", cliff at {} ({:.1} s), cache ~{} ({} to {})",
-                format_bytes(e.cliff.bytes_written as f64, units),
-                e.cliff.t_s,
-                format_bytes(e.cache.bytes as f64, units),
-                format_bytes(e.cache.low_bytes as f64, units),
-                format_bytes(e.cache.high_bytes as f64, units)
-            ));
+            v.push(if short {
+                format!(", cache ~{}", format_bytes(e.cache.bytes as f64, units))
+            } else {
+                format!(
+                    ", cliff at {} ({:.1} s), cache ~{} ({} to {})",
+                    format_bytes(e.cliff.bytes_written as f64, units),
+                    e.cliff.t_s,
+                    format_bytes(e.cache.bytes as f64, units),
+                    format_bytes(e.cache.low_bytes as f64, units),
+                    format_bytes(e.cache.high_bytes as f64, units)
+                )
+            });
         }
-        if spark && self.recent.len() > 1 {
+        v
+    }
+
+    /// The sparkline of recent rates, with its leading space; empty with fewer than two.
+    fn spark(&self) -> String {
+        if self.recent.len() > 1 {
             let v: Vec<f64> = self.recent.iter().copied().collect();
-            s.push(' ');
-            s.push_str(&sparkline(&v));
+            format!(" {}", sparkline(&v))
+        } else {
+            String::new()
         }
-        s
     }
 }
 
@@ -358,11 +420,9 @@ impl Progress {
                     return;
                 }
                 g.last_draw = Some(now);
-                let mut line = g.state.line(&self.what, self.units, true);
-                let width = terminal_width();
-                if line.chars().count() >= width {
-                    line = line.chars().take(width.saturating_sub(1)).collect();
-                }
+                let line = g
+                    .state
+                    .line_within(&self.what, self.units, terminal_width());
                 let mut err = std::io::stderr().lock();
                 let _ = write!(err, "\r\x1b[2K{line}");
                 let _ = err.flush();
@@ -701,6 +761,71 @@ mod tests {
             let eta_end = l.find(", ETA ").map(|i| i + ", ETA 00.0 s".len());
             assert!(eta_end.is_some_and(|e| e < 80), "{l}");
             last = pct;
+        }
+    }
+
+    /// On an 80-column terminal the line was cut at 79 characters, inside its findings:
+    /// "ETA 6.6 s, cliff at 2" through the whole wait after the cliff, "ETA 2.6 s, a drop in "
+    /// after a drop inside the first sample. The line now holds whole clauses only: the
+    /// cache's size in short, or nothing where even that does not fit.
+    #[test]
+    fn an_80_column_line_holds_whole_clauses() {
+        let cliff = Estimate {
+            cliff: Cliff {
+                t_s: 12.3,
+                t_low_s: 12.2,
+                t_high_s: 12.4,
+                bytes_written: 22_000_000_000,
+                before_bytes_per_sec: 1.8e9,
+                after_bytes_per_sec: 6e8,
+            },
+            cache: CacheEstimate {
+                bytes: 22_000_000_000,
+                low_bytes: 21_900_000_000,
+                high_bytes: 22_400_000_000,
+            },
+            seen_since_s: 14.0,
+            hold_s: 200.0,
+            stop_at_s: 214.0,
+        };
+        for k in 0..400 {
+            let t = 19.0 + k as f64;
+            let st = ProgressState {
+                elapsed_s: t,
+                bytes: 26_000_000_000 + k * 603_000_000,
+                rate: Some(603e6),
+                total_bytes: Some(400_000_000_000),
+                early_stop: true,
+                cliff: Some(cliff.clone()),
+                recent: (0..20).map(|i| if i < 10 { 1.8e9 } else { 6e8 }).collect(),
+                ..ProgressState::default()
+            };
+            let l = st.line_within("probe", UnitSystem::Decimal, 80);
+            assert!(l.chars().count() < 80, "{l}");
+            assert!(l.ends_with(", cache ~22.0 GB"), "{l}");
+            let wide = st.line_within("probe", UnitSystem::Decimal, 200);
+            assert!(
+                wide.contains("cliff at 22.0 GB (12.3 s), cache ~22.0 GB"),
+                "{wide}"
+            );
+        }
+        for k in 0..400 {
+            let st = ProgressState {
+                elapsed_s: 5.0 + k as f64,
+                bytes: 3_650_000_000 + k * 603_000_000,
+                rate: Some(603e6),
+                total_bytes: Some(400_000_000_000),
+                early_stop: true,
+                first_drop: Some(Some(1000.0)),
+                ..ProgressState::default()
+            };
+            let l = st.line_within("probe", UnitSystem::Decimal, 80);
+            assert!(l.chars().count() < 80, "{l}");
+            let tail = l.rsplit(", ").next().unwrap();
+            assert!(
+                tail == "drop in 1st sample" || tail.starts_with("ETA "),
+                "cut inside a clause: {l}"
+            );
         }
     }
 }
