@@ -466,6 +466,22 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     out
 }
 
+/// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
+/// than two of them.
+fn whole_samples_rate(samples: &[crate::timeline::Sample], from_s: f64, to_s: f64) -> Option<f64> {
+    const EPS: f64 = 1e-9;
+    let i = samples.partition_point(|s| s.t_start_s() < from_s - EPS);
+    let k = samples.partition_point(|s| s.t_s <= to_s + EPS);
+    if k < i + 2 {
+        return None;
+    }
+    let first = &samples[i];
+    let last = &samples[k - 1];
+    let b0 = first.bytes_total.saturating_sub(first.bytes);
+    let dt = last.t_s - first.t_start_s();
+    (dt > 0.0).then(|| last.bytes_total.saturating_sub(b0) as f64 / dt)
+}
+
 /// One pass over what the run wrote to: the span, or the whole target. `None` when unknown.
 pub(super) fn span_of(t: &Timeline) -> Option<u64> {
     t.meta
@@ -515,7 +531,14 @@ fn build_result(
         }
         let (ts, bs) = tb[j];
         let (te, be) = tb[j + 1];
-        let mean = if te > ts { (be - bs) / (te - ts) } else { 0.0 };
+        // The level of a phase is its whole samples' where it has two or more: the samples
+        // astride a change hold part of the next level, and the change's place within one
+        // is an estimate, whose error would move a flat 2000 MB/s level to 2001 MB/s.
+        let mean = match whole_samples_rate(samples, ts, te) {
+            Some(r) => r,
+            None if te > ts => (be - bs) / (te - ts),
+            None => 0.0,
+        };
         let kind = match (first_drop, cliffs_passed) {
             (None, _) => PhaseKind::Steady,
             (Some(_), 0) => PhaseKind::Cache,

@@ -58,6 +58,34 @@ fn mb(rates: &[f64], interval_s: f64) -> Timeline {
     Timeline::from_rates(&pts, RunMeta::default())
 }
 
+/// A log whose every in-cache row is 2000 MB/s was reported at 2001 MB/s (and one with the
+/// drop inside a sample at 1999 MB/s): the level was the bytes to the cliff's estimated
+/// place over its time, and that place is an estimate inside a sample. A level is now its
+/// whole samples', and a flat one is exactly what the rows say.
+#[test]
+fn a_flat_level_is_the_rate_its_rows_give() {
+    for (drop_at, astride) in [(20, None), (20, Some(1300.0))] {
+        let mut rates: Vec<f64> = (0..60)
+            .map(|i| if i < drop_at { 2000.0 } else { 600.0 })
+            .collect();
+        if let Some(r) = astride {
+            rates[drop_at] = r;
+        }
+        let a = analyze(&mb(&rates, 1.0));
+        check_invariants(&a, "flat");
+        assert_eq!(a.cliffs.len(), 1, "{a:#?}");
+        let c = &a.cliffs[0];
+        assert!(
+            (c.before_bytes_per_sec / 2000e6 - 1.0).abs() < 1e-9,
+            "{astride:?}: {c:?}"
+        );
+        assert!(
+            (c.after_bytes_per_sec / 600e6 - 1.0).abs() < 1e-9,
+            "{astride:?}: {c:?}"
+        );
+    }
+}
+
 /// The real-time probe of `emu:960evo-500g,cache=4GB` at 1.8 GB/s that once reported "no
 /// cliff, the cache holds at least 14.4 GB".
 #[test]
