@@ -6,7 +6,7 @@ use anyhow::Result;
 use std::path::Path;
 
 use crate::cli::{HistoryArgs, OriginArgs};
-use crate::report::charts::history::HistoryPoint;
+use crate::report::charts::history::{no_wear_chart_text, HistoryPoint};
 use crate::report::outputs::experiments::write_history_outputs;
 use crate::shell;
 use crate::store::drive::{by_drive, drive_kind, drive_name, DriveKey};
@@ -253,8 +253,12 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 .join(if by_workload { "; " } else { ", " })
         )
     };
+    // Where the chart against wear is not drawn for what the drive is, the line says why.
+    let wear = no_wear_chart_text(&pts)
+        .map(|t| format!("; {t}"))
+        .unwrap_or_default();
     let line = format!(
-        "history of {name}: {}{split}; outputs: {}",
+        "history of {name}: {}{split}{wear}; outputs: {}",
         crate::units::count_text(pts.len(), "run", "runs"),
         out.display()
     );
@@ -336,6 +340,8 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             after_bytes_per_sec: r.after_cache_bytes_per_sec,
             drive_written_bytes: r.data_units_written.map(|u| u as f64 * DATA_UNIT_BYTES),
             percentage_used: r.percentage_used.map(|p| p as f64),
+            // An emulated or simulated drive is new on each run: its counters start at zero.
+            counters_from_zero: Some(drive_kind(r)).filter(|k| *k != "real"),
             series: None,
             host: r.host.clone(),
             workload: r

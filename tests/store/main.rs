@@ -48,6 +48,7 @@ fn main() -> std::process::ExitCode {
             cli::a_filter_beside_a_run_id_is_refused,
             cli::runs_says_where_the_link_capped_the_cache_rate,
             cli::history_says_why_no_run_has_a_cache_size,
+            cli::history_draws_no_wear_chart_from_counters_that_restart_each_run,
             cli::runs_copy_refuses_the_forms_of_the_list,
             cli::history_takes_single_runs_and_bounds_as_runs_does,
             cli::a_mistyped_store_url_is_refused_and_creates_nothing,
