@@ -3,97 +3,17 @@
 
 use anyhow::Result;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::cli::{HistoryArgs, OriginArgs};
-use crate::report::charts::history::HistoryPoint;
+use crate::report::charts::history::{no_wear_chart_text, HistoryPoint};
 use crate::report::outputs::experiments::write_history_outputs;
 use crate::shell;
+use crate::store::drive::{by_drive, drive_kind, drive_name, DriveKey};
 use crate::store::{recorder, Filter, RunRow, Store};
-use crate::units::{format_bytes, UnitSystem};
 
 /// NVMe data units are 1000 sectors of 512 bytes.
 const DATA_UNIT_BYTES: f64 = 512_000.0;
-
-/// The drive a run measured, as history groups runs: its serial, else its model (or label),
-/// capacity and kind, so that drives of another capacity or kind are never charted as one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum DriveKey {
-    /// A drive with a serial number.
-    Serial(String),
-    /// A drive without one: model, capacity (bytes), kind, and for an emulated or simulated
-    /// drive the spec it was made from (`emu:960evo-500g,cache=2GB`): two specs of one preset
-    /// are two drives.
-    Model(String, Option<i64>, &'static str, Option<String>),
-}
-
-/// Whether a run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
-pub fn drive_kind(r: &RunRow) -> &'static str {
-    let t = r.target.as_deref().unwrap_or("");
-    if r.kind == "simulate" || t.starts_with("sim:") {
-        "simulated"
-    } else if t.starts_with("emu:") {
-        "emulated"
-    } else {
-        "real"
-    }
-}
-
-/// The drive of a run.
-pub fn drive_key(r: &RunRow) -> DriveKey {
-    match r.serial.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(s) => DriveKey::Serial(s.to_string()),
-        None => DriveKey::Model(
-            r.model
-                .clone()
-                .or_else(|| r.label.clone())
-                .unwrap_or_else(|| "-".into()),
-            r.capacity_bytes,
-            drive_kind(r),
-            made_from(r),
-        ),
-    }
-}
-
-/// The spec an emulated or simulated drive was made from (its target, `emu:...` or
-/// `sim:...`); `None` for a real drive.
-fn made_from(r: &RunRow) -> Option<String> {
-    (drive_kind(r) != "real")
-        .then(|| r.target.clone())
-        .flatten()
-}
-
-/// How a group is named: model or serial, capacity (in `units`) and kind, and the spec an
-/// emulated drive was made from where the preset's name alone would not say it.
-fn describe(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String {
-    let cap = |c: Option<i64>| c.map(|c| format_bytes(c as f64, units));
-    match key {
-        DriveKey::Serial(s) => {
-            let r = rows.last().expect("a group has runs");
-            let model = r.model.clone().or_else(|| r.label.clone());
-            let mut parts: Vec<String> = model.into_iter().collect();
-            parts.extend(cap(r.capacity_bytes));
-            parts.push(drive_kind(r).to_string());
-            format!("serial {s}: {}", parts.join(", "))
-        }
-        DriveKey::Model(m, c, k, spec) => {
-            let mut parts: Vec<String> = cap(*c).into_iter().collect();
-            if !m.contains(k) {
-                parts.push(k.to_string());
-            }
-            // `emu:960evo-500g,cache=2GB` is not the preset as the model names it.
-            if let Some(spec) = spec.as_deref().filter(|s| s.contains(',')) {
-                parts.push(spec.to_string());
-            }
-            if parts.is_empty() {
-                m.clone()
-            } else {
-                format!("{m}, {}", parts.join(", "))
-            }
-        }
-    }
-}
 
 /// A capacity as `--capacity` reads it back exactly, in the drive makers' units where it is
 /// whole ones (`250GB`), else in bytes.
@@ -200,10 +120,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
         )));
     }
     // One drive only: runs of another capacity or kind are another drive.
-    let mut groups: BTreeMap<DriveKey, Vec<&RunRow>> = BTreeMap::new();
-    for r in &rows {
-        groups.entry(drive_key(r)).or_default().push(r);
-    }
+    let mut groups = by_drive(&rows);
     let all = groups.len();
     groups.retain(|_, rs| {
         let r = rs[0];
@@ -278,7 +195,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             };
             s += &format!(
                 "\n  {}: {}\n      {pick}",
-                describe(k, rs, opts.units),
+                drive_name(k, rs, opts.units),
                 crate::units::count_text(rs.len(), "run", "runs")
             );
         }
@@ -304,7 +221,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             (None, false) => None,
         };
     }
-    let name = describe(&key, &rows.iter().collect::<Vec<_>>(), opts.units);
+    let name = drive_name(&key, &rows.iter().collect::<Vec<_>>(), opts.units);
     // The same folder rules as every subcommand: a given --out that holds files is refused
     // unless --force, a default one is unique.
     let out = crate::report::outputs::outdir::claim(
@@ -336,8 +253,12 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 .join(if by_workload { "; " } else { ", " })
         )
     };
+    // Where the chart against wear is not drawn for what the drive is, the line says why.
+    let wear = no_wear_chart_text(&pts)
+        .map(|t| format!("; {t}"))
+        .unwrap_or_default();
     let line = format!(
-        "history of {name}: {}{split}; outputs: {}",
+        "history of {name}: {}{split}{wear}; outputs: {}",
         crate::units::count_text(pts.len(), "run", "runs"),
         out.display()
     );
@@ -419,6 +340,8 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             after_bytes_per_sec: r.after_cache_bytes_per_sec,
             drive_written_bytes: r.data_units_written.map(|u| u as f64 * DATA_UNIT_BYTES),
             percentage_used: r.percentage_used.map(|p| p as f64),
+            // An emulated or simulated drive is new on each run: its counters start at zero.
+            counters_from_zero: Some(drive_kind(r)).filter(|k| *k != "real"),
             series: None,
             host: r.host.clone(),
             workload: r

@@ -16,6 +16,7 @@
 //! A run's outputs never depend on the store: recording reads the finished folder.
 
 pub mod backend;
+pub mod drive;
 mod export;
 mod list;
 mod record;

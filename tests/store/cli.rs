@@ -265,6 +265,9 @@ pub fn history_charts_a_drive_against_date_and_wear() {
         std::fs::create_dir(&t).unwrap();
         std::fs::copy(sim.join("timeline.csv"), t.join("timeline.csv")).unwrap();
         let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        // A probe of a real drive: a simulated one is new on each run, its counters too.
+        v["config"]["command"] = "probe".into();
+        v["run"]["device"]["path"] = "/dev/nvme0n1".into();
         v["run"]["device"]["serial"] = "H1".into();
         v["run"]["started_at"] = (*date).into();
         v["analysis"]["cache_estimate"] = serde_json::json!({"bytes": *cache as u64, "low_bytes": (*cache * 0.98) as u64, "high_bytes": (*cache * 1.01) as u64});
@@ -1745,6 +1748,64 @@ pub fn history_says_why_no_run_has_a_cache_size() {
         "{svg}"
     );
     assert!(svg.contains("2 hidden by the link to the drive"), "footer");
+}
+
+/// history of an emulated drive charted cache size against the data its counters gave
+/// written, though those counters start from zero on each run: three 2 GB runs all sat at
+/// 0.002 TB on an axis to 1.1 TB. No chart against wear is drawn for an emulated drive, and
+/// the line and report.html say why where it would be.
+pub fn history_draws_no_wear_chart_from_counters_that_restart_each_run() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let spec = "emu:960evo-250g,cache=1GB";
+    for out in ["a", "b", "c"] {
+        let (code, _, err) = slc(
+            &db,
+            &[
+                "probe",
+                spec,
+                "--max-bytes",
+                "2GB",
+                "--interval",
+                "100ms",
+                "-q",
+                "--out",
+                out,
+            ],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+        // Each run's counters start from zero: each says it wrote its own 2 GB.
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(w.path().join(out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        let units = v["drive_state"]["smart_end"]["data_units_written"]
+            .as_f64()
+            .unwrap();
+        assert!((units * 512_000.0 - 2e9).abs() < 1e6, "{units}");
+    }
+    let (code, out, err) = slc(&db, &["history", spec, "--out", "h"], w.path());
+    assert_eq!(code, Some(0), "{out}{err}");
+    let why = "no chart against wear: an emulated drive's counters start from zero on each \
+               run, so the data written they give is that run's, not the drive's wear";
+    assert!(out.contains(&format!("3 runs; {why}; outputs: ")), "{out}");
+    let h = w.path().join("h");
+    assert!(
+        h.join("history-cache-date.png").is_file(),
+        "the date charts stay"
+    );
+    for f in ["history-cache-wear.png", "history-cache-wear.svg"] {
+        assert!(!h.join(f).exists(), "{f}");
+    }
+    // In report.html, after the charts, where the chart against wear would be.
+    let page = std::fs::read_to_string(h.join("report.html")).unwrap();
+    let charts = page.split("<h2>Charts</h2>").nth(1).unwrap();
+    let charts = charts.split("</section>").next().unwrap();
+    assert!(
+        charts.contains(&format!("<p class=\"note\">{why}</p>")),
+        "{charts}"
+    );
 }
 
 /// `runs copy --help` says where the filters go: --drive, --serial, --since and --kind are

@@ -322,6 +322,77 @@ pub fn runs_by_group_give_count_median_and_range() {
     }
 }
 
+/// `runs --by drive` took emulated drives of one preset made with other options
+/// (`emu:960evo-250g` and `emu:960evo-250g,cache=1GB`) for one drive, which `history` keeps
+/// apart, and so did the drive filter of `runs --html`. Both take drives as `history` does:
+/// runs of one spec together, another spec a drive of its own, named with its spec.
+pub fn runs_by_drive_keeps_emulated_specs_apart_as_history_does() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let specs = [
+        "emu:960evo-250g",
+        "emu:960evo-250g",
+        "emu:960evo-250g,cache=1GB",
+    ];
+    for (i, spec) in specs.iter().enumerate() {
+        ok(bin(&db)
+            .args(["probe", spec, "--max-bytes", "1500MB", "-q", "--out"])
+            .arg(w.join(format!("p{i}"))));
+    }
+    let g: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", "drive"]))).unwrap();
+    let groups: Vec<(&str, u64)> = g
+        .iter()
+        .map(|g| (g["group"].as_str().unwrap(), g["runs"].as_u64().unwrap()))
+        .collect();
+    let (plain, small) = (
+        "Samsung SSD 960 EVO 250GB (emulated), 250 GB",
+        "Samsung SSD 960 EVO 250GB (emulated), 250 GB, emu:960evo-250g,cache=1GB",
+    );
+    assert_eq!(groups, [(plain, 2), (small, 1)], "{g:?}");
+    let t = ok(bin(&db).args(["runs", "--by", "drive"]));
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 3, "{t}");
+    assert!(lines[1].starts_with(&format!("{plain}  ")), "{t}");
+    assert!(lines[2].starts_with(small), "{t}");
+    // `history` names the same two drives the same way.
+    let o = bin(&db)
+        .args(["history", "960 EVO", "--out"])
+        .arg(w.join("h"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("matches 2 drives"), "{err}");
+    assert!(err.contains(&format!("  {plain}: 2 runs\n")), "{err}");
+    assert!(err.contains(&format!("  {small}: 1 run\n")), "{err}");
+    // The library page's drive filter: one choice per drive, and its runs under it.
+    ok(bin(&db).args(["runs", "--html"]).arg(w.join("lib")));
+    let html = std::fs::read_to_string(w.join("lib/index.html")).unwrap();
+    let filter = html
+        .split("id=\"f-drive\"")
+        .nth(1)
+        .and_then(|s| s.split("</select>").next())
+        .unwrap();
+    assert_eq!(
+        filter.matches("<option").count(),
+        3,
+        "all, and two drives: {filter}"
+    );
+    for (name, runs) in [(plain, 2), (small, 1)] {
+        assert!(
+            filter.contains(&format!("<option value=\"{name}\">")),
+            "{filter}"
+        );
+        assert_eq!(
+            html.matches(&format!("<tr data-drive=\"{name}\"")).count(),
+            runs,
+            "{name}"
+        );
+    }
+}
+
 fn json_filtered(db: &Path, args: &[&str]) -> Vec<serde_json::Value> {
     serde_json::from_str(&ok(bin(db).args(["runs", "--json"]).args(args))).unwrap()
 }

@@ -3,17 +3,18 @@
 
 use anyhow::Result;
 
+use crate::store::drive::{by_drive, drive_name, DriveKey};
 use crate::store::RunRow;
 use crate::units::{format_bytes, format_rate, UnitSystem};
-
-use super::table::drive;
 
 /// `--by`: what the runs are grouped by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GroupBy {
     /// The host that ran it.
     Host,
-    /// The drive (model, else label, else target).
+    /// The drive, as `history` takes one ([`crate::store::drive`]): its serial, else its
+    /// model, capacity and kind, and for an emulated or simulated drive the spec it was made
+    /// from.
     Drive,
     /// The value of one tag.
     Tag(String),
@@ -39,14 +40,6 @@ impl GroupBy {
             GroupBy::Host => "host".into(),
             GroupBy::Drive => "drive".into(),
             GroupBy::Tag(k) => format!("tag:{k}"),
-        }
-    }
-
-    fn key(&self, r: &RunRow) -> String {
-        match self {
-            GroupBy::Host => r.host.clone().unwrap_or_else(|| "-".into()),
-            GroupBy::Drive => drive(r),
-            GroupBy::Tag(k) => r.tags.get(k).cloned().unwrap_or_else(|| "-".into()),
         }
     }
 }
@@ -102,17 +95,33 @@ pub struct Group {
     pub after_cache_bytes_per_sec: Option<Spread>,
 }
 
-/// The runs by group, groups in name order (`-`, no value, last).
-pub fn group(rows: &[RunRow], by: &GroupBy) -> Vec<Group> {
-    let mut groups: std::collections::BTreeMap<(bool, String), Vec<&RunRow>> =
+/// The runs by group, groups in name order (`-`, no value, last); drives are named in `units`.
+pub fn group(rows: &[RunRow], by: &GroupBy, units: UnitSystem) -> Vec<Group> {
+    // Two drives are two groups even where their names were alike.
+    type Name = (bool, String, Option<DriveKey>);
+    let mut groups: std::collections::BTreeMap<Name, Vec<&RunRow>> =
         std::collections::BTreeMap::new();
-    for r in rows {
-        let k = by.key(r);
-        groups.entry((k == "-", k)).or_default().push(r);
+    match by {
+        GroupBy::Drive => {
+            for (key, rs) in by_drive(rows) {
+                let name = drive_name(&key, &rs, units);
+                groups.insert((name == "-", name, Some(key)), rs);
+            }
+        }
+        GroupBy::Host | GroupBy::Tag(_) => {
+            for r in rows {
+                let k = match by {
+                    GroupBy::Tag(k) => r.tags.get(k).cloned(),
+                    _ => r.host.clone(),
+                }
+                .unwrap_or_else(|| "-".into());
+                groups.entry((k == "-", k, None)).or_default().push(r);
+            }
+        }
     }
     groups
         .into_iter()
-        .map(|((_, name), rs)| Group {
+        .map(|((_, name, _), rs)| Group {
             by: by.name(),
             group: name,
             runs: rs.len(),

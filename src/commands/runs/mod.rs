@@ -8,6 +8,7 @@ mod table;
 use anyhow::{Context, Result};
 
 use crate::cli::{OriginArgs, RunsAction, RunsArgs};
+use crate::store::drive::{by_drive, drive_name};
 use crate::store::recorder;
 use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, UnitSystem};
@@ -172,7 +173,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             if let Some(dir) = &args.html {
                 library_page(&mut store, &rows, dir, &place, args.force)?
             } else if let Some(by) = &by {
-                let groups = group(&rows, by);
+                let groups = group(&rows, by, UnitSystem::Decimal);
                 if args.csv {
                     return Err(crate::error::usage(
                         "--by with --csv: give --json for the groups, or --csv without --by",
@@ -450,12 +451,21 @@ fn library_page(
         Some("and is not a library page of `slccache runs --html`"),
     )?;
     let units = UnitSystem::Decimal;
+    // The drive filter offers each drive once, as `runs --by drive` and `history` take one.
+    let drive_names: std::collections::HashMap<i64, String> = by_drive(rows)
+        .iter()
+        .flat_map(|(key, rs)| {
+            let name = drive_name(key, rs, units);
+            rs.iter().map(move |r| (r.id, name.clone()))
+        })
+        .collect();
     let entry = |r: &RunRow, spark: Vec<f64>| {
         let sub = dir.join(r.id.to_string());
         lib::LibraryEntry {
             id: r.id,
             date: short_date(&r.date),
             drive: drive(r),
+            drive_filter: drive_names[&r.id].clone(),
             serial: r.serial.clone().unwrap_or_else(|| "-".into()),
             host: r.host.clone().unwrap_or_else(|| "-".into()),
             kind: if r.interrupted {

@@ -22,6 +22,10 @@ pub struct HistoryPoint {
     pub drive_written_bytes: Option<f64>,
     /// SMART percentage used at the end of the run.
     pub percentage_used: Option<f64>,
+    /// The kind of a drive that is new at the start of each run, its counters at zero
+    /// ("emulated", "simulated"): its data written and percentage used are that run's, not
+    /// the drive's wear. `None` for a real drive.
+    pub counters_from_zero: Option<&'static str>,
     /// The series it belongs to (its host with `history --host`, its workload where the
     /// drive's runs ran more than one); `None`: one series.
     pub series: Option<String>,
@@ -44,7 +48,8 @@ pub struct HistoryPoint {
 }
 
 /// The history charts of one drive: cache size (with interval) and after-cache rate against
-/// the run date, and cache size against the drive's data written where SMART was read.
+/// the run date, and cache size against the drive's data written where SMART was read and
+/// the counters are the drive's own ([`no_wear_chart_text`] says why not where they are not).
 /// `first_date` names day 0.
 pub fn history_charts(
     drive: &str,
@@ -90,9 +95,10 @@ pub fn history_charts(
         &|f| f.after_text(u),
         o,
     ));
-    if pts
-        .iter()
-        .any(|p| p.drive_written_bytes.is_some() && p.cache.is_some())
+    if no_wear_chart_text(pts).is_none()
+        && pts
+            .iter()
+            .any(|p| p.drive_written_bytes.is_some() && p.cache.is_some())
     {
         let (t, t_label) = match u {
             UnitSystem::Decimal => (1e12, "TB"),
@@ -126,6 +132,23 @@ pub fn history_charts(
         out.push(c);
     }
     out
+}
+
+/// Why a drive's history has no chart of cache size against wear, where the drive says why:
+/// an emulated or simulated drive is new at the start of each run, its counters at zero, so
+/// they give each run's own writes, and a chart against them would put every run at nearly
+/// the same place. `None` for a real drive.
+pub fn no_wear_chart_text(pts: &[HistoryPoint]) -> Option<String> {
+    let kind = pts.iter().find_map(|p| p.counters_from_zero)?;
+    let a = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    Some(format!(
+        "no chart against wear: {a} {kind} drive's counters start from zero on each run, so \
+         the data written they give is that run's, not the drive's wear"
+    ))
 }
 
 /// A run's value on a history chart: a point with its interval, or only a range (an
@@ -387,6 +410,7 @@ mod tests {
             after_bytes_per_sec: Some(3e8),
             drive_written_bytes: Some(written),
             percentage_used: Some(1.0),
+            counters_from_zero: None,
             series: None,
             host: None,
             workload: "randwrite 4K QD32".into(),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::report::charts::experiments::{bursts_chart, fill_chart, recovery_chart};
-use crate::report::charts::history::{history_charts, HistoryPoint};
+use crate::report::charts::history::{history_charts, no_wear_chart_text, HistoryPoint};
 use crate::report::charts::{self, ChartKind, ChartSpec, CompareRun};
 use crate::report::outputs::writer::{summary_file, write_outputs, NamedFile, Outputs};
 use crate::report::pages::html::{HtmlExtra, Table};
@@ -846,6 +846,7 @@ impl Outputs for History<'_> {
                 self.first_date
             )],
             tables: vec![("Runs".to_string(), history_table(self.pts, o.units))],
+            chart_notes: no_wear_chart_text(self.pts).into_iter().collect(),
             ..Default::default()
         };
         (Vec::new(), extra)

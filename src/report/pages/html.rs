@@ -34,6 +34,8 @@ pub struct HtmlExtra {
     pub rows: Vec<(String, String)>,
     /// Tables of an experiment's points, after the notes: (heading, table).
     pub tables: Vec<(String, Table)>,
+    /// Notes after the charts, where a chart would be: why it is not drawn.
+    pub chart_notes: Vec<String>,
 }
 
 /// A table: its column heads and its rows of cells.
@@ -727,6 +729,9 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
             num(xdiv),
             shifts.join(",")
         ));
+    }
+    for n in &extra.chart_notes {
+        let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(n));
     }
     h.push_str("</section>\n");
     // Host and drive state, where the run recorded them.

@@ -19,6 +19,10 @@ pub struct LibraryEntry {
     pub date: String,
     /// Drive name.
     pub drive: String,
+    /// The drive as the drive filter offers it: the same for every run of one drive, as
+    /// `runs --by drive` and `history` take one (`store::drive`), so that emulated drives of
+    /// one preset with other options are not one choice.
+    pub drive_filter: String,
     /// Serial, or "-".
     pub serial: String,
     /// Host, or "-".
@@ -114,7 +118,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
         crate::units::count_text(entries.len(), "run", "runs"),
         esc(store)
     );
-    let mut drives: Vec<String> = entries.iter().map(|e| e.drive.clone()).collect();
+    let mut drives: Vec<String> = entries.iter().map(|e| e.drive_filter.clone()).collect();
     let mut hosts: Vec<String> = entries.iter().map(|e| e.host.clone()).collect();
     let _ = writeln!(
         h,
@@ -139,7 +143,7 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
             "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td>{}</td>\
 <td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td>\
 <td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&e.drive),
+            esc(&e.drive_filter),
             esc(&e.host),
             e.id,
             esc(&e.date),

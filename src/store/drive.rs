@@ -1,0 +1,98 @@
+//! Which drive a recorded run measured, and the drive's name: the one rule by which `history`,
+//! `runs --by drive` and the drive filter of `runs --html` put runs together.
+
+use std::collections::BTreeMap;
+
+use super::RunRow;
+use crate::units::{format_bytes, UnitSystem};
+
+/// The drive a run measured: its serial, else its model (or label), capacity and kind, so
+/// that drives of another capacity or kind are never taken for one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DriveKey {
+    /// A drive with a serial number.
+    Serial(String),
+    /// A drive without one: model, capacity (bytes), kind, and for an emulated or simulated
+    /// drive the spec it was made from (`emu:960evo-500g,cache=2GB`): two specs of one preset
+    /// are two drives.
+    Model(String, Option<i64>, &'static str, Option<String>),
+}
+
+/// Whether a run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
+pub fn drive_kind(r: &RunRow) -> &'static str {
+    let t = r.target.as_deref().unwrap_or("");
+    if r.kind == "simulate" || t.starts_with("sim:") {
+        "simulated"
+    } else if t.starts_with("emu:") {
+        "emulated"
+    } else {
+        "real"
+    }
+}
+
+/// The drive of a run.
+pub fn drive_key(r: &RunRow) -> DriveKey {
+    match r.serial.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => DriveKey::Serial(s.to_string()),
+        None => DriveKey::Model(
+            r.model
+                .clone()
+                .or_else(|| r.label.clone())
+                .unwrap_or_else(|| "-".into()),
+            r.capacity_bytes,
+            drive_kind(r),
+            made_from(r),
+        ),
+    }
+}
+
+/// The spec an emulated or simulated drive was made from (its target, `emu:...` or
+/// `sim:...`); `None` for a real drive.
+fn made_from(r: &RunRow) -> Option<String> {
+    (drive_kind(r) != "real")
+        .then(|| r.target.clone())
+        .flatten()
+}
+
+/// `rows` by the drive each measured, in the order of their keys.
+pub fn by_drive<'a>(
+    rows: impl IntoIterator<Item = &'a RunRow>,
+) -> BTreeMap<DriveKey, Vec<&'a RunRow>> {
+    let mut drives: BTreeMap<DriveKey, Vec<&RunRow>> = BTreeMap::new();
+    for r in rows {
+        drives.entry(drive_key(r)).or_default().push(r);
+    }
+    drives
+}
+
+/// How a drive is named: model or serial, capacity (in `units`) and kind, and the spec an
+/// emulated drive was made from where the preset's name alone would not say it; `rows` are
+/// the drive's runs (a serial's model is its latest run's).
+pub fn drive_name(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String {
+    let cap = |c: Option<i64>| c.map(|c| format_bytes(c as f64, units));
+    match key {
+        DriveKey::Serial(s) => {
+            let r = rows.last().expect("a drive has runs");
+            let model = r.model.clone().or_else(|| r.label.clone());
+            let mut parts: Vec<String> = model.into_iter().collect();
+            parts.extend(cap(r.capacity_bytes));
+            parts.push(drive_kind(r).to_string());
+            format!("serial {s}: {}", parts.join(", "))
+        }
+        DriveKey::Model(m, c, k, spec) => {
+            let mut parts: Vec<String> = cap(*c).into_iter().collect();
+            if !m.contains(k) {
+                parts.push(k.to_string());
+            }
+            // `emu:960evo-500g,cache=2GB` is not the preset as the model names it.
+            if let Some(spec) = spec.as_deref().filter(|s| s.contains(',')) {
+                parts.push(spec.to_string());
+            }
+            if parts.is_empty() {
+                m.clone()
+            } else {
+                format!("{m}, {}", parts.join(", "))
+            }
+        }
+    }
+}
