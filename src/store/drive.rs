@@ -80,7 +80,12 @@ pub fn drive_name(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String
             format!("serial {s}: {}", parts.join(", "))
         }
         DriveKey::Model(m, c, k, spec) => {
-            let mut parts: Vec<String> = cap(*c).into_iter().collect();
+            // The capacity, unless the model's name gives it already ("... 500GB").
+            let squeeze = |s: &str| s.replace(' ', "").to_lowercase();
+            let mut parts: Vec<String> = cap(*c)
+                .filter(|c| !squeeze(m).contains(&squeeze(c)))
+                .into_iter()
+                .collect();
             if !m.contains(k) {
                 parts.push(k.to_string());
             }

@@ -347,8 +347,8 @@ pub fn runs_by_drive_keeps_emulated_specs_apart_as_history_does() {
         .map(|g| (g["group"].as_str().unwrap(), g["runs"].as_u64().unwrap()))
         .collect();
     let (plain, small) = (
-        "Samsung SSD 960 EVO 250GB (emulated), 250 GB",
-        "Samsung SSD 960 EVO 250GB (emulated), 250 GB, emu:960evo-250g,cache=1GB",
+        "Samsung SSD 960 EVO 250GB (emulated)",
+        "Samsung SSD 960 EVO 250GB (emulated), emu:960evo-250g,cache=1GB",
     );
     assert_eq!(groups, [(plain, 2), (small, 1)], "{g:?}");
     let t = ok(bin(&db).args(["runs", "--by", "drive"]));
@@ -465,7 +465,7 @@ pub fn history_never_merges_drives_of_another_capacity_or_kind() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("matches 3 drives"), "{err}");
     assert!(
-        err.contains("Samsung SSD 960 EVO 500GB (simulated), 500 GB: 1 run"),
+        err.contains("Samsung SSD 960 EVO 500GB (simulated): 1 run"),
         "{err}"
     );
     assert!(err.contains("--capacity 500GB"), "{err}");
@@ -488,7 +488,7 @@ pub fn history_never_merges_drives_of_another_capacity_or_kind() {
         .arg("--out")
         .arg(w.join("h1")));
     assert!(
-        line.contains("history of Samsung SSD 960 EVO 250GB (simulated), 250 GB: 2 runs"),
+        line.contains("history of Samsung SSD 960 EVO 250GB (simulated): 2 runs"),
         "{line}"
     );
     assert!(w.join("h1/history-cache-date.png").is_file());
