@@ -84,9 +84,15 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             }
             Some(s)
         };
-        if let Some(text) = text {
-            crate::say!("{text}");
-        }
+        // With -q the one line waits for the outputs, to name their folder as probe's does.
+        let quiet_line = match (text, dir) {
+            (Some(text), Some(_)) if args.quiet => Some(text),
+            (Some(text), _) => {
+                crate::say!("{text}");
+                None
+            }
+            (None, _) => None,
+        };
         if let Some(dir) = dir {
             let mut config = serde_json::json!({
                 "command": "analyze",
@@ -113,6 +119,11 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 // that fails (a full disk) does not lose the run.
                 &mut || crate::store::recorder::note(dir, &report_opts, args.quiet),
             )?;
+            match quiet_line {
+                Some(line) => crate::say!("{line}; outputs: {}", dir.display()),
+                None if !args.json => crate::say!("outputs: {}", dir.display()),
+                None => {}
+            }
         }
     }
     Ok(())

@@ -659,44 +659,7 @@ fn finish(
                     .map_or("", |(_, rest)| rest)
             ));
         }
-        let f = crate::detect::Findings::of(&analysis);
-        match &f.cache {
-            crate::detect::findings::Cache::Sized {
-                bytes,
-                low_bytes,
-                high_bytes,
-            } => {
-                line.push_str(&format!(
-                    "; cache ~{} {}",
-                    format_bytes(*bytes as f64, opts.units),
-                    crate::report::console::terminal::interval_text(
-                        *low_bytes,
-                        *high_bytes,
-                        opts.units
-                    )
-                ));
-                if let Some(r) = f.in_cache_text(opts.units) {
-                    line.push_str(&format!(", {r} in the cache"));
-                }
-            }
-            crate::detect::findings::Cache::Unconfirmed(_) => {
-                line.push_str(&format!("; {}", f.cache_text(opts.units)))
-            }
-            crate::detect::findings::Cache::AtLeast { .. }
-            | crate::detect::findings::Cache::NoneOverWholeDrive { .. } => {
-                line.push_str(&format!("; no cliff seen: {}", f.cache_text(opts.units)))
-            }
-            // What the run knows of the cache, whatever it is: a link that hid the cliff, too
-            // few samples, a cliff with no size.
-            crate::detect::findings::Cache::HiddenByLink { .. }
-            | crate::detect::findings::Cache::TooFewSamples
-            | crate::detect::findings::Cache::NotEstimated => {
-                line.push_str(&format!("; {}", f.cache_text(opts.units)))
-            }
-            crate::detect::findings::Cache::NothingWritten
-            | crate::detect::findings::Cache::ReadOnly { .. } => {}
-        }
-        line.push_str(&crate::report::console::terminal::coverage_suffix(
+        line.push_str(&crate::report::console::terminal::result_clauses(
             &analysis, opts.units,
         ));
         // The analysis warnings, as analyze and simulate print them (with --quiet, only the

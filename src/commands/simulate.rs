@@ -41,6 +41,48 @@ struct SimConfig<'a> {
     workload: &'a WorkloadConfig,
 }
 
+/// The one line of `simulate -q` (without the folder): "960evo-500g: wrote 30.0 GB in 25.1 s
+/// (virtual), stopped: early stop ...; cache ~22.0 GB (95% interval ...), 1800 MB/s in the
+/// cache; ...; cache +0.03% vs truth", the result in probe's clauses.
+fn quiet_line(
+    spec: &str,
+    model: &DriveModel,
+    w: &WorkloadConfig,
+    sim: &Simulation,
+    analysis: &Analysis,
+    units: UnitSystem,
+) -> String {
+    let t = &sim.timeline;
+    let (verb, moved) = if analysis.read_only {
+        ("read", t.read_bytes_total())
+    } else {
+        ("wrote", t.bytes_total())
+    };
+    let mut s = format!(
+        "{spec}: {verb} {} in {} (virtual)",
+        format_bytes(moved as f64, units),
+        format_seconds(t.duration_s()),
+    );
+    if let Some(r) = t.meta.stop_reason {
+        s.push_str(&format!(", stopped: {r}"));
+    }
+    s.push_str(&crate::report::console::terminal::result_clauses(
+        analysis, units,
+    ));
+    if let crate::detect::findings::Cache::Sized { bytes, .. } =
+        crate::detect::Findings::of(analysis).cache
+    {
+        if sim.truth.cache_bytes > 0 {
+            let err = vs_truth_text(bytes as f64, sim.truth.cache_bytes as f64);
+            let err = err.trim().trim_start_matches('(').trim_end_matches(')');
+            s.push_str(&format!("; cache {err}"));
+        } else if model.truth(w.pattern, w.block_size).cache_bytes == 0 {
+            s.push_str("; the model has no cache");
+        }
+    }
+    s
+}
+
 /// The estimate's error against the truth: ` (+0.21% vs truth)`; one that rounds to zero is
 /// `+0.00%`, never `-0.00%`.
 fn vs_truth_text(estimate: f64, truth: f64) -> String {
@@ -272,24 +314,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
     if args.quiet {
-        // One line: the estimate against the truth (or what was measured), and the folder.
-        let pick = |key: &str| {
-            text.lines().find_map(|l| {
-                l.trim_start()
-                    .strip_prefix(key)
-                    .map(|r| r.trim().to_string())
-            })
-        };
-        let result = pick("estimate:")
-            .or_else(|| pick("measured:"))
-            .unwrap_or_default();
-        // An interrupted run says so in its one line, as probe's does.
-        let stopped = if interrupted {
-            "stopped: interrupted; "
-        } else {
-            ""
-        };
-        text = format!("{spec}: {result}; {stopped}outputs: {}\n", dir.display());
+        // One line, as probe's: what was written and why it stopped, the result in the same
+        // clauses, the estimate against the truth, and the folder.
+        text = format!(
+            "{}; outputs: {}\n",
+            quiet_line(&spec, &model, &w, &sim, &analysis, opts.units),
+            dir.display()
+        );
     }
     if args.json {
         crate::store::recorder::print_json(serde_json::to_value(&analysis)?, Some(&dir));

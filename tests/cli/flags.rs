@@ -689,3 +689,61 @@ pub fn a_prefill_too_small_to_write_a_block_is_refused() {
         }
     }
 }
+
+/// `-q` lines had three shapes: probe's gave what it wrote, why it stopped, the cache and
+/// its rate, the rate after it and the folder; simulate's gave the estimate alone; analyze's
+/// gave no folder. Each is now one line in probe's clauses, ending with the folder.
+pub fn quiet_lines_have_one_shape() {
+    let d = tmp();
+    let w = d.path();
+    let one_line = |args: &[&str]| -> String {
+        let o = run(w, args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+        out.trim_end().to_string()
+    };
+    let sim = one_line(&[
+        "--no-record",
+        "-q",
+        "simulate",
+        "960evo-250g",
+        "--seed",
+        "1",
+        "--out",
+        "sim",
+    ]);
+    let probe = one_line(&[
+        "--no-record",
+        "-q",
+        "probe",
+        "emu:960evo-250g,cache=1GB",
+        "--pattern",
+        "seqwrite",
+        "--max-bytes",
+        "3GB",
+        "--interval",
+        "200ms",
+        "--out",
+        "probe",
+    ]);
+    let analyze = one_line(&[
+        "--no-record",
+        "-q",
+        "analyze",
+        "sim/timeline.csv",
+        "--out",
+        "again",
+    ]);
+    for (line, dir) in [(&sim, "sim"), (&probe, "probe")] {
+        assert!(line.contains(": wrote "), "{line}");
+        assert!(line.contains(", stopped: "), "{line}");
+        assert!(line.contains("; cache ~"), "{line}");
+        assert!(line.contains(" in the cache; "), "{line}");
+        assert!(line.contains(" written after the last cliff"), "{line}");
+        assert!(line.ends_with(&format!("; outputs: {dir}")), "{line}");
+    }
+    assert!(sim.contains(" vs truth"), "{sim}");
+    assert!(analyze.starts_with("sim/timeline.csv: "), "{analyze}");
+    assert!(analyze.ends_with("; outputs: again"), "{analyze}");
+}

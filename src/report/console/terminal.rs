@@ -266,3 +266,40 @@ fn not_recorded_cause(err: &anyhow::Error) -> String {
         None => text,
     }
 }
+
+/// The result as the one-line forms give it (probe's closing line, `-q` of every command
+/// that analyses a run): "; cache ~22.0 GB (95% interval ...), 1790 MB/s in the cache" and
+/// the coverage suffix ("; 599 MB/s over the 8.01 GB written after the last cliff ...").
+/// Starts with "; " where there is anything to say.
+pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
+    let mut line = String::new();
+    let f = Findings::of(a);
+    match &f.cache {
+        Cache::Sized {
+            bytes,
+            low_bytes,
+            high_bytes,
+        } => {
+            line.push_str(&format!(
+                "; cache ~{} {}",
+                format_bytes(*bytes as f64, units),
+                interval_text(*low_bytes, *high_bytes, units)
+            ));
+            if let Some(r) = f.in_cache_text(units) {
+                line.push_str(&format!(", {r} in the cache"));
+            }
+        }
+        Cache::Unconfirmed(_) => line.push_str(&format!("; {}", f.cache_text(units))),
+        Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } => {
+            line.push_str(&format!("; no cliff seen: {}", f.cache_text(units)))
+        }
+        // What the run knows of the cache, whatever it is: a link that hid the cliff, too
+        // few samples, a cliff with no size.
+        Cache::HiddenByLink { .. } | Cache::TooFewSamples | Cache::NotEstimated => {
+            line.push_str(&format!("; {}", f.cache_text(units)))
+        }
+        Cache::NothingWritten | Cache::ReadOnly { .. } => {}
+    }
+    line.push_str(&coverage_suffix(a, units));
+    line
+}
