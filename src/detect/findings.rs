@@ -249,6 +249,16 @@ impl Findings {
         })
     }
 
+    /// The rate in the cache at the link's limit, as the charts' subtitles say it: `cache rate
+    /// at the SATA 6.0 Gb/s link's limit`; `None` where the link did not cap it, or hid the
+    /// cache (then the cache's own words name the link).
+    pub fn link_limit_text(&self) -> Option<String> {
+        match (&self.link_limited, &self.cache) {
+            (_, Cache::HiddenByLink { .. }) | (None, _) => None,
+            (Some(link), _) => Some(format!("cache rate at the {link} link's limit")),
+        }
+    }
+
     /// Fewer cliffs found than asked for: `1 of 2 cliffs found`; `None` otherwise.
     pub fn cliffs_short_text(&self) -> Option<String> {
         self.cliffs_asked

@@ -248,3 +248,83 @@ pub fn a_diskspd_xml_result_next_to_a_run_folder() {
     // The cache of the DiskSPD run: 30.0 GB.
     assert!(md.contains("30.0 GB") || md.contains("30 GB"), "{md}");
 }
+
+/// The comparison's subtitle gave each run's cache with its interval, but not the link whose
+/// limit a run's rate in the cache was at, which the run's own chart subtitle ("cache rate at
+/// the SATA 6.0 Gb/s link's limit"), its report and `runs` all name. Now it names it for that
+/// run, in a few runs and in many (where the subtitle counts the runs instead).
+pub fn the_subtitle_names_the_link_a_run_s_cache_rate_was_at() {
+    let tmp = tempfile::tempdir().unwrap();
+    let w = tmp.path();
+    for (dir, model) in [
+        ("sata", "870evo-4tb,in=560MB/s"),
+        ("nvme", "960evo-250g"),
+        ("hidden", "870evo-4tb,link=sata-3g"),
+        ("p5", "p5-1tb"),
+    ] {
+        slccache()
+            .args([
+                "--no-record",
+                "simulate",
+                model,
+                "--seed",
+                "1",
+                "-q",
+                "--out",
+            ])
+            .arg(w.join(dir))
+            .assert()
+            .success();
+    }
+    // The subtitle of each comparison chart, as its SVG labels it.
+    let subtitles = |out: &str| -> Vec<String> {
+        ["compare-throughput-time.svg", "compare-throughput-data.svg"]
+            .iter()
+            .map(|f| {
+                let svg = std::fs::read_to_string(w.join(out).join(f)).unwrap();
+                svg.replace("&apos;", "'")
+                    .split("aria-label=\"")
+                    .skip(1)
+                    .filter_map(|s| s.split('"').next())
+                    .find(|s| s.contains("SLC cache"))
+                    .unwrap_or_else(|| panic!("no subtitle in {out}/{f}"))
+                    .to_string()
+            })
+            .collect()
+    };
+    let limit = "cache rate at the SATA 6.0 Gb/s link's limit";
+    slccache()
+        .current_dir(w)
+        .args(["compare", "sata", "nvme", "--out", "two"])
+        .assert()
+        .success();
+    for s in subtitles("two") {
+        // The SATA run's size with its interval, then its link; the other run's without.
+        let runs: Vec<&str> = s.split("  ·  ").collect();
+        assert_eq!(runs.len(), 3, "{s}");
+        assert!(
+            runs[1].contains(" to ") && runs[1].ends_with(&format!("), {limit}")),
+            "{s}"
+        );
+        assert!(runs[2].contains(" to ") && !runs[2].contains("link"), "{s}");
+    }
+    // The table's text says what it may mean.
+    let md = std::fs::read_to_string(w.join("two/compare.md")).unwrap();
+    assert!(
+        md.contains("cache phase limited by the SATA 6.0 Gb/s link"),
+        "{md}"
+    );
+    // Too many for one line: the runs counted, the link's limit among them.
+    slccache()
+        .current_dir(w)
+        .args(["compare", "sata", "nvme", "hidden", "p5", "--out", "four"])
+        .assert()
+        .success();
+    for s in subtitles("four") {
+        assert!(s.starts_with("4 runs  ·  "), "{s}");
+        assert!(
+            s.contains(&format!("  ·  {limit} in 1 of 4 runs  ·  ")),
+            "{s}"
+        );
+    }
+}

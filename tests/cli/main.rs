@@ -49,6 +49,7 @@ fn main() -> std::process::ExitCode {
             compare::fio_log_next_to_a_run_folder,
             compare::bad_inputs_are_usage_errors,
             compare::a_diskspd_xml_result_next_to_a_run_folder,
+            compare::the_subtitle_names_the_link_a_run_s_cache_rate_was_at,
             first_use::analyze_refuses_endless_and_binary_sources,
             first_use::fio_iops_and_latency_logs_are_refused_by_name,
             first_use::the_headline_rate_is_the_mean_of_the_run,

@@ -525,12 +525,45 @@ const FILL_ARGS: &[&str] = &[
     "1",
 ];
 
+/// The footer of the chart `svg` (the text of its labels, joined by " · " where it wraps): from
+/// the label that begins with "Drive: " to the one that names the version, else the latter
+/// alone.
+fn chart_footer(svg: &str) -> String {
+    let labels: Vec<String> = svg
+        .split("aria-label=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .map(|s| s.replace("&apos;", "'").replace("&amp;", "&"))
+        .collect();
+    let version = format!("slccache {}", env!("CARGO_PKG_VERSION"));
+    let end = labels
+        .iter()
+        .position(|l| l.contains(&version))
+        .unwrap_or_else(|| panic!("no footer naming {version}: {labels:#?}"));
+    let start = labels[..=end]
+        .iter()
+        .rposition(|l| l.starts_with("Drive: "))
+        .unwrap_or(end);
+    labels[start..=end].join("  ·  ")
+}
+
 /// What every interrupted experiment's folder holds: `summary.json` marked interrupted, the
-/// points CSV, both charts as PNG and SVG (each of an ordinary size), report.md (whose links
-/// all resolve) and report.html; and the run is in the store, marked interrupted.
+/// points CSV, both charts as PNG and SVG (each of an ordinary size, and each footer giving
+/// the drive, the workload and the date, as a finished run's do), report.md (whose links all
+/// resolve) and report.html; and the run is in the store, marked interrupted.
 fn assert_every_output(out: &std::path::Path, db: &std::path::Path, name: &str) {
     let s = summary(out);
     assert_eq!(s["interrupted"], true, "{s}");
+    for chart in [format!("{name}.svg"), format!("{name}-bursts.svg")] {
+        let footer = chart_footer(&std::fs::read_to_string(out.join(&chart)).unwrap());
+        for part in [
+            "Drive: Samsung SSD 960 EVO 250GB (emulated), 250 GB",
+            "Workload: seqwrite, 128 KiB blocks, QD32, 1 job, 200 ms interval, emulated",
+            " UTC  ·  slccache ",
+        ] {
+            assert!(footer.contains(part), "{chart}'s footer: {footer}");
+        }
+    }
     for f in [
         "summary.json".to_string(),
         format!("{name}.csv"),
@@ -573,6 +606,8 @@ fn assert_every_output(out: &std::path::Path, db: &std::path::Path, name: &str) 
 /// grew until the run was killed (24 GB, exit 137), or under a limit it aborted in the SVG
 /// writer ("memory allocation of 5211422720 bytes failed"), with report.md, report.html and
 /// the SVGs lost and the run not recorded. It exits 130 with every output, within 1.5 GB.
+/// Its bursts chart, with no burst to take them from, then had a footer of the version
+/// alone: it gives the experiment's drive, workload and date, as a finished run's does.
 pub fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
     let out = out_dir();
     let db = out.path().join("store.db");

@@ -1698,7 +1698,8 @@ pub fn a_filter_beside_a_run_id_is_refused() {
 }
 
 /// `runs` listed a run whose rate in the cache met the SATA 6.0 Gb/s link's limit as a plain
-/// "554 MB/s", while its terminal, report and card said the link may have capped it.
+/// "554 MB/s", while its terminal, report and card said the link may have capped it; so did
+/// the library page of `runs --html`.
 pub fn runs_says_where_the_link_capped_the_cache_rate() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("r.db");
@@ -1713,6 +1714,14 @@ pub fn runs_says_where_the_link_capped_the_cache_rate() {
     assert!(
         out.contains(" MB/s (at the SATA 6.0 Gb/s link's limit)"),
         "{out}"
+    );
+    // The library page's cell said only "554 MB/s".
+    let (code, _, err) = slc(&db, &["runs", "--html", "lib"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let page = std::fs::read_to_string(w.path().join("lib/index.html")).unwrap();
+    assert!(
+        page.contains("\u{a0}MB/s (at the SATA 6.0\u{a0}Gb/s link's limit)</td>"),
+        "{page}"
     );
 }
 

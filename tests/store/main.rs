@@ -75,6 +75,7 @@ fn main() -> std::process::ExitCode {
             fleet_kubernetes::the_job_command_runs_and_records_under_the_node_name,
             html::the_library_page_lists_filters_and_links_every_run,
             html::the_library_page_fits_1400_px,
+            html::the_library_page_s_table_fits_1400_px,
             origin::every_kind_of_run_records_its_host_and_tags,
             origin::runs_filter_by_host_part_and_tags,
             origin::runs_by_group_give_count_median_and_range,

@@ -14,7 +14,7 @@ use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, UnitSystem};
 
 pub use groups::{group, group_table, Group, GroupBy, Spread};
-use table::{after, cache, drive, rate, short_date, tags_text, workload_cell};
+use table::{after, cache, drive, in_rate, short_date, tags_text, workload_cell};
 pub use table::{csv_text, table};
 
 /// The listing's filters from the flags (`--host` and `--tag` also before `runs`).
@@ -475,7 +475,7 @@ fn library_page(
             },
             workload: workload_cell(r),
             cache: cache(r, units),
-            in_rate: rate(r.in_cache_bytes_per_sec, units),
+            in_rate: in_rate(r, units),
             after_rate: after(r, units),
             spark,
             link: sub

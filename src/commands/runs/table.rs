@@ -36,6 +36,15 @@ pub(super) fn rate(v: Option<f64>, units: UnitSystem) -> String {
     v.map_or_else(|| "-".into(), |x| format_rate(x, units))
 }
 
+/// The rate in the cache: the findings' figure, naming the link where it was at the link's
+/// limit, else the stored rate.
+pub(super) fn in_rate(r: &RunRow, units: UnitSystem) -> String {
+    r.findings
+        .as_ref()
+        .and_then(|f| f.in_cache_cell(units))
+        .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units))
+}
+
 /// The rate after the cache: the findings' figure (a range where the stretch was not
 /// steady), else the stored rate.
 pub(super) fn after(r: &RunRow, units: UnitSystem) -> String {
@@ -94,10 +103,7 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
                 },
                 workload_cell(r),
                 cache(r, units),
-                r.findings
-                    .as_ref()
-                    .and_then(|f| f.in_cache_cell(units))
-                    .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units)),
+                in_rate(r, units),
                 after(r, units),
             ]
         })

@@ -848,11 +848,19 @@ mod tests {
         assert!(spec.x.max >= 300.0, "the planned idle times: {:?}", spec.x);
         let bursts = crate::report::charts::experiments::bursts_chart(
             &[],
+            &sum.run,
             crate::report::charts::ChartKind::RecoveryBursts,
             "bursts",
             &s.opts,
         );
         assert_sane_axes(&bursts, "recovery bursts");
+        // No burst to take the drive and workload from: the experiment's, as the recovery
+        // chart gives them (its footer said only the version).
+        let footer = bursts.footer.join("  ·  ");
+        assert!(
+            footer.starts_with("Drive: ") && footer.contains("  ·  Workload: "),
+            "{footer}"
+        );
         crate::report::outputs::experiments::write_recovery_outputs(
             dir.path(),
             &sum,

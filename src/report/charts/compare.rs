@@ -462,23 +462,33 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
     } else {
         "SLC cache size"
     };
+    // Each run's cache, and where the rate in it was at its link's limit, the link, as the
+    // single run's subtitle names it.
     let line = |names: &[&str]| {
         let sizes: Vec<String> = names
             .iter()
             .zip(&findings)
-            .map(|(n, f)| format!("{n}: {}", cache_figure(f, u)))
+            .map(|(n, f)| match f.link_limit_text() {
+                Some(t) => format!("{n}: {}, {t}", cache_figure(f, u)),
+                None => format!("{n}: {}", cache_figure(f, u)),
+            })
             .collect();
         format!("{lead}  ·  {}", sizes.join("  ·  "))
     };
     let tag_names: Vec<&str> = tags.iter().map(String::as_str).collect();
     let mut subtitle = line(&all);
     let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;
-    let fits = |t: &str| text_width(t, layout.font(font_px::SUBTITLE)) <= sub_w;
+    let fits_at =
+        |t: &str, share: f64| text_width(t, layout.font(font_px::SUBTITLE) * share) <= sub_w;
+    let fits = |t: &str| fits_at(t, 1.0);
     if !fits(&subtitle) {
         // The shorter names of the plot's labels (the legend has them in full).
         subtitle = line(&tag_names);
     }
-    if !fits(&subtitle) {
+    // A run at its link's limit makes the line longer: drawn a little smaller (as the header
+    // draws any line too long for it, down to 75%) rather than without each run's interval.
+    let at_limit = findings.iter().any(|f| f.link_limit_text().is_some());
+    if !fits(&subtitle) && (!at_limit || !fits_at(&subtitle, 0.85)) {
         // Too long for one line: the range of the sizes (each run's, with its interval or
         // bound, is in compare.md).
         let est: Vec<u64> = runs
@@ -509,6 +519,24 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         }
         if without > 0 {
             subtitle.push_str(&format!("  ·  {without} without a cliff"));
+        }
+        // The runs whose rate in the cache was at a link's limit, counted per link.
+        let mut limited: Vec<(String, usize)> = Vec::new();
+        for t in findings.iter().filter_map(|f| f.link_limit_text()) {
+            match limited.iter_mut().find(|(x, _)| *x == t) {
+                Some((_, n)) => *n += 1,
+                None => limited.push((t, 1)),
+            }
+        }
+        for (t, n) in limited {
+            subtitle.push_str(&format!(
+                "  ·  {t} in {}",
+                if n == runs.len() {
+                    "every run".to_string()
+                } else {
+                    format!("{n} of {} runs", runs.len())
+                }
+            ));
         }
         subtitle.push_str("  ·  each run's size and its 95% interval in compare.md");
     }

@@ -597,9 +597,11 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
     })
 }
 
-/// Every burst overlaid over data written.
+/// Every burst overlaid over data written; `run` is the experiment's drive and workload,
+/// which the footer gives where no burst finished.
 pub fn bursts_chart(
     bursts: &[&BurstRecord],
+    run: &RunMeta,
     kind: ChartKind,
     title: &str,
     o: &ReportOptions,
@@ -615,11 +617,11 @@ pub fn bursts_chart(
     let mut spec = charts::compare_data(&runs, o);
     spec.kind = kind;
     spec.title = title.to_string();
-    // The bursts share the drive and workload: say them once; the subtitle gives the cache
-    // each burst found as the experiment read it (a cache too short for the detector too).
-    if let Some(b) = bursts.first() {
-        spec.footer = footer(&b.timeline.meta, &[], o);
-    }
+    // The bursts share the drive and workload: say them once, as the first burst has them,
+    // else (interrupted in the first burst) as the experiment has them, so that the footer
+    // is the same however far the run got; the subtitle gives the cache each burst found as
+    // the experiment read it (a cache too short for the detector too).
+    spec.footer = footer(bursts.first().map_or(run, |b| &b.timeline.meta), &[], o);
     spec.subtitle = if bursts.is_empty() {
         "no burst finished: nothing to show".to_string()
     } else {

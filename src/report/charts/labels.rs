@@ -69,13 +69,10 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         (1, None) => s.push_str("  ·  1 cliff"),
         (n, None) => s.push_str(&format!("  ·  {n} cliffs")),
     }
-    // A rate in the cache at the link's ceiling, as every other output says it.
-    if let (Some(link), false) = (
-        &a.link_limited,
-        matches!(f.cache, Cache::HiddenByLink { .. }),
-    ) {
-        // The fact alone, short: the terminal and report.md give what it may mean.
-        s.push_str(&format!("  ·  cache rate at the {link} link's limit"));
+    // A rate in the cache at the link's ceiling, as every other output says it: the fact
+    // alone, short (the terminal and report.md give what it may mean).
+    if let Some(t) = f.link_limit_text() {
+        s.push_str(&format!("  ·  {t}"));
     }
     if let Some(line) = crate::detect::returns_text(a, units) {
         s.push_str(&format!("  ·  {line}"));

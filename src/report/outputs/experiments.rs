@@ -296,7 +296,7 @@ impl Outputs for Experiment<'_> {
         let title = format!("{name} bursts over data written: {}", charts::run_name(run));
         vec![
             self.main_chart.clone(),
-            bursts_chart(bursts, kind, &title, o),
+            bursts_chart(bursts, run, kind, &title, o),
         ]
     }
 

@@ -86,6 +86,23 @@ pub fn sparkline_svg(v: &[f64]) -> String {
     )
 }
 
+/// A cell's text, escaped, with a figure kept on one line with what follows it: the space
+/// after a digit is a no-break space (`22.0 GB`, `554 MB/s`, `2026-12-04 18:59`), so that a
+/// narrow column breaks a long cell between words, never inside a figure.
+fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut after_digit = false;
+    for ch in text.chars() {
+        if ch == ' ' && after_digit {
+            out.push('\u{a0}');
+        } else {
+            out.push(ch);
+        }
+        after_digit = ch.is_ascii_digit();
+    }
+    esc(&out)
+}
+
 fn options(values: &mut Vec<String>) -> String {
     values.sort();
     values.dedup();
@@ -106,10 +123,11 @@ pub fn library_html(entries: &[LibraryEntry], store: &str) -> String {
     h.push_str(
         "\n<style>\n\
 body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}\
-td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;white-space:nowrap}\
-th{background:#f3f3f3}td.num{text-align:right}.spark{vertical-align:middle}\
+td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:left;overflow-wrap:break-word}\
+th{background:#f3f3f3}td.num{text-align:right}td.num,td.date{white-space:nowrap}\
+.spark{vertical-align:middle}\
 tr.hidden{display:none}label{margin-right:1.5em}select{max-width:24em}\
-td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
+td.wrap{overflow-wrap:anywhere}td.wide{min-width:8em}\
 .table{overflow-x:auto;max-width:100%}\n</style></head><body>\n",
     );
     let _ = writeln!(
@@ -140,21 +158,21 @@ td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:8em}\
         };
         let _ = writeln!(
             h,
-            "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td>{}</td>\
-<td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td>\
-<td class=\"wrap\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr data-drive=\"{}\" data-host=\"{}\"><td class=\"num\">{}</td><td class=\"date\">{}</td>\
+<td class=\"wrap wide\">{}</td><td class=\"wrap\">{}</td><td class=\"wrap\">{}</td><td>{}</td><td>{}</td>\
+<td class=\"wide\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&e.drive_filter),
             esc(&e.host),
             e.id,
-            esc(&e.date),
-            esc(&e.drive),
-            esc(&e.serial),
-            esc(&e.host),
-            esc(&e.kind),
-            esc(&e.workload),
-            esc(&e.cache),
-            esc(&e.in_rate),
-            esc(&e.after_rate),
+            cell(&e.date),
+            cell(&e.drive),
+            cell(&e.serial),
+            cell(&e.host),
+            cell(&e.kind),
+            cell(&e.workload),
+            cell(&e.cache),
+            cell(&e.in_rate),
+            cell(&e.after_rate),
             sparkline_svg(&e.spark),
             link
         );
@@ -271,6 +289,16 @@ mod tests {
         assert_eq!(spark_points(&[1.0, 2.0]), [1.0, 2.0]);
         assert!(sparkline_svg(&s).contains("<polyline"));
         assert_eq!(sparkline_svg(&[1.0]), "");
+    }
+
+    #[test]
+    fn a_cell_breaks_between_words_never_inside_a_figure() {
+        assert_eq!(
+            cell("554 MB/s (at the SATA 6.0 Gb/s link's limit)"),
+            "554\u{a0}MB/s (at the SATA 6.0\u{a0}Gb/s link's limit)"
+        );
+        assert_eq!(cell("2026-12-04 18:59"), "2026-12-04\u{a0}18:59");
+        assert_eq!(cell("<b> 1"), "&lt;b&gt; 1");
     }
 
     #[test]
