@@ -418,7 +418,8 @@ pub fn simulate_q_says_interrupted_in_its_line() {
     let o = interrupted_simulation(&out, &["-q"]);
     assert_eq!(o.status.code(), Some(130));
     let line = String::from_utf8_lossy(&o.stdout);
-    assert!(line.contains("; stopped: interrupted; outputs: "), "{line}");
+    assert!(line.contains(", stopped: interrupted; "), "{line}");
+    assert!(line.contains("; outputs: "), "{line}");
 }
 
 pub fn a_bare_number_in_a_model_file_is_refused() {

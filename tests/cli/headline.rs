@@ -75,6 +75,23 @@ fn cache_back_csv(path: &Path) {
     std::fs::write(path, s).unwrap();
 }
 
+/// A two-column log whose rate after the cache is not steady: 2000 MB/s for 30 s, then 600
+/// and 950 MB/s in turn, 40 s each.
+fn unsteady_csv(path: &Path) {
+    let mut s = String::from("time_s,MB/s\n");
+    for i in 1..=200 {
+        let r = if i <= 30 {
+            2000.0
+        } else if ((i - 31) / 40) % 2 == 0 {
+            600.0
+        } else {
+            950.0
+        };
+        s += &format!("{i},{:.1}\n", r * (1.0 + 0.02 * (i as f64 * 1.7).sin()));
+    }
+    std::fs::write(path, s).unwrap();
+}
+
 /// The figures every output must state for `f`, as each is written: (what, text).
 fn figures(f: &Findings) -> Vec<(&'static str, String)> {
     let mut v = Vec::new();
@@ -149,13 +166,16 @@ fn chart_text(dir: &Path) -> String {
     unescape(&read(&dir.join("throughput-time.svg")))
 }
 
-pub fn every_output_states_the_same_findings_on_seven_shapes() {
+pub fn every_output_states_the_same_findings_on_eight_shapes() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("results.db");
     let root = w.path().join("runs");
     let csv = w.path().join("dynamic-cache.csv");
     cache_back_csv(&csv);
     let c = csv.display().to_string();
+    let uns = w.path().join("unsteady.csv");
+    unsteady_csv(&uns);
+    let u = uns.display().to_string();
     let shapes = vec![
         make(
             &db,
@@ -184,6 +204,7 @@ pub fn every_output_states_the_same_findings_on_seven_shapes() {
             ],
         ),
         make(&db, &root, "cache-back", &["analyze", &c]),
+        make(&db, &root, "unsteady", &["analyze", &u]),
         make(
             &db,
             &root,
@@ -219,10 +240,25 @@ pub fn every_output_states_the_same_findings_on_seven_shapes() {
     };
     assert!(matches!(kind("one-cliff").0.cache, Cache::Sized { .. }));
     assert_eq!(kind("two-tiers").0.steps.len(), 2);
+    // Heat is left out of "after the cache", which is steady around it.
     assert!(
-        matches!(kind("throttled").0.after, Some(After::NotSteady { .. })),
+        matches!(kind("throttled").0.after, Some(After::Steady { .. })),
         "{:?}",
         kind("throttled").0
+    );
+    assert!(
+        kind("throttled")
+            .0
+            .phase_names
+            .iter()
+            .any(|n| n == "thermal throttling"),
+        "{:?}",
+        kind("throttled").0
+    );
+    assert!(
+        matches!(kind("unsteady").0.after, Some(After::NotSteady { .. })),
+        "{:?}",
+        kind("unsteady").0
     );
     assert!(
         kind("cache-back").1.contains("came back"),
