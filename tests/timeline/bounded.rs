@@ -131,6 +131,9 @@ fn probe_past_the_limit_merges_and_says_so() {
     slccache()
         .args(["probe", "emu:instant", "--bs", "64k", "--qd", "4"])
         .args(["--duration", "3s", "--interval", "20ms", "--no-early-stop"])
+        // The duration is the limit: one pass over the 1000 GB of emu:instant took 1.4 s
+        // on a quiet host, and ended the run at 72 rows.
+        .args(["--max-bytes", "100TB"])
         .args(["--no-record", "--out"])
         .arg(&dir)
         .env("SLCCACHE_MAX_KEPT", "32")
