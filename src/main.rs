@@ -13,10 +13,17 @@ fn main() {
             // `--help`, `--version` and `help` print to stdout (exit 0), usage errors to stderr
             // (exit 2). The help is a result like any other: one that could not be written
             // is an error (exit 1).
-            let printed = e.print();
             if e.use_stderr() {
+                // Named as every other error is: "slccache: error: ...".
+                let text = e.render().to_string();
+                let text = match text.strip_prefix("error: ") {
+                    Some(rest) => format!("slccache: error: {rest}"),
+                    None => text,
+                };
+                eprint!("{text}");
                 std::process::exit(e.exit_code());
             }
+            let printed = e.print();
             slccache::stdout::check(printed);
             std::process::exit(stdout_code(e.exit_code()));
         }

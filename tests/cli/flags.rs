@@ -747,3 +747,22 @@ pub fn quiet_lines_have_one_shape() {
     assert!(analyze.starts_with("sim/timeline.csv: "), "{analyze}");
     assert!(analyze.ends_with("; outputs: again"), "{analyze}");
 }
+
+/// A usage error found by the parser ("unexpected argument", "invalid value") began
+/// "error: ", where every other error begins "slccache: error: ". Each is now named alike,
+/// with the same exit code 2.
+pub fn usage_errors_are_named_as_every_error() {
+    let d = tmp();
+    for args in [
+        &["runs", "show", "--", "-1"][..],
+        &["runs", "show", "-1"],
+        &["probe", "--bogus", "emu:960evo-250g"],
+        &["simulate"],
+    ] {
+        let o = run(d.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(err.starts_with("slccache: error: "), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -79,6 +79,7 @@ fn main() -> std::process::ExitCode {
             headline::the_qualifiers_and_phase_names_reach_every_output,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::quiet_lines_have_one_shape,
+            flags::usage_errors_are_named_as_every_error,
             flags::results_store_flags_only_where_they_mean_something,
             flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,
             flags::hipri_errors_name_hipri,
