@@ -54,6 +54,12 @@ fn made_from(r: &RunRow) -> Option<String> {
         .flatten()
 }
 
+/// The options an emulated or simulated drive was made with, beyond its preset
+/// (`cache=1GB` of `emu:960evo-500g,cache=1GB`); `None` for a preset as it is and a real drive.
+pub fn options_made_with(r: &RunRow) -> Option<String> {
+    made_from(r)?.split_once(',').map(|(_, o)| o.to_string())
+}
+
 /// `rows` by the drive each measured, in the order of their keys.
 pub fn by_drive<'a>(
     rows: impl IntoIterator<Item = &'a RunRow>,

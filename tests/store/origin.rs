@@ -391,6 +391,19 @@ pub fn runs_by_drive_keeps_emulated_specs_apart_as_history_does() {
             "{name}"
         );
     }
+    // The list itself tells them apart: the runs of the drive made with options say them,
+    // in the table and in the page's drive column.
+    let table = ok(bin(&db).arg("runs"));
+    assert_eq!(
+        table.matches("(emulated), cache=1GB ").count(),
+        1,
+        "{table}"
+    );
+    assert_eq!(
+        html.matches("(emulated), cache=1GB<").count(),
+        1,
+        "drive cells"
+    );
 }
 
 fn json_filtered(db: &Path, args: &[&str]) -> Vec<serde_json::Value> {

@@ -5,12 +5,20 @@ use anyhow::Result;
 use crate::store::RunRow;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
+/// The drive's cell: its model (or label, or target), and for an emulated or simulated drive
+/// made with options the options it was made with ("..., cache=1GB"), which make it another
+/// drive than the preset (as `--by drive` and `history` keep it).
 pub(super) fn drive(r: &RunRow) -> String {
-    r.model
+    let name = r
+        .model
         .clone()
         .or_else(|| r.label.clone())
         .or_else(|| r.target.clone())
-        .unwrap_or_else(|| "-".into())
+        .unwrap_or_else(|| "-".into());
+    match crate::store::drive::options_made_with(r) {
+        Some(o) if r.model.is_some() || r.label.is_some() => format!("{name}, {o}"),
+        _ => name,
+    }
 }
 
 pub(super) fn cache(r: &RunRow, units: UnitSystem) -> String {
