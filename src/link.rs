@@ -41,6 +41,10 @@ pub const EMULATED_COUNTERS_NOTE: &str = "the emulated drive keeps its counters 
      drive's SMART / Health log, whatever its link; an ATA drive's SMART attributes are not \
      emulated";
 
+/// What `info` says of an emulated drive's counters: they are the run's, not the drive's.
+pub const EMULATED_COUNTERS_FROM_ZERO: &str = "an emulated drive's counters start from zero on \
+     each run: they count that run's writes, not the drive's wear";
+
 /// The first words of the warning that says a run was limited by its link; the card shows
 /// the warning up to its colon.
 pub const LIMITED_PREFIX: &str = "cache phase limited by the";

@@ -307,6 +307,9 @@ impl InfoReport {
             if self.kind == "emulated" && self.link.as_ref().is_some_and(|l| !l.is_pcie()) {
                 let _ = writeln!(s, "{}", crate::link::EMULATED_COUNTERS_NOTE);
             }
+            if self.kind == "emulated" {
+                let _ = writeln!(s, "{}", crate::link::EMULATED_COUNTERS_FROM_ZERO);
+            }
             s.push_str(&health_text(hl, self.nvme_identify.as_ref(), units));
         }
         s
