@@ -30,7 +30,9 @@ pub const MIN_ROUND_S: f64 = 2.0 * super::MAX_DIP_S;
 /// The stretch after the last cliff of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AfterCache {
-    /// Start of the stretch, seconds since the start of the run: the last cliff's time.
+    /// Start of the stretch, seconds since the start of the run: the start of the first
+    /// sample wholly after the last cliff (the one the cliff falls in holds both levels), or
+    /// the cliff's time where fewer than two samples follow it.
     pub from_s: f64,
     /// End of the stretch (the end of the run), seconds.
     pub to_s: f64,
@@ -151,16 +153,26 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         .iter()
         .position(|s| s.t_start_s() >= last.t_s)
         .unwrap_or(t.samples.len());
-    let bytes = t.bytes_total().saturating_sub(last.bytes_written);
-    let dt = to_s - last.t_s;
+    let after = &t.samples[first..];
+    // The stretch is of those whole samples where there are two or more, as a phase's level
+    // is (so that "after the cache" and the level of the phase after the cliff are one
+    // figure); else from the cliff's estimated place.
+    let (from_s, bytes) = match after {
+        [s0, _, ..] => (
+            s0.t_start_s(),
+            t.bytes_total()
+                .saturating_sub(s0.bytes_total.saturating_sub(s0.bytes)),
+        ),
+        _ => (last.t_s, t.bytes_total().saturating_sub(last.bytes_written)),
+    };
+    let dt = to_s - from_s;
     if bytes == 0 || dt <= 0.0 {
         return None;
     }
-    let after = &t.samples[first..];
     let throttled = |s: &Sample| super::throttled_at(a, s.t_s - 0.5 * s.interval_s);
     if !after.iter().any(throttled) {
         return Some(AfterCache {
-            from_s: last.t_s,
+            from_s,
             to_s,
             bytes,
             mean_bytes_per_sec: bytes as f64 / dt,
@@ -182,7 +194,7 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         return None;
     }
     Some(AfterCache {
-        from_s: last.t_s,
+        from_s,
         to_s,
         bytes,
         mean_bytes_per_sec: bytes.saturating_sub(throttled_bytes) as f64 / time,

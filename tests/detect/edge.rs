@@ -86,6 +86,35 @@ fn a_flat_level_is_the_rate_its_rows_give() {
     }
 }
 
+/// "After the cache" and the level of the one phase after the cliff were two figures once
+/// the phase took its whole samples (598 MB/s on the terminal and the card, 599 MB/s on the
+/// chart's label and report.md's phase row): the stretch is of the same whole samples.
+#[test]
+fn after_the_cache_is_the_level_of_the_phase_after_the_cliff() {
+    for seed in 1..=4 {
+        let m = presets::parse_spec("960evo-500g").unwrap();
+        let w = WorkloadConfig::resolve(&WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            max_bytes: Some("40GB".into()),
+            seed: Some(seed),
+            ..Default::default()
+        })
+        .unwrap();
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        let a = analyze(&sim.timeline);
+        assert_eq!(a.cliffs.len(), 1, "{seed}");
+        let after = a.after_cache.as_ref().expect("after the cache");
+        let phase = a.phases.last().unwrap();
+        assert_eq!(a.phases.len(), 2, "{seed}: {:?}", a.phases);
+        assert!(
+            (after.mean_bytes_per_sec / phase.mean_bytes_per_sec - 1.0).abs() < 1e-12,
+            "{seed}: after the cache {} vs the phase's {}",
+            after.mean_bytes_per_sec,
+            phase.mean_bytes_per_sec
+        );
+    }
+}
+
 /// The real-time probe of `emu:960evo-500g,cache=4GB` at 1.8 GB/s that once reported "no
 /// cliff, the cache holds at least 14.4 GB".
 #[test]
