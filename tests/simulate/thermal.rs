@@ -427,3 +427,60 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
         spec.throttled
     );
 }
+
+/// The card's note said "after = rate over the 600 GB written after the last cliff" where
+/// 117 GB of it was thermal throttling the rate leaves out, and its "measured to 700 GB of
+/// 1.00 TB" dropped the "(stopped early)" every other output gives.
+#[test]
+fn the_card_says_what_its_after_rate_leaves_out_and_that_the_run_stopped_early() {
+    let run = |args: &[&str]| -> slccache::detect::Analysis {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("r");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .args(["--no-record", "simulate"])
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        serde_json::from_value(s["analysis"].clone()).unwrap()
+    };
+    let u = slccache::units::UnitSystem::Decimal;
+    let hot = run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--seed",
+        "3",
+        "--max-bytes",
+        "700GB",
+        "--no-early-stop",
+    ]);
+    let parts = slccache::report::pages::card::card_note_parts(&hot, u);
+    assert!(
+        parts.iter().any(|p| p
+            .starts_with("after = rate over the 600 GB written after the last cliff, less ")
+            && p.ends_with(" of thermal throttling")),
+        "{parts:?}"
+    );
+    // The starts of the heat in one unit: "from 419.6 s, 10.8 min" read as a time and a
+    // length.
+    assert!(
+        parts.iter().any(
+            |p| p.starts_with("thermal throttling at ") && p.ends_with(" from 420 s and 648 s")
+        ),
+        "{parts:?}"
+    );
+    let early = run(&["960evo-500g", "--pattern", "seqwrite", "--seed", "1"]);
+    let parts = slccache::report::pages::card::card_note_parts(&early, u);
+    assert!(
+        parts
+            .iter()
+            .any(|p| p.starts_with("measured to ") && p.ends_with(" (stopped early)")),
+        "{parts:?}"
+    );
+}

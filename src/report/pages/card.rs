@@ -139,7 +139,8 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         .phases
         .iter()
         .filter(|p| crate::detect::is_throttled(a, p))
-        .map(|p| crate::units::format_seconds(p.start_s))
+        // In one unit, so that two starts read as two times ("419.6 s, 10.8 min" did not).
+        .map(|p| format!("{:.0} s", p.start_s))
         .collect();
     if !hot.is_empty() {
         // With the rate it wrote at, left out of "after" (the card's "after" alone would
@@ -155,7 +156,11 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
                 )
             })
             .unwrap_or_default();
-        parts.push(format!("thermal throttling{at} from {}", hot.join(", ")));
+        let from = match hot.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => hot.join(""),
+        };
+        parts.push(format!("thermal throttling{at} from {from}"));
     }
     // A rate in the cache at the link's ceiling, which the terminal and report.md warn of
     // (where the link hid the cache, the headline says so and there was no cache phase).
@@ -180,15 +185,30 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     match &a.coverage {
         Some(c) if !c.whole_span => {
             if let Some(ac) = &a.after_cache {
+                // The rate leaves out the bytes written in thermal throttling: said, with the
+                // terminal's figures.
+                let heat = if ac.throttled_bytes > 0 {
+                    format!(
+                        ", less {} of thermal throttling",
+                        format_bytes(ac.throttled_bytes as f64, u)
+                    )
+                } else {
+                    String::new()
+                };
                 parts.push(format!(
-                    "after = rate over the {} written after the last cliff",
+                    "after = rate over the {} written after the last cliff{heat}",
                     format_bytes(ac.bytes as f64, u)
                 ));
             }
             parts.push(format!(
-                "measured to {} of {}",
+                "measured to {} of {}{}",
                 format_bytes(c.bytes_written as f64, u),
-                format_bytes(c.span_bytes as f64, u)
+                format_bytes(c.span_bytes as f64, u),
+                if c.stopped_early {
+                    " (stopped early)"
+                } else {
+                    ""
+                }
             ));
         }
         _ => parts.extend(crate::detect::span_parts(a, u)),
