@@ -212,9 +212,19 @@ impl ProgressState {
             format!("{head}{short}"),
             head.clone(),
         ];
-        match tries.into_iter().find(|l| fits(l)) {
-            Some(l) => l,
-            None => head.chars().take(width.saturating_sub(1)).collect(),
+        if let Some(l) = tries.into_iter().find(|l| fits(l)) {
+            return l;
+        }
+        // Narrower still: the head's own clauses from its end (ETA, share, rate), whole.
+        let mut clauses: Vec<&str> = head.split(", ").collect();
+        while clauses.len() > 1 && !fits(&clauses.join(", ")) {
+            clauses.pop();
+        }
+        let l = clauses.join(", ");
+        if fits(&l) {
+            l
+        } else {
+            l.chars().take(width.saturating_sub(1)).collect()
         }
     }
 
@@ -809,6 +819,19 @@ mod tests {
                 "{wide}"
             );
         }
+        // At 50 columns the head itself loses whole clauses from its end, never half of one.
+        let st = ProgressState {
+            elapsed_s: 1.0,
+            bytes: 1_790_000_000,
+            rate: Some(1792e6),
+            total_bytes: Some(9_000_000_000),
+            early_stop: true,
+            ..ProgressState::default()
+        };
+        let l = st.line_within("probe", UnitSystem::Decimal, 50);
+        assert!(l.chars().count() < 50, "{l}");
+        assert!(!l.ends_with(','), "{l}");
+        assert_eq!(l, "probe: 1.0 s, 1.79 GB, 1792 MB/s, 20% of 9.00 GB");
         for k in 0..400 {
             let st = ProgressState {
                 elapsed_s: 5.0 + k as f64,
