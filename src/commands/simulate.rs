@@ -318,7 +318,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         // clauses, the estimate against the truth, and the folder.
         text = format!(
             "{}; outputs: {}\n",
-            quiet_line(&spec, &model, &w, &sim, &analysis, opts.units),
+            quiet_line(spec, &model, &w, &sim, &analysis, opts.units),
             dir.display()
         );
     }
