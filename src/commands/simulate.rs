@@ -53,11 +53,7 @@ fn quiet_line(
     units: UnitSystem,
 ) -> String {
     let t = &sim.timeline;
-    let (verb, moved) = if analysis.read_only {
-        ("read", t.read_bytes_total())
-    } else {
-        ("wrote", t.bytes_total())
-    };
+    let (verb, moved) = moved(t, analysis);
     let mut s = format!(
         "{spec}: {verb} {} in {} (virtual)",
         format_bytes(moved as f64, units),
@@ -73,8 +69,7 @@ fn quiet_line(
         crate::detect::Findings::of(analysis).cache
     {
         if sim.truth.cache_bytes > 0 {
-            let err = vs_truth_text(bytes as f64, sim.truth.cache_bytes as f64);
-            let err = err.trim().trim_start_matches('(').trim_end_matches(')');
+            let err = vs_truth(bytes as f64, sim.truth.cache_bytes as f64);
             s.push_str(&format!("; cache {err}"));
         } else if model.truth(w.pattern, w.block_size).cache_bytes == 0 {
             s.push_str("; the model has no cache");
@@ -86,9 +81,24 @@ fn quiet_line(
 /// The estimate's error against the truth: ` (+0.21% vs truth)`; one that rounds to zero is
 /// `+0.00%`, never `-0.00%`.
 fn vs_truth_text(estimate: f64, truth: f64) -> String {
+    format!(" ({})", vs_truth(estimate, truth))
+}
+
+/// [`vs_truth_text`] without its parentheses: `+0.21% vs truth`.
+fn vs_truth(estimate: f64, truth: f64) -> String {
     let pct = format!("{:+.2}", (estimate / truth - 1.0) * 100.0);
     let pct = if pct == "-0.00" { "+0.00".into() } else { pct };
-    format!(" ({pct}% vs truth)")
+    format!("{pct}% vs truth")
+}
+
+/// What the run moved: its reads for a run that only read (the analysis is of them), else
+/// its writes, with the verb for each.
+fn moved(t: &crate::timeline::Timeline, analysis: &Analysis) -> (&'static str, u64) {
+    if analysis.read_only {
+        ("read", t.read_bytes_total())
+    } else {
+        ("wrote", t.bytes_total())
+    }
 }
 
 /// The human summary: what was written, the truth, the estimate and its error.
@@ -111,11 +121,7 @@ pub fn summary_text(
         crate::units::count_text(w.jobs as usize, "job", "jobs")
     );
     // A run that only read is told by its reads (the analysis is of them).
-    let (verb, moved) = if analysis.read_only {
-        ("read", t.read_bytes_total())
-    } else {
-        ("wrote", t.bytes_total())
-    };
+    let (verb, moved) = moved(t, analysis);
     s += &format!(
         "  {verb} {} in {} (virtual), {}\n",
         format_bytes(moved as f64, units),

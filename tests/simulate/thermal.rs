@@ -27,6 +27,24 @@ fn seq_fill(seed: u64) -> WorkloadConfig {
     }
 }
 
+/// `slccache --no-record simulate ARGS --out DIR` in a folder of its own: its output, its
+/// summary.json, and the folder (kept while the returned guard lives).
+fn simulate_run(args: &[&str]) -> (std::process::Output, serde_json::Value, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args(["--no-record", "simulate"])
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    (o, s, dir)
+}
+
 #[test]
 fn p5_heats_up_and_throttles_in_a_sawtooth() {
     let m = presets::find("p5-1tb").unwrap();
@@ -256,24 +274,16 @@ fn a_throttle_that_lasts_to_the_end_is_not_a_cliff() {
 /// though the thermal warning named both drops as heat.
 #[test]
 fn a_throttle_to_the_end_after_one_that_came_back_is_left_out_too() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("p5");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
-        .args(["--no-record", "simulate", "p5-1tb", "--pattern", "seqwrite"])
-        .args([
-            "--max-bytes",
-            "700GB",
-            "--no-early-stop",
-            "--seed",
-            "3",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let (_, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--max-bytes",
+        "700GB",
+        "--no-early-stop",
+        "--seed",
+        "3",
+    ]);
     let a = &s["analysis"];
     assert_eq!(a["cliffs"].as_array().unwrap().len(), 1, "{}", a["cliffs"]);
     let slow: Vec<_> = a["slowdowns"].as_array().expect("a slowdown").to_vec();
@@ -434,20 +444,7 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
 #[test]
 fn the_card_says_what_its_after_rate_leaves_out_and_that_the_run_stopped_early() {
     let run = |args: &[&str]| -> slccache::detect::Analysis {
-        let d = tempfile::tempdir().unwrap();
-        let out = d.path().join("r");
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
-            .args(["--no-record", "simulate"])
-            .args(args)
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let s: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
-                .unwrap();
-        serde_json::from_value(s["analysis"].clone()).unwrap()
+        serde_json::from_value(simulate_run(args).1["analysis"].clone()).unwrap()
     };
     let u = slccache::units::UnitSystem::Decimal;
     let hot = run(&[

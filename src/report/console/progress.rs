@@ -549,6 +549,29 @@ mod tests {
     use super::*;
     use crate::detect::{CacheEstimate, Cliff};
 
+    /// A cliff at 22.0 GB and `t_s` (±0.1 s), seen at 14.0 s and held `hold_s`: a cache of
+    /// 22.0 GB (21.9 GB to 22.4 GB), 1800 -> 600 MB/s.
+    fn cliff_22gb(t_s: f64, hold_s: f64) -> Estimate {
+        Estimate {
+            cliff: Cliff {
+                t_s,
+                t_low_s: t_s - 0.1,
+                t_high_s: t_s + 0.1,
+                bytes_written: 22_000_000_000,
+                before_bytes_per_sec: 1.8e9,
+                after_bytes_per_sec: 6e8,
+            },
+            cache: CacheEstimate {
+                bytes: 22_000_000_000,
+                low_bytes: 21_900_000_000,
+                high_bytes: 22_400_000_000,
+            },
+            seen_since_s: 14.0,
+            hold_s,
+            stop_at_s: 14.0 + hold_s,
+        }
+    }
+
     #[test]
     fn the_line_shows_the_time_of_the_data_it_shows() {
         // Ten seconds into a run with 1 s intervals, the sample for [8 s, 9 s) is the latest
@@ -724,24 +747,7 @@ mod tests {
     /// own clause.
     #[test]
     fn the_share_keeps_its_basis_and_never_goes_backwards() {
-        let cliff = Estimate {
-            cliff: Cliff {
-                t_s: 12.0,
-                t_low_s: 11.9,
-                t_high_s: 12.1,
-                bytes_written: 22_000_000_000,
-                before_bytes_per_sec: 1.8e9,
-                after_bytes_per_sec: 6e8,
-            },
-            cache: CacheEstimate {
-                bytes: 22_000_000_000,
-                low_bytes: 21_900_000_000,
-                high_bytes: 22_400_000_000,
-            },
-            seen_since_s: 14.0,
-            hold_s: 20.0,
-            stop_at_s: 34.0,
-        };
+        let cliff = cliff_22gb(12.0, 20.0);
         let mut last = -1.0;
         for k in 0..30 {
             let t = 14.0 + k as f64;
@@ -780,24 +786,7 @@ mod tests {
     /// cache's size in short, or nothing where even that does not fit.
     #[test]
     fn an_80_column_line_holds_whole_clauses() {
-        let cliff = Estimate {
-            cliff: Cliff {
-                t_s: 12.3,
-                t_low_s: 12.2,
-                t_high_s: 12.4,
-                bytes_written: 22_000_000_000,
-                before_bytes_per_sec: 1.8e9,
-                after_bytes_per_sec: 6e8,
-            },
-            cache: CacheEstimate {
-                bytes: 22_000_000_000,
-                low_bytes: 21_900_000_000,
-                high_bytes: 22_400_000_000,
-            },
-            seen_since_s: 14.0,
-            hold_s: 200.0,
-            stop_at_s: 214.0,
-        };
+        let cliff = cliff_22gb(12.3, 200.0);
         for k in 0..400 {
             let t = 19.0 + k as f64;
             let st = ProgressState {
