@@ -116,14 +116,22 @@ pub enum EngineKind {
     /// thread spins on the device's poll queues instead of waiting for an interrupt. Needs a
     /// block device whose driver has poll queues (NVMe: `nvme.poll_queues=N`).
     IoUringPoll,
+    /// NVMe Write commands sent straight to the namespace's character device (`/dev/ng0n1`)
+    /// through io_uring's `IORING_OP_URING_CMD`, as fio's `io_uring_cmd` engine: no block
+    /// layer. NVMe namespaces only; Linux 5.19 or later, as root.
+    IoUringCmd,
+    /// The same with polled completions; needs poll queues (`nvme.poll_queues=N`).
+    IoUringCmdPoll,
 }
 
 impl EngineKind {
     /// Every engine, in the order the help lists them.
-    pub const ALL: [EngineKind; 3] = [
+    pub const ALL: [EngineKind; 5] = [
         EngineKind::IoUring,
         EngineKind::Sync,
         EngineKind::IoUringPoll,
+        EngineKind::IoUringCmd,
+        EngineKind::IoUringCmdPoll,
     ];
 
     /// The name used on the command line and in `summary.json`.
@@ -132,6 +140,8 @@ impl EngineKind {
             EngineKind::IoUring => "io-uring",
             EngineKind::Sync => "sync",
             EngineKind::IoUringPoll => "io-uring-poll",
+            EngineKind::IoUringCmd => "io-uring-cmd",
+            EngineKind::IoUringCmdPoll => "io-uring-cmd-poll",
         }
     }
 
@@ -145,6 +155,13 @@ impl EngineKind {
             EngineKind::IoUringPoll => {
                 "io_uring with polled completions (IORING_SETUP_IOPOLL, fio's --hipri); needs \
                  poll queues (NVMe: nvme.poll_queues=N)"
+            }
+            EngineKind::IoUringCmd => {
+                "NVMe commands straight to the namespace's character device (io_uring \
+                 uring_cmd, fio's io_uring_cmd): no block layer; NVMe only, Linux 5.19+, root"
+            }
+            EngineKind::IoUringCmdPoll => {
+                "io-uring-cmd with polled completions; needs poll queues (nvme.poll_queues=N)"
             }
         }
     }

@@ -541,8 +541,9 @@ pub struct ProbeArgs {
     #[arg(long, value_enum)]
     pub engine: Option<EngineKind>,
     /// Polled completions (io_uring IORING_SETUP_IOPOLL), as fio's --hipri: the same as
-    /// --engine io-uring-poll. Needs poll queues (nvme.poll_queues=N on the kernel command line).
-    #[arg(long, conflicts_with = "engine")]
+    /// --engine io-uring-poll, or io-uring-cmd-poll with --engine io-uring-cmd. Needs poll
+    /// queues (nvme.poll_queues=N on the kernel command line).
+    #[arg(long)]
     pub hipri: bool,
     /// `-q/--quiet`.
     #[arg(short, long, help = QUIET_HELP)]

@@ -40,11 +40,23 @@ const MAX_SYNC_THREADS: u64 = 4096;
 /// Runs `slccache probe`.
 pub fn run(mut args: ProbeArgs) -> Result<()> {
     // Polled completions, as the user asked for them: errors name the flag typed.
-    let poll_flag = if args.hipri {
-        args.engine = Some(EngineKind::IoUringPoll);
-        "--hipri"
-    } else {
-        "--engine io-uring-poll"
+    let poll_flag = match (args.hipri, args.engine) {
+        (true, Some(EngineKind::IoUringCmd)) => {
+            args.engine = Some(EngineKind::IoUringCmdPoll);
+            "--hipri"
+        }
+        (true, None | Some(EngineKind::IoUring)) => {
+            args.engine = Some(EngineKind::IoUringPoll);
+            "--hipri"
+        }
+        (true, Some(e)) if !matches!(e, EngineKind::IoUringPoll | EngineKind::IoUringCmdPoll) => {
+            return Err(usage(format!(
+                "--hipri polls io_uring's completions; --engine {e} has none: use --engine \
+                 io-uring or io-uring-cmd with it"
+            )));
+        }
+        (_, Some(EngineKind::IoUringCmd | EngineKind::IoUringCmdPoll)) => "--engine io-uring-cmd",
+        _ => "--engine io-uring-poll",
     };
     if args.target.trim().is_empty() {
         return Err(usage(
@@ -98,7 +110,14 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
                 "--engine sync (an emulated drive has its own engine)".to_string(),
             ),
             (
-                args.engine == Some(EngineKind::IoUringPoll),
+                matches!(
+                    args.engine,
+                    Some(
+                        EngineKind::IoUringPoll
+                            | EngineKind::IoUringCmd
+                            | EngineKind::IoUringCmdPoll
+                    )
+                ),
                 format!("{poll_flag} (an emulated drive has its own engine)"),
             ),
         ];
@@ -134,9 +153,7 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
             )));
         }
     }
-    if engine == EngineKind::IoUringPoll {
-        crate::device::block::check_polling(&info, poll_flag)?;
-    }
+    crate::experiment::backends::check_engine(&info, engine, poll_flag, cfg.block_size)?;
     // --secure-erase: checked before anything is written (and again just before the erase):
     // Format NVM on an NVMe namespace, SECURITY ERASE UNIT on an ATA drive.
     if args.secure_erase {

@@ -110,6 +110,12 @@ pub fn run(args: SweepArgs) -> Result<()> {
         let mut span = 0;
         for p in &grid {
             span = info.check_fit(p.bs, span_req)?;
+            crate::experiment::backends::check_engine(
+                &info,
+                engine,
+                "--engine io-uring-poll",
+                p.bs,
+            )?;
         }
         if any_reads {
             if let Some(n) = device::reads::check_readable(&info, span, args.assume_written, false)?

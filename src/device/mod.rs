@@ -28,6 +28,7 @@ pub mod nvme;
 pub mod nvme_ctrl;
 pub mod nvme_format;
 pub mod nvme_sanitize;
+pub mod passthrough;
 pub mod reads;
 mod sysfs;
 
@@ -410,12 +411,24 @@ pub fn destroy_data_note(spec: &str, what: Option<&str>) -> Option<String> {
     ))
 }
 
+/// The path to inspect for `spec`: itself, or for an NVMe namespace's character device
+/// (`/dev/ng0n1`) its block device, on which every check, the exclusive open and the lock are
+/// made (`--engine io-uring-cmd` then writes through the character device).
+fn generic_to_block(spec: &str) -> PathBuf {
+    match std::fs::metadata(spec) {
+        Ok(m) if m.file_type().is_char_device() => {
+            passthrough::block_device_of(spec).unwrap_or_else(|| PathBuf::from(spec))
+        }
+        _ => PathBuf::from(spec),
+    }
+}
+
 /// Reads what `spec` is and refuses what must never be written. Writes nothing.
 pub fn inspect(spec: &str, req: &OpenRequest) -> Result<TargetInfo> {
     if let Some(rest) = spec.strip_prefix("emu:") {
         return emulated::inspect(spec, rest);
     }
-    let path = PathBuf::from(spec);
+    let path = generic_to_block(spec);
     match std::fs::metadata(&path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => file::inspect_new(spec, path, req),
         Err(e) => Err(anyhow!(e).context(format!("cannot look at {spec}"))),
@@ -435,7 +448,7 @@ pub fn describe(spec: &str) -> Result<(TargetInfo, Option<String>)> {
     if let Some(rest) = spec.strip_prefix("emu:") {
         return Ok((emulated::inspect(spec, rest)?, None));
     }
-    let path = PathBuf::from(spec);
+    let path = generic_to_block(spec);
     match std::fs::metadata(&path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             Err(usage(format!("{spec}: no such file or device")))

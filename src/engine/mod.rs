@@ -73,3 +73,4 @@ pub mod job;
 pub mod offsets;
 pub mod sync;
 pub mod uring;
+pub mod uring_cmd;

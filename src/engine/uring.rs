@@ -8,7 +8,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::Duration;
 
-use io_uring::{opcode, types, EnterFlags, IoUring};
+use io_uring::{cqueue, opcode, squeue, types, EnterFlags, IoUring};
 
 use super::buffers::AlignedBuffers;
 use super::{Backend, Completion, WriteOp};
@@ -30,6 +30,99 @@ pub fn setup_error_hint(e: &io::Error) -> String {
         ),
         _ => format!("io_uring setup failed ({e}); try --engine sync"),
     }
+}
+
+/// A ring of at least `queue_depth` entries, set up as fio sets its own, with polled
+/// completions where `poll`. Returns the ring and whether it was made disabled with deferred
+/// task work (then the thread that uses it must enable it first: see
+/// `register_enable_rings`). Generic over the entry sizes, so the NVMe pass-through engine
+/// (big entries) sets its ring up the same way.
+pub(crate) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    queue_depth: u32,
+    poll: bool,
+) -> io::Result<(IoUring<S, C>, bool)> {
+    let entries = queue_depth.max(1).next_power_of_two();
+    let builder = || {
+        let mut b = IoUring::<S, C>::builder();
+        if poll {
+            b.setup_iopoll();
+        }
+        b
+    };
+    // Like fio: no task-work interrupts (COOP_TASKRUN), one submitting thread, and
+    // completion work deferred to the moment we enter the kernel (DEFER_TASKRUN); the
+    // TASKRUN flag tells a non-blocking submit that completions are waiting to be posted. The
+    // ring is made here but used by the job thread, so it starts disabled and the job thread
+    // enables it (becoming its single issuer) on first use. Older kernels reject these flags:
+    // fall back to a plain ring.
+    match builder()
+        .setup_coop_taskrun()
+        .setup_taskrun_flag()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_r_disabled()
+        .build(entries)
+    {
+        Ok(r) => Ok((r, true)),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Ok((builder().build(entries)?, false)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Submits what is queued on `ring` and waits until `min_complete` completions are there or
+/// `timeout` has passed ([`super::NO_TIMEOUT`]: no limit); the caller reaps them.
+pub(crate) fn enter<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    ring: &mut IoUring<S, C>,
+    min_complete: usize,
+    timeout: Duration,
+) -> io::Result<()> {
+    let have = ring.completion().len();
+    if min_complete == 0 || have >= min_complete {
+        // Submit without waiting, but with GETEVENTS: on a DEFER_TASKRUN ring, completions
+        // are only posted to the completion queue when the task enters the kernel asking
+        // for events, so a bare submit could leave finished writes unseen until the next
+        // wait. This is the call fio makes for every submission.
+        let to_submit = ring.submission().len() as u32;
+        // SAFETY: no argument pointer is passed (None), so the kernel reads no memory of
+        // ours beyond the rings, which the IoUring owns; the submitted entries point into
+        // buffers their backend keeps alive until they complete (see the backends' `push`).
+        unsafe {
+            ring.submitter().enter::<libc::sigset_t>(
+                to_submit,
+                0,
+                EnterFlags::GETEVENTS.bits(),
+                None,
+            )
+        }
+        .or_else(|e| match e.raw_os_error() {
+            // Interrupted or out of resources for now: what was not taken stays queued
+            // for the next call, and completions are reaped by the caller either way.
+            Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY) => Ok(0),
+            _ => Err(e),
+        })?;
+    } else if timeout == Duration::MAX {
+        // No timeout: a plain GETEVENTS wait, as fio makes it. A timed wait arms a kernel
+        // timer on every call, and on a VM arming and cancelling it reprograms the
+        // virtual timer device: measurable CPU per write at QD1 (docs/PERFORMANCE.md).
+        match ring.submitter().submit_and_wait(min_complete) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
+            Err(e) => return Err(e),
+        }
+    } else {
+        let ts = types::Timespec::from(timeout);
+        let args = types::SubmitArgs::new().timespec(&ts);
+        match ring.submitter().submit_with_args(min_complete, &args) {
+            Ok(_) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                // Completion queue overflow pending: reap, then the caller retries.
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// A ring writing to one file or block device.
@@ -72,32 +165,7 @@ impl UringBackend {
         seed: u64,
         poll: bool,
     ) -> io::Result<UringBackend> {
-        let entries = queue_depth.max(1).next_power_of_two();
-        let builder = || {
-            let mut b = IoUring::builder();
-            if poll {
-                b.setup_iopoll();
-            }
-            b
-        };
-        // Like fio: no task-work interrupts (COOP_TASKRUN), one submitting thread, and
-        // completion work deferred to the moment we enter the kernel (DEFER_TASKRUN); the
-        // TASKRUN flag tells a non-blocking submit that completions are waiting to be posted. The ring is made
-        // here but used by the job thread, so it starts disabled and the job thread enables
-        // it (becoming its single issuer) on first use. Older kernels reject these flags:
-        // fall back to a plain ring.
-        let (ring, deferred) = match builder()
-            .setup_coop_taskrun()
-            .setup_taskrun_flag()
-            .setup_single_issuer()
-            .setup_defer_taskrun()
-            .setup_r_disabled()
-            .build(entries)
-        {
-            Ok(r) => (r, true),
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => (builder().build(entries)?, false),
-            Err(e) => return Err(e),
-        };
+        let (ring, deferred) = build_ring(queue_depth, poll)?;
         let bufs = AlignedBuffers::new(queue_depth as usize, block_size, mem_align, seed)?;
         let iovecs: Vec<libc::iovec> = (0..bufs.count())
             .map(|i| libc::iovec {
@@ -247,52 +315,7 @@ impl Backend for UringBackend {
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
         self.enable()?;
-        let have = self.ring.completion().len();
-        if min_complete == 0 || have >= min_complete {
-            // Submit without waiting, but with GETEVENTS: on a DEFER_TASKRUN ring, completions
-            // are only posted to the completion queue when the task enters the kernel asking
-            // for events, so a bare submit could leave finished writes unseen until the next
-            // wait. This is the call fio makes for every submission.
-            let to_submit = self.ring.submission().len() as u32;
-            // SAFETY: no argument pointer is passed (None), so the kernel reads no memory of
-            // ours beyond the rings, which the IoUring owns; the submitted entries point into
-            // `self.bufs` (see `push`).
-            unsafe {
-                self.ring.submitter().enter::<libc::sigset_t>(
-                    to_submit,
-                    0,
-                    EnterFlags::GETEVENTS.bits(),
-                    None,
-                )
-            }
-            .or_else(|e| match e.raw_os_error() {
-                // Interrupted or out of resources for now: what was not taken stays queued
-                // for the next call, and completions are reaped below either way.
-                Some(libc::EINTR) | Some(libc::EAGAIN) | Some(libc::EBUSY) => Ok(0),
-                _ => Err(e),
-            })?;
-        } else if timeout == Duration::MAX {
-            // No timeout: a plain GETEVENTS wait, as fio makes it. A timed wait arms a kernel
-            // timer on every call, and on a VM arming and cancelling it reprograms the
-            // virtual timer device: measurable CPU per write at QD1 (docs/PERFORMANCE.md).
-            match self.ring.submitter().submit_and_wait(min_complete) {
-                Ok(_) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
-                Err(e) => return Err(e),
-            }
-        } else {
-            let ts = types::Timespec::from(timeout);
-            let args = types::SubmitArgs::new().timespec(&ts);
-            match self.ring.submitter().submit_with_args(min_complete, &args) {
-                Ok(_) => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR)) => {}
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
-                    // Completion queue overflow pending: reap below, then the caller retries.
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        enter(&mut self.ring, min_complete, timeout)?;
         for cqe in self.ring.completion() {
             out.push(Completion {
                 user_data: cqe.user_data(),

@@ -18,6 +18,7 @@ fn main() -> std::process::ExitCode {
             nvme_qemu::info_and_data_units_against_qemu,
             nvme_qemu::probes_512_and_4kn_namespaces_with_both_engines,
             nvme_qemu::a_throttle_at_a_byte_count_is_found_as_the_cliff,
+            nvme_qemu::the_passthrough_engine_finds_the_cliff_and_counts_its_bytes,
             nvme_qemu::partitions_a_second_namespace_and_sigint,
             nvme_qemu::trim_on_a_namespace,
             nvme_qemu::a_hung_guest_is_killed_with_its_console_in_the_message,

@@ -317,36 +317,126 @@ pub fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
     let Some(rig) = Rig::find("a_throttle_at_a_byte_count_is_found_as_the_cliff") else {
         return;
     };
+    let (s, _, _) = cliff_at_a_throttle(&rig, "SLC0003", "/dev/nvme0n1", "", "");
+    assert_eq!(s["run"]["workload"]["engine"], "io_uring", "{}", s["run"]);
+}
+
+/// The NVMe pass-through engine (`--engine io-uring-cmd`) through the namespace's character
+/// device, named by it: the engine writes (QEMU counts the bytes), the throttle's cliff is
+/// found within 2%, and the SMART data units written match QEMU's bytes. Before that, what
+/// it must refuse before anything is written: the character device without the engine, a
+/// block size larger than one command carries, and polling without poll queues.
+pub fn the_passthrough_engine_finds_the_cliff_and_counts_its_bytes() {
+    let Some(rig) = Rig::find("the_passthrough_engine_finds_the_cliff_and_counts_its_bytes") else {
+        return;
+    };
+    let before = r#"
+cmd noengine slccache probe /dev/ng0n1 --destroy-data --max-bytes 10MB --quiet --out /out/x1
+cmd bigbs slccache probe /dev/ng0n1 --engine io-uring-cmd --bs 4m --destroy-data --max-bytes 10MB --quiet --out /out/x2
+cmd nopoll slccache probe /dev/nvme0n1 --engine io-uring-cmd --hipri --destroy-data --max-bytes 10MB --quiet --out /out/x3
+cat /sys/block/nvme0n1/queue/max_hw_sectors_kb > /tmp/mhs; blob mhs /tmp/mhs
+cmd smart0 slccache info --json /dev/ng0n1
+"#;
+    let after = r#"
+cmd smart1 slccache info --json /dev/nvme0n1
+"#;
+    let (s, out, wrote) = cliff_at_a_throttle(
+        &rig,
+        "SLC0004",
+        "/dev/ng0n1",
+        "--engine io-uring-cmd",
+        &format!("{before}\n@@PROBE@@\n{after}"),
+    );
+    assert_eq!(
+        s["run"]["workload"]["engine"], "io_uring_cmd",
+        "{}",
+        s["run"]
+    );
+    // Refused, exit 2, before anything was written (the throttle test's QEMU count starts
+    // after these, and these wrote nothing: their folders do not exist).
+    let e = out.text("noengine.err");
+    assert_eq!(out.rc("noengine"), 2, "{e}");
+    assert!(
+        e.contains("character device") && e.contains("--engine io-uring-cmd"),
+        "{e}"
+    );
+    let e = out.text("bigbs.err");
+    assert_eq!(out.rc("bigbs"), 2, "{e}");
+    let mhs = out.text("mhs").trim().to_string();
+    assert!(
+        e.contains("max_hw_sectors_kb") && e.contains(&format!("{mhs} KiB")),
+        "{e}"
+    );
+    let e = out.text("nopoll.err");
+    assert_eq!(out.rc("nopoll"), 2, "{e}");
+    assert!(e.contains("no poll queues"), "{e}");
+    // The drive's own count: SMART data units written grew by QEMU's bytes (units of
+    // 512,000 bytes, rounded up), and the run's total is QEMU's count.
+    let units = |name: &str| {
+        let j: serde_json::Value = serde_json::from_str(&out.expect(name, 0)).unwrap();
+        j["health"]["data_units_written"].as_u64().unwrap()
+    };
+    let grew = units("smart1") - units("smart0");
+    assert!(
+        grew >= wrote / 512_000 && grew <= wrote.div_ceil(512_000) + 1,
+        "{grew} data units for {wrote} bytes QEMU saw written"
+    );
+    let total = s["totals"]["bytes"].as_u64().unwrap();
+    assert_eq!(total, wrote, "the run's bytes against QEMU's");
+}
+
+/// Runs a probe of `dev` with `engine` in a guest whose namespace QEMU holds at 400 MB/s and
+/// drops to 50 MB/s once 2 GB are written; checks the cliff against where the throttle
+/// landed (within 2%, the interval meeting the landing) and the stop reason. `script` holds
+/// the guest's commands with `@@PROBE@@` where the probe goes (empty: the probe alone).
+/// Returns the summary, the guest's output and the bytes QEMU saw written by the probe.
+fn cliff_at_a_throttle(
+    rig: &Rig,
+    serial: &str,
+    dev: &str,
+    engine: &str,
+    script: &str,
+) -> (serde_json::Value, GuestOutput, u64) {
     // The emulator's own speed swings with the host's load (0.7 to 1.9 GB/s on a shared
     // machine), which would be a noisy "cache" level: QEMU holds it at 400 MB/s from the
     // start, and drops it to 50 MB/s once AT bytes are written.
     const AT: u64 = 2_000_000_000;
     const CACHE_BPS: u64 = 400_000_000;
     const AFTER_BPS: u64 = 50_000_000;
-    let script = Script::new(
-        r#"
-sync_host start
-cmd probe slccache probe /dev/nvme0n1 --destroy-data --pattern seqwrite --bs 128k --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c
-getdir c /out/c
-"#,
+    let probe = format!(
+        "sync_host start\n\
+         cmd probe slccache probe {dev} {engine} --destroy-data --pattern seqwrite --bs 128k \
+         --qd 32 --interval 250ms --after-cliff 8s --duration 10m --quiet --out /out/c\n\
+         sync_host end\n\
+         getdir c /out/c\n"
     );
+    let script = if script.is_empty() {
+        probe
+    } else {
+        script.replace("@@PROBE@@", &probe)
+    };
     let spec = GuestSpec {
-        controllers: one_controller("SLC0003", vec![Namespace::null(256 << 30)]),
-        script,
+        controllers: one_controller(serial, vec![Namespace::null(256 << 30)]),
+        script: Script::new(&script),
         cmdline: String::new(),
         timeout: None,
     };
     let drive = drive_id(0, 0);
     let started = Arc::new(Mutex::new(None));
+    let ended = Arc::new(Mutex::new(None));
     let on_sync: SyncHandler = {
-        let started = started.clone();
+        let (started, ended) = (started.clone(), ended.clone());
         let drive = drive.clone();
-        Box::new(move |_, q| {
-            q.throttle_writes(&drive, CACHE_BPS);
-            *started.lock().unwrap() = Some(q.wr_bytes(&drive));
+        Box::new(move |name, q| {
+            if name == "start" {
+                q.throttle_writes(&drive, CACHE_BPS);
+                *started.lock().unwrap() = Some(q.wr_bytes(&drive));
+            } else {
+                *ended.lock().unwrap() = Some(q.wr_bytes(&drive));
+            }
         })
     };
-    let guest = Guest::start(&rig, spec, Some(on_sync));
+    let guest = Guest::start(rig, spec, Some(on_sync));
     // QMP takes one client at a time: the host polls once the sync point has been answered.
     let base = loop {
         if let Some(b) = *started.lock().unwrap() {
@@ -380,6 +470,7 @@ getdir c /out/c
     };
     let out = guest.wait();
     out.expect("probe", 0);
+    let wrote = ended.lock().unwrap().expect("the end point was reached") - base;
     let o = scratch("nvme-cliff-");
     out.unpack("c", o.path());
     let s = summary(o.path());
@@ -395,8 +486,8 @@ getdir c /out/c
         est["high_bytes"].as_u64().unwrap(),
     );
     eprintln!(
-        "throttle landed between {before} and {landed} bytes; cliff at {bytes} ({low} to \
-         {high}): {:+.3}%",
+        "{dev} {engine}: throttle landed between {before} and {landed} bytes; cliff at {bytes} \
+         ({low} to {high}): {:+.3}%",
         (bytes as f64 / landed as f64 - 1.0) * 100.0
     );
     assert!(
@@ -408,6 +499,7 @@ getdir c /out/c
         "[{low}, {high}] does not meet the landing [{before}, {landed} + {IN_FLIGHT}]: {a}\n{near}"
     );
     assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
+    (s, out, wrote)
 }
 
 /// Refusals on real NVMe naming (a partition table on the namespace, one

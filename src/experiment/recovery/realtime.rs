@@ -81,6 +81,12 @@ impl RealDrive {
         let req = req.clone();
         let info = device::inspect(target_path, &req)?;
         info.check_fit(w.block_size, w.span)?;
+        crate::experiment::backends::check_engine(
+            &info,
+            engine,
+            "--engine io-uring-poll",
+            w.block_size,
+        )?;
         let target = device::open_for_write(info, &req, &mut |p| {
             progress::confirm_device(&p.path, &p.name, p.model.as_deref(), p.capacity_bytes)
         })?;
