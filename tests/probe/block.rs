@@ -401,3 +401,45 @@ pub fn the_root_device_is_refused() {
     let s = e.to_string();
     assert!(s.contains("root filesystem"), "{s}");
 }
+
+/// `--engine io-uring-cmd` sends NVMe commands: on a loop device (not NVMe) it is refused with
+/// exit 2 before anything is written, by `probe`, `sweep` and `recovery` alike.
+pub fn the_passthrough_engine_refuses_a_device_that_is_not_nvme() {
+    if !may_run("the_passthrough_engine_refuses_a_device_that_is_not_nvme") {
+        return;
+    }
+    let lo = LoopDev::new(8 << 20, 0x3C);
+    let before = lo.read_all();
+    let out = out_dir();
+    for (i, cmd) in [
+        vec!["probe", &lo.dev],
+        vec!["sweep", &lo.dev, "--point-duration", "1s"],
+        vec!["recovery", &lo.dev, "--idle", "1s"],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = out.path().join(format!("o{i}"));
+        let a = slccache()
+            .args(&cmd)
+            .args([
+                "--engine",
+                "io-uring-cmd",
+                "--destroy-data",
+                "--quiet",
+                "--out",
+            ])
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&a.get_output().stderr).to_string();
+        assert!(
+            err.contains("is not an NVMe namespace") && err.lines().count() == 1,
+            "{}: {err}",
+            cmd[0]
+        );
+        assert!(!dir.exists(), "{}: no output folder", cmd[0]);
+    }
+    assert_eq!(lo.read_all(), before, "nothing written");
+}

@@ -34,6 +34,7 @@ fn main() -> std::process::ExitCode {
         block::probes_a_loop_device_it_created,
         block::the_root_device_is_refused,
         block::refuses_a_block_device_without_agreement_off_a_terminal,
+        block::the_passthrough_engine_refuses_a_device_that_is_not_nvme,
         block::refuses_a_mounted_device_and_leaves_its_files_intact,
         block::refuses_a_device_in_use_as_swap,
         block::a_write_error_mid_run_stops_keeps_outputs_and_names_offset_and_time,
