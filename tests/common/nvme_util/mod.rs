@@ -812,7 +812,30 @@ impl Drop for Guest {
 impl Guest {
     /// Boots `spec` and starts reading its console. `on_sync` answers `sync NAME`.
     pub fn start(rig: &Rig, spec: GuestSpec, on_sync: Option<SyncHandler>) -> Guest {
-        Guest::start_on(rig, spec, "q35", &rig.kernel, None, &[], on_sync)
+        Guest::start_on(
+            rig,
+            spec,
+            "q35",
+            &rig.kernel,
+            None,
+            Extra::default(),
+            on_sync,
+        )
+    }
+
+    /// [`Guest::start`] with programs of this machine in the guest's `/bin`, each with the
+    /// shared libraries `ldd` names (fio, for the benchmarks that run it beside slccache).
+    pub fn start_with_programs(
+        rig: &Rig,
+        spec: GuestSpec,
+        programs: &[PathBuf],
+        on_sync: Option<SyncHandler>,
+    ) -> Guest {
+        let extra = Extra {
+            args: &[],
+            programs,
+        };
+        Guest::start_on(rig, spec, "q35", &rig.kernel, None, extra, on_sync)
     }
 
     /// Boots `spec` on the `pc` machine with `disks` on its PIIX IDE controller (`ide.0`
@@ -870,7 +893,18 @@ impl Guest {
                 (name, modules.join(m))
             })
             .collect();
-        Guest::start_on(rig, spec, "pc", &rig.kernel, Some(modules), &args, on_sync)
+        Guest::start_on(
+            rig,
+            spec,
+            "pc",
+            &rig.kernel,
+            Some(modules),
+            Extra {
+                args: &args,
+                programs: &[],
+            },
+            on_sync,
+        )
     }
 
     /// Boots `spec` on the `pc` machine with the generic kernel `kernel` and `disks` on an
@@ -916,7 +950,10 @@ impl Guest {
             "pc",
             &kernel.image,
             Some(modules),
-            &args,
+            Extra {
+                args: &args,
+                programs: &[],
+            },
             on_sync,
         )
     }
@@ -930,9 +967,13 @@ impl Guest {
         machine: &str,
         kernel: &Path,
         ata_modules: Option<Vec<(String, PathBuf)>>,
-        extra_args: &[String],
+        extra: Extra,
         on_sync: Option<SyncHandler>,
     ) -> Guest {
+        let Extra {
+            args: extra_args,
+            programs: host_bins,
+        } = extra;
         // A test that failed while holding the turn poisoned the lock; the turn is free all
         // the same.
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -957,28 +998,12 @@ impl Guest {
             // smartctl, where this machine has it, with its libraries: the reference the
             // ATA tests compare with (`/bin/smartctl` in the guest).
             if let Some(smartctl) = SMARTCTL.iter().map(Path::new).find(|p| p.is_file()) {
-                init.file("bin/smartctl", 0o755, &std::fs::read(smartctl).unwrap());
-                let o = Command::new("ldd").arg(smartctl).output().expect("ldd");
-                for line in String::from_utf8_lossy(&o.stdout).lines() {
-                    let path = match line.split_once("=>") {
-                        Some((_, rhs)) => rhs.split_whitespace().next(),
-                        None => line.split_whitespace().next(),
-                    };
-                    let Some(p) = path.filter(|p| p.starts_with('/')) else {
-                        continue;
-                    };
-                    let mut acc = String::new();
-                    for part in Path::new(p).parent().unwrap().iter().skip(1) {
-                        acc = format!(
-                            "{acc}{}{}",
-                            if acc.is_empty() { "" } else { "/" },
-                            part.to_string_lossy()
-                        );
-                        init.dir(&acc);
-                    }
-                    init.file(p.trim_start_matches('/'), 0o755, &std::fs::read(p).unwrap());
-                }
+                add_host_binary(&mut init, smartctl, "bin/smartctl");
             }
+        }
+        for bin in host_bins {
+            let name = bin.file_name().unwrap().to_string_lossy().into_owned();
+            add_host_binary(&mut init, bin, &format!("bin/{name}"));
         }
         let mut img = base_initramfs(rig).to_vec();
         img.extend_from_slice(&init.finish());
@@ -1292,4 +1317,37 @@ pub fn write_mbr(path: &Path, parts: &[(u32, u32)]) {
 pub fn json(out: &GuestOutput, name: &str) -> serde_json::Value {
     let t = out.text(name);
     serde_json::from_str(&t).unwrap_or_else(|e| panic!("{name} is not JSON ({e}):\n{t}"))
+}
+
+/// What a guest gets beyond its spec: QEMU arguments, and programs of this machine for `/bin`.
+#[derive(Default, Clone, Copy)]
+struct Extra<'a> {
+    args: &'a [String],
+    programs: &'a [PathBuf],
+}
+
+/// Puts the program at `path` into the initramfs at `dest`, with every shared library `ldd`
+/// names at its own path (the guest's loader finds them there).
+fn add_host_binary(init: &mut Cpio, path: &Path, dest: &str) {
+    init.file(dest, 0o755, &std::fs::read(path).unwrap());
+    let o = Command::new("ldd").arg(path).output().expect("ldd");
+    for line in String::from_utf8_lossy(&o.stdout).lines() {
+        let lib = match line.split_once("=>") {
+            Some((_, rhs)) => rhs.split_whitespace().next(),
+            None => line.split_whitespace().next(),
+        };
+        let Some(p) = lib.filter(|p| p.starts_with('/')) else {
+            continue;
+        };
+        let mut acc = String::new();
+        for part in Path::new(p).parent().unwrap().iter().skip(1) {
+            acc = format!(
+                "{acc}{}{}",
+                if acc.is_empty() { "" } else { "/" },
+                part.to_string_lossy()
+            );
+            init.dir(&acc);
+        }
+        init.file(p.trim_start_matches('/'), 0o755, &std::fs::read(p).unwrap());
+    }
 }
