@@ -8,9 +8,18 @@ pub(super) const ROW_COLUMNS: &str =
     cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec, \
     after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir";
 
-/// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, read
-/// from the stored summary (no columns of their own).
-pub(super) fn row_columns(d: Dialect) -> String {
+/// [`ROW_COLUMNS`] with only what `runs --by` reads of a run (its id and date, its drive, its
+/// host and its two figures); NULL in the place of the rest.
+const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), NULL, model, \
+    serial, NULL, capacity_bytes, target, label, host, cache_bytes, NULL, NULL, NULL, NULL, \
+    after_cache_bytes_per_sec, NULL, NULL, interrupted, NULL";
+
+/// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload.
+/// The tags come from their own column where the run has it filled (every run recorded or
+/// migrated since schema version 2), else from the stored summary; the findings and the
+/// workload from the summary, or NULL where `detail` leaves them out (reading them parses
+/// every run's summary, which at a fleet's hundred thousand runs takes seconds).
+pub(super) fn row_columns_with(d: Dialect, has_tags_column: bool, detail: Detail) -> String {
     let json = |path: &[&str]| match d {
         Dialect::Sqlite => format!("json_extract(summary, '$.{}')", path.join(".")),
         Dialect::Postgres => format!(
@@ -21,28 +30,100 @@ pub(super) fn row_columns(d: Dialect) -> String {
                 .join(" -> ")
         ),
     };
-    format!(
-        "{ROW_COLUMNS}, {}, {}, {}",
-        json(&["origin", "tags"]),
-        json(&["findings"]),
-        json(&["run", "workload"])
-    )
+    // A run recorded or migrated since schema version 2 has its tags in their own column,
+    // NULL where it has none (its bytes_written column is filled); an older one's are read
+    // from its summary.
+    let tags = match (has_tags_column, d) {
+        (false, _) => json(&["origin", "tags"]),
+        (true, Dialect::Sqlite) => format!(
+            "CASE WHEN tags IS NOT NULL THEN tags WHEN bytes_written IS NOT NULL THEN NULL \
+             ELSE {} END",
+            json(&["origin", "tags"])
+        ),
+        (true, Dialect::Postgres) => format!(
+            "CASE WHEN tags IS NOT NULL THEN tags::text WHEN bytes_written IS NOT NULL THEN \
+             NULL ELSE {} END",
+            json(&["origin", "tags"])
+        ),
+    };
+    match detail {
+        Detail::Full => format!(
+            "{ROW_COLUMNS}, {tags}, {}, {}",
+            json(&["findings"]),
+            json(&["run", "workload"])
+        ),
+        Detail::Tags => format!("{ROW_COLUMNS}, {tags}, NULL, NULL"),
+        // On SQLite the columns added after the summary (tags among them) sit behind it in
+        // the row: reading them reads the whole summary from its overflow pages.
+        Detail::Columns => format!("{COLUMNS_FOR_GROUPS}, NULL, NULL, NULL"),
+    }
+}
+
+/// [`row_columns_with`] for every column, the tags from the summary.
+pub(super) fn row_columns(d: Dialect) -> String {
+    row_columns_with(d, false, Detail::Full)
+}
+
+/// How much of each run a listing reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Everything a [`RunRow`] holds.
+    Full,
+    /// The row's columns and tags only: `findings` and `workload` are `None`. For the
+    /// listings that group runs by a tag (`runs --by tag:KEY`).
+    Tags,
+    /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate):
+    /// the rest of the row is empty, and so are tags, `findings` and `workload`. For the
+    /// listings that group runs by their columns (`runs --by host|drive`). A filter by tag
+    /// reads the tags all the same.
+    Columns,
+}
+
+/// `text` as a LIKE pattern matching any value that contains it (`%`, `_` and the escape
+/// character escaped with `\`), where the database folds its case as Rust's `to_lowercase`
+/// does: for ASCII text (SQLite's LIKE folds ASCII letters only). `None` otherwise: then only
+/// the exact match in Rust applies.
+fn contains_pattern(text: &str) -> Option<String> {
+    if !text.is_ascii() {
+        return None;
+    }
+    let mut p = String::from("%");
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    Some(p)
 }
 
 pub(super) fn row_of(r: &[Val]) -> RunRow {
-    let s = |i: usize| r[i].as_str().map(String::from);
+    row_of_owned(r.to_vec())
+}
+
+/// [`row_of`] taking the values, so that their text moves into the row uncopied (a listing of
+/// a fleet's runs builds a hundred thousand rows).
+pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
+    let mut s = |i: usize| match std::mem::replace(&mut r[i], Val::Int(None)) {
+        Val::Text(t) => t,
+        _ => None,
+    };
+    let (kind, date, recorded_at, model, serial, firmware) = (s(1), s(2), s(3), s(4), s(5), s(6));
+    let (target, label, host, source_dir) = (s(8), s(9), s(10), s(20));
+    let (tags, findings, workload) = (s(21), s(22), s(23));
     RunRow {
         id: r[0].as_i64().unwrap_or_default(),
-        kind: s(1).unwrap_or_default(),
-        date: s(2).unwrap_or_default(),
-        recorded_at: s(3).unwrap_or_default(),
-        model: s(4),
-        serial: s(5),
-        firmware: s(6),
+        kind: kind.unwrap_or_default(),
+        date: date.unwrap_or_default(),
+        recorded_at: recorded_at.unwrap_or_default(),
+        model,
+        serial,
+        firmware,
         capacity_bytes: r[7].as_i64(),
-        target: s(8),
-        label: s(9),
-        host: s(10),
+        target,
+        label,
+        host,
         cache_bytes: r[11].as_i64(),
         cache_low_bytes: r[12].as_i64(),
         cache_high_bytes: r[13].as_i64(),
@@ -52,12 +133,12 @@ pub(super) fn row_of(r: &[Val]) -> RunRow {
         data_units_written: r[17].as_i64(),
         percentage_used: r[18].as_i64(),
         interrupted: r[19].as_i64() == Some(1),
-        source_dir: s(20),
-        tags: s(21)
+        source_dir,
+        tags: tags
             .and_then(|t| serde_json::from_str(&t).ok())
             .unwrap_or_default(),
-        findings: s(22).and_then(|t| serde_json::from_str(&t).ok()),
-        workload: s(23).and_then(|t| serde_json::from_str(&t).ok()),
+        findings: findings.and_then(|t| serde_json::from_str(&t).ok()),
+        workload: workload.and_then(|t| serde_json::from_str(&t).ok()),
     }
 }
 
@@ -109,6 +190,21 @@ pub fn normalize_since(s: &str) -> Result<String> {
 impl Store {
     /// Runs matching `f`, oldest first.
     pub fn list(&mut self, f: &Filter) -> Result<Vec<RunRow>> {
+        self.list_with(f, Detail::Full)
+    }
+
+    /// How many runs the store holds.
+    pub fn count(&mut self) -> Result<u64> {
+        let rows = self.b.query("SELECT COUNT(*) FROM runs", &[])?;
+        Ok(rows
+            .first()
+            .and_then(|r| r[0].as_i64())
+            .unwrap_or_default()
+            .max(0) as u64)
+    }
+
+    /// Runs matching `f`, oldest first, with as much of each as `detail` says.
+    pub fn list_with(&mut self, f: &Filter, detail: Detail) -> Result<Vec<RunRow>> {
         let mut conds = Vec::new();
         let mut params = Vec::new();
         for (col, v) in [("serial", &f.serial), ("kind", &f.kind)] {
@@ -128,7 +224,34 @@ impl Store {
                 )
             ));
         }
-        let mut sql = format!("SELECT {} FROM runs", row_columns(self.b.dialect()));
+        // Host and drive: narrowed in SQL by a pattern that matches every run the exact test
+        // below keeps (ILIKE on PostgreSQL, LIKE on SQLite, both folding ASCII letters), so
+        // that a filter reads its runs' rows only.
+        let like = match self.b.dialect() {
+            Dialect::Sqlite => "LIKE",
+            Dialect::Postgres => "ILIKE",
+        };
+        if let Some(p) = f.host.as_deref().and_then(contains_pattern) {
+            params.push(Val::Text(Some(p)));
+            let ph = self.b.placeholder(params.len());
+            conds.push(format!("host {like} {ph} ESCAPE '\\'"));
+        }
+        if let Some(p) = f.drive.as_deref().and_then(contains_pattern) {
+            params.push(Val::Text(Some(p)));
+            let ph = self.b.placeholder(params.len());
+            conds.push(format!(
+                "(model {like} {ph} ESCAPE '\\' OR label {like} {ph} ESCAPE '\\')"
+            ));
+        }
+        let has_tags = self.column_type("tags").is_some();
+        let detail = match detail {
+            Detail::Columns if !f.tags.is_empty() => Detail::Tags,
+            d => d,
+        };
+        let mut sql = format!(
+            "SELECT {} FROM runs",
+            row_columns_with(self.b.dialect(), has_tags, detail)
+        );
         if !conds.is_empty() {
             sql += " WHERE ";
             sql += &conds.join(" AND ");
@@ -143,8 +266,8 @@ impl Store {
                 .is_some_and(|v| v.to_lowercase().contains(&part.to_lowercase()))
         };
         Ok(rows
-            .iter()
-            .map(|r| row_of(r))
+            .into_iter()
+            .map(row_of_owned)
             .filter(|r| {
                 f.drive
                     .as_deref()

@@ -302,7 +302,10 @@ pub fn a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate() {
     assert_eq!(code, Some(0), "{out}");
     assert!(
         out.contains("moved the store (3 runs) from schema public into slccache")
-            && out.contains("from schema version 1 to 2"),
+            && out.contains(&format!(
+                "from schema version 1 to {}",
+                slccache::store::schema::SCHEMA_VERSION
+            )),
         "{out}"
     );
     assert_eq!(tables_in(&mut admin, "public"), ["slccache_schema"]);
@@ -372,7 +375,10 @@ pub fn a_version_1_store_in_public_is_used_in_place_then_moved_by_db_migrate() {
     let (code, out) = run(bin(&url, &w.path().join("spool")).args(["db", "migrate"]));
     assert_eq!(code, Some(0), "{out}");
     assert!(
-        out.contains("at schema version 2 already (4 runs)"),
+        out.contains(&format!(
+            "at schema version {} already (4 runs)",
+            slccache::store::schema::SCHEMA_VERSION
+        )),
         "{out}"
     );
 }
@@ -623,10 +629,11 @@ pub fn a_newer_store_is_written_when_it_only_added_and_spooled_when_not() {
     assert_eq!(code, Some(0), "{text}");
     let mut admin = pg.admin(&db);
     admin
-        .batch_execute(
+        .batch_execute(&format!(
             "ALTER TABLE slccache.runs ADD COLUMN rack TEXT; \
-             UPDATE slccache.slccache_schema SET tables_version = 3",
-        )
+             UPDATE slccache.slccache_schema SET tables_version = {}",
+            slccache::store::schema::SCHEMA_VERSION + 1
+        ))
         .unwrap();
     let (code, text) = run(bin(&url, &spool)
         .args(["simulate", "960evo-250g", "--seed", "1", "--out"])
@@ -640,8 +647,11 @@ pub fn a_newer_store_is_written_when_it_only_added_and_spooled_when_not() {
             && !text.contains("slccache: note"),
         "{text}"
     );
+    let newer = slccache::store::schema::SCHEMA_VERSION + 1;
     admin
-        .batch_execute("UPDATE slccache.slccache_schema SET version = 3")
+        .batch_execute(&format!(
+            "UPDATE slccache.slccache_schema SET version = {newer}"
+        ))
         .unwrap();
     let (code, text) = run(bin(&url, &spool)
         .args(["simulate", "960evo-250g", "--seed", "2", "--out"])
@@ -649,7 +659,7 @@ pub fn a_newer_store_is_written_when_it_only_added_and_spooled_when_not() {
     assert_eq!(code, Some(0), "{text}");
     assert!(
         text.contains("the run was not recorded")
-            && text.contains("schema version 3")
+            && text.contains(&format!("schema version {newer}"))
             && text.contains("upgrade slccache")
             && text.contains("runs import --pending"),
         "{text}"

@@ -169,7 +169,13 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     };
     let text = match &args.action {
         None => {
-            let rows = store.list(&filter(&args, sel)?)?;
+            // Grouping reads the rows' columns only: not every run's findings.
+            let detail = match (&by, &args.html) {
+                (Some(GroupBy::Tag(_)), None) => crate::store::Detail::Tags,
+                (Some(_), None) => crate::store::Detail::Columns,
+                _ => crate::store::Detail::Full,
+            };
+            let rows = store.list_with(&filter(&args, sel)?, detail)?;
             if let Some(dir) = &args.html {
                 library_page(&mut store, &rows, dir, &place, args.force)?
             } else if let Some(by) = &by {
@@ -344,7 +350,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
 /// What `runs` says when it lists nothing: the store is empty, or no run matches the filters
 /// (with how many it holds).
 fn none_listed(store: &mut Store, place: &str) -> Result<String> {
-    let all = store.list(&crate::store::Filter::default())?.len();
+    let all = store.count()? as usize;
     Ok(if all == 0 {
         format!("no runs in {place}\n")
     } else {
@@ -496,7 +502,10 @@ fn library_page(
     // and a reader of the folder would take them for runs the store holds. So do the
     // temporary folders of exports an interruption cut short.
     let held: std::collections::BTreeSet<i64> = store
-        .list(&crate::store::Filter::default())?
+        .list_with(
+            &crate::store::Filter::default(),
+            crate::store::Detail::Columns,
+        )?
         .iter()
         .map(|r| r.id)
         .collect();

@@ -156,6 +156,10 @@ pub const CASES: &[(&str, Case)] = &[
         a_breaking_step_waits_for_db_migrate,
     ),
     ("four_recorders_at_once", four_recorders_at_once),
+    (
+        "filters_narrowed_in_sql_keep_exact_matches",
+        filters_narrowed_in_sql_keep_exact_matches,
+    ),
 ];
 
 /// Runs every case, each on a fresh store from `fresh`, and fails naming the cases that failed.
@@ -731,4 +735,69 @@ fn four_recorders_at_once(loc: &Location, fx: &Fixtures, work: &Path) {
     assert_eq!(ids.len(), 4);
     let mut s = Store::open(loc).unwrap();
     assert_eq!(s.list(&Filter::default()).unwrap().len(), 4);
+}
+
+/// The host and drive filters are narrowed in SQL (LIKE, ILIKE) and then matched exactly:
+/// LIKE's wildcards in a filter are literal, letters fold in any case, non-ASCII ones too;
+/// a listing of columns only (`runs --by`) gives the same runs with the same figures, and the
+/// count is the store's.
+fn filters_narrowed_in_sql_keep_exact_matches(loc: &Location, fx: &Fixtures, work: &Path) {
+    use slccache::store::Detail;
+    let mut s = Store::open(loc).unwrap();
+    for (i, (t, host)) in fx
+        .tagged
+        .iter()
+        .zip(["Lab_1", "lab%2", "LÄB-3"])
+        .enumerate()
+    {
+        // The tagged runs name their host in their summary: a copy names another.
+        let dir = work.join(format!("run{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in std::fs::read_dir(t).unwrap().flatten() {
+            if f.path().is_file() {
+                std::fs::copy(f.path(), dir.join(f.file_name())).unwrap();
+            }
+        }
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
+                .unwrap();
+        v["origin"]["host"] = host.into();
+        v["origin"]["tags"] = serde_json::json!({ "rack": format!("r{i}") });
+        std::fs::write(dir.join("summary.json"), v.to_string()).unwrap();
+        s.record_folder(&dir, &RecordOptions::default()).unwrap();
+    }
+    let hosts = |s: &mut Store, h: &str| -> Vec<String> {
+        s.list(&Filter {
+            host: Some(h.into()),
+            ..Filter::default()
+        })
+        .unwrap()
+        .into_iter()
+        .map(|r| r.host.unwrap_or_default())
+        .collect()
+    };
+    assert_eq!(hosts(&mut s, "_"), ["Lab_1"]);
+    assert_eq!(hosts(&mut s, "%"), ["lab%2"]);
+    assert_eq!(hosts(&mut s, "LAB"), ["Lab_1", "lab%2"]);
+    assert_eq!(hosts(&mut s, "läb"), ["LÄB-3"]);
+    assert_eq!(hosts(&mut s, "b-3"), ["LÄB-3"]);
+    assert!(hosts(&mut s, "\\").is_empty());
+    assert_eq!(s.count().unwrap(), 3);
+    let full = s.list(&Filter::default()).unwrap();
+    let cols = s.list_with(&Filter::default(), Detail::Columns).unwrap();
+    let tags = s.list_with(&Filter::default(), Detail::Tags).unwrap();
+    assert_eq!(full.len(), 3);
+    for ((f, c), t) in full.iter().zip(&cols).zip(&tags) {
+        assert_eq!(
+            (f.id, &f.host, &f.model, &f.serial, f.cache_bytes),
+            (c.id, &c.host, &c.model, &c.serial, c.cache_bytes)
+        );
+        assert_eq!(f.after_cache_bytes_per_sec, c.after_cache_bytes_per_sec);
+        assert_eq!(f.tags, t.tags, "the tags column gives the summary's tags");
+        assert!(c.findings.is_none() && c.tags.is_empty());
+    }
+    assert!(
+        full.iter().any(|r| !r.tags.is_empty()),
+        "the copies have tags"
+    );
 }
