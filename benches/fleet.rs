@@ -224,7 +224,7 @@ fn clone_pg(admin: &mut postgres::Client, have: usize, n: usize) -> f64 {
             ))
             .unwrap();
         from = to;
-        if from % 20_000 == 0 {
+        if from.is_multiple_of(20_000) {
             eprintln!("  {from} runs in {:.0} s", t0.elapsed().as_secs_f64());
         }
     }
