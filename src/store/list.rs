@@ -9,7 +9,7 @@ pub(super) const ROW_COLUMNS: &str =
     after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir";
 
 /// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, read
-/// from the stored summary (no columns of their own).
+/// from the stored summary (no columns of their own), then the run's own start time.
 pub(super) fn row_columns(d: Dialect) -> String {
     let json = |path: &[&str]| match d {
         Dialect::Sqlite => format!("json_extract(summary, '$.{}')", path.join(".")),
@@ -22,7 +22,7 @@ pub(super) fn row_columns(d: Dialect) -> String {
         ),
     };
     format!(
-        "{ROW_COLUMNS}, {}, {}, {}",
+        "{ROW_COLUMNS}, {}, {}, {}, started_at",
         json(&["origin", "tags"]),
         json(&["findings"]),
         json(&["run", "workload"])
@@ -58,6 +58,7 @@ pub(super) fn row_of(r: &[Val]) -> RunRow {
             .unwrap_or_default(),
         findings: s(22).and_then(|t| serde_json::from_str(&t).ok()),
         workload: s(23).and_then(|t| serde_json::from_str(&t).ok()),
+        started_at: s(24),
     }
 }
 
