@@ -268,6 +268,14 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     {
         a.warnings.push(w);
     }
+    // A phase in heat is of its own kind, as every output names it; last, so that nothing
+    // above took it for a tier.
+    let heat: Vec<bool> = a.phases.iter().map(|p| is_throttled(&a, p)).collect();
+    for (p, hot) in a.phases.iter_mut().zip(heat) {
+        if hot {
+            p.kind = PhaseKind::Throttled;
+        }
+    }
     a
 }
 

@@ -309,6 +309,67 @@ fn a_throttle_to_the_end_after_one_that_came_back_is_left_out_too() {
     );
 }
 
+/// summary.json kept `kind: post_cache` for the phases its findings named "thermal
+/// throttling", and its `throttled` list gave only the stretch to the end of the run, the
+/// thermal slowdown that came back only under `slowdowns`. A phase in heat has the kind
+/// `throttled`, and `findings.thermal_throttling` lists every stretch of throttling, both
+/// kinds, the ones the phases named so cover.
+#[test]
+fn the_json_names_every_phase_and_stretch_in_heat_as_the_findings_do() {
+    let (_, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--max-bytes",
+        "700GB",
+        "--no-early-stop",
+        "--seed",
+        "3",
+    ]);
+    let phases = s["analysis"]["phases"].as_array().unwrap();
+    let names = s["findings"]["phase_names"].as_array().unwrap();
+    assert_eq!(phases.len(), names.len());
+    let hot: Vec<(f64, f64)> = phases
+        .iter()
+        .zip(names)
+        .filter(|(p, n)| {
+            assert_eq!(
+                p["kind"] == "throttled",
+                *n == "thermal throttling",
+                "{p} named {n}"
+            );
+            p["kind"] == "throttled"
+        })
+        .map(|(p, _)| (p["start_s"].as_f64().unwrap(), p["end_s"].as_f64().unwrap()))
+        .collect();
+    // One slowdown that came back and one stretch to the end of the run.
+    assert_eq!(hot.len(), 2, "{phases:?}");
+    let listed: Vec<(f64, f64)> = s["findings"]["thermal_throttling"]
+        .as_array()
+        .expect("every stretch of throttling in one list")
+        .iter()
+        .map(|t| (t["from_s"].as_f64().unwrap(), t["to_s"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    for ((p0, p1), (t0, t1)) in hot.iter().zip(&listed) {
+        assert!(
+            (p0 - t0).abs() < 1e-6 && (p1 - t1).abs() < 1e-6,
+            "{hot:?} {listed:?}"
+        );
+    }
+    // The older keys stay: the slowdown and the tail, each where it was.
+    let slow = &s["analysis"]["slowdowns"][0];
+    assert!(
+        (slow["t_s"].as_f64().unwrap() - listed[0].0).abs() < 1e-6,
+        "{slow}"
+    );
+    let tail = &s["analysis"]["throttled"][0];
+    assert!(
+        (tail["from_s"].as_f64().unwrap() - listed[1].0).abs() < 1e-6,
+        "{tail}"
+    );
+}
+
 /// summary.json's `after_cache` gave the stretch's bytes with the throttled data in them but
 /// its rate without, so the rate could not be checked from the fields (900 GB over the time
 /// less 347 s gives 1218 MB/s, not the 985 MB/s stated). The bytes written in the left-out
