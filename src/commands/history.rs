@@ -9,7 +9,7 @@ use crate::cli::{HistoryArgs, OriginArgs};
 use crate::report::charts::history::{no_wear_chart_text, HistoryPoint};
 use crate::report::outputs::experiments::write_history_outputs;
 use crate::shell;
-use crate::store::drive::{by_drive, drive_kind, drive_name, DriveKey};
+use crate::store::drive::{by_drive, drive_kind, drive_name, one_per_measurement, DriveKey};
 use crate::store::{recorder, Filter, RunRow, Store};
 
 /// NVMe data units are 1000 sectors of 512 bytes.
@@ -196,13 +196,14 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             s += &format!(
                 "\n  {}: {}\n      {pick}",
                 drive_name(k, rs, opts.units),
-                crate::units::count_text(rs.len(), "run", "runs")
+                crate::units::count_text(one_per_measurement(rs).len(), "run", "runs")
             );
         }
         return Err(crate::error::usage(s));
     }
     let (key, rows) = groups.into_iter().next().expect("one group");
-    let rows: Vec<RunRow> = rows.into_iter().cloned().collect();
+    // A run analysed again is one measurement of the drive: one point, not two.
+    let rows: Vec<RunRow> = one_per_measurement(&rows).into_iter().cloned().collect();
     let (first, mut pts) = points(&rows);
     // One series per host with --host, and per workload where the runs ran more than one:
     // a 4K random run and a 128K sequential one are not one line.

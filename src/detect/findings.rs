@@ -162,6 +162,12 @@ pub struct Findings {
     /// ("SATA 6.0 Gb/s"), where the run's outputs say so ([`crate::link::note`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_limited: Option<String>,
+    /// Every stretch of thermal throttling, in time order, in one list: the thermal slowdowns
+    /// (which came back) and the throttled stretches to the end of the run
+    /// ([`super::throttled_spans`]), the stretches whose phases are named "thermal
+    /// throttling". Absent from the JSON when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thermal_throttling: Vec<super::Throttled>,
 }
 
 impl Findings {
@@ -230,6 +236,10 @@ impl Findings {
             steps,
             after,
             phase_names: phase_names(a),
+            thermal_throttling: super::throttled_spans(a)
+                .into_iter()
+                .map(|(from_s, to_s)| super::Throttled { from_s, to_s })
+                .collect(),
             cliffs_asked: a
                 .coverage
                 .as_ref()
@@ -553,6 +563,7 @@ mod tests {
             phase_names: vec![],
             cliffs_asked: None,
             link_limited: None,
+            thermal_throttling: vec![],
         };
         let u = UnitSystem::Decimal;
         // `simulate` prints "estimate:    reads only ...", `compare` "name: reads only ...".

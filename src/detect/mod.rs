@@ -268,6 +268,14 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     {
         a.warnings.push(w);
     }
+    // A phase in heat is of its own kind, as every output names it; last, so that nothing
+    // above took it for a tier.
+    let heat: Vec<bool> = a.phases.iter().map(|p| is_throttled(&a, p)).collect();
+    for (p, hot) in a.phases.iter_mut().zip(heat) {
+        if hot {
+            p.kind = PhaseKind::Throttled;
+        }
+    }
     a
 }
 
@@ -466,6 +474,31 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     out
 }
 
+/// Where the rate came back, at the end of the run, to the level `before` (bytes/s) after a
+/// drop at `from_s`: the first sample of the last stretch whose running median (over 5
+/// samples, so that a GC dip does not cut it) stays within half a step of `before`, when that
+/// stretch lasts at least a GC dip and three samples; `None` when the run ended low.
+fn back_at_end(samples: &[crate::timeline::Sample], from_s: f64, before: f64) -> Option<usize> {
+    let i = samples.partition_point(|s| s.t_start_s() < from_s - 1e-9);
+    let rates: Vec<f64> = samples[i..].iter().map(|s| s.bytes_per_sec).collect();
+    if rates.len() < 8 || before <= 0.0 {
+        return None;
+    }
+    let smooth = running_median(&rates, 2);
+    let floor = before * (-0.5 * MIN_STEP).exp();
+    // The last low sample; the climb back starts after it (the sample astride the climb is
+    // low in the median, and stays with the low stretch).
+    let r = i + smooth.iter().rposition(|&x| x < floor)? + 1;
+    let n = samples.len() - r;
+    if n == 0 {
+        return None;
+    }
+    let long = samples[samples.len() - 1].t_s - samples[r].t_start_s();
+    // The low stretch before it is the heat's, and longer than the climb back.
+    let low_s = samples[r].t_start_s() - from_s;
+    (n >= 3 && long >= MAX_DIP_S && low_s > long).then_some(r)
+}
+
 /// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
 /// than two of them.
 fn whole_samples_rate(samples: &[crate::timeline::Sample], from_s: f64, to_s: f64) -> Option<f64> {
@@ -613,10 +646,44 @@ fn build_result(
             .any(|s| at >= s.t_s - 1e-9 && at < s.t_s + s.duration_s - 1e-9);
         if thermal && !in_slowdown && Some(j) != first_drop {
             is_drop[j] = false;
-            out.throttled.push(Throttled {
-                from_s: at,
-                to_s: phases[j + 1].end_s,
-            });
+            // The last stretch may have climbed back before the run ended, too shortly for a
+            // segment of its own: that climb is the level before the heat again, so the
+            // stretch is a thermal slowdown that came back, and its end a phase of its own.
+            let last = j + 2 == phases.len();
+            let before = phases[j].mean_bytes_per_sec;
+            match last.then(|| back_at_end(samples, at, before)).flatten() {
+                Some(r) => {
+                    let back = &samples[r];
+                    let (tb_s, bb) = (back.t_start_s(), back.bytes_total - back.bytes);
+                    let low = whole_samples_rate(samples, at, tb_s)
+                        .unwrap_or(phases[j + 1].mean_bytes_per_sec);
+                    let high =
+                        whole_samples_rate(samples, tb_s, t_end).unwrap_or(back.bytes_per_sec);
+                    let bs = tb[j + 1].1;
+                    out.slowdowns.push(Slowdown {
+                        t_s: at,
+                        duration_s: tb_s - at,
+                        bytes: (bb as f64 - bs).round().max(0.0) as u64,
+                        bytes_before: (bs - b0).round().max(0.0) as u64,
+                        before_bytes_per_sec: before,
+                        low_bytes_per_sec: low,
+                        thermal: true,
+                    });
+                    phases[j + 1].end_s = tb_s;
+                    phases[j + 1].mean_bytes_per_sec = low;
+                    let kind = phases[j].kind;
+                    phases.push(Phase {
+                        start_s: tb_s,
+                        end_s: t_end,
+                        mean_bytes_per_sec: high,
+                        kind,
+                    });
+                }
+                None => out.throttled.push(Throttled {
+                    from_s: at,
+                    to_s: phases[j + 1].end_s,
+                }),
+            }
         }
     }
     for s in &out.slowdowns {

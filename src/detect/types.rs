@@ -45,6 +45,11 @@ pub enum PhaseKind {
     Folding,
     /// No change seen: one steady level throughout.
     Steady,
+    /// Inside a stretch of thermal throttling (a thermal slowdown, or a throttled stretch to
+    /// the end of the run: [`throttled_spans`]): the drive slowed for heat, whatever tier it
+    /// was in. Set last, once those stretches are known; every output names it "thermal
+    /// throttling".
+    Throttled,
 }
 
 /// A stretch of the run at one level.

@@ -524,7 +524,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
     RunMeta {
         device: DeviceIdentity {
             path: format!("sim:{spec}"),
-            kind: "emulated".into(),
+            kind: "simulated".into(),
             model: Some(format!("{} (simulated)", model.model)),
             serial: None,
             firmware: None,

@@ -71,6 +71,32 @@ pub fn by_drive<'a>(
     drives
 }
 
+/// `rows` (one drive's) with each measurement once: an `analyze` that shares its start time
+/// with another of `rows` read that run's recorded timeline again (an analysis of a run's
+/// `timeline.csv` keeps the run's start, stamped to the nanosecond), so it is left out: the
+/// run that measured stays, and where only analyses of it are there, the first recorded.
+/// Every other run stays, in the order given.
+pub fn one_per_measurement<'a>(rows: &[&'a RunRow]) -> Vec<&'a RunRow> {
+    // Per start time, the row that stands for the measurement.
+    let mut kept: BTreeMap<&str, &RunRow> = BTreeMap::new();
+    for r in rows {
+        if let Some(at) = r.started_at.as_deref() {
+            let slot = kept.entry(at).or_insert(r);
+            let rank = |r: &RunRow| (r.kind == "analyze", r.id);
+            if rank(r) < rank(slot) {
+                *slot = r;
+            }
+        }
+    }
+    rows.iter()
+        .copied()
+        .filter(|r| match r.started_at.as_deref() {
+            Some(at) if r.kind == "analyze" => std::ptr::eq(kept[at], *r),
+            _ => true,
+        })
+        .collect()
+}
+
 /// How a drive is named: model or serial, capacity (in `units`) and kind, and the spec an
 /// emulated drive was made from where the preset's name alone would not say it; `rows` are
 /// the drive's runs (a serial's model is its latest run's).

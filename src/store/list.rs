@@ -14,7 +14,8 @@ const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), N
     serial, NULL, capacity_bytes, target, label, host, cache_bytes, NULL, NULL, NULL, NULL, \
     after_cache_bytes_per_sec, NULL, NULL, interrupted, NULL";
 
-/// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload.
+/// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, then
+/// the run's own start time (`runs --by drive` tells a re-analysis by it).
 /// The tags come from their own column where the run has it filled (every run recorded or
 /// migrated since schema version 2), else from the stored summary; the findings and the
 /// workload from the summary, or NULL where `detail` leaves them out (reading them parses
@@ -48,14 +49,14 @@ pub(super) fn row_columns_with(d: Dialect, has_tags_column: bool, detail: Detail
     };
     match detail {
         Detail::Full => format!(
-            "{ROW_COLUMNS}, {tags}, {}, {}",
+            "{ROW_COLUMNS}, {tags}, {}, {}, started_at",
             json(&["findings"]),
             json(&["run", "workload"])
         ),
-        Detail::Tags => format!("{ROW_COLUMNS}, {tags}, NULL, NULL"),
+        Detail::Tags => format!("{ROW_COLUMNS}, {tags}, NULL, NULL, started_at"),
         // On SQLite the columns added after the summary (tags among them) sit behind it in
         // the row: reading them reads the whole summary from its overflow pages.
-        Detail::Columns => format!("{COLUMNS_FOR_GROUPS}, NULL, NULL, NULL"),
+        Detail::Columns => format!("{COLUMNS_FOR_GROUPS}, NULL, NULL, NULL, started_at"),
     }
 }
 
@@ -72,7 +73,7 @@ pub enum Detail {
     /// The row's columns and tags only: `findings` and `workload` are `None`. For the
     /// listings that group runs by a tag (`runs --by tag:KEY`).
     Tags,
-    /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate):
+    /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate, start):
     /// the rest of the row is empty, and so are tags, `findings` and `workload`. For the
     /// listings that group runs by their columns (`runs --by host|drive`). A filter by tag
     /// reads the tags all the same.
@@ -111,7 +112,7 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
     };
     let (kind, date, recorded_at, model, serial, firmware) = (s(1), s(2), s(3), s(4), s(5), s(6));
     let (target, label, host, source_dir) = (s(8), s(9), s(10), s(20));
-    let (tags, findings, workload) = (s(21), s(22), s(23));
+    let (tags, findings, workload, started_at) = (s(21), s(22), s(23), s(24));
     RunRow {
         id: r[0].as_i64().unwrap_or_default(),
         kind: kind.unwrap_or_default(),
@@ -139,6 +140,7 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
             .unwrap_or_default(),
         findings: findings.and_then(|t| serde_json::from_str(&t).ok()),
         workload: workload.and_then(|t| serde_json::from_str(&t).ok()),
+        started_at,
     }
 }
 

@@ -234,6 +234,12 @@ pub struct RunRow {
     pub findings: Option<crate::detect::Findings>,
     /// The workload (pattern, block size, queue depth, jobs), as its summary.json holds it.
     pub workload: Option<crate::timeline::Workload>,
+    /// When the measurement started, as its summary.json stamps it (to the nanosecond, the
+    /// microsecond in PostgreSQL); `None` where it has no start. An `analyze` of a recorded
+    /// run's timeline keeps that run's start: rows of one drive that share it are one
+    /// measurement ([`drive::one_per_measurement`]).
+    #[serde(skip)]
+    pub started_at: Option<String>,
 }
 
 /// Filters for [`Store::list`]; all given ones must match.

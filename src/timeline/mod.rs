@@ -135,7 +135,9 @@ impl Sample {
 pub struct DeviceIdentity {
     /// The path or target string the user gave (`/dev/nvme0n1`, `emu:960evo-500g`, a file).
     pub path: String,
-    /// "block", "file" or "emulated".
+    /// "block", "file", "emulated" (an `emu:` drive) or "simulated" (a `sim:` model run in
+    /// virtual time; runs recorded before it was told apart say "emulated", and their
+    /// `sim:` path tells them).
     pub kind: String,
     /// Drive model, e.g. "Samsung SSD 960 EVO 500GB".
     pub model: Option<String>,

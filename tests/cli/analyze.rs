@@ -76,7 +76,7 @@ pub fn json_has_exactly_the_contract_keys() {
         assert_eq!(keys(p), ["end_s", "kind", "mean_bytes_per_sec", "start_s"]);
         let kind = p["kind"].as_str().unwrap();
         assert!(
-            ["cache", "post_cache", "folding", "steady"].contains(&kind),
+            ["cache", "post_cache", "folding", "steady", "throttled"].contains(&kind),
             "{kind}"
         );
     }

@@ -39,7 +39,7 @@ fn writes_the_outputs_of_a_probe_with_the_truth() {
     assert_eq!(s["config"]["model"]["name"], "960evo-500g");
     assert_eq!(s["model_truth"]["cache"]["cache_bytes"], 22_000_000_000u64);
     assert_eq!(s["config"]["workload"]["block_size"], 4096);
-    assert_eq!(s["run"]["device"]["kind"], "emulated");
+    assert_eq!(s["run"]["device"]["kind"], "simulated");
     assert_eq!(s["run"]["workload"]["engine"], "simulated");
     assert_eq!(s["run"]["stop_reason"], "max_bytes");
     assert_eq!(s["totals"]["bytes"], 60_000_000_000u64);

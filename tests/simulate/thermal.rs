@@ -279,7 +279,7 @@ fn a_throttle_to_the_end_after_one_that_came_back_is_left_out_too() {
         "--pattern",
         "seqwrite",
         "--max-bytes",
-        "700GB",
+        "690GB",
         "--no-early-stop",
         "--seed",
         "3",
@@ -306,6 +306,110 @@ fn a_throttle_to_the_end_after_one_that_came_back_is_left_out_too() {
     assert!(
         (after["bytes_per_sec"].as_f64().unwrap() / 1e9 - 1.0).abs() < 0.02,
         "{after}"
+    );
+}
+
+/// At 540 GB the run ended 16 s after the rate climbed back from its throttling to ~1000
+/// MB/s, too short for a segment of its own: the climb was taken into a throttled stretch to
+/// the end of the run, whose level read 558 MB/s over 419.6 s to 549.6 s. The climb back is
+/// found: the heat is a slowdown that came back, at the throttled samples' level, and the
+/// end of the run is after the cache again. (690 GB ends inside the second throttling.)
+#[test]
+fn a_short_climb_back_at_the_end_is_not_blended_into_the_throttling() {
+    let (_, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--max-bytes",
+        "540GB",
+        "--no-early-stop",
+        "--seed",
+        "3",
+    ]);
+    let a = &s["analysis"];
+    assert!(a["throttled"].is_null(), "{}", a["throttled"]);
+    let slow = a["slowdowns"].as_array().expect("the heat came back");
+    assert_eq!(slow.len(), 1, "{slow:?}");
+    assert_eq!(slow[0]["thermal"], true);
+    let low = slow[0]["low_bytes_per_sec"].as_f64().unwrap();
+    assert!((low / 500e6 - 1.0).abs() < 0.03, "{low}");
+    let end = slow[0]["t_s"].as_f64().unwrap() + slow[0]["duration_s"].as_f64().unwrap();
+    assert!((530.0..536.0).contains(&end), "{end}");
+    let phases = a["phases"].as_array().unwrap();
+    let last = phases.last().unwrap();
+    assert_eq!(last["kind"], "post_cache", "{last}");
+    assert!(
+        (last["start_s"].as_f64().unwrap() - end).abs() < 1e-6,
+        "{last}"
+    );
+    let hot = &phases[phases.len() - 2];
+    assert_eq!(hot["kind"], "throttled", "{hot}");
+    assert!((hot["mean_bytes_per_sec"].as_f64().unwrap() / 500e6 - 1.0).abs() < 0.03);
+    let names = s["findings"]["phase_names"].as_array().unwrap();
+    assert_eq!(names.last().unwrap(), "after the cache, part 2 of 2");
+    let ac = &a["after_cache"];
+    let left_out = ac["throttled_bytes"].as_f64().unwrap() / ac["throttled_s"].as_f64().unwrap();
+    assert!((left_out / 500e6 - 1.0).abs() < 0.03, "{ac}");
+}
+
+/// summary.json kept `kind: post_cache` for the phases its findings named "thermal
+/// throttling", and its `throttled` list gave only the stretch to the end of the run, the
+/// thermal slowdown that came back only under `slowdowns`. A phase in heat has the kind
+/// `throttled`, and `findings.thermal_throttling` lists every stretch of throttling, both
+/// kinds, the ones the phases named so cover.
+#[test]
+fn the_json_names_every_phase_and_stretch_in_heat_as_the_findings_do() {
+    let (_, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--max-bytes",
+        "690GB",
+        "--no-early-stop",
+        "--seed",
+        "3",
+    ]);
+    let phases = s["analysis"]["phases"].as_array().unwrap();
+    let names = s["findings"]["phase_names"].as_array().unwrap();
+    assert_eq!(phases.len(), names.len());
+    let hot: Vec<(f64, f64)> = phases
+        .iter()
+        .zip(names)
+        .filter(|(p, n)| {
+            assert_eq!(
+                p["kind"] == "throttled",
+                *n == "thermal throttling",
+                "{p} named {n}"
+            );
+            p["kind"] == "throttled"
+        })
+        .map(|(p, _)| (p["start_s"].as_f64().unwrap(), p["end_s"].as_f64().unwrap()))
+        .collect();
+    // One slowdown that came back and one stretch to the end of the run.
+    assert_eq!(hot.len(), 2, "{phases:?}");
+    let listed: Vec<(f64, f64)> = s["findings"]["thermal_throttling"]
+        .as_array()
+        .expect("every stretch of throttling in one list")
+        .iter()
+        .map(|t| (t["from_s"].as_f64().unwrap(), t["to_s"].as_f64().unwrap()))
+        .collect();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    for ((p0, p1), (t0, t1)) in hot.iter().zip(&listed) {
+        assert!(
+            (p0 - t0).abs() < 1e-6 && (p1 - t1).abs() < 1e-6,
+            "{hot:?} {listed:?}"
+        );
+    }
+    // The older keys stay: the slowdown and the tail, each where it was.
+    let slow = &s["analysis"]["slowdowns"][0];
+    assert!(
+        (slow["t_s"].as_f64().unwrap() - listed[0].0).abs() < 1e-6,
+        "{slow}"
+    );
+    let tail = &s["analysis"]["throttled"][0];
+    assert!(
+        (tail["from_s"].as_f64().unwrap() - listed[1].0).abs() < 1e-6,
+        "{tail}"
     );
 }
 

@@ -80,6 +80,7 @@ fn main() -> std::process::ExitCode {
             origin::runs_filter_by_host_part_and_tags,
             origin::runs_by_group_give_count_median_and_range,
             origin::runs_by_drive_keeps_emulated_specs_apart_as_history_does,
+            origin::a_run_analysed_again_is_one_measurement_of_its_drive,
             origin::compare_names_runs_of_several_hosts_by_host_and_id,
             origin::history_never_merges_drives_of_another_capacity_or_kind,
             postgres::store_cases_on_postgres,

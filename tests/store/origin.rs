@@ -550,3 +550,49 @@ pub fn history_never_merges_drives_of_another_capacity_or_kind() {
         "{line}"
     );
 }
+
+/// `runs --by drive` counted an `analyze` of a recorded run's `timeline.csv` as a second run
+/// of the drive, so the median took that one measurement twice (two runs of 13.0 and 13.2 GB
+/// and the first analysed again: median 13.0 GB over "3 runs"). The analysis keeps the run's
+/// start time, and a run analysed again is one measurement: in `runs --by` and in `history`.
+pub fn a_run_analysed_again_is_one_measurement_of_its_drive() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    for (seed, out) in [("1", "s1"), ("2", "s2")] {
+        ok(bin(&db)
+            .args(["simulate", "960evo-250g", "--seed", seed, "-q", "--out"])
+            .arg(w.join(out)));
+    }
+    ok(bin(&db)
+        .args(["analyze", "-q", "--out"])
+        .arg(w.join("a1"))
+        .arg(w.join("s1/timeline.csv")));
+    // The store lists all three: the analysis is a run of its own.
+    assert_eq!(runs_json(db.to_str().unwrap()).len(), 3);
+    let g: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", "drive"]))).unwrap();
+    assert_eq!(g.len(), 1, "{g:?}");
+    assert_eq!(g[0]["runs"], 2, "{g:?}");
+    assert_eq!(g[0]["cache_bytes"]["runs"], 2, "{g:?}");
+    let cache = |dir: &str| {
+        let s: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(w.join(dir).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        s["analysis"]["cache_estimate"]["bytes"].as_f64().unwrap()
+    };
+    let want = (cache("s1") + cache("s2")) / 2.0;
+    assert_eq!(g[0]["cache_bytes"]["median"].as_f64(), Some(want), "{g:?}");
+    let t = ok(bin(&db).args(["runs", "--by", "drive"]));
+    assert!(
+        t.lines().nth(1).is_some_and(|l| l.contains("     2  ")),
+        "{t}"
+    );
+    // `history` charts the drive's two measurements, not three.
+    let o = ok(bin(&db)
+        .args(["history", "960 EVO", "--json", "--out"])
+        .arg(w.join("h")));
+    let h: serde_json::Value = serde_json::from_str(&o).unwrap();
+    assert_eq!(h["runs"].as_array().map(Vec::len), Some(2), "{h}");
+}

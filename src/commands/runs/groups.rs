@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::store::drive::{by_drive, drive_name, DriveKey};
+use crate::store::drive::{by_drive, drive_name, one_per_measurement, DriveKey};
 use crate::store::RunRow;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
@@ -105,7 +105,8 @@ pub fn group(rows: &[RunRow], by: &GroupBy, units: UnitSystem) -> Vec<Group> {
         GroupBy::Drive => {
             for (key, rs) in by_drive(rows) {
                 let name = drive_name(&key, &rs, units);
-                groups.insert((name == "-", name, Some(key)), rs);
+                // A run analysed again is one measurement of the drive, not two.
+                groups.insert((name == "-", name, Some(key)), one_per_measurement(&rs));
             }
         }
         GroupBy::Host | GroupBy::Tag(_) => {

@@ -174,6 +174,7 @@ fn burst(
     start: u64,
     reference: Option<Reference>,
     stop: &AtomicBool,
+    written: &mut u64,
 ) -> Result<Option<BurstRecord>> {
     let rel = format!("bursts/{file}.csv");
     let path = s.out.join(&rel);
@@ -203,6 +204,8 @@ fn burst(
             format_rate(x.bytes_per_sec, units)
         ));
     })?;
+    // What was written counts, also in a burst cut short: its samples are in its CSV.
+    *written += samples.last().map_or(0, |x| x.bytes_total);
     if let Some(e) = csv_err {
         return Err(anyhow::Error::new(e).context(format!("writing {}", path.display())));
     }
@@ -230,6 +233,16 @@ fn burst(
         start_offset: start,
         model_cache_bytes: model_cache,
     }))
+}
+
+/// The experiment's run metadata: the drive's, stopped by the interrupt when there was one
+/// (every chart's footer says so, as a probe's says its stop).
+fn experiment_meta(s: &Setup, interrupted: bool) -> crate::timeline::RunMeta {
+    let mut meta = s.drive.meta();
+    if interrupted {
+        meta.stop_reason = Some(crate::timeline::StopReason::Interrupted);
+    }
+    meta
 }
 
 /// Idles with progress; returns false when interrupted.
@@ -292,12 +305,12 @@ pub fn run_recovery_steps(
         0,
         None,
         stop,
+        &mut out.totals.burst_bytes,
     )?
     else {
         out.interrupted = true;
         return Ok(out);
     };
-    out.totals.burst_bytes += first.timeline.bytes_total();
     out.model_plateau = s.drive.model().map(|m| {
         m.cache_at_fill(s.drive.fill_level() * s.drive.span() as f64 / m.capacity.as_f64())
     });
@@ -325,9 +338,9 @@ pub fn run_recovery_steps(
         }
         out.totals.idle_s += settle_s;
         let label = format!("settling, idle {}", short_secs(settle_s));
-        match burst(s, &step, &label, "00-settling", 0, reference, stop)? {
+        let written = &mut out.totals.burst_bytes;
+        match burst(s, &step, &label, "00-settling", 0, reference, stop, written)? {
             Some(b) => {
-                out.totals.burst_bytes += b.timeline.bytes_total();
                 out.settling = Some((settle_s, b));
             }
             None => {
@@ -348,9 +361,9 @@ pub fn run_recovery_steps(
         out.totals.idle_s += idle_s;
         let label = format!("idle {}", short_secs(idle_s));
         let file = format!("{:02}-idle-{}", i + 1, short_secs(idle_s).replace(' ', ""));
-        match burst(s, &step, &label, &file, 0, reference, stop)? {
+        let written = &mut out.totals.burst_bytes;
+        match burst(s, &step, &label, &file, 0, reference, stop, written)? {
             Some(b) => {
-                out.totals.burst_bytes += b.timeline.bytes_total();
                 out.steps.push((idle_s, i + 1, b));
             }
             None => {
@@ -439,7 +452,7 @@ pub fn recovery_summary(s: &Setup, o: &RecoveryOutcome, idles: &[f64]) -> Recove
         origin: Some(crate::origin::current()),
         command: "recovery",
         interrupted: o.interrupted,
-        run: s.drive.meta(),
+        run: experiment_meta(s, o.interrupted),
         config: ExperimentConfig {
             target: s.target.clone(),
             simulate: s.simulate,
@@ -516,7 +529,10 @@ pub fn run_fill_steps(
             ));
             let progress = &s.progress;
             let units = s.opts.units;
+            // The bytes the fill wrote so far, which a fill cut short still wrote.
+            let mut so_far = 0;
             let done = s.drive.fill(extent, target, stop, &mut |done, total| {
+                so_far = done;
                 progress.status(format!(
                     "{step}: fill {} of {}",
                     format_bytes(done as f64, units),
@@ -524,6 +540,7 @@ pub fn run_fill_steps(
                 ))
             })?;
             if !done {
+                out.totals.fill_bytes += so_far;
                 out.interrupted = true;
                 break;
             }
@@ -554,11 +571,11 @@ pub fn run_fill_steps(
             ));
             continue;
         }
-        let Some(b) = burst(s, &step, &label, &file, extent, reference, stop)? else {
+        let written = &mut out.totals.burst_bytes;
+        let Some(b) = burst(s, &step, &label, &file, extent, reference, stop, written)? else {
             out.interrupted = true;
             break;
         };
-        out.totals.burst_bytes += b.timeline.bytes_total();
         if b.cache.method == "none" {
             out.warnings.push(format!(
                 "at {level}%: no cliff before the burst ended: the cache is at least {}",
@@ -620,7 +637,7 @@ pub fn fill_summary(
         origin: Some(crate::origin::current()),
         command: "fill-sweep",
         interrupted: o.interrupted,
-        run: s.drive.meta(),
+        run: experiment_meta(s, o.interrupted),
         config: ExperimentConfig {
             target: s.target.clone(),
             simulate: s.simulate,
@@ -650,11 +667,12 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     /// A virtual drive that raises the stop flag (as Ctrl-C would) when its `n`-th idle
-    /// begins.
+    /// begins, or once a burst has given `samples` samples.
     struct StopAtIdle {
         inner: VirtualDrive,
         idles: usize,
         n: usize,
+        samples: usize,
     }
 
     impl TestDrive for StopAtIdle {
@@ -694,7 +712,14 @@ mod tests {
             stop: &AtomicBool,
             on: &mut dyn FnMut(&Sample),
         ) -> Result<(Vec<Sample>, BurstEnd)> {
-            self.inner.burst(start, max, rule, stop, on)
+            let (mut k, after) = (0, self.samples);
+            self.inner.burst(start, max, rule, stop, &mut |x| {
+                on(x);
+                k += 1;
+                if k == after {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            })
         }
         fn fill_level(&self) -> f64 {
             self.inner.fill_level()
@@ -720,6 +745,7 @@ mod tests {
                 inner: VirtualDrive::new(model, &w, meta),
                 idles: 0,
                 n,
+                samples: usize::MAX,
             }),
             workload: w,
             stop: StopConfig::default(),
@@ -932,5 +958,65 @@ mod tests {
         let sum = fill_summary(&s, &o, &[0.0, 20.0, 40.0], 600.0, true);
         assert!(sum.interrupted);
         assert_eq!(sum.fill_sweep.points.len(), 1);
+    }
+
+    /// Ctrl-C in the first burst of a recovery wrote `totals.burst_bytes: 0` while
+    /// `bursts/00-first.csv` held 5.35 GB, and neither chart's footer said the run was
+    /// interrupted. The totals count what the cut-short burst wrote, and every chart of an
+    /// interrupted experiment (recovery and fill-sweep) says "stopped: interrupted".
+    #[test]
+    fn an_interrupt_in_a_burst_counts_its_bytes_and_every_footer_says_so() {
+        use crate::report::charts::experiments::{bursts_chart, fill_chart, recovery_chart};
+        use crate::report::charts::ChartKind;
+        let said = |spec: &crate::report::charts::ChartSpec, what: &str| {
+            let f = spec.footer.join("  ·  ");
+            assert!(f.contains("stopped: interrupted"), "{what}: {f}");
+        };
+        let csv_bytes = |p: &Path| {
+            let t = std::fs::read_to_string(p).unwrap();
+            crate::timeline::read_slccache_csv(&t, "burst")
+                .unwrap()
+                .last()
+                .map_or(0, |x| x.bytes_total)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir.path());
+        s.drive = Box::new(StopAtIdle {
+            inner: VirtualDrive::new(
+                presets::parse_spec("970evo-500g").unwrap(),
+                &s.workload,
+                s.drive.meta(),
+            ),
+            idles: 0,
+            n: usize::MAX,
+            samples: 5,
+        });
+        let order = [300.0, 60.0];
+        let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
+        assert!(o.interrupted && o.first.is_none());
+        let written = csv_bytes(&dir.path().join("bursts/00-first.csv"));
+        assert!(written > 0);
+        assert_eq!(o.totals.burst_bytes, written);
+        let sum = recovery_summary(&s, &o, &order);
+        let v = serde_json::to_value(&sum).unwrap();
+        assert_eq!(v["totals"]["burst_bytes"], written);
+        said(&recovery_chart(&sum, &s.opts), "recovery");
+        let b = bursts_chart(&[], &sum.run, ChartKind::RecoveryBursts, "b", &s.opts);
+        said(&b, "recovery bursts");
+
+        // A fill sweep cut short in the burst of its second level: the first level's burst
+        // finished (with its early stop), and the footers still say the run was interrupted.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(2, dir.path());
+        let levels = [0.0, 20.0, 40.0];
+        let o = run_fill_steps(&mut s, &levels, 60.0, false, &AtomicBool::new(false)).unwrap();
+        assert!(o.interrupted && o.levels.len() == 1);
+        let sum = fill_summary(&s, &o, &levels, 60.0, false);
+        said(&fill_chart(&sum, &s.opts), "fill-sweep");
+        let bursts: Vec<&BurstRecord> = o.levels.iter().map(|l| &l.3).collect();
+        let b = bursts_chart(&bursts, &sum.run, ChartKind::FillSweepBursts, "b", &s.opts);
+        said(&b, "fill-sweep bursts");
+        let finished = csv_bytes(&dir.path().join("bursts/01-fill-0pct.csv"));
+        assert_eq!(o.totals.burst_bytes, finished);
     }
 }

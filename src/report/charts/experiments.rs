@@ -146,6 +146,10 @@ pub(super) fn footer(meta: &RunMeta, extra: &[String], o: &ReportOptions) -> Vec
     if let Some(t) = meta.started_at {
         parts.push(t.format("%Y-%m-%d %H:%M UTC").to_string());
     }
+    // An experiment's own stop (an interrupt), as a probe's footer says it.
+    if let Some(r) = meta.stop_reason {
+        parts.push(format!("stopped: {r}"));
+    }
     parts.push(format!("slccache {}", crate::VERSION));
     let provisional = Layout::new(o.png_size, false, 1);
     wrap_parts(
@@ -621,7 +625,13 @@ pub fn bursts_chart(
     // else (interrupted in the first burst) as the experiment has them, so that the footer
     // is the same however far the run got; the subtitle gives the cache each burst found as
     // the experiment read it (a cache too short for the detector too).
-    spec.footer = footer(bursts.first().map_or(run, |b| &b.timeline.meta), &[], o);
+    // The stop is the experiment's (a burst's own is its early stop), also where the bursts
+    // give the drive.
+    let meta = RunMeta {
+        stop_reason: run.stop_reason,
+        ..bursts.first().map_or(run, |b| &b.timeline.meta).clone()
+    };
+    spec.footer = footer(&meta, &[], o);
     spec.subtitle = if bursts.is_empty() {
         "no burst finished: nothing to show".to_string()
     } else {

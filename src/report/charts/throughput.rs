@@ -155,6 +155,7 @@ pub(super) fn phase_name(k: PhaseKind) -> &'static str {
         PhaseKind::PostCache => "after the cache",
         PhaseKind::Folding => "folding",
         PhaseKind::Steady => "steady",
+        PhaseKind::Throttled => "thermal throttling",
     }
 }
 
@@ -164,6 +165,7 @@ pub(super) fn phase_color(k: PhaseKind) -> Rgb {
         PhaseKind::PostCache => palette::ORANGE,
         PhaseKind::Folding => palette::REDDISH_PURPLE,
         PhaseKind::Steady => palette::GREY,
+        PhaseKind::Throttled => palette::YELLOW,
     }
 }
 
