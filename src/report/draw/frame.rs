@@ -3,10 +3,15 @@
 
 use super::*;
 
-/// Tint strength of a phase band: grey (a steady run) lighter than the colours.
+/// Tint strength of a phase band: grey (a steady run) lighter than the colours, and the
+/// throttled stretches' vermillion stronger, so that it reads apart from the orange of the
+/// phase after the cache it interrupts.
 pub(super) fn band_alpha(c: Rgb) -> f64 {
-    if c == crate::report::charts::palette::GREY {
+    use crate::report::charts::palette;
+    if c == palette::GREY {
         0.07
+    } else if c == palette::VERMILLION {
+        0.22
     } else {
         0.14
     }
@@ -205,14 +210,20 @@ pub(super) fn draw_header<DB: DrawingBackend>(
             if e.swatch {
                 let h = (st.height() * 0.8) as i32;
                 let boost = if spec.theme == Theme::Dark { 1.6 } else { 1.0 };
-                let alpha = if e.style == crate::report::charts::THROTTLE_STYLE {
+                // A strip's swatch (in any colour: a comparison's are the runs') as the strip.
+                let strip = crate::report::charts::THROTTLE_STYLE;
+                let alpha = if (LineStyle {
+                    color: strip.color,
+                    ..e.style
+                }) == strip
+                {
                     0.85
                 } else {
                     (band_alpha(e.style.color) * 2.5 * boost).min(1.0)
                 };
                 root.draw(&Rectangle::new(
                     [(x, mid - h / 2), (x + sw, mid + h / 2)],
-                    color(e.style.color).mix(alpha).filled(),
+                    color(ink(spec.theme, e.style.color)).mix(alpha).filled(),
                 ))
                 .map_err(err)?;
             } else {
