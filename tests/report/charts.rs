@@ -398,6 +398,65 @@ pub fn a_comparison_marks_each_runs_thermal_throttling() {
     }
 }
 
+/// The subtitles gave the cache size but not the rates, and a long one was cut inside a word
+/// ("(sto…" for "(stopped early)"): they give the rate in the cache and after it as the
+/// findings do, and a long one loses whole clauses, never "stopped early".
+pub fn chart_subtitles_give_the_rates_and_lose_only_whole_clauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("870");
+    let o = slccache()
+        .args(["simulate", "870evo-4tb", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    assert!(a.coverage.as_ref().unwrap().stopped_early);
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let f = slccache::detect::Findings::of(&a);
+    let (inside, after) = (f.in_cache_text(u).unwrap(), f.after_text(u).unwrap());
+    let clauses = charts::cache_subtitle_clauses(&a, u);
+    let forms: Vec<&str> = clauses
+        .iter()
+        .flat_map(|c| c.forms.iter().map(String::as_str))
+        .collect();
+    for size in [(1600, 900), (1200, 675), (800, 450), (640, 360), (480, 270)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_time(&t, &a, &o),
+            charts::throughput_data(&t, &a, &o),
+        ] {
+            let sub = &spec.subtitle;
+            if size.0 >= 800 {
+                assert!(
+                    sub.contains(&format!("{inside} in the cache -> {after} after it")),
+                    "{size:?}: {sub}"
+                );
+            }
+            assert!(sub.starts_with("SLC cache 24.0 GB"), "{size:?}: {sub}");
+            assert!(sub.contains("stopped early"), "{size:?}: {sub}");
+            // Whole clauses only: each is one of the forms the findings give.
+            for part in sub.split("  ·  ") {
+                assert!(forms.contains(&part), "{size:?}: {part:?} in {sub}");
+            }
+            // And the line fits where the header draws it (down to 75% of its size).
+            let l = Layout::new(spec.size, false, 1);
+            let w = charts::text_width(sub, l.font(charts::font_px::SUBTITLE));
+            assert!(
+                w * 0.75 <= spec.size.0 as f64 - 48.0 * l.scale,
+                "{size:?}: would be cut: {sub}"
+            );
+        }
+    }
+}
+
 pub fn a_gradual_drop_without_a_cliff_is_annotated() {
     // 1000 MB/s falling steadily to 400 MB/s: no single cliff, but a 60% drop.
     let pts: Vec<(f64, f64, f64)> = (1..=600)

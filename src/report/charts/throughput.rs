@@ -680,7 +680,7 @@ pub(super) fn throughput(
         },
         size: o.png_size,
         title,
-        subtitle: cache_subtitle(a, u),
+        subtitle: fit_subtitle(&cache_subtitle_clauses(a, u), o.png_size),
         footer,
         x,
         y,
