@@ -620,9 +620,7 @@ mod tests {
             f.starts_with("2 of the drive's 3 runs in the store shown (1 has no value here);"),
             "{f}"
         );
-        for f in [f] {
-            assert!(!f.contains("the others") && !f.starts_with("0 of"), "{f}");
-        }
+        assert!(!f.contains("the others") && !f.starts_with("0 of"), "{f}");
     }
 
     /// A file target's history had no wear chart and no sentence saying why (an emulated
