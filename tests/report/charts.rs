@@ -269,9 +269,8 @@ pub fn latency_axis_is_labelled_low_and_max_stays_visible() {
     assert_eq!(spec.legend[0].name, "max");
 }
 
-pub fn thermal_chart_has_phase_legend_and_throttled_stretches() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("p5");
+/// A simulated run of a drive that throttles, its timeline and its analysis.
+fn thermal_run(out: &std::path::Path) -> (Timeline, slccache::detect::Analysis) {
     let o = slccache()
         .args([
             "simulate",
@@ -281,12 +280,18 @@ pub fn thermal_chart_has_phase_legend_and_throttled_stretches() {
             "--no-early-stop",
             "--out",
         ])
-        .arg(&out)
+        .arg(out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let t = slccache::commands::compare::load_run(out).unwrap();
     let a = slccache::detect::analyze(&t);
+    (t, a)
+}
+
+pub fn thermal_chart_has_phase_legend_and_throttled_stretches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, a) = thermal_run(&dir.path().join("p5"));
     let spec = charts::throughput_time(&t, &a, &ReportOptions::default());
     let swatches: Vec<&str> = spec
         .legend
@@ -300,6 +305,156 @@ pub fn thermal_chart_has_phase_legend_and_throttled_stretches() {
         "{swatches:?}"
     );
     assert!(!spec.throttled.is_empty());
+}
+
+/// The legend had one swatch "after the cache / thermal throttling" for two kinds of stretch
+/// drawn in one tint: the throttled stretches get a tint and a legend entry of their own, on
+/// both axes.
+pub fn thermal_throttling_has_a_tint_and_a_legend_entry_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, a) = thermal_run(&dir.path().join("p5"));
+    let names = slccache::detect::findings::phase_names(&a);
+    for spec in [
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+    ] {
+        let tint_of = |name: &str| {
+            spec.legend
+                .iter()
+                .find(|e| e.swatch && e.name == name)
+                .unwrap_or_else(|| panic!("no swatch {name:?}: {:?}", spec.legend))
+                .style
+                .color
+        };
+        let (after, heat) = (tint_of("after the cache"), tint_of("thermal throttling"));
+        assert_ne!(after, heat);
+        assert!(
+            spec.legend.iter().all(|e| !e.name.contains(" / ")),
+            "{:?}",
+            spec.legend
+        );
+        // Each band in the tint its legend entry names.
+        let mut seen = 0;
+        for (b, n) in spec.bands.iter().zip(&names) {
+            if n == "thermal throttling" {
+                assert_eq!(b.color, heat, "{}", b.label);
+                seen += 1;
+            } else if n.starts_with("after the cache") {
+                assert_eq!(b.color, after, "{}", b.label);
+            }
+        }
+        assert!(seen > 0, "{names:?}");
+    }
+}
+
+/// `compare` drew a run's throttled stretches with no mark: they are marked in the run's
+/// colour and named in the legend.
+pub fn a_comparison_marks_each_runs_thermal_throttling() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, a) = thermal_run(&dir.path().join("p5"));
+    let runs = three_drives();
+    let cr = vec![
+        CompareRun {
+            name: "Samsung SSD 960 EVO 250GB (simulated)",
+            timeline: &runs[0].0,
+            analysis: &runs[0].1,
+        },
+        CompareRun {
+            name: "Crucial P5 1TB (simulated), hot",
+            timeline: &t,
+            analysis: &a,
+        },
+    ];
+    let spans = slccache::detect::throttled_spans(&a);
+    assert!(!spans.is_empty());
+    for spec in [
+        charts::compare_time(&cr, &ReportOptions::default()),
+        charts::compare_data(&cr, &ReportOptions::default()),
+    ] {
+        assert_eq!(spec.throttled.len(), spans.len(), "{:?}", spec.throttled);
+        let style = charts::run_style(1);
+        for s in &spec.throttled {
+            assert_eq!((s.group, s.color), (Some(1), style.color));
+            assert!(s.x1 > s.x0);
+        }
+        let heat: Vec<&charts::LegendEntry> = spec
+            .legend
+            .iter()
+            .filter(|e| e.name.contains("throttled (hot and slower)"))
+            .collect();
+        assert_eq!(heat.len(), 1, "{:?}", spec.legend);
+        assert!(heat[0].swatch && heat[0].style.color == style.color);
+        assert_eq!(heat[0].group, Some(1));
+        assert!(heat[0].name.contains("hot"), "{}", heat[0].name);
+    }
+    // Over time, the strips sit where the analysis found the heat (in the axis' unit).
+    let spec = charts::compare_time(&cr, &ReportOptions::default());
+    let unit = spec.throttled[0].x0 / spans[0].0;
+    for (s, (from, to)) in spec.throttled.iter().zip(&spans) {
+        assert!(
+            (s.x0 - from * unit).abs() < 1e-6 && (s.x1 - to * unit).abs() < 1e-6,
+            "{s:?} vs {from}..{to}"
+        );
+    }
+}
+
+/// The subtitles gave the cache size but not the rates, and a long one was cut inside a word
+/// ("(sto…" for "(stopped early)"): they give the rate in the cache and after it as the
+/// findings do, and a long one loses whole clauses, never "stopped early".
+pub fn chart_subtitles_give_the_rates_and_lose_only_whole_clauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("870");
+    let o = slccache()
+        .args(["simulate", "870evo-4tb", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    assert!(a.coverage.as_ref().unwrap().stopped_early);
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let f = slccache::detect::Findings::of(&a);
+    let (inside, after) = (f.in_cache_text(u).unwrap(), f.after_text(u).unwrap());
+    let clauses = charts::cache_subtitle_clauses(&a, u);
+    let forms: Vec<&str> = clauses
+        .iter()
+        .flat_map(|c| c.forms.iter().map(String::as_str))
+        .collect();
+    for size in [(1600, 900), (1200, 675), (800, 450), (640, 360), (480, 270)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_time(&t, &a, &o),
+            charts::throughput_data(&t, &a, &o),
+        ] {
+            let sub = &spec.subtitle;
+            if size.0 >= 800 {
+                assert!(
+                    sub.contains(&format!("{inside} in the cache -> {after} after it")),
+                    "{size:?}: {sub}"
+                );
+            }
+            assert!(sub.starts_with("SLC cache 24.0 GB"), "{size:?}: {sub}");
+            assert!(sub.contains("stopped early"), "{size:?}: {sub}");
+            // Whole clauses only: each is one of the forms the findings give.
+            for part in sub.split("  ·  ") {
+                assert!(forms.contains(&part), "{size:?}: {part:?} in {sub}");
+            }
+            // And the line fits where the header draws it (down to 75% of its size).
+            let l = Layout::new(spec.size, false, 1);
+            let w = charts::text_width(sub, l.font(charts::font_px::SUBTITLE));
+            assert!(
+                w * 0.75 <= spec.size.0 as f64 - 48.0 * l.scale,
+                "{size:?}: would be cut: {sub}"
+            );
+        }
+    }
 }
 
 pub fn a_gradual_drop_without_a_cliff_is_annotated() {

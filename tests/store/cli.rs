@@ -338,8 +338,17 @@ pub fn history_charts_a_drive_against_date_and_wear() {
     for s in &specs {
         assert_eq!(s.series.len(), 1 + 4 * 3, "{:?}", s.kind);
     }
+    // Days from a UTC midnight a margin before the first run, so that none sits on the edge.
     let line = &specs[0].series[0].points;
-    assert_eq!(line, &[(0.0, 13.0), (31.0, 12.0), (60.0, 10.0)]);
+    let off = line[0].0;
+    assert!(off >= 3.0 && off.fract() == 0.0, "{line:?}");
+    let from_first: Vec<(f64, f64)> = line.iter().map(|p| (p.0 - off, p.1)).collect();
+    assert_eq!(from_first, [(0.0, 13.0), (31.0, 12.0), (60.0, 10.0)]);
+    assert!(
+        specs[0].x.label.starts_with("days since 2025-12-"),
+        "{}",
+        specs[0].x.label
+    );
     let wear = &specs[2].series[0].points;
     assert_eq!(wear[0].0, 0.512);
     assert!(specs[2].footer.iter().any(|f| f.contains("7% used")));
@@ -1756,7 +1765,13 @@ pub fn history_says_why_no_run_has_a_cache_size() {
         ),
         "{svg}"
     );
-    assert!(svg.contains("2 hidden by the link to the drive"), "footer");
+    assert!(
+        svg.contains(
+            "none of the drive's 2 runs in the store has a value here: all hidden by the link \
+             to the drive"
+        ),
+        "footer"
+    );
 }
 
 /// history of an emulated drive charted cache size against the data its counters gave

@@ -295,6 +295,8 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
     let mut series = Vec::new();
     let mut legend = Vec::new();
     let mut markers = Vec::new();
+    let mut throttled: Vec<Throttle> = Vec::new();
+    let mut heat_legend = Vec::new();
     for (i, r) in runs.iter().enumerate() {
         let style = run_style(i);
         let sh = shift[i] / xdiv;
@@ -355,6 +357,38 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             swatch: false,
             group: Some(i),
         });
+        // The run's thermal throttling, as its analysis found it: a strip of the run's colour
+        // along the bottom, one strip above the other for each run that throttled.
+        let lane = heat_legend.len();
+        let heat: Vec<Throttle> = crate::detect::throttled_spans(r.analysis)
+            .into_iter()
+            .map(|(s, e)| {
+                let at = |t_s: f64| match xk {
+                    XKind::Time => t_s / xdiv - sh,
+                    XKind::Data => bytes_at(r.timeline, t_s) / xdiv - sh,
+                };
+                Throttle {
+                    x0: at(s),
+                    x1: at(e),
+                    color: style.color,
+                    lane,
+                    group: Some(i),
+                }
+            })
+            .filter(|s| s.x1 > s.x0)
+            .collect();
+        if !heat.is_empty() {
+            throttled.extend(heat);
+            heat_legend.push(LegendEntry {
+                name: format!("{}: throttled (hot and slower)", tags[i]),
+                style: LineStyle {
+                    color: style.color,
+                    ..THROTTLE_STYLE
+                },
+                swatch: true,
+                group: Some(i),
+            });
+        }
         if let Some(c) = r.analysis.cliffs.first() {
             let bytes = cliff_origin(r)
                 .map(|x| x.1 as u64)
@@ -401,6 +435,7 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             });
         }
     }
+    legend.extend(heat_legend);
     // The footer: the workload once when the runs share it, then the version. The drives are
     // in the legend and in compare.md's table.
     let workloads: Vec<String> = runs
@@ -567,7 +602,7 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         legend,
         zoom: None,
         theme: o.theme,
-        throttled: vec![],
+        throttled,
     })
 }
 

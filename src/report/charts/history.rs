@@ -26,6 +26,8 @@ pub struct HistoryPoint {
     /// ("emulated", "simulated"): its data written and percentage used are that run's, not
     /// the drive's wear. `None` for a real drive.
     pub counters_from_zero: Option<&'static str>,
+    /// The run wrote a file, not a drive: there are no drive counters to read.
+    pub file: bool,
     /// The series it belongs to (its host with `history --host`, its workload where the
     /// drive's runs ran more than one); `None`: one series.
     pub series: Option<String>,
@@ -59,14 +61,16 @@ pub fn history_charts(
 ) -> Vec<ChartSpec> {
     let u = o.units;
     let g = u.giga();
-    let days_x = |p: &HistoryPoint| Some(p.days);
+    let dates = date_axis(pts, first_date);
+    let days_x = |p: &HistoryPoint| Some(dates.x(p));
     let mut out = vec![history_chart(
         ChartKind::HistoryCacheDate,
         format!("SLC cache size over time: {drive}"),
-        format!("days since the first run ({first_date})"),
+        dates.label.clone(),
         format!("cache size ({})", u.giga_label()),
         pts,
         &days_x,
+        dates.range,
         &|p| {
             p.cache
                 .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
@@ -78,10 +82,11 @@ pub fn history_charts(
     out.push(history_chart(
         ChartKind::HistoryRateDate,
         format!("Throughput after the cache over time: {drive}"),
-        format!("days since the first run ({first_date})"),
+        dates.label.clone(),
         format!("after-cache throughput ({}/s)", u.mega_label()),
         pts,
         &days_x,
+        dates.range,
         &|p| match p.findings.as_ref().and_then(|f| f.after.as_ref()) {
             // No one rate: the range of its rounds, drawn as a range with no point.
             Some(crate::detect::findings::After::NotSteady {
@@ -95,11 +100,7 @@ pub fn history_charts(
         &|f| f.after_text(u),
         o,
     ));
-    if no_wear_chart_text(pts).is_none()
-        && pts
-            .iter()
-            .any(|p| p.drive_written_bytes.is_some() && p.cache.is_some())
-    {
+    if no_wear_chart_text(pts).is_none() {
         let (t, t_label) = match u {
             UnitSystem::Decimal => (1e12, "TB"),
             UnitSystem::Binary => (1_099_511_627_776.0, "TiB"),
@@ -118,6 +119,7 @@ pub fn history_charts(
             format!("cache size ({})", u.giga_label()),
             pts,
             &|p| p.drive_written_bytes.map(|b| b / t),
+            None,
             &|p| {
                 p.cache
                     .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
@@ -134,21 +136,114 @@ pub fn history_charts(
     out
 }
 
-/// Why a drive's history has no chart of cache size against wear, where the drive says why:
-/// an emulated or simulated drive is new at the start of each run, its counters at zero, so
-/// they give each run's own writes, and a chart against them would put every run at nearly
-/// the same place. `None` for a real drive.
-pub fn no_wear_chart_text(pts: &[HistoryPoint]) -> Option<String> {
-    let kind = pts.iter().find_map(|p| p.counters_from_zero)?;
-    let a = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
+/// The date axis of the history charts: its unit picked from the span of the runs' start
+/// times (minutes under 3 hours, hours under 3 days, else days), and its origin a whole unit
+/// (a minute, an hour, a UTC midnight) at least a margin (5% of the span, at least half a
+/// unit) before the first run, so that no run sits on the edge of the plot, half clipped,
+/// and no axis starts below zero.
+struct DateAxis {
+    /// The origin, seconds since the epoch (or since the first run, where no date is read).
+    origin_s: f64,
+    /// The unit, seconds.
+    unit_s: f64,
+    /// The first run's start, seconds since the epoch (0 where no date is read).
+    t0_s: f64,
+    /// The axis label: `minutes since 22:00 UTC on 2026-12-04`.
+    label: String,
+    /// The axis range, in the unit.
+    range: Option<(f64, f64)>,
+}
+
+impl DateAxis {
+    /// Where run `p` sits on the axis.
+    fn x(&self, p: &HistoryPoint) -> f64 {
+        (self.t0_s + p.days * 86_400.0 - self.origin_s) / self.unit_s
+    }
+}
+
+fn date_axis(pts: &[HistoryPoint], first_date: &str) -> DateAxis {
+    let t0 = pts
+        .iter()
+        .filter_map(|p| {
+            let t = chrono::DateTime::parse_from_rfc3339(&p.date).ok()?;
+            Some(t.timestamp() as f64 - p.days * 86_400.0)
+        })
+        .next();
+    let span_s = pts.iter().map(|p| p.days * 86_400.0).fold(0.0, f64::max);
+    let (unit_s, step_s, name) = if span_s < 3.0 * 3600.0 {
+        (60.0, 60.0, "minutes")
+    } else if span_s < 3.0 * 86_400.0 {
+        (3600.0, 3600.0, "hours")
     } else {
-        "a"
+        (86_400.0, 86_400.0, "days")
     };
-    Some(format!(
-        "no chart against wear: {a} {kind} drive's counters start from zero on each run, so \
-         the data written they give is that run's, not the drive's wear"
-    ))
+    let margin_s = (0.05 * span_s).max(0.5 * unit_s);
+    let Some(t0) = t0 else {
+        // No date to read: the old origin, the first run, with the margin after the last.
+        return DateAxis {
+            origin_s: 0.0,
+            unit_s,
+            t0_s: 0.0,
+            label: format!("{name} since the first run ({first_date})"),
+            range: Some((0.0, (span_s + margin_s) / unit_s)),
+        };
+    };
+    let origin = ((t0 - margin_s) / step_s).floor() * step_s;
+    let at = chrono::DateTime::from_timestamp(origin as i64, 0).unwrap_or_default();
+    let label = match name {
+        "minutes" => format!("minutes since {}", at.format("%H:%M UTC on %Y-%m-%d")),
+        "hours" => format!("hours since {}", at.format("%H:00 UTC on %Y-%m-%d")),
+        _ => format!("days since {}", at.format("%Y-%m-%d 00:00 UTC")),
+    };
+    DateAxis {
+        origin_s: origin,
+        unit_s,
+        t0_s: t0,
+        label,
+        range: Some((0.0, (t0 + span_s + margin_s - origin) / unit_s)),
+    }
+}
+
+/// Why a drive's history has no chart of cache size against wear: an emulated or simulated
+/// drive is new at the start of each run, its counters at zero, so they give each run's own
+/// writes, and a chart against them would put every run at nearly the same place; a file
+/// has no counters of the drive under it; a drive whose counters no run read, or no run with
+/// them a cache size, has nothing to chart. `None` where the chart is drawn.
+pub fn no_wear_chart_text(pts: &[HistoryPoint]) -> Option<String> {
+    if let Some(kind) = pts.iter().find_map(|p| p.counters_from_zero) {
+        let a = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        return Some(format!(
+            "no chart against wear: {a} {kind} drive's counters start from zero on each run, \
+             so the data written they give is that run's, not the drive's wear"
+        ));
+    }
+    if pts
+        .iter()
+        .any(|p| p.drive_written_bytes.is_some() && p.cache.is_some())
+    {
+        return None;
+    }
+    Some(if !pts.is_empty() && pts.iter().all(|p| p.file) {
+        format!(
+            "no chart against wear: {} a file, and a file has no counters of the data its \
+             drive has written",
+            if pts.len() == 1 {
+                "the run wrote"
+            } else {
+                "the runs wrote"
+            }
+        )
+    } else if pts.iter().all(|p| p.drive_written_bytes.is_none()) {
+        "no chart against wear: no run read the drive's count of data written (SMART)".to_string()
+    } else {
+        "no chart against wear: no run that read the drive's count of data written has a \
+         cache size"
+            .to_string()
+    })
 }
 
 /// A run's value on a history chart: a point with its interval, or only a range (an
@@ -190,6 +285,7 @@ fn history_chart(
     y_label: String,
     pts: &[HistoryPoint],
     x_of: &dyn Fn(&HistoryPoint) -> Option<f64>,
+    range: Option<(f64, f64)>,
     y_of: &YOf<'_>,
     text_of: &TextOf<'_>,
     o: &ReportOptions,
@@ -215,7 +311,9 @@ fn history_chart(
     // Runs closer together than one unit (a day, a TB) get an axis one unit wide with the
     // first a little in from the left edge, not a point on the edge of a 0.05-wide axis; never
     // below zero, since neither days since the first run nor data written can be.
-    let (x_lo, x_hi) = if x_max - x_min < 1.0 {
+    let (x_lo, x_hi) = if let Some(r) = range {
+        r
+    } else if x_max - x_min < 1.0 {
         let lo = (x_min - 0.1).max(0.0).min(x_min);
         (lo, lo + 1.1)
     } else {
@@ -247,7 +345,11 @@ fn history_chart(
         )
     } else {
         // Why the others have none, where a run's findings say: a link that hid the cliff.
-        let hidden = pts
+        let without: Vec<&HistoryPoint> = pts
+            .iter()
+            .filter(|p| x_of(p).is_none() || y_of(p).is_none())
+            .collect();
+        let hidden = without
             .iter()
             .filter(|p| {
                 p.findings.as_ref().is_some_and(|f| {
@@ -255,16 +357,23 @@ fn history_chart(
                 })
             })
             .count();
-        let why = if hidden > 0 {
-            format!(": {hidden} hidden by the link to the drive")
-        } else {
-            String::new()
+        let why = match hidden {
+            0 => String::new(),
+            h if h == without.len() && h == 1 => ": hidden by the link to the drive".into(),
+            h if h == without.len() => ": all hidden by the link to the drive".into(),
+            h => format!(": {h} hidden by the link to the drive"),
         };
-        format!(
-            "{} of the drive's {} in the store shown (the others have no value here{why})",
-            xy.len(),
-            count_text(pts.len(), "run", "runs")
-        )
+        match (xy.len(), pts.len()) {
+            (0, 1) => format!("the drive's one run in the store has no value here{why}"),
+            (0, n) => format!("none of the drive's {n} runs in the store has a value here{why}"),
+            (k, n) => format!(
+                "{k} of the drive's {n} runs in the store shown ({} no value here{why})",
+                match without.len() {
+                    1 => "1 has".to_string(),
+                    m => format!("{m} have"),
+                }
+            ),
+        }
     };
     let footer = vec![format!("{shown}; slccache {}", crate::VERSION)];
     let px = per_px(o.png_size, footer.len(), &x, &y);
@@ -311,8 +420,14 @@ fn history_chart(
         }
     }
     if !split && xy.iter().any(|(_, y)| y.v.is_some()) {
+        // "with 95% interval" only where a run has one drawn.
+        let interval = xy.iter().any(|(_, y)| y.v.is_some() && y.hi > y.lo);
         legend.push(LegendEntry {
-            name: "run, with 95% interval".into(),
+            name: if interval {
+                "run, with 95% interval".into()
+            } else {
+                "run".into()
+            },
             style: MEASURED,
             swatch: false,
             group: None,
@@ -372,7 +487,11 @@ fn history_chart(
                     crate::detect::findings::Cache::HiddenByLink { link } => {
                         format!("cache hidden by the {link} link")
                     }
-                    _ => f.cache_cell(o.units),
+                    // The cell, or where it has no figure ("-") the words why.
+                    _ => match f.cache_cell(o.units) {
+                        c if c == "-" => f.cache_text(o.units),
+                        c => c,
+                    },
                 };
                 format!("no run has this value; latest run (run {id}): {why}")
             }
@@ -411,6 +530,7 @@ mod tests {
             drive_written_bytes: Some(written),
             percentage_used: Some(1.0),
             counters_from_zero: None,
+            file: false,
             series: None,
             host: None,
             workload: "randwrite 4K QD32".into(),
@@ -421,6 +541,110 @@ mod tests {
             findings: None,
             interrupted: false,
         }
+    }
+
+    /// Runs minutes apart sat on a 0 to 1.1 day axis at day 0, half clipped off the plot: the
+    /// axis is in minutes, hours or days as the span asks, and every run sits a margin inside.
+    #[test]
+    fn the_date_axis_unit_follows_the_span_and_clips_no_run() {
+        for (gap_days, unit) in [
+            (0.0, "minutes"),
+            (4.0 / 1440.0, "minutes"),
+            (0.5, "hours"),
+            (2.0, "hours"),
+            (40.0, "days"),
+        ] {
+            let mut pts = vec![point(1, 0.0, 5e10), point(2, gap_days, 9e10)];
+            pts[0].date = "2026-12-04T22:03:21Z".into();
+            let charts = history_charts("drive", "2026-12-04", &pts, &ReportOptions::default());
+            for c in &charts[..2] {
+                assert!(c.x.label.starts_with(unit), "{gap_days}: {}", c.x.label);
+                assert!(c.x.min >= 0.0, "{}", c.x.min);
+                // The diamond's half width (7 px) and a little more stays inside the plot.
+                let (ux, _, scale) = per_px(c.size, c.footer.len(), &c.x, &c.y);
+                let margin = 8.0 * scale * ux;
+                let xs: Vec<f64> = c
+                    .series
+                    .iter()
+                    .flat_map(|s| s.points.iter().map(|p| p.0))
+                    .collect();
+                assert!(!xs.is_empty());
+                for x in xs {
+                    assert!(
+                        x >= c.x.min + margin - 1e-9 && x <= c.x.max - margin + 1e-9,
+                        "{gap_days}: {x} on {}..{} ({})",
+                        c.x.min,
+                        c.x.max,
+                        c.x.label
+                    );
+                }
+            }
+        }
+    }
+
+    /// The after-cache chart's legend said "with 95% interval" where no run has one drawn.
+    #[test]
+    fn the_legend_names_an_interval_only_where_one_is_drawn() {
+        let pts = [point(1, 0.0, 5e10), point(2, 1.0, 9e10)];
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        let names = |c: &ChartSpec| -> Vec<String> {
+            c.legend.iter().map(|e| e.name.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(names(&charts[0]), ["run, with 95% interval"]);
+        assert_eq!(names(&charts[1]), ["run"]);
+    }
+
+    /// A drive's one run without a value read "0 of the drive's 1 run in the store shown
+    /// (the others have no value here)".
+    #[test]
+    fn the_footer_says_in_words_which_runs_have_no_value() {
+        let mut none = point(1, 0.0, 5e10);
+        none.cache = None;
+        none.after_bytes_per_sec = None;
+        let footer = |pts: &[HistoryPoint]| {
+            history_charts("drive", "2026-12-03", pts, &ReportOptions::default())[0].footer[0]
+                .clone()
+        };
+        let f = footer(std::slice::from_ref(&none));
+        assert!(
+            f.starts_with("the drive's one run in the store has no value here;"),
+            "{f}"
+        );
+        let f = footer(&[none.clone(), none.clone()]);
+        assert!(
+            f.starts_with("none of the drive's 2 runs in the store has a value here;"),
+            "{f}"
+        );
+        let f = footer(&[none.clone(), point(2, 1.0, 9e10), point(3, 2.0, 9e10)]);
+        assert!(
+            f.starts_with("2 of the drive's 3 runs in the store shown (1 has no value here);"),
+            "{f}"
+        );
+        assert!(!f.contains("the others") && !f.starts_with("0 of"), "{f}");
+    }
+
+    /// A file target's history had no wear chart and no sentence saying why (an emulated
+    /// drive's has one).
+    #[test]
+    fn a_file_target_says_why_it_has_no_wear_chart() {
+        let mut p = point(1, 0.0, 0.0);
+        p.drive_written_bytes = None;
+        p.percentage_used = None;
+        p.file = true;
+        let t = no_wear_chart_text(std::slice::from_ref(&p)).expect("a sentence");
+        assert!(t.contains("the run wrote a file"), "{t}");
+        let charts = history_charts(
+            "file",
+            "2026-12-03",
+            &[p.clone()],
+            &ReportOptions::default(),
+        );
+        assert_eq!(charts.len(), 2);
+        // A real drive whose counters no run read says so too; one that has them is charted.
+        p.file = false;
+        let t = no_wear_chart_text(std::slice::from_ref(&p)).expect("a sentence");
+        assert!(t.contains("no run read the drive's count"), "{t}");
+        assert_eq!(no_wear_chart_text(&[point(1, 0.0, 5e10)]), None);
     }
 
     /// Regression: runs close together on the wear axis (a drive that had written 0.05 TB)

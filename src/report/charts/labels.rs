@@ -48,12 +48,37 @@ pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
     )
 }
 
-/// The subtitle: the cache estimate with its 95% interval, or the lower bound without a cliff.
-pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
+/// One clause of a subtitle (the clauses are joined by "  ·  "): its forms, longest first,
+/// and how readily it gives way when the line is too long for the chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clause {
+    /// The clause's texts, longest first; a shorter form keeps what the clause must say.
+    pub forms: Vec<String>,
+    /// Never left out (it may still take its shortest form): the cache, "(stopped early)".
+    pub keep: bool,
+    /// The higher, the sooner it gives way (its shorter form, then, unless kept, itself).
+    pub rank: u8,
+}
+
+impl Clause {
+    fn new(text: impl Into<String>, rank: u8) -> Clause {
+        Clause {
+            forms: vec![text.into()],
+            keep: false,
+            rank,
+        }
+    }
+}
+
+/// The subtitle of a single run's charts in clauses, as [`cache_subtitle`] joins them: the
+/// cache estimate with its 95% interval (or the bound without a cliff), the rate in the cache
+/// and after it (the figures the terminal prints), the cliffs, the link's limit, returns of
+/// the cache, and what the run wrote.
+pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     let fb = |b: u64| format_bytes(b as f64, units);
     let f = Findings::of(a);
     let moved = f.moved();
-    let mut s = match &f.cache {
+    let cache = match &f.cache {
         Cache::Sized { .. } => f.cache_text(units),
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
             format!("No cliff seen: {}", f.cache_text(units))
@@ -62,66 +87,140 @@ pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
         Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
         _ => crate::units::capitalized(&f.cache_text(units)),
     };
+    let mut v = vec![Clause {
+        forms: vec![cache],
+        keep: true,
+        rank: 0,
+    }];
+    // The rates either side of the cache, in the words of the terminal's results.
+    match (f.in_cache_text(units), f.after_text(units)) {
+        (Some(i), Some(after)) => v.push(Clause::new(
+            format!("{i} in the cache -> {after} after it"),
+            1,
+        )),
+        (None, Some(after)) => v.push(Clause::new(format!("{after} after the cache"), 1)),
+        (Some(i), None) => v.push(Clause::new(format!("{i} in the cache"), 1)),
+        (None, None) => {}
+    }
     match (a.cliffs.len(), f.cliffs_short_text()) {
         // Fewer than `--cliffs` asked for: "1 of 2 cliffs found".
-        (_, Some(t)) => s.push_str(&format!("  ·  {t}")),
+        (_, Some(t)) => v.push(Clause::new(t, 2)),
         (0, None) => {}
-        (1, None) => s.push_str("  ·  1 cliff"),
-        (n, None) => s.push_str(&format!("  ·  {n} cliffs")),
+        (1, None) => v.push(Clause::new("1 cliff", 5)),
+        (n, None) => v.push(Clause::new(format!("{n} cliffs"), 5)),
     }
     // A rate in the cache at the link's ceiling, as every other output says it: the fact
     // alone, short (the terminal and report.md give what it may mean).
     if let Some(t) = f.link_limit_text() {
-        s.push_str(&format!("  ·  {t}"));
+        v.push(Clause::new(t, 3));
     }
     if let Some(line) = crate::detect::returns_text(a, units) {
-        s.push_str(&format!("  ·  {line}"));
+        v.push(Clause::new(line, 3));
     }
     match &a.coverage {
-        // Not the whole span: how much of it, and the warning the terminal gives.
+        // Not the whole span: how much of it, and the warning the terminal gives. A run that
+        // stopped early says so in any form.
         Some(c) if !c.whole_span => {
-            s.push_str(&format!(
-                "  ·  {} of {} {moved} in {}{}",
+            let what = format!(
+                "{} of {} {moved} in {}",
                 fb(a.bytes_total),
                 fb(c.span_bytes),
                 format_seconds(a.duration_s),
-                if c.stopped_early {
-                    " (stopped early)"
-                } else {
-                    ""
+            );
+            v.push(if c.stopped_early {
+                Clause {
+                    forms: vec![format!("{what} (stopped early)"), "stopped early".into()],
+                    keep: true,
+                    rank: 4,
                 }
-            ));
+            } else {
+                Clause::new(what, 4)
+            });
             if c.later_tier_possible {
-                s.push_str("  ·  a slower tier may follow");
+                v.push(Clause::new("a slower tier may follow", 2));
             }
         }
         Some(c) => {
-            s.push_str(&format!(
-                "  ·  {} {moved} in {}",
+            let what = format!(
+                "{} {moved} in {}",
                 fb(a.bytes_total),
                 format_seconds(a.duration_s)
-            ));
+            );
             // The whole-fill average is over the first pass: past one pass (the writes
             // wrapped) it is not the average of what this line counts, so it is named.
+            let mut forms = Vec::new();
             if let Some(r) = c.whole_fill_bytes_per_sec {
                 if c.bytes_written > c.span_bytes && c.span_bytes > 0 {
-                    s.push_str(&format!(
-                        " ({:.1} passes), the first pass at {} on average",
+                    forms.push(format!(
+                        "{what} ({:.1} passes), the first pass at {} on average",
                         c.bytes_written as f64 / c.span_bytes as f64,
                         format_rate(r, units)
                     ));
                 } else {
-                    s.push_str(&format!(", {} on average", format_rate(r, units)));
+                    forms.push(format!("{what}, {} on average", format_rate(r, units)));
                 }
             }
+            forms.push(what);
+            v.push(Clause {
+                forms,
+                keep: false,
+                rank: 4,
+            });
         }
-        None => s.push_str(&format!(
-            "  ·  {} {moved} in {}",
-            fb(a.bytes_total),
-            format_seconds(a.duration_s)
+        None => v.push(Clause::new(
+            format!(
+                "{} {moved} in {}",
+                fb(a.bytes_total),
+                format_seconds(a.duration_s)
+            ),
+            4,
         )),
     }
-    s
+    v
+}
+
+/// The subtitle in full: every clause of [`cache_subtitle_clauses`] in its longest form.
+pub fn cache_subtitle(a: &Analysis, units: UnitSystem) -> String {
+    let clauses = cache_subtitle_clauses(a, units);
+    join_clauses(&clauses, &vec![Some(0); clauses.len()])
+}
+
+fn join_clauses(clauses: &[Clause], form: &[Option<usize>]) -> String {
+    clauses
+        .iter()
+        .zip(form)
+        .filter_map(|(c, k)| k.map(|k| c.forms[k].as_str()))
+        .collect::<Vec<_>>()
+        .join("  ·  ")
+}
+
+/// The clauses as one subtitle that fits a chart of `size` (the header draws a line down to
+/// 75% of its size before it would cut it): the clause that gives way first ([`Clause::rank`],
+/// the later of equals) takes its next shorter form, or, unless kept, goes, until the line
+/// fits. Whole clauses only, never a word cut: "(stopped early)" stays, at least as "stopped
+/// early".
+pub fn fit_subtitle(clauses: &[Clause], size: (u32, u32)) -> String {
+    let l = Layout::new(size, false, 1);
+    let max_w = size.0 as f64 - 48.0 * l.scale;
+    // A hair under 75%: the header measures the smaller text at its own rounding.
+    let px = l.font(font_px::SUBTITLE) * 0.745;
+    let mut form: Vec<Option<usize>> = vec![Some(0); clauses.len()];
+    loop {
+        let text = join_clauses(clauses, &form);
+        if text_width(&text, px) <= max_w {
+            return text;
+        }
+        let give = (0..clauses.len())
+            .filter(|&i| match form[i] {
+                Some(k) => k + 1 < clauses[i].forms.len() || !clauses[i].keep,
+                None => false,
+            })
+            .max_by_key(|&i| (clauses[i].rank, i));
+        let Some(i) = give else {
+            return text;
+        };
+        form[i] = form[i].and_then(|k| (k + 1 < clauses[i].forms.len()).then_some(k + 1));
+    }
 }
 
 /// [`workload_text`] of a run analysed as `a`. Where no interval was chosen (an imported

@@ -135,7 +135,7 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
             crate::detect::Findings::of(a).direction(),
             run_name(&t.meta)
         ),
-        subtitle: cache_subtitle(a, u),
+        subtitle: fit_subtitle(&cache_subtitle_clauses(a, u), o.png_size),
         footer,
         x,
         y: Axis {

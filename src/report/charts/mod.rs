@@ -330,6 +330,21 @@ impl LegendEntry {
     }
 }
 
+/// A stretch where the drive throttled (hot and slower): a strip along the bottom of the plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Throttle {
+    /// Start, chart units.
+    pub x0: f64,
+    /// End, chart units.
+    pub x1: f64,
+    /// The strip's colour: [`THROTTLE_STYLE`]'s in a single run, the run's in a comparison.
+    pub color: Rgb,
+    /// Which strip from the bottom (0 the lowest): one per run in a comparison.
+    pub lane: usize,
+    /// The run this stretch belongs to in a comparison.
+    pub group: Option<usize>,
+}
+
 /// Light (white background) or dark charts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Theme {
@@ -382,8 +397,8 @@ pub struct ChartSpec {
     pub zoom: Option<ZoomMark>,
     /// Colours of the background and text.
     pub theme: Theme,
-    /// Stretches where the drive throttled (hot and slower), chart units; marked along the top.
-    pub throttled: Vec<(f64, f64)>,
+    /// Stretches where the drive throttled (hot and slower); marked along the bottom.
+    pub throttled: Vec<Throttle>,
 }
 
 impl ChartSpec {

@@ -126,15 +126,16 @@ fn envelope_series(
     envelope(&pts, lo, hi, cols)
 }
 
-/// The name of a phase tint of `a` in the legend: the names the bands of that kind carry
+/// The name of a phase tint of `a` in the legend: the names the bands of that tint carry
 /// ([`phase_names`]), so that a tint is never called "after the cache" where its band reads
 /// "tier 2", nor "folding" where it reads "after the cache (folding)". The parts of one
-/// stretch ("after the cache, part 1 of 3") go under the stretch's name.
-fn legend_name(a: &Analysis, k: PhaseKind) -> String {
+/// stretch ("after the cache, part 1 of 3") go under the stretch's name; the throttled
+/// stretches have a tint of their own, named as their bands are ("thermal throttling").
+fn legend_name(a: &Analysis, tint: Rgb) -> String {
     let names = crate::detect::findings::phase_names(a);
     let mut seen: Vec<String> = Vec::new();
     for (p, n) in a.phases.iter().zip(&names) {
-        if p.kind != k {
+        if phase_tint(a, p) != tint {
             continue;
         }
         let n = n.split(", part ").next().unwrap_or(n).to_string();
@@ -142,20 +143,16 @@ fn legend_name(a: &Analysis, k: PhaseKind) -> String {
             seen.push(n);
         }
     }
-    if seen.is_empty() {
-        phase_name(k).to_string()
-    } else {
-        seen.join(" / ")
-    }
+    seen.join(" / ")
 }
 
-pub(super) fn phase_name(k: PhaseKind) -> &'static str {
-    match k {
-        PhaseKind::Cache => "SLC cache",
-        PhaseKind::PostCache => "after the cache",
-        PhaseKind::Folding => "folding",
-        PhaseKind::Steady => "steady",
-        PhaseKind::Throttled => "thermal throttling",
+/// The tint of phase `p` of `a`: its kind's colour, or, where the drive throttled for heat
+/// ([`crate::detect::is_throttled`]), the tint of the throttled stretches.
+pub(super) fn phase_tint(a: &Analysis, p: &crate::detect::Phase) -> Rgb {
+    if p.kind == PhaseKind::Throttled || crate::detect::is_throttled(a, p) {
+        THROTTLE_STYLE.color
+    } else {
+        phase_color(p.kind)
     }
 }
 
@@ -165,7 +162,7 @@ pub(super) fn phase_color(k: PhaseKind) -> Rgb {
         PhaseKind::PostCache => palette::ORANGE,
         PhaseKind::Folding => palette::REDDISH_PURPLE,
         PhaseKind::Steady => palette::GREY,
-        PhaseKind::Throttled => palette::YELLOW,
+        PhaseKind::Throttled => THROTTLE_STYLE.color,
     }
 }
 
@@ -192,11 +189,12 @@ pub(super) const DROP_STYLE: LineStyle = LineStyle {
     dash: Dash::Dashed { on: 4, off: 5 },
 };
 
-/// The throttled stretches (a swatch in the legend, a strip on the chart).
+/// The throttled stretches (a swatch in the legend, a strip on the chart, as high as its
+/// width at the 1600x900 scale); their phases' tint has the same colour.
 pub const THROTTLE_STYLE: LineStyle = LineStyle {
     color: palette::VERMILLION,
     alpha: 1.0,
-    width: 1.0,
+    width: 9.0,
     dash: Dash::Solid,
 };
 
@@ -374,7 +372,7 @@ pub(super) fn throughput(
             x1: to_x(p.end_s).min(x.max),
             label: format!("{}: {}", names[i], format_rate(p.mean_bytes_per_sec, u)),
             short_label: format_rate(p.mean_bytes_per_sec, u),
-            color: phase_color(p.kind),
+            color: phase_tint(a, p),
         })
         .filter(|b| b.x1 > b.x0)
         .collect();
@@ -627,18 +625,20 @@ pub(super) fn throughput(
     if drop.is_some() {
         legend.push(LegendEntry::line("gradual drop", DROP_STYLE));
     }
-    // The phase tints, one legend swatch per kind shown.
-    let mut kinds: Vec<PhaseKind> = Vec::new();
+    // The phase tints, one legend swatch per tint shown (the throttled stretches' apart from
+    // the kind they interrupt).
+    let mut tints: Vec<Rgb> = Vec::new();
     for p in &a.phases {
-        if !kinds.contains(&p.kind) && to_x(p.start_s) < x.max {
-            kinds.push(p.kind);
+        let c = phase_tint(a, p);
+        if !tints.contains(&c) && to_x(p.start_s) < x.max {
+            tints.push(c);
         }
     }
-    for k in kinds {
+    for c in tints {
         legend.push(LegendEntry {
-            name: legend_name(a, k).to_string(),
+            name: legend_name(a, c),
             style: LineStyle {
-                color: phase_color(k),
+                color: c,
                 alpha: 1.0,
                 width: 1.0,
                 dash: Dash::Solid,
@@ -647,13 +647,19 @@ pub(super) fn throughput(
             group: None,
         });
     }
-    let throttled: Vec<(f64, f64)> = if xk == XKind::Time {
+    let throttled: Vec<Throttle> = if xk == XKind::Time {
         // The throttling the analysis found (its warnings name it, "after the cache" leaves it
         // out), not a guess of the chart's own.
         crate::detect::throttled_spans(a)
             .into_iter()
-            .map(|(s, e)| (to_x(s), to_x(e).min(x.max)))
-            .filter(|(s, e)| e > s)
+            .map(|(s, e)| Throttle {
+                x0: to_x(s),
+                x1: to_x(e).min(x.max),
+                color: THROTTLE_STYLE.color,
+                lane: 0,
+                group: None,
+            })
+            .filter(|s| s.x1 > s.x0)
             .collect()
     } else {
         vec![]
@@ -675,7 +681,7 @@ pub(super) fn throughput(
         },
         size: o.png_size,
         title,
-        subtitle: cache_subtitle(a, u),
+        subtitle: fit_subtitle(&cache_subtitle_clauses(a, u), o.png_size),
         footer,
         x,
         y,

@@ -3,10 +3,15 @@
 
 use super::*;
 
-/// Tint strength of a phase band: grey (a steady run) lighter than the colours.
+/// Tint strength of a phase band: grey (a steady run) lighter than the colours, and the
+/// throttled stretches' vermillion stronger, so that it reads apart from the orange of the
+/// phase after the cache it interrupts.
 pub(super) fn band_alpha(c: Rgb) -> f64 {
-    if c == crate::report::charts::palette::GREY {
+    use crate::report::charts::palette;
+    if c == palette::GREY {
         0.07
+    } else if c == palette::VERMILLION {
+        0.22
     } else {
         0.14
     }
@@ -137,7 +142,9 @@ pub(super) fn draw_axes<DB: DrawingBackend>(
 }
 
 /// Fits `text` into `max_w` pixels: first by shrinking the font (down to 75%), then by cutting
-/// the end with an ellipsis.
+/// it with an ellipsis at the end of a word, never inside one, before a closing "(...)" (a
+/// run's "(simulated)" or "(emulated)"), which stays whole: "Write throughput over time:
+/// Samsung SSD 970 EVO… (emulated)". Only a first word too long alone is cut inside.
 pub fn fit_text(text: &str, st: Style, max_w: f64) -> (String, Style) {
     if st.width(text) <= max_w {
         return (text.to_string(), st);
@@ -157,6 +164,27 @@ pub fn fit_text(text: &str, st: Style, max_w: f64) -> (String, Style) {
             break;
         }
         smaller.em = (smaller.em * 0.995).max(floor);
+    }
+    // The closing group in parentheses, kept whole where it leaves room for a word.
+    let (head, tail) = match text.rfind(" (") {
+        Some(i) if text.ends_with(')') && !text[i + 2..].contains('(') => (&text[..i], &text[i..]),
+        _ => (text, ""),
+    };
+    for tail in [tail, ""] {
+        let words: Vec<&str> = head.split(' ').collect();
+        for n in (1..words.len()).rev() {
+            let kept = words[..n]
+                .join(" ")
+                .trim_end_matches([' ', ',', ':', ';', '·', '(', '-', '/'])
+                .to_string();
+            if kept.is_empty() {
+                continue;
+            }
+            let t = format!("{kept}…{tail}");
+            if smaller.width(&t) <= max_w {
+                return (t, smaller);
+            }
+        }
     }
     let mut chars: Vec<char> = text.chars().collect();
     while !chars.is_empty() {
@@ -205,14 +233,20 @@ pub(super) fn draw_header<DB: DrawingBackend>(
             if e.swatch {
                 let h = (st.height() * 0.8) as i32;
                 let boost = if spec.theme == Theme::Dark { 1.6 } else { 1.0 };
-                let alpha = if e.style == crate::report::charts::THROTTLE_STYLE {
+                // A strip's swatch (in any colour: a comparison's are the runs') as the strip.
+                let strip = crate::report::charts::THROTTLE_STYLE;
+                let alpha = if (LineStyle {
+                    color: strip.color,
+                    ..e.style
+                }) == strip
+                {
                     0.85
                 } else {
                     (band_alpha(e.style.color) * 2.5 * boost).min(1.0)
                 };
                 root.draw(&Rectangle::new(
                     [(x, mid - h / 2), (x + sw, mid + h / 2)],
-                    color(e.style.color).mix(alpha).filled(),
+                    color(ink(spec.theme, e.style.color)).mix(alpha).filled(),
                 ))
                 .map_err(err)?;
             } else {
@@ -275,6 +309,41 @@ mod tests {
             let (drawn, small) = fit_text(&text, st, max_w);
             assert_eq!(drawn, text, "cut at max_w {max_w} (full {full})");
             assert!(small.width(&drawn) <= max_w, "{max_w}");
+        }
+    }
+
+    /// A long subtitle was cut inside a word and its marker ("(sto…" for "(stopped early)"),
+    /// a long title before its "(emulated)": a text is cut at a word's end, and a closing
+    /// "(...)" stays whole.
+    #[test]
+    fn a_cut_ends_at_a_word_and_keeps_the_closing_marker() {
+        let st = Style::new(20.0);
+        let title = "Write throughput over time: Samsung SSD 970 EVO Plus 2TB (emulated)";
+        for i in 0..200 {
+            let max_w = st.width(title) * (0.3 + 0.0022 * i as f64);
+            let (t, small) = fit_text(title, st, max_w);
+            assert!(small.width(&t) <= max_w, "{t}");
+            if t == title {
+                continue;
+            }
+            assert!(t.ends_with("… (emulated)"), "{t}");
+            let head = t.trim_end_matches("… (emulated)");
+            assert!(
+                title.starts_with(head) && title[head.len()..].starts_with([' ', ':']),
+                "cut inside a word: {t}"
+            );
+        }
+        let sub =
+            "SLC cache 24.0 GB  ·  44.0 GB of 4.00 TB written in 100.0 s (stopped early)  ·  a \
+                   slower tier may follow";
+        for i in 0..200 {
+            let max_w = st.width(sub) * (0.3 + 0.0022 * i as f64);
+            let (t, _) = fit_text(sub, st, max_w);
+            let head = t.trim_end_matches('…');
+            assert!(
+                sub.starts_with(head) && sub[head.len()..].starts_with([' ', ',']) || t == sub,
+                "cut inside a word: {t}"
+            );
         }
     }
 }

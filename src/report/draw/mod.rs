@@ -301,18 +301,19 @@ fn draw<DB: DrawingBackend>(
         stroke(&plot, vec![local(x, top), local(x, bottom)], &st, l.scale)?;
     }
     group(None);
-    // Throttled stretches: a strip along the bottom of the plot.
-    let strip = (9.0 * l.scale).round() as i32;
-    for &(a, z) in &spec.throttled {
-        let (a, z) = (p.x(&spec.x, a), p.x(&spec.x, z));
+    // Throttled stretches: strips along the bottom of the plot, one above the other per lane.
+    let strip = (crate::report::charts::THROTTLE_STYLE.width * l.scale).round() as i32;
+    for s in &spec.throttled {
+        group(s.group);
+        let (a, z) = (p.x(&spec.x, s.x0), p.x(&spec.x, s.x1));
+        let low = bottom - strip * s.lane as i32;
         plot.draw(&Rectangle::new(
-            [local(a, bottom - strip), local(z.max(a + 2), bottom)],
-            color(crate::report::charts::THROTTLE_STYLE.color)
-                .mix(0.85)
-                .filled(),
+            [local(a, low - strip), local(z.max(a + 2), low)],
+            color(ink(th, s.color)).mix(0.85).filled(),
         ))
         .map_err(err)?;
     }
+    group(None);
     draw_axes(root, spec, &p, &l)?;
     draw_zoom_mark(root, spec, &p, &l)?;
     draw_labels(root, spec, &p, &l, group)?;

@@ -760,11 +760,16 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
         "SLC cache (95% interval)",
         "in cache",
         "after cache",
-        "drive's data written",
-        "percentage used",
     ]
     .map(String::from)
     .to_vec();
+    // The drive's counters, where they are its wear: an emulated or simulated drive's start
+    // from zero on each run (the page's note says so), so they are left out, not shown
+    // beside it.
+    let counters = pts.iter().any(|p| p.counters_from_zero.is_none());
+    if counters {
+        head.extend(["drive's data written", "percentage used"].map(String::from));
+    }
     let hosts = pts.iter().any(|p| p.host.is_some());
     if hosts {
         head.push("host".into());
@@ -802,9 +807,11 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                     Some(f) => opt(f.after_cell(u)),
                     None => opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
                 },
-                opt(p.drive_written_bytes.map(|b| format_bytes(b, u))),
-                opt(p.percentage_used.map(|v| format!("{v:.0}%"))),
             ];
+            if counters {
+                row.push(opt(p.drive_written_bytes.map(|b| format_bytes(b, u))));
+                row.push(opt(p.percentage_used.map(|v| format!("{v:.0}%"))));
+            }
             if hosts {
                 row.push(opt(p.host.clone()));
             }
@@ -850,5 +857,48 @@ impl Outputs for History<'_> {
             ..Default::default()
         };
         (Vec::new(), extra)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The history table gave an emulated drive's counters as "drive's data written" beside
+    /// the page's note that they are not the drive's wear: they are left out.
+    #[test]
+    fn the_history_table_leaves_out_counters_that_are_not_wear() {
+        let p = HistoryPoint {
+            id: 1,
+            days: 0.0,
+            cache: Some((13e9, 12.9e9, 13.1e9)),
+            after_bytes_per_sec: Some(3e8),
+            drive_written_bytes: Some(2e10),
+            percentage_used: Some(0.0),
+            counters_from_zero: Some("emulated"),
+            file: false,
+            series: None,
+            host: None,
+            workload: "randwrite 4K QD32".into(),
+            date: "2026-12-03T10:00:00Z".into(),
+            ran: "probe".into(),
+            cache_lower_bound: None,
+            in_cache_bytes_per_sec: Some(1.2e9),
+            findings: None,
+            interrupted: false,
+        };
+        let (head, rows) = history_table(std::slice::from_ref(&p), UnitSystem::Decimal);
+        assert!(!head.iter().any(|h| h.contains("data written")), "{head:?}");
+        assert!(!rows[0].iter().any(|c| c == "20.0 GB"), "{rows:?}");
+        assert_eq!(head.len(), rows[0].len());
+        // A real drive's are its wear: shown.
+        let real = HistoryPoint {
+            counters_from_zero: None,
+            ..p
+        };
+        let (head, rows) = history_table(std::slice::from_ref(&real), UnitSystem::Decimal);
+        assert!(head.iter().any(|h| h == "drive's data written"), "{head:?}");
+        assert!(rows[0].iter().any(|c| c == "20.0 GB"), "{rows:?}");
+        assert_eq!(head.len(), rows[0].len());
     }
 }
