@@ -95,7 +95,7 @@ pub enum RunsAction {
     /// Everything recorded about one run: its row and its summary.json.
     Show {
         /// Run id.
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         id: i64,
         /// One JSON object instead: the run's row (as `runs --json` lists it), its stored
         /// files and its summary.json.
@@ -105,7 +105,7 @@ pub enum RunsAction {
     /// Write a run's folder again from the store alone.
     Export {
         /// Run id.
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         id: i64,
         /// Folder to write into (created if missing).
         #[arg(long)]
@@ -137,7 +137,7 @@ slccache runs copy 12 14 --to other.db")]
     Copy {
         /// Only these run ids of the store copied from [default: every run the filters
         /// match].
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         ids: Vec<i64>,
         /// The store to copy from [default: --db, else $SLCCACHE_DB, else the default store].
         #[arg(long, value_name = "PATH|URL")]
@@ -150,7 +150,7 @@ slccache runs copy 12 14 --to other.db")]
     /// Remove a run from the store.
     Rm {
         /// Run id.
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         id: i64,
         /// Remove it without asking (on a terminal, `runs rm` shows the run and asks first).
         #[arg(long, short = 'y')]

@@ -813,6 +813,57 @@ pub fn analyze_gives_the_runs_line_and_with_json_on_stderr() {
     assert!(!o.stderr.is_empty());
 }
 
+/// A usage error from the parser was several lines (the error, a tip, "Usage: ...", "For
+/// more information ..."); the tip for `runs show -1` (`use '-- -1'`) led to another
+/// refusal, and `--max-bytes -5GB` was read as flags ("unexpected argument '-5'"). Each is
+/// now one line and at most a short usage hint; a negative run id or size is refused as
+/// what it is, with exit code 2.
+pub fn usage_errors_are_one_line_and_negative_values_are_told() {
+    let d = tmp();
+    let lines = |args: &[&str]| -> Vec<String> {
+        let o = run(d.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(err.starts_with("slccache: error: "), "{args:?}: {err}");
+        assert!(
+            !err.contains("tip:") && !err.contains("'-- "),
+            "{args:?}: {err}"
+        );
+        err.lines().map(str::to_string).collect()
+    };
+    for args in [
+        &["probe", "--bogus", "emu:960evo-250g"][..],
+        &["simulate"],
+        &["runs", "show"],
+        &["bogus"],
+    ] {
+        let l = lines(args);
+        assert_eq!(l.len(), 2, "{args:?}: {l:?}");
+        assert!(l[1].starts_with("  usage: slccache "), "{args:?}: {l:?}");
+        assert!(l[1].ends_with(" --help`)"), "{args:?}: {l:?}");
+    }
+    // The hint names the help of the command given, with no flag in it.
+    let l = lines(&["probe", "emu:960evo-250g", "--max-byte", "5GB"]);
+    assert!(l[0].contains("'--max-bytes'"), "{l:?}");
+    assert!(l[1].ends_with("(more: `slccache probe --help`)"), "{l:?}");
+    // A negative run id: the refusal `-- -1` gave, whichever way it is given.
+    for args in [&["runs", "show", "-1"][..], &["runs", "show", "--", "-1"]] {
+        let l = lines(args);
+        assert_eq!(l.len(), 1, "{args:?}: {l:?}");
+        assert!(l[0].contains("'-1' is no run id"), "{args:?}: {l:?}");
+        assert!(l[0].contains("see `slccache runs`"), "{args:?}: {l:?}");
+    }
+    let l = lines(&["probe", "emu:960evo-250g", "--max-bytes", "-5GB"]);
+    assert_eq!(
+        l,
+        ["slccache: error: --max-bytes: invalid size '-5GB': a size cannot be negative"]
+    );
+    let l = lines(&["simulate", "960evo-250g", "--interval", "-1s"]);
+    assert_eq!(l.len(), 1, "{l:?}");
+    assert!(l[0].contains("a duration cannot be negative"), "{l:?}");
+}
+
 /// A usage error found by the parser ("unexpected argument", "invalid value") began
 /// "error: ", where every other error begins "slccache: error: ". Each is now named alike,
 /// with the same exit code 2.

@@ -81,6 +81,7 @@ fn main() -> std::process::ExitCode {
             flags::quiet_lines_have_one_shape,
             flags::analyze_gives_the_runs_line_and_with_json_on_stderr,
             flags::usage_errors_are_named_as_every_error,
+            flags::usage_errors_are_one_line_and_negative_values_are_told,
             flags::results_store_flags_only_where_they_mean_something,
             flags::destroy_data_is_taken_alike_on_every_target_but_a_block_device,
             flags::hipri_errors_name_hipri,
