@@ -763,3 +763,30 @@ fn quiet_and_json_mean_the_same_everywhere() {
         assert!(v.is_object(), "{c:?}");
     }
 }
+
+// A two-column CSV whose first row is at 0 s lost that row without a word (its rate has no
+// interval before it): a 40 GB cache at 2000 MB/s read as 38.0 GB. A first time of 0 makes
+// the times the starts of the rows' intervals, so every row is read, by the file reader and
+// the text reader alike.
+#[test]
+fn a_two_column_csv_from_zero_seconds_is_read_whole() {
+    use slccache::timeline::import::{load_with_notes, parse_text_notes, ReadOptions};
+    let mut text = String::from("seconds,MB/s\n");
+    for i in 0..80 {
+        text.push_str(&format!("{i},{}\n", if i < 20 { 2000 } else { 600 }));
+    }
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("from-zero.csv");
+    std::fs::write(&f, &text).unwrap();
+    let opts = ReadOptions::default();
+    let (file, _) = load_with_notes(&f, &opts).unwrap();
+    let (stdin, _) = parse_text_notes(&text, "stdin", &opts).unwrap();
+    for t in [&file, &stdin] {
+        assert_eq!(t.samples.len(), 80);
+        assert_eq!(t.bytes_total(), 76_000_000_000);
+        assert!((t.duration_s() - 80.0).abs() < 1e-9, "{}", t.duration_s());
+    }
+    let out = ok(&["analyze", "--no-record", f.to_str().unwrap()]);
+    assert!(out.contains(": wrote 76.0 GB in 80.0 s"), "{out}");
+    assert!(out.contains("; cache ~40.0 GB "), "{out}");
+}
