@@ -82,6 +82,7 @@ fn main() -> std::process::ExitCode {
             origin::runs_by_drive_keeps_emulated_specs_apart_as_history_does,
             origin::compare_names_runs_of_several_hosts_by_host_and_id,
             origin::history_never_merges_drives_of_another_capacity_or_kind,
+            origin::history_advice_picks_each_drive_and_following_it_works,
             postgres::store_cases_on_postgres,
             postgres::sigkill_while_recording_on_postgres,
             postgres::unreachable_postgres_fails_with_a_clear_message,

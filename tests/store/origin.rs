@@ -550,3 +550,68 @@ pub fn history_never_merges_drives_of_another_capacity_or_kind() {
         "{line}"
     );
 }
+
+/// `history hand` over three hand-made logs ("hand", "hand0", "hand-b": real drives of no
+/// known capacity) advised `--drive-kind real` for each, which matched all three again. The
+/// advice now tells the drives apart by their names, and each command given charts one
+/// drive.
+pub fn history_advice_picks_each_drive_and_following_it_works() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let mut text = String::from("seconds,MB/s\n");
+    for i in 1..=80 {
+        text.push_str(&format!("{i},{}\n", if i <= 20 { 2000 } else { 600 }));
+    }
+    for name in ["hand", "hand0", "hand-b"] {
+        let f = w.join(format!("{name}.csv"));
+        std::fs::write(&f, &text).unwrap();
+        ok(bin(&db)
+            .args(["analyze", "-q"])
+            .arg(&f)
+            .arg("--out")
+            .arg(w.join(format!("an-{name}"))));
+    }
+    for given in ["han", "hand"] {
+        let o = bin(&db)
+            .args(["history", given, "--out"])
+            .arg(w.join("h"))
+            .output()
+            .unwrap();
+        if given == "hand" {
+            // The drive named exactly so.
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let line = String::from_utf8_lossy(&o.stdout);
+            assert!(line.contains("history of hand, real: 1 run"), "{line}");
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(err.contains("matches 3 drives"), "{err}");
+        let advice: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("slccache "))
+            .collect();
+        assert_eq!(advice.len(), 3, "{err}");
+        let distinct: std::collections::BTreeSet<&str> = advice.iter().copied().collect();
+        assert_eq!(distinct.len(), 3, "{err}");
+        let mut charted = std::collections::BTreeSet::new();
+        for (i, a) in advice.iter().enumerate() {
+            let words: Vec<String> = a
+                .split_whitespace()
+                .map(|x| x.trim_matches('\'').to_string())
+                .collect();
+            let out = w.join(format!("h-{i}"));
+            let line = ok(bin(&db).args(&words).arg("--out").arg(&out));
+            assert!(line.contains(": 1 run"), "{a}: {line}");
+            charted.insert(line.split(": 1 run").next().unwrap().to_string());
+            assert!(out.join("history-cache-date.png").is_file(), "{a}");
+        }
+        assert_eq!(charted.len(), 3, "{charted:?}");
+    }
+}
