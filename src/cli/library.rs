@@ -60,6 +60,10 @@ pub struct RunsArgs {
     /// CSV instead of a table.
     #[arg(long)]
     pub csv: bool,
+    /// Every column of the table whole, however wide the terminal (on a terminal the table
+    /// is fitted to its width: COLUMNS, else the terminal's own).
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub wide: bool,
     /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
     /// drive and host) and each listed run's folder under DIR/ID/ (about 1 MB a run, once),
     /// linked from it. A folder that holds files and is not such a page is refused unless
