@@ -7,20 +7,25 @@ use slccache::stdout::Outcome;
 use slccache::store::recorder::{self, Recording};
 
 fn main() {
-    let mut cli = match Cli::try_parse() {
+    let args = slccache::cli::usage::join_negative_values(std::env::args_os().collect());
+    let mut cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             // `--help`, `--version` and `help` print to stdout (exit 0), usage errors to stderr
             // (exit 2). The help is a result like any other: one that could not be written
             // is an error (exit 1).
             if e.use_stderr() {
-                // Named as every other error is: "slccache: error: ...".
-                let text = e.render().to_string();
-                let text = match text.strip_prefix("error: ") {
-                    Some(rest) => format!("slccache: error: {rest}"),
-                    None => text,
-                };
-                eprint!("{text}");
+                // `slccache` (or `slccache runs db`) alone: the help, on stderr.
+                if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    eprint!("{}", e.render());
+                } else {
+                    // Told as every other error is: one line "slccache: error: ...", then a
+                    // short usage hint.
+                    eprintln!(
+                        "{}",
+                        slccache::cli::usage::usage_error_text(&e.render().to_string())
+                    );
+                }
                 std::process::exit(e.exit_code());
             }
             let printed = e.print();

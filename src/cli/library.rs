@@ -60,6 +60,10 @@ pub struct RunsArgs {
     /// CSV instead of a table.
     #[arg(long)]
     pub csv: bool,
+    /// Every column of the table whole, however wide the terminal (on a terminal the table
+    /// is fitted to its width: COLUMNS, else the terminal's own).
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    pub wide: bool,
     /// Write the library page DIR/index.html (every listed run with a sparkline, filters by
     /// drive and host) and each listed run's folder under DIR/ID/ (about 1 MB a run, once),
     /// linked from it. A folder that holds files and is not such a page is refused unless
@@ -95,7 +99,7 @@ pub enum RunsAction {
     /// Everything recorded about one run: its row and its summary.json.
     Show {
         /// Run id.
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         id: i64,
         /// One JSON object instead: the run's row (as `runs --json` lists it), its stored
         /// files and its summary.json.
@@ -105,7 +109,7 @@ pub enum RunsAction {
     /// Write a run's folder again from the store alone.
     Export {
         /// Run id.
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         id: i64,
         /// Folder to write into (created if missing).
         #[arg(long)]
@@ -137,7 +141,7 @@ slccache runs copy 12 14 --to other.db")]
     Copy {
         /// Only these run ids of the store copied from [default: every run the filters
         /// match].
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         ids: Vec<i64>,
         /// The store to copy from [default: --db, else $SLCCACHE_DB, else the default store].
         #[arg(long, value_name = "PATH|URL")]
@@ -150,7 +154,7 @@ slccache runs copy 12 14 --to other.db")]
     /// Remove a run from the store.
     Rm {
         /// Run id.
-        #[arg(value_parser = run_id)]
+        #[arg(value_parser = run_id, allow_negative_numbers = true)]
         id: i64,
         /// Remove it without asking (on a terminal, `runs rm` shows the run and asks first).
         #[arg(long, short = 'y')]

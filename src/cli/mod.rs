@@ -4,6 +4,7 @@
 mod groups;
 mod library;
 pub mod resolve;
+pub mod usage;
 pub use groups::{
     AlignArg, BeforeArgs, LibraryArgs, OriginArgs, OutputArgs, RecordArgs, StopArgs, StoreArgs,
     TargetArgs, ThemeArg, WorkloadArgs,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::AnalyzeArgs;
-use crate::report::console::terminal::human_summary;
+use crate::report::console::terminal::analysis_line;
 use crate::timeline::import::{self, ImportOptions, ReadOptions};
 use crate::timeline::Timeline;
 
@@ -68,30 +68,47 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         });
     }
     for ((f, t, a, link), dir) in runs.iter().zip(&dirs) {
-        let text = if args.json {
-            // Printed by main once the run is recorded, with its id.
+        // The result line in probe's shape (its stop reason from the run's summary.json),
+        // on standard output, or with --json on standard error as simulate's (the analysis
+        // is printed by main once the run is recorded, with its id).
+        let mut text = analysis_line(
+            &f.display().to_string(),
+            a,
+            t.meta.stop_reason,
+            args.output.units,
+        );
+        // Without -q, the levels either side of each cliff and when it came, on a line of
+        // their own as simulate's "measured:" (the one line keeps probe's shape).
+        if !args.quiet {
+            if let Some(steps) = crate::detect::Findings::of(a).steps_text(args.output.units) {
+                text.push_str(&format!("\n  cliffs: {steps}"));
+            }
+        }
+        if let Some(r) = &t.meta.resolution {
+            text.push_str(&format!("\n  note: {}", r.sentence()));
+        }
+        if !args.quiet {
+            for w in &a.warnings {
+                text.push_str(&format!("\n  warning: {w}"));
+            }
+        }
+        if args.json {
             crate::store::recorder::print_json(serde_json::to_value(a)?, dir.as_deref());
-            None
-        } else {
-            let mut s = format!("{}: {}", f.display(), human_summary(a, args.output.units));
-            if let Some(r) = &t.meta.resolution {
-                s.push_str(&format!("\n  note: {}", r.sentence()));
+        }
+        let show = |line: &str| {
+            if args.json {
+                crate::note!("{line}");
+            } else {
+                crate::say!("{line}");
             }
-            if !args.quiet {
-                for w in &a.warnings {
-                    s.push_str(&format!("\n  warning: {w}"));
-                }
-            }
-            Some(s)
         };
         // With -q the one line waits for the outputs, to name their folder as probe's does.
-        let quiet_line = match (text, dir) {
-            (Some(text), Some(_)) if args.quiet => Some(text),
-            (Some(text), _) => {
-                crate::say!("{text}");
+        let quiet_line = match dir {
+            Some(_) if args.quiet => Some(text),
+            _ => {
+                show(&text);
                 None
             }
-            (None, _) => None,
         };
         if let Some(dir) = dir {
             let mut config = serde_json::json!({
@@ -120,9 +137,8 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 &mut || crate::store::recorder::note(dir, &report_opts, args.quiet),
             )?;
             match quiet_line {
-                Some(line) => crate::say!("{line}; outputs: {}", dir.display()),
-                None if !args.json => crate::say!("outputs: {}", dir.display()),
-                None => {}
+                Some(line) => show(&format!("{line}; outputs: {}", dir.display())),
+                None => show(&format!("outputs: {}", dir.display())),
             }
         }
     }

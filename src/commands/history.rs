@@ -139,6 +139,16 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             args.serial
         )));
     }
+    // A drive named exactly as given is the one meant: `history hand` charts the drive
+    // named "hand", not "hand0" beside it (the advice below picks a drive by its name).
+    let exact: Vec<DriveKey> = groups
+        .keys()
+        .filter(|k| matches!(k, DriveKey::Model(m, ..) if m.trim().eq_ignore_ascii_case(args.serial.trim())))
+        .cloned()
+        .collect();
+    if !exact.is_empty() && exact.len() < groups.len() {
+        groups.retain(|k, _| exact.contains(k));
+    }
     if groups.len() > 1 {
         let mut s = format!(
             "'{}' matches {} drives{narrowed}; chart one of them:",
@@ -146,7 +156,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             groups.len()
         );
         // What picks each drive: its serial, else the fewest of --capacity and --drive-kind
-        // that leave it alone.
+        // that leave it alone, else its name where no other drive here has it.
         let facts: Vec<(Option<i64>, &str)> = groups
             .values()
             .map(|rs| (rs[0].capacity_bytes, drive_kind(rs[0])))
@@ -156,6 +166,14 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             .keys()
             .filter(|k| matches!(k, DriveKey::Model(_, _, _, Some(_))))
             .count();
+        // A drive whose name no other drive here has: that name picks it.
+        let named_alone = |m: &str| {
+            groups
+                .keys()
+                .filter(|k| matches!(k, DriveKey::Model(n, ..) if n.trim().eq_ignore_ascii_case(m.trim())))
+                .count()
+                == 1
+        };
         for (i, (k, rs)) in groups.iter().enumerate() {
             let (cap, kind) = facts[i];
             let alone = |use_cap: bool, use_kind: bool| {
@@ -169,6 +187,18 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 DriveKey::Serial(serial) => format!("slccache history {}", shell::quote(serial)),
                 DriveKey::Model(_, _, _, Some(spec)) if specs > 1 && !alone(true, true) => {
                     format!("slccache history {}", shell::quote(spec))
+                }
+                // --capacity and --drive-kind cannot tell it apart: its name does.
+                DriveKey::Model(m, _, _, _) if !alone(true, true) && named_alone(m) => {
+                    let mut p = format!("slccache history {}", shell::quote(m));
+                    // The flags given stay in.
+                    if let Some(c) = capacity {
+                        p += &format!(" --capacity {}", capacity_arg(c));
+                    }
+                    if let Some(k) = &args.drive_kind {
+                        p += &format!(" --drive-kind {k}");
+                    }
+                    p
                 }
                 DriveKey::Model(..) => {
                     let mut p = format!("slccache history {}", shell::quote(&args.serial));

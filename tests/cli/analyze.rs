@@ -119,7 +119,7 @@ pub fn several_files_give_one_json_line_each() {
     }
 }
 
-pub fn human_summary_names_cache_speeds_and_time() {
+pub fn the_line_names_cache_speeds_and_what_was_written() {
     let out = slccache()
         .args(["analyze", "--units", "binary"])
         .arg(real(FRESH))
@@ -128,11 +128,13 @@ pub fn human_summary_names_cache_speeds_and_time() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().unwrap();
-    // e.g. "...: SLC cache ~73.9 GiB (73.5-74.5), 5075 MiB/s -> 834 MiB/s at 14.9 s"
-    assert!(first.contains("SLC cache ~7"), "{first}");
-    assert!(first.contains(" GiB ("), "{first}");
-    assert!(first.contains("MiB/s -> "), "{first}");
-    assert!(first.contains(" at 1"), "{first}");
+    // e.g. "...: wrote 90.1 GiB in 36.0 s (2563 MiB/s mean); cache ~73.9 GiB (95% interval
+    // ...), 5075 MiB/s in the cache; 834 MiB/s over the ... written after the last cliff"
+    assert!(first.contains(": wrote "), "{first}");
+    assert!(first.contains("; cache ~7"), "{first}");
+    assert!(first.contains(" GiB (95% interval "), "{first}");
+    assert!(first.contains("MiB/s in the cache; "), "{first}");
+    assert!(first.contains("MiB/s over the "), "{first}");
     let out = slccache().arg("analyze").arg(real(MIXED)).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -315,7 +317,7 @@ pub fn a_two_sample_cache_phase_in_a_csv_is_found_and_flagged_coarse() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("SLC cache ~4.0 GB") || text.contains("SLC cache ~3.9"),
+        text.contains("; cache ~4.0 GB") || text.contains("; cache ~3.9"),
         "{text}"
     );
     assert!(text.contains("sampling too coarse"), "{text}");

@@ -735,7 +735,7 @@ pub fn quiet_lines_have_one_shape() {
         "--out",
         "again",
     ]);
-    for (line, dir) in [(&sim, "sim"), (&probe, "probe")] {
+    for (line, dir) in [(&sim, "sim"), (&probe, "probe"), (&analyze, "again")] {
         assert!(line.contains(": wrote "), "{line}");
         assert!(line.contains(", stopped: "), "{line}");
         assert!(line.contains("; cache ~"), "{line}");
@@ -744,8 +744,124 @@ pub fn quiet_lines_have_one_shape() {
         assert!(line.ends_with(&format!("; outputs: {dir}")), "{line}");
     }
     assert!(sim.contains(" vs truth"), "{sim}");
-    assert!(analyze.starts_with("sim/timeline.csv: "), "{analyze}");
-    assert!(analyze.ends_with("; outputs: again"), "{analyze}");
+    assert!(analyze.starts_with("sim/timeline.csv: wrote "), "{analyze}");
+    // The run analysed again gives the figures and clauses its run gave.
+    let clauses = |l: &str| -> String {
+        let l = l.split_once("; ").unwrap().1;
+        l.rsplit_once("; outputs: ").unwrap().0.to_string()
+    };
+    let sim_clauses = clauses(&sim);
+    let sim_clauses = sim_clauses.rsplit_once("; cache ").unwrap().0;
+    assert_eq!(clauses(&analyze), sim_clauses, "{analyze}\n{sim}");
+}
+
+/// `analyze` of the folder of a run that stopped early on a drop inside the first sample
+/// left out how far the run went ("measured to ... (stopped early)"), which the run's own
+/// line gives; and `analyze --json` printed no text where `simulate --json` prints its
+/// line on standard error. Each now gives the run's line.
+pub fn analyze_gives_the_runs_line_and_with_json_on_stderr() {
+    let d = tmp();
+    let w = d.path();
+    let o = run(
+        w,
+        &[
+            "--no-record",
+            "-q",
+            "simulate",
+            "960evo-250g,cache=1GB",
+            "--pattern",
+            "seqwrite",
+            "--interval",
+            "1s",
+            "--seed",
+            "1",
+            "--out",
+            "tiny",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let sim = text(&o.stdout);
+    assert!(sim.contains("no confirmed cliff"), "{sim}");
+    assert!(sim.contains(" (stopped early)"), "{sim}");
+    let o = run(w, &["--no-record", "analyze", "tiny/timeline.csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let line = text(&o.stdout).lines().next().unwrap().to_string();
+    assert!(line.starts_with("tiny/timeline.csv: wrote "), "{line}");
+    assert!(line.contains(", stopped: the level after a drop"), "{line}");
+    assert!(line.contains(" (stopped early)"), "{line}");
+    // --json: the analysis alone on standard output, the same line on standard error.
+    let o = run(
+        w,
+        &["--no-record", "analyze", "tiny/timeline.csv", "--json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(err.lines().next(), Some(line.as_str()), "{err}");
+    let o = run(
+        w,
+        &[
+            "--no-record",
+            "simulate",
+            "960evo-250g",
+            "--json",
+            "--out",
+            "s",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(!o.stderr.is_empty());
+}
+
+/// A usage error from the parser was several lines (the error, a tip, "Usage: ...", "For
+/// more information ..."); the tip for `runs show -1` (`use '-- -1'`) led to another
+/// refusal, and `--max-bytes -5GB` was read as flags ("unexpected argument '-5'"). Each is
+/// now one line and at most a short usage hint; a negative run id or size is refused as
+/// what it is, with exit code 2.
+pub fn usage_errors_are_one_line_and_negative_values_are_told() {
+    let d = tmp();
+    let lines = |args: &[&str]| -> Vec<String> {
+        let o = run(d.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(err.starts_with("slccache: error: "), "{args:?}: {err}");
+        assert!(
+            !err.contains("tip:") && !err.contains("'-- "),
+            "{args:?}: {err}"
+        );
+        err.lines().map(str::to_string).collect()
+    };
+    for args in [
+        &["probe", "--bogus", "emu:960evo-250g"][..],
+        &["simulate"],
+        &["runs", "show"],
+        &["bogus"],
+    ] {
+        let l = lines(args);
+        assert_eq!(l.len(), 2, "{args:?}: {l:?}");
+        assert!(l[1].starts_with("  usage: slccache "), "{args:?}: {l:?}");
+        assert!(l[1].ends_with(" --help`)"), "{args:?}: {l:?}");
+    }
+    // The hint names the help of the command given, with no flag in it.
+    let l = lines(&["probe", "emu:960evo-250g", "--max-byte", "5GB"]);
+    assert!(l[0].contains("'--max-bytes'"), "{l:?}");
+    assert!(l[1].ends_with("(more: `slccache probe --help`)"), "{l:?}");
+    // A negative run id: the refusal `-- -1` gave, whichever way it is given.
+    for args in [&["runs", "show", "-1"][..], &["runs", "show", "--", "-1"]] {
+        let l = lines(args);
+        assert_eq!(l.len(), 1, "{args:?}: {l:?}");
+        assert!(l[0].contains("'-1' is no run id"), "{args:?}: {l:?}");
+        assert!(l[0].contains("see `slccache runs`"), "{args:?}: {l:?}");
+    }
+    let l = lines(&["probe", "emu:960evo-250g", "--max-bytes", "-5GB"]);
+    assert_eq!(
+        l,
+        ["slccache: error: --max-bytes: invalid size '-5GB': a size cannot be negative"]
+    );
+    let l = lines(&["simulate", "960evo-250g", "--interval", "-1s"]);
+    assert_eq!(l.len(), 1, "{l:?}");
+    assert!(l[0].contains("a duration cannot be negative"), "{l:?}");
 }
 
 /// A usage error found by the parser ("unexpected argument", "invalid value") began

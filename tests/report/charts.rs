@@ -910,7 +910,7 @@ pub fn the_card_quotes_an_unstable_post_cache_level_as_a_range() {
         format_rate(lo, u),
         format_rate(hi, u)
     );
-    let line = slccache::report::console::terminal::human_summary(&a, u);
+    let line = slccache::report::console::terminal::result_clauses(&a, u);
     assert!(line.contains(&range), "{line}");
     let run = CompareRun {
         name: "biwin",

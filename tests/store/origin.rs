@@ -596,3 +596,139 @@ pub fn a_run_analysed_again_is_one_measurement_of_its_drive() {
     let h: serde_json::Value = serde_json::from_str(&o).unwrap();
     assert_eq!(h["runs"].as_array().map(Vec::len), Some(2), "{h}");
 }
+
+/// `history hand` over three hand-made logs ("hand", "hand0", "hand-b": real drives of no
+/// known capacity) advised `--drive-kind real` for each, which matched all three again. The
+/// advice now tells the drives apart by their names, and each command given charts one
+/// drive.
+pub fn history_advice_picks_each_drive_and_following_it_works() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    let mut text = String::from("seconds,MB/s\n");
+    for i in 1..=80 {
+        text.push_str(&format!("{i},{}\n", if i <= 20 { 2000 } else { 600 }));
+    }
+    for name in ["hand", "hand0", "hand-b"] {
+        let f = w.join(format!("{name}.csv"));
+        std::fs::write(&f, &text).unwrap();
+        ok(bin(&db)
+            .args(["analyze", "-q"])
+            .arg(&f)
+            .arg("--out")
+            .arg(w.join(format!("an-{name}"))));
+    }
+    for given in ["han", "hand"] {
+        let o = bin(&db)
+            .args(["history", given, "--out"])
+            .arg(w.join("h"))
+            .output()
+            .unwrap();
+        if given == "hand" {
+            // The drive named exactly so.
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let line = String::from_utf8_lossy(&o.stdout);
+            assert!(line.contains("history of hand, real: 1 run"), "{line}");
+            continue;
+        }
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(err.contains("matches 3 drives"), "{err}");
+        let advice: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("slccache "))
+            .collect();
+        assert_eq!(advice.len(), 3, "{err}");
+        let distinct: std::collections::BTreeSet<&str> = advice.iter().copied().collect();
+        assert_eq!(distinct.len(), 3, "{err}");
+        let mut charted = std::collections::BTreeSet::new();
+        for (i, a) in advice.iter().enumerate() {
+            let words: Vec<String> = a
+                .split_whitespace()
+                .map(|x| x.trim_matches('\'').to_string())
+                .collect();
+            let out = w.join(format!("h-{i}"));
+            let line = ok(bin(&db).args(&words).arg("--out").arg(&out));
+            assert!(line.contains(": 1 run"), "{a}: {line}");
+            charted.insert(line.split(": 1 run").next().unwrap().to_string());
+            assert!(out.join("history-cache-date.png").is_file(), "{a}");
+        }
+        assert_eq!(charted.len(), 3, "{charted:?}");
+    }
+}
+
+/// `runs` (188 columns in a trial) and `runs --by drive` (160) were wider than an 80-column
+/// terminal. On a terminal (`COLUMNS`, else its own width) they now fit it: the less
+/// important columns left out first, long cells shortened, and a last line saying so;
+/// `--wide`, a pipe with no `COLUMNS`, `--json` and `--csv` give every column whole.
+pub fn runs_tables_fit_the_terminal_width() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    three_hosts(&db, w);
+    // A drive with a long name: an emulated one made with options.
+    ok(bin(&db)
+        .args([
+            "probe",
+            "emu:960evo-250g,cache=1GB",
+            "--max-bytes",
+            "2GB",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(w.join("p")));
+    let table = |cols: Option<&str>, args: &[&str]| -> String {
+        let mut c = bin(&db);
+        c.env_remove("COLUMNS").arg("runs").args(args);
+        if let Some(n) = cols {
+            c.env("COLUMNS", n);
+        }
+        ok(&mut c)
+    };
+    let widest = |t: &str| t.lines().map(|l| l.chars().count()).max().unwrap();
+    for (by, widths) in [(&[][..], &["80"][..]), (&["--by", "drive"], &["80", "60"])] {
+        let whole = table(None, by);
+        assert!(
+            widest(&whole) > 80,
+            "{by:?}: the test needs a wide table:\n{whole}"
+        );
+        assert_eq!(table(Some("80"), &[by, &["--wide"]].concat()), whole);
+        for &cols in widths {
+            let fitted = table(Some(cols), by);
+            let n: usize = cols.parse().unwrap();
+            assert!(widest(&fitted) <= n, "{by:?} at {cols}:\n{fitted}");
+            // One line per run or group, the header, and the line that says it was fitted.
+            assert_eq!(
+                fitted.lines().count(),
+                whole.lines().count() + 1,
+                "{fitted}"
+            );
+            assert!(
+                fitted
+                    .trim_end()
+                    .ends_with("--wide shows every column whole)"),
+                "{fitted}"
+            );
+            assert!(fitted.contains("cache"), "{fitted}");
+            // The cache figures stay.
+            assert!(fitted.contains("13.0 GB"), "{fitted}");
+        }
+    }
+    // The listing at 80 columns keeps the id, the drive and the cache with its interval.
+    let fitted = table(Some("80"), &[]);
+    let head = fitted.lines().next().unwrap();
+    assert!(head.starts_with("id  "), "{fitted}");
+    assert!(head.contains("cache (95% interval)"), "{fitted}");
+    assert!(
+        !head.contains("serial") && !head.contains("workload"),
+        "{fitted}"
+    );
+    // --json and --csv are not tables: every field, at any width.
+    assert_eq!(table(Some("40"), &["--csv"]), table(None, &["--csv"]));
+    assert_eq!(table(Some("40"), &["--json"]), table(None, &["--json"]));
+}

@@ -191,13 +191,21 @@ pub(super) fn range_text(
     format!("{a:.d$} {unit} to {b:.d$} {unit}")
 }
 
-/// The groups as a table: one line each, with the median and range of each figure.
-pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String {
-    let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String| match s {
+/// The groups as a table: one line each, with the median and range of each figure, fitted
+/// to `width` columns (`None`: every column whole): the group's name is shortened, then the
+/// figures lose their ranges (the medians stay), then the name is shortened further.
+pub fn group_table(
+    groups: &[Group],
+    by: &GroupBy,
+    units: UnitSystem,
+    width: Option<usize>,
+) -> String {
+    use super::fit::{Step, Table};
+    let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String, range: bool| match s {
         None => "-".to_string(),
         Some(s) => {
             let mut t = f(s.median);
-            if s.runs > 1 {
+            if range && s.runs > 1 {
                 t = format!("{t} ({})", range_text(s.min, s.max, &t, units, f));
             }
             if s.runs < runs {
@@ -206,49 +214,48 @@ pub fn group_table(groups: &[Group], by: &GroupBy, units: UnitSystem) -> String 
             t
         }
     };
-    let head = [
-        by.name(),
-        "runs".to_string(),
-        "cache: median (range)".to_string(),
-        "after cache: median (range)".to_string(),
-    ];
-    let cells: Vec<[String; 4]> = groups
+    let bytes = |v: f64| format_bytes(v, units);
+    let rate = |v: f64| format_rate(v, units);
+    let cache = |g: &Group, range: bool| spread(&g.cache_bytes, g.runs, &bytes, range);
+    let after = |g: &Group, range: bool| spread(&g.after_cache_bytes_per_sec, g.runs, &rate, range);
+    let rows: Vec<Vec<String>> = groups
         .iter()
         .map(|g| {
-            [
+            vec![
                 g.group.clone(),
                 g.runs.to_string(),
-                spread(&g.cache_bytes, g.runs, &|v| format_bytes(v, units)),
-                spread(&g.after_cache_bytes_per_sec, g.runs, &|v| {
-                    format_rate(v, units)
-                }),
+                cache(g, true),
+                after(g, true),
             ]
         })
         .collect();
-    let mut width = head.clone().map(|h| h.chars().count());
-    for c in &cells {
-        for (w, x) in width.iter_mut().zip(c) {
-            *w = (*w).max(x.chars().count());
-        }
+    Table {
+        head: vec![
+            by.name(),
+            "runs".to_string(),
+            "cache: median (range)".to_string(),
+            "after cache: median (range)".to_string(),
+        ],
+        rows,
+        right: vec![1],
     }
-    let line = |c: &[String]| {
-        let s = format!(
-            "{:<w0$}  {:>w1$}  {:<w2$}  {}",
-            c[0],
-            c[1],
-            c[2],
-            c[3],
-            w0 = width[0],
-            w1 = width[1],
-            w2 = width[2]
-        );
-        s.trim_end().to_string() + "\n"
-    };
-    let mut s = line(&head);
-    for c in &cells {
-        s += &line(c);
-    }
-    s
+    .render(
+        width,
+        vec![
+            Step::Narrow(0, 32),
+            Step::Short(
+                2,
+                "cache: median".into(),
+                groups.iter().map(|g| cache(g, false)).collect(),
+            ),
+            Step::Short(
+                3,
+                "after cache: median".into(),
+                groups.iter().map(|g| after(g, false)).collect(),
+            ),
+            Step::Narrow(0, 16),
+        ],
+    )
 }
 
 #[cfg(test)]
@@ -296,7 +303,7 @@ mod tests {
             cache_bytes: Spread::of(vec![24.007e9; 3]),
             after_cache_bytes_per_sec: Spread::of(vec![399.979e6; 3]),
         };
-        let t = group_table(&[g], &GroupBy::Drive, u);
+        let t = group_table(&[g], &GroupBy::Drive, u, None);
         assert!(
             t.contains("24.0 GB (all alike)") && t.contains("400 MB/s (all alike)"),
             "{t}"

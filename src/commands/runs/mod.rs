@@ -2,6 +2,7 @@
 //! `--csv`, or per group with `--by`), shows one, writes one's folder again, imports old
 //! folders, copies runs to another store, removes one.
 
+mod fit;
 mod groups;
 mod table;
 
@@ -167,6 +168,13 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         // Read-only: a store in a read-only place is listed, shown and exported as it is.
         _ => Store::open_existing(&loc)?,
     };
+    // The tables fit the terminal they are shown on (every column whole with --wide, or
+    // in a pipe or a file); --json and --csv give every field.
+    let width = if args.wide {
+        None
+    } else {
+        crate::report::console::progress::table_width()
+    };
     let text = match &args.action {
         None => {
             // Grouping reads the rows' columns only: not every run's findings.
@@ -189,7 +197,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 } else if rows.is_empty() {
                     none_listed(&mut store, &place)?
                 } else {
-                    group_table(&groups, by, UnitSystem::Decimal)
+                    group_table(&groups, by, UnitSystem::Decimal, width)
                 }
             } else if args.json {
                 serde_json::to_string_pretty(&rows)? + "\n"
@@ -198,7 +206,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             } else if rows.is_empty() {
                 none_listed(&mut store, &place)?
             } else {
-                table(&rows, UnitSystem::Decimal)
+                table(&rows, UnitSystem::Decimal, width)
             }
         }
         // `runs --json show ID` is `runs show ID --json`.
@@ -212,7 +220,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         }
         Some(RunsAction::Show { id, .. }) => {
             let r = store.get(*id)?;
-            let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal);
+            let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal, width);
             s += &format!(
                 "recorded {} from {}\nstored files: {}\n",
                 r.row.recorded_at,
@@ -325,7 +333,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 crate::note_raw!(
                     "{}remove run {id} from {place}? It cannot be undone (`slccache runs \
                      export {id} --out DIR` keeps a copy first). [y/N] ",
-                    table(std::slice::from_ref(&r.row), UnitSystem::Decimal)
+                    table(std::slice::from_ref(&r.row), UnitSystem::Decimal, width)
                 );
                 let mut line = String::new();
                 let n = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut line)?;

@@ -81,8 +81,12 @@ pub(super) fn short_date(d: &str) -> String {
     }
 }
 
-/// The listing as a table with a header line.
-pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
+/// The listing as a table with a header line, fitted to `width` columns (`None`: every
+/// column whole): the serial, host, workload and kind of run are left out in that order, the
+/// date loses its time and the rate in the cache its link, the drive's name and the rate after
+/// the cache are shortened, then the date goes; the cache and its interval stay whole.
+pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String {
+    use super::fit::{Step, Table};
     let head = [
         "id",
         "date",
@@ -95,10 +99,10 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
         "in cache",
         "after cache",
     ];
-    let cells: Vec<[String; 10]> = rows
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            [
+            vec![
                 r.id.to_string(),
                 short_date(&r.date),
                 drive(r),
@@ -116,34 +120,41 @@ pub fn table(rows: &[RunRow], units: UnitSystem) -> String {
             ]
         })
         .collect();
-    let mut width = head.map(|h| h.chars().count());
-    for c in &cells {
-        for (w, x) in width.iter_mut().zip(c) {
-            *w = (*w).max(x.chars().count());
-        }
+    // The date without its time of day, before the date goes; the rate in the cache
+    // without the link it was at the limit of.
+    let days: Vec<String> = cells
+        .iter()
+        .map(|c| c[1].chars().take(10).collect())
+        .collect();
+    let in_rates: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.findings
+                .as_ref()
+                .and_then(|f| f.in_cache_text(units))
+                .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units))
+        })
+        .collect();
+    Table {
+        head: head.map(String::from).to_vec(),
+        rows: cells,
+        right: vec![0],
     }
-    let line = |c: &[String]| {
-        let mut s = String::new();
-        for (i, (x, w)) in c.iter().zip(width).enumerate() {
-            if i > 0 {
-                s += "  ";
-            }
-            // Numbers (the id) to the right, text to the left.
-            if i == 0 {
-                s += &format!("{x:>w$}");
-            } else if i + 1 == c.len() {
-                s += x;
-            } else {
-                s += &format!("{x:<w$}");
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    let mut s = line(&head.map(String::from));
-    for c in &cells {
-        s += &line(c);
-    }
-    s
+    .render(
+        width,
+        vec![
+            Step::Drop(3),
+            Step::Drop(4),
+            Step::Drop(6),
+            Step::Drop(5),
+            Step::Short(1, "date".into(), days),
+            Step::Short(8, "in cache".into(), in_rates),
+            Step::Narrow(2, 24),
+            Step::Narrow(9, 14),
+            Step::Drop(1),
+            Step::Narrow(2, 12),
+        ],
+    )
 }
 
 /// Tags as `key=value` pairs separated by `;`, keys in order.

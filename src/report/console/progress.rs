@@ -485,6 +485,11 @@ impl Drop for Progress {
 
 /// Columns of the terminal on stderr (80 when unknown).
 fn terminal_width() -> usize {
+    columns_of(2).unwrap_or(80)
+}
+
+/// Columns of the terminal on file descriptor `fd`; `None` when it is no terminal.
+fn columns_of(fd: i32) -> Option<usize> {
     let mut ws: libc::winsize = libc::winsize {
         ws_row: 0,
         ws_col: 0,
@@ -492,13 +497,20 @@ fn terminal_width() -> usize {
         ws_ypixel: 0,
     };
     // SAFETY: TIOCGWINSZ writes one winsize into the struct we pass, which lives on the stack
-    // for the call; on failure it is left zeroed and we fall back to 80 columns.
-    let r = unsafe { libc::ioctl(2, libc::TIOCGWINSZ, &mut ws) };
-    if r == 0 && ws.ws_col > 0 {
-        ws.ws_col as usize
-    } else {
-        80
-    }
+    // for the call; on failure it is left zeroed.
+    let r = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) };
+    (r == 0 && ws.ws_col > 0).then_some(ws.ws_col as usize)
+}
+
+/// The width a table on standard output is fitted to: `COLUMNS` where it is set, else the
+/// width of the terminal standard output is; `None` (every column whole) when standard output
+/// is no terminal (a pipe or a file, read by a program or kept).
+pub fn table_width() -> Option<usize> {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .or_else(|| columns_of(1))
 }
 
 /// Shows what will be destroyed and asks the user to type `name`. Reads one line from stdin.

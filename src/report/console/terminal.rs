@@ -4,97 +4,42 @@ use crate::detect::findings::{Cache, Findings};
 use crate::detect::Analysis;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
-/// One line for a person:
-/// `SLC cache ~19.1 GB (95% interval 18.9 GB to 19.3 GB), 1365 MB/s -> 591 MB/s at 14.0 s`.
-pub fn human_summary(a: &Analysis, units: UnitSystem) -> String {
+/// The line `analyze` prints for a file, in the shape of probe's closing line: what the
+/// timeline wrote (or, for a run that only read, read), in how long, at what mean rate, why
+/// its run stopped when that is known, then the result in [`result_clauses`]:
+/// `run/timeline.csv: wrote 22.1 GB in 41.0 s (539 MB/s mean), stopped: cliff confirmed;
+/// cache ~13.0 GB (95% interval ...), 1230 MB/s in the cache; ...`.
+/// The end of a file (`end of data`) is no reason a run stopped and is not named.
+pub fn analysis_line(
+    label: &str,
+    a: &Analysis,
+    stop: Option<crate::timeline::StopReason>,
+    units: UnitSystem,
+) -> String {
+    let verb = if a.read_only { "read" } else { "wrote" };
+    let mut s = format!(
+        "{label}: {verb} {} in {}",
+        format_bytes(a.bytes_total as f64, units),
+        format_seconds(a.duration_s)
+    );
+    if a.duration_s > 0.0 {
+        s.push_str(&format!(
+            " ({} mean)",
+            format_rate(a.bytes_total as f64 / a.duration_s, units)
+        ));
+    }
+    match stop {
+        None | Some(crate::timeline::StopReason::EndOfData) => {}
+        Some(r) => s.push_str(&format!(", stopped: {r}")),
+    }
     if a.read_only {
-        return read_only_summary(a, units);
-    }
-    let f = Findings::of(a);
-    match (&f.cache, a.cliffs.first()) {
-        (
-            Cache::Sized {
-                bytes,
-                low_bytes,
-                high_bytes,
-            },
-            Some(cliff),
-        ) => {
-            let step = |i: usize| f.steps.get(i).copied();
-            let mut s = format!(
-                "SLC cache ~{} {}, {} -> {} at {}",
-                format_bytes(*bytes as f64, units),
-                interval_text(*low_bytes, *high_bytes, units),
-                format_rate(
-                    f.in_cache_bytes_per_sec
-                        .unwrap_or(cliff.before_bytes_per_sec),
-                    units
-                ),
-                format_rate(
-                    step(0).map_or(cliff.after_bytes_per_sec, |x| x.after_bytes_per_sec),
-                    units
-                ),
-                format_seconds(cliff.t_s),
-            );
-            // A return of the cache is told where it happened: before the cliff that ended it.
-            let came_back = |from: f64, to: f64, s: &mut String| {
-                for r in a.returns.iter().filter(|r| r.t_s > from && r.t_s <= to) {
-                    s.push_str(&format!(
-                        "; the cache came back at {} (after {}): +{} at {}",
-                        format_seconds(r.t_s),
-                        format_bytes(r.bytes_before as f64, units),
-                        format_bytes(r.bytes as f64, units),
-                        format_rate(r.bytes_per_sec, units),
-                    ));
-                }
-            };
-            for (i, more) in a.cliffs.iter().enumerate().skip(1) {
-                came_back(a.cliffs[i - 1].t_s, more.t_s, &mut s);
-                s.push_str(&format!(
-                    "; then {} -> {} at {} (cliff {}, after {})",
-                    format_rate(
-                        step(i).map_or(more.before_bytes_per_sec, |x| x.before_bytes_per_sec),
-                        units
-                    ),
-                    format_rate(
-                        step(i).map_or(more.after_bytes_per_sec, |x| x.after_bytes_per_sec),
-                        units
-                    ),
-                    format_seconds(more.t_s),
-                    i + 1,
-                    format_bytes(more.bytes_written as f64, units),
-                ));
-            }
-            let last = a.cliffs.last().map_or(f64::INFINITY, |c| c.t_s);
-            came_back(last, f64::INFINITY, &mut s);
-            s.push_str(&coverage_suffix(a, units));
-            s
-        }
-        (Cache::Unconfirmed(d), _) => {
-            // A drop seen but not confirmed: no one level to quote (the run's mean would be a
-            // rate the drive never ran at).
-            format!(
-                "no confirmed cliff in {} ({} written): {}",
-                format_seconds(a.duration_s),
-                format_bytes(a.bytes_total as f64, units),
-                crate::detect::unconfirmed_drop_text(d, units),
-            )
-        }
-        _ => {
-            // The run's mean: all that was written over all the time it took.
-            let level = match f.level_bytes_per_sec {
-                Some(r) => format_rate(r, units),
-                None => "an unknown rate".to_string(),
-            };
-            format!(
-                "no cliff in {} ({} written at about {}): {}",
-                format_seconds(a.duration_s),
-                format_bytes(a.bytes_total as f64, units),
-                level,
-                f.cache_text(units),
-            )
+        // The fall in the read rate, without the totals the head already gave.
+        if let Some((_, rest)) = read_only_summary(a, units).split_once("; ") {
+            s.push_str(&format!("; {rest}"));
         }
     }
+    s.push_str(&result_clauses(a, units));
+    s
 }
 
 /// What the run measured after its last cliff and how much of the span it wrote, as a suffix
@@ -148,7 +93,7 @@ fn shell_word(x: &str) -> String {
     }
 }
 
-/// [`human_summary`] of a run that only read: its mean read rate and any fall in it, with no
+/// The result of a run that only read: its mean read rate and any fall in it, with no
 /// cache size (reads measure no write cache).
 /// `1.90 GB read in 3.0 s at about 634 MB/s; no fall in the read rate`.
 pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {

@@ -376,7 +376,7 @@ impl Rows for Fio<'_> {
 }
 
 /// A two-column CSV of time and throughput, as `read_two_column` reads it (rows sharing a
-/// time averaged, a first row at 0 s dropped).
+/// time averaged; with a first row at 0 s, the times are where each row's interval starts).
 struct TwoColumn<'a> {
     name: &'a str,
     look_ahead: usize,
@@ -396,6 +396,9 @@ struct TwoColumn<'a> {
     /// line.
     pending: Option<(f64, f64, f64, usize)>,
     times_seen: usize,
+    /// In a file whose first time is 0: the rate of the last row, whose interval ends at the
+    /// next row's time.
+    held: Option<f64>,
     look_t: Vec<f64>,
     look_r: Vec<f64>,
     look_l: Vec<usize>,
@@ -416,14 +419,27 @@ impl TwoColumn<'_> {
         }
     }
 
-    /// One time of the file with its mean rate.
+    /// One time of the file with its mean rate. A file whose first time is 0 gives the
+    /// start of each row's interval, as `read_two_column` reads it: each rate is held until
+    /// the next time comes, which ends its interval (the last one's is ended by `end`).
     fn point(&mut self, (t, sum, count, line): (f64, f64, f64, usize), out: &mut Out) {
         self.times_seen += 1;
+        let r = sum / count;
         if self.times_seen == 1 && t == 0.0 {
-            // A row at t = 0 has no interval before it; it says nothing about throughput.
+            self.held = Some(r);
             return;
         }
-        let r = sum / count;
+        match self.held.as_mut() {
+            Some(held) => {
+                let r = std::mem::replace(held, r);
+                self.place(t, r, line, out);
+            }
+            None => self.place(t, r, line, out),
+        }
+    }
+
+    /// The rate `r` of the interval that ends at `t` (its row's `line`, for errors).
+    fn place(&mut self, t: f64, r: f64, line: usize, out: &mut Out) {
         if self.stream.is_none() {
             if self.look_t.len() < self.look_ahead {
                 self.look_t.push(t);
@@ -524,6 +540,20 @@ impl Rows for TwoColumn<'_> {
         if !self.broken {
             if let Some(p) = self.pending.take() {
                 self.point(p, out);
+            }
+            // The last row of a file of interval starts holds for one typical interval.
+            let last = match self.stream {
+                Some((prev, line, typical)) => Some((prev, line, typical)),
+                None if !self.look_t.is_empty() => {
+                    let mut times = vec![0.0];
+                    times.extend(&self.look_t);
+                    let l = self.look_l[self.look_l.len() - 1];
+                    Some((times[times.len() - 1], l, typical_step(&times)))
+                }
+                None => None,
+            };
+            if let (Some(r), Some((prev, line, typical))) = (self.held.take(), last) {
+                self.place(prev + typical, r, line, out);
             }
         }
         if self.stream.is_none() && !self.look_t.is_empty() {
@@ -686,6 +716,7 @@ fn read_once(
                     prev_line: 0,
                     pending: None,
                     times_seen: 0,
+                    held: None,
                     look_t: Vec::new(),
                     look_r: Vec::new(),
                     look_l: Vec::new(),

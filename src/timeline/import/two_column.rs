@@ -244,12 +244,20 @@ pub(super) fn read_two_column(
         }
         prev_line = r.line;
     }
-    if times.first() == Some(&0.0) {
-        // A row at t = 0 has no interval before it; it says nothing about throughput.
+    if times.first() == Some(&0.0) && times.len() >= 2 {
+        // A first row at t = 0 has no interval before it: the times are where each row's
+        // interval starts, so each rate holds until the next row's time, and the last row's
+        // for one typical interval (as a CSV of positions starting at 0 is read). Every row
+        // is kept: dropping the first lost its data (a 40 GB log read as 38 GB).
+        let end = times[times.len() - 1] + typical_step(&times);
         times.remove(0);
-        rates.remove(0);
-        counts.remove(0);
+        times.push(end);
+        let last_line = lines[lines.len() - 1];
         lines.remove(0);
+        lines.push(last_line);
+    } else if times.first() == Some(&0.0) {
+        // One time alone, at 0: no interval at all.
+        times.clear();
     }
     if times.is_empty() {
         return Err(ImportError::whole(name, "no data rows after the header"));

@@ -1,0 +1,197 @@
+//! A table of text cells fitted to a terminal's width: steps that leave out the less
+//! important columns, put shorter forms of a column's cells in, or narrow a column (its cells
+//! cut with "…"), taken in order until the table fits. Every line then fits, or the steps ran
+//! out; a last line names what was left out.
+
+/// One way to make the table narrower.
+pub enum Step {
+    /// Leave out the column.
+    Drop(usize),
+    /// Give the column these cells (a shorter form of each, one per row) and its header.
+    Short(usize, String, Vec<String>),
+    /// Narrow the column to what is left of the width, but to no fewer characters than this.
+    Narrow(usize, usize),
+}
+
+/// A table: its header, its rows, and which columns are numbers (aligned right).
+pub struct Table {
+    pub head: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+    pub right: Vec<usize>,
+}
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// `s` cut to `w` characters, with "…" for what was cut.
+fn cut(s: &str, w: usize) -> String {
+    if chars(s) <= w {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(w.saturating_sub(1)).collect();
+        c = c.trim_end().to_string();
+        c.push('…');
+        c
+    }
+}
+
+impl Table {
+    /// The columns' widths as their cells need them.
+    fn widths(&self) -> Vec<usize> {
+        let mut w: Vec<usize> = self.head.iter().map(|h| chars(h)).collect();
+        for r in &self.rows {
+            for (w, c) in w.iter_mut().zip(r) {
+                *w = (*w).max(chars(c));
+            }
+        }
+        w
+    }
+
+    /// The table as text, every line within `width` columns when the steps allow it
+    /// (`None`: as wide as its cells, every column whole).
+    pub fn render(mut self, width: Option<usize>, steps: Vec<Step>) -> String {
+        let n = self.head.len();
+        let mut shown = vec![true; n];
+        let mut widths = self.widths();
+        let mut left_out: Vec<String> = Vec::new();
+        let mut narrowed = false;
+        let total = |shown: &[bool], widths: &[usize]| -> usize {
+            let cols: Vec<usize> = (0..shown.len())
+                .filter(|&i| shown[i])
+                .map(|i| widths[i])
+                .collect();
+            cols.iter().sum::<usize>() + 2 * cols.len().saturating_sub(1)
+        };
+        if let Some(limit) = width {
+            for step in steps {
+                if total(&shown, &widths) <= limit {
+                    break;
+                }
+                match step {
+                    Step::Drop(i) => {
+                        shown[i] = false;
+                        left_out.push(self.head[i].clone());
+                    }
+                    Step::Short(i, head, cells) => {
+                        self.head[i] = head;
+                        for (r, c) in self.rows.iter_mut().zip(cells) {
+                            r[i] = c;
+                        }
+                        widths = self.widths();
+                        narrowed = true;
+                    }
+                    Step::Narrow(i, min) => {
+                        let others = total(&shown, &widths) - widths[i];
+                        let w = limit
+                            .saturating_sub(others)
+                            .max(min)
+                            .max(chars(&self.head[i]));
+                        if w < widths[i] {
+                            widths[i] = w;
+                            narrowed = true;
+                        }
+                    }
+                }
+            }
+        }
+        let last = (0..n).rev().find(|&i| shown[i]).unwrap_or(0);
+        let line = |cells: &[String]| {
+            let mut s = String::new();
+            let mut first = true;
+            for (i, c) in cells.iter().enumerate().filter(|(i, _)| shown[*i]) {
+                if !first {
+                    s += "  ";
+                }
+                first = false;
+                let w = widths[i];
+                let c = cut(c, w);
+                if self.right.contains(&i) {
+                    s += &format!("{c:>w$}");
+                } else if i == last {
+                    s += &c;
+                } else {
+                    s += &format!("{c:<w$}");
+                }
+            }
+            s.trim_end().to_string() + "\n"
+        };
+        let mut s = line(&self.head);
+        for r in &self.rows {
+            s += &line(r);
+        }
+        if let Some(limit) = width.filter(|_| !left_out.is_empty() || narrowed) {
+            let mut why = Vec::new();
+            if !left_out.is_empty() {
+                why.push(format!("left out {}", left_out.join(", ")));
+            }
+            if narrowed {
+                why.push("shortened".to_string());
+            }
+            let long = format!(
+                "(to fit {limit} columns: {}; --wide shows every column whole)",
+                why.join("; ")
+            );
+            if chars(&long) <= limit {
+                s += &long;
+            } else {
+                s += &format!("(fitted to {limit} columns; --wide shows every column whole)");
+            }
+            s.push('\n');
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table {
+            head: vec!["id".into(), "drive".into(), "host".into(), "cache".into()],
+            rows: vec![
+                vec![
+                    "1".into(),
+                    "Samsung SSD 960 EVO 500GB (emulated)".into(),
+                    "bench-1".into(),
+                    "22.0 GB (21.9 GB to 22.4 GB)".into(),
+                ],
+                vec!["12".into(), "hand".into(), "vm".into(), "40.0 GB".into()],
+            ],
+            right: vec![0],
+        }
+    }
+
+    #[test]
+    fn a_table_that_fits_is_left_whole() {
+        let t = table().render(None, vec![Step::Drop(2)]);
+        let wide = table().render(Some(200), vec![Step::Drop(2)]);
+        assert_eq!(t, wide);
+        assert!(t.contains("bench-1"), "{t}");
+        assert!(t.lines().all(|l| !l.starts_with('(')), "{t}");
+    }
+
+    #[test]
+    fn a_narrow_terminal_loses_columns_in_order_then_narrows() {
+        let steps = || vec![Step::Drop(2), Step::Narrow(1, 10)];
+        let t = table().render(Some(70), steps());
+        assert!(!t.contains("bench-1"), "{t}");
+        assert!(!t.lines().next().unwrap().contains("host"), "{t}");
+        assert!(t.contains("Samsung SSD 960 EVO 500GB (emulated)"), "{t}");
+        assert!(
+            t.ends_with("(to fit 70 columns: left out host; --wide shows every column whole)\n"),
+            "{t}"
+        );
+        let t = table().render(Some(50), steps());
+        for l in t.lines().filter(|l| !l.starts_with('(')) {
+            assert!(l.chars().count() <= 50, "{l:?}\n{t}");
+        }
+        assert!(t.contains(" Samsung SSD 960…  "), "{t}");
+        assert!(t.contains("22.0 GB (21.9 GB to 22.4 GB)"), "{t}");
+        assert!(
+            t.ends_with("(fitted to 50 columns; --wide shows every column whole)\n"),
+            "{t}"
+        );
+    }
+}
