@@ -331,9 +331,26 @@ pub fn host_names(
 /// time ("loop0, 09:14"; with the date when the runs are on different days), and " (2)",
 /// " (3)" added only where that still repeats.
 pub fn unique_names(timelines: &[Timeline]) -> Vec<String> {
-    let plain: Vec<String> = timelines
+    // An emulated or simulated drive made with options beyond its preset is named with
+    // them where another run shares its name (`..., cache=10GB`), as the store names it: its
+    // options tell the drives apart, not the minute the runs started.
+    let named: Vec<String> = timelines
         .iter()
         .map(|t| crate::report::charts::run_name(&t.meta))
+        .collect();
+    let plain: Vec<String> = timelines
+        .iter()
+        .zip(&named)
+        .map(|(t, n)| {
+            let options = (t.meta.device.path.starts_with("emu:")
+                || t.meta.device.path.starts_with("sim:"))
+            .then(|| t.meta.device.path.split_once(',').map(|(_, o)| o))
+            .flatten();
+            match options {
+                Some(o) if named.iter().filter(|m| *m == n).count() > 1 => format!("{n}, {o}"),
+                _ => n.clone(),
+            }
+        })
         .collect();
     let days: std::collections::BTreeSet<String> = timelines
         .iter()

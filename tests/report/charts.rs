@@ -142,6 +142,27 @@ pub fn compare_labels_and_duplicate_drives() {
     let b = mk("b", "2026-11-29T21:30:00Z");
     let names = slccache::commands::compare::unique_names(&[a, b]);
     assert_eq!(names, ["loop0, 20:00:00", "loop0, 21:30:00"]);
+    // Two simulations of one preset, one with its cache set: their options tell them apart
+    // (they were both named "... (simulated), 22:44:23", the second with " (2)").
+    let sim = |spec: &str| {
+        let (mut t, _) = clean_cliff();
+        t.meta.label = String::new();
+        t.meta.device.model = Some("Samsung SSD 960 EVO 500GB (simulated)".into());
+        t.meta.device.path = spec.into();
+        t.meta.started_at = Some("2026-12-04T22:44:23Z".parse().unwrap());
+        t
+    };
+    let names = slccache::commands::compare::unique_names(&[
+        sim("sim:960evo-500g"),
+        sim("sim:960evo-500g,cache=10GB"),
+    ]);
+    assert_eq!(
+        names,
+        [
+            "Samsung SSD 960 EVO 500GB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated), cache=10GB"
+        ]
+    );
     // --label names the runs; a count that does not match is a usage error (exit 2).
     let out = dir.path().join("cmp");
     let o = slccache()
