@@ -273,7 +273,7 @@ pub fn a_read_only_probe_reports_its_reads() {
         .arg(out.join("timeline.csv"))
         .assert()
         .success()
-        .stdout(contains(" read in ").and(contains("written").not()));
+        .stdout(contains(": read ").and(contains("written").not()));
 }
 
 pub fn reads_of_an_unprepared_block_device_warn() {

@@ -559,7 +559,7 @@ fn assert_every_output(out: &std::path::Path, db: &std::path::Path, name: &str) 
         for part in [
             "Drive: Samsung SSD 960 EVO 250GB (emulated), 250 GB",
             "Workload: seqwrite, 128 KiB blocks, QD32, 1 job, 200 ms interval, emulated",
-            " UTC  ·  slccache ",
+            " UTC  ·  stopped: interrupted  ·  slccache ",
         ] {
             assert!(footer.contains(part), "{chart}'s footer: {footer}");
         }
