@@ -790,3 +790,33 @@ fn a_two_column_csv_from_zero_seconds_is_read_whole() {
     assert!(out.contains(": wrote 76.0 GB in 80.0 s"), "{out}");
     assert!(out.contains("; cache ~40.0 GB "), "{out}");
 }
+
+/// A two-column CSV whose times are a clock's (Unix time) was read as a run of 490247 hours
+/// with its chart empty; the times are counted from the first row's interval, with a note.
+#[test]
+fn a_two_column_csv_of_unix_times_is_counted_from_its_start() {
+    use slccache::timeline::import::{parse_text_notes, ReadOptions};
+    let mut text = String::from("time_s,MB/s\n");
+    for i in 1..=60 {
+        text.push_str(&format!(
+            "{},{}\n",
+            1_764_888_000 + i,
+            if i <= 20 { 2000 } else { 600 }
+        ));
+    }
+    let (t, notes) = parse_text_notes(&text, "epoch.csv", &ReadOptions::default()).unwrap();
+    assert_eq!(t.samples.len(), 60);
+    assert!((t.duration_s() - 60.0).abs() < 1e-9, "{}", t.duration_s());
+    assert_eq!(t.bytes_total(), 20 * 2_000_000_000 + 40 * 600_000_000);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("1764888001 s") && n.contains("Unix time")),
+        "{notes:?}"
+    );
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("epoch.csv");
+    std::fs::write(&f, &text).unwrap();
+    let out = ok(&["analyze", "--no-record", f.to_str().unwrap()]);
+    assert!(out.contains(": wrote 64.0 GB in 60.0 s"), "{out}");
+}

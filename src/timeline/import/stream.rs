@@ -19,10 +19,10 @@ use std::path::Path;
 
 use super::format::Format;
 use super::{
-    aggregate_per_io, check_sample, first_gap, first_interval, gap_error, implausible_time,
-    is_windowed, left_out_note, not_text, nothing_written, parse_numeric_line, per_io_span_error,
-    points, shared_note, too_few, two_column_units, typical_step, ImportError, Opts, EPOCH_S,
-    GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
+    aggregate_per_io, check_sample, clock_note, first_gap, first_interval, gap_error,
+    implausible_time, is_windowed, left_out_note, not_text, nothing_written, parse_numeric_line,
+    per_io_span_error, points, shared_note, too_few, two_column_units, typical_step, ImportError,
+    Opts, EPOCH_S, GAP_STEPS, HEAD_LINES, MAX_RATE, MAX_TIME_S, X,
 };
 use crate::timeline::{RateSampler, RunMeta, Sample};
 
@@ -406,9 +406,22 @@ struct TwoColumn<'a> {
     /// interval.
     stream: Option<(f64, usize, f64)>,
     rates: RateSampler,
+    /// Where the times are a clock's (Unix time): the time the log's first interval began,
+    /// taken off every time (as `read_two_column` does), and the first time, for the note.
+    clock: Option<(f64, f64)>,
 }
 
 impl TwoColumn<'_> {
+    /// Where the look-ahead's times are a clock's (the first at or past [`EPOCH_S`]), counts
+    /// them, and every time after them, from the interval before the first (`typical` long).
+    fn rebase_look(&mut self, typical: f64) {
+        if self.clock.is_none() && self.look_t.len() >= 2 && self.look_t[0] >= EPOCH_S {
+            let start = self.look_t[0] - typical;
+            self.clock = Some((start, self.look_t[0]));
+            self.look_t.iter_mut().for_each(|t| *t -= start);
+        }
+    }
+
     /// Offers the error of the first gap among the look-ahead's times.
     fn look_gap(&mut self, typical: f64) {
         if let Some(i) = first_gap(&self.look_t, typical) {
@@ -449,6 +462,7 @@ impl TwoColumn<'_> {
             }
             let typical = typical_step(&self.look_t);
             self.look_gap(typical);
+            self.rebase_look(typical);
             for (i, (&lt, &lr)) in self.look_t.iter().zip(&self.look_r).enumerate() {
                 let dt = if i == 0 {
                     first_interval(lt, typical)
@@ -463,6 +477,7 @@ impl TwoColumn<'_> {
             self.look_r = Vec::new();
             self.look_l = Vec::new();
         }
+        let t = t - self.clock.map_or(0.0, |(start, _)| start);
         if let Some((prev, prev_line, typical)) = &mut self.stream {
             if t - *prev > GAP_STEPS * *typical {
                 let (p, pl, ty, ts) = (*prev, *prev_line, *typical, self.time_scale);
@@ -567,6 +582,7 @@ impl Rows for TwoColumn<'_> {
                     "no data rows after the header",
                 ));
             }
+            self.rebase_look(typical_step(&self.look_t));
             for (t, dt, r) in points(&self.look_t, &self.look_r) {
                 out.push(self.rates.sample(t, dt, r));
             }
@@ -575,10 +591,11 @@ impl Rows for TwoColumn<'_> {
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
             ..RunMeta::default()
         };
-        Ok((
-            meta,
-            shared_note(self.name, self.shared).into_iter().collect(),
-        ))
+        let mut notes: Vec<String> = shared_note(self.name, self.shared).into_iter().collect();
+        if let Some((_, first)) = self.clock {
+            notes.push(clock_note(self.name, first / self.time_scale));
+        }
+        Ok((meta, notes))
     }
 }
 
@@ -722,6 +739,7 @@ fn read_once(
                     look_l: Vec::new(),
                     stream: None,
                     rates: RateSampler::default(),
+                    clock: None,
                 })),
                 Err(e) => Err(e),
             }

@@ -155,6 +155,16 @@ pub(super) fn two_column_units(
     Ok((x, rs, swapped))
 }
 
+/// The note of a two-column CSV whose times are a clock's (the first, `first` in the file's
+/// unit, at or past [`super::EPOCH_S`]: no run lasts 3 years, and Unix time has been past it
+/// since 1973): they are counted from the interval before the first row.
+pub(super) fn clock_note(name: &str, first: f64) -> String {
+    format!(
+        "{name}: the times start at {first} s, a clock's time (Unix time), not time since the \
+         start: read as time since the interval before the first row"
+    )
+}
+
 /// Reads a two-column CSV of time and throughput, or of position (data written) and
 /// throughput. Units come from the header (`second,MiB/s`, `time_ms,write_MB_s`, `MiB,MB/s`)
 /// or, without a header, from [`ImportOptions`]. Rows sharing a time (e.g. a mixed log whose
@@ -243,6 +253,16 @@ pub(super) fn read_two_column(
             }
         }
         prev_line = r.line;
+    }
+    // Times of a clock (Unix time, seconds since 1970: 1764888001 for December 2025) rather
+    // than since the start: counted from the first row, which ends the log's first interval,
+    // and said so. Read as they were, a minute's log was "490247 h" long and its chart empty.
+    if let (Some(&first), true) = (times.first(), times.len() >= 2) {
+        if first >= super::EPOCH_S {
+            let start = first - typical_step(&times);
+            times.iter_mut().for_each(|t| *t -= start);
+            notes.push(clock_note(name, first / time_scale));
+        }
     }
     if times.first() == Some(&0.0) && times.len() >= 2 {
         // A first row at t = 0 has no interval before it: the times are where each row's
