@@ -248,6 +248,39 @@ pub fn format_bytes(bytes: f64, units: UnitSystem) -> String {
     }
 }
 
+/// The two ends of a range of bytes, each as [`format_bytes`] writes it, or, where both would
+/// read the same though they differ (139.88 GB and 140.06 GB: "140 GB to 140 GB", which
+/// tells nothing), both in the unit of the upper end with as many decimals as it takes for
+/// them to differ, up to three: `139.9 GB`, `140.1 GB`.
+pub fn format_bytes_range(low: f64, high: f64, units: UnitSystem) -> (String, String) {
+    let (a, b) = (format_bytes(low, units), format_bytes(high, units));
+    if a != b || low == high {
+        return (a, b);
+    }
+    let Some((num, unit)) = b.split_once(' ') else {
+        return (a, b);
+    };
+    let (base, names): (f64, [&str; 5]) = match units {
+        UnitSystem::Decimal => (1000.0, ["kB", "MB", "GB", "TB", "PB"]),
+        UnitSystem::Binary => (1024.0, ["KiB", "MiB", "GiB", "TiB", "PiB"]),
+    };
+    let Some(k) = names.iter().position(|n| *n == unit) else {
+        return (a, b);
+    };
+    let div = base.powi(k as i32 + 1);
+    let frac = num.split_once('.').map_or(0, |(_, f)| f.len());
+    for d in frac + 1..=3 {
+        let (x, y) = (
+            format!("{:.*} {unit}", d, low / div),
+            format!("{:.*} {unit}", d, high / div),
+        );
+        if x != y {
+            return (x, y);
+        }
+    }
+    (a, b)
+}
+
 /// Formats a rate in MB/s (or MiB/s) with no decimals above 100 and three significant digits
 /// below: `1365 MB/s`, `59.1 MB/s`.
 pub fn format_rate(bytes_per_sec: f64, units: UnitSystem) -> String {
@@ -408,5 +441,30 @@ mod tests {
         assert_eq!(format_rate(59.1e6, UnitSystem::Decimal), "59.1 MB/s");
         assert_eq!(format_seconds(14.0), "14.0 s");
         assert_eq!(Bytes(22_000_000_000).to_string(), "22.0 GB");
+    }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use super::*;
+
+    #[test]
+    fn a_range_whose_ends_round_alike_gets_the_decimals_to_differ() {
+        let u = UnitSystem::Decimal;
+        // "95% interval 140 GB to 140 GB" said nothing.
+        assert_eq!(
+            format_bytes_range(139.88e9, 140.06e9, u),
+            ("139.9 GB".to_string(), "140.1 GB".to_string())
+        );
+        assert_eq!(
+            format_bytes_range(21.9e9, 22.5e9, u),
+            ("21.9 GB".to_string(), "22.5 GB".to_string())
+        );
+        assert_eq!(
+            format_bytes_range(13.001e9, 13.02e9, u),
+            ("13.00 GB".to_string(), "13.02 GB".to_string())
+        );
+        let same = format_bytes_range(5e9, 5e9, u);
+        assert_eq!(same.0, same.1);
     }
 }

@@ -108,10 +108,14 @@ impl WorkloadConfig {
             )));
         }
         if interval < MIN_INTERVAL {
+            // As the user typed it ("0s", not the "0ns" of Rust's own spelling).
+            let shown = args
+                .interval
+                .clone()
+                .unwrap_or_else(|| crate::units::format_interval(interval.as_secs_f64()));
             return Err(usage(format!(
-                "{} {:?} is too short; the shortest is 10ms",
+                "{} {shown} is too short; the shortest is 10ms",
                 origin(args.interval.is_some(), "interval", "interval"),
-                interval
             )));
         }
         if let Some(d) = duration {

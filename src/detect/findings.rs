@@ -537,11 +537,10 @@ fn size_text(bytes: u64, low: u64, high: u64, units: UnitSystem) -> String {
 
 /// A size with its interval, the interval's words first: `22.0 GB ({words}21.9 GB to 22.5 GB)`.
 fn size_with(bytes: u64, low: u64, high: u64, words: &str, units: UnitSystem) -> String {
+    let (lo, hi) = crate::units::format_bytes_range(low as f64, high as f64, units);
     format!(
-        "{} ({words}{} to {})",
-        format_bytes(bytes as f64, units),
-        format_bytes(low as f64, units),
-        format_bytes(high as f64, units)
+        "{} ({words}{lo} to {hi})",
+        format_bytes(bytes as f64, units)
     )
 }
 

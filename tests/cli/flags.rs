@@ -862,6 +862,12 @@ pub fn usage_errors_are_one_line_and_negative_values_are_told() {
     let l = lines(&["simulate", "960evo-250g", "--interval", "-1s"]);
     assert_eq!(l.len(), 1, "{l:?}");
     assert!(l[0].contains("a duration cannot be negative"), "{l:?}");
+    // A value too small is echoed as it was typed ("0s"; it said "0ns").
+    let l = lines(&["simulate", "960evo-250g", "--interval", "0s"]);
+    assert_eq!(
+        l,
+        ["slccache: error: --interval 0s is too short; the shortest is 10ms"]
+    );
 }
 
 /// A usage error found by the parser ("unexpected argument", "invalid value") began

@@ -144,11 +144,8 @@ pub fn one_line(text: &str) -> String {
 
 /// The one way slccache writes a 95% interval of bytes: `(95% interval 21.9 GB to 22.1 GB)`.
 pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
-    format!(
-        "(95% interval {} to {})",
-        format_bytes(low as f64, units),
-        format_bytes(high as f64, units)
-    )
+    let (lo, hi) = crate::units::format_bytes_range(low as f64, high as f64, units);
+    format!("(95% interval {lo} to {hi})")
 }
 
 /// The line that says where a finished run was recorded (stderr, so stdout stays the run's
