@@ -1000,7 +1000,14 @@ mod tests {
         let sum = recovery_summary(&s, &o, &order);
         let v = serde_json::to_value(&sum).unwrap();
         assert_eq!(v["totals"]["burst_bytes"], written);
-        said(&recovery_chart(&sum, &s.opts), "recovery");
+        let chart = recovery_chart(&sum, &s.opts);
+        said(&chart, "recovery");
+        // Nothing was measured: the legend has no "measured" entry (it had one).
+        assert!(
+            chart.legend.iter().all(|l| !l.name.starts_with("measured")),
+            "{:?}",
+            chart.legend.iter().map(|l| &l.name).collect::<Vec<_>>()
+        );
         let b = bursts_chart(&[], &sum.run, ChartKind::RecoveryBursts, "b", &s.opts);
         said(&b, "recovery bursts");
 

@@ -323,12 +323,15 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
             group: None,
         });
     }
-    legend.push(LegendEntry {
-        name: "measured, with 95% interval".into(),
-        style: MEASURED,
-        swatch: false,
-        group: None,
-    });
+    // Only where something was measured: a run interrupted in its first burst has no point.
+    if !pts.is_empty() {
+        legend.push(LegendEntry {
+            name: "measured, with 95% interval".into(),
+            style: MEASURED,
+            swatch: false,
+            group: None,
+        });
+    }
     let foot = footer(
         &sum.run,
         &[format!(
@@ -546,12 +549,14 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
             MEASURED,
         ));
     }
-    legend.push(LegendEntry {
-        name: "measured, with 95% interval".into(),
-        style: MEASURED,
-        swatch: false,
-        group: None,
-    });
+    if !pts.is_empty() {
+        legend.push(LegendEntry {
+            name: "measured, with 95% interval".into(),
+            style: MEASURED,
+            swatch: false,
+            group: None,
+        });
+    }
     // The model goes over the measurements, so that both show where they coincide.
     if !truth_curve.is_empty() {
         series_v.push(series("model", truth_curve, TRUTH));
