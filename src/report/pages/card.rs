@@ -216,8 +216,8 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     parts
 }
 
-/// Most lines the card's note takes.
-pub const NOTE_LINES: usize = 2;
+/// Most lines the card's note takes (the sparkline gives up a line for each past the first).
+pub const NOTE_LINES: usize = 3;
 
 /// `parts` packed into lines no wider than `max_w` in style `st`, joined with " · ", at most
 /// [`NOTE_LINES`]: a part that does not fit on a line goes to the next, so that no part is
@@ -529,6 +529,29 @@ mod tests {
         }
         // A short note stays one line.
         assert_eq!(pack_note(&parts[2..], st, width).len(), 1);
+    }
+
+    /// The card of p5-1tb written to 700 GB with its heat: the note's second line ended
+    /// "measured to 700 GB of 1.00…" (the capacity cut); every part is whole on its line.
+    #[test]
+    fn a_note_with_heat_keeps_every_part_whole() {
+        use super::*;
+        let st = Style::new(24.0);
+        let parts: Vec<String> = [
+            "thermal throttling at 494 MB/s from 420 s and 648 s",
+            "after = rate over the 600 GB written after the last cliff, less 113 GB of thermal \
+             throttling",
+            "measured to 700 GB of 1.00 TB",
+        ]
+        .map(String::from)
+        .to_vec();
+        let width = 1088.0;
+        let lines = pack_note(&parts, st, width);
+        for l in &lines {
+            let (drawn, _) = fit_text(l, st, width);
+            assert_eq!(&drawn, l, "a line cut: {lines:?}");
+        }
+        assert!(lines.join(" · ").contains("of 1.00 TB"), "{lines:?}");
     }
 
     use super::*;
