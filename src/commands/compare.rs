@@ -114,7 +114,10 @@ pub fn run(args: CompareArgs) -> Result<()> {
             return Err(crate::error::usage("--label: a name is empty"))
         }
         Some(l) => l.iter().map(|n| n.trim().to_string()).collect(),
-        None => host_names(&timelines, &origins).unwrap_or_else(|| unique_names(&timelines)),
+        None => host_names(&timelines, &origins).unwrap_or_else(|| {
+            let ids: Vec<Option<i64>> = origins.iter().map(|(_, id)| *id).collect();
+            unique_names(&timelines, &ids)
+        }),
     };
     let runs: Vec<CompareRun<'_>> = timelines
         .iter()
@@ -327,10 +330,11 @@ pub fn host_names(
     Some(out)
 }
 
-/// Legend names: each run's name (its drive); where several runs share it, with the run's start
-/// time ("loop0, 09:14"; with the date when the runs are on different days), and " (2)",
-/// " (3)" added only where that still repeats.
-pub fn unique_names(timelines: &[Timeline]) -> Vec<String> {
+/// Legend names: each run's name (its drive); where several runs share it, a run from the
+/// results store by its id ("#2: loop0", `ids` holding each run's id or `None` for a folder),
+/// else with the run's start time ("loop0, 09:14"; with the date when the runs are on
+/// different days), and " (2)", " (3)" added only where that still repeats.
+pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> {
     // An emulated or simulated drive made with options beyond its preset is named with
     // them where another run shares its name (`..., cache=10GB`), as the store names it: its
     // options tell the drives apart, not the minute the runs started.
@@ -359,9 +363,14 @@ pub fn unique_names(timelines: &[Timeline]) -> Vec<String> {
     let base: Vec<String> = timelines
         .iter()
         .zip(&plain)
-        .map(|(t, n)| {
+        .enumerate()
+        .map(|(i, (t, n))| {
             let shared = plain.iter().filter(|m| *m == n).count() > 1;
             match (shared, t.meta.started_at) {
+                // The store's id names the run as `runs` lists it; the minute does not.
+                (true, _) if ids.get(i).copied().flatten().is_some() => {
+                    format!("#{}: {n}", ids[i].unwrap_or_default())
+                }
                 (true, Some(d)) if days.len() > 1 => {
                     format!("{n}, {}", d.format("%Y-%m-%d %H:%M"))
                 }

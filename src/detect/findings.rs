@@ -123,6 +123,35 @@ impl After {
     }
 }
 
+impl After {
+    /// [`After::text`] in fewer characters, for a table fitted to a narrow terminal: both
+    /// ends of a range and every qualifier kept (`595-1010 MB/s (not steady)`,
+    /// `279 MB/s (too short)`).
+    pub fn short_text(&self, units: UnitSystem) -> String {
+        match *self {
+            After::Steady { .. } => self.text(units),
+            After::TooShort { bytes_per_sec } => {
+                format!("{} (too short)", format_rate(bytes_per_sec, units))
+            }
+            After::NotSteady {
+                low_bytes_per_sec,
+                high_bytes_per_sec,
+            } => {
+                let (lo, hi) = (
+                    format_rate(low_bytes_per_sec, units),
+                    format_rate(high_bytes_per_sec, units),
+                );
+                match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
+                    (Some((l, lu)), Some((h, hu))) if lu == hu => {
+                        format!("{l}-{h} {hu} (not steady)")
+                    }
+                    _ => self.text(units),
+                }
+            }
+        }
+    }
+}
+
 /// The levels either side of one cliff: the means of the phases that end and start at it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Step {

@@ -140,8 +140,13 @@ pub fn compare_labels_and_duplicate_drives() {
     };
     let a = mk("a", "2026-11-29T20:00:00Z");
     let b = mk("b", "2026-11-29T21:30:00Z");
-    let names = slccache::commands::compare::unique_names(&[a, b]);
+    let names = slccache::commands::compare::unique_names(&[a.clone(), b.clone()], &[None, None]);
     assert_eq!(names, ["loop0, 20:00:00", "loop0, 21:30:00"]);
+    // Runs from the store are named by their ids, as `runs` lists them (they were named by
+    // the second they started, the second " (2)" where they started in one second).
+    let names =
+        slccache::commands::compare::unique_names(&[a.clone(), b, a], &[Some(2), Some(3), Some(4)]);
+    assert_eq!(names, ["#2: loop0", "#3: loop0", "#4: loop0"]);
     // Two simulations of one preset, one with its cache set: their options tell them apart
     // (they were both named "... (simulated), 22:44:23", the second with " (2)").
     let sim = |spec: &str| {
@@ -152,10 +157,10 @@ pub fn compare_labels_and_duplicate_drives() {
         t.meta.started_at = Some("2026-12-04T22:44:23Z".parse().unwrap());
         t
     };
-    let names = slccache::commands::compare::unique_names(&[
-        sim("sim:960evo-500g"),
-        sim("sim:960evo-500g,cache=10GB"),
-    ]);
+    let names = slccache::commands::compare::unique_names(
+        &[sim("sim:960evo-500g"), sim("sim:960evo-500g,cache=10GB")],
+        &[None, None],
+    );
     assert_eq!(
         names,
         [

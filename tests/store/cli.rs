@@ -1943,3 +1943,34 @@ pub fn runs_copy_refuses_the_forms_of_the_list() {
     }
     assert!(!to.exists(), "the store copied into was made");
 }
+
+/// A rate after the cache too short to judge is no figure for a drive's median: `runs --by
+/// drive` gives `-` for it as for a stretch that was not steady (it gave a bare `600 MB/s`,
+/// which `runs` and the card call too short to judge), and `history` leaves it off its
+/// after-cache chart, saying why.
+pub fn a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    // A cliff 8 s before the end: too short after it for the steady-state test.
+    let mut csv = String::from("seconds,MB/s\n");
+    for i in 0..80 {
+        csv += &format!("{i},{}\n", if i < 72 { 2000 } else { 600 });
+    }
+    std::fs::write(w.path().join("short.csv"), csv).unwrap();
+    let (code, _, err) = slc(&db, &["analyze", "short.csv", "--out", "a"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let (_, listed, _) = slc(&db, &["runs", "--wide"], w.path());
+    assert!(listed.contains("600 MB/s (too short to judge)"), "{listed}");
+    for by in ["drive", "host"] {
+        let (code, grouped, err) = slc(&db, &["runs", "--by", by, "--wide"], w.path());
+        assert_eq!(code, Some(0), "{err}");
+        assert!(!grouped.contains("600 MB/s"), "--by {by}:\n{grouped}");
+    }
+    let (code, _, err) = slc(&db, &["history", "short", "--out", "h"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let svg = std::fs::read_to_string(w.path().join("h/history-after-cache-date.svg")).unwrap();
+    assert!(
+        svg.contains("has no value here: too short to judge"),
+        "{svg:.2000}"
+    );
+}

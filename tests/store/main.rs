@@ -57,6 +57,7 @@ fn main() -> std::process::ExitCode {
             cli::runs_html_refuses_a_folder_that_is_not_its_own_without_force,
             cli::pending_runs_wait_for_their_own_store,
             cli::an_empty_listing_says_why_and_counts_read_right,
+            cli::a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure,
             cli::compare_of_a_stored_sweep_says_what_compare_takes,
             cli::bad_input_to_the_results_library_is_exit_2,
             cli::runs_import_says_what_became_of_each_folder,

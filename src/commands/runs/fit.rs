@@ -24,8 +24,27 @@ fn chars(s: &str) -> usize {
     s.chars().count()
 }
 
-/// `s` cut to `w` characters, with "…" for what was cut.
+/// `s` cut to `w` characters, with "…" for what was cut. A cell with a qualifier in
+/// parentheses (`Crucial P5 1TB (simulated)`, `... (emulated), cache=2GB`) keeps the
+/// qualifier whole: the words before it are cut first, then what follows it.
 fn cut(s: &str, w: usize) -> String {
+    if chars(s) <= w {
+        return s.to_string();
+    }
+    if let Some((head, q, rest)) = qualifier(s).filter(|_| least_width(s) <= w) {
+        let room = w - chars(q) - usize::from(!rest.is_empty());
+        if chars(head) <= room {
+            // The words before it whole; what follows cut.
+            return format!("{head}{q}{}", plain_cut(rest, w - chars(head) - chars(q)));
+        }
+        let tail = if rest.is_empty() { "" } else { "…" };
+        return format!("{}{q}{tail}", plain_cut(head, room));
+    }
+    plain_cut(s, w)
+}
+
+/// `s` cut to `w` characters, with "…" for what was cut.
+fn plain_cut(s: &str, w: usize) -> String {
     if chars(s) <= w {
         s.to_string()
     } else {
@@ -34,6 +53,22 @@ fn cut(s: &str, w: usize) -> String {
         c.push('…');
         c
     }
+}
+
+/// A cell's last qualifier in parentheses (` (simulated)`, ` (not steady)`): the words
+/// before it, it, and what follows it.
+fn qualifier(s: &str) -> Option<(&str, &str, &str)> {
+    let i = s.rfind(" (")?;
+    let j = i + s[i..].find(')')? + 1;
+    Some((&s[..i], &s[i..j], &s[j..]))
+}
+
+/// The fewest characters `s` can be cut to with its qualifier whole, the start of a word
+/// before it and a "…" for anything after it.
+fn least_width(s: &str) -> usize {
+    qualifier(s).map_or(0, |(_, q, rest)| {
+        (chars(q) + 4 + usize::from(!rest.is_empty())).min(chars(s))
+    })
 }
 
 impl Table {
@@ -83,9 +118,12 @@ impl Table {
                     }
                     Step::Narrow(i, min) => {
                         let others = total(&shown, &widths) - widths[i];
+                        // Never below what keeps every cell's qualifier whole.
+                        let least = self.rows.iter().map(|r| least_width(&r[i])).max();
                         let w = limit
                             .saturating_sub(others)
                             .max(min)
+                            .max(least.unwrap_or(0))
                             .max(chars(&self.head[i]));
                         if w < widths[i] {
                             widths[i] = w;
@@ -163,6 +201,18 @@ mod tests {
         }
     }
 
+    /// A cut keeps a cell's qualifier whole: the words before it go first, then what
+    /// follows it.
+    #[test]
+    fn a_cut_keeps_the_qualifier() {
+        assert_eq!(cut("Crucial P5 1TB (simulated)", 18), "Cruci… (simulated)");
+        assert_eq!(
+            cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 20),
+            "Samsung… (emulated)…"
+        );
+        assert_eq!(cut("plain words here", 8), "plain w…");
+    }
+
     #[test]
     fn a_table_that_fits_is_left_whole() {
         let t = table().render(None, vec![Step::Drop(2)]);
@@ -187,7 +237,8 @@ mod tests {
         for l in t.lines().filter(|l| !l.starts_with('(')) {
             assert!(l.chars().count() <= 50, "{l:?}\n{t}");
         }
-        assert!(t.contains(" Samsung SSD 960…  "), "{t}");
+        // The model's words are cut, its "(emulated)" kept.
+        assert!(t.contains(" Sams… (emulated)  "), "{t}");
         assert!(t.contains("22.0 GB (21.9 GB to 22.4 GB)"), "{t}");
         assert!(
             t.ends_with("(fitted to 50 columns; --wide shows every column whole)\n"),

@@ -131,8 +131,18 @@ pub fn group(rows: &[RunRow], by: &GroupBy, units: UnitSystem) -> Vec<Group> {
                     .filter_map(|r| r.cache_bytes.map(|c| c as f64))
                     .collect(),
             ),
+            // Only a rate judged steady: one too short to judge is no figure for a median
+            // (the listings that group leave it out of the column already).
             after_cache_bytes_per_sec: Spread::of(
                 rs.iter()
+                    .filter(|r| {
+                        !r.findings.as_ref().is_some_and(|f| {
+                            matches!(
+                                f.after,
+                                Some(crate::detect::findings::After::TooShort { .. })
+                            )
+                        })
+                    })
                     .filter_map(|r| r.after_cache_bytes_per_sec)
                     .collect(),
             ),

@@ -83,8 +83,10 @@ pub(super) fn short_date(d: &str) -> String {
 
 /// The listing as a table with a header line, fitted to `width` columns (`None`: every
 /// column whole): the serial, host, workload and kind of run are left out in that order, the
-/// date loses its time and the rate in the cache its link, the drive's name and the rate after
-/// the cache are shortened, then the date goes; the cache and its interval stay whole.
+/// date loses its time and the rate in the cache its link, the rate after the cache takes its
+/// short form (both ends of a range and its qualifier kept), the drive's name is shortened
+/// (its `(simulated)` or `(emulated)` kept), then the date goes, and last the rate in the
+/// cache; the cache and its interval stay whole.
 pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String {
     use super::fit::{Step, Table};
     let head = [
@@ -135,6 +137,17 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                 .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units))
         })
         .collect();
+    // The rate after the cache in fewer characters, both ends of a range and its qualifier
+    // kept: the column is never cut.
+    let short_after: Vec<String> = rows
+        .iter()
+        .map(
+            |r| match r.findings.as_ref().and_then(|f| f.after.as_ref()) {
+                Some(a) => a.short_text(units),
+                None => after(r, units),
+            },
+        )
+        .collect();
     Table {
         head: head.map(String::from).to_vec(),
         rows: cells,
@@ -149,10 +162,12 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             Step::Drop(5),
             Step::Short(1, "date".into(), days),
             Step::Short(8, "in cache".into(), in_rates),
+            Step::Short(9, "after cache".into(), short_after),
             Step::Narrow(2, 24),
-            Step::Narrow(9, 14),
             Step::Drop(1),
             Step::Narrow(2, 12),
+            // Rather than cut a range or a qualifier of the figures left.
+            Step::Drop(8),
         ],
     )
 }
@@ -299,4 +314,55 @@ pub fn csv_text(rows: &[RunRow]) -> Result<String> {
         ])?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use crate::detect::findings::After;
+
+    /// At 80 columns no cell loses a range's end, a "(not steady)"-type qualifier or a
+    /// "(simulated)" marker (they read `595 MB/s to 1…` and `Crucial P5 1TB (si…`).
+    #[test]
+    fn a_narrow_table_keeps_ranges_qualifiers_and_markers() {
+        let findings = |after: After| {
+            let mut f: crate::detect::Findings =
+                serde_json::from_str(r#"{"cache":{"kind":"sized","bytes":100000000000,"low_bytes":99900000000,"high_bytes":101000000000},"in_cache_bytes_per_sec":2.0e9,"level_bytes_per_sec":null,"steps":[],"after":null,"phase_names":[]}"#)
+                    .unwrap();
+            f.after = Some(after);
+            f
+        };
+        let row = |id: i64, after: After| RunRow {
+            id,
+            kind: "simulate".into(),
+            date: "2026-12-04T22:43:36Z".into(),
+            model: Some("Crucial P5 1TB (simulated)".into()),
+            target: Some("sim:p5-1tb".into()),
+            host: Some("vm".into()),
+            cache_bytes: Some(100_000_000_000),
+            cache_low_bytes: Some(99_900_000_000),
+            cache_high_bytes: Some(101_000_000_000),
+            findings: Some(findings(after)),
+            ..Default::default()
+        };
+        let rows = [
+            row(
+                1,
+                After::NotSteady {
+                    low_bytes_per_sec: 595e6,
+                    high_bytes_per_sec: 1356e6,
+                },
+            ),
+            row(
+                2,
+                After::TooShort {
+                    bytes_per_sec: 279e6,
+                },
+            ),
+        ];
+        let t = table(&rows, UnitSystem::Decimal, Some(80));
+        assert!(t.contains("595-1356 MB/s (not steady)"), "{t}");
+        assert!(t.contains("279 MB/s (too short)"), "{t}");
+        assert_eq!(t.matches("(simulated)").count(), 2, "{t}");
+    }
 }

@@ -93,6 +93,9 @@ pub fn history_charts(
                 low_bytes_per_sec,
                 high_bytes_per_sec,
             }) => Some(Value::range(low_bytes_per_sec / m, high_bytes_per_sec / m)),
+            // Too short to judge: no steady figure to place among the others (the footer
+            // says why it has no value).
+            Some(crate::detect::findings::After::TooShort { .. }) => None,
             _ => p
                 .after_bytes_per_sec
                 .map(|r| Value::point(r / m, r / m, r / m)),
@@ -349,19 +352,42 @@ fn history_chart(
             .iter()
             .filter(|p| x_of(p).is_none() || y_of(p).is_none())
             .collect();
-        let hidden = without
-            .iter()
-            .filter(|p| {
-                p.findings.as_ref().is_some_and(|f| {
-                    matches!(f.cache, crate::detect::findings::Cache::HiddenByLink { .. })
-                })
-            })
-            .count();
-        let why = match hidden {
-            0 => String::new(),
-            h if h == without.len() && h == 1 => ": hidden by the link to the drive".into(),
-            h if h == without.len() => ": all hidden by the link to the drive".into(),
-            h => format!(": {h} hidden by the link to the drive"),
+        // Why the others have none, where a run's findings say: a link that hid the cliff,
+        // or a stretch after the cache too short to judge (its rate is no steady figure).
+        let count = |is: &dyn Fn(&crate::detect::Findings) -> bool| {
+            without
+                .iter()
+                .filter(|p| p.findings.as_ref().is_some_and(is))
+                .count()
+        };
+        let reasons = [
+            (
+                "hidden by the link to the drive",
+                count(&|f| matches!(f.cache, crate::detect::findings::Cache::HiddenByLink { .. })),
+            ),
+            (
+                "too short to judge",
+                count(&|f| {
+                    matches!(
+                        f.after,
+                        Some(crate::detect::findings::After::TooShort { .. })
+                    )
+                }),
+            ),
+        ];
+        let given: Vec<(&str, usize)> = reasons.into_iter().filter(|r| r.1 > 0).collect();
+        let why = match given.as_slice() {
+            [] => String::new(),
+            [(w, h)] if *h == without.len() && *h == 1 => format!(": {w}"),
+            [(w, h)] if *h == without.len() => format!(": all {w}"),
+            _ => format!(
+                ": {}",
+                given
+                    .iter()
+                    .map(|(w, h)| format!("{h} {w}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         match (xy.len(), pts.len()) {
             (0, 1) => format!("the drive's one run in the store has no value here{why}"),
