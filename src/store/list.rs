@@ -47,33 +47,16 @@ pub(super) fn row_columns_with(d: Dialect, has_tags_column: bool, detail: Detail
             json(&["origin", "tags"])
         ),
     };
-    // A grouping quotes a rate after the cache only where it was judged steady: a stretch too
-    // short to judge has a rate that no median may take in as if it were one (a stretch that
-    // was not steady has none in its column). Only a rate the column holds is checked.
-    let judged_rate = match d {
-        Dialect::Sqlite => "CASE WHEN after_cache_bytes_per_sec IS NOT NULL AND \
-             json_extract(summary, '$.findings.after.kind') = 'too_short' THEN NULL \
-             ELSE after_cache_bytes_per_sec END"
-            .to_string(),
-        Dialect::Postgres => "CASE WHEN after_cache_bytes_per_sec IS NOT NULL AND \
-             (summary::jsonb -> 'findings' -> 'after' ->> 'kind') = 'too_short' THEN NULL \
-             ELSE after_cache_bytes_per_sec END"
-            .to_string(),
-    };
-    let grouped = |cols: &str| cols.replace("after_cache_bytes_per_sec", &judged_rate);
     match detail {
         Detail::Full => format!(
             "{ROW_COLUMNS}, {tags}, {}, {}, started_at",
             json(&["findings"]),
             json(&["run", "workload"])
         ),
-        Detail::Tags => format!("{}, {tags}, NULL, NULL, started_at", grouped(ROW_COLUMNS)),
+        Detail::Tags => format!("{ROW_COLUMNS}, {tags}, NULL, NULL, started_at"),
         // On SQLite the columns added after the summary (tags among them) sit behind it in
         // the row: reading them reads the whole summary from its overflow pages.
-        Detail::Columns => format!(
-            "{}, NULL, NULL, NULL, started_at",
-            grouped(COLUMNS_FOR_GROUPS)
-        ),
+        Detail::Columns => format!("{COLUMNS_FOR_GROUPS}, NULL, NULL, NULL, started_at"),
     }
 }
 
@@ -87,13 +70,11 @@ pub(super) fn row_columns(d: Dialect) -> String {
 pub enum Detail {
     /// Everything a [`RunRow`] holds.
     Full,
-    /// The row's columns and tags only: `findings` and `workload` are `None`, and the rate
-    /// after the cache is `None` where it was too short to judge. For the listings that group
-    /// runs by a tag (`runs --by tag:KEY`).
+    /// The row's columns and tags only: `findings` and `workload` are `None`. For the
+    /// listings that group runs by a tag (`runs --by tag:KEY`).
     Tags,
     /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate, start):
-    /// the rest of the row is empty, and so are tags, `findings` and `workload`; the rate after
-    /// the cache is `None` where it was too short to judge. For the
+    /// the rest of the row is empty, and so are tags, `findings` and `workload`. For the
     /// listings that group runs by their columns (`runs --by host|drive`). A filter by tag
     /// reads the tags all the same.
     Columns,

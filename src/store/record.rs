@@ -122,7 +122,12 @@ impl Fields {
                 _ => None,
             };
             f.in_rate = x.in_cache_bytes_per_sec;
-            f.after_rate = x.after.as_ref().and_then(|a| a.rate());
+            // A rate judged steady only: one too short to judge is no drive's figure for a
+            // median or a history to take in (the findings keep it, said as such).
+            f.after_rate = match &x.after {
+                Some(crate::detect::findings::After::TooShort { .. }) => None,
+                a => a.as_ref().and_then(|a| a.rate()),
+            };
         }
         f
     }

@@ -202,14 +202,23 @@ const V2: &[&str] = &[
 
 /// Version 3: an index that holds every column a listing reads but the summary, in the
 /// listing's order, so that `runs` and `runs --by` read it and not the table, whose rows hold
-/// each run's summary (at a fleet's hundred thousand runs, hundreds of megabytes to scan).
-const V3: &[&str] = &["CREATE INDEX runs_listing ON runs (
+/// each run's summary (at a fleet's hundred thousand runs, hundreds of megabytes to scan);
+/// and no rate after the cache in the rows of runs whose stretch was too short to judge.
+const V3: &[&str] = &[
+    "CREATE INDEX runs_listing ON runs (
         COALESCE(started_at, recorded_at), id, kind, recorded_at, started_at, model, serial,
         firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes,
         cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec,
         after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir,
         bytes_written
-    )"];
+    )",
+    // The rate after the cache in a run's row is one judged steady: a rate too short to judge
+    // (which the findings keep, said as such) leaves it NULL, as a stretch not steady does.
+    "{sqlite} UPDATE runs SET after_cache_bytes_per_sec = NULL
+        WHERE json_extract(summary, '$.findings.after.kind') = 'too_short'",
+    "{pg} UPDATE runs SET after_cache_bytes_per_sec = NULL
+        WHERE summary -> 'findings' -> 'after' ->> 'kind' = 'too_short'",
+];
 
 /// Every migration, in order; the last one's `to` is [`SCHEMA_VERSION`].
 pub const MIGRATIONS: &[Migration] = &[
