@@ -91,7 +91,7 @@ use sentences::finer_sampling;
 use stats::{mad_scale, mad_scale_about, median, running_median, upper_median};
 use warnings::{
     cpu_bound_warnings, later_tier_warning, thermal_warnings, unconfirmed_drop,
-    wrapped_cliff_warning,
+    wrapped_cliff_warning, wrapped_span,
 };
 
 pub(crate) use likelihood::MAX_DIP_S;
@@ -330,6 +330,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         after_cache: None,
         throttled: vec![],
         link_limited: None,
+        wrapped_span_bytes: None,
     };
     if n < 4 {
         if n > 0 {
@@ -465,7 +466,8 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, start, sigma_x, &mut out, units);
-    out.warnings.extend(wrapped_cliff_warning(t, &out, units));
+    out.wrapped_span_bytes = wrapped_span(t, &out);
+    out.warnings.extend(wrapped_cliff_warning(&out, units));
     // Without CPU figures no phase has the three it needs: no warning, and no pass.
     if cols.cpu {
         out.warnings

@@ -592,3 +592,102 @@ fn card_lines(dir: &Path) -> String {
     let note = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
     format!("{cache}\n{inside}\n{after}\n{note}")
 }
+
+/// A cliff after more bytes than the span holds (the writes wrapped around it) is not the
+/// cache size of that span, as the run's warning says: no output gives it as one. The card,
+/// report.md, report.html, the chart, `runs`, `runs --by drive` (which leaves it out of the
+/// median) and `history` all say what the findings say.
+pub fn a_cliff_past_the_span_is_no_cache_size_in_any_output() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let s = make(
+        &db,
+        w.path(),
+        "wrapped",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--span",
+            "15GB",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "60GB",
+            "--seed",
+            "1",
+        ],
+    );
+    let f = &s.findings;
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&s.dir.join("summary.json"))).unwrap();
+    let e = &summary["analysis"]["cache_estimate"];
+    let b = |k: &str| e[k].as_u64().unwrap_or_else(|| panic!("{k}: {summary}"));
+    let (bytes, low_bytes, high_bytes) = (b("bytes"), b("low_bytes"), b("high_bytes"));
+    let span_bytes = 15_000_000_000u64;
+    assert!(bytes > span_bytes, "{bytes}");
+    assert_eq!(
+        summary["findings"]["cache"]["span_bytes"].as_u64(),
+        Some(span_bytes),
+        "{summary}"
+    );
+    assert!(f.cache_bytes().is_none(), "{f:?}");
+    // The terminal's warning and its result line agree.
+    assert!(
+        s.terminal.contains("is not the cache size of this span"),
+        "{}",
+        s.terminal
+    );
+    let said = f.cache_text(U);
+    assert!(s.terminal.contains(&said), "{said}\n{}", s.terminal);
+    // The figure as a size with its interval, the way a cache size is given, is said nowhere.
+    let as_size = format!(
+        "{} ({} to {})",
+        format_bytes(bytes as f64, U),
+        format_bytes(low_bytes as f64, U),
+        format_bytes(high_bytes as f64, U)
+    );
+    let span = format_bytes(span_bytes as f64, U);
+    let md = read(&s.dir.join("report.md"));
+    let html = unescape(&read(&s.dir.join("report.html")));
+    let chart = chart_text(&s.dir);
+    for (what, text) in [
+        ("report.md", &md),
+        ("report.html", &html),
+        ("chart", &chart),
+    ] {
+        assert!(
+            text.contains(&said) || text.contains(&slccache::units::capitalized(&said)),
+            "{what} does not say {said:?}:\n{text}"
+        );
+        assert!(
+            !text.contains("SLC cache 1") && !text.contains("SLC cache 2"),
+            "{what}"
+        );
+    }
+    let t = slccache::commands::compare::load_run(&s.dir).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let (_, cache, _, _) = slccache::report::pages::card::card_texts(&t, &a, U);
+    assert!(!cache.starts_with("SLC cache"), "the card: {cache}");
+    assert!(!cache.contains(&as_size), "the card: {cache}");
+    assert!(cache.contains(&span), "the card: {cache}");
+    // `runs` gives the findings' cell, not a size; `--by drive` leaves it out of the median.
+    let table = run(&db, &["runs"]);
+    assert!(table.contains(&f.cache_cell(U)), "{table}");
+    assert!(!table.contains(&as_size), "{table}");
+    let by = run(&db, &["runs", "--by", "drive"]);
+    assert!(!by.contains(&format_bytes(bytes as f64, U)), "{by}");
+    // `history`: its table says the same.
+    let hist = w.path().join("history");
+    let text = run(
+        &db,
+        &[
+            "history",
+            "Samsung SSD 960 EVO 500GB",
+            "--out",
+            &hist.display().to_string(),
+        ],
+    );
+    let page = unescape(&read(&hist.join("report.html")));
+    assert!(page.contains(&f.cache_cell(U)), "{text}\n{page}");
+    assert!(!page.contains(&as_size), "{page}");
+}

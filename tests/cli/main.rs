@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
             first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
             headline::every_output_states_the_same_findings_on_eight_shapes,
             headline::the_qualifiers_and_phase_names_reach_every_output,
+            headline::a_cliff_past_the_span_is_no_cache_size_in_any_output,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::quiet_lines_have_one_shape,
             flags::analyze_gives_the_runs_line_and_with_json_on_stderr,

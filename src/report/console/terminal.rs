@@ -235,6 +235,12 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
             }
         }
         Cache::Unconfirmed(_) => line.push_str(&format!("; {}", f.cache_text(units))),
+        Cache::Wrapped { .. } => {
+            line.push_str(&format!("; {}", f.cache_text(units)));
+            if let Some(r) = f.in_cache_text(units) {
+                line.push_str(&format!(", {r} in the cache"));
+            }
+        }
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } => {
             line.push_str(&format!("; no cliff seen: {}", f.cache_text(units)))
         }
