@@ -44,6 +44,11 @@ pub enum Cache {
     AtLeast {
         /// Bytes written before the run ended (or before a drop it could not confirm).
         bytes: u64,
+        /// The run was interrupted (Ctrl-C, SIGTERM) before any cliff: it ended because it
+        /// was stopped, not because it had written all it was to write. Absent from the JSON
+        /// when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        interrupted: bool,
     },
     /// The whole drive was written without a cliff: no SLC cache ran out.
     NoneOverWholeDrive {
@@ -304,7 +309,7 @@ impl Findings {
                 size_text(*bytes, *low_bytes, *high_bytes, units)
             ),
             Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
-            Cache::AtLeast { bytes } => super::no_cliff_text(Some(*bytes), units),
+            Cache::AtLeast { bytes, .. } => super::no_cliff_text(Some(*bytes), units),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 super::whole_drive_no_cliff_text(*capacity_bytes, units)
             }
@@ -367,7 +372,14 @@ impl Findings {
                 fb(*span_bytes)
             ),
             // No cliff: no cache, or one larger than what was written (as the run says).
-            Cache::AtLeast { bytes } => format!("none or > {} (no cliff)", fb(*bytes)),
+            Cache::AtLeast {
+                bytes,
+                interrupted: false,
+            } => format!("none or > {} (no cliff)", fb(*bytes)),
+            Cache::AtLeast {
+                bytes,
+                interrupted: true,
+            } => format!("none or > {} (no cliff; interrupted)", fb(*bytes)),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 format!("no cliff in all {}", fb(*capacity_bytes))
             }
@@ -509,7 +521,18 @@ fn cache_of(a: &Analysis) -> Cache {
             (Some(_), Some(c)) if c.whole_span && c.span_is_drive => Cache::NoneOverWholeDrive {
                 capacity_bytes: c.span_bytes,
             },
-            (Some(b), _) => Cache::AtLeast { bytes: b },
+            (Some(b), _) => Cache::AtLeast {
+                bytes: b,
+                interrupted: a.warnings.iter().any(|w| {
+                    matches!(
+                        w.kind,
+                        super::WarningKind::NoCliff {
+                            interrupted: true,
+                            ..
+                        }
+                    )
+                }),
+            },
         }
     }
 }

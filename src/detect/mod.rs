@@ -145,6 +145,7 @@ fn no_cliff_warning(
         WarningKind::NoCliff {
             lower_bound_bytes: bound,
             whole_drive: false,
+            interrupted,
         },
         format!(
             "{ended}: {} ({what}); if the drive has a cache, it holds at least {}; {more} to \
@@ -216,13 +217,16 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
             let text = whole_drive_no_cliff_text(c.span_bytes, units);
             for w in &mut a.warnings {
                 if let WarningKind::NoCliff {
-                    lower_bound_bytes, ..
+                    lower_bound_bytes,
+                    interrupted,
+                    ..
                 } = w.kind
                 {
                     *w = Warning::new(
                         WarningKind::NoCliff {
                             lower_bound_bytes,
                             whole_drive: true,
+                            interrupted,
                         },
                         format!("the run ended before any cliff: {text}"),
                     );
@@ -248,6 +252,7 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
                 if let WarningKind::NoCliff {
                     lower_bound_bytes,
                     whole_drive: false,
+                    ..
                 } = w.kind
                 {
                     *w = no_cliff_warning(

@@ -106,7 +106,7 @@ fn figures(f: &Findings) -> Vec<(&'static str, String)> {
             v.push(("cache low", b(*low_bytes)));
             v.push(("cache high", b(*high_bytes)));
         }
-        Cache::AtLeast { bytes } => v.push(("bound", b(*bytes))),
+        Cache::AtLeast { bytes, .. } => v.push(("bound", b(*bytes))),
         Cache::NoneOverWholeDrive { capacity_bytes } => v.push(("drive", b(*capacity_bytes))),
         _ => {}
     }
@@ -690,4 +690,49 @@ pub fn a_cliff_past_the_span_is_no_cache_size_in_any_output() {
     let page = unescape(&read(&hist.join("report.html")));
     assert!(page.contains(&f.cache_cell(U)), "{text}\n{page}");
     assert!(!page.contains(&as_size), "{page}");
+}
+
+/// A run interrupted before any cliff (Ctrl-C after 6 s) has only its mean: no steady-state
+/// test was made of it, so the card gives it as the terminal does ("mean"), never "steady";
+/// and the cell `runs` and `history` show says it was interrupted.
+pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let s = make(
+        &db,
+        w.path(),
+        "short",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "10GB",
+            "--seed",
+            "1",
+            "--no-record",
+        ],
+    );
+    assert!(s.findings.steps.is_empty(), "{}", s.terminal);
+    let mut t = slccache::commands::compare::load_run(&s.dir).unwrap();
+    t.meta.stop_reason = Some(slccache::timeline::StopReason::Interrupted);
+    let a = slccache::detect::analyze(&t);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.as_str().contains("interrupted before any cliff")),
+        "{:?}",
+        a.warnings
+    );
+    let (_, cache, inside, _) = slccache::report::pages::card::card_texts(&t, &a, U);
+    assert!(!inside.contains("steady"), "the card: {inside}");
+    assert!(inside.starts_with("mean  "), "the card: {inside}");
+    assert!(cache.contains("interrupted"), "the card: {cache}");
+    let cell = Findings::of(&a).cache_cell(U);
+    assert!(cell.contains("interrupted"), "{cell}");
+    // A run that was not interrupted says nothing of it.
+    t.meta.stop_reason = Some(slccache::timeline::StopReason::MaxBytes);
+    let a = slccache::detect::analyze(&t);
+    assert!(!Findings::of(&a).cache_cell(U).contains("interrupted"));
 }
