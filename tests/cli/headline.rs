@@ -736,3 +736,39 @@ pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
     let a = slccache::detect::analyze(&t);
     assert!(!Findings::of(&a).cache_cell(U).contains("interrupted"));
 }
+
+/// A run that only read says it read the span: its stop reason on the terminal, in report.md
+/// and in every chart's footer is "one pass over the span read", never "written"
+/// (summary.json keeps its key, `span_written`).
+pub fn a_read_only_run_stopped_after_one_pass_read() {
+    let w = tempfile::tempdir().unwrap();
+    let file = w.path().join("data.bin");
+    let data: Vec<u8> = (0..64u32 << 20).map(|i| (i % 251) as u8 | 1).collect();
+    std::fs::write(&file, data).unwrap();
+    let dir = w.path().join("read");
+    let text = run(
+        &w.path().join("results.db"),
+        &[
+            "probe",
+            &file.display().to_string(),
+            "--pattern",
+            "seqread",
+            "--bs",
+            "1M",
+            "--duration",
+            "3s",
+            "--no-record",
+            "--out",
+            &dir.display().to_string(),
+        ],
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&dir.join("summary.json"))).unwrap();
+    assert_eq!(summary["run"]["stop_reason"], "span_written", "{summary}");
+    let md = read(&dir.join("report.md"));
+    let chart = chart_text(&dir);
+    for (what, t) in [("terminal", &text), ("report.md", &md), ("chart", &chart)] {
+        assert!(t.contains("one pass over the span read"), "{what}:\n{t}");
+        assert!(!t.contains("span written"), "{what}:\n{t}");
+    }
+}

@@ -143,7 +143,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     v.push((
         "Stop reason".to_string(),
         meta.stop_reason
-            .map(|s| s.to_string())
+            .map(|s| s.text(crate::detect::Findings::of(a).moved()))
             .unwrap_or_else(|| "unknown".to_string()),
     ));
     v
