@@ -119,10 +119,13 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         ""
     };
     // The throttled time left out, with the rate it wrote at: a reader must not take the
-    // rate without it for all the drive did after its cache.
+    // rate without it for all the drive did after its cache. What is left out is the whole
+    // samples that fell in the stretch, not the stretch's own estimated extent that the
+    // thermal warning gives (115.5 s there, 116.0 s of 1 s samples here): said so.
     let throttled = if ac.throttled_s > 0.0 {
         format!(
-            ", leaving out {} of thermal throttling ({} written at {})",
+            ", leaving out the {} of whole samples that fell in thermal throttling ({} \
+             written at {})",
             crate::units::format_seconds(ac.throttled_s),
             format_bytes(ac.throttled_bytes as f64, units),
             format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)

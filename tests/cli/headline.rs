@@ -772,3 +772,52 @@ pub fn a_read_only_run_stopped_after_one_pass_read() {
         assert!(!t.contains("span written"), "{what}:\n{t}");
     }
 }
+
+/// One stretch of thermal throttling is not given two sizes unexplained: the slowdown warning
+/// gives the stretch's own extent ("for 115.5 s (57.2 GB)"), the after-cache line the whole
+/// samples it left out ("116.0 s"), and says that they are whole samples.
+pub fn the_throttled_time_left_out_says_what_it_is() {
+    let w = tempfile::tempdir().unwrap();
+    let s = make(
+        &w.path().join("results.db"),
+        w.path(),
+        "throttled",
+        &[
+            "simulate",
+            "p5-1tb",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "540GB",
+            "--no-early-stop",
+            "--seed",
+            "1",
+            "--no-record",
+        ],
+    );
+    let t = &s.terminal;
+    let warned = t
+        .lines()
+        .find(|l| l.contains("temporary slowdown") && l.contains("thermal throttling"))
+        .unwrap_or_else(|| panic!("no thermal slowdown:\n{t}"));
+    let stretch = warned
+        .split(" for ")
+        .nth(1)
+        .and_then(|x| x.split(" s (").next())
+        .unwrap_or_else(|| panic!("{warned}"));
+    let measured = t
+        .lines()
+        .find(|l| l.contains("leaving out"))
+        .unwrap_or_else(|| panic!("nothing left out:\n{t}"));
+    let left = measured
+        .split("leaving out ")
+        .nth(1)
+        .unwrap()
+        .trim_start_matches("the ");
+    let left_s = left.split(" s ").next().unwrap();
+    // The same figure, or words that say it is another thing.
+    assert!(
+        left_s == stretch || left.contains("of whole samples"),
+        "the warning: {stretch} s; after the cache: {measured}"
+    );
+}
