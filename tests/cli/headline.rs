@@ -821,3 +821,67 @@ pub fn the_throttled_time_left_out_says_what_it_is() {
         "the warning: {stretch} s; after the cache: {measured}"
     );
 }
+
+/// Every page that gives an after-cache figure says what "after the cache" means, as
+/// report.md does: report.html, compare.md and a comparison's report.html, the library page
+/// (`runs --html`) and the history page.
+pub fn every_page_with_an_after_cache_figure_defines_it() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let a = make(
+        &db,
+        w.path(),
+        "a",
+        &["simulate", "960evo-500g", "--seed", "1"],
+    );
+    let b = make(
+        &db,
+        w.path(),
+        "b",
+        &["simulate", "960evo-500g", "--seed", "2"],
+    );
+    assert!(a.findings.after.is_some() && b.findings.after.is_some());
+    let defined = |what: &str, text: &str| {
+        let text = unescape(text);
+        for words in [
+            "After the last cliff: the data written after the last cliff over the time it took",
+            "cut into 5 equal rounds, have a range of at most 20%",
+            "changes by at most 10%",
+            "Thermal throttling",
+        ] {
+            assert!(
+                text.contains(words),
+                "{what} does not say {words:?}:\n{text}"
+            );
+        }
+    };
+    defined("report.md", &read(&a.dir.join("report.md")));
+    defined("report.html", &read(&a.dir.join("report.html")));
+    let cmp = w.path().join("compare");
+    run(
+        &db,
+        &[
+            "compare",
+            &a.dir.display().to_string(),
+            &b.dir.display().to_string(),
+            "--out",
+            &cmp.display().to_string(),
+        ],
+    );
+    defined("compare.md", &read(&cmp.join("compare.md")));
+    defined("compare's report.html", &read(&cmp.join("report.html")));
+    let lib = w.path().join("library");
+    run(&db, &["runs", "--html", &lib.display().to_string()]);
+    defined("the library page", &read(&lib.join("index.html")));
+    let hist = w.path().join("history");
+    run(
+        &db,
+        &[
+            "history",
+            "Samsung SSD 960 EVO 500GB",
+            "--out",
+            &hist.display().to_string(),
+        ],
+    );
+    defined("the history page", &read(&hist.join("report.html")));
+}
