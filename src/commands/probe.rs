@@ -646,6 +646,7 @@ fn finish(
     } else {
         String::new()
     };
+    let stop = o.stop.text(crate::detect::Findings::of(&analysis).moved());
     let mut line = if also_read.is_empty() {
         format!(
             "{}: {verb} {} in {} ({} mean), stopped: {}",
@@ -653,7 +654,7 @@ fn finish(
             format_bytes(done as f64, opts.units),
             format_seconds(duration_s),
             mean(done),
-            o.stop
+            stop
         )
     } else {
         format!(
@@ -662,7 +663,7 @@ fn finish(
             format_bytes(done as f64, opts.units),
             mean(done),
             format_seconds(duration_s),
-            o.stop
+            stop
         )
     };
     if bytes == 0 && read_bytes == 0 {

@@ -60,7 +60,10 @@ fn quiet_line(
         format_seconds(t.duration_s()),
     );
     if let Some(r) = t.meta.stop_reason {
-        s.push_str(&format!(", stopped: {r}"));
+        s.push_str(&format!(
+            ", stopped: {}",
+            r.text(crate::detect::Findings::of(analysis).moved())
+        ));
     }
     s.push_str(&crate::report::console::terminal::result_clauses(
         analysis, units,
@@ -128,7 +131,7 @@ pub fn summary_text(
         format_seconds(t.duration_s()),
         t.meta
             .stop_reason
-            .map(|r| r.to_string())
+            .map(|r| r.text(crate::detect::Findings::of(analysis).moved()))
             .unwrap_or_default()
     );
     if truth.cache_bytes > 0 {

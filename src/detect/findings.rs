@@ -25,10 +25,30 @@ pub enum Cache {
         /// Upper end of the 95% interval.
         high_bytes: u64,
     },
+    /// A cliff was confirmed, but after more bytes than the span holds: the writes had
+    /// wrapped around the span, so blocks were written more than once and the figure is not
+    /// the cache size of this span (which holds at most `span_bytes` of distinct blocks). The
+    /// bytes written before the cliff, with their 95% interval; no output gives them as a
+    /// cache size.
+    Wrapped {
+        /// Bytes written before the cliff, best estimate.
+        bytes: u64,
+        /// Lower end of the 95% interval.
+        low_bytes: u64,
+        /// Upper end of the 95% interval.
+        high_bytes: u64,
+        /// The span the writes wrapped around, bytes.
+        span_bytes: u64,
+    },
     /// No cliff: no cache, or one of at least `bytes`.
     AtLeast {
         /// Bytes written before the run ended (or before a drop it could not confirm).
         bytes: u64,
+        /// The run was interrupted (Ctrl-C, SIGTERM) before any cliff: it ended because it
+        /// was stopped, not because it had written all it was to write. Absent from the JSON
+        /// when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        interrupted: bool,
     },
     /// The whole drive was written without a cliff: no SLC cache ran out.
     NoneOverWholeDrive {
@@ -317,7 +337,8 @@ impl Findings {
                 "SLC cache {}",
                 size_text(*bytes, *low_bytes, *high_bytes, units)
             ),
-            Cache::AtLeast { bytes } => super::no_cliff_text(Some(*bytes), units),
+            Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
+            Cache::AtLeast { bytes, .. } => super::no_cliff_text(Some(*bytes), units),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 super::whole_drive_no_cliff_text(*capacity_bytes, units)
             }
@@ -372,8 +393,22 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => size_with(*bytes, *low_bytes, *high_bytes, "", units),
+            Cache::Wrapped {
+                bytes, span_bytes, ..
+            } => format!(
+                "cliff after {} (wrapped {} span; no size)",
+                fb(*bytes),
+                fb(*span_bytes)
+            ),
             // No cliff: no cache, or one larger than what was written (as the run says).
-            Cache::AtLeast { bytes } => format!("none or > {} (no cliff)", fb(*bytes)),
+            Cache::AtLeast {
+                bytes,
+                interrupted: false,
+            } => format!("none or > {} (no cliff)", fb(*bytes)),
+            Cache::AtLeast {
+                bytes,
+                interrupted: true,
+            } => format!("none or > {} (no cliff; interrupted)", fb(*bytes)),
             Cache::NoneOverWholeDrive { capacity_bytes } => {
                 format!("no cliff in all {}", fb(*capacity_bytes))
             }
@@ -385,6 +420,30 @@ impl Findings {
             Cache::HiddenByLink { link } => format!("hidden by the {link} link"),
             Cache::TooFewSamples | Cache::NothingWritten | Cache::NotEstimated => "-".to_string(),
         }
+    }
+
+    /// A cliff past the span in words (`None` for any other kind of [`Cache`]): `cliff after
+    /// 22.0 GB written (95% interval 21.9 GB to 22.5 GB), more than the 15.0 GB span: the
+    /// writes had wrapped, so this is not the cache size of the span`.
+    pub fn wrapped_text(&self, units: UnitSystem) -> Option<String> {
+        let Cache::Wrapped {
+            bytes,
+            low_bytes,
+            high_bytes,
+            span_bytes,
+        } = self.cache
+        else {
+            return None;
+        };
+        let fb = |b: u64| format_bytes(b as f64, units);
+        Some(format!(
+            "cliff after {} written (95% interval {} to {}), more than the {} span: the writes \
+             had wrapped, so this is not the cache size of the span",
+            fb(bytes),
+            fb(low_bytes),
+            fb(high_bytes),
+            fb(span_bytes)
+        ))
     }
 
     /// The levels at each cliff in words: `1368 MB/s -> 590 MB/s at 16.1 s`, and for each
@@ -464,6 +523,13 @@ fn cache_of(a: &Analysis) -> Cache {
         Cache::ReadOnly {
             bytes_read: a.bytes_total,
         }
+    } else if let (Some(e), Some(span_bytes)) = (&a.cache_estimate, a.wrapped_span_bytes) {
+        Cache::Wrapped {
+            bytes: e.bytes,
+            low_bytes: e.low_bytes,
+            high_bytes: e.high_bytes,
+            span_bytes,
+        }
     } else if let Some(e) = &a.cache_estimate {
         Cache::Sized {
             bytes: e.bytes,
@@ -484,7 +550,18 @@ fn cache_of(a: &Analysis) -> Cache {
             (Some(_), Some(c)) if c.whole_span && c.span_is_drive => Cache::NoneOverWholeDrive {
                 capacity_bytes: c.span_bytes,
             },
-            (Some(b), _) => Cache::AtLeast { bytes: b },
+            (Some(b), _) => Cache::AtLeast {
+                bytes: b,
+                interrupted: a.warnings.iter().any(|w| {
+                    matches!(
+                        w.kind,
+                        super::WarningKind::NoCliff {
+                            interrupted: true,
+                            ..
+                        }
+                    )
+                }),
+            },
         }
     }
 }

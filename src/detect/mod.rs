@@ -71,9 +71,9 @@ pub use cliffs::{DEEP_LONG_S, DEEP_SHARE};
 pub use coverage::coverage;
 pub use findings::Findings;
 pub use sentences::{
-    after_last_cliff_text, coverage_text, first_sample_drop_text, no_cliff_text, no_cliff_text_of,
-    read_only_text, returns_text, span_parts, span_text, unconfirmed_drop_text,
-    whole_drive_no_cliff_text,
+    after_cache_definition, after_last_cliff_text, coverage_text, first_sample_drop_text,
+    no_cliff_text, no_cliff_text_of, read_only_text, returns_text, span_parts, span_text,
+    unconfirmed_drop_text, whole_drive_no_cliff_text,
 };
 pub use types::{
     is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate, CacheReturn, Cliff,
@@ -91,7 +91,7 @@ use sentences::finer_sampling;
 use stats::{mad_scale, mad_scale_about, median, running_median, upper_median};
 use warnings::{
     cpu_bound_warnings, later_tier_warning, thermal_warnings, unconfirmed_drop,
-    wrapped_cliff_warning,
+    wrapped_cliff_warning, wrapped_span,
 };
 
 pub(crate) use likelihood::MAX_DIP_S;
@@ -145,6 +145,7 @@ fn no_cliff_warning(
         WarningKind::NoCliff {
             lower_bound_bytes: bound,
             whole_drive: false,
+            interrupted,
         },
         format!(
             "{ended}: {} ({what}); if the drive has a cache, it holds at least {}; {more} to \
@@ -216,13 +217,16 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
             let text = whole_drive_no_cliff_text(c.span_bytes, units);
             for w in &mut a.warnings {
                 if let WarningKind::NoCliff {
-                    lower_bound_bytes, ..
+                    lower_bound_bytes,
+                    interrupted,
+                    ..
                 } = w.kind
                 {
                     *w = Warning::new(
                         WarningKind::NoCliff {
                             lower_bound_bytes,
                             whole_drive: true,
+                            interrupted,
                         },
                         format!("the run ended before any cliff: {text}"),
                     );
@@ -248,6 +252,7 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
                 if let WarningKind::NoCliff {
                     lower_bound_bytes,
                     whole_drive: false,
+                    ..
                 } = w.kind
                 {
                     *w = no_cliff_warning(
@@ -330,6 +335,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         after_cache: None,
         throttled: vec![],
         link_limited: None,
+        wrapped_span_bytes: None,
     };
     if n < 4 {
         if n > 0 {
@@ -465,7 +471,8 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     }
     // 7. Phases, cliffs, cache estimate.
     build_result(&w, &segs, &changes, start, sigma_x, &mut out, units);
-    out.warnings.extend(wrapped_cliff_warning(t, &out, units));
+    out.wrapped_span_bytes = wrapped_span(t, &out);
+    out.warnings.extend(wrapped_cliff_warning(&out, units));
     // Without CPU figures no phase has the three it needs: no warning, and no pass.
     if cols.cpu {
         out.warnings

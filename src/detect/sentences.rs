@@ -3,6 +3,29 @@
 use super::{Analysis, DropWhere, UnconfirmedDrop};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
+/// What "after the cache" means, in the words every output that gives an after-cache figure
+/// puts beside it (report.md and report.html, compare.md and a comparison's page, the library
+/// page, the history page): the stretch, the steady-state test with its figures, and that
+/// thermal throttling is left out.
+pub fn after_cache_definition() -> String {
+    use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, MIN_ROUND_S, ROUNDS};
+    format!(
+        "After the last cliff: the data written after the last cliff over the time it took. \
+         It is the drive's sustained speed only when it is steady: the samples after the cliff, \
+         cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
+         a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
+         test of the SNIA Solid State Storage Performance Test Specification); the samples \
+         that begin after the cliff must last {ROUNDS} rounds of {} at the least, or the \
+         stretch is not judged (the sample the cliff falls in does not count, so a stretch a \
+         little longer than that from the cliff can still be too short). Thermal throttling \
+         in the stretch is heat, not the drive's speed: it is left out of the rate and the \
+         rounds, and said.",
+        100.0 * MAX_RANGE_SHARE,
+        100.0 * MAX_SLOPE_SHARE,
+        crate::units::format_seconds(MIN_ROUND_S)
+    )
+}
+
 /// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
 /// or `filling the whole drive (2.00 TB) completes at 165 MB/s on average` (`the whole file`
 /// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`),
@@ -119,10 +142,13 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         ""
     };
     // The throttled time left out, with the rate it wrote at: a reader must not take the
-    // rate without it for all the drive did after its cache.
+    // rate without it for all the drive did after its cache. What is left out is the whole
+    // samples that fell in the stretch, not the stretch's own estimated extent that the
+    // thermal warning gives (115.5 s there, 116.0 s of 1 s samples here): said so.
     let throttled = if ac.throttled_s > 0.0 {
         format!(
-            ", leaving out {} of thermal throttling ({} written at {})",
+            ", leaving out the {} of whole samples that fell in thermal throttling ({} \
+             written at {})",
             crate::units::format_seconds(ac.throttled_s),
             format_bytes(ac.throttled_bytes as f64, units),
             format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)

@@ -125,6 +125,12 @@ pub struct Analysis {
     /// simulate), beside its warning. Absent from the JSON when the link did not limit it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_limited: Option<String>,
+    /// The span, bytes, when the first cliff came after more bytes than it holds: the writes
+    /// had wrapped around it, so `cache_estimate` counts blocks written more than once and is
+    /// not the cache size of this span (its warning says so, and the findings give the figure
+    /// as bytes written before the cliff, not as a cache size). Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrapped_span_bytes: Option<u64>,
 }
 
 /// A stretch of thermal throttling (see [`Analysis::throttled`]).

@@ -32,6 +32,8 @@ pub enum WarningKind {
         lower_bound_bytes: u64,
         /// The run wrote the whole drive, so there is no cache to find.
         whole_drive: bool,
+        /// The run was interrupted (Ctrl-C, SIGTERM) before any cliff.
+        interrupted: bool,
     },
     /// A drop seen but too short to call a cliff ([`super::Analysis::unconfirmed_drop`]).
     UnconfirmedDrop,

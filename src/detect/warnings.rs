@@ -244,19 +244,19 @@ fn low_end(
     )
 }
 
+/// The span of `t`, when the cache estimate of `a` lies past it: the writes had wrapped
+/// around the span before the cliff ([`Analysis::wrapped_span_bytes`]).
+pub(super) fn wrapped_span(t: &Timeline, a: &Analysis) -> Option<u64> {
+    let e = a.cache_estimate.as_ref()?;
+    span_of(t).filter(|&span| e.bytes > span)
+}
+
 /// A cliff found after more bytes than the span holds: the writes had wrapped around it, so
 /// the figure counts blocks written more than once and cannot be the cache size of that span
 /// (which holds at most the span). Says why and what to do.
-pub(super) fn wrapped_cliff_warning(
-    t: &Timeline,
-    a: &Analysis,
-    units: UnitSystem,
-) -> Option<Warning> {
+pub(super) fn wrapped_cliff_warning(a: &Analysis, units: UnitSystem) -> Option<Warning> {
     let e = a.cache_estimate.as_ref()?;
-    let span = span_of(t)?;
-    if e.bytes <= span {
-        return None;
-    }
+    let span = a.wrapped_span_bytes?;
     Some(Warning::new(
         WarningKind::WrappedCliff,
         format!(

@@ -116,7 +116,7 @@ impl Fields {
                 _ => (None, None, None),
             };
             f.cache_lower_bound_bytes = match &x.cache {
-                Cache::AtLeast { bytes } => i(*bytes),
+                Cache::AtLeast { bytes, .. } => i(*bytes),
                 Cache::NoneOverWholeDrive { capacity_bytes } => i(*capacity_bytes),
                 Cache::Unconfirmed(d) => i(d.bytes_low),
                 _ => None,

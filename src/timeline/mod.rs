@@ -242,21 +242,31 @@ pub enum StopReason {
     FirstSampleDrop,
 }
 
+impl StopReason {
+    /// The reason in words, for a run whose figures are of bytes `moved` (a past participle:
+    /// `written`, or `read` for a run that only read, as
+    /// [`crate::detect::Findings::moved`] gives it): `one pass over the span read`. The
+    /// `Display` form is a writing run's.
+    pub fn text(self, moved: &str) -> String {
+        match self {
+            StopReason::Duration => "duration reached".into(),
+            StopReason::MaxBytes => "byte limit reached".into(),
+            StopReason::SpanWritten => format!("one pass over the span {moved}"),
+            StopReason::PassesWritten => format!("the scenario's passes over the span {moved}"),
+            StopReason::Interrupted => "interrupted".into(),
+            StopReason::WriteError => "write error".into(),
+            StopReason::EndOfData => "end of data".into(),
+            StopReason::CliffConfirmed => "cliff confirmed".into(),
+            StopReason::FirstSampleDrop => {
+                "the level after a drop inside the first sample held (sample more often)".into()
+            }
+        }
+    }
+}
+
 impl std::fmt::Display for StopReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StopReason::Duration => "duration reached",
-            StopReason::MaxBytes => "byte limit reached",
-            StopReason::SpanWritten => "one pass over the span written",
-            StopReason::PassesWritten => "the scenario's passes over the span written",
-            StopReason::Interrupted => "interrupted",
-            StopReason::WriteError => "write error",
-            StopReason::EndOfData => "end of data",
-            StopReason::CliffConfirmed => "cliff confirmed",
-            StopReason::FirstSampleDrop => {
-                "the level after a drop inside the first sample held (sample more often)"
-            }
-        })
+        f.write_str(&self.text("written"))
     }
 }
 

@@ -106,7 +106,7 @@ fn figures(f: &Findings) -> Vec<(&'static str, String)> {
             v.push(("cache low", b(*low_bytes)));
             v.push(("cache high", b(*high_bytes)));
         }
-        Cache::AtLeast { bytes } => v.push(("bound", b(*bytes))),
+        Cache::AtLeast { bytes, .. } => v.push(("bound", b(*bytes))),
         Cache::NoneOverWholeDrive { capacity_bytes } => v.push(("drive", b(*capacity_bytes))),
         _ => {}
     }
@@ -591,4 +591,297 @@ fn card_lines(dir: &Path) -> String {
     let (_, cache, inside, after) = slccache::report::pages::card::card_texts(&t, &a, U);
     let note = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
     format!("{cache}\n{inside}\n{after}\n{note}")
+}
+
+/// A cliff after more bytes than the span holds (the writes wrapped around it) is not the
+/// cache size of that span, as the run's warning says: no output gives it as one. The card,
+/// report.md, report.html, the chart, `runs`, `runs --by drive` (which leaves it out of the
+/// median) and `history` all say what the findings say.
+pub fn a_cliff_past_the_span_is_no_cache_size_in_any_output() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let s = make(
+        &db,
+        w.path(),
+        "wrapped",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--span",
+            "15GB",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "60GB",
+            "--seed",
+            "1",
+        ],
+    );
+    let f = &s.findings;
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&s.dir.join("summary.json"))).unwrap();
+    let e = &summary["analysis"]["cache_estimate"];
+    let b = |k: &str| e[k].as_u64().unwrap_or_else(|| panic!("{k}: {summary}"));
+    let (bytes, low_bytes, high_bytes) = (b("bytes"), b("low_bytes"), b("high_bytes"));
+    let span_bytes = 15_000_000_000u64;
+    assert!(bytes > span_bytes, "{bytes}");
+    assert_eq!(
+        summary["findings"]["cache"]["span_bytes"].as_u64(),
+        Some(span_bytes),
+        "{summary}"
+    );
+    assert!(f.cache_bytes().is_none(), "{f:?}");
+    // The terminal's warning and its result line agree.
+    assert!(
+        s.terminal.contains("is not the cache size of this span"),
+        "{}",
+        s.terminal
+    );
+    let said = f.cache_text(U);
+    assert!(s.terminal.contains(&said), "{said}\n{}", s.terminal);
+    // The figure as a size with its interval, the way a cache size is given, is said nowhere.
+    let as_size = format!(
+        "{} ({} to {})",
+        format_bytes(bytes as f64, U),
+        format_bytes(low_bytes as f64, U),
+        format_bytes(high_bytes as f64, U)
+    );
+    let span = format_bytes(span_bytes as f64, U);
+    let md = read(&s.dir.join("report.md"));
+    let html = unescape(&read(&s.dir.join("report.html")));
+    let chart = chart_text(&s.dir);
+    for (what, text) in [
+        ("report.md", &md),
+        ("report.html", &html),
+        ("chart", &chart),
+    ] {
+        assert!(
+            text.contains(&said) || text.contains(&slccache::units::capitalized(&said)),
+            "{what} does not say {said:?}:\n{text}"
+        );
+        assert!(
+            !text.contains("SLC cache 1") && !text.contains("SLC cache 2"),
+            "{what}"
+        );
+    }
+    let t = slccache::commands::compare::load_run(&s.dir).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let (_, cache, _, _) = slccache::report::pages::card::card_texts(&t, &a, U);
+    assert!(!cache.starts_with("SLC cache"), "the card: {cache}");
+    assert!(!cache.contains(&as_size), "the card: {cache}");
+    assert!(cache.contains(&span), "the card: {cache}");
+    // `runs` gives the findings' cell, not a size; `--by drive` leaves it out of the median.
+    let table = run(&db, &["runs"]);
+    assert!(table.contains(&f.cache_cell(U)), "{table}");
+    assert!(!table.contains(&as_size), "{table}");
+    let by = run(&db, &["runs", "--by", "drive"]);
+    assert!(!by.contains(&format_bytes(bytes as f64, U)), "{by}");
+    // `history`: its table says the same.
+    let hist = w.path().join("history");
+    let text = run(
+        &db,
+        &[
+            "history",
+            "Samsung SSD 960 EVO 500GB",
+            "--out",
+            &hist.display().to_string(),
+        ],
+    );
+    let page = unescape(&read(&hist.join("report.html")));
+    assert!(page.contains(&f.cache_cell(U)), "{text}\n{page}");
+    assert!(!page.contains(&as_size), "{page}");
+}
+
+/// A run interrupted before any cliff (Ctrl-C after 6 s) has only its mean: no steady-state
+/// test was made of it, so the card gives it as the terminal does ("mean"), never "steady";
+/// and the cell `runs` and `history` show says it was interrupted.
+pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let s = make(
+        &db,
+        w.path(),
+        "short",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "10GB",
+            "--seed",
+            "1",
+            "--no-record",
+        ],
+    );
+    assert!(s.findings.steps.is_empty(), "{}", s.terminal);
+    let mut t = slccache::commands::compare::load_run(&s.dir).unwrap();
+    t.meta.stop_reason = Some(slccache::timeline::StopReason::Interrupted);
+    let a = slccache::detect::analyze(&t);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.as_str().contains("interrupted before any cliff")),
+        "{:?}",
+        a.warnings
+    );
+    let (_, cache, inside, _) = slccache::report::pages::card::card_texts(&t, &a, U);
+    assert!(!inside.contains("steady"), "the card: {inside}");
+    assert!(inside.starts_with("mean  "), "the card: {inside}");
+    assert!(cache.contains("interrupted"), "the card: {cache}");
+    let cell = Findings::of(&a).cache_cell(U);
+    assert!(cell.contains("interrupted"), "{cell}");
+    // A run that was not interrupted says nothing of it.
+    t.meta.stop_reason = Some(slccache::timeline::StopReason::MaxBytes);
+    let a = slccache::detect::analyze(&t);
+    assert!(!Findings::of(&a).cache_cell(U).contains("interrupted"));
+}
+
+/// A run that only read says it read the span: its stop reason on the terminal, in report.md
+/// and in every chart's footer is "one pass over the span read", never "written"
+/// (summary.json keeps its key, `span_written`).
+pub fn a_read_only_run_stopped_after_one_pass_read() {
+    let w = tempfile::tempdir().unwrap();
+    let file = w.path().join("data.bin");
+    let data: Vec<u8> = (0..64u32 << 20).map(|i| (i % 251) as u8 | 1).collect();
+    std::fs::write(&file, data).unwrap();
+    let dir = w.path().join("read");
+    let text = run(
+        &w.path().join("results.db"),
+        &[
+            "probe",
+            &file.display().to_string(),
+            "--pattern",
+            "seqread",
+            "--bs",
+            "1M",
+            "--duration",
+            "3s",
+            "--no-record",
+            "--out",
+            &dir.display().to_string(),
+        ],
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&read(&dir.join("summary.json"))).unwrap();
+    assert_eq!(summary["run"]["stop_reason"], "span_written", "{summary}");
+    let md = read(&dir.join("report.md"));
+    let chart = chart_text(&dir);
+    for (what, t) in [("terminal", &text), ("report.md", &md), ("chart", &chart)] {
+        assert!(t.contains("one pass over the span read"), "{what}:\n{t}");
+        assert!(!t.contains("span written"), "{what}:\n{t}");
+    }
+}
+
+/// One stretch of thermal throttling is not given two sizes unexplained: the slowdown warning
+/// gives the stretch's own extent ("for 115.5 s (57.2 GB)"), the after-cache line the whole
+/// samples it left out ("116.0 s"), and says that they are whole samples.
+pub fn the_throttled_time_left_out_says_what_it_is() {
+    let w = tempfile::tempdir().unwrap();
+    let s = make(
+        &w.path().join("results.db"),
+        w.path(),
+        "throttled",
+        &[
+            "simulate",
+            "p5-1tb",
+            "--pattern",
+            "seqwrite",
+            "--max-bytes",
+            "540GB",
+            "--no-early-stop",
+            "--seed",
+            "1",
+            "--no-record",
+        ],
+    );
+    let t = &s.terminal;
+    let warned = t
+        .lines()
+        .find(|l| l.contains("temporary slowdown") && l.contains("thermal throttling"))
+        .unwrap_or_else(|| panic!("no thermal slowdown:\n{t}"));
+    let stretch = warned
+        .split(" for ")
+        .nth(1)
+        .and_then(|x| x.split(" s (").next())
+        .unwrap_or_else(|| panic!("{warned}"));
+    let measured = t
+        .lines()
+        .find(|l| l.contains("leaving out"))
+        .unwrap_or_else(|| panic!("nothing left out:\n{t}"));
+    let left = measured
+        .split("leaving out ")
+        .nth(1)
+        .unwrap()
+        .trim_start_matches("the ");
+    let left_s = left.split(" s ").next().unwrap();
+    // The same figure, or words that say it is another thing.
+    assert!(
+        left_s == stretch || left.contains("of whole samples"),
+        "the warning: {stretch} s; after the cache: {measured}"
+    );
+}
+
+/// Every page that gives an after-cache figure says what "after the cache" means, as
+/// report.md does: report.html, compare.md and a comparison's report.html, the library page
+/// (`runs --html`) and the history page.
+pub fn every_page_with_an_after_cache_figure_defines_it() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let a = make(
+        &db,
+        w.path(),
+        "a",
+        &["simulate", "960evo-500g", "--seed", "1"],
+    );
+    let b = make(
+        &db,
+        w.path(),
+        "b",
+        &["simulate", "960evo-500g", "--seed", "2"],
+    );
+    assert!(a.findings.after.is_some() && b.findings.after.is_some());
+    let defined = |what: &str, text: &str| {
+        let text = unescape(text);
+        for words in [
+            "After the last cliff: the data written after the last cliff over the time it took",
+            "cut into 5 equal rounds, have a range of at most 20%",
+            "changes by at most 10%",
+            "Thermal throttling",
+        ] {
+            assert!(
+                text.contains(words),
+                "{what} does not say {words:?}:\n{text}"
+            );
+        }
+    };
+    defined("report.md", &read(&a.dir.join("report.md")));
+    defined("report.html", &read(&a.dir.join("report.html")));
+    let cmp = w.path().join("compare");
+    run(
+        &db,
+        &[
+            "compare",
+            &a.dir.display().to_string(),
+            &b.dir.display().to_string(),
+            "--out",
+            &cmp.display().to_string(),
+        ],
+    );
+    defined("compare.md", &read(&cmp.join("compare.md")));
+    defined("compare's report.html", &read(&cmp.join("report.html")));
+    let lib = w.path().join("library");
+    run(&db, &["runs", "--html", &lib.display().to_string()]);
+    defined("the library page", &read(&lib.join("index.html")));
+    let hist = w.path().join("history");
+    run(
+        &db,
+        &[
+            "history",
+            "Samsung SSD 960 EVO 500GB",
+            "--out",
+            &hist.display().to_string(),
+        ],
+    );
+    defined("the history page", &read(&hist.join("report.html")));
 }

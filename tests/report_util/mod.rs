@@ -160,6 +160,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         after_cache: None,
         throttled: vec![],
         link_limited: None,
+        wrapped_span_bytes: None,
     }
 }
 

@@ -326,7 +326,10 @@ pub(super) fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> V
         v.push(t.format("%Y-%m-%d %H:%M UTC").to_string());
     }
     if let Some(r) = meta.stop_reason {
-        v.push(format!("stopped: {r}"));
+        v.push(format!(
+            "stopped: {}",
+            r.text(crate::detect::Findings::of(a).moved())
+        ));
     }
     v.push(format!("slccache {}", crate::VERSION));
     v

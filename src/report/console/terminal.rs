@@ -30,7 +30,7 @@ pub fn analysis_line(
     }
     match stop {
         None | Some(crate::timeline::StopReason::EndOfData) => {}
-        Some(r) => s.push_str(&format!(", stopped: {r}")),
+        Some(r) => s.push_str(&format!(", stopped: {}", r.text(Findings::of(a).moved()))),
     }
     if a.read_only {
         // The fall in the read rate, without the totals the head already gave.
@@ -232,6 +232,12 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
             }
         }
         Cache::Unconfirmed(_) => line.push_str(&format!("; {}", f.cache_text(units))),
+        Cache::Wrapped { .. } => {
+            line.push_str(&format!("; {}", f.cache_text(units)));
+            if let Some(r) = f.in_cache_text(units) {
+                line.push_str(&format!(", {r} in the cache"));
+            }
+        }
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } => {
             line.push_str(&format!("; no cliff seen: {}", f.cache_text(units)))
         }

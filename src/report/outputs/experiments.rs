@@ -844,14 +844,22 @@ impl Outputs for History<'_> {
         o: &ReportOptions,
         _summary: Option<serde_json::Value>,
     ) -> (Vec<CompareRun<'_>>, HtmlExtra) {
+        let mut notes = vec![format!(
+            "{} of this drive, day 0 being {}; each run's findings as the results store holds \
+             them",
+            crate::units::count_text(self.pts.len(), "run", "runs"),
+            self.first_date
+        )];
+        // What the after-cache figures of the table and the chart mean.
+        if self.pts.iter().any(|p| {
+            p.after_bytes_per_sec.is_some()
+                || p.findings.as_ref().is_some_and(|f| f.after.is_some())
+        }) {
+            notes.push(crate::detect::after_cache_definition());
+        }
         let extra = HtmlExtra {
             title: Some(format!("SLC cache history: {}", self.drive)),
-            notes: vec![format!(
-                "{} of this drive, day 0 being {}; each run's findings as the results store \
-                 holds them",
-                crate::units::count_text(self.pts.len(), "run", "runs"),
-                self.first_date
-            )],
+            notes,
             tables: vec![("Runs".to_string(), history_table(self.pts, o.units))],
             chart_notes: no_wear_chart_text(self.pts).into_iter().collect(),
             ..Default::default()

@@ -32,6 +32,14 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             format_bytes(*low_bytes as f64, u),
             format_bytes(*high_bytes as f64, u)
         ),
+        // Past the span the figure counts blocks written twice: no cache size.
+        Cache::Wrapped {
+            bytes, span_bytes, ..
+        } => format!(
+            "No cache size: cliff after {}, past the {} span",
+            format_bytes(*bytes as f64, u),
+            format_bytes(*span_bytes as f64, u)
+        ),
         Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => format!(
             "Drop inside the first {} sample",
             crate::units::format_interval(d.interval_s)
@@ -41,15 +49,22 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             format_bytes(d.bytes_low as f64, u)
         ),
         // Past one pass over the span, the bound is the span, not what was written.
-        Cache::AtLeast { bytes } => match &a.coverage {
-            Some(c) if c.span_bytes > 0 && c.bytes_written > c.span_bytes => format!(
-                "No cliff over the {} {}, written {:.0}×",
-                format_bytes(c.span_bytes.min(*bytes) as f64, u),
-                if c.span_is_file { "file" } else { "span" },
-                c.bytes_written as f64 / c.span_bytes as f64
-            ),
-            _ => format!("No cliff in {} written", format_bytes(*bytes as f64, u)),
-        },
+        Cache::AtLeast { bytes, interrupted } => {
+            let line = match &a.coverage {
+                Some(c) if c.span_bytes > 0 && c.bytes_written > c.span_bytes => format!(
+                    "No cliff over the {} {}, written {:.0}×",
+                    format_bytes(c.span_bytes.min(*bytes) as f64, u),
+                    if c.span_is_file { "file" } else { "span" },
+                    c.bytes_written as f64 / c.span_bytes as f64
+                ),
+                _ => format!("No cliff in {} written", format_bytes(*bytes as f64, u)),
+            };
+            if *interrupted {
+                format!("{line}, interrupted")
+            } else {
+                line
+            }
+        }
         Cache::NoneOverWholeDrive { capacity_bytes } => format!(
             "No cliff over the whole {} drive",
             format_bytes(*capacity_bytes as f64, u)
@@ -81,7 +96,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         (None, Some(r)) if matches!(f.cache, Cache::HiddenByLink { .. }) => {
             format!("at the link's limit  {}", format_rate(r, u))
         }
-        (None, Some(r)) => format!("steady  {}", format_rate(r, u)),
+        // No cliff: the run's mean, as the terminal gives it. No steady-state test was made
+        // of it (that test is of the stretch after a cliff), so it is not called steady.
+        (None, Some(r)) => format!("mean  {}", format_rate(r, u)),
         (None, None) => String::new(),
     };
     // "After the cache" is the stretch after the last cliff; a tier before it is in the note.

@@ -600,6 +600,22 @@ pub fn report_html(
     for n in &extra.notes {
         let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(n));
     }
+    // What "after the cache" means, beside its figures: a single run's with its rounds (as
+    // report.md gives it), a comparison's once.
+    let after = match runs {
+        [r] => r
+            .analysis
+            .after_cache
+            .as_ref()
+            .map(|ac| crate::report::pages::markdown::after_cache_note(ac, u)),
+        _ if runs.iter().any(|r| r.analysis.after_cache.is_some()) => {
+            Some(crate::detect::after_cache_definition())
+        }
+        _ => None,
+    };
+    if let Some(t) = after {
+        let _ = writeln!(h, "<p class=\"note\">{}</p>", esc(t.trim()));
+    }
     for (heading, (head, rows)) in &extra.tables {
         let _ = write!(
             h,

@@ -178,6 +178,14 @@ td.wrap{overflow-wrap:anywhere}td.wide{min-width:8em}\
         );
     }
     h.push_str("</tbody></table></div>\n");
+    // What the "after cache" column means, beside it.
+    if entries.iter().any(|e| e.after_rate != "-") {
+        let _ = writeln!(
+            h,
+            "<p class=\"note\">{}</p>",
+            esc(&crate::detect::after_cache_definition())
+        );
+    }
     // Filtering, and a self-test (`#selftest`) that the browser test reads from the DOM.
     h.push_str(
         "<script>\n\

@@ -143,7 +143,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     v.push((
         "Stop reason".to_string(),
         meta.stop_reason
-            .map(|s| s.to_string())
+            .map(|s| s.text(crate::detect::Findings::of(a).moved()))
             .unwrap_or_else(|| "unknown".to_string()),
     ));
     v
@@ -494,23 +494,11 @@ pub fn report_md_with(
     s
 }
 
-/// The definition of "after the cache" under the table, with the figures of its steady-state
-/// test: what "steady" means, and each round's rate.
-fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: UnitSystem) -> String {
-    use crate::detect::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, MIN_ROUND_S, ROUNDS};
-    let mut s = format!(
-        "After the last cliff: the data written after the last cliff over the time it took. \
-         It is the drive's sustained speed only when it is steady: the samples after the cliff, \
-         cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
-         a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
-         test of the SNIA Solid State Storage Performance Test Specification); the samples \
-         that begin after the cliff must last {ROUNDS} rounds of {} at the least, or the \
-         stretch is not judged (the sample the cliff falls in does not count, so a stretch a \
-         little longer than that from the cliff can still be too short).",
-        100.0 * MAX_RANGE_SHARE,
-        100.0 * MAX_SLOPE_SHARE,
-        format_seconds(MIN_ROUND_S)
-    );
+/// The definition of "after the cache" under the table ([`crate::detect::after_cache_definition`]),
+/// with the figures of its steady-state test: the throttling left out, and each round's rate.
+/// report.md and a single run's report.html give it.
+pub fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: UnitSystem) -> String {
+    let mut s = crate::detect::after_cache_definition();
     if ac.throttled_s > 0.0 {
         s.push_str(&format!(
             " The {} of thermal throttling after the cliff is heat, not the drive's speed: it is \
@@ -541,6 +529,11 @@ pub fn compare_md(runs: &[CompareRun<'_>], charts: &[ChartKind], units: UnitSyst
     let mut s = String::from("# SLC cache comparison\n\n");
     s.push_str(&summary_table(runs, units));
     s.push('\n');
+    // The after-cache figures in the table are of one definition: said once.
+    if runs.iter().any(|r| r.analysis.after_cache.is_some()) {
+        s.push_str(&crate::detect::after_cache_definition());
+        s.push_str("\n\n");
+    }
     let warn: Vec<String> = runs
         .iter()
         .flat_map(|r| {
