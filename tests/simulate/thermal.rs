@@ -460,7 +460,7 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
     // The throttled level, left out of that rate, was quoted nowhere: the terminal and the
     // card give it beside the time left out.
     let thr = format!(
-        "of thermal throttling ({:.0} GB written at {:.0} MB/s)",
+        "that fell in thermal throttling ({:.0} GB written at {:.0} MB/s)",
         thr_bytes / 1e9,
         thr_bytes / thr_s / 1e6
     );
