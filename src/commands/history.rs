@@ -97,6 +97,24 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             })
             .collect();
     }
+    if rows.is_empty() {
+        // An emulated or simulated drive named by its preset or its spec (`960evo-500g`,
+        // `emu:960evo-500g,cache=1GB`), as `simulate` or `probe` was given it.
+        let want = args
+            .serial
+            .trim_start_matches("emu:")
+            .trim_start_matches("sim:");
+        rows = store
+            .list(&base)?
+            .into_iter()
+            .filter(|r| {
+                r.target.as_deref().is_some_and(|t| {
+                    let spec = t.strip_prefix("emu:").or_else(|| t.strip_prefix("sim:"));
+                    spec.is_some_and(|s| s == want || s.split(',').next() == Some(want))
+                })
+            })
+            .collect();
+    }
     let narrowed = if sel.host.is_some() || !sel.tags.is_empty() {
         " (with the --host and --tag given)"
     } else {

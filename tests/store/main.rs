@@ -85,6 +85,7 @@ fn main() -> std::process::ExitCode {
             origin::compare_names_runs_of_several_hosts_by_host_and_id,
             origin::history_never_merges_drives_of_another_capacity_or_kind,
             origin::history_advice_picks_each_drive_and_following_it_works,
+            origin::history_finds_simulated_runs_by_their_preset,
             origin::runs_tables_fit_the_terminal_width,
             postgres::store_cases_on_postgres,
             postgres::sigkill_while_recording_on_postgres,

@@ -732,3 +732,23 @@ pub fn runs_tables_fit_the_terminal_width() {
     assert_eq!(table(Some("40"), &["--csv"]), table(None, &["--csv"]));
     assert_eq!(table(Some("40"), &["--json"]), table(None, &["--json"]));
 }
+
+/// `history 960evo-500g` (the preset a run was simulated from) found nothing: only the model's
+/// words ("960 EVO") did. A preset or spec now finds the runs made from it.
+pub fn history_finds_simulated_runs_by_their_preset() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("r.db");
+    for (seed, out) in [("1", "s1"), ("2", "s2")] {
+        ok(bin(&db)
+            .args(["simulate", "960evo-250g", "--seed", seed, "-q", "--out"])
+            .arg(w.join(out)));
+    }
+    for name in ["960evo-250g", "sim:960evo-250g"] {
+        let o = ok(bin(&db)
+            .args(["history", name, "--json", "--out"])
+            .arg(w.join(format!("h-{}", name.replace(':', "-")))));
+        let h: serde_json::Value = serde_json::from_str(&o).unwrap();
+        assert_eq!(h["runs"].as_array().map(Vec::len), Some(2), "{name}: {h}");
+    }
+}
