@@ -1965,6 +1965,8 @@ pub fn a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure() {
         let (code, grouped, err) = slc(&db, &["runs", "--by", by, "--wide"], w.path());
         assert_eq!(code, Some(0), "{err}");
         assert!(!grouped.contains("600 MB/s"), "--by {by}:\n{grouped}");
+        // The group's one run has no figure here, and the cell says so (it was a bare "-").
+        assert!(grouped.contains("- [0 of 1 run]"), "--by {by}:\n{grouped}");
     }
     let (code, _, err) = slc(&db, &["history", "short", "--out", "h"], w.path());
     assert_eq!(code, Some(0), "{err}");

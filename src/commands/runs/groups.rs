@@ -212,7 +212,9 @@ pub fn group_table(
 ) -> String {
     use super::fit::{Step, Table};
     let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String, range: bool| match s {
-        None => "-".to_string(),
+        // No run of the group has a figure here (not steady, too short to judge, no cliff,
+        // writes that wrapped): said as the groups with some do.
+        None => format!("- [0 of {runs} run{}]", if runs == 1 { "" } else { "s" }),
         Some(s) => {
             let mut t = f(s.median);
             if range && s.runs > 1 {
