@@ -25,13 +25,19 @@ pub fn distinct_tails(names: &[&str]) -> Vec<String> {
         });
         cut = first[..common].rfind(' ').map(|i| i + 1).unwrap_or(0);
     }
-    names
+    let tails: Vec<String> = names
         .iter()
         .map(|n| {
             let tail = n[cut.min(n.len())..].trim_start_matches([',', ' ']);
             if tail.is_empty() { n } else { tail }.to_string()
         })
-        .collect()
+        .collect();
+    // Where the start all share is the whole drive's name, what is left is a marker and the
+    // options ("(simulated), cache=2GB"), which names no drive: the names stay whole.
+    if tails.iter().any(|t| t.starts_with('(')) {
+        return names.iter().map(|n| n.to_string()).collect();
+    }
+    tails
 }
 
 /// A run's name cut to about 24 characters for labels on the plot (the legend has it in
@@ -142,7 +148,24 @@ fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
 
 #[cfg(test)]
 mod name_tests {
-    use super::short_name;
+    use super::{plot_tags, short_name};
+
+    /// Two runs of one preset, one with options: their labels were "(simulated):" and
+    /// "(simulated), cache=2GB:", naming no drive.
+    #[test]
+    fn labels_of_one_preset_with_options_keep_the_drive() {
+        let names = [
+            "Samsung SSD 960 EVO 250GB (simulated)",
+            "Samsung SSD 960 EVO 250GB (simulated), cache=2GB",
+        ];
+        let t = plot_tags(&names);
+        assert_ne!(t[0], t[1], "{t:?}");
+        for l in &t {
+            assert!(!l.starts_with('('), "{t:?}");
+            assert!(l.contains("Samsung") || l.contains("960"), "{t:?}");
+        }
+        assert!(t[1].contains("cache=2GB"), "{t:?}");
+    }
 
     /// Compare labels were once cut mid-word ("…250G…").
     #[test]
