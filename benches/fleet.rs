@@ -24,54 +24,19 @@
 #[path = "../tests/common/mod.rs"]
 #[allow(unused_imports)]
 mod common;
+#[path = "common/run_folder.rs"]
+mod run_folder;
+use run_folder::folder;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use slccache::report::{ReportOptions, Summary, Totals};
+use slccache::report::ReportOptions;
 use slccache::store::{Location, RecordOptions, RenderOptions, Store};
-use slccache::timeline::{RunMeta, Timeline};
 
 const HOSTS: usize = 100;
 const DRIVES: usize = 10;
-
-/// A run folder: one hour at `interval` seconds, 2 GB/s for 10 minutes then 500 MB/s.
-fn folder(dir: &Path, interval: usize) {
-    let n = 3600 / interval;
-    let pts: Vec<(f64, f64, f64)> = (1..=n)
-        .map(|i| {
-            let t = (i * interval) as f64;
-            let base = if t <= 600.0 { 2e9 } else { 5e8 };
-            let noise = 1.0 + 0.03 * ((i * 7919 % 101) as f64 / 101.0 - 0.5);
-            (t, interval as f64, base * noise)
-        })
-        .collect();
-    let mut meta = RunMeta::default();
-    meta.device.model = Some("Fleet Drive 0 2TB".into());
-    meta.device.serial = Some("FLEET0".into());
-    meta.label = "Fleet Drive 0 2TB".into();
-    let t = Timeline::from_rates(&pts, meta);
-    let a = slccache::detect::analyze(&t);
-    std::fs::create_dir_all(dir).unwrap();
-    slccache::timeline::CsvWriter::write_all(&dir.join("timeline.csv"), &t).unwrap();
-    let s = Summary {
-        slccache_version: slccache::VERSION.into(),
-        origin: None,
-        config: serde_json::json!({"command": "probe"}),
-        model_truth: None,
-        run: t.meta.clone(),
-        totals: Totals::of(&t, 0),
-        interrupted: false,
-        error: None,
-        analysis: a,
-        findings: None,
-        stop: None,
-        host: None,
-        drive_state: None,
-    };
-    slccache::report::write_summary(dir, &s).unwrap();
-}
 
 /// Run `i`'s summary: its own label (so its own content hash), drive and start time.
 fn summary_of(template: &serde_json::Value, i: usize) -> String {
@@ -288,7 +253,7 @@ fn main() {
 
     // SQLite, 1 s timelines.
     let src = dir.path().join("run1s");
-    folder(&src, 1);
+    folder(&src, 1, "Fleet Drive 0 2TB", "FLEET0", "probe");
     let db = dir.path().join("fleet.db");
     let secs = populate(&Location::Sqlite(db.clone()), &src, recorded);
     let copy_secs = clone_sqlite(&db, recorded, n);
@@ -322,7 +287,7 @@ fn main() {
     let name = server.new_db_name();
     let url = server.url(&name);
     let src = dir.path().join(format!("run{pg_interval}s"));
-    folder(&src, pg_interval);
+    folder(&src, pg_interval, "Fleet Drive 0 2TB", "FLEET0", "probe");
     let secs = populate(&Location::Postgres(url.clone()), &src, recorded);
     let mut admin = server.admin(&name);
     let copy_secs = clone_pg(&mut admin, recorded, n);

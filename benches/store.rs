@@ -9,45 +9,11 @@
 
 use std::time::Instant;
 
-use slccache::report::{ReportOptions, Summary, Totals};
-use slccache::store::{Filter, Location, RecordOptions, RenderOptions, Store};
-use slccache::timeline::{RunMeta, Timeline};
+#[path = "common/run_folder.rs"]
+mod run_folder;
 
-fn folder(dir: &std::path::Path) {
-    // One hour at 1 s: 2 GB/s for 10 minutes, then 500 MB/s, with a little noise.
-    let pts: Vec<(f64, f64, f64)> = (1..=3600)
-        .map(|i| {
-            let t = i as f64;
-            let base = if t <= 600.0 { 2e9 } else { 5e8 };
-            let noise = 1.0 + 0.03 * ((i * 7919 % 101) as f64 / 101.0 - 0.5);
-            (t, 1.0, base * noise)
-        })
-        .collect();
-    let mut meta = RunMeta::default();
-    meta.device.model = Some("Bench Drive 2TB".into());
-    meta.device.serial = Some("BENCH0001".into());
-    meta.label = "Bench Drive 2TB".into();
-    let t = Timeline::from_rates(&pts, meta);
-    let a = slccache::detect::analyze(&t);
-    std::fs::create_dir_all(dir).unwrap();
-    slccache::timeline::CsvWriter::write_all(&dir.join("timeline.csv"), &t).unwrap();
-    let s = Summary {
-        slccache_version: slccache::VERSION.into(),
-        origin: None,
-        config: serde_json::json!({"command": "simulate"}),
-        model_truth: None,
-        run: t.meta.clone(),
-        totals: Totals::of(&t, 0),
-        interrupted: false,
-        error: None,
-        analysis: a,
-        findings: None,
-        stop: None,
-        host: None,
-        drive_state: None,
-    };
-    slccache::report::write_summary(dir, &s).unwrap();
-}
+use slccache::report::ReportOptions;
+use slccache::store::{Filter, Location, RecordOptions, RenderOptions, Store};
 
 fn main() {
     // `cargo bench` passes --bench; `cargo test --all-targets` runs this binary without it,
@@ -60,7 +26,8 @@ fn main() {
         .unwrap_or(if bench { 1000 } else { 5 });
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("run");
-    folder(&src);
+    // One hour at 1 s, as a simulation records it.
+    run_folder::folder(&src, 1, "Bench Drive 2TB", "BENCH0001", "simulate");
     let db = dir.path().join("results.db");
     let loc = Location::Sqlite(db.clone());
     let mut store = Store::open(&loc).unwrap();

@@ -38,29 +38,9 @@ const OPC_READ: u8 = 0x02;
 /// Most logical blocks one command moves: Dword 12's 16-bit 0-based count.
 pub const MAX_BLOCKS_PER_COMMAND: u64 = 1 << 16;
 
-/// `struct nvme_uring_cmd` from `linux/nvme_ioctl.h`, field for field.
-#[repr(C)]
-#[derive(Debug, Default, Clone, Copy)]
-struct NvmeUringCmd {
-    opcode: u8,
-    flags: u8,
-    rsvd1: u16,
-    nsid: u32,
-    cdw2: u32,
-    cdw3: u32,
-    metadata: u64,
-    addr: u64,
-    metadata_len: u32,
-    data_len: u32,
-    cdw10: u32,
-    cdw11: u32,
-    cdw12: u32,
-    cdw13: u32,
-    cdw14: u32,
-    cdw15: u32,
-    timeout_ms: u32,
-    rsvd2: u32,
-}
+/// `struct nvme_uring_cmd`: the admin command's layout (its last field, `result` there, is
+/// `rsvd2` here and left zero).
+use crate::device::nvme::PassthruCmd as NvmeUringCmd;
 
 const _: () = assert!(std::mem::size_of::<NvmeUringCmd>() == 72);
 
@@ -110,7 +90,7 @@ fn command_bytes(
         cdw10: slba as u32,
         cdw11: (slba >> 32) as u32,
         cdw12: (blocks - 1) as u32,
-        ..Default::default()
+        ..NvmeUringCmd::default()
     };
     let mut out = [0u8; 80];
     // SAFETY: NvmeUringCmd is repr(C), 72 bytes (checked at compile time), made only of
@@ -236,10 +216,7 @@ impl UringCmdBackend {
                 "I/O longer than its buffer",
             ));
         }
-        if self.needs_enable {
-            self.ring.submitter().register_enable_rings()?;
-            self.needs_enable = false;
-        }
+        self.enable()?;
         let ptr = self.bufs.ptr(op.buf); // panics on a bad index rather than sending garbage
         let cmd = command_bytes(
             write,
@@ -281,6 +258,15 @@ impl UringCmdBackend {
             UringCmdBackend::new(ns.clone(), 1, 1 << ns.lba_shift, mem_align, 0, poll, true)?;
         b.check_read()?;
         Ok(b.fixed_bufs)
+    }
+
+    /// Enables a ring made disabled, from the thread that uses it (its single issuer).
+    fn enable(&mut self) -> io::Result<()> {
+        if self.needs_enable {
+            self.ring.submitter().register_enable_rings()?;
+            self.needs_enable = false;
+        }
+        Ok(())
     }
 
     /// True when the buffers are registered (commands carry `IORING_URING_CMD_FIXED`).
@@ -356,10 +342,7 @@ impl Backend for UringCmdBackend {
         timeout: Duration,
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
-        if self.needs_enable {
-            self.ring.submitter().register_enable_rings()?;
-            self.needs_enable = false;
-        }
+        self.enable()?;
         enter(&mut self.ring, min_complete, timeout)?;
         for cqe in self.ring.completion() {
             let buf = cqe.user_data() as usize;
