@@ -224,33 +224,31 @@ const LID_SMART: u32 = 0x02;
 /// The namespace identifier meaning "the whole controller" (NVMe 2.0 section 3.2.1.2).
 const NSID_ALL: u32 = 0xFFFF_FFFF;
 
-/// `struct nvme_admin_cmd` (an alias of `struct nvme_passthru_cmd`) from `linux/nvme_ioctl.h`,
-/// field for field; `struct nvme_uring_cmd` (`--engine io-uring-cmd`) has the same layout, with
-/// `rsvd2` where this has `result`.
+/// `struct nvme_admin_cmd` from `linux/nvme_ioctl.h`, field for field.
 #[repr(C)]
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct PassthruCmd {
-    pub(crate) opcode: u8,
-    pub(crate) flags: u8,
-    pub(crate) rsvd1: u16,
-    pub(crate) nsid: u32,
-    pub(crate) cdw2: u32,
-    pub(crate) cdw3: u32,
-    pub(crate) metadata: u64,
-    pub(crate) addr: u64,
-    pub(crate) metadata_len: u32,
-    pub(crate) data_len: u32,
-    pub(crate) cdw10: u32,
-    pub(crate) cdw11: u32,
-    pub(crate) cdw12: u32,
-    pub(crate) cdw13: u32,
-    pub(crate) cdw14: u32,
-    pub(crate) cdw15: u32,
-    pub(crate) timeout_ms: u32,
-    pub(crate) result: u32,
+#[derive(Debug, Default)]
+struct AdminCmd {
+    opcode: u8,
+    flags: u8,
+    rsvd1: u16,
+    nsid: u32,
+    cdw2: u32,
+    cdw3: u32,
+    metadata: u64,
+    addr: u64,
+    metadata_len: u32,
+    data_len: u32,
+    cdw10: u32,
+    cdw11: u32,
+    cdw12: u32,
+    cdw13: u32,
+    cdw14: u32,
+    cdw15: u32,
+    timeout_ms: u32,
+    result: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<PassthruCmd>() == 72);
+const _: () = assert!(std::mem::size_of::<AdminCmd>() == 72);
 
 /// An NVMe device opened read-only for admin commands (it never writes data).
 #[derive(Debug)]
@@ -270,7 +268,7 @@ impl NvmeDevice {
     /// Sends one admin command that reads `buf.len()` bytes into `buf`.
     fn admin_read(&self, opcode: u8, nsid: u32, cdw10: u32, buf: &mut [u8]) -> io::Result<()> {
         use std::os::fd::AsRawFd;
-        let mut cmd = PassthruCmd {
+        let mut cmd = AdminCmd {
             opcode,
             nsid,
             addr: buf.as_mut_ptr() as u64,
@@ -278,7 +276,7 @@ impl NvmeDevice {
             cdw10,
             // A drive that does not answer within this stalls the sampler no longer.
             timeout_ms: 2000,
-            ..PassthruCmd::default()
+            ..AdminCmd::default()
         };
         // SAFETY: `cmd` is a live, properly laid-out `struct nvme_admin_cmd` (72 bytes,
         // checked at compile time) that the kernel reads and updates (`result`) during the
@@ -289,7 +287,7 @@ impl NvmeDevice {
             libc::ioctl(
                 self.file.as_raw_fd(),
                 NVME_IOCTL_ADMIN_CMD as _,
-                &mut cmd as *mut PassthruCmd,
+                &mut cmd as *mut AdminCmd,
             )
         };
         if r < 0 {
@@ -343,12 +341,12 @@ impl NvmeDevice {
     /// Sends one admin command that carries no data, waiting up to `timeout_ms`.
     fn admin_no_data(&self, opcode: u8, nsid: u32, cdw10: u32, timeout_ms: u32) -> io::Result<()> {
         use std::os::fd::AsRawFd;
-        let mut cmd = PassthruCmd {
+        let mut cmd = AdminCmd {
             opcode,
             nsid,
             cdw10,
             timeout_ms,
-            ..PassthruCmd::default()
+            ..AdminCmd::default()
         };
         // SAFETY: `cmd` is a live `struct nvme_admin_cmd` (72 bytes, checked at compile
         // time) that the kernel reads and updates during the call; it carries no data
@@ -357,7 +355,7 @@ impl NvmeDevice {
             libc::ioctl(
                 self.file.as_raw_fd(),
                 NVME_IOCTL_ADMIN_CMD as _,
-                &mut cmd as *mut PassthruCmd,
+                &mut cmd as *mut AdminCmd,
             )
         };
         if r < 0 {
@@ -710,11 +708,11 @@ pub(crate) mod tests {
     #[test]
     fn ioctl_number_and_layout() {
         assert_eq!(NVME_IOCTL_ADMIN_CMD, 0xC048_4E41);
-        assert_eq!(std::mem::offset_of!(PassthruCmd, addr), 24);
-        assert_eq!(std::mem::offset_of!(PassthruCmd, data_len), 36);
-        assert_eq!(std::mem::offset_of!(PassthruCmd, cdw10), 40);
-        assert_eq!(std::mem::offset_of!(PassthruCmd, timeout_ms), 64);
-        assert_eq!(std::mem::offset_of!(PassthruCmd, result), 68);
+        assert_eq!(std::mem::offset_of!(AdminCmd, addr), 24);
+        assert_eq!(std::mem::offset_of!(AdminCmd, data_len), 36);
+        assert_eq!(std::mem::offset_of!(AdminCmd, cdw10), 40);
+        assert_eq!(std::mem::offset_of!(AdminCmd, timeout_ms), 64);
+        assert_eq!(std::mem::offset_of!(AdminCmd, result), 68);
     }
 
     #[test]

@@ -38,9 +38,29 @@ const OPC_READ: u8 = 0x02;
 /// Most logical blocks one command moves: Dword 12's 16-bit 0-based count.
 pub const MAX_BLOCKS_PER_COMMAND: u64 = 1 << 16;
 
-/// `struct nvme_uring_cmd`: the admin command's layout (its last field, `result` there, is
-/// `rsvd2` here and left zero).
-use crate::device::nvme::PassthruCmd as NvmeUringCmd;
+/// `struct nvme_uring_cmd` from `linux/nvme_ioctl.h`, field for field.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+struct NvmeUringCmd {
+    opcode: u8,
+    flags: u8,
+    rsvd1: u16,
+    nsid: u32,
+    cdw2: u32,
+    cdw3: u32,
+    metadata: u64,
+    addr: u64,
+    metadata_len: u32,
+    data_len: u32,
+    cdw10: u32,
+    cdw11: u32,
+    cdw12: u32,
+    cdw13: u32,
+    cdw14: u32,
+    cdw15: u32,
+    timeout_ms: u32,
+    rsvd2: u32,
+}
 
 const _: () = assert!(std::mem::size_of::<NvmeUringCmd>() == 72);
 
@@ -90,7 +110,7 @@ fn command_bytes(
         cdw10: slba as u32,
         cdw11: (slba >> 32) as u32,
         cdw12: (blocks - 1) as u32,
-        ..NvmeUringCmd::default()
+        ..Default::default()
     };
     let mut out = [0u8; 80];
     // SAFETY: NvmeUringCmd is repr(C), 72 bytes (checked at compile time), made only of
