@@ -172,6 +172,19 @@ impl After {
     }
 }
 
+/// `text` with `caveats` in its parentheses (`599 MB/s (too short to judge; heat left out)`),
+/// or in parentheses of their own (`982 MB/s (heat left out)`).
+pub fn with_caveats(text: String, caveats: &[&str]) -> String {
+    if caveats.is_empty() {
+        return text;
+    }
+    let c = caveats.join("; ");
+    match text.strip_suffix(')') {
+        Some(t) => format!("{t}; {c})"),
+        None => format!("{text} ({c})"),
+    }
+}
+
 /// The levels either side of one cliff: the means of the phases that end and start at it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Step {
@@ -217,6 +230,12 @@ pub struct Findings {
     /// throttling". Absent from the JSON when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thermal_throttling: Vec<super::Throttled>,
+    /// The rate after the cache was well above half the rate in it while the run did not
+    /// write the whole span, so a later, slower tier may follow and that rate may not be the
+    /// sustained speed ([`super::Coverage::later_tier_possible`]; the terminal warns of it).
+    /// Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slower_tier_may_follow: bool,
 }
 
 impl Findings {
@@ -295,7 +314,26 @@ impl Findings {
                 .and_then(|c| c.cliffs_asked)
                 .filter(|&n| !a.read_only && a.cliffs.len() < n),
             link_limited: a.link_limited.clone(),
+            slower_tier_may_follow: cliffs
+                && a.coverage.as_ref().is_some_and(|c| c.later_tier_possible),
         }
+    }
+
+    /// What the rate after the cache leaves out or may not be, as every output that gives
+    /// that rate in a cell says it: `heat left out` where thermal throttling after the last
+    /// cliff was left out of it, `a slower tier may follow` where the terminal warns of one.
+    pub fn after_caveats(&self) -> Vec<&'static str> {
+        let mut c = Vec::new();
+        if self.after.is_some() {
+            let last = self.steps.last().map_or(0.0, |s| s.t_s);
+            if self.thermal_throttling.iter().any(|t| t.to_s > last + 1e-9) {
+                c.push("heat left out");
+            }
+            if self.slower_tier_may_follow {
+                c.push("a slower tier may follow");
+            }
+        }
+        c
     }
 
     /// The rate in the cache as a table cell (`runs`, the library page): [`Self::in_cache_text`],
@@ -474,12 +512,29 @@ impl Findings {
         self.after.as_ref().map(|a| a.text(units))
     }
 
-    /// The rate after the cache as a table cell (`runs`, `history`, the card): [`After::text`],
+    /// [`Self::after_text`] with what it leaves out or may not be ([`Self::after_caveats`]):
+    /// `982 MB/s (heat left out)`, as a headline gives the rate alone (the card, the charts'
+    /// subtitles, `history`).
+    pub fn after_caveated(&self, units: UnitSystem) -> Option<String> {
+        let a = self.after.as_ref()?;
+        Some(with_caveats(a.text(units), &self.after_caveats()))
+    }
+
+    /// [`After::short_text`] with [`Self::after_caveats`], for a table fitted to a narrow
+    /// terminal; `None` without a rate after the cache.
+    pub fn after_short_cell(&self, units: UnitSystem) -> Option<String> {
+        let a = self.after.as_ref()?;
+        Some(with_caveats(a.short_text(units), &self.after_caveats()))
+    }
+
+    /// The rate after the cache as a table cell (`runs`, `history`, the card): [`After::text`]
+    /// with what it leaves out or may not be ([`Self::after_caveats`]: `982 MB/s (heat left
+    /// out)`, `599 MB/s (too short to judge; a slower tier may follow)`),
     /// or after a drop that was not confirmed the level after it, said to be unconfirmed
     /// (`300 MB/s (unconfirmed)`); `None` where there is neither.
     pub fn after_cell(&self, units: UnitSystem) -> Option<String> {
         match (&self.after, &self.cache) {
-            (Some(a), _) => Some(a.text(units)),
+            (Some(_), _) => self.after_caveated(units),
             (None, Cache::Unconfirmed(d)) => Some(format!(
                 "{} (unconfirmed)",
                 format_rate(d.after_bytes_per_sec, units)
@@ -669,6 +724,7 @@ mod tests {
             cliffs_asked: None,
             link_limited: None,
             thermal_throttling: vec![],
+            slower_tier_may_follow: false,
         };
         let u = UnitSystem::Decimal;
         // `simulate` prints "estimate:    reads only ...", `compare` "name: reads only ...".

@@ -121,7 +121,8 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
 /// steady-state test, with its figures. An unsteady stretch is quoted as the range of its
 /// rounds, not as one rate:
 /// - `591 MB/s over the 20.1 GB written after the last cliff, steady (5 rounds: range 3%,
-///   trend 1%)`
+///   trend 1%)`; `steady so far` where a slower tier may follow
+///   ([`super::Coverage::later_tier_possible`])
 /// - `not steady: 480 MB/s to 1000 MB/s over the 20.1 GB written after the last cliff (5
 ///   rounds: range 71%, trend 4%; steady is at most 20% and 10%)`
 ///
@@ -161,9 +162,16 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         format_bytes(ac.bytes as f64, units)
     );
     let pct = |x: f64| format!("{:.0}%", 100.0 * x);
+    // Steady over what was written, where a slower tier may follow: not "steady" alone, which
+    // would read as the drive's sustained speed beside the warning that it may not be.
+    let so_far = if a.coverage.as_ref().is_some_and(|c| c.later_tier_possible) {
+        " so far"
+    } else {
+        ""
+    };
     Some(match &ac.steady_state {
         Some(s) if s.steady => format!(
-            "{} {over}, steady ({ROUNDS} rounds: range {}, trend {})",
+            "{} {over}, steady{so_far} ({ROUNDS} rounds: range {}, trend {})",
             format_rate(ac.mean_bytes_per_sec, units),
             pct(s.range_share),
             pct(s.slope_share)

@@ -112,18 +112,24 @@ pub fn drive_name(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String
             format!("serial {s}: {}", parts.join(", "))
         }
         DriveKey::Model(m, c, k, spec) => {
-            // The capacity, unless the model's name gives it already ("... 500GB").
+            // The capacity, unless the model's name gives it already ("... 500GB", "P5 1TB"
+            // for 1.00 TB; in binary units the GiB are said).
             let squeeze = |s: &str| s.replace(' ', "").to_lowercase();
             let mut parts: Vec<String> = cap(*c)
-                .filter(|c| !squeeze(m).contains(&squeeze(c)))
+                .filter(|cs| {
+                    let named = units == UnitSystem::Decimal
+                        && c.is_some_and(|b| names_capacity(m, b as f64));
+                    !named && !squeeze(m).contains(&squeeze(cs))
+                })
                 .into_iter()
                 .collect();
             if !m.contains(k) {
                 parts.push(k.to_string());
             }
-            // `emu:960evo-500g,cache=2GB` is not the preset as the model names it.
-            if let Some(spec) = spec.as_deref().filter(|s| s.contains(',')) {
-                parts.push(spec.to_string());
+            // `emu:960evo-500g,cache=2GB` is not the preset as the model names it: its options
+            // said, as `runs` says them (`cache=2GB`).
+            if let Some((_, options)) = spec.as_deref().and_then(|s| s.split_once(',')) {
+                parts.push(options.to_string());
             }
             if parts.is_empty() {
                 m.clone()
@@ -131,5 +137,40 @@ pub fn drive_name(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String
                 format!("{m}, {}", parts.join(", "))
             }
         }
+    }
+}
+
+/// Whether a model's name gives its capacity (`960 EVO 500GB`, `P5 1TB`, `PM983 960GB`): a
+/// word of a number and GB or TB within 5% of `bytes`, as a drive's marketed capacity is of
+/// what it holds.
+fn names_capacity(model: &str, bytes: f64) -> bool {
+    model.split_whitespace().any(|w| {
+        let w = w.to_ascii_uppercase();
+        let (num, scale) = if let Some(n) = w.strip_suffix("TB") {
+            (n, 1e12)
+        } else if let Some(n) = w.strip_suffix("GB") {
+            (n, 1e9)
+        } else {
+            return false;
+        };
+        num.parse::<f64>()
+            .is_ok_and(|n| n > 0.0 && (n * scale - bytes).abs() <= 0.05 * bytes)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_capacity;
+
+    /// "Crucial P5 1TB (simulated), 1.00 TB" gave the capacity twice; a model whose name gives
+    /// another capacity, or none, keeps it.
+    #[test]
+    fn a_name_that_gives_the_capacity_is_not_given_it_again() {
+        assert!(names_capacity("Crucial P5 1TB", 1.0e12));
+        assert!(names_capacity("Samsung SSD 960 EVO 500GB", 500.107e9));
+        assert!(names_capacity("Samsung PM983 960GB", 960.2e9));
+        assert!(!names_capacity("Samsung SSD 960 EVO 500GB", 250.0e9));
+        assert!(!names_capacity("QEMU NVMe Ctrl", 1.0e12));
+        assert!(!names_capacity("HP FX700 2TB", 1.0e12));
     }
 }

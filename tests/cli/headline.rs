@@ -885,3 +885,114 @@ pub fn every_page_with_an_after_cache_figure_defines_it() {
     );
     defined("the history page", &read(&hist.join("report.html")));
 }
+
+/// What the rate after the cache leaves out or may not be goes with it wherever it is given
+/// alone: heat left out of a throttling drive's rate, and a slower tier that may follow a
+/// run that stopped early well above half its in-cache rate. The `runs` table (whole and
+/// fitted to 80 columns), `history`, the card and the chart's subtitle say it as the terminal
+/// does, report.md calls such a stretch steady "so far", and the card says what "after" is
+/// for a run whose writes wrapped.
+pub fn what_the_after_cache_rate_leaves_out_goes_with_it() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let root = w.path().join("runs");
+    let hot = make(
+        &db,
+        &root,
+        "throttled",
+        &[
+            "simulate",
+            "p5-1tb",
+            "--no-early-stop",
+            "--max-bytes",
+            "700GB",
+            "--seed",
+            "1",
+        ],
+    );
+    let tier = make(
+        &db,
+        &root,
+        "tier",
+        &["simulate", "fx700-2tb", "--seed", "1"],
+    );
+    let wrapped = make(
+        &db,
+        &root,
+        "wrapped",
+        &[
+            "simulate",
+            "960evo-500g",
+            "--span",
+            "15GB",
+            "--max-bytes",
+            "60GB",
+            "--seed",
+            "1",
+        ],
+    );
+    assert!(
+        hot.terminal.contains("thermal throttling"),
+        "{}",
+        hot.terminal
+    );
+    assert!(
+        tier.terminal.contains("slower cache tier"),
+        "{}",
+        tier.terminal
+    );
+    let table = run(&db, &["runs", "--wide"]);
+    let narrow = super::common::slccache_process()
+        .args(["runs"])
+        .env("SLCCACHE_DB", &db)
+        .env("COLUMNS", "80")
+        .output()
+        .unwrap();
+    let narrow = String::from_utf8_lossy(&narrow.stdout).to_string();
+    for (s, caveat) in [(&hot, "heat left out"), (&tier, "a slower tier may follow")] {
+        let f = &s.findings;
+        assert_eq!(f.after_caveats(), vec![caveat], "{}", s.name);
+        let cell = f.after_cell(U).unwrap();
+        assert!(cell.contains(caveat), "{cell}");
+        assert!(table.contains(&cell), "{}: runs:\n{table}", s.name);
+        assert!(
+            narrow.contains(caveat),
+            "{}: runs at 80 columns:\n{narrow}",
+            s.name
+        );
+        let chart = chart_text(&s.dir);
+        assert!(
+            chart.contains(&f.after_caveated(U).unwrap()),
+            "{}: the chart's subtitle",
+            s.name
+        );
+        let t = slccache::commands::compare::load_run(&s.dir).unwrap();
+        let a = slccache::detect::analyze(&t);
+        let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, U);
+        assert!(after.contains(caveat), "{}: the card: {after}", s.name);
+    }
+    // Steady over what was written, where a slower tier may follow.
+    let md = read(&tier.dir.join("report.md"));
+    assert!(md.contains(", steady so far ("), "{md}");
+    assert!(!read(&hot.dir.join("report.md")).contains("steady so far"));
+    // history names the caveat with the rate.
+    let hist = w.path().join("history");
+    run(
+        &db,
+        &["history", "p5-1tb", "--out", &hist.display().to_string()],
+    );
+    let html = unescape(&read(&hist.join("report.html")));
+    assert!(
+        html.contains(&hot.findings.after_cell(U).unwrap()),
+        "history:\n{html}"
+    );
+    // The card of a run whose writes wrapped says what its "after" is.
+    assert!(matches!(wrapped.findings.cache, Cache::Wrapped { .. }));
+    let t = slccache::commands::compare::load_run(&wrapped.dir).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let note = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
+    assert!(
+        note.contains("after = rate over the "),
+        "the wrapped run's card: {note}"
+    );
+}

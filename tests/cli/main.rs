@@ -82,6 +82,7 @@ fn main() -> std::process::ExitCode {
             headline::a_read_only_run_stopped_after_one_pass_read,
             headline::the_throttled_time_left_out_says_what_it_is,
             headline::every_page_with_an_after_cache_figure_defines_it,
+            headline::what_the_after_cache_rate_leaves_out_goes_with_it,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::quiet_lines_have_one_shape,
             flags::analyze_gives_the_runs_line_and_with_json_on_stderr,

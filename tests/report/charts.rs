@@ -444,7 +444,9 @@ pub fn chart_subtitles_give_the_rates_and_lose_only_whole_clauses() {
     let t = slccache::commands::compare::load_run(&out).unwrap();
     let u = slccache::units::UnitSystem::Decimal;
     let f = slccache::detect::Findings::of(&a);
-    let (inside, after) = (f.in_cache_text(u).unwrap(), f.after_text(u).unwrap());
+    let (inside, after) = (f.in_cache_text(u).unwrap(), f.after_caveated(u).unwrap());
+    // Its caveat said once, with the rate.
+    assert!(after.ends_with(" (a slower tier may follow)"), "{after}");
     let clauses = charts::cache_subtitle_clauses(&a, u);
     let forms: Vec<&str> = clauses
         .iter()

@@ -1674,7 +1674,7 @@ pub fn history_keeps_workloads_specs_and_unsteady_runs_apart() {
     let (code, stdout, err) = history(&["emu:960evo-250g,cache=1GB"], "h4");
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        stdout.contains("emu:960evo-250g,cache=1GB: 1 run;"),
+        stdout.contains("Samsung SSD 960 EVO 250GB (emulated), cache=1GB: 1 run;"),
         "{stdout}"
     );
 }

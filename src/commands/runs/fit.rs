@@ -9,6 +9,9 @@ pub enum Step {
     Drop(usize),
     /// Give the column these cells (a shorter form of each, one per row) and its header.
     Short(usize, String, Vec<String>),
+    /// As [`Step::Short`], with the notes the shorter cells' marks refer to (`*` for a
+    /// qualifier left out of the cell), printed under the table when the step is taken.
+    Marked(usize, String, Vec<String>, Vec<String>),
     /// Narrow the column to what is left of the width, but to no fewer characters than this.
     Narrow(usize, usize),
 }
@@ -26,21 +29,44 @@ fn chars(s: &str) -> usize {
 
 /// `s` cut to `w` characters, with "…" for what was cut. A cell with a qualifier in
 /// parentheses (`Crucial P5 1TB (simulated)`, `... (emulated), cache=2GB`) keeps the
-/// qualifier whole: the words before it are cut first, then what follows it.
+/// qualifier whole, and keeps what tells such cells apart longest: what follows the
+/// qualifier (the options a drive was made with) and the last word before it (a drive's
+/// capacity), so that `Samsung…250GB (simulated)` and `Samsung…500GB (simulated)` stay two
+/// drives. The leading words are cut first.
 fn cut(s: &str, w: usize) -> String {
     if chars(s) <= w {
         return s.to_string();
     }
     if let Some((head, q, rest)) = qualifier(s).filter(|_| least_width(s) <= w) {
-        let room = w - chars(q) - usize::from(!rest.is_empty());
-        if chars(head) <= room {
+        // What follows whole, where the words before it keep at least a word's start.
+        if w >= chars(q) + chars(rest) + 4 {
+            return format!("{}{q}{rest}", cut_head(head, w - chars(q) - chars(rest)));
+        }
+        if chars(head) + chars(q) < w {
             // The words before it whole; what follows cut.
             return format!("{head}{q}{}", plain_cut(rest, w - chars(head) - chars(q)));
         }
         let tail = if rest.is_empty() { "" } else { "…" };
-        return format!("{}{q}{tail}", plain_cut(head, room));
+        let room = w - chars(q) - chars(tail);
+        return format!("{}{q}{tail}", cut_head(head, room));
     }
     plain_cut(s, w)
+}
+
+/// The words before a qualifier cut to `w` characters: the last word kept whole after a
+/// "…" where the first word's first letter fits beside it (`Samsung…250GB`), else cut at the end.
+fn cut_head(head: &str, w: usize) -> String {
+    if chars(head) <= w {
+        return head.to_string();
+    }
+    if let Some((front, last)) = head.rsplit_once(' ') {
+        // At least a character of the front and its "…" beside the last word.
+        if chars(last) + 2 <= w {
+            let front: String = front.chars().take(w - chars(last) - 1).collect();
+            return format!("{}…{last}", front.trim_end());
+        }
+    }
+    plain_cut(head, w)
 }
 
 /// `s` cut to `w` characters, with "…" for what was cut.
@@ -91,6 +117,7 @@ impl Table {
         let mut widths = self.widths();
         let mut left_out: Vec<String> = Vec::new();
         let mut narrowed = false;
+        let mut notes: Vec<String> = Vec::new();
         let total = |shown: &[bool], widths: &[usize]| -> usize {
             let cols: Vec<usize> = (0..shown.len())
                 .filter(|&i| shown[i])
@@ -113,6 +140,15 @@ impl Table {
                         for (r, c) in self.rows.iter_mut().zip(cells) {
                             r[i] = c;
                         }
+                        widths = self.widths();
+                        narrowed = true;
+                    }
+                    Step::Marked(i, head, cells, marks) => {
+                        self.head[i] = head;
+                        for (r, c) in self.rows.iter_mut().zip(cells) {
+                            r[i] = c;
+                        }
+                        notes.extend(marks);
                         widths = self.widths();
                         narrowed = true;
                     }
@@ -157,6 +193,10 @@ impl Table {
         let mut s = line(&self.head);
         for r in &self.rows {
             s += &line(r);
+        }
+        for n in &notes {
+            s += n;
+            s.push('\n');
         }
         if let Some(limit) = width.filter(|_| !left_out.is_empty() || narrowed) {
             let mut why = Vec::new();
@@ -205,10 +245,22 @@ mod tests {
     /// follows it.
     #[test]
     fn a_cut_keeps_the_qualifier() {
-        assert_eq!(cut("Crucial P5 1TB (simulated)", 18), "Cruci… (simulated)");
+        assert_eq!(cut("Crucial P5 1TB (simulated)", 18), "Cr…1TB (simulated)");
+        assert_eq!(
+            cut("Crucial P5 1TB (simulated)", 20),
+            "Cruc…1TB (simulated)"
+        );
         assert_eq!(
             cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 20),
-            "Samsung… (emulated)…"
+            "Sa…250GB (emulated)…"
+        );
+        assert_eq!(
+            cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 30),
+            "Sa…250GB (emulated), cache=2GB"
+        );
+        assert_eq!(
+            cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 34),
+            "Samsun…250GB (emulated), cache=2GB"
         );
         assert_eq!(cut("plain words here", 8), "plain w…");
     }
@@ -244,5 +296,40 @@ mod tests {
             t.ends_with("(fitted to 50 columns; --wide shows every column whole)\n"),
             "{t}"
         );
+    }
+
+    /// Drives that differ only in capacity or in the options they were made with stay told
+    /// apart when the drive column is narrowed ("Samsung S… (simulated)" was all of them).
+    #[test]
+    fn narrowed_drive_names_stay_apart() {
+        let names = [
+            "Samsung SSD 960 EVO 250GB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated)",
+            "Samsung SSD 960 EVO 1TB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated), cache=2GB",
+            "Crucial P5 1TB (simulated)",
+        ];
+        let t = Table {
+            head: vec!["id".into(), "drive".into(), "cache".into()],
+            rows: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| vec![i.to_string(), n.to_string(), "13.0 GB".into()])
+                .collect(),
+            right: vec![0],
+        }
+        .render(Some(40), vec![Step::Narrow(1, 12)]);
+        let cells: Vec<&str> = t
+            .lines()
+            .skip(1)
+            .filter(|l| !l.starts_with('('))
+            .map(|l| l[3..].trim_end_matches("13.0 GB").trim())
+            .collect();
+        assert_eq!(cells.len(), names.len(), "{t}");
+        let distinct: std::collections::BTreeSet<&&str> = cells.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{t}");
+        for c in &cells {
+            assert!(c.contains(" (simulated)"), "{t}");
+        }
     }
 }

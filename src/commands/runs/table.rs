@@ -142,11 +142,58 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
     let short_after: Vec<String> = rows
         .iter()
         .map(
-            |r| match r.findings.as_ref().and_then(|f| f.after.as_ref()) {
-                Some(a) => a.short_text(units),
+            |r| match r.findings.as_ref().and_then(|f| f.after_short_cell(units)) {
+                Some(a) => a,
                 None => after(r, units),
             },
         )
+        .collect();
+    // Narrower still: what the rate leaves out or may not be as a mark, said under the table.
+    let mut marks_used: Vec<&str> = Vec::new();
+    let marked_after: Vec<String> = rows
+        .iter()
+        .map(|r| match r.findings.as_ref() {
+            Some(f) if f.after.is_some() => {
+                let caveats = f.after_caveats();
+                let mut c = f.after.as_ref().map(|a| a.short_text(units)).unwrap();
+                for (caveat, mark) in AFTER_MARKS {
+                    if caveats.contains(&caveat) {
+                        c = format!("{c} {mark}");
+                        if !marks_used.contains(&mark) {
+                            marks_used.push(mark);
+                        }
+                    }
+                }
+                c
+            }
+            _ => after(r, units),
+        })
+        .collect();
+    let after_notes: Vec<String> = AFTER_MARKS
+        .iter()
+        .filter(|(_, m)| marks_used.contains(m))
+        .map(|(caveat, m)| format!("{m} after cache: {caveat}"))
+        .collect();
+    // The interval with the unit once where both ends share it: `13.0 GB (13.0-13.1 GB)`.
+    let short_cache: Vec<String> = rows
+        .iter()
+        .zip(&cells)
+        .map(|(r, c)| match r.findings.as_ref().map(|f| &f.cache) {
+            Some(crate::detect::findings::Cache::Sized {
+                bytes,
+                low_bytes,
+                high_bytes,
+            }) => {
+                let (lo, hi) =
+                    crate::units::format_bytes_range(*low_bytes as f64, *high_bytes as f64, units);
+                let size = crate::units::format_bytes(*bytes as f64, units);
+                match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
+                    (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{size} ({l}-{hi})"),
+                    _ => c[7].clone(),
+                }
+            }
+            _ => c[7].clone(),
+        })
         .collect();
     Table {
         head: head.map(String::from).to_vec(),
@@ -163,6 +210,8 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             Step::Short(1, "date".into(), days),
             Step::Short(8, "in cache".into(), in_rates),
             Step::Short(9, "after cache".into(), short_after),
+            Step::Short(7, "cache (95% interval)".into(), short_cache),
+            Step::Marked(9, "after cache".into(), marked_after, after_notes),
             Step::Narrow(2, 24),
             Step::Drop(1),
             Step::Narrow(2, 12),
@@ -171,6 +220,10 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         ],
     )
 }
+
+/// The marks that stand for what a rate after the cache leaves out or may not be
+/// ([`crate::detect::Findings::after_caveats`]) in a table fitted to a narrow terminal.
+const AFTER_MARKS: [(&str, &str); 2] = [("heat left out", "*"), ("a slower tier may follow", "†")];
 
 /// Tags as `key=value` pairs separated by `;`, keys in order.
 pub(super) fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {

@@ -100,7 +100,7 @@ pub fn history_charts(
                 .after_bytes_per_sec
                 .map(|r| Value::point(r / m, r / m, r / m)),
         },
-        &|f| f.after_text(u),
+        &|f| f.after_caveated(u),
         o,
     ));
     if no_wear_chart_text(pts).is_none() {

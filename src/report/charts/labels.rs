@@ -93,7 +93,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
         rank: 0,
     }];
     // The rates either side of the cache, in the words of the terminal's results.
-    match (f.in_cache_text(units), f.after_text(units)) {
+    match (f.in_cache_text(units), f.after_caveated(units)) {
         (Some(i), Some(after)) => v.push(Clause::new(
             format!("{i} in the cache -> {after} after it"),
             1,
@@ -136,7 +136,9 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
             } else {
                 Clause::new(what, 4)
             });
-            if c.later_tier_possible {
+            // Said with the rate after the cache where there is one (`400 MB/s (a slower
+            // tier may follow) after it`), else alone.
+            if c.later_tier_possible && f.after.is_none() {
                 v.push(Clause::new("a slower tier may follow", 2));
             }
         }

@@ -102,16 +102,24 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         (None, None) => String::new(),
     };
     // "After the cache" is the stretch after the last cliff; a tier before it is in the note.
+    // With what the rate leaves out or may not be, as every output gives it.
+    let caveats = f.after_caveats();
     let after = match &f.after {
         Some(After::NotSteady {
             low_bytes_per_sec,
             high_bytes_per_sec,
         }) => format!(
-            "after  {} to {} (not steady)",
-            crate::report::charts::rate_number(*low_bytes_per_sec, u),
-            format_rate(*high_bytes_per_sec, u)
+            "after  {}",
+            crate::detect::findings::with_caveats(
+                format!(
+                    "{} to {} (not steady)",
+                    crate::report::charts::rate_number(*low_bytes_per_sec, u),
+                    format_rate(*high_bytes_per_sec, u)
+                ),
+                &caveats
+            )
         ),
-        Some(x) => format!("after  {}", x.text(u)),
+        Some(_) => format!("after  {}", f.after_caveated(u).unwrap_or_default()),
         None => String::new(),
     };
     (drive, cache, in_cache, after)
@@ -199,24 +207,26 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     }
     // A run that did not write to the end of the span saw the last speed only over the data
     // it wrote after the last cliff: the line under the speeds says how much.
+    // What "after" is: the rate over the data written after the last cliff (on every card
+    // with that figure, a run over the whole span or one whose writes wrapped too).
+    if let (Some(ac), false) = (&a.after_cache, a.cliffs.is_empty() || a.read_only) {
+        // The rate leaves out the bytes written in thermal throttling: said, with the
+        // terminal's figures.
+        let heat = if ac.throttled_bytes > 0 {
+            format!(
+                ", less {} of thermal throttling",
+                format_bytes(ac.throttled_bytes as f64, u)
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "after = rate over the {} written after the last cliff{heat}",
+            format_bytes(ac.bytes as f64, u)
+        ));
+    }
     match &a.coverage {
         Some(c) if !c.whole_span => {
-            if let Some(ac) = &a.after_cache {
-                // The rate leaves out the bytes written in thermal throttling: said, with the
-                // terminal's figures.
-                let heat = if ac.throttled_bytes > 0 {
-                    format!(
-                        ", less {} of thermal throttling",
-                        format_bytes(ac.throttled_bytes as f64, u)
-                    )
-                } else {
-                    String::new()
-                };
-                parts.push(format!(
-                    "after = rate over the {} written after the last cliff{heat}",
-                    format_bytes(ac.bytes as f64, u)
-                ));
-            }
             parts.push(format!(
                 "measured to {} of {}{}",
                 format_bytes(c.bytes_written as f64, u),
