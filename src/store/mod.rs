@@ -6,7 +6,8 @@
 //!   host's name, the cache size with its interval, the in-cache and after-cache rates, the
 //!   drive's wear (data units written, percentage used) and `summary.json` verbatim, which holds
 //!   the configuration, host, drive state, stop, totals and the whole analysis;
-//! - in `run_files`, deflate-compressed, every file of the folder that cannot be drawn again
+//! - in `run_files` (and, for a file longer than [`PIECE_BYTES`], in pieces of that length in
+//!   `run_file_parts`), deflate-compressed, every file of the folder that cannot be drawn again
 //!   from the data: `timeline.csv` always; for a probe, simulate or analyze run recorded with
 //!   its render options, or imported from a folder whose render options can be read from it,
 //!   nothing else (charts, card, report.md and report.html are drawn again on export,
