@@ -58,7 +58,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
                     store = Some(crate::store::Store::open_existing(&loc)?);
                 }
                 let dir = scratch.join(format!("run-{id}"));
-                let mut run = store.as_mut().expect("opened above").get(id)?;
+                let store = store.as_mut().expect("opened above");
+                let run = store.get_meta(id)?;
                 // A sweep, recovery or fill-sweep has no one timeline to compare (its folder
                 // holds a table of points): said by the run's id, not by a scratch folder.
                 if !matches!(run.row.kind.as_str(), "probe" | "simulate" | "analyze") {
@@ -67,8 +68,8 @@ pub fn run(args: CompareArgs) -> Result<()> {
                         run.row.kind
                     )));
                 }
-                run.render = None;
-                crate::store::export_run(&run, &dir)?;
+                // Its data only, each stored file a piece at a time: compare draws its own.
+                store.export_data(id, &dir)?;
                 origins.push((host_of(&dir).or(run.row.host.clone()), Some(id)));
                 links.push(crate::report::read_summary_link(&dir.join("summary.json")));
                 let mut t = load_run(&dir)?;

@@ -48,7 +48,7 @@ pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Where stored file `name` of run `id` goes in `dir` (its folders made): refused when the
 /// name would leave the folder.
-fn stored_file_path(id: i64, dir: &Path, name: &str) -> Result<PathBuf> {
+pub(super) fn stored_file_path(id: i64, dir: &Path, name: &str) -> Result<PathBuf> {
     let rel = Path::new(name);
     if rel.is_absolute() || rel.components().any(|c| c.as_os_str() == "..") {
         anyhow::bail!("run {id}: stored file name '{name}' leaves the folder");
@@ -137,36 +137,46 @@ pub(super) fn png_size(png: &[u8]) -> Option<(u32, u32)> {
 /// report.html's body, the units from report.md. They are kept only when drawing the folder
 /// again with them gives every chart and report byte for byte as the folder holds them (tried
 /// with both units); `None` otherwise, and the folder is stored whole.
-pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option<RenderOptions>> {
+pub(super) fn derive_render(folder: &Folder) -> Result<Option<RenderOptions>> {
     let Some(summary) = folder.get("summary.json") else {
         return Ok(None);
     };
-    let Ok(summary) = std::str::from_utf8(summary) else {
+    let summary = summary.bytes()?;
+    let Ok(summary) = std::str::from_utf8(&summary) else {
         return Ok(None);
     };
     let Ok(value) = serde_json::from_str::<serde_json::Value>(summary) else {
         return Ok(None);
     };
     let kind = kind_of(&value);
+    let Some(csv) = folder.get("timeline.csv") else {
+        return Ok(None);
+    };
     if !matches!(kind.as_str(), "probe" | "simulate" | "analyze")
-        || !folder.contains_key("timeline.csv")
         || !folder.keys().any(|n| is_drawn(n))
     {
         return Ok(None);
     }
-    let Some(command) = folder.get("report.html").and_then(|h| html_command(h)) else {
+    let Some(html) = folder.get("report.html").map(|h| h.bytes()).transpose()? else {
         return Ok(None);
     };
-    let html = String::from_utf8_lossy(&folder["report.html"]);
-    let dark = html.contains("<body class=\"dark\">");
-    let png = folder
-        .iter()
-        .filter(|(n, _)| n.ends_with(".png"))
-        .find_map(|(n, d)| (n != "card.png").then(|| png_size(d)).flatten())
-        .unwrap_or((1600, 900));
+    let Some(command) = html_command(&html) else {
+        return Ok(None);
+    };
+    let dark = String::from_utf8_lossy(&html).contains("<body class=\"dark\">");
+    let mut png = (1600, 900);
+    for (n, f) in folder.iter().filter(|(n, _)| n.ends_with(".png")) {
+        if n != "card.png" {
+            if let Some(size) = png_size(&f.bytes()?) {
+                png = size;
+                break;
+            }
+        }
+    }
     let md = folder
         .get("report.md")
-        .map(|m| String::from_utf8_lossy(m).into_owned())
+        .map(|m| m.bytes().map(|b| String::from_utf8_lossy(&b).into_owned()))
+        .transpose()?
         .unwrap_or_default();
     let binary_first = md.contains("iB/s") || md.contains("iB ");
     let units = if binary_first {
@@ -174,8 +184,9 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
     } else {
         [UnitSystem::Decimal, UnitSystem::Binary]
     };
-    // One copy of the stored files for both tries, and the files drawn compared one at a
-    // time: a long run's timeline.csv is not held more often than needed.
+    // The charts and reports drawn from the folder's own timeline.csv, read row by row, and
+    // compared with the folder's file by file, a piece at a time: a long run's timeline.csv
+    // is never held.
     let mut run = StoredRun {
         row: RunRow {
             kind,
@@ -183,11 +194,7 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
         },
         summary: summary.to_string(),
         render: None,
-        files: folder
-            .iter()
-            .filter(|(n, _)| n.as_str() != "summary.json" && !is_drawn(n))
-            .map(|(n, d)| (n.clone(), d.clone()))
-            .collect(),
+        files: BTreeMap::new(),
     };
     for units in units {
         let render = RenderOptions {
@@ -198,54 +205,63 @@ pub(super) fn derive_render(folder: &BTreeMap<String, Vec<u8>>) -> Result<Option
         };
         run.render = Some(render.clone());
         let scratch = Scratch::new()?;
+        // report.html shows the summary.json of the folder it is drawn in.
+        start_folder(&scratch.0, summary)?;
         // A folder that cannot be drawn again (another version's summary) is stored whole.
-        if export_run(&run, &scratch.0).is_err() {
+        let Ok(drawn) = redraw_from(&run, csv.open()?, &scratch.0, &render) else {
             return Ok(None);
-        }
-        if holds_exactly(&scratch.0, folder)? {
+        };
+        if draws_exactly(&scratch.0, drawn.len(), folder)? {
             return Ok(Some(render));
         }
     }
     Ok(None)
 }
 
-/// Whether `dir` holds exactly the files of `folder` (the names [`read_folder`] gives, byte
-/// for byte), read a piece at a time.
-fn holds_exactly(dir: &Path, folder: &BTreeMap<String, Vec<u8>>) -> Result<bool> {
+/// Whether the `drawn` files in `dir` (beside its `summary.json`) are exactly the files of
+/// `folder` that are drawn again ([`is_drawn`]), byte for byte, each read a piece at a time.
+fn draws_exactly(dir: &Path, drawn: usize, folder: &Folder) -> Result<bool> {
     use std::io::Read;
-    let files = folder_files(dir)?;
-    if files.len() != folder.len() {
+    let files: Vec<_> = folder_files(dir)?
+        .into_iter()
+        .filter(|(rel, _)| rel != "summary.json")
+        .collect();
+    if files.len() != drawn || folder.keys().filter(|n| is_drawn(n)).count() != drawn {
         return Ok(false);
     }
-    let mut buf = vec![0u8; 1 << 16];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
     for (rel, path) in files {
         let Some(want) = folder.get(&rel) else {
             return Ok(false);
         };
-        let mut f = std::fs::File::open(&path).with_context(|| format!("reading {rel}"))?;
-        let mut at = 0;
+        if !is_drawn(&rel) {
+            return Ok(false);
+        }
+        let mut got = std::io::BufReader::new(
+            std::fs::File::open(&path).with_context(|| format!("reading {rel}"))?,
+        );
+        let mut want = want.open()?;
         loop {
-            let n = f.read(&mut buf).with_context(|| format!("reading {rel}"))?;
-            if n == 0 {
-                break;
-            }
-            if want.get(at..at + n) != Some(&buf[..n]) {
+            a.clear();
+            b.clear();
+            (&mut got).take(1 << 16).read_to_end(&mut a)?;
+            (&mut want).take(1 << 16).read_to_end(&mut b)?;
+            if a != b {
                 return Ok(false);
             }
-            at += n;
-        }
-        if at != want.len() {
-            return Ok(false);
+            if a.is_empty() {
+                break;
+            }
         }
     }
     Ok(true)
 }
 
 /// A scratch folder under the system's temporary folder, removed when dropped.
-pub(super) struct Scratch(PathBuf);
+pub(super) struct Scratch(pub(super) PathBuf);
 
 impl Scratch {
-    fn new() -> Result<Scratch> {
+    pub(super) fn new() -> Result<Scratch> {
         let d = std::env::temp_dir().join(format!(
             "slccache-import-{}-{}",
             std::process::id(),
@@ -278,37 +294,23 @@ impl Store {
     /// Writes run `id`'s data into `dir`: `summary.json` and the stored files, without drawing
     /// charts (what `compare ID` reads).
     pub fn export_data(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
-        let mut run = self.get(id)?;
-        run.render = None;
-        export_run(&run, dir)
+        let run = self.get_meta(id)?;
+        let mut written = vec![start_folder(dir, &run.summary)?];
+        written.extend(self.write_stored_files(id, dir)?);
+        Ok(written)
     }
 
     /// Writes run `id`'s folder again into `dir` (created if missing): `summary.json` and the
     /// stored files as they were, then the charts and reports drawn again where they were not
     /// stored. Returns the files written.
     ///
-    /// Each stored file is inflated straight into its file, one at a time, and the charts
-    /// are drawn from the `timeline.csv` written, read row by row: what is held is the
-    /// stored (deflated) files and the timeline kept as the run kept it, not the inflated
-    /// `timeline.csv` of a long run.
+    /// Each stored file is inflated straight into its file, a stored piece at a time, and the
+    /// charts are drawn from the `timeline.csv` written, read row by row: what is held is one
+    /// stored piece and the timeline kept as the run kept it, never a whole stored file.
     pub fn export(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
-        let (run, deflated) = self.get_deflated(id)?;
+        let run = self.get_meta(id)?;
         let mut written = vec![start_folder(dir, &run.summary)?];
-        for (name, data) in &deflated {
-            let p = stored_file_path(id, dir, name)?;
-            let mut out = std::io::BufWriter::new(
-                std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,
-            );
-            std::io::copy(
-                &mut flate2::read::DeflateDecoder::new(data.as_slice()),
-                &mut out,
-            )
-            .with_context(|| format!("run {id}: reading the stored {name}"))?;
-            out.flush()
-                .with_context(|| format!("writing {}", p.display()))?;
-            written.push(p);
-        }
-        drop(deflated);
+        written.extend(self.write_stored_files(id, dir)?);
         if let Some(render) = &run.render {
             let csv = dir.join("timeline.csv");
             if !written.contains(&csv) {

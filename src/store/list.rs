@@ -280,20 +280,21 @@ impl Store {
             .collect())
     }
 
-    /// Everything stored for run `id`.
+    /// Everything stored for run `id`, its files in memory (a long run's `timeline.csv`
+    /// whole: [`Store::export`] and [`Store::write_stored_files`] write them a piece at a
+    /// time instead).
     pub fn get(&mut self, id: i64) -> Result<StoredRun> {
-        let (mut run, deflated) = self.get_deflated(id)?;
-        for (name, data) in deflated {
-            let data =
-                inflate(&data).with_context(|| format!("run {id}: reading the stored {name}"))?;
+        let mut run = self.get_meta(id)?;
+        for (name, parts) in self.stored_files(id)? {
+            let mut data = Vec::new();
+            self.write_stored_file(id, &name, parts, &mut data)?;
             run.files.insert(name, data);
         }
         Ok(run)
     }
 
-    /// Run `id` as [`Store::get`] gives it, but with no files in it: they come apart, as
-    /// stored (deflated, by name), for a caller that inflates one at a time.
-    pub(super) fn get_deflated(&mut self, id: i64) -> Result<(StoredRun, DeflatedFiles)> {
+    /// Run `id` as [`Store::get`] gives it, but with no files in it.
+    pub fn get_meta(&mut self, id: i64) -> Result<StoredRun> {
         let p = self.b.placeholder(1);
         // The summary verbatim: `summary_text` where `summary` is jsonb (which keeps neither
         // the spacing nor the order of keys).
@@ -316,35 +317,116 @@ impl Store {
             .map(serde_json::from_str)
             .transpose()
             .context("reading the stored render options")?;
-        let mut files = Vec::new();
-        for f in self.b.query(
-            &format!("SELECT name, data FROM run_files WHERE run_id = {p} ORDER BY name"),
-            &[Val::Int(Some(id))],
-        )? {
-            let name = f[0].as_str().unwrap_or_default().to_string();
-            // The bytes themselves, not a copy: a long run's timeline.csv is held once.
-            let data = match f.into_iter().nth(1) {
-                Some(Val::Blob(Some(b))) => b,
-                _ => Vec::new(),
-            };
-            files.push((name, data));
+        Ok(StoredRun {
+            row: row_of(r),
+            summary,
+            render,
+            files: BTreeMap::new(),
+        })
+    }
+
+    /// The names of run `id`'s stored files, in order, each with the number of pieces it is
+    /// stored in (`None`: whole, in its `run_files` row).
+    pub(super) fn stored_files(&mut self, id: i64) -> Result<Vec<(String, Option<i64>)>> {
+        let p = self.b.placeholder(1);
+        let parts = if self.file_parts { "parts" } else { "NULL" };
+        Ok(self
+            .b
+            .query(
+                &format!("SELECT name, {parts} FROM run_files WHERE run_id = {p} ORDER BY name"),
+                &[Val::Int(Some(id))],
+            )?
+            .into_iter()
+            .map(|r| (r[0].as_str().unwrap_or_default().to_string(), r[1].as_i64()))
+            .collect())
+    }
+
+    /// The names of run `id`'s stored files, in order (none read).
+    pub fn stored_file_names(&mut self, id: i64) -> Result<Vec<String>> {
+        self.get_meta(id)?;
+        Ok(self.stored_files(id)?.into_iter().map(|(n, _)| n).collect())
+    }
+
+    /// Inflates stored file `name` of run `id` into `out`: whole from its `run_files` row, or
+    /// its `parts` pieces in order from `run_file_parts`, one piece read at a time.
+    pub(super) fn write_stored_file(
+        &mut self,
+        id: i64,
+        name: &str,
+        parts: Option<i64>,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        let (p1, p2, p3) = (
+            self.b.placeholder(1),
+            self.b.placeholder(2),
+            self.b.placeholder(3),
+        );
+        let what = || format!("run {id}: reading the stored {name}");
+        let inflate_into = |data: &[u8], out: &mut dyn Write| -> Result<()> {
+            std::io::copy(&mut flate2::read::DeflateDecoder::new(data), out).with_context(what)?;
+            Ok(())
+        };
+        let Some(parts) = parts else {
+            let rows = self.b.query(
+                &format!("SELECT data FROM run_files WHERE run_id = {p1} AND name = {p2}"),
+                &[Val::Int(Some(id)), Val::Text(Some(name.to_string()))],
+            )?;
+            let data = rows
+                .first()
+                .and_then(|r| r[0].as_bytes())
+                .unwrap_or_default();
+            return inflate_into(data, out);
+        };
+        let sql = format!(
+            "SELECT data FROM run_file_parts WHERE run_id = {p1} AND name = {p2} AND part = {p3}"
+        );
+        for part in 0..parts {
+            let rows = self.b.query(
+                &sql,
+                &[
+                    Val::Int(Some(id)),
+                    Val::Text(Some(name.to_string())),
+                    Val::Int(Some(part)),
+                ],
+            )?;
+            let data = rows
+                .first()
+                .and_then(|r| r[0].as_bytes())
+                .with_context(|| format!("{}: piece {part} of {parts} is missing", what()))?;
+            inflate_into(data, out)?;
         }
-        Ok((
-            StoredRun {
-                row: row_of(r),
-                summary,
-                render,
-                files: BTreeMap::new(),
-            },
-            files,
-        ))
+        Ok(())
+    }
+
+    /// Writes run `id`'s stored files into `dir` (folders made), each inflated straight into
+    /// its file a piece at a time; returns their paths.
+    pub fn write_stored_files(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for (name, parts) in self.stored_files(id)? {
+            let p = stored_file_path(id, dir, &name)?;
+            let mut out = std::io::BufWriter::new(
+                std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,
+            );
+            self.write_stored_file(id, &name, parts, &mut out)?;
+            out.flush()
+                .with_context(|| format!("writing {}", p.display()))?;
+            written.push(p);
+        }
+        Ok(written)
     }
 
     /// Removes run `id` and its files.
     pub fn remove(&mut self, id: i64) -> Result<()> {
         let p = self.b.placeholder(1);
         self.b.begin_write()?;
+        let pieces = self.file_parts;
         let r = (|| -> Result<u64> {
+            if pieces {
+                self.b.execute(
+                    &format!("DELETE FROM run_file_parts WHERE run_id = {p}"),
+                    &[Val::Int(Some(id))],
+                )?;
+            }
             self.b.execute(
                 &format!("DELETE FROM run_files WHERE run_id = {p}"),
                 &[Val::Int(Some(id))],
@@ -367,6 +449,3 @@ impl Store {
         }
     }
 }
-
-/// A run's stored files as stored: (name, deflated bytes), in the order of their names.
-pub(super) type DeflatedFiles = Vec<(String, Vec<u8>)>;

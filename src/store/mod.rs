@@ -6,7 +6,8 @@
 //!   host's name, the cache size with its interval, the in-cache and after-cache rates, the
 //!   drive's wear (data units written, percentage used) and `summary.json` verbatim, which holds
 //!   the configuration, host, drive state, stop, totals and the whole analysis;
-//! - in `run_files`, deflate-compressed, every file of the folder that cannot be drawn again
+//! - in `run_files` (and, for a file longer than [`PIECE_BYTES`], in pieces of that length in
+//!   `run_file_parts`), deflate-compressed, every file of the folder that cannot be drawn again
 //!   from the data: `timeline.csv` always; for a probe, simulate or analyze run recorded with
 //!   its render options, or imported from a folder whose render options can be read from it,
 //!   nothing else (charts, card, report.md and report.html are drawn again on export,
@@ -298,6 +299,16 @@ impl Recorded {
     }
 }
 
+/// The most bytes of a file stored as one value: a larger file is stored in pieces of this
+/// many bytes (the last one shorter), each deflated on its own (schema version 4), so that
+/// recording and reading hold one piece at a time whatever the length of the run.
+pub const PIECE_BYTES: usize = 4 << 20;
+
+/// The `data` of a `run_files` row whose file is in `run_file_parts`: one byte that starts a
+/// deflate block of the reserved type, which every inflater refuses, so that a slccache older
+/// than schema version 4 reading such a file fails instead of reading it as empty.
+pub(crate) const PIECED: &[u8] = &[0x07];
+
 /// An open store.
 pub struct Store {
     b: Box<dyn Backend>,
@@ -306,6 +317,12 @@ pub struct Store {
     runs_columns: Vec<(String, String)>,
     /// Whether the store keeps timelines as rows (table `timeline`, PostgreSQL).
     timeline_rows: bool,
+    /// Whether the store keeps files in pieces (table `run_file_parts`, schema version 4):
+    /// without it (a store of an older version this role may not migrate) each file is one
+    /// value, as that version stores it.
+    file_parts: bool,
+    /// The most bytes of a file stored as one value ([`PIECE_BYTES`]; tests use less).
+    piece_bytes: usize,
 }
 
 /// "No results store in ...": a reading command found none (exit 2).
@@ -353,13 +370,7 @@ impl Store {
             return Store::open_with(b, schema::MIGRATIONS);
         }
         schema::check_readable(b.as_mut(), schema::MIGRATIONS)?;
-        let runs_columns = b.columns("runs")?;
-        let timeline_rows = b.table_exists("timeline")?;
-        Ok(Store {
-            b,
-            runs_columns,
-            timeline_rows,
-        })
+        Store::with_backend(b)
     }
 
     /// Opens an existing store for a command that changes it (`runs rm`): as [`Store::open`],
@@ -376,13 +387,28 @@ impl Store {
     /// lists to check migration and refusal).
     pub fn open_with(mut b: Box<dyn Backend>, migrations: &[schema::Migration]) -> Result<Store> {
         schema::migrate(b.as_mut(), migrations)?;
+        Store::with_backend(b)
+    }
+
+    /// The store on a backend whose schema is settled: the columns and tables it has.
+    fn with_backend(mut b: Box<dyn Backend>) -> Result<Store> {
         let runs_columns = b.columns("runs")?;
         let timeline_rows = b.table_exists("timeline")?;
+        let file_parts = b.table_exists("run_file_parts")?;
         Ok(Store {
             b,
             runs_columns,
             timeline_rows,
+            file_parts,
+            piece_bytes: PIECE_BYTES,
         })
+    }
+
+    /// The store, storing files larger than `bytes` in pieces of `bytes` (at least 1) instead
+    /// of [`PIECE_BYTES`]: for tests, which record small files in several pieces.
+    pub fn with_piece_bytes(mut self, bytes: usize) -> Store {
+        self.piece_bytes = bytes.max(1);
+        self
     }
 
     /// `slccache db migrate` on a connected backend: creates the store or brings it to the
@@ -425,6 +451,7 @@ mod tests {
         };
         let text = timeline_copy_text(
             7,
+            0,
             &[
                 s(0.1, 1.0 / 3.0, Some(12.5), None),
                 s(0.2, f64::NAN, None, Some(f64::INFINITY)),
@@ -435,6 +462,64 @@ mod tests {
             "7\t0\t0.1\t4096\t0.3333333333333333\t12.5\t\\N\n\
              7\t1\t0.2\t4096\tNaN\t\\N\tInfinity\n"
         );
+    }
+
+    /// The timeline's rows go in batches, numbered on from batch to batch; a file that turns
+    /// out not to be slccache's own CSV part-way gives no rows at all.
+    #[test]
+    fn timeline_rows_are_written_in_batches_and_all_or_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut b = backend::Sqlite::open(&dir.path().join("t.db")).unwrap();
+        b.execute(
+            "CREATE TABLE timeline (run_id BIGINT, n BIGINT, t_s REAL, bytes BIGINT, \
+             bytes_per_sec REAL, lat_p99_us REAL, temp_c REAL)",
+            &[],
+        )
+        .unwrap();
+        let rows = 2 * TIMELINE_ROWS_PER_INSERT + 500;
+        let t = crate::timeline::Timeline {
+            samples: (1..=rows)
+                .map(|i| crate::timeline::Sample {
+                    t_s: i as f64 * 0.1,
+                    interval_s: 0.1,
+                    bytes: 4096 * i as u64,
+                    bytes_total: 4096 * (i * (i + 1) / 2) as u64,
+                    bytes_per_sec: 40960.0 * i as f64,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        };
+        let path = dir.path().join("timeline.csv");
+        crate::timeline::CsvWriter::write_all(&path, &t).unwrap();
+        let csv = std::fs::read(&path).unwrap();
+        assert!(insert_timeline(&mut b, 7, csv.as_slice()).unwrap());
+        let got = b
+            .query(
+                "SELECT COUNT(*), MIN(n), MAX(n), SUM(n = 1500 AND bytes = 4096 * 1501) \
+                 FROM timeline WHERE run_id = 7",
+                &[],
+            )
+            .unwrap();
+        assert_eq!(
+            got[0],
+            vec![
+                Val::Int(Some(rows as i64)),
+                Val::Int(Some(0)),
+                Val::Int(Some(rows as i64 - 1)),
+                Val::Int(Some(1)),
+            ]
+        );
+        // A bad row after the first batch was written: none of the run's rows stay.
+        let text = String::from_utf8(csv).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[1800] = "not,a,row";
+        let bad = lines.join("\n") + "\n";
+        assert!(!insert_timeline(&mut b, 8, bad.as_bytes()).unwrap());
+        let got = b
+            .query("SELECT COUNT(*) FROM timeline WHERE run_id = 8", &[])
+            .unwrap();
+        assert_eq!(got[0][0], Val::Int(Some(0)));
     }
 
     #[test]

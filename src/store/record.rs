@@ -159,27 +159,77 @@ pub(super) fn rfc3339_utc(s: &str) -> Option<String> {
         })
 }
 
-/// A stored `timeline.csv` read as samples (slccache's own CSV).
-pub(super) fn timeline_samples(csv: &[u8]) -> Result<Vec<crate::timeline::Sample>> {
-    let text = std::str::from_utf8(csv).context("timeline.csv is not UTF-8")?;
-    Ok(crate::timeline::read_slccache_csv(text, "timeline.csv")?)
-}
-
 /// Rows of `timeline` per statement (7 values each: well under PostgreSQL's 65,535
 /// parameters).
 pub(super) const TIMELINE_ROWS_PER_INSERT: usize = 1000;
 
-/// Writes a run's timeline as rows of `timeline` (`n` counts the samples from 0): with one
-/// `COPY` where the backend has it (a million samples in a second or two, where statements of
-/// rows take some ten), else in statements of [`TIMELINE_ROWS_PER_INSERT`] rows.
-pub(super) fn insert_timeline(
+/// Rows of `timeline` per `COPY`: a few megabytes of text each, so that what is held, and what
+/// one statement sends, does not grow with the run.
+pub(super) const TIMELINE_ROWS_PER_COPY: usize = 50_000;
+
+/// Writes a run's `timeline.csv`, read from `csv` row by row, as rows of `timeline` (`n` counts
+/// the samples from 0): with `COPY` where the backend has it (a million samples in a second or
+/// two, where statements of rows take some ten), [`TIMELINE_ROWS_PER_COPY`] rows at a time,
+/// else in statements of [`TIMELINE_ROWS_PER_INSERT`] rows. A file that is not slccache's own
+/// CSV gives no rows: those written before the row that is not are deleted again (inside the
+/// caller's transaction). Returns whether rows were written.
+pub(super) fn insert_timeline(b: &mut dyn Backend, run_id: i64, csv: impl Read) -> Result<bool> {
+    let copy = b.dialect() == Dialect::Postgres;
+    let per = if copy {
+        TIMELINE_ROWS_PER_COPY
+    } else {
+        TIMELINE_ROWS_PER_INSERT
+    };
+    let mut batch: Vec<crate::timeline::Sample> = Vec::with_capacity(per);
+    let mut first = 0usize;
+    let mut failed: Option<anyhow::Error> = None;
+    let read = crate::timeline::read_slccache_rows(csv, "timeline.csv", |s, _| {
+        batch.push(s);
+        if batch.len() == per {
+            if let Err(e) = insert_timeline_rows(b, run_id, first, &batch) {
+                failed = Some(e);
+                return Err(crate::timeline::import::ImportError::at(
+                    "timeline.csv",
+                    0,
+                    "the store refused its rows".to_string(),
+                ));
+            }
+            first += batch.len();
+            batch.clear();
+        }
+        Ok(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if read.is_err() {
+        if first > 0 {
+            let p = b.placeholder(1);
+            b.execute(
+                &format!("DELETE FROM timeline WHERE run_id = {p}"),
+                &[Val::Int(Some(run_id))],
+            )?;
+        }
+        return Ok(false);
+    }
+    insert_timeline_rows(b, run_id, first, &batch)?;
+    Ok(true)
+}
+
+/// Writes `samples` as rows of `timeline`, the first one numbered `first`: one `COPY` where
+/// the backend has it, else statements of [`TIMELINE_ROWS_PER_INSERT`] rows.
+fn insert_timeline_rows(
     b: &mut dyn Backend,
     run_id: i64,
+    first: usize,
     samples: &[crate::timeline::Sample],
 ) -> Result<()> {
+    if samples.is_empty() {
+        return Ok(());
+    }
     if b.copy_in(
         "COPY timeline (run_id, n, t_s, bytes, bytes_per_sec, lat_p99_us, temp_c) FROM STDIN",
-        &timeline_copy_text(run_id, samples),
+        &timeline_copy_text(run_id, first, samples),
     )?
     .is_some()
     {
@@ -189,7 +239,7 @@ pub(super) fn insert_timeline(
         let mut marks = Vec::with_capacity(chunk.len());
         let mut params = Vec::with_capacity(chunk.len() * 7);
         for (i, s) in chunk.iter().enumerate() {
-            let n = (chunk_no * TIMELINE_ROWS_PER_INSERT + i) as i64;
+            let n = (first + chunk_no * TIMELINE_ROWS_PER_INSERT + i) as i64;
             let base = params.len();
             marks.push(format!(
                 "({})",
@@ -220,10 +270,15 @@ pub(super) fn insert_timeline(
     Ok(())
 }
 
-/// A run's timeline rows in `COPY`'s text format: tab-separated columns, `\N` for no
-/// value, each float in Rust's shortest form that reads back as the same `f64` (NaN and the
-/// infinities in PostgreSQL's words), as the statements of rows would store them.
-pub(super) fn timeline_copy_text(run_id: i64, samples: &[crate::timeline::Sample]) -> Vec<u8> {
+/// A run's timeline rows in `COPY`'s text format, the first numbered `first`: tab-separated
+/// columns, `\N` for no value, each float in Rust's shortest form that reads back as the same
+/// `f64` (NaN and the infinities in PostgreSQL's words), as the statements of rows would store
+/// them.
+pub(super) fn timeline_copy_text(
+    run_id: i64,
+    first: usize,
+    samples: &[crate::timeline::Sample],
+) -> Vec<u8> {
     use std::fmt::Write as _;
     let real = |out: &mut String, v: Option<f64>| match v {
         Some(x) if x.is_nan() => out.push_str("NaN"),
@@ -235,8 +290,8 @@ pub(super) fn timeline_copy_text(run_id: i64, samples: &[crate::timeline::Sample
         None => out.push_str("\\N"),
     };
     let mut out = String::with_capacity(samples.len() * 64);
-    for (n, s) in samples.iter().enumerate() {
-        let _ = write!(out, "{run_id}\t{n}\t",);
+    for (i, s) in samples.iter().enumerate() {
+        let _ = write!(out, "{run_id}\t{}\t", first + i);
         real(&mut out, Some(s.t_s));
         let _ = write!(out, "\t{}\t", i64::try_from(s.bytes).unwrap_or(i64::MAX));
         real(&mut out, Some(s.bytes_per_sec));
@@ -294,12 +349,10 @@ pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
         )?;
         if rows {
             let data = b.query(&csv, &[Val::Int(Some(id))])?;
+            // A version-1 store keeps each file whole.
             if let Some(bytes) = data.first().and_then(|r| r[0].as_bytes()) {
-                let samples = inflate(bytes)
-                    .ok()
-                    .and_then(|raw| timeline_samples(&raw).ok());
-                if let Some(s) = samples {
-                    insert_timeline(b, id, &s)?;
+                if let Ok(raw) = inflate(bytes) {
+                    insert_timeline(b, id, raw.as_slice())?;
                 }
             }
         }
@@ -311,13 +364,60 @@ pub(super) fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
+/// One file of a folder being recorded, read when it is needed (a long run's `timeline.csv`
+/// is read a piece at a time, never whole).
+#[derive(Debug)]
+pub(super) enum FolderFile {
+    /// A file on disk, with its length when the folder was read.
+    Disk(PathBuf, u64),
+    /// Bytes in memory.
+    Mem(Vec<u8>),
+}
+
+/// A run's folder: each file by its name relative to the folder, `/`-separated.
+pub(super) type Folder = BTreeMap<String, FolderFile>;
+
+impl FolderFile {
+    /// Its length in bytes.
+    pub(super) fn len(&self) -> u64 {
+        match self {
+            FolderFile::Disk(_, n) => *n,
+            FolderFile::Mem(d) => d.len() as u64,
+        }
+    }
+
+    /// Its bytes, read from the start.
+    pub(super) fn open(&self) -> Result<Box<dyn Read + '_>> {
+        Ok(match self {
+            FolderFile::Disk(p, _) => Box::new(std::io::BufReader::with_capacity(
+                1 << 16,
+                std::fs::File::open(p).with_context(|| format!("reading {}", p.display()))?,
+            )),
+            FolderFile::Mem(d) => Box::new(d.as_slice()),
+        })
+    }
+
+    /// All of its bytes (for the small files read as a whole: the summary, the reports, a
+    /// chart's header).
+    pub(super) fn bytes(&self) -> Result<std::borrow::Cow<'_, [u8]>> {
+        Ok(match self {
+            FolderFile::Disk(p, _) => std::borrow::Cow::Owned(
+                std::fs::read(p).with_context(|| format!("reading {}", p.display()))?,
+            ),
+            FolderFile::Mem(d) => std::borrow::Cow::Borrowed(d.as_slice()),
+        })
+    }
+}
+
 /// Every regular file under `dir` (names relative, `/`-separated), skipping hidden ones
-/// (temporary files, locks).
-pub(super) fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
+/// (temporary files, locks); none of them is read yet.
+pub(super) fn read_folder(dir: &Path) -> Result<Folder> {
     let mut out = BTreeMap::new();
     for (rel, path) in folder_files(dir)? {
-        let data = std::fs::read(&path).with_context(|| format!("reading {}", rel))?;
-        out.insert(rel, data);
+        let len = std::fs::metadata(&path)
+            .with_context(|| format!("reading {rel}"))?
+            .len();
+        out.insert(rel, FolderFile::Disk(path, len));
     }
     Ok(out)
 }
@@ -347,27 +447,108 @@ pub(super) fn folder_files(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
+/// Reads up to `n` bytes from `r` into `buf` (cleared first); fewer only at its end.
+fn read_piece(r: &mut dyn Read, n: usize, buf: &mut Vec<u8>) -> Result<usize> {
+    buf.clear();
+    r.take(n as u64).read_to_end(buf)?;
+    Ok(buf.len())
+}
+
 /// The hash that identifies a run's content: SHA-256 over `summary.json` and every CSV file of
 /// the folder (name, length, bytes), so the same run recorded at its end and imported later,
-/// or imported twice, is one run.
-pub(super) fn content_hash(folder: &BTreeMap<String, Vec<u8>>) -> String {
+/// or imported twice, is one run. Each file is read a piece at a time.
+pub(super) fn content_hash(folder: &Folder) -> Result<String> {
     let mut h = sha2::Sha256::new();
-    for (name, data) in folder
+    let mut buf = Vec::new();
+    for (name, file) in folder
         .iter()
         .filter(|(n, _)| n.as_str() == "summary.json" || n.ends_with(".csv"))
     {
         h.update((name.len() as u64).to_le_bytes());
         h.update(name.as_bytes());
-        h.update((data.len() as u64).to_le_bytes());
-        h.update(data);
+        h.update(file.len().to_le_bytes());
+        let mut r = file.open()?;
+        let mut read = 0u64;
+        while read_piece(&mut r, 1 << 20, &mut buf)? > 0 {
+            h.update(&buf);
+            read += buf.len() as u64;
+        }
+        if read != file.len() {
+            anyhow::bail!("{name} changed while it was being recorded");
+        }
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
 pub(super) fn deflate(data: &[u8]) -> Result<Vec<u8>> {
     let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(data)?;
     Ok(e.finish()?)
+}
+
+/// Stores file `name` of run `id`: whole in `run_files` when it is no longer than `piece`
+/// bytes (or the store keeps no pieces), else in `run_file_parts`, `piece` bytes at a time,
+/// each deflated on its own, and a `run_files` row that counts them. Holds one piece.
+fn store_file(
+    b: &mut dyn Backend,
+    id: i64,
+    name: &str,
+    file: &FolderFile,
+    piece: Option<usize>,
+) -> Result<()> {
+    let p: Vec<String> = (1..=4).map(|i| b.placeholder(i)).collect();
+    let whole = |b: &mut dyn Backend, data: Vec<u8>| {
+        b.execute(
+            &format!(
+                "INSERT INTO run_files (run_id, name, data) VALUES ({}, {}, {})",
+                p[0], p[1], p[2]
+            ),
+            &[
+                Val::Int(Some(id)),
+                Val::Text(Some(name.to_string())),
+                Val::Blob(Some(data)),
+            ],
+        )
+    };
+    let piece = match piece {
+        Some(n) if file.len() > n as u64 => n,
+        _ => {
+            let data = deflate(&file.bytes()?)?;
+            whole(b, data)?;
+            return Ok(());
+        }
+    };
+    let mut r = file.open()?;
+    let mut buf = Vec::with_capacity(piece);
+    let mut parts = 0i64;
+    while read_piece(&mut r, piece, &mut buf)? > 0 {
+        b.execute(
+            &format!(
+                "INSERT INTO run_file_parts (run_id, name, part, data) VALUES ({}, {}, {}, {})",
+                p[0], p[1], p[2], p[3]
+            ),
+            &[
+                Val::Int(Some(id)),
+                Val::Text(Some(name.to_string())),
+                Val::Int(Some(parts)),
+                Val::Blob(Some(deflate(&buf)?)),
+            ],
+        )?;
+        parts += 1;
+    }
+    b.execute(
+        &format!(
+            "INSERT INTO run_files (run_id, name, data, parts) VALUES ({}, {}, {}, {})",
+            p[0], p[1], p[2], p[3]
+        ),
+        &[
+            Val::Int(Some(id)),
+            Val::Text(Some(name.to_string())),
+            Val::Blob(Some(PIECED.to_vec())),
+            Val::Int(Some(parts)),
+        ],
+    )?;
+    Ok(())
 }
 
 /// This machine's name, for the `host` column.
@@ -397,8 +578,9 @@ impl Store {
         let folder = read_folder(dir)?;
         // A folder of another command (compare's) is no run: refused by its kind, so that
         // the store holds only the kinds it lists (`runs --kind`).
-        if let Some(summary) = folder
-            .get("summary.json")
+        let summary = folder.get("summary.json").map(|f| f.bytes()).transpose()?;
+        if let Some(summary) = summary
+            .as_deref()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(b).ok())
         {
             let kind = kind_of(&summary);
@@ -419,7 +601,7 @@ impl Store {
             let p = self.b.placeholder(1);
             let existing = self.b.query(
                 &format!("SELECT id FROM runs WHERE content_hash = {p}"),
-                &[Val::Text(Some(content_hash(&folder)))],
+                &[Val::Text(Some(content_hash(&folder)?))],
             )?;
             if let Some(id) = existing.first().and_then(|r| r[0].as_i64()) {
                 return Ok(Recorded::Existing(id));
@@ -439,11 +621,17 @@ impl Store {
 
     /// Copies run `id` of this store into `to` with everything stored (its row, its date and
     /// the date it was recorded, its host, summary, render options and files); a run already
-    /// there (the same content) is not added again.
+    /// there (the same content) is not added again. The stored files go through a scratch
+    /// folder, one piece at a time.
     pub fn copy_run(&mut self, id: i64, to: &mut Store) -> Result<Recorded> {
-        let run = self.get(id)?;
-        let mut folder = run.files.clone();
-        folder.insert("summary.json".into(), run.summary.clone().into_bytes());
+        let run = self.get_meta(id)?;
+        let scratch = Scratch::new()?;
+        self.write_stored_files(id, &scratch.0)?;
+        let mut folder = read_folder(&scratch.0)?;
+        folder.insert(
+            "summary.json".into(),
+            FolderFile::Mem(run.summary.clone().into_bytes()),
+        );
         let source = run.row.source_dir.clone().unwrap_or_default();
         to.record_files(
             Path::new(&source),
@@ -464,17 +652,17 @@ impl Store {
     fn record_files(
         &mut self,
         dir: &Path,
-        folder: &BTreeMap<String, Vec<u8>>,
+        folder: &Folder,
         opts: &RecordOptions,
     ) -> Result<Recorded> {
         let summary_text = folder.get("summary.json").ok_or_else(|| {
             anyhow::anyhow!("{}: no summary.json (not a run folder)", dir.display())
         })?;
-        let summary_text = String::from_utf8(summary_text.clone())
+        let summary_text = String::from_utf8(summary_text.bytes()?.into_owned())
             .with_context(|| format!("{}/summary.json is not UTF-8", dir.display()))?;
         let summary: serde_json::Value = serde_json::from_str(&summary_text)
             .with_context(|| format!("reading {}/summary.json", dir.display()))?;
-        let hash = content_hash(folder);
+        let hash = content_hash(folder)?;
         let kind = kind_of(&summary);
         // Charts are drawn again on export only where that gives the same bytes: a kind whose
         // charts come from its timeline and summary, with the command line its report.html
@@ -486,7 +674,7 @@ impl Store {
             {
                 match folder.get("report.html") {
                     None => Some(r.clone()),
-                    Some(html) => html_command(html).map(|command| RenderOptions {
+                    Some(html) => html_command(&html.bytes()?).map(|command| RenderOptions {
                         command: Some(command),
                         ..r.clone()
                     }),
@@ -494,12 +682,11 @@ impl Store {
             }
             _ => None,
         };
-        let files: Vec<(String, Vec<u8>)> = folder
+        let files: Vec<(&String, &FolderFile)> = folder
             .iter()
             .filter(|(n, _)| n.as_str() != "summary.json")
             .filter(|(n, _)| render.is_none() || !is_drawn(n))
-            .map(|(n, d)| Ok((n.clone(), deflate(d)?)))
-            .collect::<Result<_>>()?;
+            .collect();
         let f = Fields::of(&summary);
         // The host its summary names (every run since `origin` exists), else the one given.
         let host = crate::origin::of_summary(&summary)
@@ -599,17 +786,8 @@ impl Store {
             names.join(", "),
             marks.join(", ")
         );
-        let timeline = if self.timeline_rows {
-            folder
-                .get("timeline.csv")
-                .and_then(|csv| timeline_samples(csv).ok())
-        } else {
-            None
-        };
-        let file_sql = format!(
-            "INSERT INTO run_files (run_id, name, data) VALUES ({}, {}, {})",
-            ph[0], ph[1], ph[2]
-        );
+        let timeline = folder.get("timeline.csv").filter(|_| self.timeline_rows);
+        let piece = self.file_parts.then_some(self.piece_bytes);
         self.b.begin_write()?;
         let r = (|| -> Result<Recorded> {
             let existing = self.b.query(
@@ -643,18 +821,13 @@ impl Store {
                 .first()
                 .and_then(|r| r[0].as_i64())
                 .context("the store returned no id for the new run")?;
-            for (name, data) in &files {
-                self.b.execute(
-                    &file_sql,
-                    &[
-                        Val::Int(Some(id)),
-                        Val::Text(Some(name.clone())),
-                        Val::Blob(Some(data.clone())),
-                    ],
-                )?;
+            // Each file a piece at a time, read from the folder as it is stored.
+            for (name, file) in &files {
+                store_file(self.b.as_mut(), id, name, file, piece)
+                    .with_context(|| format!("storing {name}"))?;
             }
-            if let Some(samples) = &timeline {
-                insert_timeline(self.b.as_mut(), id, samples)?;
+            if let Some(csv) = timeline {
+                insert_timeline(self.b.as_mut(), id, csv.open()?)?;
             }
             Ok(Recorded::New(id))
         })();

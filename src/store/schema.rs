@@ -33,7 +33,7 @@ use super::backend::{is_permission_denied, quote_ident, typed_placeholder, Backe
 use super::StoreError;
 
 /// The schema version this slccache writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// What a step does to clients older than it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -220,6 +220,24 @@ const V3: &[&str] = &[
         WHERE summary -> 'findings' -> 'after' ->> 'kind' = 'too_short'",
 ];
 
+/// Version 4: a stored file larger than one piece ([`super::PIECE_BYTES`]) is kept in
+/// `run_file_parts`, each piece deflated on its own and numbered from 0, and its `run_files`
+/// row counts them (`parts`; its `data` is [`super::PIECED`], a deflate stream no reader takes,
+/// so that an older slccache fails to read such a file instead of reading it as empty). Files
+/// of one piece or less, and every file recorded before, keep the whole-file layout (`parts`
+/// NULL). Recording and reading then hold one piece of a file at a time, and no value bound
+/// comes near the 1 GB that SQLite and PostgreSQL allow one value.
+const V4: &[&str] = &[
+    "ALTER TABLE run_files ADD COLUMN parts BIGINT",
+    "CREATE TABLE run_file_parts (
+        run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        part BIGINT NOT NULL,
+        data {blob} NOT NULL,
+        PRIMARY KEY (run_id, name, part)
+    )",
+];
+
 /// Every migration, in order; the last one's `to` is [`SCHEMA_VERSION`].
 pub const MIGRATIONS: &[Migration] = &[
     Migration {
@@ -243,6 +261,16 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: Compat::Adds,
         postgres: Compat::Adds,
         statements: V3,
+        fill: None,
+    },
+    Migration {
+        to: 4,
+        // Older clients go on recording (whole files, as before) and reading every file
+        // recorded whole; a file recorded in pieces is an error to them (its `data` does not
+        // inflate), never a file read short.
+        sqlite: Compat::Adds,
+        postgres: Compat::Adds,
+        statements: V4,
         fill: None,
     },
 ];
@@ -656,7 +684,7 @@ fn move_store(b: &mut dyn Backend, from: &str, to: &str) -> Result<()> {
     if !b.schema_exists(to)? {
         b.execute(&format!("CREATE SCHEMA {t}"), &[])?;
     }
-    for table in ["runs", "run_files", "timeline"] {
+    for table in ["runs", "run_files", "run_file_parts", "timeline"] {
         if b.table_exists_in(from, table)? {
             b.execute(&format!("ALTER TABLE {f}.{table} SET SCHEMA {t}"), &[])?;
         }

@@ -211,21 +211,21 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         }
         // `runs --json show ID` is `runs show ID --json`.
         Some(RunsAction::Show { id, json }) if *json || args.json => {
-            let r = store.get(*id)?;
+            let r = store.get_meta(*id)?;
             let mut v = serde_json::to_value(&r.row)?;
-            v["stored_files"] = serde_json::json!(r.files.keys().collect::<Vec<_>>());
+            v["stored_files"] = serde_json::json!(store.stored_file_names(*id)?);
             v["summary"] = serde_json::from_str(&r.summary)
                 .unwrap_or_else(|_| serde_json::Value::String(r.summary.clone()));
             serde_json::to_string_pretty(&v)? + "\n"
         }
         Some(RunsAction::Show { id, .. }) => {
-            let r = store.get(*id)?;
+            let r = store.get_meta(*id)?;
             let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal, width);
             s += &format!(
                 "recorded {} from {}\nstored files: {}\n",
                 r.row.recorded_at,
                 r.row.source_dir.as_deref().unwrap_or("-"),
-                r.files.keys().cloned().collect::<Vec<_>>().join(", ")
+                store.stored_file_names(*id)?.join(", ")
             );
             if !r.row.tags.is_empty() {
                 s += &format!("tags: {}\n", tags_text(&r.row.tags).replace(';', ", "));
@@ -329,7 +329,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             // is no way back (runs export keeps a copy first).
             use std::io::IsTerminal;
             if !*yes && std::io::stdin().is_terminal() {
-                let r = store.get(*id)?;
+                let r = store.get_meta(*id)?;
                 crate::note_raw!(
                     "{}remove run {id} from {place}? It cannot be undone (`slccache runs \
                      export {id} --out DIR` keeps a copy first). [y/N] ",
@@ -540,17 +540,7 @@ fn library_page(
     }
     let (mut exported, mut exported_bytes) = (0usize, 0u64);
     for r in rows {
-        let run = store.get(r.id)?;
-        let spark = run
-            .files
-            .get("timeline.csv")
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .and_then(|t| crate::timeline::read_slccache_csv(t, "timeline.csv").ok())
-            .map(|s| {
-                let v: Vec<f64> = s.iter().map(|x| x.bytes_per_sec).collect();
-                crate::report::pages::library::spark_points(&v)
-            })
-            .unwrap_or_default();
+        let run = store.get_meta(r.id)?;
         let sub = dir.join(r.id.to_string());
         // A folder of this id that holds another run (a page written from another store, or
         // a run that was removed and recorded again) is exported anew.
@@ -574,7 +564,7 @@ fn library_page(
             };
             let files = {
                 let _export = crate::report::outputs::file::exporting();
-                crate::store::export_run(&run, &tmp)
+                store.export(r.id, &tmp)
             };
             let files = match files {
                 Ok(f) => f,
@@ -592,6 +582,8 @@ fn library_page(
                 .with_context(|| format!("renaming {} to {}", tmp.display(), sub.display()))?;
             exported += 1;
         }
+        // From the run's timeline.csv in its folder, read row by row.
+        let spark = spark_of(&sub.join("timeline.csv"));
         entries.push(entry(r, spark));
     }
     let p = crate::report::pages::library::write_library_html(dir, &entries, place)?;
@@ -716,4 +708,43 @@ fn copy(
         }
     );
     Ok(s)
+}
+
+/// The library page's sparkline of a run: its `timeline.csv` (slccache's own; none for another
+/// file or none at all) as [`crate::report::pages::library::spark_points`] gives it from every
+/// sample's rate, read twice row by row (to count, then to average), so that no run's samples
+/// are held.
+fn spark_of(csv: &std::path::Path) -> Vec<f64> {
+    use crate::report::pages::library::{spark_points, SPARK_POINTS};
+    let rows = |each: &mut dyn FnMut(f64)| -> Option<()> {
+        let f = std::fs::File::open(csv).ok()?;
+        crate::timeline::read_slccache_rows(std::io::BufReader::new(f), "timeline.csv", |s, _| {
+            each(s.bytes_per_sec);
+            Ok(())
+        })
+        .ok()
+    };
+    let mut n = 0usize;
+    if rows(&mut |_| n += 1).is_none() {
+        return vec![];
+    }
+    if n <= SPARK_POINTS {
+        let mut v = Vec::with_capacity(n);
+        rows(&mut |x| v.push(x));
+        return spark_points(&v);
+    }
+    // Bin i averages samples i * n / P up to (i + 1) * n / P, as spark_points bins them.
+    let mut out = Vec::with_capacity(SPARK_POINTS);
+    let (mut i, mut j, mut sum) = (0usize, 0usize, 0.0);
+    rows(&mut |x| {
+        sum += x;
+        j += 1;
+        let (a, b) = (i * n / SPARK_POINTS, (i + 1) * n / SPARK_POINTS);
+        if j == b {
+            out.push(sum / (b - a) as f64);
+            sum = 0.0;
+            i += 1;
+        }
+    });
+    out
 }

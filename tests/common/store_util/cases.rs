@@ -160,7 +160,194 @@ pub const CASES: &[(&str, Case)] = &[
         "filters_narrowed_in_sql_keep_exact_matches",
         filters_narrowed_in_sql_keep_exact_matches,
     ),
+    (
+        "no_stored_value_grows_with_the_file",
+        no_stored_value_grows_with_the_file,
+    ),
+    (
+        "files_in_pieces_read_back_whole",
+        files_in_pieces_read_back_whole,
+    ),
+    (
+        "a_version_3_store_takes_version_4_and_keeps_its_runs",
+        a_version_3_store_takes_version_4_and_keeps_its_runs,
+    ),
 ];
+
+/// The largest value stored for any file: of `run_files` and, where the store has it, of
+/// `run_file_parts`.
+fn largest_stored_value(s: &mut Store) -> i64 {
+    let mut max = count(s, "SELECT MAX(length(data)) FROM run_files");
+    if s.backend().table_exists("run_file_parts").unwrap() {
+        let rows = s
+            .backend()
+            .query("SELECT MAX(length(data)) FROM run_file_parts", &[])
+            .unwrap();
+        max = max.max(rows[0][0].as_i64().unwrap_or(0));
+    }
+    max
+}
+
+/// `n` bytes that do not compress (a linear congruential generator's high bytes).
+fn noise(n: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 56) as u8
+        })
+        .collect()
+}
+
+/// A copy of `src` in `dst`.
+fn copy_folder(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// A file of 13 MB that does not compress, in a folder that is stored whole, is stored as
+/// values of a few megabytes at most, never as one value of its length (which grows with a
+/// run until the store's limit of 1 GB a value), and is exported byte for byte.
+fn no_stored_value_grows_with_the_file(loc: &Location, fx: &Fixtures, work: &Path) {
+    let big = work.join("big");
+    copy_folder(&fx.recovery, &big);
+    std::fs::write(big.join("noise.bin"), noise(13 << 20)).unwrap();
+    let mut s = Store::open(loc).unwrap();
+    let id = s.import_folder(&big).unwrap().id();
+    let largest = largest_stored_value(&mut s);
+    assert!(
+        largest <= 5 << 20,
+        "a stored value of {largest} bytes for a file of 13 MB"
+    );
+    let back = work.join("back");
+    s.export(id, &back).unwrap();
+    assert_same_folder(&big, &back);
+}
+
+/// With pieces of 1024 bytes, the timeline of a recorded run and every file of an imported
+/// recovery are stored in pieces, none larger than a piece (deflated), their `run_files` rows
+/// counting them; they read back whole (export, `get`, the timeline's rows on PostgreSQL), and
+/// a removed run leaves none behind.
+fn files_in_pieces_read_back_whole(loc: &Location, fx: &Fixtures, work: &Path) {
+    const PIECE: usize = 1024;
+    let mut s = Store::open(loc).unwrap().with_piece_bytes(PIECE);
+    let a = s
+        .record_folder(&fx.sim_a, &recorded(default_render()))
+        .unwrap()
+        .id();
+    let r = s.import_folder(&fx.recovery).unwrap().id();
+    let csv = std::fs::read(fx.sim_a.join("timeline.csv")).unwrap();
+    assert!(csv.len() > 3 * PIECE, "{} bytes", csv.len());
+    let parts = s
+        .backend()
+        .query(
+            &format!("SELECT parts, length(data) FROM run_files WHERE run_id = {a}"),
+            &[],
+        )
+        .unwrap();
+    assert_eq!(parts.len(), 1, "only the timeline is stored");
+    assert_eq!(parts[0][0].as_i64(), Some(csv.len().div_ceil(PIECE) as i64));
+    assert_eq!(
+        parts[0][1].as_i64(),
+        Some(1),
+        "the marker an older reader refuses"
+    );
+    assert!(count(&mut s, "SELECT COUNT(*) FROM run_file_parts") > parts[0][0].as_i64().unwrap());
+    // Deflate adds a few bytes to a piece that does not compress.
+    assert!(largest_stored_value(&mut s) <= PIECE as i64 + 64);
+    assert_eq!(s.get(a).unwrap().files["timeline.csv"], csv);
+    for (id, src) in [(a, &fx.sim_a), (r, &fx.recovery)] {
+        let back = work.join(format!("back-{id}"));
+        s.export(id, &back).unwrap();
+        assert_same_folder(src, &back);
+    }
+    if s.backend().table_exists("timeline").unwrap() {
+        let rows = s
+            .backend()
+            .query(
+                &format!("SELECT COUNT(*), MAX(n) FROM timeline WHERE run_id = {a}"),
+                &[],
+            )
+            .unwrap();
+        let lines = csv.iter().filter(|&&c| c == b'\n').count() as i64 - 1;
+        assert_eq!(rows[0][0].as_i64(), Some(lines));
+        assert_eq!(rows[0][1].as_i64(), Some(lines - 1));
+    }
+    s.remove(r).unwrap();
+    assert_eq!(
+        count(
+            &mut s,
+            &format!("SELECT COUNT(*) FROM run_file_parts WHERE run_id = {r}")
+        ),
+        0
+    );
+}
+
+/// A store of version 3 takes version 4 on its own (it only adds), leaving the
+/// compatible-with version as it was, so older slccache goes on recording there; the runs it
+/// held (each file one value) read as before, and a file stored in pieces is one that an
+/// older slccache, which inflates the `run_files` value, fails to read rather than reading it
+/// empty.
+fn a_version_3_store_takes_version_4_and_keeps_its_runs(
+    loc: &Location,
+    fx: &Fixtures,
+    work: &Path,
+) {
+    let v3 = &schema::MIGRATIONS[..3];
+    let old = Store::open_with(loc.connect().unwrap(), v3)
+        .unwrap()
+        .import_folder(&fx.sim_a)
+        .unwrap()
+        .id();
+    let before = schema::read_versions(loc.connect().unwrap().as_mut()).unwrap();
+    assert_eq!(before.tables, 3);
+    let mut s = Store::open(loc).unwrap().with_piece_bytes(512);
+    let after = schema::read_versions(s.backend()).unwrap();
+    assert_eq!(
+        after,
+        schema::Versions {
+            tables: 4,
+            writers_from: before.writers_from
+        }
+    );
+    let back = work.join("old");
+    s.export(old, &back).unwrap();
+    assert_same_folder(&fx.sim_a, &back);
+    let new = s
+        .record_folder(&fx.sim_b, &recorded(fx.sim_b_render.clone()))
+        .unwrap()
+        .id();
+    let back = work.join("new");
+    s.export(new, &back).unwrap();
+    assert_same_folder(&fx.sim_b, &back);
+    // What an older slccache reads of it: the one value of run_files, which must not inflate.
+    let data = s
+        .backend()
+        .query(
+            &format!("SELECT data FROM run_files WHERE run_id = {new} AND name = 'timeline.csv'"),
+            &[],
+        )
+        .unwrap();
+    let data = data[0][0].as_bytes().unwrap().to_vec();
+    let mut out = Vec::new();
+    assert!(
+        std::io::Read::read_to_end(
+            &mut flate2::read::DeflateDecoder::new(data.as_slice()),
+            &mut out
+        )
+        .is_err(),
+        "an older reader inflated {} bytes",
+        out.len()
+    );
+    assert_eq!(s.list(&Filter::default()).unwrap().len(), 2);
+}
 
 /// Runs every case, each on a fresh store from `fresh`, and fails naming the cases that failed.
 pub fn run_all(fresh: &mut dyn FnMut() -> Location) {
