@@ -134,7 +134,14 @@ pub fn summary_text(
             .map(|r| r.text(crate::detect::Findings::of(analysis).moved()))
             .unwrap_or_default()
     );
-    if truth.cache_bytes > 0 {
+    if analysis.read_only {
+        // Reads go past a write cache: the model reads at one rate ("2700 MB/s -> 2700 MB/s"
+        // read as a cache that changed nothing).
+        s += &format!(
+            "  model truth: reads at {} (the write cache plays no part)",
+            format_rate(truth.in_cache_bytes_per_sec, units)
+        );
+    } else if truth.cache_bytes > 0 {
         s += &format!(
             "  model truth: cache {}, {} -> {}",
             format_bytes(truth.cache_bytes as f64, units),
@@ -153,7 +160,11 @@ pub fn summary_text(
             format_rate(truth.after_cache_bytes_per_sec, units)
         );
     }
-    if let (Some(at), Some(r)) = (truth.folding_starts_at_bytes, truth.folding_bytes_per_sec) {
+    if let (Some(at), Some(r), false) = (
+        truth.folding_starts_at_bytes,
+        truth.folding_bytes_per_sec,
+        analysis.read_only,
+    ) {
         s += &format!(
             " -> {} after {}",
             format_rate(r, units),

@@ -314,6 +314,12 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
     for bad in ["wrote 0 B", "larger than", "too few samples"] {
         assert!(!text.contains(bad), "{bad}: {text}");
     }
+    // The model's truth for reads is one rate, not a cache that changed nothing
+    // ("cache 13.0 GB, 2250 MB/s -> 2250 MB/s").
+    assert!(
+        text.contains("model truth: reads at ") && !text.contains("model truth: cache"),
+        "{text}"
+    );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| Bytes read | 250 GB"), "{md}");
     assert!(!md.contains("Bytes written"), "{md}");
