@@ -309,6 +309,37 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
+/// A time and the two ends of its interval as [`format_seconds`] writes them, with as many
+/// more decimals (up to three, all three in one unit) as it takes for ends that differ to
+/// read differently: `16.1 s (16.1 s to 16.1 s)` is `16.13 s (16.12 s to 16.13 s)`. Ends
+/// that are the same value stay alike.
+pub fn format_seconds_interval(mid: f64, low: f64, high: f64) -> (String, String, String) {
+    let (m, a, b) = (
+        format_seconds(mid),
+        format_seconds(low),
+        format_seconds(high),
+    );
+    if a != b || low == high {
+        return (m, a, b);
+    }
+    let Some((num, unit)) = b.split_once(' ') else {
+        return (m, a, b);
+    };
+    let div = match unit {
+        "min" => 60.0,
+        "h" => 3600.0,
+        _ => 1.0,
+    };
+    let frac = num.split_once('.').map_or(0, |(_, f)| f.len());
+    for d in frac + 1..=3 {
+        let f = |v: f64| format!("{:.*} {unit}", d, v / div);
+        if f(low) != f(high) {
+            return (f(mid), f(low), f(high));
+        }
+    }
+    (m, a, b)
+}
+
 fn sig3(v: f64) -> String {
     // Decided on the value as it rounds: 99.96 is "100", not "100.0" beside a "99.8".
     let a = v.abs();
@@ -373,6 +404,19 @@ pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSy
 
 #[cfg(test)]
 mod tests {
+    /// report.md said "Time to cliff 8.6 s (95% interval 8.6 s to 8.6 s)".
+    #[test]
+    fn an_interval_of_seconds_whose_ends_round_alike_gets_decimals() {
+        let r = |m: f64, l: f64, h: f64| {
+            let (m, l, h) = super::format_seconds_interval(m, l, h);
+            format!("{m} ({l} to {h})")
+        };
+        assert_eq!(r(8.61, 8.58, 8.64), "8.61 s (8.58 s to 8.64 s)");
+        assert_eq!(r(8.5, 8.0, 9.0), "8.5 s (8.0 s to 9.0 s)");
+        assert_eq!(r(8.6, 8.6, 8.6), "8.6 s (8.6 s to 8.6 s)");
+        assert_eq!(r(701.0, 700.0, 702.0), "11.68 min (11.67 min to 11.70 min)");
+    }
+
     #[test]
     fn three_digits_are_counted_after_rounding() {
         let d = UnitSystem::Decimal;

@@ -325,6 +325,27 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
     assert!(!md.contains("Bytes written"), "{md}");
 }
 
+/// report.md said "Time to cliff 16.1 s (95% interval 16.1 s to 16.1 s)" for an interval of
+/// 16.12 to 16.13 s: ends that round alike get the decimals that tell them apart.
+#[test]
+fn the_time_to_cliff_interval_has_ends_that_differ() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("fine");
+    simulate_into(&["960evo-500g", "--interval", "10ms", "--seed", "1"], &out);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("| Time to cliff |"))
+        .expect("a time to cliff");
+    let (_, interval) = line.split_once("95% interval ").expect(line);
+    let (lo, hi) = interval
+        .trim_end_matches(" |")
+        .trim_end_matches(')')
+        .split_once(" to ")
+        .unwrap();
+    assert_ne!(lo, hi, "{line}");
+}
+
 /// After writing the whole 960 GB drive without a cliff it still said "a cache larger than
 /// 960 GB ... write more". No cache can be larger than the drive, and there is no more to
 /// write: every output says the whole drive was written without a cliff.

@@ -58,12 +58,11 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         ));
     }
     let cliff = match a.cliffs.first() {
-        Some(c) => format!(
-            "{} (95% interval {} to {})",
-            format_seconds(c.t_s),
-            format_seconds(c.t_low_s),
-            format_seconds(c.t_high_s)
-        ),
+        Some(c) => {
+            // Ends that round alike get the decimals that tell them apart.
+            let (t, lo, hi) = crate::units::format_seconds_interval(c.t_s, c.t_low_s, c.t_high_s);
+            format!("{t} (95% interval {lo} to {hi})")
+        }
         None => "no cliff".to_string(),
     };
     v.push(("Time to cliff".to_string(), cliff));
