@@ -129,7 +129,19 @@ fn keeps(
         && f.tags.iter().all(|(k, v)| tags.get(k) == Some(v))
 }
 
-/// What `runs --by host|drive` reads of a run, borrowed: from a [`RunRow`]
+/// What a grouping groups runs by, as far as the store reads them
+/// ([`Store::each_for_grouping`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouped {
+    /// The host that ran each.
+    Host,
+    /// The drive ([`super::drive`]).
+    Drive,
+    /// A tag's value.
+    Tag,
+}
+
+/// What `runs --by` reads of a run, borrowed: from a [`RunRow`]
 /// ([`RunRow::for_grouping`]), or from the row the backend holds
 /// ([`Store::each_for_grouping`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -308,28 +320,39 @@ impl Store {
             .collect())
     }
 
-    /// What `runs --by` reads of each run matching `f` ([`GroupRow`]; its tags only with
-    /// `with_tags` or a filter by tag), handed to `each` oldest first as the backend reads
-    /// it: no row is kept, so that grouping a fleet's hundred thousand runs builds no row of
-    /// each (the runs and figures are those of [`Store::list_with`] with [`Detail::Columns`],
-    /// or [`Detail::Tags`]).
+    /// What `runs --by` reads of each run matching `f` ([`GroupRow`]: what grouping `by`
+    /// needs, the rest empty), handed to `each` oldest first as the backend reads it: no row
+    /// is kept, so that grouping a fleet's hundred thousand runs builds no row of each (the
+    /// runs and figures are those of [`Store::list_with`] with [`Detail::Columns`], or
+    /// [`Detail::Tags`]).
     pub fn each_for_grouping(
         &mut self,
         f: &Filter,
-        with_tags: bool,
+        by: Grouped,
         each: &mut dyn FnMut(&GroupRow<'_>),
     ) -> Result<()> {
         let (conds, params) = self.conditions(f)?;
-        // The tags only where they are asked for.
-        let tags = if f.tags.is_empty() && !with_tags {
+        // A drive's columns for drives (model and label also for a filter by drive), the tags
+        // for tags (or a filter by tag); NULL in the place of the rest.
+        let drive = by == Grouped::Drive;
+        let col = |name: &'static str, read: bool| if read { name } else { "NULL" };
+        let (kind, target, serial) = (
+            col("kind", drive),
+            col("target", drive),
+            col("serial", drive),
+        );
+        let named = drive || f.drive.is_some();
+        let (model, label) = (col("model", named), col("label", named));
+        let (capacity, started) = (col("capacity_bytes", drive), col("started_at", drive));
+        let tags = if f.tags.is_empty() && by != Grouped::Tag {
             "NULL".to_string()
         } else {
             let has_tags = self.column_type("tags").is_some();
             tags_column(self.b.dialect(), has_tags)
         };
         let sql = format!(
-            "SELECT id, kind, target, serial, model, label, capacity_bytes, host, cache_bytes, \
-             after_cache_bytes_per_sec, started_at, {tags} FROM runs{conds} \
+            "SELECT id, {kind}, {target}, {serial}, {model}, {label}, {capacity}, host, \
+             cache_bytes, after_cache_bytes_per_sec, {started}, {tags} FROM runs{conds} \
              ORDER BY COALESCE(started_at, recorded_at), id"
         );
         self.b.query_each(&sql, &params, &mut |r| {

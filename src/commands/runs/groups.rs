@@ -6,7 +6,7 @@ use anyhow::Result;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::store::drive::{drive_name_of, DriveKey, DriveOf, Measurements};
-use crate::store::{GroupRow, RunRow};
+use crate::store::{GroupRow, Grouped, RunRow};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// `--by`: what the runs are grouped by.
@@ -34,6 +34,15 @@ impl GroupBy {
                     "--by '{s}': give host, drive or tag:KEY (e.g. tag:rack)"
                 ))),
             },
+        }
+    }
+
+    /// What the store reads for it ([`crate::store::Store::each_for_grouping`]).
+    pub fn grouped(&self) -> Grouped {
+        match self {
+            GroupBy::Host => Grouped::Host,
+            GroupBy::Drive => Grouped::Drive,
+            GroupBy::Tag(_) => Grouped::Tag,
         }
     }
 

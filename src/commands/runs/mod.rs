@@ -186,11 +186,9 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 // Grouping reads the rows' columns only (not every run's findings), and
                 // folds each run into its group as the store reads it.
                 let mut groups = Grouping::new(by.clone(), UnitSystem::Decimal);
-                store.each_for_grouping(
-                    &filter(&args, sel)?,
-                    matches!(by, GroupBy::Tag(_)),
-                    &mut |r| groups.push(r),
-                )?;
+                store.each_for_grouping(&filter(&args, sel)?, by.grouped(), &mut |r| {
+                    groups.push(r)
+                })?;
                 let groups = groups.finish();
                 let text = if args.json {
                     serde_json::to_string_pretty(&groups)? + "\n"

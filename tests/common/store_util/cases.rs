@@ -818,7 +818,7 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
     work: &Path,
 ) {
     use slccache::commands::runs::{group, group_table, GroupBy, Grouping};
-    use slccache::store::Detail;
+    use slccache::store::{Detail, Grouped};
     let mut s = Store::open(loc).unwrap();
     let mut ids = std::collections::BTreeMap::new();
     // Name, kind, serial, model, month of its start; host, rack, after the cache too short.
@@ -970,7 +970,7 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
     for by in [GroupBy::Host, GroupBy::Drive, GroupBy::Tag("rack".into())] {
         for f in &filters {
             let mut g = Grouping::new(by.clone(), u);
-            s.each_for_grouping(f, matches!(by, GroupBy::Tag(_)), &mut |r| g.push(r))
+            s.each_for_grouping(f, by.grouped(), &mut |r| g.push(r))
                 .unwrap();
             let folded = g.finish();
             let detail = match by {
@@ -990,7 +990,7 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
     // What the groups hold: S1 is measured by m1, short and later (m1-again is m1 read
     // again), S2 once, and the rate too short to judge is left out of its figure.
     let mut g = Grouping::new(GroupBy::Drive, u);
-    s.each_for_grouping(&Filter::default(), false, &mut |r| g.push(r))
+    s.each_for_grouping(&Filter::default(), Grouped::Drive, &mut |r| g.push(r))
         .unwrap();
     let by_drive = g.finish();
     let named = |part: &str| {
@@ -1008,7 +1008,7 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
     );
     assert_eq!(named("serial S2").runs, 1);
     let mut g = Grouping::new(GroupBy::Host, u);
-    s.each_for_grouping(&Filter::default(), false, &mut |r| g.push(r))
+    s.each_for_grouping(&Filter::default(), Grouped::Host, &mut |r| g.push(r))
         .unwrap();
     let by_host = g.finish();
     let none = by_host.last().unwrap();
