@@ -236,3 +236,42 @@ pub fn drive_name_of(key: &DriveKey, last: &DriveOf, units: UnitSystem) -> Strin
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs given one at a time keep each measurement once, whatever their order: an analysis
+    /// that comes before the run it read again, analyses of one start only (the least id
+    /// stays, wherever it comes), runs with no start and runs of other starts all as given.
+    #[test]
+    fn each_measurement_once_in_any_order() {
+        // (start, analyze, id)
+        let runs: [(Option<&str>, bool, i64); 7] = [
+            (Some("t1"), true, 7),
+            (Some("t2"), true, 5),
+            (Some("t1"), false, 2),
+            (None, true, 9),
+            (Some("t2"), true, 4),
+            (Some("t3"), false, 6),
+            (Some("t3"), false, 8),
+        ];
+        let mut m = Measurements::default();
+        for (at, analyze, id) in runs {
+            m.push(at, analyze, id, id);
+        }
+        assert_eq!(m.finish(), [2, 9, 4, 6, 8]);
+        let rows: Vec<RunRow> = runs
+            .iter()
+            .map(|&(at, analyze, id)| RunRow {
+                id,
+                kind: if analyze { "analyze" } else { "probe" }.into(),
+                started_at: at.map(str::to_string),
+                ..RunRow::default()
+            })
+            .collect();
+        let refs: Vec<&RunRow> = rows.iter().collect();
+        let kept: Vec<i64> = one_per_measurement(&refs).iter().map(|r| r.id).collect();
+        assert_eq!(kept, [2, 9, 4, 6, 8]);
+    }
+}

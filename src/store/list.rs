@@ -80,13 +80,15 @@ pub(super) fn row_columns(d: Dialect) -> String {
 pub enum Detail {
     /// Everything a [`RunRow`] holds.
     Full,
-    /// The row's columns and tags only: `findings` and `workload` are `None`. For the
-    /// listings that group runs by a tag (`runs --by tag:KEY`).
+    /// The row's columns and tags only: `findings` and `workload` are `None` (the runs and
+    /// figures `runs --by tag:KEY` groups, which [`Store::each_for_grouping`] reads run by
+    /// run).
     Tags,
     /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate, start):
-    /// the rest of the row is empty, and so are tags, `findings` and `workload`. For the
-    /// listings that group runs by their columns (`runs --by host|drive`). A filter by tag
-    /// reads the tags all the same.
+    /// the rest of the row is empty, and so are tags, `findings` and `workload` (the runs and
+    /// figures `runs --by host|drive` groups, which [`Store::each_for_grouping`] reads run by
+    /// run; the library page's list of the runs a store holds). A filter by tag reads the
+    /// tags all the same.
     Columns,
 }
 
