@@ -8,7 +8,7 @@ use crate::units::{format_bytes, UnitSystem};
 
 /// The drive a run measured: its serial, else its model (or label), capacity and kind, so
 /// that drives of another capacity or kind are never taken for one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DriveKey {
     /// A drive with a serial number.
     Serial(String),
@@ -18,46 +18,89 @@ pub enum DriveKey {
     Model(String, Option<i64>, &'static str, Option<String>),
 }
 
+/// What the drive rule reads of a run: its kind, target and drive columns, borrowed (from a
+/// [`RunRow`], or from the row the backend holds for `runs --by`,
+/// [`super::GroupRow`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DriveOf<'a> {
+    /// The run's kind (`probe`, `simulate`, ...).
+    pub kind: &'a str,
+    /// The target as given.
+    pub target: Option<&'a str>,
+    /// Serial number.
+    pub serial: Option<&'a str>,
+    /// Drive model.
+    pub model: Option<&'a str>,
+    /// The run's label.
+    pub label: Option<&'a str>,
+    /// Capacity, bytes.
+    pub capacity_bytes: Option<i64>,
+}
+
+impl<'a> DriveOf<'a> {
+    /// The drive columns of `r`.
+    pub fn of(r: &'a RunRow) -> DriveOf<'a> {
+        DriveOf {
+            kind: &r.kind,
+            target: r.target.as_deref(),
+            serial: r.serial.as_deref(),
+            model: r.model.as_deref(),
+            label: r.label.as_deref(),
+            capacity_bytes: r.capacity_bytes,
+        }
+    }
+
+    /// Whether the run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
+    pub fn kind_of_drive(&self) -> &'static str {
+        let t = self.target.unwrap_or("");
+        if self.kind == "simulate" || t.starts_with("sim:") {
+            "simulated"
+        } else if t.starts_with("emu:") {
+            "emulated"
+        } else {
+            "real"
+        }
+    }
+
+    /// The drive of the run.
+    pub fn key(&self) -> DriveKey {
+        match self.serial.map(str::trim).filter(|s| !s.is_empty()) {
+            Some(s) => DriveKey::Serial(s.to_string()),
+            None => DriveKey::Model(
+                self.model.or(self.label).unwrap_or("-").to_string(),
+                self.capacity_bytes,
+                self.kind_of_drive(),
+                self.made_from().map(str::to_string),
+            ),
+        }
+    }
+
+    /// The spec an emulated or simulated drive was made from (its target, `emu:...` or
+    /// `sim:...`); `None` for a real drive.
+    fn made_from(&self) -> Option<&'a str> {
+        (self.kind_of_drive() != "real")
+            .then_some(self.target)
+            .flatten()
+    }
+}
+
 /// Whether a run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
 pub fn drive_kind(r: &RunRow) -> &'static str {
-    let t = r.target.as_deref().unwrap_or("");
-    if r.kind == "simulate" || t.starts_with("sim:") {
-        "simulated"
-    } else if t.starts_with("emu:") {
-        "emulated"
-    } else {
-        "real"
-    }
+    DriveOf::of(r).kind_of_drive()
 }
 
 /// The drive of a run.
 pub fn drive_key(r: &RunRow) -> DriveKey {
-    match r.serial.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(s) => DriveKey::Serial(s.to_string()),
-        None => DriveKey::Model(
-            r.model
-                .clone()
-                .or_else(|| r.label.clone())
-                .unwrap_or_else(|| "-".into()),
-            r.capacity_bytes,
-            drive_kind(r),
-            made_from(r),
-        ),
-    }
-}
-
-/// The spec an emulated or simulated drive was made from (its target, `emu:...` or
-/// `sim:...`); `None` for a real drive.
-fn made_from(r: &RunRow) -> Option<String> {
-    (drive_kind(r) != "real")
-        .then(|| r.target.clone())
-        .flatten()
+    DriveOf::of(r).key()
 }
 
 /// The options an emulated or simulated drive was made with, beyond its preset
 /// (`cache=1GB` of `emu:960evo-500g,cache=1GB`); `None` for a preset as it is and a real drive.
 pub fn options_made_with(r: &RunRow) -> Option<String> {
-    made_from(r)?.split_once(',').map(|(_, o)| o.to_string())
+    DriveOf::of(r)
+        .made_from()?
+        .split_once(',')
+        .map(|(_, o)| o.to_string())
 }
 
 /// `rows` by the drive each measured, in the order of their keys.
@@ -77,38 +120,98 @@ pub fn by_drive<'a>(
 /// run that measured stays, and where only analyses of it are there, the first recorded.
 /// Every other run stays, in the order given.
 pub fn one_per_measurement<'a>(rows: &[&'a RunRow]) -> Vec<&'a RunRow> {
-    // Per start time, the row that stands for the measurement.
-    let mut kept: BTreeMap<&str, &RunRow> = BTreeMap::new();
+    let mut m = Measurements::default();
     for r in rows {
-        if let Some(at) = r.started_at.as_deref() {
-            let slot = kept.entry(at).or_insert(r);
-            let rank = |r: &RunRow| (r.kind == "analyze", r.id);
-            if rank(r) < rank(slot) {
-                *slot = r;
-            }
+        m.push(r.started_at.as_deref(), r.kind == "analyze", r.id, *r);
+    }
+    m.finish()
+}
+
+/// [`one_per_measurement`] for runs given one at a time, each with what the caller keeps of
+/// it (`T`), so that a listing of many runs is folded as it is read: runs are pushed with
+/// their start time, whether they are an `analyze` and their id; [`Measurements::finish`]
+/// gives what was kept of each run that stays, in the order pushed.
+#[derive(Debug)]
+pub struct Measurements<T> {
+    /// What is kept of each run, and for an analysis with a start time, that start's slot.
+    runs: Vec<(T, Option<usize>)>,
+    /// The slot of each start time.
+    slot_of: std::collections::HashMap<String, usize>,
+    /// Per start: whether a run that is no analysis has it, and the analysis of least id
+    /// (its id and its place in `runs`).
+    slots: Vec<(bool, Option<(i64, usize)>)>,
+}
+
+impl<T> Default for Measurements<T> {
+    fn default() -> Self {
+        Measurements {
+            runs: Vec::new(),
+            slot_of: std::collections::HashMap::new(),
+            slots: Vec::new(),
         }
     }
-    rows.iter()
-        .copied()
-        .filter(|r| match r.started_at.as_deref() {
-            Some(at) if r.kind == "analyze" => std::ptr::eq(kept[at], *r),
-            _ => true,
-        })
-        .collect()
+}
+
+impl<T> Measurements<T> {
+    /// One run: its start time, whether it is an `analyze`, its id, what is kept of it.
+    pub fn push(&mut self, started_at: Option<&str>, analyze: bool, id: i64, kept: T) {
+        let Some(at) = started_at else {
+            self.runs.push((kept, None));
+            return;
+        };
+        let slot = match self.slot_of.get(at) {
+            Some(&s) => s,
+            None => {
+                self.slots.push((false, None));
+                self.slot_of.insert(at.to_string(), self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        let place = self.runs.len();
+        let (measured, first) = &mut self.slots[slot];
+        if analyze {
+            if first.is_none_or(|(least, _)| id < least) {
+                *first = Some((id, place));
+            }
+            self.runs.push((kept, Some(slot)));
+        } else {
+            *measured = true;
+            self.runs.push((kept, None));
+        }
+    }
+
+    /// What was kept of each run that stays, in the order pushed.
+    pub fn finish(self) -> Vec<T> {
+        let slots = self.slots;
+        self.runs
+            .into_iter()
+            .enumerate()
+            .filter(|(place, (_, slot))| match slot {
+                Some(s) => !slots[*s].0 && slots[*s].1.map(|(_, p)| p) == Some(*place),
+                None => true,
+            })
+            .map(|(_, (kept, _))| kept)
+            .collect()
+    }
 }
 
 /// How a drive is named: model or serial, capacity (in `units`) and kind, and the spec an
 /// emulated drive was made from where the preset's name alone would not say it; `rows` are
 /// the drive's runs (a serial's model is its latest run's).
 pub fn drive_name(key: &DriveKey, rows: &[&RunRow], units: UnitSystem) -> String {
+    let last = DriveOf::of(rows.last().expect("a drive has runs"));
+    drive_name_of(key, &last, units)
+}
+
+/// [`drive_name`] from the drive columns of the drive's latest run (`last`).
+pub fn drive_name_of(key: &DriveKey, last: &DriveOf, units: UnitSystem) -> String {
     let cap = |c: Option<i64>| c.map(|c| format_bytes(c as f64, units));
     match key {
         DriveKey::Serial(s) => {
-            let r = rows.last().expect("a drive has runs");
-            let model = r.model.clone().or_else(|| r.label.clone());
+            let model = last.model.or(last.label).map(str::to_string);
             let mut parts: Vec<String> = model.into_iter().collect();
-            parts.extend(cap(r.capacity_bytes));
-            parts.push(drive_kind(r).to_string());
+            parts.extend(cap(last.capacity_bytes));
+            parts.push(last.kind_of_drive().to_string());
             format!("serial {s}: {}", parts.join(", "))
         }
         DriveKey::Model(m, c, k, spec) => {
@@ -160,7 +263,41 @@ fn names_capacity(model: &str, bytes: f64) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::names_capacity;
+    use super::*;
+
+    /// Runs given one at a time keep each measurement once, whatever their order: an analysis
+    /// that comes before the run it read again, analyses of one start only (the least id
+    /// stays, wherever it comes), runs with no start and runs of other starts all as given.
+    #[test]
+    fn each_measurement_once_in_any_order() {
+        // (start, analyze, id)
+        let runs: [(Option<&str>, bool, i64); 7] = [
+            (Some("t1"), true, 7),
+            (Some("t2"), true, 5),
+            (Some("t1"), false, 2),
+            (None, true, 9),
+            (Some("t2"), true, 4),
+            (Some("t3"), false, 6),
+            (Some("t3"), false, 8),
+        ];
+        let mut m = Measurements::default();
+        for (at, analyze, id) in runs {
+            m.push(at, analyze, id, id);
+        }
+        assert_eq!(m.finish(), [2, 9, 4, 6, 8]);
+        let rows: Vec<RunRow> = runs
+            .iter()
+            .map(|&(at, analyze, id)| RunRow {
+                id,
+                kind: if analyze { "analyze" } else { "probe" }.into(),
+                started_at: at.map(str::to_string),
+                ..RunRow::default()
+            })
+            .collect();
+        let refs: Vec<&RunRow> = rows.iter().collect();
+        let kept: Vec<i64> = one_per_measurement(&refs).iter().map(|r| r.id).collect();
+        assert_eq!(kept, [2, 9, 4, 6, 8]);
+    }
 
     /// "Crucial P5 1TB (simulated), 1.00 TB" gave the capacity twice; a model whose name gives
     /// another capacity, or none, keeps it.

@@ -1,5 +1,6 @@
 //! Listing, reading and removing runs: the filters, the rows, `--since`.
 
+use super::drive::DriveOf;
 use super::*;
 
 pub(super) const ROW_COLUMNS: &str =
@@ -21,32 +22,8 @@ const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), N
 /// workload from the summary, or NULL where `detail` leaves them out (reading them parses
 /// every run's summary, which at a fleet's hundred thousand runs takes seconds).
 pub(super) fn row_columns_with(d: Dialect, has_tags_column: bool, detail: Detail) -> String {
-    let json = |path: &[&str]| match d {
-        Dialect::Sqlite => format!("json_extract(summary, '$.{}')", path.join(".")),
-        Dialect::Postgres => format!(
-            "(summary::jsonb -> {})::text",
-            path.iter()
-                .map(|p| format!("'{p}'"))
-                .collect::<Vec<_>>()
-                .join(" -> ")
-        ),
-    };
-    // A run recorded or migrated since schema version 2 has its tags in their own column,
-    // NULL where it has none (its bytes_written column is filled); an older one's are read
-    // from its summary.
-    let tags = match (has_tags_column, d) {
-        (false, _) => json(&["origin", "tags"]),
-        (true, Dialect::Sqlite) => format!(
-            "CASE WHEN tags IS NOT NULL THEN tags WHEN bytes_written IS NOT NULL THEN NULL \
-             ELSE {} END",
-            json(&["origin", "tags"])
-        ),
-        (true, Dialect::Postgres) => format!(
-            "CASE WHEN tags IS NOT NULL THEN tags::text WHEN bytes_written IS NOT NULL THEN \
-             NULL ELSE {} END",
-            json(&["origin", "tags"])
-        ),
-    };
+    let json = |path: &[&str]| json_at(d, path);
+    let tags = tags_column(d, has_tags_column);
     match detail {
         Detail::Full => format!(
             "{ROW_COLUMNS}, {tags}, {}, {}, started_at",
@@ -60,6 +37,39 @@ pub(super) fn row_columns_with(d: Dialect, has_tags_column: bool, detail: Detail
     }
 }
 
+/// A summary's value at `path`, as JSON text.
+fn json_at(d: Dialect, path: &[&str]) -> String {
+    match d {
+        Dialect::Sqlite => format!("json_extract(summary, '$.{}')", path.join(".")),
+        Dialect::Postgres => format!(
+            "(summary::jsonb -> {})::text",
+            path.iter()
+                .map(|p| format!("'{p}'"))
+                .collect::<Vec<_>>()
+                .join(" -> ")
+        ),
+    }
+}
+
+/// The run's tags as JSON text. A run recorded or migrated since schema version 2 has its
+/// tags in their own column, NULL where it has none (its bytes_written column is filled); an
+/// older one's are read from its summary.
+fn tags_column(d: Dialect, has_tags_column: bool) -> String {
+    match (has_tags_column, d) {
+        (false, _) => json_at(d, &["origin", "tags"]),
+        (true, Dialect::Sqlite) => format!(
+            "CASE WHEN tags IS NOT NULL THEN tags WHEN bytes_written IS NOT NULL THEN NULL \
+             ELSE {} END",
+            json_at(d, &["origin", "tags"])
+        ),
+        (true, Dialect::Postgres) => format!(
+            "CASE WHEN tags IS NOT NULL THEN tags::text WHEN bytes_written IS NOT NULL THEN \
+             NULL ELSE {} END",
+            json_at(d, &["origin", "tags"])
+        ),
+    }
+}
+
 /// [`row_columns_with`] for every column, the tags from the summary.
 pub(super) fn row_columns(d: Dialect) -> String {
     row_columns_with(d, false, Detail::Full)
@@ -70,13 +80,15 @@ pub(super) fn row_columns(d: Dialect) -> String {
 pub enum Detail {
     /// Everything a [`RunRow`] holds.
     Full,
-    /// The row's columns and tags only: `findings` and `workload` are `None`. For the
-    /// listings that group runs by a tag (`runs --by tag:KEY`).
+    /// The row's columns and tags only: `findings` and `workload` are `None` (the runs and
+    /// figures `runs --by tag:KEY` groups, which [`Store::each_for_grouping`] reads run by
+    /// run).
     Tags,
     /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate, start):
-    /// the rest of the row is empty, and so are tags, `findings` and `workload`. For the
-    /// listings that group runs by their columns (`runs --by host|drive`). A filter by tag
-    /// reads the tags all the same.
+    /// the rest of the row is empty, and so are tags, `findings` and `workload` (the runs and
+    /// figures `runs --by host|drive` groups, which [`Store::each_for_grouping`] reads run by
+    /// run; the library page's list of the runs a store holds). A filter by tag reads the
+    /// tags all the same.
     Columns,
 }
 
@@ -97,6 +109,83 @@ fn contains_pattern(text: &str) -> Option<String> {
     }
     p.push('%');
     Some(p)
+}
+
+/// Whether a run of this model, label, host and tags matches `f`'s drive, host and tags.
+/// Drive, host and tags are matched here, not in SQL: SQLite's LIKE folds ASCII letters only,
+/// and the tags are in the summary; so every letter folds the same on both backends.
+fn keeps(
+    f: &Filter,
+    model: Option<&str>,
+    label: Option<&str>,
+    host: Option<&str>,
+    tags: &BTreeMap<String, String>,
+) -> bool {
+    let has = |v: Option<&str>, part: &str| {
+        v.is_some_and(|v| v.to_lowercase().contains(&part.to_lowercase()))
+    };
+    f.drive
+        .as_deref()
+        .is_none_or(|d| has(model, d) || has(label, d))
+        && f.host.as_deref().is_none_or(|h| has(host, h))
+        && f.tags.iter().all(|(k, v)| tags.get(k) == Some(v))
+}
+
+/// What a grouping groups runs by, as far as the store reads them
+/// ([`Store::each_for_grouping`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouped {
+    /// The host that ran each.
+    Host,
+    /// The drive ([`super::drive`]).
+    Drive,
+    /// A tag's value.
+    Tag,
+}
+
+/// What `runs --by` reads of a run, borrowed: from a [`RunRow`]
+/// ([`RunRow::for_grouping`]), or from the row the backend holds
+/// ([`Store::each_for_grouping`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GroupRow<'a> {
+    /// Run id.
+    pub id: i64,
+    /// Its kind and drive.
+    pub drive: DriveOf<'a>,
+    /// The machine that ran it.
+    pub host: Option<&'a str>,
+    /// Cache size, bytes.
+    pub cache_bytes: Option<i64>,
+    /// Rate after the cache, bytes/s.
+    pub after_cache_bytes_per_sec: Option<f64>,
+    /// Whether the run's findings say the stretch after the cache was too short to judge (its
+    /// row holds no rate then; a row read without its findings says false).
+    pub after_too_short: bool,
+    /// When the measurement started ([`RunRow::started_at`]).
+    pub started_at: Option<&'a str>,
+    /// The lab's tags (empty where they were not read).
+    pub tags: &'a BTreeMap<String, String>,
+}
+
+impl RunRow {
+    /// What grouping reads of the run.
+    pub fn for_grouping(&self) -> GroupRow<'_> {
+        GroupRow {
+            id: self.id,
+            drive: DriveOf::of(self),
+            host: self.host.as_deref(),
+            cache_bytes: self.cache_bytes,
+            after_cache_bytes_per_sec: self.after_cache_bytes_per_sec,
+            after_too_short: self.findings.as_ref().is_some_and(|f| {
+                matches!(
+                    f.after,
+                    Some(crate::detect::findings::After::TooShort { .. })
+                )
+            }),
+            started_at: self.started_at.as_deref(),
+            tags: &self.tags,
+        }
+    }
 }
 
 pub(super) fn row_of(r: &[Val]) -> RunRow {
@@ -207,6 +296,109 @@ impl Store {
 
     /// Runs matching `f`, oldest first, with as much of each as `detail` says.
     pub fn list_with(&mut self, f: &Filter, detail: Detail) -> Result<Vec<RunRow>> {
+        let (conds, params) = self.conditions(f)?;
+        let has_tags = self.column_type("tags").is_some();
+        let detail = match detail {
+            Detail::Columns if !f.tags.is_empty() => Detail::Tags,
+            d => d,
+        };
+        let sql = format!(
+            "SELECT {} FROM runs{conds} ORDER BY COALESCE(started_at, recorded_at), id",
+            row_columns_with(self.b.dialect(), has_tags, detail)
+        );
+        let rows = self.b.query(&sql, &params)?;
+        Ok(rows
+            .into_iter()
+            .map(row_of_owned)
+            .filter(|r| {
+                keeps(
+                    f,
+                    r.model.as_deref(),
+                    r.label.as_deref(),
+                    r.host.as_deref(),
+                    &r.tags,
+                )
+            })
+            .collect())
+    }
+
+    /// What `runs --by` reads of each run matching `f` ([`GroupRow`]: what grouping `by`
+    /// needs, the rest empty), handed to `each` oldest first as the backend reads it: no row
+    /// is kept, so that grouping a fleet's hundred thousand runs builds no row of each (the
+    /// runs and figures are those of [`Store::list_with`] with [`Detail::Columns`], or
+    /// [`Detail::Tags`]).
+    pub fn each_for_grouping(
+        &mut self,
+        f: &Filter,
+        by: Grouped,
+        each: &mut dyn FnMut(&GroupRow<'_>),
+    ) -> Result<()> {
+        let (conds, params) = self.conditions(f)?;
+        // A drive's columns for drives (model and label also for a filter by drive), the tags
+        // for tags (or a filter by tag); NULL in the place of the rest.
+        let drive = by == Grouped::Drive;
+        let col = |name: &'static str, read: bool| if read { name } else { "NULL" };
+        let (kind, target, serial) = (
+            col("kind", drive),
+            col("target", drive),
+            col("serial", drive),
+        );
+        let named = drive || f.drive.is_some();
+        let (model, label) = (col("model", named), col("label", named));
+        let (capacity, started) = (col("capacity_bytes", drive), col("started_at", drive));
+        let tags = if f.tags.is_empty() && by != Grouped::Tag {
+            "NULL".to_string()
+        } else {
+            let has_tags = self.column_type("tags").is_some();
+            tags_column(self.b.dialect(), has_tags)
+        };
+        let sql = format!(
+            "SELECT id, {kind}, {target}, {serial}, {model}, {label}, {capacity}, host, \
+             cache_bytes, after_cache_bytes_per_sec, {started}, {tags} FROM runs{conds} \
+             ORDER BY COALESCE(started_at, recorded_at), id"
+        );
+        self.b.query_each(&sql, &params, &mut |r| {
+            let (kind, target, serial) = (r.text(1)?, r.text(2)?, r.text(3)?);
+            let (model, label, host) = (r.text(4)?, r.text(5)?, r.text(7)?);
+            let started_at = r.text(10)?;
+            let tags: BTreeMap<String, String> = match r.text(11)? {
+                Some(t) => serde_json::from_str(&t).unwrap_or_default(),
+                None => BTreeMap::new(),
+            };
+            if !keeps(
+                f,
+                model.as_deref(),
+                label.as_deref(),
+                host.as_deref(),
+                &tags,
+            ) {
+                return Ok(());
+            }
+            each(&GroupRow {
+                id: r.int(0)?.unwrap_or_default(),
+                drive: DriveOf {
+                    kind: kind.as_deref().unwrap_or_default(),
+                    target: target.as_deref(),
+                    serial: serial.as_deref(),
+                    model: model.as_deref(),
+                    label: label.as_deref(),
+                    capacity_bytes: r.int(6)?,
+                },
+                host: host.as_deref(),
+                cache_bytes: r.int(8)?,
+                after_cache_bytes_per_sec: r.real(9)?,
+                after_too_short: false,
+                started_at: started_at.as_deref(),
+                tags: &tags,
+            });
+            Ok(())
+        })
+    }
+
+    /// The `WHERE` clause (empty, or starting with a space) and its values that narrow a
+    /// listing to the runs of `f`: serial, kind and `--since` exactly; host and drive by a
+    /// pattern that matches every run [`keeps`] keeps.
+    fn conditions(&mut self, f: &Filter) -> Result<(String, Vec<Val>)> {
         let mut conds = Vec::new();
         let mut params = Vec::new();
         for (col, v) in [("serial", &f.serial), ("kind", &f.kind)] {
@@ -227,8 +419,8 @@ impl Store {
             ));
         }
         // Host and drive: narrowed in SQL by a pattern that matches every run the exact test
-        // below keeps (ILIKE on PostgreSQL, LIKE on SQLite, both folding ASCII letters), so
-        // that a filter reads its runs' rows only.
+        // of `keeps` keeps (ILIKE on PostgreSQL, LIKE on SQLite, both folding ASCII letters),
+        // so that a filter reads its runs' rows only.
         let like = match self.b.dialect() {
             Dialect::Sqlite => "LIKE",
             Dialect::Postgres => "ILIKE",
@@ -245,39 +437,12 @@ impl Store {
                 "(model {like} {ph} ESCAPE '\\' OR label {like} {ph} ESCAPE '\\')"
             ));
         }
-        let has_tags = self.column_type("tags").is_some();
-        let detail = match detail {
-            Detail::Columns if !f.tags.is_empty() => Detail::Tags,
-            d => d,
+        let conds = if conds.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", conds.join(" AND "))
         };
-        let mut sql = format!(
-            "SELECT {} FROM runs",
-            row_columns_with(self.b.dialect(), has_tags, detail)
-        );
-        if !conds.is_empty() {
-            sql += " WHERE ";
-            sql += &conds.join(" AND ");
-        }
-        sql += " ORDER BY COALESCE(started_at, recorded_at), id";
-        let rows = self.b.query(&sql, &params)?;
-        // Drive, host and tags are matched here, not in SQL: SQLite's LIKE folds ASCII letters
-        // only, and the tags are in the summary; so every letter folds the same on both
-        // backends.
-        let has = |v: &Option<String>, part: &str| {
-            v.as_deref()
-                .is_some_and(|v| v.to_lowercase().contains(&part.to_lowercase()))
-        };
-        Ok(rows
-            .into_iter()
-            .map(row_of_owned)
-            .filter(|r| {
-                f.drive
-                    .as_deref()
-                    .is_none_or(|d| has(&r.model, d) || has(&r.label, d))
-            })
-            .filter(|r| f.host.as_deref().is_none_or(|h| has(&r.host, h)))
-            .filter(|r| f.tags.iter().all(|(k, v)| r.tags.get(k) == Some(v)))
-            .collect())
+        Ok((conds, params))
     }
 
     /// Everything stored for run `id`, its files in memory (a long run's `timeline.csv`

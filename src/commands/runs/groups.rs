@@ -3,8 +3,10 @@
 
 use anyhow::Result;
 
-use crate::store::drive::{by_drive, drive_name, one_per_measurement, DriveKey};
-use crate::store::RunRow;
+use std::collections::{BTreeMap, HashMap};
+
+use crate::store::drive::{drive_name_of, DriveKey, DriveOf, Measurements};
+use crate::store::{GroupRow, Grouped, RunRow};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// `--by`: what the runs are grouped by.
@@ -32,6 +34,15 @@ impl GroupBy {
                     "--by '{s}': give host, drive or tag:KEY (e.g. tag:rack)"
                 ))),
             },
+        }
+    }
+
+    /// What the store reads for it ([`crate::store::Store::each_for_grouping`]).
+    pub fn grouped(&self) -> Grouped {
+        match self {
+            GroupBy::Host => Grouped::Host,
+            GroupBy::Drive => Grouped::Drive,
+            GroupBy::Tag(_) => Grouped::Tag,
         }
     }
 
@@ -97,57 +108,150 @@ pub struct Group {
 
 /// The runs by group, groups in name order (`-`, no value, last); drives are named in `units`.
 pub fn group(rows: &[RunRow], by: &GroupBy, units: UnitSystem) -> Vec<Group> {
-    // Two drives are two groups even where their names were alike.
-    type Name = (bool, String, Option<DriveKey>);
-    let mut groups: std::collections::BTreeMap<Name, Vec<&RunRow>> =
-        std::collections::BTreeMap::new();
-    match by {
-        GroupBy::Drive => {
-            for (key, rs) in by_drive(rows) {
-                let name = drive_name(&key, &rs, units);
-                // A run analysed again is one measurement of the drive, not two.
-                groups.insert((name == "-", name, Some(key)), one_per_measurement(&rs));
-            }
-        }
-        GroupBy::Host | GroupBy::Tag(_) => {
-            for r in rows {
-                let k = match by {
-                    GroupBy::Tag(k) => r.tags.get(k).cloned(),
-                    _ => r.host.clone(),
-                }
-                .unwrap_or_else(|| "-".into());
-                groups.entry((k == "-", k, None)).or_default().push(r);
-            }
+    let mut g = Grouping::new(by.clone(), units);
+    for r in rows {
+        g.push(&r.for_grouping());
+    }
+    g.finish()
+}
+
+/// [`group`] for runs given one at a time, as the store reads them
+/// ([`crate::store::Store::each_for_grouping`]): each run is folded into its group's
+/// figures as it comes, and no run's row is kept.
+pub struct Grouping {
+    by: GroupBy,
+    units: UnitSystem,
+    /// By host or tag value (`-`: none).
+    named: HashMap<String, Figures>,
+    /// By drive: the drive's latest run (for its name) and its runs, each measurement once.
+    drives: HashMap<DriveKey, (LatestRun, Measurements<Figure>)>,
+}
+
+/// One run's figures: cache size, the rate after the cache, and whether the findings say
+/// that stretch was too short to judge.
+type Figure = (Option<i64>, Option<f64>, bool);
+
+/// A group's runs and their figures.
+#[derive(Default)]
+struct Figures {
+    runs: usize,
+    cache: Vec<f64>,
+    after: Vec<f64>,
+}
+
+impl Figures {
+    fn add(&mut self, (cache, after, too_short): Figure) {
+        self.runs += 1;
+        self.cache.extend(cache.map(|c| c as f64));
+        // Only a rate judged steady: one too short to judge is no figure for a median (the
+        // listings that group leave it out of the column already).
+        if !too_short {
+            self.after.extend(after);
         }
     }
-    groups
-        .into_iter()
-        .map(|((_, name, _), rs)| Group {
-            by: by.name(),
-            group: name,
-            runs: rs.len(),
-            cache_bytes: Spread::of(
-                rs.iter()
-                    .filter_map(|r| r.cache_bytes.map(|c| c as f64))
-                    .collect(),
-            ),
-            // Only a rate judged steady: one too short to judge is no figure for a median
-            // (the listings that group leave it out of the column already).
-            after_cache_bytes_per_sec: Spread::of(
-                rs.iter()
-                    .filter(|r| {
-                        !r.findings.as_ref().is_some_and(|f| {
-                            matches!(
-                                f.after,
-                                Some(crate::detect::findings::After::TooShort { .. })
-                            )
-                        })
-                    })
-                    .filter_map(|r| r.after_cache_bytes_per_sec)
-                    .collect(),
-            ),
-        })
-        .collect()
+}
+
+/// The drive columns of a drive's latest run, owned (a serial's drive is named by them).
+#[derive(Default)]
+struct LatestRun {
+    kind: String,
+    target: Option<String>,
+    serial: Option<String>,
+    model: Option<String>,
+    label: Option<String>,
+    capacity_bytes: Option<i64>,
+}
+
+impl LatestRun {
+    fn set(&mut self, d: &DriveOf) {
+        // Into the strings it holds: most runs of a drive name it alike.
+        let put = |to: &mut Option<String>, from: Option<&str>| match (to.as_mut(), from) {
+            (Some(t), Some(f)) => f.clone_into(t),
+            (_, f) => *to = f.map(str::to_string),
+        };
+        d.kind.clone_into(&mut self.kind);
+        put(&mut self.target, d.target);
+        put(&mut self.serial, d.serial);
+        put(&mut self.model, d.model);
+        put(&mut self.label, d.label);
+        self.capacity_bytes = d.capacity_bytes;
+    }
+    fn drive(&self) -> DriveOf<'_> {
+        DriveOf {
+            kind: &self.kind,
+            target: self.target.as_deref(),
+            serial: self.serial.as_deref(),
+            model: self.model.as_deref(),
+            label: self.label.as_deref(),
+            capacity_bytes: self.capacity_bytes,
+        }
+    }
+}
+
+impl Grouping {
+    /// No runs yet, grouped `by`, drives named in `units`.
+    pub fn new(by: GroupBy, units: UnitSystem) -> Grouping {
+        Grouping {
+            by,
+            units,
+            named: HashMap::new(),
+            drives: HashMap::new(),
+        }
+    }
+
+    /// One more run, later than those before it (the drive of a serial is named by its latest
+    /// run).
+    pub fn push(&mut self, r: &GroupRow) {
+        let figure = (
+            r.cache_bytes,
+            r.after_cache_bytes_per_sec,
+            r.after_too_short,
+        );
+        let name = match &self.by {
+            GroupBy::Drive => {
+                let (latest, runs) = self.drives.entry(r.drive.key()).or_default();
+                latest.set(&r.drive);
+                // A run analysed again is one measurement of the drive, not two.
+                runs.push(r.started_at, r.drive.kind == "analyze", r.id, figure);
+                return;
+            }
+            GroupBy::Host => r.host,
+            GroupBy::Tag(k) => r.tags.get(k).map(String::as_str),
+        }
+        .unwrap_or("-");
+        match self.named.get_mut(name) {
+            Some(g) => g.add(figure),
+            None => self.named.entry(name.to_string()).or_default().add(figure),
+        }
+    }
+
+    /// The groups, in name order (`-`, no value, last).
+    pub fn finish(self) -> Vec<Group> {
+        // Two drives are two groups even where their names were alike.
+        type Name = (bool, String, Option<DriveKey>);
+        let mut groups: BTreeMap<Name, Figures> = BTreeMap::new();
+        for (name, g) in self.named {
+            groups.insert((name == "-", name, None), g);
+        }
+        for (key, (latest, runs)) in self.drives {
+            let name = drive_name_of(&key, &latest.drive(), self.units);
+            let mut g = Figures::default();
+            for f in runs.finish() {
+                g.add(f);
+            }
+            groups.insert((name == "-", name, Some(key)), g);
+        }
+        groups
+            .into_iter()
+            .map(|((_, name, _), g)| Group {
+                by: self.by.name(),
+                group: name,
+                runs: g.runs,
+                cache_bytes: Spread::of(g.cache),
+                after_cache_bytes_per_sec: Spread::of(g.after),
+            })
+            .collect()
+    }
 }
 
 /// A range as the findings write one (`12.9 GB to 13.1 GB`): each end as `f` writes it; where

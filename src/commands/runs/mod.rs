@@ -14,7 +14,7 @@ use crate::store::recorder;
 use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, UnitSystem};
 
-pub use groups::{group, group_table, Group, GroupBy, Spread};
+pub use groups::{group, group_table, Group, GroupBy, Grouping, Spread};
 use table::{after, cache, drive, in_rate, short_date, tags_text, workload_cell};
 pub use table::{csv_text, table};
 
@@ -177,28 +177,32 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
     };
     let text = match &args.action {
         None => {
-            // Grouping reads the rows' columns only: not every run's findings.
-            let detail = match (&by, &args.html) {
-                (Some(GroupBy::Tag(_)), None) => crate::store::Detail::Tags,
-                (Some(_), None) => crate::store::Detail::Columns,
-                _ => crate::store::Detail::Full,
-            };
-            let rows = store.list_with(&filter(&args, sel)?, detail)?;
-            if let Some(dir) = &args.html {
-                library_page(&mut store, &rows, dir, &place, args.force)?
-            } else if let Some(by) = &by {
-                let groups = group(&rows, by, UnitSystem::Decimal);
+            if let (Some(by), None) = (&by, &args.html) {
                 if args.csv {
                     return Err(crate::error::usage(
                         "--by with --csv: give --json for the groups, or --csv without --by",
                     ));
-                } else if args.json {
+                }
+                // Grouping reads the rows' columns only (not every run's findings), and
+                // folds each run into its group as the store reads it.
+                let mut groups = Grouping::new(by.clone(), UnitSystem::Decimal);
+                store.each_for_grouping(&filter(&args, sel)?, by.grouped(), &mut |r| {
+                    groups.push(r)
+                })?;
+                let groups = groups.finish();
+                let text = if args.json {
                     serde_json::to_string_pretty(&groups)? + "\n"
-                } else if rows.is_empty() {
+                } else if groups.is_empty() {
                     none_listed(&mut store, &place)?
                 } else {
                     group_table(&groups, by, UnitSystem::Decimal, width)
-                }
+                };
+                crate::stdout::write_bytes(text.as_bytes());
+                return Ok(());
+            }
+            let rows = store.list(&filter(&args, sel)?)?;
+            if let Some(dir) = &args.html {
+                library_page(&mut store, &rows, dir, &place, args.force)?
             } else if args.json {
                 serde_json::to_string_pretty(&rows)? + "\n"
             } else if args.csv {

@@ -101,6 +101,33 @@ impl Val {
     }
 }
 
+/// One row of a query as the backend holds it, read column by column in place: no row of
+/// [`Val`]s is built, and text the backend holds as text is borrowed, not copied. Each column
+/// reads as [`Backend::query`]'s [`Val`] of it would ([`Val::as_i64`], [`Val::as_f64`],
+/// [`Val::as_str`]).
+pub trait RowRef {
+    /// The integer, if the column holds a non-NULL integer.
+    fn int(&self, i: usize) -> Result<Option<i64>>;
+    /// The number, if the column holds a non-NULL integer or double.
+    fn real(&self, i: usize) -> Result<Option<f64>>;
+    /// The text, if the column holds non-NULL text (on PostgreSQL also a `timestamptz`, as
+    /// RFC 3339 text in UTC, and `jsonb`, as its text).
+    fn text(&self, i: usize) -> Result<Option<std::borrow::Cow<'_, str>>>;
+}
+
+/// A row of [`Val`]s read as a [`RowRef`].
+impl RowRef for Vec<Val> {
+    fn int(&self, i: usize) -> Result<Option<i64>> {
+        Ok(self[i].as_i64())
+    }
+    fn real(&self, i: usize) -> Result<Option<f64>> {
+        Ok(self[i].as_f64())
+    }
+    fn text(&self, i: usize) -> Result<Option<std::borrow::Cow<'_, str>>> {
+        Ok(self[i].as_str().map(std::borrow::Cow::Borrowed))
+    }
+}
+
 /// A connection to a store.
 pub trait Backend: Send {
     /// Which SQL it speaks.
@@ -153,6 +180,20 @@ pub trait Backend: Send {
     fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64>;
     /// Runs a query; returns every row, each column as a [`Val`].
     fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>>;
+    /// Runs a query and hands each row to `each` as the backend reads it, in place
+    /// ([`RowRef`]): for a query of many rows that are folded as they come (`runs --by`), not
+    /// kept. An error from `each` ends the query and is returned.
+    fn query_each(
+        &mut self,
+        sql: &str,
+        params: &[Val],
+        each: &mut dyn FnMut(&dyn RowRef) -> Result<()>,
+    ) -> Result<()> {
+        for r in self.query(sql, params)? {
+            each(&r)?;
+        }
+        Ok(())
+    }
     /// Runs `COPY ... FROM STDIN` (text format) with `data` as its input; returns the rows
     /// written, or `None` where the backend has no COPY (SQLite): the caller then inserts.
     fn copy_in(&mut self, _sql: &str, _data: &[u8]) -> Result<Option<u64>> {

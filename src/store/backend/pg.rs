@@ -534,7 +534,6 @@ impl Backend for Postgres {
         Ok(Some(w.finish().with_context(|| first_line(sql))?))
     }
     fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>> {
-        use postgres::types::Type;
         let p = pg_params(params);
         let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = p.iter().map(|b| &**b).collect();
         let rows = self
@@ -544,29 +543,100 @@ impl Backend for Postgres {
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
             let mut row = Vec::with_capacity(r.len());
-            for (i, c) in r.columns().iter().enumerate() {
-                let t = c.type_();
-                row.push(if *t == Type::INT8 {
-                    Val::Int(r.try_get(i)?)
-                } else if *t == Type::INT4 {
-                    Val::Int(r.try_get::<_, Option<i32>>(i)?.map(i64::from))
-                } else if *t == Type::FLOAT8 {
-                    Val::Real(r.try_get(i)?)
-                } else if *t == Type::BYTEA {
-                    Val::Blob(r.try_get(i)?)
-                } else if *t == Type::BOOL {
-                    Val::Int(r.try_get::<_, Option<bool>>(i)?.map(i64::from))
-                } else if *t == Type::TIMESTAMPTZ {
-                    Val::Text(r.try_get::<_, Option<PgTime>>(i)?.map(|x| x.0))
-                } else if *t == Type::JSONB || *t == Type::JSON {
-                    Val::Text(r.try_get::<_, Option<PgJson>>(i)?.map(|x| x.0))
-                } else {
-                    Val::Text(r.try_get(i)?)
-                });
+            for i in 0..r.len() {
+                row.push(PgRow(&r).val(i)?);
             }
             out.push(row);
         }
         Ok(out)
+    }
+    fn query_each(
+        &mut self,
+        sql: &str,
+        params: &[Val],
+        each: &mut dyn FnMut(&dyn RowRef) -> Result<()>,
+    ) -> Result<()> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let p = pg_params(params);
+        let refs: Vec<&(dyn postgres::types::ToSql + Sync)> = p.iter().map(|b| &**b).collect();
+        let mut rows = self
+            .client
+            .query_raw(sql, refs)
+            .map_err(|e| pg_error(e, sql))?;
+        while let Some(r) = rows.next().map_err(|e| pg_error(e, sql))? {
+            each(&PgRow(&r))?;
+        }
+        Ok(())
+    }
+}
+
+/// A row of a PostgreSQL query, read in place by its columns' types.
+struct PgRow<'a>(&'a postgres::Row);
+
+impl PgRow<'_> {
+    /// Column `i` as a [`Val`]: integers (and booleans, as 0 and 1), doubles and bytes as
+    /// they are, a `timestamptz` as RFC 3339 text, `jsonb` as its text, the rest as text.
+    fn val(&self, i: usize) -> Result<Val> {
+        use postgres::types::Type;
+        let (r, t) = (self.0, self.0.columns()[i].type_());
+        Ok(if *t == Type::INT8 {
+            Val::Int(r.try_get(i)?)
+        } else if *t == Type::INT4 {
+            Val::Int(r.try_get::<_, Option<i32>>(i)?.map(i64::from))
+        } else if *t == Type::FLOAT8 {
+            Val::Real(r.try_get(i)?)
+        } else if *t == Type::BYTEA {
+            Val::Blob(r.try_get(i)?)
+        } else if *t == Type::BOOL {
+            Val::Int(r.try_get::<_, Option<bool>>(i)?.map(i64::from))
+        } else if *t == Type::TIMESTAMPTZ {
+            Val::Text(r.try_get::<_, Option<PgTime>>(i)?.map(|x| x.0))
+        } else if *t == Type::JSONB || *t == Type::JSON {
+            Val::Text(r.try_get::<_, Option<PgJson>>(i)?.map(|x| x.0))
+        } else {
+            Val::Text(r.try_get(i)?)
+        })
+    }
+}
+
+impl RowRef for PgRow<'_> {
+    fn int(&self, i: usize) -> Result<Option<i64>> {
+        use postgres::types::Type;
+        let t = self.0.columns()[i].type_();
+        if *t == Type::INT8 || *t == Type::INT4 || *t == Type::BOOL {
+            Ok(self.val(i)?.as_i64())
+        } else {
+            Ok(None)
+        }
+    }
+    fn real(&self, i: usize) -> Result<Option<f64>> {
+        use postgres::types::Type;
+        let t = self.0.columns()[i].type_();
+        if *t == Type::FLOAT8 || *t == Type::INT8 || *t == Type::INT4 || *t == Type::BOOL {
+            Ok(self.val(i)?.as_f64())
+        } else {
+            Ok(None)
+        }
+    }
+    fn text(&self, i: usize) -> Result<Option<std::borrow::Cow<'_, str>>> {
+        use postgres::types::Type;
+        let t = self.0.columns()[i].type_();
+        if *t == Type::TIMESTAMPTZ || *t == Type::JSONB || *t == Type::JSON {
+            return Ok(self.val(i)?.as_str().map(|s| s.to_string().into()));
+        }
+        if [
+            Type::INT8,
+            Type::INT4,
+            Type::FLOAT8,
+            Type::BYTEA,
+            Type::BOOL,
+        ]
+        .contains(t)
+        {
+            return Ok(None);
+        }
+        // Text as the server sent it, borrowed.
+        Ok(self.0.try_get::<_, Option<&str>>(i)?.map(Into::into))
     }
 }
 

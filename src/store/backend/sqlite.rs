@@ -252,4 +252,44 @@ impl Backend for Sqlite {
         }
         Ok(out)
     }
+    fn query_each(
+        &mut self,
+        sql: &str,
+        params: &[Val],
+        each: &mut dyn FnMut(&dyn RowRef) -> Result<()>,
+    ) -> Result<()> {
+        let p: Vec<_> = params.iter().map(to_sql).collect();
+        let mut st = self.conn.prepare(sql).with_context(|| first_line(sql))?;
+        let mut rows = st.query(rusqlite::params_from_iter(p))?;
+        while let Some(r) = rows.next()? {
+            each(&SqliteRow(r))?;
+        }
+        Ok(())
+    }
+}
+
+/// A row of an SQLite query, read in place: its values as [`Backend::query`] reads them.
+struct SqliteRow<'a, 'b>(&'a rusqlite::Row<'b>);
+
+impl RowRef for SqliteRow<'_, '_> {
+    fn int(&self, i: usize) -> Result<Option<i64>> {
+        Ok(match self.0.get_ref(i)? {
+            rusqlite::types::ValueRef::Integer(x) => Some(x),
+            _ => None,
+        })
+    }
+    fn real(&self, i: usize) -> Result<Option<f64>> {
+        use rusqlite::types::ValueRef;
+        Ok(match self.0.get_ref(i)? {
+            ValueRef::Integer(x) => Some(x as f64),
+            ValueRef::Real(x) => Some(x),
+            _ => None,
+        })
+    }
+    fn text(&self, i: usize) -> Result<Option<std::borrow::Cow<'_, str>>> {
+        Ok(match self.0.get_ref(i)? {
+            rusqlite::types::ValueRef::Text(t) => Some(String::from_utf8_lossy(t)),
+            _ => None,
+        })
+    }
 }

@@ -172,6 +172,10 @@ pub const CASES: &[(&str, Case)] = &[
         "a_version_3_store_takes_version_4_and_keeps_its_runs",
         a_version_3_store_takes_version_4_and_keeps_its_runs,
     ),
+    (
+        "grouping_as_read_gives_the_groups_of_the_listed_rows",
+        grouping_as_read_gives_the_groups_of_the_listed_rows,
+    ),
 ];
 
 /// The largest value stored for any file: of `run_files` and, where the store has it, of
@@ -987,4 +991,213 @@ fn filters_narrowed_in_sql_keep_exact_matches(loc: &Location, fx: &Fixtures, wor
         full.iter().any(|r| !r.tags.is_empty()),
         "the copies have tags"
     );
+}
+
+/// `runs --by` folds each run into its group as the store reads it
+/// (`Store::each_for_grouping`); the groups are those of the runs as listed (with their
+/// columns only, as `runs --by` read them before, and whole): on a store with re-analyses of
+/// a recorded run, analyses of one start only, a rate too short to judge, several kinds of
+/// run, serials with spaces or empty, NULL host, drive, figures and start, a host named `-`,
+/// non-ASCII names and tags, under every filter.
+fn grouping_as_read_gives_the_groups_of_the_listed_rows(
+    loc: &Location,
+    fx: &Fixtures,
+    work: &Path,
+) {
+    use slccache::commands::runs::{group, group_table, GroupBy, Grouping};
+    use slccache::store::{Detail, Grouped};
+    let mut s = Store::open(loc).unwrap();
+    let mut ids = std::collections::BTreeMap::new();
+    // Name, kind, serial, model, month of its start; host, rack, after the cache too short.
+    type Run = (
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+    let runs: &[(Run, &str, &str, bool)] = &[
+        (
+            ("m1", "simulate", "S1", "Alpha 1TB", "01"),
+            "lab-1",
+            "r1",
+            false,
+        ),
+        // Analysed again: one measurement of S1.
+        (
+            ("m1-again", "analyze", "S1", "Alpha 1TB", "01"),
+            "lab-1",
+            "r1",
+            false,
+        ),
+        // Only analyses of one start: the first recorded stands for it.
+        (
+            ("b-1", "analyze", "S2", "Beta 2TB", "02"),
+            "lab-2",
+            "r2",
+            false,
+        ),
+        (
+            ("b-2", "analyze", " S2 ", "Beta 2TB", "02"),
+            "lab-2",
+            "r2",
+            false,
+        ),
+        (
+            ("short", "simulate", "S1", "Alpha 1TB", "03"),
+            "LÄB-3",
+            "r1",
+            true,
+        ),
+        (
+            ("no-serial", "simulate", "", "Alpha 1TB", "04"),
+            "-",
+            "r2",
+            false,
+        ),
+        (
+            ("nulls", "analyze", "S3", "Gamma", "05"),
+            "lab-1",
+            "r1",
+            false,
+        ),
+        (
+            ("later", "analyze", "S1", "Alpha 1TB v2", "06"),
+            "lab-2",
+            "räck",
+            false,
+        ),
+    ];
+    for &((name, kind, serial, model, start), host, rack, short) in runs {
+        let dir = work.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in ["timeline.csv", "report.md"] {
+            std::fs::copy(fx.sim_a.join(f), dir.join(f)).unwrap();
+        }
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fx.sim_a.join("summary.json")).unwrap())
+                .unwrap();
+        v["config"]["command"] = kind.into();
+        v["run"]["label"] = format!("run {name}").into();
+        v["run"]["device"]["serial"] = serial.into();
+        v["run"]["device"]["model"] = model.into();
+        v["run"]["started_at"] = format!("2026-{start}-15T10:00:00Z").into();
+        v["origin"]["host"] = host.into();
+        v["origin"]["tags"] = serde_json::json!({ "rack": rack });
+        if short {
+            v["findings"]["after"] =
+                serde_json::json!({ "kind": "too_short", "bytes_per_sec": 4.5e8 });
+        }
+        std::fs::write(dir.join("summary.json"), v.to_string()).unwrap();
+        let id = match s.record_folder(&dir, &RecordOptions::default()).unwrap() {
+            Recorded::New(id) => id,
+            r => panic!("{name}: {r:?}"),
+        };
+        ids.insert(name, id);
+    }
+    for src in [&fx.sim_b, &fx.probe, &fx.recovery] {
+        s.record_folder(src, &recorded(default_render())).unwrap();
+    }
+    // NULL where a column can be: no host, no drive, no figures, no start.
+    s.backend()
+        .execute(
+            &format!(
+                "UPDATE runs SET host = NULL, serial = NULL, model = NULL, capacity_bytes = \
+                 NULL, cache_bytes = NULL, after_cache_bytes_per_sec = NULL, started_at = NULL \
+                 WHERE id = {}",
+                ids["nulls"]
+            ),
+            &[],
+        )
+        .unwrap();
+    let listed = s.list(&Filter::default()).unwrap();
+    assert_eq!(listed.len(), runs.len() + 3);
+    let short = listed.iter().find(|r| r.id == ids["short"]).unwrap();
+    assert_eq!(
+        short.after_cache_bytes_per_sec, None,
+        "a rate too short to judge is no figure"
+    );
+    let tags = |k: &str, v: &str| [(k.to_string(), v.to_string())].into_iter().collect();
+    let filters = [
+        Filter::default(),
+        Filter {
+            host: Some("LAB".into()),
+            ..Filter::default()
+        },
+        Filter {
+            host: Some("läb".into()),
+            ..Filter::default()
+        },
+        Filter {
+            drive: Some("alpha".into()),
+            ..Filter::default()
+        },
+        Filter {
+            serial: Some("S1".into()),
+            ..Filter::default()
+        },
+        Filter {
+            kind: Some("analyze".into()),
+            ..Filter::default()
+        },
+        Filter {
+            since: Some("2026-02-01".into()),
+            ..Filter::default()
+        },
+        Filter {
+            tags: tags("rack", "r1"),
+            ..Filter::default()
+        },
+        Filter {
+            tags: tags("rack", "räck"),
+            ..Filter::default()
+        },
+    ];
+    let u = UnitSystem::Decimal;
+    for by in [GroupBy::Host, GroupBy::Drive, GroupBy::Tag("rack".into())] {
+        for f in &filters {
+            let mut g = Grouping::new(by.clone(), u);
+            s.each_for_grouping(f, by.grouped(), &mut |r| g.push(r))
+                .unwrap();
+            let folded = g.finish();
+            let detail = match by {
+                GroupBy::Tag(_) => Detail::Tags,
+                _ => Detail::Columns,
+            };
+            let columns = group(&s.list_with(f, detail).unwrap(), &by, u);
+            let whole = group(&s.list(f).unwrap(), &by, u);
+            assert_eq!(folded, columns, "{by:?} {f:?}");
+            assert_eq!(folded, whole, "{by:?} {f:?}");
+            assert_eq!(
+                group_table(&folded, &by, u, None),
+                group_table(&whole, &by, u, None)
+            );
+        }
+    }
+    // What the groups hold: S1 is measured by m1, short and later (m1-again is m1 read
+    // again), S2 once, and the rate too short to judge is left out of its figure.
+    let mut g = Grouping::new(GroupBy::Drive, u);
+    s.each_for_grouping(&Filter::default(), Grouped::Drive, &mut |r| g.push(r))
+        .unwrap();
+    let by_drive = g.finish();
+    let named = |part: &str| {
+        by_drive
+            .iter()
+            .find(|g| g.group.contains(part))
+            .unwrap_or_else(|| panic!("no {part} in {by_drive:?}"))
+    };
+    let s1 = named("serial S1");
+    assert_eq!(s1.runs, 3, "{s1:?}");
+    assert!(s1.group.contains("Alpha 1TB v2"), "named by its latest run");
+    assert_eq!(
+        s1.after_cache_bytes_per_sec.as_ref().map(|a| a.runs),
+        Some(2)
+    );
+    assert_eq!(named("serial S2").runs, 1);
+    let mut g = Grouping::new(GroupBy::Host, u);
+    s.each_for_grouping(&Filter::default(), Grouped::Host, &mut |r| g.push(r))
+        .unwrap();
+    let by_host = g.finish();
+    let none = by_host.last().unwrap();
+    assert_eq!((none.group.as_str(), none.runs), ("-", 2), "{by_host:?}");
 }
