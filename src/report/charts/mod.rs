@@ -428,6 +428,10 @@ pub struct Layout {
     pub size: (u32, u32),
     /// Scale relative to 1600x900.
     pub scale: f64,
+    /// The scale of the room text takes: [`Self::scale`], but never less than the least
+    /// type size allows (type is never drawn under 8 px, so on a small image the lines of
+    /// text are spaced for the type they hold, not drawn over each other).
+    pub text_scale: f64,
     /// Height of the header (title, subtitle, legend).
     pub header_h: u32,
     /// Height of the footer.
@@ -461,6 +465,9 @@ pub mod font_px {
     /// Footer.
     pub const FOOTER: f64 = 15.0;
 }
+
+/// The least type size drawn, in pixels.
+pub const MIN_FONT_PX: f64 = 8.0;
 
 /// Height of one legend row at the 1600x900 scale.
 pub const LEGEND_ROW_H: f64 = 27.0;
@@ -519,14 +526,17 @@ impl Layout {
             .min(size.1 as f64 / 900.0)
             .max(0.25);
         let px = |v: f64| (v * scale).round() as u32;
+        let text_scale = scale.max(MIN_FONT_PX / font_px::FOOTER);
+        let tx = |v: f64| (v * text_scale).round() as u32;
         Layout {
             size,
             scale,
-            header_h: px(122.0),
-            footer_h: px(14.0 + 22.0 * footer_lines.max(1) as f64),
-            y_area_w: px(96.0),
-            y2_area_w: if has_y2 { px(96.0) } else { px(40.0) },
-            x_area_h: px(70.0),
+            text_scale,
+            header_h: tx(122.0),
+            footer_h: tx(14.0 + 22.0 * footer_lines.max(1) as f64),
+            y_area_w: tx(96.0),
+            y2_area_w: if has_y2 { tx(96.0) } else { px(40.0) },
+            x_area_h: tx(70.0),
             top_gap: px(6.0),
             legend_rows: 1,
         }
@@ -535,12 +545,12 @@ impl Layout {
     pub fn with_legend_rows(mut self, rows: usize) -> Layout {
         let extra = rows.max(1) - 1;
         self.legend_rows = rows.max(1);
-        self.header_h += (LEGEND_ROW_H * extra as f64 * self.scale).round() as u32;
+        self.header_h += (LEGEND_ROW_H * extra as f64 * self.text_scale).round() as u32;
         self
     }
     /// Font size in pixels for a size given at the 1600x900 scale.
     pub fn font(&self, px: f64) -> f64 {
-        (px * self.scale).max(8.0)
+        (px * self.scale).max(MIN_FONT_PX)
     }
     /// The plot area (inside the axes): (left, top, right, bottom) in pixels.
     pub fn plot_rect(&self) -> (i32, i32, i32, i32) {
@@ -658,6 +668,41 @@ type LatencyOf = fn(&crate::timeline::Sample) -> Option<f64>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// At `--png-size 420x300` the footer's lines, the x axis's ticks and description and the
+    /// header's lines were drawn over each other: type is never under 8 px, but the room for
+    /// it shrank with the image. The room holds the type at every size.
+    #[test]
+    fn the_room_for_text_holds_its_type_at_every_size() {
+        for size in [(320, 180), (420, 300), (640, 360), (800, 450), (1600, 900)] {
+            for lines in [1usize, 2, 3] {
+                let l = Layout::new(size, true, lines);
+                let line = |px: f64| l.font(px) * 1.15;
+                assert!(
+                    l.footer_h as f64 >= lines as f64 * line(font_px::FOOTER),
+                    "{size:?}, {lines} footer lines: {} px",
+                    l.footer_h
+                );
+                assert!(
+                    l.x_area_h as f64 >= line(font_px::TICK) + line(font_px::AXIS),
+                    "{size:?}: x area {} px",
+                    l.x_area_h
+                );
+                assert!(
+                    l.header_h as f64
+                        >= line(font_px::TITLE) + line(font_px::SUBTITLE) + line(font_px::LEGEND),
+                    "{size:?}: header {} px",
+                    l.header_h
+                );
+                // Each line of the header and footer starts below the last one's type.
+                let ts = l.text_scale;
+                assert!(22.0 * ts >= line(font_px::FOOTER), "{size:?}");
+                assert!((58.0 - 16.0) * ts >= line(font_px::TITLE), "{size:?}");
+                assert!((94.0 - 58.0) * ts >= line(font_px::SUBTITLE), "{size:?}");
+                assert!(LEGEND_ROW_H * ts >= line(font_px::LEGEND), "{size:?}");
+            }
+        }
+    }
     use crate::units::UnitSystem;
 
     /// `ChartKind::ALL` holds every kind once: the match below has no wildcard, so a new kind

@@ -203,6 +203,8 @@ pub(super) fn draw_header<DB: DrawingBackend>(
     l: &Layout,
 ) -> Result<()> {
     let s = l.scale;
+    // Lines of text are spaced for the type they hold.
+    let ts = l.text_scale;
     let cs = colors(spec.theme);
     let x0 = (24.0 * s) as i32;
     let max_w = spec.size.0 as f64 - 2.0 * x0 as f64;
@@ -211,20 +213,20 @@ pub(super) fn draw_header<DB: DrawingBackend>(
         Style::new(l.font(font_px::TITLE)).bold().color(cs.title),
         max_w,
     );
-    root.draw(&Label::new(title, (x0, (16.0 * s) as i32), st))
+    root.draw(&Label::new(title, (x0, (16.0 * ts) as i32), st))
         .map_err(err)?;
     let (sub, st) = fit_text(
         &spec.subtitle,
         Style::new(l.font(font_px::SUBTITLE)).color(cs.text),
         max_w,
     );
-    root.draw(&Label::new(sub, (x0, (58.0 * s) as i32), st))
+    root.draw(&Label::new(sub, (x0, (58.0 * ts) as i32), st))
         .map_err(err)?;
     // Legend: rows of entries, each a line sample (or a swatch for a shaded phase) and its
     // name.
     let st = Style::new(l.font(font_px::LEGEND)).color(cs.text);
     for (r, row) in legend_rows(&spec.legend, spec.size).iter().enumerate() {
-        let y = ((94.0 + LEGEND_ROW_H * r as f64) * s) as i32;
+        let y = ((94.0 + LEGEND_ROW_H * r as f64) * ts) as i32;
         let mid = y + (st.height() * 0.42) as i32;
         let mut x = x0;
         for &i in row {
@@ -274,12 +276,14 @@ pub(super) fn draw_footer<DB: DrawingBackend>(
 ) -> Result<()> {
     let s = l.scale;
     let st = Style::new(l.font(font_px::FOOTER)).color(colors(spec.theme).footer);
-    let top = spec.size.1 as i32 - l.footer_h as i32 + (4.0 * s) as i32;
+    // Lines spaced for the type they hold ([`Layout::text_scale`]).
+    let ts = l.text_scale;
+    let top = spec.size.1 as i32 - l.footer_h as i32 + (4.0 * ts) as i32;
     for (i, line) in spec.footer.iter().enumerate() {
         let (line, st) = fit_text(line, st, spec.size.0 as f64 - 48.0 * s);
         root.draw(&Label::new(
             line,
-            ((24.0 * s) as i32, top + (i as f64 * 22.0 * s) as i32),
+            ((24.0 * s) as i32, top + (i as f64 * 22.0 * ts) as i32),
             st,
         ))
         .map_err(err)?;
