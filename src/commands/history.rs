@@ -390,7 +390,8 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             drive_written_bytes: r.data_units_written.map(|u| u as f64 * DATA_UNIT_BYTES),
             percentage_used: r.percentage_used.map(|p| p as f64),
             // An emulated or simulated drive is new on each run: its counters start at zero.
-            counters_from_zero: Some(drive_kind(r)).filter(|k| *k != "real"),
+            counters_from_zero: Some(drive_kind(r))
+                .filter(|k| *k != "real" && *k != crate::store::drive::NOT_RECORDED),
             // A real target outside /dev is a file: no drive counters to read.
             file: drive_kind(r) == "real"
                 && r.target.as_deref().is_some_and(|t| !t.starts_with("/dev/")),

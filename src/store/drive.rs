@@ -18,6 +18,9 @@ pub enum DriveKey {
     Model(String, Option<i64>, &'static str, Option<String>),
 }
 
+/// The kind of drive of an analysis of a file that named none.
+pub const NOT_RECORDED: &str = "drive not recorded";
+
 /// What the drive rule reads of a run: its kind, target and drive columns, borrowed (from a
 /// [`RunRow`], or from the row the backend holds for `runs --by`,
 /// [`super::GroupRow`]).
@@ -50,13 +53,22 @@ impl<'a> DriveOf<'a> {
         }
     }
 
-    /// Whether the run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
+    /// An analysis of a file that named no drive (a two-column CSV, a fio log): its name is
+    /// the file's, not a drive's, as its report says ("not recorded in the input").
+    pub fn drive_not_recorded(&self) -> bool {
+        self.kind == "analyze" && self.target.is_none() && self.model.is_none()
+    }
+
+    /// Whether the run wrote to a real drive, an emulated one (`emu:`) or a simulated one;
+    /// [`NOT_RECORDED`] for an analysis of a file that named none.
     pub fn kind_of_drive(&self) -> &'static str {
         let t = self.target.unwrap_or("");
         if self.kind == "simulate" || t.starts_with("sim:") {
             "simulated"
         } else if t.starts_with("emu:") {
             "emulated"
+        } else if self.drive_not_recorded() {
+            NOT_RECORDED
         } else {
             "real"
         }
@@ -214,6 +226,8 @@ pub fn drive_name_of(key: &DriveKey, last: &DriveOf, units: UnitSystem) -> Strin
             parts.push(last.kind_of_drive().to_string());
             format!("serial {s}: {}", parts.join(", "))
         }
+        // The file's name, said not to be a drive's.
+        DriveKey::Model(m, _, k, _) if *k == NOT_RECORDED => format!("{m} ({NOT_RECORDED})"),
         DriveKey::Model(m, c, k, spec) => {
             // The capacity, unless the model's name gives it already ("... 500GB", "P5 1TB"
             // for 1.00 TB; in binary units the GiB are said).

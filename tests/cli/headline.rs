@@ -996,3 +996,40 @@ pub fn what_the_after_cache_rate_leaves_out_goes_with_it() {
         "the wrapped run's card: {note}"
     );
 }
+
+/// A two-column CSV names no drive: its report says "not recorded in the input", and `runs`,
+/// `runs --by drive` and `history` named it "hand" (and "hand, real") as if the file's name
+/// were a drive's. They say the drive is not recorded.
+pub fn a_file_that_names_no_drive_is_no_drive_in_the_store_views() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let csv = w.path().join("hand.csv");
+    let mut s = String::from("time_s,MB/s\n");
+    for i in 1..=100 {
+        s += &format!("{i},{}\n", if i <= 30 { 2000 } else { 500 });
+    }
+    std::fs::write(&csv, s).unwrap();
+    let shape = make(
+        &db,
+        w.path(),
+        "hand",
+        &["analyze", &csv.display().to_string()],
+    );
+    let md = read(&shape.dir.join("report.md"));
+    assert!(md.contains("| Drive | not recorded in the input |"), "{md}");
+    let table = run(&db, &["runs", "--wide"]);
+    assert!(table.contains(" hand (drive not recorded) "), "{table}");
+    let groups = run(&db, &["runs", "--by", "drive"]);
+    assert!(groups.contains("hand (drive not recorded) "), "{groups}");
+    assert!(!groups.contains("real"), "{groups}");
+    let out = w.path().join("history");
+    let text = run(
+        &db,
+        &["history", "hand", "--out", &out.display().to_string()],
+    );
+    assert!(
+        text.contains("history of hand (drive not recorded):"),
+        "{text}"
+    );
+    assert!(!text.contains("counters start from zero"), "{text}");
+}

@@ -83,6 +83,7 @@ fn main() -> std::process::ExitCode {
             headline::the_throttled_time_left_out_says_what_it_is,
             headline::every_page_with_an_after_cache_figure_defines_it,
             headline::what_the_after_cache_rate_leaves_out_goes_with_it,
+            headline::a_file_that_names_no_drive_is_no_drive_in_the_store_views,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::quiet_lines_have_one_shape,
             flags::analyze_gives_the_runs_line_and_with_json_on_stderr,

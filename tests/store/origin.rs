@@ -600,7 +600,7 @@ pub fn a_run_analysed_again_is_one_measurement_of_its_drive() {
     assert_eq!(h["runs"].as_array().map(Vec::len), Some(2), "{h}");
 }
 
-/// `history hand` over three hand-made logs ("hand", "hand0", "hand-b": real drives of no
+/// `history hand` over three hand-made logs ("hand", "hand0", "hand-b": files that name no
 /// known capacity) advised `--drive-kind real` for each, which matched all three again. The
 /// advice now tells the drives apart by their names, and each command given charts one
 /// drive.
@@ -636,7 +636,10 @@ pub fn history_advice_picks_each_drive_and_following_it_works() {
                 String::from_utf8_lossy(&o.stderr)
             );
             let line = String::from_utf8_lossy(&o.stdout);
-            assert!(line.contains("history of hand, real: 1 run"), "{line}");
+            assert!(
+                line.contains("history of hand (drive not recorded): 1 run"),
+                "{line}"
+            );
             continue;
         }
         assert_eq!(o.status.code(), Some(2));

@@ -17,6 +17,10 @@ pub(super) fn drive(r: &RunRow) -> String {
         .unwrap_or_else(|| "-".into());
     match crate::store::drive::options_made_with(r) {
         Some(o) if r.model.is_some() || r.label.is_some() => format!("{name}, {o}"),
+        // A file's name, not a drive's (its report says the drive is not recorded).
+        _ if crate::store::drive::DriveOf::of(r).drive_not_recorded() => {
+            format!("{name} ({})", crate::store::drive::NOT_RECORDED)
+        }
         _ => name,
     }
 }
