@@ -601,7 +601,7 @@ pub fn a_run_analysed_again_is_one_measurement_of_its_drive() {
 }
 
 /// `history hand` over three hand-made logs ("hand", "hand0", "hand-b": files that name no
-/// known capacity) advised `--drive-kind real` for each, which matched all three again. The
+/// drive) advised `--drive-kind real` for each, which matched all three again. The
 /// advice now tells the drives apart by their names, and each command given charts one
 /// drive.
 pub fn history_advice_picks_each_drive_and_following_it_works() {
