@@ -10,7 +10,10 @@
 # fio is run at its best as well as at its defaults: FIO_MEM lists its buffer kinds (fio's
 # --iomem): `malloc` (its default) and `mmaphuge` (huge-page buffers, as slccache's are; the
 # script reserves 2 MiB huge pages for it in /proc/sys/vm/nr_hugepages and gives the old count
-# back at the end). Each row's ratio is given against each, with its spread.
+# back at the end). Each row's ratio is given against each, with its spread. A third kind,
+# `refill`, is fio mmaphuge with `--refill_buffers=1`: fresh random data for every write, as
+# slccache writes, where fio by default writes one buffer again, slightly scrambled; with more
+# than one peer and not fio's two defaults, the tools take each place in a round in turn.
 # The QD1 and QD32 rows run at least 8 rounds whatever ROUNDS says: their gap is smaller than
 # the spread between runs on a small VM.
 #
@@ -76,8 +79,8 @@ for r in csv.DictReader(open(runs)):
 print(f"{'loaded (one busy loop per core)' if load == '1' else 'no extra load'}; "
       f"median of {rounds} rounds of {secs} s per tool")
 print()
-peers = [t for t in ("fio", "fio-huge") if any(t in v for v in data.values())]
-names = {"fio": "fio", "fio-huge": "fio mmaphuge"}
+peers = [t for t in ("fio", "fio-huge", "fio-refill") if any(t in v for v in data.values())]
+names = {"fio": "fio", "fio-huge": "fio mmaphuge", "fio-refill": "fio mmaphuge refill_buffers"}
 head = "| target | row | rounds | slccache IOPS |"
 rule = "|---|---|---:|---:|"
 for t in peers:
@@ -160,7 +163,20 @@ order_for() { # round
     local peers="fio"
     [[ " $fio_mem " == *" mmaphuge "* ]] && peers="fio fio-huge"
     [[ " $fio_mem " != *" malloc "* ]] && peers="fio-huge"
-    if [[ $peers == "fio fio-huge" ]]; then
+    if [[ " $fio_mem " == *" refill "* ]]; then
+        peers=""
+        [[ " $fio_mem " == *" malloc "* ]] && peers="fio"
+        [[ " $fio_mem " == *" mmaphuge "* ]] && peers="$peers fio-huge"
+        peers="${peers# } fio-refill"
+        peers=${peers# }
+    fi
+    if [[ $peers == *" "* && $peers != "fio fio-huge" ]]; then
+        # Each tool in each place in turn: the list turned by one place a round.
+        local -a all=(slccache $peers)
+        local n=${#all[@]} k=$((($1 - 1) % ${#all[@]})) i out=""
+        for ((i = 0; i < n; i++)); do out+="${all[$(((i + k) % n))]} "; done
+        echo "${out% }"
+    elif [[ $peers == "fio fio-huge" ]]; then
         if (($1 % 2 == 1)); then echo "fio slccache fio-huge"; else echo "fio fio-huge slccache"; fi
     elif (($1 % 2 == 1)); then
         echo "slccache $peers"
@@ -245,7 +261,7 @@ setup_target() { # sets $tpath to the path of target $1 (and the globals cleanup
 }
 
 # fio's huge-page buffers: 2 MiB pages for its largest row (1M x QD8 = 8 MiB per job), with room.
-if [[ " $fio_mem " == *" mmaphuge "* ]]; then
+if [[ " $fio_mem " == *" mmaphuge "* || " $fio_mem " == *" refill "* ]]; then
     if [[ $(id -u) != 0 ]]; then
         echo "FIO_MEM=mmaphuge needs root (to reserve huge pages); running fio with malloc only" >&2
         fio_mem=malloc
@@ -296,10 +312,11 @@ EOF
 }
 
 # One fio run; prints "iops bytes_per_sec cpu_us_per_write".
-run_fio() { # target bs qd jobs rw dir iomem
-    local t=$1 bs=$2 qd=$3 jobs=$4 rw=$5 d=$6 mem=$7
+run_fio() { # target bs qd jobs rw dir iomem [extra fio option]
+    local t=$1 bs=$2 qd=$3 jobs=$4 rw=$5 d=$6 mem=$7 extra=${8:-}
     mkdir -p "$d"
-    fio --name=bench --iomem="$mem" --filename="$t" --size="$bytes" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+    # shellcheck disable=SC2086 # the extra option is one word or none
+    fio --name=bench --iomem="$mem" --filename="$t" --size="$bytes" --rw="$rw" --bs="$bs" --iodepth="$qd" $extra \
         --numjobs="$jobs" --group_reporting=1 --ioengine=io_uring --fixedbufs=1 \
         --registerfiles=1 --direct=1 --time_based=1 --runtime="$secs" --randrepeat=0 \
         --output-format=json --output="$d/fio.json" >/dev/null ||
@@ -333,6 +350,7 @@ for tgt in $targets; do
                     slccache) res=$(run_slccache "$path" "$bs" "$qd" "$jobs" "$pat" "$d/slccache") ;;
                     fio) res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio" malloc) ;;
                     fio-huge) res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio-huge" mmaphuge) ;;
+                    fio-refill) res=$(run_fio "$path" "$bs" "$qd" "$jobs" "$rw" "$d/fio-refill" mmaphuge --refill_buffers=1) ;;
                 esac
                 echo "$tgt,$row,$r,$tool,${res// /,}" >>"$out/runs.csv"
                 echo "  $tgt $row round $r $tool: $res" >&2

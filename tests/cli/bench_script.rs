@@ -128,4 +128,15 @@ pub fn the_fio_bench_gives_slccache_and_fio_at_its_best_the_same_places() {
     assert_eq!(firsts, ["slccache", "fio-huge", "slccache", "fio-huge"]);
     // QD1 and QD32 run at least 8 rounds.
     assert_eq!(plan("qd1", "mmaphuge").len(), 16);
+    // fio with fresh data for every write beside fio at its best: the three take each place
+    // in turn (four rounds: the first place comes round again in the fourth).
+    let runs = plan("128k", "mmaphuge refill");
+    assert_eq!(runs.len(), 12, "{runs:?}");
+    let firsts: Vec<&str> = runs.chunks(3).map(|c| c[0].1.as_str()).collect();
+    assert_eq!(firsts, ["slccache", "fio-huge", "fio-refill", "slccache"]);
+    for round in runs.chunks(3) {
+        let mut tools: Vec<&str> = round.iter().map(|(_, t)| t.as_str()).collect();
+        tools.sort();
+        assert_eq!(tools, ["fio-huge", "fio-refill", "slccache"], "{runs:?}");
+    }
 }
