@@ -180,11 +180,14 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     let mut a = analyze_timeline(t, units);
     a.coverage = coverage(t, &a);
     a.after_cache = after_cache::after_cache(t, &a);
-    // The rate after the last cliff leaves out thermal throttling, as "after the cache" does:
-    // summary.json gave 829 MB/s beside the 985 MB/s every output states.
+    // The bytes and the rate after the last cliff are those of "after the cache": from the
+    // first whole sample after the cliff, thermal throttling left out of the rate.
+    // summary.json gave 829 MB/s beside the 985 MB/s every output states, and 18.44 GB
+    // (from the cliff's own byte) beside the 17.98 GB the terminal said.
     if let (Some(c), Some(ac)) = (a.coverage.as_mut(), &a.after_cache) {
-        if ac.throttled_s > 0.0 && c.after_last_cliff_bytes_per_sec.is_some() {
+        if c.after_last_cliff_bytes_per_sec.is_some() {
             c.after_last_cliff_bytes_per_sec = Some(ac.mean_bytes_per_sec);
+            c.bytes_after_last_cliff = Some(ac.bytes);
         }
     }
     // A run that stopped before the end of the span saw the folding rate only over what it

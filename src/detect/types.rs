@@ -203,7 +203,9 @@ pub struct Coverage {
     pub whole_span: bool,
     /// True when the early stop ended the run (the cliff was confirmed).
     pub stopped_early: bool,
-    /// Bytes written after the last cliff (`null` without a cliff).
+    /// Bytes written after the last cliff (`null` without a cliff): those of "after the
+    /// cache" ([`super::after_cache::AfterCache::bytes`], from the first whole sample after
+    /// the cliff), the figure every output gives.
     pub bytes_after_last_cliff: Option<u64>,
     /// The mean rate over those bytes, bytes/s: what the run saw after the last cliff, not a
     /// sustained speed unless the run wrote the whole span. Time in thermal throttling is left
