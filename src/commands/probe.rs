@@ -55,7 +55,8 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
                  io-uring or io-uring-cmd with it"
             )));
         }
-        (_, Some(EngineKind::IoUringCmd | EngineKind::IoUringCmdPoll)) => "--engine io-uring-cmd",
+        (_, Some(EngineKind::IoUringCmdPoll)) => "--engine io-uring-cmd-poll",
+        (_, Some(EngineKind::IoUringCmd)) => "--engine io-uring-cmd",
         _ => "--engine io-uring-poll",
     };
     if args.target.trim().is_empty() {

@@ -113,7 +113,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
             crate::experiment::backends::check_engine(
                 &info,
                 engine,
-                "--engine io-uring-poll",
+                &format!("--engine {engine}"),
                 p.bs,
             )?;
         }

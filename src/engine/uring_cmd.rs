@@ -300,6 +300,34 @@ impl UringCmdBackend {
     }
 }
 
+/// Tries the namespace at `path` with `try_read` ([`UringCmdBackend::try_namespace`] on a ring
+/// that polls its completions where `poll`): Ok(whether registered buffers work with
+/// commands), or why it takes no commands, with what to do, in one line. `flag` is what the
+/// user typed for the engine, `poll_flag` what they typed for polling.
+pub fn check_namespace(
+    try_read: impl Fn(bool) -> io::Result<bool>,
+    poll: bool,
+    flag: &str,
+    poll_flag: &str,
+    path: &std::path::Path,
+) -> Result<bool, String> {
+    match try_read(poll) {
+        Ok(fixed) => Ok(fixed),
+        // Linux 5.19 and 6.0 take commands through io_uring but refuse every one on a ring
+        // that polls, with the EOPNOTSUPP of a device that takes none: the same read on a
+        // ring that does not poll tells the two apart.
+        Err(e) if poll && e.raw_os_error() == Some(libc::EOPNOTSUPP) && try_read(false).is_ok() => {
+            Err(format!(
+                "{poll_flag}: this kernel takes NVMe commands through io_uring on {} but does \
+                 not poll their completions ({e}; Linux 6.1 or later needed); without \
+                 {poll_flag}, --engine io-uring-cmd works here",
+                path.display()
+            ))
+        }
+        Err(e) => Err(check_error_hint(&e, flag, path)),
+    }
+}
+
 /// Why the namespace at `path` takes no commands through the ring, with what to do; `flag` is
 /// what the user typed. For the error of [`UringCmdBackend::try_namespace`].
 pub fn check_error_hint(e: &io::Error, flag: &str, path: &std::path::Path) -> String {
@@ -422,6 +450,58 @@ mod tests {
         assert!(command_bytes(true, 1, 12, 0, 1000, 0).is_err());
         assert!(command_bytes(true, 1, 9, 0, (512 << 16) + 512, 0).is_err());
         assert!(command_bytes(true, 1, 9, 0, 512 << 16, 0).is_ok());
+    }
+
+    /// Linux 5.19 and 6.0 take NVMe commands through io_uring but refuse every one on a ring
+    /// that polls (EOPNOTSUPP, as on a device that takes no commands): the refusal must say
+    /// that polling is what needs Linux 6.1, not send the user to Linux 5.19 for commands
+    /// that work.
+    #[test]
+    fn a_kernel_that_does_not_poll_commands_is_told_apart() {
+        let path = std::path::Path::new("/dev/ng0n1");
+        let eopnotsupp = || io::Error::from_raw_os_error(libc::EOPNOTSUPP);
+        let flag = "--engine io-uring-cmd";
+        let check = |read: &dyn Fn(bool) -> io::Result<bool>, poll_flag: &str| {
+            check_namespace(read, true, flag, poll_flag, path)
+        };
+        // Commands go through a plain ring, not a polled one.
+        let old_kernel = |poll: bool| if poll { Err(eopnotsupp()) } else { Ok(true) };
+        for poll_flag in ["--hipri", "--engine io-uring-cmd-poll"] {
+            let e = check(&old_kernel, poll_flag).unwrap_err();
+            assert!(
+                e.starts_with(poll_flag) && e.contains("Linux 6.1") && !e.contains("5.19"),
+                "{e}"
+            );
+            assert!(
+                e.contains("--engine io-uring-cmd ") && e.contains(path.to_str().unwrap()),
+                "{e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        // No commands at all, polled or not: the kernel's own reason, as without polling.
+        let e = check(&|_| Err(eopnotsupp()), "--hipri").unwrap_err();
+        assert_eq!(e, check_error_hint(&eopnotsupp(), flag, path));
+        // Another failure of the polled read is told as it is, without a second read.
+        let tried = std::cell::Cell::new(0);
+        let eio = |_| {
+            tried.set(tried.get() + 1);
+            Err(io::Error::from_raw_os_error(libc::EIO))
+        };
+        let e = check(&eio, "--hipri").unwrap_err();
+        assert!(e.contains("NVMe error status"), "{e}");
+        assert_eq!(tried.get(), 1);
+        assert_eq!(check(&|_| Ok(false), "--hipri"), Ok(false));
+        assert_eq!(
+            check_namespace(
+                |poll| if poll { Err(eopnotsupp()) } else { Ok(true) },
+                false,
+                flag,
+                "--hipri",
+                path
+            ),
+            Ok(true),
+            "not polled"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::config::WorkloadConfig;
 use crate::device::{Target, TargetInfo};
 use crate::engine::sync::SyncBackend;
 use crate::engine::uring::{setup_error_hint, UringBackend};
-use crate::engine::uring_cmd::{check_error_hint, Namespace, UringCmdBackend};
+use crate::engine::uring_cmd::{check_namespace, Namespace, UringCmdBackend};
 use crate::engine::Backend;
 use crate::error::usage;
 use crate::workload::EngineKind;
@@ -40,10 +40,12 @@ pub fn make_backends(
     // NVMe pass-through: the namespace, and whether registered buffers work with commands.
     let passthrough = match engine {
         EngineKind::IoUringCmd | EngineKind::IoUringCmdPoll if target.info.emulated.is_none() => {
+            // Checked by `check_engine` before, with the flag the user typed for polling.
             Some(check_passthrough(
                 &target.info,
                 engine,
                 "--engine io-uring-cmd",
+                &format!("--engine {engine}"),
                 cfg.block_size,
             )?)
         }
@@ -122,17 +124,19 @@ pub fn check_engine(
         crate::device::block::check_polling(info, flag)?;
     }
     if matches!(engine, EngineKind::IoUringCmd | EngineKind::IoUringCmdPoll) {
-        check_passthrough(info, engine, "--engine io-uring-cmd", block_size)?;
+        check_passthrough(info, engine, "--engine io-uring-cmd", flag, block_size)?;
     }
     Ok(())
 }
 
 /// The namespace for NVMe pass-through on `info`, tried with one read: with whether
-/// registered buffers work. A usage error naming the reason otherwise.
+/// registered buffers work. A usage error naming the reason otherwise; `poll_flag` is what the
+/// user typed for polled completions.
 fn check_passthrough(
     info: &TargetInfo,
     engine: EngineKind,
     flag: &str,
+    poll_flag: &str,
     block_size: u64,
 ) -> Result<(Namespace, bool)> {
     let ns = crate::device::passthrough::namespace(info, flag)?;
@@ -151,7 +155,14 @@ fn check_passthrough(
         }
     }
     let poll = engine == EngineKind::IoUringCmdPoll;
-    let fixed = UringCmdBackend::try_namespace(&ns, info.mem_align as usize, poll)
-        .map_err(|e| usage(check_error_hint(&e, flag, &ns.path)))?;
+    let align = info.mem_align as usize;
+    let fixed = check_namespace(
+        |poll| UringCmdBackend::try_namespace(&ns, align, poll),
+        poll,
+        flag,
+        poll_flag,
+        &ns.path,
+    )
+    .map_err(usage)?;
     Ok((ns, fixed))
 }

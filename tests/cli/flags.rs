@@ -400,31 +400,82 @@ pub fn destroy_data_is_taken_alike_on_every_target_but_a_block_device() {
     }
 }
 
-/// `--hipri`'s errors spoke of `--engine io-uring-poll`, which the user did not type.
+/// `--hipri`'s errors spoke of `--engine io-uring-poll`, which the user did not type; and a
+/// polled engine's errors name the engine typed: `--engine io-uring-cmd-poll` was named
+/// `--engine io-uring-cmd` by `probe` and `--engine io-uring-poll` by `sweep`.
 pub fn hipri_errors_name_hipri() {
     let d = tmp();
-    for (args, typed) in [
+    for (cmd, args, typed) in [
         (
+            "probe",
             &["emu:960evo-250g", "--hipri", "--max-bytes", "1GB"][..],
             "--hipri",
         ),
-        (&["scratch.bin", "--size", "1MiB", "--hipri"], "--hipri"),
         (
+            "probe",
+            &["scratch.bin", "--size", "1MiB", "--hipri"],
+            "--hipri",
+        ),
+        (
+            "probe",
             &["scratch.bin", "--size", "1MiB", "--engine", "io-uring-poll"],
             "--engine io-uring-poll",
         ),
+        (
+            "probe",
+            &[
+                "scratch.bin",
+                "--size",
+                "1MiB",
+                "--engine",
+                "io-uring-cmd-poll",
+            ],
+            "--engine io-uring-cmd-poll",
+        ),
+        (
+            "probe",
+            &[
+                "scratch.bin",
+                "--size",
+                "1MiB",
+                "--engine",
+                "io-uring-cmd",
+                "--hipri",
+            ],
+            "--hipri",
+        ),
+        (
+            "sweep",
+            &[
+                "scratch.bin",
+                "--size",
+                "1MiB",
+                "--engine",
+                "io-uring-cmd-poll",
+            ],
+            "--engine io-uring-cmd-poll",
+        ),
     ] {
         let o = bin(d.path())
-            .arg("probe")
+            .arg(cmd)
             .args(args)
             .args(["--no-record", "--out", "o"])
             .output()
             .unwrap();
         let err = text(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains(typed), "{args:?}: {err}");
+        assert_eq!(o.status.code(), Some(2), "{cmd} {args:?}: {err}");
+        assert!(err.contains(typed), "{cmd} {args:?}: {err}");
         if typed == "--hipri" {
-            assert!(!err.contains("io-uring-poll"), "{args:?}: {err}");
+            assert!(!err.contains("io-uring-poll"), "{cmd} {args:?}: {err}");
+        } else {
+            // The engine named is the one typed, not a prefix of it.
+            let after = err.split(typed).nth(1).unwrap_or_default();
+            assert!(!after.starts_with('-'), "{cmd} {args:?}: {err}");
+            let other = typed.replace("-cmd-poll", "-poll");
+            assert!(
+                other == typed || !err.contains(&other),
+                "{cmd} {args:?}: {err}"
+            );
         }
         assert!(!d.path().join("scratch.bin").exists());
     }

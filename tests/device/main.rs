@@ -23,6 +23,7 @@ fn main() -> std::process::ExitCode {
             nvme_qemu::trim_on_a_namespace,
             nvme_qemu::a_hung_guest_is_killed_with_its_console_in_the_message,
             nvme_qemu::polled_completions_use_the_poll_queues,
+            nvme_qemu::polled_passthrough_finds_the_cliff_without_interrupts,
             nvme_qemu::secure_erase_formats_the_namespace,
             nvme_qemu::an_ata_disk_through_libata,
             nvme_qemu::a_throttle_through_libata_is_found_as_the_cliff,

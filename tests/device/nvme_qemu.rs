@@ -317,7 +317,8 @@ pub fn a_throttle_at_a_byte_count_is_found_as_the_cliff() {
     let Some(rig) = Rig::find("a_throttle_at_a_byte_count_is_found_as_the_cliff") else {
         return;
     };
-    let (s, _, _) = cliff_at_a_throttle(&rig, "SLC0003", "/dev/nvme0n1", "", "");
+    let t = cliff_at_a_throttle(&rig, "SLC0003", "/dev/nvme0n1", "", "", "");
+    let s = &t.summary;
     assert_eq!(s["run"]["workload"]["engine"], "io_uring", "{}", s["run"]);
 }
 
@@ -334,26 +335,30 @@ pub fn the_passthrough_engine_finds_the_cliff_and_counts_its_bytes() {
 cmd noengine slccache probe /dev/ng0n1 --destroy-data --max-bytes 10MB --quiet --out /out/x1
 cmd bigbs slccache probe /dev/ng0n1 --engine io-uring-cmd --bs 4m --destroy-data --max-bytes 10MB --quiet --out /out/x2
 cmd nopoll slccache probe /dev/nvme0n1 --engine io-uring-cmd --hipri --destroy-data --max-bytes 10MB --quiet --out /out/x3
+cmd nopollng slccache probe /dev/ng0n1 --engine io-uring-cmd --hipri --destroy-data --max-bytes 10MB --quiet --out /out/x4
 cat /sys/block/nvme0n1/queue/max_hw_sectors_kb > /tmp/mhs; blob mhs /tmp/mhs
 cmd smart0 slccache info --json /dev/ng0n1
 "#;
     let after = r#"
 cmd smart1 slccache info --json /dev/nvme0n1
 "#;
-    let (s, out, wrote) = cliff_at_a_throttle(
+    let t = cliff_at_a_throttle(
         &rig,
         "SLC0004",
         "/dev/ng0n1",
         "--engine io-uring-cmd",
         &format!("{before}\n@@PROBE@@\n{after}"),
+        "",
     );
+    let (s, out, wrote) = (&t.summary, &t.out, t.wrote);
     assert_eq!(
         s["run"]["workload"]["engine"], "io_uring_cmd",
         "{}",
         s["run"]
     );
-    // Refused, exit 2, before anything was written (the throttle test's QEMU count starts
-    // after these, and these wrote nothing: their folders do not exist).
+    // Refused, exit 2, before anything was written: QEMU counted no byte written before the
+    // probe.
+    assert_eq!(t.before_probe, 0, "bytes written before the probe");
     let e = out.text("noengine.err");
     assert_eq!(out.rc("noengine"), 2, "{e}");
     assert!(
@@ -367,9 +372,12 @@ cmd smart1 slccache info --json /dev/nvme0n1
         e.contains("max_hw_sectors_kb") && e.contains(&format!("{mhs} KiB")),
         "{e}"
     );
-    let e = out.text("nopoll.err");
-    assert_eq!(out.rc("nopoll"), 2, "{e}");
-    assert!(e.contains("no poll queues"), "{e}");
+    for name in ["nopoll", "nopollng"] {
+        let e = out.text(&format!("{name}.err"));
+        assert_eq!(out.rc(name), 2, "{name}: {e}");
+        assert!(e.contains("no poll queues"), "{name}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{name}: one line: {e}");
+    }
     // The drive's own count: SMART data units written grew by QEMU's bytes (units of
     // 512,000 bytes, rounded up), and the run's total is QEMU's count.
     let units = |name: &str| {
@@ -385,18 +393,29 @@ cmd smart1 slccache info --json /dev/nvme0n1
     assert_eq!(total, wrote, "the run's bytes against QEMU's");
 }
 
-/// Runs a probe of `dev` with `engine` in a guest whose namespace QEMU holds at 400 MB/s and
-/// drops to 50 MB/s once 2 GB are written; checks the cliff against where the throttle
-/// landed (within 2%, the interval meeting the landing) and the stop reason. `script` holds
-/// the guest's commands with `@@PROBE@@` where the probe goes (empty: the probe alone).
-/// Returns the summary, the guest's output and the bytes QEMU saw written by the probe.
+/// What [`cliff_at_a_throttle`] saw: the probe's summary, the guest's output, the bytes QEMU
+/// saw written by the probe, and those it saw written before the probe started (by the
+/// guest's commands before it).
+struct Throttled {
+    summary: serde_json::Value,
+    out: GuestOutput,
+    wrote: u64,
+    before_probe: u64,
+}
+
+/// Runs a probe of `dev` with `engine` in a guest (booted with the extra kernel command line
+/// `cmdline`) whose namespace QEMU holds at 400 MB/s and drops to 50 MB/s once 2 GB are
+/// written; checks the cliff against where the throttle landed (within 2%, the interval
+/// meeting the landing) and the stop reason. `script` holds the guest's commands with
+/// `@@PROBE@@` where the probe goes (empty: the probe alone).
 fn cliff_at_a_throttle(
     rig: &Rig,
     serial: &str,
     dev: &str,
     engine: &str,
     script: &str,
-) -> (serde_json::Value, GuestOutput, u64) {
+    cmdline: &str,
+) -> Throttled {
     // The emulator's own speed swings with the host's load (0.7 to 1.9 GB/s on a shared
     // machine), which would be a noisy "cache" level: QEMU holds it at 400 MB/s from the
     // start, and drops it to 50 MB/s once AT bytes are written.
@@ -418,7 +437,7 @@ fn cliff_at_a_throttle(
     let spec = GuestSpec {
         controllers: one_controller(serial, vec![Namespace::null(256 << 30)]),
         script: Script::new(&script),
-        cmdline: String::new(),
+        cmdline: cmdline.into(),
         timeout: None,
     };
     let drive = drive_id(0, 0);
@@ -499,7 +518,12 @@ fn cliff_at_a_throttle(
         "[{low}, {high}] does not meet the landing [{before}, {landed} + {IN_FLIGHT}]: {a}\n{near}"
     );
     assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{}", s["run"]);
-    (s, out, wrote)
+    Throttled {
+        summary: s,
+        out,
+        wrote,
+        before_probe: base,
+    }
 }
 
 /// Refusals on real NVMe naming (a partition table on the namespace, one
@@ -805,18 +829,7 @@ getdir poll /out/poll
     assert_eq!(s["run"]["workload"]["engine"], "io_uring_poll");
     let written = s["totals"]["bytes"].as_u64().unwrap();
     assert!(written >= 64_000_000 - (128 << 10), "{}", s["totals"]);
-    // Each line: "IRQ: count-per-CPU... type name".
-    let irqs = |name: &str| -> u64 {
-        out.text(name)
-            .lines()
-            .flat_map(|l| {
-                l.split_whitespace()
-                    .skip(1)
-                    .map_while(|w| w.parse::<u64>().ok())
-                    .collect::<Vec<_>>()
-            })
-            .sum()
-    };
+    let irqs = |name: &str| io_queue_interrupts(&out, name);
     let (i0, i1, i2) = (irqs("i0"), irqs("i1"), irqs("i2"));
     let text = format!("{}\n{}\n{}", out.text("i0"), out.text("i1"), out.text("i2"));
     eprintln!(
@@ -828,6 +841,87 @@ getdir poll /out/poll
     assert!(
         (i1 - i0) * 10 < i2 - i1,
         "the polled run raised {} interrupts, the plain one {}:\n{text}",
+        i1 - i0,
+        i2 - i1
+    );
+}
+
+/// The interrupts of the NVMe I/O queues in blob `name`, the lines of `/proc/interrupts`
+/// that the guest scripts' `irqs` sends ("IRQ: count-per-CPU... type name"), summed.
+fn io_queue_interrupts(out: &GuestOutput, name: &str) -> u64 {
+    out.text(name)
+        .lines()
+        .flat_map(|l| {
+            l.split_whitespace()
+                .skip(1)
+                .map_while(|w| w.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+/// Polled NVMe pass-through (`--engine io-uring-cmd --hipri`: NVMe commands through
+/// io_uring's `IORING_OP_URING_CMD` on a ring set up with `IORING_SETUP_IOPOLL`) in a guest
+/// whose NVMe driver has poll queues (`nvme.poll_queues=2`): the run is named
+/// `io_uring_cmd_poll`, the throttle's cliff is found as the plain pass-through run finds it,
+/// the run's bytes are QEMU's count, and the commands complete without interrupts on the I/O
+/// queues, where a pass-through run without polling after it raises them.
+pub fn polled_passthrough_finds_the_cliff_without_interrupts() {
+    let Some(rig) = Rig::find("polled_passthrough_finds_the_cliff_without_interrupts") else {
+        return;
+    };
+    let script = r#"
+cat /sys/block/nvme0n1/queue/io_poll > /tmp/io_poll; blob io_poll /tmp/io_poll
+# Interrupts of the I/O queues (nvme0q1, ...; nvme0q0 is the admin queue; poll queues have none).
+irqs() { grep -E 'nvme0q[1-9]' /proc/interrupts > /tmp/$1; blob $1 /tmp/$1; }
+irqs i0
+@@PROBE@@
+irqs i1
+cmd plain slccache probe /dev/ng0n1 --engine io-uring-cmd --destroy-data --pattern seqwrite --bs 128k --max-bytes 16MB --interval 100ms --quiet --out /out/plain
+irqs i2
+"#;
+    let t = cliff_at_a_throttle(
+        &rig,
+        "SLC0009",
+        "/dev/ng0n1",
+        "--engine io-uring-cmd --hipri",
+        script,
+        "nvme.poll_queues=2",
+    );
+    let (s, out) = (&t.summary, &t.out);
+    assert_eq!(out.text("io_poll").trim(), "1", "the driver polls");
+    assert_eq!(
+        s["run"]["workload"]["engine"], "io_uring_cmd_poll",
+        "{}",
+        s["run"]
+    );
+    assert_eq!(
+        s["config"]["engine"], "io_uring_cmd_poll",
+        "{}",
+        s["config"]
+    );
+    assert_eq!(t.before_probe, 0, "bytes written before the probe");
+    let total = s["totals"]["bytes"].as_u64().unwrap();
+    assert_eq!(total, t.wrote, "the run's bytes against QEMU's");
+    out.expect("plain", 0);
+    let (i0, i1, i2) = (
+        io_queue_interrupts(out, "i0"),
+        io_queue_interrupts(out, "i1"),
+        io_queue_interrupts(out, "i2"),
+    );
+    let text = format!("{}\n{}\n{}", out.text("i0"), out.text("i1"), out.text("i2"));
+    let commands = total / (128 << 10);
+    eprintln!(
+        "I/O queue interrupts: polled run {} for {commands} commands, plain run {} for 16 MB",
+        i1 - i0,
+        i2 - i1
+    );
+    assert!(i2 - i1 > 0, "the plain run raises interrupts:\n{text}");
+    // The polled run sent over a hundred times the plain run's commands.
+    assert!(
+        (i1 - i0) * 10 < i2 - i1,
+        "the polled run raised {} interrupts for {commands} commands, the plain one {} for \
+         128:\n{text}",
         i1 - i0,
         i2 - i1
     );

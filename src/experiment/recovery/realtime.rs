@@ -84,7 +84,7 @@ impl RealDrive {
         crate::experiment::backends::check_engine(
             &info,
             engine,
-            "--engine io-uring-poll",
+            &format!("--engine {engine}"),
             w.block_size,
         )?;
         let target = device::open_for_write(info, &req, &mut |p| {
