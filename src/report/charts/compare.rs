@@ -126,7 +126,9 @@ fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
                 out.push("…");
             }
         }
-        out.join(" ").trim_end_matches(',').to_string()
+        // A name's own colon ("#5: ...") is not kept at its end: the labels add theirs
+        // ("#5:: 100 GB" was drawn).
+        out.join(" ").trim_end_matches([',', ':']).to_string()
     };
     let mut keep = vec![true; words.len()];
     let mut order: Vec<usize> = (1..words.len()).collect();
@@ -210,6 +212,14 @@ mod name_tests {
             "biwin_x570_1tb_fresh_seqwrite",
         ]);
         assert_eq!(t[0], "Samsung … 250GB …");
+        // Stored runs of one drive, named by their ids: the ids, without the names' colon.
+        assert_eq!(
+            plot_tags(&[
+                "#5: Crucial P5 1TB (simulated)",
+                "#6: Crucial P5 1TB (simulated)"
+            ]),
+            ["#5", "#6"]
+        );
         let one = plot_tags(&["Samsung SSD 960 EVO 250GB (simulated), 13:21:49"]);
         assert_eq!(one, ["Samsung SSD 960 EVO…"]);
     }
