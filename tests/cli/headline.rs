@@ -941,6 +941,21 @@ pub fn what_the_after_cache_rate_leaves_out_goes_with_it() {
         "{}",
         tier.terminal
     );
+    // The one line of -q says it too (it has no warnings).
+    let quiet = run(
+        &db,
+        &[
+            "simulate",
+            "fx700-2tb",
+            "--seed",
+            "1",
+            "-q",
+            "--no-record",
+            "--out",
+            &w.path().join("tier-q").display().to_string(),
+        ],
+    );
+    assert!(quiet.contains("; a slower tier may follow"), "{quiet}");
     let table = run(&db, &["runs", "--wide"]);
     let narrow = super::common::slccache_process()
         .args(["runs"])

@@ -249,5 +249,10 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
         Cache::NothingWritten | Cache::ReadOnly { .. } => {}
     }
     line.push_str(&coverage_suffix(a, units));
+    // The caveat every other output gives with the rate after the cache (the warning that
+    // explains it is left out of a `-q` line).
+    if f.slower_tier_may_follow {
+        line.push_str("; a slower tier may follow");
+    }
     line
 }
