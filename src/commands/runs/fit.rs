@@ -53,6 +53,80 @@ fn cut(s: &str, w: usize) -> String {
     plain_cut(s, w)
 }
 
+/// `s` cut to `w` characters as [`cut`] cuts it, but where the words before its qualifier
+/// share words with the others of its column (`column`), those go first, the most shared
+/// first, each run of them one "…": `Samsung…250GB (simulated)` beside other 960 EVOs,
+/// `Kingston NV2 1TB (simulated)` kept whole beside `Kingston A2000 1TB`, where cutting the
+/// middle would have made both `Kingston…1TB`.
+fn cut_among(s: &str, w: usize, column: &[&str]) -> String {
+    if chars(s) <= w {
+        return s.to_string();
+    }
+    if let Some((head, q, rest)) = qualifier(s) {
+        let budget = w as isize - chars(q) as isize - chars(rest) as isize;
+        if budget >= 4 {
+            let words: Vec<&str> = head.split_whitespace().collect();
+            let others: Vec<Vec<&str>> = column
+                .iter()
+                .filter(|o| **o != s)
+                .map(|o| {
+                    qualifier(o)
+                        .map_or(*o, |(h, _, _)| h)
+                        .split_whitespace()
+                        .collect()
+                })
+                .collect();
+            let shared: Vec<usize> = words
+                .iter()
+                .map(|w| others.iter().filter(|o| o.contains(w)).count())
+                .collect();
+            let t = elide(&words, &shared, budget as usize);
+            if chars(&t) <= budget as usize {
+                return format!("{t}{q}{rest}");
+            }
+        }
+    }
+    cut(s, w)
+}
+
+/// `words` joined with spaces, or, past `max` characters, without the words others share
+/// (the most shared first, then the earlier, the first word last among its equals), each run
+/// of left-out words one "…" (`Samsung…250GB`, `…A2000…`); as short as that makes it.
+fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
+    let render = |keep: &[bool]| {
+        let mut out = String::new();
+        let mut gap = false;
+        for (k, (w, on)) in words.iter().zip(keep).enumerate() {
+            if !*on {
+                if !gap {
+                    out.push('…');
+                }
+                gap = true;
+                continue;
+            }
+            if k > 0 && !gap {
+                out.push(' ');
+            }
+            out.push_str(w);
+            gap = false;
+        }
+        out
+    };
+    let mut keep = vec![true; words.len()];
+    // The first word (the maker) last of those as shared as it.
+    let mut order: Vec<usize> = (0..words.len()).filter(|&k| shared[k] > 0).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(shared[k]), k == 0, k));
+    let mut text = render(&keep);
+    for k in order {
+        if chars(&text) <= max {
+            break;
+        }
+        keep[k] = false;
+        text = render(&keep);
+    }
+    text
+}
+
 /// The words before a qualifier cut to `w` characters: the last word kept whole after a
 /// "…" where the first word's first letter fits beside it (`Samsung…250GB`), else cut at the end.
 fn cut_head(head: &str, w: usize) -> String {
@@ -148,7 +222,11 @@ impl Table {
                         for (r, c) in self.rows.iter_mut().zip(cells) {
                             r[i] = c;
                         }
-                        notes.extend(marks);
+                        for m in marks {
+                            if !notes.contains(&m) {
+                                notes.push(m);
+                            }
+                        }
                         widths = self.widths();
                         narrowed = true;
                     }
@@ -170,6 +248,10 @@ impl Table {
             }
         }
         let last = (0..n).rev().find(|&i| shown[i]).unwrap_or(0);
+        // Each column's cells, for a cut that keeps what tells a cell from the others.
+        let columns: Vec<Vec<&str>> = (0..n)
+            .map(|i| self.rows.iter().map(|r| r[i].as_str()).collect())
+            .collect();
         let line = |cells: &[String]| {
             let mut s = String::new();
             let mut first = true;
@@ -179,7 +261,7 @@ impl Table {
                 }
                 first = false;
                 let w = widths[i];
-                let c = cut(c, w);
+                let c = cut_among(c, w, &columns[i]);
                 if self.right.contains(&i) {
                     s += &format!("{c:>w$}");
                 } else if i == last {
@@ -308,6 +390,8 @@ mod tests {
             "Samsung SSD 960 EVO 1TB (simulated)",
             "Samsung SSD 960 EVO 500GB (simulated), cache=2GB",
             "Crucial P5 1TB (simulated)",
+            "Kingston NV2 1TB (simulated)",
+            "Kingston A2000 1TB (simulated)",
         ];
         let t = Table {
             head: vec!["id".into(), "drive".into(), "cache".into()],

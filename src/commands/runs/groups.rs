@@ -345,7 +345,13 @@ pub fn group_table(
             ]
         })
         .collect();
-    Table {
+    // What a bracket means, under a table that has one.
+    let counted = rows.iter().any(|r| {
+        r.iter()
+            .any(|c| c.ends_with(" runs]") || c.ends_with(" run]"))
+    });
+    let no_ranges = "median only: the ranges are left out (--wide shows them)".to_string();
+    let mut text = Table {
         head: vec![
             by.name(),
             "runs".to_string(),
@@ -359,19 +365,31 @@ pub fn group_table(
         width,
         vec![
             Step::Narrow(0, 32),
-            Step::Short(
+            Step::Marked(
                 2,
                 "cache: median".into(),
                 groups.iter().map(|g| cache(g, false)).collect(),
+                vec![no_ranges.clone()],
             ),
-            Step::Short(
+            Step::Marked(
                 3,
                 "after cache: median".into(),
                 groups.iter().map(|g| after(g, false)).collect(),
+                vec![no_ranges],
             ),
             Step::Narrow(0, 16),
         ],
-    )
+    );
+    if counted {
+        // Above the line that says how the table was fitted, if there is one.
+        let note = "[k of n runs]: only k of the group's n runs have that figure\n";
+        let at = text
+            .rfind("\n(")
+            .filter(|_| text.ends_with("whole)\n"))
+            .map_or(text.len(), |i| i + 1);
+        text.insert_str(at, note);
+    }
+    text
 }
 
 #[cfg(test)]
@@ -424,5 +442,45 @@ mod tests {
             t.contains("24.0 GB (all alike)") && t.contains("400 MB/s (all alike)"),
             "{t}"
         );
+    }
+
+    /// A reviewer could not tell what "[1 of 2 runs]" meant, nor which columns "(to fit 80
+    /// columns: shortened)" had shortened: the table says both under it.
+    #[test]
+    fn a_fitted_group_table_says_what_its_brackets_and_cuts_mean() {
+        let u = UnitSystem::Decimal;
+        let g = |name: &str, cache: Vec<f64>| Group {
+            by: "drive".into(),
+            group: name.into(),
+            runs: 2,
+            cache_bytes: Spread::of(cache),
+            after_cache_bytes_per_sec: Spread::of(vec![580e6, 591e6]),
+        };
+        let groups = [
+            g("Samsung SSD 960 EVO 500GB (simulated)", vec![22.0e9]),
+            g(
+                "Samsung SSD 960 EVO 250GB (simulated)",
+                vec![13.0e9, 13.1e9],
+            ),
+        ];
+        let t = group_table(&groups, &GroupBy::Drive, u, Some(80));
+        assert!(t.contains("[1 of 2 runs]"), "{t}");
+        assert!(
+            t.contains("\n[k of n runs]: only k of the group's n runs have that figure\n"),
+            "{t}"
+        );
+        let wide = group_table(&groups, &GroupBy::Drive, u, None);
+        assert!(wide.contains("[k of n runs]:"), "{wide}");
+        assert!(!wide.contains("median only"), "{wide}");
+        let narrow = group_table(&groups, &GroupBy::Drive, u, Some(60));
+        assert!(
+            narrow.contains("median only: the ranges are left out (--wide shows them)"),
+            "{narrow}"
+        );
+        for l in narrow.lines() {
+            assert!(l.chars().count() <= 80, "{l:?}");
+        }
+        // The fitting's own line stays last.
+        assert!(narrow.trim_end().ends_with("whole)"), "{narrow}");
     }
 }

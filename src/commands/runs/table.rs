@@ -196,6 +196,8 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                     _ => c[7].clone(),
                 }
             }
+            // A cliff past a span the writes wrapped: no size, said short.
+            Some(crate::detect::findings::Cache::Wrapped { .. }) => "no size (wrapped)".into(),
             _ => c[7].clone(),
         })
         .collect();
