@@ -1063,3 +1063,42 @@ pub fn a_file_that_names_no_drive_is_no_drive_in_the_store_views() {
     );
     assert!(!text.contains("counters start from zero"), "{text}");
 }
+
+/// A simulation of a preset with options (`960evo-500g,cache=2GB`) was titled as the preset's
+/// drive on its card, report.md, report.html and charts ("Samsung SSD 960 EVO 500GB
+/// (simulated)" beside "SLC cache 2.00 GB"), which reads as the stock drive with a wrong
+/// cache; `runs` and `compare` named the options. Every output of the run names them.
+pub fn a_drive_made_with_options_is_named_with_them_in_its_own_outputs() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("results.db");
+    let s = make(
+        &db,
+        w.path(),
+        "options",
+        &["simulate", "960evo-500g,cache=2GB", "--seed", "1"],
+    );
+    let name = "Samsung SSD 960 EVO 500GB (simulated), cache=2GB";
+    let md = read(&s.dir.join("report.md"));
+    assert!(
+        md.starts_with(&format!("# SLC cache report: {name}\n")),
+        "{md}"
+    );
+    assert!(
+        md.contains("| Drive | Samsung SSD 960 EVO 500GB (simulated), cache=2GB, "),
+        "{md}"
+    );
+    let html = unescape(&read(&s.dir.join("report.html")));
+    assert!(
+        html.contains(&format!("<title>SLC cache report: {name}")),
+        "report.html"
+    );
+    assert!(chart_text(&s.dir).contains(name), "the chart");
+    let t = slccache::commands::compare::load_run(&s.dir).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let (drive, _, _, _) = slccache::report::pages::card::card_texts(&t, &a, U);
+    assert_eq!(drive, name, "the card");
+    // The store names it the same way, once.
+    let table = run(&db, &["runs", "--wide"]);
+    assert!(table.contains(&format!(" {name} ")), "{table}");
+    assert!(!table.contains("cache=2GB, cache=2GB"), "{table}");
+}

@@ -84,6 +84,7 @@ fn main() -> std::process::ExitCode {
             headline::every_page_with_an_after_cache_figure_defines_it,
             headline::what_the_after_cache_rate_leaves_out_goes_with_it,
             headline::a_file_that_names_no_drive_is_no_drive_in_the_store_views,
+            headline::a_drive_made_with_options_is_named_with_them_in_its_own_outputs,
             flags::every_subcommand_takes_quiet_with_one_meaning,
             flags::quiet_lines_have_one_shape,
             flags::analyze_gives_the_runs_line_and_with_json_on_stderr,

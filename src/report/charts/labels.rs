@@ -24,6 +24,27 @@ pub fn run_name(meta: &RunMeta) -> String {
     }
 }
 
+/// The options an emulated or simulated drive was made with beyond its preset (`cache=2GB`
+/// of `sim:960evo-500g,cache=2GB`); `None` for a preset as it is, a real drive or a file.
+pub fn made_with(meta: &RunMeta) -> Option<&str> {
+    let p = &meta.device.path;
+    (p.starts_with("emu:") || p.starts_with("sim:"))
+        .then(|| p.split_once(',').map(|(_, o)| o))
+        .flatten()
+        .filter(|o| !o.trim().is_empty())
+}
+
+/// [`run_name`] with the options the drive was made with, as the store names it
+/// (`Samsung SSD 960 EVO 500GB (simulated), cache=2GB`): a run's own titles, card and report
+/// must not read as the preset's drive with a cache size it does not have.
+pub fn run_title(meta: &RunMeta) -> String {
+    let name = run_name(meta);
+    match made_with(meta) {
+        Some(o) if !name.ends_with(o) => format!("{name}, {o}"),
+        _ => name,
+    }
+}
+
 /// A rate without its unit, formatted as [`format_rate`] does ("1365", "59.1").
 pub fn rate_number(bytes_per_sec: f64, units: UnitSystem) -> String {
     let s = format_rate(bytes_per_sec, units);
@@ -308,6 +329,9 @@ pub fn drive_text(meta: &RunMeta, units: UnitSystem) -> String {
         (_, false) => parts.push(d.path.clone()),
         // An imported log: its file name is not a drive.
         _ => parts.push("not recorded in the input".to_string()),
+    }
+    if let Some(o) = made_with(meta) {
+        parts.push(o.to_string());
     }
     if let Some(c) = d.capacity_bytes {
         parts.push(format_bytes(c as f64, units));

@@ -133,7 +133,7 @@ pub fn latency(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Option<ChartSpe
         title: format!(
             "{} latency per interval: {}",
             crate::detect::Findings::of(a).direction(),
-            run_name(&t.meta)
+            run_title(&t.meta)
         ),
         subtitle: fit_subtitle(&cache_subtitle_clauses(a, u), o.png_size),
         footer,

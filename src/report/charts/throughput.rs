@@ -588,7 +588,7 @@ pub(super) fn throughput(
         log: false,
         ticks: vec![],
     };
-    let name = run_name(&t.meta);
+    let name = run_title(&t.meta);
     let title = match (xk, zoom) {
         (XKind::Time, None) => format!("{dir} throughput over time: {name}"),
         (XKind::Data, None) => format!("{dir} throughput over data {moved}: {name}"),

@@ -61,7 +61,7 @@ pub fn write_charts_and_report_as(
     let timeline = timeline.as_written();
     let run = SingleRun {
         dir,
-        name: charts::run_name(&timeline.meta),
+        name: charts::run_title(&timeline.meta),
         timeline: &timeline,
         analysis,
         extra_rows,

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::HPos;
 
 use crate::detect::findings::{After, Cache, Findings};
 use crate::detect::{Analysis, DropWhere};
-use crate::report::charts::{palette, run_name, workload_text_of, Rgb, Theme};
+use crate::report::charts::{palette, workload_text_of, Rgb, Theme};
 use crate::report::draw::text::{Label, Style};
 use crate::report::draw::{colors, fit_text, ink, register_fonts};
 use crate::timeline::Timeline;
@@ -19,7 +19,7 @@ pub const CARD_SIZE: (u32, u32) = (1200, 630);
 
 /// The card's texts: (drive, cache line, in-cache line, after-cache line).
 pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String, String, String) {
-    let drive = run_name(&t.meta);
+    let drive = crate::report::charts::run_title(&t.meta);
     let f = Findings::of(a);
     let cache = match &f.cache {
         Cache::Sized {
