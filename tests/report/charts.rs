@@ -491,6 +491,88 @@ pub fn chart_subtitles_give_the_rates_and_lose_only_whole_clauses() {
     }
 }
 
+/// A run whose writes wrapped a 15 GB span before its cliff at 22 GB: its subtitle once kept
+/// only the long "not the cache size" clause, no rates, and was cut mid-clause at 420x300;
+/// its charts shaded and labelled the 22 GB before the cliff "SLC cache". The subtitle now
+/// gives the rates, loses whole clauses only, and the stretch is named as the findings name
+/// it, never "SLC cache".
+pub fn a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wrapped");
+    let o = slccache()
+        .args([
+            "simulate",
+            "960evo-500g",
+            "--span",
+            "15GB",
+            "--max-bytes",
+            "60GB",
+        ])
+        .args(["--seed", "1", "-q", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    let f = slccache::detect::Findings::of(&a);
+    assert!(
+        matches!(f.cache, slccache::detect::findings::Cache::Wrapped { .. }),
+        "{:?}",
+        f.cache
+    );
+    assert!(
+        !f.phase_names.iter().any(|n| n.contains("SLC cache")),
+        "{:?}",
+        f.phase_names
+    );
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let (inside, after) = (f.in_cache_text(u).unwrap(), f.after_caveated(u).unwrap());
+    let forms: Vec<String> = charts::cache_subtitle_clauses(&a, u)
+        .into_iter()
+        .flat_map(|c| c.forms)
+        .collect();
+    for size in [(1600, 900), (1200, 675), (800, 450), (640, 360), (420, 300)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_time(&t, &a, &o),
+            charts::throughput_data(&t, &a, &o),
+        ] {
+            let sub = &spec.subtitle;
+            if size.0 >= 800 {
+                assert!(
+                    sub.contains(&format!("{inside} in the cache -> {after} after it")),
+                    "{size:?}: {sub}"
+                );
+            }
+            assert!(
+                sub.to_lowercase().contains("no cache size"),
+                "{size:?}: {sub}"
+            );
+            for part in sub.split("  ·  ") {
+                assert!(
+                    forms.iter().any(|f| f == part),
+                    "{size:?}: {part:?} in {sub}"
+                );
+            }
+            subtitle_and_footer_fit(&spec);
+            // The bands and the legend name the phases as the findings do: no "SLC cache".
+            for (b, n) in spec.bands.iter().zip(&f.phase_names) {
+                assert!(b.label.starts_with(n.as_str()), "{} vs {n}", b.label);
+            }
+            for l in &spec.legend {
+                assert!(!l.name.contains("SLC cache"), "{size:?}: {}", l.name);
+            }
+        }
+    }
+}
+
 pub fn a_gradual_drop_without_a_cliff_is_annotated() {
     // 1000 MB/s falling steadily to 400 MB/s: no single cliff, but a 60% drop.
     let pts: Vec<(f64, f64, f64)> = (1..=600)
