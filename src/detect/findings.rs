@@ -484,6 +484,23 @@ impl Findings {
         ))
     }
 
+    /// [`Self::wrapped_text`] in short, for a headline that has no room for the interval
+    /// (the card, a chart's subtitle): `no cache size: cliff after 22.0 GB, past the 15.0 GB
+    /// span`; `None` for any other kind of [`Cache`].
+    pub fn wrapped_short_text(&self, units: UnitSystem) -> Option<String> {
+        let Cache::Wrapped {
+            bytes, span_bytes, ..
+        } = self.cache
+        else {
+            return None;
+        };
+        Some(format!(
+            "no cache size: cliff after {}, past the {} span",
+            format_bytes(bytes as f64, units),
+            format_bytes(span_bytes as f64, units)
+        ))
+    }
+
     /// The levels at each cliff in words: `1368 MB/s -> 590 MB/s at 16.1 s`, and for each
     /// further cliff `; then 3451 MB/s -> 129 MB/s at 127.5 s`; `None` without a cliff.
     pub fn steps_text(&self, units: UnitSystem) -> Option<String> {
@@ -624,13 +641,17 @@ fn cache_of(a: &Analysis) -> Cache {
 /// The name of each phase of `a`, as report.md and the charts give it. "After the cache" is
 /// the stretch after the last cliff ([`Findings::after`]); a phase before it and after the
 /// first cliff is a further tier ("tier 2"), unless the cache came back (then it is the low
-/// stretch before the return: "after the cache"). Where the stretch after the last cliff
+/// stretch before the return: "after the cache"). Where the writes wrapped around the span
+/// before the cliff ([`Cache::Wrapped`]), the stretch before it is "before the cliff", not
+/// the cache. Where the stretch after the last cliff
 /// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
 /// is "thermal throttling"; a run's one level is "steady", or "the whole run" when it had too
 /// few samples to look for a cliff.
 pub fn phase_names(a: &Analysis) -> Vec<String> {
-    let too_few = matches!(cache_of(a), Cache::TooFewSamples);
+    let cache = cache_of(a);
+    let too_few = matches!(cache, Cache::TooFewSamples);
+    let wrapped = matches!(cache, Cache::Wrapped { .. });
     let last = a.cliffs.last().map(|c| c.t_s);
     let throttled = |p: &super::Phase| super::is_throttled(a, p);
     let after_last = |p: &super::Phase| last.is_some_and(|t| p.start_s >= t - 1e-6);
@@ -653,6 +674,9 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 PhaseKind::Cache if a.returns.iter().any(|r| (r.t_s - p.start_s).abs() < 1e-6) => {
                     "SLC cache (back)".to_string()
                 }
+                // A cliff past the span: the stretch before it wrote blocks twice, so it is
+                // not the cache's extent (no output gives it as one).
+                PhaseKind::Cache if wrapped => "before the cliff".to_string(),
                 PhaseKind::Cache => "SLC cache".to_string(),
                 // Too few samples to look for a cliff: one mean, not a level found steady.
                 PhaseKind::Steady if too_few => "the whole run".to_string(),

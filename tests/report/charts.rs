@@ -491,6 +491,149 @@ pub fn chart_subtitles_give_the_rates_and_lose_only_whole_clauses() {
     }
 }
 
+/// A run whose writes wrapped a 15 GB span before its cliff at 22 GB: its subtitle once kept
+/// only the long "not the cache size" clause, no rates, and was cut mid-clause at 420x300;
+/// its charts shaded and labelled the 22 GB before the cliff "SLC cache". The subtitle now
+/// gives the rates, loses whole clauses only, and the stretch is named as the findings name
+/// it, never "SLC cache".
+pub fn a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("wrapped");
+    let o = slccache()
+        .args([
+            "simulate",
+            "960evo-500g",
+            "--span",
+            "15GB",
+            "--max-bytes",
+            "60GB",
+        ])
+        .args(["--seed", "1", "-q", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    let f = slccache::detect::Findings::of(&a);
+    assert!(
+        matches!(f.cache, slccache::detect::findings::Cache::Wrapped { .. }),
+        "{:?}",
+        f.cache
+    );
+    assert!(
+        !f.phase_names.iter().any(|n| n.contains("SLC cache")),
+        "{:?}",
+        f.phase_names
+    );
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let (inside, after) = (f.in_cache_text(u).unwrap(), f.after_caveated(u).unwrap());
+    let forms: Vec<String> = charts::cache_subtitle_clauses(&a, u)
+        .into_iter()
+        .flat_map(|c| c.forms)
+        .collect();
+    for size in [(1600, 900), (1200, 675), (800, 450), (640, 360), (420, 300)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_time(&t, &a, &o),
+            charts::throughput_data(&t, &a, &o),
+        ] {
+            let sub = &spec.subtitle;
+            if size.0 >= 800 {
+                assert!(
+                    sub.contains(&format!("{inside} in the cache -> {after} after it")),
+                    "{size:?}: {sub}"
+                );
+            }
+            assert!(
+                sub.to_lowercase().contains("no cache size"),
+                "{size:?}: {sub}"
+            );
+            for part in sub.split("  ·  ") {
+                assert!(
+                    forms.iter().any(|f| f == part),
+                    "{size:?}: {part:?} in {sub}"
+                );
+            }
+            subtitle_and_footer_fit(&spec);
+            // The bands and the legend name the phases as the findings do: no "SLC cache".
+            for (b, n) in spec.bands.iter().zip(&f.phase_names) {
+                assert!(b.label.starts_with(n.as_str()), "{} vs {n}", b.label);
+            }
+            for l in &spec.legend {
+                assert!(!l.name.contains("SLC cache"), "{size:?}: {}", l.name);
+            }
+        }
+    }
+}
+
+/// `simulate p5-1tb --no-early-stop --max-bytes 700GB`: at 420x300 the zoom mark's box
+/// covered "← SLC cache: 2002 MB/s", at 1600x900 the cliff label covered the zoom bracket, and
+/// the labels of the narrow cache and throttled phases sat outside them, on another phase's
+/// tint. No placed label now overlaps another (or the bracket), and each band label is inside
+/// its band.
+pub fn placed_labels_neither_overlap_nor_leave_their_phase() {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("p5");
+    let o = slccache()
+        .args(["--no-record", "simulate", "p5-1tb", "--no-early-stop"])
+        .args(["--max-bytes", "700GB", "--seed", "1", "-q", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    for size in [(1600, 900), (800, 450), (420, 300)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_time(&t, &a, &o),
+            charts::throughput_data(&t, &a, &o),
+        ] {
+            assert!(spec.zoom.is_some(), "{size:?}: no zoom mark");
+            let placed = placed_labels(&spec);
+            assert!(placed.iter().any(|p| p.of == LabelOf::Zoom), "{size:?}");
+            for (i, p) in placed.iter().enumerate() {
+                for q in &placed[i + 1..] {
+                    let (a, b) = (p.rect, q.rect);
+                    let apart = a.2 < b.0 || b.2 < a.0 || a.3 < b.1 || b.3 < a.1;
+                    assert!(apart, "{size:?} {:?}: {p:?} overlaps {q:?}", spec.kind);
+                }
+            }
+            let (left, _, right, _) = slccache::report::draw::plot_rect_of(&spec);
+            let px = |v: f64| {
+                left as f64 + (v - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64
+            };
+            for p in &placed {
+                if let LabelOf::Band(i) = p.of {
+                    let b = &spec.bands[i];
+                    assert!(
+                        p.rect.0 as f64 >= px(b.x0) - 1.0 && p.rect.2 as f64 <= px(b.x1) + 1.0,
+                        "{size:?} {:?}: {p:?} outside its band {:.1}..{:.1}",
+                        spec.kind,
+                        px(b.x0),
+                        px(b.x1)
+                    );
+                    assert!(!p.lines[0].contains('←') && !p.lines[0].contains('→'));
+                }
+            }
+        }
+    }
+}
+
 pub fn a_gradual_drop_without_a_cliff_is_annotated() {
     // 1000 MB/s falling steadily to 400 MB/s: no single cliff, but a 60% drop.
     let pts: Vec<(f64, f64, f64)> = (1..=600)
@@ -1006,12 +1149,12 @@ pub fn a_short_cache_phase_gets_its_level_label() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for chart in ["throughput-time.svg", "throughput-data.svg"] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
-        // Inside its band, or beside it pointing at it.
+        // Inside its band (its level alone where the name does not fit), never beside it.
         assert!(
-            svg.contains("aria-label=\"SLC cache: 1")
-                || svg.contains("aria-label=\"← SLC cache: 1"),
+            svg.contains("aria-label=\"SLC cache: 1") || svg.contains("aria-label=\"1"),
             "{chart}: no level label for the cache phase"
         );
+        assert!(!svg.contains("aria-label=\"← "), "{chart}");
         assert!(svg.contains("aria-label=\"after the cache: "), "{chart}");
     }
 }
@@ -1037,7 +1180,8 @@ pub fn the_card_never_cuts_the_simulated_marker() {
 
 /// `simulate fx700-2tb --cliffs 2`: the third phase (129 MB/s, a sliver at the right edge of
 /// the data chart) and the first (a sliver at the left of the time chart) once had no label.
-/// Every phase band now carries one, beside the band when it is too narrow.
+/// Every phase band wide enough for one now carries one, inside the band; a label beside a
+/// narrow band sat on another phase's tint, so a band too narrow has none.
 pub fn every_phase_band_is_labelled() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f");
@@ -1051,22 +1195,31 @@ pub fn every_phase_band_is_labelled() {
     for chart in ["throughput-time.svg", "throughput-data.svg"] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
         let texts = svg_texts(&svg).unwrap();
-        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s"); one
-        // outside its band points at it ("← SLC cache: 4979 MB/s", "... 129 MB/s →").
+        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s"), inside
+        // its band: a band too narrow for either form has none (a label beside it, "← SLC
+        // cache: ...", sat on another phase's tint).
         let band_labels: Vec<String> = texts
             .iter()
-            .map(|t| {
-                t.trim_start_matches("← ")
-                    .trim_end_matches(" →")
-                    .to_string()
-            })
             .filter(|t| t.ends_with(" MB/s") && !t.contains("->") && !t.contains("&gt;"))
+            .cloned()
             .collect();
-        assert_eq!(band_labels.len(), 3, "{chart}: {band_labels:?}");
         assert!(
-            band_labels
+            (2..=3).contains(&band_labels.len()),
+            "{chart}: {band_labels:?}"
+        );
+        assert!(
+            !texts
                 .iter()
-                .any(|t| t.starts_with("after the cache (folding)")),
+                .any(|t| t.starts_with("← ") || t.ends_with(" →")),
+            "{chart}: {texts:?}"
+        );
+        // The folding phase is wide on the time chart (a sliver at the right edge of the
+        // data chart, too narrow for a label inside it).
+        assert!(
+            chart != "throughput-time.svg"
+                || band_labels
+                    .iter()
+                    .any(|t| t.starts_with("after the cache (folding)")),
             "{chart}: {band_labels:?}"
         );
         // The legend names each tint as its band is named: the tier-2 tint was "after the
@@ -1079,12 +1232,4 @@ pub fn every_phase_band_is_labelled() {
             assert!(!texts.iter().any(|t| t == name), "{chart}: {texts:?}");
         }
     }
-    // The cache band of the time chart is too narrow for its label, which sat right of the
-    // cliff on the tier-2 tint, pointing at nothing.
-    let svg = std::fs::read_to_string(out.join("throughput-time.svg")).unwrap();
-    let texts = svg_texts(&svg).unwrap();
-    assert!(
-        texts.iter().any(|t| t.starts_with("← SLC cache: ")),
-        "{texts:?}"
-    );
 }

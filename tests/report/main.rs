@@ -33,6 +33,8 @@ fn main() -> std::process::ExitCode {
             charts::thermal_throttling_has_a_tint_and_a_legend_entry_of_its_own,
             charts::a_comparison_marks_each_runs_thermal_throttling,
             charts::chart_subtitles_give_the_rates_and_lose_only_whole_clauses,
+            charts::a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts,
+            charts::placed_labels_neither_overlap_nor_leave_their_phase,
             charts::a_gradual_drop_without_a_cliff_is_annotated,
             charts::data_axis_unit_follows_the_range,
             charts::footer_at_10ms_leaves_no_orphan,

@@ -108,10 +108,20 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
         Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
         _ => crate::units::capitalized(&f.cache_text(units)),
     };
-    let mut v = vec![Clause {
-        forms: vec![cache],
-        keep: true,
-        rank: 0,
+    let mut v = vec![match f.wrapped_short_text(units) {
+        // A cliff past the span: its long form (with the interval, and why it is no size)
+        // fills a line on its own, so it takes the card's short form before the rates give
+        // way, and never loses the words that say it is no cache size.
+        Some(short) => Clause {
+            forms: vec![cache, crate::units::capitalized(&short)],
+            keep: true,
+            rank: 2,
+        },
+        None => Clause {
+            forms: vec![cache],
+            keep: true,
+            rank: 0,
+        },
     }];
     // The rates either side of the cache, in the words of the terminal's results.
     match (f.in_cache_text(units), f.after_caveated(units)) {

@@ -1,7 +1,126 @@
 //! The labels over the plot: the cliff and return markers' labels in their rows at the top,
-//! and each phase band's label placed where it hides none of the data it names.
+//! and each phase band's label placed inside its band where it hides none of the data it
+//! names ([`placed_labels`] says where each goes).
 
 use super::*;
+
+/// What a placed label is: a marker's (by its index in [`ChartSpec::markers`]), the zoom
+/// mark's, or a phase band's (by its index in [`ChartSpec::bands`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelOf {
+    /// A cliff or return marker's label box.
+    Marker(usize),
+    /// The bracket along the top of the plot over the stretch a zoomed chart enlarges.
+    ZoomBracket,
+    /// The zoom mark's label box ("enlarged in ...").
+    Zoom,
+    /// A phase band's label.
+    Band(usize),
+}
+
+/// A label as drawn: what it is, its text and its box in pixels (x0, y0, x1, y1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlacedLabel {
+    /// What it labels.
+    pub of: LabelOf,
+    /// Its lines.
+    pub lines: Vec<String>,
+    /// Its box, pixels: (x0, y0, x1, y1).
+    pub rect: (i32, i32, i32, i32),
+}
+
+/// Every label over the plot of `spec` where the drawing puts it: the marker labels in their
+/// rows at the top (below the zoom bracket, when there is one), the zoom mark, and each band
+/// label that found a place inside its band clear of all of them; a band label that finds
+/// none is left out.
+pub fn placed_labels(spec: &ChartSpec) -> Vec<PlacedLabel> {
+    let l = super::layout_of(spec);
+    let (left, top, right, bottom) = l.plot_rect();
+    let p = Px {
+        left,
+        top,
+        right,
+        bottom,
+    };
+    place(spec, &p, &l)
+}
+
+/// The zoom bracket's geometry: (a, b, y of its line, tick length, line width).
+pub(super) fn zoom_bracket(
+    spec: &ChartSpec,
+    p: &Px,
+    l: &Layout,
+) -> Option<(i32, i32, i32, i32, u32)> {
+    let z = spec.zoom.as_ref()?;
+    let s = l.scale;
+    let a = p.x(&spec.x, z.x0);
+    let b = p.x(&spec.x, z.x1).max(a + 3);
+    let w = ((2.5 * s).round() as u32).max(1);
+    let y = p.top + (2.0 * s) as i32;
+    let tick = (10.0 * s) as i32;
+    Some((a, b, y, tick, w))
+}
+
+fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
+    let gap = l.label_gap() as i32;
+    let bracket = zoom_bracket(spec, p, l);
+    // The rows start below the zoom bracket (its line and its ticks), so no box covers it.
+    let rows_top = match bracket {
+        Some((_, _, y, tick, w)) => y + tick + w as i32,
+        None => p.top,
+    };
+    let rows = spec
+        .markers
+        .iter()
+        .filter(|m| !m.lines.is_empty())
+        .map(|m| m.row + 1)
+        .max()
+        .unwrap_or(0);
+    let mut row_h = vec![0i32; rows];
+    for m in spec.markers.iter().filter(|m| !m.lines.is_empty()) {
+        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
+    }
+    let mut out = Vec::new();
+    for (i, m) in spec.markers.iter().enumerate() {
+        if m.lines.is_empty() {
+            continue;
+        }
+        let bw = l.label_box_w(&m.lines).round() as i32;
+        let bh = l.label_box_h(m.lines.len()).round() as i32;
+        let xm = p.x(&spec.x, m.x);
+        let x0 = match m.side {
+            LabelSide::Right => xm + gap,
+            LabelSide::Left => xm - gap - bw,
+        }
+        .clamp(p.left + 2, (p.right - bw - 2).max(p.left + 2));
+        let y0 = rows_top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<i32>();
+        out.push(PlacedLabel {
+            of: LabelOf::Marker(i),
+            lines: m.lines.clone(),
+            rect: (x0, y0, x0 + bw, y0 + bh),
+        });
+    }
+    if let (Some(z), Some((a, b, y, tick, w))) = (&spec.zoom, bracket) {
+        out.push(PlacedLabel {
+            of: LabelOf::ZoomBracket,
+            lines: vec![],
+            rect: (a, y - w as i32, b, y + tick),
+        });
+        let bw = l.label_box_w(&z.lines).round() as i32;
+        let bh = l.label_box_h(z.lines.len()).round() as i32;
+        let x0 = (b + gap).min(p.right - bw - 2);
+        // Below the rows of marker labels, if any.
+        let y0 = rows_top + gap + row_h.iter().map(|h| h + gap).sum::<i32>();
+        out.push(PlacedLabel {
+            of: LabelOf::Zoom,
+            lines: z.lines.clone(),
+            rect: (x0, y0, x0 + bw, y0 + bh),
+        });
+    }
+    let boxes: Vec<(i32, i32, i32, i32)> = out.iter().map(|b| b.rect).collect();
+    out.extend(place_band_labels(spec, p, l, &boxes));
+    out
+}
 
 /// Marker labels in their rows at the top; band labels where they hide no data.
 pub(super) fn draw_labels<DB: DrawingBackend>(
@@ -14,45 +133,36 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
     let f = l.font(font_px::LABEL);
     let cs = colors(spec.theme);
     let st = Style::new(f).color(cs.title);
-    let gap = l.label_gap() as i32;
+    let band_st = Style::new(f).color(cs.text);
     let pad = (0.4 * f) as i32;
     let line_h = (1.25 * f) as i32;
-    let rows = spec
-        .markers
-        .iter()
-        .filter(|m| !m.lines.is_empty())
-        .map(|m| m.row + 1)
-        .max()
-        .unwrap_or(0);
-    let mut row_h = vec![0i32; rows];
-    for m in spec.markers.iter().filter(|m| !m.lines.is_empty()) {
-        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
+    let placed = place(spec, p, l);
+    // The band labels first, under the boxes (they never overlap them).
+    for b in placed.iter().filter(|b| matches!(b.of, LabelOf::Band(_))) {
+        let (x0, y0, x1, y1) = b.rect;
+        root.draw(&Rectangle::new(
+            [(x0, y0), (x1, y1)],
+            color(cs.bg).mix(0.75).filled(),
+        ))
+        .map_err(err)?;
+        root.draw(&Label::new(
+            b.lines[0].clone(),
+            (x0 + pad, y0 + pad),
+            band_st,
+        ))
+        .map_err(err)?;
     }
-    let boxes: Vec<(i32, i32, i32, i32)> = spec
-        .markers
-        .iter()
-        .map(|m| {
-            if m.lines.is_empty() {
-                return (0, 0, -1, -1);
-            }
-            let bw = l.label_box_w(&m.lines).round() as i32;
-            let bh = l.label_box_h(m.lines.len()).round() as i32;
-            let xm = p.x(&spec.x, m.x);
-            let x0 = match m.side {
-                LabelSide::Right => xm + gap,
-                LabelSide::Left => xm - gap - bw,
-            }
-            .clamp(p.left + 2, (p.right - bw - 2).max(p.left + 2));
-            let y0 = p.top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<i32>();
-            (x0, y0, x0 + bw, y0 + bh)
-        })
-        .collect();
-    draw_band_labels(root, spec, p, l, &boxes)?;
-    for (m, &(x0, y0, x1, y1)) in spec.markers.iter().zip(&boxes) {
-        if m.lines.is_empty() {
-            continue;
-        }
-        group(m.group);
+    for b in &placed {
+        let (edge, grp) = match b.of {
+            LabelOf::Marker(i) => (
+                ink(spec.theme, spec.markers[i].style.color),
+                spec.markers[i].group,
+            ),
+            LabelOf::Zoom => (cs.title, None),
+            _ => continue,
+        };
+        let (x0, y0, x1, y1) = b.rect;
+        group(grp);
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y1)],
             color(cs.bg).mix(0.92).filled(),
@@ -61,13 +171,13 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y1)],
             ShapeStyle {
-                color: color(ink(spec.theme, m.style.color)).mix(1.0),
+                color: color(edge).mix(1.0),
                 filled: false,
                 stroke_width: ((1.5 * l.scale).round() as u32).max(1),
             },
         ))
         .map_err(err)?;
-        for (i, line) in m.lines.iter().enumerate() {
+        for (i, line) in b.lines.iter().enumerate() {
             let s = if i == 0 { st.bold() } else { st };
             root.draw(&Label::new(
                 line.clone(),
@@ -81,74 +191,49 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Each band's label goes just above the highest point of the lines over the label, or just
-/// below the lowest, or at the bottom, whichever first fits inside the plot without covering a
-/// cliff label; so it does not hide the data it describes.
-pub(super) fn draw_band_labels<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
+/// Each band's label goes inside its band, just above the highest point of the lines over the
+/// label, or just below the lowest, or at the bottom, whichever first fits inside the plot
+/// without covering a marker label or the zoom mark; so it does not hide the data it
+/// describes. The short label where the long one has no room; none where neither fits (a
+/// label outside its band would sit on another phase's tint).
+fn place_band_labels(
     spec: &ChartSpec,
     p: &Px,
     l: &Layout,
     boxes: &[(i32, i32, i32, i32)],
-) -> Result<()> {
+) -> Vec<PlacedLabel> {
     let f = l.font(font_px::LABEL);
     let cs = colors(spec.theme);
     let st = Style::new(f).color(cs.text);
     let gap = l.label_gap() as i32;
     let pad = (0.4 * f) as i32;
     let h = (1.25 * f) as i32 + 2 * pad - (0.25 * f) as i32;
-    for b in &spec.bands {
+    let mut out = Vec::new();
+    for (i, b) in spec.bands.iter().enumerate() {
         let (a, z) = (
             p.x(&spec.x, b.x0).max(p.left),
             p.x(&spec.x, b.x1).min(p.right),
         );
         let avail = z - a - 2 * gap;
-        let inside = [&b.label, &b.short_label]
+        let placed = [&b.label, &b.short_label]
             .into_iter()
+            .filter(|t| !t.is_empty())
             .map(|t| (t, st.width(t) as i32))
-            .find(|(_, w)| w + 2 * pad <= avail);
-        // A band too narrow for its label (a short cache phase): the label goes just right of
-        // the band, or left of it when the plot ends there (a last phase that is a sliver at
-        // the right edge), beside its level, where no line and no cliff label is (below); the
-        // short label when the long one finds no room.
-        // Outside its band, a label points at it ("← SLC cache: 5017 MB/s" right of the
-        // band, "... →" left of it), so that it is not read as the label of the tint it sits
-        // on.
-        let outside = inside.is_none();
-        let tries: Vec<((String, i32), i32)> = match inside {
-            Some((t, w)) => vec![((t.clone(), w), a + gap)],
-            None => [&b.label, &b.short_label]
-                .into_iter()
-                .filter(|t| !t.is_empty())
-                .flat_map(|t| {
-                    let right = format!("← {t}");
-                    let left = format!("{t} →");
-                    let (wr, wl) = (st.width(&right) as i32, st.width(&left) as i32);
-                    [
-                        ((right.clone(), wr), z + gap),
-                        ((right, wr), z + 4 * gap),
-                        ((left, wl), a - gap - wl - 2 * pad),
-                    ]
-                })
-                .collect(),
-        };
-        let placed = tries.into_iter().find_map(|((t, w), x0)| {
-            band_label_y(spec, p, boxes, (a, z), (x0, w, h), (gap, pad), outside)
-                .map(|y0| (t, w, x0, y0))
-        });
+            .filter(|(_, w)| w + 2 * pad <= avail)
+            .find_map(|(t, w)| {
+                band_label_y(spec, p, boxes, a, (a + gap, w, h), (gap, pad))
+                    .map(|y0| (t.clone(), w, a + gap, y0))
+            });
         let Some((text, w, x0, y0)) = placed else {
             continue;
         };
-        let x1 = x0 + w + 2 * pad;
-        root.draw(&Rectangle::new(
-            [(x0, y0), (x1, y0 + h)],
-            color(cs.bg).mix(0.75).filled(),
-        ))
-        .map_err(err)?;
-        root.draw(&Label::new(text, (x0 + pad, y0 + pad), st))
-            .map_err(err)?;
+        out.push(PlacedLabel {
+            of: LabelOf::Band(i),
+            lines: vec![text],
+            rect: (x0, y0, x0 + w + 2 * pad, y0 + h),
+        });
     }
-    Ok(())
+    out
 }
 
 /// Where a band label of text width `w` and height `h` with its left edge at `x0` goes: the
@@ -157,10 +242,9 @@ fn band_label_y(
     spec: &ChartSpec,
     p: &Px,
     boxes: &[(i32, i32, i32, i32)],
-    (a, z): (i32, i32),
+    a: i32,
     (x0, w, h): (i32, i32, i32),
     (gap, pad): (i32, i32),
-    outside: bool,
 ) -> Option<i32> {
     let x1 = x0 + w + 2 * pad;
     if x0 < p.left + gap || x1 > p.right - gap {
@@ -180,15 +264,11 @@ fn band_label_y(
         ys.sort_unstable();
         ys
     };
-    let ys = if outside {
-        // The band's own level, from the points inside the band.
-        ys_where(&|x| x >= a && x < z)
-    } else {
-        // The lines' extent over the label, leaving out the edge of the band (where the line
-        // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips
-        // and the sample that straddles the cliff), so the label sits next to the level it
-        // names.
-        let ys_in = |from: i32| ys_where(&|x| x > from && x <= x1 + gap);
+    // The lines' extent over the label, leaving out the edge of the band (where the line
+    // comes down a cliff) and the highest and lowest sixth of the points (spikes, dips and
+    // the sample that straddles the cliff), so the label sits next to the level it names.
+    let ys_in = |from: i32| ys_where(&|x| x > from && x <= x1 + gap);
+    let ys = {
         let ys = ys_in(a + 3 * gap);
         if ys.len() < 3 {
             ys_in(a)
@@ -197,44 +277,20 @@ fn band_label_y(
         }
     };
     let (hi, lo) = level_extent(&ys);
-    // Outside its band, a label must also keep off every line point under it.
-    let clear_of_lines = |y0: i32| {
-        !outside
-            || spec
-                .series
-                .iter()
-                .flat_map(|s| s.points.iter())
-                .filter(|q| !spec.y.log || q.1 > 0.0)
-                .all(|q| {
-                    let (x, y) = (p.x(&spec.x, q.0), p.y(&spec.y, q.1));
-                    x < x0 - gap || x > x1 + gap || y < y0 - gap || y > y0 + h + gap
-                })
-    };
     let free = |y0: i32| {
         y0 >= p.top + gap
             && y0 + h <= p.bottom - gap
             && boxes
                 .iter()
                 .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
-            && clear_of_lines(y0)
     };
     let mut cands = Vec::new();
     if hi != i32::MAX {
-        if outside {
-            // Level with the band's line, where it is clear.
-            cands.push((hi + lo) / 2 - h / 2);
-        }
         cands.push(hi - 2 * gap - h);
         cands.push(lo + 2 * gap);
     }
-    if !outside {
-        cands.push(p.bottom - gap - h);
-    }
-    cands.into_iter().find(|&y| free(y)).or(if outside {
-        None
-    } else {
-        Some(p.bottom - gap - h)
-    })
+    cands.push(p.bottom - gap - h);
+    cands.into_iter().find(|&y| free(y))
 }
 
 /// The pixel rows a band label must keep clear of, from the sorted pixel rows `ys` of the

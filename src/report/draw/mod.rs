@@ -31,6 +31,7 @@ use crate::report::draw::text::{Label, Style};
 pub use frame::fit_text;
 use frame::{band_alpha, draw_axes, draw_footer, draw_grid, draw_header};
 use labels::draw_labels;
+pub use labels::{placed_labels, LabelOf, PlacedLabel};
 pub(crate) use lines::plot_paths;
 pub use lines::split_at_reversals;
 use lines::stroke;
@@ -321,73 +322,27 @@ fn draw<DB: DrawingBackend>(
 }
 
 /// The stretch a zoomed chart enlarges: a bracket along the top of the plot and a thin
-/// outline over the stretch, with a label box just right of it at the top.
+/// outline over the stretch (its label box is placed and drawn with the other labels).
 fn draw_zoom_mark<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     spec: &ChartSpec,
     p: &Px,
     l: &Layout,
 ) -> Result<()> {
-    let Some(z) = &spec.zoom else {
+    let Some((a, b, y, tick, w)) = labels::zoom_bracket(spec, p, l) else {
         return Ok(());
     };
     let cs = colors(spec.theme);
-    let s = l.scale;
-    let a = p.x(&spec.x, z.x0);
-    let b = p.x(&spec.x, z.x1).max(a + 3);
-    let w = ((2.5 * s).round() as u32).max(1);
     root.draw(&Rectangle::new(
         [(a, p.top), (b, p.bottom)],
         color(cs.title).mix(0.7).stroke_width(1),
     ))
     .map_err(err)?;
-    let y = p.top + (2.0 * s) as i32;
-    let tick = (10.0 * s) as i32;
     root.draw(&PathElement::new(
         vec![(a, y + tick), (a, y), (b, y), (b, y + tick)],
         color(cs.title).stroke_width(w),
     ))
     .map_err(err)?;
-    let f = l.font(font_px::LABEL);
-    let st = Style::new(f).color(cs.title);
-    let pad = (0.4 * f) as i32;
-    let line_h = (1.25 * f) as i32;
-    let bw = l.label_box_w(&z.lines).round() as i32;
-    let bh = l.label_box_h(z.lines.len()).round() as i32;
-    let gap = l.label_gap() as i32;
-    let x0 = (b + gap).min(p.right - bw - 2);
-    // Below the rows of cliff labels, if any.
-    let rows = spec
-        .markers
-        .iter()
-        .filter(|m| !m.lines.is_empty())
-        .map(|m| m.row + 1)
-        .max()
-        .unwrap_or(0);
-    let mut row_h = vec![0i32; rows];
-    for m in spec.markers.iter().filter(|m| !m.lines.is_empty()) {
-        row_h[m.row] = row_h[m.row].max(l.label_box_h(m.lines.len()).round() as i32);
-    }
-    let y0 = p.top + gap + row_h.iter().map(|h| h + gap).sum::<i32>();
-    root.draw(&Rectangle::new(
-        [(x0, y0), (x0 + bw, y0 + bh)],
-        color(cs.bg).mix(0.92).filled(),
-    ))
-    .map_err(err)?;
-    root.draw(&Rectangle::new(
-        [(x0, y0), (x0 + bw, y0 + bh)],
-        color(cs.title).stroke_width(((1.5 * s).round() as u32).max(1)),
-    ))
-    .map_err(err)?;
-    for (i, line) in z.lines.iter().enumerate() {
-        let st = if i == 0 { st.bold() } else { st };
-        root.draw(&Label::new(
-            line.clone(),
-            (x0 + pad, y0 + pad + i as i32 * line_h),
-            st,
-        ))
-        .map_err(err)?;
-    }
     Ok(())
 }
 

@@ -33,13 +33,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             format_bytes(*high_bytes as f64, u)
         ),
         // Past the span the figure counts blocks written twice: no cache size.
-        Cache::Wrapped {
-            bytes, span_bytes, ..
-        } => format!(
-            "No cache size: cliff after {}, past the {} span",
-            format_bytes(*bytes as f64, u),
-            format_bytes(*span_bytes as f64, u)
-        ),
+        Cache::Wrapped { .. } => {
+            crate::units::capitalized(&f.wrapped_short_text(u).expect("wrapped"))
+        }
         Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => format!(
             "Drop inside the first {} sample",
             crate::units::format_interval(d.interval_s)
