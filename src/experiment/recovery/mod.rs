@@ -38,6 +38,7 @@ use crate::detect::Analysis;
 use crate::error::usage;
 use crate::model::DriveModel;
 use crate::results::recovery::{BurstEnd, CacheFound, Reference};
+use crate::timeline::bounded::Kept;
 use crate::timeline::{RunMeta, Sample, Timeline};
 use crate::units::parse_duration;
 
@@ -53,8 +54,62 @@ pub const MIN_NO_CACHE_SAMPLES: usize = 6;
 pub struct BurstRule {
     rule: StopRule,
     reference: Option<Reference>,
-    /// The burst's samples (the rule keeps only its bounded view; a burst is short).
-    samples: Vec<Sample>,
+    /// When the burst's first sample began, s.
+    t0: Option<f64>,
+    /// Samples pushed.
+    pushed: usize,
+    /// The highest throughput of the samples after the first, bytes/s.
+    most_after_first: f64,
+    /// The burst's throughputs for the median of its second half, in bounded memory.
+    rates: Rates,
+}
+
+/// Throughputs in time order kept in bounded memory, as [`Kept`] keeps samples: every one up
+/// to the limit, then neighbours averaged in pairs and the group doubled each time it fills.
+#[derive(Debug, Clone)]
+struct Rates {
+    limit: usize,
+    group: usize,
+    whole: Vec<f64>,
+    /// The group still filling: its sum and count.
+    filling: (f64, usize),
+}
+
+impl Rates {
+    fn new(limit: usize) -> Rates {
+        Rates {
+            limit: limit.max(2),
+            group: 1,
+            whole: Vec::new(),
+            filling: (0.0, 0),
+        }
+    }
+
+    fn push(&mut self, rate: f64) {
+        self.filling = (self.filling.0 + rate, self.filling.1 + 1);
+        if self.filling.1 < self.group {
+            return;
+        }
+        self.whole.push(self.filling.0 / self.filling.1 as f64);
+        self.filling = (0.0, 0);
+        if self.whole.len() >= self.limit {
+            let old = std::mem::take(&mut self.whole);
+            self.whole = old
+                .chunks(2)
+                .map(|c| c.iter().sum::<f64>() / c.len() as f64)
+                .collect();
+            self.group *= 2;
+        }
+    }
+
+    /// Median of the second half (all of them while none were averaged).
+    fn tail_median(&self) -> f64 {
+        let mut v: Vec<f64> = self.whole[self.whole.len() / 2..].to_vec();
+        if self.filling.1 > 0 {
+            v.push(self.filling.0 / self.filling.1 as f64);
+        }
+        median(&mut v)
+    }
 }
 
 impl BurstRule {
@@ -67,13 +122,21 @@ impl BurstRule {
                 ..cfg
             }),
             reference,
-            samples: Vec::new(),
+            t0: None,
+            pushed: 0,
+            most_after_first: f64::NEG_INFINITY,
+            rates: Rates::new(Kept::for_run().limit()),
         }
     }
 
     /// Adds a sample; returns `Some(why)` when the burst should end.
     pub fn push(&mut self, s: &Sample) -> Option<BurstEnd> {
-        self.samples.push(s.clone());
+        let t0 = *self.t0.get_or_insert(s.t_start_s());
+        if self.pushed > 0 {
+            self.most_after_first = self.most_after_first.max(s.bytes_per_sec);
+        }
+        self.pushed += 1;
+        self.rates.push(s.bytes_per_sec);
         if self.rule.push(s.clone()) == Decision::Stop {
             return Some(BurstEnd::CliffConfirmed);
         }
@@ -82,13 +145,11 @@ impl BurstRule {
             return None;
         }
         let r = self.reference?;
-        let samples = &self.samples;
-        let t0 = samples.first()?.t_start_s();
         let now = s.t_s;
         let hold = self.rule.config().hold_s(0.0);
         let mid = r.after_cache_bytes_per_sec
             + 0.5 * (r.in_cache_bytes_per_sec - r.after_cache_bytes_per_sec);
-        let at_after = tail_rate(samples) < mid;
+        let at_after = self.rates.tail_median() < mid;
         // Past the longest cache phase plus the hold with no cliff, at the after-cache
         // level: nothing (or less than a sample) came back.
         let longest = r.max_cache_bytes / r.in_cache_bytes_per_sec.max(1.0);
@@ -98,12 +159,12 @@ impl BurstRule {
         // At the after-cache level from the second sample on, for the hold: whatever came
         // back fitted in the first sample.
         let one_level = self.rule.analysis().is_none_or(|a| a.phases.len() <= 1);
-        let from_second = samples.iter().skip(1).all(|x| x.bytes_per_sec < mid);
+        let from_second = self.most_after_first < mid;
         if at_after
             && one_level
             && from_second
             && now - t0 >= hold
-            && samples.len() >= MIN_NO_CACHE_SAMPLES
+            && self.pushed >= MIN_NO_CACHE_SAMPLES
         {
             return Some(BurstEnd::NoCache);
         }
@@ -221,8 +282,8 @@ pub trait TestDrive {
     fn idle(&mut self, secs: f64, stop: &AtomicBool, progress: &mut dyn FnMut(f64))
         -> Result<bool>;
     /// Writes sequentially from `start` until `rule` says stop, `max_bytes` are written or
-    /// `stop` is set; calls `on_sample` with every sample. Returns the samples and why the
-    /// burst ended.
+    /// `stop` is set; calls `on_sample` with every sample. Returns the samples, kept in
+    /// bounded memory ([`Kept::for_run`]: merged past its limit), and why the burst ended.
     fn burst(
         &mut self,
         start: u64,
@@ -230,7 +291,7 @@ pub trait TestDrive {
         rule: &mut BurstRule,
         stop: &AtomicBool,
         on_sample: &mut dyn FnMut(&Sample),
-    ) -> Result<(Vec<Sample>, BurstEnd)>;
+    ) -> Result<(Kept, BurstEnd)>;
     /// Data on the drive as a share of the span, 0 to 1 (where the experiment put it).
     fn fill_level(&self) -> f64;
     /// The cache available right now according to the model, bytes (`None` for real drives).

@@ -24,6 +24,7 @@ use crate::experiment::backends::make_backends;
 use crate::model::DriveModel;
 use crate::report::console::progress;
 use crate::sampler::{Clock, MonotonicClock, Sampler};
+use crate::timeline::bounded::Kept;
 use crate::timeline::{RunMeta, Sample, Workload};
 use crate::workload::{EngineKind, Pattern};
 
@@ -122,7 +123,9 @@ impl RealDrive {
     }
 
     /// Writes `blocks` blocks sequentially from `start`; feeds closed intervals to `on_rows`,
-    /// which returns true to stop. Returns the samples and why it ended.
+    /// which returns why to stop. Returns the samples (bounded: [`Kept::for_run`]), why it
+    /// ended, and the rows closed after the stop (the writes drained), which `on_rows` did
+    /// not see.
     fn write_run(
         &mut self,
         pattern: Pattern,
@@ -130,7 +133,7 @@ impl RealDrive {
         blocks: u64,
         stop: &AtomicBool,
         mut on_rows: impl FnMut(&[Sample]) -> Option<BurstEnd>,
-    ) -> Result<(Vec<Sample>, BurstEnd)> {
+    ) -> Result<(Kept, BurstEnd, Vec<Sample>)> {
         let cfg = self.w.clone();
         let backends = self.backends(start)?;
         self.engine_name = backends.first().map(|b| b.name()).unwrap_or("none");
@@ -151,9 +154,9 @@ impl RealDrive {
             &running,
         )
         .map_err(|e| anyhow!(e).context("cannot start a job thread"))?;
-        let mut samples: Vec<Sample> = Vec::new();
+        let mut samples = Kept::for_run();
         let end = 'run: loop {
-            let wake = sampler.deadline(samples.len() as u64);
+            let wake = sampler.deadline(samples.pushed());
             loop {
                 if stop.load(Ordering::SeqCst) {
                     break 'run BurstEnd::Interrupted;
@@ -168,9 +171,10 @@ impl RealDrive {
                 std::thread::sleep((wake - now).min(POLL));
             }
             let rows = sampler.collect(self.target.temperature_c());
-            let first_new = samples.len();
-            samples.extend(rows);
-            if let Some(why) = on_rows(&samples[first_new..]) {
+            for r in &rows {
+                samples.push(r);
+            }
+            if let Some(why) = on_rows(&rows) {
                 break why;
             }
         };
@@ -180,11 +184,14 @@ impl RealDrive {
         }
         let end_t = sampler.clock().now();
         // The last, partial interval (writes drained after the stop) completes the byte count.
-        samples.extend(sampler.finish(end_t, self.target.temperature_c()));
+        let drained = sampler.finish(end_t, self.target.temperature_c());
+        for r in &drained {
+            samples.push(r);
+        }
         if let Some(f) = shared.failure() {
             return Err(anyhow!("{f}"));
         }
-        Ok((samples, end))
+        Ok((samples, end, drained))
     }
 }
 
@@ -248,7 +255,7 @@ impl TestDrive for RealDrive {
         let total = blocks * bs;
         // The run's own stop flag: Ctrl-C, SIGTERM or SIGHUP ends the fill too, and the
         // experiment then writes its outputs (a fill can take an hour).
-        let (_, _) = self.write_run(Pattern::Seqwrite, from, blocks, stop, |rows| {
+        let (_, _, _) = self.write_run(Pattern::Seqwrite, from, blocks, stop, |rows| {
             if let Some(last) = rows.last() {
                 progress(last.bytes_total, total);
             }
@@ -295,17 +302,17 @@ impl TestDrive for RealDrive {
         rule: &mut BurstRule,
         stop: &AtomicBool,
         on_sample: &mut dyn FnMut(&Sample),
-    ) -> Result<(Vec<Sample>, BurstEnd)> {
+    ) -> Result<(Kept, BurstEnd)> {
         let blocks = max_bytes / self.w.block_size;
         if blocks == 0 {
-            return Ok((vec![], BurstEnd::EndOfSpan));
+            return Ok((Kept::for_run(), BurstEnd::EndOfSpan));
         }
-        let mut fed = 0usize;
         let pattern = self.w.pattern;
-        let (samples, end) = self.write_run(pattern, start, blocks, stop, |rows| {
+        let mut written = 0;
+        let (samples, end, drained) = self.write_run(pattern, start, blocks, stop, |rows| {
             let mut why = None;
             for r in rows {
-                fed += 1;
+                written = r.bytes_total;
                 on_sample(r);
                 if why.is_none() {
                     why = rule.push(r);
@@ -314,10 +321,10 @@ impl TestDrive for RealDrive {
             why
         })?;
         // Rows after the stop (the writes drained) are part of the timeline too.
-        for r in &samples[fed.min(samples.len())..] {
+        for r in &drained {
+            written = r.bytes_total;
             on_sample(r);
         }
-        let written = samples.last().map(|s| s.bytes_total).unwrap_or(0);
         self.extent = self.extent.max(start + written);
         Ok((samples, end))
     }

@@ -23,7 +23,7 @@ use crate::results::recovery::{
     FillPoint, FillSweepSection, FillSweepSummary, RecoveryPoint, RecoverySection, RecoverySummary,
     Reference, Settling,
 };
-use crate::timeline::{CsvWriter, Timeline};
+use crate::timeline::CsvWriter;
 use crate::units::short_secs;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -192,7 +192,9 @@ fn burst(
     let units = s.opts.units;
     let progress = &s.progress;
     progress.event(&format!("{step}: burst ({label})"));
+    let mut burst_written = 0;
     let (samples, end) = s.drive.burst(start, limit, &mut rule, stop, &mut |x| {
+        burst_written = x.bytes_total;
         if csv_err.is_none() {
             if let Err(e) = csv.append(x) {
                 csv_err = Some(e);
@@ -205,7 +207,7 @@ fn burst(
         ));
     })?;
     // What was written counts, also in a burst cut short: its samples are in its CSV.
-    *written += samples.last().map_or(0, |x| x.bytes_total);
+    *written += burst_written;
     if let Some(e) = csv_err {
         return Err(anyhow::Error::new(e).context(format!("writing {}", path.display())));
     }
@@ -214,7 +216,9 @@ fn burst(
     }
     let mut meta = s.drive.meta();
     meta.label = format!("{} ({label})", meta.label);
-    let timeline = Timeline { samples, meta };
+    // Every sample is in the burst's CSV; the analysis and the charts take the timeline kept
+    // in bounded memory (merged past `MAX_KEPT` samples, as a probe's).
+    let timeline = samples.into_timeline(meta);
     let analysis = analyze(&timeline);
     let cache = estimate_cache(&timeline, &analysis, reference);
     progress.event(&format!(
@@ -711,7 +715,7 @@ mod tests {
             rule: &mut BurstRule,
             stop: &AtomicBool,
             on: &mut dyn FnMut(&Sample),
-        ) -> Result<(Vec<Sample>, BurstEnd)> {
+        ) -> Result<(crate::timeline::bounded::Kept, BurstEnd)> {
             let (mut k, after) = (0, self.samples);
             self.inner.burst(start, max, rule, stop, &mut |x| {
                 on(x);

@@ -14,6 +14,7 @@ use anyhow::Result;
 use super::{BurstEnd, BurstRule, TestDrive};
 use crate::config::WorkloadConfig;
 use crate::model::{DriveModel, DriveState, Load};
+use crate::timeline::bounded::Kept;
 use crate::timeline::{RunMeta, Sample};
 
 /// A drive model run in virtual time.
@@ -146,11 +147,11 @@ impl TestDrive for VirtualDrive {
         rule: &mut BurstRule,
         stop: &AtomicBool,
         on_sample: &mut dyn FnMut(&Sample),
-    ) -> Result<(Vec<Sample>, BurstEnd)> {
+    ) -> Result<(Kept, BurstEnd)> {
         let t0 = self.t;
         let bs = self.load.block_size as f64;
         let in_flight = self.load.in_flight.unwrap_or(1) as f64;
-        let mut samples = Vec::new();
+        let mut samples = Kept::for_run();
         let mut exact = 0.0f64;
         let mut total = 0u64;
         let end = loop {
@@ -205,7 +206,7 @@ impl TestDrive for VirtualDrive {
             };
             self.t = end;
             on_sample(&s);
-            samples.push(s.clone());
+            samples.push(&s);
             if let Some(why) = rule.push(&s) {
                 break why;
             }
