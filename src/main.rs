@@ -97,6 +97,7 @@ fn main() {
     let selection = slccache::cli::OriginArgs {
         host: flags.host.clone(),
         tags: flags.tags.clone(),
+        db: flags.db.clone(),
     };
     let result = match cli.command {
         Command::Probe(a) => slccache::commands::probe::run(a),

@@ -115,6 +115,8 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             })
             .collect();
     }
+    // What the commands suggested below repeat, so that typed as shown they read these runs.
+    let given = shell::selection_args(sel.db.as_deref(), sel.host.as_deref(), &sel.tags);
     let narrowed = if sel.host.is_some() || !sel.tags.is_empty() {
         " (with the --host and --tag given)"
     } else {
@@ -123,7 +125,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     if rows.is_empty() {
         return Err(crate::error::usage(format!(
             "no recorded run has serial '{}' or a drive name containing it{narrowed} \
-             (see `slccache runs`)",
+             (see `slccache runs{given}`)",
             args.serial
         )));
     }
@@ -151,10 +153,10 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     if groups.is_empty() {
         return Err(crate::error::usage(format!(
             "'{}' matches {} but none of the --capacity and --drive-kind given \
-             (see `slccache runs --drive '{}'`)",
+             (see `slccache runs --drive {}{given}`)",
             args.serial,
             crate::units::count_text(all, "drive", "drives"),
-            args.serial
+            shell::quote(&args.serial)
         )));
     }
     // A drive named exactly as given is the one meant: `history hand` charts the drive
@@ -242,7 +244,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 }
             };
             s += &format!(
-                "\n  {}: {}\n      {pick}",
+                "\n  {}: {}\n      {pick}{given}",
                 drive_name(k, rs, opts.units),
                 crate::units::count_text(one_per_measurement(rs).len(), "run", "runs")
             );

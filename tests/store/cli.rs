@@ -1976,3 +1976,57 @@ pub fn a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure() {
         "{svg:.2000}"
     );
 }
+
+/// `history` with a name that matches several drives suggests a command for each; typed as
+/// printed, each reads the store given by --db (and keeps --host and --tag), not the default.
+pub fn history_suggestions_keep_the_db_given() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("my store.db");
+    for (spec, out) in [("960evo-250g", "a"), ("960evo-250g,cache=1GB", "b")] {
+        let (code, _, err) = slc(
+            &db,
+            &["simulate", spec, "--max-bytes", "3GB", "-q", "--out", out],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, _, err) = slc(&db, &["history", "960 EVO"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    let hints: Vec<&str> = err
+        .lines()
+        .filter(|l| l.trim_start().starts_with("slccache history"))
+        .collect();
+    assert_eq!(hints.len(), 2, "{err}");
+    let db_arg = format!(" --db '{}'", db.display());
+    for h in &hints {
+        assert!(h.ends_with(&db_arg), "{h}");
+    }
+    // The hint, typed as shown (without the --db put first), charts the drive.
+    let words: Vec<String> = hints[1]
+        .trim()
+        .strip_suffix(&db_arg)
+        .unwrap()
+        .split(' ')
+        .skip(1)
+        .map(String::from)
+        .collect();
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env_remove("SLCCACHE_DB")
+        .env("XDG_DATA_HOME", w.path().join("nowhere"))
+        .args(&words)
+        .arg("--db")
+        .arg(&db)
+        .args(["--out", "h"])
+        .current_dir(w.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    // A drive no run has: the listing suggested reads the same store, with the filters.
+    let (code, _, err) = slc(&db, &["history", "nosuch", "--tag", "k=v"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("`slccache runs{db_arg} --tag k=v`")),
+        "{err}"
+    );
+}
