@@ -2030,3 +2030,47 @@ pub fn history_suggestions_keep_the_db_given() {
         "{err}"
     );
 }
+
+/// A drive named as `runs --by drive` prints it is charted by `history`: a two-column CSV
+/// that named no drive ("hand (drive not recorded)"), and an emulated drive with options
+/// ("..., cache=1GB") beside the preset's own.
+pub fn history_takes_a_drive_as_the_store_prints_it() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let mut csv = String::from("time_s,MB/s\n");
+    for i in 0..120 {
+        csv += &format!("{i},{}\n", if i < 40 { 2000 } else { 500 });
+    }
+    std::fs::write(w.path().join("hand.csv"), csv).unwrap();
+    let (code, _, err) = slc(&db, &["analyze", "hand.csv", "-q", "--out", "a"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    for (spec, out) in [("960evo-250g", "b"), ("960evo-250g,cache=1GB", "c")] {
+        let (code, _, err) = slc(
+            &db,
+            &["simulate", spec, "--max-bytes", "3GB", "-q", "--out", out],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, listing, err) = slc(&db, &["runs", "--by", "drive", "--json"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let groups: Vec<serde_json::Value> = serde_json::from_str(&listing).unwrap();
+    let names: Vec<String> = groups
+        .iter()
+        .map(|g| g["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "hand (drive not recorded)"),
+        "{names:?}"
+    );
+    for (i, name) in names.iter().enumerate() {
+        let out = format!("h{i}");
+        let (code, stdout, err) = slc(&db, &["history", name, "--out", &out], w.path());
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(
+            stdout.starts_with(&format!("history of {name}: 1 run")),
+            "{stdout}"
+        );
+    }
+}
