@@ -8,7 +8,7 @@ use slccache::store::recorder::{self, Recording};
 
 fn main() {
     let args = slccache::cli::usage::join_negative_values(std::env::args_os().collect());
-    let mut cli = match Cli::try_parse_from(args) {
+    let mut cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             // `--help`, `--version` and `help` print to stdout (exit 0), usage errors to stderr
@@ -20,10 +20,17 @@ fn main() {
                     eprint!("{}", e.render());
                 } else {
                     // Told as every other error is: one line "slccache: error: ...", then a
-                    // short usage hint.
+                    // short usage hint. A value a validator refused says what is wrong with
+                    // it, with no usage added; every other parser error gives the usage of
+                    // the command typed, where clap's own text has none.
+                    let rendered = e.render().to_string();
                     eprintln!(
                         "{}",
-                        slccache::cli::usage::usage_error_text(&e.render().to_string())
+                        if e.kind() == clap::error::ErrorKind::ValueValidation {
+                            slccache::cli::usage::usage_error_text(&rendered)
+                        } else {
+                            slccache::cli::usage::usage_error_text_for(&rendered, &args)
+                        }
                     );
                 }
                 std::process::exit(e.exit_code());
@@ -97,6 +104,7 @@ fn main() {
     let selection = slccache::cli::OriginArgs {
         host: flags.host.clone(),
         tags: flags.tags.clone(),
+        db: flags.db.clone(),
     };
     let result = match cli.command {
         Command::Probe(a) => slccache::commands::probe::run(a),

@@ -129,6 +129,23 @@ pub fn mask_db_args(args: &[String]) -> Vec<String> {
     out
 }
 
+/// The flags that chose a store and its runs (`--db`, `--host`, each `--tag`), as given, written
+/// to follow a suggested command (` --db x.db --host lab`), so that the command typed as shown
+/// reads the runs this one read; `--db` shown as [`mask_db_args`] shows it.
+pub fn selection_args(db: Option<&str>, host: Option<&str>, tags: &[String]) -> String {
+    let mut words = Vec::new();
+    if let Some(db) = db {
+        words.extend(mask_db_args(&["--db".to_string(), db.to_string()]));
+    }
+    if let Some(h) = host {
+        words.extend(["--host".to_string(), h.to_string()]);
+    }
+    for t in tags {
+        words.extend(["--tag".to_string(), t.clone()]);
+    }
+    words.iter().map(|w| format!(" {}", quote(w))).collect()
+}
+
 /// A command line as `report.html` keeps it (words quoted as [`quote`] writes them), with the
 /// value of `--db` masked as [`mask_db_args`] does: for command lines read back from a stored
 /// run or an older report.

@@ -94,13 +94,16 @@ pub struct LibraryArgs {
     pub tag: Vec<String>,
 }
 
-/// `--host` and `--tag` of `runs` and `history` (filters there).
+/// `--host` and `--tag` of `runs` and `history` (filters there), and the `--db` given, which
+/// the commands they suggest repeat.
 #[derive(Debug, Clone, Default)]
 pub struct OriginArgs {
     /// `--host`.
     pub host: Option<String>,
     /// `--tag`, as given.
     pub tags: Vec<String>,
+    /// `--db`, as given.
+    pub db: Option<String>,
 }
 
 /// Workload options shared by `probe` and `simulate`. All optional so a scenario file can set

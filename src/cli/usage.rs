@@ -81,6 +81,36 @@ pub fn join_negative_values(args: Vec<OsString>) -> Vec<OsString> {
     out
 }
 
+/// The usage line of the (sub)command that `args` (the program's name first) name, as clap
+/// renders it ("Usage: slccache runs [OPTIONS] [COMMAND]"): for an error whose rendering
+/// gives none (a flag that takes a value given without one).
+pub fn usage_of(args: &[OsString]) -> String {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut cur = &mut cmd;
+    for a in args.iter().skip(1) {
+        let Some(w) = a.to_str() else { break };
+        if w.starts_with('-') {
+            continue;
+        }
+        match cur.find_subcommand(w).map(|c| c.get_name().to_string()) {
+            Some(name) => cur = cur.find_subcommand_mut(&name).expect("found"),
+            None => break,
+        }
+    }
+    cur.render_usage().to_string()
+}
+
+/// [`usage_error_text`] of clap's `rendered` error for `args`, with the usage of the command
+/// they name where the rendering gives none.
+pub fn usage_error_text_for(rendered: &str, args: &[OsString]) -> String {
+    if rendered.lines().any(|l| l.trim().starts_with("Usage: ")) {
+        usage_error_text(rendered)
+    } else {
+        usage_error_text(&format!("{rendered}\n{}\n", usage_of(args)))
+    }
+}
+
 /// A usage error as clap renders it ("error: ...", indented details, tips, a usage line and
 /// "For more information, try '--help'.") told as slccache tells every error: one line
 /// `slccache: error: ...` with the details and useful tips in it, then one short hint with

@@ -11,6 +11,7 @@ use crate::report::outputs::experiments::write_history_outputs;
 use crate::shell;
 use crate::store::drive::{by_drive, drive_kind, drive_name, one_per_measurement, DriveKey};
 use crate::store::{recorder, Filter, RunRow, Store};
+use crate::units::UnitSystem;
 
 /// NVMe data units are 1000 sectors of 512 bytes.
 const DATA_UNIT_BYTES: f64 = 512_000.0;
@@ -28,6 +29,14 @@ fn capacity_arg(bytes: u64) -> String {
         }
     }
     shell::size_arg(bytes)
+}
+
+/// Whether `text` is the drive's name as `runs --by drive` and `history` print it
+/// ([`drive_name`]), in decimal or binary units, any case.
+fn printed_as(key: &DriveKey, rows: &[&RunRow], text: &str) -> bool {
+    [UnitSystem::Decimal, UnitSystem::Binary]
+        .into_iter()
+        .any(|u| drive_name(key, rows, u).eq_ignore_ascii_case(text.trim()))
 }
 
 /// Runs `slccache history`; `sel` holds `--host` (only those hosts' runs, one
@@ -115,6 +124,19 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             })
             .collect();
     }
+    if rows.is_empty() {
+        // A drive named as `runs --by drive` and this command print it ("hand (drive not
+        // recorded)", "... 500GB (simulated), cache=8GB"), in either system of units.
+        let all = store.list(&base)?;
+        let named: Vec<RunRow> = by_drive(&all)
+            .iter()
+            .filter(|(k, rs)| printed_as(k, rs, &args.serial))
+            .flat_map(|(_, rs)| rs.iter().map(|r| (*r).clone()))
+            .collect();
+        rows = named;
+    }
+    // What the commands suggested below repeat, so that typed as shown they read these runs.
+    let given = shell::selection_args(sel.db.as_deref(), sel.host.as_deref(), &sel.tags);
     let narrowed = if sel.host.is_some() || !sel.tags.is_empty() {
         " (with the --host and --tag given)"
     } else {
@@ -123,7 +145,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     if rows.is_empty() {
         return Err(crate::error::usage(format!(
             "no recorded run has serial '{}' or a drive name containing it{narrowed} \
-             (see `slccache runs`)",
+             (see `slccache runs{given}`)",
             args.serial
         )));
     }
@@ -151,19 +173,30 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     if groups.is_empty() {
         return Err(crate::error::usage(format!(
             "'{}' matches {} but none of the --capacity and --drive-kind given \
-             (see `slccache runs --drive '{}'`)",
+             (see `slccache runs --drive {}{given}`)",
             args.serial,
             crate::units::count_text(all, "drive", "drives"),
-            args.serial
+            shell::quote(&args.serial)
         )));
     }
     // A drive named exactly as given is the one meant: `history hand` charts the drive
     // named "hand", not "hand0" beside it (the advice below picks a drive by its name).
-    let exact: Vec<DriveKey> = groups
-        .keys()
-        .filter(|k| matches!(k, DriveKey::Model(m, ..) if m.trim().eq_ignore_ascii_case(args.serial.trim())))
-        .cloned()
+    // A drive named as the store prints it is the one meant before any whose model has
+    // that name.
+    let printed: Vec<DriveKey> = groups
+        .iter()
+        .filter(|(k, rs)| printed_as(k, rs, &args.serial))
+        .map(|(k, _)| k.clone())
         .collect();
+    let exact: Vec<DriveKey> = if printed.is_empty() {
+        groups
+            .keys()
+            .filter(|k| matches!(k, DriveKey::Model(m, ..) if m.trim().eq_ignore_ascii_case(args.serial.trim())))
+            .cloned()
+            .collect()
+    } else {
+        printed
+    };
     if !exact.is_empty() && exact.len() < groups.len() {
         groups.retain(|k, _| exact.contains(k));
     }
@@ -242,7 +275,7 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 }
             };
             s += &format!(
-                "\n  {}: {}\n      {pick}",
+                "\n  {}: {}\n      {pick}{given}",
                 drive_name(k, rs, opts.units),
                 crate::units::count_text(one_per_measurement(rs).len(), "run", "runs")
             );

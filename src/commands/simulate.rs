@@ -138,7 +138,8 @@ pub fn summary_text(
         // Reads go past a write cache: the model reads at one rate ("2700 MB/s -> 2700 MB/s"
         // read as a cache that changed nothing).
         s += &format!(
-            "  model truth: reads at {} (the write cache plays no part)",
+            "  model truth: reads at {} as a filled drive would (the model keeps no map of \
+             written blocks; the write cache plays no part)",
             format_rate(truth.in_cache_bytes_per_sec, units)
         );
     } else if truth.cache_bytes > 0 {

@@ -646,8 +646,8 @@ fn cache_of(a: &Analysis) -> Cache {
 /// the cache. Where the stretch after the last cliff
 /// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
-/// is "thermal throttling"; a run's one level is "steady", or "the whole run" when it had too
-/// few samples to look for a cliff.
+/// is "thermal throttling"; a run's one level with no cliff is "mean" (no steady-state test is
+/// made of it), or "the whole run" when it had too few samples to look for a cliff.
 pub fn phase_names(a: &Analysis) -> Vec<String> {
     let cache = cache_of(a);
     let too_few = matches!(cache, Cache::TooFewSamples);
@@ -684,7 +684,9 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 PhaseKind::Steady if a.unconfirmed_drop.is_some() && a.cliffs.is_empty() => {
                     "mean, drop not confirmed".to_string()
                 }
-                PhaseKind::Steady => "steady".to_string(),
+                // No cliff: the run's one level is its mean. The steady-state test is made
+                // of the stretch after a cliff only, so it is not called steady.
+                PhaseKind::Steady => "mean".to_string(),
                 _ if after_last(p) => {
                     let folding = if p.kind == PhaseKind::Folding {
                         " (folding)"

@@ -424,10 +424,18 @@ impl DriveModel {
             return Err("capacity must be above zero".into());
         }
         if self.cache_empty() > self.capacity.0 {
+            // In the units a size is given in; in bytes where those round alike.
+            let d = crate::units::UnitSystem::Decimal;
+            let (mut cache, mut cap) = (
+                crate::units::format_bytes(self.cache_empty() as f64, d),
+                crate::units::format_bytes(self.capacity.0 as f64, d),
+            );
+            if cache == cap {
+                cache = format!("{} bytes", self.cache_empty());
+                cap = format!("{} bytes", self.capacity.0);
+            }
             return Err(format!(
-                "the cache ({} bytes) is larger than the capacity ({} bytes)",
-                self.cache_empty(),
-                self.capacity.0
+                "the cache ({cache}) is larger than the capacity ({cap})"
             ));
         }
         frac(self.dynamic_until, "dyn_until", true)?;

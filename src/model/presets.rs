@@ -1016,7 +1016,14 @@ mod tests {
             ("960evo-500g,cache", "not key=value"),
             ("960evo-500g,cache=lots", "invalid size"),
             ("960evo-500g,fill=2", "fill"),
-            ("960evo-500g,cache=900GB", "larger than the capacity"),
+            (
+                "960evo-500g,cache=900GB",
+                "the cache (900 GB) is larger than the capacity (500 GB)",
+            ),
+            (
+                "960evo-500g,cache=500000000001",
+                "the cache (500000000001 bytes) is larger than the capacity (500000000000 bytes)",
+            ),
         ] {
             let e = parse_spec(spec).unwrap_err();
             assert_eq!(crate::error::exit_code(&e), 2, "{spec}");

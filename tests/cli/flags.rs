@@ -888,12 +888,17 @@ pub fn usage_errors_are_one_line_and_negative_values_are_told() {
         &["simulate"],
         &["runs", "show"],
         &["bogus"],
+        // A flag that takes a value, given none: clap's error names no usage of its own.
+        &["runs", "--html"],
+        &["probe", "emu:960evo-250g", "--max-bytes"],
     ] {
         let l = lines(args);
         assert_eq!(l.len(), 2, "{args:?}: {l:?}");
         assert!(l[1].starts_with("  usage: slccache "), "{args:?}: {l:?}");
         assert!(l[1].ends_with(" --help`)"), "{args:?}: {l:?}");
     }
+    let l = lines(&["runs", "--html"]);
+    assert!(l[1].ends_with("(more: `slccache runs --help`)"), "{l:?}");
     // The hint names the help of the command given, with no flag in it.
     let l = lines(&["probe", "emu:960evo-250g", "--max-byte", "5GB"]);
     assert!(l[0].contains("'--max-bytes'"), "{l:?}");

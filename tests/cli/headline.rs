@@ -733,6 +733,28 @@ pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
     assert!(!inside.contains("steady"), "the card: {inside}");
     assert!(inside.starts_with("mean  "), "the card: {inside}");
     assert!(cache.contains("interrupted"), "the card: {cache}");
+    // report.md names its one phase as the card gives its rate.
+    assert_eq!(Findings::of(&a).phase_names, vec!["mean".to_string()]);
+    let run = slccache::report::charts::CompareRun {
+        name: "short",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::pages::markdown::report_md(&run, &[], U);
+    assert!(md.contains("| Phase 1 | mean: "), "{md}");
+    assert!(!md.contains("steady:"), "{md}");
+    // An emulation that fell short of its model, which the terminal warns of: the card's
+    // note says its rates measured the host.
+    let mut short = a.clone();
+    short.warnings.push(slccache::detect::Warning::new(
+        slccache::detect::WarningKind::EmulationShortfall,
+        "the emulation fell short of its model".to_string(),
+    ));
+    let note = slccache::report::pages::card::card_note_parts(&short, U).join(" · ");
+    assert!(
+        note.contains("the rates measured the host, not the model"),
+        "{note}"
+    );
     let cell = Findings::of(&a).cache_cell(U);
     assert!(cell.contains("interrupted"), "{cell}");
     // A run that was not interrupted says nothing of it.

@@ -308,7 +308,7 @@ pub fn no_cliff_says_so() {
         s.subtitle
     );
     assert_eq!(s.bands.len(), 1);
-    assert!(s.bands[0].label.starts_with("steady: "));
+    assert!(s.bands[0].label.starts_with("mean: "));
     assert!(s.legend.iter().all(|l| !l.name.starts_with("cliff")));
     assert!(s.y2.is_none());
 }

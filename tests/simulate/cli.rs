@@ -320,6 +320,8 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
         text.contains("model truth: reads at ") && !text.contains("model truth: cache"),
         "{text}"
     );
+    // As the README says of an emulated drive: it reads as a filled drive would.
+    assert!(text.contains("as a filled drive would"), "{text}");
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| Bytes read | 250 GB"), "{md}");
     assert!(!md.contains("Bytes written"), "{md}");

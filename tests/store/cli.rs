@@ -1976,3 +1976,101 @@ pub fn a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure() {
         "{svg:.2000}"
     );
 }
+
+/// `history` with a name that matches several drives suggests a command for each; typed as
+/// printed, each reads the store given by --db (and keeps --host and --tag), not the default.
+pub fn history_suggestions_keep_the_db_given() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("my store.db");
+    for (spec, out) in [("960evo-250g", "a"), ("960evo-250g,cache=1GB", "b")] {
+        let (code, _, err) = slc(
+            &db,
+            &["simulate", spec, "--max-bytes", "3GB", "-q", "--out", out],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, _, err) = slc(&db, &["history", "960 EVO"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    let hints: Vec<&str> = err
+        .lines()
+        .filter(|l| l.trim_start().starts_with("slccache history"))
+        .collect();
+    assert_eq!(hints.len(), 2, "{err}");
+    let db_arg = format!(" --db '{}'", db.display());
+    for h in &hints {
+        assert!(h.ends_with(&db_arg), "{h}");
+    }
+    // The hint, typed as shown (without the --db put first), charts the drive.
+    let words: Vec<String> = hints[1]
+        .trim()
+        .strip_suffix(&db_arg)
+        .unwrap()
+        .split(' ')
+        .skip(1)
+        .map(String::from)
+        .collect();
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env_remove("SLCCACHE_DB")
+        .env("XDG_DATA_HOME", w.path().join("nowhere"))
+        .args(&words)
+        .arg("--db")
+        .arg(&db)
+        .args(["--out", "h"])
+        .current_dir(w.path())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    // A drive no run has: the listing suggested reads the same store, with the filters.
+    let (code, _, err) = slc(&db, &["history", "nosuch", "--tag", "k=v"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("`slccache runs{db_arg} --tag k=v`")),
+        "{err}"
+    );
+}
+
+/// A drive named as `runs --by drive` prints it is charted by `history`: a two-column CSV
+/// that named no drive ("hand (drive not recorded)"), and an emulated drive with options
+/// ("..., cache=1GB") beside the preset's own.
+pub fn history_takes_a_drive_as_the_store_prints_it() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let mut csv = String::from("time_s,MB/s\n");
+    for i in 0..120 {
+        csv += &format!("{i},{}\n", if i < 40 { 2000 } else { 500 });
+    }
+    std::fs::write(w.path().join("hand.csv"), csv).unwrap();
+    let (code, _, err) = slc(&db, &["analyze", "hand.csv", "-q", "--out", "a"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    for (spec, out) in [("960evo-250g", "b"), ("960evo-250g,cache=1GB", "c")] {
+        let (code, _, err) = slc(
+            &db,
+            &["simulate", spec, "--max-bytes", "3GB", "-q", "--out", out],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let (code, listing, err) = slc(&db, &["runs", "--by", "drive", "--json"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let groups: Vec<serde_json::Value> = serde_json::from_str(&listing).unwrap();
+    let names: Vec<String> = groups
+        .iter()
+        .map(|g| g["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(
+        names.iter().any(|n| n == "hand (drive not recorded)"),
+        "{names:?}"
+    );
+    for (i, name) in names.iter().enumerate() {
+        let out = format!("h{i}");
+        let (code, stdout, err) = slc(&db, &["history", name, "--out", &out], w.path());
+        assert_eq!(code, Some(0), "{name}: {err}");
+        assert!(
+            stdout.starts_with(&format!("history of {name}: 1 run")),
+            "{stdout}"
+        );
+    }
+}

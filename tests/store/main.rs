@@ -33,6 +33,8 @@ fn main() -> std::process::ExitCode {
         2,
         tests![
             cli::probe_import_list_compare_export_on_sqlite,
+            cli::history_suggestions_keep_the_db_given,
+            cli::history_takes_a_drive_as_the_store_prints_it,
             cli::a_bad_store_warns_and_keeps_the_run,
             cli::a_merged_run_is_exported_with_the_charts_it_drew,
             cli::a_read_only_folder_warns_and_keeps_the_run,

@@ -811,7 +811,28 @@ fn a_two_column_csv_of_unix_times_is_counted_from_its_start() {
     assert!(
         notes
             .iter()
-            .any(|n| n.contains("1764888001 s") && n.contains("Unix time")),
+            .any(|n| n.contains("start at 2025-12-04 22:40:01 UTC") && n.contains("Unix time")),
+        "{notes:?}"
+    );
+    // A column of milliseconds is told as the same date, not as "1764888001000 s".
+    let ms: String = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (t, r) = l.split_once(',').unwrap();
+            format!("{}000,{r}\n", t)
+        })
+        .collect();
+    let (_, notes) = parse_text_notes(
+        &format!("time_ms,MB/s\n{ms}"),
+        "epoch.csv",
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("start at 2025-12-04 22:40:01 UTC")),
         "{notes:?}"
     );
     let d = tempfile::tempdir().unwrap();

@@ -133,9 +133,10 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         }
         if !why.is_empty() {
             return Err(crate::error::usage(format!(
-                "runs {verb} {id}: {}; nothing was done (see `slccache runs` with the filters \
-                 for the ids)",
-                why.join("; ")
+                "runs {verb} {id}: {}; nothing was done (see `slccache runs{}` with the \
+                 filters for the ids)",
+                why.join("; "),
+                crate::shell::selection_args(sel.db.as_deref(), None, &[])
             )));
         }
     }
@@ -336,8 +337,9 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 let r = store.get_meta(*id)?;
                 crate::note_raw!(
                     "{}remove run {id} from {place}? It cannot be undone (`slccache runs \
-                     export {id} --out DIR` keeps a copy first). [y/N] ",
-                    table(std::slice::from_ref(&r.row), UnitSystem::Decimal, width)
+                     export {id} --out DIR{}` keeps a copy first). [y/N] ",
+                    table(std::slice::from_ref(&r.row), UnitSystem::Decimal, width),
+                    crate::shell::selection_args(sel.db.as_deref(), None, &[])
                 );
                 let mut line = String::new();
                 let n = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut line)?;

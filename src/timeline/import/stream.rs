@@ -593,7 +593,7 @@ impl Rows for TwoColumn<'_> {
         };
         let mut notes: Vec<String> = shared_note(self.name, self.shared).into_iter().collect();
         if let Some((_, first)) = self.clock {
-            notes.push(clock_note(self.name, first / self.time_scale));
+            notes.push(clock_note(self.name, first));
         }
         Ok((meta, notes))
     }

@@ -155,12 +155,25 @@ pub(super) fn two_column_units(
     Ok((x, rs, swapped))
 }
 
-/// The note of a two-column CSV whose times are a clock's (the first, `first` in the file's
-/// unit, at or past [`super::EPOCH_S`]: no run lasts 3 years, and Unix time has been past it
-/// since 1973): they are counted from the interval before the first row.
-pub(super) fn clock_note(name: &str, first: f64) -> String {
+/// The note of a two-column CSV whose times are a clock's (the first, `first_s` in seconds
+/// whatever the file's unit, at or past [`super::EPOCH_S`]: no run lasts 3 years, and Unix
+/// time has been past it since 1973): they are counted from the interval before the first
+/// row. The first time is said as the date it is, in UTC, so that a column of milliseconds
+/// is not told in seconds.
+pub(super) fn clock_note(name: &str, first_s: f64) -> String {
+    let ms = (first_s * 1000.0).round() as i64;
+    let date = chrono::DateTime::from_timestamp_millis(ms)
+        .map(|d| {
+            let frac = if ms % 1000 != 0 {
+                format!(".{:03}", ms % 1000)
+            } else {
+                String::new()
+            };
+            format!("{}{frac} UTC", d.format("%Y-%m-%d %H:%M:%S"))
+        })
+        .unwrap_or_else(|| format!("{first_s} s"));
     format!(
-        "{name}: the times start at {first} s, a clock's time (Unix time), not time since the \
+        "{name}: the times start at {date}, a clock's time (Unix time), not time since the \
          start: read as time since the interval before the first row"
     )
 }
@@ -261,7 +274,7 @@ pub(super) fn read_two_column(
         if first >= super::EPOCH_S {
             let start = first - typical_step(&times);
             times.iter_mut().for_each(|t| *t -= start);
-            notes.push(clock_note(name, first / time_scale));
+            notes.push(clock_note(name, first));
         }
     }
     if times.first() == Some(&0.0) && times.len() >= 2 {
