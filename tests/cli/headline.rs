@@ -743,18 +743,6 @@ pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
     let md = slccache::report::pages::markdown::report_md(&run, &[], U);
     assert!(md.contains("| Phase 1 | mean: "), "{md}");
     assert!(!md.contains("steady:"), "{md}");
-    // An emulation that fell short of its model, which the terminal warns of: the card's
-    // note says its rates measured the host.
-    let mut short = a.clone();
-    short.warnings.push(slccache::detect::Warning::new(
-        slccache::detect::WarningKind::EmulationShortfall,
-        "the emulation fell short of its model".to_string(),
-    ));
-    let note = slccache::report::pages::card::card_note_parts(&short, U).join(" · ");
-    assert!(
-        note.contains("the rates measured the host, not the model"),
-        "{note}"
-    );
     let cell = Findings::of(&a).cache_cell(U);
     assert!(cell.contains("interrupted"), "{cell}");
     // A run that was not interrupted says nothing of it.
