@@ -35,14 +35,7 @@ pub struct PlacedLabel {
 /// none is left out.
 pub fn placed_labels(spec: &ChartSpec) -> Vec<PlacedLabel> {
     let l = super::layout_of(spec);
-    let (left, top, right, bottom) = l.plot_rect();
-    let p = Px {
-        left,
-        top,
-        right,
-        bottom,
-    };
-    place(spec, &p, &l)
+    place(spec, &Px::of(&l), &l)
 }
 
 /// The zoom bracket's geometry: (a, b, y of its line, tick length, line width).

@@ -177,6 +177,16 @@ struct Px {
 }
 
 impl Px {
+    /// The plot area of layout `l` ([`Layout::plot_rect`]).
+    fn of(l: &Layout) -> Px {
+        let (left, top, right, bottom) = l.plot_rect();
+        Px {
+            left,
+            top,
+            right,
+            bottom,
+        }
+    }
     fn x(&self, a: &Axis, v: f64) -> i32 {
         self.left + (frac(a, v) * (self.right - self.left) as f64).round() as i32
     }
@@ -216,13 +226,13 @@ fn draw<DB: DrawingBackend>(
     root.fill(&color(cs.bg)).map_err(err)?;
     draw_header(root, spec, &l)?;
     draw_footer(root, spec, &l)?;
-    let (left, top, right, bottom) = l.plot_rect();
-    let p = Px {
+    let p = Px::of(&l);
+    let Px {
         left,
         top,
         right,
         bottom,
-    };
+    } = p;
     // Everything inside the plot is drawn on a clipped area in pixel coordinates.
     let plot = root
         .clone()
