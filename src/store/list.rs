@@ -165,6 +165,23 @@ pub struct GroupRow<'a> {
     pub started_at: Option<&'a str>,
     /// The lab's tags (empty where they were not read).
     pub tags: &'a BTreeMap<String, String>,
+    /// Where the run falls in the store's order of runs (by when it started, or else was
+    /// recorded, then by id), for runs read in no order ([`Store::each_for_grouping`]
+    /// without `ORDER BY`, which would sort a fleet's runs for nothing but each drive's
+    /// latest); `None` where runs are given oldest first, and where grouping needs no order
+    /// (by host or by tag).
+    pub at: Option<RunAt<'a>>,
+}
+
+/// When a run started, or else was recorded, as the store orders runs by it: PostgreSQL's
+/// microseconds, or SQLite's text (which SQLite orders byte by byte, as `str` does). Runs of
+/// one listing are all of one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RunAt<'a> {
+    /// A `timestamptz`, microseconds since 2000-01-01 UTC.
+    Micros(i64),
+    /// A time held as text.
+    Text(&'a str),
 }
 
 impl RunRow {
@@ -184,6 +201,7 @@ impl RunRow {
             }),
             started_at: self.started_at.as_deref(),
             tags: &self.tags,
+            at: None,
         }
     }
 }
@@ -346,6 +364,10 @@ impl Store {
         let named = drive || f.drive.is_some();
         let (model, label) = (col("model", named), col("label", named));
         let (capacity, started) = (col("capacity_bytes", drive), col("started_at", drive));
+        // No `ORDER BY`: the groups' figures are medians, in no order, and sorting a fleet's
+        // runs took the server most of the query's time. A drive's latest run (which names
+        // it) is found by this column instead.
+        let at = col("COALESCE(started_at, recorded_at)", drive);
         let tags = if f.tags.is_empty() && by != Grouped::Tag {
             "NULL".to_string()
         } else {
@@ -354,13 +376,20 @@ impl Store {
         };
         let sql = format!(
             "SELECT id, {kind}, {target}, {serial}, {model}, {label}, {capacity}, host, \
-             cache_bytes, after_cache_bytes_per_sec, {started}, {tags} FROM runs{conds} \
-             ORDER BY COALESCE(started_at, recorded_at), id"
+             cache_bytes, after_cache_bytes_per_sec, {started}, {tags}, {at} FROM runs{conds}"
         );
         self.b.query_each(&sql, &params, &mut |r| {
             let (kind, target, serial) = (r.text(1)?, r.text(2)?, r.text(3)?);
             let (model, label, host) = (r.text(4)?, r.text(5)?, r.text(7)?);
             let started_at = r.text(10)?;
+            let at_text = match r.micros(12)? {
+                Some(_) => None,
+                None => r.text(12)?,
+            };
+            let at = match (r.micros(12)?, at_text.as_deref()) {
+                (Some(us), _) => Some(RunAt::Micros(us)),
+                (None, t) => t.map(RunAt::Text),
+            };
             let tags: BTreeMap<String, String> = match r.text(11)? {
                 Some(t) => serde_json::from_str(&t).unwrap_or_default(),
                 None => BTreeMap::new(),
@@ -390,6 +419,7 @@ impl Store {
                 after_too_short: false,
                 started_at: started_at.as_deref(),
                 tags: &tags,
+                at,
             });
             Ok(())
         })

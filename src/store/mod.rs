@@ -35,7 +35,7 @@ use sha2::Digest;
 pub use backend::{Backend, Dialect, Location, Val};
 pub use export::export_run;
 use export::*;
-pub use list::{normalize_since, Detail, GroupRow, Grouped};
+pub use list::{normalize_since, Detail, GroupRow, Grouped, RunAt};
 pub(crate) use record::fill_headline_and_timeline;
 use record::*;
 pub use record::{hostname, kind_of};

@@ -6,7 +6,7 @@ use anyhow::Result;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::store::drive::{drive_name_of, DriveKey, DriveOf, Measurements};
-use crate::store::{GroupRow, Grouped, RunRow};
+use crate::store::{GroupRow, Grouped, RunAt, RunRow};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// `--by`: what the runs are grouped by.
@@ -154,6 +154,8 @@ impl Figures {
 /// The drive columns of a drive's latest run, owned (a serial's drive is named by them).
 #[derive(Default)]
 struct LatestRun {
+    /// Where that run falls in the store's order, for runs read in no order.
+    at: Option<(OwnedAt, i64)>,
     kind: String,
     target: Option<String>,
     serial: Option<String>,
@@ -162,7 +164,46 @@ struct LatestRun {
     capacity_bytes: Option<i64>,
 }
 
+/// A [`RunAt`], owned.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum OwnedAt {
+    Micros(i64),
+    Text(String),
+}
+
+impl OwnedAt {
+    fn get(&self) -> RunAt<'_> {
+        match self {
+            OwnedAt::Micros(us) => RunAt::Micros(*us),
+            OwnedAt::Text(t) => RunAt::Text(t),
+        }
+    }
+}
+
 impl LatestRun {
+    /// Run `id`'s drive columns `d`, where it is later than the run held: runs read in order
+    /// (`at` None) each are; runs read in no order are by `at`, then by id.
+    fn offer(&mut self, d: &DriveOf, at: Option<RunAt>, id: i64) {
+        if let Some(at) = at {
+            if self
+                .at
+                .as_ref()
+                .is_some_and(|(held, held_id)| (held.get(), *held_id) > (at, id))
+            {
+                return;
+            }
+            match (&mut self.at, at) {
+                (Some((OwnedAt::Text(t), i)), RunAt::Text(new)) => {
+                    new.clone_into(t);
+                    *i = id;
+                }
+                (held, RunAt::Text(new)) => *held = Some((OwnedAt::Text(new.to_string()), id)),
+                (held, RunAt::Micros(us)) => *held = Some((OwnedAt::Micros(us), id)),
+            }
+        }
+        self.set(d);
+    }
+
     fn set(&mut self, d: &DriveOf) {
         // Into the strings it holds: most runs of a drive name it alike.
         let put = |to: &mut Option<String>, from: Option<&str>| match (to.as_mut(), from) {
@@ -199,8 +240,8 @@ impl Grouping {
         }
     }
 
-    /// One more run, later than those before it (the drive of a serial is named by its latest
-    /// run).
+    /// One more run: later than those before it, or placed by its [`GroupRow::at`] (the
+    /// drive of a serial is named by its latest run).
     pub fn push(&mut self, r: &GroupRow) {
         let figure = (
             r.cache_bytes,
@@ -210,7 +251,7 @@ impl Grouping {
         let name = match &self.by {
             GroupBy::Drive => {
                 let (latest, runs) = self.drives.entry(r.drive.key()).or_default();
-                latest.set(&r.drive);
+                latest.offer(&r.drive, r.at, r.id);
                 // A run analysed again is one measurement of the drive, not two.
                 runs.push(r.started_at, r.drive.kind == "analyze", r.id, figure);
                 return;

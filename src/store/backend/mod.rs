@@ -113,6 +113,12 @@ pub trait RowRef {
     /// The text, if the column holds non-NULL text (on PostgreSQL also a `timestamptz`, as
     /// RFC 3339 text in UTC, and `jsonb`, as its text).
     fn text(&self, i: usize) -> Result<Option<std::borrow::Cow<'_, str>>>;
+    /// A PostgreSQL `timestamptz` as its microseconds since 2000-01-01 UTC (the server's own
+    /// form of it, which orders as the server orders times); `None` for every other column
+    /// and on SQLite, which holds times as text.
+    fn micros(&self, _i: usize) -> Result<Option<i64>> {
+        Ok(None)
+    }
 }
 
 /// A row of [`Val`]s read as a [`RowRef`].

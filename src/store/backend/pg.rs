@@ -638,6 +638,12 @@ impl RowRef for PgRow<'_> {
         // Text as the server sent it, borrowed.
         Ok(self.0.try_get::<_, Option<&str>>(i)?.map(Into::into))
     }
+    fn micros(&self, i: usize) -> Result<Option<i64>> {
+        if *self.0.columns()[i].type_() != postgres::types::Type::TIMESTAMPTZ {
+            return Ok(None);
+        }
+        Ok(self.0.try_get::<_, Option<PgMicros>>(i)?.map(|m| m.0))
+    }
 }
 
 /// A `timestamptz` read as RFC 3339 text in UTC (`2026-02-15T10:00:00Z`, with as many
@@ -658,6 +664,21 @@ impl<'a> postgres::types::FromSql<'a> for PgTime {
         Ok(PgTime(
             t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
         ))
+    }
+    fn accepts(ty: &postgres::types::Type) -> bool {
+        *ty == postgres::types::Type::TIMESTAMPTZ
+    }
+}
+
+/// A `timestamptz` as the server sends it: microseconds since 2000-01-01 UTC.
+struct PgMicros(i64);
+
+impl<'a> postgres::types::FromSql<'a> for PgMicros {
+    fn from_sql(
+        _ty: &postgres::types::Type,
+        raw: &'a [u8],
+    ) -> std::result::Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+        Ok(PgMicros(i64::from_be_bytes(raw.try_into()?)))
     }
     fn accepts(ty: &postgres::types::Type) -> bool {
         *ty == postgres::types::Type::TIMESTAMPTZ

@@ -1067,6 +1067,13 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
             "räck",
             false,
         ),
+        // Recorded last, started first: the drive is not named by it.
+        (
+            ("earlier", "simulate", "S1", "Alpha 1TB old", "2025-12"),
+            "lab-2",
+            "r1",
+            false,
+        ),
     ];
     for &((name, kind, serial, model, start), host, rack, short) in runs {
         let dir = work.join(name);
@@ -1081,7 +1088,12 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
         v["run"]["label"] = format!("run {name}").into();
         v["run"]["device"]["serial"] = serial.into();
         v["run"]["device"]["model"] = model.into();
-        v["run"]["started_at"] = format!("2026-{start}-15T10:00:00Z").into();
+        let month = if start.contains('-') {
+            start.to_string()
+        } else {
+            format!("2026-{start}")
+        };
+        v["run"]["started_at"] = format!("{month}-15T10:00:00Z").into();
         v["origin"]["host"] = host.into();
         v["origin"]["tags"] = serde_json::json!({ "rack": rack });
         if short {
@@ -1174,8 +1186,10 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
             );
         }
     }
-    // What the groups hold: S1 is measured by m1, short and later (m1-again is m1 read
-    // again), S2 once, and the rate too short to judge is left out of its figure.
+    // What the groups hold: S1 is measured by earlier, m1, short and later (m1-again is m1
+    // read again), S2 once, and the rate too short to judge is left out of its figure. The
+    // store reads them in no order: S1 is named by the run that started last, not by the
+    // one recorded last.
     let mut g = Grouping::new(GroupBy::Drive, u);
     s.each_for_grouping(&Filter::default(), Grouped::Drive, &mut |r| g.push(r))
         .unwrap();
@@ -1187,11 +1201,11 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
             .unwrap_or_else(|| panic!("no {part} in {by_drive:?}"))
     };
     let s1 = named("serial S1");
-    assert_eq!(s1.runs, 3, "{s1:?}");
+    assert_eq!(s1.runs, 4, "{s1:?}");
     assert!(s1.group.contains("Alpha 1TB v2"), "named by its latest run");
     assert_eq!(
         s1.after_cache_bytes_per_sec.as_ref().map(|a| a.runs),
-        Some(2)
+        Some(3)
     );
     assert_eq!(named("serial S2").runs, 1);
     let mut g = Grouping::new(GroupBy::Host, u);
