@@ -354,7 +354,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         out.warnings.push(Warning::new(
             WarningKind::TooFewSamples { samples: n },
             format!(
-                "only {n} sample{}: too few to find a cliff; sample more often or write for \
+                "only {n} sample{}: too few to find a cliff; sample more often or run for \
                  longer",
                 if n == 1 { "" } else { "s" }
             ),

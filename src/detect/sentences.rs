@@ -146,21 +146,24 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     // rate without it for all the drive did after its cache. What is left out is the whole
     // samples that fell in the stretch, not the stretch's own estimated extent that the
     // thermal warning gives (115.5 s there, 116.0 s of 1 s samples here): said so.
-    let throttled = if ac.throttled_s > 0.0 {
+    // The rate is over what is left: the bytes it averages are said, not the stretch's.
+    let over = if ac.throttled_s > 0.0 {
         format!(
-            ", leaving out the {} of whole samples that fell in thermal throttling ({} \
-             written at {})",
+            "over the {} written after the last cliff outside thermal throttling{span} (of {} \
+             after it; left out: the {} of whole samples that fell in throttling, {} written \
+             at {})",
+            format_bytes(ac.bytes.saturating_sub(ac.throttled_bytes) as f64, units),
+            format_bytes(ac.bytes as f64, units),
             crate::units::format_seconds(ac.throttled_s),
             format_bytes(ac.throttled_bytes as f64, units),
             format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)
         )
     } else {
-        String::new()
+        format!(
+            "over the {} written after the last cliff{span}",
+            format_bytes(ac.bytes as f64, units)
+        )
     };
-    let over = format!(
-        "over the {} written after the last cliff{span}{throttled}",
-        format_bytes(ac.bytes as f64, units)
-    );
     let pct = |x: f64| format!("{:.0}%", 100.0 * x);
     // Steady over what was written, where a slower tier may follow: not "steady" alone, which
     // would read as the drive's sustained speed beside the warning that it may not be.

@@ -68,14 +68,17 @@ pub(super) fn unconfirmed_drop(
         let high = hs.high.exp();
         let low = hs.low.exp();
         if hs.run == 1 {
-            if hs.high - hs.low < (2.0 * thr).max(1.4f64.ln()) {
-                // One sample a little above the rest: noise or a start-up burst.
-                return None;
-            }
             // One high sample: the drop may lie anywhere inside it. Were it the cliff, the
             // sample holds the cache plus at most one interval at the lower level.
             let first = samples[0].bytes as f64;
             let bound = (first - low * samples[0].interval_s).max(0.0);
+            // One sample a little above the rest is noise or a start-up burst, unless what
+            // it holds over the level after it is more than a start-up burst writes: with
+            // samples minutes long, a cache of many gigabytes fills a small part of the
+            // first sample and lifts it only a little.
+            if hs.high - hs.low < (2.0 * thr).max(1.4f64.ln()) && bound < STARTUP_BURST_BYTES {
+                return None;
+            }
             // Or the first sample was all cache and the drop came early in the second, whose
             // excess over the low level is then cache written at the first sample's rate.
             let a = first / samples[0].interval_s.max(1e-9);
@@ -179,6 +182,12 @@ pub(super) fn unconfirmed_drop(
 
 /// Runs shorter than this many samples also look for [`fall_to_the_end`].
 const SHORT_RUN: usize = 20;
+
+/// The most a start-up burst writes above the drive's level: a drive's DRAM write buffer
+/// holds well under this (tens to hundreds of MB), and an SLC cache holds several GB or more.
+/// A first sample that holds more than this above the level after it is a drop inside it,
+/// however small its rate's step.
+const STARTUP_BURST_BYTES: f64 = 1e9;
 
 /// In a short run: the first sample from which every sample to the end is at least a third
 /// below the highest before it (ln 1.4), lasting half a second or more.

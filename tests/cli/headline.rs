@@ -821,10 +821,10 @@ pub fn the_throttled_time_left_out_says_what_it_is() {
         .unwrap_or_else(|| panic!("{warned}"));
     let measured = t
         .lines()
-        .find(|l| l.contains("leaving out"))
+        .find(|l| l.contains("left out: "))
         .unwrap_or_else(|| panic!("nothing left out:\n{t}"));
     let left = measured
-        .split("leaving out ")
+        .split("left out: ")
         .nth(1)
         .unwrap()
         .trim_start_matches("the ");

@@ -327,6 +327,22 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
     assert!(!md.contains("Bytes written"), "{md}");
 }
 
+/// A read-only run of three samples advised "sample more often or write for longer": a run
+/// that only reads is run for longer, not written.
+#[test]
+fn a_short_read_only_run_is_not_told_to_write() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("rd3");
+    let o = simulate_into(
+        &["960evo-250g", "--pattern", "randread", "--duration", "3s"],
+        &out,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("too few to find a cliff"), "{text}");
+    assert!(text.contains("or run for longer"), "{text}");
+    assert!(!text.contains("write for longer"), "{text}");
+}
+
 /// report.md said "Time to cliff 16.1 s (95% interval 16.1 s to 16.1 s)" for an interval of
 /// 16.12 to 16.13 s: ends that round alike get the decimals that tell them apart.
 #[test]

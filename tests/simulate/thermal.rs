@@ -265,7 +265,7 @@ fn a_throttle_that_lasts_to_the_end_is_not_a_cliff() {
         "{report}"
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("leaving out"), "{stdout}");
+    assert!(stdout.contains("left out: the "), "{stdout}");
 }
 
 /// A throttle that lasts to the end after an earlier one that came back (p5 to 700 GB, seed
@@ -460,11 +460,20 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
     // The throttled level, left out of that rate, was quoted nowhere: the terminal and the
     // card give it beside the time left out.
     let thr = format!(
-        "that fell in thermal throttling ({:.0} GB written at {:.0} MB/s)",
+        "that fell in throttling, {:.0} GB written at {:.0} MB/s)",
         thr_bytes / 1e9,
         thr_bytes / thr_s / 1e6
     );
     assert!(stdout.contains(&thr), "{thr:?} not in {stdout}");
+    // The bytes the rate is over are those it averages: "985 MB/s over the 899 GB written
+    // after the last cliff", with 169 GB of them left out, gave the rate over 730 GB as
+    // one over 899 GB.
+    let over = format!(
+        "{} over the {} written after the last cliff outside thermal throttling",
+        slccache::units::format_rate(stated, slccache::units::UnitSystem::Decimal),
+        slccache::units::format_bytes(bytes - thr_bytes, slccache::units::UnitSystem::Decimal)
+    );
+    assert!(stdout.contains(&over), "{over:?} not in {stdout}");
     let an: slccache::detect::Analysis = serde_json::from_value(a.clone()).unwrap();
     let parts =
         slccache::report::pages::card::card_note_parts(&an, slccache::units::UnitSystem::Decimal);
