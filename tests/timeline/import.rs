@@ -440,6 +440,73 @@ fn a_gap_in_time_is_refused_naming_its_line() {
     read_both(&jit, "jit.csv", &plain).unwrap();
 }
 
+/// A short hole (rows at 1..20 s, then 29..68 s: 8 windows missing) is no gap, and the row
+/// after it stands for the 9 s at its rate: 4 GB of the 64 GB "written" were made up by the
+/// reader, and the analysis said nothing of it. A note says how many rows, the longest, and
+/// the bytes assumed; a log without missing windows gets none. A slccache timeline.csv with
+/// its first rows cut off (8.6 GB written before its first row) was analysed as if its start
+/// were known; a note says it is not.
+#[test]
+fn missing_windows_and_a_cut_start_are_said_not_read() {
+    let plain = import::ReadOptions::default();
+    let mut csv = String::from("seconds,MB/s\n");
+    let mut fio = String::new();
+    let mut whole = String::from("seconds,MB/s\n");
+    for t in (1..=20).chain(29..=68) {
+        let mbs = if t <= 20 { 2000 } else { 500 };
+        csv.push_str(&format!("{t},{mbs}\n"));
+        fio.push_str(&format!(
+            "{}, {}, 1, 131072, 0\n",
+            t * 1000,
+            mbs * 1_000_000 / 1024
+        ));
+    }
+    for t in 1..=68 {
+        whole.push_str(&format!("{t},{}\n", if t <= 20 { 2000 } else { 500 }));
+    }
+    for (file, text, assumed) in [
+        ("hole.csv", &csv, "4.00 GB of the 64.0 GB written"),
+        ("hole_bw.1.log", &fio, "of the 64.0 GB written"),
+    ] {
+        let (_, notes) = read_both(text, file, &plain).unwrap();
+        let note = notes
+            .iter()
+            .find(|n| n.contains("late or missing window"))
+            .unwrap_or_else(|| panic!("{file}: no note in {notes:?}"));
+        assert!(
+            note.contains("1 row follows") && note.contains("9 s before the row at 29 s"),
+            "{note}"
+        );
+        assert!(
+            note.contains(assumed) && note.contains("assumed, not read"),
+            "{note}"
+        );
+    }
+    let (_, notes) = read_both(&whole, "whole.csv", &plain).unwrap();
+    assert!(
+        notes.iter().all(|n| !n.contains("missing window")),
+        "{notes:?}"
+    );
+
+    let mut own = String::from("t_s,interval_s,bytes,bytes_total,bytes_per_sec\n");
+    let mut total = 0u64;
+    for i in 1..=30u64 {
+        let b = if i <= 10 { 1_000_000_000 } else { 300_000_000 };
+        total += b;
+        if i > 7 {
+            own.push_str(&format!("{i}.000000,1.000000,{b},{total},{b}.0\n"));
+        }
+    }
+    let (_, notes) = read_both(&own, "timeline.csv", &plain).unwrap();
+    assert!(
+        notes.iter().any(
+            |n| n.contains("the first row (at 8 s) follows 7.00 GB written")
+                && n.contains("no rate before 7 s is known")
+        ),
+        "{notes:?}"
+    );
+}
+
 /// slccache's own timeline.csv says where each row starts (`t_s - interval_s`): rows removed
 /// leave a hole the reader sees, and the row after it is refused by line.
 #[test]

@@ -169,3 +169,66 @@ pub(super) fn check_sample(i: usize, s: &Sample, name: &str) -> Result<(), Impor
     }
     Ok(())
 }
+
+/// A row is late, or follows missing windows, when its interval is longer than this many
+/// typical intervals (and no gap: at most [`GAP_STEPS`]).
+const LATE_STEPS: f64 = 1.5;
+
+/// The note of what a log of rates (a two-column CSV of times, a windowed fio log) assumes
+/// rather than reads, or `None`: a row after a late or missing window stands for the whole
+/// time since the row before at its own rate, so some bytes are the reader's guess. Says how
+/// many rows, the longest, and the bytes assumed, so that no figure built on them is taken for
+/// measured. A timeline merged to bound its memory (every interval longer alike) is left
+/// alone.
+pub(super) fn late_rows_note(t: &Timeline, name: &str) -> Option<String> {
+    if t.meta.resolution.is_some() || t.samples.len() < 3 {
+        return None;
+    }
+    let mut steps: Vec<f64> = t.samples.iter().map(|s| s.interval_s).collect();
+    steps.sort_by(f64::total_cmp);
+    let typical = steps[steps.len() / 2];
+    if typical <= 0.0 {
+        return None;
+    }
+    let (mut rows, mut assumed, mut longest) = (0usize, 0f64, None::<&Sample>);
+    for s in &t.samples[1..] {
+        if s.interval_s > LATE_STEPS * typical {
+            rows += 1;
+            assumed += s.bytes as f64 * (1.0 - typical / s.interval_s);
+            if longest.is_none_or(|l| s.interval_s > l.interval_s) {
+                longest = Some(s);
+            }
+        }
+    }
+    let l = longest?;
+    let units = crate::units::UnitSystem::Decimal;
+    Some(format!(
+        "{name}: {rows} row{} a late or missing window (the longest: {} s before the row at \
+         {} s, {:.1} times the typical {} s); each such row's rate is taken over all the time \
+         since the row before, so {} of the {} written are assumed, not read",
+        if rows == 1 { " follows" } else { "s follow" },
+        round_s(l.interval_s),
+        round_s(l.t_s),
+        l.interval_s / typical,
+        round_s(typical),
+        crate::units::format_bytes(assumed, units),
+        crate::units::format_bytes(t.bytes_total() as f64, units),
+    ))
+}
+
+/// The note of a slccache `timeline.csv` whose first row has bytes written before it (its
+/// first rows cut off), or `None`: the analysis counts those bytes as written before its
+/// first sample, and a cache size counts them, though no row shows how they were written.
+pub(super) fn cut_start_note(t: &Timeline, name: &str) -> Option<String> {
+    let s = t.samples.first()?;
+    let before = s.bytes_total.checked_sub(s.bytes).filter(|&b| b > 0)?;
+    let units = crate::units::UnitSystem::Decimal;
+    Some(format!(
+        "{name}: the first row (at {} s) follows {} written with no row before it: the rows \
+         of the run's start are missing; the analysis counts those bytes as written before its \
+         first sample (a cache size counts them), but no rate before {} s is known",
+        round_s(s.t_s),
+        crate::units::format_bytes(before as f64, units),
+        round_s(s.t_start_s()),
+    ))
+}

@@ -192,7 +192,8 @@ fn not_text(name: &str) -> ImportError {
 }
 
 /// Loads a timeline from `path` and says how it was read: notes for the user (a truncated
-/// last line dropped, times derived from positions, unit flags a header overrides).
+/// last line dropped, times derived from positions, unit flags a header overrides, rows that
+/// stand for late or missing windows, a timeline whose first rows are missing).
 pub fn load_with_notes(
     path: &Path,
     opts: &ReadOptions,
@@ -210,8 +211,16 @@ pub fn load_with_notes(
     let o = Opts::from(opts);
     let own = stream_own_timeline(path, &name, &o, Kept::for_run());
     let limit = Kept::for_run().limit();
+    // What the reading assumed rather than read, last among the notes, as the whole-text
+    // reader says it: a slccache timeline's missing first rows, or the rows of a log of
+    // rates (fio's, or a two-column CSV of times: the stream reads no other) that stand for
+    // late or missing windows.
     let (mut t, notes) = match own {
-        Some(r) => r?,
+        Some(r) => {
+            let (t, mut notes) = r?;
+            notes.extend(cut_start_note(&t, &name));
+            (t, notes)
+        }
         None => match stream::read(
             path,
             &name,
@@ -221,8 +230,10 @@ pub fn load_with_notes(
             Kept::push,
         ) {
             Some(r) => {
-                let (kept, meta, notes) = r?;
-                (kept.into_timeline(meta), notes)
+                let (kept, meta, mut notes) = r?;
+                let t = kept.into_timeline(meta);
+                notes.extend(late_rows_note(&t, &name));
+                (t, notes)
             }
             None => {
                 let text = read_text(path, &name)?;
@@ -294,7 +305,7 @@ pub fn parse_text_notes(
         }
         None => text,
     };
-    match parse_whole(text, name, opts, &mut notes) {
+    let r = match parse_whole(text, name, opts, &mut notes) {
         Err(e) if !text.ends_with('\n') && e.line.is_some() => {
             let last = text.lines().count();
             if e.line != Some(last) || last < 2 {
@@ -313,15 +324,22 @@ pub fn parse_text_notes(
             Ok((t, retry_notes))
         }
         r => r.map(|t| (t, notes)),
-    }
+    };
+    // What the reading assumed rather than read, last, as the file reader says it.
+    r.map(|((t, assumed), mut notes)| {
+        notes.extend(assumed);
+        (t, notes)
+    })
 }
 
+/// The timeline of `text`, and the note of what its reading assumed rather than read
+/// ([`cut_start_note`], [`late_rows_note`]).
 fn parse_whole(
     text: &str,
     name: &str,
     opts: &Opts,
     notes: &mut Vec<String>,
-) -> Result<Timeline, ImportError> {
+) -> Result<(Timeline, Option<String>), ImportError> {
     if text.trim().is_empty() {
         return Err(ImportError::whole(name, "the file is empty"));
     }
@@ -340,10 +358,10 @@ fn parse_whole(
             ));
         }
     };
-    let timeline = match Format::sniff(first) {
+    let (timeline, assumed) = match Format::sniff(first) {
         Format::DiskSpd => {
             own_units("a DiskSPD result", notes);
-            diskspd::read(text, name, notes)?
+            (diskspd::read(text, name, notes)?, None)
         }
         Format::Own => {
             own_units("a slccache timeline", notes);
@@ -353,16 +371,28 @@ fn parse_whole(
                     return Err(e);
                 }
             }
-            Timeline {
+            let t = Timeline {
                 samples,
                 meta: RunMeta::default(),
-            }
+            };
+            let note = cut_start_note(&t, name);
+            (t, note)
         }
         Format::FioLog => {
             own_units("a fio log", notes);
-            read_fio_log(text, name, notes)?
+            let t = read_fio_log(text, name, notes)?;
+            let note = late_rows_note(&t, name);
+            (t, note)
         }
-        Format::TwoColumn => read_two_column(text, name, opts, notes)?,
+        Format::TwoColumn => {
+            let (t, timed) = read_two_column(text, name, opts, notes)?;
+            let note = if timed {
+                late_rows_note(&t, name)
+            } else {
+                None
+            };
+            (t, note)
+        }
         Format::Unknown => {
             let sep = [(';', "semicolons"), ('\t', "tabs")]
                 .into_iter()
@@ -387,7 +417,7 @@ fn parse_whole(
         }
     };
     validate(&timeline, name)?;
-    Ok(timeline)
+    Ok((timeline, assumed))
 }
 
 /// A short label for a file: its stem, or its folder's name for `timeline.csv`.

@@ -181,13 +181,14 @@ pub(super) fn clock_note(name: &str, first_s: f64) -> String {
 /// Reads a two-column CSV of time and throughput, or of position (data written) and
 /// throughput. Units come from the header (`second,MiB/s`, `time_ms,write_MB_s`, `MiB,MB/s`)
 /// or, without a header, from [`ImportOptions`]. Rows sharing a time (e.g. a mixed log whose
-/// direction column was lost) are averaged.
+/// direction column was lost) are averaged. Says whether the rows gave times (`true`) or
+/// positions, whose times are derived.
 pub(super) fn read_two_column(
     text: &str,
     name: &str,
     opts: &Opts,
     notes: &mut Vec<String>,
-) -> Result<Timeline, ImportError> {
+) -> Result<(Timeline, bool), ImportError> {
     let (first_no, first) = text
         .lines()
         .enumerate()
@@ -228,7 +229,7 @@ pub(super) fn read_two_column(
                 "{name}: the first column is data written, not time: the times are derived \
                  from the bytes and the rate of each row (no time was measured)"
             ));
-            return Ok(t);
+            return Ok((t, false));
         }
     };
     let mut times: Vec<f64> = Vec::with_capacity(rows.len());
@@ -312,7 +313,7 @@ pub(super) fn read_two_column(
     if let Some(n) = shared_note(name, shared) {
         notes.push(n);
     }
-    Ok(Timeline::from_rates(&points(&times, &rates), meta))
+    Ok((Timeline::from_rates(&points(&times, &rates), meta), true))
 }
 
 /// The note of `n` rows of a two-column CSV that share their time with the row before.
