@@ -451,6 +451,11 @@ fn finish(
     let timeline = o.samples.into_timeline(meta);
     let meta = timeline.meta.clone();
     let mut analysis = crate::detect::analyze_in(&timeline, opts.units);
+    analysis
+        .warnings
+        .extend(crate::experiment::virtual_time::short_of_duration(
+            cfg, &timeline,
+        ));
     if let Some(n) = &read_note {
         analysis
             .warnings

@@ -282,6 +282,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let (sim, prepared) = sim?;
     let interrupted = sim.timeline.meta.stop_reason == Some(StopReason::Interrupted);
     let mut analysis = crate::detect::analyze_in(&sim.timeline, opts.units);
+    analysis
+        .warnings
+        .extend(crate::experiment::virtual_time::short_of_duration(
+            &w,
+            &sim.timeline,
+        ));
     // A model on a link (a SATA preset) whose rate in the cache meets the link's ceiling says
     // so, as a real drive's run does.
     crate::link::note_findings(&mut analysis, model.link_info().as_ref(), opts.units);

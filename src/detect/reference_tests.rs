@@ -168,6 +168,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::Periodic => "periodic slowdowns",
                 K::DriveCounters
                 | K::EmulationShortfall
+                | K::ShortOfDuration
                 | K::LinkLimited { .. }
                 | K::Input
                 | K::Recorded => {

@@ -91,6 +91,8 @@ pub enum WarningKind {
     DriveCounters,
     /// A real-time emulation fell short of its model.
     EmulationShortfall,
+    /// One pass over the span ended the run before the `--duration` asked.
+    ShortOfDuration,
     /// The rate in the cache is the link's ceiling, not the drive's.
     LinkLimited {
         /// The link's name: "SATA 6.0 Gb/s".
@@ -140,6 +142,7 @@ impl Warning {
             WarningKind::TooFewSamples { .. }
                 | WarningKind::Slowdown { .. }
                 | WarningKind::Stall { .. }
+                | WarningKind::ShortOfDuration
         )
     }
 

@@ -77,6 +77,34 @@ pub fn byte_limit_reason(w: &WorkloadConfig) -> StopReason {
     }
 }
 
+/// The warning of a run under `w` that one pass over the span ended before the `--duration`
+/// it asked for, or `None`: without `--max-bytes` a run stops at the end of its span (never
+/// writing it twice unasked), so a reviewer's "30-minute sustained write" ran 13.9 minutes
+/// with nothing but the stop reason to say so.
+pub fn short_of_duration(w: &WorkloadConfig, t: &Timeline) -> Option<crate::detect::Warning> {
+    let asked = w.duration?.as_secs_f64();
+    let ran = t.duration_s();
+    if t.meta.stop_reason != Some(StopReason::SpanWritten) || ran >= asked * (1.0 - 1e-9) {
+        return None;
+    }
+    let (done, doing) = if t.bytes_total() == 0 && t.has_reads() {
+        ("read", "reads")
+    } else {
+        ("written", "writes")
+    };
+    Some(crate::detect::Warning::new(
+        crate::detect::WarningKind::ShortOfDuration,
+        format!(
+            "one pass over the span {done} ended the run at {} of the {} of --duration: \
+             without --max-bytes a run stops at the end of its span; to run for {}, give \
+             --max-bytes too (the {doing} then wrap around the span, and the run says so)",
+            format_seconds(ran),
+            format_seconds(asked),
+            format_seconds(asked),
+        ),
+    ))
+}
+
 /// Weighted quantile of (value, weight) pairs sorted by value; `total` is the weights summed
 /// in order (summed once for a sample's quantiles).
 fn quantile_of(sorted: &[(f64, f64)], total: f64, q: f64) -> Option<f64> {

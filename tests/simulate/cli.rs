@@ -327,6 +327,52 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
     assert!(!md.contains("Bytes written"), "{md}");
 }
 
+/// `--duration 30m --no-early-stop` on a 250 GB drive ended at 13.5 min with "one pass over
+/// the span written" and no word that the 30 minutes asked for were not reached. A warning
+/// says so, with the way to run that long; with `--max-bytes` the run lasts the 30 minutes
+/// and no such warning is given.
+#[test]
+fn a_duration_one_pass_cuts_short_is_said() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("short");
+    let o = simulate_into(
+        &["960evo-250g", "--duration", "30m", "--no-early-stop"],
+        &out,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let warned = "of the 30.0 min of --duration: without --max-bytes a run stops at the end of \
+                  its span; to run for 30.0 min, give --max-bytes too";
+    assert!(text.contains(warned), "{text}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert!(
+        s["analysis"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains(warned)),
+        "{}",
+        s["analysis"]["warnings"]
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains(warned), "{md}");
+    let out = d.path().join("long");
+    let o = simulate_into(
+        &[
+            "960evo-250g",
+            "--duration",
+            "30m",
+            "--no-early-stop",
+            "--max-bytes",
+            "100TB",
+        ],
+        &out,
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("of --duration"), "{text}");
+    assert!(text.contains("duration reached"), "{text}");
+}
+
 /// A read-only run of three samples advised "sample more often or write for longer": a run
 /// that only reads is run for longer, not written.
 #[test]
