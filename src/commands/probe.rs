@@ -496,6 +496,7 @@ fn finish(
                 crate::detect::WarningKind::EmulationShortfall,
                 w,
             ));
+            analysis.emulation_fell_short = true;
         }
         let model = pace.model_bytes_per_sec();
         serde_json::json!({

@@ -339,6 +339,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         throttled: vec![],
         link_limited: None,
         wrapped_span_bytes: None,
+        emulation_fell_short: false,
     };
     if n < 4 {
         if n > 0 {

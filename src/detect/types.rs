@@ -131,6 +131,11 @@ pub struct Analysis {
     /// as bytes written before the cliff, not as a cache size). Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrapped_span_bytes: Option<u64>,
+    /// A real-time emulation fell short of its model: its rates measured the host, not the
+    /// model. Set by the probe that ran it, beside its warning, so that every output (the
+    /// card too, drawn again from summary.json) can say so. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub emulation_fell_short: bool,
 }
 
 /// A stretch of thermal throttling (see [`Analysis::throttled`]).

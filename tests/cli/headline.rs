@@ -743,6 +743,22 @@ pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
     let md = slccache::report::pages::markdown::report_md(&run, &[], U);
     assert!(md.contains("| Phase 1 | mean: "), "{md}");
     assert!(!md.contains("steady:"), "{md}");
+    // An emulation that fell short of its model, which the terminal warns of: the card's
+    // note says its rates measured the host, from the analysis's typed field, which a card
+    // drawn again from summary.json (runs export) reads back as it was.
+    let mut short = a.clone();
+    short.emulation_fell_short = true;
+    let back: slccache::detect::Analysis =
+        serde_json::from_str(&serde_json::to_string(&short).unwrap()).unwrap();
+    for an in [&short, &back] {
+        let note = slccache::report::pages::card::card_note_parts(an, U).join(" · ");
+        assert!(
+            note.contains("the rates measured the host, not the model"),
+            "{note}"
+        );
+    }
+    let note = slccache::report::pages::card::card_note_parts(&a, U).join(" · ");
+    assert!(!note.contains("measured the host"), "{note}");
     let cell = Findings::of(&a).cache_cell(U);
     assert!(cell.contains("interrupted"), "{cell}");
     // A run that was not interrupted says nothing of it.

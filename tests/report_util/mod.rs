@@ -161,6 +161,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         throttled: vec![],
         link_limited: None,
         wrapped_span_bytes: None,
+        emulation_fell_short: false,
     }
 }
 

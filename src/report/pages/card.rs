@@ -147,6 +147,12 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             ),
         });
     }
+    // An emulation that fell short of its model, which the terminal warns of: its rates
+    // measured the host, so the card's figures are not the model's. First, so that the note
+    // never drops it.
+    if a.emulation_fell_short {
+        parts.push("the emulation fell short: the rates measured the host, not the model".into());
+    }
     // Fewer cliffs than `--cliffs` asked for: first, so that the note never drops it.
     if let Some(t) = crate::detect::Findings::of(a).cliffs_short_text() {
         parts.push(t);
