@@ -1178,6 +1178,62 @@ pub fn the_card_never_cuts_the_simulated_marker() {
     }
 }
 
+/// A drive made with options: `simulate pm983-960g,cache=5GB,in=2000MB/s` drew its card's
+/// title as "Samsung PM983 960GB (enterprise, no SLC cache)…", the marker and the options
+/// cut with the words before them. The model's name gives way first, then the options; the
+/// marker is whole in every width.
+pub fn the_card_keeps_the_marker_of_a_drive_made_with_options() {
+    use slccache::report::draw::text::Style;
+    use slccache::report::pages::card::{fit_drive_name, CARD_SIZE};
+    use slccache::timeline::RunMeta;
+    let st = Style::new(46.0).bold();
+    for (kind, marker) in [("sim", "(simulated)"), ("emu", "(emulated)")] {
+        let mut meta = RunMeta::default();
+        meta.device.path = format!("{kind}:pm983-960g,cache=5GB,in=2000MB/s");
+        meta.device.model = Some(format!(
+            "Samsung PM983 960GB (enterprise, no SLC cache) {marker}"
+        ));
+        let title = charts::run_title(&meta);
+        assert!(title.ends_with(", cache=5GB,in=2000MB/s"), "{title}");
+        // A little wider than the card: the model's name shortened, the options whole.
+        let (t, small) = fit_drive_name(&title, st, 1200.0);
+        assert!(small.width(&t) <= 1200.0, "{t}");
+        assert!(
+            t.starts_with("Samsung PM983")
+                && t.ends_with(&format!("… {marker}, cache=5GB,in=2000MB/s")),
+            "{t}"
+        );
+        // The card's width: the model's name down to two words does not make room for the
+        // options, so the last of them gives way; the marker stays whole.
+        let max_w = (CARD_SIZE.0 as i32 - 2 * 56) as f64;
+        let (t, small) = fit_drive_name(&title, st, max_w);
+        assert!(small.width(&t) <= max_w, "{t}");
+        assert!(
+            t.starts_with("Samsung PM983") && t.contains(&format!("… {marker}, cache=5GB,")),
+            "{t}"
+        );
+        // Narrower: the options give way before the marker, which stays whole.
+        let mut last = t;
+        for max_w in [800.0, 600.0, 450.0, 300.0] {
+            let (t, small) = fit_drive_name(&title, st, max_w);
+            assert!(small.width(&t) <= max_w, "{max_w}: {t}");
+            assert!(
+                t.contains(&format!(" {marker}")) || t.starts_with(marker),
+                "{t}"
+            );
+            assert!(
+                t.chars().count() <= last.chars().count(),
+                "{t} after {last}"
+            );
+            last = t;
+        }
+        assert!(
+            last.contains(marker) && !last.contains("2000MB/s"),
+            "{last}"
+        );
+    }
+}
+
 /// `simulate fx700-2tb --cliffs 2`: the third phase (129 MB/s, a sliver at the right edge of
 /// the data chart) and the first (a sliver at the left of the time chart) once had no label.
 /// Every phase band wide enough for one now carries one, inside the band; a label beside a
