@@ -620,8 +620,13 @@ pub fn placed_labels_neither_overlap_nor_leave_their_phase() {
             for p in &placed {
                 if let LabelOf::Band(i) = p.of {
                     let b = &spec.bands[i];
+                    // Inside its band, or beside it with a leader line that ends inside it.
+                    let (x0, x1) = match p.leader {
+                        Some(l) => (l.2, l.2),
+                        None => (p.rect.0, p.rect.2),
+                    };
                     assert!(
-                        p.rect.0 as f64 >= px(b.x0) - 1.0 && p.rect.2 as f64 <= px(b.x1) + 1.0,
+                        x0 as f64 >= px(b.x0) - 1.0 && x1 as f64 <= px(b.x1) + 1.0,
                         "{size:?} {:?}: {p:?} outside its band {:.1}..{:.1}",
                         spec.kind,
                         px(b.x0),
@@ -632,6 +637,134 @@ pub fn placed_labels_neither_overlap_nor_leave_their_phase() {
             }
         }
     }
+}
+
+/// Checks the labels of a throughput chart: every band drawn has its label (inside it, or
+/// beside it with a leader line that ends inside the band at the level it names), no two
+/// placed labels overlap, and a label beside its band covers none of the lines. Returns the
+/// labels placed beside their bands.
+fn every_drawn_band_has_its_label(
+    spec: &ChartSpec,
+    what: &str,
+) -> Vec<slccache::report::draw::PlacedLabel> {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let placed = placed_labels(spec);
+    let (left, top, right, bottom) = slccache::report::draw::plot_rect_of(spec);
+    let px =
+        |v: f64| left as f64 + (v - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64;
+    let py = |v: f64| {
+        bottom as f64 - (v - spec.y.min) / (spec.y.max - spec.y.min) * (bottom - top) as f64
+    };
+    for (i, p) in placed.iter().enumerate() {
+        for q in &placed[i + 1..] {
+            let (a, b) = (p.rect, q.rect);
+            let apart = a.2 < b.0 || b.2 < a.0 || a.3 < b.1 || b.3 < a.1;
+            assert!(apart, "{what}: {p:?} overlaps {q:?}");
+        }
+    }
+    let mut beside = Vec::new();
+    for (i, b) in spec.bands.iter().enumerate() {
+        if px(b.x1.min(spec.x.max)).round() <= px(b.x0.max(spec.x.min)).round() {
+            continue;
+        }
+        let p = placed
+            .iter()
+            .find(|p| p.of == LabelOf::Band(i))
+            .unwrap_or_else(|| panic!("{what}: band {:?} has no label", b.label));
+        assert!(
+            p.lines[0] == b.label || p.lines[0] == b.short_label,
+            "{what}: {p:?}"
+        );
+        let Some((lx0, ly0, lx1, ly1)) = p.leader else {
+            assert!(
+                p.rect.0 as f64 >= px(b.x0) - 1.0 && p.rect.2 as f64 <= px(b.x1) + 1.0,
+                "{what}: {p:?} outside its band"
+            );
+            continue;
+        };
+        // The line starts at the box's edge and ends inside the band, at its level.
+        assert!(lx0 == p.rect.0 || lx0 == p.rect.2, "{what}: {p:?}");
+        assert!(ly0 > p.rect.1 && ly0 < p.rect.3, "{what}: {p:?}");
+        assert!(
+            lx1 as f64 >= px(b.x0) - 1.0 && lx1 as f64 <= px(b.x1) + 1.0,
+            "{what}: {p:?} points outside its band"
+        );
+        let level = b.level.expect("a throughput band has its level");
+        assert!((ly1 as f64 - py(level)).abs() <= 1.5, "{what}: {p:?}");
+        // No point of a line under the box.
+        let (x0, y0, x1, y1) = p.rect;
+        for s in spec.series.iter().filter(|s| s.side == charts::YSide::Left) {
+            for q in &s.points {
+                let (x, y) = (px(q.0), py(q.1));
+                assert!(
+                    !(x >= x0 as f64 && x <= x1 as f64 && y >= y0 as f64 && y <= y1 as f64),
+                    "{what}: {p:?} covers the line at {q:?}"
+                );
+            }
+        }
+        beside.push(p.clone());
+    }
+    beside
+}
+
+/// `simulate 960evo-500g,cache=3GB --no-early-stop`: the zoomed time chart ("first 3 min")
+/// drew the 1.7 s cache phase as a sliver with no label, as a band too narrow for its label
+/// had none. Its label now sits beside it, with a leader line to the cache's level.
+pub fn a_narrow_phase_is_labelled_beside_it_with_a_leader() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("z");
+    let o = slccache()
+        .args(["--no-record", "simulate", "960evo-500g,cache=3GB"])
+        .args([
+            "--pattern",
+            "seqwrite",
+            "--no-early-stop",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    for size in [(1600, 900), (800, 450)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        let zoomed = charts::zoomed(&t, &a, &o);
+        let time = zoomed
+            .iter()
+            .find(|s| s.kind == ChartKind::ThroughputTimeZoom)
+            .expect("a zoomed time chart");
+        let beside = every_drawn_band_has_its_label(time, &format!("{size:?} time zoom"));
+        assert!(
+            beside.iter().any(|p| p.lines[0].ends_with(" MB/s")
+                && p.of == slccache::report::draw::LabelOf::Band(0)),
+            "{size:?}: the cache phase is not labelled beside its band: {beside:?}"
+        );
+        for spec in zoomed.iter().chain([
+            &charts::throughput_time(&t, &a, &o),
+            &charts::throughput_data(&t, &a, &o),
+        ]) {
+            every_drawn_band_has_its_label(spec, &format!("{size:?} {:?}", spec.kind));
+        }
+    }
+    // The drawn chart says it too.
+    let svg = std::fs::read_to_string(out.join("throughput-time-zoom.svg")).unwrap();
+    assert!(
+        svg_texts(&svg)
+            .unwrap()
+            .iter()
+            .any(|t| t.starts_with("SLC cache: ") || t.ends_with(" MB/s") && !t.contains("->")),
+        "no label of the cache phase"
+    );
 }
 
 pub fn a_gradual_drop_without_a_cliff_is_annotated() {
@@ -1149,7 +1282,8 @@ pub fn a_short_cache_phase_gets_its_level_label() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for chart in ["throughput-time.svg", "throughput-data.svg"] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
-        // Inside its band (its level alone where the name does not fit), never beside it.
+        // Inside its band (its level alone where the name does not fit), or beside it with a
+        // leader line: never with an arrow in its text.
         assert!(
             svg.contains("aria-label=\"SLC cache: 1") || svg.contains("aria-label=\"1"),
             "{chart}: no level label for the cache phase"
@@ -1178,10 +1312,66 @@ pub fn the_card_never_cuts_the_simulated_marker() {
     }
 }
 
+/// A drive made with options: `simulate pm983-960g,cache=5GB,in=2000MB/s` drew its card's
+/// title as "Samsung PM983 960GB (enterprise, no SLC cache)…", the marker and the options
+/// cut with the words before them. The model's name gives way first, then the options; the
+/// marker is whole in every width.
+pub fn the_card_keeps_the_marker_of_a_drive_made_with_options() {
+    use slccache::report::draw::text::Style;
+    use slccache::report::pages::card::{fit_drive_name, CARD_SIZE};
+    use slccache::timeline::RunMeta;
+    let st = Style::new(46.0).bold();
+    for (kind, marker) in [("sim", "(simulated)"), ("emu", "(emulated)")] {
+        let mut meta = RunMeta::default();
+        meta.device.path = format!("{kind}:pm983-960g,cache=5GB,in=2000MB/s");
+        meta.device.model = Some(format!(
+            "Samsung PM983 960GB (enterprise, no SLC cache) {marker}"
+        ));
+        let title = charts::run_title(&meta);
+        assert!(title.ends_with(", cache=5GB,in=2000MB/s"), "{title}");
+        // A little wider than the card: the model's name shortened, the options whole.
+        let (t, small) = fit_drive_name(&title, st, 1200.0);
+        assert!(small.width(&t) <= 1200.0, "{t}");
+        assert!(
+            t.starts_with("Samsung PM983")
+                && t.ends_with(&format!("… {marker}, cache=5GB,in=2000MB/s")),
+            "{t}"
+        );
+        // The card's width: the model's name down to two words does not make room for the
+        // options, so the last of them gives way; the marker stays whole.
+        let max_w = (CARD_SIZE.0 as i32 - 2 * 56) as f64;
+        let (t, small) = fit_drive_name(&title, st, max_w);
+        assert!(small.width(&t) <= max_w, "{t}");
+        assert!(
+            t.starts_with("Samsung PM983") && t.contains(&format!("… {marker}, cache=5GB,")),
+            "{t}"
+        );
+        // Narrower: the options give way before the marker, which stays whole.
+        let mut last = t;
+        for max_w in [800.0, 600.0, 450.0, 300.0] {
+            let (t, small) = fit_drive_name(&title, st, max_w);
+            assert!(small.width(&t) <= max_w, "{max_w}: {t}");
+            assert!(
+                t.contains(&format!(" {marker}")) || t.starts_with(marker),
+                "{t}"
+            );
+            assert!(
+                t.chars().count() <= last.chars().count(),
+                "{t} after {last}"
+            );
+            last = t;
+        }
+        assert!(
+            last.contains(marker) && !last.contains("2000MB/s"),
+            "{last}"
+        );
+    }
+}
+
 /// `simulate fx700-2tb --cliffs 2`: the third phase (129 MB/s, a sliver at the right edge of
 /// the data chart) and the first (a sliver at the left of the time chart) once had no label.
-/// Every phase band wide enough for one now carries one, inside the band; a label beside a
-/// narrow band sat on another phase's tint, so a band too narrow has none.
+/// Every phase band now carries one: inside the band where it fits, else beside it with a
+/// leader line into it, never as a bare label on another phase's tint.
 pub fn every_phase_band_is_labelled() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("f");
@@ -1195,31 +1385,28 @@ pub fn every_phase_band_is_labelled() {
     for chart in ["throughput-time.svg", "throughput-data.svg"] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
         let texts = svg_texts(&svg).unwrap();
-        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s"), inside
-        // its band: a band too narrow for either form has none (a label beside it, "← SLC
-        // cache: ...", sat on another phase's tint).
+        // Each band's label ends in its level ("SLC cache: 4979 MB/s", or "4979 MB/s"): inside
+        // its band, or beside a band too narrow for it with a leader line into it (an arrow
+        // in the text, "← SLC cache: ...", sat on another phase's tint with nothing to say
+        // which phase it named).
         let band_labels: Vec<String> = texts
             .iter()
             .filter(|t| t.ends_with(" MB/s") && !t.contains("->") && !t.contains("&gt;"))
             .cloned()
             .collect();
-        assert!(
-            (2..=3).contains(&band_labels.len()),
-            "{chart}: {band_labels:?}"
-        );
+        assert_eq!(band_labels.len(), 3, "{chart}: {band_labels:?}");
         assert!(
             !texts
                 .iter()
                 .any(|t| t.starts_with("← ") || t.ends_with(" →")),
             "{chart}: {texts:?}"
         );
-        // The folding phase is wide on the time chart (a sliver at the right edge of the
-        // data chart, too narrow for a label inside it).
+        // The folding phase: wide on the time chart, a sliver at the right edge of the data
+        // chart, where it had no label.
         assert!(
-            chart != "throughput-time.svg"
-                || band_labels
-                    .iter()
-                    .any(|t| t.starts_with("after the cache (folding)")),
+            band_labels
+                .iter()
+                .any(|t| t.starts_with("after the cache (folding)")),
             "{chart}: {band_labels:?}"
         );
         // The legend names each tint as its band is named: the tier-2 tint was "after the
@@ -1231,5 +1418,28 @@ pub fn every_phase_band_is_labelled() {
         for name in ["after the cache", "folding"] {
             assert!(!texts.iter().any(|t| t == name), "{chart}: {texts:?}");
         }
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    for size in [(1600, 900), (800, 450), (420, 300)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        let data = charts::throughput_data(&t, &a, &o);
+        let beside = every_drawn_band_has_its_label(&data, &format!("{size:?} data"));
+        assert!(
+            beside
+                .iter()
+                .any(|p| p.of == slccache::report::draw::LabelOf::Band(2)),
+            "{size:?}: the folding phase is not labelled beside its band"
+        );
+        every_drawn_band_has_its_label(
+            &charts::throughput_time(&t, &a, &o),
+            &format!("{size:?} time"),
+        );
     }
 }

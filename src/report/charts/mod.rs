@@ -273,6 +273,9 @@ pub struct Band {
     pub label: String,
     /// A shorter label for narrow bands, e.g. "1365 MB/s".
     pub short_label: String,
+    /// The level the label names, y-axis units: where the leader line of a label put beside a
+    /// band too narrow for it ends (`None`: the middle of the lines over the band).
+    pub level: Option<f64>,
     /// Fill colour (drawn as a light tint).
     pub color: Rgb,
 }

@@ -372,6 +372,7 @@ pub(super) fn throughput(
             x1: to_x(p.end_s).min(x.max),
             label: format!("{}: {}", names[i], format_rate(p.mean_bytes_per_sec, u)),
             short_label: format_rate(p.mean_bytes_per_sec, u),
+            level: Some(p.mean_bytes_per_sec / ydiv),
             color: phase_tint(a, p),
         })
         .filter(|b| b.x1 > b.x0)

@@ -18,6 +18,9 @@ pub enum LabelOf {
     Band(usize),
 }
 
+/// A box or a line in pixels: (x0, y0, x1, y1).
+type Rect = (i32, i32, i32, i32);
+
 /// A label as drawn: what it is, its text and its box in pixels (x0, y0, x1, y1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlacedLabel {
@@ -27,12 +30,16 @@ pub struct PlacedLabel {
     pub lines: Vec<String>,
     /// Its box, pixels: (x0, y0, x1, y1).
     pub rect: (i32, i32, i32, i32),
+    /// A band label beside its band, too narrow to hold it: the leader line from the box's
+    /// edge to a point inside the band at the band's level, pixels (x0, y0, x1, y1).
+    pub leader: Option<(i32, i32, i32, i32)>,
 }
 
 /// Every label over the plot of `spec` where the drawing puts it: the marker labels in their
 /// rows at the top (below the zoom bracket, when there is one), the zoom mark, and each band
-/// label that found a place inside its band clear of all of them; a band label that finds
-/// none is left out.
+/// label inside its band clear of all of them, or, where the band is too narrow for it,
+/// beside the band with a leader line into it; a band label that finds no place either way
+/// is left out.
 pub fn placed_labels(spec: &ChartSpec) -> Vec<PlacedLabel> {
     let l = super::layout_of(spec);
     place(spec, &Px::of(&l), &l)
@@ -91,6 +98,7 @@ fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
             of: LabelOf::Marker(i),
             lines: m.lines.clone(),
             rect: (x0, y0, x0 + bw, y0 + bh),
+            leader: None,
         });
     }
     if let (Some(z), Some((a, b, y, tick, w))) = (&spec.zoom, bracket) {
@@ -98,6 +106,7 @@ fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
             of: LabelOf::ZoomBracket,
             lines: vec![],
             rect: (a, y - w as i32, b, y + tick),
+            leader: None,
         });
         let bw = l.label_box_w(&z.lines).round() as i32;
         let bh = l.label_box_h(z.lines.len()).round() as i32;
@@ -108,6 +117,7 @@ fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
             of: LabelOf::Zoom,
             lines: z.lines.clone(),
             rect: (x0, y0, x0 + bw, y0 + bh),
+            leader: None,
         });
     }
     let boxes: Vec<(i32, i32, i32, i32)> = out.iter().map(|b| b.rect).collect();
@@ -133,6 +143,22 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
     // The band labels first, under the boxes (they never overlap them).
     for b in placed.iter().filter(|b| matches!(b.of, LabelOf::Band(_))) {
         let (x0, y0, x1, y1) = b.rect;
+        // A label beside its band: a line from the box into the band, a dot at its level.
+        if let Some((lx0, ly0, lx1, ly1)) = b.leader {
+            let ink = color(cs.text);
+            let w = ((1.5 * l.scale).round() as u32).max(1);
+            root.draw(&PathElement::new(
+                vec![(lx0, ly0), (lx1, ly1)],
+                ink.stroke_width(w),
+            ))
+            .map_err(err)?;
+            root.draw(&Circle::new(
+                (lx1, ly1),
+                ((2.5 * l.scale).round() as i32).max(2),
+                ink.filled(),
+            ))
+            .map_err(err)?;
+        }
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y1)],
             color(cs.bg).mix(0.75).filled(),
@@ -187,8 +213,10 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
 /// Each band's label goes inside its band, just above the highest point of the lines over the
 /// label, or just below the lowest, or at the bottom, whichever first fits inside the plot
 /// without covering a marker label or the zoom mark; so it does not hide the data it
-/// describes. The short label where the long one has no room; none where neither fits (a
-/// label outside its band would sit on another phase's tint).
+/// describes. The short label where the long one has no room. A band too narrow for either
+/// (a short cache phase on a long time axis, a folding phase at the end of the data axis)
+/// gets its label beside it instead, with a leader line into it ([`beside_band`]): a label
+/// outside its band sits on another phase's tint, and the line says which phase it names.
 fn place_band_labels(
     spec: &ChartSpec,
     p: &Px,
@@ -202,11 +230,16 @@ fn place_band_labels(
     let pad = (0.4 * f) as i32;
     let h = (1.25 * f) as i32 + 2 * pad - (0.25 * f) as i32;
     let mut out = Vec::new();
+    let mut narrow = Vec::new();
     for (i, b) in spec.bands.iter().enumerate() {
         let (a, z) = (
             p.x(&spec.x, b.x0).max(p.left),
             p.x(&spec.x, b.x1).min(p.right),
         );
+        // A band that is not drawn (outside a zoomed chart's range) has no label.
+        if z <= a {
+            continue;
+        }
         let avail = z - a - 2 * gap;
         let placed = [&b.label, &b.short_label]
             .into_iter()
@@ -218,13 +251,173 @@ fn place_band_labels(
                     .map(|y0| (t.clone(), w, a + gap, y0))
             });
         let Some((text, w, x0, y0)) = placed else {
+            narrow.push((i, a, z));
             continue;
         };
         out.push(PlacedLabel {
             of: LabelOf::Band(i),
             lines: vec![text],
             rect: (x0, y0, x0 + w + 2 * pad, y0 + h),
+            leader: None,
         });
+    }
+    // The labels beside their bands, clear of every label placed so far.
+    for (i, a, z) in narrow {
+        let mut taken: Vec<(i32, i32, i32, i32)> = boxes.to_vec();
+        taken.extend(out.iter().map(|b| b.rect));
+        let b = &spec.bands[i];
+        let placed = [&b.label, &b.short_label]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .find_map(|t| {
+                let w = st.width(t) as i32 + 2 * pad;
+                beside_band(spec, p, &taken, (a, z, b.level), (w, h), gap)
+                    .map(|(rect, leader)| (t.clone(), rect, leader))
+            });
+        if let Some((text, rect, leader)) = placed {
+            out.push(PlacedLabel {
+                of: LabelOf::Band(i),
+                lines: vec![text],
+                rect,
+                leader: Some(leader),
+            });
+        }
+    }
+    out
+}
+
+/// A box of `w` by `h` pixels beside the band from pixel `a` to `z`, with the leader line from
+/// its near edge to the band's `level` (y-axis units) just inside the band: on the side with
+/// more room first, as close to the band's level as it goes without leaving the plot,
+/// covering a box in `taken`, or covering the lines drawn under it (the neighbouring phase's
+/// data).
+fn beside_band(
+    spec: &ChartSpec,
+    p: &Px,
+    taken: &[Rect],
+    (a, z, level): (i32, i32, Option<f64>),
+    (w, h): (i32, i32),
+    gap: i32,
+) -> Option<(Rect, Rect)> {
+    let mid = (a + z) / 2;
+    // The band's level: the one its label names, else the median of the lines' points over
+    // it, else the plot's middle.
+    let mut ys: Vec<i32> = left_points(spec)
+        .filter(|q| {
+            let x = p.x(&spec.x, q.0);
+            x >= a && x <= z
+        })
+        .map(|q| p.y(&spec.y, q.1))
+        .collect();
+    ys.sort_unstable();
+    let level = match level {
+        Some(v) if v.is_finite() && (!spec.y.log || v > 0.0) => {
+            p.y(&spec.y, v).clamp(p.top, p.bottom)
+        }
+        _ => ys
+            .get(ys.len() / 2)
+            .copied()
+            .unwrap_or((p.top + p.bottom) / 2),
+    };
+    // Far enough from the band that the line shows past a cliff's shaded interval.
+    let lead = 3 * gap;
+    let right = (z + lead, z + lead + w);
+    let left = (a - lead - w, a - lead);
+    let sides = if mid - p.left < p.right - mid {
+        [right, left]
+    } else {
+        [left, right]
+    };
+    // Tops of the box nearest the level first: centred on it, then stepping away.
+    let centred = level - h / 2;
+    let (lo, hi) = (p.top + gap, p.bottom - gap - h);
+    let mut tops: Vec<i32> = (lo..=hi.max(lo)).step_by(gap.max(1) as usize).collect();
+    tops.push(centred.clamp(lo, hi.max(lo)));
+    tops.sort_by_key(|y| ((y - centred).abs(), *y));
+    for (x0, x1) in sides {
+        if x0 < p.left + gap || x1 > p.right - gap {
+            continue;
+        }
+        let lines = line_spans(spec, p, x0 - gap, x1 + gap);
+        let free = |y0: i32| {
+            let y1 = y0 + h;
+            y0 >= lo
+                && y1 <= p.bottom - gap
+                && taken
+                    .iter()
+                    .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y1 < by0 || y0 > by1)
+                && lines
+                    .iter()
+                    .all(|&(top, bottom)| bottom < y0 - gap || top > y1 + gap)
+        };
+        if let Some(y0) = tops.iter().copied().find(|&y| free(y)) {
+            // The line ends just inside the band (in the middle of a sliver), so that it
+            // hides little of the band's own line.
+            let inside = ((z - a) / 2).min(2 * gap);
+            let (from, to) = if x0 > z {
+                (x0, z - inside)
+            } else {
+                (x1, a + inside)
+            };
+            return Some(((x0, y0, x1, y0 + h), (from, y0 + h / 2, to, level)));
+        }
+    }
+    None
+}
+
+/// The points of the lines on the left axis that a log axis can draw.
+fn left_points(spec: &ChartSpec) -> impl Iterator<Item = &(f64, f64)> {
+    spec.series
+        .iter()
+        .filter(|s| s.side == YSide::Left)
+        .flat_map(|s| s.points.iter())
+        .filter(|q| q.0.is_finite() && q.1.is_finite() && (!spec.y.log || q.1 > 0.0))
+}
+
+/// The pixel rows (top, bottom) each segment of the left-axis lines covers between pixel
+/// columns `x0` and `x1`: a step line's rise and fall count whole, so that no label is put
+/// over a line that crosses it without a point inside it.
+fn line_spans(spec: &ChartSpec, p: &Px, x0: i32, x1: i32) -> Vec<(i32, i32)> {
+    let mut out = Vec::new();
+    for s in spec.series.iter().filter(|s| s.side == YSide::Left) {
+        let pts: Vec<Option<(i32, i32)>> = s
+            .points
+            .iter()
+            .map(|q| {
+                (q.0.is_finite() && q.1.is_finite() && (!spec.y.log || q.1 > 0.0))
+                    .then(|| (p.x(&spec.x, q.0), p.y(&spec.y, q.1)))
+            })
+            .collect();
+        for pair in pts.windows(2) {
+            let (Some((xa, ya)), Some((xb, yb))) = (pair[0], pair[1]) else {
+                continue;
+            };
+            if xa.max(xb) < x0 || xa.min(xb) > x1 {
+                continue;
+            }
+            // The part of the segment between the columns (a vertical one whole).
+            let at = |x: i32| {
+                if xb == xa {
+                    ya
+                } else {
+                    ya + ((yb - ya) as f64 * (x - xa) as f64 / (xb - xa) as f64).round() as i32
+                }
+            };
+            let (y_a, y_b) = if xb == xa {
+                (ya, yb)
+            } else {
+                (at(xa.min(xb).max(x0)), at(xa.max(xb).min(x1)))
+            };
+            out.push((y_a.min(y_b), y_a.max(y_b)));
+        }
+        // A single point (a one-sample line) has no segment.
+        if pts.len() == 1 {
+            if let Some((x, y)) = pts[0] {
+                if x >= x0 && x <= x1 {
+                    out.push((y, y));
+                }
+            }
+        }
     }
     out
 }

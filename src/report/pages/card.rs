@@ -285,27 +285,73 @@ pub fn card_warning(a: &Analysis) -> Option<String> {
 const NOT_REAL: [&str; 2] = [" (simulated)", " (emulated)"];
 
 /// The drive's name fitted to `max_w` as [`fit_text`] fits it, except that a name too long even
-/// at the smaller size is cut before its "(simulated)" or "(emulated)" marker, which stays whole:
-/// "Samsung PM983 960GB (enterprise, no SL… (simulated)".
+/// at the smaller size keeps its "(simulated)" or "(emulated)" marker whole, also where the
+/// options the drive was made with follow it (`run_title`'s "..., cache=5GB,in=2000MB/s"). What
+/// gives way, in turn: the model's name, cut at the end of a word down to its first two words
+/// ("Samsung PM983… (simulated), cache=5GB,in=2000MB/s"); then the options, the last first
+/// ("cache=5GB,…", then "…" alone, so that the card never reads as the preset as it is); then
+/// the model's name, cut inside a word. The marker is never cut.
 pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
     let (fitted, small) = fit_text(drive, st, max_w);
-    let Some(marker) = NOT_REAL.iter().find(|m| drive.ends_with(*m)) else {
-        return (fitted, small);
-    };
     if fitted == drive {
         return (fitted, small);
     }
-    let head: Vec<char> = drive[..drive.len() - marker.len()].chars().collect();
+    // The marker, at the end of the name or before the options.
+    let found = NOT_REAL.iter().find_map(|m| {
+        let i = drive.rfind(m)?;
+        let rest = &drive[i + m.len()..];
+        (rest.is_empty() || rest.starts_with(", ")).then_some((i, *m))
+    });
+    let Some((i, marker)) = found else {
+        return (fitted, small);
+    };
+    let model = &drive[..i];
+    let spec_forms: Vec<String> = match drive[i + marker.len()..].strip_prefix(", ") {
+        None => vec![String::new()],
+        Some(spec) => {
+            let opts: Vec<&str> = spec.split(',').collect();
+            std::iter::once(format!(", {spec}"))
+                .chain(
+                    (1..opts.len())
+                        .rev()
+                        .map(|k| format!(", {},…", opts[..k].join(","))),
+                )
+                .chain(std::iter::once(", …".to_string()))
+                .collect()
+        }
+    };
+    let cut = |s: &str| {
+        s.trim_end_matches([' ', ',', ':', ';', '·', '(', '-', '/'])
+            .to_string()
+    };
+    let words: Vec<&str> = model.split(' ').collect();
+    let model_forms: Vec<String> = std::iter::once(model.to_string())
+        .chain(
+            (words.len().min(2)..words.len())
+                .rev()
+                .map(|n| format!("{}…", cut(&words[..n].join(" ")))),
+        )
+        .collect();
+    for spec in &spec_forms {
+        for m in &model_forms {
+            let t = format!("{m}{marker}{spec}");
+            if small.width(&t) <= max_w {
+                return (t, small);
+            }
+        }
+    }
+    let spec = spec_forms.last().map(String::as_str).unwrap_or_default();
+    let head: Vec<char> = model.chars().collect();
     for n in (0..head.len()).rev() {
         let t = format!(
-            "{}…{marker}",
+            "{}…{marker}{spec}",
             head[..n].iter().collect::<String>().trim_end()
         );
         if small.width(&t) <= max_w {
             return (t, small);
         }
     }
-    (marker.trim_start().to_string(), small)
+    (format!("{}{spec}", marker.trim_start()), small)
 }
 
 /// The card's last line: the workload, and when the run started, so that a published card
