@@ -594,10 +594,24 @@ impl Store {
     }
 
     /// Writes run `id`'s stored files into `dir` (folders made), each inflated straight into
-    /// its file a piece at a time; returns their paths.
+    /// its file a piece at a time; returns their paths. Only a run's own files
+    /// ([`super::is_run_file`]): a file an older slccache stored from beside them (a user's
+    /// own, in the run's folder) is left out, with one note on stderr.
     pub fn write_stored_files(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
-        for (name, parts) in self.stored_files(id)? {
+        let (files, others): (Vec<_>, Vec<_>) = self
+            .stored_files(id)?
+            .into_iter()
+            .partition(|(name, _)| super::is_run_file(name));
+        if !others.is_empty() {
+            let names: Vec<String> = others.into_iter().map(|(n, _)| n).collect();
+            crate::note!(
+                "slccache: note: run {id}: left out {}: not files slccache writes (an older \
+                 slccache stored them from the run's folder)",
+                names.join(", ")
+            );
+        }
+        for (name, parts) in files {
             let p = stored_file_path(id, dir, &name)?;
             let mut out = std::io::BufWriter::new(
                 std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,

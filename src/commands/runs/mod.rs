@@ -291,6 +291,18 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 } else {
                     Err(crate::error::usage("no such folder"))
                 };
+                // Only slccache's own files of the folder are imported: say which were not.
+                let others = match &r {
+                    Ok(_) => crate::store::not_run_files(d).unwrap_or_default(),
+                    Err(_) => Vec::new(),
+                };
+                if !others.is_empty() {
+                    crate::note!(
+                        "slccache: note: {}: left out {}: not files slccache writes",
+                        d.display(),
+                        others.join(", ")
+                    );
+                }
                 match r {
                     Ok(Recorded::New(id)) => {
                         s += &format!("{}: imported as run {id}\n", d.display());
