@@ -542,6 +542,35 @@ impl Store {
         Ok(self.stored_files(id)?.into_iter().map(|(n, _)| n).collect())
     }
 
+    /// The outputs run `id` is stored without, of those an export gives: none where its charts
+    /// and reports are drawn again on export (render options kept); else `report.md`,
+    /// `report.html` and `charts` (no `.png` or `.svg`), each where no such file is stored (a
+    /// sweep, recovery or fill-sweep whose charts failed, a full disk, is recorded with its
+    /// data only).
+    pub fn lacking_outputs(&mut self, id: i64) -> Result<Vec<String>> {
+        if self.get_meta(id)?.render.is_some() {
+            return Ok(Vec::new());
+        }
+        let names: Vec<String> = self
+            .stored_files(id)?
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| super::is_run_file(n))
+            .collect();
+        let mut lacks: Vec<String> = ["report.md", "report.html"]
+            .into_iter()
+            .filter(|f| !names.iter().any(|n| n == f))
+            .map(String::from)
+            .collect();
+        if !names
+            .iter()
+            .any(|n| n.ends_with(".png") || n.ends_with(".svg"))
+        {
+            lacks.push("charts".into());
+        }
+        Ok(lacks)
+    }
+
     /// Inflates stored file `name` of run `id` into `out`: whole from its `run_files` row, or
     /// its `parts` pieces in order from `run_file_parts`, one piece read at a time.
     pub(super) fn write_stored_file(

@@ -2258,3 +2258,78 @@ pub fn a_user_s_files_beside_a_run_are_never_stored_or_exported() {
         "{err}"
     );
 }
+
+/// A recovery run stored without its charts and reports (they failed, a full disk; here an
+/// imported folder without them, which is stored as it is): its export says in one line which
+/// outputs the stored run lacks, and the library page's row says so where a report would be
+/// linked. Both used to be silent: an export of the data alone, exit 0, and a bare "-".
+pub fn a_run_stored_without_its_report_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("results.db");
+    let rec = w.join("rec");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["--no-record", "recovery", "emu:970evo-500g", "--simulate"])
+        .args(["--idle", "10s", "--seed", "1", "-q", "--out"])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for e in std::fs::read_dir(&rec).unwrap().flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("report.") || n.ends_with(".png") || n.ends_with(".svg") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    let (code, _, err) = slc(&db, &["runs", "import", rec.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    let ex = w.join("ex");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "1", "--out", ex.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(ex.join("recovery.csv").is_file());
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].contains("run 1 is stored without report.md, report.html and charts"),
+        "{err}"
+    );
+    let lib = w.join("lib");
+    let (code, _, err) = slc(&db, &["runs", "--html", lib.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    let page = std::fs::read_to_string(lib.join("index.html")).unwrap();
+    assert!(
+        page.contains("not stored: report.md, report.html, charts"),
+        "{page}"
+    );
+    // A run whose report is stored (or drawn again) says nothing of the kind.
+    let sim = w.join("sim");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "simulate",
+            "960evo-250g",
+            "--duration",
+            "60s",
+            "-q",
+            "--out",
+        ])
+        .arg(&sim)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ex2 = w.join("ex2");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "2", "--out", ex2.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("stored without"), "{err}");
+}
