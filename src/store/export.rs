@@ -35,7 +35,7 @@ fn start_folder(dir: &Path, summary: &str) -> Result<PathBuf> {
 /// Writes a stored run into `dir` (see [`Store::export`]).
 pub fn export_run(run: &StoredRun, dir: &Path) -> Result<Vec<PathBuf>> {
     let mut written = vec![start_folder(dir, &run.summary)?];
-    for (name, data) in &run.files {
+    for (name, data) in run.files.iter().filter(|(n, _)| is_run_file(n)) {
         let p = stored_file_path(run.row.id, dir, name)?;
         std::fs::write(&p, data).with_context(|| format!("writing {}", p.display()))?;
         written.push(p);

@@ -542,6 +542,35 @@ impl Store {
         Ok(self.stored_files(id)?.into_iter().map(|(n, _)| n).collect())
     }
 
+    /// The outputs run `id` is stored without, of those an export gives: none where its charts
+    /// and reports are drawn again on export (render options kept); else `report.md`,
+    /// `report.html` and `charts` (no `.png` or `.svg`), each where no such file is stored (a
+    /// sweep, recovery or fill-sweep whose charts failed, a full disk, is recorded with its
+    /// data only).
+    pub fn lacking_outputs(&mut self, id: i64) -> Result<Vec<String>> {
+        if self.get_meta(id)?.render.is_some() {
+            return Ok(Vec::new());
+        }
+        let names: Vec<String> = self
+            .stored_files(id)?
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| super::is_run_file(n))
+            .collect();
+        let mut lacks: Vec<String> = ["report.md", "report.html"]
+            .into_iter()
+            .filter(|f| !names.iter().any(|n| n == f))
+            .map(String::from)
+            .collect();
+        if !names
+            .iter()
+            .any(|n| n.ends_with(".png") || n.ends_with(".svg"))
+        {
+            lacks.push("charts".into());
+        }
+        Ok(lacks)
+    }
+
     /// Inflates stored file `name` of run `id` into `out`: whole from its `run_files` row, or
     /// its `parts` pieces in order from `run_file_parts`, one piece read at a time.
     pub(super) fn write_stored_file(
@@ -594,10 +623,24 @@ impl Store {
     }
 
     /// Writes run `id`'s stored files into `dir` (folders made), each inflated straight into
-    /// its file a piece at a time; returns their paths.
+    /// its file a piece at a time; returns their paths. Only a run's own files
+    /// ([`super::is_run_file`]): a file an older slccache stored from beside them (a user's
+    /// own, in the run's folder) is left out, with one note on stderr.
     pub fn write_stored_files(&mut self, id: i64, dir: &Path) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
-        for (name, parts) in self.stored_files(id)? {
+        let (files, others): (Vec<_>, Vec<_>) = self
+            .stored_files(id)?
+            .into_iter()
+            .partition(|(name, _)| super::is_run_file(name));
+        if !others.is_empty() {
+            let names: Vec<String> = others.into_iter().map(|(n, _)| n).collect();
+            crate::note!(
+                "slccache: note: run {id}: left out {}: not files slccache writes (an older \
+                 slccache stored them from the run's folder)",
+                names.join(", ")
+            );
+        }
+        for (name, parts) in files {
             let p = stored_file_path(id, dir, &name)?;
             let mut out = std::io::BufWriter::new(
                 std::fs::File::create(&p).with_context(|| format!("writing {}", p.display()))?,

@@ -38,7 +38,7 @@ use export::*;
 pub use list::{normalize_since, Detail, GroupRow, Grouped, RunAt};
 pub(crate) use record::fill_headline_and_timeline;
 use record::*;
-pub use record::{hostname, kind_of};
+pub use record::{hostname, is_run_file, kind_of, not_run_files};
 
 use crate::report::charts::Theme;
 use crate::report::ReportOptions;

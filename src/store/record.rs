@@ -409,17 +409,41 @@ impl FolderFile {
     }
 }
 
-/// Every regular file under `dir` (names relative, `/`-separated), skipping hidden ones
-/// (temporary files, locks); none of them is read yet.
+/// The run's own files under `dir` (names relative, `/`-separated): those slccache writes
+/// into a run folder (`summary.json`, the data files, charts and reports, `bursts/`:
+/// [`is_run_file`]), skipping hidden ones (temporary files, locks) and every other file, a
+/// user's own beside them, which is never stored; none of them is read yet.
 pub(super) fn read_folder(dir: &Path) -> Result<Folder> {
     let mut out = BTreeMap::new();
     for (rel, path) in folder_files(dir)? {
+        if !is_run_file(&rel) {
+            continue;
+        }
         let len = std::fs::metadata(&path)
             .with_context(|| format!("reading {rel}"))?
             .len();
         out.insert(rel, FolderFile::Disk(path, len));
     }
     Ok(out)
+}
+
+/// Whether `rel`, a name relative to a run folder, is a file slccache writes there (the one
+/// list, [`crate::report::outputs::outdir::is_output_name`]): only those are recorded,
+/// imported, spooled and exported.
+pub fn is_run_file(rel: &str) -> bool {
+    crate::report::outputs::outdir::is_output_name(rel)
+}
+
+/// The files under `dir` that are not a run's own ([`is_run_file`]; hidden ones left aside),
+/// sorted: what recording or importing the folder leaves out.
+pub fn not_run_files(dir: &Path) -> Result<Vec<String>> {
+    let mut v: Vec<String> = folder_files(dir)?
+        .into_iter()
+        .map(|(rel, _)| rel)
+        .filter(|rel| !is_run_file(rel))
+        .collect();
+    v.sort();
+    Ok(v)
 }
 
 /// The names (relative, `/`-separated) and paths of the files [`read_folder`] reads, without

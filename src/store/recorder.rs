@@ -268,22 +268,21 @@ pub fn spool(dir: &Path, meta: &SpoolMeta) -> anyhow::Result<PathBuf> {
     Ok(dest)
 }
 
+/// Copies the run's own files of `from` ([`super::is_run_file`]) into `to`: a user's files
+/// beside them stay where they are.
 fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
     use anyhow::Context;
     std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for e in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let e = e?;
-        let name = e.file_name();
-        if name.to_string_lossy().starts_with('.') {
+    for (rel, path) in super::record::folder_files(from)? {
+        if !super::is_run_file(&rel) {
             continue;
         }
-        let ft = e.file_type()?;
-        if ft.is_dir() {
-            copy_tree(&e.path(), &to.join(&name))?;
-        } else if ft.is_file() {
-            std::fs::copy(e.path(), to.join(&name))
-                .with_context(|| format!("copying {}", e.path().display()))?;
+        let dest = to.join(&rel);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
         }
+        std::fs::copy(&path, &dest).with_context(|| format!("copying {}", path.display()))?;
     }
     Ok(())
 }

@@ -2074,3 +2074,262 @@ pub fn history_takes_a_drive_as_the_store_prints_it() {
         );
     }
 }
+
+/// Every file under `dir`, relative and `/`-separated, sorted.
+fn names_under(dir: &Path) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((d, prefix)) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let rel = format!("{prefix}{}", e.file_name().to_string_lossy());
+            if e.path().is_dir() {
+                stack.push((e.path(), format!("{rel}/")));
+            } else {
+                v.push(rel);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
+/// A user's files in a run's folder (written there before the run, with --force) are no part
+/// of the run: recording, the spool, import, export and the library page take slccache's own
+/// files only. They used to be stored with the run and written back by every export (a
+/// passwords.txt published with the run, a 20 MB big.bin stored byte for byte).
+pub fn a_user_s_files_beside_a_run_are_never_stored_or_exported() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("results.db");
+    let mine = [
+        "passwords.txt",
+        "notes.csv",
+        "bursts/mine.csv",
+        "01-first.csv",
+    ];
+    let put_mine = |dir: &Path| {
+        std::fs::create_dir_all(dir.join("bursts")).unwrap();
+        for f in mine {
+            std::fs::write(dir.join(f), "secret\n").unwrap();
+        }
+    };
+    let no_user_file = |dir: &Path, what: &str| {
+        let names = names_under(dir);
+        assert!(
+            !names
+                .iter()
+                .any(|n| mine.contains(&n.as_str()) || n.ends_with(".txt") || n == "notes.csv"),
+            "{what}: {names:?}"
+        );
+        for n in &names {
+            let text = std::fs::read(dir.join(n)).unwrap();
+            assert!(text != b"secret\n", "{what}: {n} holds the user's file");
+        }
+    };
+    let run = |args: &[&str], out: &Path| {
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .arg("--out")
+            .arg(out)
+            .args(["--force", "--seed", "1"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    // A simulate run (its charts drawn again on export) and a recovery run (every file stored).
+    let sim = w.join("sim");
+    put_mine(&sim);
+    run(&["simulate", "960evo-250g", "--duration", "60s"], &sim);
+    let rec = w.join("rec");
+    put_mine(&rec);
+    run(
+        &["recovery", "emu:970evo-500g", "--simulate", "--idle", "10s"],
+        &rec,
+    );
+    for f in mine {
+        assert!(sim.join(f).is_file() && rec.join(f).is_file(), "{f} kept");
+    }
+    for id in ["1", "2"] {
+        let (code, out, err) = slc(&db, &["runs", "show", id, "--json"], w);
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let stored: Vec<&str> = v["stored_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert!(
+            !stored.iter().any(|n| mine.contains(n)),
+            "run {id} stored {stored:?}"
+        );
+        let ex = w.join(format!("ex{id}"));
+        let (code, _, err) = slc(
+            &db,
+            &["runs", "export", id, "--out", ex.to_str().unwrap()],
+            w,
+        );
+        assert_eq!(code, Some(0), "{err}");
+        assert!(ex.join("summary.json").is_file());
+        no_user_file(&ex, &format!("export of run {id}"));
+    }
+    // The library page's run folders.
+    let lib = w.join("lib");
+    let (code, _, err) = slc(&db, &["runs", "--html", lib.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    no_user_file(&lib.join("2"), "library page");
+    assert!(lib.join("1/report.html").is_file());
+    // Import of a folder with extra files: slccache's only, and one line says which were not.
+    let other = w.join("other.db");
+    let (code, out, err) = slc(&other, &["runs", "import", rec.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("imported as run 1"), "{out}");
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("left out")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    for f in mine {
+        assert!(said[0].contains(f), "{f} not named: {err}");
+    }
+    let (_, out, _) = slc(&other, &["runs", "show", "1", "--json"], w);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        !v["stored_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| mine.contains(&n.as_str().unwrap())),
+        "{out}"
+    );
+    // A run that cannot be recorded is spooled without them.
+    let spool = w.join("spool");
+    let bad = w.join("bad.db");
+    std::fs::write(&bad, "not a database\n").unwrap();
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .env("SLCCACHE_SPOOL", &spool)
+        .arg("--db")
+        .arg(&bad)
+        .args([
+            "simulate",
+            "960evo-250g",
+            "--duration",
+            "60s",
+            "--seed",
+            "2",
+        ])
+        .arg("--out")
+        .arg(&sim)
+        .arg("--force")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let spooled: Vec<_> = std::fs::read_dir(&spool)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(spooled.len(), 1, "{spooled:?}");
+    assert!(spooled[0].join("timeline.csv").is_file());
+    no_user_file(&spooled[0], "spool");
+
+    // A run an older slccache stored with a user's file: export leaves it out and says so.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, b"secret\n").unwrap();
+    conn.execute(
+        "INSERT INTO run_files (run_id, name, data) VALUES (2, 'passwords.txt', ?1)",
+        [e.finish().unwrap()],
+    )
+    .unwrap();
+    drop(conn);
+    let ex = w.join("ex-legacy");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "2", "--out", ex.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    no_user_file(&ex, "export of an older run");
+    assert!(ex.join("recovery.csv").is_file());
+    assert!(
+        err.lines().filter(|l| l.contains("passwords.txt")).count() == 1,
+        "{err}"
+    );
+}
+
+/// A recovery run stored without its charts and reports (they failed, a full disk; here an
+/// imported folder without them, which is stored as it is): its export says in one line which
+/// outputs the stored run lacks, and the library page's row says so where a report would be
+/// linked. Both used to be silent: an export of the data alone, exit 0, and a bare "-".
+pub fn a_run_stored_without_its_report_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let db = w.join("results.db");
+    let rec = w.join("rec");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["--no-record", "recovery", "emu:970evo-500g", "--simulate"])
+        .args(["--idle", "10s", "--seed", "1", "-q", "--out"])
+        .arg(&rec)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for e in std::fs::read_dir(&rec).unwrap().flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("report.") || n.ends_with(".png") || n.ends_with(".svg") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    let (code, _, err) = slc(&db, &["runs", "import", rec.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    let ex = w.join("ex");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "1", "--out", ex.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(ex.join("recovery.csv").is_file());
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].contains("run 1 is stored without report.md, report.html and charts"),
+        "{err}"
+    );
+    let lib = w.join("lib");
+    let (code, _, err) = slc(&db, &["runs", "--html", lib.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    let page = std::fs::read_to_string(lib.join("index.html")).unwrap();
+    assert!(
+        page.contains("not stored: report.md, report.html, charts"),
+        "{page}"
+    );
+    // A run whose report is stored (or drawn again) says nothing of the kind.
+    let sim = w.join("sim");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("--db")
+        .arg(&db)
+        .args([
+            "simulate",
+            "960evo-250g",
+            "--duration",
+            "60s",
+            "-q",
+            "--out",
+        ])
+        .arg(&sim)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ex2 = w.join("ex2");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "2", "--out", ex2.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("stored without"), "{err}");
+}

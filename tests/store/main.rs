@@ -37,6 +37,8 @@ fn main() -> std::process::ExitCode {
             cli::history_takes_a_drive_as_the_store_prints_it,
             cli::a_bad_store_warns_and_keeps_the_run,
             cli::a_merged_run_is_exported_with_the_charts_it_drew,
+            cli::a_user_s_files_beside_a_run_are_never_stored_or_exported,
+            cli::a_run_stored_without_its_report_says_so,
             cli::a_read_only_folder_warns_and_keeps_the_run,
             cli::an_interrupted_probe_is_recorded_as_interrupted,
             cli::history_charts_a_drive_against_date_and_wear,

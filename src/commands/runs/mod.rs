@@ -257,6 +257,14 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 let _export = crate::report::outputs::file::exporting();
                 store.export(*id, dir)?
             };
+            let lacks = store.lacking_outputs(*id)?;
+            if !lacks.is_empty() {
+                crate::note!(
+                    "slccache: note: run {id} is stored without {} (not written when it ran, \
+                     or not in the folder imported): the export holds what was stored",
+                    and_list(&lacks)
+                );
+            }
             files
                 .iter()
                 .map(|f| format!("wrote {}\n", f.display()))
@@ -291,6 +299,18 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 } else {
                     Err(crate::error::usage("no such folder"))
                 };
+                // Only slccache's own files of the folder are imported: say which were not.
+                let others = match &r {
+                    Ok(_) => crate::store::not_run_files(d).unwrap_or_default(),
+                    Err(_) => Vec::new(),
+                };
+                if !others.is_empty() {
+                    crate::note!(
+                        "slccache: note: {}: left out {}: not files slccache writes",
+                        d.display(),
+                        others.join(", ")
+                    );
+                }
                 match r {
                     Ok(Recorded::New(id)) => {
                         s += &format!("{}: imported as run {id}\n", d.display());
@@ -479,7 +499,7 @@ fn library_page(
             rs.iter().map(move |r| (r.id, name.clone()))
         })
         .collect();
-    let entry = |r: &RunRow, spark: Vec<f64>| {
+    let entry = |r: &RunRow, spark: Vec<f64>, lacks: Vec<String>| {
         let sub = dir.join(r.id.to_string());
         lib::LibraryEntry {
             id: r.id,
@@ -502,12 +522,16 @@ fn library_page(
                 .join("report.html")
                 .is_file()
                 .then(|| format!("{}/report.html", r.id)),
+            lacks,
         }
     };
     // A page first (the runs listed, without their sparklines), unless one is there: a page
     // cut short by an interruption is still a library page the next run finishes.
     if !lib::is_library_page(dir) {
-        let first: Vec<_> = rows.iter().map(|r| entry(r, Vec::new())).collect();
+        let first: Vec<_> = rows
+            .iter()
+            .map(|r| entry(r, Vec::new(), Vec::new()))
+            .collect();
         lib::write_library_html(dir, &first, place)?;
     }
     let mut entries = Vec::with_capacity(rows.len());
@@ -590,7 +614,8 @@ fn library_page(
         }
         // From the run's timeline.csv in its folder, read row by row.
         let spark = spark_of(&sub.join("timeline.csv"));
-        entries.push(entry(r, spark));
+        let lacks = store.lacking_outputs(r.id)?;
+        entries.push(entry(r, spark, lacks));
     }
     let p = crate::report::pages::library::write_library_html(dir, &entries, place)?;
     // Say what went beside the page: every listed run's folder, charts and all.
@@ -753,4 +778,13 @@ fn spark_of(csv: &std::path::Path) -> Vec<f64> {
         }
     });
     out
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }

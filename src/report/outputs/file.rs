@@ -77,11 +77,26 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
                 format!("complete there: {}", done.join(", "))
             };
             Err(anyhow::Error::new(e).context(format!(
-                "writing {} failed; it was not written ({complete}; the timeline.csv holds every \
-                 finished interval)",
-                path.display()
+                "writing {} failed; it was not written ({complete}{})",
+                path.display(),
+                kept_data(dir)
             )))
         }
+    }
+}
+
+/// What of a run's data its folder `dir` keeps, as the failed write's message says it: the
+/// `timeline.csv` of a single run, the `bursts/` timelines of a recovery or fill-sweep, the
+/// `sweep.csv` of a sweep; nothing where the folder holds none of them.
+fn kept_data(dir: &Path) -> &'static str {
+    if dir.join("timeline.csv").is_file() {
+        "; the timeline.csv holds every finished interval"
+    } else if dir.join("bursts").is_dir() {
+        "; bursts/ holds the timeline of every finished burst"
+    } else if dir.join("sweep.csv").is_file() {
+        "; the sweep.csv holds every finished point"
+    } else {
+        ""
     }
 }
 
@@ -99,7 +114,10 @@ mod tests {
     #[test]
     fn an_export_that_fails_says_nothing_of_a_timeline() {
         let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("missing").join("report.html");
+        // A folder in the way of report.html: renaming onto it fails.
+        let p = d.path().join("report.html");
+        std::fs::create_dir(&p).unwrap();
+        std::fs::write(d.path().join("timeline.csv"), "t_s\n").unwrap();
         let run = format!("{:#}", write_file(&p, "x").unwrap_err());
         assert!(run.contains("timeline.csv holds"), "{run}");
         let export = {
@@ -114,5 +132,31 @@ mod tests {
         // Only while marked.
         let after = format!("{:#}", write_file(&p, "x").unwrap_err());
         assert!(after.contains("timeline.csv holds"), "{after}");
+    }
+
+    /// A recovery (or fill-sweep) folder has no timeline.csv: the message says what keeps its
+    /// data, its bursts' timelines. It used to name a timeline.csv that is not there.
+    #[test]
+    fn a_failed_write_names_the_data_the_folder_keeps() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("recovery.png");
+        std::fs::create_dir(&p).unwrap();
+        std::fs::create_dir(d.path().join("bursts")).unwrap();
+        std::fs::write(d.path().join("recovery.csv"), "x\n").unwrap();
+        let e = format!("{:#}", write_file(&p, "x").unwrap_err());
+        assert!(
+            e.contains("bursts/ holds the timeline of every finished burst")
+                && !e.contains("timeline.csv"),
+            "{e}"
+        );
+        let sweep = tempfile::tempdir().unwrap();
+        let p = sweep.path().join("report.md");
+        std::fs::create_dir(&p).unwrap();
+        std::fs::write(sweep.path().join("sweep.csv"), "x\n").unwrap();
+        let e = format!("{:#}", write_file(&p, "x").unwrap_err());
+        assert!(
+            e.contains("sweep.csv holds every finished point") && !e.contains("timeline"),
+            "{e}"
+        );
     }
 }

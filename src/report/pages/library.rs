@@ -41,6 +41,9 @@ pub struct LibraryEntry {
     pub spark: Vec<f64>,
     /// The run's report.html, relative to the page.
     pub link: Option<String>,
+    /// Where there is no link: the outputs the stored run lacks (`report.html`, `charts`),
+    /// which its cell names.
+    pub lacks: Vec<String>,
 }
 
 /// At most this many points per sparkline (means over equal runs of samples).
@@ -154,6 +157,7 @@ td.wrap{overflow-wrap:anywhere}td.wide{min-width:8em}\
     for e in entries {
         let link = match &e.link {
             Some(l) => format!("<a href=\"{}\">report.html</a>", esc(l)),
+            None if !e.lacks.is_empty() => cell(&format!("not stored: {}", e.lacks.join(", "))),
             None => "-".into(),
         };
         let _ = writeln!(
