@@ -918,6 +918,22 @@ mod tests {
         for link in md.split("](").skip(1).filter_map(|x| x.split(')').next()) {
             assert!(dir.path().join(link).is_file(), "report.md links {link}");
         }
+        // On an axis of 1000 h the model's cache, which refills in seconds with no plateau
+        // drawn, rose along the y axis: its legend entry named a line that did not show.
+        let truth_named = |spec: &crate::report::charts::ChartSpec| {
+            spec.legend
+                .iter()
+                .any(|l| l.name.starts_with("model truth"))
+        };
+        assert!(truth_named(&spec), "shown at 300 s: {:?}", spec.legend);
+        let far = [3_600_000.0, 0.01];
+        let far_dir = tempfile::tempdir().unwrap();
+        let mut far_s = setup_with(usize::MAX, far_dir.path());
+        let far_o = run_recovery_steps(&mut far_s, &far, &stop).unwrap();
+        let far_sum = recovery_summary(&far_s, &far_o, &far);
+        let far_spec = crate::report::charts::experiments::recovery_chart(&far_sum, &far_s.opts);
+        assert!(!truth_named(&far_spec), "{:?}", far_spec.legend);
+        assert!(far_spec.series.iter().all(|s| s.name != "model truth"));
 
         let dir = tempfile::tempdir().unwrap();
         let mut s = setup_with(usize::MAX, dir.path());

@@ -304,8 +304,25 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
             });
         }
     }
+    // A curve shows only where it leaves the x axis inside the plot: a plateau under the
+    // top, or a rise more than a few pixels wide. A first burst cut short leaves no plateau
+    // drawn, and a model's cache that refills in seconds, on an axis of 1000 h, rose along
+    // the y axis: its legend entry named a line no one could see.
+    let plot_px = 0.8 * f64::from(o.png_size.0);
+    let shows = |delay: f64, rate: f64, plateau: Option<f64>| {
+        rate > 0.0
+            && delay < x.max * xdiv
+            && (plateau.is_some_and(|c| c <= y_top)
+                || (delay + y_top / rate) / xdiv / x.max * plot_px >= 3.0)
+    };
     // The truth goes over the fit, so that both show where they coincide.
-    if let Some(t) = sum.truth() {
+    if let Some(t) = sum.truth().filter(|t| {
+        shows(
+            t.recover_delay_s,
+            t.recover_bytes_per_sec,
+            t.full_cache_bytes,
+        )
+    }) {
         let plateau = t.full_cache_bytes;
         series_v.push(series(
             "model truth",
