@@ -248,7 +248,7 @@ setup_target() { # sets $tpath to the path of target $1 (and the globals cleanup
             ;;
         file)
             rootfile=$here/output/bench-vs-fio-$$.img
-            "$bin" probe "$rootfile" --size "$bytes" --pattern seqwrite --bs 1M --qd 8 --quiet \
+            "$bin" probe "$rootfile" --no-record --size "$bytes" --pattern seqwrite --bs 1M --qd 8 --quiet \
                 --out "$out/layout" >/dev/null
             sync
             tpath=$rootfile
@@ -292,7 +292,7 @@ run_slccache() { # target bs qd jobs pattern dir
     [[ -b $t ]] && extra=(--destroy-data --assume-written)
     [[ -f $t ]] && extra=(--overwrite)
     # --max-bytes: fio is time_based over the span; slccache stops after one pass otherwise.
-    setsid -w "$bin" probe "$t" "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
+    setsid -w "$bin" probe "$t" --no-record "${extra[@]}" --pattern "$pat" --bs "$bs" --qd "$qd" --jobs "$jobs" \
         --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet --out "$d" >/dev/null ||
         { echo "slccache probe failed (see above); stopping" >&2; return 1; }
     python3 - "$d" "$jobs" <<'EOF'

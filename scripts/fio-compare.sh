@@ -54,7 +54,7 @@ in_cgroup() {
 }
 
 echo "laying out $file ($size)" >&2
-"$bin" probe "$file" --size "$size" "${overwrite[@]}" --pattern seqwrite --bs 1M --qd 8 \
+"$bin" probe "$file" --no-record --size "$size" "${overwrite[@]}" --pattern seqwrite --bs 1M --qd 8 \
     --quiet --out "$out/layout" >/dev/null
 sync
 sleep "${SETTLE:-5}" # let the layout's writes settle before the first measured run
@@ -83,7 +83,7 @@ rounds=${ROUNDS:-1}
 run_slccache() {
     # CPU seconds (user, system) of the slccache process, from bash's `time`; the probe's own
     # stderr still goes to ours.
-    { time in_cgroup "$bin" probe "$file" --size "$size" --overwrite --pattern "$pattern" \
+    { time in_cgroup "$bin" probe "$file" --no-record --size "$size" --overwrite --pattern "$pattern" \
         --bs "$bs" --qd "$qd" --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet \
         --out "$d/slccache" >/dev/null 2>&3; } 3>&2 2>"$d/slccache.cpu"
 }

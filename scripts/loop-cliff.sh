@@ -70,7 +70,7 @@ out="output/loop-cliff-$(date +%Y%m%d-%H%M%S)"
 # Start the probe inside the cgroup: a subshell moves itself in, then execs the probe.
 (
   echo $BASHPID > "$cg/cgroup.procs"
-  exec "$BIN" probe "$loopdev" --destroy-data --pattern seqwrite --bs 1M --qd 16 \
+  exec "$BIN" probe "$loopdev" --no-record --destroy-data --pattern seqwrite --bs 1M --qd 16 \
     --interval 500ms --out "$out" --quiet "${EXTRA[@]}"
 ) &
 probe_pid=$!

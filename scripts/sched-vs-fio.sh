@@ -102,7 +102,7 @@ for ((r = 1; r <= rounds; r++)); do
         out=$work/$tool-$r
         mkdir -p "$out"
         if [[ $tool == slccache ]]; then
-            setsid -w "$bin" probe "$path" "${keep[@]}" --pattern "$pat" --bs "$bs" \
+            setsid -w "$bin" probe "$path" --no-record "${keep[@]}" --pattern "$pat" --bs "$bs" \
                 --qd "$qd" --duration "${secs}s" --max-bytes 1PB --interval 1s --quiet \
                 --out "$out" >/dev/null &
         else

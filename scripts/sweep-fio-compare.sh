@@ -44,12 +44,12 @@ dev=$(losetup -f --show --direct-io=on "$mnt/backing.img")
 echo "loop device $dev on tmpfs $mnt ($bytes bytes)" >&2
 
 # Fill it once so that reads read data.
-"$bin" probe "$dev" --pattern seqwrite --bs 1M --qd 8 --destroy-data --quiet \
+"$bin" probe "$dev" --no-record --pattern seqwrite --bs 1M --qd 8 --destroy-data --quiet \
     --out "$out/prefill" >/dev/null
 
 slc() { # pattern qd -> IOPS
     local d="$out/r$r-slccache-$1-qd$2"
-    nice -n "$nice" "$bin" sweep "$dev" --pattern "$1" --bs 4k --qd "$2" --jobs 1 --point-duration "${secs}s" \
+    nice -n "$nice" "$bin" sweep "$dev" --no-record --pattern "$1" --bs 4k --qd "$2" --jobs 1 --point-duration "${secs}s" \
         --destroy-data --assume-written --quiet --out "$d" >/dev/null
     awk -F, 'NR == 2 { print $5 }' "$d/sweep.csv"
 }
