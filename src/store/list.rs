@@ -546,9 +546,11 @@ impl Store {
     /// and reports are drawn again on export (render options kept); else `report.md`,
     /// `report.html` and `charts` (no `.png` or `.svg`), each where no such file is stored (a
     /// sweep, recovery or fill-sweep whose charts failed, a full disk, is recorded with its
-    /// data only).
+    /// data only), and for a recovery or fill sweep with some charts, each of its charts'
+    /// files that is not (`recovery-bursts.png`).
     pub fn lacking_outputs(&mut self, id: i64) -> Result<Vec<String>> {
-        if self.get_meta(id)?.render.is_some() {
+        let meta = self.get_meta(id)?;
+        if meta.render.is_some() {
             return Ok(Vec::new());
         }
         let names: Vec<String> = self
@@ -562,11 +564,28 @@ impl Store {
             .filter(|f| !names.iter().any(|n| n == f))
             .map(String::from)
             .collect();
-        if !names
+        // The charts every recovery and fill sweep draws, each as PNG and SVG, named where
+        // one is missing: a disk that filled up between two charts left some and not others.
+        use crate::report::charts::ChartKind;
+        let drawn: &[ChartKind] = match meta.row.kind.as_str() {
+            "recovery" => &[ChartKind::Recovery, ChartKind::RecoveryBursts],
+            "fill-sweep" => &[ChartKind::FillSweep, ChartKind::FillSweepBursts],
+            _ => &[],
+        };
+        let charts = names
             .iter()
-            .any(|n| n.ends_with(".png") || n.ends_with(".svg"))
-        {
+            .any(|n| n.ends_with(".png") || n.ends_with(".svg"));
+        if !charts {
             lacks.push("charts".into());
+        } else {
+            for k in drawn {
+                for ext in ["png", "svg"] {
+                    let f = format!("{}.{ext}", k.file_stem());
+                    if !names.contains(&f) {
+                        lacks.push(f);
+                    }
+                }
+            }
         }
         Ok(lacks)
     }

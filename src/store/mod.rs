@@ -333,6 +333,26 @@ fn no_store(loc: &Location) -> anyhow::Error {
     )))
 }
 
+/// `e`, or where it says the file at `loc` is no SQLite database (a mistyped `--db` naming
+/// some other file), the usage error that says so: a path that holds no store is bad input.
+fn not_a_store(e: anyhow::Error, loc: &Location) -> anyhow::Error {
+    let junk = e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::NotADatabase
+        )
+    });
+    if !junk {
+        return e;
+    }
+    anyhow::Error::new(crate::error::UsageError(format!(
+        "{} is not a results store: the file is no SQLite database (check --db or \
+         SLCCACHE_DB)",
+        loc.display(None)
+    )))
+}
+
 /// The kinds of run (`--kind`).
 pub const KINDS: &[&str] = &[
     "probe",
@@ -362,8 +382,8 @@ impl Store {
     /// it is, without taking the steps of a newer schema (a store in a read-only folder, or of
     /// version 1, is listed as it stands); a store newer than this slccache is refused.
     pub fn open_existing(loc: &Location) -> Result<Store> {
-        let mut b = loc.connect_reading()?;
-        if !schema::store_present(b.as_mut())? {
+        let mut b = loc.connect_reading().map_err(|e| not_a_store(e, loc))?;
+        if !schema::store_present(b.as_mut()).map_err(|e| not_a_store(e, loc))? {
             return Err(no_store(loc));
         }
         if b.dialect() == Dialect::Postgres {
@@ -376,8 +396,8 @@ impl Store {
     /// Opens an existing store for a command that changes it (`runs rm`): as [`Store::open`],
     /// but a store file or database that holds none is an error, and none is created.
     pub fn open_existing_for_writing(loc: &Location) -> Result<Store> {
-        let mut b = loc.connect_existing()?;
-        if !schema::store_present(b.as_mut())? {
+        let mut b = loc.connect_existing().map_err(|e| not_a_store(e, loc))?;
+        if !schema::store_present(b.as_mut()).map_err(|e| not_a_store(e, loc))? {
             return Err(no_store(loc));
         }
         Store::open_with(b, schema::MIGRATIONS)

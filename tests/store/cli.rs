@@ -435,6 +435,31 @@ pub fn reading_commands_never_create_a_store() {
         assert!(err.contains("no results store at"), "{args:?}: {err}");
         assert!(!db.exists(), "{args:?} created the store");
     }
+    // A path to some other file (not an SQLite database) is bad input too: it exited 1 with
+    // SQLite's "file is not a database". The file is left as it was.
+    let junk = d.path().join("junk.db");
+    std::fs::write(&junk, "not a store at all\n").unwrap();
+    for args in [
+        vec!["runs"],
+        vec!["runs", "rm", "1"],
+        vec!["history", "960"],
+    ] {
+        let o = Command::cargo_bin("slccache")
+            .unwrap()
+            .arg("--db")
+            .arg(&junk)
+            .args(&args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is not a results store"), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(&junk).unwrap(),
+            "not a store at all\n"
+        );
+    }
 }
 
 /// A run that cannot be recorded waits in the spool; --require-record (or
@@ -2306,6 +2331,38 @@ pub fn a_run_stored_without_its_report_says_so() {
         page.contains("not stored: report.md, report.html, charts"),
         "{page}"
     );
+    // A disk that filled between two charts: recovery.png and .svg are there, the bursts'
+    // chart is not. Both outputs it lacks are named (only the reports were).
+    let rec2 = w.join("rec2");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["--no-record", "recovery", "emu:970evo-500g", "--simulate"])
+        .args(["--idle", "10s", "--seed", "2", "-q", "--out"])
+        .arg(&rec2)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in [
+        "report.md",
+        "report.html",
+        "recovery-bursts.png",
+        "recovery-bursts.svg",
+    ] {
+        std::fs::remove_file(rec2.join(f)).unwrap();
+    }
+    let (code, _, err) = slc(&db, &["runs", "import", rec2.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    let ex2 = w.join("ex2");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "2", "--out", ex2.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("run 2 is stored without report.md, report.html, recovery-bursts.png and recovery-bursts.svg"),
+        "{err}"
+    );
     // A run whose report is stored (or drawn again) says nothing of the kind.
     let sim = w.join("sim");
     let o = Command::cargo_bin("slccache")
@@ -2324,10 +2381,10 @@ pub fn a_run_stored_without_its_report_says_so() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let ex2 = w.join("ex2");
+    let ex3 = w.join("ex3");
     let (code, _, err) = slc(
         &db,
-        &["runs", "export", "2", "--out", ex2.to_str().unwrap()],
+        &["runs", "export", "3", "--out", ex3.to_str().unwrap()],
         w,
     );
     assert_eq!(code, Some(0), "{err}");
