@@ -236,12 +236,22 @@ pub struct Findings {
     /// Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub slower_tier_may_follow: bool,
+    /// With no cliff: the cache the first sample could hide, which "no cache" cannot rule out
+    /// ([`super::Analysis::first_sample_hides`]). Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_sample_hides: Option<super::HiddenCache>,
 }
 
 impl Findings {
     /// The findings of analysis `a`.
     pub fn of(a: &Analysis) -> Findings {
         let cache = cache_of(a);
+        let first_sample_hides = matches!(
+            cache,
+            Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }
+        )
+        .then_some(a.first_sample_hides)
+        .flatten();
         let cliffs = !a.cliffs.is_empty() && !a.read_only;
         let in_cache_bytes_per_sec = a
             .phases
@@ -316,6 +326,7 @@ impl Findings {
             link_limited: a.link_limited.clone(),
             slower_tier_may_follow: cliffs
                 && a.coverage.as_ref().is_some_and(|c| c.later_tier_possible),
+            first_sample_hides,
         }
     }
 
@@ -376,10 +387,20 @@ impl Findings {
                 size_text(*bytes, *low_bytes, *high_bytes, units)
             ),
             Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
-            Cache::AtLeast { bytes, .. } => super::no_cliff_text(Some(*bytes), units),
-            Cache::NoneOverWholeDrive { capacity_bytes } => {
-                super::whole_drive_no_cliff_text(*capacity_bytes, units)
-            }
+            Cache::AtLeast { bytes, .. } => match &self.first_sample_hides {
+                Some(h) => format!(
+                    "no cache of {} to {}: a smaller one that ran out inside the first {} \
+                     sample would not show at this interval, and a larger one did not run out",
+                    format_bytes(h.bytes as f64, units),
+                    format_bytes(*bytes as f64, units),
+                    crate::units::format_interval(h.interval_s)
+                ),
+                None => super::no_cliff_text(Some(*bytes), units),
+            },
+            Cache::NoneOverWholeDrive { capacity_bytes } => match &self.first_sample_hides {
+                Some(h) => super::whole_drive_hidden_text(*capacity_bytes, h, units),
+                None => super::whole_drive_no_cliff_text(*capacity_bytes, units),
+            },
             Cache::Unconfirmed(d) => format!(
                 "no confirmed cliff: {}",
                 super::unconfirmed_drop_text(d, units)
@@ -439,6 +460,11 @@ impl Findings {
                 fb(*span_bytes)
             ),
             // No cliff: no cache, or one larger than what was written (as the run says).
+            Cache::AtLeast { bytes, .. } if self.first_sample_hides.is_some() => format!(
+                "none, < {} or > {} (no cliff)",
+                fb(self.first_sample_hides.map_or(0, |h| h.bytes)),
+                fb(*bytes)
+            ),
             Cache::AtLeast {
                 bytes,
                 interrupted: false,
@@ -447,9 +473,14 @@ impl Findings {
                 bytes,
                 interrupted: true,
             } => format!("none or > {} (no cliff; interrupted)", fb(*bytes)),
-            Cache::NoneOverWholeDrive { capacity_bytes } => {
-                format!("no cliff in all {}", fb(*capacity_bytes))
-            }
+            Cache::NoneOverWholeDrive { capacity_bytes } => match &self.first_sample_hides {
+                Some(h) => format!(
+                    "none or < {} (no cliff in all {})",
+                    fb(h.bytes),
+                    fb(*capacity_bytes)
+                ),
+                None => format!("no cliff in all {}", fb(*capacity_bytes)),
+            },
             Cache::Unconfirmed(d) if d.bytes_high > d.bytes_low => {
                 format!("{} to {} (unconfirmed)", fb(d.bytes_low), fb(d.bytes_high))
             }

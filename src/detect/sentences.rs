@@ -268,6 +268,30 @@ pub fn whole_drive_no_cliff_text(capacity: u64, units: UnitSystem) -> String {
     )
 }
 
+/// What a run without a cliff cannot rule out where its first sample could hide a cache
+/// ([`super::Analysis::first_sample_hides`]): `a cache under 7.20 GB that ran out inside the
+/// first 4.0 min sample would not show at this interval`.
+pub fn hidden_cache_text(h: &super::HiddenCache, units: UnitSystem) -> String {
+    format!(
+        "a cache under {} that ran out inside the first {} sample would not show at this \
+         interval",
+        format_bytes(h.bytes as f64, units),
+        crate::units::format_interval(h.interval_s)
+    )
+}
+
+/// [`whole_drive_no_cliff_text`] where the first sample could hide a cache: no cache ran out
+/// after it, and one under the hidden size cannot be ruled out.
+pub fn whole_drive_hidden_text(capacity: u64, h: &super::HiddenCache, units: UnitSystem) -> String {
+    format!(
+        "the whole drive ({}) was written without a cliff: no SLC cache ran out after the first \
+         {} sample; {}",
+        format_bytes(capacity as f64, units),
+        crate::units::format_interval(h.interval_s),
+        hidden_cache_text(h, units)
+    )
+}
+
 /// What to do for finer samples than `dt` seconds, in words every subcommand can follow:
 /// slccache's own runs take `--interval`; `analyze` reads what it is given, so a log from
 /// another tool needs that tool's logging interval shortened.

@@ -89,8 +89,9 @@ pub const ANALYSE_ALL_VAR: &str = "SLCCACHE_ANALYSE_ALL";
 pub const MAX_VIEW: usize = 8192;
 
 /// A drop inside the first sample stops the run (once the level after it has held) only when
-/// the first sample is at least this many times that level. A first sample a little above the
-/// rest can be a drive's DRAM buffer before a long SLC cache phase; twice the rate is not.
+/// the first sample is at least this many times that level, or holds over it more than a
+/// start-up burst writes (1 GB). A first sample a little above the rest can be a drive's DRAM
+/// buffer before a long SLC cache phase; twice the rate, or gigabytes over it, is not.
 pub const FIRST_SAMPLE_STOP_RATIO: f64 = 2.0;
 
 /// Two estimates are the same cliff when one lies inside the other's interval widened by
@@ -245,7 +246,10 @@ impl StopRule {
     /// for: see [`FIRST_SAMPLE_STOP_RATIO`]).
     pub fn first_sample_drop(&self) -> Option<(&UnconfirmedDrop, Option<f64>)> {
         self.first_drop.as_ref().map(|(d, at)| {
-            let stops = d.before_bytes_per_sec >= FIRST_SAMPLE_STOP_RATIO * d.after_bytes_per_sec;
+            // Or where the sample holds more over the level after it than a DRAM buffer
+            // can: with samples of minutes a cache of many GB lifts the first only a little.
+            let stops = d.before_bytes_per_sec >= FIRST_SAMPLE_STOP_RATIO * d.after_bytes_per_sec
+                || d.bytes_low as f64 >= super::warnings::STARTUP_BURST_BYTES;
             (d, stops.then_some(*at))
         })
     }

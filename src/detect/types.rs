@@ -136,6 +136,22 @@ pub struct Analysis {
     /// card too, drawn again from summary.json) can say so. Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub emulation_fell_short: bool,
+    /// With no cliff and no drop seen: the largest cache that could have run out inside the
+    /// first sample without showing (it would lift that sample by less than a step), where
+    /// that is more than a start-up burst writes. With samples of minutes a cache of several
+    /// GB hides there, so "no cache" cannot be said. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_sample_hides: Option<HiddenCache>,
+}
+
+/// A cache that the first sample could hide: one that ran out inside it, too early for the
+/// sampling to show ([`Analysis::first_sample_hides`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HiddenCache {
+    /// The largest such cache, bytes.
+    pub bytes: u64,
+    /// The first sample's length, seconds.
+    pub interval_s: f64,
 }
 
 /// A stretch of thermal throttling (see [`Analysis::throttled`]).

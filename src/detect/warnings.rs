@@ -12,6 +12,57 @@ use super::{
 use crate::timeline::{Sample, Timeline};
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
+/// A drop inside the first sample, which is at `high` bytes/s over a level after it of `low`:
+/// the cache ran out somewhere inside it, too early for the sampling to place the cliff or to
+/// see the rate in the cache. The bound that holds either way (what the first sample holds
+/// over the level after it), the warning, and the drop with its bounds: at least that bound,
+/// at most the first sample whole plus, were the drop early in the second, that sample's
+/// excess over the level after it written at the first sample's rate.
+pub(super) fn first_sample_drop(
+    samples: &[Sample],
+    high: f64,
+    low: f64,
+    units: UnitSystem,
+) -> (f64, String, UnconfirmedDrop) {
+    let dt = samples[0].interval_s;
+    let first = samples[0].bytes as f64;
+    let bound = (first - low * dt).max(0.0);
+    let a = first / dt.max(1e-9);
+    let excess = samples
+        .get(1)
+        .map_or(0.0, |s| (s.bytes as f64 - low * s.interval_s).max(0.0));
+    let upper = first
+        + if a > low {
+            excess * a / (a - low)
+        } else {
+            excess
+        };
+    let drop = UnconfirmedDrop {
+        at: DropWhere::FirstSample,
+        t_s: samples[0].t_start_s(),
+        t_high_s: samples[0].t_s,
+        bytes_low: bound.round() as u64,
+        bytes_high: upper.round() as u64,
+        before_bytes_per_sec: high,
+        after_bytes_per_sec: low,
+        after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
+        interval_s: dt,
+    };
+    let text = format!(
+        "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of {} to {} may \
+         have run out within the first {} sample (or early in the next), too early to measure; \
+         {} to see it",
+        format_rate(high, units),
+        high / low,
+        format_rate(low, units),
+        format_bytes(bound, units),
+        format_bytes(upper, units),
+        crate::units::format_interval(dt),
+        finer_sampling(dt),
+    );
+    (bound, text, drop)
+}
+
 /// The warning for [`Coverage::later_tier_possible`].
 pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) -> Option<Warning> {
     if !c.later_tier_possible {
@@ -79,43 +130,7 @@ pub(super) fn unconfirmed_drop(
             if hs.high - hs.low < (2.0 * thr).max(1.4f64.ln()) && bound < STARTUP_BURST_BYTES {
                 return None;
             }
-            // Or the first sample was all cache and the drop came early in the second, whose
-            // excess over the low level is then cache written at the first sample's rate.
-            let a = first / samples[0].interval_s.max(1e-9);
-            let excess = (samples[1].bytes as f64 - low * samples[1].interval_s).max(0.0);
-            let upper = first
-                + if a > low {
-                    excess * a / (a - low)
-                } else {
-                    excess
-                };
-            let drop = UnconfirmedDrop {
-                at: DropWhere::FirstSample,
-                t_s: samples[0].t_start_s(),
-                t_high_s: samples[0].t_s,
-                bytes_low: bound.round() as u64,
-                bytes_high: upper.round() as u64,
-                before_bytes_per_sec: high,
-                after_bytes_per_sec: low,
-                after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
-                interval_s: dt,
-            };
-            return Some((
-                bound,
-                format!(
-                    "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of \
-                     {} to {} may have run out within the first {} sample (or early in the next), too early \
-                     to measure; {} to see it",
-                    format_rate(high, units),
-                    high / low,
-                    format_rate(low, units),
-                    format_bytes(bound, units),
-                    format_bytes(upper, units),
-                    crate::units::format_interval(dt),
-                    finer_sampling(dt),
-                ),
-                drop,
-            ));
+            return Some(first_sample_drop(samples, high, low, units));
         }
         let t_drop = samples[hs.cut].t_start_s();
         let bound = samples[hs.cut].bytes_total as f64 - samples[hs.cut].bytes as f64 - b0;
@@ -187,7 +202,7 @@ const SHORT_RUN: usize = 20;
 /// holds well under this (tens to hundreds of MB), and an SLC cache holds several GB or more.
 /// A first sample that holds more than this above the level after it is a drop inside it,
 /// however small its rate's step.
-const STARTUP_BURST_BYTES: f64 = 1e9;
+pub(super) const STARTUP_BURST_BYTES: f64 = 1e9;
 
 /// In a short run: the first sample from which every sample to the end is at least a third
 /// below the highest before it (ln 1.4), lasting half a second or more.

@@ -162,6 +162,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         link_limited: None,
         wrapped_span_bytes: None,
         emulation_fell_short: false,
+        first_sample_hides: None,
     }
 }
 

@@ -133,6 +133,15 @@ pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
 /// The parts of [`card_note`], each whole.
 pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     let mut parts = Vec::new();
+    // No cliff, but samples long enough to hide a cache inside the first: the card's "No
+    // cliff" line must not read as "no cache". First, so that the note never drops it.
+    if let Some(h) = crate::detect::Findings::of(a).first_sample_hides {
+        parts.push(format!(
+            "a cache under {} could run out unseen inside the first {} sample",
+            format_bytes(h.bytes as f64, u),
+            crate::units::format_interval(h.interval_s)
+        ));
+    }
     if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
         parts.push(match d.at {
             DropWhere::FirstSample => format!(
