@@ -782,6 +782,7 @@ mod tests {
             link_limited: None,
             thermal_throttling: vec![],
             slower_tier_may_follow: false,
+            first_sample_hides: None,
         };
         let u = UnitSystem::Decimal;
         // `simulate` prints "estimate:    reads only ...", `compare` "name: reads only ...".

@@ -83,6 +83,12 @@ pub use types::{
 pub use warning::{Warning, WarningKind};
 pub use warnings::CPU_BOUND_PCT;
 
+/// The smallest SLC cache of the drives in data/published-drives.csv (the static caches of
+/// the Samsung 970 EVO 250GB and 500GB, and the Kingston HyperX Fury RGB 480GB: 4 GB). A
+/// cache a coarse first sample could hide is said only where it could be at least this large
+/// ([`Analysis::first_sample_hides`]).
+pub const SMALLEST_PUBLISHED_CACHE_BYTES: f64 = 4e9;
+
 use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 use cleanup::{clean, high_start, HighStart};
@@ -854,7 +860,9 @@ fn build_result(
                 ));
             }
         }
-        None => match unconfirmed_drop(w, segs, start, sigma_x, units) {
+        None => match unconfirmed_drop(w, segs, start, sigma_x, units)
+            .or_else(|| drop_in_missing_start(samples, b0, sigma_x, units))
+        {
             Some((bound, text, drop)) => {
                 let cap = out.cache_lower_bound_bytes.unwrap_or(u64::MAX);
                 out.cache_lower_bound_bytes = Some((bound.round().max(0.0) as u64).min(cap));
@@ -871,8 +879,9 @@ fn build_result(
                 // of that level over one sample does not show. With `a` at least twice `l`
                 // (a native rate under half the in-cache rate: most drives of
                 // data/published-drives.csv, as `LATER_TIER_SHARE` takes it), a cache under
-                // twice that step hides. Where that is more than a start-up burst writes,
-                // "no cache" cannot be said.
+                // twice that step hides. Where that could be a real drive's cache (the
+                // smallest of data/published-drives.csv is 4 GB), "no cache" cannot be said;
+                // a smaller one is left unsaid, as at 1 s on a 3 GB/s drive (2.2 GB).
                 let first = &samples[0];
                 let rest_s = t_end - first.t_s;
                 if n >= 2 && rest_s > 0.0 {
@@ -880,7 +889,7 @@ fn build_result(
                     let thr = MIN_STEP.max(4.0 * sigma_x);
                     let hides =
                         (thr.exp() - 1.0) * low * first.interval_s / (1.0 - LATER_TIER_SHARE);
-                    if hides >= warnings::STARTUP_BURST_BYTES {
+                    if hides >= SMALLEST_PUBLISHED_CACHE_BYTES {
                         out.first_sample_hides = Some(HiddenCache {
                             bytes: hides.round() as u64,
                             interval_s: first.interval_s,
@@ -978,6 +987,42 @@ fn build_result(
     out.warnings.extend(thermal_text);
     out.phases = phases;
     cliff_in_first_sample_is_a_drop(samples, out, units);
+}
+
+/// A timeline whose first rows are missing (its first sample starts at `t0` > 0 with `b0`
+/// bytes written before it: a `timeline.csv` cut at its start) where those bytes came faster
+/// than the level after them by more than a step: the cache may have run out in the missing
+/// start, which is then read as one long first sample. Bounds as for a drop inside the first
+/// sample ([`warnings::first_sample_drop`]); `None` otherwise. A cut-off timeline read past
+/// its cliff said "no cache, or one larger than 8.51 GB" beside the 13.4 GB of its missing
+/// 12 s, written at four times the level after them.
+fn drop_in_missing_start(
+    samples: &[crate::timeline::Sample],
+    b0: f64,
+    sigma_x: f64,
+    units: UnitSystem,
+) -> Option<(f64, String, UnconfirmedDrop)> {
+    let (first, last) = (samples.first()?, samples.last()?);
+    let t0 = first.t_start_s();
+    let secs = last.t_s - t0;
+    if b0 <= 0.0 || t0 <= 0.0 || secs <= 0.0 {
+        return None;
+    }
+    let level = (last.bytes_total as f64 - b0) / secs;
+    let before = b0 / t0;
+    if !(level > 0.0 && before > level * MIN_STEP.max(4.0 * sigma_x).exp()) {
+        return None;
+    }
+    let missing = crate::timeline::Sample {
+        t_s: t0,
+        interval_s: t0,
+        bytes: b0.round() as u64,
+        bytes_total: b0.round() as u64,
+        bytes_per_sec: before,
+        ..first.clone()
+    };
+    let view = [missing, first.clone(), last.clone()];
+    Some(warnings::first_sample_drop(&view, before, level, units))
 }
 
 /// A lone cliff inside the first sample is no cliff the sampling can show: no whole sample

@@ -138,8 +138,9 @@ pub struct Analysis {
     pub emulation_fell_short: bool,
     /// With no cliff and no drop seen: the largest cache that could have run out inside the
     /// first sample without showing (it would lift that sample by less than a step), where
-    /// that is more than a start-up burst writes. With samples of minutes a cache of several
-    /// GB hides there, so "no cache" cannot be said. Absent from the JSON otherwise.
+    /// that could be a real drive's cache ([`super::SMALLEST_PUBLISHED_CACHE_BYTES`]). With
+    /// samples of minutes a cache of several GB hides there, so "no cache" cannot be said.
+    /// Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_sample_hides: Option<HiddenCache>,
 }

@@ -97,15 +97,28 @@ pub enum StoreError {
         /// What went wrong.
         cause: String,
     },
+    /// The path holds something that is not a store (another file, a folder, another
+    /// program's database): a mistake in what was asked, exit code 2.
+    #[error("cannot use the results store {place}: {cause}")]
+    NotAStore {
+        /// The file.
+        place: String,
+        /// What it is instead.
+        cause: String,
+    },
     /// No run has this id.
     #[error("no run {0} in the store")]
     NoSuchRun(i64),
 }
 
 /// Whether `cause` is a store error that is a mistake in what was asked (exit code 2, see
-/// [`crate::error::exit_code_with`]): a run id the store does not hold, as a missing file.
+/// [`crate::error::exit_code_with`]): a run id the store does not hold, as a missing file,
+/// or a `--db` that names something other than a store.
 pub fn is_usage(cause: &(dyn std::error::Error + 'static)) -> bool {
-    matches!(cause.downcast_ref(), Some(StoreError::NoSuchRun(_)))
+    matches!(
+        cause.downcast_ref(),
+        Some(StoreError::NoSuchRun(_) | StoreError::NotAStore { .. })
+    )
 }
 
 /// The files of an SQLite store that no run may write, each with what it is for a message: the
@@ -333,26 +346,6 @@ fn no_store(loc: &Location) -> anyhow::Error {
     )))
 }
 
-/// `e`, or where it says the file at `loc` is no SQLite database (a mistyped `--db` naming
-/// some other file), the usage error that says so: a path that holds no store is bad input.
-fn not_a_store(e: anyhow::Error, loc: &Location) -> anyhow::Error {
-    let junk = e.chain().any(|c| {
-        matches!(
-            c.downcast_ref::<rusqlite::Error>(),
-            Some(rusqlite::Error::SqliteFailure(f, _))
-                if f.code == rusqlite::ErrorCode::NotADatabase
-        )
-    });
-    if !junk {
-        return e;
-    }
-    anyhow::Error::new(crate::error::UsageError(format!(
-        "{} is not a results store: the file is no SQLite database (check --db or \
-         SLCCACHE_DB)",
-        loc.display(None)
-    )))
-}
-
 /// The kinds of run (`--kind`).
 pub const KINDS: &[&str] = &[
     "probe",
@@ -382,8 +375,8 @@ impl Store {
     /// it is, without taking the steps of a newer schema (a store in a read-only folder, or of
     /// version 1, is listed as it stands); a store newer than this slccache is refused.
     pub fn open_existing(loc: &Location) -> Result<Store> {
-        let mut b = loc.connect_reading().map_err(|e| not_a_store(e, loc))?;
-        if !schema::store_present(b.as_mut()).map_err(|e| not_a_store(e, loc))? {
+        let mut b = loc.connect_reading()?;
+        if !schema::store_present(b.as_mut())? {
             return Err(no_store(loc));
         }
         if b.dialect() == Dialect::Postgres {
@@ -396,8 +389,8 @@ impl Store {
     /// Opens an existing store for a command that changes it (`runs rm`): as [`Store::open`],
     /// but a store file or database that holds none is an error, and none is created.
     pub fn open_existing_for_writing(loc: &Location) -> Result<Store> {
-        let mut b = loc.connect_existing().map_err(|e| not_a_store(e, loc))?;
-        if !schema::store_present(b.as_mut()).map_err(|e| not_a_store(e, loc))? {
+        let mut b = loc.connect_existing()?;
+        if !schema::store_present(b.as_mut())? {
             return Err(no_store(loc));
         }
         Store::open_with(b, schema::MIGRATIONS)

@@ -533,7 +533,8 @@ pub fn the_first_paragraph_says_what_a_second_run_and_force_do() {
          already holds files.",
         "Add `--force` to write the new run over them: the earlier run's outputs there are \
          replaced, those the new run does not write again (a zoom chart, say) are removed, and \
-         every other file in the folder is kept.",
+         every other file in the folder is kept where it is, no part of the run: the results \
+         store records slccache's own files only.",
     ] {
         assert!(
             intro.contains(claim),

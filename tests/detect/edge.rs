@@ -299,7 +299,7 @@ fn no_cliff_at_coarse_samples_never_rules_out_a_cache_the_first_sample_hides() {
     // 7-10%, less than a step: "the whole drive was written without a cliff: no SLC cache ran
     // out". Every such run now either sees the drop (bounds that hold the cache) or says how
     // large a cache the first sample could hide, which must hold the true one.
-    for (cache, interval) in [("2GB", "4m"), ("5GB", "4m"), ("8GB", "4m"), ("2GB", "1m")] {
+    for (cache, interval) in [("2GB", "4m"), ("5GB", "4m"), ("8GB", "4m"), ("4GB", "2m")] {
         let m = presets::parse_spec(&format!("960evo-250g,cache={cache}")).unwrap();
         let w = WorkloadConfig::resolve(&WorkloadArgs {
             interval: Some(interval.to_string()),
@@ -333,9 +333,58 @@ fn no_cliff_at_coarse_samples_never_rules_out_a_cache_the_first_sample_hides() {
             _ => panic!("{what}: {a:#?}"),
         }
     }
-    // At 1 s the first sample hides less than a start-up burst: nothing is said of it.
+    // At 1 s the first sample hides less than any published drive's cache: nothing is said
+    // of it, on a 3 GB/s drive too (2.2 GB could hide there).
     let (a, _) = emulated_960evo("20GB", "1s", "8s");
     assert!(a.first_sample_hides.is_none(), "{a:#?}");
+    let flat = TraceSpec {
+        phases: vec![phase(3.25e9, None, 0.01)],
+        interval_s: 1.0,
+        duration_s: 57.0,
+        heavy_tails: false,
+        dips: vec![],
+    };
+    let (t, _) = synth(&flat, 1);
+    let a = analyze(&t);
+    assert!(
+        a.cliffs.is_empty() && a.first_sample_hides.is_none(),
+        "{a:#?}"
+    );
+}
+
+#[test]
+fn a_timeline_cut_past_its_cliff_is_no_drive_without_a_cache() {
+    // The 960 EVO 250GB's timeline.csv with its first 12 rows removed: 13.4 GB were written
+    // before its first row, at four times the level after, and its cliff (10.5 s) is gone.
+    // It said "no cache, or one larger than 8.51 GB". The missing start is read as one long
+    // first sample: a drop there, with bounds that hold the cache.
+    let m = presets::parse_spec("960evo-250g").unwrap();
+    let w = WorkloadConfig::resolve(&WorkloadArgs {
+        duration: Some("40s".to_string()),
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+    let mut t = sim.timeline.clone();
+    t.samples.drain(..12);
+    let a = analyze(&t);
+    check_invariants(&a, "cut");
+    assert!(a.cliffs.is_empty(), "{a:#?}");
+    let d = a
+        .unconfirmed_drop
+        .as_ref()
+        .unwrap_or_else(|| panic!("{a:#?}"));
+    let truth = sim.truth.cache_bytes;
+    assert!(
+        d.bytes_low <= truth && truth <= d.bytes_high,
+        "{d:?} against {truth}"
+    );
+    // Cut before its cliff, the same timeline still gives the cliff and its size.
+    let mut t = sim.timeline.clone();
+    t.samples.drain(..5);
+    let a = analyze(&t);
+    assert_eq!(a.cliffs.len(), 1, "{a:#?}");
 }
 
 fn phase(bps: f64, end_bytes: Option<f64>, noise: f64) -> PhaseSpec {

@@ -435,31 +435,41 @@ pub fn reading_commands_never_create_a_store() {
         assert!(err.contains("no results store at"), "{args:?}: {err}");
         assert!(!db.exists(), "{args:?} created the store");
     }
-    // A path to some other file (not an SQLite database) is bad input too: it exited 1 with
-    // SQLite's "file is not a database". The file is left as it was.
+    // A path to something that is not a store (a text file, an empty file, a folder) is bad
+    // input too: it exited 1 ("not an SQLite database"). The file is left as it was.
     let junk = d.path().join("junk.db");
     std::fs::write(&junk, "not a store at all\n").unwrap();
-    for args in [
-        vec!["runs"],
-        vec!["runs", "rm", "1"],
-        vec!["history", "960"],
+    let empty = d.path().join("empty.db");
+    std::fs::write(&empty, "").unwrap();
+    let folder = d.path().join("folder.db");
+    std::fs::create_dir(&folder).unwrap();
+    for (path, says) in [
+        (&junk, "not an SQLite database"),
+        (&empty, "an empty file"),
+        (&folder, "not a regular file"),
     ] {
-        let o = Command::cargo_bin("slccache")
-            .unwrap()
-            .arg("--db")
-            .arg(&junk)
-            .args(&args)
-            .current_dir(d.path())
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.contains("is not a results store"), "{args:?}: {err}");
-        assert_eq!(
-            std::fs::read_to_string(&junk).unwrap(),
-            "not a store at all\n"
-        );
+        for args in [
+            vec!["runs"],
+            vec!["runs", "rm", "1"],
+            vec!["history", "960"],
+        ] {
+            let o = Command::cargo_bin("slccache")
+                .unwrap()
+                .arg("--db")
+                .arg(path)
+                .args(&args)
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{path:?} {args:?}: {err}");
+            assert!(err.contains(says), "{path:?} {args:?}: {err}");
+        }
     }
+    assert_eq!(
+        std::fs::read_to_string(&junk).unwrap(),
+        "not a store at all\n"
+    );
 }
 
 /// A run that cannot be recorded waits in the spool; --require-record (or

@@ -322,13 +322,20 @@ impl Location {
         })
     }
 
-    /// An SQLite file that does not exist is an error naming it.
+    /// An SQLite file that does not exist, or is empty, is an error naming it.
     fn check_exists(&self) -> Result<()> {
         if let Location::Sqlite(p) = self {
             if !p.exists() {
                 return Err(anyhow::Error::new(crate::error::UsageError(format!(
                     "no results store at {} (nothing was recorded there; check --db or \
                      SLCCACHE_DB)",
+                    p.display()
+                ))));
+            }
+            // An empty file holds no store, and opening it as one would write to it.
+            if p.is_file() && std::fs::metadata(p).is_ok_and(|m| m.len() == 0) {
+                return Err(anyhow::Error::new(crate::error::UsageError(format!(
+                    "no results store at {}: an empty file (check --db or SLCCACHE_DB)",
                     p.display()
                 ))));
             }

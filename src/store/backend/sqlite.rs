@@ -17,7 +17,7 @@ impl Sqlite {
     pub fn open(path: &Path) -> Result<Sqlite> {
         let existed = path.exists();
         if existed && !path.is_file() {
-            return Err(StoreError::Open {
+            return Err(StoreError::NotAStore {
                 place: path.display().to_string(),
                 cause: "not a regular file".into(),
             }
@@ -45,7 +45,7 @@ impl Sqlite {
         })
         .map_err(|e| sqlite_open_error(path, &e))?;
         if existed && tables > 0 && !s.table_exists("slccache_schema")? {
-            return Err(StoreError::Open {
+            return Err(StoreError::NotAStore {
                 place: path.display().to_string(),
                 cause: "an SQLite database of another program (no slccache_schema table); \
                         give another --db"
@@ -81,7 +81,7 @@ impl Sqlite {
     pub fn open_read_only(path: &Path) -> Result<Sqlite> {
         use rusqlite::OpenFlags;
         if !path.is_file() {
-            return Err(StoreError::Open {
+            return Err(StoreError::NotAStore {
                 place: path.display().to_string(),
                 cause: "not a regular file".into(),
             }
@@ -116,11 +116,16 @@ impl Sqlite {
             }
         };
         if !s.table_exists("slccache_schema")? {
-            return Err(StoreError::Open {
+            let empty = std::fs::metadata(path).is_ok_and(|m| m.len() == 0);
+            return Err(StoreError::NotAStore {
                 place: path.display().to_string(),
-                cause: "an SQLite database of another program (no slccache_schema table); \
-                        give another --db"
-                    .into(),
+                cause: if empty {
+                    "an empty file, not a results store; give another --db".into()
+                } else {
+                    "an SQLite database of another program (no slccache_schema table); \
+                     give another --db"
+                        .into()
+                },
             }
             .into());
         }
@@ -174,11 +179,11 @@ pub(super) fn sqlite_open_error(path: &Path, e: &rusqlite::Error) -> anyhow::Err
         }
         _ => e.to_string(),
     };
-    StoreError::Open {
-        place: path.display().to_string(),
-        cause,
+    let place = path.display().to_string();
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase) {
+        return StoreError::NotAStore { place, cause }.into();
     }
-    .into()
+    StoreError::Open { place, cause }.into()
 }
 
 pub(super) fn to_sql(v: &Val) -> rusqlite::types::Value {

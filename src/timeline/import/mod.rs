@@ -546,9 +546,12 @@ mod tests {
             || Kept::with_limit(usize::MAX),
             Kept::push,
         )?;
-        Some(shown(
-            r.map(|(k, meta, notes)| (k.into_timeline(meta), notes)),
-        ))
+        // With the note `load_with_notes` adds to what the stream read.
+        Some(shown(r.map(|(k, meta, mut notes)| {
+            let t = k.into_timeline(meta);
+            notes.extend(late_rows_note(&t, &name));
+            (t, notes)
+        })))
     }
 
     /// A small deterministic generator for the test files.
