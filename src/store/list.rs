@@ -546,19 +546,36 @@ impl Store {
     /// and reports are drawn again on export (render options kept); else `report.md`,
     /// `report.html` and `charts` (no `.png` or `.svg`), each where no such file is stored (a
     /// sweep, recovery or fill-sweep whose charts failed, a full disk, is recorded with its
-    /// data only), and for a recovery or fill sweep with some charts, each of its charts'
-    /// files that is not (`recovery-bursts.png`).
+    /// data only), for a recovery or fill sweep with some charts, each of its charts' files
+    /// that is not (`recovery-bursts.png`), and any file the stored report.md links that is
+    /// not stored (a folder imported after some of its charts were deleted).
     pub fn lacking_outputs(&mut self, id: i64) -> Result<Vec<String>> {
         let meta = self.get_meta(id)?;
         if meta.render.is_some() {
             return Ok(Vec::new());
         }
-        let names: Vec<String> = self
-            .stored_files(id)?
-            .into_iter()
-            .map(|(n, _)| n)
+        let stored = self.stored_files(id)?;
+        let names: Vec<String> = stored
+            .iter()
+            .map(|(n, _)| n.clone())
             .filter(|n| super::is_run_file(n))
             .collect();
+        // What the stored report.md links and the store does not hold: a folder imported
+        // after some of its charts were deleted exported a report that linked them.
+        let mut linked_missing = Vec::new();
+        if let Some((_, parts)) = stored.iter().find(|(n, _)| n == "report.md") {
+            let mut md = Vec::new();
+            self.write_stored_file(id, "report.md", *parts, &mut md)?;
+            let md = String::from_utf8_lossy(&md);
+            for link in md.split("](").skip(1).filter_map(|x| x.split(')').next()) {
+                if super::is_run_file(link)
+                    && !names.iter().any(|n| n == link)
+                    && !linked_missing.iter().any(|l: &String| l == link)
+                {
+                    linked_missing.push(link.to_string());
+                }
+            }
+        }
         let mut lacks: Vec<String> = ["report.md", "report.html"]
             .into_iter()
             .filter(|f| !names.iter().any(|n| n == f))
@@ -581,12 +598,13 @@ impl Store {
             for k in drawn {
                 for ext in ["png", "svg"] {
                     let f = format!("{}.{ext}", k.file_stem());
-                    if !names.contains(&f) {
+                    if !names.contains(&f) && !linked_missing.contains(&f) {
                         lacks.push(f);
                     }
                 }
             }
         }
+        lacks.extend(linked_missing);
         Ok(lacks)
     }
 

@@ -2399,4 +2399,33 @@ pub fn a_run_stored_without_its_report_says_so() {
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(!err.contains("stored without"), "{err}");
+    // A folder imported after some of its charts were deleted: the export's report.md links
+    // them, and the export said nothing.
+    let sim2 = w.join("sim2");
+    let o = Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "--no-record",
+            "simulate",
+            "970evo-250g",
+            "--duration",
+            "60s",
+        ])
+        .args(["-q", "--out"])
+        .arg(&sim2)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_file(sim2.join("latency.png")).unwrap();
+    let (code, _, err) = slc(&db, &["runs", "import", sim2.to_str().unwrap()], w);
+    assert_eq!(code, Some(0), "{err}");
+    let ex4 = w.join("ex4");
+    let (code, _, err) = slc(
+        &db,
+        &["runs", "export", "4", "--out", ex4.to_str().unwrap()],
+        w,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!ex4.join("latency.png").exists());
+    assert!(err.contains("run 4 is stored without latency.png"), "{err}");
 }
