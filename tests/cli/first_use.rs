@@ -375,6 +375,9 @@ fn interrupted_simulation(out: &std::path::Path, extra: &[&str]) -> std::process
             "10PB",
             "--interval",
             "1h",
+            // The first hour holds the cache's drop, for which the early stop would end
+            // the run before the signal.
+            "--no-early-stop",
         ])
         .args(extra)
         .arg("--out")

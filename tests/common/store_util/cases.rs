@@ -222,7 +222,10 @@ fn copy_folder(src: &Path, dst: &Path) {
 fn no_stored_value_grows_with_the_file(loc: &Location, fx: &Fixtures, work: &Path) {
     let big = work.join("big");
     copy_folder(&fx.recovery, &big);
-    std::fs::write(big.join("noise.bin"), noise(13 << 20)).unwrap();
+    // A burst's timeline of 13 MB that does not compress (one of the run's own files: a
+    // user's file beside them is not stored).
+    std::fs::create_dir_all(big.join("bursts")).unwrap();
+    std::fs::write(big.join("bursts/09-idle-30s.csv"), noise(13 << 20)).unwrap();
     let mut s = Store::open(loc).unwrap();
     let id = s.import_folder(&big).unwrap().id();
     let largest = largest_stored_value(&mut s);
