@@ -75,8 +75,10 @@ impl ProgressMode {
 pub struct ProgressState {
     /// Seconds since the start.
     pub elapsed_s: f64,
-    /// Bytes written so far.
+    /// Bytes written so far (read, for a run that only reads: [`ProgressState::reads`]).
     pub bytes: u64,
+    /// The run has only read so far: `bytes` and the rates are its reads, said as "read".
+    pub reads: bool,
     /// The rate of the latest interval, bytes/s.
     pub rate: Option<f64>,
     /// Recent rates, oldest first, bytes/s.
@@ -234,7 +236,11 @@ impl ProgressState {
             "{what}: {}, {}{}",
             format_seconds(self.elapsed_s),
             format_bytes(self.bytes as f64, units),
-            if written { " written" } else { "" }
+            match (written, self.reads) {
+                (false, _) => "",
+                (true, false) => " written",
+                (true, true) => " read",
+            }
         );
         // The rate of the latest interval (" now" left out: an 80-column line must hold the
         // share and the ETA whole).
@@ -372,9 +378,26 @@ impl Progress {
         {
             let mut g = self.inner.borrow_mut();
             let st = &mut g.state;
-            st.bytes = s.bytes_total;
-            st.rate = Some(s.bytes_per_sec);
-            st.recent.push_back(s.bytes_per_sec);
+            // A run that only reads shows its reads ("0 B written, 0.00 MB/s" while it read
+            // 22.6 GB at 2252 MB/s).
+            let read = s
+                .read
+                .as_ref()
+                .filter(|r| s.bytes_total == 0 && r.bytes > 0 && s.interval_s > 0.0);
+            let rate = match read {
+                Some(r) => {
+                    st.reads = true;
+                    st.bytes += r.bytes;
+                    r.bytes as f64 / s.interval_s
+                }
+                None => {
+                    st.reads = false;
+                    st.bytes = s.bytes_total;
+                    s.bytes_per_sec
+                }
+            };
+            st.rate = Some(rate);
+            st.recent.push_back(rate);
             while st.recent.len() > SPARK_LEN {
                 st.recent.pop_front();
             }
@@ -625,6 +648,45 @@ mod tests {
         );
         q.set_bytes(5);
         assert!(q.inner.borrow().state.elapsed_s < 9.0);
+    }
+
+    /// A probe that only reads said "0 B written, 0.00 MB/s" on its line while it read
+    /// 22.6 GB at 2252 MB/s: it shows its reads, as read.
+    #[test]
+    fn a_read_only_run_shows_its_reads_on_the_line() {
+        let p = Progress::new(
+            ProgressMode::Hidden,
+            "probe",
+            None,
+            None,
+            false,
+            UnitSystem::Decimal,
+        );
+        for i in 1..=3u64 {
+            let s = Sample {
+                t_s: i as f64,
+                interval_s: 1.0,
+                read: Some(crate::timeline::ReadStats {
+                    bytes: 2_250_000_000,
+                    iops: 17_000.0,
+                    lat_p50_us: None,
+                    lat_p99_us: None,
+                    lat_max_us: None,
+                }),
+                ..Sample::default()
+            };
+            p.update(&s, None);
+        }
+        let l = p
+            .inner
+            .borrow()
+            .state
+            .line("probe", UnitSystem::Decimal, false);
+        assert!(
+            l.starts_with("probe: 3.0 s, 6.75 GB read, 2250 MB/s"),
+            "{l}"
+        );
+        assert!(!l.contains("written"), "{l}");
     }
 
     #[test]

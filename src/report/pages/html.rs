@@ -69,6 +69,7 @@ pub fn command_line() -> String {
 /// The command line a report.html shows (`<pre class="cmd">`), unescaped. A report.html of an
 /// older slccache may hold a store's password: it comes back masked.
 pub fn command_of(html: &[u8]) -> Option<String> {
+    const AGAIN: &str = "# analysed again by: ";
     let text = std::str::from_utf8(html).ok()?;
     let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
     let end = start + text[start..].find("</pre>")?;
@@ -77,7 +78,17 @@ pub fn command_of(html: &[u8]) -> Option<String> {
         .replace("&gt;", ">")
         .replace("&lt;", "<")
         .replace("&amp;", "&");
-    Some(crate::shell::mask_db_in_command(&cmd))
+    // Line by line: the command, then "# analysed again by: ..." lines. Masked whole, the
+    // first line's last word was quoted across the newline and the '#'.
+    Some(
+        cmd.lines()
+            .map(|l| match l.strip_prefix(AGAIN) {
+                Some(rest) => format!("{AGAIN}{}", crate::shell::mask_db_in_command(rest)),
+                None => crate::shell::mask_db_in_command(l),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
 
 /// Per pixel column, the samples with the smallest and the largest rate, as (time s, bytes
@@ -890,6 +901,22 @@ fn x_shift(spec: &ChartSpec, r: &CompareRun<'_>, opts: &ReportOptions) -> f64 {
 #[cfg(test)]
 mod ata_tests {
     use super::*;
+
+    /// A run analysed again in place: report.html's command became `--out '/tmp/x
+    /// #' analysed again by: ...`, the quote taking in the newline and the '#', so that
+    /// neither line could be pasted. Each line is read as its own.
+    #[test]
+    fn a_command_analysed_again_reads_back_line_by_line() {
+        let html = "<pre class=\"cmd\">slccache --db /tmp/s.db simulate 960evo-500g --out \
+                    /tmp/x\n# analysed again by: slccache --db /tmp/s.db analyze \
+                    /tmp/x/timeline.csv --out /tmp/x</pre>";
+        let cmd = command_of(html.as_bytes()).unwrap();
+        assert_eq!(
+            cmd,
+            "slccache --db /tmp/s.db simulate 960evo-500g --out /tmp/x\n# analysed again by: \
+             slccache --db /tmp/s.db analyze /tmp/x/timeline.csv --out /tmp/x"
+        );
+    }
 
     /// report.html's model truth gave raw numbers, whatever --units: "in cache bytes per sec
     /// 558000000.0", "iops limit 4257.2021484375".
