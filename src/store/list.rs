@@ -382,14 +382,15 @@ impl Store {
             let (kind, target, serial) = (r.text(1)?, r.text(2)?, r.text(3)?);
             let (model, label, host) = (r.text(4)?, r.text(5)?, r.text(7)?);
             let started_at = r.text(10)?;
-            let at_text = match r.micros(12)? {
+            // Read once a row: PostgreSQL's microseconds, else SQLite's text.
+            let micros = r.micros(12)?;
+            let at_text = match micros {
                 Some(_) => None,
                 None => r.text(12)?,
             };
-            let at = match (r.micros(12)?, at_text.as_deref()) {
-                (Some(us), _) => Some(RunAt::Micros(us)),
-                (None, t) => t.map(RunAt::Text),
-            };
+            let at = micros
+                .map(RunAt::Micros)
+                .or_else(|| at_text.as_deref().map(RunAt::Text));
             let tags: BTreeMap<String, String> = match r.text(11)? {
                 Some(t) => serde_json::from_str(&t).unwrap_or_default(),
                 None => BTreeMap::new(),

@@ -227,15 +227,8 @@ fn a_cache_inside_a_first_sample_of_minutes_is_no_drive_without_a_cache() {
         let a = analyze(&sim.timeline);
         check_invariants(&a, interval);
         assert!(a.cliffs.is_empty(), "{interval}: {a:#?}");
-        let d = a
-            .unconfirmed_drop
-            .as_ref()
-            .unwrap_or_else(|| panic!("{interval}: no drop in {a:#?}"));
         let truth = sim.truth.cache_bytes;
-        assert!(
-            d.bytes_low <= truth && truth <= d.bytes_high,
-            "{interval}: {d:?} against {truth}"
-        );
+        drop_holds(&a, truth, interval);
         assert!(
             a.cache_lower_bound_bytes.unwrap() <= truth,
             "{interval}: {a:#?}"
@@ -269,15 +262,8 @@ fn a_lone_cliff_inside_the_first_sample_is_a_drop_not_a_size() {
             a.cliffs.is_empty() && a.cache_estimate.is_none(),
             "{interval}: {a:#?}"
         );
-        let d = a
-            .unconfirmed_drop
-            .as_ref()
-            .unwrap_or_else(|| panic!("{interval}: no drop in {a:#?}"));
         let truth = sim.truth.cache_bytes;
-        assert!(
-            d.bytes_low <= truth && truth <= d.bytes_high,
-            "{interval}: {d:?} against {truth}"
-        );
+        drop_holds(&a, truth, interval);
         assert!(
             a.phases.iter().all(|p| p.kind == PhaseKind::Steady),
             "{interval}: {:?}",
@@ -371,20 +357,24 @@ fn a_timeline_cut_past_its_cliff_is_no_drive_without_a_cache() {
     let a = analyze(&t);
     check_invariants(&a, "cut");
     assert!(a.cliffs.is_empty(), "{a:#?}");
-    let d = a
-        .unconfirmed_drop
-        .as_ref()
-        .unwrap_or_else(|| panic!("{a:#?}"));
-    let truth = sim.truth.cache_bytes;
-    assert!(
-        d.bytes_low <= truth && truth <= d.bytes_high,
-        "{d:?} against {truth}"
-    );
+    drop_holds(&a, sim.truth.cache_bytes, "cut");
     // Cut before its cliff, the same timeline still gives the cliff and its size.
     let mut t = sim.timeline.clone();
     t.samples.drain(..5);
     let a = analyze(&t);
     assert_eq!(a.cliffs.len(), 1, "{a:#?}");
+}
+
+/// The analysis `a` saw a drop it could not confirm, with bounds that hold the true cache.
+fn drop_holds(a: &Analysis, truth: u64, what: &str) {
+    let d = a
+        .unconfirmed_drop
+        .as_ref()
+        .unwrap_or_else(|| panic!("{what}: no drop in {a:#?}"));
+    assert!(
+        d.bytes_low <= truth && truth <= d.bytes_high,
+        "{what}: {d:?} against {truth}"
+    );
 }
 
 fn phase(bps: f64, end_bytes: Option<f64>, noise: f64) -> PhaseSpec {
