@@ -153,17 +153,7 @@ impl Kept {
         self.whole.samples.push(f.acc);
         self.env.push(f.env);
         if self.whole.samples.len() >= self.limit {
-            let old = std::mem::take(&mut self.whole.samples);
-            let old_env = std::mem::take(&mut self.env);
-            let mut it = old.into_iter().zip(old_env);
-            while let Some((mut a, mut ea)) = it.next() {
-                if let Some((b, eb)) = it.next() {
-                    merge_sample(&mut a, &b);
-                    ea = (ea.0.min(eb.0), ea.1.max(eb.1));
-                }
-                self.whole.samples.push(a);
-                self.env.push(ea);
-            }
+            halve(&mut self.whole.samples, &mut self.env);
             self.group *= 2;
         }
     }
@@ -230,6 +220,72 @@ impl Kept {
         });
         t
     }
+}
+
+/// Merges neighbours in pairs (a last odd sample stays alone), each pair's envelope the
+/// lower of their lows and the higher of their highs: half as many samples, each twice as long.
+fn halve(samples: &mut Vec<Sample>, env: &mut Vec<(f64, f64)>) {
+    let old = std::mem::take(samples);
+    let old_env = std::mem::take(env);
+    let mut it = old.into_iter().zip(old_env);
+    while let Some((mut a, mut ea)) = it.next() {
+        if let Some((b, eb)) = it.next() {
+            merge_sample(&mut a, &b);
+            ea = (ea.0.min(eb.0), ea.1.max(eb.1));
+        }
+        samples.push(a);
+        env.push(ea);
+    }
+}
+
+/// `t` merged further, neighbours in pairs, until it holds at most `limit` samples (at least
+/// 2), for what is kept after the analysis: the charts of an experiment that holds many
+/// bursts at once. Bytes, time and totals stay; each kept sample keeps the lowest and the
+/// highest rate of the run's samples merged into it (from `t`'s envelope when `t` was
+/// merged already), and `meta.resolution` counts from the run's own samples. A timeline of
+/// at most `limit` samples is returned as it is.
+pub fn thinned(t: Timeline, limit: usize) -> Timeline {
+    let limit = limit.max(2);
+    if t.samples.len() <= limit {
+        return t;
+    }
+    let Timeline {
+        mut samples,
+        mut meta,
+    } = t;
+    let (run_samples, merged_by, sample_interval_s, mut env) = match meta.resolution.take() {
+        Some(r) => (r.samples, r.merged_by, r.sample_interval_s, r.envelope),
+        None => {
+            let time: f64 = samples.iter().map(|s| s.interval_s.max(0.0)).sum();
+            (
+                samples.len() as u64,
+                1,
+                time / samples.len() as f64,
+                Vec::new(),
+            )
+        }
+    };
+    if env.len() != samples.len() {
+        env = samples
+            .iter()
+            .map(|s| (s.bytes_per_sec, s.bytes_per_sec))
+            .collect();
+    }
+    let mut group = 1;
+    while samples.len() > limit {
+        halve(&mut samples, &mut env);
+        group *= 2;
+    }
+    let mut out = Timeline { samples, meta };
+    out.meta.resolution = Some(Resolution {
+        samples: run_samples,
+        kept_samples: out.samples.len(),
+        merged_by: merged_by * group,
+        resolution_s: out.interval_s(),
+        sample_interval_s,
+        envelope: env,
+    });
+    out
 }
 
 /// Merges `b`, the sample right after `a`, into `a`: one sample for both intervals (bytes and
@@ -386,5 +442,45 @@ mod tests {
         let t = k.into_timeline(RunMeta::default());
         assert_eq!(t.samples, input);
         assert!(t.meta.resolution.is_none());
+    }
+
+    /// Thinning a kept timeline (merged or not) to a limit keeps bytes, time, totals and the
+    /// run's extremes, and counts its resolution from the run's own samples.
+    #[test]
+    fn thinning_keeps_totals_and_the_envelope_of_the_run() {
+        let all: Vec<Sample> = samples(10_000).collect();
+        let lo = all
+            .iter()
+            .map(|s| s.bytes_per_sec)
+            .fold(f64::INFINITY, f64::min);
+        let hi = all.iter().map(|s| s.bytes_per_sec).fold(0.0, f64::max);
+        for first_limit in [MAX_KEPT, 3000] {
+            let mut k = Kept::with_limit(first_limit);
+            all.iter().for_each(|s| k.push(s));
+            let before = k.into_timeline(RunMeta::default());
+            let t = thinned(before.clone(), 1000);
+            assert!(t.samples.len() <= 1000, "{}", t.samples.len());
+            assert_eq!(t.bytes_total(), before.bytes_total());
+            assert_eq!(t.duration_s(), before.duration_s());
+            let sum: u64 = t.samples.iter().map(|s| s.bytes).sum();
+            assert_eq!(sum, all.iter().map(|s| s.bytes).sum::<u64>());
+            let r = t.meta.resolution.as_ref().unwrap();
+            assert_eq!(r.samples, 10_000);
+            assert_eq!(r.kept_samples, t.samples.len());
+            assert_eq!(r.merged_by, 16);
+            assert!((r.sample_interval_s - 1.0).abs() < 1e-12);
+            assert_eq!(r.envelope.len(), t.samples.len());
+            let elo = r.envelope.iter().map(|e| e.0).fold(f64::INFINITY, f64::min);
+            let ehi = r.envelope.iter().map(|e| e.1).fold(0.0, f64::max);
+            assert_eq!((elo, ehi), (lo, hi));
+            for (s, e) in t.samples.iter().zip(&r.envelope) {
+                assert!(e.0 <= s.bytes_per_sec && s.bytes_per_sec <= e.1);
+            }
+        }
+        // Under the limit: as it was.
+        let mut k = Kept::default();
+        all.iter().take(500).for_each(|s| k.push(s));
+        let t = k.into_timeline(RunMeta::default());
+        assert_eq!(thinned(t.clone(), 1000).samples, t.samples);
     }
 }

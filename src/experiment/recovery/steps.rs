@@ -163,6 +163,11 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
     })
 }
 
+/// Most samples a finished burst keeps for the charts (its analysis saw up to
+/// [`crate::timeline::bounded::MAX_KEPT`]): a few per pixel column of the widest chart, about
+/// 1.5 MB where a burst of `MAX_KEPT` samples holds about 47 MB.
+pub const BURST_CHART_KEPT: usize = 1 << 13;
+
 /// Runs one burst from `start` and writes its timeline to `bursts/<file>.csv`. Returns `None`
 /// when it was interrupted (an unfinished step).
 #[allow(clippy::too_many_arguments)]
@@ -230,7 +235,9 @@ fn burst(
     Ok(Some(BurstRecord {
         label: label.to_string(),
         file: rel,
-        timeline,
+        // Analysed, a burst's timeline serves only its line on the bursts chart: kept thin,
+        // so that an experiment of many long bursts holds little more than one.
+        timeline: crate::timeline::bounded::thinned(timeline, BURST_CHART_KEPT),
         analysis,
         cache,
         end,
@@ -1045,5 +1052,68 @@ mod tests {
         said(&b, "fill-sweep bursts");
         let finished = csv_bytes(&dir.path().join("bursts/01-fill-0pct.csv"));
         assert_eq!(o.totals.burst_bytes, finished);
+    }
+
+    /// A finished burst keeps a thin timeline for the charts (an experiment of many long
+    /// bursts held every one at up to `MAX_KEPT` samples, about 47 MB each): its kept samples
+    /// are at most `BURST_CHART_KEPT`, its bytes, time and total are its CSV's, and its
+    /// resolution counts the CSV's rows; the analysis saw the samples themselves.
+    #[test]
+    fn a_long_burst_keeps_a_thin_timeline_for_its_chart() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_with(usize::MAX, dir.path());
+        let mut wa = crate::cli::WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            seed: Some(2),
+            ..Default::default()
+        };
+        wa.interval = Some("10ms".into());
+        s.workload = WorkloadConfig::resolve(&wa).unwrap();
+        let model = presets::parse_spec("970evo-500g,cache=200GB").unwrap();
+        let meta = crate::experiment::virtual_time::run_meta("970evo-500g", &model, &s.workload);
+        s.drive = Box::new(StopAtIdle {
+            inner: VirtualDrive::new(model, &s.workload, meta),
+            idles: 0,
+            n: usize::MAX,
+            samples: usize::MAX,
+        });
+        let order = [600.0];
+        let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
+        let first = o.first.as_ref().expect("the first burst finished");
+        let rows = |f: &str| {
+            let t = std::fs::read_to_string(dir.path().join(f)).unwrap();
+            crate::timeline::read_slccache_csv(&t, "burst").unwrap()
+        };
+        let csv = rows(&first.file);
+        assert!(csv.len() > BURST_CHART_KEPT, "{} rows", csv.len());
+        let t = &first.timeline;
+        assert!(
+            t.samples.len() <= BURST_CHART_KEPT,
+            "{} kept",
+            t.samples.len()
+        );
+        assert_eq!(t.bytes_total(), csv.last().unwrap().bytes_total);
+        assert!((t.duration_s() - csv.last().unwrap().t_s).abs() < 1e-6);
+        let r = t.meta.resolution.as_ref().expect("says it was merged");
+        assert_eq!(r.samples, csv.len() as u64);
+        assert_eq!(r.envelope.len(), t.samples.len());
+        let top = csv.iter().map(|x| x.bytes_per_sec).fold(0.0, f64::max);
+        let kept_top = r.envelope.iter().map(|e| e.1).fold(0.0, f64::max);
+        // (The CSV gives a rate to 0.1 B/s.)
+        assert!(
+            (kept_top - top).abs() <= 1.0,
+            "the envelope keeps the fastest sample: {kept_top} {top}"
+        );
+        // The analysis saw the samples themselves: its cliff is within a sample of 10 ms of
+        // the one an analysis of the CSV finds.
+        let whole = crate::detect::analyze(&crate::timeline::Timeline {
+            samples: csv,
+            meta: RunMeta {
+                resolution: None,
+                ..t.meta.clone()
+            },
+        });
+        let (a, b) = (&first.analysis.cliffs[0], &whole.cliffs[0]);
+        assert!((a.t_s - b.t_s).abs() <= 0.011, "{} {}", a.t_s, b.t_s);
     }
 }
