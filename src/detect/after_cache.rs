@@ -169,7 +169,14 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
     if bytes == 0 || dt <= 0.0 {
         return None;
     }
-    let throttled = |s: &Sample| super::throttled_at(a, s.t_s - 0.5 * s.interval_s);
+    // A sample any part of which lies in throttling is left out whole: at coarse sampling
+    // the samples at a stretch's edges hold part of the heat's level (856 MB/s of 30 s
+    // astride the start of a 495 MB/s stretch), and kept they pulled the rate down.
+    let spans = super::throttled_spans(a);
+    let throttled = |s: &Sample| {
+        let (from, to) = (s.t_start_s(), s.t_s);
+        spans.iter().any(|&(a, b)| a < to - 1e-9 && b > from + 1e-9)
+    };
     if !after.iter().any(throttled) {
         return Some(AfterCache {
             from_s,

@@ -63,6 +63,7 @@ mod stats;
 pub mod stop;
 #[cfg(any(test, feature = "synth"))]
 pub mod synth;
+mod thermal;
 mod types;
 mod warning;
 mod warnings;
@@ -427,7 +428,10 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     bounds.push(n);
     let segs: Vec<Seg> = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
     // 5. Remove spurious changes.
-    let mut segs = clean(&w, segs);
+    let segs = clean(&w, segs);
+    // 5a. Each stretch of thermal throttling the drive's counters mark is a segment of its
+    //     own, also where the clean-up took it for dips (coarse sampling).
+    let mut segs = thermal::keep_counter_windows(&w, segs);
     let sigma_x = diff_noise(&w.x);
     // 5b. A short cache phase at the very start: too short for the block medians and the
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the
@@ -642,7 +646,35 @@ fn build_result(
     }
     // The drops that were heat: a slowdown that starts at one is throttling, and says so
     // rather than blame garbage collection or the host (the thermal warning names it too).
-    let (thermal_text, thermal_at) = thermal_warnings(w.samples, w.cols, &phases);
+    let (mut thermal_text, mut thermal_at) = thermal_warnings(w.samples, w.cols, &phases);
+    // No cache cliff on heat where the first sample holds the cache's drop: the heat's drop
+    // moves to the start of the stretch the counters mark, the levels either side are read
+    // again, and the thermal warning is said of phases without a cache.
+    let heat_first = first_drop.filter(|_| episodes.is_empty()).and_then(|fd| {
+        let d =
+            thermal::first_sample_drop_before_heat(w, &phases, &is_drop, fd, &thermal_at, units)?;
+        Some((fd, d))
+    });
+    let first_drop = match heat_first {
+        Some((fd, (from_s, _))) => {
+            let at = phases[fd + 1].start_s;
+            for t in thermal_at.iter_mut().filter(|t| (**t - at).abs() < 1e-9) {
+                *t = from_s;
+            }
+            phases[fd].end_s = from_s;
+            phases[fd + 1].start_s = from_s;
+            for p in &mut phases[fd..=fd + 1] {
+                if let Some(r) = whole_samples_rate(samples, p.start_s, p.end_s) {
+                    p.mean_bytes_per_sec = r;
+                }
+            }
+            thermal::no_cache_phases(&mut phases);
+            thermal_text = thermal_warnings(w.samples, w.cols, &phases).0;
+            None
+        }
+        None => first_drop,
+    };
+    let heat_first = heat_first.map(|(_, (_, d))| d);
     // A later drop that was heat is no slower cache tier: the phase after it stays "after the
     // cache" (the thermal warning names it), not "folding".
     for p in &mut phases {
@@ -860,7 +892,8 @@ fn build_result(
                 ));
             }
         }
-        None => match unconfirmed_drop(w, segs, start, sigma_x, units)
+        None => match heat_first
+            .or_else(|| unconfirmed_drop(w, segs, start, sigma_x, units))
             .or_else(|| drop_in_missing_start(samples, b0, sigma_x, units))
             .or_else(|| raised_first_sample(samples, sigma_x, units))
         {

@@ -144,8 +144,8 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     };
     // The throttled time left out, with the rate it wrote at: a reader must not take the
     // rate without it for all the drive did after its cache. What is left out is the whole
-    // samples that fell in the stretch, not the stretch's own estimated extent that the
-    // thermal warning gives (115.5 s there, 116.0 s of 1 s samples here): said so.
+    // samples any part of which fell in the stretch, not the stretch's own estimated extent
+    // that the thermal warning gives (115.5 s there, 117.0 s of 1 s samples here): said so.
     // The rate is over what is left: the bytes it averages are said, not the stretch's.
     let over = if ac.throttled_s > 0.0 {
         format!(

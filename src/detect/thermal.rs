@@ -1,0 +1,209 @@
+//! Stretches of thermal throttling that the drive's own counters mark, found from the samples
+//! themselves, so that sampling too coarse for the segments to keep them (a 115 s stretch is
+//! four 30 s samples, shorter than the excursion the clean-up takes for dips, and its edge
+//! samples hold part of the level either side) still sees each of them.
+//!
+//! A stretch starts where the drive's thermal-management transition count rose (in that
+//! sample or the next, the first below the level before it by more than half a step) and
+//! lasts while the rate stays that far below the level before it. Such a stretch is kept as a
+//! segment of its own, whatever the clean-up made of it, so that the drop into it is matched
+//! to the counters (`warnings::thermal_warnings`) as it is at fine sampling.
+
+use super::cliffs::MIN_STEP;
+use super::levels::{Columns, Seg, Work};
+use super::stats::median;
+use super::{Phase, PhaseKind, UnconfirmedDrop, MAX_DIP_S};
+use crate::timeline::Sample;
+use crate::units::UnitSystem;
+
+/// The most samples before a stretch whose median rate is the level it fell from.
+const LEVEL_SAMPLES: usize = 10;
+
+/// The stretches of thermal throttling the counters mark, as sample ranges `start..end` in
+/// time order (`end` is the number of samples for a stretch that lasts to the end of the
+/// run). A stretch is at least a step below the level before it at its lowest, holds two
+/// samples or more and lasts at least twice the longest GC dip, so that a dip that happens to
+/// follow a transition is none.
+pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize, usize)> {
+    let n = samples.len();
+    if !cols.thermal || n < 2 {
+        return vec![];
+    }
+    // The count at the end of each sample (the last reading at or before it; 0 before the
+    // first: the counts start at the start of the run).
+    let mut count = Vec::with_capacity(n);
+    let mut last = 0u64;
+    for s in samples {
+        if let Some(c) = s.thermal_transitions {
+            last = c;
+        }
+        count.push(last);
+    }
+    let rate = &cols.rate;
+    let mut out = Vec::new();
+    // The first sample after the last stretch found: the level before a stretch is read
+    // from the samples since then.
+    let mut free = 0;
+    let mut r = 0;
+    while r < n {
+        let rose = count[r] > if r == 0 { 0 } else { count[r - 1] };
+        let from = free.max(r.saturating_sub(LEVEL_SAMPLES));
+        if !rose || from >= r {
+            r += 1;
+            continue;
+        }
+        let level = median(&rate[from..r]);
+        let low = level * (-0.5 * MIN_STEP).exp();
+        let Some(i) = (r..(r + 2).min(n)).find(|&i| rate[i] < low) else {
+            r += 1;
+            continue;
+        };
+        let k = (i..n).find(|&k| rate[k] >= low).unwrap_or(n);
+        let deep = rate[i..k].iter().any(|&x| x < level * (-MIN_STEP).exp());
+        // Two samples at least: one alone, part of it at each level, is no level.
+        let long = k >= i + 2 && samples[k - 1].t_s - samples[i].t_start_s() >= 2.0 * MAX_DIP_S;
+        if deep && long {
+            out.push((i, k));
+            free = k;
+            r = k;
+        } else {
+            r += 1;
+        }
+    }
+    out
+}
+
+/// `segs` with each stretch of [`counter_windows`] a segment of its own. A stretch whose
+/// edges already have a boundary each (within a block) and none between them is left as it
+/// is; otherwise the boundaries within a block of it go and its edges become boundaries.
+pub(super) fn keep_counter_windows(w: &Work, segs: Vec<Seg>) -> Vec<Seg> {
+    let windows = counter_windows(w.samples, w.cols);
+    if windows.is_empty() || segs.is_empty() {
+        return segs;
+    }
+    let n = w.samples.len();
+    let tol = w.b;
+    let bounds: Vec<usize> = segs.iter().skip(1).map(|s| s.start).collect();
+    let mut gone = vec![false; bounds.len()];
+    let mut edges: Vec<usize> = Vec::new();
+    for &(i, k) in &windows {
+        let lo = i.saturating_sub(tol);
+        let hi = k + tol;
+        let inside: Vec<usize> = (0..bounds.len())
+            .filter(|&m| (lo..=hi).contains(&bounds[m]))
+            .collect();
+        let near = |m: usize, e: usize| bounds[m].abs_diff(e) <= tol;
+        let seen = match inside.as_slice() {
+            [a] => k == n && near(*a, i),
+            [a, b] => k < n && near(*a, i) && near(*b, k),
+            _ => false,
+        };
+        if seen {
+            continue;
+        }
+        for m in inside {
+            gone[m] = true;
+        }
+        edges.extend([i, k].into_iter().filter(|&e| e > 0 && e < n));
+    }
+    if edges.is_empty() {
+        return segs;
+    }
+    let mut all: Vec<usize> = bounds
+        .iter()
+        .zip(&gone)
+        .filter(|(_, &g)| !g)
+        .map(|(&b, _)| b)
+        .chain(edges)
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out = Vec::with_capacity(all.len() + 1);
+    let mut start = 0;
+    for b in all.into_iter().chain([n]) {
+        out.push(w.seg(start, b));
+        start = b;
+    }
+    out
+}
+
+/// The drop inside the first sample of a run whose first drop, `fd` (the change after phase
+/// `fd`), was heat: no cache cliff sits on a stretch of throttling. At samples of minutes
+/// the cache can run out inside the first sample and the first drop the segments show is
+/// the heat's (`simulate p5-1tb --interval 2m`: a 50 s cache, then throttling from 419 s,
+/// gave "cache 328 GB" at the heat's drop, placed at 274 s, a sample before the heat). When
+/// the first sample stands over the level of the samples before the stretch of heat the
+/// counters mark ([`counter_windows`]) by more than a step, and by more than a start-up burst
+/// writes, that is the drop the cache made, bounded as one ([`super::warnings::first_sample_drop`]) at the level
+/// outside the heat. Returns it, with the start of the stretch's first sample (where the
+/// heat's drop is placed instead). `None` where the first drop is no heat, another drop that
+/// is no heat follows, no stretch of the counters holds it, or the first sample shows no
+/// such drop (the heat's drop stays the cliff, with the thermal warning's doubt).
+pub(super) fn first_sample_drop_before_heat(
+    w: &Work,
+    phases: &[Phase],
+    is_drop: &[bool],
+    fd: usize,
+    heat_at: &[f64],
+    units: UnitSystem,
+) -> Option<(f64, (f64, String, UnconfirmedDrop))> {
+    let heat = |j: usize| {
+        heat_at
+            .iter()
+            .any(|&t| (t - phases[j + 1].start_s).abs() < 1e-9)
+    };
+    let all_heat = (0..is_drop.len()).all(|j| !is_drop[j] || heat(j));
+    if !(heat(fd) && all_heat) {
+        return None;
+    }
+    let samples = w.samples;
+    let at = phases[fd + 1].start_s;
+    // The stretch whose first sample, or the one before it, holds the drop.
+    let (i, _) = counter_windows(samples, w.cols)
+        .into_iter()
+        .find(|&(i, _)| {
+            samples[i.saturating_sub(1)].t_start_s() <= at + 1e-9 && at <= samples[i].t_s + 1e-9
+        })?;
+    let from_s = samples[i].t_start_s();
+    if !(phases[fd].start_s < from_s && from_s < phases[fd + 1].end_s) {
+        return None;
+    }
+    // The level between the first sample and the heat; the first sample over it by more
+    // than a step (the segments saw one) and by more than a start-up burst writes.
+    let rates: Vec<f64> = samples[1..i]
+        .iter()
+        .filter(|s| s.interval_s > 0.0)
+        .map(|s| s.bytes as f64 / s.interval_s)
+        .collect();
+    let first = &samples[0];
+    if rates.len() < 2 || first.interval_s <= 0.0 {
+        return None;
+    }
+    let level = median(&rates);
+    let high = first.bytes as f64 / first.interval_s;
+    let over = first.bytes as f64 - level * first.interval_s;
+    if !(level > 0.0
+        && over >= super::warnings::STARTUP_BURST_BYTES
+        && high > level * MIN_STEP.exp())
+    {
+        return None;
+    }
+    Some((
+        from_s,
+        super::warnings::first_sample_drop(&samples[..i], high, level, units),
+    ))
+}
+
+/// The phases of a run with no cache cliff, once [`first_sample_drop_before_heat`] found its
+/// drop inside the first sample: none is the cache, after it or a tier (the stretches of heat
+/// are named last, as in every run).
+pub(super) fn no_cache_phases(phases: &mut [Phase]) {
+    for p in phases {
+        if matches!(
+            p.kind,
+            PhaseKind::Cache | PhaseKind::PostCache | PhaseKind::Folding
+        ) {
+            p.kind = PhaseKind::Steady;
+        }
+    }
+}
