@@ -171,8 +171,9 @@ pub struct HistoryArgs {
     /// several capacities.
     #[arg(long, value_name = "SIZE")]
     pub capacity: Option<String>,
-    /// Only drives of this kind: real, emulated (emu:) or simulated (simulate, --simulate).
-    #[arg(long, value_name = "real|emulated|simulated")]
+    /// Only drives of this kind: real (a block device), file (a regular file), emulated (emu:)
+    /// or simulated (simulate, --simulate).
+    #[arg(long, value_name = "real|file|emulated|simulated")]
     pub drive_kind: Option<String>,
     /// Outputs.
     #[command(flatten)]

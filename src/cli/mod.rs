@@ -301,7 +301,7 @@ The store is $XDG_DATA_HOME/slccache/results.db (~/.local/share/slccache/results
 slccache history S4EWNX0R123456 --out output/history\n  \
 slccache history \"960 EVO\"   # not a serial: runs whose drive name has it\n\n\
 One drive's runs are charted: those of one serial number, or, for drives without one \
-(emulated and simulated drives), of one model, capacity and kind (real, emulated, simulated). \
+(emulated and simulated drives), of one model, capacity and kind (real, file, emulated, simulated). \
 When the text matches several drives, the command lists them with the flags that pick each \
 (--capacity, --drive-kind). With --host TEXT only runs of hosts whose name contains TEXT are \
 charted, one series per host.\n\

@@ -174,12 +174,19 @@ fn load(
             Ok(Some(meta)) => {
                 let label = t.meta.label.clone();
                 let resolution = t.meta.resolution.take();
+                let read_as_rates = t.meta.rate_log;
                 t.meta = meta;
                 // How far this reading merged the samples, not what the run's summary said.
                 t.meta.resolution = resolution;
                 if t.meta.label.trim().is_empty() {
                     t.meta.label = label;
                 }
+                // Rows first read from a log of rates (the timeline.csv that `analyze` of a
+                // fio log wrote): a late row's bytes were assumed then and still are.
+                if t.meta.rate_log && !read_as_rates {
+                    notes.extend(import::late_rows_note(&t, &f.display().to_string()));
+                }
+                t.meta.rate_log |= read_as_rates;
             }
             Ok(None) => {}
             Err(e) => notes.push(format!(

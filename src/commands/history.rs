@@ -53,9 +53,9 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
         })
         .transpose()?;
     if let Some(k) = &args.drive_kind {
-        if !matches!(k.as_str(), "real" | "emulated" | "simulated") {
+        if !crate::store::drive::KINDS.contains(&k.as_str()) {
             return Err(crate::error::usage(format!(
-                "--drive-kind '{k}': give real, emulated or simulated"
+                "--drive-kind '{k}': give real, file, emulated or simulated"
             )));
         }
     }
@@ -424,10 +424,9 @@ pub fn points(rows: &[RunRow]) -> (String, Vec<HistoryPoint>) {
             percentage_used: r.percentage_used.map(|p| p as f64),
             // An emulated or simulated drive is new on each run: its counters start at zero.
             counters_from_zero: Some(drive_kind(r))
-                .filter(|k| *k != "real" && *k != crate::store::drive::NOT_RECORDED),
-            // A real target outside /dev is a file: no drive counters to read.
-            file: drive_kind(r) == "real"
-                && r.target.as_deref().is_some_and(|t| !t.starts_with("/dev/")),
+                .filter(|k| matches!(*k, "emulated" | "simulated")),
+            // A file: no drive counters to read.
+            file: drive_kind(r) == crate::store::drive::FILE,
             series: None,
             host: r.host.clone(),
             workload: r

@@ -446,6 +446,7 @@ fn finish(
         label,
         slccache_version: crate::VERSION.into(),
         resolution: None,
+        rate_log: false,
     };
     let csv_error = o.csv_error.clone();
     let timeline = o.samples.into_timeline(meta);

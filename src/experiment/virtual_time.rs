@@ -625,6 +625,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
         label: format!("{} (simulated)", model.model),
         slccache_version: crate::VERSION.to_string(),
         resolution: None,
+        rate_log: false,
     }
 }
 

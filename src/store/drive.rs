@@ -21,6 +21,12 @@ pub enum DriveKey {
 /// The kind of drive of an analysis of a file that named none.
 pub const NOT_RECORDED: &str = "drive not recorded";
 
+/// The kind of a target that is a regular file, not a drive.
+pub const FILE: &str = "file";
+
+/// The kinds `history --drive-kind` takes, as [`DriveOf::kind_of_drive`] names them.
+pub const KINDS: [&str; 4] = ["real", FILE, "emulated", "simulated"];
+
 /// What the drive rule reads of a run: its kind, target and drive columns, borrowed (from a
 /// [`RunRow`], or from the row the backend holds for `runs --by`,
 /// [`super::GroupRow`]).
@@ -59,8 +65,10 @@ impl<'a> DriveOf<'a> {
         self.kind == "analyze" && self.target.is_none() && self.model.is_none()
     }
 
-    /// Whether the run wrote to a real drive, an emulated one (`emu:`) or a simulated one;
-    /// [`NOT_RECORDED`] for an analysis of a file that named none.
+    /// Whether the run wrote to a real drive (a block device, under `/dev/`), a regular file
+    /// (`file`: any other path), an emulated drive (`emu:`) or a simulated one;
+    /// [`NOT_RECORDED`] for an analysis of a file that named none. Read from the target each
+    /// time, so runs recorded before files had a kind of their own are named the same way.
     pub fn kind_of_drive(&self) -> &'static str {
         let t = self.target.unwrap_or("");
         if self.kind == "simulate" || t.starts_with("sim:") {
@@ -69,6 +77,11 @@ impl<'a> DriveOf<'a> {
             "emulated"
         } else if self.drive_not_recorded() {
             NOT_RECORDED
+        } else if self
+            .target
+            .is_some_and(|t| !t.is_empty() && !t.starts_with("/dev/"))
+        {
+            FILE
         } else {
             "real"
         }
@@ -88,15 +101,15 @@ impl<'a> DriveOf<'a> {
     }
 
     /// The spec an emulated or simulated drive was made from (its target, `emu:...` or
-    /// `sim:...`); `None` for a real drive.
+    /// `sim:...`); `None` for a real drive and a file (a path is no spec).
     fn made_from(&self) -> Option<&'a str> {
-        (self.kind_of_drive() != "real")
+        matches!(self.kind_of_drive(), "emulated" | "simulated")
             .then_some(self.target)
             .flatten()
     }
 }
 
-/// Whether a run wrote to a real drive, an emulated one (`emu:`) or a simulated one.
+/// Whether a run wrote to a real drive, a file, an emulated one (`emu:`) or a simulated one.
 pub fn drive_kind(r: &RunRow) -> &'static str {
     DriveOf::of(r).kind_of_drive()
 }

@@ -290,6 +290,14 @@ pub struct RunMeta {
     /// sample was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<bounded::Resolution>,
+    /// Whether the rows are a log of rates (a fio bandwidth log, a two-column CSV of times),
+    /// each row's rate taken over all the time since the row before: then a row after a late
+    /// or missing window holds bytes assumed, not read (`import::late_rows_note`). In
+    /// `summary.json` as `run.rate_log` (absent when `false`), so that the `timeline.csv`
+    /// written beside it, analysed again, says so too. `false` for rows slccache sampled,
+    /// whose every byte was counted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate_log: bool,
 }
 
 /// A whole run: samples in time order and the run's metadata.

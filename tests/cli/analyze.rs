@@ -408,3 +408,71 @@ pub fn one_sample_of_an_import_is_no_interval() {
     assert!(row.contains("one sample of 13.6 min"), "{row}");
     assert!(!row.contains("interval"), "{row}");
 }
+
+/// Regression: `analyze` of a log of rates with a late window (rows 1 s apart, one 10 s after
+/// the row before) says that 4.50 GB of what it counts are assumed, not read; `analyze` of the
+/// `timeline.csv` it wrote, the same rows, said nothing of it. The note now follows the rows
+/// through every re-analysis, and a timeline whose rows slccache sampled gets none.
+pub fn a_late_window_is_still_said_assumed_when_its_timeline_is_analysed_again() {
+    let d = tempfile::Builder::new()
+        .prefix("analyze-late-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let csv = d.path().join("late.csv");
+    let mut text = String::from("time_s,MB/s\n");
+    let mut t = 0;
+    for i in 1..=120 {
+        t += if i == 60 { 10 } else { 1 };
+        text.push_str(&format!("{t},{}\n", if t < 50 { 2000 } else { 500 }));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let analyse = |file: &std::path::Path, out: &str| {
+        let o = slccache()
+            .arg("analyze")
+            .arg(file)
+            .args(["--no-record", "--out"])
+            .arg(d.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        // The result line and its warnings (stdout), with any note (stderr).
+        let said =
+            String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+        let summary: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(d.path().join(out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        (said, summary)
+    };
+    let said = "1 row follows a late or missing window (the longest: 10 s before the row at \
+                69 s, 10.0 times the typical 1 s)";
+    let assumed = "so 4.50 GB of the 138 GB written are assumed, not read";
+    let mut file = csv.clone();
+    for out in ["a", "b", "c"] {
+        let (text, summary) = analyse(&file, out);
+        assert!(
+            text.contains(said) && text.contains(assumed),
+            "{out}: {text}"
+        );
+        let warnings = summary["analysis"]["warnings"].to_string();
+        assert!(warnings.contains(assumed), "{out}: {warnings}");
+        file = d.path().join(out).join("timeline.csv");
+    }
+    // A simulated run's rows were all counted: its timeline analysed again assumes nothing.
+    let sim = d.path().join("sim");
+    slccache()
+        .args([
+            "--no-record",
+            "simulate",
+            "960evo-500g",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .arg("--out")
+        .arg(&sim)
+        .assert()
+        .success();
+    let (text, _) = analyse(&sim.join("timeline.csv"), "d");
+    assert!(!text.contains("assumed, not read"), "{text}");
+}

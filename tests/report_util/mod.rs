@@ -35,6 +35,7 @@ pub fn meta(label: &str, model: &str, capacity: u64, bs: u64) -> RunMeta {
         label: label.into(),
         slccache_version: slccache::VERSION.into(),
         resolution: None,
+        rate_log: false,
     }
 }
 

@@ -1321,6 +1321,51 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     assert!(stdout.contains(": 1 run;"), "{stdout}");
 }
 
+/// A probe of a plain file was named "t, 67.1 MB, real" by `runs --by drive` and `history`,
+/// as if the file were a drive, and only `--drive-kind real` picked it. A file is named a
+/// file, `--drive-kind file` picks it, and `--drive-kind real` no longer does.
+pub fn a_probed_file_is_named_a_file_not_a_real_drive() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &["probe", "t", "--size", "64MiB", "-q", "--out", "run"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let (code, stdout, err) = slc(&db, &["runs", "--by", "drive"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("t, "))
+        .unwrap_or_else(|| panic!("no row of the file: {stdout}"));
+    assert!(row.starts_with("t, 67.1 MB, file "), "{row}");
+    assert!(!stdout.contains("real"), "{stdout}");
+    let (code, stdout, err) = slc(
+        &db,
+        &["history", "t", "--drive-kind", "file", "--out", "h1"],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        stdout.starts_with("history of t, 67.1 MB, file: 1 run;"),
+        "{stdout}"
+    );
+    let (code, _, err) = slc(
+        &db,
+        &["history", "t", "--drive-kind", "real", "--out", "h2"],
+        w.path(),
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--drive-kind"), "{err}");
+    let (code, _, err) = slc(&db, &["history", "t", "--drive-kind", "disk"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("give real, file, emulated or simulated"),
+        "{err}"
+    );
+}
+
 /// `runs --html` cut short (Ctrl-C, a full disk) is finished by the same command: a
 /// folder holding only run folders and an unfinished export's temporary folder (what an
 /// interruption leaves) is taken without --force, the temporary is removed and the run

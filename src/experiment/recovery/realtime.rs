@@ -227,6 +227,7 @@ impl TestDrive for RealDrive {
                 .unwrap_or_else(|| self.target.info.short_name()),
             slccache_version: crate::VERSION.into(),
             resolution: None,
+            rate_log: false,
         }
     }
 

@@ -290,7 +290,10 @@ fn place_band_labels(
 /// its near edge to the band's `level` (y-axis units) just inside the band: on the side with
 /// more room first, as close to the band's level as it goes without leaving the plot,
 /// covering a box in `taken`, or covering the lines drawn under it (the neighbouring phase's
-/// data).
+/// data); moved further out, up to its own width, where no height next to the band will do.
+/// The box sits on a neighbouring phase's tint, so it keeps to its own band's side of that
+/// phase's level (a cache's label over the next tier's line, never under it, where it would
+/// read as that tier's), and its leader line crosses no box in `taken`.
 fn beside_band(
     spec: &ChartSpec,
     p: &Px,
@@ -310,19 +313,22 @@ fn beside_band(
         .map(|q| p.y(&spec.y, q.1))
         .collect();
     ys.sort_unstable();
-    let level = match level {
+    let level_px = |v: Option<f64>| match v {
         Some(v) if v.is_finite() && (!spec.y.log || v > 0.0) => {
-            p.y(&spec.y, v).clamp(p.top, p.bottom)
+            Some(p.y(&spec.y, v).clamp(p.top, p.bottom))
         }
-        _ => ys
-            .get(ys.len() / 2)
-            .copied()
-            .unwrap_or((p.top + p.bottom) / 2),
+        _ => None,
     };
-    // Far enough from the band that the line shows past a cliff's shaded interval.
+    let level = level_px(level).unwrap_or_else(|| {
+        ys.get(ys.len() / 2)
+            .copied()
+            .unwrap_or((p.top + p.bottom) / 2)
+    });
+    // Far enough from the band that the line shows past a cliff's shaded interval; the left
+    // edge of the box nearest the band, and the way it moves out.
     let lead = 3 * gap;
-    let right = (z + lead, z + lead + w);
-    let left = (a - lead - w, a - lead);
+    let right = (z + lead, 1);
+    let left = (a - lead - w, -1);
     let sides = if mid - p.left < p.right - mid {
         [right, left]
     } else {
@@ -334,35 +340,63 @@ fn beside_band(
     let mut tops: Vec<i32> = (lo..=hi.max(lo)).step_by(gap.max(1) as usize).collect();
     tops.push(centred.clamp(lo, hi.max(lo)));
     tops.sort_by_key(|y| ((y - centred).abs(), *y));
-    for (x0, x1) in sides {
-        if x0 < p.left + gap || x1 > p.right - gap {
-            continue;
-        }
-        let lines = line_spans(spec, p, x0 - gap, x1 + gap);
-        let free = |y0: i32| {
-            let y1 = y0 + h;
-            y0 >= lo
-                && y1 <= p.bottom - gap
-                && taken
-                    .iter()
-                    .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y1 < by0 || y0 > by1)
-                && lines
-                    .iter()
-                    .all(|&(top, bottom)| bottom < y0 - gap || top > y1 + gap)
-        };
-        if let Some(y0) = tops.iter().copied().find(|&y| free(y)) {
-            // The line ends just inside the band (in the middle of a sliver), so that it
-            // hides little of the band's own line.
-            let inside = ((z - a) / 2).min(2 * gap);
-            let (from, to) = if x0 > z {
+    // The line ends just inside the band (in the middle of a sliver), so that it hides
+    // little of the band's own line.
+    let inside = ((z - a) / 2).min(2 * gap);
+    for (start, dir) in sides {
+        for k in 0..=(w / gap.max(1)) {
+            let x0 = start + dir * k * gap.max(1);
+            let x1 = x0 + w;
+            if x0 < p.left + gap || x1 > p.right - gap {
+                break;
+            }
+            let (from, to) = if dir > 0 {
                 (x0, z - inside)
             } else {
                 (x1, a + inside)
             };
-            return Some(((x0, y0, x1, y0 + h), (from, y0 + h / 2, to, level)));
+            // The level of the phase whose tint the box's middle sits on.
+            let xm = (x0 + x1) / 2;
+            let across = spec
+                .bands
+                .iter()
+                .find(|b| p.x(&spec.x, b.x0) <= xm && xm < p.x(&spec.x, b.x1))
+                .and_then(|b| level_px(b.level));
+            let lines = line_spans(spec, p, x0 - gap, x1 + gap);
+            let free = |y0: i32| {
+                let y1 = y0 + h;
+                let leader = (from, y0 + h / 2, to, level);
+                y0 >= lo
+                    && y1 <= p.bottom - gap
+                    && taken
+                        .iter()
+                        .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y1 < by0 || y0 > by1)
+                    && lines
+                        .iter()
+                        .all(|&(top, bottom)| bottom < y0 - gap || top > y1 + gap)
+                    && match across {
+                        Some(n) if level < n => y1 < n,
+                        Some(n) if level > n => y0 > n,
+                        _ => true,
+                    }
+                    && taken.iter().all(|&r| !segment_meets(leader, r))
+            };
+            if let Some(y0) = tops.iter().copied().find(|&y| free(y)) {
+                return Some(((x0, y0, x1, y0 + h), (from, y0 + h / 2, to, level)));
+            }
         }
     }
     None
+}
+
+/// Whether the segment from `(x0, y0)` to `(x1, y1)` passes through the box `r` (pixels).
+fn segment_meets((x0, y0, x1, y1): Rect, r: Rect) -> bool {
+    let n = (x1 - x0).abs().max((y1 - y0).abs()).max(1);
+    (0..=n).any(|k| {
+        let x = x0 + (x1 - x0) * k / n;
+        let y = y0 + (y1 - y0) * k / n;
+        x >= r.0 && x <= r.2 && y >= r.1 && y <= r.3
+    })
 }
 
 /// The points of the lines on the left axis that a log axis can draw.
@@ -491,4 +525,153 @@ pub(super) fn level_extent(ys: &[i32]) -> (i32, i32) {
         ys[ys.len() * 16 / 100],
         ys[(ys.len() * 84 / 100).min(ys.len() - 1)],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::charts::{palette, Band, ChartKind, Marker, Series};
+
+    /// A throughput chart of 33 minutes sampled every 2 minutes: a 49 s cache phase at
+    /// 1631 MB/s (a sliver at the left), whose one sample straddles the cliff at 1430 MB/s,
+    /// then a long tier at 495 MB/s and a last phase at 396 MB/s, each cliff with its label
+    /// box at the top.
+    fn narrow_high_phase_then_long_low_one(size: (u32, u32)) -> ChartSpec {
+        let axis = |label: &str, max: f64| Axis {
+            label: label.into(),
+            min: 0.0,
+            max,
+            log: false,
+            ticks: vec![],
+        };
+        let line = |points: Vec<(f64, f64)>, color: Rgb, width: f64| Series {
+            name: "line".into(),
+            points,
+            style: LineStyle {
+                color,
+                alpha: 1.0,
+                width,
+                dash: Dash::Solid,
+            },
+            side: YSide::Left,
+            in_legend: false,
+            group: None,
+        };
+        // The per-interval step line and the smoothed one.
+        let mut steps = vec![(0.0, 1430.0), (2.0, 1430.0)];
+        for k in 1..8 {
+            steps.push((2.0 * k as f64, 496.0));
+            steps.push((2.0 * (k + 1) as f64, 496.0));
+        }
+        steps.extend([(16.0, 410.0), (18.0, 410.0), (18.0, 396.0), (33.3, 396.0)]);
+        let smooth = vec![
+            (1.0, 496.0),
+            (8.0, 495.0),
+            (16.3, 494.0),
+            (16.3, 396.0),
+            (32.5, 396.0),
+        ];
+        let band = |x0: f64, x1: f64, name: &str, level: f64, color: Rgb| Band {
+            x0,
+            x1,
+            label: format!("{name}: {level:.0} MB/s"),
+            short_label: format!("{level:.0} MB/s"),
+            level: Some(level),
+            color,
+        };
+        let marker = |x: f64, lines: [&str; 2]| Marker {
+            x,
+            interval: Some((x - 0.1, x + 1.2)),
+            lines: lines.iter().map(|s| s.to_string()).collect(),
+            style: LineStyle {
+                color: palette::VERMILLION,
+                alpha: 1.0,
+                width: 2.5,
+                dash: Dash::Dashed { on: 10, off: 6 },
+            },
+            side: LabelSide::Right,
+            row: 0,
+            group: None,
+        };
+        crate::report::charts::with_ticks(ChartSpec {
+            kind: ChartKind::ThroughputTime,
+            size,
+            title: "Write throughput over time".into(),
+            subtitle: "s".into(),
+            footer: vec!["f".into()],
+            x: axis("time since start (min)", 33.3),
+            y: axis("write throughput (MB/s)", 1660.0),
+            y2: None,
+            series: vec![
+                line(steps, palette::SKY_BLUE, 1.5),
+                line(smooth, palette::BLUE, 3.0),
+            ],
+            bands: vec![
+                band(0.0, 0.82, "SLC cache", 1631.0, palette::SKY_BLUE),
+                band(0.82, 16.3, "tier 2", 495.0, palette::ORANGE),
+                band(
+                    16.3,
+                    33.3,
+                    "after the cache",
+                    396.0,
+                    palette::REDDISH_PURPLE,
+                ),
+            ],
+            markers: vec![
+                marker(
+                    0.82,
+                    ["cliff at 49.4 s, 80.7 GB written", "1631 -> 495 MB/s"],
+                ),
+                marker(
+                    16.3,
+                    ["cliff at 16.3 min, 597 GB written", "495 -> 396 MB/s"],
+                ),
+            ],
+            legend: vec![],
+            zoom: None,
+            theme: Theme::Light,
+            throttled: vec![],
+        })
+    }
+
+    /// Whether the segment from `(x0, y0)` to `(x1, y1)` passes through the box `r`.
+    fn crosses((x0, y0, x1, y1): Rect, r: Rect) -> bool {
+        let n = (x1 - x0).abs().max((y1 - y0).abs()).max(1);
+        (0..=n).any(|k| {
+            let x = x0 + (x1 - x0) * k / n;
+            let y = y0 + (y1 - y0) * k / n;
+            x >= r.0 && x <= r.2 && y >= r.1 && y <= r.3
+        })
+    }
+
+    /// `simulate a2000-1tb --interval 2m`: the cache phase's label, too wide for its sliver,
+    /// was put beside it below the 495 MB/s line, on the second tier's tint under that tier's
+    /// own label, with its leader line running up through both. A label beside its band
+    /// stays on its band's side of the neighbouring phase's level, and its leader line
+    /// crosses no other label.
+    #[test]
+    fn a_label_beside_a_high_sliver_stays_above_the_next_phase() {
+        for size in [(1600, 900), (800, 450)] {
+            let spec = narrow_high_phase_then_long_low_one(size);
+            let l = layout_of(&spec);
+            let p = Px::of(&l);
+            let placed = placed_labels(&spec);
+            let cache = placed
+                .iter()
+                .find(|b| b.of == LabelOf::Band(0))
+                .unwrap_or_else(|| panic!("{size:?}: the cache phase has no label: {placed:?}"));
+            let leader = cache.leader.expect("beside its sliver, with a leader line");
+            let tier = p.y(&spec.y, 495.0);
+            assert!(
+                cache.rect.3 < tier,
+                "{size:?}: {cache:?} is not above the 495 MB/s level at row {tier}"
+            );
+            for other in placed.iter().filter(|b| b.of != LabelOf::Band(0)) {
+                assert!(
+                    !crosses(leader, other.rect),
+                    "{size:?}: the leader of {cache:?} crosses {other:?}"
+                );
+            }
+        }
+    }
 }

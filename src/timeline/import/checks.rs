@@ -180,7 +180,7 @@ const LATE_STEPS: f64 = 1.5;
 /// many rows, the longest, and the bytes assumed, so that no figure built on them is taken for
 /// measured. A timeline merged to bound its memory (every interval longer alike) is left
 /// alone.
-pub(super) fn late_rows_note(t: &Timeline, name: &str) -> Option<String> {
+pub fn late_rows_note(t: &Timeline, name: &str) -> Option<String> {
     if t.meta.resolution.is_some() || t.samples.len() < 3 {
         return None;
     }

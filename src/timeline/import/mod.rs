@@ -30,7 +30,7 @@ use own::*;
 use two_column::*;
 use units::*;
 
-pub use checks::{GAP_STEPS, MAX_BYTES, MAX_RATE, MAX_TIME_S};
+pub use checks::{late_rows_note, GAP_STEPS, MAX_BYTES, MAX_RATE, MAX_TIME_S};
 pub use units::{parse_rate_unit, parse_size_unit, parse_time_unit, rate_unit_problem};
 
 /// Units for a two-column CSV that has no header (from `--time-unit` and `--rate-unit`).
@@ -231,7 +231,8 @@ pub fn load_with_notes(
         ) {
             Some(r) => {
                 let (kept, meta, mut notes) = r?;
-                let t = kept.into_timeline(meta);
+                let mut t = kept.into_timeline(meta);
+                t.meta.rate_log = true;
                 notes.extend(late_rows_note(&t, &name));
                 (t, notes)
             }
@@ -380,12 +381,14 @@ fn parse_whole(
         }
         Format::FioLog => {
             own_units("a fio log", notes);
-            let t = read_fio_log(text, name, notes)?;
+            let mut t = read_fio_log(text, name, notes)?;
+            t.meta.rate_log = true;
             let note = late_rows_note(&t, name);
             (t, note)
         }
         Format::TwoColumn => {
-            let (t, timed) = read_two_column(text, name, opts, notes)?;
+            let (mut t, timed) = read_two_column(text, name, opts, notes)?;
+            t.meta.rate_log = timed;
             let note = if timed {
                 late_rows_note(&t, name)
             } else {
