@@ -392,6 +392,14 @@ pub fn count_text(n: usize, one: &str, many: &str) -> String {
 pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
     if method == "none" {
         format!("no cliff: the cache is at least {}", format_bytes(bytes, u))
+    } else if method == "first_sample_drop" {
+        // As `analyze` of the burst's CSV says it.
+        format!(
+            "no confirmed cliff: a drop inside the first sample: a cache of {} to {} if it was \
+             the cache running out",
+            format_bytes(low, u),
+            format_bytes(high, u)
+        )
     } else {
         format!(
             "cache {} [{} .. {}]",

@@ -43,10 +43,8 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
         None
     };
     let later = !whole
-        && match (a.cliffs.first(), last) {
-            (Some(f), Some(l)) => {
-                l.after_bytes_per_sec >= LATER_TIER_SHARE * f.before_bytes_per_sec
-            }
+        && match (a.in_cache_floor(), last) {
+            (Some(f), Some(l)) => l.after_bytes_per_sec >= LATER_TIER_SHARE * f,
             _ => false,
         };
     // The target's capacity is a drive's, or a regular file's size: "the whole drive" of a

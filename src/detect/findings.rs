@@ -401,6 +401,12 @@ impl Findings {
                 Some(h) => super::whole_drive_hidden_text(*capacity_bytes, h, units),
                 None => super::whole_drive_no_cliff_text(*capacity_bytes, units),
             },
+            // Cliffs after a drop inside the first sample are a later, slower tier's.
+            Cache::Unconfirmed(d) if !self.steps.is_empty() => format!(
+                "the cache's end not confirmed: {}; the cliffs after it are a later, slower \
+                 tier's",
+                super::unconfirmed_drop_text(d, units)
+            ),
             Cache::Unconfirmed(d) => format!(
                 "no confirmed cliff: {}",
                 super::unconfirmed_drop_text(d, units)
@@ -639,12 +645,14 @@ fn cache_of(a: &Analysis) -> Cache {
             low_bytes: e.low_bytes,
             high_bytes: e.high_bytes,
         }
+    } else if let Some(d) = a.unconfirmed_drop.as_ref().filter(|_| a.bytes_total > 0) {
+        // Before the cliffs: a drop inside the first sample may be followed by a later,
+        // slower tier's cliffs, none of them the cache's end.
+        Cache::Unconfirmed(d.clone())
     } else if !a.cliffs.is_empty() {
         Cache::NotEstimated
     } else if a.bytes_total == 0 {
         Cache::NothingWritten
-    } else if let Some(d) = &a.unconfirmed_drop {
-        Cache::Unconfirmed(d.clone())
     } else if let Some(link) = &a.link_limited {
         Cache::HiddenByLink { link: link.clone() }
     } else {
@@ -735,12 +743,14 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 }
                 _ if !a.returns.is_empty() => "after the cache".to_string(),
                 _ => {
-                    // The tier this phase is in: one more than the cliffs before it.
+                    // The tier this phase is in: one more than the cliffs before it, and one
+                    // more after a drop inside the first sample (the cache's end).
                     let n = a
                         .cliffs
                         .iter()
                         .filter(|c| c.t_s <= p.start_s + 1e-6)
-                        .count();
+                        .count()
+                        + usize::from(matches!(cache, Cache::Unconfirmed(_)));
                     format!("tier {}", n + 1)
                 }
             }

@@ -21,7 +21,9 @@
 //!    after which the rate comes back to its level, does not end it; + a start-up burst of a
 //!    few samples above a level that later falls more than twice as far, and stays down, does
 //!    not end it either; + a slow phase that swings widely does not hide it: when the run's
-//!    noise scale finds nothing, that of its first samples is tried for a clear fall);
+//!    noise scale finds nothing, that of its first samples is tried for a clear fall;
+//!    + a first sample far above a level of a few samples before a later, smaller fall is
+//!      split off: the cache ran out inside it);
 //! 6. every change refined at full resolution ([`refine`]): a posterior over its position
 //!    with Student-t likelihoods, + GC dips modelled as events (a run of low samples costs one
 //!    dip, not one outlier per sample), a straddling sample giving a sub-sample position,
@@ -449,6 +451,13 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         segs.splice(0..1, [cache, w.seg(hs.cut, s0.end)]);
         first_level_from = hs.skip;
     }
+    // 5c. A first sample far above a level of a few samples before a later, smaller fall:
+    //     the cache ran out inside it, and no segment should blend it into a "cache" level.
+    if let Some(k) = first_sample_above_level(&w, sigma_x) {
+        let mut bounds = vec![0, 1, k];
+        bounds.extend(segs.iter().map(|s| s.end).filter(|&e| e > k));
+        segs = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
+    }
     // 6. Refine each change at full resolution.
     let scale_floor = (0.5 * sigma_x).max(0.002);
     // The filter can move an edge by up to h blocks when a dip is near it.
@@ -498,6 +507,43 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
             .extend(cpu_bound_warnings(samples, &out.phases));
     }
     out
+}
+
+/// A first sample far above the level of the samples after it, where that level lasts
+/// two samples or more and then falls by a step to a later, lower level: the end of the
+/// samples at the level after the first (`k`), or `None`. The first sample must stand over
+/// every sample at that level by more than a step and the noise, hold more over it than a
+/// start-up burst writes ([`warnings::STARTUP_BURST_BYTES`]), and stand further over it than
+/// the later fall goes below it (a start-up burst over a cache that later runs out falls
+/// less far than the cache's end). With samples of minutes the cache can run out inside the
+/// first and the level after it last only a few samples before a later, slower tier: one
+/// segment took the first sample and that level together for "the cache"
+/// (`simulate a2000-1tb --interval 4m` said "cache 545 GB, 652 MB/s" for a 150 GB cache at
+/// 2000 MB/s whose first sample of 965 MB/s stood over a level of 495 MB/s, and took the fall
+/// to 397 MB/s after 600 GB for the cache's cliff).
+fn first_sample_above_level(w: &Work, sigma_x: f64) -> Option<usize> {
+    let x = &w.x;
+    if x.len() < 4 {
+        return None;
+    }
+    let thr = MIN_STEP.max(4.0 * sigma_x);
+    let k = 1 + x[1..]
+        .iter()
+        .take_while(|&&v| (v - x[1]).abs() < thr)
+        .count();
+    if k < 3 || k >= x.len() {
+        return None;
+    }
+    let level = median(&x[1..k]);
+    let top = x[1..k].iter().copied().fold(f64::MIN, f64::max);
+    let later = median(&x[k..]);
+    let first = &w.samples[0];
+    let over = first.bytes as f64 - level.exp() * first.interval_s;
+    (x[0] > top + thr
+        && over >= warnings::STARTUP_BURST_BYTES
+        && later < level - thr
+        && x[0] - level > level - later)
+        .then_some(k)
 }
 
 /// Where the rate came back, at the end of the run, to the level `before` (bytes/s) after a
@@ -1020,7 +1066,9 @@ fn build_result(
     }
     out.warnings.extend(thermal_text);
     out.phases = phases;
-    cliff_in_first_sample_is_a_drop(samples, out, units);
+    // The first sample split off its segment in step 5c (the same test, on the same values).
+    let split = first_sample_above_level(w, sigma_x).is_some();
+    cliff_in_first_sample_is_a_drop(samples, out, split, units);
 }
 
 /// A timeline whose first rows are missing (its first sample starts at `t0` > 0 with `b0`
@@ -1094,60 +1142,81 @@ fn raised_first_sample(
     Some(warnings::first_sample_drop(samples, high, level, units))
 }
 
-/// A lone cliff inside the first sample is no cliff the sampling can show: no whole sample
-/// lies at the cache's level, so the rate "in the cache" is the first sample's, a blend of
-/// the cache and the level after it, and the cliff's place a guess across the sample
+/// A cliff inside the first sample is no cliff the sampling can show: no whole sample lies
+/// at the cache's level, so the rate "in the cache" is the first sample's, a blend of the
+/// cache and the level after it, and the cliff's place a guess across the sample
 /// (`simulate 960evo-500g --interval 2m` gave "cache 49.9 GB" and "697 MB/s in the cache"
 /// for a 22 GB cache at 1365 MB/s). Such a cliff becomes the drop inside the first sample
 /// that a smaller step is ([`warnings::first_sample_drop`]): bounds, no size, no rate in the
-/// cache, one steady phase.
+/// cache. A lone one leaves one steady phase. Later cliffs stay cliffs, each a later, slower
+/// tier after the drop (`simulate a2000-1tb --interval 2m` gave "cache 80.7 GB" and "1631
+/// MB/s in the cache" for a 150 GB cache at 2000 MB/s run out inside its first 120 s sample):
+/// the stretch up to the next of them is the level after the drop, at the rate of its whole
+/// samples after the first, and the stretches after them are folding. `split`: the first
+/// sample was split off its segment ([`first_sample_above_level`]), so the first change is
+/// the drop inside it wherever the refinement placed it.
 fn cliff_in_first_sample_is_a_drop(
     samples: &[crate::timeline::Sample],
     out: &mut Analysis,
+    split: bool,
     units: UnitSystem,
 ) {
-    let [c] = out.cliffs.as_slice() else {
+    let Some(c) = out.cliffs.first() else {
         return;
     };
-    if samples.len() < 2 || c.t_s > samples[0].t_s || !out.returns.is_empty() {
+    if samples.len() < 2 || !(split || c.t_s <= samples[0].t_s) || !out.returns.is_empty() {
         return;
     }
+    let lone = out.cliffs.len() == 1;
     let high = samples[0].bytes as f64 / samples[0].interval_s.max(1e-9);
-    let low = c.after_bytes_per_sec;
+    // Before a later cliff, the level after the drop is that of the whole samples after the
+    // first up to that cliff.
+    let after_drop = |out: &Analysis| {
+        let next = out.phases.iter().find(|p| p.start_s >= c.t_s - 1e-9)?;
+        Some(
+            whole_samples_rate(samples, samples[0].t_s, next.end_s)
+                .unwrap_or(next.mean_bytes_per_sec),
+        )
+    };
+    let low = if lone {
+        c.after_bytes_per_sec
+    } else {
+        after_drop(out).unwrap_or(c.after_bytes_per_sec)
+    };
     if !(high > low && low > 0.0) {
         return;
     }
     let (bound, text, drop) = warnings::first_sample_drop(samples, high, low, units);
-    out.cliffs.clear();
+    out.cliffs.remove(0);
     out.cache_estimate = None;
     out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);
-    out.warnings.retain(|w| {
-        !matches!(
-            w.kind,
-            WarningKind::CoarseSampling { .. }
-                | WarningKind::UnsteadyAfterCache
-                | WarningKind::Folding { .. }
-        )
+    out.warnings.retain(|w| match w.kind {
+        WarningKind::CoarseSampling { .. } => false,
+        WarningKind::UnsteadyAfterCache | WarningKind::Folding { .. } => !lone,
+        _ => true,
     });
     out.warnings
         .push(Warning::new(WarningKind::UnconfirmedDrop, text));
     out.unconfirmed_drop = Some(drop);
     // The cache's phase and the one after it are one stretch at no known level split: steady,
-    // as a run with its drop inside the first sample is.
+    // as a run with its drop inside the first sample is; before a later cliff, the level
+    // after the drop, whose first whole samples are after the first sample.
     if out.phases.len() >= 2 && out.phases[0].kind == PhaseKind::Cache {
         let (a, b) = (&out.phases[0], &out.phases[1]);
         let secs = b.end_s - a.start_s;
-        let mean = if secs > 0.0 {
+        let mean = if !lone {
+            low
+        } else if secs > 0.0 {
             (a.mean_bytes_per_sec * (a.end_s - a.start_s)
                 + b.mean_bytes_per_sec * (b.end_s - b.start_s))
                 / secs
         } else {
             b.mean_bytes_per_sec
         };
-        let kind = if b.kind == PhaseKind::Throttled {
-            PhaseKind::Throttled
-        } else {
-            PhaseKind::Steady
+        let kind = match b.kind {
+            PhaseKind::Throttled => PhaseKind::Throttled,
+            _ if lone => PhaseKind::Steady,
+            _ => PhaseKind::PostCache,
         };
         let merged = Phase {
             start_s: a.start_s,
@@ -1157,12 +1226,43 @@ fn cliff_in_first_sample_is_a_drop(
         };
         out.phases.splice(0..2, [merged]);
     }
+    if lone {
+        for p in &mut out.phases {
+            if matches!(
+                p.kind,
+                PhaseKind::Cache | PhaseKind::PostCache | PhaseKind::Folding
+            ) {
+                p.kind = PhaseKind::Steady;
+            }
+        }
+        return;
+    }
+    // The drop was the cache's end: every stretch after a later cliff is a slower tier, and
+    // the level before the next cliff that of the stretch after the drop.
     for p in &mut out.phases {
-        if matches!(
-            p.kind,
-            PhaseKind::Cache | PhaseKind::PostCache | PhaseKind::Folding
-        ) {
-            p.kind = PhaseKind::Steady;
+        let passed = out
+            .cliffs
+            .iter()
+            .filter(|c| c.t_s <= p.start_s + 1e-9)
+            .count();
+        if passed >= 1 && p.kind == PhaseKind::PostCache {
+            p.kind = PhaseKind::Folding;
+        }
+    }
+    let first = out.phases[0].clone();
+    if let Some(c) = out.cliffs.first_mut() {
+        if (c.t_s - first.end_s).abs() < 1e-9 {
+            c.before_bytes_per_sec = first.mean_bytes_per_sec;
+        }
+    }
+    if !out
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, WarningKind::Folding { .. }))
+    {
+        if let Some(f) = out.phases.iter().find(|p| p.kind == PhaseKind::Folding) {
+            let w = folding_warning(f.start_s, f.mean_bytes_per_sec, None, units);
+            out.warnings.push(w);
         }
     }
 }

@@ -145,6 +145,19 @@ pub struct Analysis {
     pub first_sample_hides: Option<HiddenCache>,
 }
 
+impl Analysis {
+    /// The rate in the cache as far as the run saw it, bytes/s: before the first cliff, or,
+    /// where the cache ran out inside the first sample (its cliffs then all later tiers'),
+    /// that sample's rate, a lower bound. `None` without either.
+    pub fn in_cache_floor(&self) -> Option<f64> {
+        match (&self.unconfirmed_drop, self.cliffs.first()) {
+            (Some(d), _) if d.at == DropWhere::FirstSample => Some(d.before_bytes_per_sec),
+            (_, Some(c)) => Some(c.before_bytes_per_sec),
+            _ => None,
+        }
+    }
+}
+
 /// A cache that the first sample could hide: one that ran out inside it, too early for the
 /// sampling to show ([`Analysis::first_sample_hides`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

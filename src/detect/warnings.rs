@@ -68,11 +68,11 @@ pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) 
     if !c.later_tier_possible {
         return None;
     }
-    let (first, last) = (a.cliffs.first()?, a.cliffs.last()?);
+    let (in_cache, last) = (a.in_cache_floor()?, a.cliffs.last()?);
     let n = a.cliffs.len();
     let kind = WarningKind::LaterTier {
         after_bytes_per_sec: last.after_bytes_per_sec,
-        in_cache_bytes_per_sec: first.before_bytes_per_sec,
+        in_cache_bytes_per_sec: in_cache,
         cliffs_to_ask: n + 1,
     };
     Some(Warning::new(
@@ -87,8 +87,8 @@ pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) 
         format_bytes(c.bytes_written as f64, units),
         format_bytes(c.span_bytes as f64, units),
         format_rate(last.after_bytes_per_sec, units),
-        100.0 * last.after_bytes_per_sec / first.before_bytes_per_sec.max(1.0),
-        format_rate(first.before_bytes_per_sec, units),
+        100.0 * last.after_bytes_per_sec / in_cache.max(1.0),
+        format_rate(in_cache, units),
         format_rate(last.after_bytes_per_sec, units),
         n + 1
     ),

@@ -349,6 +349,10 @@ pub enum BurstEnd {
     Interrupted,
 }
 
+/// [`CacheFound::method`] of a burst whose cache ran out inside its first sample, too early
+/// for its samples to time: `bytes` and `low` are the least it can have held, `high` the most.
+pub const FIRST_SAMPLE_DROP: &str = "first_sample_drop";
+
 /// The cache a burst found, with its 95% interval, and how it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CacheFound {
@@ -359,7 +363,9 @@ pub struct CacheFound {
     /// Upper end of the 95% interval.
     pub high: f64,
     /// "detector" (the change-point detector's cliff), "excess" (the excess of the first
-    /// samples over the after-cache level: a cache phase too short for the detector) or
+    /// samples over the after-cache level: a cache phase too short for the detector),
+    /// "first_sample_drop" (no reference and a drop inside the first sample: the cache lies
+    /// between `low` and `high` if it was the cache running out, too early to time) or
     /// "none" (no cliff and no reference).
     pub method: &'static str,
 }

@@ -30,7 +30,15 @@ fn check_invariants(a: &Analysis, what: &str) {
             assert_eq!(e.bytes, a.cliffs[0].bytes_written);
         }
         (None, Some(lb)) => {
-            assert!(a.cliffs.is_empty(), "{what}");
+            // Without a cache size only a later tier's cliffs, after a drop inside the first
+            // sample, are cliffs.
+            assert!(
+                a.cliffs.is_empty()
+                    || a.unconfirmed_drop
+                        .as_ref()
+                        .is_some_and(|d| d.at == slccache::detect::DropWhere::FirstSample),
+                "{what}"
+            );
             assert!(lb <= a.bytes_total, "{what}: {lb} > {}", a.bytes_total);
             assert!(!a.warnings.is_empty(), "{what}: no warning without a cliff");
         }
@@ -276,6 +284,77 @@ fn a_lone_cliff_inside_the_first_sample_is_a_drop_not_a_size() {
             "{interval}: {:?}",
             a.warnings
         );
+    }
+}
+
+#[test]
+fn a_cliff_inside_the_first_sample_before_a_later_tier_is_a_drop_not_a_size() {
+    // The A2000 1TB's 150 GB cache at 2000 MB/s runs out 75 s into the run, then 500 MB/s to
+    // 600 GB, then 400 MB/s. With a first sample of 2 min it said "cache 80.7 GB" and "1631
+    // MB/s in the cache" (the first sample's blend); of 4 min, "cache 545 GB" and "652 MB/s
+    // in the cache", the first sample blended into a "cache" level and the fall to 400 MB/s
+    // taken for the cache's cliff. Both are a drop inside the first sample, bounds that hold
+    // the cache, and the later fall is a later, slower tier's cliff, never the cache's.
+    let m = presets::parse_spec("a2000-1tb").unwrap();
+    let sized = |interval: &str| {
+        let w = WorkloadConfig::resolve(&WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            bs: Some("1M".to_string()),
+            interval: Some(interval.to_string()),
+            seed: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        (analyze(&sim.timeline), sim.truth.cache_bytes)
+    };
+    for interval in ["2m", "4m"] {
+        let (a, truth) = sized(interval);
+        check_invariants(&a, interval);
+        assert!(a.cache_estimate.is_none(), "{interval}: {a:#?}");
+        drop_holds(&a, truth, interval);
+        let f = slccache::detect::Findings::of(&a);
+        assert!(f.in_cache_bytes_per_sec.is_none(), "{interval}: {f:?}");
+        // The later fall, 500 -> 400 MB/s after 600 GB, is the one cliff.
+        let [c] = a.cliffs.as_slice() else {
+            panic!("{interval}: {:?}", a.cliffs)
+        };
+        assert!(
+            (c.bytes_written as f64 / 600e9 - 1.0).abs() < 0.1,
+            "{interval}: {c:?}"
+        );
+        assert!(
+            (c.before_bytes_per_sec / 500e6 - 1.0).abs() < 0.05
+                && (c.after_bytes_per_sec / 400e6 - 1.0).abs() < 0.05,
+            "{interval}: {c:?}"
+        );
+        assert_eq!(
+            a.phases.iter().map(|p| p.kind).collect::<Vec<_>>(),
+            [PhaseKind::PostCache, PhaseKind::Folding],
+            "{interval}"
+        );
+        assert_eq!(
+            f.phase_names,
+            ["tier 2", "after the cache (folding)"],
+            "{interval}"
+        );
+        assert!(
+            a.warnings
+                .iter()
+                .all(|w| !matches!(w.kind, WarningKind::CoarseSampling { .. })),
+            "{interval}: {:?}",
+            a.warnings
+        );
+    }
+    // With whole samples at the cache's level, the cliff sizes the cache as before.
+    for (interval, bytes) in [("1m", 157e9), ("30s", 150e9)] {
+        let (a, _) = sized(interval);
+        let e = a.cache_estimate.as_ref().expect("a size");
+        assert!(
+            (e.bytes as f64 / bytes - 1.0).abs() < 0.01,
+            "{interval}: {e:?}"
+        );
+        assert_eq!(a.cliffs.len(), 2, "{interval}");
     }
 }
 

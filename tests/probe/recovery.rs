@@ -702,3 +702,79 @@ pub fn a_signal_during_the_fill_of_a_fill_sweep_exits_130_with_every_output() {
     assert_eq!(s["interrupted"], true, "{s}");
     assert!(out.path().join("report.md").is_file());
 }
+
+/// A first burst whose cache ran out inside its first 30 s sample said "first burst: no
+/// cliff: the cache is at least 16.2 GB" and warned that "the cache was not emptied", where
+/// `analyze` of its own CSV said a drop inside the first sample, a cache of 16.2 GB to 35.6
+/// GB. Both now say the drop and its bounds, and the warning says the cache ran out too early
+/// to time at this interval, with a shorter --interval to try.
+pub fn a_first_burst_with_its_drop_inside_the_first_sample_says_so() {
+    let out = out_dir();
+    let o = slccache()
+        .args([
+            "recovery",
+            "--simulate",
+            "970evo-500g",
+            "--idle",
+            "5s,30s,2m",
+            "--interval",
+            "30s",
+            "--no-record",
+            "--seed",
+            "1",
+            "--out",
+        ])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let s = summary(out.path());
+    let b = &s["recovery"]["first_burst"];
+    assert_eq!(b["method"], "first_sample_drop", "{b}");
+    // The bounds analyze gives of the same CSV.
+    let again = out_dir();
+    let csv = out.path().join("bursts/00-first.csv");
+    let o = slccache()
+        .args(["analyze", "--no-record", "--json", "--out"])
+        .arg(again.path())
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = &a["unconfirmed_drop"];
+    assert_eq!(d["at"], "first_sample", "{a}");
+    // The CSV keeps the burst's figures to the byte, give or take its rounding.
+    let same = |x: f64, y: f64| (x - y).abs() <= 1e-6 * y;
+    assert!(same(num(b, "low_bytes"), num(d, "bytes_low")), "{b} {d}");
+    assert!(same(num(b, "high_bytes"), num(d, "bytes_high")), "{b} {d}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("first burst:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("a drop inside the first sample")
+            && line.contains("16.2 GB to 35.6 GB")
+            && !line.contains("at least"),
+        "{line}"
+    );
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        warnings.iter().all(|w| !w.contains("not emptied"))
+            && warnings
+                .iter()
+                .any(|w| w.contains("too early") && w.contains("shorter --interval")),
+        "{warnings:?}"
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("shorter --interval") && !md.contains("not emptied"),
+        "{md}"
+    );
+}

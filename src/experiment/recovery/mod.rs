@@ -207,6 +207,20 @@ pub fn estimate_cache(t: &Timeline, a: &Analysis, reference: Option<Reference>) 
         };
     }
     let s = &t.samples;
+    // Without a reference, a drop inside the first sample is what `analyze` of the burst's
+    // CSV says: a cache within its bounds, if it was the cache running out; no cliff, so no
+    // lower bound of all that was written (a first burst said "no cliff: the cache is at
+    // least 16.2 GB" where analyze said "a cache of 16.2 GB to 35.6 GB").
+    if let (None, Some(d)) = (reference, &a.unconfirmed_drop) {
+        if d.at == crate::detect::DropWhere::FirstSample {
+            return CacheFound {
+                bytes: d.bytes_low as f64,
+                low: d.bytes_low as f64,
+                high: d.bytes_high as f64,
+                method: crate::results::recovery::FIRST_SAMPLE_DROP,
+            };
+        }
+    }
     let Some(r) = reference.filter(|_| s.len() >= 3) else {
         let b = a.cache_lower_bound_bytes.unwrap_or(t.bytes_total()) as f64;
         return CacheFound {

@@ -327,11 +327,25 @@ pub fn run_recovery_steps(
     });
     let reference = reference_of(&first.analysis, &first.cache);
     if reference.is_none() {
-        out.warnings.push(
-            "the first burst found no cliff: the cache was not emptied, so nothing can be said \
-             about its recovery; give a larger span or check that the drive has an SLC cache"
+        let drop = first
+            .analysis
+            .unconfirmed_drop
+            .as_ref()
+            .filter(|d| d.at == crate::detect::DropWhere::FirstSample);
+        out.warnings.push(match drop {
+            // The cache was emptied, but too soon for the samples to time its end.
+            Some(d) => format!(
+                "the first burst's cache ran out inside its first {} sample, too early for \
+                 these samples to time it: its recovery cannot be measured at this interval; \
+                 run again with a shorter --interval (a small part of the time the cache \
+                 lasts, such as 1s)",
+                crate::units::format_interval(d.interval_s)
+            ),
+            None => "the first burst found no cliff: the cache was not emptied, so nothing can \
+                     be said about its recovery; give a larger span or check that the drive \
+                     has an SLC cache"
                 .into(),
-        );
+        });
         out.first = Some(first);
         return Ok(out);
     }

@@ -192,7 +192,13 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
         })
         .max(1.0);
     let (xdiv, xunit) = charts::time_scale(max_idle);
-    let first_cache = sum.recovery.first_burst.as_ref().map(|b| b.cache_bytes);
+    // A drop inside the first sample bounds the cache, and gives no size to draw.
+    let first_cache = sum
+        .recovery
+        .first_burst
+        .as_ref()
+        .filter(|b| b.method != crate::results::recovery::FIRST_SAMPLE_DROP)
+        .map(|b| b.cache_bytes);
     let y_top = pts
         .iter()
         .map(|p| p.high_bytes)

@@ -461,7 +461,7 @@ pub(super) fn throughput(
     markers.sort_by(|p, q| p.x.total_cmp(&q.x));
     // A drop the analysis saw but could not confirm: marked where it lies, in the words the
     // terminal uses, never as a gradual drop.
-    if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
+    if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
         let (xv, interval, lines) = match d.at {
             DropWhere::FirstSample => {
                 let (lo, hi) = match xk {
@@ -620,7 +620,7 @@ pub(super) fn throughput(
             RETURN_STYLE,
         ));
     }
-    if a.cliffs.is_empty() && a.unconfirmed_drop.is_some() && !a.read_only {
+    if a.unconfirmed_drop.is_some() && !a.read_only {
         legend.push(LegendEntry::line("drop not confirmed", DROP_STYLE));
     }
     if drop.is_some() {

@@ -142,7 +142,7 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             crate::units::format_interval(h.interval_s)
         ));
     }
-    if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty() && !a.read_only) {
+    if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
         parts.push(match d.at {
             DropWhere::FirstSample => format!(
                 "cache {} to {} if it ran out there; sample more often",

@@ -65,6 +65,13 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         }
         None => "no cliff".to_string(),
     };
+    // After a drop inside the first sample, the first cliff is a later, slower tier's.
+    let cliff = match (&f.cache, a.cliffs.is_empty()) {
+        (crate::detect::findings::Cache::Unconfirmed(_), false) => {
+            format!("{cliff}: a later, slower tier's (the cache ran out inside the first sample)")
+        }
+        _ => cliff,
+    };
     v.push(("Time to cliff".to_string(), cliff));
     if a.cliffs.len() > 1 {
         // The levels either side of each further cliff, as the findings give them.
