@@ -310,9 +310,9 @@ pub fn host_names(
             Some(id) if t.meta.label == format!("run {id}") => {
                 let mut m = t.meta.clone();
                 m.label.clear();
-                crate::report::charts::run_name(&m)
+                crate::report::charts::run_title(&m)
             }
-            _ => crate::report::charts::run_name(&t.meta),
+            _ => crate::report::charts::run_title(&t.meta),
         };
         let base = match (host, id) {
             (Some(h), Some(id)) => format!("{h} #{id}: {drive}"),
@@ -336,26 +336,12 @@ pub fn host_names(
 /// else with the run's start time ("loop0, 09:14"; with the date when the runs are on
 /// different days), and " (2)", " (3)" added only where that still repeats.
 pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> {
-    // An emulated or simulated drive made with options beyond its preset is named with
-    // them where another run shares its name (`..., cache=10GB`), as the store names it: its
-    // options tell the drives apart, not the minute the runs started.
-    let named: Vec<String> = timelines
-        .iter()
-        .map(|t| crate::report::charts::run_name(&t.meta))
-        .collect();
+    // An emulated or simulated drive made with options beyond its preset is named with them
+    // (`..., cache=10GB`), as its own outputs and the store name it, also where no other run
+    // shares its name: it is not the preset's drive.
     let plain: Vec<String> = timelines
         .iter()
-        .zip(&named)
-        .map(|(t, n)| {
-            let options = (t.meta.device.path.starts_with("emu:")
-                || t.meta.device.path.starts_with("sim:"))
-            .then(|| t.meta.device.path.split_once(',').map(|(_, o)| o))
-            .flatten();
-            match options {
-                Some(o) if named.iter().filter(|m| *m == n).count() > 1 => format!("{n}, {o}"),
-                _ => n.clone(),
-            }
-        })
+        .map(|t| crate::report::charts::run_title(&t.meta))
         .collect();
     let days: std::collections::BTreeSet<String> = timelines
         .iter()

@@ -168,6 +168,22 @@ pub fn compare_labels_and_duplicate_drives() {
             "Samsung SSD 960 EVO 500GB (simulated), cache=10GB"
         ]
     );
+    // A drive made with options is named with them also where no other run shares its name
+    // (it was "Samsung SSD 960 EVO 500GB (simulated)" beside another drive).
+    let mut other = sim("sim:960evo-500g");
+    other.meta.device.model = Some("HP FX700 2TB (QLC) (simulated)".into());
+    other.meta.device.path = "sim:fx700-2tb".into();
+    let names = slccache::commands::compare::unique_names(
+        &[sim("sim:960evo-500g,cache=1GB"), other],
+        &[None, None],
+    );
+    assert_eq!(
+        names,
+        [
+            "Samsung SSD 960 EVO 500GB (simulated), cache=1GB",
+            "HP FX700 2TB (QLC) (simulated)"
+        ]
+    );
     // --label names the runs; a count that does not match is a usage error (exit 2).
     let out = dir.path().join("cmp");
     let o = slccache()

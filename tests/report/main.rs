@@ -78,6 +78,7 @@ fn main() -> std::process::ExitCode {
             spec::clean_cliff_over_data_marks_the_cache_size,
             spec::binary_units_everywhere,
             spec::three_phases_two_cliffs,
+            spec::a_comparison_marks_every_cliff_of_a_run,
             spec::no_cliff_says_so,
             spec::a_million_samples_keep_every_dip,
             spec::latency_chart,

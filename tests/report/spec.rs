@@ -294,6 +294,51 @@ pub fn three_phases_two_cliffs() {
     assert!(s.markers[1].lines[0].starts_with("cliff at 126.8 s, "));
 }
 
+/// A comparison marked only each run's first cliff: a later tier's cliff (fx700's at
+/// 460 GB) was on the line but unmarked, where the run's own chart marks it. Each cliff of a
+/// run is marked, with the levels its findings give.
+pub fn a_comparison_marks_every_cliff_of_a_run() {
+    let (t3, a3) = three_phase();
+    let (t1, a1) = clean_cliff();
+    let runs = [
+        CompareRun {
+            name: "three phases",
+            timeline: &t3,
+            analysis: &a3,
+        },
+        CompareRun {
+            name: "one cliff",
+            timeline: &t1,
+            analysis: &a1,
+        },
+    ];
+    for s in [
+        charts::compare_time(&runs, &opts()),
+        charts::compare_data(&runs, &opts()),
+    ] {
+        let of = |g: usize| -> Vec<&Vec<String>> {
+            s.markers
+                .iter()
+                .filter(|m| m.group == Some(g))
+                .map(|m| &m.lines)
+                .collect()
+        };
+        let three = of(0);
+        assert_eq!(three.len(), 2, "{three:?}");
+        assert_eq!(three[0][1], "5000 -> 3500 MB/s");
+        assert_eq!(three[1][1], "3500 -> 130 MB/s");
+        assert_eq!(of(1).len(), 1);
+    }
+    let s = charts::compare_time(&runs, &opts());
+    let later = s
+        .markers
+        .iter()
+        .filter(|m| m.group == Some(0))
+        .nth(1)
+        .unwrap();
+    assert_eq!(later.x, a3.cliffs[1].t_s);
+}
+
 pub fn no_cliff_says_so() {
     let (t, a) = no_cliff();
     let s = charts::throughput_time(&t, &a, &opts());

@@ -422,8 +422,13 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
                 group: Some(i),
             });
         }
-        if let Some(c) = r.analysis.cliffs.first() {
+        // Every cliff of the run is marked, as its own chart marks them; with many runs only
+        // the first, each run's one short line.
+        let f = crate::detect::Findings::of(r.analysis);
+        let shown = if many { 1 } else { usize::MAX };
+        for (k, c) in r.analysis.cliffs.iter().enumerate().take(shown) {
             let bytes = cliff_origin(r)
+                .filter(|_| k == 0)
                 .map(|x| x.1 as u64)
                 .unwrap_or(c.bytes_written);
             let xv = match xk {
@@ -444,8 +449,7 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             } else {
                 vec![format!("{}: {}", tags[i], cliff_label(c.t_s, bytes, u)), {
                     // The levels either side of the cliff, as the run's findings give them.
-                    let f = crate::detect::Findings::of(r.analysis);
-                    let step = f.steps.first();
+                    let step = f.steps.get(k);
                     levels_label(
                         step.map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
                         step.map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
