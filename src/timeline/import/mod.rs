@@ -231,8 +231,7 @@ pub fn load_with_notes(
         ) {
             Some(r) => {
                 let (kept, meta, mut notes) = r?;
-                let mut t = kept.into_timeline(meta);
-                t.meta.rate_log = true;
+                let t = kept.into_timeline(meta);
                 notes.extend(late_rows_note(&t, &name));
                 (t, notes)
             }

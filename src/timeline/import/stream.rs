@@ -368,6 +368,7 @@ impl Rows for Fio<'_> {
                 ..Default::default()
             },
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
+            rate_log: true,
             ..RunMeta::default()
         };
         let notes = left_out_note(self.name, self.reads, self.others);
@@ -587,8 +588,10 @@ impl Rows for TwoColumn<'_> {
                 out.push(self.rates.sample(t, dt, r));
             }
         }
+        // A log of rates over time, as the whole-text reader reads it.
         let meta = RunMeta {
             stop_reason: Some(crate::timeline::StopReason::EndOfData),
+            rate_log: true,
             ..RunMeta::default()
         };
         let mut notes: Vec<String> = shared_note(self.name, self.shared).into_iter().collect();
