@@ -38,17 +38,34 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
     for f in &files {
         let (t, notes, link) = load(f, &opts)?;
         let mut a = crate::detect::analyze_in(&t, args.output.units);
+        // A real-time emulation that fell short of its model (its summary.json's figures):
+        // said again, as the probe said it, so that no output reads the host's rates as the
+        // model's.
+        let emulation = emulation_beside(f);
+        if let Some(e) = &emulation {
+            let io =
+                crate::engine::emulated::io_words(t.bytes_total() > 0, t.read_bytes_total() > 0);
+            if let Some(w) =
+                crate::engine::emulated::shortfall_text(e, t.duration_s(), io, args.output.units)
+            {
+                a.warnings.push(crate::detect::Warning::new(
+                    crate::detect::WarningKind::EmulationShortfall,
+                    w,
+                ));
+                a.emulation_fell_short = true;
+            }
+        }
         // The link its run was on (its summary.json's), as the run itself said of it.
         crate::link::note_findings(&mut a, link.as_ref(), args.output.units);
         // How the file was read comes first: it qualifies everything after it.
         a.warnings
             .splice(0..0, notes.into_iter().map(crate::detect::Warning::input));
-        runs.push((f, t, a, link));
+        runs.push((f, t, a, link, emulation));
     }
     // Claim every output folder before anything is written: a folder that holds other files
     // is refused (unless --force), except a run's own folder analysed from its timeline.csv.
     let mut dirs = Vec::with_capacity(runs.len());
-    for (f, t, _, _) in &runs {
+    for (f, t, _, _, _) in &runs {
         dirs.push(match &args.output.out {
             Some(out) => {
                 let dir = if runs.len() == 1 {
@@ -67,7 +84,7 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             None => None,
         });
     }
-    for ((f, t, a, link), dir) in runs.iter().zip(&dirs) {
+    for ((f, t, a, link, emulation), dir) in runs.iter().zip(&dirs) {
         // The result line in probe's shape (its stop reason from the run's summary.json),
         // on standard output, or with --json on standard error as simulate's (the analysis
         // is printed by main once the run is recorded, with its id).
@@ -119,9 +136,13 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
                 "x": args.x,
                 "x_unit": args.x_unit,
             });
-            // The link its run was on, so that this folder analysed again keeps it.
+            // The link its run was on, so that this folder analysed again keeps it; so too
+            // the emulation's figures.
             if let Some(l) = link {
                 config["link"] = serde_json::to_value(l)?;
+            }
+            if let Some(e) = emulation {
+                config["emulation"] = serde_json::to_value(e)?;
             }
             crate::report::write_analysis_outputs(
                 dir,
@@ -143,6 +164,15 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The real-time emulation's figures in the `summary.json` beside a `timeline.csv`
+/// (`config.emulation`: a probe of an emulated drive, or an analysis of one that kept them);
+/// `None` where there are none or they cannot be read.
+fn emulation_beside(f: &Path) -> Option<crate::engine::emulated::Shortfall> {
+    let text = std::fs::read_to_string(f.parent()?.join("summary.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    serde_json::from_value(v.get("config")?.get("emulation")?.clone()).ok()
 }
 
 /// Reads one file with notes on how it was read; a `timeline.csv` takes the drive, the

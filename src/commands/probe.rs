@@ -485,11 +485,7 @@ fn finish(
         let moved = (bytes + timeline.read_bytes_total()) as f64;
         let achieved = if dur > 0.0 { moved / dur } else { 0.0 };
         // Said of what the run did: a read run's emulation served reads.
-        let io = match (bytes > 0, timeline.read_bytes_total() > 0) {
-            (false, true) => "reads",
-            (true, true) => "reads and writes",
-            _ => "writes",
-        };
+        let io = crate::engine::emulated::io_words(bytes > 0, timeline.read_bytes_total() > 0);
         if let Some(w) =
             crate::engine::emulated::shortfall_warning(achieved, dur, &pace, io, opts.units)
         {

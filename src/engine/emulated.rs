@@ -122,8 +122,48 @@ pub fn shortfall_warning(
     io: &str,
     units: crate::units::UnitSystem,
 ) -> Option<String> {
-    let model = pace.model_bytes_per_sec()?;
-    let share = achieved_bps / model;
+    shortfall_text(
+        &Shortfall {
+            achieved_bytes_per_sec: achieved_bps,
+            model_bytes_per_sec: pace.model_bytes_per_sec(),
+            drive_idle_s: pace.idle_s,
+            host_stalls: pace.long_gaps,
+            host_stalls_s: pace.long_gap_s,
+        },
+        duration_s,
+        io,
+        units,
+    )
+}
+
+/// The figures of a real-time emulation against its model, as a probe's `summary.json`
+/// keeps them (`config.emulation`), so that an analysis of its `timeline.csv` says the
+/// shortfall again.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Shortfall {
+    /// The rate achieved, bytes/s.
+    pub achieved_bytes_per_sec: f64,
+    /// The model's rate for the same I/Os, bytes/s.
+    pub model_bytes_per_sec: Option<f64>,
+    /// Seconds the emulated drive sat idle.
+    pub drive_idle_s: f64,
+    /// Idle gaps longer than [`MAX_LAG_S`] (the host stalled).
+    pub host_stalls: u64,
+    /// Seconds in those gaps.
+    pub host_stalls_s: f64,
+}
+
+/// [`shortfall_warning`] from the figures themselves: the sentence when the emulation fell
+/// short of its model over `duration_s` seconds of `io` ("writes", "reads", "reads and
+/// writes"), else `None`.
+pub fn shortfall_text(
+    f: &Shortfall,
+    duration_s: f64,
+    io: &str,
+    units: crate::units::UnitSystem,
+) -> Option<String> {
+    let model = f.model_bytes_per_sec.filter(|m| *m > 0.0)?;
+    let share = f.achieved_bytes_per_sec / model;
     (share < PACE_SHARE_OK).then(|| {
         format!(
             "the emulation fell short of its model: {} achieved where the model gives {} for \
@@ -132,20 +172,30 @@ pub fn shortfall_warning(
              the host could not keep the emulated drive busy (a loaded or slow machine, or a \
              model faster than the engine can run), so the rates measured the host, not the \
              model",
-            crate::units::format_rate(achieved_bps, units),
+            crate::units::format_rate(f.achieved_bytes_per_sec, units),
             crate::units::format_rate(model, units),
             if share < 0.01 {
                 "under 1 %".to_string()
             } else {
                 format!("{:.0} %", 100.0 * share)
             },
-            pace.idle_s,
+            f.drive_idle_s,
             duration_s,
-            pace.long_gap_s,
-            pace.long_gaps,
+            f.host_stalls_s,
+            f.host_stalls,
             MAX_LAG_S * 1e3
         )
     })
+}
+
+/// What an emulated run's I/O was, in the words of [`shortfall_text`]: a read run's emulation
+/// served reads.
+pub fn io_words(wrote: bool, read: bool) -> &'static str {
+    match (wrote, read) {
+        (false, true) => "reads",
+        (true, true) => "reads and writes",
+        _ => "writes",
+    }
 }
 
 /// An emulated drive shared by all jobs of a probe (cheap to clone).

@@ -476,3 +476,69 @@ pub fn a_late_window_is_still_said_assumed_when_its_timeline_is_analysed_again()
     let (text, _) = analyse(&sim.join("timeline.csv"), "d");
     assert!(!text.contains("assumed, not read"), "{text}");
 }
+
+/// A real-time emulated probe that fell short of its model (a loaded host) says so; `analyze`
+/// of its `timeline.csv` said nothing of it (`emulation_fell_short` was true in the probe's
+/// summary and absent in the analysis's, and the card of the analysis read the host's rates
+/// as the model's). The figures of `summary.json`'s `config.emulation` are said again, and kept
+/// for the next analysis of that folder.
+pub fn an_emulation_that_fell_short_is_said_again_when_its_timeline_is_analysed() {
+    let d = tempfile::Builder::new()
+        .prefix("analyze-emu-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let run = d.path().join("probe");
+    let o = slccache()
+        .args([
+            "--no-record",
+            "probe",
+            "emu:960evo-250g,cache=300MB",
+            "--max-bytes",
+            "300MB",
+            "--interval",
+            "50ms",
+            "--no-early-stop",
+            "-q",
+            "--out",
+        ])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The host could not keep up: a tenth of the model's rate, with stalls (the figures a
+    // loaded machine gives; set here so that the test does not depend on the load).
+    let path = run.join("summary.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let e = &mut v["config"]["emulation"];
+    assert!(e.is_object(), "an emulated probe keeps its figures: {v}");
+    let model = e["model_bytes_per_sec"].as_f64().unwrap();
+    e["achieved_bytes_per_sec"] = serde_json::json!(model / 10.0);
+    e["host_stalls"] = serde_json::json!(52);
+    e["host_stalls_s"] = serde_json::json!(3.5);
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    let mut file = run.join("timeline.csv");
+    for out in ["a", "b"] {
+        let o = slccache()
+            .args(["--no-record", "analyze"])
+            .arg(&file)
+            .arg("--out")
+            .arg(d.path().join(out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            said.contains("the emulation fell short of its model")
+                && said.contains("(10 % of it)")
+                && said.contains("in 52 stalls of the host"),
+            "{out}: {said}"
+        );
+        let s: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(d.path().join(out).join("summary.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(s["analysis"]["emulation_fell_short"], true, "{out}");
+        file = d.path().join(out).join("timeline.csv");
+    }
+}
