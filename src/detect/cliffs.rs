@@ -190,7 +190,8 @@ pub(super) fn classify_drops(w: &Work, segs: &[Seg], tb: &[(f64, f64)], n_change
 /// - is deep (under [`DEEP_SHARE`] of the rate before it) and longer than [`DEEP_LONG_S`].
 ///
 /// A GC dip (at most 3 s), a host hiccup, or a shallow slowdown from which the run returns
-/// to its level for good (130 -> 80 MB/s for 30 s) is neither.
+/// to its level for good (130 -> 80 MB/s for 30 s) is neither; nor is a stretch in which
+/// the drive's thermal-management counters rose: that was heat.
 fn cache_back_episodes(
     w: &Work,
     segs: &[Seg],
@@ -209,7 +210,17 @@ fn cache_back_episodes(
         let Some(k) = (j + 2..=last).find(|&k| segs[k].level > before - 0.5 * MIN_STEP) else {
             break;
         };
-        if (j + 1..k).any(|m| stall[m]) {
+        // A low stretch in which the drive's counters rose (from the sample astride its drop
+        // on) is heat: a stretch of throttling that ended, not the cache running out and
+        // coming back (`simulate p5-1tb --interval 90s`, whose P5 has no dynamic cache, said
+        // "the cache came back while writing at 472.4 s" at the end of a throttled stretch).
+        let heat = super::thermal::counters_rose(
+            w.samples,
+            w.cols,
+            segs[j + 1].start.saturating_sub(1),
+            segs[k].start,
+        );
+        if heat || (j + 1..k).any(|m| stall[m]) {
             j = k;
             continue;
         }

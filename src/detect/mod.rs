@@ -623,6 +623,14 @@ fn build_result(
         episodes,
         mut is_drop,
     } = classify_drops(w, segs, &tb, changes.len());
+    // A drop into a stretch of heat the counters mark, which the rate came back from, is no
+    // cliff (at samples of minutes the segments can keep part of it as a level of its own).
+    let windows = thermal::counter_windows(samples, w.cols);
+    for (j, d) in is_drop.iter_mut().enumerate() {
+        if *d && thermal::in_heat(samples, &windows, tb[j + 1].0) {
+            *d = false;
+        }
+    }
     let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());
@@ -939,6 +947,7 @@ fn build_result(
             }
         }
         None => match heat_first
+            .or_else(|| thermal::first_sample_drop_outside_heat(w, units))
             .or_else(|| unconfirmed_drop(w, segs, start, sigma_x, units))
             .or_else(|| drop_in_missing_start(samples, b0, sigma_x, units))
             .or_else(|| raised_first_sample(samples, sigma_x, units))

@@ -73,6 +73,23 @@ pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize,
     out
 }
 
+/// Whether the drive's thermal-management count rose over samples `from..to` (from the end
+/// of the sample before them to the end of the last of them; 0 before the first sample).
+pub(super) fn counters_rose(samples: &[Sample], cols: &Columns, from: usize, to: usize) -> bool {
+    let to = to.min(samples.len());
+    if !cols.thermal || from >= to {
+        return false;
+    }
+    let count_at = |end: usize| {
+        samples[..end]
+            .iter()
+            .rev()
+            .find_map(|s| s.thermal_transitions)
+            .unwrap_or(0)
+    };
+    count_at(to) > count_at(from)
+}
+
 /// `segs` with each stretch of [`counter_windows`] a segment of its own. A stretch whose
 /// edges already have a boundary each (within a block) and none between them is left as it
 /// is; otherwise the boundaries within a block of it go and its edges become boundaries.
@@ -176,10 +193,16 @@ pub(super) fn first_sample_drop_before_heat(
         .map(|s| s.bytes as f64 / s.interval_s)
         .collect();
     let first = &samples[0];
-    if rates.len() < 2 || first.interval_s <= 0.0 {
+    if first.interval_s <= 0.0 {
         return None;
     }
-    let level = median(&rates);
+    // No two samples before the heat (samples of minutes: the heat began in the second):
+    // the fastest sample after the first, the least throttled, is the level.
+    let level = if rates.len() >= 2 {
+        median(&rates)
+    } else {
+        fastest_after_first(samples)?
+    };
     let high = first.bytes as f64 / first.interval_s;
     let over = first.bytes as f64 - level * first.interval_s;
     if !(level > 0.0
@@ -188,10 +211,82 @@ pub(super) fn first_sample_drop_before_heat(
     {
         return None;
     }
+    let view = if rates.len() >= 2 {
+        &samples[..i]
+    } else {
+        samples
+    };
     Some((
         from_s,
-        super::warnings::first_sample_drop(&samples[..i], high, level, units),
+        super::warnings::first_sample_drop(view, high, level, units),
     ))
+}
+
+/// The fastest rate of the samples after the first, bytes/s; `None` without one.
+fn fastest_after_first(samples: &[Sample]) -> Option<f64> {
+    samples
+        .iter()
+        .skip(1)
+        .filter(|s| s.interval_s > 0.0)
+        .map(|s| s.bytes as f64 / s.interval_s)
+        .reduce(f64::max)
+}
+
+/// Whether a drop at `t_s` lies in a stretch of heat the counters mark ([`counter_windows`],
+/// from half a sample before its first sample to the end of its last) that is no cache
+/// cliff: one the rate came back from, or one after another that it came back from. A first
+/// stretch that lasts to the end of the run may be the cache running out as the drive heated
+/// (the thermal warning then says the size is in doubt).
+pub(super) fn in_heat(samples: &[Sample], windows: &[(usize, usize)], t_s: f64) -> bool {
+    let n = samples.len();
+    windows.iter().enumerate().any(|(m, &(i, k))| {
+        let lead = if i > 0 {
+            0.5 * samples[i - 1].interval_s
+        } else {
+            0.0
+        };
+        (k < n || m > 0)
+            && t_s >= samples[i].t_start_s() - lead - 1e-9
+            && t_s <= samples[k - 1].t_s + 1e-9
+    })
+}
+
+/// A run with no cliff outside the heat whose first sample stands more than a step over the
+/// level outside the stretches the counters mark ([`counter_windows`]): the cache ran out
+/// inside the first sample, and the level after it is the drive's, not a blend with the
+/// heat's (`simulate p5-1tb --interval 90s` said "a drop after 140 GB too short to confirm
+/// (1554 MB/s -> 855 MB/s for the last 1052 s)", the throttling pulling the level down).
+/// The level is the median of the samples after the first outside the stretches, or the
+/// fastest after the first where fewer than two are. `None` without stretches, or without
+/// such a first sample.
+pub(super) fn first_sample_drop_outside_heat(
+    w: &Work,
+    units: UnitSystem,
+) -> Option<(f64, String, UnconfirmedDrop)> {
+    let samples = w.samples;
+    let windows = counter_windows(samples, w.cols);
+    if windows.is_empty() {
+        return None;
+    }
+    let first = &samples[0];
+    if first.interval_s <= 0.0 {
+        return None;
+    }
+    let rates: Vec<f64> = (1..samples.len())
+        .filter(|&m| !windows.iter().any(|&(i, k)| (i..k).contains(&m)))
+        .map(|m| &samples[m])
+        .filter(|s| s.interval_s > 0.0)
+        .map(|s| s.bytes as f64 / s.interval_s)
+        .collect();
+    let level = if rates.len() >= 2 {
+        median(&rates)
+    } else {
+        fastest_after_first(samples)?
+    };
+    let high = first.bytes as f64 / first.interval_s;
+    let over = first.bytes as f64 - level * first.interval_s;
+    (level > 0.0 && over >= super::warnings::STARTUP_BURST_BYTES && high > level * MIN_STEP.exp())
+        .then(|| super::warnings::first_sample_drop(samples, high, level, units))
 }
 
 /// The phases of a run with no cache cliff, once [`first_sample_drop_before_heat`] found its

@@ -363,6 +363,10 @@ pub(super) fn cpu_bound_warnings(samples: &[Sample], phases: &[Phase]) -> Vec<Wa
 /// interval or two from the reading that saw the transition.
 const THERMAL_COUNTER_WINDOW_S: f64 = 2.0;
 
+/// The widest reach in time (seconds) of three samples either side of a drop
+/// ([`THERMAL_COUNTER_WINDOW_S`]); coarser samples reach two either side.
+const THERMAL_COUNTER_SPAN_S: f64 = 30.0;
+
 /// The drive's thermal-management transition count at the end of the last sample ending at or
 /// before `t` (0 before the first: the counts start at the start of the run).
 fn transitions_until(samples: &[Sample], t: f64) -> u64 {
@@ -437,7 +441,12 @@ pub(super) fn thermal_warnings(
         } else {
             median(&cols.interval)
         };
-        let w = (3.0 * dt).max(THERMAL_COUNTER_WINDOW_S);
+        // Three samples either side at fine sampling; at samples of minutes two, so that a
+        // drop minutes before the heat is not taken for it (`--interval 2m` named the cache's
+        // drop at 118 s heat for a transition in the sample that ended at 480 s).
+        let w = (3.0 * dt)
+            .min((2.0 * dt).max(THERMAL_COUNTER_SPAN_S))
+            .max(THERMAL_COUNTER_WINDOW_S);
         let mut list = Vec::new();
         let mut cache_cliff = None;
         for &(j, t) in &drops {
