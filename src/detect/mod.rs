@@ -574,10 +574,21 @@ fn back_at_end(samples: &[crate::timeline::Sample], from_s: f64, before: f64) ->
 /// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
 /// than two of them.
 fn whole_samples_rate(samples: &[crate::timeline::Sample], from_s: f64, to_s: f64) -> Option<f64> {
+    whole_samples_rate_of(samples, from_s, to_s, 2)
+}
+
+/// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
+/// than `min` of them.
+fn whole_samples_rate_of(
+    samples: &[crate::timeline::Sample],
+    from_s: f64,
+    to_s: f64,
+    min: usize,
+) -> Option<f64> {
     const EPS: f64 = 1e-9;
     let i = samples.partition_point(|s| s.t_start_s() < from_s - EPS);
     let k = samples.partition_point(|s| s.t_s <= to_s + EPS);
-    if k < i + 2 {
+    if k < i + min.max(1) {
         return None;
     }
     let first = &samples[i];
@@ -639,9 +650,20 @@ fn build_result(
         // The level of a phase is its whole samples' where it has two or more: the samples
         // astride a change hold part of the next level, and the change's place within one
         // is an estimate, whose error would move a flat 2000 MB/s level to 2001 MB/s.
+        // With one whole sample, the bytes to the change's place over its time, unless that
+        // reads more than a step away from the sample: then the place is off (inside a long
+        // straddling sample the posterior can be nearly flat: at 2 min samples a cache that
+        // ran out 7 s into the second was placed 52 s in, and its 3624 MB/s sample read
+        // 2741 MB/s), and the level is the one the sample shows.
         let mean = match whole_samples_rate(samples, ts, te) {
             Some(r) => r,
-            None if te > ts => (be - bs) / (te - ts),
+            None if te > ts => {
+                let blended = (be - bs) / (te - ts);
+                match whole_samples_rate_of(samples, ts, te, 1) {
+                    Some(r) if r > 0.0 && blended > 0.0 && (blended / r).ln().abs() > MIN_STEP => r,
+                    _ => blended,
+                }
+            }
             None => 0.0,
         };
         let kind = match (first_drop, cliffs_passed) {

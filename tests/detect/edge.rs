@@ -358,6 +358,44 @@ fn a_cliff_inside_the_first_sample_before_a_later_tier_is_a_drop_not_a_size() {
     }
 }
 
+/// The FX700 2TB with 2 min samples: the first sample (3624 MB/s) holds the 54 GB tier and
+/// most of the 3500 MB/s one, which runs out 7 s into the second. The cliff's place inside
+/// that sample was put 52 s in, and the rate in the cache, read as the bytes to it over its
+/// time, was 2741 MB/s: below every sample before the cliff. It is the level the whole sample
+/// before the cliff shows, as at 1 s.
+#[test]
+fn a_lone_sample_before_a_late_cliff_is_the_rate_in_the_cache() {
+    let m = presets::parse_spec("fx700-2tb").unwrap();
+    let w = WorkloadConfig::resolve(&WorkloadArgs {
+        pattern: Some(Pattern::Seqwrite),
+        bs: Some("1M".to_string()),
+        interval: Some("2m".to_string()),
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+    let a = analyze(&sim.timeline);
+    check_invariants(&a, "2m");
+    let c = a.cliffs.first().expect("the cliff at 460 GB");
+    let before: Vec<f64> = sim
+        .timeline
+        .samples
+        .iter()
+        .filter(|s| s.t_s <= c.t_s)
+        .map(|s| s.bytes_per_sec)
+        .collect();
+    assert_eq!(before.len(), 1, "{c:?}");
+    let f = slccache::detect::Findings::of(&a);
+    let inside = f.in_cache_bytes_per_sec.expect("a rate in the cache");
+    assert!(
+        (inside / before[0] - 1.0).abs() < 1e-9,
+        "{inside} against {before:?}"
+    );
+    assert_eq!(c.before_bytes_per_sec, inside);
+    assert_eq!(f.steps[0].before_bytes_per_sec, inside);
+}
+
 #[test]
 fn no_cliff_at_coarse_samples_never_rules_out_a_cache_the_first_sample_hides() {
     // Caches of 2 to 8 GB run out inside a first sample of 1 or 4 minutes and lift it by
