@@ -75,8 +75,9 @@ pub use coverage::coverage;
 pub use findings::Findings;
 pub use sentences::{
     after_cache_definition, after_last_cliff_text, coverage_text, first_sample_drop_text,
-    hidden_cache_text, no_cliff_text, no_cliff_text_of, read_only_text, returns_text, span_parts,
-    span_text, unconfirmed_drop_text, whole_drive_hidden_text, whole_drive_no_cliff_text,
+    hidden_cache_text, hidden_tier_text, no_cliff_text, no_cliff_text_of, read_only_text,
+    returns_text, span_parts, span_text, unconfirmed_drop_text, whole_drive_hidden_text,
+    whole_drive_no_cliff_text,
 };
 pub use types::{
     is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate, CacheReturn, Cliff,
@@ -1091,6 +1092,58 @@ fn build_result(
     // The first sample split off its segment in step 5c (the same test, on the same values).
     let split = first_sample_above_level(w, sigma_x).is_some();
     cliff_in_first_sample_is_a_drop(samples, out, split, units);
+    first_tier_may_hide(samples, out, sigma_x, units);
+}
+
+/// A first cliff after the first sample sizes the cache only if no faster first tier ran out
+/// inside that sample: one that did lifts the sample over the level after it by less than a
+/// step where it wrote little faster (the FX700 2TB's 54 GB at 5000 MB/s before 3500 MB/s to
+/// 460 GB lifts a first sample of 2 min by 4%), so any tier up to the sample's bytes may hide
+/// there. Said ([`Analysis::first_sample_hides`] and a warning) where the sample is long
+/// enough to hide a real drive's cache by the rule of a run without a cliff (a cache that
+/// lifts it by under a step at twice the level: [`SMALLEST_PUBLISHED_CACHE_BYTES`] or more),
+/// never at 1 s, where that takes a level of 19 GB/s.
+fn first_tier_may_hide(
+    samples: &[crate::timeline::Sample],
+    out: &mut Analysis,
+    sigma_x: f64,
+    units: UnitSystem,
+) {
+    let (Some(c), Some(_), None) = (
+        out.cliffs.first(),
+        &out.cache_estimate,
+        out.wrapped_span_bytes,
+    ) else {
+        return;
+    };
+    let first = &samples[0];
+    if samples.len() < 2 || c.t_low_s < first.t_s - 1e-9 || first.interval_s <= 0.0 {
+        return;
+    }
+    let thr = MIN_STEP.max(4.0 * sigma_x);
+    let shows =
+        (thr.exp() - 1.0) * c.before_bytes_per_sec * first.interval_s / (1.0 - LATER_TIER_SHARE);
+    if shows < SMALLEST_PUBLISHED_CACHE_BYTES || first.bytes == 0 {
+        return;
+    }
+    let h = HiddenCache {
+        bytes: first.bytes,
+        interval_s: first.interval_s,
+    };
+    out.first_sample_hides = Some(h);
+    out.warnings.push(Warning::new(
+        WarningKind::FirstTierMayHide {
+            bytes: h.bytes,
+            interval_s: h.interval_s,
+        },
+        format!(
+            "{}; the cliff after {} would then be a later tier's, and the cache smaller; {} to see \
+             it",
+            sentences::hidden_tier_text(&h, units),
+            format_bytes(c.bytes_written as f64, units),
+            finer_sampling(h.interval_s)
+        ),
+    ));
 }
 
 /// A timeline whose first rows are missing (its first sample starts at `t0` > 0 with `b0`
