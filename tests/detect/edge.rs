@@ -437,7 +437,11 @@ fn a_late_first_cliff_says_a_faster_tier_may_hide_in_the_first_sample() {
         );
         let f = slccache::detect::Findings::of(&a);
         assert_eq!(f.first_sample_hides, Some(h), "{interval}");
-        for text in [f.cache_text(u), f.cache_row(u)] {
+        for text in [
+            f.cache_text(u),
+            f.cache_row(u),
+            slccache::report::console::terminal::result_clauses(&a, u),
+        ] {
             assert!(
                 text.contains("unless a faster first tier of up to"),
                 "{interval}: {text}"
