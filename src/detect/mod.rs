@@ -1102,7 +1102,7 @@ fn build_result(
 /// there. Said ([`Analysis::first_sample_hides`] and a warning) where the sample is long
 /// enough to hide a real drive's cache by the rule of a run without a cliff (a cache that
 /// lifts it by under a step at twice the level: [`SMALLEST_PUBLISHED_CACHE_BYTES`] or more),
-/// never at 1 s, where that takes a level of 19 GB/s.
+/// not at 1 s on a drive of today (with low noise that takes a level of 19 GB/s).
 fn first_tier_may_hide(
     samples: &[crate::timeline::Sample],
     out: &mut Analysis,
