@@ -186,9 +186,10 @@ pub fn summary_text(
                 " (the model has no cache)".into()
             };
             s += &format!(
-                "  estimate:    cache {} {}{err}\n",
+                "  estimate:    cache {} {}{err}{}\n",
                 format_bytes(*bytes as f64, units),
-                crate::report::console::terminal::interval_text(*low_bytes, *high_bytes, units)
+                crate::report::console::terminal::interval_text(*low_bytes, *high_bytes, units),
+                f.hidden_tier_suffix(units)
             );
         }
         crate::detect::findings::Cache::AtLeast { .. }

@@ -236,7 +236,9 @@ pub struct Findings {
     /// Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub slower_tier_may_follow: bool,
-    /// With no cliff: the cache the first sample could hide, which "no cache" cannot rule out
+    /// With no cliff: the cache the first sample could hide, which "no cache" cannot rule out;
+    /// with a cache sized at a cliff after the first sample: the largest faster first tier
+    /// that could have run out inside that sample unseen, which the size cannot rule out
     /// ([`super::Analysis::first_sample_hides`]). Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_sample_hides: Option<super::HiddenCache>,
@@ -248,7 +250,7 @@ impl Findings {
         let cache = cache_of(a);
         let first_sample_hides = matches!(
             cache,
-            Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }
+            Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::Sized { .. }
         )
         .then_some(a.first_sample_hides)
         .flatten();
@@ -383,8 +385,9 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => format!(
-                "SLC cache {}",
-                size_text(*bytes, *low_bytes, *high_bytes, units)
+                "SLC cache {}{}",
+                size_text(*bytes, *low_bytes, *high_bytes, units),
+                self.hidden_tier_suffix(units)
             ),
             Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
             Cache::AtLeast { bytes, .. } => match &self.first_sample_hides {
@@ -428,6 +431,22 @@ impl Findings {
         }
     }
 
+    /// What a size cannot rule out where the first sample could hide a faster first tier
+    /// ([`Findings::first_sample_hides`] of a [`Cache::Sized`]): `, unless a faster first tier
+    /// of up to 435 GB ran out inside the first 2.0 min sample, which would not show at this
+    /// interval (the cliff then a later tier's)`; empty otherwise.
+    pub fn hidden_tier_suffix(&self, units: UnitSystem) -> String {
+        match (&self.cache, &self.first_sample_hides) {
+            (Cache::Sized { .. }, Some(h)) => format!(
+                ", unless a faster first tier of up to {} ran out inside the first {} sample, \
+                 which would not show at this interval (the cliff then a later tier's)",
+                format_bytes(h.bytes as f64, units),
+                crate::units::format_interval(h.interval_s)
+            ),
+            _ => String::new(),
+        }
+    }
+
     /// The cache as report.md's "Cache size" row gives it: the size with its interval, else
     /// [`Findings::cache_text`], which says why there is none (`no cliff: ...`).
     pub fn cache_row(&self, units: UnitSystem) -> String {
@@ -436,7 +455,11 @@ impl Findings {
                 bytes,
                 low_bytes,
                 high_bytes,
-            } => size_text(*bytes, *low_bytes, *high_bytes, units),
+            } => format!(
+                "{}{}",
+                size_text(*bytes, *low_bytes, *high_bytes, units),
+                self.hidden_tier_suffix(units)
+            ),
             Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
                 format!("no cliff: {}", self.cache_text(units))
             }

@@ -75,8 +75,9 @@ pub use coverage::coverage;
 pub use findings::Findings;
 pub use sentences::{
     after_cache_definition, after_last_cliff_text, coverage_text, first_sample_drop_text,
-    hidden_cache_text, no_cliff_text, no_cliff_text_of, read_only_text, returns_text, span_parts,
-    span_text, unconfirmed_drop_text, whole_drive_hidden_text, whole_drive_no_cliff_text,
+    hidden_cache_text, hidden_tier_text, no_cliff_text, no_cliff_text_of, read_only_text,
+    returns_text, span_parts, span_text, unconfirmed_drop_text, whole_drive_hidden_text,
+    whole_drive_no_cliff_text,
 };
 pub use types::{
     is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate, CacheReturn, Cliff,
@@ -574,10 +575,21 @@ fn back_at_end(samples: &[crate::timeline::Sample], from_s: f64, before: f64) ->
 /// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
 /// than two of them.
 fn whole_samples_rate(samples: &[crate::timeline::Sample], from_s: f64, to_s: f64) -> Option<f64> {
+    whole_samples_rate_of(samples, from_s, to_s, 2)
+}
+
+/// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
+/// than `min` of them.
+fn whole_samples_rate_of(
+    samples: &[crate::timeline::Sample],
+    from_s: f64,
+    to_s: f64,
+    min: usize,
+) -> Option<f64> {
     const EPS: f64 = 1e-9;
     let i = samples.partition_point(|s| s.t_start_s() < from_s - EPS);
     let k = samples.partition_point(|s| s.t_s <= to_s + EPS);
-    if k < i + 2 {
+    if k < i + min.max(1) {
         return None;
     }
     let first = &samples[i];
@@ -647,9 +659,20 @@ fn build_result(
         // The level of a phase is its whole samples' where it has two or more: the samples
         // astride a change hold part of the next level, and the change's place within one
         // is an estimate, whose error would move a flat 2000 MB/s level to 2001 MB/s.
+        // With one whole sample, the bytes to the change's place over its time, unless that
+        // reads more than a step away from the sample: then the place is off (inside a long
+        // straddling sample the posterior can be nearly flat: at 2 min samples a cache that
+        // ran out 7 s into the second was placed 52 s in, and its 3624 MB/s sample read
+        // 2741 MB/s), and the level is the one the sample shows.
         let mean = match whole_samples_rate(samples, ts, te) {
             Some(r) => r,
-            None if te > ts => (be - bs) / (te - ts),
+            None if te > ts => {
+                let blended = (be - bs) / (te - ts);
+                match whole_samples_rate_of(samples, ts, te, 1) {
+                    Some(r) if r > 0.0 && blended > 0.0 && (blended / r).ln().abs() > MIN_STEP => r,
+                    _ => blended,
+                }
+            }
             None => 0.0,
         };
         let kind = match (first_drop, cliffs_passed) {
@@ -1078,6 +1101,58 @@ fn build_result(
     // The first sample split off its segment in step 5c (the same test, on the same values).
     let split = first_sample_above_level(w, sigma_x).is_some();
     cliff_in_first_sample_is_a_drop(samples, out, split, units);
+    first_tier_may_hide(samples, out, sigma_x, units);
+}
+
+/// A first cliff after the first sample sizes the cache only if no faster first tier ran out
+/// inside that sample: one that did lifts the sample over the level after it by less than a
+/// step where it wrote little faster (the FX700 2TB's 54 GB at 5000 MB/s before 3500 MB/s to
+/// 460 GB lifts a first sample of 2 min by 4%), so any tier up to the sample's bytes may hide
+/// there. Said ([`Analysis::first_sample_hides`] and a warning) where the sample is long
+/// enough to hide a real drive's cache by the rule of a run without a cliff (a cache that
+/// lifts it by under a step at twice the level: [`SMALLEST_PUBLISHED_CACHE_BYTES`] or more),
+/// not at 1 s on a drive of today (with low noise that takes a level of 19 GB/s).
+fn first_tier_may_hide(
+    samples: &[crate::timeline::Sample],
+    out: &mut Analysis,
+    sigma_x: f64,
+    units: UnitSystem,
+) {
+    let (Some(c), Some(_), None) = (
+        out.cliffs.first(),
+        &out.cache_estimate,
+        out.wrapped_span_bytes,
+    ) else {
+        return;
+    };
+    let first = &samples[0];
+    if samples.len() < 2 || c.t_low_s < first.t_s - 1e-9 || first.interval_s <= 0.0 {
+        return;
+    }
+    let thr = MIN_STEP.max(4.0 * sigma_x);
+    let shows =
+        (thr.exp() - 1.0) * c.before_bytes_per_sec * first.interval_s / (1.0 - LATER_TIER_SHARE);
+    if shows < SMALLEST_PUBLISHED_CACHE_BYTES || first.bytes == 0 {
+        return;
+    }
+    let h = HiddenCache {
+        bytes: first.bytes,
+        interval_s: first.interval_s,
+    };
+    out.first_sample_hides = Some(h);
+    out.warnings.push(Warning::new(
+        WarningKind::FirstTierMayHide {
+            bytes: h.bytes,
+            interval_s: h.interval_s,
+        },
+        format!(
+            "{}; the cliff after {} would then be a later tier's, and the cache smaller; {} to see \
+             it",
+            sentences::hidden_tier_text(&h, units),
+            format_bytes(c.bytes_written as f64, units),
+            finer_sampling(h.interval_s)
+        ),
+    ));
 }
 
 /// A timeline whose first rows are missing (its first sample starts at `t0` > 0 with `b0`

@@ -163,6 +163,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::Stall { .. } => "a stall",
                 K::CacheBack { .. } => "the cache came back while writing",
                 K::WrappedCliff => "the cliff came after",
+                K::FirstTierMayHide { .. } => "a faster first tier of up to",
                 K::CpuBound => "writer CPU-bound",
                 K::Thermal { .. } => "thermal throttling",
                 K::Periodic => "periodic slowdowns",

@@ -280,6 +280,19 @@ pub fn hidden_cache_text(h: &super::HiddenCache, units: UnitSystem) -> String {
     )
 }
 
+/// What a run whose first cliff came after its first sample cannot rule out where that
+/// sample could hide a faster first tier ([`super::Analysis::first_sample_hides`]): `a faster
+/// first tier of up to 435 GB could have run out inside the first 2.0 min sample, which would
+/// not show at this interval`.
+pub fn hidden_tier_text(h: &super::HiddenCache, units: UnitSystem) -> String {
+    format!(
+        "a faster first tier of up to {} could have run out inside the first {} sample, which \
+         would not show at this interval",
+        format_bytes(h.bytes as f64, units),
+        crate::units::format_interval(h.interval_s)
+    )
+}
+
 /// [`whole_drive_no_cliff_text`] where the first sample could hide a cache: no cache ran out
 /// after it, and one under the hidden size cannot be ruled out.
 pub fn whole_drive_hidden_text(capacity: u64, h: &super::HiddenCache, units: UnitSystem) -> String {

@@ -140,7 +140,10 @@ pub struct Analysis {
     /// first sample without showing (it would lift that sample by less than a step), where
     /// that could be a real drive's cache ([`super::SMALLEST_PUBLISHED_CACHE_BYTES`]). With
     /// samples of minutes a cache of several GB hides there, so "no cache" cannot be said.
-    /// Absent from the JSON otherwise.
+    /// With a first cliff after the first sample, where that sample is as long: the first
+    /// sample's bytes, the largest faster first tier that could have run out inside it unseen
+    /// (the cliff then a later tier's), beside the warning that says so. Absent from the JSON
+    /// otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_sample_hides: Option<HiddenCache>,
 }

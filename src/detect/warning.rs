@@ -78,6 +78,14 @@ pub enum WarningKind {
     },
     /// The cliff came after more bytes than the span holds.
     WrappedCliff,
+    /// The first cliff came after a first sample long enough that a faster first tier could
+    /// have run out inside it unseen ([`super::Analysis::first_sample_hides`]).
+    FirstTierMayHide {
+        /// The largest such tier: the first sample's bytes.
+        bytes: u64,
+        /// The first sample's length, seconds.
+        interval_s: f64,
+    },
     /// The writer was CPU-bound in a phase.
     CpuBound,
     /// Thermal throttling, from the drive's counters or its temperature.
@@ -155,6 +163,7 @@ impl Warning {
             | WarningKind::CoarseSampling { .. }
             | WarningKind::NoCliff { .. }
             | WarningKind::WrappedCliff
+            | WarningKind::FirstTierMayHide { .. }
             | WarningKind::Slowdown { .. }
             | WarningKind::CacheBack { .. } => true,
             WarningKind::Thermal { at_cache_cliff_s } => at_cache_cliff_s.is_some(),

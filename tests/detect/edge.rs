@@ -358,6 +358,117 @@ fn a_cliff_inside_the_first_sample_before_a_later_tier_is_a_drop_not_a_size() {
     }
 }
 
+/// The FX700 2TB with 2 min samples: the first sample (3624 MB/s) holds the 54 GB tier and
+/// most of the 3500 MB/s one, which runs out 7 s into the second. The cliff's place inside
+/// that sample was put 52 s in, and the rate in the cache, read as the bytes to it over its
+/// time, was 2741 MB/s: below every sample before the cliff. It is the level the whole sample
+/// before the cliff shows, as at 1 s.
+#[test]
+fn a_lone_sample_before_a_late_cliff_is_the_rate_in_the_cache() {
+    let m = presets::parse_spec("fx700-2tb").unwrap();
+    let w = WorkloadConfig::resolve(&WorkloadArgs {
+        pattern: Some(Pattern::Seqwrite),
+        bs: Some("1M".to_string()),
+        interval: Some("2m".to_string()),
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+    let a = analyze(&sim.timeline);
+    check_invariants(&a, "2m");
+    let c = a.cliffs.first().expect("the cliff at 460 GB");
+    let before: Vec<f64> = sim
+        .timeline
+        .samples
+        .iter()
+        .filter(|s| s.t_s <= c.t_s)
+        .map(|s| s.bytes_per_sec)
+        .collect();
+    assert_eq!(before.len(), 1, "{c:?}");
+    let f = slccache::detect::Findings::of(&a);
+    let inside = f.in_cache_bytes_per_sec.expect("a rate in the cache");
+    assert!(
+        (inside / before[0] - 1.0).abs() < 1e-9,
+        "{inside} against {before:?}"
+    );
+    assert_eq!(c.before_bytes_per_sec, inside);
+    assert_eq!(f.steps[0].before_bytes_per_sec, inside);
+}
+
+/// The FX700 2TB writes 54 GB at 5000 MB/s, then 3500 MB/s to 460 GB. With samples of 30 s
+/// to 2 min the first tier runs out inside the first sample, which it lifts 4-15%, and the
+/// cliff at 460 GB was given as the cache's size with no word that a faster first tier could
+/// hide before it. Every such run now says so (a typed warning, the findings' words), with
+/// the first sample's bytes as the largest such tier, which holds the true one; the card gives
+/// the cliff, not a cache size. At 1 s the first tier is seen and nothing is said.
+#[test]
+fn a_late_first_cliff_says_a_faster_tier_may_hide_in_the_first_sample() {
+    let m = presets::parse_spec("fx700-2tb").unwrap();
+    let run = |interval: &str| {
+        let w = WorkloadConfig::resolve(&WorkloadArgs {
+            pattern: Some(Pattern::Seqwrite),
+            bs: Some("1M".to_string()),
+            interval: Some(interval.to_string()),
+            seed: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        let a = analyze(&sim.timeline);
+        (sim, a)
+    };
+    let u = slccache::units::UnitSystem::Decimal;
+    for interval in ["30s", "1m", "2m"] {
+        let (sim, a) = run(interval);
+        check_invariants(&a, interval);
+        assert!(a.cache_estimate.is_some(), "{interval}: {a:#?}");
+        let first = &sim.timeline.samples[0];
+        let h = a.first_sample_hides.expect("a tier the first sample hides");
+        assert_eq!(h.bytes, first.bytes, "{interval}");
+        assert!(h.bytes >= sim.truth.cache_bytes, "{interval}: {h:?}");
+        assert!(
+            a.warnings.iter().any(|w| matches!(
+                w.kind,
+                WarningKind::FirstTierMayHide { bytes, .. } if bytes == h.bytes
+            )),
+            "{interval}: {:?}",
+            a.warnings
+        );
+        let f = slccache::detect::Findings::of(&a);
+        assert_eq!(f.first_sample_hides, Some(h), "{interval}");
+        for text in [
+            f.cache_text(u),
+            f.cache_row(u),
+            slccache::report::console::terminal::result_clauses(&a, u),
+        ] {
+            assert!(
+                text.contains("unless a faster first tier of up to"),
+                "{interval}: {text}"
+            );
+        }
+        let (_, cache, in_cache, _) =
+            slccache::report::pages::card::card_texts(&sim.timeline, &a, u);
+        assert!(cache.starts_with("Cliff after"), "{interval}: {cache}");
+        assert!(!in_cache.contains("in cache"), "{interval}: {in_cache}");
+        let note = slccache::report::pages::card::card_note(&a, u).unwrap();
+        assert!(
+            note.starts_with("a faster first tier of up to"),
+            "{interval}: {note}"
+        );
+    }
+    let (_, a) = run("1s");
+    assert_eq!(a.cliffs.len(), 2, "{a:#?}");
+    assert!(a.first_sample_hides.is_none(), "{a:#?}");
+    assert!(
+        a.warnings
+            .iter()
+            .all(|w| !matches!(w.kind, WarningKind::FirstTierMayHide { .. })),
+        "{:?}",
+        a.warnings
+    );
+}
+
 #[test]
 fn no_cliff_at_coarse_samples_never_rules_out_a_cache_the_first_sample_hides() {
     // Caches of 2 to 8 GB run out inside a first sample of 1 or 4 minutes and lift it by

@@ -117,10 +117,34 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
             keep: true,
             rank: 2,
         },
-        None => Clause {
-            forms: vec![cache],
-            keep: true,
-            rank: 0,
+        // A size the first sample may undercut: its long form fills a line, so it takes a
+        // short one before the rates give way, and never loses what it cannot rule out.
+        None => match (&f.cache, f.first_sample_hides) {
+            (Cache::Sized { .. }, Some(h)) => {
+                let plain = f.cache_text(units);
+                let size = plain
+                    .strip_suffix(&f.hidden_tier_suffix(units))
+                    .unwrap_or(&plain)
+                    .to_string();
+                Clause {
+                    forms: vec![
+                        cache,
+                        format!(
+                            "{size}, unless a faster first tier of up to {} hid in the first {} \
+                             sample",
+                            fb(h.bytes),
+                            crate::units::format_interval(h.interval_s)
+                        ),
+                    ],
+                    keep: true,
+                    rank: 2,
+                }
+            }
+            _ => Clause {
+                forms: vec![cache],
+                keep: true,
+                rank: 0,
+            },
         },
     }];
     // The rates either side of the cache, in the words of the terminal's results.

@@ -22,6 +22,18 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
     let drive = crate::report::charts::run_title(&t.meta);
     let f = Findings::of(a);
     let cache = match &f.cache {
+        // The first sample could hide a faster first tier: the cliff, not the cache's size
+        // (the note says what may hide before it).
+        Cache::Sized {
+            bytes,
+            low_bytes,
+            high_bytes,
+        } if f.first_sample_hides.is_some() => format!(
+            "Cliff after {} ({} to {})",
+            format_bytes(*bytes as f64, u),
+            format_bytes(*low_bytes as f64, u),
+            format_bytes(*high_bytes as f64, u)
+        ),
         Cache::Sized {
             bytes,
             low_bytes,
@@ -85,6 +97,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             Some(r) => format!("read  {}", format_rate(r, u)),
             None => String::new(),
         },
+        // Before a cliff the first sample may undercut: the level before it, which a faster
+        // first tier hidden in that sample would not be.
+        (Some(r), _) if f.first_sample_hides.is_some() => format!("before the cliff  {r}"),
         (Some(r), _) => format!("in cache  {r}"),
         (None, Some(r)) if matches!(f.cache, crate::detect::findings::Cache::TooFewSamples) => {
             format!("mean  {}", format_rate(r, u))
@@ -134,10 +149,17 @@ pub fn card_note(a: &Analysis, u: UnitSystem) -> Option<String> {
 pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     let mut parts = Vec::new();
     // No cliff, but samples long enough to hide a cache inside the first: the card's "No
-    // cliff" line must not read as "no cache". First, so that the note never drops it.
-    if let Some(h) = crate::detect::Findings::of(a).first_sample_hides {
+    // cliff" line must not read as "no cache"; a cliff after such a sample, whose headline
+    // must not read as the cache's size. First, so that the note never drops it.
+    let f = crate::detect::Findings::of(a);
+    if let Some(h) = f.first_sample_hides {
+        let what = if matches!(f.cache, Cache::Sized { .. }) {
+            "a faster first tier of up to"
+        } else {
+            "a cache under"
+        };
         parts.push(format!(
-            "a cache under {} could run out unseen inside the first {} sample",
+            "{what} {} could run out unseen inside the first {} sample",
             format_bytes(h.bytes as f64, u),
             crate::units::format_interval(h.interval_s)
         ));
