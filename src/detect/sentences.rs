@@ -28,7 +28,9 @@ pub fn after_cache_definition() -> String {
 
 /// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
 /// or `filling the whole drive (2.00 TB) completes at 165 MB/s on average` (`the whole file`
-/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`),
+/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`;
+/// for one short of the target's size by part of a block, both figures where they differ,
+/// `the whole file (133 MB of its 134 MB, in whole blocks)`),
 /// then `1 of 2 cliffs found` when the run found fewer cliffs than `--cliffs` asked for.
 pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     let mut text = span_text(a, units)?;
@@ -66,24 +68,24 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
         // says the rest; at it, that the whole span was written.
         None if c.whole_span && wrapped => None,
         None if c.whole_span => Some(format!(
-            "the whole {what} ({}) written",
-            format_bytes(c.span_bytes as f64, units)
+            "the whole {what} {} written",
+            c.whole_target_figures(units)
         )),
         // Past one pass, the rate of the first is not the run's mean: said as the first
         // pass's, so that one line does not hold two means of the same run.
         Some(r) if c.whole_span && wrapped => Some(format!(
-            "the first pass over the whole {what} ({}) ran at {} on average",
-            format_bytes(c.span_bytes as f64, units),
+            "the first pass over the whole {what} {} ran at {} on average",
+            c.whole_target_figures(units),
             format_rate(r, units)
         )),
         Some(r) if c.whole_span && c.span_is_drive => Some(format!(
-            "filling the whole drive ({}) completes at {} on average",
-            format_bytes(c.span_bytes as f64, units),
+            "filling the whole drive {} completes at {} on average",
+            c.whole_target_figures(units),
             format_rate(r, units)
         )),
         Some(r) if c.whole_span && c.span_is_file => Some(format!(
-            "filling the whole file ({}) completes at {} on average",
-            format_bytes(c.span_bytes as f64, units),
+            "filling the whole file {} completes at {} on average",
+            c.whole_target_figures(units),
             format_rate(r, units)
         )),
         Some(r) if c.whole_span => Some(format!(
