@@ -6,24 +6,54 @@ use crate::units::{format_bytes, format_rate, UnitSystem};
 /// What "after the cache" means, in the words every output that gives an after-cache figure
 /// puts beside it (report.md and report.html, compare.md and a comparison's page, the library
 /// page, the history page): the stretch, the steady-state test with its figures, and that
-/// thermal throttling is left out.
-pub fn after_cache_definition() -> String {
-    use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, MIN_ROUND_S, ROUNDS};
+/// thermal throttling is left out. The shortest stretch judged is said as the analysis of
+/// runs sampled every `intervals_s` used it ([`min_stretch_text`]): the same words for all of
+/// them, or where they differ (or none is given), the rule for any interval.
+pub fn after_cache_definition(intervals_s: &[f64]) -> String {
+    use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, ROUNDS};
+    let mut each = intervals_s.iter().map(|&i| min_stretch_text(Some(i)));
+    let first = each.next();
+    let shortest = match first {
+        Some(f) if each.all(|t| t == f) => f,
+        _ => min_stretch_text(None),
+    };
     format!(
         "After the last cliff: the data written after the last cliff over the time it took. \
          It is the drive's sustained speed only when it is steady: the samples after the cliff, \
          cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
          a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
          test of the SNIA Solid State Storage Performance Test Specification); the samples \
-         that begin after the cliff must last {ROUNDS} rounds of {} at the least, or the \
-         stretch is not judged (the sample the cliff falls in does not count, so a stretch a \
-         little longer than that from the cliff can still be too short). Thermal throttling \
-         in the stretch is heat, not the drive's speed: it is left out of the rate and the \
-         rounds, and said.",
+         that begin after the cliff must {shortest}, or the stretch is not judged (the sample \
+         the cliff falls in does not count, so a stretch a little longer than that from the \
+         cliff can still be too short). Thermal throttling in the stretch is heat, not the \
+         drive's speed: it is left out of the rate and the rounds, and said.",
         100.0 * MAX_RANGE_SHARE,
         100.0 * MAX_SLOPE_SHARE,
-        crate::units::format_seconds(MIN_ROUND_S)
     )
+}
+
+/// The shortest stretch after the cliff that the steady-state test judges, for a run sampled
+/// every `interval_s` ([`super::after_cache::steady_state`]: at least [`ROUNDS`] samples, one
+/// a round, lasting [`ROUNDS`] rounds of [`MIN_ROUND_S`]): `last 5 rounds of 6.0 s at the
+/// least` where samples are shorter than a round, `be 5 samples of 30.0 s at the least, one
+/// a round` where a sample is a round or longer; the rule for any interval without one.
+///
+/// [`ROUNDS`]: super::after_cache::ROUNDS
+/// [`MIN_ROUND_S`]: super::after_cache::MIN_ROUND_S
+pub fn min_stretch_text(interval_s: Option<f64>) -> String {
+    use super::after_cache::{MIN_ROUND_S, ROUNDS};
+    let round = crate::units::format_seconds(MIN_ROUND_S);
+    match interval_s {
+        Some(i) if i >= MIN_ROUND_S => format!(
+            "be {ROUNDS} samples of {} at the least, one a round",
+            crate::units::format_seconds(i)
+        ),
+        Some(_) => format!("last {ROUNDS} rounds of {round} at the least"),
+        None => format!(
+            "last {ROUNDS} rounds of {round} at the least, and be {ROUNDS} samples at the \
+             least (one a round where a sample lasts {round} or longer)"
+        ),
+    }
 }
 
 /// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
