@@ -90,17 +90,27 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
                 .collect()
         };
         // A target recorded as typed (`new.bin`, `runs/new.bin`) is found by a path that
-        // ends in it (`/home/me/new.bin`), and a file name finds the path it ends.
+        // ends in it (`/home/me/new.bin`), and a file name finds the path it ends. A file's
+        // name is matched as a model's is: by any part of it, in any case (`new.bin` finds
+        // `trial-new.bin`).
         let typed = parts(&args.serial);
+        let part_of_name = |name: &std::ffi::OsStr, part: &std::ffi::OsStr| {
+            let part = part.to_string_lossy().to_lowercase();
+            !part.is_empty() && name.to_string_lossy().to_lowercase().contains(&part)
+        };
         rows = store
             .list(&base)?
             .into_iter()
             .filter(|r| {
+                let file = drive_kind(r) == crate::store::drive::FILE;
                 r.target.as_deref().is_some_and(|t| {
                     let relative = !Path::new(t).is_absolute();
                     let t = parts(t);
                     t == typed
                         || (typed.len() == 1 && t.last() == typed.last())
+                        || (file
+                            && typed.len() == 1
+                            && t.last().is_some_and(|n| part_of_name(n, &typed[0])))
                         || (relative && !t.is_empty() && typed.ends_with(&t))
                 })
             })

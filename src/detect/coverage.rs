@@ -52,17 +52,15 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
     // A span of the whole target rounded down to whole blocks (a 268,000,000-byte file
     // written in 1 MiB blocks) is still the whole target.
     let grain = t.meta.workload.block_size.unwrap_or(0).max(1 << 20);
-    let whole_target = t
-        .meta
-        .device
-        .capacity_bytes
-        .is_some_and(|cap| cap >= span && cap - span < grain);
+    let capacity = t.meta.device.capacity_bytes;
+    let whole_target = capacity.is_some_and(|cap| cap >= span && cap - span < grain);
     let is_file = t.meta.device.kind == "file";
     Some(Coverage {
         bytes_written: bytes,
         span_bytes: span,
         span_is_drive: whole_target && !is_file,
         span_is_file: whole_target && is_file,
+        target_bytes: capacity.filter(|&cap| whole_target && cap != span),
         whole_span: whole,
         stopped_early: matches!(
             t.meta.stop_reason,

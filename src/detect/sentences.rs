@@ -6,29 +6,61 @@ use crate::units::{format_bytes, format_rate, UnitSystem};
 /// What "after the cache" means, in the words every output that gives an after-cache figure
 /// puts beside it (report.md and report.html, compare.md and a comparison's page, the library
 /// page, the history page): the stretch, the steady-state test with its figures, and that
-/// thermal throttling is left out.
-pub fn after_cache_definition() -> String {
-    use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, MIN_ROUND_S, ROUNDS};
+/// thermal throttling is left out. The shortest stretch judged is said as the analysis of
+/// runs sampled every `intervals_s` used it ([`min_stretch_text`]): the same words for all of
+/// them, or where they differ (or none is given), the rule for any interval.
+pub fn after_cache_definition(intervals_s: &[f64]) -> String {
+    use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, ROUNDS};
+    let mut each = intervals_s.iter().map(|&i| min_stretch_text(Some(i)));
+    let first = each.next();
+    let shortest = match first {
+        Some(f) if each.all(|t| t == f) => f,
+        _ => min_stretch_text(None),
+    };
     format!(
         "After the last cliff: the data written after the last cliff over the time it took. \
          It is the drive's sustained speed only when it is steady: the samples after the cliff, \
          cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
          a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
          test of the SNIA Solid State Storage Performance Test Specification); the samples \
-         that begin after the cliff must last {ROUNDS} rounds of {} at the least, or the \
-         stretch is not judged (the sample the cliff falls in does not count, so a stretch a \
-         little longer than that from the cliff can still be too short). Thermal throttling \
-         in the stretch is heat, not the drive's speed: it is left out of the rate and the \
-         rounds, and said.",
+         that begin after the cliff must {shortest}, or the stretch is not judged (the sample \
+         the cliff falls in does not count, so a stretch a little longer than that from the \
+         cliff can still be too short). Thermal throttling in the stretch is heat, not the \
+         drive's speed: it is left out of the rate and the rounds, and said.",
         100.0 * MAX_RANGE_SHARE,
         100.0 * MAX_SLOPE_SHARE,
-        crate::units::format_seconds(MIN_ROUND_S)
     )
+}
+
+/// The shortest stretch after the cliff that the steady-state test judges, for a run sampled
+/// every `interval_s` ([`super::after_cache::steady_state`]: at least [`ROUNDS`] samples, one
+/// a round, lasting [`ROUNDS`] rounds of [`MIN_ROUND_S`]): `last 5 rounds of 6.0 s at the
+/// least` where samples are shorter than a round, `be 5 samples of 30.0 s at the least, one
+/// a round` where a sample is a round or longer; the rule for any interval without one.
+///
+/// [`ROUNDS`]: super::after_cache::ROUNDS
+/// [`MIN_ROUND_S`]: super::after_cache::MIN_ROUND_S
+pub fn min_stretch_text(interval_s: Option<f64>) -> String {
+    use super::after_cache::{MIN_ROUND_S, ROUNDS};
+    let round = crate::units::format_seconds(MIN_ROUND_S);
+    match interval_s {
+        Some(i) if i >= MIN_ROUND_S => format!(
+            "be {ROUNDS} samples of {} at the least, one a round",
+            crate::units::format_seconds(i)
+        ),
+        Some(_) => format!("last {ROUNDS} rounds of {round} at the least"),
+        None => format!(
+            "last {ROUNDS} rounds of {round} at the least, and be {ROUNDS} samples at the \
+             least (one a round where a sample lasts {round} or longer)"
+        ),
+    }
 }
 
 /// The coverage in words, for every output: `measured to 157 GB of 2.00 TB (stopped early)`,
 /// or `filling the whole drive (2.00 TB) completes at 165 MB/s on average` (`the whole file`
-/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`),
+/// for a regular file; for a span smaller than the drive or file, `the whole 2.00 GB span`;
+/// for one short of the target's size by part of a block, both figures where they differ,
+/// `the whole file (133 MB of its 134 MB, in whole blocks)`),
 /// then `1 of 2 cliffs found` when the run found fewer cliffs than `--cliffs` asked for.
 pub fn coverage_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     let mut text = span_text(a, units)?;
@@ -66,24 +98,24 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
         // says the rest; at it, that the whole span was written.
         None if c.whole_span && wrapped => None,
         None if c.whole_span => Some(format!(
-            "the whole {what} ({}) written",
-            format_bytes(c.span_bytes as f64, units)
+            "the whole {what} {} written",
+            c.whole_target_figures(units)
         )),
         // Past one pass, the rate of the first is not the run's mean: said as the first
         // pass's, so that one line does not hold two means of the same run.
         Some(r) if c.whole_span && wrapped => Some(format!(
-            "the first pass over the whole {what} ({}) ran at {} on average",
-            format_bytes(c.span_bytes as f64, units),
+            "the first pass over the whole {what} {} ran at {} on average",
+            c.whole_target_figures(units),
             format_rate(r, units)
         )),
         Some(r) if c.whole_span && c.span_is_drive => Some(format!(
-            "filling the whole drive ({}) completes at {} on average",
-            format_bytes(c.span_bytes as f64, units),
+            "filling the whole drive {} completes at {} on average",
+            c.whole_target_figures(units),
             format_rate(r, units)
         )),
         Some(r) if c.whole_span && c.span_is_file => Some(format!(
-            "filling the whole file ({}) completes at {} on average",
-            format_bytes(c.span_bytes as f64, units),
+            "filling the whole file {} completes at {} on average",
+            c.whole_target_figures(units),
             format_rate(r, units)
         )),
         Some(r) if c.whole_span => Some(format!(

@@ -237,6 +237,13 @@ pub struct Coverage {
     /// recorded it); left out of summary.json when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub span_is_file: bool,
+    /// The target's size (the drive's capacity, the file's size) where the span is all of it
+    /// but the part of a block at its end (a 134,000,000-byte file written in 1 MiB blocks: a
+    /// 133,169,152-byte span); left out of summary.json otherwise. The words that call the
+    /// span "the whole file" give both figures where they differ
+    /// ([`Coverage::whole_target_figures`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_bytes: Option<u64>,
     /// True when the run wrote at least the whole span.
     pub whole_span: bool,
     /// True when the early stop ended the run (the cliff was confirmed).
@@ -265,6 +272,29 @@ pub struct Coverage {
     /// from summary.json otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cliffs_asked: Option<usize>,
+}
+
+impl Coverage {
+    /// The span as "the whole drive" or "the whole file" gives it, in brackets: `(134 MB)`,
+    /// or where the target's size shows another figure, both, `(133 MB of its 134 MB, in
+    /// whole blocks)`, so that the size `runs` and the report's drive line give is not
+    /// contradicted.
+    pub fn whole_target_figures(&self, units: crate::units::UnitSystem) -> String {
+        let span = crate::units::format_bytes(self.span_bytes as f64, units);
+        match self
+            .target_bytes
+            .map(|t| crate::units::format_bytes(t as f64, units))
+        {
+            Some(target) if target != span => format!("({span} of its {target}, in whole blocks)"),
+            _ => format!("({span})"),
+        }
+    }
+
+    /// Whether [`Coverage::whole_target_figures`] gives two figures: the span said as the
+    /// target's size would not be the size shown for the target.
+    pub fn span_shows_short_of_target(&self, units: crate::units::UnitSystem) -> bool {
+        self.whole_target_figures(units).contains(" of its ")
+    }
 }
 
 /// A temporary slowdown: the throughput fell and later came back to the level before it,

@@ -475,6 +475,65 @@ pub fn a_file_of_no_whole_number_of_blocks_is_still_the_file() {
     assert_eq!(c["span_is_file"], true, "{c}");
 }
 
+/// A 134,000,000-byte file written in 1 MiB blocks said "filling the whole file (133 MB)"
+/// (its span, rounded down to whole blocks) where `runs --by drive` and the report's drive
+/// line say 134 MB. Where the two figures differ both are given, and the card's headline
+/// calls the span's figure the span's.
+pub fn a_file_s_span_short_of_its_size_gives_both_figures() {
+    let d = scratch();
+    let u = slccache::units::UnitSystem::Decimal;
+    let both = "the whole file (133 MB of its 134 MB, in whole blocks)";
+    for (name, extra) in [("one", &[][..]), ("wrapped", &["--max-bytes", "300MB"][..])] {
+        let out = d.path().join(name);
+        let o = slccache()
+            .args([
+                "probe",
+                d.path().join(format!("{name}.bin")).to_str().unwrap(),
+            ])
+            .args(["--size", "134MB", "--pattern", "seqwrite"])
+            .args(["--bs", "1M", "--interval", "20ms"])
+            .args(extra)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            o.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        let s = summary(&out);
+        let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+        let note = slccache::report::pages::card::card_note(&a, u).unwrap_or_default();
+        for (what, o) in [
+            ("the terminal", &text),
+            ("report.md", &md),
+            ("the card", &note),
+        ] {
+            assert!(o.contains(both), "{name}, {what}: {o}");
+            assert!(!o.contains("whole file (133 MB)"), "{name}, {what}: {o}");
+        }
+        assert!(md.contains(&format!("{name}.bin, 134 MB |")), "{md}");
+        assert_eq!(s["analysis"]["coverage"]["target_bytes"], 134_000_000u64);
+        if name == "wrapped" {
+            let t = slccache::timeline::import::load(&out.join("timeline.csv")).unwrap();
+            let (_, head, _, _) = slccache::report::pages::card::card_texts(&t, &a, u);
+            assert!(
+                head.starts_with("No cliff over the 133 MB span, written "),
+                "{head}"
+            );
+        }
+    }
+    // A file that is a whole number of blocks has one figure, as before.
+    let (text, out) = one_pass_over_a_file(d.path(), &[]);
+    assert!(text.contains("the whole file (16.8 MB)"), "{text}");
+    assert!(summary(&out)["analysis"]["coverage"]
+        .get("target_bytes")
+        .is_none());
+}
+
 /// A regular file written to its end is "the whole file", never "the whole drive": the
 /// terminal, report.md, the card and summary.json (`span_is_file`, not `span_is_drive`).
 pub fn a_file_written_whole_is_called_the_file_not_the_drive() {

@@ -68,6 +68,7 @@ fn main() -> std::process::ExitCode {
         file::a_file_written_whole_is_called_the_file_not_the_drive,
         file::a_wrapped_run_gives_the_first_pass_s_rate_as_the_first_pass_s,
         file::a_file_of_no_whole_number_of_blocks_is_still_the_file,
+        file::a_file_s_span_short_of_its_size_gives_both_figures,
         file::the_stop_reason_says_one_pass_or_byte_limit_as_it_was,
         known_state::trim_empties_an_emulated_drive_as_the_model_says,
         known_state::prefill_and_idle_set_the_emulated_cache_as_the_model_says,

@@ -723,6 +723,116 @@ fn every_drawn_band_has_its_label(
     beside
 }
 
+/// `simulate a2000-1tb --pattern seqwrite --bs 1M --interval 1m`: the 88.6 s cache phase's
+/// label sat beside it right of the cliff, on the second tier's tint, its leader line a stub
+/// ending in the cliff's shaded interval, not on the cache's own tint; at `--interval 2m`
+/// "tier 2: 495 MB/s" straddled the grey first sample and its dotted line. A phase label now
+/// keeps clear of every marker's line and shaded interval (a cliff's, a first sample's):
+/// inside its band, in the stretch no marker covers; beside it, on its band's side of the
+/// level of the phase whose tint it sits on, its leader line ending in its band's own tint.
+pub fn phase_labels_keep_clear_of_cliffs_and_first_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    for interval in ["1m", "2m"] {
+        let out = dir.path().join(interval);
+        let o = slccache()
+            .args([
+                "--no-record",
+                "simulate",
+                "a2000-1tb",
+                "--pattern",
+                "seqwrite",
+            ])
+            .args(["--bs", "1M", "--no-early-stop", "--seed", "1", "-q"])
+            .args(["--interval", interval, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap())
+                .unwrap();
+        let a: slccache::detect::Analysis =
+            serde_json::from_value(summary["analysis"].clone()).unwrap();
+        let t = slccache::commands::compare::load_run(&out).unwrap();
+        for size in [(1600, 900), (800, 450)] {
+            let o = ReportOptions {
+                png_size: size,
+                ..ReportOptions::default()
+            };
+            for spec in [
+                charts::throughput_time(&t, &a, &o),
+                charts::throughput_data(&t, &a, &o),
+            ] {
+                let what = format!("--interval {interval} {size:?} {:?}", spec.kind);
+                let beside = every_drawn_band_has_its_label(&spec, &what);
+                phase_labels_clear_of_markers(&spec, &what);
+                if interval == "1m" && spec.kind == ChartKind::ThroughputTime {
+                    assert!(
+                        beside
+                            .iter()
+                            .any(|p| p.of == slccache::report::draw::LabelOf::Band(0)),
+                        "{what}: the cache phase is not labelled beside its sliver"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Checks that no phase label of `spec` lies across a marker's line or shaded interval, that
+/// a leader line ends outside every shaded interval, and that a label beside its band that
+/// sits on another band's tint keeps to its own band's side of that band's level.
+fn phase_labels_clear_of_markers(spec: &ChartSpec, what: &str) {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let (left, top, right, bottom) = slccache::report::draw::plot_rect_of(spec);
+    let px =
+        |v: f64| left as f64 + (v - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64;
+    let py = |v: f64| {
+        bottom as f64 - (v - spec.y.min) / (spec.y.max - spec.y.min) * (bottom - top) as f64
+    };
+    let covered: Vec<(f64, f64)> = spec
+        .markers
+        .iter()
+        .map(|m| {
+            let (lo, hi) = m.interval.unwrap_or((m.x, m.x));
+            (px(lo.min(m.x)), px(hi.max(m.x)))
+        })
+        .collect();
+    for p in placed_labels(spec) {
+        let LabelOf::Band(i) = p.of else { continue };
+        let (x0, x1) = (p.rect.0 as f64, p.rect.2 as f64);
+        for &(lo, hi) in &covered {
+            assert!(
+                x1 < lo || x0 > hi,
+                "{what}: {p:?} lies across a marker at {lo:.0}..{hi:.0}"
+            );
+            if let Some(l) = p.leader {
+                let end = l.2 as f64;
+                assert!(
+                    end < lo || end > hi,
+                    "{what}: the leader of {p:?} ends in a marker's shading {lo:.0}..{hi:.0}"
+                );
+            }
+        }
+        let Some(level) = spec.bands[i].level else {
+            continue;
+        };
+        // On another band's tint: on its own band's side of that band's level.
+        let xm = (x0 + x1) / 2.0;
+        for (j, o) in spec.bands.iter().enumerate() {
+            if j == i || !(px(o.x0) <= xm && xm < px(o.x1)) {
+                continue;
+            }
+            let Some(other) = o.level else { continue };
+            if level > other {
+                assert!((p.rect.3 as f64) < py(other), "{what}: {p:?} below {other}");
+            } else if level < other {
+                assert!((p.rect.1 as f64) > py(other), "{what}: {p:?} above {other}");
+            }
+        }
+    }
+}
+
 /// `simulate 960evo-500g,cache=3GB --no-early-stop`: the zoomed time chart ("first 3 min")
 /// drew the 1.7 s cache phase as a sliver with no label, as a band too narrow for its label
 /// had none. Its label now sits beside it, with a leader line to the cache's level.

@@ -808,3 +808,64 @@ fn compare_says_a_run_given_twice() {
         "{err}"
     );
 }
+
+/// The definition of "after the cache" said the samples after the cliff "must last 5 rounds
+/// of 6.0 s at the least" also for a run sampled every 30 s, whose analysis judged a stretch
+/// of 5 samples, one a round (150 s). The shortest stretch is said as the run's analysis
+/// used it: report.md and report.html give the run's, compare.md the runs' where they agree
+/// and the rule for any interval where they do not.
+#[test]
+fn the_after_cache_definition_gives_the_shortest_stretch_of_the_run_s_sampling() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |interval: &str| {
+        let out = d.path().join(format!("r{interval}"));
+        simulate_into(
+            &[
+                "660p-1tb",
+                "--pattern",
+                "seqwrite",
+                "--seed",
+                "1",
+                "--interval",
+                interval,
+            ],
+            &out,
+        );
+        out
+    };
+    let (coarse, fine) = (run("30s"), run("1s"));
+    let s = json(&coarse.join("summary.json"));
+    // The run's analysis judged its stretch with one sample a round.
+    let rounds = &s["analysis"]["after_cache"]["steady_state"]["rounds_bytes_per_sec"];
+    assert_eq!(rounds.as_array().map(Vec::len), Some(5), "{s}");
+    let thirty = "the samples that begin after the cliff must be 5 samples of 30.0 s at the \
+                  least, one a round, or the stretch is not judged";
+    let six = "the samples that begin after the cliff must last 5 rounds of 6.0 s at the least, \
+               or the stretch is not judged";
+    let any = "must last 5 rounds of 6.0 s at the least, and be 5 samples at the least (one a \
+               round where a sample lasts 6.0 s or longer), or the stretch is not judged";
+    for file in ["report.md", "report.html"] {
+        let text = std::fs::read_to_string(coarse.join(file)).unwrap();
+        assert!(text.contains(thirty), "{file}: {text}");
+        assert!(!text.contains("rounds of 6.0 s"), "{file}: {text}");
+        let text = std::fs::read_to_string(fine.join(file)).unwrap();
+        assert!(text.contains(six), "{file} at 1 s: {text}");
+    }
+    let compare = |name: &str, runs: [&std::path::Path; 2]| {
+        let out = d.path().join(name);
+        let o = assert_cmd::Command::cargo_bin("slccache")
+            .unwrap()
+            .arg("compare")
+            .args(runs)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(out.join("compare.md")).unwrap()
+    };
+    let same = compare("same", [&coarse, &coarse]);
+    assert!(same.contains(thirty), "{same}");
+    let mixed = compare("mixed", [&coarse, &fine]);
+    assert!(mixed.contains(any), "{mixed}");
+}

@@ -1321,6 +1321,45 @@ pub fn history_finds_a_file_by_the_name_it_was_probed_as() {
     assert!(stdout.contains(": 1 run;"), "{stdout}");
 }
 
+/// `history new.bin` found no run of `trial-new.bin` (exit 2), where `history` finds a
+/// drive by any part of its model's name: a file's name is matched the same way, by any part
+/// of it and in any case; a name no file's holds still finds nothing.
+pub fn history_finds_a_file_by_a_part_of_its_name() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "probe",
+            "trial-new.bin",
+            "--size",
+            "64MiB",
+            "-q",
+            "--out",
+            "run",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for (i, part) in ["new.bin", "NEW.BIN", "l-new.b", "trial-new.bin"]
+        .into_iter()
+        .enumerate()
+    {
+        let out = format!("history-{i}");
+        let (code, stdout, err) = slc(&db, &["history", part, "--out", &out], w.path());
+        assert_eq!(code, Some(0), "history {part}: {err}");
+        assert!(
+            stdout.starts_with("history of trial-new, 67.1 MB, file: 1 run;"),
+            "history {part}: {stdout}"
+        );
+    }
+    for other in ["old.bin", "new.bin.x", "other/new.bin"] {
+        let (code, _, err) = slc(&db, &["history", other, "--out", "h-none"], w.path());
+        assert_eq!(code, Some(2), "history {other}: {err}");
+        assert!(err.contains("no recorded run"), "history {other}: {err}");
+    }
+}
+
 /// A probe of a plain file was named "t, 67.1 MB, real" by `runs --by drive` and `history`,
 /// as if the file were a drive, and only `--drive-kind real` picked it. A file is named a
 /// file, `--drive-kind file` picks it, and `--drive-kind real` no longer does.

@@ -45,6 +45,7 @@ fn main() -> std::process::ExitCode {
             cli::runs_html_finishes_an_interrupted_page,
             cli::a_simulated_sweep_is_listed_as_a_simulated_drive,
             cli::history_finds_a_file_by_the_name_it_was_probed_as,
+            cli::history_finds_a_file_by_a_part_of_its_name,
             cli::a_probed_file_is_named_a_file_not_a_real_drive,
             cli::the_library_folder_follows_the_store,
             cli::history_keeps_workloads_specs_and_unsteady_runs_apart,

@@ -210,7 +210,8 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Each band's label goes inside its band, just above the highest point of the lines over the
+/// Each band's label goes inside its band, in a stretch of it that no marker's line or shaded
+/// interval crosses, just above the highest point of the lines over the
 /// label, or just below the lowest, or at the bottom, whichever first fits inside the plot
 /// without covering a marker label or the zoom mark; so it does not hide the data it
 /// describes. The short label where the long one has no room. A band too narrow for either
@@ -240,15 +241,22 @@ fn place_band_labels(
         if z <= a {
             continue;
         }
-        let avail = z - a - 2 * gap;
+        // Inside the band, clear of the cliffs' lines and shaded intervals (where the phase's
+        // start or end is uncertain, or a first sample holds a drop): a label across one would
+        // read as the marker's, or as the neighbouring phase's.
+        let clear = clear_stretches(spec, p, (a, z), gap);
         let placed = [&b.label, &b.short_label]
             .into_iter()
             .filter(|t| !t.is_empty())
             .map(|t| (t, st.width(t) as i32))
-            .filter(|(_, w)| w + 2 * pad <= avail)
             .find_map(|(t, w)| {
-                band_label_y(spec, p, boxes, a, (a + gap, w, h), (gap, pad))
-                    .map(|y0| (t.clone(), w, a + gap, y0))
+                clear
+                    .iter()
+                    .filter(|&&(ca, cz)| w + 2 * pad <= cz - ca - 2 * gap)
+                    .find_map(|&(ca, _)| {
+                        band_label_y(spec, p, boxes, ca, (ca + gap, w, h), (gap, pad))
+                            .map(|y0| (t.clone(), w, ca + gap, y0))
+                    })
             });
         let Some((text, w, x0, y0)) = placed else {
             narrow.push((i, a, z));
@@ -293,7 +301,9 @@ fn place_band_labels(
 /// data); moved further out, up to its own width, where no height next to the band will do.
 /// The box sits on a neighbouring phase's tint, so it keeps to its own band's side of that
 /// phase's level (a cache's label over the next tier's line, never under it, where it would
-/// read as that tier's), and its leader line crosses no box in `taken`.
+/// read as that tier's), clear of every marker's line and shaded interval, and its leader
+/// line crosses no box in `taken` and ends in the band's own tint, outside any marker's
+/// shaded interval, so that it ties the label to its band, not to a cliff.
 fn beside_band(
     spec: &ChartSpec,
     p: &Px,
@@ -340,21 +350,33 @@ fn beside_band(
     let mut tops: Vec<i32> = (lo..=hi.max(lo)).step_by(gap.max(1) as usize).collect();
     tops.push(centred.clamp(lo, hi.max(lo)));
     tops.sort_by_key(|y| ((y - centred).abs(), *y));
-    // The line ends just inside the band (in the middle of a sliver), so that it hides
-    // little of the band's own line.
-    let inside = ((z - a) / 2).min(2 * gap);
+    // The line ends just inside the band's own tint (in the middle of a sliver), so that it
+    // hides little of the band's own line: in its widest stretch clear of the cliffs' shaded
+    // intervals, where the band has one, so that the dot is on its band, not on a cliff's.
+    let (ca, cz) = clear_stretches(spec, p, (a, z), 0)
+        .into_iter()
+        .max_by_key(|&(ca, cz)| cz - ca)
+        .unwrap_or((a, z));
+    let inside = ((cz - ca) / 2).min(2 * gap);
+    let shades = shaded(spec, p, gap);
+    // Moved out past a cliff's shaded interval beside the band if need be.
+    let widest = shades.iter().map(|(s0, s1)| s1 - s0).max().unwrap_or(0);
     for (start, dir) in sides {
-        for k in 0..=(w / gap.max(1)) {
+        for k in 0..=((w + widest) / gap.max(1)) {
             let x0 = start + dir * k * gap.max(1);
             let x1 = x0 + w;
             if x0 < p.left + gap || x1 > p.right - gap {
                 break;
             }
             let (from, to) = if dir > 0 {
-                (x0, z - inside)
+                (x0, cz - inside)
             } else {
-                (x1, a + inside)
+                (x1, ca + inside)
             };
+            // A box across a cliff's line or shaded interval reads as the cliff's.
+            if shades.iter().any(|&(s0, s1)| x1 >= s0 && x0 <= s1) {
+                continue;
+            }
             // The level of the phase whose tint the box's middle sits on.
             let xm = (x0 + x1) / 2;
             let across = spec
@@ -387,6 +409,49 @@ fn beside_band(
         }
     }
     None
+}
+
+/// The pixel columns (x0, x1) each marker covers: its line, widened by `gap` either side,
+/// and its shaded interval (a cliff's 95 % interval, the first sample that holds a drop).
+fn shaded(spec: &ChartSpec, p: &Px, gap: i32) -> Vec<(i32, i32)> {
+    spec.markers
+        .iter()
+        .filter(|m| m.x.is_finite())
+        .map(|m| {
+            let xm = p.x(&spec.x, m.x);
+            let (lo, hi) = m
+                .interval
+                .filter(|(lo, hi)| lo.is_finite() && hi.is_finite())
+                .map_or((xm, xm), |(lo, hi)| (p.x(&spec.x, lo), p.x(&spec.x, hi)));
+            (lo.min(xm) - gap, hi.max(xm) + gap)
+        })
+        .collect()
+}
+
+/// The stretches of the pixel columns `a` to `z` (a band) that no marker covers
+/// ([`shaded`], widened by `gap`), left to right.
+fn clear_stretches(spec: &ChartSpec, p: &Px, (a, z): (i32, i32), gap: i32) -> Vec<(i32, i32)> {
+    let mut cover = shaded(spec, p, gap);
+    cover.sort_unstable();
+    let mut out = Vec::new();
+    let mut from = a;
+    for (s0, s1) in cover {
+        if s1 < from {
+            continue;
+        }
+        if s0 > from {
+            out.push((from, s0.min(z)));
+        }
+        from = from.max(s1);
+        if from >= z {
+            break;
+        }
+    }
+    if from < z {
+        out.push((from, z));
+    }
+    out.retain(|(x0, x1)| x1 > x0);
+    out
 }
 
 /// Whether the segment from `(x0, y0)` to `(x1, y1)` passes through the box `r` (pixels).

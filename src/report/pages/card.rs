@@ -62,7 +62,12 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
                 Some(c) if c.span_bytes > 0 && c.bytes_written > c.span_bytes => format!(
                     "No cliff over the {} {}, written {:.0}×",
                     format_bytes(c.span_bytes.min(*bytes) as f64, u),
-                    if c.span_is_file { "file" } else { "span" },
+                    // A file's size shown short of the file's: the figure is the span's.
+                    if c.span_is_file && !c.span_shows_short_of_target(u) {
+                        "file"
+                    } else {
+                        "span"
+                    },
                     c.bytes_written as f64 / c.span_bytes as f64
                 ),
                 _ => format!("No cliff in {} written", format_bytes(*bytes as f64, u)),
