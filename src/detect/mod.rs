@@ -464,11 +464,22 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     // The filter can move an edge by up to h blocks when a dip is near it.
     let reach = (h + 1) * b + 2;
     let level_len = (3 * b).max(20).max((4.0 * MAX_DIP_S / dt).ceil() as usize);
+    // A change at the start of a stretch of heat the counters mark is the heat's: it lies in
+    // the stretch's first sample or after it, not in a faster first sample the window could
+    // reach (`simulate p5-1tb --interval 2m --seed 7` placed the heat's drop at 480 s inside
+    // the first sample, at 105 s, and took it for the cache's cliff).
+    let heat_starts: Vec<usize> = thermal::counter_windows(samples, cols)
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect();
     let mut changes: Vec<Change> = Vec::new();
     for j in 1..segs.len() {
         let (p, q) = (segs[j - 1], segs[j]);
         let c = q.start;
-        let lo = c.saturating_sub(reach).max(p.start);
+        let mut lo = c.saturating_sub(reach).max(p.start);
+        if heat_starts.contains(&c) {
+            lo = lo.max(c);
+        }
         let hi = (c + reach).min(q.end);
         let mut a_range = if lo >= p.start + 3 {
             lo.saturating_sub(level_len).max(p.start)..lo
