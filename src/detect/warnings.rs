@@ -367,6 +367,10 @@ const THERMAL_COUNTER_WINDOW_S: f64 = 2.0;
 /// ([`THERMAL_COUNTER_WINDOW_S`]); coarser samples reach two either side.
 const THERMAL_COUNTER_SPAN_S: f64 = 30.0;
 
+/// The shortest sampling interval (seconds) at which each rise of the thermal counters inside
+/// one slower phase is named as an episode of its own.
+const COARSE_EPISODE_S: f64 = 60.0;
+
 /// The drive's thermal-management transition count at the end of the last sample ending at or
 /// before `t` (0 before the first: the counts start at the start of the run).
 fn transitions_until(samples: &[Sample], t: f64) -> u64 {
@@ -461,6 +465,34 @@ pub(super) fn thermal_warnings(
                     "{t:.1} s (+{} transition(s){temp})",
                     after - before
                 ));
+                // Later rises inside the slower phase after it, past the samples compared:
+                // at samples of a minute or more (an episode of heat spans a sample or two)
+                // the rate does not come back between the episodes, one phase holds them
+                // all, and each is named at the start of the sample the count rose in. Finer
+                // samples see each episode's own drop (and a count that rises sample after
+                // sample is one episode).
+                let end_s = if dt >= COARSE_EPISODE_S {
+                    phases[j + 1].end_s
+                } else {
+                    t
+                };
+                let mut prev = after;
+                for s in samples
+                    .iter()
+                    .filter(|s| s.t_s > t + w + 1e-9 && s.t_start_s() < end_s - 1e-9)
+                {
+                    let Some(c) = s.thermal_transitions else {
+                        continue;
+                    };
+                    if c > prev {
+                        let at = s.t_start_s();
+                        let temp = temp_at(at)
+                            .map(|c| format!(", {c:.0} °C"))
+                            .unwrap_or_default();
+                        list.push(format!("{at:.1} s (+{} transition(s){temp})", c - prev));
+                    }
+                    prev = prev.max(c);
+                }
                 if phases[j].kind == PhaseKind::Cache && phases[j + 1].kind == PhaseKind::PostCache
                 {
                     cache_cliff = Some(t);

@@ -693,6 +693,12 @@ fn no_cache_cliff_on_heat_when_the_first_sample_holds_the_drop() {
 /// The p5 sequentially filled at `interval` (1 MiB writes, `--cliffs 2`, which the p5 never
 /// meets, so the whole drive is written), analysed as `simulate` analyses it, with its truth.
 fn p5_at(interval: Duration, seed: u64) -> (slccache::detect::Analysis, f64) {
+    let (t, truth) = p5_timeline(interval, seed);
+    (slccache::detect::analyze(&t), truth)
+}
+
+/// The p5 run of [`p5_at`], its timeline and the model's cache size.
+fn p5_timeline(interval: Duration, seed: u64) -> (slccache::timeline::Timeline, f64) {
     let m = presets::find("p5-1tb").unwrap();
     let w = WorkloadConfig {
         block_size: 1 << 20,
@@ -713,8 +719,7 @@ fn p5_at(interval: Duration, seed: u64) -> (slccache::detect::Analysis, f64) {
         |_| Ok(()),
     )
     .unwrap();
-    let a = slccache::detect::analyze(&sim.timeline);
-    (a, sim.truth.cache_bytes as f64)
+    (sim.timeline, sim.truth.cache_bytes as f64)
 }
 
 /// The drops the thermal warning names heat, seconds.
@@ -812,6 +817,50 @@ fn coarse_sampling_never_takes_the_p5_heat_for_its_cache() {
                 "{ctx}"
             );
             assert!(!heat_named(&a).is_empty(), "{ctx}");
+        }
+    }
+}
+
+/// At samples of minutes the rate does not come back between the p5's episodes of heat, and
+/// one phase holds them all: 2 min named only "fell at 360.0 s (+1 transition(s))" while the
+/// counters rose at 480, 720, 960 and 1136 s, 4 min only "240.0 s (+2)" of four. Every rise
+/// of the counters inside the throttled phase is counted, each once, and each sample the
+/// count rose in past the samples the first drop is compared with is named.
+#[test]
+fn coarse_sampling_names_every_p5_episode_of_heat() {
+    for secs in [120, 240] {
+        for seed in 1..=12 {
+            let (t, _) = p5_timeline(Duration::from_secs(secs), seed);
+            let counted = t
+                .samples
+                .iter()
+                .filter_map(|s| s.thermal_transitions)
+                .max()
+                .unwrap_or(0);
+            let a = slccache::detect::analyze(&t);
+            let named: u64 = a
+                .warnings
+                .iter()
+                .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
+                .flat_map(|w| {
+                    w.as_str()
+                        .split(" transition(s)")
+                        .filter_map(|p| p.rsplit("(+").next()?.parse::<u64>().ok())
+                        .collect::<Vec<_>>()
+                })
+                .sum();
+            // The three episodes from ~419, ~652 and ~890 s, which 30 s and 1 min name too
+            // (the fourth, from ~1130 s, can begin in the run's last, short sample).
+            assert!(counted >= 3, "{secs} s, seed {seed}: {counted}");
+            let ctx = format!("{secs} s, seed {seed}: {:?}", a.warnings);
+            assert!((3..=counted).contains(&named), "{ctx}");
+            // The first drop is compared two samples either side, and may hold two rises.
+            let at = heat_named(&a);
+            assert!(at.len() >= 2, "{ctx}");
+            assert!(
+                at.windows(2).all(|p| p[0] < p[1]),
+                "{secs} s, seed {seed}: {at:?}"
+            );
         }
     }
 }
