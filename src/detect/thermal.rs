@@ -196,21 +196,7 @@ pub(super) fn first_sample_drop_before_heat(
     if first.interval_s <= 0.0 {
         return None;
     }
-    // No two samples before the heat (samples of minutes: the heat began in the second):
-    // the fastest sample after the first, the least throttled, is the level.
-    let level = if rates.len() >= 2 {
-        median(&rates)
-    } else {
-        fastest_after_first(samples)?
-    };
-    let high = first.bytes as f64 / first.interval_s;
-    let over = first.bytes as f64 - level * first.interval_s;
-    if !(level > 0.0
-        && over >= super::warnings::STARTUP_BURST_BYTES
-        && high > level * MIN_STEP.exp())
-    {
-        return None;
-    }
+    let (high, level) = first_above_level(samples, &rates)?;
     let view = if rates.len() >= 2 {
         &samples[..i]
     } else {
@@ -278,15 +264,28 @@ pub(super) fn first_sample_drop_outside_heat(
         .filter(|s| s.interval_s > 0.0)
         .map(|s| s.bytes as f64 / s.interval_s)
         .collect();
+    let (high, level) = first_above_level(samples, &rates)?;
+    Some(super::warnings::first_sample_drop(
+        samples, high, level, units,
+    ))
+}
+
+/// The first sample's rate and the level it stands above, where it does by a step and holds
+/// over that level more than a start-up burst writes: the level is the median of `rates`
+/// (the samples' rates outside the heat), or where fewer than two are left (samples of
+/// minutes: the heat began in the second) the fastest sample after the first, the least
+/// throttled. `None` otherwise.
+fn first_above_level(samples: &[Sample], rates: &[f64]) -> Option<(f64, f64)> {
+    let first = samples.first()?;
     let level = if rates.len() >= 2 {
-        median(&rates)
+        median(rates)
     } else {
         fastest_after_first(samples)?
     };
     let high = first.bytes as f64 / first.interval_s;
     let over = first.bytes as f64 - level * first.interval_s;
     (level > 0.0 && over >= super::warnings::STARTUP_BURST_BYTES && high > level * MIN_STEP.exp())
-        .then(|| super::warnings::first_sample_drop(samples, high, level, units))
+        .then_some((high, level))
 }
 
 /// The phases of a run with no cache cliff, once [`first_sample_drop_before_heat`] found its
