@@ -472,7 +472,10 @@ impl Findings {
 
     /// The cache as a table cell (`runs`, `history`, the library page): `22.0 GB (21.9 GB to
     /// 22.5 GB)`, `none or > 40.0 GB (no cliff)`, `no cliff in all 960 GB`, `776 MB to 1.08 GB
-    /// (unconfirmed)` (a drop inside the first sample), `-` where nothing is known.
+    /// (unconfirmed)` (a drop inside the first sample), `-` where nothing is known. A size
+    /// that a faster first tier hidden in the first sample could make a later tier's says so
+    /// as the headline does ([`Findings::hidden_tier_suffix`]), short: `470 GB (440 GB to 500
+    /// GB), or a first tier < 250 GB hid in the first sample`.
     pub fn cache_cell(&self, units: UnitSystem) -> String {
         let fb = |b: u64| format_bytes(b as f64, units);
         match &self.cache {
@@ -480,7 +483,16 @@ impl Findings {
                 bytes,
                 low_bytes,
                 high_bytes,
-            } => size_with(*bytes, *low_bytes, *high_bytes, "", units),
+            } => {
+                let size = size_with(*bytes, *low_bytes, *high_bytes, "", units);
+                match &self.first_sample_hides {
+                    Some(h) => format!(
+                        "{size}, or a first tier < {} hid in the first sample",
+                        fb(h.bytes)
+                    ),
+                    None => size,
+                }
+            }
             Cache::Wrapped {
                 bytes, span_bytes, ..
             } => format!(
@@ -825,6 +837,44 @@ mod tests {
         );
         // report.md's row starts with it.
         assert!(f.cache_row(u).starts_with("Reads only (1.90 GB read)"));
+    }
+
+    /// `runs`, `history`, the library page and compare's subtitle gave a size the first
+    /// sample could make a later tier's as a plain size (`470 GB (440 GB to 500 GB)`), where
+    /// the terminal, report and card hedge it: the cell hedges it too.
+    #[test]
+    fn a_size_a_hidden_first_tier_could_undo_is_hedged_in_its_cell() {
+        let u = UnitSystem::Decimal;
+        let mut f = Findings {
+            cache: Cache::Sized {
+                bytes: 470_000_000_000,
+                low_bytes: 440_000_000_000,
+                high_bytes: 500_000_000_000,
+            },
+            in_cache_bytes_per_sec: Some(3.4e9),
+            level_bytes_per_sec: None,
+            steps: vec![],
+            after: None,
+            phase_names: vec![],
+            cliffs_asked: None,
+            link_limited: None,
+            thermal_throttling: vec![],
+            slower_tier_may_follow: false,
+            first_sample_hides: None,
+        };
+        assert_eq!(f.cache_cell(u), "470 GB (440 GB to 500 GB)");
+        f.first_sample_hides = Some(super::super::HiddenCache {
+            bytes: 250_000_000_000,
+            interval_s: 120.0,
+        });
+        assert_eq!(
+            f.cache_cell(u),
+            "470 GB (440 GB to 500 GB), or a first tier < 250 GB hid in the first sample"
+        );
+        // The headline says the same bound.
+        assert!(f
+            .cache_text(u)
+            .contains("a faster first tier of up to 250 GB"));
     }
 
     #[test]

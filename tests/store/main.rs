@@ -85,6 +85,7 @@ fn main() -> std::process::ExitCode {
             html::the_library_page_s_table_fits_1400_px,
             origin::every_kind_of_run_records_its_host_and_tags,
             origin::runs_filter_by_host_part_and_tags,
+            origin::the_runs_table_tells_workloads_apart,
             origin::runs_by_group_give_count_median_and_range,
             origin::runs_by_drive_keeps_emulated_specs_apart_as_history_does,
             origin::a_run_analysed_again_is_one_measurement_of_its_drive,

@@ -233,6 +233,42 @@ pub fn runs_filter_by_host_part_and_tags() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// Two runs of one drive under different workloads looked alike in `runs`' table, which had
+/// no workload column. The table names each run's pattern, block size and queue depth, so
+/// the two lines tell the runs apart, at full width and fitted to 80 columns.
+pub fn the_runs_table_tells_workloads_apart() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    for (i, (pattern, bs)) in [("randwrite", "4K"), ("seqwrite", "1M")].iter().enumerate() {
+        ok(bin(&db)
+            .args(["simulate", "960evo-250g", "--pattern", pattern, "--bs", bs])
+            .args(["--seed", "1", "-q", "--out"])
+            .arg(d.path().join(format!("w{i}"))));
+    }
+    for width in [None, Some("80")] {
+        let mut c = bin(&db);
+        c.arg("runs");
+        if let Some(w) = width {
+            c.env("COLUMNS", w);
+        } else {
+            c.arg("--wide");
+        }
+        let text = ok(&mut c);
+        let line = |w: &str| {
+            text.lines()
+                .find(|l| l.contains(w))
+                .unwrap_or_else(|| panic!("no run of {w}: {text}"))
+                .to_string()
+        };
+        let (rand, seq) = match width {
+            None => (line("randwrite 4K QD32"), line("seqwrite 1M QD32")),
+            Some(_) => (line("rand 4K QD32"), line("seq 1M QD32")),
+        };
+        assert_ne!(rand, seq, "{text}");
+        assert!(text.lines().next().unwrap().contains("workload"), "{text}");
+    }
+}
+
 /// `runs --by host|drive|tag:KEY`: one line per group with its count and the median and range
 /// of the cache and the after-cache rate, and the same as JSON.
 pub fn runs_by_group_give_count_median_and_range() {

@@ -86,11 +86,13 @@ pub(super) fn short_date(d: &str) -> String {
 }
 
 /// The listing as a table with a header line, fitted to `width` columns (`None`: every
-/// column whole): the serial, host, workload and kind of run are left out in that order, the
-/// date loses its time and the rate in the cache its link, the rate after the cache takes its
-/// short form (both ends of a range and its qualifier kept), the drive's name is shortened
-/// (its `(simulated)` or `(emulated)` kept), then the date goes, and last the rate in the
-/// cache; the cache and its interval stay whole.
+/// column whole): the serial, host and kind of run are left out in that order, the date
+/// loses its time and the rate in the cache its link, the rate after the cache takes its
+/// short form (both ends of a range and its qualifier kept), the workload its short form
+/// (`rand 4K QD32`), the drive's name is shortened (its `(simulated)` or `(emulated)` kept),
+/// then the date goes, then the rate in the cache, the drive's name is shortened further, and
+/// last the workload goes (which tells two runs of one drive apart); the cache and its
+/// interval stay whole.
 pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String {
     use super::fit::{Step, Table};
     let head = [
@@ -178,27 +180,70 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .filter(|(_, m)| marks_used.contains(m))
         .map(|(caveat, m)| format!("{m} after cache: {caveat}"))
         .collect();
-    // The interval with the unit once where both ends share it: `13.0 GB (13.0-13.1 GB)`.
+    // The interval with the unit once where both ends share it: `13.0 GB (13.0-13.1 GB)`; a
+    // size a faster first tier hidden in the first sample could make a later tier's is
+    // marked, and the mark said under the table.
+    let mut hidden_marked = false;
     let short_cache: Vec<String> = rows
         .iter()
         .zip(&cells)
-        .map(|(r, c)| match r.findings.as_ref().map(|f| &f.cache) {
-            Some(crate::detect::findings::Cache::Sized {
-                bytes,
-                low_bytes,
-                high_bytes,
-            }) => {
-                let (lo, hi) =
-                    crate::units::format_bytes_range(*low_bytes as f64, *high_bytes as f64, units);
-                let size = crate::units::format_bytes(*bytes as f64, units);
-                match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
-                    (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{size} ({l}-{hi})"),
-                    _ => c[7].clone(),
+        .map(|(r, c)| {
+            match r
+                .findings
+                .as_ref()
+                .map(|f| (&f.cache, f.first_sample_hides))
+            {
+                Some((
+                    crate::detect::findings::Cache::Sized {
+                        bytes,
+                        low_bytes,
+                        high_bytes,
+                    },
+                    hides,
+                )) => {
+                    let (lo, hi) = crate::units::format_bytes_range(
+                        *low_bytes as f64,
+                        *high_bytes as f64,
+                        units,
+                    );
+                    let size = crate::units::format_bytes(*bytes as f64, units);
+                    let short = match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
+                        (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{size} ({l}-{hi})"),
+                        _ => {
+                            crate::units::format_bytes(*bytes as f64, units)
+                                + &format!(" ({lo}-{hi})")
+                        }
+                    };
+                    match hides {
+                        Some(_) => {
+                            hidden_marked = true;
+                            format!("{short} {HIDDEN_TIER_MARK}")
+                        }
+                        None => short,
+                    }
                 }
+                // A cliff past a span the writes wrapped: no size, said short.
+                Some((crate::detect::findings::Cache::Wrapped { .. }, _)) => {
+                    "no size (wrapped)".into()
+                }
+                _ => c[7].clone(),
             }
-            // A cliff past a span the writes wrapped: no size, said short.
-            Some(crate::detect::findings::Cache::Wrapped { .. }) => "no size (wrapped)".into(),
-            _ => c[7].clone(),
+        })
+        .collect();
+    let cache_notes: Vec<String> = if hidden_marked {
+        vec![format!(
+            "{HIDDEN_TIER_MARK} cache: or a later tier's, were a faster first tier hidden in the \
+             first sample (runs show ID says how large)"
+        )]
+    } else {
+        vec![]
+    };
+    let short_workloads: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            r.workload
+                .as_ref()
+                .map_or_else(|| "-".into(), |w| short_workload(&w.in_words()))
         })
         .collect();
     Table {
@@ -211,20 +256,45 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         vec![
             Step::Drop(3),
             Step::Drop(4),
-            Step::Drop(6),
             Step::Drop(5),
             Step::Short(1, "date".into(), days),
             Step::Short(8, "in cache".into(), in_rates),
             Step::Short(9, "after cache".into(), short_after),
-            Step::Short(7, "cache (95% interval)".into(), short_cache),
+            Step::Marked(7, "cache (95% interval)".into(), short_cache, cache_notes),
             Step::Marked(9, "after cache".into(), marked_after, after_notes),
+            Step::Short(6, "workload".into(), short_workloads),
             Step::Narrow(2, 24),
             Step::Drop(1),
-            Step::Narrow(2, 12),
-            // Rather than cut a range or a qualifier of the figures left.
+            // Rather than cut a range or a qualifier of the figures left, or the drive's name
+            // to a few letters: the rate in the cache first, then the workload, without
+            // which no figure of two runs of one drive can be told apart.
             Step::Drop(8),
+            Step::Narrow(2, 12),
+            Step::Drop(6),
         ],
     )
+}
+
+/// The mark of a size that a faster first tier hidden in the first sample could make a later
+/// tier's, in a table fitted to a narrow terminal.
+const HIDDEN_TIER_MARK: &str = "‡";
+
+/// A workload in words ([`workload_cell`]) in fewer characters: `randwrite 4K QD32` as
+/// `rand 4K QD32`, `seqwrite` as `seq`, reads as `rand read` and `seq read`.
+fn short_workload(words: &str) -> String {
+    let (pattern, rest) = words.split_once(' ').unwrap_or((words, ""));
+    let short = match pattern {
+        "randwrite" => "rand",
+        "seqwrite" => "seq",
+        "randread" => "rand read",
+        "seqread" => "seq read",
+        p => p,
+    };
+    if rest.is_empty() {
+        short.to_string()
+    } else {
+        format!("{short} {rest}")
+    }
 }
 
 /// The marks that stand for what a rate after the cache leaves out or may not be
