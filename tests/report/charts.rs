@@ -1312,6 +1312,38 @@ pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     assert!(md.contains("no confirmed cliff"), "{md}");
 }
 
+/// report.md gave a run kept as one phase over a drop inside its first sample as that
+/// phase's mean alone ("mean, drop not confirmed: 1122 MB/s", the first sample blended in),
+/// where the terminal, the card and the JSON give the level after the drop (987 MB/s). Its
+/// phase row now says the mean blends both levels and gives the level after the drop.
+pub fn the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_it() {
+    let pts: Vec<(f64, f64, f64)> = (1..=8)
+        .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty() && a.unconfirmed_drop.is_some(), "{a:?}");
+    let u = slccache::units::UnitSystem::Decimal;
+    let run = CompareRun {
+        name: "emu",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::pages::markdown::report_md(&run, &[], u);
+    let row = md
+        .lines()
+        .find(|l| l.contains("Phase 1"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(row.contains("both levels blended"), "{row}");
+    assert!(
+        row.contains("300 MB/s after the drop (from 1.0 s, not confirmed)"),
+        "{row}"
+    );
+    // The level after the drop is the one the card gives.
+    let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, u);
+    assert_eq!(after, "after  300 MB/s (unconfirmed)");
+}
+
 /// The card quoted the first post-cache level ("after 874 MB/s" on the BIWIN fresh trace,
 /// whose post-cache run is mostly at 1650-1830 MB/s), where the terminal warns it is
 /// unstable. The stretch after the cliff fails the steady-state test, and the card, the
