@@ -421,10 +421,32 @@ pub fn wrap_parts(parts: &[String], width: f64, px: f64) -> Vec<String> {
     lines
 }
 
+/// `text` broken between words into lines of at most `width` at `px` (a word wider than that
+/// alone on its line).
+fn break_words(text: &str, width: f64, px: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for w in text.split(' ') {
+        match lines.last_mut() {
+            Some(l) if text_width(&format!("{l} {w}"), px) <= width => {
+                l.push(' ');
+                l.push_str(w);
+            }
+            _ => lines.push(w.to_string()),
+        }
+    }
+    lines
+}
+
 pub(super) fn wrap_greedy(parts: &[String], width: f64, px: f64) -> Vec<String> {
     let sep = "  ·  ";
     let mut lines: Vec<String> = Vec::new();
     for p in parts {
+        // A part wider than a line (a run's long name and its workload) is broken between its
+        // words onto lines of its own, rather than drawn cut.
+        if text_width(p, px) > width {
+            lines.extend(break_words(p, width, px));
+            continue;
+        }
         match lines.last_mut() {
             Some(l) if text_width(&format!("{l}{sep}{p}"), px) <= width => {
                 l.push_str(sep);
@@ -527,5 +549,38 @@ mod footer_tests {
             .last()
             .unwrap()
             .ends_with(&format!("slccache {}", crate::VERSION)));
+    }
+
+    /// A compare footer's part naming one run's workload after the run's long name was wider
+    /// than the chart and drawn cut. A part wider than a line is broken between its words,
+    /// and every word is drawn.
+    #[test]
+    fn a_part_wider_than_the_footer_is_broken_not_cut() {
+        let long = "Samsung SSD 970 EVO 500GB, cache=1GB, capacity=2TB (simulated) #1: \
+                    seqwrite, 1M blocks, QD32, 1 job, over the whole 2.00 TB span, io_uring, \
+                    O_DIRECT, seed 7";
+        let parts = vec![
+            long.to_string(),
+            "#2: randwrite 4K QD1".to_string(),
+            format!("slccache {}", crate::VERSION),
+        ];
+        let width = 800.0;
+        assert!(text_width(long, 15.0) > width / 0.88);
+        let lines = wrap_parts(&parts, width, 15.0);
+        for l in &lines {
+            assert!(text_width(l, 15.0) <= width / 0.88, "{l}");
+        }
+        let words: Vec<&str> = lines
+            .iter()
+            .flat_map(|l| l.split("  ·  "))
+            .flat_map(|p| p.split(' '))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let want: Vec<&str> = parts
+            .iter()
+            .flat_map(|p| p.split(' '))
+            .filter(|w| !w.is_empty())
+            .collect();
+        assert_eq!(words, want);
     }
 }
