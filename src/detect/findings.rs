@@ -624,6 +624,10 @@ impl Findings {
     pub fn after_cell(&self, units: UnitSystem) -> Option<String> {
         match (&self.after, &self.cache) {
             (Some(_), _) => self.after_caveated(units),
+            (None, Cache::Unconfirmed(d)) if d.after_is_floor => Some(format!(
+                ">= {} (unconfirmed; heat in every later sample)",
+                format_rate(d.after_bytes_per_sec, units)
+            )),
             (None, Cache::Unconfirmed(d)) => Some(format!(
                 "{} (unconfirmed)",
                 format_rate(d.after_bytes_per_sec, units)

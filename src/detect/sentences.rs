@@ -364,7 +364,7 @@ pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
              was the cache running out",
             crate::units::format_interval(d.interval_s),
             format_rate(d.before_bytes_per_sec, units),
-            format_rate(d.after_bytes_per_sec, units),
+            after_drop_text(d, units),
             format_bytes(d.bytes_low as f64, units),
             format_bytes(d.bytes_high as f64, units),
         ),
@@ -377,6 +377,20 @@ pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
             d.after_s,
             format_bytes(d.bytes_low as f64, units),
         ),
+    }
+}
+
+/// The level after an [`UnconfirmedDrop`]: `300 MB/s`, or where it is only a floor
+/// ([`UnconfirmedDrop::after_is_floor`]) `at least 870 MB/s, every later sample slowed by
+/// heat`.
+pub fn after_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
+    if d.after_is_floor {
+        format!(
+            "at least {}, every later sample slowed by heat",
+            format_rate(d.after_bytes_per_sec, units)
+        )
+    } else {
+        format_rate(d.after_bytes_per_sec, units)
     }
 }
 

@@ -204,7 +204,7 @@ pub(super) fn first_sample_drop_before_heat(
     };
     Some((
         from_s,
-        super::warnings::first_sample_drop(view, high, level, units),
+        super::warnings::first_sample_drop_over(view, high, level, rates.is_empty(), units),
     ))
 }
 
@@ -265,8 +265,12 @@ pub(super) fn first_sample_drop_outside_heat(
         .map(|s| s.bytes as f64 / s.interval_s)
         .collect();
     let (high, level) = first_above_level(samples, &rates)?;
-    Some(super::warnings::first_sample_drop(
-        samples, high, level, units,
+    Some(super::warnings::first_sample_drop_over(
+        samples,
+        high,
+        level,
+        rates.is_empty(),
+        units,
     ))
 }
 
@@ -274,7 +278,8 @@ pub(super) fn first_sample_drop_outside_heat(
 /// over that level more than a start-up burst writes: the level is the median of `rates`
 /// (the samples' rates outside the heat), or where fewer than two are left (samples of
 /// minutes: the heat began in the second) the fastest sample after the first, the least
-/// throttled. `None` otherwise.
+/// throttled (where none is left outside the heat, only a floor of the level: the callers
+/// say so). `None` otherwise.
 fn first_above_level(samples: &[Sample], rates: &[f64]) -> Option<(f64, f64)> {
     let first = samples.first()?;
     let level = if rates.len() >= 2 {

@@ -213,6 +213,11 @@ pub struct UnconfirmedDrop {
     pub before_bytes_per_sec: f64,
     /// The rate after it, bytes/s.
     pub after_bytes_per_sec: f64,
+    /// `after_bytes_per_sec` is only a floor: every sample after the first held some thermal
+    /// throttling the drive's counters mark, so the fastest of them is given, and the level
+    /// the drive would hold cool is higher. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub after_is_floor: bool,
     /// How long the lower level was seen, seconds.
     pub after_s: f64,
     /// The interval of the samples, seconds: what limits what the run can tell.

@@ -24,6 +24,19 @@ pub(super) fn first_sample_drop(
     low: f64,
     units: UnitSystem,
 ) -> (f64, String, UnconfirmedDrop) {
+    first_sample_drop_over(samples, high, low, false, units)
+}
+
+/// [`first_sample_drop`] where `low` may be only a floor of the level after the drop
+/// (`floor`: every later sample held heat; [`UnconfirmedDrop::after_is_floor`]), which the
+/// warning then says.
+pub(super) fn first_sample_drop_over(
+    samples: &[Sample],
+    high: f64,
+    low: f64,
+    floor: bool,
+    units: UnitSystem,
+) -> (f64, String, UnconfirmedDrop) {
     let dt = samples[0].interval_s;
     let first = samples[0].bytes as f64;
     let bound = (first - low * dt).max(0.0);
@@ -45,16 +58,25 @@ pub(super) fn first_sample_drop(
         bytes_high: upper.round() as u64,
         before_bytes_per_sec: high,
         after_bytes_per_sec: low,
+        after_is_floor: floor,
         after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
         interval_s: dt,
     };
+    let level = if floor {
+        format!(
+            "at least {}: every later sample held heat",
+            format_rate(low, units)
+        )
+    } else {
+        format_rate(low, units)
+    };
     let text = format!(
-        "the first sample ({}) is {:.1}x the level after it ({}): an SLC cache of {} to {} may \
-         have run out within the first {} sample (or early in the next), too early to measure; \
-         {} to see it",
+        "the first sample ({}) is {}{:.1}x the level after it ({level}): an SLC cache of {} to \
+         {} may have run out within the first {} sample (or early in the next), too early to \
+         measure; {} to see it",
         format_rate(high, units),
+        if floor { "at most " } else { "" },
         high / low,
-        format_rate(low, units),
         format_bytes(bound, units),
         format_bytes(upper, units),
         crate::units::format_interval(dt),
@@ -143,6 +165,7 @@ pub(super) fn unconfirmed_drop(
             bytes_high: bound.max(0.0).round() as u64,
             before_bytes_per_sec: high,
             after_bytes_per_sec: low,
+            after_is_floor: false,
             after_s: rest,
             interval_s: dt,
         };
@@ -250,6 +273,7 @@ fn low_end(
         bytes_high: upper.max(0.0).round() as u64,
         before_bytes_per_sec: high.exp(),
         after_bytes_per_sec: low,
+        after_is_floor: false,
         after_s,
         interval_s: dt,
     };

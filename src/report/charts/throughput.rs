@@ -475,7 +475,15 @@ pub(super) fn throughput(
                         format!(
                             "drop inside the first {} sample: ≥ {}",
                             crate::units::format_interval(d.interval_s),
-                            levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
+                            if d.after_is_floor {
+                                format!(
+                                    "{} -> ≥ {} (heat)",
+                                    rate_number(d.before_bytes_per_sec, u),
+                                    format_rate(d.after_bytes_per_sec, u)
+                                )
+                            } else {
+                                levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
+                            }
                         ),
                         "too early to measure: sample more often".to_string(),
                     ],

@@ -48,7 +48,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             if d.t_high_s > p.start_s + 1e-9 && d.t_high_s < p.end_s - 1e-9 {
                 row += &format!(
                     ", both levels blended; {} after the drop (from {}, not confirmed)",
-                    format_rate(d.after_bytes_per_sec, units),
+                    crate::detect::after_drop_text(d, units),
                     format_seconds(d.t_high_s)
                 );
             }
