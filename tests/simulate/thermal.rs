@@ -857,6 +857,41 @@ fn a_level_after_the_drop_that_every_sample_heated_is_a_floor() {
     }
 }
 
+/// Where the heat's drop moved to the edge of the first sample (samples of minutes), the
+/// first phase is that one sample, and report.md gave its rate as the bytes to the drop's
+/// old place over its time ("Phase 1 ... 1171 MB/s (0.0 s to 240.0 s)") beside the
+/// terminal's "first sample (1203 MB/s)". A phase of whole samples is their rate.
+#[test]
+fn a_phase_of_whole_samples_before_the_heat_is_their_rate() {
+    for secs in [120, 240] {
+        for seed in 1..=12 {
+            let (t, _) = p5_timeline(Duration::from_secs(secs), seed);
+            let a = slccache::detect::analyze(&t);
+            for p in &a.phases {
+                let whole: Vec<_> = t
+                    .samples
+                    .iter()
+                    .filter(|s| s.t_start_s() >= p.start_s - 1e-9 && s.t_s <= p.end_s + 1e-9)
+                    .collect();
+                let (Some(first), Some(last)) = (whole.first(), whole.last()) else {
+                    continue;
+                };
+                // Only phases that are whole samples end to end.
+                if (first.t_start_s() - p.start_s).abs() > 1e-9 || (last.t_s - p.end_s).abs() > 1e-9
+                {
+                    continue;
+                }
+                let bytes: u64 = whole.iter().map(|s| s.bytes).sum();
+                let rate = bytes as f64 / (last.t_s - first.t_start_s());
+                assert!(
+                    (p.mean_bytes_per_sec / rate - 1.0).abs() < 1e-9,
+                    "{secs} s, seed {seed}: {p:?} against {rate}"
+                );
+            }
+        }
+    }
+}
+
 /// At samples of minutes the rate does not come back between the p5's episodes of heat, and
 /// one phase holds them all: 2 min named only "fell at 360.0 s (+1 transition(s))" while the
 /// counters rose at 480, 720, 960 and 1136 s, 4 min only "240.0 s (+2)" of four. Every rise
