@@ -94,7 +94,16 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             }
             _ => format!("before  {}", format_rate(d.before_bytes_per_sec, u)),
         };
-        let after = format!("after  {}", f.after_cell(u).unwrap_or_default());
+        // A level that is only a floor (every later sample held heat) with the card's own
+        // sign, short enough for its line: the note names the heat.
+        let after = if d.after_is_floor {
+            format!(
+                "after  ≥ {} (unconfirmed)",
+                format_rate(d.after_bytes_per_sec, u)
+            )
+        } else {
+            format!("after  {}", f.after_cell(u).unwrap_or_default())
+        };
         return (drive, cache, before, after);
     }
     let in_cache = match (f.in_cache_text(u), f.level_bytes_per_sec) {
