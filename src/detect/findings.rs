@@ -353,6 +353,12 @@ impl Findings {
     /// with "(at the link's limit)" where the link capped it, as every other output says.
     pub fn in_cache_cell(&self, units: UnitSystem) -> Option<String> {
         let r = self.in_cache_text(units)?;
+        // Where a faster first tier could hide in the first sample, the rate before the cliff,
+        // which may be a later tier's (the card's "before the cliff").
+        let r = match (&self.cache, &self.first_sample_hides) {
+            (Cache::Sized { .. }, Some(_)) => format!("{r} (before the cliff)"),
+            _ => r,
+        };
         Some(match &self.link_limited {
             Some(l) => format!("{r} (at the {l} link's limit)"),
             None => r,
@@ -720,8 +726,9 @@ fn cache_of(a: &Analysis) -> Cache {
 /// the stretch after the last cliff ([`Findings::after`]); a phase before it and after the
 /// first cliff is a further tier ("tier 2"), unless the cache came back (then it is the low
 /// stretch before the return: "after the cache"). Where the writes wrapped around the span
-/// before the cliff ([`Cache::Wrapped`]), the stretch before it is "before the cliff", not
-/// the cache. Where the stretch after the last cliff
+/// before the cliff ([`Cache::Wrapped`]), or where a faster first tier could have run out
+/// inside the first sample ([`Findings::first_sample_hides`]), the stretch before it is
+/// "before the cliff", not the cache. Where the stretch after the last cliff
 /// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
 /// is "thermal throttling"; a run's one level with no cliff is "mean" (no steady-state test is
@@ -730,6 +737,7 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
     let cache = cache_of(a);
     let too_few = matches!(cache, Cache::TooFewSamples);
     let wrapped = matches!(cache, Cache::Wrapped { .. });
+    let hidden = matches!(cache, Cache::Sized { .. }) && a.first_sample_hides.is_some();
     let last = a.cliffs.last().map(|c| c.t_s);
     let throttled = |p: &super::Phase| super::is_throttled(a, p);
     let after_last = |p: &super::Phase| last.is_some_and(|t| p.start_s >= t - 1e-6);
@@ -755,6 +763,9 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 // A cliff past the span: the stretch before it wrote blocks twice, so it is
                 // not the cache's extent (no output gives it as one).
                 PhaseKind::Cache if wrapped => "before the cliff".to_string(),
+                // A faster first tier could have run out inside the first sample: the stretch
+                // before the cliff may be a later tier's, as the card says.
+                PhaseKind::Cache if hidden => "before the cliff".to_string(),
                 PhaseKind::Cache => "SLC cache".to_string(),
                 // Too few samples to look for a cliff: one mean, not a level found steady.
                 PhaseKind::Steady if too_few => "the whole run".to_string(),

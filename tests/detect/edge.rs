@@ -456,6 +456,12 @@ fn a_late_first_cliff_says_a_faster_tier_may_hide_in_the_first_sample() {
             note.starts_with("a faster first tier of up to"),
             "{interval}: {note}"
         );
+        // report.md's phase row and the tables' rate "in cache" said "SLC cache: 3607 MB/s"
+        // and "3607 MB/s" beside the hedged size: the stretch before the cliff is named as
+        // the card names it.
+        assert_eq!(f.phase_names[0], "before the cliff", "{interval}");
+        let cell = f.in_cache_cell(u).unwrap();
+        assert!(cell.ends_with(" (before the cliff)"), "{interval}: {cell}");
     }
     let (_, a) = run("1s");
     assert_eq!(a.cliffs.len(), 2, "{a:#?}");

@@ -1470,10 +1470,24 @@ pub fn the_card_never_cuts_the_simulated_marker() {
     }
 }
 
+/// `simulate "970evo-500g,cache=1GB,capacity=2TB"` drew its card's title as "Samsung SSD…
+/// (simulated), cache=1GB,capacity=2TB": the model's number and capacity cut, the options
+/// kept. What names the drive stays ("970 EVO 500GB"), and the options give way first.
+pub fn the_card_keeps_the_model_of_a_drive_made_with_long_options() {
+    use slccache::report::draw::text::Style;
+    use slccache::report::pages::card::{fit_drive_name, CARD_SIZE};
+    let st = Style::new(46.0).bold();
+    let max_w = (CARD_SIZE.0 as i32 - 2 * 56) as f64;
+    let title = "Samsung SSD 970 EVO 500GB (simulated), cache=1GB,capacity=2TB";
+    let (t, small) = fit_drive_name(title, st, max_w);
+    assert!(small.width(&t) <= max_w, "{t}");
+    assert!(t.contains("970 EVO 500GB (simulated), "), "{t}");
+}
+
 /// A drive made with options: `simulate pm983-960g,cache=5GB,in=2000MB/s` drew its card's
 /// title as "Samsung PM983 960GB (enterprise, no SLC cache)…", the marker and the options
-/// cut with the words before them. The model's name gives way first, then the options; the
-/// marker is whole in every width.
+/// cut with the words before them. The model's remarks give way first, then the options, then
+/// the rest of the model's name; the marker is whole in every width.
 pub fn the_card_keeps_the_marker_of_a_drive_made_with_options() {
     use slccache::report::draw::text::Style;
     use slccache::report::pages::card::{fit_drive_name, CARD_SIZE};
@@ -1487,12 +1501,12 @@ pub fn the_card_keeps_the_marker_of_a_drive_made_with_options() {
         ));
         let title = charts::run_title(&meta);
         assert!(title.ends_with(", cache=5GB,in=2000MB/s"), "{title}");
-        // A little wider than the card: the model's name shortened, the options whole.
+        // A little wider than the card: the model's remarks left out, its number and
+        // capacity kept, then the last option gives way.
         let (t, small) = fit_drive_name(&title, st, 1200.0);
         assert!(small.width(&t) <= 1200.0, "{t}");
         assert!(
-            t.starts_with("Samsung PM983")
-                && t.ends_with(&format!("… {marker}, cache=5GB,in=2000MB/s")),
+            t.starts_with("Samsung PM983 960GB") && t.contains(&format!("… {marker}, cache=5GB,")),
             "{t}"
         );
         // The card's width: the model's name down to two words does not make room for the

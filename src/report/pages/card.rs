@@ -94,7 +94,16 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             }
             _ => format!("before  {}", format_rate(d.before_bytes_per_sec, u)),
         };
-        let after = format!("after  {}", f.after_cell(u).unwrap_or_default());
+        // A level that is only a floor (every later sample held heat) with the card's own
+        // sign, short enough for its line: the note names the heat.
+        let after = if d.after_is_floor {
+            format!(
+                "after  ≥ {} (unconfirmed)",
+                format_rate(d.after_bytes_per_sec, u)
+            )
+        } else {
+            format!("after  {}", f.after_cell(u).unwrap_or_default())
+        };
         return (drive, cache, before, after);
     }
     let in_cache = match (f.in_cache_text(u), f.level_bytes_per_sec) {
@@ -323,10 +332,12 @@ const NOT_REAL: [&str; 2] = [" (simulated)", " (emulated)"];
 /// The drive's name fitted to `max_w` as [`fit_text`] fits it, except that a name too long even
 /// at the smaller size keeps its "(simulated)" or "(emulated)" marker whole, also where the
 /// options the drive was made with follow it (`run_title`'s "..., cache=5GB,in=2000MB/s"). What
-/// gives way, in turn: the model's name, cut at the end of a word down to its first two words
-/// ("Samsung PM983… (simulated), cache=5GB,in=2000MB/s"); then the options, the last first
-/// ("cache=5GB,…", then "…" alone, so that the card never reads as the preset as it is); then
-/// the model's name, cut inside a word. The marker is never cut.
+/// gives way, in turn: the model's remarks in parentheses ("Samsung PM983 960GB…
+/// (simulated), cache=5GB,in=2000MB/s") and the words between the maker and the model's last
+/// three ("Samsung…970 EVO 500GB"); then the options, the last first ("cache=5GB,…", then "…"
+/// alone, so that the card never reads as the preset as it is), the model named so; only then
+/// the model's name, cut at the end of a word down to its first two words, and inside a word.
+/// The marker is never cut.
 pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
     let (fitted, small) = fit_text(drive, st, max_w);
     if fitted == drive {
@@ -361,6 +372,32 @@ pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
             .to_string()
     };
     let words: Vec<&str> = model.split(' ').collect();
+    // The forms that keep what names the drive: the model without its remarks in parentheses
+    // ("Samsung PM983 960GB…"), then the maker and the model's last three words, which hold
+    // its number and capacity ("Samsung…970 EVO 500GB").
+    let plain = match model.find(" (") {
+        Some(k) if k > 0 => Some(format!("{}…", cut(&model[..k]))),
+        _ => None,
+    };
+    let plain_words: Vec<&str> = plain
+        .as_deref()
+        .map_or(model, |p| p.trim_end_matches('…'))
+        .split(' ')
+        .collect();
+    let named: Vec<String> = std::iter::once(model.to_string())
+        .chain(plain.clone())
+        .chain(
+            (plain_words.len() > 4)
+                .then(|| {
+                    format!(
+                        "{}…{}",
+                        plain_words[0],
+                        plain_words[plain_words.len() - 3..].join(" ")
+                    )
+                })
+                .into_iter(),
+        )
+        .collect();
     let model_forms: Vec<String> = std::iter::once(model.to_string())
         .chain(
             (words.len().min(2)..words.len())
@@ -368,6 +405,16 @@ pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
                 .map(|n| format!("{}…", cut(&words[..n].join(" ")))),
         )
         .collect();
+    // What names the drive (its number and capacity) first, with the options whole, then
+    // shortened; only then the model's name down to its first words.
+    for spec in &spec_forms {
+        for m in &named {
+            let t = format!("{m}{marker}{spec}");
+            if small.width(&t) <= max_w {
+                return (t, small);
+            }
+        }
+    }
     for spec in &spec_forms {
         for m in &model_forms {
             let t = format!("{m}{marker}{spec}");
