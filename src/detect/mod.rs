@@ -654,6 +654,7 @@ fn build_result(
             *d = false;
         }
     }
+    thermal::snap_to_windows(samples, &windows, &is_drop, &mut tb);
     let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());

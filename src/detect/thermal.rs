@@ -306,3 +306,76 @@ pub(super) fn no_cache_phases(phases: &mut [Phase]) {
         }
     }
 }
+
+/// Moves the edges of a stretch between two changes that holds no whole sample onto the
+/// edges of the stretches of heat the counters mark ([`counter_windows`]) that the rate came
+/// back from (`tb` holds the phase boundaries, time and bytes, the run's start and end first
+/// and last). At samples of minutes refinement can place both changes of a short spell of
+/// throttling inside the samples that hold it: `simulate p5-1tb --interval 90s` made a phase
+/// of 0 s, "0.00 MB/s", where a 495 MB/s sample held the heat, and others of 20 s to 60 s
+/// whose rate, the bytes to the estimated places over their time, no sample held (297 MB/s
+/// where the slowest read 495 MB/s). Such a phase has no rate of its own. One that lies
+/// inside a stretch becomes the whole stretch, whose whole samples give it its rate; one
+/// that reaches into the sample just outside a stretch (the end of the heat placed 0.4 s
+/// into the sample after it, leaving 89.6 s of a 90 s sample) has that edge moved onto the
+/// stretch's. Neither change may be a drop, and the boundaries keep their order, so that
+/// each neighbour keeps time of its own. A stretch that holds a whole sample is left as it is.
+pub(super) fn snap_to_windows(
+    samples: &[Sample],
+    windows: &[(usize, usize)],
+    is_drop: &[bool],
+    tb: &mut [(f64, f64)],
+) {
+    const EPS: f64 = 1e-9;
+    let n = samples.len();
+    let start = |i: usize| {
+        let s = &samples[i];
+        (s.t_start_s(), s.bytes_total.saturating_sub(s.bytes) as f64)
+    };
+    let end = |i: usize| (samples[i].t_s, samples[i].bytes_total as f64);
+    let came_back: Vec<(usize, usize)> = windows.iter().copied().filter(|&(_, k)| k < n).collect();
+    // Segment `j` runs from `tb[j]` (change `j - 1`) to `tb[j + 1]` (change `j`).
+    for j in 1..tb.len().saturating_sub(2) {
+        let (ts, te) = (tb[j].0, tb[j + 1].0);
+        if is_drop[j - 1] || is_drop[j] || whole_samples_in(samples, ts, te) > 0 {
+            continue;
+        }
+        let inside = came_back
+            .iter()
+            .find(|&&(i, k)| ts >= samples[i].t_start_s() - EPS && te <= samples[k - 1].t_s + EPS);
+        let (from, to) = match inside {
+            Some(&(i, k)) => (start(i), end(k - 1)),
+            None => {
+                // An edge inside the sample just before a stretch or just after it.
+                let astride = |t: f64| {
+                    came_back.iter().find_map(|&(i, k)| {
+                        let before = i.checked_sub(1).map(|m| &samples[m]);
+                        if before.is_some_and(|s| s.t_start_s() < t && t < s.t_s) {
+                            Some(start(i))
+                        } else if samples[k].t_start_s() < t && t < samples[k].t_s {
+                            Some(end(k - 1))
+                        } else {
+                            None
+                        }
+                    })
+                };
+                (
+                    astride(ts).unwrap_or(tb[j]),
+                    astride(te).unwrap_or(tb[j + 1]),
+                )
+            }
+        };
+        if tb[j - 1].0 < from.0 - EPS && from.0 < to.0 - EPS && to.0 < tb[j + 2].0 - EPS {
+            tb[j] = from;
+            tb[j + 1] = to;
+        }
+    }
+}
+
+/// How many samples lie wholly inside `[from_s, to_s]`.
+fn whole_samples_in(samples: &[Sample], from_s: f64, to_s: f64) -> usize {
+    const EPS: f64 = 1e-9;
+    let i = samples.partition_point(|s| s.t_start_s() < from_s - EPS);
+    let k = samples.partition_point(|s| s.t_s <= to_s + EPS);
+    k.saturating_sub(i)
+}

@@ -943,3 +943,43 @@ fn coarse_sampling_names_every_p5_episode_of_heat() {
         }
     }
 }
+
+/// At 90 s and 2 min samples a spell of throttling can lie inside the samples that hold it:
+/// refinement placed both its changes 7 s apart, or on one spot, and the phase between them
+/// read "thermal throttling: 0.00 MB/s (462.8 s to 470.1 s)", the slowdown "1072 MB/s ->
+/// 0.00 MB/s for 7.2 s (0 B)", where no sample read under 495 MB/s (other seeds gave 297 and
+/// 468 MB/s). A phase shorter than a sample has no rate of its own: every phase holds a whole
+/// sample (the last phase may hold only the run's last, partial one), and every phase's rate and every
+/// slowdown's levels lie within the samples' rates.
+#[test]
+fn every_phase_and_slowdown_at_coarse_sampling_is_a_rate_the_samples_hold() {
+    for interval in [Duration::from_secs(90), Duration::from_secs(120)] {
+        for seed in 1..=12 {
+            let (t, _) = p5_timeline(interval, seed);
+            let a = slccache::detect::analyze(&t);
+            let rates: Vec<f64> = t.samples.iter().map(|s| s.bytes_per_sec).collect();
+            let slowest = rates.iter().copied().fold(f64::INFINITY, f64::min);
+            let fastest = rates.iter().copied().fold(0.0, f64::max);
+            let held = |r: f64| r >= slowest * (1.0 - 1e-6) && r <= fastest * (1.0 + 1e-6);
+            let ctx = format!(
+                "{interval:?} seed {seed}: {:?}\n{:?}",
+                a.phases, a.slowdowns
+            );
+            let last_start = t.samples.last().unwrap().t_start_s();
+            for (m, p) in a.phases.iter().enumerate() {
+                assert!(held(p.mean_bytes_per_sec), "phase {m}: {ctx}");
+                // The run's last sample is shorter than the rest: a last phase that holds it
+                // whole holds a sample.
+                let last = m + 1 == a.phases.len() && p.start_s <= last_start + 1e-6;
+                assert!(
+                    last || p.end_s - p.start_s >= interval.as_secs_f64() - 1e-6,
+                    "phase {m} is shorter than a sample: {ctx}"
+                );
+            }
+            for s in &a.slowdowns {
+                assert!(held(s.low_bytes_per_sec), "slowdown at {}: {ctx}", s.t_s);
+                assert!(held(s.before_bytes_per_sec), "slowdown at {}: {ctx}", s.t_s);
+            }
+        }
+    }
+}
