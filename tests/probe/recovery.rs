@@ -777,4 +777,14 @@ pub fn a_first_burst_with_its_drop_inside_the_first_sample_says_so() {
         md.contains("shorter --interval") && !md.contains("not emptied"),
         "{md}"
     );
+    // The step table gave "cache recovered 16.2 GB", a size, where every other output gives
+    // the drop's bounds: it gives them too.
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| 0 | (first burst) |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains("| 16.2 GB to 35.6 GB (unconfirmed: a drop inside the first sample) |"),
+        "{row}"
+    );
 }

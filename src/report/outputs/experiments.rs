@@ -99,7 +99,7 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
     if let Some(b) = &sum.recovery.first_burst {
         s += &format!(
             "| 0 | (first burst) | {} | {} .. {} | {} |{}",
-            format_bytes(b.cache_bytes, u),
+            recovered_cell(b.cache_bytes, (b.low_bytes, b.high_bytes), b, u),
             format_bytes(b.low_bytes, u),
             format_bytes(b.high_bytes, u),
             b.method,
@@ -110,7 +110,12 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
         s += &format!(
             "| 0 | {} (settling, not a point) | {} | {} .. {} | {} |{}",
             short_secs(st.idle_s),
-            format_bytes(st.recovered_bytes, u),
+            recovered_cell(
+                st.recovered_bytes,
+                (st.burst.low_bytes, st.burst.high_bytes),
+                &st.burst,
+                u
+            ),
             format_bytes(st.burst.low_bytes, u),
             format_bytes(st.burst.high_bytes, u),
             st.burst.method,
@@ -122,7 +127,7 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
             "| {} | {} | {} | {} .. {} | {} |{}",
             p.step,
             short_secs(p.idle_s),
-            format_bytes(p.recovered_bytes, u),
+            recovered_cell(p.recovered_bytes, (p.low_bytes, p.high_bytes), &p.burst, u),
             format_bytes(p.low_bytes, u),
             format_bytes(p.high_bytes, u),
             p.burst.method,
@@ -340,6 +345,22 @@ fn experiment_notes(interrupted: bool, what: &str, text: &str, warnings: &[Strin
     v
 }
 
+/// The cache a burst found, as the step tables give it: a size, or where the burst's drop lay
+/// inside its first sample ([`crate::results::recovery::FIRST_SAMPLE_DROP`]) its bounds,
+/// unconfirmed, as the terminal and `analyze` of the burst's CSV say (the table said "cache
+/// recovered 16.1 GB" where they say "16.1 GB to 35.5 GB if it was the cache running out").
+fn recovered_cell(bytes: f64, (low, high): (f64, f64), b: &BurstSummary, u: UnitSystem) -> String {
+    if b.method == crate::results::recovery::FIRST_SAMPLE_DROP {
+        format!(
+            "{} to {} (unconfirmed: a drop inside the first sample)",
+            format_bytes(low, u),
+            format_bytes(high, u)
+        )
+    } else {
+        format_bytes(bytes, u)
+    }
+}
+
 /// The points of `recovery` as a table.
 fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
     let mut head: Vec<String> = ["step", "idle", "cache recovered", "95% interval", "read by"]
@@ -365,7 +386,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
         let mut r = vec![
             "0".to_string(),
             "(first burst)".into(),
-            format_bytes(b.cache_bytes, u),
+            recovered_cell(b.cache_bytes, (b.low_bytes, b.high_bytes), b, u),
             format!(
                 "{} .. {}",
                 format_bytes(b.low_bytes, u),
@@ -384,7 +405,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
         let mut r = vec![
             "0".to_string(),
             format!("{} (settling, not a point)", short_secs(st.idle_s)),
-            format_bytes(st.recovered_bytes, u),
+            recovered_cell(st.recovered_bytes, (b.low_bytes, b.high_bytes), b, u),
             format!(
                 "{} .. {}",
                 format_bytes(b.low_bytes, u),
@@ -406,7 +427,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
         let mut r = vec![
             p.step.to_string(),
             short_secs(p.idle_s),
-            format_bytes(p.recovered_bytes, u),
+            recovered_cell(p.recovered_bytes, (p.low_bytes, p.high_bytes), &p.burst, u),
             format!(
                 "{} .. {}",
                 format_bytes(p.low_bytes, u),

@@ -386,17 +386,13 @@ pub fn fit_drive_name(drive: &str, st: Style, max_w: f64) -> (String, Style) {
         .collect();
     let named: Vec<String> = std::iter::once(model.to_string())
         .chain(plain.clone())
-        .chain(
-            (plain_words.len() > 4)
-                .then(|| {
-                    format!(
-                        "{}…{}",
-                        plain_words[0],
-                        plain_words[plain_words.len() - 3..].join(" ")
-                    )
-                })
-                .into_iter(),
-        )
+        .chain((plain_words.len() > 4).then(|| {
+            format!(
+                "{}…{}",
+                plain_words[0],
+                plain_words[plain_words.len() - 3..].join(" ")
+            )
+        }))
         .collect();
     let model_forms: Vec<String> = std::iter::once(model.to_string())
         .chain(
