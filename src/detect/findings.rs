@@ -827,12 +827,10 @@ mod tests {
     use super::*;
     use crate::detect::synth;
 
-    #[test]
-    fn a_read_only_run_is_said_in_lower_case_mid_sentence() {
-        let f = Findings {
-            cache: Cache::ReadOnly {
-                bytes_read: 1_900_000_000,
-            },
+    /// Findings of `cache` alone: no rates, steps, phases or caveats.
+    fn bare(cache: Cache) -> Findings {
+        Findings {
+            cache,
             in_cache_bytes_per_sec: None,
             level_bytes_per_sec: None,
             steps: vec![],
@@ -843,7 +841,14 @@ mod tests {
             thermal_throttling: vec![],
             slower_tier_may_follow: false,
             first_sample_hides: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_read_only_run_is_said_in_lower_case_mid_sentence() {
+        let f = bare(Cache::ReadOnly {
+            bytes_read: 1_900_000_000,
+        });
         let u = UnitSystem::Decimal;
         // `simulate` prints "estimate:    reads only ...", `compare` "name: reads only ...".
         assert_eq!(
@@ -861,21 +866,12 @@ mod tests {
     fn a_size_a_hidden_first_tier_could_undo_is_hedged_in_its_cell() {
         let u = UnitSystem::Decimal;
         let mut f = Findings {
-            cache: Cache::Sized {
+            in_cache_bytes_per_sec: Some(3.4e9),
+            ..bare(Cache::Sized {
                 bytes: 470_000_000_000,
                 low_bytes: 440_000_000_000,
                 high_bytes: 500_000_000_000,
-            },
-            in_cache_bytes_per_sec: Some(3.4e9),
-            level_bytes_per_sec: None,
-            steps: vec![],
-            after: None,
-            phase_names: vec![],
-            cliffs_asked: None,
-            link_limited: None,
-            thermal_throttling: vec![],
-            slower_tier_may_follow: false,
-            first_sample_hides: None,
+            })
         };
         assert_eq!(f.cache_cell(u), "470 GB (440 GB to 500 GB)");
         f.first_sample_hides = Some(super::super::HiddenCache {
