@@ -276,9 +276,12 @@ impl Table {
         for r in &self.rows {
             s += &line(r);
         }
+        // A note as wide as the table may be, broken between words, its later lines indented.
         for n in &notes {
-            s += n;
-            s.push('\n');
+            for l in wrap_note(n, width) {
+                s += &l;
+                s.push('\n');
+            }
         }
         if let Some(limit) = width.filter(|_| !left_out.is_empty() || narrowed) {
             let mut why = Vec::new();
@@ -303,6 +306,30 @@ impl Table {
     }
 }
 
+/// `note` in lines of at most `width` characters (`None`: one line), broken between words,
+/// each line after the first indented by two spaces so that it reads as the same note.
+fn wrap_note(note: &str, width: Option<usize>) -> Vec<String> {
+    let Some(width) = width else {
+        return vec![note.to_string()];
+    };
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in note.split(' ') {
+        let lead = if lines.is_empty() { 0 } else { 2 };
+        if !cur.is_empty() && lead + chars(&cur) + 1 + chars(word) > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        } else if !lines.is_empty() {
+            cur.push_str("  ");
+        }
+        cur.push_str(word);
+    }
+    lines.push(cur);
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,6 +348,28 @@ mod tests {
             ],
             right: vec![0],
         }
+    }
+
+    /// A note under a fitted table was printed whole, wider than the width the table was
+    /// fitted to (the hidden-tier note: 108 characters under an 80-column table).
+    #[test]
+    fn a_note_is_broken_to_the_width_the_table_is_fitted_to() {
+        let note = "‡ cache: or a later tier's, were a faster first tier hidden in the first \
+                    sample (runs show ID says how large)";
+        let t = table();
+        let cells = t.rows.iter().map(|r| format!("{} ‡", &r[3][..7])).collect();
+        let out = t.render(
+            Some(60),
+            vec![Step::Marked(3, "cache".into(), cells, vec![note.into()])],
+        );
+        assert!(out.lines().all(|l| l.chars().count() <= 60), "{out}");
+        let joined: Vec<&str> = out
+            .lines()
+            .skip_while(|l| !l.starts_with('‡'))
+            .take_while(|l| !l.starts_with('('))
+            .map(str::trim)
+            .collect();
+        assert_eq!(joined.join(" "), note, "{out}");
     }
 
     /// A cut keeps a cell's qualifier whole: the words before it go first, then what
