@@ -528,6 +528,17 @@ impl Findings {
                 ),
                 None => format!("no cliff in all {}", fb(*capacity_bytes)),
             },
+            // A first sample holds any number of steps: a faster first tier may have run out
+            // inside it before the drop seen, as the headline says.
+            Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample => format!(
+                "{} (unconfirmed), or a first tier < {} hid in the first sample",
+                if d.bytes_high > d.bytes_low {
+                    format!("{} to {}", fb(d.bytes_low), fb(d.bytes_high))
+                } else {
+                    fb(d.bytes_low)
+                },
+                fb(d.bytes_high)
+            ),
             Cache::Unconfirmed(d) if d.bytes_high > d.bytes_low => {
                 format!("{} to {} (unconfirmed)", fb(d.bytes_low), fb(d.bytes_high))
             }
@@ -857,6 +868,39 @@ mod tests {
         );
         // report.md's row starts with it.
         assert!(f.cache_row(u).starts_with("Reads only (1.90 GB read)"));
+    }
+
+    /// A drop inside a long first sample bounded the cache "if it was the cache running out"
+    /// and no more: fx700 at 4 min gave "443 GB to 474 GB" where a 54 GB first tier ran out
+    /// inside that sample unseen. Every form of it says a faster first tier may have hidden.
+    #[test]
+    fn a_drop_inside_the_first_sample_says_a_faster_first_tier_may_hide_there_too() {
+        let u = UnitSystem::Decimal;
+        let f = bare(Cache::Unconfirmed(super::super::UnconfirmedDrop {
+            at: super::super::DropWhere::FirstSample,
+            t_s: 0.0,
+            t_high_s: 240.0,
+            bytes_low: 443_000_000_000,
+            bytes_high: 474_000_000_000,
+            before_bytes_per_sec: 1.976e9,
+            after_bytes_per_sec: 1.29e8,
+            after_is_floor: false,
+            after_s: 720.0,
+            interval_s: 240.0,
+        }));
+        assert_eq!(
+            f.cache_cell(u),
+            "443 GB to 474 GB (unconfirmed), or a first tier < 474 GB hid in the first sample"
+        );
+        assert!(
+            f.cache_text(u).ends_with(
+                "a cache of 443 GB to 474 GB if it was the cache running out, less if a \
+                 faster first tier also ran out inside that sample"
+            ),
+            "{}",
+            f.cache_text(u)
+        );
+        assert_eq!(f.cache_row(u), f.cache_text(u));
     }
 
     /// `runs`, `history`, the library page and compare's subtitle gave a size the first

@@ -354,14 +354,17 @@ pub(super) fn finer_sampling(dt: f64) -> String {
 
 /// The words for an [`UnconfirmedDrop`], for a result line, a subtitle or a table: what was
 /// seen, and what it bounds. "a drop inside the first 1.00 s sample (at least 1078 MB/s ->
-/// 302 MB/s): a cache of 776 MB to 1.08 GB if it was the cache running out" or "a drop after
+/// 302 MB/s): a cache of 776 MB to 1.08 GB if it was the cache running out, less if a faster
+/// first tier also ran out inside that sample" (a sample holds any number of steps unseen) or
+/// "a drop after
 /// 539 MB too short to confirm (199 MB/s -> 41.9 MB/s for the last 1.7 s): the cache is at
 /// least 539 MB".
 pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
     match d.at {
         DropWhere::FirstSample => format!(
             "a drop inside the first {} sample (at least {} -> {}): a cache of {} to {} if it \
-             was the cache running out",
+             was the cache running out, less if a faster first tier also ran out inside that \
+             sample",
             crate::units::format_interval(d.interval_s),
             format_rate(d.before_bytes_per_sec, units),
             after_drop_text(d, units),

@@ -222,6 +222,23 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                         None => short,
                     }
                 }
+                // A drop inside the first sample: its bounds, marked as a size is for the
+                // faster first tier that sample may hide.
+                Some((crate::detect::findings::Cache::Unconfirmed(d), _))
+                    if d.at == crate::detect::DropWhere::FirstSample =>
+                {
+                    hidden_marked = true;
+                    let (lo, hi) = crate::units::format_bytes_range(
+                        d.bytes_low as f64,
+                        d.bytes_high as f64,
+                        units,
+                    );
+                    if d.bytes_high > d.bytes_low {
+                        format!("{lo} to {hi} (unconfirmed) {HIDDEN_TIER_MARK}")
+                    } else {
+                        format!("{lo} (unconfirmed) {HIDDEN_TIER_MARK}")
+                    }
+                }
                 // A cliff past a span the writes wrapped: no size, said short.
                 Some((crate::detect::findings::Cache::Wrapped { .. }, _)) => {
                     "no size (wrapped)".into()

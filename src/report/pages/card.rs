@@ -181,7 +181,8 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
         parts.push(match d.at {
             DropWhere::FirstSample => format!(
-                "cache {} to {} if it ran out there; sample more often",
+                "cache {} to {} if it ran out there, less if a faster first tier did too; \
+                 sample more often",
                 format_bytes(d.bytes_low as f64, u),
                 format_bytes(d.bytes_high as f64, u)
             ),
