@@ -103,6 +103,7 @@ pub(super) fn drop_periodic_cliffs(
             end_s: t.duration_s(),
             mean_bytes_per_sec: mean,
             kind: PhaseKind::Steady,
+            heat: false,
         }];
         a.warnings.retain(|w| !w.speaks_of_cliffs());
     }

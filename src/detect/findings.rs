@@ -213,7 +213,8 @@ pub struct Findings {
     /// The rate after the last cliff; `None` without a cliff or for a run that only read.
     pub after: Option<After>,
     /// The name of each of the analysis's phases, in order, as every output gives it
-    /// ([`phase_names`]): "SLC cache", "tier 2", "after the cache", "thermal throttling", ...
+    /// ([`phase_names`]): "SLC cache", "first post-cache level", "tier 3", "after the cache",
+    /// "thermal throttling", ...
     #[serde(default)]
     pub phase_names: Vec<String>,
     /// The cliffs the run was asked to wait for (`--cliffs N`), when it found fewer: then
@@ -733,17 +734,104 @@ fn cache_of(a: &Analysis) -> Cache {
     }
 }
 
+/// The name of the level right after the cache's end where a later cliff follows it: the
+/// words of the folding warning, "not the first post-cache level".
+pub const FIRST_POST_CACHE: &str = "first post-cache level";
+
+/// Whether phase `p` of `a` holds the drop `a` saw but could not confirm, with no cliff.
+fn holds_unconfirmed_drop(a: &Analysis, p: &super::Phase) -> bool {
+    a.cliffs.is_empty()
+        && a.unconfirmed_drop
+            .as_ref()
+            .is_some_and(|d| p.start_s <= d.t_s + 1e-6 && d.t_s < p.end_s - 1e-6)
+}
+
+/// The row of each phase of `a`, as report.md and report.html give it: its name
+/// ([`phase_names`]), its rate and its time, and what that rate leaves out. The level after a
+/// drop inside the first sample starts where that sample ends (its rate is that of the
+/// samples after it), and the row says what the first sample held; a phase that blends both
+/// levels of a drop not confirmed says the level after it; thermal throttling after such a
+/// drop, where every later sample was slowed by heat, says that its rate is the mean of those
+/// samples and the rate without heat the floor the findings give.
+pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
+    use crate::units::format_seconds;
+    let names = phase_names(a);
+    let drop = a.unconfirmed_drop.as_ref();
+    let first_sample = drop.filter(|d| d.at == super::DropWhere::FirstSample);
+    a.phases
+        .iter()
+        .zip(&names)
+        .enumerate()
+        .map(|(i, (p, name))| {
+            let rate = format_rate(p.mean_bytes_per_sec, units);
+            // The level after a drop inside the first sample, before a later cliff.
+            if let Some(d) = first_sample.filter(|d| {
+                i == 0
+                    && !a.cliffs.is_empty()
+                    && p.kind != PhaseKind::Throttled
+                    && d.t_high_s > p.start_s + 1e-9
+                    && d.t_high_s < p.end_s - 1e-9
+            }) {
+                return format!(
+                    "{name}: {rate} ({} to {}), after a drop inside the first {} sample ({} to \
+                     {}: at least {} -> {}), not confirmed",
+                    format_seconds(d.t_high_s),
+                    format_seconds(p.end_s),
+                    crate::units::format_interval(d.interval_s),
+                    format_seconds(d.t_s),
+                    format_seconds(d.t_high_s),
+                    format_rate(d.before_bytes_per_sec, units),
+                    super::after_drop_text(d, units),
+                );
+            }
+            let mut row = format!(
+                "{name}: {rate} ({} to {})",
+                format_seconds(p.start_s),
+                format_seconds(p.end_s)
+            );
+            // A phase kept over a drop that was not confirmed: its mean blends both levels,
+            // so the level after the drop, which every other output gives, is said beside it.
+            if let Some(d) = drop.filter(|d| {
+                holds_unconfirmed_drop(a, p)
+                    && d.t_high_s > p.start_s + 1e-9
+                    && d.t_high_s < p.end_s - 1e-9
+            }) {
+                row += &format!(
+                    ", both levels blended; {} after the drop (from {}, not confirmed)",
+                    super::after_drop_text(d, units),
+                    format_seconds(d.t_high_s)
+                );
+            }
+            // Every sample after the drop slowed by heat: the phase's rate is their mean, the
+            // rate without heat at least the fastest of them.
+            if let Some(d) = drop.filter(|d| {
+                d.after_is_floor && super::is_throttled(a, p) && p.start_s >= d.t_high_s - 1e-6
+            }) {
+                row += &format!(
+                    ", the mean of samples slowed by heat; the rate without heat is at least {}",
+                    format_rate(d.after_bytes_per_sec, units)
+                );
+            }
+            row
+        })
+        .collect()
+}
+
 /// The name of each phase of `a`, as report.md and the charts give it. "After the cache" is
 /// the stretch after the last cliff ([`Findings::after`]); a phase before it and after the
-/// first cliff is a further tier ("tier 2"), unless the cache came back (then it is the low
-/// stretch before the return: "after the cache"). Where the writes wrapped around the span
+/// first cliff is a further tier ("first post-cache level" right after the cache, then "tier
+/// 3"), unless the cache came back (then it is the low stretch before the return: "after
+/// the cache"). Where the writes wrapped around the span
 /// before the cliff ([`Cache::Wrapped`]), or where a faster first tier could have run out
 /// inside the first sample ([`Findings::first_sample_hides`]), the stretch before it is
 /// "before the cliff", not the cache. Where the stretch after the last cliff
 /// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
 /// is "thermal throttling"; a run's one level with no cliff is "mean" (no steady-state test is
-/// made of it), or "the whole run" when it had too few samples to look for a cliff.
+/// made of it), or "the whole run" when it had too few samples to look for a cliff; "mean,
+/// drop not confirmed" is the level that holds a drop not confirmed, and "mean" the levels
+/// after a spell of heat, "mean, with thermal throttling" where the drive's counters rose in
+/// it ([`super::Phase::heat`]).
 pub fn phase_names(a: &Analysis) -> Vec<String> {
     let cache = cache_of(a);
     let too_few = matches!(cache, Cache::TooFewSamples);
@@ -751,6 +839,14 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
     let hidden = matches!(cache, Cache::Sized { .. }) && a.first_sample_hides.is_some();
     let last = a.cliffs.last().map(|c| c.t_s);
     let throttled = |p: &super::Phase| super::is_throttled(a, p);
+    // A level the drive's counters mark as heated, though no stretch of throttling holds it.
+    let heat = |p: &super::Phase| {
+        if p.heat {
+            ", with thermal throttling"
+        } else {
+            ""
+        }
+    };
     let after_last = |p: &super::Phase| last.is_some_and(|t| p.start_s >= t - 1e-6);
     let parts: Vec<usize> = a
         .phases
@@ -780,13 +876,14 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 PhaseKind::Cache => "SLC cache".to_string(),
                 // Too few samples to look for a cliff: one mean, not a level found steady.
                 PhaseKind::Steady if too_few => "the whole run".to_string(),
-                // A drop seen but not confirmed: the one phase is the mean over both levels.
-                PhaseKind::Steady if a.unconfirmed_drop.is_some() && a.cliffs.is_empty() => {
-                    "mean, drop not confirmed".to_string()
+                // A drop seen but not confirmed: the phase that holds it is the mean over
+                // both levels. The others (after a spell of heat) hold no drop.
+                PhaseKind::Steady if holds_unconfirmed_drop(a, p) => {
+                    format!("mean, drop not confirmed{}", heat(p))
                 }
                 // No cliff: the run's one level is its mean. The steady-state test is made
                 // of the stretch after a cliff only, so it is not called steady.
-                PhaseKind::Steady => "mean".to_string(),
+                PhaseKind::Steady => format!("mean{}", heat(p)),
                 _ if after_last(p) => {
                     let folding = if p.kind == PhaseKind::Folding {
                         " (folding)"
@@ -805,14 +902,19 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 _ if !a.returns.is_empty() => "after the cache".to_string(),
                 _ => {
                     // The tier this phase is in: one more than the cliffs before it, and one
-                    // more after a drop inside the first sample (the cache's end).
+                    // more after a drop inside the first sample (the cache's end). The tier
+                    // right after the cache is the first post-cache level, as the folding
+                    // warning calls it.
                     let n = a
                         .cliffs
                         .iter()
                         .filter(|c| c.t_s <= p.start_s + 1e-6)
                         .count()
                         + usize::from(matches!(cache, Cache::Unconfirmed(_)));
-                    format!("tier {}", n + 1)
+                    match n + 1 {
+                        2 => FIRST_POST_CACHE.to_string(),
+                        k => format!("tier {k}"),
+                    }
                 }
             }
         })

@@ -326,7 +326,28 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
             .push(Warning::new(WarningKind::Periodic, p.describe()));
         a.periodic = Some(p);
     }
+    mark_heat(&mut a, &t.samples, &cols);
     a
+}
+
+/// Marks each level of a run without a cliff, outside thermal throttling, whose whole samples
+/// saw the drive's thermal-management counters rise ([`Phase::heat`]): after a thermal slowdown the run's
+/// level may hold further, shorter episodes of heat that no stretch of throttling keeps
+/// (`simulate p5-1tb --interval 90s --seed 1`: the counters rose three more times after the
+/// slowdown that came back, in samples at 617 MB/s and 498 MB/s against 993 MB/s before it).
+fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Columns) {
+    if !cols.thermal || !cols.ordered {
+        return;
+    }
+    for i in 0..a.phases.len() {
+        let p = &a.phases[i];
+        if p.kind != PhaseKind::Steady || is_throttled(a, p) {
+            continue;
+        }
+        let from = samples.partition_point(|s| s.t_start_s() < p.start_s - 1e-6);
+        let to = samples.partition_point(|s| s.t_s <= p.end_s + 1e-6);
+        a.phases[i].heat = thermal::counters_rose(samples, cols, from, to);
+    }
 }
 
 /// The level analysis (cliffs, phases, cache estimate) of a timeline.
@@ -363,6 +384,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
                 end_s: t.duration_s(),
                 mean_bytes_per_sec: mean_rate(samples, 0, n),
                 kind: PhaseKind::Steady,
+                heat: false,
             });
         }
         // Too few samples to see a cliff at all: no bound on the cache either.
@@ -698,6 +720,7 @@ fn build_result(
             end_s: te,
             mean_bytes_per_sec: mean.max(0.0),
             kind,
+            heat: false,
         });
     }
     // Slowdown episodes: a drop by more than a step, then (after any number of lower
@@ -823,6 +846,7 @@ fn build_result(
                         end_s: t_end,
                         mean_bytes_per_sec: high,
                         kind,
+                        heat: false,
                     });
                 }
                 None => out.throttled.push(Throttled {
@@ -1322,6 +1346,7 @@ fn cliff_in_first_sample_is_a_drop(
             end_s: b.end_s,
             mean_bytes_per_sec: mean,
             kind,
+            heat: false,
         };
         out.phases.splice(0..2, [merged]);
     }

@@ -63,6 +63,12 @@ pub struct Phase {
     pub mean_bytes_per_sec: f64,
     /// What the phase was.
     pub kind: PhaseKind,
+    /// A level of a run without a cliff (`Steady`) whose whole samples saw the drive's
+    /// thermal-management counters rise, though no stretch of thermal throttling holds it
+    /// (the rate did not stay a step below the level before the heat): its rate holds heat,
+    /// and its name says so. Set last. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub heat: bool,
 }
 
 /// The result of analysing a timeline (the JSON contract of `analyze --json`).

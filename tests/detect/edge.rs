@@ -333,10 +333,35 @@ fn a_cliff_inside_the_first_sample_before_a_later_tier_is_a_drop_not_a_size() {
             [PhaseKind::PostCache, PhaseKind::Folding],
             "{interval}"
         );
+        // The level after the drop is the first post-cache level, as the folding warning
+        // calls it (report.md said "tier 2", a name no other output gives).
         assert_eq!(
             f.phase_names,
-            ["tier 2", "after the cache (folding)"],
+            ["first post-cache level", "after the cache (folding)"],
             "{interval}"
+        );
+        // Its row starts where the first sample ends, at the rate of the samples after it,
+        // and says what the first sample held: report.md said "tier 2: 496 MB/s (0.0 s to
+        // 16.3 min)", and no row gave the first sample's 963 MB/s.
+        let u = slccache::units::UnitSystem::Decimal;
+        let d = a.unconfirmed_drop.as_ref().expect("the drop");
+        let rows = slccache::detect::findings::phase_rows(&a, u);
+        let fmt = |b| slccache::units::format_rate(b, u);
+        let first = format!(
+            "first post-cache level: {} ({} to ",
+            fmt(a.phases[0].mean_bytes_per_sec),
+            slccache::units::format_seconds(d.t_high_s)
+        );
+        assert!(rows[0].starts_with(&first), "{interval}: {rows:?}");
+        assert!(
+            rows[0].contains(&format!(
+                "first {} sample (0.0 s to {}: at least {} -> {})",
+                slccache::units::format_interval(d.interval_s),
+                slccache::units::format_seconds(d.t_high_s),
+                fmt(d.before_bytes_per_sec),
+                fmt(d.after_bytes_per_sec)
+            )),
+            "{interval}: {rows:?}"
         );
         assert!(
             a.warnings

@@ -1582,9 +1582,13 @@ pub fn every_phase_band_is_labelled() {
             "{chart}: {band_labels:?}"
         );
         // The legend names each tint as its band is named: the tier-2 tint was "after the
-        // cache" and the folding tint "folding", while the bands read "tier 2" and "after the
-        // cache (folding)".
-        for name in ["SLC cache", "tier 2", "after the cache (folding)"] {
+        // cache" and the folding tint "folding", while the bands read "tier 2" (now "first
+        // post-cache level") and "after the cache (folding)".
+        for name in [
+            "SLC cache",
+            "first post-cache level",
+            "after the cache (folding)",
+        ] {
             assert!(texts.iter().any(|t| t == name), "{chart}: {texts:?}");
         }
         for name in ["after the cache", "folding"] {

@@ -281,7 +281,9 @@ pub fn three_phases_two_cliffs() {
             .label
             .starts_with("after the cache (folding): 130 MB/s"));
         assert!(
-            s.bands[1].label.starts_with("tier 2: 3500 MB/s"),
+            s.bands[1]
+                .label
+                .starts_with("first post-cache level: 3500 MB/s"),
             "{}",
             s.bands[1].label
         );

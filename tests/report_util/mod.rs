@@ -129,6 +129,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
                 end_s: end,
                 mean_bytes_per_sec: s.1,
                 kind: *k,
+                heat: false,
             };
             start = end;
             p

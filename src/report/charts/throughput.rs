@@ -128,9 +128,10 @@ fn envelope_series(
 
 /// The name of a phase tint of `a` in the legend: the names the bands of that tint carry
 /// ([`phase_names`]), so that a tint is never called "after the cache" where its band reads
-/// "tier 2", nor "folding" where it reads "after the cache (folding)". The parts of one
-/// stretch ("after the cache, part 1 of 3") go under the stretch's name; the throttled
-/// stretches have a tint of their own, named as their bands are ("thermal throttling").
+/// "first post-cache level", nor "folding" where it reads "after the cache (folding)". The
+/// parts of one stretch ("after the cache, part 1 of 3") go under the stretch's name; the
+/// throttled stretches have a tint of their own, named as their bands are ("thermal
+/// throttling").
 fn legend_name(a: &Analysis, tint: Rgb) -> String {
     let names = crate::detect::findings::phase_names(a);
     let mut seen: Vec<String> = Vec::new();

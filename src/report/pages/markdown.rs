@@ -32,27 +32,11 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     let f = crate::detect::Findings::of(a);
     let cache = f.cache_row(units);
     v.push(("Cache size".to_string(), cache));
-    let names = crate::detect::findings::phase_names(a);
-    for (i, p) in a.phases.iter().enumerate() {
-        let mut row = format!(
-            "{}: {} ({} to {})",
-            names[i],
-            format_rate(p.mean_bytes_per_sec, units),
-            format_seconds(p.start_s),
-            format_seconds(p.end_s)
-        );
-        // A run kept as one phase over a drop that was not confirmed: its mean blends both
-        // levels, so the level after the drop, which every other output gives, is said
-        // beside it.
-        if let (Some(d), true) = (&a.unconfirmed_drop, a.cliffs.is_empty()) {
-            if d.t_high_s > p.start_s + 1e-9 && d.t_high_s < p.end_s - 1e-9 {
-                row += &format!(
-                    ", both levels blended; {} after the drop (from {}, not confirmed)",
-                    crate::detect::after_drop_text(d, units),
-                    format_seconds(d.t_high_s)
-                );
-            }
-        }
+    // Each phase's row as the findings give it.
+    for (i, row) in crate::detect::findings::phase_rows(a, units)
+        .into_iter()
+        .enumerate()
+    {
         v.push((format!("Phase {}", i + 1), row));
     }
     // The temperatures the timeline holds (a model's, or a probe's per interval).
