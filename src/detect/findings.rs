@@ -817,6 +817,48 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
         .collect()
 }
 
+/// The label of each phase's band on the charts, and its short form for a narrow band: its
+/// name and rate (`SLC cache: 1365 MB/s`), and where that rate blends both levels of a drop
+/// not confirmed, or is the mean of samples slowed by heat after one, what [`phase_rows`]
+/// says of it, short: `mean, drop not confirmed: 590 MB/s (both levels blended; 129 MB/s
+/// after the drop)`, so that no label gives a level no line holds as if it were one.
+pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
+    let names = phase_names(a);
+    let drop = a.unconfirmed_drop.as_ref();
+    a.phases
+        .iter()
+        .zip(&names)
+        .map(|(p, name)| {
+            let rate = format_rate(p.mean_bytes_per_sec, units);
+            let blended = drop.filter(|d| {
+                holds_unconfirmed_drop(a, p)
+                    && d.t_high_s > p.start_s + 1e-9
+                    && d.t_high_s < p.end_s - 1e-9
+            });
+            let heated = drop.filter(|d| {
+                d.after_is_floor && super::is_throttled(a, p) && p.start_s >= d.t_high_s - 1e-6
+            });
+            match (blended, heated) {
+                (Some(d), _) => (
+                    format!(
+                        "{name}: {rate} (both levels blended; {} after the drop)",
+                        super::after_drop_text(d, units)
+                    ),
+                    format!("{rate} (blended)"),
+                ),
+                (None, Some(d)) => (
+                    format!(
+                        "{name}: {rate} (mean of heated samples; without heat at least {})",
+                        format_rate(d.after_bytes_per_sec, units)
+                    ),
+                    format!("{rate} (heated)"),
+                ),
+                (None, None) => (format!("{name}: {rate}"), rate),
+            }
+        })
+        .collect()
+}
+
 /// The name of each phase of `a`, as report.md and the charts give it. "After the cache" is
 /// the stretch after the last cliff ([`Findings::after`]); a phase before it and after the
 /// first cliff is a further tier ("first post-cache level" right after the cache, then "tier

@@ -1298,7 +1298,7 @@ pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
     let spec = charts::throughput_data(&t, &a, &ReportOptions::default());
     assert!(
         spec.subtitle
-            .starts_with("No confirmed cliff: a drop inside the first 1.00 s sample"),
+            .starts_with("Drop inside the first 1.00 s sample, not confirmed: a cache of 790 MB"),
         "{}",
         spec.subtitle
     );
@@ -1342,6 +1342,43 @@ pub fn the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_i
     // The level after the drop is the one the card gives.
     let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, u);
     assert_eq!(after, "after  300 MB/s (unconfirmed)");
+}
+
+/// A drop inside a long first sample (240 s at 1976 MB/s, then 129 MB/s, as fx700 at
+/// `--interval 4m`): the charts' subtitle had one form, longer than a line, cut to "...a
+/// faster first tier also ran…"; and the band of the one phase over the drop was labelled
+/// "mean, drop not confirmed: 590 MB/s" on a chart whose lines hold 1976 and 129 MB/s. The
+/// subtitle now takes a shorter form that keeps the bounds and the hedge, and the band's
+/// label says its rate blends both levels, with the level after the drop.
+pub fn a_long_first_sample_drop_keeps_its_hedge_on_the_charts_and_its_blend_said() {
+    let pts: Vec<(f64, f64, f64)> = (1..=4)
+        .map(|i| (i as f64 * 240.0, 240.0, if i == 1 { 1976e6 } else { 129e6 }))
+        .collect();
+    let t = Timeline::from_rates(
+        &pts,
+        meta("fx", "HP FX700 2TB (QLC)", 2_000_000_000_000, 4096),
+    );
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty() && a.unconfirmed_drop.is_some(), "{a:?}");
+    for spec in [
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+    ] {
+        subtitle_and_footer_fit(&spec);
+        assert!(
+            spec.subtitle.contains("not confirmed") && spec.subtitle.contains("less"),
+            "{}",
+            spec.subtitle
+        );
+        let band = &spec.bands[0];
+        assert!(
+            band.label
+                .contains("both levels blended; 129 MB/s after the drop"),
+            "{}",
+            band.label
+        );
+        assert!(band.short_label.contains("blended"), "{}", band.short_label);
+    }
 }
 
 /// The card quoted the first post-cache level ("after 874 MB/s" on the BIWIN fresh trace,

@@ -1,6 +1,6 @@
 //! Text on the charts: titles, subtitles, labels, footers, ticks and the scales of the axes.
 use crate::detect::findings::{Cache, Findings};
-use crate::detect::Analysis;
+use crate::detect::{Analysis, DropWhere};
 use crate::timeline::RunMeta;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
 
@@ -136,6 +136,41 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                             crate::units::format_interval(h.interval_s)
                         ),
                     ],
+                    keep: true,
+                    rank: 2,
+                }
+            }
+            // A drop not confirmed: its long form fills more than a line, so it has shorter
+            // ones that keep the bounds and what they cannot rule out (a faster first tier
+            // inside that first sample), never cut mid-word.
+            (Cache::Unconfirmed(d), _) => {
+                let (lo, hi) = (fb(d.bytes_low), fb(d.bytes_high));
+                let mut forms = vec![cache];
+                match d.at {
+                    DropWhere::FirstSample => {
+                        let first = format!(
+                            "Drop inside the first {} sample, not confirmed",
+                            crate::units::format_interval(d.interval_s)
+                        );
+                        let later = if f.steps.is_empty() {
+                            String::new()
+                        } else {
+                            "; the cliffs after it a later tier's".to_string()
+                        };
+                        forms.push(format!(
+                            "{first}: a cache of {lo} to {hi} if it ran out there, less if a \
+                             faster first tier did too{later}"
+                        ));
+                        forms.push(format!(
+                            "{first}: cache {lo} to {hi} if it ran out there, or less{later}"
+                        ));
+                    }
+                    DropWhere::Start | DropWhere::End => forms.push(format!(
+                        "Drop after {lo} too short to confirm: cache ≥ {lo}"
+                    )),
+                }
+                Clause {
+                    forms,
                     keep: true,
                     rank: 2,
                 }

@@ -363,16 +363,16 @@ pub(super) fn throughput(
         XKind::Time => t_s / xdiv,
         XKind::Data => bytes_at(t, t_s) / xdiv,
     };
-    let names = crate::detect::findings::phase_names(a);
+    let labels = crate::detect::findings::phase_labels(a, u);
     let bands: Vec<Band> = a
         .phases
         .iter()
-        .enumerate()
-        .map(|(i, p)| Band {
+        .zip(labels)
+        .map(|(p, (label, short_label))| Band {
             x0: to_x(p.start_s).max(x.min),
             x1: to_x(p.end_s).min(x.max),
-            label: format!("{}: {}", names[i], format_rate(p.mean_bytes_per_sec, u)),
-            short_label: format_rate(p.mean_bytes_per_sec, u),
+            label,
+            short_label,
             level: Some(p.mean_bytes_per_sec / ydiv),
             color: phase_tint(a, p),
         })
