@@ -1615,3 +1615,69 @@ pub fn every_phase_band_is_labelled() {
         );
     }
 }
+
+/// A comparison of a run whose first drop lay inside its first sample (its findings' cache
+/// `Unconfirmed`) with a plain run marked the drop nowhere: the legend gave the run's bare
+/// name and the subtitle counted it "without a cliff", as if the run were plain. Its legend
+/// entry and a label on the plot now give the cache its findings give ("790 MB to 1.09 GB
+/// (unconfirmed)", as `runs` does), over the first sample, shaded; with many runs too.
+pub fn a_comparison_marks_a_runs_drop_inside_the_first_sample() {
+    use slccache::detect::findings::Cache;
+    use slccache::detect::Findings;
+    let pts: Vec<(f64, f64, f64)> = (1..=8)
+        .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    let f = Findings::of(&a);
+    assert!(matches!(f.cache, Cache::Unconfirmed(_)), "{:?}", f.cache);
+    let u = slccache::units::UnitSystem::Decimal;
+    let cell = f.cache_cell(u);
+    assert!(cell.ends_with("(unconfirmed)"), "{cell}");
+    let base = three_drives();
+    for n_plain in [1, 5] {
+        let mut cr = vec![CompareRun {
+            name: "Unconfirmed drive",
+            timeline: &t,
+            analysis: &a,
+        }];
+        let names: Vec<String> = (0..n_plain).map(|i| format!("Plain drive {i}")).collect();
+        for name in &names {
+            cr.push(CompareRun {
+                name,
+                timeline: &base[0].0,
+                analysis: &base[0].1,
+            });
+        }
+        for spec in [
+            charts::compare_time(&cr, &ReportOptions::default()),
+            charts::compare_data(&cr, &ReportOptions::default()),
+        ] {
+            let entry = spec
+                .legend
+                .iter()
+                .find(|e| e.group == Some(0) && !e.swatch)
+                .expect("the run's legend entry");
+            assert!(entry.name.contains(&cell), "{}", entry.name);
+            let marker = spec
+                .markers
+                .iter()
+                .find(|m| m.group == Some(0))
+                .unwrap_or_else(|| panic!("no marker of the run: {:?}", spec.markers));
+            assert!(
+                marker.lines[0].contains(&cell),
+                "{:?} {:?}",
+                spec.kind,
+                marker.lines
+            );
+            let (lo, hi) = marker.interval.expect("the first sample, shaded");
+            assert!(lo < hi && marker.x == hi, "{marker:?}");
+            // Counted apart from the runs without a cliff, where the subtitle counts.
+            assert!(
+                !spec.subtitle.contains("1 without a cliff"),
+                "{}",
+                spec.subtitle
+            );
+        }
+    }
+}
