@@ -1681,3 +1681,45 @@ pub fn a_comparison_marks_a_runs_drop_inside_the_first_sample() {
         }
     }
 }
+
+/// The latency chart's cliff label once drew its box about twice as wide as its text. The
+/// box as drawn (the PNG's pixels inside the box the drawing places) holds its text with no
+/// more than its padding either side: the text's dark pixels reach to within a little over
+/// the padding of the box's right edge.
+pub fn the_latency_charts_cliff_label_box_fits_its_text() {
+    use slccache::report::charts::font_px;
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let (t, a) = clean_cliff();
+    assert!(!a.cliffs.is_empty());
+    let spec = charts::latency(&t, &a, &ReportOptions::default()).unwrap();
+    let boxes: Vec<(i32, i32, i32, i32)> = placed_labels(&spec)
+        .into_iter()
+        .filter(|p| matches!(p.of, LabelOf::Marker(_)))
+        .map(|p| p.rect)
+        .collect();
+    assert!(!boxes.is_empty(), "no cliff label: {:?}", spec.markers);
+    let (w, _, px) = png_pixels(&draw::render_png(&spec).unwrap());
+    let l = Layout::new(spec.size, spec.y2.is_some(), spec.footer.len());
+    let f = l.font(font_px::LABEL);
+    // Inside the box's border: its stroke is at most 1.5 px a scale unit.
+    let inset = (2.0 * l.scale).ceil() as i32 + 1;
+    for (x0, y0, x1, y1) in boxes {
+        let dark = |x: i32, y: i32| {
+            let i = ((y as u32 * w + x as u32) * 3) as usize;
+            0.3 * px[i] as f64 + 0.59 * px[i + 1] as f64 + 0.11 * (px[i + 2] as f64) < 110.0
+        };
+        let cols: Vec<i32> = (x0 + inset..x1 - inset)
+            .filter(|&x| (y0 + inset..y1 - inset).any(|y| dark(x, y)))
+            .collect();
+        let (first, last) = (cols[0], cols[cols.len() - 1]);
+        let (box_w, text_w) = ((x1 - x0) as f64, (last - first + 1) as f64);
+        // The padding is 0.4 of the font size either side; a glyph's own side bearing adds a
+        // pixel or two.
+        let slack = 0.4 * f + 0.3 * f;
+        assert!(
+            (x1 - last) as f64 <= slack && (first - x0) as f64 <= slack,
+            "box {box_w} px wide for {text_w} px of text (text from {first} to {last} in \
+             {x0}..{x1}, font {f:.1} px)"
+        );
+    }
+}

@@ -49,6 +49,7 @@ fn main() -> std::process::ExitCode {
             charts::sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds,
             charts::the_rwmix_chart_joins_only_measured_mixes,
             charts::the_latency_chart_keeps_reads_and_writes_apart,
+            charts::the_latency_charts_cliff_label_box_fits_its_text,
             charts::a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff,
             charts::the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_it,
             charts::the_card_quotes_an_unstable_post_cache_level_as_a_range,
