@@ -176,7 +176,8 @@ fn emulation_beside(f: &Path) -> Option<crate::engine::emulated::Shortfall> {
 }
 
 /// Reads one file with notes on how it was read; a `timeline.csv` takes the drive, the
-/// workload and the link from the `summary.json` beside it, as `compare` does.
+/// workload and the link from the `summary.json` beside it, and a burst's timeline
+/// (`bursts/00-first.csv`) from its experiment's, as `compare` does.
 fn load(
     f: &Path,
     opts: &ReadOptions,
@@ -190,17 +191,15 @@ fn load(
         return Ok((t, notes, None));
     }
     let (mut t, mut notes) = import::load_with_notes(f, opts)?;
-    let summary = f
-        .parent()
-        .map(|d| d.join("summary.json"))
-        .filter(|s| s.is_file());
+    // The run's summary.json: beside a timeline.csv, or an experiment's above its bursts/.
+    let summary = crate::report::summary_of_timeline(f);
     let link = summary
         .as_deref()
         .and_then(crate::report::read_summary_link);
     if let Some(s) = summary {
         // A broken summary.json beside a good timeline costs the drive and workload names,
         // not the analysis.
-        match crate::report::read_summary_meta(&s) {
+        match crate::report::read_timeline_meta(f, &s) {
             Ok(Some(meta)) => {
                 let label = t.meta.label.clone();
                 let resolution = t.meta.resolution.take();

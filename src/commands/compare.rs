@@ -7,7 +7,6 @@ use anyhow::{Context, Result};
 
 use crate::cli::CompareArgs;
 use crate::report::charts::CompareRun;
-use crate::report::read_summary_meta;
 use crate::timeline::{import, Timeline};
 
 /// Runs `slccache compare`.
@@ -80,14 +79,21 @@ pub fn run(args: CompareArgs) -> Result<()> {
             }
             _ => {
                 timelines.push(load_run(p)?);
-                let dir = if p.is_dir() {
-                    Some(p.as_path())
+                // The run's summary.json: its folder's, beside a timeline.csv, or a burst's
+                // experiment's above its bursts/.
+                let summary = if p.is_dir() {
+                    Some(p.join("summary.json"))
                 } else {
-                    p.parent()
+                    crate::report::summary_of_timeline(p)
                 };
-                origins.push((dir.and_then(host_of), None));
+                origins.push((
+                    summary.as_deref().and_then(Path::parent).and_then(host_of),
+                    None,
+                ));
                 links.push(
-                    dir.and_then(|d| crate::report::read_summary_link(&d.join("summary.json"))),
+                    summary
+                        .as_deref()
+                        .and_then(crate::report::read_summary_link),
                 );
             }
         }
@@ -204,7 +210,8 @@ fn tempfile_dir() -> Result<Scratch> {
 
 /// Loads one run: a run folder (its `timeline.csv`, with the drive and workload from its
 /// `summary.json` when present), a `timeline.csv` (its folder's `summary.json` is used the same
-/// way), or any file [`import::load`] reads (fio bandwidth logs).
+/// way; a burst's timeline, `bursts/00-first.csv`, takes its experiment's), or any file
+/// [`import::load`] reads (fio bandwidth logs).
 pub fn load_run(path: &Path) -> Result<Timeline> {
     if path.is_dir() {
         let tl = path.join("timeline.csv");
@@ -260,9 +267,9 @@ fn load_file(file: &Path) -> Result<Timeline> {
             anyhow::Error::new(e)
         }
     })?;
-    let summary = file.parent().map(|d| d.join("summary.json"));
-    if let Some(s) = summary.filter(|s| s.is_file()) {
-        match read_summary_meta(&s) {
+    // The run's summary.json: beside a timeline.csv, or an experiment's above its bursts/.
+    if let Some(s) = crate::report::summary_of_timeline(file) {
+        match crate::report::read_timeline_meta(file, &s) {
             Ok(Some(meta)) => {
                 let fallback = t.meta.label.clone();
                 t.meta = meta;

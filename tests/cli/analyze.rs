@@ -542,3 +542,83 @@ pub fn an_emulation_that_fell_short_is_said_again_when_its_timeline_is_analysed(
         file = d.path().join(out).join("timeline.csv");
     }
 }
+
+/// `analyze DIR/bursts/00-first.csv` of a recovery's burst recorded a run of no drive
+/// ("00-first (drive not recorded)" in `runs --by drive`): the burst files hold no drive and
+/// only a `timeline.csv` took it from a `summary.json` beside it. A burst's timeline now takes
+/// the drive and workload from its experiment's `summary.json` above `bursts/`, named by the
+/// drive and the burst as the experiment names it; `compare` of a burst file does the same.
+pub fn a_bursts_timeline_is_analysed_with_its_experiments_drive() {
+    let d = tempfile::Builder::new()
+        .prefix("analyze-burst-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let exp = d.path().join("recovery");
+    let o = slccache()
+        .args([
+            "--no-record",
+            "recovery",
+            "emu:970evo-500g",
+            "--simulate",
+            "--idle",
+            "10s",
+            "--seed",
+            "7",
+            "-q",
+            "--out",
+        ])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let model = "Samsung SSD 970 EVO 500GB (simulated)";
+    let db = d.path().join("runs.db");
+    let o = slccache()
+        .arg("analyze")
+        .arg(exp.join("bursts/00-first.csv"))
+        .arg("--out")
+        .arg(d.path().join("a"))
+        .arg("--db")
+        .arg(&db)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = slccache()
+        .args(["runs", "--json", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(runs[0]["model"], model, "{runs}");
+    assert_eq!(runs[0]["label"], format!("{model}, first burst"), "{runs}");
+    assert_eq!(runs[0]["workload"]["block_size"], 131072, "{runs}");
+    let o = slccache()
+        .args(["runs", "--by", "drive", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains(model) && !table.contains("not recorded"),
+        "{table}"
+    );
+    // compare of two bursts of the experiment: each named by the drive and its burst.
+    let o = slccache()
+        .arg("compare")
+        .arg(exp.join("bursts/00-first.csv"))
+        .arg(exp.join("bursts/01-idle-10s.csv"))
+        .arg("--out")
+        .arg(d.path().join("c"))
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(d.path().join("c/compare.md")).unwrap();
+    assert!(
+        md.contains(&format!("{model}, first burst"))
+            && md.contains(&format!("{model}, idle 10 s")),
+        "{md}"
+    );
+}

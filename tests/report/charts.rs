@@ -1656,3 +1656,111 @@ pub fn every_phase_band_is_labelled() {
         );
     }
 }
+
+/// A comparison of a run whose first drop lay inside its first sample (its findings' cache
+/// `Unconfirmed`) with a plain run marked the drop nowhere: the legend gave the run's bare
+/// name and the subtitle counted it "without a cliff", as if the run were plain. Its legend
+/// entry and a label on the plot now give the cache its findings give ("790 MB to 1.09 GB
+/// (unconfirmed)", as `runs` does), over the first sample, shaded; with many runs too.
+pub fn a_comparison_marks_a_runs_drop_inside_the_first_sample() {
+    use slccache::detect::findings::Cache;
+    use slccache::detect::Findings;
+    let pts: Vec<(f64, f64, f64)> = (1..=8)
+        .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    let f = Findings::of(&a);
+    assert!(matches!(f.cache, Cache::Unconfirmed(_)), "{:?}", f.cache);
+    let u = slccache::units::UnitSystem::Decimal;
+    let cell = f.cache_cell(u);
+    assert!(cell.ends_with("(unconfirmed)"), "{cell}");
+    let base = three_drives();
+    for n_plain in [1, 5] {
+        let mut cr = vec![CompareRun {
+            name: "Unconfirmed drive",
+            timeline: &t,
+            analysis: &a,
+        }];
+        let names: Vec<String> = (0..n_plain).map(|i| format!("Plain drive {i}")).collect();
+        for name in &names {
+            cr.push(CompareRun {
+                name,
+                timeline: &base[0].0,
+                analysis: &base[0].1,
+            });
+        }
+        for spec in [
+            charts::compare_time(&cr, &ReportOptions::default()),
+            charts::compare_data(&cr, &ReportOptions::default()),
+        ] {
+            let entry = spec
+                .legend
+                .iter()
+                .find(|e| e.group == Some(0) && !e.swatch)
+                .expect("the run's legend entry");
+            assert!(entry.name.contains(&cell), "{}", entry.name);
+            let marker = spec
+                .markers
+                .iter()
+                .find(|m| m.group == Some(0))
+                .unwrap_or_else(|| panic!("no marker of the run: {:?}", spec.markers));
+            assert!(
+                marker.lines[0].contains(&cell),
+                "{:?} {:?}",
+                spec.kind,
+                marker.lines
+            );
+            let (lo, hi) = marker.interval.expect("the first sample, shaded");
+            assert!(lo < hi && marker.x == hi, "{marker:?}");
+            // Counted apart from the runs without a cliff, where the subtitle counts.
+            assert!(
+                !spec.subtitle.contains("1 without a cliff"),
+                "{}",
+                spec.subtitle
+            );
+        }
+    }
+}
+
+/// The latency chart's cliff label once drew its box about twice as wide as its text. The
+/// box as drawn (the PNG's pixels inside the box the drawing places) holds its text with no
+/// more than its padding either side: the text's dark pixels reach to within a little over
+/// the padding of the box's right edge.
+pub fn the_latency_charts_cliff_label_box_fits_its_text() {
+    use slccache::report::charts::font_px;
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let (t, a) = clean_cliff();
+    assert!(!a.cliffs.is_empty());
+    let spec = charts::latency(&t, &a, &ReportOptions::default()).unwrap();
+    let boxes: Vec<(i32, i32, i32, i32)> = placed_labels(&spec)
+        .into_iter()
+        .filter(|p| matches!(p.of, LabelOf::Marker(_)))
+        .map(|p| p.rect)
+        .collect();
+    assert!(!boxes.is_empty(), "no cliff label: {:?}", spec.markers);
+    let (w, _, px) = png_pixels(&draw::render_png(&spec).unwrap());
+    let l = Layout::new(spec.size, spec.y2.is_some(), spec.footer.len());
+    let f = l.font(font_px::LABEL);
+    // Inside the box's border: its stroke is at most 1.5 px a scale unit.
+    let inset = (2.0 * l.scale).ceil() as i32 + 1;
+    for (x0, y0, x1, y1) in boxes {
+        let dark = |x: i32, y: i32| {
+            let i = ((y as u32 * w + x as u32) * 3) as usize;
+            0.3 * px[i] as f64 + 0.59 * px[i + 1] as f64 + 0.11 * (px[i + 2] as f64) < 110.0
+        };
+        let cols: Vec<i32> = (x0 + inset..x1 - inset)
+            .filter(|&x| (y0 + inset..y1 - inset).any(|y| dark(x, y)))
+            .collect();
+        let (first, last) = (cols[0], cols[cols.len() - 1]);
+        let (box_w, text_w) = ((x1 - x0) as f64, (last - first + 1) as f64);
+        // The padding is 0.4 of the font size either side; a glyph's own side bearing adds a
+        // pixel or two.
+        let slack = 0.4 * f + 0.3 * f;
+        assert!(
+            (x1 - last) as f64 <= slack && (first - x0) as f64 <= slack,
+            "box {box_w} px wide for {text_w} px of text (text from {first} to {last} in \
+             {x0}..{x1}, font {f:.1} px)"
+        );
+    }
+}

@@ -1,4 +1,5 @@
 //! The comparison charts: several runs overlaid, one colour and dash per run.
+use crate::detect::findings::Cache;
 use crate::detect::Analysis;
 use crate::timeline::Timeline;
 use crate::units::{count_text, format_bytes, format_seconds};
@@ -277,7 +278,15 @@ pub(super) fn cliff_origin(r: &CompareRun<'_>) -> Option<(f64, f64)> {
     Some((c.t_s, bytes as f64))
 }
 
-pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> ChartSpec {
+/// The comparison chart over `xk`. `mark_unconfirmed`: a run whose findings' cache is
+/// [`Cache::Unconfirmed`] says so in the legend and on the plot (off for the bursts of an
+/// experiment, whose cache is the experiment's own reading, which its subtitle gives).
+pub(super) fn compare(
+    runs: &[CompareRun<'_>],
+    o: &ReportOptions,
+    xk: XKind,
+    mark_unconfirmed: bool,
+) -> ChartSpec {
     let u = o.units;
     let align = o.align_cliff;
     // Per run: the shift of its x axis (seconds or bytes) when aligned on the cliff.
@@ -384,8 +393,20 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         } else {
             ""
         };
+        let f = crate::detect::Findings::of(r.analysis);
+        // A run whose first drop was not confirmed (inside its first sample, or too short)
+        // says so in the legend, with the cache its findings give ("444 GB to 474 GB
+        // (unconfirmed)"), so that it never reads as a plain run.
+        let unconfirmed = match &f.cache {
+            Cache::Unconfirmed(d) if mark_unconfirmed => Some(d),
+            _ => None,
+        };
+        let unconfirmed_note = match unconfirmed {
+            Some(_) => format!(": {}", f.cache_cell(u)),
+            None => String::new(),
+        };
         legend.push(LegendEntry {
-            name: format!("{}{no_cliff_note}", r.name),
+            name: format!("{}{unconfirmed_note}{no_cliff_note}", r.name),
             style,
             swatch: false,
             group: Some(i),
@@ -422,9 +443,31 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
                 group: Some(i),
             });
         }
+        // The drop that was not confirmed, marked where it may lie (a drop inside the first
+        // sample: that sample shaded), as the run's own chart marks it, under the run's name
+        // and the cache its findings give.
+        if let Some(d) = unconfirmed {
+            let (xv, interval, seen) = unconfirmed_drop_marker(d, xk, xdiv, u);
+            let mut lines = vec![format!("{}: {}", tags[i], f.cache_cell(u))];
+            if !many {
+                lines.extend(seen.into_iter().take(1));
+            }
+            markers.push(Marker {
+                x: xv - sh,
+                interval: interval.map(|(lo, hi)| (lo - sh, hi - sh)),
+                lines,
+                style: LineStyle {
+                    width: 2.0,
+                    dash: Dash::Dashed { on: 4, off: 4 },
+                    ..style
+                },
+                side: LabelSide::Right,
+                row: 0,
+                group: Some(i),
+            });
+        }
         // Every cliff of the run is marked, as its own chart marks them; with many runs only
         // the first, each run's one short line.
-        let f = crate::detect::Findings::of(r.analysis);
         let shown = if many { 1 } else { usize::MAX };
         for (k, c) in r.analysis.cliffs.iter().enumerate().take(shown) {
             let bytes = cliff_origin(r)
@@ -567,7 +610,19 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
             .iter()
             .filter_map(|r| r.analysis.cache_estimate.as_ref().map(|e| e.bytes))
             .collect();
-        let without = runs.iter().filter(|r| r.analysis.cliffs.is_empty()).count();
+        // The runs whose drop was not confirmed are counted apart from those without a
+        // cliff, by the kind of cache their findings give.
+        let unconfirmed = findings
+            .iter()
+            .filter(|f| matches!(f.cache, Cache::Unconfirmed(_)))
+            .count();
+        let without = runs
+            .iter()
+            .zip(&findings)
+            .filter(|(r, f)| {
+                r.analysis.cliffs.is_empty() && !matches!(f.cache, Cache::Unconfirmed(_))
+            })
+            .count();
         subtitle = count_text(runs.len(), "run", "runs");
         if let (Some(lo), Some(hi)) = (est.iter().min(), est.iter().max()) {
             let (lo, hi) = (format_bytes(*lo as f64, u), format_bytes(*hi as f64, u));
@@ -591,6 +646,9 @@ pub(super) fn compare(runs: &[CompareRun<'_>], o: &ReportOptions, xk: XKind) -> 
         }
         if without > 0 {
             subtitle.push_str(&format!("  ·  {without} without a cliff"));
+        }
+        if unconfirmed > 0 {
+            subtitle.push_str(&format!("  ·  {unconfirmed} with an unconfirmed drop"));
         }
         // The runs whose rate in the cache was at a link's limit, counted per link.
         let mut limited: Vec<(String, usize)> = Vec::new();
@@ -655,10 +713,10 @@ fn cache_figure(f: &crate::detect::Findings, u: crate::units::UnitSystem) -> Str
 
 /// Comparison over time: thin per-interval lines and a thick smoothed line per run.
 pub fn compare_time(runs: &[CompareRun<'_>], o: &ReportOptions) -> ChartSpec {
-    compare(runs, o, XKind::Time)
+    compare(runs, o, XKind::Time, true)
 }
 
 /// Comparison over data written.
 pub fn compare_data(runs: &[CompareRun<'_>], o: &ReportOptions) -> ChartSpec {
-    compare(runs, o, XKind::Data)
+    compare(runs, o, XKind::Data, true)
 }

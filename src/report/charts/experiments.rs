@@ -646,7 +646,9 @@ pub fn bursts_chart(
             analysis: &b.analysis,
         })
         .collect();
-    let mut spec = charts::compare_data(&runs, o);
+    // Each burst's cache is the experiment's reading, which the subtitle gives: a drop the
+    // detector could not confirm is not marked against it.
+    let mut spec = super::compare::compare(&runs, o, charts::XKind::Data, false);
     spec.kind = kind;
     spec.title = title.to_string();
     // The bursts share the drive and workload: say them once, as the first burst has them,

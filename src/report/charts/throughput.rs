@@ -463,48 +463,7 @@ pub(super) fn throughput(
     // A drop the analysis saw but could not confirm: marked where it lies, in the words the
     // terminal uses, never as a gradual drop.
     if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
-        let (xv, interval, lines) = match d.at {
-            DropWhere::FirstSample => {
-                let (lo, hi) = match xk {
-                    XKind::Time => (d.t_s / xdiv, d.t_high_s / xdiv),
-                    XKind::Data => (d.bytes_low as f64 / xdiv, d.bytes_high as f64 / xdiv),
-                };
-                (
-                    hi,
-                    Some((lo, hi)),
-                    vec![
-                        format!(
-                            "drop inside the first {} sample: ≥ {}",
-                            crate::units::format_interval(d.interval_s),
-                            if d.after_is_floor {
-                                format!(
-                                    "{} -> ≥ {} (heat)",
-                                    rate_number(d.before_bytes_per_sec, u),
-                                    format_rate(d.after_bytes_per_sec, u)
-                                )
-                            } else {
-                                levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
-                            }
-                        ),
-                        "too early to measure: sample more often".to_string(),
-                    ],
-                )
-            }
-            _ => (
-                match xk {
-                    XKind::Time => d.t_s / xdiv,
-                    XKind::Data => d.bytes_low as f64 / xdiv,
-                },
-                None,
-                vec![
-                    format!(
-                        "drop too short to confirm: {}",
-                        levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
-                    ),
-                    format!("seen for {:.1} s: a cliff or a pause", d.after_s),
-                ],
-            ),
-        };
+        let (xv, interval, lines) = unconfirmed_drop_marker(d, xk, xdiv, u);
         if xv <= x.max {
             markers.push(Marker {
                 x: xv.max(x.min),
@@ -732,5 +691,58 @@ pub fn zoomed(t: &Timeline, a: &Analysis, o: &ReportOptions) -> Vec<ChartSpec> {
             throughput(t, a, o, XKind::Data, Some(eb)),
         ],
         None => vec![],
+    }
+}
+
+/// Where a drop the analysis saw but could not confirm is marked (chart units), the range it
+/// may lie in (a drop inside the first sample: that sample), and its label's lines: what was
+/// seen, then what it means. The single run's chart and a comparison mark it alike.
+pub(super) fn unconfirmed_drop_marker(
+    d: &crate::detect::UnconfirmedDrop,
+    xk: XKind,
+    xdiv: f64,
+    u: crate::units::UnitSystem,
+) -> (f64, Option<(f64, f64)>, Vec<String>) {
+    match d.at {
+        DropWhere::FirstSample => {
+            let (lo, hi) = match xk {
+                XKind::Time => (d.t_s / xdiv, d.t_high_s / xdiv),
+                XKind::Data => (d.bytes_low as f64 / xdiv, d.bytes_high as f64 / xdiv),
+            };
+            (
+                hi,
+                Some((lo, hi)),
+                vec![
+                    format!(
+                        "drop inside the first {} sample: ≥ {}",
+                        crate::units::format_interval(d.interval_s),
+                        if d.after_is_floor {
+                            format!(
+                                "{} -> ≥ {} (heat)",
+                                rate_number(d.before_bytes_per_sec, u),
+                                format_rate(d.after_bytes_per_sec, u)
+                            )
+                        } else {
+                            levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
+                        }
+                    ),
+                    "too early to measure: sample more often".to_string(),
+                ],
+            )
+        }
+        _ => (
+            match xk {
+                XKind::Time => d.t_s / xdiv,
+                XKind::Data => d.bytes_low as f64 / xdiv,
+            },
+            None,
+            vec![
+                format!(
+                    "drop too short to confirm: {}",
+                    levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
+                ),
+                format!("seen for {:.1} s: a cliff or a pause", d.after_s),
+            ],
+        ),
     }
 }

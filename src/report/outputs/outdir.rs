@@ -180,7 +180,7 @@ pub fn is_output_name(rel: &str) -> bool {
 
 /// A burst's timeline as `recovery` and `fill-sweep` name it: `00-first.csv`,
 /// `00-settling.csv`, `03-idle-30s.csv`, `02-fill-25pct.csv`.
-fn is_burst_name(name: &str) -> bool {
+pub fn is_burst_name(name: &str) -> bool {
     let Some(stem) = name.strip_suffix(".csv") else {
         return false;
     };

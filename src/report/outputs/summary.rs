@@ -301,6 +301,80 @@ pub fn read_summary_meta(path: &Path) -> Result<Option<RunMeta>> {
     }
 }
 
+/// The `summary.json` of the run that wrote the timeline `file`: the one beside it (a run's
+/// `timeline.csv`), else, for a burst's timeline of `recovery` or `fill-sweep`
+/// (`DIR/bursts/00-first.csv`), the experiment's in the folder above (`DIR/summary.json`);
+/// `None` where there is neither.
+pub fn summary_of_timeline(file: &Path) -> Option<PathBuf> {
+    let dir = file.parent()?;
+    let beside = dir.join("summary.json");
+    if beside.is_file() {
+        return Some(beside);
+    }
+    burst_name(file)?;
+    Some(dir.parent()?.join("summary.json")).filter(|s| s.is_file())
+}
+
+/// The file name of `file` where it is a burst's timeline in an experiment's `bursts/`
+/// folder (`00-first.csv`), else `None`.
+fn burst_name(file: &Path) -> Option<&str> {
+    let dir = file.parent()?;
+    let name = file.file_name()?.to_str()?;
+    (dir.file_name()? == "bursts" && super::outdir::is_burst_name(name)).then_some(name)
+}
+
+/// The run description of the timeline `file` from `summary`, the `summary.json` of the run
+/// that wrote it ([`summary_of_timeline`]): its `run` object ([`read_summary_meta`]); for a
+/// burst's timeline the experiment's drive, workload and start, labelled with the drive and
+/// the burst as the experiment names it (`Samsung SSD 970 EVO 500GB, first burst`), with no
+/// stop reason (the experiment's is not the burst's, which its summary gives as the burst's
+/// `end`).
+pub fn read_timeline_meta(file: &Path, summary: &Path) -> Result<Option<RunMeta>> {
+    let Some(mut meta) = read_summary_meta(summary)? else {
+        return Ok(None);
+    };
+    let Some(name) = burst_name(file).filter(|_| file.parent() != summary.parent()) else {
+        return Ok(Some(meta));
+    };
+    // The burst's own label in the experiment's summary ("first burst", "idle 10 s"), found
+    // by its timeline's path wherever the summary lists it.
+    let rel = format!("bursts/{name}");
+    let v: Option<serde_json::Value> = std::fs::read_to_string(summary)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let burst = v
+        .as_ref()
+        .and_then(|v| burst_label(v, &rel))
+        .unwrap_or_else(|| format!("burst {}", name.trim_end_matches(".csv")));
+    let drive = match meta.label.trim() {
+        "" => meta.device.model.clone().unwrap_or_default(),
+        l => l.to_string(),
+    };
+    meta.label = if drive.trim().is_empty() {
+        burst
+    } else {
+        format!("{drive}, {burst}")
+    };
+    meta.stop_reason = None;
+    Ok(Some(meta))
+}
+
+/// The `label` of the object in `v` whose `timeline` is `rel`, searched depth first.
+fn burst_label(v: &serde_json::Value, rel: &str) -> Option<String> {
+    match v {
+        serde_json::Value::Object(m) => {
+            if m.get("timeline").and_then(|t| t.as_str()) == Some(rel) {
+                if let Some(l) = m.get("label").and_then(|l| l.as_str()) {
+                    return Some(l.to_string());
+                }
+            }
+            m.values().find_map(|x| burst_label(x, rel))
+        }
+        serde_json::Value::Array(a) => a.iter().find_map(|x| burst_label(x, rel)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
