@@ -59,6 +59,7 @@ fn main() -> std::process::ExitCode {
             charts::the_card_keeps_the_model_of_a_drive_made_with_long_options,
             charts::a_comparison_of_equal_caches_gives_one_figure,
             charts::a_comparison_marks_a_runs_drop_inside_the_first_sample,
+            charts::a_comparison_draws_a_run_too_short_to_smooth_at_full_strength,
             charts::a_short_cache_phase_gets_its_level_label,
             files::one_run_writes_charts_and_report,
             files::without_latencies_no_latency_chart_and_no_link,

@@ -347,26 +347,33 @@ pub(super) fn compare(
         for p in &mut raw {
             p.0 -= sh;
         }
-        series.push(Series {
-            name: format!("{} (per interval)", r.name),
-            points: raw,
-            style: LineStyle {
-                alpha: if many { 0.18 } else { 0.30 },
-                width: 1.0,
-                dash: Dash::Solid,
-                ..style
-            },
-            side: YSide::Left,
-            in_legend: false,
-            group: Some(i),
-        });
         let breaks: Vec<(f64, f64)> = r
             .analysis
             .cliffs
             .iter()
             .map(|c| (c.t_s, c.bytes_written as f64))
             .collect();
-        if let Some(sm) = smooth(&rows, &breaks) {
+        let smoothed = smooth(&rows, &breaks);
+        // A run too short to smooth (a few long samples) has only its samples: drawn in its
+        // own colour at full strength, not as the faint shadow of a smoothed line.
+        let raw_style = match smoothed {
+            Some(_) => LineStyle {
+                alpha: if many { 0.18 } else { 0.30 },
+                width: 1.0,
+                dash: Dash::Solid,
+                ..style
+            },
+            None => style,
+        };
+        series.push(Series {
+            name: format!("{} (per interval)", r.name),
+            points: raw,
+            style: raw_style,
+            side: YSide::Left,
+            in_legend: false,
+            group: Some(i),
+        });
+        if let Some(sm) = smoothed {
             series.push(Series {
                 name: r.name.to_string(),
                 points: sm
@@ -443,11 +450,13 @@ pub(super) fn compare(
                 group: Some(i),
             });
         }
-        // The drop that was not confirmed, marked where it may lie (a drop inside the first
-        // sample: that sample shaded), as the run's own chart marks it, under the run's name
-        // and the cache its findings give.
+        // The drop that was not confirmed, marked where it was seen (the end of the first
+        // sample, for a drop inside it), as the run's own chart marks it, under the run's
+        // name and the cache its findings give. Not shaded: over a long first sample the
+        // shade, in the run's own colour, hid the run's line.
         if let Some(d) = unconfirmed {
-            let (xv, interval, seen) = unconfirmed_drop_marker(d, xk, xdiv, u);
+            let (xv, _, seen) = unconfirmed_drop_marker(d, xk, xdiv, u);
+            let interval: Option<(f64, f64)> = None;
             let mut lines = vec![format!("{}: {}", tags[i], f.cache_cell(u))];
             if !many {
                 lines.extend(seen.into_iter().take(1));
