@@ -386,6 +386,22 @@ pub fn count_text(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A cache found by a burst, short, for a chart's subtitle: `1.07 GB`; where the burst's
+/// cache ran out inside its first sample, its bounds, said unconfirmed (`16.5 GB to 35.8 GB
+/// (unconfirmed)`), as [`cache_found_text`] gives them; where it found no cliff, the bound
+/// it is (`>= 1.07 GB (no cliff)`).
+pub fn cache_found_short(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
+    match method {
+        "none" => format!(">= {} (no cliff)", format_bytes(bytes, u)),
+        "first_sample_drop" => format!(
+            "{} to {} (unconfirmed)",
+            format_bytes(low, u),
+            format_bytes(high, u)
+        ),
+        _ => format_bytes(bytes, u),
+    }
+}
+
 /// A cache found by a burst: `cache 1.07 GB [1.05 GB .. 1.09 GB]`, or, when the burst found
 /// no cliff (`method` "none"), the lower bound it is: `no cliff: the cache is at least
 /// 1.07 GB` (never a zero-width interval).
@@ -396,7 +412,8 @@ pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSy
         // As `analyze` of the burst's CSV says it.
         format!(
             "no confirmed cliff: a drop inside the first sample: a cache of {} to {} if it was \
-             the cache running out",
+             the cache running out, less if a faster first tier also ran out inside that \
+             sample",
             format_bytes(low, u),
             format_bytes(high, u)
         )

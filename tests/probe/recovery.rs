@@ -756,6 +756,9 @@ pub fn a_first_burst_with_its_drop_inside_the_first_sample_says_so() {
     assert!(
         line.contains("a drop inside the first sample")
             && line.contains("16.2 GB to 35.6 GB")
+            // What analyze of the burst's CSV says a drop inside the first sample cannot
+            // rule out, said here too.
+            && line.contains("less if a faster first tier also ran out inside that sample")
             && !line.contains("at least"),
         "{line}"
     );
@@ -786,5 +789,17 @@ pub fn a_first_burst_with_its_drop_inside_the_first_sample_says_so() {
     assert!(
         row.contains("| 16.2 GB to 35.6 GB (unconfirmed: a drop inside the first sample) |"),
         "{row}"
+    );
+    // The bursts chart's subtitle gave "SLC cache found  ·  first burst: 16.2 GB", a size
+    // found: it gives the bounds too, unconfirmed.
+    let svg = std::fs::read_to_string(out.path().join("recovery-bursts.svg")).unwrap();
+    assert!(
+        svg.contains("first burst: 16.2 GB to 35.6 GB (unconfirmed)")
+            && !svg.contains("SLC cache found"),
+        "{}",
+        svg.lines()
+            .filter(|l| l.contains("first burst"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

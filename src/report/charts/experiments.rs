@@ -666,10 +666,15 @@ pub fn bursts_chart(
         "no burst finished: nothing to show".to_string()
     } else {
         format!(
-            "SLC cache found  ·  {}",
+            "cache each burst found  ·  {}",
             bursts
                 .iter()
-                .map(|b| format!("{}: {}", b.label, format_bytes(b.cache.bytes, o.units)))
+                .map(|b| {
+                    let c = &b.cache;
+                    let found =
+                        crate::units::cache_found_short(c.bytes, c.low, c.high, c.method, o.units);
+                    format!("{}: {found}", b.label)
+                })
                 .collect::<Vec<_>>()
                 .join("  ·  ")
         )
