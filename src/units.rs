@@ -388,13 +388,14 @@ pub fn count_text(n: usize, one: &str, many: &str) -> String {
 
 /// A cache found by a burst, short, for a chart's subtitle: `1.07 GB`; where the burst's
 /// cache ran out inside its first sample, its bounds, said unconfirmed (`16.5 GB to 35.8 GB
-/// (unconfirmed)`), as [`cache_found_text`] gives them; where it found no cliff, the bound
+/// (unconfirmed), or less`: a faster first tier may have run out inside that sample too), as
+/// [`cache_found_text`] gives them; where it found no cliff, the bound
 /// it is (`>= 1.07 GB (no cliff)`).
 pub fn cache_found_short(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
     match method {
         "none" => format!(">= {} (no cliff)", format_bytes(bytes, u)),
         "first_sample_drop" => format!(
-            "{} to {} (unconfirmed)",
+            "{} to {} (unconfirmed), or less",
             format_bytes(low, u),
             format_bytes(high, u)
         ),

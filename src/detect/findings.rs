@@ -353,6 +353,20 @@ impl Findings {
     /// The rate in the cache as a table cell (`runs`, the library page): [`Self::in_cache_text`],
     /// with "(at the link's limit)" where the link capped it, as every other output says.
     pub fn in_cache_cell(&self, units: UnitSystem) -> Option<String> {
+        // A drop not confirmed: the rate before it, as the card gives it (the first sample's
+        // rate is only a floor of the rate before a drop inside it).
+        if let (None, Cache::Unconfirmed(d)) = (&self.in_cache_bytes_per_sec, &self.cache) {
+            return Some(match d.at {
+                super::DropWhere::FirstSample => format!(
+                    ">= {} (first sample; unconfirmed)",
+                    format_rate(d.before_bytes_per_sec, units)
+                ),
+                _ => format!(
+                    "{} (unconfirmed)",
+                    format_rate(d.before_bytes_per_sec, units)
+                ),
+            });
+        }
         let r = self.in_cache_text(units)?;
         // Where a faster first tier could hide in the first sample, the rate before the cliff,
         // which may be a later tier's (the card's "before the cliff").
@@ -413,9 +427,13 @@ impl Findings {
             },
             // Cliffs after a drop inside the first sample are a later, slower tier's.
             Cache::Unconfirmed(d) if !self.steps.is_empty() => format!(
-                "the cache's end not confirmed: {}; the cliffs after it are a later, slower \
-                 tier's",
-                super::unconfirmed_drop_text(d, units)
+                "the cache's end not confirmed: {}; {} a later, slower tier's",
+                super::unconfirmed_drop_text(d, units),
+                if self.steps.len() == 1 {
+                    "the cliff after it is"
+                } else {
+                    "the cliffs after it are"
+                }
             ),
             Cache::Unconfirmed(d) => format!(
                 "no confirmed cliff: {}",
@@ -1045,6 +1063,34 @@ mod tests {
             f.cache_text(u)
         );
         assert_eq!(f.cache_row(u), f.cache_text(u));
+        // The rate before the drop, as the card gives it ("first  ≥ 1976 MB/s"), not "-".
+        assert_eq!(
+            f.in_cache_cell(u).as_deref(),
+            Some(">= 1976 MB/s (first sample; unconfirmed)")
+        );
+        // One cliff after the drop is one cliff ("the cliffs after it" said of one).
+        let step = Step {
+            t_s: 978.0,
+            before_bytes_per_sec: 4.96e8,
+            after_bytes_per_sec: 3.95e8,
+        };
+        let one = Findings {
+            steps: vec![step],
+            ..f.clone()
+        };
+        assert!(
+            one.cache_text(u)
+                .ends_with("; the cliff after it is a later, slower tier's"),
+            "{}",
+            one.cache_text(u)
+        );
+        let two = Findings {
+            steps: vec![step, step],
+            ..f
+        };
+        assert!(two
+            .cache_text(u)
+            .ends_with("; the cliffs after it are a later, slower tier's"));
     }
 
     /// `runs`, `history`, the library page and compare's subtitle gave a size the first

@@ -360,19 +360,44 @@ fn history_chart(
                 .filter(|p| p.findings.as_ref().is_some_and(is))
                 .count()
         };
+        // The reasons of the chart's own figure: a cache chart's run without a size is one
+        // whose drop was not confirmed, or that found no cliff; a rate chart's, one whose
+        // stretch after the cache was too short to judge.
+        use crate::detect::findings::{After, Cache};
+        let cache_chart = !matches!(kind, ChartKind::HistoryRateDate);
         let reasons = [
             (
                 "hidden by the link to the drive",
-                count(&|f| matches!(f.cache, crate::detect::findings::Cache::HiddenByLink { .. })),
+                count(&|f| matches!(f.cache, Cache::HiddenByLink { .. })),
+            ),
+            (
+                "drop not confirmed",
+                if cache_chart {
+                    count(&|f| matches!(f.cache, Cache::Unconfirmed(_)))
+                } else {
+                    0
+                },
+            ),
+            (
+                "no cliff",
+                if cache_chart {
+                    count(&|f| {
+                        matches!(
+                            f.cache,
+                            Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }
+                        )
+                    })
+                } else {
+                    0
+                },
             ),
             (
                 "too short to judge",
-                count(&|f| {
-                    matches!(
-                        f.after,
-                        Some(crate::detect::findings::After::TooShort { .. })
-                    )
-                }),
+                if cache_chart {
+                    0
+                } else {
+                    count(&|f| matches!(f.after, Some(After::TooShort { .. })))
+                },
             ),
         ];
         let given: Vec<(&str, usize)> = reasons.into_iter().filter(|r| r.1 > 0).collect();
@@ -647,6 +672,55 @@ mod tests {
             "{f}"
         );
         assert!(!f.contains("the others") && !f.starts_with("0 of"), "{f}");
+    }
+
+    /// The cache chart's footer gave the reason of another figure for a run with no cache
+    /// size: "1 has no value here: too short to judge" (its after-cache stretch) for a run
+    /// whose drop lay inside its first sample. Each chart gives the reason of its own figure.
+    #[test]
+    fn the_footer_gives_the_reason_of_the_charts_own_figure() {
+        use crate::detect::findings::{After, Cache, Findings};
+        let mut unconfirmed = point(2, 1.0, 9e10);
+        unconfirmed.cache = None;
+        unconfirmed.after_bytes_per_sec = None;
+        unconfirmed.findings = Some(Findings {
+            cache: Cache::Unconfirmed(crate::detect::UnconfirmedDrop {
+                at: crate::detect::DropWhere::FirstSample,
+                t_s: 0.0,
+                t_high_s: 240.0,
+                bytes_low: 113_000_000_000,
+                bytes_high: 232_000_000_000,
+                before_bytes_per_sec: 9.66e8,
+                after_bytes_per_sec: 4.96e8,
+                after_is_floor: false,
+                after_s: 720.0,
+                interval_s: 240.0,
+            }),
+            in_cache_bytes_per_sec: None,
+            level_bytes_per_sec: None,
+            steps: vec![],
+            after: Some(After::TooShort {
+                bytes_per_sec: 3.96e8,
+            }),
+            phase_names: vec![],
+            cliffs_asked: None,
+            link_limited: None,
+            thermal_throttling: vec![],
+            slower_tier_may_follow: false,
+            first_sample_hides: None,
+        });
+        let pts = [point(1, 0.0, 5e10), unconfirmed];
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        let cache = &charts[0].footer[0];
+        assert!(
+            cache.contains("(1 has no value here: drop not confirmed)"),
+            "{cache}"
+        );
+        let rate = &charts[1].footer[0];
+        assert!(
+            rate.contains("(1 has no value here: too short to judge)"),
+            "{rate}"
+        );
     }
 
     /// A file target's history had no wear chart and no sentence saying why (an emulated

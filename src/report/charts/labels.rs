@@ -152,10 +152,10 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                             "Drop inside the first {} sample, not confirmed",
                             crate::units::format_interval(d.interval_s)
                         );
-                        let later = if f.steps.is_empty() {
-                            String::new()
-                        } else {
-                            "; the cliffs after it a later tier's".to_string()
+                        let later = match f.steps.len() {
+                            0 => "",
+                            1 => "; the cliff after it a later tier's",
+                            _ => "; the cliffs after it a later tier's",
                         };
                         forms.push(format!(
                             "{first}: a cache of {lo} to {hi} if it ran out there, less if a \

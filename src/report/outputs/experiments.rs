@@ -352,7 +352,8 @@ fn experiment_notes(interrupted: bool, what: &str, text: &str, warnings: &[Strin
 fn recovered_cell(bytes: f64, (low, high): (f64, f64), b: &BurstSummary, u: UnitSystem) -> String {
     if b.method == crate::results::recovery::FIRST_SAMPLE_DROP {
         format!(
-            "{} to {} (unconfirmed: a drop inside the first sample)",
+            "{} to {} (unconfirmed: a drop inside the first sample), or less if a faster \
+             first tier ran out inside it",
             format_bytes(low, u),
             format_bytes(high, u)
         )
