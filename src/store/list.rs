@@ -17,8 +17,9 @@ const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), N
 
 /// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, then
 /// the run's own start time (`runs --by drive` tells a re-analysis by it), then the workload
-/// in words and whether the cache's size is hedged (their columns, schema version 5: NULL on
-/// a store without them, `has_group_columns` false).
+/// in words and whether the cache's size is hedged (their columns, schema version 5), then
+/// NULL; on a store read as it is before version 5 (`summary_for_group`: the column that holds
+/// the summary's text), NULL, NULL and the summary, from which [`row_of_owned`] reads them.
 /// The tags come from their own column where the run has it filled (every run recorded or
 /// migrated since schema version 2), else from the stored summary; the findings and the
 /// workload from the summary, or NULL where `detail` leaves them out (reading them parses
@@ -26,16 +27,15 @@ const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), N
 pub(super) fn row_columns_with(
     d: Dialect,
     has_tags_column: bool,
-    has_group_columns: bool,
+    summary_for_group: Option<&str>,
     detail: Detail,
 ) -> String {
     let json = |path: &[&str]| json_at(d, path);
     let tags = tags_column(d, has_tags_column);
     // In `runs_listing` since version 5, as every column the listing reads but the tags.
-    let group = if has_group_columns {
-        "workload, cache_hedged"
-    } else {
-        "NULL, NULL"
+    let group = match summary_for_group {
+        None => "workload, cache_hedged, NULL".to_string(),
+        Some(summary) => format!("NULL, NULL, {summary}"),
     };
     match detail {
         Detail::Full => format!(
@@ -85,8 +85,8 @@ fn tags_column(d: Dialect, has_tags_column: bool) -> String {
 }
 
 /// [`row_columns_with`] for every column, the tags from the summary.
-pub(super) fn row_columns(d: Dialect, has_group_columns: bool) -> String {
-    row_columns_with(d, false, has_group_columns, Detail::Full)
+pub(super) fn row_columns(d: Dialect, summary_for_group: Option<&str>) -> String {
+    row_columns_with(d, false, summary_for_group, Detail::Full)
 }
 
 /// How much of each run a listing reads.
@@ -241,7 +241,11 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
     let (kind, date, recorded_at, model, serial, firmware) = (s(1), s(2), s(3), s(4), s(5), s(6));
     let (target, label, host, source_dir) = (s(8), s(9), s(10), s(20));
     let (tags, findings, workload, started_at) = (s(21), s(22), s(23), s(24));
-    let workload_words = s(25);
+    let (workload_words, cache_hedged) = match s(27) {
+        // A store before schema version 5: from the summary, as its fill would.
+        Some(summary) => super::record::workload_and_hedge(&summary),
+        None => (s(25), r[26].as_i64() == Some(1)),
+    };
     RunRow {
         id: r[0].as_i64().unwrap_or_default(),
         kind: kind.unwrap_or_default(),
@@ -271,7 +275,7 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
         workload: workload.and_then(|t| serde_json::from_str(&t).ok()),
         started_at,
         workload_words,
-        cache_hedged: r[26].as_i64() == Some(1),
+        cache_hedged,
     }
 }
 
@@ -340,14 +344,14 @@ impl Store {
     pub fn list_with(&mut self, f: &Filter, detail: Detail) -> Result<Vec<RunRow>> {
         let (conds, params) = self.conditions(f)?;
         let has_tags = self.column_type("tags").is_some();
-        let has_group = self.column_type("cache_hedged").is_some();
+        let summary_for_group = self.summary_for_group();
         let detail = match detail {
             Detail::Columns if !f.tags.is_empty() => Detail::Tags,
             d => d,
         };
         let sql = format!(
             "SELECT {} FROM runs{conds} ORDER BY COALESCE(started_at, recorded_at), id",
-            row_columns_with(self.b.dialect(), has_tags, has_group, detail)
+            row_columns_with(self.b.dialect(), has_tags, summary_for_group, detail)
         );
         let rows = self.b.query(&sql, &params)?;
         Ok(rows
@@ -363,6 +367,18 @@ impl Store {
                 )
             })
             .collect())
+    }
+
+    /// `None` where the store keeps each run's workload and hedge in columns (schema version
+    /// 5); else the column that holds its summary's text, which they are read from.
+    fn summary_for_group(&self) -> Option<&'static str> {
+        if self.column_type("cache_hedged").is_some() {
+            None
+        } else if self.column_type("summary_text").is_some() {
+            Some("summary_text")
+        } else {
+            Some("summary")
+        }
     }
 
     /// What `runs --by` reads of each run matching `f` ([`GroupRow`]: what grouping `by`
@@ -400,12 +416,14 @@ impl Store {
             tags_column(self.b.dialect(), has_tags)
         };
         // Every group's sizes marked where hedged, and by drive each workload of a drive a
-        // group of its own (schema version 5's columns; NULL on a store without them).
-        let has_group = self.column_type("cache_hedged").is_some();
-        let (workload, hedged) = (
-            col("workload", drive && has_group),
-            col("cache_hedged", has_group),
-        );
+        // group of its own: schema version 5's columns, or on a store read as it is before
+        // that version, each run's summary (read whole: such a store is one that no slccache
+        // of this version has recorded into yet).
+        let summary_for_group = self.summary_for_group();
+        let (workload, hedged) = match summary_for_group {
+            None => (col("workload", drive), "cache_hedged"),
+            Some(summary) => (summary, "NULL"),
+        };
         let sql = format!(
             "SELECT id, {kind}, {target}, {serial}, {model}, {label}, {capacity}, host, \
              cache_bytes, after_cache_bytes_per_sec, {started}, {tags}, {at}, {workload}, \
@@ -415,7 +433,16 @@ impl Store {
             let (kind, target, serial) = (r.text(1)?, r.text(2)?, r.text(3)?);
             let (model, label, host) = (r.text(4)?, r.text(5)?, r.text(7)?);
             let started_at = r.text(10)?;
-            let workload = r.text(13)?;
+            let (workload, hedged) = match summary_for_group {
+                None => (
+                    r.text(13)?.map(std::borrow::Cow::into_owned),
+                    r.int(14)? == Some(1),
+                ),
+                Some(_) => match r.text(13)? {
+                    Some(summary) => super::record::workload_and_hedge(&summary),
+                    None => (None, false),
+                },
+            };
             // Read once a row: PostgreSQL's microseconds, else SQLite's text.
             let micros = r.micros(12)?;
             let at_text = match micros {
@@ -450,8 +477,8 @@ impl Store {
                 },
                 host: host.as_deref(),
                 cache_bytes: r.int(8)?,
-                cache_hedged: r.int(14)? == Some(1),
-                workload: workload.as_deref(),
+                cache_hedged: hedged,
+                workload: workload.as_deref().filter(|_| drive),
                 after_cache_bytes_per_sec: r.real(9)?,
                 after_too_short: false,
                 started_at: started_at.as_deref(),
@@ -537,7 +564,7 @@ impl Store {
         let rows = self.b.query(
             &format!(
                 "SELECT {}, {summary}, render FROM runs WHERE id = {p}",
-                row_columns(self.b.dialect(), self.column_type("cache_hedged").is_some())
+                row_columns(self.b.dialect(), self.summary_for_group())
             ),
             &[Val::Int(Some(id))],
         )?;

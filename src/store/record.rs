@@ -374,6 +374,16 @@ pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
     Ok(())
 }
 
+/// What schema version 5 keeps in a run's row of its summary (JSON text): the workload in
+/// words and whether the findings hedge the cache's size, as [`fill_workload_and_hedge`]
+/// fills them; for a store read as it is before that version.
+pub(super) fn workload_and_hedge(summary: &str) -> (Option<String>, bool) {
+    let f = serde_json::from_str(summary)
+        .map(|v: serde_json::Value| Fields::of(&v))
+        .unwrap_or_default();
+    (f.workload, f.cache_hedged == 1)
+}
+
 /// Schema version 5's fill: the workload and whether the findings hedge the cache's size, of
 /// every run, read from its stored summary.
 pub(crate) fn fill_workload_and_hedge(b: &mut dyn Backend) -> Result<()> {
