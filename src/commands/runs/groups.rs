@@ -407,8 +407,8 @@ const HEDGED_MARK: &str = "‡";
 /// The groups as a table: one line each, with the median and range of each figure (by drive,
 /// the workload beside the drive), fitted to `width` columns (`None`: every column whole): the
 /// group's name is shortened, then the figures lose their ranges (the medians stay), then the
-/// workload takes its short form (`rand 4K QD32`), then the name is shortened further. A cache median that takes in hedged sizes is marked `‡`, and the
-/// mark said under the table.
+/// workload takes its short form (`rand 4K QD32`), then the name is shortened further. A
+/// cache median that takes in hedged sizes is marked `‡`, and the mark said under the table.
 pub fn group_table(
     groups: &[Group],
     by: &GroupBy,
@@ -419,8 +419,8 @@ pub fn group_table(
     let spread =
         |s: &Option<Spread>, runs: usize, hedged: usize, f: &dyn Fn(f64) -> String, range: bool| {
             match s {
-                // No run of the group has a figure here (not steady, too short to judge, no cliff,
-                // writes that wrapped): said as the groups with some do.
+                // No run of the group has a figure here (not steady, too short to judge, no
+                // cliff, writes that wrapped): said as the groups with some do.
                 None => format!("- [0 of {runs} run{}]", if runs == 1 { "" } else { "s" }),
                 Some(s) => {
                     let mut t = f(s.median);
