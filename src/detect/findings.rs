@@ -456,6 +456,19 @@ impl Findings {
         }
     }
 
+    /// Whether the findings hedge the cache's size: a size that a faster first tier hidden in
+    /// the first sample could make a later tier's ([`Findings::first_sample_hides`] of a
+    /// [`Cache::Sized`]), or a drop not confirmed ([`Cache::Unconfirmed`]), as
+    /// [`Findings::cache_cell`] says of each. The store keeps it in the run's row
+    /// (`cache_hedged`), so that `runs --by` marks a median that takes such a size in.
+    pub fn cache_hedged(&self) -> bool {
+        match &self.cache {
+            Cache::Sized { .. } => self.first_sample_hides.is_some(),
+            Cache::Unconfirmed(_) => true,
+            _ => false,
+        }
+    }
+
     /// What a size cannot rule out where the first sample could hide a faster first tier
     /// ([`Findings::first_sample_hides`] of a [`Cache::Sized`]): `, unless a faster first tier
     /// of up to 435 GB ran out inside the first 2.0 min sample, which would not show at this
@@ -1063,6 +1076,7 @@ mod tests {
             f.cache_text(u)
         );
         assert_eq!(f.cache_row(u), f.cache_text(u));
+        assert!(f.cache_hedged());
         // The rate before the drop, as the card gives it ("first  ≥ 1976 MB/s"), not "-".
         assert_eq!(
             f.in_cache_cell(u).as_deref(),
@@ -1108,10 +1122,13 @@ mod tests {
             })
         };
         assert_eq!(f.cache_cell(u), "470 GB (440 GB to 500 GB)");
+        assert!(!f.cache_hedged());
         f.first_sample_hides = Some(super::super::HiddenCache {
             bytes: 250_000_000_000,
             interval_s: 120.0,
         });
+        // The store's row says so, for the medians of `runs --by`.
+        assert!(f.cache_hedged());
         assert_eq!(
             f.cache_cell(u),
             "470 GB (440 GB to 500 GB), or a first tier < 250 GB hid in the first sample"

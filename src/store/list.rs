@@ -16,24 +16,38 @@ const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), N
     after_cache_bytes_per_sec, NULL, NULL, interrupted, NULL";
 
 /// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, then
-/// the run's own start time (`runs --by drive` tells a re-analysis by it).
+/// the run's own start time (`runs --by drive` tells a re-analysis by it), then the workload
+/// in words and whether the cache's size is hedged (their columns, schema version 5), then
+/// NULL; on a store read as it is before version 5 (`summary_for_group`: the column that holds
+/// the summary's text), NULL, NULL and the summary, from which [`row_of_owned`] reads them.
 /// The tags come from their own column where the run has it filled (every run recorded or
 /// migrated since schema version 2), else from the stored summary; the findings and the
 /// workload from the summary, or NULL where `detail` leaves them out (reading them parses
 /// every run's summary, which at a fleet's hundred thousand runs takes seconds).
-pub(super) fn row_columns_with(d: Dialect, has_tags_column: bool, detail: Detail) -> String {
+pub(super) fn row_columns_with(
+    d: Dialect,
+    has_tags_column: bool,
+    summary_for_group: Option<&str>,
+    detail: Detail,
+) -> String {
     let json = |path: &[&str]| json_at(d, path);
     let tags = tags_column(d, has_tags_column);
+    // In `runs_listing` since version 5, as every column the listing reads but the tags.
+    let group = match summary_for_group {
+        None => "workload, cache_hedged, NULL".to_string(),
+        Some(summary) => format!("NULL, NULL, {summary}"),
+    };
     match detail {
         Detail::Full => format!(
-            "{ROW_COLUMNS}, {tags}, {}, {}, started_at",
+            "{ROW_COLUMNS}, {tags}, {}, {}, started_at, {group}",
             json(&["findings"]),
             json(&["run", "workload"])
         ),
-        Detail::Tags => format!("{ROW_COLUMNS}, {tags}, NULL, NULL, started_at"),
+        Detail::Tags => format!("{ROW_COLUMNS}, {tags}, NULL, NULL, started_at, {group}"),
         // On SQLite the columns added after the summary (tags among them) sit behind it in
-        // the row: reading them reads the whole summary from its overflow pages.
-        Detail::Columns => format!("{COLUMNS_FOR_GROUPS}, NULL, NULL, NULL, started_at"),
+        // the row: reading them reads the whole summary from its overflow pages, unless the
+        // index holds them.
+        Detail::Columns => format!("{COLUMNS_FOR_GROUPS}, NULL, NULL, NULL, started_at, {group}"),
     }
 }
 
@@ -71,8 +85,8 @@ fn tags_column(d: Dialect, has_tags_column: bool) -> String {
 }
 
 /// [`row_columns_with`] for every column, the tags from the summary.
-pub(super) fn row_columns(d: Dialect) -> String {
-    row_columns_with(d, false, Detail::Full)
+pub(super) fn row_columns(d: Dialect, summary_for_group: Option<&str>) -> String {
+    row_columns_with(d, false, summary_for_group, Detail::Full)
 }
 
 /// How much of each run a listing reads.
@@ -84,7 +98,8 @@ pub enum Detail {
     /// figures `runs --by tag:KEY` groups, which [`Store::each_for_grouping`] reads run by
     /// run).
     Tags,
-    /// What grouping reads only (id, date, kind, drive, host, cache size, after-cache rate, start):
+    /// What grouping reads only (id, date, kind, drive, host, cache size and whether it is
+    /// hedged, after-cache rate, start, workload in words):
     /// the rest of the row is empty, and so are tags, `findings` and `workload` (the runs and
     /// figures `runs --by host|drive` groups, which [`Store::each_for_grouping`] reads run by
     /// run; the library page's list of the runs a store holds). A filter by tag reads the
@@ -156,6 +171,10 @@ pub struct GroupRow<'a> {
     pub host: Option<&'a str>,
     /// Cache size, bytes.
     pub cache_bytes: Option<i64>,
+    /// Whether the findings hedge that size ([`RunRow::cache_hedged`]).
+    pub cache_hedged: bool,
+    /// The workload in words ([`RunRow::workload_words`]).
+    pub workload: Option<&'a str>,
     /// Rate after the cache, bytes/s.
     pub after_cache_bytes_per_sec: Option<f64>,
     /// Whether the run's findings say the stretch after the cache was too short to judge (its
@@ -192,6 +211,8 @@ impl RunRow {
             drive: DriveOf::of(self),
             host: self.host.as_deref(),
             cache_bytes: self.cache_bytes,
+            cache_hedged: self.cache_hedged,
+            workload: self.workload_words.as_deref(),
             after_cache_bytes_per_sec: self.after_cache_bytes_per_sec,
             after_too_short: self.findings.as_ref().is_some_and(|f| {
                 matches!(
@@ -220,6 +241,11 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
     let (kind, date, recorded_at, model, serial, firmware) = (s(1), s(2), s(3), s(4), s(5), s(6));
     let (target, label, host, source_dir) = (s(8), s(9), s(10), s(20));
     let (tags, findings, workload, started_at) = (s(21), s(22), s(23), s(24));
+    let (workload_words, cache_hedged) = match s(27) {
+        // A store before schema version 5: from the summary, as its fill would.
+        Some(summary) => super::record::workload_and_hedge(&summary),
+        None => (s(25), r[26].as_i64() == Some(1)),
+    };
     RunRow {
         id: r[0].as_i64().unwrap_or_default(),
         kind: kind.unwrap_or_default(),
@@ -248,6 +274,8 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
         findings: findings.and_then(|t| serde_json::from_str(&t).ok()),
         workload: workload.and_then(|t| serde_json::from_str(&t).ok()),
         started_at,
+        workload_words,
+        cache_hedged,
     }
 }
 
@@ -316,13 +344,14 @@ impl Store {
     pub fn list_with(&mut self, f: &Filter, detail: Detail) -> Result<Vec<RunRow>> {
         let (conds, params) = self.conditions(f)?;
         let has_tags = self.column_type("tags").is_some();
+        let summary_for_group = self.summary_for_group();
         let detail = match detail {
             Detail::Columns if !f.tags.is_empty() => Detail::Tags,
             d => d,
         };
         let sql = format!(
             "SELECT {} FROM runs{conds} ORDER BY COALESCE(started_at, recorded_at), id",
-            row_columns_with(self.b.dialect(), has_tags, detail)
+            row_columns_with(self.b.dialect(), has_tags, summary_for_group, detail)
         );
         let rows = self.b.query(&sql, &params)?;
         Ok(rows
@@ -338,6 +367,18 @@ impl Store {
                 )
             })
             .collect())
+    }
+
+    /// `None` where the store keeps each run's workload and hedge in columns (schema version
+    /// 5); else the column that holds its summary's text, which they are read from.
+    fn summary_for_group(&self) -> Option<&'static str> {
+        if self.column_type("cache_hedged").is_some() {
+            None
+        } else if self.column_type("summary_text").is_some() {
+            Some("summary_text")
+        } else {
+            Some("summary")
+        }
     }
 
     /// What `runs --by` reads of each run matching `f` ([`GroupRow`]: what grouping `by`
@@ -374,14 +415,34 @@ impl Store {
             let has_tags = self.column_type("tags").is_some();
             tags_column(self.b.dialect(), has_tags)
         };
+        // Every group's sizes marked where hedged, and by drive each workload of a drive a
+        // group of its own: schema version 5's columns, or on a store read as it is before
+        // that version, each run's summary (read whole: such a store is one that no slccache
+        // of this version has recorded into yet).
+        let summary_for_group = self.summary_for_group();
+        let (workload, hedged) = match summary_for_group {
+            None => (col("workload", drive), "cache_hedged"),
+            Some(summary) => (summary, "NULL"),
+        };
         let sql = format!(
             "SELECT id, {kind}, {target}, {serial}, {model}, {label}, {capacity}, host, \
-             cache_bytes, after_cache_bytes_per_sec, {started}, {tags}, {at} FROM runs{conds}"
+             cache_bytes, after_cache_bytes_per_sec, {started}, {tags}, {at}, {workload}, \
+             {hedged} FROM runs{conds}"
         );
         self.b.query_each(&sql, &params, &mut |r| {
             let (kind, target, serial) = (r.text(1)?, r.text(2)?, r.text(3)?);
             let (model, label, host) = (r.text(4)?, r.text(5)?, r.text(7)?);
             let started_at = r.text(10)?;
+            let (workload, hedged) = match summary_for_group {
+                None => (
+                    r.text(13)?.map(std::borrow::Cow::into_owned),
+                    r.int(14)? == Some(1),
+                ),
+                Some(_) => match r.text(13)? {
+                    Some(summary) => super::record::workload_and_hedge(&summary),
+                    None => (None, false),
+                },
+            };
             // Read once a row: PostgreSQL's microseconds, else SQLite's text.
             let micros = r.micros(12)?;
             let at_text = match micros {
@@ -416,6 +477,8 @@ impl Store {
                 },
                 host: host.as_deref(),
                 cache_bytes: r.int(8)?,
+                cache_hedged: hedged,
+                workload: workload.as_deref().filter(|_| drive),
                 after_cache_bytes_per_sec: r.real(9)?,
                 after_too_short: false,
                 started_at: started_at.as_deref(),
@@ -501,7 +564,7 @@ impl Store {
         let rows = self.b.query(
             &format!(
                 "SELECT {}, {summary}, render FROM runs WHERE id = {p}",
-                row_columns(self.b.dialect())
+                row_columns(self.b.dialect(), self.summary_for_group())
             ),
             &[Val::Int(Some(id))],
         )?;

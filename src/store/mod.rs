@@ -36,8 +36,8 @@ pub use backend::{Backend, Dialect, Location, Val};
 pub use export::export_run;
 use export::*;
 pub use list::{normalize_since, Detail, GroupRow, Grouped, RunAt};
-pub(crate) use record::fill_headline_and_timeline;
 use record::*;
+pub(crate) use record::{fill_headline_and_timeline, fill_workload_and_hedge};
 pub use record::{hostname, is_run_file, kind_of, not_run_files};
 
 use crate::report::charts::Theme;
@@ -254,6 +254,15 @@ pub struct RunRow {
     /// measurement ([`drive::one_per_measurement`]).
     #[serde(skip)]
     pub started_at: Option<String>,
+    /// The workload in a few words, as its row holds it (`randwrite 4K QD32`; schema version
+    /// 5): what `runs --by drive` keeps apart. `None` where the run has none, and for a run
+    /// recorded by an older slccache since.
+    #[serde(skip)]
+    pub workload_words: Option<String>,
+    /// Whether the findings hedge the cache's size, as its row holds it
+    /// ([`crate::detect::Findings::cache_hedged`]; schema version 5).
+    #[serde(skip)]
+    pub cache_hedged: bool,
 }
 
 /// Filters for [`Store::list`]; all given ones must match.

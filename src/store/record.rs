@@ -36,6 +36,12 @@ pub(super) struct Fields {
     bytes_written: Option<i64>,
     /// JSON text: the run's tags (an array or an object), where the summary has them.
     tags: Option<String>,
+    /// The workload in a few words, as `runs` shows it (`randwrite 4K QD32`), where the
+    /// summary has one.
+    workload: Option<String>,
+    /// 1 where the findings hedge the cache's size ([`crate::detect::Findings::cache_hedged`]),
+    /// else 0.
+    cache_hedged: i64,
 }
 
 pub(super) fn int(v: &serde_json::Value) -> Option<i64> {
@@ -103,8 +109,16 @@ impl Fields {
                 .into_iter()
                 .find(|t| t.is_array() || t.is_object())
                 .map(|t| t.to_string()),
+            workload: serde_json::from_value::<crate::timeline::Workload>(
+                s["run"]["workload"].clone(),
+            )
+            .ok()
+            .map(|w| w.in_words())
+            .filter(|w| w != "-"),
+            cache_hedged: 0,
         };
         if let Some(x) = findings {
+            f.cache_hedged = i64::from(x.cache_hedged());
             use crate::detect::findings::Cache;
             let i = |b: u64| i64::try_from(b).ok();
             (f.cache_bytes, f.cache_low_bytes, f.cache_high_bytes) = match x.cache {
@@ -356,6 +370,55 @@ pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// What schema version 5 keeps in a run's row of its summary (JSON text): the workload in
+/// words and whether the findings hedge the cache's size, as [`fill_workload_and_hedge`]
+/// fills them; for a store read as it is before that version.
+pub(super) fn workload_and_hedge(summary: &str) -> (Option<String>, bool) {
+    let f = serde_json::from_str(summary)
+        .map(|v: serde_json::Value| Fields::of(&v))
+        .unwrap_or_default();
+    (f.workload, f.cache_hedged == 1)
+}
+
+/// Schema version 5's fill: the workload and whether the findings hedge the cache's size, of
+/// every run, read from its stored summary.
+pub(crate) fn fill_workload_and_hedge(b: &mut dyn Backend) -> Result<()> {
+    let summary = if b.columns("runs")?.iter().any(|(c, _)| c == "summary_text") {
+        "summary_text"
+    } else {
+        "summary"
+    };
+    let p = |i| b.placeholder(i);
+    let set = format!(
+        "UPDATE runs SET workload = {}, cache_hedged = {} WHERE id = {}",
+        p(1),
+        p(2),
+        p(3)
+    );
+    let one = format!("SELECT {summary} FROM runs WHERE id = {}", p(1));
+    let ids: Vec<i64> = b
+        .query("SELECT id FROM runs ORDER BY id", &[])?
+        .iter()
+        .filter_map(|r| r[0].as_i64())
+        .collect();
+    for id in ids {
+        let text = b.query(&one, &[Val::Int(Some(id))])?;
+        let text = text.first().and_then(|r| r[0].as_str()).unwrap_or_default();
+        let f = serde_json::from_str(text)
+            .map(|v: serde_json::Value| Fields::of(&v))
+            .unwrap_or_default();
+        b.execute(
+            &set,
+            &[
+                Val::Text(f.workload),
+                Val::Int(Some(f.cache_hedged)),
+                Val::Int(Some(id)),
+            ],
+        )?;
     }
     Ok(())
 }
@@ -789,6 +852,8 @@ impl Store {
             ("summary_text", Val::Text(Some(summary_text.clone()))),
             ("bytes_written", Val::Int(f.bytes_written)),
             ("tags", Val::Text(f.tags)),
+            ("workload", Val::Text(f.workload)),
+            ("cache_hedged", Val::Int(Some(f.cache_hedged))),
         ];
         // The columns this store has (an older one lacks the newest), each in its type.
         let mut names = Vec::new();

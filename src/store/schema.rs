@@ -33,7 +33,7 @@ use super::backend::{is_permission_denied, quote_ident, typed_placeholder, Backe
 use super::StoreError;
 
 /// The schema version this slccache writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// What a step does to clients older than it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -238,6 +238,28 @@ const V4: &[&str] = &[
     )",
 ];
 
+/// Version 5: each run's workload in a few words (`randwrite 4K QD32`, as `runs` shows it;
+/// NULL where the run has none) and whether its findings hedge the cache's size
+/// (`cache_hedged`: 1 for a size that a faster first tier hidden in the first sample could make
+/// a later tier's, or a drop not confirmed; else 0), so that `runs --by drive` keeps each
+/// workload of a drive apart and marks a median that takes a hedged size in, reading columns
+/// only. Both are filled for the runs already there from their summaries
+/// ([`super::fill_workload_and_hedge`]), and `runs_listing` is made again with them at its
+/// end: on SQLite a column added after the summary sits behind it in the row, and reading it
+/// from the table would read every summary's overflow pages.
+const V5: &[&str] = &[
+    "ALTER TABLE runs ADD COLUMN workload TEXT",
+    "ALTER TABLE runs ADD COLUMN cache_hedged BIGINT",
+    "DROP INDEX runs_listing",
+    "CREATE INDEX runs_listing ON runs (
+        COALESCE(started_at, recorded_at), id, kind, recorded_at, started_at, model, serial,
+        firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes,
+        cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec,
+        after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir,
+        bytes_written, workload, cache_hedged
+    )",
+];
+
 /// Every migration, in order; the last one's `to` is [`SCHEMA_VERSION`].
 pub const MIGRATIONS: &[Migration] = &[
     Migration {
@@ -272,6 +294,15 @@ pub const MIGRATIONS: &[Migration] = &[
         postgres: Compat::Adds,
         statements: V4,
         fill: None,
+    },
+    Migration {
+        to: 5,
+        // Older clients go on recording; their rows leave the two columns NULL (no workload,
+        // not hedged, to `runs --by`).
+        sqlite: Compat::Adds,
+        postgres: Compat::Adds,
+        statements: V5,
+        fill: Some(super::fill_workload_and_hedge),
     },
 ];
 

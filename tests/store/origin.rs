@@ -190,6 +190,96 @@ fn three_hosts(db: &Path, w: &Path) {
     }
 }
 
+/// `runs --by drive` took one median over a drive's 4K random and 128K sequential runs,
+/// which measure different caches and rates: each workload of a drive is a group of its own,
+/// the workload in a column; and a median that takes in a size the findings hedge (a faster
+/// first tier may have hidden in a long first sample) is marked, as each run's cell is, and
+/// counted in the JSON.
+pub fn runs_by_drive_keeps_a_drive_s_workloads_apart_and_marks_hedged_sizes() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let runs: [&[&str]; 4] = [
+        &["960evo-500g", "--seed", "1"],
+        &["960evo-500g", "--pattern", "seqwrite", "--bs", "128k"],
+        &["960evo-500g", "--seed", "2"],
+        // A first sample of 2 min: the size is a later tier's were a first tier hidden in it.
+        &["fx700-2tb", "--interval", "2m"],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        ok(bin(&db)
+            .arg("simulate")
+            .args(*args)
+            .args(["-q", "--out"])
+            .arg(d.path().join(format!("s{i}"))));
+    }
+    let rows = runs_json(db.to_str().unwrap());
+    let cache = |i: usize| rows[i]["cache_bytes"].as_f64().unwrap();
+    let g: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", "drive"]))).unwrap();
+    let seen: Vec<(&str, &str, i64, i64)> = g
+        .iter()
+        .map(|g| {
+            (
+                g["group"].as_str().unwrap(),
+                g["workload"].as_str().unwrap(),
+                g["runs"].as_i64().unwrap(),
+                g["cache_hedged_runs"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("HP FX700 2TB (QLC) (simulated)", "randwrite 4K QD32", 1, 1),
+            (
+                "Samsung SSD 960 EVO 500GB (simulated)",
+                "randwrite 4K QD32",
+                2,
+                0
+            ),
+            (
+                "Samsung SSD 960 EVO 500GB (simulated)",
+                "seqwrite 128K QD32",
+                1,
+                0
+            ),
+        ],
+        "{g:?}"
+    );
+    // No median mixes the workloads.
+    assert_eq!(
+        g[1]["cache_bytes"]["median"].as_f64().unwrap(),
+        (cache(0) + cache(2)) / 2.0
+    );
+    assert_eq!(g[2]["cache_bytes"]["median"].as_f64().unwrap(), cache(1));
+    let t = ok(bin(&db).args(["runs", "--by", "drive"]));
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(
+        lines[0].starts_with("drive ") && lines[0].contains(" workload "),
+        "{t}"
+    );
+    assert!(
+        lines[1].contains("randwrite 4K QD32") && lines[1].contains(" GB ‡"),
+        "{t}"
+    );
+    assert!(
+        lines[3].contains("seqwrite 128K QD32") && !lines[3].contains('‡'),
+        "{t}"
+    );
+    assert!(
+        t.contains("‡ cache: the median takes in sizes that may be a later tier's"),
+        "{t}"
+    );
+    // By host, one group as before, with no workload.
+    let h: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", "host"]))).unwrap();
+    assert_eq!(h.len(), 1, "{h:?}");
+    assert_eq!(h[0]["runs"], 4);
+    assert!(h[0].get("workload").is_none(), "{h:?}");
+    // Its median takes the hedged size in too, and says so.
+    assert_eq!(h[0]["cache_hedged_runs"], 1, "{h:?}");
+}
+
 /// `--host` and `--drive` match part of the name in any case; every `--tag` must match.
 pub fn runs_filter_by_host_part_and_tags() {
     let d = tempfile::tempdir().unwrap();
@@ -735,7 +825,9 @@ pub fn runs_tables_fit_the_terminal_width() {
         ok(&mut c)
     };
     let widest = |t: &str| t.lines().map(|l| l.chars().count()).max().unwrap();
-    for (by, widths) in [(&[][..], &["80"][..]), (&["--by", "drive"], &["80", "60"])] {
+    // By drive, the workload column (which tells a drive's groups apart) is never left out:
+    // 80 columns hold it; 60 do not, and the table keeps it there (below).
+    for (by, widths) in [(&[][..], &["80"][..]), (&["--by", "drive"], &["80"])] {
         let whole = table(None, by);
         assert!(
             widest(&whole) > 80,
@@ -773,6 +865,17 @@ pub fn runs_tables_fit_the_terminal_width() {
             assert!(fitted.contains("13.0 GB"), "{fitted}");
         }
     }
+    let narrow = table(Some("60"), &["--by", "drive"]);
+    let groups: Vec<&str> = narrow
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("median only:"))
+        .collect();
+    assert_eq!(groups.len(), 3, "{narrow}");
+    assert!(
+        groups.iter().all(|l| l.contains(" rand 4K QD32 ")),
+        "{narrow}"
+    );
     // The listing at 80 columns keeps the id, the drive and the cache with its interval.
     let fitted = table(Some("80"), &[]);
     let head = fitted.lines().next().unwrap();

@@ -246,6 +246,10 @@ fn steps() -> Vec<Step> {
             ]),
         ),
         Readme(
+            "slccache runs --by drive                          # per drive and workload (4K random and 128K sequential apart)",
+            Prints(&["drive", " workload ", "cache: median (range)", "randwrite 4K QD32"]),
+        ),
+        Readme(
             "slccache runs --by tag:rack --json                # the same per rack, as JSON",
             Prints(&["\"group\": \"r3\"", "\"by\": \"tag:rack\""]),
         ),

@@ -308,7 +308,7 @@ impl Table {
 
 /// `note` in lines of at most `width` characters (`None`: one line), broken between words,
 /// each line after the first indented by two spaces so that it reads as the same note.
-fn wrap_note(note: &str, width: Option<usize>) -> Vec<String> {
+pub(super) fn wrap_note(note: &str, width: Option<usize>) -> Vec<String> {
     let Some(width) = width else {
         return vec![note.to_string()];
     };

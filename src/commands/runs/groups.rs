@@ -1,5 +1,7 @@
 //! `slccache runs --by host|drive|tag:KEY`: the runs in groups, with the count, median and
-//! range of the cache size and of the after-cache rate of each.
+//! range of the cache size and of the after-cache rate of each. By drive, each workload of a
+//! drive is a group of its own: a 4K random run and a 128K sequential one measure different
+//! caches and rates, and no median takes both in.
 
 use anyhow::Result;
 
@@ -16,7 +18,7 @@ pub enum GroupBy {
     Host,
     /// The drive, as `history` takes one ([`crate::store::drive`]): its serial, else its
     /// model, capacity and kind, and for an emulated or simulated drive the spec it was made
-    /// from.
+    /// from; and the workload, each of a drive's a group of its own.
     Drive,
     /// The value of one tag.
     Tag(String),
@@ -98,10 +100,17 @@ pub struct Group {
     pub by: String,
     /// The host, drive or tag value (`-`: none).
     pub group: String,
+    /// By drive: the workload of the group's runs, in a few words (`randwrite 4K QD32`; `-`:
+    /// none recorded). Absent from the JSON by host and by tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<String>,
     /// Runs in the group.
     pub runs: usize,
     /// Cache size, bytes.
     pub cache_bytes: Option<Spread>,
+    /// Of the runs in the cache's median, those whose findings hedge their size (a faster
+    /// first tier may have hidden in the first sample: the size may be a later tier's).
+    pub cache_hedged_runs: usize,
     /// Rate after the cache, bytes/s.
     pub after_cache_bytes_per_sec: Option<Spread>,
 }
@@ -123,26 +132,39 @@ pub struct Grouping {
     units: UnitSystem,
     /// By host or tag value (`-`: none).
     named: HashMap<String, Figures>,
-    /// By drive: the drive's latest run (for its name) and its runs, each measurement once.
-    drives: HashMap<DriveKey, (LatestRun, Measurements<Figure>)>,
+    /// By drive: the drive's latest run (for its name) and its runs, each measurement once,
+    /// each with its workload (its place in `workloads`).
+    drives: HashMap<DriveKey, (LatestRun, Measurements<WorkloadFigure>)>,
+    /// The workloads of the runs by drive, each once.
+    workloads: Vec<String>,
+    /// The place of each in `workloads`.
+    workload_at: HashMap<String, usize>,
 }
 
-/// One run's figures: cache size, the rate after the cache, and whether the findings say
-/// that stretch was too short to judge.
-type Figure = (Option<i64>, Option<f64>, bool);
+/// One run's figures: cache size, whether the findings hedge it, the rate after the cache,
+/// and whether the findings say that stretch was too short to judge.
+type Figure = (Option<i64>, bool, Option<f64>, bool);
+
+/// One run's workload (its place in [`Grouping`]'s workloads; `None`: none recorded) and its
+/// figures.
+type WorkloadFigure = (Option<usize>, Figure);
 
 /// A group's runs and their figures.
 #[derive(Default)]
 struct Figures {
     runs: usize,
     cache: Vec<f64>,
+    hedged: usize,
     after: Vec<f64>,
 }
 
 impl Figures {
-    fn add(&mut self, (cache, after, too_short): Figure) {
+    fn add(&mut self, (cache, hedged, after, too_short): Figure) {
         self.runs += 1;
         self.cache.extend(cache.map(|c| c as f64));
+        if cache.is_some() && hedged {
+            self.hedged += 1;
+        }
         // Only a rate judged steady: one too short to judge is no figure for a median (the
         // listings that group leave it out of the column already).
         if !too_short {
@@ -237,6 +259,8 @@ impl Grouping {
             units,
             named: HashMap::new(),
             drives: HashMap::new(),
+            workloads: Vec::new(),
+            workload_at: HashMap::new(),
         }
     }
 
@@ -245,15 +269,31 @@ impl Grouping {
     pub fn push(&mut self, r: &GroupRow) {
         let figure = (
             r.cache_bytes,
+            r.cache_hedged,
             r.after_cache_bytes_per_sec,
             r.after_too_short,
         );
         let name = match &self.by {
             GroupBy::Drive => {
+                let workload = r.workload.map(|w| match self.workload_at.get(w) {
+                    Some(&at) => at,
+                    None => {
+                        self.workloads.push(w.to_string());
+                        self.workload_at
+                            .insert(w.to_string(), self.workloads.len() - 1);
+                        self.workloads.len() - 1
+                    }
+                });
                 let (latest, runs) = self.drives.entry(r.drive.key()).or_default();
                 latest.offer(&r.drive, r.at, r.id);
-                // A run analysed again is one measurement of the drive, not two.
-                runs.push(r.started_at, r.drive.kind == "analyze", r.id, figure);
+                // A run analysed again is one measurement of the drive, not two (whatever
+                // workload its summary names).
+                runs.push(
+                    r.started_at,
+                    r.drive.kind == "analyze",
+                    r.id,
+                    (workload, figure),
+                );
                 return;
             }
             GroupBy::Host => r.host,
@@ -266,29 +306,43 @@ impl Grouping {
         }
     }
 
-    /// The groups, in name order (`-`, no value, last).
+    /// The groups, in name order (`-`, no value, last); a drive's, by workload (none last).
     pub fn finish(self) -> Vec<Group> {
-        // Two drives are two groups even where their names were alike.
-        type Name = (bool, String, Option<DriveKey>);
+        // Two drives are two groups even where their names were alike; a drive's workloads
+        // are one group each.
+        type Name = (bool, String, Option<DriveKey>, Option<(bool, String)>);
         let mut groups: BTreeMap<Name, Figures> = BTreeMap::new();
         for (name, g) in self.named {
-            groups.insert((name == "-", name, None), g);
+            groups.insert((name == "-", name, None, None), g);
         }
         for (key, (latest, runs)) in self.drives {
             let name = drive_name_of(&key, &latest.drive(), self.units);
-            let mut g = Figures::default();
-            for f in runs.finish() {
-                g.add(f);
+            let mut by_workload: BTreeMap<(bool, &str), Figures> = BTreeMap::new();
+            for (w, f) in runs.finish() {
+                let w = w.map_or((true, "-"), |at| (false, self.workloads[at].as_str()));
+                by_workload.entry(w).or_default().add(f);
             }
-            groups.insert((name == "-", name, Some(key)), g);
+            for ((none, w), g) in by_workload {
+                groups.insert(
+                    (
+                        name == "-",
+                        name.clone(),
+                        Some(key.clone()),
+                        Some((none, w.into())),
+                    ),
+                    g,
+                );
+            }
         }
         groups
             .into_iter()
-            .map(|((_, name, _), g)| Group {
+            .map(|((_, name, _, workload), g)| Group {
                 by: self.by.name(),
                 group: name,
+                workload: workload.map(|(_, w)| w),
                 runs: g.runs,
                 cache_bytes: Spread::of(g.cache),
+                cache_hedged_runs: g.hedged,
                 after_cache_bytes_per_sec: Spread::of(g.after),
             })
             .collect()
@@ -346,9 +400,15 @@ pub(super) fn range_text(
     format!("{a:.d$} {unit} to {b:.d$} {unit}")
 }
 
-/// The groups as a table: one line each, with the median and range of each figure, fitted
-/// to `width` columns (`None`: every column whole): the group's name is shortened, then the
-/// figures lose their ranges (the medians stay), then the name is shortened further.
+/// The mark after a cache median that takes in sizes the findings hedge (a faster first tier
+/// may have hidden in the first sample), as the runs table marks each such size.
+const HEDGED_MARK: &str = "‡";
+
+/// The groups as a table: one line each, with the median and range of each figure (by drive,
+/// the workload beside the drive), fitted to `width` columns (`None`: every column whole): the
+/// group's name is shortened, then the figures lose their ranges (the medians stay), then the
+/// workload takes its short form (`rand 4K QD32`), then the name is shortened further. A
+/// cache median that takes in hedged sizes is marked `‡`, and the mark said under the table.
 pub fn group_table(
     groups: &[Group],
     by: &GroupBy,
@@ -356,34 +416,49 @@ pub fn group_table(
     width: Option<usize>,
 ) -> String {
     use super::fit::{Step, Table};
-    let spread = |s: &Option<Spread>, runs: usize, f: &dyn Fn(f64) -> String, range: bool| match s {
-        // No run of the group has a figure here (not steady, too short to judge, no cliff,
-        // writes that wrapped): said as the groups with some do.
-        None => format!("- [0 of {runs} run{}]", if runs == 1 { "" } else { "s" }),
-        Some(s) => {
-            let mut t = f(s.median);
-            if range && s.runs > 1 {
-                t = format!("{t} ({})", range_text(s.min, s.max, &t, units, f));
+    let spread =
+        |s: &Option<Spread>, runs: usize, hedged: usize, f: &dyn Fn(f64) -> String, range: bool| {
+            match s {
+                // No run of the group has a figure here (not steady, too short to judge, no
+                // cliff, writes that wrapped): said as the groups with some do.
+                None => format!("- [0 of {runs} run{}]", if runs == 1 { "" } else { "s" }),
+                Some(s) => {
+                    let mut t = f(s.median);
+                    let marked = if hedged > 0 {
+                        format!("{t} {HEDGED_MARK}")
+                    } else {
+                        t.clone()
+                    };
+                    if range && s.runs > 1 {
+                        t = format!("{marked} ({})", range_text(s.min, s.max, &t, units, f));
+                    } else {
+                        t = marked;
+                    }
+                    if s.runs < runs {
+                        t += &format!(" [{} of {runs} runs]", s.runs);
+                    }
+                    t
+                }
             }
-            if s.runs < runs {
-                t += &format!(" [{} of {runs} runs]", s.runs);
-            }
-            t
-        }
-    };
+        };
     let bytes = |v: f64| format_bytes(v, units);
     let rate = |v: f64| format_rate(v, units);
-    let cache = |g: &Group, range: bool| spread(&g.cache_bytes, g.runs, &bytes, range);
-    let after = |g: &Group, range: bool| spread(&g.after_cache_bytes_per_sec, g.runs, &rate, range);
+    let cache =
+        |g: &Group, range: bool| spread(&g.cache_bytes, g.runs, g.cache_hedged_runs, &bytes, range);
+    let after =
+        |g: &Group, range: bool| spread(&g.after_cache_bytes_per_sec, g.runs, 0, &rate, range);
+    // By drive, the workload in a column of its own after the drive's name.
+    let with_workload = *by == GroupBy::Drive;
+    let w = usize::from(with_workload);
     let rows: Vec<Vec<String>> = groups
         .iter()
         .map(|g| {
-            vec![
-                g.group.clone(),
-                g.runs.to_string(),
-                cache(g, true),
-                after(g, true),
-            ]
+            let mut row = vec![g.group.clone()];
+            if with_workload {
+                row.push(g.workload.clone().unwrap_or_else(|| "-".into()));
+            }
+            row.extend([g.runs.to_string(), cache(g, true), after(g, true)]);
+            row
         })
         .collect();
     // What a bracket means, under a table that has one.
@@ -391,44 +466,78 @@ pub fn group_table(
         r.iter()
             .any(|c| c.ends_with(" runs]") || c.ends_with(" run]"))
     });
+    let hedged = groups.iter().any(|g| g.cache_hedged_runs > 0);
     let no_ranges = "median only: the ranges are left out (--wide shows them)".to_string();
-    let mut text = Table {
-        head: vec![
-            by.name(),
-            "runs".to_string(),
-            "cache: median (range)".to_string(),
-            "after cache: median (range)".to_string(),
-        ],
-        rows,
-        right: vec![1],
+    let mut head = vec![by.name()];
+    if with_workload {
+        head.push("workload".to_string());
     }
-    .render(
-        width,
-        vec![
-            Step::Narrow(0, 32),
-            Step::Marked(
-                2,
-                "cache: median".into(),
-                groups.iter().map(|g| cache(g, false)).collect(),
-                vec![no_ranges.clone()],
-            ),
-            Step::Marked(
-                3,
-                "after cache: median".into(),
-                groups.iter().map(|g| after(g, false)).collect(),
-                vec![no_ranges],
-            ),
-            Step::Narrow(0, 16),
-        ],
-    );
+    head.extend([
+        "runs".to_string(),
+        "cache: median (range)".to_string(),
+        "after cache: median (range)".to_string(),
+    ]);
+    let mut steps = vec![
+        Step::Narrow(0, 32),
+        Step::Marked(
+            2 + w,
+            "cache: median".into(),
+            groups.iter().map(|g| cache(g, false)).collect(),
+            vec![no_ranges.clone()],
+        ),
+        Step::Marked(
+            3 + w,
+            "after cache: median".into(),
+            groups.iter().map(|g| after(g, false)).collect(),
+            vec![no_ranges],
+        ),
+    ];
+    if with_workload {
+        // The workload short (`rand 4K QD32`), never left out: it tells a drive's groups
+        // apart.
+        steps.push(Step::Short(
+            1,
+            "workload".into(),
+            groups
+                .iter()
+                .map(|g| {
+                    g.workload
+                        .as_deref()
+                        .map_or_else(|| "-".into(), super::table::short_workload)
+                })
+                .collect(),
+        ));
+    }
+    steps.push(Step::Narrow(0, 16));
+    let mut text = Table {
+        head,
+        rows,
+        right: vec![1 + w],
+    }
+    .render(width, steps);
+    let mut notes = String::new();
     if counted {
+        notes += "[k of n runs]: only k of the group's n runs have that figure\n";
+    }
+    if hedged {
+        // As wide as the table may be, as the fitted table's own notes are.
+        let note = format!(
+            "{HEDGED_MARK} cache: the median takes in sizes that may be a later tier's, were a \
+             faster first tier hidden in the first sample (--json counts them: \
+             cache_hedged_runs)"
+        );
+        for l in super::fit::wrap_note(&note, width) {
+            notes += &l;
+            notes.push('\n');
+        }
+    }
+    if !notes.is_empty() {
         // Above the line that says how the table was fitted, if there is one.
-        let note = "[k of n runs]: only k of the group's n runs have that figure\n";
         let at = text
             .rfind("\n(")
             .filter(|_| text.ends_with("whole)\n"))
             .map_or(text.len(), |i| i + 1);
-        text.insert_str(at, note);
+        text.insert_str(at, &notes);
     }
     text
 }
@@ -474,8 +583,10 @@ mod tests {
         let g = Group {
             by: "drive".into(),
             group: "x".into(),
+            workload: Some("randwrite 4K QD32".into()),
             runs: 3,
             cache_bytes: Spread::of(vec![24.007e9; 3]),
+            cache_hedged_runs: 0,
             after_cache_bytes_per_sec: Spread::of(vec![399.979e6; 3]),
         };
         let t = group_table(&[g], &GroupBy::Drive, u, None);
@@ -493,8 +604,10 @@ mod tests {
         let g = |name: &str, cache: Vec<f64>| Group {
             by: "drive".into(),
             group: name.into(),
+            workload: Some("randwrite 4K QD32".into()),
             runs: 2,
             cache_bytes: Spread::of(cache),
+            cache_hedged_runs: 0,
             after_cache_bytes_per_sec: Spread::of(vec![580e6, 591e6]),
         };
         let groups = [
@@ -523,5 +636,144 @@ mod tests {
         }
         // The fitting's own line stays last.
         assert!(narrow.trim_end().ends_with("whole)"), "{narrow}");
+    }
+
+    /// What the store hands the grouping of one run.
+    fn run<'a>(
+        id: i64,
+        tags: &'a BTreeMap<String, String>,
+        workload: Option<&'a str>,
+        cache: f64,
+        hedged: bool,
+    ) -> GroupRow<'a> {
+        GroupRow {
+            id,
+            drive: DriveOf {
+                kind: "simulate",
+                target: Some("sim:960evo-500g"),
+                model: Some("Samsung SSD 960 EVO 500GB"),
+                capacity_bytes: Some(500_107_862_016),
+                ..DriveOf::default()
+            },
+            host: Some("lab-1"),
+            cache_bytes: Some(cache as i64),
+            cache_hedged: hedged,
+            workload,
+            after_cache_bytes_per_sec: Some(580e6),
+            after_too_short: false,
+            started_at: None,
+            tags,
+            at: None,
+        }
+    }
+
+    /// `runs --by drive` took one median of a drive's 4K random and 128K sequential runs,
+    /// which measure different caches and rates: each workload of a drive is a group of its
+    /// own, named in a column of its own; by host they stay one group.
+    #[test]
+    fn a_drive_s_workloads_are_groups_of_their_own() {
+        let u = UnitSystem::Decimal;
+        let tags = BTreeMap::new();
+        let runs = [
+            run(1, &tags, Some("randwrite 4K QD32"), 22.0e9, false),
+            run(2, &tags, Some("seqwrite 128K QD32"), 40.0e9, false),
+            run(3, &tags, Some("randwrite 4K QD32"), 22.2e9, false),
+            run(4, &tags, None, 30.0e9, false),
+        ];
+        let mut g = Grouping::new(GroupBy::Drive, u);
+        for r in &runs {
+            g.push(r);
+        }
+        let groups = g.finish();
+        let seen: Vec<(Option<&str>, usize, f64)> = groups
+            .iter()
+            .map(|g| {
+                (
+                    g.workload.as_deref(),
+                    g.runs,
+                    g.cache_bytes.as_ref().unwrap().median,
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some("randwrite 4K QD32"), 2, 22.1e9),
+                (Some("seqwrite 128K QD32"), 1, 40.0e9),
+                (Some("-"), 1, 30.0e9),
+            ]
+        );
+        let t = group_table(&groups, &GroupBy::Drive, u, None);
+        let head = t.lines().next().unwrap();
+        assert!(
+            head.starts_with("drive ") && head.contains(" workload "),
+            "{t}"
+        );
+        assert!(
+            t.lines().nth(2).unwrap().contains("seqwrite 128K QD32"),
+            "{t}"
+        );
+        let mut g = Grouping::new(GroupBy::Host, u);
+        for r in &runs {
+            g.push(r);
+        }
+        let by_host = g.finish();
+        assert_eq!(by_host.len(), 1);
+        assert_eq!((by_host[0].runs, by_host[0].workload.as_deref()), (4, None));
+        let t = group_table(&by_host, &GroupBy::Host, u, None);
+        assert!(!t.contains("workload"), "{t}");
+    }
+
+    /// A median that takes in a size the findings hedge (a faster first tier may have hidden
+    /// in the first sample) gave it as a plain size, where each run's cell hedges it: the
+    /// median is marked, the mark said under the table (within its width), the count given.
+    #[test]
+    fn a_median_of_hedged_sizes_is_marked() {
+        let u = UnitSystem::Decimal;
+        let tags = BTreeMap::new();
+        let w = Some("randwrite 4K QD32");
+        let mut g = Grouping::new(GroupBy::Drive, u);
+        for r in [
+            run(1, &tags, w, 470e9, true),
+            run(2, &tags, w, 480e9, false),
+            run(3, &tags, Some("seqwrite 128K QD32"), 22e9, false),
+        ] {
+            g.push(&r);
+        }
+        let groups = g.finish();
+        assert_eq!(
+            groups
+                .iter()
+                .map(|g| g.cache_hedged_runs)
+                .collect::<Vec<_>>(),
+            [1, 0]
+        );
+        for width in [None, Some(80), Some(60)] {
+            let t = group_table(&groups, &GroupBy::Drive, u, width);
+            let rows: Vec<&str> = t.lines().collect();
+            assert!(rows[1].contains("475 GB ‡"), "{t}");
+            assert!(!rows[2].contains('‡'), "{t}");
+            let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                words.contains(
+                    "‡ cache: the median takes in sizes that may be a later tier's, were a \
+                     faster first tier hidden in the first sample"
+                ),
+                "{t}"
+            );
+            // The note breaks to the width; the table itself fits 80 at the least.
+            for l in &rows {
+                assert!(
+                    l.chars().count() <= width.unwrap_or(usize::MAX).max(80),
+                    "{l:?}"
+                );
+            }
+        }
+        let json = serde_json::to_value(&groups).unwrap();
+        assert_eq!(json[0]["cache_hedged_runs"], 1);
+        assert_eq!(json[0]["workload"], "randwrite 4K QD32");
+        // None hedged: no mark, no note.
+        let t = group_table(&groups[1..], &GroupBy::Drive, u, None);
+        assert!(!t.contains('‡'), "{t}");
     }
 }

@@ -298,7 +298,7 @@ const HIDDEN_TIER_MARK: &str = "‡";
 
 /// A workload in words ([`workload_cell`]) in fewer characters: `randwrite 4K QD32` as
 /// `rand 4K QD32`, `seqwrite` as `seq`, reads as `rand read` and `seq read`.
-fn short_workload(words: &str) -> String {
+pub(super) fn short_workload(words: &str) -> String {
     let (pattern, rest) = words.split_once(' ').unwrap_or((words, ""));
     let short = match pattern {
         "randwrite" => "rand",

@@ -139,6 +139,10 @@ pub type Case = fn(&Location, &Fixtures, &Path);
 /// Every case, by name.
 pub const CASES: &[(&str, Case)] = &[
     ("export_is_byte_identical", export_is_byte_identical),
+    (
+        "a_version_4_store_takes_version_5_with_workload_and_hedge",
+        a_version_4_store_takes_version_5_with_workload_and_hedge,
+    ),
     ("import_twice_adds_once", import_twice_adds_once),
     ("import_is_stored_as_recorded", import_is_stored_as_recorded),
     ("list_filters", list_filters),
@@ -315,7 +319,9 @@ fn a_version_3_store_takes_version_4_and_keeps_its_runs(
         .id();
     let before = schema::read_versions(loc.connect().unwrap().as_mut()).unwrap();
     assert_eq!(before.tables, 3);
-    let mut s = Store::open(loc).unwrap().with_piece_bytes(512);
+    let mut s = Store::open_with(loc.connect().unwrap(), &schema::MIGRATIONS[..4])
+        .unwrap()
+        .with_piece_bytes(512);
     let after = schema::read_versions(s.backend()).unwrap();
     assert_eq!(
         after,
@@ -354,6 +360,165 @@ fn a_version_3_store_takes_version_4_and_keeps_its_runs(
         out.len()
     );
     assert_eq!(s.list(&Filter::default()).unwrap().len(), 2);
+}
+
+/// A copy of `sim_a`'s folder at `dir` whose summary `edit` changed.
+fn edited_copy(fx: &Fixtures, dir: &Path, edit: &dyn Fn(&mut serde_json::Value)) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    for f in ["timeline.csv", "report.md"] {
+        std::fs::copy(fx.sim_a.join(f), dir.join(f)).unwrap();
+    }
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.sim_a.join("summary.json")).unwrap())
+            .unwrap();
+    edit(&mut v);
+    std::fs::write(dir.join("summary.json"), v.to_string()).unwrap();
+    dir.to_path_buf()
+}
+
+/// A store of version 4 takes version 5 on its own (it only adds), leaving the compatible-with
+/// version as it was: each run's workload in words and whether its cache size is hedged are
+/// filled from its summary, `runs_listing` holds both (so that `runs --by drive` reads the
+/// index, not the rows with their summaries), a run recorded, imported or copied since writes
+/// them, and `runs --by drive` keeps a drive's workloads apart and counts its hedged sizes.
+fn a_version_4_store_takes_version_5_with_workload_and_hedge(
+    loc: &Location,
+    fx: &Fixtures,
+    work: &Path,
+) {
+    use slccache::commands::runs::{GroupBy, Grouping};
+    use slccache::store::{Dialect, Grouped};
+    let serial = |v: &mut serde_json::Value, start: &str| {
+        v["run"]["device"]["serial"] = "W1".into();
+        v["run"]["started_at"] = start.into();
+    };
+    let rand = edited_copy(fx, &work.join("rand"), &|v| {
+        serial(v, "2026-01-01T00:00:00Z")
+    });
+    let seq = edited_copy(fx, &work.join("seq"), &|v| {
+        serial(v, "2026-01-02T00:00:00Z");
+        v["run"]["workload"]["pattern"] = "seqwrite".into();
+        v["run"]["workload"]["block_size"] = 131072.into();
+    });
+    let hedged = edited_copy(fx, &work.join("hedged"), &|v| {
+        serial(v, "2026-01-03T00:00:00Z");
+        v["findings"]["first_sample_hides"] =
+            serde_json::json!({ "bytes": 5_000_000_000u64, "interval_s": 120.0 });
+    });
+    let none = edited_copy(fx, &work.join("none"), &|v| {
+        serial(v, "2026-01-04T00:00:00Z");
+        v["run"].as_object_mut().unwrap().remove("workload");
+    });
+    let v4 = &schema::MIGRATIONS[..4];
+    let mut old = Store::open_with(loc.connect().unwrap(), v4).unwrap();
+    let ids: Vec<i64> = [&rand, &seq, &hedged, &none]
+        .iter()
+        .map(|f| old.import_folder(f).unwrap().id())
+        .collect();
+    drop(old);
+    let before = schema::read_versions(loc.connect().unwrap().as_mut()).unwrap();
+    assert_eq!(before.tables, 4);
+    // By drive: one group per workload (none last), the hedged size counted.
+    let groups = |s: &mut Store| -> Vec<(Option<String>, usize, usize)> {
+        let mut g = Grouping::new(GroupBy::Drive, UnitSystem::Decimal);
+        s.each_for_grouping(&Filter::default(), Grouped::Drive, &mut |r| g.push(r))
+            .unwrap();
+        g.finish()
+            .into_iter()
+            .map(|g| (g.workload, g.runs, g.cache_hedged_runs))
+            .collect()
+    };
+    let want_groups = |rand: usize| {
+        vec![
+            (Some("randwrite 4K QD32".to_string()), rand, 1),
+            (Some("seqwrite 128K QD32".to_string()), 1, 0),
+            (Some("-".to_string()), 1, 0),
+        ]
+    };
+    // A reading command on SQLite reads the store as it is, before version 5 (on PostgreSQL
+    // it takes the step): the same groups, from the summaries.
+    let mut as_is = Store::open_existing(loc).unwrap();
+    assert_eq!(groups(&mut as_is), want_groups(2));
+    let listed = slccache::commands::runs::group(
+        &as_is.list(&Filter::default()).unwrap(),
+        &GroupBy::Drive,
+        UnitSystem::Decimal,
+    );
+    assert_eq!(
+        listed
+            .into_iter()
+            .map(|g| (g.workload, g.runs, g.cache_hedged_runs))
+            .collect::<Vec<_>>(),
+        want_groups(2)
+    );
+    drop(as_is);
+    let mut s = Store::open(loc).unwrap();
+    assert_eq!(
+        schema::read_versions(s.backend()).unwrap(),
+        schema::Versions {
+            tables: 5,
+            writers_from: before.writers_from
+        }
+    );
+    let columns = |s: &mut Store, id: i64| -> (Option<String>, Option<i64>) {
+        let r = s
+            .backend()
+            .query(
+                &format!("SELECT workload, cache_hedged FROM runs WHERE id = {id}"),
+                &[],
+            )
+            .unwrap();
+        (r[0][0].as_str().map(String::from), r[0][1].as_i64())
+    };
+    let want = [
+        (Some("randwrite 4K QD32".to_string()), Some(0)),
+        (Some("seqwrite 128K QD32".to_string()), Some(0)),
+        (Some("randwrite 4K QD32".to_string()), Some(1)),
+        (None, Some(0)),
+    ];
+    for (id, w) in ids.iter().zip(&want) {
+        assert_eq!(&columns(&mut s, *id), w, "run {id}");
+    }
+    // The index the listings read holds both columns.
+    let index = match s.backend().dialect() {
+        Dialect::Sqlite => s
+            .backend()
+            .query("SELECT name FROM pragma_index_info('runs_listing')", &[])
+            .unwrap()
+            .iter()
+            .filter_map(|r| r[0].as_str().map(String::from))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Dialect::Postgres => s
+            .backend()
+            .query(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = 'runs_listing' \
+                 AND schemaname = current_schema()",
+                &[],
+            )
+            .unwrap()[0][0]
+            .as_str()
+            .unwrap()
+            .to_string(),
+    };
+    assert!(
+        index.ends_with("bytes_written, workload, cache_hedged")
+            || index.ends_with("bytes_written, workload, cache_hedged)"),
+        "{index}"
+    );
+    // Recorded, imported and copied since: the columns written.
+    let rec = edited_copy(fx, &work.join("rec"), &|v| {
+        serial(v, "2026-01-05T00:00:00Z")
+    });
+    let rec = s
+        .record_folder(&rec, &RecordOptions::default())
+        .unwrap()
+        .id();
+    assert_eq!(columns(&mut s, rec), want[0]);
+    let mut other = Store::open(&Location::Sqlite(work.join("copy.db"))).unwrap();
+    let copied = s.copy_run(ids[2], &mut other).unwrap().id();
+    assert_eq!(columns(&mut other, copied), want[2]);
+    assert_eq!(groups(&mut s), want_groups(3));
 }
 
 /// Runs every case, each on a fresh store from `fresh`, and fails naming the cases that failed.
@@ -1103,6 +1268,15 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
             v["findings"]["after"] =
                 serde_json::json!({ "kind": "too_short", "bytes_per_sec": 4.5e8 });
         }
+        // Another workload of S1, and a size a hidden first tier could make a later tier's.
+        if name == "later" {
+            v["run"]["workload"]["pattern"] = "seqwrite".into();
+            v["run"]["workload"]["block_size"] = 131072.into();
+        }
+        if name == "m1" {
+            v["findings"]["first_sample_hides"] =
+                serde_json::json!({ "bytes": 5_000_000_000u64, "interval_s": 120.0 });
+        }
         std::fs::write(dir.join("summary.json"), v.to_string()).unwrap();
         let id = match s.record_folder(&dir, &RecordOptions::default()).unwrap() {
             Recorded::New(id) => id,
@@ -1189,10 +1363,10 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
             );
         }
     }
-    // What the groups hold: S1 is measured by earlier, m1, short and later (m1-again is m1
-    // read again), S2 once, and the rate too short to judge is left out of its figure. The
-    // store reads them in no order: S1 is named by the run that started last, not by the
-    // one recorded last.
+    // What the groups hold: S1 is measured by earlier, m1 and short with one workload and by
+    // later with another (m1-again is m1 read again), S2 once, and the rate too short to
+    // judge is left out of its figure. The store reads them in no order: S1 is named by the
+    // run that started last, not by the one recorded last.
     let mut g = Grouping::new(GroupBy::Drive, u);
     s.each_for_grouping(&Filter::default(), Grouped::Drive, &mut |r| g.push(r))
         .unwrap();
@@ -1204,11 +1378,24 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
             .unwrap_or_else(|| panic!("no {part} in {by_drive:?}"))
     };
     let s1 = named("serial S1");
-    assert_eq!(s1.runs, 4, "{s1:?}");
+    assert_eq!(
+        (s1.workload.as_deref(), s1.runs, s1.cache_hedged_runs),
+        (Some("randwrite 4K QD32"), 3, 1),
+        "{s1:?}"
+    );
     assert!(s1.group.contains("Alpha 1TB v2"), "named by its latest run");
     assert_eq!(
         s1.after_cache_bytes_per_sec.as_ref().map(|a| a.runs),
-        Some(3)
+        Some(2)
+    );
+    let seq: Vec<_> = by_drive
+        .iter()
+        .filter(|g| g.group == s1.group && g.workload != s1.workload)
+        .collect();
+    assert_eq!(seq.len(), 1, "{by_drive:?}");
+    assert_eq!(
+        (seq[0].workload.as_deref(), seq[0].runs),
+        (Some("seqwrite 128K QD32"), 1)
     );
     assert_eq!(named("serial S2").runs, 1);
     let mut g = Grouping::new(GroupBy::Host, u);
