@@ -564,3 +564,51 @@ pub fn compare_subtitle_gives_each_cache_with_its_interval() {
         }
     }
 }
+
+/// A comparison of a run whose size a faster first tier hidden in its first sample could make
+/// a later tier's (a2000 at `--interval 30s`) gave the sizes as "SLC cache from 22.0 GB to
+/// 150 GB" with no hedge, where the run's own outputs and compare.md give one. The short
+/// subtitle says which sizes may be a later tier's.
+pub fn compare_subtitle_keeps_the_hidden_first_tier_hedge() {
+    use slccache::timeline::Timeline;
+    let mut pts: Vec<(f64, f64, f64)> = vec![
+        (30.0, 30.0, 2000e6),
+        (60.0, 30.0, 2000e6),
+        (90.0, 30.0, 1250e6),
+    ];
+    pts.extend((4..=8).map(|i| (i as f64 * 30.0, 30.0, 491e6)));
+    let t = Timeline::from_rates(
+        &pts,
+        meta("a2", "Kingston A2000 1TB", 1_000_000_000_000, 4096),
+    );
+    let a = slccache::detect::analyze(&t);
+    let f = slccache::detect::Findings::of(&a);
+    assert!(
+        f.first_sample_hides.is_some() && f.cache_bytes().is_some(),
+        "{f:?}"
+    );
+    let drives = three_drives();
+    let cr = [
+        CompareRun {
+            name: "Kingston A2000 1TB (simulated)",
+            timeline: &t,
+            analysis: &a,
+        },
+        CompareRun {
+            name: "Samsung SSD 960 EVO 250GB (simulated)",
+            timeline: &drives[0].0,
+            analysis: &drives[0].1,
+        },
+    ];
+    for s in [
+        charts::compare_time(&cr, &opts()),
+        charts::compare_data(&cr, &opts()),
+    ] {
+        assert!(
+            s.subtitle.contains("hid in the first sample")
+                || s.subtitle.contains("could hide in the first sample"),
+            "{}",
+            s.subtitle
+        );
+    }
+}

@@ -653,6 +653,24 @@ pub(super) fn compare(
                 subtitle.push_str(&format!("  ·  SLC cache from {lo} to {hi}"));
             }
         }
+        // Sizes that a faster first tier hidden in a run's first sample could make a later
+        // tier's: said, as each run's own outputs say it.
+        let hedged = findings
+            .iter()
+            .filter(|f| matches!(f.cache, Cache::Sized { .. }) && f.first_sample_hides.is_some())
+            .count();
+        if hedged > 0 {
+            subtitle.push_str(&format!(
+                "  ·  {} may be a later tier's (a faster first tier could hide in the first \
+                 sample)",
+                match hedged {
+                    1 if est.len() == 1 => "that size".to_string(),
+                    1 => "1 size".to_string(),
+                    n if n == est.len() => "every size".to_string(),
+                    n => format!("{n} sizes"),
+                }
+            ));
+        }
         if without > 0 {
             subtitle.push_str(&format!("  ·  {without} without a cliff"));
         }
