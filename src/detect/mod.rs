@@ -301,6 +301,65 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     a
 }
 
+/// The warning of a temporary slowdown.
+fn slowdown_warning(s: &Slowdown, units: UnitSystem) -> Warning {
+    let why = if s.thermal {
+        "thermal throttling (see the thermal warning), not the cache running out, so it is not \
+         a cliff"
+    } else {
+        "garbage collection or a host hiccup, not the cache running out, so it is not a cliff"
+    };
+    Warning::new(
+        WarningKind::Slowdown {
+            t_s: s.t_s,
+            thermal: s.thermal,
+        },
+        format!(
+            "a temporary slowdown at {:.1} s (after {}): {} -> {} for {:.1} s ({}), then back; \
+             {why}",
+            s.t_s,
+            format_bytes(s.bytes_before as f64, units),
+            format_rate(s.before_bytes_per_sec, units),
+            format_rate(s.low_bytes_per_sec, units),
+            s.duration_s,
+            format_bytes(s.bytes as f64, units),
+        ),
+    )
+}
+
+/// A slowdown after a drop inside the first sample, whose level before it was taken from a
+/// phase that blends both levels of that drop (1134 MB/s, where the samples before the
+/// slowdown held 993): its level before is the level after the drop, and its warning says so.
+fn restate_slowdowns_after_a_first_sample_drop(a: &mut Analysis, units: UnitSystem) {
+    let Some(d) = a
+        .unconfirmed_drop
+        .clone()
+        .filter(|d| d.at == DropWhere::FirstSample && !d.after_is_floor)
+    else {
+        return;
+    };
+    let blended = |t_s: f64| {
+        a.phases.iter().any(|p| {
+            p.start_s <= d.t_s + 1e-6 && p.end_s >= t_s - 1e-6 && p.end_s > d.t_high_s + 1e-6
+        })
+    };
+    let at: Vec<f64> = a
+        .slowdowns
+        .iter()
+        .filter(|s| s.t_s >= d.t_high_s - 1e-6 && blended(s.t_s))
+        .map(|s| s.t_s)
+        .collect();
+    for s in a.slowdowns.iter_mut().filter(|s| at.contains(&s.t_s)) {
+        s.before_bytes_per_sec = d.after_bytes_per_sec;
+        let w = slowdown_warning(s, units);
+        for old in a.warnings.iter_mut() {
+            if matches!(old.kind, WarningKind::Slowdown { t_s, .. } if t_s == s.t_s) {
+                *old = w.clone();
+            }
+        }
+    }
+}
+
 /// [`analyze`] without the coverage.
 fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     // A run that only reads is analysed on its reads.
@@ -308,6 +367,7 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     let t = t.primary();
     let cols = Columns::of(&t.samples);
     let mut a = analyze_levels(&t, &cols, units);
+    restate_slowdowns_after_a_first_sample_drop(&mut a, units);
     if read_only {
         // Reads say nothing of a write cache: the cliffs stay (a fall in the read rate), the
         // cache size and its bound go.
@@ -857,28 +917,7 @@ fn build_result(
         }
     }
     for s in &out.slowdowns {
-        let why = if s.thermal {
-            "thermal throttling (see the thermal warning), not the cache running out, so it is \
-             not a cliff"
-        } else {
-            "garbage collection or a host hiccup, not the cache running out, so it is not a cliff"
-        };
-        out.warnings.push(Warning::new(
-            WarningKind::Slowdown {
-                t_s: s.t_s,
-                thermal: s.thermal,
-            },
-            format!(
-            "a temporary slowdown at {:.1} s (after {}): {} -> {} for {:.1} s ({}), then back; \
-             {why}",
-            s.t_s,
-            format_bytes(s.bytes_before as f64, units),
-            format_rate(s.before_bytes_per_sec, units),
-            format_rate(s.low_bytes_per_sec, units),
-            s.duration_s,
-            format_bytes(s.bytes as f64, units),
-        ),
-        ));
+        out.warnings.push(slowdown_warning(s, units));
     }
     if let Some(j) = (1..segs.len()).find(|&j| {
         stall[j]

@@ -1065,3 +1065,38 @@ fn the_levels_after_a_spell_of_heat_hold_no_drop_and_say_their_heat() {
     let f: Vec<String> = serde_json::from_value(s["findings"]["phase_names"].clone()).unwrap();
     assert_eq!(f, names);
 }
+
+/// The same run's slowdown warning gave "1134 MB/s -> 677 MB/s": 1134 MB/s is the mean of the
+/// phase that blends the first sample (1558 MB/s) with the level after the drop inside it
+/// (993 MB/s), a rate no sample holds; the samples before the slowdown ran at about 993. The
+/// slowdown's level before it is the level after the drop, in the JSON and in its warning.
+#[test]
+fn a_slowdown_after_a_first_sample_drop_starts_from_the_level_after_it() {
+    let (_o, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--interval",
+        "90s",
+        "--seed",
+        "1",
+        "--no-early-stop",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let d = a
+        .unconfirmed_drop
+        .as_ref()
+        .expect("a drop inside the first sample");
+    let slow = a.slowdowns.first().expect("a slowdown");
+    assert_eq!(slow.before_bytes_per_sec, d.after_bytes_per_sec, "{slow:?}");
+    let before =
+        slccache::units::format_rate(d.after_bytes_per_sec, slccache::units::UnitSystem::Decimal);
+    let warning = a
+        .warnings
+        .iter()
+        .find(|w| w.text.starts_with("a temporary slowdown"))
+        .expect("its warning");
+    assert!(
+        warning.text.contains(&format!("): {before} -> ")),
+        "{}",
+        warning.text
+    );
+}
