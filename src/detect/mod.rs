@@ -408,6 +408,50 @@ fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Colum
         let to = samples.partition_point(|s| s.t_s <= p.end_s + 1e-6);
         a.phases[i].heat = thermal::counters_rose(samples, cols, from, to);
     }
+    // Said where the heat is warned of: the stretches whose means hold heat, which the
+    // throughput's falls the thermal warning lists need not cover.
+    // Heated phases next to each other are one stretch.
+    let mut joined: Vec<(f64, f64)> = Vec::new();
+    for p in a.phases.iter().filter(|p| p.heat) {
+        match joined.last_mut() {
+            Some(last) if (last.1 - p.start_s).abs() < 1e-6 => last.1 = p.end_s,
+            _ => joined.push((p.start_s, p.end_s)),
+        }
+    }
+    let spans: Vec<String> = joined
+        .iter()
+        .map(|&(from, to)| {
+            format!(
+                "{} to {}",
+                crate::units::format_seconds(from),
+                crate::units::format_seconds(to)
+            )
+        })
+        .collect();
+    if spans.is_empty() {
+        return;
+    }
+    let more = format!(
+        "the drive's thermal-management counters rose inside {} as well: the mean rates of \
+         those stretches hold heat",
+        spans.join(", ")
+    );
+    match a
+        .warnings
+        .iter_mut()
+        .find(|w| matches!(w.kind, WarningKind::Thermal { .. }))
+    {
+        Some(w) => {
+            w.text.push_str("; ");
+            w.text.push_str(&more);
+        }
+        None => a.warnings.push(Warning::new(
+            WarningKind::Thermal {
+                at_cache_cliff_s: None,
+            },
+            format!("thermal throttling: {}", more.replacen(" as well", "", 1)),
+        )),
+    }
 }
 
 /// The level analysis (cliffs, phases, cache estimate) of a timeline.

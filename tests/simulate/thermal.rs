@@ -1064,6 +1064,21 @@ fn the_levels_after_a_spell_of_heat_hold_no_drop_and_say_their_heat() {
     }
     let f: Vec<String> = serde_json::from_value(s["findings"]["phase_names"].clone()).unwrap();
     assert_eq!(f, names);
+    // The thermal warning named only the fall at 360 s: it names the stretch whose means
+    // hold heat too, as the phases' names say.
+    let first = a.phases.iter().find(|p| p.heat).unwrap();
+    let last = a.phases.iter().rev().find(|p| p.heat).unwrap();
+    let span = format!(
+        "inside {} to {}",
+        slccache::units::format_seconds(first.start_s),
+        slccache::units::format_seconds(last.end_s)
+    );
+    let thermal = a
+        .warnings
+        .iter()
+        .find(|w| w.text.starts_with("thermal throttling"))
+        .expect("a thermal warning");
+    assert!(thermal.text.contains(&span), "{span}: {}", thermal.text);
 }
 
 /// The same run's slowdown warning gave "1134 MB/s -> 677 MB/s": 1134 MB/s is the mean of the
