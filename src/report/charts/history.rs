@@ -75,7 +75,14 @@ pub fn history_charts(
             p.cache
                 .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
         },
-        &|f| Some(f.cache_row(u)),
+        // A hedged size in the cell's short words, whose hedge a line holds whole.
+        &|f| {
+            Some(if f.cache_hedged() {
+                f.cache_cell(u)
+            } else {
+                f.cache_row(u)
+            })
+        },
         o,
     )];
     let m = u.mega();
@@ -127,7 +134,14 @@ pub fn history_charts(
                 p.cache
                     .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
             },
-            &|f| Some(f.cache_row(u)),
+            // A hedged size in the cell's short words, whose hedge a line holds whole.
+            &|f| {
+                Some(if f.cache_hedged() {
+                    f.cache_cell(u)
+                } else {
+                    f.cache_row(u)
+                })
+            },
             o,
         );
         if !used.is_empty() {
@@ -720,6 +734,50 @@ mod tests {
         assert!(
             rate.contains("(1 has no value here: too short to judge)"),
             "{rate}"
+        );
+    }
+
+    /// The cache chart's subtitle gave a hedged latest size in the headline's long words,
+    /// longer than a line, cut in the middle ("which would not show at… (the cliff then a
+    /// later tier's)"): it gives the cell's short words, whose hedge the line holds whole.
+    #[test]
+    fn a_hedged_latest_size_is_given_whole_in_the_subtitle() {
+        use crate::detect::findings::{Cache, Findings};
+        let mut p = point(1, 0.0, 5e10);
+        p.cache = Some((150e9, 137e9, 157e9));
+        p.findings = Some(Findings {
+            cache: Cache::Sized {
+                bytes: 150_000_000_000,
+                low_bytes: 137_000_000_000,
+                high_bytes: 157_000_000_000,
+            },
+            in_cache_bytes_per_sec: Some(2e9),
+            level_bytes_per_sec: None,
+            steps: vec![],
+            after: None,
+            phase_names: vec![],
+            cliffs_asked: None,
+            link_limited: None,
+            thermal_throttling: vec![],
+            slower_tier_may_follow: false,
+            first_sample_hides: Some(crate::detect::HiddenCache {
+                bytes: 60_000_000_000,
+                interval_s: 30.0,
+            }),
+        });
+        let o = ReportOptions::default();
+        let c = &history_charts("drive", "2026-12-03", &[p], &o)[0];
+        assert_eq!(
+            c.subtitle,
+            "latest run (run 1): 150 GB (137 GB to 157 GB), or a first tier < 60.0 GB hid in \
+             the first sample"
+        );
+        let l = Layout::new(c.size, false, c.footer.len());
+        let w = c.size.0 as f64 - 48.0 * l.scale;
+        assert!(
+            text_width(&c.subtitle, l.font(font_px::SUBTITLE)) <= w,
+            "{}",
+            c.subtitle
         );
     }
 
