@@ -152,6 +152,27 @@ pub(crate) fn protected(path: &Path) -> Option<String> {
     })
 }
 
+/// What `path` is when it is an slccache results store other than the one this run records
+/// into: an SQLite file whose schema names the store's version table (read from its first
+/// pages, where SQLite keeps the schema of a store's few tables), so that no `--overwrite`
+/// writes over a lab's other store.
+fn other_store(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let mut head = Vec::with_capacity(64 * 1024);
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    let sqlite = head.starts_with(b"SQLite format 3\0");
+    let store = head.windows(15).any(|w| w == b"slccache_schema");
+    (sqlite && store).then(|| format!("an slccache results store ({})", path.display()))
+}
+
 /// Refuses a target that is a protected file, or a loop device over one (`backing`).
 pub(crate) fn check_not_protected(
     spec: &str,
@@ -159,8 +180,10 @@ pub(crate) fn check_not_protected(
     loop_backing: Option<&Path>,
 ) -> Result<()> {
     let hit = match loop_backing {
-        None => protected(path),
-        Some(b) => protected(b).map(|what| format!("a loop device over {what}")),
+        None => protected(path).or_else(|| other_store(path)),
+        Some(b) => protected(b)
+            .or_else(|| other_store(b))
+            .map(|what| format!("a loop device over {what}")),
     };
     match hit {
         Some(what) => Err(refuse(

@@ -397,14 +397,11 @@ impl Store {
         // for tags (or a filter by tag); NULL in the place of the rest.
         let drive = by == Grouped::Drive;
         let col = |name: &'static str, read: bool| if read { name } else { "NULL" };
-        let (kind, target, serial) = (
-            col("kind", drive),
-            col("target", drive),
-            col("serial", drive),
-        );
-        let named = drive || f.drive.is_some();
-        let (model, label) = (col("model", named), col("label", named));
-        let (capacity, started) = (col("capacity_bytes", drive), col("started_at", drive));
+        // The drive's columns by any grouping: a host's or a tag's group says how many drives
+        // its medians mix.
+        let (kind, target, serial) = (col("kind", true), col("target", true), col("serial", true));
+        let (model, label) = (col("model", true), col("label", true));
+        let (capacity, started) = (col("capacity_bytes", true), col("started_at", drive));
         // No `ORDER BY`: the groups' figures are medians, in no order, and sorting a fleet's
         // runs took the server most of the query's time. A drive's latest run (which names
         // it) is found by this column instead.
@@ -421,7 +418,7 @@ impl Store {
         // of this version has recorded into yet).
         let summary_for_group = self.summary_for_group();
         let (workload, hedged) = match summary_for_group {
-            None => (col("workload", drive), "cache_hedged"),
+            None => ("workload", "cache_hedged"),
             Some(summary) => (summary, "NULL"),
         };
         let sql = format!(
@@ -478,7 +475,7 @@ impl Store {
                 host: host.as_deref(),
                 cache_bytes: r.int(8)?,
                 cache_hedged: hedged,
-                workload: workload.as_deref().filter(|_| drive),
+                workload: workload.as_deref(),
                 after_cache_bytes_per_sec: r.real(9)?,
                 after_too_short: false,
                 started_at: started_at.as_deref(),

@@ -113,6 +113,7 @@ fn main() -> std::process::ExitCode {
             sqlite::a_version_1_sqlite_store_takes_version_2_and_older_writers_go_on,
             target::the_results_store_is_never_a_probe_target,
             target::a_loop_device_over_the_results_store_is_refused,
+            target::another_results_store_is_never_a_probe_target,
         ],
     )
 }

@@ -238,11 +238,11 @@ fn steps() -> Vec<Step> {
         Readme(
             "slccache runs --by host                           # per host: runs, median and range of cache and after-cache rate",
             Prints(&[
-                "host     runs  cache: median (range)",
+                "host                      runs  cache: median (range)",
                 "after cache: median (range)",
-                "bench-1     2",
-                "bench-2     1",
-                "desk        4",
+                "bench-1 (mixes 2 drives)     2",
+                "bench-2                      1",
+                "desk (mixes 4 drives)        4",
             ]),
         ),
         Readme(

@@ -196,3 +196,31 @@ pub fn a_loop_device_over_the_results_store_is_refused() {
     assert!(std::fs::read(&db).unwrap() == before, "the store changed");
     assert_eq!(runs_in(&db), 1);
 }
+
+/// A store other than the one the run records into (a lab's second store, the default one
+/// reached from a shell whose `--db` names another) was written over with `--overwrite`: 10 MB
+/// as 19.7 passes over its 508 kB, exit 0, every run in it gone. An SQLite file that holds an
+/// slccache store is refused as the active one is, and keeps every run.
+pub fn another_results_store_is_never_a_probe_target() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let other = w.join("other.db");
+    record_one(slccache(&other), &w.join("r"));
+    let before = std::fs::read(&other).unwrap();
+    let mine = w.join("mine.db");
+    let target = other.display().to_string();
+    refused(
+        slccache(&mine),
+        &target,
+        &["--overwrite"],
+        "an slccache results store",
+        &other,
+        &w.join("o"),
+    );
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        before,
+        "the store was written"
+    );
+    assert_eq!(runs_in(&other), 1);
+}

@@ -295,12 +295,11 @@ impl Table {
                 "(to fit {limit} columns: {}; --wide shows every column whole)",
                 why.join("; ")
             );
-            if chars(&long) <= limit {
-                s += &long;
-            } else {
-                s += &format!("(fitted to {limit} columns; --wide shows every column whole)");
+            // Whole, broken to the width where it is wider: a column left out is always named.
+            for l in wrap_note(&long, Some(limit)) {
+                s += &l;
+                s.push('\n');
             }
-            s.push('\n');
         }
         s
     }
@@ -423,10 +422,16 @@ mod tests {
         // The model's words are cut, its "(emulated)" kept.
         assert!(t.contains(" Sams… (emulated)  "), "{t}");
         assert!(t.contains("22.0 GB (21.9 GB to 22.4 GB)"), "{t}");
+        // The line that says so names what was left out, broken to the width, not dropped
+        // for a shorter one that does not ("(fitted to 50 columns; ...)" named no column).
         assert!(
-            t.ends_with("(fitted to 50 columns; --wide shows every column whole)\n"),
+            t.ends_with(
+                "(to fit 50 columns: left out host; shortened;\n  --wide shows every column \
+                 whole)\n"
+            ),
             "{t}"
         );
+        assert!(t.lines().all(|l| l.chars().count() <= 50), "{t}");
     }
 
     /// Drives that differ only in capacity or in the options they were made with stay told
@@ -455,7 +460,7 @@ mod tests {
         let cells: Vec<&str> = t
             .lines()
             .skip(1)
-            .filter(|l| !l.starts_with('('))
+            .filter(|l| !l.starts_with('(') && !l.starts_with("  "))
             .map(|l| l[3..].trim_end_matches("13.0 GB").trim())
             .collect();
         assert_eq!(cells.len(), names.len(), "{t}");

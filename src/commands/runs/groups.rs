@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::store::drive::{drive_name_of, DriveKey, DriveOf, Measurements};
 use crate::store::{GroupRow, Grouped, RunAt, RunRow};
-use crate::units::{format_bytes, format_rate, UnitSystem};
+use crate::units::{count_text, format_bytes, format_rate, UnitSystem};
 
 /// `--by`: what the runs are grouped by.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +104,14 @@ pub struct Group {
     /// none recorded). Absent from the JSON by host and by tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<String>,
+    /// By host and by tag: how many drives the group's runs measured, and with how many
+    /// workloads (runs that recorded none not counted): where either is more than one, its
+    /// medians mix them, and the table says so. Absent from the JSON by drive (one of each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drives: Option<usize>,
+    /// See [`Group::drives`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workloads: Option<usize>,
     /// Runs in the group.
     pub runs: usize,
     /// Cache size, bytes.
@@ -156,6 +164,10 @@ struct Figures {
     cache: Vec<f64>,
     hedged: usize,
     after: Vec<f64>,
+    /// By host or tag: the drives and the workloads of the group's runs, which its medians
+    /// mix where there are several.
+    drives: std::collections::HashSet<DriveKey>,
+    workloads: std::collections::HashSet<String>,
 }
 
 impl Figures {
@@ -300,9 +312,16 @@ impl Grouping {
             GroupBy::Tag(k) => r.tags.get(k).map(String::as_str),
         }
         .unwrap_or("-");
-        match self.named.get_mut(name) {
-            Some(g) => g.add(figure),
-            None => self.named.entry(name.to_string()).or_default().add(figure),
+        let g = match self.named.get_mut(name) {
+            Some(g) => g,
+            None => self.named.entry(name.to_string()).or_default(),
+        };
+        g.add(figure);
+        g.drives.insert(r.drive.key());
+        if let Some(w) = r.workload {
+            if !g.workloads.contains(w) {
+                g.workloads.insert(w.to_string());
+            }
         }
     }
 
@@ -336,10 +355,12 @@ impl Grouping {
         }
         groups
             .into_iter()
-            .map(|((_, name, _, workload), g)| Group {
+            .map(|((_, name, key, workload), g)| Group {
                 by: self.by.name(),
                 group: name,
                 workload: workload.map(|(_, w)| w),
+                drives: key.is_none().then_some(g.drives.len()),
+                workloads: key.is_none().then_some(g.workloads.len()),
                 runs: g.runs,
                 cache_bytes: Spread::of(g.cache),
                 cache_hedged_runs: g.hedged,
@@ -453,7 +474,21 @@ pub fn group_table(
     let rows: Vec<Vec<String>> = groups
         .iter()
         .map(|g| {
-            let mut row = vec![g.group.clone()];
+            // A host's or a tag's runs of several drives or workloads: its medians mix them,
+            // said beside its name (a qualifier a narrowed column keeps whole).
+            let mix = [
+                (g.drives.unwrap_or(0), "drive", "drives"),
+                (g.workloads.unwrap_or(0), "workload", "workloads"),
+            ]
+            .iter()
+            .filter(|(n, _, _)| *n > 1)
+            .map(|&(n, one, many)| count_text(n, one, many))
+            .collect::<Vec<_>>();
+            let mut row = vec![if mix.is_empty() {
+                g.group.clone()
+            } else {
+                format!("{} (mixes {})", g.group, mix.join(", "))
+            }];
             if with_workload {
                 row.push(g.workload.clone().unwrap_or_else(|| "-".into()));
             }
@@ -584,6 +619,8 @@ mod tests {
             by: "drive".into(),
             group: "x".into(),
             workload: Some("randwrite 4K QD32".into()),
+            drives: None,
+            workloads: None,
             runs: 3,
             cache_bytes: Spread::of(vec![24.007e9; 3]),
             cache_hedged_runs: 0,
@@ -605,6 +642,8 @@ mod tests {
             by: "drive".into(),
             group: name.into(),
             workload: Some("randwrite 4K QD32".into()),
+            drives: None,
+            workloads: None,
             runs: 2,
             cache_bytes: Spread::of(cache),
             cache_hedged_runs: 0,
@@ -669,7 +708,8 @@ mod tests {
 
     /// `runs --by drive` took one median of a drive's 4K random and 128K sequential runs,
     /// which measure different caches and rates: each workload of a drive is a group of its
-    /// own, named in a column of its own; by host they stay one group.
+    /// own, named in a column of its own; by host they stay one group, which says it mixes
+    /// them (a host's median over several drives or workloads read as one figure).
     #[test]
     fn a_drive_s_workloads_are_groups_of_their_own() {
         let u = UnitSystem::Decimal;
@@ -721,7 +761,27 @@ mod tests {
         assert_eq!(by_host.len(), 1);
         assert_eq!((by_host[0].runs, by_host[0].workload.as_deref()), (4, None));
         let t = group_table(&by_host, &GroupBy::Host, u, None);
-        assert!(!t.contains("workload"), "{t}");
+        assert!(!t.contains("workload "), "{t}");
+        // A host's one group mixes the workloads (and here one drive): it says so beside its
+        // name, where its medians read as one figure of one thing, and counts them in JSON.
+        assert_eq!(
+            (by_host[0].drives, by_host[0].workloads),
+            (Some(1), Some(2))
+        );
+        assert!(t.contains("lab-1 (mixes 2 workloads)"), "{t}");
+        let mut other = run(5, &tags, Some("randwrite 4K QD32"), 13.0e9, false);
+        other.drive.model = Some("Samsung SSD 960 EVO 250GB");
+        let mut g = Grouping::new(GroupBy::Host, u);
+        for r in runs.iter().chain([&other]) {
+            g.push(r);
+        }
+        let by_host = g.finish();
+        assert_eq!(
+            (by_host[0].drives, by_host[0].workloads),
+            (Some(2), Some(2))
+        );
+        let t = group_table(&by_host, &GroupBy::Host, u, None);
+        assert!(t.contains("lab-1 (mixes 2 drives, 2 workloads)"), "{t}");
     }
 
     /// A median that takes in a size the findings hedge (a faster first tier may have hidden
