@@ -1115,3 +1115,60 @@ fn a_slowdown_after_a_first_sample_drop_starts_from_the_level_after_it() {
         warning.text
     );
 }
+
+/// p5-1tb `--cliffs 2 --seed 11 --interval 30s`: the card said "thermal throttling at 584 MB/s"
+/// (the bytes of every sample that touched a spell of heat over their time, full-speed parts
+/// blended in) where report.md's rows, the charts' labels and the slowdown warnings give each
+/// spell at 487 to 498 MB/s. The card gives the throttled phases' own rates.
+#[test]
+fn the_card_gives_the_throttled_phases_own_rates() {
+    let (_o, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--cliffs",
+        "2",
+        "--seed",
+        "11",
+        "--interval",
+        "30s",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let rates: Vec<f64> = a
+        .phases
+        .iter()
+        .filter(|p| slccache::detect::is_throttled(&a, p))
+        .map(|p| p.mean_bytes_per_sec)
+        .collect();
+    assert!(rates.len() >= 2, "{:?}", a.phases);
+    let lo = slccache::units::format_rate(rates.iter().copied().fold(f64::INFINITY, f64::min), u);
+    let hi = slccache::units::format_rate(rates.iter().copied().fold(0.0, f64::max), u);
+    let note = slccache::report::pages::card::card_note(&a, u).unwrap();
+    let lo_n = lo.trim_end_matches(" MB/s");
+    assert!(
+        note.contains(&format!("thermal throttling at {lo_n} to {hi} from"))
+            || (lo == hi && note.contains(&format!("thermal throttling at {hi} from"))),
+        "{lo} {hi}: {note}"
+    );
+}
+
+/// fx700-2tb `--cliffs 2 --interval 90s --seed 7`: the charts' subtitle said "3744 MB/s in the
+/// cache" where the card, report.md and `runs` say "before the cliff" (a faster first tier
+/// hidden in the first sample would make the cliff a later tier's).
+#[test]
+fn the_subtitle_calls_the_rate_before_a_hedged_cliff_what_the_card_does() {
+    let (_o, s, _dir) = simulate_run(&[
+        "fx700-2tb",
+        "--cliffs",
+        "2",
+        "--interval",
+        "90s",
+        "--seed",
+        "7",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let f = slccache::detect::Findings::of(&a);
+    assert!(f.first_sample_hides.is_some(), "{f:?}");
+    let sub = slccache::report::charts::cache_subtitle(&a, slccache::units::UnitSystem::Decimal);
+    assert!(sub.contains(" before the cliff -> "), "{sub}");
+    assert!(!sub.contains(" in the cache -> "), "{sub}");
+}

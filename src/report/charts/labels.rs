@@ -182,14 +182,19 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
             },
         },
     }];
-    // The rates either side of the cache, in the words of the terminal's results.
+    // The rates either side of the cache, in the words of the terminal's results; before a
+    // cliff that a faster first tier hidden in the first sample could make a later tier's,
+    // the rate "before the cliff", as the card and report.md name it.
+    let before = match (&f.cache, f.first_sample_hides) {
+        (Cache::Sized { .. }, Some(_)) => "before the cliff",
+        _ => "in the cache",
+    };
     match (f.in_cache_text(units), f.after_caveated(units)) {
-        (Some(i), Some(after)) => v.push(Clause::new(
-            format!("{i} in the cache -> {after} after it"),
-            1,
-        )),
+        (Some(i), Some(after)) => {
+            v.push(Clause::new(format!("{i} {before} -> {after} after it"), 1))
+        }
         (None, Some(after)) => v.push(Clause::new(format!("{after} after the cache"), 1)),
-        (Some(i), None) => v.push(Clause::new(format!("{i} in the cache"), 1)),
+        (Some(i), None) => v.push(Clause::new(format!("{i} {before}"), 1)),
         (None, None) => {}
     }
     match (a.cliffs.len(), f.cliffs_short_text()) {
