@@ -342,17 +342,9 @@ pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
         p(1)
     );
     let rows = b.table_exists("timeline")?;
-    let ids: Vec<i64> = b
-        .query("SELECT id FROM runs ORDER BY id", &[])?
-        .iter()
-        .filter_map(|r| r[0].as_i64())
-        .collect();
-    for id in ids {
+    for id in run_ids(b)? {
         let text = b.query(&one, &[Val::Int(Some(id))])?;
-        let text = text.first().and_then(|r| r[0].as_str()).unwrap_or_default();
-        let f = serde_json::from_str(text)
-            .map(|v: serde_json::Value| Fields::of(&v))
-            .unwrap_or_default();
+        let f = fields_of_summary(text.first().and_then(|r| r[0].as_str()).unwrap_or_default());
         b.execute(
             &set,
             &[
@@ -378,10 +370,23 @@ pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
 /// words and whether the findings hedge the cache's size, as [`fill_workload_and_hedge`]
 /// fills them; for a store read as it is before that version.
 pub(super) fn workload_and_hedge(summary: &str) -> (Option<String>, bool) {
-    let f = serde_json::from_str(summary)
-        .map(|v: serde_json::Value| Fields::of(&v))
-        .unwrap_or_default();
+    let f = fields_of_summary(summary);
     (f.workload, f.cache_hedged == 1)
+}
+
+/// The row's fields of a stored summary (JSON text); none of a summary that does not parse.
+fn fields_of_summary(summary: &str) -> Fields {
+    serde_json::from_str(summary)
+        .map(|v: serde_json::Value| Fields::of(&v))
+        .unwrap_or_default()
+}
+
+/// Every run's id, in order, for the fills that go over the store run by run.
+fn run_ids(b: &mut dyn Backend) -> Result<Vec<i64>> {
+    Ok(b.query("SELECT id FROM runs ORDER BY id", &[])?
+        .iter()
+        .filter_map(|r| r[0].as_i64())
+        .collect())
 }
 
 /// Schema version 5's fill: the workload and whether the findings hedge the cache's size, of
@@ -400,17 +405,9 @@ pub(crate) fn fill_workload_and_hedge(b: &mut dyn Backend) -> Result<()> {
         p(3)
     );
     let one = format!("SELECT {summary} FROM runs WHERE id = {}", p(1));
-    let ids: Vec<i64> = b
-        .query("SELECT id FROM runs ORDER BY id", &[])?
-        .iter()
-        .filter_map(|r| r[0].as_i64())
-        .collect();
-    for id in ids {
+    for id in run_ids(b)? {
         let text = b.query(&one, &[Val::Int(Some(id))])?;
-        let text = text.first().and_then(|r| r[0].as_str()).unwrap_or_default();
-        let f = serde_json::from_str(text)
-            .map(|v: serde_json::Value| Fields::of(&v))
-            .unwrap_or_default();
+        let f = fields_of_summary(text.first().and_then(|r| r[0].as_str()).unwrap_or_default());
         b.execute(
             &set,
             &[
