@@ -623,8 +623,8 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         } else {
             c..q.end
         };
-        let before = local_level(&w.x, a_range, scale_floor);
-        let after = local_level(&w.x, b_range, scale_floor);
+        let before = local_level(samples, &w.x, a_range, scale_floor);
+        let after = local_level(samples, &w.x, b_range, scale_floor);
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
         if let Some(prev) = changes.last() {
             // Keep changes in order even when windows overlap.

@@ -354,6 +354,45 @@ fn a_stall_inside_a_short_cache_phase_is_not_its_end() {
     );
 }
 
+/// An ATA disk held by QEMU at 150 MB/s, then at 20 MB/s after 1,002,831,872 bytes (128 KiB
+/// blocks, 0.25 s samples): the drop is plain in the sample ending at 6.75 s, but the level
+/// after it is so steady (38 blocks a sample, nearly every sample alike) that its scale was
+/// near 0, and the three samples a few blocks off it right after the drop were taken for a
+/// dip of the level before: the cliff was placed at 7.29 s (+2.0 %), its 95 % interval 6.93 s
+/// to 7.49 s leaving the drop out. A level is known no closer than one block a sample.
+#[test]
+fn a_level_steady_to_the_block_does_not_push_the_cliff_past_its_drop() {
+    let a = analyze(&kernel_cliff(include_str!(
+        "../data/kernel-cliff/throttled-ata-steady-after.csv"
+    )));
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {:?}", a.warnings));
+    // The sample 6.50-6.75 s ran at 81.8 MB/s: the mix of 150 and 20 MB/s puts the change
+    // at about 6.62 s.
+    assert!(
+        (6.5..=6.75).contains(&c.t_s),
+        "cliff at {} s ({} B), interval {} s to {} s",
+        c.t_s,
+        c.bytes_written,
+        c.t_low_s,
+        c.t_high_s
+    );
+    assert!(
+        c.t_low_s <= 6.62 && 6.62 <= c.t_high_s,
+        "the interval {} s to {} s leaves the drop out",
+        c.t_low_s,
+        c.t_high_s
+    );
+    let landed = 1_002_831_872.0;
+    assert!(
+        (c.bytes_written as f64 / landed - 1.0).abs() < 0.01,
+        "cliff after {} B against the throttle at {landed} B",
+        c.bytes_written
+    );
+}
+
 /// A timeline from a CSV of `tests/data/kernel-cliff` (slccache's own timeline format).
 fn kernel_cliff(text: &str) -> Timeline {
     Timeline {
