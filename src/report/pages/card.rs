@@ -302,17 +302,48 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     parts
 }
 
-/// Most lines the card's note takes (the sparkline gives up a line for each past the first).
+/// Most lines the card's note takes in its own size (the sparkline gives up a line for each
+/// past the first).
 pub const NOTE_LINES: usize = 3;
 
-/// `parts` packed into lines no wider than `max_w` in style `st`, joined with " · ", at most
-/// [`NOTE_LINES`]: a part that does not fit on a line goes to the next, so that no part is
-/// cut while the lines last (only a part too long for a line of its own is shortened, by
-/// [`fit_text`] when it is drawn).
-pub fn pack_note(parts: &[String], st: Style, max_w: f64) -> Vec<String> {
+/// Most lines a long note takes, in smaller type ([`pack_note`]).
+pub const NOTE_LINES_MOST: usize = 4;
+
+/// `parts` packed into lines no wider than `max_w`, joined with " · ", and the style they fit
+/// in: a part that does not fit on a line goes to the next, so that no part is cut. A note
+/// that needs more than [`NOTE_LINES`] lines at `st` is packed again in smaller type (90 %),
+/// then on up to [`NOTE_LINES_MOST`] lines, smaller still down to 75 % of `st` (the floor
+/// [`fit_text`] shrinks to); only a note too long even then has its last line shortened, by
+/// [`fit_text`] when it is drawn.
+pub fn pack_note(parts: &[String], st: Style, max_w: f64) -> (Vec<String>, Style) {
+    let mut packed = (Vec::new(), st);
+    for (most, share) in [
+        (NOTE_LINES, 1.0),
+        (NOTE_LINES, 0.9),
+        (NOTE_LINES_MOST, 0.9),
+        (NOTE_LINES_MOST, 0.83),
+        (NOTE_LINES_MOST, 0.75),
+    ] {
+        let small = Style {
+            em: st.em * share,
+            ..st
+        };
+        let lines = pack_lines(parts, small, max_w, most);
+        let fits = lines.iter().all(|l| small.width(l) <= max_w);
+        packed = (lines, small);
+        if fits {
+            break;
+        }
+    }
+    packed
+}
+
+/// `parts` packed into at most `most` lines of `st` no wider than `max_w` where they fit;
+/// parts past the last line join it.
+fn pack_lines(parts: &[String], st: Style, max_w: f64, most: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for p in parts {
-        let full = lines.len() >= NOTE_LINES;
+        let full = lines.len() >= most;
         match lines.last_mut() {
             Some(l) if full || st.width(&format!("{l} · {p}")) <= max_w => {
                 l.push_str(" · ");
@@ -510,7 +541,7 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         let mut top = 260;
         let note_st = Style::new(24.0).color(ink(theme, palette::BLUISH_GREEN));
         let width = (w as i32 - 2 * x0) as f64;
-        let note = pack_note(&card_note_parts(a, u), note_st, width);
+        let (note, note_st) = pack_note(&card_note_parts(a, u), note_st, width);
         // Each line past the first moves what follows down by one line.
         let more = 28 * note.len().saturating_sub(1) as i32;
         for (i, line) in note.iter().enumerate() {
@@ -683,7 +714,7 @@ mod tests {
             st.width(&parts.join(" · ")) > width,
             "the test needs a long note"
         );
-        let lines = pack_note(&parts, st, width);
+        let (lines, _) = pack_note(&parts, st, width);
         assert_eq!(lines.len(), 2, "{lines:?}");
         for l in &lines {
             assert!(st.width(l) <= width, "{l}");
@@ -694,7 +725,7 @@ mod tests {
             assert!(all.contains(p.as_str()), "{p}: {lines:?}");
         }
         // A short note stays one line.
-        assert_eq!(pack_note(&parts[2..], st, width).len(), 1);
+        assert_eq!(pack_note(&parts[2..], st, width).0.len(), 1);
     }
 
     /// The card of p5-1tb written to 700 GB with its heat: the note's second line ended
@@ -712,12 +743,48 @@ mod tests {
         .map(String::from)
         .to_vec();
         let width = 1088.0;
-        let lines = pack_note(&parts, st, width);
+        let (lines, st) = pack_note(&parts, st, width);
         for l in &lines {
             let (drawn, _) = fit_text(l, st, width);
             assert_eq!(&drawn, l, "a line cut: {lines:?}");
         }
         assert!(lines.join(" · ").contains("of 1.00 TB"), "{lines:?}");
+    }
+
+    /// The card of p5-1tb at 30 s samples with two cliffs sought: five note parts on three
+    /// lines, the last drawn cut to "filling the whole drive (1.00…". The note is packed in
+    /// smaller type, on a fourth line where it needs one, every part whole.
+    #[test]
+    fn a_note_of_five_parts_is_packed_smaller_and_nothing_cut() {
+        use super::*;
+        let st = Style::new(24.0);
+        let parts: Vec<String> = [
+            "a faster first tier of up to 60.1 GB could run out unseen inside the first 30.0 s \
+             sample",
+            "1 of 2 cliffs found",
+            "thermal throttling at 487 to 498 MB/s from 428 s, 654 s and 889 s",
+            "after = rate over the 890 GB written after the last cliff, less 245 GB of thermal \
+             throttling",
+            "filling the whole drive (1.00 TB) completes at 878 MB/s on average",
+        ]
+        .map(String::from)
+        .to_vec();
+        let width = 1088.0;
+        let (lines, small) = pack_note(&parts, st, width);
+        assert!(lines.len() <= NOTE_LINES_MOST, "{lines:?}");
+        // Each line fits in the style packed, so none is shrunk further or cut when drawn.
+        for l in &lines {
+            assert!(small.width(l) <= width, "a line too wide: {lines:?}");
+        }
+        assert!(small.em >= 0.75 * st.em, "{}", small.em);
+        for p in &parts {
+            assert!(
+                lines.iter().any(|l| l.contains(p.as_str())),
+                "{p}: {lines:?}"
+            );
+        }
+        // A note that fits keeps its size.
+        assert_eq!(pack_note(&parts[1..2], st, width).1.em, st.em);
     }
 
     use super::*;
