@@ -247,6 +247,17 @@ impl Table {
                 }
             }
         }
+        // A column narrowed before a later step left a column out gets back what that freed,
+        // up to its cells' own width.
+        if let Some(limit) = width {
+            let natural = self.widths();
+            let mut slack = limit.saturating_sub(total(&shown, &widths));
+            for i in (0..n).filter(|&i| shown[i]) {
+                let add = natural[i].saturating_sub(widths[i]).min(slack);
+                widths[i] += add;
+                slack -= add;
+            }
+        }
         let last = (0..n).rev().find(|&i| shown[i]).unwrap_or(0);
         // Each column's cells, for a cut that keeps what tells a cell from the others.
         let columns: Vec<Vec<&str>> = (0..n)

@@ -25,6 +25,64 @@ pub(super) fn drive(r: &RunRow) -> String {
     }
 }
 
+/// The short markers of a simulated and an emulated drive in a table fitted to a narrow
+/// terminal ([`short_drive`]), each with its meaning.
+const SHORT_MARKERS: [(&str, &str, &str); 2] = [
+    (" (simulated)", " (sim)", "simulated"),
+    (" (emulated)", " (emu)", "emulated"),
+];
+
+/// A simulated or emulated drive's cell ([`drive`]) in fewer characters, for a table fitted to
+/// a narrow terminal: the marker short (`(sim)`, `(emu)`), the model's remarks in
+/// parentheses left out, and its maker and "SSD" where the model keeps two words or more
+/// (`Samsung SSD 960 EVO 500GB (simulated)` as `960 EVO 500GB (sim)`, `HP FX700 2TB (QLC)
+/// (simulated)` as `FX700 2TB (sim)`); the options it was made with stay. Any other cell is
+/// as it is: a real drive's name is the drive's own, and cut, if at all, as any cell is.
+pub(super) fn short_drive(cell: &str) -> String {
+    let Some((i, long, short)) = SHORT_MARKERS.iter().find_map(|(long, short, _)| {
+        let i = cell.rfind(long)?;
+        let rest = &cell[i + long.len()..];
+        (rest.is_empty() || rest.starts_with(", ")).then_some((i, *long, *short))
+    }) else {
+        return cell.to_string();
+    };
+    let rest = &cell[i + long.len()..];
+    // The model without its remarks in parentheses.
+    let mut model = String::new();
+    let mut depth = 0usize;
+    for c in cell[..i].chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => model.push(c),
+            _ => {}
+        }
+    }
+    let mut words: Vec<&str> = model.split_whitespace().collect();
+    if words.len() >= 3 {
+        words.remove(0);
+    }
+    if words.len() >= 3 {
+        words.retain(|w| *w != "SSD");
+    }
+    format!("{}{short}{rest}", words.join(" "))
+}
+
+/// What the short markers of `cells` ([`short_drive`]) stand for, as a note under the table
+/// (none where no cell has one).
+fn short_marker_note(cells: &[String]) -> Vec<String> {
+    let used: Vec<String> = SHORT_MARKERS
+        .iter()
+        .filter(|(_, short, _)| cells.iter().any(|c| c.contains(short)))
+        .map(|(_, short, meaning)| format!("{}: {meaning}", short.trim()))
+        .collect();
+    if used.is_empty() {
+        vec![]
+    } else {
+        vec![format!("drive {}", used.join(", "))]
+    }
+}
+
 pub(super) fn cache(r: &RunRow, units: UnitSystem) -> String {
     if let Some(f) = &r.findings {
         return f.cache_cell(units);
@@ -255,6 +313,8 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
     } else {
         vec![]
     };
+    let short_drives: Vec<String> = cells.iter().map(|c| short_drive(&c[2])).collect();
+    let drive_notes = short_marker_note(&short_drives);
     let short_workloads: Vec<String> = rows
         .iter()
         .map(|r| {
@@ -286,6 +346,9 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             // to a few letters: the rate in the cache first, then the workload, without
             // which no figure of two runs of one drive can be told apart.
             Step::Drop(8),
+            // The drive's name short before it is cut to a few letters: "Sam… (simulated)" was
+            // every Samsung at 80 columns.
+            Step::Marked(2, "drive".into(), short_drives, drive_notes),
             Step::Narrow(2, 12),
             Step::Drop(6),
         ],
@@ -509,6 +572,57 @@ mod fit_tests {
         let t = table(&rows, UnitSystem::Decimal, Some(80));
         assert!(t.contains("595-1356 MB/s (not steady)"), "{t}");
         assert!(t.contains("279 MB/s (too short)"), "{t}");
-        assert_eq!(t.matches("(simulated)").count(), 2, "{t}");
+        // The marker whole, in its short form where the name went short, said under the
+        // table.
+        let short = t.matches(" (sim) ").count();
+        assert_eq!(t.matches(" (simulated)").count() + short, 2, "{t}");
+        assert!(short == 0 || t.contains("drive (sim): simulated"), "{t}");
+    }
+
+    /// At 80 columns four simulated drives read "Sam… (simulated)", "Kin… (simulated)", "HP…
+    /// (simulated)" and "Sam… (simulated)": the two Samsungs alike, no model named. Their
+    /// names go short first (the marker `(sim)`, said under the table), and each row names
+    /// its model.
+    #[test]
+    fn a_narrow_table_names_each_drives_model() {
+        let f: crate::detect::Findings = serde_json::from_str(
+            r#"{"cache":{"kind":"sized","bytes":100000000000,"low_bytes":99900000000,"high_bytes":101000000000},"in_cache_bytes_per_sec":2.0e9,"level_bytes_per_sec":null,"steps":[],"after":{"kind":"not_steady","low_bytes_per_sec":595e6,"high_bytes_per_sec":1356e6},"phase_names":[]}"#,
+        )
+        .unwrap();
+        let models = [
+            ("Samsung SSD 960 EVO 500GB (simulated)", "960"),
+            ("Kingston A2000 1TB (simulated)", "A2000"),
+            ("HP FX700 2TB (QLC) (simulated)", "FX700"),
+            (
+                "Samsung PM983 960GB (enterprise, no SLC cache) (simulated)",
+                "PM9",
+            ),
+        ];
+        let rows: Vec<RunRow> = models
+            .iter()
+            .enumerate()
+            .map(|(i, (model, _))| RunRow {
+                id: i as i64 + 1,
+                kind: "simulate".into(),
+                date: "2026-12-05T21:49:00Z".into(),
+                model: Some(model.to_string()),
+                host: Some("vm".into()),
+                cache_bytes: Some(100_000_000_000),
+                findings: Some(f.clone()),
+                ..Default::default()
+            })
+            .collect();
+        let t = table(&rows, UnitSystem::Decimal, Some(80));
+        let lines: Vec<&str> = t.lines().collect();
+        for (k, (_, word)) in models.iter().enumerate() {
+            let l = lines[k + 1];
+            assert!(l.chars().count() <= 80, "{t}");
+            assert!(
+                l.contains(word) && l.contains(" (sim)"),
+                "row {}: {t}",
+                k + 1
+            );
+        }
+        assert!(t.contains("drive (sim): simulated"), "{t}");
     }
 }
