@@ -182,8 +182,8 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     let over = if ac.throttled_s > 0.0 {
         format!(
             "over the {} written after the last cliff outside thermal throttling{span} (of {} \
-             after it; left out: the {} of whole samples that fell in throttling, {} written \
-             at {})",
+             after it; left out: {} of samples that touched thermal throttling, its spells \
+             and the part-throttled samples at their edges, {} written at {})",
             format_bytes(ac.bytes.saturating_sub(ac.throttled_bytes) as f64, units),
             format_bytes(ac.bytes as f64, units),
             crate::units::format_seconds(ac.throttled_s),

@@ -265,7 +265,7 @@ fn a_throttle_that_lasts_to_the_end_is_not_a_cliff() {
         "{report}"
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("left out: the "), "{stdout}");
+    assert!(stdout.contains("left out: "), "{stdout}");
 }
 
 /// A throttle that lasts to the end after an earlier one that came back (p5 to 700 GB, seed
@@ -460,7 +460,8 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
     // The throttled level, left out of that rate, was quoted nowhere: the terminal and the
     // card give it beside the time left out.
     let thr = format!(
-        "that fell in throttling, {:.0} GB written at {:.0} MB/s)",
+        "of samples that touched thermal throttling, its spells and the part-throttled \
+         samples at their edges, {:.0} GB written at {:.0} MB/s)",
         thr_bytes / 1e9,
         thr_bytes / thr_s / 1e6
     );
