@@ -806,7 +806,8 @@ pub fn a_read_only_run_stopped_after_one_pass_read() {
 
 /// One stretch of thermal throttling is not given two sizes unexplained: the slowdown warning
 /// gives the stretch's own extent ("for 115.5 s (57.2 GB)"), the after-cache line the whole
-/// samples it left out ("116.0 s"), and says that they are whole samples.
+/// samples it left out ("116.0 s"), and says that they are samples, the part-throttled ones at
+/// the edges among them.
 pub fn the_throttled_time_left_out_says_what_it_is() {
     let w = tempfile::tempdir().unwrap();
     let s = make(
@@ -848,7 +849,7 @@ pub fn the_throttled_time_left_out_says_what_it_is() {
     let left_s = left.split(" s ").next().unwrap();
     // The same figure, or words that say it is another thing.
     assert!(
-        left_s == stretch || left.contains("of whole samples"),
+        left_s == stretch || left.contains("part-throttled samples at their edges"),
         "the warning: {stretch} s; after the cache: {measured}"
     );
 }
