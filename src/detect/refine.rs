@@ -113,6 +113,8 @@ struct Dips<'a> {
     ln_run: f64,
     /// ln density of a dip sample (uniform in depth).
     ln_unif: f64,
+    /// The window's samples' intervals, seconds.
+    dt: &'a [f64],
 }
 
 /// `before` (w + 1 values: ln likelihood of samples lo..lo+k at level a, with dips), `after`
@@ -274,10 +276,11 @@ fn dip_recursions(d: &Dips) -> Recursions {
     // One dip spanning the change: the last samples before it below level a, the straddling
     // sample and the first samples after it below level b are one event. Inside such a dip
     // the position within the straddling sample is unknown (uniform).
+    // A dip lasts at most MAX_DIP_S: in a longer sample it cannot hide where the change lies.
     let top = a.mu.max(b.mu);
     let spanned = (0..w)
         .map(|k| {
-            if x[lo + k] >= top {
+            if x[lo + k] >= top || d.dt[k] > MAX_DIP_S {
                 return f64::NEG_INFINITY;
             }
             let left = log_sum_exp(&[before[k], fwd[k]]);
@@ -322,6 +325,7 @@ fn refine_counted(
     let k_max = ((MAX_DIP_S / dt_max).ceil() as usize + 1).min(w);
     let ln_run = (dt_max / DIP_EVERY_S).min(0.5).ln();
     let ln_unif = -DIP_DEPTH.ln();
+    let dt: Vec<f64> = samples[lo..hi].iter().map(|s| s.interval_s).collect();
     let dips = Dips {
         x,
         lo,
@@ -331,6 +335,7 @@ fn refine_counted(
         k_max,
         ln_run,
         ln_unif,
+        dt: &dt,
     };
     let (before, after, spanned) = recursions(&dips);
     // A scale estimated from few samples is itself uncertain: widen it accordingly.
@@ -650,7 +655,7 @@ mod tests {
                 .take_while(|&j| j == 0 || xs[k + j] < b.mu)
                 .map(|j| after[k + 1 + j] + j as f64 * ln_unif)
                 .collect();
-            let spanned = if xi < a.mu.max(b.mu) {
+            let spanned = if xi < a.mu.max(b.mu) && dt <= MAX_DIP_S {
                 log_sum_exp_reference(&left) + log_sum_exp_reference(&right) + ln_run + ln_unif
             } else {
                 f64::NEG_INFINITY
