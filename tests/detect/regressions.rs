@@ -393,6 +393,42 @@ fn a_level_steady_to_the_block_does_not_push_the_cliff_past_its_drop() {
     );
 }
 
+/// A hand-written timeline: exactly 150 MB/s, one sample at 85 MB/s (the drop at 7.125 s,
+/// after 1.069 GB), six samples a tenth off 20 MB/s, then exactly 20 MB/s. The level after the
+/// drop had a scale near 0, and the six samples read as a dip of the level before that never
+/// came back: the cliff was put at 8.5 s, its 95 % interval 8.26 s to 8.74 s, and "129 MB/s in
+/// the cache" took in 1.4 s of samples at 20 MB/s.
+#[test]
+fn samples_a_little_off_the_level_after_a_drop_are_that_level_not_a_dip() {
+    let a = analyze(&kernel_cliff(include_str!(
+        "../data/kernel-cliff/hand-off-samples-after-drop.csv"
+    )));
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {:?}", a.warnings));
+    assert!(
+        c.t_low_s <= 7.125 && 7.125 <= c.t_high_s && c.t_s < 7.5,
+        "cliff at {} s, interval {} s to {} s",
+        c.t_s,
+        c.t_low_s,
+        c.t_high_s
+    );
+    let e = a.cache_estimate.as_ref().expect("a size");
+    let truth = 1_068_750_000.0;
+    assert!(
+        e.low_bytes as f64 <= truth && truth <= e.high_bytes as f64,
+        "{e:?} against {truth} B"
+    );
+    // The rate in the cache is the 150 MB/s every sample before the drop reads, give or take
+    // the straddling sample.
+    assert!(
+        c.before_bytes_per_sec > 145e6,
+        "{} B/s in the cache",
+        c.before_bytes_per_sec
+    );
+}
+
 /// A timeline from a CSV of `tests/data/kernel-cliff` (slccache's own timeline format).
 fn kernel_cliff(text: &str) -> Timeline {
     Timeline {
