@@ -699,6 +699,7 @@ mod tests {
             cache_hedged: hedged,
             workload,
             after_cache_bytes_per_sec: Some(580e6),
+            after_caveats: crate::detect::AfterCaveats::NONE,
             after_too_short: false,
             started_at: None,
             tags,

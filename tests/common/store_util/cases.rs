@@ -381,13 +381,15 @@ fn edited_copy(fx: &Fixtures, dir: &Path, edit: &dyn Fn(&mut serde_json::Value))
 /// filled from its summary, `runs_listing` holds both (so that `runs --by drive` reads the
 /// index, not the rows with their summaries), a run recorded, imported or copied since writes
 /// them, and `runs --by drive` keeps a drive's workloads apart and counts its hedged sizes.
+/// It takes version 6 in the same transaction, whose fill (version 5's own, run once after
+/// both steps) fills `after_marks` too.
 fn a_version_4_store_takes_version_5_with_workload_and_hedge(
     loc: &Location,
     fx: &Fixtures,
     work: &Path,
 ) {
     use slccache::commands::runs::{GroupBy, Grouping};
-    use slccache::store::{Dialect, Grouped};
+    use slccache::store::Grouped;
     let serial = |v: &mut serde_json::Value, start: &str| {
         v["run"]["device"]["serial"] = "W1".into();
         v["run"]["started_at"] = start.into();
@@ -456,31 +458,59 @@ fn a_version_4_store_takes_version_5_with_workload_and_hedge(
     assert_eq!(
         schema::read_versions(s.backend()).unwrap(),
         schema::Versions {
-            tables: 5,
+            tables: 6,
             writers_from: before.writers_from
         }
     );
-    let columns = |s: &mut Store, id: i64| -> (Option<String>, Option<i64>) {
+    let columns = |s: &mut Store, id: i64| -> (Option<String>, Option<i64>, Option<i64>) {
         let r = s
             .backend()
             .query(
-                &format!("SELECT workload, cache_hedged FROM runs WHERE id = {id}"),
+                &format!("SELECT workload, cache_hedged, after_marks FROM runs WHERE id = {id}"),
                 &[],
             )
             .unwrap();
-        (r[0][0].as_str().map(String::from), r[0][1].as_i64())
+        (
+            r[0][0].as_str().map(String::from),
+            r[0][1].as_i64(),
+            r[0][2].as_i64(),
+        )
     };
     let want = [
-        (Some("randwrite 4K QD32".to_string()), Some(0)),
-        (Some("seqwrite 128K QD32".to_string()), Some(0)),
-        (Some("randwrite 4K QD32".to_string()), Some(1)),
-        (None, Some(0)),
+        (Some("randwrite 4K QD32".to_string()), Some(0), Some(0)),
+        (Some("seqwrite 128K QD32".to_string()), Some(0), Some(0)),
+        (Some("randwrite 4K QD32".to_string()), Some(1), Some(0)),
+        (None, Some(0), Some(0)),
     ];
     for (id, w) in ids.iter().zip(&want) {
         assert_eq!(&columns(&mut s, *id), w, "run {id}");
     }
-    // The index the listings read holds both columns.
-    let index = match s.backend().dialect() {
+    // The index the listings read holds both columns (and version 6's after them).
+    let index = listing_index(&mut s);
+    assert!(
+        index.ends_with("bytes_written, workload, cache_hedged, after_marks")
+            || index.ends_with("bytes_written, workload, cache_hedged, after_marks)"),
+        "{index}"
+    );
+    // Recorded, imported and copied since: the columns written.
+    let rec = edited_copy(fx, &work.join("rec"), &|v| {
+        serial(v, "2026-01-05T00:00:00Z")
+    });
+    let rec = s
+        .record_folder(&rec, &RecordOptions::default())
+        .unwrap()
+        .id();
+    assert_eq!(columns(&mut s, rec), want[0]);
+    let mut other = Store::open(&Location::Sqlite(work.join("copy.db"))).unwrap();
+    let copied = s.copy_run(ids[2], &mut other).unwrap().id();
+    assert_eq!(columns(&mut other, copied), want[2]);
+    assert_eq!(groups(&mut s), want_groups(3));
+}
+
+/// The columns of the index `runs_listing`, as the backend says them.
+fn listing_index(s: &mut Store) -> String {
+    use slccache::store::Dialect;
+    match s.backend().dialect() {
         Dialect::Sqlite => s
             .backend()
             .query("SELECT name FROM pragma_index_info('runs_listing')", &[])
@@ -500,25 +530,7 @@ fn a_version_4_store_takes_version_5_with_workload_and_hedge(
             .as_str()
             .unwrap()
             .to_string(),
-    };
-    assert!(
-        index.ends_with("bytes_written, workload, cache_hedged")
-            || index.ends_with("bytes_written, workload, cache_hedged)"),
-        "{index}"
-    );
-    // Recorded, imported and copied since: the columns written.
-    let rec = edited_copy(fx, &work.join("rec"), &|v| {
-        serial(v, "2026-01-05T00:00:00Z")
-    });
-    let rec = s
-        .record_folder(&rec, &RecordOptions::default())
-        .unwrap()
-        .id();
-    assert_eq!(columns(&mut s, rec), want[0]);
-    let mut other = Store::open(&Location::Sqlite(work.join("copy.db"))).unwrap();
-    let copied = s.copy_run(ids[2], &mut other).unwrap().id();
-    assert_eq!(columns(&mut other, copied), want[2]);
-    assert_eq!(groups(&mut s), want_groups(3));
+    }
 }
 
 /// Runs every case, each on a fresh store from `fresh`, and fails naming the cases that failed.
