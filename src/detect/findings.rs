@@ -172,6 +172,61 @@ impl After {
     }
 }
 
+/// What a rate after the cache leaves out or may not be ([`Findings::after_caveat_set`]), as a
+/// set of bits: [`AfterCaveats::HEAT_LEFT_OUT`] is 1, [`AfterCaveats::SLOWER_TIER_MAY_FOLLOW`]
+/// 2. A store keeps them so in each run's row (`after_marks`, schema version 6), and
+/// `runs --by` counts the runs of each in a group's median.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct AfterCaveats(u8);
+
+impl AfterCaveats {
+    /// None: the rate is what the drive sustained after the cache, as far as the run could
+    /// tell (or there is no rate).
+    pub const NONE: AfterCaveats = AfterCaveats(0);
+    /// Thermal throttling after the last cliff was left out of the rate (bit 1).
+    pub const HEAT_LEFT_OUT: AfterCaveats = AfterCaveats(1);
+    /// The run did not write far enough to rule out a later, slower tier: the rate may not be
+    /// the sustained one (bit 2).
+    pub const SLOWER_TIER_MAY_FOLLOW: AfterCaveats = AfterCaveats(2);
+
+    /// Each caveat alone with its words, in the order every output says them.
+    pub const EACH: [(AfterCaveats, &'static str); 2] = [
+        (Self::HEAT_LEFT_OUT, "heat left out"),
+        (Self::SLOWER_TIER_MAY_FOLLOW, "a slower tier may follow"),
+    ];
+
+    /// These and `other`.
+    pub fn with(self, other: AfterCaveats) -> AfterCaveats {
+        AfterCaveats(self.0 | other.0)
+    }
+
+    /// Whether every caveat of `other` is among these.
+    pub fn contains(self, other: AfterCaveats) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// As a store's row keeps them: bit 1 heat left out, bit 2 a slower tier may follow.
+    pub fn bits(self) -> i64 {
+        i64::from(self.0)
+    }
+
+    /// Of the bits [`Self::bits`] gives; bits it does not know (a newer slccache's) are left
+    /// out.
+    pub fn from_bits(bits: i64) -> AfterCaveats {
+        let known = Self::EACH.iter().fold(0, |b, (c, _)| b | c.0);
+        AfterCaveats((bits & i64::from(known)) as u8)
+    }
+
+    /// Each in words ([`Self::EACH`]), in order: `["heat left out"]`.
+    pub fn words(self) -> Vec<&'static str> {
+        Self::EACH
+            .iter()
+            .filter(|(c, _)| self.contains(*c))
+            .map(|(_, w)| *w)
+            .collect()
+    }
+}
+
 /// `text` with `caveats` in its parentheses (`599 MB/s (too short to judge; heat left out)`),
 /// or in parentheses of their own (`982 MB/s (heat left out)`).
 pub fn with_caveats(text: String, caveats: &[&str]) -> String {
@@ -335,16 +390,24 @@ impl Findings {
 
     /// What the rate after the cache leaves out or may not be, as every output that gives
     /// that rate in a cell says it: `heat left out` where thermal throttling after the last
-    /// cliff was left out of it, `a slower tier may follow` where the terminal warns of one.
+    /// cliff was left out of it, `a slower tier may follow` where the terminal warns of one
+    /// ([`Self::after_caveat_set`] in words).
     pub fn after_caveats(&self) -> Vec<&'static str> {
-        let mut c = Vec::new();
+        self.after_caveat_set().words()
+    }
+
+    /// [`Self::after_caveats`] as a set: what a store's row keeps of them (`after_marks`), so
+    /// that `runs --by` marks a median that takes such a rate in. None where there is no rate
+    /// after the cache.
+    pub fn after_caveat_set(&self) -> AfterCaveats {
+        let mut c = AfterCaveats::NONE;
         if self.after.is_some() {
             let last = self.steps.last().map_or(0.0, |s| s.t_s);
             if self.thermal_throttling.iter().any(|t| t.to_s > last + 1e-9) {
-                c.push("heat left out");
+                c = c.with(AfterCaveats::HEAT_LEFT_OUT);
             }
             if self.slower_tier_may_follow {
-                c.push("a slower tier may follow");
+                c = c.with(AfterCaveats::SLOWER_TIER_MAY_FOLLOW);
             }
         }
         c

@@ -72,7 +72,7 @@ mod warnings;
 
 pub use cliffs::{DEEP_LONG_S, DEEP_SHARE};
 pub use coverage::coverage;
-pub use findings::Findings;
+pub use findings::{AfterCaveats, Findings};
 pub use sentences::{
     after_cache_definition, after_drop_text, after_last_cliff_text, coverage_text,
     first_sample_drop_text, hidden_cache_text, hidden_tier_text, no_cliff_text, no_cliff_text_of,

@@ -17,9 +17,11 @@ const COLUMNS_FOR_GROUPS: &str = "id, kind, COALESCE(started_at, recorded_at), N
 
 /// The listing's columns: [`ROW_COLUMNS`], then the tags, the findings and the workload, then
 /// the run's own start time (`runs --by drive` tells a re-analysis by it), then the workload
-/// in words and whether the cache's size is hedged (their columns, schema version 5), then
-/// NULL; on a store read as it is before version 5 (`summary_for_group`: the column that holds
-/// the summary's text), NULL, NULL and the summary, from which [`row_of_owned`] reads them.
+/// in words and whether the cache's size is hedged (their columns, schema version 5) and what
+/// the rate after the cache leaves out or may not be (`after_marks`, version 6), then NULL; on
+/// a store read as it is before version 6 (`summary_for_group`: the column that holds the
+/// summary's text), NULL, NULL, NULL and the summary, from which [`row_of_owned`] reads all
+/// three.
 /// The tags come from their own column where the run has it filled (every run recorded or
 /// migrated since schema version 2), else from the stored summary; the findings and the
 /// workload from the summary, or NULL where `detail` leaves them out (reading them parses
@@ -32,10 +34,10 @@ pub(super) fn row_columns_with(
 ) -> String {
     let json = |path: &[&str]| json_at(d, path);
     let tags = tags_column(d, has_tags_column);
-    // In `runs_listing` since version 5, as every column the listing reads but the tags.
+    // In `runs_listing` since version 6, as every column the listing reads but the tags.
     let group = match summary_for_group {
-        None => "workload, cache_hedged, NULL".to_string(),
-        Some(summary) => format!("NULL, NULL, {summary}"),
+        None => "workload, cache_hedged, after_marks, NULL".to_string(),
+        Some(summary) => format!("NULL, NULL, NULL, {summary}"),
     };
     match detail {
         Detail::Full => format!(
@@ -99,7 +101,8 @@ pub enum Detail {
     /// run).
     Tags,
     /// What grouping reads only (id, date, kind, drive, host, cache size and whether it is
-    /// hedged, after-cache rate, start, workload in words):
+    /// hedged, after-cache rate and what it leaves out or may not be, start, workload in
+    /// words):
     /// the rest of the row is empty, and so are tags, `findings` and `workload` (the runs and
     /// figures `runs --by host|drive` groups, which [`Store::each_for_grouping`] reads run by
     /// run; the library page's list of the runs a store holds). A filter by tag reads the
@@ -177,6 +180,8 @@ pub struct GroupRow<'a> {
     pub workload: Option<&'a str>,
     /// Rate after the cache, bytes/s.
     pub after_cache_bytes_per_sec: Option<f64>,
+    /// What that rate leaves out or may not be ([`RunRow::after_caveats`]).
+    pub after_caveats: crate::detect::AfterCaveats,
     /// Whether the run's findings say the stretch after the cache was too short to judge (its
     /// row holds no rate then; a row read without its findings says false).
     pub after_too_short: bool,
@@ -214,6 +219,7 @@ impl RunRow {
             cache_hedged: self.cache_hedged,
             workload: self.workload_words.as_deref(),
             after_cache_bytes_per_sec: self.after_cache_bytes_per_sec,
+            after_caveats: self.after_caveats,
             after_too_short: self.findings.as_ref().is_some_and(|f| {
                 matches!(
                     f.after,
@@ -241,10 +247,14 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
     let (kind, date, recorded_at, model, serial, firmware) = (s(1), s(2), s(3), s(4), s(5), s(6));
     let (target, label, host, source_dir) = (s(8), s(9), s(10), s(20));
     let (tags, findings, workload, started_at) = (s(21), s(22), s(23), s(24));
-    let (workload_words, cache_hedged) = match s(27) {
-        // A store before schema version 5: from the summary, as its fill would.
-        Some(summary) => super::record::workload_and_hedge(&summary),
-        None => (s(25), r[26].as_i64() == Some(1)),
+    let group = match s(28) {
+        // A store before schema version 6: from the summary, as its fill would.
+        Some(summary) => super::record::group_columns_of(&summary),
+        None => super::record::GroupColumns {
+            workload: s(25),
+            cache_hedged: r[26].as_i64() == Some(1),
+            after_caveats: after_caveats_of(r[27].as_i64()),
+        },
     };
     RunRow {
         id: r[0].as_i64().unwrap_or_default(),
@@ -274,9 +284,19 @@ pub(super) fn row_of_owned(mut r: Vec<Val>) -> RunRow {
         findings: findings.and_then(|t| serde_json::from_str(&t).ok()),
         workload: workload.and_then(|t| serde_json::from_str(&t).ok()),
         started_at,
-        workload_words,
-        cache_hedged,
+        workload_words: group.workload,
+        cache_hedged: group.cache_hedged,
+        after_caveats: group.after_caveats,
     }
+}
+
+/// The `after_marks` column's value as caveats: none where it is NULL (a row an older
+/// slccache wrote).
+fn after_caveats_of(bits: Option<i64>) -> crate::detect::AfterCaveats {
+    bits.map_or(
+        crate::detect::AfterCaveats::NONE,
+        crate::detect::AfterCaveats::from_bits,
+    )
 }
 
 /// `--since`: a date (`2026-12-01`, from its midnight in the local time zone), a local date
@@ -369,10 +389,12 @@ impl Store {
             .collect())
     }
 
-    /// `None` where the store keeps each run's workload and hedge in columns (schema version
-    /// 5); else the column that holds its summary's text, which they are read from.
+    /// `None` where the store keeps each run's workload, hedge and after-cache caveats in
+    /// columns (schema version 6); else the column that holds its summary's text, which they
+    /// are read from (a store of version 5 holds the first two, but the summary is read for
+    /// the third all the same, so all three come from it).
     fn summary_for_group(&self) -> Option<&'static str> {
-        if self.column_type("cache_hedged").is_some() {
+        if self.column_type("after_marks").is_some() {
             None
         } else if self.column_type("summary_text").is_some() {
             Some("summary_text")
@@ -412,32 +434,34 @@ impl Store {
             let has_tags = self.column_type("tags").is_some();
             tags_column(self.b.dialect(), has_tags)
         };
-        // Every group's sizes marked where hedged, and by drive each workload of a drive a
-        // group of its own: schema version 5's columns, or on a store read as it is before
-        // that version, each run's summary (read whole: such a store is one that no slccache
-        // of this version has recorded into yet).
+        // Every group's sizes marked where hedged and rates where they leave heat out or may
+        // not be sustained, and by drive each workload of a drive a group of its own: schema
+        // versions 5 and 6's columns, or on a store read as it is before version 6, each
+        // run's summary (read whole: such a store is one that no slccache of this version has
+        // recorded into yet).
         let summary_for_group = self.summary_for_group();
-        let (workload, hedged) = match summary_for_group {
-            None => ("workload", "cache_hedged"),
-            Some(summary) => (summary, "NULL"),
+        let (workload, hedged, marks) = match summary_for_group {
+            None => ("workload", "cache_hedged", "after_marks"),
+            Some(summary) => (summary, "NULL", "NULL"),
         };
         let sql = format!(
             "SELECT id, {kind}, {target}, {serial}, {model}, {label}, {capacity}, host, \
              cache_bytes, after_cache_bytes_per_sec, {started}, {tags}, {at}, {workload}, \
-             {hedged} FROM runs{conds}"
+             {hedged}, {marks} FROM runs{conds}"
         );
         self.b.query_each(&sql, &params, &mut |r| {
             let (kind, target, serial) = (r.text(1)?, r.text(2)?, r.text(3)?);
             let (model, label, host) = (r.text(4)?, r.text(5)?, r.text(7)?);
             let started_at = r.text(10)?;
-            let (workload, hedged) = match summary_for_group {
-                None => (
-                    r.text(13)?.map(std::borrow::Cow::into_owned),
-                    r.int(14)? == Some(1),
-                ),
+            let group = match summary_for_group {
+                None => super::record::GroupColumns {
+                    workload: r.text(13)?.map(std::borrow::Cow::into_owned),
+                    cache_hedged: r.int(14)? == Some(1),
+                    after_caveats: after_caveats_of(r.int(15)?),
+                },
                 Some(_) => match r.text(13)? {
-                    Some(summary) => super::record::workload_and_hedge(&summary),
-                    None => (None, false),
+                    Some(summary) => super::record::group_columns_of(&summary),
+                    None => super::record::GroupColumns::default(),
                 },
             };
             // Read once a row: PostgreSQL's microseconds, else SQLite's text.
@@ -474,9 +498,10 @@ impl Store {
                 },
                 host: host.as_deref(),
                 cache_bytes: r.int(8)?,
-                cache_hedged: hedged,
-                workload: workload.as_deref(),
+                cache_hedged: group.cache_hedged,
+                workload: group.workload.as_deref(),
                 after_cache_bytes_per_sec: r.real(9)?,
+                after_caveats: group.after_caveats,
                 after_too_short: false,
                 started_at: started_at.as_deref(),
                 tags: &tags,

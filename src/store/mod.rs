@@ -37,7 +37,7 @@ pub use export::export_run;
 use export::*;
 pub use list::{normalize_since, Detail, GroupRow, Grouped, RunAt};
 use record::*;
-pub(crate) use record::{fill_headline_and_timeline, fill_workload_and_hedge};
+pub(crate) use record::{fill_group_columns, fill_headline_and_timeline};
 pub use record::{hostname, is_run_file, kind_of, not_run_files};
 
 use crate::report::charts::Theme;
@@ -263,6 +263,11 @@ pub struct RunRow {
     /// ([`crate::detect::Findings::cache_hedged`]; schema version 5).
     #[serde(skip)]
     pub cache_hedged: bool,
+    /// What the rate after the cache leaves out or may not be, as its row holds it
+    /// ([`crate::detect::Findings::after_caveat_set`]; schema version 6): what `runs --by`
+    /// marks a median of. None for a run recorded by an older slccache since.
+    #[serde(skip)]
+    pub after_caveats: crate::detect::AfterCaveats,
 }
 
 /// Filters for [`Store::list`]; all given ones must match.

@@ -42,6 +42,9 @@ pub(super) struct Fields {
     /// 1 where the findings hedge the cache's size ([`crate::detect::Findings::cache_hedged`]),
     /// else 0.
     cache_hedged: i64,
+    /// What the rate after the cache leaves out or may not be
+    /// ([`crate::detect::Findings::after_caveat_set`]): the row's `after_marks` bits.
+    after_caveats: crate::detect::AfterCaveats,
 }
 
 pub(super) fn int(v: &serde_json::Value) -> Option<i64> {
@@ -116,9 +119,11 @@ impl Fields {
             .map(|w| w.in_words())
             .filter(|w| w != "-"),
             cache_hedged: 0,
+            after_caveats: crate::detect::AfterCaveats::NONE,
         };
         if let Some(x) = findings {
             f.cache_hedged = i64::from(x.cache_hedged());
+            f.after_caveats = x.after_caveat_set();
             use crate::detect::findings::Cache;
             let i = |b: u64| i64::try_from(b).ok();
             (f.cache_bytes, f.cache_low_bytes, f.cache_high_bytes) = match x.cache {
@@ -366,12 +371,28 @@ pub(crate) fn fill_headline_and_timeline(b: &mut dyn Backend) -> Result<()> {
     Ok(())
 }
 
-/// What schema version 5 keeps in a run's row of its summary (JSON text): the workload in
-/// words and whether the findings hedge the cache's size, as [`fill_workload_and_hedge`]
-/// fills them; for a store read as it is before that version.
-pub(super) fn workload_and_hedge(summary: &str) -> (Option<String>, bool) {
+/// What a run's row keeps of its summary for `runs --by` to read columns only: the workload in
+/// words and whether the findings hedge the cache's size (schema version 5), and what the rate
+/// after the cache leaves out or may not be (version 6).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct GroupColumns {
+    /// The `workload` column: the workload in words, where the summary has one.
+    pub workload: Option<String>,
+    /// The `cache_hedged` column.
+    pub cache_hedged: bool,
+    /// The `after_marks` column.
+    pub after_caveats: crate::detect::AfterCaveats,
+}
+
+/// [`GroupColumns`] of a stored summary (JSON text), as [`fill_group_columns`] fills them; for
+/// a store read as it is before version 6.
+pub(super) fn group_columns_of(summary: &str) -> GroupColumns {
     let f = fields_of_summary(summary);
-    (f.workload, f.cache_hedged == 1)
+    GroupColumns {
+        workload: f.workload,
+        cache_hedged: f.cache_hedged == 1,
+        after_caveats: f.after_caveats,
+    }
 }
 
 /// The row's fields of a stored summary (JSON text); none of a summary that does not parse.
@@ -389,33 +410,49 @@ fn run_ids(b: &mut dyn Backend) -> Result<Vec<i64>> {
         .collect())
 }
 
-/// Schema version 5's fill: the workload and whether the findings hedge the cache's size, of
-/// every run, read from its stored summary.
-pub(crate) fn fill_workload_and_hedge(b: &mut dyn Backend) -> Result<()> {
-    let summary = if b.columns("runs")?.iter().any(|(c, _)| c == "summary_text") {
+/// Schema versions 5 and 6's fill: of every run, read from its stored summary once, each
+/// [`GroupColumns`] column the store has (`workload` and `cache_hedged` of version 5,
+/// `after_marks` of version 6). A store that takes both steps at once runs it once, after the
+/// second ([`super::schema`]'s `apply`).
+pub(crate) fn fill_group_columns(b: &mut dyn Backend) -> Result<()> {
+    let cols = b.columns("runs")?;
+    let has = |n: &str| cols.iter().any(|(c, _)| c == n);
+    let summary = if has("summary_text") {
         "summary_text"
     } else {
         "summary"
     };
-    let p = |i| b.placeholder(i);
+    let names: Vec<&str> = ["workload", "cache_hedged", "after_marks"]
+        .into_iter()
+        .filter(|n| has(n))
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
     let set = format!(
-        "UPDATE runs SET workload = {}, cache_hedged = {} WHERE id = {}",
-        p(1),
-        p(2),
-        p(3)
+        "UPDATE runs SET {} WHERE id = {}",
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| format!("{n} = {}", b.placeholder(i + 1)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        b.placeholder(names.len() + 1)
     );
-    let one = format!("SELECT {summary} FROM runs WHERE id = {}", p(1));
+    let one = format!("SELECT {summary} FROM runs WHERE id = {}", b.placeholder(1));
     for id in run_ids(b)? {
         let text = b.query(&one, &[Val::Int(Some(id))])?;
         let f = fields_of_summary(text.first().and_then(|r| r[0].as_str()).unwrap_or_default());
-        b.execute(
-            &set,
-            &[
-                Val::Text(f.workload),
-                Val::Int(Some(f.cache_hedged)),
-                Val::Int(Some(id)),
-            ],
-        )?;
+        let mut values: Vec<Val> = names
+            .iter()
+            .map(|n| match *n {
+                "workload" => Val::Text(f.workload.clone()),
+                "cache_hedged" => Val::Int(Some(f.cache_hedged)),
+                _ => Val::Int(Some(f.after_caveats.bits())),
+            })
+            .collect();
+        values.push(Val::Int(Some(id)));
+        b.execute(&set, &values)?;
     }
     Ok(())
 }
@@ -851,6 +888,7 @@ impl Store {
             ("tags", Val::Text(f.tags)),
             ("workload", Val::Text(f.workload)),
             ("cache_hedged", Val::Int(Some(f.cache_hedged))),
+            ("after_marks", Val::Int(Some(f.after_caveats.bits()))),
         ];
         // The columns this store has (an older one lacks the newest), each in its type.
         let mut names = Vec::new();

@@ -33,7 +33,7 @@ use super::backend::{is_permission_denied, quote_ident, typed_placeholder, Backe
 use super::StoreError;
 
 /// The schema version this slccache writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// What a step does to clients older than it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -244,7 +244,7 @@ const V4: &[&str] = &[
 /// a later tier's, or a drop not confirmed; else 0), so that `runs --by drive` keeps each
 /// workload of a drive apart and marks a median that takes a hedged size in, reading columns
 /// only. Both are filled for the runs already there from their summaries
-/// ([`super::fill_workload_and_hedge`]), and `runs_listing` is made again with them at its
+/// ([`super::fill_group_columns`]), and `runs_listing` is made again with them at its
 /// end: on SQLite a column added after the summary sits behind it in the row, and reading it
 /// from the table would read every summary's overflow pages.
 const V5: &[&str] = &[
@@ -257,6 +257,26 @@ const V5: &[&str] = &[
         cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec,
         after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir,
         bytes_written, workload, cache_hedged
+    )",
+];
+
+/// Version 6: what each run's rate after the cache leaves out or may not be (`after_marks`,
+/// [`crate::detect::AfterCaveats`] bits: 1 where thermal throttling after the last cliff was
+/// left out of it, 2 where a slower tier may follow; 0 for none; NULL where not known, in the
+/// rows an older slccache writes), so that `runs --by` marks an after-cache median that takes
+/// such a rate in, reading columns only. Filled for the runs already there from their
+/// summaries ([`super::fill_group_columns`]), and `runs_listing` is made again with it at its
+/// end, as version 5 did for its two columns (on SQLite a column added after the summary sits
+/// behind it in the row).
+const V6: &[&str] = &[
+    "ALTER TABLE runs ADD COLUMN after_marks BIGINT",
+    "DROP INDEX runs_listing",
+    "CREATE INDEX runs_listing ON runs (
+        COALESCE(started_at, recorded_at), id, kind, recorded_at, started_at, model, serial,
+        firmware, capacity_bytes, target, label, host, cache_bytes, cache_low_bytes,
+        cache_high_bytes, cache_lower_bound_bytes, in_cache_bytes_per_sec,
+        after_cache_bytes_per_sec, data_units_written, percentage_used, interrupted, source_dir,
+        bytes_written, workload, cache_hedged, after_marks
     )",
 ];
 
@@ -302,7 +322,17 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: Compat::Adds,
         postgres: Compat::Adds,
         statements: V5,
-        fill: Some(super::fill_workload_and_hedge),
+        fill: Some(super::fill_group_columns),
+    },
+    Migration {
+        to: 6,
+        // Older clients go on recording; their rows leave `after_marks` NULL (no mark, to
+        // `runs --by`).
+        sqlite: Compat::Adds,
+        postgres: Compat::Adds,
+        statements: V6,
+        // The same fill as version 5's: a store taking both steps reads each summary once.
+        fill: Some(super::fill_group_columns),
     },
 ];
 
@@ -610,14 +640,21 @@ fn apply(b: &mut dyn Backend, migrations: &[Migration], found: Versions) -> Resu
     }
     let d = b.dialect();
     let mut writers_from = found.writers_from;
-    for m in migrations.iter().filter(|m| m.to > found.tables) {
+    let steps: Vec<&Migration> = migrations.iter().filter(|m| m.to > found.tables).collect();
+    for (i, m) in steps.iter().enumerate() {
         for s in m.statements {
             if let Some(sql) = spell(s, d) {
                 b.execute(&sql, &[])?;
             }
         }
+        // A fill that the next step runs too is run once, after that step: such a fill fills
+        // each of its columns the store has then (versions 5 and 6 read each run's summary
+        // once). Where the addresses do not compare equal it merely runs twice.
+        let next_fill = steps.get(i + 1).and_then(|n| n.fill);
         if let Some(fill) = m.fill {
-            fill(b).with_context(|| format!("filling what schema version {} adds", m.to))?;
+            if !next_fill.is_some_and(|next| std::ptr::fn_addr_eq(fill, next)) {
+                fill(b).with_context(|| format!("filling what schema version {} adds", m.to))?;
+            }
         }
         if let Compat::Breaks { .. } = m.compat(d) {
             writers_from = m.to;
@@ -745,4 +782,62 @@ pub fn placeholder_for(b: &mut dyn Backend, table: &str, column: &str, i: usize)
         .map(|(_, t)| t)
         .unwrap_or_default();
     Ok(typed_placeholder(b.dialect(), i, &ty))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// How often [`counted`] ran.
+    static FILLS: AtomicUsize = AtomicUsize::new(0);
+
+    fn counted(_: &mut dyn Backend) -> Result<()> {
+        FILLS.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// A store that takes two steps sharing a fill at once runs it once, after the second
+    /// (versions 5 and 6 share theirs, so that a store of version 4 reads each run's summary
+    /// once); a store that takes them one at a time runs it at each.
+    #[test]
+    fn a_fill_two_steps_share_runs_once_when_both_are_taken() {
+        let fill = |to: i64| {
+            MIGRATIONS
+                .iter()
+                .find(|m| m.to == to)
+                .unwrap()
+                .fill
+                .unwrap()
+        };
+        assert!(std::ptr::fn_addr_eq(fill(5), fill(6)));
+        let step = |to: i64| Migration {
+            to,
+            sqlite: Compat::Adds,
+            postgres: Compat::Adds,
+            statements: &[],
+            fill: Some(counted),
+        };
+        let all: Vec<Migration> = MIGRATIONS
+            .iter()
+            .copied()
+            .chain([step(SCHEMA_VERSION + 1), step(SCHEMA_VERSION + 2)])
+            .collect();
+        let n = MIGRATIONS.len();
+        let dir = tempfile::tempdir().unwrap();
+        let fills = |upto: &[usize]| {
+            let mut b =
+                super::super::backend::Sqlite::open(&dir.path().join(format!("{upto:?}.db")))
+                    .unwrap();
+            migrate(&mut b, MIGRATIONS).unwrap();
+            FILLS.store(0, Ordering::SeqCst);
+            for &u in upto {
+                migrate(&mut b, &all[..u]).unwrap();
+            }
+            assert_eq!(read_versions(&mut b).unwrap().tables, SCHEMA_VERSION + 2);
+            FILLS.load(Ordering::SeqCst)
+        };
+        assert_eq!(fills(&[n + 2]), 1);
+        assert_eq!(fills(&[n + 1, n + 2]), 2);
+    }
 }

@@ -88,6 +88,7 @@ fn main() -> std::process::ExitCode {
             origin::the_runs_table_tells_workloads_apart,
             origin::runs_by_group_give_count_median_and_range,
             origin::runs_by_drive_keeps_a_drive_s_workloads_apart_and_marks_hedged_sizes,
+            origin::runs_by_group_marks_rates_that_left_heat_out_or_may_not_last,
             origin::runs_by_drive_keeps_emulated_specs_apart_as_history_does,
             origin::a_run_analysed_again_is_one_measurement_of_its_drive,
             origin::compare_names_runs_of_several_hosts_by_host_and_id,

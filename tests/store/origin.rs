@@ -280,6 +280,66 @@ pub fn runs_by_drive_keeps_a_drive_s_workloads_apart_and_marks_hedged_sizes() {
     assert_eq!(h[0]["cache_hedged_runs"], 1, "{h:?}");
 }
 
+/// `runs` marks a rate after the cache `*` where thermal throttling was left out of it and `†`
+/// where a slower tier may follow, but `runs --by` gave the median of such rates unmarked: it
+/// marks the median as `runs` marks the rates, says each mark under the table in `runs`'s own
+/// words, and counts those runs in `--json`.
+pub fn runs_by_group_marks_rates_that_left_heat_out_or_may_not_last() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("r.db");
+    let runs: [&[&str]; 2] = [
+        // Throttles with heat after its cliff, left out of the rate after it.
+        &[
+            "p5-1tb",
+            "--interval",
+            "30s",
+            "--seed",
+            "11",
+            "--no-early-stop",
+        ],
+        // Stops early, the rate after the cache well above half the rate in it.
+        &["fx700-2tb", "--seed", "1"],
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        ok(bin(&db)
+            .arg("simulate")
+            .args(*args)
+            .args(["-q", "--out"])
+            .arg(d.path().join(format!("s{i}"))));
+    }
+    let narrow = ok(bin(&db).env("COLUMNS", "100").arg("runs"));
+    assert!(
+        narrow.contains(" *\n") && narrow.contains(" †\n"),
+        "{narrow}"
+    );
+    let h: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", "host"]))).unwrap();
+    assert_eq!(
+        (
+            &h[0]["after_cache_bytes_per_sec"]["runs"],
+            &h[0]["after_heat_runs"],
+            &h[0]["after_slower_tier_runs"]
+        ),
+        (&2.into(), &1.into(), &1.into()),
+        "{h:?}"
+    );
+    let notes = "* after cache: heat left out\n† after cache: a slower tier may follow\n";
+    let t = ok(bin(&db).args(["runs", "--by", "host"]));
+    assert!(t.lines().nth(1).unwrap().contains(" MB/s * † ("), "{t}");
+    assert!(t.contains(notes), "{t}");
+    let t = ok(bin(&db).args(["runs", "--by", "drive"]));
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(
+        lines[1].starts_with("Crucial P5") && lines[1].trim_end().ends_with(" MB/s *"),
+        "{t}"
+    );
+    assert!(
+        lines[2].starts_with("HP FX700") && lines[2].trim_end().ends_with(" MB/s †"),
+        "{t}"
+    );
+    assert!(t.contains(notes), "{t}");
+}
+
 /// `--host` and `--drive` match part of the name in any case; every `--tag` must match.
 pub fn runs_filter_by_host_part_and_tags() {
     let d = tempfile::tempdir().unwrap();

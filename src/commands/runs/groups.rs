@@ -1,12 +1,16 @@
 //! `slccache runs --by host|drive|tag:KEY`: the runs in groups, with the count, median and
 //! range of the cache size and of the after-cache rate of each. By drive, each workload of a
 //! drive is a group of its own: a 4K random run and a 128K sequential one measure different
-//! caches and rates, and no median takes both in.
+//! caches and rates, and no median takes both in. A median that takes in what a run's own
+//! line hedges (a size a hidden first tier could make a later tier's, a rate that left heat
+//! out or that a slower tier may follow) is marked as `runs` marks that run's figure.
 
 use anyhow::Result;
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::table::{after_mark_note, AFTER_MARKS};
+use crate::detect::AfterCaveats;
 use crate::store::drive::{drive_name_of, DriveKey, DriveOf, Measurements};
 use crate::store::{GroupRow, Grouped, RunAt, RunRow};
 use crate::units::{count_text, format_bytes, format_rate, UnitSystem};
@@ -121,6 +125,25 @@ pub struct Group {
     pub cache_hedged_runs: usize,
     /// Rate after the cache, bytes/s.
     pub after_cache_bytes_per_sec: Option<Spread>,
+    /// Of the runs in the after-cache median, those whose rate left thermal throttling after
+    /// the last cliff out ([`AfterCaveats::HEAT_LEFT_OUT`]; `runs` says `heat left out`).
+    pub after_heat_runs: usize,
+    /// Of the runs in the after-cache median, those that did not write far enough to rule out
+    /// a later, slower tier ([`AfterCaveats::SLOWER_TIER_MAY_FOLLOW`]; `runs` says `a slower
+    /// tier may follow`): their rate may not be the sustained one.
+    pub after_slower_tier_runs: usize,
+}
+
+impl Group {
+    /// How many runs in the after-cache median have `caveat` ([`Group::after_heat_runs`],
+    /// [`Group::after_slower_tier_runs`]); 0 for a set of several or none.
+    pub fn after_runs_with(&self, caveat: AfterCaveats) -> usize {
+        match caveat {
+            AfterCaveats::HEAT_LEFT_OUT => self.after_heat_runs,
+            AfterCaveats::SLOWER_TIER_MAY_FOLLOW => self.after_slower_tier_runs,
+            _ => 0,
+        }
+    }
 }
 
 /// The runs by group, groups in name order (`-`, no value, last); drives are named in `units`.
@@ -150,8 +173,9 @@ pub struct Grouping {
 }
 
 /// One run's figures: cache size, whether the findings hedge it, the rate after the cache,
-/// and whether the findings say that stretch was too short to judge.
-type Figure = (Option<i64>, bool, Option<f64>, bool);
+/// whether the findings say that stretch was too short to judge, and what that rate leaves out
+/// or may not be.
+type Figure = (Option<i64>, bool, Option<f64>, bool, AfterCaveats);
 
 /// One run's workload (its place in [`Grouping`]'s workloads; `None`: none recorded) and its
 /// figures.
@@ -164,6 +188,9 @@ struct Figures {
     cache: Vec<f64>,
     hedged: usize,
     after: Vec<f64>,
+    /// Of the rates in `after`, those that left heat out, and those a slower tier may follow.
+    after_heat: usize,
+    after_slower_tier: usize,
     /// By host or tag: the drives and the workloads of the group's runs, which its medians
     /// mix where there are several.
     drives: std::collections::HashSet<DriveKey>,
@@ -171,16 +198,23 @@ struct Figures {
 }
 
 impl Figures {
-    fn add(&mut self, (cache, hedged, after, too_short): Figure) {
+    fn add(&mut self, (cache, hedged, after, too_short, caveats): Figure) {
         self.runs += 1;
         self.cache.extend(cache.map(|c| c as f64));
         if cache.is_some() && hedged {
             self.hedged += 1;
         }
         // Only a rate judged steady: one too short to judge is no figure for a median (the
-        // listings that group leave it out of the column already).
-        if !too_short {
-            self.after.extend(after);
+        // listings that group leave it out of the column already). Its caveats count where
+        // the median takes it in ([`Spread::of`] takes finite rates only).
+        if let Some(a) = after.filter(|a| !too_short && a.is_finite()) {
+            self.after.push(a);
+            if caveats.contains(AfterCaveats::HEAT_LEFT_OUT) {
+                self.after_heat += 1;
+            }
+            if caveats.contains(AfterCaveats::SLOWER_TIER_MAY_FOLLOW) {
+                self.after_slower_tier += 1;
+            }
         }
     }
 }
@@ -284,6 +318,7 @@ impl Grouping {
             r.cache_hedged,
             r.after_cache_bytes_per_sec,
             r.after_too_short,
+            r.after_caveats,
         );
         let name = match &self.by {
             GroupBy::Drive => {
@@ -365,6 +400,8 @@ impl Grouping {
                 cache_bytes: Spread::of(g.cache),
                 cache_hedged_runs: g.hedged,
                 after_cache_bytes_per_sec: Spread::of(g.after),
+                after_heat_runs: g.after_heat,
+                after_slower_tier_runs: g.after_slower_tier,
             })
             .collect()
     }
@@ -429,7 +466,9 @@ const HEDGED_MARK: &str = "‡";
 /// the workload beside the drive), fitted to `width` columns (`None`: every column whole): the
 /// group's name is shortened, then the figures lose their ranges (the medians stay), then the
 /// workload takes its short form (`rand 4K QD32`), then the name is shortened further. A
-/// cache median that takes in hedged sizes is marked `‡`, and the mark said under the table.
+/// cache median that takes in hedged sizes is marked `‡`, an after-cache median that takes in
+/// a rate that left heat out `*` and one a slower tier may follow `†` (as `runs` marks each
+/// such rate, [`AFTER_MARKS`]), and each mark said under the table.
 pub fn group_table(
     groups: &[Group],
     by: &GroupBy,
@@ -437,18 +476,19 @@ pub fn group_table(
     width: Option<usize>,
 ) -> String {
     use super::fit::{Step, Table};
+    // `marks`: what the median's runs hedge, after it (`‡`, `* †`; empty: none).
     let spread =
-        |s: &Option<Spread>, runs: usize, hedged: usize, f: &dyn Fn(f64) -> String, range: bool| {
+        |s: &Option<Spread>, runs: usize, marks: &str, f: &dyn Fn(f64) -> String, range: bool| {
             match s {
                 // No run of the group has a figure here (not steady, too short to judge, no
                 // cliff, writes that wrapped): said as the groups with some do.
                 None => format!("- [0 of {runs} run{}]", if runs == 1 { "" } else { "s" }),
                 Some(s) => {
                     let mut t = f(s.median);
-                    let marked = if hedged > 0 {
-                        format!("{t} {HEDGED_MARK}")
-                    } else {
+                    let marked = if marks.is_empty() {
                         t.clone()
+                    } else {
+                        format!("{t} {marks}")
                     };
                     if range && s.runs > 1 {
                         t = format!("{marked} ({})", range_text(s.min, s.max, &t, units, f));
@@ -464,10 +504,26 @@ pub fn group_table(
         };
     let bytes = |v: f64| format_bytes(v, units);
     let rate = |v: f64| format_rate(v, units);
-    let cache =
-        |g: &Group, range: bool| spread(&g.cache_bytes, g.runs, g.cache_hedged_runs, &bytes, range);
-    let after =
-        |g: &Group, range: bool| spread(&g.after_cache_bytes_per_sec, g.runs, 0, &rate, range);
+    let cache = |g: &Group, range: bool| {
+        let marks = if g.cache_hedged_runs > 0 {
+            HEDGED_MARK
+        } else {
+            ""
+        };
+        spread(&g.cache_bytes, g.runs, marks, &bytes, range)
+    };
+    // The after-cache median's marks, each of a caveat some run in it has.
+    let after_marks = |g: &Group| {
+        AFTER_MARKS
+            .iter()
+            .filter(|(c, _)| g.after_runs_with(*c) > 0)
+            .map(|(_, m)| *m)
+            .collect::<Vec<_>>()
+    };
+    let after = |g: &Group, range: bool| {
+        let marks = after_marks(g).join(" ");
+        spread(&g.after_cache_bytes_per_sec, g.runs, &marks, &rate, range)
+    };
     // By drive, the workload in a column of its own after the drive's name.
     let with_workload = *by == GroupBy::Drive;
     let w = usize::from(with_workload);
@@ -502,6 +558,7 @@ pub fn group_table(
             .any(|c| c.ends_with(" runs]") || c.ends_with(" run]"))
     });
     let hedged = groups.iter().any(|g| g.cache_hedged_runs > 0);
+    let after_marked: Vec<&str> = groups.iter().flat_map(after_marks).collect();
     let no_ranges = "median only: the ranges are left out (--wide shows them)".to_string();
     let mut head = vec![by.name()];
     if with_workload {
@@ -566,6 +623,13 @@ pub fn group_table(
             notes.push('\n');
         }
     }
+    // In the words of the runs table's own notes.
+    for (caveat, mark) in AFTER_MARKS {
+        if after_marked.contains(&mark) {
+            notes += &after_mark_note(caveat, mark);
+            notes.push('\n');
+        }
+    }
     if !notes.is_empty() {
         // Above the line that says how the table was fitted, if there is one.
         let at = text
@@ -625,6 +689,8 @@ mod tests {
             cache_bytes: Spread::of(vec![24.007e9; 3]),
             cache_hedged_runs: 0,
             after_cache_bytes_per_sec: Spread::of(vec![399.979e6; 3]),
+            after_heat_runs: 0,
+            after_slower_tier_runs: 0,
         };
         let t = group_table(&[g], &GroupBy::Drive, u, None);
         assert!(
@@ -648,6 +714,8 @@ mod tests {
             cache_bytes: Spread::of(cache),
             cache_hedged_runs: 0,
             after_cache_bytes_per_sec: Spread::of(vec![580e6, 591e6]),
+            after_heat_runs: 0,
+            after_slower_tier_runs: 0,
         };
         let groups = [
             g("Samsung SSD 960 EVO 500GB (simulated)", vec![22.0e9]),
@@ -699,6 +767,7 @@ mod tests {
             cache_hedged: hedged,
             workload,
             after_cache_bytes_per_sec: Some(580e6),
+            after_caveats: AfterCaveats::NONE,
             after_too_short: false,
             started_at: None,
             tags,
@@ -835,5 +904,85 @@ mod tests {
         // None hedged: no mark, no note.
         let t = group_table(&groups[1..], &GroupBy::Drive, u, None);
         assert!(!t.contains('‡'), "{t}");
+    }
+
+    /// An after-cache median that took in a rate which left heat out, or which a slower tier
+    /// may follow, gave it as a plain rate, where `runs` marks that run's rate `*` or `†`:
+    /// the median is marked as `runs` marks it, each mark said under the table in `runs`'s
+    /// own words, the runs counted; a rate the median leaves out (too short to judge) is not.
+    #[test]
+    fn a_median_of_rates_that_left_heat_out_or_may_not_last_is_marked() {
+        let u = UnitSystem::Decimal;
+        let tags = BTreeMap::new();
+        let w = Some("randwrite 4K QD32");
+        let with = |id: i64, caveats: AfterCaveats, too_short: bool| {
+            let mut r = run(id, &tags, w, 22e9, false);
+            r.after_caveats = caveats;
+            r.after_too_short = too_short;
+            if too_short {
+                r.after_cache_bytes_per_sec = None;
+            }
+            r
+        };
+        let heat = AfterCaveats::HEAT_LEFT_OUT;
+        let tier = AfterCaveats::SLOWER_TIER_MAY_FOLLOW;
+        let groups = |runs: &[GroupRow]| {
+            let mut g = Grouping::new(GroupBy::Host, u);
+            for r in runs {
+                g.push(r);
+            }
+            g.finish()
+        };
+        let heated = groups(&[with(1, heat, false), with(2, AfterCaveats::NONE, false)]);
+        assert_eq!(
+            (heated[0].after_heat_runs, heated[0].after_slower_tier_runs),
+            (1, 0)
+        );
+        let json = serde_json::to_value(&heated).unwrap();
+        assert_eq!(
+            (
+                &json[0]["after_heat_runs"],
+                &json[0]["after_slower_tier_runs"]
+            ),
+            (&1.into(), &0.into())
+        );
+        for width in [None, Some(80), Some(60)] {
+            let t = group_table(&heated, &GroupBy::Host, u, width);
+            let rows: Vec<&str> = t.lines().collect();
+            assert!(rows[1].contains("580 MB/s *"), "{t}");
+            assert!(!t.contains('†'), "{t}");
+            assert!(t.contains("\n* after cache: heat left out\n"), "{t}");
+        }
+        let tiered = groups(&[with(1, tier, false), with(2, heat.with(tier), false)]);
+        assert_eq!(
+            (tiered[0].after_heat_runs, tiered[0].after_slower_tier_runs),
+            (1, 2)
+        );
+        let t = group_table(&tiered, &GroupBy::Host, u, None);
+        assert!(t.lines().nth(1).unwrap().contains("580 MB/s * †"), "{t}");
+        assert!(
+            t.contains("\n* after cache: heat left out\n† after cache: a slower tier may follow\n"),
+            "{t}"
+        );
+        let t = group_table(
+            &groups(&[with(1, tier, false)]),
+            &GroupBy::Host,
+            u,
+            Some(60),
+        );
+        assert!(t.lines().nth(1).unwrap().contains("580 MB/s †"), "{t}");
+        assert!(t.contains("† after cache: a slower tier may follow"), "{t}");
+        assert!(!t.contains('*'), "{t}");
+        // A rate too short to judge is in no median: its caveats mark none.
+        let short = groups(&[
+            with(1, heat.with(tier), true),
+            with(2, AfterCaveats::NONE, false),
+        ]);
+        assert_eq!(
+            (short[0].after_heat_runs, short[0].after_slower_tier_runs),
+            (0, 0)
+        );
+        let t = group_table(&short, &GroupBy::Host, u, None);
+        assert!(!t.contains('*') && !t.contains('†'), "{t}");
     }
 }

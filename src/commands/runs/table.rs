@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 
+use crate::detect::AfterCaveats;
 use crate::store::RunRow;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 
@@ -218,10 +219,10 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .iter()
         .map(|r| match r.findings.as_ref() {
             Some(f) if f.after.is_some() => {
-                let caveats = f.after_caveats();
+                let caveats = f.after_caveat_set();
                 let mut c = f.after.as_ref().map(|a| a.short_text(units)).unwrap();
                 for (caveat, mark) in AFTER_MARKS {
-                    if caveats.contains(&caveat) {
+                    if caveats.contains(caveat) {
                         c = format!("{c} {mark}");
                         if !marks_used.contains(&mark) {
                             marks_used.push(mark);
@@ -236,7 +237,7 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
     let after_notes: Vec<String> = AFTER_MARKS
         .iter()
         .filter(|(_, m)| marks_used.contains(m))
-        .map(|(caveat, m)| format!("{m} after cache: {caveat}"))
+        .map(|&(caveat, m)| after_mark_note(caveat, m))
         .collect();
     // The interval with the unit once where both ends share it: `13.0 GB (13.0-13.1 GB)`; a
     // size a faster first tier hidden in the first sample could make a later tier's is
@@ -378,8 +379,18 @@ pub(super) fn short_workload(words: &str) -> String {
 }
 
 /// The marks that stand for what a rate after the cache leaves out or may not be
-/// ([`crate::detect::Findings::after_caveats`]) in a table fitted to a narrow terminal.
-const AFTER_MARKS: [(&str, &str); 2] = [("heat left out", "*"), ("a slower tier may follow", "†")];
+/// ([`crate::detect::Findings::after_caveats`]) in a table fitted to a narrow terminal, and
+/// after a median of `runs --by` that takes such a rate in.
+pub(super) const AFTER_MARKS: [(AfterCaveats, &str); 2] = [
+    (AfterCaveats::HEAT_LEFT_OUT, "*"),
+    (AfterCaveats::SLOWER_TIER_MAY_FOLLOW, "†"),
+];
+
+/// What `mark` ([`AFTER_MARKS`]) after a rate after the cache stands for, said under a table
+/// that has one: `* after cache: heat left out`.
+pub(super) fn after_mark_note(caveat: AfterCaveats, mark: &str) -> String {
+    format!("{mark} after cache: {}", caveat.words().join("; "))
+}
 
 /// Tags as `key=value` pairs separated by `;`, keys in order.
 pub(super) fn tags_text(tags: &std::collections::BTreeMap<String, String>) -> String {

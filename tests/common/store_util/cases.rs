@@ -143,6 +143,10 @@ pub const CASES: &[(&str, Case)] = &[
         "a_version_4_store_takes_version_5_with_workload_and_hedge",
         a_version_4_store_takes_version_5_with_workload_and_hedge,
     ),
+    (
+        "a_version_5_store_takes_version_6_with_after_marks",
+        a_version_5_store_takes_version_6_with_after_marks,
+    ),
     ("import_twice_adds_once", import_twice_adds_once),
     ("import_is_stored_as_recorded", import_is_stored_as_recorded),
     ("list_filters", list_filters),
@@ -381,13 +385,15 @@ fn edited_copy(fx: &Fixtures, dir: &Path, edit: &dyn Fn(&mut serde_json::Value))
 /// filled from its summary, `runs_listing` holds both (so that `runs --by drive` reads the
 /// index, not the rows with their summaries), a run recorded, imported or copied since writes
 /// them, and `runs --by drive` keeps a drive's workloads apart and counts its hedged sizes.
+/// It takes version 6 in the same transaction, whose fill (version 5's own, run once after
+/// both steps) fills `after_marks` too.
 fn a_version_4_store_takes_version_5_with_workload_and_hedge(
     loc: &Location,
     fx: &Fixtures,
     work: &Path,
 ) {
     use slccache::commands::runs::{GroupBy, Grouping};
-    use slccache::store::{Dialect, Grouped};
+    use slccache::store::Grouped;
     let serial = |v: &mut serde_json::Value, start: &str| {
         v["run"]["device"]["serial"] = "W1".into();
         v["run"]["started_at"] = start.into();
@@ -456,31 +462,59 @@ fn a_version_4_store_takes_version_5_with_workload_and_hedge(
     assert_eq!(
         schema::read_versions(s.backend()).unwrap(),
         schema::Versions {
-            tables: 5,
+            tables: 6,
             writers_from: before.writers_from
         }
     );
-    let columns = |s: &mut Store, id: i64| -> (Option<String>, Option<i64>) {
+    let columns = |s: &mut Store, id: i64| -> (Option<String>, Option<i64>, Option<i64>) {
         let r = s
             .backend()
             .query(
-                &format!("SELECT workload, cache_hedged FROM runs WHERE id = {id}"),
+                &format!("SELECT workload, cache_hedged, after_marks FROM runs WHERE id = {id}"),
                 &[],
             )
             .unwrap();
-        (r[0][0].as_str().map(String::from), r[0][1].as_i64())
+        (
+            r[0][0].as_str().map(String::from),
+            r[0][1].as_i64(),
+            r[0][2].as_i64(),
+        )
     };
     let want = [
-        (Some("randwrite 4K QD32".to_string()), Some(0)),
-        (Some("seqwrite 128K QD32".to_string()), Some(0)),
-        (Some("randwrite 4K QD32".to_string()), Some(1)),
-        (None, Some(0)),
+        (Some("randwrite 4K QD32".to_string()), Some(0), Some(0)),
+        (Some("seqwrite 128K QD32".to_string()), Some(0), Some(0)),
+        (Some("randwrite 4K QD32".to_string()), Some(1), Some(0)),
+        (None, Some(0), Some(0)),
     ];
     for (id, w) in ids.iter().zip(&want) {
         assert_eq!(&columns(&mut s, *id), w, "run {id}");
     }
-    // The index the listings read holds both columns.
-    let index = match s.backend().dialect() {
+    // The index the listings read holds both columns (and version 6's after them).
+    let index = listing_index(&mut s);
+    assert!(
+        index.ends_with("bytes_written, workload, cache_hedged, after_marks")
+            || index.ends_with("bytes_written, workload, cache_hedged, after_marks)"),
+        "{index}"
+    );
+    // Recorded, imported and copied since: the columns written.
+    let rec = edited_copy(fx, &work.join("rec"), &|v| {
+        serial(v, "2026-01-05T00:00:00Z")
+    });
+    let rec = s
+        .record_folder(&rec, &RecordOptions::default())
+        .unwrap()
+        .id();
+    assert_eq!(columns(&mut s, rec), want[0]);
+    let mut other = Store::open(&Location::Sqlite(work.join("copy.db"))).unwrap();
+    let copied = s.copy_run(ids[2], &mut other).unwrap().id();
+    assert_eq!(columns(&mut other, copied), want[2]);
+    assert_eq!(groups(&mut s), want_groups(3));
+}
+
+/// The columns of the index `runs_listing`, as the backend says them.
+fn listing_index(s: &mut Store) -> String {
+    use slccache::store::Dialect;
+    match s.backend().dialect() {
         Dialect::Sqlite => s
             .backend()
             .query("SELECT name FROM pragma_index_info('runs_listing')", &[])
@@ -500,25 +534,172 @@ fn a_version_4_store_takes_version_5_with_workload_and_hedge(
             .as_str()
             .unwrap()
             .to_string(),
+    }
+}
+
+/// A store of version 5 takes version 6 on its own (it only adds), leaving the compatible-with
+/// version as it was: what each run's rate after the cache leaves out or may not be is filled
+/// from its summary (`after_marks`: 1 heat left out, 2 a slower tier may follow),
+/// `runs_listing` holds it, a run recorded, imported or copied since writes it, and `runs --by`
+/// marks an after-cache median that takes in a rate that left heat out `*` and one a slower
+/// tier may follow `†`, as `runs` marks each such rate, counting those runs (a rate too short
+/// to judge is in no median and counts for none). Read as it is before the step (a store a
+/// role may not migrate; a reading command on SQLite), the same groups, from the summaries.
+fn a_version_5_store_takes_version_6_with_after_marks(loc: &Location, fx: &Fixtures, work: &Path) {
+    use slccache::commands::runs::{group, group_table, GroupBy, Grouping};
+    use slccache::store::Grouped;
+    let at = |v: &mut serde_json::Value, host: &str, start: &str| {
+        v["origin"]["host"] = host.into();
+        v["run"]["started_at"] = start.into();
     };
+    // Throttled after the run's one cliff (at 28 s): left out of the rate after it.
+    let heat = serde_json::json!([{ "from_s": 100.0, "to_s": 200.0 }]);
     assert!(
-        index.ends_with("bytes_written, workload, cache_hedged")
-            || index.ends_with("bytes_written, workload, cache_hedged)"),
+        fx_findings(fx)["steps"][0]["t_s"].as_f64().unwrap() < 100.0,
+        "the fixture's cliff is before the throttling"
+    );
+    let heated = edited_copy(fx, &work.join("heated"), &|v| {
+        at(v, "lab-1", "2026-02-01T00:00:00Z");
+        v["findings"]["thermal_throttling"] = heat.clone();
+    });
+    let tiered = edited_copy(fx, &work.join("tiered"), &|v| {
+        at(v, "lab-1", "2026-02-02T00:00:00Z");
+        v["findings"]["slower_tier_may_follow"] = true.into();
+    });
+    let plain = edited_copy(fx, &work.join("plain"), &|v| {
+        at(v, "lab-2", "2026-02-03T00:00:00Z");
+    });
+    let short = edited_copy(fx, &work.join("short"), &|v| {
+        at(v, "lab-2", "2026-02-04T00:00:00Z");
+        v["findings"]["thermal_throttling"] = heat.clone();
+        v["findings"]["slower_tier_may_follow"] = true.into();
+        v["findings"]["after"] = serde_json::json!({ "kind": "too_short", "bytes_per_sec": 1e9 });
+    });
+    let v5 = &schema::MIGRATIONS[..5];
+    let mut old = Store::open_with(loc.connect().unwrap(), v5).unwrap();
+    let ids: Vec<i64> = [&heated, &tiered, &plain, &short]
+        .iter()
+        .map(|f| old.import_folder(f).unwrap().id())
+        .collect();
+    let before = schema::read_versions(old.backend()).unwrap();
+    assert_eq!(before.tables, 5);
+    // By host: (host, runs, runs in the after-cache median, of them heat left out, of them a
+    // slower tier may follow).
+    type Seen = (String, usize, usize, usize, usize);
+    let seen = |groups: Vec<slccache::commands::runs::Group>| -> Vec<Seen> {
+        groups
+            .into_iter()
+            .map(|g| {
+                (
+                    g.group,
+                    g.runs,
+                    g.after_cache_bytes_per_sec.map_or(0, |a| a.runs),
+                    g.after_heat_runs,
+                    g.after_slower_tier_runs,
+                )
+            })
+            .collect()
+    };
+    let groups = |s: &mut Store| -> Vec<slccache::commands::runs::Group> {
+        let mut g = Grouping::new(GroupBy::Host, UnitSystem::Decimal);
+        s.each_for_grouping(&Filter::default(), Grouped::Host, &mut |r| g.push(r))
+            .unwrap();
+        g.finish()
+    };
+    let want = |lab_1: usize, heated: usize| -> Vec<Seen> {
+        vec![
+            ("lab-1".into(), lab_1, lab_1, heated, 1),
+            ("lab-2".into(), 2, 1, 0, 0),
+        ]
+    };
+    // The table marks lab-1's median with both and says what each mark means; lab-2's has
+    // none (its one marked rate was too short to judge).
+    let marked = |groups: &[slccache::commands::runs::Group]| {
+        let t = group_table(groups, &GroupBy::Host, UnitSystem::Decimal, None);
+        let rows: Vec<&str> = t.lines().collect();
+        assert!(
+            rows[1].starts_with("lab-1") && rows[1].contains(" * †"),
+            "{t}"
+        );
+        assert!(!rows[2].contains('*') && !rows[2].contains('†'), "{t}");
+        assert!(
+            t.contains("\n* after cache: heat left out\n† after cache: a slower tier may follow\n"),
+            "{t}"
+        );
+    };
+    // A store read as it is before version 6 (here by a slccache that knows version 5 only,
+    // as a role that may not migrate reads it): the marks from the summaries.
+    let as_read = groups(&mut old);
+    assert_eq!(seen(as_read.clone()), want(2, 1));
+    marked(&as_read);
+    drop(old);
+    // A reading command on SQLite reads the store as it is, before version 6 (on PostgreSQL
+    // it takes the step): the same groups, whether grouped as read or from the listed rows.
+    let mut as_is = Store::open_existing(loc).unwrap();
+    let as_read = groups(&mut as_is);
+    assert_eq!(seen(as_read.clone()), want(2, 1));
+    marked(&as_read);
+    let listed = group(
+        &as_is.list(&Filter::default()).unwrap(),
+        &GroupBy::Host,
+        UnitSystem::Decimal,
+    );
+    assert_eq!(seen(listed), want(2, 1));
+    drop(as_is);
+    let mut s = Store::open(loc).unwrap();
+    assert_eq!(
+        schema::read_versions(s.backend()).unwrap(),
+        schema::Versions {
+            tables: 6,
+            writers_from: before.writers_from
+        }
+    );
+    let marks = |s: &mut Store, id: i64| -> Option<i64> {
+        s.backend()
+            .query(
+                &format!("SELECT after_marks FROM runs WHERE id = {id}"),
+                &[],
+            )
+            .unwrap()[0][0]
+            .as_i64()
+    };
+    // The too-short run's rate keeps what it left out: said beside it, in no median.
+    let want_marks = [Some(1), Some(2), Some(0), Some(3)];
+    for (id, m) in ids.iter().zip(want_marks) {
+        assert_eq!(marks(&mut s, *id), m, "run {id}");
+    }
+    // The index the listings read holds it, at its end.
+    let index = listing_index(&mut s);
+    assert!(
+        index.ends_with("cache_hedged, after_marks")
+            || index.ends_with("cache_hedged, after_marks)"),
         "{index}"
     );
-    // Recorded, imported and copied since: the columns written.
+    let migrated = groups(&mut s);
+    assert_eq!(seen(migrated.clone()), want(2, 1));
+    marked(&migrated);
+    // Recorded, imported and copied since: the column written.
     let rec = edited_copy(fx, &work.join("rec"), &|v| {
-        serial(v, "2026-01-05T00:00:00Z")
+        at(v, "lab-1", "2026-02-05T00:00:00Z");
+        v["findings"]["thermal_throttling"] = heat.clone();
     });
     let rec = s
         .record_folder(&rec, &RecordOptions::default())
         .unwrap()
         .id();
-    assert_eq!(columns(&mut s, rec), want[0]);
+    assert_eq!(marks(&mut s, rec), Some(1));
     let mut other = Store::open(&Location::Sqlite(work.join("copy.db"))).unwrap();
-    let copied = s.copy_run(ids[2], &mut other).unwrap().id();
-    assert_eq!(columns(&mut other, copied), want[2]);
-    assert_eq!(groups(&mut s), want_groups(3));
+    let copied = s.copy_run(ids[1], &mut other).unwrap().id();
+    assert_eq!(marks(&mut other, copied), Some(2));
+    assert_eq!(seen(groups(&mut s)), want(3, 2));
+}
+
+/// The findings of the fixture `sim_a`, as its summary holds them.
+fn fx_findings(fx: &Fixtures) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fx.sim_a.join("summary.json")).unwrap())
+            .unwrap();
+    v["findings"].clone()
 }
 
 /// Runs every case, each on a fresh store from `fresh`, and fails naming the cases that failed.
