@@ -434,7 +434,7 @@ impl Findings {
         // Where a faster first tier could hide in the first sample, the rate before the cliff,
         // which may be a later tier's (the card's "before the cliff").
         let r = match (&self.cache, &self.first_sample_hides) {
-            (Cache::Sized { .. }, Some(_)) => format!("{r} (before the cliff)"),
+            (Cache::Sized { .. }, Some(_)) => format!("{r} ({})", self.in_cache_name()),
             _ => r,
         };
         Some(match &self.link_limited {
@@ -701,6 +701,17 @@ impl Findings {
             })
             .collect();
         (!parts.is_empty()).then(|| parts.join("; then "))
+    }
+
+    /// What the rate in the cache is called where it is given: "in the cache", or "before the
+    /// cliff" where the cliff may be a later tier's (a faster first tier could hide in the
+    /// first sample) or came after the writes wrapped, as the card, report.md, the charts and
+    /// `runs` name it.
+    pub fn in_cache_name(&self) -> &'static str {
+        match (&self.cache, &self.first_sample_hides) {
+            (Cache::Sized { .. }, Some(_)) | (Cache::Wrapped { .. }, _) => "before the cliff",
+            _ => "in the cache",
+        }
     }
 
     /// The rate in the cache as every output gives it (`1368 MB/s`), or `None`.

@@ -516,6 +516,13 @@ fn a_late_first_cliff_says_a_faster_tier_may_hide_in_the_first_sample() {
         assert_eq!(f.phase_names[0], "before the cliff", "{interval}");
         let cell = f.in_cache_cell(u).unwrap();
         assert!(cell.ends_with(" (before the cliff)"), "{interval}: {cell}");
+        // The one-line result (`-q`, analyze's line, probe's closing line) said "3608 MB/s
+        // in the cache" beside it: the same name.
+        let line = slccache::report::console::terminal::result_clauses(&a, u);
+        assert!(
+            line.contains(" before the cliff") && !line.contains("in the cache"),
+            "{interval}: {line}"
+        );
     }
     let (_, a) = run("1s");
     assert_eq!(a.cliffs.len(), 2, "{a:#?}");

@@ -562,8 +562,10 @@ pub fn a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts() {
         ] {
             let sub = &spec.subtitle;
             if size.0 >= 800 {
+                // No cache: the rate before the cliff, as report.md's phase and the terminal
+                // name it.
                 assert!(
-                    sub.contains(&format!("{inside} in the cache -> {after} after it")),
+                    sub.contains(&format!("{inside} before the cliff -> {after} after it")),
                     "{size:?}: {sub}"
                 );
             }

@@ -185,10 +185,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     // The rates either side of the cache, in the words of the terminal's results; before a
     // cliff that a faster first tier hidden in the first sample could make a later tier's,
     // the rate "before the cliff", as the card and report.md name it.
-    let before = match (&f.cache, f.first_sample_hides) {
-        (Cache::Sized { .. }, Some(_)) => "before the cliff",
-        _ => "in the cache",
-    };
+    let before = f.in_cache_name();
     match (f.in_cache_text(units), f.after_caveated(units)) {
         (Some(i), Some(after)) => {
             v.push(Clause::new(format!("{i} {before} -> {after} after it"), 1))

@@ -229,14 +229,14 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
                 f.hidden_tier_suffix(units)
             ));
             if let Some(r) = f.in_cache_text(units) {
-                line.push_str(&format!(", {r} in the cache"));
+                line.push_str(&format!(", {r} {}", f.in_cache_name()));
             }
         }
         Cache::Unconfirmed(_) => line.push_str(&format!("; {}", f.cache_text(units))),
         Cache::Wrapped { .. } => {
             line.push_str(&format!("; {}", f.cache_text(units)));
             if let Some(r) = f.in_cache_text(units) {
-                line.push_str(&format!(", {r} in the cache"));
+                line.push_str(&format!(", {r} {}", f.in_cache_name()));
             }
         }
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } => {
