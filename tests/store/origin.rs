@@ -903,9 +903,18 @@ pub fn runs_tables_fit_the_terminal_width() {
             let notes = |t: &str| {
                 t.lines()
                     .filter(|l| {
-                        ["median only:", "* after cache:", "‡ cache:", "  "]
-                            .iter()
-                            .any(|p| l.starts_with(p))
+                        [
+                            "median only:",
+                            "* after cache:",
+                            "† after cache:",
+                            "‡ cache:",
+                            "drive (sim",
+                            "drive (emu",
+                            "(mixed):",
+                            "  ",
+                        ]
+                        .iter()
+                        .any(|p| l.starts_with(p))
                     })
                     .count()
             };

@@ -600,6 +600,30 @@ pub fn group_table(
                 .collect(),
         ));
     }
+    // The name short before it is cut to a few letters: a simulated or emulated drive's
+    // model without its maker (`960 EVO 500GB (sim)`), and a host's or tag's remark that its
+    // medians mix drives or workloads as "(mixed)" ("ben… (mixes 2 drives, 2 workloads)" was
+    // every bench).
+    let short_names: Vec<String> = groups
+        .iter()
+        .map(|g| {
+            let name = super::table::short_drive(&g.group);
+            let mixed = g.drives.unwrap_or(0) > 1 || g.workloads.unwrap_or(0) > 1;
+            if mixed {
+                format!("{name} (mixed)")
+            } else {
+                name
+            }
+        })
+        .collect();
+    let mut name_notes = super::table::short_marker_note(&short_names);
+    if short_names.iter().any(|n| n.ends_with(" (mixed)")) {
+        name_notes.push(
+            "(mixed): the group's medians mix several drives or workloads (--wide says how many)"
+                .to_string(),
+        );
+    }
+    steps.push(Step::Marked(0, by.name(), short_names, name_notes));
     steps.push(Step::Narrow(0, 16));
     let mut text = Table {
         head,
@@ -743,6 +767,54 @@ mod tests {
         }
         // The fitting's own line stays last.
         assert!(narrow.trim_end().ends_with("whole)"), "{narrow}");
+    }
+
+    /// At 80 columns `runs --by drive` cut the PM983 and the 960 EVO 250GB both to "Sams…
+    /// (simulated)" and the 960 EVO 500GB to "… (simulated)", and `--by host` its benches to
+    /// "ben…" beside a whole "(mixes 2 drives, 2 workloads)": the names go short first (the
+    /// model with `(sim)`, the remark as "(mixed)"), each said under the table.
+    #[test]
+    fn a_narrow_group_table_keeps_the_names_apart() {
+        let u = UnitSystem::Decimal;
+        let g = |by: &str, name: &str, drives: Option<usize>| Group {
+            by: by.into(),
+            group: name.into(),
+            workload: (by == "drive").then(|| "seqwrite 128K QD32".into()),
+            drives,
+            workloads: drives,
+            runs: 4,
+            cache_bytes: Spread::of(vec![22.0e9]),
+            cache_hedged_runs: 1,
+            after_cache_bytes_per_sec: Spread::of(vec![591e6]),
+            after_heat_runs: 0,
+            after_slower_tier_runs: 0,
+        };
+        let drives = [
+            (
+                "Samsung PM983 960GB (enterprise, no SLC cache) (simulated)",
+                "PM9",
+            ),
+            ("Samsung SSD 960 EVO 250GB (simulated)", "250GB"),
+            ("Samsung SSD 960 EVO 500GB (simulated)", "500GB"),
+            ("Kingston A2000 1TB (simulated)", "A2000"),
+        ];
+        let groups: Vec<Group> = drives.iter().map(|(d, _)| g("drive", d, None)).collect();
+        let t = group_table(&groups, &GroupBy::Drive, u, Some(80));
+        let lines: Vec<&str> = t.lines().collect();
+        for (k, (_, word)) in drives.iter().enumerate() {
+            let l = lines[k + 1];
+            assert!(l.contains(word) && l.contains(" (sim)"), "{t}");
+        }
+        assert!(t.contains("drive (sim): simulated"), "{t}");
+        let hosts: Vec<Group> = ["bench-1", "bench-2", "bench-3"]
+            .iter()
+            .map(|h| g("host", h, Some(2)))
+            .collect();
+        let t = group_table(&hosts, &GroupBy::Host, u, Some(60));
+        for h in ["bench-1 ", "bench-2 ", "bench-3 "] {
+            assert!(t.contains(h), "{h}: {t}");
+        }
+        assert!(t.contains("(mixed): the group's medians mix"), "{t}");
     }
 
     /// What the store hands the grouping of one run.

@@ -71,7 +71,7 @@ pub(super) fn short_drive(cell: &str) -> String {
 
 /// What the short markers of `cells` ([`short_drive`]) stand for, as a note under the table
 /// (none where no cell has one).
-fn short_marker_note(cells: &[String]) -> Vec<String> {
+pub(super) fn short_marker_note(cells: &[String]) -> Vec<String> {
     let used: Vec<String> = SHORT_MARKERS
         .iter()
         .filter(|(_, short, _)| cells.iter().any(|c| c.contains(short)))
