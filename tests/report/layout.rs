@@ -17,6 +17,9 @@
 //! - `error` is the bottom layer: it imports only `units` and `timeline`, which sit beside it;
 //! - nothing below `cli` names clap (only `main`, `cli` and the commands do).
 //!
+//! - no output decides from the words of a warning: code asks its kind
+//!   (`no_output_decides_from_a_warning_s_words`).
+//!
 //! A rule that bends for a good reason is listed in `ALLOWED` with that reason.
 
 use std::path::{Path, PathBuf};
@@ -258,4 +261,111 @@ pub fn the_reader_finds_grouped_and_plain_paths() {
     );
     let names: Vec<_> = got.iter().map(|(_, p)| p.as_str()).collect();
     assert_eq!(names, ["a::B", "c::D", "e", "g::h"]);
+}
+
+/// Where `text` (one source file) decides from a warning's words: each line that matches a
+/// warning's sentence (`.text.contains(`, `.text.starts_with(`, ...) or matches words on a
+/// line about warnings, outside the file's `#[cfg(test)]` module.
+fn warning_word_matches(text: &str) -> Vec<(usize, String)> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    let on_text = [
+        ".text.contains(",
+        ".text.starts_with(",
+        ".text.ends_with(",
+        ".text.find(",
+        ".text == ",
+        ".text.as_str() == ",
+    ];
+    let on_words = [
+        ".contains(\"",
+        ".starts_with(\"",
+        ".ends_with(\"",
+        ".find(\"",
+    ];
+    let lines: Vec<&str> = code.lines().collect();
+    // A line about warnings: it or one of the two before it names them (a chain of calls
+    // `a.warnings.iter()` / `.any(|w| w.starts_with(..))` is split over lines).
+    let about_warnings = |i: usize| {
+        lines[i.saturating_sub(2)..=i]
+            .iter()
+            .any(|l| l.to_lowercase().contains("warning"))
+    };
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .filter(|&(i, l)| {
+            on_text.iter().any(|p| l.contains(p))
+                || (about_warnings(i) && on_words.iter().any(|p| l.contains(p)))
+        })
+        .map(|(i, l)| (i + 1, l.trim().to_string()))
+        .collect()
+}
+
+/// No output decides from the words of a warning: a warning is typed (`WarningKind`, with
+/// its figures), and code asks its kind. The card once looked for "post-cache level unstable"
+/// at the start of a warning's sentence to quote a range, and said the wrong thing when the
+/// sentence changed. Every file of `src/` outside its tests is read for a match on a
+/// warning's words.
+pub fn no_output_decides_from_a_warning_s_words() {
+    // The reader finds the card's old test of a warning's words, and its forms on a typed
+    // warning.
+    for old in [
+        "        .any(|w| w.starts_with(\"post-cache level unstable\"));",
+        "    let unstable = a.warnings.iter().any(|w| w.text.starts_with(\"post-cache\"));",
+        "    if w.text.contains(\"thermal\") {",
+    ] {
+        let file =
+            format!("fn f(a: &Analysis) -> bool {{\n    a.warnings\n        .iter()\n{old}\n}}\n");
+        assert_eq!(warning_word_matches(&file).len(), 1, "{old}");
+    }
+    // ... but not inside a test module.
+    assert!(warning_word_matches(
+        "fn f() {}\n#[cfg(test)]\nmod tests { fn g() { w.text.contains(\"x\"); } }\n"
+    )
+    .is_empty());
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    // (file, what the line matches, why it is no decision from a warning's words).
+    const ALLOWED_WORDS: &[(&str, &str, &str)] = &[
+        (
+            "report/console/terminal.rs",
+            "starts_with(\"warning:\")",
+            "the one-line form drops the terminal's own lines labelled \"warning:\"",
+        ),
+        (
+            "report/outputs/experiments.rs",
+            "starts_with(\"warning: \")",
+            "an experiment's page takes its warnings from the typed list, not the text's lines",
+        ),
+    ];
+    let mut found = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        // A module of tests alone (`mod reference_tests;` under `#[cfg(test)]`).
+        if rel.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        for (line, l) in warning_word_matches(&text) {
+            if ALLOWED_WORDS
+                .iter()
+                .any(|(file, m, _)| rel == *file && l.contains(m))
+            {
+                continue;
+            }
+            found.push(format!("{rel}:{line}: {l}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "code that decides from a warning's words (ask its kind instead):\n{}",
+        found.join("\n")
+    );
 }

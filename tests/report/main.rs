@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
             html::report_html_drive_state_reads_as_a_table_with_units,
             html::a_comparison_of_12_runs_dates_once_and_tells_every_run_apart,
             layout::the_layout_rules_hold,
+            layout::no_output_decides_from_a_warning_s_words,
             layout::the_reader_skips_only_the_test_items,
             layout::report_parts_and_commands_in_folders_are_told_apart,
             layout::the_reader_finds_grouped_and_plain_paths,
