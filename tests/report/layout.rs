@@ -15,8 +15,7 @@
 //!   of `report::console`, and of `report::outputs` only `summary` (what a `summary.json`
 //!   holds); `report::console` imports nothing of the rest of `report`;
 //! - `error` is the bottom layer: it imports only `units` and `timeline`, which sit beside it;
-//! - nothing below `cli` names clap (only `main`, `cli` and the commands do).
-//!
+//! - nothing below `cli` names clap (only `main`, `cli` and the commands do);
 //! - no output decides from the words of a warning: code asks its kind
 //!   (`no_output_decides_from_a_warning_s_words`).
 //!
