@@ -80,6 +80,7 @@ fn main() -> std::process::ExitCode {
         reads::reads_of_a_filled_file_run_and_load_in_analyze_and_compare,
         reads::a_read_only_probe_reports_its_reads,
         reads::a_read_only_run_says_read_on_every_chart,
+        reads::a_read_only_run_of_too_few_samples_does_not_say_the_rate_held,
         reads::reads_of_an_unprepared_block_device_warn,
         record_partial::a_run_is_recorded_when_a_chart_after_its_data_fails,
         record_partial::a_probe_into_a_full_disk_is_kept_and_recorded,

@@ -365,3 +365,27 @@ pub fn a_read_only_run_says_read_on_every_chart() {
     assert!(html.contains(">data read<"), "the axis switch");
     assert!(html.contains("\"moved\":\"read\""), "the tooltip's word");
 }
+
+/// A read-only probe of 3 samples said "no fall in the read rate" on the line above its own
+/// warning "only 3 samples: too few to find a cliff": it now says it cannot tell.
+pub fn a_read_only_run_of_too_few_samples_does_not_say_the_rate_held() {
+    let d = scratch();
+    let out = d.path().join("reads");
+    let o = slccache()
+        .args(["probe", "emu:960evo-250g", "--pattern", "seqread"])
+        .args(["--max-bytes", "5GB", "--no-record", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("too few to find a cliff"),
+        "the test needs a short run:\n{text}"
+    );
+    assert!(!text.contains("no fall in the read rate"), "{text}");
+    assert!(
+        text.contains("too few samples to tell whether the read rate fell"),
+        "{text}"
+    );
+}

@@ -115,6 +115,14 @@ pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {
             format_rate(c.after_bytes_per_sec, units),
             format_seconds(c.t_s)
         )),
+        // Too few samples to find a fall: no word that there was none.
+        None if a
+            .warnings
+            .iter()
+            .any(|w| matches!(w.kind, crate::detect::WarningKind::TooFewSamples { .. })) =>
+        {
+            s.push_str("; too few samples to tell whether the read rate fell")
+        }
         None => s.push_str("; no fall in the read rate"),
     }
     s
