@@ -39,15 +39,25 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     {
         v.push((format!("Phase {}", i + 1), row));
     }
-    // The temperatures the timeline holds (a model's, or a probe's per interval).
+    // The temperatures the timeline holds (a model's, or a probe's per interval), each read
+    // at the end of its sample: the first is no temperature "at the start" (the same model
+    // read 50 °C after a 1 s sample and 70 °C after a 4 min one).
     let temps: Vec<f64> = r.timeline.samples.iter().filter_map(|s| s.temp_c).collect();
-    if let (Some(&first), Some(&last)) = (temps.first(), temps.last()) {
+    let first_dt = r
+        .timeline
+        .samples
+        .iter()
+        .find(|s| s.temp_c.is_some())
+        .map(|s| s.interval_s);
+    if let (Some(&first), Some(&last), Some(dt)) = (temps.first(), temps.last(), first_dt) {
         let hot = temps.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let cold = temps.iter().copied().fold(f64::INFINITY, f64::min);
         v.push((
             "Temperature over the run".to_string(),
             format!(
-                "{first:.0} °C at the start, {last:.0} °C at the end ({cold:.0} to {hot:.0} °C)"
+                "{first:.0} °C after the first {} sample, {last:.0} °C at the end ({cold:.0} to \
+                 {hot:.0} °C)",
+                crate::units::format_interval(dt)
             ),
         ));
     }
