@@ -441,4 +441,40 @@ pub fn analysing_a_run_again_keeps_the_command_that_made_it() {
         cmd("again"),
         "slccache analyze run/timeline.csv --out again -q --no-record"
     );
+    // With a store named (`--db`), whose value is masked where it must be: the command was
+    // masked whole, which quoted its last word across the newline and the '#' ("... '-q\n#'
+    // analysed again by: ..."), and the next analysis in place read back "slccache '(command'
+    // line not shown: it named a 'store)".
+    let rec = |args: &[&str]| {
+        let mut c = slccache();
+        c.current_dir(p).args(args);
+        run_ok(&mut c);
+    };
+    rec(&[
+        "simulate",
+        "960evo-250g",
+        "--seed",
+        "3",
+        "--db",
+        "s.db",
+        "-q",
+        "--out",
+        "db",
+    ]);
+    for _ in 0..2 {
+        rec(&[
+            "analyze",
+            "db/timeline.csv",
+            "--out",
+            "db",
+            "--db",
+            "s.db",
+            "-q",
+        ]);
+        assert_eq!(
+            cmd("db"),
+            "slccache simulate 960evo-250g --seed 3 --db s.db -q --out db\n\
+             # analysed again by: slccache analyze db/timeline.csv --out db --db s.db -q"
+        );
+    }
 }

@@ -69,7 +69,6 @@ pub fn command_line() -> String {
 /// The command line a report.html shows (`<pre class="cmd">`), unescaped. A report.html of an
 /// older slccache may hold a store's password: it comes back masked.
 pub fn command_of(html: &[u8]) -> Option<String> {
-    const AGAIN: &str = "# analysed again by: ";
     let text = std::str::from_utf8(html).ok()?;
     let start = text.find("<pre class=\"cmd\">")? + "<pre class=\"cmd\">".len();
     let end = start + text[start..].find("</pre>")?;
@@ -78,17 +77,22 @@ pub fn command_of(html: &[u8]) -> Option<String> {
         .replace("&gt;", ">")
         .replace("&lt;", "<")
         .replace("&amp;", "&");
-    // Line by line: the command, then "# analysed again by: ..." lines. Masked whole, the
-    // first line's last word was quoted across the newline and the '#'.
-    Some(
-        cmd.lines()
-            .map(|l| match l.strip_prefix(AGAIN) {
-                Some(rest) => format!("{AGAIN}{}", crate::shell::mask_db_in_command(rest)),
-                None => crate::shell::mask_db_in_command(l),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
+    Some(mask_command_lines(&cmd))
+}
+
+/// A command as report.html keeps it, its store's password masked line by line: the command,
+/// then "# analysed again by: ..." lines. Masked whole, the first line's last word was quoted
+/// across the newline and the '#' (`... -q` became `'-q\n#' analysed again by: ...`), and the
+/// next analysis in place could no longer read the command back.
+pub fn mask_command_lines(cmd: &str) -> String {
+    const AGAIN: &str = "# analysed again by: ";
+    cmd.lines()
+        .map(|l| match l.strip_prefix(AGAIN) {
+            Some(rest) => format!("{AGAIN}{}", crate::shell::mask_db_in_command(rest)),
+            None => crate::shell::mask_db_in_command(l),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Per pixel column, the samples with the smallest and the largest rate, as (time s, bytes
@@ -783,7 +787,7 @@ stroke=\"{}\" stroke-width=\"3\"{dash}/></svg>{}</button>",
     let cmd = extra
         .command
         .as_deref()
-        .map(crate::shell::mask_db_in_command)
+        .map(mask_command_lines)
         .unwrap_or_else(command_line);
     let _ = writeln!(
         h,
