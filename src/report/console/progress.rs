@@ -285,7 +285,8 @@ impl ProgressState {
             v.push(if short {
                 ", drop in 1st sample".to_string()
             } else {
-                ", a drop in the first sample: the cache ran out too soon to measure".to_string()
+                ", a drop in the first sample: the cache may have run out, too soon to measure"
+                    .to_string()
             });
         }
         if let Some(e) = &self.cliff {
@@ -806,10 +807,12 @@ mod tests {
             ..ProgressState::default()
         };
         let l = st.line("probe", UnitSystem::Decimal, false);
+        // Hedged as the warning and the result are ("may have run out", "if it was the
+        // cache running out"): the line said "the cache ran out too soon to measure".
         assert!(
             l.contains(
-                "MB/s, 2% of 250 GB, ETA 21.0 s, a drop in the first sample: the cache ran out \
-                 too soon to measure"
+                "MB/s, 2% of 250 GB, ETA 21.0 s, a drop in the first sample: the cache may have \
+                 run out, too soon to measure"
             ),
             "{l}"
         );
