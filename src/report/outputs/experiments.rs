@@ -824,7 +824,12 @@ fn history_table(pts: &[HistoryPoint], u: UnitSystem) -> crate::report::pages::h
                 },
                 p.workload.clone(),
                 cache,
-                opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
+                // As `runs` gives it: "(before the cliff)" where the cliff may be a later
+                // tier's, ">= ... (first sample; unconfirmed)" for a drop not confirmed.
+                match &p.findings {
+                    Some(f) => opt(f.in_cache_cell(u)),
+                    None => opt(p.in_cache_bytes_per_sec.map(|r| format_rate(r, u))),
+                },
                 match &p.findings {
                     Some(f) => opt(f.after_cell(u)),
                     None => opt(p.after_bytes_per_sec.map(|r| format_rate(r, u))),
@@ -930,5 +935,20 @@ mod tests {
         assert!(head.iter().any(|h| h == "drive's data written"), "{head:?}");
         assert!(rows[0].iter().any(|c| c == "20.0 GB"), "{rows:?}");
         assert_eq!(head.len(), rows[0].len());
+        // A cliff a faster first tier hidden in the first sample could make a later tier's:
+        // the table gave "3620 MB/s" in cache, where `runs`, the card and the library page say
+        // "before the cliff".
+        let f: crate::detect::Findings = serde_json::from_str(
+            r#"{"cache":{"kind":"sized","bytes":461000000000,"low_bytes":434000000000,"high_bytes":474000000000},"in_cache_bytes_per_sec":3.62e9,"level_bytes_per_sec":null,"steps":[],"after":null,"phase_names":[],"first_sample_hides":{"bytes":433000000000,"interval_s":120.0}}"#,
+        )
+        .unwrap();
+        let hedged = HistoryPoint {
+            findings: Some(f),
+            in_cache_bytes_per_sec: Some(3.62e9),
+            ..real
+        };
+        let (head, rows) = history_table(std::slice::from_ref(&hedged), UnitSystem::Decimal);
+        let i = head.iter().position(|h| h == "in cache").unwrap();
+        assert_eq!(rows[0][i], "3620 MB/s (before the cliff)", "{rows:?}");
     }
 }
