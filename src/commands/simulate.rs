@@ -338,7 +338,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             crate::report::pages::markdown::drive_rows(None, Some(d), t.bytes_total(), opts.units)
         })
         .unwrap_or_default();
-    crate::report::write_charts_and_report_with(&dir, t, &analysis, &opts, &extra_rows)?;
+    // A chart that fails (a full disk) is said after the result, which the run has: the
+    // terminal gave only the error and "recorded as".
+    let charts =
+        crate::report::write_charts_and_report_with(&dir, t, &analysis, &opts, &extra_rows);
     let mut text = summary_text(&model, &w, &sim, &analysis, opts.units)
         + &format!("  outputs: {}\n", dir.display());
     if args.quiet {
@@ -356,6 +359,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     } else {
         crate::say_raw!("{text}");
     }
+    charts?;
     if interrupted {
         return Err(anyhow::Error::new(Interrupted(dir.display().to_string())));
     }

@@ -119,11 +119,11 @@ pub fn a_run_is_recorded_when_a_chart_after_its_data_fails() {
         // The same run on a disk with room, to size the tmpfs: its data files and two pages
         // more (a longer path in summary.json), far less than a chart.
         let reference = w.path().join(format!("ref-{kind}"));
-        let o = run(&w.path().join("ref.db"), args, &reference);
+        let r = run(&w.path().join("ref.db"), args, &reference);
         assert!(
-            o.status.success(),
+            r.status.success(),
             "{kind}: {}",
-            String::from_utf8_lossy(&o.stderr)
+            String::from_utf8_lossy(&r.stderr)
         );
         let size = data_pages(&reference) + 2 * PAGE;
         let fs = Tmpfs::new(&size.to_string());
@@ -136,6 +136,21 @@ pub fn a_run_is_recorded_when_a_chart_after_its_data_fails() {
                 && l.contains(&out.display().to_string())
                 && (l.contains(".png failed") || l.contains(".svg failed"))
         });
+        // The result is said as the run with room says it: a run whose chart failed printed
+        // only the error and "recorded as".
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        let result = |text: &str| {
+            text.lines()
+                .find_map(|l| l.split_once("cache ").map(|(_, r)| r.to_string()))
+        };
+        if matches!(*kind, "simulate" | "analyze") {
+            let want = result(&String::from_utf8_lossy(&r.stdout)).unwrap_or_default();
+            if want.is_empty() || !said.contains(&want) {
+                wrong.push(format!(
+                    "{kind}: no result line ({want:?} said with room):\n{said}"
+                ));
+            }
+        }
         let runs = runs_in(&db);
         let recorded = runs.len() == 1 && runs[0]["kind"] == *kind;
         if o.status.code() != Some(1) || !chart_failed || !recorded {
