@@ -342,16 +342,21 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // terminal gave only the error and "recorded as".
     let charts =
         crate::report::write_charts_and_report_with(&dir, t, &analysis, &opts, &extra_rows);
-    let mut text = summary_text(&model, &w, &sim, &analysis, opts.units)
-        + &format!("  outputs: {}\n", dir.display());
+    // The folder is named only where its outputs are all there (the error names what is).
+    let whole = charts.is_ok();
+    let mut text = summary_text(&model, &w, &sim, &analysis, opts.units);
+    if whole {
+        text += &format!("  outputs: {}\n", dir.display());
+    }
     if args.quiet {
         // One line, as probe's: what was written and why it stopped, the result in the same
         // clauses, the estimate against the truth, and the folder.
-        text = format!(
-            "{}; outputs: {}\n",
-            quiet_line(spec, &model, &w, &sim, &analysis, opts.units),
-            dir.display()
-        );
+        let line = quiet_line(spec, &model, &w, &sim, &analysis, opts.units);
+        text = if whole {
+            format!("{line}; outputs: {}\n", dir.display())
+        } else {
+            format!("{line}\n")
+        };
     }
     if args.json {
         crate::store::recorder::print_json(serde_json::to_value(&analysis)?, Some(&dir));
