@@ -37,6 +37,26 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every `.rs` file of `src/`, in name order, with its path relative to `src/` (`/` between
+/// folders) and its text.
+fn src_files() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(f).unwrap())
+        })
+        .collect()
+}
+
 /// Every `crate::a::b` path a file names outside comments, with its line number. A `use
 /// crate::{a, b::c}` group counts for each of its members' first segments.
 fn crate_paths(text: &str) -> Vec<(usize, String)> {
@@ -140,20 +160,12 @@ fn report_rule(part: &str, path: &str) -> Option<&'static str> {
 }
 
 pub fn the_layout_rules_hold() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = src_files();
     let mut broken = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let text = std::fs::read_to_string(f).unwrap();
-        let me = top(&rel);
-        for (line, path) in crate_paths(&text) {
+    for (rel, text) in &files {
+        let rel = rel.as_str();
+        let me = top(rel);
+        for (line, path) in crate_paths(text) {
             let target = path.split("::").next().unwrap_or("");
             let allowed = ALLOWED
                 .iter()
@@ -190,12 +202,12 @@ pub fn the_layout_rules_hold() {
             if me == "error" && !matches!(target, "units" | "timeline") {
                 rule = Some("error is the bottom layer: it imports nothing above it");
             }
-            if let (Some(part), Some(inner)) = (report_part(&rel), path.strip_prefix("report::")) {
+            if let (Some(part), Some(inner)) = (report_part(rel), path.strip_prefix("report::")) {
                 if let Some(r) = report_rule(part, inner) {
                     rule = Some(r);
                 }
             }
-            if let (Some(a), "commands") = (command_of(&rel), target) {
+            if let (Some(a), "commands") = (command_of(rel), target) {
                 let other = path.split("::").nth(1).unwrap_or("");
                 if !other.is_empty() && other != a {
                     rule = Some("no command imports another command");
@@ -208,17 +220,11 @@ pub fn the_layout_rules_hold() {
     }
     // Nothing below `cli` sees a clap type: only `main`, `cli` and the commands (above it)
     // name clap.
-    for f in &files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        if matches!(top(&rel), "main" | "commands" | "cli") {
+    for (rel, text) in &files {
+        if matches!(top(rel), "main" | "commands" | "cli") {
             continue;
         }
-        let text = std::fs::read_to_string(f).unwrap();
-        for (line, path) in paths_after(&text, "clap::") {
+        for (line, path) in paths_after(text, "clap::") {
             broken.push(format!(
                 "src/{rel}:{line}: clap::{path} (nothing below cli sees a clap type)"
             ));
@@ -323,10 +329,6 @@ pub fn no_output_decides_from_a_warning_s_words() {
         "fn f() {}\n#[cfg(test)]\nmod tests { fn g() { w.text.contains(\"x\"); } }\n"
     )
     .is_empty());
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
     // (file, what the line matches, why it is no decision from a warning's words).
     const ALLOWED_WORDS: &[(&str, &str, &str)] = &[
         (
@@ -341,18 +343,12 @@ pub fn no_output_decides_from_a_warning_s_words() {
         ),
     ];
     let mut found = Vec::new();
-    for f in &files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, text) in &src_files() {
         // A module of tests alone (`mod reference_tests;` under `#[cfg(test)]`).
         if rel.ends_with("tests.rs") {
             continue;
         }
-        let text = std::fs::read_to_string(f).unwrap();
-        for (line, l) in warning_word_matches(&text) {
+        for (line, l) in warning_word_matches(text) {
             if ALLOWED_WORDS
                 .iter()
                 .any(|(file, m, _)| rel == *file && l.contains(m))
