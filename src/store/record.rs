@@ -167,13 +167,16 @@ fn after_cache_rate(a: &serde_json::Value) -> Option<f64> {
     a["cliffs"][0]["after_bytes_per_sec"].as_f64()
 }
 
-/// An RFC 3339 time as a `timestamptz` takes it (UTC, to the nanosecond: the server rounds it
-/// to its microseconds); `None` for text that is no such time (an imported folder's).
+/// An RFC 3339 time as a `timestamptz` holds it: in UTC, cut to its microseconds here, so that
+/// the server has nothing to round (its rounding of a half microsecond, given as text, is not
+/// a rule a copy could repeat); `None` for text that is no such time (an imported folder's).
 pub(super) fn rfc3339_utc(s: &str) -> Option<String> {
+    use chrono::SubsecRound;
     chrono::DateTime::parse_from_rfc3339(s.trim())
         .ok()
         .map(|t| {
             t.with_timezone(&chrono::Utc)
+                .trunc_subsecs(6)
                 .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
         })
 }
@@ -969,5 +972,30 @@ impl Store {
                 Err(e)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A time given to the nanosecond is cut to its microsecond, never rounded: a copy between
+    /// stores compares it with the time it came from, and a half microsecond rounded by the
+    /// server made the two differ by one.
+    #[test]
+    fn a_time_for_timestamptz_is_cut_to_its_microsecond() {
+        assert_eq!(
+            rfc3339_utc("2026-12-06T00:07:30.556568500Z").as_deref(),
+            Some("2026-12-06T00:07:30.556568Z")
+        );
+        assert_eq!(
+            rfc3339_utc("2026-12-06T01:07:30.556568999+01:00").as_deref(),
+            Some("2026-12-06T00:07:30.556568Z")
+        );
+        assert_eq!(
+            rfc3339_utc("2026-12-06T00:07:30Z").as_deref(),
+            Some("2026-12-06T00:07:30Z")
+        );
+        assert_eq!(rfc3339_utc("yesterday"), None);
     }
 }

@@ -727,9 +727,9 @@ fn everything(loc: &Location) -> Vec<Vec<String>> {
 /// An RFC 3339 time at microsecond precision, in UTC (as a timestamptz column holds it).
 fn micro(s: &str) -> String {
     match chrono::DateTime::parse_from_rfc3339(s) {
-        // Rounded to the nearest microsecond, as PostgreSQL rounds.
+        // Cut to its microsecond, as the store gives it to PostgreSQL.
         Ok(t) => chrono::DateTime::from_timestamp_micros(
-            (t.timestamp_nanos_opt().unwrap() + 500).div_euclid(1000),
+            t.timestamp_nanos_opt().unwrap().div_euclid(1000),
         )
         .unwrap()
         .to_rfc3339_opts(chrono::SecondsFormat::Micros, true),

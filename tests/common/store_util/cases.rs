@@ -814,10 +814,9 @@ fn import_is_stored_as_recorded(loc: &Location, fx: &Fixtures, work: &Path) {
         );
         let started =
             chrono::DateTime::parse_from_rfc3339(v["run"]["started_at"].as_str().unwrap()).unwrap();
-        // To the microsecond: a PostgreSQL store keeps timestamptz.
-        // (rounded to the nearest microsecond, as PostgreSQL rounds).
+        // To the microsecond: a PostgreSQL store keeps timestamptz, given the time cut to it.
         let us = |t: chrono::DateTime<chrono::FixedOffset>| {
-            (t.timestamp_nanos_opt().unwrap() + 500).div_euclid(1000)
+            t.timestamp_nanos_opt().unwrap().div_euclid(1000)
         };
         assert_eq!(
             us(chrono::DateTime::parse_from_rfc3339(&row.date).unwrap()),
