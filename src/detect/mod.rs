@@ -657,11 +657,15 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     out
 }
 
-/// The first of the whole samples before the one that holds the change `r` placed in samples
-/// `lo..hi` that all read in the lowest quarter of a fall from `a` to `b` of half or more (in
-/// ln throughput), back to `lo` or to a sample above that: `None` where the change is no such
-/// fall, where there is no such sample, or where the run of them starts at `lo` (no sample of
-/// the level before is in the window to place the change after).
+/// The first of the samples up to and including the one that holds the change `r` placed in
+/// samples `lo..hi` that all read in the lowest quarter of a fall from `a` to `b` of half or
+/// more (in ln throughput), back to `lo` or to a sample above that: `None` where the change
+/// is no such fall, where there is no such sample, or where the run of them starts at `lo`
+/// (no sample of the level before is in the window to place the change after). The sample
+/// that holds the change is one of them where it reads so low: a straddling sample reads a
+/// share of the level before, and one at or below the level after is that level (150 MB/s,
+/// then 85, then four samples at exactly 18 MB/s before exactly 20: the 85 and the 18s read
+/// as one dip across the change, put inside the first 18).
 fn first_of_the_level_after(
     samples: &[crate::timeline::Sample],
     x: &[f64],
@@ -682,11 +686,11 @@ fn first_of_the_level_after(
     let nearer_b = |v: f64| v < b.mu + 0.25 * step;
     // The sample that holds the change: the first that ends after it.
     let k = lo + samples[lo..hi].partition_point(|s| s.t_s <= r.t_s);
-    let mut j = k.min(hi);
+    let mut j = (k + 1).min(hi);
     while j > lo && nearer_b(x[j - 1]) {
         j -= 1;
     }
-    (j < k && j > lo).then_some(j)
+    (j <= k && j > lo).then_some(j)
 }
 
 /// A first sample far above the level of the samples after it, where that level lasts

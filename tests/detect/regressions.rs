@@ -429,6 +429,40 @@ fn samples_a_little_off_the_level_after_a_drop_are_that_level_not_a_dip() {
     );
 }
 
+/// A drop written by hand (exactly 150 MB/s, one sample at 85 MB/s holding the drop at
+/// 10.125 s, four at exactly 18 MB/s, then exactly 20 MB/s): the cliff was put inside the
+/// first 18 MB/s sample (10.3 s) with "148 MB/s in the cache", the 85 MB/s sample and the 18s
+/// read as one dip across the change. The sample that holds the change reads below the level
+/// after it: it is that level, and the change lies before it.
+#[test]
+fn a_sample_below_the_level_after_a_drop_does_not_hold_the_drop() {
+    let a = analyze(&kernel_cliff(include_str!(
+        "../data/kernel-cliff/hand-samples-below-the-level-after-a-drop.csv"
+    )));
+    let c = a
+        .cliffs
+        .first()
+        .unwrap_or_else(|| panic!("no cliff: {:?}", a.warnings));
+    assert!(
+        (10.0..=10.25).contains(&c.t_s) && c.t_low_s <= 10.125 && 10.125 <= c.t_high_s,
+        "cliff at {} s, interval {} s to {} s",
+        c.t_s,
+        c.t_low_s,
+        c.t_high_s
+    );
+    let e = a.cache_estimate.as_ref().expect("a size");
+    let truth = 1_518_750_000.0;
+    assert!(
+        e.low_bytes as f64 <= truth && truth <= e.high_bytes as f64,
+        "{e:?} against {truth} B"
+    );
+    assert!(
+        c.before_bytes_per_sec > 149.5e6,
+        "{} B/s in the cache",
+        c.before_bytes_per_sec
+    );
+}
+
 /// A timeline from a CSV of `tests/data/kernel-cliff` (slccache's own timeline format).
 fn kernel_cliff(text: &str) -> Timeline {
     Timeline {
