@@ -623,6 +623,15 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         } else {
             c..q.end
         };
+        // Two samples are no level to take a median of: where one of them is the sample that
+        // straddles the change, their median is the middle of the step. The one nearer the
+        // other side's level is left out (`simulate fx700-2tb --interval 2m`: the level before
+        // read off the first sample, 3600 MB/s, and the straddling one, 354 MB/s, was 1130
+        // MB/s, and the cliff was put at 144.7 s beside 460 GB).
+        let (a_range, b_range) = (
+            without_the_nearer_of_two(&w.x, a_range.clone(), &b_range),
+            without_the_nearer_of_two(&w.x, b_range, &a_range),
+        );
         let before = local_level(samples, &w.x, a_range, scale_floor);
         let after = local_level(samples, &w.x, b_range, scale_floor);
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
@@ -655,6 +664,36 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
             .extend(cpu_bound_warnings(samples, &out.phases));
     }
     out
+}
+
+/// `range` without the one of its samples nearer the median of `other`'s where it holds just
+/// two and that one reads between the other and that level, a step (MIN_STEP) and the
+/// noise away from the level: it may straddle the change between the two levels, and two
+/// samples have no median to leave it out. One at the other side's level is left in (a first
+/// sample that is itself a blend of a cache that ran out inside it, beside a sample of the
+/// level after, is no level of its own).
+fn without_the_nearer_of_two(
+    x: &[f64],
+    range: std::ops::Range<usize>,
+    other: &std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    if range.len() != 2 || other.is_empty() {
+        return range;
+    }
+    let v = &x[other.clone()];
+    let m = median(v);
+    let (p, q) = (range.start, range.start + 1);
+    let (near, far) = if (x[p] - m).abs() < (x[q] - m).abs() {
+        (p, q)
+    } else {
+        (q, p)
+    };
+    let between = (x[near] - m).signum() == (x[far] - m).signum();
+    if between && (x[near] - m).abs() > MIN_STEP.max(4.0 * mad_scale(v)) {
+        far..far + 1
+    } else {
+        range
+    }
 }
 
 /// The first of the samples up to and including the one that holds the change `r` placed in

@@ -41,6 +41,40 @@ pub struct Refined {
     pub high_bytes: f64,
 }
 
+/// Where in the cell `f0..f1` of a sample the share `within` of the cell's weight is reached:
+/// `rho` of that weight is the straight mix's, spread as its distribution function `cdf_at`
+/// (of the share of the sample before the change) moves; the rest is taken as even across
+/// the cell. A cell is 1/GRID of its sample: with 2-minute samples 7.5 s, across which the
+/// straight mix's weight may sit near one point, and a quantile read as if the weight were
+/// even put the fx700-2tb's cliff at 451.6 GB where the sample's rate puts it at 459.9.
+fn place_in_cell(within: f64, f0: f64, f1: f64, rho: f64, cdf_at: impl Fn(f64) -> f64) -> f64 {
+    let (c0, c1) = (cdf_at(f0), cdf_at(f1));
+    let span = (c1 - c0).abs();
+    let rho = if span > 1e-300 && rho.is_finite() {
+        rho.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mass = |f: f64| {
+        let straight = if rho > 0.0 {
+            ((cdf_at(f) - c0).abs() / span).min(1.0)
+        } else {
+            0.0
+        };
+        rho * straight + (1.0 - rho) * (f - f0) / (f1 - f0)
+    };
+    let (mut l, mut h) = (f0, f1);
+    for _ in 0..60 {
+        let m = 0.5 * (l + h);
+        if mass(m) < within {
+            l = m;
+        } else {
+            h = m;
+        }
+    }
+    0.5 * (l + h)
+}
+
 /// A sample next to the estimate that lies inside both levels by this share of the step
 /// (in ln throughput) may be the one that straddles the change (see the end of [`refine`]).
 const AMBIGUOUS_SHARE: f64 = 0.25;
@@ -500,6 +534,53 @@ fn refine_counted(
     let total: f64 = weights.iter().sum();
     // Quantile of the posterior as (sample index, fraction of that sample before the change,
     // share of the sample's bytes before the change).
+    // The point of cell `g` of sample `k` at which `within` of its weight lies, as (share of
+    // the sample's time, share of its bytes) before the change: the same terms as the cell's
+    // weight, taken again for the one cell.
+    let within_cell = |c: usize, k: usize, g: usize, within: f64, s0: f64, s1: f64| -> (f64, f64) {
+        let i = lo + k;
+        let (r, _) = per_sample[k];
+        let xi = x[i];
+        let dt = samples[i].interval_s;
+        let observed = samples[i].bytes as f64;
+        let cdf_at = |f: f64| t_cdf((mix(f).ln() - xi) / s_mix);
+        let np_core = if moves[g] {
+            r.ex / (ea - eb).abs() * (cdf_at(fr[g + 1]) - cdf_at(fr[g])).abs()
+        } else {
+            0.0
+        };
+        let ll = cells[c].0;
+        let rho = (r.base + (core * np_core).ln() - (ll - r.ln_dt)).exp();
+        let f = place_in_cell(within, fr[g], fr[g + 1], rho, cdf_at);
+        // The share of the bytes at f by the cell's odds of a pause, as at its edges.
+        let at = |f: f64| {
+            let straight = f * ea / mix(f);
+            let paused = if observed > 0.0 {
+                (f * ea * dt / observed).min(1.0)
+            } else {
+                f
+            };
+            (straight, paused)
+        };
+        let (st0, p0) = at(fr[g]);
+        let (st1, p1) = at(fr[g + 1]);
+        let (st, pa) = at(f);
+        // The cell's own share moves from s0 to s1 as its readings' shares do from edge to
+        // edge; the point takes the same part of that way.
+        let way = |v: f64, a: f64, b: f64| {
+            if (b - a).abs() > 1e-15 {
+                (v - a) / (b - a)
+            } else {
+                0.0
+            }
+        };
+        let part = if (st1 - st0).abs() > 1e-15 {
+            way(st, st0, st1)
+        } else {
+            way(pa, p0, p1)
+        };
+        (f, s0 + part.clamp(0.0, 1.0) * (s1 - s0))
+    };
     let quantile = |q: f64| -> (usize, f64, f64) {
         let target = q * total;
         let mut acc = 0.0;
@@ -509,17 +590,29 @@ fn refine_counted(
                 let k = sample_of[c / GRID];
                 let g = c % GRID;
                 let (s0, s1) = edge(c);
-                return (
-                    lo + k,
-                    (g as f64 + within) / GRID as f64,
-                    s0 + within * (s1 - s0),
-                );
+                let (f, share) = within_cell(c, k, g, within, s0, s1);
+                return (lo + k, f, share);
             }
             acc += wt;
         }
         (hi - 1, 1.0, 1.0)
     };
-    let time_at = |(i, f, _): (usize, f64, f64)| samples[i].t_start_s() + f * samples[i].interval_s;
+    // The time of a change is when the bytes before it in its sample were written at the rate
+    // before it: the bytes and the time then tell one story (rate before x time = bytes). The
+    // fraction of the sample's time is read off the bytes' share, not taken from the cell,
+    // whose time and share are each averaged over the straight mix and the readings with a
+    // pause after the switch: with 2-minute samples and one sample before the change these
+    // parted, and fx700-2tb's cliff read "3608 MB/s to 142.9 s" beside 460 GB, where 3608 MB/s
+    // for 142.9 s is 516 GB. A sample that wrote nothing keeps the cell's fraction.
+    let time_at = |(i, f, share): (usize, f64, f64)| {
+        let s = &samples[i];
+        let f = if s.bytes > 0 && ea > 0.0 && s.interval_s > 0.0 {
+            (share * s.bytes as f64 / (ea * s.interval_s)).clamp(0.0, 1.0)
+        } else {
+            f
+        };
+        s.t_start_s() + f * s.interval_s
+    };
     let bytes_at = |(i, _, share): (usize, f64, f64)| {
         let s = &samples[i];
         let start = (s.bytes_total - s.bytes.min(s.bytes_total)) as f64;
@@ -720,26 +813,69 @@ mod tests {
     /// within a cell) as time and bytes, the interval widened over ambiguous neighbours.
     fn naive_refine(w: &Window) -> Refined {
         let (ref samples, ref x, lo, _, a, b) = *w;
-        let cells = naive_posterior(w).1;
+        let (rows, cells) = naive_posterior(w);
         let hi = lo + cells.len() / GRID;
         let mx = cells.iter().map(|c| c.0).fold(f64::NEG_INFINITY, f64::max);
         let weights: Vec<f64> = cells.iter().map(|c| (c.0 - mx).exp()).collect();
         let total: f64 = weights.iter().sum();
-        // (sample, share of its time before the change, share of its bytes).
+        let (ea, eb) = (a.mu.exp(), b.mu.exp());
+        let s = naive_scale(a, b);
+        let mix = |f: f64| f * ea + (1.0 - f) * eb;
+        // (sample, share of its time before the change, share of its bytes): within a cell
+        // where the straight mix's share of its weight lies along its distribution function,
+        // the rest even; the bytes' share the same part of the cell's way as the mix's.
         let quantile = |q: f64| {
             let mut acc = 0.0;
-            for (c, (&wt, &(_, s0, s1))) in weights.iter().zip(&cells).enumerate() {
+            for (c, (&wt, &(ll, s0, s1))) in weights.iter().zip(&cells).enumerate() {
                 if acc + wt >= q * total && wt > 0.0 {
                     let within = ((q * total - acc) / wt).clamp(0.0, 1.0);
-                    let f = ((c % GRID) as f64 + within) / GRID as f64;
-                    return (lo + c / GRID, f, s0 + within * (s1 - s0));
+                    let (k, g) = (c / GRID, c % GRID);
+                    let (f0, f1) = (g as f64 / GRID as f64, (g + 1) as f64 / GRID as f64);
+                    let i = lo + k;
+                    let (xi, dt) = (x[i], samples[i].interval_s);
+                    let cdf_at = |f: f64| t_cdf((mix(f).ln() - xi) / s);
+                    let straight = if (mix(f1).ln() - mix(f0).ln()).abs() > 1e-12 {
+                        xi.exp() / (ea - eb).abs() * (cdf_at(f1) - cdf_at(f0)).abs()
+                    } else {
+                        0.0
+                    };
+                    let core = (1.0 - PAUSE_PRIOR) * (1.0 - DIP_SHARE) * straight;
+                    let rho = (rows[k].0 + core.ln() - (ll - dt.ln())).exp();
+                    let f = place_in_cell(within, f0, f1, rho, cdf_at);
+                    let observed = samples[i].bytes as f64;
+                    let at = |f: f64| {
+                        let paused = if observed > 0.0 {
+                            (f * ea * dt / observed).min(1.0)
+                        } else {
+                            f
+                        };
+                        (f * ea / mix(f), paused)
+                    };
+                    let ((st0, p0), (st1, p1), (st, pa)) = (at(f0), at(f1), at(f));
+                    let part = if (st1 - st0).abs() > 1e-15 {
+                        (st - st0) / (st1 - st0)
+                    } else if (p1 - p0).abs() > 1e-15 {
+                        (pa - p0) / (p1 - p0)
+                    } else {
+                        0.0
+                    };
+                    return (i, f, s0 + part.clamp(0.0, 1.0) * (s1 - s0));
                 }
                 acc += wt;
             }
             (hi - 1, 1.0, 1.0)
         };
-        let time =
-            |(i, f, _): (usize, f64, f64)| samples[i].t_start_s() + f * samples[i].interval_s;
+        // The time: when the bytes before the change in its sample were written at the rate
+        // before it.
+        let time = |(i, f, share): (usize, f64, f64)| {
+            let sm = &samples[i];
+            let f = if sm.bytes > 0 && ea > 0.0 && sm.interval_s > 0.0 {
+                (share * sm.bytes as f64 / (ea * sm.interval_s)).clamp(0.0, 1.0)
+            } else {
+                f
+            };
+            sm.t_start_s() + f * sm.interval_s
+        };
         let bytes = |(i, _, share): (usize, f64, f64)| {
             let s = &samples[i];
             (s.bytes_total - s.bytes.min(s.bytes_total)) as f64 + share * s.bytes as f64
@@ -747,7 +883,6 @@ mod tests {
         // Neighbours of the median's sample inside the middle half of the step could each be the
         // straddling one: the interval reaches to where each, read so with its rate one scale
         // further out, puts the change (`between` holds for none unless a.mu != b.mu).
-        let (ea, eb) = (a.mu.exp(), b.mu.exp());
         let (top, bottom) = (a.mu.max(b.mu), a.mu.min(b.mu));
         let margin = AMBIGUOUS_SHARE * (top - bottom);
         let between = |&i: &usize| x[i] < top - margin && x[i] > bottom + margin;

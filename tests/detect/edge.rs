@@ -450,6 +450,70 @@ fn a_dip_cannot_hide_a_change_inside_a_sample_longer_than_any_dip() {
     );
 }
 
+/// A first cliff's time, rate before it and bytes before it tell one story: the rate before
+/// it for the time to it is the bytes written before it, within 1 %. With samples of minutes
+/// they parted: `simulate fx700-2tb --interval 2m` said "3620 MB/s before the cliff" to
+/// 143.5 s beside 461 GB (3620 MB/s for 143.5 s is 519 GB): the level before the change was
+/// read off two samples, one of them the straddling one, and a quantile inside a cell of
+/// 7.5 s was read as if the posterior were even across it.
+#[test]
+fn a_first_cliff_s_time_rate_and_bytes_agree_at_coarse_samples() {
+    for (preset, interval) in [
+        ("fx700-2tb", "2m"),
+        ("fx700-2tb", "4m"),
+        ("a2000-1tb", "2m"),
+        ("980pro-1tb", "1m"),
+        ("nv2-1tb", "2m"),
+    ] {
+        let m = presets::parse_spec(preset).unwrap();
+        for seed in [1, 2, 3] {
+            let w = WorkloadConfig::resolve(&WorkloadArgs {
+                interval: Some(interval.to_string()),
+                seed: Some(seed),
+                ..Default::default()
+            })
+            .unwrap();
+            let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+            let a = analyze(&sim.timeline);
+            let what = format!("{preset} at {interval}, seed {seed}");
+            check_invariants(&a, &what);
+            let Some(c) = a.cliffs.first() else { continue };
+            // The sample that holds the cliff, and the rate of the whole sample before it.
+            let v = &sim.timeline.samples;
+            let k = v.partition_point(|s| s.t_s <= c.t_s);
+            if k == 0 || k >= v.len() {
+                continue;
+            }
+            let start = v[k].t_s - v[k].interval_s;
+            let rate = v[k - 1].bytes_per_sec;
+            let told = v[k - 1].bytes_total as f64 + rate * (c.t_s - start);
+            assert!(
+                (told / c.bytes_written as f64 - 1.0).abs() < 0.01,
+                "{what}: {:.1} GB by {start:.1} s and {:.0} MB/s to {:.1} s is {:.1} GB, \
+                 beside {:.1} GB",
+                v[k - 1].bytes_total as f64 / 1e9,
+                rate / 1e6,
+                c.t_s,
+                told / 1e9,
+                c.bytes_written as f64 / 1e9
+            );
+            // The first cliff of a run whose first sample is at the cache's rate: the rate
+            // before it for the time to it.
+            if k == 1 {
+                let told = c.before_bytes_per_sec * c.t_s;
+                assert!(
+                    (told / c.bytes_written as f64 - 1.0).abs() < 0.01,
+                    "{what}: {:.0} MB/s to {:.1} s is {:.1} GB, beside {:.1} GB",
+                    c.before_bytes_per_sec / 1e6,
+                    c.t_s,
+                    told / 1e9,
+                    c.bytes_written as f64 / 1e9
+                );
+            }
+        }
+    }
+}
+
 /// The FX700 2TB writes 54 GB at 5000 MB/s, then 3500 MB/s to 460 GB. With samples of 30 s
 /// to 2 min the first tier runs out inside the first sample, which it lifts 4-15%, and the
 /// cliff at 460 GB was given as the cache's size with no word that a faster first tier could
