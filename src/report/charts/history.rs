@@ -71,10 +71,7 @@ pub fn history_charts(
         pts,
         &days_x,
         dates.range,
-        &|p| {
-            p.cache
-                .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
-        },
+        &|p| Value::cache(p, g),
         // A hedged size in the cell's short words, whose hedge a line holds whole.
         &|f| {
             Some(if f.cache_hedged() {
@@ -130,10 +127,7 @@ pub fn history_charts(
             pts,
             &|p| p.drive_written_bytes.map(|b| b / t),
             None,
-            &|p| {
-                p.cache
-                    .map(|(c, lo, hi)| Value::point(c / g, lo / g, hi / g))
-            },
+            &|p| Value::cache(p, g),
             // A hedged size in the cell's short words, whose hedge a line holds whole.
             &|f| {
                 Some(if f.cache_hedged() {
@@ -273,17 +267,43 @@ struct Value {
     lo: f64,
     /// Upper end.
     hi: f64,
+    /// The run's findings hedge the figure ([`crate::detect::Findings::cache_hedged`]): a
+    /// faster first tier hidden in the first sample could make the size a later tier's. Drawn
+    /// dashed, and said in the legend.
+    hedged: bool,
 }
 
 impl Value {
     fn point(v: f64, lo: f64, hi: f64) -> Value {
-        Value { v: Some(v), lo, hi }
+        Value {
+            v: Some(v),
+            lo,
+            hi,
+            hedged: false,
+        }
     }
 
     fn range(lo: f64, hi: f64) -> Value {
-        Value { v: None, lo, hi }
+        Value {
+            v: None,
+            lo,
+            hi,
+            hedged: false,
+        }
+    }
+
+    /// A cache size as a point, hedged where the run's findings hedge it.
+    fn cache(p: &HistoryPoint, g: f64) -> Option<Value> {
+        let (c, lo, hi) = p.cache?;
+        Some(Value {
+            hedged: p.findings.as_ref().is_some_and(|f| f.cache_hedged()),
+            ..Value::point(c / g, lo / g, hi / g)
+        })
     }
 }
+
+/// The dashes of a hedged run's mark.
+const HEDGED_DASH: Dash = Dash::Dashed { on: 4, off: 3 };
 
 /// A run on a history chart: x, and its value.
 type XyPoint = (f64, Value);
@@ -466,9 +486,18 @@ fn history_chart(
             },
         ));
         for (x, y) in sxy {
+            // A hedged size's mark is dashed: the point may be a later tier's.
+            let mark = if y.hedged {
+                LineStyle {
+                    dash: HEDGED_DASH,
+                    ..style
+                }
+            } else {
+                style
+            };
             match y.v {
-                Some(v) => series_v.extend(point_marks(*x, v, y.lo, y.hi, px, style)),
-                None => series_v.extend(range_marks(*x, y.lo, y.hi, px, style)),
+                Some(v) => series_v.extend(point_marks(*x, v, y.lo, y.hi, px, mark)),
+                None => series_v.extend(range_marks(*x, y.lo, y.hi, px, mark)),
             }
         }
         if split {
@@ -494,6 +523,22 @@ fn history_chart(
                 "run".into()
             },
             style: MEASURED,
+            swatch: false,
+            group: None,
+        });
+    }
+    let hedged = xy.iter().filter(|(_, y)| y.hedged).count();
+    if hedged > 0 {
+        legend.push(LegendEntry {
+            name: format!(
+                "dashed: {} whose first sample could hide a faster first tier (the size then \
+                 a later tier's)",
+                count_text(hedged, "run", "runs")
+            ),
+            style: LineStyle {
+                dash: HEDGED_DASH,
+                ..MEASURED
+            },
             swatch: false,
             group: None,
         });
@@ -766,7 +811,31 @@ mod tests {
             }),
         });
         let o = ReportOptions::default();
-        let c = &history_charts("drive", "2026-12-03", &[p], &o)[0];
+        let c = &history_charts("drive", "2026-12-03", &[p.clone()], &o)[0];
+        // The point is dashed, and the legend says why; a plain run beside it is not.
+        let dashed = |c: &ChartSpec| {
+            c.series
+                .iter()
+                .filter(|s| s.name.is_empty() && s.style.dash == HEDGED_DASH)
+                .count()
+        };
+        assert!(dashed(c) >= 4, "{:?}", c.series);
+        assert!(
+            c.legend
+                .iter()
+                .any(|l| l.name.contains("could hide a faster first tier")
+                    && l.style.dash == HEDGED_DASH),
+            "{:?}",
+            c.legend
+        );
+        let mut plain = point(2, 1.0, 6e10);
+        plain.cache = Some((150e9, 137e9, 157e9));
+        let both = history_charts("drive", "2026-12-03", &[p.clone(), plain], &o);
+        assert_eq!(dashed(&both[0]), dashed(c));
+        assert!(both[0]
+            .legend
+            .iter()
+            .any(|l| l.name.starts_with("dashed: 1 run ")));
         assert_eq!(
             c.subtitle,
             "latest run (run 1): 150 GB (137 GB to 157 GB), or a first tier < 60.0 GB hid in \
