@@ -374,7 +374,14 @@ impl Findings {
             phase_names: phase_names(a),
             thermal_throttling: super::throttled_spans(a)
                 .into_iter()
-                .map(|(from_s, to_s)| super::Throttled { from_s, to_s })
+                .map(|(from_s, to_s)| super::Throttled {
+                    from_s,
+                    to_s,
+                    on_and_off: a
+                        .throttled
+                        .iter()
+                        .any(|t| t.on_and_off && (t.from_s - from_s).abs() < 1e-9),
+                })
                 .collect(),
             cliffs_asked: a
                 .coverage
@@ -974,7 +981,8 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
 /// "before the cliff", not the cache. Where the stretch after the last cliff
 /// holds several levels, each is named as a part of it ("after the cache, part 1 of 3"), so
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
-/// is "thermal throttling"; a run's one level with no cliff is "mean" (no steady-state test is
+/// is "thermal throttling" ("thermal throttling, on and off" where the heat came and went
+/// inside its stretch, [`super::Throttled::on_and_off`]); a run's one level with no cliff is "mean" (no steady-state test is
 /// made of it), or "the whole run" when it had too few samples to look for a cliff; "mean,
 /// drop not confirmed" is the level that holds a drop not confirmed, and "mean" the levels
 /// after a spell of heat, "mean, with thermal throttling" where the drive's counters rose in
@@ -1007,7 +1015,12 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
         .enumerate()
         .map(|(i, p)| {
             if throttled(p) {
-                return "thermal throttling".to_string();
+                // A stretch the heat came and went in: its mean is no throttled level.
+                return if super::is_on_and_off(a, p) {
+                    "thermal throttling, on and off".to_string()
+                } else {
+                    "thermal throttling".to_string()
+                };
             }
             match p.kind {
                 // A cache phase that starts where the cache came back.

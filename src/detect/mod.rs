@@ -80,9 +80,9 @@ pub use sentences::{
     whole_drive_hidden_text, whole_drive_no_cliff_text,
 };
 pub use types::{
-    is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate, CacheReturn, Cliff,
-    Coverage, DropWhere, HiddenCache, Phase, PhaseKind, Slowdown, Throttled, UnconfirmedDrop,
-    LATER_TIER_SHARE,
+    is_on_and_off, is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate,
+    CacheReturn, Cliff, Coverage, DropWhere, HiddenCache, Phase, PhaseKind, Slowdown, Throttled,
+    UnconfirmedDrop, LATER_TIER_SHARE,
 };
 pub use warning::{Warning, WarningKind};
 pub use warnings::CPU_BOUND_PCT;
@@ -1038,10 +1038,22 @@ fn build_result(
                         heat: false,
                     });
                 }
-                None => out.throttled.push(Throttled {
-                    from_s: at,
-                    to_s: phases[j + 1].end_s,
-                }),
+                None => {
+                    let to_s = phases[j + 1].end_s;
+                    // A whole sample inside the stretch back at the level before the heat.
+                    let on_and_off = samples.iter().any(|s| {
+                        s.t_start_s() >= at - 1e-9
+                            && s.t_s <= to_s + 1e-9
+                            && s.bytes_per_sec > 0.0
+                            && before > 0.0
+                            && (s.bytes_per_sec / before).ln().abs() < MIN_STEP
+                    });
+                    out.throttled.push(Throttled {
+                        from_s: at,
+                        to_s,
+                        on_and_off,
+                    })
+                }
             }
         }
     }

@@ -184,6 +184,13 @@ pub struct Throttled {
     pub from_s: f64,
     /// Its end, seconds.
     pub to_s: f64,
+    /// A whole sample inside it read back at the level before the heat (within a step,
+    /// [`super::cliffs::MIN_STEP`]): the heat came and went inside the stretch, and its mean
+    /// blends throttled and unthrottled samples (samples of 90 s that each hold part of a
+    /// spell). Its phase is then "thermal throttling, on and off". Absent from the JSON when
+    /// false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_and_off: bool,
 }
 
 /// Where an [`UnconfirmedDrop`] lies.
@@ -365,6 +372,14 @@ pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
         || a.throttled
             .iter()
             .any(|s| p.start_s >= s.from_s - 1e-6 && p.end_s <= s.to_s + 1e-6)
+}
+
+/// Whether phase `p` lies in a stretch of throttling the heat came and went in
+/// ([`Throttled::on_and_off`]): its mean blends throttled and unthrottled samples.
+pub fn is_on_and_off(a: &Analysis, p: &Phase) -> bool {
+    a.throttled
+        .iter()
+        .any(|t| t.on_and_off && p.start_s >= t.from_s - 1e-6 && p.end_s <= t.to_s + 1e-6)
 }
 
 /// The stretches of thermal throttling the analysis found, (start s, end s) in time order:

@@ -1068,3 +1068,57 @@ fn an_eight_sample_run_with_a_dip_still_shows_its_cliff() {
         "{e:?}"
     );
 }
+
+/// The P5 at 90 s samples heats on and off: a stretch of throttling to the end of the run
+/// held whole samples back at the level before the heat (926 and 915 MB/s beside ~495), and
+/// its phase read "thermal throttling: 775 MB/s", a mean of both given as the throttled
+/// rate. No phase named plain "thermal throttling" holds a whole sample within a step (10 %)
+/// of the level before the heat; the stretch that does is "thermal throttling, on and off".
+#[test]
+fn a_throttled_phase_with_samples_back_at_the_level_says_on_and_off() {
+    let m = presets::parse_spec("p5-1tb").unwrap();
+    let mut seen = 0;
+    for seed in 1..=8 {
+        let w = WorkloadConfig::resolve(&WorkloadArgs {
+            interval: Some("90s".to_string()),
+            seed: Some(seed),
+            ..Default::default()
+        })
+        .unwrap();
+        let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+        let a = analyze(&sim.timeline);
+        let f = slccache::detect::Findings::of(&a);
+        for (i, (p, name)) in a.phases.iter().zip(&f.phase_names).enumerate() {
+            if !name.starts_with("thermal throttling") || i == 0 {
+                continue;
+            }
+            let before = a.phases[i - 1].mean_bytes_per_sec;
+            let back = sim.timeline.samples.iter().any(|s| {
+                s.t_s - s.interval_s >= p.start_s - 1e-9
+                    && s.t_s <= p.end_s + 1e-9
+                    && (s.bytes_per_sec / before).ln().abs() < 0.1
+            });
+            let inside_a_stretch = a
+                .throttled
+                .iter()
+                .any(|t| p.start_s >= t.from_s - 1e-6 && p.end_s <= t.to_s + 1e-6);
+            if back && inside_a_stretch {
+                seen += 1;
+                assert_eq!(name, "thermal throttling, on and off", "seed {seed}: {p:?}");
+                // The card's rate for the heat is that mean too, and says so.
+                let note = slccache::report::pages::card::card_note_parts(
+                    &a,
+                    slccache::units::UnitSystem::Decimal,
+                );
+                assert!(
+                    note.iter()
+                        .any(|n| n.starts_with("thermal throttling") && n.ends_with(", on and off")),
+                    "seed {seed}: {note:?}"
+                );
+            } else if inside_a_stretch {
+                assert_eq!(name, "thermal throttling", "seed {seed}: {p:?}");
+            }
+        }
+    }
+    assert!(seen > 0, "no seed made a stretch the heat came and went in");
+}

@@ -241,7 +241,14 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
             _ => hot.join(""),
         };
-        parts.push(format!("thermal throttling{at} from {from}"));
+        // Where the heat came and went inside a stretch, its rate is a mean of both, as its
+        // phase's name says.
+        let on_and_off = if a.phases.iter().any(|p| crate::detect::is_on_and_off(a, p)) {
+            ", on and off"
+        } else {
+            ""
+        };
+        parts.push(format!("thermal throttling{at} from {from}{on_and_off}"));
     }
     // A rate in the cache at the link's ceiling, which the terminal and report.md warn of
     // (where the link hid the cache, the headline says so and there was no cache phase).
