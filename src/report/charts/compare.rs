@@ -532,8 +532,10 @@ pub(super) fn compare(
             .collect();
         if !heat.is_empty() {
             throttled.extend(heat);
+            // Under the run's name as its own entry gives it, not the plot's short form: one
+            // drive, one name in the legend.
             heat_legend.push(LegendEntry {
-                name: format!("{}: throttled (hot and slower)", tags[i]),
+                name: format!("{}: throttled (hot and slower)", r.name),
                 style: LineStyle {
                     color: style.color,
                     ..THROTTLE_STYLE
