@@ -668,7 +668,8 @@ pub struct CompareArgs {
     #[arg(required = true, num_args = 2..)]
     pub runs: Vec<PathBuf>,
     /// Names for the runs in the legend, comma-separated, one per run in order
-    /// [default: each run's drive, with its start time where two runs share a drive].
+    /// [default: each run's drive; where two runs share a drive, with what differs in their
+    /// workloads, else their start time].
     #[arg(long, value_delimiter = ',')]
     pub label: Option<Vec<String>>,
     /// Line the runs up: from their start, or with every run's first cliff at 0.

@@ -299,7 +299,8 @@ fn host_of(dir: &Path) -> Option<String> {
 }
 
 /// Legend names of runs from more than one host: each run's host and store id before its
-/// drive ("bench-2 #31: Samsung SSD 970 EVO 500GB"; a folder has no id), " (2)", " (3)"
+/// drive ("bench-2 #31: Samsung SSD 970 EVO 500GB"; a folder has no id), with what differs
+/// in the workloads of runs of one drive ([`workload_differences`]), and " (2)", " (3)"
 /// added where that still repeats. `None` when the runs are all from one host (or none says).
 pub fn host_names(
     timelines: &[Timeline],
@@ -310,38 +311,43 @@ pub fn host_names(
     if hosts.len() < 2 {
         return None;
     }
-    let mut out: Vec<String> = Vec::with_capacity(timelines.len());
-    for (t, (host, id)) in timelines.iter().zip(origins) {
-        // The "run ID" a stored run without a label was given says nothing the id does not.
-        let drive = match id {
+    let drives: Vec<String> = timelines
+        .iter()
+        .zip(origins)
+        .map(|(t, (_, id))| match id {
+            // The "run ID" a stored run without a label was given says nothing the id does not.
             Some(id) if t.meta.label == format!("run {id}") => {
                 let mut m = t.meta.clone();
                 m.label.clear();
                 crate::report::charts::run_title(&m)
             }
             _ => crate::report::charts::run_title(&t.meta),
-        };
-        let base = match (host, id) {
-            (Some(h), Some(id)) => format!("{h} #{id}: {drive}"),
-            (Some(h), None) => format!("{h}: {drive}"),
-            (None, Some(id)) => format!("#{id}: {drive}"),
-            (None, None) => drive,
-        };
-        let mut name = base.clone();
-        let mut k = 2;
-        while out.contains(&name) {
-            name = format!("{base} ({k})");
-            k += 1;
-        }
-        out.push(name);
-    }
-    Some(out)
+        })
+        .collect();
+    let differs = workload_differences(timelines, &drives);
+    let base: Vec<String> = drives
+        .iter()
+        .zip(&differs)
+        .zip(origins)
+        .map(|((drive, differs), (host, id))| {
+            let drive = with_workload(drive, differs.as_deref());
+            match (host, id) {
+                (Some(h), Some(id)) => format!("{h} #{id}: {drive}"),
+                (Some(h), None) => format!("{h}: {drive}"),
+                (None, Some(id)) => format!("#{id}: {drive}"),
+                (None, None) => drive,
+            }
+        })
+        .collect();
+    Some(numbered(&base))
 }
 
-/// Legend names: each run's name (its drive); where several runs share it, a run from the
+/// Legend names: each run's name (its drive); where several runs share it, what differs in
+/// their workloads ("loop0, seqwrite 128K", "loop0, randwrite 4K"), and a run from the
 /// results store by its id ("#2: loop0", `ids` holding each run's id or `None` for a folder),
-/// else with the run's start time ("loop0, 09:14"; with the date when the runs are on
-/// different days), and " (2)", " (3)" added only where that still repeats.
+/// else, where runs of one drive ran one workload, with the run's start time ("loop0,
+/// 09:14:02"; with the date when the runs are on different days), and " (2)", " (3)" added
+/// only where nothing of that differs.
 pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> {
     // An emulated or simulated drive made with options beyond its preset is named with them
     // (`..., cache=10GB`), as its own outputs and the store name it, also where no other run
@@ -350,19 +356,26 @@ pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> 
         .iter()
         .map(|t| crate::report::charts::run_title(&t.meta))
         .collect();
+    let differs = workload_differences(timelines, &plain);
+    let named: Vec<String> = plain
+        .iter()
+        .zip(&differs)
+        .map(|(n, d)| with_workload(n, d.as_deref()))
+        .collect();
     let days: std::collections::BTreeSet<String> = timelines
         .iter()
         .filter_map(|t| t.meta.started_at.map(|d| d.format("%Y-%m-%d").to_string()))
         .collect();
     let base: Vec<String> = timelines
         .iter()
-        .zip(&plain)
+        .zip(&named)
         .enumerate()
         .map(|(i, (t, n))| {
-            let shared = plain.iter().filter(|m| *m == n).count() > 1;
+            let drive_shared = plain.iter().filter(|m| **m == plain[i]).count() > 1;
+            let shared = named.iter().filter(|m| *m == n).count() > 1;
             match (shared, t.meta.started_at) {
                 // The store's id names the run as `runs` lists it; the minute does not.
-                (true, _) if ids.get(i).copied().flatten().is_some() => {
+                _ if drive_shared && ids.get(i).copied().flatten().is_some() => {
                     format!("#{}: {n}", ids[i].unwrap_or_default())
                 }
                 (true, Some(d)) if days.len() > 1 => {
@@ -373,8 +386,13 @@ pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> 
             }
         })
         .collect();
-    let mut out: Vec<String> = Vec::with_capacity(base.len());
-    for b in base.iter() {
+    numbered(&base)
+}
+
+/// `names` with " (2)", " (3)" added to each one that repeats an earlier one.
+fn numbered(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(names.len());
+    for b in names {
         let mut name = b.clone();
         let mut k = 2;
         while out.contains(&name) {
@@ -384,4 +402,172 @@ pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> 
         out.push(name);
     }
     out
+}
+
+/// A run's name with what differs in its workload after it ("..., randwrite 4K").
+fn with_workload(name: &str, differs: Option<&str>) -> String {
+    match differs {
+        Some(w) => format!("{name}, {w}"),
+        None => name.to_string(),
+    }
+}
+
+/// The parts of a run's workload a name may give, each in the words of `runs`'s workload
+/// column (`seqwrite`, `128K`, `QD32`) or of the charts' footer (`4 jobs`, `30% reads`,
+/// `1 s interval`, the engine); `None` where not known.
+fn workload_fields(t: &Timeline) -> [Option<String>; 7] {
+    let w = &t.meta.workload;
+    let interval = w.interval_s.unwrap_or_else(|| t.interval_s());
+    [
+        Some(w.pattern.clone()).filter(|p| !p.is_empty()),
+        w.block_size.map(crate::timeline::block_words),
+        w.queue_depth.map(|q| format!("QD{q}")),
+        w.jobs
+            .map(|j| crate::units::count_text(j as usize, "job", "jobs")),
+        w.read_pct
+            .filter(|&p| p > 0 && p < 100)
+            .map(|p| format!("{p}% reads")),
+        (interval > 0.0).then(|| crate::report::charts::interval_words(interval)),
+        w.engine.clone().filter(|e| !e.is_empty()),
+    ]
+}
+
+/// For each run, what tells its workload apart from those of the other runs of its drive
+/// (`drives`: each run's drive's name): the pattern with the block size, queue depth and
+/// jobs where any of those four differ ("seqwrite 128K", "randwrite 4K"), then the share of
+/// reads, the sampling interval and the engine where they differ; `None` where no other run
+/// shares its drive or they all ran its workload.
+pub fn workload_differences(timelines: &[Timeline], drives: &[String]) -> Vec<Option<String>> {
+    const PATTERN: usize = 0;
+    let fields: Vec<[Option<String>; 7]> = timelines.iter().map(workload_fields).collect();
+    (0..timelines.len())
+        .map(|i| {
+            let group: Vec<usize> = (0..timelines.len())
+                .filter(|&j| drives.get(j) == drives.get(i))
+                .collect();
+            let varies = |k: usize| group.iter().any(|&j| fields[j][k] != fields[i][k]);
+            // The pattern names what the block size, queue depth and jobs describe.
+            let core = (PATTERN..=3).any(varies);
+            let words: Vec<&str> = (0..fields[i].len())
+                .filter(|&k| {
+                    if k <= 3 {
+                        core && (k == PATTERN || varies(k))
+                    } else {
+                        varies(k)
+                    }
+                })
+                .filter_map(|k| fields[i][k].as_deref())
+                .collect();
+            (!words.is_empty()).then(|| words.join(" "))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{host_names, unique_names};
+    use crate::timeline::Timeline;
+
+    /// A simulated run of `model` started at `at` with `pattern` and block size `bs`.
+    fn run(model: &str, at: &str, pattern: &str, bs: u64) -> Timeline {
+        let mut t = Timeline::default();
+        t.meta.device.model = Some(model.into());
+        t.meta.device.path = "sim:fx700-2tb".into();
+        t.meta.started_at = Some(at.parse().unwrap());
+        t.meta.workload.pattern = pattern.into();
+        t.meta.workload.block_size = Some(bs);
+        t.meta.workload.queue_depth = Some(32);
+        t.meta.workload.jobs = Some(1);
+        t.meta.workload.interval_s = Some(1.0);
+        t.meta.workload.engine = Some("simulated".into());
+        t
+    }
+
+    const FX: &str = "HP FX700 2TB (QLC) (simulated)";
+
+    /// Two runs of one drive started in one second with different workloads were named
+    /// "..., 23:12:17" and "..., 23:12:17 (2)": what told them apart was only in the footer.
+    #[test]
+    fn runs_of_one_drive_are_named_by_what_differs_in_their_workload() {
+        let at = "2026-12-05T23:12:17Z";
+        let seq = run(FX, at, "seqwrite", 128 << 10);
+        let rand = run(FX, at, "randwrite", 4 << 10);
+        let names = unique_names(&[seq.clone(), rand.clone()], &[None, None]);
+        assert_eq!(
+            names,
+            [
+                format!("{FX}, seqwrite 128K"),
+                format!("{FX}, randwrite 4K")
+            ]
+        );
+        // The block size alone: the pattern stays beside it, so that "1M" reads as one.
+        let big = run(FX, at, "seqwrite", 1 << 20);
+        let names = unique_names(&[seq.clone(), big.clone()], &[None, None]);
+        assert_eq!(
+            names,
+            [format!("{FX}, seqwrite 128K"), format!("{FX}, seqwrite 1M")]
+        );
+        // The sampling interval, in the footer's words.
+        let mut fine = seq.clone();
+        fine.meta.workload.interval_s = Some(0.01);
+        let names = unique_names(&[seq.clone(), fine], &[None, None]);
+        assert_eq!(
+            names,
+            [
+                format!("{FX}, 1 s interval"),
+                format!("{FX}, 10 ms interval")
+            ]
+        );
+        // Stored runs keep their ids, with the workload beside them.
+        let names = unique_names(&[seq.clone(), rand.clone()], &[Some(1), Some(2)]);
+        assert_eq!(
+            names,
+            [
+                format!("#1: {FX}, seqwrite 128K"),
+                format!("#2: {FX}, randwrite 4K")
+            ]
+        );
+        // Where two of three share a workload, those two get their start time as well.
+        let later = run(FX, "2026-12-05T23:14:02Z", "seqwrite", 128 << 10);
+        let names = unique_names(&[seq.clone(), later, rand.clone()], &[None, None, None]);
+        assert_eq!(
+            names,
+            [
+                format!("{FX}, seqwrite 128K, 23:12:17"),
+                format!("{FX}, seqwrite 128K, 23:14:02"),
+                format!("{FX}, randwrite 4K"),
+            ]
+        );
+        // Nothing at all differs: the number stays.
+        let names = unique_names(&[seq.clone(), seq.clone()], &[None, None]);
+        assert_eq!(
+            names,
+            [format!("{FX}, 23:12:17"), format!("{FX}, 23:12:17 (2)")]
+        );
+        // Runs of two hosts, of one drive, with different workloads: said in the same words.
+        let origins = [
+            (Some("bench-1".to_string()), None),
+            (Some("bench-2".to_string()), None),
+        ];
+        assert_eq!(
+            host_names(&[seq.clone(), rand.clone()], &origins).unwrap(),
+            [
+                format!("bench-1: {FX}, seqwrite 128K"),
+                format!("bench-2: {FX}, randwrite 4K")
+            ]
+        );
+        let origins = [
+            (Some("bench-1".to_string()), None),
+            (Some("bench-2".to_string()), None),
+            (Some("bench-1".to_string()), None),
+        ];
+        assert_eq!(
+            host_names(&[seq.clone(), seq.clone(), rand], &origins).unwrap(),
+            [
+                format!("bench-1: {FX}, seqwrite 128K"),
+                format!("bench-2: {FX}, seqwrite 128K"),
+                format!("bench-1: {FX}, randwrite 4K")
+            ]
+        );
+    }
 }

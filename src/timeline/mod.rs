@@ -191,13 +191,7 @@ impl Workload {
             parts.push(self.pattern.clone());
         }
         if let Some(bs) = self.block_size {
-            parts.push(if bs >= 1 << 20 && bs % (1 << 20) == 0 {
-                format!("{}M", bs >> 20)
-            } else if bs >= 1024 && bs % 1024 == 0 {
-                format!("{}K", bs >> 10)
-            } else {
-                format!("{bs}B")
-            });
+            parts.push(block_words(bs));
         }
         if let Some(qd) = self.queue_depth {
             parts.push(format!("QD{qd}"));
@@ -210,6 +204,17 @@ impl Workload {
         } else {
             parts.join(" ")
         }
+    }
+}
+
+/// A block size in the few words of [`Workload::in_words`]: `4K`, `128K`, `1M`, `512B`.
+pub fn block_words(bs: u64) -> String {
+    if bs >= 1 << 20 && bs.is_multiple_of(1 << 20) {
+        format!("{}M", bs >> 20)
+    } else if bs >= 1024 && bs.is_multiple_of(1024) {
+        format!("{}K", bs >> 10)
+    } else {
+        format!("{bs}B")
     }
 }
 

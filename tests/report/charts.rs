@@ -440,6 +440,66 @@ pub fn a_comparison_marks_each_runs_thermal_throttling() {
     }
 }
 
+/// The legend named one drive two ways: its run as "Crucial P5 1TB (simulated), seqwrite
+/// 128K" and, in the same row, its throttled stretches as the plot's short form "Crucial P5
+/// 1TB … seqwrite 128K: throttled (hot and slower)". Every entry of a run gives its name as
+/// the run's own entry does.
+pub fn compare_legend_names_each_drive_one_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t, a) = thermal_run(&dir.path().join("p5"));
+    let drives = three_drives();
+    let cr = vec![
+        CompareRun {
+            name: "Crucial P5 1TB (simulated), seqwrite 128K",
+            timeline: &t,
+            analysis: &a,
+        },
+        CompareRun {
+            name: "Crucial P5 1TB (simulated), randwrite 4K",
+            timeline: &t,
+            analysis: &a,
+        },
+        CompareRun {
+            name: "Samsung SSD 960 EVO 250GB (simulated)",
+            timeline: &drives[0].0,
+            analysis: &drives[0].1,
+        },
+    ];
+    for spec in [
+        charts::compare_time(&cr, &ReportOptions::default()),
+        charts::compare_data(&cr, &ReportOptions::default()),
+    ] {
+        let heat = spec
+            .legend
+            .iter()
+            .filter(|e| e.name.contains("throttled (hot and slower)"))
+            .count();
+        assert_eq!(heat, 2, "{:?}", spec.legend);
+        for e in &spec.legend {
+            let Some(i) = e.group else { continue };
+            let name = cr[i].name;
+            assert!(
+                e.name == name || e.name.starts_with(&format!("{name}: ")),
+                "{:?} names run {i} otherwise than {name:?}",
+                e.name
+            );
+        }
+        // One row of the legend names each drive one way.
+        for row in charts::legend_rows(&spec.legend, spec.size) {
+            let runs: Vec<usize> = row.iter().filter_map(|&k| spec.legend[k].group).collect();
+            for &i in &runs {
+                assert!(
+                    row.iter()
+                        .filter(|&&k| spec.legend[k].group == Some(i))
+                        .all(|&k| spec.legend[k].name.starts_with(cr[i].name)),
+                    "{:?}",
+                    spec.legend
+                );
+            }
+        }
+    }
+}
+
 /// The subtitles gave the cache size but not the rates, and a long one was cut inside a word
 /// ("(sto…" for "(stopped early)"): they give the rate in the cache and after it as the
 /// findings do, and a long one loses whole clauses, never "stopped early".

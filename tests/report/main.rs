@@ -32,6 +32,7 @@ fn main() -> std::process::ExitCode {
             charts::thermal_chart_has_phase_legend_and_throttled_stretches,
             charts::thermal_throttling_has_a_tint_and_a_legend_entry_of_its_own,
             charts::a_comparison_marks_each_runs_thermal_throttling,
+            charts::compare_legend_names_each_drive_one_way,
             charts::chart_subtitles_give_the_rates_and_lose_only_whole_clauses,
             charts::a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts,
             charts::placed_labels_neither_overlap_nor_leave_their_phase,

@@ -8,76 +8,52 @@ use super::*;
 use crate::report::draw::decimate::smooth;
 use crate::report::ReportOptions;
 
-/// The names without the words all of them start with (when something is left of each).
-pub fn distinct_tails(names: &[&str]) -> Vec<String> {
-    let first = names.first().copied().unwrap_or("");
-    let mut cut = 0;
-    if names.len() > 1 {
-        // The longest common start, cut back to just after a space.
-        let common = names.iter().skip(1).fold(first.len(), |n, s| {
-            first
-                .char_indices()
-                .zip(s.chars())
-                .take_while(|((_, a), b)| a == b)
-                .map(|((i, a), _)| i + a.len_utf8())
-                .last()
-                .unwrap_or(0)
-                .min(n)
-        });
-        cut = first[..common].rfind(' ').map(|i| i + 1).unwrap_or(0);
-    }
-    let tails: Vec<String> = names
-        .iter()
-        .map(|n| {
-            let tail = n[cut.min(n.len())..].trim_start_matches([',', ' ']);
-            if tail.is_empty() { n } else { tail }.to_string()
-        })
-        .collect();
-    // Where the start all share is the whole drive's name, what is left is a marker and the
-    // options ("(simulated), cache=2GB"), which names no drive: the names stay whole.
-    if tails.iter().any(|t| t.starts_with('(')) {
-        return names.iter().map(|n| n.to_string()).collect();
-    }
-    tails
+/// The most characters of a run's name on the plot's labels (the legend has it in full).
+const TAG_MAX: usize = 30;
+
+/// A run's name cut at its end to about [`TAG_MAX`] characters, at the end of a word:
+/// "Samsung SSD 960 EVO 250GB…", never "Samsung SSD 960 EVO 250GB (sim…".
+pub fn short_name(name: &str) -> String {
+    cut_at_end(name, TAG_MAX)
 }
 
-/// A run's name cut to about 24 characters for labels on the plot (the legend has it in
-/// full), at the end of a word: "Samsung SSD 960 EVO…", never "Samsung SSD 960 EVO 25…".
-pub fn short_name(name: &str) -> String {
-    if name.chars().count() <= 24 {
+/// `name` cut at its end to about `max` characters, at the end of a word.
+fn cut_at_end(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
         return name.to_string();
     }
-    let head: String = name.chars().take(24).collect();
-    let next = name.chars().nth(24);
+    let head: String = name.chars().take(max).collect();
+    let next = name.chars().nth(max);
+    let breaks = [' ', ',', '(', '-', '/', '_'];
     // Where the head ends inside a word, go back to the last break before it.
     let cut = if next.is_some_and(|c| c.is_alphanumeric()) {
-        head.rfind([' ', ',', '(', '-', '/'])
+        head.rfind(breaks)
             .filter(|&i| i >= 8)
             .map_or(head.as_str(), |i| &head[..i])
     } else {
         head.as_str()
     };
-    cut.trim_end_matches([' ', ',', '(', '-', '/']).to_string() + "…"
+    cut.trim_end_matches(breaks).to_string() + "…"
 }
 
-/// The plot labels' names: each name without what all of them share at their start, and,
-/// where one is still longer than about 24 characters, without the words all of them have
-/// ("(simulated)") and then the words most of the others also have (each run of those shown
-/// as "…"), so that what tells the runs apart
-/// stays: "Samsung … 960 EVO 250GB", never "Samsung SSD 960 EVO…" (which drops the capacity).
-/// Names a cut would make alike are kept whole.
+/// The plot labels' names: each name whole where it fits in [`TAG_MAX`] characters; else,
+/// where any is longer, first without the words every name has at its end ("(simulated)"),
+/// then a longer one without the words most of the others also have, the later first, each
+/// run of those left out in its middle shown as "…", and last cut at its end. A name always
+/// keeps its start, the model ("HP FX700", after an id or host: "#5: Crucial P5"), and the
+/// words that only its run has where they fit: "HP FX700 2TB … randwrite 4K", never
+/// "randwrite 4K" or "HP … (QLC) randwrite 4K". Names a cut would make alike are kept whole.
 pub fn plot_tags(names: &[&str]) -> Vec<String> {
-    const MAX: usize = 24;
-    let tails = distinct_tails(names);
-    if tails.iter().all(|t| t.chars().count() <= MAX) {
-        return tails;
+    tags_within(names, TAG_MAX)
+}
+
+/// [`plot_tags`] with `max` characters for each name.
+pub(super) fn tags_within(names: &[&str], max: usize) -> Vec<String> {
+    if names.iter().all(|n| n.chars().count() <= max) {
+        return names.iter().map(|n| n.to_string()).collect();
     }
-    if tails.len() < 2 {
-        // Nothing to tell apart: the start of the name.
-        return tails.iter().map(|t| short_name(t)).collect();
-    }
-    let key = |w: &str| w.trim_end_matches(',').to_string();
-    let words: Vec<Vec<&str>> = tails
+    let key = |w: &str| w.trim_end_matches([',', ':']).to_string();
+    let words: Vec<Vec<&str>> = names
         .iter()
         .map(|t| t.split_whitespace().collect())
         .collect();
@@ -96,44 +72,59 @@ pub fn plot_tags(names: &[&str]) -> Vec<String> {
                         .count()
                 })
                 .collect();
-            // Words every other name has go without a mark, as the common start does.
-            let (ws, shared): (Vec<&str>, Vec<usize>) = ws
-                .iter()
-                .zip(&shared)
-                .enumerate()
-                .filter(|&(k, (_, &n))| k == 0 || n + 1 < words.len())
-                .map(|(_, (w, &n))| (*w, n))
-                .unzip();
-            elide(&ws, &shared, MAX)
+            if names[i].chars().count() <= max {
+                return names[i].to_string();
+            }
+            elide(ws, &shared, words.len() - 1, head_words(ws), max)
         })
         .collect();
     if (1..cut.len()).all(|i| !cut[..i].contains(&cut[i])) {
         cut
     } else {
-        tails
+        names.iter().map(|n| n.to_string()).collect()
     }
 }
 
-/// `words` joined, or, past `max` characters, without words (never the first) in the order
-/// of `shared` (most shared first, then the earlier), until it fits; each run of left-out
-/// words is one "…". A single word still too long is cut at its end.
-fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
+/// How many words at the start of a name are its start, which no cut takes: an id or a host
+/// ("#5:", "bench-2 #31:") and then the drive's first two words ("HP FX700", "Samsung SSD").
+fn head_words(words: &[&str]) -> usize {
+    let prefix = words
+        .iter()
+        .take(2)
+        .rposition(|w| w.ends_with(':'))
+        .map_or(0, |p| p + 1);
+    (prefix + 2).min(words.len())
+}
+
+/// `words` joined, or, past `max` characters, without words after the first `head`
+/// in the order of `shared` (most shared first, then the later), until it fits; each run of
+/// left-out words is one "…", but for one at the end of words all the `others` have
+/// ("(simulated)"), which goes without one. A name still too long is cut at its end
+/// ([`short_name`]).
+fn elide(words: &[&str], shared: &[usize], others: usize, head: usize, max: usize) -> String {
     let render = |keep: &[bool]| {
+        let end = keep.iter().rposition(|&k| k).map_or(0, |k| k + 1);
         let mut out: Vec<&str> = Vec::new();
-        for (w, k) in words.iter().zip(keep) {
+        for (w, k) in words[..end].iter().zip(keep) {
             if *k {
                 out.push(w);
             } else if out.last() != Some(&"…") {
                 out.push("…");
             }
         }
+        if !shared[end..].iter().all(|&n| n == others) {
+            out.push("…");
+        }
         // A name's own colon ("#5: ...") is not kept at its end: the labels add theirs
-        // ("#5:: 100 GB" was drawn).
-        out.join(" ").trim_end_matches([',', ':']).to_string()
+        // ("#5:: 100 GB" was drawn); nor a comma before a "…".
+        out.join(" ")
+            .replace(", …", " …")
+            .trim_end_matches([',', ':', ' '])
+            .to_string()
     };
     let mut keep = vec![true; words.len()];
-    let mut order: Vec<usize> = (1..words.len()).collect();
-    order.sort_by_key(|&k| (std::cmp::Reverse(shared[k]), k));
+    let mut order: Vec<usize> = (head..words.len()).filter(|&k| shared[k] > 0).collect();
+    order.sort_by_key(|&k| (std::cmp::Reverse(shared[k]), std::cmp::Reverse(k)));
     let mut text = render(&keep);
     for k in order {
         if text.chars().count() <= max {
@@ -142,11 +133,7 @@ fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
         keep[k] = false;
         text = render(&keep);
     }
-    if text.chars().count() <= max {
-        text
-    } else {
-        short_name(&text)
-    }
+    cut_at_end(&text, max)
 }
 
 #[cfg(test)]
@@ -170,12 +157,101 @@ mod name_tests {
         assert!(t[1].contains("cache=2GB"), "{t:?}");
     }
 
+    /// The plot's labels cut the start of names: two runs of one drive were "23:12:17" and
+    /// "23:12:17 (2)", and beside other drives "HP … (QLC) seqwrite 128K", so the reader lost
+    /// the model. A label keeps the start of its name (the model, after an id or a host) and
+    /// drops words from the middle or the end, never what only its run has.
+    #[test]
+    fn plot_tags_keep_the_start_of_each_name() {
+        let sets: [&[&str]; 5] = [
+            &[
+                "HP FX700 2TB (QLC) (simulated), 23:12:17",
+                "HP FX700 2TB (QLC) (simulated), 23:12:17 (2)",
+            ],
+            &[
+                "HP FX700 2TB (QLC) (simulated), seqwrite 128K",
+                "HP FX700 2TB (QLC) (simulated), randwrite 4K",
+                "Crucial P5 1TB (simulated)",
+                "Samsung SSD 970 EVO 500GB (simulated)",
+            ],
+            &[
+                "#1: HP FX700 2TB (QLC) (simulated), seqwrite 128K",
+                "#2: HP FX700 2TB (QLC) (simulated), randwrite 4K",
+                "Samsung SSD 970 EVO 500GB (simulated)",
+            ],
+            &[
+                "bench-2 #31: HP FX700 2TB (QLC) (simulated)",
+                "bench-5 #44: HP FX700 2TB (QLC) (simulated)",
+            ],
+            &[
+                "Samsung PM983 960GB (enterprise, no SLC cache) (simulated)",
+                "Kingston A2000 1TB (simulated)",
+                "HP FX700 2TB (QLC) (simulated), seqwrite 128K",
+                "HP FX700 2TB (QLC) (simulated), randwrite 4K",
+            ],
+        ];
+        let key = |w: &str| w.trim_end_matches([',', ':']).to_string();
+        for names in sets {
+            let tags = plot_tags(names);
+            for (i, (n, t)) in names.iter().zip(&tags).enumerate() {
+                assert!(!tags[..i].contains(t), "{tags:?}");
+                assert!(t.chars().count() <= 31, "{t:?}");
+                // The start: an id or host, then the drive's first two words.
+                let words: Vec<&str> = n.split_whitespace().collect();
+                let prefix = words.iter().take(2).rposition(|w| w.ends_with(':'));
+                let head = words[..prefix.map_or(0, |p| p + 1) + 2].join(" ");
+                assert!(
+                    t.starts_with(&head),
+                    "{t:?} lost the start {head:?} of {n:?}"
+                );
+                // The rest: the name's own words in their order, "…" where some were left out.
+                let mut rest = words.iter();
+                for w in t.split_whitespace().filter(|w| *w != "…") {
+                    let w = w.trim_end_matches('…');
+                    assert!(
+                        rest.any(|x| key(x) == key(w) || x.starts_with(w)),
+                        "{t:?} is no cut of {n:?}"
+                    );
+                }
+                // What only this run has stays (at least its first such word).
+                let own: Vec<String> = words
+                    .iter()
+                    .filter(|w| {
+                        names
+                            .iter()
+                            .enumerate()
+                            .all(|(j, o)| j == i || !o.split_whitespace().any(|x| key(x) == key(w)))
+                    })
+                    .map(|w| key(w))
+                    .collect();
+                assert!(
+                    own.is_empty() || own.iter().any(|w| t.contains(w.as_str())),
+                    "{t:?} lost what only {n:?} has: {own:?}"
+                );
+            }
+        }
+        assert_eq!(
+            plot_tags(&[
+                "HP FX700 2TB (QLC) (simulated), seqwrite 128K",
+                "HP FX700 2TB (QLC) (simulated), randwrite 4K",
+                "Crucial P5 1TB (simulated)",
+                "Samsung SSD 970 EVO 500GB (simulated)",
+            ]),
+            [
+                "HP FX700 2TB … seqwrite 128K",
+                "HP FX700 2TB … randwrite 4K",
+                "Crucial P5 1TB (simulated)",
+                "Samsung SSD 970 EVO 500GB",
+            ]
+        );
+    }
+
     /// Compare labels were once cut mid-word ("…250G…").
     #[test]
     fn plot_labels_are_cut_at_a_word_end() {
         let n = "Samsung SSD 960 EVO 250GB (simulated), 13:21:49";
         let s = short_name(n);
-        assert_eq!(s, "Samsung SSD 960 EVO…");
+        assert_eq!(s, "Samsung SSD 960 EVO 250GB…");
         let word_end = |s: &str| {
             let head = s.trim_end_matches('…');
             n.starts_with(head)
@@ -187,7 +263,7 @@ mod name_tests {
         assert!(word_end(&s), "{s}");
         assert_eq!(short_name("short name"), "short name");
         let long_word = "Averyveryverylongmodelnamewithoutspaces";
-        assert!(short_name(long_word).chars().count() <= 25);
+        assert!(short_name(long_word).chars().count() <= 31);
     }
 
     /// Plot labels keep the words that tell the runs apart, and a lone name keeps its words.
@@ -199,12 +275,14 @@ mod name_tests {
             "Samsung SSD 960 EVO 500GB (simulated)",
             "HP FX700 2TB (QLC) (simulated)",
         ]);
+        // "(simulated)", which every name has, goes from the end of those too long; the
+        // model and the capacity stay.
         assert_eq!(
             t,
             [
-                "Samsung … 960 EVO 250GB",
-                "Samsung … 960 EVO 500GB",
-                "HP FX700 2TB (QLC)"
+                "Samsung SSD 960 EVO 250GB",
+                "Samsung SSD 960 EVO 500GB",
+                "HP FX700 2TB (QLC) (simulated)"
             ]
         );
         let t = plot_tags(&[
@@ -212,17 +290,32 @@ mod name_tests {
             "Samsung SSD 960 EVO 500GB (simulated)",
             "biwin_x570_1tb_fresh_seqwrite",
         ]);
-        assert_eq!(t[0], "Samsung … 250GB …");
-        // Stored runs of one drive, named by their ids: the ids, without the names' colon.
+        // A word left out that not every name has is marked.
+        assert_eq!(t[0], "Samsung SSD 960 EVO 250GB …");
+        // Stored runs of one drive, named by their ids: whole where they fit.
         assert_eq!(
             plot_tags(&[
                 "#5: Crucial P5 1TB (simulated)",
                 "#6: Crucial P5 1TB (simulated)"
             ]),
-            ["#5", "#6"]
+            [
+                "#5: Crucial P5 1TB (simulated)",
+                "#6: Crucial P5 1TB (simulated)"
+            ]
+        );
+        // Longer: the id and the model stay, and what differs.
+        assert_eq!(
+            plot_tags(&[
+                "#5: Crucial P5 1TB (simulated), seqwrite 128K",
+                "#6: Crucial P5 1TB (simulated), randwrite 4K"
+            ]),
+            [
+                "#5: Crucial P5 … seqwrite 128K",
+                "#6: Crucial P5 … randwrite 4K"
+            ]
         );
         let one = plot_tags(&["Samsung SSD 960 EVO 250GB (simulated), 13:21:49"]);
-        assert_eq!(one, ["Samsung SSD 960 EVO…"]);
+        assert_eq!(one, ["Samsung SSD 960 EVO 250GB…"]);
     }
 }
 
@@ -329,9 +422,8 @@ pub(super) fn compare(
     let ydiv = u.mega();
     let cols = columns(o.png_size);
     let many = runs.len() > 4;
-    // Label texts on the plot: each name without what all names share at their start
-    // ("Samsung SSD 960 EVO 250GB (simulated), " before the start times), cut in the middle
-    // when still long (`plot_tags`).
+    // Label texts on the plot: each name, where long without what the others also have
+    // after its start, which stays (`plot_tags`).
     let all: Vec<&str> = runs.iter().map(|r| r.name).collect();
     let tags = plot_tags(&all);
     let mut series = Vec::new();
@@ -440,8 +532,10 @@ pub(super) fn compare(
             .collect();
         if !heat.is_empty() {
             throttled.extend(heat);
+            // Under the run's name as its own entry gives it, not the plot's short form: one
+            // drive, one name in the legend.
             heat_legend.push(LegendEntry {
-                name: format!("{}: throttled (hot and slower)", tags[i]),
+                name: format!("{}: throttled (hot and slower)", r.name),
                 style: LineStyle {
                     color: style.color,
                     ..THROTTLE_STYLE
@@ -599,20 +693,35 @@ pub(super) fn compare(
             .collect();
         format!("{lead}  ·  {}", sizes.join("  ·  "))
     };
-    let tag_names: Vec<&str> = tags.iter().map(String::as_str).collect();
-    let mut subtitle = line(&all);
+    // The line with the runs' names; where too long, with the shorter names of the plot's
+    // labels (the legend has them in full), then shorter still, each keeping its start and
+    // what tells it apart (never cut at its end there: "HP FX700 … seqwrite…"). A line a
+    // little too long is drawn a little smaller (as the header draws any line too long for
+    // it, down to 75%), and a run at its link's limit, whose line is longer, smaller still,
+    // rather than without each run's interval.
+    let mut lines = vec![line(&all)];
+    for max in [TAG_MAX, 24, 20] {
+        let shorter = tags_within(&all, max);
+        let cut = shorter
+            .iter()
+            .zip(&all)
+            .any(|(t, n)| t.ends_with('…') && !t.ends_with(" …") && !n.ends_with('…'));
+        if max == TAG_MAX || !cut {
+            lines.push(line(
+                &shorter.iter().map(String::as_str).collect::<Vec<_>>(),
+            ));
+        }
+    }
     let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;
     let fits_at =
         |t: &str, share: f64| text_width(t, layout.font(font_px::SUBTITLE) * share) <= sub_w;
-    let fits = |t: &str| fits_at(t, 1.0);
-    if !fits(&subtitle) {
-        // The shorter names of the plot's labels (the legend has them in full).
-        subtitle = line(&tag_names);
-    }
-    // A run at its link's limit makes the line longer: drawn a little smaller (as the header
-    // draws any line too long for it, down to 75%) rather than without each run's interval.
     let at_limit = findings.iter().any(|f| f.link_limit_text().is_some());
-    if !fits(&subtitle) && (!at_limit || !fits_at(&subtitle, 0.85)) {
+    let least = if at_limit { 0.85 } else { 0.9 };
+    let found = [1.0, least]
+        .iter()
+        .find_map(|&share| lines.iter().find(|t| fits_at(t, share)));
+    let mut subtitle = found.cloned().unwrap_or_default();
+    if found.is_none() {
         // Too long for one line: the range of the sizes (each run's, with its interval or
         // bound, is in compare.md).
         let est: Vec<u64> = runs

@@ -361,7 +361,7 @@ pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
     }
     let iv = w.interval_s.unwrap_or(interval_s);
     if iv > 0.0 {
-        parts.push(format!("{} interval", format_interval(iv)));
+        parts.push(interval_words(iv));
     }
     if let Some(e) = &w.engine {
         parts.push(e.clone());
@@ -381,6 +381,11 @@ pub(super) fn format_block(bs: u64) -> String {
     } else {
         format!("{bs} B")
     }
+}
+
+/// The sampling interval as the footer's workload gives it: "1 s interval", "10 ms interval".
+pub fn interval_words(s: f64) -> String {
+    format!("{} interval", format_interval(s))
 }
 
 pub(super) fn format_interval(s: f64) -> String {
