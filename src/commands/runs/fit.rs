@@ -12,6 +12,9 @@ pub enum Step {
     /// As [`Step::Short`], with the notes the shorter cells' marks refer to (`*` for a
     /// qualifier left out of the cell), printed under the table when the step is taken.
     Marked(usize, String, Vec<String>, Vec<String>),
+    /// As [`Step::Marked`] for several columns at once (each with its header and cells), so
+    /// that one notation is taken by all of them or by none.
+    MarkedAll(Vec<(usize, String, Vec<String>)>, Vec<String>),
     /// Narrow the column to what is left of the width, but to no fewer characters than this.
     Narrow(usize, usize),
 }
@@ -221,6 +224,21 @@ impl Table {
                         self.head[i] = head;
                         for (r, c) in self.rows.iter_mut().zip(cells) {
                             r[i] = c;
+                        }
+                        for m in marks {
+                            if !notes.contains(&m) {
+                                notes.push(m);
+                            }
+                        }
+                        widths = self.widths();
+                        narrowed = true;
+                    }
+                    Step::MarkedAll(columns, marks) => {
+                        for (i, head, cells) in columns {
+                            self.head[i] = head;
+                            for (r, c) in self.rows.iter_mut().zip(cells) {
+                                r[i] = c;
+                            }
                         }
                         for m in marks {
                             if !notes.contains(&m) {
