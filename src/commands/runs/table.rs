@@ -264,6 +264,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
     // size a faster first tier hidden in the first sample could make a later tier's is
     // marked, and the mark said under the table.
     let mut hidden_marked = false;
+    // A range of sizes with the unit once where both ends share it (`81.6-289 GB`).
+    let short_range = |low: u64, high: u64| {
+        let (lo, hi) = crate::units::format_bytes_range(low as f64, high as f64, units);
+        match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
+            (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{l}-{hi}"),
+            _ => format!("{lo}-{hi}"),
+        }
+    };
     let short_cache: Vec<String> = rows
         .iter()
         .zip(&cells)
@@ -281,19 +289,11 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                     },
                     hides,
                 )) => {
-                    let (lo, hi) = crate::units::format_bytes_range(
-                        *low_bytes as f64,
-                        *high_bytes as f64,
-                        units,
+                    let short = format!(
+                        "{} ({})",
+                        crate::units::format_bytes(*bytes as f64, units),
+                        short_range(*low_bytes, *high_bytes)
                     );
-                    let size = crate::units::format_bytes(*bytes as f64, units);
-                    let short = match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
-                        (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{size} ({l}-{hi})"),
-                        _ => {
-                            crate::units::format_bytes(*bytes as f64, units)
-                                + &format!(" ({lo}-{hi})")
-                        }
-                    };
                     match hides {
                         Some(_) => {
                             hidden_marked = true;
@@ -302,22 +302,31 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                         None => short,
                     }
                 }
-                // A drop inside the first sample: its bounds, marked as a size is for the
+                // A drop inside the first sample: its bounds (the unit once, as a size's
+                // interval: "81.6 GB to 289 GB" was the widest cell of the column, and the
+                // drive's names were cut to 12 characters for it), marked as a size is for the
                 // faster first tier that sample may hide.
                 Some((crate::detect::findings::Cache::Unconfirmed(d), _))
                     if d.at == crate::detect::DropWhere::FirstSample =>
                 {
                     hidden_marked = true;
-                    let (lo, hi) = crate::units::format_bytes_range(
-                        d.bytes_low as f64,
-                        d.bytes_high as f64,
-                        units,
-                    );
                     if d.bytes_high > d.bytes_low {
-                        format!("{lo} to {hi} (unconfirmed) {HIDDEN_TIER_MARK}")
+                        format!(
+                            "{} (unconfirmed) {HIDDEN_TIER_MARK}",
+                            short_range(d.bytes_low, d.bytes_high)
+                        )
                     } else {
-                        format!("{lo} (unconfirmed) {HIDDEN_TIER_MARK}")
+                        format!(
+                            "{} (unconfirmed) {HIDDEN_TIER_MARK}",
+                            crate::units::format_bytes(d.bytes_low as f64, units)
+                        )
                     }
+                }
+                // Any other drop not confirmed, its bounds so too.
+                Some((crate::detect::findings::Cache::Unconfirmed(d), _))
+                    if d.bytes_high > d.bytes_low =>
+                {
+                    format!("{} (unconfirmed)", short_range(d.bytes_low, d.bytes_high))
                 }
                 // A cliff past a span the writes wrapped: no size, said short.
                 Some((crate::detect::findings::Cache::Wrapped { .. }, _)) => {
@@ -766,5 +775,51 @@ mod fit_tests {
             "{wide}"
         );
         assert!(!wide.contains('§'), "{wide}");
+    }
+
+    /// At 80 columns the 960 EVO made with `cache=8GB` read "960… (sim)…" beside the preset's
+    /// "960… (sim)": told apart only by a "…" that nothing under the table explained; and
+    /// "PM983 960GB (sim)" read "PM983… (sim)" though the table had room for it, since the
+    /// widest cell of the cache column, a drop's bounds with their unit twice, took it. What
+    /// the cut leaves out of a name is said under the table by a numbered mark, and the names
+    /// that fit are whole.
+    #[test]
+    fn a_cut_drive_name_says_what_it_left_out_and_names_that_fit_are_whole() {
+        let rows = trial_rows();
+        let t = table(&rows, UnitSystem::Decimal, Some(80));
+        for l in t.lines() {
+            assert!(
+                l.chars().count() <= 80,
+                "{} wide: {l:?}\n{t}",
+                l.chars().count()
+            );
+        }
+        let row = |id: &str| t.lines().find(|l| l.starts_with(id)).unwrap();
+        for (id, name) in [
+            (" 3 ", "P5 1TB (sim) "),
+            (" 4 ", "FX700 2TB (sim) "),
+            (" 5 ", "PM983 960GB (sim) "),
+            (" 6 ", "A2000 1TB (sim) "),
+            (" 8 ", "P5 1TB (sim) "),
+        ] {
+            assert!(row(id).contains(name), "{name}: {t}");
+        }
+        // No cell ends its name with a bare "…" after its marker.
+        assert!(!t.contains("(sim)…"), "{t}");
+        // The preset's 960 EVO and the one made with options are told apart by a mark, and
+        // the mark is said plainly under the table.
+        let (one, two) = (row(" 1 "), row(" 2 "));
+        assert!(one.contains(" (sim) ") && !one.contains('¹'), "{t}");
+        assert!(two.contains(" (sim)¹ "), "{t}");
+        assert!(t.contains("\n¹ drive: … (sim), cache=8GB\n"), "{t}");
+        // Its drop's bounds with the unit once, as a size's interval.
+        assert!(row(" 8 ").contains(" 81.6-289 GB (unconfirmed) ‡ "), "{t}");
+        // Wide, every name whole, no mark.
+        let wide = table(&rows, UnitSystem::Decimal, None);
+        assert!(
+            wide.contains("Samsung SSD 960 EVO 500GB (simulated), cache=8GB"),
+            "{wide}"
+        );
+        assert!(!wide.contains('¹'), "{wide}");
     }
 }
