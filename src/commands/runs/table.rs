@@ -193,12 +193,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .iter()
         .map(|c| c[1].chars().take(10).collect())
         .collect();
+    // A drop not confirmed has no rate in the cache, only the rate before it (`>= 1206 MB/s
+    // (first sample; unconfirmed)`): its cell as it is, not the "-" of no figure.
     let in_rates: Vec<String> = rows
         .iter()
         .map(|r| {
             r.findings
                 .as_ref()
-                .and_then(|f| f.in_cache_text(units))
+                .and_then(|f| f.in_cache_text(units).or_else(|| f.in_cache_cell(units)))
                 .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units))
         })
         .collect();
@@ -821,5 +823,27 @@ mod fit_tests {
             "{wide}"
         );
         assert!(!wide.contains('¹'), "{wide}");
+    }
+
+    /// Where the rate in the cache took its short form, a drop not confirmed gave "-", as if
+    /// the run had no figure, beside its whole cell's ">= 1206 MB/s (first sample;
+    /// unconfirmed)": the short form keeps that cell.
+    #[test]
+    fn a_short_rate_in_the_cache_keeps_the_rate_before_an_unconfirmed_drop() {
+        let rows = trial_rows();
+        let mut shown = 0;
+        for w in (100..=240).step_by(10) {
+            let t = table(&rows, UnitSystem::Decimal, Some(w));
+            if !t.lines().next().unwrap().contains(" in cache ") {
+                continue;
+            }
+            shown += 1;
+            let row = t.lines().find(|l| l.starts_with(" 8 ")).unwrap();
+            assert!(
+                row.contains(" >= 1206 MB/s (first sample; unconfirmed) "),
+                "at {w}:\n{t}"
+            );
+        }
+        assert!(shown > 0, "no width shows the rate in the cache");
     }
 }
