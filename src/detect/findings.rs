@@ -227,6 +227,11 @@ impl AfterCaveats {
     }
 }
 
+/// What [`Findings::after_cell`] says beside the level after a drop not confirmed where every
+/// later sample held heat, which makes that level a floor: `>= 870 MB/s (unconfirmed; heat in
+/// every later sample)`.
+pub const AFTER_FLOOR_WORDS: &str = "unconfirmed; heat in every later sample";
+
 /// `text` with `caveats` in its parentheses (`599 MB/s (too short to judge; heat left out)`),
 /// or in parentheses of their own (`982 MB/s (heat left out)`).
 pub fn with_caveats(text: String, caveats: &[&str]) -> String {
@@ -755,7 +760,7 @@ impl Findings {
         match (&self.after, &self.cache) {
             (Some(_), _) => self.after_caveated(units),
             (None, Cache::Unconfirmed(d)) if d.after_is_floor => Some(format!(
-                ">= {} (unconfirmed; heat in every later sample)",
+                ">= {} ({AFTER_FLOOR_WORDS})",
                 format_rate(d.after_bytes_per_sec, units)
             )),
             (None, Cache::Unconfirmed(d)) => Some(format!(

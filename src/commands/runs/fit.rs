@@ -1,7 +1,8 @@
 //! A table of text cells fitted to a terminal's width: steps that leave out the less
 //! important columns, put shorter forms of a column's cells in, or narrow a column (its cells
-//! cut with "…"), taken in order until the table fits. Every line then fits, or the steps ran
-//! out; a last line names what was left out.
+//! cut with "…"; what follows a cell's qualifier, where it cannot stay whole, as a numbered
+//! mark said under the table), taken in order until the table fits. Every line then fits, or
+//! the steps ran out; a last line names what was left out.
 
 /// One way to make the table narrower.
 pub enum Step {
@@ -12,6 +13,9 @@ pub enum Step {
     /// As [`Step::Short`], with the notes the shorter cells' marks refer to (`*` for a
     /// qualifier left out of the cell), printed under the table when the step is taken.
     Marked(usize, String, Vec<String>, Vec<String>),
+    /// As [`Step::Marked`] for several columns at once (each with its header and cells), so
+    /// that one notation is taken by all of them or by none.
+    MarkedAll(Vec<(usize, String, Vec<String>)>, Vec<String>),
     /// Narrow the column to what is left of the width, but to no fewer characters than this.
     Narrow(usize, usize),
 }
@@ -54,11 +58,12 @@ fn cut(s: &str, w: usize) -> String {
 }
 
 /// `s` cut to `w` characters as [`cut`] cuts it, but where the words before its qualifier
-/// share words with the others of its column (`column`), those go first, the most shared
+/// share words with the others of its column (`column`, where the cell `s` is cut from is
+/// `me`), those go first, the most shared
 /// first, each run of them one "…": `Samsung…250GB (simulated)` beside other 960 EVOs,
 /// `Kingston NV2 1TB (simulated)` kept whole beside `Kingston A2000 1TB`, where cutting the
 /// middle would have made both `Kingston…1TB`.
-fn cut_among(s: &str, w: usize, column: &[&str]) -> String {
+fn cut_among(s: &str, w: usize, column: &[&str], me: &str) -> String {
     if chars(s) <= w {
         return s.to_string();
     }
@@ -68,7 +73,7 @@ fn cut_among(s: &str, w: usize, column: &[&str]) -> String {
             let words: Vec<&str> = head.split_whitespace().collect();
             let others: Vec<Vec<&str>> = column
                 .iter()
-                .filter(|o| **o != s)
+                .filter(|o| **o != me)
                 .map(|o| {
                     qualifier(o)
                         .map_or(*o, |(h, _, _)| h)
@@ -125,6 +130,15 @@ fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
         text = render(&keep);
     }
     text
+}
+
+/// `n` in superscript digits (`¹`, `¹²`): a mark that numbers what it stands for.
+fn superscript(n: usize) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    n.to_string()
+        .chars()
+        .map(|d| DIGITS[d.to_digit(10).unwrap_or(0) as usize])
+        .collect()
 }
 
 /// The words before a qualifier cut to `w` characters: the last word kept whole after a
@@ -230,6 +244,21 @@ impl Table {
                         widths = self.widths();
                         narrowed = true;
                     }
+                    Step::MarkedAll(columns, marks) => {
+                        for (i, head, cells) in columns {
+                            self.head[i] = head;
+                            for (r, c) in self.rows.iter_mut().zip(cells) {
+                                r[i] = c;
+                            }
+                        }
+                        for m in marks {
+                            if !notes.contains(&m) {
+                                notes.push(m);
+                            }
+                        }
+                        widths = self.widths();
+                        narrowed = true;
+                    }
                     Step::Narrow(i, min) => {
                         let others = total(&shown, &widths) - widths[i];
                         // Never below what keeps every cell's qualifier whole.
@@ -263,6 +292,48 @@ impl Table {
         let columns: Vec<Vec<&str>> = (0..n)
             .map(|i| self.rows.iter().map(|r| r[i].as_str()).collect())
             .collect();
+        // What follows a cell's qualifier, where a cut cannot keep it whole (the options a
+        // drive was made with: "960… (sim)…" beside "960… (sim)" told two drives apart by a
+        // "…" nothing explained): a numbered mark in its place, and what it stands for said
+        // under the table, each different one once.
+        let mut tails: Vec<(usize, String)> = Vec::new();
+        let mut fit_cell = |i: usize, c: &str| -> String {
+            let w = widths[i];
+            let cut = cut_among(c, w, &columns[i], c);
+            match qualifier(c) {
+                Some((head, q, rest)) if !rest.is_empty() && !cut.ends_with(rest) => {
+                    let tail = (i, format!("{q}{rest}"));
+                    let k = match tails.iter().position(|t| *t == tail) {
+                        Some(k) => k,
+                        None => {
+                            tails.push(tail);
+                            tails.len() - 1
+                        }
+                    };
+                    let mark = superscript(k + 1);
+                    let stem = format!("{head}{q}");
+                    let room = w.saturating_sub(chars(&mark));
+                    format!("{}{mark}", cut_among(&stem, room, &columns[i], c))
+                }
+                _ => cut,
+            }
+        };
+        let cells: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        if shown[i] {
+                            fit_cell(i, c)
+                        } else {
+                            String::new()
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let line = |cells: &[String]| {
             let mut s = String::new();
             let mut first = true;
@@ -272,7 +343,7 @@ impl Table {
                 }
                 first = false;
                 let w = widths[i];
-                let c = cut_among(c, w, &columns[i]);
+                let c = cut_among(c, w, &columns[i], c);
                 if self.right.contains(&i) {
                     s += &format!("{c:>w$}");
                 } else if i == last {
@@ -284,8 +355,11 @@ impl Table {
             s.trim_end().to_string() + "\n"
         };
         let mut s = line(&self.head);
-        for r in &self.rows {
+        for r in &cells {
             s += &line(r);
+        }
+        for (k, (i, tail)) in tails.iter().enumerate() {
+            notes.push(format!("{} {}: …{tail}", superscript(k + 1), self.head[*i]));
         }
         // A note as wide as the table may be, broken between words, its later lines indented.
         for n in &notes {
@@ -480,5 +554,53 @@ mod tests {
         for c in &cells {
             assert!(c.contains(" (simulated)"), "{t}");
         }
+    }
+
+    /// A cut that cannot keep what follows a cell's qualifier left a bare "…" after it, the
+    /// only thing telling two drives apart, said nowhere: a numbered mark takes its place, one
+    /// per different tail, and the table says what each stands for.
+    #[test]
+    fn a_tail_the_cut_leaves_out_is_marked_and_said() {
+        let names = [
+            "Samsung SSD 960 EVO 500GB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated), cache=8GB",
+            "Samsung SSD 960 EVO 500GB (simulated), cache=8GB",
+            "Samsung SSD 960 EVO 500GB (simulated), after=300MB/s",
+        ];
+        let t = Table {
+            head: vec!["id".into(), "drive".into(), "cache".into()],
+            rows: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| vec![i.to_string(), n.to_string(), "13.0 GB".into()])
+                .collect(),
+            right: vec![0],
+        }
+        .render(Some(38), vec![Step::Narrow(1, 12)]);
+        assert!(t.lines().all(|l| l.chars().count() <= 38), "{t}");
+        assert!(!t.contains(")…"), "{t}");
+        let cells: Vec<&str> = t
+            .lines()
+            .skip(1)
+            .take(names.len())
+            .map(|l| l[3..].trim_end_matches("13.0 GB").trim())
+            .collect();
+        assert!(cells[0].ends_with(" (simulated)"), "{t}");
+        assert!(cells[1].ends_with(" (simulated)¹"), "{t}");
+        assert_eq!(cells[1], cells[2], "{t}");
+        assert!(cells[3].ends_with(" (simulated)²"), "{t}");
+        assert!(t.contains("\n¹ drive: … (simulated), cache=8GB\n"), "{t}");
+        assert!(
+            t.contains("\n² drive: … (simulated), after=300MB/s\n"),
+            "{t}"
+        );
+        // Where it fits, a tail stays whole and no mark is made.
+        let t = Table {
+            head: vec!["drive".into()],
+            rows: vec![vec![names[1].to_string()]],
+            right: vec![],
+        }
+        .render(Some(60), vec![Step::Narrow(0, 12)]);
+        assert!(t.contains(names[1]) && !t.contains('¹'), "{t}");
     }
 }

@@ -458,6 +458,19 @@ pub(super) fn range_text(
     format!("{a:.d$} {unit} to {b:.d$} {unit}")
 }
 
+/// How a figure of `runs --by` is given: its median and range, its median only, or its median
+/// with the bracket of a figure some of the group's runs lack short (`[3/4]`, not `[3 of 4
+/// runs]`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    Range,
+    Median,
+    ShortCount,
+}
+
+/// What a short bracket ([`Form::ShortCount`]) means, under a table that has one.
+const SHORT_COUNT_NOTE: &str = "[k/n]: only k of the group's n runs have that figure";
+
 /// The mark after a cache median that takes in sizes the findings hedge (a faster first tier
 /// may have hidden in the first sample), as the runs table marks each such size.
 const HEDGED_MARK: &str = "‡";
@@ -465,7 +478,8 @@ const HEDGED_MARK: &str = "‡";
 /// The groups as a table: one line each, with the median and range of each figure (by drive,
 /// the workload beside the drive), fitted to `width` columns (`None`: every column whole): the
 /// group's name is shortened, then the figures lose their ranges (the medians stay), then the
-/// workload takes its short form (`rand 4K QD32`), then the name is shortened further. A
+/// workload takes its short form (`rand 4K QD32`), then the name is shortened further, and
+/// last the brackets of figures some of a group's runs lack go short (`[3/4]`). A
 /// cache median that takes in hedged sizes is marked `‡`, an after-cache median that takes in
 /// a rate that left heat out `*` and one a slower tier may follow `†` (as `runs` marks each
 /// such rate, [`AFTER_MARKS`]), and each mark said under the table.
@@ -476,13 +490,22 @@ pub fn group_table(
     width: Option<usize>,
 ) -> String {
     use super::fit::{Step, Table};
-    // `marks`: what the median's runs hedge, after it (`‡`, `* †`; empty: none).
+    // `marks`: what the median's runs hedge, after it (`‡`, `* †`; empty: none). `form`: the
+    // figure with its range, the median only, or the median with its bracket short.
     let spread =
-        |s: &Option<Spread>, runs: usize, marks: &str, f: &dyn Fn(f64) -> String, range: bool| {
+        |s: &Option<Spread>, runs: usize, marks: &str, f: &dyn Fn(f64) -> String, form: Form| {
+            let range = form == Form::Range;
+            let counted = |k: usize| {
+                if form == Form::ShortCount {
+                    format!("[{k}/{runs}]")
+                } else {
+                    format!("[{k} of {runs} run{}]", if runs == 1 { "" } else { "s" })
+                }
+            };
             match s {
                 // No run of the group has a figure here (not steady, too short to judge, no
                 // cliff, writes that wrapped): said as the groups with some do.
-                None => format!("- [0 of {runs} run{}]", if runs == 1 { "" } else { "s" }),
+                None => format!("- {}", counted(0)),
                 Some(s) => {
                     let mut t = f(s.median);
                     let marked = if marks.is_empty() {
@@ -496,7 +519,7 @@ pub fn group_table(
                         t = marked;
                     }
                     if s.runs < runs {
-                        t += &format!(" [{} of {runs} runs]", s.runs);
+                        t += &format!(" {}", counted(s.runs));
                     }
                     t
                 }
@@ -504,13 +527,13 @@ pub fn group_table(
         };
     let bytes = |v: f64| format_bytes(v, units);
     let rate = |v: f64| format_rate(v, units);
-    let cache = |g: &Group, range: bool| {
+    let cache = |g: &Group, form: Form| {
         let marks = if g.cache_hedged_runs > 0 {
             HEDGED_MARK
         } else {
             ""
         };
-        spread(&g.cache_bytes, g.runs, marks, &bytes, range)
+        spread(&g.cache_bytes, g.runs, marks, &bytes, form)
     };
     // The after-cache median's marks, each of a caveat some run in it has.
     let after_marks = |g: &Group| {
@@ -520,9 +543,9 @@ pub fn group_table(
             .map(|(_, m)| *m)
             .collect::<Vec<_>>()
     };
-    let after = |g: &Group, range: bool| {
+    let after = |g: &Group, form: Form| {
         let marks = after_marks(g).join(" ");
-        spread(&g.after_cache_bytes_per_sec, g.runs, &marks, &rate, range)
+        spread(&g.after_cache_bytes_per_sec, g.runs, &marks, &rate, form)
     };
     // By drive, the workload in a column of its own after the drive's name.
     let with_workload = *by == GroupBy::Drive;
@@ -548,7 +571,11 @@ pub fn group_table(
             if with_workload {
                 row.push(g.workload.clone().unwrap_or_else(|| "-".into()));
             }
-            row.extend([g.runs.to_string(), cache(g, true), after(g, true)]);
+            row.extend([
+                g.runs.to_string(),
+                cache(g, Form::Range),
+                after(g, Form::Range),
+            ]);
             row
         })
         .collect();
@@ -574,13 +601,13 @@ pub fn group_table(
         Step::Marked(
             2 + w,
             "cache: median".into(),
-            groups.iter().map(|g| cache(g, false)).collect(),
+            groups.iter().map(|g| cache(g, Form::Median)).collect(),
             vec![no_ranges.clone()],
         ),
         Step::Marked(
             3 + w,
             "after cache: median".into(),
-            groups.iter().map(|g| after(g, false)).collect(),
+            groups.iter().map(|g| after(g, Form::Median)).collect(),
             vec![no_ranges],
         ),
     ];
@@ -625,6 +652,27 @@ pub fn group_table(
     }
     steps.push(Step::Marked(0, by.name(), short_names, name_notes));
     steps.push(Step::Narrow(0, 16));
+    // Where even that is too wide (a figure some of a group's runs lack, beside both marks,
+    // took 83-86 characters at 80 columns), the brackets short in both columns, said under
+    // the table; the name then gets back what they freed, up to its own width.
+    if counted {
+        steps.push(Step::MarkedAll(
+            vec![
+                (
+                    2 + w,
+                    "cache: median".into(),
+                    groups.iter().map(|g| cache(g, Form::ShortCount)).collect(),
+                ),
+                (
+                    3 + w,
+                    "after cache: median".into(),
+                    groups.iter().map(|g| after(g, Form::ShortCount)).collect(),
+                ),
+            ],
+            vec![SHORT_COUNT_NOTE.to_string()],
+        ));
+        steps.push(Step::Narrow(0, 16));
+    }
     let mut text = Table {
         head,
         rows,
@@ -632,7 +680,9 @@ pub fn group_table(
     }
     .render(width, steps);
     let mut notes = String::new();
-    if counted {
+    // Said of the brackets as the table gives them: whole, or short ([`SHORT_COUNT_NOTE`],
+    // said with the fitted table's own notes).
+    if counted && !text.contains(SHORT_COUNT_NOTE) {
         notes += "[k of n runs]: only k of the group's n runs have that figure\n";
     }
     if hedged {
@@ -815,6 +865,87 @@ mod tests {
             assert!(t.contains(h), "{h}: {t}");
         }
         assert!(t.contains("(mixed): the group's medians mix"), "{t}");
+    }
+
+    /// At 80 columns `runs --by drive` gave a group some of whose runs lack a figure, beside
+    /// the marks of its medians, as "P5 1TB (sim)  seq 1M QD32  5  100 GB [3 of 5 runs]  993
+    /// MB/s * [3 of 5 runs]", 85 characters (and `--by host` a fleet's groups so): the
+    /// brackets go short (`[3/5]`), said under the table, and every line fits.
+    #[test]
+    fn a_narrow_group_table_with_counted_figures_fits() {
+        let u = UnitSystem::Decimal;
+        let g = |by: &str, name: &str, runs: usize, with: usize, heat: usize, tier: usize| Group {
+            by: by.into(),
+            group: name.into(),
+            workload: (by == "drive").then(|| "seqwrite 1M QD32".into()),
+            drives: (by == "host").then_some(2),
+            workloads: (by == "host").then_some(2),
+            runs,
+            cache_bytes: Spread::of(vec![100e9; with]),
+            // A fleet's hosts: some of their sizes hedged.
+            cache_hedged_runs: if by == "host" { with / 4 } else { 0 },
+            after_cache_bytes_per_sec: Spread::of(vec![993e6; with]),
+            after_heat_runs: heat,
+            after_slower_tier_runs: tier,
+        };
+        let drives = [
+            g("drive", "Crucial P5 1TB (simulated)", 5, 3, 3, 0),
+            g("drive", "Crucial P5 1TB (simulated)", 1, 1, 0, 1),
+            g("drive", "HP FX700 2TB (QLC) (simulated)", 1, 1, 0, 1),
+            g(
+                "drive",
+                "Samsung PM983 960GB (enterprise, no SLC cache) (simulated)",
+                1,
+                0,
+                0,
+                0,
+            ),
+            g("drive", "Samsung SSD 960 EVO 500GB (simulated)", 1, 1, 0, 0),
+            g(
+                "drive",
+                "Samsung SSD 960 EVO 500GB (simulated), cache=8GB",
+                5,
+                4,
+                0,
+                0,
+            ),
+        ];
+        let hosts = [
+            g("host", "bench-11", 150, 120, 40, 60),
+            g("host", "bench-12", 140, 138, 0, 0),
+        ];
+        for (groups, by) in [(&drives[..], GroupBy::Drive), (&hosts[..], GroupBy::Host)] {
+            let t = group_table(groups, &by, u, Some(80));
+            for l in t.lines() {
+                assert!(
+                    l.chars().count() <= 80,
+                    "{} wide: {l:?}\n{t}",
+                    l.chars().count()
+                );
+            }
+            // Each group's line still says how many of its runs have the figure, and the
+            // table says what the short bracket means, not the long one it no longer has.
+            let rows: Vec<&str> = t.lines().skip(1).take(groups.len()).collect();
+            for (l, g) in rows.iter().zip(groups) {
+                let k = g.cache_bytes.as_ref().map_or(0, |s| s.runs);
+                if k < g.runs {
+                    assert!(l.contains(&format!("[{k}/{}]", g.runs)), "{t}");
+                }
+            }
+            assert!(
+                t.contains("\n[k/n]: only k of the group's n runs have that figure\n"),
+                "{t}"
+            );
+            assert!(!t.contains("[k of n runs]"), "{t}");
+            // Wider, the brackets are whole, as before.
+            let wide = group_table(groups, &by, u, None);
+            assert!(wide.contains(" runs]") && !wide.contains("[k/n]"), "{wide}");
+        }
+        // The names the brackets made room for are whole.
+        let t = group_table(&drives, &GroupBy::Drive, u, Some(80));
+        assert!(t.contains("\nPM983 960GB (sim) "), "{t}");
+        assert!(t.contains("\n960 EVO 500GB (sim) "), "{t}");
+        assert!(t.contains(", cache=8GB "), "{t}");
     }
 
     /// What the store hands the grouping of one run.

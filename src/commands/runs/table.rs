@@ -193,12 +193,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .iter()
         .map(|c| c[1].chars().take(10).collect())
         .collect();
+    // A drop not confirmed has no rate in the cache, only the rate before it (`>= 1206 MB/s
+    // (first sample; unconfirmed)`): its cell as it is, not the "-" of no figure.
     let in_rates: Vec<String> = rows
         .iter()
         .map(|r| {
             r.findings
                 .as_ref()
-                .and_then(|f| f.in_cache_text(units))
+                .and_then(|f| f.in_cache_text(units).or_else(|| f.in_cache_cell(units)))
                 .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units))
         })
         .collect();
@@ -213,11 +215,26 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             },
         )
         .collect();
-    // Narrower still: what the rate leaves out or may not be as a mark, said under the table.
+    // Narrower still: what the rate leaves out or may not be as a mark, said under the table;
+    // so too the level after a drop not confirmed that heat in every later sample makes a
+    // floor (its cell, `>= 870 MB/s (unconfirmed; heat in every later sample)`, was 53
+    // characters, and the row 107 at 80 columns after every other column had gone).
     let mut marks_used: Vec<&str> = Vec::new();
+    let mut floor_marked = false;
     let marked_after: Vec<String> = rows
         .iter()
         .map(|r| match r.findings.as_ref() {
+            Some(crate::detect::Findings {
+                after: None,
+                cache: crate::detect::findings::Cache::Unconfirmed(d),
+                ..
+            }) if d.after_is_floor => {
+                floor_marked = true;
+                format!(
+                    ">= {} {FLOOR_MARK}",
+                    format_rate(d.after_bytes_per_sec, units)
+                )
+            }
             Some(f) if f.after.is_some() => {
                 let caveats = f.after_caveat_set();
                 let mut c = f.after.as_ref().map(|a| a.short_text(units)).unwrap();
@@ -234,15 +251,29 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             _ => after(r, units),
         })
         .collect();
-    let after_notes: Vec<String> = AFTER_MARKS
+    let mut after_notes: Vec<String> = AFTER_MARKS
         .iter()
         .filter(|(_, m)| marks_used.contains(m))
         .map(|&(caveat, m)| after_mark_note(caveat, m))
         .collect();
+    if floor_marked {
+        after_notes.push(format!(
+            "{FLOOR_MARK} after cache: {}",
+            crate::detect::findings::AFTER_FLOOR_WORDS
+        ));
+    }
     // The interval with the unit once where both ends share it: `13.0 GB (13.0-13.1 GB)`; a
     // size a faster first tier hidden in the first sample could make a later tier's is
     // marked, and the mark said under the table.
     let mut hidden_marked = false;
+    // A range of sizes with the unit once where both ends share it (`81.6-289 GB`).
+    let short_range = |low: u64, high: u64| {
+        let (lo, hi) = crate::units::format_bytes_range(low as f64, high as f64, units);
+        match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
+            (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{l}-{hi}"),
+            _ => format!("{lo}-{hi}"),
+        }
+    };
     let short_cache: Vec<String> = rows
         .iter()
         .zip(&cells)
@@ -260,19 +291,11 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                     },
                     hides,
                 )) => {
-                    let (lo, hi) = crate::units::format_bytes_range(
-                        *low_bytes as f64,
-                        *high_bytes as f64,
-                        units,
+                    let short = format!(
+                        "{} ({})",
+                        crate::units::format_bytes(*bytes as f64, units),
+                        short_range(*low_bytes, *high_bytes)
                     );
-                    let size = crate::units::format_bytes(*bytes as f64, units);
-                    let short = match (lo.rsplit_once(' '), hi.rsplit_once(' ')) {
-                        (Some((l, lu)), Some((_, hu))) if lu == hu => format!("{size} ({l}-{hi})"),
-                        _ => {
-                            crate::units::format_bytes(*bytes as f64, units)
-                                + &format!(" ({lo}-{hi})")
-                        }
-                    };
                     match hides {
                         Some(_) => {
                             hidden_marked = true;
@@ -281,22 +304,31 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                         None => short,
                     }
                 }
-                // A drop inside the first sample: its bounds, marked as a size is for the
+                // A drop inside the first sample: its bounds (the unit once, as a size's
+                // interval: "81.6 GB to 289 GB" was the widest cell of the column, and the
+                // drive's names were cut to 12 characters for it), marked as a size is for the
                 // faster first tier that sample may hide.
                 Some((crate::detect::findings::Cache::Unconfirmed(d), _))
                     if d.at == crate::detect::DropWhere::FirstSample =>
                 {
                     hidden_marked = true;
-                    let (lo, hi) = crate::units::format_bytes_range(
-                        d.bytes_low as f64,
-                        d.bytes_high as f64,
-                        units,
-                    );
                     if d.bytes_high > d.bytes_low {
-                        format!("{lo} to {hi} (unconfirmed) {HIDDEN_TIER_MARK}")
+                        format!(
+                            "{} (unconfirmed) {HIDDEN_TIER_MARK}",
+                            short_range(d.bytes_low, d.bytes_high)
+                        )
                     } else {
-                        format!("{lo} (unconfirmed) {HIDDEN_TIER_MARK}")
+                        format!(
+                            "{} (unconfirmed) {HIDDEN_TIER_MARK}",
+                            crate::units::format_bytes(d.bytes_low as f64, units)
+                        )
                     }
+                }
+                // Any other drop not confirmed, its bounds so too.
+                Some((crate::detect::findings::Cache::Unconfirmed(d), _))
+                    if d.bytes_high > d.bytes_low =>
+                {
+                    format!("{} (unconfirmed)", short_range(d.bytes_low, d.bytes_high))
                 }
                 // A cliff past a span the writes wrapped: no size, said short.
                 Some((crate::detect::findings::Cache::Wrapped { .. }, _)) => {
@@ -359,6 +391,11 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
 /// The mark of a size that a faster first tier hidden in the first sample could make a later
 /// tier's, in a table fitted to a narrow terminal.
 const HIDDEN_TIER_MARK: &str = "‡";
+
+/// The mark of a level after a drop not confirmed that is a floor, every later sample having
+/// held heat ([`crate::detect::findings::AFTER_FLOOR_WORDS`]), in a table fitted to a narrow
+/// terminal: `>= 870 MB/s §`. Not `*`, which says that heat was left out of a rate.
+const FLOOR_MARK: &str = "§";
 
 /// A workload in words ([`workload_cell`]) in fewer characters: `randwrite 4K QD32` as
 /// `rand 4K QD32`, `seqwrite` as `seq`, reads as `rand read` and `seq read`.
@@ -635,5 +672,178 @@ mod fit_tests {
             );
         }
         assert!(t.contains("drive (sim): simulated"), "{t}");
+    }
+
+    /// A simulated run of `model`, made from `target`, with a `pattern` workload of `bs`
+    /// bytes a write and the findings `findings` (their JSON).
+    fn sim_row(
+        id: i64,
+        model: &str,
+        target: &str,
+        pattern: &str,
+        bs: u64,
+        findings: &str,
+    ) -> RunRow {
+        RunRow {
+            id,
+            kind: "simulate".into(),
+            date: "2026-12-06T00:37:31Z".into(),
+            model: Some(model.into()),
+            label: Some(model.into()),
+            target: Some(target.into()),
+            host: Some("vm".into()),
+            findings: Some(serde_json::from_str(findings).unwrap()),
+            workload: Some(
+                serde_json::from_value(serde_json::json!({
+                    "pattern": pattern, "block_size": bs, "queue_depth": 32, "jobs": 1
+                }))
+                .unwrap(),
+            ),
+            ..Default::default()
+        }
+    }
+
+    /// Findings of a cache sized at `gb` GB (low and high ends as given) with a steady rate
+    /// after it, which a slower tier may follow where `tier`.
+    fn sized(gb: [f64; 3], after: f64, tier: bool) -> String {
+        format!(
+            r#"{{"cache":{{"kind":"sized","bytes":{},"low_bytes":{},"high_bytes":{}}},"in_cache_bytes_per_sec":1.4e9,"level_bytes_per_sec":null,"steps":[],"after":{{"kind":"steady","bytes_per_sec":{after}}},"slower_tier_may_follow":{tier}}}"#,
+            gb[0] * 1e9,
+            gb[1] * 1e9,
+            gb[2] * 1e9
+        )
+    }
+
+    /// The runs of a trial store: seven simulated drives, one of them a 960 EVO made with
+    /// `cache=8GB`, and a p5 sampled every 4 min, whose drop inside the first sample was not
+    /// confirmed and whose level after it heat in every later sample makes a floor.
+    fn trial_rows() -> Vec<RunRow> {
+        let rand = |id, model: &str, target: &str, f: String| {
+            sim_row(id, model, target, "randwrite", 4096, &f)
+        };
+        vec![
+            rand(1, "Samsung SSD 960 EVO 500GB (simulated)", "sim:960evo-500g", sized([22.0, 21.9, 22.5], 591e6, false)),
+            rand(2, "Samsung SSD 960 EVO 500GB (simulated)", "sim:960evo-500g,cache=8GB", sized([8.02, 7.92, 8.09], 589e6, false)),
+            rand(3, "Crucial P5 1TB (simulated)", "sim:p5-1tb", sized([100.0, 99.9, 101.0], 1000e6, true)),
+            rand(4, "HP FX700 2TB (QLC) (simulated)", "sim:fx700-2tb", sized([53.8, 53.1, 54.6], 3510e6, true)),
+            rand(
+                5,
+                "Samsung PM983 960GB (enterprise, no SLC cache) (simulated)",
+                "sim:pm983-960g",
+                r#"{"cache":{"kind":"none_over_whole_drive","capacity_bytes":960000000000},"in_cache_bytes_per_sec":null,"level_bytes_per_sec":1.05e9,"steps":[],"after":null}"#.into(),
+            ),
+            rand(6, "Kingston A2000 1TB (simulated)", "sim:a2000-1tb", sized([150.0, 150.0, 151.0], 490e6, false)),
+            rand(7, "Samsung SSD 970 EVO 500GB (simulated)", "sim:970evo-500g", sized([22.0, 21.9, 22.1], 629e6, false)),
+            sim_row(
+                8,
+                "Crucial P5 1TB (simulated)",
+                "sim:p5-1tb",
+                "seqwrite",
+                1 << 20,
+                r#"{"after":null,"cache":{"after_bytes_per_sec":866026028.575,"after_is_floor":true,"after_s":896.0,"at":"first_sample","before_bytes_per_sec":1205959594.75,"bytes_high":289430302741,"bytes_low":81584055883,"interval_s":240.0,"kind":"unconfirmed","t_high_s":240.0,"t_s":0.0},"cliffs_asked":2,"in_cache_bytes_per_sec":null,"level_bytes_per_sec":880251829.6,"phase_names":[],"steps":[],"thermal_throttling":[{"from_s":240.0,"to_s":1136.0}]}"#,
+            ),
+        ]
+    }
+
+    /// At 80 columns a run whose rate after the cache read ">= 870 MB/s (unconfirmed; heat in
+    /// every later sample)" had no short form: its row was 107 characters, and the date, the
+    /// rate in the cache and the workload were left out of every row for it. The level takes
+    /// a mark, `>= 866 MB/s §`, said under the table, and the row fits beside the workload.
+    #[test]
+    fn a_floor_after_an_unconfirmed_drop_is_marked_to_fit() {
+        let rows = trial_rows();
+        let t = table(&rows, UnitSystem::Decimal, Some(80));
+        for l in t.lines() {
+            assert!(
+                l.chars().count() <= 80,
+                "{} wide: {l:?}\n{t}",
+                l.chars().count()
+            );
+        }
+        assert!(t.lines().next().unwrap().contains(" workload "), "{t}");
+        let row = t.lines().find(|l| l.starts_with(" 8 ")).unwrap();
+        assert!(row.ends_with(" >= 866 MB/s §"), "{t}");
+        assert!(row.contains(" seq 1M QD32 "), "{t}");
+        assert!(
+            t.contains("\n§ after cache: unconfirmed; heat in every later sample\n"),
+            "{t}"
+        );
+        // `§`, not `*`: the heat was not left out of this level; it is in every sample.
+        assert!(!t.contains("* after cache"), "{t}");
+        // Whole where the table has room, with no mark.
+        let wide = table(&rows, UnitSystem::Decimal, None);
+        assert!(
+            wide.contains(">= 866 MB/s (unconfirmed; heat in every later sample)"),
+            "{wide}"
+        );
+        assert!(!wide.contains('§'), "{wide}");
+    }
+
+    /// At 80 columns the 960 EVO made with `cache=8GB` read "960… (sim)…" beside the preset's
+    /// "960… (sim)": told apart only by a "…" that nothing under the table explained; and
+    /// "PM983 960GB (sim)" read "PM983… (sim)" though the table had room for it, since the
+    /// widest cell of the cache column, a drop's bounds with their unit twice, took it. What
+    /// the cut leaves out of a name is said under the table by a numbered mark, and the names
+    /// that fit are whole.
+    #[test]
+    fn a_cut_drive_name_says_what_it_left_out_and_names_that_fit_are_whole() {
+        let rows = trial_rows();
+        let t = table(&rows, UnitSystem::Decimal, Some(80));
+        for l in t.lines() {
+            assert!(
+                l.chars().count() <= 80,
+                "{} wide: {l:?}\n{t}",
+                l.chars().count()
+            );
+        }
+        let row = |id: &str| t.lines().find(|l| l.starts_with(id)).unwrap();
+        for (id, name) in [
+            (" 3 ", "P5 1TB (sim) "),
+            (" 4 ", "FX700 2TB (sim) "),
+            (" 5 ", "PM983 960GB (sim) "),
+            (" 6 ", "A2000 1TB (sim) "),
+            (" 8 ", "P5 1TB (sim) "),
+        ] {
+            assert!(row(id).contains(name), "{name}: {t}");
+        }
+        // No cell ends its name with a bare "…" after its marker.
+        assert!(!t.contains("(sim)…"), "{t}");
+        // The preset's 960 EVO and the one made with options are told apart by a mark, and
+        // the mark is said plainly under the table.
+        let (one, two) = (row(" 1 "), row(" 2 "));
+        assert!(one.contains(" (sim) ") && !one.contains('¹'), "{t}");
+        assert!(two.contains(" (sim)¹ "), "{t}");
+        assert!(t.contains("\n¹ drive: … (sim), cache=8GB\n"), "{t}");
+        // Its drop's bounds with the unit once, as a size's interval.
+        assert!(row(" 8 ").contains(" 81.6-289 GB (unconfirmed) ‡ "), "{t}");
+        // Wide, every name whole, no mark.
+        let wide = table(&rows, UnitSystem::Decimal, None);
+        assert!(
+            wide.contains("Samsung SSD 960 EVO 500GB (simulated), cache=8GB"),
+            "{wide}"
+        );
+        assert!(!wide.contains('¹'), "{wide}");
+    }
+
+    /// Where the rate in the cache took its short form, a drop not confirmed gave "-", as if
+    /// the run had no figure, beside its whole cell's ">= 1206 MB/s (first sample;
+    /// unconfirmed)": the short form keeps that cell.
+    #[test]
+    fn a_short_rate_in_the_cache_keeps_the_rate_before_an_unconfirmed_drop() {
+        let rows = trial_rows();
+        let mut shown = 0;
+        for w in (100..=240).step_by(10) {
+            let t = table(&rows, UnitSystem::Decimal, Some(w));
+            if !t.lines().next().unwrap().contains(" in cache ") {
+                continue;
+            }
+            shown += 1;
+            let row = t.lines().find(|l| l.starts_with(" 8 ")).unwrap();
+            assert!(
+                row.contains(" >= 1206 MB/s (first sample; unconfirmed) "),
+                "at {w}:\n{t}"
+            );
+        }
+        assert!(shown > 0, "no width shows the rate in the cache");
     }
 }
