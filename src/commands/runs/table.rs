@@ -373,15 +373,17 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             Step::Marked(7, "cache (95% interval)".into(), short_cache, cache_notes),
             Step::Marked(9, "after cache".into(), marked_after, after_notes),
             Step::Short(6, "workload".into(), short_workloads),
+            // The drive's name short before it is cut at all: a cut to 24 characters kept the
+            // maker and the qualifier and lost the capacity ("Samsung PM983…cache)
+            // (simulated)" at 100 to 160 columns), and "Sam… (simulated)" was every Samsung
+            // at 80.
+            Step::Marked(2, "drive".into(), short_drives, drive_notes),
             Step::Narrow(2, 24),
             Step::Drop(1),
             // Rather than cut a range or a qualifier of the figures left, or the drive's name
             // to a few letters: the rate in the cache first, then the workload, without
             // which no figure of two runs of one drive can be told apart.
             Step::Drop(8),
-            // The drive's name short before it is cut to a few letters: "Sam… (simulated)" was
-            // every Samsung at 80 columns.
-            Step::Marked(2, "drive".into(), short_drives, drive_notes),
             Step::Narrow(2, 12),
             Step::Drop(6),
         ],
@@ -672,6 +674,23 @@ mod fit_tests {
             );
         }
         assert!(t.contains("drive (sim): simulated"), "{t}");
+        // Between 80 and a width that holds every name whole, each row keeps its model and
+        // its capacity: a cut to 24 characters came before the short names, and read
+        // "Samsung PM983…cache) (simulated)" at 100 to 160 columns.
+        let capacity = ["500GB", "1TB", "2TB", "960GB"];
+        for width in (80..=200).step_by(5) {
+            let t = table(&rows, UnitSystem::Decimal, Some(width));
+            let lines: Vec<&str> = t.lines().collect();
+            for (k, (_, word)) in models.iter().enumerate() {
+                let l = lines[k + 1];
+                assert!(l.chars().count() <= width, "{width}: {t}");
+                assert!(
+                    l.contains(word) && l.contains(capacity[k]),
+                    "{width}, row {}: {t}",
+                    k + 1
+                );
+            }
+        }
     }
 
     /// A simulated run of `model`, made from `target`, with a `pattern` workload of `bs`
