@@ -157,6 +157,27 @@ pub(crate) fn protected(path: &Path) -> Option<String> {
 /// pages, where SQLite keeps the schema of a store's few tables), so that no `--overwrite`
 /// writes over a lab's other store.
 fn other_store(path: &Path) -> Option<String> {
+    if let Some(what) = store_file(path) {
+        return Some(what);
+    }
+    // A file SQLite keeps beside a store (its write-ahead log, its shared-memory index, its
+    // rollback journal): writing one loses what the store has not checkpointed yet, or
+    // corrupts it.
+    let name = path.file_name()?.to_str()?;
+    [
+        ("-wal", "the write-ahead log"),
+        ("-shm", "the shared-memory index"),
+        ("-journal", "the rollback journal"),
+    ]
+    .into_iter()
+    .find_map(|(suffix, what)| {
+        let base = path.with_file_name(name.strip_suffix(suffix)?);
+        store_file(&base).map(|store| format!("{what} of {store}"))
+    })
+}
+
+/// What `path` is when it is itself an slccache results store (see [`other_store`]).
+fn store_file(path: &Path) -> Option<String> {
     use std::io::Read;
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() {

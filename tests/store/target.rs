@@ -223,4 +223,37 @@ pub fn another_results_store_is_never_a_probe_target() {
         "the store was written"
     );
     assert_eq!(runs_in(&other), 1);
+    // The files SQLite keeps beside it: its write-ahead log was written over (100 MB into a
+    // 0-byte `-wal`, whatever it held not yet checkpointed lost) where the store itself was
+    // refused; a rollback journal that does not exist yet would be made, and read back as a
+    // hot journal by the next to open the store.
+    let wal = w.join("other.db-wal");
+    std::fs::write(&wal, b"").unwrap();
+    for (file, what) in [
+        (
+            "other.db-wal",
+            "the write-ahead log of an slccache results store",
+        ),
+        (
+            "other.db-shm",
+            "the shared-memory index of an slccache results store",
+        ),
+        (
+            "other.db-journal",
+            "the rollback journal of an slccache results store",
+        ),
+    ] {
+        let target = w.join(file);
+        refused(
+            slccache(&mine),
+            target.to_str().unwrap(),
+            &["--overwrite", "--size", "10MB"],
+            what,
+            &other,
+            &w.join(format!("o-{file}")),
+        );
+    }
+    assert_eq!(std::fs::read(&wal).unwrap(), b"", "the -wal was written");
+    assert!(!w.join("other.db-journal").exists());
+    assert_eq!(runs_in(&other), 1);
 }
