@@ -386,53 +386,33 @@ fn history_chart(
             .iter()
             .filter(|p| x_of(p).is_none() || y_of(p).is_none())
             .collect();
-        // Why the others have none, where a run's findings say: a link that hid the cliff,
-        // or a stretch after the cache too short to judge (its rate is no steady figure).
-        let count = |is: &dyn Fn(&crate::detect::Findings) -> bool| {
-            without
-                .iter()
-                .filter(|p| p.findings.as_ref().is_some_and(is))
-                .count()
-        };
-        // The reasons of the chart's own figure: a cache chart's run without a size is one
-        // whose drop was not confirmed, or that found no cliff; a rate chart's, one whose
-        // stretch after the cache was too short to judge.
+        // Why the others have none, where a run's findings say, one reason a run: a link
+        // that hid the cliff; on the rate chart a stretch after the cache too short to judge
+        // (its rate is no steady figure); on either a drop not confirmed, or no cliff (no
+        // stretch after a cache to give a rate of: the rate chart gave the count alone, where
+        // `runs` shows such a run's rate "(unconfirmed)").
         use crate::detect::findings::{After, Cache};
         let cache_chart = !matches!(kind, ChartKind::HistoryRateDate);
+        let reason_of = |f: &crate::detect::Findings| -> Option<usize> {
+            match (&f.cache, &f.after) {
+                (Cache::HiddenByLink { .. }, _) => Some(0),
+                (_, Some(After::TooShort { .. })) if !cache_chart => Some(3),
+                (Cache::Unconfirmed(_), _) => Some(1),
+                (Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }, _) => Some(2),
+                _ => None,
+            }
+        };
+        let count = |k: usize| {
+            without
+                .iter()
+                .filter(|p| p.findings.as_ref().and_then(reason_of) == Some(k))
+                .count()
+        };
         let reasons = [
-            (
-                "hidden by the link to the drive",
-                count(&|f| matches!(f.cache, Cache::HiddenByLink { .. })),
-            ),
-            (
-                "drop not confirmed",
-                if cache_chart {
-                    count(&|f| matches!(f.cache, Cache::Unconfirmed(_)))
-                } else {
-                    0
-                },
-            ),
-            (
-                "no cliff",
-                if cache_chart {
-                    count(&|f| {
-                        matches!(
-                            f.cache,
-                            Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }
-                        )
-                    })
-                } else {
-                    0
-                },
-            ),
-            (
-                "too short to judge",
-                if cache_chart {
-                    0
-                } else {
-                    count(&|f| matches!(f.after, Some(After::TooShort { .. })))
-                },
-            ),
+            ("hidden by the link to the drive", count(0)),
+            ("drop not confirmed", count(1)),
+            ("no cliff", count(2)),
+            ("too short to judge", count(3)),
         ];
         let given: Vec<(&str, usize)> = reasons.into_iter().filter(|r| r.1 > 0).collect();
         let why = match given.as_slice() {
@@ -779,6 +759,25 @@ mod tests {
         assert!(
             rate.contains("(1 has no value here: too short to judge)"),
             "{rate}"
+        );
+        // A drop not confirmed with no stretch after it judged: the rate chart said "3 have
+        // no value here" with no reason, where its cache chart and `runs` gave one.
+        let mut unjudged = pts[1].clone();
+        unjudged.id = 3;
+        if let Some(f) = unjudged.findings.as_mut() {
+            f.after = None;
+        }
+        let pts = [point(1, 0.0, 5e10), pts[1].clone(), unjudged];
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        let rate = &charts[1].footer[0];
+        assert!(
+            rate.contains("(2 have no value here: 1 drop not confirmed, 1 too short to judge)"),
+            "{rate}"
+        );
+        let cache = &charts[0].footer[0];
+        assert!(
+            cache.contains("(2 have no value here: all drop not confirmed)"),
+            "{cache}"
         );
     }
 
