@@ -832,7 +832,10 @@ mod fit_tests {
         let (one, two) = (row(" 1 "), row(" 2 "));
         assert!(one.contains(" (sim) ") && !one.contains('¹'), "{t}");
         assert!(two.contains(" (sim)¹ "), "{t}");
-        assert!(t.contains("\n¹ drive: … (sim), cache=8GB\n"), "{t}");
+        assert!(
+            t.contains("\n¹ drive: 960 EVO 500GB (sim), cache=8GB\n"),
+            "{t}"
+        );
         // Its drop's bounds with the unit once, as a size's interval.
         assert!(row(" 8 ").contains(" 81.6-289 GB (unconfirmed) ‡ "), "{t}");
         // Wide, every name whole, no mark.
