@@ -623,15 +623,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         } else {
             c..q.end
         };
-        // Two samples are no level to take a median of: where one of them is the sample that
-        // straddles the change, their median is the middle of the step. The one nearer the
-        // other side's level is left out (`simulate fx700-2tb --interval 2m`: the level before
-        // read off the first sample, 3600 MB/s, and the straddling one, 354 MB/s, was 1130
-        // MB/s, and the cliff was put at 144.7 s beside 460 GB).
-        let (a_range, b_range) = (
-            without_the_nearer_of_two(&w.x, a_range.clone(), &b_range),
-            without_the_nearer_of_two(&w.x, b_range, &a_range),
-        );
+        let a_pair = (a_range.len() == 2).then_some(a_range.start);
         let before = local_level(samples, &w.x, a_range, scale_floor);
         let after = local_level(samples, &w.x, b_range, scale_floor);
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
@@ -644,6 +636,16 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         // out). The change is then refined again in the window that ends at the first of them.
         if let Some(first) = first_of_the_level_after(samples, &w.x, lo, hi, &r, before, after) {
             r = refine::refine(samples, &w.x, lo, first + 1, before, after);
+        }
+        // Two samples are no level to take a rate from: where one of them straddles the
+        // change, their median is the middle of the step, and a time worked out at it parts
+        // from the bytes (`simulate fx700-2tb --interval 2m`: the level before read off the
+        // first sample, 3600 MB/s, and the straddling one, 354 MB/s, was 1130 MB/s, and the
+        // cliff was put at 144.7 s beside 460 GB). The time is then that of the bytes at the
+        // rate of the whole sample before the one that holds them, where that sample is one
+        // of the two.
+        if let Some(first) = a_pair {
+            at_the_rate_of_the_sample_before(samples, first, &mut r);
         }
         if let Some(prev) = changes.last() {
             // Keep changes in order even when windows overlap.
@@ -666,34 +668,31 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     out
 }
 
-/// `range` without the one of its samples nearer the median of `other`'s where it holds just
-/// two and that one reads between the other and that level, a step (MIN_STEP) and the
-/// noise away from the level: it may straddle the change between the two levels, and two
-/// samples have no median to leave it out. One at the other side's level is left in (a first
-/// sample that is itself a blend of a cache that ran out inside it, beside a sample of the
-/// level after, is no level of its own).
-fn without_the_nearer_of_two(
-    x: &[f64],
-    range: std::ops::Range<usize>,
-    other: &std::ops::Range<usize>,
-) -> std::ops::Range<usize> {
-    if range.len() != 2 || other.is_empty() {
-        return range;
-    }
-    let v = &x[other.clone()];
-    let m = median(v);
-    let (p, q) = (range.start, range.start + 1);
-    let (near, far) = if (x[p] - m).abs() < (x[q] - m).abs() {
-        (p, q)
-    } else {
-        (q, p)
+/// Sets the times of `r` from its bytes where the sample before the one that holds them is
+/// sample `first` or `first + 1` (the two a level was read off): the time at which the bytes
+/// into the sample that holds them were written at the rate of the whole sample before it.
+fn at_the_rate_of_the_sample_before(
+    samples: &[crate::timeline::Sample],
+    first: usize,
+    r: &mut refine::Refined,
+) {
+    let time_of = |bytes: f64, t: f64| -> f64 {
+        let k = samples.partition_point(|s| (s.bytes_total as f64) < bytes);
+        if k == 0 || k >= samples.len() || !(first..=first + 1).contains(&(k - 1)) {
+            return t;
+        }
+        let (s, prev) = (&samples[k], &samples[k - 1]);
+        let rate = prev.bytes_per_sec;
+        let start = (s.bytes_total - s.bytes.min(s.bytes_total)) as f64;
+        if rate <= 0.0 || s.interval_s <= 0.0 {
+            return t;
+        }
+        s.t_start_s() + ((bytes - start) / rate).clamp(0.0, s.interval_s)
     };
-    let between = (x[near] - m).signum() == (x[far] - m).signum();
-    if between && (x[near] - m).abs() > MIN_STEP.max(4.0 * mad_scale(v)) {
-        far..far + 1
-    } else {
-        range
-    }
+    r.t_s = time_of(r.bytes, r.t_s);
+    r.t_low_s = time_of(r.low_bytes, r.t_low_s);
+    r.t_high_s = time_of(r.high_bytes, r.t_high_s).max(r.t_s);
+    r.t_low_s = r.t_low_s.min(r.t_s);
 }
 
 /// The first of the samples up to and including the one that holds the change `r` placed in

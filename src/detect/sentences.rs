@@ -18,7 +18,8 @@ pub fn after_cache_definition(intervals_s: &[f64]) -> String {
         _ => min_stretch_text(None),
     };
     format!(
-        "After the last cliff: the data written after the last cliff over the time it took. \
+        "After the last cliff: the data written in the samples after the last cliff over the \
+         time they took (the sample the cliff falls in is not among them). \
          It is the drive's sustained speed only when it is steady: the samples after the cliff, \
          cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
          a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
@@ -149,13 +150,13 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
 }
 
 /// "After the cache" in words, for every output ([`super::after_cache`] defines it): the rate
-/// over the data written after the last cliff, and whether that stretch passed the
+/// over the data written in the samples after the last cliff, and whether that stretch passed the
 /// steady-state test, with its figures. An unsteady stretch is quoted as the range of its
 /// rounds, not as one rate:
-/// - `591 MB/s over the 20.1 GB written after the last cliff, steady (5 rounds: range 3%,
+/// - `591 MB/s over the 20.1 GB written in the samples after the last cliff, steady (5 rounds: range 3%,
 ///   trend 1%)`; `steady so far` where a slower tier may follow
 ///   ([`super::Coverage::later_tier_possible`])
-/// - `not steady: 480 MB/s to 1000 MB/s over the 20.1 GB written after the last cliff (5
+/// - `not steady: 480 MB/s to 1000 MB/s over the 20.1 GB written in the samples after the last cliff (5
 ///   rounds: range 71%, trend 4%; steady is at most 20% and 10%)`
 ///
 /// `, to the end of the span` follows the amount when the run ended at the end of one pass
@@ -181,8 +182,8 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     // The rate is over what is left: the bytes it averages are said, not the stretch's.
     let over = if ac.throttled_s > 0.0 {
         format!(
-            "over the {} written after the last cliff outside thermal throttling{span} (of {} \
-             after it; left out: {} of samples that touched thermal throttling, its spells \
+            "over the {} written in the samples after the last cliff outside thermal \
+             throttling{span} (of {} in them; left out: {} of samples that touched thermal throttling, its spells \
              and the part-throttled samples at their edges, {} written at {})",
             format_bytes(ac.bytes.saturating_sub(ac.throttled_bytes) as f64, units),
             format_bytes(ac.bytes as f64, units),
@@ -192,7 +193,7 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         )
     } else {
         format!(
-            "over the {} written after the last cliff{span}",
+            "over the {} written in the samples after the last cliff{span}",
             format_bytes(ac.bytes as f64, units)
         )
     };

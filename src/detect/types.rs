@@ -266,7 +266,7 @@ pub struct Coverage {
     pub whole_span: bool,
     /// True when the early stop ended the run (the cliff was confirmed).
     pub stopped_early: bool,
-    /// Bytes written after the last cliff (`null` without a cliff): those of "after the
+    /// Bytes written in the samples after the last cliff (`null` without a cliff): those of "after the
     /// cache" ([`super::after_cache::AfterCache::bytes`], from the first whole sample after
     /// the cliff), the figure every output gives.
     pub bytes_after_last_cliff: Option<u64>,

@@ -129,7 +129,7 @@ pub fn the_line_names_cache_speeds_and_what_was_written() {
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().unwrap();
     // e.g. "...: wrote 90.1 GiB in 36.0 s (2563 MiB/s mean); cache ~73.9 GiB (95% interval
-    // ...), 5075 MiB/s in the cache; 834 MiB/s over the ... written after the last cliff"
+    // ...), 5075 MiB/s in the cache; 834 MiB/s over the ... written in the samples after the last cliff"
     assert!(first.contains(": wrote "), "{first}");
     assert!(first.contains("; cache ~7"), "{first}");
     assert!(first.contains(" GiB (95% interval "), "{first}");

@@ -791,7 +791,10 @@ pub fn quiet_lines_have_one_shape() {
         assert!(line.contains(", stopped: "), "{line}");
         assert!(line.contains("; cache ~"), "{line}");
         assert!(line.contains(" in the cache; "), "{line}");
-        assert!(line.contains(" written after the last cliff"), "{line}");
+        assert!(
+            line.contains(" written in the samples after the last cliff"),
+            "{line}"
+        );
         assert!(line.ends_with(&format!("; outputs: {dir}")), "{line}");
     }
     assert!(sim.contains(" vs truth"), "{sim}");

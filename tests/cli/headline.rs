@@ -876,7 +876,7 @@ pub fn every_page_with_an_after_cache_figure_defines_it() {
     let defined = |what: &str, text: &str| {
         let text = unescape(text);
         for words in [
-            "After the last cliff: the data written after the last cliff over the time it took",
+            "After the last cliff: the data written in the samples after the last cliff over the time it took",
             "cut into 5 equal rounds, have a range of at most 20%",
             "changes by at most 10%",
             "Thermal throttling",
@@ -1054,7 +1054,7 @@ pub fn what_the_after_cache_rate_leaves_out_goes_with_it() {
     let a = slccache::detect::analyze(&t);
     let note = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
     assert!(
-        note.contains("after = rate over the "),
+        note.contains("after = rate of the samples after the last cliff ("),
         "the wrapped run's card: {note}"
     );
 }

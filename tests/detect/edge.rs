@@ -1122,3 +1122,40 @@ fn a_throttled_phase_with_samples_back_at_the_level_says_on_and_off() {
     }
     assert!(seen > 0, "no seed made a stretch the heat came and went in");
 }
+
+/// "588 MB/s over the 17.6 GB written after the last cliff" of a run that wrote 40.1 GB with
+/// its cliff at 22.0 GB: 18.1 GB came after the cliff; the figure is the bytes of the samples
+/// that begin after it (the sample the cliff falls in is not among them), and the words say
+/// so, as the definition does.
+#[test]
+fn the_bytes_after_the_cliff_are_named_as_the_samples_they_are() {
+    let m = presets::parse_spec("960evo-500g").unwrap();
+    let w = WorkloadConfig::resolve(&WorkloadArgs {
+        pattern: Some(Pattern::Seqwrite),
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+    let a = analyze(&sim.timeline);
+    let c = a.cliffs.last().expect("a cliff");
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    let samples = &sim.timeline.samples;
+    let after: u64 = samples
+        .iter()
+        .filter(|s| s.t_s - s.interval_s >= c.t_s - 1e-9)
+        .map(|s| s.bytes)
+        .sum();
+    assert_eq!(ac.bytes, after);
+    let text =
+        slccache::detect::after_last_cliff_text(&a, slccache::units::UnitSystem::Decimal).unwrap();
+    let amount = slccache::units::format_bytes(after as f64, slccache::units::UnitSystem::Decimal);
+    assert!(
+        text.contains(&format!(
+            "over the {amount} written in the samples after the last cliff"
+        )),
+        "{text}"
+    );
+    assert!(slccache::detect::after_cache_definition(&[1.0])
+        .contains("the sample the cliff falls in is not among them"));
+}

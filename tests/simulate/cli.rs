@@ -711,7 +711,10 @@ fn a_wrapped_run_does_not_end_at_the_end_of_the_span() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("written after the last cliff"), "{text}");
+    assert!(
+        text.contains("written in the samples after the last cliff"),
+        "{text}"
+    );
     assert!(text.contains("passes over the 5.00 GB span"), "{text}");
     assert!(!text.contains("to the end of the span"), "{text}");
 }

@@ -66,7 +66,10 @@ fn the_default_run_warns_and_states_its_coverage_on_every_output() {
     // The terminal: coverage, the warning and the command line that finds the next tier.
     assert!(text.contains("measured to"), "{text}");
     assert!(text.contains("of 2.00 TB (stopped early)"), "{text}");
-    assert!(text.contains("written after the last cliff"), "{text}");
+    assert!(
+        text.contains("written in the samples after the last cliff"),
+        "{text}"
+    );
     assert!(text.contains("a later, slower tier may follow"), "{text}");
     assert!(
         text.contains(
@@ -80,14 +83,20 @@ fn the_default_run_warns_and_states_its_coverage_on_every_output() {
         let r = std::fs::read_to_string(dir.join(f)).unwrap();
         assert!(r.contains("Coverage"), "{f}");
         assert!(r.contains("of 2.00 TB (stopped early)"), "{f}");
-        assert!(r.contains("written after the last cliff"), "{f}");
+        assert!(
+            r.contains("written in the samples after the last cliff"),
+            "{f}"
+        );
         assert!(r.contains("a later, slower tier may follow"), "{f}");
     }
     // The card: the amount after the cliff, the coverage and the warning; the chart
     // subtitle: the coverage and the warning.
     let u = UnitSystem::Decimal;
     let note = slccache::report::pages::card::card_note(&a, u).unwrap();
-    assert!(note.contains("written after the last cliff"), "{note}");
+    assert!(
+        note.contains("after = rate of the samples after the last cliff ("),
+        "{note}"
+    );
     assert!(
         note.contains("measured to") && note.contains("of 2.00 TB"),
         "{note}"

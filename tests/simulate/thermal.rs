@@ -470,7 +470,7 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
     // after the last cliff", with 169 GB of them left out, gave the rate over 730 GB as
     // one over 899 GB.
     let over = format!(
-        "{} over the {} written after the last cliff outside thermal throttling",
+        "{} over the {} written in the samples after the last cliff outside thermal throttling",
         slccache::units::format_rate(stated, slccache::units::UnitSystem::Decimal),
         slccache::units::format_bytes(bytes - thr_bytes, slccache::units::UnitSystem::Decimal)
     );
@@ -591,7 +591,7 @@ fn the_card_says_what_its_after_rate_leaves_out_and_that_the_run_stopped_early()
     let parts = slccache::report::pages::card::card_note_parts(&hot, u);
     assert!(
         parts.iter().any(|p| p
-            .starts_with("after = rate over the 600 GB written after the last cliff, less ")
+            .starts_with("after = rate of the samples after the last cliff (600 GB), less ")
             && p.ends_with(" of thermal throttling")),
         "{parts:?}"
     );

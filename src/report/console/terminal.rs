@@ -219,7 +219,7 @@ fn not_recorded_cause(err: &anyhow::Error) -> String {
 
 /// The result as the one-line forms give it (probe's closing line, `-q` of every command
 /// that analyses a run): "; cache ~22.0 GB (95% interval ...), 1790 MB/s in the cache" and
-/// the coverage suffix ("; 599 MB/s over the 8.01 GB written after the last cliff ...").
+/// the coverage suffix ("; 599 MB/s over the 8.01 GB written in the samples after the last cliff ...").
 /// Starts with "; " where there is anything to say.
 pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
     let mut line = String::new();

@@ -273,8 +273,8 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     }
     // A run that did not write to the end of the span saw the last speed only over the data
     // it wrote after the last cliff: the line under the speeds says how much.
-    // What "after" is: the rate over the data written after the last cliff (on every card
-    // with that figure, a run over the whole span or one whose writes wrapped too).
+    // What "after" is: the rate of the samples after the last cliff, with what they wrote (on
+    // every card with that figure, a run over the whole span or one whose writes wrapped too).
     if let (Some(ac), false) = (&a.after_cache, a.cliffs.is_empty() || a.read_only) {
         // The rate leaves out the bytes written in thermal throttling: said, with the
         // terminal's figures.
@@ -287,7 +287,7 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             String::new()
         };
         parts.push(format!(
-            "after = rate over the {} written after the last cliff{heat}",
+            "after = rate of the samples after the last cliff ({}){heat}",
             format_bytes(ac.bytes as f64, u)
         ));
     }
@@ -711,7 +711,7 @@ mod tests {
         let st = Style::new(24.0);
         let parts: Vec<String> = [
             "cache came back twice while writing: +13.9 GB, +12.1 GB",
-            "after = rate over the 18.1 GB written after the last cliff",
+            "after = rate of the samples after the last cliff (18.1 GB)",
             "measured to 40.2 GB of 500 GB",
         ]
         .map(String::from)
@@ -743,7 +743,7 @@ mod tests {
         let st = Style::new(24.0);
         let parts: Vec<String> = [
             "thermal throttling at 494 MB/s from 420 s and 648 s",
-            "after = rate over the 600 GB written after the last cliff, less 113 GB of thermal \
+            "after = rate of the samples after the last cliff (600 GB), less 113 GB of thermal \
              throttling",
             "measured to 700 GB of 1.00 TB",
         ]
@@ -770,7 +770,7 @@ mod tests {
              sample",
             "1 of 2 cliffs found",
             "thermal throttling at 487 to 498 MB/s from 428 s, 654 s and 889 s",
-            "after = rate over the 890 GB written after the last cliff, less 245 GB of thermal \
+            "after = rate of the samples after the last cliff (890 GB), less 245 GB of thermal \
              throttling",
             "filling the whole drive (1.00 TB) completes at 878 MB/s on average",
         ]
