@@ -36,15 +36,42 @@ fn cut_at_end(name: &str, max: usize) -> String {
     cut.trim_end_matches(breaks).to_string() + "…"
 }
 
-/// The plot labels' names: each name whole where it fits in [`TAG_MAX`] characters; else,
-/// where any is longer, first without the words every name has at its end ("(simulated)"),
-/// then a longer one without the words most of the others also have, the later first, each
-/// run of those left out in its middle shown as "…", and last cut at its end. A name always
-/// keeps its start, the model ("HP FX700", after an id or host: "#5: Crucial P5"), and the
-/// words that only its run has where they fit: "HP FX700 2TB … randwrite 4K", never
-/// "randwrite 4K" or "HP … (QLC) randwrite 4K". Names a cut would make alike are kept whole.
+/// The plot labels' names: each name whole where every one fits in [`TAG_MAX`] characters;
+/// else, where any is longer, each too long without the words in its middle that the others
+/// also have, those all the others have first, each run of those left out shown as "…".
+/// What no cut takes: a name's start, the model ("HP FX700", after an id or host: "#5:
+/// Crucial P5"); its marker "(simulated)" or "(emulated)"; its capacity where not every other
+/// name has it ("250GB" beside "500GB"); and each part after the drive (the options a drive
+/// was made with, ", cache=1GB", and the workload, ", randwrite 4K") that not every other
+/// name has, kept whole, so that every run's label gives what tells it apart in one form:
+/// "HP FX700 2TB … (sim), randwrite 4K", never "HP … randwrite…". Where a label is still too
+/// long, every label's marker takes its short form, "(sim)" or "(emu)" ([`SHORT_MARKERS`],
+/// which the chart's footer then explains). A name with nothing of that beyond its start is
+/// cut at its end. Names a cut would make alike are kept whole.
 pub fn plot_tags(names: &[&str]) -> Vec<String> {
     tags_within(names, TAG_MAX)
+}
+
+/// A drive's marker in a run's name, its short form on the plot's labels, and what that
+/// means (as `runs` says it under its table).
+pub const SHORT_MARKERS: [(&str, &str, &str); 2] = [
+    ("(simulated)", "(sim)", "simulated"),
+    ("(emulated)", "(emu)", "emulated"),
+];
+
+/// The note that explains the short markers `texts` use ("(sim): simulated"), if any.
+pub fn short_marker_note(texts: &[&str]) -> Option<String> {
+    let used: Vec<String> = SHORT_MARKERS
+        .iter()
+        .filter(|(_, short, _)| {
+            texts.iter().any(|t| {
+                t.split_whitespace()
+                    .any(|w| w.trim_end_matches([',', ':', '…']) == *short)
+            })
+        })
+        .map(|(_, short, meaning)| format!("{short}: {meaning}"))
+        .collect();
+    (!used.is_empty()).then(|| used.join(", "))
 }
 
 /// [`plot_tags`] with `max` characters for each name.
@@ -52,37 +79,235 @@ pub(super) fn tags_within(names: &[&str], max: usize) -> Vec<String> {
     if names.iter().all(|n| n.chars().count() <= max) {
         return names.iter().map(|n| n.to_string()).collect();
     }
-    let key = |w: &str| w.trim_end_matches([',', ':']).to_string();
-    let words: Vec<Vec<&str>> = names
-        .iter()
-        .map(|t| t.split_whitespace().collect())
-        .collect();
-    let cut: Vec<String> = words
-        .iter()
-        .enumerate()
-        .map(|(i, ws)| {
-            // How many of the other names have each word.
-            let shared: Vec<usize> = ws
-                .iter()
-                .map(|w| {
-                    words
-                        .iter()
-                        .enumerate()
-                        .filter(|&(j, o)| j != i && o.iter().any(|x| key(x) == key(w)))
-                        .count()
-                })
-                .collect();
-            if names[i].chars().count() <= max {
-                return names[i].to_string();
-            }
-            elide(ws, &shared, words.len() - 1, head_words(ws), max)
-        })
-        .collect();
+    let full = tags_with(names, max, false);
+    let cut = if full.iter().all(|t| t.chars().count() <= max) {
+        full
+    } else {
+        tags_with(names, max, true)
+    };
     if (1..cut.len()).all(|i| !cut[..i].contains(&cut[i])) {
         cut
     } else {
         names.iter().map(|n| n.to_string()).collect()
     }
+}
+
+/// What a word of a name is to a cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The name's start: never left out.
+    Head,
+    /// A word of the drive's name after its start.
+    Middle,
+    /// The drive's capacity ("250GB").
+    Capacity,
+    /// "(simulated)" or "(emulated)": never left out.
+    Marker,
+    /// A word of the `n`-th part after the drive (", cache=1GB", ", randwrite 4K").
+    Tail(usize),
+}
+
+/// A word's key for comparing names: without a trailing comma or colon.
+fn key(w: &str) -> &str {
+    w.trim_end_matches([',', ':'])
+}
+
+/// Whether `w` is a drive's capacity: "250GB", "1TB", "960G", "1.92TB".
+fn is_capacity(w: &str) -> bool {
+    let w = key(w);
+    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &w[digits.len()..];
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && matches!(unit, "GB" | "TB" | "G" | "T" | "GiB" | "TiB")
+}
+
+/// Each word of a name and what it is: the start ([`head_words`]), then the drive's words up
+/// to its first comma outside brackets, then the parts after the drive, one per such comma.
+fn parts_of(words: &[&str]) -> Vec<Part> {
+    let head = head_words(words);
+    let mut depth = 0i32;
+    let mut tail: Option<usize> = None;
+    let mut out = Vec::with_capacity(words.len());
+    for (k, w) in words.iter().enumerate() {
+        let part = match tail {
+            Some(n) => Part::Tail(n),
+            None if k < head => Part::Head,
+            None if SHORT_MARKERS.iter().any(|(m, _, _)| key(w) == *m) => Part::Marker,
+            None if is_capacity(w) => Part::Capacity,
+            None => Part::Middle,
+        };
+        out.push(part);
+        depth += w.matches('(').count() as i32 - w.matches(')').count() as i32;
+        if depth <= 0 && w.ends_with(',') {
+            tail = Some(tail.map_or(0, |n| n + 1));
+        }
+    }
+    out
+}
+
+/// The labels of [`tags_within`], the markers in their short form where `short`. The names
+/// too long go without the same steps of words (those all the others have, then the words
+/// fewer have), until every one fits, so that their labels take one form: "HP FX700 …
+/// (sim), 23:12:17" beside "HP FX700 … (sim), 23:12:17 (2)", not one with "2TB" and one
+/// without.
+fn tags_with(names: &[&str], max: usize, short: bool) -> Vec<String> {
+    let words: Vec<Vec<&str>> = names
+        .iter()
+        .map(|t| t.split_whitespace().collect())
+        .collect();
+    let parts: Vec<Vec<Part>> = words.iter().map(|ws| parts_of(ws)).collect();
+    // Each part after the drive, as one text to compare.
+    let tails: Vec<Vec<String>> = words
+        .iter()
+        .zip(&parts)
+        .map(|(ws, ps)| {
+            let mut out: Vec<Vec<&str>> = Vec::new();
+            for (w, p) in ws.iter().zip(ps) {
+                if let Part::Tail(n) = p {
+                    if out.len() <= *n {
+                        out.push(Vec::new());
+                    }
+                    out[*n].push(key(w));
+                }
+            }
+            out.into_iter().map(|t| t.join(" ")).collect()
+        })
+        .collect();
+    let others = names.len().saturating_sub(1);
+    let mut cuts: Vec<Elided> = (0..names.len())
+        .map(|i| {
+            let shown: Vec<String> = words[i]
+                .iter()
+                .zip(&parts[i])
+                .map(
+                    |(w, p)| match SHORT_MARKERS.iter().find(|(m, _, _)| key(w) == *m) {
+                        Some((m, s, _)) if short && *p == Part::Marker => w.replacen(m, s, 1),
+                        _ => w.to_string(),
+                    },
+                )
+                .collect();
+            // How many of the other names have each word (a part after the drive: the whole
+            // part).
+            let shared: Vec<usize> = words[i]
+                .iter()
+                .zip(&parts[i])
+                .map(|(w, p)| {
+                    (0..names.len())
+                        .filter(|&j| j != i)
+                        .filter(|&j| match p {
+                            Part::Tail(n) => tails[j].contains(&tails[i][*n]),
+                            _ => words[j].iter().any(|x| key(x) == key(w)),
+                        })
+                        .count()
+                })
+                .collect();
+            // The step each word may go in, if any: a word of the drive's middle, its capacity
+            // and a part after it where every other name has them; the words more names have
+            // first, and of those the parts after the drive (a time every run shares), then
+            // the middle, the capacity last.
+            let step: Vec<Option<(std::cmp::Reverse<usize>, u8)>> = parts[i]
+                .iter()
+                .zip(&shared)
+                .map(|(p, &n)| {
+                    let all = n == others;
+                    let kind = match p {
+                        Part::Tail(_) if all => 0,
+                        Part::Middle if n > 0 => 1,
+                        // Then the drive's words no other name has ("(enterprise, no SLC
+                        // cache)"), rather than the marker at its end.
+                        Part::Middle => 2,
+                        Part::Capacity if all => 3,
+                        _ => return None,
+                    };
+                    Some((std::cmp::Reverse(n), kind))
+                })
+                .collect();
+            let kept = parts[i]
+                .iter()
+                .zip(&shared)
+                .any(|(p, &n)| *p == Part::Marker || matches!(p, Part::Tail(_)) && n < others);
+            let keep = vec![true; shown.len()];
+            Elided {
+                text: render(&shown, &keep, &shared, others),
+                cut: names[i].chars().count() > max,
+                words: shown,
+                shared,
+                step,
+                keep,
+                kept,
+            }
+        })
+        .collect();
+    let mut steps: Vec<(std::cmp::Reverse<usize>, u8)> = cuts
+        .iter()
+        .filter(|c| c.cut)
+        .flat_map(|c| c.step.iter().flatten().copied())
+        .collect();
+    steps.sort();
+    steps.dedup();
+    for s in steps {
+        if cuts.iter().all(|c| c.text.chars().count() <= max) {
+            break;
+        }
+        for c in cuts.iter_mut().filter(|c| c.cut) {
+            for (k, st) in c.step.iter().enumerate() {
+                if *st == Some(s) {
+                    c.keep[k] = false;
+                }
+            }
+            c.text = render(&c.words, &c.keep, &c.shared, others);
+        }
+    }
+    cuts.into_iter()
+        .zip(names)
+        .map(|(c, n)| {
+            if !c.cut && !short {
+                n.to_string()
+            } else if c.kept || c.text.chars().count() <= max {
+                c.text
+            } else {
+                cut_at_end(&c.text, max)
+            }
+        })
+        .collect()
+}
+
+/// A name on its way to a label: its words (the marker maybe short), how many other names
+/// have each, the step each may go in, which are kept, their text, whether it is too long
+/// and whether it has what no cut takes beyond its start (a marker, what tells it apart).
+struct Elided {
+    words: Vec<String>,
+    shared: Vec<usize>,
+    step: Vec<Option<(std::cmp::Reverse<usize>, u8)>>,
+    keep: Vec<bool>,
+    text: String,
+    cut: bool,
+    kept: bool,
+}
+
+/// `words` joined where `keep`, each run of left-out words one "…", but for one at the end
+/// of words all the `others` have (by `shared`), which goes without one.
+fn render(words: &[String], keep: &[bool], shared: &[usize], others: usize) -> String {
+    let end = keep.iter().rposition(|&k| k).map_or(0, |k| k + 1);
+    let mut out: Vec<&str> = Vec::new();
+    for (w, k) in words[..end].iter().zip(keep) {
+        if *k {
+            out.push(w);
+        } else if out.last() != Some(&"…") {
+            out.push("…");
+        }
+    }
+    if !shared[end..].iter().all(|&n| n == others) {
+        out.push("…");
+    }
+    // A name's own colon ("#5: ...") is not kept at its end: the labels add theirs
+    // ("#5:: 100 GB" was drawn); nor a comma before a "…".
+    out.join(" ")
+        .replace(", …", " …")
+        .trim_end_matches([',', ':', ' '])
+        .to_string()
 }
 
 /// How many words at the start of a name are its start, which no cut takes: an id or a host
@@ -94,46 +319,6 @@ fn head_words(words: &[&str]) -> usize {
         .rposition(|w| w.ends_with(':'))
         .map_or(0, |p| p + 1);
     (prefix + 2).min(words.len())
-}
-
-/// `words` joined, or, past `max` characters, without words after the first `head`
-/// in the order of `shared` (most shared first, then the later), until it fits; each run of
-/// left-out words is one "…", but for one at the end of words all the `others` have
-/// ("(simulated)"), which goes without one. A name still too long is cut at its end
-/// ([`short_name`]).
-fn elide(words: &[&str], shared: &[usize], others: usize, head: usize, max: usize) -> String {
-    let render = |keep: &[bool]| {
-        let end = keep.iter().rposition(|&k| k).map_or(0, |k| k + 1);
-        let mut out: Vec<&str> = Vec::new();
-        for (w, k) in words[..end].iter().zip(keep) {
-            if *k {
-                out.push(w);
-            } else if out.last() != Some(&"…") {
-                out.push("…");
-            }
-        }
-        if !shared[end..].iter().all(|&n| n == others) {
-            out.push("…");
-        }
-        // A name's own colon ("#5: ...") is not kept at its end: the labels add theirs
-        // ("#5:: 100 GB" was drawn); nor a comma before a "…".
-        out.join(" ")
-            .replace(", …", " …")
-            .trim_end_matches([',', ':', ' '])
-            .to_string()
-    };
-    let mut keep = vec![true; words.len()];
-    let mut order: Vec<usize> = (head..words.len()).filter(|&k| shared[k] > 0).collect();
-    order.sort_by_key(|&k| (std::cmp::Reverse(shared[k]), std::cmp::Reverse(k)));
-    let mut text = render(&keep);
-    for k in order {
-        if text.chars().count() <= max {
-            break;
-        }
-        keep[k] = false;
-        text = render(&keep);
-    }
-    cut_at_end(&text, max)
 }
 
 #[cfg(test)]
@@ -195,7 +380,9 @@ mod name_tests {
             let tags = plot_tags(names);
             for (i, (n, t)) in names.iter().zip(&tags).enumerate() {
                 assert!(!tags[..i].contains(t), "{tags:?}");
-                assert!(t.chars().count() <= 31, "{t:?}");
+                // Past the most characters only with what no cut takes: the marker, short,
+                // and what tells the run apart.
+                assert!(t.chars().count() <= 31 || t.contains(" (sim), "), "{t:?}");
                 // The start: an id or host, then the drive's first two words.
                 let words: Vec<&str> = n.split_whitespace().collect();
                 let prefix = words.iter().take(2).rposition(|w| w.ends_with(':'));
@@ -208,6 +395,10 @@ mod name_tests {
                 let mut rest = words.iter();
                 for w in t.split_whitespace().filter(|w| *w != "…") {
                     let w = w.trim_end_matches('…');
+                    let w = match super::SHORT_MARKERS.iter().find(|m| key(w) == m.1) {
+                        Some(m) => m.0,
+                        None => w,
+                    };
                     assert!(
                         rest.any(|x| key(x) == key(w) || x.starts_with(w)),
                         "{t:?} is no cut of {n:?}"
@@ -238,10 +429,49 @@ mod name_tests {
                 "Samsung SSD 970 EVO 500GB (simulated)",
             ]),
             [
-                "HP FX700 2TB … seqwrite 128K",
-                "HP FX700 2TB … randwrite 4K",
-                "Crucial P5 1TB (simulated)",
-                "Samsung SSD 970 EVO 500GB",
+                "HP FX700 2TB … (sim), seqwrite 128K",
+                "HP FX700 2TB … (sim), randwrite 4K",
+                "Crucial P5 1TB (sim)",
+                "Samsung SSD … 500GB (sim)",
+            ]
+        );
+    }
+
+    /// A compare of two simulated 960 EVOs and an emulated one with a 1 GB cache labelled
+    /// them "Samsung SSD … 250GB …", "Samsung SSD … 500GB …" and "Samsung SSD …
+    /// (emulated)…": the marker cut, and the emulated run's capacity and cache gone. A label
+    /// keeps its marker (short where the labels need it), its capacity where another run's
+    /// differs, and its options whole.
+    #[test]
+    fn plot_tags_keep_the_marker_capacity_and_options() {
+        let t = plot_tags(&[
+            "Samsung SSD 960 EVO 250GB (simulated)",
+            "Samsung SSD 960 EVO 500GB (simulated)",
+            "Samsung SSD 960 EVO 250GB (emulated), cache=1GB",
+        ]);
+        assert_eq!(
+            t,
+            [
+                "Samsung SSD … 250GB (sim)",
+                "Samsung SSD … 500GB (sim)",
+                "Samsung SSD … 250GB (emu), cache=1GB",
+            ]
+        );
+        assert_eq!(
+            super::short_marker_note(&t.iter().map(String::as_str).collect::<Vec<_>>()).as_deref(),
+            Some("(sim): simulated, (emu): emulated")
+        );
+        // Two runs of one drive: each keeps its whole workload, in one form ("#19: Samsung
+        // SSD … 128K" beside "#20 … randwrite…" was drawn).
+        let t = plot_tags(&[
+            "#19: Samsung SSD 960 EVO 250GB (simulated), seqwrite 128K",
+            "#20: Samsung SSD 960 EVO 250GB (simulated), randwrite 4K",
+        ]);
+        assert_eq!(
+            t,
+            [
+                "#19: Samsung SSD … (sim), seqwrite 128K",
+                "#20: Samsung SSD … (sim), randwrite 4K",
             ]
         );
     }
@@ -275,14 +505,14 @@ mod name_tests {
             "Samsung SSD 960 EVO 500GB (simulated)",
             "HP FX700 2TB (QLC) (simulated)",
         ]);
-        // "(simulated)", which every name has, goes from the end of those too long; the
-        // model and the capacity stay.
+        // The words the others have go from the middle of those too long; the model, the
+        // capacity and the marker, short in every label, stay.
         assert_eq!(
             t,
             [
-                "Samsung SSD 960 EVO 250GB",
-                "Samsung SSD 960 EVO 500GB",
-                "HP FX700 2TB (QLC) (simulated)"
+                "Samsung SSD … 250GB (sim)",
+                "Samsung SSD … 500GB (sim)",
+                "HP FX700 2TB (QLC) (sim)"
             ]
         );
         let t = plot_tags(&[
@@ -290,8 +520,9 @@ mod name_tests {
             "Samsung SSD 960 EVO 500GB (simulated)",
             "biwin_x570_1tb_fresh_seqwrite",
         ]);
-        // A word left out that not every name has is marked.
-        assert_eq!(t[0], "Samsung SSD 960 EVO 250GB …");
+        // A word left out that not every name has is marked in the middle; the marker, at
+        // the end, stays.
+        assert_eq!(t[0], "Samsung SSD … 250GB (sim)");
         // Stored runs of one drive, named by their ids: whole where they fit.
         assert_eq!(
             plot_tags(&[
@@ -310,12 +541,13 @@ mod name_tests {
                 "#6: Crucial P5 1TB (simulated), randwrite 4K"
             ]),
             [
-                "#5: Crucial P5 … seqwrite 128K",
-                "#6: Crucial P5 … randwrite 4K"
+                "#5: Crucial P5 … (sim), seqwrite 128K",
+                "#6: Crucial P5 … (sim), randwrite 4K"
             ]
         );
+        // A lone name keeps its marker too.
         let one = plot_tags(&["Samsung SSD 960 EVO 250GB (simulated), 13:21:49"]);
-        assert_eq!(one, ["Samsung SSD 960 EVO 250GB…"]);
+        assert_eq!(one, ["Samsung SSD … (simulated)"]);
     }
 }
 
@@ -642,32 +874,8 @@ pub(super) fn compare(
     if align {
         parts.push("each run shifted so that its first cliff is at 0".to_string());
     }
-    parts.push(format!("slccache {}", crate::VERSION));
+    // The subtitle, at the footer's scale (which its number of lines does not change).
     let provisional = Layout::new(o.png_size, false, 1);
-    let footer = wrap_parts(
-        &parts,
-        (o.png_size.0 as f64) - 40.0 * provisional.scale,
-        provisional.font(font_px::FOOTER),
-    );
-    let layout = Layout::new(o.png_size, false, footer.len())
-        .with_legend_rows(legend_rows(&legend, o.png_size).len());
-    let x = Axis {
-        label: xlabel,
-        min: lo_raw / xdiv,
-        // No run, or runs that wrote nothing: one unit of the axis, not a range of nothing.
-        max: if hi_raw > lo_raw {
-            (hi_raw / xdiv).max(lo_raw / xdiv + 1e-9)
-        } else {
-            lo_raw / xdiv + 1.0
-        },
-        log: false,
-        ticks: vec![],
-    };
-    let frac = place_markers(&mut markers, &x, &layout).min(0.45);
-    let data_max = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
     // Each run's cache as its findings give it (as `runs` and every other output do): the
     // size with its 95% interval, or the bound or reason where there is no size.
     let findings: Vec<crate::detect::Findings> = runs
@@ -712,9 +920,9 @@ pub(super) fn compare(
             ));
         }
     }
-    let sub_w = o.png_size.0 as f64 - 48.0 * layout.scale;
+    let sub_w = o.png_size.0 as f64 - 48.0 * provisional.scale;
     let fits_at =
-        |t: &str, share: f64| text_width(t, layout.font(font_px::SUBTITLE) * share) <= sub_w;
+        |t: &str, share: f64| text_width(t, provisional.font(font_px::SUBTITLE) * share) <= sub_w;
     let at_limit = findings.iter().any(|f| f.link_limit_text().is_some());
     let least = if at_limit { 0.85 } else { 0.9 };
     let found = [1.0, least]
@@ -806,6 +1014,41 @@ pub(super) fn compare(
         }
         subtitle.push_str("  ·  each run's size and its 95% interval in compare.md");
     }
+    // The short markers the labels or the subtitle use, said (the legend names each run in
+    // full).
+    let shown: Vec<&str> = tags
+        .iter()
+        .map(String::as_str)
+        .chain([subtitle.as_str()])
+        .collect();
+    if let Some(note) = short_marker_note(&shown) {
+        parts.push(note);
+    }
+    parts.push(format!("slccache {}", crate::VERSION));
+    let footer = wrap_parts(
+        &parts,
+        (o.png_size.0 as f64) - 40.0 * provisional.scale,
+        provisional.font(font_px::FOOTER),
+    );
+    let layout = Layout::new(o.png_size, false, footer.len())
+        .with_legend_rows(legend_rows(&legend, o.png_size).len());
+    let x = Axis {
+        label: xlabel,
+        min: lo_raw / xdiv,
+        // No run, or runs that wrote nothing: one unit of the axis, not a range of nothing.
+        max: if hi_raw > lo_raw {
+            (hi_raw / xdiv).max(lo_raw / xdiv + 1e-9)
+        } else {
+            lo_raw / xdiv + 1.0
+        },
+        log: false,
+        ticks: vec![],
+    };
+    let frac = place_markers(&mut markers, &x, &layout).min(0.45);
+    let data_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
     with_ticks(ChartSpec {
         kind: match xk {
             XKind::Time => ChartKind::CompareTime,
