@@ -876,7 +876,8 @@ pub fn every_page_with_an_after_cache_figure_defines_it() {
     let defined = |what: &str, text: &str| {
         let text = unescape(text);
         for words in [
-            "After the last cliff: the data written in the samples after the last cliff over the time it took",
+            "After the last cliff: the data written in the samples after the last cliff over the \
+             time they took (the sample the cliff falls in is not among them)",
             "cut into 5 equal rounds, have a range of at most 20%",
             "changes by at most 10%",
             "Thermal throttling",

@@ -911,10 +911,13 @@ pub fn runs_tables_fit_the_terminal_width() {
                             "drive (sim",
                             "drive (emu",
                             "(mixed):",
+                            "§ after cache:",
                             "  ",
                         ]
                         .iter()
                         .any(|p| l.starts_with(p))
+                            // A numbered mark's note ("¹ drive: 960 EVO 250GB (emu), ...").
+                            || l.starts_with(['¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'])
                     })
                     .count()
             };
