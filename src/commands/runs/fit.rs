@@ -534,16 +534,7 @@ mod tests {
             "Kingston NV2 1TB (simulated)",
             "Kingston A2000 1TB (simulated)",
         ];
-        let t = Table {
-            head: vec!["id".into(), "drive".into(), "cache".into()],
-            rows: names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| vec![i.to_string(), n.to_string(), "13.0 GB".into()])
-                .collect(),
-            right: vec![0],
-        }
-        .render(Some(40), vec![Step::Narrow(1, 12)]);
+        let t = drive_table(&names, 40);
         let cells: Vec<&str> = t
             .lines()
             .skip(1)
@@ -558,6 +549,21 @@ mod tests {
         }
     }
 
+    /// A table of an id, a drive's name and a cache size for each of `names`, its drive column
+    /// narrowed to fit `width`.
+    fn drive_table(names: &[&str], width: usize) -> String {
+        Table {
+            head: vec!["id".into(), "drive".into(), "cache".into()],
+            rows: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| vec![i.to_string(), n.to_string(), "13.0 GB".into()])
+                .collect(),
+            right: vec![0],
+        }
+        .render(Some(width), vec![Step::Narrow(1, 12)])
+    }
+
     /// A cut that cannot keep what follows a cell's qualifier left a bare "…" after it, the
     /// only thing telling two drives apart, said nowhere: a numbered mark takes its place, one
     /// per different tail, and the table says what each stands for.
@@ -569,16 +575,7 @@ mod tests {
             "Samsung SSD 960 EVO 500GB (simulated), cache=8GB",
             "Samsung SSD 960 EVO 500GB (simulated), after=300MB/s",
         ];
-        let t = Table {
-            head: vec!["id".into(), "drive".into(), "cache".into()],
-            rows: names
-                .iter()
-                .enumerate()
-                .map(|(i, n)| vec![i.to_string(), n.to_string(), "13.0 GB".into()])
-                .collect(),
-            right: vec![0],
-        }
-        .render(Some(38), vec![Step::Narrow(1, 12)]);
+        let t = drive_table(&names, 38);
         assert!(t.lines().all(|l| l.chars().count() <= 38), "{t}");
         assert!(!t.contains(")…"), "{t}");
         let cells: Vec<&str> = t
