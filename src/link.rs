@@ -234,12 +234,40 @@ pub fn note(
     rate: Option<f64>,
     units: UnitSystem,
 ) {
+    // A short dip at the very end, after a run at the link's ceiling, is no cliff either:
+    // through the link it bounds nothing (its "the cache is at least" spoke of the link), so
+    // it goes, and the link's warning tells of it.
+    let end_dip = a
+        .unconfirmed_drop
+        .as_ref()
+        .filter(|d| {
+            d.at == crate::detect::DropWhere::End
+                && a.cliffs.is_empty()
+                && !a.read_only
+                && link.is_some_and(|l| {
+                    l.may_hide(d.before_bytes_per_sec) && rate.is_some_and(|r| l.may_hide(r))
+                })
+        })
+        .cloned();
+    if end_dip.is_some() {
+        a.unconfirmed_drop = None;
+        a.warnings
+            .retain(|w| w.kind != crate::detect::WarningKind::UnconfirmedDrop);
+    }
     let no_cliff = a.cliffs.is_empty() && a.unconfirmed_drop.is_none() && !a.read_only;
     // No cliff near the link's ceiling: the link may hide where a cache ran out, and there is
     // no cache phase to speak of ("cache phase limited by the link" said there was one).
     let hidden = || {
         let (link, rate) = (link?, rate?);
-        let text = link.hiding_text(rate, units).filter(|_| no_cliff)?;
+        let mut text = link.hiding_text(rate, units).filter(|_| no_cliff)?;
+        if let Some(d) = &end_dip {
+            text.push_str(&format!(
+                "; the rate fell from {} to {} in the last {:.1} s, too short to tell from a pause",
+                format_rate(d.before_bytes_per_sec, units),
+                format_rate(d.after_bytes_per_sec, units),
+                d.after_s
+            ));
+        }
         let kind = crate::detect::WarningKind::LinkLimited {
             link: link.name.clone(),
         };
@@ -376,6 +404,42 @@ mod tests {
             crate::detect::Findings::of(&a).cache,
             crate::detect::findings::Cache::HiddenByLink { .. }
         ));
+        // A short dip at the very end of such a run (a pause of the drive's in the last 1.5 s
+        // of a 4 TB run through a SATA 3 Gb/s link) said "too short to confirm ... the cache
+        // is at least 4.00 TB" beside "cache phase limited by the link": the link hides the
+        // cache all the same, and its warning tells of the dip.
+        let s3 = Link::sata(3.0).unwrap();
+        let mut rates = vec![276e6; 30];
+        rates.extend([225e6, 225e6]);
+        let mut e = run(&rates);
+        assert!(
+            e.unconfirmed_drop
+                .as_ref()
+                .is_some_and(|d| d.at == crate::detect::DropWhere::End),
+            "{:?}",
+            e.unconfirmed_drop
+        );
+        note_findings(&mut e, Some(&s3), UnitSystem::Decimal);
+        assert!(matches!(
+            crate::detect::Findings::of(&e).cache,
+            crate::detect::findings::Cache::HiddenByLink { .. }
+        ));
+        assert_eq!(
+            (e.cache_lower_bound_bytes, &e.unconfirmed_drop),
+            (None, &None)
+        );
+        let texts: Vec<&str> = e.warnings.iter().map(|w| w.text.as_str()).collect();
+        assert!(!texts.iter().any(|w| w.contains("at least")), "{texts:?}");
+        assert!(
+            texts.iter().any(
+                |w| w.starts_with("no cliff seen through the SATA 3.0 Gb/s link")
+                    && w.ends_with(
+                        "the rate fell from 276 MB/s to 225 MB/s in the last 2.0 s, too \
+                                short to tell from a pause"
+                    )
+            ),
+            "{texts:?}"
+        );
         // Far under the link (70 %), no cliff is the drive's: the bound stands.
         let mut b = run(&[0.70 * 450e6; 30]);
         let bound = b.cache_lower_bound_bytes;

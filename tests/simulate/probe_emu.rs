@@ -160,8 +160,19 @@ fn summary_of_an_emulated_probe_carries_the_model_truth() {
         Some(1.5e9),
         "{truth}"
     );
-    let est = s["analysis"]["cache_estimate"]["bytes"].as_f64().unwrap();
-    assert!((est / 5e8 - 1.0).abs() < 0.02, "estimate {est}");
+    // The cache runs out in the fourth 100 ms sample, so the run's own error bar is some
+    // ±3 % (wider on a loaded machine, which the run says): the truth lies inside it, and the
+    // estimate near the truth. A bound of 2 % on the estimate alone failed once on a loaded
+    // machine, at -2.6 %.
+    let e = &s["analysis"]["cache_estimate"];
+    let (est, low, high) = (
+        e["bytes"].as_f64().unwrap(),
+        e["low_bytes"].as_f64().unwrap(),
+        e["high_bytes"].as_f64().unwrap(),
+    );
+    assert!(low <= 5e8 && 5e8 <= high, "{e}");
+    assert!((est / 5e8 - 1.0).abs() < 0.03, "{e}");
+    assert!(high / low < 1.25, "{e}");
 }
 
 /// An emulated drive small enough for one pass to end the run: `--duration 30m
