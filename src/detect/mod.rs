@@ -387,6 +387,8 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
         a.periodic = Some(p);
     }
     mark_heat(&mut a, &t.samples, &cols);
+    let dips = warnings::short_dips(&a, &t.samples, units);
+    a.warnings.extend(dips);
     a
 }
 

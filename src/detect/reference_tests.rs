@@ -161,6 +161,8 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::UnsteadyAfterCache => "post-cache level unstable",
                 K::Slowdown { .. } => "a temporary slowdown",
                 K::Stall { .. } => "a stall",
+                K::ShortDips { stalled: true, .. } => "throughput stalled and came back",
+                K::ShortDips { stalled: false, .. } => "throughput dipped by a third or more",
                 K::CacheBack { .. } => "the cache came back while writing",
                 K::WrappedCliff => "the cliff came after",
                 K::FirstTierMayHide { .. } => "a faster first tier of up to",

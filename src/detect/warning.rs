@@ -71,6 +71,16 @@ pub enum WarningKind {
         /// Its start, seconds.
         t_s: f64,
     },
+    /// Stretches that fell far below the level around them and came back, too short for
+    /// phases of their own, so averaged into the rate of the stretch they lie in: stalls
+    /// (to nearly nothing) of a second or more, or dips of a third or more longer than a
+    /// garbage-collection dip ([`super::likelihood::MAX_DIP_S`]).
+    ShortDips {
+        /// The first one's start, seconds.
+        t_s: f64,
+        /// They are stalls (to nearly nothing), not dips.
+        stalled: bool,
+    },
     /// The cache came back while writing.
     CacheBack {
         /// When, seconds.
@@ -150,6 +160,7 @@ impl Warning {
             WarningKind::TooFewSamples { .. }
                 | WarningKind::Slowdown { .. }
                 | WarningKind::Stall { .. }
+                | WarningKind::ShortDips { .. }
                 | WarningKind::ShortOfDuration
         )
     }

@@ -630,3 +630,143 @@ mod tests {
         assert_eq!(w.matches(" s (busy").count(), 1, "{w}");
     }
 }
+
+/// A stretch this far below its level's median at most is a stall: 1 % of it.
+const STALLED_SHARE: f64 = 0.01;
+/// A stretch below this share of its level's median, a fall by a third or more (ln 1.4, the
+/// fall [`fall_to_the_end`] takes for a drop), is a dip worth naming when it lasts longer than
+/// a garbage-collection dip.
+const DIP_SHARE: f64 = 1.0 / 1.4;
+/// The shortest stall named, seconds.
+const MIN_STALL_S: f64 = 1.0;
+
+/// Stalls and long dips the clean-up took into the level around them (a stretch shorter than
+/// twice the longest GC dip between two equal levels is no phase): each is a run of whole
+/// samples of one phase, away from the run's first and last sample, below [`DIP_SHARE`] of
+/// the phase's median rate for longer than the samples one [`super::MAX_DIP_S`] dip can
+/// touch (the dip plus one sample), or below
+/// [`STALLED_SHARE`] of it for [`MIN_STALL_S`] or more. Stretches of heat, of a slowdown told
+/// apart, or of a run with recurring dips (its own warning) are left to their warnings. One
+/// warning for the stalls and one for the dips; none when there are none.
+pub(super) fn short_dips(a: &Analysis, samples: &[Sample], units: UnitSystem) -> Vec<Warning> {
+    let n = samples.len();
+    if n < 4 || a.periodic.is_some() {
+        return vec![];
+    }
+    let told = |from: f64, to: f64| {
+        a.slowdowns
+            .iter()
+            .any(|s| from < s.t_s + s.duration_s - 1e-6 && to > s.t_s + 1e-6)
+            || a.throttled
+                .iter()
+                .any(|s| from < s.to_s - 1e-6 && to > s.from_s + 1e-6)
+    };
+    // (start, seconds, level, low rate), stalls and dips apart.
+    let (mut stalls, mut dips) = (Vec::new(), Vec::new());
+    for p in &a.phases {
+        if p.heat || super::is_throttled(a, p) {
+            continue;
+        }
+        let from = samples.partition_point(|s| s.t_start_s() < p.start_s - 1e-6);
+        let to = samples.partition_point(|s| s.t_s <= p.end_s + 1e-6);
+        if to < from + 4 {
+            continue;
+        }
+        let rates: Vec<f64> = samples[from..to].iter().map(|s| s.bytes_per_sec).collect();
+        let level = median(&rates);
+        if level <= 0.0 {
+            continue;
+        }
+        let mut i = from;
+        while i < to {
+            if samples[i].bytes_per_sec >= DIP_SHARE * level {
+                i += 1;
+                continue;
+            }
+            let j = (i..to)
+                .find(|&j| samples[j].bytes_per_sec >= DIP_SHARE * level)
+                .unwrap_or(to);
+            let (t0, t1) = (samples[i].t_start_s(), samples[j - 1].t_s);
+            let d = t1 - t0;
+            let bytes: u64 = samples[i..j].iter().map(|s| s.bytes).sum();
+            let low = bytes as f64 / d.max(1e-9);
+            let edge = i == 0 || j >= n;
+            if !edge && !told(t0, t1) {
+                if low <= STALLED_SHARE * level {
+                    if d >= MIN_STALL_S - 1e-9 {
+                        stalls.push((t0, d, level, low));
+                    }
+                } else if d > super::MAX_DIP_S + samples[i].interval_s + 1e-9 {
+                    dips.push((t0, d, level, low));
+                }
+            }
+            i = j;
+        }
+    }
+    let list = |v: &[(f64, f64, f64, f64)]| {
+        let mut parts: Vec<String> = v
+            .iter()
+            .take(3)
+            .map(|&(t, d, level, low)| {
+                format!(
+                    "{} -> {} at {:.1} s for {:.1} s",
+                    format_rate(level, units),
+                    format_rate(low, units),
+                    t,
+                    d
+                )
+            })
+            .collect();
+        if v.len() > 3 {
+            parts.push(format!("and {} more", v.len() - 3));
+        }
+        parts.join(", ")
+    };
+    let mut out = Vec::new();
+    let times = |k: usize| {
+        if k == 1 {
+            String::new()
+        } else {
+            format!(" {k} times")
+        }
+    };
+    let they = |k: usize| {
+        if k == 1 {
+            "it is averaged into the rate of the stretch it lies in"
+        } else {
+            "they are averaged into the rates of the stretches they lie in"
+        }
+    };
+    if let Some(&(t, ..)) = stalls.first() {
+        out.push(Warning::new(
+            WarningKind::ShortDips {
+                t_s: t,
+                stalled: true,
+            },
+            format!(
+                "throughput stalled and came back{}: {}; the drive or the host stopped \
+                 completing writes, too shortly for a phase, so {}",
+                times(stalls.len()),
+                list(&stalls),
+                they(stalls.len())
+            ),
+        ));
+    }
+    if let Some(&(t, ..)) = dips.first() {
+        out.push(Warning::new(
+            WarningKind::ShortDips {
+                t_s: t,
+                stalled: false,
+            },
+            format!(
+                "throughput dipped by a third or more and came back{}: {}; longer than a \
+                 garbage-collection dip ({:.0} s) but too short for a phase, so {}",
+                times(dips.len()),
+                list(&dips),
+                super::MAX_DIP_S,
+                they(dips.len())
+            ),
+        ));
+    }
+    out
+}

@@ -138,6 +138,72 @@ fn a_slowdown_after_the_cache_stays_out_of_the_cache_estimate() {
     assert!((a.slowdowns[0].t_s - 60.0).abs() < 2.0, "{:?}", a.slowdowns);
 }
 
+/// Hand-written timelines of 1 s rows: 20 s at 2000 MB/s, then 500 MB/s with two or five rows
+/// at 0 MB/s, or nine at 250 MB/s, then 500 again. Each was averaged into the level after the
+/// cliff with no word ("2000 MB/s -> 438 MB/s", a rate no row holds); only a 20 s dip was
+/// named. Each is named now, with its figures; a dip a GC dip can make is not.
+#[test]
+fn a_stall_or_a_long_dip_inside_a_level_is_named() {
+    let named = |pieces: &[(f64, f64)]| {
+        let a = analyze(&piecewise(pieces, 1.0));
+        assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+        a.warnings
+            .iter()
+            .filter(|w| matches!(w.kind, WarningKind::ShortDips { .. }))
+            .map(|w| w.text.clone())
+            .collect::<Vec<_>>()
+    };
+    let w = named(&[(20.0, 2e9), (10.0, 5e8), (5.0, 0.0), (25.0, 5e8)]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with(
+            "throughput stalled and came back: 500 MB/s -> 0.00 MB/s at 30.0 s for 5.0 s; the \
+             drive or the host stopped completing writes, too shortly for a phase, so it is \
+             averaged into the rate of the stretch it lies in"
+        ),
+        "{w:?}"
+    );
+    let w = named(&[(20.0, 2e9), (20.0, 5e8), (2.0, 0.0), (47.0, 5e8)]);
+    assert!(
+        w.len() == 1 && w[0].contains("500 MB/s -> 0.00 MB/s at 40.0 s for 2.0 s"),
+        "{w:?}"
+    );
+    let w = named(&[
+        (20.0, 2e9),
+        (20.0, 5e8),
+        (2.0, 0.0),
+        (20.0, 5e8),
+        (1.0, 0.0),
+        (30.0, 5e8),
+    ]);
+    assert!(
+        w.len() == 1
+            && w[0].starts_with("throughput stalled and came back 2 times: ")
+            && w[0].contains("at 62.0 s for 1.0 s")
+            && w[0].ends_with("they are averaged into the rates of the stretches they lie in"),
+        "{w:?}"
+    );
+    let w = named(&[(20.0, 2e9), (20.0, 5e8), (9.0, 2.5e8), (40.0, 5e8)]);
+    assert!(
+        w.len() == 1
+            && w[0].starts_with(
+                "throughput dipped by a third or more and came back: 500 MB/s -> 250 MB/s at \
+                 40.0 s for 9.0 s; longer than a garbage-collection dip (3 s)"
+            ),
+        "{w:?}"
+    );
+    // As long as a GC dip can reach (3 s and the sample it straddles into), or shallower
+    // than a third: nothing.
+    assert_eq!(
+        named(&[(20.0, 2e9), (20.0, 5e8), (4.0, 2.5e8), (40.0, 5e8)]),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        named(&[(20.0, 2e9), (20.0, 5e8), (9.0, 4e8), (40.0, 5e8)]),
+        Vec::<String>::new()
+    );
+}
+
 #[test]
 fn a_stall_to_zero_is_a_stall_not_folding() {
     // Cache, post-cache, then the drive stops completing writes until the end of the run.
