@@ -575,62 +575,6 @@ pub(super) fn thermal_warnings(
     (out, by_counter)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::detect::{analyze, synth};
-
-    fn trace_with_cpu(run: Option<f64>, wait: Option<f64>) -> Timeline {
-        let (mut t, _) = synth::simulate(&synth::two_phase(400, 0.1), 4);
-        for s in &mut t.samples {
-            s.cpu_pct = run;
-            s.cpu_wait_pct = wait;
-        }
-        t
-    }
-
-    fn cpu_warning(a: &Analysis) -> Option<&str> {
-        a.warnings
-            .iter()
-            .find(|w| w.kind == WarningKind::CpuBound)
-            .map(Warning::as_str)
-    }
-
-    #[test]
-    fn a_busy_writer_is_named_and_an_idle_one_is_not() {
-        let a = analyze(&trace_with_cpu(Some(97.0), Some(0.5)));
-        let w = cpu_warning(&a).expect("CPU-bound warning");
-        assert!(w.contains("measured the host, not the drive"), "{w}");
-        assert!(!w.contains("waiting for a CPU"), "{w}");
-        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(20.0), Some(1.0)))).is_none());
-        // Old timelines and imports have no CPU figures: no warning.
-        assert!(cpu_warning(&analyze(&trace_with_cpu(None, None))).is_none());
-    }
-
-    #[test]
-    fn a_writer_starved_by_other_work_is_named_too() {
-        // On a CPU 35% of the time and runnable but waiting another 60%: busy 95%.
-        let a = analyze(&trace_with_cpu(Some(35.0), Some(60.0)));
-        let w = cpu_warning(&a).expect("CPU-bound warning");
-        assert!(w.contains("waiting for a CPU"), "{w}");
-        // Without schedstat (no wait figure) the same run time is not CPU-bound.
-        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(35.0), None))).is_none());
-    }
-
-    #[test]
-    fn only_the_busy_phase_is_named() {
-        let mut t = trace_with_cpu(Some(10.0), Some(0.0));
-        let a0 = analyze(&t);
-        let cliff = a0.cliffs.first().expect("a cliff").t_s;
-        for s in t.samples.iter_mut().filter(|s| s.t_s > cliff + 1.0) {
-            s.cpu_pct = Some(99.0);
-        }
-        let a = analyze(&t);
-        let w = cpu_warning(&a).expect("CPU-bound warning");
-        assert_eq!(w.matches(" s (busy").count(), 1, "{w}");
-    }
-}
-
 /// A stretch this far below its level's median at most is a stall: 1 % of it.
 const STALLED_SHARE: f64 = 0.01;
 /// A stretch below this share of its level's median, a fall by a third or more (ln 1.4, the
@@ -769,4 +713,60 @@ pub(super) fn short_dips(a: &Analysis, samples: &[Sample], units: UnitSystem) ->
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::{analyze, synth};
+
+    fn trace_with_cpu(run: Option<f64>, wait: Option<f64>) -> Timeline {
+        let (mut t, _) = synth::simulate(&synth::two_phase(400, 0.1), 4);
+        for s in &mut t.samples {
+            s.cpu_pct = run;
+            s.cpu_wait_pct = wait;
+        }
+        t
+    }
+
+    fn cpu_warning(a: &Analysis) -> Option<&str> {
+        a.warnings
+            .iter()
+            .find(|w| w.kind == WarningKind::CpuBound)
+            .map(Warning::as_str)
+    }
+
+    #[test]
+    fn a_busy_writer_is_named_and_an_idle_one_is_not() {
+        let a = analyze(&trace_with_cpu(Some(97.0), Some(0.5)));
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert!(w.contains("measured the host, not the drive"), "{w}");
+        assert!(!w.contains("waiting for a CPU"), "{w}");
+        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(20.0), Some(1.0)))).is_none());
+        // Old timelines and imports have no CPU figures: no warning.
+        assert!(cpu_warning(&analyze(&trace_with_cpu(None, None))).is_none());
+    }
+
+    #[test]
+    fn a_writer_starved_by_other_work_is_named_too() {
+        // On a CPU 35% of the time and runnable but waiting another 60%: busy 95%.
+        let a = analyze(&trace_with_cpu(Some(35.0), Some(60.0)));
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert!(w.contains("waiting for a CPU"), "{w}");
+        // Without schedstat (no wait figure) the same run time is not CPU-bound.
+        assert!(cpu_warning(&analyze(&trace_with_cpu(Some(35.0), None))).is_none());
+    }
+
+    #[test]
+    fn only_the_busy_phase_is_named() {
+        let mut t = trace_with_cpu(Some(10.0), Some(0.0));
+        let a0 = analyze(&t);
+        let cliff = a0.cliffs.first().expect("a cliff").t_s;
+        for s in t.samples.iter_mut().filter(|s| s.t_s > cliff + 1.0) {
+            s.cpu_pct = Some(99.0);
+        }
+        let a = analyze(&t);
+        let w = cpu_warning(&a).expect("CPU-bound warning");
+        assert_eq!(w.matches(" s (busy").count(), 1, "{w}");
+    }
 }
