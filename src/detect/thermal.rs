@@ -44,15 +44,24 @@ pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize,
     // The first sample after the last stretch found: the level before a stretch is read
     // from the samples since then.
     let mut free = 0;
+    // The level before the last stretch found: a rise right after a stretch (no sample since
+    // it) falls from that level, not from none (`simulate p5-1tb --interval 90s`: the heat
+    // that began at the end of the one full-speed sample after a stretch, and held the next
+    // sample at 498 MB/s, was no stretch, and that sample was blended into a "mean").
+    let mut last_level: Option<f64> = None;
     let mut r = 0;
     while r < n {
         let rose = count[r] > if r == 0 { 0 } else { count[r - 1] };
         let from = free.max(r.saturating_sub(LEVEL_SAMPLES));
-        if !rose || from >= r {
+        let level = if from < r {
+            Some(median(&rate[from..r]))
+        } else {
+            last_level
+        };
+        let Some(level) = level.filter(|_| rose) else {
             r += 1;
             continue;
-        }
-        let level = median(&rate[from..r]);
+        };
         let low = level * (-0.5 * MIN_STEP).exp();
         let Some(i) = (r..(r + 2).min(n)).find(|&i| rate[i] < low) else {
             r += 1;
@@ -60,10 +69,17 @@ pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize,
         };
         let k = (i..n).find(|&k| rate[k] >= low).unwrap_or(n);
         let deep = rate[i..k].iter().any(|&x| x < level * (-MIN_STEP).exp());
-        // Two samples at least: one alone, part of it at each level, is no level.
-        let long = k >= i + 2 && samples[k - 1].t_s - samples[i].t_start_s() >= 2.0 * MAX_DIP_S;
+        // Two samples at least: one alone, part of it at each level, is no level. The run's
+        // last sample alone is heat all the same (the heat began inside it and the run ended
+        // before a level could show): left to the level before, it was counted in the rate
+        // after the cache beside "heat left out" (a 786 MB/s last sample of 28 s at 30 s
+        // samples, its counter 3 -> 4, in a 980 MB/s level).
+        let last_alone = k == n && k == i + 1;
+        let long = (k >= i + 2 || last_alone)
+            && samples[k - 1].t_s - samples[i].t_start_s() >= 2.0 * MAX_DIP_S;
         if deep && long {
             out.push((i, k));
+            last_level = Some(level);
             free = k;
             r = k;
         } else {
@@ -368,6 +384,20 @@ pub(super) fn snap_to_windows(
         if tb[j - 1].0 < from.0 - EPS && from.0 < to.0 - EPS && to.0 < tb[j + 2].0 - EPS {
             tb[j] = from;
             tb[j + 1] = to;
+        }
+    }
+    // The run's last sample alone, heat that began inside it ([`counter_windows`]): the last
+    // phase, placed inside it, has no rate of its own (a 740 MB/s "throttling" that no sample
+    // held beside the sample's 787 MB/s): it becomes the whole sample.
+    if let (Some(&(i, _)), Some(j)) = (
+        windows.iter().find(|&&(i, k)| k == n && i + 1 == n),
+        tb.len().checked_sub(2).filter(|&j| j >= 1),
+    ) {
+        let from = start(i);
+        let t = tb[j].0;
+        if !is_drop[j - 1] && from.0 - EPS <= t && t < samples[i].t_s && tb[j - 1].0 < from.0 - EPS
+        {
+            tb[j] = from;
         }
     }
 }

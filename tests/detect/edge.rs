@@ -1159,3 +1159,94 @@ fn the_bytes_after_the_cliff_are_named_as_the_samples_they_are() {
     assert!(slccache::detect::after_cache_definition(&[1.0])
         .contains("the sample the cliff falls in is not among them"));
 }
+
+/// A timeline of `simulate p5-1tb --pattern seqwrite --no-early-stop` in
+/// `tests/data/thermal-coarse/`, as the tool wrote it.
+fn thermal_coarse(name: &str, text: &str) -> Analysis {
+    let t = Timeline {
+        samples: slccache::timeline::read_slccache_csv(text, name).unwrap(),
+        meta: RunMeta::default(),
+    };
+    let a = analyze(&t);
+    check_invariants(&a, name);
+    a
+}
+
+/// p5-1tb at 30 s samples: the last, partial sample (1110 s to 1138 s) read 787 MB/s in a
+/// 980 MB/s level as the drive's thermal counter rose from 3 to 4. It was no stretch of
+/// heat (one sample), so the rate after the cache counted it beside "(heat left out)" and the
+/// chart tinted it "after the cache". It is throttling now, from the sample's start, at the
+/// sample's own rate, and left out of the rate after the cache.
+#[test]
+fn heat_that_begins_in_the_last_sample_is_throttling() {
+    let a = thermal_coarse(
+        "30s",
+        include_str!("../data/thermal-coarse/p5-1tb-30s-heat-in-the-last-sample.csv"),
+    );
+    let last = a.phases.last().unwrap();
+    assert_eq!(last.kind, PhaseKind::Throttled, "{:#?}", a.phases);
+    assert!((last.start_s - 1110.0).abs() < 1e-6, "{last:?}");
+    assert!(
+        (last.mean_bytes_per_sec / 786.6e6 - 1.0).abs() < 1e-3,
+        "{last:?}"
+    );
+    let spans = slccache::detect::throttled_spans(&a);
+    assert!(
+        spans
+            .iter()
+            .any(|&(from, to)| from <= 1110.0 + 1e-6 && to >= 1138.0),
+        "{spans:?}"
+    );
+    let after = a.after_cache.as_ref().unwrap();
+    // 28.4 s of the last sample with the 390 s of the three spells and their edge samples.
+    assert!(
+        after.throttled_s > 418.0 && after.throttled_s < 419.0,
+        "{after:?}"
+    );
+    assert!(after.mean_bytes_per_sec > 985e6, "{after:?}");
+    // At 2 min samples the same heat in the last of four samples was said as "counters rose
+    // inside 0.0 s to 480.0 s", the whole run: now it is throttling from 360 s.
+    let b = thermal_coarse(
+        "2m",
+        include_str!("../data/thermal-coarse/p5-1tb-2m-heat-in-the-last-sample.csv"),
+    );
+    let last = b.phases.last().unwrap();
+    assert_eq!(last.kind, PhaseKind::Throttled, "{:#?}", b.phases);
+    assert!((last.start_s - 360.0).abs() < 1e-6, "{last:?}");
+    assert!(
+        !b.warnings.iter().any(|w| w.text.contains("0.0 s to")),
+        "{:?}",
+        b.warnings
+    );
+}
+
+/// p5-1tb at 90 s samples: heat came back at the end of the one full-speed sample after a
+/// stretch (810 s to 900 s, 978 MB/s, counter 2 -> 3) and held the next at 498 MB/s. With no
+/// sample between the stretches to read the level from, the second was no stretch: the first
+/// was drawn over the full-speed sample (a slowdown of 211 s "965 -> 656 MB/s"), and the
+/// 498 MB/s sample blended into a "mean, with thermal throttling". Each stretch is now its
+/// own, and the full-speed sample between them is not throttling.
+#[test]
+fn heat_right_after_a_stretch_of_heat_is_a_stretch_of_its_own() {
+    let a = thermal_coarse(
+        "90s",
+        include_str!("../data/thermal-coarse/p5-1tb-90s-heat-after-a-stretch.csv"),
+    );
+    let spans = slccache::detect::throttled_spans(&a);
+    let inside = |t: f64| spans.iter().any(|&(from, to)| from < t && t < to);
+    // The middles of the throttled samples, and of the full-speed one between.
+    assert!(inside(675.0) && inside(765.0), "{spans:?}");
+    assert!(inside(945.0), "{spans:?}");
+    assert!(!inside(855.0), "{spans:?}");
+    let steady_over = |t: f64| {
+        a.phases
+            .iter()
+            .find(|p| p.start_s < t && t < p.end_s)
+            .map(|p| p.mean_bytes_per_sec)
+    };
+    assert!(
+        steady_over(855.0).is_some_and(|r| r > 950e6),
+        "{:#?}",
+        a.phases
+    );
+}
