@@ -717,6 +717,76 @@ pub fn placed_labels_neither_overlap_nor_leave_their_phase() {
     }
 }
 
+/// p5-1tb at 30 s samples over data written: the label of the second spell of heat sat left
+/// of the first spell with its leader line across it, through the point the first spell's
+/// leader ended on, so each label seemed to point at the other's spell. No label beside its
+/// band now lies, with its leader line, over another band of its colour, and no two leader
+/// lines meet.
+pub fn labels_beside_their_bands_keep_off_their_twins() {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let text = include_str!("../data/thermal-coarse/p5-1tb-30s-heat-in-the-last-sample.csv");
+    let t = Timeline {
+        samples: slccache::timeline::read_slccache_csv(text, "p5").unwrap(),
+        meta: Default::default(),
+    };
+    let a = slccache::detect::analyze(&t);
+    for size in [(1600, 900), (800, 450)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_data(&t, &a, &o),
+            charts::throughput_time(&t, &a, &o),
+        ] {
+            let (left, _, right, _) = draw::plot_rect_of(&spec);
+            let px = |v: f64| {
+                (left as f64 + (v - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64)
+                    .round() as i32
+            };
+            let placed = placed_labels(&spec);
+            let beside: Vec<_> = placed.iter().filter(|p| p.leader.is_some()).collect();
+            assert!(beside.len() >= 2, "{size:?} {:?}: {placed:?}", spec.kind);
+            for p in &beside {
+                let LabelOf::Band(i) = p.of else { continue };
+                let l = p.leader.unwrap();
+                let (c0, c1) = (p.rect.0.min(l.2), p.rect.2.max(l.2));
+                for (j, b) in spec.bands.iter().enumerate() {
+                    let (b0, b1) = (px(b.x0), px(b.x1));
+                    assert!(
+                        j == i || b.color != spec.bands[i].color || c1 <= b0 || c0 >= b1,
+                        "{size:?} {:?}: {:?} lies over band {j} ({})",
+                        spec.kind,
+                        p.lines,
+                        b.label
+                    );
+                }
+            }
+            // No two leader lines within 3 px of each other, checked point by point.
+            let points = |l: (i32, i32, i32, i32)| {
+                let n = (l.2 - l.0).abs().max((l.3 - l.1).abs()).max(1);
+                (0..=n)
+                    .map(|k| (l.0 + (l.2 - l.0) * k / n, l.1 + (l.3 - l.1) * k / n))
+                    .collect::<Vec<_>>()
+            };
+            for (k, p) in beside.iter().enumerate() {
+                for q in &beside[k + 1..] {
+                    let (pa, qa) = (points(p.leader.unwrap()), points(q.leader.unwrap()));
+                    let near = pa.iter().any(|&(x, y)| {
+                        qa.iter()
+                            .any(|&(u, v)| (x - u).abs() <= 3 && (y - v).abs() <= 3)
+                    });
+                    assert!(
+                        !near,
+                        "{size:?} {:?}: {:?} meets {:?}",
+                        spec.kind, p.lines, q.lines
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Checks the labels of a throughput chart: every band drawn has its label (inside it, or
 /// beside it with a leader line that ends inside the band at the level it names), no two
 /// placed labels overlap, and a label beside its band covers none of the lines. Returns the

@@ -36,6 +36,7 @@ fn main() -> std::process::ExitCode {
             charts::chart_subtitles_give_the_rates_and_lose_only_whole_clauses,
             charts::a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts,
             charts::placed_labels_neither_overlap_nor_leave_their_phase,
+            charts::labels_beside_their_bands_keep_off_their_twins,
             charts::a_narrow_phase_is_labelled_beside_it_with_a_leader,
             charts::phase_labels_keep_clear_of_cliffs_and_first_samples,
             charts::a_gradual_drop_without_a_cliff_is_annotated,

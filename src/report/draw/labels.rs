@@ -269,17 +269,19 @@ fn place_band_labels(
             leader: None,
         });
     }
-    // The labels beside their bands, clear of every label placed so far.
+    // The labels beside their bands, clear of every label placed so far and of their leader
+    // lines.
     for (i, a, z) in narrow {
         let mut taken: Vec<(i32, i32, i32, i32)> = boxes.to_vec();
         taken.extend(out.iter().map(|b| b.rect));
+        let leaders: Vec<Rect> = out.iter().filter_map(|b| b.leader).collect();
         let b = &spec.bands[i];
         let placed = [&b.label, &b.short_label]
             .into_iter()
             .filter(|t| !t.is_empty())
             .find_map(|t| {
                 let w = st.width(t) as i32 + 2 * pad;
-                beside_band(spec, p, &taken, (a, z, b.level), (w, h), gap)
+                beside_band(spec, p, (&taken, &leaders), (i, a, z, b.level), (w, h), gap)
                     .map(|(rect, leader)| (t.clone(), rect, leader))
             });
         if let Some((text, rect, leader)) = placed {
@@ -303,12 +305,17 @@ fn place_band_labels(
 /// phase's level (a cache's label over the next tier's line, never under it, where it would
 /// read as that tier's), clear of every marker's line and shaded interval, and its leader
 /// line crosses no box in `taken` and ends in the band's own tint, outside any marker's
-/// shaded interval, so that it ties the label to its band, not to a cliff.
+/// shaded interval, so that it ties the label to its band, not to a cliff. Neither the box nor
+/// the line comes within a gap of a leader line in `leaders` (a p5's heat labels at 30 s
+/// samples: one leader ran through the point another ended on, each label seeming to point
+/// at the other's spell), and neither lies over another band of the band's own colour (band
+/// `own` of the spec): a label on another spell's tint, or a line across it, reads as that
+/// spell's.
 fn beside_band(
     spec: &ChartSpec,
     p: &Px,
-    taken: &[Rect],
-    (a, z, level): (i32, i32, Option<f64>),
+    (taken, leaders): (&[Rect], &[Rect]),
+    (own, a, z, level): (usize, i32, i32, Option<f64>),
     (w, h): (i32, i32),
     gap: i32,
 ) -> Option<(Rect, Rect)> {
@@ -361,6 +368,14 @@ fn beside_band(
     let shades = shaded(spec, p, gap);
     // Moved out past a cliff's shaded interval beside the band if need be.
     let widest = shades.iter().map(|(s0, s1)| s1 - s0).max().unwrap_or(0);
+    // The pixel columns of the other bands of this band's colour.
+    let twins: Vec<(i32, i32)> = spec
+        .bands
+        .iter()
+        .enumerate()
+        .filter(|&(j, b)| j != own && b.color == spec.bands[own].color)
+        .map(|(_, b)| (p.x(&spec.x, b.x0), p.x(&spec.x, b.x1)))
+        .collect();
     for (start, dir) in sides {
         for k in 0..=((w + widest) / gap.max(1)) {
             let x0 = start + dir * k * gap.max(1);
@@ -375,6 +390,11 @@ fn beside_band(
             };
             // A box across a cliff's line or shaded interval reads as the cliff's.
             if shades.iter().any(|&(s0, s1)| x1 >= s0 && x0 <= s1) {
+                continue;
+            }
+            // Box and line over a twin band read as the twin's.
+            let (c0, c1) = (x0.min(to), x1.max(to));
+            if twins.iter().any(|&(t0, t1)| c1 > t0 && c0 < t1) {
                 continue;
             }
             // The level of the phase whose tint the box's middle sits on.
@@ -402,6 +422,10 @@ fn beside_band(
                         _ => true,
                     }
                     && taken.iter().all(|&r| !segment_meets(leader, r))
+                    && leaders.iter().all(|&o| {
+                        segments_apart(leader, o, gap)
+                            && !segment_meets(o, (x0 - gap, y0 - gap, x1 + gap, y1 + gap))
+                    })
             };
             if let Some(y0) = tops.iter().copied().find(|&y| free(y)) {
                 return Some(((x0, y0, x1, y0 + h), (from, y0 + h / 2, to, level)));
@@ -462,6 +486,34 @@ fn segment_meets((x0, y0, x1, y1): Rect, r: Rect) -> bool {
         let y = y0 + (y1 - y0) * k / n;
         x >= r.0 && x <= r.2 && y >= r.1 && y <= r.3
     })
+}
+
+/// Whether the segments `a` and `b` (pixels, (x0, y0, x1, y1)) stay more than `gap` apart:
+/// they do not cross, and no end of either is within `gap` of the other.
+fn segments_apart(a: Rect, b: Rect, gap: i32) -> bool {
+    let pt = |r: Rect| ((r.0 as f64, r.1 as f64), (r.2 as f64, r.3 as f64));
+    let ((a0, a1), (b0, b1)) = (pt(a), pt(b));
+    let cross = |o: (f64, f64), p: (f64, f64), q: (f64, f64)| {
+        (p.0 - o.0) * (q.1 - o.1) - (p.1 - o.1) * (q.0 - o.0)
+    };
+    let (d1, d2) = (cross(b0, b1, a0), cross(b0, b1, a1));
+    let (d3, d4) = (cross(a0, a1, b0), cross(a0, a1, b1));
+    if d1 * d2 < 0.0 && d3 * d4 < 0.0 {
+        return false;
+    }
+    // The distance from point `q` to the segment from `s0` to `s1`.
+    let dist = |q: (f64, f64), s0: (f64, f64), s1: (f64, f64)| {
+        let (dx, dy) = (s1.0 - s0.0, s1.1 - s0.1);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 {
+            (((q.0 - s0.0) * dx + (q.1 - s0.1) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        ((q.0 - s0.0 - t * dx).powi(2) + (q.1 - s0.1 - t * dy).powi(2)).sqrt()
+    };
+    let g = gap as f64;
+    dist(a0, b0, b1) > g && dist(a1, b0, b1) > g && dist(b0, a0, a1) > g && dist(b1, a0, a1) > g
 }
 
 /// The points of the lines on the left axis that a log axis can draw.
