@@ -1190,6 +1190,59 @@ pub fn cliff_interval_shading_is_visible() {
     assert!(tinted >= 3, "{tinted} tinted columns beside the cliff line");
 }
 
+/// A cliff's 95 % interval was a flat tint of the cliff's colour, vermillion at 28 %, and a
+/// stretch of thermal throttling a flat tint of the same colour: on a p5's chart the cliff's
+/// sample read as throttled. The interval is hatched now: along a row across it the colour
+/// changes, where across a throttled band it does not.
+pub fn a_cliff_interval_does_not_read_as_a_throttled_band() {
+    let (t, a) = clean_cliff();
+    let mut spec = charts::throughput_time(&t, &a, &ReportOptions::default());
+    let (x0, x1) = (spec.x.min, spec.x.max);
+    let w = x1 - x0;
+    spec.markers.truncate(1);
+    let m = &mut spec.markers[0];
+    m.x = x0 + 0.25 * w;
+    m.interval = Some((x0 + 0.15 * w, x0 + 0.35 * w));
+    spec.series.clear();
+    spec.bands = vec![charts::Band {
+        x0: x0 + 0.6 * w,
+        x1: x0 + 0.8 * w,
+        label: String::new(),
+        short_label: String::new(),
+        level: None,
+        color: charts::THROTTLE_STYLE.color,
+    }];
+    spec.zoom = None;
+    let (pw, _, px) = png_pixels(&draw::render_png(&spec).unwrap());
+    let (l, top, r, b) = draw::plot_rect_of(&spec);
+    let y = ((top + b) / 2 + 7) as u32;
+    let col = |f: f64| (l as f64 + f * (r - l) as f64).round() as u32;
+    // The share of the pixels of a row between two fractions of the plot's width (the
+    // marker's line left out) that have the row's commonest colour.
+    let flat_share = |from: f64, to: f64| {
+        let v: Vec<[u8; 3]> = (col(from) + 3..col(to) - 3)
+            .filter(|&x| (x as i64 - col(0.25) as i64).abs() > 4)
+            .map(|x| {
+                let i = ((y * pw + x) * 3) as usize;
+                [px[i], px[i + 1], px[i + 2]]
+            })
+            .collect();
+        let most = v
+            .iter()
+            .map(|c| v.iter().filter(|d| *d == c).count())
+            .max()
+            .unwrap_or(0);
+        most as f64 / v.len().max(1) as f64
+    };
+    let band = flat_share(0.6, 0.8);
+    assert!(band > 0.9, "the throttled band is one flat tint: {band}");
+    let interval = flat_share(0.15, 0.35);
+    assert!(
+        interval < 0.8,
+        "the cliff interval is a flat tint like the throttled band: {interval}"
+    );
+}
+
 fn m_x(spec: &ChartSpec) -> f64 {
     spec.markers[0].x
 }

@@ -46,6 +46,7 @@ fn main() -> std::process::ExitCode {
             charts::card_is_1200_by_630_and_says_the_essentials,
             charts::dark_theme_draws_on_a_dark_background,
             charts::cliff_interval_shading_is_visible,
+            charts::a_cliff_interval_does_not_read_as_a_throttled_band,
             charts::every_sweep_point_is_marked_so_one_point_lines_show,
             charts::a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart,
             charts::sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds,

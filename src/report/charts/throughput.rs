@@ -575,7 +575,7 @@ pub(super) fn throughput(
     if markers.iter().any(|m| m.style == CLIFF_STYLE) {
         legend.push(LegendEntry::line(
             if markers.iter().any(|m| m.interval.is_some()) {
-                "cliff (shaded: 95% interval)"
+                "cliff (hatched: 95% interval)"
             } else {
                 "cliff"
             },

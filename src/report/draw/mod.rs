@@ -255,9 +255,11 @@ fn draw<DB: DrawingBackend>(
         ))
         .map_err(err)?;
     }
-    // Cliff intervals: at least 6 pixels wide so that the shading shows, and stronger than the
-    // phase tints.
+    // Cliff intervals: at least 6 pixels wide so that the shading shows, lighter than the
+    // phase tints and hatched with the marker's colour: a flat tint of the cliff's colour read
+    // as a stretch of thermal throttling, whose tint is the same colour.
     let min_w = (6.0 * l.scale).round() as i32;
+    let hatch_step = ((12.0 * l.scale).round() as i32).max(4);
     for m in &spec.markers {
         if let Some((lo, hi)) = m.interval {
             let (a, z) = (p.x(&spec.x, lo), p.x(&spec.x, hi));
@@ -267,11 +269,29 @@ fn draw<DB: DrawingBackend>(
             } else {
                 (a, z)
             };
+            let ink_c = color(ink(th, m.style.color));
             plot.draw(&Rectangle::new(
                 [local(a, top), local(z, bottom)],
-                color(ink(th, m.style.color)).mix(0.28).filled(),
+                ink_c.mix(0.14).filled(),
             ))
             .map_err(err)?;
+            // Lines at 45 degrees across the interval, each cut to it.
+            let height = bottom - top;
+            let hatch = ink_c
+                .mix(0.4)
+                .stroke_width(((1.5 * l.scale).round() as u32).max(1));
+            let mut x0 = a - height;
+            while x0 < z {
+                let (xa, xb) = (a.max(x0), z.min(x0 + height));
+                if xa < xb {
+                    plot.draw(&PathElement::new(
+                        vec![local(xa, bottom - (xa - x0)), local(xb, bottom - (xb - x0))],
+                        hatch,
+                    ))
+                    .map_err(err)?;
+                }
+                x0 += hatch_step;
+            }
         }
     }
     // Series.
