@@ -104,6 +104,7 @@ pub(super) fn drop_periodic_cliffs(
             mean_bytes_per_sec: mean,
             kind: PhaseKind::Steady,
             heat: false,
+            stall: false,
         }];
         a.warnings.retain(|w| !w.speaks_of_cliffs());
     }

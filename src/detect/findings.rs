@@ -1012,13 +1012,16 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
         .phases
         .iter()
         .enumerate()
-        .filter(|(_, p)| after_last(p) && !throttled(p) && p.kind != PhaseKind::Cache)
+        .filter(|(_, p)| after_last(p) && !throttled(p) && !p.stall && p.kind != PhaseKind::Cache)
         .map(|(i, _)| i)
         .collect();
     a.phases
         .iter()
         .enumerate()
         .map(|(i, p)| {
+            if p.stall {
+                return "stall".to_string();
+            }
             if throttled(p) {
                 // A stretch the heat came and went in: its mean is no throttled level.
                 return if super::is_on_and_off(a, p) {

@@ -491,6 +491,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
                 mean_bytes_per_sec: mean_rate(samples, 0, n),
                 kind: PhaseKind::Steady,
                 heat: false,
+                stall: false,
             });
         }
         // Too few samples to see a cliff at all: no bound on the cache either.
@@ -911,6 +912,7 @@ fn build_result(
             mean_bytes_per_sec: mean.max(0.0),
             kind,
             heat: false,
+            stall: false,
         });
     }
     // Slowdown episodes: a drop by more than a step, then (after any number of lower
@@ -1037,6 +1039,7 @@ fn build_result(
                         mean_bytes_per_sec: high,
                         kind,
                         heat: false,
+                        stall: false,
                     });
                 }
                 None => {
@@ -1061,18 +1064,25 @@ fn build_result(
     for s in &out.slowdowns {
         out.warnings.push(slowdown_warning(s, units));
     }
-    if let Some(j) = (1..segs.len()).find(|&j| {
-        stall[j]
-            && !out
-                .slowdowns
-                .iter()
-                .any(|s| s.t_s <= tb[j].0 && tb[j].0 < s.t_s + s.duration_s)
-    }) {
+    let stalled: Vec<usize> = (1..segs.len())
+        .filter(|&j| {
+            stall[j]
+                && !out
+                    .slowdowns
+                    .iter()
+                    .any(|s| s.t_s <= tb[j].0 && tb[j].0 < s.t_s + s.duration_s)
+        })
+        .collect();
+    // Each stalled stretch is named a stall ([`Phase::stall`]), not a level of the drive.
+    for &j in &stalled {
+        phases[j].stall = true;
+    }
+    if let Some(&j) = stalled.first() {
         out.warnings.push(Warning::new(
             WarningKind::Stall { t_s: tb[j].0 },
             format!(
                 "a stall from {:.1} s: throughput fell to {} for {:.1} s; the drive or the host \
-             stopped completing writes; this is not a phase of the drive and not its sustained \
+             stopped completing writes; this is no level of the drive and not its sustained \
              speed",
                 tb[j].0,
                 format_rate(phases[j].mean_bytes_per_sec, units),
@@ -1528,6 +1538,7 @@ fn cliff_in_first_sample_is_a_drop(
             mean_bytes_per_sec: mean,
             kind,
             heat: false,
+            stall: false,
         };
         out.phases.splice(0..2, [merged]);
     }

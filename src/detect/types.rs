@@ -69,6 +69,10 @@ pub struct Phase {
     /// and its name says so. Set last. Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub heat: bool,
+    /// A stretch where throughput fell to (nearly) nothing (the stall warning's): no level of
+    /// the drive, and named "stall". Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stall: bool,
 }
 
 /// The result of analysing a timeline (the JSON contract of `analyze --json`).

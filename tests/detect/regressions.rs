@@ -716,3 +716,31 @@ fn a_fall_in_a_run_of_four_samples_is_no_bound_of_all_that_was_written() {
         a.warnings
     );
 }
+
+/// Rows at 0 MB/s from 50 s to the end after a cliff: the warning said "this is not a phase
+/// of the drive", beside a phase row "after the cache, part 2 of 2: 0.00 MB/s" and a card
+/// whose "after 0.00 to 500 MB/s" said nothing of a stall. The stretch is named a stall, the
+/// level before it is the one after the cache, and the card says where it stalled.
+#[test]
+fn a_stall_to_the_end_is_named_a_stall_on_every_output() {
+    let a = analyze(&piecewise(&[(20.0, 2e9), (30.0, 5e8), (10.0, 0.0)], 1.0));
+    let f = slccache::detect::Findings::of(&a);
+    assert_eq!(
+        f.phase_names,
+        vec!["SLC cache", "after the cache", "stall"],
+        "{:#?}",
+        a.phases
+    );
+    let w: Vec<&str> = a.warnings.iter().map(|w| w.text.as_str()).collect();
+    assert!(
+        w.iter()
+            .any(|w| w.starts_with("a stall from 50.0 s") && !w.contains("not a phase")),
+        "{w:?}"
+    );
+    let card =
+        slccache::report::pages::card::card_note_parts(&a, slccache::units::UnitSystem::Decimal);
+    assert!(
+        card.iter().any(|p| p == "stalled from 50 s for 10 s"),
+        "{card:?}"
+    );
+}

@@ -130,6 +130,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
                 mean_bytes_per_sec: s.1,
                 kind: *k,
                 heat: false,
+                stall: false,
             };
             start = end;
             p

@@ -250,6 +250,17 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         };
         parts.push(format!("thermal throttling{at} from {from}{on_and_off}"));
     }
+    // Stalls, which the terminal warns of: the card's "after" holds them (its rounds read down
+    // to nothing), so it says where they were.
+    let stalls: Vec<String> = a
+        .phases
+        .iter()
+        .filter(|p| p.stall)
+        .map(|p| format!("{:.0} s for {:.0} s", p.start_s, p.end_s - p.start_s))
+        .collect();
+    if !stalls.is_empty() {
+        parts.push(format!("stalled from {}", stalls.join(", ")));
+    }
     // A rate in the cache at the link's ceiling, which the terminal and report.md warn of
     // (where the link hid the cache, the headline says so and there was no cache phase).
     if let (Some(link), false) = (&a.link_limited, a.cliffs.is_empty()) {
