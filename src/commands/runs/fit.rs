@@ -370,7 +370,12 @@ impl Table {
                 s.push('\n');
             }
         }
-        if let Some(limit) = width.filter(|_| !left_out.is_empty() || narrowed) {
+        // The widest line of the table itself: where the steps ran out before it fitted, the
+        // line under it says so, never "to fit" (rows of 62 characters under "(to fit 50
+        // columns: ...)").
+        let widest = s.lines().map(chars).max().unwrap_or(0);
+        let over = width.is_some_and(|limit| widest > limit);
+        if let Some(limit) = width.filter(|_| !left_out.is_empty() || narrowed || over) {
             let mut why = Vec::new();
             if !left_out.is_empty() {
                 why.push(format!("left out {}", left_out.join(", ")));
@@ -378,10 +383,18 @@ impl Table {
             if narrowed {
                 why.push("shortened".to_string());
             }
-            let long = format!(
-                "(to fit {limit} columns: {}; --wide shows every column whole)",
-                why.join("; ")
-            );
+            let long = if over {
+                why.push(format!("still {widest} wide"));
+                format!(
+                    "(cannot fit {limit} columns: {}; --wide shows every column whole)",
+                    why.join("; ")
+                )
+            } else {
+                format!(
+                    "(to fit {limit} columns: {}; --wide shows every column whole)",
+                    why.join("; ")
+                )
+            };
             // Whole, broken to the width where it is wider: a column left out is always named.
             for l in wrap_note(&long, Some(limit)) {
                 s += &l;
@@ -519,6 +532,31 @@ mod tests {
             "{t}"
         );
         assert!(t.lines().all(|l| l.chars().count() <= 50), "{t}");
+    }
+
+    /// Where the steps run out before the table fits, the line under it says so: `runs` at 50
+    /// columns printed rows of 62 characters over "(to fit 50 columns: ...)".
+    #[test]
+    fn a_table_that_cannot_fit_says_so() {
+        let t = table().render(Some(30), vec![Step::Drop(2), Step::Narrow(1, 10)]);
+        let widest = t.lines().take(3).map(|l| l.chars().count()).max().unwrap();
+        assert!(widest > 30, "{t}");
+        assert!(!t.contains("(to fit"), "{t}");
+        let joined = t.replace("\n  ", " ");
+        assert!(
+            joined.contains(&format!(
+                "(cannot fit 30 columns: left out host; shortened; still {widest} wide; --wide \
+                 shows every column whole)"
+            )),
+            "{t}"
+        );
+        // Where it fits, the line says "to fit", and every line of the table does fit.
+        for width in [40, 50, 60, 70] {
+            let t = table().render(Some(width), vec![Step::Drop(2), Step::Narrow(1, 10)]);
+            if t.contains("(to fit") {
+                assert!(t.lines().all(|l| l.chars().count() <= width), "{t}");
+            }
+        }
     }
 
     /// Drives that differ only in capacity or in the options they were made with stay told

@@ -681,8 +681,13 @@ pub fn group_table(
     .render(width, steps);
     let mut notes = String::new();
     // Said of the brackets as the table gives them: whole, or short ([`SHORT_COUNT_NOTE`],
-    // said with the fitted table's own notes).
-    if counted && !text.contains(SHORT_COUNT_NOTE) {
+    // said with the fitted table's own notes, and broken to the width, so never found whole
+    // in the text at 50 columns): the key of the whole form only where a row has one.
+    let long_brackets = text
+        .lines()
+        .take(groups.len() + 1)
+        .any(|l| l.contains(" runs]") || l.contains(" run]"));
+    if counted && long_brackets {
         notes += "[k of n runs]: only k of the group's n runs have that figure\n";
     }
     if hedged {
@@ -817,6 +822,49 @@ mod tests {
         }
         // The fitting's own line stays last.
         assert!(narrow.trim_end().ends_with("whole)"), "{narrow}");
+    }
+
+    /// At 50 columns, where the brackets go short, the table gave two keys for one notation:
+    /// "[k/n]: ..." (broken over two lines) and "[k of n runs]: ...", a form no row had.
+    #[test]
+    fn a_narrow_group_table_keys_only_the_brackets_it_shows() {
+        let u = UnitSystem::Decimal;
+        let g = |name: &str, cache: Vec<f64>, after: Vec<f64>| Group {
+            by: "drive".into(),
+            group: name.into(),
+            workload: Some("randwrite 4K QD32".into()),
+            drives: None,
+            workloads: None,
+            runs: cache.len().max(1),
+            cache_bytes: Spread::of(cache),
+            cache_hedged_runs: 0,
+            after_cache_bytes_per_sec: Spread::of(after),
+            after_heat_runs: 0,
+            after_slower_tier_runs: 0,
+        };
+        let groups = [
+            g(
+                "Crucial P5 1TB (simulated)",
+                vec![100e9, 100e9, 100e9],
+                vec![995e6, 994e6, 1000e6],
+            ),
+            g(
+                "Samsung SSD 960 EVO 250GB (emulated), cache=2GB",
+                vec![1.99e9],
+                vec![],
+            ),
+        ];
+        for width in [50, 60, 80, 100] {
+            let t = group_table(&groups, &GroupBy::Drive, u, Some(width));
+            let rows: Vec<&str> = t.lines().take(groups.len() + 1).collect();
+            let long = rows
+                .iter()
+                .any(|l| l.contains(" run]") || l.contains(" runs]"));
+            let short = rows.iter().any(|l| l.contains("[0/1]"));
+            assert!(long != short, "{t}");
+            assert_eq!(t.contains("[k of n runs]:"), long, "{t}");
+            assert_eq!(t.contains("[k/n]:"), short, "{t}");
+        }
     }
 
     /// At 80 columns `runs --by drive` cut the PM983 and the 960 EVO 250GB both to "Sams…
