@@ -646,7 +646,8 @@ pub fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
-        text.contains("(1 run; 1 run folder exported under") && text.contains(" kB)"),
+        text.contains("(1 run; 1 run folder exported under")
+            && (text.contains(" kB)") || text.contains(" MB)")),
         "{text}"
     );
     let o = html(&lib, false);
