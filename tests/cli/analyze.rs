@@ -267,7 +267,7 @@ pub fn bad_input_exits_2_naming_file_and_line_without_panicking() {
         (
             "timeline.csv",
             "t_s,interval_s,bytes,bytes_total,bytes_per_sec\n1,1,1,1,1\n0.5,1,1,2,1\n",
-            "timeline.csv:3: time does not increase",
+            "timeline.csv:3: time goes backwards",
         ),
     ];
     for (name, text, want) in cases {

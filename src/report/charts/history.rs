@@ -410,7 +410,16 @@ fn history_chart(
         };
         let reasons = [
             ("hidden by the link to the drive", count(0)),
-            ("drop not confirmed", count(1)),
+            // On the rate chart such a run has a level after the drop, which `runs` gives
+            // marked "(unconfirmed)": no rate after a cache, and left out as unconfirmed.
+            (
+                if cache_chart {
+                    "drop not confirmed"
+                } else {
+                    "rate unconfirmed"
+                },
+                count(1),
+            ),
             ("no cliff", count(2)),
             ("too short to judge", count(3)),
         ];
@@ -545,6 +554,10 @@ fn history_chart(
         .iter()
         .filter(|p| x_of(p).is_some() && y_of(p).is_some())
         .max_by(|a, b| a.date.cmp(&b.date).then(a.id.cmp(&b.id)));
+    // The drive's latest run, whether or not it has a value here.
+    let newest = pts
+        .iter()
+        .max_by(|a, b| a.date.cmp(&b.date).then(a.id.cmp(&b.id)));
     let subtitle = match (latest, latest.and_then(y_of)) {
         (Some(p), Some(y)) => {
             let text = p
@@ -564,14 +577,21 @@ fn history_chart(
                 .as_deref()
                 .map(|s| format!(", {s}"))
                 .unwrap_or_default();
-            format!("latest run (run {}{series}): {text}", p.id)
+            // Where later runs have no value here, the run named is the latest of those
+            // that have one, and said to be.
+            let which = if newest.map(|n| n.id) == Some(p.id) {
+                "latest run"
+            } else {
+                match kind {
+                    ChartKind::HistoryCacheDate => "latest run with a size",
+                    ChartKind::HistoryRateDate => "latest run with a rate",
+                    _ => "latest run charted",
+                }
+            };
+            format!("{which} (run {}{series}): {text}", p.id)
         }
         // No run has a value: the latest run's own finding says why.
-        _ => match pts
-            .iter()
-            .max_by(|a, b| a.date.cmp(&b.date).then(a.id.cmp(&b.id)))
-            .and_then(|p| p.findings.as_ref().map(|f| (p.id, f)))
-        {
+        _ => match newest.and_then(|p| p.findings.as_ref().map(|f| (p.id, f))) {
             Some((id, f)) => {
                 let why = match &f.cache {
                     crate::detect::findings::Cache::HiddenByLink { link } => {
@@ -771,13 +791,93 @@ mod tests {
         let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
         let rate = &charts[1].footer[0];
         assert!(
-            rate.contains("(2 have no value here: 1 drop not confirmed, 1 too short to judge)"),
+            rate.contains("(2 have no value here: 1 rate unconfirmed, 1 too short to judge)"),
             "{rate}"
         );
         let cache = &charts[0].footer[0];
         assert!(
             cache.contains("(2 have no value here: all drop not confirmed)"),
             "{cache}"
+        );
+    }
+
+    /// Runs 3 and 4, later than run 2 but with a drop inside the first sample not confirmed,
+    /// left run 2 named "latest run" on the subtitles; and the rate chart said they had no
+    /// value "drop not confirmed" where `runs` gives their level "993 MB/s (unconfirmed)".
+    #[test]
+    fn the_subtitle_names_the_latest_run_with_a_value_as_such() {
+        use crate::detect::findings::{Cache, Findings};
+        let unconfirmed = |id: i64| {
+            let mut p = point(id, id as f64, 9e10);
+            p.cache = None;
+            p.after_bytes_per_sec = None;
+            p.date = format!("2026-12-0{id}T10:00:00Z");
+            p.findings = Some(Findings {
+                cache: Cache::Unconfirmed(crate::detect::UnconfirmedDrop {
+                    at: crate::detect::DropWhere::FirstSample,
+                    t_s: 0.0,
+                    t_high_s: 90.0,
+                    bytes_low: 50_900_000_000,
+                    bytes_high: 141_000_000_000,
+                    before_bytes_per_sec: 1.558e9,
+                    after_bytes_per_sec: 9.93e8,
+                    after_is_floor: false,
+                    after_s: 720.0,
+                    interval_s: 90.0,
+                }),
+                in_cache_bytes_per_sec: None,
+                level_bytes_per_sec: None,
+                steps: vec![],
+                after: None,
+                phase_names: vec![],
+                cliffs_asked: None,
+                link_limited: None,
+                thermal_throttling: vec![],
+                slower_tier_may_follow: false,
+                first_sample_hides: None,
+            });
+            p
+        };
+        let mut second = point(2, 1.0, 6e10);
+        second.date = "2026-12-02T10:00:00Z".into();
+        let mut first = point(1, 0.0, 5e10);
+        first.date = "2026-12-01T10:00:00Z".into();
+        let pts = [first, second, unconfirmed(3), unconfirmed(4)];
+        let o = ReportOptions::default();
+        let charts = history_charts("drive", "2026-12-01", &pts, &o);
+        assert!(
+            charts[0]
+                .subtitle
+                .starts_with("latest run with a size (run 2): "),
+            "{}",
+            charts[0].subtitle
+        );
+        assert!(
+            charts[1]
+                .subtitle
+                .starts_with("latest run with a rate (run 2): "),
+            "{}",
+            charts[1].subtitle
+        );
+        let rate = &charts[1].footer[0];
+        assert!(
+            rate.contains("(2 have no value here: all rate unconfirmed)"),
+            "{rate}"
+        );
+        // `runs` gives the same runs' level as unconfirmed, never as no value.
+        let cell = pts[3]
+            .findings
+            .as_ref()
+            .unwrap()
+            .after_cell(o.units)
+            .unwrap();
+        assert!(cell.ends_with("(unconfirmed)"), "{cell}");
+        // Where the latest run has a value, it is the latest run.
+        let charts = history_charts("drive", "2026-12-01", &pts[..2], &o);
+        assert!(
+            charts[0].subtitle.starts_with("latest run (run 2): "),
+            "{}",
+            charts[0].subtitle
         );
     }
 

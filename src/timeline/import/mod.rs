@@ -366,11 +366,11 @@ fn parse_whole(
         Format::Own => {
             own_units("a slccache timeline", notes);
             let samples = read_slccache_csv(text, name)?;
-            for (i, pair) in samples.windows(2).enumerate() {
-                if let Some(e) = own_row_error(&pair[1], pair[0].t_s, name, i + 3) {
-                    return Err(e);
-                }
+            let mut rows = own::OwnRows::default();
+            for (i, s) in samples.iter().enumerate() {
+                rows.row(s, name, i + 2)?;
             }
+            rows.finish()?;
             let t = Timeline {
                 samples,
                 meta: RunMeta::default(),
@@ -509,12 +509,26 @@ mod tests {
         lines[10] = "11.0,1.0,x,1,1.0,,,,,,,,";
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
         assert_eq!(e.line, Some(11));
-        // Two rows swapped: the first of them no longer starts where the row before ended.
+        // Two rows swapped: said as time going backwards at the second of them, not as the
+        // gap the first leaves ("1 s of the run have no row (rows removed?)").
         let mut lines: Vec<&str> = text.lines().collect();
         lines.swap(5, 6);
         let e = check(&(lines.join("\n") + "\n")).unwrap_err();
-        assert!(e.to_string().contains("a gap in time"), "{e}");
-        assert_eq!(e.line, Some(6));
+        assert!(
+            e.to_string().contains("time goes backwards")
+                && e.to_string().contains("out of order")
+                && !e.to_string().contains("a gap in time"),
+            "{e}"
+        );
+        assert_eq!(e.line, Some(7));
+        // A row removed: a gap in time, also before the last row.
+        for at in [5, 49] {
+            let mut lines: Vec<&str> = text.lines().collect();
+            lines.remove(at);
+            let e = check(&(lines.join("\n") + "\n")).unwrap_err();
+            assert!(e.to_string().contains("a gap in time"), "{e}");
+            assert_eq!(e.line, Some(at + 1));
+        }
         // A row repeated: time does not increase.
         let mut lines: Vec<&str> = text.lines().collect();
         lines[6] = lines[5];

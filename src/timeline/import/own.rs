@@ -40,14 +40,11 @@ pub(super) fn stream_own_timeline(
             flags.join(" and ")
         ));
     }
-    let mut prev_t: Option<f64> = None;
+    let mut rows = OwnRows::default();
     let mut any_bytes = false;
     let read = read_slccache_rows(std::io::Cursor::new(head).chain(r), name, |s, line| {
-        if let Some(e) = prev_t.and_then(|p| own_row_error(&s, p, name, line)) {
-            return Err(e);
-        }
+        rows.row(&s, name, line)?;
         check_sample(kept.pushed() as usize, &s, name)?;
-        prev_t = Some(s.t_s);
         any_bytes |= s.bytes > 0 || s.read.as_ref().is_some_and(|r| r.bytes > 0);
         kept.push(&s);
         Ok(())
@@ -65,6 +62,9 @@ pub(super) fn stream_own_timeline(
             _ => return Some(Err(e)),
         }
     }
+    if let Err(e) = rows.finish() {
+        return Some(Err(e));
+    }
     if kept.pushed() < 1 {
         return Some(Err(super::checks::too_few(name, 0)));
     }
@@ -74,43 +74,87 @@ pub(super) fn stream_own_timeline(
     Some(Ok((kept.into_timeline(RunMeta::default()), notes)))
 }
 
-/// What is wrong with row `line` of slccache's own timeline (sample `s`) after a row that
-/// ended at `prev` s: its time does not increase, or it does not start where that row ended
-/// (`t_s - interval_s`, within the file's six decimals): rows were removed, or the file was
-/// put together from parts. slccache writes every interval, so nothing is made up for a hole.
-pub(super) fn own_row_error(s: &Sample, prev: f64, name: &str, line: usize) -> Option<ImportError> {
-    if s.t_s <= prev {
-        return Some(ImportError::at(
-            name,
-            line,
-            format!("time does not increase: t_s {} after {prev}", s.t_s),
-        ));
-    }
-    let start = s.t_s - s.interval_s;
-    let tol = 1e-5 + 0.01 * s.interval_s;
-    if (start - prev).abs() > tol {
-        let what = if start > prev {
-            format!(
-                "{} s of the run have no row (rows removed?)",
-                round_s(start - prev)
-            )
-        } else {
-            format!("it overlaps the row before by {} s", round_s(prev - start))
+/// The check of slccache's own timeline's rows, one after another: each row's time
+/// increases, and each starts where the row before ended (`t_s - interval_s`, within the
+/// file's six decimals). slccache writes every interval, so nothing is made up for a hole. A
+/// row that leaves a gap is judged at the next row: where that row goes back in time, the
+/// rows are out of order (two swapped leave a gap before the second), which is the fault
+/// named; else the gap is.
+#[derive(Default)]
+pub(super) struct OwnRows {
+    /// The row before: its `t_s` and line.
+    prev: Option<(f64, usize)>,
+    /// A gap found at the row before, said unless this row shows the rows out of order.
+    gap: Option<ImportError>,
+}
+
+impl OwnRows {
+    /// Row `line` (sample `s`): an error where the rows so far are not as slccache writes them.
+    pub(super) fn row(&mut self, s: &Sample, name: &str, line: usize) -> Result<(), ImportError> {
+        let Some((prev, prev_line)) = self.prev.replace((s.t_s, line)) else {
+            return Ok(());
         };
-        return Some(ImportError::at(
-            name,
-            line,
-            format!(
-                "a gap in time: this row starts at {} s (t_s {} less interval_s {}), but the \
-                 row before ends at {} s: {what}; give the timeline.csv as slccache wrote it",
-                round_s(start),
-                s.t_s,
-                s.interval_s,
-                round_s(prev)
-            ),
-        ));
+        if s.t_s < prev {
+            return Err(ImportError::at(
+                name,
+                line,
+                format!(
+                    "time goes backwards: t_s {} after t_s {prev} on line {prev_line}: the rows \
+                     are out of order; give the timeline.csv as slccache wrote it",
+                    s.t_s
+                ),
+            ));
+        }
+        if s.t_s == prev {
+            return Err(ImportError::at(
+                name,
+                line,
+                format!(
+                    "time does not increase: t_s {} after {prev} (a row repeated?)",
+                    s.t_s
+                ),
+            ));
+        }
+        if let Some(e) = self.gap.take() {
+            return Err(e);
+        }
+        let start = s.t_s - s.interval_s;
+        let tol = 1e-5 + 0.01 * s.interval_s;
+        if (start - prev).abs() > tol {
+            let what = if start > prev {
+                format!(
+                    "{} s of the run have no row (rows removed?)",
+                    round_s(start - prev)
+                )
+            } else {
+                format!("it overlaps the row before by {} s", round_s(prev - start))
+            };
+            let e = ImportError::at(
+                name,
+                line,
+                format!(
+                    "a gap in time: this row starts at {} s (t_s {} less interval_s {}), but \
+                     the row before ends at {} s: {what}; give the timeline.csv as slccache \
+                     wrote it",
+                    round_s(start),
+                    s.t_s,
+                    s.interval_s,
+                    round_s(prev)
+                ),
+            );
+            if start > prev {
+                self.gap = Some(e);
+            } else {
+                return Err(e);
+            }
+        }
+        Ok(())
     }
-    None
+
+    /// The end of the rows: a gap before the last row is an error.
+    pub(super) fn finish(&mut self) -> Result<(), ImportError> {
+        self.gap.take().map_or(Ok(()), Err)
+    }
 }
 
 /// The number of the last line of `path` when the file does not end with a newline.
