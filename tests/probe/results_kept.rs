@@ -287,7 +287,7 @@ pub fn a_full_output_disk_leaves_no_truncated_file() {
     let e = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{e}");
     assert!(
-        e.contains("complete there") || e.contains("none of this run"),
+        e.contains("complete there") || e.contains("no report, chart or summary there is complete"),
         "{e}"
     );
     let stdout = String::from_utf8_lossy(&o.stdout);

@@ -71,8 +71,11 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<()> {
                 .filter(|p| p.parent() == Some(dir))
                 .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .collect();
+            // The data files (a timeline, bursts, a sweep's points) are written as the run
+            // goes, not here: what is said of them is `kept_data`'s, so "none of this run's
+            // outputs" (beside "the timeline.csv holds every finished interval") is not said.
             let complete = if done.is_empty() {
-                "none of this run's outputs there is complete".to_string()
+                "no report, chart or summary there is complete".to_string()
             } else {
                 format!("complete there: {}", done.join(", "))
             };
@@ -120,6 +123,13 @@ mod tests {
         std::fs::write(d.path().join("timeline.csv"), "t_s\n").unwrap();
         let run = format!("{:#}", write_file(&p, "x").unwrap_err());
         assert!(run.contains("timeline.csv holds"), "{run}");
+        // It said "none of this run's outputs there is complete" beside the timeline it
+        // said was kept.
+        assert!(
+            run.contains("(no report, chart or summary there is complete; the timeline.csv")
+                && !run.contains("none of"),
+            "{run}"
+        );
         let export = {
             let _e = exporting();
             format!("{:#}", write_file(&p, "x").unwrap_err())
