@@ -389,6 +389,7 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     mark_heat(&mut a, &t.samples, &cols);
     let dips = warnings::short_dips(&a, &t.samples, units);
     a.warnings.extend(dips);
+    a.warnings.extend(warnings::spikes(&t.samples, units));
     a
 }
 

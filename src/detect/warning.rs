@@ -81,6 +81,12 @@ pub enum WarningKind {
         /// They are stalls (to nearly nothing), not dips.
         stalled: bool,
     },
+    /// Samples ten times faster than both samples beside them and than the run's median: no
+    /// drive writes like that for one sample (a broken row, or a clock that stalled).
+    Spikes {
+        /// The first one's end, seconds.
+        t_s: f64,
+    },
     /// The cache came back while writing.
     CacheBack {
         /// When, seconds.
@@ -161,6 +167,7 @@ impl Warning {
                 | WarningKind::Slowdown { .. }
                 | WarningKind::Stall { .. }
                 | WarningKind::ShortDips { .. }
+                | WarningKind::Spikes { .. }
                 | WarningKind::ShortOfDuration
         )
     }

@@ -715,6 +715,64 @@ pub(super) fn short_dips(a: &Analysis, samples: &[Sample], units: UnitSystem) ->
     out
 }
 
+/// How many times faster than both samples beside it, and than the run's median, a sample
+/// must be to be a spike ([`spikes`]).
+const SPIKE_RATIO: f64 = 10.0;
+
+/// Samples with a sample on either side that read [`SPIKE_RATIO`] times both of them and the
+/// run's median: one warning naming them, since each is counted in the rate of the stretch it
+/// lies in (one row of 900 GB/s among rows of 500 MB/s made a level of 22988 MB/s).
+pub(super) fn spikes(samples: &[Sample], units: UnitSystem) -> Option<Warning> {
+    if samples.len() < 3 {
+        return None;
+    }
+    let rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
+    let med = median(&rates);
+    let found: Vec<usize> = (1..samples.len() - 1)
+        .filter(|&i| {
+            let r = rates[i];
+            r > SPIKE_RATIO * rates[i - 1].max(rates[i + 1]) && r > SPIKE_RATIO * med
+        })
+        .collect();
+    let &first = found.first()?;
+    let mut parts: Vec<String> = found
+        .iter()
+        .take(3)
+        .map(|&i| {
+            format!(
+                "{} at {:.1} s ({:.0}x the samples beside it)",
+                format_rate(rates[i], units),
+                samples[i].t_s,
+                rates[i] / rates[i - 1].max(rates[i + 1]).max(1.0)
+            )
+        })
+        .collect();
+    if found.len() > 3 {
+        parts.push(format!("and {} more", found.len() - 3));
+    }
+    let (what, it) = if found.len() == 1 {
+        (
+            "a sample reads",
+            "it is counted in the rate of the stretch it lies in",
+        )
+    } else {
+        (
+            "samples read",
+            "they are counted in the rates of the stretches they lie in",
+        )
+    };
+    Some(Warning::new(
+        WarningKind::Spikes {
+            t_s: samples[first].t_s,
+        },
+        format!(
+            "{what} {}: no drive writes that much faster for one sample; a broken row, or a \
+             clock that stalled? {it}, so check the input",
+            parts.join(", ")
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -744,3 +744,35 @@ fn a_stall_to_the_end_is_named_a_stall_on_every_output() {
         "{card:?}"
     );
 }
+
+/// One row of 900000 MB/s among rows of 500 MB/s after a 2000 MB/s cache: accepted with no
+/// word, it made the level after the cliff 22988 MB/s, a rate no row holds. It is named now.
+#[test]
+fn a_one_row_spike_is_named() {
+    let a = analyze(&piecewise(
+        &[(20.0, 2e9), (9.0, 5e8), (1.0, 9e11), (30.0, 5e8)],
+        1.0,
+    ));
+    let w: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::Spikes { .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        w.len() == 1
+            && w[0]
+                .starts_with("a sample reads 900000 MB/s at 30.0 s (1800x the samples beside it)"),
+        "{:?}",
+        a.warnings
+    );
+    // A step up that lasts (a cache come back) is no spike.
+    let b = analyze(&piecewise(&[(20.0, 5e8), (20.0, 6e9), (20.0, 5e8)], 1.0));
+    assert!(
+        !b.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Spikes { .. })),
+        "{:?}",
+        b.warnings
+    );
+}
