@@ -607,10 +607,15 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         let (p, q) = (segs[j - 1], segs[j]);
         let c = q.start;
         let mut lo = c.saturating_sub(reach).max(p.start);
+        let mut hi = (c + reach).min(q.end);
         if heat_starts.contains(&c) {
             lo = lo.max(c);
+            // ... and in that sample: its rate fell below the level, which is why the stretch
+            // starts there (`simulate p5-1tb --interval 90s --seed 1` placed the heat of a
+            // 617 MB/s sample at 743.3 s, in the next one, where no counter rose, and the heat
+            // was no stretch).
+            hi = hi.min(c + 1).max(lo + 1);
         }
-        let hi = (c + reach).min(q.end);
         let mut a_range = if lo >= p.start + 3 {
             lo.saturating_sub(level_len).max(p.start)..lo
         } else {
