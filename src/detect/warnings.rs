@@ -583,6 +583,8 @@ const STALLED_SHARE: f64 = 0.01;
 const DIP_SHARE: f64 = 1.0 / 1.4;
 /// The shortest stall named, seconds.
 const MIN_STALL_S: f64 = 1.0;
+/// Most samples a phase's level is read from in [`short_dips`].
+const LEVEL_SAMPLES: usize = 4096;
 
 /// Stalls and long dips the clean-up took into the level around them (a stretch shorter than
 /// twice the longest GC dip between two equal levels is no phase): each is a run of whole
@@ -592,7 +594,12 @@ const MIN_STALL_S: f64 = 1.0;
 /// [`STALLED_SHARE`] of it for [`MIN_STALL_S`] or more. Stretches of heat, of a slowdown told
 /// apart, or of a run with recurring dips (its own warning) are left to their warnings. One
 /// warning for the stalls and one for the dips; none when there are none.
-pub(super) fn short_dips(a: &Analysis, samples: &[Sample], units: UnitSystem) -> Vec<Warning> {
+pub(super) fn short_dips(
+    a: &Analysis,
+    samples: &[Sample],
+    rate: &[f64],
+    units: UnitSystem,
+) -> Vec<Warning> {
     let n = samples.len();
     if n < 4 || a.periodic.is_some() {
         return vec![];
@@ -616,19 +623,23 @@ pub(super) fn short_dips(a: &Analysis, samples: &[Sample], units: UnitSystem) ->
         if to < from + 4 {
             continue;
         }
-        let rates: Vec<f64> = samples[from..to].iter().map(|s| s.bytes_per_sec).collect();
+        // The level: the median of at most LEVEL_SAMPLES samples spread evenly over the phase
+        // (every one in a phase that short), since at 1M samples a copy and a selection of
+        // them all cost an eighth of the whole analysis.
+        let step = (to - from).div_ceil(LEVEL_SAMPLES).max(1);
+        let rates: Vec<f64> = rate[from..to].iter().step_by(step).copied().collect();
         let level = median(&rates);
         if level <= 0.0 {
             continue;
         }
         let mut i = from;
         while i < to {
-            if samples[i].bytes_per_sec >= DIP_SHARE * level {
+            if rate[i] >= DIP_SHARE * level {
                 i += 1;
                 continue;
             }
             let j = (i..to)
-                .find(|&j| samples[j].bytes_per_sec >= DIP_SHARE * level)
+                .find(|&j| rate[j] >= DIP_SHARE * level)
                 .unwrap_or(to);
             let (t0, t1) = (samples[i].t_start_s(), samples[j - 1].t_s);
             let d = t1 - t0;
@@ -722,17 +733,25 @@ const SPIKE_RATIO: f64 = 10.0;
 /// Samples with a sample on either side that read [`SPIKE_RATIO`] times both of them and the
 /// run's median: one warning naming them, since each is counted in the rate of the stretch it
 /// lies in (one row of 900 GB/s among rows of 500 MB/s made a level of 22988 MB/s).
-pub(super) fn spikes(samples: &[Sample], units: UnitSystem) -> Option<Warning> {
+pub(super) fn spikes(samples: &[Sample], rate: &[f64], units: UnitSystem) -> Option<Warning> {
     if samples.len() < 3 {
         return None;
     }
-    let rates: Vec<f64> = samples.iter().map(|s| s.bytes_per_sec).collect();
-    let med = median(&rates);
-    let found: Vec<usize> = (1..samples.len() - 1)
-        .filter(|&i| {
-            let r = rates[i];
-            r > SPIKE_RATIO * rates[i - 1].max(rates[i + 1]) && r > SPIKE_RATIO * med
-        })
+    let rate = |i: usize| rate[i];
+    let beside = |i: usize| rate(i - 1).max(rate(i + 1));
+    let above: Vec<usize> = (1..samples.len() - 1)
+        .filter(|&i| rate(i) > SPIKE_RATIO * beside(i))
+        .collect();
+    // The run's median only where a sample stands out from its neighbours (rarely).
+    if above.is_empty() {
+        return None;
+    }
+    let step = samples.len().div_ceil(LEVEL_SAMPLES).max(1);
+    let all: Vec<f64> = (0..samples.len()).step_by(step).map(rate).collect();
+    let med = median(&all);
+    let found: Vec<usize> = above
+        .into_iter()
+        .filter(|&i| rate(i) > SPIKE_RATIO * med)
         .collect();
     let &first = found.first()?;
     let mut parts: Vec<String> = found
@@ -741,9 +760,9 @@ pub(super) fn spikes(samples: &[Sample], units: UnitSystem) -> Option<Warning> {
         .map(|&i| {
             format!(
                 "{} at {:.1} s ({:.0}x the samples beside it)",
-                format_rate(rates[i], units),
+                format_rate(rate(i), units),
                 samples[i].t_s,
-                rates[i] / rates[i - 1].max(rates[i + 1]).max(1.0)
+                rate(i) / beside(i).max(1.0)
             )
         })
         .collect();
