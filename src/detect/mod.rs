@@ -290,6 +290,16 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     {
         a.warnings.push(w);
     }
+    // A drop inside the first sample bounds all the tiers that ran out in it together, not
+    // the cache the run's other figures speak of (its first tier): fx700 at 4 min samples
+    // bounded "443 GB to 474 GB" where a 54 GB first tier had run out in that sample. Its
+    // bounds are the drop's, and no bound "the cache is at least" is given beside them.
+    if a.unconfirmed_drop
+        .as_ref()
+        .is_some_and(|d| d.at == DropWhere::FirstSample)
+    {
+        a.cache_lower_bound_bytes = None;
+    }
     // A phase in heat is of its own kind, as every output names it; last, so that nothing
     // above took it for a tier.
     let heat: Vec<bool> = a.phases.iter().map(|p| is_throttled(&a, p)).collect();
@@ -1508,7 +1518,12 @@ fn cliff_in_first_sample_is_a_drop(
     if !(high > low && low > 0.0) {
         return;
     }
-    let (bound, text, drop) = warnings::first_sample_drop(samples, high, low, units);
+    let (bound, text, mut drop) = warnings::first_sample_drop(samples, high, low, units);
+    // The level after the drop was read off the stretch after the cliff, up to the next
+    // change (a later cliff, or heat), and seen for as long as that lasts.
+    if let Some(next) = out.phases.iter().find(|p| p.start_s >= c.t_s - 1e-9) {
+        drop.after_s = next.end_s - samples[0].t_s;
+    }
     out.cliffs.remove(0);
     out.cache_estimate = None;
     out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);

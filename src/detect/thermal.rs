@@ -281,13 +281,18 @@ pub(super) fn first_sample_drop_outside_heat(
         .map(|s| s.bytes as f64 / s.interval_s)
         .collect();
     let (high, level) = first_above_level(samples, &rates)?;
-    Some(super::warnings::first_sample_drop_over(
-        samples,
-        high,
-        level,
-        rates.is_empty(),
-        units,
-    ))
+    let (bound, text, mut drop) =
+        super::warnings::first_sample_drop_over(samples, high, level, rates.is_empty(), units);
+    if rates.len() >= 2 {
+        // The level was read off the samples outside the heat, not off all after the first:
+        // it was seen for as long as they last (p5-1tb at 90 s samples gave "after_s" 1046 s
+        // beside a level read off 270 s of them).
+        drop.after_s = (1..samples.len())
+            .filter(|&m| !windows.iter().any(|&(i, k)| (i..k).contains(&m)))
+            .map(|m| samples[m].interval_s.max(0.0))
+            .sum();
+    }
+    Some((bound, text, drop))
 }
 
 /// The first sample's rate and the level it stands above, where it does by a step and holds

@@ -88,7 +88,10 @@ pub struct Analysis {
     pub cliffs: Vec<Cliff>,
     /// The cache size, or `None` when no cliff was seen.
     pub cache_estimate: Option<CacheEstimate>,
-    /// When no cliff was seen: the cache is at least this many bytes (all that was written).
+    /// When no cliff was seen: the cache is at least this many bytes (all that was written,
+    /// or what was written before a drop too short to confirm). `None` beside a drop inside
+    /// the first sample: its bounds ([`Analysis::unconfirmed_drop`]) hold for all the tiers
+    /// that ran out in that sample together, and the first of them may be smaller.
     pub cache_lower_bound_bytes: Option<u64>,
     /// The phases of the run, in time order.
     pub phases: Vec<Phase>,

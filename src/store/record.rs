@@ -132,12 +132,20 @@ impl Fields {
                     low_bytes,
                     high_bytes,
                 } => (i(bytes), i(low_bytes), i(high_bytes)),
+                // A drop inside the first sample: its range, and no size.
+                Cache::Unconfirmed(ref d) if d.at == crate::detect::DropWhere::FirstSample => {
+                    (None, i(d.bytes_low), i(d.bytes_high))
+                }
                 _ => (None, None, None),
             };
             f.cache_lower_bound_bytes = match &x.cache {
                 Cache::AtLeast { bytes, .. } => i(*bytes),
                 Cache::NoneOverWholeDrive { capacity_bytes } => i(*capacity_bytes),
-                Cache::Unconfirmed(d) => i(d.bytes_low),
+                // A drop inside the first sample bounds every tier that ran out in it
+                // together, not the cache ([`crate::detect::Analysis::cache_lower_bound_bytes`]).
+                Cache::Unconfirmed(d) if d.at != crate::detect::DropWhere::FirstSample => {
+                    i(d.bytes_low)
+                }
                 _ => None,
             };
             f.in_rate = x.in_cache_bytes_per_sec;

@@ -42,6 +42,17 @@ fn check_invariants(a: &Analysis, what: &str) {
             assert!(lb <= a.bytes_total, "{what}: {lb} > {}", a.bytes_total);
             assert!(!a.warnings.is_empty(), "{what}: no warning without a cliff");
         }
+        // A drop inside the first sample gives its own bounds (on every tier that ran out in
+        // that sample together), and no bound on the cache beside them.
+        (None, None)
+            if a.unconfirmed_drop
+                .as_ref()
+                .is_some_and(|d| d.at == slccache::detect::DropWhere::FirstSample) =>
+        {
+            let d = a.unconfirmed_drop.as_ref().unwrap();
+            assert!(d.bytes_low <= d.bytes_high, "{what}: {d:?}");
+            assert!(!a.warnings.is_empty(), "{what}: no warning of the drop");
+        }
         // Too few samples to see a cliff bound no cache either, and say so.
         (None, None) => {
             assert!(a.cliffs.is_empty(), "{what}");
@@ -203,8 +214,10 @@ fn a_cache_that_ends_inside_the_first_sample_is_not_hidden_behind_a_lower_bound(
     // is never seen, so no cliff; but "at least everything written" would be wrong.
     let (a, truth) = emulated_960evo("1GB", "1s", "20s");
     assert!(a.cliffs.is_empty(), "{a:#?}");
-    let lb = a.cache_lower_bound_bytes.unwrap();
+    // The drop's bounds, and no bound on the cache beside them.
+    let lb = a.unconfirmed_drop.as_ref().unwrap().bytes_low;
     assert!(lb <= truth, "lower bound {lb} above the true cache {truth}");
+    assert_eq!(a.cache_lower_bound_bytes, None);
     assert!(
         a.warnings.iter().any(|w| w.text.contains("first sample")),
         "{:?}",
@@ -238,9 +251,10 @@ fn a_cache_inside_a_first_sample_of_minutes_is_no_drive_without_a_cache() {
         let truth = sim.truth.cache_bytes;
         drop_holds(&a, truth, interval);
         assert!(
-            a.cache_lower_bound_bytes.unwrap() <= truth,
+            a.unconfirmed_drop.as_ref().unwrap().bytes_low <= truth,
             "{interval}: {a:#?}"
         );
+        assert_eq!(a.cache_lower_bound_bytes, None, "{interval}");
     }
     // A first sample of one second a little above the rest is still a start-up burst.
     let (a, _) = emulated_960evo("20GB", "1s", "8s");
@@ -1249,4 +1263,35 @@ fn heat_right_after_a_stretch_of_heat_is_a_stretch_of_its_own() {
         "{:#?}",
         a.phases
     );
+}
+
+/// p5-1tb at 90 s samples: a drop inside the first sample, with the level after it read off
+/// the samples before the heat (or outside it), gave `after_s` 1045 s and 1046 s, to the end
+/// of the run, beside a rate read off 270 s to 360 s of samples; and a bound "the cache is at
+/// least 50.9 GB" beside a headline that says a faster first tier may have run out in that
+/// sample, smaller. The level is seen for as long as it was read over, and the drop's bounds
+/// are the only ones given.
+#[test]
+fn a_drop_in_the_first_sample_gives_the_level_after_it_for_as_long_as_it_was_read() {
+    for (name, text) in [
+        (
+            "90s after a stretch",
+            include_str!("../data/thermal-coarse/p5-1tb-90s-heat-after-a-stretch.csv"),
+        ),
+        (
+            "90s between heat",
+            include_str!("../data/thermal-coarse/p5-1tb-90s-drop-between-heat.csv"),
+        ),
+    ] {
+        let a = thermal_coarse(name, text);
+        let d = a
+            .unconfirmed_drop
+            .as_ref()
+            .expect("a drop in the first sample");
+        assert_eq!(d.at, slccache::detect::DropWhere::FirstSample, "{name}");
+        // Heat began by 450 s in both: the level before it was seen for at most 360 s.
+        assert!(d.after_s <= 360.0 + 1e-6, "{name}: {d:?}");
+        assert!(d.after_s >= 270.0 - 1e-6, "{name}: {d:?}");
+        assert_eq!(a.cache_lower_bound_bytes, None, "{name}");
+    }
 }
