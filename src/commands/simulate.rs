@@ -307,7 +307,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             ..Default::default()
         })?),
         run: t.meta.clone(),
-        totals: Totals::of(t, sim.writes),
+        totals: Totals::of(t, sim.writes + sim.reads),
         interrupted,
         error: None,
         analysis: analysis.clone(),

@@ -872,3 +872,42 @@ fn the_after_cache_definition_gives_the_shortest_stretch_of_the_run_s_sampling()
     let mixed = compare("mixed", [&coarse, &fine]);
     assert!(mixed.contains(any), "{mixed}");
 }
+
+/// `simulate` passed its writes alone where its writes and reads together were asked for:
+/// a 50/50 mix gave `writes` 0 beside 2.44 million reads, and a read-only run `reads` 0
+/// beside 250 GB read. Each count is its own bytes over the block size.
+#[test]
+fn the_summary_counts_writes_and_reads_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (pattern, max) in [("randrw", "2GB"), ("seqread", "2GB"), ("seqwrite", "2GB")] {
+        let dir = tmp.path().join(pattern);
+        slccache()
+            .args([
+                "simulate",
+                "960evo-250g",
+                "--seed",
+                "1",
+                "--pattern",
+                pattern,
+            ])
+            .args(["--max-bytes", max, "--no-record", "--out"])
+            .arg(&dir)
+            .assert()
+            .success();
+        let s = json(&dir.join("summary.json"));
+        let t = &s["totals"];
+        let bs = s["run"]["workload"]["block_size"].as_f64().unwrap();
+        for (count, bytes) in [("writes", "bytes"), ("reads", "read_bytes")] {
+            let expected = t[bytes].as_f64().unwrap() / bs;
+            let got = t[count].as_f64().unwrap();
+            assert!(
+                (got - expected).abs() <= 1.0 + 1e-6 * expected,
+                "{pattern}: {count} {got}, {bytes} / block size {expected}: {t}"
+            );
+        }
+        assert!(
+            t["writes"].as_u64().unwrap() + t["reads"].as_u64().unwrap() > 0,
+            "{pattern}"
+        );
+    }
+}
