@@ -34,7 +34,8 @@ pub struct AfterCache {
     /// sample wholly after the last cliff (the one the cliff falls in holds both levels), or
     /// the cliff's time where fewer than two samples follow it.
     pub from_s: f64,
-    /// End of the stretch (the end of the run), seconds.
+    /// End of the stretch, seconds: the end of the run, or where a stall that lasts to the end
+    /// began (the end of the last sample before it: a stall is no level of the drive).
     pub to_s: f64,
     /// Bytes written in the stretch.
     pub bytes: u64,
@@ -146,24 +147,46 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         return None;
     }
     let last = a.cliffs.last()?;
-    let to_s = t.samples.last()?.t_s;
+    // A stall that lasts to the end of the run is no level of the drive: the stretch ends
+    // where it begins, at the end of the last sample before it (`analyze` of 500 MB/s rows
+    // and then 0 MB/s ones to the end gave "not steady: 0.00 MB/s to 500 MB/s" beside a
+    // warning that the stall is not the drive's sustained speed).
+    let stall_from = a
+        .phases
+        .last()
+        .filter(|p| p.stall && p.start_s > last.t_s)
+        .map(|p| p.start_s);
+    let end = match stall_from {
+        // The stall's start is refined inside its first sample: a sample that ends within a
+        // thousandth of its length of that start ends there.
+        Some(at) => t
+            .samples
+            .partition_point(|s| s.t_s <= at + 1e-3 * s.interval_s.max(0.0)),
+        None => t.samples.len(),
+    };
+    let to_s = t.samples[..end].last()?.t_s;
     // The samples wholly after the cliff: the one it falls in mixes the two levels.
-    let first = t
-        .samples
+    let first = t.samples[..end]
         .iter()
         .position(|s| s.t_start_s() >= last.t_s)
-        .unwrap_or(t.samples.len());
-    let after = &t.samples[first..];
+        .unwrap_or(end);
+    let after = &t.samples[first..end];
     // The stretch is of those whole samples where there are two or more, as a phase's level
     // is (so that "after the cache" and the level of the phase after the cliff are one
     // figure); else from the cliff's estimated place.
     let (from_s, bytes) = match after {
-        [s0, _, ..] => (
+        [s0, .., s1] => (
             s0.t_start_s(),
-            t.bytes_total()
+            s1.bytes_total
                 .saturating_sub(s0.bytes_total.saturating_sub(s0.bytes)),
         ),
-        _ => (last.t_s, t.bytes_total().saturating_sub(last.bytes_written)),
+        _ => (
+            last.t_s,
+            t.samples[..end]
+                .last()
+                .map_or(0, |s| s.bytes_total)
+                .saturating_sub(last.bytes_written),
+        ),
     };
     let dt = to_s - from_s;
     if bytes == 0 || dt <= 0.0 {

@@ -776,3 +776,22 @@ fn a_one_row_spike_is_named() {
         b.warnings
     );
 }
+
+/// 500 MB/s after a cache for 30 s, then 0 MB/s to the end for 20 s: "after the cache" was
+/// "not steady: 0.00 MB/s to 500 MB/s" over rounds two of which were the stall, beside a
+/// warning that the stall is no level of the drive. The stretch after the cache ends where
+/// the stall begins, and its rate is the level's.
+#[test]
+fn a_stall_to_the_end_is_no_part_of_the_rate_after_the_cache() {
+    let a = analyze(&piecewise(&[(20.0, 2e9), (30.0, 5e8), (20.0, 0.0)], 1.0));
+    assert!(a.phases.last().is_some_and(|p| p.stall), "{:#?}", a.phases);
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert!((ac.to_s - 50.0).abs() < 1e-6, "{ac:?} {:#?}", a.phases);
+    assert!((ac.mean_bytes_per_sec / 5e8 - 1.0).abs() < 0.01, "{ac:?}");
+    let ss = ac.steady_state.as_ref().expect("long enough to judge");
+    assert!(ss.steady, "{ss:?}");
+    let f = slccache::detect::Findings::of(&a);
+    let u = slccache::units::UnitSystem::Decimal;
+    let after = f.after_short_cell(u).unwrap();
+    assert!(after.starts_with("500 MB/s"), "{after}");
+}
