@@ -787,6 +787,70 @@ pub fn labels_beside_their_bands_keep_off_their_twins() {
     }
 }
 
+/// p5-1tb at 30 s samples, stopped after its cliff: the cache's label "1995 MB/s" sat at
+/// 0 MB/s in the corner, far from its level (no point of the lines lay over the label's
+/// columns, the step line's corners being at the sample's ends), and the smoothed line ran
+/// down from 2000 MB/s to the 1670 MB/s of the sample astride the cliff, a level between the
+/// two phases. Each band's label sits by its level, and the smoothed line takes no value of
+/// the sample the cliff falls in.
+pub fn a_coarse_run_s_labels_sit_by_their_levels_and_the_smoothed_line_skips_the_cliff_sample() {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let text = include_str!("../data/coarse-cliff/p5-1tb-30s.csv");
+    let t = Timeline {
+        samples: slccache::timeline::read_slccache_csv(text, "p5").unwrap(),
+        meta: Default::default(),
+    };
+    let a = slccache::detect::analyze(&t);
+    assert_eq!(a.cliffs.len(), 1, "{a:#?}");
+    for size in [(1600, 900), (800, 450)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..ReportOptions::default()
+        };
+        for spec in [
+            charts::throughput_data(&t, &a, &o),
+            charts::throughput_time(&t, &a, &o),
+        ] {
+            let (_, top, _, bottom) = draw::plot_rect_of(&spec);
+            let py = |v: f64| {
+                bottom as f64 - (v - spec.y.min) / (spec.y.max - spec.y.min) * (bottom - top) as f64
+            };
+            for p in placed_labels(&spec) {
+                let LabelOf::Band(i) = p.of else { continue };
+                let Some(level) = spec.bands[i].level else {
+                    continue;
+                };
+                let h = (p.rect.3 - p.rect.1) as f64;
+                let (y0, y1) = (p.rect.1 as f64, p.rect.3 as f64);
+                let off = if py(level) < y0 {
+                    y0 - py(level)
+                } else {
+                    (py(level) - y1).max(0.0)
+                };
+                assert!(
+                    off <= 2.0 * h,
+                    "{size:?} {:?}: {:?} lies {off:.0} px from its level {level:.0}",
+                    spec.kind,
+                    p.lines
+                );
+            }
+            let smoothed = spec
+                .series
+                .iter()
+                .find(|s| s.name.starts_with("smoothed"))
+                .expect("a smoothed line");
+            let (hi, lo) = (1995.0, 998.0);
+            for &(x, y) in &smoothed.points {
+                assert!(
+                    (y / hi - 1.0).abs() < 0.02 || (y / lo - 1.0).abs() < 0.02,
+                    "{size:?} {:?}: the smoothed line at {y:.0} MB/s (x {x:.1})",
+                    spec.kind
+                );
+            }
+        }
+    }
+}
+
 /// Checks the labels of a throughput chart: every band drawn has its label (inside it, or
 /// beside it with a leader line that ends inside the band at the level it names), no two
 /// placed labels overlap, and a label beside its band covers none of the lines. Returns the
