@@ -402,6 +402,7 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     a.warnings.extend(dips);
     a.warnings
         .extend(warnings::spikes(&t.samples, &cols.rate, units));
+    a.warnings.extend(warnings::rises(&a, units));
     a
 }
 

@@ -87,6 +87,13 @@ pub enum WarningKind {
         /// The first one's end, seconds.
         t_s: f64,
     },
+    /// The rate rose by half or more between two levels and stayed up, with no cliff, return
+    /// of the cache, slowdown, stall or heat to account for it: no cache running out does
+    /// that, so the levels are given apart.
+    Rise {
+        /// When, seconds.
+        t_s: f64,
+    },
     /// The cache came back while writing.
     CacheBack {
         /// When, seconds.
@@ -168,6 +175,7 @@ impl Warning {
                 | WarningKind::Stall { .. }
                 | WarningKind::ShortDips { .. }
                 | WarningKind::Spikes { .. }
+                | WarningKind::Rise { .. }
                 | WarningKind::ShortOfDuration
         )
     }

@@ -792,6 +792,65 @@ pub(super) fn spikes(samples: &[Sample], rate: &[f64], units: UnitSystem) -> Opt
     ))
 }
 
+/// Least rise between two levels, as a ratio, that [`rises`] names: half again, well above
+/// the noise of a level and the steps of a GC dip's edges.
+const RISE_RATIO: f64 = 1.5;
+
+/// Rises of the rate between two levels that last ([`WarningKind::Rise`]): a level half
+/// again or more above the one before it, with no cliff's return of the cache, end of a
+/// slowdown, stall or heat between them. No cache running out makes a drive faster (`analyze`
+/// of 500 MB/s rows and then 2000 MB/s ones said only "no cliff seen: no cache, or one larger
+/// than 100 GB"); the first is named, with how many more there were.
+pub(super) fn rises(a: &Analysis, units: UnitSystem) -> Option<Warning> {
+    let spans = super::throttled_spans(a);
+    let near = |x: f64, y: f64| (x - y).abs() <= a.interval_s.max(1e-9) + 1e-6;
+    let explained = |t: f64| {
+        a.returns.iter().any(|r| near(r.t_s, t))
+            || a.slowdowns.iter().any(|s| near(s.t_s + s.duration_s, t))
+            || spans.iter().any(|&(_, to)| near(to, t))
+            || a.cliffs.iter().any(|c| near(c.t_s, t))
+    };
+    let found: Vec<(f64, f64, f64)> = a
+        .phases
+        .windows(2)
+        .filter(|w| {
+            let (p, q) = (&w[0], &w[1]);
+            !p.stall
+                && !q.stall
+                && !p.heat
+                && !super::is_throttled(a, p)
+                && p.mean_bytes_per_sec > 0.0
+                && q.mean_bytes_per_sec > RISE_RATIO * p.mean_bytes_per_sec
+                && !explained(q.start_s)
+        })
+        .map(|w| {
+            (
+                w[1].start_s,
+                w[0].mean_bytes_per_sec,
+                w[1].mean_bytes_per_sec,
+            )
+        })
+        .collect();
+    let &(t_s, from, to) = found.first()?;
+    let more = match found.len() {
+        1 => String::new(),
+        n => format!(" ({} more such rises)", n - 1),
+    };
+    Some(Warning::new(
+        WarningKind::Rise { t_s },
+        format!(
+            "throughput rose from {} to {} at {:.1} s ({:.1}x) and stayed up{more}: a cache \
+             running out gives no rise; the drive or the host held the writes back before it \
+             (an earlier write still being folded, a throttle), or the input joins two runs; \
+             the levels are given apart, and the run's mean blends them",
+            format_rate(from, units),
+            format_rate(to, units),
+            t_s,
+            to / from
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

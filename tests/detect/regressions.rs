@@ -795,3 +795,31 @@ fn a_stall_to_the_end_is_no_part_of_the_rate_after_the_cache() {
     let after = f.after_short_cell(u).unwrap();
     assert!(after.starts_with("500 MB/s"), "{after}");
 }
+
+/// 500 MB/s for 40 s and then 2000 MB/s to the end: only "no cliff seen: no cache, or one
+/// larger than 100 GB" was said, and report.md's phase rows alone showed the fourfold rise.
+/// A lasting rise is named, with both levels; a cache that comes back after a cliff is not
+/// such a rise.
+#[test]
+fn a_lasting_rise_is_named() {
+    let a = analyze(&piecewise(&[(40.0, 5e8), (40.0, 2e9)], 1.0));
+    let w: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::Rise { .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        w.len() == 1 && w[0].starts_with("throughput rose from 500 MB/s to 2000 MB/s at 40.0 s"),
+        "{:?}",
+        a.warnings
+    );
+    let b = analyze(&piecewise(&[(20.0, 2e9), (30.0, 5e8), (30.0, 2e9)], 1.0));
+    assert!(
+        !b.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Rise { .. })),
+        "{:?}",
+        b.warnings
+    );
+}
