@@ -21,7 +21,8 @@
 //!   ([`DriveModel::truth`]) is what a perfect detector would report.
 //! - **Rates.** Sequential and random writes have their own rates in and after the cache; an
 //!   IOPS limit caps small blocks (`rate = min(bandwidth, iops * block size)`), which is why a
-//!   4K random write inside the cache is slower than a sequential one.
+//!   4K random write inside the cache is slower than a sequential one. The limit holds after
+//!   the cache too (a lower `iops_after` can tighten it there).
 //! - **Latency and queue depth.** Each write occupies a single FIFO server for `len / rate`
 //!   seconds and completes a fixed [`DriveModel::latency_s`] after its service ends:
 //!   `done = max(now, server_free) + len / rate + latency`. Latency therefore grows with the
@@ -116,9 +117,9 @@ pub struct DriveModel {
     pub rand_in: Rate,
     /// Random write rate after the cache.
     pub rand_after: Rate,
-    /// Write IOPS limit inside the cache, if any (caps small blocks).
+    /// Write IOPS limit of the drive, if any (caps small blocks in every phase).
     pub iops_in: Option<f64>,
-    /// Write IOPS limit after the cache, if any.
+    /// A lower write IOPS limit after the cache, if any (it cannot raise `iops_in` there).
     pub iops_after: Option<f64>,
     /// Bytes written after the cache ran out before the folding phase begins; `None`: no
     /// folding phase.
@@ -274,19 +275,30 @@ impl DriveModel {
     /// sequential) and `block_size`, bytes/s.
     pub fn write_rate(&self, phase: Phase, pattern: Pattern, block_size: u64) -> f64 {
         let random = pattern.is_random();
+        let after = self.iops_after_cache();
         let (bw, iops) = match (phase, random) {
             (Phase::Cache, false) => (self.seq_in.0, self.iops_in),
             (Phase::Cache, true) => (self.rand_in.0, self.iops_in),
-            (Phase::Direct, false) => (self.seq_after.0, self.iops_after),
-            (Phase::Direct, true) => (self.rand_after.0, self.iops_after),
-            (Phase::Folding, false) => (self.fold.0, self.iops_after),
-            (Phase::Folding, true) => (self.fold.0.min(self.rand_after.0), self.iops_after),
+            (Phase::Direct, false) => (self.seq_after.0, after),
+            (Phase::Direct, true) => (self.rand_after.0, after),
+            (Phase::Folding, false) => (self.fold.0, after),
+            (Phase::Folding, true) => (self.fold.0.min(self.rand_after.0), after),
         };
         let r = match iops {
             Some(i) => bw.min(i * block_size as f64),
             None => bw,
         };
         r.min(self.link_cap())
+    }
+
+    /// The IOPS limit after the cache: the drive's limit ([`DriveModel::iops_in`]) holds in
+    /// every phase, and [`DriveModel::iops_after`] can only lower it there. So a small block
+    /// never writes faster after the cache than in it from the IOPS cap alone.
+    pub fn iops_after_cache(&self) -> Option<f64> {
+        match (self.iops_in, self.iops_after) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The usable rate of the drive's link ([`DriveModel::link`]), bytes/s; infinite without
@@ -1078,5 +1090,42 @@ mod tests {
         assert!((m.cache_at_fill(0.0) - 140e9).abs() < 1.0);
         assert!((m.cache_at_fill(0.8) - 12e9).abs() < 1.0);
         assert!(m.cache_at_fill(0.4) < m.cache_at_fill(0.2));
+    }
+
+    #[test]
+    fn the_iops_limit_bounds_the_rate_after_the_cache_too() {
+        // 300k IOPS and no iops_after: at 512 B the cache writes at 154 MB/s, and after it
+        // the drive must not write at its 300 MB/s bandwidth, twice its IOPS limit.
+        let mut m = presets::find("960evo-250g").unwrap();
+        (m.noise, m.dips_per_min) = (0.0, 0.0);
+        assert_eq!(m.iops_after, None);
+        let cap = 300e3 * 512.0;
+        for phase in [Phase::Cache, Phase::Direct] {
+            let r = m.write_rate(phase, Pattern::Randwrite, 512);
+            assert!((r - cap).abs() < 1.0, "{phase:?}: {r}");
+        }
+        let t = m.truth(Pattern::Randwrite, 512);
+        assert!(
+            t.after_cache_bytes_per_sec <= t.in_cache_bytes_per_sec,
+            "{t:?}"
+        );
+        // The state both the simulator and the emulated drive advance: past the cache, at
+        // 512 B, the same 300k IOPS.
+        let mut st = m.new_state(1);
+        st.slc_used = st.cache_size;
+        let load = Load::new(Pattern::Randwrite, 512, None, 0);
+        let (r, phase) = st.rate_at(&m, &load, 1.0);
+        assert_eq!(phase, Phase::Direct);
+        assert!(r <= cap * (1.0 + 1e-9), "{r}");
+        // A lower iops_after lowers it after the cache; a higher one does not raise it.
+        m.iops_after = Some(100e3);
+        assert!((m.write_rate(Phase::Direct, Pattern::Randwrite, 512) - 100e3 * 512.0).abs() < 1.0);
+        m.iops_after = Some(1e6);
+        assert!((m.write_rate(Phase::Direct, Pattern::Randwrite, 512) - cap).abs() < 1.0);
+        // Large blocks keep the post-cache bandwidth.
+        assert_eq!(
+            m.write_rate(Phase::Direct, Pattern::Seqwrite, 1 << 20),
+            300e6
+        );
     }
 }

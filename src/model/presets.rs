@@ -59,11 +59,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("rand_after", "random write rate after the cache (rate)"),
     (
         "iops",
-        "IOPS limit inside the cache (number, e.g. 330000 or 330k; 'none' to drop)",
+        "write IOPS limit, in and after the cache (number, e.g. 330000 or 330k; 'none' to drop)",
     ),
     (
         "iops_after",
-        "IOPS limit after the cache (number or 'none')",
+        "lower write IOPS limit after the cache (number or 'none')",
     ),
     (
         "fold_after",
