@@ -245,7 +245,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             .context("--idle-before")?,
         ..Default::default()
     };
-    // Check the limits before creating anything.
+    // Check the block size and the limits before creating anything.
+    crate::experiment::virtual_time::check_block(&model, w.block_size)?;
     byte_limit(&w, model.capacity.0)?;
     // A --prefill too small to write a block is refused, as probe refuses it.
     if let Some(pct) = prep.prefill_pct {
