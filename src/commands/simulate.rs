@@ -142,6 +142,8 @@ pub fn summary_text(
              written blocks; the write cache plays no part)",
             format_rate(truth.in_cache_bytes_per_sec, units)
         );
+    } else if let Some(hidden) = truth.iops_hidden_text(units) {
+        s += &format!("  model truth: {hidden}");
     } else if truth.cache_bytes > 0 {
         s += &format!(
             "  model truth: cache {}, {} -> {}",
@@ -293,6 +295,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // A model on a link (a SATA preset) whose rate in the cache meets the link's ceiling says
     // so, as a real drive's run does.
     crate::link::note_findings(&mut analysis, model.link_info().as_ref(), opts.units);
+    // A model whose IOPS limit holds the rate in and after its cache alike: no cliff could
+    // show, and its truth says so.
+    crate::model::note_iops_hidden(&mut analysis, Some(&sim.truth), opts.units);
     let t = &sim.timeline;
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),
