@@ -57,6 +57,12 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         }
         // The link its run was on (its summary.json's), as the run itself said of it.
         crate::link::note_findings(&mut a, link.as_ref(), args.output.units);
+        // A drive model's IOPS limit that hid its cache (its summary.json's truth), as the
+        // run itself said of it.
+        let truth = crate::report::summary_of_timeline(f)
+            .as_deref()
+            .and_then(crate::report::read_summary_cache_truth);
+        crate::model::note_iops_hidden(&mut a, truth.as_ref(), args.output.units);
         // How the file was read comes first: it qualifies everything after it.
         a.warnings
             .splice(0..0, notes.into_iter().map(crate::detect::Warning::input));

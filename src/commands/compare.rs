@@ -21,6 +21,7 @@ pub fn run(args: CompareArgs) -> Result<()> {
     let mut origins: Vec<(Option<String>, Option<i64>)> = Vec::with_capacity(args.runs.len());
     // Each run's link, from its summary.json: a run analysed again says what it said of it.
     let mut links: Vec<Option<crate::link::Link>> = Vec::with_capacity(args.runs.len());
+    let mut truths: Vec<Option<crate::model::Truth>> = Vec::with_capacity(args.runs.len());
     // The same run given twice (`compare 1 1`, or a folder and its timeline.csv) is drawn
     // twice: said, so that two identical lines are not read as two runs that agree.
     let mut seen: Vec<std::path::PathBuf> = Vec::new();
@@ -71,6 +72,9 @@ pub fn run(args: CompareArgs) -> Result<()> {
                 store.export_data(id, &dir)?;
                 origins.push((host_of(&dir).or(run.row.host.clone()), Some(id)));
                 links.push(crate::report::read_summary_link(&dir.join("summary.json")));
+                truths.push(crate::report::read_summary_cache_truth(
+                    &dir.join("summary.json"),
+                ));
                 let mut t = load_run(&dir)?;
                 if t.meta.label.trim().is_empty() || t.meta.label == format!("run-{id}") {
                     t.meta.label = format!("run {id}");
@@ -95,6 +99,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
                         .as_deref()
                         .and_then(crate::report::read_summary_link),
                 );
+                truths.push(
+                    summary
+                        .as_deref()
+                        .and_then(crate::report::read_summary_cache_truth),
+                );
             }
         }
     }
@@ -102,10 +111,11 @@ pub fn run(args: CompareArgs) -> Result<()> {
     // In the units the comparison is shown in: every figure, the warnings' included.
     let analyses: Vec<_> = timelines
         .iter()
-        .zip(&links)
-        .map(|(t, link)| {
+        .zip(links.iter().zip(&truths))
+        .map(|(t, (link, truth))| {
             let mut a = crate::detect::analyze_in(t, opts.units);
             crate::link::note_findings(&mut a, link.as_ref(), opts.units);
+            crate::model::note_iops_hidden(&mut a, truth.as_ref(), opts.units);
             a
         })
         .collect();

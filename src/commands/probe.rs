@@ -514,6 +514,9 @@ fn finish(
         None => host.link(),
     };
     crate::link::note_findings(&mut analysis, link.as_ref(), opts.units);
+    // An emulated drive whose IOPS limit holds the rate in and after its cache alike: its
+    // truth says no cliff could show.
+    crate::model::note_iops_hidden(&mut analysis, start.truth.as_ref(), opts.units);
     let drive_state = DriveState {
         temperature_start_c: o.drive_start.temp_c,
         temperature_end_c: o.drive_end.temp_c,

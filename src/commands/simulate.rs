@@ -142,6 +142,8 @@ pub fn summary_text(
              written blocks; the write cache plays no part)",
             format_rate(truth.in_cache_bytes_per_sec, units)
         );
+    } else if let Some(hidden) = truth.iops_hidden_text(units) {
+        s += &format!("  model truth: {hidden}");
     } else if truth.cache_bytes > 0 {
         s += &format!(
             "  model truth: cache {}, {} -> {}",
@@ -245,7 +247,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             .context("--idle-before")?,
         ..Default::default()
     };
-    // Check the limits before creating anything.
+    // Check the block size and the limits before creating anything.
+    crate::experiment::virtual_time::check_block(&model, w.block_size)?;
     byte_limit(&w, model.capacity.0)?;
     // A --prefill too small to write a block is refused, as probe refuses it.
     if let Some(pct) = prep.prefill_pct {
@@ -292,6 +295,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // A model on a link (a SATA preset) whose rate in the cache meets the link's ceiling says
     // so, as a real drive's run does.
     crate::link::note_findings(&mut analysis, model.link_info().as_ref(), opts.units);
+    // A model whose IOPS limit holds the rate in and after its cache alike: no cliff could
+    // show, and its truth says so.
+    crate::model::note_iops_hidden(&mut analysis, Some(&sim.truth), opts.units);
     let t = &sim.timeline;
     let summary = Summary {
         slccache_version: crate::VERSION.to_string(),

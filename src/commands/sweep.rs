@@ -83,6 +83,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
     }
     if let (true, Some(m)) = (args.simulate, &model) {
+        // Every point's block size before the first point runs, as a real target's are.
+        for p in &grid {
+            crate::experiment::virtual_time::check_block(m, p.bs)?;
+        }
         let name = crate::shell::folder_word(spec.unwrap_or(&m.name), "model");
         out_dir = out_dir_for(&args, &name, true)?;
         for (i, p) in grid.iter().enumerate() {

@@ -7,7 +7,7 @@ use super::{periodic, Analysis, Cliff, Phase, PhaseKind, WarningKind, MAX_DIP_S}
 use crate::timeline::Timeline;
 
 /// Smallest step (in ln throughput) that counts as a change: about 10%.
-pub(super) const MIN_STEP: f64 = 0.10;
+pub(crate) const MIN_STEP: f64 = 0.10;
 /// A segment this far (ln) below the highest level before it is a stall: under 0.15% of it,
 /// which no drive's slowest phase is (QLC folding is still 0.5% or more of its cache speed),
 /// while stalled samples sit at the floor of 0.1% of the median rate.

@@ -76,6 +76,13 @@ pub enum Cache {
         /// The link's name (`SATA 3.0 Gb/s`).
         link: String,
     },
+    /// No cliff, and the drive model's own truth says its write IOPS limit holds the rate in
+    /// and after its cache alike at this block size (a simulation or an emulated drive): no
+    /// cliff could show, so nothing is known of the cache's size from this run.
+    HiddenByIops {
+        /// The model's IOPS limit.
+        iops: f64,
+    },
 }
 
 /// The rate after the last cliff ([`super::after_cache`] defines the stretch).
@@ -528,6 +535,13 @@ impl Findings {
                  limit, which hides where a cache would run out; nothing is known of the \
                  cache's size through this link"
             ),
+            Cache::HiddenByIops { iops } => format!(
+                "no cliff seen at the drive model's IOPS limit ({}): at this block size it \
+                 holds the rates in and after the cache too close for a cliff to show; \
+                 nothing is known of the cache's size from this run (a larger block size \
+                 shows it)",
+                crate::report::outputs::sweep::iops_text(*iops)
+            ),
         }
     }
 
@@ -652,6 +666,7 @@ impl Findings {
             Cache::Unconfirmed(d) => format!(">= {} (drop unconfirmed)", fb(d.bytes_low)),
             Cache::ReadOnly { .. } => "reads only".to_string(),
             Cache::HiddenByLink { link } => format!("hidden by the {link} link"),
+            Cache::HiddenByIops { .. } => "hidden by the IOPS limit".to_string(),
             Cache::TooFewSamples | Cache::NothingWritten | Cache::NotEstimated => "-".to_string(),
         }
     }
@@ -829,6 +844,8 @@ fn cache_of(a: &Analysis) -> Cache {
         Cache::NothingWritten
     } else if let Some(link) = &a.link_limited {
         Cache::HiddenByLink { link: link.clone() }
+    } else if let Some(iops) = a.iops_hid_cache {
+        Cache::HiddenByIops { iops }
     } else {
         match (a.cache_lower_bound_bytes, &a.coverage) {
             (None, _) => Cache::TooFewSamples,

@@ -96,7 +96,7 @@ pub const SMALLEST_PUBLISHED_CACHE_BYTES: f64 = 4e9;
 use crate::timeline::Timeline;
 use crate::units::{format_bytes, format_rate, UnitSystem};
 use cleanup::{clean, high_start, HighStart};
-use cliffs::{classify_drops, drop_periodic_cliffs, Drops, MIN_STEP};
+use cliffs::{classify_drops, drop_periodic_cliffs, Drops};
 use levels::{diff_noise, local_level, mean_rate, Columns, Seg, Work};
 use sentences::finer_sampling;
 use stats::{mad_scale, mad_scale_about, median, running_median, upper_median};
@@ -105,6 +105,7 @@ use warnings::{
     wrapped_cliff_warning, wrapped_span,
 };
 
+pub(crate) use cliffs::MIN_STEP;
 pub(crate) use likelihood::MAX_DIP_S;
 /// Fewest blocks the block-median series keeps.
 const MIN_BLOCKS: usize = 60;
@@ -493,6 +494,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         after_cache: None,
         throttled: vec![],
         link_limited: None,
+        iops_hid_cache: None,
         wrapped_span_bytes: None,
         emulation_fell_short: false,
         first_sample_hides: None,

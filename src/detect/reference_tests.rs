@@ -175,6 +175,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 | K::EmulationShortfall
                 | K::ShortOfDuration
                 | K::LinkLimited { .. }
+                | K::IopsHidesCache
                 | K::Input
                 | K::Recorded => {
                     panic!("{name}: the detector wrote a warning of kind {:?}", w.kind)

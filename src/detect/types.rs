@@ -138,6 +138,13 @@ pub struct Analysis {
     /// simulate), beside its warning. Absent from the JSON when the link did not limit it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_limited: Option<String>,
+    /// The drive model's write IOPS limit, IOPS, where the model's own truth says that limit
+    /// hides its cache at the run's block size (the rates in and after the cache equal, or
+    /// nearly) and the run saw no cliff: the run bounds nothing of the cache. Set by the run
+    /// that knows its model (simulate, a probe of an emulated drive), beside its warning.
+    /// Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iops_hid_cache: Option<f64>,
     /// The span, bytes, when the first cliff came after more bytes than it holds: the writes
     /// had wrapped around it, so `cache_estimate` counts blocks written more than once and is
     /// not the cache size of this span (its warning says so, and the findings give the figure

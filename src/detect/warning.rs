@@ -129,6 +129,9 @@ pub enum WarningKind {
         /// The link's name: "SATA 6.0 Gb/s".
         link: String,
     },
+    /// A drive model's IOPS limit held the rate in and after its cache alike: no cliff could
+    /// show ([`super::Analysis::iops_hid_cache`]).
+    IopsHidesCache,
     /// How the input was read (an import's note, a probe's read stream).
     Input,
     /// Read back from a file: only the sentence is known.

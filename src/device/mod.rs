@@ -275,6 +275,20 @@ pub struct Target {
     pub created: bool,
 }
 
+/// Checks that `block_size` is a multiple of `align`, the direct-I/O alignment of the target
+/// `what` (a device, a file, an emulated drive or a drive model run in virtual time, whose
+/// logical block is 512 bytes); a usage error that names the next size that fits otherwise.
+pub fn check_block_size(block_size: u64, align: u64, what: &str) -> Result<()> {
+    if align > 0 && !block_size.is_multiple_of(align) {
+        return Err(usage(format!(
+            "--bs {block_size} does not fit {what}: direct I/O there needs multiples of {align} \
+             bytes; try --bs {}",
+            block_size.div_ceil(align) * align
+        )));
+    }
+    Ok(())
+}
+
 impl TargetInfo {
     /// A short name for output folders: the device name, the file stem, the preset.
     pub fn short_name(&self) -> String {
@@ -299,13 +313,7 @@ impl TargetInfo {
     pub fn check_fit(&self, block_size: u64, span: Option<u64>) -> Result<u64> {
         let what = self.identity.path.as_str();
         if let Some(align) = self.offset_align {
-            if !block_size.is_multiple_of(align) {
-                return Err(usage(format!(
-                    "--bs {block_size} does not fit {what}: direct I/O there needs multiples of \
-                     {align} bytes; try --bs {}",
-                    block_size.div_ceil(align) * align
-                )));
-            }
+            check_block_size(block_size, align, what)?;
         }
         // A span that is not a multiple of the alignment is rounded down (`--span 100MB` on a
         // 4 KiB device writes 99.999744 MB), and said once.

@@ -49,7 +49,7 @@ use crate::timeline::DeviceIdentity;
 use crate::workload::Pattern;
 
 /// Logical block size the emulated drive reports (and the alignment it demands).
-const LOGICAL_BLOCK: u64 = 512;
+pub const LOGICAL_BLOCK: u64 = 512;
 
 /// The spec word for a drive that completes every write at once.
 pub const INSTANT: &str = "instant";

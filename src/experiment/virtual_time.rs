@@ -41,6 +41,17 @@ pub struct Simulation {
     pub left_cache_at_s: Option<f64>,
 }
 
+/// Checks `block_size` against a drive model run in virtual time: a multiple of the logical
+/// block of an emulated drive ([`crate::engine::emulated::LOGICAL_BLOCK`], 512 bytes), as a
+/// probe of `emu:` demands, with probe's words (a usage error).
+pub fn check_block(model: &DriveModel, block_size: u64) -> Result<()> {
+    crate::device::check_block_size(
+        block_size,
+        crate::engine::emulated::LOGICAL_BLOCK,
+        &model.name,
+    )
+}
+
 /// The byte limit of a workload on a drive of `capacity` bytes: `max_bytes`, else `passes`
 /// over the span, else one pass over the span unless a duration is given.
 pub fn byte_limit(w: &WorkloadConfig, capacity: u64) -> Result<Option<u64>> {
@@ -164,6 +175,7 @@ impl<'a> VirtualDrive<'a> {
     /// A fresh drive of `model` under workload `w` (noise seeded by `w.seed`), with a first
     /// burst limited as `w` says ([`byte_limit`], `w.duration`).
     pub fn new(model: &'a DriveModel, w: &WorkloadConfig) -> Result<VirtualDrive<'a>> {
+        check_block(model, w.block_size)?;
         let limit = byte_limit(w, model.capacity.0)?;
         let in_flight = w.queue_depth.saturating_mul(w.jobs);
         let mut d = VirtualDrive {
@@ -779,5 +791,22 @@ mod tests {
         // A day at 10 ms (8.64M samples) is within the limit; it used to be refused (5M).
         w.duration = Some(Duration::from_secs(86_400));
         check_length(&m, &w).unwrap();
+    }
+
+    #[test]
+    fn a_block_size_off_the_logical_block_is_refused() {
+        let m = crate::model::presets::find("960evo-250g").unwrap();
+        let e = check_block(&m, 1000).unwrap_err();
+        assert_eq!(crate::error::exit_code(&e), 2);
+        assert_eq!(
+            format!("{e:#}"),
+            "--bs 1000 does not fit 960evo-250g: direct I/O there needs multiples of 512 \
+             bytes; try --bs 1024"
+        );
+        let w = workload(Pattern::Randwrite, 1000, 32);
+        assert!(VirtualDrive::new(&m, &w).is_err());
+        for bs in [512, 1024, 4096, 1 << 20] {
+            check_block(&m, bs).unwrap();
+        }
     }
 }

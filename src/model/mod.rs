@@ -21,7 +21,10 @@
 //!   ([`DriveModel::truth`]) is what a perfect detector would report.
 //! - **Rates.** Sequential and random writes have their own rates in and after the cache; an
 //!   IOPS limit caps small blocks (`rate = min(bandwidth, iops * block size)`), which is why a
-//!   4K random write inside the cache is slower than a sequential one.
+//!   4K random write inside the cache is slower than a sequential one. The limit holds after
+//!   the cache too (a lower `iops_after` can tighten it there), so at small blocks the cap
+//!   can make the rates in and after the cache equal: it hides the cache
+//!   ([`Truth::iops_hides_cache`]).
 //! - **Latency and queue depth.** Each write occupies a single FIFO server for `len / rate`
 //!   seconds and completes a fixed [`DriveModel::latency_s`] after its service ends:
 //!   `done = max(now, server_free) + len / rate + latency`. Latency therefore grows with the
@@ -116,9 +119,9 @@ pub struct DriveModel {
     pub rand_in: Rate,
     /// Random write rate after the cache.
     pub rand_after: Rate,
-    /// Write IOPS limit inside the cache, if any (caps small blocks).
+    /// Write IOPS limit of the drive, if any (caps small blocks in every phase).
     pub iops_in: Option<f64>,
-    /// Write IOPS limit after the cache, if any.
+    /// A lower write IOPS limit after the cache, if any (it cannot raise `iops_in` there).
     pub iops_after: Option<f64>,
     /// Bytes written after the cache ran out before the folding phase begins; `None`: no
     /// folding phase.
@@ -194,6 +197,37 @@ pub struct Truth {
     pub iops_limit: f64,
     /// IOPS with one I/O in flight: `1 / (latency + block / rate)`.
     pub qd1_iops: f64,
+    /// The drive's write IOPS limit hides its cache at this block size: the rates in and after
+    /// the cache differ by less than the smallest step the detector takes for a change (about
+    /// 10%), and without the limit they would differ by more. No run of this workload can see
+    /// the cache run out. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub iops_hides_cache: bool,
+}
+
+impl Truth {
+    /// The truth line's words for the cache where the IOPS limit hides it: `cache 13.0 GB,
+    /// hidden by the drive's IOPS limit at this block size: 300 MB/s in and after it`; `None`
+    /// where it does not.
+    pub fn iops_hidden_text(&self, units: crate::units::UnitSystem) -> Option<String> {
+        self.iops_hides_cache.then(|| {
+            let (a, b) = (self.in_cache_bytes_per_sec, self.after_cache_bytes_per_sec);
+            let rates =
+                if crate::units::format_rate(a, units) == crate::units::format_rate(b, units) {
+                    format!("{} in and after it", crate::units::format_rate(a, units))
+                } else {
+                    format!(
+                        "{} in it, {} after it",
+                        crate::units::format_rate(a, units),
+                        crate::units::format_rate(b, units)
+                    )
+                };
+            format!(
+                "cache {}, hidden by the drive's IOPS limit at this block size: {rates}",
+                crate::units::format_bytes(self.cache_bytes as f64, units)
+            )
+        })
+    }
 }
 
 /// The load a caller puts on the drive.
@@ -274,19 +308,30 @@ impl DriveModel {
     /// sequential) and `block_size`, bytes/s.
     pub fn write_rate(&self, phase: Phase, pattern: Pattern, block_size: u64) -> f64 {
         let random = pattern.is_random();
+        let after = self.iops_after_cache();
         let (bw, iops) = match (phase, random) {
             (Phase::Cache, false) => (self.seq_in.0, self.iops_in),
             (Phase::Cache, true) => (self.rand_in.0, self.iops_in),
-            (Phase::Direct, false) => (self.seq_after.0, self.iops_after),
-            (Phase::Direct, true) => (self.rand_after.0, self.iops_after),
-            (Phase::Folding, false) => (self.fold.0, self.iops_after),
-            (Phase::Folding, true) => (self.fold.0.min(self.rand_after.0), self.iops_after),
+            (Phase::Direct, false) => (self.seq_after.0, after),
+            (Phase::Direct, true) => (self.rand_after.0, after),
+            (Phase::Folding, false) => (self.fold.0, after),
+            (Phase::Folding, true) => (self.fold.0.min(self.rand_after.0), after),
         };
         let r = match iops {
             Some(i) => bw.min(i * block_size as f64),
             None => bw,
         };
         r.min(self.link_cap())
+    }
+
+    /// The IOPS limit after the cache: the drive's limit ([`DriveModel::iops_in`]) holds in
+    /// every phase, and [`DriveModel::iops_after`] can only lower it there. So a small block
+    /// never writes faster after the cache than in it from the IOPS cap alone.
+    pub fn iops_after_cache(&self) -> Option<f64> {
+        match (self.iops_in, self.iops_after) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The usable rate of the drive's link ([`DriveModel::link`]), bytes/s; infinite without
@@ -377,15 +422,33 @@ impl DriveModel {
         let rate = |p: Phase| self.mixed_rate(p, pattern, block_size, f, f);
         let bs = block_size.max(1) as f64;
         let in_cache = rate(Phase::Cache);
+        let after = rate(Phase::Direct);
+        // The rates without the write IOPS limit: a cliff the limit flattens.
+        let mut free = self.clone();
+        (free.iops_in, free.iops_after) = (None, None);
+        let free_rate = |p: Phase| free.mixed_rate(p, pattern, block_size, f, f);
+        let step = |a: f64, b: f64| {
+            if a > 0.0 && b > 0.0 {
+                (a / b).ln()
+            } else {
+                0.0
+            }
+        };
+        let min = crate::detect::MIN_STEP;
+        let iops_hides_cache = cache > 0
+            && read_pct < 100
+            && step(in_cache, after) < min
+            && step(free_rate(Phase::Cache), free_rate(Phase::Direct)) >= min;
         Truth {
             cache_bytes: cache,
             folding_starts_at_bytes: self.fold_after.map(|f| cache + f.0),
             in_cache_bytes_per_sec: in_cache,
-            after_cache_bytes_per_sec: rate(Phase::Direct),
+            after_cache_bytes_per_sec: after,
             folding_bytes_per_sec: self.fold_after.map(|_| rate(Phase::Folding)),
             read_pct: read_pct.min(100),
             iops_limit: in_cache / bs,
             qd1_iops: closed_loop_rate(in_cache, block_size, 1, self.latency_for(f)) / bs,
+            iops_hides_cache,
         }
     }
 
@@ -810,6 +873,7 @@ impl DriveState {
         let left = (self.cache_size - self.slc_used).max(0.0).round() as u64;
         let mut t = m.truth(pattern, block_size);
         t.cache_bytes = left;
+        t.iops_hides_cache &= left > 0;
         t.folding_starts_at_bytes = m
             .fold_after
             .map(|f| left + (f.as_f64() - self.direct).max(0.0).round() as u64);
@@ -823,6 +887,52 @@ impl DriveState {
         let dt = dt_s.max(0.0);
         Some(th.ambient_c + (self.temp_c - th.ambient_c) * (-dt / th.tau_s).exp())
     }
+}
+
+/// Where the model's own truth says its write IOPS limit hides the cache at the run's block
+/// size ([`Truth::iops_hides_cache`]) and the run saw no cliff: the cache's words and a
+/// warning say so, and the run bounds nothing of the cache ("no SLC cache ran out" would be
+/// said of the IOPS limit, not of the drive), as [`crate::link::note`] does for a link.
+/// simulate, probe of an emulated drive, analyze and compare all call it.
+pub fn note_iops_hidden(
+    a: &mut crate::detect::Analysis,
+    truth: Option<&Truth>,
+    units: crate::units::UnitSystem,
+) {
+    use crate::detect::{Warning, WarningKind};
+    let Some(t) = truth.filter(|t| t.iops_hides_cache) else {
+        return;
+    };
+    let no_cliff = a.cliffs.is_empty()
+        && a.unconfirmed_drop.is_none()
+        && !a.read_only
+        && a.bytes_total > 0
+        && a.link_limited.is_none();
+    if !no_cliff || a.iops_hid_cache.is_some() {
+        return;
+    }
+    a.iops_hid_cache = Some(t.iops_limit);
+    a.cache_lower_bound_bytes = None;
+    a.warnings
+        .retain(|w| !matches!(w.kind, WarningKind::NoCliff { .. }));
+    let (r_in, r_after) = (
+        crate::units::format_rate(t.in_cache_bytes_per_sec, units),
+        crate::units::format_rate(t.after_cache_bytes_per_sec, units),
+    );
+    let rates = if r_in == r_after {
+        format!("holds the rate at {r_in} in its cache and after it")
+    } else {
+        format!("holds the rate in its cache to {r_in}, too close to the {r_after} after it")
+    };
+    let text = format!(
+        "the drive model's write IOPS limit ({}) {rates} at this block size, so no cliff can \
+         show: the run bounds nothing of the cache (the model's is {}); a larger block size \
+         shows it",
+        crate::report::outputs::sweep::iops_text(t.iops_limit),
+        crate::units::format_bytes(t.cache_bytes as f64, units)
+    );
+    a.warnings
+        .push(Warning::new(WarningKind::IopsHidesCache, text));
 }
 
 #[cfg(test)]
@@ -1078,5 +1188,84 @@ mod tests {
         assert!((m.cache_at_fill(0.0) - 140e9).abs() < 1.0);
         assert!((m.cache_at_fill(0.8) - 12e9).abs() < 1.0);
         assert!(m.cache_at_fill(0.4) < m.cache_at_fill(0.2));
+    }
+
+    #[test]
+    fn the_iops_limit_bounds_the_rate_after_the_cache_too() {
+        // 300k IOPS and no iops_after: at 512 B the cache writes at 154 MB/s, and after it
+        // the drive must not write at its 300 MB/s bandwidth, twice its IOPS limit.
+        let mut m = presets::find("960evo-250g").unwrap();
+        (m.noise, m.dips_per_min) = (0.0, 0.0);
+        assert_eq!(m.iops_after, None);
+        let cap = 300e3 * 512.0;
+        for phase in [Phase::Cache, Phase::Direct] {
+            let r = m.write_rate(phase, Pattern::Randwrite, 512);
+            assert!((r - cap).abs() < 1.0, "{phase:?}: {r}");
+        }
+        let t = m.truth(Pattern::Randwrite, 512);
+        assert!(
+            t.after_cache_bytes_per_sec <= t.in_cache_bytes_per_sec,
+            "{t:?}"
+        );
+        // The state both the simulator and the emulated drive advance: past the cache, at
+        // 512 B, the same 300k IOPS.
+        let mut st = m.new_state(1);
+        st.slc_used = st.cache_size;
+        let load = Load::new(Pattern::Randwrite, 512, None, 0);
+        let (r, phase) = st.rate_at(&m, &load, 1.0);
+        assert_eq!(phase, Phase::Direct);
+        assert!(r <= cap * (1.0 + 1e-9), "{r}");
+        // A lower iops_after lowers it after the cache; a higher one does not raise it.
+        m.iops_after = Some(100e3);
+        assert!((m.write_rate(Phase::Direct, Pattern::Randwrite, 512) - 100e3 * 512.0).abs() < 1.0);
+        m.iops_after = Some(1e6);
+        assert!((m.write_rate(Phase::Direct, Pattern::Randwrite, 512) - cap).abs() < 1.0);
+        // Large blocks keep the post-cache bandwidth.
+        assert_eq!(
+            m.write_rate(Phase::Direct, Pattern::Seqwrite, 1 << 20),
+            300e6
+        );
+    }
+
+    #[test]
+    fn the_truth_says_where_the_iops_limit_hides_the_cache() {
+        let m = presets::find("960evo-250g").unwrap();
+        // 512 B and 1 KiB: 154 and 307 MB/s in the cache, 154 and 300 MB/s after it.
+        for bs in [512, 1024] {
+            let t = m.truth(Pattern::Randwrite, bs);
+            assert!(t.iops_hides_cache, "{bs}: {t:?}");
+            let text = t
+                .iops_hidden_text(crate::units::UnitSystem::Decimal)
+                .unwrap();
+            assert!(
+                text.starts_with("cache 13.0 GB, hidden by the drive's IOPS limit"),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            m.truth(Pattern::Randwrite, 512)
+                .iops_hidden_text(crate::units::UnitSystem::Decimal)
+                .unwrap(),
+            "cache 13.0 GB, hidden by the drive's IOPS limit at this block size: 154 MB/s in \
+             and after it"
+        );
+        // 4 KiB: 1229 -> 300 MB/s, a cliff to see.
+        let t = m.truth(Pattern::Randwrite, 4096);
+        assert!(
+            !t.iops_hides_cache
+                && t.iops_hidden_text(crate::units::UnitSystem::Decimal)
+                    .is_none()
+        );
+        // Rates equal without any IOPS limit: nothing hidden by it.
+        let flat = presets::parse_spec("960evo-250g,after=1500MB/s,iops=none").unwrap();
+        assert!(!flat.truth(Pattern::Randwrite, 512).iops_hides_cache);
+        // No cache, or none left at the start: nothing to hide.
+        let none = presets::find("pm983-960g").unwrap();
+        assert!(!none.truth(Pattern::Randwrite, 512).iops_hides_cache);
+        let mut st = m.new_state(1);
+        st.slc_used = st.cache_size;
+        assert!(!st.truth_now(&m, Pattern::Randwrite, 512).iops_hides_cache);
+        // Reads only: no write cache in play.
+        assert!(!m.truth_mixed(Pattern::Randwrite, 512, 100).iops_hides_cache);
     }
 }

@@ -59,11 +59,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("rand_after", "random write rate after the cache (rate)"),
     (
         "iops",
-        "IOPS limit inside the cache (number, e.g. 330000 or 330k; 'none' to drop)",
+        "write IOPS limit, in and after the cache (number, e.g. 330000 or 330k; 'none' to drop)",
     ),
     (
         "iops_after",
-        "IOPS limit after the cache (number or 'none')",
+        "lower write IOPS limit after the cache (number or 'none')",
     ),
     (
         "fold_after",
@@ -541,6 +541,18 @@ pub fn parse_spec(spec: &str) -> Result<DriveModel> {
         pairs.push((k, v.trim().to_string()));
     }
     apply_all(&mut m, &pairs).map_err(|e| usage(format!("drive model '{spec}': {e}")))?;
+    // A rate inside a cache the drive does not have would change nothing: refused, not
+    // ignored.
+    if m.cache_empty() == 0 {
+        if let Some((k, _)) = pairs.iter().find(|(k, _)| k == "in" || k == "rand_in") {
+            let after = if k == "in" { "after" } else { "rand_after" };
+            return Err(usage(format!(
+                "drive model '{spec}': {k}= sets the rate inside the SLC cache, and this drive \
+                 has none, so it would change nothing; give cache=SIZE too, or set the drive's \
+                 rate with {after}="
+            )));
+        }
+    }
     m.validate()
         .map_err(|e| usage(format!("drive model '{spec}': {e}")))?;
     Ok(m)
@@ -1100,5 +1112,30 @@ mod tests {
             e.contains("line 2, key 'in': invalid rate '1e30MB/s': too large"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_rate_in_a_cache_the_drive_does_not_have_is_refused() {
+        for (spec, key, instead) in [
+            ("pm983-960g,in=1100MB/s,after=1000MB/s", "in=", "after="),
+            ("pm983-960g,rand_in=500MB/s", "rand_in=", "rand_after="),
+            ("960evo-250g,cache=0,in=2GB/s", "in=", "after="),
+        ] {
+            let e = parse_spec(spec).unwrap_err();
+            assert_eq!(crate::error::exit_code(&e), 2, "{spec}");
+            let e = format!("{e:#}");
+            assert!(
+                e.contains(key)
+                    && e.contains("has none")
+                    && e.contains("cache=SIZE")
+                    && e.contains(&format!("with {instead}")),
+                "{spec}: {e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        // With a cache it applies, on a preset that had none too.
+        let m = parse_spec("pm983-960g,cache=10GB,in=1100MB/s,after=1000MB/s").unwrap();
+        assert_eq!((m.cache_empty(), m.seq_in.0), (10_000_000_000, 1100e6));
+        parse_spec("pm983-960g,after=1000MB/s").unwrap();
     }
 }

@@ -15,8 +15,9 @@ pub use crate::report::outputs::run::{
     write_charts_and_report_with, write_comparison,
 };
 pub use crate::report::outputs::summary::{
-    link_of, model_truth_of, read_summary_link, read_summary_meta, read_timeline_meta,
-    summary_of_timeline, write_summary, DriveState, DriveStateRecord, StopRecord, Summary, Totals,
+    link_of, model_truth_of, read_summary_cache_truth, read_summary_link, read_summary_meta,
+    read_timeline_meta, summary_of_timeline, write_summary, DriveState, DriveStateRecord,
+    StopRecord, Summary, Totals,
 };
 pub use crate::report::outputs::writer::write_chart;
 use crate::units::UnitSystem;

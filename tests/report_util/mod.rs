@@ -165,6 +165,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
         link_limited: None,
         wrapped_span_bytes: None,
         emulation_fell_short: false,
+        iops_hid_cache: None,
         first_sample_hides: None,
     }
 }

@@ -6,6 +6,7 @@
 mod common;
 
 mod cli;
+mod iops;
 mod link;
 mod presets;
 mod probe_emu;

@@ -127,6 +127,7 @@ pub fn setup(c: BurstTargetConfig, opts: ReportOptions, what: &str) -> Result<Se
     let (drive, name): (Box<dyn TestDrive>, String) = if c.simulate {
         let spec = c.target.strip_prefix("emu:").unwrap_or(&c.target);
         let model = presets::parse_spec(spec)?;
+        crate::experiment::virtual_time::check_block(&model, w.block_size)?;
         crate::experiment::virtual_time::byte_limit(&w, model.capacity.0)?;
         let meta = crate::experiment::virtual_time::run_meta(spec, &model, &w);
         let name = format!("{}-sim", crate::shell::folder_word(spec, "model"));

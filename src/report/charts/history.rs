@@ -396,6 +396,7 @@ fn history_chart(
         let reason_of = |f: &crate::detect::Findings| -> Option<usize> {
             match (&f.cache, &f.after) {
                 (Cache::HiddenByLink { .. }, _) => Some(0),
+                (Cache::HiddenByIops { .. }, _) => Some(4),
                 (_, Some(After::TooShort { .. })) if !cache_chart => Some(3),
                 (Cache::Unconfirmed(_), _) => Some(1),
                 (Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }, _) => Some(2),
@@ -422,6 +423,7 @@ fn history_chart(
             ),
             ("no cliff", count(2)),
             ("too short to judge", count(3)),
+            ("hidden by the drive model's IOPS limit", count(4)),
         ];
         let given: Vec<(&str, usize)> = reasons.into_iter().filter(|r| r.1 > 0).collect();
         let why = match given.as_slice() {
@@ -596,6 +598,9 @@ fn history_chart(
                 let why = match &f.cache {
                     crate::detect::findings::Cache::HiddenByLink { link } => {
                         format!("cache hidden by the {link} link")
+                    }
+                    crate::detect::findings::Cache::HiddenByIops { .. } => {
+                        "cache hidden by the drive model's IOPS limit".to_string()
                     }
                     // The cell, or where it has no figure ("-") the words why.
                     _ => match f.cache_cell(o.units) {

@@ -106,6 +106,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
         }
         // The card's short form: the long one would push the rest of the line off the chart.
         Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
+        Cache::HiddenByIops { .. } => "Cache hidden by the IOPS limit".to_string(),
         _ => crate::units::capitalized(&f.cache_text(units)),
     };
     let mut v = vec![match f.wrapped_short_text(units) {

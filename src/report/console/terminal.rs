@@ -250,11 +250,12 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } => {
             line.push_str(&format!("; no cliff seen: {}", f.cache_text(units)))
         }
-        // What the run knows of the cache, whatever it is: a link that hid the cliff, too
-        // few samples, a cliff with no size.
-        Cache::HiddenByLink { .. } | Cache::TooFewSamples | Cache::NotEstimated => {
-            line.push_str(&format!("; {}", f.cache_text(units)))
-        }
+        // What the run knows of the cache, whatever it is: a link or an IOPS limit that hid
+        // the cliff, too few samples, a cliff with no size.
+        Cache::HiddenByLink { .. }
+        | Cache::HiddenByIops { .. }
+        | Cache::TooFewSamples
+        | Cache::NotEstimated => line.push_str(&format!("; {}", f.cache_text(units))),
         Cache::NothingWritten | Cache::ReadOnly { .. } => {}
     }
     line.push_str(&coverage_suffix(a, units));

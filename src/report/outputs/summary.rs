@@ -277,6 +277,15 @@ pub fn link_of(summary: &serde_json::Value) -> Option<crate::link::Link> {
     crate::model::presets::parse_spec(spec).ok()?.link_info()
 }
 
+/// The drive model's truth of the cache for the run's workload in the `summary.json` at
+/// `path` (`model_truth.cache`, or where older versions kept it); `None` for runs on real
+/// drives and where it cannot be read.
+pub fn read_summary_cache_truth(path: &Path) -> Option<crate::model::Truth> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let t = model_truth_of(&serde_json::from_str(&text).ok()?)?;
+    serde_json::from_value(t.get("cache")?.clone()).ok()
+}
+
 /// [`link_of`] the `summary.json` at `path`; `None` where it cannot be read.
 pub fn read_summary_link(path: &Path) -> Option<crate::link::Link> {
     let text = std::fs::read_to_string(path).ok()?;

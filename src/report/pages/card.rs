@@ -84,6 +84,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         ),
         Cache::TooFewSamples => "Too few samples to tell".to_string(),
         Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
+        Cache::HiddenByIops { .. } => "Cache hidden by the IOPS limit".to_string(),
         Cache::NothingWritten => "Nothing written".to_string(),
         Cache::ReadOnly { .. } | Cache::NotEstimated => crate::units::capitalized(&f.cache_text(u)),
     };
@@ -120,6 +121,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         }
         (None, Some(r)) if matches!(f.cache, Cache::HiddenByLink { .. }) => {
             format!("at the link's limit  {}", format_rate(r, u))
+        }
+        (None, Some(r)) if matches!(f.cache, Cache::HiddenByIops { .. }) => {
+            format!("at the IOPS limit  {}", format_rate(r, u))
         }
         // No cliff: the run's mean, as the terminal gives it. No steady-state test was made
         // of it (that test is of the stretch after a cliff), so it is not called steady.
