@@ -804,8 +804,16 @@ const RISE_RATIO: f64 = 1.5;
 pub(super) fn rises(a: &Analysis, units: UnitSystem) -> Option<Warning> {
     let spans = super::throttled_spans(a);
     let near = |x: f64, y: f64| (x - y).abs() <= a.interval_s.max(1e-9) + 1e-6;
+    // After the last cliff the unsteady-level warning names every level already.
+    let unsteady_from = a
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache))
+        .then(|| a.cliffs.last().map(|c| c.t_s))
+        .flatten();
     let explained = |t: f64| {
-        a.returns.iter().any(|r| near(r.t_s, t))
+        unsteady_from.is_some_and(|from| t >= from)
+            || a.returns.iter().any(|r| near(r.t_s, t))
             || a.slowdowns.iter().any(|s| near(s.t_s + s.duration_s, t))
             || spans.iter().any(|&(_, to)| near(to, t))
             || a.cliffs.iter().any(|c| near(c.t_s, t))
