@@ -1295,3 +1295,36 @@ fn a_drop_in_the_first_sample_gives_the_level_after_it_for_as_long_as_it_was_rea
         assert_eq!(a.cache_lower_bound_bytes, None, "{name}");
     }
 }
+
+/// The 960 EVO 250GB written sequentially at 1 s samples: a cache of 13.0 GB to 13.1 GB
+/// beside "sampling too coarse ...; sample more often ... for a tighter estimate". Where the
+/// size's interval is narrow, the warning says what few samples do leave rough: the rate.
+#[test]
+fn a_coarse_sampling_warning_asks_no_tighter_estimate_of_a_tight_one() {
+    let m = presets::parse_spec("960evo-250g").unwrap();
+    let w = WorkloadConfig::resolve(&WorkloadArgs {
+        pattern: Some(Pattern::Seqwrite),
+        duration: Some("30s".to_string()),
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = simulate(&m, &w, RunMeta::default(), |_| Ok(())).unwrap();
+    let a = analyze(&sim.timeline);
+    let e = a.cache_estimate.as_ref().expect("a cliff");
+    assert!(
+        (e.high_bytes - e.low_bytes) as f64 / (e.bytes as f64) < 0.05,
+        "{e:?}"
+    );
+    let coarse = a
+        .warnings
+        .iter()
+        .find(|w| matches!(w.kind, WarningKind::CoarseSampling { .. }))
+        .expect("few samples before the cliff");
+    assert!(!coarse.text.contains("tighter estimate"), "{}", coarse.text);
+    assert!(
+        coarse.text.contains("the cache phase's rate"),
+        "{}",
+        coarse.text
+    );
+}
