@@ -326,8 +326,19 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
         false,
     )?;
     write_history_outputs(&out, &name, &first, &pts, &opts)?;
-    let series: std::collections::BTreeSet<&str> =
-        pts.iter().filter_map(|p| p.series.as_deref()).collect();
+    // A series none of whose runs has a value on a chart (reads only, no cliff) draws no
+    // line: it is named apart, so that the line lists the series the charts hold.
+    let charted = |p: &HistoryPoint| p.cache.is_some() || p.after_bytes_per_sec.is_some();
+    let series: std::collections::BTreeSet<&str> = pts
+        .iter()
+        .filter(|p| charted(p))
+        .filter_map(|p| p.series.as_deref())
+        .collect();
+    let uncharted: std::collections::BTreeSet<&str> = pts
+        .iter()
+        .filter_map(|p| p.series.as_deref())
+        .filter(|s| !series.contains(s))
+        .collect();
     let per = match (sel.host.is_some(), by_workload) {
         (true, true) => "host and workload",
         (true, false) => "host",
@@ -340,6 +351,17 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
             ", one series per {per} ({})",
             // A series of host and workload holds a comma: those are parted by semicolons.
             series
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(if by_workload { "; " } else { ", " })
+        )
+    };
+    let split = if uncharted.is_empty() || split.is_empty() {
+        split
+    } else {
+        format!(
+            "{split}; no value to chart for {}",
+            uncharted
                 .into_iter()
                 .collect::<Vec<_>>()
                 .join(if by_workload { "; " } else { ", " })

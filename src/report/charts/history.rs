@@ -400,6 +400,7 @@ fn history_chart(
                 (_, Some(After::TooShort { .. })) if !cache_chart => Some(3),
                 (Cache::Unconfirmed(_), _) => Some(1),
                 (Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }, _) => Some(2),
+                (Cache::ReadOnly { .. }, _) => Some(5),
                 _ => None,
             }
         };
@@ -424,6 +425,7 @@ fn history_chart(
             ("no cliff", count(2)),
             ("too short to judge", count(3)),
             ("hidden by the drive model's IOPS limit", count(4)),
+            ("reads only", count(5)),
         ];
         let given: Vec<(&str, usize)> = reasons.into_iter().filter(|r| r.1 > 0).collect();
         let why = match given.as_slice() {
@@ -804,6 +806,40 @@ mod tests {
             cache.contains("(2 have no value here: all drop not confirmed)"),
             "{cache}"
         );
+    }
+
+    /// A drive's read runs: "(2 have no value here)" with no reason, where every other run
+    /// without a value gets one.
+    #[test]
+    fn the_footer_says_read_runs_have_no_value() {
+        use crate::detect::findings::{Cache, Findings};
+        let mut read = point(2, 1.0, 9e10);
+        read.cache = None;
+        read.after_bytes_per_sec = None;
+        read.findings = Some(Findings {
+            cache: Cache::ReadOnly {
+                bytes_read: 20_000_000_000,
+            },
+            in_cache_bytes_per_sec: None,
+            level_bytes_per_sec: None,
+            steps: vec![],
+            after: None,
+            phase_names: vec![],
+            cliffs_asked: None,
+            link_limited: None,
+            thermal_throttling: vec![],
+            slower_tier_may_follow: false,
+            first_sample_hides: None,
+        });
+        let pts = [point(1, 0.0, 5e10), read];
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        for c in &charts[..2] {
+            assert!(
+                c.footer[0].contains("(1 has no value here: reads only)"),
+                "{}",
+                c.footer[0]
+            );
+        }
     }
 
     /// Runs 3 and 4, later than run 2 but with a drop inside the first sample not confirmed,
