@@ -586,7 +586,6 @@ pub fn group_table(
     });
     let hedged = groups.iter().any(|g| g.cache_hedged_runs > 0);
     let after_marked: Vec<&str> = groups.iter().flat_map(after_marks).collect();
-    let no_ranges = "median only: the ranges are left out (--wide shows them)".to_string();
     let mut head = vec![by.name()];
     if with_workload {
         head.push("workload".to_string());
@@ -598,17 +597,17 @@ pub fn group_table(
     ]);
     let mut steps = vec![
         Step::Narrow(0, 32),
-        Step::Marked(
+        // Each column's ranges go on their own: what is said of it under the table is said
+        // of the columns the table shows without them ([`ranges_note`]).
+        Step::Short(
             2 + w,
             "cache: median".into(),
             groups.iter().map(|g| cache(g, Form::Median)).collect(),
-            vec![no_ranges.clone()],
         ),
-        Step::Marked(
+        Step::Short(
             3 + w,
             "after cache: median".into(),
             groups.iter().map(|g| after(g, Form::Median)).collect(),
-            vec![no_ranges],
         ),
     ];
     if with_workload {
@@ -680,6 +679,25 @@ pub fn group_table(
     }
     .render(width, steps);
     let mut notes = String::new();
+    // Which columns the table shows without the ranges some of their cells had.
+    let header = text.lines().next().unwrap_or("");
+    let after_ranged = header.contains("after cache: median (range)");
+    let cache_ranged = header
+        .replace("after cache: median (range)", "")
+        .contains("cache: median (range)");
+    let had_ranges = |f: &dyn Fn(&Group, Form) -> String| {
+        groups
+            .iter()
+            .any(|g| f(g, Form::Range) != f(g, Form::Median))
+    };
+    let cache_cut = !cache_ranged && had_ranges(&cache);
+    let after_cut = !after_ranged && had_ranges(&after);
+    if let Some(note) = ranges_note(cache_cut, after_cut) {
+        for l in super::fit::wrap_note(note, width) {
+            notes += &l;
+            notes.push('\n');
+        }
+    }
     // Said of the brackets as the table gives them: whole, or short ([`SHORT_COUNT_NOTE`],
     // said with the fitted table's own notes, and broken to the width, so never found whole
     // in the text at 50 columns): the key of the whole form only where a row has one.
@@ -718,6 +736,17 @@ pub fn group_table(
         text.insert_str(at, &notes);
     }
     text
+}
+
+/// What is said under a group table of the ranges it leaves out: of the cache's, of the
+/// after-cache rate's, of both, or nothing where it shows every range it has.
+fn ranges_note(cache: bool, after: bool) -> Option<&'static str> {
+    match (cache, after) {
+        (true, true) => Some("median only: the ranges are left out (--wide shows them)"),
+        (true, false) => Some("cache: median only, its range left out (--wide shows it)"),
+        (false, true) => Some("after cache: median only, its range left out (--wide shows it)"),
+        (false, false) => None,
+    }
 }
 
 #[cfg(test)]
@@ -1235,5 +1264,60 @@ mod tests {
         );
         let t = group_table(&short, &GroupBy::Host, u, None);
         assert!(!t.contains('*') && !t.contains('†'), "{t}");
+    }
+    /// At 120 columns `runs --by host` gave the after-cache rate with its range ("993 MB/s †
+    /// (129 MB/s to 3436 MB/s)") under a note that said the ranges were left out: the note
+    /// speaks of the columns the table shows without theirs, at every width.
+    #[test]
+    fn the_note_on_left_out_ranges_says_only_what_is_left_out() {
+        let u = UnitSystem::Decimal;
+        let host = Group {
+            by: "host".into(),
+            group: "vm".into(),
+            workload: None,
+            drives: Some(6),
+            workloads: Some(2),
+            runs: 10,
+            cache_bytes: Spread::of(vec![0.92e9, 2.03e9, 13.0e9, 41.9e9, 54.2e9, 90.4e9, 100e9]),
+            cache_hedged_runs: 1,
+            after_cache_bytes_per_sec: Spread::of(vec![129e6, 293e6, 992e6, 994e6, 1188e6, 3436e6]),
+            after_heat_runs: 0,
+            after_slower_tier_runs: 2,
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for width in 40..=200 {
+            let t = group_table(std::slice::from_ref(&host), &GroupBy::Host, u, Some(width));
+            let joined = t.replace("\n  ", " ");
+            let head = t.lines().next().unwrap();
+            let after = head.contains("after cache: median (range)");
+            let cache = head
+                .replace("after cache: median (range)", "")
+                .contains("cache: median (range)");
+            let row = t.lines().nth(1).unwrap();
+            assert_eq!(after, row.contains("(129 MB/s to 3436 MB/s)"), "{t}");
+            assert_eq!(
+                joined.contains("median only: the ranges are left out"),
+                !cache && !after,
+                "{width}: {t}"
+            );
+            assert_eq!(
+                joined.contains("cache: median only, its range left out"),
+                !cache && after,
+                "{width}: {t}"
+            );
+            assert_eq!(
+                joined.contains("after cache: median only, its range left out"),
+                cache && !after,
+                "{width}: {t}"
+            );
+            seen.insert((cache, after));
+        }
+        // The widths tried give the table with both ranges, with the rate's only, and with
+        // neither.
+        assert!(
+            seen.contains(&(false, true)) && seen.contains(&(true, true)),
+            "{seen:?}"
+        );
+        assert!(seen.contains(&(false, false)), "{seen:?}");
     }
 }
