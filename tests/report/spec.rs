@@ -565,6 +565,91 @@ pub fn compare_subtitle_gives_each_cache_with_its_interval() {
     }
 }
 
+/// `compare` of three runs of one drive drew its subtitle cut inside a clause ("... · each
+/// run's size and its 95%…"): where the sizes' line does not fit, the subtitle is made of
+/// whole clauses, each in its longest form that fits, the least needed left out, and never
+/// wider than the header draws without a cut.
+pub fn compare_subtitle_is_never_cut_inside_a_clause() {
+    use slccache::timeline::Timeline;
+    let mut pts: Vec<(f64, f64, f64)> = vec![
+        (30.0, 30.0, 2000e6),
+        (60.0, 30.0, 2000e6),
+        (90.0, 30.0, 1250e6),
+    ];
+    pts.extend((4..=8).map(|i| (i as f64 * 30.0, 30.0, 491e6)));
+    let t = Timeline::from_rates(
+        &pts,
+        meta("a2", "Crucial P5 1TB", 1_000_000_000_000, 131072),
+    );
+    let a = slccache::detect::analyze(&t);
+    let drives = three_drives();
+    let names = [
+        "#2: Crucial P5 1TB (simulated), 2026-12-06 00:37:31",
+        "#3: Crucial P5 1TB (simulated), 2026-12-06 00:41:02",
+        "#4: Crucial P5 1TB (simulated), 2026-12-06 00:44:17",
+        "#5: Crucial P5 1TB (simulated), 2026-12-06 00:48:40",
+    ];
+    // A run with no cliff: one more clause.
+    let flat_pts: Vec<(f64, f64, f64)> = (1..=8).map(|i| (i as f64 * 30.0, 30.0, 1000e6)).collect();
+    let flat = Timeline::from_rates(
+        &flat_pts,
+        meta("p5", "Crucial P5 1TB", 1_000_000_000_000, 131072),
+    );
+    let fa = slccache::detect::analyze(&flat);
+    let cr = [
+        CompareRun {
+            name: names[0],
+            timeline: &t,
+            analysis: &a,
+        },
+        CompareRun {
+            name: names[3],
+            timeline: &flat,
+            analysis: &fa,
+        },
+        CompareRun {
+            name: names[1],
+            timeline: &drives[0].0,
+            analysis: &drives[0].1,
+        },
+        CompareRun {
+            name: names[2],
+            timeline: &drives[1].0,
+            analysis: &drives[1].1,
+        },
+    ];
+    let whole = [
+        "4 runs",
+        "1 without a cliff",
+        "SLC cache from ",
+        "1 size may be a later tier's",
+        "each run's size and its 95% interval in compare.md",
+        "each run's size in compare.md",
+    ];
+    for size in [(1600, 900), (960, 540), (640, 360), (480, 270)] {
+        let o = ReportOptions {
+            png_size: size,
+            ..opts()
+        };
+        for s in [charts::compare_time(&cr, &o), charts::compare_data(&cr, &o)] {
+            let l = Layout::new(s.size, false, s.footer.len());
+            let w = s.size.0 as f64 - 48.0 * l.scale;
+            let sub = charts::text_width(&s.subtitle, l.font(charts::font_px::SUBTITLE));
+            assert!(sub * 0.75 <= w, "{size:?}: cut: {}", s.subtitle);
+            assert!(!s.subtitle.contains('…'), "{size:?}: {}", s.subtitle);
+            if s.subtitle.starts_with("4 runs") {
+                for c in s.subtitle.split("  ·  ") {
+                    assert!(
+                        whole.iter().any(|w| c.starts_with(w)),
+                        "{size:?}: {c:?} in {}",
+                        s.subtitle
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A comparison of a run whose size a faster first tier hidden in its first sample could make
 /// a later tier's (a2000 at `--interval 30s`) gave the sizes as "SLC cache from 22.0 GB to
 /// 150 GB" with no hedge, where the run's own outputs and compare.md give one. The short

@@ -276,8 +276,10 @@ pub fn runs_by_drive_keeps_a_drive_s_workloads_apart_and_marks_hedged_sizes() {
     assert_eq!(h.len(), 1, "{h:?}");
     assert_eq!(h[0]["runs"], 4);
     assert!(h[0].get("workload").is_none(), "{h:?}");
-    // Its median takes the hedged size in too, and says so.
-    assert_eq!(h[0]["cache_hedged_runs"], 1, "{h:?}");
+    // Its median leaves the hedged size out, the other runs' sizes not being hedged, and
+    // counts it.
+    assert_eq!(h[0]["cache_hedged_runs"], 0, "{h:?}");
+    assert_eq!(h[0]["cache_hedged_left_out_runs"], 1, "{h:?}");
 }
 
 /// `runs` marks a rate after the cache `*` where thermal throttling was left out of it and `†`

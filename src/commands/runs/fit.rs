@@ -5,6 +5,7 @@
 //! the steps ran out; a last line names what was left out.
 
 /// One way to make the table narrower.
+#[derive(Clone)]
 pub enum Step {
     /// Leave out the column.
     Drop(usize),
@@ -21,6 +22,7 @@ pub enum Step {
 }
 
 /// A table: its header, its rows, and which columns are numbers (aligned right).
+#[derive(Clone)]
 pub struct Table {
     pub head: Vec<String>,
     pub rows: Vec<Vec<String>>,
@@ -31,105 +33,149 @@ fn chars(s: &str) -> usize {
     s.chars().count()
 }
 
-/// `s` cut to `w` characters, with "…" for what was cut. A cell with a qualifier in
-/// parentheses (`Crucial P5 1TB (simulated)`, `... (emulated), cache=2GB`) keeps the
-/// qualifier whole, and keeps what tells such cells apart longest: what follows the
-/// qualifier (the options a drive was made with) and the last word before it (a drive's
-/// capacity), so that `Samsung…250GB (simulated)` and `Samsung…500GB (simulated)` stay two
-/// drives. The leading words are cut first.
+/// `s` cut to `w` characters as [`cut_among`] cuts it in a column of its own.
+#[cfg(test)]
 fn cut(s: &str, w: usize) -> String {
-    if chars(s) <= w {
-        return s.to_string();
-    }
-    if let Some((head, q, rest)) = qualifier(s).filter(|_| least_width(s) <= w) {
-        // What follows whole, where the words before it keep at least a word's start.
-        if w >= chars(q) + chars(rest) + 4 {
-            return format!("{}{q}{rest}", cut_head(head, w - chars(q) - chars(rest)));
-        }
-        if chars(head) + chars(q) < w {
-            // The words before it whole; what follows cut.
-            return format!("{head}{q}{}", plain_cut(rest, w - chars(head) - chars(q)));
-        }
-        let tail = if rest.is_empty() { "" } else { "…" };
-        let room = w - chars(q) - chars(tail);
-        return format!("{}{q}{tail}", cut_head(head, room));
-    }
-    plain_cut(s, w)
+    cut_among(s, w, &[], s)
 }
 
-/// `s` cut to `w` characters as [`cut`] cuts it, but where the words before its qualifier
-/// share words with the others of its column (`column`, where the cell `s` is cut from is
-/// `me`), those go first, the most shared
-/// first, each run of them one "…": `Samsung…250GB (simulated)` beside other 960 EVOs,
-/// `Kingston NV2 1TB (simulated)` kept whole beside `Kingston A2000 1TB`, where cutting the
-/// middle would have made both `Kingston…1TB`.
+/// `s` cut to `w` characters, with "…" for each run of words cut, keeping what tells the cell
+/// apart from the others of its column (`column`, where the cell `s` is cut from is `me`).
+/// A cell with a qualifier in parentheses (`Crucial P5 1TB (simulated)`, `... (emulated),
+/// cache=2GB`) keeps the qualifier whole, always; then the drive's capacity (`250GB`, the
+/// last word where none is one); then the other words before the qualifier, those fewer
+/// others of the column share first (the maker first of its equals, remarks in parentheses
+/// last): `960…250GB (sim)` beside other 960 EVOs, `…NV2 1TB (simulated)` beside `Kingston
+/// A2000 1TB`; and what follows the qualifier (the options a drive was made with) only where
+/// all of that is whole, else nothing of it (the table puts a numbered mark in its place).
+/// The words a width keeps are a start of that order, so that a wider column never shows
+/// less of a name than a narrower one: "… (emu), cache=1GB" at 80 columns beside
+/// "960…250GB (emu)¹" at 50 had lost the model and the capacity to keep the options.
 fn cut_among(s: &str, w: usize, column: &[&str], me: &str) -> String {
     if chars(s) <= w {
         return s.to_string();
     }
-    if let Some((head, q, rest)) = qualifier(s) {
-        let budget = w as isize - chars(q) as isize - chars(rest) as isize;
-        if budget >= 4 {
-            let words: Vec<&str> = head.split_whitespace().collect();
-            let others: Vec<Vec<&str>> = column
-                .iter()
-                .filter(|o| **o != me)
-                .map(|o| {
-                    qualifier(o)
-                        .map_or(*o, |(h, _, _)| h)
-                        .split_whitespace()
-                        .collect()
-                })
-                .collect();
-            let shared: Vec<usize> = words
-                .iter()
-                .map(|w| others.iter().filter(|o| o.contains(w)).count())
-                .collect();
-            let t = elide(&words, &shared, budget as usize);
-            if chars(&t) <= budget as usize {
-                return format!("{t}{q}{rest}");
+    let Some((head, q, _)) = qualifier(s) else {
+        return plain_cut(s, w);
+    };
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let others: Vec<Vec<&str>> = column
+        .iter()
+        .filter(|o| **o != me)
+        .map(|o| {
+            qualifier(o)
+                .map_or(*o, |(h, _, _)| h)
+                .split_whitespace()
+                .collect()
+        })
+        .collect();
+    let shared: Vec<usize> = words
+        .iter()
+        .map(|w| others.iter().filter(|o| o.contains(w)).count())
+        .collect();
+    let mut keep = vec![false; words.len()];
+    let mut best: Option<String> = None;
+    for k in keep_order(&words, &shared) {
+        keep[k] = true;
+        let t = format!("{}{q}", render_kept(&words, &keep, None));
+        if chars(&t) > w {
+            // The start of the word that does not fit, where three letters of it do
+            // (`PM9…960GB (sim)`), once something else of the name is kept.
+            if best.is_some() {
+                keep[k] = false;
+                for n in (3..chars(words[k])).rev() {
+                    let t = format!("{}{q}", render_kept(&words, &keep, Some((k, n))));
+                    if chars(&t) <= w {
+                        best = Some(t);
+                        break;
+                    }
+                }
             }
+            break;
         }
+        best = Some(t);
     }
-    cut(s, w)
+    best.unwrap_or_else(|| {
+        let bare = format!("…{q}");
+        if chars(&bare) <= w {
+            bare
+        } else {
+            plain_cut(s, w)
+        }
+    })
 }
 
-/// `words` joined with spaces, or, past `max` characters, without the words others share
-/// (the most shared first, then the earlier, the first word last among its equals), each run
-/// of left-out words one "…" (`Samsung…250GB`, `…A2000…`); as short as that makes it.
-fn elide(words: &[&str], shared: &[usize], max: usize) -> String {
-    let render = |keep: &[bool]| {
-        let mut out = String::new();
-        let mut gap = false;
-        for (k, (w, on)) in words.iter().zip(keep).enumerate() {
-            if !*on {
-                if !gap {
-                    out.push('…');
-                }
-                gap = true;
-                continue;
-            }
+/// Whether `w` is a drive's capacity: "250GB", "1TB", "960G", "1.92TB".
+fn is_capacity(w: &str) -> bool {
+    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &w[digits.len()..];
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && digits.starts_with(|c: char| c.is_ascii_digit())
+        && matches!(unit, "GB" | "TB" | "G" | "T" | "GiB" | "TiB")
+}
+
+/// The order in which a cut keeps the words before a cell's qualifier ([`cut_among`]): the
+/// capacities (else the last word), then those fewer of the column's other cells share (by
+/// `shared`), of equals the first word, then the earlier; words in parentheses (a model's
+/// remarks, "(QLC)") last.
+fn keep_order(words: &[&str], shared: &[usize]) -> Vec<usize> {
+    let mut depth = 0i32;
+    let remark: Vec<bool> = words
+        .iter()
+        .map(|w| {
+            let inside = depth > 0 || w.starts_with('(');
+            depth += w.matches('(').count() as i32 - w.matches(')').count() as i32;
+            inside
+        })
+        .collect();
+    let sized: Vec<usize> = (0..words.len())
+        .filter(|&k| is_capacity(words[k]))
+        .collect();
+    let first: Vec<usize> = if sized.is_empty() {
+        (0..words.len())
+            .rev()
+            .find(|&k| !remark[k])
+            .into_iter()
+            .collect()
+    } else {
+        sized
+    };
+    let mut rest: Vec<usize> = (0..words.len()).filter(|k| !first.contains(k)).collect();
+    rest.sort_by_key(|&k| (remark[k], shared[k], k != 0, k));
+    first.into_iter().chain(rest).collect()
+}
+
+/// `words` joined with spaces where `keep`, each run of left-out words one "…"
+/// (`Samsung…250GB`, `…A2000 1TB`); `part`: a word of which only its first characters are
+/// kept, a "…" after them.
+fn render_kept(words: &[&str], keep: &[bool], part: Option<(usize, usize)>) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    for (k, (w, on)) in words.iter().zip(keep).enumerate() {
+        if let Some((_, n)) = part.filter(|(p, _)| *p == k) {
             if k > 0 && !gap {
                 out.push(' ');
             }
-            out.push_str(w);
-            gap = false;
+            out.extend(w.chars().take(n));
+            out.push('…');
+            gap = true;
+            continue;
         }
-        out
-    };
-    let mut keep = vec![true; words.len()];
-    // The first word (the maker) last of those as shared as it.
-    let mut order: Vec<usize> = (0..words.len()).filter(|&k| shared[k] > 0).collect();
-    order.sort_by_key(|&k| (std::cmp::Reverse(shared[k]), k == 0, k));
-    let mut text = render(&keep);
-    for k in order {
-        if chars(&text) <= max {
-            break;
+        if !*on {
+            if !gap {
+                out.push('…');
+            }
+            gap = true;
+            continue;
         }
-        keep[k] = false;
-        text = render(&keep);
+        if k > 0 && !gap {
+            out.push(' ');
+        }
+        out.push_str(w);
+        gap = false;
     }
-    text
+    out
 }
 
 /// `n` in superscript digits (`¹`, `¹²`): a mark that numbers what it stands for.
@@ -139,22 +185,6 @@ fn superscript(n: usize) -> String {
         .chars()
         .map(|d| DIGITS[d.to_digit(10).unwrap_or(0) as usize])
         .collect()
-}
-
-/// The words before a qualifier cut to `w` characters: the last word kept whole after a
-/// "…" where the first word's first letter fits beside it (`Samsung…250GB`), else cut at the end.
-fn cut_head(head: &str, w: usize) -> String {
-    if chars(head) <= w {
-        return head.to_string();
-    }
-    if let Some((front, last)) = head.rsplit_once(' ') {
-        // At least a character of the front and its "…" beside the last word.
-        if chars(last) + 2 <= w {
-            let front: String = front.chars().take(w - chars(last) - 1).collect();
-            return format!("{}…{last}", front.trim_end());
-        }
-    }
-    plain_cut(head, w)
 }
 
 /// `s` cut to `w` characters, with "…" for what was cut.
@@ -177,12 +207,43 @@ fn qualifier(s: &str) -> Option<(&str, &str, &str)> {
     Some((&s[..i], &s[i..j], &s[j..]))
 }
 
-/// The fewest characters `s` can be cut to with its qualifier whole, the start of a word
-/// before it and a "…" for anything after it.
+/// The fewest characters `s` can be cut to as [`cut_among`] cuts it: its qualifier and its
+/// capacity (else its last word) whole, a "…" for the words cut and a mark for anything
+/// after the qualifier.
 fn least_width(s: &str) -> usize {
-    qualifier(s).map_or(0, |(_, q, rest)| {
-        (chars(q) + 4 + usize::from(!rest.is_empty())).min(chars(s))
+    qualifier(s).map_or(0, |(head, q, rest)| {
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let order = keep_order(&words, &vec![0; words.len()]);
+        let mut keep = vec![false; words.len()];
+        for &k in order.iter().take_while(|&&k| is_capacity(words[k])) {
+            keep[k] = true;
+        }
+        if !keep.contains(&true) {
+            if let Some(&k) = order.first() {
+                keep[k] = true;
+            }
+        }
+        (chars(&render_kept(&words, &keep, None)) + chars(q) + usize::from(!rest.is_empty()))
+            .min(chars(s))
     })
+}
+
+/// A table's columns as [`Table::fit`] leaves them.
+struct Fitted {
+    shown: Vec<bool>,
+    widths: Vec<usize>,
+    left_out: Vec<String>,
+    narrowed: bool,
+    notes: Vec<String>,
+}
+
+/// The width of a table of the columns `shown` at `widths`, two spaces between them.
+fn total(shown: &[bool], widths: &[usize]) -> usize {
+    let cols: Vec<usize> = (0..shown.len())
+        .filter(|&i| shown[i])
+        .map(|i| widths[i])
+        .collect();
+    cols.iter().sum::<usize>() + 2 * cols.len().saturating_sub(1)
 }
 
 impl Table {
@@ -197,22 +258,15 @@ impl Table {
         w
     }
 
-    /// The table as text, every line within `width` columns when the steps allow it
-    /// (`None`: as wide as its cells, every column whole).
-    pub fn render(mut self, width: Option<usize>, steps: Vec<Step>) -> String {
+    /// The table fitted to `width` by `steps` (`None`: as it is): its cells as the steps
+    /// left them, which columns are shown, their widths, and what is said of it.
+    fn fit(&mut self, width: Option<usize>, steps: Vec<Step>) -> Fitted {
         let n = self.head.len();
         let mut shown = vec![true; n];
         let mut widths = self.widths();
         let mut left_out: Vec<String> = Vec::new();
         let mut narrowed = false;
         let mut notes: Vec<String> = Vec::new();
-        let total = |shown: &[bool], widths: &[usize]| -> usize {
-            let cols: Vec<usize> = (0..shown.len())
-                .filter(|&i| shown[i])
-                .map(|i| widths[i])
-                .collect();
-            cols.iter().sum::<usize>() + 2 * cols.len().saturating_sub(1)
-        };
         if let Some(limit) = width {
             for step in steps {
                 if total(&shown, &widths) <= limit {
@@ -287,10 +341,57 @@ impl Table {
                 slack -= add;
             }
         }
+        Fitted {
+            shown,
+            widths,
+            left_out,
+            narrowed,
+            notes,
+        }
+    }
+
+    /// The table as text, every line within `width` columns when the steps allow it
+    /// (`None`: as wide as its cells, every column whole).
+    pub fn render(self, width: Option<usize>, steps: Vec<Step>) -> String {
+        let n = self.head.len();
+        // As it was given, to fit to the wider widths.
+        let given = (self.clone(), steps.clone());
+        let mut t = self;
+        let Fitted {
+            shown,
+            mut widths,
+            left_out,
+            narrowed,
+            mut notes,
+        } = t.fit(width, steps);
+        // A column the steps may cut is no wider than it is at any wider width: a later step
+        // that leaves a column out gave it back what that freed, and "FX700 2TB (sim)" at 68
+        // columns was "…2TB (sim)" at 69. Its width at each width up to where the table fits
+        // whole bounds it.
+        if let Some(limit) = width {
+            let cut: Vec<usize> = (0..n)
+                .filter(|&i| {
+                    shown[i]
+                        && given
+                            .1
+                            .iter()
+                            .any(|s| matches!(s, Step::Narrow(j, _) if *j == i))
+                })
+                .collect();
+            if !cut.is_empty() {
+                let whole = total(&vec![true; n], &given.0.widths());
+                for wider in limit + 1..whole {
+                    let f = given.0.clone().fit(Some(wider), given.1.clone());
+                    for &i in cut.iter().filter(|&&i| f.shown[i]) {
+                        widths[i] = widths[i].min(f.widths[i]);
+                    }
+                }
+            }
+        }
         let last = (0..n).rev().find(|&i| shown[i]).unwrap_or(0);
         // Each column's cells, for a cut that keeps what tells a cell from the others.
         let columns: Vec<Vec<&str>> = (0..n)
-            .map(|i| self.rows.iter().map(|r| r[i].as_str()).collect())
+            .map(|i| t.rows.iter().map(|r| r[i].as_str()).collect())
             .collect();
         // What follows a cell's qualifier, where a cut cannot keep it whole (the options a
         // drive was made with: "960… (sim)…" beside "960… (sim)" told two drives apart by a
@@ -320,7 +421,7 @@ impl Table {
                 _ => cut,
             }
         };
-        let cells: Vec<Vec<String>> = self
+        let cells: Vec<Vec<String>> = t
             .rows
             .iter()
             .map(|r| {
@@ -346,7 +447,7 @@ impl Table {
                 first = false;
                 let w = widths[i];
                 let c = cut_among(c, w, &columns[i], c);
-                if self.right.contains(&i) {
+                if t.right.contains(&i) {
                     s += &format!("{c:>w$}");
                 } else if i == last {
                     s += &c;
@@ -356,12 +457,12 @@ impl Table {
             }
             s.trim_end().to_string() + "\n"
         };
-        let mut s = line(&self.head);
+        let mut s = line(&t.head);
         for r in &cells {
             s += &line(r);
         }
         for (k, (i, tail)) in tails.iter().enumerate() {
-            notes.push(format!("{} {}: {tail}", superscript(k + 1), self.head[*i]));
+            notes.push(format!("{} {}: {tail}", superscript(k + 1), t.head[*i]));
         }
         // A note as wide as the table may be, broken between words, its later lines indented.
         for n in &notes {
@@ -471,28 +572,75 @@ mod tests {
         assert_eq!(joined.join(" "), note, "{out}");
     }
 
-    /// A cut keeps a cell's qualifier whole: the words before it go first, then what
-    /// follows it.
+    /// A cut keeps a cell's qualifier whole, then its capacity, then the words before it,
+    /// the maker first; what follows the qualifier only where all of that is whole (the table
+    /// marks it where it is not, [`a_tail_the_cut_leaves_out_is_marked_and_said`]).
     #[test]
     fn a_cut_keeps_the_qualifier() {
-        assert_eq!(cut("Crucial P5 1TB (simulated)", 18), "Cr…1TB (simulated)");
+        assert_eq!(cut("Crucial P5 1TB (simulated)", 18), "…1TB (simulated)");
         assert_eq!(
-            cut("Crucial P5 1TB (simulated)", 20),
-            "Cruc…1TB (simulated)"
+            cut("Crucial P5 1TB (simulated)", 23),
+            "Crucial…1TB (simulated)"
         );
+        let emu = "Samsung SSD 960 EVO 250GB (emulated), cache=2GB";
+        assert_eq!(cut(emu, 20), "Sam…250GB (emulated)");
+        assert_eq!(cut(emu, 19), "…250GB (emulated)");
+        assert_eq!(cut(emu, 30), "Samsung SSD…250GB (emulated)");
+        assert_eq!(cut(emu, 34), "Samsung SSD 960…250GB (emulated)");
+        assert_eq!(cut(emu, 46), "Samsung SSD 960 EVO 250GB (emulated)");
+        assert_eq!(cut(emu, 47), emu);
+        // A model's remark in parentheses goes before its words.
         assert_eq!(
-            cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 20),
-            "Sa…250GB (emulated)…"
-        );
-        assert_eq!(
-            cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 30),
-            "Sa…250GB (emulated), cache=2GB"
-        );
-        assert_eq!(
-            cut("Samsung SSD 960 EVO 250GB (emulated), cache=2GB", 34),
-            "Samsun…250GB (emulated), cache=2GB"
+            cut("HP FX700 2TB (QLC) (simulated)", 26),
+            "HP FX700 2TB… (simulated)"
         );
         assert_eq!(cut("plain words here", 8), "plain w…");
+    }
+
+    /// At 80 columns `runs` cut a drive made with options to "… (emu), cache=1GB", at 50 to
+    /// "960…250GB (emu)¹": a cut to a wider column keeps every word a narrower one keeps, and
+    /// never the marker or the capacity.
+    #[test]
+    fn a_wider_cut_keeps_what_a_narrower_one_keeps() {
+        let column = [
+            "960 EVO 250GB (emu), cache=1GB",
+            "960 EVO 250GB (emu), cache=2GB",
+            "960 EVO 250GB (sim)",
+            "960 EVO 1TB (sim)",
+            "FX700 2TB (sim)",
+            "Kingston NV2 1TB (simulated)",
+            "Kingston A2000 1TB (simulated)",
+        ];
+        for me in column {
+            let words = |t: &str| -> Vec<String> {
+                t.split([' ', '…'])
+                    .filter(|w| !w.is_empty())
+                    .map(|w| w.trim_end_matches(',').to_string())
+                    .collect()
+            };
+            // Each word shown before is shown whole, or its start (`PM9…`) is.
+            let covers = |wide: &[String], narrow: &[String]| {
+                narrow
+                    .iter()
+                    .all(|n| wide.iter().any(|w| w.starts_with(n.as_str())))
+            };
+            let mut prev = String::new();
+            for w in least_width(me)..=chars(me) {
+                let t = cut_among(me, w, &column, me);
+                assert!(chars(&t) <= w, "{t:?} at {w}");
+                let (head, q, _) = qualifier(me).unwrap();
+                assert!(t.contains(q), "{t:?} at {w}");
+                let cap = head.rsplit(' ').next().unwrap();
+                assert!(t.contains(cap), "{t:?} at {w}");
+                assert!(covers(&words(&t), &words(&prev)), "{prev:?} then {t:?}");
+                prev = t;
+            }
+        }
+        let at = |w| cut_among(column[0], w, &column, column[0]);
+        assert_eq!(at(22), "960 EVO 250GB (emu)");
+        assert_eq!(at(16), "960…250GB (emu)");
+        assert_eq!(at(12), "…250GB (emu)");
+        assert_eq!(least_width(column[0]), 13);
     }
 
     #[test]
@@ -515,23 +663,23 @@ mod tests {
             t.ends_with("(to fit 70 columns: left out host; --wide shows every column whole)\n"),
             "{t}"
         );
-        let t = table().render(Some(50), steps());
+        let t = table().render(Some(51), steps());
         for l in t.lines().filter(|l| !l.starts_with('(')) {
-            assert!(l.chars().count() <= 50, "{l:?}\n{t}");
+            assert!(l.chars().count() <= 51, "{l:?}\n{t}");
         }
-        // The model's words are cut, its "(emulated)" kept.
-        assert!(t.contains(" Sams… (emulated)  "), "{t}");
+        // The model's words are cut, its capacity and "(emulated)" kept.
+        assert!(t.contains(" …500GB (emulated)  "), "{t}");
         assert!(t.contains("22.0 GB (21.9 GB to 22.4 GB)"), "{t}");
         // The line that says so names what was left out, broken to the width, not dropped
         // for a shorter one that does not ("(fitted to 50 columns; ...)" named no column).
         assert!(
             t.ends_with(
-                "(to fit 50 columns: left out host; shortened;\n  --wide shows every column \
+                "(to fit 51 columns: left out host; shortened;\n  --wide shows every column \
                  whole)\n"
             ),
             "{t}"
         );
-        assert!(t.lines().all(|l| l.chars().count() <= 50), "{t}");
+        assert!(t.lines().all(|l| l.chars().count() <= 51), "{t}");
     }
 
     /// Where the steps run out before the table fits, the line under it says so: `runs` at 50
@@ -576,7 +724,7 @@ mod tests {
         let cells: Vec<&str> = t
             .lines()
             .skip(1)
-            .filter(|l| !l.starts_with('(') && !l.starts_with("  "))
+            .take(names.len())
             .map(|l| l[3..].trim_end_matches("13.0 GB").trim())
             .collect();
         assert_eq!(cells.len(), names.len(), "{t}");

@@ -380,12 +380,15 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
             Step::Marked(2, "drive".into(), short_drives, drive_notes),
             Step::Narrow(2, 24),
             Step::Drop(1),
-            // Rather than cut a range or a qualifier of the figures left, or the drive's name
-            // to a few letters: the rate in the cache first, then the workload, without
-            // which no figure of two runs of one drive can be told apart.
+            // Rather than cut a range or a qualifier of the figures left: the rate in the
+            // cache first, then the workload, without which no figure of two runs of one
+            // drive can be told apart; the drive's name cut to a few letters last. Cut
+            // before the workload went, a name was cut at 81 to 90 columns and whole at 80
+            // ("…2TB (sim)" at 69 columns, "FX700 2TB (sim)" at 68): a wider table showed
+            // less of it, and a wider table never does ([`Table::render`]).
             Step::Drop(8),
-            Step::Narrow(2, 12),
             Step::Drop(6),
+            Step::Narrow(2, 12),
         ],
     )
 }
@@ -767,7 +770,8 @@ mod fit_tests {
     /// At 80 columns a run whose rate after the cache read ">= 870 MB/s (unconfirmed; heat in
     /// every later sample)" had no short form: its row was 107 characters, and the date, the
     /// rate in the cache and the workload were left out of every row for it. The level takes
-    /// a mark, `>= 866 MB/s §`, said under the table, and the row fits beside the workload.
+    /// a mark, `>= 866 MB/s §`, said under the table, and the row fits, at 90 columns beside
+    /// the workload.
     #[test]
     fn a_floor_after_an_unconfirmed_drop_is_marked_to_fit() {
         let rows = trial_rows();
@@ -779,6 +783,10 @@ mod fit_tests {
                 l.chars().count()
             );
         }
+        let row = t.lines().find(|l| l.starts_with(" 8 ")).unwrap();
+        assert!(row.ends_with(" >= 866 MB/s §"), "{t}");
+        // A little wider, beside the workload (at 80 it goes before the names are cut).
+        let t = table(&rows, UnitSystem::Decimal, Some(90));
         assert!(t.lines().next().unwrap().contains(" workload "), "{t}");
         let row = t.lines().find(|l| l.starts_with(" 8 ")).unwrap();
         assert!(row.ends_with(" >= 866 MB/s §"), "{t}");
@@ -867,5 +875,124 @@ mod fit_tests {
             );
         }
         assert!(shown > 0, "no width shows the rate in the cache");
+    }
+    /// The drive cells of a fitted `runs` table, one per row of `n`: the first cell with a
+    /// marker.
+    pub(super) fn name_cells(t: &str, n: usize) -> Vec<String> {
+        t.lines()
+            .skip(1)
+            .take(n)
+            .map(|l| {
+                l.split("  ")
+                    .find(|c| c.contains(" (sim") || c.contains(" (emu"))
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    /// The words of a drive's cell, its marker in its short form, without its mark or "…".
+    pub(super) fn name_words(cell: &str) -> Vec<String> {
+        cell.replace("(simulated)", "(sim)")
+            .replace("(emulated)", "(emu)")
+            .replace(['¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹', '⁰'], "")
+            .split([' ', '…'])
+            .map(|w| w.trim_end_matches(',').to_string())
+            .filter(|w| !w.is_empty())
+            .collect()
+    }
+
+    /// Whether the cell `wide` shows each word `narrow` shows, whole or from its start.
+    pub(super) fn covers(wide: &str, narrow: &str) -> bool {
+        let wide = name_words(wide);
+        name_words(narrow)
+            .iter()
+            .all(|n| wide.iter().any(|w| w.starts_with(n.as_str())))
+    }
+
+    /// At 80 columns `runs` named a drive made with options "… (emu), cache=1GB" and 960 EVOs
+    /// "…250GB (sim)", where 50 columns gave "960…250GB (emu)¹": a cut kept the options and
+    /// left out the model and the capacity. At every width each name keeps its marker and its
+    /// capacity, and a wider table never shows fewer of a name's words than a narrower one.
+    #[test]
+    fn a_wider_runs_table_never_shows_less_of_a_name() {
+        let f = sized([13.0, 12.9, 13.1], 293e6, false);
+        let rows = vec![
+            sim_row(
+                1,
+                "HP FX700 2TB (QLC) (simulated)",
+                "sim:fx700-2tb",
+                "seqwrite",
+                131072,
+                &sized([54.2, 53.0, 56.2], 3436e6, true),
+            ),
+            sim_row(
+                2,
+                "Crucial P5 1TB (simulated)",
+                "sim:p5-1tb",
+                "seqwrite",
+                131072,
+                &sized([100.0, 99.9, 100.0], 992e6, false),
+            ),
+            sim_row(
+                3,
+                "Samsung SSD 960 EVO 250GB (emulated)",
+                "emu:960evo-250g,cache=1GB",
+                "randwrite",
+                4096,
+                &f,
+            ),
+            sim_row(
+                4,
+                "Samsung SSD 960 EVO 250GB (simulated)",
+                "sim:960evo-250g",
+                "seqwrite",
+                131072,
+                &f,
+            ),
+            sim_row(
+                5,
+                "Samsung SSD 960 EVO 250GB (emulated)",
+                "emu:960evo-250g,cache=2GB",
+                "randwrite",
+                4096,
+                &f,
+            ),
+            sim_row(
+                6,
+                "Samsung SSD 960 EVO 1TB (simulated)",
+                "sim:960evo-1tb",
+                "seqwrite",
+                131072,
+                &sized([41.9, 41.7, 43.0], 1188e6, true),
+            ),
+        ];
+        let caps = ["2TB", "1TB", "250GB", "250GB", "250GB", "1TB"];
+        let mut before: Option<(usize, Vec<String>)> = None;
+        for w in 40..=220 {
+            let t = table(&rows, UnitSystem::Decimal, Some(w));
+            let cells = name_cells(&t, rows.len());
+            for (c, cap) in cells.iter().zip(caps) {
+                assert!(c.contains(cap), "{w}: {c:?}\n{t}");
+                assert!(
+                    [" (sim)", " (emu)", " (simulated)", " (emulated)"]
+                        .iter()
+                        .any(|m| c.contains(m)),
+                    "{w}: {c:?}\n{t}"
+                );
+            }
+            if let Some((v, prev)) = &before {
+                for (p, c) in prev.iter().zip(&cells) {
+                    assert!(covers(c, p), "{p:?} at {v} columns, {c:?} at {w}\n{t}");
+                }
+            }
+            before = Some((w, cells));
+        }
+        // At 80 the emulated drives keep their model and capacity, their options a mark.
+        let t = table(&rows, UnitSystem::Decimal, Some(80));
+        let cells = name_cells(&t, rows.len());
+        assert!(cells[2].starts_with("960 EVO 250GB (emu)"), "{t}");
+        assert!(cells[3].starts_with("960 EVO 250GB (sim)"), "{t}");
     }
 }

@@ -40,8 +40,8 @@ fn cut_at_end(name: &str, max: usize) -> String {
 /// else, where any is longer, each too long without the words in its middle that the others
 /// also have, those all the others have first, each run of those left out shown as "…".
 /// What no cut takes: a name's start, the model ("HP FX700", after an id or host: "#5:
-/// Crucial P5"); its marker "(simulated)" or "(emulated)"; its capacity where not every other
-/// name has it ("250GB" beside "500GB"); and each part after the drive (the options a drive
+/// Crucial P5"); its marker "(simulated)" or "(emulated)"; its capacity ("250GB", "1TB",
+/// even where every other name has it); and each part after the drive (the options a drive
 /// was made with, ", cache=1GB", and the workload, ", randwrite 4K") that not every other
 /// name has, kept whole, so that every run's label gives what tells it apart in one form:
 /// "HP FX700 2TB … (sim), randwrite 4K", never "HP … randwrite…". Where a label is still too
@@ -129,15 +129,19 @@ fn parts_of(words: &[&str]) -> Vec<Part> {
     let head = head_words(words);
     let mut depth = 0i32;
     let mut tail: Option<usize> = None;
+    // The drive's capacity comes before its marker: a word like it after one is no capacity
+    // the cut must keep.
+    let mut marked = false;
     let mut out = Vec::with_capacity(words.len());
     for (k, w) in words.iter().enumerate() {
         let part = match tail {
             Some(n) => Part::Tail(n),
             None if k < head => Part::Head,
             None if SHORT_MARKERS.iter().any(|(m, _, _)| key(w) == *m) => Part::Marker,
-            None if is_capacity(w) => Part::Capacity,
+            None if is_capacity(w) && !marked => Part::Capacity,
             None => Part::Middle,
         };
+        marked |= part == Part::Marker;
         out.push(part);
         depth += w.matches('(').count() as i32 - w.matches(')').count() as i32;
         if depth <= 0 && w.ends_with(',') {
@@ -203,10 +207,11 @@ fn tags_with(names: &[&str], max: usize, short: bool) -> Vec<String> {
                         .count()
                 })
                 .collect();
-            // The step each word may go in, if any: a word of the drive's middle, its capacity
-            // and a part after it where every other name has them; the words more names have
-            // first, and of those the parts after the drive (a time every run shares), then
-            // the middle, the capacity last.
+            // The step each word may go in, if any: a word of the drive's middle, and a part
+            // after it where every other name has it; the words more names have first, and of
+            // those the parts after the drive (a time every run shares), then the middle. The
+            // capacity never goes: "#2: Crucial P5 … (sim)" left out the one word that was
+            // shorter than its "…" and that says which P5 it was.
             let step: Vec<Option<(std::cmp::Reverse<usize>, u8)>> = parts[i]
                 .iter()
                 .zip(&shared)
@@ -218,7 +223,6 @@ fn tags_with(names: &[&str], max: usize, short: bool) -> Vec<String> {
                         // Then the drive's words no other name has ("(enterprise, no SLC
                         // cache)"), rather than the marker at its end.
                         Part::Middle => 2,
-                        Part::Capacity if all => 3,
                         _ => return None,
                     };
                     Some((std::cmp::Reverse(n), kind))
@@ -381,8 +385,8 @@ mod name_tests {
             for (i, (n, t)) in names.iter().zip(&tags).enumerate() {
                 assert!(!tags[..i].contains(t), "{tags:?}");
                 // Past the most characters only with what no cut takes: the marker, short,
-                // and what tells the run apart.
-                assert!(t.chars().count() <= 31 || t.contains(" (sim), "), "{t:?}");
+                // the capacity and what tells the run apart.
+                assert!(t.chars().count() <= 31 || t.contains(" (sim)"), "{t:?}");
                 // The start: an id or host, then the drive's first two words.
                 let words: Vec<&str> = n.split_whitespace().collect();
                 let prefix = words.iter().take(2).rposition(|w| w.ends_with(':'));
@@ -470,8 +474,8 @@ mod name_tests {
         assert_eq!(
             t,
             [
-                "#19: Samsung SSD … (sim), seqwrite 128K",
-                "#20: Samsung SSD … (sim), randwrite 4K",
+                "#19: Samsung SSD … 250GB (sim), seqwrite 128K",
+                "#20: Samsung SSD … 250GB (sim), randwrite 4K",
             ]
         );
     }
@@ -534,20 +538,21 @@ mod name_tests {
                 "#6: Crucial P5 1TB (simulated)"
             ]
         );
-        // Longer: the id and the model stay, and what differs.
+        // Longer: the id, the model and its capacity stay, and what differs ("#5: Crucial
+        // P5 … (sim)" left out the capacity, shorter than its "…").
         assert_eq!(
             plot_tags(&[
                 "#5: Crucial P5 1TB (simulated), seqwrite 128K",
                 "#6: Crucial P5 1TB (simulated), randwrite 4K"
             ]),
             [
-                "#5: Crucial P5 … (sim), seqwrite 128K",
-                "#6: Crucial P5 … (sim), randwrite 4K"
+                "#5: Crucial P5 1TB (sim), seqwrite 128K",
+                "#6: Crucial P5 1TB (sim), randwrite 4K"
             ]
         );
         // A lone name keeps its marker too.
         let one = plot_tags(&["Samsung SSD 960 EVO 250GB (simulated), 13:21:49"]);
-        assert_eq!(one, ["Samsung SSD … (simulated)"]);
+        assert_eq!(one, ["Samsung SSD … 250GB (sim)"]);
     }
 }
 
@@ -949,25 +954,40 @@ pub(super) fn compare(
                 r.analysis.cliffs.is_empty() && !matches!(f.cache, Cache::Unconfirmed(_))
             })
             .count();
-        subtitle = count_text(runs.len(), "run", "runs");
+        // In clauses, fitted at a clause's end, never in one ("each run's size and its 95%…"
+        // was drawn): a clause that does not fit takes its shorter form or goes.
+        let clause = |forms: Vec<String>, keep: bool, rank: u8| Clause { forms, keep, rank };
+        let mut clauses = vec![clause(vec![count_text(runs.len(), "run", "runs")], true, 0)];
         if let (Some(lo), Some(hi)) = (est.iter().min(), est.iter().max()) {
             let (lo, hi) = (format_bytes(*lo as f64, u), format_bytes(*hi as f64, u));
             // One figure where the sizes round alike, not "from 13.0 GB to 13.0 GB".
             if lo == hi {
                 if est.len() == runs.len() {
-                    subtitle.push_str(&format!("  ·  SLC cache {lo} in every run"));
+                    clauses.push(clause(
+                        vec![format!("SLC cache {lo} in every run")],
+                        true,
+                        0,
+                    ));
                 } else {
-                    subtitle.push_str(&format!(
-                        "  ·  SLC cache {lo} in {} with a cliff",
-                        if est.len() == 1 {
-                            "the run".to_string()
-                        } else {
-                            format!("the {} runs", est.len())
-                        }
+                    clauses.push(clause(
+                        vec![format!(
+                            "SLC cache {lo} in {} with a cliff",
+                            if est.len() == 1 {
+                                "the run".to_string()
+                            } else {
+                                format!("the {} runs", est.len())
+                            }
+                        )],
+                        true,
+                        0,
                     ));
                 }
             } else {
-                subtitle.push_str(&format!("  ·  SLC cache from {lo} to {hi}"));
+                clauses.push(clause(
+                    vec![format!("SLC cache from {lo} to {hi}")],
+                    true,
+                    0,
+                ));
             }
         }
         // Sizes that a faster first tier hidden in a run's first sample could make a later
@@ -977,22 +997,33 @@ pub(super) fn compare(
             .filter(|f| matches!(f.cache, Cache::Sized { .. }) && f.first_sample_hides.is_some())
             .count();
         if hedged > 0 {
-            subtitle.push_str(&format!(
-                "  ·  {} may be a later tier's (a faster first tier could hide in the first \
-                 sample)",
-                match hedged {
-                    1 if est.len() == 1 => "that size".to_string(),
-                    1 => "1 size".to_string(),
-                    n if n == est.len() => "every size".to_string(),
-                    n => format!("{n} sizes"),
-                }
+            let which = match hedged {
+                1 if est.len() == 1 => "that size".to_string(),
+                1 => "1 size".to_string(),
+                n if n == est.len() => "every size".to_string(),
+                n => format!("{n} sizes"),
+            };
+            clauses.push(clause(
+                vec![
+                    format!(
+                        "{which} may be a later tier's (a faster first tier could hide in the \
+                         first sample)"
+                    ),
+                    format!("{which} may be a later tier's"),
+                ],
+                true,
+                2,
             ));
         }
         if without > 0 {
-            subtitle.push_str(&format!("  ·  {without} without a cliff"));
+            clauses.push(clause(vec![format!("{without} without a cliff")], true, 1));
         }
         if unconfirmed > 0 {
-            subtitle.push_str(&format!("  ·  {unconfirmed} with an unconfirmed drop"));
+            clauses.push(clause(
+                vec![format!("{unconfirmed} with an unconfirmed drop")],
+                true,
+                1,
+            ));
         }
         // The runs whose rate in the cache was at a link's limit, counted per link.
         let mut limited: Vec<(String, usize)> = Vec::new();
@@ -1003,16 +1034,28 @@ pub(super) fn compare(
             }
         }
         for (t, n) in limited {
-            subtitle.push_str(&format!(
-                "  ·  {t} in {}",
-                if n == runs.len() {
-                    "every run".to_string()
-                } else {
-                    format!("{n} of {} runs", runs.len())
-                }
+            clauses.push(clause(
+                vec![format!(
+                    "{t} in {}",
+                    if n == runs.len() {
+                        "every run".to_string()
+                    } else {
+                        format!("{n} of {} runs", runs.len())
+                    }
+                )],
+                false,
+                3,
             ));
         }
-        subtitle.push_str("  ·  each run's size and its 95% interval in compare.md");
+        clauses.push(clause(
+            vec![
+                "each run's size and its 95% interval in compare.md".to_string(),
+                "each run's size in compare.md".to_string(),
+            ],
+            false,
+            4,
+        ));
+        subtitle = fit_subtitle(&clauses, o.png_size);
     }
     // The short markers the labels or the subtitle use, said (the legend names each run in
     // full).

@@ -425,20 +425,28 @@ fn a_version_4_store_takes_version_5_with_workload_and_hedge(
     let before = schema::read_versions(loc.connect().unwrap().as_mut()).unwrap();
     assert_eq!(before.tables, 4);
     // By drive: one group per workload (none last), the hedged size counted.
-    let groups = |s: &mut Store| -> Vec<(Option<String>, usize, usize)> {
+    let groups = |s: &mut Store| -> Vec<(Option<String>, usize, usize, usize)> {
         let mut g = Grouping::new(GroupBy::Drive, UnitSystem::Decimal);
         s.each_for_grouping(&Filter::default(), Grouped::Drive, &mut |r| g.push(r))
             .unwrap();
         g.finish()
             .into_iter()
-            .map(|g| (g.workload, g.runs, g.cache_hedged_runs))
+            .map(|g| {
+                (
+                    g.workload,
+                    g.runs,
+                    g.cache_hedged_runs,
+                    g.cache_hedged_left_out_runs,
+                )
+            })
             .collect()
     };
     let want_groups = |rand: usize| {
         vec![
-            (Some("randwrite 4K QD32".to_string()), rand, 1),
-            (Some("seqwrite 128K QD32".to_string()), 1, 0),
-            (Some("-".to_string()), 1, 0),
+            // The hedged size left out of the median, the other run's not hedged.
+            (Some("randwrite 4K QD32".to_string()), rand, 0, 1),
+            (Some("seqwrite 128K QD32".to_string()), 1, 0, 0),
+            (Some("-".to_string()), 1, 0, 0),
         ]
     };
     // A reading command on SQLite reads the store as it is, before version 5 (on PostgreSQL
@@ -453,7 +461,14 @@ fn a_version_4_store_takes_version_5_with_workload_and_hedge(
     assert_eq!(
         listed
             .into_iter()
-            .map(|g| (g.workload, g.runs, g.cache_hedged_runs))
+            .map(|g| {
+                (
+                    g.workload,
+                    g.runs,
+                    g.cache_hedged_runs,
+                    g.cache_hedged_left_out_runs,
+                )
+            })
             .collect::<Vec<_>>(),
         want_groups(2)
     );
@@ -1559,8 +1574,14 @@ fn grouping_as_read_gives_the_groups_of_the_listed_rows(
     };
     let s1 = named("serial S1");
     assert_eq!(
-        (s1.workload.as_deref(), s1.runs, s1.cache_hedged_runs),
-        (Some("randwrite 4K QD32"), 3, 1),
+        (
+            s1.workload.as_deref(),
+            s1.runs,
+            s1.cache_hedged_runs,
+            s1.cache_hedged_left_out_runs
+        ),
+        // The hedged size left out of the median, the others' not hedged.
+        (Some("randwrite 4K QD32"), 3, 0, 1),
         "{s1:?}"
     );
     assert!(s1.group.contains("Alpha 1TB v2"), "named by its latest run");
