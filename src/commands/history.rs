@@ -359,13 +359,14 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     let split = if uncharted.is_empty() || split.is_empty() {
         split
     } else {
-        format!(
-            "{split}; no value to chart for {}",
-            uncharted
-                .into_iter()
-                .collect::<Vec<_>>()
-                .join(if by_workload { "; " } else { ", " })
-        )
+        let names: Vec<&str> = uncharted.into_iter().collect();
+        let list = match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        let open = split.strip_suffix(')').unwrap_or(&split);
+        format!("{open}; no value to chart for the {list} runs)")
     };
     // Where the chart against wear is not drawn for what the drive is, the line says why.
     let wear = no_wear_chart_text(&pts)

@@ -1797,6 +1797,34 @@ pub fn history_keeps_workloads_specs_and_unsteady_runs_apart() {
         stdout.contains("Samsung SSD 960 EVO 250GB (emulated), cache=1GB: 1 run;"),
         "{stdout}"
     );
+
+    // A read run draws no line: the line named its workload among the series charted, and
+    // the charts' footers gave no reason it had no value.
+    run(
+        &[
+            "simulate",
+            "960evo-250g",
+            "--pattern",
+            "seqread",
+            "--max-bytes",
+            "5GB",
+        ],
+        "r1",
+    );
+    let (code, stdout, err) = history(&["960", "--drive-kind", "simulated"], "h5");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        stdout.contains(
+            "one series per workload (randwrite 4K QD32; seqwrite 128K QD32; no value to chart \
+             for the seqread 128K QD32 runs)"
+        ),
+        "{stdout}"
+    );
+    let svg = std::fs::read_to_string(w.join("h5/history-cache-date.svg")).unwrap();
+    assert!(
+        svg.contains("no value here: reads only"),
+        "the footer says why"
+    );
 }
 
 /// `runs rm 1 --host nosuchhost -y` removed run 1: the filter, shown in `runs rm --help`,
