@@ -63,6 +63,12 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
             .as_deref()
             .and_then(crate::report::read_summary_cache_truth);
         crate::model::note_iops_hidden(&mut a, truth.as_ref(), args.output.units);
+        // One pass that ended the run short of its --duration, as the run itself said.
+        if let Some(asked) = duration_beside(f) {
+            a.warnings.extend(
+                crate::experiment::virtual_time::short_of_duration_s(asked, &t),
+            );
+        }
         // How the file was read comes first: it qualifies everything after it.
         a.warnings
             .splice(0..0, notes.into_iter().map(crate::detect::Warning::input));
@@ -170,6 +176,16 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The `--duration` its run asked for, seconds, from the `summary.json` beside a
+/// `timeline.csv` (a burst's timeline has none of its own).
+fn duration_beside(f: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(f.parent()?.join("summary.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["config"]["workload"]["duration"]
+        .as_f64()
+        .filter(|d| d.is_finite() && *d > 0.0)
 }
 
 /// The real-time emulation's figures in the `summary.json` beside a `timeline.csv`

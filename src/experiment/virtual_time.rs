@@ -93,7 +93,12 @@ pub fn byte_limit_reason(w: &WorkloadConfig) -> StopReason {
 /// writing it twice unasked), so a reviewer's "30-minute sustained write" ran 13.9 minutes
 /// with nothing but the stop reason to say so.
 pub fn short_of_duration(w: &WorkloadConfig, t: &Timeline) -> Option<crate::detect::Warning> {
-    let asked = w.duration?.as_secs_f64();
+    short_of_duration_s(w.duration?.as_secs_f64(), t)
+}
+
+/// [`short_of_duration`] for a `--duration` of `asked` seconds: `analyze` of a run's
+/// timeline, with the duration its `summary.json` asked for, says it as the run did.
+pub fn short_of_duration_s(asked: f64, t: &Timeline) -> Option<crate::detect::Warning> {
     let ran = t.duration_s();
     if t.meta.stop_reason != Some(StopReason::SpanWritten) || ran >= asked * (1.0 - 1e-9) {
         return None;

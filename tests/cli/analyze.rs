@@ -622,3 +622,63 @@ pub fn a_bursts_timeline_is_analysed_with_its_experiments_drive() {
         "{md}"
     );
 }
+
+/// `analyze` of a run's own timeline said less than the run: the burst of a recovery that
+/// Ctrl-C ended lost "interrupted" (a burst's timeline took no stop reason from its
+/// experiment), and a `simulate --duration 30m --no-early-stop` that one pass ended short of
+/// its 30 min lost the warning that said so. Both are read from the run's summary.json now.
+pub fn analyze_of_a_runs_timeline_keeps_its_interruption_and_short_duration() {
+    let d = tempfile::Builder::new()
+        .prefix("analyze-again-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let exp = d.path().join("recovery");
+    let o = slccache()
+        .args(["--no-record", "recovery", "emu:970evo-500g", "--simulate"])
+        .args(["--idle", "10s", "--seed", "7", "-q", "--out"])
+        .arg(&exp)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The first burst as Ctrl-C leaves it in the experiment's summary.
+    let path = exp.join("summary.json");
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    s["recovery"]["first_burst"]["end"] = "interrupted".into();
+    std::fs::write(&path, serde_json::to_string_pretty(&s).unwrap()).unwrap();
+    let o = slccache()
+        .args(["--no-record", "analyze"])
+        .arg(exp.join("bursts/00-first.csv"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("stopped: interrupted"), "{text}");
+    // A later burst, not interrupted, says no such thing.
+    let o = slccache()
+        .args(["--no-record", "analyze"])
+        .arg(exp.join("bursts/01-idle-10s.csv"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && !text.contains("interrupted"), "{text}");
+
+    let run = d.path().join("sim");
+    let o = slccache()
+        .args(["--no-record", "simulate", "960evo-250g", "--duration", "30m"])
+        .args(["--no-early-stop", "-q", "--out"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = "one pass over the span written ended the run at";
+    let s = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    assert!(s.contains(said), "the run says it");
+    let o = slccache()
+        .args(["--no-record", "analyze"])
+        .arg(run.join("timeline.csv"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains(said), "{text}");
+}

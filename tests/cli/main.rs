@@ -44,6 +44,7 @@ fn main() -> std::process::ExitCode {
             analyze::a_late_window_is_still_said_assumed_when_its_timeline_is_analysed_again,
             analyze::an_emulation_that_fell_short_is_said_again_when_its_timeline_is_analysed,
             analyze::a_bursts_timeline_is_analysed_with_its_experiments_drive,
+            analyze::analyze_of_a_runs_timeline_keeps_its_interruption_and_short_duration,
             bench_script::the_fio_bench_refuses_a_folder_that_holds_an_earlier_run,
             bench_script::the_fio_bench_gives_slccache_and_fio_at_its_best_the_same_places,
             compare::three_run_folders,

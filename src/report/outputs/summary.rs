@@ -355,6 +355,12 @@ pub fn read_timeline_meta(file: &Path, summary: &Path) -> Result<Option<RunMeta>
         .as_ref()
         .and_then(|v| burst_label(v, &rel))
         .unwrap_or_else(|| format!("burst {}", name.trim_end_matches(".csv")));
+    // A burst that Ctrl-C or SIGTERM ended (its `end` in the experiment's summary) was
+    // interrupted, as the experiment said of it: `analyze` of its timeline says so too.
+    let interrupted = v
+        .as_ref()
+        .and_then(|v| burst_object(v, &rel))
+        .is_some_and(|b| b.get("end").and_then(|e| e.as_str()) == Some("interrupted"));
     let drive = match meta.label.trim() {
         "" => meta.device.model.clone().unwrap_or_default(),
         l => l.to_string(),
@@ -364,22 +370,28 @@ pub fn read_timeline_meta(file: &Path, summary: &Path) -> Result<Option<RunMeta>
     } else {
         format!("{drive}, {burst}")
     };
-    meta.stop_reason = None;
+    meta.stop_reason = interrupted.then_some(StopReason::Interrupted);
     Ok(Some(meta))
 }
 
-/// The `label` of the object in `v` whose `timeline` is `rel`, searched depth first.
+/// The `label` of the object in `v` whose `timeline` is `rel` ([`burst_object`]).
 fn burst_label(v: &serde_json::Value, rel: &str) -> Option<String> {
+    burst_object(v, rel)?
+        .get("label")
+        .and_then(|l| l.as_str())
+        .map(str::to_string)
+}
+
+/// The object in `v` whose `timeline` is `rel`, searched depth first.
+fn burst_object<'v>(v: &'v serde_json::Value, rel: &str) -> Option<&'v serde_json::Value> {
     match v {
         serde_json::Value::Object(m) => {
             if m.get("timeline").and_then(|t| t.as_str()) == Some(rel) {
-                if let Some(l) = m.get("label").and_then(|l| l.as_str()) {
-                    return Some(l.to_string());
-                }
+                return Some(v);
             }
-            m.values().find_map(|x| burst_label(x, rel))
+            m.values().find_map(|x| burst_object(x, rel))
         }
-        serde_json::Value::Array(a) => a.iter().find_map(|x| burst_label(x, rel)),
+        serde_json::Value::Array(a) => a.iter().find_map(|x| burst_object(x, rel)),
         _ => None,
     }
 }
