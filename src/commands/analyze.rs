@@ -65,9 +65,10 @@ pub fn run(args: AnalyzeArgs) -> Result<()> {
         crate::model::note_iops_hidden(&mut a, truth.as_ref(), args.output.units);
         // One pass that ended the run short of its --duration, as the run itself said.
         if let Some(asked) = duration_beside(f) {
-            a.warnings.extend(
-                crate::experiment::virtual_time::short_of_duration_s(asked, &t),
-            );
+            a.warnings
+                .extend(crate::experiment::virtual_time::short_of_duration_s(
+                    asked, &t,
+                ));
         }
         // How the file was read comes first: it qualifies everything after it.
         a.warnings

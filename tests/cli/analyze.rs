@@ -661,11 +661,20 @@ pub fn analyze_of_a_runs_timeline_keeps_its_interruption_and_short_duration() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success() && !text.contains("interrupted"), "{text}");
+    assert!(
+        o.status.success() && !text.contains("interrupted"),
+        "{text}"
+    );
 
     let run = d.path().join("sim");
     let o = slccache()
-        .args(["--no-record", "simulate", "960evo-250g", "--duration", "30m"])
+        .args([
+            "--no-record",
+            "simulate",
+            "960evo-250g",
+            "--duration",
+            "30m",
+        ])
         .args(["--no-early-stop", "-q", "--out"])
         .arg(&run)
         .output()
