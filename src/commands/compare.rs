@@ -353,11 +353,11 @@ pub fn host_names(
 }
 
 /// Legend names: each run's name (its drive); where several runs share it, what differs in
-/// their workloads ("loop0, seqwrite 128K", "loop0, randwrite 4K"), and a run from the
-/// results store by its id ("#2: loop0", `ids` holding each run's id or `None` for a folder),
-/// else, where runs of one drive ran one workload, with the run's start time ("loop0,
-/// 09:14:02"; with the date when the runs are on different days), and " (2)", " (3)" added
-/// only where nothing of that differs.
+/// their workloads ("loop0, seqwrite 128K", "loop0, randwrite 4K"); every run from the
+/// results store by its id, whether or not another run shares its drive ("#2: loop0",
+/// `ids` holding each run's id or `None` for a folder); else, where runs of one drive ran one
+/// workload, with the run's start time ("loop0, 09:14:02"; with the date when the runs are on
+/// different days), and " (2)", " (3)" added only where nothing of that differs.
 pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> {
     // An emulated or simulated drive made with options beyond its preset is named with them
     // (`..., cache=10GB`), as its own outputs and the store name it, also where no other run
@@ -381,11 +381,11 @@ pub fn unique_names(timelines: &[Timeline], ids: &[Option<i64>]) -> Vec<String> 
         .zip(&named)
         .enumerate()
         .map(|(i, (t, n))| {
-            let drive_shared = plain.iter().filter(|m| **m == plain[i]).count() > 1;
             let shared = named.iter().filter(|m| *m == n).count() > 1;
             match (shared, t.meta.started_at) {
-                // The store's id names the run as `runs` lists it; the minute does not.
-                _ if drive_shared && ids.get(i).copied().flatten().is_some() => {
+                // The store's id names the run as `runs` lists it; the minute does not. Every
+                // run given by id carries it, also one whose drive no other run shares.
+                _ if ids.get(i).copied().flatten().is_some() => {
                     format!("#{}: {n}", ids[i].unwrap_or_default())
                 }
                 (true, Some(d)) if days.len() > 1 => {
@@ -578,6 +578,39 @@ mod tests {
                 format!("bench-2: {FX}, seqwrite 128K"),
                 format!("bench-1: {FX}, randwrite 4K")
             ]
+        );
+    }
+
+    /// `compare 2 3 4` of two runs of one drive and one of another named the other by its
+    /// drive alone ("HP FX700 2TB (QLC) (simulated)" between "#2: ..." and "#4: ..."): every
+    /// run given by id carries its id.
+    #[test]
+    fn every_run_given_by_id_is_named_by_its_id() {
+        let at = "2026-12-05T23:12:17Z";
+        let seq = run(FX, at, "seqwrite", 128 << 10);
+        let p5 = |interval: f64| {
+            let mut t = run("Crucial P5 1TB (simulated)", at, "seqwrite", 128 << 10);
+            t.meta.device.path = "sim:p5-1tb".into();
+            t.meta.workload.interval_s = Some(interval);
+            t
+        };
+        let names = unique_names(
+            &[p5(1.0), seq.clone(), p5(30.0)],
+            &[Some(2), Some(3), Some(4)],
+        );
+        assert_eq!(
+            names,
+            [
+                "#2: Crucial P5 1TB (simulated), 1 s interval".to_string(),
+                format!("#3: {FX}"),
+                "#4: Crucial P5 1TB (simulated), 30 s interval".to_string(),
+            ]
+        );
+        // A folder beside them has no id to give.
+        let names = unique_names(&[p5(1.0), seq.clone()], &[Some(2), None]);
+        assert_eq!(
+            names,
+            ["#2: Crucial P5 1TB (simulated)".to_string(), FX.to_string()]
         );
     }
 }

@@ -458,6 +458,8 @@ fn history_chart(
     let mut series_v = Vec::new();
     let split = pts.iter().any(|p| p.series.is_some());
     let mut legend = Vec::new();
+    // The style each series is drawn in, for the entries that name its marks.
+    let mut styles = Vec::new();
     // Each series' runs joined in order, then each with its interval.
     for (i, (name, sxy)) in by_series.iter().enumerate() {
         let style = if split {
@@ -468,6 +470,7 @@ fn history_chart(
         } else {
             MEASURED
         };
+        styles.push(style);
         // The line joins the runs that have one value; a range is no value to join.
         series_v.push(series(
             name.unwrap_or("runs"),
@@ -494,11 +497,14 @@ fn history_chart(
             }
         }
         if split {
+            // "with 95% interval" only where one of the series' runs has one drawn.
+            let interval = sxy.iter().any(|(_, y)| y.v.is_some() && y.hi > y.lo);
             legend.push(LegendEntry {
                 name: format!(
-                    "{}: {}",
+                    "{}: {}{}",
                     name.unwrap_or("-"),
-                    count_text(sxy.len(), "run", "runs")
+                    count_text(sxy.len(), "run", "runs"),
+                    if interval { ", with 95% interval" } else { "" }
                 ),
                 style,
                 swatch: false,
@@ -520,6 +526,22 @@ fn history_chart(
             group: None,
         });
     }
+    // An entry that names marks drawn in a series' style shows that style where the marks
+    // are all one series', and a neutral grey where they are of more than one.
+    let style_of = |marked: &dyn Fn(&Value) -> bool| -> LineStyle {
+        let mut drawn = by_series
+            .values()
+            .zip(&styles)
+            .filter(|(sxy, _)| sxy.iter().any(|(_, y)| marked(y)))
+            .map(|(_, st)| *st);
+        match (drawn.next(), drawn.next()) {
+            (Some(st), None) => st,
+            _ => LineStyle {
+                color: palette::GREY,
+                ..MEASURED
+            },
+        }
+    };
     let hedged = xy.iter().filter(|(_, y)| y.hedged).count();
     if hedged > 0 {
         legend.push(LegendEntry {
@@ -530,7 +552,7 @@ fn history_chart(
             ),
             style: LineStyle {
                 dash: HEDGED_DASH,
-                ..MEASURED
+                ..style_of(&|y| y.hedged)
             },
             swatch: false,
             group: None,
@@ -541,7 +563,7 @@ fn history_chart(
             name: "not steady: the range of its rounds, no one rate".into(),
             style: LineStyle {
                 dash: Dash::Dashed { on: 6, off: 4 },
-                ..MEASURED
+                ..style_of(&|y| y.v.is_none())
             },
             swatch: false,
             group: None,
@@ -709,6 +731,86 @@ mod tests {
         };
         assert_eq!(names(&charts[0]), ["run, with 95% interval"]);
         assert_eq!(names(&charts[1]), ["run"]);
+    }
+
+    /// A drive's runs in series of their workload: the bars of the 95% interval were drawn,
+    /// but the legend read only "seqwrite 128K QD32: 2 runs"; and the swatch of the dashed
+    /// entry was the one-series orange where the dashed run was drawn in its series' blue.
+    #[test]
+    fn a_series_legend_says_what_is_drawn_and_in_its_colour() {
+        use crate::detect::findings::{Cache, Findings};
+        let hedged = |mut p: HistoryPoint| {
+            p.findings = Some(Findings {
+                cache: Cache::Sized {
+                    bytes: 90_800_000_000,
+                    low_bytes: 62_300_000_000,
+                    high_bytes: 110_000_000_000,
+                },
+                in_cache_bytes_per_sec: Some(2e9),
+                level_bytes_per_sec: None,
+                steps: vec![],
+                after: None,
+                phase_names: vec![],
+                cliffs_asked: None,
+                link_limited: None,
+                thermal_throttling: vec![],
+                slower_tier_may_follow: false,
+                first_sample_hides: Some(crate::detect::HiddenCache {
+                    bytes: 60_000_000_000,
+                    interval_s: 30.0,
+                }),
+            });
+            p.cache = Some((90.8e9, 62.3e9, 110e9));
+            p
+        };
+        let mut pts = vec![
+            point(1, 0.0, 5e10),
+            hedged(point(2, 0.01, 5e10)),
+            point(3, 0.02, 5e10),
+        ];
+        pts[0].cache = Some((100e9, 99.9e9, 101e9));
+        pts[0].workload = "seqwrite 128K QD32".into();
+        pts[1].workload = "seqwrite 128K QD32".into();
+        // A series whose runs have no interval drawn.
+        pts[2].cache = Some((20e9, 20e9, 20e9));
+        for p in pts.iter_mut() {
+            p.series = Some(p.workload.clone());
+        }
+        let o = ReportOptions::default();
+        let c = &history_charts("drive", "2026-12-03", &pts, &o)[0];
+        let names: Vec<&str> = c.legend.iter().map(|e| e.name.as_str()).collect();
+        assert!(
+            names.contains(&"seqwrite 128K QD32: 2 runs, with 95% interval"),
+            "{names:?}"
+        );
+        assert!(names.contains(&"randwrite 4K QD32: 1 run"), "{names:?}");
+        // The dashed entry's swatch is the colour its dashed marks are drawn in.
+        let entry = c
+            .legend
+            .iter()
+            .find(|e| e.name.starts_with("dashed: 1 run "))
+            .expect("a dashed entry");
+        let drawn: Vec<Rgb> = c
+            .series
+            .iter()
+            .filter(|s| s.name.is_empty() && s.style.dash == HEDGED_DASH)
+            .map(|s| s.style.color)
+            .collect();
+        assert!(!drawn.is_empty());
+        assert!(
+            drawn.iter().all(|&d| d == entry.style.color),
+            "{drawn:?} vs {entry:?}"
+        );
+        assert_eq!(entry.style.dash, HEDGED_DASH);
+        // Dashed runs of two series: a neutral swatch, neither series' colour.
+        pts[2] = hedged(pts[2].clone());
+        let c = &history_charts("drive", "2026-12-03", &pts, &o)[0];
+        let entry = c
+            .legend
+            .iter()
+            .find(|e| e.name.starts_with("dashed: 2 runs "))
+            .expect("a dashed entry");
+        assert_eq!(entry.style.color, palette::GREY);
     }
 
     /// A drive's one run without a value read "0 of the drive's 1 run in the store shown
