@@ -617,7 +617,15 @@ pub fn an_interrupt_in_the_first_burst_writes_every_output_in_bounded_memory() {
     assert!(text.contains("(interrupted)"), "{text}");
     assert_every_output(&dir, &db, "recovery");
     let s = summary(&dir);
-    assert!(s["recovery"]["first_burst"].is_null(), "{s}");
+    // The burst, cut short after its rows were written, is kept and said interrupted (it was
+    // dropped: `"first_burst": null` beside a `bursts/00-first.csv` that held the drop).
+    assert_eq!(s["recovery"]["first_burst"]["end"], "interrupted", "{s}");
+    assert!(
+        s["recovery"]["first_burst"]["bytes_written"].as_u64() > Some(0),
+        "{s}"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("(first burst, interrupted)"), "{md}");
     // fill-sweep the same way, with SIGTERM, in its first level's burst.
     let db = out.path().join("store-fill.db");
     let dir = out.path().join("fill");

@@ -182,6 +182,26 @@ fn burst(
     stop: &AtomicBool,
     written: &mut u64,
 ) -> Result<Option<BurstRecord>> {
+    Ok(
+        burst_kept(s, step, label, file, start, reference, stop, written)?
+            .filter(|b| b.end != BurstEnd::Interrupted),
+    )
+}
+
+/// [`burst`], keeping a burst that was interrupted, analysed as such (its `end` says so):
+/// the experiment's only measurement where Ctrl-C came in its first burst, which was lost
+/// (`"first_burst": null` beside a `bursts/00-first.csv` that held the drop).
+#[allow(clippy::too_many_arguments)]
+fn burst_kept(
+    s: &mut Setup,
+    step: &str,
+    label: &str,
+    file: &str,
+    start: u64,
+    reference: Option<Reference>,
+    stop: &AtomicBool,
+    written: &mut u64,
+) -> Result<Option<BurstRecord>> {
     let rel = format!("bursts/{file}.csv");
     let path = s.out.join(&rel);
     let mut csv =
@@ -217,11 +237,15 @@ fn burst(
     if let Some(e) = csv_err {
         return Err(anyhow::Error::new(e).context(format!("writing {}", path.display())));
     }
-    if end == BurstEnd::Interrupted {
+    // Cut short before it wrote anything: nothing to keep.
+    if end == BurstEnd::Interrupted && burst_written == 0 {
         return Ok(None);
     }
     let mut meta = s.drive.meta();
     meta.label = format!("{} ({label})", meta.label);
+    if end == BurstEnd::Interrupted {
+        meta.stop_reason = Some(crate::timeline::StopReason::Interrupted);
+    }
     // Every sample is in the burst's CSV; the analysis and the charts take the timeline kept
     // in bounded memory (merged past `MAX_KEPT` samples, as a probe's).
     let timeline = samples.into_timeline(meta);
@@ -309,7 +333,7 @@ pub fn run_recovery_steps(
         warnings: vec![],
         model_plateau: None,
     };
-    let Some(first) = burst(
+    let Some(first) = burst_kept(
         s,
         &format!("step 0/{n}"),
         "first burst",
@@ -332,6 +356,12 @@ pub fn run_recovery_steps(
     out.model_plateau = s.drive.model().map(|m| {
         m.cache_at_fill(s.drive.fill_level() * s.drive.span() as f64 / m.capacity.as_f64())
     });
+    if first.end == BurstEnd::Interrupted {
+        // What it measured is kept, said interrupted; no step follows it.
+        out.first = Some(first);
+        out.interrupted = true;
+        return Ok(out);
+    }
     let reference = reference_of(&first.analysis, &first.cache);
     if reference.is_none() {
         let drop = first
@@ -604,10 +634,14 @@ pub fn run_fill_steps(
             continue;
         }
         let written = &mut out.totals.burst_bytes;
-        let Some(b) = burst(s, &step, &label, &file, extent, reference, stop, written)? else {
+        let Some(b) = burst_kept(s, &step, &label, &file, extent, reference, stop, written)? else {
             out.interrupted = true;
             break;
         };
+        // A level's burst that Ctrl-C cut short is kept, said interrupted (its `end`), and
+        // ends the sweep: "0 levels" was said of a sweep whose first burst had found its
+        // cache.
+        let cut = b.end == BurstEnd::Interrupted;
         if b.cache.method == "none" {
             out.warnings.push(format!(
                 "at {level}%: no cliff before the burst ended: the cache is at least {}",
@@ -629,6 +663,10 @@ pub fn run_fill_steps(
         }
         extent = extent.saturating_add(b.timeline.bytes_total()).min(span);
         out.levels.push((level, actual, filled, b, truth));
+        if cut {
+            out.interrupted = true;
+            break;
+        }
     }
     Ok(out)
 }
@@ -657,11 +695,21 @@ pub fn fill_summary(
         .collect();
     let mut warnings = o.warnings.clone();
     if o.interrupted {
-        warnings.push(format!(
-            "interrupted: {} of {} levels finished",
-            o.levels.len(),
-            levels.len()
-        ));
+        let cut = o
+            .levels
+            .iter()
+            .filter(|l| l.3.end == BurstEnd::Interrupted)
+            .count();
+        let done = o.levels.len() - cut;
+        warnings.push(if cut > 0 {
+            format!(
+                "interrupted: {done} of {} levels finished, and the next one's burst cut short \
+                 (kept as far as it went)",
+                levels.len()
+            )
+        } else {
+            format!("interrupted: {done} of {} levels finished", levels.len())
+        });
     }
     let model = s.drive.model();
     FillSweepSummary {
@@ -762,6 +810,11 @@ mod tests {
     }
 
     fn setup_with(n: usize, dir: &Path) -> Setup {
+        setup_stopping(n, usize::MAX, dir)
+    }
+
+    /// [`setup_with`], stopped also after `samples` samples of a burst.
+    fn setup_stopping(n: usize, samples: usize, dir: &Path) -> Setup {
         let mut wa = crate::cli::WorkloadArgs {
             pattern: Some(Pattern::Seqwrite),
             seed: Some(2),
@@ -777,7 +830,7 @@ mod tests {
                 inner: VirtualDrive::new(model, &w, meta),
                 idles: 0,
                 n,
-                samples: usize::MAX,
+                samples,
             }),
             workload: w,
             stop: StopConfig::default(),
@@ -1061,13 +1114,21 @@ mod tests {
         });
         let order = [300.0, 60.0];
         let o = run_recovery_steps(&mut s, &order, &AtomicBool::new(false)).unwrap();
-        assert!(o.interrupted && o.first.is_none());
+        // The first burst, cut short, is kept as far as it went and said interrupted: it was
+        // dropped, leaving `"first_burst": null` beside a `bursts/00-first.csv` that held
+        // the drop.
+        assert!(o.interrupted && o.steps.is_empty());
+        let first = o.first.as_ref().expect("the first burst is kept");
+        assert_eq!(first.end, BurstEnd::Interrupted);
         let written = csv_bytes(&dir.path().join("bursts/00-first.csv"));
+        assert_eq!(first.timeline.bytes_total(), written);
         assert!(written > 0);
         assert_eq!(o.totals.burst_bytes, written);
         let sum = recovery_summary(&s, &o, &order);
         let v = serde_json::to_value(&sum).unwrap();
         assert_eq!(v["totals"]["burst_bytes"], written);
+        assert_eq!(v["recovery"]["first_burst"]["end"], "interrupted");
+        assert_eq!(v["recovery"]["first_burst"]["bytes_written"], written);
         let chart = recovery_chart(&sum, &s.opts);
         said(&chart, "recovery");
         // Nothing was measured: the legend has no "measured" entry (it had one).
@@ -1093,6 +1154,20 @@ mod tests {
         said(&b, "fill-sweep bursts");
         let finished = csv_bytes(&dir.path().join("bursts/01-fill-0pct.csv"));
         assert_eq!(o.totals.burst_bytes, finished);
+
+        // Cut short in its first level's burst: "0 levels" was said of a sweep whose burst
+        // had measured; the burst is kept, said interrupted.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = setup_stopping(usize::MAX, 5, dir.path());
+        let o = run_fill_steps(&mut s, &levels, 60.0, false, &AtomicBool::new(false)).unwrap();
+        assert!(o.interrupted && o.levels.len() == 1);
+        assert_eq!(o.levels[0].3.end, BurstEnd::Interrupted);
+        let sum = fill_summary(&s, &o, &levels, 60.0, false);
+        let w = sum.warnings.join("\n");
+        assert!(
+            w.contains("0 of 3 levels finished, and the next one's burst cut short"),
+            "{w}"
+        );
     }
 
     /// A finished burst keeps a thin timeline for the charts (an experiment of many long

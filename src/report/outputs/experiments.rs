@@ -12,7 +12,9 @@ use crate::report::charts::{self, ChartKind, ChartSpec, CompareRun};
 use crate::report::outputs::writer::{summary_file, write_outputs, NamedFile, Outputs};
 use crate::report::pages::html::{HtmlExtra, Table};
 use crate::report::ReportOptions;
-use crate::results::recovery::{BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary};
+use crate::results::recovery::{
+    BurstEnd, BurstRecord, BurstSummary, FillSweepSummary, RecoverySummary,
+};
 use crate::timeline::RunMeta;
 use crate::units::short_secs;
 use crate::units::{format_bytes, format_rate, format_seconds, UnitSystem};
@@ -35,12 +37,31 @@ fn chart_links(kinds: &[(ChartKind, &str)]) -> String {
     s
 }
 
+/// The first burst's name in the points' tables: "(first burst, interrupted)" where Ctrl-C
+/// cut it short.
+fn first_burst_name(b: &BurstSummary) -> String {
+    if b.end == BurstEnd::Interrupted {
+        "(first burst, interrupted)".into()
+    } else {
+        "(first burst)".into()
+    }
+}
+
 /// `report.md` of `recovery`.
 pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
     let f = &sum.recovery.fit;
     let mut s = format!("# SLC cache recovery: {}\n\n", charts::run_name(&sum.run));
     if sum.interrupted {
-        s += "**Interrupted**: only the finished steps are below.\n\n";
+        let cut = sum
+            .recovery
+            .first_burst
+            .as_ref()
+            .is_some_and(|b| b.end == BurstEnd::Interrupted);
+        s += if cut {
+            "**Interrupted** in the first burst: what it measured before the interrupt is below.\n\n"
+        } else {
+            "**Interrupted**: only the finished steps are below.\n\n"
+        };
     }
     s += "| | estimate | 95% interval |";
     if sum.truth().is_some() {
@@ -98,7 +119,8 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
     s += "\n## Points\n\n| step | idle | cache recovered | 95% interval | read by | burst | timeline |\n|---|---|---|---|---|---|---|\n";
     if let Some(b) = &sum.recovery.first_burst {
         s += &format!(
-            "| 0 | (first burst) | {} | {} .. {} | {} |{}",
+            "| 0 | {} | {} | {} .. {} | {} |{}",
+            first_burst_name(b),
             recovered_cell(b.cache_bytes, (b.low_bytes, b.high_bytes), b, u),
             format_bytes(b.low_bytes, u),
             format_bytes(b.high_bytes, u),
@@ -163,7 +185,17 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
         charts::run_name(&sum.run)
     );
     if sum.interrupted {
-        s += "**Interrupted**: only the finished levels are below.\n\n";
+        let cut = sum
+            .fill_sweep
+            .points
+            .iter()
+            .any(|l| l.burst.end == BurstEnd::Interrupted);
+        s += if cut {
+            "**Interrupted**: the finished levels are below, and the last one's burst as far as \
+             it went (its end says interrupted).\n\n"
+        } else {
+            "**Interrupted**: only the finished levels are below.\n\n"
+        };
     }
     let model = sum.truth().is_some();
     s += "| fill level | cache | 95% interval | read by |";
@@ -386,7 +418,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
     if let Some(b) = &sum.recovery.first_burst {
         let mut r = vec![
             "0".to_string(),
-            "(first burst)".into(),
+            first_burst_name(b),
             recovered_cell(b.cache_bytes, (b.low_bytes, b.high_bytes), b, u),
             format!(
                 "{} .. {}",
