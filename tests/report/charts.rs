@@ -851,6 +851,58 @@ pub fn a_coarse_run_s_labels_sit_by_their_levels_and_the_smoothed_line_skips_the
     }
 }
 
+/// `emu:960evo-250g,cache=1GB`: the cache ran out inside the first sample (1092 MB/s, then
+/// 300 MB/s), and the smoothed line was drawn over that sample at 300 MB/s, a level the
+/// sample does not have. It takes no value of a sample a drop falls in, as of one a cliff
+/// falls in.
+pub fn the_smoothed_line_takes_no_value_of_a_first_sample_that_holds_a_drop() {
+    use slccache::config::WorkloadConfig;
+    let m = slccache::model::presets::parse_spec("960evo-250g,cache=1GB").unwrap();
+    let w = WorkloadConfig::resolve(&slccache::cli::WorkloadArgs {
+        pattern: Some(slccache::cli::Pattern::Seqwrite),
+        duration: Some("20s".to_string()),
+        seed: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    let sim = slccache::experiment::virtual_time::simulate(
+        &m,
+        &w,
+        slccache::timeline::RunMeta::default(),
+        |_| Ok(()),
+    )
+    .unwrap();
+    let t = sim.timeline;
+    let a = slccache::detect::analyze(&t);
+    let d = a
+        .unconfirmed_drop
+        .as_ref()
+        .expect("a drop in the first sample");
+    assert_eq!(d.at, slccache::detect::DropWhere::FirstSample);
+    let first = &t.samples[0];
+    let o = ReportOptions::default();
+    for spec in [
+        charts::throughput_data(&t, &a, &o),
+        charts::throughput_time(&t, &a, &o),
+    ] {
+        let end = match spec.kind {
+            ChartKind::ThroughputData => first.bytes_total as f64 / 1e9,
+            _ => first.t_s,
+        };
+        let smoothed = spec
+            .series
+            .iter()
+            .find(|s| s.name.starts_with("smoothed"))
+            .expect("a smoothed line");
+        assert!(
+            smoothed.points.iter().all(|p| p.0 >= end - 1e-9),
+            "{:?}: {:?} inside the first sample (to {end})",
+            spec.kind,
+            &smoothed.points[..3]
+        );
+    }
+}
+
 /// Checks the labels of a throughput chart: every band drawn has its label (inside it, or
 /// beside it with a leader line that ends inside the band at the level it names), no two
 /// placed labels overlap, and a label beside its band covers none of the lines. Returns the

@@ -37,6 +37,7 @@ fn main() -> std::process::ExitCode {
             charts::a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts,
             charts::placed_labels_neither_overlap_nor_leave_their_phase,
             charts::labels_beside_their_bands_keep_off_their_twins,
+            charts::the_smoothed_line_takes_no_value_of_a_first_sample_that_holds_a_drop,
             charts::a_coarse_run_s_labels_sit_by_their_levels_and_the_smoothed_line_skips_the_cliff_sample,
             charts::a_narrow_phase_is_labelled_beside_it_with_a_leader,
             charts::phase_labels_keep_clear_of_cliffs_and_first_samples,

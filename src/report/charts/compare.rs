@@ -676,13 +676,7 @@ pub(super) fn compare(
         for p in &mut raw {
             p.0 -= sh;
         }
-        let breaks: Vec<(f64, f64)> = r
-            .analysis
-            .cliffs
-            .iter()
-            .map(|c| (c.t_s, c.bytes_written as f64))
-            .collect();
-        let smoothed = smooth(&rows, &breaks);
+        let smoothed = smooth(&rows, &smoothing_breaks(r.analysis));
         // A run too short to smooth (a few long samples) has only its samples: drawn in its
         // own colour at full strength, not as the faint shadow of a smoothed line.
         let raw_style = match smoothed {

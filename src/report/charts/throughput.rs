@@ -295,14 +295,7 @@ pub(super) fn throughput(
         in_legend: true,
         group: None,
     }];
-    // The smoothed line breaks at each cliff and at each return of the cache.
-    let mut breaks: Vec<(f64, f64)> = a
-        .cliffs
-        .iter()
-        .map(|c| (c.t_s, c.bytes_written as f64))
-        .collect();
-    breaks.extend(a.returns.iter().map(|r| (r.t_s, r.bytes_before as f64)));
-    breaks.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let breaks = smoothing_breaks(a);
     if let Some(sm) = smooth(&rows, &breaks) {
         let pts = sm
             .points
