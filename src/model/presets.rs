@@ -552,6 +552,36 @@ pub fn parse_spec(spec: &str) -> Result<DriveModel> {
                  rate with {after}="
             )));
         }
+        // The folding after a cache and the cache's return in idle: nothing without a cache
+        // (`pm983-960g,fold=500MB/s` ran at 1050 MB/s with "fold=500MB/s" on its card).
+        if let Some((k, _)) = pairs.iter().find(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "fold" | "fold_after" | "recover" | "recover_delay"
+            )
+        }) {
+            return Err(usage(format!(
+                "drive model '{spec}': {k}= is of what follows an SLC cache, and this drive \
+                 has none, so it would change nothing; give cache=SIZE too"
+            )));
+        }
+    } else {
+        // A drive faster after its cache than in it has no cache to measure
+        // (`960evo-250g,after=2000MB/s` gave "cache 13.0 GB, 1229 MB/s -> 1229 MB/s").
+        for (after, inside, a, i) in [
+            ("after", "in", m.seq_after.0, m.seq_in.0),
+            ("rand_after", "rand_in", m.rand_after.0, m.rand_in.0),
+        ] {
+            if a > i && pairs.iter().any(|(k, _)| k == after || k == inside) {
+                return Err(usage(format!(
+                    "drive model '{spec}': {after}= ({}) is faster than the rate in the SLC \
+                     cache ({}): a drive writes no faster once its cache runs out; give \
+                     {inside}= above it, or a lower {after}=",
+                    crate::units::format_rate(a, crate::units::UnitSystem::Decimal),
+                    crate::units::format_rate(i, crate::units::UnitSystem::Decimal)
+                )));
+            }
+        }
     }
     m.validate()
         .map_err(|e| usage(format!("drive model '{spec}': {e}")))?;
@@ -1133,6 +1163,30 @@ mod tests {
             );
             assert_eq!(e.lines().count(), 1, "{e}");
         }
+        // Nor what follows a cache: folding and the cache's return in idle.
+        for key in [
+            "fold=500MB/s",
+            "fold_after=10GB",
+            "recover=1GB/s",
+            "recover_delay=2s",
+        ] {
+            let spec = format!("pm983-960g,{key}");
+            let e = format!("{:#}", parse_spec(&spec).unwrap_err());
+            assert!(
+                e.contains("has none") && e.contains("cache=SIZE"),
+                "{spec}: {e}"
+            );
+        }
+        // A drive faster after its cache than in it.
+        let e = format!(
+            "{:#}",
+            parse_spec("960evo-250g,after=2000MB/s").unwrap_err()
+        );
+        assert!(
+            e.contains("is faster than the rate in the SLC cache"),
+            "{e}"
+        );
+        parse_spec("960evo-250g,in=3000MB/s,after=2000MB/s").unwrap();
         // With a cache it applies, on a preset that had none too.
         let m = parse_spec("pm983-960g,cache=10GB,in=1100MB/s,after=1000MB/s").unwrap();
         assert_eq!((m.cache_empty(), m.seq_in.0), (10_000_000_000, 1100e6));
