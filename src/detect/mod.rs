@@ -314,6 +314,25 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
 
 /// The warning of a temporary slowdown.
 fn slowdown_warning(s: &Slowdown, units: UnitSystem) -> Warning {
+    // A fall to (nearly) nothing is a stall, as the stall warning calls one: the drive or the
+    // host stopped, and the bytes of its edges ("15.0 s (2.41 kB)") are no figure of it.
+    if !s.thermal && s.low_bytes_per_sec <= warnings::STALLED_SHARE * s.before_bytes_per_sec {
+        return Warning::new(
+            WarningKind::Slowdown {
+                t_s: s.t_s,
+                thermal: false,
+            },
+            format!(
+                "a stall at {:.1} s (after {}): {} -> {} for {:.1} s, then back; the drive or the \
+                 host stopped completing writes, not the cache running out, so it is not a cliff",
+                s.t_s,
+                format_bytes(s.bytes_before as f64, units),
+                format_rate(s.before_bytes_per_sec, units),
+                format_rate(s.low_bytes_per_sec, units),
+                s.duration_s,
+            ),
+        );
+    }
     let why = if s.thermal {
         "thermal throttling (see the thermal warning), not the cache running out, so it is not \
          a cliff"

@@ -159,6 +159,9 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::LaterTier { .. } => "the run wrote ",
                 K::Folding { .. } => "a third, slower phase (folding)",
                 K::UnsteadyAfterCache => "post-cache level unstable",
+                K::Slowdown { thermal: false, .. } if w.text.starts_with("a stall at") => {
+                    "a stall at"
+                }
                 K::Slowdown { .. } => "a temporary slowdown",
                 K::Stall { .. } => "a stall",
                 K::ShortDips { stalled: true, .. } => "throughput stalled and came back",

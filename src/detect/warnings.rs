@@ -576,7 +576,7 @@ pub(super) fn thermal_warnings(
 }
 
 /// A stretch this far below its level's median at most is a stall: 1 % of it.
-const STALLED_SHARE: f64 = 0.01;
+pub(super) const STALLED_SHARE: f64 = 0.01;
 /// A stretch below this share of its level's median, a fall by a third or more (ln 1.4, the
 /// fall [`fall_to_the_end`] takes for a drop), is a dip worth naming when it lasts longer than
 /// a garbage-collection dip.

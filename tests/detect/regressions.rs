@@ -823,3 +823,30 @@ fn a_lasting_rise_is_named() {
         b.warnings
     );
 }
+
+/// 0 MB/s for 15 s inside a 2000 MB/s cache: "a temporary slowdown ... 2000 MB/s -> 0.00 MB/s
+/// for 15.0 s (2.41 kB), then back; garbage collection or a host hiccup", a figure made of the
+/// stretch's edges, where the same fall after a cliff is called a stall. A slowdown to
+/// nothing is a stall, with no bytes.
+#[test]
+fn a_slowdown_to_nothing_is_a_stall_with_no_bytes() {
+    let a = analyze(&piecewise(
+        &[(10.0, 2e9), (15.0, 0.0), (15.0, 2e9), (60.0, 5e8)],
+        1.0,
+    ));
+    let w: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::Slowdown { .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        w.len() == 1
+            && w[0].starts_with("a stall at 10.0 s")
+            && w[0].contains("for 15.0 s, then back")
+            && !w[0].contains(" kB")
+            && !w[0].contains("garbage collection"),
+        "{:?}",
+        a.warnings
+    );
+}
