@@ -125,8 +125,15 @@ pub fn summary_text(
     );
     // A run that only read is told by its reads (the analysis is of them).
     let (verb, moved) = moved(t, analysis);
+    // A mix read as well as it wrote: both, as summary.json's totals give them.
+    let also = match t.read_bytes_total() {
+        r if r > 0 && !analysis.read_only => {
+            format!(" and read {}", format_bytes(r as f64, units))
+        }
+        _ => String::new(),
+    };
     s += &format!(
-        "  {verb} {} in {} (virtual), {}\n",
+        "  {verb} {}{also} in {} (virtual), {}\n",
         format_bytes(moved as f64, units),
         format_seconds(t.duration_s()),
         t.meta
@@ -151,6 +158,17 @@ pub fn summary_text(
             format_rate(truth.in_cache_bytes_per_sec, units),
             format_rate(truth.after_cache_bytes_per_sec, units)
         );
+        // A mix's rates are of its reads and writes together, where the measured line gives
+        // the writes' ("860 MB/s -> 338 MB/s" beside "431 MB/s -> 168 MB/s" read as half).
+        if truth.read_pct > 0 && truth.read_pct < 100 {
+            let share = f64::from(100 - truth.read_pct) / 100.0;
+            s += &format!(
+                " (reads and writes together; the writes' share, {}%: {} -> {})",
+                100 - truth.read_pct,
+                format_rate(share * truth.in_cache_bytes_per_sec, units),
+                format_rate(share * truth.after_cache_bytes_per_sec, units)
+            );
+        }
     } else if model.truth(w.pattern, w.block_size).cache_bytes > 0 {
         // A drive with a cache that the starting state left full (--prefill).
         s += &format!(

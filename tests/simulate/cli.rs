@@ -911,3 +911,32 @@ fn the_summary_counts_writes_and_reads_apart() {
         );
     }
 }
+
+/// `simulate 960evo-250g --pattern randrw`: "model truth: cache 13.0 GB, 860 MB/s -> 338
+/// MB/s" (reads and writes together) beside "measured: 431 MB/s -> 168 MB/s" (the writes),
+/// read as half the truth, and "wrote 18.2 GB" alone where summary.json read as much. The
+/// truth line gives the writes' share, and the line what was read.
+#[test]
+fn a_mix_gives_the_truth_of_its_writes_and_what_it_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = slccache()
+        .args([
+            "simulate",
+            "960evo-250g",
+            "--pattern",
+            "randrw",
+            "--seed",
+            "1",
+        ])
+        .args(["--max-bytes", "30GB", "--no-record", "--out"])
+        .arg(tmp.path().join("rw"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("wrote 15.0 GB and read 15.0 GB in"), "{text}");
+    assert!(
+        text.contains("(reads and writes together; the writes' share, 50%: 430 MB/s -> 169 MB/s)"),
+        "{text}"
+    );
+}
