@@ -566,13 +566,14 @@ pub fn parse_spec(spec: &str) -> Result<DriveModel> {
             )));
         }
     } else {
-        // A drive faster after its cache than in it has no cache to measure
-        // (`960evo-250g,after=2000MB/s` gave "cache 13.0 GB, 1229 MB/s -> 1229 MB/s").
+        // An after= faster than the cache has no cache to measure
+        // (`960evo-250g,after=2000MB/s` gave "cache 13.0 GB, 1229 MB/s -> 1229 MB/s"); an in=
+        // below the drive's rate after it stays allowed (a slow cache that heats a drive).
         for (after, inside, a, i) in [
             ("after", "in", m.seq_after.0, m.seq_in.0),
             ("rand_after", "rand_in", m.rand_after.0, m.rand_in.0),
         ] {
-            if a > i && pairs.iter().any(|(k, _)| k == after || k == inside) {
+            if a > i && pairs.iter().any(|(k, _)| k == after) {
                 return Err(usage(format!(
                     "drive model '{spec}': {after}= ({}) is faster than the rate in the SLC \
                      cache ({}): a drive writes no faster once its cache runs out; give \
@@ -1187,6 +1188,7 @@ mod tests {
             "{e}"
         );
         parse_spec("960evo-250g,in=3000MB/s,after=2000MB/s").unwrap();
+        parse_spec("960evo-500g,cache=100GB,in=200MB/s").unwrap();
         // With a cache it applies, on a preset that had none too.
         let m = parse_spec("pm983-960g,cache=10GB,in=1100MB/s,after=1000MB/s").unwrap();
         assert_eq!((m.cache_empty(), m.seq_in.0), (10_000_000_000, 1100e6));
