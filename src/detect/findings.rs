@@ -1121,12 +1121,9 @@ fn size_with(bytes: u64, low: u64, high: u64, words: &str, units: UnitSystem) ->
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::detect::synth;
-
-    /// Findings of `cache` alone: no rates, steps, phases or caveats.
-    fn bare(cache: Cache) -> Findings {
+impl Findings {
+    /// Findings of `cache` alone, for tests: no rates, steps, phases or caveats.
+    pub(crate) fn bare(cache: Cache) -> Findings {
         Findings {
             cache,
             in_cache_bytes_per_sec: None,
@@ -1140,6 +1137,16 @@ mod tests {
             slower_tier_may_follow: false,
             first_sample_hides: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::synth;
+
+    fn bare(cache: Cache) -> Findings {
+        Findings::bare(cache)
     }
 
     #[test]

@@ -741,24 +741,16 @@ mod tests {
         use crate::detect::findings::{Cache, Findings};
         let hedged = |mut p: HistoryPoint| {
             p.findings = Some(Findings {
-                cache: Cache::Sized {
-                    bytes: 90_800_000_000,
-                    low_bytes: 62_300_000_000,
-                    high_bytes: 110_000_000_000,
-                },
                 in_cache_bytes_per_sec: Some(2e9),
-                level_bytes_per_sec: None,
-                steps: vec![],
-                after: None,
-                phase_names: vec![],
-                cliffs_asked: None,
-                link_limited: None,
-                thermal_throttling: vec![],
-                slower_tier_may_follow: false,
                 first_sample_hides: Some(crate::detect::HiddenCache {
                     bytes: 60_000_000_000,
                     interval_s: 30.0,
                 }),
+                ..Findings::bare(Cache::Sized {
+                    bytes: 90_800_000_000,
+                    low_bytes: 62_300_000_000,
+                    high_bytes: 110_000_000_000,
+                })
             });
             p.cache = Some((90.8e9, 62.3e9, 110e9));
             p
@@ -852,7 +844,10 @@ mod tests {
         unconfirmed.cache = None;
         unconfirmed.after_bytes_per_sec = None;
         unconfirmed.findings = Some(Findings {
-            cache: Cache::Unconfirmed(crate::detect::UnconfirmedDrop {
+            after: Some(After::TooShort {
+                bytes_per_sec: 3.96e8,
+            }),
+            ..Findings::bare(Cache::Unconfirmed(crate::detect::UnconfirmedDrop {
                 at: crate::detect::DropWhere::FirstSample,
                 t_s: 0.0,
                 t_high_s: 240.0,
@@ -863,19 +858,7 @@ mod tests {
                 after_is_floor: false,
                 after_s: 720.0,
                 interval_s: 240.0,
-            }),
-            in_cache_bytes_per_sec: None,
-            level_bytes_per_sec: None,
-            steps: vec![],
-            after: Some(After::TooShort {
-                bytes_per_sec: 3.96e8,
-            }),
-            phase_names: vec![],
-            cliffs_asked: None,
-            link_limited: None,
-            thermal_throttling: vec![],
-            slower_tier_may_follow: false,
-            first_sample_hides: None,
+            }))
         });
         let pts = [point(1, 0.0, 5e10), unconfirmed];
         let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
@@ -918,21 +901,9 @@ mod tests {
         let mut read = point(2, 1.0, 9e10);
         read.cache = None;
         read.after_bytes_per_sec = None;
-        read.findings = Some(Findings {
-            cache: Cache::ReadOnly {
-                bytes_read: 20_000_000_000,
-            },
-            in_cache_bytes_per_sec: None,
-            level_bytes_per_sec: None,
-            steps: vec![],
-            after: None,
-            phase_names: vec![],
-            cliffs_asked: None,
-            link_limited: None,
-            thermal_throttling: vec![],
-            slower_tier_may_follow: false,
-            first_sample_hides: None,
-        });
+        read.findings = Some(Findings::bare(Cache::ReadOnly {
+            bytes_read: 20_000_000_000,
+        }));
         let pts = [point(1, 0.0, 5e10), read];
         let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
         for c in &charts[..2] {
@@ -955,8 +926,8 @@ mod tests {
             p.cache = None;
             p.after_bytes_per_sec = None;
             p.date = format!("2026-12-0{id}T10:00:00Z");
-            p.findings = Some(Findings {
-                cache: Cache::Unconfirmed(crate::detect::UnconfirmedDrop {
+            p.findings = Some(Findings::bare(Cache::Unconfirmed(
+                crate::detect::UnconfirmedDrop {
                     at: crate::detect::DropWhere::FirstSample,
                     t_s: 0.0,
                     t_high_s: 90.0,
@@ -967,18 +938,8 @@ mod tests {
                     after_is_floor: false,
                     after_s: 720.0,
                     interval_s: 90.0,
-                }),
-                in_cache_bytes_per_sec: None,
-                level_bytes_per_sec: None,
-                steps: vec![],
-                after: None,
-                phase_names: vec![],
-                cliffs_asked: None,
-                link_limited: None,
-                thermal_throttling: vec![],
-                slower_tier_may_follow: false,
-                first_sample_hides: None,
-            });
+                },
+            )));
             p
         };
         let mut second = point(2, 1.0, 6e10);
@@ -1033,24 +994,16 @@ mod tests {
         let mut p = point(1, 0.0, 5e10);
         p.cache = Some((150e9, 137e9, 157e9));
         p.findings = Some(Findings {
-            cache: Cache::Sized {
-                bytes: 150_000_000_000,
-                low_bytes: 137_000_000_000,
-                high_bytes: 157_000_000_000,
-            },
             in_cache_bytes_per_sec: Some(2e9),
-            level_bytes_per_sec: None,
-            steps: vec![],
-            after: None,
-            phase_names: vec![],
-            cliffs_asked: None,
-            link_limited: None,
-            thermal_throttling: vec![],
-            slower_tier_may_follow: false,
             first_sample_hides: Some(crate::detect::HiddenCache {
                 bytes: 60_000_000_000,
                 interval_s: 30.0,
             }),
+            ..Findings::bare(Cache::Sized {
+                bytes: 150_000_000_000,
+                low_bytes: 137_000_000_000,
+                high_bytes: 157_000_000_000,
+            })
         });
         let o = ReportOptions::default();
         let c = &history_charts("drive", "2026-12-03", &[p.clone()], &o)[0];
