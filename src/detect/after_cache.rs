@@ -31,8 +31,9 @@ pub const MIN_ROUND_S: f64 = 2.0 * super::MAX_DIP_S;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AfterCache {
     /// Start of the stretch, seconds since the start of the run: the start of the first
-    /// sample wholly after the last cliff (the one the cliff falls in holds both levels), or
-    /// the cliff's time where fewer than two samples follow it.
+    /// sample wholly after the last cliff (the one the cliff falls in holds both levels) and
+    /// after any stall that follows the cliff, or the cliff's time where fewer than two
+    /// samples follow it.
     pub from_s: f64,
     /// End of the stretch, seconds: the end of the run, or where a stall that lasts to the end
     /// began (the end of the last sample before it: a stall is no level of the drive).
@@ -165,10 +166,28 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         None => t.samples.len(),
     };
     let to_s = t.samples[..end].last()?.t_s;
+    // A stall right after the cliff is no level either: the stretch starts after it (2000
+    // MB/s, 20 s of nothing, then 500 MB/s read "not steady: 0.00 MB/s to 500 MB/s").
+    let from = a
+        .phases
+        .iter()
+        .filter(|p| p.start_s >= last.t_s - 1e-6)
+        .take_while(|p| p.stall)
+        .last()
+        .map_or(last.t_s, |p| p.end_s);
     // The samples wholly after the cliff: the one it falls in mixes the two levels.
     let first = t.samples[..end]
         .iter()
-        .position(|s| s.t_start_s() >= last.t_s)
+        .position(|s| {
+            // A stall's end is refined inside the sample the rate came back in: the sample
+            // that starts within half of itself of that end is after the stall.
+            let slack = if from > last.t_s {
+                0.5 * s.interval_s.max(0.0)
+            } else {
+                0.0
+            };
+            s.t_start_s() >= from - slack
+        })
         .unwrap_or(end);
     let after = &t.samples[first..end];
     // The stretch is of those whole samples where there are two or more, as a phase's level

@@ -44,7 +44,8 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
                     break;
                 }
                 let same = (segs[p].level - segs[q].level).abs() < MIN_STEP;
-                if same && best.is_none_or(|(_, _, bd)| d < bd) {
+                let kept = (p + 1..q).any(|j| is_stall(&segs, j) || is_cache_back(w, &segs, j));
+                if same && !kept && best.is_none_or(|(_, _, bd)| d < bd) {
                     best = Some((p, q, d));
                 }
             }
@@ -74,6 +75,12 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
                 } else {
                     end_s
                 }
+            } else if is_stall(&segs, j) || is_cache_back(w, &segs, j) {
+                // A stall is no level to blend into its neighbours (2000 MB/s, 10 s of
+                // nothing, then 500 MB/s read "2000 MB/s -> 449 MB/s"), and a short return of
+                // the cache is the cache, not part of the level it interrupts (10 s back at
+                // 2000 MB/s inside a 500 MB/s level read "2000 MB/s -> 667 MB/s").
+                continue;
             } else {
                 // A middle phase shorter than an excursion is a transition or a dip at a
                 // cliff, not a phase of its own.
@@ -109,6 +116,38 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
         }
         return segs;
     }
+}
+
+/// Whether middle segment `j` is a stall: more than [`STALL_DROP`] below the highest level
+/// before it and below the level after it (the cliff rule's stall, `cliffs::classify_drops`).
+fn is_stall(segs: &[Seg], j: usize) -> bool {
+    let before = segs[..j]
+        .iter()
+        .map(|s| s.level)
+        .fold(f64::NEG_INFINITY, f64::max);
+    j > 0
+        && j + 1 < segs.len()
+        && segs[j].level < before - STALL_DROP
+        && segs[j].level < segs[j + 1].level
+}
+
+/// Whether middle segment `j` is a return of the cache: above both neighbours by more than
+/// [`MIN_STEP`], back within half a step of the highest level before them, and longer than
+/// two garbage-collection dips (no dip makes a rate rise for that long).
+fn is_cache_back(w: &Work, segs: &[Seg], j: usize) -> bool {
+    if j == 0 || j + 1 >= segs.len() {
+        return false;
+    }
+    let (prev, s, next) = (segs[j - 1].level, segs[j].level, segs[j + 1].level);
+    let highest = segs[..j - 1]
+        .iter()
+        .map(|s| s.level)
+        .fold(f64::NEG_INFINITY, f64::max);
+    s > prev + MIN_STEP
+        && s > next + MIN_STEP
+        && highest > prev + MIN_STEP
+        && s > highest - 0.5 * MIN_STEP
+        && w.duration(&segs[j]) >= 2.0 * MAX_DIP_S
 }
 
 #[cfg(test)]

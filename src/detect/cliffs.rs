@@ -160,18 +160,29 @@ pub(super) fn classify_drops(w: &Work, segs: &[Seg], tb: &[(f64, f64)], n_change
             // The cache is back: the next drop is its end, whatever the levels before.
             lowest = f64::INFINITY;
         }
-        let next = segs[j + 1].level;
-        let mut drop = next < segs[j].level && next < lowest - MIN_STEP && !stall[j + 1];
+        // A fall into a stall is judged by the level after the stall: the cache can run out
+        // while nothing is written (2000 MB/s, 20 s of nothing, then 500 MB/s is a cliff at
+        // the stall's start, whose bytes are the cache's; it read "no cliff").
+        let after = (j + 1..segs.len()).find(|&k| !stall[k]);
+        let into_stall = stall[j + 1] && !stall[j];
+        let (next, beyond) = match after {
+            Some(k) if into_stall => (segs[k].level, k + 1),
+            _ => (segs[j + 1].level, j + 2),
+        };
+        let mut drop = next < segs[j].level
+            && next < lowest - MIN_STEP
+            && (!stall[j + 1] || (into_stall && after.is_some()));
         if episodes.iter().any(|e| e.0 == j) {
             drop = !stall[j + 1];
         } else if drop {
-            let recovered = segs[j + 2..]
+            let recovered = segs[beyond.min(segs.len())..]
                 .iter()
                 .any(|s| s.level > segs[j].level - 0.5 * MIN_STEP);
             drop = !recovered;
         }
         is_drop.push(drop);
-        if (drop || lowest.is_finite()) && !stall[j + 1] {
+        // A cliff into a stall sets the lowest level to the one after the stall (`next`).
+        if (drop && into_stall) || ((drop || lowest.is_finite()) && !stall[j + 1]) {
             lowest = lowest.min(next);
         }
     }

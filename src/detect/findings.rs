@@ -349,7 +349,8 @@ impl Findings {
         } else {
             None
         };
-        // The levels either side of each cliff: the phases that end and start there.
+        // The levels either side of each cliff: the phases that end and start there (after a
+        // stall that follows a cliff, the first phase after it: a stall is no level).
         let steps: Vec<Step> = if cliffs {
             a.cliffs
                 .iter()
@@ -364,7 +365,7 @@ impl Findings {
                     after_bytes_per_sec: a
                         .phases
                         .iter()
-                        .find(|p| p.start_s >= c.t_s - 1e-6)
+                        .find(|p| p.start_s >= c.t_s - 1e-6 && !p.stall)
                         .map_or(c.after_bytes_per_sec, |p| p.mean_bytes_per_sec),
                 })
                 .collect()
@@ -493,16 +494,21 @@ impl Findings {
                 self.hidden_tier_suffix(units)
             ),
             Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
-            Cache::AtLeast { bytes, .. } => match &self.first_sample_hides {
-                Some(h) => format!(
-                    "no cache of {} to {}: a smaller one that ran out inside the first {} \
-                     sample would not show at this interval, and a larger one did not run out",
+            Cache::AtLeast { bytes, .. } => {
+                match &self.first_sample_hides {
+                    Some(h) => {
+                        format!(
+                    "no cache of {} to {}: a smaller one that ran out {} would not show{}, \
+                     and a larger one did not run out",
                     format_bytes(h.bytes as f64, units),
                     format_bytes(*bytes as f64, units),
-                    crate::units::format_interval(h.interval_s)
-                ),
-                None => super::no_cliff_text(Some(*bytes), units),
-            },
+                    h.place(),
+                    if h.before_first_row { "" } else { " at this interval" }
+                )
+                    }
+                    None => super::no_cliff_text(Some(*bytes), units),
+                }
+            }
             Cache::NoneOverWholeDrive { capacity_bytes } => match &self.first_sample_hides {
                 Some(h) => super::whole_drive_hidden_text(*capacity_bytes, h, units),
                 None => super::whole_drive_no_cliff_text(*capacity_bytes, units),
@@ -565,10 +571,11 @@ impl Findings {
     pub fn hidden_tier_suffix(&self, units: UnitSystem) -> String {
         match (&self.cache, &self.first_sample_hides) {
             (Cache::Sized { .. }, Some(h)) => format!(
-                ", unless a faster first tier of up to {} ran out inside the first {} sample, \
-                 which would not show at this interval (the cliff then a later tier's)",
+                ", unless a faster first tier of up to {} ran out {}, {} (the cliff then a \
+                 later tier's)",
                 format_bytes(h.bytes as f64, units),
-                crate::units::format_interval(h.interval_s)
+                h.place(),
+                h.would_not_show()
             ),
             _ => String::new(),
         }
@@ -614,8 +621,9 @@ impl Findings {
                 let size = size_with(*bytes, *low_bytes, *high_bytes, "", units);
                 match &self.first_sample_hides {
                     Some(h) => format!(
-                        "{size}, or a first tier < {} hid in the first sample",
-                        fb(h.bytes)
+                        "{size}, or a first tier < {} hid {}",
+                        fb(h.bytes),
+                        h.short_place()
                     ),
                     None => size,
                 }
@@ -1245,6 +1253,7 @@ mod tests {
         f.first_sample_hides = Some(super::super::HiddenCache {
             bytes: 250_000_000_000,
             interval_s: 120.0,
+            before_first_row: false,
         });
         // The store's row says so, for the medians of `runs --by`.
         assert!(f.cache_hedged());

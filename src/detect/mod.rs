@@ -1134,13 +1134,15 @@ fn build_result(
         if !is_drop[j] {
             continue;
         }
+        // A cliff into a stall falls to the level after the stall (the stall is no level).
+        let after = (j + 1..phases.len()).find(|&k| !stall[k]).unwrap_or(j + 1);
         out.cliffs.push(Cliff {
             t_s: c.r.t_s,
             t_low_s: c.r.t_low_s,
             t_high_s: c.r.t_high_s,
             bytes_written: c.r.bytes.round().max(0.0) as u64,
             before_bytes_per_sec: phases[j].mean_bytes_per_sec,
-            after_bytes_per_sec: phases[j + 1].mean_bytes_per_sec,
+            after_bytes_per_sec: phases[after].mean_bytes_per_sec,
         });
     }
     for &(j, k) in &episodes {
@@ -1289,6 +1291,7 @@ fn build_result(
                         out.first_sample_hides = Some(HiddenCache {
                             bytes: hides.round() as u64,
                             interval_s: first.interval_s,
+                            before_first_row: false,
                         });
                     }
                 }
@@ -1325,15 +1328,16 @@ fn build_result(
         .filter(|(p, &st)| p.kind == PhaseKind::PostCache && !st && !is_throttled(out, p))
         .map(|(p, _)| p)
         .collect();
-    // Post-cache levels apart from the throttled stretches between them that all lie within
-    // a step of each other are one level: the throttling has its own warning.
+    // Post-cache levels apart from the throttled stretches, slowdowns or stalls between them
+    // that all lie within a step of each other are one level: what parts them has its own
+    // warning ("500 MB/s from 30 s, then 500 MB/s from 70 s" either side of a stall).
     let (lo, hi) = post.iter().fold((f64::INFINITY, 0.0f64), |(l, h), p| {
         (l.min(p.mean_bytes_per_sec), h.max(p.mean_bytes_per_sec))
     });
     let one_level = post.len() > 1
         && lo > 0.0
         && (hi / lo).ln() < MIN_STEP
-        && out.slowdowns.iter().any(|s| s.thermal);
+        && (!out.slowdowns.is_empty() || stall.iter().any(|&st| st));
     if post.len() > 1 && !one_level {
         let levels: Vec<String> = post
             .iter()
@@ -1410,6 +1414,34 @@ fn first_tier_may_hide(
         return;
     };
     let first = &samples[0];
+    // A timeline whose first rows are missing (a `timeline.csv` cut at its start): the bytes
+    // before its first row were written at rates no row holds, so any tier up to them may
+    // have run out there, and the cliff seen be a later tier's (the first 28 rows of an FX700
+    // run cut off, 114 GB written in them, gave "cache ~460 GB", its second tier, with no
+    // word of the 54 GB first one).
+    let t0 = first.t_start_s();
+    let b0 = first.bytes_total.saturating_sub(first.bytes);
+    if t0 > 0.0 && b0 as f64 >= SMALLEST_PUBLISHED_CACHE_BYTES && c.t_low_s >= t0 - 1e-9 {
+        let h = HiddenCache {
+            bytes: b0,
+            interval_s: t0,
+            before_first_row: true,
+        };
+        out.first_sample_hides = Some(h);
+        out.warnings.push(Warning::new(
+            WarningKind::FirstTierMayHide {
+                bytes: h.bytes,
+                interval_s: h.interval_s,
+            },
+            format!(
+                "{}; the cliff after {} would then be a later tier's, and the cache smaller; \
+                 analyse the whole timeline to see it",
+                sentences::hidden_tier_text(&h, units),
+                format_bytes(c.bytes_written as f64, units),
+            ),
+        ));
+        return;
+    }
     if samples.len() < 2 || c.t_low_s < first.t_s - 1e-9 || first.interval_s <= 0.0 {
         return;
     }
@@ -1422,6 +1454,7 @@ fn first_tier_may_hide(
     let h = HiddenCache {
         bytes: first.bytes,
         interval_s: first.interval_s,
+        before_first_row: false,
     };
     out.first_sample_hides = Some(h);
     out.warnings.push(Warning::new(

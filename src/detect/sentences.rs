@@ -19,7 +19,9 @@ pub fn after_cache_definition(intervals_s: &[f64]) -> String {
     };
     format!(
         "After the last cliff: the data written in the samples after the last cliff over the \
-         time they took (the sample the cliff falls in is not among them). \
+         time they took (the sample the cliff falls in is not among them). A stall (no writes \
+         completed) right after the cliff or lasting to the end is no level of the drive: the \
+         stretch begins after the one and ends before the other. \
          It is the drive's sustained speed only when it is steady: the samples after the cliff, \
          cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
          a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
@@ -306,10 +308,14 @@ pub fn whole_drive_no_cliff_text(capacity: u64, units: UnitSystem) -> String {
 /// first 4.0 min sample would not show at this interval`.
 pub fn hidden_cache_text(h: &super::HiddenCache, units: UnitSystem) -> String {
     format!(
-        "a cache under {} that ran out inside the first {} sample would not show at this \
-         interval",
+        "a cache under {} that ran out {} would not show{}",
         format_bytes(h.bytes as f64, units),
-        crate::units::format_interval(h.interval_s)
+        h.place(),
+        if h.before_first_row {
+            ""
+        } else {
+            " at this interval"
+        }
     )
 }
 
@@ -319,10 +325,10 @@ pub fn hidden_cache_text(h: &super::HiddenCache, units: UnitSystem) -> String {
 /// not show at this interval`.
 pub fn hidden_tier_text(h: &super::HiddenCache, units: UnitSystem) -> String {
     format!(
-        "a faster first tier of up to {} could have run out inside the first {} sample, which \
-         would not show at this interval",
+        "a faster first tier of up to {} could have run out {}, {}",
         format_bytes(h.bytes as f64, units),
-        crate::units::format_interval(h.interval_s)
+        h.place(),
+        h.would_not_show()
     )
 }
 

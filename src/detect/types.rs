@@ -187,8 +187,50 @@ impl Analysis {
 pub struct HiddenCache {
     /// The largest such cache, bytes.
     pub bytes: u64,
-    /// The first sample's length, seconds.
+    /// The first sample's length, seconds (or the seconds before the first row).
     pub interval_s: f64,
+    /// Whether it is the stretch before the first row of a timeline whose first rows are
+    /// missing (`bytes` written in `interval_s` seconds that no row holds), not a first sample
+    /// (absent from the JSON when false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before_first_row: bool,
+}
+
+impl HiddenCache {
+    /// Where the cache could hide, in words: `inside the first 2.0 min sample`, or `in the
+    /// 28.0 s before the first row`.
+    pub fn place(&self) -> String {
+        if self.before_first_row {
+            format!(
+                "in the {} before the first row",
+                crate::units::format_interval(self.interval_s)
+            )
+        } else {
+            format!(
+                "inside the first {} sample",
+                crate::units::format_interval(self.interval_s)
+            )
+        }
+    }
+
+    /// [`HiddenCache::place`] without the seconds: `in the first sample`, or `before the first
+    /// row`.
+    pub fn short_place(&self) -> &'static str {
+        if self.before_first_row {
+            "before the first row"
+        } else {
+            "in the first sample"
+        }
+    }
+
+    /// What would show it: a finer interval, or the rows that are missing.
+    pub fn would_not_show(&self) -> &'static str {
+        if self.before_first_row {
+            "for which the input has no rows"
+        } else {
+            "which would not show at this interval"
+        }
+    }
 }
 
 /// A stretch of thermal throttling (see [`Analysis::throttled`]).

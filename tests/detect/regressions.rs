@@ -850,3 +850,152 @@ fn a_slowdown_to_nothing_is_a_stall_with_no_bytes() {
         a.warnings
     );
 }
+
+/// 2000 MB/s for 30 s, then nothing for 10 s or 20 s, then 500 MB/s: the 10 s stall was
+/// blended into the level after the cliff ("2000 MB/s -> 449 MB/s", named "500 MB/s -> 0.00
+/// MB/s at 31.0 s") and the 20 s one hid the cliff ("no cliff seen: no cache, or one larger
+/// than 95.0 GB"). The cache ran out by the stall's start: a cliff there, at its bytes, to
+/// the level after the stall, which alone is "after the cache".
+#[test]
+fn a_stall_after_a_cliff_is_no_level_and_hides_no_cliff() {
+    for stall_s in [10.0, 20.0] {
+        let a = analyze(&piecewise(&[(30.0, 2e9), (stall_s, 0.0), (40.0, 5e8)], 1.0));
+        assert_eq!(a.cliffs.len(), 1, "{stall_s}: {:#?}", a.cliffs);
+        let c = &a.cliffs[0];
+        assert!((c.t_s - 30.0).abs() < 0.5, "{stall_s}: {c:?}");
+        let size = a.cache_estimate.as_ref().expect("a cache").bytes as f64;
+        assert!((size / 60e9 - 1.0).abs() < 0.01, "{stall_s}: {size}");
+        let f = slccache::detect::Findings::of(&a);
+        let u = slccache::units::UnitSystem::Decimal;
+        let step = &f.steps[0];
+        assert!(
+            (step.after_bytes_per_sec / 5e8 - 1.0).abs() < 0.01,
+            "{stall_s}: {step:?}"
+        );
+        let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+        assert!(
+            (ac.from_s - (30.0 + stall_s)).abs() < 1e-6,
+            "{stall_s}: {ac:?}"
+        );
+        assert!(ac.is_steady(), "{stall_s}: {ac:?}");
+        let after = f.after_short_cell(u).unwrap();
+        assert!(after.starts_with("500 MB/s"), "{stall_s}: {after}");
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| matches!(w.kind, WarningKind::Stall { .. })),
+            "{stall_s}: {:?}",
+            a.warnings
+        );
+    }
+}
+
+/// 500 MB/s, 10 s of nothing and 500 MB/s again after a cliff: the stall is named, the level
+/// after the cliff is 500 MB/s ("2000 MB/s -> 444 MB/s" blended it in), and the two stretches
+/// of one level either side of it are not called an unstable post-cache level.
+#[test]
+fn a_stall_inside_the_level_after_a_cliff_is_not_blended_into_it() {
+    let a = analyze(&piecewise(
+        &[(30.0, 2e9), (30.0, 5e8), (10.0, 0.0), (50.0, 5e8)],
+        1.0,
+    ));
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    assert!(
+        (a.cliffs[0].after_bytes_per_sec / 5e8 - 1.0).abs() < 0.01,
+        "{:?}",
+        a.cliffs[0]
+    );
+    let kinds: Vec<&WarningKind> = a.warnings.iter().map(|w| &w.kind).collect();
+    assert!(
+        !kinds
+            .iter()
+            .any(|k| matches!(k, WarningKind::UnsteadyAfterCache)),
+        "{:?}",
+        a.warnings
+    );
+    assert!(
+        a.warnings.iter().any(|w| w.text.contains("stall")),
+        "{:?}",
+        a.warnings
+    );
+}
+
+/// The cache back for 10 s at 2000 MB/s inside a 500 MB/s level after it ran out: it was
+/// blended into the level ("2000 MB/s -> 667 MB/s", a rate no row holds), with no word. A
+/// return this short (longer than two garbage-collection dips) is a return of the cache,
+/// named, and the level after the cliff stays 500 MB/s.
+#[test]
+fn a_short_return_of_the_cache_is_a_return_not_a_blend() {
+    for back_s in [8.0, 10.0, 12.0] {
+        let a = analyze(&piecewise(
+            &[(30.0, 2e9), (30.0, 5e8), (back_s, 2e9), (50.0, 5e8)],
+            1.0,
+        ));
+        assert_eq!(a.returns.len(), 1, "{back_s}: {:#?}", a.returns);
+        assert!(
+            (a.returns[0].duration_s - back_s).abs() < 1.0,
+            "{back_s}: {:?}",
+            a.returns
+        );
+        for c in &a.cliffs {
+            assert!(
+                (c.after_bytes_per_sec / 5e8 - 1.0).abs() < 0.01,
+                "{back_s}: {:?}",
+                a.cliffs
+            );
+        }
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| matches!(w.kind, WarningKind::CacheBack { .. })),
+            "{back_s}: {:?}",
+            a.warnings
+        );
+    }
+}
+
+/// A two-tier run (5000 MB/s to 54 GB, 3500 MB/s to 460 GB, then 130 MB/s) with its first 28
+/// rows cut off gave "cache ~460 GB", its second tier, as a definite size, beside a warning
+/// that 114 GB came before its first row. Any tier up to those bytes may have run out before
+/// the first row: the size is hedged as a cliff that may be a later tier's, on every output.
+#[test]
+fn a_timeline_without_its_first_rows_hedges_the_cache_it_finds() {
+    let whole = piecewise(&[(10.8, 5e9), (116.0, 3.5e9), (60.0, 1.3e8)], 1.0);
+    let full = analyze(&whole);
+    assert!(
+        full.first_sample_hides.is_none(),
+        "{:?}",
+        full.first_sample_hides
+    );
+    let mut cut = whole.clone();
+    cut.samples.drain(..28);
+    let a = analyze(&cut);
+    let c = a.cache_estimate.as_ref().expect("a cliff");
+    assert!((c.bytes as f64 / 460e9 - 1.0).abs() < 0.01, "{c:?}");
+    let h = a.first_sample_hides.expect("the missing start hedged");
+    assert!(
+        h.before_first_row && (h.bytes as f64 / 114e9 - 1.0).abs() < 0.02,
+        "{h:?}"
+    );
+    let f = slccache::detect::Findings::of(&a);
+    let u = slccache::units::UnitSystem::Decimal;
+    let text = f.cache_text(u);
+    assert!(
+        text.contains(
+            "unless a faster first tier of up to 114 GB ran out in the 28.0 s before the first row"
+        ),
+        "{text}"
+    );
+    assert!(
+        f.cache_row(u).contains("before the first row"),
+        "{}",
+        f.cache_row(u)
+    );
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::FirstTierMayHide { .. })),
+        "{:?}",
+        a.warnings
+    );
+}

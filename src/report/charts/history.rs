@@ -745,6 +745,7 @@ mod tests {
                 first_sample_hides: Some(crate::detect::HiddenCache {
                     bytes: 60_000_000_000,
                     interval_s: 30.0,
+                    before_first_row: false,
                 }),
                 ..Findings::bare(Cache::Sized {
                     bytes: 90_800_000_000,
@@ -998,6 +999,7 @@ mod tests {
             first_sample_hides: Some(crate::detect::HiddenCache {
                 bytes: 60_000_000_000,
                 interval_s: 30.0,
+                before_first_row: false,
             }),
             ..Findings::bare(Cache::Sized {
                 bytes: 150_000_000_000,

@@ -131,10 +131,9 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                     forms: vec![
                         cache,
                         format!(
-                            "{size}, unless a faster first tier of up to {} hid in the first {} \
-                             sample",
+                            "{size}, unless a faster first tier of up to {} hid {}",
                             fb(h.bytes),
-                            crate::units::format_interval(h.interval_s)
+                            h.place().replace("inside the", "in the")
                         ),
                     ],
                     keep: true,

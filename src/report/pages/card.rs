@@ -177,9 +177,9 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
             "a cache under"
         };
         parts.push(format!(
-            "{what} {} could run out unseen inside the first {} sample",
+            "{what} {} could run out unseen {}",
             format_bytes(h.bytes as f64, u),
-            crate::units::format_interval(h.interval_s)
+            h.place()
         ));
     }
     if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
