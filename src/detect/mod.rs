@@ -423,6 +423,10 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     a.warnings
         .extend(warnings::spikes(&t.samples, &cols.rate, units));
     a.warnings.extend(warnings::rises(&a, units));
+    if !a.read_only {
+        a.warnings
+            .extend(warnings::gradual_fall(&a, &t.samples, units));
+    }
     a
 }
 

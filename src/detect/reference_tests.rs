@@ -168,6 +168,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::ShortDips { stalled: false, .. } => "throughput dipped by a third or more",
                 K::Spikes { .. } => "a sample reads",
                 K::Rise { .. } => "throughput rose from",
+                K::GradualFall { .. } => "the rate fell gradually",
                 K::CacheBack { .. } => "the cache came back while writing",
                 K::WrappedCliff => "the cliff came after",
                 K::FirstTierMayHide { .. } => "a faster first tier of up to",

@@ -94,6 +94,13 @@ pub enum WarningKind {
         /// When, seconds.
         t_s: f64,
     },
+    /// The rate fell within the phase before the first cliff and within the one after it,
+    /// each by more than a step and by half the cliff's own fall or more: a gradual fall cut
+    /// into levels, whose cliffs may be no cache running out.
+    GradualFall {
+        /// The first cliff's time, seconds.
+        t_s: f64,
+    },
     /// The cache came back while writing.
     CacheBack {
         /// When, seconds.

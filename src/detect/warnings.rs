@@ -726,6 +726,66 @@ pub(super) fn short_dips(
     out
 }
 
+/// The fall of the best-fit line across the whole samples of `p`, bytes/s (negative for a
+/// rise), with their mean rate; `None` for fewer than eight.
+fn fall_within(samples: &[Sample], p: &super::Phase) -> Option<(f64, f64)> {
+    let from = samples.partition_point(|s| s.t_start_s() < p.start_s - 1e-6);
+    let to = samples.partition_point(|s| s.t_s <= p.end_s + 1e-6);
+    let part = samples.get(from..to)?;
+    if part.len() < 8 {
+        return None;
+    }
+    let n = part.len() as f64;
+    let (tm, rm) = part.iter().fold((0.0, 0.0), |(t, r), s| {
+        (t + s.t_s / n, r + s.bytes_per_sec / n)
+    });
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for s in part {
+        sxy += (s.t_s - tm) * (s.bytes_per_sec - rm);
+        sxx += (s.t_s - tm) * (s.t_s - tm);
+    }
+    if sxx <= 0.0 || rm <= 0.0 {
+        return None;
+    }
+    let span = part[part.len() - 1].t_s - part[0].t_s;
+    Some((-(sxy / sxx) * span, rm))
+}
+
+/// A gradual fall cut into levels ([`WarningKind::GradualFall`]): the phase before the first
+/// cliff and the one after it each fall within themselves by more than a step and by half the
+/// cliff's fall or more. A rate falling by 15 MB/s each second from 2000 MB/s was given as a
+/// 35.8 GB cache with five cliffs and a folding tier, with no word that no level held.
+pub(super) fn gradual_fall(a: &Analysis, samples: &[Sample], units: UnitSystem) -> Option<Warning> {
+    let c = a.cliffs.first()?;
+    let i = a.phases.iter().position(|p| p.end_s >= c.t_s - 1e-6)?;
+    let (before, after) = (a.phases.get(i)?, a.phases.get(i + 1)?);
+    if before.kind != PhaseKind::Cache || after.stall || after.heat {
+        return None;
+    }
+    let step = c.before_bytes_per_sec - c.after_bytes_per_sec;
+    let falls = |p: &super::Phase| {
+        fall_within(samples, p).is_some_and(|(fall, mean)| {
+            fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step
+        })
+    };
+    if step <= 0.0 || !falls(before) || !falls(after) {
+        return None;
+    }
+    Some(Warning::new(
+        WarningKind::GradualFall { t_s: c.t_s },
+        format!(
+            "the rate fell gradually, not in steps: from {} at the start to {} by the end of \
+             the run, falling within the stretch before the first cliff ({:.1} s) and within \
+             the one after it about as much as at the cliff; a steady fall cut into levels gives \
+             cliffs that may be no cache running out, so the cache size and the levels may be \
+             no more than places on that fall",
+            format_rate(samples[0].bytes_per_sec, units),
+            format_rate(samples[samples.len() - 1].bytes_per_sec, units),
+            c.t_s
+        ),
+    ))
+}
+
 /// How many times faster than both samples beside it, and than the run's median, a sample
 /// must be to be a spike ([`spikes`]).
 const SPIKE_RATIO: f64 = 10.0;

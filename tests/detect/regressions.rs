@@ -999,3 +999,46 @@ fn a_timeline_without_its_first_rows_hedges_the_cache_it_finds() {
         a.warnings
     );
 }
+
+/// A rate falling by 15 MB/s each second from 2000 MB/s was given as a 35.8 GB cache with five
+/// cliffs and a folding tier, with no word that no level held: the gradual fall is named, on
+/// the card too. A cache that ran out in one step, and one that sagged a little before it,
+/// are not.
+#[test]
+fn a_gradual_fall_cut_into_cliffs_is_named() {
+    let pieces: Vec<(f64, f64)> = (0..120).map(|i| (1.0, 2e9 - 15e6 * i as f64)).collect();
+    let a = analyze(&piecewise(&pieces, 1.0));
+    assert!(!a.cliffs.is_empty(), "{:?}", a.cliffs);
+    let w: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::GradualFall { .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        w.len() == 1 && w[0].starts_with("the rate fell gradually, not in steps"),
+        "{:?}",
+        a.warnings
+    );
+    let card = slccache::report::pages::card::card_warning(&a).unwrap_or_default();
+    assert!(card.contains("fell gradually"), "{card}");
+    // One step, and a cache that sagged by 5% before it: no such warning.
+    let sag: Vec<(f64, f64)> = (0..60)
+        .map(|i| (1.0, 2e9 - 1.6e6 * i as f64))
+        .chain(std::iter::once((60.0, 5e8)))
+        .collect();
+    for t in [
+        piecewise(&[(30.0, 2e9), (60.0, 5e8)], 1.0),
+        piecewise(&sag, 1.0),
+    ] {
+        let b = analyze(&t);
+        assert_eq!(b.cliffs.len(), 1, "{:?}", b.cliffs);
+        assert!(
+            !b.warnings
+                .iter()
+                .any(|w| matches!(w.kind, WarningKind::GradualFall { .. })),
+            "{:?}",
+            b.warnings
+        );
+    }
+}

@@ -377,9 +377,18 @@ fn pack_lines(parts: &[String], st: Style, max_w: f64, most: usize) -> Vec<Strin
     lines
 }
 
-/// The card's warning line, when the analysis warns that a slower tier may follow (as the
-/// terminal and report.md do).
+/// The card's warning line, when the analysis warns that the rate fell gradually, or that a
+/// slower tier may follow (as the terminal and report.md do).
 pub fn card_warning(a: &Analysis) -> Option<String> {
+    if a
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, crate::detect::WarningKind::GradualFall { .. }))
+    {
+        return Some(
+            "the rate fell gradually: these cliffs may be no cache running out".to_string(),
+        );
+    }
     a.coverage
         .as_ref()
         .is_some_and(|c| c.later_tier_possible)
