@@ -40,8 +40,9 @@ pub struct AfterCache {
     pub to_s: f64,
     /// Bytes written in the stretch.
     pub bytes: u64,
-    /// Bytes over time of the stretch, bytes/s, leaving out its thermal throttling:
-    /// `(bytes - throttled_bytes) / (to_s - from_s - throttled_s)`.
+    /// Bytes over time of the stretch, bytes/s, leaving out its thermal throttling and its
+    /// stalls: `(bytes - throttled_bytes - stalled_bytes) / (to_s - from_s - throttled_s -
+    /// stalled_s)`.
     pub mean_bytes_per_sec: f64,
     /// Seconds of thermal throttling in the stretch, left out of its rate and its rounds
     /// (absent from the JSON when none).
@@ -51,6 +52,13 @@ pub struct AfterCache {
     /// when none).
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub throttled_bytes: u64,
+    /// Seconds of stalls inside the stretch ([`super::Phase::stall`]: no level of the drive),
+    /// left out of its rate and its rounds as throttling is (absent from the JSON when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stalled_s: f64,
+    /// Bytes written in those seconds (absent from the JSON when none).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub stalled_bytes: u64,
     /// The steady-state test of the stretch; `None` when it holds fewer than [`ROUNDS`]
     /// samples or lasts less than [`ROUNDS`] times [`MIN_ROUND_S`] (too short to judge).
     pub steady_state: Option<SteadyState>,
@@ -219,7 +227,24 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         let (from, to) = (s.t_start_s(), s.t_s);
         spans.iter().any(|&(a, b)| a < to - 1e-9 && b > from + 1e-9)
     };
-    if !after.iter().any(throttled) {
+    // A stall inside the stretch is no level of the drive either: a sample that lies mostly
+    // in one (its edges are refined inside samples) is left out, and said (10 s of nothing
+    // inside a 500 MB/s level made a round of 222 MB/s, and "not steady: 222 MB/s to 500
+    // MB/s").
+    let stalls: Vec<(f64, f64)> = a
+        .phases
+        .iter()
+        .filter(|p| p.stall && p.start_s >= from_s - 1e-6)
+        .map(|p| (p.start_s, p.end_s))
+        .collect();
+    let stalled = |s: &Sample| {
+        let (from, to) = (s.t_start_s(), s.t_s);
+        !throttled(s)
+            && stalls
+                .iter()
+                .any(|&(a, b)| (to.min(b) - from.max(a)) > 0.5 * (to - from))
+    };
+    if !after.iter().any(|s| throttled(s) || stalled(s)) {
         return Some(AfterCache {
             from_s,
             to_s,
@@ -227,18 +252,28 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
             mean_bytes_per_sec: bytes as f64 / dt,
             throttled_s: 0.0,
             throttled_bytes: 0,
+            stalled_s: 0.0,
+            stalled_bytes: 0,
             steady_state: steady_state(after),
         });
     }
     // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest. The
     // rate is the stretch's bytes and time less the throttled samples' own, so that it can be
     // checked from the fields it is written with.
-    let kept: Vec<Sample> = after.iter().filter(|s| !throttled(s)).cloned().collect();
-    let (throttled_s, throttled_bytes) = after
+    let kept: Vec<Sample> = after
         .iter()
-        .filter(|s| throttled(s))
-        .fold((0.0, 0u64), |(t, b), s| (t + s.interval_s, b + s.bytes));
-    let time = dt - throttled_s;
+        .filter(|s| !throttled(s) && !stalled(s))
+        .cloned()
+        .collect();
+    let sum = |f: &dyn Fn(&Sample) -> bool| {
+        after
+            .iter()
+            .filter(|s| f(s))
+            .fold((0.0, 0u64), |(t, b), s| (t + s.interval_s, b + s.bytes))
+    };
+    let (throttled_s, throttled_bytes) = sum(&throttled);
+    let (stalled_s, stalled_bytes) = sum(&stalled);
+    let time = dt - throttled_s - stalled_s;
     if time <= 0.0 {
         return None;
     }
@@ -246,9 +281,11 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         from_s,
         to_s,
         bytes,
-        mean_bytes_per_sec: bytes.saturating_sub(throttled_bytes) as f64 / time,
+        mean_bytes_per_sec: bytes.saturating_sub(throttled_bytes + stalled_bytes) as f64 / time,
         throttled_s,
         throttled_bytes,
+        stalled_s,
+        stalled_bytes,
         steady_state: steady_state(&kept),
     })
 }

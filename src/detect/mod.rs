@@ -1117,8 +1117,10 @@ fn build_result(
                     .any(|s| s.t_s <= tb[j].0 && tb[j].0 < s.t_s + s.duration_s)
         })
         .collect();
-    // Each stalled stretch is named a stall ([`Phase::stall`]), not a level of the drive.
-    for &j in &stalled {
+    // Each stalled stretch is named a stall ([`Phase::stall`]), not a level of the drive; also
+    // one a slowdown holds, whose warning names it (it was "after the cache, part 2 of 3:
+    // 0.00 MB/s"). The stall warning is for the others.
+    for j in (1..segs.len()).filter(|&j| stall[j]) {
         phases[j].stall = true;
     }
     if let Some(&j) = stalled.first() {

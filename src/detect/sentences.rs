@@ -20,8 +20,9 @@ pub fn after_cache_definition(intervals_s: &[f64]) -> String {
     format!(
         "After the last cliff: the data written in the samples after the last cliff over the \
          time they took (the sample the cliff falls in is not among them). A stall (no writes \
-         completed) right after the cliff or lasting to the end is no level of the drive: the \
-         stretch begins after the one and ends before the other. \
+         completed) is no level of the drive: the stretch begins after one right after the \
+         cliff and ends before one that lasts to the end, and one inside it is left out of the \
+         rate and the rounds, and said. \
          It is the drive's sustained speed only when it is steady: the samples after the cliff, \
          cut into {ROUNDS} equal rounds, have a range of at most {:.0}% of the rounds' mean and \
          a best-fit line that changes by at most {:.0}% of it across them (the steady-state \
@@ -182,16 +183,39 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
     // samples any part of which fell in the stretch, not the stretch's own estimated extent
     // that the thermal warning gives (115.5 s there, 117.0 s of 1 s samples here): said so.
     // The rate is over what is left: the bytes it averages are said, not the stretch's.
-    let over = if ac.throttled_s > 0.0 {
+    let over = if ac.throttled_s > 0.0 || ac.stalled_s > 0.0 {
+        let outside = match (ac.throttled_s > 0.0, ac.stalled_s > 0.0) {
+            (true, true) => "thermal throttling and stalls",
+            (true, false) => "thermal throttling",
+            _ => "stalls",
+        };
+        let mut left = Vec::new();
+        if ac.throttled_s > 0.0 {
+            left.push(format!(
+                "{} of samples that touched thermal throttling, its spells and the \
+                 part-throttled samples at their edges, {} written at {}",
+                crate::units::format_seconds(ac.throttled_s),
+                format_bytes(ac.throttled_bytes as f64, units),
+                format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)
+            ));
+        }
+        if ac.stalled_s > 0.0 {
+            left.push(format!(
+                "{} of stalled samples, {} written",
+                crate::units::format_seconds(ac.stalled_s),
+                format_bytes(ac.stalled_bytes as f64, units)
+            ));
+        }
         format!(
-            "over the {} written in the samples after the last cliff outside thermal \
-             throttling{span} (of {} in them; left out: {} of samples that touched thermal throttling, its spells \
-             and the part-throttled samples at their edges, {} written at {})",
-            format_bytes(ac.bytes.saturating_sub(ac.throttled_bytes) as f64, units),
+            "over the {} written in the samples after the last cliff outside {outside}{span} \
+             (of {} in them; left out: {})",
+            format_bytes(
+                ac.bytes
+                    .saturating_sub(ac.throttled_bytes + ac.stalled_bytes) as f64,
+                units
+            ),
             format_bytes(ac.bytes as f64, units),
-            crate::units::format_seconds(ac.throttled_s),
-            format_bytes(ac.throttled_bytes as f64, units),
-            format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)
+            left.join("; ")
         )
     } else {
         format!(

@@ -583,6 +583,13 @@ pub(super) const STALLED_SHARE: f64 = 0.01;
 const DIP_SHARE: f64 = 1.0 / 1.4;
 /// The shortest stall named, seconds.
 const MIN_STALL_S: f64 = 1.0;
+/// A dip no longer than a garbage-collection dip is named all the same when it falls below
+/// [`DEEP_DIP_SHARE`] of its phase's level and alone pulls the rate of that phase this far
+/// below the level (its lost bytes over the bytes the phase would have written at its level):
+/// 3 %.
+const DEEP_DIP_PULL: f64 = 0.03;
+/// See [`DEEP_DIP_PULL`]: a fall by three quarters or more.
+const DEEP_DIP_SHARE: f64 = 0.25;
 /// Most samples a phase's level is read from in [`short_dips`].
 const LEVEL_SAMPLES: usize = 4096;
 
@@ -612,8 +619,9 @@ pub(super) fn short_dips(
                 .iter()
                 .any(|s| from < s.to_s - 1e-6 && to > s.from_s + 1e-6)
     };
-    // (start, seconds, level, low rate), stalls and dips apart.
-    let (mut stalls, mut dips) = (Vec::new(), Vec::new());
+    // (start, seconds, level, low rate), stalls and dips apart, and the short dips deep
+    // enough to move their phase's rate.
+    let (mut stalls, mut dips, mut deep) = (Vec::new(), Vec::new(), Vec::new());
     for p in &a.phases {
         if p.heat || super::is_throttled(a, p) {
             continue;
@@ -653,6 +661,12 @@ pub(super) fn short_dips(
                     }
                 } else if d > super::MAX_DIP_S + samples[i].interval_s + 1e-9 {
                     dips.push((t0, d, level, low));
+                } else if low <= DEEP_DIP_SHARE * level
+                    && (level - low) * d >= DEEP_DIP_PULL * level * (p.end_s - p.start_s)
+                {
+                    // 100 MB/s for 3 s inside 30 s of a 2000 MB/s cache made its rate
+                    // 1803 MB/s without a word.
+                    deep.push((t0, d, level, low));
                 }
             }
             i = j;
@@ -723,6 +737,34 @@ pub(super) fn short_dips(
             ),
         ));
     }
+    if let Some(&(t, ..)) = deep.first() {
+        out.push(Warning::new(
+            WarningKind::ShortDips {
+                t_s: t,
+                stalled: false,
+            },
+            format!(
+                "throughput dipped by a third or more and came back{}: {}; no longer than a \
+                 garbage-collection dip ({:.0} s), but deep enough (by three quarters or more) to \
+                 pull the rate of the \
+                 stretch {} in down by {:.0}% or more: {}",
+                times(deep.len()),
+                list(&deep),
+                super::MAX_DIP_S,
+                if deep.len() == 1 {
+                    "it lies"
+                } else {
+                    "each lies"
+                },
+                100.0 * DEEP_DIP_PULL,
+                if deep.len() == 1 {
+                    "it is averaged into that rate"
+                } else {
+                    "they are averaged into those rates"
+                }
+            ),
+        ));
+    }
     out
 }
 
@@ -764,9 +806,8 @@ pub(super) fn gradual_fall(a: &Analysis, samples: &[Sample], units: UnitSystem) 
     }
     let step = c.before_bytes_per_sec - c.after_bytes_per_sec;
     let falls = |p: &super::Phase| {
-        fall_within(samples, p).is_some_and(|(fall, mean)| {
-            fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step
-        })
+        fall_within(samples, p)
+            .is_some_and(|(fall, mean)| fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step)
     };
     if step <= 0.0 || !falls(before) || !falls(after) {
         return None;

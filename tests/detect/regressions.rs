@@ -918,6 +918,35 @@ fn a_stall_inside_the_level_after_a_cliff_is_not_blended_into_it() {
         "{:?}",
         a.warnings
     );
+    // The stall is a phase of its own, named so, and left out of "after the cache", which
+    // gave "not steady: 222 MB/s to 500 MB/s" from a round that averaged it in.
+    assert!(
+        a.phases
+            .iter()
+            .any(|p| p.stall && (p.start_s - 60.0).abs() < 0.5 && (p.end_s - 70.0).abs() < 0.5),
+        "{:#?}",
+        a.phases
+    );
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert!((ac.stalled_s - 10.0).abs() < 1e-6, "{ac:?}");
+    assert!(
+        ac.is_steady() && (ac.mean_bytes_per_sec / 5e8 - 1.0).abs() < 0.01,
+        "{ac:?}"
+    );
+    let f = slccache::detect::Findings::of(&a);
+    let u = slccache::units::UnitSystem::Decimal;
+    assert!(
+        f.after_short_cell(u).unwrap().starts_with("500 MB/s"),
+        "{:?}",
+        f.after_short_cell(u)
+    );
+    let names = f.phase_names.join(" | ");
+    assert!(names.contains("stall"), "{names}");
+    let text = slccache::detect::after_last_cliff_text(&a, u).unwrap();
+    assert!(
+        text.contains("left out: 10.0 s of stalled samples"),
+        "{text}"
+    );
 }
 
 /// The cache back for 10 s at 2000 MB/s inside a 500 MB/s level after it ran out: it was
@@ -1041,4 +1070,33 @@ fn a_gradual_fall_cut_into_cliffs_is_named() {
             b.warnings
         );
     }
+}
+
+/// 100 MB/s for 3 s inside 30 s of a 2000 MB/s cache made its rate 1803 MB/s on every output,
+/// with no word: a dip no longer than a GC dip is still named where it alone pulls its
+/// phase's rate down by 3% or more. A short, shallow one is not.
+#[test]
+fn a_short_deep_dip_that_moves_its_level_is_named() {
+    let dips = |a: &slccache::detect::Analysis| {
+        a.warnings
+            .iter()
+            .filter(|w| matches!(w.kind, WarningKind::ShortDips { stalled: false, .. }))
+            .map(|w| w.text.clone())
+            .collect::<Vec<_>>()
+    };
+    let a = analyze(&piecewise(
+        &[(10.0, 2e9), (3.0, 1e8), (17.0, 2e9), (60.0, 5e8)],
+        1.0,
+    ));
+    let w = dips(&a);
+    assert!(
+        w.len() == 1 && w[0].contains("2000 MB/s -> 100 MB/s at 10.0 s for 3.0 s"),
+        "{:?}",
+        a.warnings
+    );
+    let b = analyze(&piecewise(
+        &[(30.0, 2e9), (1.0, 1e9), (29.0, 2e9), (60.0, 5e8)],
+        1.0,
+    ));
+    assert!(dips(&b).is_empty(), "{:?}", b.warnings);
 }

@@ -1139,6 +1139,18 @@ mod tests {
         );
         let b = bursts_chart(&[], &sum.run, ChartKind::RecoveryBursts, "b", &s.opts);
         said(&b, "recovery bursts");
+        // A burst without a cliff bounds the cache from below: report.md's table gave the
+        // bound as a size with an interval of no width ("2.93 GB | 2.93 GB .. 2.93 GB").
+        assert_eq!(first.cache.method, "none", "{:?}", first.cache);
+        let md = crate::report::outputs::experiments::recovery_md(&sum, s.opts.units);
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| 0 |"))
+            .expect("the first burst's row");
+        assert!(
+            row.contains("at least ") && row.contains("none (a bound)"),
+            "{row}"
+        );
 
         // A fill sweep cut short in the burst of its second level: the first level's burst
         // finished (with its early stop), and the footers still say the run was interrupted.

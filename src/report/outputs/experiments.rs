@@ -119,18 +119,17 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
     s += "\n## Points\n\n| step | idle | cache recovered | 95% interval | read by | burst | timeline |\n|---|---|---|---|---|---|---|\n";
     if let Some(b) = &sum.recovery.first_burst {
         s += &format!(
-            "| 0 | {} | {} | {} .. {} | {} |{}",
+            "| 0 | {} | {} | {} | {} |{}",
             first_burst_name(b),
             recovered_cell(b.cache_bytes, (b.low_bytes, b.high_bytes), b, u),
-            format_bytes(b.low_bytes, u),
-            format_bytes(b.high_bytes, u),
+            interval_cell(b.low_bytes, b.high_bytes, b, u),
             b.method,
             burst_cells(b, u)
         );
     }
     if let Some(st) = &sum.recovery.settling {
         s += &format!(
-            "| 0 | {} (settling, not a point) | {} | {} .. {} | {} |{}",
+            "| 0 | {} (settling, not a point) | {} | {} | {} |{}",
             short_secs(st.idle_s),
             recovered_cell(
                 st.recovered_bytes,
@@ -138,20 +137,18 @@ pub fn recovery_md(sum: &RecoverySummary, u: UnitSystem) -> String {
                 &st.burst,
                 u
             ),
-            format_bytes(st.burst.low_bytes, u),
-            format_bytes(st.burst.high_bytes, u),
+            interval_cell(st.burst.low_bytes, st.burst.high_bytes, &st.burst, u),
             st.burst.method,
             burst_cells(&st.burst, u)
         );
     }
     for p in &sum.recovery.points {
         s += &format!(
-            "| {} | {} | {} | {} .. {} | {} |{}",
+            "| {} | {} | {} | {} | {} |{}",
             p.step,
             short_secs(p.idle_s),
             recovered_cell(p.recovered_bytes, (p.low_bytes, p.high_bytes), &p.burst, u),
-            format_bytes(p.low_bytes, u),
-            format_bytes(p.high_bytes, u),
+            interval_cell(p.low_bytes, p.high_bytes, &p.burst, u),
             p.burst.method,
             burst_cells(&p.burst, u)
         );
@@ -209,16 +206,15 @@ pub fn fill_md(sum: &FillSweepSummary, u: UnitSystem) -> String {
     s += "---|---|\n";
     for p in &sum.fill_sweep.points {
         s += &format!(
-            "| {}%{} | {} | {} .. {} | {} |",
+            "| {}%{} | {} | {} | {} |",
             p.fill_pct,
             if (p.actual_fill_pct - p.fill_pct).abs() > 0.05 {
                 format!(" ({:.1}% at the burst)", p.actual_fill_pct)
             } else {
                 String::new()
             },
-            format_bytes(p.cache_bytes, u),
-            format_bytes(p.low_bytes, u),
-            format_bytes(p.high_bytes, u),
+            recovered_cell(p.cache_bytes, (p.low_bytes, p.high_bytes), &p.burst, u),
+            interval_cell(p.low_bytes, p.high_bytes, &p.burst, u),
             p.burst.method
         );
         if model {
@@ -382,7 +378,11 @@ fn experiment_notes(interrupted: bool, what: &str, text: &str, warnings: &[Strin
 /// unconfirmed, as the terminal and `analyze` of the burst's CSV say (the table said "cache
 /// recovered 16.1 GB" where they say "16.1 GB to 35.5 GB if it was the cache running out").
 fn recovered_cell(bytes: f64, (low, high): (f64, f64), b: &BurstSummary, u: UnitSystem) -> String {
-    if b.method == crate::results::recovery::FIRST_SAMPLE_DROP {
+    if b.method == "none" {
+        // No cliff: what the burst wrote bounds the cache from below, and is no size (an
+        // interrupted first burst read "2.93 GB" beside "95% interval 2.93 GB .. 2.93 GB").
+        format!("at least {} (no cliff)", format_bytes(bytes, u))
+    } else if b.method == crate::results::recovery::FIRST_SAMPLE_DROP {
         format!(
             "{} to {} (unconfirmed: a drop inside the first sample), or less if a faster \
              first tier ran out inside it",
@@ -391,6 +391,15 @@ fn recovered_cell(bytes: f64, (low, high): (f64, f64), b: &BurstSummary, u: Unit
         )
     } else {
         format_bytes(bytes, u)
+    }
+}
+
+/// The 95% interval of a burst's cache: `none (a bound)` where it found no cliff.
+fn interval_cell(low: f64, high: f64, b: &BurstSummary, u: UnitSystem) -> String {
+    if b.method == "none" {
+        "none (a bound)".to_string()
+    } else {
+        format!("{} .. {}", format_bytes(low, u), format_bytes(high, u))
     }
 }
 
@@ -420,11 +429,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
             "0".to_string(),
             first_burst_name(b),
             recovered_cell(b.cache_bytes, (b.low_bytes, b.high_bytes), b, u),
-            format!(
-                "{} .. {}",
-                format_bytes(b.low_bytes, u),
-                format_bytes(b.high_bytes, u)
-            ),
+            interval_cell(b.low_bytes, b.high_bytes, b, u),
             b.method.to_string(),
         ];
         if model {
@@ -439,11 +444,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
             "0".to_string(),
             format!("{} (settling, not a point)", short_secs(st.idle_s)),
             recovered_cell(st.recovered_bytes, (b.low_bytes, b.high_bytes), b, u),
-            format!(
-                "{} .. {}",
-                format_bytes(b.low_bytes, u),
-                format_bytes(b.high_bytes, u)
-            ),
+            interval_cell(b.low_bytes, b.high_bytes, b, u),
             b.method.to_string(),
         ];
         if model {
@@ -461,11 +462,7 @@ fn recovery_table(sum: &RecoverySummary, u: UnitSystem) -> Table {
             p.step.to_string(),
             short_secs(p.idle_s),
             recovered_cell(p.recovered_bytes, (p.low_bytes, p.high_bytes), &p.burst, u),
-            format!(
-                "{} .. {}",
-                format_bytes(p.low_bytes, u),
-                format_bytes(p.high_bytes, u)
-            ),
+            interval_cell(p.low_bytes, p.high_bytes, &p.burst, u),
             p.burst.method.to_string(),
         ];
         if model {
@@ -506,12 +503,8 @@ fn fill_table(sum: &FillSweepSummary, u: UnitSystem) -> Table {
                         String::new()
                     }
                 ),
-                format_bytes(p.cache_bytes, u),
-                format!(
-                    "{} .. {}",
-                    format_bytes(p.low_bytes, u),
-                    format_bytes(p.high_bytes, u)
-                ),
+                recovered_cell(p.cache_bytes, (p.low_bytes, p.high_bytes), &p.burst, u),
+                interval_cell(p.low_bytes, p.high_bytes, &p.burst, u),
                 p.burst.method.to_string(),
             ];
             if model {

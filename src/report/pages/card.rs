@@ -293,7 +293,7 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     if let (Some(ac), false) = (&a.after_cache, a.cliffs.is_empty() || a.read_only) {
         // The rate leaves out the bytes written in thermal throttling: said, with the
         // terminal's figures.
-        let heat = if ac.throttled_bytes > 0 {
+        let mut heat = if ac.throttled_bytes > 0 {
             format!(
                 ", less {} of thermal throttling",
                 format_bytes(ac.throttled_bytes as f64, u)
@@ -301,6 +301,12 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         } else {
             String::new()
         };
+        if ac.stalled_s > 0.0 {
+            heat.push_str(&format!(
+                ", less {} of stalls",
+                crate::units::format_seconds(ac.stalled_s)
+            ));
+        }
         parts.push(format!(
             "after = rate of the samples after the last cliff ({}){heat}",
             format_bytes(ac.bytes as f64, u)
@@ -380,8 +386,7 @@ fn pack_lines(parts: &[String], st: Style, max_w: f64, most: usize) -> Vec<Strin
 /// The card's warning line, when the analysis warns that the rate fell gradually, or that a
 /// slower tier may follow (as the terminal and report.md do).
 pub fn card_warning(a: &Analysis) -> Option<String> {
-    if a
-        .warnings
+    if a.warnings
         .iter()
         .any(|w| matches!(w.kind, crate::detect::WarningKind::GradualFall { .. }))
     {

@@ -521,6 +521,13 @@ pub fn after_cache_note(
             format_seconds(ac.throttled_s)
         ));
     }
+    if ac.stalled_s > 0.0 {
+        s.push_str(&format!(
+            " The {} of stalls after the cliff are no level of the drive: they are left out of \
+             the rate and the rounds, and their phases are named apart.",
+            format_seconds(ac.stalled_s)
+        ));
+    }
     if let Some(st) = &ac.steady_state {
         let rounds: Vec<String> = st
             .rounds_bytes_per_sec
