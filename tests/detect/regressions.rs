@@ -1051,6 +1051,8 @@ fn a_gradual_fall_cut_into_cliffs_is_named() {
     );
     let card = slccache::report::pages::card::card_warning(&a).unwrap_or_default();
     assert!(card.contains("fell gradually"), "{card}");
+    let sub = slccache::report::charts::cache_subtitle(&a, slccache::units::UnitSystem::Decimal);
+    assert!(sub.contains("the rate fell gradually"), "{sub}");
     // One step, and a cache that sagged by 5% before it: no such warning.
     let sag: Vec<(f64, f64)> = (0..60)
         .map(|i| (1.0, 2e9 - 1.6e6 * i as f64))

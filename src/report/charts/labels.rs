@@ -270,6 +270,24 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
             4,
         )),
     }
+    // A gradual fall cut into cliffs: said beside the size, as the card and the terminal say
+    // it (the subtitle gave "SLC cache 35.8 GB" of a rate that fell 15 MB/s each second).
+    if a.warnings
+        .iter()
+        .any(|w| matches!(w.kind, crate::detect::WarningKind::GradualFall { .. }))
+    {
+        v.insert(
+            1,
+            Clause {
+                forms: vec![
+                    "the rate fell gradually: these cliffs may be no cache running out".into(),
+                    "fell gradually: may be no cache".into(),
+                ],
+                keep: true,
+                rank: 1,
+            },
+        );
+    }
     v
 }
 
