@@ -675,7 +675,10 @@ impl Findings {
             Cache::ReadOnly { .. } => "reads only".to_string(),
             Cache::HiddenByLink { link } => format!("hidden by the {link} link"),
             Cache::HiddenByIops { .. } => "hidden by the IOPS limit".to_string(),
-            Cache::TooFewSamples | Cache::NothingWritten | Cache::NotEstimated => "-".to_string(),
+            // Said, as every other run without a size says why (a one-sample run read "-").
+            Cache::TooFewSamples => "too few samples".to_string(),
+            Cache::NothingWritten => "nothing written".to_string(),
+            Cache::NotEstimated => "-".to_string(),
         }
     }
 
@@ -1155,6 +1158,15 @@ mod tests {
 
     fn bare(cache: Cache) -> Findings {
         Findings::bare(cache)
+    }
+
+    /// `runs` gave a one-sample run's cache cell as "-", where every other run without a
+    /// size says why.
+    #[test]
+    fn a_run_without_a_size_says_why_in_its_cell() {
+        let u = UnitSystem::Decimal;
+        assert_eq!(bare(Cache::TooFewSamples).cache_cell(u), "too few samples");
+        assert_eq!(bare(Cache::NothingWritten).cache_cell(u), "nothing written");
     }
 
     #[test]

@@ -143,7 +143,11 @@ fn no_cliff_warning(
     let more = match (larger, wrapped) {
         (Some(way), _) => format!("write over {way}"),
         (None, true) => "write over a larger span (--span, or the whole drive)".to_string(),
-        (None, false) => "write more (--max-bytes or --duration)".to_string(),
+        // `analyze` reads what it is given: the flags are a run's, and a log from another
+        // tool needs a longer run of that tool (as `finer_sampling` says of its interval).
+        (None, false) => "write more (--max-bytes or --duration on a run of slccache; a log from \
+                          another tool needs a longer run)"
+            .to_string(),
     };
     let (ended, more) = if interrupted {
         (

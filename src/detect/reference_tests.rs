@@ -142,7 +142,10 @@ fn every_warning_has_the_kind_its_words_say() {
         .find(|w| matches!(w.kind, K::NoCliff { .. }))
         .expect("a no-cliff warning");
     assert!(
-        no_cliff.contains("; let a run go to its end, or write more (--max-bytes or --duration),"),
+        no_cliff.contains(
+            "; let a run go to its end, or write more (--max-bytes or --duration on a run of \
+             slccache; a log from another tool needs a longer run),"
+        ),
         "{no_cliff}"
     );
     all.push(("the cache phase only".into(), flat));

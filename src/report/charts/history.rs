@@ -401,6 +401,9 @@ fn history_chart(
                 (Cache::Unconfirmed(_), _) => Some(1),
                 (Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. }, _) => Some(2),
                 (Cache::ReadOnly { .. }, _) => Some(5),
+                (Cache::TooFewSamples, _) => Some(6),
+                (Cache::Wrapped { .. }, _) => Some(7),
+                (Cache::NothingWritten | Cache::NotEstimated, _) => Some(8),
                 _ => None,
             }
         };
@@ -426,6 +429,11 @@ fn history_chart(
             ("too short to judge", count(3)),
             ("hidden by the drive model's IOPS limit", count(4)),
             ("reads only", count(5)),
+            // A run of one sample, or too few (the footer gave "4 have no value here: 2 drop
+            // not confirmed, 1 reads only", three reasons for four runs).
+            ("too few samples", count(6)),
+            ("cliff past the span (wrapped writes)", count(7)),
+            ("nothing written", count(8)),
         ];
         let given: Vec<(&str, usize)> = reasons.into_iter().filter(|r| r.1 > 0).collect();
         let why = match given.as_slice() {
@@ -905,11 +913,26 @@ mod tests {
         read.findings = Some(Findings::bare(Cache::ReadOnly {
             bytes_read: 20_000_000_000,
         }));
-        let pts = [point(1, 0.0, 5e10), read];
+        let pts = [point(1, 0.0, 5e10), read.clone()];
         let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
         for c in &charts[..2] {
             assert!(
                 c.footer[0].contains("(1 has no value here: reads only)"),
+                "{}",
+                c.footer[0]
+            );
+        }
+        // A run of one sample has a reason too: "4 have no value here: 2 drop not confirmed,
+        // 1 reads only" gave three reasons for four runs.
+        let mut one = point(3, 2.0, 9e10);
+        one.cache = None;
+        one.after_bytes_per_sec = None;
+        one.findings = Some(Findings::bare(Cache::TooFewSamples));
+        let pts = [point(1, 0.0, 5e10), read, one];
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        for c in &charts[..2] {
+            assert!(
+                c.footer[0].contains("(2 have no value here: 1 reads only, 1 too few samples)"),
                 "{}",
                 c.footer[0]
             );
