@@ -132,8 +132,17 @@ pub fn summary_text(
         }
         _ => String::new(),
     };
+    // A run that only read has no "measured" line: its rate is said here, as report.md's
+    // phase row gives it (the line gave none beside report.md's "mean: 2252 MB/s").
+    let mean = match analysis.phases.as_slice() {
+        [p] if analysis.read_only => format!(
+            " at {} on average",
+            format_rate(p.mean_bytes_per_sec, units)
+        ),
+        _ => String::new(),
+    };
     s += &format!(
-        "  {verb} {}{also} in {} (virtual), {}\n",
+        "  {verb} {}{also} in {} (virtual){mean}, {}\n",
         format_bytes(moved as f64, units),
         format_seconds(t.duration_s()),
         t.meta

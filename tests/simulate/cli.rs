@@ -325,6 +325,16 @@ fn a_read_only_run_is_told_by_its_reads_everywhere() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("| Bytes read | 250 GB"), "{md}");
     assert!(!md.contains("Bytes written"), "{md}");
+    // The terminal gives the rate report.md's phase row gives (it gave none).
+    let rate = text
+        .split(" at ")
+        .nth(1)
+        .and_then(|r| r.split(" on average").next())
+        .unwrap_or_else(|| panic!("no rate on the terminal: {text}"));
+    assert!(
+        md.contains(&format!("| Phase 1 | mean: {rate} (")),
+        "{rate}: {md}"
+    );
 }
 
 /// `--duration 30m --no-early-stop` on a 250 GB drive ended at 13.5 min with "one pass over
