@@ -237,14 +237,22 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         .filter(|p| p.stall && p.start_s >= from_s - 1e-6)
         .map(|p| (p.start_s, p.end_s))
         .collect();
-    let stalled = |s: &Sample| {
+    // ... and so is one too short for a phase of its own: a run of samples at nothing for a
+    // second or more (5 s of nothing right after a cliff made the first round 382 MB/s).
+    let mut short = vec![false; after.len()];
+    for r in super::levels::stalled_runs(after) {
+        short[r].iter_mut().for_each(|x| *x = true);
+    }
+    let stalled_at = |i: usize| {
+        let s = &after[i];
         let (from, to) = (s.t_start_s(), s.t_s);
         !throttled(s)
-            && stalls
-                .iter()
-                .any(|&(a, b)| (to.min(b) - from.max(a)) > 0.5 * (to - from))
+            && (short[i]
+                || stalls
+                    .iter()
+                    .any(|&(a, b)| (to.min(b) - from.max(a)) > 0.5 * (to - from)))
     };
-    if !after.iter().any(|s| throttled(s) || stalled(s)) {
+    if !(0..after.len()).any(|i| throttled(&after[i]) || stalled_at(i)) {
         return Some(AfterCache {
             from_s,
             to_s,
@@ -260,19 +268,19 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
     // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest. The
     // rate is the stretch's bytes and time less the throttled samples' own, so that it can be
     // checked from the fields it is written with.
-    let kept: Vec<Sample> = after
-        .iter()
-        .filter(|s| !throttled(s) && !stalled(s))
-        .cloned()
+    let kept: Vec<Sample> = (0..after.len())
+        .filter(|&i| !throttled(&after[i]) && !stalled_at(i))
+        .map(|i| after[i].clone())
         .collect();
-    let sum = |f: &dyn Fn(&Sample) -> bool| {
-        after
-            .iter()
-            .filter(|s| f(s))
-            .fold((0.0, 0u64), |(t, b), s| (t + s.interval_s, b + s.bytes))
+    let sum = |f: &dyn Fn(usize) -> bool| {
+        (0..after.len())
+            .filter(|&i| f(i))
+            .fold((0.0, 0u64), |(t, b), i| {
+                (t + after[i].interval_s, b + after[i].bytes)
+            })
     };
-    let (throttled_s, throttled_bytes) = sum(&throttled);
-    let (stalled_s, stalled_bytes) = sum(&stalled);
+    let (throttled_s, throttled_bytes) = sum(&|i| throttled(&after[i]));
+    let (stalled_s, stalled_bytes) = sum(&stalled_at);
     let time = dt - throttled_s - stalled_s;
     if time <= 0.0 {
         return None;

@@ -249,6 +249,55 @@ pub(super) fn block_step(samples: &[Sample]) -> f64 {
     (1.0 / n).ln_1p()
 }
 
+/// A stretch this far below its level's median at most is a stall: 1 % of it.
+pub(super) const STALLED_SHARE: f64 = 0.01;
+/// The shortest stall, seconds: a shorter fall to nothing is a dip of its level.
+pub(super) const MIN_STALL_S: f64 = 1.0;
+/// Most samples a level is read from in [`stalled_runs`] (spread evenly over the stretch).
+const LEVEL_SAMPLES: usize = 4096;
+
+/// The stalls among `samples`: runs of consecutive samples at [`STALLED_SHARE`] of the
+/// samples' median rate or less, lasting [`MIN_STALL_S`] or more, as index ranges; none where
+/// that median is nothing. A stall is no level of the drive: the rates of a phase and of
+/// "after the cache" leave them out (10 s of nothing inside a 500 MB/s level read "2000 MB/s
+/// -> 449 MB/s", and 5 s right after a cliff "not steady: 382 MB/s to 500 MB/s").
+pub(super) fn stalled_runs(samples: &[Sample]) -> Vec<std::ops::Range<usize>> {
+    let n = samples.len();
+    if n == 0 {
+        return vec![];
+    }
+    let rate = |s: &Sample| {
+        if s.interval_s > 0.0 {
+            s.bytes as f64 / s.interval_s
+        } else {
+            0.0
+        }
+    };
+    let step = n.div_ceil(LEVEL_SAMPLES).max(1);
+    let rates: Vec<f64> = samples.iter().step_by(step).map(rate).collect();
+    let level = super::stats::median(&rates);
+    if level <= 0.0 {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if rate(&samples[i]) > STALLED_SHARE * level {
+            i += 1;
+            continue;
+        }
+        let j = (i..n)
+            .find(|&j| rate(&samples[j]) > STALLED_SHARE * level)
+            .unwrap_or(n);
+        let d: f64 = samples[i..j].iter().map(|s| s.interval_s).sum();
+        if d >= MIN_STALL_S - 1e-9 {
+            out.push(i..j);
+        }
+        i = j;
+    }
+    out
+}
+
 /// Mean throughput of samples `s..e` (bytes over time).
 pub(super) fn mean_rate(samples: &[Sample], s: usize, e: usize) -> f64 {
     let bytes: u64 = samples[s..e].iter().map(|x| x.bytes).sum();

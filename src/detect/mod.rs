@@ -868,7 +868,16 @@ fn whole_samples_rate_of(
     let last = &samples[k - 1];
     let b0 = first.bytes_total.saturating_sub(first.bytes);
     let dt = last.t_s - first.t_start_s();
-    (dt > 0.0).then(|| last.bytes_total.saturating_sub(b0) as f64 / dt)
+    // Stalls are no level: their time and bytes are left out ([`levels::stalled_runs`]).
+    let (mut st, mut sb) = (0.0, 0u64);
+    for r in levels::stalled_runs(&samples[i..k]) {
+        for s in &samples[i + r.start..i + r.end] {
+            st += s.interval_s;
+            sb += s.bytes;
+        }
+    }
+    let bytes = last.bytes_total.saturating_sub(b0).saturating_sub(sb);
+    (dt - st > 0.0).then(|| bytes as f64 / (dt - st))
 }
 
 /// One pass over what the run wrote to: the span, or the whole target. `None` when unknown.

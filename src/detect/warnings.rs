@@ -575,14 +575,11 @@ pub(super) fn thermal_warnings(
     (out, by_counter)
 }
 
-/// A stretch this far below its level's median at most is a stall: 1 % of it.
-pub(super) const STALLED_SHARE: f64 = 0.01;
+pub(super) use super::levels::{MIN_STALL_S, STALLED_SHARE};
 /// A stretch below this share of its level's median, a fall by a third or more (ln 1.4, the
 /// fall [`fall_to_the_end`] takes for a drop), is a dip worth naming when it lasts longer than
 /// a garbage-collection dip.
 const DIP_SHARE: f64 = 1.0 / 1.4;
-/// The shortest stall named, seconds.
-const MIN_STALL_S: f64 = 1.0;
 /// A dip no longer than a garbage-collection dip is named all the same when it falls below
 /// [`DEEP_DIP_SHARE`] of its phase's level and alone pulls the rate of that phase this far
 /// below the level (its lost bytes over the bytes the phase would have written at its level):
@@ -649,11 +646,18 @@ pub(super) fn short_dips(
             let j = (i..to)
                 .find(|&j| rate[j] >= DIP_SHARE * level)
                 .unwrap_or(to);
-            let (t0, t1) = (samples[i].t_start_s(), samples[j - 1].t_s);
+            // A stall at the start of a phase began in the sample astride the change, where
+            // that sample is at nothing too: it is the stall's (5 s of nothing right after a
+            // cliff at 30 s was said "at 31.0 s for 4.0 s").
+            let mut s0 = i;
+            while s0 == from && s0 > 0 && rate[s0 - 1] <= STALLED_SHARE * level {
+                s0 -= 1;
+            }
+            let (t0, t1) = (samples[s0].t_start_s(), samples[j - 1].t_s);
             let d = t1 - t0;
-            let bytes: u64 = samples[i..j].iter().map(|s| s.bytes).sum();
+            let bytes: u64 = samples[s0..j].iter().map(|s| s.bytes).sum();
             let low = bytes as f64 / d.max(1e-9);
-            let edge = i == 0 || j >= n;
+            let edge = s0 == 0 || j >= n;
             if !edge && !told(t0, t1) {
                 if low <= STALLED_SHARE * level {
                     if d >= MIN_STALL_S - 1e-9 {
@@ -707,6 +711,22 @@ pub(super) fn short_dips(
         }
     };
     if let Some(&(t, ..)) = stalls.first() {
+        // A stall is no level of the drive: the rate of the stretch it lies in leaves it out
+        // ([`super::levels::stalled_runs`]); where it lies is said, and the level of that
+        // stretch (not a fall from it: the stretch may begin with the stall).
+        let mut parts: Vec<String> = stalls
+            .iter()
+            .take(3)
+            .map(|&(t, d, level, _)| {
+                format!(
+                    "at {t:.1} s for {d:.1} s (in a stretch at {})",
+                    format_rate(level, units)
+                )
+            })
+            .collect();
+        if stalls.len() > 3 {
+            parts.push(format!("and {} more", stalls.len() - 3));
+        }
         out.push(Warning::new(
             WarningKind::ShortDips {
                 t_s: t,
@@ -714,10 +734,20 @@ pub(super) fn short_dips(
             },
             format!(
                 "throughput stalled and came back{}: {}; the drive or the host stopped \
-                 completing writes, too shortly for a phase, so {}",
+                 completing writes, too shortly for a phase, so {} left out of the rate of the \
+                 stretch {} in",
                 times(stalls.len()),
-                list(&stalls),
-                they(stalls.len())
+                parts.join(", "),
+                if stalls.len() == 1 {
+                    "it is"
+                } else {
+                    "they are"
+                },
+                if stalls.len() == 1 {
+                    "it lies"
+                } else {
+                    "each lies"
+                }
             ),
         ));
     }

@@ -157,15 +157,15 @@ fn a_stall_or_a_long_dip_inside_a_level_is_named() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
         w[0].starts_with(
-            "throughput stalled and came back: 500 MB/s -> 0.00 MB/s at 30.0 s for 5.0 s; the \
-             drive or the host stopped completing writes, too shortly for a phase, so it is \
-             averaged into the rate of the stretch it lies in"
+            "throughput stalled and came back: at 30.0 s for 5.0 s (in a stretch at 500 MB/s); \
+             the drive or the host stopped completing writes, too shortly for a phase, so it is \
+             left out of the rate of the stretch it lies in"
         ),
         "{w:?}"
     );
     let w = named(&[(20.0, 2e9), (20.0, 5e8), (2.0, 0.0), (47.0, 5e8)]);
     assert!(
-        w.len() == 1 && w[0].contains("500 MB/s -> 0.00 MB/s at 40.0 s for 2.0 s"),
+        w.len() == 1 && w[0].contains("at 40.0 s for 2.0 s (in a stretch at 500 MB/s)"),
         "{w:?}"
     );
     let w = named(&[
@@ -180,7 +180,7 @@ fn a_stall_or_a_long_dip_inside_a_level_is_named() {
         w.len() == 1
             && w[0].starts_with("throughput stalled and came back 2 times: ")
             && w[0].contains("at 62.0 s for 1.0 s")
-            && w[0].ends_with("they are averaged into the rates of the stretches they lie in"),
+            && w[0].ends_with("they are left out of the rate of the stretch each lies in"),
         "{w:?}"
     );
     let w = named(&[(20.0, 2e9), (20.0, 5e8), (9.0, 2.5e8), (40.0, 5e8)]);
@@ -1101,4 +1101,37 @@ fn a_short_deep_dip_that_moves_its_level_is_named() {
         1.0,
     ));
     assert!(dips(&b).is_empty(), "{:?}", b.warnings);
+}
+
+/// 5 s of nothing right after a cliff at 30 s, then 500 MB/s: too short for a segment of its
+/// own, it was averaged into the level after the cliff ("2000 MB/s -> 478 MB/s") and into
+/// "after the cache" ("not steady: 382 MB/s to 500 MB/s"), and named "500 MB/s -> 0.00 MB/s
+/// at 31.0 s for 4.0 s". A stall of a second or more is left out of every rate, and named
+/// where it began.
+#[test]
+fn a_short_stall_is_left_out_of_every_rate_and_named_where_it_began() {
+    let a = analyze(&piecewise(&[(30.0, 2e9), (5.0, 0.0), (85.0, 5e8)], 1.0));
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    assert!(
+        (a.cliffs[0].after_bytes_per_sec / 5e8 - 1.0).abs() < 0.005,
+        "{:?}",
+        a.cliffs[0]
+    );
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert!(
+        ac.is_steady() && (ac.mean_bytes_per_sec / 5e8 - 1.0).abs() < 0.005,
+        "{ac:?}"
+    );
+    assert!(ac.stalled_s >= 4.0, "{ac:?}");
+    let w: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::ShortDips { stalled: true, .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        w.len() == 1 && w[0].contains("at 30.0 s for 5.0 s"),
+        "{:?}",
+        a.warnings
+    );
 }
