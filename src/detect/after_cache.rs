@@ -76,13 +76,25 @@ pub struct SteadyState {
     /// The best-fit line's change from the first round to the last, as a share of the mean
     /// (its absolute value).
     pub slope_share: f64,
-    /// Whether both figures are within the rule's limits.
+    /// Whether both figures are within the rule's limits (and the samples do not swing as
+    /// `swing` says).
     pub steady: bool,
+    /// The 10th and 90th percentiles of the stretch's sample rates, bytes/s, where the analysis
+    /// warns that the level after the cache swings or moves between levels: rounds that each
+    /// average the swings can pass the rule (300 and 900 MB/s by turns every 10 s gave "603
+    /// MB/s, steady" beside that warning), so the stretch is then not steady and quoted as
+    /// this range. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swing: Option<(f64, f64)>,
 }
 
 impl SteadyState {
-    /// The slowest and the fastest round, bytes/s.
+    /// The range quoted for the stretch, bytes/s: its samples' swing where it has one, else the
+    /// slowest and the fastest round.
     pub fn range(&self) -> (f64, f64) {
+        if let Some(s) = self.swing {
+            return s;
+        }
         let lo = self
             .rounds_bytes_per_sec
             .iter()
@@ -146,6 +158,7 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
         range_share,
         slope_share,
         steady: range_share <= MAX_RANGE_SHARE && slope_share <= MAX_SLOPE_SHARE,
+        swing: None,
     })
 }
 
@@ -296,6 +309,37 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         stalled_bytes,
         steady_state: steady_state(&kept),
     })
+}
+
+/// Marks the stretch of `a` not steady where the analysis warns that the level after the cache
+/// is unstable and the rounds still passed: the stretch is then quoted as the 10th to 90th
+/// percentile of its samples' rates ([`SteadyState::swing`]), so that no output calls steady
+/// what the warning says to quote as a range.
+pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
+    let warned = a
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache));
+    let Some(ac) = a.after_cache.as_mut() else {
+        return;
+    };
+    let Some(s) = ac.steady_state.as_mut().filter(|s| s.steady && warned) else {
+        return;
+    };
+    let mut rates: Vec<f64> = t
+        .samples
+        .iter()
+        .filter(|x| x.t_start_s() >= ac.from_s - 1e-9 && x.t_s <= ac.to_s + 1e-9)
+        .filter(|x| x.interval_s > 0.0)
+        .map(|x| x.bytes as f64 / x.interval_s)
+        .collect();
+    if rates.len() < ROUNDS {
+        return;
+    }
+    rates.sort_by(f64::total_cmp);
+    let q = |p: f64| rates[((rates.len() - 1) as f64 * p).round() as usize];
+    s.swing = Some((q(0.1), q(0.9)));
+    s.steady = false;
 }
 
 fn is_zero(x: &f64) -> bool {

@@ -196,6 +196,7 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     let mut a = analyze_timeline(t, units);
     a.coverage = coverage(t, &a);
     a.after_cache = after_cache::after_cache(t, &a);
+    after_cache::mark_swings(t, &mut a);
     // The bytes and the rate after the last cliff are those of "after the cache": from the
     // first whole sample after the cliff, thermal throttling left out of the rate.
     // summary.json gave 829 MB/s beside the 985 MB/s every output states, and 18.44 GB
@@ -1384,14 +1385,21 @@ fn build_result(
         let seg = segs[j];
         let spread = mad_scale_about(&w.x[seg.start..seg.end], w.level(seg.start, seg.end));
         if spread > 0.25 {
+            // The swing as the samples give it (a spread of logarithms read "swings by about
+            // 410%" of samples at 300 and 900 MB/s).
+            let mut r: Vec<f64> = w.cols.rate[seg.start..seg.end].to_vec();
+            r.sort_by(f64::total_cmp);
+            let q = |f: f64| r[((r.len() - 1) as f64 * f).round() as usize];
             out.warnings.push(Warning::new(
                 WarningKind::UnsteadyAfterCache,
                 format!(
-                "post-cache level unstable: throughput swings by about {:.0}% around {}; quote \
-                 a range rather than one post-cache speed",
-                100.0 * (spread.exp() - 1.0),
-                format_rate(p.mean_bytes_per_sec, units)
-            ),
+                    "post-cache level unstable: throughput swings between {} and {} (the 10th \
+                     and 90th percentiles of its samples) around {}; quote a range rather than \
+                     one post-cache speed",
+                    format_rate(q(0.1), units),
+                    format_rate(q(0.9), units),
+                    format_rate(p.mean_bytes_per_sec, units)
+                ),
             ));
         }
     }

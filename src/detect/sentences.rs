@@ -238,6 +238,17 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
             pct(s.range_share),
             pct(s.slope_share)
         ),
+        Some(s) if s.swing.is_some() => {
+            let (lo, hi) = s.range();
+            format!(
+                "not steady: {} to {} {over} (10th to 90th percentile of its samples, which swing \
+                 though its {ROUNDS} rounds have range {} and trend {})",
+                format_rate(lo, units),
+                format_rate(hi, units),
+                pct(s.range_share),
+                pct(s.slope_share),
+            )
+        }
         Some(s) => {
             let (lo, hi) = s.range();
             format!(

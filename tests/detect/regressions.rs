@@ -1135,3 +1135,40 @@ fn a_short_stall_is_left_out_of_every_rate_and_named_where_it_began() {
         a.warnings
     );
 }
+
+/// 300 and 900 MB/s by turns every 10 s after the cache: the five rounds each average the
+/// swings, so "after the cache" was "603 MB/s, steady" on every output beside a warning to
+/// quote a range, which read "swings by about 410%". The stretch is not steady where that
+/// warning is given, quoted as its samples' 10th to 90th percentile, and the warning gives
+/// the same figures.
+#[test]
+fn a_level_that_swings_is_not_steady_where_its_warning_says_so() {
+    let mut pieces = vec![(30.0, 2e9)];
+    for k in 0..10 {
+        pieces.push((10.0, if k % 2 == 0 { 3e8 } else { 9e8 }));
+    }
+    let a = analyze(&piecewise(&pieces, 1.0));
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    let w: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        w.len() == 1 && w[0].contains("swings between 300 MB/s and 900 MB/s"),
+        "{:?}",
+        a.warnings
+    );
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert!(!ac.is_steady(), "{ac:?}");
+    let f = slccache::detect::Findings::of(&a);
+    let u = slccache::units::UnitSystem::Decimal;
+    let cell = f.after_short_cell(u).unwrap();
+    assert!(cell.starts_with("300-900 MB/s"), "{cell}");
+    let text = slccache::detect::after_last_cliff_text(&a, u).unwrap();
+    assert!(
+        text.starts_with("not steady: 300 MB/s to 900 MB/s"),
+        "{text}"
+    );
+}
