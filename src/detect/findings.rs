@@ -310,12 +310,18 @@ pub struct Findings {
     /// ([`super::Analysis::first_sample_hides`]). Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_sample_hides: Option<super::HiddenCache>,
+    /// A cache sized where the rate fell gradually ([`super::WarningKind::GradualFall`]): its
+    /// cliffs may be places a steady fall was cut, no cache running out, and every output of
+    /// the size says so. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fell_gradually: bool,
 }
 
 impl Findings {
     /// The findings of analysis `a`.
     pub fn of(a: &Analysis) -> Findings {
         let cache = cache_of(a);
+        let sized = matches!(cache, Cache::Sized { .. });
         let first_sample_hides = matches!(
             cache,
             Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::Sized { .. }
@@ -405,6 +411,26 @@ impl Findings {
             slower_tier_may_follow: cliffs
                 && a.coverage.as_ref().is_some_and(|c| c.later_tier_possible),
             first_sample_hides,
+            // Of the size: where the fall takes in the first cliff (a fall after a real
+            // cliff speaks of the tiers after it, which its warning names).
+            fell_gradually: sized
+                && a.warnings.iter().any(|w| match w.kind {
+                    super::WarningKind::GradualFall { t_s } => {
+                        a.cliffs.first().is_some_and(|c| (c.t_s - t_s).abs() < 1e-9)
+                    }
+                    _ => false,
+                }),
+        }
+    }
+
+    /// What a size cannot rule out where the rate fell gradually ([`Findings::fell_gradually`]):
+    /// `, though the rate fell gradually: its cliffs may be no cache running out`; empty
+    /// otherwise.
+    pub fn gradual_suffix(&self) -> &'static str {
+        if self.fell_gradually && matches!(self.cache, Cache::Sized { .. }) {
+            ", though the rate fell gradually: its cliffs may be no cache running out"
+        } else {
+            ""
         }
     }
 
@@ -489,9 +515,10 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => format!(
-                "SLC cache {}{}",
+                "SLC cache {}{}{}",
                 size_text(*bytes, *low_bytes, *high_bytes, units),
-                self.hidden_tier_suffix(units)
+                self.hidden_tier_suffix(units),
+                self.gradual_suffix()
             ),
             Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
             Cache::AtLeast { bytes, .. } => {
@@ -590,9 +617,10 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => format!(
-                "{}{}",
+                "{}{}{}",
                 size_text(*bytes, *low_bytes, *high_bytes, units),
-                self.hidden_tier_suffix(units)
+                self.hidden_tier_suffix(units),
+                self.gradual_suffix()
             ),
             Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
                 format!("no cliff: {}", self.cache_text(units))
@@ -618,7 +646,10 @@ impl Findings {
                 low_bytes,
                 high_bytes,
             } => {
-                let size = size_with(*bytes, *low_bytes, *high_bytes, "", units);
+                let mut size = size_with(*bytes, *low_bytes, *high_bytes, "", units);
+                if self.fell_gradually {
+                    size.push_str(", fell gradually");
+                }
                 match &self.first_sample_hides {
                     Some(h) => format!(
                         "{size}, or a first tier < {} hid {}",
@@ -1147,6 +1178,7 @@ impl Findings {
             thermal_throttling: vec![],
             slower_tier_may_follow: false,
             first_sample_hides: None,
+            fell_gradually: false,
         }
     }
 }

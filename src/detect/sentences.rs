@@ -330,10 +330,16 @@ pub fn no_cliff_text_of(a: &Analysis, units: UnitSystem) -> String {
     }
 }
 
+/// The smallest fall the detector takes for a change, in words ([`super::MIN_STEP`], about
+/// 10%): a cache whose rate after it is closer to its own than that runs out unseen (a 5 GB
+/// cache at 1800 MB/s before 1700 MB/s was "no SLC cache ran out" under a truth of 5 GB).
+pub const SMALLEST_FALL_TEXT: &str = "with a fall of a tenth or more";
+
 /// The words for a run that wrote all of a drive of `capacity` bytes and saw no cliff.
 pub fn whole_drive_no_cliff_text(capacity: u64, units: UnitSystem) -> String {
     format!(
-        "the whole drive ({}) was written without a cliff: no SLC cache ran out",
+        "the whole drive ({}) was written without a cliff: no SLC cache ran out \
+         {SMALLEST_FALL_TEXT}",
         format_bytes(capacity as f64, units)
     )
 }
@@ -371,8 +377,8 @@ pub fn hidden_tier_text(h: &super::HiddenCache, units: UnitSystem) -> String {
 /// after it, and one under the hidden size cannot be ruled out.
 pub fn whole_drive_hidden_text(capacity: u64, h: &super::HiddenCache, units: UnitSystem) -> String {
     format!(
-        "the whole drive ({}) was written without a cliff: no SLC cache ran out after the first \
-         {} sample; {}",
+        "the whole drive ({}) was written without a cliff: no SLC cache ran out \
+         {SMALLEST_FALL_TEXT} after the first {} sample; {}",
         format_bytes(capacity as f64, units),
         crate::units::format_interval(h.interval_s),
         hidden_cache_text(h, units)

@@ -56,6 +56,9 @@ pub enum WarningKind {
         /// Why it is not known to last, when it is not (the run did not write the whole span,
         /// or how much it wrote is not known); `None` when it is.
         not_known_to_last: Option<&'static str>,
+        /// How many slower phases followed it (tiers 4 and on): its rate is then not the
+        /// sustained one.
+        later: usize,
     },
     /// More than one level after the cache, or wide swings within it.
     UnsteadyAfterCache,

@@ -823,34 +823,41 @@ fn fall_within(samples: &[Sample], p: &super::Phase) -> Option<(f64, f64)> {
     Some((-(sxy / sxx) * span, rm))
 }
 
-/// A gradual fall cut into levels ([`WarningKind::GradualFall`]): the phase before the first
-/// cliff and the one after it each fall within themselves by more than a step and by half the
-/// cliff's fall or more. A rate falling by 15 MB/s each second from 2000 MB/s was given as a
-/// 35.8 GB cache with five cliffs and a folding tier, with no word that no level held.
+/// A gradual fall cut into levels ([`WarningKind::GradualFall`]): the phases either side of a
+/// cliff each fall within themselves by more than a step and by half the cliff's fall or more.
+/// A rate falling by 15 MB/s each second from 2000 MB/s was given as a 35.8 GB cache with five
+/// cliffs and a folding tier, with no word that no level held; so was a fall of 5 MB/s each
+/// second after a real cliff, as tiers that do not exist.
 pub(super) fn gradual_fall(a: &Analysis, samples: &[Sample], units: UnitSystem) -> Option<Warning> {
-    let c = a.cliffs.first()?;
-    let i = a.phases.iter().position(|p| p.end_s >= c.t_s - 1e-6)?;
-    let (before, after) = (a.phases.get(i)?, a.phases.get(i + 1)?);
-    if before.kind != PhaseKind::Cache || after.stall || after.heat {
-        return None;
-    }
-    let step = c.before_bytes_per_sec - c.after_bytes_per_sec;
-    let falls = |p: &super::Phase| {
+    let falls = |p: &super::Phase, step: f64| {
         fall_within(samples, p)
             .is_some_and(|(fall, mean)| fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step)
     };
-    if step <= 0.0 || !falls(before) || !falls(after) {
-        return None;
-    }
+    let c = a.cliffs.iter().find(|c| {
+        let Some(i) = a.phases.iter().position(|p| p.end_s >= c.t_s - 1e-6) else {
+            return false;
+        };
+        let (Some(before), Some(after)) = (a.phases.get(i), a.phases.get(i + 1)) else {
+            return false;
+        };
+        let step = c.before_bytes_per_sec - c.after_bytes_per_sec;
+        !(before.stall || after.stall || before.heat || after.heat)
+            && step > 0.0
+            && falls(before, step)
+            && falls(after, step)
+    })?;
+    let at = a.phases.iter().find(|p| p.end_s >= c.t_s - 1e-6)?;
+    let from = samples.partition_point(|s| s.t_start_s() < at.start_s - 1e-6);
     Some(Warning::new(
         WarningKind::GradualFall { t_s: c.t_s },
         format!(
-            "the rate fell gradually, not in steps: from {} at the start to {} by the end of \
-             the run, falling within the stretch before the first cliff ({:.1} s) and within \
-             the one after it about as much as at the cliff; a steady fall cut into levels gives \
-             cliffs that may be no cache running out, so the cache size and the levels may be \
-             no more than places on that fall",
-            format_rate(samples[0].bytes_per_sec, units),
+            "the rate fell gradually, not in steps: from {} at {:.1} s to {} by the end of the \
+             run, falling within the stretches either side of the cliff at {:.1} s about as much \
+             as at the cliff; a steady fall cut into levels gives cliffs that may be no cache \
+             running out, so the levels and the sizes at those cliffs may be no more than \
+             places on that fall",
+            format_rate(samples[from.min(samples.len() - 1)].bytes_per_sec, units),
+            at.start_s,
             format_rate(samples[samples.len() - 1].bytes_per_sec, units),
             c.t_s
         ),

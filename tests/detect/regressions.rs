@@ -1051,8 +1051,59 @@ fn a_gradual_fall_cut_into_cliffs_is_named() {
     );
     let card = slccache::report::pages::card::card_warning(&a).unwrap_or_default();
     assert!(card.contains("fell gradually"), "{card}");
+    // The folding warning called 1115 MB/s "(folding)" and the sustained speed, where the
+    // report named it "tier 3" and four more cliffs followed it.
+    let folding: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::Folding { .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        folding.len() == 1
+            && folding[0].starts_with("a third, slower phase (folding, tier 3)")
+            && folding[0].contains("slower phases followed it")
+            && !folding[0].contains("sustained speed is this"),
+        "{folding:?}"
+    );
     let sub = slccache::report::charts::cache_subtitle(&a, slccache::units::UnitSystem::Decimal);
     assert!(sub.contains("the rate fell gradually"), "{sub}");
+    // Every output of the size says it: `runs`, `compare` and the library page gave "35.8
+    // GB" alone.
+    let f = slccache::detect::Findings::of(&a);
+    let u = slccache::units::UnitSystem::Decimal;
+    assert!(f.fell_gradually);
+    assert!(
+        f.cache_cell(u).contains("fell gradually"),
+        "{}",
+        f.cache_cell(u)
+    );
+    assert!(
+        f.cache_text(u).contains("the rate fell gradually"),
+        "{}",
+        f.cache_text(u)
+    );
+    assert!(
+        f.cache_row(u).contains("the rate fell gradually"),
+        "{}",
+        f.cache_row(u)
+    );
+    // A real cliff, then a fall of 5 MB/s each second cut into tiers: named, and the size at
+    // the real cliff is not hedged.
+    let after: Vec<(f64, f64)> = std::iter::once((30.0, 2e9))
+        .chain((0..100).map(|i| (1.0, 8e8 - 5e6 * i as f64)))
+        .collect();
+    let b = analyze(&piecewise(&after, 1.0));
+    assert!(b.cliffs.len() > 1, "{:?}", b.cliffs);
+    assert!(
+        b.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::GradualFall { .. })),
+        "{:?}",
+        b.warnings
+    );
+    let fb = slccache::detect::Findings::of(&b);
+    assert!(!fb.fell_gradually && !fb.cache_cell(u).contains("gradual"));
     // One step, and a cache that sagged by 5% before it: no such warning.
     let sag: Vec<(f64, f64)> = (0..60)
         .map(|i| (1.0, 2e9 - 1.6e6 * i as f64))

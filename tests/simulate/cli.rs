@@ -441,6 +441,24 @@ fn a_whole_drive_without_a_cliff_is_not_told_to_write_more() {
     }
 }
 
+/// A 5 GB cache at 1800 MB/s before 1700 MB/s after it, a fall smaller than the detector
+/// takes for a change: "no SLC cache ran out" was said under a model truth of 5 GB. The words
+/// say how large a fall the run rules out.
+#[test]
+fn a_whole_drive_without_a_cliff_rules_out_only_falls_it_can_see() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("small");
+    let o = simulate_into(&["emu:960evo-500g,cache=5GB,after=1700MB/s"], &out);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    for (what, t) in [("terminal", &text), ("report.md", &md)] {
+        assert!(
+            t.contains("no SLC cache ran out with a fall of a tenth or more"),
+            "{what}: {t}"
+        );
+    }
+}
+
 /// A reviewer's 30-minute sustained write (`--duration 30m --no-early-stop` with a
 /// `--max-bytes` past the span) wrote 1.06 TB over a 500 GB span without a word about the
 /// writes wrapping. The terminal and report.md now say how many passes they made.

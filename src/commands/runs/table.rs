@@ -291,11 +291,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                     },
                     hides,
                 )) => {
-                    let short = format!(
+                    let mut short = format!(
                         "{} ({})",
                         crate::units::format_bytes(*bytes as f64, units),
                         short_range(*low_bytes, *high_bytes)
                     );
+                    if r.findings.as_ref().is_some_and(|f| f.fell_gradually) {
+                        short.push_str(" (gradual)");
+                    }
                     match hides {
                         Some(_) => {
                             hidden_marked = true;

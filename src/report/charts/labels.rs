@@ -99,8 +99,15 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     let fb = |b: u64| format_bytes(b as f64, units);
     let f = Findings::of(a);
     let moved = f.moved();
+    // A size of a rate that fell gradually: said by a clause of its own (below), which keeps
+    // a short form.
+    let ungraded = |t: String| {
+        t.strip_suffix(f.gradual_suffix())
+            .map(str::to_string)
+            .unwrap_or(t)
+    };
     let cache = match &f.cache {
-        Cache::Sized { .. } => f.cache_text(units),
+        Cache::Sized { .. } => ungraded(f.cache_text(units)),
         Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
             format!("No cliff seen: {}", f.cache_text(units))
         }
@@ -122,7 +129,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
         // short one before the rates give way, and never loses what it cannot rule out.
         None => match (&f.cache, f.first_sample_hides) {
             (Cache::Sized { .. }, Some(h)) => {
-                let plain = f.cache_text(units);
+                let plain = ungraded(f.cache_text(units));
                 let size = plain
                     .strip_suffix(&f.hidden_tier_suffix(units))
                     .unwrap_or(&plain)
@@ -272,10 +279,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     }
     // A gradual fall cut into cliffs: said beside the size, as the card and the terminal say
     // it (the subtitle gave "SLC cache 35.8 GB" of a rate that fell 15 MB/s each second).
-    if a.warnings
-        .iter()
-        .any(|w| matches!(w.kind, crate::detect::WarningKind::GradualFall { .. }))
-    {
+    if f.fell_gradually {
         v.insert(
             1,
             Clause {

@@ -231,10 +231,11 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
             high_bytes,
         } => {
             line.push_str(&format!(
-                "; cache ~{} {}{}",
+                "; cache ~{} {}{}{}",
                 format_bytes(*bytes as f64, units),
                 interval_text(*low_bytes, *high_bytes, units),
-                f.hidden_tier_suffix(units)
+                f.hidden_tier_suffix(units),
+                f.gradual_suffix()
             ));
             if let Some(r) = f.in_cache_text(units) {
                 line.push_str(&format!(", {r} {}", f.in_cache_name()));
