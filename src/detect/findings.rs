@@ -315,6 +315,13 @@ pub struct Findings {
     /// the size says so. Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fell_gradually: bool,
+    /// The 10th and 90th percentiles of the samples after the last cliff, bytes/s, where they
+    /// swing so wide that the stretch is not steady whatever its rounds
+    /// ([`super::after_cache::SteadyState::swing`]): the level after the last cliff is then
+    /// quoted as this range wherever it is given (the cliff's label, its row, the phase's
+    /// label), not as the mean of the swings. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_swing: Option<(f64, f64)>,
 }
 
 impl Findings {
@@ -420,6 +427,22 @@ impl Findings {
                     }
                     _ => false,
                 }),
+            after_swing: swing_after(a),
+        }
+    }
+
+    /// The level after cliff `i` (of [`Findings::steps`]) in words: its rate, or after the
+    /// last cliff where the samples swing ([`Findings::after_swing`]), their range: `300 MB/s
+    /// to 900 MB/s (swings)`.
+    pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
+        match (self.steps.get(i), self.after_swing) {
+            (Some(_), Some((lo, hi))) if i + 1 == self.steps.len() => format!(
+                "{} to {} (swings)",
+                format_rate(lo, units),
+                format_rate(hi, units)
+            ),
+            (Some(s), _) => format_rate(s.after_bytes_per_sec, units),
+            (None, _) => String::new(),
         }
     }
 
@@ -760,11 +783,12 @@ impl Findings {
         let parts: Vec<String> = self
             .steps
             .iter()
-            .map(|s| {
+            .enumerate()
+            .map(|(i, s)| {
                 format!(
                     "{} -> {} at {}",
                     format_rate(s.before_bytes_per_sec, units),
-                    format_rate(s.after_bytes_per_sec, units),
+                    self.step_after_text(i, units),
                     crate::units::format_seconds(s.t_s)
                 )
             })
@@ -939,7 +963,16 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
         .zip(&names)
         .enumerate()
         .map(|(i, (p, name))| {
-            let rate = format_rate(p.mean_bytes_per_sec, units);
+            // A level that swings is its range, not the mean of its swings.
+            let rate = match swinging_phase(a).filter(|&(j, _)| j == i) {
+                Some((_, (lo, hi))) => format!(
+                    "{} to {} (swings; mean {})",
+                    format_rate(lo, units),
+                    format_rate(hi, units),
+                    format_rate(p.mean_bytes_per_sec, units)
+                ),
+                None => format_rate(p.mean_bytes_per_sec, units),
+            };
             // The level after a drop inside the first sample, before a later cliff.
             if let Some(d) = first_sample.filter(|d| {
                 i == 0
@@ -1000,6 +1033,7 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
 /// after the drop)`, so that no label gives a level no line holds as if it were one.
 pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
     let names = phase_names(a);
+    let swung = swinging_phase(a);
     let drop = a.unconfirmed_drop.as_ref();
     a.phases
         .iter()
@@ -1029,10 +1063,44 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                     ),
                     format!("{rate} (heated)"),
                 ),
-                (None, None) => (format!("{name}: {rate}"), rate),
+                (None, None) => match swung.filter(|&(j, _)| std::ptr::eq(&a.phases[j], p)) {
+                    // A level that swings is its range, not the mean of its swings.
+                    Some((_, (lo, hi))) => {
+                        let range = format!(
+                            "{} to {} (swings)",
+                            format_rate(lo, units),
+                            format_rate(hi, units)
+                        );
+                        (format!("{name}: {range}"), range)
+                    }
+                    None => (format!("{name}: {rate}"), rate),
+                },
             }
         })
         .collect()
+}
+
+/// The swing of the samples after the last cliff ([`Findings::after_swing`]).
+fn swing_after(a: &Analysis) -> Option<(f64, f64)> {
+    a.after_cache
+        .as_ref()
+        .and_then(|ac| ac.steady_state.as_ref())
+        .and_then(|s| s.swing)
+        .filter(|_| !a.cliffs.is_empty() && !a.read_only)
+}
+
+/// The one phase after the last cliff, where the samples after it swing, with their swing:
+/// its label and row give the range ([`Findings::after_swing`]).
+fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64))> {
+    let swing = swing_after(a)?;
+    let last = a.cliffs.last()?.t_s;
+    let after: Vec<usize> = (0..a.phases.len())
+        .filter(|&j| a.phases[j].start_s >= last - 1e-6 && !a.phases[j].stall)
+        .collect();
+    match after.as_slice() {
+        [j] => Some((*j, swing)),
+        _ => None,
+    }
 }
 
 /// The name of each phase of `a`, as report.md and the charts give it. "After the cache" is
@@ -1179,6 +1247,7 @@ impl Findings {
             slower_tier_may_follow: false,
             first_sample_hides: None,
             fell_gradually: false,
+            after_swing: None,
         }
     }
 }

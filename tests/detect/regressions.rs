@@ -1222,4 +1222,18 @@ fn a_level_that_swings_is_not_steady_where_its_warning_says_so() {
         text.starts_with("not steady: 300 MB/s to 900 MB/s"),
         "{text}"
     );
+    // The cliff's line, the phase's row and its label give the range too ("2000 MB/s -> 603
+    // MB/s" and "after the cache: 603 MB/s" were the mean of the swings).
+    let steps = f.steps_text(u).unwrap();
+    assert!(
+        steps.starts_with("2000 MB/s -> 300 MB/s to 900 MB/s (swings)"),
+        "{steps}"
+    );
+    let rows = slccache::detect::findings::phase_rows(&a, u);
+    assert!(rows[1].contains("300 MB/s to 900 MB/s (swings"), "{rows:?}");
+    let labels = slccache::detect::findings::phase_labels(&a, u);
+    assert!(
+        labels[1].0.contains("300 MB/s to 900 MB/s (swings)"),
+        "{labels:?}"
+    );
 }

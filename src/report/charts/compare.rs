@@ -827,11 +827,12 @@ pub(super) fn compare(
                 vec![format!("{}: {}", tags[i], cliff_label(c.t_s, bytes, u)), {
                     // The levels either side of the cliff, as the run's findings give them.
                     let step = f.steps.get(k);
-                    levels_label(
-                        step.map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
-                        step.map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
-                        u,
-                    )
+                    match step {
+                        Some(x) => {
+                            levels_label_text(x.before_bytes_per_sec, &f.step_after_text(k, u), u)
+                        }
+                        None => levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
+                    }
                 }]
             };
             markers.push(Marker {

@@ -60,6 +60,12 @@ pub fn levels_label(before: f64, after: f64, units: UnitSystem) -> String {
     )
 }
 
+/// [`levels_label`] with the level after given in words (`300 MB/s to 900 MB/s (swings)`,
+/// [`crate::detect::Findings::step_after_text`]).
+pub fn levels_label_text(before: f64, after: &str, units: UnitSystem) -> String {
+    format!("{} -> {after}", rate_number(before, units))
+}
+
 /// "cliff at 14.0 s, 19.1 GB written".
 pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
     format!(

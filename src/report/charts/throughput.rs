@@ -402,11 +402,18 @@ pub(super) fn throughput(
                 interval: Some(iv).filter(|(lo, hi)| hi > lo),
                 lines: vec![
                     cliff_label(c.t_s, bytes, u),
-                    levels_label(
-                        level_before(i, c.before_bytes_per_sec),
-                        level_after(i, c.after_bytes_per_sec),
-                        u,
-                    ),
+                    match f.steps.get(i) {
+                        Some(_) => levels_label_text(
+                            level_before(i, c.before_bytes_per_sec),
+                            &f.step_after_text(i, u),
+                            u,
+                        ),
+                        None => levels_label(
+                            level_before(i, c.before_bytes_per_sec),
+                            level_after(i, c.after_bytes_per_sec),
+                            u,
+                        ),
+                    },
                 ],
                 style: CLIFF_STYLE,
                 side: LabelSide::Right,

@@ -92,10 +92,10 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
                         step(i).map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
                         units
                     ),
-                    format_rate(
-                        step(i).map_or(c.after_bytes_per_sec, |x| x.after_bytes_per_sec),
-                        units
-                    )
+                    match step(i) {
+                        Some(_) => f.step_after_text(i, units),
+                        None => format_rate(c.after_bytes_per_sec, units),
+                    }
                 )
             })
             .collect::<Vec<_>>()
@@ -539,7 +539,17 @@ pub fn after_cache_note(
             rounds.join(", "),
             100.0 * st.range_share,
             100.0 * st.slope_share,
-            if st.steady { "steady" } else { "not steady" }
+            match (st.steady, st.swing) {
+                (true, _) => "steady".to_string(),
+                // Rounds that each average the swings pass the rule; the samples do not.
+                (false, Some((lo, hi))) => format!(
+                    "within the rule, but not steady: its samples swing from {} to {} (10th to \
+                     90th percentile), as the warning on the level after the cache says",
+                    format_rate(lo, units),
+                    format_rate(hi, units)
+                ),
+                (false, None) => "not steady".to_string(),
+            }
         ));
     }
     s.push_str("\n\n");
