@@ -140,9 +140,12 @@ pub(super) fn classify_drops(w: &Work, segs: &[Seg], tb: &[(f64, f64)], n_change
         .iter()
         .enumerate()
         .map(|(j, s)| {
-            j > 0
+            // A first segment at nothing is judged by the levels after it: a run that began
+            // with 5 s of nothing gave "0.00 MB/s in the cache".
+            let others = if j == 0 { &segs[1..] } else { &segs[..j] };
+            !others.is_empty()
                 && s.level
-                    < segs[..j]
+                    < others
                         .iter()
                         .map(|p| p.level)
                         .fold(f64::NEG_INFINITY, f64::max)

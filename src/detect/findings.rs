@@ -336,9 +336,11 @@ impl Findings {
         .then_some(a.first_sample_hides)
         .flatten();
         let cliffs = !a.cliffs.is_empty() && !a.read_only;
+        // The first phase that is not a stall (a run can begin with one).
         let in_cache_bytes_per_sec = a
             .phases
-            .first()
+            .iter()
+            .find(|p| !p.stall)
             .filter(|p| cliffs && p.kind == PhaseKind::Cache)
             .map(|p| p.mean_bytes_per_sec);
         let level_bytes_per_sec = (a.cliffs.is_empty() && a.duration_s > 0.0)

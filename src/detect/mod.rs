@@ -1125,7 +1125,7 @@ fn build_result(
     for s in &out.slowdowns {
         out.warnings.push(slowdown_warning(s, units));
     }
-    let stalled: Vec<usize> = (1..segs.len())
+    let stalled: Vec<usize> = (0..segs.len())
         .filter(|&j| {
             stall[j]
                 && !out
@@ -1137,7 +1137,7 @@ fn build_result(
     // Each stalled stretch is named a stall ([`Phase::stall`]), not a level of the drive; also
     // one a slowdown holds, whose warning names it (it was "after the cache, part 2 of 3:
     // 0.00 MB/s"). The stall warning is for the others.
-    for j in (1..segs.len()).filter(|&j| stall[j]) {
+    for j in (0..segs.len()).filter(|&j| stall[j]) {
         phases[j].stall = true;
     }
     if let Some(&j) = stalled.first() {

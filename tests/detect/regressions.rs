@@ -1237,3 +1237,29 @@ fn a_level_that_swings_is_not_steady_where_its_warning_says_so() {
         "{labels:?}"
     );
 }
+
+/// A run that began with 5 s of nothing, then 2000 MB/s for 30 s and 500 MB/s: "0.00 MB/s in
+/// the cache" on every output and "SLC cache: 0.00 MB/s" in report.md, with no warning. The
+/// stall is a phase of its own, named, and the rate in the cache is the cache's.
+#[test]
+fn a_stall_at_the_start_is_not_the_rate_in_the_cache() {
+    let a = analyze(&piecewise(&[(5.0, 0.0), (30.0, 2e9), (60.0, 5e8)], 1.0));
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    assert!(a.phases[0].stall, "{:#?}", a.phases);
+    let f = slccache::detect::Findings::of(&a);
+    assert!(
+        f.in_cache_bytes_per_sec
+            .is_some_and(|r| (r / 2e9 - 1.0).abs() < 0.01),
+        "{:?}",
+        f.in_cache_bytes_per_sec
+    );
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::Stall { .. })),
+        "{:?}",
+        a.warnings
+    );
+    let names = f.phase_names.join(" | ");
+    assert!(names.starts_with("stall | SLC cache"), "{names}");
+}
