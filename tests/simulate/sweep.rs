@@ -372,3 +372,32 @@ fn the_block_size_default_follows_the_pattern_as_in_probe() {
         }
     }
 }
+
+/// A sweep of one point ended "1 points".
+#[test]
+fn a_sweep_of_one_point_says_one_point() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("one");
+    let o = slccache()
+        .args([
+            "sweep",
+            "emu:960evo-500g",
+            "--simulate",
+            "--qd",
+            "1",
+            "--jobs",
+            "1",
+            "--no-record",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{text}");
+    assert!(
+        text.contains(": 1 point") && !text.contains("1 points"),
+        "{text}"
+    );
+}

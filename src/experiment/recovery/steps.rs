@@ -1142,6 +1142,15 @@ mod tests {
         // A burst without a cliff bounds the cache from below: report.md's table gave the
         // bound as a size with an interval of no width ("2.93 GB | 2.93 GB .. 2.93 GB").
         assert_eq!(first.cache.method, "none", "{:?}", first.cache);
+        // The chart's legend gives the bound as one too (it read "first burst: 1.46 GB").
+        assert!(
+            chart
+                .legend
+                .iter()
+                .any(|l| l.name.starts_with("first burst: >= ") && l.name.ends_with("(no cliff)")),
+            "{:?}",
+            chart.legend.iter().map(|l| &l.name).collect::<Vec<_>>()
+        );
         let md = crate::report::outputs::experiments::recovery_md(&sum, s.opts.units);
         let row = md
             .lines()

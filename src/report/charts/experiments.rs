@@ -199,6 +199,12 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
         .as_ref()
         .filter(|b| b.method != crate::results::recovery::FIRST_SAMPLE_DROP)
         .map(|b| b.cache_bytes);
+    // A first burst without a cliff bounds the cache from below, as report.md says it.
+    let first_bound = sum
+        .recovery
+        .first_burst
+        .as_ref()
+        .is_some_and(|b| b.method == "none");
     let y_top = pts
         .iter()
         .map(|p| p.high_bytes)
@@ -248,7 +254,11 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
             FIRST,
         ));
         legend.push(LegendEntry {
-            name: format!("first burst: {}", format_bytes(c, u)),
+            name: if first_bound {
+                format!("first burst: >= {} (no cliff)", format_bytes(c, u))
+            } else {
+                format!("first burst: {}", format_bytes(c, u))
+            },
             style: FIRST,
             swatch: false,
             group: None,

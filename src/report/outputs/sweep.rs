@@ -96,7 +96,10 @@ pub fn done_line(
             s.points.len()
         )
     } else {
-        format!("{target}: {} points", s.points.len())
+        format!(
+            "{target}: {}",
+            crate::units::count_text(s.points.len(), "point", "points")
+        )
     };
     let several = several_workloads(&s.points);
     if let Some(b) = s.points.iter().max_by(|a, b| a.iops.total_cmp(&b.iops)) {
