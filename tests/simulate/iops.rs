@@ -23,7 +23,10 @@ fn run(args: &[&str]) -> (String, tempfile::TempDir) {
 #[test]
 fn an_iops_limit_that_hides_the_cache_is_said_not_taken_for_no_cache() {
     for bs in ["512", "1k"] {
-        let (out, d) = run(&["simulate", "960evo-250g", "--bs", bs]);
+        // A fixed seed: about one clock seed in thirty (seed 10) puts a GC dip in the last,
+        // partial sample, which the detector reads, truly, as a drop too short to confirm at
+        // the end of the span; this test is of the IOPS limit, not of that.
+        let (out, d) = run(&["simulate", "960evo-250g", "--bs", bs, "--seed", "1"]);
         assert!(
             out.contains("model truth: cache 13.0 GB, hidden by the drive's IOPS limit"),
             "{bs}: {out}"
