@@ -326,7 +326,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     let Some(s) = ac.steady_state.as_mut().filter(|s| s.steady && warned) else {
         return;
     };
-    let mut rates: Vec<f64> = t
+    let rates: Vec<f64> = t
         .samples
         .iter()
         .filter(|x| x.t_start_s() >= ac.from_s - 1e-9 && x.t_s <= ac.to_s + 1e-9)
@@ -336,9 +336,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     if rates.len() < ROUNDS {
         return;
     }
-    rates.sort_by(f64::total_cmp);
-    let q = |p: f64| rates[((rates.len() - 1) as f64 * p).round() as usize];
-    s.swing = Some((q(0.1), q(0.9)));
+    s.swing = Some(super::stats::deciles(&rates));
     s.steady = false;
 }
 

@@ -1390,17 +1390,15 @@ fn build_result(
         if spread > 0.25 {
             // The swing as the samples give it (a spread of logarithms read "swings by about
             // 410%" of samples at 300 and 900 MB/s).
-            let mut r: Vec<f64> = w.cols.rate[seg.start..seg.end].to_vec();
-            r.sort_by(f64::total_cmp);
-            let q = |f: f64| r[((r.len() - 1) as f64 * f).round() as usize];
+            let (lo, hi) = stats::deciles(&w.cols.rate[seg.start..seg.end]);
             out.warnings.push(Warning::new(
                 WarningKind::UnsteadyAfterCache,
                 format!(
                     "post-cache level unstable: throughput swings between {} and {} (the 10th \
                      and 90th percentiles of its samples) around {}; quote a range rather than \
                      one post-cache speed",
-                    format_rate(q(0.1), units),
-                    format_rate(q(0.9), units),
+                    format_rate(lo, units),
+                    format_rate(hi, units),
                     format_rate(p.mean_bytes_per_sec, units)
                 ),
             ));
@@ -1456,41 +1454,31 @@ fn first_tier_may_hide(
     // word of the 54 GB first one).
     let t0 = first.t_start_s();
     let b0 = first.bytes_total.saturating_sub(first.bytes);
-    if t0 > 0.0 && b0 as f64 >= SMALLEST_PUBLISHED_CACHE_BYTES && c.t_low_s >= t0 - 1e-9 {
-        let h = HiddenCache {
-            bytes: b0,
-            interval_s: t0,
-            before_first_row: true,
+    let (h, to_see) =
+        if t0 > 0.0 && b0 as f64 >= SMALLEST_PUBLISHED_CACHE_BYTES && c.t_low_s >= t0 - 1e-9 {
+            let h = HiddenCache {
+                bytes: b0,
+                interval_s: t0,
+                before_first_row: true,
+            };
+            (h, "analyse the whole timeline".to_string())
+        } else {
+            if samples.len() < 2 || c.t_low_s < first.t_s - 1e-9 || first.interval_s <= 0.0 {
+                return;
+            }
+            let thr = MIN_STEP.max(4.0 * sigma_x);
+            let shows = (thr.exp() - 1.0) * c.before_bytes_per_sec * first.interval_s
+                / (1.0 - LATER_TIER_SHARE);
+            if shows < SMALLEST_PUBLISHED_CACHE_BYTES || first.bytes == 0 {
+                return;
+            }
+            let h = HiddenCache {
+                bytes: first.bytes,
+                interval_s: first.interval_s,
+                before_first_row: false,
+            };
+            (h, finer_sampling(h.interval_s))
         };
-        out.first_sample_hides = Some(h);
-        out.warnings.push(Warning::new(
-            WarningKind::FirstTierMayHide {
-                bytes: h.bytes,
-                interval_s: h.interval_s,
-            },
-            format!(
-                "{}; the cliff after {} would then be a later tier's, and the cache smaller; \
-                 analyse the whole timeline to see it",
-                sentences::hidden_tier_text(&h, units),
-                format_bytes(c.bytes_written as f64, units),
-            ),
-        ));
-        return;
-    }
-    if samples.len() < 2 || c.t_low_s < first.t_s - 1e-9 || first.interval_s <= 0.0 {
-        return;
-    }
-    let thr = MIN_STEP.max(4.0 * sigma_x);
-    let shows =
-        (thr.exp() - 1.0) * c.before_bytes_per_sec * first.interval_s / (1.0 - LATER_TIER_SHARE);
-    if shows < SMALLEST_PUBLISHED_CACHE_BYTES || first.bytes == 0 {
-        return;
-    }
-    let h = HiddenCache {
-        bytes: first.bytes,
-        interval_s: first.interval_s,
-        before_first_row: false,
-    };
     out.first_sample_hides = Some(h);
     out.warnings.push(Warning::new(
         WarningKind::FirstTierMayHide {
@@ -1498,11 +1486,10 @@ fn first_tier_may_hide(
             interval_s: h.interval_s,
         },
         format!(
-            "{}; the cliff after {} would then be a later tier's, and the cache smaller; {} to see \
-             it",
+            "{}; the cliff after {} would then be a later tier's, and the cache smaller; \
+             {to_see} to see it",
             sentences::hidden_tier_text(&h, units),
             format_bytes(c.bytes_written as f64, units),
-            finer_sampling(h.interval_s)
         ),
     ));
 }

@@ -39,6 +39,14 @@ pub(super) fn kth_smallest(v: &[f64], k: usize) -> f64 {
     select::kth_of(v.len(), k, |i| v[i])
 }
 
+/// The 10th and 90th percentiles of `v` (the values a sort puts at the nearest indices to a
+/// tenth and nine tenths of the way), by selection; `v` must not be empty. The swing a level
+/// after the cache is quoted by.
+pub(super) fn deciles(v: &[f64]) -> (f64, f64) {
+    let at = |f: f64| kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize);
+    (at(0.1), at(0.9))
+}
+
 /// The two middle values of `v`, those a sort puts at indices `(n - 1) / 2` and `n / 2` (one
 /// value twice for an odd count; [`median`] is their mean); `None` for no values.
 pub(super) fn middle_values(v: &[f64]) -> Option<(f64, f64)> {
