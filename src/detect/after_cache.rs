@@ -121,15 +121,25 @@ impl AfterCache {
 /// [`MIN_ROUND_S`].
 pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
     let n = samples.len();
-    let time: f64 = samples.iter().map(|s| s.interval_s).sum();
-    if n < ROUNDS || time < ROUNDS as f64 * MIN_ROUND_S {
+    if n < ROUNDS {
+        return None;
+    }
+    super::levels::note_pass(n);
+    // One pass over the samples (a million of them take milliseconds to read): each round's
+    // bytes and time, and the stretch's time as the sum of the rounds'.
+    let parts: Vec<(u64, f64)> = (0..ROUNDS)
+        .map(|r| {
+            samples[r * n / ROUNDS..(r + 1) * n / ROUNDS]
+                .iter()
+                .fold((0u64, 0.0), |(b, t), s| (b + s.bytes, t + s.interval_s))
+        })
+        .collect();
+    let time: f64 = parts.iter().map(|p| p.1).sum();
+    if time < ROUNDS as f64 * MIN_ROUND_S {
         return None;
     }
     let mut rounds = Vec::with_capacity(ROUNDS);
-    for r in 0..ROUNDS {
-        let part = &samples[r * n / ROUNDS..(r + 1) * n / ROUNDS];
-        let bytes: u64 = part.iter().map(|s| s.bytes).sum();
-        let time: f64 = part.iter().map(|s| s.interval_s).sum();
+    for &(bytes, time) in &parts {
         if time <= 0.0 {
             return None;
         }
@@ -165,6 +175,15 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
 /// The stretch after the last cliff of `a`, or `None` when the run had no cliff, only read,
 /// or wrote nothing after it.
 pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
+    after_cache_in(t, a, &super::levels::Columns::of(&t.samples))
+}
+
+/// [`after_cache`], with the columns of `t`'s samples made once per analysis.
+pub(super) fn after_cache_in(
+    t: &Timeline,
+    a: &Analysis,
+    cols: &super::levels::Columns,
+) -> Option<AfterCache> {
     if a.read_only || a.phases.iter().all(|p| p.kind == PhaseKind::Steady) {
         return None;
     }
@@ -196,20 +215,28 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
         .take_while(|p| p.stall)
         .last()
         .map_or(last.t_s, |p| p.end_s);
-    // The samples wholly after the cliff: the one it falls in mixes the two levels.
-    let first = t.samples[..end]
-        .iter()
-        .position(|s| {
-            // A stall's end is refined inside the sample the rate came back in: the sample
-            // that starts within half of itself of that end is after the stall.
-            let slack = if from > last.t_s {
-                0.5 * s.interval_s.max(0.0)
-            } else {
-                0.0
-            };
-            s.t_start_s() >= from - slack
-        })
-        .unwrap_or(end);
+    // The samples wholly after the cliff: the one it falls in mixes the two levels. A
+    // stall's end is refined inside the sample the rate came back in: the sample that starts
+    // within half of itself of that end is after the stall. Where the samples are in order
+    // and of one length, their starts are too, and the first is found by halving (a scan
+    // from the start read half a million samples).
+    let slack = |s: &Sample| {
+        if from > last.t_s {
+            0.5 * s.interval_s.max(0.0)
+        } else {
+            0.0
+        }
+    };
+    let first = if cols.ordered && cols.uniform && cols.rate.len() == t.samples.len() {
+        t.samples[..end].partition_point(|s| s.t_start_s() < from - slack(s))
+    } else {
+        let i = t.samples[..end]
+            .iter()
+            .position(|s| s.t_start_s() >= from - slack(s))
+            .unwrap_or(end);
+        super::levels::note_pass(i + 1);
+        i
+    };
     let after = &t.samples[first..end];
     // The stretch is of those whole samples where there are two or more, as a phase's level
     // is (so that "after the cache" and the level of the phase after the cliff are one
@@ -253,7 +280,7 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
     // ... and so is one too short for a phase of its own: a run of samples at nothing for a
     // second or more (5 s of nothing right after a cliff made the first round 382 MB/s).
     let mut short = vec![false; after.len()];
-    for r in super::levels::stalled_runs(after) {
+    for r in super::levels::stalled_runs(cols, first..end) {
         short[r].iter_mut().for_each(|x| *x = true);
     }
     let stalled_at = |i: usize| {
@@ -265,7 +292,8 @@ pub fn after_cache(t: &Timeline, a: &Analysis) -> Option<AfterCache> {
                     .iter()
                     .any(|&(a, b)| (to.min(b) - from.max(a)) > 0.5 * (to - from)))
     };
-    if !(0..after.len()).any(|i| throttled(&after[i]) || stalled_at(i)) {
+    let plain = spans.is_empty() && stalls.is_empty() && !short.contains(&true);
+    if plain || !(0..after.len()).any(|i| throttled(&after[i]) || stalled_at(i)) {
         return Some(AfterCache {
             from_s,
             to_s,
@@ -326,6 +354,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     let Some(s) = ac.steady_state.as_mut().filter(|s| s.steady && warned) else {
         return;
     };
+    super::levels::note_pass(t.samples.len());
     let rates: Vec<f64> = t
         .samples
         .iter()

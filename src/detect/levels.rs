@@ -67,6 +67,11 @@ pub(super) struct Columns {
     pub(super) thermal: bool,
     /// Every interval has the same length (bit for bit) as the first.
     pub(super) uniform: bool,
+    /// The samples at [`STALLED_SHARE`] of the fastest one's rate or less, in order: every
+    /// sample of a stall ([`stalled_runs`]) is among them, since a stretch's median is no
+    /// faster than the run's fastest sample. Most runs have none, and then no stretch is
+    /// read for stalls at all.
+    pub(super) lows: Vec<usize>,
 }
 
 impl Columns {
@@ -82,6 +87,7 @@ impl Columns {
             temp: false,
             thermal: false,
             uniform: true,
+            lows: Vec::new(),
         };
         note_pass(n);
         let mut last_t = f64::NEG_INFINITY;
@@ -104,6 +110,10 @@ impl Columns {
             c.temp |= s.temp_c.is_some();
             c.thermal |= s.thermal_transitions.is_some();
         }
+        let top = c.rate.iter().copied().fold(0.0, f64::max);
+        c.lows = (0..n)
+            .filter(|&i| at_most(c.rate[i], STALLED_SHARE * top))
+            .collect();
         c
     }
 
@@ -256,46 +266,59 @@ pub(super) const MIN_STALL_S: f64 = 1.0;
 /// Most samples a level is read from in [`stalled_runs`] (spread evenly over the stretch).
 const LEVEL_SAMPLES: usize = 4096;
 
-/// The stalls among `samples`: runs of consecutive samples at [`STALLED_SHARE`] of the
-/// samples' median rate or less, lasting [`MIN_STALL_S`] or more, as index ranges; none where
-/// that median is nothing. A stall is no level of the drive: the rates of a phase and of
-/// "after the cache" leave them out (10 s of nothing inside a 500 MB/s level read "2000 MB/s
-/// -> 449 MB/s", and 5 s right after a cliff "not steady: 382 MB/s to 500 MB/s").
-pub(super) fn stalled_runs(samples: &[Sample]) -> Vec<std::ops::Range<usize>> {
-    let n = samples.len();
-    if n == 0 {
+/// The stalls among samples `range`: runs of consecutive samples at [`STALLED_SHARE`] of the
+/// stretch's median rate or less, lasting [`MIN_STALL_S`] or more, as index ranges from
+/// `range.start`; none where that median is nothing. A stall is no level of the drive: the
+/// rates of a phase and of "after the cache" leave them out (10 s of nothing inside a 500
+/// MB/s level read "2000 MB/s -> 449 MB/s", and 5 s right after a cliff "not steady: 382 MB/s
+/// to 500 MB/s"). Read from the columns, and only where the run has slow samples
+/// ([`Columns::lows`]): a pass over a million samples themselves, made for each phase's rate,
+/// cost the detector a third of its time.
+pub(super) fn stalled_runs(
+    cols: &Columns,
+    range: std::ops::Range<usize>,
+) -> Vec<std::ops::Range<usize>> {
+    let (a, b) = (range.start, range.end.min(cols.rate.len()));
+    let lo = cols.lows.partition_point(|&i| i < a);
+    let hi = cols.lows.partition_point(|&i| i < b);
+    let lows = &cols.lows[lo..hi];
+    if lows.is_empty() {
         return vec![];
     }
-    let rate = |s: &Sample| {
-        if s.interval_s > 0.0 {
-            s.bytes as f64 / s.interval_s
-        } else {
-            0.0
-        }
-    };
+    let n = b - a;
     let step = n.div_ceil(LEVEL_SAMPLES).max(1);
-    let rates: Vec<f64> = samples.iter().step_by(step).map(rate).collect();
+    let rates: Vec<f64> = cols.rate[a..b].iter().step_by(step).copied().collect();
+    note_pass(rates.len() + lows.len());
     let level = super::stats::median(&rates);
     if level <= 0.0 {
         return vec![];
     }
+    let stalled = |i: usize| at_most(cols.rate[i], STALLED_SHARE * level);
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < n {
-        if rate(&samples[i]) > STALLED_SHARE * level {
-            i += 1;
+    let mut k = 0;
+    while k < lows.len() {
+        if !stalled(lows[k]) {
+            k += 1;
             continue;
         }
-        let j = (i..n)
-            .find(|&j| rate(&samples[j]) > STALLED_SHARE * level)
-            .unwrap_or(n);
-        let d: f64 = samples[i..j].iter().map(|s| s.interval_s).sum();
-        if d >= MIN_STALL_S - 1e-9 {
-            out.push(i..j);
+        // A run of consecutive stalled samples among the slow ones.
+        let mut e = k + 1;
+        while e < lows.len() && lows[e] == lows[e - 1] + 1 && stalled(lows[e]) {
+            e += 1;
         }
-        i = j;
+        let (i, j) = (lows[k], lows[e - 1] + 1);
+        let d: f64 = (i..j).map(|x| cols.interval(x)).sum();
+        if d >= MIN_STALL_S - 1e-9 {
+            out.push(i - a..j - a);
+        }
+        k = e;
     }
     out
+}
+
+/// `rate` is no more than `limit`, or is no number (a rate that cannot be read is no level).
+fn at_most(rate: f64, limit: f64) -> bool {
+    rate.partial_cmp(&limit) != Some(std::cmp::Ordering::Greater)
 }
 
 /// Mean throughput of samples `s..e` (bytes over time).

@@ -193,9 +193,9 @@ pub fn analyze(t: &Timeline) -> Analysis {
 /// [`analyze`], with the sizes and rates in the warnings' words in `units` (a run's
 /// `--units`), so that no output of a binary-unit run gives a figure in decimal ones.
 pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
-    let mut a = analyze_timeline(t, units);
+    let (mut a, cols) = analyze_timeline(t, units);
     a.coverage = coverage(t, &a);
-    a.after_cache = after_cache::after_cache(t, &a);
+    a.after_cache = after_cache::after_cache_in(t, &a, &cols);
     after_cache::mark_swings(t, &mut a);
     // The bytes and the rate after the last cliff are those of "after the cache": from the
     // first whole sample after the cliff, thermal throttling left out of the rate.
@@ -399,7 +399,7 @@ fn restate_slowdowns_after_a_first_sample_drop(a: &mut Analysis, units: UnitSyst
 }
 
 /// [`analyze`] without the coverage.
-fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
+fn analyze_timeline(t: &Timeline, units: UnitSystem) -> (Analysis, Columns) {
     // A run that only reads is analysed on its reads.
     let read_only = t.bytes_total() == 0 && t.has_reads();
     let t = t.primary();
@@ -433,9 +433,9 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> Analysis {
     a.warnings.extend(warnings::rises(&a, units));
     if !a.read_only {
         a.warnings
-            .extend(warnings::gradual_fall(&a, &t.samples, units));
+            .extend(warnings::gradual_fall(&a, &t.samples, &cols, units));
     }
-    a
+    (a, cols)
 }
 
 /// Marks each level of a run without a cliff, outside thermal throttling, whose whole samples
@@ -850,14 +850,20 @@ fn back_at_end(samples: &[crate::timeline::Sample], from_s: f64, before: f64) ->
 
 /// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
 /// than two of them.
-fn whole_samples_rate(samples: &[crate::timeline::Sample], from_s: f64, to_s: f64) -> Option<f64> {
-    whole_samples_rate_of(samples, from_s, to_s, 2)
+fn whole_samples_rate(
+    samples: &[crate::timeline::Sample],
+    cols: &Columns,
+    from_s: f64,
+    to_s: f64,
+) -> Option<f64> {
+    whole_samples_rate_of(samples, cols, from_s, to_s, 2)
 }
 
 /// The rate over the samples wholly inside `[from_s, to_s]`, bytes/s; `None` with fewer
 /// than `min` of them.
 fn whole_samples_rate_of(
     samples: &[crate::timeline::Sample],
+    cols: &Columns,
     from_s: f64,
     to_s: f64,
     min: usize,
@@ -874,7 +880,7 @@ fn whole_samples_rate_of(
     let dt = last.t_s - first.t_start_s();
     // Stalls are no level: their time and bytes are left out ([`levels::stalled_runs`]).
     let (mut st, mut sb) = (0.0, 0u64);
-    for r in levels::stalled_runs(&samples[i..k]) {
+    for r in levels::stalled_runs(cols, i..k) {
         for s in &samples[i + r.start..i + r.end] {
             st += s.interval_s;
             sb += s.bytes;
@@ -950,11 +956,11 @@ fn build_result(
         // straddling sample the posterior can be nearly flat: at 2 min samples a cache that
         // ran out 7 s into the second was placed 52 s in, and its 3624 MB/s sample read
         // 2741 MB/s), and the level is the one the sample shows.
-        let mean = match whole_samples_rate(samples, ts, te) {
+        let mean = match whole_samples_rate(samples, w.cols, ts, te) {
             Some(r) => r,
             None if te > ts => {
                 let blended = (be - bs) / (te - ts);
-                match whole_samples_rate_of(samples, ts, te, 1) {
+                match whole_samples_rate_of(samples, w.cols, ts, te, 1) {
                     Some(r) if r > 0.0 && blended > 0.0 && (blended / r).ln().abs() > MIN_STEP => r,
                     _ => blended,
                 }
@@ -1032,7 +1038,7 @@ fn build_result(
             // it one sample (the first, at samples of minutes: its rate, not the bytes to the
             // drop's old place over its time, 1171 MB/s beside the sample's 1203 MB/s).
             for p in &mut phases[fd..=fd + 1] {
-                if let Some(r) = whole_samples_rate_of(samples, p.start_s, p.end_s, 1) {
+                if let Some(r) = whole_samples_rate_of(samples, w.cols, p.start_s, p.end_s, 1) {
                     p.mean_bytes_per_sec = r;
                 }
             }
@@ -1077,10 +1083,10 @@ fn build_result(
                 Some(r) => {
                     let back = &samples[r];
                     let (tb_s, bb) = (back.t_start_s(), back.bytes_total - back.bytes);
-                    let low = whole_samples_rate(samples, at, tb_s)
+                    let low = whole_samples_rate(samples, w.cols, at, tb_s)
                         .unwrap_or(phases[j + 1].mean_bytes_per_sec);
-                    let high =
-                        whole_samples_rate(samples, tb_s, t_end).unwrap_or(back.bytes_per_sec);
+                    let high = whole_samples_rate(samples, w.cols, tb_s, t_end)
+                        .unwrap_or(back.bytes_per_sec);
                     let bs = tb[j + 1].1;
                     out.slowdowns.push(Slowdown {
                         t_s: at,
@@ -1421,7 +1427,7 @@ fn build_result(
     out.phases = phases;
     // The first sample split off its segment in step 5c (the same test, on the same values).
     let split = first_sample_above_level(w, sigma_x).is_some();
-    cliff_in_first_sample_is_a_drop(samples, out, split, units);
+    cliff_in_first_sample_is_a_drop(samples, w.cols, out, split, units);
     first_tier_may_hide(samples, out, sigma_x, units);
 }
 
@@ -1580,6 +1586,7 @@ fn raised_first_sample(
 /// the drop inside it wherever the refinement placed it.
 fn cliff_in_first_sample_is_a_drop(
     samples: &[crate::timeline::Sample],
+    cols: &Columns,
     out: &mut Analysis,
     split: bool,
     units: UnitSystem,
@@ -1597,7 +1604,7 @@ fn cliff_in_first_sample_is_a_drop(
     let after_drop = |out: &Analysis| {
         let next = out.phases.iter().find(|p| p.start_s >= c.t_s - 1e-9)?;
         Some(
-            whole_samples_rate(samples, samples[0].t_s, next.end_s)
+            whole_samples_rate(samples, cols, samples[0].t_s, next.end_s)
                 .unwrap_or(next.mean_bytes_per_sec),
         )
     };

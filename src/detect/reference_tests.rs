@@ -102,21 +102,63 @@ fn samples_read(t: &Timeline) -> usize {
     SAMPLES_READ.with(|c| c.get())
 }
 
+/// Samples of `t` wholly inside the stretch after the cache of `a`.
+fn after_len(t: &Timeline, a: &super::Analysis) -> usize {
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    t.samples
+        .iter()
+        .filter(|s| s.t_start_s() >= ac.from_s - 1e-9 && s.t_s <= ac.to_s + 1e-9)
+        .count()
+}
+
 /// The work counted: without CPU and temperature columns an analysis reads the samples once
-/// (the gathering pass), not once more per phase for the CPU check and again for the
-/// temperatures; with them, those checks still read what they need.
+/// (the gathering pass) and the stretch after the cache once more (its rounds), not once more
+/// per phase for the CPU check and again for the temperatures; with them, those checks still
+/// read what they need.
 #[test]
 fn an_analysis_reads_the_samples_once_when_the_optional_columns_are_empty() {
     let mut t = synth::simulate(&synth::two_phase(20_000, 0.1), 42).0;
     let n = t.samples.len();
-    assert_eq!(samples_read(&t), n);
+    let after = after_len(&t, &analyze(&t));
+    assert_eq!(samples_read(&t), n + after);
     for s in &mut t.samples {
         s.cpu_pct = Some(50.0);
         s.temp_c = Some(45.0);
     }
     let phases = analyze(&t).phases.len();
     assert!(phases >= 2, "{phases} phases");
-    assert_eq!(samples_read(&t), n * (2 + phases));
+    assert_eq!(samples_read(&t), n * (2 + phases) + after);
+}
+
+/// A run with no slow sample is read for stalls nowhere, and a gradual fall is judged from
+/// the columns: each phase's rate read the whole stretch again to look for stalls (a pass
+/// over the samples for every phase and for the stretch after the cache, which with the
+/// check for a gradual fall made an analysis of a million samples 1.6 times as slow). A
+/// run with a stall reads the slow samples and a sparse sample of each stretch's level, not
+/// the stretches again.
+#[test]
+fn stalls_and_gradual_falls_are_looked_for_without_reading_the_run_again() {
+    let mut t = synth::simulate(&synth::two_phase(20_000, 0.1), 42).0;
+    let n = t.samples.len();
+    let a = analyze(&t);
+    assert_eq!(samples_read(&t), n + after_len(&t, &a));
+    // Two seconds of nothing after the cliff: read where it is, and left out of the rate.
+    let at = t.samples.len() * 3 / 4;
+    for s in &mut t.samples[at..at + 20] {
+        s.bytes = 0;
+        s.bytes_per_sec = 0.0;
+    }
+    let mut total = 0;
+    for s in &mut t.samples {
+        total += s.bytes;
+        s.bytes_total = total;
+    }
+    let b = analyze(&t);
+    let ac = b.after_cache.as_ref().expect("a stretch after the cache");
+    assert!((ac.stalled_s - 2.0).abs() < 1e-6, "{ac:?}");
+    let read = samples_read(&t);
+    let once = n + after_len(&t, &b);
+    assert!(read >= once && read < once + n / 2, "{read} of {n}");
 }
 
 /// Every warning the detector writes on the reference traces has a kind of its own (none is

@@ -799,28 +799,50 @@ pub(super) fn short_dips(
 }
 
 /// The fall of the best-fit line across the whole samples of `p`, bytes/s (negative for a
-/// rise), with their mean rate; `None` for fewer than eight.
-fn fall_within(samples: &[Sample], p: &super::Phase) -> Option<(f64, f64)> {
+/// rise), with their mean rate; `None` for fewer than eight. Read from the columns: the
+/// samples' times are the first one's plus the intervals after it where they add up to the
+/// last one's (no hole in time), and read from the samples only where they do not.
+fn fall_within(
+    samples: &[Sample],
+    cols: &super::levels::Columns,
+    p: &super::Phase,
+) -> Option<(f64, f64)> {
     let from = samples.partition_point(|s| s.t_start_s() < p.start_s - 1e-6);
     let to = samples.partition_point(|s| s.t_s <= p.end_s + 1e-6);
-    let part = samples.get(from..to)?;
-    if part.len() < 8 {
+    if to < from + 8 {
         return None;
     }
-    let n = part.len() as f64;
-    let (tm, rm) = part.iter().fold((0.0, 0.0), |(t, r), s| {
-        (t + s.t_s / n, r + s.bytes_per_sec / n)
-    });
+    let (t0, t1) = (samples[from].t_s, samples[to - 1].t_s);
+    let times: Vec<f64> = {
+        let mut t = t0;
+        let mut v = Vec::with_capacity(to - from);
+        v.push(t);
+        for i in from + 1..to {
+            t += cols.interval(i);
+            v.push(t);
+        }
+        if (t - t1).abs() <= 1e-6 * (t1 - t0).abs().max(1.0) {
+            v
+        } else {
+            super::levels::note_pass(to - from);
+            samples[from..to].iter().map(|s| s.t_s).collect()
+        }
+    };
+    let rates = &cols.rate[from..to];
+    let n = rates.len() as f64;
+    let (tm, rm) = times
+        .iter()
+        .zip(rates)
+        .fold((0.0, 0.0), |(t, r), (x, y)| (t + x / n, r + y / n));
     let (mut sxy, mut sxx) = (0.0, 0.0);
-    for s in part {
-        sxy += (s.t_s - tm) * (s.bytes_per_sec - rm);
-        sxx += (s.t_s - tm) * (s.t_s - tm);
+    for (x, y) in times.iter().zip(rates) {
+        sxy += (x - tm) * (y - rm);
+        sxx += (x - tm) * (x - tm);
     }
     if sxx <= 0.0 || rm <= 0.0 {
         return None;
     }
-    let span = part[part.len() - 1].t_s - part[0].t_s;
-    Some((-(sxy / sxx) * span, rm))
+    Some((-(sxy / sxx) * (t1 - t0), rm))
 }
 
 /// A gradual fall cut into levels ([`WarningKind::GradualFall`]): the phases either side of a
@@ -828,9 +850,14 @@ fn fall_within(samples: &[Sample], p: &super::Phase) -> Option<(f64, f64)> {
 /// A rate falling by 15 MB/s each second from 2000 MB/s was given as a 35.8 GB cache with five
 /// cliffs and a folding tier, with no word that no level held; so was a fall of 5 MB/s each
 /// second after a real cliff, as tiers that do not exist.
-pub(super) fn gradual_fall(a: &Analysis, samples: &[Sample], units: UnitSystem) -> Option<Warning> {
+pub(super) fn gradual_fall(
+    a: &Analysis,
+    samples: &[Sample],
+    cols: &super::levels::Columns,
+    units: UnitSystem,
+) -> Option<Warning> {
     let falls = |p: &super::Phase, step: f64| {
-        fall_within(samples, p)
+        fall_within(samples, cols, p)
             .is_some_and(|(fall, mean)| fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step)
     };
     let c = a.cliffs.iter().find(|c| {
