@@ -86,13 +86,21 @@ pub struct SteadyState {
     /// this range. Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swing: Option<(f64, f64)>,
+    /// The 10th and 90th percentiles of the stretch's sample rates, bytes/s, where its rounds
+    /// fail the rule: a round can average two levels into a figure no sample holds (a stretch
+    /// at 491 and 990 MB/s read "not steady: 765 MB/s to 997 MB/s", and 1000 and 500 MB/s by
+    /// turns "625 MB/s to 1000 MB/s"), so a stretch that is not steady is quoted by its
+    /// samples. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<(f64, f64)>,
 }
 
 impl SteadyState {
-    /// The range quoted for the stretch, bytes/s: its samples' swing where it has one, else the
-    /// slowest and the fastest round.
+    /// The range quoted for the stretch, bytes/s: its samples' 10th to 90th percentile where
+    /// it is not steady ([`SteadyState::swing`], [`SteadyState::spread`]), else the slowest
+    /// and the fastest round.
     pub fn range(&self) -> (f64, f64) {
-        if let Some(s) = self.swing {
+        if let Some(s) = self.swing.or(self.spread) {
             return s;
         }
         let lo = self
@@ -162,13 +170,25 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
     let change = (sxy / sxx) * (ROUNDS - 1) as f64;
     let range_share = (hi - lo) / mean;
     let slope_share = change.abs() / mean;
+    let steady = range_share <= MAX_RANGE_SHARE && slope_share <= MAX_SLOPE_SHARE;
+    let spread = (!steady)
+        .then(|| {
+            let rates: Vec<f64> = samples
+                .iter()
+                .filter(|s| s.interval_s > 0.0)
+                .map(|s| s.bytes as f64 / s.interval_s)
+                .collect();
+            (!rates.is_empty()).then(|| super::stats::deciles(&rates))
+        })
+        .flatten();
     Some(SteadyState {
         rounds_bytes_per_sec: rounds,
         mean_bytes_per_sec: mean,
         range_share,
         slope_share,
-        steady: range_share <= MAX_RANGE_SHARE && slope_share <= MAX_SLOPE_SHARE,
+        steady,
         swing: None,
+        spread,
     })
 }
 

@@ -29,7 +29,9 @@ pub fn after_cache_definition(intervals_s: &[f64]) -> String {
          test of the SNIA Solid State Storage Performance Test Specification); the samples \
          that begin after the cliff must {shortest}, or the stretch is not judged (the sample \
          the cliff falls in does not count, so a stretch a little longer than that from the \
-         cliff can still be too short). Thermal throttling in the stretch is heat, not the \
+         cliff can still be too short). A stretch that is not steady, or whose samples swing \
+         though its rounds pass, is quoted as a range, the 10th to 90th percentile of its \
+         samples' rates, never as one figure. Thermal throttling in the stretch is heat, not the \
          drive's speed: it is left out of the rate and the rounds, and said.",
         100.0 * MAX_RANGE_SHARE,
         100.0 * MAX_SLOPE_SHARE,
@@ -251,9 +253,14 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         }
         Some(s) => {
             let (lo, hi) = s.range();
+            let quoted = if s.spread.is_some() {
+                "10th to 90th percentile of its samples; "
+            } else {
+                ""
+            };
             format!(
-                "not steady: {} to {} {over} ({ROUNDS} rounds: range {}, trend {}; steady is at \
-                 most {} and {})",
+                "not steady: {} to {} {over} ({quoted}{ROUNDS} rounds: range {}, trend {}; steady \
+                 is at most {} and {})",
                 format_rate(lo, units),
                 format_rate(hi, units),
                 pct(s.range_share),

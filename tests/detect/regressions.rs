@@ -1263,3 +1263,44 @@ fn a_stall_at_the_start_is_not_the_rate_in_the_cache() {
     let names = f.phase_names.join(" | ");
     assert!(names.starts_with("stall | SLC cache"), "{names}");
 }
+
+/// A stretch after the cache that fails the steady-state test is quoted by its samples' 10th
+/// to 90th percentile, not by its slowest and fastest round: a round averages the levels it
+/// takes in, and 990 MB/s with dips of 5-10 s to 491 MB/s read "not steady: 740 MB/s to 990
+/// MB/s", a rate no sample held.
+#[test]
+fn a_stretch_that_is_not_steady_is_quoted_by_its_samples_not_its_rounds() {
+    let pieces = [
+        (30.0, 2e9),
+        (12.0, 9.9e8),
+        (8.0, 4.91e8),
+        (25.0, 9.9e8),
+        (5.0, 4.91e8),
+        (20.0, 9.9e8),
+        (10.0, 4.91e8),
+        (20.0, 9.9e8),
+    ];
+    let a = analyze(&piecewise(&pieces, 1.0));
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    let st = ac.steady_state.as_ref().expect("judged");
+    assert!(!st.steady, "{st:?}");
+    // Its rounds run from 740 MB/s: that is no level of the drive.
+    let lo_round = st
+        .rounds_bytes_per_sec
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    assert!((lo_round - 7.405e8).abs() < 1e6, "{st:?}");
+    assert_eq!(st.range(), (4.91e8, 9.9e8));
+    let u = slccache::units::UnitSystem::Decimal;
+    let text = slccache::detect::after_last_cliff_text(&a, u).unwrap();
+    assert!(
+        text.starts_with("not steady: 491 MB/s to 990 MB/s")
+            && text.contains("10th to 90th percentile of its samples"),
+        "{text}"
+    );
+    let f = slccache::detect::Findings::of(&a);
+    let cell = f.after_short_cell(u).unwrap();
+    assert!(cell.starts_with("491-990 MB/s"), "{cell}");
+}

@@ -548,7 +548,15 @@ pub fn after_cache_note(
                     format_rate(lo, units),
                     format_rate(hi, units)
                 ),
-                (false, None) => "not steady".to_string(),
+                (false, None) => match st.spread {
+                    Some((lo, hi)) => format!(
+                        "not steady; its samples run from {} to {} (10th to 90th percentile), \
+                         the range quoted for it",
+                        format_rate(lo, units),
+                        format_rate(hi, units)
+                    ),
+                    None => "not steady".to_string(),
+                },
             }
         ));
     }
