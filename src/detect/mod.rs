@@ -345,7 +345,10 @@ fn slowdown_warning(s: &Slowdown, units: UnitSystem) -> Warning {
         "thermal throttling (see the thermal warning), not the cache running out, so it is not \
          a cliff"
     } else {
-        "garbage collection or a host hiccup, not the cache running out, so it is not a cliff"
+        // A slowdown beside the warning that the level after the cache is unsteady ("the
+        // drive may be recovering or throttling") named only garbage collection or the host.
+        "garbage collection, throttling or a host hiccup; not the cache running out, since the \
+         rate came back, so it is not a cliff"
     };
     Warning::new(
         WarningKind::Slowdown {

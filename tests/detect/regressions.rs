@@ -1304,3 +1304,28 @@ fn a_stretch_that_is_not_steady_is_quoted_by_its_samples_not_its_rounds() {
     let cell = f.after_short_cell(u).unwrap();
     assert!(cell.starts_with("491-990 MB/s"), "{cell}");
 }
+
+/// A slowdown that came back is told with the causes the warning on an unsteady level after
+/// the cache gives for the same stretch: 40 s at half the rate was "garbage collection or a
+/// host hiccup" beside "the drive may be recovering or throttling".
+#[test]
+fn a_slowdown_and_an_unsteady_level_name_the_same_causes() {
+    let a = analyze(&piecewise(
+        &[(30.0, 2e9), (40.0, 1e9), (40.0, 5e8), (40.0, 1e9)],
+        1.0,
+    ));
+    let text = |f: fn(&WarningKind) -> bool| {
+        a.warnings
+            .iter()
+            .find(|w| f(&w.kind))
+            .map(|w| w.text.clone())
+            .unwrap_or_else(|| panic!("{:#?}", a.warnings))
+    };
+    let slow = text(|k| matches!(k, WarningKind::Slowdown { thermal: false, .. }));
+    let unsteady = text(|k| matches!(k, WarningKind::UnsteadyAfterCache));
+    assert!(unsteady.contains("throttling"), "{unsteady}");
+    assert!(
+        slow.contains("garbage collection, throttling or a host hiccup"),
+        "{slow}"
+    );
+}
