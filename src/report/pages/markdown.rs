@@ -93,7 +93,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
                         units
                     ),
                     match step(i) {
-                        Some(_) => f.step_after_text(i, units),
+                        Some(_) => f.step_after_text(i + 1, units),
                         None => format_rate(c.after_bytes_per_sec, units),
                     }
                 )
@@ -615,6 +615,41 @@ mod tests {
     use super::*;
     use crate::health::ata::pages::{samsung_identify, samsung_smart, smart_data};
     use crate::health::ata::{parse_identify, parse_smart};
+
+    /// Each further cliff gives the levels either side of it: the row gave the level after the
+    /// first cliff on both sides of the second ("at 128.0 s, 460 GB written (3463 MB/s to 3463
+    /// MB/s)" for the FX700's fall to 128 MB/s).
+    #[test]
+    fn a_further_cliff_gives_the_level_after_it() {
+        use crate::timeline::{Sample, Timeline};
+        let mut samples = Vec::new();
+        let mut total = 0u64;
+        for (secs, rate) in [(30, 2e9), (40, 1e9), (40, 3e8)] {
+            for _ in 0..secs {
+                total += rate as u64;
+                let t = samples.len() as f64 + 1.0;
+                samples.push(Sample::written(t, 1.0, rate as u64, total, rate));
+            }
+        }
+        let t = Timeline {
+            samples,
+            ..Timeline::default()
+        };
+        let a = crate::detect::analyze(&t);
+        assert_eq!(a.cliffs.len(), 2, "{:#?}", a.cliffs);
+        let run = CompareRun {
+            name: "three levels",
+            timeline: &t,
+            analysis: &a,
+        };
+        let rows = run_rows(&run, UnitSystem::Decimal);
+        let further = &rows
+            .iter()
+            .find(|r| r.0 == "Further cliffs")
+            .unwrap_or_else(|| panic!("{rows:?}"))
+            .1;
+        assert!(further.ends_with("(1000 MB/s to 300 MB/s)"), "{further}");
+    }
 
     #[test]
     fn ata_rows_give_the_drive_count_in_bytes_where_the_unit_is_known() {
