@@ -1456,6 +1456,35 @@ pub fn every_sweep_point_is_marked_so_one_point_lines_show() {
     }
 }
 
+/// A run that stalls to its end has no gradual drop on its charts: the analysis names the fall
+/// to nothing a stall, and the time chart boxed "gradual drop: 2000 MB/s -> 0.00 MB/s (-100%)
+/// / no single cliff: the rate fell over time", with a legend entry, beside it.
+pub fn a_stall_to_the_end_is_no_gradual_drop_on_the_chart() {
+    let pts: Vec<(f64, f64, f64)> = (1..=60)
+        .map(|i| (i as f64, 1.0, if i <= 20 { 2000e6 } else { 0.0 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("stall", "Stalling drive", 1 << 40, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.phases.iter().any(|p| p.stall), "{:#?}", a.phases);
+    for spec in [
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+    ] {
+        let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.contains("gradual") || l.contains("fell over time")),
+            "{lines:?}"
+        );
+        assert!(
+            !spec.legend.iter().any(|e| e.name.contains("gradual")),
+            "{:?}",
+            spec.legend
+        );
+    }
+}
+
 /// A sharp drop near the end of a run (2000 MB/s for 10 s, then 500 MB/s
 /// for 2 s) was marked "gradual drop ... the rate fell over time" on the chart while the
 /// terminal said the run was too short to tell. The chart now says what the terminal says.

@@ -51,6 +51,7 @@ fn main() -> std::process::ExitCode {
             charts::a_cliff_interval_does_not_read_as_a_throttled_band,
             charts::every_sweep_point_is_marked_so_one_point_lines_show,
             charts::a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart,
+            charts::a_stall_to_the_end_is_no_gradual_drop_on_the_chart,
             charts::sweep_charts_have_a_subtitle_a_workload_footer_and_microseconds,
             charts::the_rwmix_chart_joins_only_measured_mixes,
             charts::the_latency_chart_keeps_reads_and_writes_apart,

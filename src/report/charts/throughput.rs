@@ -476,8 +476,11 @@ pub(super) fn throughput(
             });
         }
     }
-    // A run without a cliff that still slows down visibly: say so on the chart.
-    let drop = if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
+    // A run without a cliff that still slows down visibly: say so on the chart. Not a fall to
+    // nothing: the analysis names that a stall (2000 MB/s and then 40 s of nothing was boxed
+    // "gradual drop: 2000 -> 0.00 MB/s", a finding no other output made).
+    let stalled = a.phases.iter().any(|p| p.stall);
+    let drop = if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() && !stalled {
         gradual_drop(&rows)
     } else {
         None
