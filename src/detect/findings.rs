@@ -271,7 +271,10 @@ pub struct Findings {
     /// The rate in the cache, bytes/s: the mean of the first phase when that phase was the
     /// cache (a cliff followed it); `None` without a confirmed cliff.
     pub in_cache_bytes_per_sec: Option<f64>,
-    /// Without a cliff: the run's one level, bytes/s (all it moved over all the time it took).
+    /// Without a cliff: the run's one level, bytes/s (all it moved over all the time it took,
+    /// its stalls left out: a stall is no level of the drive, and the card's "mean 667 MB/s"
+    /// for 2000 MB/s and then as long again of nothing stood beside report.md's "mean: 2000
+    /// MB/s").
     pub level_bytes_per_sec: Option<f64>,
     /// The levels either side of each cliff, first first. Not "after the cache":
     /// [`Findings::after`] judges the whole stretch after the last cliff, which may climb
@@ -343,8 +346,22 @@ impl Findings {
             .find(|p| !p.stall)
             .filter(|p| cliffs && p.kind == PhaseKind::Cache)
             .map(|p| p.mean_bytes_per_sec);
-        let level_bytes_per_sec = (a.cliffs.is_empty() && a.duration_s > 0.0)
-            .then(|| a.bytes_total as f64 / a.duration_s);
+        let level_bytes_per_sec = (a.cliffs.is_empty() && a.duration_s > 0.0).then(|| {
+            let (bytes, time) =
+                a.phases
+                    .iter()
+                    .filter(|p| p.stall)
+                    .fold((0.0, 0.0), |(b, t), p| {
+                        let d = (p.end_s - p.start_s).max(0.0);
+                        (b + p.mean_bytes_per_sec * d, t + d)
+                    });
+            let kept = a.duration_s - time;
+            if kept > 0.0 {
+                (a.bytes_total as f64 - bytes).max(0.0) / kept
+            } else {
+                a.bytes_total as f64 / a.duration_s
+            }
+        });
         let after = if cliffs {
             a.after_cache.as_ref().map(|ac| match &ac.steady_state {
                 Some(s) if !s.steady => {

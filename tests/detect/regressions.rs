@@ -1329,3 +1329,17 @@ fn a_slowdown_and_an_unsteady_level_name_the_same_causes() {
         "{slow}"
     );
 }
+
+/// The level of a run without a cliff leaves its stalls out, as its phase's rate does: 2000
+/// MB/s for 20 s and then 40 s of nothing gave the card "mean 667 MB/s" beside report.md's
+/// "mean: 2000 MB/s".
+#[test]
+fn the_level_of_a_run_without_a_cliff_leaves_its_stall_out() {
+    let a = analyze(&piecewise(&[(20.0, 2e9), (40.0, 0.0)], 1.0));
+    assert!(a.cliffs.is_empty(), "{:#?}", a.cliffs);
+    let f = slccache::detect::Findings::of(&a);
+    let level = f.level_bytes_per_sec.expect("a level");
+    assert!((level - 2e9).abs() < 1e7, "{level}");
+    let rows = slccache::detect::findings::phase_rows(&a, slccache::units::UnitSystem::Decimal);
+    assert!(rows[0].contains("2000 MB/s"), "{rows:?}");
+}
