@@ -260,6 +260,38 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
             }
         }
     }
+    // A run that wrote its whole span cannot be told to run for longer: too few samples of
+    // it are mended by sampling more often (or by a larger span), as a longer run would only
+    // wrap round it ("only 3 samples ... run for longer" after one pass over a 5 GB span).
+    if let Some(c) = a.coverage.as_ref().filter(|c| c.whole_span) {
+        let larger = if c.span_is_drive {
+            ""
+        } else if c.span_is_file {
+            ", or write to a larger file (--size)"
+        } else {
+            ", or write a larger span (--span, or the whole drive)"
+        };
+        let whole = if c.span_is_drive {
+            "the whole drive"
+        } else if c.span_is_file {
+            "the whole file"
+        } else {
+            "the whole span"
+        };
+        for w in &mut a.warnings {
+            if let WarningKind::TooFewSamples { samples: n } = w.kind {
+                *w = Warning::new(
+                    w.kind.clone(),
+                    format!(
+                        "only {n} sample{}: too few to find a cliff; the run wrote {whole}, so \
+                         a longer run would only write it again: sample more often \
+                         (--interval){larger}",
+                        if n == 1 { "" } else { "s" }
+                    ),
+                );
+            }
+        }
+    }
     // One pass over a span smaller than the drive, without a cliff: more bytes would only
     // wrap round it.
     if let Some(c) = a

@@ -718,6 +718,35 @@ fn one_pass_over_a_small_span_advises_a_larger_span() {
     assert!(!w.contains("--max-bytes"), "{w}");
 }
 
+/// One pass over a span written in three samples advised "sample more often or run for
+/// longer", though a longer run would only write the span again.
+#[test]
+fn too_few_samples_of_a_whole_span_do_not_advise_a_longer_run() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o");
+    slccache()
+        .args([
+            "simulate",
+            "960evo-500g",
+            "--pattern",
+            "seqwrite",
+            "--span",
+            "5GB",
+        ])
+        .args(["--no-record", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let s = json(&out.join("summary.json"));
+    let w = s["analysis"]["warnings"].to_string();
+    assert!(w.contains("too few to find a cliff"), "{w}");
+    assert!(
+        w.contains("sample more often (--interval), or write a larger span (--span"),
+        "{w}"
+    );
+    assert!(!w.contains("run for longer"), "{w}");
+}
+
 /// A run that wrapped round a small span said "295 MB/s over the 8.92 GB written after the
 /// last cliff, to the end of the span", though it stopped on a confirmed cliff after 4.4
 /// passes, somewhere in the middle of the span.
