@@ -325,6 +325,13 @@ pub struct Findings {
     /// label), not as the mean of the swings. Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_swing: Option<(f64, f64)>,
+    /// The 10th and 90th percentiles of the samples after the last cliff, bytes/s, where that
+    /// stretch fails the steady-state test ([`super::after_cache::SteadyState::spread`]): the
+    /// level after the last cliff is then quoted as this range wherever it is given, as a
+    /// swing is ("2000 MB/s -> 602 MB/s" and "after the cache: 602 MB/s" stood beside "500
+    /// MB/s to 1000 MB/s (not steady)"). Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_unsteady: Option<(f64, f64)>,
 }
 
 impl Findings {
@@ -447,6 +454,7 @@ impl Findings {
                     _ => false,
                 }),
             after_swing: swing_after(a),
+            after_unsteady: unsteady_after(a),
         }
     }
 
@@ -454,9 +462,14 @@ impl Findings {
     /// last cliff where the samples swing ([`Findings::after_swing`]), their range: `300 MB/s
     /// to 900 MB/s (swings)`.
     pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
-        match (self.steps.get(i), self.after_swing) {
-            (Some(_), Some((lo, hi))) if i + 1 == self.steps.len() => format!(
-                "{} to {} (swings)",
+        let range = match (self.after_swing, self.after_unsteady) {
+            (Some(r), _) => Some((r, "swings")),
+            (None, Some(r)) => Some((r, "not steady")),
+            (None, None) => None,
+        };
+        match (self.steps.get(i), range) {
+            (Some(_), Some(((lo, hi), word))) if i + 1 == self.steps.len() => format!(
+                "{} to {} ({word})",
                 format_rate(lo, units),
                 format_rate(hi, units)
             ),
@@ -982,10 +995,10 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
         .zip(&names)
         .enumerate()
         .map(|(i, (p, name))| {
-            // A level that swings is its range, not the mean of its swings.
-            let rate = match swinging_phase(a).filter(|&(j, _)| j == i) {
-                Some((_, (lo, hi))) => format!(
-                    "{} to {} (swings; mean {})",
+            // A level that swings, or is not steady, is its range, not the mean of its swings.
+            let rate = match swinging_phase(a).filter(|&(j, _, _)| j == i) {
+                Some((_, (lo, hi), word)) => format!(
+                    "{} to {} ({word}; mean {})",
                     format_rate(lo, units),
                     format_rate(hi, units),
                     format_rate(p.mean_bytes_per_sec, units)
@@ -1082,11 +1095,12 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                     ),
                     format!("{rate} (heated)"),
                 ),
-                (None, None) => match swung.filter(|&(j, _)| std::ptr::eq(&a.phases[j], p)) {
-                    // A level that swings is its range, not the mean of its swings.
-                    Some((_, (lo, hi))) => {
+                (None, None) => match swung.filter(|&(j, _, _)| std::ptr::eq(&a.phases[j], p)) {
+                    // A level that swings, or is not steady, is its range, not the mean of
+                    // its swings.
+                    Some((_, (lo, hi), word)) => {
                         let range = format!(
-                            "{} to {} (swings)",
+                            "{} to {} ({word})",
                             format_rate(lo, units),
                             format_rate(hi, units)
                         );
@@ -1108,16 +1122,32 @@ fn swing_after(a: &Analysis) -> Option<(f64, f64)> {
         .filter(|_| !a.cliffs.is_empty() && !a.read_only)
 }
 
-/// The one phase after the last cliff, where the samples after it swing, with their swing:
-/// its label and row give the range ([`Findings::after_swing`]).
-fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64))> {
-    let swing = swing_after(a)?;
+/// The 10th to 90th percentile of the samples after the last cliff where they fail the
+/// steady-state test ([`Findings::after_unsteady`]).
+fn unsteady_after(a: &Analysis) -> Option<(f64, f64)> {
+    a.after_cache
+        .as_ref()
+        .and_then(|ac| ac.steady_state.as_ref())
+        .filter(|s| s.swing.is_none())
+        .and_then(|s| s.spread)
+        .filter(|_| !a.cliffs.is_empty() && !a.read_only)
+}
+
+/// The one phase after the last cliff, where the samples after it swing or are not steady,
+/// with their range and the word for it: its label and row give the range
+/// ([`Findings::after_swing`], [`Findings::after_unsteady`]).
+fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64), &'static str)> {
+    let (swing, word) = match (swing_after(a), unsteady_after(a)) {
+        (Some(r), _) => (r, "swings"),
+        (None, Some(r)) => (r, "not steady"),
+        (None, None) => return None,
+    };
     let last = a.cliffs.last()?.t_s;
     let after: Vec<usize> = (0..a.phases.len())
         .filter(|&j| a.phases[j].start_s >= last - 1e-6 && !a.phases[j].stall)
         .collect();
     match after.as_slice() {
-        [j] => Some((*j, swing)),
+        [j] => Some((*j, swing, word)),
         _ => None,
     }
 }
@@ -1267,6 +1297,7 @@ impl Findings {
             first_sample_hides: None,
             fell_gradually: false,
             after_swing: None,
+            after_unsteady: None,
         }
     }
 }

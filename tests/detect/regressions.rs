@@ -1303,6 +1303,23 @@ fn a_stretch_that_is_not_steady_is_quoted_by_its_samples_not_its_rounds() {
     let f = slccache::detect::Findings::of(&a);
     let cell = f.after_short_cell(u).unwrap();
     assert!(cell.starts_with("491-990 MB/s"), "{cell}");
+    // The cliff's line, the phase's row and its label give the range too: "2000 MB/s -> 875
+    // MB/s" and "after the cache: 875 MB/s" stood beside "491 MB/s to 990 MB/s (not steady)".
+    let steps = f.steps_text(u).unwrap();
+    assert!(
+        steps.starts_with("2000 MB/s -> 491 MB/s to 990 MB/s (not steady)"),
+        "{steps}"
+    );
+    let rows = slccache::detect::findings::phase_rows(&a, u);
+    assert!(
+        rows[1].contains("491 MB/s to 990 MB/s (not steady; mean 875 MB/s)"),
+        "{rows:?}"
+    );
+    let labels = slccache::detect::findings::phase_labels(&a, u);
+    assert!(
+        labels[1].0.contains("491 MB/s to 990 MB/s (not steady)"),
+        "{labels:?}"
+    );
 }
 
 /// A slowdown that came back is told with the causes the warning on an unsteady level after
