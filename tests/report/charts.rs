@@ -2136,3 +2136,20 @@ pub fn the_latency_charts_cliff_label_box_fits_its_text() {
         );
     }
 }
+
+/// A long after-cache text on the card goes whole on a line of its own, not cut beside the
+/// in-cache one: "after  379 MB/s (too short to judge; a slower tier may follow)" was drawn
+/// "after  379…", without its unit or what it may not be.
+pub fn the_card_never_cuts_the_after_cache_text() {
+    use slccache::report::draw::text::Style;
+    use slccache::report::pages::card::after_drawn;
+    let st = Style::new(34.0).bold();
+    let long = "after  379 MB/s (too short to judge; a slower tier may follow)";
+    let (drawn, _, below) = after_drawn("in cache  479 MB/s", long, st);
+    assert_eq!(drawn, long);
+    assert!(below);
+    // A short one stays beside it.
+    let (drawn, _, below) = after_drawn("in cache  2000 MB/s", "after  600 MB/s", st);
+    assert_eq!(drawn, "after  600 MB/s");
+    assert!(!below);
+}

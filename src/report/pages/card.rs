@@ -16,6 +16,8 @@ use crate::units::{format_bytes, format_rate, UnitSystem};
 
 /// The card's size in pixels.
 pub const CARD_SIZE: (u32, u32) = (1200, 630);
+/// The card's left and right margin, px.
+const CARD_X0: i32 = 56;
 
 /// The card's texts: (drive, cache line, in-cache line, after-cache line).
 pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String, String, String) {
@@ -337,6 +339,23 @@ pub const NOTE_LINES: usize = 3;
 /// Most lines a long note takes, in smaller type ([`pack_note`]).
 pub const NOTE_LINES_MOST: usize = 4;
 
+/// The card's after-cache text as drawn, its style, and whether it goes on a line of its own
+/// under the in-cache text: beside it, right-aligned, in the width the in-cache text leaves (a
+/// gap of 40 px), where it fits there whole, if need be shrunk; else on the next line, and
+/// what follows moves down. Cut to fit beside it, it lost its unit and what it may not be
+/// ("after  379…" for "after  379 MB/s (too short to judge; a slower tier may follow)").
+pub fn after_drawn(in_cache: &str, after: &str, st: Style) -> (String, Style, bool) {
+    let width = (CARD_SIZE.0 as i32 - 2 * CARD_X0) as f64;
+    let big = Style::new(34.0).bold();
+    let room = width - big.width(in_cache) - 40.0;
+    let (beside, bst) = fit_text(after, st.anchor(HPos::Right), room);
+    if beside == after {
+        return (beside, bst, false);
+    }
+    let (text, st) = fit_text(after, st, width);
+    (text, st, true)
+}
+
 /// `parts` packed into lines no wider than `max_w`, joined with " · ", and the style they fit
 /// in: a part that does not fit on a line goes to the next, so that no part is cut. A note
 /// that needs more than [`NOTE_LINES`] lines at `st` is packed again in smaller type (90 %),
@@ -544,7 +563,7 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         let c = |x: Rgb| RGBColor(x.0, x.1, x.2);
         root.fill(&c(cs.bg)).map_err(err)?;
         let (drive, cache, in_cache, after) = card_texts(t, a, u);
-        let x0 = 56;
+        let x0 = CARD_X0;
         let (d, st) = fit_drive_name(
             &drive,
             Style::new(46.0).bold().color(cs.title),
@@ -560,21 +579,24 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         let big = Style::new(34.0).bold().color(cs.title);
         // The after-cache text gets the width the in-cache text leaves (a gap of 40 px), so a
         // long one ("after 3478 -> 129 MB/s over 15.2 GB") shrinks rather than runs into it.
-        let room = (w as i32 - 2 * x0) as f64 - big.width(&in_cache) - 40.0;
-        root.draw(&Label::new(in_cache, (x0, 184), big))
+        root.draw(&Label::new(in_cache.clone(), (x0, 184), big))
             .map_err(err)?;
-        let (after, ast) = fit_text(
+        let (after, ast, below) = after_drawn(
+            &in_cache,
             &after,
-            big.color(ink(theme, palette::VERMILLION))
-                .anchor(HPos::Right),
-            room,
+            big.color(ink(theme, palette::VERMILLION)),
         );
-        root.draw(&Label::new(after, (w as i32 - x0, 184), ast))
-            .map_err(err)?;
+        let shift = if below { 44 } else { 0 };
+        let at = if below {
+            (x0, 184 + shift)
+        } else {
+            (w as i32 - x0, 184)
+        };
+        root.draw(&Label::new(after, at, ast)).map_err(err)?;
         // A cache that came back while the drive was written, and how much of the span the
         // run wrote: one line under the speeds; a second, in vermillion, when a slower tier
         // may follow (the sparkline then starts lower).
-        let mut top = 260;
+        let mut top = 260 + shift;
         let note_st = Style::new(24.0).color(ink(theme, palette::BLUISH_GREEN));
         let width = (w as i32 - 2 * x0) as f64;
         let (note, note_st) = pack_note(&card_note_parts(a, u), note_st, width);
@@ -582,7 +604,7 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
         let more = 28 * note.len().saturating_sub(1) as i32;
         for (i, line) in note.iter().enumerate() {
             let (l, st) = fit_text(line, note_st, width);
-            root.draw(&Label::new(l, (x0, 226 + 28 * i as i32), st))
+            root.draw(&Label::new(l, (x0, 226 + shift + 28 * i as i32), st))
                 .map_err(err)?;
         }
         top += more;
@@ -594,9 +616,9 @@ pub fn render_card(t: &Timeline, a: &Analysis, u: UnitSystem, theme: Theme) -> R
                     .color(ink(theme, palette::VERMILLION)),
                 width,
             );
-            root.draw(&Label::new(l, (x0, 258 + more), st))
+            root.draw(&Label::new(l, (x0, 258 + shift + more), st))
                 .map_err(err)?;
-            top = 296 + more;
+            top = 296 + shift + more;
         }
         // Two footer lines under the sparkline: what it shows, and the workload and date.
         let (sl, st_, sr, sb) = (x0, top, w as i32 - x0, h as i32 - 84);
