@@ -80,10 +80,11 @@ pub struct SteadyState {
     /// `swing` says).
     pub steady: bool,
     /// The 10th and 90th percentiles of the stretch's sample rates, bytes/s, where the analysis
-    /// warns that the level after the cache swings or moves between levels: rounds that each
-    /// average the swings can pass the rule (300 and 900 MB/s by turns every 10 s gave "603
-    /// MB/s, steady" beside that warning), so the stretch is then not steady and quoted as
-    /// this range. Absent from the JSON otherwise.
+    /// warns that the level after the cache swings or moves between levels, or a tenth or more
+    /// of it lies in dips longer than a garbage-collection dip ([`LONG_DIP_SHARE`]): rounds
+    /// that each average the swings can pass the rule (300 and 900 MB/s by turns every 10 s
+    /// gave "603 MB/s, steady" beside that warning), so the stretch is then not steady and
+    /// quoted as this range. Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swing: Option<(f64, f64)>,
     /// The 10th and 90th percentiles of the stretch's sample rates, bytes/s, where its rounds
@@ -323,7 +324,7 @@ pub(super) fn after_cache_in(
             throttled_bytes: 0,
             stalled_s: 0.0,
             stalled_bytes: 0,
-            steady_state: steady_state(after),
+            steady_state: with_long_dips(steady_state(after), after, cols, first..end),
         });
     }
     // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest. The
@@ -355,8 +356,80 @@ pub(super) fn after_cache_in(
         throttled_bytes,
         stalled_s,
         stalled_bytes,
-        steady_state: steady_state(&kept),
+        steady_state: with_long_dips(steady_state(&kept), &kept, cols, first..end),
     })
+}
+
+/// The least share of a stretch's time in dips longer than a garbage-collection dip that makes
+/// it swing ([`with_long_dips`]): from a tenth on, its 10th percentile is a dip's rate.
+pub const LONG_DIP_SHARE: f64 = 0.1;
+
+/// `st`, not steady and quoted by its samples' 10th to 90th percentile
+/// ([`SteadyState::swing`]), where a tenth or more of the stretch `range` of the run (whose
+/// samples are `kept`, less any left out) lies in dips longer than a garbage-collection dip
+/// and too short for phases of their own: rounds that each average them pass the rule (800
+/// and 300 MB/s by turns every 10 s after the cache read "575 MB/s, steady" beside the
+/// warning that the dips are averaged in).
+fn with_long_dips(
+    st: Option<SteadyState>,
+    kept: &[Sample],
+    cols: &super::levels::Columns,
+    range: std::ops::Range<usize>,
+) -> Option<SteadyState> {
+    let mut st = st?;
+    if !st.steady || long_dip_share(cols, range) < LONG_DIP_SHARE {
+        return Some(st);
+    }
+    let rates: Vec<f64> = kept
+        .iter()
+        .filter(|s| s.interval_s > 0.0)
+        .map(|s| s.bytes as f64 / s.interval_s)
+        .collect();
+    if rates.len() >= ROUNDS {
+        st.swing = Some(super::stats::deciles(&rates));
+        st.steady = false;
+    }
+    Some(st)
+}
+
+/// The share of the time of samples `range` in dips below the stretch's median rate by the
+/// share the dips warning takes ([`super::warnings::DIP_SHARE`]) that last longer than a
+/// garbage-collection dip, stalls (which are left out) not counted. Read from the columns.
+fn long_dip_share(cols: &super::levels::Columns, range: std::ops::Range<usize>) -> f64 {
+    let (a, b) = (range.start, range.end.min(cols.rate.len()));
+    if b <= a {
+        return 0.0;
+    }
+    let step = (b - a).div_ceil(4096).max(1);
+    let rates: Vec<f64> = cols.rate[a..b].iter().step_by(step).copied().collect();
+    let level = super::stats::median(&rates);
+    if level <= 0.0 {
+        return 0.0;
+    }
+    let low = super::warnings::DIP_SHARE * level;
+    let stall = super::levels::STALLED_SHARE * level;
+    let (mut total, mut dipped) = (0.0, 0.0);
+    let mut i = a;
+    while i < b {
+        total += cols.interval(i);
+        if cols.rate[i] >= low {
+            i += 1;
+            continue;
+        }
+        let j = (i..b).find(|&j| cols.rate[j] >= low).unwrap_or(b);
+        let d: f64 = (i..j).map(|k| cols.interval(k)).sum();
+        let stalled = (i..j).all(|k| cols.rate[k] <= stall);
+        if !stalled && d > super::MAX_DIP_S + cols.interval(i) + 1e-9 {
+            dipped += d;
+        }
+        total += d - cols.interval(i);
+        i = j;
+    }
+    if total > 0.0 {
+        dipped / total
+    } else {
+        0.0
+    }
 }
 
 /// Marks the stretch of `a` not steady where the analysis warns that the level after the cache

@@ -579,7 +579,7 @@ pub(super) use super::levels::{MIN_STALL_S, STALLED_SHARE};
 /// A stretch below this share of its level's median, a fall by a third or more (ln 1.4, the
 /// fall [`fall_to_the_end`] takes for a drop), is a dip worth naming when it lasts longer than
 /// a garbage-collection dip.
-const DIP_SHARE: f64 = 1.0 / 1.4;
+pub(super) const DIP_SHARE: f64 = 1.0 / 1.4;
 /// A dip no longer than a garbage-collection dip is named all the same when it falls below
 /// [`DEEP_DIP_SHARE`] of its phase's level and alone pulls the rate of that phase this far
 /// below the level (its lost bytes over the bytes the phase would have written at its level):

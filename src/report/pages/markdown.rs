@@ -544,7 +544,8 @@ pub fn after_cache_note(
                 // Rounds that each average the swings pass the rule; the samples do not.
                 (false, Some((lo, hi))) => format!(
                     "within the rule, but not steady: its samples swing from {} to {} (10th to \
-                     90th percentile), as the warning on the level after the cache says",
+                     90th percentile), as the warnings on the level after the cache and on its \
+                     dips say",
                     format_rate(lo, units),
                     format_rate(hi, units)
                 ),
