@@ -324,7 +324,9 @@ pub(super) fn after_cache_in(
             throttled_bytes: 0,
             stalled_s: 0.0,
             stalled_bytes: 0,
-            steady_state: with_long_dips(steady_state(after), after, cols, first..end),
+            steady_state: with_long_dips(steady_state(after), after, &cols.rate[first..end], |i| {
+                cols.interval(first + i)
+            }),
         });
     }
     // Thermal throttling is heat, quoted apart: the rate and the rounds are of the rest. The
@@ -356,7 +358,11 @@ pub(super) fn after_cache_in(
         throttled_bytes,
         stalled_s,
         stalled_bytes,
-        steady_state: with_long_dips(steady_state(&kept), &kept, cols, first..end),
+        steady_state: {
+            // The samples kept, heat and stalls left out: a spell of throttling is no dip.
+            let rates: Vec<f64> = kept.iter().map(|s| s.bytes_per_sec).collect();
+            with_long_dips(steady_state(&kept), &kept, &rates, |i| kept[i].interval_s)
+        },
     })
 }
 
@@ -365,19 +371,19 @@ pub(super) fn after_cache_in(
 pub const LONG_DIP_SHARE: f64 = 0.1;
 
 /// `st`, not steady and quoted by its samples' 10th to 90th percentile
-/// ([`SteadyState::swing`]), where a tenth or more of the stretch `range` of the run (whose
-/// samples are `kept`, less any left out) lies in dips longer than a garbage-collection dip
-/// and too short for phases of their own: rounds that each average them pass the rule (800
-/// and 300 MB/s by turns every 10 s after the cache read "575 MB/s, steady" beside the
-/// warning that the dips are averaged in).
+/// ([`SteadyState::swing`]), where a tenth or more of the stretch's samples `kept` (with
+/// their `rate`s and `interval`s) lies in dips longer than a garbage-collection dip and too
+/// short for phases of their own: rounds that each average them pass the rule (800 and 300
+/// MB/s by turns every 10 s after the cache read "575 MB/s, steady" beside the warning that
+/// the dips are averaged in).
 fn with_long_dips(
     st: Option<SteadyState>,
     kept: &[Sample],
-    cols: &super::levels::Columns,
-    range: std::ops::Range<usize>,
+    rate: &[f64],
+    interval: impl Fn(usize) -> f64,
 ) -> Option<SteadyState> {
     let mut st = st?;
-    if !st.steady || long_dip_share(cols, range) < LONG_DIP_SHARE {
+    if !st.steady || long_dip_share(rate, interval) < LONG_DIP_SHARE {
         return Some(st);
     }
     let rates: Vec<f64> = kept
@@ -392,16 +398,16 @@ fn with_long_dips(
     Some(st)
 }
 
-/// The share of the time of samples `range` in dips below the stretch's median rate by the
-/// share the dips warning takes ([`super::warnings::DIP_SHARE`]) that last longer than a
-/// garbage-collection dip, stalls (which are left out) not counted. Read from the columns.
-fn long_dip_share(cols: &super::levels::Columns, range: std::ops::Range<usize>) -> f64 {
-    let (a, b) = (range.start, range.end.min(cols.rate.len()));
-    if b <= a {
+/// The share of the time of samples with rates `rate` (and lengths `interval`) in dips below
+/// their median rate by the share the dips warning takes ([`super::warnings::DIP_SHARE`]) that
+/// last longer than a garbage-collection dip, stalls (which are left out) not counted.
+fn long_dip_share(rate: &[f64], interval: impl Fn(usize) -> f64) -> f64 {
+    let (a, b) = (0, rate.len());
+    if b == 0 {
         return 0.0;
     }
-    let step = (b - a).div_ceil(4096).max(1);
-    let rates: Vec<f64> = cols.rate[a..b].iter().step_by(step).copied().collect();
+    let step = b.div_ceil(4096).max(1);
+    let rates: Vec<f64> = rate.iter().step_by(step).copied().collect();
     let level = super::stats::median(&rates);
     if level <= 0.0 {
         return 0.0;
@@ -411,18 +417,18 @@ fn long_dip_share(cols: &super::levels::Columns, range: std::ops::Range<usize>) 
     let (mut total, mut dipped) = (0.0, 0.0);
     let mut i = a;
     while i < b {
-        total += cols.interval(i);
-        if cols.rate[i] >= low {
+        total += interval(i);
+        if rate[i] >= low {
             i += 1;
             continue;
         }
-        let j = (i..b).find(|&j| cols.rate[j] >= low).unwrap_or(b);
-        let d: f64 = (i..j).map(|k| cols.interval(k)).sum();
-        let stalled = (i..j).all(|k| cols.rate[k] <= stall);
-        if !stalled && d > super::MAX_DIP_S + cols.interval(i) + 1e-9 {
+        let j = (i..b).find(|&j| rate[j] >= low).unwrap_or(b);
+        let d: f64 = (i..j).map(&interval).sum();
+        let stalled = (i..j).all(|k| rate[k] <= stall);
+        if !stalled && d > super::MAX_DIP_S + interval(i) + 1e-9 {
             dipped += d;
         }
-        total += d - cols.interval(i);
+        total += d - interval(i);
         i = j;
     }
     if total > 0.0 {
