@@ -1394,3 +1394,18 @@ fn long_dips_that_fill_a_tenth_of_the_stretch_make_it_swing() {
     let ac = a.after_cache.as_ref().expect("a stretch after the cache");
     assert!(ac.is_steady(), "{ac:?}");
 }
+
+/// The terminal's result line says that the cache came back, as the card and report.md do
+/// ("cache came back once while writing: +30.0 GB" was only in a warning line of its own).
+#[test]
+fn the_terminal_line_says_the_cache_came_back() {
+    let a = analyze(&piecewise(
+        &[(30.0, 2e9), (30.0, 5e8), (15.0, 2e9), (30.0, 5e8)],
+        1.0,
+    ));
+    assert_eq!(a.returns.len(), 1, "{:#?}", a);
+    let u = slccache::units::UnitSystem::Decimal;
+    let said = slccache::detect::returns_text(&a, u).expect("a return");
+    let line = slccache::report::console::terminal::result_clauses(&a, u);
+    assert!(line.contains(&said), "{line}");
+}

@@ -259,6 +259,11 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
         | Cache::NotEstimated => line.push_str(&format!("; {}", f.cache_text(units))),
         Cache::NothingWritten | Cache::ReadOnly { .. } => {}
     }
+    // The returns of the cache, as the card and report.md give them (the line said nothing of
+    // 30 GB written at the cache's rate again after the cliff).
+    if let Some(r) = crate::detect::returns_text(a, units) {
+        line.push_str(&format!("; {r}"));
+    }
     line.push_str(&coverage_suffix(a, units));
     // The caveat every other output gives with the rate after the cache (the warning that
     // explains it is left out of a `-q` line).
