@@ -1463,7 +1463,7 @@ fn build_result(
     // The first sample split off its segment in step 5c (the same test, on the same values).
     let split = first_sample_above_level(w, sigma_x).is_some();
     cliff_in_first_sample_is_a_drop(samples, w.cols, out, split, units);
-    first_tier_may_hide(samples, out, sigma_x, units);
+    first_tier_may_hide(w, out, sigma_x, units);
 }
 
 /// A first cliff after the first sample sizes the cache only if no faster first tier ran out
@@ -1474,12 +1474,8 @@ fn build_result(
 /// enough to hide a real drive's cache by the rule of a run without a cliff (a cache that
 /// lifts it by under a step at twice the level: [`SMALLEST_PUBLISHED_CACHE_BYTES`] or more),
 /// not at 1 s on a drive of today (with low noise that takes a level of 19 GB/s).
-fn first_tier_may_hide(
-    samples: &[crate::timeline::Sample],
-    out: &mut Analysis,
-    sigma_x: f64,
-    units: UnitSystem,
-) {
+fn first_tier_may_hide(w: &Work, out: &mut Analysis, sigma_x: f64, units: UnitSystem) {
+    let samples = w.samples;
     let (Some(c), Some(_), None) = (
         out.cliffs.first(),
         &out.cache_estimate,
@@ -1507,7 +1503,17 @@ fn first_tier_may_hide(
             if samples.len() < 2 || c.t_low_s < first.t_s - 1e-9 || first.interval_s <= 0.0 {
                 return;
             }
-            let thr = MIN_STEP.max(4.0 * sigma_x);
+            // The noise the first sample would stand out from is that of the stretch before
+            // the cliff, where it has samples enough to tell: a noisy level after the cliff
+            // (350 and 650 MB/s by turns) raised the run's noise scale and hedged a flat 2000
+            // MB/s cache that a quiet run of it was not.
+            let k = samples.partition_point(|s| s.t_s <= c.t_low_s + 1e-9);
+            let sigma = if k >= 8 {
+                stats::mad_scale(&w.x[1..k]).min(sigma_x)
+            } else {
+                sigma_x
+            };
+            let thr = MIN_STEP.max(4.0 * sigma);
             let shows = (thr.exp() - 1.0) * c.before_bytes_per_sec * first.interval_s
                 / (1.0 - LATER_TIER_SHARE);
             if shows < SMALLEST_PUBLISHED_CACHE_BYTES || first.bytes == 0 {

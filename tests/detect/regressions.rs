@@ -1409,3 +1409,25 @@ fn the_terminal_line_says_the_cache_came_back() {
     let line = slccache::report::console::terminal::result_clauses(&a, u);
     assert!(line.contains(&said), "{line}");
 }
+
+/// A noisy level after the cliff does not hedge a flat cache with a faster first tier hidden
+/// in the first sample: the noise the first sample would stand out from is the cache's own.
+/// 2000 MB/s for 20 s and then 350 and 650 MB/s by turns gave "unless a faster first tier of
+/// up to 2.00 GB ran out inside the first 1.00 s sample", which the same cache with a quiet
+/// level after it did not.
+#[test]
+fn noise_after_the_cliff_does_not_hedge_a_flat_cache() {
+    let mut pieces = vec![(20.0, 2e9)];
+    for k in 0..80 {
+        pieces.push((1.0, if k % 2 == 0 { 3.5e8 } else { 6.5e8 }));
+    }
+    let a = analyze(&piecewise(&pieces, 1.0));
+    assert_eq!(a.cliffs.len(), 1, "{:#?}", a.cliffs);
+    assert!(a.first_sample_hides.is_none(), "{:?}", a.warnings);
+    let f = slccache::detect::Findings::of(&a);
+    assert!(
+        matches!(f.cache, slccache::detect::findings::Cache::Sized { .. }),
+        "{:?}",
+        f.cache
+    );
+}
