@@ -226,7 +226,7 @@ pub(super) fn after_cache_in(
             .partition_point(|s| s.t_s <= at + 1e-3 * s.interval_s.max(0.0)),
         None => t.samples.len(),
     };
-    let to_s = t.samples[..end].last()?.t_s;
+    t.samples[..end].last()?;
     // A stall right after the cliff is no level either: the stretch starts after it (2000
     // MB/s, 20 s of nothing, then 500 MB/s read "not steady: 0.00 MB/s to 500 MB/s").
     let from = a
@@ -258,6 +258,32 @@ pub(super) fn after_cache_in(
         super::levels::note_pass(i + 1);
         i
     };
+    // A stall too short for a phase of its own is no level either where it begins the stretch
+    // or ends the run: the stretch begins after it, or ends before it, as after a stall phase
+    // (5 s of nothing right after a cliff gave a stretch from 21.0 s with "left out: 4.0 s of
+    // stalled samples", beside the definition that it begins after a stall right after the
+    // cliff).
+    // The stalls inside the stretch, from the run's first sample.
+    let mut inner: Vec<std::ops::Range<usize>> = super::levels::stalled_runs(cols, first..end)
+        .into_iter()
+        .map(|r| first + r.start..first + r.end)
+        .collect();
+    let (first, end) = {
+        let mut f = first;
+        if inner
+            .first()
+            .is_some_and(|r| r.start == first && r.end < end)
+        {
+            f = inner.remove(0).end;
+        }
+        if inner.last().is_some_and(|r| r.end == end && r.start > f) {
+            let r = inner.pop().expect("a last stall");
+            (f, r.start)
+        } else {
+            (f, end)
+        }
+    };
+    let to_s = t.samples[..end].last()?.t_s;
     let after = &t.samples[first..end];
     // The stretch is of those whole samples where there are two or more, as a phase's level
     // is (so that "after the cache" and the level of the phase after the cliff are one
@@ -301,8 +327,10 @@ pub(super) fn after_cache_in(
     // ... and so is one too short for a phase of its own: a run of samples at nothing for a
     // second or more (5 s of nothing right after a cliff made the first round 382 MB/s).
     let mut short = vec![false; after.len()];
-    for r in super::levels::stalled_runs(cols, first..end) {
-        short[r].iter_mut().for_each(|x| *x = true);
+    for r in &inner {
+        short[r.start - first..r.end - first]
+            .iter_mut()
+            .for_each(|x| *x = true);
     }
     let stalled_at = |i: usize| {
         let s = &after[i];

@@ -209,7 +209,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 }
                 K::Slowdown { .. } => "a temporary slowdown",
                 K::Stall { .. } => "a stall",
-                K::ShortDips { stalled: true, .. } => "throughput stalled and came back",
+                K::ShortDips { stalled: true, .. } => "throughput stalled",
                 K::ShortDips { stalled: false, .. } => "throughput dipped by a third or more",
                 K::Spikes { .. } => "a sample reads",
                 K::Rise { .. } => "throughput rose from",

@@ -619,6 +619,10 @@ pub(super) fn short_dips(
     // (start, seconds, level, low rate), stalls and dips apart, and the short dips deep
     // enough to move their phase's rate.
     let (mut stalls, mut dips, mut deep) = (Vec::new(), Vec::new(), Vec::new());
+    // A stall too short for a phase that lasts to the end of the run: left out of the rate of
+    // the stretch before it like any other, and said (3 s of nothing at the end was left out
+    // without a word).
+    let mut at_end: Option<(f64, f64, f64)> = None;
     for p in &a.phases {
         if p.heat || super::is_throttled(a, p) {
             continue;
@@ -658,6 +662,14 @@ pub(super) fn short_dips(
             let bytes: u64 = samples[s0..j].iter().map(|s| s.bytes).sum();
             let low = bytes as f64 / d.max(1e-9);
             let edge = s0 == 0 || j >= n;
+            if j >= n
+                && s0 > 0
+                && !told(t0, t1)
+                && low <= STALLED_SHARE * level
+                && d >= MIN_STALL_S - 1e-9
+            {
+                at_end = Some((t0, d, level));
+            }
             if !edge && !told(t0, t1) {
                 if low <= STALLED_SHARE * level {
                     if d >= MIN_STALL_S - 1e-9 {
@@ -748,6 +760,20 @@ pub(super) fn short_dips(
                 } else {
                     "each lies"
                 }
+            ),
+        ));
+    }
+    if let Some((t, d, level)) = at_end {
+        out.push(Warning::new(
+            WarningKind::ShortDips {
+                t_s: t,
+                stalled: true,
+            },
+            format!(
+                "throughput stalled at the end of the run: at {t:.1} s for {d:.1} s (after a \
+                 stretch at {}); the drive or the host stopped completing writes, too shortly \
+                 for a phase, so it is left out of the rate of the stretch before it",
+                format_rate(level, units)
             ),
         ));
     }

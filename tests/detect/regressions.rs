@@ -1173,7 +1173,8 @@ fn a_short_stall_is_left_out_of_every_rate_and_named_where_it_began() {
         ac.is_steady() && (ac.mean_bytes_per_sec / 5e8 - 1.0).abs() < 0.005,
         "{ac:?}"
     );
-    assert!(ac.stalled_s >= 4.0, "{ac:?}");
+    // The stretch begins after it (a stall right after the cliff is no level).
+    assert!(ac.from_s >= 35.0 - 1e-9 && ac.stalled_s == 0.0, "{ac:?}");
     let w: Vec<&str> = a
         .warnings
         .iter()
@@ -1429,5 +1430,31 @@ fn noise_after_the_cliff_does_not_hedge_a_flat_cache() {
         matches!(f.cache, slccache::detect::findings::Cache::Sized { .. }),
         "{:?}",
         f.cache
+    );
+}
+
+/// A stall too short for a phase right after the cliff begins no stretch after the cache, and
+/// one at the end of the run ends it and is said: 5 s of nothing right after a cliff gave a
+/// stretch from 21.0 s "left out: 4.0 s of stalled samples", beside the definition that the
+/// stretch begins after a stall right after the cliff; 3 s of nothing at the end was left
+/// out with no warning.
+#[test]
+fn a_short_stall_at_either_edge_of_the_stretch_after_the_cache_bounds_it() {
+    let a = analyze(&piecewise(&[(20.0, 2e9), (5.0, 0.0), (40.0, 5e8)], 1.0));
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert_eq!((ac.from_s, ac.to_s), (25.0, 65.0), "{ac:?}");
+    assert_eq!(ac.stalled_s, 0.0, "{ac:?}");
+    assert!(ac.is_steady(), "{ac:?}");
+    let a = analyze(&piecewise(&[(20.0, 2e9), (40.0, 5e8), (3.0, 0.0)], 1.0));
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert_eq!((ac.from_s, ac.to_s), (20.0, 60.0), "{ac:?}");
+    assert_eq!(ac.stalled_s, 0.0, "{ac:?}");
+    assert!(
+        a.warnings.iter().any(
+            |w| matches!(w.kind, WarningKind::ShortDips { stalled: true, .. })
+                && w.text.contains("at 60.0 s for 3.0 s")
+        ),
+        "{:?}",
+        a.warnings
     );
 }
