@@ -2153,3 +2153,46 @@ pub fn the_card_never_cuts_the_after_cache_text() {
     assert_eq!(drawn, "after  600 MB/s");
     assert!(!below);
 }
+
+/// A comparison of many runs labels each cliff as where it is, not as a size, and says what
+/// the run's findings say of it: a run whose writes had wrapped round a 5 GB span was labelled
+/// "…(sim): 22.0 GB" as if that were its cache, and the subtitle counted it nowhere.
+pub fn many_runs_label_a_cliff_past_the_span_as_no_size() {
+    let mut runs = many_runs(4);
+    let (_, mut t, _) = runs[0].clone();
+    t.meta.workload.span_bytes = Some(t.bytes_total() / 20);
+    let a = slccache::detect::analyze(&t);
+    assert!(a.wrapped_span_bytes.is_some(), "{:?}", a.warnings);
+    runs.push(("Wrapped drive".to_string(), t, a));
+    let cr: Vec<CompareRun<'_>> = runs
+        .iter()
+        .map(|(name, t, a)| CompareRun {
+            name,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    let spec = charts::compare_data(&cr, &ReportOptions::default());
+    let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+    let wrapped: Vec<&&String> = lines.iter().filter(|l| l.starts_with("Wrapped")).collect();
+    assert!(
+        wrapped.len() == 1
+            && wrapped[0].contains("cliff after")
+            && wrapped[0].ends_with("(wrapped; no size)"),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .filter(|l| !l.starts_with("Wrapped"))
+            .all(|l| l.contains(": cliff after ")),
+        "{lines:?}"
+    );
+    assert!(
+        spec.subtitle
+            .contains("1 with a cliff past its span (no size)")
+            || spec.subtitle.contains("1 wrapped (no size)"),
+        "{}",
+        spec.subtitle
+    );
+}

@@ -813,14 +813,21 @@ pub(super) fn compare(
                 XKind::Data => bytes as f64 / xdiv,
             } - sh;
             // Many runs: one short line per label (the name and where its cliff is), so the
-            // labels do not cover the plot.
+            // labels do not cover the plot. Where the cliff is, not a size ("22.0 GB" of a run
+            // whose writes had wrapped round a 5 GB span read as its cache), with what the
+            // run's findings say of it in short.
             let lines = if many {
+                let what = match (&f.cache, f.first_sample_hides) {
+                    (Cache::Wrapped { .. }, _) if k == 0 => " (wrapped; no size)",
+                    (Cache::Sized { .. }, Some(_)) if k == 0 => " (or a later tier's)",
+                    _ => "",
+                };
                 vec![format!(
-                    "{}: {}",
+                    "{}: cliff {}{what}",
                     tags[i],
                     match xk {
-                        XKind::Time => format_seconds(c.t_s),
-                        XKind::Data => format_bytes(bytes as f64, u),
+                        XKind::Time => format!("at {}", format_seconds(c.t_s)),
+                        XKind::Data => format!("after {}", format_bytes(bytes as f64, u)),
                     }
                 )]
             } else {
@@ -932,9 +939,13 @@ pub(super) fn compare(
     if found.is_none() {
         // Too long for one line: the range of the sizes (each run's, with its interval or
         // bound, is in compare.md).
-        let est: Vec<u64> = runs
+        // The sizes the runs' findings give: not a cliff past a run's span, which is none.
+        let est: Vec<u64> = findings
             .iter()
-            .filter_map(|r| r.analysis.cache_estimate.as_ref().map(|e| e.bytes))
+            .filter_map(|f| match f.cache {
+                Cache::Sized { bytes, .. } => Some(bytes),
+                _ => None,
+            })
             .collect();
         // The runs whose drop was not confirmed are counted apart from those without a
         // cliff, by the kind of cache their findings give.
@@ -1016,6 +1027,21 @@ pub(super) fn compare(
         if unconfirmed > 0 {
             clauses.push(clause(
                 vec![format!("{unconfirmed} with an unconfirmed drop")],
+                true,
+                1,
+            ));
+        }
+        // Runs whose cliff came after more than their span holds: no size, as each says.
+        let wrapped = findings
+            .iter()
+            .filter(|f| matches!(f.cache, Cache::Wrapped { .. }))
+            .count();
+        if wrapped > 0 {
+            clauses.push(clause(
+                vec![
+                    format!("{wrapped} with a cliff past its span (no size)"),
+                    format!("{wrapped} wrapped (no size)"),
+                ],
                 true,
                 1,
             ));
