@@ -71,7 +71,11 @@ impl<'a> DriveOf<'a> {
     /// time, so runs recorded before files had a kind of their own are named the same way.
     pub fn kind_of_drive(&self) -> &'static str {
         let t = self.target.unwrap_or("");
-        if self.kind == "simulate" || t.starts_with("sim:") {
+        // A sweep, recovery or fill-sweep of an `emu:` drive with `--simulate` ran its model
+        // in virtual time, as its model's name says: simulated ("... 250GB (simulated),
+        // emulated" named one in `runs --by drive`).
+        let simulated_model = self.model.is_some_and(|m| m.ends_with("(simulated)"));
+        if self.kind == "simulate" || t.starts_with("sim:") || simulated_model {
             "simulated"
         } else if t.starts_with("emu:") {
             "emulated"
@@ -291,6 +295,27 @@ fn names_capacity(model: &str, bytes: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sweep of an `emu:` drive run with `--simulate` is of a simulated drive, as its model
+    /// says: `runs --by drive` named it "Samsung SSD 960 EVO 250GB (simulated), emulated".
+    #[test]
+    fn a_simulated_run_of_an_emulated_drive_is_simulated() {
+        let d = DriveOf {
+            kind: "sweep",
+            target: Some("emu:960evo-250g"),
+            model: Some("Samsung SSD 960 EVO 250GB (simulated)"),
+            capacity_bytes: Some(250_000_000_000),
+            ..DriveOf::default()
+        };
+        assert_eq!(d.kind_of_drive(), "simulated");
+        let name = drive_name_of(&d.key(), &d, UnitSystem::Decimal);
+        assert!(!name.contains("emulated"), "{name}");
+        let emu = DriveOf {
+            model: Some("Samsung SSD 960 EVO 250GB (emulated)"),
+            ..d
+        };
+        assert_eq!(emu.kind_of_drive(), "emulated");
+    }
 
     /// Runs given one at a time keep each measurement once, whatever their order: an analysis
     /// that comes before the run it read again, analyses of one start only (the least id

@@ -269,6 +269,7 @@ pub fn history_charts_a_drive_against_date_and_wear() {
         v["config"]["command"] = "probe".into();
         v["run"]["device"]["path"] = "/dev/nvme0n1".into();
         v["run"]["device"]["serial"] = "H1".into();
+        v["run"]["device"]["model"] = "Samsung SSD 960 EVO 250GB".into();
         v["run"]["started_at"] = (*date).into();
         v["analysis"]["cache_estimate"] = serde_json::json!({"bytes": *cache as u64, "low_bytes": (*cache * 0.98) as u64, "high_bytes": (*cache * 1.01) as u64});
         // The findings were worked out from the analysis before this edit: a summary of an
