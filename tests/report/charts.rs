@@ -2196,3 +2196,49 @@ pub fn many_runs_label_a_cliff_past_the_span_as_no_size() {
         spec.subtitle
     );
 }
+
+/// A phase's label put beside its band keeps, with its leader line, to that band and the one
+/// beside it: on a gradual fall cut into tiers, "tier 3: 393 MB/s" sat in the SLC cache's
+/// tint with its line across the first post-cache level, two phases from the one it names.
+pub fn a_label_beside_its_band_keeps_to_the_band_next_to_it() {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let pts: Vec<(f64, f64, f64)> = (1..=80)
+        .map(|i| {
+            let r = if i <= 20 {
+                2000e6
+            } else {
+                (500.0 - 200.0 * (i - 21) as f64 / 59.0) * 1e6
+            };
+            (i as f64, 1.0, r)
+        })
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("fall", "Falling drive", 1 << 40, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.len() >= 3, "{:#?}", a.cliffs);
+    for spec in [
+        charts::throughput_data(&t, &a, &ReportOptions::default()),
+        charts::throughput_time(&t, &a, &ReportOptions::default()),
+    ] {
+        let (left, _, right, _) = draw::plot_rect_of(&spec);
+        let px = |v: f64| {
+            (left as f64 + (v - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64)
+                .round() as i32
+        };
+        for p in placed_labels(&spec) {
+            let (LabelOf::Band(i), Some(l)) = (p.of, p.leader) else {
+                continue;
+            };
+            let (c0, c1) = (p.rect.0.min(l.2), p.rect.2.max(l.2));
+            for (j, b) in spec.bands.iter().enumerate() {
+                let (b0, b1) = (px(b.x0), px(b.x1));
+                assert!(
+                    j + 1 >= i && j <= i + 1 || c1 <= b0 || c0 >= b1,
+                    "{:?}: {:?} of band {i} lies over band {j} ({})",
+                    spec.kind,
+                    p.lines,
+                    b.label
+                );
+            }
+        }
+    }
+}
