@@ -91,7 +91,8 @@ pub struct SteadyState {
     /// fail the rule: a round can average two levels into a figure no sample holds (a stretch
     /// at 491 and 990 MB/s read "not steady: 765 MB/s to 997 MB/s", and 1000 and 500 MB/s by
     /// turns "625 MB/s to 1000 MB/s"), so a stretch that is not steady is quoted by its
-    /// samples. Absent from the JSON otherwise.
+    /// samples, widened to its slowest and fastest round where they lie outside (a few samples
+    /// far off the rest leave both percentiles at one level). Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<(f64, f64)>,
 }
@@ -172,6 +173,9 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
     let range_share = (hi - lo) / mean;
     let slope_share = change.abs() / mean;
     let steady = range_share <= MAX_RANGE_SHARE && slope_share <= MAX_SLOPE_SHARE;
+    // Never narrower than the rounds that failed: a stretch a few of whose samples are far off
+    // the rest (5 s back at the cache's rate in 70 s) has deciles at one level, and read
+    // "not steady: 500 MB/s to 500 MB/s (mean 600 MB/s)".
     let spread = (!steady)
         .then(|| {
             let rates: Vec<f64> = samples
@@ -179,7 +183,10 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
                 .filter(|s| s.interval_s > 0.0)
                 .map(|s| s.bytes as f64 / s.interval_s)
                 .collect();
-            (!rates.is_empty()).then(|| super::stats::deciles(&rates))
+            (!rates.is_empty()).then(|| {
+                let (p10, p90) = super::stats::deciles(&rates);
+                (p10.min(lo), p90.max(hi))
+            })
         })
         .flatten();
     Some(SteadyState {

@@ -1182,12 +1182,27 @@ fn build_result(
         phases[j].stall = true;
     }
     if let Some(&j) = stalled.first() {
+        // Every stall, not the first alone (a second, to the end of the run, was a phase
+        // "stall" in report.md and said nowhere else).
+        let mut again: Vec<String> = stalled[1..]
+            .iter()
+            .take(3)
+            .map(|&k| format!("from {:.1} s for {:.1} s", tb[k].0, tb[k + 1].0 - tb[k].0))
+            .collect();
+        if stalled.len() > 4 {
+            again.push(format!("{} more", stalled.len() - 4));
+        }
+        let again = if again.is_empty() {
+            String::new()
+        } else {
+            format!(", and again {}", again.join(", "))
+        };
         out.warnings.push(Warning::new(
             WarningKind::Stall { t_s: tb[j].0 },
             format!(
-                "a stall from {:.1} s: throughput fell to {} for {:.1} s; the drive or the host \
-             stopped completing writes; this is no level of the drive and not its sustained \
-             speed",
+                "a stall from {:.1} s: throughput fell to {} for {:.1} s{again}; the drive or the \
+             host stopped completing writes; this is no level of the drive and not its \
+             sustained speed",
                 tb[j].0,
                 format_rate(phases[j].mean_bytes_per_sec, units),
                 tb[j + 1].0 - tb[j].0,

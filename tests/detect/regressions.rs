@@ -1458,3 +1458,44 @@ fn a_short_stall_at_either_edge_of_the_stretch_after_the_cache_bounds_it() {
         a.warnings
     );
 }
+
+/// A stretch that is not steady is never quoted as one figure twice: 5 s back at the cache's
+/// rate in 70 s after the cliff left both percentiles of its samples at 500 MB/s, and it read
+/// "not steady: 500 MB/s to 500 MB/s" beside "mean 600 MB/s". Its range takes in its slowest
+/// and fastest round where they lie outside the percentiles.
+#[test]
+fn a_stretch_that_is_not_steady_is_never_one_figure_to_itself() {
+    let a = analyze(&piecewise(
+        &[(30.0, 2e9), (30.0, 5e8), (5.0, 2e9), (40.0, 5e8)],
+        1.0,
+    ));
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    let st = ac.steady_state.as_ref().expect("judged");
+    assert!(!st.steady, "{st:?}");
+    let (lo, hi) = st.range();
+    assert!(
+        hi > lo * 1.2 && lo <= ac.mean_bytes_per_sec && ac.mean_bytes_per_sec <= hi,
+        "{ac:?}"
+    );
+}
+
+/// Every stall is said, not the first alone: 6 s of nothing after the cliff and 20 s to the
+/// end gave "a stall from 30.0 s ... for 6.0 s", and the second only as a phase of report.md.
+#[test]
+fn every_stall_is_said() {
+    let a = analyze(&piecewise(
+        &[(30.0, 2e9), (6.0, 0.0), (44.0, 5e8), (20.0, 0.0)],
+        1.0,
+    ));
+    let stalls: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| matches!(w.kind, WarningKind::Stall { .. }))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert!(
+        stalls.len() == 1 && stalls[0].contains("and again from 80.0 s for 20.0 s"),
+        "{:?}",
+        a.warnings
+    );
+}
