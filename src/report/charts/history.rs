@@ -640,6 +640,15 @@ fn history_chart(
                         c => c,
                     },
                 };
+                // The rate chart says why the latest run has no rate, not its cache ("no run has
+                // this value; latest run (run 22): 22.0 GB" on the after-cache chart).
+                let why = match (kind, f.after_cell(o.units)) {
+                    (ChartKind::HistoryRateDate, Some(c)) => {
+                        format!("after the cache {c}, a rate too short to chart")
+                    }
+                    (ChartKind::HistoryRateDate, None) => format!("no rate after a cache ({why})"),
+                    _ => why,
+                };
                 format!("no run has this value; latest run (run {id}): {why}")
             }
             None => "no run has this value".into(),
@@ -899,6 +908,34 @@ mod tests {
         assert!(
             cache.contains("(2 have no value here: all drop not confirmed)"),
             "{cache}"
+        );
+    }
+
+    /// Where no run has a rate after the cache, the rate chart says why of the latest run's
+    /// rate, not its cache: it read "no run has this value; latest run (run 22): 22.0 GB
+    /// (21.9 GB to 22.4 GB)".
+    #[test]
+    fn the_rate_chart_without_a_rate_says_why_of_the_rate() {
+        use crate::detect::findings::{After, Cache, Findings};
+        let mut p = point(22, 0.0, 5e10);
+        p.after_bytes_per_sec = None;
+        let mut f = Findings::bare(Cache::Sized {
+            bytes: 22_000_000_000,
+            low_bytes: 21_900_000_000,
+            high_bytes: 22_400_000_000,
+        });
+        f.after = Some(After::TooShort { bytes_per_sec: 6e8 });
+        p.findings = Some(f);
+        let charts = history_charts("drive", "2026-12-03", &[p], &ReportOptions::default());
+        let rate = charts
+            .iter()
+            .find(|c| c.kind == ChartKind::HistoryRateDate)
+            .expect("a rate chart");
+        assert!(
+            rate.subtitle.contains("after the cache 600 MB/s")
+                && !rate.subtitle.contains("22.0 GB"),
+            "{}",
+            rate.subtitle
         );
     }
 
