@@ -308,8 +308,8 @@ charted, one series per host.\n\
 Writes history-cache-date, history-after-cache-date and (with SMART data) history-cache-wear \
 as PNG and SVG, and report.html.",
         mut_arg("out", |a| a.help(
-            "Output folder [default: output/history-<SERIAL>-<timestamp>/]. A folder that \
-             already holds files is refused unless --force"
+            "Output folder [default: output/history-<TEXT>-<timestamp>/, TEXT the serial or \
+             name given]. A folder that already holds files is refused unless --force"
         )))]
     History(HistoryArgs),
     /// The results store itself: create it, or bring it to this slccache's schema.

@@ -601,7 +601,7 @@ pub fn every_help_reads_whole_at_80_and_100_columns() {
         .nth(1)
         .unwrap_or_default();
     assert!(
-        out.contains("output/history-<SERIAL>-<timestamp>/") && !out.contains("target"),
+        out.contains("output/history-<TEXT>-<timestamp>/") && !out.contains("target"),
         "{out}"
     );
 }
@@ -946,4 +946,43 @@ pub fn usage_errors_are_named_as_every_error() {
         assert!(err.starts_with("slccache: error: "), "{args:?}: {err}");
         assert!(o.stdout.is_empty(), "{args:?}");
     }
+}
+
+/// `history --help` gives its default folder as the name it takes: the text given, serial
+/// or part of a drive's name. It said `history-<SERIAL>-...`, and a drive without a serial,
+/// picked by its name, got `output/history-base-...`.
+pub fn history_help_names_its_default_folder_by_the_text_given() {
+    let d = tmp();
+    let h = help(d.path(), &["history".to_string()], 100);
+    let flat = h.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("history-<TEXT>-<timestamp>/, TEXT the serial or name given"),
+        "{h}"
+    );
+    // And it is so: a folder named by the text, not by a serial.
+    let db = d.path().join("results.db");
+    let o = run(
+        d.path(),
+        &[
+            "simulate",
+            "960evo-250g",
+            "--max-bytes",
+            "5GB",
+            "--seed",
+            "1",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(db.is_file());
+    let o = run(d.path(), &["history", "960 EVO"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let made: Vec<String> = std::fs::read_dir(d.path().join("output"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("history-"))
+        .collect();
+    assert!(
+        made.len() == 1 && made[0].starts_with("history-960"),
+        "{made:?}"
+    );
 }

@@ -90,6 +90,7 @@ fn main() -> std::process::ExitCode {
             headline::a_file_that_names_no_drive_is_no_drive_in_the_store_views,
             headline::a_drive_made_with_options_is_named_with_them_in_its_own_outputs,
             flags::every_subcommand_takes_quiet_with_one_meaning,
+            flags::history_help_names_its_default_folder_by_the_text_given,
             flags::quiet_lines_have_one_shape,
             flags::analyze_gives_the_runs_line_and_with_json_on_stderr,
             flags::usage_errors_are_named_as_every_error,
