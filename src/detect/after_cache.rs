@@ -95,9 +95,25 @@ pub struct SteadyState {
     /// far off the rest leave both percentiles at one level). Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<(f64, f64)>,
+    /// `spread` was widened to the slowest or fastest round, which lay outside the samples'
+    /// percentiles: the words that quote it say so ("not steady: 493 MB/s to 819 MB/s (10th to
+    /// 90th percentile of its samples ...)" gave a round's mean as a percentile). Absent from
+    /// the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spread_widened: bool,
 }
 
 impl SteadyState {
+    /// What the range quoted for a stretch that is not steady is, in words: its samples' 10th
+    /// to 90th percentile, and where it was widened to a round, that too.
+    pub fn range_words(&self) -> &'static str {
+        if self.spread_widened && self.swing.is_none() {
+            "its samples' 10th to 90th percentile, widened to its slowest and fastest round"
+        } else {
+            "10th to 90th percentile of its samples"
+        }
+    }
+
     /// The range quoted for the stretch, bytes/s: its samples' 10th to 90th percentile where
     /// it is not steady ([`SteadyState::swing`], [`SteadyState::spread`]), else the slowest
     /// and the fastest round.
@@ -183,12 +199,11 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
                 .filter(|s| s.interval_s > 0.0)
                 .map(|s| s.bytes as f64 / s.interval_s)
                 .collect();
-            (!rates.is_empty()).then(|| {
-                let (p10, p90) = super::stats::deciles(&rates);
-                (p10.min(lo), p90.max(hi))
-            })
+            (!rates.is_empty()).then(|| super::stats::deciles(&rates))
         })
         .flatten();
+    let spread_widened = spread.is_some_and(|(p10, p90)| lo < p10 || hi > p90);
+    let spread = spread.map(|(p10, p90)| (p10.min(lo), p90.max(hi)));
     Some(SteadyState {
         rounds_bytes_per_sec: rounds,
         mean_bytes_per_sec: mean,
@@ -197,6 +212,7 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
         steady,
         swing: None,
         spread,
+        spread_widened,
     })
 }
 

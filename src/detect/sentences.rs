@@ -31,7 +31,8 @@ pub fn after_cache_definition(intervals_s: &[f64]) -> String {
          the cliff falls in does not count, so a stretch a little longer than that from the \
          cliff can still be too short). A stretch that is not steady, or whose samples swing \
          though its rounds pass, is quoted as a range, the 10th to 90th percentile of its \
-         samples' rates, never as one figure. Thermal throttling in the stretch is heat, not the \
+         samples' rates (widened to its slowest and fastest round where they lie outside it), \
+         never as one figure. Thermal throttling in the stretch is heat, not the \
          drive's speed: it is left out of the rate and the rounds, and said.",
         100.0 * MAX_RANGE_SHARE,
         100.0 * MAX_SLOPE_SHARE,
@@ -254,9 +255,9 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         Some(s) => {
             let (lo, hi) = s.range();
             let quoted = if s.spread.is_some() {
-                "10th to 90th percentile of its samples; "
+                format!("{}; ", s.range_words())
             } else {
-                ""
+                String::new()
             };
             format!(
                 "not steady: {} to {} {over} ({quoted}{ROUNDS} rounds: range {}, trend {}; steady \

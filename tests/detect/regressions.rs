@@ -1477,6 +1477,15 @@ fn a_stretch_that_is_not_steady_is_never_one_figure_to_itself() {
         hi > lo * 1.2 && lo <= ac.mean_bytes_per_sec && ac.mean_bytes_per_sec <= hi,
         "{ac:?}"
     );
+    // Its top is a round's mean, and said to be: it was called "10th to 90th percentile of its
+    // samples", a figure no sample held.
+    let text =
+        slccache::detect::after_last_cliff_text(&a, slccache::units::UnitSystem::Decimal).unwrap();
+    assert!(
+        text.contains("widened to its slowest and fastest round")
+            && !text.contains("(10th to 90th percentile of its samples;"),
+        "{text}"
+    );
 }
 
 /// Every stall is said, not the first alone: 6 s of nothing after the cliff and 20 s to the

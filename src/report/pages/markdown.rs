@@ -550,6 +550,12 @@ pub fn after_cache_note(
                     format_rate(hi, units)
                 ),
                 (false, None) => match st.spread {
+                    Some((lo, hi)) if st.spread_widened => format!(
+                        "not steady; quoted as {} to {} ({})",
+                        format_rate(lo, units),
+                        format_rate(hi, units),
+                        st.range_words()
+                    ),
                     Some((lo, hi)) => format!(
                         "not steady; its samples run from {} to {} (10th to 90th percentile), \
                          the range quoted for it",
