@@ -193,15 +193,9 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
     // the rest (5 s back at the cache's rate in 70 s) has deciles at one level, and read
     // "not steady: 500 MB/s to 500 MB/s (mean 600 MB/s)".
     let spread = (!steady)
-        .then(|| {
-            let rates: Vec<f64> = samples
-                .iter()
-                .filter(|s| s.interval_s > 0.0)
-                .map(|s| s.bytes as f64 / s.interval_s)
-                .collect();
-            (!rates.is_empty()).then(|| super::stats::deciles(&rates))
-        })
-        .flatten();
+        .then(|| super::levels::sample_rates(samples))
+        .filter(|r| !r.is_empty())
+        .map(|r| super::stats::deciles(&r));
     let spread_widened = spread.is_some_and(|(p10, p90)| lo < p10 || hi > p90);
     let spread = spread.map(|(p10, p90)| (p10.min(lo), p90.max(hi)));
     Some(SteadyState {
@@ -437,11 +431,7 @@ fn with_long_dips(
     if !st.steady || long_dip_share(rate, interval) < LONG_DIP_SHARE {
         return Some(st);
     }
-    let rates: Vec<f64> = kept
-        .iter()
-        .filter(|s| s.interval_s > 0.0)
-        .map(|s| s.bytes as f64 / s.interval_s)
-        .collect();
+    let rates = super::levels::sample_rates(kept);
     if rates.len() >= ROUNDS {
         st.swing = Some(super::stats::deciles(&rates));
         st.steady = false;
@@ -453,33 +443,27 @@ fn with_long_dips(
 /// their median rate by the share the dips warning takes ([`super::warnings::DIP_SHARE`]) that
 /// last longer than a garbage-collection dip, stalls (which are left out) not counted.
 fn long_dip_share(rate: &[f64], interval: impl Fn(usize) -> f64) -> f64 {
-    let (a, b) = (0, rate.len());
-    if b == 0 {
-        return 0.0;
-    }
-    let step = b.div_ceil(4096).max(1);
-    let rates: Vec<f64> = rate.iter().step_by(step).copied().collect();
-    let level = super::stats::median(&rates);
-    if level <= 0.0 {
+    let n = rate.len();
+    let level = super::levels::sparse_median(rate).0;
+    if n == 0 || level <= 0.0 {
         return 0.0;
     }
     let low = super::warnings::DIP_SHARE * level;
     let stall = super::levels::STALLED_SHARE * level;
-    let (mut total, mut dipped) = (0.0, 0.0);
-    let mut i = a;
-    while i < b {
-        total += interval(i);
+    let total: f64 = (0..n).map(&interval).sum();
+    let mut dipped = 0.0;
+    let mut i = 0;
+    while i < n {
         if rate[i] >= low {
             i += 1;
             continue;
         }
-        let j = (i..b).find(|&j| rate[j] >= low).unwrap_or(b);
+        let j = (i..n).find(|&j| rate[j] >= low).unwrap_or(n);
         let d: f64 = (i..j).map(&interval).sum();
         let stalled = (i..j).all(|k| rate[k] <= stall);
         if !stalled && d > super::MAX_DIP_S + interval(i) + 1e-9 {
             dipped += d;
         }
-        total += d - interval(i);
         i = j;
     }
     if total > 0.0 {

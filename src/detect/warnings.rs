@@ -587,8 +587,6 @@ pub(super) const DIP_SHARE: f64 = 1.0 / 1.4;
 const DEEP_DIP_PULL: f64 = 0.03;
 /// See [`DEEP_DIP_PULL`]: a fall by three quarters or more.
 const DEEP_DIP_SHARE: f64 = 0.25;
-/// Most samples a phase's level is read from in [`short_dips`].
-const LEVEL_SAMPLES: usize = 4096;
 
 /// Stalls and long dips the clean-up took into the level around them (a stretch shorter than
 /// twice the longest GC dip between two equal levels is no phase): each is a run of whole
@@ -632,12 +630,7 @@ pub(super) fn short_dips(
         if to < from + 4 {
             continue;
         }
-        // The level: the median of at most LEVEL_SAMPLES samples spread evenly over the phase
-        // (every one in a phase that short), since at 1M samples a copy and a selection of
-        // them all cost an eighth of the whole analysis.
-        let step = (to - from).div_ceil(LEVEL_SAMPLES).max(1);
-        let rates: Vec<f64> = rate[from..to].iter().step_by(step).copied().collect();
-        let level = median(&rates);
+        let level = super::levels::sparse_median(&rate[from..to]).0;
         if level <= 0.0 {
             continue;
         }
@@ -937,7 +930,7 @@ pub(super) fn spikes(samples: &[Sample], rate: &[f64], units: UnitSystem) -> Opt
     if above.is_empty() {
         return None;
     }
-    let step = samples.len().div_ceil(LEVEL_SAMPLES).max(1);
+    let step = samples.len().div_ceil(super::levels::LEVEL_SAMPLES).max(1);
     let all: Vec<f64> = (0..samples.len()).step_by(step).map(rate).collect();
     let med = median(&all);
     let found: Vec<usize> = above

@@ -1456,6 +1456,18 @@ pub fn every_sweep_point_is_marked_so_one_point_lines_show() {
     }
 }
 
+/// The lines of `spec`'s markers, none of which marks a gradual drop.
+fn marker_lines_without_a_gradual_drop(spec: &ChartSpec) -> Vec<&String> {
+    let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("gradual") || l.contains("fell over time")),
+        "{lines:?}"
+    );
+    lines
+}
+
 /// A run that stalls to its end has no gradual drop on its charts: the analysis names the fall
 /// to nothing a stall, and the time chart boxed "gradual drop: 2000 MB/s -> 0.00 MB/s (-100%)
 /// / no single cliff: the rate fell over time", with a legend entry, beside it.
@@ -1470,13 +1482,7 @@ pub fn a_stall_to_the_end_is_no_gradual_drop_on_the_chart() {
         charts::throughput_time(&t, &a, &ReportOptions::default()),
         charts::throughput_data(&t, &a, &ReportOptions::default()),
     ] {
-        let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
-        assert!(
-            !lines
-                .iter()
-                .any(|l| l.contains("gradual") || l.contains("fell over time")),
-            "{lines:?}"
-        );
+        marker_lines_without_a_gradual_drop(&spec);
         assert!(
             !spec.legend.iter().any(|e| e.name.contains("gradual")),
             "{:?}",
@@ -1510,13 +1516,7 @@ pub fn a_sharp_drop_at_the_end_is_not_a_gradual_drop_on_the_chart() {
         charts::throughput_time(&t, &a, &ReportOptions::default()),
         charts::throughput_data(&t, &a, &ReportOptions::default()),
     ] {
-        let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
-        assert!(
-            !lines
-                .iter()
-                .any(|l| l.contains("gradual") || l.contains("fell over time")),
-            "{lines:?}"
-        );
+        let lines = marker_lines_without_a_gradual_drop(&spec);
         assert!(
             lines.iter().any(|l| l.contains("too short to confirm")),
             "{lines:?}"

@@ -693,27 +693,24 @@ fn simulate_memory_does_not_grow_with_the_samples() {
     assert!(long < 256 * 1024, "peak RSS {long} kB");
 }
 
-/// One pass over a small `--span` without a cliff advised "write more (--max-bytes or
-/// --duration)", which only wraps round the same span; the way on is a larger span.
-#[test]
-fn one_pass_over_a_small_span_advises_a_larger_span() {
+/// The warnings of one sequential pass of `preset` over a 5 GB span, as JSON text.
+fn warnings_of_a_5gb_span(preset: &str) -> String {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("o");
     slccache()
-        .args([
-            "simulate",
-            "960evo-250g",
-            "--pattern",
-            "seqwrite",
-            "--span",
-            "5GB",
-        ])
+        .args(["simulate", preset, "--pattern", "seqwrite", "--span", "5GB"])
         .args(["--no-record", "--out"])
         .arg(&out)
         .assert()
         .success();
-    let s = json(&out.join("summary.json"));
-    let w = s["analysis"]["warnings"].to_string();
+    json(&out.join("summary.json"))["analysis"]["warnings"].to_string()
+}
+
+/// One pass over a small `--span` without a cliff advised "write more (--max-bytes or
+/// --duration)", which only wraps round the same span; the way on is a larger span.
+#[test]
+fn one_pass_over_a_small_span_advises_a_larger_span() {
+    let w = warnings_of_a_5gb_span("960evo-250g");
     assert!(w.contains("write over a larger span (--span"), "{w}");
     assert!(!w.contains("--max-bytes"), "{w}");
 }
@@ -722,23 +719,7 @@ fn one_pass_over_a_small_span_advises_a_larger_span() {
 /// longer", though a longer run would only write the span again.
 #[test]
 fn too_few_samples_of_a_whole_span_do_not_advise_a_longer_run() {
-    let d = tempfile::tempdir().unwrap();
-    let out = d.path().join("o");
-    slccache()
-        .args([
-            "simulate",
-            "960evo-500g",
-            "--pattern",
-            "seqwrite",
-            "--span",
-            "5GB",
-        ])
-        .args(["--no-record", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
-    let s = json(&out.join("summary.json"));
-    let w = s["analysis"]["warnings"].to_string();
+    let w = warnings_of_a_5gb_span("960evo-500g");
     assert!(w.contains("too few to find a cliff"), "{w}");
     assert!(
         w.contains("sample more often (--interval), or write a larger span (--span"),
