@@ -101,10 +101,10 @@ pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) 
         kind,
         format!(
         "the run wrote {} of the {} span and the level after its last cliff, {}, is still {:.0}% \
-         of the in-cache rate ({}): that looks like a second, slower cache tier rather than the \
-         drive's native write speed (which is under half of the in-cache rate on most drives of \
-         data/published-drives.csv), so a later, slower tier may follow and {} may not be \
-         the sustained speed; to find out, run the same command again with --cliffs {} (or \
+         of the in-cache rate ({}): it may be the drive's native write speed, or a second, slower \
+         cache tier (the native write speed of most drives of data/published-drives.csv is \
+         under half of their in-cache rate), so a later, slower tier may follow and {} may not \
+         be the sustained speed; to find out, run the same command again with --cliffs {} (or \
          --no-early-stop to write the whole span)",
         format_bytes(c.bytes_written as f64, units),
         format_bytes(c.span_bytes as f64, units),
