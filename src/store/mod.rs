@@ -307,8 +307,9 @@ pub enum Recorded {
     New(i64),
     /// The same folder was already there under this id; nothing added.
     Existing(i64),
-    /// The same measurement (the same folder, kind and start time: a run analysed again in
-    /// its own folder) is there under this id with the analysis it was recorded with; nothing
+    /// The same measurement (the same kind and start time, or for a run without one the same
+    /// `timeline.csv`, and the same folder or label: a run analysed again in its own folder)
+    /// is there under this id with the analysis it was recorded with; nothing
     /// added, so that one measurement is one run.
     SameMeasurement(i64),
 }

@@ -612,6 +612,73 @@ pub(super) fn content_hash(folder: &Folder) -> Result<String> {
     Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// SHA-256 of one file of a folder, read a piece at a time.
+fn file_hash(file: &FolderFile) -> Result<[u8; 32]> {
+    let mut h = HashWriter(sha2::Sha256::new());
+    std::io::copy(&mut file.open()?, &mut h)?;
+    Ok(h.0.finalize().into())
+}
+
+/// A writer that hashes what it is given (a stored file, inflated into it a piece at a time).
+struct HashWriter(sha2::Sha256);
+
+impl Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Store {
+    /// The first run of this kind, with no start time, the same folder or label (`unstamped`:
+    /// kind, folder, label) and a stored `timeline.csv` whose SHA-256 is `samples`: the same
+    /// measurement as a run without a start time being recorded. Only such runs' timelines
+    /// are read, each a piece at a time.
+    fn same_samples(
+        &mut self,
+        unstamped: &(String, String, Option<String>),
+        samples: &[u8; 32],
+    ) -> Result<Option<i64>> {
+        let (kind, source, label) = unstamped;
+        let (p1, p2, p3) = (
+            self.b.placeholder(1),
+            self.b.placeholder(2),
+            self.b.placeholder(3),
+        );
+        let ids: Vec<i64> = self
+            .b
+            .query(
+                &format!(
+                    "SELECT id FROM runs WHERE kind = {p1} AND started_at IS NULL \
+                     AND (source_dir = {p2} OR label = {p3}) ORDER BY id"
+                ),
+                &[
+                    Val::Text(Some(kind.clone())),
+                    Val::Text(Some(source.clone())),
+                    Val::Text(label.clone()),
+                ],
+            )?
+            .iter()
+            .filter_map(|r| r[0].as_i64())
+            .collect();
+        for id in ids {
+            let stored = self.stored_files(id)?;
+            let Some((_, parts)) = stored.iter().find(|(n, _)| n == "timeline.csv") else {
+                continue;
+            };
+            let mut h = HashWriter(sha2::Sha256::new());
+            self.write_stored_file(id, "timeline.csv", *parts, &mut h)?;
+            if <[u8; 32]>::from(h.0.finalize()) == *samples {
+                return Ok(Some(id));
+            }
+        }
+        Ok(None)
+    }
+}
+
 pub(super) fn deflate(data: &[u8]) -> Result<Vec<u8>> {
     let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
     e.write_all(data)?;
@@ -848,7 +915,9 @@ impl Store {
         // What finds the same measurement recorded with another analysis: its kind and start
         // time, and either its folder (analysed again in place, perhaps relabelled) or its
         // label (a copy of the folder analysed again keeps the label; a copy given a label of
-        // its own is a run of its own). A run without a start time is never matched.
+        // its own is a run of its own). A run without a start time (a hand-made file analysed)
+        // is the same measurement as one of that kind, folder or label and no start time whose
+        // stored timeline.csv has the same bytes: its samples are all that identify it.
         let same_measurement: Option<(Vec<Val>, String)> = started_at.clone().map(|at| {
             let at_type = self.column_type("started_at").unwrap_or("text").to_string();
             (
@@ -861,6 +930,11 @@ impl Store {
                 backend::typed_placeholder(self.b.dialect(), 2, &at_type),
             )
         });
+        let same_samples: Option<[u8; 32]> = match folder.get("timeline.csv") {
+            Some(t) if same_measurement.is_none() => Some(file_hash(t)?),
+            _ => None,
+        };
+        let unstamped = (kind.clone(), source.clone(), f.label.clone());
         let values: Vec<(&str, Val)> = vec![
             ("content_hash", Val::Text(Some(hash.clone()))),
             ("kind", Val::Text(Some(kind))),
@@ -948,6 +1022,11 @@ impl Store {
                     same,
                 )?;
                 if let Some(id) = found.first().and_then(|r| r[0].as_i64()) {
+                    return Ok(Recorded::SameMeasurement(id));
+                }
+            }
+            if let Some(samples) = same_samples {
+                if let Some(id) = self.same_samples(&unstamped, &samples)? {
                     return Ok(Recorded::SameMeasurement(id));
                 }
             }

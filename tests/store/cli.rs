@@ -1634,6 +1634,42 @@ pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
     assert!(err.contains("not recorded again: run 1 "), "{err}");
 }
 
+/// A hand-made CSV has no start time, and a run without one was never matched: its analysis
+/// analysed again in place, or exported and analysed again, was recorded as a run of its own
+/// each time, and `history` counted it twice. Its samples identify it: the same timeline with
+/// the same folder or label is the same measurement; other samples under that label are not.
+pub fn a_hand_made_run_analysed_again_is_not_recorded_twice() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    let csv = |name: &str, low: u32| {
+        let mut s = String::from("t_s,MB/s\n");
+        for i in 1..=60 {
+            s += &format!("{i},{}\n", if i <= 20 { 2000 } else { low });
+        }
+        std::fs::write(w.path().join(name), s).unwrap();
+    };
+    csv("hand.csv", 500);
+    let run = |args: &[&str]| {
+        let (code, _, err) = slc(&db, args, w.path());
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        err
+    };
+    assert!(run(&["analyze", "hand.csv", "--out", "a", "-q"]).contains("recorded as run 1"));
+    let again = ["analyze", "a", "--out", "a", "--force", "-q"];
+    assert!(run(&again).contains("not recorded again: run 1 "));
+    run(&["runs", "export", "1", "--out", "ex"]);
+    let exported = ["analyze", "ex", "--out", "ex", "--force", "-q"];
+    assert!(run(&exported).contains("not recorded again: run 1 "));
+    let (_, json, _) = slc(&db, &["runs", "--json"], w.path());
+    let listed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{json}");
+    // Other samples in a file of the same name are another measurement.
+    std::fs::create_dir(w.path().join("other")).unwrap();
+    csv("other/hand.csv", 400);
+    let other = ["analyze", "other/hand.csv", "--out", "b", "-q"];
+    assert!(run(&other).contains("recorded as run 2"));
+}
+
 /// history's table said "no cliff: none, or larger than X" for a run whose own text bounds
 /// its cache from both sides, and charted a fill-sweep as a run with no cliff. It now says
 /// what `runs` says ("none or > X (no cliff)": no cache, or one larger than what was written)
