@@ -745,11 +745,16 @@ pub fn labels_beside_their_bands_keep_off_their_twins() {
                     .round() as i32
             };
             let placed = placed_labels(&spec);
-            let beside: Vec<_> = placed.iter().filter(|p| p.leader.is_some()).collect();
-            assert!(beside.len() >= 2, "{size:?} {:?}: {placed:?}", spec.kind);
-            for p in &beside {
+            // The spells' labels: turned inside their bands, or beside them.
+            let narrow: Vec<_> = placed
+                .iter()
+                .filter(|p| p.leader.is_some() || !p.upright)
+                .collect();
+            assert!(narrow.len() >= 2, "{size:?} {:?}: {placed:?}", spec.kind);
+            let beside: Vec<_> = narrow.iter().filter(|p| p.leader.is_some()).collect();
+            for p in &narrow {
                 let LabelOf::Band(i) = p.of else { continue };
-                let l = p.leader.unwrap();
+                let l = p.leader.unwrap_or(p.rect);
                 let (c0, c1) = (p.rect.0.min(l.2), p.rect.2.max(l.2));
                 for (j, b) in spec.bands.iter().enumerate() {
                     let (b0, b1) = (px(b.x0), px(b.x1));
@@ -903,10 +908,12 @@ pub fn the_smoothed_line_takes_no_value_of_a_first_sample_that_holds_a_drop() {
     }
 }
 
-/// Checks the labels of a throughput chart: every band drawn has its label (inside it, or
-/// beside it with a leader line that ends inside the band at the level it names), no two
-/// placed labels overlap, and a label beside its band covers none of the lines. Returns the
-/// labels placed beside their bands.
+/// Checks the labels of a throughput chart: every band drawn has its label (inside it,
+/// upright or turned to run upwards in a band too narrow for it upright, or beside it with a
+/// leader line that ends inside the band at the level it names, or, for a sliver inside a
+/// zoomed stretch, in the zoom mark's box), no two placed labels overlap, and a turned label
+/// or one beside its band covers none of the lines. Returns the labels of the bands too
+/// narrow for them upright: turned in their band, or beside it.
 fn every_drawn_band_has_its_label(
     spec: &ChartSpec,
     what: &str,
@@ -931,10 +938,15 @@ fn every_drawn_band_has_its_label(
         if px(b.x1.min(spec.x.max)).round() <= px(b.x0.max(spec.x.min)).round() {
             continue;
         }
-        let p = placed
-            .iter()
-            .find(|p| p.of == LabelOf::Band(i))
-            .unwrap_or_else(|| panic!("{what}: band {:?} has no label", b.label));
+        let Some(p) = placed.iter().find(|p| p.of == LabelOf::Band(i)) else {
+            let zoom = placed.iter().find(|p| p.of == LabelOf::Zoom);
+            assert!(
+                zoom.is_some_and(|z| z.lines.contains(&b.label)),
+                "{what}: band {:?} has no label",
+                b.label
+            );
+            continue;
+        };
         assert!(
             p.lines[0] == b.label || p.lines[0] == b.short_label,
             "{what}: {p:?}"
@@ -944,6 +956,20 @@ fn every_drawn_band_has_its_label(
                 p.rect.0 as f64 >= px(b.x0) - 1.0 && p.rect.2 as f64 <= px(b.x1) + 1.0,
                 "{what}: {p:?} outside its band"
             );
+            if !p.upright {
+                // Turned: no point of a line under the box.
+                let (x0, y0, x1, y1) = p.rect;
+                for s in spec.series.iter().filter(|s| s.side == charts::YSide::Left) {
+                    for q in &s.points {
+                        let (x, y) = (px(q.0), py(q.1));
+                        assert!(
+                            !(x >= x0 as f64 && x <= x1 as f64 && y >= y0 as f64 && y <= y1 as f64),
+                            "{what}: {p:?} covers the line at {q:?}"
+                        );
+                    }
+                }
+                beside.push(p.clone());
+            }
             continue;
         };
         // The line starts at the box's edge and ends inside the band, at its level.
@@ -1083,7 +1109,8 @@ fn phase_labels_clear_of_markers(spec: &ChartSpec, what: &str) {
 
 /// `simulate 960evo-500g,cache=3GB --no-early-stop`: the zoomed time chart ("first 3 min")
 /// drew the 1.7 s cache phase as a sliver with no label, as a band too narrow for its label
-/// had none. Its label now sits beside it, with a leader line to the cache's level.
+/// had none. Its label now sits in it, turned, or beside it with a leader line to the cache's
+/// level.
 pub fn a_narrow_phase_is_labelled_beside_it_with_a_leader() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("z");
@@ -1978,7 +2005,7 @@ pub fn every_phase_band_is_labelled() {
             beside
                 .iter()
                 .any(|p| p.of == slccache::report::draw::LabelOf::Band(2)),
-            "{size:?}: the folding phase is not labelled beside its band"
+            "{size:?}: the folding phase is not labelled in or beside its band"
         );
         every_drawn_band_has_its_label(
             &charts::throughput_time(&t, &a, &o),
@@ -2241,4 +2268,91 @@ pub fn a_label_beside_its_band_keeps_to_the_band_next_to_it() {
             }
         }
     }
+}
+
+/// Runs slccache with `args` (not recorded), output into `out`, and reads back its timeline
+/// and analysis.
+fn run_and_load(args: &[&str], out: &std::path::Path) -> (Timeline, slccache::detect::Analysis) {
+    let o = slccache()
+        .arg("--no-record")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a = serde_json::from_value(summary["analysis"].clone()).unwrap();
+    (slccache::commands::compare::load_run(out).unwrap(), a)
+}
+
+/// A phase too narrow for its label sat with it beside the band, on the next phase's tint
+/// with a leader line into its own ("SLC cache: 5006 MB/s" right of the FX700's first cliff,
+/// on the first post-cache level's tint); a 12 h chart left its 10 s cache phase with no label
+/// at all; and a stall and the stretch after it shared one tint, the legend's swatch reading
+/// "stall / after the cache". A narrow phase's label now runs upwards inside its band; one
+/// too narrow even for that, inside a zoomed stretch, is named in the zoom mark's box; a stall
+/// has a tint of its own.
+pub fn a_narrow_phase_s_label_stays_in_its_band() {
+    use slccache::report::draw::{placed_labels, LabelOf};
+    let dir = tempfile::tempdir().unwrap();
+    let o = ReportOptions::default();
+    let fx = dir.path().join("fx");
+    let args = ["simulate", "fx700-2tb", "--pattern", "seqwrite"];
+    let (t, a) = run_and_load(
+        &[&args[..], &["--cliffs", "2", "--seed", "1", "-q"]].concat(),
+        &fx,
+    );
+    let time = charts::throughput_time(&t, &a, &o);
+    let narrow = every_drawn_band_has_its_label(&time, "fx700 time");
+    let cache = placed_labels(&time)
+        .into_iter()
+        .find(|p| p.of == LabelOf::Band(0))
+        .expect("the cache phase is labelled");
+    assert!(cache.leader.is_none() && !cache.upright, "{cache:?}");
+    assert!(narrow.iter().all(|p| p.leader.is_none()), "{narrow:?}");
+
+    let long = dir.path().join("12h");
+    let args = [
+        "simulate",
+        "960evo-250g",
+        "--duration",
+        "12h",
+        "--no-early-stop",
+    ];
+    let more = ["--max-bytes", "100TB", "--seed", "1", "-q"];
+    let (t, a) = run_and_load(&[&args[..], &more[..]].concat(), &long);
+    let time = charts::throughput_time(&t, &a, &o);
+    every_drawn_band_has_its_label(&time, "12 h time");
+    let placed = placed_labels(&time);
+    let zoom = placed
+        .iter()
+        .find(|p| p.of == LabelOf::Zoom)
+        .expect("a zoom mark");
+    assert!(
+        zoom.lines.iter().any(|l| l.starts_with("SLC cache: ")),
+        "{zoom:?}"
+    );
+    assert!(placed.iter().all(|p| p.leader.is_none()), "{placed:?}");
+
+    let csv = dir.path().join("stall.csv");
+    let mut text = String::from("t_s,MB/s\n");
+    for i in 1..=75 {
+        let r = match i {
+            ..=20 => 2000,
+            21..=35 => 0,
+            _ => 500,
+        };
+        text += &format!("{i},{r}\n");
+    }
+    std::fs::write(&csv, text).unwrap();
+    let st = dir.path().join("st");
+    let (_, a) = run_and_load(&["analyze", csv.to_str().unwrap(), "-q"], &st);
+    assert!(a.phases.iter().any(|p| p.stall), "{:?}", a.phases);
+    let texts =
+        svg_texts(&std::fs::read_to_string(st.join("throughput-time.svg")).unwrap()).unwrap();
+    assert!(texts.iter().any(|t| t == "stall"), "{texts:?}");
+    assert!(texts.iter().any(|t| t == "after the cache"), "{texts:?}");
+    assert!(!texts.iter().any(|t| t.contains(" / ")), "{texts:?}");
 }

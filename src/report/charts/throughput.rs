@@ -147,10 +147,15 @@ fn legend_name(a: &Analysis, tint: Rgb) -> String {
     seen.join(" / ")
 }
 
-/// The tint of phase `p` of `a`: its kind's colour, or, where the drive throttled for heat
-/// ([`crate::detect::is_throttled`]), the tint of the throttled stretches.
+/// The tint of phase `p` of `a`: its kind's colour, a stall's own (yellow), or, where the
+/// drive throttled for heat ([`crate::detect::is_throttled`]), the tint of the throttled
+/// stretches.
 pub(super) fn phase_tint(a: &Analysis, p: &crate::detect::Phase) -> Rgb {
-    if p.kind == PhaseKind::Throttled || crate::detect::is_throttled(a, p) {
+    // A stall is no level of the drive: a tint of its own, so that the legend never names
+    // one swatch "stall / after the cache".
+    if p.stall {
+        palette::YELLOW
+    } else if p.kind == PhaseKind::Throttled || crate::detect::is_throttled(a, p) {
         THROTTLE_STYLE.color
     } else {
         phase_color(p.kind)

@@ -33,13 +33,16 @@ pub struct PlacedLabel {
     /// A band label beside its band, too narrow to hold it: the leader line from the box's
     /// edge to a point inside the band at the band's level, pixels (x0, y0, x1, y1).
     pub leader: Option<(i32, i32, i32, i32)>,
+    /// Whether its text runs left to right; `false` for a band label turned to run bottom to
+    /// top inside a band too narrow to hold it upright.
+    pub upright: bool,
 }
 
 /// Every label over the plot of `spec` where the drawing puts it: the marker labels in their
 /// rows at the top (below the zoom bracket, when there is one), the zoom mark, and each band
-/// label inside its band clear of all of them, or, where the band is too narrow for it,
-/// beside the band with a leader line into it; a band label that finds no place either way
-/// is left out.
+/// label inside its band clear of all of them (upright, or turned where the band is too
+/// narrow for it upright), or in the zoom mark's box (a sliver inside the zoomed stretch), or
+/// beside the band with a leader line into it; a band label that finds no place is left out.
 pub fn placed_labels(spec: &ChartSpec) -> Vec<PlacedLabel> {
     let l = super::layout_of(spec);
     place(spec, &Px::of(&l), &l)
@@ -99,29 +102,49 @@ fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
             lines: m.lines.clone(),
             rect: (x0, y0, x0 + bw, y0 + bh),
             leader: None,
+            upright: true,
         });
     }
+    // The bands inside the zoomed stretch too narrow to hold their label even turned: each
+    // named in the zoom mark's box, which the bracket ties to the stretch, not beside it on
+    // another phase's tint (a 12 h chart's cache phase of 10 s).
+    let mut in_zoom = Vec::new();
+    if let (Some(z), Some((a, b, ..))) = (&spec.zoom, bracket) {
+        let thick = (l.label_box_h(1) + 2.0 * gap as f64).round() as i32;
+        for (i, band) in spec.bands.iter().enumerate() {
+            let (ba, bz) = (p.x(&spec.x, band.x0), p.x(&spec.x, band.x1));
+            let inside = band.x0 >= z.x0 && band.x1 <= z.x1 && ba >= a && bz <= b;
+            if inside && bz - ba < thick && !band.label.is_empty() {
+                in_zoom.push(i);
+            }
+        }
+    }
     if let (Some(z), Some((a, b, y, tick, w))) = (&spec.zoom, bracket) {
+        let mut lines = z.lines.clone();
+        let at = lines.len().min(1);
+        lines.splice(at..at, in_zoom.iter().map(|&i| spec.bands[i].label.clone()));
         out.push(PlacedLabel {
             of: LabelOf::ZoomBracket,
             lines: vec![],
             rect: (a, y - w as i32, b, y + tick),
             leader: None,
+            upright: true,
         });
-        let bw = l.label_box_w(&z.lines).round() as i32;
-        let bh = l.label_box_h(z.lines.len()).round() as i32;
+        let bw = l.label_box_w(&lines).round() as i32;
+        let bh = l.label_box_h(lines.len()).round() as i32;
         let x0 = (b + gap).min(p.right - bw - 2);
         // Below the rows of marker labels, if any.
         let y0 = rows_top + gap + row_h.iter().map(|h| h + gap).sum::<i32>();
         out.push(PlacedLabel {
             of: LabelOf::Zoom,
-            lines: z.lines.clone(),
+            lines,
             rect: (x0, y0, x0 + bw, y0 + bh),
             leader: None,
+            upright: true,
         });
     }
     let boxes: Vec<(i32, i32, i32, i32)> = out.iter().map(|b| b.rect).collect();
-    out.extend(place_band_labels(spec, p, l, &boxes));
+    out.extend(place_band_labels(spec, p, l, &boxes, &in_zoom));
     out
 }
 
@@ -143,6 +166,21 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
     // The band labels first, under the boxes (they never overlap them).
     for b in placed.iter().filter(|b| matches!(b.of, LabelOf::Band(_))) {
         let (x0, y0, x1, y1) = b.rect;
+        if !b.upright {
+            root.draw(&Rectangle::new(
+                [(x0, y0), (x1, y1)],
+                color(cs.bg).mix(0.75).filled(),
+            ))
+            .map_err(err)?;
+            // Turned: the top of the line at the box's left, its start at the box's foot.
+            root.draw(&Label::new(
+                b.lines[0].clone(),
+                (x0 + pad, y1 - pad),
+                band_st.up(),
+            ))
+            .map_err(err)?;
+            continue;
+        }
         // A label beside its band: a line from the box into the band, a dot at its level.
         if let Some((lx0, ly0, lx1, ly1)) = b.leader {
             let ink = color(cs.text);
@@ -216,13 +254,16 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
 /// without covering a marker label or the zoom mark; so it does not hide the data it
 /// describes. The short label where the long one has no room. A band too narrow for either
 /// (a short cache phase on a long time axis, a folding phase at the end of the data axis)
-/// gets its label beside it instead, with a leader line into it ([`beside_band`]): a label
-/// outside its band sits on another phase's tint, and the line says which phase it names.
+/// gets it turned to run upwards inside it, and only where it is too narrow for that, beside
+/// it, with a leader line into it ([`beside_band`]): a label outside its band sits on another
+/// phase's tint, and the line says which phase it names. The bands in `in_zoom` are named
+/// in the zoom mark's box and get no label of their own.
 fn place_band_labels(
     spec: &ChartSpec,
     p: &Px,
     l: &Layout,
     boxes: &[(i32, i32, i32, i32)],
+    in_zoom: &[usize],
 ) -> Vec<PlacedLabel> {
     let f = l.font(font_px::LABEL);
     let cs = colors(spec.theme);
@@ -237,8 +278,9 @@ fn place_band_labels(
             p.x(&spec.x, b.x0).max(p.left),
             p.x(&spec.x, b.x1).min(p.right),
         );
-        // A band that is not drawn (outside a zoomed chart's range) has no label.
-        if z <= a {
+        // A band that is not drawn (outside a zoomed chart's range) has no label; one named
+        // in the zoom mark's box has it there.
+        if z <= a || in_zoom.contains(&i) {
             continue;
         }
         // Inside the band, clear of the cliffs' lines and shaded intervals (where the phase's
@@ -267,11 +309,46 @@ fn place_band_labels(
             lines: vec![text],
             rect: (x0, y0, x0 + w + 2 * pad, y0 + h),
             leader: None,
+            upright: true,
         });
+    }
+    // A band too narrow for its label upright: the label turned to run bottom to top inside
+    // it, in a stretch no marker covers, above or below the lines as an upright one goes.
+    // A label beside its band sits on another phase's tint, so this comes first.
+    let mut beside = Vec::new();
+    for (i, a, z) in narrow {
+        let b = &spec.bands[i];
+        let mut taken: Vec<(i32, i32, i32, i32)> = boxes.to_vec();
+        taken.extend(out.iter().map(|b| b.rect));
+        let clear = clear_stretches(spec, p, (a, z), gap);
+        let turned = [&b.label, &b.short_label]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .find_map(|t| {
+                let len = st.width(t) as i32 + 2 * pad;
+                clear
+                    .iter()
+                    .filter(|&&(ca, cz)| h + 2 * gap <= cz - ca)
+                    .find_map(|&(ca, cz)| {
+                        let x0 = (ca + cz - h) / 2;
+                        band_label_y(spec, p, &taken, ca, (x0, h - 2 * pad, len), (gap, pad))
+                            .map(|y0| (t.clone(), (x0, y0, x0 + h, y0 + len)))
+                    })
+            });
+        match turned {
+            Some((text, rect)) => out.push(PlacedLabel {
+                of: LabelOf::Band(i),
+                lines: vec![text],
+                rect,
+                leader: None,
+                upright: false,
+            }),
+            None => beside.push((i, a, z)),
+        }
     }
     // The labels beside their bands, clear of every label placed so far and of their leader
     // lines.
-    for (i, a, z) in narrow {
+    for (i, a, z) in beside {
         let mut taken: Vec<(i32, i32, i32, i32)> = boxes.to_vec();
         taken.extend(out.iter().map(|b| b.rect));
         let leaders: Vec<Rect> = out.iter().filter_map(|b| b.leader).collect();
@@ -290,6 +367,7 @@ fn place_band_labels(
                 lines: vec![text],
                 rect,
                 leader: Some(leader),
+                upright: true,
             });
         }
     }
