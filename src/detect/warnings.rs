@@ -200,7 +200,10 @@ pub(super) fn unconfirmed_drop(
             return Some(low_end(w, from, i, high, b0, dt, units));
         }
     }
-    // A low run at the end of the last segment, at least two samples and half a second.
+    // A low run at the end of the last segment, at least two samples and half a second; or
+    // one last sample, if it fell by a third or more and twice the noise: too deep to call
+    // noise, and were it the cache running out, "larger than all that was written" would be
+    // wrong (a cliff in the last sample said "no cliff seen").
     let last = segs.last()?;
     let x = &w.x[last.start..last.end];
     let k = x
@@ -208,7 +211,8 @@ pub(super) fn unconfirmed_drop(
         .rev()
         .take_while(|&&v| v < last.level - thr)
         .count();
-    if k < 2 || k >= x.len() {
+    let deep = |v: f64| v < last.level - (2.0 * thr).max(1.4f64.ln());
+    if (k < 2 && !(k == 1 && x.last().is_some_and(|&v| deep(v)))) || k >= x.len() {
         return None;
     }
     let i = last.end - k;

@@ -1508,3 +1508,19 @@ fn every_stall_is_said() {
         a.warnings
     );
 }
+
+/// A drop in the last sample alone said "no cliff seen; none, or one larger than 40.5 GB",
+/// all that was written, where two low samples said "a drop too short to confirm ... at least
+/// 40.0 GB": were the drop the cache running out, the first was wrong. A last sample that
+/// falls by a third or more is an unconfirmed drop too; a shallow one is noise.
+#[test]
+fn a_deep_drop_in_the_last_sample_alone_is_an_unconfirmed_drop() {
+    let a = analyze(&piecewise(&[(20.0, 2e9), (1.0, 5e8)], 1.0));
+    assert!(a.cliffs.is_empty(), "{:?}", a.cliffs);
+    let d = a.unconfirmed_drop.as_ref().expect("an unconfirmed drop");
+    assert_eq!(d.bytes_low, 40_000_000_000, "{d:?}");
+    assert_eq!(a.cache_lower_bound_bytes, Some(40_000_000_000));
+    let a = analyze(&piecewise(&[(20.0, 2e9), (1.0, 1.9e9)], 1.0));
+    assert!(a.unconfirmed_drop.is_none(), "{:?}", a.unconfirmed_drop);
+    assert_eq!(a.cache_lower_bound_bytes, Some(41_900_000_000));
+}
