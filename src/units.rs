@@ -281,6 +281,44 @@ pub fn format_bytes_range(low: f64, high: f64, units: UnitSystem) -> (String, St
     (a, b)
 }
 
+/// A size with its interval, each formatted: the interval as [`format_bytes_range`] gives it,
+/// and the size with as many decimals as its ends where they needed more to differ, so that
+/// a size never reads as outside its interval (`39.94 GB` in `39.93 GB to 39.94 GB`, not
+/// `39.9 GB`).
+pub fn format_bytes_estimate(
+    bytes: f64,
+    low: f64,
+    high: f64,
+    units: UnitSystem,
+) -> (String, String, String) {
+    let (lo, hi) = format_bytes_range(low, high, units);
+    let point = format_bytes(bytes, units);
+    // Only where the ends took more decimals than they have alone.
+    if lo == format_bytes(low, units) {
+        return (point, lo, hi);
+    }
+    let decimals = |s: &str| {
+        s.split_once(' ')
+            .map(|(n, u)| (n.split_once('.').map_or(0, |(_, f)| f.len()), u.to_string()))
+    };
+    match (decimals(&lo), decimals(&point)) {
+        (Some((d, unit)), Some((p, punit))) if unit == punit && d > p => {
+            let (base, names): (f64, [&str; 5]) = match units {
+                UnitSystem::Decimal => (1000.0, ["kB", "MB", "GB", "TB", "PB"]),
+                UnitSystem::Binary => (1024.0, ["KiB", "MiB", "GiB", "TiB", "PiB"]),
+            };
+            match names.iter().position(|n| *n == unit) {
+                Some(k) => {
+                    let v = bytes / base.powi(k as i32 + 1);
+                    (format!("{v:.d$} {unit}"), lo, hi)
+                }
+                None => (point, lo, hi),
+            }
+        }
+        _ => (point, lo, hi),
+    }
+}
+
 /// Formats a rate in MB/s (or MiB/s) with no decimals above 100 and three significant digits
 /// below: `1365 MB/s`, `59.1 MB/s`.
 pub fn format_rate(bytes_per_sec: f64, units: UnitSystem) -> String {
@@ -430,6 +468,23 @@ pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSy
 
 #[cfg(test)]
 mod tests {
+    /// "39.9 GB (95% interval 39.93 GB to 39.95 GB)" read as outside its interval: a size takes its interval's decimals
+    /// where the ends needed more to differ, and only there ("100 GB (99.9 GB to 101 GB)").
+    #[test]
+    fn a_size_takes_the_decimals_its_interval_needed() {
+        let u = super::UnitSystem::Decimal;
+        let e = |m: f64, l: f64, h: f64| {
+            let (m, l, h) = super::format_bytes_estimate(m, l, h, u);
+            format!("{m} ({l} to {h})")
+        };
+        assert_eq!(
+            e(39.941e9, 39.934e9, 39.946e9),
+            "39.94 GB (39.93 GB to 39.95 GB)"
+        );
+        assert_eq!(e(100e9, 99.9e9, 101e9), "100 GB (99.9 GB to 101 GB)");
+        assert_eq!(e(22.0e9, 21.9e9, 22.4e9), "22.0 GB (21.9 GB to 22.4 GB)");
+    }
+
     /// report.md said "Time to cliff 8.6 s (95% interval 8.6 s to 8.6 s)".
     #[test]
     fn an_interval_of_seconds_whose_ends_round_alike_gets_decimals() {

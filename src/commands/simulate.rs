@@ -216,7 +216,12 @@ pub fn summary_text(
             };
             s += &format!(
                 "  estimate:    cache {} {}{err}{}\n",
-                format_bytes(*bytes as f64, units),
+                crate::report::console::terminal::estimate_text(
+                    *bytes,
+                    *low_bytes,
+                    *high_bytes,
+                    units
+                ),
                 crate::report::console::terminal::interval_text(*low_bytes, *high_bytes, units),
                 f.hidden_tier_suffix(units)
             );

@@ -1272,11 +1272,9 @@ fn size_text(bytes: u64, low: u64, high: u64, units: UnitSystem) -> String {
 
 /// A size with its interval, the interval's words first: `22.0 GB ({words}21.9 GB to 22.5 GB)`.
 fn size_with(bytes: u64, low: u64, high: u64, words: &str, units: UnitSystem) -> String {
-    let (lo, hi) = crate::units::format_bytes_range(low as f64, high as f64, units);
-    format!(
-        "{} ({words}{lo} to {hi})",
-        format_bytes(bytes as f64, units)
-    )
+    let (size, lo, hi) =
+        crate::units::format_bytes_estimate(bytes as f64, low as f64, high as f64, units);
+    format!("{size} ({words}{lo} to {hi})")
 }
 
 #[cfg(test)]

@@ -2356,3 +2356,52 @@ pub fn a_narrow_phase_s_label_stays_in_its_band() {
     assert!(texts.iter().any(|t| t == "after the cache"), "{texts:?}");
     assert!(!texts.iter().any(|t| t.contains(" / ")), "{texts:?}");
 }
+
+/// "cache ~39.9 GB (95% interval 39.93 GB to 39.94 GB)": the interval's ends took the
+/// decimals that tell them apart and the size kept one, so it read as outside its interval;
+/// the card gave "39.9 GB (39.9 GB to 39.9 GB)". The size takes the ends' decimals on the
+/// terminal, report.md, the chart's subtitle and the card alike.
+pub fn a_size_has_the_decimals_of_its_interval_on_every_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("dec.csv");
+    let mut text = String::from("t_s,MB/s\n");
+    for i in 1..=50 {
+        let r = match i {
+            ..=19 => 2000,
+            20 => 1955,
+            _ => 500,
+        };
+        text += &format!("{i},{r}\n");
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out = dir.path().join("d");
+    let o = slccache()
+        .args(["--no-record", "analyze"])
+        .arg(&csv)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let terminal = String::from_utf8_lossy(&o.stdout).to_string();
+    let want = "39.94 GB (95% interval 39.93 GB to 39.95 GB)";
+    assert!(terminal.contains(&format!("cache ~{want}")), "{terminal}");
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains(&format!("| Cache size | {want} |")), "{md}");
+    let svg = std::fs::read_to_string(out.join("throughput-time.svg")).unwrap();
+    let texts = svg_texts(&svg).unwrap();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with(&format!("SLC cache {want}"))),
+        "{texts:?}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis =
+        serde_json::from_value(summary["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let (_, cache, _, _) =
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    assert_eq!(cache, "SLC cache 39.94 GB (39.93 GB to 39.95 GB)");
+}

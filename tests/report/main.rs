@@ -41,6 +41,7 @@ fn main() -> std::process::ExitCode {
             charts::a_coarse_run_s_labels_sit_by_their_levels_and_the_smoothed_line_skips_the_cliff_sample,
             charts::a_narrow_phase_is_labelled_beside_it_with_a_leader,
             charts::a_narrow_phase_s_label_stays_in_its_band,
+            charts::a_size_has_the_decimals_of_its_interval_on_every_output,
             charts::phase_labels_keep_clear_of_cliffs_and_first_samples,
             charts::a_gradual_drop_without_a_cliff_is_annotated,
             charts::data_axis_unit_follows_the_range,

@@ -293,7 +293,12 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                 )) => {
                     let mut short = format!(
                         "{} ({})",
-                        crate::units::format_bytes(*bytes as f64, units),
+                        crate::report::console::terminal::estimate_text(
+                            *bytes,
+                            *low_bytes,
+                            *high_bytes,
+                            units
+                        ),
                         short_range(*low_bytes, *high_bytes)
                     );
                     if r.findings.as_ref().is_some_and(|f| f.fell_gradually) {

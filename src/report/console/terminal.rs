@@ -156,6 +156,12 @@ pub fn interval_text(low: u64, high: u64, units: UnitSystem) -> String {
     format!("(95% interval {lo} to {hi})")
 }
 
+/// A size as slccache writes it beside its interval ([`interval_text`]): with as many
+/// decimals as the interval's ends where they needed more to differ.
+pub fn estimate_text(bytes: u64, low: u64, high: u64, units: UnitSystem) -> String {
+    crate::units::format_bytes_estimate(bytes as f64, low as f64, high as f64, units).0
+}
+
 /// The line that says where a finished run was recorded (stderr, so stdout stays the run's
 /// own): `recorded as run 42 in ~/.local/share/slccache/results.db`.
 pub fn print_recorded(id: i64, place: &str, new: bool) {
@@ -232,7 +238,7 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
         } => {
             line.push_str(&format!(
                 "; cache ~{} {}{}{}",
-                format_bytes(*bytes as f64, units),
+                estimate_text(*bytes, *low_bytes, *high_bytes, units),
                 interval_text(*low_bytes, *high_bytes, units),
                 f.hidden_tier_suffix(units),
                 f.gradual_suffix()

@@ -23,6 +23,9 @@ const CARD_X0: i32 = 56;
 pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String, String, String) {
     let drive = crate::report::charts::run_title(&t.meta);
     let f = Findings::of(a);
+    let estimate = |b: u64, lo: u64, hi: u64| {
+        crate::units::format_bytes_estimate(b as f64, lo as f64, hi as f64, u)
+    };
     let cache = match &f.cache {
         // The first sample could hide a faster first tier: the cliff, not the cache's size
         // (the note says what may hide before it).
@@ -30,22 +33,18 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             bytes,
             low_bytes,
             high_bytes,
-        } if f.first_sample_hides.is_some() => format!(
-            "Cliff after {} ({} to {})",
-            format_bytes(*bytes as f64, u),
-            format_bytes(*low_bytes as f64, u),
-            format_bytes(*high_bytes as f64, u)
-        ),
+        } if f.first_sample_hides.is_some() => {
+            let (size, lo, hi) = estimate(*bytes, *low_bytes, *high_bytes);
+            format!("Cliff after {size} ({lo} to {hi})")
+        }
         Cache::Sized {
             bytes,
             low_bytes,
             high_bytes,
-        } => format!(
-            "SLC cache {} ({} to {})",
-            format_bytes(*bytes as f64, u),
-            format_bytes(*low_bytes as f64, u),
-            format_bytes(*high_bytes as f64, u)
-        ),
+        } => {
+            let (size, lo, hi) = estimate(*bytes, *low_bytes, *high_bytes);
+            format!("SLC cache {size} ({lo} to {hi})")
+        }
         // Past the span the figure counts blocks written twice: no cache size.
         Cache::Wrapped { .. } => {
             crate::units::capitalized(&f.wrapped_short_text(u).expect("wrapped"))
