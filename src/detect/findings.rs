@@ -839,6 +839,25 @@ impl Findings {
         }
     }
 
+    /// A run without a rate in the cache: what its one level is called and the level
+    /// (`("mean", 387e6)`; `"read"` for a read-only run, the link's or the IOPS limit where
+    /// one hid the cliff), as the card and `simulate` give it. No steady-state test was made
+    /// of it (that test is of the stretch after a cliff), so it is never called steady.
+    pub fn level_label(&self, read_only: bool) -> Option<(&'static str, f64)> {
+        let r = self.level_bytes_per_sec?;
+        if read_only {
+            return Some(("read", r));
+        }
+        if self.in_cache_bytes_per_sec.is_some() {
+            return None;
+        }
+        Some(match self.cache {
+            Cache::HiddenByLink { .. } => ("at the link's limit", r),
+            Cache::HiddenByIops { .. } => ("at the IOPS limit", r),
+            _ => ("mean", r),
+        })
+    }
+
     /// The rate in the cache as every output gives it (`1368 MB/s`), or `None`.
     pub fn in_cache_text(&self, units: UnitSystem) -> Option<String> {
         self.in_cache_bytes_per_sec.map(|r| format_rate(r, units))

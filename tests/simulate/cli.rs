@@ -978,3 +978,25 @@ fn a_mix_gives_the_truth_of_its_writes_and_what_it_read() {
         "{text}"
     );
 }
+
+/// A run without a cliff: the card and report.md gave its mean ("mean  387 MB/s"), the
+/// terminal of `simulate` gave no rate at all. It gives the same figure in the same word.
+#[test]
+fn simulate_gives_the_mean_of_a_run_without_a_cliff_as_the_card_does() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("pm");
+    let o = simulate_into(&["pm983-960g", "--max-bytes", "20GB", "--seed", "1"], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let s = json(&out.join("summary.json"));
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    assert!(a.cliffs.is_empty());
+    let t = slccache::commands::compare::load_run(&out).unwrap();
+    let (_, _, level, _) =
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    let rate = level.strip_prefix("mean  ").expect("the card gives a mean");
+    assert!(
+        text.contains(&format!("measured:    mean {rate}")),
+        "{text}"
+    );
+}

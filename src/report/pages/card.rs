@@ -108,27 +108,15 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         };
         return (drive, cache, before, after);
     }
-    let in_cache = match (f.in_cache_text(u), f.level_bytes_per_sec) {
-        _ if a.read_only => match f.level_bytes_per_sec {
-            Some(r) => format!("read  {}", format_rate(r, u)),
-            None => String::new(),
-        },
+    let in_cache = match (f.in_cache_text(u), f.level_label(a.read_only)) {
+        (_, Some((label, r))) if a.read_only => format!("{label}  {}", format_rate(r, u)),
+        _ if a.read_only => String::new(),
         // Before a cliff the first sample may undercut: the level before it, which a faster
         // first tier hidden in that sample would not be.
         (Some(r), _) if f.first_sample_hides.is_some() => format!("before the cliff  {r}"),
         (Some(r), _) => format!("in cache  {r}"),
-        (None, Some(r)) if matches!(f.cache, crate::detect::findings::Cache::TooFewSamples) => {
-            format!("mean  {}", format_rate(r, u))
-        }
-        (None, Some(r)) if matches!(f.cache, Cache::HiddenByLink { .. }) => {
-            format!("at the link's limit  {}", format_rate(r, u))
-        }
-        (None, Some(r)) if matches!(f.cache, Cache::HiddenByIops { .. }) => {
-            format!("at the IOPS limit  {}", format_rate(r, u))
-        }
-        // No cliff: the run's mean, as the terminal gives it. No steady-state test was made
-        // of it (that test is of the stretch after a cliff), so it is not called steady.
-        (None, Some(r)) => format!("mean  {}", format_rate(r, u)),
+        // No rate in the cache: the run's one level, named as `simulate` names it.
+        (None, Some((label, r))) => format!("{label}  {}", format_rate(r, u)),
         (None, None) => String::new(),
     };
     // "After the cache" is the stretch after the last cliff; a tier before it is in the note.
