@@ -316,8 +316,8 @@ pub(super) fn wrapped_cliff_warning(a: &Analysis, units: UnitSystem) -> Option<W
          it ({:.1} passes), so blocks were written more than once and the drive may have freed \
          cache for the blocks it overwrote; {} is not the cache size of this span (at most {} \
          of distinct blocks); write over a span larger than the cache (--span, or the whole \
-         drive), or start from an empty cache (--trim, then --idle-before) so that the first \
-         pass finds the cliff",
+         drive) so that the first pass finds the cliff; an empty cache at the start (--trim) \
+         does not make a span hold more",
         format_bytes(e.bytes as f64, units),
         format_bytes(span as f64, units),
         e.bytes as f64 / span as f64,
