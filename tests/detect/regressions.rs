@@ -1530,3 +1530,13 @@ fn a_deep_drop_in_the_last_sample_alone_is_an_unconfirmed_drop() {
     assert!(a.unconfirmed_drop.is_none(), "{:?}", a.unconfirmed_drop);
     assert_eq!(a.cache_lower_bound_bytes, Some(41_900_000_000));
 }
+
+/// The level of a short low end was the median of its samples' log rates: for two samples,
+/// their geometric mean ("2000 MB/s -> 707 MB/s for the last 2.0 s" where 500 and 1000 MB/s,
+/// 750 MB/s, were written). It is the rate over them, bytes over time.
+#[test]
+fn the_level_of_a_short_low_end_is_what_was_written_over_it() {
+    let a = analyze(&piecewise(&[(20.0, 2e9), (1.0, 5e8), (1.0, 1e9)], 1.0));
+    let d = a.unconfirmed_drop.as_ref().expect("an unconfirmed drop");
+    assert!((d.after_bytes_per_sec - 7.5e8).abs() < 1e6, "{d:?}");
+}
