@@ -634,6 +634,9 @@ pub(super) fn short_dips(
     // the stretch before it like any other, and said (3 s of nothing at the end was left out
     // without a word).
     let mut at_end: Option<(f64, f64, f64)> = None;
+    // And one at the very start (3 s of nothing before the cache's 2000 MB/s was taken into
+    // the cache's phase without a word).
+    let mut at_start: Option<(f64, f64)> = None;
     for p in &a.phases {
         if p.heat || super::is_throttled(a, p) {
             continue;
@@ -675,6 +678,14 @@ pub(super) fn short_dips(
                 && d >= MIN_STALL_S - 1e-9
             {
                 at_end = Some((t0, d, level));
+            }
+            if s0 == 0
+                && j < n
+                && !told(t0, t1)
+                && low <= STALLED_SHARE * level
+                && d >= MIN_STALL_S - 1e-9
+            {
+                at_start = Some((d, level));
             }
             if !edge && !told(t0, t1) {
                 if low <= STALLED_SHARE * level {
@@ -766,6 +777,21 @@ pub(super) fn short_dips(
                 } else {
                     "each lies"
                 }
+            ),
+        ));
+    }
+    if let Some((d, level)) = at_start {
+        out.push(Warning::new(
+            WarningKind::ShortDips {
+                t_s: 0.0,
+                stalled: true,
+            },
+            format!(
+                "throughput stalled at the start of the run: for its first {d:.1} s (before a \
+                 stretch at {}); the drive or the host completed no writes yet, too shortly \
+                 for a phase, so it is left out of the rate of the stretch after it, and the \
+                 times of the run count from its start",
+                format_rate(level, units)
             ),
         ));
     }

@@ -1540,3 +1540,21 @@ fn the_level_of_a_short_low_end_is_what_was_written_over_it() {
     let d = a.unconfirmed_drop.as_ref().expect("an unconfirmed drop");
     assert!((d.after_bytes_per_sec - 7.5e8).abs() < 1e6, "{d:?}");
 }
+
+/// 3 s of nothing at the very start was taken into the cache's phase without a word ("SLC
+/// cache: 2000 MB/s (0.0 s to 23.0 s)", no warning), where a stall at the end or inside a
+/// stretch is said. It is said, and left out of the cache's rate.
+#[test]
+fn a_stall_at_the_very_start_is_said() {
+    let a = analyze(&piecewise(&[(3.0, 0.0), (20.0, 2e9), (30.0, 5e8)], 1.0));
+    assert_eq!(a.cliffs.len(), 1, "{:?}", a.cliffs);
+    let cache = a.phases.iter().find(|p| !p.stall).expect("a phase");
+    assert!((cache.mean_bytes_per_sec - 2e9).abs() < 1e7, "{cache:?}");
+    assert!(
+        a.warnings.iter().any(|w| w
+            .text
+            .contains("stalled at the start of the run: for its first 3.0 s")),
+        "{:?}",
+        a.warnings
+    );
+}
