@@ -460,7 +460,10 @@ impl Findings {
 
     /// The level after cliff `i` (of [`Findings::steps`]) in words: its rate, or after the
     /// last cliff where the samples swing ([`Findings::after_swing`]), their range: `300 MB/s
-    /// to 900 MB/s (swings)`.
+    /// to 900 MB/s (swings)`. After the last cliff, the rate after the cache where it has one
+    /// (`Findings::after`): the level of the phase that follows the cliff may differ from it
+    /// (a stretch with thermal throttling left out), and one line gave both ("2000 -> 995
+    /// MB/s at 50.1 s; 991 MB/s over the 719 GB ... after the last cliff").
     pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
         let range = match (self.after_swing, self.after_unsteady) {
             (Some(r), _) => Some((r, "swings")),
@@ -473,6 +476,11 @@ impl Findings {
                 format_rate(lo, units),
                 format_rate(hi, units)
             ),
+            (Some(s), None) => {
+                let last = i + 1 == self.steps.len();
+                let after = self.after.as_ref().and_then(After::rate).filter(|_| last);
+                format_rate(after.unwrap_or(s.after_bytes_per_sec), units)
+            }
             (Some(s), _) => format_rate(s.after_bytes_per_sec, units),
             (None, _) => String::new(),
         }

@@ -1198,3 +1198,48 @@ fn the_subtitle_calls_the_rate_before_a_hedged_cliff_what_the_card_does() {
     assert!(sub.contains(" before the cliff -> "), "{sub}");
     assert!(!sub.contains(" in the cache -> "), "{sub}");
 }
+
+/// p5-1tb: "1997 MB/s -> 995 MB/s at 50.1 s; 991 MB/s over the 719 GB written in the samples
+/// after the last cliff": two rates after the cache on one line, the level of the phase after
+/// the cliff and the rate of the stretch with its thermal throttling left out. The last
+/// cliff's level after is the rate after the cache, on the terminal and the charts alike.
+#[test]
+fn the_last_cliff_s_level_after_is_the_rate_after_the_cache() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("p5");
+    let o = crate::common::slccache()
+        .args([
+            "--no-record",
+            "simulate",
+            "p5-1tb",
+            "--cliffs",
+            "2",
+            "--seed",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    assert!(!a.throttled.is_empty(), "the run throttles");
+    let f = slccache::detect::Findings::of(&a);
+    let u = slccache::units::UnitSystem::Decimal;
+    let after = f
+        .after
+        .as_ref()
+        .and_then(|x| x.rate())
+        .expect("a rate after");
+    let rate = slccache::units::format_rate(after, u);
+    let steps = f.steps_text(u).unwrap();
+    assert!(
+        steps.contains(&format!("-> {rate} at ")),
+        "{steps} / {rate}"
+    );
+    assert!(text.contains(&steps), "{text}");
+    assert!(text.contains(&format!("{rate} over the ")), "{text}");
+}
