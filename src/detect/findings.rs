@@ -1022,13 +1022,13 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
         .zip(&names)
         .enumerate()
         .map(|(i, (p, name))| {
-            // A level that swings, or is not steady, is its range, not the mean of its swings.
+            // A level that swings, or is not steady, is its range, not the mean of its swings,
+            // and no mean beside it either (a mean beside the range blends it into one number).
             let rate = match swinging_phase(a).filter(|&(j, _, _)| j == i) {
                 Some((_, (lo, hi), word)) => format!(
-                    "{} to {} ({word}; mean {})",
+                    "{} to {} ({word})",
                     format_rate(lo, units),
-                    format_rate(hi, units),
-                    format_rate(p.mean_bytes_per_sec, units)
+                    format_rate(hi, units)
                 ),
                 None => format_rate(p.mean_bytes_per_sec, units),
             };
