@@ -6,17 +6,13 @@ use crate::units::{format_bytes, format_rate, UnitSystem};
 /// What "after the cache" means, in the words every output that gives an after-cache figure
 /// puts beside it (report.md and report.html, compare.md and a comparison's page, the library
 /// page, the history page): the stretch, the steady-state test with its figures, and that
-/// thermal throttling is left out. The shortest stretch judged is said as the analysis of
-/// runs sampled every `intervals_s` used it ([`min_stretch_text`]): the same words for all of
-/// them, or where they differ (or none is given), the rule for any interval.
-pub fn after_cache_definition(intervals_s: &[f64]) -> String {
+/// thermal throttling is left out. The shortest stretch judged is said as the rule for any
+/// sampling interval ([`min_stretch_text`]), so that every output gives the same words: a
+/// run's report.md gave "5 rounds of 6.0 s at the least" where the library page, the history
+/// page and compare.md added "and be 5 samples at the least".
+pub fn after_cache_definition() -> String {
     use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, ROUNDS};
-    let mut each = intervals_s.iter().map(|&i| min_stretch_text(Some(i)));
-    let first = each.next();
-    let shortest = match first {
-        Some(f) if each.all(|t| t == f) => f,
-        _ => min_stretch_text(None),
-    };
+    let shortest = min_stretch_text(None);
     format!(
         "After the last cliff: the data written in the samples after the last cliff over the \
          time they took (the sample the cliff falls in is not among them). A stall (no writes \

@@ -1170,7 +1170,7 @@ fn the_bytes_after_the_cliff_are_named_as_the_samples_they_are() {
         )),
         "{text}"
     );
-    assert!(slccache::detect::after_cache_definition(&[1.0])
+    assert!(slccache::detect::after_cache_definition()
         .contains("the sample the cliff falls in is not among them"));
 }
 

@@ -852,9 +852,9 @@ fn compare_says_a_run_given_twice() {
 
 /// The definition of "after the cache" said the samples after the cliff "must last 5 rounds
 /// of 6.0 s at the least" also for a run sampled every 30 s, whose analysis judged a stretch
-/// of 5 samples, one a round (150 s). The shortest stretch is said as the run's analysis
-/// used it: report.md and report.html give the run's, compare.md the runs' where they agree
-/// and the rule for any interval where they do not.
+/// of 5 samples, one a round (150 s); and a run's report.md, saying the rule for its own
+/// interval, worded it otherwise than the library page, the history page and compare.md.
+/// Every output gives the one rule, which holds for any sampling interval.
 #[test]
 fn the_after_cache_definition_gives_the_shortest_stretch_of_the_run_s_sampling() {
     let d = tempfile::tempdir().unwrap();
@@ -879,18 +879,13 @@ fn the_after_cache_definition_gives_the_shortest_stretch_of_the_run_s_sampling()
     // The run's analysis judged its stretch with one sample a round.
     let rounds = &s["analysis"]["after_cache"]["steady_state"]["rounds_bytes_per_sec"];
     assert_eq!(rounds.as_array().map(Vec::len), Some(5), "{s}");
-    let thirty = "the samples that begin after the cliff must be 5 samples of 30.0 s at the \
-                  least, one a round, or the stretch is not judged";
-    let six = "the samples that begin after the cliff must last 5 rounds of 6.0 s at the least, \
-               or the stretch is not judged";
     let any = "must last 5 rounds of 6.0 s at the least, and be 5 samples at the least (one a \
                round where a sample lasts 6.0 s or longer), or the stretch is not judged";
     for file in ["report.md", "report.html"] {
         let text = std::fs::read_to_string(coarse.join(file)).unwrap();
-        assert!(text.contains(thirty), "{file}: {text}");
-        assert!(!text.contains("rounds of 6.0 s"), "{file}: {text}");
+        assert!(text.contains(any), "{file}: {text}");
         let text = std::fs::read_to_string(fine.join(file)).unwrap();
-        assert!(text.contains(six), "{file} at 1 s: {text}");
+        assert!(text.contains(any), "{file} at 1 s: {text}");
     }
     let compare = |name: &str, runs: [&std::path::Path; 2]| {
         let out = d.path().join(name);
@@ -906,7 +901,7 @@ fn the_after_cache_definition_gives_the_shortest_stretch_of_the_run_s_sampling()
         std::fs::read_to_string(out.join("compare.md")).unwrap()
     };
     let same = compare("same", [&coarse, &coarse]);
-    assert!(same.contains(thirty), "{same}");
+    assert!(same.contains(any), "{same}");
     let mixed = compare("mixed", [&coarse, &fine]);
     assert!(mixed.contains(any), "{mixed}");
 }

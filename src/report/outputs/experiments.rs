@@ -907,7 +907,7 @@ impl Outputs for History<'_> {
             p.after_bytes_per_sec.is_some()
                 || p.findings.as_ref().is_some_and(|f| f.after.is_some())
         }) {
-            notes.push(crate::detect::after_cache_definition(&[]));
+            notes.push(crate::detect::after_cache_definition());
         }
         let extra = HtmlExtra {
             title: Some(format!("SLC cache history: {}", self.drive)),

@@ -618,13 +618,13 @@ pub fn report_html(
     // What "after the cache" means, beside its figures: a single run's with its rounds (as
     // report.md gives it), a comparison's once.
     let after = match runs {
-        [r] => r.analysis.after_cache.as_ref().map(|ac| {
-            crate::report::pages::markdown::after_cache_note(ac, r.analysis.interval_s, u)
-        }),
+        [r] => r
+            .analysis
+            .after_cache
+            .as_ref()
+            .map(|ac| crate::report::pages::markdown::after_cache_note(ac, u)),
         _ if runs.iter().any(|r| r.analysis.after_cache.is_some()) => {
-            Some(crate::detect::after_cache_definition(
-                &crate::report::pages::markdown::after_cache_intervals(runs),
-            ))
+            Some(crate::detect::after_cache_definition())
         }
         _ => None,
     };

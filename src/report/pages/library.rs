@@ -187,7 +187,7 @@ td.wrap{overflow-wrap:anywhere}td.wide{min-width:8em}\
         let _ = writeln!(
             h,
             "<p class=\"note\">{}</p>",
-            esc(&crate::detect::after_cache_definition(&[]))
+            esc(&crate::detect::after_cache_definition())
         );
     }
     // Filtering, and a self-test (`#selftest`) that the browser test reads from the DOM.

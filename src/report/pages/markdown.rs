@@ -485,7 +485,7 @@ pub fn report_md_with(
         s.push_str(&format!("Note: {}.\n\n", r.sentence()));
     }
     if let Some(ac) = &run.analysis.after_cache {
-        s.push_str(&after_cache_note(ac, run.analysis.interval_s, units));
+        s.push_str(&after_cache_note(ac, units));
     }
     if !run.analysis.warnings.is_empty() {
         s.push_str("**Warnings**\n\n");
@@ -507,13 +507,8 @@ pub fn report_md_with(
 /// The definition of "after the cache" under the table ([`crate::detect::after_cache_definition`]),
 /// with the figures of its steady-state test: the throttling left out, and each round's rate.
 /// report.md and a single run's report.html give it.
-/// The shortest stretch judged is said for the run's sampling interval (`interval_s`).
-pub fn after_cache_note(
-    ac: &crate::detect::after_cache::AfterCache,
-    interval_s: f64,
-    units: UnitSystem,
-) -> String {
-    let mut s = crate::detect::after_cache_definition(&[interval_s]);
+pub fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: UnitSystem) -> String {
+    let mut s = crate::detect::after_cache_definition();
     if ac.throttled_s > 0.0 {
         s.push_str(&format!(
             " The {} of thermal throttling after the cliff is heat, not the drive's speed: it is \
@@ -571,26 +566,14 @@ pub fn after_cache_note(
     s
 }
 
-/// The sampling intervals of the runs of `runs` that have an after-cache figure, for the
-/// definition said once beside them ([`crate::detect::after_cache_definition`]).
-pub fn after_cache_intervals(runs: &[CompareRun<'_>]) -> Vec<f64> {
-    runs.iter()
-        .filter(|r| r.analysis.after_cache.is_some())
-        .map(|r| r.analysis.interval_s)
-        .collect()
-}
-
 /// `compare.md`: the runs side by side, linking the comparison charts.
 pub fn compare_md(runs: &[CompareRun<'_>], charts: &[ChartKind], units: UnitSystem) -> String {
     let mut s = String::from("# SLC cache comparison\n\n");
     s.push_str(&summary_table(runs, units));
     s.push('\n');
-    // The after-cache figures in the table are of one definition: said once, for the
-    // sampling intervals of the runs that have one.
+    // The after-cache figures in the table are of one definition: said once.
     if runs.iter().any(|r| r.analysis.after_cache.is_some()) {
-        s.push_str(&crate::detect::after_cache_definition(
-            &after_cache_intervals(runs),
-        ));
+        s.push_str(&crate::detect::after_cache_definition());
         s.push_str("\n\n");
     }
     let warn: Vec<String> = runs
