@@ -177,6 +177,29 @@ pub fn a_truncated_last_line_is_dropped_with_a_warning() {
     let o = run(slccache().arg("analyze").arg(&p));
     assert_eq!(o.code, Some(0), "{}", o.stderr);
     assert!(format!("{}{}", o.stdout, o.stderr).contains("truncated"));
+    // A last line cut short that still parses ("80,50" of "80,500") was read in without a
+    // word, and moved the rate after the cache: it is read, and said, in every reader (a
+    // two-column CSV, a fio log, slccache's own timeline).
+    let mut csv = String::from("t_s,MB/s\n");
+    for i in 1..=79 {
+        csv += &format!("{i},{}\n", if i <= 40 { 2000 } else { 500 });
+    }
+    let own = std::fs::read_to_string(run_dir.join("timeline.csv")).unwrap();
+    for (name, text) in [
+        ("cut.csv", format!("{csv}80,50")),
+        (
+            "cut2_bw.1.log",
+            fio_rows(20, 300_000) + "21000, 30, 1, 1048576, 0",
+        ),
+        ("timeline-cut.csv", own.trim_end().to_string()),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let o = run(slccache().arg("analyze").arg(&p));
+        assert_eq!(o.code, Some(0), "{name}: {}", o.stderr);
+        let all = format!("{}{}", o.stdout, o.stderr);
+        assert!(all.contains("has no newline at its end"), "{name}: {all}");
+    }
     // A bad row in the middle is still an error.
     let p = d.path().join("mid_bw.1.log");
     std::fs::write(

@@ -323,13 +323,29 @@ pub fn parse_text_notes(
             ));
             Ok((t, retry_notes))
         }
-        r => r.map(|t| (t, notes)),
+        r => r.map(|t| {
+            let last = text.lines().count();
+            if !text.is_empty() && !text.ends_with('\n') && last >= 2 {
+                notes.push(unterminated_last_line(name, last));
+            }
+            (t, notes)
+        }),
     };
     // What the reading assumed rather than read, last, as the file reader says it.
     r.map(|((t, assumed), mut notes)| {
         notes.extend(assumed);
         (t, notes)
     })
+}
+
+/// The note on a last line that parses but has no newline at its end: a line cut short while
+/// the file was written ("80,50" of "80,500") may still parse, and was read in without a word.
+pub(super) fn unterminated_last_line(name: &str, last: usize) -> String {
+    format!(
+        "{name}: line {last} has no newline at its end: it may have been cut short while the \
+         file was written (a full disk, a crash); it is read as it stands (if it was cut \
+         short, remove it and analyse the file again)"
+    )
 }
 
 /// The timeline of `text`, and the note of what its reading assumed rather than read

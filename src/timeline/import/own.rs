@@ -61,6 +61,8 @@ pub(super) fn stream_own_timeline(
             }
             _ => return Some(Err(e)),
         }
+    } else if let Some(last) = cut_short_last_line(path).filter(|&n| n >= 2) {
+        notes.push(super::unterminated_last_line(name, last));
     }
     if let Err(e) = rows.finish() {
         return Some(Err(e));

@@ -822,6 +822,11 @@ pub(super) fn read<S>(
                 Err(_) => Some(Err(e)),
             }
         }
-        r => Some(r.map(|(meta, notes)| (sink, meta, notes))),
+        r => Some(r.map(|(meta, mut notes)| {
+            if first.cut && first.lines >= 2 {
+                notes.push(super::unterminated_last_line(name, first.lines));
+            }
+            (sink, meta, notes)
+        })),
     }
 }
