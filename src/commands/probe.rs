@@ -599,17 +599,11 @@ fn finish(
         // The output folder cannot take the run (its disk full): its summary and timeline
         // are kept beside the spool and recorded from there, so the run is not lost.
         let kept = crate::store::recorder::rescue(out_dir, &summary, &timeline, opts, quiet);
-        return Err(match kept {
-            Some(Ok(_)) => e.context(format!(
-                "the run's summary.json and timeline.csv (the timeline as it was kept in \
-                 memory: {} samples) are recorded from a copy beside the spool, which goes \
-                 once it is recorded or waits in the spool (see the line above); `slccache \
-                 runs export ID --out DIR` writes its folder again",
-                timeline.samples.len()
-            )),
-            Some(Err(k)) => e.context(format!("the run could not be kept elsewhere either: {k:#}")),
-            None => e,
-        });
+        return Err(crate::store::recorder::rescued_error(
+            e,
+            kept,
+            timeline.samples.len(),
+        ));
     }
     // Recorded as soon as timeline.csv and summary.json are complete, whatever the charts do.
     crate::store::recorder::note(out_dir, opts, quiet);

@@ -306,6 +306,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     // (exit 130); a second one, half a second or more later, ends the process at once.
     let signals =
         crate::experiment::signals::Signals::install().context("installing signal handlers")?;
+    // A timeline.csv the folder cannot take (its disk full) does not stop the run: the
+    // timeline is kept in memory, and the run beside the spool ([`recorder::rescue`]).
+    let mut csv_error: Option<anyhow::Error> = None;
     let sim = simulate_prepared(
         &model,
         &w,
@@ -314,8 +317,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         meta,
         &signals.flag,
         |s| {
-            csv.append(s)
-                .with_context(|| format!("writing {}", csv_path.display()))
+            if csv_error.is_none() {
+                if let Err(e) = csv.append(s) {
+                    csv_error = Some(
+                        anyhow::Error::new(e).context(format!("writing {}", csv_path.display())),
+                    );
+                }
+            }
+            Ok(())
         },
     );
     drop(signals);
@@ -368,7 +377,20 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             ..Default::default()
         }),
     };
-    crate::report::write_summary(&dir, &summary)?;
+    let written = match csv_error {
+        Some(e) => Err(e),
+        None => crate::report::write_summary(&dir, &summary),
+    };
+    if let Err(e) = written {
+        // The output folder cannot take the run (its disk full): its summary and timeline are
+        // kept beside the spool and recorded from there, as a probe's, so it is not lost.
+        let kept = crate::store::recorder::rescue(&dir, &summary, t, &opts, args.quiet);
+        return Err(crate::store::recorder::rescued_error(
+            e,
+            kept,
+            t.samples.len(),
+        ));
+    }
     // Recorded as soon as timeline.csv and summary.json are complete: a chart that fails
     // (a full disk) does not lose the run.
     crate::store::recorder::note(&dir, &opts, args.quiet);

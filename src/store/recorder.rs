@@ -114,6 +114,26 @@ pub fn note(dir: &Path, opts: &ReportOptions, quiet: bool) {
     });
 }
 
+/// The error of a run whose output folder could not take it (`e`), with what [`rescue`] did:
+/// where the run was kept instead (its timeline as kept in memory, `samples` samples), or why
+/// it could not be.
+pub fn rescued_error(
+    e: anyhow::Error,
+    kept: Option<anyhow::Result<PathBuf>>,
+    samples: usize,
+) -> anyhow::Error {
+    match kept {
+        Some(Ok(_)) => e.context(format!(
+            "the run's summary.json and timeline.csv (the timeline as it was kept in memory: \
+             {samples} samples) are recorded from a copy beside the spool, which goes once it \
+             is recorded or waits in the spool (see the line above); `slccache runs export ID \
+             --out DIR` writes its folder again"
+        )),
+        Some(Err(k)) => e.context(format!("the run could not be kept elsewhere either: {k:#}")),
+        None => e,
+    }
+}
+
 /// Keeps a run whose output folder `out_dir` could not take its `summary.json` (the disk
 /// full) in a folder of its own beside the spool, with its timeline as the run kept it in
 /// memory, and notes it for recording in place of `out_dir`. `None` when runs are not

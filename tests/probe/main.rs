@@ -84,6 +84,7 @@ fn main() -> std::process::ExitCode {
         reads::reads_of_an_unprepared_block_device_warn,
         record_partial::a_run_is_recorded_when_a_chart_after_its_data_fails,
         record_partial::a_probe_into_a_full_disk_is_kept_and_recorded,
+        record_partial::a_simulate_into_a_full_disk_is_kept_and_recorded,
         recovery::recovery_on_the_970_evo_model_finds_its_rate_and_delay,
         recovery::a_first_burst_with_its_drop_inside_the_first_sample_says_so,
         recovery::fill_sweep_on_the_660p_model_shows_the_dynamic_cache_gone_at_75_percent,

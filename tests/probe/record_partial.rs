@@ -240,3 +240,61 @@ pub fn a_probe_into_a_full_disk_is_kept_and_recorded() {
     assert_eq!(waiting.len(), 1, "{waiting:?}\n{err}");
     assert!(!waiting[0].starts_with('.'), "{waiting:?}");
 }
+
+/// A `simulate` whose output folder could not take its `summary.json` (a tmpfs of one page)
+/// printed its result and was lost: not recorded, nothing in the spool, where a probe in the
+/// same place is kept. It is kept and recorded as a probe is, with its own folder as its
+/// source, and exits 1; with a timeline.csv the folder cannot take either, the same.
+pub fn a_simulate_into_a_full_disk_is_kept_and_recorded() {
+    let test = "a_simulate_into_a_full_disk_is_kept_and_recorded";
+    if !may_run(test) {
+        return;
+    }
+    let w = scratch("record-full-sim-");
+    let spool = w.path().join("spool");
+    for (k, args) in [
+        &[
+            "simulate",
+            "960evo-500g",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            "5",
+        ][..],
+        &[
+            "simulate",
+            "960evo-500g",
+            "--interval",
+            "10ms",
+            "--seed",
+            "5",
+        ][..],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let fs = Tmpfs::new("4k");
+        let db = w.path().join(format!("s{k}.db"));
+        let out = fs.path().join("run");
+        let o = slccache(&db)
+            .env("SLCCACHE_SPOOL", &spool)
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("are recorded from a copy beside the spool")
+                && err.contains("recorded as run 1"),
+            "{args:?}: {err}"
+        );
+        let runs = runs_in(&db);
+        assert_eq!(runs.len(), 1, "{args:?}: {err}");
+        assert_eq!(runs[0]["source_dir"], out.display().to_string());
+        assert!(runs[0]["cache_bytes"].as_f64().is_some(), "{:?}", runs[0]);
+        let left: Vec<_> = std::fs::read_dir(&spool).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
