@@ -598,6 +598,8 @@ pub(super) const DIP_SHARE: f64 = 1.0 / 1.4;
 /// below the level (its lost bytes over the bytes the phase would have written at its level):
 /// 3 %.
 const DEEP_DIP_PULL: f64 = 0.03;
+/// The shortest rise named ([`short_dips`]), seconds: two samples of a second or more.
+const MIN_RISE_S: f64 = 2.0;
 /// See [`DEEP_DIP_PULL`]: a fall by three quarters or more.
 const DEEP_DIP_SHARE: f64 = 0.25;
 
@@ -630,6 +632,10 @@ pub(super) fn short_dips(
     // (start, seconds, level, low rate), stalls and dips apart, and the short dips deep
     // enough to move their phase's rate.
     let (mut stalls, mut dips, mut deep) = (Vec::new(), Vec::new(), Vec::new());
+    // Short rises by two fifths or more that fall back inside a stretch, too short to be a
+    // return of the cache (5 s back at the cache's rate after it read "not steady: 500 MB/s
+    // to 812 MB/s" without a word of it): (start, seconds, level, high rate).
+    let mut rises = Vec::new();
     // A stall too short for a phase that lasts to the end of the run: left out of the rate of
     // the stretch before it like any other, and said (3 s of nothing at the end was left out
     // without a word).
@@ -701,6 +707,27 @@ pub(super) fn short_dips(
                     // 1803 MB/s without a word.
                     deep.push((t0, d, level, low));
                 }
+            }
+            i = j;
+        }
+        let mut i = from + 1;
+        while i < to {
+            if rate[i] * DIP_SHARE <= level {
+                i += 1;
+                continue;
+            }
+            let j = (i..to)
+                .find(|&j| rate[j] * DIP_SHARE <= level)
+                .unwrap_or(to);
+            let (t0, t1) = (samples[i].t_start_s(), samples[j - 1].t_s);
+            let d = t1 - t0;
+            let bytes: u64 = samples[i..j].iter().map(|s| s.bytes).sum();
+            let returned = a
+                .returns
+                .iter()
+                .any(|r| t0 < r.t_s + r.duration_s + 1e-6 && t1 > r.t_s - 1e-6);
+            if j < to && j - i >= 2 && d >= MIN_RISE_S - 1e-9 && !returned && !told(t0, t1) {
+                rises.push((t0, d, level, bytes as f64 / d.max(1e-9)));
             }
             i = j;
         }
@@ -822,6 +849,43 @@ pub(super) fn short_dips(
                 list(&dips),
                 super::MAX_DIP_S,
                 they(dips.len())
+            ),
+        ));
+    }
+    if let Some(&(t, ..)) = rises.first() {
+        let parts: Vec<String> = rises
+            .iter()
+            .take(3)
+            .map(|&(t, d, level, high)| {
+                format!(
+                    "to {} at {t:.1} s for {d:.1} s (in a stretch at {})",
+                    format_rate(high, units),
+                    format_rate(level, units)
+                )
+            })
+            .chain((rises.len() > 3).then(|| format!("and {} more", rises.len() - 3)))
+            .collect();
+        out.push(Warning::new(
+            WarningKind::ShortDips {
+                t_s: t,
+                stalled: false,
+            },
+            format!(
+                "throughput rose by two fifths or more and fell back{}: {}; too short to call \
+                 the cache coming back, so {} counted in the rate, or the range, of the stretch \
+                 {} in",
+                times(rises.len()),
+                parts.join(", "),
+                if rises.len() == 1 {
+                    "it is"
+                } else {
+                    "they are"
+                },
+                if rises.len() == 1 {
+                    "it lies"
+                } else {
+                    "each lies"
+                }
             ),
         ));
     }

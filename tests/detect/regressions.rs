@@ -1560,3 +1560,33 @@ fn a_stall_at_the_very_start_is_said() {
         a.warnings
     );
 }
+
+/// 5 s back at the cache's rate 50 s after the cliff, too short to be a return, read "not
+/// steady: 500 MB/s to 812 MB/s" with no word of what widened the range. Such a rise is
+/// named; a stretch without one gets no such warning.
+#[test]
+fn a_short_rise_after_the_cache_is_named() {
+    let a = analyze(&piecewise(
+        &[(10.0, 2e9), (50.0, 5e8), (5.0, 2e9), (64.0, 5e8)],
+        1.0,
+    ));
+    assert_eq!(a.cliffs.len(), 1, "{:?}", a.cliffs);
+    assert!(a.returns.is_empty(), "{:?}", a.returns);
+    let rise: Vec<_> = a
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains("rose by two fifths or more"))
+        .collect();
+    assert_eq!(rise.len(), 1, "{:?}", a.warnings);
+    assert!(
+        rise[0].text.contains("to 2000 MB/s at 60.0 s for 5.0 s"),
+        "{}",
+        rise[0].text
+    );
+    let a = analyze(&piecewise(&[(10.0, 2e9), (119.0, 5e8)], 1.0));
+    assert!(
+        !a.warnings.iter().any(|w| w.text.contains("rose by")),
+        "{:?}",
+        a.warnings
+    );
+}
