@@ -939,6 +939,15 @@ pub fn runs_import_says_what_became_of_each_folder() {
         err.contains("missing: not imported") && err.contains("no such folder"),
         "{err}"
     );
+    // A file that is there is no "no such folder": it is a file, which `analyze` takes.
+    std::fs::write(w.join("good.csv"), "t_s,MB/s\n1,2000\n").unwrap();
+    let (code, _, err) = slc(&db, &["runs", "import", "good.csv"], w);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("good.csv: not imported: a file, not a run folder")
+            && err.contains("slccache analyze FILE"),
+        "{err}"
+    );
     let (code, out, err) = slc(&db, &["runs", "import", "cmp"], w);
     assert_eq!(code, Some(2), "{out}{err}");
     assert!(

@@ -296,6 +296,12 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
                 }
                 let r = if d.is_dir() {
                     store.import_folder_as(d, sel.host.as_deref())
+                } else if d.exists() {
+                    // A file (a CSV) is no run folder: `analyze` makes one of it.
+                    Err(crate::error::usage(
+                        "a file, not a run folder (`slccache analyze FILE` analyses it and \
+                         records the run)",
+                    ))
                 } else {
                     Err(crate::error::usage("no such folder"))
                 };
