@@ -724,7 +724,28 @@ pub fn pending_runs_wait_for_their_own_store() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(out.contains("recorded as run 1"), "{out}");
+    assert!(!out.contains("spooled for"), "{out}");
     assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0);
+    // Another store named with --db takes a run spooled for this one, and says so (it did
+    // without a word, as if the run were that store's own).
+    std::fs::write(&lab, "not yet a database\n").unwrap();
+    let o = bin()
+        .arg("--db")
+        .arg(&lab)
+        .args(["simulate", "960evo-250g", "--seed", "5", "--out", "run-b"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bin()
+        .args(["--db", "other.db", "runs", "import", "--pending"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        out.contains("recorded as run 1 in other.db (it was spooled for ~/lab.db, as --db asked)"),
+        "{out}"
+    );
 }
 
 /// A listing that matches nothing says whether the store is empty or the filters matched

@@ -442,9 +442,16 @@ fn import_pending(mut store: Option<&mut Store>, place: &str, is_default: bool) 
         };
         match recorder::record_spooled(store, e) {
             Ok((r, meta)) => {
+                // Recorded into a store given with --db that is not the one it was spooled
+                // for: said, so that it is not taken for that store's.
+                let meant = if meta.store != place {
+                    format!(" (it was spooled for {}, as --db asked)", meta.store)
+                } else {
+                    String::new()
+                };
                 s += &match r {
                     Recorded::New(id) => format!(
-                        "{}: recorded as run {id} in {place}\n",
+                        "{}: recorded as run {id} in {place}{meant}\n",
                         meta.source_dir.display()
                     ),
                     Recorded::Existing(id) => format!(
