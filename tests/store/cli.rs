@@ -1636,6 +1636,19 @@ pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {
     );
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("recorded as run 2"), "{err}");
+    // `runs` listed it as a second measurement beside the first: it names the run that
+    // measured.
+    let (_, table, _) = slc(&db, &["runs"], w.path());
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("2 "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("analyze of 1"), "{table}");
+    let first = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(!first.contains(" of "), "{table}");
     // A copy of the folder analysed again in place is the same measurement too (it was
     // recorded as a run of its own, and history counted it twice).
     let copy = w.path().join("copy");

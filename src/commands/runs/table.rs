@@ -166,6 +166,28 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         "in cache",
         "after cache",
     ];
+    // An analysis of a measurement another listed run holds (the same start time, analysed
+    // into a folder of its own) is a run of its own, but no second measurement: its `ran`
+    // cell names the run that measured (`analyze of 5`), as `history` counts it once.
+    let mut first_at: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for r in rows {
+        if let Some(at) = r.started_at.as_deref() {
+            let id = first_at.entry(at).or_insert(r.id);
+            *id = (*id).min(r.id);
+        }
+    }
+    let ran = |r: &RunRow| {
+        let of = r
+            .started_at
+            .as_deref()
+            .and_then(|at| first_at.get(at))
+            .filter(|&&id| id != r.id && r.kind == "analyze");
+        match (of, r.interrupted) {
+            (Some(id), _) => format!("{} of {id}", r.kind),
+            (None, true) => format!("{} (interrupted)", r.kind),
+            (None, false) => r.kind.clone(),
+        }
+    };
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -175,11 +197,7 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                 drive(r),
                 r.serial.clone().unwrap_or_else(|| "-".into()),
                 r.host.clone().unwrap_or_else(|| "-".into()),
-                if r.interrupted {
-                    format!("{} (interrupted)", r.kind)
-                } else {
-                    r.kind.clone()
-                },
+                ran(r),
                 workload_cell(r),
                 cache(r, units),
                 in_rate(r, units),
