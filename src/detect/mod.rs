@@ -724,7 +724,14 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         // a dip, and the change was placed after them (150 MB/s, then 85, 22, 18.5, 21.5, 19,
         // 20.8, 19.3 and 20 MB/s on: the cliff 1.4 s late, its interval leaving the drop
         // out). The change is then refined again in the window that ends at the first of them.
-        if let Some(first) = first_of_the_level_after(samples, &w.x, lo, hi, &r, before, after) {
+        if let Some(first) =
+            first_of_the_level_after(samples, &w.x, (lo, hi), &r, before, after, q.level)
+        {
+            // At the level the samples were found near (the higher of the two).
+            let after = refine::Level {
+                mu: after.mu.max(q.level),
+                ..after
+            };
             r = refine::refine(samples, &w.x, lo, first + 1, before, after);
         }
         // Two samples are no level to take a rate from: where one of them straddles the
@@ -797,21 +804,25 @@ fn at_the_rate_of_the_sample_before(
 fn first_of_the_level_after(
     samples: &[crate::timeline::Sample],
     x: &[f64],
-    lo: usize,
-    hi: usize,
+    (lo, hi): (usize, usize),
     r: &refine::Refined,
     a: refine::Level,
     b: refine::Level,
+    seg_level: f64,
 ) -> Option<usize> {
     // A fall to half or less, and samples in its lowest quarter (in ln throughput): no noise
     // of a level or straddling sample that reads a share of the level before puts a sample
     // there (a low-contrast change, 2000 -> 1500 MB/s with 5 % noise, is left to the
-    // refinement alone).
-    let step = a.mu - b.mu;
+    // refinement alone). The level after is the higher of the one read near the change and
+    // its segment's: a level that swings by turns (500 and 300 MB/s in 10 s samples) read
+    // 300 MB/s off its first samples, its 500 MB/s ones were not "near" it, and the cliff was
+    // put 21 s late, after two of them, which the cache's phase took for a dip.
+    let b_mu = b.mu.max(seg_level);
+    let step = a.mu - b_mu;
     if step < std::f64::consts::LN_2 {
         return None;
     }
-    let nearer_b = |v: f64| v < b.mu + 0.25 * step;
+    let nearer_b = |v: f64| v < b_mu + 0.25 * step;
     // The sample that holds the change: the first that ends after it.
     let k = lo + samples[lo..hi].partition_point(|s| s.t_s <= r.t_s);
     let mut j = (k + 1).min(hi);

@@ -1590,3 +1590,28 @@ fn a_short_rise_after_the_cache_is_named() {
         a.warnings
     );
 }
+
+/// 20 samples of 10 s at 2000 MB/s, then 500 and 300 MB/s by turns: the level after the cliff
+/// was read 300 MB/s off its first samples, the 500 MB/s ones were not near it, and the cliff
+/// was put 21 s late, after two of them: "cache ~410 GB, 1855 MB/s in the cache", the two
+/// taken for a dip of the cache. The cliff is at 200 s, 400 GB, the cache at 2000 MB/s.
+#[test]
+fn a_level_by_turns_after_a_coarse_cliff_does_not_move_the_cliff() {
+    let mut pieces = vec![(200.0, 2e9)];
+    for _ in 0..5 {
+        pieces.extend([(10.0, 5e8), (10.0, 3e8)]);
+    }
+    let a = analyze(&piecewise(&pieces, 10.0));
+    assert_eq!(a.cliffs.len(), 1, "{:?}", a.cliffs);
+    assert!((a.cliffs[0].t_s - 200.0).abs() < 0.5, "{:?}", a.cliffs);
+    let e = a.cache_estimate.as_ref().expect("a size");
+    assert!(
+        e.low_bytes <= 400_000_000_000 && 400_000_000_000 <= e.high_bytes,
+        "{e:?}"
+    );
+    assert!(
+        (a.phases[0].mean_bytes_per_sec - 2e9).abs() < 1e7,
+        "{:?}",
+        a.phases
+    );
+}
