@@ -465,9 +465,14 @@ impl Findings {
     /// (a stretch with thermal throttling left out), and one line gave both ("2000 -> 995
     /// MB/s at 50.1 s; 991 MB/s over the 719 GB ... after the last cliff").
     pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
-        let range = match (self.after_swing, self.after_unsteady) {
-            (Some(r), _) => Some((r, "swings")),
-            (None, Some(r)) => Some((r, "not steady")),
+        // "not steady" where the stretch failed the steady-state test, as the line after the
+        // cache says it ("not steady: 300 MB/s to 500 MB/s" beside "(swings)" at the cliff);
+        // "swings" where its rounds passed and its samples swing.
+        let failed = matches!(self.after, Some(After::NotSteady { .. }));
+        let range = match (self.after_unsteady, self.after_swing) {
+            (Some(r), _) => Some((r, "not steady")),
+            (None, Some(r)) if failed => Some((r, "not steady")),
+            (None, Some(r)) => Some((r, "swings")),
             (None, None) => None,
         };
         match (self.steps.get(i), range) {
@@ -1164,9 +1169,15 @@ fn unsteady_after(a: &Analysis) -> Option<(f64, f64)> {
 /// with their range and the word for it: its label and row give the range
 /// ([`Findings::after_swing`], [`Findings::after_unsteady`]).
 fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64), &'static str)> {
-    let (swing, word) = match (swing_after(a), unsteady_after(a)) {
-        (Some(r), _) => (r, "swings"),
-        (None, Some(r)) => (r, "not steady"),
+    let failed = a
+        .after_cache
+        .as_ref()
+        .and_then(|ac| ac.steady_state.as_ref())
+        .is_some_and(|s| !s.steady);
+    let (swing, word) = match (unsteady_after(a), swing_after(a)) {
+        (Some(r), _) => (r, "not steady"),
+        (None, Some(r)) if failed => (r, "not steady"),
+        (None, Some(r)) => (r, "swings"),
         (None, None) => return None,
     };
     let last = a.cliffs.last()?.t_s;

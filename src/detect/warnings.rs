@@ -600,6 +600,8 @@ pub(super) const DIP_SHARE: f64 = 1.0 / 1.4;
 const DEEP_DIP_PULL: f64 = 0.03;
 /// The shortest rise named ([`short_dips`]), seconds: two samples of a second or more.
 const MIN_RISE_S: f64 = 2.0;
+/// The longest rise named, seconds: a longer one is a level, which the segmentation parts.
+const MAX_RISE_S: f64 = 20.0;
 /// See [`DEEP_DIP_PULL`]: a fall by three quarters or more.
 const DEEP_DIP_SHARE: f64 = 0.25;
 
@@ -710,9 +712,13 @@ pub(super) fn short_dips(
             }
             i = j;
         }
-        let mut i = from + 1;
+        // A rise starts after two samples at the level of its stretch and lasts no longer than
+        // a few rounds: a cache the segmentation did not part from what follows it (coarse
+        // samples, an interrupted run) is no rise "in a stretch at" the lower level.
+        let mut i = from + 2;
         while i < to {
-            if rate[i] * DIP_SHARE <= level {
+            let at_level = |k: usize| rate[k] * DIP_SHARE <= level && rate[k] >= DIP_SHARE * level;
+            if rate[i] * DIP_SHARE <= level || !(at_level(i - 1) && at_level(i - 2)) {
                 i += 1;
                 continue;
             }
@@ -726,7 +732,9 @@ pub(super) fn short_dips(
                 .returns
                 .iter()
                 .any(|r| t0 < r.t_s + r.duration_s + 1e-6 && t1 > r.t_s - 1e-6);
-            if j < to && j - i >= 2 && d >= MIN_RISE_S - 1e-9 && !returned && !told(t0, t1) {
+            let short = d <= MAX_RISE_S + 1e-9;
+            if j < to && j - i >= 2 && d >= MIN_RISE_S - 1e-9 && short && !returned && !told(t0, t1)
+            {
                 rises.push((t0, d, level, bytes as f64 / d.max(1e-9)));
             }
             i = j;

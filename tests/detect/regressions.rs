@@ -1230,17 +1230,21 @@ fn a_level_that_swings_is_not_steady_where_its_warning_says_so() {
         "{text}"
     );
     // The cliff's line, the phase's row and its label give the range too ("2000 MB/s -> 603
-    // MB/s" and "after the cache: 603 MB/s" were the mean of the swings).
+    // MB/s" and "after the cache: 603 MB/s" were the mean of the swings), in the words of the
+    // line after the cache: "(swings)" beside "not steady: ..." named one stretch two ways.
     let steps = f.steps_text(u).unwrap();
     assert!(
-        steps.starts_with("2000 MB/s -> 300 MB/s to 900 MB/s (swings)"),
+        steps.starts_with("2000 MB/s -> 300 MB/s to 900 MB/s (not steady)"),
         "{steps}"
     );
     let rows = slccache::detect::findings::phase_rows(&a, u);
-    assert!(rows[1].contains("300 MB/s to 900 MB/s (swings"), "{rows:?}");
+    assert!(
+        rows[1].contains("300 MB/s to 900 MB/s (not steady)"),
+        "{rows:?}"
+    );
     let labels = slccache::detect::findings::phase_labels(&a, u);
     assert!(
-        labels[1].0.contains("300 MB/s to 900 MB/s (swings)"),
+        labels[1].0.contains("300 MB/s to 900 MB/s (not steady)"),
         "{labels:?}"
     );
 }
@@ -1394,7 +1398,10 @@ fn long_dips_that_fill_a_tenth_of_the_stretch_make_it_swing() {
     );
     let f = slccache::detect::Findings::of(&a);
     let steps = f.steps_text(u).unwrap();
-    assert!(steps.contains("300 MB/s to 800 MB/s (swings)"), "{steps}");
+    assert!(
+        steps.contains("300 MB/s to 800 MB/s (not steady)"),
+        "{steps}"
+    );
     // One dip of 5 s in 100 s is named, and the stretch stays steady.
     let a = analyze(&piecewise(
         &[(20.0, 2e9), (50.0, 8e8), (5.0, 3e8), (45.0, 8e8)],
@@ -1589,6 +1596,32 @@ fn a_short_rise_after_the_cache_is_named() {
         "{:?}",
         a.warnings
     );
+    // A cache the segmentation did not part from the level after it is no rise: an
+    // interrupted run (two samples at the cache's rate, one astride, three after) was told
+    // "rose ... to 1324 MB/s at 1.0 s for 2.0 s (in a stretch at 603 MB/s)", and 80 s of a
+    // cache before a level by turns in 10 s samples "to 2000 MB/s at 10.0 s for 70.0 s".
+    let pts = [
+        (0.5, 0.5, 1.5e9),
+        (1.5, 1.0, 1.792e9),
+        (2.5, 1.0, 1.793e9),
+        (3.5, 1.0, 8.55e8),
+        (4.5, 1.0, 6.02e8),
+        (5.5, 1.0, 6.03e8),
+        (6.0, 0.5, 6.03e8),
+    ];
+    let a = analyze(&Timeline::from_rates(&pts, Default::default()));
+    let mut turns = vec![(80.0, 2e9)];
+    for _ in 0..10 {
+        turns.extend([(10.0, 3e8), (10.0, 9e8)]);
+    }
+    let b = analyze(&piecewise(&turns, 10.0));
+    for a in [a, b] {
+        assert!(
+            !a.warnings.iter().any(|w| w.text.contains("rose by")),
+            "{:?}",
+            a.warnings
+        );
+    }
 }
 
 /// 20 samples of 10 s at 2000 MB/s, then 500 and 300 MB/s by turns: the level after the cliff
