@@ -649,6 +649,10 @@ pub fn a_cliff_past_a_wrapped_span_is_no_cache_on_the_charts() {
             }
         }
     }
+    // The card names the rate as report.md does: it said "in cache 1797 MB/s" beside
+    // report.md's "before the cliff: 1797 MB/s".
+    let (_, _, rate, _) = slccache::report::pages::card::card_texts(&t, &a, u);
+    assert_eq!(rate, format!("before the cliff  {inside}"));
 }
 
 /// `simulate p5-1tb --no-early-stop --max-bytes 700GB`: at 420x300 the zoom mark's box

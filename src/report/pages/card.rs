@@ -111,9 +111,11 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
     let in_cache = match (f.in_cache_text(u), f.level_label(a.read_only)) {
         (_, Some((label, r))) if a.read_only => format!("{label}  {}", format_rate(r, u)),
         _ if a.read_only => String::new(),
-        // Before a cliff the first sample may undercut: the level before it, which a faster
-        // first tier hidden in that sample would not be.
-        (Some(r), _) if f.first_sample_hides.is_some() => format!("before the cliff  {r}"),
+        // Before a cliff the first sample may undercut, or past a span the writes wrapped:
+        // the level before it, named as every output names it ([`Findings::in_cache_name`]).
+        (Some(r), _) if f.in_cache_name() == "before the cliff" => {
+            format!("before the cliff  {r}")
+        }
         (Some(r), _) => format!("in cache  {r}"),
         // No rate in the cache: the run's one level, named as `simulate` names it.
         (None, Some((label, r))) => format!("{label}  {}", format_rate(r, u)),
