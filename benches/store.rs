@@ -35,9 +35,19 @@ fn main() {
     let render = RenderOptions::from(&ReportOptions::default());
     let t0 = Instant::now();
     for i in 0..n {
-        // Each run its own: a different label (so a different content hash).
+        // Each run its own: a different label (so a different content hash) and start time (a
+        // run of the same folder without one, whose timeline is the same, is the same
+        // measurement, and is not recorded again).
         let mut v: serde_json::Value = serde_json::from_str(&summary).unwrap();
         v["run"]["label"] = format!("bench {i}").into();
+        v["run"]["started_at"] = format!(
+            "2026-01-{:02}T{:02}:{:02}:{:02}Z",
+            1 + i / 86400,
+            i / 3600 % 24,
+            i / 60 % 60,
+            i % 60
+        )
+        .into();
         std::fs::write(src.join("summary.json"), v.to_string()).unwrap();
         store
             .record_folder(
