@@ -1375,8 +1375,11 @@ fn build_result(
                 if n >= 2 && rest_s > 0.0 {
                     let low = (b_end - first.bytes_total as f64) / rest_s;
                     let thr = MIN_STEP.max(4.0 * sigma_x);
-                    let hides =
-                        (thr.exp() - 1.0) * low * first.interval_s / (1.0 - LATER_TIER_SHARE);
+                    // No more than the first sample holds: a noisy level made it more than the
+                    // run wrote ("no cache of 919 GB to 661 GB" of a 44 GB first sample).
+                    let hides = ((thr.exp() - 1.0) * low * first.interval_s
+                        / (1.0 - LATER_TIER_SHARE))
+                        .min(first.bytes as f64);
                     if hides >= SMALLEST_PUBLISHED_CACHE_BYTES {
                         out.first_sample_hides = Some(HiddenCache {
                             bytes: hides.round() as u64,

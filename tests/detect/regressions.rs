@@ -1648,3 +1648,21 @@ fn a_level_by_turns_after_a_coarse_cliff_does_not_move_the_cliff() {
         a.phases
     );
 }
+
+/// 30 s samples at 1500 MB/s, then 450 and 900 MB/s by turns, with no cliff found: "no cache
+/// of 919 GB to 661 GB", a cache that could hide in the first sample larger than all the run
+/// wrote, where that sample held 45 GB. No more than the first sample holds can hide in it.
+#[test]
+fn what_hides_in_the_first_sample_is_no_more_than_it_holds() {
+    let mut pieces = vec![(240.0, 1.5e9)];
+    for _ in 0..12 {
+        pieces.extend([(30.0, 4.5e8), (30.0, 9e8)]);
+    }
+    let a = analyze(&piecewise(&pieces, 30.0));
+    if let Some(h) = &a.first_sample_hides {
+        assert!(h.bytes <= 45_000_000_000, "{h:?}");
+    }
+    let f = slccache::detect::Findings::of(&a);
+    let text = f.cache_text(slccache::units::UnitSystem::Decimal);
+    assert!(!text.contains("no cache of 919 GB"), "{text}");
+}
