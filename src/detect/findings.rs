@@ -411,6 +411,13 @@ impl Findings {
         } else {
             Vec::new()
         };
+        // The last cliff's level after it is the rate after the cache where that has one rate,
+        // in the findings every output renders (summary.json gave 990 MB/s beside the
+        // terminal's and the chart's 985 MB/s, the rate with thermal throttling left out).
+        let mut steps = steps;
+        if let (Some(s), Some(r)) = (steps.last_mut(), after.as_ref().and_then(After::rate)) {
+            s.after_bytes_per_sec = r;
+        }
         // An analysis without the stretch (written before it existed): the last level, untested.
         let after = after.or_else(|| {
             steps.last().map(|s| After::TooShort {

@@ -1242,4 +1242,12 @@ fn the_last_cliff_s_level_after_is_the_rate_after_the_cache() {
     );
     assert!(text.contains(&steps), "{text}");
     assert!(text.contains(&format!("{rate} over the ")), "{text}");
+    // summary.json's findings give the same figure (they gave the phase's 990 MB/s).
+    let step = s["findings"]["steps"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(step["after_bytes_per_sec"].as_f64(), Some(after), "{step}");
 }
