@@ -135,8 +135,13 @@ pub struct Group {
     pub after_heat_runs: usize,
     /// Of the runs in the after-cache median, those that did not write far enough to rule out
     /// a later, slower tier ([`AfterCaveats::SLOWER_TIER_MAY_FOLLOW`]; `runs` says `a slower
-    /// tier may follow`): their rate may not be the sustained one.
+    /// tier may follow`): their rate may not be the sustained one. The median takes such rates
+    /// in only where no run of the group has a rate not so hedged.
     pub after_slower_tier_runs: usize,
+    /// The runs whose rate a slower tier may follow that the after-cache median leaves out,
+    /// the group's other runs having a rate not so hedged: a median of one run's last tier
+    /// and another's middle tier is neither tier's.
+    pub after_slower_tier_left_out_runs: usize,
 }
 
 impl Group {
@@ -194,9 +199,11 @@ struct Figures {
     cache: Vec<f64>,
     cache_hedged: Vec<f64>,
     after: Vec<f64>,
-    /// Of the rates in `after`, those that left heat out, and those a slower tier may follow.
+    /// The rates a slower tier may follow, apart: the median takes them only where no run of
+    /// the group has a rate not so hedged.
+    after_tier_hedged: Vec<(f64, bool)>,
+    /// Of the rates in `after`, those that left heat out.
     after_heat: usize,
-    after_slower_tier: usize,
     /// By host or tag: the drives and the workloads of the group's runs, which its medians
     /// mix where there are several.
     drives: std::collections::HashSet<DriveKey>,
@@ -215,12 +222,12 @@ impl Figures {
         // listings that group leave it out of the column already). Its caveats count where
         // the median takes it in ([`Spread::of`] takes finite rates only).
         if let Some(a) = after.filter(|a| !too_short && a.is_finite()) {
-            self.after.push(a);
-            if caveats.contains(AfterCaveats::HEAT_LEFT_OUT) {
-                self.after_heat += 1;
-            }
+            let heat = caveats.contains(AfterCaveats::HEAT_LEFT_OUT);
             if caveats.contains(AfterCaveats::SLOWER_TIER_MAY_FOLLOW) {
-                self.after_slower_tier += 1;
+                self.after_tier_hedged.push((a, heat));
+            } else {
+                self.after.push(a);
+                self.after_heat += usize::from(heat);
             }
         }
     }
@@ -406,6 +413,17 @@ impl Grouping {
                     let n = g.cache_hedged.len();
                     (g.cache, 0, n)
                 };
+                // Likewise the rates after the cache: a median of a run's last tier and of
+                // another's middle tier, which a slower tier may follow (129 and 3498 MB/s of
+                // an FX700: "1814 MB/s"), is neither tier's.
+                let (after, after_heat, after_tier, after_left_out) = if g.after.is_empty() {
+                    let heat = g.after_tier_hedged.iter().filter(|(_, h)| *h).count();
+                    let n = g.after_tier_hedged.len();
+                    let rates = g.after_tier_hedged.into_iter().map(|(a, _)| a).collect();
+                    (rates, heat, n, 0)
+                } else {
+                    (g.after, g.after_heat, 0, g.after_tier_hedged.len())
+                };
                 Group {
                     by: self.by.name(),
                     group: name,
@@ -416,9 +434,10 @@ impl Grouping {
                     cache_bytes: Spread::of(cache),
                     cache_hedged_runs: in_median,
                     cache_hedged_left_out_runs: left_out,
-                    after_cache_bytes_per_sec: Spread::of(g.after),
-                    after_heat_runs: g.after_heat,
-                    after_slower_tier_runs: g.after_slower_tier,
+                    after_cache_bytes_per_sec: Spread::of(after),
+                    after_heat_runs: after_heat,
+                    after_slower_tier_runs: after_tier,
+                    after_slower_tier_left_out_runs: after_left_out,
                 }
             })
             .collect()
@@ -574,8 +593,13 @@ pub fn group_table(
             .collect::<Vec<_>>()
     };
     let after = |g: &Group, form: Form| {
-        let marks = after_marks(g).join(" ");
-        let have = g.after_cache_bytes_per_sec.as_ref().map_or(0, |s| s.runs);
+        let mut marks = after_marks(g);
+        if g.after_slower_tier_left_out_runs > 0 {
+            marks.push(LEFT_OUT_MARK);
+        }
+        let marks = marks.join(" ");
+        let have = g.after_cache_bytes_per_sec.as_ref().map_or(0, |s| s.runs)
+            + g.after_slower_tier_left_out_runs;
         spread(
             &g.after_cache_bytes_per_sec,
             g.runs,
@@ -624,6 +648,7 @@ pub fn group_table(
     });
     let hedged = groups.iter().any(|g| g.cache_hedged_runs > 0);
     let left_out = groups.iter().any(|g| g.cache_hedged_left_out_runs > 0);
+    let after_left_out = groups.iter().any(|g| g.after_slower_tier_left_out_runs > 0);
     let after_marked: Vec<&str> = groups.iter().flat_map(after_marks).collect();
     let mut head = vec![by.name()];
     if with_workload {
@@ -793,6 +818,17 @@ pub fn group_table(
             notes.push('\n');
         }
     }
+    if after_left_out {
+        let note = format!(
+            "{LEFT_OUT_MARK} after cache: the median leaves out rates a slower tier may follow, \
+             where the group's other runs have a rate not so hedged (--json counts them: \
+             after_slower_tier_left_out_runs)"
+        );
+        for l in super::fit::wrap_note(&note, width) {
+            notes += &l;
+            notes.push('\n');
+        }
+    }
     // In the words of the runs table's own notes.
     for (caveat, mark) in AFTER_MARKS {
         if after_marked.contains(&mark) {
@@ -873,6 +909,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(vec![399.979e6; 3]),
             after_heat_runs: 0,
             after_slower_tier_runs: 0,
+            after_slower_tier_left_out_runs: 0,
         };
         let t = group_table(&[g], &GroupBy::Drive, u, None);
         assert!(
@@ -899,6 +936,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(vec![580e6, 591e6]),
             after_heat_runs: 0,
             after_slower_tier_runs: 0,
+            after_slower_tier_left_out_runs: 0,
         };
         let groups = [
             g("Samsung SSD 960 EVO 500GB (simulated)", vec![22.0e9]),
@@ -946,6 +984,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(after),
             after_heat_runs: 0,
             after_slower_tier_runs: 0,
+            after_slower_tier_left_out_runs: 0,
         };
         let groups = [
             g(
@@ -992,6 +1031,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(vec![591e6]),
             after_heat_runs: 0,
             after_slower_tier_runs: 0,
+            after_slower_tier_left_out_runs: 0,
         };
         let drives = [
             (
@@ -1042,6 +1082,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(vec![993e6; with]),
             after_heat_runs: heat,
             after_slower_tier_runs: tier,
+            after_slower_tier_left_out_runs: 0,
         };
         let drives = [
             g("drive", "Crucial P5 1TB (simulated)", 5, 3, 3, 0),
@@ -1325,6 +1366,48 @@ mod tests {
     /// the median is marked as `runs` marks it, each mark said under the table in `runs`'s
     /// own words, the runs counted; a rate the median leaves out (too short to judge) is not.
     #[test]
+    fn an_after_cache_median_leaves_out_rates_a_slower_tier_may_follow() {
+        // An FX700 run that measured its last tier (129 MB/s) and one that stopped at its
+        // middle tier (3441 MB/s, a slower tier may follow): "1785 MB/s † (129 MB/s to 3441
+        // MB/s)", a rate no run measured. The median takes the rate not so hedged, marked.
+        let u = UnitSystem::Decimal;
+        let tags = BTreeMap::new();
+        let w = Some("seqwrite 128K QD32");
+        let mut last = run(1, &tags, w, 54e9, false);
+        last.after_cache_bytes_per_sec = Some(129e6);
+        let mut middle = run(2, &tags, w, 54e9, false);
+        middle.after_cache_bytes_per_sec = Some(3441e6);
+        middle.after_caveats = AfterCaveats::SLOWER_TIER_MAY_FOLLOW;
+        let mut g = Grouping::new(GroupBy::Drive, u);
+        g.push(&last);
+        g.push(&middle);
+        let groups = g.finish();
+        let a = groups[0].after_cache_bytes_per_sec.as_ref().unwrap();
+        assert_eq!((a.runs, a.median), (1, 129e6));
+        assert_eq!(
+            (
+                groups[0].after_slower_tier_runs,
+                groups[0].after_slower_tier_left_out_runs
+            ),
+            (0, 1)
+        );
+        let t = group_table(&groups, &GroupBy::Drive, u, None);
+        assert!(t.lines().nth(1).unwrap().contains("129 MB/s ¶"), "{t}");
+        assert!(!t.contains("1785") && !t.contains('†'), "{t}");
+        assert!(
+            t.contains("¶ after cache: the median leaves out rates"),
+            "{t}"
+        );
+        // Only hedged rates: the median takes them, marked as before.
+        let mut g = Grouping::new(GroupBy::Drive, u);
+        g.push(&middle);
+        let only = g.finish();
+        assert_eq!(only[0].after_slower_tier_runs, 1);
+        let t = group_table(&only, &GroupBy::Drive, u, None);
+        assert!(t.lines().nth(1).unwrap().contains("3441 MB/s †"), "{t}");
+    }
+
+    #[test]
     fn a_median_of_rates_that_left_heat_out_or_may_not_last_is_marked() {
         let u = UnitSystem::Decimal;
         let tags = BTreeMap::new();
@@ -1418,6 +1501,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(vec![129e6, 293e6, 992e6, 994e6, 1188e6, 3436e6]),
             after_heat_runs: 0,
             after_slower_tier_runs: 2,
+            after_slower_tier_left_out_runs: 0,
         };
         let mut seen = std::collections::BTreeSet::new();
         for width in 40..=200 {
@@ -1475,6 +1559,7 @@ mod tests {
             after_cache_bytes_per_sec: Spread::of(vec![993e6]),
             after_heat_runs: 0,
             after_slower_tier_runs: 0,
+            after_slower_tier_left_out_runs: 0,
         };
         let seq = "seqwrite 128K QD32";
         let groups = [
