@@ -416,14 +416,20 @@ impl Grouping {
                 // Likewise the rates after the cache: a median of a run's last tier and of
                 // another's middle tier, which a slower tier may follow (129 and 3498 MB/s of
                 // an FX700: "1814 MB/s"), is neither tier's.
-                let (after, after_heat, after_tier, after_left_out) = if g.after.is_empty() {
-                    let heat = g.after_tier_hedged.iter().filter(|(_, h)| *h).count();
-                    let n = g.after_tier_hedged.len();
-                    let rates = g.after_tier_hedged.into_iter().map(|(a, _)| a).collect();
-                    (rates, heat, n, 0)
-                } else {
-                    (g.after, g.after_heat, 0, g.after_tier_hedged.len())
-                };
+                // By drive only: a host's or a tag's medians mix drives by design (said beside
+                // its name), and each caveat is marked there as `runs` marks it.
+                let by_drive = key.is_some();
+                let (after, after_heat, after_tier, after_left_out) =
+                    if g.after.is_empty() || !by_drive {
+                        let mut rates = g.after;
+                        let mut heat = g.after_heat;
+                        heat += g.after_tier_hedged.iter().filter(|(_, h)| *h).count();
+                        let n = g.after_tier_hedged.len();
+                        rates.extend(g.after_tier_hedged.into_iter().map(|(a, _)| a));
+                        (rates, heat, n, 0)
+                    } else {
+                        (g.after, g.after_heat, 0, g.after_tier_hedged.len())
+                    };
                 Group {
                     by: self.by.name(),
                     group: name,
