@@ -166,21 +166,6 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
     // The band labels first, under the boxes (they never overlap them).
     for b in placed.iter().filter(|b| matches!(b.of, LabelOf::Band(_))) {
         let (x0, y0, x1, y1) = b.rect;
-        if !b.upright {
-            root.draw(&Rectangle::new(
-                [(x0, y0), (x1, y1)],
-                color(cs.bg).mix(0.75).filled(),
-            ))
-            .map_err(err)?;
-            // Turned: the top of the line at the box's left, its start at the box's foot.
-            root.draw(&Label::new(
-                b.lines[0].clone(),
-                (x0 + pad, y1 - pad),
-                band_st.up(),
-            ))
-            .map_err(err)?;
-            continue;
-        }
         // A label beside its band: a line from the box into the band, a dot at its level.
         if let Some((lx0, ly0, lx1, ly1)) = b.leader {
             let ink = color(cs.text);
@@ -202,12 +187,14 @@ pub(super) fn draw_labels<DB: DrawingBackend>(
             color(cs.bg).mix(0.75).filled(),
         ))
         .map_err(err)?;
-        root.draw(&Label::new(
-            b.lines[0].clone(),
-            (x0 + pad, y0 + pad),
-            band_st,
-        ))
-        .map_err(err)?;
+        // Turned: the top of the line at the box's left, its start at the box's foot.
+        let (at, style) = if b.upright {
+            ((x0 + pad, y0 + pad), band_st)
+        } else {
+            ((x0 + pad, y1 - pad), band_st.up())
+        };
+        root.draw(&Label::new(b.lines[0].clone(), at, style))
+            .map_err(err)?;
     }
     for b in &placed {
         let (edge, grp) = match b.of {
