@@ -1288,11 +1288,13 @@ fn build_result(
             // The whole samples before the cliff and their median length: counted, not derived
             // from the run's median interval (the rows of a position CSV are shorter while the
             // drive is fast).
+            // A sample that ends within a hundredth of its length after the cliff's instant
+            // counts as before it: a cliff on a sample boundary is placed a hair either side.
             let cols = w.cols;
-            let end_by = r.t_s + 1e-9;
             let (before, dt) = if cols.ordered && cols.uniform {
                 // In time order the samples that end by then come first, and each is as long
                 // as the first (the median of equal lengths).
+                let end_by = r.t_s + 0.01 * cols.first_interval + 1e-9;
                 let before = w.samples.partition_point(|s| s.t_s <= end_by);
                 let dt = if before == 0 {
                     out.interval_s
@@ -1302,7 +1304,7 @@ fn build_result(
                 (before, dt)
             } else {
                 let lens: Vec<f64> = (0..n)
-                    .filter(|&i| w.samples[i].t_s <= end_by)
+                    .filter(|&i| w.samples[i].t_s <= r.t_s + 0.01 * cols.interval(i) + 1e-9)
                     .map(|i| cols.interval(i))
                     .collect();
                 let before = lens.len();

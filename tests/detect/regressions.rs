@@ -1666,3 +1666,42 @@ fn what_hides_in_the_first_sample_is_no_more_than_it_holds() {
     let text = f.cache_text(slccache::units::UnitSystem::Decimal);
     assert!(!text.contains("no cache of 919 GB"), "{text}");
 }
+
+/// Regression: ten whole samples at 2000 MB/s before a drop to 500 MB/s were counted as "only 9
+/// samples before the cliff": the cliff is placed a hair (0.4 ms) before the tenth sample's end,
+/// and the count took only samples that ended by that instant.
+#[test]
+fn the_samples_before_a_cliff_on_a_sample_boundary_are_all_counted() {
+    // Ten whole samples are enough: no warning at all.
+    let tl = piecewise(&[(10.0, 2000e6), (20.0, 500e6)], 1.0);
+    assert!(
+        !analyze(&tl)
+            .warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::CoarseSampling { .. })),
+        "ten whole samples are warned of as too few"
+    );
+    for (whole, dt) in [(9usize, 1.0), (8, 1.0), (5, 10.0)] {
+        let tl = piecewise(&[(whole as f64 * dt, 2000e6), (20.0 * dt, 500e6)], dt);
+        let a = analyze(&tl);
+        let counted = a
+            .warnings
+            .iter()
+            .find_map(|w| match w.kind {
+                WarningKind::CoarseSampling { samples_before, .. } => Some(samples_before),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no coarse-sampling warning for {whole} samples"));
+        assert_eq!(counted, whole, "{whole} samples of {dt} s before the cliff");
+        let text = a
+            .warnings
+            .iter()
+            .map(|w| w.text.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            text.contains(&format!("only {whole} samples before the cliff")),
+            "{text}"
+        );
+    }
+}
