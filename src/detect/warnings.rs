@@ -104,8 +104,8 @@ pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) 
          of the in-cache rate ({}): it may be the drive's native write speed, or a second, slower \
          cache tier (the native write speed of most drives of data/published-drives.csv is \
          under half of their in-cache rate), so a later, slower tier may follow and {} may not \
-         be the sustained speed; to find out, run the same command again with --cliffs {} (or \
-         --no-early-stop to write the whole span)",
+         be the sustained speed; to find out, run the probe or simulate that made this run again with \
+         --cliffs {} (or --no-early-stop to write the whole span)",
         format_bytes(c.bytes_written as f64, units),
         format_bytes(c.span_bytes as f64, units),
         format_rate(last.after_bytes_per_sec, units),

@@ -306,3 +306,45 @@ fn fewer_cliffs_than_asked_are_said_on_every_output() {
         .success()
         .stdout(predicates::str::contains("cliffs found").not());
 }
+
+/// Regression: `analyze` of a run folder whose later-tier warning advised "run the same command
+/// again with --cliffs 2": `analyze` refuses `--cliffs`, since it cannot write more. The advice
+/// names the measurement that can, and every flag it names is one that measurement takes.
+#[test]
+fn the_later_tier_advice_names_a_command_that_takes_its_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    run(&dir, &[]);
+    let out = Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("analyze")
+        .arg(&dir)
+        .arg("--no-record")
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let warning = text
+        .lines()
+        .find(|l| l.contains("warning:") && l.contains("tier may follow"))
+        .unwrap_or_else(|| panic!("no later-tier warning from analyze: {text}"));
+    assert!(!warning.contains("same command"), "{warning}");
+    assert!(warning.contains("probe or simulate"), "{warning}");
+    // `analyze` refuses the flag; the measurement the advice names takes it.
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .arg("analyze")
+        .arg(&dir)
+        .args(["--no-record", "--cliffs", "2"])
+        .assert()
+        .failure();
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["simulate", "--help"])
+        .assert()
+        .success()
+        .stdout(contains("--cliffs"))
+        .stdout(contains("--no-early-stop"));
+}
