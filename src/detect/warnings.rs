@@ -605,6 +605,35 @@ const MAX_RISE_S: f64 = 20.0;
 /// See [`DEEP_DIP_PULL`]: a fall by three quarters or more.
 const DEEP_DIP_SHARE: f64 = 0.25;
 
+/// The rate a dip (or a rise) over the samples `dip` left: bytes over time of the samples of
+/// `phase` whose rate is `at_level` right before it, or, where the dip begins the phase, right
+/// after it. `None` where it has no such sample on either side.
+fn level_beside(
+    samples: &[Sample],
+    rate: &[f64],
+    phase: std::ops::Range<usize>,
+    dip: std::ops::Range<usize>,
+    at_level: impl Fn(f64) -> bool,
+) -> Option<f64> {
+    let mut k = dip.start;
+    while k > phase.start && at_level(rate[k - 1]) {
+        k -= 1;
+    }
+    let side = if k < dip.start {
+        k..dip.start
+    } else {
+        let mut e = dip.end;
+        while e < phase.end && at_level(rate[e]) {
+            e += 1;
+        }
+        dip.end..e
+    };
+    let side = &samples[side];
+    let t: f64 = side.iter().map(|s| s.interval_s).sum();
+    let b: u64 = side.iter().map(|s| s.bytes).sum();
+    (t > 0.0).then(|| b as f64 / t)
+}
+
 /// Stalls and long dips the clean-up took into the level around them (a stretch shorter than
 /// twice the longest GC dip between two equal levels is no phase): each is a run of whole
 /// samples of one phase, away from the run's first and last sample, below [`DIP_SHARE`] of
@@ -679,6 +708,12 @@ pub(super) fn short_dips(
             let bytes: u64 = samples[s0..j].iter().map(|s| s.bytes).sum();
             let low = bytes as f64 / d.max(1e-9);
             let edge = s0 == 0 || j >= n;
+            // A dip falls from the samples right before it, not from the stretch's median: in
+            // a stretch of as many 300 MB/s samples as 900 MB/s ones, every dip fell from 900
+            // MB/s though the median is 600 MB/s.
+            let from_level =
+                level_beside(samples, rate, from..to, s0..j, |r| r >= DIP_SHARE * level)
+                    .unwrap_or(level);
             if j >= n
                 && s0 > 0
                 && !told(t0, t1)
@@ -701,13 +736,13 @@ pub(super) fn short_dips(
                         stalls.push((t0, d, level, low));
                     }
                 } else if d > super::MAX_DIP_S + samples[i].interval_s + 1e-9 {
-                    dips.push((t0, d, level, low));
+                    dips.push((t0, d, from_level, low));
                 } else if low <= DEEP_DIP_SHARE * level
                     && (level - low) * d >= DEEP_DIP_PULL * level * (p.end_s - p.start_s)
                 {
                     // 100 MB/s for 3 s inside 30 s of a 2000 MB/s cache made its rate
                     // 1803 MB/s without a word.
-                    deep.push((t0, d, level, low));
+                    deep.push((t0, d, from_level, low));
                 }
             }
             i = j;
@@ -735,7 +770,13 @@ pub(super) fn short_dips(
             let short = d <= MAX_RISE_S + 1e-9;
             if j < to && j - i >= 2 && d >= MIN_RISE_S - 1e-9 && short && !returned && !told(t0, t1)
             {
-                rises.push((t0, d, level, bytes as f64 / d.max(1e-9)));
+                // Named from the samples at the stretch's level right before it (its median
+                // may lie between two levels it swings between).
+                let from_level = level_beside(samples, rate, from..to, i..j, |r| {
+                    r * DIP_SHARE <= level && r >= DIP_SHARE * level
+                })
+                .unwrap_or(level);
+                rises.push((t0, d, from_level, bytes as f64 / d.max(1e-9)));
             }
             i = j;
         }
@@ -866,9 +907,9 @@ pub(super) fn short_dips(
             .take(3)
             .map(|&(t, d, level, high)| {
                 format!(
-                    "to {} at {t:.1} s for {d:.1} s (in a stretch at {})",
-                    format_rate(high, units),
-                    format_rate(level, units)
+                    "from {} to {} at {t:.1} s for {d:.1} s",
+                    format_rate(level, units),
+                    format_rate(high, units)
                 )
             })
             .chain((rises.len() > 3).then(|| format!("and {} more", rises.len() - 3)))

@@ -1705,3 +1705,30 @@ fn the_samples_before_a_cliff_on_a_sample_boundary_are_all_counted() {
         );
     }
 }
+
+/// Regression: a stretch after the cache of as many 300 MB/s samples as 900 MB/s ones, in dips
+/// of 5 s, named each dip "600 MB/s -> 300 MB/s", from the stretch's median, where every
+/// sample before each dip was at 900 MB/s.
+#[test]
+fn a_dip_falls_from_the_samples_before_it_not_from_the_stretch_s_median() {
+    let mut pieces = vec![(10.0, 2000e6)];
+    for _ in 0..4 {
+        pieces.push((4.0, 900e6));
+        pieces.push((5.0, 300e6));
+    }
+    pieces.push((4.0, 900e6));
+    let a = analyze(&piecewise(&pieces, 1.0));
+    let dips: Vec<&str> = a
+        .warnings
+        .iter()
+        .filter(|w| w.text.starts_with("throughput dipped"))
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(dips.len(), 1, "{:?}", a.warnings);
+    assert!(
+        dips[0].contains("900 MB/s -> 300 MB/s at 14.0 s"),
+        "{}",
+        dips[0]
+    );
+    assert!(!dips[0].contains("600 MB/s ->"), "{}", dips[0]);
+}
