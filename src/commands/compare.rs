@@ -136,6 +136,21 @@ pub fn run(args: CompareArgs) -> Result<()> {
             unique_names(&timelines, &ids)
         }),
     };
+    // An interrupted run is named so in the legend, the labels and compare.md's columns, as
+    // `runs` names it "(interrupted)".
+    let names: Vec<String> = names
+        .into_iter()
+        .zip(&timelines)
+        .map(|(n, t)| {
+            if t.meta.stop_reason == Some(crate::timeline::StopReason::Interrupted)
+                && !n.ends_with("(interrupted)")
+            {
+                format!("{n} (interrupted)")
+            } else {
+                n
+            }
+        })
+        .collect();
     let runs: Vec<CompareRun<'_>> = timelines
         .iter()
         .zip(&analyses)

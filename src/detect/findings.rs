@@ -697,6 +697,13 @@ impl Findings {
                 self.hidden_tier_suffix(units),
                 self.gradual_suffix()
             ),
+            // An interrupted run says so where its bound is, as its card and `runs` do.
+            Cache::AtLeast {
+                interrupted: true, ..
+            } => format!(
+                "no cliff before the run was interrupted: {}",
+                self.cache_text(units)
+            ),
             Cache::AtLeast { .. } | Cache::NoneOverWholeDrive { .. } | Cache::TooFewSamples => {
                 format!("no cliff: {}", self.cache_text(units))
             }

@@ -762,6 +762,37 @@ pub fn an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted() {
     assert!(!note.contains("measured the host"), "{note}");
     let cell = Findings::of(&a).cache_cell(U);
     assert!(cell.contains("interrupted"), "{cell}");
+    // report.md's cache row, and compare's (row, legend, column) said nothing of it, where the
+    // card and `runs` say it and the stop row did.
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Cache size |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(row.contains("interrupted"), "{row}");
+    let path = s.dir.join("summary.json");
+    let mut sum: serde_json::Value = serde_json::from_str(&read(&path)).unwrap();
+    sum["run"]["stop_reason"] = "interrupted".into();
+    std::fs::write(&path, serde_json::to_string_pretty(&sum).unwrap()).unwrap();
+    let cmp = w.path().join("cmp");
+    let d = s.dir.display().to_string();
+    let c = cmp.display().to_string();
+    self::run(&db, &["compare", &d, &d, "--out", &c]);
+    let md = read(&cmp.join("compare.md"));
+    let header = md.lines().find(|l| l.starts_with("| |")).unwrap();
+    assert_eq!(header.matches("(interrupted)").count(), 2, "{header}");
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Cache size |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert_eq!(row.matches("interrupted").count(), 2, "{row}");
+    let cs: serde_json::Value = serde_json::from_str(&read(&cmp.join("summary.json"))).unwrap();
+    for r in cs["runs"].as_array().unwrap() {
+        assert!(
+            r["name"].as_str().unwrap().ends_with("(interrupted)"),
+            "{}",
+            r["name"]
+        );
+    }
     // A run that was not interrupted says nothing of it.
     t.meta.stop_reason = Some(slccache::timeline::StopReason::MaxBytes);
     let a = slccache::detect::analyze(&t);
