@@ -440,6 +440,7 @@ fn finish(
             span_bytes: Some(plan.span_bytes),
             read_pct: (cfg.read_pct > 0).then_some(cfg.read_pct),
             cliffs_asked: (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs),
+            prefill_pct: start.drive_state.prefill_pct,
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),

@@ -74,5 +74,6 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
         whole_fill_bytes_per_sec: whole_fill,
         later_tier_possible: later,
         cliffs_asked: t.meta.workload.cliffs_asked.filter(|&n| n > 1),
+        prefill_pct: t.meta.workload.prefill_pct.filter(|&p| p > 0.0),
     })
 }

@@ -54,6 +54,10 @@ pub enum Cache {
     NoneOverWholeDrive {
         /// The drive's capacity, bytes.
         capacity_bytes: u64,
+        /// The share of the drive written before the run (`--prefill`), percent: then only
+        /// no free cache ran out. Absent from the JSON when there was none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prefill_pct: Option<f64>,
     },
     /// A drop was seen but not confirmed (see [`UnconfirmedDrop`]); the cache lies in its
     /// bounds if the drop was the cache running out.
@@ -611,9 +615,12 @@ impl Findings {
                     None => super::no_cliff_text(Some(*bytes), units),
                 }
             }
-            Cache::NoneOverWholeDrive { capacity_bytes } => match &self.first_sample_hides {
-                Some(h) => super::whole_drive_hidden_text(*capacity_bytes, h, units),
-                None => super::whole_drive_no_cliff_text(*capacity_bytes, units),
+            Cache::NoneOverWholeDrive {
+                capacity_bytes,
+                prefill_pct,
+            } => match &self.first_sample_hides {
+                Some(h) => super::whole_drive_hidden_text(*capacity_bytes, *prefill_pct, h, units),
+                None => super::whole_drive_no_cliff_text(*capacity_bytes, *prefill_pct, units),
             },
             // Cliffs after a drop inside the first sample are a later, slower tier's.
             Cache::Unconfirmed(d) if !self.steps.is_empty() => format!(
@@ -762,14 +769,23 @@ impl Findings {
                 bytes,
                 interrupted: true,
             } => format!("none or > {} (no cliff; interrupted)", fb(*bytes)),
-            Cache::NoneOverWholeDrive { capacity_bytes } => match &self.first_sample_hides {
-                Some(h) => format!(
-                    "none or < {} (no cliff in all {})",
-                    fb(h.bytes),
-                    fb(*capacity_bytes)
-                ),
-                None => format!("no cliff in all {}", fb(*capacity_bytes)),
-            },
+            Cache::NoneOverWholeDrive {
+                capacity_bytes,
+                prefill_pct,
+            } => {
+                // After a prefill, only no free cache ran out: said, as the headline says it.
+                let prefilled = prefill_pct.map(|p| format!("prefilled {p}%"));
+                match (&self.first_sample_hides, prefilled) {
+                    (Some(h), p) => format!(
+                        "none or < {} (no cliff in all {}{})",
+                        fb(h.bytes),
+                        fb(*capacity_bytes),
+                        p.map_or(String::new(), |p| format!(", {p}"))
+                    ),
+                    (None, Some(p)) => format!("no cliff in all {} ({p})", fb(*capacity_bytes)),
+                    (None, None) => format!("no cliff in all {}", fb(*capacity_bytes)),
+                }
+            }
             // A first sample holds any number of steps: a faster first tier may have run out
             // inside it before the drop seen, as the headline says.
             Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample => format!(
@@ -995,6 +1011,7 @@ fn cache_of(a: &Analysis) -> Cache {
             (None, _) => Cache::TooFewSamples,
             (Some(_), Some(c)) if c.whole_span && c.span_is_drive => Cache::NoneOverWholeDrive {
                 capacity_bytes: c.span_bytes,
+                prefill_pct: c.prefill_pct,
             },
             (Some(b), _) => Cache::AtLeast {
                 bytes: b,

@@ -238,8 +238,8 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     {
         if a.cliffs.is_empty() && a.unconfirmed_drop.is_none() {
             let text = match &a.first_sample_hides {
-                Some(h) => whole_drive_hidden_text(c.span_bytes, h, units),
-                None => whole_drive_no_cliff_text(c.span_bytes, units),
+                Some(h) => whole_drive_hidden_text(c.span_bytes, c.prefill_pct, h, units),
+                None => whole_drive_no_cliff_text(c.span_bytes, c.prefill_pct, units),
             };
             for w in &mut a.warnings {
                 if let WarningKind::NoCliff {

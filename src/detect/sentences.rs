@@ -328,7 +328,7 @@ pub fn no_cliff_text_of(a: &Analysis, units: UnitSystem) -> String {
     {
         // Too few samples to look for a cliff (no bound) tell nothing, whole drive or not.
         Some(c) if a.cache_lower_bound_bytes.is_some() => {
-            whole_drive_no_cliff_text(c.span_bytes, units)
+            whole_drive_no_cliff_text(c.span_bytes, c.prefill_pct, units)
         }
         _ => no_cliff_text(a.cache_lower_bound_bytes, units),
     }
@@ -339,13 +339,26 @@ pub fn no_cliff_text_of(a: &Analysis, units: UnitSystem) -> String {
 /// cache at 1800 MB/s before 1700 MB/s was "no SLC cache ran out" under a truth of 5 GB).
 pub const SMALLEST_FALL_TEXT: &str = "with a fall of a tenth or more";
 
-/// The words for a run that wrote all of a drive of `capacity` bytes and saw no cliff.
-pub fn whole_drive_no_cliff_text(capacity: u64, units: UnitSystem) -> String {
+/// The words for a run that wrote all of a drive of `capacity` bytes and saw no cliff; after
+/// a prefill of `prefill` percent, only no *free* cache ran out.
+pub fn whole_drive_no_cliff_text(capacity: u64, prefill: Option<f64>, units: UnitSystem) -> String {
     format!(
-        "the whole drive ({}) was written without a cliff: no SLC cache ran out \
-         {SMALLEST_FALL_TEXT}",
-        format_bytes(capacity as f64, units)
+        "the whole drive ({}) was written without a cliff: {}",
+        format_bytes(capacity as f64, units),
+        no_cache_ran_out(prefill)
     )
+}
+
+/// "no SLC cache ran out with a fall of a tenth or more", or after a prefill, that no free
+/// one did and why a cache may still be there.
+fn no_cache_ran_out(prefill: Option<f64>) -> String {
+    match prefill {
+        None => format!("no SLC cache ran out {SMALLEST_FALL_TEXT}"),
+        Some(p) => format!(
+            "no free SLC cache ran out {SMALLEST_FALL_TEXT}; the drive was prefilled to {p}% \
+             before the run, which may have left its cache full"
+        ),
+    }
 }
 
 /// What a run without a cliff cannot rule out where its first sample could hide a cache
@@ -379,11 +392,16 @@ pub fn hidden_tier_text(h: &super::HiddenCache, units: UnitSystem) -> String {
 
 /// [`whole_drive_no_cliff_text`] where the first sample could hide a cache: no cache ran out
 /// after it, and one under the hidden size cannot be ruled out.
-pub fn whole_drive_hidden_text(capacity: u64, h: &super::HiddenCache, units: UnitSystem) -> String {
+pub fn whole_drive_hidden_text(
+    capacity: u64,
+    prefill: Option<f64>,
+    h: &super::HiddenCache,
+    units: UnitSystem,
+) -> String {
     format!(
-        "the whole drive ({}) was written without a cliff: no SLC cache ran out \
-         {SMALLEST_FALL_TEXT} after the first {} sample; {}",
+        "the whole drive ({}) was written without a cliff: {} after the first {} sample; {}",
         format_bytes(capacity as f64, units),
+        no_cache_ran_out(prefill),
         crate::units::format_interval(h.interval_s),
         hidden_cache_text(h, units)
     )

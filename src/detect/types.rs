@@ -346,6 +346,11 @@ pub struct Coverage {
     /// from summary.json otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cliffs_asked: Option<usize>,
+    /// The share of the drive written before the run (`--prefill`), percent; absent from
+    /// summary.json when there was none. A run over the whole drive without a cliff then
+    /// says no *free* cache ran out: the prefill may have left the cache full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_pct: Option<f64>,
 }
 
 impl Coverage {

@@ -636,6 +636,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
             span_bytes: Some(w.span.unwrap_or(model.capacity.0)),
             read_pct: (w.read_pct > 0).then_some(w.read_pct),
             cliffs_asked: None,
+            prefill_pct: None,
         },
         started_at: Some(chrono::Utc::now()),
         stop_reason: None,

@@ -140,7 +140,7 @@ impl Fields {
             };
             f.cache_lower_bound_bytes = match &x.cache {
                 Cache::AtLeast { bytes, .. } => i(*bytes),
-                Cache::NoneOverWholeDrive { capacity_bytes } => i(*capacity_bytes),
+                Cache::NoneOverWholeDrive { capacity_bytes, .. } => i(*capacity_bytes),
                 // A drop inside the first sample bounds every tier that ran out in it
                 // together, not the cache ([`crate::detect::Analysis::cache_lower_bound_bytes`]).
                 Cache::Unconfirmed(d) if d.at != crate::detect::DropWhere::FirstSample => {

@@ -180,6 +180,10 @@ pub struct Workload {
     /// otherwise, and for imported logs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cliffs_asked: Option<usize>,
+    /// The share of the drive written before the measured run (`--prefill`), percent; absent
+    /// when there was none. A cache that prefill left full has no room to run out of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_pct: Option<f64>,
 }
 
 impl Workload {
@@ -198,6 +202,9 @@ impl Workload {
         }
         if let Some(j) = self.jobs.filter(|&j| j > 1) {
             parts.push(format!("x{j}"));
+        }
+        if let Some(p) = self.prefill_pct {
+            parts.push(format!("prefill {p}%"));
         }
         if parts.is_empty() {
             "-".into()

@@ -107,7 +107,7 @@ fn figures(f: &Findings) -> Vec<(&'static str, String)> {
             v.push(("cache high", b(*high_bytes)));
         }
         Cache::AtLeast { bytes, .. } => v.push(("bound", b(*bytes))),
-        Cache::NoneOverWholeDrive { capacity_bytes } => v.push(("drive", b(*capacity_bytes))),
+        Cache::NoneOverWholeDrive { capacity_bytes, .. } => v.push(("drive", b(*capacity_bytes))),
         _ => {}
     }
     if let Some(r) = f.in_cache_bytes_per_sec {

@@ -29,6 +29,7 @@ pub fn meta(label: &str, model: &str, capacity: u64, bs: u64) -> RunMeta {
             span_bytes: None,
             read_pct: None,
             cliffs_asked: None,
+            prefill_pct: None,
         },
         started_at: Some("2026-11-29T20:00:00Z".parse().unwrap()),
         stop_reason: Some(StopReason::Duration),

@@ -995,3 +995,74 @@ fn simulate_gives_the_mean_of_a_run_without_a_cliff_as_the_card_does() {
         "{text}"
     );
 }
+
+/// Regression: a run over the whole drive after `--prefill 10` (the 22 GB cache full before it
+/// began) was headlined "the whole drive was written without a cliff: no SLC cache ran out" on
+/// the terminal, card and `runs`, and report.md's workload row did not say the drive was
+/// prefilled: every output now says only no *free* cache ran out, after the prefill.
+#[test]
+fn a_prefilled_run_over_the_whole_drive_says_no_free_cache_ran_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("results.db");
+    let dir = tmp.path().join("full");
+    let out = slccache()
+        .args(["simulate", "960evo-500g", "--seed", "3", "--prefill", "10"])
+        .arg("--db")
+        .arg(&db)
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let terminal = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(terminal.contains("whole drive"), "{terminal}");
+    assert!(!terminal.contains("no SLC cache ran out"), "{terminal}");
+    assert!(terminal.contains("no free SLC cache ran out"), "{terminal}");
+    assert!(terminal.contains("prefilled to 10%"), "{terminal}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let row = |name: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no {name} row: {md}"))
+            .to_string()
+    };
+    assert!(row("Workload").contains("after a prefill of 10%"), "{md}");
+    assert!(row("Cache size").contains("prefilled to 10%"), "{md}");
+    let s = json(&dir.join("summary.json"));
+    assert_eq!(
+        s["findings"]["cache"]["prefill_pct"], 10.0,
+        "{}",
+        s["findings"]
+    );
+    let t = slccache::commands::compare::load_run(&dir).unwrap();
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let (_, cache, _, _) =
+        slccache::report::pages::card::card_texts(&t, &a, slccache::units::UnitSystem::Decimal);
+    assert!(cache.contains("prefilled 10%"), "the card: {cache}");
+    let runs = slccache()
+        .arg("runs")
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let runs = String::from_utf8_lossy(&runs);
+    assert!(
+        runs.contains("no cliff in all 500 GB (prefilled 10%)"),
+        "{runs}"
+    );
+    assert!(runs.contains("prefill 10%"), "{runs}");
+    // A run from a fresh drive says nothing of a prefill.
+    let fresh = tmp.path().join("fresh");
+    slccache()
+        .args(["simulate", "960evo-500g", "--seed", "3", "--no-record"])
+        .arg("--out")
+        .arg(&fresh)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(fresh.join("report.md")).unwrap();
+    assert!(!md.contains("prefill"), "{md}");
+}

@@ -218,6 +218,7 @@ impl TestDrive for RealDrive {
                 span_bytes: Some(self.span),
                 read_pct: (self.w.read_pct > 0).then_some(self.w.read_pct),
                 cliffs_asked: None,
+                prefill_pct: None,
             },
             started_at: Some(chrono::Utc::now()),
             stop_reason: None,

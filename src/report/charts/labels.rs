@@ -394,6 +394,10 @@ pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
     if let Some(e) = &w.engine {
         parts.push(e.clone());
     }
+    // The drive's state is part of what was measured: a cache a prefill left full.
+    if let Some(p) = w.prefill_pct {
+        parts.push(format!("after a prefill of {}%", trim_num(p, 1)));
+    }
     if parts.is_empty() {
         "unknown workload".to_string()
     } else {

@@ -79,9 +79,13 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
                 line
             }
         }
-        Cache::NoneOverWholeDrive { capacity_bytes } => format!(
-            "No cliff over the whole {} drive",
-            format_bytes(*capacity_bytes as f64, u)
+        Cache::NoneOverWholeDrive {
+            capacity_bytes,
+            prefill_pct,
+        } => format!(
+            "No cliff over the whole {} drive{}",
+            format_bytes(*capacity_bytes as f64, u),
+            prefill_pct.map_or(String::new(), |p| format!(", prefilled {p}%"))
         ),
         Cache::TooFewSamples => "Too few samples to tell".to_string(),
         Cache::HiddenByLink { link } => format!("Cache hidden by the {link} link"),
