@@ -91,19 +91,7 @@ pub fn history_charts(
         pts,
         &days_x,
         dates.range,
-        &|p| match p.findings.as_ref().and_then(|f| f.after.as_ref()) {
-            // No one rate: the range of its rounds, drawn as a range with no point.
-            Some(crate::detect::findings::After::NotSteady {
-                low_bytes_per_sec,
-                high_bytes_per_sec,
-            }) => Some(Value::range(low_bytes_per_sec / m, high_bytes_per_sec / m)),
-            // Too short to judge: no steady figure to place among the others (the footer
-            // says why it has no value).
-            Some(crate::detect::findings::After::TooShort { .. }) => None,
-            _ => p
-                .after_bytes_per_sec
-                .map(|r| Value::point(r / m, r / m, r / m)),
-        },
+        &|p| Value::after(p, m),
         &|f| f.after_caveated(u),
         o,
     ));
@@ -271,6 +259,11 @@ struct Value {
     /// faster first tier hidden in the first sample could make the size a later tier's. Drawn
     /// dashed, and said in the legend.
     hedged: bool,
+    /// A rate after the cache that a slower tier may follow
+    /// ([`crate::detect::Findings::slower_tier_may_follow`]): it may be a middle tier's, so it
+    /// is drawn dotted and not joined to the runs that measured the drive's last tier (an
+    /// FX700's 3441 MB/s and 129 MB/s joined read as a drive slowing 27 times).
+    tier: bool,
 }
 
 impl Value {
@@ -280,6 +273,7 @@ impl Value {
             lo,
             hi,
             hedged: false,
+            tier: false,
         }
     }
 
@@ -289,7 +283,32 @@ impl Value {
             lo,
             hi,
             hedged: false,
+            tier: false,
         }
+    }
+
+    /// A run's rate after the cache: a point, or the range of a stretch that was not steady;
+    /// none where it was too short to judge. Marked where a slower tier may follow.
+    fn after(p: &HistoryPoint, m: f64) -> Option<Value> {
+        use crate::detect::findings::After;
+        let f = p.findings.as_ref();
+        let v = match f.and_then(|f| f.after.as_ref()) {
+            // No one rate: the range of its rounds, drawn as a range with no point.
+            Some(After::NotSteady {
+                low_bytes_per_sec,
+                high_bytes_per_sec,
+            }) => Value::range(low_bytes_per_sec / m, high_bytes_per_sec / m),
+            // Too short to judge: no steady figure to place among the others (the footer
+            // says why it has no value).
+            Some(After::TooShort { .. }) => return None,
+            _ => p
+                .after_bytes_per_sec
+                .map(|r| Value::point(r / m, r / m, r / m))?,
+        };
+        Some(Value {
+            tier: f.is_some_and(|f| f.slower_tier_may_follow),
+            ..v
+        })
     }
 
     /// A cache size as a point, hedged where the run's findings hedge it.
@@ -304,6 +323,9 @@ impl Value {
 
 /// The dashes of a hedged run's mark.
 const HEDGED_DASH: Dash = Dash::Dashed { on: 4, off: 3 };
+
+/// The dots of the mark of a rate a slower tier may follow.
+const TIER_DASH: Dash = Dash::Dashed { on: 1, off: 3 };
 
 /// A run on a history chart: x, and its value.
 type XyPoint = (f64, Value);
@@ -479,10 +501,14 @@ fn history_chart(
             MEASURED
         };
         styles.push(style);
-        // The line joins the runs that have one value; a range is no value to join.
+        // The line joins the runs that have one value; a range is no value to join, nor is a
+        // rate a slower tier may follow (it may be another tier's).
         series_v.push(series(
             name.unwrap_or("runs"),
-            sxy.iter().filter_map(|(x, y)| Some((*x, y.v?))).collect(),
+            sxy.iter()
+                .filter(|(_, y)| !y.tier)
+                .filter_map(|(x, y)| Some((*x, y.v?)))
+                .collect(),
             LineStyle {
                 width: 1.5,
                 alpha: 0.6,
@@ -491,7 +517,12 @@ fn history_chart(
         ));
         for (x, y) in sxy {
             // A hedged size's mark is dashed: the point may be a later tier's.
-            let mark = if y.hedged {
+            let mark = if y.tier {
+                LineStyle {
+                    dash: TIER_DASH,
+                    ..style
+                }
+            } else if y.hedged {
                 LineStyle {
                     dash: HEDGED_DASH,
                     ..style
@@ -561,6 +592,22 @@ fn history_chart(
             style: LineStyle {
                 dash: HEDGED_DASH,
                 ..style_of(&|y| y.hedged)
+            },
+            swatch: false,
+            group: None,
+        });
+    }
+    let tier = xy.iter().filter(|(_, y)| y.tier).count();
+    if tier > 0 {
+        legend.push(LegendEntry {
+            name: format!(
+                "dotted, not joined: {} after which a slower tier may follow (the rate may be \
+                 a middle tier's)",
+                count_text(tier, "run", "runs")
+            ),
+            style: LineStyle {
+                dash: TIER_DASH,
+                ..style_of(&|y| y.tier)
             },
             swatch: false,
             group: None,
@@ -736,6 +783,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The after-cache chart joined an FX700 run's 3441 MB/s, after which a slower tier may
+    /// follow, and another's 129 MB/s in one line, reading as a drive slowing 27 times: a rate
+    /// a slower tier may follow is drawn dotted, not joined, and the legend says why.
+    #[test]
+    fn a_rate_a_slower_tier_may_follow_is_not_joined_to_the_others() {
+        use crate::detect::findings::{Cache, Findings};
+        let with = |mut p: HistoryPoint, rate: f64, tier: bool| {
+            p.after_bytes_per_sec = Some(rate);
+            p.findings = Some(Findings {
+                slower_tier_may_follow: tier,
+                ..Findings::bare(Cache::Sized {
+                    bytes: 54_000_000_000,
+                    low_bytes: 53_000_000_000,
+                    high_bytes: 55_000_000_000,
+                })
+            });
+            p
+        };
+        let pts = [
+            with(point(1, 0.0, 5e10), 3441e6, true),
+            with(point(2, 1.0, 5e10), 129e6, false),
+            with(point(3, 2.0, 5e10), 131e6, false),
+        ];
+        let c = &history_charts("FX700", "2026-12-03", &pts, &ReportOptions::default())[1];
+        let line = c
+            .series
+            .iter()
+            .find(|s| s.name == "runs")
+            .unwrap_or_else(|| panic!("{:?}", c.series));
+        let ys: Vec<f64> = line.points.iter().map(|p| p.1).collect();
+        assert_eq!(ys, [129.0, 131.0], "the line joins {ys:?}");
+        let dotted = c
+            .series
+            .iter()
+            .filter(|s| s.name.is_empty() && s.style.dash == TIER_DASH)
+            .count();
+        assert!(dotted >= 1, "{:?}", c.series);
+        assert!(
+            c.legend.iter().any(|l| l
+                .name
+                .contains("1 run after which a slower tier may follow")),
+            "{:?}",
+            c.legend
+        );
+        // The cache chart joins all three: their sizes are the first tier's alike.
+        let c = &history_charts("FX700", "2026-12-03", &pts, &ReportOptions::default())[0];
+        let line = c.series.iter().find(|s| s.name == "runs").unwrap();
+        assert_eq!(line.points.len(), 3);
     }
 
     /// The after-cache chart's legend said "with 95% interval" where no run has one drawn.
