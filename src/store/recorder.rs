@@ -486,15 +486,56 @@ pub fn record_finished(rec: &Recording) -> Vec<Outcome> {
         }
     }
     if !quiet && store.is_some() && out.iter().all(|o| matches!(o, Outcome::Recorded { .. })) {
-        let waiting = self::pending().len();
-        if waiting > 0 {
-            crate::note!(
-                "slccache: {waiting} earlier run(s) wait in the spool to be recorded: \
-                 slccache runs import --pending"
-            );
+        if let Some(text) = waiting_note(loc, &place, home.as_deref()) {
+            crate::note!("{text}");
         }
     }
     out
+}
+
+/// The reminder of earlier runs spooled for the store at `loc` (shown as `place`), with the
+/// command that records them there; `None` when none waits for it. Runs spooled for another
+/// store are no business of this one: counted apart, not as its own (two runs meant for a
+/// lab's server were counted as this store's, and the command given would have refused them).
+fn waiting_note(loc: &Location, place: &str, home: Option<&str>) -> Option<String> {
+    let (mut here, mut other) = (0usize, 0usize);
+    for e in self::pending() {
+        match spooled_meta(&e) {
+            Ok(m) if m.store != place => other += 1,
+            _ => here += 1,
+        }
+    }
+    if here == 0 {
+        return None;
+    }
+    let xdg = std::env::var("XDG_DATA_HOME").ok();
+    let is_default = matches!(loc, Location::Sqlite(p)
+        if Some(p) == Location::default_path(xdg.as_deref(), home).as_ref());
+    let db = if is_default {
+        String::new()
+    } else {
+        // `~/` left outside the quotes, so that the shell expands it.
+        let arg = match place.strip_prefix("~/") {
+            Some(rest) => format!("~/{}", crate::shell::quote(rest)),
+            None => crate::shell::quote(place),
+        };
+        format!("--db {arg} ")
+    };
+    Some(format!(
+        "slccache: {} spooled for {place} wait{} to be recorded: slccache {db}runs import \
+         --pending{}",
+        crate::units::count_text(here, "earlier run", "earlier runs"),
+        if here == 1 { "s" } else { "" },
+        if other > 0 {
+            format!(
+                " ({} more wait{} for another store)",
+                other,
+                if other == 1 { "s" } else { "" }
+            )
+        } else {
+            String::new()
+        }
+    ))
 }
 
 #[cfg(test)]

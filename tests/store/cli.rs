@@ -2622,3 +2622,56 @@ pub fn a_run_stored_without_its_report_says_so() {
     assert!(!ex4.join("latency.png").exists());
     assert!(err.contains("run 4 is stored without latency.png"), "{err}");
 }
+
+/// Regression: after a run recorded into the default store, the reminder "2 earlier run(s)
+/// wait in the spool to be recorded: slccache runs import --pending" counted runs spooled for
+/// a lab's store, which that command refuses to record here. The reminder counts the runs
+/// spooled for the store the run went to, with the command that records them there, and the
+/// others apart.
+pub fn the_spool_reminder_counts_only_this_store_s_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let w = d.path();
+    let spool = w.join("spool");
+    let lab = w.join("lab.db");
+    let own = w.join("own.db");
+    // Stores that cannot take a run now: files that are not databases.
+    std::fs::write(&lab, "not yet a database\n").unwrap();
+    std::fs::write(&own, "not yet a database\n").unwrap();
+    let bin = || {
+        let mut c = Command::cargo_bin("slccache").unwrap();
+        c.env("SLCCACHE_SPOOL", &spool)
+            .env("HOME", w)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("SLCCACHE_DB")
+            .current_dir(w);
+        c
+    };
+    let sim = |db: &std::path::Path, out: &str| {
+        let o = bin()
+            .arg("--db")
+            .arg(db)
+            .args(["simulate", "960evo-250g", "--seed", "4", "--out", out])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    sim(&lab, "a");
+    sim(&lab, "b");
+    sim(&own, "c");
+    assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 3);
+    // Into the default store: none of the three is meant for it.
+    let err = sim(&w.join(".local/share/slccache/results.db"), "d");
+    assert!(!err.contains("spooled for"), "{err}");
+    assert!(!err.contains("wait in the spool"), "{err}");
+    // Into own.db, fixed: one is its own, two wait for another store.
+    std::fs::remove_file(&own).unwrap();
+    let err = sim(&own, "e");
+    assert!(
+        err.contains(
+            "1 earlier run spooled for ~/own.db waits to be recorded: slccache --db ~/own.db \
+             runs import --pending (2 more wait for another store)"
+        ),
+        "{err}"
+    );
+}

@@ -63,6 +63,7 @@ fn main() -> std::process::ExitCode {
             cli::unrecorded_runs_are_spooled_and_imported_later,
             cli::runs_html_refuses_a_folder_that_is_not_its_own_without_force,
             cli::pending_runs_wait_for_their_own_store,
+            cli::the_spool_reminder_counts_only_this_store_s_runs,
             cli::an_empty_listing_says_why_and_counts_read_right,
             cli::a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure,
             cli::compare_of_a_stored_sweep_says_what_compare_takes,
