@@ -241,6 +241,19 @@ pub fn format_bytes(bytes: f64, units: UnitSystem) -> String {
         v /= base;
         i += 1;
     }
+    // A figure that rounds up to the base reads in the next unit: 999,999,930,368 bytes are
+    // "1.00 TB", as the drive's capacity reads beside it, not "1000 GB".
+    let shown = |v: f64, i: usize| {
+        if i == 0 {
+            v.round()
+        } else {
+            sig3(v).parse::<f64>().unwrap_or(v)
+        }
+    };
+    if i < names.len() - 1 && shown(v, i).abs() >= base {
+        v /= base;
+        i += 1;
+    }
     if i == 0 {
         format!("{} B", bytes.round() as i64)
     } else {
@@ -468,6 +481,20 @@ pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSy
 
 #[cfg(test)]
 mod tests {
+    /// A span of 999,999,930,368 bytes read "measured to 5.94 GB of 1000 GB" beside the drive's
+    /// "1.00 TB": a figure that rounds up to the next unit is written in it.
+    #[test]
+    fn a_figure_that_rounds_to_the_next_unit_is_written_in_it() {
+        use super::{format_bytes, UnitSystem::*};
+        assert_eq!(format_bytes(999_999_930_368.0, Decimal), "1.00 TB");
+        assert_eq!(format_bytes(999_499_000_000.0, Decimal), "999 GB");
+        assert_eq!(format_bytes(999_600.0, Decimal), "1.00 MB");
+        assert_eq!(format_bytes(999.7, Decimal), "1.00 kB");
+        assert_eq!(format_bytes(999.0, Decimal), "999 B");
+        assert_eq!(format_bytes(1_099_511_000_000.0, Binary), "1.00 TiB");
+        assert_eq!(format_bytes(1023.0 * 1024.0, Binary), "1023 KiB");
+    }
+
     /// "39.9 GB (95% interval 39.93 GB to 39.95 GB)" read as outside its interval: a size takes its interval's decimals
     /// where the ends needed more to differ, and only there ("100 GB (99.9 GB to 101 GB)").
     #[test]

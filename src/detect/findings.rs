@@ -104,11 +104,13 @@ pub enum After {
         /// Bytes over time of the stretch.
         bytes_per_sec: f64,
     },
-    /// The stretch failed the steady-state test: no one rate, only the range of its rounds.
+    /// The stretch failed the steady-state test (or its samples swing): no one rate, only the
+    /// range of its samples ([`super::after_cache::SteadyState::range`]: their 10th to 90th
+    /// percentile, widened to the slowest and fastest round where those lie outside it).
     NotSteady {
-        /// The slowest round, bytes/s.
+        /// The low end of the range, bytes/s.
         low_bytes_per_sec: f64,
-        /// The fastest round, bytes/s.
+        /// The high end of the range, bytes/s.
         high_bytes_per_sec: f64,
     },
 }

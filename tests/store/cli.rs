@@ -1849,7 +1849,8 @@ pub fn history_keeps_workloads_specs_and_unsteady_runs_apart() {
     assert_eq!(code, Some(0), "{err}");
     let svg = std::fs::read_to_string(w.join("h2/history-after-cache-date.svg")).unwrap();
     assert!(
-        svg.contains("(not steady)") && svg.contains("not steady: the range of its rounds"),
+        svg.contains("(not steady)")
+            && svg.contains("not steady: its samples' 10th to 90th percentile"),
         "the unsteady run is on the chart"
     );
     assert!(

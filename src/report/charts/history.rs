@@ -293,7 +293,7 @@ impl Value {
         use crate::detect::findings::After;
         let f = p.findings.as_ref();
         let v = match f.and_then(|f| f.after.as_ref()) {
-            // No one rate: the range of its rounds, drawn as a range with no point.
+            // No one rate: the range of its samples, drawn as a range with no point.
             Some(After::NotSteady {
                 low_bytes_per_sec,
                 high_bytes_per_sec,
@@ -615,7 +615,8 @@ fn history_chart(
     }
     if xy.iter().any(|(_, y)| y.v.is_none()) {
         legend.push(LegendEntry {
-            name: "not steady: the range of its rounds, no one rate".into(),
+            // The range every output quotes, in the words of its definition.
+            name: "not steady: its samples' 10th to 90th percentile, no one rate".into(),
             style: LineStyle {
                 dash: Dash::Dashed { on: 6, off: 4 },
                 ..style_of(&|y| y.v.is_none())
