@@ -348,3 +348,36 @@ fn the_later_tier_advice_names_a_command_that_takes_its_flags() {
         .stdout(contains("--cliffs"))
         .stdout(contains("--no-early-stop"));
 }
+
+/// Regression: `--cliffs 2` on an FX700 whose first tier lasts 2 s (`cache=10GB,fold_after=20GB`)
+/// found both cliffs (2.2 s and 7.7 s) and never stopped: the second cliff, inside a sample,
+/// had its bytes (30.0 GB) outside its own interval as read off the samples (at most 29.3 GB),
+/// so each analysis took it for a new cliff and restarted its hold; the run wrote all 2 TB.
+#[test]
+fn a_second_cliff_inside_a_sample_ends_the_run_after_its_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "simulate",
+            "fx700-2tb,cache=10GB,fold_after=20GB",
+            "--pattern",
+            "seqwrite",
+            "--cliffs",
+            "2",
+            "--seed",
+            "3",
+            "--no-record",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    let s = summary(&dir);
+    assert_eq!(s["stop"]["reason"], "cliff_confirmed", "{}", s["stop"]);
+    // The hold after the second cliff, 30 s at most past its phase's length, then the stop.
+    let at = s["stop"]["cliff_confirmed_at_s"].as_f64().unwrap();
+    assert!(at < 60.0, "stopped at {at} s");
+    assert_eq!(analysis(&s).cliffs.len(), 2, "{}", s["analysis"]);
+}
