@@ -209,6 +209,11 @@ pub(super) fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighSta
     }
 }
 
+/// The largest step, ln bytes/s, of a high start above the level after it that can be a
+/// start-up burst (a fall of under a quarter, as the 241 and 257 MB/s before 199 MB/s of a
+/// kernel-made trace); a larger one is a faster first tier.
+const MAX_BURST_STEP: f64 = 0.2876820724517809; // ln(4/3)
+
 /// Samples at the start of the run whose noise scale [`high_start`] tries when the run's
 /// scale finds nothing: enough for a short cache phase and a few samples after it.
 const HEAD_NOISE_SAMPLES: usize = 30;
@@ -354,8 +359,11 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // the burst and the level after it, and it ends at the later fall; while the stretch
     // after the fall is shorter than the one before it, the median `low` is still the
     // cache's level and hides it.
-    {
-        let burst = median(&x[skip..run]) - low;
+    // A fall from the burst by a quarter or more is no start-up burst but a first, faster tier
+    // (an FX700's 5000 MB/s for 1 s before 3500 MB/s was taken into a cache phase "at 3750
+    // MB/s", a rate no sample held, and the cache made 25 GB where the first tier held 5 GB).
+    let burst = median(&x[skip..run]) - low;
+    if burst < MAX_BURST_STEP {
         let later = later_fall(x, run, thr, burst);
         if let Some(f) = later {
             run = f;

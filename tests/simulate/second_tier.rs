@@ -381,3 +381,44 @@ fn a_second_cliff_inside_a_sample_ends_the_run_after_its_hold() {
     assert!(at < 60.0, "stopped at {at} s");
     assert_eq!(analysis(&s).cliffs.len(), 2, "{}", s["analysis"]);
 }
+
+/// Regression: an FX700 whose first tier lasts 1 s (`cache=5GB,fold_after=20GB`: 5000 MB/s,
+/// then 3500 MB/s for 6 s, then 130 MB/s), sampled every 100 ms, was read as a start-up burst
+/// before a cache phase "at 3708 MB/s", a rate no sample held, and a cache of 25.0 GB where
+/// the first tier held 5 GB. A fall by a quarter or more from the start is a first tier.
+#[test]
+fn a_short_first_tier_is_a_cliff_not_a_start_up_burst() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("short");
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "simulate",
+            "fx700-2tb,cache=5GB,fold_after=20GB",
+            "--pattern",
+            "seqwrite",
+            "--interval",
+            "100ms",
+            "--seed",
+            "3",
+            "--no-record",
+        ])
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    let a = analysis(&summary(&dir));
+    let e = a.cache_estimate.as_ref().expect("a cache size");
+    assert!(
+        e.low_bytes <= 5_000_000_000 && 5_000_000_000 <= e.high_bytes,
+        "{e:?}"
+    );
+    let c = &a.cliffs[0];
+    assert!((c.t_s - 1.0).abs() < 0.1, "first cliff at {} s", c.t_s);
+    assert!(
+        c.before_bytes_per_sec > 4800e6,
+        "in the cache {}",
+        c.before_bytes_per_sec
+    );
+    assert!(a.cliffs.len() >= 2, "{:?}", a.cliffs);
+}
