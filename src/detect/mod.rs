@@ -1336,11 +1336,26 @@ fn build_result(
                                 100.0 * width
                             )
                         };
+                        // Ten samples or more are not "only" a few: what is coarse then is the
+                        // size's interval ("only 54 samples" read as too few).
+                        let few = if before < 10 {
+                            format!(
+                                "only {} before the cliff, of {} each",
+                                crate::units::count_text(before, "sample", "samples"),
+                                crate::units::format_interval(dt)
+                            )
+                        } else {
+                            format!(
+                                "the size's 95% interval is {:.0}% wide over the {} samples of \
+                                 {} before the cliff",
+                                100.0 * width,
+                                before,
+                                crate::units::format_interval(dt)
+                            )
+                        };
                         format!(
-                            "sampling too coarse for a {cache_s:.1} s cache phase: only {} \
-                             before the cliff, of {} each; {} {why}",
-                            crate::units::count_text(before, "sample", "samples"),
-                            crate::units::format_interval(dt),
+                            "sampling too coarse for a {cache_s:.1} s cache phase: {few}; {} \
+                             {why}",
                             finer_sampling(dt),
                         )
                     },

@@ -251,3 +251,30 @@ fn a_warning_serializes_to_its_sentence() {
     assert_eq!(back.kind, crate::detect::WarningKind::Recorded);
     assert_eq!(back.text, w.text);
 }
+
+/// "sampling too coarse for a 54.7 s cache phase: only 54 samples before the cliff": ten
+/// samples or more are not "only" a few; where the size's interval is what is too wide, the
+/// warning says how wide, over how many samples.
+#[test]
+fn a_coarse_sampling_warning_says_only_of_fewer_than_ten_samples() {
+    let mut seen = (0, 0);
+    for (name, t) in traces() {
+        let a = analyze(&t);
+        for w in &a.warnings {
+            if let WarningKind::CoarseSampling { samples_before, .. } = w.kind {
+                let only = w.text.contains("only ");
+                assert_eq!(only, samples_before < 10, "{name}: {}", w.text);
+                if samples_before >= 10 {
+                    assert!(w.text.contains("% wide over the"), "{name}: {}", w.text);
+                    seen.1 += 1;
+                } else {
+                    seen.0 += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        seen.0 > 0 && seen.1 > 0,
+        "both kinds among the traces: {seen:?}"
+    );
+}
