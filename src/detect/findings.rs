@@ -269,6 +269,11 @@ pub struct Step {
     pub after_bytes_per_sec: f64,
 }
 
+/// What a gradual fall leaves in doubt, in the words every output gives it (report.md's size,
+/// the card's note, the charts' subtitles): the cliffs cut into a steady fall.
+pub const GRADUAL_FALL_TEXT: &str =
+    "the rate fell gradually: its cliffs may be no cache running out";
+
 /// The findings of one run: what every output states.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Findings {
@@ -507,11 +512,11 @@ impl Findings {
     /// What a size cannot rule out where the rate fell gradually ([`Findings::fell_gradually`]):
     /// `, though the rate fell gradually: its cliffs may be no cache running out`; empty
     /// otherwise.
-    pub fn gradual_suffix(&self) -> &'static str {
+    pub fn gradual_suffix(&self) -> String {
         if self.fell_gradually && matches!(self.cache, Cache::Sized { .. }) {
-            ", though the rate fell gradually: its cliffs may be no cache running out"
+            format!(", though {GRADUAL_FALL_TEXT}")
         } else {
-            ""
+            String::new()
         }
     }
 

@@ -1057,6 +1057,17 @@ fn a_gradual_fall_cut_into_cliffs_is_named() {
     );
     let card = slccache::report::pages::card::card_warning(&a).unwrap_or_default();
     assert!(card.contains("fell gradually"), "{card}");
+    // The card said "these cliffs may be" where report.md's size says "its cliffs may be":
+    // one text, as every output gives it.
+    let f = slccache::detect::Findings::of(&a);
+    let text = slccache::detect::findings::GRADUAL_FALL_TEXT;
+    assert_eq!(card, text);
+    assert!(
+        f.cache_row(slccache::units::UnitSystem::Decimal)
+            .ends_with(text),
+        "{}",
+        f.cache_row(slccache::units::UnitSystem::Decimal)
+    );
     // The folding warning called 1115 MB/s "(folding)" and the sustained speed, where the
     // report named it "tier 3" and four more cliffs followed it.
     let folding: Vec<&str> = a

@@ -108,7 +108,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     // A size of a rate that fell gradually: said by a clause of its own (below), which keeps
     // a short form.
     let ungraded = |t: String| {
-        t.strip_suffix(f.gradual_suffix())
+        t.strip_suffix(f.gradual_suffix().as_str())
             .map(str::to_string)
             .unwrap_or(t)
     };
@@ -290,7 +290,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
             1,
             Clause {
                 forms: vec![
-                    "the rate fell gradually: these cliffs may be no cache running out".into(),
+                    crate::detect::findings::GRADUAL_FALL_TEXT.into(),
                     "fell gradually: may be no cache".into(),
                 ],
                 keep: true,

@@ -402,9 +402,7 @@ pub fn card_warning(a: &Analysis) -> Option<String> {
         .iter()
         .any(|w| matches!(w.kind, crate::detect::WarningKind::GradualFall { .. }))
     {
-        return Some(
-            "the rate fell gradually: these cliffs may be no cache running out".to_string(),
-        );
+        return Some(crate::detect::findings::GRADUAL_FALL_TEXT.to_string());
     }
     a.coverage
         .as_ref()
