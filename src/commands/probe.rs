@@ -441,6 +441,7 @@ fn finish(
             read_pct: (cfg.read_pct > 0).then_some(cfg.read_pct),
             cliffs_asked: (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs),
             prefill_pct: start.drive_state.prefill_pct,
+            idle_before_s: start.drive_state.idle_before_s,
         },
         started_at: Some(o.started_at),
         stop_reason: Some(o.stop),

@@ -303,6 +303,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut meta = run_meta(spec, &model, &w);
     meta.workload.cliffs_asked = (stop_cfg.cliffs > 1).then_some(stop_cfg.cliffs);
     meta.workload.prefill_pct = prep.prefill_pct;
+    meta.workload.idle_before_s = prep.idle_before.map(|d| d.as_secs_f64());
     // Ctrl-C, SIGTERM or SIGHUP: stop after the current sample and still write every output
     // (exit 130); a second one, half a second or more later, ends the process at once.
     let signals =

@@ -637,6 +637,7 @@ pub fn run_meta(spec: &str, model: &DriveModel, w: &WorkloadConfig) -> RunMeta {
             read_pct: (w.read_pct > 0).then_some(w.read_pct),
             cliffs_asked: None,
             prefill_pct: None,
+            idle_before_s: None,
         },
         started_at: Some(chrono::Utc::now()),
         stop_reason: None,

@@ -184,6 +184,11 @@ pub struct Workload {
     /// when there was none. A cache that prefill left full has no room to run out of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefill_pct: Option<f64>,
+    /// How long the drive was left idle before the measured run (`--idle-before`), seconds;
+    /// absent when it was not. A drive folds its cache while idle: a run after an idle is
+    /// another starting state than one without.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_before_s: Option<f64>,
 }
 
 impl Workload {
@@ -205,6 +210,17 @@ impl Workload {
         }
         if let Some(p) = self.prefill_pct {
             parts.push(format!("prefill {p}%"));
+        }
+        if let Some(s) = self.idle_before_s {
+            // As `--idle-before` takes it: `idle 10m`, `idle 90s`.
+            let d = if s >= 3600.0 && s % 3600.0 == 0.0 {
+                format!("{}h", s / 3600.0)
+            } else if s >= 60.0 && s % 60.0 == 0.0 {
+                format!("{}m", s / 60.0)
+            } else {
+                format!("{s}s")
+            };
+            parts.push(format!("idle {d}"));
         }
         if parts.is_empty() {
             "-".into()

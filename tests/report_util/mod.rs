@@ -30,6 +30,7 @@ pub fn meta(label: &str, model: &str, capacity: u64, bs: u64) -> RunMeta {
             read_pct: None,
             cliffs_asked: None,
             prefill_pct: None,
+            idle_before_s: None,
         },
         started_at: Some("2026-11-29T20:00:00Z".parse().unwrap()),
         stop_reason: Some(StopReason::Duration),

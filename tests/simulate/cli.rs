@@ -1066,3 +1066,48 @@ fn a_prefilled_run_over_the_whole_drive_says_no_free_cache_ran_out() {
     let md = std::fs::read_to_string(fresh.join("report.md")).unwrap();
     assert!(!md.contains("prefill"), "{md}");
 }
+
+/// Regression: `runs --by drive` put a run after `--prefill 10` and one after `--prefill 10
+/// --idle-before 10m` in one group, "seqwrite 128K QD32 prefill 10%", the idle never named: a
+/// drive folds its cache while idle, so the two are different starting states, told apart in
+/// the workload every output gives.
+#[test]
+fn a_run_after_an_idle_is_told_apart_from_one_without() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("results.db");
+    for (name, extra) in [
+        ("full", &["--prefill", "10"][..]),
+        ("idled", &["--prefill", "10", "--idle-before", "10m"][..]),
+    ] {
+        slccache()
+            .args(["simulate", "960evo-500g", "--seed", "3"])
+            .args(extra)
+            .arg("--db")
+            .arg(&db)
+            .arg("--out")
+            .arg(tmp.path().join(name))
+            .assert()
+            .success();
+    }
+    let md = std::fs::read_to_string(tmp.path().join("idled/report.md")).unwrap();
+    assert!(
+        md.contains("after a prefill of 10% and 10.0 min idle"),
+        "{md}"
+    );
+    let by = slccache()
+        .args(["runs", "--by", "drive"])
+        .arg("--db")
+        .arg(&db)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let by = String::from_utf8_lossy(&by);
+    let rows: Vec<&str> = by.lines().filter(|l| l.contains("960 EVO")).collect();
+    assert_eq!(rows.len(), 2, "{by}");
+    assert!(
+        rows.iter().any(|r| r.contains("prefill 10% idle 10m")),
+        "{by}"
+    );
+}

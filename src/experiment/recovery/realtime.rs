@@ -219,6 +219,7 @@ impl TestDrive for RealDrive {
                 read_pct: (self.w.read_pct > 0).then_some(self.w.read_pct),
                 cliffs_asked: None,
                 prefill_pct: None,
+                idle_before_s: None,
             },
             started_at: Some(chrono::Utc::now()),
             stop_reason: None,

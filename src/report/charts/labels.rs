@@ -395,8 +395,15 @@ pub fn workload_text(meta: &RunMeta, interval_s: f64) -> String {
         parts.push(e.clone());
     }
     // The drive's state is part of what was measured: a cache a prefill left full.
-    if let Some(p) = w.prefill_pct {
-        parts.push(format!("after a prefill of {}%", trim_num(p, 1)));
+    match (w.prefill_pct, w.idle_before_s) {
+        (Some(p), Some(s)) => parts.push(format!(
+            "after a prefill of {}% and {} idle",
+            trim_num(p, 1),
+            crate::units::format_seconds(s)
+        )),
+        (Some(p), None) => parts.push(format!("after a prefill of {}%", trim_num(p, 1))),
+        (None, Some(s)) => parts.push(format!("after {} idle", crate::units::format_seconds(s))),
+        (None, None) => {}
     }
     if parts.is_empty() {
         "unknown workload".to_string()
