@@ -1345,10 +1345,17 @@ fn build_result(
                                 crate::units::format_interval(dt)
                             )
                         } else {
+                            // One decimal under 10%: "5% wide" read as within the 5% it
+                            // is not.
+                            let pct = 100.0 * width;
+                            let pct = if pct < 10.0 {
+                                format!("{pct:.1}")
+                            } else {
+                                format!("{pct:.0}")
+                            };
                             format!(
-                                "the size's 95% interval is {:.0}% wide over the {} samples of \
+                                "the size's 95% interval is {pct}% wide over the {} samples of \
                                  {} before the cliff",
-                                100.0 * width,
                                 before,
                                 crate::units::format_interval(dt)
                             )
