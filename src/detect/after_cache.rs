@@ -101,6 +101,12 @@ pub struct SteadyState {
     /// the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub spread_widened: bool,
+    /// `swing` was set by the stretch's long dips ([`LONG_DIP_SHARE`]), not by a warning that
+    /// the level is unstable: report.md then names the dips, not a warning the run may not
+    /// have ("as the warnings on the level after the cache and on its dips say" of a run with
+    /// neither). Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub swing_dips: bool,
 }
 
 impl SteadyState {
@@ -207,6 +213,7 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
         swing: None,
         spread,
         spread_widened,
+        swing_dips: false,
     })
 }
 
@@ -434,6 +441,7 @@ fn with_long_dips(
     let rates = super::levels::sample_rates(kept);
     if rates.len() >= ROUNDS {
         st.swing = Some(super::stats::deciles(&rates));
+        st.swing_dips = true;
         st.steady = false;
     }
     Some(st)
@@ -500,6 +508,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
         return;
     }
     s.swing = Some(super::stats::deciles(&rates));
+    s.swing_dips = false;
     s.steady = false;
 }
 

@@ -1413,6 +1413,41 @@ fn long_dips_that_fill_a_tenth_of_the_stretch_make_it_swing() {
         steps.contains("300 MB/s to 800 MB/s (not steady)"),
         "{steps}"
     );
+    // report.md's note said "as the warnings on the level after the cache and on its dips
+    // say" of runs with neither warning: it names what made the stretch swing.
+    let note = slccache::report::pages::markdown::after_cache_note(ac, u);
+    assert!(
+        ac.steady_state.as_ref().is_some_and(|s| s.swing_dips),
+        "{ac:?}"
+    );
+    assert!(note.contains("lies in dips longer than"), "{note}");
+    assert!(!note.contains("warnings on the level"), "{note}");
+    // A level the analysis warns is unstable names that warning.
+    let mut alt = vec![(30.0, 2e9)];
+    for _ in 0..30 {
+        alt.push((1.0, 3e8));
+        alt.push((1.0, 9e8));
+    }
+    let a = analyze(&piecewise(&alt, 1.0));
+    let ac = a.after_cache.as_ref().expect("a stretch after the cache");
+    assert!(
+        ac.steady_state
+            .as_ref()
+            .is_some_and(|s| s.swing.is_some() && !s.swing_dips),
+        "{ac:?}"
+    );
+    let note = slccache::report::pages::markdown::after_cache_note(ac, u);
+    assert!(
+        note.contains("as the warning on the level after the cache says"),
+        "{note}"
+    );
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache)),
+        "{:?}",
+        a.warnings
+    );
     // One dip of 5 s in 100 s is named, and the stretch stays steady.
     let a = analyze(&piecewise(
         &[(20.0, 2e9), (50.0, 8e8), (5.0, 3e8), (45.0, 8e8)],

@@ -537,12 +537,19 @@ pub fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: Unit
             match (st.steady, st.swing) {
                 (true, _) => "steady".to_string(),
                 // Rounds that each average the swings pass the rule; the samples do not.
+                // Named by what made it swing: a warning that the level is unstable, or
+                // dips that fill a tenth of its time (which no warning need name).
                 (false, Some((lo, hi))) => format!(
                     "within the rule, but not steady: its samples swing from {} to {} (10th to \
-                     90th percentile), as the warnings on the level after the cache and on its \
-                     dips say",
+                     90th percentile), {}",
                     format_rate(lo, units),
-                    format_rate(hi, units)
+                    format_rate(hi, units),
+                    if st.swing_dips {
+                        "as a tenth or more of its time lies in dips longer than a \
+                         garbage-collection dip"
+                    } else {
+                        "as the warning on the level after the cache says"
+                    }
                 ),
                 (false, None) => match st.spread {
                     Some((lo, hi)) if st.spread_widened => format!(
