@@ -1131,6 +1131,20 @@ mod tests {
         assert_eq!(v["recovery"]["first_burst"]["bytes_written"], written);
         let chart = recovery_chart(&sum, &s.opts);
         said(&chart, "recovery");
+        // The model's truth is drawn whole: its curve ran past the top of an axis the bound
+        // alone set (to 21.6 on an axis to 13.0), drawn flat along it.
+        let truth = chart
+            .series
+            .iter()
+            .find(|s| s.name == "model truth")
+            .expect("the model's truth is drawn");
+        let top = truth.points.iter().map(|p| p.1).fold(0.0, f64::max);
+        assert!(top > 0.0);
+        assert!(
+            chart.y.max >= top - 1e-9,
+            "truth to {top} on an axis to {}",
+            chart.y.max
+        );
         // Nothing was measured: the legend has no "measured" entry (it had one).
         assert!(
             chart.legend.iter().all(|l| !l.name.starts_with("measured")),

@@ -205,11 +205,18 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
         .first_burst
         .as_ref()
         .is_some_and(|b| b.method == "none");
+    // The model's truth as far as the x axis reaches: its curve was clipped flat along the
+    // top of an axis that the points alone set (a 2 GB cache drawn at 1.5 GB from 6 s on).
+    let truth_top = sum.truth().map(|t| {
+        let r = t.recover_bytes_per_sec * (max_idle * 1.05 - t.recover_delay_s).max(0.0);
+        t.full_cache_bytes.map_or(r, |c| r.min(c))
+    });
     let y_top = pts
         .iter()
         .map(|p| p.high_bytes)
         .chain(first_cache)
         .chain(fit.full_cache_bytes)
+        .chain(truth_top.filter(|_| !pts.is_empty() || first_cache.is_some()))
         .fold(0.0, f64::max);
     let y_top = if y_top > 0.0 {
         y_top.max(1.0)
