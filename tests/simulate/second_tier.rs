@@ -10,16 +10,14 @@ use slccache::detect::Analysis;
 use slccache::units::UnitSystem;
 
 fn run(dir: &std::path::Path, extra: &[&str]) -> String {
+    run_model(dir, "fx700-2tb", extra)
+}
+
+/// `simulate MODEL --pattern seqwrite --seed 3` with `extra` into `dir`; what it printed.
+fn run_model(dir: &std::path::Path, model: &str, extra: &[&str]) -> String {
     let out = Command::cargo_bin("slccache")
         .unwrap()
-        .args([
-            "simulate",
-            "fx700-2tb",
-            "--pattern",
-            "seqwrite",
-            "--seed",
-            "3",
-        ])
+        .args(["simulate", model, "--pattern", "seqwrite", "--seed", "3"])
         .args(extra)
         .arg("--out")
         .arg(dir)
@@ -357,23 +355,11 @@ fn the_later_tier_advice_names_a_command_that_takes_its_flags() {
 fn a_second_cliff_inside_a_sample_ends_the_run_after_its_hold() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
-    Command::cargo_bin("slccache")
-        .unwrap()
-        .args([
-            "simulate",
-            "fx700-2tb,cache=10GB,fold_after=20GB",
-            "--pattern",
-            "seqwrite",
-            "--cliffs",
-            "2",
-            "--seed",
-            "3",
-            "--no-record",
-        ])
-        .arg("--out")
-        .arg(&dir)
-        .assert()
-        .success();
+    run_model(
+        &dir,
+        "fx700-2tb,cache=10GB,fold_after=20GB",
+        &["--cliffs", "2", "--no-record"],
+    );
     let s = summary(&dir);
     assert_eq!(s["stop"]["reason"], "cliff_confirmed", "{}", s["stop"]);
     // The hold after the second cliff, 30 s at most past its phase's length, then the stop.
@@ -390,23 +376,11 @@ fn a_second_cliff_inside_a_sample_ends_the_run_after_its_hold() {
 fn a_short_first_tier_is_a_cliff_not_a_start_up_burst() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("short");
-    Command::cargo_bin("slccache")
-        .unwrap()
-        .args([
-            "simulate",
-            "fx700-2tb,cache=5GB,fold_after=20GB",
-            "--pattern",
-            "seqwrite",
-            "--interval",
-            "100ms",
-            "--seed",
-            "3",
-            "--no-record",
-        ])
-        .arg("--out")
-        .arg(&dir)
-        .assert()
-        .success();
+    run_model(
+        &dir,
+        "fx700-2tb,cache=5GB,fold_after=20GB",
+        &["--interval", "100ms", "--no-record"],
+    );
     let a = analysis(&summary(&dir));
     let e = a.cache_estimate.as_ref().expect("a cache size");
     assert!(

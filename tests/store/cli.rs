@@ -657,6 +657,18 @@ pub fn runs_html_refuses_a_folder_that_is_not_its_own_without_force() {
     assert!(text.contains("(1 run)"), "exported once: {text}");
 }
 
+/// The binary with `w` as its home and working folder and `spool` as its spool, no store
+/// named by the environment: as a user on the bench runs it.
+fn spooling(w: &std::path::Path, spool: &std::path::Path) -> Command {
+    let mut c = Command::cargo_bin("slccache").unwrap();
+    c.env("SLCCACHE_SPOOL", spool)
+        .env("HOME", w)
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("SLCCACHE_DB")
+        .current_dir(w);
+    c
+}
+
 /// `runs import --pending` without --db (the default store) leaves a run that was meant for
 /// another store in the spool, and says which store and the command that records it there;
 /// named explicitly, the other store takes it.
@@ -667,15 +679,7 @@ pub fn pending_runs_wait_for_their_own_store() {
     let lab = w.join("lab.db");
     // A store that cannot take the run now: a file that is not a database.
     std::fs::write(&lab, "not yet a database\n").unwrap();
-    let bin = || {
-        let mut c = Command::cargo_bin("slccache").unwrap();
-        c.env("SLCCACHE_SPOOL", &spool)
-            .env("HOME", w)
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("SLCCACHE_DB")
-            .current_dir(w);
-        c
-    };
+    let bin = || spooling(w, &spool);
     let o = bin()
         .arg("--db")
         .arg(&lab)
@@ -2638,15 +2642,7 @@ pub fn the_spool_reminder_counts_only_this_store_s_runs() {
     // Stores that cannot take a run now: files that are not databases.
     std::fs::write(&lab, "not yet a database\n").unwrap();
     std::fs::write(&own, "not yet a database\n").unwrap();
-    let bin = || {
-        let mut c = Command::cargo_bin("slccache").unwrap();
-        c.env("SLCCACHE_SPOOL", &spool)
-            .env("HOME", w)
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("SLCCACHE_DB")
-            .current_dir(w);
-        c
-    };
+    let bin = || spooling(w, &spool);
     let sim = |db: &std::path::Path, out: &str| {
         let o = bin()
             .arg("--db")

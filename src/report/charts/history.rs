@@ -581,38 +581,34 @@ fn history_chart(
             },
         }
     };
-    let hedged = xy.iter().filter(|(_, y)| y.hedged).count();
-    if hedged > 0 {
-        legend.push(LegendEntry {
-            name: format!(
-                "dashed: {} whose first sample could hide a faster first tier (the size then \
-                 a later tier's)",
-                count_text(hedged, "run", "runs")
-            ),
-            style: LineStyle {
-                dash: HEDGED_DASH,
-                ..style_of(&|y| y.hedged)
-            },
-            swatch: false,
-            group: None,
-        });
-    }
-    let tier = xy.iter().filter(|(_, y)| y.tier).count();
-    if tier > 0 {
-        legend.push(LegendEntry {
-            name: format!(
-                "dotted, not joined: {} after which a slower tier may follow (the rate may be \
-                 a middle tier's)",
-                count_text(tier, "run", "runs")
-            ),
-            style: LineStyle {
-                dash: TIER_DASH,
-                ..style_of(&|y| y.tier)
-            },
-            swatch: false,
-            group: None,
-        });
-    }
+    // The entry for the marks drawn in `dash` of the runs `marked` picks, where there are any:
+    // their count, then `what` they are.
+    let mut mark_entry = |marked: &dyn Fn(&Value) -> bool, dash: Dash, what: &str| {
+        let n = xy.iter().filter(|(_, y)| marked(y)).count();
+        if n > 0 {
+            legend.push(LegendEntry {
+                name: what.replacen("{}", &count_text(n, "run", "runs"), 1),
+                style: LineStyle {
+                    dash,
+                    ..style_of(marked)
+                },
+                swatch: false,
+                group: None,
+            });
+        }
+    };
+    mark_entry(
+        &|y| y.hedged,
+        HEDGED_DASH,
+        "dashed: {} whose first sample could hide a faster first tier (the size then a later \
+         tier's)",
+    );
+    mark_entry(
+        &|y| y.tier,
+        TIER_DASH,
+        "dotted, not joined: {} after which a slower tier may follow (the rate may be a middle \
+         tier's)",
+    );
     if xy.iter().any(|(_, y)| y.v.is_none()) {
         legend.push(LegendEntry {
             // The range every output quotes, in the words of its definition.
