@@ -104,11 +104,22 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             segs.splice(a..=b, [merged]);
             continue;
         }
-        // 3. Small steps, and 4. too many changes: drop the smallest step.
+        // 3. Small steps, steps inside a swing, and 4. too many changes: drop the smallest.
         let (j, step) = (1..k)
             .map(|j| (j, (segs[j].level - segs[j - 1].level).abs()))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap_or((1, f64::INFINITY));
+        let swing = (1..k)
+            .filter(|&j| one_swing(w, &segs[j - 1], &segs[j]))
+            .min_by(|&a, &b| {
+                let d = |j: usize| (segs[j].level - segs[j - 1].level).abs();
+                d(a).total_cmp(&d(b))
+            });
+        if let Some(j) = swing.filter(|_| step >= MIN_STEP && k - 1 <= MAX_CHANGES) {
+            let merged = w.seg(segs[j - 1].start, segs[j].end);
+            segs.splice(j - 1..=j, [merged]);
+            continue;
+        }
         if step < MIN_STEP || k - 1 > MAX_CHANGES {
             let merged = w.seg(segs[j - 1].start, segs[j].end);
             segs.splice(j - 1..=j, [merged]);
@@ -116,6 +127,38 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
         }
         return segs;
     }
+}
+
+/// Most samples of a segment whose deciles [`one_swing`] reads (spread evenly over it).
+const SWING_SAMPLES: usize = 4096;
+/// The samples a segment needs for its deciles to tell a swing.
+const SWING_MIN_SAMPLES: usize = 10;
+
+/// Whether segments `a` and `b`, side by side, are one level that swings: each one's level
+/// (median) lies between the other's 10th and 90th percentiles, and their mean rates differ
+/// by less than two [`MIN_STEP`]s. A level that swings between two rates by turns has a
+/// median at one or the other as one rate or the other fills more than half of a stretch, so
+/// a step between two medians is no change of level there (2000 MB/s, then 300 and 900 MB/s
+/// by turns every 5 s, was cut at 131.8 s into "600 MB/s -> 567 MB/s", a third tier of 5.7%).
+/// A change between two flat levels, or two noisy ones a fifth apart, is kept.
+fn one_swing(w: &Work, a: &Seg, b: &Seg) -> bool {
+    let deciles = |s: &Seg| {
+        let v = &w.x[s.start..s.end];
+        let step = v.len().div_ceil(SWING_SAMPLES).max(1);
+        let picked: Vec<f64> = v.iter().step_by(step).copied().collect();
+        super::stats::deciles(&picked)
+    };
+    if a.end - a.start < SWING_MIN_SAMPLES || b.end - b.start < SWING_MIN_SAMPLES {
+        return false;
+    }
+    let ((a10, a90), (b10, b90)) = (deciles(a), deciles(b));
+    let inside = |l: f64, lo: f64, hi: f64| lo <= l && l <= hi;
+    if !(inside(a.level, b10, b90) && inside(b.level, a10, a90)) {
+        return false;
+    }
+    let mean = |s: &Seg| super::levels::mean_rate(w.samples, s.start, s.end);
+    let (ma, mb) = (mean(a), mean(b));
+    ma > 0.0 && mb > 0.0 && (ma / mb).ln().abs() < 2.0 * MIN_STEP
 }
 
 /// Whether middle segment `j` is a stall: more than [`STALL_DROP`] below the highest level

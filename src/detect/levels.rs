@@ -233,8 +233,36 @@ pub(super) fn local_level(
     let v = &x[range];
     Level {
         mu: median(v),
-        scale: mad_scale(v).max(floor).max(step),
+        scale: swing_scale(mad_scale(v), v).max(floor).max(step),
         n: v.len(),
+    }
+}
+
+/// The fewest samples a level's quartiles widen its scale from ([`swing_scale`]).
+const SWING_SAMPLES: usize = 12;
+
+/// The scale a normal level with the spread of `v` between its quartiles would have (that
+/// spread is 1.349 of its scale). A level that swings between two rates by turns has a MAD
+/// near 0 where more than half its samples read one of them, and a scale read off that alone
+/// took the other rate for a dip of the level beside it: after a 2000 MB/s cache, 300 and
+/// 900 MB/s by turns every 5 s, starting at 300 MB/s, had the cliff placed at 39.4 s, not
+/// 30 s. Dips that fill under a quarter of the stretch leave the quartiles at the level.
+/// Fewer than [`SWING_SAMPLES`] samples tell no swing: a level read off a few samples beside
+/// a coarse cliff keeps its MAD (ten 10 s samples of 500 and 300 MB/s by turns after a
+/// 2000 MB/s cache, read so, took the first 500 MB/s sample for one that straddles the
+/// cliff and put the cliff 1.3 s late).
+/// The scale is `mad` otherwise, and also where the quartiles' is under twice it (a noisy
+/// level, not one that swings).
+fn swing_scale(mad: f64, v: &[f64]) -> f64 {
+    if v.len() < SWING_SAMPLES {
+        return mad;
+    }
+    let at = |f: f64| super::stats::kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize);
+    let quartiles = (at(0.75) - at(0.25)) / 1.349;
+    if quartiles > 2.0 * mad {
+        quartiles
+    } else {
+        mad
     }
 }
 

@@ -1695,6 +1695,47 @@ fn a_level_by_turns_after_a_coarse_cliff_does_not_move_the_cliff() {
     );
 }
 
+/// Regression: 1 s samples at 2000 MB/s for 30 s, then 300 and 900 MB/s by turns every 5 s.
+/// Starting with 900 MB/s the turns were cut in two at 131.8 s into a third tier of 5.7%
+/// ("600 MB/s -> 567 MB/s", called folding), and the rate after the cache was one blended
+/// "567 MB/s"; starting with 300 MB/s the cliff was put at 39.4 s, "cache ~65.8 GB (62.2 GB
+/// to 66.0 GB), 1669 MB/s in the cache", the first turns taken for a dip of the cache. Either
+/// way there is one cliff, at 30 s and 60 GB, after 2000 MB/s, and the stretch after it is
+/// quoted by its swing.
+#[test]
+fn a_level_that_swings_by_turns_is_one_stretch_after_one_cliff() {
+    for low_first in [false, true] {
+        let mut pieces = vec![(30.0, 2000e6)];
+        for k in 0..24 {
+            let low = (k % 2 == 0) == low_first;
+            pieces.push((5.0, if low { 300e6 } else { 900e6 }));
+        }
+        let a = analyze(&piecewise(&pieces, 1.0));
+        assert_eq!(a.cliffs.len(), 1, "low first {low_first}: {:?}", a.cliffs);
+        assert!((a.cliffs[0].t_s - 30.0).abs() < 0.5, "{:?}", a.cliffs);
+        // Within 1.5%: a first 900 MB/s sample may be one that straddles the cliff.
+        let e = a.cache_estimate.as_ref().expect("a size");
+        assert!(
+            (e.bytes as f64 / 60e9 - 1.0).abs() < 0.015,
+            "low first {low_first}: {e:?}"
+        );
+        assert!(
+            (a.phases[0].mean_bytes_per_sec - 2e9).abs() < 1e7,
+            "{:?}",
+            a.phases
+        );
+        let after = a.after_cache.as_ref().expect("after the cache");
+        let steady = after.steady_state.as_ref().expect("a steady-state test");
+        assert!(!steady.steady, "{steady:?}");
+        assert_eq!(steady.swing, Some((300e6, 900e6)), "{steady:?}");
+        assert!(
+            !a.warnings.iter().any(|w| w.text.contains("folding")),
+            "{:?}",
+            a.warnings
+        );
+    }
+}
+
 /// 30 s samples at 1500 MB/s, then 450 and 900 MB/s by turns, with no cliff found: "no cache
 /// of 919 GB to 661 GB", a cache that could hide in the first sample larger than all the run
 /// wrote, where that sample held 45 GB. No more than the first sample holds can hide in it.
@@ -1754,7 +1795,9 @@ fn the_samples_before_a_cliff_on_a_sample_boundary_are_all_counted() {
 
 /// Regression: a stretch after the cache of as many 300 MB/s samples as 900 MB/s ones, in dips
 /// of 5 s, named each dip "600 MB/s -> 300 MB/s", from the stretch's median, where every
-/// sample before each dip was at 900 MB/s.
+/// sample before each dip was at 900 MB/s. The stretch swings, and its turns are named from
+/// the samples beside them (dips from 900 MB/s or rises from 300 MB/s), never from a median
+/// between the two.
 #[test]
 fn a_dip_falls_from_the_samples_before_it_not_from_the_stretch_s_median() {
     let mut pieces = vec![(10.0, 2000e6)];
@@ -1764,17 +1807,27 @@ fn a_dip_falls_from_the_samples_before_it_not_from_the_stretch_s_median() {
     }
     pieces.push((4.0, 900e6));
     let a = analyze(&piecewise(&pieces, 1.0));
-    let dips: Vec<&str> = a
+    let turns: Vec<&str> = a
         .warnings
         .iter()
-        .filter(|w| w.text.starts_with("throughput dipped"))
+        .filter(|w| {
+            w.text.starts_with("throughput dipped") || w.text.starts_with("throughput rose")
+        })
         .map(|w| w.text.as_str())
         .collect();
-    assert_eq!(dips.len(), 1, "{:?}", a.warnings);
+    assert_eq!(turns.len(), 1, "{:?}", a.warnings);
     assert!(
-        dips[0].contains("900 MB/s -> 300 MB/s at 14.0 s"),
+        turns[0].contains("900 MB/s -> 300 MB/s at 14.0 s")
+            || turns[0].contains("from 300 MB/s to 900 MB/s at 19.0 s"),
         "{}",
-        dips[0]
+        turns[0]
     );
-    assert!(!dips[0].contains("600 MB/s ->"), "{}", dips[0]);
+    assert!(!turns[0].contains("600 MB/s"), "{}", turns[0]);
+    assert!(
+        a.warnings
+            .iter()
+            .any(|w| w.text.contains("swings between 300 MB/s and 900 MB/s")),
+        "{:?}",
+        a.warnings
+    );
 }
