@@ -255,7 +255,7 @@ pub(super) fn high_start(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighSta
 /// The largest step, ln bytes/s, of a high start above the level after it that can be a
 /// start-up burst (a fall of under a quarter, as the 241 and 257 MB/s before 199 MB/s of a
 /// kernel-made trace); a larger one is a faster first tier.
-const MAX_BURST_STEP: f64 = 0.2876820724517809; // ln(4/3)
+pub(super) const MAX_BURST_STEP: f64 = 0.2876820724517809; // ln(4/3)
 
 /// Samples at the start of the run whose noise scale [`high_start`] tries when the run's
 /// scale finds nothing: enough for a short cache phase and a few samples after it.

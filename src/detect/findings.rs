@@ -691,7 +691,7 @@ impl Findings {
                  later tier's)",
                 format_bytes(h.bytes as f64, units),
                 h.place(),
-                h.would_not_show()
+                h.would_not_show(units)
             ),
             _ => String::new(),
         }
@@ -748,9 +748,9 @@ impl Findings {
                 }
                 match &self.first_sample_hides {
                     Some(h) => format!(
-                        "{size}, or a first tier < {} hid {}",
+                        "{size}, or a first tier < {} {}",
                         fb(h.bytes),
-                        h.short_place()
+                        h.hid(false, units)
                     ),
                     None => size,
                 }
@@ -1491,6 +1491,7 @@ mod tests {
             bytes: 250_000_000_000,
             interval_s: 120.0,
             before_first_row: false,
+            faster_bytes_per_sec: None,
         });
         // The store's row says so, for the medians of `runs --by`.
         assert!(f.cache_hedged());

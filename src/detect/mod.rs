@@ -1409,6 +1409,7 @@ fn build_result(
                             bytes: hides.round() as u64,
                             interval_s: first.interval_s,
                             before_first_row: false,
+                            faster_bytes_per_sec: None,
                         });
                     }
                 }
@@ -1517,6 +1518,84 @@ fn build_result(
     let split = first_sample_above_level(w, sigma_x).is_some();
     cliff_in_first_sample_is_a_drop(samples, w.cols, out, split, units);
     first_tier_may_hide(w, out, sigma_x, units);
+    fast_first_sample(w, out, units);
+}
+
+/// A first sample a quarter or more faster than the whole samples after it up to the first
+/// cliff ([`cleanup::MAX_BURST_STEP`]: more than a start-up burst falls), and holding more over
+/// them than a start-up burst writes ([`warnings::STARTUP_BURST_BYTES`]): a first tier may
+/// have run out inside it, and one sample is no level to confirm it by. The cliff after it
+/// then sizes the cache only if no such tier did, and the rate in the cache is that of the
+/// whole samples after the first. An FX700 with a 5 GB first tier at 5000 MB/s, then 3500
+/// MB/s to 25 GB, sampled every second, read "cache 25.0 GB, 3754 MB/s in the cache", a rate
+/// no sample held, with no word of its 5038 MB/s first sample. Said as a cache the first
+/// sample could hide ([`Analysis::first_sample_hides`], with the rate it ran at) and its
+/// warning.
+fn fast_first_sample(w: &Work, out: &mut Analysis, units: UnitSystem) {
+    let samples = w.samples;
+    if out.first_sample_hides.is_some()
+        || out.wrapped_span_bytes.is_some()
+        || out.cache_estimate.is_none()
+        || samples.len() < 3
+    {
+        return;
+    }
+    let (Some(c), Some(p0)) = (out.cliffs.first(), out.phases.first()) else {
+        return;
+    };
+    let first = &samples[0];
+    if p0.kind != PhaseKind::Cache || p0.heat || first.interval_s <= 0.0 {
+        return;
+    }
+    // The whole samples after the first before the cliff's interval: two or more.
+    let k = samples.partition_point(|s| s.t_s <= c.t_low_s + 1e-9);
+    if k < 3 {
+        return;
+    }
+    let rates: Vec<f64> = samples[1..k]
+        .iter()
+        .filter(|s| s.interval_s > 0.0)
+        .map(|s| s.bytes as f64 / s.interval_s)
+        .collect();
+    if rates.len() < 2 {
+        return;
+    }
+    let level = median(&rates);
+    let high = first.bytes as f64 / first.interval_s;
+    let over = first.bytes as f64 - level * first.interval_s;
+    if !(level > 0.0
+        && high >= level * cleanup::MAX_BURST_STEP.exp()
+        && over >= warnings::STARTUP_BURST_BYTES)
+    {
+        return;
+    }
+    let Some(rate) = whole_samples_rate_of(samples, w.cols, samples[1].t_start_s(), p0.end_s, 2)
+    else {
+        return;
+    };
+    out.phases[0].mean_bytes_per_sec = rate;
+    out.cliffs[0].before_bytes_per_sec = rate;
+    let h = HiddenCache {
+        bytes: first.bytes,
+        interval_s: first.interval_s,
+        before_first_row: false,
+        faster_bytes_per_sec: Some(high),
+    };
+    let c = &out.cliffs[0];
+    out.first_sample_hides = Some(h);
+    out.warnings.push(Warning::new(
+        WarningKind::FirstTierMayHide {
+            bytes: h.bytes,
+            interval_s: h.interval_s,
+        },
+        format!(
+            "{}; the cliff after {} would then be a later tier's, and the cache smaller; {} \
+             to see it",
+            sentences::hidden_tier_text(&h, units),
+            format_bytes(c.bytes_written as f64, units),
+            finer_sampling(h.interval_s),
+        ),
+    ));
 }
 
 /// A first cliff after the first sample sizes the cache only if no faster first tier ran out
@@ -1550,6 +1629,7 @@ fn first_tier_may_hide(w: &Work, out: &mut Analysis, sigma_x: f64, units: UnitSy
                 bytes: b0,
                 interval_s: t0,
                 before_first_row: true,
+                faster_bytes_per_sec: None,
             };
             (h, "analyse the whole timeline".to_string())
         } else {
@@ -1582,6 +1662,7 @@ fn first_tier_may_hide(w: &Work, out: &mut Analysis, sigma_x: f64, units: UnitSy
                 bytes: first.bytes,
                 interval_s: first.interval_s,
                 before_first_row: false,
+                faster_bytes_per_sec: None,
             };
             (h, finer_sampling(h.interval_s))
         };

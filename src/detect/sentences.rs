@@ -386,7 +386,7 @@ pub fn hidden_tier_text(h: &super::HiddenCache, units: UnitSystem) -> String {
         "a faster first tier of up to {} could have run out {}, {}",
         format_bytes(h.bytes as f64, units),
         h.place(),
-        h.would_not_show()
+        h.would_not_show(units)
     )
 }
 

@@ -194,6 +194,11 @@ pub struct HiddenCache {
     /// (absent from the JSON when false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub before_first_row: bool,
+    /// The first sample's rate, bytes/s, where it stood a quarter or more over the level after
+    /// it: a first tier that lasted no more than that sample shows there, but one sample is no
+    /// level to confirm it by (absent from the JSON otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faster_bytes_per_sec: Option<f64>,
 }
 
 impl HiddenCache {
@@ -223,12 +228,35 @@ impl HiddenCache {
         }
     }
 
-    /// What would show it: a finer interval, or the rows that are missing.
-    pub fn would_not_show(&self) -> &'static str {
-        if self.before_first_row {
-            "for which the input has no rows"
+    /// How a short text says where it hid, after "a first tier < 5.05 GB": `hid in the first
+    /// sample` ([`HiddenCache::short_place`]), or `hid in the first 1.00 s sample` with
+    /// `long`; `ran out in the first sample (5048 MB/s)` where that sample ran faster than the
+    /// level after it, so that no output calls unseen what the chart shows.
+    pub fn hid(&self, long: bool, units: crate::units::UnitSystem) -> String {
+        let place = if long {
+            self.place().replace("inside the", "in the")
         } else {
-            "which would not show at this interval"
+            self.short_place().to_string()
+        };
+        match self.faster_bytes_per_sec {
+            Some(r) => format!("ran out {place} ({})", crate::units::format_rate(r, units)),
+            None => format!("hid {place}"),
+        }
+    }
+
+    /// What would show it: a finer interval, or the rows that are missing; or, where the
+    /// first sample ran faster than the level after it, that it did.
+    pub fn would_not_show(&self, units: crate::units::UnitSystem) -> String {
+        if self.before_first_row {
+            "for which the input has no rows".to_string()
+        } else if let Some(r) = self.faster_bytes_per_sec {
+            format!(
+                "which ran at {}, over the level after it: one sample, too few to confirm a \
+                 tier",
+                crate::units::format_rate(r, units)
+            )
+        } else {
+            "which would not show at this interval".to_string()
         }
     }
 }

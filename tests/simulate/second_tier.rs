@@ -396,3 +396,56 @@ fn a_short_first_tier_is_a_cliff_not_a_start_up_burst() {
     );
     assert!(a.cliffs.len() >= 2, "{:?}", a.cliffs);
 }
+
+/// Regression: the same FX700 at the default 1 s interval: its first tier ran out inside the
+/// first sample, which read 5000 MB/s beside 3500 MB/s after it, and the run said "cache 25.0
+/// GB, 3754 MB/s in the cache", a rate no sample held, and no word of the faster first
+/// sample. One sample confirms no tier, so the size is hedged by what it could hold, the
+/// first sample's rate is said, and the rate before the cliff is the whole samples' after it,
+/// on the terminal, in summary.json, report.md and `runs`.
+#[test]
+fn a_first_tier_of_one_sample_is_said_and_not_blended_into_the_cache_rate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("one-sample");
+    let db = tmp.path().join("store.db");
+    let line = run_model(
+        &dir,
+        "fx700-2tb,cache=5GB,fold_after=20GB",
+        &["--db", db.to_str().unwrap()],
+    );
+    let a = analysis(&summary(&dir));
+    let c = &a.cliffs[0];
+    assert!(
+        (3000e6..3700e6).contains(&c.before_bytes_per_sec),
+        "before the cliff {}",
+        c.before_bytes_per_sec
+    );
+    assert_eq!(a.phases[0].mean_bytes_per_sec, c.before_bytes_per_sec);
+    let h = a.first_sample_hides.expect("the first sample is said");
+    assert!((4.9e9..5.2e9).contains(&(h.bytes as f64)), "{h:?}");
+    assert!(h.faster_bytes_per_sec.is_some_and(|r| r > 4800e6), "{h:?}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    for text in [&line, &report] {
+        assert!(
+            text.contains("unless a faster first tier of up to"),
+            "{text}"
+        );
+        assert!(
+            text.contains("one sample, too few to confirm a tier"),
+            "{text}"
+        );
+        assert!(!text.contains("would not show at this interval"), "{text}");
+    }
+    let runs = Command::cargo_bin("slccache")
+        .unwrap()
+        .args(["runs", "--db", db.to_str().unwrap()])
+        .env("COLUMNS", "400")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let runs = String::from_utf8(runs).unwrap();
+    assert!(runs.contains("ran out in the first sample ("), "{runs}");
+    assert!(!runs.contains(" hid "), "{runs}");
+}

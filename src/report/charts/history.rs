@@ -857,6 +857,7 @@ mod tests {
                     bytes: 60_000_000_000,
                     interval_s: 30.0,
                     before_first_row: false,
+                    faster_bytes_per_sec: None,
                 }),
                 ..Findings::bare(Cache::Sized {
                     bytes: 90_800_000_000,
@@ -1154,6 +1155,7 @@ mod tests {
                 bytes: 60_000_000_000,
                 interval_s: 30.0,
                 before_first_row: false,
+                faster_bytes_per_sec: None,
             }),
             ..Findings::bare(Cache::Sized {
                 bytes: 150_000_000_000,

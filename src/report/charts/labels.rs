@@ -144,9 +144,9 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                     forms: vec![
                         cache,
                         format!(
-                            "{size}, unless a faster first tier of up to {} hid {}",
+                            "{size}, unless a faster first tier of up to {} {}",
                             fb(h.bytes),
-                            h.place().replace("inside the", "in the")
+                            h.hid(true, units)
                         ),
                     ],
                     keep: true,

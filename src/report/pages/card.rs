@@ -171,11 +171,21 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         } else {
             "a cache under"
         };
-        parts.push(format!(
-            "{what} {} could run out unseen {}",
-            format_bytes(h.bytes as f64, u),
-            h.place()
-        ));
+        // A first sample that ran faster than the level after it shows the tier, but no
+        // more than one sample's worth: "unseen" would say less than the chart shows.
+        parts.push(match h.faster_bytes_per_sec {
+            Some(r) => format!(
+                "a first tier of up to {} may have run out in the first sample ({}, {})",
+                format_bytes(h.bytes as f64, u),
+                crate::units::format_interval(h.interval_s),
+                crate::units::format_rate(r, u)
+            ),
+            None => format!(
+                "{what} {} could run out unseen {}",
+                format_bytes(h.bytes as f64, u),
+                h.place()
+            ),
+        });
     }
     if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
         parts.push(match d.at {
