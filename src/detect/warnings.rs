@@ -663,6 +663,10 @@ pub(super) fn short_dips(
     // (start, seconds, level, low rate), stalls and dips apart, and the short dips deep
     // enough to move their phase's rate.
     let (mut stalls, mut dips, mut deep) = (Vec::new(), Vec::new(), Vec::new());
+    // The most the short dips named pull the rate of a stretch down, a share of its level.
+    let mut deep_pull: f64 = 0.0;
+    // How many stretches hold them.
+    let mut deep_phases = 0usize;
     // Short rises by two fifths or more that fall back inside a stretch, too short to be a
     // return of the cache (5 s back at the cache's rate after it read "not steady: 500 MB/s
     // to 812 MB/s" without a word of it): (start, seconds, level, high rate).
@@ -687,6 +691,9 @@ pub(super) fn short_dips(
         if level <= 0.0 {
             continue;
         }
+        // The short dips of this phase, named where together they pull its rate down by
+        // DEEP_DIP_PULL or more.
+        let mut short: Vec<(f64, f64, f64, f64)> = Vec::new();
         let mut i = from;
         while i < to {
             if rate[i] >= DIP_SHARE * level {
@@ -737,15 +744,38 @@ pub(super) fn short_dips(
                     }
                 } else if d > super::MAX_DIP_S + samples[i].interval_s + 1e-9 {
                     dips.push((t0, d, from_level, low));
-                } else if low <= DEEP_DIP_SHARE * level
-                    && (level - low) * d >= DEEP_DIP_PULL * level * (p.end_s - p.start_s)
-                {
-                    // 100 MB/s for 3 s inside 30 s of a 2000 MB/s cache made its rate
-                    // 1803 MB/s without a word.
-                    deep.push((t0, d, from_level, low));
+                } else {
+                    short.push((t0, d, from_level, low));
                 }
             }
             i = j;
+        }
+        // One deep dip that alone pulls the rate down (100 MB/s for 3 s inside 30 s of a
+        // 2000 MB/s cache made its rate 1803 MB/s without a word), or many short ones that do
+        // together (1 s at 120 MB/s every 5 s in a 600 MB/s level read "506 MB/s, steady").
+        let span = (p.end_s - p.start_s).max(1e-9);
+        let pull = |v: &[(f64, f64, f64, f64)]| {
+            v.iter()
+                .map(|&(_, d, _, low)| (level - low) * d)
+                .sum::<f64>()
+                / (level * span)
+        };
+        let alone: Vec<_> = short
+            .iter()
+            .copied()
+            .filter(|&(_, d, _, low)| {
+                low <= DEEP_DIP_SHARE * level && (level - low) * d >= DEEP_DIP_PULL * level * span
+            })
+            .collect();
+        let named = if short.len() > 1 && pull(&short) >= DEEP_DIP_PULL {
+            short
+        } else {
+            alone
+        };
+        if !named.is_empty() {
+            deep_pull = deep_pull.max(pull(&named));
+            deep_phases += 1;
+            deep.extend(named);
         }
         // A rise starts after two samples at the level of its stretch and lasts no longer than
         // a few rounds: a cache the segmentation did not part from what follows it (coarse
@@ -945,23 +975,30 @@ pub(super) fn short_dips(
                 stalled: false,
             },
             format!(
-                "throughput dipped by a third or more and came back{}: {}; no longer than a \
-                 garbage-collection dip ({:.0} s), but deep enough (by three quarters or more) to \
-                 pull the rate of the \
-                 stretch {} in down by {:.0}% or more: {}",
+                "throughput dipped by a third or more and came back{}: {}; {} no longer than a \
+                 garbage-collection dip ({:.0} s), but {} {} down by {}{:.0}%: {}",
                 times(deep.len()),
                 list(&deep),
+                if deep.len() == 1 { "it is" } else { "each is" },
                 super::MAX_DIP_S,
                 if deep.len() == 1 {
-                    "it lies"
+                    "it pulls"
                 } else {
-                    "each lies"
+                    "together they pull"
                 },
-                100.0 * DEEP_DIP_PULL,
-                if deep.len() == 1 {
-                    "it is averaged into that rate"
+                if deep_phases > 1 {
+                    "the rates of the stretches they lie in"
+                } else if deep.len() == 1 {
+                    "the rate of the stretch it lies in"
                 } else {
-                    "they are averaged into those rates"
+                    "the rate of the stretch they lie in"
+                },
+                if deep_phases > 1 { "up to " } else { "" },
+                (100.0 * deep_pull).floor().max(100.0 * DEEP_DIP_PULL),
+                match (deep.len(), deep_phases) {
+                    (1, _) => "it is averaged into that rate",
+                    (_, 1) => "they are averaged into that rate",
+                    _ => "they are averaged into those rates",
                 }
             ),
         ));
