@@ -794,15 +794,14 @@ impl Findings {
                 }
             }
             // A first sample holds any number of steps: a faster first tier may have run out
-            // inside it before the drop seen, as the headline says.
+            // inside it before the drop seen, as the headline says, in its words.
             Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample => format!(
-                "{} (unconfirmed), or a first tier < {} hid in the first sample",
+                "{} (unconfirmed), less if a faster first tier also ran out",
                 if d.bytes_high > d.bytes_low {
                     format!("{} to {}", fb(d.bytes_low), fb(d.bytes_high))
                 } else {
                     fb(d.bytes_low)
-                },
-                fb(d.bytes_high)
+                }
             ),
             Cache::Unconfirmed(d) if d.bytes_high > d.bytes_low => {
                 format!("{} to {} (unconfirmed)", fb(d.bytes_low), fb(d.bytes_high))
@@ -1427,10 +1426,16 @@ mod tests {
             after_s: 720.0,
             interval_s: 240.0,
         }));
+        // The cell says what the headline says, in its words (it said "or a first tier < 474
+        // GB hid in the first sample", beside the headline's "less if a faster first tier also
+        // ran out").
         assert_eq!(
             f.cache_cell(u),
-            "443 GB to 474 GB (unconfirmed), or a first tier < 474 GB hid in the first sample"
+            "443 GB to 474 GB (unconfirmed), less if a faster first tier also ran out"
         );
+        assert!(f
+            .cache_text(u)
+            .contains("less if a faster first tier also ran out"));
         assert!(
             f.cache_text(u).ends_with(
                 "a cache of 443 GB to 474 GB if it was the cache running out, less if a \
