@@ -251,19 +251,27 @@ const SWING_SAMPLES: usize = 12;
 /// a coarse cliff keeps its MAD (ten 10 s samples of 500 and 300 MB/s by turns after a
 /// 2000 MB/s cache, read so, took the first 500 MB/s sample for one that straddles the
 /// cliff and put the cliff 1.3 s late).
-/// The scale is `mad` otherwise, and also where the quartiles' is under twice it (a noisy
-/// level, not one that swings).
+/// Only a second rate above the median counts: the likelihood takes samples below a level for
+/// dips of it ([`super::likelihood::log_lik`]), so the scale is `mad` where the upper quartile
+/// lies within six MAD scales of the median, or a tenth or more of the samples lie between
+/// them, three MAD scales clear of each (a noisy level, or one with dips: a noisy 150 MB/s
+/// level with dips filling a third of it after a 520 MB/s cache, read so, took a 1.7 s dip
+/// of the cache to 275 MB/s for part of it and put the cliff 2.2 s early).
 fn swing_scale(mad: f64, v: &[f64]) -> f64 {
     if v.len() < SWING_SAMPLES {
         return mad;
     }
     let at = |f: f64| super::stats::kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize);
-    let quartiles = (at(0.75) - at(0.25)) / 1.349;
-    if quartiles > 2.0 * mad {
-        quartiles
-    } else {
-        mad
+    let (q25, mid, q75) = (at(0.25), at(0.5), at(0.75));
+    if q75 - mid <= 6.0 * mad {
+        return mad;
     }
+    let (lo, hi) = (mid + 3.0 * mad, q75 - 3.0 * mad);
+    let between = v.iter().filter(|&&x| lo < x && x < hi).count();
+    if between * 10 >= v.len() {
+        return mad;
+    }
+    (q75 - q25) / 1.349
 }
 
 /// One block more in a sample at the median count of blocks of `samples`, in ln throughput:
