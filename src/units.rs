@@ -445,6 +445,8 @@ pub fn count_text(n: usize, one: &str, many: &str) -> String {
 pub fn cache_found_short(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
     match method {
         "none" => format!(">= {} (no cliff)", format_bytes(bytes, u)),
+        "unconfirmed_drop" => format!(">= {} (drop unconfirmed)", format_bytes(bytes, u)),
+        "too_few_samples" => "- (too few samples)".to_string(),
         "first_sample_drop" => format!(
             "{} to {} (unconfirmed), or less",
             format_bytes(low, u),
@@ -460,6 +462,15 @@ pub fn cache_found_short(bytes: f64, low: f64, high: f64, method: &str, u: UnitS
 pub fn cache_found_text(bytes: f64, low: f64, high: f64, method: &str, u: UnitSystem) -> String {
     if method == "none" {
         format!("no cliff: the cache is at least {}", format_bytes(bytes, u))
+    } else if method == "unconfirmed_drop" {
+        // As `analyze` of the burst's CSV says it.
+        format!(
+            "no confirmed cliff: a drop after {} too short to confirm: the cache is at least {}",
+            format_bytes(bytes, u),
+            format_bytes(bytes, u)
+        )
+    } else if method == "too_few_samples" {
+        "too few samples to tell whether there is a cache".to_string()
     } else if method == "first_sample_drop" {
         // As `analyze` of the burst's CSV says it.
         format!(

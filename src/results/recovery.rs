@@ -353,6 +353,22 @@ pub enum BurstEnd {
 /// for its samples to time: `bytes` and `low` are the least it can have held, `high` the most.
 pub const FIRST_SAMPLE_DROP: &str = "first_sample_drop";
 
+/// [`CacheFound::method`] of a burst that ended with a drop too short to confirm (after a
+/// short high start, or in its last samples): `bytes` and `low` are the bytes before the drop,
+/// the least the cache can hold, as `analyze` of the burst's CSV says; no size.
+pub const UNCONFIRMED_DROP: &str = "unconfirmed_drop";
+
+/// [`CacheFound::method`] of a burst with too few samples to find a cliff in: no size and no
+/// bound (a burst of two samples said "no cliff: the cache is at least 1.60 GB" where
+/// `analyze` of its CSV said "too few samples to tell whether there is a cache").
+pub const TOO_FEW_SAMPLES: &str = "too_few_samples";
+
+/// Whether a burst's cache `method` bounds the cache from below rather than size it: no cliff,
+/// or a drop not confirmed after the bytes it gives.
+pub fn is_bound(method: &str) -> bool {
+    method == "none" || method == UNCONFIRMED_DROP
+}
+
 /// The cache a burst found, with its 95% interval, and how it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CacheFound {
@@ -365,8 +381,9 @@ pub struct CacheFound {
     /// "detector" (the change-point detector's cliff), "excess" (the excess of the first
     /// samples over the after-cache level: a cache phase too short for the detector),
     /// "first_sample_drop" (no reference and a drop inside the first sample: the cache lies
-    /// between `low` and `high` if it was the cache running out, too early to time) or
-    /// "none" (no cliff and no reference).
+    /// between `low` and `high` if it was the cache running out, too early to time),
+    /// "unconfirmed_drop" ([`UNCONFIRMED_DROP`]), "too_few_samples" ([`TOO_FEW_SAMPLES`]) or
+    /// "none" (no cliff and no reference: `bytes` bounds the cache from below).
     pub method: &'static str,
 }
 

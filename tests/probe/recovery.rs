@@ -304,6 +304,9 @@ pub fn a_drive_without_cache_is_reported_as_such_not_as_a_cache_of_everything() 
             "1s",
             "--seed",
             "1",
+            // Samples enough to find a cliff in (two 1 s samples are too few to tell).
+            "--interval",
+            "100ms",
             "--out",
         ])
         .arg(out.path())

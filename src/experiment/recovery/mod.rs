@@ -222,7 +222,26 @@ pub fn estimate_cache(t: &Timeline, a: &Analysis, reference: Option<Reference>) 
         }
     }
     let Some(r) = reference.filter(|_| s.len() >= 3) else {
-        let b = a.cache_lower_bound_bytes.unwrap_or(t.bytes_total()) as f64;
+        // As `analyze` of the burst's CSV says it: a drop not confirmed bounds the cache by the
+        // bytes before it, and too few samples bound nothing.
+        if let Some(d) = &a.unconfirmed_drop {
+            return CacheFound {
+                bytes: d.bytes_low as f64,
+                low: d.bytes_low as f64,
+                high: d.bytes_high as f64,
+                method: crate::results::recovery::UNCONFIRMED_DROP,
+            };
+        }
+        let Some(b) = a.cache_lower_bound_bytes else {
+            let b = t.bytes_total() as f64;
+            return CacheFound {
+                bytes: b,
+                low: b,
+                high: b,
+                method: crate::results::recovery::TOO_FEW_SAMPLES,
+            };
+        };
+        let b = b as f64;
         return CacheFound {
             bytes: b,
             low: b,
@@ -431,6 +450,40 @@ pub fn shuffled(idles: &[f64], seed: u64) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A burst without a cliff is told as `analyze` of its CSV tells it: two samples said "no
+    /// cliff: the cache is at least 1.60 GB" where `analyze` said "too few samples to tell
+    /// whether there is a cache", and a drop too short to confirm at the end said "no cliff:
+    /// the cache is at least 1.34 GB" where `analyze` said "no confirmed cliff: a drop after
+    /// 1.34 GB too short to confirm".
+    #[test]
+    fn a_burst_without_a_cliff_is_told_as_analyze_tells_it() {
+        let u = crate::units::UnitSystem::Decimal;
+        let told = |pts: &[(f64, f64, f64)]| {
+            let t = Timeline::from_rates(pts, Default::default());
+            let a = crate::detect::analyze(&t);
+            let c = estimate_cache(&t, &a, None);
+            let text = crate::units::cache_found_text(c.bytes, c.low, c.high, c.method, u);
+            (c, text, crate::detect::Findings::of(&a).cache_text(u))
+        };
+        let (c, text, analyze) = told(&[(1.0, 1.0, 1.1e9), (1.5, 0.5, 1.0e9)]);
+        assert_eq!(c.method, crate::results::recovery::TOO_FEW_SAMPLES);
+        assert!(analyze.starts_with(&text), "{text} | {analyze}");
+        let mut pts: Vec<(f64, f64, f64)> = (1..=9).map(|k| (k as f64 * 0.1, 0.1, 1.5e9)).collect();
+        pts.extend((10..=14).map(|k| (k as f64 * 0.1, 0.1, 0.3e9)));
+        let (c, text, analyze) = told(&pts);
+        assert_eq!(
+            c.method,
+            crate::results::recovery::UNCONFIRMED_DROP,
+            "{analyze}"
+        );
+        let prefix = text.split(": the cache").next().unwrap();
+        assert!(
+            text.starts_with("no confirmed cliff: a drop after ") && analyze.starts_with(prefix),
+            "{text} | {analyze}"
+        );
+        assert!(crate::results::recovery::is_bound(c.method));
+    }
 
     #[test]
     fn idle_lists_and_levels() {

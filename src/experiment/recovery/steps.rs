@@ -378,6 +378,16 @@ pub fn run_recovery_steps(
                  lasts, such as 1s)",
                 crate::units::format_interval(d.interval_s)
             ),
+            None if first.cache.method == crate::results::recovery::UNCONFIRMED_DROP => format!(
+                "the first burst ended with a drop after {} too short to confirm as the cache \
+                 running out, so nothing can be said about its recovery; give a larger span",
+                format_bytes(first.cache.bytes, s.opts.units)
+            ),
+            None if first.cache.method == crate::results::recovery::TOO_FEW_SAMPLES => {
+                "the first burst had too few samples to find a cliff in, so nothing can be said \
+                 about its recovery; give a larger span or a shorter --interval"
+                    .into()
+            }
             None => "the first burst found no cliff: the cache was not emptied, so nothing can \
                      be said about its recovery; give a larger span or check that the drive \
                      has an SLC cache"
@@ -646,6 +656,17 @@ pub fn run_fill_steps(
             out.warnings.push(format!(
                 "at {level}%: no cliff before the burst ended: the cache is at least {}",
                 format_bytes(b.cache.bytes, UnitSystem::Decimal)
+            ));
+        } else if b.cache.method == crate::results::recovery::UNCONFIRMED_DROP {
+            out.warnings.push(format!(
+                "at {level}%: a drop after {} too short to confirm before the burst ended: the \
+                 cache is at least {}",
+                format_bytes(b.cache.bytes, UnitSystem::Decimal),
+                format_bytes(b.cache.bytes, UnitSystem::Decimal)
+            ));
+        } else if b.cache.method == crate::results::recovery::TOO_FEW_SAMPLES {
+            out.warnings.push(format!(
+                "at {level}%: too few samples in the burst to tell whether there is a cache"
             ));
         }
         if let (Some(t), Some(now)) = (truth, b.model_cache_bytes) {

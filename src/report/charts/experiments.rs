@@ -197,14 +197,18 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
         .recovery
         .first_burst
         .as_ref()
-        .filter(|b| b.method != crate::results::recovery::FIRST_SAMPLE_DROP)
+        .filter(|b| {
+            b.method != crate::results::recovery::FIRST_SAMPLE_DROP
+                && b.method != crate::results::recovery::TOO_FEW_SAMPLES
+        })
         .map(|b| b.cache_bytes);
     // A first burst without a cliff bounds the cache from below, as report.md says it.
     let first_bound = sum
         .recovery
         .first_burst
         .as_ref()
-        .is_some_and(|b| b.method == "none");
+        .map(|b| b.method)
+        .filter(|&m| crate::results::recovery::is_bound(m));
     // The model's truth as far as the x axis reaches: its curve was clipped flat along the
     // top of an axis that the points alone set (a 2 GB cache drawn at 1.5 GB from 6 s on).
     let truth_top = sum.truth().map(|t| {
@@ -261,8 +265,16 @@ pub fn recovery_chart(sum: &RecoverySummary, o: &ReportOptions) -> ChartSpec {
             FIRST,
         ));
         legend.push(LegendEntry {
-            name: if first_bound {
-                format!("first burst: >= {} (no cliff)", format_bytes(c, u))
+            name: if let Some(m) = first_bound {
+                format!(
+                    "first burst: >= {} ({})",
+                    format_bytes(c, u),
+                    if m == "none" {
+                        "no cliff"
+                    } else {
+                        "drop unconfirmed"
+                    }
+                )
             } else {
                 format!("first burst: {}", format_bytes(c, u))
             },

@@ -382,6 +382,10 @@ fn recovered_cell(bytes: f64, (low, high): (f64, f64), b: &BurstSummary, u: Unit
         // No cliff: what the burst wrote bounds the cache from below, and is no size (an
         // interrupted first burst read "2.93 GB" beside "95% interval 2.93 GB .. 2.93 GB").
         format!("at least {} (no cliff)", format_bytes(bytes, u))
+    } else if b.method == crate::results::recovery::UNCONFIRMED_DROP {
+        format!("at least {} (drop unconfirmed)", format_bytes(bytes, u))
+    } else if b.method == crate::results::recovery::TOO_FEW_SAMPLES {
+        "none (too few samples)".to_string()
     } else if b.method == crate::results::recovery::FIRST_SAMPLE_DROP {
         format!(
             "{} to {} (unconfirmed: a drop inside the first sample), or less if a faster \
@@ -396,8 +400,10 @@ fn recovered_cell(bytes: f64, (low, high): (f64, f64), b: &BurstSummary, u: Unit
 
 /// The 95% interval of a burst's cache: `none (a bound)` where it found no cliff.
 fn interval_cell(low: f64, high: f64, b: &BurstSummary, u: UnitSystem) -> String {
-    if b.method == "none" {
+    if crate::results::recovery::is_bound(b.method) {
         "none (a bound)".to_string()
+    } else if b.method == crate::results::recovery::TOO_FEW_SAMPLES {
+        "none".to_string()
     } else {
         format!("{} .. {}", format_bytes(low, u), format_bytes(high, u))
     }
@@ -752,13 +758,22 @@ fn fill_csv(sum: &FillSweepSummary) -> Result<Vec<u8>> {
                 vec![
                     p.fill_pct.to_string(),
                     // No cliff: no cache size, and the bytes written are its lower bound.
-                    if p.burst.method == "none" {
+                    if crate::results::recovery::is_bound(p.burst.method)
+                        || p.burst.method == crate::results::recovery::TOO_FEW_SAMPLES
+                    {
                         String::new()
                     } else {
                         format!("{:.0}", p.cache_bytes)
                     },
-                    format!("{:.0}", p.low_bytes),
-                    if p.burst.method == "none" {
+                    // Too few samples bound nothing.
+                    if p.burst.method == crate::results::recovery::TOO_FEW_SAMPLES {
+                        String::new()
+                    } else {
+                        format!("{:.0}", p.low_bytes)
+                    },
+                    if crate::results::recovery::is_bound(p.burst.method)
+                        || p.burst.method == crate::results::recovery::TOO_FEW_SAMPLES
+                    {
                         String::new()
                     } else {
                         format!("{:.0}", p.high_bytes)
