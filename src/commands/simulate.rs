@@ -161,9 +161,22 @@ pub fn summary_text(
     } else if let Some(hidden) = truth.iops_hidden_text(units) {
         s += &format!("  model truth: {hidden}");
     } else if truth.cache_bytes > 0 {
+        // With the decimals the estimate took for its interval, so that the two compare
+        // ("106 GB" beside "105.9 GB (105.8 GB to 105.9 GB)" read as two figures apart).
+        let size = match &analysis.cache_estimate {
+            Some(e) => {
+                crate::units::format_bytes_estimate(
+                    truth.cache_bytes as f64,
+                    e.low_bytes as f64,
+                    e.high_bytes as f64,
+                    units,
+                )
+                .0
+            }
+            None => format_bytes(truth.cache_bytes as f64, units),
+        };
         s += &format!(
-            "  model truth: cache {}, {} -> {}",
-            format_bytes(truth.cache_bytes as f64, units),
+            "  model truth: cache {size}, {} -> {}",
             format_rate(truth.in_cache_bytes_per_sec, units),
             format_rate(truth.after_cache_bytes_per_sec, units)
         );

@@ -1111,3 +1111,34 @@ fn a_run_after_an_idle_is_told_apart_from_one_without() {
         "{by}"
     );
 }
+
+/// Regression: the model truth line read "cache 106 GB" beside the estimate's "105.9 GB
+/// (105.8 GB to 105.9 GB)": two figures that look apart. The truth takes the decimals the
+/// estimate took for its interval.
+#[test]
+fn the_model_truth_has_the_decimals_of_the_estimate() {
+    let tmp = tempfile::tempdir().unwrap();
+    for interval in ["100ms", "10ms"] {
+        let o = simulate_into(
+            &["970evo-1tb,cache=106GB", "--interval", interval],
+            &tmp.path().join(interval),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = String::from_utf8_lossy(&o.stdout);
+        let figure = |prefix: &str| {
+            let line = out
+                .lines()
+                .find(|l| l.trim_start().starts_with(prefix))
+                .unwrap();
+            let size = line.split("cache ").nth(1).unwrap();
+            let number = size.split(' ').next().unwrap().to_string();
+            number.split('.').nth(1).map_or(0, str::len)
+        };
+        assert_eq!(
+            figure("model truth:"),
+            figure("estimate:"),
+            "{interval}: {out}"
+        );
+        assert!(figure("estimate:") >= 2, "{interval}: {out}");
+    }
+}
