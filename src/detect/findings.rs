@@ -465,11 +465,14 @@ impl Findings {
             // Of the size: where the fall takes in the first cliff (a fall after a real
             // cliff speaks of the tiers after it, which its warning names).
             fell_gradually: sized
-                && a.warnings.iter().any(|w| match w.kind {
-                    super::WarningKind::GradualFall { t_s } => {
-                        a.cliffs.first().is_some_and(|c| (c.t_s - t_s).abs() < 1e-9)
-                    }
-                    _ => false,
+                && a.warnings.iter().any(|w| {
+                    matches!(
+                        w.kind,
+                        super::WarningKind::GradualFall {
+                            takes_first: true,
+                            ..
+                        }
+                    )
                 }),
             after_swing: swing_after(a),
             after_unsteady: unsteady_after(a),

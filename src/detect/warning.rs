@@ -101,8 +101,13 @@ pub enum WarningKind {
     /// each by more than a step and by half the cliff's own fall or more: a gradual fall cut
     /// into levels, whose cliffs may be no cache running out.
     GradualFall {
-        /// The first cliff's time, seconds.
+        /// The time of the cliff it was found at, seconds.
         t_s: f64,
+        /// Whether the fall takes in the first cliff's size: found at the first cliff, or at a
+        /// later one in a fall that began at the first, whose stretch after it falls by half
+        /// its step or more (a linear decline cut into six cliffs was found at the second,
+        /// and the size at the first was given bare).
+        takes_first: bool,
     },
     /// The cache came back while writing.
     CacheBack {

@@ -1083,8 +1083,15 @@ pub(super) fn gradual_fall(
     })?;
     let at = a.phases.iter().find(|p| p.end_s >= c.t_s - 1e-6)?;
     let from = samples.partition_point(|s| s.t_start_s() < at.start_s - 1e-6);
+    let first = a.cliffs.first()?;
+    let takes_first = (first.t_s - c.t_s).abs() < 1e-9
+        || ((at.start_s - first.t_s).abs() < 1e-6
+            && falls(at, first.before_bytes_per_sec - first.after_bytes_per_sec));
     Some(Warning::new(
-        WarningKind::GradualFall { t_s: c.t_s },
+        WarningKind::GradualFall {
+            t_s: c.t_s,
+            takes_first,
+        },
         format!(
             "the rate fell gradually, not in steps: from {} at {:.1} s to {} by the end of the \
              run, falling within the stretches either side of the cliff at {:.1} s about as much \

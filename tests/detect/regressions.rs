@@ -1772,6 +1772,42 @@ fn short_dips_that_together_pull_the_rate_down_are_named() {
     }
 }
 
+/// Regression: 2000 MB/s for 20 s, then a straight fall of 12 MB/s a second to 300 MB/s: the
+/// fall was cut into six cliffs and found gradual at the second, and the size at the first,
+/// "cache ~69.6 GB" (truth: the fall began at 40 GB), was given bare on the terminal, the
+/// card and `runs`, beside a warning that the sizes at those cliffs may be places on a fall.
+/// A fall that began at the first cliff takes in its size.
+#[test]
+fn a_gradual_fall_found_after_the_first_cliff_takes_in_its_size() {
+    let pieces: Vec<(f64, f64)> = (0..200)
+        .map(|i| {
+            (
+                1.0,
+                if i < 20 {
+                    2e9
+                } else {
+                    (2e9 - 12e6 * (i - 19) as f64).max(3e8)
+                },
+            )
+        })
+        .collect();
+    let a = analyze(&piecewise(&pieces, 1.0));
+    assert!(a.cliffs.len() > 1, "{:?}", a.cliffs);
+    let f = slccache::detect::Findings::of(&a);
+    assert!(f.fell_gradually, "{:?}", a.warnings);
+    let u = slccache::units::UnitSystem::Decimal;
+    assert!(
+        f.cache_text(u).contains("fell gradually"),
+        "{}",
+        f.cache_text(u)
+    );
+    assert!(
+        f.cache_cell(u).contains("fell gradually"),
+        "{}",
+        f.cache_cell(u)
+    );
+}
+
 /// 30 s samples at 1500 MB/s, then 450 and 900 MB/s by turns, with no cliff found: "no cache
 /// of 919 GB to 661 GB", a cache that could hide in the first sample larger than all the run
 /// wrote, where that sample held 45 GB. No more than the first sample holds can hide in it.
