@@ -1602,6 +1602,51 @@ pub fn the_history_page_gives_each_run_s_findings() {
     assert!(!html.contains("run 1: day 0.0"), "the bare list is back");
 }
 
+/// Regression: `analyze` of one run's timeline `--out` another run's folder `--force` kept
+/// the other run's summary.json (an FX700 simulation's settings, totals, start time and
+/// command beside a 960 EVO's analysis in report.md), said "not recorded again: run 1 ... holds
+/// this measurement" of data that were run 2's, and `runs import` of the folder then refused
+/// it as run 1. The folder is the analysis's alone, recorded as an analysis of run 2.
+pub fn analyze_force_into_another_run_s_folder_keeps_nothing_of_that_run() {
+    let w = tempfile::tempdir().unwrap();
+    let db = w.path().join("r.db");
+    for (model, out) in [("fx700-2tb", "fx"), ("960evo-500g", "evo")] {
+        let (code, _, err) = slc(
+            &db,
+            &["simulate", model, "--seed", "4", "-q", "--out", out],
+            w.path(),
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let evo: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.path().join("evo/summary.json")).unwrap())
+            .unwrap();
+    let (code, _, err) = slc(
+        &db,
+        &[
+            "analyze",
+            "evo/timeline.csv",
+            "--out",
+            "fx",
+            "--force",
+            "-q",
+        ],
+        w.path(),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("run 1"), "{err}");
+    assert!(!err.contains("belongs to a simulate run"), "{err}");
+    let fx: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(w.path().join("fx/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(fx["config"]["command"], "analyze", "{}", fx["config"]);
+    assert_eq!(fx["totals"]["bytes"], evo["totals"]["bytes"]);
+    let html = std::fs::read_to_string(w.path().join("fx/report.html")).unwrap();
+    assert!(!html.contains("fx700-2tb"), "the FX700's command stayed");
+    let (_, table, _) = slc(&db, &["runs"], w.path());
+    assert!(table.contains("analyze of 2"), "{table}");
+}
+
 /// Analysing a run again in its own folder recorded the same measurement a second time, so
 /// `runs` listed it twice. It is recorded once: the second time says which run holds it.
 pub fn a_run_analysed_again_in_place_is_not_recorded_twice() {

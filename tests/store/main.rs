@@ -51,6 +51,7 @@ fn main() -> std::process::ExitCode {
             cli::history_keeps_workloads_specs_and_unsteady_runs_apart,
             cli::the_history_page_gives_each_run_s_findings,
             cli::a_run_analysed_again_in_place_is_not_recorded_twice,
+            cli::analyze_force_into_another_run_s_folder_keeps_nothing_of_that_run,
             cli::a_hand_made_run_analysed_again_is_not_recorded_twice,
             cli::a_filter_beside_a_run_id_is_refused,
             cli::runs_says_where_the_link_capped_the_cache_rate,

@@ -251,14 +251,14 @@ pub fn write_analysis_outputs(
         }
     }
     let summary_path = dir.join("summary.json");
-    // The run's own record of the host and the drive (a probe's summary.json: in the folder
-    // analysed into, or beside the timeline read), so that report.md keeps its Host, Drive
-    // health, drive-count and Thermal rows when a run is analysed again.
-    let (host, drive_state) = run_records(&summary_path)
-        .or_else(|| {
-            file.parent()
-                .and_then(|p| run_records(&p.join("summary.json")))
-        })
+    // The run's own record of the host and the drive (a probe's summary.json beside the
+    // timeline read, which is the folder analysed into where it is analysed again in place),
+    // so that report.md keeps its Host, Drive health, drive-count and Thermal rows. Never the
+    // summary of another run in a folder written over with --force: an FX700's was kept
+    // beside a 960 EVO's analysis, its settings, totals and command with it.
+    let (host, drive_state) = file
+        .parent()
+        .and_then(|p| run_records(&p.join("summary.json")))
         .unwrap_or_default();
     let rows = markdown::drive_rows(
         host.as_ref(),
@@ -269,7 +269,7 @@ pub fn write_analysis_outputs(
     let existing: Option<serde_json::Value> = std::fs::read_to_string(&summary_path)
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
-        .filter(|v: &serde_json::Value| v["config"]["command"] != "analyze");
+        .filter(|v: &serde_json::Value| own_folder && v["config"]["command"] != "analyze");
     // The command that reproduces a run analysed again in its own folder is the one that made
     // it, not this analyze: report.html keeps it, and says what analysed it again.
     let command = existing.as_ref().and_then(|_| {
