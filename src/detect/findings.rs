@@ -567,10 +567,13 @@ impl Findings {
         }
         let r = self.in_cache_text(units)?;
         // Where a faster first tier could hide in the first sample, the rate before the cliff,
-        // which may be a later tier's (the card's "before the cliff").
-        let r = match (&self.cache, &self.first_sample_hides) {
-            (Cache::Sized { .. }, Some(_)) => format!("{r} ({})", self.in_cache_name()),
-            _ => r,
+        // which may be a later tier's (the card's "before the cliff"); so too before a cliff
+        // past a wrapped span, which sizes no cache (`runs` gave it bare under "in cache"
+        // where the card, report.md and compare said "before the cliff").
+        let r = if self.in_cache_name() == "before the cliff" {
+            format!("{r} ({})", self.in_cache_name())
+        } else {
+            r
         };
         Some(match &self.link_limited {
             Some(l) => format!("{r} (at the {l} link's limit)"),
@@ -1414,6 +1417,25 @@ mod tests {
     /// A drop inside a long first sample bounded the cache "if it was the cache running out"
     /// and no more: fx700 at 4 min gave "443 GB to 474 GB" where a 54 GB first tier ran out
     /// inside that sample unseen. Every form of it says a faster first tier may have hidden.
+    /// `runs` gave the rate before a cliff past a wrapped span bare under "in cache" ("1807
+    /// MB/s") where the card, report.md and compare said "before the cliff".
+    #[test]
+    fn the_rate_before_a_cliff_past_a_wrapped_span_is_named_so_in_its_cell() {
+        let u = UnitSystem::Decimal;
+        let mut f = bare(Cache::Wrapped {
+            bytes: 20_000_000_000,
+            low_bytes: 19_000_000_000,
+            high_bytes: 21_000_000_000,
+            span_bytes: 10_000_000_000,
+        });
+        f.in_cache_bytes_per_sec = Some(1.807e9);
+        assert_eq!(f.in_cache_name(), "before the cliff");
+        assert_eq!(
+            f.in_cache_cell(u).as_deref(),
+            Some("1807 MB/s (before the cliff)")
+        );
+    }
+
     #[test]
     fn a_drop_inside_the_first_sample_says_a_faster_first_tier_may_hide_there_too() {
         let u = UnitSystem::Decimal;
