@@ -449,3 +449,22 @@ fn a_first_tier_of_one_sample_is_said_and_not_blended_into_the_cache_rate() {
     assert!(runs.contains("ran out in the first sample ("), "{runs}");
     assert!(!runs.contains(" hid "), "{runs}");
 }
+
+/// Regression: `--cliffs 2` on an FX700 held 118 s after its second cliff, as the hold rule
+/// says (the tier's length, up to 2 minutes), but summary.json's `stop.hold_s` said 30 s,
+/// the first cliff's hold.
+#[test]
+fn the_hold_written_is_that_of_the_cliff_the_run_stopped_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("two");
+    run_model(&dir, "fx700-2tb", &["--cliffs", "2", "--no-record"]);
+    let s = summary(&dir);
+    let a = analysis(&s);
+    assert_eq!(a.cliffs.len(), 2, "{:?}", a.cliffs);
+    let tier = a.cliffs[1].t_s - a.cliffs[0].t_s;
+    let hold = s["stop"]["hold_s"].as_f64().expect("a hold");
+    assert!(
+        (hold - tier.min(120.0)).abs() < 5.0,
+        "hold {hold} s for a tier of {tier} s"
+    );
+}

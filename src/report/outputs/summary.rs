@@ -189,10 +189,12 @@ impl StopRecord {
         let cliff = analysis.cache_estimate.as_ref().map(|c| c.bytes);
         let on_drop = rule.and_then(|r| r.stop_reason()) == Some(StopReason::FirstSampleDrop);
         let stopped = rule.and_then(|r| r.stopped_at_s());
-        // The hold that applied: the cliff's, or that of a drop inside the first sample (a
-        // cache phase of one interval).
+        // The hold that applied: that of the cliff the rule stops on (with `--cliffs N` the
+        // N-th's, which grows with its tier's length: 118 s for an FX700's second cliff, where
+        // the first's 30 s was written), or that of a drop inside the first sample (a cache
+        // phase of one interval).
         let hold = rule.and_then(|r| {
-            r.estimate().map(|e| e.hold_s).or_else(|| {
+            r.target().or(r.estimate()).map(|e| e.hold_s).or_else(|| {
                 r.first_sample_drop()
                     .filter(|_| on_drop)
                     .map(|(d, _)| cfg.hold_s(d.t_high_s - d.t_s))
