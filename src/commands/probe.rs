@@ -580,7 +580,13 @@ fn finish(
         run: meta,
         totals: Totals::of(&timeline, o.writes),
         interrupted: o.stop == StopReason::Interrupted,
-        error: o.failure.as_ref().map(|f| f.to_string()),
+        // The drive's write failure, else the output's: a run stopped by a full output disk
+        // said "write error" with no error at all.
+        error: o.failure.as_ref().map(|f| f.to_string()).or_else(|| {
+            csv_error
+                .as_ref()
+                .map(|e| format!("the run's timeline could not be written: {e}"))
+        }),
         analysis: analysis.clone(),
         findings: None,
         stop: Some(StopRecord::new(

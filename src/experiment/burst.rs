@@ -410,7 +410,8 @@ pub fn run_jobs(
         add_drive_reading(&mut rows, &reading, &drive_start);
         emit(rows, &mut samples, &mut csv_error);
         if csv_error.is_some() {
-            break StopReason::WriteError;
+            // The output folder failed (a full disk), not the drive.
+            break StopReason::OutputError;
         }
     };
     shared.request_stop();

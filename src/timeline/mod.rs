@@ -259,6 +259,9 @@ pub enum StopReason {
     Interrupted,
     /// A write failed; see the error in the summary.
     WriteError,
+    /// The run's own outputs could not be written (its timeline, on a full disk): the drive
+    /// did not fail; see the error in the summary.
+    OutputError,
     /// The source ended (imported logs, simulations).
     EndOfData,
     /// The early stop: a cliff was confirmed and the level after it held for the hold time
@@ -283,6 +286,7 @@ impl StopReason {
             StopReason::PassesWritten => format!("the scenario's passes over the span {moved}"),
             StopReason::Interrupted => "interrupted".into(),
             StopReason::WriteError => "write error".into(),
+            StopReason::OutputError => "its outputs could not be written".into(),
             StopReason::EndOfData => "end of data".into(),
             StopReason::CliffConfirmed => "cliff confirmed".into(),
             StopReason::FirstSampleDrop => {

@@ -223,6 +223,24 @@ pub fn a_probe_into_a_full_disk_is_kept_and_recorded() {
         "{:?}",
         runs[0]
     );
+    // The output disk failed, not the drive: the stored run said "write error" with no error.
+    let shown = slccache(&db)
+        .args(["runs", "show", "1", "--json"])
+        .output()
+        .unwrap();
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(
+        shown["summary"]["stop"]["reason"], "output_error",
+        "{}",
+        shown["summary"]["stop"]
+    );
+    assert!(
+        shown["summary"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("timeline could not be written")),
+        "{}",
+        shown["summary"]["error"]
+    );
     let left: Vec<_> = std::fs::read_dir(&spool).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
     // The store is not a database now: the kept run waits in the spool instead.
