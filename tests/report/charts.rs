@@ -2228,6 +2228,39 @@ pub fn many_runs_label_a_cliff_past_the_span_as_no_size() {
     );
 }
 
+/// Regression: `compare` of a few runs labelled the cliff of a run whose first sample could
+/// hold a faster first tier "cliff at 7.0 s, 25.0 GB written", bare, where compare.md and
+/// `runs` say the cliff may be a later tier's.
+pub fn a_compare_label_keeps_a_size_s_first_sample_hedge() {
+    let mut pts = vec![(1.0, 1.0, 5.0e9)];
+    pts.extend((2..=7).map(|k| (k as f64, 1.0, 3.5e9)));
+    pts.extend((8..=40).map(|k| (k as f64, 1.0, 1.3e8)));
+    let t = Timeline::from_rates(&pts, Default::default());
+    let a = slccache::detect::analyze(&t);
+    assert!(a.first_sample_hides.is_some(), "{:?}", a.warnings);
+    let runs = many_runs(1);
+    let mut cr: Vec<CompareRun<'_>> = runs
+        .iter()
+        .map(|(name, t, a)| CompareRun {
+            name,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    cr.push(CompareRun {
+        name: "Fast first",
+        timeline: &t,
+        analysis: &a,
+    });
+    let spec = charts::compare_time(&cr, &ReportOptions::default());
+    let lines: Vec<&String> = spec.markers.iter().flat_map(|m| &m.lines).collect();
+    let label = lines
+        .iter()
+        .find(|l| l.starts_with("Fast first: cliff at"))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(label.ends_with("(or a later tier's)"), "{lines:?}");
+}
+
 /// A phase's label put beside its band keeps, with its leader line, to that band and the one
 /// beside it: on a gradual fall cut into tiers, "tier 3: 393 MB/s" sat in the SLC cache's
 /// tint with its line across the first post-cache level, two phases from the one it names.

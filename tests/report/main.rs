@@ -65,6 +65,7 @@ fn main() -> std::process::ExitCode {
             charts::the_card_never_cuts_the_simulated_marker,
             charts::the_card_never_cuts_the_after_cache_text,
             charts::many_runs_label_a_cliff_past_the_span_as_no_size,
+            charts::a_compare_label_keeps_a_size_s_first_sample_hedge,
             charts::a_label_beside_its_band_keeps_to_the_band_next_to_it,
             charts::the_card_keeps_the_marker_of_a_drive_made_with_options,
             charts::the_card_keeps_the_model_of_a_drive_made_with_long_options,

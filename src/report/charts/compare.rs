@@ -816,12 +816,12 @@ pub(super) fn compare(
             // labels do not cover the plot. Where the cliff is, not a size ("22.0 GB" of a run
             // whose writes had wrapped round a 5 GB span read as its cache), with what the
             // run's findings say of it in short.
+            let what = match (&f.cache, f.first_sample_hides) {
+                (Cache::Wrapped { .. }, _) if k == 0 => " (wrapped; no size)",
+                (Cache::Sized { .. }, Some(_)) if k == 0 => " (or a later tier's)",
+                _ => "",
+            };
             let lines = if many {
-                let what = match (&f.cache, f.first_sample_hides) {
-                    (Cache::Wrapped { .. }, _) if k == 0 => " (wrapped; no size)",
-                    (Cache::Sized { .. }, Some(_)) if k == 0 => " (or a later tier's)",
-                    _ => "",
-                };
                 vec![format!(
                     "{}: cliff {}{what}",
                     tags[i],
@@ -831,16 +831,23 @@ pub(super) fn compare(
                     }
                 )]
             } else {
-                vec![format!("{}: {}", tags[i], cliff_label(c.t_s, bytes, u)), {
-                    // The levels either side of the cliff, as the run's findings give them.
-                    let step = f.steps.get(k);
-                    match step {
-                        Some(x) => {
-                            levels_label_text(x.before_bytes_per_sec, &f.step_after_text(k, u), u)
+                // A cliff after a first sample that could hide a faster tier may be a later
+                // tier's, as compare.md and `runs` say (the label gave it bare).
+                vec![
+                    format!("{}: {}{what}", tags[i], cliff_label(c.t_s, bytes, u)),
+                    {
+                        // The levels either side of the cliff, as the run's findings give them.
+                        let step = f.steps.get(k);
+                        match step {
+                            Some(x) => levels_label_text(
+                                x.before_bytes_per_sec,
+                                &f.step_after_text(k, u),
+                                u,
+                            ),
+                            None => levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
                         }
-                        None => levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
-                    }
-                }]
+                    },
+                ]
             };
             markers.push(Marker {
                 x: xv,
