@@ -1645,6 +1645,14 @@ pub fn analyze_force_into_another_run_s_folder_keeps_nothing_of_that_run() {
     assert!(!html.contains("fx700-2tb"), "the FX700's command stayed");
     let (_, table, _) = slc(&db, &["runs"], w.path());
     assert!(table.contains("analyze of 2"), "{table}");
+    // The library page names it as `runs` does (it said a bare "analyze").
+    let (code, _, err) = slc(&db, &["runs", "--html", "lib"], w.path());
+    assert_eq!(code, Some(0), "{err}");
+    let page = std::fs::read_to_string(w.path().join("lib/index.html")).unwrap();
+    assert!(
+        page.contains("<td>analyze of 2</td>"),
+        "the library page's ran cell"
+    );
 }
 
 /// Analysing a run again in its own folder recorded the same measurement a second time, so

@@ -512,6 +512,7 @@ fn library_page(
             rs.iter().map(move |r| (r.id, name.clone()))
         })
         .collect();
+    let ran = table::ran_cells(rows);
     let entry = |r: &RunRow, spark: Vec<f64>, lacks: Vec<String>| {
         let sub = dir.join(r.id.to_string());
         lib::LibraryEntry {
@@ -521,11 +522,7 @@ fn library_page(
             drive_filter: drive_names[&r.id].clone(),
             serial: r.serial.clone().unwrap_or_else(|| "-".into()),
             host: r.host.clone().unwrap_or_else(|| "-".into()),
-            kind: if r.interrupted {
-                format!("{} (interrupted)", r.kind)
-            } else {
-                r.kind.clone()
-            },
+            kind: ran[&r.id].clone(),
             workload: workload_cell(r),
             cache: cache(r, units),
             in_rate: in_rate(r, units),

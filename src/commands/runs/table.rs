@@ -144,6 +144,36 @@ pub(super) fn short_date(d: &str) -> String {
     }
 }
 
+/// Each run's `ran` cell, by id, as `runs` and the library page give it: its kind, `(interrupted)`
+/// after it, or for an analysis of a measurement another listed run holds (the same start
+/// time, analysed into a folder of its own), the run that measured (`analyze of 5`): a run of
+/// its own, but no second measurement, as `history` counts it once (the library page gave
+/// it as a bare "analyze").
+pub(super) fn ran_cells(rows: &[RunRow]) -> std::collections::HashMap<i64, String> {
+    let mut first_at: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for r in rows {
+        if let Some(at) = r.started_at.as_deref() {
+            let id = first_at.entry(at).or_insert(r.id);
+            *id = (*id).min(r.id);
+        }
+    }
+    rows.iter()
+        .map(|r| {
+            let of = r
+                .started_at
+                .as_deref()
+                .and_then(|at| first_at.get(at))
+                .filter(|&&id| id != r.id && r.kind == "analyze");
+            let cell = match (of, r.interrupted) {
+                (Some(id), _) => format!("{} of {id}", r.kind),
+                (None, true) => format!("{} (interrupted)", r.kind),
+                (None, false) => r.kind.clone(),
+            };
+            (r.id, cell)
+        })
+        .collect()
+}
+
 /// The listing as a table with a header line, fitted to `width` columns (`None`: every
 /// column whole): the serial, host and kind of run are left out in that order, the date
 /// loses its time and the rate in the cache its link, the rate after the cache takes its
@@ -166,28 +196,8 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         "in cache",
         "after cache",
     ];
-    // An analysis of a measurement another listed run holds (the same start time, analysed
-    // into a folder of its own) is a run of its own, but no second measurement: its `ran`
-    // cell names the run that measured (`analyze of 5`), as `history` counts it once.
-    let mut first_at: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
-    for r in rows {
-        if let Some(at) = r.started_at.as_deref() {
-            let id = first_at.entry(at).or_insert(r.id);
-            *id = (*id).min(r.id);
-        }
-    }
-    let ran = |r: &RunRow| {
-        let of = r
-            .started_at
-            .as_deref()
-            .and_then(|at| first_at.get(at))
-            .filter(|&&id| id != r.id && r.kind == "analyze");
-        match (of, r.interrupted) {
-            (Some(id), _) => format!("{} of {id}", r.kind),
-            (None, true) => format!("{} (interrupted)", r.kind),
-            (None, false) => r.kind.clone(),
-        }
-    };
+    let ran = ran_cells(rows);
+    let ran = |r: &RunRow| ran[&r.id].clone();
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
