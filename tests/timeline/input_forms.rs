@@ -847,3 +847,29 @@ fn a_two_column_csv_of_unix_times_is_counted_from_its_start() {
     let out = ok(&["analyze", "--no-record", f.to_str().unwrap()]);
     assert!(out.contains(": wrote 64.0 GB in 60.0 s"), "{out}");
 }
+
+// A fill-sweep burst of too few samples to find a cliff in was drawn as a cache of all it
+// wrote ("0%: 1.60 GB" in the chart's subtitle, a point at 1.60 GB) where the terminal and
+// report.md said "none (too few samples)".
+#[test]
+fn a_burst_of_too_few_samples_is_no_point_on_the_fill_sweep_chart() {
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("f");
+    let out = ok(&[
+        "fill-sweep",
+        "emu:970evo-500g,cache=1GB",
+        "--simulate",
+        "--span",
+        "1.6GB",
+        "--out",
+        f.to_str().unwrap(),
+    ]);
+    assert!(out.contains("too few samples"), "{out}");
+    let svg = std::fs::read_to_string(f.join("fill-sweep.svg")).unwrap();
+    assert!(svg.contains("0%: - (too few samples)"), "the subtitle");
+    assert!(!svg.contains("0%: 1.60 GB"), "the subtitle gave a size");
+    assert!(
+        !svg.contains("measured, with 95% interval"),
+        "a legend of nothing drawn"
+    );
+}

@@ -514,8 +514,14 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
                 .collect()
         })
         .unwrap_or_default();
+    // A burst with too few samples found no cache and no bound: no point to draw (its
+    // bytes written were drawn as a cache of 1.60 GB, and said so in the subtitle).
+    let drawn = |p: &&crate::results::recovery::FillPoint| {
+        p.burst.method != crate::results::recovery::TOO_FEW_SAMPLES
+    };
     let y_top = pts
         .iter()
+        .filter(drawn)
         .map(|p| p.high_bytes / g)
         .chain(truth_curve.iter().map(|p| p.1))
         .fold(0.0, f64::max);
@@ -552,6 +558,7 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
     let mut legend = vec![];
     let line: Vec<(f64, f64)> = pts
         .iter()
+        .filter(drawn)
         .map(|p| (p.actual_fill_pct, p.cache_bytes / g))
         .collect();
     series_v.push(series(
@@ -591,7 +598,7 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
         ..y
     };
     let unit = per_px(o.png_size, foot.len(), &x, &y);
-    for p in pts {
+    for p in pts.iter().filter(drawn) {
         series_v.extend(point_marks(
             p.actual_fill_pct,
             p.cache_bytes / g,
@@ -601,7 +608,7 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
             MEASURED,
         ));
     }
-    if !pts.is_empty() {
+    if pts.iter().any(|p| drawn(&p)) {
         legend.push(LegendEntry {
             name: "measured, with 95% interval".into(),
             style: MEASURED,
@@ -621,7 +628,20 @@ pub fn fill_chart(sum: &FillSweepSummary, o: &ReportOptions) -> ChartSpec {
     }
     let subtitle = pts
         .iter()
-        .map(|p| format!("{}%: {}", p.fill_pct, format_bytes(p.cache_bytes, u)))
+        // In the words of the terminal and report.md: a bound as a bound, none as none.
+        .map(|p| {
+            format!(
+                "{}%: {}",
+                p.fill_pct,
+                crate::units::cache_found_short(
+                    p.cache_bytes,
+                    p.low_bytes,
+                    p.high_bytes,
+                    p.burst.method,
+                    u
+                )
+            )
+        })
         .collect::<Vec<_>>()
         .join("  ·  ");
     with_ticks(ChartSpec {
