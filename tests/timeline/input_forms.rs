@@ -873,3 +873,27 @@ fn a_burst_of_too_few_samples_is_no_point_on_the_fill_sweep_chart() {
         "a legend of nothing drawn"
     );
 }
+
+// recovery advised "run again with a shorter --interval (... such as 1s)" of a first burst
+// sampled every second whose cache ran out inside its first sample.
+#[test]
+fn recovery_advises_an_interval_shorter_than_the_one_it_ran_at() {
+    let d = tempfile::tempdir().unwrap();
+    let r = d.path().join("r");
+    let out = ok(&[
+        "recovery",
+        "emu:970evo-500g,cache=1GB",
+        "--simulate",
+        "--span",
+        "6GB",
+        "--idle",
+        "5s",
+        "--out",
+        r.to_str().unwrap(),
+    ]);
+    assert!(
+        out.contains("ran out inside its first 1.00 s sample"),
+        "{out}"
+    );
+    assert!(out.contains("such as 100ms"), "{out}");
+}

@@ -375,8 +375,11 @@ pub fn run_recovery_steps(
                 "the first burst's cache ran out inside its first {} sample, too early for \
                  these samples to time it: its recovery cannot be measured at this interval; \
                  run again with a shorter --interval (a small part of the time the cache \
-                 lasts, such as 1s)",
-                crate::units::format_interval(d.interval_s)
+                 lasts, such as {})",
+                crate::units::format_interval(d.interval_s),
+                // Shorter than the interval it ran at (it advised "such as 1s" of a run at
+                // 1 s), as `analyze` of the burst's CSV advises.
+                if d.interval_s > 0.15 { "100ms" } else { "20ms" }
             ),
             None if first.cache.method == crate::results::recovery::UNCONFIRMED_DROP => format!(
                 "the first burst ended with a drop after {} too short to confirm as the cache \
