@@ -975,11 +975,19 @@ pub(super) fn short_dips(
                 stalled: false,
             },
             format!(
-                "throughput dipped by a third or more and came back{}: {}; {} no longer than a \
-                 garbage-collection dip ({:.0} s), but {} {} down by {}{:.0}%: {}",
+                "throughput dipped by a third or more and came back{}: {}; {} {:.1} s or less, \
+                 too short to tell from a garbage-collection dip ({:.0} s, and the sample it \
+                 ends in), but {} {} down by {}{:.0}%: {}",
                 times(deep.len()),
                 list(&deep),
-                if deep.len() == 1 { "it is" } else { "each is" },
+                // As long as they were: a 4 s dip at 1 s samples was said to be "no longer
+                // than a garbage-collection dip (3 s)".
+                if deep.len() == 1 {
+                    "it lasted"
+                } else {
+                    "each lasted"
+                },
+                deep.iter().map(|d| d.1).fold(0.0, f64::max),
                 super::MAX_DIP_S,
                 if deep.len() == 1 {
                     "it pulls"

@@ -1808,6 +1808,32 @@ fn a_gradual_fall_found_after_the_first_cliff_takes_in_its_size() {
     );
 }
 
+/// Regression: 4 s dips at 1 s samples (a garbage-collection dip and the sample it ends in)
+/// were said to be "no longer than a garbage-collection dip (3 s)". The warning says how long
+/// they lasted.
+#[test]
+fn short_dips_are_said_as_long_as_they_lasted() {
+    // At uneven gaps, so that they are no periodic slowdown (a warning of its own).
+    let mut pieces = vec![(30.0, 2000e6)];
+    for gap in [11.0, 23.0, 14.0, 31.0, 9.0, 19.0, 27.0, 12.0] {
+        pieces.push((gap, 600e6));
+        pieces.push((4.0, 120e6));
+    }
+    pieces.push((16.0, 600e6));
+    let a = analyze(&piecewise(&pieces, 1.0));
+    let w = a
+        .warnings
+        .iter()
+        .find(|w| w.text.starts_with("throughput dipped"))
+        .unwrap_or_else(|| panic!("no dips named: {:?}", a.warnings));
+    assert!(
+        !w.text.contains("no longer than a garbage-collection dip"),
+        "{}",
+        w.text
+    );
+    assert!(w.text.contains("each lasted 4.0 s or less"), "{}", w.text);
+}
+
 /// 30 s samples at 1500 MB/s, then 450 and 900 MB/s by turns, with no cliff found: "no cache
 /// of 919 GB to 661 GB", a cache that could hide in the first sample larger than all the run
 /// wrote, where that sample held 45 GB. No more than the first sample holds can hide in it.
