@@ -1581,21 +1581,7 @@ fn fast_first_sample(w: &Work, out: &mut Analysis, units: UnitSystem) {
         before_first_row: false,
         faster_bytes_per_sec: Some(high),
     };
-    let c = &out.cliffs[0];
-    out.first_sample_hides = Some(h);
-    out.warnings.push(Warning::new(
-        WarningKind::FirstTierMayHide {
-            bytes: h.bytes,
-            interval_s: h.interval_s,
-        },
-        format!(
-            "{}; the cliff after {} would then be a later tier's, and the cache smaller; {} \
-             to see it",
-            sentences::hidden_tier_text(&h, units),
-            format_bytes(c.bytes_written as f64, units),
-            finer_sampling(h.interval_s),
-        ),
-    ));
+    say_first_tier_may_hide(out, h, &finer_sampling(h.interval_s), units);
 }
 
 /// A first cliff after the first sample sizes the cache only if no faster first tier ran out
@@ -1666,18 +1652,28 @@ fn first_tier_may_hide(w: &Work, out: &mut Analysis, sigma_x: f64, units: UnitSy
             };
             (h, finer_sampling(h.interval_s))
         };
+    say_first_tier_may_hide(out, h, &to_see, units);
+}
+
+/// Sets [`Analysis::first_sample_hides`] to `h` and gives its warning beside the first cliff:
+/// the cliff would then be a later tier's; `to_see` says what would show it.
+fn say_first_tier_may_hide(out: &mut Analysis, h: HiddenCache, to_see: &str, units: UnitSystem) {
+    let Some(c) = out.cliffs.first() else {
+        return;
+    };
+    let text = format!(
+        "{}; the cliff after {} would then be a later tier's, and the cache smaller; \
+         {to_see} to see it",
+        sentences::hidden_tier_text(&h, units),
+        format_bytes(c.bytes_written as f64, units),
+    );
     out.first_sample_hides = Some(h);
     out.warnings.push(Warning::new(
         WarningKind::FirstTierMayHide {
             bytes: h.bytes,
             interval_s: h.interval_s,
         },
-        format!(
-            "{}; the cliff after {} would then be a later tier's, and the cache smaller; \
-             {to_see} to see it",
-            sentences::hidden_tier_text(&h, units),
-            format_bytes(c.bytes_written as f64, units),
-        ),
+        text,
     ));
 }
 
