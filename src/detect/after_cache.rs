@@ -107,6 +107,12 @@ pub struct SteadyState {
     /// neither). Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub swing_dips: bool,
+    /// `swing` was set by dips of any length that fill a quarter or more of the stretch's time
+    /// ([`ANY_DIP_SHARE`]), none of the dips longer than a garbage-collection dip filling a
+    /// tenth, and no warning says the level is unstable: report.md names those dips. Absent
+    /// from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub swing_short_dips: bool,
 }
 
 impl SteadyState {
@@ -214,6 +220,7 @@ pub fn steady_state(samples: &[Sample]) -> Option<SteadyState> {
         spread,
         spread_widened,
         swing_dips: false,
+        swing_short_dips: false,
     })
 }
 
@@ -422,12 +429,19 @@ pub(super) fn after_cache_in(
 /// it swing ([`with_long_dips`]): from a tenth on, its 10th percentile is a dip's rate.
 pub const LONG_DIP_SHARE: f64 = 0.1;
 
+/// The least share of a stretch's time in dips of any length (stalls apart) that makes it
+/// swing ([`with_long_dips`]): a quarter of its time at another rate is a second level, not
+/// garbage-collection dips, however short each turn is.
+pub const ANY_DIP_SHARE: f64 = 0.25;
+
 /// `st`, not steady and quoted by its samples' 10th to 90th percentile
 /// ([`SteadyState::swing`]), where a tenth or more of the stretch's samples `kept` (with
 /// their `rate`s and `interval`s) lies in dips longer than a garbage-collection dip and too
-/// short for phases of their own: rounds that each average them pass the rule (800 and 300
-/// MB/s by turns every 10 s after the cache read "575 MB/s, steady" beside the warning that
-/// the dips are averaged in).
+/// short for phases of their own, or a quarter or more in dips of any length: rounds that
+/// each average them pass the rule (800 and 300 MB/s by turns every 10 s after the cache read
+/// "575 MB/s, steady" beside the warning that the dips are averaged in; 900 and 300 MB/s by
+/// turns every 2 s read "602 MB/s, steady" beside the warning that the dips pull the rate
+/// down by 32%).
 fn with_long_dips(
     st: Option<SteadyState>,
     kept: &[Sample],
@@ -435,31 +449,45 @@ fn with_long_dips(
     interval: impl Fn(usize) -> f64,
 ) -> Option<SteadyState> {
     let mut st = st?;
-    if !st.steady || long_dip_share(rate, interval) < LONG_DIP_SHARE {
+    let (long, any) = dip_shares(rate, interval);
+    if !st.steady || (long < LONG_DIP_SHARE && any < ANY_DIP_SHARE) {
         return Some(st);
     }
     let rates = super::levels::sample_rates(kept);
     if rates.len() >= ROUNDS {
         st.swing = Some(super::stats::deciles(&rates));
-        st.swing_dips = true;
+        st.swing_dips = long >= LONG_DIP_SHARE;
+        st.swing_short_dips = !st.swing_dips;
         st.steady = false;
     }
     Some(st)
 }
 
-/// The share of the time of samples with rates `rate` (and lengths `interval`) in dips below
-/// their median rate by the share the dips warning takes ([`super::warnings::DIP_SHARE`]) that
-/// last longer than a garbage-collection dip, stalls (which are left out) not counted.
-fn long_dip_share(rate: &[f64], interval: impl Fn(usize) -> f64) -> f64 {
+/// The shares of the time of samples with rates `rate` (and lengths `interval`) in dips below
+/// their level by the share the dips warning takes ([`super::warnings::DIP_SHARE`]): of dips
+/// that last longer than a garbage-collection dip, and of all, stalls (which are left out) not
+/// counted. The level is the upper quartile of the rates: the median of a level that swings
+/// between two rates is one or the other as either fills more than half of it, and from the
+/// lower one there is no dip (300 and 900 MB/s by turns every 7 s, starting at 300 MB/s, read
+/// "594 MB/s, steady" where the same starting at 900 MB/s read "not steady").
+fn dip_shares(rate: &[f64], interval: impl Fn(usize) -> f64) -> (f64, f64) {
     let n = rate.len();
-    let level = super::levels::sparse_median(rate).0;
+    let level = {
+        let step = n.div_ceil(super::levels::LEVEL_SAMPLES).max(1);
+        let picked: Vec<f64> = rate.iter().step_by(step).copied().collect();
+        if picked.is_empty() {
+            0.0
+        } else {
+            super::stats::kth_smallest(&picked, (picked.len() - 1) * 3 / 4)
+        }
+    };
     if n == 0 || level <= 0.0 {
-        return 0.0;
+        return (0.0, 0.0);
     }
     let low = super::warnings::DIP_SHARE * level;
     let stall = super::levels::STALLED_SHARE * level;
     let total: f64 = (0..n).map(&interval).sum();
-    let mut dipped = 0.0;
+    let (mut long, mut any) = (0.0, 0.0);
     let mut i = 0;
     while i < n {
         if rate[i] >= low {
@@ -469,15 +497,18 @@ fn long_dip_share(rate: &[f64], interval: impl Fn(usize) -> f64) -> f64 {
         let j = (i..n).find(|&j| rate[j] >= low).unwrap_or(n);
         let d: f64 = (i..j).map(&interval).sum();
         let stalled = (i..j).all(|k| rate[k] <= stall);
-        if !stalled && d > super::MAX_DIP_S + interval(i) + 1e-9 {
-            dipped += d;
+        if !stalled {
+            any += d;
+            if d > super::MAX_DIP_S + interval(i) + 1e-9 {
+                long += d;
+            }
         }
         i = j;
     }
     if total > 0.0 {
-        dipped / total
+        (long / total, any / total)
     } else {
-        0.0
+        (0.0, 0.0)
     }
 }
 
@@ -493,9 +524,19 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     let Some(ac) = a.after_cache.as_mut() else {
         return;
     };
-    let Some(s) = ac.steady_state.as_mut().filter(|s| s.steady && warned) else {
+    let Some(s) = ac.steady_state.as_mut().filter(|_| warned) else {
         return;
     };
+    // Marked already by its dips: the warning names the swing, as it does where the rounds
+    // passed.
+    if s.swing.is_some() && (s.swing_dips || s.swing_short_dips) {
+        s.swing_dips = false;
+        s.swing_short_dips = false;
+        return;
+    }
+    if !s.steady {
+        return;
+    }
     super::levels::note_pass(t.samples.len());
     let rates: Vec<f64> = t
         .samples
@@ -509,6 +550,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     }
     s.swing = Some(super::stats::deciles(&rates));
     s.swing_dips = false;
+    s.swing_short_dips = false;
     s.steady = false;
 }
 

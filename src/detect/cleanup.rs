@@ -120,6 +120,11 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             segs.splice(j - 1..=j, [merged]);
             continue;
         }
+        if k > 2 && k - 1 <= MAX_CHANGES && ends_in_a_visited_level(w, &segs[k - 2], &segs[k - 1]) {
+            let merged = w.seg(segs[k - 2].start, segs[k - 1].end);
+            segs.splice(k - 2..k, [merged]);
+            continue;
+        }
         if step < MIN_STEP || k - 1 > MAX_CHANGES {
             let merged = w.seg(segs[j - 1].start, segs[j].end);
             segs.splice(j - 1..=j, [merged]);
@@ -141,24 +146,89 @@ const SWING_MIN_SAMPLES: usize = 10;
 /// a step between two medians is no change of level there (2000 MB/s, then 300 and 900 MB/s
 /// by turns every 5 s, was cut at 131.8 s into "600 MB/s -> 567 MB/s", a third tier of 5.7%).
 /// A change between two flat levels, or two noisy ones a fifth apart, is kept.
+///
+/// Two segments that swing between the same two rates (their 10th percentiles within
+/// [`MIN_STEP`] of each other, their 90th too, each more than two steps apart) are one level
+/// whatever their means: those differ by how much of each segment either rate fills. A level
+/// that swings with a period near the block medians' filter is cut at a beat of the two (300
+/// and 900 MB/s by turns every 7 s were cut into stretches of 21 s, their means 500 and 700
+/// MB/s by turns, and the cliff read "1620 MB/s -> 0.00 MB/s at 40.4 s", a cache of 65.5 GB
+/// for 60).
 fn one_swing(w: &Work, a: &Seg, b: &Seg) -> bool {
-    let deciles = |s: &Seg| {
-        let v = &w.x[s.start..s.end];
-        let step = v.len().div_ceil(SWING_SAMPLES).max(1);
-        let picked: Vec<f64> = v.iter().step_by(step).copied().collect();
-        super::stats::deciles(&picked)
-    };
+    if !swing_shape(w, a, b) {
+        return false;
+    }
+    if mean_gap(w, a, b) < 2.0 * MIN_STEP {
+        return true;
+    }
+    let ((a10, a90), (b10, b90)) = (seg_deciles(w, a), seg_deciles(w, b));
+    (a10 - b10).abs() < MIN_STEP
+        && (a90 - b90).abs() < MIN_STEP
+        && a90 - a10 > 2.0 * MIN_STEP
+        && b90 - b10 > 2.0 * MIN_STEP
+}
+
+/// The 10th and 90th percentiles of segment `s`'s ln throughput (of at most
+/// [`SWING_SAMPLES`] samples spread evenly over it).
+fn seg_deciles(w: &Work, s: &Seg) -> (f64, f64) {
+    let v = &w.x[s.start..s.end];
+    let step = v.len().div_ceil(SWING_SAMPLES).max(1);
+    let picked: Vec<f64> = v.iter().step_by(step).copied().collect();
+    super::stats::deciles(&picked)
+}
+
+/// Whether segments `a` and `b` swing between the same rates: each one's level (median) lies
+/// between the other's 10th and 90th percentiles, both with [`SWING_MIN_SAMPLES`] or more.
+fn swing_shape(w: &Work, a: &Seg, b: &Seg) -> bool {
     if a.end - a.start < SWING_MIN_SAMPLES || b.end - b.start < SWING_MIN_SAMPLES {
         return false;
     }
-    let ((a10, a90), (b10, b90)) = (deciles(a), deciles(b));
+    let ((a10, a90), (b10, b90)) = (seg_deciles(w, a), seg_deciles(w, b));
     let inside = |l: f64, lo: f64, hi: f64| lo <= l && l <= hi;
-    if !(inside(a.level, b10, b90) && inside(b.level, a10, a90)) {
-        return false;
-    }
+    inside(a.level, b10, b90) && inside(b.level, a10, a90)
+}
+
+/// How far apart (ln) the mean rates of segments `a` and `b` lie; infinite where either
+/// wrote nothing.
+fn mean_gap(w: &Work, a: &Seg, b: &Seg) -> f64 {
     let mean = |s: &Seg| super::levels::mean_rate(w.samples, s.start, s.end);
     let (ma, mb) = (mean(a), mean(b));
-    ma > 0.0 && mb > 0.0 && (ma / mb).ln().abs() < 2.0 * MIN_STEP
+    if ma > 0.0 && mb > 0.0 {
+        (ma / mb).ln().abs()
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// Whether the last segment `last` is one more turn of the level that swings before it
+/// (`prev`): `prev` swings (its 10th and 90th percentiles more than two [`MIN_STEP`]s apart)
+/// and holds a stretch at `last`'s level, within [`MIN_STEP`], at least as long as `last`.
+/// A run that ends in a turn of its swing gives no third level (300 and 900 MB/s by turns
+/// every 15 s after the cache, ending in 15 s at 300 MB/s, read "623 MB/s -> 450 MB/s", a
+/// third, slower phase taken for folding).
+fn ends_in_a_visited_level(w: &Work, prev: &Seg, last: &Seg) -> bool {
+    if prev.end - prev.start < SWING_MIN_SAMPLES || last.end <= last.start {
+        return false;
+    }
+    let (p10, p90) = seg_deciles(w, prev);
+    if p90 - p10 <= 2.0 * MIN_STEP || last.level < p10 || last.level > p90 {
+        return false;
+    }
+    let mut longest = 0.0f64;
+    let mut run_from: Option<usize> = None;
+    for i in prev.start..=prev.end {
+        let near = i < prev.end && (w.x[i] - last.level).abs() < MIN_STEP;
+        match (near, run_from) {
+            (true, None) => run_from = Some(i),
+            (false, Some(f)) => {
+                longest = longest.max(w.t_end(i) - w.t_start(f));
+                run_from = None;
+            }
+            _ => {}
+        }
+    }
+    let dt = w.samples[last.start].interval_s.max(1e-9);
+    w.duration(last) <= longest + dt + 1e-9
 }
 
 /// Whether middle segment `j` is a stall: more than [`STALL_DROP`] below the highest level
@@ -444,10 +514,25 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // lasts longer than an excursion.
     let high = w.level(s0.start + skip, s0.start + cut.max(skip + 1));
     // Samples of the rest that return: above the low level by more than the noise, and
-    // nearer the run's level than the low one (a low level that swings is still low).
+    // nearer the run's level than the low one (a low level that swings is still low). The low
+    // level here is the middle of the rest's quartiles: the median of a level that swings
+    // between two rates is one or the other as either fills more than half of it, and from
+    // the lower one the upper one's samples read as returns (2000 MB/s, then 300 and 900 MB/s
+    // by turns every 4 s, starting at 300 MB/s, read "no confirmed cliff" for the 149 s after
+    // the drop).
+    let centre = {
+        let at = |f: f64| {
+            super::stats::kth_smallest(rest, ((rest.len() - 1) as f64 * f).round() as usize)
+        };
+        if rest.is_empty() {
+            low
+        } else {
+            0.5 * (at(0.25) + at(0.75))
+        }
+    };
     let back = rest
         .iter()
-        .filter(|&&v| v > (low + thr).max(0.5 * (low + high)))
+        .filter(|&&v| v > (centre + thr).max(0.5 * (centre + high)))
         .count();
     let returns = segs
         .get(1)

@@ -2,7 +2,7 @@
 //! level of any stretch, and the noise scales.
 
 use super::refine::Level;
-use super::stats::{mad_scale, mad_scale_of, median, upper_median};
+use super::stats::{mad_scale, mad_scale_of, median, median_deviation, upper_median};
 use crate::timeline::Sample;
 
 /// A segment of the run at one level, in sample indices `start..end`.
@@ -231,9 +231,28 @@ pub(super) fn local_level(
 ) -> Level {
     let step = block_step(&samples[range.clone()]);
     let v = &x[range];
+    let mu = median(v);
+    // The spread about the level taken, `mu`, where a level can swing: the MAD about the
+    // upper median of an even count split between two rates is the whole distance between
+    // them (300 and 900 MB/s by turns every 2 s after a 2000 MB/s cache, starting at 300
+    // MB/s, read a scale of 1.63 about a level of 520 MB/s, wide enough to hold the cache's
+    // rate, and the cliff was put at 33.3 s, not 30 s: 62.2 GB for 60). Taken where it is
+    // under two thirds of the upper median's (a split between two rates; about a noisy level
+    // the two are alike) and the window is long enough to swing.
+    let mad_upper = mad_scale(v);
+    let mad = if v.len() >= SWING_SAMPLES {
+        let about_mu = 1.4826 * median_deviation(v, mu);
+        if about_mu < 2.0 / 3.0 * mad_upper {
+            about_mu
+        } else {
+            mad_upper
+        }
+    } else {
+        mad_upper
+    };
     Level {
-        mu: median(v),
-        scale: swing_scale(mad_scale(v), v).max(floor).max(step),
+        mu,
+        scale: swing_scale(mad, v).max(floor).max(step),
         n: v.len(),
     }
 }

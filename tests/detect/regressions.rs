@@ -1929,3 +1929,77 @@ fn a_dip_falls_from_the_samples_before_it_not_from_the_stretch_s_median() {
         a.warnings
     );
 }
+
+/// Regression: 300 and 900 MB/s by turns after a 2000 MB/s cache of 60 GB, in a run of
+/// 180 s, were told wrong at most periods. Every 7 s: "cache ~65.5 GB, 1620 MB/s", a cliff to
+/// "0.00 MB/s" and stalls of 0.0 s (a level cut at a beat of the swing and the filter, and
+/// changes refined onto one time). Every 2 s starting at 300 MB/s: "62.2 GB, 1864 MB/s".
+/// Every 4 s starting at 300 MB/s: "no confirmed cliff". Every 15 s starting at 900 MB/s: a
+/// third tier, "623 MB/s -> 450 MB/s", taken for folding, of the run's last turn. And every
+/// 2 s or 4 s starting at 900 MB/s: "602 MB/s, steady" beside a warning that the dips pull
+/// the rate down by 32%.
+#[test]
+fn a_level_that_swings_at_any_period_is_one_stretch_that_is_not_steady() {
+    for period in [2.0, 4.0, 7.0, 15.0] {
+        for low_first in [false, true] {
+            let mut pieces = vec![(30.0, 2000e6)];
+            let mut k = 0;
+            while pieces.iter().map(|p| p.0).sum::<f64>() < 180.0 - 1e-9 {
+                let low = (k % 2 == 0) == low_first;
+                let left = 180.0 - pieces.iter().map(|p| p.0).sum::<f64>();
+                pieces.push((f64::min(period, left), if low { 300e6 } else { 900e6 }));
+                k += 1;
+            }
+            let case = format!("every {period} s, low first {low_first}");
+            let a = analyze(&piecewise(&pieces, 1.0));
+            assert_eq!(a.cliffs.len(), 1, "{case}: {:?}", a.cliffs);
+            assert!(
+                (a.cliffs[0].t_s - 30.0).abs() < 0.5,
+                "{case}: {:?}",
+                a.cliffs
+            );
+            let e = a.cache_estimate.as_ref().expect("a size");
+            assert!((e.bytes as f64 / 60e9 - 1.0).abs() < 0.015, "{case}: {e:?}");
+            assert!(
+                a.phases
+                    .iter()
+                    .all(|p| p.end_s > p.start_s && p.mean_bytes_per_sec > 0.0),
+                "{case}: {:?}",
+                a.phases
+            );
+            assert!(
+                !a.warnings
+                    .iter()
+                    .any(|w| w.text.contains("folding") || w.text.starts_with("a stall")),
+                "{case}: {:?}",
+                a.warnings
+            );
+            let after = a.after_cache.as_ref().expect("after the cache");
+            let steady = after.steady_state.as_ref().expect("a steady-state test");
+            assert!(!steady.steady, "{case}: {steady:?}");
+            assert_eq!(steady.swing, Some((300e6, 900e6)), "{case}: {steady:?}");
+            // report.md names what made it swing: the warning where there is one, else dips.
+            let note = slccache::report::pages::markdown::after_cache_note(
+                after,
+                slccache::units::UnitSystem::Decimal,
+            );
+            let warned = a
+                .warnings
+                .iter()
+                .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache));
+            if warned {
+                assert!(
+                    note.contains("as the warning on the level"),
+                    "{case}: {note}"
+                );
+            } else if period < 4.5 {
+                assert!(
+                    note.contains("a quarter or more of its time"),
+                    "{case}: {note}"
+                );
+            } else {
+                assert!(note.contains("dips longer than"), "{case}: {note}");
+            }
+        }
+    }
+}

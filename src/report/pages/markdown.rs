@@ -547,6 +547,9 @@ pub fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: Unit
                     if st.swing_dips {
                         "as a tenth or more of its time lies in dips longer than a \
                          garbage-collection dip"
+                    } else if st.swing_short_dips {
+                        "as a quarter or more of its time lies in dips of a third or more, \
+                         however short each is"
                     } else {
                         "as the warning on the level after the cache says"
                     }
