@@ -96,8 +96,20 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             } else if j + 1 == k {
                 true
             } else {
-                (segs[j].level - segs[j - 1].level).abs()
-                    <= (segs[j].level - segs[j + 1].level).abs()
+                // Into a neighbour that swings through its level rather than one that does
+                // not: the level of a swing is one of its two rates, and a first turn at the
+                // other was nearer the cache's rate than that one (2000 MB/s, then 900 and
+                // 300 MB/s by turns every 20 s: the first 900 MB/s turn went into the cache,
+                // and the cliff read "1871 MB/s" at 34.0 s).
+                let within = |n: &Seg| holds_rate(w, n, segs[j].level);
+                match (within(&segs[j - 1]), within(&segs[j + 1])) {
+                    (true, false) => true,
+                    (false, true) => false,
+                    _ => {
+                        (segs[j].level - segs[j - 1].level).abs()
+                            <= (segs[j].level - segs[j + 1].level).abs()
+                    }
+                }
             };
             let (a, b) = if into_prev { (j - 1, j) } else { (j, j + 1) };
             let merged = w.seg(segs[a].start, segs[b].end);
@@ -124,6 +136,21 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             let merged = w.seg(segs[k - 2].start, segs[k - 1].end);
             segs.splice(k - 2..k, [merged]);
             continue;
+        }
+        if step >= MIN_STEP && k - 1 > MAX_CHANGES {
+            // Too many changes: a turn out and back between two segments at one level goes
+            // first, the shortest such turn, before the smallest step, which is the cache's
+            // cliff where a later level cycles between two rates wider apart (2000 MB/s,
+            // then 900 and 300 MB/s by turns every 20 s for 280 s: the first 900 MB/s turn was
+            // merged into the cache, which read "1768 MB/s", 67.2 GB for 60).
+            let turn = (1..k - 1)
+                .filter(|&j| (segs[j - 1].level - segs[j + 1].level).abs() < MIN_STEP)
+                .min_by(|&a, &b| w.duration(&segs[a]).total_cmp(&w.duration(&segs[b])));
+            if let Some(j) = turn {
+                let merged = w.seg(segs[j - 1].start, segs[j + 1].end);
+                segs.splice(j - 1..=j + 1, [merged]);
+                continue;
+            }
         }
         if step < MIN_STEP || k - 1 > MAX_CHANGES {
             let merged = w.seg(segs[j - 1].start, segs[j].end);
@@ -177,6 +204,15 @@ fn seg_deciles(w: &Work, s: &Seg) -> (f64, f64) {
     super::stats::deciles(&picked)
 }
 
+/// Whether segment `n` holds the rate `level` (ln) for a tenth or more of its samples, within
+/// [`MIN_STEP`], with a [`SWING_MIN_SAMPLES`] of them at least: a stretch that swings through
+/// that rate, not one a spike or a stall passes.
+fn holds_rate(w: &Work, n: &Seg, level: f64) -> bool {
+    let v = &w.x[n.start..n.end];
+    let near = v.iter().filter(|&&x| (x - level).abs() < MIN_STEP).count();
+    near >= SWING_MIN_SAMPLES && near * 10 >= v.len() && (n.level - level).abs() >= MIN_STEP
+}
+
 /// Whether segments `a` and `b` swing between the same rates: each one's level (median) lies
 /// between the other's 10th and 90th percentiles, both with [`SWING_MIN_SAMPLES`] or more.
 fn swing_shape(w: &Work, a: &Seg, b: &Seg) -> bool {
@@ -210,14 +246,17 @@ fn ends_in_a_visited_level(w: &Work, prev: &Seg, last: &Seg) -> bool {
     if prev.end - prev.start < SWING_MIN_SAMPLES || last.end <= last.start {
         return false;
     }
+    // Near its level: within a step, or four noise scales of single samples where they are
+    // noisier (read off the first differences of both, which the turns hardly move).
+    let tol = MIN_STEP.max(4.0 * super::levels::diff_noise(&w.x[prev.start..last.end]));
     let (p10, p90) = seg_deciles(w, prev);
-    if p90 - p10 <= 2.0 * MIN_STEP || last.level < p10 || last.level > p90 {
+    if p90 - p10 <= 2.0 * MIN_STEP || last.level < p10 - tol || last.level > p90 + tol {
         return false;
     }
     let mut longest = 0.0f64;
     let mut run_from: Option<usize> = None;
     for i in prev.start..=prev.end {
-        let near = i < prev.end && (w.x[i] - last.level).abs() < MIN_STEP;
+        let near = i < prev.end && (w.x[i] - last.level).abs() < tol;
         match (near, run_from) {
             (true, None) => run_from = Some(i),
             (false, Some(f)) => {

@@ -230,7 +230,41 @@ pub(super) fn local_level(
     floor: f64,
 ) -> Level {
     let step = block_step(&samples[range.clone()]);
-    let v = &x[range];
+    level_of(&x[range], step, floor).0
+}
+
+/// The level of a whole stretch `range` that swings between two rates by turns (read off at
+/// most [`LEVEL_SAMPLES`] of its samples, spread evenly), for refinement; `None` where it does
+/// not swing. A window of [`local_level`] beside a change
+/// reads one turn or two of a swing, and its level is one rate or the other: after a cliff to
+/// 900 and 300 MB/s by turns every 15 s, 5% noise, a window of 15 samples at 300 MB/s and 5 at
+/// 900 MB/s read a level of 300 MB/s, the 900 MB/s turn right after the cliff read as a dip of
+/// the cache, and the cliff was put at 40.4 s, not 30 s (68.4 GB for 60).
+pub(super) fn swing_level(
+    samples: &[Sample],
+    x: &[f64],
+    range: std::ops::Range<usize>,
+    floor: f64,
+) -> Option<Level> {
+    let every = range.len().div_ceil(LEVEL_SAMPLES).max(1);
+    let v: Vec<f64> = x[range.clone()].iter().step_by(every).copied().collect();
+    if v.len() < 2 * SWING_SAMPLES {
+        return None;
+    }
+    // By turns: its 10th and 90th percentiles two steps apart or more, and under a tenth of
+    // its samples in the middle third between them (a level that drifts fills it).
+    let (d10, d90) = super::stats::deciles(&v);
+    let (mid, third) = (0.5 * (d10 + d90), (d90 - d10) / 6.0);
+    let between = v.iter().filter(|&&y| (y - mid).abs() < third).count();
+    if d90 - d10 < 2.0 * super::cliffs::MIN_STEP || between * 10 >= v.len() {
+        return None;
+    }
+    Some(level_of(&v, block_step(&samples[range]), floor).0)
+}
+
+/// [`local_level`] of the values `v`, with `step` the least scale, and whether its level and
+/// scale were read off its quartiles (it swings, [`swing_scale`]).
+fn level_of(v: &[f64], step: f64, floor: f64) -> (Level, bool) {
     let mu = median(v);
     // The spread about the level taken, `mu`, where a level can swing: the MAD about the
     // upper median of an even count split between two rates is the whole distance between
@@ -250,11 +284,16 @@ pub(super) fn local_level(
     } else {
         mad_upper
     };
-    Level {
-        mu,
-        scale: swing_scale(mad, v).max(floor).max(step),
-        n: v.len(),
-    }
+    let (centre, scale) = swing_scale(mu, mad, v);
+    let swung = centre.to_bits() != mu.to_bits() || scale.to_bits() != mad.to_bits();
+    (
+        Level {
+            mu: centre,
+            scale: scale.max(floor).max(step),
+            n: v.len(),
+        },
+        swung,
+    )
 }
 
 /// The fewest samples a level's quartiles widen its scale from ([`swing_scale`]).
@@ -276,21 +315,26 @@ const SWING_SAMPLES: usize = 12;
 /// them, three MAD scales clear of each (a noisy level, or one with dips: a noisy 150 MB/s
 /// level with dips filling a third of it after a 520 MB/s cache, read so, took a 1.7 s dip
 /// of the cache to 275 MB/s for part of it and put the cliff 2.2 s early).
-fn swing_scale(mad: f64, v: &[f64]) -> f64 {
+///
+/// Such a level is centred between its quartiles, not at its median (`mu`, returned as it is
+/// otherwise): a window of 14 samples at 300 MB/s and 6 at 900 MB/s, read off a swing of 15 s
+/// turns, had its level at 300 MB/s, and the 900 MB/s samples right after the cliff read as
+/// dips of the cache as much as samples of that level (the cliff 3.4 s late, 63.5 GB for 60).
+fn swing_scale(mu: f64, mad: f64, v: &[f64]) -> (f64, f64) {
     if v.len() < SWING_SAMPLES {
-        return mad;
+        return (mu, mad);
     }
     let at = |f: f64| super::stats::kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize);
     let (q25, mid, q75) = (at(0.25), at(0.5), at(0.75));
     if q75 - mid <= 6.0 * mad {
-        return mad;
+        return (mu, mad);
     }
     let (lo, hi) = (mid + 3.0 * mad, q75 - 3.0 * mad);
     let between = v.iter().filter(|&&x| lo < x && x < hi).count();
     if between * 10 >= v.len() {
-        return mad;
+        return (mu, mad);
     }
-    (q75 - q25) / 1.349
+    (0.5 * (q25 + q75), (q75 - q25) / 1.349)
 }
 
 /// One block more in a sample at the median count of blocks of `samples`, in ln throughput:

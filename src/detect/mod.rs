@@ -714,8 +714,17 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
             c..q.end
         };
         let a_pair = (a_range.len() == 2).then_some(a_range.start);
-        let before = local_level(samples, &w.x, a_range, scale_floor);
-        let after = local_level(samples, &w.x, b_range, scale_floor);
+        // A level that swings is read off its whole segment where that is longer than the
+        // window: a window reads one turn or two, and its level is one rate or the other.
+        let whole = |r: std::ops::Range<usize>, window: usize| {
+            (r.len() > window)
+                .then(|| levels::swing_level(samples, &w.x, r, scale_floor))
+                .flatten()
+        };
+        let before = whole(p.start..c, a_range.len())
+            .unwrap_or_else(|| local_level(samples, &w.x, a_range, scale_floor));
+        let after = whole(c..q.end, b_range.len())
+            .unwrap_or_else(|| local_level(samples, &w.x, b_range, scale_floor));
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
         // A fall placed after whole samples that all read near the level after it (in the
         // fall's lowest quarter), back to a sample above them: those samples are the level
