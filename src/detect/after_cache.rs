@@ -107,10 +107,10 @@ pub struct SteadyState {
     /// neither). Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub swing_dips: bool,
-    /// `swing` was set by dips of any length that fill a quarter or more of the stretch's time
-    /// ([`ANY_DIP_SHARE`]), none of the dips longer than a garbage-collection dip filling a
-    /// tenth, and no warning says the level is unstable: report.md names those dips. Absent
-    /// from the JSON when false.
+    /// `swing` was set by dips of any length that pull the stretch's rate down by a tenth or
+    /// more ([`DIP_PULL_SHARE`]), none of the dips longer than a garbage-collection dip filling
+    /// a tenth of its time, and no warning says the level is unstable: report.md names those
+    /// dips. Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub swing_short_dips: bool,
 }
@@ -429,15 +429,18 @@ pub(super) fn after_cache_in(
 /// it swing ([`with_long_dips`]): from a tenth on, its 10th percentile is a dip's rate.
 pub const LONG_DIP_SHARE: f64 = 0.1;
 
-/// The least share of a stretch's time in dips of any length (stalls apart) that makes it
-/// swing ([`with_long_dips`]): a quarter of its time at another rate is a second level, not
-/// garbage-collection dips, however short each turn is.
-pub const ANY_DIP_SHARE: f64 = 0.25;
+/// The least share of a stretch's rate that its dips of any length (stalls apart) pull down
+/// that makes it swing ([`with_long_dips`]): dips that cost a tenth of the rate are a second
+/// level, not garbage-collection dips, however short each is (900 and 300 MB/s by turns every
+/// 2 s cost a third; a fifth of the samples of a 500 MB/s level at 200 MB/s, 12%, read "441
+/// MB/s, steady").
+pub const DIP_PULL_SHARE: f64 = 0.1;
 
 /// `st`, not steady and quoted by its samples' 10th to 90th percentile
 /// ([`SteadyState::swing`]), where a tenth or more of the stretch's samples `kept` (with
 /// their `rate`s and `interval`s) lies in dips longer than a garbage-collection dip and too
-/// short for phases of their own, or a quarter or more in dips of any length: rounds that
+/// short for phases of their own, or its dips of any length pull its rate down by a tenth or
+/// more: rounds that
 /// each average them pass the rule (800 and 300 MB/s by turns every 10 s after the cache read
 /// "575 MB/s, steady" beside the warning that the dips are averaged in; 900 and 300 MB/s by
 /// turns every 2 s read "602 MB/s, steady" beside the warning that the dips pull the rate
@@ -449,8 +452,8 @@ fn with_long_dips(
     interval: impl Fn(usize) -> f64,
 ) -> Option<SteadyState> {
     let mut st = st?;
-    let (long, any) = dip_shares(rate, interval);
-    if !st.steady || (long < LONG_DIP_SHARE && any < ANY_DIP_SHARE) {
+    let (long, pull) = dip_shares(rate, interval);
+    if !st.steady || (long < LONG_DIP_SHARE && pull < DIP_PULL_SHARE) {
         return Some(st);
     }
     let rates = super::levels::sample_rates(kept);
@@ -463,10 +466,11 @@ fn with_long_dips(
     Some(st)
 }
 
-/// The shares of the time of samples with rates `rate` (and lengths `interval`) in dips below
-/// their level by the share the dips warning takes ([`super::warnings::DIP_SHARE`]): of dips
-/// that last longer than a garbage-collection dip, and of all, stalls (which are left out) not
-/// counted. The level is the upper quartile of the rates: the median of a level that swings
+/// Of samples with rates `rate` (and lengths `interval`), the share of their time in dips below
+/// their level by the share the dips warning takes ([`super::warnings::DIP_SHARE`]) that last
+/// longer than a garbage-collection dip, and the share of the level's bytes over their time
+/// that all such dips leave unwritten (how far they pull the rate down), stalls (which are
+/// left out) not counted. The level is the upper quartile of the rates: the median of a level that swings
 /// between two rates is one or the other as either fills more than half of it, and from the
 /// lower one there is no dip (300 and 900 MB/s by turns every 7 s, starting at 300 MB/s, read
 /// "594 MB/s, steady" where the same starting at 900 MB/s read "not steady").
@@ -487,7 +491,7 @@ fn dip_shares(rate: &[f64], interval: impl Fn(usize) -> f64) -> (f64, f64) {
     let low = super::warnings::DIP_SHARE * level;
     let stall = super::levels::STALLED_SHARE * level;
     let total: f64 = (0..n).map(&interval).sum();
-    let (mut long, mut any) = (0.0, 0.0);
+    let (mut long, mut pull) = (0.0, 0.0);
     let mut i = 0;
     while i < n {
         if rate[i] >= low {
@@ -498,7 +502,9 @@ fn dip_shares(rate: &[f64], interval: impl Fn(usize) -> f64) -> (f64, f64) {
         let d: f64 = (i..j).map(&interval).sum();
         let stalled = (i..j).all(|k| rate[k] <= stall);
         if !stalled {
-            any += d;
+            pull += (i..j)
+                .map(|k| (level - rate[k]).max(0.0) * interval(k))
+                .sum::<f64>();
             if d > super::MAX_DIP_S + interval(i) + 1e-9 {
                 long += d;
             }
@@ -506,7 +512,7 @@ fn dip_shares(rate: &[f64], interval: impl Fn(usize) -> f64) -> (f64, f64) {
         i = j;
     }
     if total > 0.0 {
-        (long / total, any / total)
+        (long / total, pull / (level * total))
     } else {
         (0.0, 0.0)
     }

@@ -548,8 +548,8 @@ pub fn after_cache_note(ac: &crate::detect::after_cache::AfterCache, units: Unit
                         "as a tenth or more of its time lies in dips longer than a \
                          garbage-collection dip"
                     } else if st.swing_short_dips {
-                        "as a quarter or more of its time lies in dips of a third or more, \
-                         however short each is"
+                        "as its dips, however short each is, pull its rate down by a tenth \
+                         or more"
                     } else {
                         "as the warning on the level after the cache says"
                     }
