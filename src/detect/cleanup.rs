@@ -101,8 +101,15 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
                 // other was nearer the cache's rate than that one (2000 MB/s, then 900 and
                 // 300 MB/s by turns every 20 s: the first 900 MB/s turn went into the cache,
                 // and the cliff read "1871 MB/s" at 34.0 s).
-                let within = |n: &Seg| holds_rate(w, n, segs[j].level);
-                match (within(&segs[j - 1]), within(&segs[j + 1])) {
+                // So also where the segment beyond that neighbour is at its level or holds it:
+                // the turn then recurs on that side (a first 900 MB/s turn of 12 s, then a
+                // flat 300 MB/s turn, then the swing, went into the cache at 5% noise).
+                let lvl = segs[j].level;
+                let holds = |n: &Seg| holds_rate(w, n, lvl);
+                let recurs = |n: &Seg| (n.level - lvl).abs() < MIN_STEP || holds(n);
+                let before = holds(&segs[j - 1]) || (j >= 2 && recurs(&segs[j - 2]));
+                let after = holds(&segs[j + 1]) || segs.get(j + 2).is_some_and(recurs);
+                match (before, after) {
                     (true, false) => true,
                     (false, true) => false,
                     _ => {
@@ -132,9 +139,14 @@ pub(super) fn clean(w: &Work, mut segs: Vec<Seg>) -> Vec<Seg> {
             segs.splice(j - 1..=j, [merged]);
             continue;
         }
-        if k > 2 && k - 1 <= MAX_CHANGES && ends_in_a_visited_level(w, &segs[k - 2], &segs[k - 1]) {
-            let merged = w.seg(segs[k - 2].start, segs[k - 1].end);
-            segs.splice(k - 2..k, [merged]);
+        // A turn beside a swing, at one of its rates and no longer than its turns there, is
+        // one more turn of it (the cache's segment is never one: it is not a swing's rate).
+        let turn = (2..k).find(|&j| {
+            one_more_turn(w, &segs[j - 1], &segs[j]) || one_more_turn(w, &segs[j], &segs[j - 1])
+        });
+        if let Some(j) = turn.filter(|_| k - 1 <= MAX_CHANGES) {
+            let merged = w.seg(segs[j - 1].start, segs[j].end);
+            segs.splice(j - 1..=j, [merged]);
             continue;
         }
         if step >= MIN_STEP && k - 1 > MAX_CHANGES {
@@ -236,19 +248,23 @@ fn mean_gap(w: &Work, a: &Seg, b: &Seg) -> f64 {
     }
 }
 
-/// Whether the last segment `last` is one more turn of the level that swings before it
-/// (`prev`): `prev` swings (its 10th and 90th percentiles more than two [`MIN_STEP`]s apart)
-/// and holds a stretch at `last`'s level, within [`MIN_STEP`], at least as long as `last`.
-/// A run that ends in a turn of its swing gives no third level (300 and 900 MB/s by turns
-/// every 15 s after the cache, ending in 15 s at 300 MB/s, read "623 MB/s -> 450 MB/s", a
-/// third, slower phase taken for folding).
-fn ends_in_a_visited_level(w: &Work, prev: &Seg, last: &Seg) -> bool {
+/// Whether segment `last`, beside `prev`, is one more turn of the level that swings in `prev`:
+/// `prev` swings (its 10th and 90th percentiles more than two [`MIN_STEP`]s apart) and holds
+/// a stretch at `last`'s level, within a step or four noise scales, at least as long as
+/// `last`. A run that ends in a turn of its swing gives no third level (300 and 900 MB/s by
+/// turns every 15 s after the cache, ending in 15 s at 300 MB/s, read "623 MB/s -> 450 MB/s",
+/// a third, slower phase taken for folding), and turns beside a swing are no levels of their
+/// own (with 5% noise, turns of 20 s read "569 MB/s", then "887 MB/s" that "stayed up", then
+/// a third tier at 292 MB/s).
+fn one_more_turn(w: &Work, prev: &Seg, last: &Seg) -> bool {
     if prev.end - prev.start < SWING_MIN_SAMPLES || last.end <= last.start {
         return false;
     }
     // Near its level: within a step, or four noise scales of single samples where they are
     // noisier (read off the first differences of both, which the turns hardly move).
-    let tol = MIN_STEP.max(4.0 * super::levels::diff_noise(&w.x[prev.start..last.end]));
+    let tol = MIN_STEP.max(
+        4.0 * super::levels::diff_noise(&w.x[prev.start.min(last.start)..prev.end.max(last.end)]),
+    );
     let (p10, p90) = seg_deciles(w, prev);
     if p90 - p10 <= 2.0 * MIN_STEP || last.level < p10 - tol || last.level > p90 + tol {
         return false;

@@ -715,16 +715,18 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         };
         let a_pair = (a_range.len() == 2).then_some(a_range.start);
         // A level that swings is read off its whole segment where that is longer than the
-        // window: a window reads one turn or two, and its level is one rate or the other.
-        let whole = |r: std::ops::Range<usize>, window: usize| {
-            (r.len() > window)
+        // window and the window read its lower rate: a window reads one turn or two, and the
+        // other rate's turn beside the change read as dips of the level across it. A window
+        // at the upper rate reads the lower one as dips of its own, as a level with dips is.
+        let whole = |r: std::ops::Range<usize>, local: refine::Level| {
+            (r.len() > local.n)
                 .then(|| levels::swing_level(samples, &w.x, r, scale_floor))
                 .flatten()
+                .filter(|sw| local.mu < sw.mu)
+                .unwrap_or(local)
         };
-        let before = whole(p.start..c, a_range.len())
-            .unwrap_or_else(|| local_level(samples, &w.x, a_range, scale_floor));
-        let after = whole(c..q.end, b_range.len())
-            .unwrap_or_else(|| local_level(samples, &w.x, b_range, scale_floor));
+        let before = whole(p.start..c, local_level(samples, &w.x, a_range, scale_floor));
+        let after = whole(c..q.end, local_level(samples, &w.x, b_range, scale_floor));
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
         // A fall placed after whole samples that all read near the level after it (in the
         // fall's lowest quarter), back to a sample above them: those samples are the level
