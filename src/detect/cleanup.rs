@@ -575,19 +575,28 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // the lower one the upper one's samples read as returns (2000 MB/s, then 300 and 900 MB/s
     // by turns every 4 s, starting at 300 MB/s, read "no confirmed cliff" for the 149 s after
     // the drop).
-    let centre = {
+    // And where the rest swings up to a rate short of the run's by more than a step, a
+    // return is nearer the run's level than that upper rate: 2000 MB/s, then 200 and 1000 MB/s
+    // by turns, read every 1000 MB/s turn as the cache back (1000 lies nearer 2000 than the
+    // middle of the swing does), and "no confirmed cliff".
+    let (centre, upper) = {
         let at = |f: f64| {
             super::stats::kth_smallest(rest, ((rest.len() - 1) as f64 * f).round() as usize)
         };
         if rest.is_empty() {
-            low
+            (low, low)
         } else {
-            0.5 * (at(0.25) + at(0.75))
+            (0.5 * (at(0.25) + at(0.75)), at(0.75))
         }
+    };
+    let from = if upper < high - MIN_STEP {
+        upper.max(centre)
+    } else {
+        centre
     };
     let back = rest
         .iter()
-        .filter(|&&v| v > (centre + thr).max(0.5 * (centre + high)))
+        .filter(|&&v| v > (centre + thr).max(0.5 * (from + high)))
         .count();
     let returns = segs
         .get(1)

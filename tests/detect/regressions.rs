@@ -2153,3 +2153,37 @@ fn short_dips_that_cost_a_tenth_of_the_rate_make_it_not_steady() {
         .expect("a test");
     assert!(st.steady, "{st:?}");
 }
+
+/// Regression: 2000 MB/s, then 200 and 1000 MB/s by turns every 2 s or 4 s, read "no
+/// confirmed cliff: a drop ... too short to confirm (2000 MB/s -> 1000 MB/s for the last 269.0
+/// s)": the high start took every 1000 MB/s turn for the cache coming back, since 1000 MB/s
+/// lies nearer 2000 MB/s than the middle of the swing does.
+#[test]
+fn a_swing_up_to_half_the_cache_s_rate_is_no_return_of_the_cache() {
+    for (period, low_first, total) in [(2.0, true, 150.0), (4.0, true, 300.0), (4.0, false, 300.0)]
+    {
+        let mut pieces = vec![(30.0, 2000e6)];
+        let mut k = 0;
+        while pieces.iter().map(|p| p.0).sum::<f64>() < total {
+            let low = (k % 2 == 0) == low_first;
+            pieces.push((period, if low { 200e6 } else { 1000e6 }));
+            k += 1;
+        }
+        let case = format!("every {period} s, low first {low_first}, {total} s");
+        let a = analyze(&piecewise(&pieces, 1.0));
+        assert!(
+            a.unconfirmed_drop.is_none(),
+            "{case}: {:?}",
+            a.unconfirmed_drop
+        );
+        assert_eq!(a.cliffs.len(), 1, "{case}: {:?}", a.cliffs);
+        let e = a.cache_estimate.as_ref().expect("a size");
+        assert!((e.bytes as f64 / 60e9 - 1.0).abs() < 0.02, "{case}: {e:?}");
+        let st = a
+            .after_cache
+            .as_ref()
+            .and_then(|x| x.steady_state.as_ref())
+            .expect("a test");
+        assert_eq!(st.swing, Some((200e6, 1000e6)), "{case}: {st:?}");
+    }
+}
