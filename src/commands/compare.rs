@@ -196,7 +196,15 @@ pub fn run(args: CompareArgs) -> Result<()> {
         &out.join("summary.json"),
         serde_json::to_string_pretty(&summary)? + "\n",
     )?;
-    let line = format!("compared {} runs; outputs: {}", runs.len(), out.display());
+    // Which runs, by the names the charts and compare.md give them ("compared 4 runs" of run ids
+    // said nothing of which).
+    let named: Vec<&str> = runs.iter().map(|r| r.name).collect();
+    let line = format!(
+        "compared {} runs ({}); outputs: {}",
+        runs.len(),
+        named.join(", "),
+        out.display()
+    );
     if args.json {
         crate::say!("{}", serde_json::to_string(&summary)?);
         crate::note!("{line}");

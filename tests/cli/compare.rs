@@ -61,10 +61,16 @@ pub fn three_run_folders() {
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
-    // One line naming the folder, as every subcommand ends.
+    // One line naming the runs and the folder, as every subcommand ends ("compared 3 runs"
+    // alone said nothing of which).
+    let names: Vec<String> = drives.iter().map(|(t, _)| t.meta.label.clone()).collect();
     assert_eq!(
         stdout.trim(),
-        format!("compared 3 runs; outputs: {}", out.display())
+        format!(
+            "compared 3 runs ({}); outputs: {}",
+            names.join(", "),
+            out.display()
+        )
     );
     assert_eq!(
         png_info(&out.join("compare-throughput-data.png")).0,

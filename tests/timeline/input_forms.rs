@@ -562,7 +562,8 @@ fn compare_writes_a_summary_and_one_line() {
     assert!(o.status.success());
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(out.lines().count(), 1, "{out}");
-    assert!(out.starts_with("compared 2 runs; outputs: "), "{out}");
+    assert!(out.starts_with("compared 2 runs ("), "{out}");
+    assert!(out.contains("); outputs: "), "{out}");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(cmp.join("summary.json")).unwrap()).unwrap();
     assert_eq!(v["config"]["command"], "compare");
