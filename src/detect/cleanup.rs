@@ -260,13 +260,21 @@ fn one_more_turn(w: &Work, prev: &Seg, last: &Seg) -> bool {
     if prev.end - prev.start < SWING_MIN_SAMPLES || last.end <= last.start {
         return false;
     }
+    // The deciles first (of at most SWING_SAMPLES samples): most segments do not swing, and
+    // the noise scale and the runs read every sample.
+    let (p10, p90) = seg_deciles(w, prev);
+    if p90 - p10 <= 2.0 * MIN_STEP || last.level < p10 - 0.5 * (p90 - p10) {
+        return false;
+    }
+    if last.level > p90 + 0.5 * (p90 - p10) {
+        return false;
+    }
     // Near its level: within a step, or four noise scales of single samples where they are
     // noisier (read off the first differences of both, which the turns hardly move).
     let tol = MIN_STEP.max(
         4.0 * super::levels::diff_noise(&w.x[prev.start.min(last.start)..prev.end.max(last.end)]),
     );
-    let (p10, p90) = seg_deciles(w, prev);
-    if p90 - p10 <= 2.0 * MIN_STEP || last.level < p10 - tol || last.level > p90 + tol {
+    if last.level < p10 - tol || last.level > p90 + tol {
         return false;
     }
     let mut longest = 0.0f64;
