@@ -840,9 +840,9 @@ pub(super) fn short_dips(
     };
     let they = |k: usize| {
         if k == 1 {
-            "it is averaged into the rate of the stretch it lies in"
+            "it is averaged into the rate, or the range, of the stretch it lies in"
         } else {
-            "they are averaged into the rates of the stretches they lie in"
+            "they are averaged into the rates, or the ranges, of the stretches they lie in"
         }
     };
     if let Some(&(t, ..)) = stalls.first() {
@@ -1004,9 +1004,9 @@ pub(super) fn short_dips(
                 if deep_phases > 1 { "up to " } else { "" },
                 (100.0 * deep_pull).floor().max(100.0 * DEEP_DIP_PULL),
                 match (deep.len(), deep_phases) {
-                    (1, _) => "it is averaged into that rate",
-                    (_, 1) => "they are averaged into that rate",
-                    _ => "they are averaged into those rates",
+                    (1, _) => "it is averaged into that rate, or its range",
+                    (_, 1) => "they are averaged into that rate, or its range",
+                    _ => "they are averaged into those rates, or their ranges",
                 }
             ),
         ));

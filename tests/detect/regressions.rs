@@ -1978,6 +1978,16 @@ fn a_level_that_swings_at_any_period_is_one_stretch_that_is_not_steady() {
             let steady = after.steady_state.as_ref().expect("a steady-state test");
             assert!(!steady.steady, "{case}: {steady:?}");
             assert_eq!(steady.swing, Some((300e6, 900e6)), "{case}: {steady:?}");
+            // A warning on the swing's dips says where they went in a stretch quoted as a
+            // range ("averaged into the rates of the stretches they lie in" beside "300 MB/s to
+            // 900 MB/s (not steady)" on every output).
+            for w in a
+                .warnings
+                .iter()
+                .filter(|w| w.text.starts_with("throughput dipped"))
+            {
+                assert!(w.text.contains("range"), "{case}: {}", w.text);
+            }
             // report.md names what made it swing: the warning where there is one, else dips.
             let note = slccache::report::pages::markdown::after_cache_note(
                 after,
