@@ -587,15 +587,11 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     // return is nearer the run's level than that upper rate: 2000 MB/s, then 200 and 1000 MB/s
     // by turns, read every 1000 MB/s turn as the cache back (1000 lies nearer 2000 than the
     // middle of the swing does), and "no confirmed cliff".
-    let (centre, upper) = {
-        let at = |f: f64| {
-            super::stats::kth_smallest(rest, ((rest.len() - 1) as f64 * f).round() as usize)
-        };
-        if rest.is_empty() {
-            (low, low)
-        } else {
-            (0.5 * (at(0.25) + at(0.75)), at(0.75))
-        }
+    let (centre, upper) = if rest.is_empty() {
+        (low, low)
+    } else {
+        let upper = super::stats::quantile(rest, 0.75);
+        (0.5 * (super::stats::quantile(rest, 0.25) + upper), upper)
     };
     let from = if upper < high - MIN_STEP {
         upper.max(centre)

@@ -339,7 +339,7 @@ fn swing_scale(mu: f64, mad: f64, v: &[f64]) -> (f64, f64) {
     if v.len() < SWING_SAMPLES {
         return (mu, mad);
     }
-    let at = |f: f64| super::stats::kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize);
+    let at = |f: f64| super::stats::quantile(v, f);
     let (q25, mid, q75) = (at(0.25), at(0.5), at(0.75));
     if q75 - mid <= 6.0 * mad {
         return (mu, mad);

@@ -1930,6 +1930,29 @@ fn a_dip_falls_from_the_samples_before_it_not_from_the_stretch_s_median() {
     );
 }
 
+/// The pieces of 30 s at 2000 MB/s (60 GB), then `rates` (low, high) by turns of `period`
+/// seconds, the low one first where `low_first`, until `total` seconds: the last turn cut
+/// there where `cut`, else whole.
+fn swing_after_cache(
+    rates: (f64, f64),
+    period: f64,
+    low_first: bool,
+    total: f64,
+    cut: bool,
+) -> Vec<(f64, f64)> {
+    let mut pieces = vec![(30.0, 2000e6)];
+    let mut t = 30.0;
+    let mut k = 0;
+    while t < total - 1e-9 {
+        let low = (k % 2 == 0) == low_first;
+        let len = if cut { period.min(total - t) } else { period };
+        pieces.push((len, if low { rates.0 } else { rates.1 }));
+        t += len;
+        k += 1;
+    }
+    pieces
+}
+
 /// Regression: 300 and 900 MB/s by turns after a 2000 MB/s cache of 60 GB, in a run of
 /// 180 s, were told wrong at most periods. Every 7 s: "cache ~65.5 GB, 1620 MB/s", a cliff to
 /// "0.00 MB/s" and stalls of 0.0 s (a level cut at a beat of the swing and the filter, and
@@ -1942,14 +1965,7 @@ fn a_dip_falls_from_the_samples_before_it_not_from_the_stretch_s_median() {
 fn a_level_that_swings_at_any_period_is_one_stretch_that_is_not_steady() {
     for period in [2.0, 4.0, 7.0, 15.0] {
         for low_first in [false, true] {
-            let mut pieces = vec![(30.0, 2000e6)];
-            let mut k = 0;
-            while pieces.iter().map(|p| p.0).sum::<f64>() < 180.0 - 1e-9 {
-                let low = (k % 2 == 0) == low_first;
-                let left = 180.0 - pieces.iter().map(|p| p.0).sum::<f64>();
-                pieces.push((f64::min(period, left), if low { 300e6 } else { 900e6 }));
-                k += 1;
-            }
+            let pieces = swing_after_cache((300e6, 900e6), period, low_first, 180.0, true);
             let case = format!("every {period} s, low first {low_first}");
             let a = analyze(&piecewise(&pieces, 1.0));
             assert_eq!(a.cliffs.len(), 1, "{case}: {:?}", a.cliffs);
@@ -2029,13 +2045,7 @@ fn a_swing_is_one_stretch_at_every_period_start_and_length() {
             1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 12.0, 15.0, 20.0,
         ] {
             for low_first in [false, true] {
-                let mut pieces = vec![(30.0, 2000e6)];
-                let mut k = 0;
-                while pieces.iter().map(|p| p.0).sum::<f64>() < total {
-                    let low = (k % 2 == 0) == low_first;
-                    pieces.push((period, if low { 300e6 } else { 900e6 }));
-                    k += 1;
-                }
+                let pieces = swing_after_cache((300e6, 900e6), period, low_first, total, false);
                 let a = analyze(&piecewise(&pieces, 1.0));
                 let size = a.cache_estimate.as_ref().map_or(0.0, |e| e.bytes as f64);
                 let steady = a
@@ -2172,13 +2182,7 @@ fn short_dips_that_cost_a_tenth_of_the_rate_make_it_not_steady() {
 fn a_swing_up_to_half_the_cache_s_rate_is_no_return_of_the_cache() {
     for (period, low_first, total) in [(2.0, true, 150.0), (4.0, true, 300.0), (4.0, false, 300.0)]
     {
-        let mut pieces = vec![(30.0, 2000e6)];
-        let mut k = 0;
-        while pieces.iter().map(|p| p.0).sum::<f64>() < total {
-            let low = (k % 2 == 0) == low_first;
-            pieces.push((period, if low { 200e6 } else { 1000e6 }));
-            k += 1;
-        }
+        let pieces = swing_after_cache((200e6, 1000e6), period, low_first, total, false);
         let case = format!("every {period} s, low first {low_first}, {total} s");
         let a = analyze(&piecewise(&pieces, 1.0));
         assert!(

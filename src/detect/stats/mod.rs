@@ -43,8 +43,13 @@ pub(super) fn kth_smallest(v: &[f64], k: usize) -> f64 {
 /// tenth and nine tenths of the way), by selection; `v` must not be empty. The swing a level
 /// after the cache is quoted by.
 pub(super) fn deciles(v: &[f64]) -> (f64, f64) {
-    let at = |f: f64| kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize);
-    (at(0.1), at(0.9))
+    (quantile(v, 0.1), quantile(v, 0.9))
+}
+
+/// The value a sort of `v` puts at the index nearest a share `f` of the way, by selection; `v`
+/// must not be empty.
+pub(super) fn quantile(v: &[f64], f: f64) -> f64 {
+    kth_smallest(v, ((v.len() - 1) as f64 * f).round() as usize)
 }
 
 /// The two middle values of `v`, those a sort puts at indices `(n - 1) / 2` and `n / 2` (one
