@@ -76,8 +76,8 @@ pub use findings::{AfterCaveats, Findings};
 pub use sentences::{
     after_cache_definition, after_drop_text, after_last_cliff_text, coverage_text,
     first_sample_drop_text, hidden_cache_text, hidden_tier_text, no_cliff_text, no_cliff_text_of,
-    read_only_text, returns_text, span_parts, span_text, unconfirmed_drop_text,
-    whole_drive_hidden_text, whole_drive_no_cliff_text,
+    read_only_text, returns_text, span_parts, span_text, throttled_rates_text,
+    unconfirmed_drop_text, whole_drive_hidden_text, whole_drive_no_cliff_text,
 };
 pub use types::{
     is_on_and_off, is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate,

@@ -151,6 +151,35 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
     parts
 }
 
+/// The rate of the run's thermal throttling, as every output gives it: `at 492 MB/s`, or
+/// across several spells `at 492 to 501 MB/s`, the range of the throttled phases' own rates
+/// (the phases [`super::is_throttled`] names). `None` without thermal throttling. Not the rate
+/// of every sample that touched the heat: those at a spell's edges wrote partly at full speed,
+/// and the terminal's "183 GB written at 501 MB/s" stood beside the card's "at 492 to 497
+/// MB/s".
+pub fn throttled_rates_text(a: &Analysis, units: UnitSystem) -> Option<String> {
+    let rates: Vec<f64> = a
+        .phases
+        .iter()
+        .filter(|p| super::is_throttled(a, p))
+        .map(|p| p.mean_bytes_per_sec)
+        .collect();
+    if rates.is_empty() {
+        return None;
+    }
+    let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = rates.iter().copied().fold(0.0, f64::max);
+    Some(match (format_rate(lo, units), format_rate(hi, units)) {
+        (l, h) if l == h => format!("at {l}"),
+        // One unit for both: "at 492 to 501 MB/s".
+        (l, h) => format!(
+            "at {} to {h}",
+            l.strip_suffix(&format!(" {}", h.rsplit_once(' ').map_or("", |x| x.1)))
+                .unwrap_or(&l)
+        ),
+    })
+}
+
 /// "After the cache" in words, for every output ([`super::after_cache`] defines it): the rate
 /// over the data written in the samples after the last cliff, and whether that stretch passed the
 /// steady-state test, with its figures. An unsteady stretch is quoted as the range of its
@@ -192,10 +221,12 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         if ac.throttled_s > 0.0 {
             left.push(format!(
                 "{} of samples that touched thermal throttling, its spells and the \
-                 part-throttled samples at their edges, {} written at {}",
+                 part-throttled samples at their edges, {} written{}",
                 crate::units::format_seconds(ac.throttled_s),
                 format_bytes(ac.throttled_bytes as f64, units),
-                format_rate(ac.throttled_bytes as f64 / ac.throttled_s, units)
+                throttled_rates_text(a, units)
+                    .map(|r| format!(", the throttling {r}"))
+                    .unwrap_or_default()
             ));
         }
         if ac.stalled_s > 0.0 {

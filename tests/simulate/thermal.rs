@@ -458,14 +458,25 @@ fn after_the_cache_is_checkable_and_its_throttling_is_the_one_named() {
     let mbs = format!("{:.0} MB/s over the", stated / 1e6);
     assert!(stdout.contains(&mbs), "{mbs:?} not in {stdout}");
     // The throttled level, left out of that rate, was quoted nowhere: the terminal and the
-    // card give it beside the time left out.
+    // card give it beside the time left out, as the throttled phases' own rates (the
+    // terminal's "183 GB written at 501 MB/s", every sample that touched the heat, stood
+    // beside the card's "thermal throttling at 489 to 497 MB/s").
+    let an0: slccache::detect::Analysis = serde_json::from_value(a.clone()).unwrap();
+    let rates = slccache::detect::throttled_rates_text(&an0, slccache::units::UnitSystem::Decimal)
+        .expect("thermal throttling");
     let thr = format!(
         "of samples that touched thermal throttling, its spells and the part-throttled \
-         samples at their edges, {:.0} GB written at {:.0} MB/s)",
+         samples at their edges, {:.0} GB written, the throttling {rates})",
         thr_bytes / 1e9,
-        thr_bytes / thr_s / 1e6
     );
     assert!(stdout.contains(&thr), "{thr:?} not in {stdout}");
+    let card = slccache::report::pages::card::card_note(&an0, slccache::units::UnitSystem::Decimal)
+        .unwrap_or_default();
+    assert!(
+        card.contains(&format!("thermal throttling {rates} from ")),
+        "{rates:?} not on the card: {card}"
+    );
+    assert!(thr_s > 0.0);
     // The bytes the rate is over are those it averages: "985 MB/s over the 899 GB written
     // after the last cliff", with 169 GB of them left out, gave the rate over 730 GB as
     // one over 899 GB.

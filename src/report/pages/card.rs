@@ -230,22 +230,9 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         // The throttled phases' own rates, as report.md's rows and the charts' labels give
         // them (the bytes of every sample that touched the heat blended its full-speed parts
         // in: 584 MB/s where each spell ran at 487 to 498), one figure or their range.
-        let rates: Vec<f64> = a
-            .phases
-            .iter()
-            .filter(|p| crate::detect::is_throttled(a, p))
-            .map(|p| p.mean_bytes_per_sec)
-            .collect();
-        let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = rates.iter().copied().fold(0.0, f64::max);
-        let at = match (format_rate(lo, u), format_rate(hi, u)) {
-            (l, h) if l == h => format!(" at {l}"),
-            (l, h) => format!(
-                " at {} to {h}",
-                l.strip_suffix(&format!(" {}", h.rsplit_once(' ').map_or("", |x| x.1)))
-                    .unwrap_or(&l)
-            ),
-        };
+        let at = crate::detect::throttled_rates_text(a, u)
+            .map(|r| format!(" {r}"))
+            .unwrap_or_default();
         let from = match hot.split_last() {
             Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
             _ => hot.join(""),
