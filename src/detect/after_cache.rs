@@ -526,7 +526,8 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     let warned = a
         .warnings
         .iter()
-        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache));
+        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache))
+        && warned_of_the_last_stretch(a);
     let Some(ac) = a.after_cache.as_mut() else {
         return;
     };
@@ -558,6 +559,71 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     s.swing_dips = false;
     s.swing_short_dips = false;
     s.steady = false;
+}
+
+/// Sets the range of every phase of `a` that is not one rate ([`super::Phase::range_bytes_per_sec`]):
+/// the stretch after the last cliff where it swings or is not steady, with the range its
+/// steady-state figures give, and each other level after a cliff (not a stall, not thermal
+/// throttling) whose whole samples swing between two rates by turns
+/// ([`super::levels::by_turns`]), with the 10th and 90th percentiles of their rates. A run
+/// without a cliff, or one that only read, has none.
+pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
+    let Some(last) = a.cliffs.last().map(|c| c.t_s).filter(|_| !a.read_only) else {
+        return;
+    };
+    if let Some((j, r, _)) = super::findings::swinging_phase(a) {
+        a.phases[j].range_bytes_per_sec = Some(r);
+    }
+    let samples = &t.samples;
+    // The one post-cache level, before a later cliff, that the warning says to quote as a
+    // range ([`warned_of_the_last_stretch`]): its 10th to 90th percentile, as the warning gives.
+    let warned = a
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache))
+        && !warned_of_the_last_stretch(a);
+    let post: Vec<usize> = (0..a.phases.len())
+        .filter(|&j| {
+            let p = &a.phases[j];
+            p.kind == PhaseKind::PostCache && !p.stall && !super::is_throttled(a, p)
+        })
+        .collect();
+    for j in 0..a.phases.len() {
+        let p = &a.phases[j];
+        if !matches!(p.kind, PhaseKind::PostCache | PhaseKind::Folding)
+            || p.stall
+            || p.range_bytes_per_sec.is_some()
+            || p.end_s > last + 1e-6
+            || super::is_throttled(a, p)
+        {
+            continue;
+        }
+        // Its whole samples: those astride its cliffs hold part of the level beside it.
+        let from = samples.partition_point(|x| x.t_start_s() < p.start_s - 1e-9);
+        let to = samples.partition_point(|x| x.t_s <= p.end_s + 1e-9);
+        let rates: Vec<f64> = samples[from..to.max(from)]
+            .iter()
+            .filter(|x| x.interval_s > 0.0)
+            .map(|x| x.bytes as f64 / x.interval_s)
+            .collect();
+        let logs: Vec<f64> = rates.iter().filter(|&&r| r > 0.0).map(|r| r.ln()).collect();
+        let named = warned && post == [j] && rates.len() >= ROUNDS;
+        if named || (logs.len() == rates.len() && super::levels::by_turns(&logs).is_some()) {
+            a.phases[j].range_bytes_per_sec = Some(super::stats::deciles(&rates));
+        }
+    }
+}
+
+/// Whether the warning that the post-cache level is unstable speaks of the stretch after the
+/// last cliff: it speaks of the post-cache levels (those right after the first cliff, since
+/// the last return of the cache), and after a second cliff they all lie before it. (A swing
+/// between two cliffs, then a flat 150 MB/s tier, read "not steady: 150 MB/s to 150 MB/s"
+/// after the cache, the swing's warning taken for the flat tier's.)
+fn warned_of_the_last_stretch(a: &Analysis) -> bool {
+    let last = a.cliffs.last().map_or(0.0, |c| c.t_s);
+    a.phases
+        .iter()
+        .any(|p| p.kind == PhaseKind::PostCache && !p.stall && p.start_s >= last - 1e-6)
 }
 
 fn is_zero(x: &f64) -> bool {

@@ -105,6 +105,7 @@ pub(super) fn drop_periodic_cliffs(
             kind: PhaseKind::Steady,
             heat: false,
             stall: false,
+            range_bytes_per_sec: None,
         }];
         a.warnings.retain(|w| !w.speaks_of_cliffs());
     }

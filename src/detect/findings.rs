@@ -265,8 +265,20 @@ pub struct Step {
     pub t_s: f64,
     /// The level before the cliff, bytes/s.
     pub before_bytes_per_sec: f64,
-    /// The level right after it, bytes/s.
+    /// The level right after it, bytes/s: the mean of the phase that starts at it (the rate
+    /// after the cache after the last cliff, where that has one rate).
     pub after_bytes_per_sec: f64,
+    /// Where the level before the cliff is not one rate, the 10th and 90th percentiles of its
+    /// samples' rates, bytes/s ([`super::Phase::range_bytes_per_sec`]), which every output
+    /// gives in place of `before_bytes_per_sec`. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_range_bytes_per_sec: Option<(f64, f64)>,
+    /// Where the level after the cliff is not one rate, its range as
+    /// `before_range_bytes_per_sec` is (after the last cliff, the range the steady-state test
+    /// gives: [`Findings::after_swing`], [`Findings::after_unsteady`]), which every output
+    /// gives in place of `after_bytes_per_sec`. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_range_bytes_per_sec: Option<(f64, f64)>,
 }
 
 /// What a gradual fall leaves in doubt, in the words every output gives it (report.md's size,
@@ -404,19 +416,21 @@ impl Findings {
         let steps: Vec<Step> = if cliffs {
             a.cliffs
                 .iter()
-                .map(|c| Step {
-                    t_s: c.t_s,
-                    before_bytes_per_sec: a
+                .map(|c| {
+                    let before = a.phases.iter().rev().find(|p| p.end_s <= c.t_s + 1e-6);
+                    let after = a
                         .phases
                         .iter()
-                        .rev()
-                        .find(|p| p.end_s <= c.t_s + 1e-6)
-                        .map_or(c.before_bytes_per_sec, |p| p.mean_bytes_per_sec),
-                    after_bytes_per_sec: a
-                        .phases
-                        .iter()
-                        .find(|p| p.start_s >= c.t_s - 1e-6 && !p.stall)
-                        .map_or(c.after_bytes_per_sec, |p| p.mean_bytes_per_sec),
+                        .find(|p| p.start_s >= c.t_s - 1e-6 && !p.stall);
+                    Step {
+                        t_s: c.t_s,
+                        before_bytes_per_sec: before
+                            .map_or(c.before_bytes_per_sec, |p| p.mean_bytes_per_sec),
+                        after_bytes_per_sec: after
+                            .map_or(c.after_bytes_per_sec, |p| p.mean_bytes_per_sec),
+                        before_range_bytes_per_sec: before.and_then(|p| p.range_bytes_per_sec),
+                        after_range_bytes_per_sec: after.and_then(|p| p.range_bytes_per_sec),
+                    }
                 })
                 .collect()
         } else {
@@ -428,6 +442,10 @@ impl Findings {
         let mut steps = steps;
         if let (Some(s), Some(r)) = (steps.last_mut(), after.as_ref().and_then(After::rate)) {
             s.after_bytes_per_sec = r;
+        }
+        // After the last cliff, the range its steady-state figures give, whatever its phases.
+        if let Some(s) = steps.last_mut() {
+            s.after_range_bytes_per_sec = unsteady_after(a).or(swing_after(a));
         }
         // An analysis without the stretch (written before it existed): the last level, untested.
         let after = after.or_else(|| {
@@ -497,11 +515,15 @@ impl Findings {
             (None, None) => None,
         };
         match (self.steps.get(i), range) {
-            (Some(_), Some(((lo, hi), word))) if i + 1 == self.steps.len() => format!(
-                "{} to {} ({word})",
-                format_rate(lo, units),
-                format_rate(hi, units)
-            ),
+            (Some(_), Some((r, word))) if i + 1 == self.steps.len() => range_text(r, word, units),
+            // A level before the last cliff that swings by turns.
+            (
+                Some(Step {
+                    after_range_bytes_per_sec: Some(r),
+                    ..
+                }),
+                _,
+            ) if i + 1 < self.steps.len() => range_text(*r, "swings", units),
             (Some(s), None) => {
                 let last = i + 1 == self.steps.len();
                 let after = self.after.as_ref().and_then(After::rate).filter(|_| last);
@@ -509,6 +531,20 @@ impl Findings {
             }
             (Some(s), _) => format_rate(s.after_bytes_per_sec, units),
             (None, _) => String::new(),
+        }
+    }
+
+    /// The level before cliff `i` (of [`Findings::steps`]) in words: its rate, or where it
+    /// swings by turns ([`Step::before_range_bytes_per_sec`]), its range: `300 MB/s to 900
+    /// MB/s (swings)`.
+    pub fn step_before_text(&self, i: usize, units: UnitSystem) -> String {
+        match self.steps.get(i) {
+            Some(Step {
+                before_range_bytes_per_sec: Some(r),
+                ..
+            }) => range_text(*r, "swings", units),
+            Some(s) => format_rate(s.before_bytes_per_sec, units),
+            None => String::new(),
         }
     }
 
@@ -874,7 +910,7 @@ impl Findings {
             .map(|(i, s)| {
                 format!(
                     "{} -> {} at {}",
-                    format_rate(s.before_bytes_per_sec, units),
+                    self.step_before_text(i, units),
                     self.step_after_text(i, units),
                     crate::units::format_seconds(s.t_s)
                 )
@@ -1072,12 +1108,8 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
         .map(|(i, (p, name))| {
             // A level that swings, or is not steady, is its range, not the mean of its swings,
             // and no mean beside it either (a mean beside the range blends it into one number).
-            let rate = match swinging_phase(a).filter(|&(j, _, _)| j == i) {
-                Some((_, (lo, hi), word)) => format!(
-                    "{} to {} ({word})",
-                    format_rate(lo, units),
-                    format_rate(hi, units)
-                ),
+            let rate = match phase_range(a, i) {
+                Some((r, word)) => range_text(r, word, units),
                 None => format_rate(p.mean_bytes_per_sec, units),
             };
             // The level after a drop inside the first sample, before a later cliff.
@@ -1140,12 +1172,12 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
 /// after the drop)`, so that no label gives a level no line holds as if it were one.
 pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
     let names = phase_names(a);
-    let swung = swinging_phase(a);
     let drop = a.unconfirmed_drop.as_ref();
     a.phases
         .iter()
         .zip(&names)
-        .map(|(p, name)| {
+        .enumerate()
+        .map(|(i, (p, name))| {
             let rate = format_rate(p.mean_bytes_per_sec, units);
             let blended = drop.filter(|d| {
                 holds_unconfirmed_drop(a, p)
@@ -1170,15 +1202,11 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                     ),
                     format!("{rate} (heated)"),
                 ),
-                (None, None) => match swung.filter(|&(j, _, _)| std::ptr::eq(&a.phases[j], p)) {
+                (None, None) => match phase_range(a, i) {
                     // A level that swings, or is not steady, is its range, not the mean of
                     // its swings.
-                    Some((_, (lo, hi), word)) => {
-                        let range = format!(
-                            "{} to {} ({word})",
-                            format_rate(lo, units),
-                            format_rate(hi, units)
-                        );
+                    Some((r, word)) => {
+                        let range = range_text(r, word, units);
                         (format!("{name}: {range}"), range)
                     }
                     None => (format!("{name}: {rate}"), rate),
@@ -1186,6 +1214,25 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
             }
         })
         .collect()
+}
+
+/// A level that is not one rate, in words: `300 MB/s to 900 MB/s (swings)`.
+fn range_text((lo, hi): (f64, f64), word: &str, units: UnitSystem) -> String {
+    format!(
+        "{} to {} ({word})",
+        format_rate(lo, units),
+        format_rate(hi, units)
+    )
+}
+
+/// The range of phase `i` of `a` where it is not one rate
+/// ([`super::Phase::range_bytes_per_sec`]), with the word for it: the stretch after the last
+/// cliff's as [`swinging_phase`] gives it, "swings" for a level before the last cliff.
+fn phase_range(a: &Analysis, i: usize) -> Option<((f64, f64), &'static str)> {
+    match swinging_phase(a) {
+        Some((j, r, word)) if j == i => Some((r, word)),
+        _ => a.phases.get(i)?.range_bytes_per_sec.map(|r| (r, "swings")),
+    }
 }
 
 /// The swing of the samples after the last cliff ([`Findings::after_swing`]).
@@ -1211,7 +1258,7 @@ fn unsteady_after(a: &Analysis) -> Option<(f64, f64)> {
 /// The one phase after the last cliff, where the samples after it swing or are not steady,
 /// with their range and the word for it: its label and row give the range
 /// ([`Findings::after_swing`], [`Findings::after_unsteady`]).
-fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64), &'static str)> {
+pub(super) fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64), &'static str)> {
     let failed = a
         .after_cache
         .as_ref()
@@ -1481,6 +1528,8 @@ mod tests {
             t_s: 978.0,
             before_bytes_per_sec: 4.96e8,
             after_bytes_per_sec: 3.95e8,
+            before_range_bytes_per_sec: None,
+            after_range_bytes_per_sec: None,
         };
         let one = Findings {
             steps: vec![step],

@@ -248,23 +248,8 @@ pub(super) fn swing_level(
 ) -> Option<Level> {
     let every = range.len().div_ceil(LEVEL_SAMPLES).max(1);
     let v: Vec<f64> = x[range.clone()].iter().step_by(every).copied().collect();
-    if v.len() < 2 * SWING_SAMPLES {
-        return None;
-    }
-    // By turns: its 10th and 90th percentiles two steps apart or more, under a tenth of its
-    // samples in the middle third between them (a level that drifts fills it).
-    let (d10, d90) = super::stats::deciles(&v);
-    let (mid, third) = (0.5 * (d10 + d90), (d90 - d10) / 6.0);
-    let between = v.iter().filter(|&&y| (y - mid).abs() < third).count();
-    if d90 - d10 < 2.0 * super::cliffs::MIN_STEP || between * 10 >= v.len() {
-        return None;
-    }
-    // Each rate a fifth of it or more: a level with dips below it is a level, read off a window
-    // beside the change as before.
-    let below = v.iter().filter(|&&y| y < mid).count();
-    if below * 5 < v.len() || (v.len() - below) * 5 < v.len() {
-        return None;
-    }
+    let (d10, d90) = by_turns(&v)?;
+    let mid = 0.5 * (d10 + d90);
     // Centred between its two rates and as wide as they lie apart, whichever fills more of
     // it: its median sits at the edge of one rate's samples, and a MAD read about it took a
     // noisy swing for a level (900 and 300 MB/s by turns every 10 s, 5% noise, read a level
@@ -275,6 +260,28 @@ pub(super) fn swing_level(
         scale: ((d90 - d10) / 2.563).max(floor).max(step),
         n: v.len(),
     })
+}
+
+/// The 10th and 90th percentiles of the log rates `v` where they swing between two rates by
+/// turns; `None` where they do not, or are too few to tell ([`SWING_SAMPLES`] twice over).
+/// By turns: the two percentiles two steps apart or more, under a tenth of the values in the
+/// middle third between them (a level that drifts fills it), and each rate a fifth of the
+/// values or more (a level with dips below it is a level).
+pub(super) fn by_turns(v: &[f64]) -> Option<(f64, f64)> {
+    if v.len() < 2 * SWING_SAMPLES {
+        return None;
+    }
+    let (d10, d90) = super::stats::deciles(v);
+    let (mid, third) = (0.5 * (d10 + d90), (d90 - d10) / 6.0);
+    let between = v.iter().filter(|&&y| (y - mid).abs() < third).count();
+    if d90 - d10 < 2.0 * super::cliffs::MIN_STEP || between * 10 >= v.len() {
+        return None;
+    }
+    let below = v.iter().filter(|&&y| y < mid).count();
+    if below * 5 < v.len() || (v.len() - below) * 5 < v.len() {
+        return None;
+    }
+    Some((d10, d90))
 }
 
 /// [`local_level`] of the values `v`, with `step` the least scale, and whether its level and

@@ -197,6 +197,7 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     a.coverage = coverage(t, &a);
     a.after_cache = after_cache::after_cache_in(t, &a, &cols);
     after_cache::mark_swings(t, &mut a);
+    after_cache::mark_ranges(t, &mut a);
     // The bytes and the rate after the last cliff are those of "after the cache": from the
     // first whole sample after the cliff, thermal throttling left out of the rate.
     // summary.json gave 829 MB/s beside the 985 MB/s every output states, and 18.44 GB
@@ -574,6 +575,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
                 kind: PhaseKind::Steady,
                 heat: false,
                 stall: false,
+                range_bytes_per_sec: None,
             });
         }
         // Too few samples to see a cliff at all: no bound on the cache either.
@@ -1037,6 +1039,7 @@ fn build_result(
             kind,
             heat: false,
             stall: false,
+            range_bytes_per_sec: None,
         });
     }
     // Slowdown episodes: a drop by more than a step, then (after any number of lower
@@ -1164,6 +1167,7 @@ fn build_result(
                         kind,
                         heat: false,
                         stall: false,
+                        range_bytes_per_sec: None,
                     });
                 }
                 None => {
@@ -1848,6 +1852,7 @@ fn cliff_in_first_sample_is_a_drop(
             kind,
             heat: false,
             stall: false,
+            range_bytes_per_sec: None,
         };
         out.phases.splice(0..2, [merged]);
     }

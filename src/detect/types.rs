@@ -73,6 +73,14 @@ pub struct Phase {
     /// the drive, and named "stall". Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stall: bool,
+    /// Where the phase is not one rate, the 10th and 90th percentiles of its samples' rates,
+    /// bytes/s, which every output quotes in place of its mean: a phase after a cliff whose
+    /// samples swing between two rates by turns (300 and 900 MB/s by turns every 5 s read
+    /// "603 MB/s", a rate no sample held), and the stretch after the last cliff where it
+    /// swings or fails the steady-state test ([`crate::detect::findings::Findings::after`]).
+    /// Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_bytes_per_sec: Option<(f64, f64)>,
 }
 
 /// The result of analysing a timeline (the JSON contract of `analyze --json`).

@@ -92,6 +92,27 @@ fn unsteady_csv(path: &Path) {
     std::fs::write(path, s).unwrap();
 }
 
+/// A two-column log of a level that swings by turns before a slower tier: 2000 MB/s for 30 s,
+/// then 300 and 900 MB/s by turns of 5 s for 100 s, then 150 MB/s for 60 s, with 2% noise.
+fn swing_then_tier_csv(path: &Path) {
+    let mut s = String::from("time_s,MB/s\n");
+    for i in 1..=190 {
+        let r = if i <= 30 {
+            2000.0
+        } else if i <= 130 {
+            if ((i - 31) / 5) % 2 == 0 {
+                300.0
+            } else {
+                900.0
+            }
+        } else {
+            150.0
+        };
+        s += &format!("{i},{:.1}\n", r * (1.0 + 0.02 * (i as f64 * 1.7).sin()));
+    }
+    std::fs::write(path, s).unwrap();
+}
+
 /// The figures every output must state for `f`, as each is written: (what, text).
 fn figures(f: &Findings) -> Vec<(&'static str, String)> {
     let mut v = Vec::new();
@@ -166,7 +187,7 @@ fn chart_text(dir: &Path) -> String {
     unescape(&read(&dir.join("throughput-time.svg")))
 }
 
-pub fn every_output_states_the_same_findings_on_eight_shapes() {
+pub fn every_output_states_the_same_findings_on_nine_shapes() {
     let w = tempfile::tempdir().unwrap();
     let db = w.path().join("results.db");
     let root = w.path().join("runs");
@@ -176,6 +197,9 @@ pub fn every_output_states_the_same_findings_on_eight_shapes() {
     let uns = w.path().join("unsteady.csv");
     unsteady_csv(&uns);
     let u = uns.display().to_string();
+    let sw = w.path().join("swing-then-tier.csv");
+    swing_then_tier_csv(&sw);
+    let sw = sw.display().to_string();
     let shapes = vec![
         make(
             &db,
@@ -205,6 +229,7 @@ pub fn every_output_states_the_same_findings_on_eight_shapes() {
         ),
         make(&db, &root, "cache-back", &["analyze", &c]),
         make(&db, &root, "unsteady", &["analyze", &u]),
+        make(&db, &root, "swing-then-tier", &["analyze", &sw]),
         make(
             &db,
             &root,
@@ -271,6 +296,14 @@ pub fn every_output_states_the_same_findings_on_eight_shapes() {
     ));
     assert!(matches!(kind("read-only").0.cache, Cache::ReadOnly { .. }));
     assert!(matches!(kind("one-sample").0.cache, Cache::TooFewSamples));
+    // The level between the two cliffs swings by turns, and the findings give its range.
+    let swing = kind("swing-then-tier").0;
+    assert_eq!(swing.steps.len(), 2, "{swing:?}");
+    assert!(
+        swing.steps[0].after_range_bytes_per_sec.is_some()
+            && swing.steps[1].before_range_bytes_per_sec.is_some(),
+        "{swing:?}"
+    );
 
     // `runs`: the table and the JSON, read once.
     let table = run(&db, &["runs"]);
@@ -292,17 +325,53 @@ pub fn every_output_states_the_same_findings_on_eight_shapes() {
         check(name, "report.html", &html, &want, false);
         // The levels at each cliff, where the terminal and the chart give them.
         for (i, step) in f.steps.iter().enumerate() {
+            // In words: a level that is not one rate is its range ("300 MB/s to 900 MB/s
+            // (swings)"), and its mean is stated nowhere (a swing between two cliffs read
+            // "first post-cache level: 603 MB/s" on every output).
             let levels = [
-                (
-                    "level before a cliff",
-                    format_rate(step.before_bytes_per_sec, U),
-                ),
-                (
-                    "level after a cliff",
-                    format_rate(step.after_bytes_per_sec, U),
-                ),
+                ("level before a cliff", f.step_before_text(i, U)),
+                ("level after a cliff", f.step_after_text(i, U)),
             ];
             check(name, "the terminal", &s.terminal, &levels, false);
+            // (After the last cliff, the stretch's parts have levels of their own, which its
+            // warnings give.)
+            let last = i + 1 == f.steps.len();
+            let ranged = [
+                (
+                    step.before_range_bytes_per_sec,
+                    step.before_bytes_per_sec,
+                    &levels[0],
+                ),
+                (
+                    step.after_range_bytes_per_sec.filter(|_| !last),
+                    step.after_bytes_per_sec,
+                    &levels[1],
+                ),
+            ];
+            for (_, mean, range) in ranged.iter().filter(|r| r.0.is_some()) {
+                let mean = format_rate(*mean, U);
+                let card = {
+                    let t = slccache::commands::compare::load_run(&s.dir).unwrap();
+                    let a = slccache::detect::analyze(&t);
+                    let (_, c, i, af) = slccache::report::pages::card::card_texts(&t, &a, U);
+                    let n = slccache::report::pages::card::card_note(&a, U).unwrap_or_default();
+                    format!("{c}\n{i}\n{af}\n{n}")
+                };
+                for (what, text) in [
+                    ("the terminal", &s.terminal),
+                    ("report.md", &md),
+                    ("the chart", &chart_text(&s.dir)),
+                    ("the card", &card),
+                ] {
+                    assert!(
+                        !text.contains(&format!(" {mean}")),
+                        "{name}: {what} gives the mean {mean} of a level that is not one rate:\n{text}"
+                    );
+                }
+                check(name, "report.md", &md, &levels, false);
+                check(name, "the card", &card, &[(*range).clone()], false);
+                check(name, "the chart", &chart_text(&s.dir), &levels, false);
+            }
             // The chart labels give "1365 -> 591 MB/s": the numbers.
             let chart = chart_text(&s.dir);
             check(

@@ -79,7 +79,7 @@ fn main() -> std::process::ExitCode {
             first_use::help_texts_say_what_a_new_user_needs,
             first_use::a_read_only_block_device_is_refused_up_front,
             first_use::a_throttled_drop_has_one_explanation_and_the_report_shows_the_heat,
-            headline::every_output_states_the_same_findings_on_eight_shapes,
+            headline::every_output_states_the_same_findings_on_nine_shapes,
             headline::the_qualifiers_and_phase_names_reach_every_output,
             headline::a_cliff_past_the_span_is_no_cache_size_in_any_output,
             headline::an_interrupted_run_is_no_steady_level_and_says_it_was_interrupted,

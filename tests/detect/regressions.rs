@@ -2201,3 +2201,56 @@ fn a_swing_up_to_half_the_cache_s_rate_is_no_return_of_the_cache() {
         assert_eq!(st.swing, Some((200e6, 1000e6)), "{case}: {st:?}");
     }
 }
+
+/// Regression: a level that swings by turns between two cliffs was one blended rate. 300 and
+/// 900 MB/s by turns of 5 s for 100 s after a 2000 MB/s cache, then 150 MB/s, read "first
+/// post-cache level: 603 MB/s" on the terminal's cliffs, the card, report.md, the chart's label
+/// and compare.md: only the stretch after the last cliff was quoted as a range. The level is
+/// now its range wherever it is given, and summary.json's phase and steps carry it.
+#[test]
+fn a_swing_before_a_slower_tier_is_its_range_not_its_mean() {
+    use slccache::detect::findings::{phase_labels, phase_rows, After, Findings};
+    use slccache::units::UnitSystem::Decimal;
+    for period in [2.0, 3.0, 5.0, 7.0, 10.0] {
+        for low_first in [false, true] {
+            let case = format!("every {period} s, low first {low_first}");
+            let mut pieces = swing_after_cache((300e6, 900e6), period, low_first, 130.0, true);
+            pieces.push((60.0, 150e6));
+            let a = analyze(&piecewise(&pieces, 1.0));
+            assert_eq!(a.cliffs.len(), 2, "{case}: {:?}", a.cliffs);
+            let swing: Vec<_> = a
+                .phases
+                .iter()
+                .filter(|p| p.range_bytes_per_sec.is_some())
+                .collect();
+            assert_eq!(swing.len(), 1, "{case}: {:?}", a.phases);
+            assert_eq!(swing[0].range_bytes_per_sec, Some((300e6, 900e6)), "{case}");
+            let f = Findings::of(&a);
+            let range = "300 MB/s to 900 MB/s (swings)";
+            let steps = f.steps_text(Decimal).unwrap();
+            assert!(
+                steps.starts_with(&format!("2000 MB/s -> {range} at "))
+                    && steps.contains(&format!("then {range} -> 150 MB/s at ")),
+                "{case}: {steps}"
+            );
+            let rows = phase_rows(&a, Decimal);
+            assert!(
+                rows[1].starts_with(&format!("first post-cache level: {range} (")),
+                "{case}: {rows:?}"
+            );
+            assert!(phase_labels(&a, Decimal)[1].0.ends_with(range), "{case}");
+            // The flat tiers either side keep their one rate: the swing's warning is not the
+            // flat tier's after it ("not steady: 150 MB/s to 150 MB/s" after the cache).
+            assert!(
+                matches!(f.after, Some(After::Steady { bytes_per_sec }) if bytes_per_sec == 150e6),
+                "{case}: {:?}",
+                f.after
+            );
+            assert!(
+                rows[0].starts_with("SLC cache: 2000 MB/s"),
+                "{case}: {rows:?}"
+            );
+            assert!(rows[2].contains(": 150 MB/s ("), "{case}: {rows:?}");
+        }
+    }
+}

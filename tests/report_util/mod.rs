@@ -133,6 +133,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
                 kind: *k,
                 heat: false,
                 stall: false,
+                range_bytes_per_sec: None,
             };
             start = end;
             p

@@ -839,11 +839,7 @@ pub(super) fn compare(
                         // The levels either side of the cliff, as the run's findings give them.
                         let step = f.steps.get(k);
                         match step {
-                            Some(x) => levels_label_text(
-                                x.before_bytes_per_sec,
-                                &f.step_after_text(k, u),
-                                u,
-                            ),
+                            Some(_) => step_levels_label(&f, k, u),
                             None => levels_label(c.before_bytes_per_sec, c.after_bytes_per_sec, u),
                         }
                     },

@@ -66,6 +66,21 @@ pub fn levels_label_text(before: f64, after: &str, units: UnitSystem) -> String 
     format!("{} -> {after}", rate_number(before, units))
 }
 
+/// The levels either side of cliff `i` of `f` as a chart labels them: [`levels_label_text`],
+/// or where the level before it is not one rate, that level's range in words (`300 MB/s to
+/// 900 MB/s (swings) -> 150 MB/s`, [`Findings::step_before_text`]).
+pub fn step_levels_label(f: &Findings, i: usize, units: UnitSystem) -> String {
+    match f.steps.get(i) {
+        Some(s) if s.before_range_bytes_per_sec.is_some() => format!(
+            "{} -> {}",
+            f.step_before_text(i, units),
+            f.step_after_text(i, units)
+        ),
+        Some(s) => levels_label_text(s.before_bytes_per_sec, &f.step_after_text(i, units), units),
+        None => String::new(),
+    }
+}
+
 /// "cliff at 14.0 s, 19.1 GB written".
 pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
     format!(

@@ -408,11 +408,7 @@ pub(super) fn throughput(
                 lines: vec![
                     cliff_label(c.t_s, bytes, u),
                     match f.steps.get(i) {
-                        Some(_) => levels_label_text(
-                            level_before(i, c.before_bytes_per_sec),
-                            &f.step_after_text(i, u),
-                            u,
-                        ),
+                        Some(_) => step_levels_label(&f, i, u),
                         None => levels_label(
                             level_before(i, c.before_bytes_per_sec),
                             level_after(i, c.after_bytes_per_sec),

@@ -268,14 +268,14 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     if a.returns.is_empty() {
         let f = crate::detect::Findings::of(a);
         let n = f.steps.len();
-        for s in f.steps.iter().take(n.saturating_sub(1)) {
+        for (i, s) in f.steps.iter().enumerate().take(n.saturating_sub(1)) {
             let name = a
                 .phases
                 .iter()
                 .position(|p| p.start_s >= s.t_s - 1e-6)
                 .and_then(|i| f.phase_names.get(i))
                 .map_or("next tier", String::as_str);
-            parts.push(format!("{name}: {}", format_rate(s.after_bytes_per_sec, u)));
+            parts.push(format!("{name}: {}", f.step_after_text(i, u)));
         }
     }
     // A run that did not write to the end of the span saw the last speed only over the data

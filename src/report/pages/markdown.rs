@@ -85,13 +85,13 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
             .enumerate()
             .map(|(i, c)| {
                 format!(
-                    "at {}, {} written ({} to {})",
+                    "at {}, {} written ({} -> {})",
                     format_seconds(c.t_s),
                     fb(c.bytes_written),
-                    format_rate(
-                        step(i).map_or(c.before_bytes_per_sec, |x| x.before_bytes_per_sec),
-                        units
-                    ),
+                    match step(i) {
+                        Some(_) => f.step_before_text(i + 1, units),
+                        None => format_rate(c.before_bytes_per_sec, units),
+                    },
                     match step(i) {
                         Some(_) => f.step_after_text(i + 1, units),
                         None => format_rate(c.after_bytes_per_sec, units),
@@ -648,7 +648,7 @@ mod tests {
             .find(|r| r.0 == "Further cliffs")
             .unwrap_or_else(|| panic!("{rows:?}"))
             .1;
-        assert!(further.ends_with("(1000 MB/s to 300 MB/s)"), "{further}");
+        assert!(further.ends_with("(1000 MB/s -> 300 MB/s)"), "{further}");
     }
 
     #[test]
