@@ -286,3 +286,55 @@ fn the_bursts_of_recovery_and_fill_sweep_read_back() {
         assert!(n >= 2, "{name}: {n} bursts");
     }
 }
+
+/// Regression: report.md of `analyze` of a burst's CSV said "Stop reason | unknown" of a
+/// burst its experiment's summary said ended on its confirmed cliff. It now gives the reason
+/// the experiment gave, and where that is none a run stops for, says it was not recorded.
+#[test]
+fn analyze_of_a_burst_gives_the_stop_reason_its_experiment_gave() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("recovery");
+    let o = slccache()
+        .args([
+            "recovery",
+            "960evo-250g",
+            "--simulate",
+            "--idle",
+            "5s,30s",
+            "--seed",
+            "7",
+            "--no-record",
+            "-q",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    let first = &summary["recovery"]["first_burst"];
+    assert_eq!(first["end"], "cliff_confirmed", "{first}");
+    let csv = dir.join(first["timeline"].as_str().unwrap());
+    let out = d.path().join("first");
+    let o = slccache()
+        .args(["analyze", "--no-record", "-q", "--out"])
+        .arg(&out)
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("| Stop reason | cliff confirmed |"), "{md}");
+    assert!(!md.contains("unknown"), "{md}");
+}

@@ -357,12 +357,19 @@ pub fn read_timeline_meta(file: &Path, summary: &Path) -> Result<Option<RunMeta>
         .as_ref()
         .and_then(|v| burst_label(v, &rel))
         .unwrap_or_else(|| format!("burst {}", name.trim_end_matches(".csv")));
-    // A burst that Ctrl-C or SIGTERM ended (its `end` in the experiment's summary) was
-    // interrupted, as the experiment said of it: `analyze` of its timeline says so too.
-    let interrupted = v
+    // How the burst ended (its `end` in the experiment's summary), as the experiment said
+    // of it, where that is a reason a run stops: a burst that Ctrl-C or SIGTERM ended was
+    // interrupted, and one whose cliff held ended on it (report.md of `analyze` of a burst's
+    // CSV said "Stop reason: unknown" of a burst its experiment said ended on its cliff).
+    let end = v
         .as_ref()
         .and_then(|v| burst_object(v, &rel))
-        .is_some_and(|b| b.get("end").and_then(|e| e.as_str()) == Some("interrupted"));
+        .and_then(|b| b.get("end").and_then(|e| e.as_str()))
+        .and_then(|e| match e {
+            "interrupted" => Some(StopReason::Interrupted),
+            "cliff_confirmed" => Some(StopReason::CliffConfirmed),
+            _ => None,
+        });
     let drive = match meta.label.trim() {
         "" => meta.device.model.clone().unwrap_or_default(),
         l => l.to_string(),
@@ -372,7 +379,7 @@ pub fn read_timeline_meta(file: &Path, summary: &Path) -> Result<Option<RunMeta>
     } else {
         format!("{drive}, {burst}")
     };
-    meta.stop_reason = interrupted.then_some(StopReason::Interrupted);
+    meta.stop_reason = end;
     Ok(Some(meta))
 }
 

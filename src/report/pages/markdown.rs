@@ -154,7 +154,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         "Stop reason".to_string(),
         meta.stop_reason
             .map(|s| s.text(crate::detect::Findings::of(a).moved()))
-            .unwrap_or_else(|| "unknown".to_string()),
+            .unwrap_or_else(|| "not recorded in the input".to_string()),
     ));
     v
 }
