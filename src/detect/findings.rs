@@ -1138,16 +1138,18 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
                 format_seconds(p.end_s)
             );
             // A phase kept over a drop that was not confirmed: its mean blends both levels,
-            // so the level after the drop, which every other output gives, is said beside it.
+            // so it is given by the two levels, as every other output gives them ("mean, drop
+            // not confirmed: 1845 MB/s" was a rate no sample held).
             if let Some(d) = drop.filter(|d| {
                 holds_unconfirmed_drop(a, p)
                     && d.t_high_s > p.start_s + 1e-9
                     && d.t_high_s < p.end_s - 1e-9
             }) {
-                row += &format!(
-                    ", both levels blended; {} after the drop (from {}, not confirmed)",
-                    super::after_drop_text(d, units),
-                    format_seconds(d.t_high_s)
+                row = format!(
+                    "{name}: {} ({} to {})",
+                    drop_levels_text(d, units),
+                    format_seconds(p.start_s),
+                    format_seconds(p.end_s)
                 );
             }
             // Every sample after the drop slowed by heat: the phase's rate is their mean, the
@@ -1166,10 +1168,11 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
 }
 
 /// The label of each phase's band on the charts, and its short form for a narrow band: its
-/// name and rate (`SLC cache: 1365 MB/s`), and where that rate blends both levels of a drop
-/// not confirmed, or is the mean of samples slowed by heat after one, what [`phase_rows`]
-/// says of it, short: `mean, drop not confirmed: 590 MB/s (both levels blended; 129 MB/s
-/// after the drop)`, so that no label gives a level no line holds as if it were one.
+/// name and rate (`SLC cache: 1365 MB/s`); over a drop not confirmed, its two levels
+/// (`drop not confirmed: at least 1976 MB/s in the first 240 s sample, then 129 MB/s`, not
+/// their mean, 590 MB/s), and where the rate is the mean of samples slowed by heat after one,
+/// what [`phase_rows`] says of it, so that no label gives a level no line holds as if it
+/// were one.
 pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
     let names = phase_names(a);
     let drop = a.unconfirmed_drop.as_ref();
@@ -1189,11 +1192,12 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
             });
             match (blended, heated) {
                 (Some(d), _) => (
+                    format!("{name}: {}", drop_levels_text(d, units)),
                     format!(
-                        "{name}: {rate} (both levels blended; {} after the drop)",
-                        super::after_drop_text(d, units)
+                        "{} -> {}",
+                        format_rate(d.before_bytes_per_sec, units),
+                        format_rate(d.after_bytes_per_sec, units)
                     ),
-                    format!("{rate} (blended)"),
                 ),
                 (None, Some(d)) => (
                     format!(
@@ -1214,6 +1218,27 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
             }
         })
         .collect()
+}
+
+/// The two levels either side of a drop not confirmed, in words, for the phase that holds
+/// it: `2000 MB/s, then 300 MB/s from 31.0 s`, and for a drop inside the first sample `at
+/// least 1090 MB/s in the first 1 s sample, then 300 MB/s` (that sample's rate only a floor
+/// of the level before the drop).
+fn drop_levels_text(d: &super::UnconfirmedDrop, units: UnitSystem) -> String {
+    match d.at {
+        super::DropWhere::FirstSample => format!(
+            "at least {} in the first {} sample, then {}",
+            format_rate(d.before_bytes_per_sec, units),
+            crate::units::format_interval(d.interval_s),
+            super::after_drop_text(d, units)
+        ),
+        _ => format!(
+            "{}, then {} from {}",
+            format_rate(d.before_bytes_per_sec, units),
+            super::after_drop_text(d, units),
+            crate::units::format_seconds(d.t_high_s)
+        ),
+    }
 }
 
 /// A level that is not one rate, in words: `300 MB/s to 900 MB/s (swings)`.
@@ -1292,8 +1317,8 @@ pub(super) fn swinging_phase(a: &Analysis) -> Option<(usize, (f64, f64), &'stati
 /// that no one of them reads as the rate after the cache. A phase inside a thermal slowdown
 /// is "thermal throttling" ("thermal throttling, on and off" where the heat came and went
 /// inside its stretch, [`super::Throttled::on_and_off`]); a run's one level with no cliff is "mean" (no steady-state test is
-/// made of it), or "the whole run" when it had too few samples to look for a cliff; "mean,
-/// drop not confirmed" is the level that holds a drop not confirmed, and "mean" the levels
+/// made of it), or "the whole run" when it had too few samples to look for a cliff; "drop
+/// not confirmed" is the level that holds a drop not confirmed, and "mean" the levels
 /// after a spell of heat, "mean, with thermal throttling" where the drive's counters rose in
 /// it ([`super::Phase::heat`]).
 pub fn phase_names(a: &Analysis) -> Vec<String> {
@@ -1348,10 +1373,11 @@ pub fn phase_names(a: &Analysis) -> Vec<String> {
                 PhaseKind::Cache => "SLC cache".to_string(),
                 // Too few samples to look for a cliff: one mean, not a level found steady.
                 PhaseKind::Steady if too_few => "the whole run".to_string(),
-                // A drop seen but not confirmed: the phase that holds it is the mean over
-                // both levels. The others (after a spell of heat) hold no drop.
+                // A drop seen but not confirmed: the phase that holds it is given by both its
+                // levels, not the mean over them. The others (after a spell of heat) hold no
+                // drop.
                 PhaseKind::Steady if holds_unconfirmed_drop(a, p) => {
-                    format!("mean, drop not confirmed{}", heat(p))
+                    format!("drop not confirmed{}", heat(p))
                 }
                 // No cliff: the run's one level is its mean. The steady-state test is made
                 // of the stretch after a cliff only, so it is not called steady.

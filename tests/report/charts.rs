@@ -1675,8 +1675,9 @@ pub fn a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff() {
 
 /// report.md gave a run kept as one phase over a drop inside its first sample as that
 /// phase's mean alone ("mean, drop not confirmed: 1122 MB/s", the first sample blended in),
-/// where the terminal, the card and the JSON give the level after the drop (987 MB/s). Its
-/// phase row now says the mean blends both levels and gives the level after the drop.
+/// where the terminal, the card and the JSON give the level after the drop (987 MB/s). Then
+/// it gave the mean with "both levels blended" beside it, still a rate no sample held. Its
+/// phase row now gives the two levels, and no mean.
 pub fn the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_it() {
     let pts: Vec<(f64, f64, f64)> = (1..=8)
         .map(|i| (i as f64, 1.0, if i == 1 { 1090e6 } else { 300e6 }))
@@ -1695,11 +1696,16 @@ pub fn the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_i
         .lines()
         .find(|l| l.contains("Phase 1"))
         .unwrap_or_else(|| panic!("{md}"));
-    assert!(row.contains("both levels blended"), "{row}");
     assert!(
-        row.contains("300 MB/s after the drop (from 1.0 s, not confirmed)"),
+        row.contains(
+            "drop not confirmed: at least 1090 MB/s in the first 1.00 s sample, then 300 MB/s \
+             (0.0 s to 8.0 s)"
+        ),
         "{row}"
     );
+    // The phase's mean (1.09 GB and 2.1 GB over 8 s) is no level of it.
+    let mean = slccache::units::format_rate(a.phases[0].mean_bytes_per_sec, u);
+    assert!(!row.contains(&mean) && !row.contains("blended"), "{row}");
     // The level after the drop is the one the card gives.
     let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, u);
     assert_eq!(after, "after  300 MB/s (unconfirmed)");
@@ -1708,9 +1714,9 @@ pub fn the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_i
 /// A drop inside a long first sample (240 s at 1976 MB/s, then 129 MB/s, as fx700 at
 /// `--interval 4m`): the charts' subtitle had one form, longer than a line, cut to "...a
 /// faster first tier also ran…"; and the band of the one phase over the drop was labelled
-/// "mean, drop not confirmed: 590 MB/s" on a chart whose lines hold 1976 and 129 MB/s. The
-/// subtitle now takes a shorter form that keeps the bounds and the hedge, and the band's
-/// label says its rate blends both levels, with the level after the drop.
+/// "mean, drop not confirmed: 590 MB/s" on a chart whose lines hold 1976 and 129 MB/s, and
+/// then that mean "(both levels blended; ...)". The subtitle now takes a shorter form that
+/// keeps the bounds and the hedge, and the band's label gives the two levels, no mean.
 pub fn a_long_first_sample_drop_keeps_its_hedge_on_the_charts_and_its_blend_said() {
     let pts: Vec<(f64, f64, f64)> = (1..=4)
         .map(|i| (i as f64 * 240.0, 240.0, if i == 1 { 1976e6 } else { 129e6 }))
@@ -1732,13 +1738,12 @@ pub fn a_long_first_sample_drop_keeps_its_hedge_on_the_charts_and_its_blend_said
             spec.subtitle
         );
         let band = &spec.bands[0];
-        assert!(
-            band.label
-                .contains("both levels blended; 129 MB/s after the drop"),
-            "{}",
-            band.label
+        assert_eq!(
+            band.label,
+            "drop not confirmed: at least 1976 MB/s in the first 240 s sample, then 129 MB/s"
         );
-        assert!(band.short_label.contains("blended"), "{}", band.short_label);
+        assert_eq!(band.short_label, "1976 MB/s -> 129 MB/s");
+        assert!(!band.label.contains("590"), "{}", band.label);
     }
 }
 
