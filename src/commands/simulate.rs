@@ -228,7 +228,7 @@ pub fn summary_text(
                 " (the model has no cache)".into()
             };
             s += &format!(
-                "  estimate:    cache {} {}{err}{}\n",
+                "  estimate:    cache {} {}{err}{}{}\n",
                 crate::report::console::terminal::estimate_text(
                     *bytes,
                     *low_bytes,
@@ -236,7 +236,8 @@ pub fn summary_text(
                     units
                 ),
                 crate::report::console::terminal::interval_text(*low_bytes, *high_bytes, units),
-                f.hidden_tier_suffix(units)
+                f.hidden_tier_suffix(units),
+                f.doubt_suffix()
             );
         }
         crate::detect::findings::Cache::AtLeast { .. }

@@ -405,7 +405,9 @@ pub(super) fn after_cache_in(
     let (throttled_s, throttled_bytes) = sum(&|i| throttled(&after[i]));
     let (stalled_s, stalled_bytes) = sum(&stalled_at);
     let time = dt - throttled_s - stalled_s;
-    if time <= 0.0 {
+    // Nothing kept (the whole stretch was heat, or stalls): no rate after the cache, rather
+    // than 0 B/s over the rounding left of its time.
+    if time <= 0.0 || kept.is_empty() {
         return None;
     }
     Some(AfterCache {

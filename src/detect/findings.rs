@@ -113,6 +113,14 @@ pub enum After {
         /// The high end of the range, bytes/s.
         high_bytes_per_sec: f64,
     },
+    /// The whole stretch was thermal throttling (heat that came with the cliff and lasted to
+    /// the end of the run): no rate after the cache outside heat was measured. The rate of
+    /// the throttled stretch, bytes/s, is heat's, given apart, never as the rate after the
+    /// cache.
+    Throttled {
+        /// Bytes over time of the throttled stretch.
+        bytes_per_sec: f64,
+    },
 }
 
 impl After {
@@ -122,7 +130,7 @@ impl After {
             After::Steady { bytes_per_sec } | After::TooShort { bytes_per_sec } => {
                 Some(bytes_per_sec)
             }
-            After::NotSteady { .. } => None,
+            After::NotSteady { .. } | After::Throttled { .. } => None,
         }
     }
 
@@ -133,13 +141,19 @@ impl After {
             After::Steady { .. } => "steady",
             After::TooShort { .. } => "too_short",
             After::NotSteady { .. } => "not_steady",
+            After::Throttled { .. } => "throttled",
         }
     }
 
     /// The figure as every output gives it: `591 MB/s`, `599 MB/s (too short to judge)`, or
-    /// `480 MB/s to 1000 MB/s (not steady)`.
+    /// `480 MB/s to 1000 MB/s (not steady)`, or where the stretch was all heat `not measured
+    /// outside thermal throttling (497 MB/s throttled)`.
     pub fn text(&self, units: UnitSystem) -> String {
         match *self {
+            After::Throttled { bytes_per_sec } => format!(
+                "not measured outside thermal throttling ({} throttled)",
+                format_rate(bytes_per_sec, units)
+            ),
             After::Steady { bytes_per_sec } => format_rate(bytes_per_sec, units),
             After::TooShort { bytes_per_sec } => {
                 format!("{} (too short to judge)", format_rate(bytes_per_sec, units))
@@ -163,6 +177,9 @@ impl After {
     pub fn short_text(&self, units: UnitSystem) -> String {
         match *self {
             After::Steady { .. } => self.text(units),
+            After::Throttled { bytes_per_sec } => {
+                format!("none ({} throttled)", format_rate(bytes_per_sec, units))
+            }
             After::TooShort { bytes_per_sec } => {
                 format!("{} (too short)", format_rate(bytes_per_sec, units))
             }
@@ -286,6 +303,11 @@ pub struct Step {
 pub const GRADUAL_FALL_TEXT: &str =
     "the rate fell gradually: its cliffs may be no cache running out";
 
+/// What a size leaves in doubt where heat came with its cliff, in the words every output
+/// gives it (the terminal's line, report.md's size, the card's warning, the charts'
+/// subtitles): the drive's counters rose at the drop taken as the cache cliff.
+pub const HEAT_AT_CLIFF_TEXT: &str = "heat came with its cliff: the size is in doubt";
+
 /// The findings of one run: what every output states.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Findings {
@@ -341,6 +363,13 @@ pub struct Findings {
     /// the size says so. Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fell_gradually: bool,
+    /// A cache sized at a cliff the drive's thermal-management counters rose at
+    /// ([`super::WarningKind::Thermal`] at the cache cliff): the drop may be heat's as much as
+    /// the cache's, and every output of the size says so ([`HEAT_AT_CLIFF_TEXT`]; only the
+    /// terminal's thermal warning said it, and the card gave the size plain). Absent from the
+    /// JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub heat_at_cliff: bool,
     /// The 10th and 90th percentiles of the samples after the last cliff, bytes/s, where they
     /// swing so wide that the stretch is not steady whatever its rounds
     /// ([`super::after_cache::SteadyState::swing`]): the level after the last cliff is then
@@ -447,10 +476,22 @@ impl Findings {
         if let Some(s) = steps.last_mut() {
             s.after_range_bytes_per_sec = unsteady_after(a).or(swing_after(a));
         }
+        // No stretch outside heat: the phase after the last cliff was all thermal throttling.
+        let all_heat = cliffs
+            && a.after_cache.is_none()
+            && a.phases
+                .iter()
+                .filter(|p| a.cliffs.last().is_some_and(|c| p.start_s >= c.t_s - 1e-6))
+                .all(|p| p.stall || super::is_throttled(a, p));
         // An analysis without the stretch (written before it existed): the last level, untested.
         let after = after.or_else(|| {
-            steps.last().map(|s| After::TooShort {
-                bytes_per_sec: s.after_bytes_per_sec,
+            steps.last().map(|s| match all_heat {
+                true => After::Throttled {
+                    bytes_per_sec: s.after_bytes_per_sec,
+                },
+                false => After::TooShort {
+                    bytes_per_sec: s.after_bytes_per_sec,
+                },
             })
         });
         Findings {
@@ -492,6 +533,15 @@ impl Findings {
                         }
                     )
                 }),
+            heat_at_cliff: sized
+                && a.warnings.iter().any(|w| {
+                    matches!(
+                        w.kind,
+                        super::WarningKind::Thermal {
+                            at_cache_cliff_s: Some(_)
+                        }
+                    )
+                }),
             after_swing: swing_after(a),
             after_unsteady: unsteady_after(a),
         }
@@ -526,6 +576,12 @@ impl Findings {
             ) if i + 1 < self.steps.len() => range_text(*r, "swings", units),
             (Some(s), None) => {
                 let last = i + 1 == self.steps.len();
+                if let (true, Some(After::Throttled { bytes_per_sec })) = (last, &self.after) {
+                    return format!(
+                        "{} (thermal throttling)",
+                        format_rate(*bytes_per_sec, units)
+                    );
+                }
                 let after = self.after.as_ref().and_then(After::rate).filter(|_| last);
                 format_rate(after.unwrap_or(s.after_bytes_per_sec), units)
             }
@@ -559,6 +615,22 @@ impl Findings {
         }
     }
 
+    /// What a size cannot rule out where heat came with its cliff ([`Findings::heat_at_cliff`]):
+    /// `, though heat came with its cliff: the size is in doubt`; empty otherwise.
+    pub fn heat_suffix(&self) -> String {
+        if self.heat_at_cliff && matches!(self.cache, Cache::Sized { .. }) {
+            format!(", though {HEAT_AT_CLIFF_TEXT}")
+        } else {
+            String::new()
+        }
+    }
+
+    /// Every doubt a size carries after it: [`Self::gradual_suffix`], then
+    /// [`Self::heat_suffix`].
+    pub fn doubt_suffix(&self) -> String {
+        format!("{}{}", self.gradual_suffix(), self.heat_suffix())
+    }
+
     /// What the rate after the cache leaves out or may not be, as every output that gives
     /// that rate in a cell says it: `heat left out` where thermal throttling after the last
     /// cliff was left out of it, `a slower tier may follow` where the terminal warns of one
@@ -574,7 +646,8 @@ impl Findings {
         let mut c = AfterCaveats::NONE;
         if self.after.is_some() {
             let last = self.steps.last().map_or(0.0, |s| s.t_s);
-            if self.thermal_throttling.iter().any(|t| t.to_s > last + 1e-9) {
+            let all_heat = matches!(self.after, Some(After::Throttled { .. }));
+            if !all_heat && self.thermal_throttling.iter().any(|t| t.to_s > last + 1e-9) {
                 c = c.with(AfterCaveats::HEAT_LEFT_OUT);
             }
             if self.slower_tier_may_follow {
@@ -646,7 +719,7 @@ impl Findings {
                 "SLC cache {}{}{}",
                 size_text(*bytes, *low_bytes, *high_bytes, units),
                 self.hidden_tier_suffix(units),
-                self.gradual_suffix()
+                self.doubt_suffix()
             ),
             Cache::Wrapped { .. } => self.wrapped_text(units).expect("wrapped"),
             Cache::AtLeast { bytes, .. } => {
@@ -751,7 +824,7 @@ impl Findings {
                 "{}{}{}",
                 size_text(*bytes, *low_bytes, *high_bytes, units),
                 self.hidden_tier_suffix(units),
-                self.gradual_suffix()
+                self.doubt_suffix()
             ),
             // An interrupted run says so where its bound is, as its card and `runs` do.
             Cache::AtLeast {
@@ -787,6 +860,9 @@ impl Findings {
                 let mut size = size_with(*bytes, *low_bytes, *high_bytes, "", units);
                 if self.fell_gradually {
                     size.push_str(", fell gradually");
+                }
+                if self.heat_at_cliff {
+                    size.push_str(", heat at the cliff");
                 }
                 match &self.first_sample_hides {
                     Some(h) => format!(
@@ -1448,6 +1524,7 @@ impl Findings {
             slower_tier_may_follow: false,
             first_sample_hides: None,
             fell_gradually: false,
+            heat_at_cliff: false,
             after_swing: None,
             after_unsteady: None,
         }

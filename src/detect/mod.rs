@@ -1132,6 +1132,19 @@ fn build_result(
             .slowdowns
             .iter()
             .any(|s| at >= s.t_s - 1e-9 && at < s.t_s + s.duration_s - 1e-9);
+        // The first drop stays the cache cliff, heat or not. Where the heat came with it and
+        // the stretch after it runs to the end of the run, that stretch is throttling all the
+        // same: the rate after the cache is not seen outside heat (the drive's counters rose
+        // 4 s after its cache ran out and stayed up, and "497 MB/s, steady" was given as the
+        // rate after the cache, unmarked, on every output).
+        if thermal && !in_slowdown && Some(j) == first_drop && j + 2 == phases.len() {
+            out.throttled.push(Throttled {
+                from_s: at,
+                to_s: phases[j + 1].end_s,
+                on_and_off: false,
+            });
+            continue;
+        }
         if thermal && !in_slowdown && Some(j) != first_drop {
             is_drop[j] = false;
             // The last stretch may have climbed back before the run ended, too shortly for a

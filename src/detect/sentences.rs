@@ -194,7 +194,19 @@ pub fn throttled_rates_text(a: &Analysis, units: UnitSystem) -> Option<String> {
 /// over the span.
 pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     use super::after_cache::{MAX_RANGE_SHARE, MAX_SLOPE_SHARE, ROUNDS};
-    let ac = a.after_cache.as_ref()?;
+    let Some(ac) = a.after_cache.as_ref() else {
+        // No stretch outside heat: said, where the stretch after the last cliff was all
+        // thermal throttling (nothing was said, and "1924 MB/s -> 497 MB/s" read as the drive
+        // after its cache).
+        return match super::Findings::of(a).after {
+            Some(super::findings::After::Throttled { bytes_per_sec }) => Some(format!(
+                "no rate after the cache outside thermal throttling: the samples after the last \
+                 cliff were heat to the end of the run ({} throttled; quote it apart)",
+                format_rate(bytes_per_sec, units)
+            )),
+            _ => None,
+        };
+    };
     // Only a run that ended its one pass at the end of the span wrote "to the end of it": a
     // run that wrapped stopped somewhere on a later pass (a cliff, a duration).
     let span = if a

@@ -1258,3 +1258,80 @@ fn the_last_cliff_s_level_after_is_the_rate_after_the_cache() {
         .clone();
     assert_eq!(step["after_bytes_per_sec"].as_f64(), Some(after), "{step}");
 }
+
+/// Regression: heat that came with the cliff and lasted to the end of the run
+/// (`simulate "p5-1tb,throttle_at=60,hysteresis=1" --pattern seqwrite --no-early-stop
+/// --max-bytes 400GB`: the cache ran out at 50 s, the counters rose at 55 s and stayed up)
+/// was given as the rate after the cache, "497 MB/s, steady", with no mark of heat on the
+/// card, the charts, report.md or `runs`, and the size the thermal warning said was in doubt
+/// was given plain everywhere but in that warning. The stretch is now thermal throttling,
+/// quoted apart: no rate after the cache outside heat, and every output of the size says
+/// heat came with its cliff.
+#[test]
+fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
+    use slccache::detect::findings::{After, Findings, HEAT_AT_CLIFF_TEXT};
+    use slccache::units::UnitSystem::Decimal;
+    let (o, s, dir) = simulate_run(&[
+        "p5-1tb,throttle_at=60,hysteresis=1",
+        "--pattern",
+        "seqwrite",
+        "--no-early-stop",
+        "--max-bytes",
+        "400GB",
+        "--seed",
+        "1",
+    ]);
+    // The run's folder analysed again (a warning read back from summary.json keeps only its
+    // words), as `compare` and the card read it.
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let f = Findings::of(&a);
+    let stored: Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    // (Read back from timeline.csv, rounded to the microsecond, a last digit may move.)
+    assert!(stored.heat_at_cliff, "{stored:?}");
+    assert!(
+        matches!(stored.after, Some(After::Throttled { .. })),
+        "{stored:?}"
+    );
+    assert!(f.heat_at_cliff, "{f:?}");
+    let Some(After::Throttled { bytes_per_sec }) = f.after else {
+        panic!("{:?}", f.after)
+    };
+    assert!(
+        (bytes_per_sec / 500e6 - 1.0).abs() < 0.05,
+        "{bytes_per_sec}"
+    );
+    assert_eq!(f.after.as_ref().and_then(After::rate), None);
+    // The terminal.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("no rate after the cache outside thermal throttling")
+            && stdout.contains("(thermal throttling) at ")
+            && stdout.contains(&format!("though {HEAT_AT_CLIFF_TEXT}")),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("steady ("), "{stdout}");
+    // report.md: the size in doubt, the stretch named for heat.
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    assert!(
+        md.contains(&format!("though {HEAT_AT_CLIFF_TEXT} |")),
+        "{md}"
+    );
+    assert!(md.contains("| Phase 2 | thermal throttling: "), "{md}");
+    // The card.
+    let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, Decimal);
+    assert!(after.starts_with("after  none ("), "{after}");
+    assert_eq!(
+        slccache::report::pages::card::card_warning(&a).as_deref(),
+        Some(HEAT_AT_CLIFF_TEXT)
+    );
+    // The chart's subtitle.
+    let svg = std::fs::read_to_string(dir.path().join("r/throughput-time.svg")).unwrap();
+    assert!(svg.contains(HEAT_AT_CLIFF_TEXT), "the chart's subtitle");
+    // A store's cell.
+    assert!(
+        f.cache_cell(Decimal).ends_with(", heat at the cliff"),
+        "{}",
+        f.cache_cell(Decimal)
+    );
+}

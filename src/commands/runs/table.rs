@@ -332,6 +332,9 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                     if r.findings.as_ref().is_some_and(|f| f.fell_gradually) {
                         short.push_str(" (gradual)");
                     }
+                    if r.findings.as_ref().is_some_and(|f| f.heat_at_cliff) {
+                        short.push_str(" (heat)");
+                    }
                     match hides {
                         Some(_) => {
                             hidden_marked = true;

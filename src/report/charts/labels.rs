@@ -123,7 +123,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     // A size of a rate that fell gradually: said by a clause of its own (below), which keeps
     // a short form.
     let ungraded = |t: String| {
-        t.strip_suffix(f.gradual_suffix().as_str())
+        t.strip_suffix(f.doubt_suffix().as_str())
             .map(str::to_string)
             .unwrap_or(t)
     };
@@ -300,6 +300,19 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
     }
     // A gradual fall cut into cliffs: said beside the size, as the card and the terminal say
     // it (the subtitle gave "SLC cache 35.8 GB" of a rate that fell 15 MB/s each second).
+    if !f.heat_suffix().is_empty() {
+        v.insert(
+            1,
+            Clause {
+                forms: vec![
+                    crate::detect::findings::HEAT_AT_CLIFF_TEXT.into(),
+                    "heat at the cliff: size in doubt".into(),
+                ],
+                keep: true,
+                rank: 1,
+            },
+        );
+    }
     if f.fell_gradually {
         v.insert(
             1,

@@ -241,7 +241,7 @@ pub fn result_clauses(a: &Analysis, units: UnitSystem) -> String {
                 estimate_text(*bytes, *low_bytes, *high_bytes, units),
                 interval_text(*low_bytes, *high_bytes, units),
                 f.hidden_tier_suffix(units),
-                f.gradual_suffix()
+                f.doubt_suffix()
             ));
             if let Some(r) = f.in_cache_text(units) {
                 line.push_str(&format!(", {r} {}", f.in_cache_name()));

@@ -143,6 +143,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
                 &caveats
             )
         ),
+        Some(a @ After::Throttled { .. }) => format!("after  {}", a.short_text(u)),
         Some(_) => format!("after  {}", f.after_caveated(u).unwrap_or_default()),
         None => String::new(),
     };
@@ -392,9 +393,14 @@ fn pack_lines(parts: &[String], st: Style, max_w: f64, most: usize) -> Vec<Strin
     lines
 }
 
-/// The card's warning line, when the analysis warns that the rate fell gradually, or that a
-/// slower tier may follow (as the terminal and report.md do).
+/// The card's warning line, when the drive's counters rose at the cliff taken as the cache's
+/// ([`crate::detect::findings::HEAT_AT_CLIFF_TEXT`]), when the analysis warns that the rate
+/// fell gradually, or that a slower tier may follow (as the terminal and report.md do).
 pub fn card_warning(a: &Analysis) -> Option<String> {
+    // Heat at the cliff taken for the cache's, as the terminal's thermal warning says.
+    if !crate::detect::Findings::of(a).heat_suffix().is_empty() {
+        return Some(crate::detect::findings::HEAT_AT_CLIFF_TEXT.to_string());
+    }
     if a.warnings
         .iter()
         .any(|w| matches!(w.kind, crate::detect::WarningKind::GradualFall { .. }))
