@@ -616,6 +616,74 @@ fn high_start_with(w: &Work, segs: &[Seg], sigma_x: f64) -> Option<HighStart> {
     })
 }
 
+/// The best-fit line of the rates of samples `range` of `w` (read off at most 4096 of them,
+/// spread evenly): how fast it falls, bytes/s each second (negative where it rises), its mean
+/// rate and its mean time, seconds; `None` for fewer than four samples.
+fn fall_line(w: &Work, range: std::ops::Range<usize>) -> Option<(f64, f64, f64)> {
+    if range.len() < 4 {
+        return None;
+    }
+    let every = range.len().div_ceil(4096).max(1);
+    let pts: Vec<(f64, f64)> = range
+        .step_by(every)
+        .map(|i| (w.samples[i].t_s, w.cols.rate[i]))
+        .collect();
+    let n = pts.len() as f64;
+    let (tm, rm) = pts
+        .iter()
+        .fold((0.0, 0.0), |(t, r), &(x, y)| (t + x / n, r + y / n));
+    let (sxy, sxx) = pts.iter().fold((0.0, 0.0), |(a, b), &(x, y)| {
+        (a + (x - tm) * (y - rm), b + (x - tm) * (x - tm))
+    });
+    if sxx <= 0.0 || rm <= 0.0 {
+        return None;
+    }
+    Some((-(sxy / sxx), rm, tm))
+}
+
+/// Segments after the first fall that are places on one steady fall, made one. A segment that
+/// falls within itself (its best-fit line) by more than a step, and the next, which falls
+/// too, at half its pace or more, and lies below it by no more than twice what that pace
+/// gives between their middles, are one stretch. A rate falling 4 MB/s each second after a
+/// real cliff was cut into three "tiers", each given as one rate, with a folding warning that
+/// the drive was moving cached data, and "after the cache" was the last 20 s of the fall,
+/// "482 MB/s": as one stretch it is quoted as what it is, a range that is not steady. A tier
+/// after a real cliff lies far below what the pace before it gives. Stretches of heat the
+/// drive's counters mark (`heat`, sample ranges) are kept apart, as are stalls (a stall does
+/// not fall).
+pub(super) fn one_fall(w: &Work, segs: Vec<Seg>, heat: &[(usize, usize)]) -> Vec<Seg> {
+    let Some(first) = segs
+        .windows(2)
+        .position(|p| p[1].level < p[0].level - MIN_STEP)
+    else {
+        return segs;
+    };
+    let hot = |s: &Seg| heat.iter().any(|&(a, b)| a < s.end && b > s.start);
+    let mut out: Vec<Seg> = segs[..=first + 1].to_vec();
+    for &q in &segs[first + 2..] {
+        let p = *out.last().expect("the segment after the first fall");
+        let one = !hot(&p)
+            && !hot(&q)
+            && q.level < p.level
+            && match (fall_line(w, p.start..p.end), fall_line(w, q.start..q.end)) {
+                (Some((pace_p, mean_p, mid_p)), Some((pace_q, _, mid_q))) => {
+                    let span = w.samples[p.end - 1].t_s - w.samples[p.start].t_start_s();
+                    let step = p.level.exp() - q.level.exp();
+                    pace_p * span > (MIN_STEP.exp() - 1.0) * mean_p
+                        && pace_q >= 0.5 * pace_p
+                        && step <= 2.0 * pace_p * (mid_q - mid_p)
+                }
+                _ => false,
+            };
+        if one {
+            *out.last_mut().expect("a segment") = w.seg(p.start, q.end);
+        } else {
+            out.push(q);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

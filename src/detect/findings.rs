@@ -573,7 +573,7 @@ impl Findings {
                     ..
                 }),
                 _,
-            ) if i + 1 < self.steps.len() => range_text(*r, "swings", units),
+            ) if i + 1 < self.steps.len() => range_text(*r, "not steady", units),
             (Some(s), None) => {
                 let last = i + 1 == self.steps.len();
                 if let (true, Some(After::Throttled { bytes_per_sec })) = (last, &self.after) {
@@ -598,7 +598,7 @@ impl Findings {
             Some(Step {
                 before_range_bytes_per_sec: Some(r),
                 ..
-            }) => range_text(*r, "swings", units),
+            }) => range_text(*r, "not steady", units),
             Some(s) => format_rate(s.before_bytes_per_sec, units),
             None => String::new(),
         }
@@ -1328,11 +1328,15 @@ fn range_text((lo, hi): (f64, f64), word: &str, units: UnitSystem) -> String {
 
 /// The range of phase `i` of `a` where it is not one rate
 /// ([`super::Phase::range_bytes_per_sec`]), with the word for it: the stretch after the last
-/// cliff's as [`swinging_phase`] gives it, "swings" for a level before the last cliff.
+/// cliff's as [`swinging_phase`] gives it, "not steady" for a level before the last cliff.
 fn phase_range(a: &Analysis, i: usize) -> Option<((f64, f64), &'static str)> {
     match swinging_phase(a) {
         Some((j, r, word)) if j == i => Some((r, word)),
-        _ => a.phases.get(i)?.range_bytes_per_sec.map(|r| (r, "swings")),
+        _ => a
+            .phases
+            .get(i)?
+            .range_bytes_per_sec
+            .map(|r| (r, "not steady")),
     }
 }
 

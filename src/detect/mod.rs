@@ -672,6 +672,9 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         bounds.extend(segs.iter().map(|s| s.end).filter(|&e| e > k));
         segs = bounds.windows(2).map(|p| w.seg(p[0], p[1])).collect();
     }
+    // 5d. Places on one steady fall after the first fall are one stretch, not tiers.
+    let heat_windows = thermal::counter_windows(samples, cols);
+    let segs = cleanup::one_fall(&w, segs, &heat_windows);
     // 6. Refine each change at full resolution.
     let scale_floor = (0.5 * sigma_x).max(0.002);
     // The filter can move an edge by up to h blocks when a dip is near it.

@@ -688,7 +688,10 @@ pub(super) fn short_dips(
             continue;
         }
         let level = super::levels::sparse_median(&rate[from..to]).0;
-        if level <= 0.0 {
+        // A stretch that falls steadily has no level its later samples dip from: the second
+        // half of a fall from 1748 MB/s to 680 MB/s read "1376 MB/s -> 704 MB/s at 114.0 s for
+        // 27.0 s", a dip that never came back.
+        if level <= 0.0 || steady_fall(samples, rate, from..to) {
             continue;
         }
         // The short dips of this phase, named where together they pull its rate down by
@@ -1014,15 +1017,49 @@ pub(super) fn short_dips(
     out
 }
 
+/// Whether the rates of samples `range` fall steadily: by a third of their mean or more
+/// across them, along a best-fit line that holds nine tenths of their variance or more (a
+/// level with a long dip at its end falls across it too, off any line); at least eight
+/// samples, read off at most 4096, spread evenly.
+fn steady_fall(samples: &[Sample], rate: &[f64], range: std::ops::Range<usize>) -> bool {
+    if range.len() < 8 {
+        return false;
+    }
+    let every = range.len().div_ceil(4096).max(1);
+    let pts: Vec<(f64, f64)> = range
+        .clone()
+        .step_by(every)
+        .map(|i| (samples[i].t_s, rate[i]))
+        .collect();
+    let n = pts.len() as f64;
+    let (tm, rm) = pts
+        .iter()
+        .fold((0.0, 0.0), |(t, r), &(x, y)| (t + x / n, r + y / n));
+    let (sxy, sxx, syy) = pts.iter().fold((0.0, 0.0, 0.0), |(a, b, c), &(x, y)| {
+        (
+            a + (x - tm) * (y - rm),
+            b + (x - tm) * (x - tm),
+            c + (y - rm) * (y - rm),
+        )
+    });
+    if sxx <= 0.0 || syy <= 0.0 || rm <= 0.0 {
+        return false;
+    }
+    let span = samples[range.end - 1].t_s - samples[range.start].t_start_s();
+    let fall = -(sxy / sxx) * span;
+    fall >= rm / 3.0 && sxy * sxy >= 0.9 * sxx * syy
+}
+
 /// The fall of the best-fit line across the whole samples of `p`, bytes/s (negative for a
-/// rise), with their mean rate; `None` for fewer than eight. Read from the columns: the
+/// rise), with their mean rate, the line's pace (its fall each second, bytes/s) and their
+/// mean time, seconds; `None` for fewer than eight. Read from the columns: the
 /// samples' times are the first one's plus the intervals after it where they add up to the
 /// last one's (no hole in time), and read from the samples only where they do not.
 fn fall_within(
     samples: &[Sample],
     cols: &super::levels::Columns,
     p: &super::Phase,
-) -> Option<(f64, f64)> {
+) -> Option<(f64, f64, f64, f64)> {
     let from = samples.partition_point(|s| s.t_start_s() < p.start_s - 1e-6);
     let to = samples.partition_point(|s| s.t_s <= p.end_s + 1e-6);
     if to < from + 8 {
@@ -1058,7 +1095,7 @@ fn fall_within(
     if sxx <= 0.0 || rm <= 0.0 {
         return None;
     }
-    Some((-(sxy / sxx) * (t1 - t0), rm))
+    Some((-(sxy / sxx) * (t1 - t0), rm, -(sxy / sxx), tm))
 }
 
 /// A gradual fall cut into levels ([`WarningKind::GradualFall`]): the phases either side of a
@@ -1073,8 +1110,43 @@ pub(super) fn gradual_fall(
     units: UnitSystem,
 ) -> Option<Warning> {
     let falls = |p: &super::Phase, step: f64| {
-        fall_within(samples, cols, p)
-            .is_some_and(|(fall, mean)| fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step)
+        fall_within(samples, cols, p).is_some_and(|(fall, mean, _, _)| {
+            fall > (MIN_STEP.exp() - 1.0) * mean && fall >= 0.5 * step
+        })
+    };
+    // Or one fall at one pace: one side falls within itself by more than a step, the other
+    // at half its pace or more, and the cliff is no deeper than twice what that pace gives
+    // between their middles. A rate falling 10 MB/s each second from 2000 MB/s had its first
+    // 12.7 s, too short to fall a step within itself, taken for a cache of 24.7 GB with no
+    // word that no level held (the clean-up makes one stretch of the fall after it,
+    // [`super::cleanup::one_fall`], so no later cliff said it either).
+    let a_interval = a.interval_s.max(1e-9);
+    let one_pace = |before: &super::Phase, after: &super::Phase, step: f64| {
+        let (Some(b), Some(a)) = (
+            fall_within(samples, cols, before),
+            fall_within(samples, cols, after),
+        ) else {
+            return false;
+        };
+        let (lead, other) = if a.0 / a.1 >= b.0 / b.1 {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        // The stretch before the cliff may have held its level before the fall began in it:
+        // its last quarter (ten samples' time at the least) falls at the pace then (2000 MB/s for
+        // 20 s, then 12 MB/s less each second: the cliff was put at 28.9 s).
+        let tail = || {
+            let len = (0.25 * (before.end_s - before.start_s)).max(10.0 * a_interval);
+            let t = super::Phase {
+                start_s: (before.end_s - len).max(before.start_s),
+                ..before.clone()
+            };
+            fall_within(samples, cols, &t).is_some_and(|x| x.2 >= 0.5 * lead.2)
+        };
+        lead.0 > (MIN_STEP.exp() - 1.0) * lead.1
+            && (other.2 >= 0.5 * lead.2 || (lead == a && tail()))
+            && step <= 2.0 * lead.2 * (a.3 - b.3)
     };
     let c = a.cliffs.iter().find(|c| {
         let Some(i) = a.phases.iter().position(|p| p.end_s >= c.t_s - 1e-6) else {
@@ -1086,8 +1158,7 @@ pub(super) fn gradual_fall(
         let step = c.before_bytes_per_sec - c.after_bytes_per_sec;
         !(before.stall || after.stall || before.heat || after.heat)
             && step > 0.0
-            && falls(before, step)
-            && falls(after, step)
+            && ((falls(before, step) && falls(after, step)) || one_pace(before, after, step))
     })?;
     let at = a.phases.iter().find(|p| p.end_s >= c.t_s - 1e-6)?;
     let from = samples.partition_point(|s| s.t_start_s() < at.start_s - 1e-6);

@@ -326,7 +326,7 @@ pub fn every_output_states_the_same_findings_on_nine_shapes() {
         // The levels at each cliff, where the terminal and the chart give them.
         for (i, step) in f.steps.iter().enumerate() {
             // In words: a level that is not one rate is its range ("300 MB/s to 900 MB/s
-            // (swings)"), and its mean is stated nowhere (a swing between two cliffs read
+            // (not steady)"), and its mean is stated nowhere (a swing between two cliffs read
             // "first post-cache level: 603 MB/s" on every output).
             let levels = [
                 ("level before a cliff", f.step_before_text(i, U)),

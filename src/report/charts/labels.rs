@@ -68,7 +68,7 @@ pub fn levels_label_text(before: f64, after: &str, units: UnitSystem) -> String 
 
 /// The levels either side of cliff `i` of `f` as a chart labels them: [`levels_label_text`],
 /// or where the level before it is not one rate, that level's range in words (`300 MB/s to
-/// 900 MB/s (swings) -> 150 MB/s`, [`Findings::step_before_text`]).
+/// 900 MB/s (not steady) -> 150 MB/s`, [`Findings::step_before_text`]).
 pub fn step_levels_label(f: &Findings, i: usize, units: UnitSystem) -> String {
     match f.steps.get(i) {
         Some(s) if s.before_range_bytes_per_sec.is_some() => format!(
