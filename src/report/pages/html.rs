@@ -260,6 +260,12 @@ fn figures_table(title: &str, v: &serde_json::Value, u: crate::units::UnitSystem
             Ok(n) if n.fract() != 0.0 => (k.clone(), format!("{n:.3}")),
             _ => (k.clone(), x),
         };
+        // A figure's own name where its key names its part only ("Cache: after cache" read
+        // as the cache after the cache; "Cache: read" as a cache that read).
+        let key = match key.rsplit_once('.') {
+            Some((part, last)) => format!("{part}.{}", figure_name(last)),
+            None => figure_name(&key).to_string(),
+        };
         let _ = write!(
             s,
             "<tr><th>{}</th><td>{}</td></tr>",
@@ -269,6 +275,19 @@ fn figures_table(title: &str, v: &serde_json::Value, u: crate::units::UnitSystem
     }
     s.push_str("</table></section>\n");
     s
+}
+
+/// The name of a figure of the model's truth whose key, its unit taken off, names only the
+/// part it is of: `cache` is its size, `in_cache` and `after_cache` its rates, `read` the share
+/// of reads; any other key as it is.
+fn figure_name(key: &str) -> &str {
+    match key {
+        "cache" => "size",
+        "in_cache" => "rate in the cache",
+        "after_cache" => "rate after the cache",
+        "read" => "share of reads",
+        k => k,
+    }
 }
 
 /// The drive's state as a reader wants it: what was done to reach the starting state, then the
@@ -923,7 +942,8 @@ mod ata_tests {
     }
 
     /// report.html's model truth gave raw numbers, whatever --units: "in cache bytes per sec
-    /// 558000000.0", "iops limit 4257.2021484375".
+    /// 558000000.0", "iops limit 4257.2021484375". Then it named them by their part alone:
+    /// "Cache: cache 13.0 GB", "Cache: after cache 300 MB/s", "Cache: read 0%".
     #[test]
     fn the_model_truth_is_given_in_units() {
         let t = serde_json::json!({"cache": {
@@ -935,10 +955,10 @@ mod ata_tests {
         }});
         let h = figures_table("Model truth", &t, crate::units::UnitSystem::Binary);
         for want in [
-            "<th>Cache: cache</th><td>22.4 GiB</td>",
-            "<th>Cache: in cache</th><td>532 MiB/s</td>",
+            "<th>Cache: size</th><td>22.4 GiB</td>",
+            "<th>Cache: rate in the cache</th><td>532 MiB/s</td>",
             "<th>Cache: iops limit</th><td>4257 IOPS</td>",
-            "<th>Cache: read</th><td>0%</td>",
+            "<th>Cache: share of reads</th><td>0%</td>",
         ] {
             assert!(h.contains(want), "{want} in {h}");
         }
