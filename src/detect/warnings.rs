@@ -491,8 +491,22 @@ pub(super) fn thermal_warnings(
         let mut list = Vec::new();
         let mut cache_cliff = None;
         for &(j, t) in &drops {
-            let before = transitions_until(samples, t - w);
+            let mut before = transitions_until(samples, t - w);
             let after = transitions_from(samples, t + w);
+            // The drop taken as the cache cliff, where the counters rose inside the cache's
+            // phase before it and the rate did not come back: the heat came before the cliff
+            // and the stretch after it is heat too (`simulate p5-1tb,throttle_at=59`: the
+            // counters rose at 46 s, the rate halved for 7 s, then fell at 53.2 s, and "494
+            // MB/s, steady" was given as the rate after the cache, with no word of heat).
+            let at_cache = phases[j].kind == PhaseKind::Cache
+                && phases[j + 1].kind == PhaseKind::PostCache
+                && j + 2 == phases.len();
+            if at_cache && after <= before {
+                let start = transitions_until(samples, phases[j].start_s);
+                if transitions_until(samples, t - w) > start {
+                    before = start;
+                }
+            }
             if after > before {
                 by_counter.push(t);
                 let temp = temp_at(t)

@@ -1334,4 +1334,27 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
         "{}",
         f.cache_cell(Decimal)
     );
+    // Heat that began inside the cache's phase, 7 s before its cliff, and lasted: no thermal
+    // warning at all, and "494 MB/s, steady" after the cache (`throttle_at=59`).
+    let (o, s, _dir) = simulate_run(&[
+        "p5-1tb,throttle_at=59",
+        "--pattern",
+        "seqwrite",
+        "--no-early-stop",
+        "--max-bytes",
+        "300GB",
+        "--seed",
+        "1",
+    ]);
+    let stored: Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    assert!(stored.heat_at_cliff, "{stored:?}");
+    assert!(
+        matches!(stored.after, Some(After::Throttled { .. })),
+        "{stored:?}"
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("no rate after the cache outside thermal throttling"),
+        "{stdout}"
+    );
 }
