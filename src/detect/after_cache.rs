@@ -528,7 +528,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     let warned = a
         .warnings
         .iter()
-        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache))
+        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache { .. }))
         && warned_of_the_last_stretch(a);
     let Some(ac) = a.after_cache.as_mut() else {
         return;
@@ -582,7 +582,7 @@ pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
     let warned = a
         .warnings
         .iter()
-        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache))
+        .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache { .. }))
         && !warned_of_the_last_stretch(a);
     let post: Vec<usize> = (0..a.phases.len())
         .filter(|&j| {

@@ -198,6 +198,23 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     a.after_cache = after_cache::after_cache_in(t, &a, &cols);
     after_cache::mark_swings(t, &mut a);
     after_cache::mark_ranges(t, &mut a);
+    // The swing's warning gives the range its phase is quoted by everywhere (it read its
+    // segment's samples, "577 MB/s and 1193 MB/s", beside "575 MB/s to 1195 MB/s").
+    for i in 0..a.warnings.len() {
+        if let WarningKind::UnsteadyAfterCache {
+            swings_at_s: Some(at),
+        } = a.warnings[i].kind
+        {
+            let range = a
+                .phases
+                .iter()
+                .find(|p| (p.start_s - at).abs() < 1e-9)
+                .and_then(|p| p.range_bytes_per_sec);
+            if let Some((lo, hi)) = range {
+                a.warnings[i].text = swing_warning_text(lo, hi, units);
+            }
+        }
+    }
     // The bytes and the rate after the last cliff are those of "after the cache": from the
     // first whole sample after the cliff, thermal throttling left out of the rate.
     // summary.json gave 829 MB/s beside the 985 MB/s every output states, and 18.44 GB
@@ -1499,7 +1516,7 @@ fn build_result(
             })
             .collect();
         out.warnings.push(Warning::new(
-            WarningKind::UnsteadyAfterCache,
+            WarningKind::UnsteadyAfterCache { swings_at_s: None },
             format!(
             "post-cache level unstable: {}; the drive may be recovering or throttling, so quote \
              the post-cache speed with its time range",
@@ -1518,15 +1535,10 @@ fn build_result(
             // 410%" of samples at 300 and 900 MB/s).
             let (lo, hi) = stats::deciles(&w.cols.rate[seg.start..seg.end]);
             out.warnings.push(Warning::new(
-                WarningKind::UnsteadyAfterCache,
-                format!(
-                    "post-cache level unstable: throughput swings between {} and {} (the 10th \
-                     and 90th percentiles of its samples) around {}; quote a range rather than \
-                     one post-cache speed",
-                    format_rate(lo, units),
-                    format_rate(hi, units),
-                    format_rate(p.mean_bytes_per_sec, units)
-                ),
+                WarningKind::UnsteadyAfterCache {
+                    swings_at_s: Some(p.start_s),
+                },
+                swing_warning_text(lo, hi, units),
             ));
         }
     }
@@ -1835,7 +1847,7 @@ fn cliff_in_first_sample_is_a_drop(
     out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);
     out.warnings.retain(|w| match w.kind {
         WarningKind::CoarseSampling { .. } => false,
-        WarningKind::UnsteadyAfterCache | WarningKind::Folding { .. } => !lone,
+        WarningKind::UnsteadyAfterCache { .. } | WarningKind::Folding { .. } => !lone,
         _ => true,
     });
     out.warnings
@@ -1920,6 +1932,18 @@ fn cliff_in_first_sample_is_a_drop(
 
 /// The warning for a folding phase from `t_s` at `bytes_per_sec`. `not_known_to_last`: why the
 /// run does not know that the rate lasts (`None`: it wrote the whole span, so it does).
+/// The words of the warning that one post-cache level swings, from `lo` to `hi` (bytes/s):
+/// the range every output quotes it by, and no mean (its "around 602 MB/s" was a rate no
+/// sample of 300 and 900 MB/s by turns held).
+fn swing_warning_text(lo: f64, hi: f64, units: UnitSystem) -> String {
+    format!(
+        "post-cache level unstable: throughput swings between {} and {} (the 10th and 90th \
+         percentiles of its samples); quote a range rather than one post-cache speed",
+        format_rate(lo, units),
+        format_rate(hi, units)
+    )
+}
+
 fn folding_warning(
     t_s: f64,
     bytes_per_sec: f64,

@@ -203,7 +203,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::UnconfirmedDrop => "a drop ",
                 K::LaterTier { .. } => "the run wrote ",
                 K::Folding { .. } => "a third, slower phase (folding",
-                K::UnsteadyAfterCache => "post-cache level unstable",
+                K::UnsteadyAfterCache { .. } => "post-cache level unstable",
                 K::Slowdown { thermal: false, .. } if w.text.starts_with("a stall at") => {
                     "a stall at"
                 }

@@ -61,7 +61,12 @@ pub enum WarningKind {
         later: usize,
     },
     /// More than one level after the cache, or wide swings within it.
-    UnsteadyAfterCache,
+    UnsteadyAfterCache {
+        /// Where it is the swings of one level: when that level's phase starts, seconds (its
+        /// figures are then that phase's range, [`super::Phase::range_bytes_per_sec`], as
+        /// every output quotes it); `None` for several levels.
+        swings_at_s: Option<f64>,
+    },
     /// A temporary slowdown, not a cliff.
     Slowdown {
         /// Its start, seconds.

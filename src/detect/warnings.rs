@@ -1281,7 +1281,7 @@ pub(super) fn rises(a: &Analysis, units: UnitSystem) -> Option<Warning> {
     let unsteady_from = a
         .warnings
         .iter()
-        .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache))
+        .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache { .. }))
         .then(|| a.cliffs.last().map(|c| c.t_s))
         .flatten();
     let explained = |t: f64| {

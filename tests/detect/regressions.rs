@@ -915,7 +915,7 @@ fn a_stall_inside_the_level_after_a_cliff_is_not_blended_into_it() {
     assert!(
         !kinds
             .iter()
-            .any(|k| matches!(k, WarningKind::UnsteadyAfterCache)),
+            .any(|k| matches!(k, WarningKind::UnsteadyAfterCache { .. })),
         "{:?}",
         a.warnings
     );
@@ -1241,7 +1241,7 @@ fn a_level_that_swings_is_not_steady_where_its_warning_says_so() {
     let w: Vec<&str> = a
         .warnings
         .iter()
-        .filter(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache))
+        .filter(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache { .. }))
         .map(|w| w.text.as_str())
         .collect();
     assert!(
@@ -1383,7 +1383,7 @@ fn a_slowdown_and_an_unsteady_level_name_the_same_causes() {
             .unwrap_or_else(|| panic!("{:#?}", a.warnings))
     };
     let slow = text(|k| matches!(k, WarningKind::Slowdown { thermal: false, .. }));
-    let unsteady = text(|k| matches!(k, WarningKind::UnsteadyAfterCache));
+    let unsteady = text(|k| matches!(k, WarningKind::UnsteadyAfterCache { .. }));
     assert!(unsteady.contains("throttling"), "{unsteady}");
     assert!(
         slow.contains("garbage collection, throttling or a host hiccup"),
@@ -1464,7 +1464,7 @@ fn long_dips_that_fill_a_tenth_of_the_stretch_make_it_swing() {
     assert!(
         a.warnings
             .iter()
-            .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache)),
+            .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache { .. })),
         "{:?}",
         a.warnings
     );
@@ -2041,7 +2041,7 @@ fn a_level_that_swings_at_any_period_is_one_stretch_that_is_not_steady() {
             let warned = a
                 .warnings
                 .iter()
-                .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache));
+                .any(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache { .. }));
             if warned {
                 assert!(
                     note.contains("as the warning on the level"),
@@ -2282,4 +2282,49 @@ fn a_swing_before_a_slower_tier_is_its_range_not_its_mean() {
             assert!(rows[2].contains(": 150 MB/s ("), "{case}: {rows:?}");
         }
     }
+}
+
+/// Regression: the warning that the level after the cache swings read its segment's samples
+/// and gave their mean ("swings between 577 MB/s and 1193 MB/s ... around 885 MB/s") beside
+/// the headline's "not steady: 575 MB/s to 1195 MB/s" of a fall from 1500 to 500 MB/s; and
+/// "around 602 MB/s" of 300 and 900 MB/s by turns, a rate no sample held. It now gives the
+/// range the stretch is quoted by everywhere, and no mean.
+#[test]
+fn the_swing_warning_gives_the_range_every_output_gives_and_no_mean() {
+    use slccache::detect::findings::Findings;
+    let u = slccache::units::UnitSystem::Decimal;
+    let fall: Vec<(f64, f64)> = (0..200)
+        .map(|i| (1.0, 1.5e9 - 5e6 * i as f64))
+        .collect();
+    let mut swing = vec![(30.0, 2e9)];
+    for k in 0..10 {
+        swing.push((10.0, if k % 2 == 0 { 9e8 } else { 3e8 }));
+    }
+    let mut seen = 0;
+    for (name, pieces) in [("fall", fall), ("swing", swing)] {
+        let a = analyze(&piecewise(&pieces, 1.0));
+        let f = Findings::of(&a);
+        let last = f.steps.len().checked_sub(1).expect("a cliff");
+        let range = f.step_after_text(last, u);
+        let (lo, hi) = range
+            .split_once(" to ")
+            .map(|(l, h)| (l.to_string(), h.split(" (").next().unwrap().to_string()))
+            .unwrap_or_else(|| panic!("{name}: {range}"));
+        for w in a
+            .warnings
+            .iter()
+            .filter(|w| matches!(w.kind, WarningKind::UnsteadyAfterCache { .. }))
+        {
+            assert!(!w.text.contains("around"), "{name}: {}", w.text);
+            if w.text.contains("swings between") {
+                seen += 1;
+                assert!(
+                    w.text.contains(&format!("between {lo} and {hi}")),
+                    "{name}: {} beside {range}",
+                    w.text
+                );
+            }
+        }
+    }
+    assert!(seen > 0, "no swing warning to check");
 }
