@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Analysis, PhaseKind};
 use crate::timeline::{Sample, Timeline};
+use crate::units::UnitSystem;
 
 /// Rounds in the steady-state window (SNIA PTS).
 pub const ROUNDS: usize = 5;
@@ -615,6 +616,74 @@ pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
         }
     }
 }
+
+/// The warning for a fall in the last samples of the stretch after the last cliff, too short
+/// for a phase of its own: at most [`END_DROP_SAMPLES`] samples, and fewer than a fifth of the
+/// stretch's, each a third or more below the median of the samples before them (one alone
+/// must be under half of it). A slower tier or a pause, not told apart; it is in the stretch's
+/// figures. Of 600 MB/s after the cache and then 100, 90 and 80 MB/s in the last 3 s, the
+/// rounds read "599, 601, 600, 600, 484 MB/s" and the range "484 MB/s to 604 MB/s", and no
+/// output said why.
+pub(super) fn end_drop(t: &Timeline, a: &Analysis, units: UnitSystem) -> Option<super::Warning> {
+    use crate::units::format_rate;
+    let ac = a.after_cache.as_ref()?;
+    let from = t
+        .samples
+        .partition_point(|x| x.t_start_s() < ac.from_s - 1e-9);
+    let to = t.samples.partition_point(|x| x.t_s <= ac.to_s + 1e-9);
+    let s = t.samples.get(from..to)?;
+    let rate = |x: &Sample| {
+        if x.interval_s > 0.0 {
+            x.bytes as f64 / x.interval_s
+        } else {
+            0.0
+        }
+    };
+    let n = s.len();
+    if n < 10 {
+        return None;
+    }
+    let head: Vec<f64> = s[..n.saturating_sub(END_DROP_SAMPLES)]
+        .iter()
+        .map(rate)
+        .collect();
+    let level = super::stats::median(&head);
+    if level <= 0.0 {
+        return None;
+    }
+    let k = s
+        .iter()
+        .rev()
+        .take_while(|x| rate(x) < level * 2.0 / 3.0)
+        .count();
+    if k == 0 || k > END_DROP_SAMPLES || 5 * k >= n || (k == 1 && rate(&s[n - 1]) >= 0.5 * level) {
+        return None;
+    }
+    // A stall to the end is a stall, said by its own warning.
+    let tail = &s[n - k..];
+    let (bytes, secs) = tail.iter().fold((0.0, 0.0), |(b, d), x| {
+        (b + x.bytes as f64, d + x.interval_s)
+    });
+    if secs <= 0.0 || bytes <= 0.0 {
+        return None;
+    }
+    let at = tail[0].t_start_s();
+    Some(super::Warning::new(
+        super::WarningKind::EndDrop { t_s: at },
+        format!(
+            "throughput fell from {} to {} in the last {} of the run, after the last cliff: too \
+             short to tell a slower tier from a pause; those samples are in the stretch after \
+             the cache, and widen its range; write for longer to tell",
+            format_rate(level, units),
+            format_rate(bytes / secs, units),
+            crate::units::format_seconds(secs)
+        ),
+    ))
+}
+
+/// The most samples a fall at the end of the stretch after the cache may last and still be
+/// named as too short for a phase ([`end_drop`]).
+const END_DROP_SAMPLES: usize = 5;
 
 /// Whether the warning that the post-cache level is unstable speaks of the stretch after the
 /// last cliff: it speaks of the post-cache levels (those right after the first cliff, since

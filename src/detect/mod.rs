@@ -198,6 +198,7 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     a.after_cache = after_cache::after_cache_in(t, &a, &cols);
     after_cache::mark_swings(t, &mut a);
     after_cache::mark_ranges(t, &mut a);
+    a.warnings.extend(after_cache::end_drop(t, &a, units));
     // The swing's warning gives the range its phase is quoted by everywhere (it read its
     // segment's samples, "577 MB/s and 1193 MB/s", beside "575 MB/s to 1195 MB/s").
     for i in 0..a.warnings.len() {

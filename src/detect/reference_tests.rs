@@ -204,6 +204,7 @@ fn every_warning_has_the_kind_its_words_say() {
                 K::LaterTier { .. } => "the run wrote ",
                 K::Folding { .. } => "a third, slower phase (folding",
                 K::UnsteadyAfterCache { .. } => "post-cache level unstable",
+                K::EndDrop { .. } => "throughput fell from",
                 K::Slowdown { thermal: false, .. } if w.text.starts_with("a stall at") => {
                     "a stall at"
                 }

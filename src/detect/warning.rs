@@ -154,6 +154,13 @@ pub enum WarningKind {
     IopsHidesCache,
     /// How the input was read (an import's note, a probe's read stream).
     Input,
+    /// The rate fell in the run's last samples after the last cliff, too briefly for a phase:
+    /// a slower tier or a pause, not told apart; the samples are in the stretch after the
+    /// cache, and widen its range.
+    EndDrop {
+        /// When the fall began, seconds.
+        t_s: f64,
+    },
     /// Read back from a file: only the sentence is known.
     Recorded,
 }

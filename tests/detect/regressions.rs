@@ -2293,9 +2293,7 @@ fn a_swing_before_a_slower_tier_is_its_range_not_its_mean() {
 fn the_swing_warning_gives_the_range_every_output_gives_and_no_mean() {
     use slccache::detect::findings::Findings;
     let u = slccache::units::UnitSystem::Decimal;
-    let fall: Vec<(f64, f64)> = (0..200)
-        .map(|i| (1.0, 1.5e9 - 5e6 * i as f64))
-        .collect();
+    let fall: Vec<(f64, f64)> = (0..200).map(|i| (1.0, 1.5e9 - 5e6 * i as f64)).collect();
     let mut swing = vec![(30.0, 2e9)];
     for k in 0..10 {
         swing.push((10.0, if k % 2 == 0 { 9e8 } else { 3e8 }));
@@ -2327,4 +2325,29 @@ fn the_swing_warning_gives_the_range_every_output_gives_and_no_mean() {
         }
     }
     assert!(seen > 0, "no swing warning to check");
+}
+
+/// Regression: 600 MB/s after the cache, then 100, 90 and 80 MB/s in the last 3 s: the
+/// rounds read "599, 601, 600, 600, 484 MB/s" and the range "484 MB/s to 604 MB/s", and no
+/// warning said why. The fall is named, with its figures and what it does to the range; a
+/// last sample that falls a little, and a stretch without a fall, are not.
+#[test]
+fn a_fall_in_the_last_seconds_after_the_cliff_is_named() {
+    let named = |pieces: &[(f64, f64)]| {
+        analyze(&piecewise(pieces, 1.0))
+            .warnings
+            .into_iter()
+            .filter(|w| matches!(w.kind, WarningKind::EndDrop { .. }))
+            .map(|w| w.text)
+            .collect::<Vec<_>>()
+    };
+    let w = named(&[(30.0, 2e9), (87.0, 6e8), (1.0, 1e8), (1.0, 9e7), (1.0, 8e7)]);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(
+        w[0].starts_with("throughput fell from 600 MB/s to 90.0 MB/s in the last 3.0 s of the run"),
+        "{}",
+        w[0]
+    );
+    assert!(named(&[(30.0, 2e9), (90.0, 6e8)]).is_empty());
+    assert!(named(&[(30.0, 2e9), (89.0, 6e8), (1.0, 3.5e8)]).is_empty());
 }
