@@ -2349,5 +2349,13 @@ fn a_fall_in_the_last_seconds_after_the_cliff_is_named() {
         w[0]
     );
     assert!(named(&[(30.0, 2e9), (90.0, 6e8)]).is_empty());
+    // A swing's last low turn is one more turn, no fall ("fell from 874 MB/s to 297 MB/s in the
+    // last 1.0 s" of 900 and 300 MB/s by turns).
+    let mut swing = vec![(30.0, 2e9)];
+    for k in 0..9 {
+        swing.push((10.0, if k % 2 == 0 { 9e8 } else { 3e8 }));
+    }
+    swing.push((1.0, 3e8));
+    assert!(named(&swing).is_empty(), "{:?}", named(&swing));
     assert!(named(&[(30.0, 2e9), (89.0, 6e8), (1.0, 3.5e8)]).is_empty());
 }
