@@ -578,6 +578,24 @@ pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
         a.phases[j].range_bytes_per_sec = Some(r);
     }
     let samples = &t.samples;
+    // A stretch after the last cliff that was all heat (no stretch outside it) and holds more
+    // than one level: its range, not the mean of its levels (heat from 26 s, a drop from 1000
+    // to 500 MB/s at 74 s inside it, read "thermal throttling: 508 MB/s").
+    if a.after_cache.is_none() {
+        let after: Vec<usize> = (0..a.phases.len())
+            .filter(|&j| a.phases[j].start_s >= last - 1e-6 && !a.phases[j].stall)
+            .collect();
+        if let [j] = after[..] {
+            let p = &a.phases[j];
+            if super::is_throttled(a, p) {
+                let from = samples.partition_point(|x| x.t_start_s() < p.start_s - 1e-9);
+                let to = samples.partition_point(|x| x.t_s <= p.end_s + 1e-9);
+                if let Some(s) = steady_state(&samples[from..to.max(from)]).filter(|s| !s.steady) {
+                    a.phases[j].range_bytes_per_sec = Some(s.range());
+                }
+            }
+        }
+    }
     // The one post-cache level, before a later cliff, that the warning says to quote as a
     // range ([`warned_of_the_last_stretch`]): its 10th to 90th percentile, as the warning gives.
     let warned = a

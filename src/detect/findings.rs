@@ -120,6 +120,11 @@ pub enum After {
     Throttled {
         /// Bytes over time of the throttled stretch.
         bytes_per_sec: f64,
+        /// Where the throttled stretch holds more than one level (it fails the steady-state
+        /// test), its range ([`super::Phase::range_bytes_per_sec`]), given in place of its
+        /// mean. Absent from the JSON otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        range_bytes_per_sec: Option<(f64, f64)>,
     },
 }
 
@@ -147,12 +152,15 @@ impl After {
 
     /// The figure as every output gives it: `591 MB/s`, `599 MB/s (too short to judge)`, or
     /// `480 MB/s to 1000 MB/s (not steady)`, or where the stretch was all heat `not measured
-    /// outside thermal throttling (497 MB/s throttled)`.
+    /// outside thermal throttling (throttled: 497 MB/s)`.
     pub fn text(&self, units: UnitSystem) -> String {
         match *self {
-            After::Throttled { bytes_per_sec } => format!(
-                "not measured outside thermal throttling ({} throttled)",
-                format_rate(bytes_per_sec, units)
+            After::Throttled {
+                bytes_per_sec,
+                range_bytes_per_sec,
+            } => format!(
+                "not measured outside thermal throttling (throttled: {})",
+                throttled_rate_text(bytes_per_sec, range_bytes_per_sec, units)
             ),
             After::Steady { bytes_per_sec } => format_rate(bytes_per_sec, units),
             After::TooShort { bytes_per_sec } => {
@@ -177,9 +185,13 @@ impl After {
     pub fn short_text(&self, units: UnitSystem) -> String {
         match *self {
             After::Steady { .. } => self.text(units),
-            After::Throttled { bytes_per_sec } => {
-                format!("none ({} throttled)", format_rate(bytes_per_sec, units))
-            }
+            After::Throttled {
+                bytes_per_sec,
+                range_bytes_per_sec,
+            } => format!(
+                "none (throttled: {})",
+                throttled_rate_text(bytes_per_sec, range_bytes_per_sec, units)
+            ),
             After::TooShort { bytes_per_sec } => {
                 format!("{} (too short)", format_rate(bytes_per_sec, units))
             }
@@ -474,7 +486,9 @@ impl Findings {
         }
         // After the last cliff, the range its steady-state figures give, whatever its phases.
         if let Some(s) = steps.last_mut() {
-            s.after_range_bytes_per_sec = unsteady_after(a).or(swing_after(a));
+            s.after_range_bytes_per_sec = unsteady_after(a).or(swing_after(a)).or(s
+                .after_range_bytes_per_sec
+                .filter(|_| a.after_cache.is_none()));
         }
         // No stretch outside heat: the phase after the last cliff was all thermal throttling.
         let all_heat = cliffs
@@ -488,6 +502,7 @@ impl Findings {
             steps.last().map(|s| match all_heat {
                 true => After::Throttled {
                     bytes_per_sec: s.after_bytes_per_sec,
+                    range_bytes_per_sec: s.after_range_bytes_per_sec,
                 },
                 false => After::TooShort {
                     bytes_per_sec: s.after_bytes_per_sec,
@@ -576,10 +591,17 @@ impl Findings {
             ) if i + 1 < self.steps.len() => range_text(*r, "not steady", units),
             (Some(s), None) => {
                 let last = i + 1 == self.steps.len();
-                if let (true, Some(After::Throttled { bytes_per_sec })) = (last, &self.after) {
+                if let (
+                    true,
+                    Some(After::Throttled {
+                        bytes_per_sec,
+                        range_bytes_per_sec,
+                    }),
+                ) = (last, &self.after)
+                {
                     return format!(
                         "{} (thermal throttling)",
-                        format_rate(*bytes_per_sec, units)
+                        throttled_rate_text(*bytes_per_sec, *range_bytes_per_sec, units)
                     );
                 }
                 let after = self.after.as_ref().and_then(After::rate).filter(|_| last);
@@ -784,12 +806,14 @@ impl Findings {
 
     /// Whether the findings hedge the cache's size: a size that a faster first tier hidden in
     /// the first sample could make a later tier's ([`Findings::first_sample_hides`] of a
-    /// [`Cache::Sized`]), or a drop not confirmed ([`Cache::Unconfirmed`]), as
-    /// [`Findings::cache_cell`] says of each. The store keeps it in the run's row
-    /// (`cache_hedged`), so that `runs --by` marks a median that takes such a size in.
+    /// [`Cache::Sized`]), a size heat came with at its cliff ([`Findings::heat_at_cliff`]),
+    /// or a drop not confirmed ([`Cache::Unconfirmed`]), as [`Findings::cache_cell`] says of
+    /// each. The store keeps it in the run's row (`cache_hedged`), so that `runs --by` marks a
+    /// median that takes such a size in (it gave a plain median of sizes every other output
+    /// said were in doubt for heat).
     pub fn cache_hedged(&self) -> bool {
         match &self.cache {
-            Cache::Sized { .. } => self.first_sample_hides.is_some(),
+            Cache::Sized { .. } => self.first_sample_hides.is_some() || self.heat_at_cliff,
             Cache::Unconfirmed(_) => true,
             _ => false,
         }
@@ -1314,6 +1338,23 @@ fn drop_levels_text(d: &super::UnconfirmedDrop, units: UnitSystem) -> String {
             super::after_drop_text(d, units),
             crate::units::format_seconds(d.t_high_s)
         ),
+    }
+}
+
+/// The rate of a stretch that was all thermal throttling: its mean, or where it holds more
+/// than one level, its range and that it is not steady (`500 MB/s to 1000 MB/s, not steady`).
+pub(crate) fn throttled_rate_text(
+    mean: f64,
+    range: Option<(f64, f64)>,
+    units: UnitSystem,
+) -> String {
+    match range {
+        Some((lo, hi)) => format!(
+            "{} to {}, not steady",
+            format_rate(lo, units),
+            format_rate(hi, units)
+        ),
+        None => format_rate(mean, units),
     }
 }
 

@@ -199,10 +199,13 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
         // thermal throttling (nothing was said, and "1924 MB/s -> 497 MB/s" read as the drive
         // after its cache).
         return match super::Findings::of(a).after {
-            Some(super::findings::After::Throttled { bytes_per_sec }) => Some(format!(
+            Some(super::findings::After::Throttled {
+                bytes_per_sec,
+                range_bytes_per_sec,
+            }) => Some(format!(
                 "no rate after the cache outside thermal throttling: the samples after the last \
-                 cliff were heat to the end of the run ({} throttled; quote it apart)",
-                format_rate(bytes_per_sec, units)
+                 cliff were heat to the end of the run (throttled: {}; quote it apart)",
+                super::findings::throttled_rate_text(bytes_per_sec, range_bytes_per_sec, units)
             )),
             _ => None,
         };

@@ -1294,7 +1294,10 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
         "{stored:?}"
     );
     assert!(f.heat_at_cliff, "{f:?}");
-    let Some(After::Throttled { bytes_per_sec }) = f.after else {
+    // `runs --by drive` marks a median that takes such a size in, as it marks the other sizes
+    // in doubt (it gave "52.4 GB" plain).
+    assert!(f.cache_hedged());
+    let Some(After::Throttled { bytes_per_sec, .. }) = f.after else {
         panic!("{:?}", f.after)
     };
     assert!(
@@ -1356,5 +1359,38 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
     assert!(
         stdout.contains("no rate after the cache outside thermal throttling"),
         "{stdout}"
+    );
+    // Heat from 26 s, and the cache running out under it at 74 s, 1000 to 500 MB/s: the
+    // throttled stretch holds two levels, and was "thermal throttling: 508 MB/s", their mean.
+    let (_o, s, dir) = simulate_run(&[
+        "p5-1tb,heat=0.5",
+        "--pattern",
+        "seqwrite",
+        "--cliffs",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    let stored: Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    let Some(After::Throttled {
+        bytes_per_sec,
+        range_bytes_per_sec: Some((lo, hi)),
+    }) = stored.after
+    else {
+        panic!("{:?}", stored.after)
+    };
+    assert!(
+        lo < bytes_per_sec && bytes_per_sec < hi,
+        "{lo} {bytes_per_sec} {hi}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let mean = slccache::units::format_rate(bytes_per_sec, Decimal);
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Phase 2 | thermal throttling: "))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains("(not steady)") && !row.contains(&mean),
+        "{row}"
     );
 }

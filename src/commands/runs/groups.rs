@@ -805,8 +805,8 @@ pub fn group_table(
         // As wide as the table may be, as the fitted table's own notes are.
         let note = format!(
             "{HEDGED_MARK} cache: the median takes in sizes that may be a later tier's, were a \
-             faster first tier hidden in the first sample (--json counts them: \
-             cache_hedged_runs)"
+             faster first tier hidden in the first sample, or that are in doubt for heat at \
+             their cliff (--json counts them: cache_hedged_runs)"
         );
         for l in super::fit::wrap_note(&note, width) {
             notes += &l;
@@ -816,8 +816,9 @@ pub fn group_table(
     if left_out {
         let note = format!(
             "{LEFT_OUT_MARK} cache: the median leaves out sizes that may be a later tier's, were \
-             a faster first tier hidden in the first sample, where the group's other runs have a \
-             size not so hedged (--json counts them: cache_hedged_left_out_runs)"
+             a faster first tier hidden in the first sample, or that are in doubt for heat at \
+             their cliff, where the group's other runs have a size not so hedged (--json counts \
+             them: cache_hedged_left_out_runs)"
         );
         for l in super::fit::wrap_note(&note, width) {
             notes += &l;
@@ -1359,8 +1360,9 @@ mod tests {
             assert!(
                 words.contains(
                     "¶ cache: the median leaves out sizes that may be a later tier's, were a \
-                     faster first tier hidden in the first sample, where the group's other runs \
-                     have a size not so hedged (--json counts them: cache_hedged_left_out_runs)"
+                     faster first tier hidden in the first sample, or that are in doubt for heat \
+                     at their cliff, where the group's other runs have a size not so hedged \
+                     (--json counts them: cache_hedged_left_out_runs)"
                 ),
                 "{t}"
             );

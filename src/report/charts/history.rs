@@ -256,8 +256,8 @@ struct Value {
     /// Upper end.
     hi: f64,
     /// The run's findings hedge the figure ([`crate::detect::Findings::cache_hedged`]): a
-    /// faster first tier hidden in the first sample could make the size a later tier's. Drawn
-    /// dashed, and said in the legend.
+    /// faster first tier hidden in the first sample could make the size a later tier's, or heat
+    /// came with its cliff. Drawn dashed, and said in the legend.
     hedged: bool,
     /// A rate after the cache that a slower tier may follow
     /// ([`crate::detect::Findings::slower_tier_may_follow`]): it may be a middle tier's, so it
@@ -600,8 +600,8 @@ fn history_chart(
     mark_entry(
         &|y| y.hedged,
         HEDGED_DASH,
-        "dashed: {} whose first sample could hide a faster first tier (the size then a later \
-         tier's)",
+        "dashed: {} whose size is in doubt (a faster first tier the first sample could hide, or \
+         heat at the cliff)",
     );
     mark_entry(
         &|y| y.tier,
@@ -1174,10 +1174,10 @@ mod tests {
         };
         assert!(dashed(c) >= 4, "{:?}", c.series);
         assert!(
-            c.legend
-                .iter()
-                .any(|l| l.name.contains("could hide a faster first tier")
-                    && l.style.dash == HEDGED_DASH),
+            c.legend.iter().any(|l| l
+                .name
+                .contains("a faster first tier the first sample could hide")
+                && l.style.dash == HEDGED_DASH),
             "{:?}",
             c.legend
         );
