@@ -689,12 +689,20 @@ pub(super) fn end_drop(t: &Timeline, a: &Analysis, units: UnitSystem) -> Option<
         return None;
     }
     let at = tail[0].t_start_s();
+    // What they do to the figure the outputs give: the range of a stretch that is not steady,
+    // the rate of one that is (one last sample at 90 MB/s after 600 MB/s left its rounds
+    // within the rule, and "widen its range" stood beside "592 MB/s, steady").
+    let does = match &ac.steady_state {
+        Some(s) if s.steady => "pull its rate down",
+        Some(_) => "widen its range",
+        None => "are in its rate",
+    };
     Some(super::Warning::new(
         super::WarningKind::EndDrop { t_s: at },
         format!(
             "throughput fell from {} to {} in the last {} of the run, after the last cliff: too \
              short to tell a slower tier from a pause; those samples are in the stretch after \
-             the cache, and widen its range; write for longer to tell",
+             the cache, and {does}; write for longer to tell",
             format_rate(level, units),
             format_rate(bytes / secs, units),
             crate::units::format_seconds(secs)

@@ -2348,6 +2348,14 @@ fn a_fall_in_the_last_seconds_after_the_cliff_is_named() {
         "{}",
         w[0]
     );
+    assert!(w[0].contains("widen its range"), "{}", w[0]);
+    // One last sample at 90 MB/s leaves the rounds within the rule: the warning says the rate
+    // it pulls down, not a range no output gives ("widen its range" beside "592 MB/s, steady").
+    let one = named(&[(30.0, 2e9), (60.0, 6e8), (1.0, 9e7)]);
+    assert!(
+        one.len() == 1 && one[0].contains("pull its rate down"),
+        "{one:?}"
+    );
     assert!(named(&[(30.0, 2e9), (90.0, 6e8)]).is_empty());
     // A swing's last low turn is one more turn, no fall ("fell from 874 MB/s to 297 MB/s in the
     // last 1.0 s" of 900 and 300 MB/s by turns).
