@@ -628,17 +628,9 @@ fn fall_line(w: &Work, range: std::ops::Range<usize>) -> Option<(f64, f64, f64)>
         .step_by(every)
         .map(|i| (w.samples[i].t_s, w.cols.rate[i]))
         .collect();
-    let n = pts.len() as f64;
-    let (tm, rm) = pts
-        .iter()
-        .fold((0.0, 0.0), |(t, r), &(x, y)| (t + x / n, r + y / n));
-    let (sxy, sxx) = pts.iter().fold((0.0, 0.0), |(a, b), &(x, y)| {
-        (a + (x - tm) * (y - rm), b + (x - tm) * (x - tm))
-    });
-    if sxx <= 0.0 || rm <= 0.0 {
-        return None;
-    }
-    Some((-(sxy / sxx), rm, tm))
+    let fit = super::stats::Fit::of(&pts)?;
+    let pace = fit.fall_rate().filter(|_| fit.y_mean > 0.0)?;
+    Some((pace, fit.y_mean, fit.t_mean))
 }
 
 /// Segments after the first fall that are places on one steady fall, made one. A segment that

@@ -1045,17 +1045,10 @@ fn steady_fall(samples: &[Sample], rate: &[f64], range: std::ops::Range<usize>) 
         .step_by(every)
         .map(|i| (samples[i].t_s, rate[i]))
         .collect();
-    let n = pts.len() as f64;
-    let (tm, rm) = pts
-        .iter()
-        .fold((0.0, 0.0), |(t, r), &(x, y)| (t + x / n, r + y / n));
-    let (sxy, sxx, syy) = pts.iter().fold((0.0, 0.0, 0.0), |(a, b, c), &(x, y)| {
-        (
-            a + (x - tm) * (y - rm),
-            b + (x - tm) * (x - tm),
-            c + (y - rm) * (y - rm),
-        )
-    });
+    let Some(fit) = super::stats::Fit::of(&pts) else {
+        return false;
+    };
+    let (sxy, sxx, syy, rm) = (fit.sxy, fit.sxx, fit.syy, fit.y_mean);
     if sxx <= 0.0 || syy <= 0.0 || rm <= 0.0 {
         return false;
     }
@@ -1095,21 +1088,13 @@ fn fall_within(
             samples[from..to].iter().map(|s| s.t_s).collect()
         }
     };
-    let rates = &cols.rate[from..to];
-    let n = rates.len() as f64;
-    let (tm, rm) = times
-        .iter()
-        .zip(rates)
-        .fold((0.0, 0.0), |(t, r), (x, y)| (t + x / n, r + y / n));
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for (x, y) in times.iter().zip(rates) {
-        sxy += (x - tm) * (y - rm);
-        sxx += (x - tm) * (x - tm);
-    }
-    if sxx <= 0.0 || rm <= 0.0 {
-        return None;
-    }
-    Some((-(sxy / sxx) * (t1 - t0), rm, -(sxy / sxx), tm))
+    let pts: Vec<(f64, f64)> = times
+        .into_iter()
+        .zip(cols.rate[from..to].iter().copied())
+        .collect();
+    let fit = super::stats::Fit::of(&pts)?;
+    let pace = fit.fall_rate().filter(|_| fit.y_mean > 0.0)?;
+    Some((pace * (t1 - t0), fit.y_mean, pace, fit.t_mean))
 }
 
 /// A gradual fall cut into levels ([`WarningKind::GradualFall`]): the phases either side of a

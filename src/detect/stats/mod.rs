@@ -156,6 +156,56 @@ impl UpperMedian {
     }
 }
 
+/// The least-squares line through points `(t, y)`: the means of both and the sums of the
+/// products of their deviations, from which a caller takes the slope (`sxy / sxx`) and how
+/// much of the variance of `y` the line holds (`sxy² / (sxx · syy)`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Fit {
+    /// Mean of `t`.
+    pub(super) t_mean: f64,
+    /// Mean of `y`.
+    pub(super) y_mean: f64,
+    /// Sum of (t - t_mean)(y - y_mean).
+    pub(super) sxy: f64,
+    /// Sum of (t - t_mean)².
+    pub(super) sxx: f64,
+    /// Sum of (y - y_mean)².
+    pub(super) syy: f64,
+}
+
+impl Fit {
+    /// The line through `pts`; `None` for no points.
+    pub(super) fn of(pts: &[(f64, f64)]) -> Option<Fit> {
+        if pts.is_empty() {
+            return None;
+        }
+        let n = pts.len() as f64;
+        let (t_mean, y_mean) = pts
+            .iter()
+            .fold((0.0, 0.0), |(t, r), &(x, y)| (t + x / n, r + y / n));
+        let (sxy, sxx, syy) = pts.iter().fold((0.0, 0.0, 0.0), |(a, b, c), &(x, y)| {
+            (
+                a + (x - t_mean) * (y - y_mean),
+                b + (x - t_mean) * (x - t_mean),
+                c + (y - y_mean) * (y - y_mean),
+            )
+        });
+        Some(Fit {
+            t_mean,
+            y_mean,
+            sxy,
+            sxx,
+            syy,
+        })
+    }
+
+    /// How fast `y` falls along the line, per unit of `t` (negative where it rises); `None`
+    /// where `t` does not vary.
+    pub(super) fn fall_rate(&self) -> Option<f64> {
+        (self.sxx > 0.0).then(|| -(self.sxy / self.sxx))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
