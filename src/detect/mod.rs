@@ -665,7 +665,10 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
     let segs = clean(&w, segs);
     // 5a. Each stretch of thermal throttling the drive's counters mark is a segment of its
     //     own, also where the clean-up took it for dips (coarse sampling).
-    let mut segs = thermal::keep_counter_windows(&w, segs);
+    let segs = thermal::keep_counter_windows(&w, segs);
+    // 5a'. A level of a few samples right before such a stretch is a segment of its own: the
+    //      block medians are longer than it.
+    let mut segs = thermal::split_level_before_heat(&w, segs);
     let sigma_x = diff_noise(&w.x);
     // 5b. A short cache phase at the very start: too short for the block medians and the
     //     dip filter, and with no left neighbour it is no excursion. It is a phase when the

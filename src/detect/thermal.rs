@@ -160,6 +160,63 @@ pub(super) fn keep_counter_windows(w: &Work, segs: Vec<Seg>) -> Vec<Seg> {
     out
 }
 
+/// `segs` with a level that lasted only a few samples right before a stretch of heat the
+/// counters mark ([`counter_windows`]) a segment of its own. At a run of many samples the block
+/// medians are longer than such a level, so it went into the segment before it, and a cache
+/// that ran out a few seconds before the heat began was no cliff: its fall and the heat's were
+/// one drop, the rate of the cache blended the level into it, and its size was that of the
+/// heat's drop (`simulate p5-1tb,throttle_at=60 --cliffs 2`: 2000 MB/s, then 1000 MB/s for 4 s,
+/// then the heat at 500 MB/s, read "1924 MB/s -> 495 MB/s (thermal throttling)" and a cache of
+/// 104 GB for 100 GB). The level is the last samples before the stretch that all lie a step
+/// below the level of the segment that holds them, over the longest GC dip or more and at
+/// least two samples (a dip of the cache's level into the heat is none), and whose median is
+/// half a step above the stretch's (the heat's own fall, begun before the counters rose, is
+/// none).
+pub(super) fn split_level_before_heat(w: &Work, segs: Vec<Seg>) -> Vec<Seg> {
+    let windows = counter_windows(w.samples, w.cols);
+    let rate = &w.cols.rate;
+    let mut bounds: Vec<usize> = segs.iter().skip(1).map(|s| s.start).collect();
+    let mut changed = false;
+    for &(i, k) in &windows {
+        // The segment the stretch follows: its end is the stretch's start, or within a block
+        // of it (where [`keep_counter_windows`] found a boundary there already).
+        let Some(seg) = segs
+            .iter()
+            .find(|s| s.start < i && s.end.abs_diff(i) <= w.b && s.end < k)
+        else {
+            continue;
+        };
+        let below = seg.level.exp() * (-MIN_STEP).exp();
+        let from = (seg.start..i)
+            .rev()
+            .take_while(|&j| rate[j] < below)
+            .last()
+            .unwrap_or(i);
+        if from < seg.start + 2 || from + 2 > i {
+            continue;
+        }
+        let lasted = w.samples[i - 1].t_s - w.samples[from].t_start_s();
+        let heat = median(&rate[i..k]);
+        if lasted >= MAX_DIP_S && median(&rate[from..i]) > heat * (0.5 * MIN_STEP).exp() {
+            bounds.retain(|&b| b != seg.end);
+            bounds.extend([from, i]);
+            changed = true;
+        }
+    }
+    if !changed {
+        return segs;
+    }
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut out = Vec::with_capacity(bounds.len() + 1);
+    let mut start = 0;
+    for b in bounds.into_iter().chain([w.samples.len()]) {
+        out.push(w.seg(start, b));
+        start = b;
+    }
+    out
+}
+
 /// The drop inside the first sample of a run whose first drop, `fd` (the change after phase
 /// `fd`), was heat: no cache cliff sits on a stretch of throttling. At samples of minutes
 /// the cache can run out inside the first sample and the first drop the segments show is

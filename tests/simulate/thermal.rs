@@ -1260,8 +1260,9 @@ fn the_last_cliff_s_level_after_is_the_rate_after_the_cache() {
 }
 
 /// Regression: heat that came with the cliff and lasted to the end of the run
-/// (`simulate "p5-1tb,throttle_at=60,hysteresis=1" --pattern seqwrite --no-early-stop
-/// --max-bytes 400GB`: the cache ran out at 50 s, the counters rose at 55 s and stayed up)
+/// (`simulate "p5-1tb,throttle_at=59.7,hysteresis=1" --pattern seqwrite --no-early-stop
+/// --max-bytes 400GB`: the cache ran out at 50 s, the counters rose in the sample that holds
+/// the cliff and stayed up)
 /// was given as the rate after the cache, "497 MB/s, steady", with no mark of heat on the
 /// card, the charts, report.md or `runs`, and the size the thermal warning said was in doubt
 /// was given plain everywhere but in that warning. The stretch is now thermal throttling,
@@ -1272,7 +1273,7 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
     use slccache::detect::findings::{After, Findings, HEAT_AT_CLIFF_TEXT};
     use slccache::units::UnitSystem::Decimal;
     let (o, s, dir) = simulate_run(&[
-        "p5-1tb,throttle_at=60,hysteresis=1",
+        "p5-1tb,throttle_at=59.7,hysteresis=1",
         "--pattern",
         "seqwrite",
         "--no-early-stop",
@@ -1393,4 +1394,58 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
         row.contains("(not steady)") && !row.contains(&mean),
         "{row}"
     );
+}
+
+/// Regression: a cache that ran out a few seconds before the heat began was no cliff at a run
+/// of many samples. `simulate "p5-1tb,throttle_at=60" --pattern seqwrite --cliffs 2` writes
+/// 2000 MB/s to 100 GB at 50 s, then 1000 MB/s for 4 s, then the counters rise and the rate
+/// is 500 MB/s to the end. The block medians were longer than the 4 s, so the cache's fall
+/// and the heat's were one drop: "1924 MB/s -> 495 MB/s (thermal throttling) at 54.3 s", a
+/// cache of 104 GB (95% interval 101 GB to 105 GB) that left the truth out, and the 4 s at
+/// 1000 MB/s blended into the rate in the cache. Shorter runs (the early stop's) found it.
+#[test]
+fn a_cache_that_ran_out_just_before_the_heat_is_its_own_cliff() {
+    use slccache::detect::findings::{After, Cache, Findings};
+    for args in [
+        &["p5-1tb,throttle_at=60", "--cliffs", "2"][..],
+        &[
+            "p5-1tb,throttle_at=60,hysteresis=1",
+            "--no-early-stop",
+            "--max-bytes",
+            "400GB",
+        ][..],
+        &[
+            "p5-1tb,throttle_at=59.9,hysteresis=1",
+            "--no-early-stop",
+            "--max-bytes",
+            "400GB",
+        ][..],
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--pattern", "seqwrite", "--seed", "1"]);
+        let (_o, s, _dir) = simulate_run(&all);
+        let f: Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+        let Cache::Sized {
+            low_bytes,
+            high_bytes,
+            ..
+        } = f.cache
+        else {
+            panic!("{args:?}: {:?}", f.cache)
+        };
+        assert!(
+            low_bytes <= 100_000_000_000 && 100_000_000_000 <= high_bytes,
+            "{args:?}: {low_bytes} {high_bytes}"
+        );
+        // The rate in the cache is the cache's, not blended with the 1000 MB/s after it.
+        let before = f.in_cache_bytes_per_sec.unwrap();
+        assert!((before / 2000e6 - 1.0).abs() < 0.01, "{args:?}: {before}");
+        // The level between the cliff and the heat is measured, and the heat quoted apart.
+        let after = f.after.as_ref().and_then(After::rate);
+        assert!(
+            after.is_some_and(|r| (r / 1000e6 - 1.0).abs() < 0.1),
+            "{args:?}: {:?}",
+            f.after
+        );
+    }
 }
