@@ -42,7 +42,17 @@ pub fn coverage(t: &Timeline, a: &Analysis) -> Option<Coverage> {
     } else {
         None
     };
+    // A level after the last cliff that is thermal throttling to the end of the run is no
+    // tier that may end later: the heat's own rate. `simulate p5-1tb,heat=1` took the heat's
+    // drop at 12.8 s for the cliff, and asked for `--cliffs 2` to measure the "tier" after it,
+    // 1000 MB/s of throttling (the thermal warning says to cool the drive and run again).
+    let heat_after = last.is_some_and(|c| {
+        a.phases
+            .last()
+            .is_some_and(|p| (p.start_s - c.t_s).abs() < 1e-9 && super::is_throttled(a, p))
+    });
     let later = !whole
+        && !heat_after
         && match (a.in_cache_floor(), last) {
             (Some(f), Some(l)) => l.after_bytes_per_sec >= LATER_TIER_SHARE * f,
             _ => false,

@@ -371,7 +371,9 @@ pub struct Coverage {
     pub whole_fill_bytes_per_sec: Option<f64>,
     /// The run did not write the whole span and the level after its last cliff is still at
     /// least [`LATER_TIER_SHARE`] of the in-cache rate: more like a second, slower cache tier
-    /// than a drive's native write speed, so a later, slower tier may follow. Why half: on
+    /// than a drive's native write speed, so a later, slower tier may follow. Never where
+    /// that level is thermal throttling to the end of the run: heat's rate is no tier. Why
+    /// half: on
     /// most drives of `data/published-drives.csv` the speed after the cache is well under half
     /// the in-cache rate (the QLC drives 3% to 20%, the 980 PRO 38%), while the FX700's
     /// middle tier is 70%. TLC drives whose native speed is above half (the 960 EVO 1TB at

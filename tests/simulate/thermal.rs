@@ -1449,3 +1449,34 @@ fn a_cache_that_ran_out_just_before_the_heat_is_its_own_cliff() {
         );
     }
 }
+
+/// Regression: heat that came early and lasted was offered as a cache tier to measure.
+/// `simulate p5-1tb,heat=1 --pattern seqwrite` throttles from 12.8 s to the end of the run at
+/// 1000 MB/s, half the cache's rate. The drop was taken for the cliff (the thermal warning
+/// says the size is in doubt and to cool the drive), and the later-tier warning then called
+/// the throttled 1000 MB/s "a second, slower cache tier" and printed "to measure the next
+/// tier: ... --cliffs 2".
+#[test]
+fn throttling_after_the_last_cliff_is_no_later_tier() {
+    let (o, s, _dir) = simulate_run(&["p5-1tb,heat=1", "--pattern", "seqwrite", "--seed", "1"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // The case is the one meant: the level after the last cliff is heat to the end.
+    let phases = s["analysis"]["phases"].as_array().unwrap();
+    assert_eq!(
+        phases.last().unwrap()["kind"].as_str(),
+        Some("throttled"),
+        "{phases:?}"
+    );
+    assert_eq!(
+        s["analysis"]["coverage"]["later_tier_possible"].as_bool(),
+        Some(false),
+        "{}",
+        s["analysis"]["coverage"]
+    );
+    for text in [&stdout, &stderr] {
+        assert!(!text.contains("slower cache tier"), "{text}");
+        assert!(!text.contains("to measure the next tier"), "{text}");
+    }
+    assert!(stdout.contains("cool the drive"), "{stdout}");
+}
