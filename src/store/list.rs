@@ -423,7 +423,9 @@ impl Store {
         // its medians mix.
         let (kind, target, serial) = (col("kind", true), col("target", true), col("serial", true));
         let (model, label) = (col("model", true), col("label", true));
-        let (capacity, started) = (col("capacity_bytes", true), col("started_at", drive));
+        // The start time by any grouping: a run analysed again is one measurement of the
+        // drive's, and of the host's or the tag's group.
+        let (capacity, started) = (col("capacity_bytes", true), "started_at");
         // No `ORDER BY`: the groups' figures are medians, in no order, and sorting a fleet's
         // runs took the server most of the query's time. A drive's latest run (which names
         // it) is found by this column instead.

@@ -782,6 +782,20 @@ pub fn a_run_analysed_again_is_one_measurement_of_its_drive() {
         t.lines().nth(1).is_some_and(|l| l.contains("     2  ")),
         "{t}"
     );
+    // By host and by tag too: the host's two measurements, not three (`runs --by host`
+    // counted the analysis as a third run and took its size into the median twice).
+    for by in ["host", "tag:rack"] {
+        let g: Vec<serde_json::Value> =
+            serde_json::from_str(&ok(bin(&db).args(["runs", "--json", "--by", by]))).unwrap();
+        assert_eq!(g.len(), 1, "{by}: {g:?}");
+        assert_eq!(g[0]["runs"], 2, "{by}: {g:?}");
+        assert_eq!(g[0]["cache_bytes"]["runs"], 2, "{by}: {g:?}");
+        assert_eq!(
+            g[0]["cache_bytes"]["median"].as_f64(),
+            Some(want),
+            "{by}: {g:?}"
+        );
+    }
     // `history` charts the drive's two measurements, not three.
     let o = ok(bin(&db)
         .args(["history", "960 EVO", "--json", "--out"])

@@ -171,8 +171,12 @@ pub fn group(rows: &[RunRow], by: &GroupBy, units: UnitSystem) -> Vec<Group> {
 pub struct Grouping {
     by: GroupBy,
     units: UnitSystem,
-    /// By host or tag value (`-`: none).
-    named: HashMap<String, Figures>,
+    /// By host or tag value (`-`: none): its runs, each measurement once, each with its drive
+    /// (its place in `drive_keys`) and workload.
+    named: HashMap<String, Measurements<(Figure, usize, Option<usize>)>>,
+    /// The drives of the runs by host or tag, each once, and the place of each.
+    drive_keys: Vec<DriveKey>,
+    drive_at: HashMap<DriveKey, usize>,
     /// By drive: the drive's latest run (for its name) and its runs, each measurement once,
     /// each with its workload (its place in `workloads`).
     drives: HashMap<DriveKey, (LatestRun, Measurements<WorkloadFigure>)>,
@@ -318,6 +322,8 @@ impl Grouping {
             by,
             units,
             named: HashMap::new(),
+            drive_keys: Vec::new(),
+            drive_at: HashMap::new(),
             drives: HashMap::new(),
             workloads: Vec::new(),
             workload_at: HashMap::new(),
@@ -334,17 +340,17 @@ impl Grouping {
             r.after_too_short,
             r.after_caveats,
         );
+        let workload = r.workload.map(|w| match self.workload_at.get(w) {
+            Some(&at) => at,
+            None => {
+                self.workloads.push(w.to_string());
+                self.workload_at
+                    .insert(w.to_string(), self.workloads.len() - 1);
+                self.workloads.len() - 1
+            }
+        });
         let name = match &self.by {
             GroupBy::Drive => {
-                let workload = r.workload.map(|w| match self.workload_at.get(w) {
-                    Some(&at) => at,
-                    None => {
-                        self.workloads.push(w.to_string());
-                        self.workload_at
-                            .insert(w.to_string(), self.workloads.len() - 1);
-                        self.workloads.len() - 1
-                    }
-                });
                 let (latest, runs) = self.drives.entry(r.drive.key()).or_default();
                 latest.offer(&r.drive, r.at, r.id);
                 // A run analysed again is one measurement of the drive, not two (whatever
@@ -361,17 +367,26 @@ impl Grouping {
             GroupBy::Tag(k) => r.tags.get(k).map(String::as_str),
         }
         .unwrap_or("-");
-        let g = match self.named.get_mut(name) {
+        let key = r.drive.key();
+        let drive = match self.drive_at.get(&key) {
+            Some(&at) => at,
+            None => {
+                self.drive_keys.push(key.clone());
+                self.drive_at.insert(key, self.drive_keys.len() - 1);
+                self.drive_keys.len() - 1
+            }
+        };
+        let runs = match self.named.get_mut(name) {
             Some(g) => g,
             None => self.named.entry(name.to_string()).or_default(),
         };
-        g.add(figure);
-        g.drives.insert(r.drive.key());
-        if let Some(w) = r.workload {
-            if !g.workloads.contains(w) {
-                g.workloads.insert(w.to_string());
-            }
-        }
+        // A run analysed again is one measurement of the host's, as of the drive's.
+        runs.push(
+            r.started_at,
+            r.drive.kind == "analyze",
+            r.id,
+            (figure, drive, workload),
+        );
     }
 
     /// The groups, in name order (`-`, no value, last); a drive's, by workload (none last).
@@ -380,7 +395,15 @@ impl Grouping {
         // are one group each.
         type Name = (bool, String, Option<DriveKey>, Option<(bool, String)>);
         let mut groups: BTreeMap<Name, Figures> = BTreeMap::new();
-        for (name, g) in self.named {
+        for (name, runs) in self.named {
+            let mut g = Figures::default();
+            for (f, drive, workload) in runs.finish() {
+                g.add(f);
+                g.drives.insert(self.drive_keys[drive].clone());
+                if let Some(w) = workload {
+                    g.workloads.insert(self.workloads[w].clone());
+                }
+            }
             groups.insert((name == "-", name, None, None), g);
         }
         for (key, (latest, runs)) in self.drives {
