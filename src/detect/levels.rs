@@ -262,6 +262,51 @@ pub(super) fn swing_level(
     })
 }
 
+/// Where `range`, which ends at a change, swings by turns ([`by_turns`]): the level of the
+/// swing's last turn, the samples about the change's place nearer that turn's rate than the
+/// other rate and than `after` (the level after the change, ln), up to sample `to` at most,
+/// where the turn holds two samples or more (one may hold part of the change); `None`
+/// otherwise. A turn of the swing's own rate is no dip of the other, however short, and the
+/// change's place, a block's edge, may lie a sample or two off the turn's end.
+pub(super) fn turn_before(
+    samples: &[Sample],
+    x: &[f64],
+    range: std::ops::Range<usize>,
+    after: f64,
+    to: usize,
+    floor: f64,
+) -> Option<Level> {
+    if range.is_empty() {
+        return None;
+    }
+    let every = range.len().div_ceil(LEVEL_SAMPLES).max(1);
+    let v: Vec<f64> = x[range.clone()].iter().step_by(every).copied().collect();
+    let (d10, d90) = by_turns(&v)?;
+    let near = |y: f64, r: f64, other: f64| {
+        (y - r).abs() < (y - other).abs() && (y - r).abs() < (y - after).abs()
+    };
+    let of_turn = |j: usize| {
+        if near(x[j], d10, d90) {
+            Some(d10)
+        } else if near(x[j], d90, d10) {
+            Some(d90)
+        } else {
+            None
+        }
+    };
+    // The last sample before the change's place that reads a rate of the swing, and its rate.
+    let (e, rate) = range
+        .clone()
+        .rev()
+        .find_map(|j| of_turn(j).map(|r| (j, r)))?;
+    let of_rate = |j: usize| of_turn(j) == Some(rate);
+    let from = (range.start..=e).rev().take_while(|&j| of_rate(j)).last()?;
+    let end = (e + 1..to.min(x.len()))
+        .find(|&j| !of_rate(j))
+        .unwrap_or(to.min(x.len()));
+    (from > range.start && end - from >= 2).then(|| local_level(samples, x, from..end, floor))
+}
+
 /// The 10th and 90th percentiles of the log rates `v` where they swing between two rates by
 /// turns; `None` where they do not, or are too few to tell ([`SWING_SAMPLES`] twice over).
 /// By turns: the two percentiles two steps apart or more, under a tenth of the values in the

@@ -753,6 +753,14 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         };
         let before = whole(p.start..c, local_level(samples, &w.x, a_range, scale_floor));
         let after = whole(c..q.end, local_level(samples, &w.x, b_range, scale_floor));
+        // ... but the turn of a swing right before the change is the level the change falls
+        // from: read at the swing's middle (or at its upper rate, of which the turn was a
+        // dip), its samples half way to the level after (300 MB/s of 900 and 300 MB/s by
+        // turns of 5 s, then 150 MB/s) were taken for part of the fall, and the change was
+        // put 0.6 s early with an interval that left the truth out (125.0 s to 129.6 s for
+        // 130 s).
+        let before = levels::turn_before(samples, &w.x, p.start..c, after.mu, hi, scale_floor)
+            .unwrap_or(before);
         let mut r = refine::refine(samples, &w.x, lo, hi, before, after);
         // A fall placed after whole samples that all read near the level after it (in the
         // fall's lowest quarter), back to a sample above them: those samples are the level

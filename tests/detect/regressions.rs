@@ -2284,6 +2284,34 @@ fn a_swing_before_a_slower_tier_is_its_range_not_its_mean() {
     }
 }
 
+/// Regression: the cliff after a swing was put inside the swing's last turn. 900 and 300 MB/s
+/// by turns of 5 s after a 2000 MB/s cache, then 150 MB/s from 130 s: the level before the
+/// cliff was read at the swing's middle, the last turn's samples at 300 MB/s half way to
+/// 150 MB/s were taken for part of the fall, and the cliff was put at 129.4 s with a 95%
+/// interval of 125.0 s to 129.6 s, the truth left out. The swing's turn right before the
+/// change is the level it falls from. (A last turn of one sample is not told from a fall
+/// inside that sample: 300 MB/s is also a fifth of a second at 900 and the rest at 150. The
+/// swings end here with a turn of two samples or more.)
+#[test]
+fn a_cliff_after_a_swing_is_not_put_inside_its_last_turn() {
+    for period in [4.0, 5.0, 7.0, 10.0] {
+        for low_first in [false, true] {
+            for end in [128.0, 130.0, 133.0] {
+                let case = format!("every {period} s, low first {low_first}, to {end} s");
+                let mut pieces = swing_after_cache((300e6, 900e6), period, low_first, end, true);
+                pieces.push((100.0, 150e6));
+                let a = analyze(&piecewise(&pieces, 1.0));
+                let c = a.cliffs.last().unwrap_or_else(|| panic!("{case}"));
+                assert!(
+                    c.t_low_s <= end + 1e-6 && end - 1e-6 <= c.t_high_s,
+                    "{case}: {c:?}"
+                );
+                assert!((c.t_s - end).abs() < 0.5, "{case}: {c:?}");
+            }
+        }
+    }
+}
+
 /// Regression: the warning that the level after the cache swings read its segment's samples
 /// and gave their mean ("swings between 577 MB/s and 1193 MB/s ... around 885 MB/s") beside
 /// the headline's "not steady: 575 MB/s to 1195 MB/s" of a fall from 1500 to 500 MB/s; and
