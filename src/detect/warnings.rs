@@ -570,7 +570,14 @@ pub(super) fn thermal_warnings(
             out.push(Warning::new(kind, text));
         }
     }
-    // 2. Temperature alone.
+    // 2. Temperature alone: only where the drive gave no counters. Where it gave them, a drop
+    // they did not mark is no heat, however hot the drive was (`simulate
+    // 'a2000-1tb,throttle_at=65' --cliffs 2`, never throttled, its counters 0 in every sample:
+    // the second tier's drop at 985 s, at 55 °C, was named heat, its 400 MB/s left out of the
+    // rate after the cache, and the cache's own cliff named heat as well).
+    if cols.thermal {
+        return (out, by_counter);
+    }
     let Some(hot) = temps.iter().map(|p| p.1).reduce(f64::max) else {
         return (out, by_counter);
     };

@@ -1480,3 +1480,45 @@ fn throttling_after_the_last_cliff_is_no_later_tier() {
     }
     assert!(stdout.contains("cool the drive"), "{stdout}");
 }
+
+/// Regression: the temperature rule ("the drive at its hottest") named drops heat on runs whose
+/// drive gave its thermal counters and they never rose. `simulate 'a2000-1tb,throttle_at=65'
+/// --cliffs 2` never throttles (the counters are 0 in every sample), yet its second tier's drop
+/// at 985 s, at 55 °C, was thermal throttling, its 400 MB/s left out of the rate after the
+/// cache, and the cache's own cliff was named heat too. `p5-1tb,throttle_at=60` got a second
+/// thermal warning on its cache cliff, which the card did not echo. Where the counters are
+/// there, they alone say what is heat.
+#[test]
+fn a_drive_whose_counters_did_not_rise_is_not_named_hot() {
+    let (o, s, _dir) = simulate_run(&[
+        "a2000-1tb,throttle_at=65",
+        "--seed",
+        "6",
+        "--pattern",
+        "seqwrite",
+        "--cliffs",
+        "2",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("at its hottest"), "{stdout}");
+    let a = &s["analysis"];
+    assert_eq!(a["cliffs"].as_array().map(Vec::len), Some(2), "{stdout}");
+    assert!(
+        a["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["kind"] != "throttled"),
+        "{}",
+        a["phases"]
+    );
+    let (o, _s, _dir) = simulate_run(&[
+        "p5-1tb,throttle_at=60",
+        "--seed",
+        "1",
+        "--pattern",
+        "seqwrite",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("at its hottest"), "{stdout}");
+}
