@@ -360,6 +360,13 @@ pub fn format_seconds(s: f64) -> String {
     }
 }
 
+/// A moment of a run, seconds since its start: `1228.5 s`, in seconds however long the run,
+/// as the warnings and the phases give every moment, so that "at 20.5 min" never sits beside
+/// "from 1228.5 s" (a length of time is [`format_seconds`]'s).
+pub fn format_time_point(t_s: f64) -> String {
+    format!("{t_s:.1} s")
+}
+
 /// A time and the two ends of its interval as [`format_seconds`] writes them, with as many
 /// more decimals (up to three, all three in one unit) as it takes for ends that differ to
 /// read differently: `16.1 s (16.1 s to 16.1 s)` is `16.13 s (16.12 s to 16.13 s)`. Ends

@@ -1012,7 +1012,7 @@ impl Findings {
                     "{} -> {} at {}",
                     self.step_before_text(i, units),
                     self.step_after_text(i, units),
-                    crate::units::format_seconds(s.t_s)
+                    crate::units::format_time_point(s.t_s)
                 )
             })
             .collect();
@@ -1197,7 +1197,7 @@ fn holds_unconfirmed_drop(a: &Analysis, p: &super::Phase) -> bool {
 /// drop, where every later sample was slowed by heat, says that its rate is the mean of those
 /// samples and the rate without heat the floor the findings give.
 pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
-    use crate::units::format_seconds;
+    use crate::units::format_time_point;
     let names = phase_names(a);
     let drop = a.unconfirmed_drop.as_ref();
     let first_sample = drop.filter(|d| d.at == super::DropWhere::FirstSample);
@@ -1223,19 +1223,19 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
                 return format!(
                     "{name}: {rate} ({} to {}), after a drop inside the first {} sample ({} to \
                      {}: at least {} -> {}), not confirmed",
-                    format_seconds(d.t_high_s),
-                    format_seconds(p.end_s),
+                    format_time_point(d.t_high_s),
+                    format_time_point(p.end_s),
                     crate::units::format_interval(d.interval_s),
-                    format_seconds(d.t_s),
-                    format_seconds(d.t_high_s),
+                    format_time_point(d.t_s),
+                    format_time_point(d.t_high_s),
                     format_rate(d.before_bytes_per_sec, units),
                     super::after_drop_text(d, units),
                 );
             }
             let mut row = format!(
                 "{name}: {rate} ({} to {})",
-                format_seconds(p.start_s),
-                format_seconds(p.end_s)
+                format_time_point(p.start_s),
+                format_time_point(p.end_s)
             );
             // A phase kept over a drop that was not confirmed: its mean blends both levels,
             // so it is given by the two levels, as every other output gives them ("mean, drop
@@ -1248,8 +1248,8 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
                 row = format!(
                     "{name}: {} ({} to {})",
                     drop_levels_text(d, units),
-                    format_seconds(p.start_s),
-                    format_seconds(p.end_s)
+                    format_time_point(p.start_s),
+                    format_time_point(p.end_s)
                 );
             }
             // Every sample after the drop slowed by heat: the phase's rate is their mean, the
@@ -1336,7 +1336,7 @@ fn drop_levels_text(d: &super::UnconfirmedDrop, units: UnitSystem) -> String {
             "{}, then {} from {}",
             format_rate(d.before_bytes_per_sec, units),
             super::after_drop_text(d, units),
-            crate::units::format_seconds(d.t_high_s)
+            crate::units::format_time_point(d.t_high_s)
         ),
     }
 }

@@ -1522,3 +1522,46 @@ fn a_drive_whose_counters_did_not_rise_is_not_named_hot() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("at its hottest"), "{stdout}");
 }
+
+/// Regression: a run's moments were in minutes in one place and seconds in the next. On
+/// `simulate p5-1tb --pattern seqwrite --cliffs 2` (19 min), report.md's phases read "(534.9 s
+/// to 10.9 min)" and "(10.9 min to 12.8 min)" beside warnings "at 653.5 s", and the terminal's
+/// cliffs line said "at 16.4 min" of a drop a warning put "from 985.0 s". Every moment of a run
+/// is now in seconds, as the warnings and the chart's axis of such a run give it.
+#[test]
+fn a_run_s_moments_are_in_seconds_in_every_output() {
+    let (o, s, dir) = simulate_run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--cliffs",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    assert!(s["analysis"]["duration_s"].as_f64().unwrap() > 1000.0);
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let phases: Vec<&str> = md.lines().filter(|l| l.starts_with("| Phase ")).collect();
+    assert!(phases.len() >= 5, "{md}");
+    for row in &phases {
+        assert!(!row.contains(" min"), "{row}");
+    }
+    let (o2, _s, _dir) = simulate_run(&[
+        "a2000-1tb",
+        "--seed",
+        "6",
+        "--pattern",
+        "seqwrite",
+        "--cliffs",
+        "2",
+    ]);
+    for out in [&o, &o2] {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let measured = stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("measured:"))
+            .unwrap_or_else(|| panic!("{stdout}"));
+        let steps = measured.split(" over the ").next().unwrap();
+        assert!(!steps.contains(" min"), "{measured}");
+    }
+}

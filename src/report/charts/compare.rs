@@ -2,7 +2,7 @@
 use crate::detect::findings::Cache;
 use crate::detect::Analysis;
 use crate::timeline::Timeline;
-use crate::units::{count_text, format_bytes, format_seconds};
+use crate::units::{count_text, format_bytes, format_time_point};
 
 use super::*;
 use crate::report::draw::decimate::smooth;
@@ -826,7 +826,9 @@ pub(super) fn compare(
                     "{}: cliff {}{what}",
                     tags[i],
                     match xk {
-                        XKind::Time => format!("at {}", format_seconds(c.t_s)),
+                        XKind::Time => {
+                            format!("at {}", format_time_point(c.t_s))
+                        }
                         XKind::Data => format!("after {}", format_bytes(bytes as f64, u)),
                     }
                 )]

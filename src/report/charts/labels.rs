@@ -85,7 +85,7 @@ pub fn step_levels_label(f: &Findings, i: usize, units: UnitSystem) -> String {
 pub fn cliff_label(t_s: f64, bytes: u64, units: UnitSystem) -> String {
     format!(
         "cliff at {}, {} written",
-        format_seconds(t_s),
+        crate::units::format_time_point(t_s),
         format_bytes(bytes as f64, units)
     )
 }

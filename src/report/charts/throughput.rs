@@ -3,7 +3,7 @@
 //! axis where recorded.
 use crate::detect::{Analysis, DropWhere, PhaseKind};
 use crate::timeline::Timeline;
-use crate::units::{format_bytes, format_rate, format_seconds};
+use crate::units::{format_bytes, format_rate, format_time_point};
 
 use super::*;
 use crate::report::draw::decimate::{envelope, smooth};
@@ -440,7 +440,7 @@ pub(super) fn throughput(
             lines: vec![
                 format!(
                     "cache came back at {}, {} written",
-                    format_seconds(r.t_s),
+                    format_time_point(r.t_s),
                     format_bytes(r.bytes_before as f64, u)
                 ),
                 format!(
@@ -519,7 +519,7 @@ pub(super) fn throughput(
                     .cliffs
                     .iter()
                     .map(|c| match xk {
-                        XKind::Time => format_seconds(c.t_s),
+                        XKind::Time => format_time_point(c.t_s),
                         XKind::Data => format_bytes(c.bytes_written as f64, u),
                     })
                     .collect();
