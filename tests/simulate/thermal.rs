@@ -1565,3 +1565,44 @@ fn a_run_s_moments_are_in_seconds_in_every_output() {
         assert!(!steps.contains(" min"), "{measured}");
     }
 }
+
+/// Regression: the card blended a throttled stretch that is not steady into one number.
+/// `simulate 'p5-1tb,heat=0.5' --seed 2 --pattern seqwrite --no-early-stop --max-bytes 400GB`:
+/// the terminal, report.md and the charts gave "throttled: 491 MB/s to 679 MB/s, not steady",
+/// and the card's line under it "thermal throttling at 533 MB/s from 26 s", the stretch's
+/// mean. The card's rate of the heat is now the range of the phase's own range.
+#[test]
+fn the_card_gives_an_unsteady_throttled_stretch_as_its_range() {
+    use slccache::units::UnitSystem::Decimal;
+    let (_o, _s, dir) = simulate_run(&[
+        "p5-1tb,heat=0.5",
+        "--seed",
+        "2",
+        "--pattern",
+        "seqwrite",
+        "--no-early-stop",
+        "--max-bytes",
+        "400GB",
+    ]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let hot: Vec<_> = a
+        .phases
+        .iter()
+        .filter(|p| slccache::detect::is_throttled(&a, p))
+        .collect();
+    let (lo, hi) = hot
+        .iter()
+        .find_map(|p| p.range_bytes_per_sec)
+        .unwrap_or_else(|| panic!("no throttled phase with a range: {:?}", a.phases));
+    let note = slccache::report::pages::card::card_note(&a, Decimal).unwrap();
+    let mean = slccache::units::format_rate(hot[0].mean_bytes_per_sec, Decimal);
+    let hi_text = slccache::units::format_rate(hi, Decimal);
+    let lo_num = slccache::units::format_rate(lo, Decimal);
+    let lo_num = lo_num.trim_end_matches(" MB/s");
+    assert!(
+        note.contains(&format!("thermal throttling at {lo_num} to {hi_text}")),
+        "{note}"
+    );
+    assert!(!note.contains(&format!("at {mean}")), "{note}");
+}
