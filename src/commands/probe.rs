@@ -698,7 +698,9 @@ fn finish(
             let args: Vec<String> = std::iter::once("slccache".to_string())
                 .chain(crate::shell::shown_args())
                 .collect();
-            if let Some(cmd) = crate::report::console::terminal::next_tier_command(&analysis, &args)
+            let byte_limit = timeline.meta.stop_reason == Some(StopReason::MaxBytes);
+            if let Some(cmd) =
+                crate::report::console::terminal::next_tier_command(&analysis, &args, byte_limit)
             {
                 line.push_str(&format!("\n  to measure the next tier: {cmd}"));
             }

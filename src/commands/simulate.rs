@@ -268,7 +268,10 @@ pub fn summary_text(
     let args: Vec<String> = std::iter::once("slccache".to_string())
         .chain(crate::shell::shown_args())
         .collect();
-    if let Some(cmd) = crate::report::console::terminal::next_tier_command(analysis, &args) {
+    let byte_limit = t.meta.stop_reason == Some(crate::timeline::StopReason::MaxBytes);
+    if let Some(cmd) =
+        crate::report::console::terminal::next_tier_command(analysis, &args, byte_limit)
+    {
         s += &format!("  to measure the next tier: {cmd}\n");
     }
     s

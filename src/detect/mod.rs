@@ -343,11 +343,10 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
             }
         }
     }
-    if let Some(w) = a
-        .coverage
-        .as_ref()
-        .and_then(|c| later_tier_warning(&a, c, units))
-    {
+    if let Some(w) = a.coverage.as_ref().and_then(|c| {
+        let byte_limit = t.meta.stop_reason == Some(crate::timeline::StopReason::MaxBytes);
+        later_tier_warning(&a, c, byte_limit, units)
+    }) {
         a.warnings.push(w);
     }
     // A drop inside the first sample bounds all the tiers that ran out in it together, not

@@ -86,10 +86,23 @@ pub(super) fn first_sample_drop_over(
 }
 
 /// The warning for [`Coverage::later_tier_possible`].
-pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) -> Option<Warning> {
+/// `byte_limit`: the run ended at its `--max-bytes` (the advice then is a run without that
+/// limit, or with a larger one: "--no-early-stop to write the whole span" named a flag the run
+/// had been given, beside the limit that stopped it).
+pub(super) fn later_tier_warning(
+    a: &Analysis,
+    c: &Coverage,
+    byte_limit: bool,
+    units: UnitSystem,
+) -> Option<Warning> {
     if !c.later_tier_possible {
         return None;
     }
+    let or = if byte_limit {
+        "without --max-bytes, which ended this run, or with a larger one"
+    } else {
+        "or --no-early-stop to write the whole span"
+    };
     let (in_cache, last) = (a.in_cache_floor()?, a.cliffs.last()?);
     let n = a.cliffs.len();
     let kind = WarningKind::LaterTier {
@@ -105,7 +118,7 @@ pub(super) fn later_tier_warning(a: &Analysis, c: &Coverage, units: UnitSystem) 
          cache tier (the native write speed of most drives of data/published-drives.csv is \
          under half of their in-cache rate), so a later, slower tier may follow and {} may not \
          be the sustained speed; to find out, run the probe or simulate that made this run again with \
-         --cliffs {} (or --no-early-stop to write the whole span)",
+         --cliffs {} ({or})",
         format_bytes(c.bytes_written as f64, units),
         format_bytes(c.span_bytes as f64, units),
         format_rate(last.after_bytes_per_sec, units),

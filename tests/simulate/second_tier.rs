@@ -347,6 +347,59 @@ fn the_later_tier_advice_names_a_command_that_takes_its_flags() {
         .stdout(contains("--no-early-stop"));
 }
 
+/// Regression: the command the later-tier advice printed after `--no-early-stop --max-bytes
+/// 400GB` failed: "the argument '--no-early-stop' cannot be used with '--cliffs <N>'"; and the
+/// warning told a run given `--no-early-stop` to use it ("or --no-early-stop to write the whole
+/// span"). The command leaves out `--no-early-stop`, and `--max-bytes` where that limit ended the
+/// run; the warning names the limit.
+#[test]
+fn the_next_tier_command_after_no_early_stop_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("slccache")
+        .unwrap()
+        .args([
+            "simulate",
+            "fx700-2tb",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            "3",
+            "--no-early-stop",
+            "--max-bytes",
+            "300GB",
+            "--no-record",
+            "--out",
+        ])
+        .arg(tmp.path().join("a"))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let warning = text
+        .lines()
+        .find(|l| l.contains("warning:") && l.contains("tier may follow"))
+        .unwrap_or_else(|| panic!("no later-tier warning: {text}"));
+    assert!(!warning.contains("or --no-early-stop"), "{warning}");
+    assert!(warning.contains("without --max-bytes"), "{warning}");
+    let cmd = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("to measure the next tier: slccache "))
+        .unwrap_or_else(|| panic!("no command: {text}"));
+    assert!(
+        !cmd.contains("--no-early-stop") && !cmd.contains("--max-bytes"),
+        "{cmd}"
+    );
+    let args: Vec<&str> = cmd.split_whitespace().collect();
+    Command::cargo_bin("slccache")
+        .unwrap()
+        .args(&args)
+        .arg("--out")
+        .arg(tmp.path().join("b"))
+        .assert()
+        .success();
+}
+
 /// Regression: `--cliffs 2` on an FX700 whose first tier lasts 2 s (`cache=10GB,fold_after=20GB`)
 /// found both cliffs (2.2 s and 7.7 s) and never stopped: the second cliff, inside a sample,
 /// had its bytes (30.0 GB) outside its own interval as read off the samples (at most 29.3 GB),

@@ -59,9 +59,12 @@ pub fn coverage_suffix(a: &Analysis, units: UnitSystem) -> String {
 
 /// The command line that measures the next tier: `args` (the program's own arguments, the
 /// program name first) with `--cliffs` set to one more than the cliffs found and `--out` and
-/// `--force` left out (a new run gets its own folder). `None` unless the analysis warns that
-/// a later tier may follow.
-pub fn next_tier_command(a: &Analysis, args: &[String]) -> Option<String> {
+/// `--force` left out (a new run gets its own folder), and `--no-early-stop`, which `--cliffs`
+/// refuses, too (the command given after `--no-early-stop --max-bytes 400GB` failed: "the
+/// argument '--no-early-stop' cannot be used with '--cliffs <N>'"); `--max-bytes` as well
+/// where that limit ended the run (`byte_limit`), as it would end the next one before its
+/// tier. `None` unless the analysis warns that a later tier may follow.
+pub fn next_tier_command(a: &Analysis, args: &[String], byte_limit: bool) -> Option<String> {
     if !a.coverage.as_ref().is_some_and(|c| c.later_tier_possible) {
         return None;
     }
@@ -72,8 +75,12 @@ pub fn next_tier_command(a: &Analysis, args: &[String]) -> Option<String> {
             "--cliffs" | "--out" => {
                 it.next();
             }
-            "--force" => {}
+            "--max-bytes" if byte_limit => {
+                it.next();
+            }
+            "--force" | "--no-early-stop" => {}
             _ if x.starts_with("--cliffs=") || x.starts_with("--out=") => {}
+            _ if byte_limit && x.starts_with("--max-bytes=") => {}
             _ => out.push(shell_word(x)),
         }
     }
@@ -113,7 +120,7 @@ pub fn read_only_summary(a: &Analysis, units: UnitSystem) -> String {
             "; the read rate fell {} -> {} at {}",
             format_rate(c.before_bytes_per_sec, units),
             format_rate(c.after_bytes_per_sec, units),
-            format_seconds(c.t_s)
+            crate::units::format_time_point(c.t_s)
         )),
         // Too few samples to find a fall: no word that there was none.
         None if a
