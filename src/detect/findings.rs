@@ -1240,10 +1240,12 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
             // A phase kept over a drop that was not confirmed: its mean blends both levels,
             // so it is given by the two levels, as every other output gives them ("mean, drop
             // not confirmed: 1845 MB/s" was a rate no sample held).
+            // (Also a drop in the run's last sample, whose interval ends where the phase does:
+            // "drop not confirmed: 1968 MB/s" of 2000 MB/s and a last sample at 50 MB/s.)
             if let Some(d) = drop.filter(|d| {
                 holds_unconfirmed_drop(a, p)
                     && d.t_high_s > p.start_s + 1e-9
-                    && d.t_high_s < p.end_s - 1e-9
+                    && d.t_s < p.end_s - 1e-9
             }) {
                 row = format!(
                     "{name}: {} ({} to {})",
@@ -1332,7 +1334,15 @@ fn drop_levels_text(d: &super::UnconfirmedDrop, units: UnitSystem) -> String {
             crate::units::format_interval(d.interval_s),
             super::after_drop_text(d, units)
         ),
-        _ => format!(
+        // A low stretch at the end, as the headline says it ("for the last 1.0 s"): its
+        // interval ends with the run, and "from 61.0 s" was the end of the run.
+        super::DropWhere::End => format!(
+            "{}, then {} for the last {}",
+            format_rate(d.before_bytes_per_sec, units),
+            super::after_drop_text(d, units),
+            crate::units::format_seconds(d.after_s)
+        ),
+        super::DropWhere::Start => format!(
             "{}, then {} from {}",
             format_rate(d.before_bytes_per_sec, units),
             super::after_drop_text(d, units),

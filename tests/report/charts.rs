@@ -1711,6 +1711,36 @@ pub fn the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_i
     assert_eq!(after, "after  300 MB/s (unconfirmed)");
 }
 
+/// report.md gave a run kept as one phase over a drop in its last sample as the phase's mean:
+/// "drop not confirmed: 1968 MB/s" of 60 samples at 2000 MB/s and a last one at 50 MB/s, a
+/// rate no sample held, where the terminal says "2000 MB/s -> 50.0 MB/s for the last 1.0 s".
+/// Its row now gives the two levels as the headline does.
+pub fn the_phase_row_over_a_drop_in_the_last_sample_gives_both_levels() {
+    let pts: Vec<(f64, f64, f64)> = (1..=61)
+        .map(|i| (i as f64, 1.0, if i == 61 { 50e6 } else { 2000e6 }))
+        .collect();
+    let t = Timeline::from_rates(&pts, meta("emu", "Emulated drive", 250_000_000_000, 131072));
+    let a = slccache::detect::analyze(&t);
+    assert!(a.cliffs.is_empty() && a.unconfirmed_drop.is_some(), "{a:?}");
+    let u = slccache::units::UnitSystem::Decimal;
+    let run = CompareRun {
+        name: "emu",
+        timeline: &t,
+        analysis: &a,
+    };
+    let md = slccache::report::pages::markdown::report_md(&run, &[], u);
+    let row = md
+        .lines()
+        .find(|l| l.contains("Phase 1"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(
+        row.contains("drop not confirmed: 2000 MB/s, then 50.0 MB/s for the last 1.0 s"),
+        "{row}"
+    );
+    let mean = slccache::units::format_rate(a.phases[0].mean_bytes_per_sec, u);
+    assert!(!row.contains(&mean), "{row}");
+}
+
 /// A drop inside a long first sample (240 s at 1976 MB/s, then 129 MB/s, as fx700 at
 /// `--interval 4m`): the charts' subtitle had one form, longer than a line, cut to "...a
 /// faster first tier also ran…"; and the band of the one phase over the drop was labelled

@@ -60,6 +60,7 @@ fn main() -> std::process::ExitCode {
             charts::the_latency_charts_cliff_label_box_fits_its_text,
             charts::a_drop_inside_the_first_sample_is_neither_steady_nor_no_cliff,
             charts::the_phase_row_over_a_drop_inside_the_first_sample_gives_the_level_after_it,
+            charts::the_phase_row_over_a_drop_in_the_last_sample_gives_both_levels,
             charts::a_long_first_sample_drop_keeps_its_hedge_on_the_charts_and_its_blend_said,
             charts::the_card_quotes_an_unstable_post_cache_level_as_a_range,
             charts::the_card_never_cuts_the_simulated_marker,
