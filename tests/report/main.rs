@@ -108,6 +108,7 @@ fn main() -> std::process::ExitCode {
             spec::compare_subtitle_counts_one_run,
             spec::compare_subtitle_gives_each_cache_with_its_interval,
             spec::compare_subtitle_keeps_the_hidden_first_tier_hedge,
+            spec::compare_keeps_the_heat_at_the_cliff_hedge,
             spec::compare_subtitle_is_never_cut_inside_a_clause,
             spec::png_size_is_respected_and_labels_scale,
             svg_render::svg_renders_match_the_pngs,

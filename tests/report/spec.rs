@@ -697,3 +697,63 @@ pub fn compare_subtitle_keeps_the_hidden_first_tier_hedge() {
         );
     }
 }
+
+/// A comparison of a run whose cliff came with heat (its size in doubt, as its own outputs and
+/// compare.md say) labelled it "#4: ... heat=0.5: cliff after 52.3 GB" bare, and the subtitle
+/// of many runs gave "SLC cache from 52.3 GB to 100 GB" with no word of the doubt. The label
+/// and the subtitle now say it.
+pub fn compare_keeps_the_heat_at_the_cliff_hedge() {
+    let d = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for (i, args) in [
+        &[
+            "p5-1tb,heat=0.5",
+            "--seed",
+            "2",
+            "--no-early-stop",
+            "--max-bytes",
+            "200GB",
+        ][..],
+        &["960evo-250g", "--seed", "1"][..],
+        &["960evo-250g", "--seed", "2"][..],
+        &["960evo-250g", "--seed", "3"][..],
+        &["960evo-250g", "--seed", "4"][..],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let out = d.path().join(format!("r{i}"));
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .args(["--no-record", "simulate", "--pattern", "seqwrite", "-q"])
+            .args(args)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let t = slccache::commands::compare::load_run(&out).unwrap();
+        let a = slccache::detect::analyze(&t);
+        runs.push((format!("run {i}: {}", args[0]), t, a));
+    }
+    assert!(slccache::detect::Findings::of(&runs[0].2).heat_at_cliff);
+    let cr: Vec<CompareRun> = runs
+        .iter()
+        .map(|(n, t, a)| CompareRun {
+            name: n,
+            timeline: t,
+            analysis: a,
+        })
+        .collect();
+    for s in [
+        charts::compare_time(&cr, &opts()),
+        charts::compare_data(&cr, &opts()),
+    ] {
+        assert!(s.subtitle.contains("in doubt"), "{}", s.subtitle);
+        let first = s
+            .markers
+            .iter()
+            .find(|m| m.group == Some(0))
+            .unwrap_or_else(|| panic!("{:?}", s.markers));
+        assert!(first.lines[0].contains("in doubt"), "{:?}", first.lines);
+    }
+}

@@ -816,9 +816,12 @@ pub(super) fn compare(
             // labels do not cover the plot. Where the cliff is, not a size ("22.0 GB" of a run
             // whose writes had wrapped round a 5 GB span read as its cache), with what the
             // run's findings say of it in short.
+            // Heat that came with the cliff puts the size in doubt, as compare.md and the
+            // run's own outputs say (the label gave "cliff after 52.3 GB" bare).
             let what = match (&f.cache, f.first_sample_hides) {
                 (Cache::Wrapped { .. }, _) if k == 0 => " (wrapped; no size)",
                 (Cache::Sized { .. }, Some(_)) if k == 0 => " (or a later tier's)",
+                (Cache::Sized { .. }, None) if k == 0 && f.heat_at_cliff => " (heat; in doubt)",
                 _ => "",
             };
             let lines = if many {
@@ -1021,6 +1024,31 @@ pub(super) fn compare(
                          first sample)"
                     ),
                     format!("{which} may be a later tier's"),
+                ],
+                true,
+                2,
+            ));
+        }
+        // Sizes whose cliff came with heat: in doubt, as each run's own outputs say.
+        let hot = findings
+            .iter()
+            .filter(|f| {
+                matches!(f.cache, Cache::Sized { .. })
+                    && f.first_sample_hides.is_none()
+                    && f.heat_at_cliff
+            })
+            .count();
+        if hot > 0 {
+            let which = match hot {
+                1 if est.len() == 1 => "that size".to_string(),
+                1 => "1 size".to_string(),
+                n if n == est.len() => "every size".to_string(),
+                n => format!("{n} sizes"),
+            };
+            clauses.push(clause(
+                vec![
+                    format!("{which} in doubt (heat came with its cliff)"),
+                    format!("{which} in doubt"),
                 ],
                 true,
                 2,
