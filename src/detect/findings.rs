@@ -1032,14 +1032,19 @@ impl Findings {
 
     /// A run without a rate in the cache: what its one level is called and the level
     /// (`("mean", 387e6)`; `"read"` for a read-only run, the link's or the IOPS limit where
-    /// one hid the cliff), as the card and `simulate` give it. No steady-state test was made
-    /// of it (that test is of the stretch after a cliff), so it is never called steady.
+    /// one hid the cliff), as the card and `simulate` give it; `None` beside a drop not
+    /// confirmed, whose two levels the cache gives. No steady-state test was made of it (that
+    /// test is of the stretch after a cliff), so it is never called steady.
     pub fn level_label(&self, read_only: bool) -> Option<(&'static str, f64)> {
         let r = self.level_bytes_per_sec?;
         if read_only {
             return Some(("read", r));
         }
-        if self.in_cache_bytes_per_sec.is_some() {
+        // A drop not confirmed is its two levels, as the cache's words give them: a mean of
+        // both (and of heat between) is no level of the run (`simulate p5-1tb --interval 1m
+        // --cliffs 2` printed "measured: mean 882 MB/s" under "at least 1829 MB/s -> 988 MB/s",
+        // where the card gives the two).
+        if self.in_cache_bytes_per_sec.is_some() || matches!(self.cache, Cache::Unconfirmed(_)) {
             return None;
         }
         Some(match self.cache {

@@ -1606,3 +1606,36 @@ fn the_card_gives_an_unsteady_throttled_stretch_as_its_range() {
     );
     assert!(!note.contains(&format!("at {mean}")), "{note}");
 }
+
+/// Regression: beside a drop inside the first sample, `simulate` gave the run's mean as its
+/// level. `simulate p5-1tb --pattern seqwrite --cliffs 2 --interval 1m --seed 4` printed
+/// "measured: mean 882 MB/s" under "at least 1829 MB/s -> 988 MB/s", the mean blending the
+/// first sample, the level after it and three spells of heat, a figure the card does not give
+/// (its "first" and "after" are the two levels). A drop not confirmed is its two levels.
+#[test]
+fn a_drop_not_confirmed_gets_no_mean_level() {
+    let (o, s, _dir) = simulate_run(&[
+        "p5-1tb",
+        "--pattern",
+        "seqwrite",
+        "--cliffs",
+        "2",
+        "--interval",
+        "1m",
+        "--seed",
+        "4",
+    ]);
+    assert_eq!(
+        s["findings"]["cache"]["kind"], "unconfirmed",
+        "{}",
+        s["findings"]
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let measured = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("measured:"))
+        .unwrap_or_default();
+    assert!(!measured.contains("mean "), "{stdout}");
+    let f: slccache::detect::Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    assert_eq!(f.level_label(false), None);
+}
