@@ -382,6 +382,13 @@ pub struct Findings {
     /// JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub heat_at_cliff: bool,
+    /// A drop not confirmed ([`Cache::Unconfirmed`], not a floor) whose level after it is read
+    /// off samples the drive's thermal-management counters rose in: that level holds heat, and
+    /// every output of it says so (`simulate 'p5-1tb,throttle_at=60' --interval 4m`: heat in
+    /// every sample after the first, "after 496 MB/s (unconfirmed)" on the card and in `runs`
+    /// where the terminal warned that the rates held heat). Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub heat_after_drop: bool,
     /// The 10th and 90th percentiles of the samples after the last cliff, bytes/s, where they
     /// swing so wide that the stretch is not steady whatever its rounds
     /// ([`super::after_cache::SteadyState::swing`]): the level after the last cliff is then
@@ -557,6 +564,13 @@ impl Findings {
                         }
                     )
                 }),
+            heat_after_drop: a.unconfirmed_drop.as_ref().is_some_and(|d| {
+                a.cliffs.is_empty()
+                    && !d.after_is_floor
+                    && a.phases.iter().any(|p| {
+                        (p.heat || super::is_throttled(a, p)) && p.end_s > d.t_high_s + 1e-6
+                    })
+            }),
             after_swing: swing_after(a),
             after_unsteady: unsteady_after(a),
         }
@@ -1092,8 +1106,13 @@ impl Findings {
                 format_rate(d.after_bytes_per_sec, units)
             )),
             (None, Cache::Unconfirmed(d)) => Some(format!(
-                "{} (unconfirmed)",
-                format_rate(d.after_bytes_per_sec, units)
+                "{} (unconfirmed{})",
+                format_rate(d.after_bytes_per_sec, units),
+                if self.heat_after_drop {
+                    "; heat in it"
+                } else {
+                    ""
+                }
             )),
             _ => None,
         }
@@ -1585,6 +1604,7 @@ impl Findings {
             first_sample_hides: None,
             fell_gradually: false,
             heat_at_cliff: false,
+            heat_after_drop: false,
             after_swing: None,
             after_unsteady: None,
         }

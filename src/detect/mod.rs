@@ -524,8 +524,8 @@ fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Colum
         .map(|&(from, to)| {
             format!(
                 "{} to {}",
-                crate::units::format_seconds(from),
-                crate::units::format_seconds(to)
+                crate::units::format_time_point(from),
+                crate::units::format_time_point(to)
             )
         })
         .collect();

@@ -1639,3 +1639,30 @@ fn a_drop_not_confirmed_gets_no_mean_level() {
     let f: slccache::detect::Findings = serde_json::from_value(s["findings"].clone()).unwrap();
     assert_eq!(f.level_label(false), None);
 }
+
+/// Regression: the level after a drop inside the first sample was read off samples that all
+/// held heat, and the card and `runs` gave it bare. `simulate 'p5-1tb,throttle_at=60'
+/// --interval 4m --seed 3`: the counters rose inside the first sample and every later sample
+/// was throttled at about 496 MB/s (the model's rate after the cache is 1000 MB/s); the
+/// terminal warned that the rates held heat, the card read "after 496 MB/s (unconfirmed)".
+#[test]
+fn the_level_after_a_drop_that_holds_heat_says_so() {
+    use slccache::units::UnitSystem::Decimal;
+    let (_o, s, dir) = simulate_run(&[
+        "p5-1tb,throttle_at=60",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "4m",
+        "--seed",
+        "3",
+    ]);
+    let f: slccache::detect::Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    assert!(f.heat_after_drop, "{}", s["findings"]);
+    let cell = f.after_cell(Decimal).unwrap();
+    assert!(cell.ends_with("(unconfirmed; heat in it)"), "{cell}");
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let (_, _, _, after) = slccache::report::pages::card::card_texts(&t, &a, Decimal);
+    assert!(after.contains("heat in it"), "{after}");
+}
