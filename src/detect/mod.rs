@@ -627,6 +627,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         b,
         y: Vec::with_capacity(m),
         levels: Default::default(),
+        means: Default::default(),
         interrupted: interrupted(t),
     };
     for k in 0..m {
