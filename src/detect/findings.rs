@@ -568,7 +568,12 @@ impl Findings {
                 a.cliffs.is_empty()
                     && !d.after_is_floor
                     && a.phases.iter().any(|p| {
-                        (p.heat || super::is_throttled(a, p)) && p.end_s > d.t_high_s + 1e-6
+                        // A phase that holds heat over the stretch the level was read off, not
+                        // one of heat after it (a level of 60 s to 247 s with no rise of the
+                        // counters read "heat in it" for throttling from 254 s).
+                        (p.heat || super::is_throttled(a, p))
+                            && p.end_s > d.t_high_s + 1e-6
+                            && p.start_s < d.t_high_s + d.after_s - 1e-6
                     })
             }),
             after_swing: swing_after(a),
