@@ -230,8 +230,17 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     // wrote: it does not know that it lasts.
     // A run whose span is not known (a timeline read without its summary.json) does not know
     // either.
-    if !a.coverage.as_ref().is_some_and(|c| c.whole_span) {
-        let why = if a.coverage.is_some() {
+    // Nor does one whose stretch after the folding cliff was too short to judge: "sustained
+    // speed is this" stood beside "too short after it to tell whether it is steady" of the
+    // same 397 MB/s (`simulate a2000-1tb --interval 4m --cliffs 2`).
+    let too_short = a
+        .after_cache
+        .as_ref()
+        .is_some_and(|x| x.steady_state.is_none());
+    if !a.coverage.as_ref().is_some_and(|c| c.whole_span) || too_short {
+        let why = if a.coverage.as_ref().is_some_and(|c| c.whole_span) {
+            "too short after it to tell whether it is steady"
+        } else if a.coverage.is_some() {
             "the run did not write the whole span"
         } else {
             "how much of the drive the run wrote is not known"

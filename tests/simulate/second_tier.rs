@@ -521,3 +521,30 @@ fn the_hold_written_is_that_of_the_cliff_the_run_stopped_on() {
         "hold {hold} s for a tier of {tier} s"
     );
 }
+
+/// Regression: the folding warning called a rate "sustained speed is this" where the stretch
+/// after the cliff was too short to judge, and every other output said so of the same rate
+/// (`simulate a2000-1tb --interval 4m --cliffs 2`: "397 MB/s ... too short after it to tell
+/// whether it is steady" beside "sustained speed is this"). The warning now says the rate is
+/// not known to be sustained, and why.
+#[test]
+fn a_folding_rate_too_short_to_judge_is_not_called_sustained() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = run_model(
+        &tmp.path().join("r"),
+        "a2000-1tb",
+        &["--interval", "4m", "--cliffs", "2"],
+    );
+    let warning = text
+        .lines()
+        .find(|l| l.contains("warning:") && l.contains("folding"))
+        .unwrap_or_else(|| panic!("no folding warning: {text}"));
+    assert!(!warning.contains("sustained speed is this"), "{warning}");
+    assert!(warning.contains("not known to be sustained"), "{warning}");
+    let s = summary(&tmp.path().join("r"));
+    assert_eq!(
+        s["findings"]["after"]["kind"], "too_short",
+        "{}",
+        s["findings"]
+    );
+}
