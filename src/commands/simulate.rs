@@ -257,7 +257,7 @@ pub fn summary_text(
     }
     // A run without a rate in the cache: its one level, as the card and report.md give it.
     if let Some((label, r)) = f.level_label(analysis.read_only) {
-        cov = format!("; {label} {}{cov}", format_rate(r, units));
+        cov = format!("; {label} {}{cov}", f.level_text(r, units));
     }
     if !cov.is_empty() {
         s += &format!("  measured:    {}\n", cov.trim_start_matches("; "));

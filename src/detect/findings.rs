@@ -274,6 +274,12 @@ impl AfterCaveats {
 /// every later sample)`.
 pub const AFTER_FLOOR_WORDS: &str = "unconfirmed; heat in every later sample";
 
+/// What every output adds to a level of a run without a cliff that the drive's
+/// thermal-management counters rose in ([`super::Phase::heat`]): its mean holds heat, as the
+/// thermal warning says ("mean 613 MB/s" on the card and "the whole run: 613 MB/s" on the
+/// chart stood beside the terminal's "the mean rates of those stretches hold heat").
+pub const LEVEL_HEAT_WORDS: &str = "heat in it";
+
 /// `text` with `caveats` in its parentheses (`599 MB/s (too short to judge; heat left out)`),
 /// or in parentheses of their own (`982 MB/s (heat left out)`).
 pub fn with_caveats(text: String, caveats: &[&str]) -> String {
@@ -389,6 +395,11 @@ pub struct Findings {
     /// where the terminal warned that the rates held heat). Absent from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub heat_after_drop: bool,
+    /// Without a cliff: the run's one level ([`Findings::level_bytes_per_sec`]) takes in a
+    /// level the drive's thermal-management counters rose in, and every output of it says
+    /// so ([`LEVEL_HEAT_WORDS`]). Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub level_heat: bool,
     /// The 10th and 90th percentiles of the samples after the last cliff, bytes/s, where they
     /// swing so wide that the stretch is not steady whatever its rounds
     /// ([`super::after_cache::SteadyState::swing`]): the level after the last cliff is then
@@ -564,6 +575,7 @@ impl Findings {
                         }
                     )
                 }),
+            level_heat: a.cliffs.is_empty() && a.phases.iter().any(|p| p.heat),
             heat_after_drop: a.unconfirmed_drop.as_ref().is_some_and(|d| {
                 a.cliffs.is_empty()
                     && !d.after_is_floor
@@ -1073,6 +1085,16 @@ impl Findings {
         })
     }
 
+    /// [`Findings::level_label`]'s level in words with what it holds: `613 MB/s (heat in
+    /// it)` where [`Findings::level_heat`], as the card and `simulate` give it.
+    pub fn level_text(&self, r: f64, units: UnitSystem) -> String {
+        if self.level_heat {
+            format!("{} ({LEVEL_HEAT_WORDS})", format_rate(r, units))
+        } else {
+            format_rate(r, units)
+        }
+    }
+
     /// The rate in the cache as every output gives it (`1368 MB/s`), or `None`.
     pub fn in_cache_text(&self, units: UnitSystem) -> Option<String> {
         self.in_cache_bytes_per_sec.map(|r| format_rate(r, units))
@@ -1262,9 +1284,14 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
                 );
             }
             let mut row = format!(
-                "{name}: {rate} ({} to {})",
+                "{name}: {rate} ({} to {}){}",
                 format_time_point(p.start_s),
-                format_time_point(p.end_s)
+                format_time_point(p.end_s),
+                if p.heat {
+                    format!(", {LEVEL_HEAT_WORDS}")
+                } else {
+                    String::new()
+                }
             );
             // A phase kept over a drop that was not confirmed: its mean blends both levels,
             // so it is given by the two levels, as every other output gives them ("mean, drop
@@ -1313,14 +1340,21 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
         .enumerate()
         .map(|(i, (p, name))| {
             let rate = format_rate(p.mean_bytes_per_sec, units);
+            // (Also a drop in the last sample, as report.md's row gives it.)
             let blended = drop.filter(|d| {
                 holds_unconfirmed_drop(a, p)
                     && d.t_high_s > p.start_s + 1e-9
-                    && d.t_high_s < p.end_s - 1e-9
+                    && d.t_s < p.end_s - 1e-9
             });
             let heated = drop.filter(|d| {
                 d.after_is_floor && super::is_throttled(a, p) && p.start_s >= d.t_high_s - 1e-6
             });
+            // A level the counters rose in holds heat, as the thermal warning says of it.
+            let rate = if p.heat {
+                format!("{rate} ({LEVEL_HEAT_WORDS})")
+            } else {
+                rate
+            };
             match (blended, heated) {
                 (Some(d), _) => (
                     format!("{name}: {}", drop_levels_text(d, units)),
@@ -1610,6 +1644,7 @@ impl Findings {
             fell_gradually: false,
             heat_at_cliff: false,
             heat_after_drop: false,
+            level_heat: false,
             after_swing: None,
             after_unsteady: None,
         }

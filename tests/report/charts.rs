@@ -1739,6 +1739,15 @@ pub fn the_phase_row_over_a_drop_in_the_last_sample_gives_both_levels() {
     );
     let mean = slccache::units::format_rate(a.phases[0].mean_bytes_per_sec, u);
     assert!(!row.contains(&mean), "{row}");
+    // The chart's band says it as the row does (it gave the mean after the row had the two).
+    let labels = slccache::detect::findings::phase_labels(&a, u);
+    assert!(
+        labels[0]
+            .0
+            .contains("2000 MB/s, then 50.0 MB/s for the last 1.0 s")
+            && !labels[0].0.contains(&mean),
+        "{labels:?}"
+    );
 }
 
 /// A drop inside a long first sample (240 s at 1976 MB/s, then 129 MB/s, as fx700 at

@@ -1686,3 +1686,41 @@ fn the_level_after_a_drop_that_holds_heat_says_so() {
     assert!(!f.heat_after_drop, "{}", s["findings"]);
     assert!(!f.after_cell(Decimal).unwrap().contains("heat"), "{f:?}");
 }
+
+/// Regression: a run without a cliff whose one level the counters rose in was "mean 613 MB/s"
+/// on the card and "the whole run: 613 MB/s" on the chart and in report.md, with no word of
+/// heat, beside the terminal's "the mean rates of those stretches hold heat"
+/// (`simulate p5-1tb,throttle_at=60 --interval 4m --no-early-stop --max-bytes 400GB --seed 4`).
+/// Every output of that level now says "heat in it".
+#[test]
+fn a_level_the_counters_rose_in_says_heat_in_it_everywhere() {
+    use slccache::units::UnitSystem::Decimal;
+    let (o, s, dir) = simulate_run(&[
+        "p5-1tb,throttle_at=60",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "4m",
+        "--no-early-stop",
+        "--max-bytes",
+        "400GB",
+        "--seed",
+        "4",
+    ]);
+    let f: slccache::detect::Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    assert!(f.level_heat, "{}", s["findings"]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("(heat in it)"), "{stdout}");
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let row = md.lines().find(|l| l.starts_with("| Phase 1 |")).unwrap();
+    assert!(row.contains("heat in it"), "{row}");
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let (_, _, before, after) = slccache::report::pages::card::card_texts(&t, &a, Decimal);
+    assert!(
+        before.contains("heat in it") || after.contains("heat in it"),
+        "{before} / {after}"
+    );
+    let labels = slccache::detect::findings::phase_labels(&a, Decimal);
+    assert!(labels[0].0.contains("heat in it"), "{labels:?}");
+}

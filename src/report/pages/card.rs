@@ -122,7 +122,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         }
         (Some(r), _) => format!("in cache  {r}"),
         // No rate in the cache: the run's one level, named as `simulate` names it.
-        (None, Some((label, r))) => format!("{label}  {}", format_rate(r, u)),
+        (None, Some((label, r))) => format!("{label}  {}", f.level_text(r, u)),
         (None, None) => String::new(),
     };
     // "After the cache" is the stretch after the last cliff; a tier before it is in the note.
