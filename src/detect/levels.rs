@@ -267,9 +267,7 @@ pub(super) fn swing_level(
     range: std::ops::Range<usize>,
     floor: f64,
 ) -> Option<Level> {
-    let every = range.len().div_ceil(LEVEL_SAMPLES).max(1);
-    let v: Vec<f64> = x[range.clone()].iter().step_by(every).copied().collect();
-    let (d10, d90) = by_turns(&v)?;
+    let (d10, d90, n) = turns_of(x, range.clone())?;
     let mid = 0.5 * (d10 + d90);
     // Centred between its two rates and as wide as they lie apart, whichever fills more of
     // it: its median sits at the edge of one rate's samples, and a MAD read about it took a
@@ -279,7 +277,7 @@ pub(super) fn swing_level(
     Some(Level {
         mu: mid,
         scale: ((d90 - d10) / 2.563).max(floor).max(step),
-        n: v.len(),
+        n,
     })
 }
 
@@ -300,9 +298,7 @@ pub(super) fn turn_before(
     if range.is_empty() {
         return None;
     }
-    let every = range.len().div_ceil(LEVEL_SAMPLES).max(1);
-    let v: Vec<f64> = x[range.clone()].iter().step_by(every).copied().collect();
-    let (d10, d90) = by_turns(&v)?;
+    let (d10, d90, _) = turns_of(x, range.clone())?;
     let near = |y: f64, r: f64, other: f64| {
         (y - r).abs() < (y - other).abs() && (y - r).abs() < (y - after).abs()
     };
@@ -326,6 +322,14 @@ pub(super) fn turn_before(
         .find(|&j| !of_rate(j))
         .unwrap_or(to.min(x.len()));
     (from > range.start && end - from >= 2).then(|| local_level(samples, x, from..end, floor))
+}
+
+/// [`by_turns`] of `x` over `range`, read off at most [`LEVEL_SAMPLES`] of its samples
+/// spread evenly, with how many it read.
+fn turns_of(x: &[f64], range: std::ops::Range<usize>) -> Option<(f64, f64, usize)> {
+    let every = range.len().div_ceil(LEVEL_SAMPLES).max(1);
+    let v: Vec<f64> = x[range].iter().step_by(every).copied().collect();
+    by_turns(&v).map(|(d10, d90)| (d10, d90, v.len()))
 }
 
 /// The 10th and 90th percentiles of the log rates `v` where they swing between two rates by

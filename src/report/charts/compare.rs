@@ -1010,13 +1010,15 @@ pub(super) fn compare(
             .iter()
             .filter(|f| matches!(f.cache, Cache::Sized { .. }) && f.first_sample_hides.is_some())
             .count();
+        // Which of the sizes a clause speaks of: "that size", "1 size", "every size", "3 sizes".
+        let which = |k: usize| match k {
+            1 if est.len() == 1 => "that size".to_string(),
+            1 => "1 size".to_string(),
+            n if n == est.len() => "every size".to_string(),
+            n => format!("{n} sizes"),
+        };
         if hedged > 0 {
-            let which = match hedged {
-                1 if est.len() == 1 => "that size".to_string(),
-                1 => "1 size".to_string(),
-                n if n == est.len() => "every size".to_string(),
-                n => format!("{n} sizes"),
-            };
+            let which = which(hedged);
             clauses.push(clause(
                 vec![
                     format!(
@@ -1039,12 +1041,7 @@ pub(super) fn compare(
             })
             .count();
         if hot > 0 {
-            let which = match hot {
-                1 if est.len() == 1 => "that size".to_string(),
-                1 => "1 size".to_string(),
-                n if n == est.len() => "every size".to_string(),
-                n => format!("{n} sizes"),
-            };
+            let which = which(hot);
             clauses.push(clause(
                 vec![
                     format!("{which} in doubt (heat came with its cliff)"),
