@@ -466,7 +466,7 @@ fn presets_without_reads() -> Vec<DriveModel> {
     // write (vendor spec); 4K Q8T8 388 MB/s with a 32 GiB test (blog).
     let mut m = drive(
         "pm983-960g",
-        "Samsung PM983 960GB (enterprise, no SLC cache)",
+        "Samsung PM983 960GB (enterprise)",
         "published-drives.csv line 49 (Samsung PM983 960GB: no SLC cache, 1050 MB/s sequential vendor spec, 4K Q8T8 388 MB/s with 32 GiB)",
         960,
         0.0,
@@ -1049,6 +1049,24 @@ mod tests {
         );
         let m = parse_spec("p5-1tb,thermal=off,iops=none").unwrap();
         assert!(m.thermal.is_none() && m.iops_in.is_none());
+    }
+
+    /// A preset's name says nothing of its cache, which an override can change:
+    /// `pm983-960g,cache=5GB` was labelled "Samsung PM983 960GB (enterprise, no SLC cache)
+    /// (simulated), cache=5GB" on every output. The truth is told by the model's figures.
+    #[test]
+    fn a_preset_s_name_says_nothing_an_override_can_change() {
+        for p in all() {
+            let m = parse_spec(&format!("{},cache=5GB", p.name)).unwrap();
+            assert_eq!(m.cache_empty(), 5 * GB, "{}", p.name);
+            let words = m.model.to_lowercase();
+            assert!(
+                !words.contains("cache") && !words.contains("slc"),
+                "{}: {}",
+                p.name,
+                m.model
+            );
+        }
     }
 
     #[test]
