@@ -713,6 +713,17 @@ impl Findings {
     /// The rate in the cache as a table cell (`runs`, the library page): [`Self::in_cache_text`],
     /// with "(at the link's limit)" where the link capped it, as every other output says.
     pub fn in_cache_cell(&self, units: UnitSystem) -> Option<String> {
+        let r = self.in_cache_short_cell(units)?;
+        Some(match (&self.link_limited, &self.in_cache_bytes_per_sec) {
+            (Some(l), Some(_)) => format!("{r} (at the {l} link's limit)"),
+            _ => r,
+        })
+    }
+
+    /// [`Self::in_cache_cell`] without the link, for a table fitted to a narrow terminal: what
+    /// the rate may not be stays (`1999 MB/s (before the cliff)`; `runs` at 160 columns gave it
+    /// bare under "in cache", where the card says "before the cliff").
+    pub fn in_cache_short_cell(&self, units: UnitSystem) -> Option<String> {
         // A drop not confirmed: the rate before it, as the card gives it (the first sample's
         // rate is only a floor of the rate before a drop inside it).
         if let (None, Cache::Unconfirmed(d)) = (&self.in_cache_bytes_per_sec, &self.cache) {
@@ -732,14 +743,10 @@ impl Findings {
         // which may be a later tier's (the card's "before the cliff"); so too before a cliff
         // past a wrapped span, which sizes no cache (`runs` gave it bare under "in cache"
         // where the card, report.md and compare said "before the cliff").
-        let r = if self.in_cache_name() == "before the cliff" {
+        Some(if self.in_cache_name() == "before the cliff" {
             format!("{r} ({})", self.in_cache_name())
         } else {
             r
-        };
-        Some(match &self.link_limited {
-            Some(l) => format!("{r} (at the {l} link's limit)"),
-            None => r,
         })
     }
 

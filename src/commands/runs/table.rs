@@ -222,13 +222,14 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .map(|c| c[1].chars().take(10).collect())
         .collect();
     // A drop not confirmed has no rate in the cache, only the rate before it (`>= 1206 MB/s
-    // (first sample; unconfirmed)`): its cell as it is, not the "-" of no figure.
+    // (first sample; unconfirmed)`): its cell as it is, not the "-" of no figure; a rate that
+    // may be a later tier's keeps its "(before the cliff)".
     let in_rates: Vec<String> = rows
         .iter()
         .map(|r| {
             r.findings
                 .as_ref()
-                .and_then(|f| f.in_cache_text(units).or_else(|| f.in_cache_cell(units)))
+                .and_then(|f| f.in_cache_short_cell(units))
                 .unwrap_or_else(|| rate(r.in_cache_bytes_per_sec, units))
         })
         .collect();
@@ -915,6 +916,36 @@ mod fit_tests {
         }
         assert!(shown > 0, "no width shows the rate in the cache");
     }
+    /// A rate before a cliff that a faster first tier hidden in the first sample could make a
+    /// later tier's is "before the cliff" on the card; at 160 columns `runs` gave it bare,
+    /// "1999 MB/s", under "in cache". Every width that shows the rate says what it may be.
+    #[test]
+    fn a_rate_before_the_cliff_is_never_bare_under_in_cache() {
+        let mut rows = trial_rows();
+        rows.push(sim_row(
+            9,
+            "Crucial P5 1TB (simulated)",
+            "sim:p5-1tb",
+            "randwrite",
+            4096,
+            r#"{"cache":{"kind":"sized","bytes":91893520362,"low_bytes":62372854165,"high_bytes":126580976682},"in_cache_bytes_per_sec":1999370622.4,"level_bytes_per_sec":null,"steps":[{"t_s":45.96,"before_bytes_per_sec":1999370622.4,"after_bytes_per_sec":981100481.5}],"after":{"kind":"too_short","bytes_per_sec":981100481.5},"phase_names":["before the cliff","after the cache"],"first_sample_hides":{"bytes":59981118672,"interval_s":30.0}}"#,
+        ));
+        let mut shown = 0;
+        for w in (100..=260).step_by(10).map(Some).chain([None]) {
+            let t = table(&rows, UnitSystem::Decimal, w);
+            if !t.lines().next().unwrap().contains(" in cache ") {
+                continue;
+            }
+            shown += 1;
+            let row = t.lines().find(|l| l.starts_with(" 9 ")).unwrap();
+            assert!(
+                row.contains(" 1999 MB/s (before the cliff) "),
+                "at {w:?}:\n{t}"
+            );
+        }
+        assert!(shown > 1, "too few widths show the rate in the cache");
+    }
+
     /// The drive cells of a fitted `runs` table, one per row of `n`: the first cell with a
     /// marker.
     pub(super) fn name_cells(t: &str, n: usize) -> Vec<String> {
