@@ -636,11 +636,26 @@ impl Findings {
                     );
                 }
                 let after = self.after.as_ref().and_then(After::rate).filter(|_| last);
-                format_rate(after.unwrap_or(s.after_bytes_per_sec), units)
+                let rate = format_rate(after.unwrap_or(s.after_bytes_per_sec), units);
+                // A level before a later cliff that heat held all through, named as the last
+                // one is (`2004 -> 1001 MB/s at 26.1 s` was said of heat the counters marked
+                // from 26.1 s on, where the next cliff's level alone was called throttling).
+                let next = self.steps.get(i + 1).map(|n| n.t_s);
+                match next.filter(|&to| self.heat_over(s.t_s, to)) {
+                    Some(_) => format!("{rate} (thermal throttling)"),
+                    None => rate,
+                }
             }
             (Some(s), _) => format_rate(s.after_bytes_per_sec, units),
             (None, _) => String::new(),
         }
+    }
+
+    /// Whether a stretch of thermal throttling holds all of `from_s..to_s`.
+    fn heat_over(&self, from_s: f64, to_s: f64) -> bool {
+        self.thermal_throttling
+            .iter()
+            .any(|t| t.from_s <= from_s + 1e-6 && t.to_s >= to_s - 1e-6)
     }
 
     /// The level before cliff `i` (of [`Findings::steps`]) in words: its rate, or where it

@@ -1166,6 +1166,7 @@ fn build_result(
     // cliff, and the thermal warning says its size is in doubt).
     // A thermal drop the cliff rule did not take for a drop (one after a slowdown that came
     // back, say) is throttling all the same when no slowdown holds it.
+    let heat_windows = thermal::counter_windows(samples, w.cols);
     for j in 0..changes.len() {
         let at = phases[j + 1].start_s;
         let thermal = thermal_at.iter().any(|&t| (t - at).abs() < 1e-9);
@@ -1178,10 +1179,24 @@ fn build_result(
         // same: the rate after the cache is not seen outside heat (the drive's counters rose
         // 4 s after its cache ran out and stayed up, and "497 MB/s, steady" was given as the
         // rate after the cache, unmarked, on every output).
-        if thermal && !in_slowdown && Some(j) == first_drop && j + 2 == phases.len() {
+        // So too where the counters mark heat from that drop to the end of the run and the
+        // rate changed level again inside it: the levels stay apart, each of them heat
+        // (`simulate 'p5-1tb,heat=0.5' --seed 3 --cliffs 2`: the heat at 26 s, then the cache
+        // running out under it at 74 s, 1000 and then 500 MB/s, were one "509 MB/s" of
+        // throttling, or once the levels were apart, "500 MB/s, steady" after the cache).
+        let heat_to_end = || {
+            heat_windows
+                .last()
+                .is_some_and(|&(i, k)| k == n && samples[i].t_start_s() <= at + 1e-6)
+        };
+        if thermal
+            && !in_slowdown
+            && Some(j) == first_drop
+            && (j + 2 == phases.len() || heat_to_end())
+        {
             out.throttled.push(Throttled {
                 from_s: at,
-                to_s: phases[j + 1].end_s,
+                to_s: phases.last().map_or(t_end, |p| p.end_s),
                 on_and_off: false,
             });
             continue;
@@ -1563,7 +1578,21 @@ fn build_result(
             ));
         }
     }
-    if let Some(f) = phases.iter().find(|p| p.kind == PhaseKind::Folding) {
+    // A slower level under heat that began at the cache's cliff is no known folding: it is the
+    // cache running out under the heat, or the heat deepening, and the thermal warning says so
+    // (it was "the drive is moving cached data while writing" of the cache running out at
+    // 74 s, 100 GB, under heat from 26 s).
+    let heat_folding = phases
+        .iter()
+        .find(|p| p.kind == PhaseKind::Folding)
+        .filter(|p| is_throttled(out, p))
+        .and_then(|p| out.cliffs.iter().find(|c| (c.t_s - p.start_s).abs() < 1e-6))
+        .map(|c| (c.t_s, c.before_bytes_per_sec, c.after_bytes_per_sec, c.bytes_written));
+    if let Some(f) = phases
+        .iter()
+        .find(|p| p.kind == PhaseKind::Folding)
+        .filter(|_| heat_folding.is_none())
+    {
         let later = phases
             .iter()
             .filter(|p| p.kind == PhaseKind::Folding && p.start_s > f.start_s)
@@ -1574,6 +1603,27 @@ fn build_result(
             None,
             later,
             units,
+        ));
+    }
+    let mut thermal_text = thermal_text;
+    if let (Some((t_s, before, after, bytes)), Some(w)) = (
+        heat_folding,
+        thermal_text.iter_mut().find(|w| {
+            matches!(
+                w.kind,
+                WarningKind::Thermal {
+                    at_cache_cliff_s: Some(_)
+                }
+            )
+        }),
+    ) {
+        w.text.push_str(&format!(
+            "; the later drop at {} ({} -> {}), inside the heat, may be the cache running out \
+             instead, after {}, or the heat deepening: the counters cannot tell which",
+            crate::units::format_time_point(t_s),
+            format_rate(before, units),
+            format_rate(after, units),
+            crate::units::format_bytes(bytes as f64, units),
         ));
     }
     out.warnings.extend(thermal_text);

@@ -134,8 +134,12 @@ pub(super) fn keep_counter_windows(w: &Work, segs: Vec<Seg>) -> Vec<Seg> {
         if seen {
             continue;
         }
+        // The boundaries at its edges go, not those well inside it: a level the stretch
+        // changed to (a cache that ran out under the heat) stays a segment of its own.
         for m in inside {
-            gone[m] = true;
+            if near(m, i) || (k < n && near(m, k)) {
+                gone[m] = true;
+            }
         }
         edges.extend([i, k].into_iter().filter(|&e| e > 0 && e < n));
     }

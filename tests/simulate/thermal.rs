@@ -1362,8 +1362,11 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
         "{stdout}"
     );
     // Heat from 26 s, and the cache running out under it at 74 s, 1000 to 500 MB/s: the
-    // throttled stretch holds two levels, and was "thermal throttling: 508 MB/s", their mean.
-    let (_o, s, dir) = simulate_run(&[
+    // throttled stretch holds two levels, and was "thermal throttling: 508 MB/s", their mean,
+    // then its range; the counters' window then took out the cliff inside the heat, and the
+    // range's top was a round's mean. Each level is its own phase of heat now, the later drop
+    // is a cliff, and the thermal warning says what else it may be.
+    let (o, s, dir) = simulate_run(&[
         "p5-1tb,heat=0.5",
         "--pattern",
         "seqwrite",
@@ -1373,26 +1376,36 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
         "1",
     ]);
     let stored: Findings = serde_json::from_value(s["findings"].clone()).unwrap();
-    let Some(After::Throttled {
-        bytes_per_sec,
-        range_bytes_per_sec: Some((lo, hi)),
-    }) = stored.after
-    else {
+    let Some(After::Throttled { bytes_per_sec, .. }) = stored.after else {
         panic!("{:?}", stored.after)
     };
-    assert!(
-        lo < bytes_per_sec && bytes_per_sec < hi,
-        "{lo} {bytes_per_sec} {hi}"
-    );
+    assert_eq!(stored.steps.len(), 2, "{stored:?}");
+    let (first, second) = (&stored.steps[0], &stored.steps[1]);
+    assert!((first.t_s - 26.0).abs() < 1.0, "{stored:?}");
+    assert!((second.t_s - 74.0).abs() < 1.0, "{stored:?}");
+    assert!((first.after_bytes_per_sec / 1000e6 - 1.0).abs() < 0.03, "{stored:?}");
+    assert!((bytes_per_sec / 500e6 - 1.0).abs() < 0.03, "{stored:?}");
     let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
-    let mean = slccache::units::format_rate(bytes_per_sec, Decimal);
-    let row = md
+    let row = |k: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| Phase {k} | thermal throttling: ")))
+            .unwrap_or_else(|| panic!("{md}"))
+            .to_string()
+    };
+    let level = |r: f64| slccache::units::format_rate(r, Decimal);
+    assert!(row("2").contains(&level(first.after_bytes_per_sec)), "{md}");
+    assert!(row("3").contains(&level(bytes_per_sec)), "{md}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let measured = stdout
         .lines()
-        .find(|l| l.starts_with("| Phase 2 | thermal throttling: "))
-        .unwrap_or_else(|| panic!("{md}"));
+        .find(|l| l.trim_start().starts_with("measured:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(measured.matches("(thermal throttling) at ").count(), 2, "{measured}");
+    // Not folding: the cache running out under the heat, or the heat deepening.
+    assert!(!stdout.contains("(folding"), "{stdout}");
     assert!(
-        row.contains("(not steady)") && !row.contains(&mean),
-        "{row}"
+        stdout.contains("inside the heat, may be the cache running out instead, after 100 GB"),
+        "{stdout}"
     );
 }
 
@@ -1566,11 +1579,12 @@ fn a_run_s_moments_are_in_seconds_in_every_output() {
     }
 }
 
-/// Regression: the card blended a throttled stretch that is not steady into one number.
+/// Regression: the card blended a throttled stretch into one number.
 /// `simulate 'p5-1tb,heat=0.5' --seed 2 --pattern seqwrite --no-early-stop --max-bytes 400GB`:
 /// the terminal, report.md and the charts gave "throttled: 491 MB/s to 679 MB/s, not steady",
 /// and the card's line under it "thermal throttling at 533 MB/s from 26 s", the stretch's
-/// mean. The card's rate of the heat is now the range of the phase's own range.
+/// mean. Its two levels apart, the card gave them as "from 26 s and 74 s", as if the heat had
+/// begun twice. The card's rate of the heat is the range of its levels, from where it began.
 #[test]
 fn the_card_gives_an_unsteady_throttled_stretch_as_its_range() {
     use slccache::units::UnitSystem::Decimal;
@@ -1591,20 +1605,23 @@ fn the_card_gives_an_unsteady_throttled_stretch_as_its_range() {
         .iter()
         .filter(|p| slccache::detect::is_throttled(&a, p))
         .collect();
-    let (lo, hi) = hot
-        .iter()
-        .find_map(|p| p.range_bytes_per_sec)
-        .unwrap_or_else(|| panic!("no throttled phase with a range: {:?}", a.phases));
+    assert!(hot.len() >= 2, "{:?}", a.phases);
+    let span = |p: &&slccache::detect::Phase| {
+        p.range_bytes_per_sec
+            .unwrap_or((p.mean_bytes_per_sec, p.mean_bytes_per_sec))
+    };
+    let lo = hot.iter().map(|p| span(p).0).fold(f64::INFINITY, f64::min);
+    let hi = hot.iter().map(|p| span(p).1).fold(0.0, f64::max);
+    // Levels of 500 and 1000 MB/s, not a blend of them.
+    assert!(hi / lo > 1.8, "{lo} {hi}");
     let note = slccache::report::pages::card::card_note(&a, Decimal).unwrap();
-    let mean = slccache::units::format_rate(hot[0].mean_bytes_per_sec, Decimal);
     let hi_text = slccache::units::format_rate(hi, Decimal);
     let lo_num = slccache::units::format_rate(lo, Decimal);
     let lo_num = lo_num.trim_end_matches(" MB/s");
-    assert!(
-        note.contains(&format!("thermal throttling at {lo_num} to {hi_text}")),
-        "{note}"
-    );
-    assert!(!note.contains(&format!("at {mean}")), "{note}");
+    let want = format!("thermal throttling at {lo_num} to {hi_text} from 26 s");
+    assert!(note.split(" · ").any(|p| p == want), "{note}");
+    // Each level once: no tier line repeats the heat's.
+    assert!(!note.contains("(thermal throttling)"), "{note}");
 }
 
 /// Regression: beside a drop inside the first sample, `simulate` gave the run's mean as its

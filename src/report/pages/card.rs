@@ -218,12 +218,17 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     }
     // Thermal throttling, which the terminal warns of: where it began, so that the card does
     // not read as if the rates after the cache were the drive's alone.
-    let hot: Vec<String> = a
-        .phases
+    // Each stretch once, however many levels it holds (a stretch from 26 s that held two
+    // levels read "from 26 s and 74 s", as if the heat had begun twice).
+    let hot: Vec<String> = crate::detect::throttled_spans(a)
         .iter()
-        .filter(|p| crate::detect::is_throttled(a, p))
+        .filter(|&&(from, to)| {
+            a.phases
+                .iter()
+                .any(|p| p.start_s < to - 1e-6 && p.end_s > from + 1e-6 && crate::detect::is_throttled(a, p))
+        })
         // In one unit, so that two starts read as two times ("419.6 s, 10.8 min" did not).
-        .map(|p| format!("{:.0} s", p.start_s))
+        .map(|&(from, _)| format!("{from:.0} s"))
         .collect();
     if !hot.is_empty() {
         // With the rate it wrote at, left out of "after" (the card's "after" alone would
@@ -270,10 +275,13 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
         let f = crate::detect::Findings::of(a);
         let n = f.steps.len();
         for (i, s) in f.steps.iter().enumerate().take(n.saturating_sub(1)) {
-            let name = a
-                .phases
-                .iter()
-                .position(|p| p.start_s >= s.t_s - 1e-6)
+            let at = a.phases.iter().position(|p| p.start_s >= s.t_s - 1e-6);
+            // A level of thermal throttling is in the line of the heat above, with its rate
+            // ("thermal throttling: 1001 MB/s (thermal throttling)" said it twice).
+            if at.is_some_and(|k| crate::detect::is_throttled(a, &a.phases[k])) {
+                continue;
+            }
+            let name = at
                 .and_then(|i| f.phase_names.get(i))
                 .map_or("next tier", String::as_str);
             parts.push(format!("{name}: {}", f.step_after_text(i, u)));
