@@ -1587,7 +1587,14 @@ fn build_result(
         .find(|p| p.kind == PhaseKind::Folding)
         .filter(|p| is_throttled(out, p))
         .and_then(|p| out.cliffs.iter().find(|c| (c.t_s - p.start_s).abs() < 1e-6))
-        .map(|c| (c.t_s, c.before_bytes_per_sec, c.after_bytes_per_sec, c.bytes_written));
+        .map(|c| {
+            (
+                c.t_s,
+                c.before_bytes_per_sec,
+                c.after_bytes_per_sec,
+                c.bytes_written,
+            )
+        });
     if let Some(f) = phases
         .iter()
         .find(|p| p.kind == PhaseKind::Folding)

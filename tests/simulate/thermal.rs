@@ -1383,7 +1383,10 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
     let (first, second) = (&stored.steps[0], &stored.steps[1]);
     assert!((first.t_s - 26.0).abs() < 1.0, "{stored:?}");
     assert!((second.t_s - 74.0).abs() < 1.0, "{stored:?}");
-    assert!((first.after_bytes_per_sec / 1000e6 - 1.0).abs() < 0.03, "{stored:?}");
+    assert!(
+        (first.after_bytes_per_sec / 1000e6 - 1.0).abs() < 0.03,
+        "{stored:?}"
+    );
     assert!((bytes_per_sec / 500e6 - 1.0).abs() < 0.03, "{stored:?}");
     let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
     let row = |k: &str| {
@@ -1400,7 +1403,11 @@ fn heat_that_comes_with_the_cliff_is_no_rate_after_the_cache() {
         .lines()
         .find(|l| l.trim_start().starts_with("measured:"))
         .unwrap_or_else(|| panic!("{stdout}"));
-    assert_eq!(measured.matches("(thermal throttling) at ").count(), 2, "{measured}");
+    assert_eq!(
+        measured.matches("(thermal throttling) at ").count(),
+        2,
+        "{measured}"
+    );
     // Not folding: the cache running out under the heat, or the heat deepening.
     assert!(!stdout.contains("(folding"), "{stdout}");
     assert!(

@@ -264,6 +264,10 @@ struct Value {
     /// is drawn dotted and not joined to the runs that measured the drive's last tier (an
     /// FX700's 3441 MB/s and 129 MB/s joined read as a drive slowing 27 times).
     tier: bool,
+    /// A rate after the cache with thermal throttling after the last cliff left out of it
+    /// ([`crate::detect::findings::AfterCaveats::HEAT_LEFT_OUT`]), which `runs` marks: drawn
+    /// dash-dotted, and said in the legend.
+    heat: bool,
 }
 
 impl Value {
@@ -274,6 +278,7 @@ impl Value {
             hi,
             hedged: false,
             tier: false,
+            heat: false,
         }
     }
 
@@ -284,6 +289,7 @@ impl Value {
             hi,
             hedged: false,
             tier: false,
+            heat: false,
         }
     }
 
@@ -307,6 +313,10 @@ impl Value {
         };
         Some(Value {
             tier: f.is_some_and(|f| f.slower_tier_may_follow),
+            heat: f.is_some_and(|f| {
+                f.after_caveat_set()
+                    .contains(crate::detect::findings::AfterCaveats::HEAT_LEFT_OUT)
+            }),
             ..v
         })
     }
@@ -326,6 +336,9 @@ const HEDGED_DASH: Dash = Dash::Dashed { on: 4, off: 3 };
 
 /// The dots of the mark of a rate a slower tier may follow.
 const TIER_DASH: Dash = Dash::Dashed { on: 1, off: 3 };
+
+/// The long dashes of the mark of a rate with heat left out of it.
+const HEAT_DASH: Dash = Dash::Dashed { on: 9, off: 3 };
 
 /// A run on a history chart: x, and its value.
 type XyPoint = (f64, Value);
@@ -527,6 +540,11 @@ fn history_chart(
                     dash: HEDGED_DASH,
                     ..style
                 }
+            } else if y.heat {
+                LineStyle {
+                    dash: HEAT_DASH,
+                    ..style
+                }
             } else {
                 style
             };
@@ -609,6 +627,12 @@ fn history_chart(
         "dotted, not joined: {} after which a slower tier may follow (the rate may be a middle \
          tier's)",
     );
+    mark_entry(
+        &|y| y.heat && !y.tier && !y.hedged,
+        HEAT_DASH,
+        "long dashes: {} whose rate leaves out thermal throttling after the last cliff (heat \
+         left out)",
+    );
     if xy.iter().any(|(_, y)| y.v.is_none()) {
         legend.push(LegendEntry {
             // The range every output quotes, in the words of its definition.
@@ -687,8 +711,26 @@ fn history_chart(
                 // The rate chart says why the latest run has no rate, not its cache ("no run has
                 // this value; latest run (run 22): 22.0 GB" on the after-cache chart).
                 let why = match (kind, f.after_cell(o.units)) {
-                    (ChartKind::HistoryRateDate, Some(c)) => {
+                    // Heat to the end of the run is no rate after the cache, not a rate too
+                    // short (a 31-minute throttled stretch read "a rate too short to chart").
+                    (ChartKind::HistoryRateDate, Some(c))
+                        if matches!(
+                            f.after,
+                            Some(crate::detect::findings::After::Throttled { .. })
+                        ) =>
+                    {
+                        format!("after the cache {c}")
+                    }
+                    (ChartKind::HistoryRateDate, Some(c))
+                        if matches!(
+                            f.after,
+                            Some(crate::detect::findings::After::TooShort { .. })
+                        ) =>
+                    {
                         format!("after the cache {c}, a rate too short to chart")
+                    }
+                    (ChartKind::HistoryRateDate, Some(c)) => {
+                        format!("after the cache {c}, not charted")
                     }
                     (ChartKind::HistoryRateDate, None) => format!("no rate after a cache ({why})"),
                     _ => why,
@@ -1032,6 +1074,93 @@ mod tests {
             "{}",
             rate.subtitle
         );
+    }
+
+    /// A run whose stretch after the cache was heat to its end read "a rate too short to
+    /// chart" (a 31-minute throttled stretch): it has no rate outside the heat, and says so.
+    #[test]
+    fn a_throttled_stretch_is_no_rate_too_short() {
+        use crate::detect::findings::{After, Cache, Findings};
+        let mut p = point(31, 0.0, 5e10);
+        p.after_bytes_per_sec = None;
+        let mut f = Findings::bare(Cache::Sized {
+            bytes: 52_300_000_000,
+            low_bytes: 52_200_000_000,
+            high_bytes: 53_100_000_000,
+        });
+        f.after = Some(After::Throttled {
+            bytes_per_sec: 5e8,
+            range_bytes_per_sec: None,
+        });
+        p.findings = Some(f);
+        let charts = history_charts("drive", "2026-12-03", &[p], &ReportOptions::default());
+        let rate = charts
+            .iter()
+            .find(|c| c.kind == ChartKind::HistoryRateDate)
+            .expect("a rate chart");
+        assert!(
+            rate.subtitle
+                .contains("not measured outside thermal throttling (throttled: 500 MB/s)")
+                && !rate.subtitle.contains("too short"),
+            "{}",
+            rate.subtitle
+        );
+    }
+
+    /// A rate with heat left out of it, which `runs` marks "(heat left out)", was drawn as any
+    /// other run's: its mark is dashed its own way, and the legend says why.
+    #[test]
+    fn a_rate_with_heat_left_out_is_marked_and_said() {
+        use crate::detect::findings::{After, Cache, Findings, Step};
+        use crate::detect::Throttled;
+        let mut pts = vec![point(1, 0.0, 5e10), point(2, 1.0, 9e10)];
+        let mut f = Findings::bare(Cache::Sized {
+            bytes: 13_000_000_000,
+            low_bytes: 12_900_000_000,
+            high_bytes: 13_100_000_000,
+        });
+        f.steps = vec![Step {
+            t_s: 10.0,
+            before_bytes_per_sec: 1.2e9,
+            after_bytes_per_sec: 3e8,
+            before_range_bytes_per_sec: None,
+            after_range_bytes_per_sec: None,
+        }];
+        f.after = Some(After::Steady { bytes_per_sec: 3e8 });
+        f.thermal_throttling = vec![Throttled {
+            from_s: 40.0,
+            to_s: 60.0,
+            on_and_off: false,
+        }];
+        assert_eq!(f.after_caveats(), ["heat left out"]);
+        pts[1].findings = Some(f);
+        let charts = history_charts("drive", "2026-12-03", &pts, &ReportOptions::default());
+        let rate = charts
+            .iter()
+            .find(|c| c.kind == ChartKind::HistoryRateDate)
+            .expect("a rate chart");
+        let entry = rate
+            .legend
+            .iter()
+            .find(|e| e.name.contains("heat left out"))
+            .unwrap_or_else(|| panic!("{:?}", rate.legend));
+        assert!(
+            entry.name.starts_with("long dashes: 1 run "),
+            "{}",
+            entry.name
+        );
+        assert_eq!(entry.style.dash, HEAT_DASH);
+        let dashed = rate
+            .series
+            .iter()
+            .filter(|s| s.style.dash == HEAT_DASH)
+            .count();
+        assert!(dashed > 0, "no mark drawn with the heat's dashes");
+        // The cache chart says nothing of the rate's heat.
+        assert!(!charts[0]
+            .legend
+            .iter()
+            .any(|e| e.name.contains("heat left out")));
     }
 
     /// A drive's read runs: "(2 have no value here)" with no reason, where every other run

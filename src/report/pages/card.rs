@@ -223,9 +223,9 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     let hot: Vec<String> = crate::detect::throttled_spans(a)
         .iter()
         .filter(|&&(from, to)| {
-            a.phases
-                .iter()
-                .any(|p| p.start_s < to - 1e-6 && p.end_s > from + 1e-6 && crate::detect::is_throttled(a, p))
+            a.phases.iter().any(|p| {
+                p.start_s < to - 1e-6 && p.end_s > from + 1e-6 && crate::detect::is_throttled(a, p)
+            })
         })
         // In one unit, so that two starts read as two times ("419.6 s, 10.8 min" did not).
         .map(|&(from, _)| format!("{from:.0} s"))
