@@ -144,6 +144,21 @@ pub(super) fn short_date(d: &str) -> String {
     }
 }
 
+/// The run's date cell: [`short_date`], or where the run's own start was not recorded (a
+/// hand-made CSV analysed), the time the store recorded it, said to be so: `2026-12-07 10:25
+/// (recorded)` (it stood bare beside report.md's "Run date: not recorded").
+pub(super) fn date_cell(r: &RunRow) -> String {
+    let d = short_date(&r.date);
+    if r.started_at.is_none() {
+        format!("{d} {RECORDED}")
+    } else {
+        d
+    }
+}
+
+/// What a date cell of a run whose own start was not recorded says after the date.
+const RECORDED: &str = "(recorded)";
+
 /// Each run's `ran` cell, by id, as `runs` and the library page give it: its kind, `(interrupted)`
 /// after it, or for an analysis of a measurement another listed run holds (the same start
 /// time, analysed into a folder of its own), the run that measured (`analyze of 5`): a run of
@@ -203,7 +218,7 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .map(|r| {
             vec![
                 r.id.to_string(),
-                short_date(&r.date),
+                date_cell(r),
                 drive(r),
                 r.serial.clone().unwrap_or_else(|| "-".into()),
                 r.host.clone().unwrap_or_else(|| "-".into()),
@@ -217,9 +232,16 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
         .collect();
     // The date without its time of day, before the date goes; the rate in the cache
     // without the link it was at the limit of.
-    let days: Vec<String> = cells
+    let days: Vec<String> = rows
         .iter()
-        .map(|c| c[1].chars().take(10).collect())
+        .zip(&cells)
+        .map(|(r, c)| {
+            let day: String = c[1].chars().take(10).collect();
+            match r.started_at {
+                None => format!("{day} {RECORDED}"),
+                Some(_) => day,
+            }
+        })
         .collect();
     // A drop not confirmed has no rate in the cache, only the rate before it (`>= 1206 MB/s
     // (first sample; unconfirmed)`): its cell as it is, not the "-" of no figure; a rate that
@@ -750,6 +772,7 @@ mod fit_tests {
             id,
             kind: "simulate".into(),
             date: "2026-12-06T00:37:31Z".into(),
+            started_at: Some("2026-12-06T00:37:31Z".into()),
             model: Some(model.into()),
             label: Some(model.into()),
             target: Some(target.into()),
@@ -944,6 +967,34 @@ mod fit_tests {
             );
         }
         assert!(shown > 1, "too few widths show the rate in the cache");
+    }
+
+    /// A hand-made CSV records no start: `runs` gave the store's recording time bare as the
+    /// run's date, beside report.md's "Run date: not recorded". Its date says what it is, at
+    /// every width that shows it, and on the library page.
+    #[test]
+    fn a_run_without_a_recorded_start_dates_it_as_recorded() {
+        let mut rows = trial_rows();
+        rows[0].started_at = None;
+        rows[0].date = "2026-12-07T10:25:53Z".into();
+        let mut shown = 0;
+        for w in (60..=260).step_by(10).map(Some).chain([None]) {
+            let t = table(&rows, UnitSystem::Decimal, w);
+            if !t.lines().next().unwrap().contains(" date ") {
+                continue;
+            }
+            shown += 1;
+            let row = t.lines().find(|l| l.starts_with(" 1 ")).unwrap();
+            assert!(
+                row.contains("2026-12-07") && row.contains(" (recorded) "),
+                "at {w:?}:\n{t}"
+            );
+            let other = t.lines().find(|l| l.starts_with(" 2 ")).unwrap();
+            assert!(!other.contains("(recorded)"), "at {w:?}:\n{t}");
+        }
+        assert!(shown > 1, "too few widths show the date");
+        assert_eq!(date_cell(&rows[0]), "2026-12-07 10:25 (recorded)");
+        assert_eq!(date_cell(&rows[1]), "2026-12-06 00:37");
     }
 
     /// The drive cells of a fitted `runs` table, one per row of `n`: the first cell with a
