@@ -782,6 +782,42 @@ pub fn an_empty_listing_says_why_and_counts_read_right() {
         .any(|f| f == "timeline.csv"));
 }
 
+/// `runs show` named the folder a run was recorded from as if it held that run, after another
+/// run's outputs were written over it with `--force`, and after it was removed.
+pub fn runs_show_says_when_the_folder_no_longer_holds_the_run() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("s.db");
+    let out = d.path().join("run");
+    let sim = |seed: &str, force: bool| {
+        let mut c = store_util::slccache(&db);
+        c.args(["simulate", "960evo-250g", "-q", "--seed", seed, "--out"])
+            .arg(&out);
+        if force {
+            c.arg("--force");
+        }
+        store_util::ok(&mut c);
+    };
+    sim("1", false);
+    let dir = out.display().to_string();
+    let show = || store_util::ok(store_util::slccache(&db).args(["runs", "show", "1"]));
+    let s = show();
+    assert!(s.contains(&format!(" from {dir}\n")), "{s}");
+    sim("2", true);
+    let s = show();
+    assert!(
+        s.contains(&format!(
+            " from {dir} (written over since: it holds another run's outputs;"
+        )),
+        "{s}"
+    );
+    // The second run's own folder is its own.
+    let s = store_util::ok(store_util::slccache(&db).args(["runs", "show", "2"]));
+    assert!(s.contains(&format!(" from {dir}\n")), "{s}");
+    std::fs::remove_dir_all(&out).unwrap();
+    let s = show();
+    assert!(s.contains(&format!(" from {dir} (gone since;")), "{s}");
+}
+
 /// `slccache --db DB ARGS` in `cwd`: (exit code, stdout, stderr).
 fn slc(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
     let o = Command::cargo_bin("slccache")

@@ -15,7 +15,7 @@ use crate::store::{Filter, Location, Recorded, RunRow, Store, KINDS};
 use crate::units::{format_bytes, UnitSystem};
 
 pub use groups::{group, group_table, Group, GroupBy, Grouping, Spread};
-use table::{after, cache, drive, in_rate, short_date, tags_text, workload_cell};
+use table::{after, cache, date_cell, drive, in_rate, tags_text, workload_cell};
 pub use table::{csv_text, table};
 
 /// The listing's filters from the flags (`--host` and `--tag` also before `runs`).
@@ -229,7 +229,7 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
             s += &format!(
                 "recorded {} from {}\nstored files: {}\n",
                 r.row.recorded_at,
-                r.row.source_dir.as_deref().unwrap_or("-"),
+                source_text(r.row.source_dir.as_deref(), &r.summary, *id),
                 store.stored_file_names(*id)?.join(", ")
             );
             if !r.row.tags.is_empty() {
@@ -517,7 +517,7 @@ fn library_page(
         let sub = dir.join(r.id.to_string());
         lib::LibraryEntry {
             id: r.id,
-            date: short_date(&r.date),
+            date: date_cell(r),
             drive: drive(r),
             drive_filter: drive_names[&r.id].clone(),
             serial: r.serial.clone().unwrap_or_else(|| "-".into()),
@@ -796,5 +796,24 @@ fn and_list(items: &[String]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The folder a run was recorded from, as `runs show` names it, and whether it still holds
+/// that run: a folder another run's outputs were written over since (`--force`) was named as
+/// if it held this run's, and one removed since as if it were there.
+fn source_text(dir: Option<&str>, summary: &str, id: i64) -> String {
+    let Some(d) = dir else {
+        return "-".into();
+    };
+    match std::fs::read_to_string(std::path::Path::new(d).join("summary.json")) {
+        Ok(t) if t == summary => d.to_string(),
+        Ok(_) => format!(
+            "{d} (written over since: it holds another run's outputs; `slccache runs export \
+             {id} --out DIR` writes this run's)"
+        ),
+        Err(_) => format!(
+            "{d} (gone since; `slccache runs export {id} --out DIR` writes this run's outputs)"
+        ),
     }
 }
