@@ -191,7 +191,9 @@ pub fn run(mut args: ProbeArgs) -> Result<()> {
     // Reads need written data: refuse holes in files, warn on block devices.
     let read_note = if cfg.read_pct > 0 {
         let span = info.check_fit(cfg.block_size, cfg.span)?;
-        device::reads::check_readable(&info, span, args.assume_written, false)?
+        // What the reads cover: whole blocks (the tail past the last is never read).
+        let read = span - span % cfg.block_size.max(1);
+        device::reads::check_readable(&info, read, args.assume_written, false)?
     } else {
         None
     };

@@ -122,6 +122,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
             )?;
         }
         if any_reads {
+            // What the reads cover: whole blocks of the smallest block size (the tail past the
+            // last is never read).
+            let bs = grid.iter().map(|p| p.bs).min().unwrap_or(1).max(1);
+            let span = span - span % bs;
             if let Some(n) = device::reads::check_readable(&info, span, args.assume_written, false)?
             {
                 crate::note!("slccache: {n}");

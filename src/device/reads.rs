@@ -43,18 +43,31 @@ pub fn first_hole(path: &Path, span: u64) -> std::io::Result<Option<u64>> {
 /// stops at one pass over the span), or creates it at that size.
 fn fill_command(spec: &str, bytes: u64, create: bool) -> String {
     let q = crate::shell::quote(spec);
+    let bs = crate::shell::size_arg(fill_block(bytes));
     if create {
         format!(
-            "`slccache probe {q} --pattern seqwrite --bs 1M --size {}`",
+            "`slccache probe {q} --pattern seqwrite --bs {bs} --size {}`",
             crate::shell::size_arg(bytes)
         )
     } else {
         format!(
-            "`slccache probe {q} --pattern seqwrite --bs 1M --overwrite` (or `dd \
+            "`slccache probe {q} --pattern seqwrite --bs {bs} --overwrite` (or `dd \
              if=/dev/urandom of={q} bs=1M count={} oflag=direct`)",
             bytes.div_ceil(1 << 20)
         )
     }
+}
+
+/// The block size of the write that fills `span` bytes: 1 MiB, or the largest power of two
+/// below it that `span` is a whole number of. A seqwrite probe writes whole blocks, and at 1
+/// MiB it left the last part of a 95.4 MiB span unwritten, so the read it was advised for was
+/// refused again, for a hole at byte 99614720.
+fn fill_block(span: u64) -> u64 {
+    let mut bs = 1u64 << 20;
+    while bs > 512 && !span.is_multiple_of(bs) {
+        bs /= 2;
+    }
+    bs
 }
 
 /// Before a run that reads a file: a file that does not exist has nothing to read, whatever

@@ -77,6 +77,7 @@ fn main() -> std::process::ExitCode {
         known_state::prefill_on_a_loop_device_writes_the_first_share,
         reads::reads_of_a_new_file_are_refused_and_nothing_is_created,
         reads::reads_of_a_file_with_holes_are_refused,
+        reads::the_advice_for_a_file_with_holes_fills_it,
         reads::reads_of_a_filled_file_run_and_load_in_analyze_and_compare,
         reads::a_read_only_probe_reports_its_reads,
         reads::a_read_only_run_says_read_on_every_chart,

@@ -46,6 +46,61 @@ pub fn reads_of_a_new_file_are_refused_and_nothing_is_created() {
     assert!(!d.path().join("out").exists());
 }
 
+/// The refusal's advice fills the file: a sparse file of 100000001 bytes was refused for a hole
+/// at byte 0, and the advised `--pattern seqwrite --bs 1M --overwrite` wrote whole 1 MiB blocks,
+/// left the last part of the span to read a hole, and the read was refused again, at byte
+/// 99614720, with the same advice. Here a file of 5000001 bytes, whose 4 KiB span is not a
+/// whole number of 1 MiB blocks either.
+pub fn the_advice_for_a_file_with_holes_fills_it() {
+    let d = scratch();
+    let f = d.path().join("odd.bin");
+    std::fs::File::create(&f)
+        .unwrap()
+        .set_len(5_000_001)
+        .unwrap();
+    match slccache::device::reads::first_hole(&f, 4096).unwrap() {
+        Some(_) => {}
+        None => {
+            crate::common::skip("this filesystem reports no holes in a sparse file");
+            return;
+        }
+    }
+    let read = || {
+        slccache()
+            .arg("probe")
+            .arg(&f)
+            .args([
+                "--pattern",
+                "randread",
+                "--duration",
+                "1s",
+                "--interval",
+                "250ms",
+                "-q",
+                "--out",
+            ])
+            .arg(d.path().join("read"))
+            .output()
+            .unwrap()
+    };
+    let o = read();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    // The command between the first pair of backticks, run as the user would.
+    let cmd = err.split('`').nth(1).unwrap_or_else(|| panic!("{err}"));
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    assert_eq!(words[..2], ["slccache", "probe"], "{err}");
+    assert!(!words.contains(&"1M"), "{err}");
+    slccache()
+        .args(&words[1..])
+        .args(["-q", "--out"])
+        .arg(d.path().join("fill"))
+        .assert()
+        .success();
+    let o = read();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 pub fn reads_of_a_file_with_holes_are_refused() {
     let d = scratch();
     let f = d.path().join("sparse.bin");
