@@ -1612,7 +1612,6 @@ fn build_result(
             units,
         ));
     }
-    let mut thermal_text = thermal_text;
     if let (Some((t_s, before, after, bytes)), Some(w)) = (
         heat_folding,
         thermal_text.iter_mut().find(|w| {

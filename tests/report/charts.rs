@@ -796,6 +796,68 @@ pub fn labels_beside_their_bands_keep_off_their_twins() {
     }
 }
 
+/// The cliff labels and the zoom mark ("enlarged in throughput-time-zoom") were drawn over the
+/// temperature curve, whose axis ran it up to the top of the plot: no label box covers any
+/// point of it.
+pub fn no_label_box_covers_the_temperature_curve() {
+    use slccache::report::draw::placed_labels;
+    let dir = tempfile::tempdir().unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+        .args([
+            "simulate",
+            "p5-1tb,heat=0.5",
+            "--seed",
+            "3",
+            "--cliffs",
+            "2",
+            "--no-record",
+            "-q",
+            "--out",
+        ])
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let o = ReportOptions::default();
+    let mut seen = 0;
+    for spec in [
+        charts::throughput_data(&t, &a, &o),
+        charts::throughput_time(&t, &a, &o),
+    ] {
+        let Some(y2) = spec.y2.clone() else {
+            continue;
+        };
+        let (left, top, right, bottom) = draw::plot_rect_of(&spec);
+        let px = |x: f64, v: f64| {
+            (
+                left as f64 + (x - spec.x.min) / (spec.x.max - spec.x.min) * (right - left) as f64,
+                bottom as f64 - (v - y2.min) / (y2.max - y2.min) * (bottom - top) as f64,
+            )
+        };
+        let temp = spec
+            .series
+            .iter()
+            .find(|s| s.name.starts_with("temperature"))
+            .expect("a temperature curve");
+        for p in placed_labels(&spec) {
+            let (x0, y0, x1, y1) = p.rect;
+            seen += 1;
+            for &(x, v) in &temp.points {
+                let (px, py) = px(x, v);
+                assert!(
+                    !(px >= x0 as f64 && px <= x1 as f64 && py >= y0 as f64 && py <= y1 as f64),
+                    "{:?}: {:?} covers the temperature {v:.0} °C at x {x:.1}",
+                    spec.kind,
+                    p.lines
+                );
+            }
+        }
+    }
+    assert!(seen > 0, "no labels placed");
+}
+
 /// p5-1tb at 30 s samples, stopped after its cliff: the cache's label "1995 MB/s" sat at
 /// 0 MB/s in the corner, far from its level (no point of the lines lay over the label's
 /// columns, the step line's corners being at the sample's ends), and the smoothed line ran

@@ -39,6 +39,7 @@ fn main() -> std::process::ExitCode {
             charts::labels_beside_their_bands_keep_off_their_twins,
             charts::the_smoothed_line_takes_no_value_of_a_first_sample_that_holds_a_drop,
             charts::a_coarse_run_s_labels_sit_by_their_levels_and_the_smoothed_line_skips_the_cliff_sample,
+            charts::no_label_box_covers_the_temperature_curve,
             charts::a_narrow_phase_is_labelled_beside_it_with_a_leader,
             charts::a_narrow_phase_s_label_stays_in_its_band,
             charts::a_size_has_the_decimals_of_its_interval_on_every_output,

@@ -549,6 +549,12 @@ pub(super) fn throughput(
         frac +=
             (layout.label_box_h(z.lines.len()) + 2.0 * layout.label_gap()) / (bottom - top) as f64;
     }
+    // The temperature's axis leaves the label rows the same room: the cliff labels and the
+    // zoom mark were drawn over the temperature curve, which ran up to the top of the plot.
+    if let Some(y2) = y2.as_mut() {
+        let keep = 1.0 - frac.clamp(0.0, 0.6);
+        y2.max = (y2.min + (y2.max - y2.min) / keep).ceil();
+    }
     let data_max = series
         .iter()
         .filter(|s| s.side == YSide::Left)

@@ -702,20 +702,73 @@ fn band_label_y(
         ys
     };
     let (hi, lo) = level_extent(&ys);
+    // The rows the right axis's lines (the temperature) take over the label's columns: a label
+    // on the throughput's level was drawn over the temperature curve where it crossed.
+    let right = right_spans(spec, p, x0 - gap, x1 + gap);
     let free = |y0: i32| {
+        let y1 = y0 + h;
         y0 >= p.top + gap
-            && y0 + h <= p.bottom - gap
+            && y1 <= p.bottom - gap
             && boxes
                 .iter()
-                .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y0 + h < by0 || y0 > by1)
+                .all(|&(bx0, by0, bx1, by1)| x1 < bx0 || x0 > bx1 || y1 < by0 || y0 > by1)
+            && right.iter().all(|&(t, b)| y1 + gap < t || y0 - gap > b)
     };
     let mut cands = Vec::new();
     if hi != i32::MAX {
         cands.push(hi - 2 * gap - h);
         cands.push(lo + 2 * gap);
+        // Next to the level still, either side of the right axis's lines where they cross
+        // there, nearest the level first; off the level itself, which the label would hide.
+        let level = (hi + lo) / 2;
+        let mut around: Vec<i32> = right
+            .iter()
+            .flat_map(|&(t, b)| [t - 2 * gap - h, b + 2 * gap])
+            .filter(|&y| y + h + gap < hi || y - gap > lo)
+            .collect();
+        around.sort_by_key(|&y| (y + h / 2 - level).abs());
+        cands.extend(around);
     }
     cands.push(p.bottom - gap - h);
     cands.into_iter().find(|&y| free(y))
+}
+
+/// The pixel rows (top, bottom) each line of the right axis takes between pixel columns `x0`
+/// and `x1`: one span per segment that crosses them.
+fn right_spans(spec: &ChartSpec, p: &Px, x0: i32, x1: i32) -> Vec<(i32, i32)> {
+    let Some(y2) = spec.y2.as_ref() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in spec.series.iter().filter(|s| s.side == YSide::Right) {
+        for w in s.points.windows(2) {
+            let (ax, bx) = (p.x(&spec.x, w[0].0), p.x(&spec.x, w[1].0));
+            let (ay, by) = (p.y(y2, w[0].1), p.y(y2, w[1].1));
+            let (lo, hi) = (ax.min(bx), ax.max(bx));
+            if hi < x0 || lo > x1 {
+                continue;
+            }
+            // The segment's rows over the overlap of its columns with the label's.
+            let at = |x: i32| {
+                if bx == ax {
+                    ay
+                } else {
+                    ay + ((by - ay) as f64 * (x - ax) as f64 / (bx - ax) as f64).round() as i32
+                }
+            };
+            let (c0, c1) = (lo.max(x0), hi.min(x1));
+            let (u, v) = (at(c0), at(c1));
+            out.push((u.min(v), u.max(v)));
+        }
+        if let [only] = s.points.as_slice() {
+            let x = p.x(&spec.x, only.0);
+            if (x0..=x1).contains(&x) {
+                let y = p.y(y2, only.1);
+                out.push((y, y));
+            }
+        }
+    }
+    out
 }
 
 /// The pixel rows a band label must keep clear of, from the sorted pixel rows `ys` of the
