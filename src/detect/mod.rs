@@ -606,6 +606,28 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         }
         // Too few samples to see a cliff at all: no bound on the cache either.
         out.cache_lower_bound_bytes = None;
+        // But three are enough to see a first sample that holds gigabytes over the two after
+        // it where those two agree: a cache that ran out inside it, its level held since. At
+        // samples of 4 min a 250 GB drive's whole run is four samples, and the early stop,
+        // which reads the run so far, saw nothing until the run had written the whole drive.
+        // Not where the drive's counters rose: heat may be the drop, or be in the level after
+        // it, which four samples or more tell apart.
+        let held = n == 3
+            && !thermal::counters_rose(samples, cols, 0, n)
+            && samples[1].bytes_per_sec > 0.0
+            && (samples[2].bytes_per_sec / samples[1].bytes_per_sec)
+                .ln()
+                .abs()
+                < 0.5 * MIN_STEP;
+        if let Some((bound, text, drop)) = held
+            .then(|| raised_first_sample(samples, 0.0, units))
+            .flatten()
+        {
+            out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);
+            out.warnings
+                .push(Warning::new(WarningKind::UnconfirmedDrop, text));
+            out.unconfirmed_drop = Some(drop);
+        }
         out.warnings.push(Warning::new(
             WarningKind::TooFewSamples { samples: n },
             format!(

@@ -118,6 +118,7 @@ fn main() -> std::process::ExitCode {
         stop::ctrl_c_clears_the_progress_line,
         stop::bursts_on_an_emulated_drive_see_the_cache_come_back,
             stop::a_cache_gone_inside_the_first_sample_is_warned_of_and_ends_the_run,
+            stop::a_drop_inside_a_long_first_sample_ends_the_run,
         stop_replay::the_early_stop_never_stops_on_a_wrong_cliff,
         wrap_span::an_emulated_drive_with_a_span_smaller_than_its_cache_warns_that_the_writes_wrapped,
         wrap_span::a_cliff_on_a_loop_device_after_the_writes_wrapped_is_flagged,
