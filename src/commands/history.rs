@@ -207,6 +207,25 @@ pub fn run(args: HistoryArgs, sel: &OriginArgs) -> Result<()> {
     } else {
         printed
     };
+    // An emulated or simulated drive's spec given whole picks the drive of that spec:
+    // `history 960evo-500g` was refused as matching the drives made with options too
+    // (`960evo-500g,cache=8GB`), which its own advice named `sim:960evo-500g`.
+    let exact: Vec<DriveKey> = if exact.is_empty() {
+        groups
+            .iter()
+            .filter(|(_, rs)| {
+                rs.iter().any(|r| {
+                    r.target.as_deref().is_some_and(|t| {
+                        let spec = t.strip_prefix("sim:").or_else(|| t.strip_prefix("emu:"));
+                        spec.is_some_and(|s| s.eq_ignore_ascii_case(args.serial.trim()))
+                    })
+                })
+            })
+            .map(|(k, _)| k.clone())
+            .collect()
+    } else {
+        exact
+    };
     if !exact.is_empty() && exact.len() < groups.len() {
         groups.retain(|k, _| exact.contains(k));
     }

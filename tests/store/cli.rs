@@ -2395,6 +2395,28 @@ pub fn history_takes_a_drive_as_the_store_prints_it() {
             "{stdout}"
         );
     }
+    // A simulated drive's spec given whole picks the drive of that spec, as the README says
+    // (`history 960evo-250g` was refused: "matches 2 drives"); a part of it still asks which.
+    for (spec, want) in [
+        (
+            "960evo-250g",
+            "Samsung SSD 960 EVO 250GB (simulated): 1 run",
+        ),
+        (
+            "960evo-250g,cache=1GB",
+            "Samsung SSD 960 EVO 250GB (simulated), cache=1GB: 1 run",
+        ),
+    ] {
+        let (code, stdout, err) = slc(&db, &["history", spec, "--out", spec], w.path());
+        assert_eq!(code, Some(0), "{spec}: {err}");
+        assert!(
+            stdout.starts_with(&format!("history of {want}")),
+            "{stdout}"
+        );
+    }
+    let (code, _, err) = slc(&db, &["history", "960 EVO", "--out", "x"], w.path());
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("matches 2 drives"), "{err}");
 }
 
 /// Every file under `dir`, relative and `/`-separated, sorted.
