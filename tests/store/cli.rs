@@ -818,6 +818,34 @@ pub fn runs_show_says_when_the_folder_no_longer_holds_the_run() {
     assert!(s.contains(&format!(" from {dir} (gone since;")), "{s}");
 }
 
+/// At 80 columns `runs show`'s table marks a size a hidden first tier could make a later
+/// tier's with "‡ ... (runs show ID says how large)", under `runs show` itself, which said
+/// nothing of how large. It gives the cache in the headline's words, bound and all.
+pub fn runs_show_says_how_large_a_hidden_first_tier_could_be() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("s.db");
+    store_util::ok(
+        store_util::slccache(&db)
+            .args(["simulate", "p5-1tb", "--interval", "30s", "-q", "--out"])
+            .arg(d.path().join("run")),
+    );
+    let s = store_util::ok(
+        store_util::slccache(&db)
+            .env("COLUMNS", "80")
+            .args(["runs", "show", "1"]),
+    );
+    assert!(s.contains("(runs show ID says how large)"), "{s}");
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("SLC cache "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(
+        line.contains(", unless a faster first tier of up to ")
+            && line.contains(" ran out inside the first 30.0 s sample"),
+        "{line}"
+    );
+}
+
 /// `slccache --db DB ARGS` in `cwd`: (exit code, stdout, stderr).
 fn slc(db: &Path, args: &[&str], cwd: &Path) -> (Option<i32>, String, String) {
     let o = Command::cargo_bin("slccache")

@@ -67,6 +67,7 @@ fn main() -> std::process::ExitCode {
             cli::the_spool_reminder_counts_only_this_store_s_runs,
             cli::an_empty_listing_says_why_and_counts_read_right,
             cli::runs_show_says_when_the_folder_no_longer_holds_the_run,
+            cli::runs_show_says_how_large_a_hidden_first_tier_could_be,
             cli::a_rate_too_short_to_judge_is_not_quoted_as_a_drive_s_figure,
             cli::compare_of_a_stored_sweep_says_what_compare_takes,
             cli::bad_input_to_the_results_library_is_exit_2,

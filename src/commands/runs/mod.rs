@@ -226,6 +226,12 @@ pub fn run(args: RunsArgs, sel: &OriginArgs) -> Result<()> {
         Some(RunsAction::Show { id, .. }) => {
             let r = store.get_meta(*id)?;
             let mut s = table(std::slice::from_ref(&r.row), UnitSystem::Decimal, width);
+            // The cache in the words of every output's headline, whole: what the table's marks
+            // leave to this command (its "‡ ... (runs show ID says how large)" was under this
+            // command's own table, which said nothing of how large).
+            if let Some(f) = &r.row.findings {
+                s += &format!("{}\n", f.cache_text(UnitSystem::Decimal));
+            }
             s += &format!(
                 "recorded {} from {}\nstored files: {}\n",
                 r.row.recorded_at,
