@@ -2285,6 +2285,16 @@ pub fn the_card_never_cuts_the_after_cache_text() {
     let (drawn, _, below) = after_drawn("in cache  479 MB/s", long, st);
     assert_eq!(drawn, long);
     assert!(below);
+    // Too long whole even on its own line, it takes its qualifiers' short form rather than
+    // lose its unit: "after  1004… (too short to judge; heat left out; a slower tier may
+    // follow)".
+    let longer = "after  1004 MB/s (too short to judge; heat left out; a slower tier may follow)";
+    let (drawn, _, below) = after_drawn("in cache  2003 MB/s", longer, st);
+    assert_eq!(
+        drawn,
+        "after  1004 MB/s (too short; heat left out; a slower tier may follow)"
+    );
+    assert!(below);
     // A short one stays beside it.
     let (drawn, _, below) = after_drawn("in cache  2000 MB/s", "after  600 MB/s", st);
     assert_eq!(drawn, "after  600 MB/s");

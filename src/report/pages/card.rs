@@ -351,7 +351,17 @@ pub fn after_drawn(in_cache: &str, after: &str, st: Style) -> (String, Style, bo
     if beside == after {
         return (beside, bst, false);
     }
-    let (text, st) = fit_text(after, st, width);
+    // On its own line, whole where the short form of its qualifiers lets it be: cut, it lost
+    // its figure's unit and kept the words ("after  1004… (too short to judge; heat left out;
+    // a slower tier may follow)").
+    let short = after.replace("(too short to judge", "(too short");
+    for text in [after, short.as_str()] {
+        let (fitted, fst) = fit_text(text, st, width);
+        if fitted == text {
+            return (fitted, fst, true);
+        }
+    }
+    let (text, st) = fit_text(&short, st, width);
     (text, st, true)
 }
 
