@@ -522,7 +522,16 @@ pub(super) fn thermal_warnings(
             }
             if after > before {
                 by_counter.push(t);
-                let temp = temp_at(t)
+                // The temperature of the sample the count rose in, not of the one nearest the
+                // drop: at 30 s samples a drop placed at 30.0 s read "56 °C" of a drive that
+                // throttles at 60 °C, its count rising in the sample that ended at 60.1 °C.
+                let rose_in = samples
+                    .iter()
+                    .filter(|s| s.t_s > t - w - 1e-9)
+                    .find(|s| s.thermal_transitions.is_some_and(|c| c > before))
+                    .and_then(|s| s.temp_c);
+                let temp = rose_in
+                    .or_else(|| temp_at(t))
                     .map(|c| format!(", {c:.0} °C"))
                     .unwrap_or_default();
                 list.push(format!(

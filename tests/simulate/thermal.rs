@@ -1748,3 +1748,48 @@ fn a_level_the_counters_rose_in_says_heat_in_it_everywhere() {
     let labels = slccache::detect::findings::phase_labels(&a, Decimal);
     assert!(labels[0].0.contains("heat in it"), "{labels:?}");
 }
+
+/// Regression: the thermal warning gave the temperature of the sample nearest the drop, not
+/// of the one the count rose in: `simulate 'p5-1tb,throttle_at=60,hysteresis=15' --interval
+/// 30s` read "throughput fell at 30.0 s (+1 transition(s), 56 °C)" of a drive that throttles at
+/// 60 °C, its count rising in the sample that ended at 60.1 °C.
+#[test]
+fn the_thermal_warning_gives_the_temperature_the_count_rose_at() {
+    let (o, _s, dir) = simulate_run(&[
+        "p5-1tb,throttle_at=60,hysteresis=15",
+        "--pattern",
+        "seqwrite",
+        "--seed",
+        "2",
+        "--interval",
+        "30s",
+        "--no-early-stop",
+        "--max-bytes",
+        "400GB",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let w = stdout
+        .lines()
+        .find(|l| l.contains("warning: thermal throttling: throughput fell at "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let temp: f64 = w
+        .split(" transition(s), ")
+        .nth(1)
+        .and_then(|r| r.split(" °C").next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{w}"));
+    assert!(temp >= 60.0, "{w}");
+    // The sample the count first rose in holds that temperature.
+    let csv = std::fs::read_to_string(dir.path().join("r/timeline.csv")).unwrap();
+    let head: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    let (tc, kc) = (col("temp_c"), col("thermal_transitions"));
+    let rose = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[kc].parse::<u64>().unwrap_or(0) > 0)
+        .unwrap();
+    let want: f64 = rose[tc].parse().unwrap();
+    assert_eq!(format!("{temp:.0}"), format!("{want:.0}"), "{w}");
+}
