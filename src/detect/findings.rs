@@ -822,7 +822,7 @@ impl Findings {
             // Cliffs after a drop inside the first sample are a later, slower tier's.
             Cache::Unconfirmed(d) if !self.steps.is_empty() => format!(
                 "the cache's end not confirmed: {}; {} a later, slower tier's",
-                super::unconfirmed_drop_text(d, units),
+                super::sentences::unconfirmed_drop_text_with(d, self.heat_after_drop, units),
                 if self.steps.len() == 1 {
                     "the cliff after it is"
                 } else {
@@ -831,7 +831,7 @@ impl Findings {
             ),
             Cache::Unconfirmed(d) => format!(
                 "no confirmed cliff: {}",
-                super::unconfirmed_drop_text(d, units)
+                super::sentences::unconfirmed_drop_text_with(d, self.heat_after_drop, units)
             ),
             Cache::TooFewSamples => super::no_cliff_text(None, units),
             Cache::NothingWritten => "nothing was written: no cliff, no cache size".to_string(),

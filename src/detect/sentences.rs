@@ -482,11 +482,23 @@ pub(super) fn finer_sampling(dt: f64) -> String {
 /// 539 MB too short to confirm (199 MB/s -> 41.9 MB/s for the last 1.7 s): the cache is at
 /// least 539 MB".
 pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
+    unconfirmed_drop_text_with(d, false, units)
+}
+
+/// [`unconfirmed_drop_text`], its level after the drop said to hold heat where `heat`
+/// ([`super::Findings::heat_after_drop`]): `(at least 1869 MB/s -> 768 MB/s, heat in it)`, as
+/// the card and `runs` give that level (the terminal and report.md gave it bare).
+pub fn unconfirmed_drop_text_with(d: &UnconfirmedDrop, heat: bool, units: UnitSystem) -> String {
+    let heat = if heat && !d.after_is_floor {
+        format!(", {}", super::findings::LEVEL_HEAT_WORDS)
+    } else {
+        String::new()
+    };
     match d.at {
         DropWhere::FirstSample => format!(
-            "a drop inside the first {} sample (at least {} -> {}): a cache of {} to {} if it \
-             was the cache running out, less if a faster first tier also ran out inside that \
-             sample",
+            "a drop inside the first {} sample (at least {} -> {}{heat}): a cache of {} to {} \
+             if it was the cache running out, less if a faster first tier also ran out inside \
+             that sample",
             crate::units::format_interval(d.interval_s),
             format_rate(d.before_bytes_per_sec, units),
             after_drop_text(d, units),
@@ -494,8 +506,8 @@ pub fn unconfirmed_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
             format_bytes(d.bytes_high as f64, units),
         ),
         DropWhere::Start | DropWhere::End => format!(
-            "a drop after {} too short to confirm ({} -> {} for the last {:.1} s): the cache \
-             is at least {}",
+            "a drop after {} too short to confirm ({} -> {}{heat} for the last {:.1} s): the \
+             cache is at least {}",
             format_bytes(d.bytes_low as f64, units),
             format_rate(d.before_bytes_per_sec, units),
             format_rate(d.after_bytes_per_sec, units),

@@ -1793,3 +1793,41 @@ fn the_thermal_warning_gives_the_temperature_the_count_rose_at() {
     let want: f64 = rose[tc].parse().unwrap();
     assert_eq!(format!("{temp:.0}"), format!("{want:.0}"), "{w}");
 }
+
+/// Regression: a level after a drop inside the first sample that holds heat was "768 MB/s
+/// (unconfirmed; heat in it)" on the card and in `runs`, and bare, "(at least 1869 MB/s -> 768
+/// MB/s)", on the terminal and in report.md's cache row (`simulate 'p5-1tb,heat=0.5' --seed 1
+/// --interval 30s`).
+#[test]
+fn the_cache_words_of_a_drop_say_the_heat_in_the_level_after_it() {
+    let (o, s, dir) = simulate_run(&[
+        "p5-1tb,heat=0.5",
+        "--pattern",
+        "seqwrite",
+        "--seed",
+        "1",
+        "--interval",
+        "30s",
+    ]);
+    let f: slccache::detect::Findings = serde_json::from_value(s["findings"].clone()).unwrap();
+    assert!(f.heat_after_drop, "{}", s["findings"]);
+    let slccache::detect::findings::Cache::Unconfirmed(d) = &f.cache else {
+        panic!("{:?}", f.cache)
+    };
+    let want = format!(
+        "-> {}, heat in it)",
+        slccache::units::format_rate(d.after_bytes_per_sec, slccache::units::UnitSystem::Decimal)
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let estimate = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("estimate:"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(estimate.contains(&want), "{estimate}");
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Cache size |"))
+        .unwrap();
+    assert!(row.contains(&want), "{row}");
+}
