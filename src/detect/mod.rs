@@ -622,18 +622,12 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         // The level is the faster of the two, so that the bound is the smaller (as the first
         // burst of `recovery` bounds it: 16.2 GB, not 16.5 GB, of 35.6 GB over 624 and 647
         // MB/s).
-        let raised = held.then(|| {
-            let level = samples[1].bytes_per_sec.max(samples[2].bytes_per_sec);
-            let first = &samples[0];
-            let high = first.bytes as f64 / first.interval_s.max(1e-9);
-            (first.interval_s > 0.0
-                && high > level
-                && first.bytes as f64 - level * first.interval_s >= warnings::STARTUP_BURST_BYTES)
-                .then_some((high, level))
-        });
-        if let Some((bound, text, drop)) = raised
+        if let Some((bound, text, drop)) = held
+            .then(|| {
+                let level = samples[1].bytes_per_sec.max(samples[2].bytes_per_sec);
+                first_sample_over(samples, level, 0.0, units)
+            })
             .flatten()
-            .map(|(high, level)| warnings::first_sample_drop(samples, high, level, units))
         {
             out.cache_lower_bound_bytes = Some(bound.round().max(0.0) as u64);
             out.warnings
@@ -1891,6 +1885,19 @@ fn raised_first_sample(
     // The higher of the level just after it and the run's: a run that comes back to the
     // first sample's level after a slow stretch had no cache running out.
     let level = median(&rates[..rates.len().min(10)]).max(median(&rates));
+    first_sample_over(samples, level, sigma_x, units)
+}
+
+/// The drop inside the first sample where that sample stands over `level` by more than the
+/// noise (`sigma_x`, of logarithms) and holds over it more than a start-up burst writes,
+/// bounded as [`warnings::first_sample_drop`] bounds it; `None` otherwise.
+fn first_sample_over(
+    samples: &[crate::timeline::Sample],
+    level: f64,
+    sigma_x: f64,
+    units: UnitSystem,
+) -> Option<(f64, String, UnconfirmedDrop)> {
+    let first = samples.first().filter(|f| f.interval_s > 0.0)?;
     let high = first.bytes as f64 / first.interval_s;
     let over = first.bytes as f64 - level * first.interval_s;
     if !(level > 0.0

@@ -785,6 +785,25 @@ mod tests {
         }
     }
 
+    /// A run of `id` with a sized cache of `gb` (size, low, high) and the rate after it
+    /// `after`, and no after-cache figure in its row; and the rate chart of it alone.
+    fn rate_chart_of(id: i64, gb: [u64; 3], after: crate::detect::findings::After) -> ChartSpec {
+        use crate::detect::findings::{Cache, Findings};
+        let mut p = point(id, 0.0, 5e10);
+        p.after_bytes_per_sec = None;
+        let mut f = Findings::bare(Cache::Sized {
+            bytes: gb[0],
+            low_bytes: gb[1],
+            high_bytes: gb[2],
+        });
+        f.after = Some(after);
+        p.findings = Some(f);
+        history_charts("drive", "2026-12-03", &[p], &ReportOptions::default())
+            .into_iter()
+            .find(|c| c.kind == ChartKind::HistoryRateDate)
+            .expect("a rate chart")
+    }
+
     /// Runs minutes apart sat on a 0 to 1.1 day axis at day 0, half clipped off the plot: the
     /// axis is in minutes, hours or days as the span asks, and every run sits a margin inside.
     #[test]
@@ -1053,21 +1072,12 @@ mod tests {
     /// (21.9 GB to 22.4 GB)".
     #[test]
     fn the_rate_chart_without_a_rate_says_why_of_the_rate() {
-        use crate::detect::findings::{After, Cache, Findings};
-        let mut p = point(22, 0.0, 5e10);
-        p.after_bytes_per_sec = None;
-        let mut f = Findings::bare(Cache::Sized {
-            bytes: 22_000_000_000,
-            low_bytes: 21_900_000_000,
-            high_bytes: 22_400_000_000,
-        });
-        f.after = Some(After::TooShort { bytes_per_sec: 6e8 });
-        p.findings = Some(f);
-        let charts = history_charts("drive", "2026-12-03", &[p], &ReportOptions::default());
-        let rate = charts
-            .iter()
-            .find(|c| c.kind == ChartKind::HistoryRateDate)
-            .expect("a rate chart");
+        use crate::detect::findings::After;
+        let rate = rate_chart_of(
+            22,
+            [22_000_000_000, 21_900_000_000, 22_400_000_000],
+            After::TooShort { bytes_per_sec: 6e8 },
+        );
         assert!(
             rate.subtitle.contains("after the cache 600 MB/s")
                 && !rate.subtitle.contains("22.0 GB"),
@@ -1080,24 +1090,15 @@ mod tests {
     /// chart" (a 31-minute throttled stretch): it has no rate outside the heat, and says so.
     #[test]
     fn a_throttled_stretch_is_no_rate_too_short() {
-        use crate::detect::findings::{After, Cache, Findings};
-        let mut p = point(31, 0.0, 5e10);
-        p.after_bytes_per_sec = None;
-        let mut f = Findings::bare(Cache::Sized {
-            bytes: 52_300_000_000,
-            low_bytes: 52_200_000_000,
-            high_bytes: 53_100_000_000,
-        });
-        f.after = Some(After::Throttled {
-            bytes_per_sec: 5e8,
-            range_bytes_per_sec: None,
-        });
-        p.findings = Some(f);
-        let charts = history_charts("drive", "2026-12-03", &[p], &ReportOptions::default());
-        let rate = charts
-            .iter()
-            .find(|c| c.kind == ChartKind::HistoryRateDate)
-            .expect("a rate chart");
+        use crate::detect::findings::After;
+        let rate = rate_chart_of(
+            31,
+            [52_300_000_000, 52_200_000_000, 53_100_000_000],
+            After::Throttled {
+                bytes_per_sec: 5e8,
+                range_bytes_per_sec: None,
+            },
+        );
         assert!(
             rate.subtitle
                 .contains("not measured outside thermal throttling (throttled: 500 MB/s)")
