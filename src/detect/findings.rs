@@ -270,9 +270,10 @@ impl AfterCaveats {
 }
 
 /// What [`Findings::after_cell`] says beside the level after a drop not confirmed where every
-/// later sample held heat, which makes that level a floor: `>= 870 MB/s (unconfirmed; heat in
-/// every later sample)`.
-pub const AFTER_FLOOR_WORDS: &str = "unconfirmed; heat in every later sample";
+/// later sample held heat, which makes that level a floor were the drop inside the first
+/// sample, and leaves a later drop, under the heat, unseen: `>= 870 MB/s (unconfirmed; or
+/// hidden by heat in every later sample)`.
+pub const AFTER_FLOOR_WORDS: &str = "unconfirmed; or hidden by heat in every later sample";
 
 /// What every output adds to a level of a run without a cliff that the drive's
 /// thermal-management counters rose in ([`super::Phase::heat`]): its mean holds heat, as the
@@ -990,6 +991,14 @@ impl Findings {
             }
             // A first sample holds any number of steps: a faster first tier may have run out
             // inside it before the drop seen, as the headline says, in its words.
+            // Heat in every later sample hides a later end: a floor alone.
+            Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample && d.after_is_floor => {
+                format!(
+                    ">= {} (unconfirmed; heat hides where it ran out), less if a faster first \
+                     tier ran out in the first sample",
+                    fb(d.bytes_low)
+                )
+            }
             Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample => format!(
                 "{} (unconfirmed), less if a faster first tier also ran out",
                 if d.bytes_high > d.bytes_low {
@@ -1338,7 +1347,8 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
                 d.after_is_floor && super::is_throttled(a, p) && p.start_s >= d.t_high_s - 1e-6
             }) {
                 row += &format!(
-                    ", the mean of samples slowed by heat; the rate without heat is at least {}",
+                    ", the mean of samples slowed by heat; were the drop in the first sample, \
+                     the rate without heat is at least {}",
                     format_rate(d.after_bytes_per_sec, units)
                 );
             }
@@ -1388,7 +1398,8 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                 ),
                 (None, Some(d)) => (
                     format!(
-                        "{name}: {rate} (mean of heated samples; without heat at least {})",
+                        "{name}: {rate} (mean of heated samples; without heat at least {} if \
+                         the drop was in the first sample)",
                         format_rate(d.after_bytes_per_sec, units)
                     ),
                     format!("{rate} (heated)"),

@@ -495,6 +495,17 @@ pub fn unconfirmed_drop_text_with(d: &UnconfirmedDrop, heat: bool, units: UnitSy
         String::new()
     };
     match d.at {
+        // Heat in every later sample: the drop may as well have come later, under it.
+        DropWhere::FirstSample if d.after_is_floor => format!(
+            "a drop inside the first {} sample, or later under heat (at least {} -> {}): a \
+             cache of {} to {} if it ran out inside that sample, more if later; less if a \
+             faster first tier also ran out inside that sample",
+            crate::units::format_interval(d.interval_s),
+            format_rate(d.before_bytes_per_sec, units),
+            after_drop_text(d, units),
+            format_bytes(d.bytes_low as f64, units),
+            format_bytes(d.bytes_high as f64, units),
+        ),
         DropWhere::FirstSample => format!(
             "a drop inside the first {} sample (at least {} -> {}{heat}): a cache of {} to {} \
              if it was the cache running out, less if a faster first tier also ran out inside \
@@ -518,12 +529,12 @@ pub fn unconfirmed_drop_text_with(d: &UnconfirmedDrop, heat: bool, units: UnitSy
 }
 
 /// The level after an [`UnconfirmedDrop`]: `300 MB/s`, or where it is only a floor
-/// ([`UnconfirmedDrop::after_is_floor`]) `at least 870 MB/s, every later sample slowed by
-/// heat`.
+/// ([`UnconfirmedDrop::after_is_floor`]) `at least 870 MB/s were the drop in the first
+/// sample, every later sample slowed by heat`.
 pub fn after_drop_text(d: &UnconfirmedDrop, units: UnitSystem) -> String {
     if d.after_is_floor {
         format!(
-            "at least {}, every later sample slowed by heat",
+            "at least {} were the drop in the first sample, every later sample slowed by heat",
             format_rate(d.after_bytes_per_sec, units)
         )
     } else {

@@ -285,6 +285,16 @@ pub struct Throttled {
     pub on_and_off: bool,
 }
 
+impl UnconfirmedDrop {
+    /// The most bytes the cache can hold by what the run saw, where it bounds them above:
+    /// `bytes_high`, unless that is `bytes_low` (one figure, a floor) or heat slowed every
+    /// sample after the first ([`UnconfirmedDrop::after_is_floor`]: the cache may have run
+    /// out under the heat, after the first sample, and the heat hides where).
+    pub fn upper_bytes(&self) -> Option<u64> {
+        (!self.after_is_floor && self.bytes_high > self.bytes_low).then_some(self.bytes_high)
+    }
+}
+
 /// Where an [`UnconfirmedDrop`] lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -311,16 +321,23 @@ pub struct UnconfirmedDrop {
     /// Bytes written before the drop (the lower bound of the cache, were the drop its end).
     pub bytes_low: u64,
     /// Most bytes the drop can have come after, when the sampling bounds it (inside the first
-    /// sample); else the same as `bytes_low`.
+    /// sample); else the same as `bytes_low`. Where heat slowed every later sample
+    /// (`after_is_floor`), this bounds the cache only if it ran out inside the first sample:
+    /// the heat hides an end after it, so the cache has no upper bound
+    /// ([`UnconfirmedDrop::upper_bytes`]).
     pub bytes_high: u64,
     /// The rate before the drop, bytes/s; for a drop inside the first sample only a lower
     /// bound (the sample's own rate, a mixture of the two levels).
     pub before_bytes_per_sec: f64,
     /// The rate after it, bytes/s.
     pub after_bytes_per_sec: f64,
-    /// `after_bytes_per_sec` is only a floor: every sample after the first held some thermal
-    /// throttling the drive's counters mark, so the fastest of them is given, and the level
-    /// the drive would hold cool is higher. Absent from the JSON when false.
+    /// Every sample after the first held some thermal throttling the drive's counters mark,
+    /// so the drop inside the first sample is one reading of the run, not the only one: the
+    /// cache may as well have run out after it, under the heat, which hides where. Were the
+    /// drop inside the first sample, `after_bytes_per_sec` is a floor of the level after it
+    /// (the fastest later sample; the level the drive would hold cool is higher) and
+    /// `bytes_high` the most the cache holds; were it later, neither says anything. Absent from
+    /// the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub after_is_floor: bool,
     /// How long the lower level was seen, seconds.

@@ -29,7 +29,8 @@ pub(super) fn first_sample_drop(
 
 /// [`first_sample_drop`] where `low` may be only a floor of the level after the drop
 /// (`floor`: every later sample held heat; [`UnconfirmedDrop::after_is_floor`]), which the
-/// warning then says.
+/// warning then says, with the other reading the heat leaves open: a cache that ran out
+/// later, under it.
 pub(super) fn first_sample_drop_over(
     samples: &[Sample],
     high: f64,
@@ -62,20 +63,32 @@ pub(super) fn first_sample_drop_over(
         after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
         interval_s: dt,
     };
-    let level = if floor {
-        format!(
-            "at least {}: every later sample held heat",
-            format_rate(low, units)
-        )
-    } else {
-        format_rate(low, units)
-    };
+    if floor {
+        // Heat in every later sample: the drop inside the first sample is one reading, a cache
+        // that ran out later, under the heat, another (`p5-1tb,throttle_at=60` at 30 s samples:
+        // a 100 GB cache that ran out in the second sample as the heat began read "a cache of
+        // 13.0 GB to 60.1 GB").
+        let text = format!(
+            "heat slowed every sample after the first ({}), which hides where the cache ran \
+             out: within the first {} sample (a cache of {} to {}, and a level after it of at \
+             least {}, the fastest later sample), or later, under the heat (a cache of more \
+             than {}); cool the drive (or let it idle) and {} to see it",
+            format_rate(high, units),
+            crate::units::format_interval(dt),
+            format_bytes(bound, units),
+            format_bytes(upper, units),
+            format_rate(low, units),
+            format_bytes(first, units),
+            finer_sampling(dt),
+        );
+        return (bound, text, drop);
+    }
+    let level = format_rate(low, units);
     let text = format!(
-        "the first sample ({}) is {}{:.1}x the level after it ({level}): an SLC cache of {} to \
+        "the first sample ({}) is {:.1}x the level after it ({level}): an SLC cache of {} to \
          {} may have run out within the first {} sample (or early in the next), too early to \
          measure; {} to see it",
         format_rate(high, units),
-        if floor { "at most " } else { "" },
         high / low,
         format_bytes(bound, units),
         format_bytes(upper, units),
@@ -505,7 +518,26 @@ pub(super) fn thermal_warnings(
         let mut cache_cliff = None;
         for &(j, t) in &drops {
             let mut before = transitions_until(samples, t - w);
-            let after = transitions_from(samples, t + w);
+            // At samples of minutes the samples compared after a drop are whole ones: the
+            // sample the drop lies in and those ending within `w` of it, so that a drop
+            // placed inside a sample takes no more of them than one placed on its edge (a
+            // drop at 312.2 s at 4 min samples took the counts to 960 s, and named two later
+            // episodes of heat as its own "+3").
+            let edge = if dt >= COARSE_EPISODE_S {
+                let own = samples
+                    .iter()
+                    .find(|s| s.t_s >= t - 1e-9)
+                    .map_or(t, |s| s.t_s);
+                samples
+                    .iter()
+                    .take_while(|s| s.t_s <= t + w + 1e-9)
+                    .last()
+                    .map_or(t + w, |s| s.t_s)
+                    .max(own)
+            } else {
+                t + w
+            };
+            let after = transitions_from(samples, edge);
             // The drop taken as the cache cliff, where the counters rose inside the cache's
             // phase before it and the rate did not come back: the heat came before the cliff
             // and the stretch after it is heat too (`simulate p5-1tb,throttle_at=59`: the
@@ -552,7 +584,7 @@ pub(super) fn thermal_warnings(
                 let mut prev = after;
                 for s in samples
                     .iter()
-                    .filter(|s| s.t_s > t + w + 1e-9 && s.t_start_s() < end_s - 1e-9)
+                    .filter(|s| s.t_s > edge + 1e-9 && s.t_start_s() < end_s - 1e-9)
                 {
                     let Some(c) = s.thermal_transitions else {
                         continue;

@@ -374,7 +374,13 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                     if d.at == crate::detect::DropWhere::FirstSample =>
                 {
                     hidden_marked = true;
-                    if d.bytes_high > d.bytes_low {
+                    if d.after_is_floor {
+                        // Heat in every later sample: the cache may have run out under it.
+                        format!(
+                            ">= {} (unconfirmed) {HIDDEN_TIER_MARK}",
+                            crate::units::format_bytes(d.bytes_low as f64, units)
+                        )
+                    } else if d.bytes_high > d.bytes_low {
                         format!(
                             "{} (unconfirmed) {HIDDEN_TIER_MARK}",
                             short_range(d.bytes_low, d.bytes_high)
@@ -519,8 +525,8 @@ fn finding_kind(r: &RunRow) -> String {
 /// sample, if it was the cache running out.
 fn upper_bound(r: &RunRow) -> Option<i64> {
     match r.findings.as_ref().map(|f| &f.cache) {
-        Some(crate::detect::findings::Cache::Unconfirmed(d)) if d.bytes_high > d.bytes_low => {
-            i64::try_from(d.bytes_high).ok()
+        Some(crate::detect::findings::Cache::Unconfirmed(d)) => {
+            d.upper_bytes().and_then(|b| i64::try_from(b).ok())
         }
         _ => None,
     }
@@ -855,7 +861,7 @@ mod fit_tests {
         assert!(row.ends_with(" >= 866 MB/s §"), "{t}");
         assert!(row.contains(" seq 1M QD32 "), "{t}");
         assert!(
-            t.contains("\n§ after cache: unconfirmed; heat in every later sample\n"),
+            t.contains("\n§ after cache: unconfirmed; or hidden by heat in every later sample\n"),
             "{t}"
         );
         // `§`, not `*`: the heat was not left out of this level; it is in every sample.
@@ -863,7 +869,7 @@ mod fit_tests {
         // Whole where the table has room, with no mark.
         let wide = table(&rows, UnitSystem::Decimal, None);
         assert!(
-            wide.contains(">= 866 MB/s (unconfirmed; heat in every later sample)"),
+            wide.contains(">= 866 MB/s (unconfirmed; or hidden by heat in every later sample)"),
             "{wide}"
         );
         assert!(!wide.contains('§'), "{wide}");
@@ -907,8 +913,8 @@ mod fit_tests {
             t.contains("\n¹ drive: 960 EVO 500GB (sim), cache=8GB\n"),
             "{t}"
         );
-        // Its drop's bounds with the unit once, as a size's interval.
-        assert!(row(" 8 ").contains(" 81.6-289 GB (unconfirmed) ‡ "), "{t}");
+        // Its drop's floor alone: heat in every later sample hides a later end.
+        assert!(row(" 8 ").contains(" >= 81.6 GB (unconfirmed) ‡ "), "{t}");
         // Wide, every name whole, no mark.
         let wide = table(&rows, UnitSystem::Decimal, None);
         assert!(

@@ -175,6 +175,18 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                 let (lo, hi) = (fb(d.bytes_low), fb(d.bytes_high));
                 let mut forms = vec![cache];
                 match d.at {
+                    // Heat in every later sample: the cache may have run out under it.
+                    DropWhere::FirstSample if d.after_is_floor => {
+                        let first = format!(
+                            "Drop inside the first {} sample or later under heat, not confirmed",
+                            crate::units::format_interval(d.interval_s)
+                        );
+                        forms.push(format!(
+                            "{first}: a cache of {lo} to {hi} if it ran out in that sample, more \
+                             if later"
+                        ));
+                        forms.push(format!("{first}: cache ≥ {lo}"));
+                    }
                     DropWhere::FirstSample => {
                         let first = format!(
                             "Drop inside the first {} sample, not confirmed",

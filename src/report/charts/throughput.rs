@@ -736,7 +736,11 @@ pub(super) fn unconfirmed_drop_marker(
                             levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
                         }
                     ),
-                    "too early to measure: sample more often".to_string(),
+                    if d.after_is_floor {
+                        "or later, hidden by heat".to_string()
+                    } else {
+                        "too early to measure: sample more often".to_string()
+                    },
                 ],
             )
         }

@@ -49,6 +49,11 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         Cache::Wrapped { .. } => {
             crate::units::capitalized(&f.wrapped_short_text(u).expect("wrapped"))
         }
+        // Heat in every later sample: the drop may have come later, under it.
+        Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample && d.after_is_floor => format!(
+            "Drop in the first {} sample or under heat",
+            crate::units::format_interval(d.interval_s)
+        ),
         Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => format!(
             "Drop inside the first {} sample",
             crate::units::format_interval(d.interval_s)
@@ -104,7 +109,7 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
         // sign, short enough for its line: the note names the heat.
         let after = if d.after_is_floor {
             format!(
-                "after  ≥ {} (unconfirmed)",
+                "after  ≥ {} (or hidden by heat)",
                 format_rate(d.after_bytes_per_sec, u)
             )
         } else {
@@ -190,6 +195,13 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     }
     if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
         parts.push(match d.at {
+            // Heat in every later sample: the cache may have run out under it instead.
+            DropWhere::FirstSample if d.after_is_floor => format!(
+                "cache {} to {} if it ran out there, more if later under the heat; less if a \
+                 faster first tier ran out first",
+                format_bytes(d.bytes_low as f64, u),
+                format_bytes(d.bytes_high as f64, u)
+            ),
             DropWhere::FirstSample => format!(
                 "cache {} to {} if it ran out there, less if a faster first tier did too; \
                  sample more often",
