@@ -1960,10 +1960,21 @@ fn cliff_in_first_sample_is_a_drop(
                 .unwrap_or(next.mean_bytes_per_sec),
         )
     };
-    let low = if lone {
-        c.after_bytes_per_sec
-    } else {
-        after_drop(out).unwrap_or(c.after_bytes_per_sec)
+    // (A lone cliff's level after it too, where a later change ends it: at 30 s
+    // samples, heat from 26 s, the level read "768 MB/s", the bytes from the drop's place
+    // inside a sample to the next change's over that time, where the one whole sample
+    // between them held 1001 MB/s.)
+    let ended = out
+        .phases
+        .iter()
+        .find(|p| p.start_s >= c.t_s - 1e-9)
+        .map(|p| p.end_s)
+        .filter(|&e| e < samples[samples.len() - 1].t_s - 1e-9);
+    let low = match ended {
+        Some(end) if lone => whole_samples_rate_of(samples, cols, samples[0].t_s, end, 1)
+            .unwrap_or(c.after_bytes_per_sec),
+        None if lone => c.after_bytes_per_sec,
+        _ => after_drop(out).unwrap_or(c.after_bytes_per_sec),
     };
     if !(high > low && low > 0.0) {
         return;
@@ -1973,6 +1984,10 @@ fn cliff_in_first_sample_is_a_drop(
     // change (a later cliff, or heat), and seen for as long as that lasts.
     if let Some(next) = out.phases.iter().find(|p| p.start_s >= c.t_s - 1e-9) {
         drop.after_s = next.end_s - samples[0].t_s;
+    }
+    let dropped_at = c.t_s;
+    for w in &mut out.warnings {
+        warnings::heat_at_a_first_sample_drop(w, dropped_at, samples[0].interval_s);
     }
     out.cliffs.remove(0);
     out.cache_estimate = None;

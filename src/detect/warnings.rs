@@ -461,6 +461,51 @@ fn transitions_from(samples: &[Sample], t: f64) -> u64 {
         .unwrap_or(0)
 }
 
+/// What the thermal warning adds where the drop at `t` s was taken as the cache cliff.
+fn taken_as_cliff_text(t: f64) -> String {
+    format!(
+        "; the drop at {t:.1} s was taken as the cache cliff, so the cache size is in doubt: \
+         cool the drive (or let it idle) and run again"
+    )
+}
+
+/// The thermal warning `w` of a drop taken as the cache cliff (at `t` s), once that cliff was
+/// read as a drop inside the first sample of `dt` s (a cliff refinement placed past the
+/// first sample, which was split off its segment): the drop no phase now has is named where
+/// it lies, and the doubt it casts is on that drop's bounds. At 30 s samples with the heat
+/// from 26 s, the warning said "fell at 39.1 s ... the drop at 39.1 s was taken as the cache
+/// cliff" beside "no confirmed cliff".
+pub(super) fn heat_at_a_first_sample_drop(w: &mut Warning, t: f64, dt: f64) {
+    let WarningKind::Thermal {
+        at_cache_cliff_s: Some(at),
+    } = w.kind
+    else {
+        return;
+    };
+    if (at - t).abs() > 1e-6 {
+        return;
+    }
+    let interval = crate::units::format_interval(dt);
+    w.text = w
+        .text
+        .replacen(
+            &format!("fell at {t:.1} s ("),
+            &format!("fell inside the first {interval} sample ("),
+            1,
+        )
+        .replace(
+            &taken_as_cliff_text(t),
+            &format!(
+                "; the drop inside the first {interval} sample may be this heat, not the cache \
+                 running out, so its bounds are in doubt: cool the drive (or let it idle) and \
+                 run again"
+            ),
+        );
+    w.kind = WarningKind::Thermal {
+        at_cache_cliff_s: None,
+    };
+}
+
 /// Thermal throttling, named from two kinds of evidence.
 ///
 /// 1. The drive's own counters (NVMe SMART thermal-management transition counts, recorded
@@ -516,6 +561,10 @@ pub(super) fn thermal_warnings(
             .max(THERMAL_COUNTER_WINDOW_S);
         let mut list = Vec::new();
         let mut cache_cliff = None;
+        // The count up to which rises were named.
+        let mut named = 0u64;
+        // A drop named with no rise of its own.
+        let mut unrisen = false;
         for &(j, t) in &drops {
             let mut before = transitions_until(samples, t - w);
             // At samples of minutes the samples compared after a drop are whole ones: the
@@ -566,10 +615,19 @@ pub(super) fn thermal_warnings(
                     .or_else(|| temp_at(t))
                     .map(|c| format!(", {c:.0} °C"))
                     .unwrap_or_default();
-                list.push(format!(
-                    "{t:.1} s (+{} transition(s){temp})",
-                    after - before
-                ));
+                // A rise an earlier drop was named with is not counted again (at 30 s samples
+                // one rise, 0 -> 1 in the first sample, read "+1" at 39.1 s and at 72.9 s).
+                let new = after.saturating_sub(before.max(named));
+                named = named.max(after);
+                unrisen |= new == 0;
+                list.push(if new > 0 {
+                    format!("{t:.1} s (+{new} transition(s){temp})")
+                } else {
+                    format!(
+                        "{t:.1} s (no further rise{temp}: it may be the cache running out under \
+                         the heat)"
+                    )
+                });
                 // Later rises inside the slower phase after it, past the samples compared:
                 // at samples of a minute or more (an episode of heat spans a sample or two)
                 // the rate does not come back between the episodes, one phase holds them
@@ -598,6 +656,7 @@ pub(super) fn thermal_warnings(
                     }
                     prev = prev.max(c);
                 }
+                named = named.max(prev);
                 if phases[j].kind == PhaseKind::Cache && phases[j + 1].kind == PhaseKind::PostCache
                 {
                     cache_cliff = Some(t);
@@ -607,14 +666,16 @@ pub(super) fn thermal_warnings(
         if !list.is_empty() {
             let mut text = format!(
                 "thermal throttling: throughput fell at {} as the drive's own thermal-management \
-                 counters rose; these drops are heat, not the cache running out",
-                list.join(", ")
+                 counters rose; {} heat, not the cache running out",
+                list.join(", "),
+                if unrisen {
+                    "those with a rise are"
+                } else {
+                    "these drops are"
+                }
             );
             if let Some(t) = cache_cliff {
-                text.push_str(&format!(
-                    "; the drop at {t:.1} s was taken as the cache cliff, so the cache size is \
-                     in doubt: cool the drive (or let it idle) and run again"
-                ));
+                text.push_str(&taken_as_cliff_text(t));
             } else {
                 text.push_str("; quote them apart from the post-cache speed");
             }

@@ -1926,3 +1926,75 @@ fn heat_in_every_later_sample_bounds_the_cache_only_from_below() {
     }
     assert!(seen > 0, "no phase in heat: {ctx}");
 }
+
+/// `simulate 'p5-1tb,heat=0.5' --pattern seqwrite --seed 1 --interval 30s`: the counters rose
+/// once, 0 -> 1 in the first sample, and the thermal warning read "fell at 39.1 s (+1
+/// transition(s)), 72.9 s (+1 transition(s))", two rises of one, and "the drop at 39.1 s was
+/// taken as the cache cliff" beside "no confirmed cliff" (that cliff was read as a drop inside
+/// the first sample), and the level after that drop "768 MB/s". No rise is named twice, no
+/// warning speaks of a cliff the run has not, and the level is a rate a sample held.
+#[test]
+fn one_rise_of_the_counters_is_named_once_and_no_cliff_that_went_is_named() {
+    for (heat, seed, interval) in [
+        ("0.5", "1", "30s"),
+        ("0.5", "3", "30s"),
+        ("0.5", "1", "20s"),
+    ] {
+        let spec = format!("p5-1tb,heat={heat}");
+        let (_, _, dir) = simulate_run(&[
+            &spec,
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            seed,
+            "--interval",
+            interval,
+        ]);
+        let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+        let a = slccache::detect::analyze(&t);
+        let ctx = format!("{spec} seed {seed} {interval}: {:?}", a.warnings);
+        let counted = t
+            .samples
+            .iter()
+            .filter_map(|s| s.thermal_transitions)
+            .max()
+            .unwrap_or(0);
+        let named: u64 = a
+            .warnings
+            .iter()
+            .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
+            .flat_map(|w| {
+                w.as_str()
+                    .split(" transition(s)")
+                    .filter_map(|p| p.rsplit("(+").next()?.parse::<u64>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .sum();
+        assert!(named <= counted, "{named} named of {counted}: {ctx}");
+        // The level after a drop inside the first sample is one a sample held (it read "768
+        // MB/s", the bytes between two changes placed inside samples, where the one whole
+        // sample between them held 1001 MB/s and the next 736 MB/s).
+        if let Some(d) = a.unconfirmed_drop.as_ref().filter(|d| !d.after_is_floor) {
+            assert!(
+                t.samples[1..].iter().any(|s| {
+                    let r = s.bytes as f64 / s.interval_s;
+                    (d.after_bytes_per_sec / r - 1.0).abs() < 0.03
+                }),
+                "{d:?}: {ctx}"
+            );
+        }
+        if a.cliffs.is_empty() {
+            assert!(
+                !a.warnings.iter().any(|w| {
+                    matches!(
+                        w.kind,
+                        slccache::detect::WarningKind::Thermal {
+                            at_cache_cliff_s: Some(_)
+                        }
+                    ) || w.as_str().contains("taken as the cache cliff")
+                }),
+                "{ctx}"
+            );
+        }
+    }
+}
