@@ -564,6 +564,60 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     s.steady = false;
 }
 
+/// Sets the range of each phase of thermal throttling ([`super::is_throttled`]) whose whole
+/// samples lie more than a step apart: the slowest to the fastest of them (of ten or more,
+/// their 10th to 90th percentile). Heat that comes and
+/// goes faster than the samples leaves each sample a different share of it, and their mean is
+/// a rate none held (30 s samples of 892, 510 and 1003 MB/s read "thermal throttling: 756
+/// MB/s", and the card "at 637 to 868 MB/s" above every sample that ran throttled).
+fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
+    if a.read_only {
+        return;
+    }
+    let samples = &t.samples;
+    for j in 0..a.phases.len() {
+        let p = &a.phases[j];
+        if p.range_bytes_per_sec.is_some() || p.stall || !super::is_throttled(a, p) {
+            continue;
+        }
+        let from = samples.partition_point(|x| x.t_start_s() < p.start_s - 1e-9);
+        let to = samples.partition_point(|x| x.t_s <= p.end_s + 1e-9);
+        let rates: Vec<f64> = samples[from..to.max(from)]
+            .iter()
+            .filter(|x| x.interval_s > 0.0)
+            .map(|x| x.bytes as f64 / x.interval_s)
+            .collect();
+        // A rate placed inside its samples that none of the samples it touches held (637
+        // MB/s over samples at 729 and 687 MB/s): their range, as measured.
+        let touched: Vec<f64> = samples
+            .iter()
+            .filter(|x| x.t_s > p.start_s + 1e-9 && x.t_start_s() < p.end_s - 1e-9)
+            .filter(|x| x.interval_s > 0.0)
+            .map(|x| x.bytes as f64 / x.interval_s)
+            .collect();
+        let t_lo = touched.iter().copied().fold(f64::INFINITY, f64::min);
+        let t_hi = touched.iter().copied().fold(0.0, f64::max);
+        let m = p.mean_bytes_per_sec;
+        if touched.len() >= 2 && t_lo > 0.0 && (m < t_lo * 0.97 || m > t_hi * 1.03) {
+            a.phases[j].range_bytes_per_sec = Some((t_lo, t_hi));
+            continue;
+        }
+        // Of ten samples or more, the 10th to 90th percentile, as every other range: at fine
+        // sampling the slowest and fastest are a GC dip and noise.
+        let (lo, hi) = if rates.len() >= 10 {
+            super::stats::deciles(&rates)
+        } else {
+            (
+                rates.iter().copied().fold(f64::INFINITY, f64::min),
+                rates.iter().copied().fold(0.0, f64::max),
+            )
+        };
+        if rates.len() >= 2 && lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp() {
+            a.phases[j].range_bytes_per_sec = Some((lo, hi));
+        }
+    }
+}
+
 /// Sets the range of every phase of `a` that is not one rate ([`super::Phase::range_bytes_per_sec`]):
 /// the stretch after the last cliff where it swings or is not steady, with the range its
 /// steady-state figures give, and each other level after a cliff (not a stall, not thermal
@@ -571,6 +625,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
 /// ([`super::levels::by_turns`]), with the 10th and 90th percentiles of their rates. A run
 /// without a cliff, or one that only read, has none.
 pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
+    unlike_throttled_samples(t, a);
     let Some(last) = a.cliffs.last().map(|c| c.t_s).filter(|_| !a.read_only) else {
         return;
     };

@@ -75,7 +75,14 @@ pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize,
         // after the cache beside "heat left out" (a 786 MB/s last sample of 28 s at 30 s
         // samples, its counter 3 -> 4, in a 980 MB/s level).
         let last_alone = k == n && k == i + 1;
-        let long = (k >= i + 2 || last_alone)
+        // One sample alone inside the run is heat too where it lies further below the level
+        // than the longest GC dip, to nothing, could pull it (at 30 s samples a 486 MB/s
+        // sample between 994 and 954 MB/s, the count rising in the sample before it, went
+        // into a level of "954 MB/s" after the cache, and no warning named it).
+        let alone = k == i + 1
+            && samples[i].interval_s > 0.0
+            && rate[i] < level * (1.0 - MAX_DIP_S / samples[i].interval_s);
+        let long = (k >= i + 2 || last_alone || alone)
             && samples[k - 1].t_s - samples[i].t_start_s() >= 2.0 * MAX_DIP_S;
         if deep && long {
             out.push((i, k));
@@ -441,8 +448,20 @@ pub(super) fn snap_to_windows(
                         }
                     })
                 };
+                // The phase's start inside a stretch's first sample, its end past the
+                // stretch: it starts with the stretch (a stretch of one 30 s sample, 420 s
+                // to 450 s at 486 MB/s, read "thermal throttling: 340 MB/s (426.7 s to 450.0
+                // s)", the bytes from a place inside it over the time to its end).
+                let into = |t: f64| {
+                    came_back.iter().find_map(|&(i, k)| {
+                        (samples[i].t_start_s() < t
+                            && t < samples[i].t_s
+                            && te > samples[k - 1].t_s - EPS)
+                            .then(|| start(i))
+                    })
+                };
                 (
-                    astride(ts).unwrap_or(tb[j]),
+                    astride(ts).or_else(|| into(ts)).unwrap_or(tb[j]),
                     astride(te).unwrap_or(tb[j + 1]),
                 )
             }

@@ -42,12 +42,23 @@ pub(super) fn first_sample_drop_over(
     let first = samples[0].bytes as f64;
     let bound = (first - low * dt).max(0.0);
     let a = first / dt.max(1e-9);
+    // The most the cache can hold: the second sample's excess over the level at the slowest
+    // that level ran in the samples after it (within a step of it), so that the dips and noise
+    // of the level do not shave the bound below the truth (45 s samples: "a cache of 44.7 GB
+    // to 98.6 GB" for a 100 GB cache that ran out 5 s into the second sample).
+    let slowest = samples
+        .iter()
+        .skip(2)
+        .filter(|s| s.interval_s > 0.0)
+        .map(|s| s.bytes as f64 / s.interval_s)
+        .filter(|&r| r > low * (-MIN_STEP).exp() && r < low * MIN_STEP.exp())
+        .fold(low, f64::min);
     let excess = samples
         .get(1)
-        .map_or(0.0, |s| (s.bytes as f64 - low * s.interval_s).max(0.0));
+        .map_or(0.0, |s| (s.bytes as f64 - slowest * s.interval_s).max(0.0));
     let upper = first
-        + if a > low {
-            excess * a / (a - low)
+        + if a > slowest {
+            excess * a / (a - slowest)
         } else {
             excess
         };
@@ -434,6 +445,11 @@ const THERMAL_COUNTER_SPAN_S: f64 = 30.0;
 /// one slower phase is named as an episode of its own.
 const COARSE_EPISODE_S: f64 = 60.0;
 
+/// The sampling interval, seconds, from which a drop is named with the rises of its own
+/// samples only, not those of the samples of the next drop: a sample that long holds the
+/// rise that came with its drop.
+const SEPARATE_RISES_S: f64 = 10.0;
+
 /// The drive's thermal-management transition count at the end of the last sample ending at or
 /// before `t` (0 before the first: the counts start at the start of the run).
 fn transitions_until(samples: &[Sample], t: f64) -> u64 {
@@ -565,7 +581,9 @@ pub(super) fn thermal_warnings(
         let mut named = 0u64;
         // A drop named with no rise of its own.
         let mut unrisen = false;
-        for &(j, t) in &drops {
+        // Later rises inside a slower phase, named apart from the drops.
+        let mut again = Vec::new();
+        for (d, &(j, t)) in drops.iter().enumerate() {
             let mut before = transitions_until(samples, t - w);
             // At samples of minutes the samples compared after a drop are whole ones: the
             // sample the drop lies in and those ending within `w` of it, so that a drop
@@ -615,17 +633,44 @@ pub(super) fn thermal_warnings(
                     .or_else(|| temp_at(t))
                     .map(|c| format!(", {c:.0} °C"))
                     .unwrap_or_default();
-                // A rise an earlier drop was named with is not counted again (at 30 s samples
-                // one rise, 0 -> 1 in the first sample, read "+1" at 39.1 s and at 72.9 s).
-                let new = after.saturating_sub(before.max(named));
-                named = named.max(after);
+                // The rises named with it: at samples of 10 s or more, those up to the end
+                // of its own sample where the count rose by then, and none in the samples of
+                // the next drop, whose own they are (at 30 s samples a drop at 426.7 s was
+                // named "+2" with the rise that came with the next drop, at 480 s; at 4 min
+                // one at 334.6 s "+2" with the rise of the sample after its own). A rise an
+                // earlier drop was named with is not counted again (at 30 s samples one
+                // rise, 0 -> 1 in the first sample, read "+1" at 39.1 s and at 72.9 s).
+                let cap = if dt >= SEPARATE_RISES_S {
+                    let own = samples
+                        .iter()
+                        .find(|s| s.t_s >= t - 1e-9)
+                        .map_or(t, |s| s.t_s);
+                    let mut e = edge;
+                    if transitions_until(samples, own) > before {
+                        e = e.min(own);
+                    }
+                    if let Some(&(_, next)) = drops.get(d + 1) {
+                        let before_next = samples
+                            .iter()
+                            .take_while(|s| s.t_s <= next + 1e-9)
+                            .last()
+                            .map_or(own, |s| s.t_s);
+                        e = e.min(before_next.max(own));
+                    }
+                    e
+                } else {
+                    edge
+                };
+                let shown = transitions_from(samples, cap).min(after);
+                let new = shown.saturating_sub(before.max(named));
+                named = named.max(shown);
                 unrisen |= new == 0;
                 list.push(if new > 0 {
                     format!("{t:.1} s (+{new} transition(s){temp})")
                 } else {
                     format!(
-                        "{t:.1} s (no further rise{temp}: it may be the cache running out under \
-                         the heat)"
+                        "{t:.1} s (no further rise{temp}: the heat deepening, or a drop of its \
+                         own under the heat)"
                     )
                 });
                 // Later rises inside the slower phase after it, past the samples compared:
@@ -639,10 +684,10 @@ pub(super) fn thermal_warnings(
                 } else {
                     t
                 };
-                let mut prev = after;
+                let mut prev = shown;
                 for s in samples
                     .iter()
-                    .filter(|s| s.t_s > edge + 1e-9 && s.t_start_s() < end_s - 1e-9)
+                    .filter(|s| s.t_s > cap + 1e-9 && s.t_start_s() < end_s - 1e-9)
                 {
                     let Some(c) = s.thermal_transitions else {
                         continue;
@@ -652,7 +697,7 @@ pub(super) fn thermal_warnings(
                         let temp = temp_at(at)
                             .map(|c| format!(", {c:.0} °C"))
                             .unwrap_or_default();
-                        list.push(format!("{at:.1} s (+{} transition(s){temp})", c - prev));
+                        again.push(format!("{at:.1} s (+{} transition(s){temp})", c - prev));
                     }
                     prev = prev.max(c);
                 }
@@ -674,6 +719,14 @@ pub(super) fn thermal_warnings(
                     "these drops are"
                 }
             );
+            // Nothing fell at a later rise inside a slower phase: it is named as a rise.
+            if !again.is_empty() {
+                text.push_str(&format!(
+                    "; the counters rose again inside a slower stretch, in the samples from \
+                     {}",
+                    again.join(", ")
+                ));
+            }
             if let Some(t) = cache_cliff {
                 text.push_str(&taken_as_cliff_text(t));
             } else {

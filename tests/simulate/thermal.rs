@@ -1998,3 +1998,121 @@ fn one_rise_of_the_counters_is_named_once_and_no_cliff_that_went_is_named() {
         }
     }
 }
+
+/// The drops the thermal warning says throughput fell at, seconds (not the later rises it
+/// names apart).
+fn fell_at(a: &slccache::detect::Analysis) -> Vec<f64> {
+    a.warnings
+        .iter()
+        .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
+        .flat_map(|w| {
+            let s = w.as_str();
+            let list = s
+                .split_once("throughput fell at ")
+                .map_or("", |x| x.1)
+                .split(" as the drive's own")
+                .next()
+                .unwrap_or("");
+            list.split(" s (")
+                .filter_map(|p| p.rsplit(' ').next()?.parse::<f64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Heat at coarse sampling, named as the samples show it:
+/// - `simulate 'p5-1tb,hysteresis=1' --interval 30s --no-early-stop --pattern seqwrite --seed
+///   3`: a 486 MB/s sample between 994 and 954 MB/s, the counters rising in the sample before
+///   it, went into "after the cache, part 1 of 5: 954 MB/s" and a rate after the cache of 963
+///   MB/s "(heat left out)", and no warning named it; placed as a phase of its own, it read
+///   "thermal throttling: 340 MB/s (426.7 s to 450.0 s)", a rate no sample held; and
+///   "thermal throttling: 756 MB/s" was the mean of samples at 892, 510 and 1003 MB/s.
+/// - `simulate p5-1tb --interval 4m --seed 5 --no-early-stop`: "fell at 334.6 s (+2
+///   transition(s)), 720.0 s (+1 transition(s))", where the counters rose one a sample and
+///   nothing fell at 720 s.
+/// - `simulate p5-1tb --pattern seqwrite --interval 45s --no-early-stop --seed 2`: "mean: 1030
+///   MB/s" between spells of heat, of samples at 917, 999 and 872 MB/s, and the bounds of the
+///   drop "44.7 GB to 98.6 GB" for a 100 GB cache.
+///
+/// Every time the warning says throughput fell at is a phase boundary the rate fell at; each
+/// phase of heat is a rate one of its samples held, or the range of its samples; and the
+/// rate after the cache leaves the lone sample of heat out.
+#[test]
+fn heat_at_coarse_sampling_is_named_where_the_samples_show_it() {
+    for (spec, interval, seed) in [
+        ("p5-1tb,hysteresis=1", "30s", "3"),
+        ("p5-1tb", "4m", "5"),
+        ("p5-1tb", "90s", "2"),
+        ("p5-1tb", "45s", "2"),
+    ] {
+        let (_, _, dir) = simulate_run(&[
+            spec,
+            "--pattern",
+            "seqwrite",
+            "--interval",
+            interval,
+            "--seed",
+            seed,
+            "--no-early-stop",
+        ]);
+        let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+        let a = slccache::detect::analyze(&t);
+        let ctx = format!("{spec} {interval} seed {seed}: {:?}", a.warnings);
+        for at in fell_at(&a) {
+            let j = a
+                .phases
+                .iter()
+                .position(|p| (p.start_s - at).abs() < 0.05)
+                .unwrap_or_else(|| panic!("no phase starts at {at}: {ctx}"));
+            assert!(j > 0, "{ctx}");
+            assert!(
+                a.phases[j].mean_bytes_per_sec < a.phases[j - 1].mean_bytes_per_sec,
+                "nothing fell at {at}: {ctx}"
+            );
+        }
+        for p in a
+            .phases
+            .iter()
+            .filter(|p| slccache::detect::is_throttled(&a, p))
+        {
+            if p.range_bytes_per_sec.is_some() {
+                continue;
+            }
+            let held = t.samples.iter().any(|s| {
+                s.t_s > p.start_s + 1e-6
+                    && s.t_start_s() < p.end_s - 1e-6
+                    && (s.bytes as f64 / s.interval_s / p.mean_bytes_per_sec - 1.0).abs() < 0.03
+            });
+            assert!(held, "{p:?}: {ctx}");
+        }
+        // No phase is a rate outside every sample it touches (45 s, seed 2: "mean: 1030 MB/s"
+        // of samples at 917, 999 and 872 MB/s).
+        for p in a.phases.iter().filter(|p| p.range_bytes_per_sec.is_none()) {
+            let touched: Vec<f64> = t
+                .samples
+                .iter()
+                .filter(|s| s.t_s > p.start_s + 1e-6 && s.t_start_s() < p.end_s - 1e-6)
+                .map(|s| s.bytes as f64 / s.interval_s)
+                .collect();
+            let lo = touched.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = touched.iter().copied().fold(0.0, f64::max);
+            assert!(
+                p.mean_bytes_per_sec <= 1.01 * hi && p.mean_bytes_per_sec >= 0.99 * lo,
+                "{p:?}: {touched:?}: {ctx}"
+            );
+        }
+        // The bounds of a drop inside the first sample hold the model's 100 GB (45 s, seed
+        // 2: "a cache of 44.7 GB to 98.6 GB", the cache having run out 5 s into the second
+        // sample).
+        if let Some(d) = a.unconfirmed_drop.as_ref() {
+            assert!(d.bytes_low as f64 <= 100e9, "{d:?}: {ctx}");
+            if let Some(hi) = d.upper_bytes() {
+                assert!(hi as f64 >= 100e9, "{d:?}: {ctx}");
+            }
+        }
+        if spec == "p5-1tb,hysteresis=1" {
+            let ac = a.after_cache.as_ref().expect("after the cache");
+            assert!(ac.mean_bytes_per_sec > 0.98e9, "{ac:?}: {ctx}");
+        }
+    }
+}
