@@ -992,12 +992,13 @@ impl Findings {
             // A first sample holds any number of steps: a faster first tier may have run out
             // inside it before the drop seen, as the headline says, in its words.
             // Heat in every later sample hides a later end: a floor alone.
-            Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample && d.after_is_floor => {
-                format!(
-                    ">= {} (unconfirmed; heat hides where it ran out), less if a faster first \
-                     tier ran out in the first sample",
-                    fb(d.bytes_low)
-                )
+            Cache::Unconfirmed(d)
+                if d.at == super::DropWhere::FirstSample && d.heat_may_hide_end() =>
+            {
+                // (Its bounds hold only were the drop the cache's, to the level seen after
+                // it: the heat hides both.)
+                let _ = d;
+                "no size (unconfirmed; heat hides where it ran out)".to_string()
             }
             Cache::Unconfirmed(d) if d.at == super::DropWhere::FirstSample => format!(
                 "{} (unconfirmed), less if a faster first tier also ran out",
@@ -1751,6 +1752,7 @@ mod tests {
             before_bytes_per_sec: 1.976e9,
             after_bytes_per_sec: 1.29e8,
             after_is_floor: false,
+            heat_in_first_sample: false,
             after_s: 720.0,
             interval_s: 240.0,
         }));

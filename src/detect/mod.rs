@@ -198,6 +198,7 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
     a.after_cache = after_cache::after_cache_in(t, &a, &cols);
     after_cache::mark_swings(t, &mut a);
     after_cache::mark_ranges(t, &mut a);
+    restate_slowdowns_over_ranges(&mut a, units);
     a.warnings.extend(after_cache::end_drop(t, &a, units));
     // The swing's warning gives the range its phase is quoted by everywhere (it read its
     // segment's samples, "577 MB/s and 1193 MB/s", beside "575 MB/s to 1195 MB/s").
@@ -381,6 +382,42 @@ pub fn analyze_in(t: &Timeline, units: UnitSystem) -> Analysis {
 
 /// The warning of a temporary slowdown.
 fn slowdown_warning(s: &Slowdown, units: UnitSystem) -> Warning {
+    slowdown_warning_over(s, None, units)
+}
+
+/// Each slowdown's warning again where a phase inside it is quoted by its range
+/// ([`Phase::range_bytes_per_sec`], set after the warnings were worded): its low is the
+/// range of the phases inside it, not the mean of one (at 90 s samples "993 MB/s -> 677 MB/s
+/// for 180.0 s" beside report.md's "thermal throttling: 525 MB/s to 828 MB/s (not steady)").
+fn restate_slowdowns_over_ranges(a: &mut Analysis, units: UnitSystem) {
+    for s in a.slowdowns.clone() {
+        let inside: Vec<&Phase> = a
+            .phases
+            .iter()
+            .filter(|p| p.start_s >= s.t_s - 1e-6 && p.end_s <= s.t_s + s.duration_s + 1e-6)
+            .collect();
+        if !inside.iter().any(|p| p.range_bytes_per_sec.is_some()) {
+            continue;
+        }
+        let lo = inside
+            .iter()
+            .map(|p| p.range_bytes_per_sec.map_or(p.mean_bytes_per_sec, |r| r.0))
+            .fold(f64::INFINITY, f64::min);
+        let hi = inside
+            .iter()
+            .map(|p| p.range_bytes_per_sec.map_or(p.mean_bytes_per_sec, |r| r.1))
+            .fold(0.0, f64::max);
+        let w = slowdown_warning_over(&s, Some((lo, hi)), units);
+        for old in a.warnings.iter_mut() {
+            if matches!(old.kind, WarningKind::Slowdown { t_s, .. } if t_s == s.t_s) {
+                *old = w.clone();
+            }
+        }
+    }
+}
+
+/// [`slowdown_warning`], its low given as `range` where the phases inside it are not one rate.
+fn slowdown_warning_over(s: &Slowdown, range: Option<(f64, f64)>, units: UnitSystem) -> Warning {
     // A fall to (nearly) nothing is a stall, as the stall warning calls one: the drive or the
     // host stopped, and the bytes of its edges ("15.0 s (2.41 kB)") are no figure of it.
     if !s.thermal && s.low_bytes_per_sec <= warnings::STALLED_SHARE * s.before_bytes_per_sec {
@@ -420,11 +457,63 @@ fn slowdown_warning(s: &Slowdown, units: UnitSystem) -> Warning {
             s.t_s,
             format_bytes(s.bytes_before as f64, units),
             format_rate(s.before_bytes_per_sec, units),
-            format_rate(s.low_bytes_per_sec, units),
+            match range {
+                Some((lo, hi)) => format!(
+                    "{} to {} (not steady)",
+                    format_rate(lo, units),
+                    format_rate(hi, units)
+                ),
+                None => format_rate(s.low_bytes_per_sec, units),
+            },
             s.duration_s,
             format_bytes(s.bytes as f64, units),
         ),
     )
+}
+
+/// A drop inside the first sample where the drive's thermal-management counters rose inside
+/// that sample: the drop may be the heat's, and the cache may have run out later, under it
+/// (`simulate 'p5-1tb,heat=0.5' --pattern seqwrite --interval 30s`: the heat from 26 s, the
+/// cache of 100 GB out at 74 s, read "a cache of 26.0 GB to 56.1 GB if it was the cache
+/// running out"). The drop is marked ([`UnconfirmedDrop::heat_in_first_sample`]), so that
+/// every output bounds the cache from below only, and its warning says why.
+fn heat_in_the_first_sample(
+    samples: &[crate::timeline::Sample],
+    a: &mut Analysis,
+    units: UnitSystem,
+) {
+    let rose = samples
+        .first()
+        .and_then(|s| s.thermal_transitions)
+        .is_some_and(|c| c > 0);
+    let Some(d) = a
+        .unconfirmed_drop
+        .as_mut()
+        .filter(|d| rose && d.at == DropWhere::FirstSample && !d.after_is_floor)
+    else {
+        return;
+    };
+    d.heat_in_first_sample = true;
+    // The warning said anew: its bounds took the level after the drop for the cache's.
+    let text = format!(
+        "the first sample ({}) is {:.1}x the level after it ({}), and the drive's \
+         thermal-management counters rose inside it: the drop may be the heat's, and the cache \
+         may have run out before it or later, under the heat, so the run gives no cache size \
+         (at most {} if it ran out inside that sample); cool the drive (or let it idle) and {} \
+         to see it",
+        format_rate(d.before_bytes_per_sec, units),
+        d.before_bytes_per_sec / d.after_bytes_per_sec.max(1.0),
+        format_rate(d.after_bytes_per_sec, units),
+        format_bytes(d.before_bytes_per_sec * d.interval_s, units),
+        sentences::finer_sampling(d.interval_s),
+    );
+    for w in a
+        .warnings
+        .iter_mut()
+        .filter(|w| matches!(w.kind, WarningKind::UnconfirmedDrop))
+    {
+        w.text = text.clone();
+    }
 }
 
 /// A slowdown after a drop inside the first sample, whose level before it was taken from a
@@ -468,6 +557,7 @@ fn analyze_timeline(t: &Timeline, units: UnitSystem) -> (Analysis, Columns) {
     let cols = Columns::of(&t.samples);
     let mut a = analyze_levels(&t, &cols, units);
     restate_slowdowns_after_a_first_sample_drop(&mut a, units);
+    heat_in_the_first_sample(&t.samples, &mut a, units);
     if read_only {
         // Reads say nothing of a write cache: the cliffs stay (a fall in the read rate), the
         // cache size and its bound go.

@@ -497,14 +497,23 @@ pub fn unconfirmed_drop_text_with(d: &UnconfirmedDrop, heat: bool, units: UnitSy
     match d.at {
         // Heat in every later sample: the drop may as well have come later, under it.
         DropWhere::FirstSample if d.after_is_floor => format!(
-            "a drop inside the first {} sample, or later under heat (at least {} -> {}): a \
-             cache of {} to {} if it ran out inside that sample, more if later; less if a \
-             faster first tier also ran out inside that sample",
+            "a drop inside the first {} sample, or later under heat (at least {} -> {}): no \
+             cache size, as the heat hides where it ran out: at most {} if inside that sample, \
+             more if later",
             crate::units::format_interval(d.interval_s),
             format_rate(d.before_bytes_per_sec, units),
             after_drop_text(d, units),
-            format_bytes(d.bytes_low as f64, units),
-            format_bytes(d.bytes_high as f64, units),
+            format_bytes(d.before_bytes_per_sec * d.interval_s, units),
+        ),
+        // The counters rose inside the first sample: the drop may be the heat's.
+        DropWhere::FirstSample if d.heat_in_first_sample => format!(
+            "a drop inside the first {} sample, as the counters rose in it (at least {} -> \
+             {}{heat}): no cache size, as the drop may be the heat's and the cache may have run \
+             out before it or after it: at most {} if inside that sample",
+            crate::units::format_interval(d.interval_s),
+            format_rate(d.before_bytes_per_sec, units),
+            after_drop_text(d, units),
+            format_bytes(d.before_bytes_per_sec * d.interval_s, units),
         ),
         DropWhere::FirstSample => format!(
             "a drop inside the first {} sample (at least {} -> {}{heat}): a cache of {} to {} \

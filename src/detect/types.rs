@@ -288,10 +288,18 @@ pub struct Throttled {
 impl UnconfirmedDrop {
     /// The most bytes the cache can hold by what the run saw, where it bounds them above:
     /// `bytes_high`, unless that is `bytes_low` (one figure, a floor) or heat slowed every
-    /// sample after the first ([`UnconfirmedDrop::after_is_floor`]: the cache may have run
-    /// out under the heat, after the first sample, and the heat hides where).
+    /// sample after the first ([`UnconfirmedDrop::after_is_floor`]) or the counters rose
+    /// inside the first sample ([`UnconfirmedDrop::heat_in_first_sample`]): the cache may have
+    /// run out under the heat, after the first sample, and the heat hides where.
     pub fn upper_bytes(&self) -> Option<u64> {
-        (!self.after_is_floor && self.bytes_high > self.bytes_low).then_some(self.bytes_high)
+        (!self.heat_may_hide_end() && self.bytes_high > self.bytes_low).then_some(self.bytes_high)
+    }
+
+    /// Whether heat may hide where the cache ran out: every later sample held heat
+    /// ([`UnconfirmedDrop::after_is_floor`]), or the counters rose inside the first sample
+    /// ([`UnconfirmedDrop::heat_in_first_sample`]); the cache is then bounded from below only.
+    pub fn heat_may_hide_end(&self) -> bool {
+        self.after_is_floor || self.heat_in_first_sample
     }
 }
 
@@ -318,7 +326,10 @@ pub struct UnconfirmedDrop {
     pub t_s: f64,
     /// Latest time the fall can have happened, seconds (the end of the sample it fell in).
     pub t_high_s: f64,
-    /// Bytes written before the drop (the lower bound of the cache, were the drop its end).
+    /// Bytes written before the drop (the lower bound of the cache, were the drop its end and
+    /// the level after it the one seen; where heat may hide the end,
+    /// [`UnconfirmedDrop::heat_may_hide_end`], that level is not known, and no output gives a
+    /// size or a bound).
     pub bytes_low: u64,
     /// Most bytes the drop can have come after, when the sampling bounds it (inside the first
     /// sample); else the same as `bytes_low`. Where heat slowed every later sample
@@ -340,6 +351,11 @@ pub struct UnconfirmedDrop {
     /// the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub after_is_floor: bool,
+    /// The drive's thermal-management counters rose inside the first sample that holds the
+    /// drop: the drop may be the heat's, and the cache may have run out later, under the heat,
+    /// so `bytes_high` bounds it only were the drop the cache's. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub heat_in_first_sample: bool,
     /// How long the lower level was seen, seconds.
     pub after_s: f64,
     /// The interval of the samples, seconds: what limits what the run can tell.

@@ -46,9 +46,13 @@ pub(super) fn first_sample_drop_over(
     // that level ran in the samples after it (within a step of it), so that the dips and noise
     // of the level do not shave the bound below the truth (45 s samples: "a cache of 44.7 GB
     // to 98.6 GB" for a 100 GB cache that ran out 5 s into the second sample).
+    // (Not where `low` is a floor, the second sample's own rate: the heat's samples after it
+    // are no level, and took the bound past the first sample's bytes, "81.6 GB to 316 GB"
+    // beside "or later, under the heat, more than 289 GB".)
     let slowest = samples
         .iter()
         .skip(2)
+        .filter(|_| !floor)
         .filter(|s| s.interval_s > 0.0)
         .map(|s| s.bytes as f64 / s.interval_s)
         .filter(|&r| r > low * (-MIN_STEP).exp() && r < low * MIN_STEP.exp())
@@ -71,6 +75,7 @@ pub(super) fn first_sample_drop_over(
         before_bytes_per_sec: high,
         after_bytes_per_sec: low,
         after_is_floor: floor,
+        heat_in_first_sample: false,
         after_s: samples[samples.len() - 1].t_s - samples[0].t_s,
         interval_s: dt,
     };
@@ -81,13 +86,13 @@ pub(super) fn first_sample_drop_over(
         // 13.0 GB to 60.1 GB").
         let text = format!(
             "heat slowed every sample after the first ({}), which hides where the cache ran \
-             out: within the first {} sample (a cache of {} to {}, and a level after it of at \
+             out: within the first {} sample (a cache of at most {}, and a level after it of at \
              least {}, the fastest later sample), or later, under the heat (a cache of more \
-             than {}); cool the drive (or let it idle) and {} to see it",
+             than {}): the run gives no cache size; cool the drive (or let it idle) and {} to \
+             see it",
             format_rate(high, units),
             crate::units::format_interval(dt),
-            format_bytes(bound, units),
-            format_bytes(upper, units),
+            format_bytes(first, units),
             format_rate(low, units),
             format_bytes(first, units),
             finer_sampling(dt),
@@ -203,6 +208,7 @@ pub(super) fn unconfirmed_drop(
             before_bytes_per_sec: high,
             after_bytes_per_sec: low,
             after_is_floor: false,
+            heat_in_first_sample: false,
             after_s: rest,
             interval_s: dt,
         };
@@ -324,6 +330,7 @@ fn low_end(
         before_bytes_per_sec: high.exp(),
         after_bytes_per_sec: low,
         after_is_floor: false,
+        heat_in_first_sample: false,
         after_s,
         interval_s: dt,
     };

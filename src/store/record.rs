@@ -133,12 +133,12 @@ impl Fields {
                     high_bytes,
                 } => (i(bytes), i(low_bytes), i(high_bytes)),
                 // A drop inside the first sample: its range, and no size.
-                // (Heat in every later sample bounds it only from below: `after_is_floor`.)
-                Cache::Unconfirmed(ref d) if d.at == crate::detect::DropWhere::FirstSample => (
-                    None,
-                    i(d.bytes_low),
-                    i(d.bytes_high).filter(|_| !d.after_is_floor),
-                ),
+                // (None where heat may hide its end: `heat_may_hide_end`.)
+                Cache::Unconfirmed(ref d)
+                    if d.at == crate::detect::DropWhere::FirstSample && !d.heat_may_hide_end() =>
+                {
+                    (None, i(d.bytes_low), i(d.bytes_high))
+                }
                 _ => (None, None, None),
             };
             f.cache_lower_bound_bytes = match &x.cache {

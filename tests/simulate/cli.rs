@@ -1120,7 +1120,15 @@ fn the_model_truth_has_the_decimals_of_the_estimate() {
     let tmp = tempfile::tempdir().unwrap();
     for interval in ["100ms", "10ms"] {
         let o = simulate_into(
-            &["970evo-1tb,cache=106GB", "--interval", interval],
+            // Seeded: a start-up burst at 10 ms samples was once taken for the cliff in a
+            // run of a random seed, which is no matter of decimals.
+            &[
+                "970evo-1tb,cache=106GB",
+                "--interval",
+                interval,
+                "--seed",
+                "1",
+            ],
             &tmp.path().join(interval),
         );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -373,19 +373,18 @@ pub fn table(rows: &[RunRow], units: UnitSystem, width: Option<usize>) -> String
                 Some((crate::detect::findings::Cache::Unconfirmed(d), _))
                     if d.at == crate::detect::DropWhere::FirstSample =>
                 {
-                    hidden_marked = true;
-                    if d.after_is_floor {
-                        // Heat in every later sample: the cache may have run out under it.
-                        format!(
-                            ">= {} (unconfirmed) {HIDDEN_TIER_MARK}",
-                            crate::units::format_bytes(d.bytes_low as f64, units)
-                        )
+                    if d.heat_may_hide_end() {
+                        // Heat in every later sample, or in the first: the cache may have run
+                        // out under it, and no bound holds.
+                        "no size (heat)".to_string()
                     } else if d.bytes_high > d.bytes_low {
+                        hidden_marked = true;
                         format!(
                             "{} (unconfirmed) {HIDDEN_TIER_MARK}",
                             short_range(d.bytes_low, d.bytes_high)
                         )
                     } else {
+                        hidden_marked = true;
                         format!(
                             "{} (unconfirmed) {HIDDEN_TIER_MARK}",
                             crate::units::format_bytes(d.bytes_low as f64, units)
@@ -913,8 +912,8 @@ mod fit_tests {
             t.contains("\n¹ drive: 960 EVO 500GB (sim), cache=8GB\n"),
             "{t}"
         );
-        // Its drop's floor alone: heat in every later sample hides a later end.
-        assert!(row(" 8 ").contains(" >= 81.6 GB (unconfirmed) ‡ "), "{t}");
+        // No size: heat in every later sample hides where the cache ran out.
+        assert!(row(" 8 ").contains(" no size (heat) "), "{t}");
         // Wide, every name whole, no mark.
         let wide = table(&rows, UnitSystem::Decimal, None);
         assert!(

@@ -1030,6 +1030,7 @@ mod tests {
                 before_bytes_per_sec: 9.66e8,
                 after_bytes_per_sec: 4.96e8,
                 after_is_floor: false,
+                heat_in_first_sample: false,
                 after_s: 720.0,
                 interval_s: 240.0,
             }))
@@ -1222,6 +1223,7 @@ mod tests {
                     before_bytes_per_sec: 1.558e9,
                     after_bytes_per_sec: 9.93e8,
                     after_is_floor: false,
+                    heat_in_first_sample: false,
                     after_s: 720.0,
                     interval_s: 90.0,
                 },

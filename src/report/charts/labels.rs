@@ -176,16 +176,17 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                 let mut forms = vec![cache];
                 match d.at {
                     // Heat in every later sample: the cache may have run out under it.
-                    DropWhere::FirstSample if d.after_is_floor => {
+                    DropWhere::FirstSample if d.heat_may_hide_end() => {
                         let first = format!(
                             "Drop inside the first {} sample or later under heat, not confirmed",
                             crate::units::format_interval(d.interval_s)
                         );
+                        let most = fb((d.before_bytes_per_sec * d.interval_s).round() as u64);
                         forms.push(format!(
-                            "{first}: a cache of {lo} to {hi} if it ran out in that sample, more \
-                             if later"
+                            "{first}: no cache size, heat hides where it ran out (at most {most} \
+                             if in that sample)"
                         ));
-                        forms.push(format!("{first}: cache ≥ {lo}"));
+                        forms.push(format!("{first}: no cache size"));
                     }
                     DropWhere::FirstSample => {
                         let first = format!(

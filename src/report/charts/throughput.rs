@@ -736,7 +736,7 @@ pub(super) fn unconfirmed_drop_marker(
                             levels_label(d.before_bytes_per_sec, d.after_bytes_per_sec, u)
                         }
                     ),
-                    if d.after_is_floor {
+                    if d.heat_may_hide_end() {
                         "or later, hidden by heat".to_string()
                     } else {
                         "too early to measure: sample more often".to_string()

@@ -64,6 +64,23 @@ pub(super) fn zoom_bracket(
     Some((a, b, y, tick, w))
 }
 
+/// `lines` with the widest cut at a word end and marked "…" until their box is no wider than
+/// `avail` pixels (or no line can be cut further).
+fn fit_lines(l: &Layout, lines: &[String], avail: f64) -> Vec<String> {
+    let mut out = lines.to_vec();
+    while l.label_box_w(&out) > avail {
+        let Some(k) = (0..out.len()).max_by_key(|&k| out[k].chars().count()) else {
+            break;
+        };
+        let head = out[k].trim_end_matches('…');
+        let Some(cut) = head.trim_end().rfind(' ') else {
+            break;
+        };
+        out[k] = format!("{}…", head[..cut].trim_end_matches([',', ';', ':', ' ']));
+    }
+    out
+}
+
 fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
     let gap = l.label_gap() as i32;
     let bracket = zoom_bracket(spec, p, l);
@@ -88,8 +105,12 @@ fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
         if m.lines.is_empty() {
             continue;
         }
-        let bw = l.label_box_w(&m.lines).round() as i32;
-        let bh = l.label_box_h(m.lines.len()).round() as i32;
+        // A box wider than the plot has its longest lines cut at a word end, so that no
+        // line runs off the chart (a comparison's label of a drop not confirmed ended "…ran
+        // out in the first s" at the chart's edge).
+        let lines = fit_lines(l, &m.lines, (p.right - p.left - 4).max(1) as f64);
+        let bw = l.label_box_w(&lines).round() as i32;
+        let bh = l.label_box_h(lines.len()).round() as i32;
         let xm = p.x(&spec.x, m.x);
         let x0 = match m.side {
             LabelSide::Right => xm + gap,
@@ -99,7 +120,7 @@ fn place(spec: &ChartSpec, p: &Px, l: &Layout) -> Vec<PlacedLabel> {
         let y0 = rows_top + gap + row_h[..m.row].iter().map(|h| h + gap).sum::<i32>();
         out.push(PlacedLabel {
             of: LabelOf::Marker(i),
-            lines: m.lines.clone(),
+            lines,
             rect: (x0, y0, x0 + bw, y0 + bh),
             leader: None,
             upright: true,
@@ -930,6 +951,38 @@ mod tests {
                     "{size:?}: the leader of {cache:?} crosses {other:?}"
                 );
             }
+        }
+    }
+
+    /// `compare` of three runs with drops not confirmed: the label of the one marked at 240 s,
+    /// a line wider than the plot, ran off the chart's right edge ("…ran out in the first s").
+    /// A marker's label is cut at a word end to fit, and its box lies inside the plot.
+    #[test]
+    fn a_marker_label_wider_than_the_plot_is_cut_to_fit() {
+        for size in [(1600, 900), (800, 450)] {
+            let mut spec = narrow_high_phase_then_long_low_one(size);
+            spec.markers[1].lines = vec![
+                "#6: Crucial P5 1TB (sim), randwrite 4K 240 s interval: >= 76.7 GB \
+                 (unconfirmed; heat hides where it ran out), less if a faster first tier ran \
+                 out in the first sample"
+                    .into(),
+                "drop inside the first 240 s sample".into(),
+            ];
+            let l = layout_of(&spec);
+            let p = Px::of(&l);
+            let placed = placed_labels(&spec);
+            let b = placed
+                .iter()
+                .find(|b| b.of == LabelOf::Marker(1))
+                .expect("the marker's label");
+            assert!(b.rect.0 >= p.left && b.rect.2 <= p.right, "{size:?}: {b:?}");
+            assert!(b.lines[0].ends_with('…'), "{size:?}: {:?}", b.lines);
+            assert!(
+                b.lines[0].starts_with("#6: Crucial P5 1TB (sim)"),
+                "{:?}",
+                b.lines
+            );
+            assert_eq!(b.lines[1], "drop inside the first 240 s sample");
         }
     }
 }

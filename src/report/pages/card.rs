@@ -50,10 +50,12 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
             crate::units::capitalized(&f.wrapped_short_text(u).expect("wrapped"))
         }
         // Heat in every later sample: the drop may have come later, under it.
-        Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample && d.after_is_floor => format!(
-            "Drop in the first {} sample or under heat",
-            crate::units::format_interval(d.interval_s)
-        ),
+        Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample && d.heat_may_hide_end() => {
+            format!(
+                "Drop in the first {} sample or under heat",
+                crate::units::format_interval(d.interval_s)
+            )
+        }
         Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => format!(
             "Drop inside the first {} sample",
             crate::units::format_interval(d.interval_s)
@@ -196,11 +198,9 @@ pub fn card_note_parts(a: &Analysis, u: UnitSystem) -> Vec<String> {
     if let (Some(d), true) = (&a.unconfirmed_drop, !a.read_only) {
         parts.push(match d.at {
             // Heat in every later sample: the cache may have run out under it instead.
-            DropWhere::FirstSample if d.after_is_floor => format!(
-                "cache {} to {} if it ran out there, more if later under the heat; less if a \
-                 faster first tier ran out first",
-                format_bytes(d.bytes_low as f64, u),
-                format_bytes(d.bytes_high as f64, u)
+            DropWhere::FirstSample if d.heat_may_hide_end() => format!(
+                "no cache size: heat hides where it ran out (at most {} if in the first sample)",
+                format_bytes(d.before_bytes_per_sec * d.interval_s, u)
             ),
             DropWhere::FirstSample => format!(
                 "cache {} to {} if it ran out there, less if a faster first tier did too; \
