@@ -583,8 +583,13 @@ impl Findings {
                     && a.phases.iter().any(|p| {
                         // A phase that holds heat over the stretch the level was read off, not
                         // one of heat after it (a level of 60 s to 247 s with no rise of the
-                        // counters read "heat in it" for throttling from 254 s).
-                        (p.heat || super::is_throttled(a, p))
+                        // counters read "heat in it" for throttling from 254 s). A stretch of
+                        // throttling is none: the level after such a drop is read before the
+                        // heat or outside it (at 90 s samples a level of samples with no rise
+                        // read "993 MB/s (unconfirmed; heat in it)" for the throttling
+                        // between them).
+                        p.heat
+                            && !super::is_throttled(a, p)
                             && p.end_s > d.t_high_s + 1e-6
                             && p.start_s < d.t_high_s + d.after_s - 1e-6
                     })

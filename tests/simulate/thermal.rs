@@ -2162,3 +2162,30 @@ fn heat_at_coarse_sampling_is_named_where_the_samples_show_it() {
         }
     }
 }
+
+/// `simulate p5-1tb --interval 90s --no-early-stop --pattern seqwrite --seed 1`: the level after
+/// the drop inside the first sample, 993 MB/s, was read off samples the counters did not rise
+/// in (90 s to 360 s, and 540 s to 630 s between spells of heat), yet the card and `runs` gave
+/// "993 MB/s (unconfirmed; heat in it)": the stretch of throttling between them was counted as
+/// part of the level.
+#[test]
+fn a_level_read_outside_the_heat_holds_none() {
+    let (_, s, dir) = simulate_run(&[
+        "p5-1tb",
+        "--interval",
+        "90s",
+        "--no-early-stop",
+        "--pattern",
+        "seqwrite",
+        "--seed",
+        "1",
+    ]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let f = slccache::detect::Findings::of(&a);
+    assert!(a.unconfirmed_drop.is_some(), "{:?}", a.warnings);
+    assert!(!f.heat_after_drop, "{f:?}");
+    let cell = f.after_cell(slccache::units::UnitSystem::Decimal).unwrap();
+    assert!(!cell.contains("heat in it"), "{cell}");
+    assert_ne!(s["findings"]["heat_after_drop"], true, "{}", s["findings"]);
+}
