@@ -564,6 +564,38 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
     s.steady = false;
 }
 
+/// The rates of the samples wholly inside `[from_s, to_s]`, bytes/s.
+fn whole_rates(samples: &[crate::timeline::Sample], from_s: f64, to_s: f64) -> Vec<f64> {
+    let from = samples.partition_point(|x| x.t_start_s() < from_s - 1e-9);
+    let to = samples.partition_point(|x| x.t_s <= to_s + 1e-9);
+    samples[from..to.max(from)]
+        .iter()
+        .filter(|x| x.interval_s > 0.0)
+        .map(|x| x.bytes as f64 / x.interval_s)
+        .collect()
+}
+
+/// The rates of the samples any part of which lies inside `(from_s, to_s)`, bytes/s.
+pub(super) fn touched_rates(
+    samples: &[crate::timeline::Sample],
+    from_s: f64,
+    to_s: f64,
+) -> Vec<f64> {
+    samples
+        .iter()
+        .filter(|x| x.t_s > from_s + 1e-9 && x.t_start_s() < to_s - 1e-9)
+        .filter(|x| x.interval_s > 0.0)
+        .map(|x| x.bytes as f64 / x.interval_s)
+        .collect()
+}
+
+/// The slowest and the fastest of `rates` (infinity and 0 for none).
+pub(super) fn slowest_and_fastest(rates: &[f64]) -> (f64, f64) {
+    rates
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)))
+}
+
 /// Sets the range of each phase of thermal throttling ([`super::is_throttled`]) whose whole
 /// samples lie more than a step apart: the slowest to the fastest of them (of ten or more,
 /// their 10th to 90th percentile). Heat that comes and
@@ -580,23 +612,11 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
         if p.range_bytes_per_sec.is_some() || p.stall || !super::is_throttled(a, p) {
             continue;
         }
-        let from = samples.partition_point(|x| x.t_start_s() < p.start_s - 1e-9);
-        let to = samples.partition_point(|x| x.t_s <= p.end_s + 1e-9);
-        let rates: Vec<f64> = samples[from..to.max(from)]
-            .iter()
-            .filter(|x| x.interval_s > 0.0)
-            .map(|x| x.bytes as f64 / x.interval_s)
-            .collect();
+        let rates = whole_rates(samples, p.start_s, p.end_s);
         // A rate placed inside its samples that none of the samples it touches held (637
         // MB/s over samples at 729 and 687 MB/s): their range, as measured.
-        let touched: Vec<f64> = samples
-            .iter()
-            .filter(|x| x.t_s > p.start_s + 1e-9 && x.t_start_s() < p.end_s - 1e-9)
-            .filter(|x| x.interval_s > 0.0)
-            .map(|x| x.bytes as f64 / x.interval_s)
-            .collect();
-        let t_lo = touched.iter().copied().fold(f64::INFINITY, f64::min);
-        let t_hi = touched.iter().copied().fold(0.0, f64::max);
+        let touched = touched_rates(samples, p.start_s, p.end_s);
+        let (t_lo, t_hi) = slowest_and_fastest(&touched);
         let m = p.mean_bytes_per_sec;
         if touched.len() >= 2 && t_lo > 0.0 && (m < t_lo * 0.97 || m > t_hi * 1.03) {
             a.phases[j].range_bytes_per_sec = Some((t_lo, t_hi));
@@ -607,10 +627,7 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
         let (lo, hi) = if rates.len() >= 10 {
             super::stats::deciles(&rates)
         } else {
-            (
-                rates.iter().copied().fold(f64::INFINITY, f64::min),
-                rates.iter().copied().fold(0.0, f64::max),
-            )
+            slowest_and_fastest(&rates)
         };
         if rates.len() >= 2 && lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp() {
             a.phases[j].range_bytes_per_sec = Some((lo, hi));
@@ -675,13 +692,7 @@ pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
             continue;
         }
         // Its whole samples: those astride its cliffs hold part of the level beside it.
-        let from = samples.partition_point(|x| x.t_start_s() < p.start_s - 1e-9);
-        let to = samples.partition_point(|x| x.t_s <= p.end_s + 1e-9);
-        let rates: Vec<f64> = samples[from..to.max(from)]
-            .iter()
-            .filter(|x| x.interval_s > 0.0)
-            .map(|x| x.bytes as f64 / x.interval_s)
-            .collect();
+        let rates = whole_rates(samples, p.start_s, p.end_s);
         let logs: Vec<f64> = rates.iter().filter(|&&r| r > 0.0).map(|r| r.ln()).collect();
         let named = warned && post == [j] && rates.len() >= ROUNDS;
         if named || (logs.len() == rates.len() && super::levels::by_turns(&logs).is_some()) {

@@ -1181,12 +1181,8 @@ fn build_result(
                 // A rate outside every sample the phase touches is none it held either (at
                 // 45 s samples "mean: 1030 MB/s" between spells of heat, of samples at 917,
                 // 999 and 872 MB/s, and a slowdown "1030 MB/s -> 491 MB/s").
-                let (lo, hi) = samples
-                    .iter()
-                    .filter(|s| s.t_s > ts + 1e-9 && s.t_start_s() < te - 1e-9)
-                    .filter(|s| s.interval_s > 0.0)
-                    .map(|s| s.bytes as f64 / s.interval_s)
-                    .fold((f64::INFINITY, 0.0f64), |(l, h), r| (l.min(r), h.max(r)));
+                let (lo, hi) =
+                    after_cache::slowest_and_fastest(&after_cache::touched_rates(samples, ts, te));
                 // (Not inside a stretch of heat the counters mark, whose drops its
                 // placement finds: there the range of its samples is given instead,
                 // `after_cache::mark_ranges`.)

@@ -751,6 +751,20 @@ fn p5_timeline(interval: Duration, seed: u64) -> (slccache::timeline::Timeline, 
     (sim.timeline, sim.truth.cache_bytes as f64)
 }
 
+/// The rises of the counters the thermal warning names, summed ("(+2 transition(s)").
+fn transitions_named(a: &slccache::detect::Analysis) -> u64 {
+    a.warnings
+        .iter()
+        .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
+        .flat_map(|w| {
+            w.as_str()
+                .split(" transition(s)")
+                .filter_map(|p| p.rsplit("(+").next()?.parse::<u64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
 /// The drops the thermal warning names heat, seconds.
 fn heat_named(a: &slccache::detect::Analysis) -> Vec<f64> {
     a.warnings
@@ -948,17 +962,7 @@ fn coarse_sampling_names_every_p5_episode_of_heat() {
                 .max()
                 .unwrap_or(0);
             let a = slccache::detect::analyze(&t);
-            let named: u64 = a
-                .warnings
-                .iter()
-                .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
-                .flat_map(|w| {
-                    w.as_str()
-                        .split(" transition(s)")
-                        .filter_map(|p| p.rsplit("(+").next()?.parse::<u64>().ok())
-                        .collect::<Vec<_>>()
-                })
-                .sum();
+            let named = transitions_named(&a);
             // The three episodes from ~419, ~652 and ~890 s, which 30 s and 1 min name too
             // (the fourth, from ~1130 s, can begin in the run's last, short sample).
             assert!(counted >= 3, "{secs} s, seed {seed}: {counted}");
@@ -1959,17 +1963,7 @@ fn one_rise_of_the_counters_is_named_once_and_no_cliff_that_went_is_named() {
             .filter_map(|s| s.thermal_transitions)
             .max()
             .unwrap_or(0);
-        let named: u64 = a
-            .warnings
-            .iter()
-            .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
-            .flat_map(|w| {
-                w.as_str()
-                    .split(" transition(s)")
-                    .filter_map(|p| p.rsplit("(+").next()?.parse::<u64>().ok())
-                    .collect::<Vec<_>>()
-            })
-            .sum();
+        let named = transitions_named(&a);
         assert!(named <= counted, "{named} named of {counted}: {ctx}");
         // The level after a drop inside the first sample is one a sample held (it read "768
         // MB/s", the bytes between two changes placed inside samples, where the one whole
