@@ -23,7 +23,7 @@
 //!
 //! A cache that runs out inside the first sample is never a cliff: the detector sees one high
 //! sample and then a lower level ([`crate::detect::DropWhere::FirstSample`]). The rule then
-//! stops once that lower level has held for the hold time (the cache phase being at most one
+//! stops once the hold time has passed after that sample (the cache phase being at most one
 //! interval), when the first sample is at least [`FIRST_SAMPLE_STOP_RATIO`] times the level
 //! after it: otherwise such a run wrote the whole drive without learning more. The stop
 //! reason says so ([`StopReason::FirstSampleDrop`]) and the outputs ask for finer sampling.
@@ -88,7 +88,7 @@ pub const ANALYSE_ALL_VAR: &str = "SLCCACHE_ANALYSE_ALL";
 /// in pairs (see the module documentation).
 pub const MAX_VIEW: usize = 8192;
 
-/// A drop inside the first sample stops the run (once the level after it has held) only when
+/// A drop inside the first sample stops the run (once the hold time after it has passed) only when
 /// the first sample is at least this many times that level, or holds over it more than a
 /// start-up burst writes (1 GB). A first sample a little above the rest can be a drive's DRAM
 /// buffer before a long SLC cache phase; twice the rate, or gigabytes over it, is not.
@@ -410,8 +410,10 @@ impl StopRule {
             (Some(_), Some(t)) => now >= t.stop_at_s,
             _ => false,
         };
-        // No cliff, but a drop inside the first sample: stop once the level after it has held
-        // for the hold time of a cache phase one interval long.
+        // No cliff, but a drop inside the first sample: stop once the hold time of a cache
+        // phase one interval long has passed after it. Sampling more often is what measures
+        // the cache; the level after the drop may still move (under heat it falls again), and
+        // the stop reason does not say it held.
         // With `--cliffs 2` or more the run waits for a later cliff, not this one.
         self.first_drop = match (&self.estimate, &a.unconfirmed_drop) {
             (None, Some(d)) if d.at == DropWhere::FirstSample && self.cfg.cliffs <= 1 => {

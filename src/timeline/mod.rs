@@ -268,8 +268,8 @@ pub enum StopReason {
     /// ([`crate::detect::stop`]).
     CliffConfirmed,
     /// The early stop: the rate fell inside the first sample, too early for the sampling to
-    /// measure the cache, and the level after it held for the hold time
-    /// ([`crate::detect::stop`]).
+    /// measure the cache, and the hold time after it passed ([`crate::detect::stop`]). The
+    /// reason does not say the level after the drop held: under heat it can fall again.
     FirstSampleDrop,
 }
 
@@ -290,7 +290,8 @@ impl StopReason {
             StopReason::EndOfData => "end of data".into(),
             StopReason::CliffConfirmed => "cliff confirmed".into(),
             StopReason::FirstSampleDrop => {
-                "the level after a drop inside the first sample held (sample more often)".into()
+                "the hold time after a drop inside the first sample passed (sample more often)"
+                    .into()
             }
         }
     }

@@ -417,7 +417,7 @@ pub fn a_cache_gone_inside_the_first_sample_is_warned_of_and_ends_the_run() {
     // Off a terminal the progress line prints every 10 s: this run is shorter, so the line is
     // checked where it is built (report::console::progress); the closing line says why.
     assert!(
-        stdout.contains("stopped: the level after a drop inside the first sample held"),
+        stdout.contains("stopped: the hold time after a drop inside the first sample passed"),
         "{stdout}"
     );
 }
