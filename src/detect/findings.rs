@@ -1269,6 +1269,9 @@ fn cache_of(a: &Analysis) -> Cache {
 /// words of the folding warning, "not the first post-cache level".
 pub const FIRST_POST_CACHE: &str = "first post-cache level";
 
+/// What a phase given as a bound ([`super::rate_at_most`]) is, in every output's words.
+pub const AT_MOST_WORDS: &str = "the run's last sample, part of it written before the heat";
+
 /// Whether phase `p` of `a` holds the drop `a` saw but could not confirm, with no cliff.
 fn holds_unconfirmed_drop(a: &Analysis, p: &super::Phase) -> bool {
     a.cliffs.is_empty()
@@ -1298,6 +1301,9 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
             // and no mean beside it either (a mean beside the range blends it into one number).
             let rate = match phase_range(a, i) {
                 Some((r, word)) => range_text(r, word, units),
+                None if super::rate_at_most(a, p) => {
+                    format!("at most {}", format_rate(p.mean_bytes_per_sec, units))
+                }
                 None => format_rate(p.mean_bytes_per_sec, units),
             };
             // The level after a drop inside the first sample, before a later cliff.
@@ -1346,6 +1352,9 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
                     format_time_point(p.start_s),
                     format_time_point(p.end_s)
                 );
+            }
+            if phase_range(a, i).is_none() && super::rate_at_most(a, p) {
+                row += &format!(", {AT_MOST_WORDS}");
             }
             // Every sample after the drop slowed by heat: the phase's rate is their mean, the
             // rate without heat at least the fastest of them.
@@ -1410,6 +1419,10 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                     ),
                     format!("{rate} (heated)"),
                 ),
+                (None, None) if phase_range(a, i).is_none() && super::rate_at_most(a, p) => {
+                    let bound = format!("at most {rate}");
+                    (format!("{name}: {bound} ({AT_MOST_WORDS})"), bound)
+                }
                 (None, None) => match phase_range(a, i) {
                     // A level that swings, or is not steady, is its range, not the mean of
                     // its swings.

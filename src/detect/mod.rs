@@ -80,9 +80,9 @@ pub use sentences::{
     unconfirmed_drop_text, whole_drive_hidden_text, whole_drive_no_cliff_text,
 };
 pub use types::{
-    is_on_and_off, is_throttled, throttled_at, throttled_spans, Analysis, CacheEstimate,
-    CacheReturn, Cliff, Coverage, DropWhere, HiddenCache, Phase, PhaseKind, Slowdown, Throttled,
-    UnconfirmedDrop, LATER_TIER_SHARE,
+    is_on_and_off, is_throttled, rate_at_most, throttled_at, throttled_spans, Analysis,
+    CacheEstimate, CacheReturn, Cliff, Coverage, DropWhere, HiddenCache, Phase, PhaseKind,
+    Slowdown, Throttled, UnconfirmedDrop, LATER_TIER_SHARE,
 };
 pub use warning::{Warning, WarningKind};
 pub use warnings::CPU_BOUND_PCT;

@@ -153,26 +153,40 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
 
 /// The rate of the run's thermal throttling, as every output gives it: `at 492 MB/s`, or
 /// across several spells `at 492 to 501 MB/s`, the range of the throttled phases' own rates
-/// (the phases [`super::is_throttled`] names; of a phase that is not steady, its range). `None`
-/// without thermal throttling. Not the rate
+/// (the phases [`super::is_throttled`] names; of a phase that is not steady, its range; not
+/// of heat that began inside the last sample, [`super::rate_at_most`], which gives only `at
+/// most 825 MB/s`, and that only where no other spell gives a rate). `None` without thermal
+/// throttling. Not the rate
 /// of every sample that touched the heat: those at a spell's edges wrote partly at full speed,
 /// and the terminal's "183 GB written at 501 MB/s" stood beside the card's "at 492 to 497
 /// MB/s".
 pub fn throttled_rates_text(a: &Analysis, units: UnitSystem) -> Option<String> {
     // A throttled phase that is not steady by its range, not its mean (the card's "at 533 MB/s"
     // stood beside every other output's "491 MB/s to 679 MB/s, not steady").
-    let rates: Vec<(f64, f64)> = a
+    let throttled: Vec<&super::Phase> = a
         .phases
         .iter()
         .filter(|p| super::is_throttled(a, p))
+        .collect();
+    // Heat that began inside the last sample gives only a bound ([`super::rate_at_most`]):
+    // left out of the range where a spell gives the rate ("at 494 to 825 MB/s" took a last
+    // sample written partly before the heat for a throttled rate), else said as a bound.
+    let (bounds, measured): (Vec<&super::Phase>, Vec<&super::Phase>) =
+        throttled.iter().partition(|p| super::rate_at_most(a, p));
+    if measured.is_empty() {
+        return bounds
+            .iter()
+            .map(|p| p.mean_bytes_per_sec)
+            .reduce(f64::max)
+            .map(|hi| format!("at most {}", format_rate(hi, units)));
+    }
+    let rates: Vec<(f64, f64)> = measured
+        .iter()
         .map(|p| {
             p.range_bytes_per_sec
                 .unwrap_or((p.mean_bytes_per_sec, p.mean_bytes_per_sec))
         })
         .collect();
-    if rates.is_empty() {
-        return None;
-    }
     let lo = rates.iter().map(|r| r.0).fold(f64::INFINITY, f64::min);
     let hi = rates.iter().map(|r| r.1).fold(0.0, f64::max);
     Some(match (format_rate(lo, units), format_rate(hi, units)) {

@@ -841,7 +841,10 @@ pub fn analyze_gives_the_runs_line_and_with_json_on_stderr() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let line = text(&o.stdout).lines().next().unwrap().to_string();
     assert!(line.starts_with("tiny/timeline.csv: wrote "), "{line}");
-    assert!(line.contains(", stopped: the hold time after a drop"), "{line}");
+    assert!(
+        line.contains(", stopped: the hold time after a drop"),
+        "{line}"
+    );
     assert!(line.contains(" (stopped early)"), "{line}");
     // --json: the analysis alone on standard output, the same line on standard error.
     let o = run(

@@ -2212,3 +2212,50 @@ fn a_stop_on_a_first_sample_drop_does_not_say_a_falling_level_held() {
         assert!(!text.contains("held"), "{what} says the level held: {text}");
     }
 }
+
+/// `simulate p5-1tb --interval 30s --no-early-stop --seed 1`: the heat began inside the run's
+/// last sample (26 s at 825 MB/s, 997 MB/s before it, the counters 3 -> 4), and report.md gave
+/// "thermal throttling: 825 MB/s" of it, the terminal and the card "the throttling at 494 to
+/// 825 MB/s": a rate that blends the level before the heat with the heat's. The sample bounds
+/// the heat's rate from above only, and is said so; the range is the spells'.
+#[test]
+fn heat_that_began_inside_the_last_sample_is_a_bound_not_a_rate() {
+    let (o, _, dir) = simulate_run(&[
+        "p5-1tb",
+        "--interval",
+        "30s",
+        "--no-early-stop",
+        "--seed",
+        "1",
+    ]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let n = t.samples.len();
+    let (last, before) = (&t.samples[n - 1], &t.samples[n - 2]);
+    // The shape the test is about: the counters rose in the last sample, which ran well
+    // below the one before it and well above the spells of throttling (about 495 MB/s).
+    assert!(
+        last.thermal_transitions > before.thermal_transitions,
+        "{last:?} {before:?}"
+    );
+    assert!(
+        last.bytes_per_sec < 0.9 * before.bytes_per_sec && last.bytes_per_sec > 650e6,
+        "{last:?} {before:?}"
+    );
+    let rate = format!("{:.0} MB/s", last.bytes_per_sec / 1e6);
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| Phase ")).collect();
+    let row = rows.last().expect("phase rows");
+    assert!(row.contains("thermal throttling"), "{row}");
+    assert!(row.contains(&format!("at most {rate}")), "{row}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let range = stdout
+        .split("the throttling at ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap_or_else(|| panic!("no throttling range:\n{stdout}"));
+    assert!(!range.contains(&rate), "{range}");
+    let a = slccache::detect::analyze(&t);
+    let card = slccache::detect::throttled_rates_text(&a, slccache::units::UnitSystem::Decimal)
+        .expect("throttling");
+    assert!(!card.contains(&rate), "{card}");
+}
