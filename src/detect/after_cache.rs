@@ -612,6 +612,26 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
         if p.range_bytes_per_sec.is_some() || p.stall || !super::is_throttled(a, p) {
             continue;
         }
+        // The run's last sample alone, the counters rising in it after a faster sample: the
+        // heat began inside it, and its rate bounds the heat's from above only (a last
+        // sample of 825 MB/s after 997 MB/s read "thermal throttling: 825 MB/s").
+        let n = samples.len();
+        let count = |end: usize| {
+            samples[..end]
+                .iter()
+                .rev()
+                .find_map(|s| s.thermal_transitions)
+                .unwrap_or(0)
+        };
+        if n >= 2
+            && p.start_s >= samples[n - 1].t_start_s() - 1e-6
+            && p.start_s <= samples[n - 1].t_start_s() + 1e-6
+            && samples[n - 2].bytes_per_sec > samples[n - 1].bytes_per_sec
+            && count(n) > count(n - 1)
+        {
+            a.phases[j].rate_at_most = true;
+            continue;
+        }
         let rates = whole_rates(samples, p.start_s, p.end_s);
         // A rate placed inside its samples that none of the samples it touches held (637
         // MB/s over samples at 729 and 687 MB/s): their range, as measured.
@@ -635,6 +655,52 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
     }
 }
 
+/// Sets the range of the cache's phase (the first that is not a stall, up to the first
+/// cliff) where the drive's thermal-management counters rose in the samples it touches and
+/// its whole samples lie more than a step apart: the slowest to the fastest of them (of ten
+/// or more, their 10th to 90th percentile). Heat that slows the drive while the cache lasts
+/// leaves the phase no one rate, and its mean blends the rates before and under the heat
+/// (`simulate 'p5-1tb,heat=0.5' --interval 30s`: samples of 1874 and 1001 MB/s, the counters
+/// rising in the first, read "1438 MB/s -> 500 MB/s" before a cliff the heat came with).
+fn heated_cache_phase(t: &Timeline, a: &mut Analysis) {
+    let Some(first_cliff) = a.cliffs.first().map(|c| c.t_s).filter(|_| !a.read_only) else {
+        return;
+    };
+    let Some(j) = a.phases.iter().position(|p| !p.stall) else {
+        return;
+    };
+    let p = &a.phases[j];
+    if p.kind != super::PhaseKind::Cache
+        || p.range_bytes_per_sec.is_some()
+        || p.end_s > first_cliff + 1e-6
+    {
+        return;
+    }
+    let samples = &t.samples;
+    // The samples the phase touches, and the drive's count before and after them.
+    let from = samples.partition_point(|x| x.t_s <= p.start_s + 1e-9);
+    let to = samples.partition_point(|x| x.t_start_s() < p.end_s - 1e-9);
+    let count = |end: usize| {
+        samples[..end]
+            .iter()
+            .rev()
+            .find_map(|s| s.thermal_transitions)
+            .unwrap_or(0)
+    };
+    if to <= from || count(to) <= count(from) {
+        return;
+    }
+    let rates = whole_rates(samples, p.start_s, p.end_s);
+    let (lo, hi) = if rates.len() >= 10 {
+        super::stats::deciles(&rates)
+    } else {
+        slowest_and_fastest(&rates)
+    };
+    if rates.len() >= 2 && lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp() {
+        a.phases[j].range_bytes_per_sec = Some((lo, hi));
+    }
+}
+
 /// Sets the range of every phase of `a` that is not one rate ([`super::Phase::range_bytes_per_sec`]):
 /// the stretch after the last cliff where it swings or is not steady, with the range its
 /// steady-state figures give, and each other level after a cliff (not a stall, not thermal
@@ -643,6 +709,7 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
 /// without a cliff, or one that only read, has none.
 pub(super) fn mark_ranges(t: &Timeline, a: &mut Analysis) {
     unlike_throttled_samples(t, a);
+    heated_cache_phase(t, a);
     let Some(last) = a.cliffs.last().map(|c| c.t_s).filter(|_| !a.read_only) else {
         return;
     };

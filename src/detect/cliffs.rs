@@ -106,6 +106,7 @@ pub(super) fn drop_periodic_cliffs(
             heat: false,
             stall: false,
             range_bytes_per_sec: None,
+            rate_at_most: false,
         }];
         a.warnings.retain(|w| !w.speaks_of_cliffs());
     }

@@ -335,6 +335,12 @@ pub struct Findings {
     /// The rate in the cache, bytes/s: the mean of the first phase when that phase was the
     /// cache (a cliff followed it); `None` without a confirmed cliff.
     pub in_cache_bytes_per_sec: Option<f64>,
+    /// Where the cache's phase is not one rate (heat slowed the drive while the cache lasted:
+    /// [`super::Phase::range_bytes_per_sec`]), its range, bytes/s, which every output gives in
+    /// place of `in_cache_bytes_per_sec`, and the store leaves the rate in the cache empty.
+    /// Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_cache_range_bytes_per_sec: Option<(f64, f64)>,
     /// Without a cliff: the run's one level, bytes/s (all it moved over all the time it took,
     /// its stalls left out: a stall is no level of the drive, and the card's "mean 667 MB/s"
     /// for 2000 MB/s and then as long again of nothing stood beside report.md's "mean: 2000
@@ -430,12 +436,13 @@ impl Findings {
         .flatten();
         let cliffs = !a.cliffs.is_empty() && !a.read_only;
         // The first phase that is not a stall (a run can begin with one).
-        let in_cache_bytes_per_sec = a
+        let in_cache = a
             .phases
             .iter()
             .find(|p| !p.stall)
-            .filter(|p| cliffs && p.kind == PhaseKind::Cache)
-            .map(|p| p.mean_bytes_per_sec);
+            .filter(|p| cliffs && p.kind == PhaseKind::Cache);
+        let in_cache_bytes_per_sec = in_cache.map(|p| p.mean_bytes_per_sec);
+        let in_cache_range_bytes_per_sec = in_cache.and_then(|p| p.range_bytes_per_sec);
         let level_bytes_per_sec = (a.cliffs.is_empty() && a.duration_s > 0.0).then(|| {
             let (bytes, time) =
                 a.phases
@@ -531,6 +538,7 @@ impl Findings {
         Findings {
             cache,
             in_cache_bytes_per_sec,
+            in_cache_range_bytes_per_sec,
             level_bytes_per_sec,
             steps,
             after,
@@ -1133,8 +1141,13 @@ impl Findings {
     }
 
     /// The rate in the cache as every output gives it (`1368 MB/s`), or `None`.
+    /// Where the cache's phase is not one rate ([`Findings::in_cache_range_bytes_per_sec`]),
+    /// its range: `1001 MB/s to 1874 MB/s (not steady)`.
     pub fn in_cache_text(&self, units: UnitSystem) -> Option<String> {
-        self.in_cache_bytes_per_sec.map(|r| format_rate(r, units))
+        match self.in_cache_range_bytes_per_sec {
+            Some(r) => Some(range_text(r, "not steady", units)),
+            None => self.in_cache_bytes_per_sec.map(|r| format_rate(r, units)),
+        }
     }
 
     /// The rate after the cache as every output gives it (see [`After::text`]), or `None`.
@@ -1419,10 +1432,10 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                     ),
                     format!("{rate} (heated)"),
                 ),
-                (None, None) if phase_range(a, i).is_none() && super::rate_at_most(a, p) => {
-                    let bound = format!("at most {rate}");
-                    (format!("{name}: {bound} ({AT_MOST_WORDS})"), bound)
-                }
+                (None, None) if phase_range(a, i).is_none() && super::rate_at_most(a, p) => (
+                    format!("{name}: at most {rate} ({AT_MOST_WORDS})"),
+                    format!("≤ {rate}"),
+                ),
                 (None, None) => match phase_range(a, i) {
                     // A level that swings, or is not steady, is its range, not the mean of
                     // its swings.
@@ -1684,6 +1697,7 @@ impl Findings {
         Findings {
             cache,
             in_cache_bytes_per_sec: None,
+            in_cache_range_bytes_per_sec: None,
             level_bytes_per_sec: None,
             steps: vec![],
             after: None,
@@ -1834,6 +1848,7 @@ mod tests {
         let u = UnitSystem::Decimal;
         let mut f = Findings {
             in_cache_bytes_per_sec: Some(3.4e9),
+            in_cache_range_bytes_per_sec: None,
             ..bare(Cache::Sized {
                 bytes: 470_000_000_000,
                 low_bytes: 440_000_000_000,

@@ -692,6 +692,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
                 heat: false,
                 stall: false,
                 range_bytes_per_sec: None,
+                rate_at_most: false,
             });
         }
         // Too few samples to see a cliff at all: no bound on the cache either.
@@ -1217,6 +1218,7 @@ fn build_result(
             heat: false,
             stall: false,
             range_bytes_per_sec: None,
+            rate_at_most: false,
         });
     }
     // Slowdown episodes: a drop by more than a step, then (after any number of lower
@@ -1387,6 +1389,7 @@ fn build_result(
                         heat: false,
                         stall: false,
                         range_bytes_per_sec: None,
+                        rate_at_most: false,
                     });
                 }
                 None => {
@@ -2136,6 +2139,7 @@ fn cliff_in_first_sample_is_a_drop(
             heat: false,
             stall: false,
             range_bytes_per_sec: None,
+            rate_at_most: false,
         };
         out.phases.splice(0..2, [merged]);
     }

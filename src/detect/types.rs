@@ -81,6 +81,12 @@ pub struct Phase {
     /// Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range_bytes_per_sec: Option<(f64, f64)>,
+    /// A phase of thermal throttling that is the run's last sample alone, the drive's
+    /// counters rising in it after a faster sample: the heat began inside it, so part of it
+    /// ran at the level before, and its rate only bounds the heat's from above
+    /// ([`rate_at_most`]). Set with the ranges. Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate_at_most: bool,
 }
 
 /// The result of analysing a timeline (the JSON contract of `analyze --json`).
@@ -507,24 +513,13 @@ pub fn is_throttled(a: &Analysis, p: &Phase) -> bool {
 }
 
 /// Whether phase `p` of `a` is thermal throttling that began inside the run's last sample
-/// and is that sample alone: part of the sample ran at the level before the heat, so the
-/// sample's rate, the phase's mean, is a bound on the heat's rate, not that rate (at 30 s
+/// and is that sample alone ([`Phase::rate_at_most`]): part of the sample ran at the level
+/// before the heat, so the sample's rate, the phase's mean, is a bound on the heat's rate,
+/// not that rate (at 30 s
 /// samples a last sample of 825 MB/s, 997 MB/s before it, read "thermal throttling: 825
 /// MB/s" where the drive throttled to about 495). Every output gives it as "at most".
 pub fn rate_at_most(a: &Analysis, p: &Phase) -> bool {
-    const EPS: f64 = 1e-6;
-    let last_end = a.phases.last().map_or(f64::NAN, |q| q.end_s);
-    p.range_bytes_per_sec.is_none()
-        && !p.stall
-        && a.interval_s > 0.0
-        && p.end_s >= last_end - EPS
-        && p.end_s - p.start_s <= a.interval_s * 1.001 + EPS
-        && is_throttled(a, p)
-        && a.phases
-            .iter()
-            .rev()
-            .find(|q| q.end_s <= p.start_s + EPS)
-            .is_some_and(|q| !is_throttled(a, q) && q.mean_bytes_per_sec > p.mean_bytes_per_sec)
+    p.rate_at_most && p.range_bytes_per_sec.is_none() && is_throttled(a, p)
 }
 
 /// Whether phase `p` lies in a stretch of throttling the heat came and went in

@@ -151,7 +151,11 @@ impl Fields {
                 }
                 _ => None,
             };
-            f.in_rate = x.in_cache_bytes_per_sec;
+            // One rate only: a cache phase that heat left no one rate is its range, which no
+            // median or history may take for a rate.
+            f.in_rate = x
+                .in_cache_bytes_per_sec
+                .filter(|_| x.in_cache_range_bytes_per_sec.is_none());
             // A rate judged steady only: one too short to judge is no drive's figure for a
             // median or a history to take in (the findings keep it, said as such).
             f.after_rate = match &x.after {

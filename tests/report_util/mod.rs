@@ -134,6 +134,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
                 heat: false,
                 stall: false,
                 range_bytes_per_sec: None,
+                rate_at_most: false,
             };
             start = end;
             p

@@ -1175,7 +1175,8 @@ fn the_card_gives_the_throttled_phases_own_rates() {
     let rates: Vec<f64> = a
         .phases
         .iter()
-        .filter(|p| slccache::detect::is_throttled(&a, p))
+        // Heat that began inside the last sample gives only a bound, not a spell's rate.
+        .filter(|p| slccache::detect::is_throttled(&a, p) && !slccache::detect::rate_at_most(&a, p))
         .map(|p| p.mean_bytes_per_sec)
         .collect();
     assert!(rates.len() >= 2, "{:?}", a.phases);
@@ -2258,4 +2259,80 @@ fn heat_that_began_inside_the_last_sample_is_a_bound_not_a_rate() {
     let card = slccache::detect::throttled_rates_text(&a, slccache::units::UnitSystem::Decimal)
         .expect("throttling");
     assert!(!card.contains(&rate), "{card}");
+}
+
+/// `simulate 'p5-1tb,heat=0.5' --interval 30s --seed 2`: the counters rose in the first
+/// sample (1874 MB/s) and the second ran at 1001 MB/s, both before the cliff the heat came
+/// with, and every output gave "1438 MB/s -> 500 MB/s" and "before the cliff 1438 MB/s", the
+/// mean of the two: a rate the drive never wrote at. The cache's phase is its range.
+#[test]
+fn a_cache_phase_heat_slowed_is_its_range_not_its_mean() {
+    let (o, s, dir) = simulate_run(&["p5-1tb,heat=0.5", "--interval", "30s", "--seed", "2"]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    // The shape: the counters rose in the first sample, and the second ran a step slower.
+    assert!(
+        t.samples[0].thermal_transitions.unwrap_or(0) > 0,
+        "{:?}",
+        t.samples[0]
+    );
+    assert!(
+        t.samples[1].bytes_per_sec < 0.7 * t.samples[0].bytes_per_sec,
+        "{:?}",
+        &t.samples[..2]
+    );
+    let a = slccache::detect::analyze(&t);
+    let f = slccache::detect::Findings::of(&a);
+    let mean = f.in_cache_bytes_per_sec.expect("a cliff");
+    let (lo, hi) = f.in_cache_range_bytes_per_sec.expect("the range");
+    assert!(lo < 0.8 * mean && hi > 1.2 * mean, "{lo} {mean} {hi}");
+    assert_eq!(
+        s["findings"]["in_cache_range_bytes_per_sec"][0].as_f64(),
+        Some(lo),
+        "{}",
+        s["findings"]
+    );
+    let mean_text = format!("{:.0} MB/s", mean / 1e6);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let u = slccache::units::UnitSystem::Decimal;
+    let cell = f.in_cache_cell(u).unwrap();
+    for (what, text) in [
+        ("terminal", &stdout[..]),
+        ("report.md", &md[..]),
+        ("in-cache cell", &cell[..]),
+        ("card", &f.in_cache_text(u).unwrap()[..]),
+    ] {
+        assert!(
+            !text.contains(&mean_text),
+            "{what} gives the mean {mean_text}: {text}"
+        );
+        assert!(text.contains("(not steady)"), "{what}: {text}");
+    }
+    // The store keeps no rate in the cache for a median or a history to take.
+    let db = dir.path().join("store.db");
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .args(args)
+            .arg("--db")
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        o
+    };
+    let out = dir.path().join("recorded");
+    let out = out.to_str().unwrap();
+    run(&[
+        "simulate",
+        "p5-1tb,heat=0.5",
+        "--interval",
+        "30s",
+        "--seed",
+        "2",
+        "--out",
+        out,
+    ]);
+    let rows: serde_json::Value = serde_json::from_slice(&run(&["runs", "--json"]).stdout).unwrap();
+    assert!(rows[0]["in_cache_bytes_per_sec"].is_null(), "{rows:#}");
+    assert!(rows[0]["cache_bytes"].is_u64(), "{rows:#}");
 }
