@@ -1236,8 +1236,16 @@ fn build_result(
             .enumerate()
             .min_by(|a, b| a.1.level.total_cmp(&b.1.level))
             .map(|(i, s)| (j + 1 + i, s.level));
+        // The episode starts where the rate left the level: a first lower segment still at
+        // it (within half a step) is the level, and the episode starts after it
+        // (`simulate p5-1tb --interval 45s --seed 3`: 1030 MB/s, then 991 MB/s for 238 s,
+        // then heat at 506 MB/s, read "a temporary slowdown at 182.5 s: 1030 MB/s -> 506
+        // MB/s for 337.4 s ... garbage collection" of the heat at 420.9 s).
+        let left = segs
+            .get(j + 1)
+            .is_some_and(|s| s.level <= before - 0.5 * MIN_STEP);
         match (back, low) {
-            (Some(k), Some((m, lvl))) if lvl < before - MIN_STEP => {
+            (Some(k), Some((m, lvl))) if left && lvl < before - MIN_STEP => {
                 let (ts, bs) = tb[j + 1];
                 let (te, be) = tb[k];
                 out.slowdowns.push(Slowdown {
