@@ -2377,3 +2377,40 @@ fn a_slowdown_starts_where_the_rate_left_the_level() {
         }
     }
 }
+
+/// `simulate 'p5-1tb,heat=0.5' --interval 30s --seed 1`: the drive's counters rose once, in
+/// the first sample, and the thermal warning named that rise with the drop inside the first
+/// sample; it then went on "the drive's thermal-management counters rose inside 0.0 s to 72.9
+/// s as well", a second rise there was not. A stretch whose rises are all named holds that
+/// heat; only a rise no drop names is said to have come "as well".
+#[test]
+fn a_rise_the_thermal_warning_named_is_not_said_again_as_another() {
+    let (_o, s, dir) = simulate_run(&["p5-1tb,heat=0.5", "--interval", "30s", "--seed", "1"]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let counts: Vec<u64> = t
+        .samples
+        .iter()
+        .map(|x| x.thermal_transitions.unwrap_or(0))
+        .collect();
+    // One rise, in the first sample.
+    assert!(
+        counts.iter().all(|&c| c == counts[0]) && counts[0] == 1,
+        "{counts:?}"
+    );
+    let warnings: Vec<String> = s["analysis"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().to_string())
+        .collect();
+    let thermal = warnings
+        .iter()
+        .find(|w| w.starts_with("thermal throttling:"))
+        .unwrap_or_else(|| panic!("{warnings:#?}"));
+    assert!(
+        thermal.contains("inside the first 30.0 s sample (+1"),
+        "{thermal}"
+    );
+    assert!(!thermal.contains("as well"), "{thermal}");
+    assert!(thermal.contains("holds that heat"), "{thermal}");
+}
