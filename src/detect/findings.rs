@@ -1374,9 +1374,16 @@ pub fn phase_rows(a: &Analysis, units: UnitSystem) -> Vec<String> {
             if let Some(d) = drop.filter(|d| {
                 d.after_is_floor && super::is_throttled(a, p) && p.start_s >= d.t_high_s - 1e-6
             }) {
+                // A range is of those samples, not their mean ("740 MB/s to 832 MB/s (not
+                // steady) ..., the mean of samples slowed by heat").
+                let what = if phase_range(a, i).is_some() {
+                    "samples slowed by heat"
+                } else {
+                    "the mean of samples slowed by heat"
+                };
                 row += &format!(
-                    ", the mean of samples slowed by heat; were the drop in the first sample, \
-                     the rate without heat is at least {}",
+                    ", {what}; were the drop in the first sample, the rate without heat is at \
+                     least {}",
                     format_rate(d.after_bytes_per_sec, units)
                 );
             }
@@ -1424,14 +1431,28 @@ pub fn phase_labels(a: &Analysis, units: UnitSystem) -> Vec<(String, String)> {
                         format_rate(d.after_bytes_per_sec, units)
                     ),
                 ),
-                (None, Some(d)) => (
-                    format!(
-                        "{name}: {rate} (mean of heated samples; without heat at least {} if \
-                         the drop was in the first sample)",
-                        format_rate(d.after_bytes_per_sec, units)
+                // A range of heated samples, not their mean, where the phase has one.
+                (None, Some(d)) => match phase_range(a, i) {
+                    Some((r, word)) => {
+                        let range = range_text(r, word, units);
+                        (
+                            format!(
+                                "{name}: {range}, heated samples; without heat at least {} if \
+                                 the drop was in the first sample",
+                                format_rate(d.after_bytes_per_sec, units)
+                            ),
+                            format!("{range}, heated"),
+                        )
+                    }
+                    None => (
+                        format!(
+                            "{name}: {rate} (mean of heated samples; without heat at least {} \
+                             if the drop was in the first sample)",
+                            format_rate(d.after_bytes_per_sec, units)
+                        ),
+                        format!("{rate} (heated)"),
                     ),
-                    format!("{rate} (heated)"),
-                ),
+                },
                 (None, None) if phase_range(a, i).is_none() && super::rate_at_most(a, p) => (
                     format!("{name}: at most {rate} ({AT_MOST_WORDS})"),
                     format!("≤ {rate}"),

@@ -658,9 +658,10 @@ fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Colum
             crate::units::format_time_point(to)
         )
     };
-    let (old, new): (Vec<(f64, f64)>, Vec<(f64, f64)>) = joined
+    let (old, new): (Vec<_>, Vec<_>) = joined
         .iter()
-        .partition(|&&(from, to)| rises_named(from, to));
+        .copied()
+        .partition(|&(from, to)| rises_named(from, to));
     let mut parts = Vec::new();
     if !new.is_empty() {
         parts.push(format!(
@@ -2152,7 +2153,7 @@ fn cliff_in_first_sample_is_a_drop(
     }
     let dropped_at = c.t_s;
     for w in &mut out.warnings {
-        warnings::heat_at_a_first_sample_drop(w, dropped_at, samples[0].interval_s);
+        warnings::heat_at_a_first_sample_drop(w, dropped_at, samples[0].interval_s, samples);
     }
     out.cliffs.remove(0);
     out.cache_estimate = None;

@@ -498,7 +498,7 @@ fn taken_as_cliff_text(t: f64) -> String {
 /// it lies, and the doubt it casts is on that drop's bounds. At 30 s samples with the heat
 /// from 26 s, the warning said "fell at 39.1 s ... the drop at 39.1 s was taken as the cache
 /// cliff" beside "no confirmed cliff".
-pub(super) fn heat_at_a_first_sample_drop(w: &mut Warning, t: f64, dt: f64) {
+pub(super) fn heat_at_a_first_sample_drop(w: &mut Warning, t: f64, dt: f64, samples: &[Sample]) {
     let WarningKind::Thermal {
         at_cache_cliff_s: Some(at),
     } = w.kind
@@ -509,6 +509,21 @@ pub(super) fn heat_at_a_first_sample_drop(w: &mut Warning, t: f64, dt: f64) {
         return;
     }
     let interval = crate::units::format_interval(dt);
+    // Named as the sample it lies in, at samples of a minute or more (`thermal_warnings`).
+    if let Some(s) = samples
+        .iter()
+        .find(|s| s.t_start_s() < t - 1e-6 && s.t_s > t + 1e-6)
+    {
+        w.text = w.text.replacen(
+            &format!(
+                "fell inside the sample from {:.1} s to {:.1} s (",
+                s.t_start_s(),
+                s.t_s
+            ),
+            &format!("fell inside the first {interval} sample ("),
+            1,
+        );
+    }
     w.text = w
         .text
         .replacen(
@@ -672,12 +687,26 @@ pub(super) fn thermal_warnings(
                 let new = shown.saturating_sub(before.max(named));
                 named = named.max(shown);
                 unrisen |= new == 0;
+                // At samples of a minute or more a drop placed inside a sample is named as
+                // that sample: the place inside it is the refinement's reading of levels the
+                // heat may have moved (`simulate p5-1tb --interval 4m`: "fell at 333.2 s", or
+                // at 305.4 s as the run went on, for a rise somewhere in 240 s to 480 s).
+                let at = match samples.iter().find(|s| {
+                    dt >= COARSE_EPISODE_S && s.t_start_s() < t - 1e-6 && s.t_s > t + 1e-6
+                }) {
+                    Some(s) => format!(
+                        "inside the sample from {:.1} s to {:.1} s",
+                        s.t_start_s(),
+                        s.t_s
+                    ),
+                    None => format!("{t:.1} s"),
+                };
                 list.push(if new > 0 {
-                    format!("{t:.1} s (+{new} transition(s){temp})")
+                    format!("{at} (+{new} transition(s){temp})")
                 } else {
                     format!(
-                        "{t:.1} s (no further rise{temp}: the heat deepening, or a drop of its \
-                         own under the heat)"
+                        "{at} (no further rise{temp}: the heat deepening, or a drop of its own \
+                         under the heat)"
                     )
                 });
                 // Later rises inside the slower phase after it, past the samples compared:
@@ -716,8 +745,13 @@ pub(super) fn thermal_warnings(
             }
         }
         if !list.is_empty() {
+            let at = if list[0].starts_with("inside") {
+                ""
+            } else {
+                "at "
+            };
             let mut text = format!(
-                "thermal throttling: throughput fell at {} as the drive's own thermal-management \
+                "thermal throttling: throughput fell {at}{} as the drive's own thermal-management \
                  counters rose; {} heat, not the cache running out",
                 list.join(", "),
                 if unrisen {

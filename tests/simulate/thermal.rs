@@ -766,12 +766,25 @@ fn transitions_named(a: &slccache::detect::Analysis) -> u64 {
 }
 
 /// The drops the thermal warning names heat, seconds.
+/// `text` with each drop named as the sample it lies in ("inside the sample from 240.0 s to
+/// 480.0 s (") named at that sample's start ("240.0 s (").
+fn sample_starts(text: &str) -> String {
+    let mut out = text.to_string();
+    while let Some(i) = out.find("inside the sample from ") {
+        let rest = &out[i + "inside the sample from ".len()..];
+        let from = rest.split(' ').next().unwrap_or("").to_string();
+        let end = i + rest.find(" (").map_or(rest.len(), |k| k) + "inside the sample from ".len();
+        out.replace_range(i..end, &format!("{from} s"));
+    }
+    out
+}
+
 fn heat_named(a: &slccache::detect::Analysis) -> Vec<f64> {
     a.warnings
         .iter()
         .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
         .flat_map(|w| {
-            w.as_str()
+            sample_starts(w.as_str())
                 .split(" s (+")
                 .filter_map(|p| p.rsplit(' ').next()?.parse::<f64>().ok())
                 .collect::<Vec<_>>()
@@ -1044,11 +1057,17 @@ fn a_heated_phase_after_a_floored_drop_says_how_its_rate_relates_to_the_floor() 
                 p.mean_bytes_per_sec < d.after_bytes_per_sec,
                 "seed {seed}: {p:?} {d:?}"
             );
+            // A mean, or where the phase is a range, the range of those samples.
+            let what = if p.range_bytes_per_sec.is_some() {
+                "samples slowed by heat"
+            } else {
+                "the mean of samples slowed by heat"
+            };
             assert!(
                 row.starts_with("thermal throttling: ")
                     && row.ends_with(&format!(
-                        ", the mean of samples slowed by heat; were the drop in the first \
-                         sample, the rate without heat is at least {floor}"
+                        ", {what}; were the drop in the first sample, the rate without heat is \
+                         at least {floor}"
                     )),
                 "seed {seed}: {row}"
             );
@@ -1113,8 +1132,12 @@ fn the_levels_after_a_spell_of_heat_hold_no_drop_and_say_their_heat() {
         .iter()
         .find(|w| w.text.starts_with("thermal throttling"))
         .expect("a thermal warning");
+    // At 90 s samples, as the sample it lies in.
     assert!(
-        thermal.text.contains(&format!("{:.1} s (", hot.start_s)),
+        thermal.text.contains(&format!("{:.1} s (", hot.start_s))
+            || thermal
+                .text
+                .contains("inside the sample from 630.0 s to 720.0 s ("),
         "{}",
         thermal.text
     );
@@ -2011,20 +2034,29 @@ fn one_rise_of_the_counters_is_named_once_and_no_cliff_that_went_is_named() {
 
 /// The drops the thermal warning says throughput fell at, seconds (not the later rises it
 /// names apart).
-fn fell_at(a: &slccache::detect::Analysis) -> Vec<f64> {
+/// The places the thermal warning says throughput fell at, each as the span it lies in: a
+/// time (both ends the same), or the sample a drop is named inside (its start and end).
+fn fell_at(a: &slccache::detect::Analysis) -> Vec<(f64, f64)> {
     a.warnings
         .iter()
         .filter(|w| matches!(w.kind, slccache::detect::WarningKind::Thermal { .. }))
         .flat_map(|w| {
             let s = w.as_str();
             let list = s
-                .split_once("throughput fell at ")
+                .split_once("throughput fell ")
                 .map_or("", |x| x.1)
                 .split(" as the drive's own")
                 .next()
                 .unwrap_or("");
             list.split(" s (")
-                .filter_map(|p| p.rsplit(' ').next()?.parse::<f64>().ok())
+                .filter_map(|p| {
+                    let t = p.rsplit(' ').next()?.parse::<f64>().ok()?;
+                    // "inside the sample from A s to B" ends in B: the span from A.
+                    let from = p
+                        .rsplit_once("inside the sample from ")
+                        .and_then(|(_, r)| r.split(' ').next()?.parse::<f64>().ok());
+                    Some((from.unwrap_or(t), t))
+                })
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -2070,11 +2102,11 @@ fn heat_at_coarse_sampling_is_named_where_the_samples_show_it() {
         let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
         let a = slccache::detect::analyze(&t);
         let ctx = format!("{spec} {interval} seed {seed}: {:?}", a.warnings);
-        for at in fell_at(&a) {
+        for (from, at) in fell_at(&a) {
             let j = a
                 .phases
                 .iter()
-                .position(|p| (p.start_s - at).abs() < 0.05)
+                .position(|p| p.start_s > from - 0.05 && p.start_s < at + 0.05)
                 .unwrap_or_else(|| panic!("no phase starts at {at}: {ctx}"));
             assert!(j > 0, "{ctx}");
             assert!(
@@ -2413,4 +2445,75 @@ fn a_rise_the_thermal_warning_named_is_not_said_again_as_another() {
     );
     assert!(!thermal.contains("as well"), "{thermal}");
     assert!(thermal.contains("holds that heat"), "{thermal}");
+}
+
+/// `simulate p5-1tb --interval 4m --seed 1`: the counters rose in the sample from 240 s to 480
+/// s, and the thermal warning said "throughput fell at 333.2 s" (at 305.4 s with
+/// `--no-early-stop`): a place inside that sample that the refinement read off levels the heat
+/// may have moved. At samples of a minute or more a drop inside a sample is named as that
+/// sample.
+#[test]
+fn at_samples_of_minutes_heat_falls_inside_a_sample_not_at_a_second() {
+    for extra in [&[][..], &["--no-early-stop"][..]] {
+        let mut args = vec!["p5-1tb", "--interval", "4m", "--seed", "1"];
+        args.extend_from_slice(extra);
+        let (_o, s, dir) = simulate_run(&args);
+        let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+        let warnings: Vec<String> = s["analysis"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .collect();
+        let thermal = warnings
+            .iter()
+            .find(|w| w.starts_with("thermal throttling:"))
+            .unwrap_or_else(|| panic!("{warnings:#?}"));
+        assert!(
+            thermal.contains("fell inside the sample from 240.0 s to 480.0 s (+1"),
+            "{extra:?}: {thermal}"
+        );
+        // Any time named "at" is a sample's edge.
+        for part in thermal.split("fell at ").skip(1) {
+            let at: f64 = part.split(' ').next().unwrap().parse().unwrap();
+            assert!(
+                t.samples.iter().any(|x| (x.t_s - at).abs() < 0.05),
+                "{extra:?}: {at} in {thermal}"
+            );
+        }
+    }
+}
+
+/// `simulate p5-1tb --interval 4m --seed 1 --no-early-stop`: the heated stretch after a drop
+/// inside the first sample is a range, yet report.md's row said "740 MB/s to 832 MB/s (not
+/// steady) ..., the mean of samples slowed by heat", and the charts' label gave the mean
+/// ("784 MB/s (mean of heated samples ...)"), a rate no sample held. Both give the range.
+#[test]
+fn a_heated_range_is_not_called_a_mean_on_any_output() {
+    let (_o, _s, dir) = simulate_run(&[
+        "p5-1tb",
+        "--interval",
+        "4m",
+        "--seed",
+        "1",
+        "--no-early-stop",
+    ]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let a = slccache::detect::analyze(&t);
+    let u = slccache::units::UnitSystem::Decimal;
+    let rows = slccache::detect::findings::phase_rows(&a, u);
+    let labels = slccache::detect::findings::phase_labels(&a, u);
+    let ranged: Vec<usize> = (0..a.phases.len())
+        .filter(|&i| a.phases[i].range_bytes_per_sec.is_some())
+        .collect();
+    assert!(!ranged.is_empty(), "{:?}", a.phases);
+    for i in ranged {
+        let p = &a.phases[i];
+        let mean = slccache::units::format_rate(p.mean_bytes_per_sec, u);
+        assert!(!rows[i].contains("mean"), "{}", rows[i]);
+        for l in [&labels[i].0, &labels[i].1] {
+            assert!(!l.contains(&mean) && !l.contains("mean"), "{l}");
+            assert!(l.contains("(not steady)"), "{l}");
+        }
+    }
 }
