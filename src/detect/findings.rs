@@ -551,7 +551,10 @@ impl Findings {
                     on_and_off: a
                         .throttled
                         .iter()
-                        .any(|t| t.on_and_off && (t.from_s - from_s).abs() < 1e-9),
+                        .any(|t| t.on_and_off && (t.from_s - from_s).abs() < 1e-9)
+                        || a.slowdowns
+                            .iter()
+                            .any(|s| s.thermal && s.on_and_off && (s.t_s - from_s).abs() < 1e-9),
                 })
                 .collect(),
             cliffs_asked: a
@@ -645,8 +648,9 @@ impl Findings {
                 ) = (last, &self.after)
                 {
                     return format!(
-                        "{} (thermal throttling)",
-                        throttled_rate_text(*bytes_per_sec, *range_bytes_per_sec, units)
+                        "{} ({})",
+                        throttled_rate_text(*bytes_per_sec, *range_bytes_per_sec, units),
+                        self.heat_words(i)
                     );
                 }
                 let after = self.after.as_ref().and_then(After::rate).filter(|_| last);
@@ -656,12 +660,27 @@ impl Findings {
                 // from 26.1 s on, where the next cliff's level alone was called throttling).
                 let next = self.steps.get(i + 1).map(|n| n.t_s);
                 match next.filter(|&to| self.heat_over(s.t_s, to)) {
-                    Some(_) => format!("{rate} (thermal throttling)"),
+                    Some(_) => format!("{rate} ({})", self.heat_words(i)),
                     None => rate,
                 }
             }
             (Some(s), _) => format_rate(s.after_bytes_per_sec, units),
             (None, _) => String::new(),
+        }
+    }
+
+    /// What the level after cliff `i` is where heat holds it: "thermal throttling", or where
+    /// the heat held the run from the cliff before it on, so that the drop came inside the
+    /// heat, "under heat: the heat deepening, or the cache running out" (the thermal warning
+    /// says the counters cannot tell which; `--cliffs 2` on `'p5-1tb,heat=0.5'` said "1003
+    /// MB/s -> 498 MB/s (thermal throttling) at 73.8 s" beside it, where 100 GB had been
+    /// written).
+    fn heat_words(&self, i: usize) -> &'static str {
+        let inside = i > 0 && self.heat_over(self.steps[i - 1].t_s, self.steps[i].t_s);
+        if inside {
+            "under heat: the heat deepening, or the cache running out"
+        } else {
+            "thermal throttling"
         }
     }
 

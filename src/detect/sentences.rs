@@ -260,7 +260,13 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
                 crate::units::format_seconds(ac.throttled_s),
                 format_bytes(ac.throttled_bytes as f64, units),
                 throttled_rates_text(a, units)
-                    .map(|r| format!(", the throttling {r}"))
+                    .map(|r| {
+                        // A mean of throttled and full-speed time where the heat came and
+                        // went, as its phase's name says.
+                        let on_and_off = a.phases.iter().any(|p| super::is_on_and_off(a, p));
+                        let oo = if on_and_off { ", on and off" } else { "" };
+                        format!(", the throttling {r}{oo}")
+                    })
                     .unwrap_or_default()
             ));
         }

@@ -476,6 +476,11 @@ pub struct Slowdown {
     /// from the JSON when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub thermal: bool,
+    /// A thermal slowdown the heat came and went in, as [`Throttled::on_and_off`] says of a
+    /// stretch: its mean blends throttled and full-speed time, and its phase is "thermal
+    /// throttling, on and off". Absent from the JSON when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_and_off: bool,
 }
 
 /// The cache came back while the drive was written: after a low stretch that was the cache
@@ -528,6 +533,12 @@ pub fn is_on_and_off(a: &Analysis, p: &Phase) -> bool {
     a.throttled
         .iter()
         .any(|t| t.on_and_off && p.start_s >= t.from_s - 1e-6 && p.end_s <= t.to_s + 1e-6)
+        || a.slowdowns.iter().any(|s| {
+            s.thermal
+                && s.on_and_off
+                && p.start_s >= s.t_s - 1e-6
+                && p.end_s <= s.t_s + s.duration_s + 1e-6
+        })
 }
 
 /// The stretches of thermal throttling the analysis found, (start s, end s) in time order:
