@@ -657,7 +657,7 @@ fn finish(
     } else {
         String::new()
     };
-    let stop = o.stop.text(crate::detect::Findings::of(&analysis).moved());
+    let stop = crate::detect::Findings::of(&analysis).stop_text(o.stop);
     let mut line = if also_read.is_empty() {
         format!(
             "{}: {verb} {} in {} ({} mean), stopped: {}",

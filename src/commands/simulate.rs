@@ -62,7 +62,7 @@ fn quiet_line(
     if let Some(r) = t.meta.stop_reason {
         s.push_str(&format!(
             ", stopped: {}",
-            r.text(crate::detect::Findings::of(analysis).moved())
+            crate::detect::Findings::of(analysis).stop_text(r)
         ));
     }
     s.push_str(&crate::report::console::terminal::result_clauses(
@@ -147,7 +147,7 @@ pub fn summary_text(
         format_seconds(t.duration_s()),
         t.meta
             .stop_reason
-            .map(|r| r.text(crate::detect::Findings::of(analysis).moved()))
+            .map(|r| crate::detect::Findings::of(analysis).stop_text(r))
             .unwrap_or_default()
     );
     if analysis.read_only {

@@ -1224,6 +1224,20 @@ impl Findings {
         }
     }
 
+    /// Why the run stopped, in the words every output gives it ([`crate::timeline::StopReason::text`]):
+    /// a cliff the early stop confirmed that heat came with ([`Findings::heat_at_cliff`]) is
+    /// said to be in doubt, as the size is (`'p5-1tb,heat=0.5' --pattern seqwrite` said
+    /// "stopped: cliff confirmed" beside "the drop at 26.3 s was taken as the cache cliff, so
+    /// the cache size is in doubt").
+    pub fn stop_text(&self, r: crate::timeline::StopReason) -> String {
+        let text = r.text(self.moved());
+        if r == crate::timeline::StopReason::CliffConfirmed && self.heat_at_cliff {
+            format!("{text} ({HEAT_AT_CLIFF_TEXT})")
+        } else {
+            text
+        }
+    }
+
     /// The direction of the figures, as the first word of a chart's title: `Read` for a run
     /// that only read, else `Write`.
     pub fn direction(&self) -> &'static str {

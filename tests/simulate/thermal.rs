@@ -2620,3 +2620,30 @@ fn a_cliff_inside_the_heat_is_not_called_throttling_alone() {
         );
     }
 }
+
+/// `simulate 'p5-1tb,heat=0.5' --pattern seqwrite --seed 1`: the early stop confirmed a cliff
+/// the thermal warning calls heat ("the drop at 26.2 s was taken as the cache cliff, so the
+/// cache size is in doubt"), and report.md, the terminal and the charts' footers gave the
+/// stop reason as "cliff confirmed" alone. The reason says the cliff is in doubt too.
+#[test]
+fn a_cliff_confirmed_under_heat_is_said_in_doubt_where_the_run_stopped() {
+    let (o, s, dir) = simulate_run(&["p5-1tb,heat=0.5", "--pattern", "seqwrite", "--seed", "1"]);
+    assert_eq!(s["run"]["stop_reason"], "cliff_confirmed", "{s:#}");
+    assert_eq!(s["findings"]["heat_at_cliff"], true, "{}", s["findings"]);
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Stop reason |"))
+        .unwrap_or_else(|| panic!("{md}"));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("cliff confirmed"))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    for (what, text) in [("report.md", row), ("terminal", line)] {
+        assert!(
+            text.contains("cliff confirmed (heat came with its cliff: the size is in doubt)"),
+            "{what}: {text}"
+        );
+    }
+}

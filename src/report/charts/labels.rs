@@ -510,7 +510,7 @@ pub(super) fn footer_parts(meta: &RunMeta, a: &Analysis, units: UnitSystem) -> V
     if let Some(r) = meta.stop_reason {
         v.push(format!(
             "stopped: {}",
-            r.text(crate::detect::Findings::of(a).moved())
+            crate::detect::Findings::of(a).stop_text(r)
         ));
     }
     v.push(format!("slccache {}", crate::VERSION));

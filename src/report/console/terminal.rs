@@ -30,7 +30,7 @@ pub fn analysis_line(
     }
     match stop {
         None | Some(crate::timeline::StopReason::EndOfData) => {}
-        Some(r) => s.push_str(&format!(", stopped: {}", r.text(Findings::of(a).moved()))),
+        Some(r) => s.push_str(&format!(", stopped: {}", Findings::of(a).stop_text(r))),
     }
     if a.read_only {
         // The fall in the read rate, without the totals the head already gave.

@@ -153,7 +153,7 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
     v.push((
         "Stop reason".to_string(),
         meta.stop_reason
-            .map(|s| s.text(crate::detect::Findings::of(a).moved()))
+            .map(|s| crate::detect::Findings::of(a).stop_text(s))
             .unwrap_or_else(|| "not recorded in the input".to_string()),
     ));
     v
