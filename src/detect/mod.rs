@@ -2145,6 +2145,44 @@ fn cliff_in_first_sample_is_a_drop(
     if samples.len() < 2 || !(split || c.t_s <= samples[0].t_s) || !out.returns.is_empty() {
         return;
     }
+    // A later cliff whose level before it holds no whole sample is no tier: the refinement
+    // split the sample after the first into two places of its own, and the level between them
+    // was a rate no sample held (`simulate p5-1tb --cliffs 2 --interval 45s --pattern seqwrite
+    // --seed 15`: samples of 2001, 1109 and 995 MB/s read "first post-cache level: 284 MB/s
+    // (45.0 s to 71.9 s)", then a "cliff" from 284 up to 990 MB/s and a folding tier). The two
+    // phases after the drop are one, at the rate of their whole samples.
+    if out.cliffs.len() >= 2 && out.phases.len() >= 3 && out.phases[0].kind == PhaseKind::Cache {
+        let (from, to) = (out.phases[1].start_s, out.phases[1].end_s);
+        let whole = samples
+            .iter()
+            .filter(|s| s.t_start_s() >= from - 1e-6 && s.t_s <= to + 1e-6)
+            .count();
+        if whole == 0 && (out.cliffs[1].t_s - to).abs() < 1e-6 {
+            let end = out.phases[2].end_s;
+            let rate = whole_samples_rate(samples, cols, from, end)
+                .unwrap_or(out.phases[2].mean_bytes_per_sec);
+            out.phases[1].end_s = end;
+            out.phases[1].mean_bytes_per_sec = rate;
+            out.phases.remove(2);
+            out.cliffs.remove(1);
+            out.cliffs[0].after_bytes_per_sec = rate;
+            // The tiers after it are one fewer.
+            let cliffs: Vec<f64> = out.cliffs.iter().map(|c| c.t_s).collect();
+            for p in out.phases.iter_mut().skip(1) {
+                let passed = cliffs.iter().filter(|&&t| t <= p.start_s + 1e-6).count();
+                if matches!(p.kind, PhaseKind::PostCache | PhaseKind::Folding) {
+                    p.kind = if passed <= 1 {
+                        PhaseKind::PostCache
+                    } else {
+                        PhaseKind::Folding
+                    };
+                }
+            }
+        }
+    }
+    let Some(c) = out.cliffs.first() else {
+        return;
+    };
     let lone = out.cliffs.len() == 1;
     let high = samples[0].bytes as f64 / samples[0].interval_s.max(1e-9);
     // Before a later cliff, the level after the drop is that of the whole samples after the

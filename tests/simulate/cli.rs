@@ -448,7 +448,12 @@ fn a_whole_drive_without_a_cliff_is_not_told_to_write_more() {
 fn a_whole_drive_without_a_cliff_rules_out_only_falls_it_can_see() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("small");
-    let o = simulate_into(&["emu:960evo-500g,cache=5GB,after=1700MB/s"], &out);
+    // Seeded: a random seed can leave the run's last, short sample below the level (a drop
+    // too short to confirm, said as such), which is not what this test is about.
+    let o = simulate_into(
+        &["emu:960evo-500g,cache=5GB,after=1700MB/s", "--seed", "1"],
+        &out,
+    );
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     for (what, t) in [("terminal", &text), ("report.md", &md)] {

@@ -2647,3 +2647,53 @@ fn a_cliff_confirmed_under_heat_is_said_in_doubt_where_the_run_stopped() {
         );
     }
 }
+
+/// `simulate p5-1tb --cliffs 2 --interval 45s --pattern seqwrite --seed 15`: samples of 2001,
+/// 1109 and 995 MB/s read "first post-cache level: 284 MB/s (45.0 s to 71.9 s)", a level no
+/// sample held, inside the second sample, then a "cliff" from 284 up to 990 MB/s and a
+/// folding tier; every output gave "at least 2001 MB/s -> 284 MB/s". No cliff rises, and no
+/// level lies outside the samples it touches.
+#[test]
+fn a_level_inside_one_sample_makes_no_tier() {
+    for seed in ["15", "20"] {
+        let (o, s, dir) = simulate_run(&[
+            "p5-1tb",
+            "--cliffs",
+            "2",
+            "--interval",
+            "45s",
+            "--pattern",
+            "seqwrite",
+            "--seed",
+            seed,
+        ]);
+        let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+        for c in &a.cliffs {
+            assert!(
+                c.after_bytes_per_sec < c.before_bytes_per_sec,
+                "seed {seed}: {c:?}"
+            );
+        }
+        let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+        for p in a.phases.iter().filter(|p| p.range_bytes_per_sec.is_none()) {
+            let touched: Vec<f64> = t
+                .samples
+                .iter()
+                .filter(|x| x.t_s > p.start_s + 1e-6 && x.t_start_s() < p.end_s - 1e-6)
+                .map(|x| x.bytes_per_sec)
+                .collect();
+            let lo = touched.iter().copied().fold(f64::INFINITY, f64::min);
+            assert!(
+                p.mean_bytes_per_sec >= 0.97 * lo,
+                "seed {seed}: {p:?} below the samples it touches {touched:?}"
+            );
+        }
+        let d = a
+            .unconfirmed_drop
+            .as_ref()
+            .expect("a drop inside the first sample");
+        assert!(d.after_bytes_per_sec > 900e6, "seed {seed}: {d:?}");
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(!stdout.contains("folding"), "seed {seed}: {stdout}");
+    }
+}
