@@ -277,9 +277,17 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
                 format_bytes(ac.stalled_bytes as f64, units)
             ));
         }
+        // The span's end is the samples', not the rate's: heat to the end of the run left
+        // out, "989 MB/s ... outside thermal throttling, to the end of the span" read as a
+        // rate that lasted to the end, where the drive throttled for the last 18 minutes.
+        let span = if span.is_empty() {
+            ""
+        } else {
+            ", which run to the end of the span"
+        };
         format!(
-            "over the {} written in the samples after the last cliff outside {outside}{span} \
-             (of {} in them; left out: {})",
+            "over the {} written in the samples after the last cliff outside {outside} (of {} \
+             in them{span}; left out: {})",
             format_bytes(
                 ac.bytes
                     .saturating_sub(ac.throttled_bytes + ac.stalled_bytes) as f64,
