@@ -531,6 +531,7 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
         .iter()
         .any(|w| matches!(w.kind, super::WarningKind::UnsteadyAfterCache { .. }))
         && warned_of_the_last_stretch(a);
+    let spans = super::throttled_spans(a);
     let Some(ac) = a.after_cache.as_mut() else {
         return;
     };
@@ -548,11 +549,19 @@ pub(super) fn mark_swings(t: &Timeline, a: &mut Analysis) {
         return;
     }
     super::levels::note_pass(t.samples.len());
+    // The samples the rate and the rounds are of: heat is left out of the range as it is of
+    // the rate ("493 MB/s to 1005 MB/s (not steady; heat left out)" took its low end from
+    // the throttling's level).
     let rates: Vec<f64> = t
         .samples
         .iter()
         .filter(|x| x.t_start_s() >= ac.from_s - 1e-9 && x.t_s <= ac.to_s + 1e-9)
         .filter(|x| x.interval_s > 0.0)
+        .filter(|x| {
+            !spans
+                .iter()
+                .any(|&(a, b)| a < x.t_s - 1e-9 && b > x.t_start_s() + 1e-9)
+        })
         .map(|x| x.bytes as f64 / x.interval_s)
         .collect();
     if rates.len() < ROUNDS {
