@@ -544,14 +544,18 @@ pub fn unconfirmed_drop_text_with(d: &UnconfirmedDrop, heat: bool, units: UnitSy
             format_bytes(d.before_bytes_per_sec * d.interval_s, units),
         ),
         DropWhere::FirstSample => format!(
-            "a drop inside the first {} sample (at least {} -> {}{heat}): a cache of {} to {} \
-             if it was the cache running out, less if a faster first tier also ran out inside \
-             that sample",
-            crate::units::format_interval(d.interval_s),
+            "a drop {} (at least {} -> {}{heat}): a cache of {} to {} if it was the cache \
+             running out, less if a faster first tier also ran out inside {}",
+            d.first_sample_words(),
             format_rate(d.before_bytes_per_sec, units),
             after_drop_text(d, units),
             format_bytes(d.bytes_low as f64, units),
             format_bytes(d.bytes_high as f64, units),
+            if d.may_lie_in_the_next_sample() {
+                "the first sample"
+            } else {
+                "that sample"
+            },
         ),
         DropWhere::Start | DropWhere::End => format!(
             "a drop after {} too short to confirm ({} -> {}{heat} for the last {:.1} s): the \

@@ -189,10 +189,7 @@ pub fn cache_subtitle_clauses(a: &Analysis, units: UnitSystem) -> Vec<Clause> {
                         forms.push(format!("{first}: no cache size"));
                     }
                     DropWhere::FirstSample => {
-                        let first = format!(
-                            "Drop inside the first {} sample, not confirmed",
-                            crate::units::format_interval(d.interval_s)
-                        );
+                        let first = format!("Drop {}, not confirmed", d.first_sample_words());
                         let later = match f.steps.len() {
                             0 => "",
                             1 => "; the cliff after it a later tier's",

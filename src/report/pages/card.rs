@@ -56,10 +56,9 @@ pub fn card_texts(t: &Timeline, a: &Analysis, u: UnitSystem) -> (String, String,
                 crate::units::format_interval(d.interval_s)
             )
         }
-        Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => format!(
-            "Drop inside the first {} sample",
-            crate::units::format_interval(d.interval_s)
-        ),
+        Cache::Unconfirmed(d) if d.at == DropWhere::FirstSample => {
+            crate::units::capitalized(&format!("drop {}", d.first_sample_words()))
+        }
         Cache::Unconfirmed(d) => format!(
             "Drop after {}, too short to confirm",
             format_bytes(d.bytes_low as f64, u)
