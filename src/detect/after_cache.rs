@@ -625,13 +625,7 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
         // heat began inside it, and its rate bounds the heat's from above only (a last
         // sample of 825 MB/s after 997 MB/s read "thermal throttling: 825 MB/s").
         let n = samples.len();
-        let count = |end: usize| {
-            samples[..end]
-                .iter()
-                .rev()
-                .find_map(|s| s.thermal_transitions)
-                .unwrap_or(0)
-        };
+        let count = |end: usize| super::thermal::count_at(samples, end);
         if n >= 2
             && p.start_s >= samples[n - 1].t_start_s() - 1e-6
             && p.start_s <= samples[n - 1].t_start_s() + 1e-6
@@ -651,17 +645,23 @@ fn unlike_throttled_samples(t: &Timeline, a: &mut Analysis) {
             a.phases[j].range_bytes_per_sec = Some((t_lo, t_hi));
             continue;
         }
-        // Of ten samples or more, the 10th to 90th percentile, as every other range: at fine
-        // sampling the slowest and fastest are a GC dip and noise.
-        let (lo, hi) = if rates.len() >= 10 {
-            super::stats::deciles(&rates)
-        } else {
-            slowest_and_fastest(&rates)
-        };
-        if rates.len() >= 2 && lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp() {
-            a.phases[j].range_bytes_per_sec = Some((lo, hi));
+        if let Some(r) = unlike_range(&rates) {
+            a.phases[j].range_bytes_per_sec = Some(r);
         }
     }
+}
+
+/// The range of whole samples' `rates` that lie more than a step apart: the slowest to the
+/// fastest, or of ten samples or more their 10th to 90th percentile, as every other range (at
+/// fine sampling the slowest and fastest are a GC dip and noise); `None` for fewer than two,
+/// or samples within a step of each other.
+fn unlike_range(rates: &[f64]) -> Option<(f64, f64)> {
+    let (lo, hi) = if rates.len() >= 10 {
+        super::stats::deciles(rates)
+    } else {
+        slowest_and_fastest(rates)
+    };
+    (rates.len() >= 2 && lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp()).then_some((lo, hi))
 }
 
 /// Sets the range of the cache's phase (the first that is not a stall, up to the first
@@ -689,24 +689,12 @@ fn heated_cache_phase(t: &Timeline, a: &mut Analysis) {
     // The samples the phase touches, and the drive's count before and after them.
     let from = samples.partition_point(|x| x.t_s <= p.start_s + 1e-9);
     let to = samples.partition_point(|x| x.t_start_s() < p.end_s - 1e-9);
-    let count = |end: usize| {
-        samples[..end]
-            .iter()
-            .rev()
-            .find_map(|s| s.thermal_transitions)
-            .unwrap_or(0)
-    };
+    let count = |end: usize| super::thermal::count_at(samples, end);
     if to <= from || count(to) <= count(from) {
         return;
     }
-    let rates = whole_rates(samples, p.start_s, p.end_s);
-    let (lo, hi) = if rates.len() >= 10 {
-        super::stats::deciles(&rates)
-    } else {
-        slowest_and_fastest(&rates)
-    };
-    if rates.len() >= 2 && lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp() {
-        a.phases[j].range_bytes_per_sec = Some((lo, hi));
+    if let Some(r) = unlike_range(&whole_rates(samples, p.start_s, p.end_s)) {
+        a.phases[j].range_bytes_per_sec = Some(r);
     }
 }
 

@@ -635,13 +635,7 @@ fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Colum
     {
         named.push(d.t_s);
     }
-    let count_at = |end: usize| {
-        samples[..end]
-            .iter()
-            .rev()
-            .find_map(|s| s.thermal_transitions)
-            .unwrap_or(0)
-    };
+    let count_at = |end: usize| thermal::count_at(samples, end);
     let rises_named = |from_s: f64, to_s: f64| {
         let from = samples.partition_point(|s| s.t_start_s() < from_s - 1e-6);
         let to = samples.partition_point(|s| s.t_s <= to_s + 1e-6);

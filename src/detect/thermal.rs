@@ -103,14 +103,17 @@ pub(super) fn counters_rose(samples: &[Sample], cols: &Columns, from: usize, to:
     if !cols.thermal || from >= to {
         return false;
     }
-    let count_at = |end: usize| {
-        samples[..end]
-            .iter()
-            .rev()
-            .find_map(|s| s.thermal_transitions)
-            .unwrap_or(0)
-    };
-    count_at(to) > count_at(from)
+    count_at(samples, to) > count_at(samples, from)
+}
+
+/// The drive's thermal-management count at the end of the first `end` samples: the last
+/// count recorded among them (0 before the first sample, or where none was recorded).
+pub(super) fn count_at(samples: &[Sample], end: usize) -> u64 {
+    samples[..end.min(samples.len())]
+        .iter()
+        .rev()
+        .find_map(|s| s.thermal_transitions)
+        .unwrap_or(0)
 }
 
 /// `segs` with each stretch of [`counter_windows`] a segment of its own. A stretch whose

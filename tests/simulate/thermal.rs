@@ -779,6 +779,21 @@ fn sample_starts(text: &str) -> String {
     out
 }
 
+/// The thermal warning of a run's summary.json, as it reads.
+fn thermal_warning(s: &serde_json::Value) -> String {
+    let warnings: Vec<&str> = s["analysis"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    warnings
+        .iter()
+        .find(|w| w.starts_with("thermal throttling:"))
+        .unwrap_or_else(|| panic!("{warnings:#?}"))
+        .to_string()
+}
+
 fn heat_named(a: &slccache::detect::Analysis) -> Vec<f64> {
     a.warnings
         .iter()
@@ -2437,16 +2452,7 @@ fn a_rise_the_thermal_warning_named_is_not_said_again_as_another() {
         counts.iter().all(|&c| c == counts[0]) && counts[0] == 1,
         "{counts:?}"
     );
-    let warnings: Vec<String> = s["analysis"]["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap().to_string())
-        .collect();
-    let thermal = warnings
-        .iter()
-        .find(|w| w.starts_with("thermal throttling:"))
-        .unwrap_or_else(|| panic!("{warnings:#?}"));
+    let thermal = &thermal_warning(&s);
     assert!(
         thermal.contains("inside the first 30.0 s sample (+1"),
         "{thermal}"
@@ -2467,16 +2473,7 @@ fn at_samples_of_minutes_heat_falls_inside_a_sample_not_at_a_second() {
         args.extend_from_slice(extra);
         let (_o, s, dir) = simulate_run(&args);
         let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
-        let warnings: Vec<String> = s["analysis"]["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|w| w.as_str().unwrap().to_string())
-            .collect();
-        let thermal = warnings
-            .iter()
-            .find(|w| w.starts_with("thermal throttling:"))
-            .unwrap_or_else(|| panic!("{warnings:#?}"));
+        let thermal = &thermal_warning(&s);
         assert!(
             thermal.contains("fell inside the sample from 240.0 s to 480.0 s (+1"),
             "{extra:?}: {thermal}"
