@@ -699,6 +699,18 @@ fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Colum
     }
 }
 
+/// The samples wholly inside `[from_s, to_s]` (time-ordered samples: a slice, not a pass
+/// over the run for each stretch).
+fn whole_samples(
+    samples: &[crate::timeline::Sample],
+    from_s: f64,
+    to_s: f64,
+) -> &[crate::timeline::Sample] {
+    let from = samples.partition_point(|s| s.t_start_s() < from_s - 1e-9);
+    let to = samples.partition_point(|s| s.t_s <= to_s + 1e-9);
+    &samples[from..to.max(from)]
+}
+
 /// Whether the heat came and went inside the stretch `from_s..to_s` of throttling after a
 /// level of `before` bytes/s: a whole sample inside it read back at that level (within a
 /// step), or the drive's counters rose in three or more of its samples, the heat coming and
@@ -711,10 +723,7 @@ fn heat_on_and_off(
     to_s: f64,
     before: f64,
 ) -> bool {
-    let inside: Vec<&crate::timeline::Sample> = samples
-        .iter()
-        .filter(|s| s.t_start_s() >= from_s - 1e-9 && s.t_s <= to_s + 1e-9)
-        .collect();
+    let inside = whole_samples(samples, from_s, to_s);
     let rises = inside
         .windows(2)
         .filter(|w| w[1].thermal_transitions.unwrap_or(0) > w[0].thermal_transitions.unwrap_or(0))
@@ -1772,9 +1781,8 @@ fn build_result(
     // unstable", and the stretch quoted "493 MB/s to 1005 MB/s, not steady").
     let spans = throttled_spans(out);
     let outside_heat = |p: &Phase| {
-        let rates: Vec<f64> = samples
+        let rates: Vec<f64> = whole_samples(samples, p.start_s, p.end_s)
             .iter()
-            .filter(|s| s.t_start_s() >= p.start_s - 1e-9 && s.t_s <= p.end_s + 1e-9)
             .filter(|s| {
                 s.interval_s > 0.0
                     && !spans
