@@ -315,7 +315,15 @@ pub struct Step {
     /// gives in place of `after_bytes_per_sec`. Absent from the JSON otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_range_bytes_per_sec: Option<(f64, f64)>,
+    /// A slower tier that ran out under thermal throttling ([`super::Cliff::under_heat`]):
+    /// its levels are those before and after the heat. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub under_heat: bool,
 }
+
+/// What a cliff is that a slower tier made inside a stretch of thermal throttling
+/// ([`Step::under_heat`]), in the words every output gives it beside its levels.
+pub const UNDER_HEAT_TEXT: &str = "a slower tier, run out under the heat";
 
 /// What a gradual fall leaves in doubt, in the words every output gives it (report.md's size,
 /// the card's note, the charts' subtitles): the cliffs cut into a steady fall.
@@ -484,10 +492,19 @@ impl Findings {
             a.cliffs
                 .iter()
                 .map(|c| {
-                    let before = a.phases.iter().rev().find(|p| p.end_s <= c.t_s + 1e-6);
+                    // A tier that ran out under heat falls from the level before the heat to
+                    // the one after it, not from and to the throttled phases either side.
+                    let level = |p: &&super::Phase| !(c.under_heat && super::is_throttled(a, p));
+                    let before = a
+                        .phases
+                        .iter()
+                        .rev()
+                        .filter(level)
+                        .find(|p| p.end_s <= c.t_s + 1e-6);
                     let after = a
                         .phases
                         .iter()
+                        .filter(level)
                         .find(|p| p.start_s >= c.t_s - 1e-6 && !p.stall);
                     Step {
                         t_s: c.t_s,
@@ -497,6 +514,7 @@ impl Findings {
                             .map_or(c.after_bytes_per_sec, |p| p.mean_bytes_per_sec),
                         before_range_bytes_per_sec: before.and_then(|p| p.range_bytes_per_sec),
                         after_range_bytes_per_sec: after.and_then(|p| p.range_bytes_per_sec),
+                        under_heat: c.under_heat,
                     }
                 })
                 .collect()
@@ -617,6 +635,15 @@ impl Findings {
     /// (a stretch with thermal throttling left out), and one line gave both ("2000 -> 995
     /// MB/s at 50.1 s; 991 MB/s over the 719 GB ... after the last cliff").
     pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
+        let text = self.step_after_level_text(i, units);
+        match self.steps.get(i) {
+            Some(s) if s.under_heat => format!("{text} ({UNDER_HEAT_TEXT})"),
+            _ => text,
+        }
+    }
+
+    /// [`Findings::step_after_text`] without the words of a tier that ran out under heat.
+    fn step_after_level_text(&self, i: usize, units: UnitSystem) -> String {
         // "not steady" where the stretch failed the steady-state test, as the line after the
         // cache says it ("not steady: 300 MB/s to 500 MB/s" beside "(swings)" at the cliff);
         // "swings" where its rounds passed and its samples swing.
@@ -1874,6 +1901,7 @@ mod tests {
             after_bytes_per_sec: 3.95e8,
             before_range_bytes_per_sec: None,
             after_range_bytes_per_sec: None,
+            under_heat: false,
         };
         let one = Findings {
             steps: vec![step],

@@ -1200,6 +1200,67 @@ pub(super) fn span_of(t: &Timeline) -> Option<u64> {
         .filter(|&c| c > 0)
 }
 
+/// A slower tier's cliff inside a stretch of heat ([`thermal::tiers_out_under_heat`]), as
+/// indices of `changes` and phases.
+struct TierInHeat {
+    /// The change that is the tier's drop.
+    change: usize,
+    /// The phase before the heat: the level the tier fell from.
+    before: usize,
+    /// The phase after the heat: the slower tier's level.
+    after: usize,
+    /// Whether the phase right after the drop is heat: no where the segments hold the
+    /// stretch as one, and the drop is the one out of it (at samples of 30 s, one sample
+    /// throttled at the faster tier and one at the slower).
+    throttled: bool,
+}
+
+/// The tiers that ran out inside a stretch of heat the counters mark, each a drop of
+/// `is_drop` again: in each stretch a slower tier ran out in, the first change after the
+/// heat's own (the stretch's first) that falls a step with the count where it was at that
+/// first change's sample, which may be the change out of the stretch where the segments hold
+/// the stretch as one. The cliff falls from the level before the stretch to the one after it.
+fn tiers_in_heat(
+    w: &Work,
+    segs: &[Seg],
+    windows: &[(usize, usize)],
+    tb: &[(f64, f64)],
+    is_drop: &mut [bool],
+) -> Vec<TierInHeat> {
+    let samples = w.samples;
+    let sample_of = |t: f64| samples.partition_point(|s| s.t_s < t - 1e-9);
+    let mut out = Vec::new();
+    for (i, k) in thermal::tiers_out_under_heat(samples, w.cols, windows) {
+        let lead = if i > 0 {
+            0.5 * samples[i - 1].interval_s
+        } else {
+            0.0
+        };
+        let (from, to) = (samples[i].t_start_s() - lead, samples[k - 1].t_s);
+        let inside: Vec<usize> = (0..is_drop.len())
+            .filter(|&j| tb[j + 1].0 >= from - 1e-9 && tb[j + 1].0 <= to + 1e-9)
+            .collect();
+        let (Some(&heat), Some(&last)) = (inside.first(), inside.last()) else {
+            continue;
+        };
+        let held = thermal::count_at(samples, sample_of(tb[heat + 1].0) + 1);
+        let tier = inside[1..].iter().copied().find(|&j| {
+            segs[j + 1].level < segs[j].level - MIN_STEP
+                && thermal::count_at(samples, sample_of(tb[j + 1].0) + 1) == held
+        });
+        if let Some(j) = tier.filter(|_| last + 1 < segs.len()) {
+            is_drop[j] = true;
+            out.push(TierInHeat {
+                change: j,
+                before: heat,
+                after: last + 1,
+                throttled: j < last,
+            });
+        }
+    }
+    out
+}
+
 fn build_result(
     w: &Work,
     segs: &[Seg],
@@ -1236,6 +1297,8 @@ fn build_result(
         }
     }
     thermal::snap_to_windows(samples, &windows, &is_drop, &mut tb);
+    let tiers = tiers_in_heat(w, segs, &windows, &tb, &mut is_drop);
+    let tiers_s: Vec<f64> = tiers.iter().map(|t| tb[t.change + 1].0).collect();
     let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());
@@ -1347,7 +1410,7 @@ fn build_result(
     }
     // The drops that were heat: a slowdown that starts at one is throttling, and says so
     // rather than blame garbage collection or the host (the thermal warning names it too).
-    let (mut thermal_text, mut thermal_at) = thermal_warnings(w.samples, w.cols, &phases);
+    let (mut thermal_text, mut thermal_at) = thermal_warnings(w.samples, w.cols, &phases, &tiers_s);
     // No cache cliff on heat where the first sample holds the cache's drop: the heat's drop
     // moves to the start of the stretch the counters mark, the levels either side are read
     // again, and the thermal warning is said of phases without a cache.
@@ -1387,7 +1450,7 @@ fn build_result(
                 }
             }
             thermal::no_cache_phases(&mut phases);
-            thermal_text = thermal_warnings(w.samples, w.cols, &phases).0;
+            thermal_text = thermal_warnings(w.samples, w.cols, &phases, &tiers_s).0;
             None
         }
         None => first_drop,
@@ -1434,6 +1497,18 @@ fn build_result(
                 .last()
                 .is_some_and(|&(i, k)| k == n && samples[i].t_start_s() <= at + 1e-6)
         };
+        // A slower tier that ran out under the heat: a cliff, its phase heat all the same
+        // where it lies in the stretch.
+        if let Some(t) = tiers.iter().find(|t| t.change == j) {
+            if t.throttled {
+                out.throttled.push(Throttled {
+                    from_s: at,
+                    to_s: phases[j + 1].end_s,
+                    on_and_off: false,
+                });
+            }
+            continue;
+        }
         if thermal
             && !in_slowdown
             && Some(j) == first_drop
@@ -1551,13 +1626,18 @@ fn build_result(
         }
         // A cliff into a stall falls to the level after the stall (the stall is no level).
         let after = (j + 1..phases.len()).find(|&k| !stall[k]).unwrap_or(j + 1);
+        // A tier that ran out under the heat falls from the level before the heat to the one
+        // after it: the phases either side of its drop are throttled.
+        let tier = tiers.iter().find(|t| t.change == j);
+        let (before, after) = tier.map_or((j, after), |t| (t.before, t.after));
         out.cliffs.push(Cliff {
             t_s: c.r.t_s,
             t_low_s: c.r.t_low_s,
             t_high_s: c.r.t_high_s,
             bytes_written: c.r.bytes.round().max(0.0) as u64,
-            before_bytes_per_sec: phases[j].mean_bytes_per_sec,
+            before_bytes_per_sec: phases[before].mean_bytes_per_sec,
             after_bytes_per_sec: phases[after].mean_bytes_per_sec,
+            under_heat: tier.is_some(),
         });
     }
     for &(j, k) in &episodes {
@@ -1855,7 +1935,11 @@ fn build_result(
         .iter()
         .find(|p| p.kind == PhaseKind::Folding)
         .filter(|p| is_throttled(out, p))
-        .and_then(|p| out.cliffs.iter().find(|c| (c.t_s - p.start_s).abs() < 1e-6))
+        .and_then(|p| {
+            out.cliffs
+                .iter()
+                .find(|c| !c.under_heat && (c.t_s - p.start_s).abs() < 1e-6)
+        })
         .map(|c| {
             (
                 c.t_s,
@@ -1864,9 +1948,18 @@ fn build_result(
                 c.bytes_written,
             )
         });
+    // After a slower tier that ran out under the heat, the folding phase is the one after the
+    // heat.
     if let Some(f) = phases
         .iter()
-        .find(|p| p.kind == PhaseKind::Folding)
+        .filter(|p| p.kind == PhaseKind::Folding)
+        .find(|p| {
+            !is_throttled(out, p)
+                || !out
+                    .cliffs
+                    .iter()
+                    .any(|c| c.under_heat && c.t_s <= p.start_s + 1e-6)
+        })
         .filter(|_| heat_folding.is_none())
     {
         let later = phases
@@ -1874,7 +1967,7 @@ fn build_result(
             .filter(|p| p.kind == PhaseKind::Folding && p.start_s > f.start_s)
             .count();
         out.warnings.push(folding_warning(
-            f.start_s,
+            folding_from(out, &phases, f),
             f.mean_bytes_per_sec,
             None,
             later,
@@ -2337,7 +2430,13 @@ fn cliff_in_first_sample_is_a_drop(
                 .iter()
                 .filter(|p| p.kind == PhaseKind::Folding && p.start_s > f.start_s)
                 .count();
-            let w = folding_warning(f.start_s, f.mean_bytes_per_sec, None, later, units);
+            let w = folding_warning(
+                folding_from(out, &out.phases, f),
+                f.mean_bytes_per_sec,
+                None,
+                later,
+                units,
+            );
             out.warnings.push(w);
         }
     }
@@ -2355,6 +2454,22 @@ fn swing_warning_text(lo: f64, hi: f64, units: UnitSystem) -> String {
         format_rate(lo, units),
         format_rate(hi, units)
     )
+}
+
+/// Where folding phase `f` (of `phases`) began: where a slower tier ran out under the heat
+/// ([`Cliff::under_heat`]) whose throttled phases alone lie between it and `f`, that cliff's
+/// time; otherwise the phase's start.
+fn folding_from(out: &Analysis, phases: &[Phase], f: &Phase) -> f64 {
+    out.cliffs
+        .iter()
+        .filter(|c| c.under_heat && c.t_s <= f.start_s + 1e-6)
+        .find(|c| {
+            phases
+                .iter()
+                .filter(|p| p.start_s >= c.t_s - 1e-6 && p.end_s <= f.start_s + 1e-6)
+                .all(|p| is_throttled(out, p))
+        })
+        .map_or(f.start_s, |c| c.t_s)
 }
 
 fn folding_warning(

@@ -68,6 +68,7 @@ pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize,
             continue;
         };
         let k = (i..n).find(|&k| rate[k] >= low).unwrap_or(n);
+        let k = release_below_level(samples, rate, &count, i, k).unwrap_or(k);
         let deep = rate[i..k].iter().any(|&x| x < level * (-MIN_STEP).exp());
         // Two samples at least: one alone, part of it at each level, is no level. The run's
         // last sample alone is heat all the same (the heat began inside it and the run ended
@@ -91,6 +92,90 @@ pub(super) fn counter_windows(samples: &[Sample], cols: &Columns) -> Vec<(usize,
             r = k;
         } else {
             r += 1;
+        }
+    }
+    out
+}
+
+/// Where a stretch of heat `i..k` ends before `k` because the drive left the throttle for a
+/// level of its own below the one before the heat: the first sample within half a step of
+/// that level after a climb of a step or more from the level of the samples before the climb
+/// (their median over four GC dips' time, so that the end of a dip is none) to that of the
+/// samples after it (as long, with no further rise of the count). A tier that ran out under the heat leaves the
+/// drive, once it cools, at the slower tier's rate, which never regains the level before the
+/// heat (`simulate 'fx700-2tb,heat=0.1' --pattern seqwrite --interval 10s --cliffs 2`: 63 MB/s
+/// throttled, then 130 MB/s cooling for 3.3 h, all of which was called throttling). A drive
+/// that steps back from a deeper throttle to a lighter one with no count of it reads as a
+/// release too.
+fn release_below_level(
+    samples: &[Sample],
+    rate: &[f64],
+    count: &[u64],
+    i: usize,
+    k: usize,
+) -> Option<usize> {
+    let held = |a: usize, b: usize| samples[b - 1].t_s - samples[a].t_start_s() >= 2.0 * MAX_DIP_S;
+    for j in i + 1..k {
+        // The level the rate held up to `j`: the median of the samples of the stretch back
+        // to four GC dips' time before it (a dip among them moves it little; one sample where
+        // it is that long).
+        let since = samples[j].t_start_s() - 4.0 * MAX_DIP_S;
+        let mut a = j - 1;
+        while a > i && samples[a].t_start_s() > since + 1e-9 {
+            a -= 1;
+        }
+        if !held(a, j) {
+            continue;
+        }
+        let floor = median(&rate[a..j]);
+        if rate[j] < floor * MIN_STEP.exp() {
+            continue;
+        }
+        // The level after the climb: the median of the samples in four GC dips' time after
+        // the climb's first (which may hold part of the floor), two at the least, with no
+        // further rise of the count up to their end.
+        let until = samples.get(j + 1)?.t_start_s() + 4.0 * MAX_DIP_S;
+        let b = (j + 1..k)
+            .enumerate()
+            .take_while(|&(c, m)| c < 2 || samples[m].t_start_s() <= until + 1e-9)
+            .last()?
+            .1
+            + 1;
+        if b < j + 3 || count[b - 1] != count[j - 1] || !held(j + 1, b) {
+            continue;
+        }
+        let after = median(&rate[j + 1..b]);
+        if after < floor * MIN_STEP.exp() {
+            continue;
+        }
+        let end = (j..b).find(|&m| rate[m] >= after * (-0.5 * MIN_STEP).exp())?;
+        return Some(end);
+    }
+    None
+}
+
+/// The stretches of [`counter_windows`] that a slower tier ran out in: the drive left the
+/// throttle ([`release_below_level`]) for a level a step or more below the one before the
+/// heat (each level the median of up to [`LEVEL_SAMPLES`] samples outside the stretches).
+/// `simulate 'fx700-2tb,heat=0.1' --pattern seqwrite --interval 10s --cliffs 2`: 3480 MB/s,
+/// then 1688 MB/s throttled, 65 MB/s (the 130 MB/s tier at half rate) with no further rise,
+/// and 130 MB/s once the drive cooled.
+pub(super) fn tiers_out_under_heat(
+    samples: &[Sample],
+    cols: &Columns,
+    windows: &[(usize, usize)],
+) -> Vec<(usize, usize)> {
+    let n = samples.len();
+    let rate = &cols.rate;
+    let mut out = Vec::new();
+    let mut free = 0;
+    for (m, &(i, k)) in windows.iter().enumerate() {
+        let from = free.max(i.saturating_sub(LEVEL_SAMPLES));
+        let next = windows.get(m + 1).map_or(n, |w| w.0);
+        let to = next.min(k + LEVEL_SAMPLES);
+        free = k;
+        if from < i && k < to && median(&rate[k..to]) < median(&rate[from..i]) * (-MIN_STEP).exp() {
+            out.push((i, k));
         }
     }
     out
@@ -345,7 +430,12 @@ pub(super) fn first_sample_drop_outside_heat(
     if first.interval_s <= 0.0 {
         return None;
     }
-    let rates: Vec<f64> = (1..samples.len())
+    // Up to the first stretch a slower tier ran out in: the level after it is that tier's, not
+    // the one the first sample fell to.
+    let end = tiers_out_under_heat(samples, w.cols, &windows)
+        .first()
+        .map_or(samples.len(), |w| w.0);
+    let rates: Vec<f64> = (1..end)
         .filter(|&m| !windows.iter().any(|&(i, k)| (i..k).contains(&m)))
         .map(|m| &samples[m])
         .filter(|s| s.interval_s > 0.0)
@@ -358,7 +448,7 @@ pub(super) fn first_sample_drop_outside_heat(
         // The level was read off the samples outside the heat, not off all after the first:
         // it was seen for as long as they last (p5-1tb at 90 s samples gave "after_s" 1046 s
         // beside a level read off 270 s of them).
-        drop.after_s = (1..samples.len())
+        drop.after_s = (1..end)
             .filter(|&m| !windows.iter().any(|&(i, k)| (i..k).contains(&m)))
             .map(|m| samples[m].interval_s.max(0.0))
             .sum();

@@ -20,6 +20,12 @@ pub struct Cliff {
     pub before_bytes_per_sec: f64,
     /// Mean throughput of the segment after the cliff, bytes/s.
     pub after_bytes_per_sec: f64,
+    /// A slower tier that ran out inside a stretch of thermal throttling: the drop came with
+    /// no further rise of the drive's counters, and once the drive left the throttle its rate
+    /// stayed a step below the one before the heat. Its rates are the levels before and
+    /// after the heat. Absent from the JSON otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub under_heat: bool,
 }
 
 /// The effective cache size with its 95% interval, in bytes.

@@ -117,6 +117,7 @@ pub fn analysis(t: &Timeline, segments: &[(f64, f64)], kinds: &[PhaseKind]) -> A
                 bytes_written: bytes_at(t, at) as u64,
                 before_bytes_per_sec: w[0].1,
                 after_bytes_per_sec: w[1].1,
+                under_heat: false,
             }
         })
         .collect();

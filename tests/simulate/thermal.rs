@@ -2797,3 +2797,112 @@ fn a_drop_whose_bounds_reach_the_next_sample_is_said_to_maybe_lie_there() {
     assert!(headline.contains(words), "card: {headline}");
     assert!(svg.contains("<svg"), "no chart");
 }
+
+/// `simulate 'fx700-2tb,heat=0.1' --pattern seqwrite --interval 10s --cliffs 2`: the counters
+/// rose once, at 120 s; the drive throttled (1688 MB/s), its 3500 MB/s tier ran out under the
+/// heat (65 MB/s, the 130 MB/s tier at half rate, no further rise), and it cooled to write
+/// 130 MB/s from 180 s on. Every output called all of 115 s to the end "thermal throttling"
+/// (the rate never regained the level before the heat), found one cliff of two, and quoted the
+/// rate after the cache as "126 MB/s to 254 MB/s (not steady)". The heat ends where the drive
+/// left the throttle, and the drop inside it is the slower tier's cliff, from the level before
+/// the heat to the one after it, named so on every output.
+#[test]
+fn a_tier_that_runs_out_under_heat_is_a_cliff_and_the_heat_ends_with_the_throttle() {
+    for args in [
+        &["--interval", "10s", "--cliffs", "2", "--seed", "1"][..],
+        &["--interval", "1s", "--no-early-stop", "--seed", "2"][..],
+    ] {
+        let mut all = vec!["fx700-2tb,heat=0.1", "--pattern", "seqwrite"];
+        all.extend_from_slice(args);
+        let (o, s, dir) = simulate_run(&all);
+        let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+        // The counters rose once; the last rise's sample, and where the drive left the
+        // throttle: the first sample after it back a step above the lowest rate since.
+        let count = |x: &slccache::timeline::Sample| x.thermal_transitions.unwrap_or(0);
+        let rose = t.samples.iter().position(|x| count(x) > 0).unwrap();
+        assert!(t.samples[rose..]
+            .iter()
+            .all(|x| count(x) == count(&t.samples[rose])));
+        let rate = |x: &slccache::timeline::Sample| x.bytes_per_sec;
+        // (The throttled floor: the lowest fifth of the 100 s from the rise, GC dips aside.)
+        let mut near: Vec<f64> = t.samples[rose..]
+            .iter()
+            .take_while(|x| x.t_s < t.samples[rose].t_s + 100.0)
+            .map(rate)
+            .collect();
+        near.sort_by(f64::total_cmp);
+        let floor = near[near.len() / 5];
+        let back = rose
+            + t.samples[rose..]
+                .iter()
+                .position(|x| rate(x) < 1.3 * floor)
+                .unwrap();
+        let back = back
+            + t.samples[back..]
+                .iter()
+                .position(|x| rate(x) > 1.3 * floor)
+                .unwrap();
+        let released_s = t.samples[back].t_s;
+        let mut later: Vec<f64> = t.samples[back + 1..].iter().map(rate).collect();
+        later.sort_by(f64::total_cmp);
+        let after = later[later.len() / 2];
+        let mut before: Vec<f64> = t.samples[rose.saturating_sub(6)..rose]
+            .iter()
+            .map(rate)
+            .collect();
+        before.sort_by(f64::total_cmp);
+        let before = before[before.len() / 2];
+        assert!(after < 0.1 * before, "{args:?}: {before} then {after}");
+        // The heat ends with the throttle.
+        let spans = s["analysis"]["throttled"].as_array().unwrap();
+        assert!(!spans.is_empty(), "{args:?}: {s:#}");
+        for sp in spans {
+            let to = sp["to_s"].as_f64().unwrap();
+            assert!(to <= released_s + 1e-6, "{args:?}: heat to {to} s: {s:#}");
+        }
+        // The drop inside it is the slower tier's cliff, from the level before the heat to
+        // the one after it.
+        let cliffs = s["analysis"]["cliffs"].as_array().unwrap();
+        assert_eq!(cliffs.len(), 2, "{args:?}: {s:#}");
+        let c = &cliffs[1];
+        assert_eq!(c["under_heat"], true, "{args:?}: {c:#}");
+        let t_s = c["t_s"].as_f64().unwrap();
+        assert!(
+            t.samples[rose].t_start_s() < t_s && t_s < released_s,
+            "{args:?}: {c:#}"
+        );
+        let (b, a) = (
+            c["before_bytes_per_sec"].as_f64().unwrap(),
+            c["after_bytes_per_sec"].as_f64().unwrap(),
+        );
+        assert!((b / before).ln().abs() < 0.05, "{args:?}: {b} vs {before}");
+        assert!((a / after).ln().abs() < 0.05, "{args:?}: {a} vs {after}");
+        // The rate after the cache is the slower tier's, steady.
+        let ac = &s["analysis"]["after_cache"];
+        let mean = ac["mean_bytes_per_sec"].as_f64().unwrap();
+        assert!((mean / after).ln().abs() < 0.05, "{args:?}: {ac:#}");
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+        for (what, text) in [("terminal", &stdout[..]), ("report.md", &md[..])] {
+            assert!(
+                text.contains("a slower tier, run out under the heat"),
+                "{args:?} {what}: {text}"
+            );
+            assert!(!text.contains("not steady: "), "{args:?} {what}: {text}");
+        }
+        // No phase of heat reaches past the throttle.
+        for row in md.lines().filter(|l| l.contains("| thermal throttling")) {
+            let to: f64 = row
+                .rsplit(" to ")
+                .next()
+                .and_then(|x| x.split(' ').next())
+                .and_then(|x| x.parse().ok())
+                .unwrap_or_else(|| panic!("{row}"));
+            assert!(to <= released_s, "{args:?}: {row}");
+        }
+        assert!(
+            md.contains(&format!("(folding) from {:.1} s", t_s)),
+            "{args:?}: {md}"
+        );
+    }
+}

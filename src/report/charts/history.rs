@@ -1127,6 +1127,7 @@ mod tests {
             after_bytes_per_sec: 3e8,
             before_range_bytes_per_sec: None,
             after_range_bytes_per_sec: None,
+            under_heat: false,
         }];
         f.after = Some(After::Steady { bytes_per_sec: 3e8 });
         f.thermal_throttling = vec![Throttled {

@@ -596,6 +596,7 @@ mod tests {
                 bytes_written: 22_000_000_000,
                 before_bytes_per_sec: 1.8e9,
                 after_bytes_per_sec: 6e8,
+                under_heat: false,
             },
             cache: CacheEstimate {
                 bytes: 22_000_000_000,
@@ -721,6 +722,7 @@ mod tests {
                 bytes_written: 19_100_000_000,
                 before_bytes_per_sec: 2e9,
                 after_bytes_per_sec: 1e9,
+                under_heat: false,
             },
             cache: CacheEstimate {
                 bytes: 19_100_000_000,
@@ -758,6 +760,7 @@ mod tests {
                 bytes_written: 13_000_000_000,
                 before_bytes_per_sec: 1.5e9,
                 after_bytes_per_sec: 3e8,
+                under_heat: false,
             },
             cache: CacheEstimate {
                 bytes: 13_000_000_000,
