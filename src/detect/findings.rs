@@ -325,6 +325,9 @@ pub struct Step {
 /// ([`Step::under_heat`]), in the words every output gives it beside its levels.
 pub const UNDER_HEAT_TEXT: &str = "a slower tier, run out under the heat";
 
+/// [`UNDER_HEAT_TEXT`] of the first cliff, the cache's.
+pub const UNDER_HEAT_CACHE_TEXT: &str = "the cache, run out under the heat";
+
 /// What a gradual fall leaves in doubt, in the words every output gives it (report.md's size,
 /// the card's note, the charts' subtitles): the cliffs cut into a steady fall.
 pub const GRADUAL_FALL_TEXT: &str =
@@ -637,6 +640,7 @@ impl Findings {
     pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
         let text = self.step_after_level_text(i, units);
         match self.steps.get(i) {
+            Some(s) if s.under_heat && i == 0 => format!("{text} ({UNDER_HEAT_CACHE_TEXT})"),
             Some(s) if s.under_heat => format!("{text} ({UNDER_HEAT_TEXT})"),
             _ => text,
         }

@@ -1236,7 +1236,9 @@ fn tiers_in_heat(
         } else {
             0.0
         };
-        let (from, to) = (samples[i].t_start_s() - lead, samples[k - 1].t_s);
+        // (To the end of the first sample after the stretch: the climb out of it may lie
+        // inside that sample.)
+        let (from, to) = (samples[i].t_start_s() - lead, samples[k].t_s);
         let inside: Vec<usize> = (0..is_drop.len())
             .filter(|&j| tb[j + 1].0 >= from - 1e-9 && tb[j + 1].0 <= to + 1e-9)
             .collect();
@@ -1298,7 +1300,10 @@ fn build_result(
     }
     thermal::snap_to_windows(samples, &windows, &is_drop, &mut tb);
     let tiers = tiers_in_heat(w, segs, &windows, &tb, &mut is_drop);
-    let tiers_s: Vec<f64> = tiers.iter().map(|t| tb[t.change + 1].0).collect();
+    let tiers_s: Vec<(f64, bool)> = tiers
+        .iter()
+        .map(|t| (tb[t.change + 1].0, !is_drop[..t.change].contains(&true)))
+        .collect();
     let back_at = |k: usize| episodes.iter().any(|e| e.1 == k);
     let first_drop = is_drop.iter().position(|&d| d);
     let mut phases = Vec::with_capacity(segs.len());

@@ -556,13 +556,13 @@ pub(super) fn heat_at_a_first_sample_drop(w: &mut Warning, t: f64, dt: f64, samp
 ///
 /// Returns the warnings and the times of the drops named thermal.
 ///
-/// A drop at one of `tiers_s` is a slower tier that ran out under the heat (`Cliff::under_heat`)
-/// and is named so.
+/// A drop at one of `tiers_s` (its time, and whether it is the first cliff) is a slower tier,
+/// or the cache, that ran out under the heat (`Cliff::under_heat`), and is named so.
 pub(super) fn thermal_warnings(
     samples: &[Sample],
     cols: &Columns,
     phases: &[Phase],
-    tiers_s: &[f64],
+    tiers_s: &[(f64, bool)],
 ) -> (Vec<Warning>, Vec<f64>) {
     let mut out = Vec::new();
     let drops: Vec<(usize, f64)> = phases
@@ -705,14 +705,14 @@ pub(super) fn thermal_warnings(
                     ),
                     None => format!("{t:.1} s"),
                 };
-                let tier = tiers_s.iter().any(|&s| (s - t).abs() < 1e-9);
+                let tier = tiers_s.iter().find(|&&(s, _)| (s - t).abs() < 1e-9);
                 list.push(if new > 0 {
                     format!("{at} (+{new} transition(s){temp})")
-                } else if tier {
+                } else if let Some(&(_, first)) = tier {
+                    let what = if first { "the cache" } else { "a slower tier" };
                     format!(
-                        "{at} (no further rise{temp}: a slower tier that ran out under the \
-                         heat, as the rate after the heat, a step below the rate before it, \
-                         shows)"
+                        "{at} (no further rise{temp}: {what} that ran out under the heat, as \
+                         the rate after the heat, a step below the rate before it, shows)"
                     )
                 } else {
                     format!(

@@ -2906,3 +2906,66 @@ fn a_tier_that_runs_out_under_heat_is_a_cliff_and_the_heat_ends_with_the_throttl
         );
     }
 }
+
+/// `simulate 'a2000-1tb,heat=0.3' --pattern seqwrite --interval 10s --no-early-stop
+/// --max-bytes 600GB`: the drive throttled at 64 s (1035 MB/s), its 150 GB cache ran out
+/// under the heat at 84 s (247 MB/s, half the 494 MB/s after it, no further rise), and it
+/// wrote 494 MB/s once it cooled, between spells of heat. The heat's drop was taken for the
+/// cache's cliff ("cache 129 GB"), and then, with the heat ended at the throttle, the
+/// throttled 247 MB/s was "after the cache, part 1 of 8". The drop with no rise is the
+/// cache's, from the level before the heat to the one after it, and said so.
+#[test]
+fn a_cache_that_runs_out_under_heat_is_the_cliff_not_the_heat() {
+    let (o, s, dir) = simulate_run(&[
+        "a2000-1tb,heat=0.3",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "10s",
+        "--no-early-stop",
+        "--max-bytes",
+        "600GB",
+        "--seed",
+        "1",
+    ]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let rose = t
+        .samples
+        .iter()
+        .position(|x| x.thermal_transitions.unwrap_or(0) > 0)
+        .unwrap();
+    let cliffs = s["analysis"]["cliffs"].as_array().unwrap();
+    assert_eq!(cliffs.len(), 1, "{s:#}");
+    let c = &cliffs[0];
+    assert_eq!(c["under_heat"], true, "{c:#}");
+    let t_s = c["t_s"].as_f64().unwrap();
+    // After the heat began, at the drop that came with no further rise.
+    assert!(t_s > t.samples[rose].t_s, "{c:#}");
+    let at = t.samples.iter().position(|x| x.t_s >= t_s).unwrap();
+    assert_eq!(
+        t.samples[at].thermal_transitions,
+        t.samples[rose].thermal_transitions
+    );
+    // Its bytes are those the samples give there.
+    let bytes = c["bytes_written"].as_f64().unwrap();
+    let (b0, b1) = (
+        (t.samples[at].bytes_total - t.samples[at].bytes) as f64,
+        t.samples[at].bytes_total as f64,
+    );
+    assert!(b0 <= bytes && bytes <= b1, "{bytes} outside {b0}..{b1}");
+    // The phase right after it is heat, not "after the cache".
+    let phases = s["analysis"]["phases"].as_array().unwrap();
+    let next = phases
+        .iter()
+        .find(|p| (p["start_s"].as_f64().unwrap() - t_s).abs() < 1e-6)
+        .unwrap();
+    assert_eq!(next["kind"], "throttled", "{next:#}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    for (what, text) in [("terminal", &stdout[..]), ("report.md", &md[..])] {
+        assert!(
+            text.contains("the cache, run out under the heat"),
+            "{what}: {text}"
+        );
+    }
+}

@@ -76,6 +76,16 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         }
         _ => cliff,
     };
+    // A cache that ran out under the heat, as the levels either side of its cliff say it.
+    let cliff = match f.steps.first() {
+        Some(s) if s.under_heat => {
+            format!(
+                "{cliff}: {}",
+                crate::detect::findings::UNDER_HEAT_CACHE_TEXT
+            )
+        }
+        _ => cliff,
+    };
     v.push(("Time to cliff".to_string(), cliff));
     if a.cliffs.len() > 1 {
         // The levels either side of each further cliff, as the findings give them.
