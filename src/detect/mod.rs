@@ -950,6 +950,7 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
             c..q.end
         };
         let a_pair = (a_range.len() == 2).then_some(a_range.start);
+        let a_alone = (a_range.len() == 1).then_some(a_range.start);
         // A level that swings is read off its whole segment where that is longer than the
         // window and the window read its lower rate: a window reads one turn or two, and the
         // other rate's turn beside the change read as dips of the level across it. A window
@@ -999,6 +1000,21 @@ fn analyze_levels(t: &Timeline, cols: &Columns, units: UnitSystem) -> Analysis {
         if let Some(first) = a_pair {
             at_the_rate_of_the_sample_before(samples, first, &mut r);
         }
+        // One whole sample alone before the sample that holds the change (or the first of a
+        // pair whose second holds it): the level before read off them blends the step, and
+        // the refinement's posterior is nearly flat across that sample (at 45 s samples of
+        // 1998 and 1117 MB/s, then 993 MB/s, the cliff was put at 58.6 s, 117 GB, where the
+        // second sample's bytes put it at 50.6 s, 101 GB, for a 100 GB cache). Its place is
+        // where that sample's bytes put it, at the rate of the sample before and the level
+        // after.
+        // (Not at a change the heat may have made, whose rates need not be levels; nor at
+        // samples shorter than a GC dip, where the posterior reads the straddling sample
+        // among many.)
+        let near_heat = heat_windows.iter().any(|&(i, k)| i <= c + 1 && c <= k);
+        let coarse = samples[c.min(n - 1)].interval_s >= MAX_DIP_S;
+        if let Some(first) = a_alone.or(a_pair).filter(|_| coarse && !near_heat) {
+            on_the_bytes_of_the_straddling_sample(samples, first, after.mu.exp(), &mut r);
+        }
         if let Some(prev) = changes.last() {
             // Keep changes in order even when windows overlap.
             if r.t_s <= prev.r.t_s {
@@ -1045,6 +1061,36 @@ fn at_the_rate_of_the_sample_before(
     r.t_low_s = time_of(r.low_bytes, r.t_low_s);
     r.t_high_s = time_of(r.high_bytes, r.t_high_s).max(r.t_s);
     r.t_low_s = r.t_low_s.min(r.t_s);
+}
+
+/// Sets the place of `r` from the bytes of the sample that holds it, where that sample
+/// follows sample `first`, whole at the level before: the change lies where that sample's
+/// bytes, written at `first`'s rate up to it and at `after` (bytes/s) from it, add up. Its
+/// interval is widened to hold that place. Nothing changes where the sample before is no
+/// step faster than `after`, or the change lies in another sample.
+fn on_the_bytes_of_the_straddling_sample(
+    samples: &[crate::timeline::Sample],
+    first: usize,
+    after: f64,
+    r: &mut refine::Refined,
+) {
+    let k = samples.partition_point(|s| s.t_s < r.t_s);
+    let (Some(prev), Some(s)) = (samples.get(first), samples.get(k)) else {
+        return;
+    };
+    let a = prev.bytes_per_sec;
+    let faster = a > after * MIN_STEP.exp();
+    if k != first + 1 || s.interval_s <= 0.0 || !faster {
+        return;
+    }
+    let into = ((s.bytes as f64 - after * s.interval_s) / (a - after)).clamp(0.0, s.interval_s);
+    let start = (s.bytes_total - s.bytes.min(s.bytes_total)) as f64;
+    r.t_s = s.t_start_s() + into;
+    r.bytes = start + a * into;
+    r.t_low_s = r.t_low_s.min(r.t_s);
+    r.low_bytes = r.low_bytes.min(r.bytes);
+    r.t_high_s = r.t_high_s.max(r.t_s);
+    r.high_bytes = r.high_bytes.max(r.bytes);
 }
 
 /// The first of the samples up to and including the one that holds the change `r` placed in

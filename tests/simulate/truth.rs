@@ -216,3 +216,64 @@ fn every_preset_under_every_shipped_scenario() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `simulate p5-1tb --interval 45s --no-early-stop --max-bytes 400GB`: a first sample of 1998
+/// MB/s, a second of 1117 MB/s that the cache ran out inside, then 993 MB/s. The cliff was put
+/// at 58.6 s, "cache 117 GB", where the second sample's bytes, written at the first sample's
+/// rate and then at the level after, put it at 50.6 s and 101 GB (seed 4: 55.2 s, 110 GB, for
+/// 49.9 s). With one whole sample before the one that holds the cliff, the cliff is where
+/// that sample's bytes put it.
+#[test]
+fn a_cliff_inside_the_second_of_coarse_samples_lies_where_its_bytes_put_it() {
+    for seed in ["1", "4"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("r");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_slccache"))
+            .args(["--no-record", "simulate", "p5-1tb", "--pattern", "seqwrite"])
+            .args([
+                "--interval",
+                "45s",
+                "--no-early-stop",
+                "--max-bytes",
+                "400GB",
+            ])
+            .args(["--seed", seed, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let t = slccache::commands::compare::load_run(&out).unwrap();
+        let a = slccache::detect::analyze(&t);
+        let c = a
+            .cliffs
+            .first()
+            .unwrap_or_else(|| panic!("seed {seed}: {a:?}"));
+        let s = &t.samples;
+        // The cliff lies in the second sample; the first is whole at the level before it.
+        assert!(
+            s[1].t_start_s() < c.t_s && c.t_s < s[1].t_s,
+            "seed {seed}: {c:?}"
+        );
+        let (hi, lo) = (
+            s[0].bytes_per_sec,
+            s[2].bytes_per_sec.max(s[3].bytes_per_sec),
+        );
+        let into = (s[1].bytes as f64 - lo * s[1].interval_s) / (hi - lo);
+        let bytes = s[0].bytes as f64 + hi * into;
+        assert!(
+            (c.bytes_written as f64 / bytes - 1.0).abs() < 0.02,
+            "seed {seed}: the cliff at {} bytes, the second sample's bytes put it at {bytes}",
+            c.bytes_written
+        );
+        let at = s[1].t_start_s() + into;
+        assert!(
+            (c.t_s - at).abs() < 1.0,
+            "seed {seed}: {} s, not {at} s",
+            c.t_s
+        );
+        assert!(
+            c.t_low_s <= c.t_s && c.t_s <= c.t_high_s,
+            "seed {seed}: {c:?}"
+        );
+    }
+}
