@@ -321,6 +321,26 @@ pub struct Step {
     pub under_heat: bool,
 }
 
+/// The range of the throttled levels after a cliff at `t_s` where they lie more than a step
+/// apart (each level its range where it has one, else its rate): the heat that came with the
+/// cliff, then the cache running out under it, leaves two, and the first alone was "throttled:
+/// 1035 MB/s" of samples that fell to 240 MB/s (`simulate 'a2000-1tb,heat=0.3' --interval
+/// 10s`). `None` where they are one level.
+fn throttled_levels_after(a: &Analysis, t_s: f64) -> Option<(f64, f64)> {
+    let (lo, hi) = a
+        .phases
+        .iter()
+        .filter(|p| p.start_s >= t_s - 1e-6 && !p.stall)
+        .map(|p| {
+            p.range_bytes_per_sec
+                .unwrap_or((p.mean_bytes_per_sec, p.mean_bytes_per_sec))
+        })
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), (l, h)| {
+            (lo.min(l), hi.max(h))
+        });
+    (lo > 0.0 && hi > lo * super::cliffs::MIN_STEP.exp()).then_some((lo, hi))
+}
+
 /// What a cliff is that a slower tier made inside a stretch of thermal throttling
 /// ([`Step::under_heat`]), in the words every output gives it beside its levels.
 pub const UNDER_HEAT_TEXT: &str = "a slower tier, run out under the heat";
@@ -549,7 +569,9 @@ impl Findings {
             steps.last().map(|s| match all_heat {
                 true => After::Throttled {
                     bytes_per_sec: s.after_bytes_per_sec,
-                    range_bytes_per_sec: s.after_range_bytes_per_sec,
+                    range_bytes_per_sec: s
+                        .after_range_bytes_per_sec
+                        .or_else(|| throttled_levels_after(a, s.t_s)),
                 },
                 false => After::TooShort {
                     bytes_per_sec: s.after_bytes_per_sec,

@@ -2969,3 +2969,109 @@ fn a_cache_that_runs_out_under_heat_is_the_cliff_not_the_heat() {
         );
     }
 }
+
+/// `simulate 'a2000-1tb,heat=0.3,throttle_at=65' --pattern seqwrite --no-early-stop`: the
+/// drive throttled at 45 s and stayed throttled to 1948 s; its cache ran out under the heat at
+/// 105 s (998 -> 247 MB/s, the 500 MB/s tier at half rate), the 500 MB/s tier at 1927 s (247
+/// -> 200 MB/s), and it cooled to 396 MB/s. The second drop was "a temporary slowdown ...
+/// garbage collection", its throttled 200 MB/s "after the cache, part 1 of 8", and the first
+/// sample (2037 MB/s, before 2034, 2000 and 2002) a "faster first tier" over a median that
+/// held 60 s of throttling. All of the throttle is heat, the second drop is said as one a
+/// tier may have made, and no tier hides in the first sample.
+#[test]
+fn a_second_drop_under_the_same_heat_is_heat_and_said() {
+    let (o, s, dir) = simulate_run(&[
+        "a2000-1tb,heat=0.3,throttle_at=65",
+        "--pattern",
+        "seqwrite",
+        "--no-early-stop",
+        "--seed",
+        "1",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let ac = a.after_cache.as_ref().expect("after the cache");
+    let level = ac.mean_bytes_per_sec;
+    // Every phase named after the cache is at that level, none at the throttled rates.
+    let names = slccache::detect::findings::phase_names(&a);
+    for (p, n) in a.phases.iter().zip(&names) {
+        if n.starts_with("after the cache") {
+            assert!(
+                (p.mean_bytes_per_sec / level).ln().abs() < 0.1,
+                "{n}: {p:?} beside {level}"
+            );
+        }
+    }
+    // No slowdown that is not heat starts while the counters' first rise still holds the
+    // rate down (before the drive first climbs back to the level after the cache).
+    let back = t
+        .samples
+        .iter()
+        .skip(10)
+        .find(|x| x.bytes_per_sec > 0.9 * level)
+        .unwrap()
+        .t_s;
+    for sl in a.slowdowns.iter().filter(|x| x.t_s < back) {
+        assert!(sl.thermal, "{sl:?}");
+    }
+    // The further drop under the heat is said.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("under the same heat the rate fell again at"),
+        "{stdout}"
+    );
+    // The first sample stands over no level: no tier is said to hide in it.
+    let r: Vec<f64> = t.samples[..5].iter().map(|x| x.bytes_per_sec).collect();
+    assert!(
+        r[0] < 1.25 * r[1..].iter().cloned().fold(0.0, f64::max),
+        "{r:?}"
+    );
+    assert!(a.first_sample_hides.is_none(), "{:?}", a.first_sample_hides);
+    assert!(!stdout.contains("a faster first tier"), "{stdout}");
+}
+
+/// `simulate 'a2000-1tb,heat=0.3' --pattern seqwrite --interval 10s`: the heat's drop at 64 s
+/// was taken for the cliff and the run stopped at 130 s, its samples after the cliff 1495,
+/// 1003, 632, then 241 to 250 MB/s (the cache ran out under the heat). Every output said
+/// "throttled: 1035 MB/s" of the first throttled level alone, and the terminal and `runs`
+/// added that this "1035 MB/s" was 52% of the in-cache rate, so "a later, slower tier may
+/// follow". The throttling after the cliff is quoted by the range of its levels, and a level
+/// of heat to the end of the run asks for no further tier.
+#[test]
+fn heat_to_the_end_with_two_levels_is_their_range_and_no_tier_follows() {
+    let (o, s, dir) = simulate_run(&[
+        "a2000-1tb,heat=0.3",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "10s",
+        "--seed",
+        "1",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let c = a.cliffs.last().expect("a cliff");
+    // The run's samples after the cliff: heat to the end, at rates a step or more apart.
+    let after: Vec<f64> = t
+        .samples
+        .iter()
+        .filter(|x| x.t_start_s() >= c.t_s)
+        .map(|x| x.bytes_per_sec)
+        .collect();
+    let lowest = after.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(lowest < 0.5 * c.after_bytes_per_sec, "{after:?} {c:?}");
+    let f = slccache::detect::Findings::of(&a);
+    match f.after {
+        Some(slccache::detect::findings::After::Throttled {
+            range_bytes_per_sec: Some((lo, _)),
+            ..
+        }) => assert!((lo / lowest).ln().abs() < 0.1, "{lo} beside {lowest}"),
+        other => panic!("{other:?}"),
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        !stdout.contains("a later, slower tier may follow"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("--cliffs 2"), "{stdout}");
+}
