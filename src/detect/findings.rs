@@ -591,13 +591,11 @@ impl Findings {
                 .map(|(from_s, to_s)| super::Throttled {
                     from_s,
                     to_s,
-                    on_and_off: a
-                        .throttled
-                        .iter()
-                        .any(|t| t.on_and_off && (t.from_s - from_s).abs() < 1e-9)
-                        || a.slowdowns
-                            .iter()
-                            .any(|s| s.thermal && s.on_and_off && (s.t_s - from_s).abs() < 1e-9),
+                    on_and_off: a.throttled.iter().any(|t| {
+                        t.on_and_off && t.from_s >= from_s - 1e-9 && t.from_s <= to_s + 1e-9
+                    }) || a.slowdowns.iter().any(|s| {
+                        s.thermal && s.on_and_off && s.t_s >= from_s - 1e-9 && s.t_s <= to_s + 1e-9
+                    }),
                 })
                 .collect(),
             cliffs_asked: a

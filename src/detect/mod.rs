@@ -1428,10 +1428,10 @@ fn build_result(
             j = e.1;
             continue;
         }
-        // No slowdown starts in the heat after a tier ran out under it: all of that is
-        // heat (a second tier that ran out under the same heat read "a temporary slowdown
+        // No slowdown starts at a tier that ran out under the heat, or in the heat after it:
+        // all of that is heat (a second tier that ran out under the same heat read "a temporary slowdown
         // ... garbage collection", its throttled 200 MB/s "after the cache").
-        if tiers.iter().any(|t| t.change < j && j < t.heat_end) {
+        if tiers.iter().any(|t| t.change <= j && j < t.heat_end) {
             j += 1;
             continue;
         }
@@ -2025,10 +2025,7 @@ fn build_result(
         })
         .filter(|_| heat_folding.is_none())
     {
-        let later = phases
-            .iter()
-            .filter(|p| p.kind == PhaseKind::Folding && p.start_s > f.start_s)
-            .count();
+        let later = later_tiers(out, &phases, f);
         out.warnings.push(folding_warning(
             folding_from(out, &phases, f),
             f.mean_bytes_per_sec,
@@ -2524,11 +2521,7 @@ fn cliff_in_first_sample_is_a_drop(
         .any(|w| matches!(w.kind, WarningKind::Folding { .. }))
     {
         if let Some(f) = out.phases.iter().find(|p| p.kind == PhaseKind::Folding) {
-            let later = out
-                .phases
-                .iter()
-                .filter(|p| p.kind == PhaseKind::Folding && p.start_s > f.start_s)
-                .count();
+            let later = later_tiers(out, &out.phases, f);
             let w = folding_warning(
                 folding_from(out, &out.phases, f),
                 f.mean_bytes_per_sec,
@@ -2553,6 +2546,18 @@ fn swing_warning_text(lo: f64, hi: f64, units: UnitSystem) -> String {
         format_rate(lo, units),
         format_rate(hi, units)
     )
+}
+
+/// The slower tiers after folding phase `f` (of `phases`): the folding phases after it that
+/// start at a cliff. The parts of one level between spells of heat are none (`simulate
+/// 'a2000-1tb,heat=0.3' --no-early-stop`: "1 slower phase followed it" of the 396 MB/s tier,
+/// whose next part after a spell of heat was that phase).
+fn later_tiers(out: &Analysis, phases: &[Phase], f: &Phase) -> usize {
+    phases
+        .iter()
+        .filter(|p| p.kind == PhaseKind::Folding && p.start_s > f.start_s)
+        .filter(|p| out.cliffs.iter().any(|c| (c.t_s - p.start_s).abs() < 1e-6))
+        .count()
 }
 
 /// Where folding phase `f` (of `phases`) began: where a slower tier ran out under the heat

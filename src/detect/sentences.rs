@@ -161,12 +161,20 @@ pub fn span_parts(a: &Analysis, units: UnitSystem) -> Vec<String> {
 /// and the terminal's "183 GB written at 501 MB/s" stood beside the card's "at 492 to 497
 /// MB/s".
 pub fn throttled_rates_text(a: &Analysis, units: UnitSystem) -> Option<String> {
+    throttled_rates_text_from(a, f64::NEG_INFINITY, units)
+}
+
+/// [`throttled_rates_text`] of the throttled phases that end after `from_s` alone: the
+/// throttling "after the cache" leaves out is that after the last cliff ("the throttling at
+/// 63.9 to 1722 MB/s" gave the heat before a second cliff, under which the cache's next tier
+/// ran out, beside the 2.46 GB at about 65 MB/s left out after it).
+fn throttled_rates_text_from(a: &Analysis, from_s: f64, units: UnitSystem) -> Option<String> {
     // A throttled phase that is not steady by its range, not its mean (the card's "at 533 MB/s"
     // stood beside every other output's "491 MB/s to 679 MB/s, not steady").
     let throttled: Vec<&super::Phase> = a
         .phases
         .iter()
-        .filter(|p| super::is_throttled(a, p))
+        .filter(|p| p.end_s > from_s + 1e-6 && super::is_throttled(a, p))
         .collect();
     // Heat that began inside the last sample gives only a bound ([`super::rate_at_most`]):
     // left out of the range where a spell gives the rate ("at 494 to 825 MB/s" took a last
@@ -259,11 +267,14 @@ pub fn after_last_cliff_text(a: &Analysis, units: UnitSystem) -> Option<String> 
                  part-throttled samples at their edges, {} written{}",
                 crate::units::format_seconds(ac.throttled_s),
                 format_bytes(ac.throttled_bytes as f64, units),
-                throttled_rates_text(a, units)
+                throttled_rates_text_from(a, ac.from_s, units)
                     .map(|r| {
                         // A mean of throttled and full-speed time where the heat came and
                         // went, as its phase's name says.
-                        let on_and_off = a.phases.iter().any(|p| super::is_on_and_off(a, p));
+                        let on_and_off = a
+                            .phases
+                            .iter()
+                            .any(|p| p.end_s > ac.from_s + 1e-6 && super::is_on_and_off(a, p));
                         let oo = if on_and_off { ", on and off" } else { "" };
                         format!(", the throttling {r}{oo}")
                     })

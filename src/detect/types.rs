@@ -148,9 +148,11 @@ pub struct Analysis {
     /// test ([`super::after_cache`]). Absent with no cliff, and for runs that only read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_cache: Option<super::after_cache::AfterCache>,
-    /// Stretches of thermal throttling after a later drop that did not come back before the
-    /// run ended: heat, not a cache tier, so the drop into one is no cliff. (A throttled
-    /// stretch that came back is a thermal [`Slowdown`].) Absent from the JSON when none.
+    /// Stretches of thermal throttling that are no thermal [`Slowdown`]: after a drop that
+    /// did not come back before the run ended (heat, not a cache tier, so the drop into one
+    /// is no cliff), and the heat a cache or tier ran out under, to where the drive left the
+    /// throttle ([`Cliff::under_heat`]; the rate then never came back to the level before
+    /// the heat). Absent from the JSON when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<Throttled>,
     /// The link whose usable rate the rate in the cache reached ("SATA 6.0 Gb/s"): the cache
@@ -574,7 +576,8 @@ pub fn is_on_and_off(a: &Analysis, p: &Phase) -> bool {
 }
 
 /// The stretches of thermal throttling the analysis found, (start s, end s) in time order:
-/// each thermal slowdown and each throttled stretch to the end of the run. These, and only
+/// each thermal slowdown and each throttled stretch ([`Analysis::throttled`]), those that
+/// touch or overlap joined into one. These, and only
 /// these, are what its warnings name as heat, what "after the cache" leaves out, and what the
 /// charts mark as throttled.
 pub fn throttled_spans(a: &Analysis) -> Vec<(f64, f64)> {
@@ -586,7 +589,17 @@ pub fn throttled_spans(a: &Analysis) -> Vec<(f64, f64)> {
         .chain(a.throttled.iter().map(|s| (s.from_s, s.to_s)))
         .collect();
     v.sort_by(|x, y| x.0.total_cmp(&y.0));
-    v
+    // Stretches that touch or overlap are one: the heat a cache ran out under is held as the
+    // heat's stretch and the one after the drop, and the card listed the drop as a start of
+    // heat of its own ("from 64 s, 84 s, ...").
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(v.len());
+    for (from, to) in v {
+        match out.last_mut() {
+            Some(last) if from <= last.1 + 1e-6 => last.1 = last.1.max(to),
+            _ => out.push((from, to)),
+        }
+    }
+    out
 }
 
 /// Whether time `t` (seconds) lies in a stretch of thermal throttling ([`throttled_spans`]).

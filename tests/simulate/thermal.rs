@@ -3075,3 +3075,86 @@ fn heat_to_the_end_with_two_levels_is_their_range_and_no_tier_follows() {
     );
     assert!(!stdout.contains("--cliffs 2"), "{stdout}");
 }
+
+/// `simulate 'a2000-1tb,heat=0.3' --pattern seqwrite --no-early-stop`: its 500 MB/s tier ran
+/// out under a spell of heat at 1328 s (250 -> 196 MB/s, no further rise), then 396 MB/s
+/// between spells. That drop was a cliff "(a slower tier, run out under the heat)" and also
+/// "a temporary slowdown ... garbage collection ... so it is not a cliff"; the folding warning
+/// said "1 slower phase followed it" of the next part of the same level after a spell; and
+/// the card listed the cliffs under heat, 85 s and 1328 s, as starts of heat of their own.
+#[test]
+fn a_tier_under_heat_is_no_slowdown_nor_a_start_of_heat() {
+    let (o, s, _dir) = simulate_run(&[
+        "a2000-1tb,heat=0.3",
+        "--pattern",
+        "seqwrite",
+        "--no-early-stop",
+        "--seed",
+        "1",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let under: Vec<f64> = a
+        .cliffs
+        .iter()
+        .filter(|c| c.under_heat)
+        .map(|c| c.t_s)
+        .collect();
+    assert_eq!(under.len(), 2, "{:?}", a.cliffs);
+    for &t in &under {
+        assert!(
+            !a.slowdowns.iter().any(|x| (x.t_s - t).abs() < 1e-6),
+            "a slowdown at the cliff {t}: {:?}",
+            a.slowdowns
+        );
+        assert!(
+            !slccache::detect::throttled_spans(&a)
+                .iter()
+                .any(|sp| (sp.0 - t).abs() < 1e-6),
+            "heat said to start at the cliff {t}"
+        );
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("slower phase followed it"), "{stdout}");
+}
+
+/// `simulate 'fx700-2tb,heat=0.1' --pattern seqwrite --cliffs 2`: "left out: 38.0 s ...,
+/// 2.46 GB written, the throttling at 63.9 to 1722 MB/s", where the samples left out (after
+/// the last cliff) ran 45 to 66 MB/s: 1722 MB/s was the heat before that cliff. The
+/// throttling named with what is left out is that after the last cliff.
+#[test]
+fn the_throttling_left_out_after_the_cache_is_its_own() {
+    let (o, s, _dir) = simulate_run(&[
+        "fx700-2tb,heat=0.1",
+        "--pattern",
+        "seqwrite",
+        "--cliffs",
+        "2",
+        "--seed",
+        "1",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let ac = a.after_cache.as_ref().expect("after the cache");
+    assert!(ac.throttled_s > 0.0, "{ac:?}");
+    // The fastest throttled phase after the stretch's start.
+    let hi = a
+        .phases
+        .iter()
+        .filter(|p| p.end_s > ac.from_s + 1e-6 && slccache::detect::is_throttled(&a, p))
+        .map(|p| p.mean_bytes_per_sec)
+        .fold(0.0, f64::max);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let clause = stdout
+        .split("the throttling at ")
+        .nth(1)
+        .and_then(|x| x.split(')').next())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let last: f64 = clause
+        .split(' ')
+        .filter_map(|w| w.parse().ok())
+        .next_back()
+        .unwrap();
+    assert!(
+        last * 1e6 <= hi * 1.01,
+        "{clause}: above the {hi} B/s of the throttling left out"
+    );
+}
