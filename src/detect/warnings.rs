@@ -655,10 +655,8 @@ pub(super) fn thermal_warnings(
                     .filter(|s| s.t_s > t - w - 1e-9)
                     .find(|s| s.thermal_transitions.is_some_and(|c| c > before))
                     .and_then(|s| s.temp_c);
-                let temp = rose_in
-                    .or_else(|| temp_at(t))
-                    .map(|c| format!(", {c:.0} °C"))
-                    .unwrap_or_default();
+                let temp_of =
+                    |c: Option<f64>| c.map(|c| format!(", {c:.0} °C")).unwrap_or_default();
                 // The rises named with it: at samples of 10 s or more, those up to the end
                 // of its own sample where the count rose by then, and none in the samples of
                 // the next drop, whose own they are (at 30 s samples a drop at 426.7 s was
@@ -706,6 +704,20 @@ pub(super) fn thermal_warnings(
                     None => format!("{t:.1} s"),
                 };
                 let tier = tiers_s.iter().find(|&&(s, _)| (s - t).abs() < 1e-9);
+                // A drop with no rise of its own is at the temperature of the sample it lies
+                // in, not of the one an earlier rise came in (at 30 s samples "72.9 s (no
+                // further rise, 77 °C" of samples at 88 and 95 °C, 77 °C the first's).
+                let temp = if new > 0 {
+                    temp_of(rose_in.or_else(|| temp_at(t)))
+                } else {
+                    temp_of(
+                        samples
+                            .iter()
+                            .find(|s| s.t_s >= t - 1e-9)
+                            .and_then(|s| s.temp_c)
+                            .or_else(|| temp_at(t)),
+                    )
+                };
                 list.push(if new > 0 {
                     format!("{at} (+{new} transition(s){temp})")
                 } else if let Some(&(_, first)) = tier {

@@ -3158,3 +3158,45 @@ fn the_throttling_left_out_after_the_cache_is_its_own() {
         "{clause}: above the {hi} B/s of the throttling left out"
     );
 }
+
+/// `simulate 'p5-1tb,heat=0.5' --pattern seqwrite --interval 30s --seed 1`: "72.9 s (no
+/// further rise, 77 °C ...)", where the samples about 72.9 s read 88 and 95 °C; 77 °C was the
+/// first sample's, where the count had risen. A drop named with no rise of its own is at the
+/// temperature of the sample it lies in.
+#[test]
+fn a_drop_with_no_rise_of_its_own_gives_its_own_temperature() {
+    let (o, _s, dir) = simulate_run(&[
+        "p5-1tb,heat=0.5",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "30s",
+        "--seed",
+        "1",
+    ]);
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let mut seen = 0;
+    for part in stdout.split("(no further rise, ").skip(1) {
+        let temp: f64 = part.split(' ').next().unwrap().parse().unwrap();
+        // The drop's time is the last figure in seconds before it.
+        let before = stdout[..stdout.find(part).unwrap()].trim_end_matches("(no further rise, ");
+        let at: f64 = before
+            .trim_end()
+            .trim_end_matches(" s")
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap_or_else(|e| panic!("{e}: {before}"));
+        let own = t.samples.iter().find(|x| x.t_s >= at).unwrap();
+        assert_eq!(
+            temp,
+            own.temp_c.unwrap().round(),
+            "a drop at {at} s in the sample to {} s",
+            own.t_s
+        );
+        seen += 1;
+    }
+    assert!(seen > 0, "{stdout}");
+}
