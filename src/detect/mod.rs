@@ -677,6 +677,22 @@ fn mark_heat(a: &mut Analysis, samples: &[crate::timeline::Sample], cols: &Colum
                 .join(" and of ")
         ));
     }
+    // With no thermal warning, heat named with a drop inside the first sample alone is that
+    // drop's warning's to say, and the phase that holds it is given by its two levels, not a
+    // mean: "thermal throttling: the mean rate of 0.0 s to 240.0 s holds that heat" stood
+    // alone, of a heat no sentence named and a mean no output gave (`simulate
+    // 'p5-1tb,heat=0.5' --interval 1m`).
+    let has_thermal = a
+        .warnings
+        .iter()
+        .any(|w| matches!(w.kind, WarningKind::Thermal { .. }));
+    let heat_in_first = a
+        .unconfirmed_drop
+        .as_ref()
+        .is_some_and(|d| d.at == DropWhere::FirstSample && d.heat_in_first_sample);
+    if !has_thermal && new.is_empty() && heat_in_first {
+        return;
+    }
     if parts.is_empty() {
         return;
     }

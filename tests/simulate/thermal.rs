@@ -3200,3 +3200,31 @@ fn a_drop_with_no_rise_of_its_own_gives_its_own_temperature() {
     }
     assert!(seen > 0, "{stdout}");
 }
+
+/// `simulate 'p5-1tb,heat=0.5' --interval 1m`: the counters rose inside the first sample, which
+/// the drop-inside-the-first-sample warning says; then a warning read, whole, "thermal
+/// throttling: the mean rate of 0.0 s to 240.0 s holds that heat", naming no heat and a mean
+/// no output gave. Every thermal warning names the fall or the rise it is of.
+#[test]
+fn no_thermal_warning_is_a_fragment() {
+    for interval in ["1m", "30s", "2m"] {
+        let (_o, s, _dir) = simulate_run(&[
+            "p5-1tb,heat=0.5",
+            "--pattern",
+            "seqwrite",
+            "--interval",
+            interval,
+            "--seed",
+            "1",
+        ]);
+        for w in s["analysis"]["warnings"].as_array().unwrap() {
+            let w = w.as_str().unwrap();
+            if let Some(rest) = w.strip_prefix("thermal throttling: ") {
+                assert!(
+                    rest.contains("fell") || rest.contains("rose"),
+                    "{interval}: {w}"
+                );
+            }
+        }
+    }
+}
