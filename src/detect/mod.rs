@@ -1314,6 +1314,10 @@ fn tiers_in_heat(
             segs[j + 1].level < segs[j].level - MIN_STEP
                 && thermal::count_at(samples, sample_of(tb[j + 1].0) + 1) == held
         });
+        // No later drop: the tier ran out in the samples of the heat's own drop (at 30 s
+        // samples, 1797 MB/s, then 1081, 49 and 85 MB/s as the drive throttled and its cache
+        // ran out under the heat, then 98 MB/s once it cooled).
+        let tier = tier.or(Some(heat).filter(|_| inside.len() >= 2));
         if let Some(j) = tier.filter(|_| last + 1 < segs.len()) {
             is_drop[j] = true;
             out.push(TierInHeat {

@@ -607,6 +607,9 @@ pub(super) fn thermal_warnings(
         let mut named = 0u64;
         // A drop named with no rise of its own.
         let mut unrisen = false;
+        // A drop named as a cache or tier that ran out under the heat, and how many.
+        let mut tiered = false;
+        let mut tiered_count = 0usize;
         // Later rises inside a slower phase, named apart from the drops.
         let mut again = Vec::new();
         for (d, &(j, t)) in drops.iter().enumerate() {
@@ -718,13 +721,22 @@ pub(super) fn thermal_warnings(
                             .or_else(|| temp_at(t)),
                     )
                 };
-                list.push(if new > 0 {
+                tiered |= tier.is_some();
+                tiered_count += usize::from(tier.is_some());
+                let what = |first: bool| if first { "the cache" } else { "a slower tier" };
+                list.push(if let (true, Some(&(_, first))) = (new > 0, tier) {
+                    format!(
+                        "{at} (+{new} transition(s){temp}: heat, and {} that ran out under it, \
+                         as the rate after the heat, a step below the rate before it, shows)",
+                        what(first)
+                    )
+                } else if new > 0 {
                     format!("{at} (+{new} transition(s){temp})")
                 } else if let Some(&(_, first)) = tier {
-                    let what = if first { "the cache" } else { "a slower tier" };
                     format!(
-                        "{at} (no further rise{temp}: {what} that ran out under the heat, as \
-                         the rate after the heat, a step below the rate before it, shows)"
+                        "{at} (no further rise{temp}: {} that ran out under the heat, as the \
+                         rate after the heat, a step below the rate before it, shows)",
+                        what(first)
                     )
                 } else {
                     format!(
@@ -773,15 +785,19 @@ pub(super) fn thermal_warnings(
             } else {
                 "at "
             };
+            let whose = match (tiered, unrisen) {
+                (true, _) if tiered_count == list.len() => None,
+                (true, _) => Some("the others are"),
+                (false, true) => Some("those with a rise are"),
+                (false, false) => Some("these drops are"),
+            };
             let mut text = format!(
                 "thermal throttling: throughput fell {at}{} as the drive's own thermal-management \
-                 counters rose; {} heat, not the cache running out",
+                 counters rose{}",
                 list.join(", "),
-                if unrisen {
-                    "those with a rise are"
-                } else {
-                    "these drops are"
-                }
+                whose
+                    .map(|w| format!("; {w} heat, not the cache running out"))
+                    .unwrap_or_default()
             );
             // Nothing fell at a later rise inside a slower phase: it is named as a rise.
             if !again.is_empty() {

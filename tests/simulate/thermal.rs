@@ -3228,3 +3228,41 @@ fn no_thermal_warning_is_a_fragment() {
         }
     }
 }
+
+/// `simulate '660p-1tb,heat=0.3' --pattern seqwrite --interval 30s --cliffs 2 --seed 2`:
+/// samples of 1800 and 1797 MB/s, then 1081 MB/s as the counters rose, 49 and 85 MB/s (the
+/// drive throttled and its cache ran out under the heat), then 98 MB/s once it cooled. Once
+/// the heat ended where the drive left the throttle, every output said "a drop inside the
+/// first 30.0 s sample or early in the next (at least 1800 MB/s -> 98.7 MB/s): a cache of
+/// 51.0 GB to 108 GB", which the second sample, whole at the cache's rate, rules out. The
+/// drop came with the heat; the cache ran out under it.
+#[test]
+fn a_cache_that_runs_out_in_the_heat_s_own_samples_is_no_first_sample_drop() {
+    let (o, s, dir) = simulate_run(&[
+        "660p-1tb,heat=0.3",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "30s",
+        "--cliffs",
+        "2",
+        "--seed",
+        "2",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let r: Vec<f64> = t.samples.iter().map(|x| x.bytes_per_sec).collect();
+    // The second sample is whole at the first's rate.
+    assert!((r[1] / r[0]).ln().abs() < 0.05, "{r:?}");
+    assert!(a.unconfirmed_drop.is_none(), "{:?}", a.unconfirmed_drop);
+    let c = a.cliffs.first().expect("a cliff");
+    assert!(c.under_heat, "{c:?}");
+    assert!(c.t_s > t.samples[1].t_s, "{c:?}");
+    let e = a.cache_estimate.as_ref().unwrap();
+    assert!(e.high_bytes >= t.samples[1].bytes_total, "{e:?}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("the cache, run out under the heat"),
+        "{stdout}"
+    );
+}
