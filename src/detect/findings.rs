@@ -660,7 +660,9 @@ impl Findings {
     pub fn step_after_text(&self, i: usize, units: UnitSystem) -> String {
         let text = self.step_after_level_text(i, units);
         match self.steps.get(i) {
-            Some(s) if s.under_heat && i == 0 => format!("{text} ({UNDER_HEAT_CACHE_TEXT})"),
+            Some(s) if s.under_heat && i == 0 && !matches!(self.cache, Cache::Unconfirmed(_)) => {
+                format!("{text} ({UNDER_HEAT_CACHE_TEXT})")
+            }
             Some(s) if s.under_heat => format!("{text} ({UNDER_HEAT_TEXT})"),
             _ => text,
         }

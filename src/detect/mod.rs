@@ -1713,10 +1713,15 @@ fn build_result(
         // after it: the phases either side of its drop are throttled.
         let tier = tiers.iter().find(|t| t.change == j);
         let (before, after) = tier.map_or((j, after), |t| (t.before, t.after));
+        // Where the heat's own drop is the tier's, the tier ran out somewhere in the stretch:
+        // its interval reaches to where the drive left the throttle.
+        let reach = tier
+            .filter(|t| t.change == t.before)
+            .map_or(c.r.t_high_s, |t| c.r.t_high_s.max(tb[t.heat_end + 1].0));
         out.cliffs.push(Cliff {
             t_s: c.r.t_s,
             t_low_s: c.r.t_low_s,
-            t_high_s: c.r.t_high_s,
+            t_high_s: reach,
             bytes_written: c.r.bytes.round().max(0.0) as u64,
             before_bytes_per_sec: phases[before].mean_bytes_per_sec,
             after_bytes_per_sec: phases[after].mean_bytes_per_sec,
@@ -1765,10 +1770,17 @@ fn build_result(
     match first_drop {
         Some(fd) => {
             let r = changes[fd].r;
+            // (To the bytes where the drive left the throttle, where the heat's own drop is
+            // the cache's: `simulate 'fx700-2tb,heat=0.1' --interval 30s --seed 2` placed it at
+            // the heat's start, 385 GB, where the samples put it near 460 GB.)
+            let high = tiers
+                .iter()
+                .find(|t| t.change == fd && t.change == t.before)
+                .map_or(r.high_bytes, |t| r.high_bytes.max(tb[t.heat_end + 1].1));
             out.cache_estimate = Some(CacheEstimate {
                 bytes: r.bytes.round().max(0.0) as u64,
                 low_bytes: r.low_bytes.round().max(0.0) as u64,
-                high_bytes: r.high_bytes.round().max(0.0) as u64,
+                high_bytes: high.round().max(0.0) as u64,
             });
             out.cache_lower_bound_bytes = None;
             // Sampling too coarse for the cache phase seen.

@@ -3266,3 +3266,48 @@ fn a_cache_that_runs_out_in_the_heat_s_own_samples_is_no_first_sample_drop() {
         "{stdout}"
     );
 }
+
+/// `simulate 'fx700-2tb,heat=0.1' --pattern seqwrite --interval 30s --seed 2 --no-early-stop`:
+/// 3999, 3434, 3521, then 3335 MB/s as the counters rose, 1070, 73, then 127-130 MB/s; the
+/// 3500 MB/s tier ran out under the heat near 460 GB, inside the stretch. Its cliff, placed at
+/// the heat's own drop, gave the heat's start (105.9 s, 385 GB) with an interval that left the
+/// stretch out, and report.md said of it "a later, slower tier's (the cache ran out inside the
+/// first sample): the cache, run out under the heat". The interval reaches to where the drive
+/// left the throttle, and a first cliff after a drop inside the first sample is a tier's.
+#[test]
+fn a_tier_placed_at_the_heat_s_own_drop_has_the_stretch_in_its_interval() {
+    let (_o, s, dir) = simulate_run(&[
+        "fx700-2tb,heat=0.1",
+        "--pattern",
+        "seqwrite",
+        "--interval",
+        "30s",
+        "--seed",
+        "2",
+        "--no-early-stop",
+    ]);
+    let a: slccache::detect::Analysis = serde_json::from_value(s["analysis"].clone()).unwrap();
+    let t = slccache::commands::compare::load_run(&dir.path().join("r")).unwrap();
+    let c = a
+        .cliffs
+        .iter()
+        .find(|c| c.under_heat)
+        .expect("a cliff under heat");
+    // The drive left the throttle in the first sample back a step above the stretch's floor.
+    let r: Vec<f64> = t.samples.iter().map(|x| x.bytes_per_sec).collect();
+    let floor = (1..r.len())
+        .filter(|&m| r[m] < 0.1 * r[0])
+        .map(|m| (m, r[m]))
+        .next()
+        .unwrap();
+    let back = (floor.0 + 1..r.len())
+        .find(|&m| r[m] > 1.3 * floor.1)
+        .unwrap();
+    assert!(c.t_high_s >= t.samples[back].t_start_s() - 1e-6, "{c:?}");
+    let md = std::fs::read_to_string(dir.path().join("r/report.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| Time to cliff |"))
+        .unwrap();
+    assert!(!row.contains("the cache, run out under the heat"), "{row}");
+}

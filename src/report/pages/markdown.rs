@@ -77,8 +77,12 @@ pub fn run_rows(r: &CompareRun<'_>, units: UnitSystem) -> Vec<(String, String)> 
         _ => cliff,
     };
     // A cache that ran out under the heat, as the levels either side of its cliff say it.
-    let cliff = match f.steps.first() {
-        Some(s) if s.under_heat => {
+    // (After a drop inside the first sample, the first cliff is a later tier's.)
+    let cliff = match (f.steps.first(), &f.cache) {
+        (Some(s), crate::detect::findings::Cache::Unconfirmed(_)) if s.under_heat => {
+            format!("{cliff}: {}", crate::detect::findings::UNDER_HEAT_TEXT)
+        }
+        (Some(s), _) if s.under_heat => {
             format!(
                 "{cliff}: {}",
                 crate::detect::findings::UNDER_HEAT_CACHE_TEXT
