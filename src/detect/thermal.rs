@@ -115,33 +115,52 @@ fn release_below_level(
     k: usize,
 ) -> Option<usize> {
     let held = |a: usize, b: usize| samples[b - 1].t_s - samples[a].t_start_s() >= 2.0 * MAX_DIP_S;
+    // The mean rate of samples `a..b` (bytes over time): a bound cheap to read at every
+    // sample, so that the medians are read only near a climb (a stretch of heat to the end of
+    // a run of 10 ms samples read one median of 1200 samples at each of its samples).
+    let mean = |a: usize, b: usize| {
+        let bytes = samples[b - 1].bytes_total as f64
+            - (samples[a].bytes_total as f64 - samples[a].bytes as f64);
+        let secs = samples[b - 1].t_s - samples[a].t_start_s();
+        if secs > 0.0 {
+            bytes / secs
+        } else {
+            0.0
+        }
+    };
+    let half = (0.5 * MIN_STEP).exp();
+    // The first sample of the level before `j` (`a`) and the end of the level after it
+    // (`b`), both moving forward with `j`.
+    let (mut a, mut b) = (i, i + 1);
     for j in i + 1..k {
         // The level the rate held up to `j`: the median of the samples of the stretch back
         // to four GC dips' time before it (a dip among them moves it little; one sample where
         // it is that long).
         let since = samples[j].t_start_s() - 4.0 * MAX_DIP_S;
-        let mut a = j - 1;
-        while a > i && samples[a].t_start_s() > since + 1e-9 {
-            a -= 1;
+        while a + 1 < j && samples[a + 1].t_start_s() <= since + 1e-9 {
+            a += 1;
         }
-        if !held(a, j) {
+        // The level after the climb: the samples in four GC dips' time after the climb's
+        // first (which may hold part of the floor), two at the least.
+        let until = samples.get(j + 1)?.t_start_s() + 4.0 * MAX_DIP_S;
+        b = b.max((j + 3).min(k));
+        while b < k && samples[b].t_start_s() <= until + 1e-9 {
+            b += 1;
+        }
+        if !held(a, j) || b < j + 3 {
+            continue;
+        }
+        // Far from a step up by the means (half a step, for what a median can differ by).
+        let before = mean(a, j);
+        if rate[j] < before * half || mean(j + 1, b) < before * half {
             continue;
         }
         let floor = median(&rate[a..j]);
         if rate[j] < floor * MIN_STEP.exp() {
             continue;
         }
-        // The level after the climb: the median of the samples in four GC dips' time after
-        // the climb's first (which may hold part of the floor), two at the least, with no
-        // further rise of the count up to their end.
-        let until = samples.get(j + 1)?.t_start_s() + 4.0 * MAX_DIP_S;
-        let b = (j + 1..k)
-            .enumerate()
-            .take_while(|&(c, m)| c < 2 || samples[m].t_start_s() <= until + 1e-9)
-            .last()?
-            .1
-            + 1;
-        if b < j + 3 || count[b - 1] != count[j - 1] || !held(j + 1, b) {
+        // ... with no further rise of the count up to their end.
+        if count[b - 1] != count[j - 1] || !held(j + 1, b) {
             continue;
         }
         let after = median(&rate[j + 1..b]);
